@@ -1,0 +1,41 @@
+# ctx — a git-native context store for coding agents.
+#   make demo     build ctx and run the tour (a bare remote, two clones, import, writes, push, pull, MCP read)
+#   make test     go vet + every test with the race detector (the CI command)
+#   make install  put ctx on the PATH
+#   make bench    benchmarks and the write comparison against C git plumbing
+
+GO      ?= go
+BIN     := bin/ctx
+VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X github.com/ctx-dev/ctx/cmd/ctx/app.Version=$(VERSION)
+# Where make install puts ctx: the first writable of /usr/local/bin and ~/.local/bin unless PREFIX is given.
+PREFIX  ?= $(shell [ -w /usr/local/bin ] && echo /usr/local || echo $(HOME)/.local)
+
+.PHONY: build demo test install bench fuzz clean
+
+build:
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/ctx
+
+demo: build
+	./scripts/demo.sh $(BIN)
+
+test:
+	$(GO) vet ./...
+	$(GO) test -race -count=1 -timeout 30m ./...
+
+install: build
+	mkdir -p $(PREFIX)/bin
+	install -m 0755 $(BIN) $(PREFIX)/bin/ctx
+	@echo "installed $(PREFIX)/bin/ctx"
+	@case ":$$PATH:" in *":$(PREFIX)/bin:"*) ;; *) echo "note: add $(PREFIX)/bin to your PATH";; esac
+
+bench: build
+	$(GO) test -run '^$$' -bench . -benchmem ./gitstore ./merge ./hooks
+	./bench/write.sh
+
+fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzTree -fuzztime 30s ./merge
+	$(GO) test -run '^$$' -fuzz FuzzLines -fuzztime 30s ./merge
+
+clean:
+	rm -rf bin

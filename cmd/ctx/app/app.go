@@ -1,0 +1,191 @@
+// Package app is the ctx command line: one file per noun, an options struct filled from flags and a run
+// function that takes its IO streams, so tests run every command in-process. It is the only importer of
+// urfave/cli; exit codes are mapped in one place (ExitCode).
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/ctx-dev/ctx/gitstore"
+	"github.com/ctx-dev/ctx/store"
+	"github.com/urfave/cli/v2"
+)
+
+// Version is ctx's version, set at build time with -ldflags "-X github.com/ctx-dev/ctx/cmd/ctx/app.Version=...".
+var Version = "dev"
+
+// IO holds the streams a command reads and writes.
+type IO struct {
+	In       io.Reader
+	Out, Err io.Writer
+}
+
+// Exit codes of ctx (one place): 0 success, 1 failure, 2 usage error, 3 entry not found, 4 no context
+// store (run ctx init), 5 a transfer with the remote failed or was refused.
+const (
+	ExitOK          = 0
+	ExitFailure     = 1
+	ExitUsage       = 2
+	ExitNotFound    = 3
+	ExitNoStore     = 4
+	ExitTransfer    = 5
+	exitInterrupted = 130
+)
+
+// usageError marks a mistake in the command line.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(format, a...)} }
+
+// ExitCode maps an error to ctx's exit code.
+func ExitCode(err error) int {
+	var ue *usageError
+	var nf *store.NotFoundError
+	var te *gitstore.TransferError
+	var amb *store.AmbiguousError
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.Is(err, context.Canceled):
+		return exitInterrupted
+	case errors.As(err, &ue), errors.As(err, &amb), errors.Is(err, store.ErrInvalidKey):
+		return ExitUsage
+	case errors.As(err, &nf):
+		return ExitNotFound
+	case errors.Is(err, store.ErrNotInitialized), errors.Is(err, gitstore.ErrNotRepository):
+		return ExitNoStore
+	case errors.As(err, &te):
+		return ExitTransfer
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "flag provided but not defined") || strings.Contains(msg, "Required flag") ||
+		strings.HasPrefix(msg, "invalid value") {
+		return ExitUsage
+	}
+	return ExitFailure
+}
+
+// Run runs ctx with args (args[0] is the program name) and returns the exit code. Errors are printed to
+// io.Err as "ctx: <message>".
+func Run(ctx context.Context, args []string, io IO) int {
+	a := newApp(io)
+	err := a.RunContext(ctx, normalizeArgs(a, args))
+	if err != nil {
+		fmt.Fprintf(io.Err, "ctx: %v\n", err)
+	}
+	return ExitCode(err)
+}
+
+// globals are the flags every command takes.
+var globals = []cli.Flag{
+	&cli.StringFlag{Name: "C", Usage: "run as if ctx was started in `DIR`"},
+	&cli.StringFlag{Name: "agent", EnvVars: []string{"CTX_AGENT"}, Usage: "agent `NAME` recorded in commits (Ctx-Agent); \"cli\" for a person"},
+	&cli.StringFlag{Name: "session", EnvVars: []string{"CTX_SESSION"}, Usage: "session `ID` recorded in commits (Ctx-Session)"},
+}
+
+func newApp(io IO) *cli.App {
+	a := &cli.App{
+		Name:                 "ctx",
+		Usage:                "a git-native context store for coding agents",
+		Version:              Version,
+		Reader:               io.In,
+		Writer:               io.Out,
+		ErrWriter:            io.Err,
+		Flags:                globals,
+		HideHelpCommand:      true,
+		EnableBashCompletion: false,
+		// urfave/cli v2 calls os.Exit on exit-coded errors unless this is set; Run maps errors instead.
+		ExitErrHandler: func(*cli.Context, error) {},
+		OnUsageError: func(c *cli.Context, err error, _ bool) error {
+			return usagef("%v (see ctx %s --help)", err, c.Command.FullName())
+		},
+		Commands: []*cli.Command{
+			initCommand(),
+			entryCommand(store.KnowledgeKind, "knowledge", "team knowledge: what an agent must know about this project"),
+			entryCommand(store.ConventionKind, "convention", "team conventions: how this team works"),
+			decisionCommand(),
+			statusCommand(),
+			commitCommand(),
+			logCommand(),
+			pullCommand(),
+			pushCommand(),
+			syncCommand(),
+			remoteCommand(),
+			importCommand(),
+
+			mcpCommand(),
+			configCommand(),
+		},
+	}
+	a.Commands = append(a.Commands, extraCommands()...)
+	return a
+}
+
+// extraCommands are commands registered by other files of this package (hooks, integrations, model kinds).
+func extraCommands() []*cli.Command {
+	var out []*cli.Command
+	for _, f := range registry {
+		out = append(out, f())
+	}
+	return out
+}
+
+var registry []func() *cli.Command
+
+// open opens the store of the directory given by -C (or the current one) with the actor of the flags.
+func open(c *cli.Context) (*store.Store, error) {
+	dir := c.String("C")
+	if dir == "" {
+		var err error
+		if dir, err = os.Getwd(); err != nil {
+			return nil, err
+		}
+	}
+	return store.Open(c.Context, dir, store.Actor{Agent: c.String("agent"), Session: c.String("session")})
+}
+
+// openInit opens the store and requires the context branch.
+func openInit(c *cli.Context) (*store.Store, error) {
+	s, err := open(c)
+	if err != nil {
+		return nil, err
+	}
+	ok, err := s.Initialized(c.Context)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, store.ErrNotInitialized
+	}
+	return s, nil
+}
+
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+var jsonFlag = &cli.BoolFlag{Name: "json", Usage: "print JSON"}
+
+// commitLine prints what a write did: the commit, or that nothing changed.
+func commitLine(w io.Writer, what string, c *store.Committed) {
+	if c == nil || !c.Changed() {
+		fmt.Fprintf(w, "%s: unchanged, no commit\n", what)
+		return
+	}
+	for _, sc := range store.Scopes {
+		if h, ok := c.Commits[sc]; ok {
+			fmt.Fprintf(w, "%s: committed %s (%s)\n", what, h.String()[:12], sc)
+		}
+	}
+}

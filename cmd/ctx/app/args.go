@@ -1,0 +1,110 @@
+package app
+
+import (
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// normalizeArgs moves the flags of the leaf command in front of its positional arguments, so that
+// `ctx convention set git -f FILE` works as users type it (urfave/cli v2 stops parsing flags at the first
+// positional argument, design §3). "--" ends flag parsing as usual.
+func normalizeArgs(a *cli.App, args []string) []string {
+	if len(args) < 2 {
+		return args
+	}
+	out := []string{args[0]}
+	cmds := a.Commands
+	flags := a.Flags
+	i := 1
+	// Walk global flags and command names down to the leaf command.
+	for i < len(args) {
+		arg := args[i]
+		if strings.HasPrefix(arg, "-") && arg != "-" && arg != "--" {
+			out = append(out, arg)
+			if takesValue(flags, arg) && i+1 < len(args) {
+				out = append(out, args[i+1])
+				i++
+			}
+			i++
+			continue
+		}
+		var next *cli.Command
+		for _, c := range cmds {
+			if c.HasName(arg) {
+				next = c
+			}
+		}
+		if next == nil {
+			break
+		}
+		out = append(out, arg)
+		i++
+		cmds, flags = next.Subcommands, next.Flags
+		if len(cmds) == 0 {
+			break
+		}
+	}
+	var fl, pos, global []string
+	for ; i < len(args); i++ {
+		arg := args[i]
+		if arg == "--" {
+			pos = append(pos, args[i+1:]...)
+			break
+		}
+		if strings.HasPrefix(arg, "-") && arg != "-" {
+			// A global flag given after the command (ctx mcp serve --agent x) goes back to the front.
+			dst := &fl
+			if !isFlag(flags, arg) && isFlag(a.Flags, arg) {
+				dst = &global
+			}
+			*dst = append(*dst, arg)
+			if takesValue(append(flags, a.Flags...), arg) && i+1 < len(args) {
+				*dst = append(*dst, args[i+1])
+				i++
+			}
+			continue
+		}
+		pos = append(pos, arg)
+	}
+	out = append(out[:1], append(global, out[1:]...)...)
+	out = append(out, fl...)
+	if len(pos) > 0 {
+		out = append(out, "--")
+		out = append(out, pos...)
+	}
+	return out
+}
+
+// isFlag reports whether arg names one of flags.
+func isFlag(flags []cli.Flag, arg string) bool {
+	name, _, _ := strings.Cut(strings.TrimLeft(arg, "-"), "=")
+	for _, f := range flags {
+		for _, n := range f.Names() {
+			if n == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// takesValue reports whether a flag argument ("-f", "--file") needs the next argument as its value.
+func takesValue(flags []cli.Flag, arg string) bool {
+	name := strings.TrimLeft(arg, "-")
+	if strings.Contains(name, "=") {
+		return false
+	}
+	for _, f := range flags {
+		for _, n := range f.Names() {
+			if n != name {
+				continue
+			}
+			if _, ok := f.(*cli.BoolFlag); ok {
+				return false
+			}
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,126 @@
+package app
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/ctx-dev/ctx/importer"
+	"github.com/ctx-dev/ctx/store"
+	"github.com/urfave/cli/v2"
+)
+
+func importCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "import",
+		Usage:     "import ADR folders, SKILL.md folders, agent instruction files and contributing guides (one commit)",
+		ArgsUsage: "PATH...",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "show the plan, write nothing"},
+			&cli.StringFlag{Name: "scope", Usage: "scope of the imported entries: public (default), private or ephemeral"},
+			jsonFlag,
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				return usagef("usage: ctx import PATH... [--dry-run]")
+			}
+			sc, err := store.ParseScope(c.String("scope"))
+			if err != nil {
+				return usagef("%v", err)
+			}
+			plan, err := importer.Scan(c.Context, c.Args().Slice()...)
+			if err != nil {
+				return err
+			}
+			w := c.App.Writer
+			for _, it := range plan.Items {
+				for _, warn := range it.Warnings {
+					fmt.Fprintf(c.App.ErrWriter, "ctx: warning: %s: %s\n", it.Source, warn)
+				}
+			}
+			for _, warn := range plan.Warnings {
+				fmt.Fprintf(c.App.ErrWriter, "ctx: warning: %s\n", warn)
+			}
+			if c.Bool("dry-run") {
+				if c.Bool("json") {
+					return printJSON(w, plan.Items)
+				}
+				for _, it := range plan.Items {
+					fmt.Fprintf(w, "%-10s %-40s <- %s\n", it.Kind, planName(it), it.Source)
+				}
+				fmt.Fprintf(w, "dry run: %d item(s), nothing written\n", len(plan.Items))
+				return nil
+			}
+			s, err := openInit(c)
+			if err != nil {
+				return err
+			}
+			batch := toBatch(s, plan, sc)
+			op := store.Op{Name: "import", Key: strings.Join(c.Args().Slice(), ","),
+				Summary: fmt.Sprintf("import %d item(s) from %s", len(plan.Items), strings.Join(c.Args().Slice(), ", "))}
+			res, decisions, err := s.Apply(c.Context, op, batch)
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				return printJSON(w, map[string]any{"items": len(plan.Items), "decisions": decisions, "changed": res.Changed()})
+			}
+			counts := map[importer.Kind]int{}
+			for _, it := range plan.Items {
+				counts[it.Kind]++
+			}
+			fmt.Fprintf(w, "imported %d decision(s), %d skill(s), %d knowledge entr(ies), %d convention(s)\n",
+				counts[importer.KindDecision], counts[importer.KindSkill], counts[importer.KindKnowledge], counts[importer.KindConvention])
+			commitLine(w, "import", res)
+			return nil
+		},
+	}
+}
+
+func planName(it importer.Item) string {
+	if it.Kind == importer.KindDecision {
+		if it.Number > 0 {
+			return fmt.Sprintf("%d. %s", it.Number, it.Title)
+		}
+		return it.Title
+	}
+	return it.Key
+}
+
+// toBatch turns an import plan into one store batch. Sources are recorded relative to the worktree when
+// the file is inside it, so re-importing the same ADR folder changes nothing.
+func toBatch(s *store.Store, plan importer.Plan, sc store.Scope) store.Batch {
+	var b store.Batch
+	for _, it := range plan.Items {
+		switch it.Kind {
+		case importer.KindKnowledge:
+			b.Entries = append(b.Entries, store.BatchEntry{Kind: store.KnowledgeKind, SetEntry: store.SetEntry{Key: it.Key, Content: string(it.Content), Scope: sc}})
+		case importer.KindConvention:
+			b.Entries = append(b.Entries, store.BatchEntry{Kind: store.ConventionKind, SetEntry: store.SetEntry{Key: it.Key, Content: string(it.Content), Scope: sc}})
+		case importer.KindSkill:
+			b.Skills = append(b.Skills, store.NewSkill{Name: it.Key, Content: it.Content, Scope: sc})
+		case importer.KindDecision:
+			body := string(it.Content)
+			status := it.Status
+			if status == "" {
+				status = "proposed"
+			}
+			b.Decisions = append(b.Decisions, store.NewDecision{Title: it.Title, Status: status, StatusText: it.StatusText,
+				Date: it.Date, Source: relSource(s, it.Source), Body: &body, Number: it.Number, Scope: sc})
+		}
+	}
+	return b
+}
+
+func relSource(s *store.Store, p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return filepath.ToSlash(p)
+	}
+	if wt := s.Repo.WorkTree(); wt != "" {
+		if rel, err := filepath.Rel(wt, abs); err == nil && !strings.HasPrefix(rel, "..") {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return filepath.ToSlash(abs)
+}

@@ -1,0 +1,291 @@
+package app
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/ctx-dev/ctx/store"
+	"github.com/urfave/cli/v2"
+)
+
+func statusCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "status",
+		Usage: "show the context branch, its tip, ahead/behind the remote, entry counts and hand edits of .context/",
+		Flags: []cli.Flag{jsonFlag},
+		Action: func(c *cli.Context) error {
+			s, err := open(c)
+			if err != nil {
+				return err
+			}
+			st, err := s.Status(c.Context)
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				return printJSON(c.App.Writer, st)
+			}
+			w := c.App.Writer
+			fmt.Fprintf(w, "branch:   %s at %s\n", s.BranchRef(), st.Tip[:12])
+			switch {
+			case st.Remote == "":
+				fmt.Fprintln(w, "remote:   none")
+			case st.TrackingTip == "":
+				fmt.Fprintf(w, "remote:   %s (never synced: ctx push or ctx pull)\n", st.Remote)
+			default:
+				fmt.Fprintf(w, "remote:   %s: %d ahead, %d behind %s\n", st.Remote, st.Ahead, st.Behind, st.Tracking)
+			}
+			fmt.Fprintf(w, "entries:  %d knowledge, %d conventions, %d decisions, %d skills, %d sessions, %d activity, %d conflicts\n",
+				st.Counts["knowledge"], st.Counts["conventions"], st.Counts["decisions"], st.Counts["skills"],
+				st.Counts["history"], st.Counts["activity"], st.Counts["conflicts"])
+			if st.Checkout != "" {
+				if len(st.HandEdits) == 0 {
+					fmt.Fprintf(w, "checkout: %s, clean\n", st.Checkout)
+				} else {
+					fmt.Fprintf(w, "checkout: %s, %d hand edit(s) (record them with ctx commit):\n", st.Checkout, len(st.HandEdits))
+					for _, e := range st.HandEdits {
+						fmt.Fprintf(w, "  %-8s %s (%s)\n", e.Change, e.Path, e.Scope)
+					}
+				}
+			}
+			return nil
+		},
+	}
+}
+
+func commitCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "commit",
+		Usage: "record the hand edits of .context/ as one commit",
+		Flags: []cli.Flag{&cli.StringFlag{Name: "message", Aliases: []string{"m"}, Usage: "commit summary `MSG`"}},
+		Action: func(c *cli.Context) error {
+			s, err := openInit(c)
+			if err != nil {
+				return err
+			}
+			res, edits, err := s.CommitHandEdits(c.Context, c.String("message"))
+			if err != nil {
+				return err
+			}
+			if len(edits) == 0 {
+				fmt.Fprintln(c.App.Writer, "nothing to commit: .context/ matches the context branch")
+				return nil
+			}
+			for _, e := range edits {
+				fmt.Fprintf(c.App.Writer, "  %-8s %s\n", e.Change, e.Path)
+			}
+			commitLine(c.App.Writer, "hand edits", res)
+			return nil
+		},
+	}
+}
+
+func logCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "log",
+		Usage:     "list context commits with op, key, agent, session, author and time",
+		ArgsUsage: "[PATH]",
+		Flags: []cli.Flag{
+			&cli.IntFlag{Name: "n", Usage: "show at most `N` commits"},
+			jsonFlag,
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 1 {
+				return usagef("usage: ctx log [-n N] [--json] [PATH]")
+			}
+			s, err := openInit(c)
+			if err != nil {
+				return err
+			}
+			entries, err := s.Log(c.Context, c.Int("n"), c.Args().Get(0))
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				return printJSON(c.App.Writer, entries)
+			}
+			for _, e := range entries {
+				fmt.Fprintf(c.App.Writer, "%s %s %-16s %-24s agent=%s session=%s machine=%s\n    %s  (%s)\n",
+					e.Commit[:12], e.Time, e.Op, e.Key, e.Agent, e.Session, e.Machine, e.Summary, e.Author)
+			}
+			return nil
+		},
+	}
+}
+
+var remoteFlag = &cli.StringFlag{Name: "remote", Usage: "remote `NAME` or URL (default: configured, else origin)"}
+var timeoutFlag = &cli.DurationFlag{Name: "timeout", Value: store.DefaultTimeout, Usage: "give up a transfer after `DURATION`"}
+
+func openSync(c *cli.Context) (*store.Store, error) {
+	s, err := open(c)
+	if err != nil {
+		return nil, err
+	}
+	if c.IsSet("timeout") {
+		s.Cfg.TimeoutSecs = int(c.Duration("timeout") / time.Second)
+		if s.Cfg.TimeoutSecs < 1 {
+			s.Cfg.TimeoutSecs = 1
+		}
+	}
+	if f, ok := c.App.ErrWriter.(*os.File); ok && isTerminal(f) {
+		store.Progress = f
+	}
+	return s, nil
+}
+
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+func printPull(c *cli.Context, r *store.PullResult) {
+	w := c.App.Writer
+	if len(r.HandEdits) > 0 {
+		fmt.Fprintf(w, "recorded %d hand edit(s) of .context/ first\n", len(r.HandEdits))
+	}
+	switch {
+	case !r.Found:
+		fmt.Fprintf(w, "pull %s: the remote has no context branch yet (ctx push publishes yours)\n", r.Remote)
+	case r.Action == "up-to-date":
+		fmt.Fprintf(w, "pull %s: already up to date at %s\n", r.Remote, r.New.String()[:12])
+	case r.Action == "merge":
+		fmt.Fprintf(w, "pull %s: merged into %s (%d conflict(s))\n", r.Remote, r.New.String()[:12], len(r.Conflicts))
+	default:
+		fmt.Fprintf(w, "pull %s: %s to %s\n", r.Remote, r.Action, r.New.String()[:12])
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "  note: %s: %s\n", n.Path, n.Message)
+	}
+	for _, cf := range r.Conflicts {
+		fmt.Fprintf(w, "  conflict %s: %s %s (kept one version, the other is in conflicts/%s.json; see ctx conflicts)\n", cf.ID, cf.Path, cf.Field, cf.ID)
+	}
+	for _, p := range r.RefreshKept {
+		fmt.Fprintf(w, "  kept your hand edit of .context/%s (not overwritten)\n", p)
+	}
+}
+
+func pullCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "pull",
+		Usage: "fetch the remote's context branch and fast-forward or merge it",
+		Flags: []cli.Flag{remoteFlag, timeoutFlag},
+		Action: func(c *cli.Context) error {
+			s, err := openSync(c)
+			if err != nil {
+				return err
+			}
+			r, err := s.Pull(c.Context, c.String("remote"))
+			if err != nil {
+				return err
+			}
+			printPull(c, r)
+			return nil
+		},
+	}
+}
+
+func pushCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "push",
+		Usage: "publish the context branch (never forced; merges the remote's new commits first when it moved)",
+		Flags: []cli.Flag{remoteFlag, timeoutFlag},
+		Action: func(c *cli.Context) error {
+			s, err := openSync(c)
+			if err != nil {
+				return err
+			}
+			return runPush(c, s)
+		},
+	}
+}
+
+func runPush(c *cli.Context, s *store.Store) error {
+	r, err := s.Push(c.Context, c.String("remote"))
+	if r != nil {
+		for i := range r.Pulls {
+			printPull(c, &r.Pulls[i])
+		}
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(c.App.Writer, "push %s: %s at %s\n", r.Remote, s.BranchRef(), r.Tip.String()[:12])
+	return nil
+}
+
+func syncCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "sync",
+		Usage: "pull, then push",
+		Flags: []cli.Flag{remoteFlag, timeoutFlag},
+		Action: func(c *cli.Context) error {
+			s, err := openSync(c)
+			if err != nil {
+				return err
+			}
+			r, err := s.Pull(c.Context, c.String("remote"))
+			if err != nil {
+				return err
+			}
+			printPull(c, r)
+			return runPush(c, s)
+		},
+	}
+}
+
+func remoteCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "remote",
+		Usage: "show the remote and refspecs ctx uses",
+		Flags: []cli.Flag{remoteFlag, jsonFlag},
+		Action: func(c *cli.Context) error {
+			s, err := open(c)
+			if err != nil {
+				return err
+			}
+			name := c.String("remote")
+			if name == "" {
+				name = s.RemoteName(c.Context)
+			}
+			url := ""
+			if remotes, err := s.Repo.Remotes(c.Context); err == nil {
+				for _, r := range remotes {
+					if r.Name == name {
+						url = r.URL
+					}
+				}
+			}
+			info := map[string]string{"remote": name, "url": url, "branch": s.BranchRef()}
+			if name != "" {
+				info["fetch_refspec"] = s.FetchRefspec(name)
+				info["push_refspec"] = s.PushRefspec()
+				info["tracking_ref"] = s.TrackingRef(name)
+			}
+			if c.Bool("json") {
+				return printJSON(c.App.Writer, info)
+			}
+			if name == "" {
+				fmt.Fprintln(c.App.Writer, "no remote: add one with git remote add origin <url>")
+				return nil
+			}
+			fmt.Fprintf(c.App.Writer, "remote: %s %s\nfetch:  %s\npush:   %s\n", name, url, info["fetch_refspec"], info["push_refspec"])
+			return nil
+		},
+	}
+}
+
+func configCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "config",
+		Usage:     "show or set ctx's settings for this repository (branch, remote, sync.push-with-git, sync.timeout)",
+		ArgsUsage: "[KEY [VALUE]]",
+		Action: func(c *cli.Context) error {
+			s, err := open(c)
+			if err != nil {
+				return err
+			}
+			return runConfig(c, s)
+		},
+	}
+}

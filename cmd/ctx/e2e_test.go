@@ -1,0 +1,204 @@
+package main_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
+)
+
+// ctxBin is the ctx binary built once by TestMain: end-to-end tests run the real binary.
+var ctxBin string
+
+func TestMain(m *testing.M) {
+	cleanup := gitstoretest.Hermetic()
+	dir, err := os.MkdirTemp("", "ctx-bin-")
+	if err != nil {
+		panic(err)
+	}
+	ctxBin = filepath.Join(dir, "ctx")
+	build := exec.Command("go", "build", "-o", ctxBin, ".")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build ctx:", err)
+		os.Exit(1)
+	}
+	os.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	code := m.Run()
+	os.RemoveAll(dir)
+	cleanup()
+	os.Exit(code)
+}
+
+// run runs the ctx binary in dir and returns stdout; the test fails when the exit code is not want.
+func run(t testing.TB, dir string, want int, args ...string) string {
+	t.Helper()
+	stdout, stderr, code := runCode(dir, "", args...)
+	if code != want {
+		t.Fatalf("ctx %s (in %s): exit %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), dir, code, want, stdout, stderr)
+	}
+	return stdout
+}
+
+func runCode(dir, stdin string, args ...string) (string, string, int) {
+	cmd := exec.Command(ctxBin, args...)
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		code = -1
+	}
+	return out.String(), errb.String(), code
+}
+
+func corpus(t testing.TB) string {
+	t.Helper()
+	p, err := filepath.Abs("../../testdata/corpus")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestEndToEnd is the issue's path: a bare remote, clones A and B; A inits, imports part of the corpus,
+// pushes; B clones and pulls; A and B write different entries; both push; both end with the same tip and
+// every entry; git fsck --strict is clean in all three; no write touches HEAD, the index or the files.
+func TestEndToEnd(t *testing.T) {
+	remote := gitstoretest.BareRemote(t)
+	seed := gitstoretest.Clone(t, remote, "seed")
+	os.WriteFile(filepath.Join(seed, "main.go"), []byte("package main\n"), 0o644)
+	gitstoretest.Git(t, seed, "add", ".")
+	gitstoretest.Git(t, seed, "commit", "-qm", "code")
+	gitstoretest.Git(t, seed, "push", "-q", "origin", "main")
+
+	a := gitstoretest.Clone(t, remote, "a")
+	snap := gitstoretest.Take(t, a)
+	run(t, a, 0, "init", "--no-hooks")
+	run(t, a, 0, "import", filepath.Join(corpus(t), "adr"), filepath.Join(corpus(t), "skills"), filepath.Join(corpus(t), "agents"))
+	run(t, a, 0, "knowledge", "set", "architecture", "Hexagonal, one binary.")
+	run(t, a, 0, "push")
+	snap.Same(t, a)
+
+	b := gitstoretest.Clone(t, remote, "b")
+	snapB := gitstoretest.Take(t, b)
+	run(t, b, 0, "pull")
+	if got := run(t, b, 0, "knowledge", "get", "architecture"); got != "Hexagonal, one binary." {
+		t.Fatalf("B reads %q", got)
+	}
+	run(t, b, 0, "convention", "set", "git", "-f", filepath.Join(corpus(t), "conventions", "restic", "CONTRIBUTING.md"))
+	run(t, a, 0, "decision", "add", "Use PostgreSQL", "--context", "ACID", "--decision", "PostgreSQL 16", "--consequences", "ops", "--status", "accepted")
+	run(t, b, 0, "push")
+	run(t, a, 0, "push") // the remote moved: A pulls, merges and retries
+	run(t, b, 0, "pull")
+	snapB.Same(t, b)
+	snap.Same(t, a)
+
+	tipA := gitstoretest.Git(t, a, "rev-parse", "ctx")
+	tipB := gitstoretest.Git(t, b, "rev-parse", "ctx")
+	tipR := gitstoretest.Git(t, remote, "rev-parse", "ctx")
+	if tipA != tipB || tipA != tipR {
+		t.Fatalf("tips differ: A %s B %s remote %s", tipA, tipB, tipR)
+	}
+	for _, dir := range []string{a, b} {
+		list := run(t, dir, 0, "knowledge", "list", "--json")
+		for _, want := range []string{`"architecture"`, `"superpowers-claude"`} {
+			if !strings.Contains(list, want) && !strings.Contains(list, strings.Trim(want, `"`)) {
+				t.Errorf("%s: knowledge list lacks %s:\n%s", dir, want, list)
+			}
+		}
+		if got := run(t, dir, 0, "convention", "get", "git"); !strings.Contains(got, "restic") {
+			t.Errorf("%s: convention git lost its content", dir)
+		}
+		if got := run(t, dir, 0, "decision", "get", "Use PostgreSQL", "--json"); !strings.Contains(got, `"status": "accepted"`) {
+			t.Errorf("%s: decision: %s", dir, got)
+		}
+	}
+	for _, dir := range []string{a, b, remote} {
+		gitstoretest.Git(t, dir, "fsck", "--strict", "--no-dangling")
+	}
+	// The merge commit has two parents and the merge trailers.
+	msg := gitstoretest.Git(t, a, "log", "-1", "--format=%P%n%B", "--merges", "ctx")
+	if !strings.Contains(msg, "Ctx-Op: merge") || len(strings.Fields(strings.SplitN(msg, "\n", 2)[0])) != 2 {
+		t.Errorf("merge commit: %s", msg)
+	}
+	// The user's branches never moved.
+	if got := gitstoretest.Git(t, remote, "rev-parse", "main"); got != gitstoretest.Git(t, a, "rev-parse", "main") {
+		t.Errorf("main moved")
+	}
+}
+
+// TestConcurrentProcesses runs 8 processes × 25 writes at once; all 200 land as 200 commits and 200
+// entries while C git reads the ref in a loop and never fails (design §3).
+func TestConcurrentProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short mode")
+	}
+	repo := gitstoretest.NewRepo(t)
+	run(t, repo, 0, "init", "--no-hooks")
+	const procs, writes = 8, 25
+	var stop atomic.Bool
+	var reads, readFailures atomic.Int64
+	var readerDone sync.WaitGroup
+	readerDone.Add(1)
+	go func() {
+		defer readerDone.Done()
+		for !stop.Load() {
+			if _, err := gitstoretest.GitErr(repo, "rev-parse", "--verify", "-q", "refs/heads/ctx^{commit}"); err != nil {
+				readFailures.Add(1)
+				t.Errorf("C git failed to read the ref: %v", err)
+			}
+			reads.Add(1)
+		}
+	}()
+	var wg sync.WaitGroup
+	errs := make(chan error, procs*writes)
+	for p := 0; p < procs; p++ {
+		wg.Add(1)
+		go func(p int) {
+			defer wg.Done()
+			for i := 0; i < writes; i++ {
+				_, stderr, code := runCode(repo, "", "knowledge", "set", fmt.Sprintf("k-%d-%d", p, i), fmt.Sprintf("entry %d of process %d", i, p))
+				if code != 0 {
+					errs <- fmt.Errorf("process %d write %d: exit %d: %s", p, i, code, stderr)
+				}
+			}
+		}(p)
+	}
+	wg.Wait()
+	stop.Store(true)
+	readerDone.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	count := gitstoretest.Git(t, repo, "rev-list", "--count", "ctx")
+	if count != fmt.Sprint(procs*writes+1) {
+		t.Errorf("commits: %s, want %d (+1 init)", count, procs*writes)
+	}
+	files := strings.Fields(gitstoretest.Git(t, repo, "ls-tree", "--name-only", "ctx", "knowledge/"))
+	if len(files) != procs*writes {
+		t.Errorf("entries: %d, want %d", len(files), procs*writes)
+	}
+	gitstoretest.Git(t, repo, "fsck", "--strict", "--no-dangling")
+	t.Logf("C git read the ref %d times during the writes (GOMAXPROCS %d), %d failures", reads.Load(), runtime.GOMAXPROCS(0), readFailures.Load())
+	// The checked-out tree mirrors the tip after the last write.
+	names, _ := os.ReadDir(filepath.Join(repo, ".context", "knowledge"))
+	if len(names) != procs*writes {
+		t.Errorf(".context/knowledge has %d files, want %d", len(names), procs*writes)
+	}
+	_ = time.Second
+}

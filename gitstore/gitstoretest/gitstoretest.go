@@ -1,0 +1,144 @@
+// Package gitstoretest builds real git repositories for tests with the real git CLI: a repository in
+// t.TempDir(), bare remotes, clones, and a hermetic environment (no user or system git config, a fixed
+// identity) so that tests behave the same on every machine.
+package gitstoretest
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Hermetic sets a process-wide environment for tests (call it from TestMain before m.Run): HOME and
+// XDG_CONFIG_HOME point at an empty temporary folder, the system config is ignored, and the author and
+// committer identity is fixed. It returns a cleanup function.
+func Hermetic() func() {
+	home, err := os.MkdirTemp("", "ctx-test-home-")
+	if err != nil {
+		panic(err)
+	}
+	vars := map[string]string{
+		"HOME":                home,
+		"XDG_CONFIG_HOME":     filepath.Join(home, ".config"),
+		"GIT_CONFIG_NOSYSTEM": "1",
+		"GIT_AUTHOR_NAME":     "Ada Lovelace",
+		"GIT_AUTHOR_EMAIL":    "ada@example.com",
+		"GIT_COMMITTER_NAME":  "Ada Lovelace",
+		"GIT_COMMITTER_EMAIL": "ada@example.com",
+		"CTX_MACHINE":         "test-machine",
+		"GIT_TERMINAL_PROMPT": "0",
+	}
+	for k, v := range vars {
+		os.Setenv(k, v)
+	}
+	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "CTX_AGENT", "CTX_SESSION"} {
+		os.Unsetenv(k)
+	}
+	// Make "main" the initial branch regardless of the git version's default.
+	_ = os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[init]\n\tdefaultBranch = main\n[protocol \"file\"]\n\tallow = always\n"), 0o644)
+	return func() { os.RemoveAll(home) }
+}
+
+// Git runs git with args in dir and returns its trimmed stdout; the test fails on error.
+func Git(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	out, err := GitErr(dir, args...)
+	if err != nil {
+		t.Fatalf("git %s (in %s): %v", strings.Join(args, " "), dir, err)
+	}
+	return out
+}
+
+// GitErr runs git with args in dir and returns its trimmed stdout, or an error holding its stderr.
+func GitErr(dir string, args ...string) (string, error) {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return strings.TrimSpace(stdout.String()), &GitError{Args: args, Stderr: stderr.String(), Err: err}
+	}
+	return strings.TrimSpace(stdout.String()), nil
+}
+
+// GitError is a failed git command.
+type GitError struct {
+	Args   []string
+	Stderr string
+	Err    error
+}
+
+func (e *GitError) Error() string {
+	return "git " + strings.Join(e.Args, " ") + ": " + e.Err.Error() + ": " + strings.TrimSpace(e.Stderr)
+}
+
+// NewRepo makes a non-bare repository with one commit on main (a README) and returns its path.
+func NewRepo(t testing.TB) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "repo")
+	Git(t, "", "init", "-q", "-b", "main", dir)
+	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte("# project\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	Git(t, dir, "add", "README.md")
+	Git(t, dir, "commit", "-q", "-m", "initial commit")
+	return dir
+}
+
+// EmptyRepo makes a repository with no commits.
+func EmptyRepo(t testing.TB) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "empty")
+	Git(t, "", "init", "-q", "-b", "main", dir)
+	return dir
+}
+
+// BareRemote makes a bare repository to push to and returns its path.
+func BareRemote(t testing.TB) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "remote.git")
+	Git(t, "", "init", "-q", "--bare", "-b", "main", dir)
+	return dir
+}
+
+// Clone clones url into a new folder named name under a temporary directory and returns its path.
+func Clone(t testing.TB, url, name string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), name)
+	Git(t, "", "clone", "-q", url, dir)
+	return dir
+}
+
+// Snapshot is what a ctx write must leave untouched in the user's repository: HEAD, the index file's
+// bytes, and `git status --porcelain`.
+type Snapshot struct {
+	Head, Status string
+	Index        []byte
+}
+
+// Take records a Snapshot of the repository at dir.
+func Take(t testing.TB, dir string) Snapshot {
+	t.Helper()
+	head, _ := GitErr(dir, "rev-parse", "-q", "--verify", "HEAD")
+	gitDir := Git(t, dir, "rev-parse", "--absolute-git-dir")
+	idx, _ := os.ReadFile(filepath.Join(gitDir, "index"))
+	return Snapshot{Head: head, Status: Git(t, dir, "status", "--porcelain", "--untracked-files=all"), Index: idx}
+}
+
+// Same fails the test when the repository's HEAD, index or status differ from s.
+func (s Snapshot) Same(t testing.TB, dir string) {
+	t.Helper()
+	now := Take(t, dir)
+	if now.Head != s.Head {
+		t.Errorf("HEAD moved: %s -> %s", s.Head, now.Head)
+	}
+	if now.Status != s.Status {
+		t.Errorf("git status changed:\nbefore:\n%s\nafter:\n%s", s.Status, now.Status)
+	}
+	if !bytes.Equal(now.Index, s.Index) {
+		t.Errorf("the index file changed")
+	}
+}

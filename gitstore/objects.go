@@ -1,0 +1,243 @@
+package gitstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// ErrNotFound is returned when a path does not exist in a tree.
+var ErrNotFound = errors.New("not found")
+
+// WriteBlob stores data as a blob and returns its object name.
+func (r *Repo) WriteBlob(ctx context.Context, data []byte) (plumbing.Hash, error) {
+	if err := ctx.Err(); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	o := r.st.NewEncodedObject()
+	o.SetType(plumbing.BlobObject)
+	o.SetSize(int64(len(data)))
+	w, err := o.Writer()
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("write blob: %w", err)
+	}
+	if _, err := w.Write(data); err != nil {
+		w.Close()
+		return plumbing.ZeroHash, fmt.Errorf("write blob: %w", err)
+	}
+	if err := w.Close(); err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("write blob: %w", err)
+	}
+	return r.store(o)
+}
+
+func (r *Repo) store(o plumbing.EncodedObject) (plumbing.Hash, error) {
+	h := o.Hash()
+	if err := r.st.HasEncodedObject(h); err == nil {
+		return h, nil
+	}
+	if _, err := r.st.SetEncodedObject(o); err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("store %s %s: %w", o.Type(), h, err)
+	}
+	return h, nil
+}
+
+// ReadBlob returns the content of a blob.
+func (r *Repo) ReadBlob(ctx context.Context, h plumbing.Hash) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	b, err := object.GetBlob(r.st, h)
+	if err != nil {
+		return nil, fmt.Errorf("read blob %s: %w", h, err)
+	}
+	rd, err := b.Reader()
+	if err != nil {
+		return nil, fmt.Errorf("read blob %s: %w", h, err)
+	}
+	defer rd.Close()
+	data, err := io.ReadAll(rd)
+	if err != nil {
+		return nil, fmt.Errorf("read blob %s: %w", h, err)
+	}
+	return data, nil
+}
+
+// Commit reads a commit object.
+func (r *Repo) Commit(ctx context.Context, h plumbing.Hash) (*object.Commit, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	c, err := object.GetCommit(r.st, h)
+	if err != nil {
+		return nil, fmt.Errorf("read commit %s: %w", h, err)
+	}
+	return c, nil
+}
+
+// TreeOf returns the tree of a commit; the empty tree (ZeroHash) for ZeroHash.
+func (r *Repo) TreeOf(ctx context.Context, commit plumbing.Hash) (plumbing.Hash, error) {
+	if commit.IsZero() {
+		return plumbing.ZeroHash, nil
+	}
+	c, err := r.Commit(ctx, commit)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return c.TreeHash, nil
+}
+
+func (r *Repo) tree(h plumbing.Hash) (*object.Tree, error) {
+	if h.IsZero() {
+		return &object.Tree{}, nil
+	}
+	t, err := object.GetTree(r.st, h)
+	if err != nil {
+		return nil, fmt.Errorf("read tree %s: %w", h, err)
+	}
+	return t, nil
+}
+
+// Change is one edit of a tree: Data is the new content of Path, or Delete removes it. Path is
+// slash-separated and relative to the tree root.
+type Change struct {
+	Path   string
+	Data   []byte
+	Delete bool
+}
+
+// EditTree returns the tree made by applying changes to the tree root (ZeroHash = empty tree). Only the
+// trees on the changed paths are rewritten; every other subtree is reused by object name (design §3).
+// Directories left empty are removed, as git cannot record them. It returns ZeroHash for an empty result.
+func (r *Repo) EditTree(ctx context.Context, root plumbing.Hash, changes []Change) (plumbing.Hash, error) {
+	if len(changes) == 0 {
+		return root, nil
+	}
+	clean := make([]Change, len(changes))
+	for i, c := range changes {
+		p := path.Clean(strings.TrimPrefix(c.Path, "/"))
+		if p == "." || p == ".." || strings.HasPrefix(p, "../") || strings.Contains(p, "\x00") {
+			return plumbing.ZeroHash, fmt.Errorf("edit tree: invalid path %q", c.Path)
+		}
+		c.Path = p
+		clean[i] = c
+	}
+	return r.editTree(ctx, root, clean)
+}
+
+func (r *Repo) editTree(ctx context.Context, root plumbing.Hash, changes []Change) (plumbing.Hash, error) {
+	if err := ctx.Err(); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	t, err := r.tree(root)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	entries := map[string]object.TreeEntry{}
+	for _, e := range t.Entries {
+		entries[e.Name] = e
+	}
+	sub := map[string][]Change{}
+	var subOrder []string
+	for _, c := range changes {
+		first, rest, nested := strings.Cut(c.Path, "/")
+		if nested {
+			if _, seen := sub[first]; !seen {
+				subOrder = append(subOrder, first)
+			}
+			sub[first] = append(sub[first], Change{Path: rest, Data: c.Data, Delete: c.Delete})
+			continue
+		}
+		if c.Delete {
+			delete(entries, first)
+			continue
+		}
+		h, err := r.WriteBlob(ctx, c.Data)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		entries[first] = object.TreeEntry{Name: first, Mode: filemode.Regular, Hash: h}
+	}
+	for _, name := range subOrder {
+		var base plumbing.Hash
+		e, exists := entries[name]
+		if exists && e.Mode == filemode.Dir {
+			base = e.Hash
+		}
+		h, err := r.editTree(ctx, base, sub[name])
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		if h.IsZero() {
+			// Nothing left below name. Only a directory goes away: deleting name/x where name is a file
+			// deletes nothing (the file stays).
+			if exists && e.Mode == filemode.Dir {
+				delete(entries, name)
+			}
+		} else {
+			entries[name] = object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: h}
+		}
+	}
+	if len(entries) == 0 {
+		return plumbing.ZeroHash, nil
+	}
+	nt := &object.Tree{Entries: make([]object.TreeEntry, 0, len(entries))}
+	for _, e := range entries {
+		nt.Entries = append(nt.Entries, e)
+	}
+	sort.Sort(object.TreeEntrySorter(nt.Entries))
+	o := r.st.NewEncodedObject()
+	if err := nt.Encode(o); err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("encode tree: %w", err)
+	}
+	return r.store(o)
+}
+
+// CommitSpec describes a commit to write. Parents are in order (the first parent is the branch's previous
+// tip). Tree ZeroHash means the empty tree.
+type CommitSpec struct {
+	Tree      plumbing.Hash
+	Parents   []plumbing.Hash
+	Author    object.Signature
+	Committer object.Signature
+	Message   string
+}
+
+// WriteCommit stores a commit object and returns its name. It does not move any ref.
+func (r *Repo) WriteCommit(ctx context.Context, spec CommitSpec) (plumbing.Hash, error) {
+	if err := ctx.Err(); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	tree := spec.Tree
+	if tree.IsZero() {
+		o := r.st.NewEncodedObject()
+		if err := (&object.Tree{}).Encode(o); err != nil {
+			return plumbing.ZeroHash, fmt.Errorf("encode empty tree: %w", err)
+		}
+		h, err := r.store(o)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		tree = h
+	}
+	c := &object.Commit{
+		Author:       spec.Author,
+		Committer:    spec.Committer,
+		Message:      spec.Message,
+		TreeHash:     tree,
+		ParentHashes: spec.Parents,
+	}
+	o := r.st.NewEncodedObject()
+	if err := c.Encode(o); err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("encode commit: %w", err)
+	}
+	return r.store(o)
+}

@@ -1,0 +1,228 @@
+package gitstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+)
+
+// Entry is one name in a tree listing.
+type Entry struct {
+	Name string
+	Dir  bool
+	Hash plumbing.Hash
+}
+
+// lookup finds the entry at a slash-separated path below tree root.
+func (r *Repo) lookup(ctx context.Context, root plumbing.Hash, p string) (Entry, error) {
+	p = strings.Trim(path.Clean("/"+p), "/")
+	if p == "" {
+		return Entry{Dir: true, Hash: root}, nil
+	}
+	cur := root
+	parts := strings.Split(p, "/")
+	for i, part := range parts {
+		if err := ctx.Err(); err != nil {
+			return Entry{}, err
+		}
+		if cur.IsZero() {
+			return Entry{}, fmt.Errorf("%s: %w", p, ErrNotFound)
+		}
+		t, err := r.tree(cur)
+		if err != nil {
+			return Entry{}, err
+		}
+		found := false
+		for _, e := range t.Entries {
+			if e.Name != part {
+				continue
+			}
+			found = true
+			isDir := e.Mode == filemode.Dir
+			if i == len(parts)-1 {
+				return Entry{Name: e.Name, Dir: isDir, Hash: e.Hash}, nil
+			}
+			if !isDir {
+				return Entry{}, fmt.Errorf("%s: %w", p, ErrNotFound)
+			}
+			cur = e.Hash
+			break
+		}
+		if !found {
+			return Entry{}, fmt.Errorf("%s: %w", p, ErrNotFound)
+		}
+	}
+	return Entry{}, fmt.Errorf("%s: %w", p, ErrNotFound)
+}
+
+// ReadFile returns the content of the file at path in tree root. Errors wrap ErrNotFound when the path
+// is absent or names a directory.
+func (r *Repo) ReadFile(ctx context.Context, root plumbing.Hash, p string) ([]byte, error) {
+	e, err := r.lookup(ctx, root, p)
+	if err != nil {
+		return nil, err
+	}
+	if e.Dir {
+		return nil, fmt.Errorf("%s is a directory: %w", p, ErrNotFound)
+	}
+	return r.ReadBlob(ctx, e.Hash)
+}
+
+// PathHash returns the object name at path in tree root (a blob or a tree), ZeroHash when absent.
+func (r *Repo) PathHash(ctx context.Context, root plumbing.Hash, p string) (plumbing.Hash, error) {
+	e, err := r.lookup(ctx, root, p)
+	if err != nil {
+		if isNotFound(err) {
+			return plumbing.ZeroHash, nil
+		}
+		return plumbing.ZeroHash, err
+	}
+	return e.Hash, nil
+}
+
+// List returns the entries of the directory at path in tree root, sorted by name; none when absent.
+func (r *Repo) List(ctx context.Context, root plumbing.Hash, dir string) ([]Entry, error) {
+	e, err := r.lookup(ctx, root, dir)
+	if err != nil {
+		if isNotFound(err) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	if !e.Dir || e.Hash.IsZero() {
+		return nil, nil
+	}
+	t, err := r.tree(e.Hash)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Entry, 0, len(t.Entries))
+	for _, te := range t.Entries {
+		out = append(out, Entry{Name: te.Name, Dir: te.Mode == filemode.Dir, Hash: te.Hash})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// Walk calls fn for every file below tree root (depth first, in git's tree order) with its slash path
+// and blob name.
+func (r *Repo) Walk(ctx context.Context, root plumbing.Hash, fn func(p string, blob plumbing.Hash) error) error {
+	return r.walk(ctx, root, "", fn)
+}
+
+func (r *Repo) walk(ctx context.Context, h plumbing.Hash, prefix string, fn func(string, plumbing.Hash) error) error {
+	if h.IsZero() {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	t, err := r.tree(h)
+	if err != nil {
+		return err
+	}
+	for _, e := range t.Entries {
+		p := prefix + e.Name
+		if e.Mode == filemode.Dir {
+			if err := r.walk(ctx, e.Hash, p+"/", fn); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := fn(p, e.Hash); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Files returns every file of tree root with its content, keyed by slash path.
+func (r *Repo) Files(ctx context.Context, root plumbing.Hash) (map[string][]byte, error) {
+	out := map[string][]byte{}
+	err := r.Walk(ctx, root, func(p string, blob plumbing.Hash) error {
+		b, err := r.ReadBlob(ctx, blob)
+		if err != nil {
+			return err
+		}
+		out[p] = b
+		return nil
+	})
+	return out, err
+}
+
+// DiffTrees returns the paths of files that differ between trees a and b (added, removed or changed),
+// sorted. Subtrees with the same object name are skipped without being read.
+func (r *Repo) DiffTrees(ctx context.Context, a, b plumbing.Hash) ([]string, error) {
+	var out []string
+	err := r.diff(ctx, a, b, "", &out)
+	sort.Strings(out)
+	return out, err
+}
+
+func (r *Repo) diff(ctx context.Context, a, b plumbing.Hash, prefix string, out *[]string) error {
+	if a == b {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	ta, err := r.tree(a)
+	if err != nil {
+		return err
+	}
+	tb, err := r.tree(b)
+	if err != nil {
+		return err
+	}
+	type side struct {
+		h   plumbing.Hash
+		dir bool
+	}
+	ma := map[string]side{}
+	for _, e := range ta.Entries {
+		ma[e.Name] = side{e.Hash, e.Mode == filemode.Dir}
+	}
+	mb := map[string]side{}
+	for _, e := range tb.Entries {
+		mb[e.Name] = side{e.Hash, e.Mode == filemode.Dir}
+	}
+	names := map[string]bool{}
+	for n := range ma {
+		names[n] = true
+	}
+	for n := range mb {
+		names[n] = true
+	}
+	for n := range names {
+		ea, okA := ma[n]
+		eb, okB := mb[n]
+		if okA && okB && ea == eb {
+			continue
+		}
+		p := prefix + n
+		var da, db plumbing.Hash
+		if okA && ea.dir {
+			da = ea.h
+		}
+		if okB && eb.dir {
+			db = eb.h
+		}
+		if (okA && ea.dir) || (okB && eb.dir) {
+			if err := r.diff(ctx, da, db, p+"/", out); err != nil {
+				return err
+			}
+		}
+		if (okA && !ea.dir) || (okB && !eb.dir) {
+			*out = append(*out, p)
+		}
+	}
+	return nil
+}
+
+func isNotFound(err error) bool { return errors.Is(err, ErrNotFound) }

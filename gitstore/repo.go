@@ -1,0 +1,200 @@
+// Package gitstore is ctx's git plumbing: blobs, trees, commits and refs of the user's repository, made
+// with go-git, plus fetch and push of explicit refspecs through the system git.
+//
+// It knows nothing of ctx's context model: callers hand it paths and bytes. Every write is one commit
+// made under the ctx lock (<git common dir>/ctx/lock) and published with a compare-and-swap of the ref
+// done the way C git does it (design §3): <ref>.lock created exclusively, old value checked against the
+// loose ref or packed-refs, new value written and fsynced, then renamed over the ref. The user's HEAD,
+// index and working files are never read or written.
+package gitstore
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/go-git/go-billy/v5/osfs"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+)
+
+// ErrNotRepository is returned by Open when no git repository contains the path.
+var ErrNotRepository = errors.New("not a git repository (or any of the parent directories)")
+
+// Repo is an open repository: the object database and refs of the git common dir, and the paths of the
+// current worktree. Safe for concurrent use by goroutines of one process; writes from several processes
+// are serialised by the ctx lock.
+type Repo struct {
+	gitDir    string // this worktree's git dir (.git, or .git/worktrees/<name>)
+	commonDir string // the shared git dir (objects, refs, config)
+	workTree  string // the worktree root; "" for a bare repository
+	st        *filesystem.Storage
+}
+
+// Open finds the repository that contains path (walking up like git, honouring GIT_DIR and
+// GIT_WORK_TREE) and opens its object database. Linked worktrees (a .git file pointing at
+// .git/worktrees/<name>, with a commondir file) and bare repositories are supported. It does not go through
+// go-git's Repository, so repositories using extensions.worktreeConfig, which go-git v5.17+ refuses to
+// open, work too (design §3).
+func Open(ctx context.Context, path string) (*Repo, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("open repository %s: %w", path, err)
+	}
+	gitDir, workTree, err := discover(abs)
+	if err != nil {
+		return nil, err
+	}
+	commonDir := gitDir
+	if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+		c := strings.TrimSpace(string(b))
+		if !filepath.IsAbs(c) {
+			c = filepath.Join(gitDir, c)
+		}
+		commonDir = filepath.Clean(c)
+	}
+	st := filesystem.NewStorageWithOptions(osfs.New(commonDir), cache.NewObjectLRUDefault(), filesystem.Options{})
+	return &Repo{gitDir: gitDir, commonDir: commonDir, workTree: workTree, st: st}, nil
+}
+
+// discover returns the git dir and worktree root for a path, as git's setup_git_directory does for the
+// common cases: $GIT_DIR (with $GIT_WORK_TREE or the current directory), a .git directory or gitfile,
+// or a bare repository (a directory with HEAD, objects/ and refs/).
+func discover(abs string) (gitDir, workTree string, err error) {
+	if env := os.Getenv("GIT_DIR"); env != "" {
+		gd, err := filepath.Abs(env)
+		if err != nil {
+			return "", "", fmt.Errorf("GIT_DIR %s: %w", env, err)
+		}
+		if !isGitDir(gd) {
+			return "", "", fmt.Errorf("GIT_DIR %s: %w", env, ErrNotRepository)
+		}
+		wt := os.Getenv("GIT_WORK_TREE")
+		if wt == "" {
+			if bare(gd) {
+				return gd, "", nil
+			}
+			wt = abs
+		}
+		wt, err = filepath.Abs(wt)
+		if err != nil {
+			return "", "", fmt.Errorf("GIT_WORK_TREE: %w", err)
+		}
+		return gd, wt, nil
+	}
+	dir := abs
+	for {
+		dotgit := filepath.Join(dir, ".git")
+		if fi, err := os.Stat(dotgit); err == nil {
+			if fi.IsDir() && isGitDir(dotgit) {
+				return dotgit, dir, nil
+			}
+			if !fi.IsDir() {
+				gd, err := readGitFile(dotgit)
+				if err != nil {
+					return "", "", err
+				}
+				return gd, dir, nil
+			}
+		}
+		if isGitDir(dir) {
+			return dir, "", nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", "", fmt.Errorf("%s: %w", abs, ErrNotRepository)
+		}
+		dir = parent
+	}
+}
+
+// readGitFile reads a "gitdir: <path>" file (gitrepository-layout(5)).
+func readGitFile(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", path, err)
+	}
+	line := strings.TrimSpace(string(b))
+	gd, ok := strings.CutPrefix(line, "gitdir:")
+	if !ok {
+		return "", fmt.Errorf("%s: not a gitfile: %w", path, ErrNotRepository)
+	}
+	gd = strings.TrimSpace(gd)
+	if !filepath.IsAbs(gd) {
+		gd = filepath.Join(filepath.Dir(path), gd)
+	}
+	return filepath.Clean(gd), nil
+}
+
+func isGitDir(dir string) bool {
+	if _, err := os.Stat(filepath.Join(dir, "HEAD")); err != nil {
+		return false
+	}
+	if _, err := os.Stat(filepath.Join(dir, "commondir")); err == nil {
+		return true
+	}
+	for _, d := range []string{"objects", "refs"} {
+		if fi, err := os.Stat(filepath.Join(dir, d)); err != nil || !fi.IsDir() {
+			return false
+		}
+	}
+	return true
+}
+
+// bare reports whether the config of a git dir says core.bare = true.
+func bare(gitDir string) bool {
+	b, err := os.ReadFile(filepath.Join(gitDir, "config"))
+	if err != nil {
+		return false
+	}
+	return bytes.Contains(bytes.ToLower(b), []byte("bare = true"))
+}
+
+// GitDir is this worktree's git dir (for a linked worktree, .git/worktrees/<name>).
+func (r *Repo) GitDir() string { return r.gitDir }
+
+// CommonDir is the git dir shared by all worktrees: objects, refs and config live here.
+func (r *Repo) CommonDir() string { return r.commonDir }
+
+// WorkTree is the root of the current worktree, or "" for a bare repository.
+func (r *Repo) WorkTree() string { return r.workTree }
+
+// Bare reports whether the repository has no worktree.
+func (r *Repo) Bare() bool { return r.workTree == "" }
+
+// CtxDir is <git common dir>/ctx: ctx's lock, caches and counters (never pushed).
+func (r *Repo) CtxDir() string { return filepath.Join(r.commonDir, "ctx") }
+
+// Resolve returns the commit a ref points to, following one level of symbolic ref, or
+// plumbing.ZeroHash when the ref does not exist. name is a full ref name (refs/heads/ctx).
+func (r *Repo) Resolve(ctx context.Context, name string) (plumbing.Hash, error) {
+	if err := ctx.Err(); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	h, err := readRef(r.commonDir, name)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("resolve %s: %w", name, err)
+	}
+	return h, nil
+}
+
+// ResolveHEAD returns the commit of this worktree's HEAD, ZeroHash when it is unborn.
+func (r *Repo) ResolveHEAD(ctx context.Context) (plumbing.Hash, error) {
+	b, err := os.ReadFile(filepath.Join(r.gitDir, "HEAD"))
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("read HEAD: %w", err)
+	}
+	s := strings.TrimSpace(string(b))
+	if target, ok := strings.CutPrefix(s, "ref: "); ok {
+		return r.Resolve(ctx, target)
+	}
+	return plumbing.NewHash(s), nil
+}

@@ -1,0 +1,228 @@
+package gitstore
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/config"
+)
+
+// ErrNonFastForward is returned by Push when the remote ref has moved past what we have (git's
+// "[rejected] (fetch first)" or "(non-fast-forward)"): the caller fetches, merges and retries.
+var ErrNonFastForward = errors.New("remote ref moved: not a fast-forward")
+
+// TransferError is a fetch or push that git refused or could not do; Reason holds the remote's or git's
+// own words (the last lines of its stderr, or the porcelain status line).
+type TransferError struct {
+	Op     string // "fetch" or "push"
+	Remote string
+	Reason string
+	Err    error
+}
+
+func (e *TransferError) Error() string {
+	return fmt.Sprintf("%s %s: %s", e.Op, e.Remote, e.Reason)
+}
+
+func (e *TransferError) Unwrap() error { return e.Err }
+
+// cleanGitEnv drops the variables with which a calling git (a hook) points at its own repository, so that
+// the explicit --git-dir of ctx's git commands wins, and makes the command non-interactive (design §5):
+// no terminal prompt, SSH in batch mode.
+func cleanGitEnv(env []string) []string {
+	out := env[:0:0]
+	hasSSH := false
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_PREFIX", "GIT_TERMINAL_PROMPT":
+			continue
+		case "GIT_SSH_COMMAND", "GIT_SSH":
+			hasSSH = true
+		}
+		out = append(out, kv)
+	}
+	out = append(out, "GIT_TERMINAL_PROMPT=0")
+	if !hasSSH {
+		out = append(out, "GIT_SSH_COMMAND=ssh -o BatchMode=yes")
+	}
+	return out
+}
+
+// HasGit reports whether a git binary is on PATH; without one, transfers use go-git's transport.
+func HasGit() bool {
+	_, err := exec.LookPath("git")
+	return err == nil
+}
+
+// TransferOptions tune Fetch and Push. Progress, when set, receives git's progress output (a terminal).
+type TransferOptions struct {
+	Progress *os.File
+}
+
+// Fetch fetches refspecs (e.g. "+refs/heads/ctx:refs/remotes/origin/ctx") from remote (a remote name or a
+// URL) with the system git, non-interactive, bounded by ctx's deadline; with no git binary it uses go-git's
+// transport. A remote that lacks the source ref is not an error when the refspec's source is optional
+// (prefix "?" — ctx strips it and treats "couldn't find remote ref" as success with nothing fetched);
+// found reports whether anything matched.
+func (r *Repo) Fetch(ctx context.Context, remote string, refspec string, opt TransferOptions) (found bool, err error) {
+	optional := strings.HasPrefix(refspec, "?")
+	refspec = strings.TrimPrefix(refspec, "?")
+	if !HasGit() {
+		return r.fetchGoGit(ctx, remote, refspec, optional)
+	}
+	args := []string{"--git-dir=" + r.commonDir, "fetch", "--no-tags", "--no-write-fetch-head", "--no-recurse-submodules"}
+	if opt.Progress != nil {
+		args = append(args, "--progress")
+	} else {
+		args = append(args, "--quiet")
+	}
+	args = append(args, remote, refspec)
+	_, stderr, err := r.runGit(ctx, opt, args...)
+	if err != nil {
+		if optional && strings.Contains(stderr, "couldn't find remote ref") {
+			return false, nil
+		}
+		return false, &TransferError{Op: "fetch", Remote: remote, Reason: lastLines(stderr, err), Err: err}
+	}
+	return true, nil
+}
+
+// Push pushes refspec (never forced: a leading "+" is refused) to remote with the system git (go-git's
+// transport without one). It returns ErrNonFastForward (wrapped in a TransferError) when the remote moved,
+// and a TransferError with the remote's reason for any other refusal or failure.
+func (r *Repo) Push(ctx context.Context, remote string, refspec string, opt TransferOptions) error {
+	if strings.HasPrefix(refspec, "+") {
+		return fmt.Errorf("push %s: refusing forced refspec %q", remote, refspec)
+	}
+	if !HasGit() {
+		return r.pushGoGit(ctx, remote, refspec)
+	}
+	args := []string{"--git-dir=" + r.commonDir, "push", "--porcelain", "--no-verify", "--no-recurse-submodules"}
+	if opt.Progress != nil {
+		args = append(args, "--progress")
+	}
+	args = append(args, remote, refspec)
+	stdout, stderr, err := r.runGit(ctx, opt, args...)
+	for _, line := range strings.Split(stdout, "\n") {
+		if !strings.HasPrefix(line, "!\t") {
+			continue
+		}
+		parts := strings.SplitN(line, "\t", 3)
+		reason := strings.TrimSpace(parts[len(parts)-1])
+		if strings.Contains(reason, "fetch first") || strings.Contains(reason, "non-fast-forward") {
+			return &TransferError{Op: "push", Remote: remote, Reason: reason, Err: ErrNonFastForward}
+		}
+		return &TransferError{Op: "push", Remote: remote, Reason: reason + remoteLines(stderr), Err: errors.New("rejected")}
+	}
+	if err != nil {
+		return &TransferError{Op: "push", Remote: remote, Reason: lastLines(stderr, err), Err: err}
+	}
+	return nil
+}
+
+func (r *Repo) runGit(ctx context.Context, opt TransferOptions, args ...string) (string, string, error) {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Env = cleanGitEnv(os.Environ())
+	cmd.Dir = r.commonDir
+	if r.workTree != "" {
+		cmd.Dir = r.workTree
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout = &stdout
+	cmd.Stderr = &stderr
+	if opt.Progress != nil {
+		cmd.Stderr = io.MultiWriter(&stderr, opt.Progress)
+	}
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		return stdout.String(), stderr.String(), fmt.Errorf("git %s: %w", args[1], ctx.Err())
+	}
+	return stdout.String(), stderr.String(), err
+}
+
+// remoteLines returns the "remote: ..." lines of git's stderr (a hook's message), prefixed by "; ".
+func remoteLines(stderr string) string {
+	var out []string
+	for _, l := range strings.Split(stderr, "\n") {
+		if strings.HasPrefix(l, "remote: ") && strings.TrimSpace(strings.TrimPrefix(l, "remote:")) != "" {
+			out = append(out, strings.TrimSpace(strings.TrimPrefix(l, "remote:")))
+		}
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	return "; remote says: " + strings.Join(out, " / ")
+}
+
+func lastLines(stderr string, err error) string {
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	if len(lines) > 4 {
+		lines = lines[len(lines)-4:]
+	}
+	s := strings.TrimSpace(strings.Join(lines, " / "))
+	if s == "" && err != nil {
+		return err.Error()
+	}
+	return s
+}
+
+func (r *Repo) goGitRepo() (*git.Repository, error) {
+	repo, err := git.Open(r.st, nil)
+	if err != nil {
+		return nil, fmt.Errorf("open with go-git: %w", err)
+	}
+	return repo, nil
+}
+
+func (r *Repo) remoteForGoGit(repo *git.Repository, remote string) (*git.Remote, error) {
+	if rm, err := repo.Remote(remote); err == nil {
+		return rm, nil
+	}
+	return git.NewRemote(r.st, &config.RemoteConfig{Name: "anonymous", URLs: []string{remote}}), nil
+}
+
+func (r *Repo) fetchGoGit(ctx context.Context, remote, refspec string, optional bool) (bool, error) {
+	repo, err := r.goGitRepo()
+	if err != nil {
+		return false, err
+	}
+	rm, err := r.remoteForGoGit(repo, remote)
+	if err != nil {
+		return false, err
+	}
+	err = rm.FetchContext(ctx, &git.FetchOptions{RefSpecs: []config.RefSpec{config.RefSpec(refspec)}, Tags: git.NoTags})
+	switch {
+	case err == nil, errors.Is(err, git.NoErrAlreadyUpToDate):
+		return true, nil
+	case optional && (errors.Is(err, git.NoMatchingRefSpecError{}) || strings.Contains(err.Error(), "couldn't find remote ref")):
+		return false, nil
+	}
+	return false, &TransferError{Op: "fetch", Remote: remote, Reason: err.Error(), Err: err}
+}
+
+func (r *Repo) pushGoGit(ctx context.Context, remote, refspec string) error {
+	repo, err := r.goGitRepo()
+	if err != nil {
+		return err
+	}
+	rm, err := r.remoteForGoGit(repo, remote)
+	if err != nil {
+		return err
+	}
+	err = rm.PushContext(ctx, &git.PushOptions{RefSpecs: []config.RefSpec{config.RefSpec(refspec)}})
+	switch {
+	case err == nil, errors.Is(err, git.NoErrAlreadyUpToDate):
+		return nil
+	case errors.Is(err, git.ErrNonFastForwardUpdate) || strings.Contains(err.Error(), "non-fast-forward"):
+		return &TransferError{Op: "push", Remote: remote, Reason: err.Error(), Err: ErrNonFastForward}
+	}
+	return &TransferError{Op: "push", Remote: remote, Reason: err.Error(), Err: err}
+}

@@ -1,0 +1,181 @@
+package gitstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// Tip is the state of one ref at the start of a transaction: its commit (ZeroHash when the ref does
+// not exist yet) and that commit's tree (ZeroHash = empty).
+type Tip struct {
+	Ref    string
+	Commit plumbing.Hash
+	Tree   plumbing.Hash
+}
+
+// Write is what a transaction asks for on one ref: Changes applied to the tip's tree (or, when Tree is
+// set, that whole tree), committed with Message. ExtraParents follow the tip as parents (a merge commit).
+// A Write whose tree equals the tip's tree makes no commit unless it has extra parents.
+type Write struct {
+	Changes      []Change
+	Tree         *plumbing.Hash
+	ExtraParents []plumbing.Hash
+	Message      string
+}
+
+// Result is what a transaction did on one ref.
+type Result struct {
+	Ref       string
+	Old, New  plumbing.Hash // New == Old when no commit was made
+	Committed bool
+	Paths     []string // files changed by the commit, sorted
+}
+
+// maxCASRetries bounds how often Transact re-runs fn when a ref moved under it (only C git or a process
+// that ignores the ctx lock can do that).
+const maxCASRetries = 5
+
+// Transact runs fn under the ctx lock with the current tips of refs and commits what it returns, one commit
+// per ref that changed, each published with UpdateRef's compare-and-swap (design §3). fn may be re-run when a
+// ref moved concurrently, so it must not have side effects outside its return value. The author and
+// committer are the user's git identity. Results are in the order of refs.
+func (r *Repo) Transact(ctx context.Context, refs []string, fn func(tips map[string]Tip) (map[string]*Write, error)) ([]Result, error) {
+	unlock, err := r.Lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	for attempt := 0; ; attempt++ {
+		res, err := r.transactOnce(ctx, refs, fn)
+		if errors.Is(err, ErrStaleRef) && attempt < maxCASRetries {
+			continue
+		}
+		if err == nil {
+			r.maybePack(ctx, res)
+		}
+		return res, err
+	}
+}
+
+func (r *Repo) transactOnce(ctx context.Context, refs []string, fn func(map[string]Tip) (map[string]*Write, error)) ([]Result, error) {
+	tips := make(map[string]Tip, len(refs))
+	for _, ref := range refs {
+		c, err := r.Resolve(ctx, ref)
+		if err != nil {
+			return nil, err
+		}
+		t, err := r.TreeOf(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		tips[ref] = Tip{Ref: ref, Commit: c, Tree: t}
+	}
+	writes, err := fn(tips)
+	if err != nil {
+		return nil, err
+	}
+	type pending struct {
+		tip    Tip
+		commit plumbing.Hash
+		msg    string
+		paths  []string
+	}
+	var todo []pending
+	results := make([]Result, len(refs))
+	for i, ref := range refs {
+		tip := tips[ref]
+		results[i] = Result{Ref: ref, Old: tip.Commit, New: tip.Commit}
+		w := writes[ref]
+		if w == nil {
+			continue
+		}
+		tree := tip.Tree
+		if w.Tree != nil {
+			tree = *w.Tree
+		} else if len(w.Changes) > 0 {
+			tree, err = r.EditTree(ctx, tip.Tree, w.Changes)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", ref, err)
+			}
+		}
+		if tree == tip.Tree && len(w.ExtraParents) == 0 && !tip.Commit.IsZero() {
+			continue
+		}
+		author, err := r.Identity(ctx)
+		if err != nil {
+			return nil, err
+		}
+		committer, err := r.Committer(ctx)
+		if err != nil {
+			return nil, err
+		}
+		var parents []plumbing.Hash
+		if !tip.Commit.IsZero() {
+			parents = append(parents, tip.Commit)
+		}
+		parents = append(parents, w.ExtraParents...)
+		c, err := r.WriteCommit(ctx, CommitSpec{Tree: tree, Parents: parents, Author: author, Committer: committer, Message: w.Message})
+		if err != nil {
+			return nil, err
+		}
+		paths, err := r.DiffTrees(ctx, tip.Tree, tree)
+		if err != nil {
+			return nil, err
+		}
+		todo = append(todo, pending{tip: tip, commit: c, msg: w.Message, paths: paths})
+		results[i].New, results[i].Committed, results[i].Paths = c, true, paths
+	}
+	for _, p := range todo {
+		if err := r.UpdateRef(ctx, p.tip.Ref, p.tip.Commit, p.commit, "ctx: "+firstLine(p.msg)); err != nil {
+			return nil, err
+		}
+	}
+	return results, nil
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+// packEvery is how many ctx commits go by between two `git gc --auto` runs. gc --auto packs loose objects
+// once git's own threshold (gc.auto, 6700 by default) is passed and honours the user's gc settings, so a
+// store with 100k commits stays packed (design §3: go-git never packs).
+const packEvery = 100
+
+// maybePack counts commits in <ctx dir>/writes and runs `git gc --auto --quiet` every packEvery commits.
+// It is best effort: a missing git binary or a failing gc never fails the write.
+func (r *Repo) maybePack(ctx context.Context, res []Result) {
+	n := 0
+	for _, x := range res {
+		if x.Committed {
+			n++
+		}
+	}
+	if n == 0 {
+		return
+	}
+	counter := filepath.Join(r.CtxDir(), "writes")
+	b, _ := os.ReadFile(counter)
+	count, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	count += n
+	if count < packEvery {
+		_ = os.WriteFile(counter, []byte(strconv.Itoa(count)+"\n"), 0o666)
+		return
+	}
+	_ = os.WriteFile(counter, []byte("0\n"), 0o666)
+	if _, err := exec.LookPath("git"); err != nil {
+		return
+	}
+	cmd := exec.CommandContext(ctx, "git", "--git-dir="+r.commonDir, "gc", "--auto", "--quiet")
+	cmd.Env = cleanGitEnv(os.Environ())
+	_ = cmd.Run()
+}

@@ -1,0 +1,302 @@
+package hooks
+
+import (
+	"bytes"
+	"fmt"
+	"path"
+	"regexp"
+	"strings"
+)
+
+// Markers delimit ctx's block in a hook file. Everything between them
+// (inclusive) belongs to ctx; everything else belongs to the user.
+const (
+	BeginMarker = "# >>> ctx hooks >>>"
+	EndMarker   = "# <<< ctx hooks <<<"
+	// createdLine, inside the block, records that ctx created the file, so
+	// Uninstall deletes it when nothing of the user's is left.
+	createdLine = "# (ctx created this file; `ctx hooks uninstall` deletes it unless you added lines)"
+	// shebang is the first line of a hook file ctx creates.
+	shebang = "#!/bin/sh\n"
+)
+
+// Time limits of the shim, in seconds. The refresh hooks must stay fast; a
+// push goes over the network.
+const (
+	RefreshTimeoutSeconds = 2
+	PushTimeoutSeconds    = 30
+)
+
+// timeoutSeconds is the limit the shim of hook h puts on `ctx hooks run`.
+func timeoutSeconds(h Hook) int {
+	if h == PrePush {
+		return PushTimeoutSeconds
+	}
+	return RefreshTimeoutSeconds
+}
+
+// Block returns ctx's block for hook h, each line ending in "\n". created
+// marks a file ctx created.
+//
+// The shim (design §6: "command -v ctx || exit 0, then ctx hooks run <name>
+// "$@", time-bounded, failing open"):
+//   - saves the exit status the user's lines left in $? and restores it at
+//     the end, so appending the block does not change what the hook returns
+//     to git (post-checkout's status is `git checkout`'s status);
+//   - never exits: a missing ctx skips the call instead of `exit 0`, so the
+//     user's lines after the block still run;
+//   - is skipped when CTX_HOOKS=0 (the user's switch) or CTX_IN_HOOK is set
+//     (ctx itself runs git from a hook, e.g. `ctx push` from pre-push, which
+//     would otherwise run the hook again);
+//   - bounds the call with `timeout -k 1 N` when timeout(1) exists and always
+//     passes CTX_HOOK_TIMEOUT=N, which `ctx hooks run` honours by itself;
+//   - gives ctx no stdin (pre-push and post-rewrite read theirs from stdin:
+//     it stays for the user's lines) and, for the refresh hooks, no output;
+//   - pre-push: ctx's messages go to stderr and a failure prints one line
+//     but the hook still succeeds: the user's `git push` is never blocked by
+//     the context branch.
+func Block(h Hook, created bool) string {
+	n := timeoutSeconds(h)
+	run := fmt.Sprintf(`ctx hooks run %s "$@" </dev/null`, h)
+	var redirect, onFail string
+	if h == PrePush {
+		redirect = ` >&2`
+		onFail = ` || echo 'ctx: pushing the context branch failed; git push goes on (run "ctx push" to retry)' >&2`
+	} else {
+		redirect = ` >/dev/null 2>&1`
+		onFail = ` || :`
+	}
+	var b strings.Builder
+	b.WriteString(BeginMarker + "\n")
+	if created {
+		b.WriteString(createdLine + "\n")
+	}
+	b.WriteString("# Added by `ctx hooks install`; `ctx hooks uninstall` removes it. Set CTX_HOOKS=0 to skip.\n")
+	b.WriteString("# A missing, broken or slow ctx never fails this git command.\n")
+	b.WriteString("ctx_hook_rc=$?\n")
+	b.WriteString(`if [ "${CTX_HOOKS:-1}" != 0 ] && [ -z "${CTX_IN_HOOK:-}" ] && command -v ctx >/dev/null 2>&1; then` + "\n")
+	b.WriteString("\tif command -v timeout >/dev/null 2>&1; then\n")
+	fmt.Fprintf(&b, "\t\tCTX_IN_HOOK=1 CTX_HOOK_TIMEOUT=%d timeout -k 1 %d %s%s%s\n", n, n, run, redirect, onFail)
+	b.WriteString("\telse\n")
+	fmt.Fprintf(&b, "\t\tCTX_IN_HOOK=1 CTX_HOOK_TIMEOUT=%d %s%s%s\n", n, run, redirect, onFail)
+	b.WriteString("\tfi\n")
+	b.WriteString("fi\n")
+	b.WriteString(`[ "$ctx_hook_rc" = 0 ] || (exit "$ctx_hook_rc")` + "\n")
+	b.WriteString(EndMarker + "\n")
+	return b.String()
+}
+
+// NewFile is the content of a hook file ctx creates for h.
+func NewFile(h Hook) []byte {
+	return []byte(shebang + Block(h, true))
+}
+
+// splitLines splits b into lines that keep their "\n" (the last may lack it).
+func splitLines(b []byte) []string {
+	var lines []string
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			lines = append(lines, string(b))
+			break
+		}
+		lines = append(lines, string(b[:i+1]))
+		b = b[i+1:]
+	}
+	return lines
+}
+
+func trimEOL(l string) string { return strings.TrimSuffix(strings.TrimSuffix(l, "\n"), "\r") }
+
+// span is one ctx block: lines [begin, end] inclusive.
+type span struct {
+	begin, end int
+	created    bool
+}
+
+// findBlocks returns ctx's blocks in lines. A begin marker without an end
+// marker is an error: ctx will not guess where its block stops.
+func findBlocks(lines []string) ([]span, error) {
+	var spans []span
+	for i := 0; i < len(lines); i++ {
+		switch trimEOL(lines[i]) {
+		case BeginMarker:
+			s := span{begin: i, end: -1}
+			for j := i + 1; j < len(lines); j++ {
+				t := trimEOL(lines[j])
+				if t == BeginMarker {
+					return nil, fmt.Errorf("line %d: %q inside the block opened at line %d", j+1, BeginMarker, i+1)
+				}
+				if t == createdLine {
+					s.created = true
+				}
+				if t == EndMarker {
+					s.end = j
+					break
+				}
+			}
+			if s.end < 0 {
+				return nil, fmt.Errorf("line %d: %q without %q", i+1, BeginMarker, EndMarker)
+			}
+			spans = append(spans, s)
+			i = s.end
+		case EndMarker:
+			return nil, fmt.Errorf("line %d: %q without %q before it", i+1, EndMarker, BeginMarker)
+		}
+	}
+	return spans, nil
+}
+
+// finalCommand matches a last command that ends the script: ctx's block goes
+// before it, or it would never run.
+var finalCommand = regexp.MustCompile(`^\s*(exec|exit)(\s|;|$)`)
+
+// insertPoint returns the index of the line before which the block goes:
+// before the final `exec ...` or `exit ...` command of the user's script
+// (the start of its logical line, following "\" continuations back), else
+// len(lines) (append). Blank lines and comments after it do not count.
+func insertPoint(lines []string) int {
+	last := -1
+	for i := len(lines) - 1; i >= 0; i-- {
+		t := strings.TrimSpace(trimEOL(lines[i]))
+		if t == "" || strings.HasPrefix(t, "#") {
+			continue
+		}
+		last = i
+		break
+	}
+	if last < 0 {
+		return len(lines)
+	}
+	start := last
+	for start > 0 && strings.HasSuffix(trimEOL(lines[start-1]), `\`) {
+		start--
+	}
+	if finalCommand.MatchString(trimEOL(lines[start])) {
+		return start
+	}
+	return len(lines)
+}
+
+// AddBlock returns content with ctx's block for h: an existing block is
+// replaced where it stands (so Install twice gives the same bytes), else the
+// block is inserted before the user's final exec/exit, else appended.
+//
+// To restore the file byte for byte, the block mirrors the file's last
+// newline: appended to a file that does not end in "\n", the block is
+// preceded by "\n" and its own last line has none; RemoveBlocks undoes both.
+func AddBlock(content []byte, h Hook) ([]byte, error) {
+	lines := splitLines(content)
+	spans, err := findBlocks(lines)
+	if err != nil {
+		return nil, err
+	}
+	if len(spans) > 0 {
+		first := spans[0]
+		blk := Block(h, first.created)
+		if !strings.HasSuffix(lines[first.end], "\n") {
+			blk = strings.TrimSuffix(blk, "\n")
+		}
+		var out []string
+		out = append(out, lines[:first.begin]...)
+		out = append(out, blk)
+		prev := first.end + 1
+		for _, s := range spans[1:] { // extra blocks (hand-copied): drop them
+			out = append(out, lines[prev:s.begin]...)
+			prev = s.end + 1
+		}
+		out = append(out, lines[prev:]...)
+		return []byte(strings.Join(out, "")), nil
+	}
+	blk := Block(h, false)
+	at := insertPoint(lines)
+	if at == len(lines) {
+		if len(lines) > 0 && !strings.HasSuffix(lines[len(lines)-1], "\n") {
+			return []byte(string(content) + "\n" + strings.TrimSuffix(blk, "\n")), nil
+		}
+		return []byte(string(content) + blk), nil
+	}
+	out := append(append(append([]string{}, lines[:at]...), blk), lines[at:]...)
+	return []byte(strings.Join(out, "")), nil
+}
+
+// RemoveBlocks returns content without ctx's blocks. remove is true when ctx
+// created the file and nothing but its "#!/bin/sh" line is left: the caller
+// deletes the file.
+func RemoveBlocks(content []byte) (out []byte, remove bool, err error) {
+	lines := splitLines(content)
+	spans, err := findBlocks(lines)
+	if err != nil {
+		return nil, false, err
+	}
+	if len(spans) == 0 {
+		return content, false, nil
+	}
+	created := false
+	var keep []string
+	prev := 0
+	for _, s := range spans {
+		created = created || s.created
+		keep = append(keep, lines[prev:s.begin]...)
+		prev = s.end + 1
+		if !strings.HasSuffix(lines[s.end], "\n") && len(keep) > 0 {
+			// Appended to a file without a final newline: drop the "\n" ctx added.
+			keep[len(keep)-1] = strings.TrimSuffix(keep[len(keep)-1], "\n")
+		}
+	}
+	keep = append(keep, lines[prev:]...)
+	out = []byte(strings.Join(keep, ""))
+	if created && (len(out) == 0 || string(out) == shebang) {
+		return nil, true, nil
+	}
+	return out, false, nil
+}
+
+// userContent reports whether content has lines of the user's outside ctx's
+// blocks (the "#!/bin/sh" of a file ctx created does not count).
+func userContent(content []byte) bool {
+	out, remove, err := RemoveBlocks(content)
+	if err != nil {
+		return true
+	}
+	return !remove && len(bytes.TrimSpace(out)) > 0
+}
+
+// shells are the interpreters ctx's shim runs under.
+var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "mksh": true, "ash": true, "yash": true, "posh": true}
+
+// notShell returns a reason when content is not a POSIX-shell script ctx can
+// add lines to, else "". A file without "#!" is run by git with /bin/sh
+// (run-command's ENOEXEC fallback), so text without one counts as shell.
+func notShell(content []byte) string {
+	head := content
+	if len(head) > 8<<10 {
+		head = head[:8<<10]
+	}
+	if bytes.IndexByte(head, 0) >= 0 {
+		return "binary file"
+	}
+	if !bytes.HasPrefix(content, []byte("#!")) {
+		return ""
+	}
+	first := trimEOL(string(splitLines(content)[0]))
+	fields := strings.Fields(strings.TrimPrefix(first, "#!"))
+	if len(fields) == 0 {
+		return ""
+	}
+	interp := path.Base(fields[0])
+	if interp == "env" {
+		interp = ""
+		for _, f := range fields[1:] {
+			if strings.HasPrefix(f, "-") || strings.Contains(f, "=") {
+				continue
+			}
+			interp = path.Base(f)
+			break
+		}
+	}
+	if shells[interp] {
+		return ""
+	}
+	return fmt.Sprintf("not a shell script (%s)", first)
+}

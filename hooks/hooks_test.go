@@ -1,0 +1,563 @@
+package hooks
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+var bg = context.Background()
+
+func TestInstallFreshRepo(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	st, err := Install(bg, repo, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantDir := filepath.Join(repo, ".git", "hooks")
+	if st.Dir != wantDir || st.Manager != NoManager || st.Snippet != "" {
+		t.Fatalf("status = %+v, want dir %s and no manager", st, wantDir)
+	}
+	for _, h := range DefaultHooks {
+		hs, _ := st.Hook(h)
+		if !hs.Installed || !hs.Exists || !hs.Executable || hs.UserContent || !hs.Changed {
+			t.Errorf("%s: %+v", h, hs)
+		}
+		fi, err := os.Stat(hs.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm() != 0o755 {
+			t.Errorf("%s mode %v, want 0755", h, fi.Mode().Perm())
+		}
+		golden(t, string(h)+".new", readFile(t, hs.Path))
+	}
+	if hs, _ := st.Hook(PrePush); hs.Exists || hs.Installed {
+		t.Errorf("pre-push installed without opt-in: %+v", hs)
+	}
+
+	// The hooks call `ctx hooks run <name> <git's args>`.
+	pathEnv, logFile := fakeCtx(t, "exit 0")
+	old := gitIn(t, repo, pathEnv, "rev-parse", "HEAD")
+	gitIn(t, repo, pathEnv, "checkout", "-q", "-b", "x")
+	writeFile(t, filepath.Join(repo, "b.txt"), "b\n", 0o644)
+	gitIn(t, repo, pathEnv, "add", "b.txt")
+	gitIn(t, repo, pathEnv, "commit", "-q", "-m", "b")
+	gitIn(t, repo, pathEnv, "checkout", "-q", "main")
+	gitIn(t, repo, pathEnv, "merge", "-q", "--no-ff", "--no-edit", "x")
+	gitIn(t, repo, pathEnv, "commit", "-q", "--amend", "-m", "merge x")
+	gitIn(t, repo, pathEnv, "checkout", "-q", "--", "a.txt")
+	x := gitIn(t, repo, pathEnv, "rev-parse", "x")
+	want := []string{
+		"hooks run post-checkout " + old + " " + old + " 1",
+		"hooks run post-checkout " + x + " " + old + " 1",
+		"hooks run post-merge 0",
+		"hooks run post-rewrite amend",
+	}
+	got := readLog(t, logFile)
+	if len(got) < len(want) || !reflect.DeepEqual(got[:len(want)], want) {
+		t.Fatalf("ctx calls:\n%s\nwant first:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// The file checkout reaches ctx too (flag 0); `ctx hooks run` skips it.
+	if len(got) != 5 || !strings.HasSuffix(got[4], " 0") {
+		t.Errorf("file checkout call: %q", got[len(want):])
+	}
+
+	// Install twice: same bytes, nothing rewritten.
+	before := snapshot(t, st.Dir)
+	st2, err := Install(bg, repo, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, hs := range st2.Hooks {
+		if hs.Changed {
+			t.Errorf("second install rewrote %s", hs.Name)
+		}
+	}
+	if after := snapshot(t, st.Dir); !reflect.DeepEqual(before, after) {
+		t.Error("second install changed the hooks dir")
+	}
+
+	// Uninstall removes the files ctx created.
+	st3, err := Uninstall(bg, repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, hs := range st3.Hooks {
+		if hs.Exists || hs.Installed {
+			t.Errorf("after uninstall %s: %+v", hs.Name, hs)
+		}
+	}
+}
+
+func TestPrePushOptIn(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	st, err := Install(bg, repo, Options{PrePush: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs, _ := st.Hook(PrePush)
+	if !hs.Installed {
+		t.Fatalf("pre-push: %+v", hs)
+	}
+	golden(t, "pre-push.new", readFile(t, hs.Path))
+
+	// A plain Install keeps the earlier opt-in.
+	if _, err := Install(bg, repo, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := Report(bg, repo); !mustHook(t, st, PrePush).Installed {
+		t.Fatal("plain install dropped pre-push")
+	}
+
+	// git push runs `ctx hooks run pre-push <remote> <url>`; a failing ctx
+	// is reported on stderr and the push still succeeds.
+	remote := filepath.Join(t.TempDir(), "remote.git")
+	gitIn(t, repo, "", "init", "-q", "--bare", remote)
+	gitIn(t, repo, "", "remote", "add", "origin", remote)
+	pathEnv, logFile := fakeCtx(t, "echo 'remote said no' >&2; exit 1")
+	out := gitIn(t, repo, pathEnv, "push", "-q", "origin", "main")
+	if !strings.Contains(out, "remote said no") || !strings.Contains(out, "pushing the context branch failed") {
+		t.Errorf("push output: %q", out)
+	}
+	if got := readLog(t, logFile); len(got) != 1 || got[0] != "hooks run pre-push origin "+remote {
+		t.Errorf("ctx calls: %q", got)
+	}
+	if gitIn(t, remote, "", "rev-parse", "main") != gitIn(t, repo, "", "rev-parse", "main") {
+		t.Error("push did not happen")
+	}
+}
+
+func mustHook(t *testing.T, st Status, h Hook) HookStatus {
+	t.Helper()
+	hs, ok := st.Hook(h)
+	if !ok {
+		t.Fatalf("no %s in %+v", h, st)
+	}
+	return hs
+}
+
+// TestFailOpen: git commands succeed, in bounded time, whatever ctx does.
+func TestFailOpen(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ name, body string }{
+		{"missing", ""},
+		{"exit1", "echo broken >&2; exit 1"},
+		{"slow", "sleep 10"},
+		{"reads-stdin", "cat >/dev/null"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			repo := newRepo(t)
+			if _, err := Install(bg, repo, Options{}); err != nil {
+				t.Fatal(err)
+			}
+			pathEnv, logFile := "", ""
+			if c.name != "missing" {
+				pathEnv, logFile = fakeCtx(t, c.body)
+			}
+			// gitIn bounds each command by 8 s and fails on a non-zero exit.
+			gitIn(t, repo, pathEnv, "checkout", "-q", "-b", "x")
+			writeFile(t, filepath.Join(repo, "b.txt"), "b\n", 0o644)
+			gitIn(t, repo, pathEnv, "add", "b.txt")
+			gitIn(t, repo, pathEnv, "commit", "-q", "-m", "b")
+			gitIn(t, repo, pathEnv, "checkout", "-q", "main")
+			gitIn(t, repo, pathEnv, "merge", "-q", "--no-edit", "x")
+			gitIn(t, repo, pathEnv, "commit", "-q", "--amend", "-m", "b2")
+			if logFile != "" {
+				got := readLog(t, logFile)
+				if len(got) != 4 || !strings.HasPrefix(got[3], "hooks run post-rewrite amend") {
+					t.Errorf("ctx calls: %q", got)
+				}
+			}
+		})
+	}
+}
+
+// TestCTXHooksOffInShim: CTX_HOOKS=0 and CTX_IN_HOOK keep the shim from
+// starting ctx at all.
+func TestCTXHooksOffInShim(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	if _, err := Install(bg, repo, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	pathEnv, logFile := fakeCtx(t, "")
+	for _, env := range []string{"CTX_HOOKS=0", "CTX_IN_HOOK=1"} {
+		cmd := exec.Command("git", "-C", repo, "checkout", "-q", "-b", "off-"+strings.Split(env, "=")[0])
+		cmd.Env = append(os.Environ(), "PATH="+pathEnv, env)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+	}
+	if got := readLog(t, logFile); len(got) != 0 {
+		t.Errorf("ctx ran: %q", got)
+	}
+}
+
+const userHook = `#!/bin/sh
+# my post-checkout
+echo "user hook $1" >> "$HOOK_LOG"
+if [ "$3" = 1 ]; then
+	echo branch >> "$HOOK_LOG"
+fi
+
+exec some-cmd "$@"
+`
+
+func TestExistingUserHook(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	p := filepath.Join(repo, ".git", "hooks", "post-checkout")
+	writeFile(t, p, userHook, 0o750)
+	st, err := Install(bg, repo, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := mustHook(t, st, PostCheckout)
+	if !hs.Installed || !hs.UserContent || !hs.Changed {
+		t.Fatalf("%+v", hs)
+	}
+	got := readFile(t, p)
+	golden(t, "post-checkout.user-exec", got)
+	// Block before the exec line, user lines unchanged around it.
+	i := strings.Index(got, BeginMarker)
+	j := strings.Index(got, "exec some-cmd")
+	if i < 0 || j < i {
+		t.Fatalf("block not before exec:\n%s", got)
+	}
+	blk := Block(PostCheckout, false)
+	if strings.Replace(got, blk, "", 1) != userHook {
+		t.Errorf("user lines changed:\n%s", got)
+	}
+	if fi, _ := os.Stat(p); fi.Mode().Perm() != 0o750 {
+		t.Errorf("mode %v, want 0750 kept", fi.Mode().Perm())
+	}
+	// Install twice = same bytes.
+	if _, err := Install(bg, repo, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if again := readFile(t, p); again != got {
+		t.Errorf("second install changed the file:\n%s", again)
+	}
+	// The user's hook still runs (exec included) with ctx's block in it.
+	bin := t.TempDir()
+	writeFile(t, filepath.Join(bin, "some-cmd"), "#!/bin/sh\necho \"some-cmd $*\" >> \"$HOOK_LOG\"\n", 0o755)
+	hookLog := filepath.Join(t.TempDir(), "hook.log")
+	pathEnv, ctxLog := fakeCtx(t, "exit 3")
+	cmd := exec.Command("git", "-C", repo, "checkout", "-q", "-b", "y")
+	cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+pathEnv, "HOOK_LOG="+hookLog)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("checkout: %v\n%s", err, out)
+	}
+	head := gitIn(t, repo, "", "rev-parse", "HEAD")
+	if got, want := readLog(t, hookLog), []string{"user hook " + head, "branch", "some-cmd " + head + " " + head + " 1"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("user hook log %q, want %q", got, want)
+	}
+	if got := readLog(t, ctxLog); len(got) != 1 {
+		t.Errorf("ctx calls %q", got)
+	}
+	// Uninstall restores the file byte for byte, mode kept.
+	if _, err := Uninstall(bg, repo); err != nil {
+		t.Fatal(err)
+	}
+	if back := readFile(t, p); back != userHook {
+		t.Errorf("uninstall left:\n%s", back)
+	}
+	if fi, _ := os.Stat(p); fi.Mode().Perm() != 0o750 {
+		t.Errorf("mode %v after uninstall", fi.Mode().Perm())
+	}
+	// The other hooks, created by ctx, are gone.
+	if _, err := os.Stat(filepath.Join(repo, ".git", "hooks", "post-merge")); !os.IsNotExist(err) {
+		t.Errorf("post-merge still there: %v", err)
+	}
+}
+
+// TestExitStatusKept: appending the block does not change what the user's
+// hook returns to git.
+func TestExitStatusKept(t *testing.T) {
+	t.Parallel()
+	for _, code := range []string{"0", "1", "7"} {
+		content := "#!/bin/sh\necho hi >/dev/null\nsh -c 'exit " + code + "'\n"
+		out, err := AddBlock([]byte(content), PostMerge)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(t.TempDir(), "post-merge")
+		writeFile(t, p, string(out), 0o755)
+		pathEnv, _ := fakeCtx(t, "exit 0")
+		for _, sh := range []string{"sh", "bash", "dash"} {
+			if _, err := exec.LookPath(sh); err != nil {
+				continue
+			}
+			cmd := exec.Command(sh, p, "0")
+			cmd.Env = append(os.Environ(), "PATH="+pathEnv)
+			err := cmd.Run()
+			got := "0"
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				got = strings.TrimPrefix(ee.Error(), "exit status ")
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if got != code {
+				t.Errorf("%s: hook exit %s, want %s", sh, got, code)
+			}
+		}
+	}
+}
+
+func TestHooksPathFolder(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	gitIn(t, repo, "", "config", "core.hooksPath", ".githooks")
+	writeFile(t, filepath.Join(repo, ".githooks", "pre-commit"), "#!/bin/sh\nexit 0\n", 0o755)
+	st, err := Install(bg, repo, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(repo, ".githooks"); st.Dir != want {
+		t.Fatalf("dir %s, want %s", st.Dir, want)
+	}
+	for _, hs := range st.Hooks[:3] {
+		if !hs.Installed || filepath.Dir(hs.Path) != st.Dir {
+			t.Errorf("%+v", hs)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(repo, ".git", "hooks", "post-checkout")); !os.IsNotExist(err) {
+		t.Error("wrote into .git/hooks despite core.hooksPath")
+	}
+	if v := gitIn(t, repo, "", "config", "core.hooksPath"); v != ".githooks" {
+		t.Errorf("core.hooksPath changed to %q", v)
+	}
+	// Dir from a subdirectory is the same.
+	sub := filepath.Join(repo, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if d, err := Dir(bg, sub); err != nil || d != st.Dir {
+		t.Errorf("Dir(sub) = %s, %v", d, err)
+	}
+	pathEnv, logFile := fakeCtx(t, "")
+	gitIn(t, repo, pathEnv, "checkout", "-q", "-b", "z")
+	if got := readLog(t, logFile); len(got) != 1 || !strings.HasPrefix(got[0], "hooks run post-checkout") {
+		t.Errorf("ctx calls %q", got)
+	}
+}
+
+func TestLinkedWorktree(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	wt := filepath.Join(t.TempDir(), "wt")
+	gitIn(t, repo, "", "worktree", "add", "-q", "-b", "wtb", wt)
+	d1, err := Dir(bg, repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d2, err := Dir(bg, wt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d1 != d2 || d1 != filepath.Join(repo, ".git", "hooks") {
+		t.Fatalf("Dir main %s, worktree %s", d1, d2)
+	}
+	st, err := Install(bg, wt, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Dir != d1 || len(st.Notes) != 0 {
+		t.Errorf("status %+v", st)
+	}
+	pathEnv, logFile := fakeCtx(t, "")
+	gitIn(t, wt, pathEnv, "checkout", "-q", "-b", "wt2")
+	if got := readLog(t, logFile); len(got) != 1 {
+		t.Errorf("ctx calls %q", got)
+	}
+}
+
+func TestOutsideHooksPathNote(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	shared := filepath.Join(t.TempDir(), "shared-hooks")
+	gitIn(t, repo, "", "config", "core.hooksPath", shared)
+	st, err := Install(bg, repo, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Dir != shared || len(st.Notes) != 1 || !strings.Contains(st.Notes[0], "outside this repository") {
+		t.Errorf("%+v", st)
+	}
+}
+
+func TestManagers(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name  string
+		want  Manager
+		setup func(t *testing.T, repo string)
+	}{
+		{"husky", Husky, func(t *testing.T, repo string) {
+			writeFile(t, filepath.Join(repo, ".husky", "pre-commit"), "npm test\n", 0o644)
+			writeFile(t, filepath.Join(repo, ".husky", "_", "h"), "#!/usr/bin/env sh\n. \"$(dirname \"$0\")/husky.sh\"\n", 0o755)
+			writeFile(t, filepath.Join(repo, ".husky", "_", "pre-commit"), "#!/usr/bin/env sh\n. \"$(dirname \"$0\")/h\"\n", 0o755)
+			gitIn(t, repo, "", "config", "core.hooksPath", ".husky/_")
+		}},
+		{"husky-dir-only", Husky, func(t *testing.T, repo string) {
+			writeFile(t, filepath.Join(repo, ".husky", "pre-commit"), "npm test\n", 0o644)
+		}},
+		{"lefthook", Lefthook, func(t *testing.T, repo string) {
+			writeFile(t, filepath.Join(repo, "lefthook.yml"), "pre-commit:\n  commands:\n    lint:\n      run: make lint\n", 0o644)
+		}},
+		{"lefthook-hook-file", Lefthook, func(t *testing.T, repo string) {
+			writeFile(t, filepath.Join(repo, ".git", "hooks", "pre-commit"), "#!/bin/sh\n\nif [ \"$LEFTHOOK\" = \"0\" ]; then\n  exit 0\nfi\nlefthook run \"pre-commit\" \"$@\"\n", 0o755)
+		}},
+		{"pre-commit", PreCommit, func(t *testing.T, repo string) {
+			writeFile(t, filepath.Join(repo, ".pre-commit-config.yaml"), "repos: []\n", 0o644)
+		}},
+		{"pre-commit-hook-file", PreCommit, func(t *testing.T, repo string) {
+			writeFile(t, filepath.Join(repo, ".git", "hooks", "pre-commit"), "#!/usr/bin/env bash\n# File generated by pre-commit: https://pre-commit.com\n# ID: 138fd403232d2ddd5efb44317e38bf03\n", 0o755)
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			repo := newRepo(t)
+			c.setup(t, repo)
+			dir, err := Dir(bg, repo)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m := DetectManager(bg, repo, dir); m != c.want {
+				t.Fatalf("DetectManager = %q, want %q", m, c.want)
+			}
+			beforeHooks, beforeHusky := snapshot(t, dir), snapshot(t, filepath.Join(repo, ".husky"))
+			st, err := Install(bg, repo, Options{PrePush: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Manager != c.want || st.Snippet == "" || st.Snippet != SnippetFor(c.want, Options{PrePush: true}) {
+				t.Errorf("status %+v", st)
+			}
+			for _, hs := range st.Hooks {
+				if hs.Installed || hs.Changed {
+					t.Errorf("%s written: %+v", hs.Name, hs)
+				}
+			}
+			if !reflect.DeepEqual(beforeHooks, snapshot(t, dir)) || !reflect.DeepEqual(beforeHusky, snapshot(t, filepath.Join(repo, ".husky"))) {
+				t.Error("Install changed files of the manager")
+			}
+			if _, err := os.Stat(filepath.Join(repo, ".git", "hooks", "post-checkout")); !os.IsNotExist(err) {
+				t.Error("post-checkout written")
+			}
+			if r, err := Report(bg, repo); err != nil || r.Manager != c.want || r.Snippet != Snippet(c.want) {
+				t.Errorf("report %+v %v", r, err)
+			}
+		})
+	}
+}
+
+func TestSnippetsGolden(t *testing.T) {
+	t.Parallel()
+	for _, m := range []Manager{Husky, Lefthook, PreCommit} {
+		golden(t, "snippet."+string(m), SnippetFor(m, Options{PrePush: true}))
+		if !strings.Contains(Snippet(m), "post-rewrite") || strings.Contains(Snippet(m), "pre-push") {
+			t.Errorf("Snippet(%s):\n%s", m, Snippet(m))
+		}
+	}
+	if Snippet(NoManager) != "" {
+		t.Error("snippet without manager")
+	}
+	// The husky snippet lines are valid sh.
+	for _, h := range AllHooks {
+		if out, err := exec.Command("sh", "-n", "-c", shellLine(h, `"$@"`)).CombinedOutput(); err != nil {
+			t.Errorf("%s: %v %s", h, err, out)
+		}
+	}
+}
+
+func TestSkippedFiles(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	hooks := filepath.Join(repo, ".git", "hooks")
+	py := "#!/usr/bin/env python3\nprint('hi')\n"
+	writeFile(t, filepath.Join(hooks, "post-merge"), py, 0o755)
+	target := filepath.Join(t.TempDir(), "shared-post-rewrite")
+	writeFile(t, target, "#!/bin/sh\necho shared\n", 0o755)
+	if err := os.Symlink(target, filepath.Join(hooks, "post-rewrite")); err != nil {
+		t.Fatal(err)
+	}
+	st, err := Install(bg, repo, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hs := mustHook(t, st, PostMerge); hs.Installed || !strings.Contains(hs.Skipped, "not a shell script") {
+		t.Errorf("%+v", hs)
+	}
+	if hs := mustHook(t, st, PostRewrite); hs.Installed || !strings.Contains(hs.Skipped, "symlink") {
+		t.Errorf("%+v", hs)
+	}
+	if readFile(t, filepath.Join(hooks, "post-merge")) != py || readFile(t, target) != "#!/bin/sh\necho shared\n" {
+		t.Error("skipped files changed")
+	}
+	if hs := mustHook(t, st, PostCheckout); !hs.Installed {
+		t.Errorf("%+v", hs)
+	}
+}
+
+func TestUninstallKeepsUserLinesInCreatedFile(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	st, err := Install(bg, repo, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := mustHook(t, st, PostMerge).Path
+	f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("echo mine\n")
+	f.Close()
+	if st, _ := Report(bg, repo); !mustHook(t, st, PostMerge).UserContent {
+		t.Error("user content not reported")
+	}
+	if _, err := Uninstall(bg, repo); err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, p); got != "#!/bin/sh\necho mine\n" {
+		t.Errorf("left %q", got)
+	}
+}
+
+func TestNotExecutableNote(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	p := filepath.Join(repo, ".git", "hooks", "post-merge")
+	writeFile(t, p, "#!/bin/sh\necho off\n", 0o644)
+	st, err := Install(bg, repo, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := mustHook(t, st, PostMerge)
+	if !hs.Installed || hs.Executable || len(st.Notes) != 1 {
+		t.Errorf("%+v %q", hs, st.Notes)
+	}
+	if fi, _ := os.Stat(p); fi.Mode().Perm() != 0o644 {
+		t.Errorf("mode changed to %v", fi.Mode().Perm())
+	}
+}
+
+func TestDirNotARepo(t *testing.T) {
+	t.Parallel()
+	if _, err := Install(bg, t.TempDir(), Options{}); err == nil {
+		t.Error("Install outside a repository succeeded")
+	}
+}

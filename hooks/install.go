@@ -1,0 +1,270 @@
+package hooks
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Install adds ctx's block to the post-checkout, post-merge and post-rewrite
+// hooks (and pre-push when opt.PrePush) in Dir(workTree), creating the
+// directory and missing files ("#!/bin/sh", mode 0755).
+//
+// When DetectManager finds husky, lefthook or pre-commit, Install writes
+// nothing: it returns Status.Manager and Status.Snippet for the user to paste
+// into the manager's config (design §6). Files that are symlinks or not shell
+// scripts are left alone and reported in HookStatus.Skipped. A file that is
+// not executable is edited but keeps its mode (git ignores it; see
+// HookStatus.Executable and Status.Notes).
+//
+// Install twice gives the same bytes: an existing block is rewritten in place
+// and a file that would not change is not written.
+func Install(ctx context.Context, workTree string, opt Options) (Status, error) {
+	st, err := begin(ctx, workTree)
+	if err != nil {
+		return st, err
+	}
+	if st.Manager != NoManager {
+		st.Snippet = SnippetFor(st.Manager, opt)
+		st.Notes = append(st.Notes, fmt.Sprintf("%s manages this repository's hooks: ctx wrote nothing; add the snippet to its config", st.Manager))
+		return report(st), nil
+	}
+	if err := os.MkdirAll(st.Dir, 0o755); err != nil {
+		return st, fmt.Errorf("install hooks: create %s: %w", st.Dir, err)
+	}
+	want := map[Hook]bool{PostCheckout: true, PostMerge: true, PostRewrite: true, PrePush: opt.PrePush}
+	for i := range st.Hooks {
+		hs := &st.Hooks[i]
+		if !want[hs.Name] {
+			continue
+		}
+		if err := installOne(hs); err != nil {
+			return report(st), fmt.Errorf("install %s hook: %w", hs.Name, err)
+		}
+	}
+	return report(st), nil
+}
+
+// Uninstall removes ctx's blocks from every hook ctx manages in
+// Dir(workTree): a file ctx created that holds nothing else is deleted, a
+// user's file gets back the bytes it had before Install. It removes ctx's
+// blocks even when a hook manager is detected (ctx only ever removes its own
+// lines), and then returns the manager's Snippet as a reminder of what to
+// remove from its config.
+func Uninstall(ctx context.Context, workTree string) (Status, error) {
+	st, err := begin(ctx, workTree)
+	if err != nil {
+		return st, err
+	}
+	if st.Manager != NoManager {
+		st.Snippet = SnippetFor(st.Manager, Options{PrePush: true})
+		st.Notes = append(st.Notes, fmt.Sprintf("%s manages this repository's hooks: remove the ctx lines you added to its config", st.Manager))
+	}
+	for i := range st.Hooks {
+		if err := uninstallOne(&st.Hooks[i]); err != nil {
+			return report(st), fmt.Errorf("uninstall %s hook: %w", st.Hooks[i].Name, err)
+		}
+	}
+	return report(st), nil
+}
+
+// Report returns the state of ctx's hooks in workTree without writing
+// anything. When a manager is detected, Snippet holds the text to paste.
+func Report(ctx context.Context, workTree string) (Status, error) {
+	st, err := begin(ctx, workTree)
+	if err != nil {
+		return st, err
+	}
+	if st.Manager != NoManager {
+		st.Snippet = Snippet(st.Manager)
+	}
+	return report(st), nil
+}
+
+// begin resolves the hooks directory and manager and lists the four hooks.
+func begin(ctx context.Context, workTree string) (Status, error) {
+	dir, err := Dir(ctx, workTree)
+	if err != nil {
+		return Status{}, err
+	}
+	st := Status{Dir: dir, Manager: DetectManager(ctx, workTree, dir)}
+	for _, h := range AllHooks {
+		st.Hooks = append(st.Hooks, HookStatus{Name: h, Path: filepath.Join(dir, string(h))})
+	}
+	if note := outsideNote(ctx, workTree, dir); note != "" {
+		st.Notes = append(st.Notes, note)
+	}
+	return st, nil
+}
+
+// outsideNote warns when core.hooksPath points outside this repository (a
+// hooks directory shared by several repositories).
+func outsideNote(ctx context.Context, workTree, dir string) string {
+	c, err := git(ctx, workTree, "rev-parse", "--git-common-dir")
+	if err != nil {
+		return ""
+	}
+	common, err := absFrom(workTree, c)
+	if err != nil {
+		return ""
+	}
+	top := topLevel(ctx, workTree)
+	if within(dir, common) || within(dir, top) {
+		return ""
+	}
+	return fmt.Sprintf("hooks directory %s (core.hooksPath) is outside this repository: ctx's blocks there run for every repository that uses it", dir)
+}
+
+func within(p, dir string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+}
+
+// report fills the read-only fields of every hook and adds notes.
+func report(st Status) Status {
+	for i := range st.Hooks {
+		hs := &st.Hooks[i]
+		hs.Exists, hs.Installed, hs.UserContent, hs.Executable = false, false, false, false
+		fi, err := os.Lstat(hs.Path)
+		if err != nil {
+			continue
+		}
+		hs.Exists = true
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			if t, err := os.Stat(hs.Path); err == nil {
+				fi = t
+			}
+		}
+		hs.Executable = fi.Mode().IsRegular() && fi.Mode().Perm()&0o100 != 0
+		b, err := os.ReadFile(hs.Path)
+		if err != nil {
+			continue
+		}
+		spans, err := findBlocks(splitLines(b))
+		hs.Installed = err == nil && len(spans) > 0
+		hs.UserContent = userContent(b)
+		if hs.Installed && !hs.Executable {
+			st.Notes = append(st.Notes, fmt.Sprintf("%s is not executable: git does not run it (ctx leaves file modes to you: chmod +x %s)", hs.Path, hs.Path))
+		}
+	}
+	return st
+}
+
+// installOne adds ctx's block to one hook file.
+func installOne(hs *HookStatus) error {
+	fi, err := os.Lstat(hs.Path)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := writeAtomic(hs.Path, NewFile(hs.Name), 0o755); err != nil {
+			return err
+		}
+		hs.Changed = true
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("stat %s: %w", hs.Path, err)
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		hs.Skipped = "symlink: ctx does not edit the file it points to; add `ctx hooks run " + string(hs.Name) + " \"$@\"` there yourself"
+		return nil
+	}
+	if !fi.Mode().IsRegular() {
+		hs.Skipped = "not a regular file"
+		return nil
+	}
+	old, err := os.ReadFile(hs.Path)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", hs.Path, err)
+	}
+	if why := notShell(old); why != "" {
+		hs.Skipped = why + ": add `ctx hooks run " + string(hs.Name) + "` with the hook's arguments yourself"
+		return nil
+	}
+	updated, err := AddBlock(old, hs.Name)
+	if err != nil {
+		return fmt.Errorf("%s: %w", hs.Path, err)
+	}
+	if bytes.Equal(updated, old) {
+		return nil
+	}
+	if err := writeAtomic(hs.Path, updated, fi.Mode().Perm()); err != nil {
+		return err
+	}
+	hs.Changed = true
+	return nil
+}
+
+// uninstallOne removes ctx's blocks from one hook file.
+func uninstallOne(hs *HookStatus) error {
+	fi, err := os.Lstat(hs.Path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("stat %s: %w", hs.Path, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil // symlinks and others: Install never edits them
+	}
+	old, err := os.ReadFile(hs.Path)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", hs.Path, err)
+	}
+	updated, remove, err := RemoveBlocks(old)
+	if err != nil {
+		return fmt.Errorf("%s: %w", hs.Path, err)
+	}
+	if remove {
+		if err := os.Remove(hs.Path); err != nil {
+			return fmt.Errorf("remove %s: %w", hs.Path, err)
+		}
+		hs.Changed = true
+		return nil
+	}
+	if bytes.Equal(updated, old) {
+		return nil
+	}
+	if err := writeAtomic(hs.Path, updated, fi.Mode().Perm()); err != nil {
+		return err
+	}
+	hs.Changed = true
+	return nil
+}
+
+// writeAtomic replaces path with data: a temp file in the same directory,
+// written, synced, given mode perm, then renamed over path.
+func writeAtomic(path string, data []byte, perm fs.FileMode) (err error) {
+	dir, base := filepath.Split(path)
+	f, err := os.CreateTemp(dir, "."+base+".ctx-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			_ = os.Remove(tmp)
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", tmp, err)
+	}
+	if err = f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("sync %s: %w", tmp, err)
+	}
+	if err = f.Close(); err != nil {
+		return fmt.Errorf("close %s: %w", tmp, err)
+	}
+	if err = os.Chmod(tmp, perm); err != nil {
+		return fmt.Errorf("chmod %s: %w", tmp, err)
+	}
+	if err = os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("rename %s to %s: %w", tmp, path, err)
+	}
+	return nil
+}

@@ -1,0 +1,147 @@
+package hooks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Environment switches read by the shim in the hook files and by Guard.
+const (
+	// EnvHooks: CTX_HOOKS=0 turns ctx's hooks off (shim and Guard).
+	EnvHooks = "CTX_HOOKS"
+	// EnvInHook is set by the shim for the ctx it starts; a shim that sees it
+	// does nothing. Whatever runs `git push` for ctx (sync) should set
+	// CTX_IN_HOOK=1 in git's environment too, so that a plain `ctx push` does
+	// not start a second `ctx push` from the user's pre-push hook.
+	EnvInHook = "CTX_IN_HOOK"
+	// EnvTimeout carries the shim's time limit in seconds (see Timeout).
+	EnvTimeout = "CTX_HOOK_TIMEOUT"
+)
+
+// Guard tells `ctx hooks run` whether to do anything at all. It returns
+// false, with the reason, when:
+//   - CTX_HOOKS=0 (the user switched ctx's hooks off);
+//   - a rebase is in progress (rebase-merge/ or rebase-apply/ in the git
+//     dir): git checks out and commits many times during a rebase and the
+//     work tree is in between states;
+//   - a cherry-pick or revert is stopped (CHERRY_PICK_HEAD, REVERT_HEAD).
+//
+// A merge in progress (MERGE_HEAD) is not a reason: git 2.39 still has
+// MERGE_HEAD in place while it runs post-merge after a successful merge, so
+// refusing would turn post-merge off. Use GuardHook for a hook's own rules.
+func Guard(ctx context.Context, workTree string) (run bool, why string) {
+	if v, ok := os.LookupEnv(EnvHooks); ok && strings.TrimSpace(v) == "0" {
+		return false, "CTX_HOOKS=0"
+	}
+	for _, p := range []struct{ name, why string }{
+		{"rebase-merge", "rebase in progress"},
+		{"rebase-apply", "rebase or am in progress"},
+		{"CHERRY_PICK_HEAD", "cherry-pick in progress"},
+		{"REVERT_HEAD", "revert in progress"},
+	} {
+		path, err := gitPath(ctx, workTree, p.name)
+		if err != nil {
+			return false, fmt.Sprintf("not a git repository: %v", err)
+		}
+		if _, err := os.Stat(path); err == nil {
+			return false, p.why
+		}
+	}
+	return true, ""
+}
+
+// GuardHook is Guard with the rules of hook h given git's arguments args
+// (githooks(5)):
+//   - post-checkout runs only for branch checkouts (third argument "1");
+//     a file checkout (`git checkout -- f`, "0") changes no branch;
+//   - post-rewrite "rebase" runs although rebase-merge/ still exists: git
+//     2.39's sequencer calls post-rewrite just before it removes its state,
+//     and that call is the signal that the rebase is complete.
+func GuardHook(ctx context.Context, workTree string, h Hook, args []string) (run bool, why string) {
+	if !h.Valid() {
+		return false, fmt.Sprintf("unknown hook %q", h)
+	}
+	if h == PostCheckout && len(args) >= 3 && args[2] != "1" {
+		return false, "file checkout"
+	}
+	run, why = Guard(ctx, workTree)
+	if !run && h == PostRewrite && len(args) >= 1 && args[0] == "rebase" &&
+		(why == "rebase in progress" || why == "rebase or am in progress") {
+		return true, ""
+	}
+	return run, why
+}
+
+// Timeout returns how long `ctx hooks run h` may take: CTX_HOOK_TIMEOUT
+// (seconds, as the shim sets it; a decimal like 0.5 works) when valid, else
+// 2 s for the refresh hooks and 30 s for pre-push.
+func Timeout(h Hook) time.Duration {
+	if v := os.Getenv(EnvTimeout); v != "" {
+		if s, err := strconv.ParseFloat(v, 64); err == nil && s > 0 {
+			return time.Duration(s * float64(time.Second))
+		}
+	}
+	return time.Duration(timeoutSeconds(h)) * time.Second
+}
+
+// Actions are what the hooks do; cmd/ctx supplies them from the store, so
+// this package needs no store to run. A nil action is skipped.
+type Actions struct {
+	// Refresh brings .context/ up to date with the context refs.
+	Refresh func(ctx context.Context, workTree string) error
+	// Activity records this machine's current branch ("" when detached).
+	Activity func(ctx context.Context, workTree, branch string) error
+	// Push publishes the context branch; remote is git's first pre-push
+	// argument (the remote's name, or its URL when pushing to a URL).
+	Push func(ctx context.Context, workTree, remote string) error
+}
+
+// Run runs hook h with git's arguments args in workTree, for
+// `ctx hooks run`. It returns ran=false and the reason when GuardHook says
+// no. The work is bounded by Timeout(h). What each hook does:
+//
+//	post-checkout  Refresh, then Activity(branch)
+//	post-merge     Refresh
+//	post-rewrite   Refresh
+//	pre-push       Push(remote)
+//
+// Errors are returned for `ctx hooks run` to print; the shim in the hook
+// file ignores its exit status, so they never fail the user's git command.
+func Run(ctx context.Context, workTree string, h Hook, args []string, a Actions) (ran bool, why string, err error) {
+	ctx, cancel := context.WithTimeout(ctx, Timeout(h))
+	defer cancel()
+	if run, why := GuardHook(ctx, workTree, h, args); !run {
+		return false, why, nil
+	}
+	var errs []error
+	switch h {
+	case PostCheckout, PostMerge, PostRewrite:
+		if a.Refresh != nil {
+			if err := a.Refresh(ctx, workTree); err != nil {
+				errs = append(errs, fmt.Errorf("%s: refresh .context: %w", h, err))
+			}
+		}
+		if h == PostCheckout && a.Activity != nil {
+			branch, _ := git(ctx, workTree, "symbolic-ref", "--quiet", "--short", "HEAD")
+			if err := a.Activity(ctx, workTree, branch); err != nil {
+				errs = append(errs, fmt.Errorf("%s: record activity: %w", h, err))
+			}
+		}
+	case PrePush:
+		remote := ""
+		if len(args) > 0 {
+			remote = args[0]
+		}
+		if a.Push != nil {
+			if err := a.Push(ctx, workTree, remote); err != nil {
+				errs = append(errs, fmt.Errorf("pre-push: ctx push: %w", err))
+			}
+		}
+	}
+	return true, "", errors.Join(errs...)
+}

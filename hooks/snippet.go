@@ -1,0 +1,100 @@
+package hooks
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Snippet returns the text to add to manager m's config so that it runs
+// ctx's refresh hooks (post-checkout, post-merge, post-rewrite). ctx prints
+// it instead of editing the manager's files (design §6). NoManager gets "".
+func Snippet(m Manager) string { return SnippetFor(m, Options{}) }
+
+// SnippetFor is Snippet with the opt-in pre-push hook when opt.PrePush.
+//
+// Each command fails open like ctx's own block: a missing ctx is skipped, a
+// failing or slow one never fails the git command.
+func SnippetFor(m Manager, opt Options) string {
+	hooks := append([]Hook{}, DefaultHooks...)
+	if opt.PrePush {
+		hooks = append(hooks, PrePush)
+	}
+	var b strings.Builder
+	switch m {
+	case Husky:
+		b.WriteString("# husky: add these lines to the files below (create them if needed; husky v9 runs them with sh)\n")
+		for _, h := range hooks {
+			fmt.Fprintf(&b, "\n# .husky/%s\n%s\n", h, shellLine(h, `"$@"`))
+		}
+	case Lefthook:
+		b.WriteString("# lefthook.yml: add these hooks, then run `lefthook install`\n")
+		for _, h := range hooks {
+			fmt.Fprintf(&b, "%s:\n  commands:\n    ctx:\n      run: %s\n", h, yamlQuote(shellLine(h, lefthookArgs(h))))
+		}
+	case PreCommit:
+		b.WriteString("# .pre-commit-config.yaml: add this local repository, then run\n")
+		b.WriteString("#   pre-commit install")
+		for _, h := range hooks {
+			fmt.Fprintf(&b, " --hook-type %s", h)
+		}
+		b.WriteString("\nrepos:\n  - repo: local\n    hooks:\n")
+		for _, h := range hooks {
+			fmt.Fprintf(&b, "      - id: ctx-%s\n", h)
+			fmt.Fprintf(&b, "        name: ctx hooks run %s\n", h)
+			b.WriteString("        language: system\n")
+			fmt.Fprintf(&b, "        entry: %s\n", yamlQuote("sh -c "+shellQuote(shellLine(h, preCommitArgs(h)))))
+			fmt.Fprintf(&b, "        stages: [%s]\n", h)
+			b.WriteString("        always_run: true\n        pass_filenames: false\n")
+		}
+	default:
+		return ""
+	}
+	return b.String()
+}
+
+// shellLine is the one-line, fail-open form of ctx's block, with the same
+// CTX_HOOKS / CTX_IN_HOOK switches (CTX_IN_HOOK stops `ctx push`'s own git
+// push from running pre-push again). It writes $VAR without braces because
+// lefthook treats {...} as its templates.
+func shellLine(h Hook, args string) string {
+	n := timeoutSeconds(h)
+	if h == PrePush {
+		return fmt.Sprintf(`if [ "$CTX_HOOKS" != 0 ] && [ -z "$CTX_IN_HOOK" ] && command -v ctx >/dev/null 2>&1; then CTX_IN_HOOK=1 CTX_HOOK_TIMEOUT=%d ctx hooks run %s %s </dev/null >&2 || echo 'ctx: pushing the context branch failed; git push goes on' >&2; fi`, n, h, args)
+	}
+	return fmt.Sprintf(`if [ "$CTX_HOOKS" != 0 ] && [ -z "$CTX_IN_HOOK" ] && command -v ctx >/dev/null 2>&1; then CTX_IN_HOOK=1 CTX_HOOK_TIMEOUT=%d ctx hooks run %s %s </dev/null >/dev/null 2>&1 || :; fi`, n, h, args)
+}
+
+// lefthookArgs are lefthook's templates for git's arguments ({1}, {2}, ...).
+func lefthookArgs(h Hook) string {
+	switch h {
+	case PostCheckout:
+		return "{1} {2} {3}"
+	case PrePush:
+		return "{1} {2}"
+	default:
+		return "{1}"
+	}
+}
+
+// preCommitArgs rebuild git's arguments from the environment pre-commit sets
+// for each hook stage.
+func preCommitArgs(h Hook) string {
+	switch h {
+	case PostCheckout:
+		return `"$PRE_COMMIT_FROM_REF" "$PRE_COMMIT_TO_REF" "$PRE_COMMIT_CHECKOUT_TYPE"`
+	case PostMerge:
+		return `"$PRE_COMMIT_IS_SQUASH_MERGE"`
+	case PostRewrite:
+		return `"$PRE_COMMIT_REWRITE_COMMAND"`
+	default:
+		return `"$PRE_COMMIT_REMOTE_NAME" "$PRE_COMMIT_REMOTE_URL"`
+	}
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// yamlQuote writes s as a YAML double-quoted scalar.
+func yamlQuote(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`)
+	return `"` + r.Replace(s) + `"`
+}

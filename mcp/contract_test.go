@@ -1,0 +1,203 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/ctx-dev/ctx/store"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/mcp/")
+
+const testdataDir = "../testdata/mcp"
+
+// resourceSchemas loads testdata/mcp/resources/*.json (JSON Schemas written from seed 000's shapes).
+func resourceSchemas(t *testing.T) map[string]*jsonschema.Schema {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(testdataDir, "resources", "*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no resource schemas: %v", err)
+	}
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	ids := map[string]string{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		id := doc.(map[string]any)["$id"].(string)
+		if err := c.AddResource(id, doc); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		ids[strings.TrimSuffix(filepath.Base(f), ".json")] = id
+	}
+	out := map[string]*jsonschema.Schema{}
+	for name, id := range ids {
+		sch, err := c.Compile(id)
+		if err != nil {
+			t.Fatalf("compile %s: %v", name, err)
+		}
+		out[name] = sch
+	}
+	return out
+}
+
+// TestResourceContract validates every resource's output, including the error objects, against the
+// JSON Schemas written from seed 000, and get_project_context's structuredContent against seed 002's
+// output schema.
+func TestResourceContract(t *testing.T) {
+	dir, st := newRepo(t, store.Actor{Agent: "cli"})
+	seed(t, st)
+	// an agent's write, so that the members list has an agent and memory an agent_generated item
+	other, err := store.Open(context.Background(), dir, store.Actor{Agent: "cursor", Session: "s2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.SetEntry(context.Background(), store.KnowledgeKind, store.SetEntry{Key: "db", Content: strings.Repeat("é", 5000)}); err != nil {
+		t.Fatal(err)
+	}
+	schemas := resourceSchemas(t)
+	s := serve(t, st, Options{Agent: "claude-code"}, mcpgo.LATEST_LEGACY_PROTOCOL_VERSION)
+
+	cases := map[string]string{
+		"context://manifest":                     "manifest",
+		"context://summary":                      "summary",
+		"context://knowledge":                    "knowledge",
+		"context://knowledge/architecture":       "knowledge-entry",
+		"context://knowledge/missing":            "knowledge-entry",
+		"context://conventions":                  "conventions",
+		"context://conventions/git":              "convention",
+		"context://conventions/missing":          "convention",
+		"context://decisions":                    "decisions",
+		"context://decisions/1":                  "decision",
+		"context://decisions/Adopt%20gRPC":       "decision",
+		"context://decisions/99":                 "decision",
+		"context://state":                        "state",
+		"context://history":                      "history",
+		"context://skills":                       "skills",
+		"context://skills/deploy-staging":        "skill",
+		"context://skills/missing":               "skill",
+		"context://skills/stats":                 "skills-stats",
+		"context://skills/deploy-staging/feedback":  "skill-feedback",
+		"context://skills/missing/feedback":         "skill-feedback",
+		"context://skills/deploy-staging/proposals": "skill-proposals",
+		"context://skills/missing/proposals":        "skill-proposals",
+		"context://activity":                     "activity",
+	}
+	covered := map[string]bool{}
+	for uri, name := range cases {
+		sch := schemas[name]
+		if sch == nil {
+			t.Fatalf("no schema %s.json", name)
+		}
+		covered[name] = true
+		text := s.read(t, uri)
+		doc, err := jsonschema.UnmarshalJSON(strings.NewReader(text))
+		if err != nil {
+			t.Fatalf("%s: %v", uri, err)
+		}
+		if err := sch.Validate(doc); err != nil {
+			t.Errorf("%s does not match %s.json: %v\n%s", uri, name, err, text)
+		}
+	}
+	for name := range schemas {
+		if !covered[name] && name != "error" {
+			t.Errorf("schema %s.json validates no resource", name)
+		}
+	}
+
+	// get_project_context against seed 002's output schema (the embedded copy served as outputSchema)
+	out, err := compileSchema("get_project_context.output.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := s.call(t, "get_project_context", map[string]any{"project": "engine-notes"})
+	pc := structured(t, "get_project_context", res)
+	b, _ := json.Marshal(pc)
+	doc, _ := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+	if err := out.Validate(doc); err != nil {
+		t.Errorf("get_project_context output does not match seed 002's schema: %v\n%s", err, b)
+	}
+	kinds := map[string]int{}
+	for _, m := range pc["members"].([]any) {
+		kinds[m.(map[string]any)["kind"].(string)]++
+	}
+	if kinds["person"] == 0 || kinds["agent"] < 2 {
+		t.Errorf("members = %v; want persons and the agents claude-code and cursor", pc["members"])
+	}
+	for _, m := range pc["memory"].([]any) {
+		mm := m.(map[string]any)
+		if mm["key"] == "db" && (len([]rune(mm["value"].(string))) != maxMemoryValue || mm["provenance"] != "agent_generated" || mm["updated_by"] != "cursor") {
+			t.Errorf("memory db = %v (value truncated to 4000 characters, provenance agent_generated, updated_by cursor)", mm["key"])
+		}
+	}
+}
+
+// TestToolsListGolden snapshots tools/list (names, titles, descriptions, input and output schemas,
+// annotations) in testdata/mcp/tools_list.golden.json; -update rewrites it.
+func TestToolsListGolden(t *testing.T) {
+	_, st := newRepo(t, store.Actor{})
+	s := serve(t, st, Options{}, mcpgo.LATEST_LEGACY_PROTOCOL_VERSION)
+	res, err := s.c.ListTools(context.Background(), mcpgo.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Slice(res.Tools, func(i, j int) bool { return res.Tools[i].Name < res.Tools[j].Name })
+	raw, err := json.Marshal(res.Tools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v any
+	json.Unmarshal(raw, &v)
+	got, _ := json.MarshalIndent(v, "", "  ")
+	got = append(got, '\n')
+	path := filepath.Join(testdataDir, "tools_list.golden.json")
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./mcp -run TestToolsListGolden -update)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("tools/list differs from %s (run with -update if intended):\n%s", path, got)
+	}
+
+	// get_project_context's schemas are seed 002's, verbatim
+	for _, tool := range res.Tools {
+		if tool.Name != "get_project_context" {
+			continue
+		}
+		for kind, served := range map[string]json.RawMessage{"input": tool.RawInputSchema, "output": tool.RawOutputSchema} {
+			if !jsonEqual(served, rawSchema("get_project_context."+kind+".json")) {
+				t.Errorf("served %s schema differs from schemas/get_project_context.%s.json", kind, kind)
+			}
+		}
+	}
+}
+
+func jsonEqual(a, b []byte) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	xa, _ := json.Marshal(x)
+	ya, _ := json.Marshal(y)
+	return bytes.Equal(xa, ya)
+}

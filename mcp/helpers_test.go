@@ -1,0 +1,277 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ctx-dev/ctx/store"
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+)
+
+// git runs the real git CLI in dir and returns its trimmed output.
+func git(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// hermetic isolates git from the user's global and system configuration.
+func hermetic(t *testing.T) {
+	t.Helper()
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	for _, k := range []string{"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "GIT_DIR", "GIT_WORK_TREE"} {
+		t.Setenv(k, "")
+		os.Unsetenv(k)
+	}
+	t.Setenv("CTX_MACHINE", "testbox")
+}
+
+// newRepo makes a git repository with one commit on main and an initialised context store.
+func newRepo(t *testing.T, actor store.Actor) (string, *store.Store) {
+	t.Helper()
+	hermetic(t)
+	dir := filepath.Join(t.TempDir(), "engine-notes")
+	git(t, filepath.Dir(dir), "init", "-q", "-b", "main", dir)
+	git(t, dir, "config", "user.name", "Ada Lovelace")
+	git(t, dir, "config", "user.email", "ada@example.com")
+	// origin looks like GitHub (the manifest's repo_url, get_project_context's team) but is a local bare
+	// repository, through git's own url.<base>.insteadOf.
+	bare := filepath.Join(t.TempDir(), "analytical", "engine-notes.git")
+	git(t, filepath.Dir(filepath.Dir(bare)), "init", "-q", "--bare", bare)
+	git(t, dir, "config", "url."+bare+".insteadOf", "https://github.com/analytical/engine-notes.git")
+	git(t, dir, "remote", "add", "origin", "https://github.com/analytical/engine-notes.git")
+	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte("# engine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git(t, dir, "add", "README.md")
+	git(t, dir, "commit", "-q", "-m", "initial")
+	ctx := context.Background()
+	st, err := store.Open(ctx, dir, actor)
+	if err != nil {
+		t.Fatalf("store.Open: %v", err)
+	}
+	if _, err := st.Init(ctx, store.InitOptions{}); err != nil {
+		t.Fatalf("store.Init: %v", err)
+	}
+	return dir, st
+}
+
+// session is a real mcp-go client connected to ServeStdio over a pair of io.Pipes.
+type session struct {
+	c      *client.Client
+	mu     sync.Mutex
+	notes  []mcpgo.JSONRPCNotification
+	noteCh chan struct{}
+	stderr *syncBuffer
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// serve starts ServeStdio on st and connects an initialised client (protocolVersion "" = the client's
+// default negotiation). The server is stopped, and its error checked, at the end of the test.
+func serve(t *testing.T, st *store.Store, opt Options, protocolVersion string) *session {
+	t.Helper()
+	serverIn, clientOut := io.Pipe()
+	clientIn, serverOut := io.Pipe()
+	s := &session{noteCh: make(chan struct{}, 1024), stderr: &syncBuffer{}}
+	if opt.Stderr == nil {
+		opt.Stderr = s.stderr
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		err := ServeStdio(ctx, st, serverIn, serverOut, opt)
+		serverOut.Close()
+		done <- err
+	}()
+	tr := transport.NewIO(clientIn, clientOut, io.NopCloser(strings.NewReader("")))
+	var opts []client.ClientOption
+	if protocolVersion != "" {
+		opts = append(opts, client.WithProtocolVersion(protocolVersion))
+	}
+	s.c = client.NewClient(tr, opts...)
+	s.c.OnNotification(func(n mcpgo.JSONRPCNotification) {
+		s.mu.Lock()
+		s.notes = append(s.notes, n)
+		s.mu.Unlock()
+		select {
+		case s.noteCh <- struct{}{}:
+		default:
+		}
+	})
+	if err := s.c.Start(ctx); err != nil {
+		t.Fatalf("client start: %v", err)
+	}
+	t.Cleanup(func() {
+		s.c.Close()
+		go io.Copy(io.Discard, clientIn) // never block the server's last writes
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("ServeStdio: %v", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Errorf("ServeStdio did not return after its input closed")
+		}
+		cancel()
+	})
+	req := mcpgo.InitializeRequest{}
+	req.Params.ProtocolVersion = protocolVersion
+	req.Params.ClientInfo = mcpgo.Implementation{Name: "ctx-test", Version: "1.0"}
+	if _, err := s.c.Initialize(ctx, req); err != nil {
+		t.Fatalf("initialize: %v\nstderr: %s", err, s.stderr)
+	}
+	return s
+}
+
+// waitNote waits until a notification with the method (and, when uri != "", that params.uri) arrived.
+func (s *session) waitNote(t *testing.T, method, uri string, within time.Duration) bool {
+	t.Helper()
+	deadline := time.After(within)
+	for {
+		if s.hasNote(method, uri) {
+			return true
+		}
+		select {
+		case <-s.noteCh:
+		case <-deadline:
+			return s.hasNote(method, uri)
+		}
+	}
+}
+
+func (s *session) hasNote(method, uri string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, n := range s.notes {
+		if n.Method != method {
+			continue
+		}
+		if uri == "" || n.Params.AdditionalFields["uri"] == uri {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *session) clearNotes() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.notes = nil
+}
+
+// read reads a resource and returns its only contents' text, checking uri and mimeType.
+func (s *session) read(t *testing.T, uri string) string {
+	t.Helper()
+	req := mcpgo.ReadResourceRequest{}
+	req.Params.URI = uri
+	res, err := s.c.ReadResource(context.Background(), req)
+	if err != nil {
+		t.Fatalf("read %s: %v", uri, err)
+	}
+	if len(res.Contents) != 1 {
+		t.Fatalf("read %s: %d contents", uri, len(res.Contents))
+	}
+	tc, ok := res.Contents[0].(mcpgo.TextResourceContents)
+	if !ok {
+		t.Fatalf("read %s: contents %T", uri, res.Contents[0])
+	}
+	if tc.URI != uri || tc.MIMEType != "application/json" {
+		t.Errorf("read %s: uri %q mimeType %q", uri, tc.URI, tc.MIMEType)
+	}
+	return tc.Text
+}
+
+// readJSON reads a resource and decodes it.
+func (s *session) readJSON(t *testing.T, uri string) any {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal([]byte(s.read(t, uri)), &v); err != nil {
+		t.Fatalf("read %s: not JSON: %v", uri, err)
+	}
+	return v
+}
+
+// call calls a tool; it fails the test on a JSON-RPC error.
+func (s *session) call(t *testing.T, name string, args map[string]any) *mcpgo.CallToolResult {
+	t.Helper()
+	res, err := s.callErr(name, args)
+	if err != nil {
+		t.Fatalf("call %s: %v", name, err)
+	}
+	return res
+}
+
+func (s *session) callErr(name string, args map[string]any) (*mcpgo.CallToolResult, error) {
+	req := mcpgo.CallToolRequest{}
+	req.Params.Name = name
+	req.Params.Arguments = args
+	return s.c.CallTool(context.Background(), req)
+}
+
+// structured returns a successful tool result's structuredContent as generic JSON.
+func structured(t *testing.T, name string, res *mcpgo.CallToolResult) map[string]any {
+	t.Helper()
+	if res.IsError {
+		t.Fatalf("%s: tool error: %s", name, resultText(res))
+	}
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("%s: structuredContent %s: %v", name, b, err)
+	}
+	var text map[string]any
+	if err := json.Unmarshal([]byte(resultText(res)), &text); err != nil {
+		t.Errorf("%s: text content is not the JSON result: %q", name, resultText(res))
+	}
+	return m
+}
+
+func resultText(res *mcpgo.CallToolResult) string {
+	var parts []string
+	for _, c := range res.Content {
+		if tc, ok := c.(mcpgo.TextContent); ok {
+			parts = append(parts, tc.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+var errTimeout = errors.New("timeout")

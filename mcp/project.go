@@ -1,0 +1,324 @@
+package mcp
+
+import (
+	"context"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/ctx-dev/ctx/store"
+)
+
+// Limits of seed 002's output schema.
+const (
+	maxSlug         = 39
+	maxAgentAddress = 79
+	maxTeam         = 40
+	maxName         = 80
+	maxAgentName    = 40
+	maxMemoryKey    = 100
+	maxMemoryValue  = 4000
+	maxUpdatedBy    = 80
+	logDepth        = 1000 // commits of the public branch scanned for the agents seen
+)
+
+// projectContext is get_project_context's output (seed 002's output schema).
+type projectContext struct {
+	Project projectInfo  `json:"project"`
+	Memory  []memoryItem `json:"memory"`
+	Pulse   []pulseItem  `json:"pulse"`
+	Members []any        `json:"members"`
+}
+
+type projectInfo struct {
+	Slug        string `json:"slug"`
+	Team        string `json:"team"`
+	Name        string `json:"name"`
+	Description string `json:"description"`
+}
+
+type memoryItem struct {
+	Key        string `json:"key"`
+	Value      string `json:"value"`
+	Provenance string `json:"provenance"`
+	UpdatedBy  string `json:"updated_by"`
+	UpdatedAt  string `json:"updated_at"`
+}
+
+// pulseItem is one agent of seed 002's team pulse. The store keeps no activity yet, so the pulse is empty.
+type pulseItem struct {
+	AgentID      string   `json:"agent_id"`
+	Owner        string   `json:"owner"`
+	Project      string   `json:"project"`
+	Availability string   `json:"availability"`
+	Doing        string   `json:"doing"`
+	TaskID       *string  `json:"task_id"`
+	Branch       *string  `json:"branch"`
+	Files        []string `json:"files"`
+	LastDecision *string  `json:"last_decision"`
+	UpdatedAt    string   `json:"updated_at"`
+}
+
+type personMember struct {
+	Kind        string `json:"kind"` // "person"
+	Address     string `json:"address"`
+	DisplayName string `json:"display_name"`
+	IsYou       bool   `json:"is_you"`
+}
+
+type agentMember struct {
+	Kind        string `json:"kind"` // "agent"
+	Address     string `json:"address"`
+	DisplayName string `json:"display_name"`
+	Owner       string `json:"owner"`
+	IsYou       bool   `json:"is_you"`
+}
+
+// projectContext is get_project_context (seed 002), read from the checked-out tree:
+//   - project: slug derived from the manifest's project name (Slugify), team = the owner part of the
+//     manifest's repo_url (github.com/<team>/<repo>), name = the project name, description "" (the
+//     manifest has none);
+//   - memory: the public knowledge entries (private and ephemeral ones never leave the machine), value
+//     truncated to 4000 characters, provenance from the front matter (agent_generated for an agent's
+//     write, owner_instruction for a person's when absent), updated_by = the agent, or the author for a
+//     person's write (max 80), updated_at = the front matter's, else the entry's last commit; keys longer
+//     than the schema's 100 characters are left out;
+//   - pulse: the team's activity (empty until the store keeps activity);
+//   - members: the manifest's team members and the owners of the agents seen, as persons; the agents seen
+//     in the last commits of the context branch (Ctx-Agent trailers) and this server's agent, addressed
+//     owner/agent.
+//
+// is_you comes from the server's identity (the process's git identity and Options.Agent), never from an
+// argument (seed 002). The project argument must be this store's slug; another is a tool error naming
+// the right one.
+func (s *srv) projectContext(ctx context.Context, args map[string]any) (any, error) {
+	v, err := s.st.CheckoutView(ctx)
+	if err != nil {
+		return nil, err
+	}
+	m, err := s.st.ReadManifest(ctx, v)
+	if err != nil {
+		return nil, err
+	}
+	slug := Slugify(m.Project.Name, maxSlug)
+	if slug == "" {
+		slug = "project"
+	}
+	if want := str(args, "project"); want != slug {
+		return nil, argErrorf("argument 'project': unknown project '%s': this store's project is '%s'", want, slug)
+	}
+	name := truncate(strings.TrimSpace(m.Project.Name), maxName)
+	if name == "" {
+		name = slug
+	}
+	out := projectContext{
+		Project: projectInfo{Slug: slug, Team: truncate(teamOf(m.Project.RepoURL), maxTeam), Name: name},
+		Memory:  []memoryItem{},
+		Pulse:   []pulseItem{},
+		Members: []any{},
+	}
+
+	log, err := s.st.Log(ctx, logDepth, "")
+	if err != nil {
+		return nil, err
+	}
+	entries, err := s.st.ListEntries(ctx, v, store.KnowledgeKind)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		if e.Scope != store.Public || utf8.RuneCountInString(e.Key) > maxMemoryKey {
+			continue
+		}
+		out.Memory = append(out.Memory, s.memory(ctx, e, m))
+	}
+
+	// Identity of the caller: this process (seed 002: "identity comes from the token, never from an argument").
+	var meName, meEmail string
+	if id, err := s.st.Repo.Identity(ctx); err == nil {
+		meName, meEmail = id.Name, id.Email
+	}
+	me := personSlug(meName, meEmail)
+	myAgent := s.st.Actor.Agent
+
+	persons := map[string]personMember{}
+	var personOrder []string
+	addPerson := func(name, email string) string {
+		addr := personSlug(name, email)
+		if addr == "" {
+			return ""
+		}
+		if _, ok := persons[addr]; !ok {
+			dn := truncate(strings.TrimSpace(name), maxName)
+			if dn == "" {
+				dn = addr
+			}
+			persons[addr] = personMember{Kind: "person", Address: addr, DisplayName: dn, IsYou: addr == me}
+			personOrder = append(personOrder, addr)
+		}
+		return addr
+	}
+	for _, mem := range m.Team.Members {
+		addPerson(mem.Name, "")
+	}
+	agents := map[string]agentMember{}
+	var agentOrder []string
+	addAgent := func(agent, ownerName, ownerEmail string) {
+		if agent == "" || agent == "cli" {
+			return // "cli" is a person at the terminal (store.Actor)
+		}
+		owner := addPerson(ownerName, ownerEmail)
+		as := Slugify(agent, maxAgentAddress-len(owner)-1)
+		if owner == "" || as == "" {
+			return
+		}
+		addr := owner + "/" + as
+		if _, ok := agents[addr]; ok {
+			return
+		}
+		agents[addr] = agentMember{Kind: "agent", Address: addr, DisplayName: truncate(agent, maxAgentName),
+			Owner: owner, IsYou: owner == me && agent == myAgent}
+		agentOrder = append(agentOrder, addr)
+	}
+	addAgent(myAgent, meName, meEmail)
+	for _, l := range log {
+		n, e := splitAuthor(l.Author)
+		addAgent(l.Agent, n, e)
+	}
+	sort.Strings(personOrder)
+	sort.Strings(agentOrder)
+	for _, a := range personOrder {
+		out.Members = append(out.Members, persons[a])
+	}
+	for _, a := range agentOrder {
+		out.Members = append(out.Members, agents[a])
+	}
+	return out, nil
+}
+
+// memory renders one public knowledge entry as seed 002's memory item.
+func (s *srv) memory(ctx context.Context, e store.Entry, m store.Manifest) memoryItem {
+	prov := e.Provenance
+	if !contains(store.Provenances, prov) {
+		prov = "owner_instruction"
+		if e.Agent != "" && e.Agent != "cli" {
+			prov = "agent_generated"
+		}
+	}
+	by := e.Agent
+	if by == "" || by == "cli" {
+		by, _ = splitAuthor(e.Author)
+	}
+	at := normTime(e.UpdatedAt)
+	if at == "" {
+		if l, err := s.st.Log(ctx, 1, store.KnowledgeKind.Dir+"/"+e.Key+".md"); err == nil && len(l) > 0 {
+			at = normTime(l[0].Time)
+		}
+	}
+	if at == "" {
+		at = normTime(m.UpdatedAt)
+	}
+	if at == "" {
+		at = "1970-01-01T00:00:00Z"
+	}
+	return memoryItem{Key: e.Key, Value: truncate(e.Content, maxMemoryValue), Provenance: prov,
+		UpdatedBy: truncate(by, maxUpdatedBy), UpdatedAt: at}
+}
+
+// Slugify derives seed 002's slug ^[a-z0-9]+(?:-[a-z0-9]+)*$ from a name: ASCII letters lower-cased
+// and digits kept, every run of anything else becomes one '-', no leading or trailing '-', at most max
+// bytes. "" when nothing is left.
+func Slugify(name string, max int) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(name) {
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			dash = false
+			b.WriteRune(r)
+			continue
+		}
+		dash = true
+	}
+	out := b.String()
+	if max > 0 && len(out) > max {
+		out = strings.TrimRight(out[:max], "-")
+	}
+	return out
+}
+
+// personSlug is a person's address: the slug of the name, else of the email's local part.
+func personSlug(name, email string) string {
+	if s := Slugify(name, maxSlug); s != "" {
+		return s
+	}
+	local, _, _ := strings.Cut(email, "@")
+	return Slugify(local, maxSlug)
+}
+
+// splitAuthor splits "Name <email>" (store's author and LogEntry.Author form).
+func splitAuthor(a string) (name, email string) {
+	name, rest, ok := strings.Cut(a, "<")
+	if !ok {
+		return strings.TrimSpace(a), ""
+	}
+	return strings.TrimSpace(name), strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), ">"))
+}
+
+// teamOf returns the owner part of a repository URL: "org" of https://github.com/org/repo(.git),
+// git@github.com:org/repo.git or ssh://git@host/org/repo; "" when there is none.
+func teamOf(repoURL string) string {
+	p := strings.TrimSpace(repoURL)
+	if p == "" {
+		return ""
+	}
+	if u, err := url.Parse(p); err == nil && u.Scheme != "" && u.Host != "" {
+		p = u.Path
+	} else if _, after, ok := strings.Cut(p, ":"); ok && !strings.Contains(p, "://") {
+		p = after // scp-like git@host:org/repo
+	} else {
+		return ""
+	}
+	parts := strings.Split(strings.Trim(p, "/"), "/")
+	if len(parts) < 2 {
+		return ""
+	}
+	return parts[len(parts)-2]
+}
+
+// normTime renders an RFC 3339 time in UTC with seconds (docs/format.md), "" when it does not parse.
+func normTime(s string) string {
+	t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(s))
+	if err != nil {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+// truncate keeps at most n characters (JSON Schema's maxLength counts code points).
+func truncate(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	i := 0
+	for pos := range s {
+		if i == n {
+			return s[:pos]
+		}
+		i++
+	}
+	return s
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,323 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/ctx-dev/ctx/store"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// scheme is the URI scheme of seed 000's resources.
+const scheme = "context://"
+
+// resourceDef is one fixed resource or template of seed 000.
+type resourceDef struct {
+	uri, name, desc string
+}
+
+// fixedResources are the resources listed by resources/list (seed 000), in its order.
+var fixedResources = []resourceDef{
+	{"context://manifest", "manifest", "Project metadata and configuration: the Manifest (schema_version, project, adapters, team, created_at, updated_at)."},
+	{"context://summary", "summary", "High-level project summary: project, knowledge/convention/decision/skill counts, current task and blockers."},
+	{"context://knowledge", "knowledge", "All knowledge entries [{key, content, scope}], every scope, ordered by key."},
+	{"context://conventions", "conventions", "All team conventions [{key, content, scope}], ordered by key."},
+	{"context://decisions", "decisions", "All architectural decisions [{id, title, status, scope}], ordered by id."},
+	{"context://state", "state", "The current session state (ActiveState): current_task, blockers, progress, last_agent, last_machine, updated_at."},
+	{"context://history", "history", "Recent session history: SessionSummary objects ordered by start time."},
+	{"context://skills", "skills", "All agent skills [{name, description, scope}], ordered by name."},
+	{"context://skills/stats", "skills-stats", "Usage and feedback statistics of every skill (SkillStats); needs_attention when 2+ ratings average below 3.0."},
+	{"context://activity", "activity", "Team activity entries with stale flags (older than 48 hours)."},
+}
+
+// templateResources are the resource templates of seed 000.
+var templateResources = []resourceDef{
+	{"context://knowledge/{key}", "knowledge-entry", "One knowledge entry {key, content}."},
+	{"context://conventions/{key}", "convention", "One convention {key, content}."},
+	{"context://decisions/{id}", "decision", "One decision by numeric id or exact title {id, title, status, context, decision, consequences}."},
+	{"context://skills/{name}", "skill", "One skill's SKILL.md {name, description, content}."},
+	{"context://skills/{name}/feedback", "skill-feedback", "All feedback entries of a skill (SkillFeedback)."},
+	{"context://skills/{name}/proposals", "skill-proposals", "All improvement proposals of a skill (SkillProposal)."},
+}
+
+func (s *srv) addResources() {
+	h := func(ctx context.Context, req mcpgo.ReadResourceRequest) ([]mcpgo.ResourceContents, error) {
+		b, err := s.render(ctx, req.Params.URI)
+		if err != nil {
+			return nil, err
+		}
+		return jsonContents(req.Params.URI, b), nil
+	}
+	for _, r := range fixedResources {
+		s.mcp.AddResource(mcpgo.NewResource(r.uri, r.name, mcpgo.WithResourceDescription(r.desc),
+			mcpgo.WithMIMEType("application/json")), h)
+	}
+	var tpls []server.ServerResourceTemplate
+	for _, r := range templateResources {
+		tpls = append(tpls, server.ServerResourceTemplate{
+			Template: mcpgo.NewResourceTemplate(r.uri, r.name, mcpgo.WithTemplateDescription(r.desc),
+				mcpgo.WithTemplateMIMEType("application/json")),
+			Handler: server.ResourceTemplateHandlerFunc(h),
+		})
+	}
+	s.mcp.AddResourceTemplates(tpls...)
+}
+
+// errorObject is seed 000's error response, served as a resource's contents.
+type errorObject struct {
+	Error string `json:"error"`
+}
+
+// Seed 000's shapes.
+type (
+	entryItem struct {
+		Key     string      `json:"key"`
+		Content string      `json:"content"`
+		Scope   store.Scope `json:"scope"`
+	}
+	entryOne struct {
+		Key     string `json:"key"`
+		Content string `json:"content"`
+	}
+	decisionItem struct {
+		ID     int         `json:"id"`
+		Title  string      `json:"title"`
+		Status string      `json:"status"`
+		Scope  store.Scope `json:"scope"`
+	}
+	decisionOne struct {
+		ID           int    `json:"id"`
+		Title        string `json:"title"`
+		Status       string `json:"status"`
+		Context      string `json:"context"`
+		Decision     string `json:"decision"`
+		Consequences string `json:"consequences"`
+	}
+	skillItem struct {
+		Name        string      `json:"name"`
+		Description string      `json:"description"`
+		Scope       store.Scope `json:"scope"`
+	}
+	skillOne struct {
+		Name        string `json:"name"`
+		Description string `json:"description"`
+		Content     string `json:"content"`
+	}
+	summary struct {
+		Project         string   `json:"project"`
+		KnowledgeCount  int      `json:"knowledge_count"`
+		ConventionCount int      `json:"convention_count"`
+		DecisionsCount  int      `json:"decisions_count"`
+		SkillsCount     int      `json:"skills_count"`
+		CurrentTask     string   `json:"current_task"`
+		Blockers        []string `json:"blockers"`
+	}
+	// activeState is seed 000's ActiveState; empty until the store keeps state.json.
+	activeState struct {
+		CurrentTask string            `json:"current_task"`
+		Blockers    []string          `json:"blockers"`
+		Progress    map[string]string `json:"progress"`
+		LastAgent   string            `json:"last_agent"`
+		LastMachine string            `json:"last_machine"`
+		UpdatedAt   *string           `json:"updated_at"`
+	}
+)
+
+// render returns the JSON contents of a context:// URI (seed 000), read from the checked-out tree
+// (design §7). Missing entries, and keys or names that store.ValidKey refuses, render as seed 000's
+// error object. Path segments are URL-decoded one by one, so an encoded '/' stays inside its segment
+// and is then refused by ValidKey. A URI that names no resource is an error (JSON-RPC resource not found).
+func (s *srv) render(ctx context.Context, uri string) ([]byte, error) {
+	rest, ok := strings.CutPrefix(uri, scheme)
+	if !ok {
+		return nil, fmt.Errorf("%w: %s", server.ErrResourceNotFound, uri)
+	}
+	var segs []string
+	for _, p := range strings.Split(rest, "/") {
+		d, err := url.PathUnescape(p)
+		if err != nil {
+			d = p
+		}
+		segs = append(segs, d)
+	}
+	v, err := s.st.CheckoutView(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read the checked-out tree: %w", err)
+	}
+	out, err := s.resource(ctx, v, segs)
+	var nf *store.NotFoundError
+	var amb *store.AmbiguousError
+	switch {
+	case errors.As(err, &nf):
+		out, err = errorObject{nf.Msg}, nil
+	case errors.As(err, &amb):
+		out, err = errorObject{amb.Error()}, nil
+	case errors.Is(err, errNoResource):
+		return nil, fmt.Errorf("%w: %s", server.ErrResourceNotFound, uri)
+	case err != nil:
+		return nil, fmt.Errorf("read %s: %w", uri, err)
+	}
+	return store.MarshalRecord(out)
+}
+
+var errNoResource = errors.New("no such resource")
+
+// resource computes the value of the resource named by the decoded path segments.
+func (s *srv) resource(ctx context.Context, v *store.View, segs []string) (any, error) {
+	switch len(segs) {
+	case 1:
+		switch segs[0] {
+		case "manifest":
+			return s.manifest(ctx, v)
+		case "summary":
+			return s.summary(ctx, v)
+		case "knowledge":
+			return s.entries(ctx, v, store.KnowledgeKind)
+		case "conventions":
+			return s.entries(ctx, v, store.ConventionKind)
+		case "decisions":
+			ds, err := s.st.ListDecisions(ctx, v)
+			if err != nil {
+				return nil, err
+			}
+			out := make([]decisionItem, 0, len(ds))
+			for _, d := range ds {
+				out = append(out, decisionItem{d.ID, d.Title, d.Status, d.Scope})
+			}
+			return out, nil
+		case "state":
+			return s.state(ctx, v)
+		case "history":
+			return []any{}, nil // store support pending: history/<session-id>.json
+		case "skills":
+			sks, err := s.st.ListSkills(ctx, v)
+			if err != nil {
+				return nil, err
+			}
+			out := make([]skillItem, 0, len(sks))
+			for _, sk := range sks {
+				out = append(out, skillItem{sk.Name, sk.Description, sk.Scope})
+			}
+			return out, nil
+		case "activity":
+			return []any{}, nil // store support pending: activity/<member>/<agent>--<machine>.json
+		}
+	case 2:
+		switch segs[0] {
+		case "knowledge", "conventions":
+			k := store.KnowledgeKind
+			if segs[0] == "conventions" {
+				k = store.ConventionKind
+			}
+			if store.ValidKey(segs[1]) != nil {
+				return nil, &store.NotFoundError{Msg: fmt.Sprintf(k.Missing, segs[1])}
+			}
+			e, err := s.st.GetEntry(ctx, v, k, segs[1])
+			if err != nil {
+				return nil, err
+			}
+			return entryOne{e.Key, e.Content}, nil
+		case "decisions":
+			d, err := s.st.FindDecision(ctx, v, segs[1])
+			if err != nil {
+				return nil, err
+			}
+			return decisionOne{d.ID, d.Title, d.Status, d.Context, d.Decision, d.Consequences}, nil
+		case "skills":
+			if segs[1] == "stats" {
+				return []any{}, nil // store support pending: skills/<name>/.usage.ndjson, .feedback.ndjson
+			}
+			sk, err := s.skill(ctx, v, segs[1])
+			if err != nil {
+				return nil, err
+			}
+			return skillOne{sk.Name, sk.Description, sk.Content}, nil
+		}
+	case 3:
+		if segs[0] == "skills" && (segs[2] == "feedback" || segs[2] == "proposals") {
+			if _, err := s.skill(ctx, v, segs[1]); err != nil {
+				return nil, err
+			}
+			return []any{}, nil // store support pending: .feedback.ndjson, .proposals/<id>.json
+		}
+	}
+	return nil, errNoResource
+}
+
+func skillMissing(name string) error {
+	return &store.NotFoundError{Msg: fmt.Sprintf("Skill '%s' not found", name)}
+}
+
+// skill reads a skill; an invalid name is not found (seed 000's "Skill 'x' not found").
+func (s *srv) skill(ctx context.Context, v *store.View, name string) (store.Skill, error) {
+	if store.ValidKey(name) != nil {
+		return store.Skill{}, skillMissing(name)
+	}
+	return s.st.GetSkill(ctx, v, name)
+}
+
+func (s *srv) entries(ctx context.Context, v *store.View, k store.Kind) ([]entryItem, error) {
+	es, err := s.st.ListEntries(ctx, v, k)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]entryItem, 0, len(es))
+	for _, e := range es {
+		out = append(out, entryItem{e.Key, e.Content, e.Scope})
+	}
+	return out, nil
+}
+
+// manifest reads the Manifest with empty collections as [] and {} rather than null (seed 000's shape).
+func (s *srv) manifest(ctx context.Context, v *store.View) (store.Manifest, error) {
+	m, err := s.st.ReadManifest(ctx, v)
+	if err != nil {
+		return m, err
+	}
+	if m.Adapters == nil {
+		m.Adapters = map[string]store.Adapter{}
+	}
+	if m.Team.Members == nil {
+		m.Team.Members = []store.Member{}
+	}
+	return m, nil
+}
+
+// state is seed 000's ActiveState. The store does not keep state.json yet: until it does, the state is
+// the empty ActiveState (empty strings, [] and {}, updated_at null).
+func (s *srv) state(ctx context.Context, v *store.View) (activeState, error) {
+	return activeState{Blockers: []string{}, Progress: map[string]string{}}, nil
+}
+
+func (s *srv) summary(ctx context.Context, v *store.View) (summary, error) {
+	m, err := s.st.ReadManifest(ctx, v)
+	if err != nil {
+		return summary{}, err
+	}
+	kn, err := s.st.ListEntries(ctx, v, store.KnowledgeKind)
+	if err != nil {
+		return summary{}, err
+	}
+	cv, err := s.st.ListEntries(ctx, v, store.ConventionKind)
+	if err != nil {
+		return summary{}, err
+	}
+	ds, err := s.st.ListDecisions(ctx, v)
+	if err != nil {
+		return summary{}, err
+	}
+	sk, err := s.st.ListSkills(ctx, v)
+	if err != nil {
+		return summary{}, err
+	}
+	st, err := s.state(ctx, v)
+	if err != nil {
+		return summary{}, err
+	}
+	return summary{Project: m.Project.Name, KnowledgeCount: len(kn), ConventionCount: len(cv),
+		DecisionsCount: len(ds), SkillsCount: len(sk), CurrentTask: st.CurrentTask, Blockers: st.Blockers}, nil
+}

@@ -1,0 +1,118 @@
+// Package mcp is ctx's MCP server (design §7): the `context://` resources of seed 000 read from the
+// checked-out tree, the write tools (one commit each through the store), seed 002's
+// get_project_context, and notifications when the context refs move. It is the only package of ctx
+// that imports mcp-go (design §8), which it imports as mcpgo.
+//
+// Transport: [ServeStdio] speaks newline-delimited JSON-RPC on the given reader and writer and writes
+// nothing else there; logs go to [Options].Stderr. [NewServer] returns the bare mcp-go server for other
+// transports (streamable HTTP); [Watch] runs its change notifications.
+//
+// Error model:
+//   - a resource that names a missing entry returns seed 000's error object as its JSON content
+//     ({"error": "Knowledge entry 'x' not found"}), never a JSON-RPC error; invalid keys and names
+//     (store.ValidKey) are reported the same way, as not found;
+//   - a tool called with a bad argument returns a tool result with isError and a message naming the field,
+//     and writes nothing; a missing entry is a tool error with seed 000's text;
+//   - store failures a model cannot act on (I/O, a broken repository) are JSON-RPC errors.
+package mcp
+
+import (
+	"context"
+	"io"
+	"log"
+	"sync"
+	"time"
+
+	"github.com/ctx-dev/ctx/store"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// ServerName is the implementation name announced at initialize.
+const ServerName = "ctx"
+
+// DefaultPollInterval is how often the context refs are checked for moves when Options.PollInterval is 0.
+const DefaultPollInterval = time.Second
+
+// Options configure the server.
+type Options struct {
+	Agent        string        // the agent name the server was started with (--agent); the Ctx-Agent trailer of its writes
+	Session      string        // the session id; the Ctx-Session trailer of its writes
+	Version      string        // the ctx version announced at initialize
+	Stderr       io.Writer     // logs; nil discards them
+	PollInterval time.Duration // how often to check whether the context refs moved; default DefaultPollInterval
+}
+
+// srv is the state shared by the handlers of one MCP server.
+type srv struct {
+	st  *store.Store
+	opt Options
+	log *log.Logger
+	mcp *server.MCPServer
+	hub *hub
+}
+
+// registry maps a server built by NewServer to its state, so that Watch can find it.
+var registry sync.Map // *server.MCPServer -> *srv
+
+// NewServer builds the MCP server over st. When opt.Agent or opt.Session is set it becomes st.Actor's
+// Agent or Session, so that every write of the server carries them in its commit trailers (design §3).
+// The server has resource capabilities subscribe and listChanged; change notifications need [Watch]
+// (ServeStdio runs it).
+func NewServer(st *store.Store, opt Options) *server.MCPServer {
+	return newSrv(st, opt).mcp
+}
+
+func newSrv(st *store.Store, opt Options) *srv {
+	if opt.Stderr == nil {
+		opt.Stderr = io.Discard
+	}
+	if opt.PollInterval <= 0 {
+		opt.PollInterval = DefaultPollInterval
+	}
+	if opt.Version == "" {
+		opt.Version = "dev"
+	}
+	if opt.Agent != "" {
+		st.Actor.Agent = opt.Agent
+	}
+	if opt.Session != "" {
+		st.Actor.Session = opt.Session
+	}
+	s := &srv{st: st, opt: opt, log: log.New(opt.Stderr, "ctx mcp: ", log.LstdFlags), hub: newHub()}
+	hooks := &server.Hooks{}
+	hooks.AddOnRegisterSession(func(ctx context.Context, cs server.ClientSession) { s.hub.add(cs) })
+	hooks.AddOnUnregisterSession(func(ctx context.Context, cs server.ClientSession) { s.hub.remove(cs) })
+	s.mcp = server.NewMCPServer(ServerName, opt.Version,
+		server.WithResourceCapabilities(true, true),
+		server.WithToolCapabilities(false),
+		server.WithRecovery(),
+		server.WithResourceRecovery(),
+		server.WithHooks(hooks),
+		server.WithInstructions("ctx is this repository's git-native context store. Read context://summary, "+
+			"context://conventions, context://knowledge, context://decisions and context://skills before you start; "+
+			"record what you learn with context_add_knowledge and decisions with context_record_decision. "+
+			"Every write is one commit on the context branch."),
+	)
+	s.addResources()
+	s.addTools()
+	registry.Store(s.mcp, s)
+	return s
+}
+
+// Watch polls the context refs of a server built by NewServer every Options.PollInterval and, when they
+// move (a write of this server, another process, a pull), sends notifications/resources/list_changed to
+// every session and notifications/resources/updated for each subscribed URI whose content changed
+// (design §7). It returns when ctx is done. A server not built by NewServer has nothing to watch.
+func Watch(ctx context.Context, ms *server.MCPServer) error {
+	v, ok := registry.Load(ms)
+	if !ok {
+		return nil
+	}
+	return v.(*srv).watch(ctx)
+}
+
+// jsonContents wraps a JSON document as a resource's contents (mimeType application/json).
+func jsonContents(uri string, b []byte) []mcpgo.ResourceContents {
+	return []mcpgo.ResourceContents{mcpgo.TextResourceContents{URI: uri, MIMEType: "application/json", Text: string(b)}}
+}

@@ -1,0 +1,279 @@
+package mcp
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ctx-dev/ctx/store"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// shutdownGrace is how long ServeStdio lets requests in flight finish after its input closed before it
+// cancels them (a request such as subscriptions/listen only ends when cancelled).
+const shutdownGrace = 2 * time.Second
+
+// ServeStdio serves one MCP client over newline-delimited JSON-RPC (design §7, seed 004's `ctx mcp
+// serve`): it reads requests from in and writes responses and notifications to out, one JSON object a
+// line and nothing else; logs go to opt.Stderr. It also watches the context refs (see [Watch]).
+//
+// It returns nil when in reaches end of file (after the requests in flight have answered) or when ctx is
+// done, and an error when reading in or writing out fails.
+//
+// ServeStdio does not use mcp-go's StdioServer: that one keeps a single process-wide session (its
+// subscriptions, its writer), so two servers in one process (tests, an HTTP and a stdio server) would
+// share them. Here each call has its own session.
+func ServeStdio(ctx context.Context, st *store.Store, in io.Reader, out io.Writer, opt Options) error {
+	s := newSrv(st, opt)
+	defer registry.Delete(s.mcp)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	sess := newStdioSession()
+	if err := s.mcp.RegisterSession(ctx, sess); err != nil {
+		return fmt.Errorf("mcp: register stdio session: %w", err)
+	}
+	defer s.mcp.UnregisterSession(context.Background(), sess.SessionID())
+	reqCtx, cancelRequests := context.WithCancel(s.mcp.WithContext(ctx, sess))
+	defer cancelRequests()
+
+	w := &lineWriter{w: out}
+	var bg sync.WaitGroup
+	defer bg.Wait()
+	defer cancel()
+	bg.Go(func() {
+		for {
+			select {
+			case n := <-sess.notifications:
+				if err := w.write(n); err != nil {
+					s.log.Printf("write notification: %v", err)
+					cancel()
+					return
+				}
+			case <-ctx.Done():
+				return
+			}
+		}
+	})
+	bg.Go(func() {
+		if err := s.watch(ctx); err != nil && ctx.Err() == nil {
+			s.log.Printf("watch: %v", err)
+		}
+	})
+
+	lines := make(chan []byte)
+	readErr := make(chan error, 1)
+	// The reader may stay blocked in in.Read after ctx is done; it ends when in is closed.
+	go func() {
+		r := bufio.NewReaderSize(in, 64*1024)
+		for {
+			line, err := r.ReadBytes('\n')
+			if len(bytesTrim(line)) > 0 {
+				select {
+				case lines <- line:
+				case <-ctx.Done():
+					return
+				}
+			}
+			if err != nil {
+				readErr <- err
+				return
+			}
+		}
+	}()
+
+	var reqs sync.WaitGroup
+	var result error
+loop:
+	for {
+		select {
+		case <-ctx.Done():
+			break loop
+		case err := <-readErr:
+			if !errors.Is(err, io.EOF) {
+				result = fmt.Errorf("mcp: read stdin: %w", err)
+			}
+			break loop
+		case line := <-lines:
+			var base struct {
+				ID     any    `json:"id"`
+				Method string `json:"method"`
+			}
+			if err := json.Unmarshal(line, &base); err != nil {
+				resp := mcpgo.NewJSONRPCError(mcpgo.NewRequestId(nil), mcpgo.PARSE_ERROR, "Parse error", nil)
+				if err := w.write(resp); err != nil {
+					result = fmt.Errorf("mcp: write stdout: %w", err)
+					break loop
+				}
+				continue
+			}
+			msg := json.RawMessage(line)
+			handle := func() {
+				resp := s.mcp.HandleMessage(reqCtx, msg)
+				if resp == nil {
+					return
+				}
+				if err := w.write(resp); err != nil {
+					s.log.Printf("write response: %v", err)
+					cancel()
+				}
+			}
+			if base.ID != nil && base.Method != "" {
+				// Requests run concurrently (a tool call must not hold up a read); JSON-RPC pairs
+				// responses by id.
+				reqs.Go(handle)
+			} else {
+				// Notifications and responses keep their order with the requests that follow them
+				// (notifications/initialized before the first request).
+				handle()
+			}
+		}
+	}
+	done := make(chan struct{})
+	go func() { reqs.Wait(); close(done) }()
+	if ctx.Err() == nil {
+		select {
+		case <-done:
+		case <-time.After(shutdownGrace):
+		}
+	}
+	cancelRequests()
+	<-done
+	if err := w.failed(); err != nil && result == nil {
+		result = fmt.Errorf("mcp: write stdout: %w", err)
+	}
+	return result
+}
+
+func bytesTrim(b []byte) []byte {
+	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r' || b[len(b)-1] == ' ' || b[len(b)-1] == '\t') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// lineWriter writes one JSON message a line, serialised; it remembers the first write error.
+type lineWriter struct {
+	mu  sync.Mutex
+	w   io.Writer
+	err error
+}
+
+func (l *lineWriter) write(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode message: %w", err)
+	}
+	b = append(b, '\n')
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.err != nil {
+		return l.err
+	}
+	if _, err := l.w.Write(b); err != nil {
+		l.err = err
+		return err
+	}
+	return nil
+}
+
+func (l *lineWriter) failed() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.err
+}
+
+// stdioSession is the one client of a ServeStdio call. It records resources/subscribe so that
+// notifications/resources/updated go to subscribed URIs only.
+type stdioSession struct {
+	id            string
+	notifications chan mcpgo.JSONRPCNotification
+	initialized   atomic.Bool
+	mu            sync.Mutex
+	subs          map[string]bool
+	info          mcpgo.Implementation
+	caps          mcpgo.ClientCapabilities
+}
+
+var sessionSeq atomic.Int64
+
+func newStdioSession() *stdioSession {
+	return &stdioSession{
+		id:            fmt.Sprintf("stdio-%d", sessionSeq.Add(1)),
+		notifications: make(chan mcpgo.JSONRPCNotification, 256),
+		subs:          map[string]bool{},
+	}
+}
+
+var (
+	_ server.SessionWithResourceSubscriptions = (*stdioSession)(nil)
+	_ server.SessionWithClientInfo            = (*stdioSession)(nil)
+)
+
+func (s *stdioSession) SessionID() string { return s.id }
+func (s *stdioSession) NotificationChannel() chan<- mcpgo.JSONRPCNotification {
+	return s.notifications
+}
+func (s *stdioSession) Initialize()       { s.initialized.Store(true) }
+func (s *stdioSession) Initialized() bool { return s.initialized.Load() }
+
+func (s *stdioSession) SubscribeToResource(uri string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.subs[uri] = true
+}
+
+func (s *stdioSession) UnsubscribeFromResource(uri string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.subs, uri)
+}
+
+func (s *stdioSession) SubscribedResources() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]string, 0, len(s.subs))
+	for u := range s.subs {
+		out = append(out, u)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (s *stdioSession) IsSubscribedToResource(uri string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.subs[uri]
+}
+
+func (s *stdioSession) GetClientInfo() mcpgo.Implementation {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.info
+}
+
+func (s *stdioSession) SetClientInfo(i mcpgo.Implementation) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.info = i
+}
+
+func (s *stdioSession) GetClientCapabilities() mcpgo.ClientCapabilities {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.caps
+}
+
+func (s *stdioSession) SetClientCapabilities(c mcpgo.ClientCapabilities) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.caps = c
+}

@@ -1,0 +1,262 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/ctx-dev/ctx/store"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// toolFunc runs a tool on validated arguments and returns its structured result. An *argError, a
+// *store.NotFoundError, a *store.AmbiguousError or a store.ErrInvalidKey error becomes a tool error
+// (isError, the message as text); any other error is a JSON-RPC error.
+type toolFunc func(ctx context.Context, args map[string]any) (any, error)
+
+// toolDef describes one tool: its input schema is schemas/<name>.input.json.
+type toolDef struct {
+	name, title, desc string
+	readOnly          bool
+	destructive       bool
+	output            bool // schemas/<name>.output.json is its output schema
+	run               toolFunc
+}
+
+func (s *srv) toolDefs() []toolDef {
+	return []toolDef{
+		{name: "context_add_knowledge", title: "Add knowledge",
+			desc: "Add or replace a knowledge entry (markdown) in the context store: one commit on the context branch. " +
+				"Returns {key, scope, commit}; commit is empty when nothing changed.",
+			run: s.addEntry(store.KnowledgeKind)},
+		{name: "context_remove_knowledge", title: "Remove knowledge", destructive: true,
+			desc: "Remove a knowledge entry from whichever scope holds it: one commit. Returns {key, scope, commit}.",
+			run:  s.removeEntry(store.KnowledgeKind)},
+		{name: "context_add_convention", title: "Add convention",
+			desc: "Add or replace a team convention (markdown): one commit on the context branch. " +
+				"Returns {key, scope, commit}; commit is empty when nothing changed.",
+			run: s.addEntry(store.ConventionKind)},
+		{name: "context_remove_convention", title: "Remove convention", destructive: true,
+			desc: "Remove a convention from whichever scope holds it: one commit. Returns {key, scope, commit}.",
+			run:  s.removeEntry(store.ConventionKind)},
+		{name: "context_record_decision", title: "Record decision",
+			desc: "Record an architectural decision (ADR: context, decision, consequences): one commit. " +
+				"Returns {id, title, status, scope, commit}.",
+			run: s.recordDecision},
+		{name: "context_update_decision_status", title: "Update decision status",
+			desc: "Change a decision's status (proposed, accepted, deprecated, superseded), by id or exact title; " +
+				"with superseded, superseded_by names the replacing decision. One commit. " +
+				"Returns {id, title, status, superseded_by, commit}.",
+			run: s.updateDecisionStatus},
+		{name: "get_project_context", title: "Get project context", readOnly: true, output: true,
+			desc: "Read the project's shared memory (approved facts with provenance), its team pulse (what every " +
+				"agent is doing) and who is in it (its people and agents, with the address to @mention each). " +
+				"Start here instead of asking teammates to re-explain the project.",
+			run: s.projectContext},
+	}
+}
+
+func (s *srv) addTools() {
+	var tools []server.ServerTool
+	for _, d := range s.toolDefs() {
+		sch, err := compileSchema(d.name + ".input.json")
+		if err != nil {
+			panic(fmt.Sprintf("mcp: %v", err)) // embedded and covered by tests
+		}
+		t := mcpgo.Tool{
+			Name:           d.name,
+			Title:          d.title,
+			Description:    d.desc,
+			RawInputSchema: rawSchema(d.name + ".input.json"),
+			Annotations: mcpgo.ToolAnnotation{
+				Title:           d.title,
+				ReadOnlyHint:    mcpgo.ToBoolPtr(d.readOnly),
+				DestructiveHint: mcpgo.ToBoolPtr(d.destructive),
+				IdempotentHint:  mcpgo.ToBoolPtr(d.readOnly),
+				OpenWorldHint:   mcpgo.ToBoolPtr(false),
+			},
+		}
+		if d.output {
+			t.RawOutputSchema = rawSchema(d.name + ".output.json")
+		}
+		tools = append(tools, server.ServerTool{Tool: t, Handler: s.handler(d.name, sch, d.run)})
+	}
+	s.mcp.AddTools(tools...)
+}
+
+// handler validates the arguments against the tool's input schema, runs the tool and renders its result
+// as structuredContent plus the same JSON as text content.
+func (s *srv) handler(name string, sch *jsonschema.Schema, run toolFunc) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+		args := req.GetArguments()
+		if args == nil {
+			if req.Params.Arguments != nil {
+				return mcpgo.NewToolResultError("invalid arguments: expected an object"), nil
+			}
+			args = map[string]any{}
+		}
+		if err := validateArgs(sch, args); err != nil {
+			return toolError(name, err)
+		}
+		out, err := run(ctx, args)
+		if err != nil {
+			return toolError(name, err)
+		}
+		b, err := json.Marshal(out)
+		if err != nil {
+			return nil, fmt.Errorf("%s: encode result: %w", name, err)
+		}
+		return mcpgo.NewToolResultStructured(out, string(b)), nil
+	}
+}
+
+// toolError sorts an error into a tool error the model can act on, or a JSON-RPC error.
+func toolError(name string, err error) (*mcpgo.CallToolResult, error) {
+	var ae *argError
+	var nf *store.NotFoundError
+	var amb *store.AmbiguousError
+	if errors.As(err, &ae) || errors.As(err, &nf) || errors.As(err, &amb) || errors.Is(err, store.ErrInvalidKey) {
+		return mcpgo.NewToolResultError(err.Error()), nil
+	}
+	return nil, fmt.Errorf("%s: %w", name, err)
+}
+
+func str(args map[string]any, key string) string {
+	v, _ := args[key].(string)
+	return v
+}
+
+// entryResult is the result of the entry tools.
+type entryResult struct {
+	Key    string      `json:"key"`
+	Scope  store.Scope `json:"scope"`
+	Commit string      `json:"commit"`
+}
+
+// addEntry is context_add_knowledge / context_add_convention. An omitted scope keeps the entry's current
+// scope (public for a new entry), so that updating a private entry never publishes it; an omitted
+// provenance keeps the entry's, agent_generated for a new one (docs/format.md).
+func (s *srv) addEntry(k store.Kind) toolFunc {
+	return func(ctx context.Context, args map[string]any) (any, error) {
+		key := str(args, "key")
+		if err := store.ValidKey(key); err != nil {
+			return nil, argErrorf("argument 'key': %v", err)
+		}
+		c, err := s.st.SetEntry(ctx, k, store.SetEntry{Key: key, Content: str(args, "content"),
+			Scope: store.Scope(str(args, "scope")), Provenance: str(args, "provenance")})
+		if err != nil {
+			return nil, err
+		}
+		v, err := s.st.RefView(ctx)
+		if err != nil {
+			return nil, err
+		}
+		e, err := s.st.GetEntry(ctx, v, k, key)
+		if err != nil {
+			return nil, err
+		}
+		return entryResult{Key: key, Scope: e.Scope, Commit: commitOf(c, e.Scope)}, nil
+	}
+}
+
+// removeEntry is context_remove_knowledge / context_remove_convention.
+func (s *srv) removeEntry(k store.Kind) toolFunc {
+	return func(ctx context.Context, args map[string]any) (any, error) {
+		key := str(args, "key")
+		if err := store.ValidKey(key); err != nil {
+			return nil, argErrorf("argument 'key': %v", err)
+		}
+		c, err := s.st.RemoveEntry(ctx, k, key)
+		if err != nil {
+			return nil, err
+		}
+		for _, sc := range store.Scopes {
+			if h, ok := c.Commits[sc]; ok {
+				return entryResult{Key: key, Scope: sc, Commit: h.String()}, nil
+			}
+		}
+		return entryResult{Key: key}, nil
+	}
+}
+
+func commitOf(c *store.Committed, sc store.Scope) string {
+	if c == nil {
+		return ""
+	}
+	if h, ok := c.Commits[sc]; ok {
+		return h.String()
+	}
+	return ""
+}
+
+// tipOf returns the current commit of a scope's ref, "" when it cannot be read. store.AddDecision and
+// SetDecisionStatus do not return their commit: this is the tip right after the write.
+func (s *srv) tipOf(ctx context.Context, sc store.Scope) string {
+	tips, err := s.st.Tips(ctx)
+	if err != nil || tips[sc].IsZero() {
+		return ""
+	}
+	return tips[sc].String()
+}
+
+type decisionResult struct {
+	ID           int         `json:"id"`
+	Title        string      `json:"title"`
+	Status       string      `json:"status"`
+	Scope        store.Scope `json:"scope"`
+	SupersededBy int         `json:"superseded_by,omitempty"`
+	Commit       string      `json:"commit"`
+}
+
+// recordDecision is context_record_decision (seed 000's ADR fields; status default proposed, scope
+// default public).
+func (s *srv) recordDecision(ctx context.Context, args map[string]any) (any, error) {
+	title := strings.TrimSpace(str(args, "title"))
+	if title == "" {
+		return nil, argErrorf("argument 'title': must not be blank")
+	}
+	sc, err := store.ParseScope(str(args, "scope"))
+	if err != nil {
+		return nil, argErrorf("argument 'scope': %v", err)
+	}
+	d, err := s.st.AddDecision(ctx, store.NewDecision{Title: title, Status: str(args, "status"), Scope: sc,
+		Context: str(args, "context"), Decision: str(args, "decision"), Consequences: str(args, "consequences")})
+	if err != nil {
+		return nil, err
+	}
+	return decisionResult{ID: d.ID, Title: d.Title, Status: d.Status, Scope: d.Scope, Commit: s.tipOf(ctx, d.Scope)}, nil
+}
+
+// updateDecisionStatus is context_update_decision_status: id is a number or an exact title (seed 000's
+// decisions/{id}); superseded_by only goes with status superseded.
+func (s *srv) updateDecisionStatus(ctx context.Context, args map[string]any) (any, error) {
+	var ref string
+	switch id := args["id"].(type) {
+	case float64:
+		ref = strconv.FormatInt(int64(id), 10)
+	case string:
+		ref = strings.TrimSpace(id)
+	}
+	if ref == "" {
+		return nil, argErrorf("argument 'id': must be a decision id or title")
+	}
+	status := str(args, "status")
+	by := 0
+	if v, ok := args["superseded_by"].(float64); ok {
+		by = int(v)
+		if status != "superseded" {
+			return nil, argErrorf("argument 'superseded_by': only with status superseded")
+		}
+	}
+	d, err := s.st.SetDecisionStatus(ctx, ref, status, by)
+	if err != nil {
+		return nil, err
+	}
+	return decisionResult{ID: d.ID, Title: d.Title, Status: d.Status, Scope: d.Scope, SupersededBy: d.SupersededBy,
+		Commit: s.tipOf(ctx, d.Scope)}, nil
+}

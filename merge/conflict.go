@@ -1,0 +1,165 @@
+package merge
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Conflict rules, design §4 "both sides changed one field, or overlapping
+// lines" and docs/format.md "Conflicts".
+
+// stampKeys are the fields compared, in this order, to pick the winner of a
+// conflict: the later value wins. They are read from the front matter of a
+// markdown file or the top level of a JSON record (or ndjson line).
+var stampKeys = []string{"updated_at", "date", "timestamp"}
+
+// metaKeys describe the write rather than the content (who wrote last, and
+// when). When both sides changed a file, these keys are taken together from
+// the winner (later updated_at...), present or absent, without a conflict
+// record: two edits of the same entry always differ there, nothing of the
+// content is lost, and the merged file names one coherent last writer.
+var metaKeys = map[string]bool{
+	"updated_at":   true,
+	"author":       true,
+	"agent":        true,
+	"last_agent":   true,
+	"last_machine": true,
+	"last_seen":    true,
+}
+
+// parseTime accepts RFC 3339 (with or without fraction) and plain dates.
+func parseTime(s string) (time.Time, bool) {
+	s = strings.TrimSpace(s)
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// pickWinner decides which of two different versions wins a conflict. The
+// rule never looks at which side is ours: the first stamp key both versions
+// carry with two different times decides (later wins); otherwise the
+// byte-wise larger content wins. rule describes what was applied; it is
+// written in the conflict record.
+func pickWinner(a, b []byte, sa, sb map[string]string) (aWins bool, rule string) {
+	rule = "larger content wins"
+	named := false
+	for _, k := range stampKeys {
+		va, oka := sa[k]
+		vb, okb := sb[k]
+		if !oka || !okb {
+			continue
+		}
+		ta, ea := parseTime(va)
+		tb, eb := parseTime(vb)
+		if !ea || !eb {
+			continue
+		}
+		if !named {
+			rule = "later " + k + " wins; ties by larger content"
+			named = true
+		}
+		if !ta.Equal(tb) {
+			return ta.After(tb), "later " + k + " wins; ties by larger content"
+		}
+	}
+	return bytes.Compare(a, b) > 0, rule
+}
+
+// conflictID is the first 16 hex digits of the sha256 of path, field, base
+// and the two versions in byte order, each length-prefixed (8 bytes, big
+// endian; a missing base is written as length 2^64-1 with no bytes). No
+// clock time and no side goes into it.
+func conflictID(path, field string, base []byte, baseOK bool, v1, v2 []byte) string {
+	if bytes.Compare(v1, v2) > 0 {
+		v1, v2 = v2, v1
+	}
+	h := sha256.New()
+	var n [8]byte
+	put := func(b []byte) {
+		binary.BigEndian.PutUint64(n[:], uint64(len(b)))
+		h.Write(n[:])
+		h.Write(b)
+	}
+	put([]byte(path))
+	put([]byte(field))
+	if baseOK {
+		put(base)
+	} else {
+		binary.BigEndian.PutUint64(n[:], ^uint64(0))
+		h.Write(n[:])
+	}
+	put(v1)
+	put(v2)
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// newConflict builds the conflict of one path. fields lists the conflicting
+// fields (see Conflict.Field).
+func newConflict(path string, fields []string, base []byte, baseOK bool, kept, lost []byte, rule string) Conflict {
+	field := strings.Join(fields, ",")
+	c := Conflict{
+		ID:    conflictID(path, field, base, baseOK, kept, lost),
+		Path:  path,
+		Field: field,
+		Kept:  kept,
+		Lost:  lost,
+		Rule:  rule,
+	}
+	if baseOK {
+		c.Base = base
+		if c.Base == nil {
+			c.Base = []byte{}
+		}
+	}
+	return c
+}
+
+// conflictRecord is the on-branch form of a conflict (docs/format.md).
+type conflictRecord struct {
+	ID    string  `json:"id"`
+	Path  string  `json:"path"`
+	Field string  `json:"field"`
+	Base  *string `json:"base"`
+	Kept  string  `json:"kept"`
+	Lost  string  `json:"lost"`
+	Rule  string  `json:"rule"`
+	// Encoding is "base64" when base, kept or lost is not valid UTF-8 (a
+	// JSON string cannot hold such bytes); absent otherwise.
+	Encoding string `json:"encoding,omitempty"`
+}
+
+// RecordPath is the path of a conflict's record: conflicts/<id>.json.
+func (c Conflict) RecordPath() string { return "conflicts/" + c.ID + ".json" }
+
+// Record is the conflicts/<id>.json content of c (docs/format.md
+// "Conflicts"): two-space indented, final newline. Contents that are not
+// valid UTF-8 are written base64 with "encoding": "base64".
+func (c Conflict) Record() []byte {
+	enc := func(b []byte) string { return string(b) }
+	r := conflictRecord{ID: c.ID, Path: c.Path, Field: c.Field, Rule: c.Rule}
+	if !utf8.Valid(c.Base) || !utf8.Valid(c.Kept) || !utf8.Valid(c.Lost) {
+		enc = base64.StdEncoding.EncodeToString
+		r.Encoding = "base64"
+	}
+	if c.Base != nil {
+		s := enc(c.Base)
+		r.Base = &s
+	}
+	r.Kept, r.Lost = enc(c.Kept), enc(c.Lost)
+	var buf bytes.Buffer
+	e := json.NewEncoder(&buf)
+	e.SetEscapeHTML(false)
+	e.SetIndent("", "  ")
+	_ = e.Encode(r) // cannot fail: strings only
+	return buf.Bytes()
+}

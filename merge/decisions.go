@@ -1,0 +1,290 @@
+package merge
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Decisions numbered twice, design §4: both sides added decisions/<NNNN>-*.md
+// with the same number but different decisions (different `uid`; without a
+// uid, different paths).
+//
+// Before the path-by-path merge, for every clashing number (ascending), the
+// clashing new decisions are ordered by `date` (as time when it parses),
+// then `uid`, then path, then content. The first keeps the number; each
+// other one gets the next free number above the largest number found in
+// base, ours and theirs together. A renumbered decision gets the new number
+// in its file name (the slug is kept) and in its front-matter `id`. The side
+// that added it has its references rewritten: in each decision file that
+// side added or changed, `supersedes` and `superseded_by` values equal to an
+// old number of that side become the new number. The ordering never looks at
+// which side is ours, so every machine picks the same numbers. Numbers
+// written in a decision's body text are not rewritten.
+
+var decisionPath = regexp.MustCompile(`^decisions/([0-9]+)((?:-[^/]*)?\.md)$`)
+
+type decision struct {
+	side    int // 0 ours, 1 theirs
+	path    string
+	num     int
+	rest    string // "-slug.md"
+	uid     string
+	dateKey string
+	content []byte
+}
+
+func (d decision) identity() string {
+	if d.uid != "" {
+		return "uid:" + d.uid
+	}
+	return "path:" + d.path
+}
+
+func decisionNum(path string) (int, string, bool) {
+	m := decisionPath.FindStringSubmatch(path)
+	if m == nil || len(m[1]) > 9 {
+		return 0, "", false
+	}
+	n, err := strconv.Atoi(m[1])
+	if err != nil {
+		return 0, "", false
+	}
+	return n, m[2], true
+}
+
+func newDecision(side int, path string, content []byte) (decision, bool) {
+	n, rest, ok := decisionNum(path)
+	if !ok {
+		return decision{}, false
+	}
+	d := decision{side: side, path: path, num: n, rest: rest, content: content}
+	if doc, ok := parseMD(content); ok {
+		if c, ok := doc.chunks["uid"]; ok {
+			if v, ok := chunkValue("uid", c); ok {
+				d.uid = scalarString(v)
+			}
+		}
+		if c, ok := doc.chunks["date"]; ok {
+			if v, ok := chunkValue("date", c); ok {
+				s := scalarString(v)
+				if t, ok := parseTime(s); ok {
+					d.dateKey = "0" + t.UTC().Format("2006-01-02T15:04:05.000000000Z07:00")
+				} else {
+					d.dateKey = "1" + s
+				}
+			}
+		}
+	}
+	if d.dateKey == "" {
+		d.dateKey = "2"
+	}
+	return d, true
+}
+
+func decisionLess(x, y decision) bool {
+	if x.dateKey != y.dateKey {
+		return x.dateKey < y.dateKey
+	}
+	if x.uid != y.uid {
+		return x.uid < y.uid
+	}
+	if x.path != y.path {
+		return x.path < y.path
+	}
+	return string(x.content) < string(y.content)
+}
+
+// renumber resolves decision numbers added on both sides. It returns copies
+// of ours and theirs with renumbered files moved and rewritten (the inputs
+// are not modified), and a Note per renumbering.
+func renumber(base, ours, theirs Files) (Files, Files, []Note) {
+	sides := [2]Files{ours, theirs}
+	maxNum := 0
+	byNum := map[int][]decision{}
+	for _, f := range []Files{base, ours, theirs} {
+		for p := range f {
+			if n, _, ok := decisionNum(p); ok && n > maxNum {
+				maxNum = n
+			}
+		}
+	}
+	for s, f := range sides {
+		for p, c := range f {
+			if _, inBase := base[p]; inBase {
+				continue
+			}
+			if d, ok := newDecision(s, p, c); ok {
+				byNum[d.num] = append(byNum[d.num], d)
+			}
+		}
+	}
+	var nums []int
+	for n, ds := range byNum {
+		// The merge makes a duplicate only when each side added a decision
+		// the other side does not have; a side that already held two
+		// decisions with one number is left as it is.
+		var ids [2]map[string]bool
+		ids[0], ids[1] = map[string]bool{}, map[string]bool{}
+		for _, d := range ds {
+			ids[d.side][d.identity()] = true
+		}
+		onlyOurs, onlyTheirs := false, false
+		for id := range ids[0] {
+			onlyOurs = onlyOurs || !ids[1][id]
+		}
+		for id := range ids[1] {
+			onlyTheirs = onlyTheirs || !ids[0][id]
+		}
+		if onlyOurs && onlyTheirs {
+			nums = append(nums, n)
+		}
+	}
+	if len(nums) == 0 {
+		return ours, theirs, nil
+	}
+	sort.Ints(nums)
+	out := [2]Files{copyFiles(ours), copyFiles(theirs)}
+	remap := [2]map[int]int{{}, {}}
+	var notes []Note
+	noted := map[string]bool{}
+	for _, n := range nums {
+		ds := byNum[n]
+		sort.Slice(ds, func(i, j int) bool { return decisionLess(ds[i], ds[j]) })
+		// One new number per identity, in order; the first keeps n.
+		newNum := map[string]int{}
+		for _, d := range ds {
+			id := d.identity()
+			if _, ok := newNum[id]; ok {
+				continue
+			}
+			if len(newNum) == 0 {
+				newNum[id] = n
+				continue
+			}
+			maxNum++
+			newNum[id] = maxNum
+		}
+		for _, d := range ds {
+			m := newNum[d.identity()]
+			if m == n {
+				continue
+			}
+			np := fmt.Sprintf("decisions/%04d%s", m, d.rest)
+			delete(out[d.side], d.path)
+			out[d.side][np] = setDecisionID(d.content, m)
+			remap[d.side][n] = m
+			if !noted[d.identity()] {
+				noted[d.identity()] = true
+				notes = append(notes, Note{Path: np, Kind: "renumbered",
+					Message: fmt.Sprintf("decision %d was added on both sides: %s renumbered to %d (%s)", n, d.path, m, np)})
+			}
+		}
+	}
+	for s := range out {
+		if len(remap[s]) == 0 {
+			continue
+		}
+		for p, c := range out[s] {
+			if _, _, ok := decisionNum(p); !ok {
+				continue
+			}
+			if b, ok := base[p]; ok && string(b) == string(c) {
+				continue
+			}
+			if nc, changed := rewriteRefs(c, remap[s]); changed {
+				out[s][p] = nc
+				notes = append(notes, Note{Path: p, Kind: "renumbered-reference",
+					Message: "supersedes/superseded_by rewritten to the renumbered decisions"})
+			}
+		}
+	}
+	return out[0], out[1], notes
+}
+
+func copyFiles(f Files) Files {
+	out := make(Files, len(f))
+	for k, v := range f {
+		out[k] = v
+	}
+	return out
+}
+
+// setChunk replaces the value of key in d, keeping the chunk's line ending.
+func setChunk(d *mdDoc, key, value string) {
+	nl := "\n"
+	if strings.HasSuffix(d.chunks[key], "\r\n") {
+		nl = "\r\n"
+	}
+	d.chunks[key] = key + ": " + value + nl
+}
+
+// setDecisionID writes id: n into a decision's front matter, when it has
+// one that parses.
+func setDecisionID(content []byte, n int) []byte {
+	d, ok := parseMD(content)
+	if !ok {
+		return content
+	}
+	if _, has := d.chunks["id"]; !has {
+		return content
+	}
+	setChunk(&d, "id", strconv.Itoa(n))
+	return d.render()
+}
+
+// rewriteRefs maps the numbers in supersedes and superseded_by.
+func rewriteRefs(content []byte, remap map[int]int) ([]byte, bool) {
+	d, ok := parseMD(content)
+	if !ok {
+		return content, false
+	}
+	changed := false
+	mapNum := func(v any) (string, bool) {
+		n, ok := v.(int)
+		if !ok {
+			return scalarString(v), false
+		}
+		if m, ok := remap[n]; ok {
+			return strconv.Itoa(m), true
+		}
+		return strconv.Itoa(n), false
+	}
+	if c, ok := d.chunks["superseded_by"]; ok {
+		if v, ok := chunkValue("superseded_by", c); ok {
+			if s, ch := mapNum(v); ch {
+				setChunk(&d, "superseded_by", s)
+				changed = true
+			}
+		}
+	}
+	if c, ok := d.chunks["supersedes"]; ok {
+		if v, ok := chunkValue("supersedes", c); ok {
+			switch x := v.(type) {
+			case []any:
+				parts := make([]string, len(x))
+				ch := false
+				for i, e := range x {
+					var c bool
+					parts[i], c = mapNum(e)
+					ch = ch || c
+				}
+				if ch {
+					setChunk(&d, "supersedes", "["+strings.Join(parts, ", ")+"]")
+					changed = true
+				}
+			default:
+				if s, ch := mapNum(x); ch {
+					setChunk(&d, "supersedes", s)
+					changed = true
+				}
+			}
+		}
+	}
+	if !changed {
+		return content, false
+	}
+	return d.render(), true
+}

@@ -1,0 +1,376 @@
+package merge
+
+import (
+	"bytes"
+	"reflect"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Markdown files with YAML front matter: knowledge/*.md, conventions/*.md,
+// decisions/*.md, skills/*/SKILL.md (docs/format.md, design §4).
+//
+// The front matter is the first block delimited by a line "---" at the very
+// start of the file and the next line "---" ("---\r\n" is accepted too);
+// everything after the closing line is the body, kept byte for byte. The
+// front matter is cut into one chunk of raw text per top-level key (the key
+// line and every line up to the next key), so untouched keys keep their
+// exact bytes, comments included. Keys are merged 3-way one by one; the body
+// is merged by the line-level diff3 (lines.go).
+
+// mdDoc is a markdown file cut into front matter and body.
+type mdDoc struct {
+	hasFM       bool
+	open, close string // delimiter lines as found, newline included
+	pre         string // front-matter lines before the first key (comments)
+	keys        []string
+	chunks      map[string]string // key -> raw "key: value\n" lines
+	body        string
+}
+
+// splitFM cuts content at the front matter delimiters. ok is false when
+// there is no front matter.
+func splitFM(s string) (open, fm, close, body string, ok bool) {
+	switch {
+	case strings.HasPrefix(s, "---\n"):
+		open = "---\n"
+	case strings.HasPrefix(s, "---\r\n"):
+		open = "---\r\n"
+	default:
+		return "", "", "", s, false
+	}
+	rest := s[len(open):]
+	p := 0
+	for p <= len(rest) {
+		line := rest[p:]
+		end := len(rest)
+		if i := strings.IndexByte(line, '\n'); i >= 0 {
+			line = line[:i+1]
+			end = p + i + 1
+		}
+		if t := strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r"); t == "---" {
+			return open, rest[:p], line, rest[end:], true
+		}
+		if end == len(rest) {
+			break
+		}
+		p = end
+	}
+	return "", "", "", s, false
+}
+
+// parseMD parses a markdown file. ok is false when a front matter block
+// exists but is not a YAML mapping with one plain key a line (invalid YAML,
+// duplicate keys, flow style...): such files are merged as plain text.
+func parseMD(content []byte) (d mdDoc, ok bool) {
+	open, fm, close, body, has := splitFM(string(content))
+	d = mdDoc{hasFM: has, open: open, close: close, body: body, chunks: map[string]string{}}
+	if !has {
+		return d, true
+	}
+	var n yaml.Node
+	if err := yaml.Unmarshal([]byte(fm), &n); err != nil {
+		return d, false
+	}
+	lines := splitLines(fm)
+	if n.Kind == 0 || len(n.Content) == 0 {
+		d.pre = fm
+		return d, true
+	}
+	m := n.Content[0]
+	if n.Kind != yaml.DocumentNode || m.Kind != yaml.MappingNode || m.Style&yaml.FlowStyle != 0 {
+		return d, false
+	}
+	prev := -1 // 0-based line of the previous key
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k := m.Content[i]
+		at := k.Line - 1
+		if k.Kind != yaml.ScalarNode || k.Column != 1 || at <= prev || at >= len(lines) {
+			return d, false
+		}
+		if _, dup := d.chunks[k.Value]; dup {
+			return d, false
+		}
+		if prev < 0 {
+			d.pre = strings.Join(lines[:at], "")
+		} else {
+			d.chunks[d.keys[len(d.keys)-1]] = strings.Join(lines[prev:at], "")
+		}
+		d.keys = append(d.keys, k.Value)
+		d.chunks[k.Value] = ""
+		prev = at
+	}
+	if len(d.keys) > 0 {
+		d.chunks[d.keys[len(d.keys)-1]] = strings.Join(lines[prev:], "")
+	}
+	return d, true
+}
+
+// render writes the document back: front matter block (when it has one or
+// has keys), then the body.
+func (d mdDoc) render() []byte {
+	var b strings.Builder
+	if d.hasFM || len(d.keys) > 0 {
+		open, close := d.open, d.close
+		if open == "" {
+			open = "---\n"
+		}
+		if close == "" {
+			close = "---\n"
+		}
+		b.WriteString(open)
+		b.WriteString(d.pre)
+		for _, k := range d.keys {
+			c := d.chunks[k]
+			b.WriteString(c)
+			if !strings.HasSuffix(c, "\n") {
+				b.WriteString("\n")
+			}
+		}
+		b.WriteString(close)
+	}
+	b.WriteString(d.body)
+	return []byte(b.String())
+}
+
+// value decodes the YAML value of a chunk; ok is false when it does not
+// decode.
+func chunkValue(key, chunk string) (any, bool) {
+	var m map[string]any
+	if err := yaml.Unmarshal([]byte(chunk), &m); err != nil {
+		return nil, false
+	}
+	v, ok := m[key]
+	return v, ok
+}
+
+// sameChunk compares two chunks of one key: equal bytes, or equal values.
+func sameChunk(key, x, y string) bool {
+	if x == y {
+		return true
+	}
+	vx, okx := chunkValue(key, x)
+	vy, oky := chunkValue(key, y)
+	return okx && oky && reflect.DeepEqual(vx, vy)
+}
+
+// stamps returns the front-matter values of the stamp keys.
+func (d mdDoc) stamps() map[string]string {
+	out := map[string]string{}
+	for _, k := range stampKeys {
+		c, ok := d.chunks[k]
+		if !ok {
+			continue
+		}
+		if v, ok := chunkValue(k, c); ok {
+			out[k] = scalarString(v)
+		}
+	}
+	return out
+}
+
+func scalarString(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case nil:
+		return ""
+	default:
+		b, err := yaml.Marshal(x)
+		if err != nil {
+			return ""
+		}
+		return strings.TrimSpace(string(b))
+	}
+}
+
+// sortedUnion returns the distinct strings of all lists, sorted.
+func sortedUnion(lists ...[]string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, l := range lists {
+		for _, k := range l {
+			if !seen[k] {
+				seen[k] = true
+				out = append(out, k)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// mergeOrder gives the key order of a merged map: a's keys in a's order,
+// then each key only b has, placed after the key that precedes it in b.
+// keep says whether a key is in the merged map.
+func mergeOrder(a, b []string, keep func(string) bool) []string {
+	out := make([]string, 0, len(a)+len(b))
+	in := map[string]bool{}
+	for _, k := range a {
+		if keep(k) && !in[k] {
+			out = append(out, k)
+			in[k] = true
+		}
+	}
+	prev := ""
+	for _, k := range b {
+		if in[k] {
+			prev = k
+			continue
+		}
+		if !keep(k) {
+			continue
+		}
+		at := 0
+		if prev != "" {
+			for i, x := range out {
+				if x == prev {
+					at = i + 1
+					break
+				}
+			}
+		}
+		out = append(out, "")
+		copy(out[at+1:], out[at:])
+		out[at] = k
+		in[k] = true
+		prev = k
+	}
+	return out
+}
+
+// fieldLog collects what a field-level merge found: conflicting fields and
+// notes. It is filled only by the pass that builds the kept version.
+type fieldLog struct {
+	fields []string
+	notes  []Note
+	path   string
+}
+
+func (l *fieldLog) conflict(field string) {
+	if l != nil {
+		l.fields = append(l.fields, field)
+	}
+}
+
+func (l *fieldLog) note(kind, msg string) {
+	if l != nil {
+		l.notes = append(l.notes, Note{Path: l.path, Kind: kind, Message: msg})
+	}
+}
+
+// mergeFM merges the front matter of a and b (a wins conflicts when aWins;
+// metadata keys always come from a, the overall winner). base may be
+// empty (no front matter, or file absent).
+func mergeFM(base, a, b mdDoc, aWins bool, log *fieldLog) mdDoc {
+	out := mdDoc{hasFM: a.hasFM || b.hasFM, chunks: map[string]string{}, body: ""}
+	out.open, out.close = a.open, a.close
+	if !a.hasFM {
+		out.open, out.close = b.open, b.close
+	}
+	// Comment lines before the first key.
+	switch {
+	case a.pre == b.pre || b.pre == base.pre:
+		out.pre = a.pre
+	case a.pre == base.pre:
+		out.pre = b.pre
+	default:
+		log.conflict("#comments")
+		out.pre = a.pre
+		if !aWins {
+			out.pre = b.pre
+		}
+	}
+	for _, k := range sortedUnion(base.keys, a.keys, b.keys) {
+		bv, bok := base.chunks[k]
+		av, aok := a.chunks[k]
+		cv, cok := b.chunks[k]
+		var v string
+		var present bool
+		switch {
+		case metaKeys[k]:
+			v, present = av, aok
+		case aok == cok && (!aok || sameChunk(k, av, cv)):
+			v, present = av, aok
+		case aok == bok && (!aok || sameChunk(k, av, bv)):
+			v, present = cv, cok
+		case cok == bok && (!cok || sameChunk(k, cv, bv)):
+			v, present = av, aok
+		case !aok || !cok:
+			v, present = av, aok
+			if !aok {
+				v, present = cv, cok
+			}
+			log.note("delete-vs-edit", "front matter key "+k+" deleted on one side and changed on the other: the change is kept")
+		default:
+			log.conflict(k)
+			v, present = av, true
+			if !aWins {
+				v = cv
+			}
+		}
+		if present {
+			out.chunks[k] = v
+		}
+	}
+	out.keys = mergeOrder(a.keys, b.keys, func(k string) bool { _, ok := out.chunks[k]; return ok })
+	return out
+}
+
+// mergeMarkdown merges a markdown file both sides changed. It returns the
+// kept and lost versions, the conflicting fields ("body" for overlapping
+// body lines, else front-matter keys; "" when the file had to be merged as
+// plain text) and the rule that picked the winner.
+func mergeMarkdown(path string, base []byte, baseOK bool, x, y []byte) (kept, lost []byte, fields []string, rule string, notes []Note) {
+	bd, bok := parseMD(base)
+	xd, xok := parseMD(x)
+	yd, yok := parseMD(y)
+	if !baseOK {
+		bd, bok = mdDoc{chunks: map[string]string{}}, true
+	}
+	if !bok {
+		// An unreadable base: merge the front matter as if it had none.
+		bd = mdDoc{chunks: map[string]string{}, body: bd.body}
+	}
+	if !xok || !yok {
+		return mergeText(base, x, y, nil, nil)
+	}
+	aWins, rule := pickWinner(x, y, xd.stamps(), yd.stamps())
+	a, b := xd, yd
+	if !aWins {
+		a, b = yd, xd
+	}
+	log := &fieldLog{path: path}
+	k := mergeFM(bd, a, b, true, log)
+	l := mergeFM(bd, a, b, false, nil)
+	kb, lb, n := merge3([]byte(bd.body), []byte(a.body), []byte(b.body))
+	k.body, l.body = string(kb), string(lb)
+	if n > 0 {
+		log.fields = append(log.fields, "body")
+	}
+	return k.render(), l.render(), log.fields, rule, log.notes
+}
+
+// mergeText merges two versions as plain text with Lines' diff3; the winner
+// is picked by pickWinner with the given stamps. A conflict is reported
+// with the field "".
+func mergeText(base, x, y []byte, sx, sy map[string]string) (kept, lost []byte, fields []string, rule string, notes []Note) {
+	aWins, rule := pickWinner(x, y, sx, sy)
+	a, b := x, y
+	if !aWins {
+		a, b = y, x
+	}
+	kept, lost, n := merge3(base, a, b)
+	if n > 0 {
+		fields = []string{""}
+	}
+	return kept, lost, fields, rule, nil
+}
+
+// isText reports whether b looks like text: valid UTF-8 without NUL.
+func isText(b []byte) bool {
+	return bytes.IndexByte(b, 0) < 0 && utf8.Valid(b)
+}

@@ -1,0 +1,261 @@
+package merge
+
+import (
+	"bytes"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/sergi/go-diff/diffmatchpatch"
+)
+
+// Line-level 3-way merge (diff3), design §4 "markdown body" rule.
+//
+// Both sides are diffed against the base with go-diff's line mode
+// (DiffLinesToRunes + DiffMainRunes, one rune per line, no timeout so the
+// result never depends on machine speed). Each diff becomes a list of hunks:
+// a base line range [start,end) and the lines that replace it. Hunks of the
+// two sides are grouped when they truly overlap:
+//
+//   - two ranges that share at least one base line;
+//   - an insertion strictly inside the other side's range;
+//   - two insertions at the same base position.
+//
+// Adjacent changes (side A edits line 4, side B edits line 5) and an
+// insertion right before or after the other side's range do not overlap and
+// merge cleanly. A group changed by one side only takes that side; a group
+// both sides changed to the same text takes it; anything else is a conflict.
+
+// maxDiffLines bounds the input of go-diff's rune encoding (one code point a
+// line). Bigger texts are merged as a single hunk.
+const maxDiffLines = 500_000
+
+// hunk replaces base lines [start,end) with lines.
+type hunk struct {
+	start, end int
+	lines      []string
+}
+
+func (h hunk) insertion() bool { return h.start == h.end }
+
+// splitLines splits s after every "\n"; a last line without newline is kept.
+// It splits exactly like go-diff's line mode.
+func splitLines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	n := strings.Count(s, "\n")
+	out := make([]string, 0, n+1)
+	for len(s) > 0 {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 {
+			out = append(out, s)
+			break
+		}
+		out = append(out, s[:i+1])
+		s = s[i+1:]
+	}
+	return out
+}
+
+// diffHunks returns the hunks turning baseLines into sideLines.
+func diffHunks(base, side string, baseLines, sideLines []string) []hunk {
+	if base == side {
+		return nil
+	}
+	if len(baseLines)+len(sideLines) > maxDiffLines {
+		return []hunk{{start: 0, end: len(baseLines), lines: sideLines}}
+	}
+	dmp := diffmatchpatch.New()
+	dmp.DiffTimeout = 0 // deterministic, optimal diff
+	r1, r2, _ := dmp.DiffLinesToRunes(base, side)
+	diffs := dmp.DiffMainRunes(r1, r2, false)
+	var out []hunk
+	var cur *hunk
+	bp, sp := 0, 0
+	flush := func() {
+		if cur != nil {
+			out = append(out, *cur)
+			cur = nil
+		}
+	}
+	for _, d := range diffs {
+		n := utf8.RuneCountInString(d.Text)
+		switch d.Type {
+		case diffmatchpatch.DiffEqual:
+			flush()
+			bp += n
+			sp += n
+		case diffmatchpatch.DiffDelete:
+			if cur == nil {
+				cur = &hunk{start: bp, end: bp}
+			}
+			cur.end += n
+			bp += n
+		case diffmatchpatch.DiffInsert:
+			if cur == nil {
+				cur = &hunk{start: bp, end: bp}
+			}
+			cur.lines = append(cur.lines, sideLines[sp:sp+n]...)
+			sp += n
+		}
+	}
+	flush()
+	return out
+}
+
+// overlaps reports whether hunk h overlaps a group covering base [gs,ge).
+func overlaps(gs, ge int, h hunk) bool {
+	switch {
+	case gs == ge && h.insertion():
+		return h.start == gs
+	case gs == ge:
+		return h.start < gs && gs < h.end
+	case h.insertion():
+		return gs < h.start && h.start < ge
+	default:
+		return h.start < ge && gs < h.end
+	}
+}
+
+// before orders hunks by start; at equal start an insertion comes first.
+func before(x, y hunk) bool {
+	if x.start != y.start {
+		return x.start < y.start
+	}
+	return x.insertion() && !y.insertion()
+}
+
+// apply returns base[gs:ge] with hs (sorted, inside the range) applied.
+func apply(baseLines []string, gs, ge int, hs []hunk) []string {
+	var out []string
+	p := gs
+	for _, h := range hs {
+		out = append(out, baseLines[p:h.start]...)
+		out = append(out, h.lines...)
+		p = h.end
+	}
+	return append(out, baseLines[p:ge]...)
+}
+
+func equalLines(x, y []string) bool {
+	if len(x) != len(y) {
+		return false
+	}
+	for i := range x {
+		if x[i] != y[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// merge3 merges a and b against base. a is the side that wins conflicts in
+// kept; lost is the same merge with b's text in every conflicting group, so
+// the two differ only where the sides truly overlapped. conflicts counts
+// the conflicting groups.
+func merge3(base, a, b []byte) (kept, lost []byte, conflicts int) {
+	if bytes.Equal(a, b) {
+		return a, a, 0
+	}
+	if bytes.Equal(base, a) {
+		return b, b, 0
+	}
+	if bytes.Equal(base, b) {
+		return a, a, 0
+	}
+	bs, as, cs := string(base), string(a), string(b)
+	bl, al, cl := splitLines(bs), splitLines(as), splitLines(cs)
+	ha := diffHunks(bs, as, bl, al)
+	hb := diffHunks(bs, cs, bl, cl)
+
+	var k, l strings.Builder
+	k.Grow(len(a) + len(b))
+	emit := func(both bool, lines []string) {
+		for _, s := range lines {
+			k.WriteString(s)
+			if both {
+				l.WriteString(s)
+			}
+		}
+	}
+	pos := 0
+	i, j := 0, 0
+	for i < len(ha) || j < len(hb) {
+		// First hunk of the group.
+		var first hunk
+		fromA := j >= len(hb) || (i < len(ha) && !before(hb[j], ha[i]))
+		if fromA {
+			first = ha[i]
+		} else {
+			first = hb[j]
+		}
+		gs, ge := first.start, first.end
+		var ga, gb []hunk
+		if fromA {
+			ga = append(ga, first)
+			i++
+		} else {
+			gb = append(gb, first)
+			j++
+		}
+		for grew := true; grew; {
+			grew = false
+			if i < len(ha) && overlaps(gs, ge, ha[i]) {
+				ge = max(ge, ha[i].end)
+				ga = append(ga, ha[i])
+				i++
+				grew = true
+			}
+			if j < len(hb) && overlaps(gs, ge, hb[j]) {
+				ge = max(ge, hb[j].end)
+				gb = append(gb, hb[j])
+				j++
+				grew = true
+			}
+		}
+		// Unchanged lines before the group.
+		for _, s := range bl[pos:gs] {
+			k.WriteString(s)
+			l.WriteString(s)
+		}
+		pos = ge
+		switch {
+		case len(gb) == 0:
+			emit(true, apply(bl, gs, ge, ga))
+		case len(ga) == 0:
+			emit(true, apply(bl, gs, ge, gb))
+		default:
+			ta := apply(bl, gs, ge, ga)
+			tb := apply(bl, gs, ge, gb)
+			emit(false, ta)
+			for _, s := range tb {
+				l.WriteString(s)
+			}
+			if !equalLines(ta, tb) {
+				conflicts++
+			}
+		}
+	}
+	for _, s := range bl[pos:] {
+		k.WriteString(s)
+		l.WriteString(s)
+	}
+	return []byte(k.String()), []byte(l.String()), conflicts
+}
+
+// Lines is a line-level diff3 of ours and theirs against base, built on
+// go-diff's line mode (design §4). Changes in different places, including
+// adjacent lines, merge cleanly; only truly overlapping changes conflict.
+// merged never contains conflict markers: in a conflicting region it holds
+// the text of the side whose whole content is byte-wise larger, so the
+// result does not depend on which side is ours. Lines never panics; any
+// bytes are accepted (lines end at "\n"; "\r" stays part of a line; a last
+// line without newline is a line of its own).
+func Lines(base, ours, theirs []byte) (merged []byte, conflict bool) {
+	a, b := ours, theirs
+	if bytes.Compare(a, b) < 0 {
+		a, b = b, a
+	}
+	kept, _, n := merge3(base, a, b)
+	return kept, n > 0
+}

@@ -1,0 +1,154 @@
+// Package merge is the semantic 3-way merge of a ctx context branch (design
+// §4), used by `ctx pull` when two machines changed the context at once. It
+// is pure: no file system, no git, no clock.
+//
+// The input is three trees (base, ours, theirs) as maps from slash-separated
+// paths (docs/format.md "Files") to contents. Each path is merged with the
+// rule for its kind of file:
+//
+//	knowledge/*.md, conventions/*.md,     front matter key by key (3-way),
+//	decisions/*.md, skills/*/SKILL.md      body by line-level diff3 (frontmatter.go, lines.go)
+//	manifest.json, state.json,             field by field, recursing into
+//	history/*.json, activity/**/*.json,    objects (jsonrec.go)
+//	skills/*/.proposals/*.json,
+//	conflicts/*.json
+//	*.ndjson                               union by id, sorted by timestamp then id (ndjson.go)
+//	decisions added twice with one number  renumbered first (decisions.go)
+//	anything else                          text: diff3; binary: whole file
+//
+// Whole-file rules, for every path: same content on both sides, or one side
+// unchanged from base → that side's version (so a delete against an
+// unchanged file deletes); deleted on one side and changed on the other →
+// the change survives and a Note reports the delete; the one-file-per-record
+// folders (history, activity, proposals, conflicts) are therefore a union.
+//
+// When both sides changed the same field (or overlapping lines) differently,
+// a winner is picked by a rule that never looks at which side is ours (later
+// updated_at, date or timestamp; tie → byte-wise larger content), its value
+// is kept in the file — never conflict markers — and a Conflict is returned
+// and written as conflicts/<id>.json (docs/format.md "Conflicts"). Fields
+// that describe the write itself (updated_at, author, agent, last_agent,
+// last_machine, last_seen) are taken together from the winner, without a
+// conflict, whenever both sides changed the file.
+//
+// Tree(base, ours, theirs) and Tree(base, theirs, ours) return the same
+// Files, Conflicts and Notes.
+package merge
+
+import (
+	"bytes"
+	"sort"
+)
+
+// Files maps a slash-separated path (as in docs/format.md) to its content.
+// A missing key means the file is absent; a present key with empty content
+// is an empty file.
+type Files map[string][]byte
+
+// Result is the outcome of Tree.
+type Result struct {
+	// Files is the merged tree, including a conflicts/<id>.json record for
+	// each new conflict. Contents may share memory with the inputs.
+	Files Files
+	// Conflicts are the new conflicts of this merge, sorted by path then ID
+	// (also written as conflicts/<id>.json in Files).
+	Conflicts []Conflict
+	// Notes are things reported but decided: a delete that lost against an
+	// edit, a renumbered decision, ... Sorted by path, kind, message.
+	Notes []Note
+}
+
+// Conflict is one path where both sides changed the same thing differently
+// (docs/format.md "Conflicts"). There is at most one per path and merge.
+type Conflict struct {
+	// ID is the first 16 hex digits of a sha256 over Path, Field, Base and
+	// the two versions (Kept, Lost) in byte order; see conflictID.
+	ID   string
+	Path string
+	// Field names what conflicted, comma-separated when several:
+	// front-matter keys, "body" (overlapping body lines of a markdown file),
+	// dotted JSON field paths ("project.name"; "<id>.<field>" in an ndjson
+	// log), or "" when the file was merged as a whole (plain text, binary,
+	// content that does not parse).
+	Field string
+	// Base is the base version of the file (nil when absent). Kept is the
+	// merged file as written in Files; Lost is the same merge with the
+	// losing side's value in every conflicting field or region. All three
+	// are whole-file contents, so resolving means writing Kept or Lost.
+	Base, Kept, Lost []byte
+	// Rule says how the winner was picked.
+	Rule string
+}
+
+// Note reports a decision the merge took on its own.
+type Note struct {
+	Path string
+	// Kind: "delete-vs-edit" (a file, field or log record deleted on one
+	// side and changed on the other: the change survived), "renumbered" (a
+	// decision got a new number), "renumbered-reference" (supersedes or
+	// superseded_by rewritten after a renumbering).
+	Kind    string
+	Message string
+}
+
+// Tree merges ours and theirs against base, path by path (design §4). It
+// never panics and never fails: content that does not parse falls back to a
+// text or whole-file merge.
+func Tree(base, ours, theirs Files) Result {
+	ours, theirs, notes := renumber(base, ours, theirs)
+	res := Result{Files: Files{}, Notes: notes}
+	paths := map[string]bool{}
+	for _, f := range []Files{base, ours, theirs} {
+		for p := range f {
+			paths[p] = true
+		}
+	}
+	var conflicts []Conflict
+	for p := range paths {
+		b, bok := base[p]
+		o, ook := ours[p]
+		t, tok := theirs[p]
+		out, present, c, ns := mergePath(p, b, bok, o, ook, t, tok)
+		if present {
+			res.Files[p] = out
+		}
+		res.Notes = append(res.Notes, ns...)
+		if c != nil {
+			conflicts = append(conflicts, *c)
+		}
+	}
+	for _, c := range conflicts {
+		res.Files[c.RecordPath()] = c.Record()
+	}
+	sort.Slice(conflicts, func(i, j int) bool {
+		if conflicts[i].Path != conflicts[j].Path {
+			return conflicts[i].Path < conflicts[j].Path
+		}
+		return conflicts[i].ID < conflicts[j].ID
+	})
+	res.Conflicts = conflicts
+	sort.Slice(res.Notes, func(i, j int) bool {
+		x, y := res.Notes[i], res.Notes[j]
+		if x.Path != y.Path {
+			return x.Path < y.Path
+		}
+		if x.Kind != y.Kind {
+			return x.Kind < y.Kind
+		}
+		return x.Message < y.Message
+	})
+	// Drop exact repeats (one file rewritten the same way on both sides).
+	notes = res.Notes[:0]
+	for i, n := range res.Notes {
+		if i == 0 || n != res.Notes[i-1] {
+			notes = append(notes, n)
+		}
+	}
+	res.Notes = notes
+	return res
+}
+
+// same reports whether two optional contents are the same.
+func same(x []byte, xok bool, y []byte, yok bool) bool {
+	return xok == yok && (!xok || bytes.Equal(x, y))
+}

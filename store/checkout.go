@@ -1,0 +1,384 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/gofrs/flock"
+)
+
+// RecordFile is the checkout record inside the checked-out tree: which commit of each scope it mirrors
+// and the blob of every file it wrote, so that hand edits can be told apart from ctx's own writes.
+const RecordFile = ".ctx-checkout.json"
+
+// Record is the content of RecordFile.
+type Record struct {
+	Commits map[Scope]string       `json:"commits"`
+	Files   map[string]RecordEntry `json:"files"`
+}
+
+// RecordEntry is one file of the checkout record.
+type RecordEntry struct {
+	Scope Scope  `json:"scope"`
+	Blob  string `json:"blob"`
+}
+
+// CheckoutRoot is the path of the checked-out tree, "" in a bare repository.
+func (s *Store) CheckoutRoot() string {
+	if s.Repo.Bare() {
+		return ""
+	}
+	return filepath.Join(s.Repo.WorkTree(), CheckoutDir)
+}
+
+// ReadRecord reads the checkout record; nil when the tree was never checked out.
+func (s *Store) ReadRecord() (*Record, error) {
+	root := s.CheckoutRoot()
+	if root == "" {
+		return nil, nil
+	}
+	b, err := os.ReadFile(filepath.Join(root, RecordFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read checkout record: %w", err)
+	}
+	var rec Record
+	if err := json.Unmarshal(b, &rec); err != nil {
+		return nil, fmt.Errorf("checkout record %s: %w", filepath.Join(root, RecordFile), err)
+	}
+	if rec.Files == nil {
+		rec.Files = map[string]RecordEntry{}
+	}
+	return &rec, nil
+}
+
+// Refreshed reports what Refresh did.
+type Refreshed struct {
+	Written, Removed []string // paths updated from the refs
+	Kept             []string // paths edited by hand that were not overwritten (ctx status lists them)
+}
+
+func blobHash(b []byte) plumbing.Hash { return plumbing.ComputeHash(plumbing.BlobObject, b) }
+
+// Refresh makes the checked-out tree mirror the tips of the context refs (design §2): only paths whose
+// blob changed since the recorded commits are written (atomically, by rename) or removed; a file edited
+// by hand since the last refresh is never overwritten, it is reported in Kept. A bare repository has no
+// checked-out tree (nothing to do). Concurrent refreshes of one worktree are serialised by a lock in the
+// worktree's git dir.
+func (s *Store) Refresh(ctx context.Context) (*Refreshed, error) {
+	root := s.CheckoutRoot()
+	out := &Refreshed{}
+	if root == "" {
+		return out, nil
+	}
+	if ok, err := s.Initialized(ctx); err != nil || !ok {
+		return out, err
+	}
+	if err := os.MkdirAll(filepath.Join(s.Repo.GitDir(), "ctx"), 0o777); err != nil {
+		return nil, fmt.Errorf("refresh: %w", err)
+	}
+	fl := flock.New(filepath.Join(s.Repo.GitDir(), "ctx", "checkout.lock"))
+	if err := fl.Lock(); err != nil {
+		return nil, fmt.Errorf("refresh: lock: %w", err)
+	}
+	defer fl.Unlock()
+
+	rec, err := s.ReadRecord()
+	if err != nil {
+		return nil, err
+	}
+	if rec == nil {
+		rec = &Record{Commits: map[Scope]string{}, Files: map[string]RecordEntry{}}
+	}
+	tips, err := s.Tips(ctx)
+	if err != nil {
+		return nil, err
+	}
+	trees := map[Scope]plumbing.Hash{}
+	changed := map[string]bool{}
+	for _, sc := range Scopes {
+		if trees[sc], err = s.Repo.TreeOf(ctx, tips[sc]); err != nil {
+			return nil, err
+		}
+		oldTree := plumbing.ZeroHash
+		if c := rec.Commits[sc]; c != "" {
+			if oldTree, err = s.Repo.TreeOf(ctx, plumbing.NewHash(c)); err != nil {
+				oldTree = plumbing.ZeroHash
+			}
+		}
+		var paths []string
+		if len(rec.Files) == 0 || oldTree.IsZero() && rec.Commits[sc] != "" {
+			err = s.Repo.Walk(ctx, trees[sc], func(p string, _ plumbing.Hash) error { paths = append(paths, p); return nil })
+		} else {
+			paths, err = s.Repo.DiffTrees(ctx, oldTree, trees[sc])
+		}
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range paths {
+			changed[p] = true
+		}
+	}
+	// Files recorded but missing on disk while the refs still have them (someone removed .context/ in
+	// part) are restored too.
+	for p := range rec.Files {
+		if _, err := os.Lstat(filepath.Join(root, filepath.FromSlash(p))); errors.Is(err, fs.ErrNotExist) {
+			changed[p] = true
+		}
+	}
+	paths := make([]string, 0, len(changed))
+	for p := range changed {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		var newScope Scope
+		var newBlob plumbing.Hash
+		for _, sc := range Scopes {
+			h, err := s.Repo.PathHash(ctx, trees[sc], p)
+			if err != nil {
+				return nil, err
+			}
+			if !h.IsZero() {
+				newScope, newBlob = sc, h
+				break
+			}
+		}
+		disk := filepath.Join(root, filepath.FromSlash(p))
+		cur, derr := os.ReadFile(disk)
+		onDisk := derr == nil
+		old, had := rec.Files[p]
+		switch {
+		case onDisk && !newBlob.IsZero() && blobHash(cur) == newBlob:
+			// already what the ref has
+		case onDisk && (!had || blobHash(cur).String() != old.Blob):
+			out.Kept = append(out.Kept, p)
+			continue
+		case newBlob.IsZero():
+			if onDisk {
+				if err := os.Remove(disk); err != nil {
+					return nil, fmt.Errorf("refresh: %w", err)
+				}
+				removeEmptyDirs(root, filepath.Dir(disk))
+				out.Removed = append(out.Removed, p)
+			}
+		default:
+			data, err := s.Repo.ReadBlob(ctx, newBlob)
+			if err != nil {
+				return nil, err
+			}
+			if err := writeFileAtomic(disk, data, 0o644); err != nil {
+				return nil, fmt.Errorf("refresh %s: %w", p, err)
+			}
+			out.Written = append(out.Written, p)
+		}
+		if newBlob.IsZero() {
+			delete(rec.Files, p)
+		} else {
+			rec.Files[p] = RecordEntry{Scope: newScope, Blob: newBlob.String()}
+		}
+	}
+	for _, sc := range Scopes {
+		rec.Commits[sc] = ""
+		if !tips[sc].IsZero() {
+			rec.Commits[sc] = tips[sc].String()
+		}
+	}
+	b, err := json.MarshalIndent(rec, "", " ")
+	if err != nil {
+		return nil, err
+	}
+	if err := writeFileAtomic(filepath.Join(root, RecordFile), append(b, '\n'), 0o644); err != nil {
+		return nil, fmt.Errorf("refresh: write record: %w", err)
+	}
+	return out, nil
+}
+
+func removeEmptyDirs(root, dir string) {
+	for dir != root && strings.HasPrefix(dir, root) {
+		if err := os.Remove(dir); err != nil {
+			return
+		}
+		dir = filepath.Dir(dir)
+	}
+}
+
+// HandEdit is a file of the checked-out tree that differs from what ctx last wrote there.
+type HandEdit struct {
+	Path   string `json:"path"`
+	Change string `json:"change"` // "modified", "added", "deleted"
+	Scope  Scope  `json:"scope"`
+}
+
+// HandEdits lists the files of the checked-out tree edited by hand since the last refresh, sorted by path.
+// None when the tree was never checked out.
+func (s *Store) HandEdits(ctx context.Context) ([]HandEdit, error) {
+	root := s.CheckoutRoot()
+	rec, err := s.ReadRecord()
+	if err != nil || rec == nil {
+		return nil, err
+	}
+	var out []HandEdit
+	seen := map[string]bool{}
+	err = filepath.WalkDir(root, func(p string, de fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		if de.IsDir() || rel == RecordFile || strings.Contains(filepath.Base(p), ".tmp") && strings.HasPrefix(filepath.Base(p), ".") {
+			return nil
+		}
+		seen[rel] = true
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		f, ok := rec.Files[rel]
+		switch {
+		case !ok:
+			out = append(out, HandEdit{Path: rel, Change: "added", Scope: scopeFromContent(data)})
+		case blobHash(data).String() != f.Blob:
+			out = append(out, HandEdit{Path: rel, Change: "modified", Scope: f.Scope})
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("scan %s: %w", root, err)
+	}
+	for p, f := range rec.Files {
+		if !seen[p] {
+			out = append(out, HandEdit{Path: p, Change: "deleted", Scope: f.Scope})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
+}
+
+// scopeFromContent reads the scope of a file added by hand from its front matter (`scope: private`);
+// public otherwise.
+func scopeFromContent(b []byte) Scope {
+	fm, _, ok := SplitFrontMatter(b)
+	if !ok {
+		return Public
+	}
+	m, err := ParseMeta(fm)
+	if err != nil {
+		return Public
+	}
+	sc, err := ParseScope(m.String("scope"))
+	if err != nil {
+		return Public
+	}
+	return sc
+}
+
+// CommitHandEdits records the hand edits of the checked-out tree as one commit per scope touched (ctx
+// commit). msg replaces the default summary. Nothing to record is no commit and no error.
+func (s *Store) CommitHandEdits(ctx context.Context, msg string) (*Committed, []HandEdit, error) {
+	edits, err := s.HandEdits(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(edits) == 0 {
+		return &Committed{}, nil, nil
+	}
+	root := s.CheckoutRoot()
+	ed := Edits{}
+	for _, e := range edits {
+		if e.Change == "deleted" {
+			ed.Del(e.Scope, e.Path)
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(e.Path)))
+		if err != nil {
+			return nil, nil, fmt.Errorf("read %s: %w", e.Path, err)
+		}
+		if err := checkPath(e.Path); err != nil {
+			return nil, nil, err
+		}
+		ed.Put(e.Scope, e.Path, data)
+	}
+	if msg == "" {
+		msg = fmt.Sprintf("record %d hand edit(s) of %s", len(edits), CheckoutDir)
+	}
+	keys := make([]string, 0, len(edits))
+	for _, e := range edits {
+		keys = append(keys, e.Path)
+	}
+	c, err := s.Write(ctx, Op{Name: "commit", Key: strings.Join(keys, ","), Summary: msg},
+		func(*View) (Edits, error) { return ed, nil })
+	return c, edits, err
+}
+
+// checkPath refuses paths of the checked-out tree that could not be store paths: every segment must be a
+// plain name (no "..", no NUL).
+func checkPath(p string) error {
+	for _, seg := range strings.Split(p, "/") {
+		if seg == "" || seg == "." || seg == ".." || strings.ContainsRune(seg, 0) {
+			return fmt.Errorf("%s: not a valid path in the store", p)
+		}
+	}
+	if bytes.ContainsAny([]byte(p), "\\") {
+		return fmt.Errorf("%s: backslash in path", p)
+	}
+	return nil
+}
+
+// CheckoutView returns a view of the checked-out tree (the MCP server's reads, design §7), refreshing it
+// first when a context ref moved since it was written (a write or pull of another process). A bare
+// repository reads from the refs.
+func (s *Store) CheckoutView(ctx context.Context) (*View, error) {
+	root := s.CheckoutRoot()
+	if root == "" {
+		return s.RefView(ctx)
+	}
+	rec, err := s.ReadRecord()
+	if err != nil {
+		return nil, err
+	}
+	tips, err := s.Tips(ctx)
+	if err != nil {
+		return nil, err
+	}
+	stale := rec == nil
+	for _, sc := range Scopes {
+		want := ""
+		if !tips[sc].IsZero() {
+			want = tips[sc].String()
+		}
+		if rec != nil && rec.Commits[sc] != want {
+			stale = true
+		}
+	}
+	if stale {
+		if _, err := s.Refresh(ctx); err != nil {
+			return nil, err
+		}
+		if rec, err = s.ReadRecord(); err != nil {
+			return nil, err
+		}
+	}
+	if rec == nil {
+		return s.RefView(ctx)
+	}
+	scopes := make(map[string]Scope, len(rec.Files))
+	for p, f := range rec.Files {
+		scopes[p] = f.Scope
+	}
+	return NewView(&DirReader{Root: root, Scopes: scopes}), nil
+}

@@ -1,0 +1,199 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+)
+
+// Kind is a kind of keyed markdown entry: knowledge or convention.
+type Kind struct {
+	Name    string // "knowledge", "convention"
+	Dir     string // folder on the branch
+	Missing string // seed 000's not-found text, with %s for the key
+}
+
+// The two kinds of keyed markdown entries (seed 000: knowledge and conventions).
+var (
+	KnowledgeKind  = Kind{Name: "knowledge", Dir: "knowledge", Missing: "Knowledge entry '%s' not found"}
+	ConventionKind = Kind{Name: "convention", Dir: "conventions", Missing: "Convention '%s' not found"}
+)
+
+// Provenance values of seed 002's shared memory.
+var Provenances = []string{"agent_generated", "from_approved_context", "owner_approved", "owner_instruction"}
+
+// Entry is a knowledge entry or a convention (docs/format.md): the body is kept byte for byte.
+type Entry struct {
+	Key        string `json:"key"`
+	Content    string `json:"content"`
+	Scope      Scope  `json:"scope"`
+	Author     string `json:"author,omitempty"`
+	Agent      string `json:"agent,omitempty"`
+	UpdatedAt  string `json:"updated_at,omitempty"`
+	Provenance string `json:"provenance,omitempty"`
+}
+
+func (k Kind) path(key string) string { return k.Dir + "/" + key + ".md" }
+
+// ParseEntry reads an entry file. A file without valid front matter is all body.
+func ParseEntry(key string, sc Scope, b []byte) Entry {
+	e := Entry{Key: key, Scope: sc, Content: string(b)}
+	fm, body, ok := SplitFrontMatter(b)
+	if !ok {
+		return e
+	}
+	m, err := ParseMeta(fm)
+	if err != nil {
+		return e
+	}
+	e.Content = string(body)
+	e.Author, e.Agent, e.UpdatedAt, e.Provenance = m.String("author"), m.String("agent"), m.String("updated_at"), m.String("provenance")
+	return e
+}
+
+// GetEntry reads one entry; a *NotFoundError with seed 000's text when absent.
+func (s *Store) GetEntry(ctx context.Context, v *View, k Kind, key string) (Entry, error) {
+	if err := ValidKey(key); err != nil {
+		return Entry{}, err
+	}
+	b, sc, err := v.Read(ctx, k.path(key))
+	if errors.Is(err, fs.ErrNotExist) {
+		return Entry{}, &NotFoundError{Msg: fmt.Sprintf(k.Missing, key)}
+	}
+	if err != nil {
+		return Entry{}, err
+	}
+	return ParseEntry(key, sc, b), nil
+}
+
+// ListEntries lists every entry of a kind in every scope, ordered by key.
+func (s *Store) ListEntries(ctx context.Context, v *View, k Kind) ([]Entry, error) {
+	names, err := v.List(ctx, k.Dir)
+	if err != nil {
+		return nil, err
+	}
+	out := []Entry{}
+	for _, n := range names {
+		key, ok := strings.CutSuffix(n.Name, ".md")
+		if n.Dir || !ok {
+			continue
+		}
+		b, err := v.ReadIn(ctx, n.Scope, k.Dir+"/"+n.Name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ParseEntry(key, n.Scope, b))
+	}
+	return out, nil
+}
+
+// SetEntry is the input of SetEntry: Scope "" keeps the entry's current scope (public for a new one).
+type SetEntry struct {
+	Key, Content string
+	Scope        Scope
+	Provenance   string
+}
+
+// SetEntry writes an entry (one commit; none when nothing changed). Setting an entry in another scope
+// than the one holding it moves it there in the same commit set. The body is stored byte for byte; the
+// front matter keeps unknown keys of the previous version and records author, agent, updated_at,
+// provenance and scope.
+func (s *Store) SetEntry(ctx context.Context, k Kind, in SetEntry) (*Committed, error) {
+	if err := ValidKey(in.Key); err != nil {
+		return nil, err
+	}
+	if in.Provenance != "" && !contains(Provenances, in.Provenance) {
+		return nil, fmt.Errorf("invalid provenance %q: use one of %s", in.Provenance, strings.Join(Provenances, ", "))
+	}
+	author, err := s.Repo.Identity(ctx)
+	if err != nil {
+		return nil, err
+	}
+	op := Op{Name: k.Name + ".set", Key: in.Key, Summary: fmt.Sprintf("set %s %s", k.Name, in.Key)}
+	who := author.Name + " <" + author.Email + ">"
+	return s.Write(ctx, op, func(v *View) (Edits, error) {
+		ed := Edits{}
+		return ed, s.entryEdits(ctx, v, k, in, who, ed)
+	})
+}
+
+// entryEdits adds to ed the edits that set an entry on view v (see SetEntry).
+func (s *Store) entryEdits(ctx context.Context, v *View, k Kind, in SetEntry, author string, ed Edits) error {
+	p := k.path(in.Key)
+	old, oldScope, err := v.Read(ctx, p)
+	exists := err == nil
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	sc := in.Scope
+	if sc == "" {
+		sc = Public
+		if exists {
+			sc = oldScope
+		}
+	}
+	m := NewMeta()
+	if exists {
+		if fm, body, ok := SplitFrontMatter(old); ok {
+			if pm, err := ParseMeta(fm); err == nil {
+				m = pm
+			}
+			// Unchanged content and scope: nothing to write, not even a new timestamp.
+			if string(body) == in.Content && sc == oldScope && (in.Provenance == "" || in.Provenance == m.String("provenance")) {
+				return nil
+			}
+		}
+	}
+	prov := in.Provenance
+	if prov == "" {
+		prov = m.String("provenance")
+	}
+	if prov == "" {
+		prov = "owner_instruction"
+		if s.Actor.Agent != "cli" {
+			prov = "agent_generated"
+		}
+	}
+	m.Set("author", author)
+	m.Set("agent", s.Actor.Agent)
+	m.Set("updated_at", now())
+	m.Set("provenance", prov)
+	m.Set("scope", string(sc))
+	ed.Put(sc, p, JoinFrontMatter(m, []byte(in.Content)))
+	if exists && oldScope != sc {
+		ed.Del(oldScope, p)
+	}
+	return nil
+}
+
+// RemoveEntry deletes an entry from whichever scope holds it; a *NotFoundError when absent.
+func (s *Store) RemoveEntry(ctx context.Context, k Kind, key string) (*Committed, error) {
+	if err := ValidKey(key); err != nil {
+		return nil, err
+	}
+	p := k.path(key)
+	op := Op{Name: k.Name + ".rm", Key: key, Summary: fmt.Sprintf("remove %s %s", k.Name, key)}
+	return s.Write(ctx, op, func(v *View) (Edits, error) {
+		ed := Edits{}
+		for _, sc := range Scopes {
+			if _, err := v.ReadIn(ctx, sc, p); err == nil {
+				ed.Del(sc, p)
+			}
+		}
+		if len(ed) == 0 {
+			return nil, &NotFoundError{Msg: fmt.Sprintf(k.Missing, key)}
+		}
+		return ed, nil
+	})
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

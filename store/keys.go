@@ -1,0 +1,73 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// MaxKeyBytes is the longest key, skill name or member name in bytes of UTF-8 (docs/format.md "Keys and
+// names", design §2).
+const MaxKeyBytes = 128
+
+// ErrInvalidKey is wrapped by every error ValidKey returns, so callers can test with errors.Is.
+var ErrInvalidKey = errors.New("invalid key")
+
+// ValidKey reports whether s may be used as a knowledge or convention key, a skill name, a session id or
+// a member/agent name. The rules are those of docs/format.md "Keys and names" (design §2): 1 to 128 bytes
+// of UTF-8; letters of any script, lower case where the script has case; digits; '-', '_' and '.' inside
+// ('.' neither first nor last and never "..", '-' not first). Not allowed: '/', '\', NUL, control
+// characters, spaces, a leading dot or dash. "_x" and "x-" pass. Combining marks
+// (Unicode categories Mn, Mc, Me) are accepted after the first character, because many scripts
+// (Devanagari, decomposed Latin) cannot be written without them.
+//
+// The error wraps ErrInvalidKey and names the first problem found, e.g.
+// `invalid key "a/b": '/' at byte 1 is not allowed (keys are single path elements)`.
+func ValidKey(s string) error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w %q: %s", ErrInvalidKey, s, fmt.Sprintf(format, args...))
+	}
+	switch {
+	case s == "":
+		return fmt.Errorf("%w: key is empty (1 to %d bytes required)", ErrInvalidKey, MaxKeyBytes)
+	case len(s) > MaxKeyBytes:
+		return fmt.Errorf("%w: key is %d bytes long, at most %d allowed", ErrInvalidKey, len(s), MaxKeyBytes)
+	case !utf8.ValidString(s):
+		return bad("not valid UTF-8")
+	case s[0] == '.':
+		return bad("starts with '.' (hidden names are not allowed)")
+	case s[0] == '-':
+		return bad("starts with '-' (would read as a command-line flag)")
+	case s[len(s)-1] == '.':
+		return bad("ends with '.'")
+	case strings.Contains(s, ".."):
+		return bad(`contains ".." (a path traversal)`)
+	}
+	for i, r := range s {
+		switch {
+		case r == '/' || r == '\\':
+			return bad("%q at byte %d is not allowed (keys are single path elements)", r, i)
+		case r == 0:
+			return bad("NUL at byte %d is not allowed", i)
+		case unicode.IsControl(r):
+			return bad("control character %U at byte %d is not allowed", r, i)
+		case unicode.IsSpace(r):
+			return bad("space %U at byte %d is not allowed (use '-')", r, i)
+		case r == '-' || r == '_' || r == '.':
+		case unicode.IsLetter(r):
+			if unicode.ToLower(r) != r {
+				return bad("upper-case letter %q at byte %d (keys are lower case; use %q)", r, i, unicode.ToLower(r))
+			}
+		case unicode.IsDigit(r):
+		case unicode.IsMark(r):
+			if i == 0 {
+				return bad("starts with the combining mark %U", r)
+			}
+		default:
+			return bad("character %q at byte %d is not allowed (letters, digits, '-', '_' and '.' only)", r, i)
+		}
+	}
+	return nil
+}

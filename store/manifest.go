@@ -1,0 +1,236 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/ctx-dev/ctx/gitstore"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/google/uuid"
+)
+
+// SchemaVersion is the Manifest schema_version ctx writes (seed 000).
+const SchemaVersion = "0.4.0"
+
+// Manifest is seed 000's Manifest (context://manifest), stored as manifest.json.
+type Manifest struct {
+	SchemaVersion string             `json:"schema_version"`
+	Project       Project            `json:"project"`
+	Adapters      map[string]Adapter `json:"adapters"`
+	Team          Team               `json:"team"`
+	CreatedAt     string             `json:"created_at"`
+	UpdatedAt     string             `json:"updated_at"`
+}
+
+// Project is the manifest's project: name, a random id made at init, and the origin remote's URL.
+type Project struct {
+	Name    string `json:"name"`
+	ID      string `json:"id"`
+	RepoURL string `json:"repo_url"`
+}
+
+// Adapter is an agent adapter's settings.
+type Adapter struct {
+	Enabled bool `json:"enabled"`
+}
+
+// Team lists the members.
+type Team struct {
+	Members []Member `json:"members"`
+}
+
+// Member is a team member: name, machine, when added (seed 000).
+type Member struct {
+	Name    string `json:"name"`
+	Machine string `json:"machine"`
+	Added   string `json:"added"`
+}
+
+// ManifestPath is the manifest's path on the branch.
+const ManifestPath = "manifest.json"
+
+// ReadManifest reads manifest.json.
+func (s *Store) ReadManifest(ctx context.Context, v *View) (Manifest, error) {
+	var m Manifest
+	b, err := v.ReadIn(ctx, Public, ManifestPath)
+	if err != nil {
+		return m, fmt.Errorf("read manifest: %w", err)
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return m, fmt.Errorf("manifest.json: %w", err)
+	}
+	if m.Adapters == nil {
+		m.Adapters = map[string]Adapter{}
+	}
+	if m.Team.Members == nil {
+		m.Team.Members = []Member{}
+	}
+	return m, nil
+}
+
+// MarshalRecord renders a JSON record as docs/format.md says: two-space indent, final newline, no HTML
+// escaping.
+func MarshalRecord(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// InitOptions configure Init.
+type InitOptions struct {
+	Branch string // context branch name; "" = the configured one, else "ctx"
+	Remote string // remote to adopt an existing context branch from; "" = origin when it exists
+}
+
+// InitResult says what Init did.
+type InitResult struct {
+	Created  bool          // a new context branch with a manifest was committed
+	Adopted  string        // the remote whose context branch was adopted, if any
+	Existing bool          // the branch existed already: nothing changed
+	Tip      plumbing.Hash // the branch's tip
+}
+
+// Init creates the context branch with a manifest.json (seed 000's Manifest; repo_url from the origin
+// remote), the checked-out tree .context/ and its line in info/exclude. Where the remote already has a
+// context branch it is adopted instead of starting a second history. Run again, it changes nothing.
+// It never touches HEAD, the index or the working files.
+func (s *Store) Init(ctx context.Context, opt InitOptions) (*InitResult, error) {
+	if opt.Branch != "" {
+		ref := "refs/heads/" + opt.Branch
+		if err := plumbing.ReferenceName(ref).Validate(); err != nil || strings.ContainsAny(opt.Branch, " ~^:?*[\\") {
+			return nil, fmt.Errorf("invalid branch name %q", opt.Branch)
+		}
+		s.Cfg.Branch = opt.Branch
+	}
+	if opt.Remote != "" {
+		s.Cfg.Remote = opt.Remote
+	}
+	res := &InitResult{}
+	tip, err := s.Repo.Resolve(ctx, s.BranchRef())
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case !tip.IsZero():
+		res.Existing = true
+	default:
+		remote := s.RemoteName(ctx)
+		if remote != "" {
+			found, err := s.fetch(ctx, remote)
+			if err != nil {
+				return nil, err
+			}
+			if found {
+				rt, err := s.Repo.Resolve(ctx, s.TrackingRef(remote))
+				if err != nil {
+					return nil, err
+				}
+				if err := s.Repo.UpdateRef(ctx, s.BranchRef(), plumbing.ZeroHash, rt, "ctx init: adopt "+remote); err != nil {
+					return nil, err
+				}
+				res.Adopted = remote
+				break
+			}
+		}
+		if err := s.createBranch(ctx); err != nil {
+			return nil, err
+		}
+		res.Created = true
+	}
+	if res.Tip, err = s.Repo.Resolve(ctx, s.BranchRef()); err != nil {
+		return nil, err
+	}
+	if s.Cfg.Branch != DefaultBranch || fileMissing(s.configPath()) {
+		if err := s.SaveConfig(); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.ensureExcluded(); err != nil {
+		return nil, err
+	}
+	if _, err := s.Refresh(ctx); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+func fileMissing(p string) bool {
+	_, err := os.Stat(p)
+	return errors.Is(err, fs.ErrNotExist)
+}
+
+func (s *Store) createBranch(ctx context.Context) error {
+	name := ""
+	url := ""
+	if remotes, err := s.Repo.Remotes(ctx); err == nil {
+		for _, r := range remotes {
+			if r.Name == "origin" {
+				url = r.URL
+			}
+		}
+	}
+	if url != "" {
+		name = strings.TrimSuffix(filepath.Base(strings.TrimRight(url, "/")), ".git")
+	}
+	if name == "" || name == "." {
+		dir := s.Repo.WorkTree()
+		if dir == "" {
+			dir = strings.TrimSuffix(s.Repo.CommonDir(), string(filepath.Separator)+".git")
+		}
+		name = strings.TrimSuffix(filepath.Base(dir), ".git")
+	}
+	t := now()
+	m := Manifest{SchemaVersion: SchemaVersion, Project: Project{Name: name, ID: uuid.NewString(), RepoURL: url},
+		Adapters: map[string]Adapter{}, Team: Team{Members: []Member{}}, CreatedAt: t, UpdatedAt: t}
+	b, err := MarshalRecord(m)
+	if err != nil {
+		return err
+	}
+	msg := s.Message(Op{Name: "init", Summary: "initialise context store for " + name})
+	_, err = s.Repo.Transact(ctx, []string{s.BranchRef()}, func(tips map[string]gitstore.Tip) (map[string]*gitstore.Write, error) {
+		if !tips[s.BranchRef()].Commit.IsZero() {
+			return nil, nil // another process initialised it meanwhile
+		}
+		return map[string]*gitstore.Write{s.BranchRef(): {Changes: []gitstore.Change{{Path: ManifestPath, Data: b}}, Message: msg}}, nil
+	})
+	return err
+}
+
+// ensureExcluded adds "/.context/" to <common dir>/info/exclude once (gitignore(5)), so the checked-out
+// tree never shows in git status.
+func (s *Store) ensureExcluded() error {
+	if s.Repo.Bare() {
+		return nil
+	}
+	p := filepath.Join(s.Repo.CommonDir(), "info", "exclude")
+	b, err := os.ReadFile(p)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("read %s: %w", p, err)
+	}
+	line := "/" + CheckoutDir + "/"
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.TrimSpace(l) == line || strings.TrimSpace(l) == "/"+CheckoutDir || strings.TrimSpace(l) == CheckoutDir+"/" {
+			return nil
+		}
+	}
+	if len(b) > 0 && !bytes.HasSuffix(b, []byte("\n")) {
+		b = append(b, '\n')
+	}
+	b = append(b, []byte("# ctx: the checked-out context tree\n"+line+"\n")...)
+	if err := writeFileAtomic(p, b, 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", p, err)
+	}
+	return nil
+}

@@ -1,0 +1,73 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Skill is an Agent Skills SKILL.md (seed 000's context://skills/{name}): Content is the whole file,
+// byte for byte; Name and Description come from its front matter (the folder name when absent).
+type Skill struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Content     string `json:"content"`
+	Scope       Scope  `json:"scope"`
+}
+
+// ParseSkill reads a SKILL.md; invalid front matter leaves Description empty.
+func ParseSkill(name string, sc Scope, b []byte) Skill {
+	sk := Skill{Name: name, Content: string(b), Scope: sc}
+	if fm, _, ok := SplitFrontMatter(b); ok {
+		var meta struct {
+			Description string `yaml:"description"`
+		}
+		if yaml.Unmarshal(fm, &meta) == nil {
+			sk.Description = meta.Description
+		}
+	}
+	return sk
+}
+
+func skillPath(name string) string { return "skills/" + name + "/SKILL.md" }
+
+// GetSkill reads a skill; *NotFoundError "Skill 'x' not found" when absent (seed 000).
+func (s *Store) GetSkill(ctx context.Context, v *View, name string) (Skill, error) {
+	if err := ValidKey(name); err != nil {
+		return Skill{}, err
+	}
+	b, sc, err := v.Read(ctx, skillPath(name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return Skill{}, &NotFoundError{Msg: fmt.Sprintf("Skill '%s' not found", name)}
+	}
+	if err != nil {
+		return Skill{}, err
+	}
+	return ParseSkill(name, sc, b), nil
+}
+
+// ListSkills lists every skill of every scope, ordered by name.
+func (s *Store) ListSkills(ctx context.Context, v *View) ([]Skill, error) {
+	names, err := v.List(ctx, "skills")
+	if err != nil {
+		return nil, err
+	}
+	out := []Skill{}
+	for _, n := range names {
+		if !n.Dir {
+			continue
+		}
+		b, sc, err := v.Read(ctx, skillPath(n.Name))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ParseSkill(n.Name, sc, b))
+	}
+	return out, nil
+}

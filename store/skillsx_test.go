@@ -1,0 +1,265 @@
+package store_test
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/ctx-dev/ctx/store"
+	"github.com/ctx-dev/ctx/store/storetest"
+)
+
+func TestAddSkill(t *testing.T) {
+	f := newFixture(t)
+	f.commits("ctx", 1, func() {
+		must[store.Skill](t)(f.s.AddSkill(f.ctx, "deploy-staging", "Deploy to staging", "## Steps\n\n1. Build", ""))
+	})
+	f.trailers("ctx", "skill.add", "deploy-staging")
+	want := "---\nname: deploy-staging\ndescription: Deploy to staging\n---\n\n## Steps\n\n1. Build\n"
+	if got := storetest.Show(t, f.dir, "ctx", "skills/deploy-staging/SKILL.md"); got+"\n" != want {
+		t.Fatalf("SKILL.md:\n%q\nwant\n%q", got, want)
+	}
+	sk, err := f.s.GetSkill(f.ctx, f.view(), "deploy-staging")
+	if err != nil || sk.Description != "Deploy to staging" || sk.Content != want {
+		t.Fatalf("get: %+v %v", sk, err)
+	}
+	f.commits("ctx", 0, func() {
+		must[store.Skill](t)(f.s.AddSkill(f.ctx, "deploy-staging", "Deploy to staging", "## Steps\n\n1. Build", ""))
+		if _, _, err := f.s.AddSkill(f.ctx, "Bad/Name", "d", "x", ""); err == nil {
+			t.Fatal("bad name accepted")
+		}
+		if _, _, err := f.s.AddSkill(f.ctx, "x", " ", "x", ""); err == nil {
+			t.Fatal("empty description accepted")
+		}
+		if _, _, err := f.s.AddSkill(f.ctx, "x", strings.Repeat("d", 1025), "x", ""); err == nil {
+			t.Fatal("long description accepted")
+		}
+	})
+}
+
+func TestAddSkillKeepsUnknownKeysAndBytes(t *testing.T) {
+	f := newFixture(t)
+	orig := "---\n# a comment\nname: lint\ndescription:   Run the linter\nlicense: MIT\nallowed-tools: [bash]\n---\nRun  `make lint`.\r\n"
+	if _, err := f.s.Write(f.ctx, store.Op{Name: "test", Summary: "seed"}, func(v *store.View) (store.Edits, error) {
+		ed := store.Edits{}
+		ed.Put(store.Public, "skills/lint/SKILL.md", []byte(orig))
+		return ed, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// Same name, description and instructions: nothing changes.
+	f.commits("ctx", 0, func() {
+		must[store.Skill](t)(f.s.AddSkill(f.ctx, "lint", "Run the linter", "Run  `make lint`.", ""))
+	})
+	// New instructions: the front matter's bytes are kept.
+	f.commits("ctx", 1, func() {
+		must[store.Skill](t)(f.s.AddSkill(f.ctx, "lint", "Run the linter", "Run `golangci-lint run`.", ""))
+	})
+	got := storetest.Show(t, f.dir, "ctx", "skills/lint/SKILL.md")
+	if !strings.HasPrefix(got, orig[:strings.Index(orig, "Run  ")]) || !strings.Contains(got, "golangci-lint") {
+		t.Fatalf("front matter not kept byte for byte:\n%s", got)
+	}
+	// New description: unknown keys kept, body bytes kept.
+	f.commits("ctx", 1, func() {
+		must[store.Skill](t)(f.s.AddSkill(f.ctx, "lint", "Lint the code", "Run `golangci-lint run`.", ""))
+	})
+	got = storetest.Show(t, f.dir, "ctx", "skills/lint/SKILL.md")
+	for _, w := range []string{"license: MIT", "allowed-tools:", "description: Lint the code", "\nRun `golangci-lint run`."} {
+		if !strings.Contains(got, w) {
+			t.Fatalf("SKILL.md lacks %q:\n%s", w, got)
+		}
+	}
+}
+
+func TestSkillUsageFeedbackStats(t *testing.T) {
+	f := newFixture(t)
+	must[store.Skill](t)(f.s.AddSkill(f.ctx, "run-tests", "Run tests", "go test ./...", ""))
+	var nf *store.NotFoundError
+	f.commits("ctx", 0, func() {
+		for _, r := range []int{0, 6, -1} {
+			if _, _, err := f.s.RateSkill(f.ctx, "run-tests", r, "x"); err == nil || !strings.Contains(err.Error(), "1 to 5") {
+				t.Fatalf("rating %d: %v", r, err)
+			}
+		}
+		if _, _, err := f.s.RateSkill(f.ctx, "nope", 3, ""); !errors.As(err, &nf) || err.Error() != "Skill 'nope' not found" {
+			t.Fatalf("missing skill: %v", err)
+		}
+		if _, _, err := f.s.ReportSkillUsage(f.ctx, "nope", ""); !errors.As(err, &nf) {
+			t.Fatalf("missing skill: %v", err)
+		}
+	})
+	f.commits("ctx", 1, func() { must[store.SkillUsage](t)(f.s.ReportSkillUsage(f.ctx, "run-tests", "")) })
+	f.trailers("ctx", "skill.usage", "run-tests")
+	f.commits("ctx", 1, func() { must[store.SkillUsage](t)(f.s.ReportSkillUsage(f.ctx, "run-tests", "other")) })
+	f.commits("ctx", 1, func() { must[store.SkillFeedback](t)(f.s.RateSkill(f.ctx, "run-tests", 1, "broken")) })
+	f.trailers("ctx", "skill.rate", "run-tests")
+
+	usage := storetest.Show(t, f.dir, "ctx", "skills/run-tests/.usage.ndjson")
+	// Lines are ordered by timestamp then id (docs/format.md); both writes may share a second.
+	if lines := strings.Split(usage, "\n"); len(lines) != 2 || !strings.Contains(usage, `"session_id":"s1"`) || !strings.Contains(usage, `"session_id":"other"`) {
+		t.Fatalf("usage log:\n%s", usage)
+	}
+	fb, err := f.s.SkillFeedback(f.ctx, f.view(), "run-tests")
+	if err != nil || len(fb) != 1 || fb[0].Rating != 1 || fb[0].Comment != "broken" || fb[0].Agent != "test-agent" || fb[0].ID == "" {
+		t.Fatalf("feedback: %+v %v", fb, err)
+	}
+	if !strings.Contains(storetest.Show(t, f.dir, "ctx", "skills/run-tests/.feedback.ndjson"), `"rating":1,`) {
+		t.Fatal("rating not written as a whole number")
+	}
+	stats := func() store.SkillStats {
+		t.Helper()
+		st, err := f.s.SkillStats(f.ctx, f.view())
+		if err != nil || len(st) != 1 {
+			t.Fatalf("stats: %+v %v", st, err)
+		}
+		return st[0]
+	}
+	// One rating of 1: not enough ratings.
+	if st := stats(); st.NeedsAttention || st.RatingCount != 1 || st.UsageCount != 2 || st.LastUsed == nil || st.AvgRating != 1 {
+		t.Fatalf("one rating: %+v", st)
+	}
+	// Ratings 2 and 3.9 (written directly, as a merge or import could): average 2.95 → needs attention.
+	setFeedback := func(ratings ...float64) {
+		t.Helper()
+		var b strings.Builder
+		for i, r := range ratings {
+			fmt.Fprintf(&b, `{"id":"f%d","agent":"a","rating":%v,"comment":"","timestamp":"2025-05-10T14:0%d:00Z"}`+"\n", i, r, i)
+		}
+		if _, err := f.s.Write(f.ctx, store.Op{Name: "test", Summary: "seed"}, func(v *store.View) (store.Edits, error) {
+			ed := store.Edits{}
+			ed.Put(store.Public, "skills/run-tests/.feedback.ndjson", []byte(b.String()))
+			return ed, nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setFeedback(2, 3.9)
+	if st := stats(); !st.NeedsAttention || st.AvgRating != 2.95 || st.RatingCount != 2 {
+		t.Fatalf("avg 2.95: %+v", st)
+	}
+	setFeedback(2, 4)
+	if st := stats(); st.NeedsAttention || st.AvgRating != 3 {
+		t.Fatalf("avg exactly 3.0: %+v", st)
+	}
+	setFeedback(1)
+	if st := stats(); st.NeedsAttention {
+		t.Fatalf("one rating of 1: %+v", st)
+	}
+	if !store.NeedsAttention([]float64{2, 3}) || store.NeedsAttention([]float64{3, 3}) || store.NeedsAttention([]float64{1}) {
+		t.Fatal("NeedsAttention rule")
+	}
+}
+
+func TestSkillProposals(t *testing.T) {
+	f := newFixture(t)
+	must[store.Skill](t)(f.s.AddSkill(f.ctx, "deploy", "Deploy", "1. Build\n2. Push\n3. Roll out", ""))
+	cur := storetest.Show(t, f.dir, "ctx", "skills/deploy/SKILL.md") + "\n"
+	proposed := strings.Replace(cur, "3. Roll out\n", "3. Roll out\n4. Roll back on failure\n", 1)
+	var p store.SkillProposal
+	f.commits("ctx", 1, func() {
+		p = must[store.SkillProposal](t)(f.s.ProposeSkill(f.ctx, "deploy", proposed, "add rollback"))
+	})
+	f.trailers("ctx", "skill.propose", "deploy")
+	if p.Status != "pending" || p.ResolvedAt != nil || p.ResolvedBy != "" || p.SkillName != "deploy" {
+		t.Fatalf("proposal: %+v", p)
+	}
+	if !strings.HasPrefix(p.DiffSummary, "@@ -") || !strings.Contains(p.DiffSummary, "\n+4. Roll back on failure\n") || !strings.Contains(p.DiffSummary, "\n 3. Roll out\n") {
+		t.Fatalf("diff:\n%s", p.DiffSummary)
+	}
+	raw := storetest.Show(t, f.dir, "ctx", "skills/deploy/.proposals/"+p.ID+".json")
+	for _, w := range []string{`"resolved_at": null`, `"resolved_by": ""`, `"status": "pending"`, `"diff_summary": "@@`} {
+		if !strings.Contains(raw, w) {
+			t.Fatalf("proposal file lacks %s:\n%s", w, raw)
+		}
+	}
+	f.commits("ctx", 0, func() {
+		if _, _, err := f.s.ProposeSkill(f.ctx, "deploy", cur, "same"); err == nil {
+			t.Fatal("identical proposal accepted")
+		}
+		if _, _, err := f.s.ResolveProposal(f.ctx, "deploy", p.ID, "maybe"); err == nil {
+			t.Fatal("bad decision accepted")
+		}
+		var nf *store.NotFoundError
+		if _, _, err := f.s.ProposeSkill(f.ctx, "nope", "x", ""); !errors.As(err, &nf) {
+			t.Fatalf("missing skill: %v", err)
+		}
+		if _, err := f.s.ListProposals(f.ctx, f.view(), "deploy", "weird"); err == nil {
+			t.Fatal("bad status accepted")
+		}
+	})
+	p2 := must[store.SkillProposal](t)(f.s.ProposeSkill(f.ctx, "deploy", cur+"extra\n", "other"))
+	if l, err := f.s.ListProposals(f.ctx, f.view(), "deploy", "pending"); err != nil || len(l) != 2 {
+		t.Fatalf("pending: %+v %v", l, err)
+	}
+	// Accepting: SKILL.md replaced and proposal marked in the same commit.
+	var acc store.SkillProposal
+	f.commits("ctx", 1, func() {
+		acc = must[store.SkillProposal](t)(f.s.ResolveProposal(f.ctx, "deploy", p.ID, "accept"))
+	})
+	f.trailers("ctx", "skill.proposal.accept", "deploy/"+p.ID)
+	changed := storetest.Git(t, f.dir, "diff-tree", "--no-commit-id", "--name-only", "-r", "ctx")
+	if changed != "skills/deploy/.proposals/"+p.ID+".json\nskills/deploy/SKILL.md" {
+		t.Fatalf("accept commit changed:\n%s", changed)
+	}
+	if got := storetest.Show(t, f.dir, "ctx", "skills/deploy/SKILL.md") + "\n"; got != proposed {
+		t.Fatalf("SKILL.md not replaced:\n%s", got)
+	}
+	if acc.Status != "accepted" || acc.ResolvedAt == nil || acc.ResolvedBy != storetest.Name+" <"+storetest.Email+">" {
+		t.Fatalf("accepted: %+v", acc)
+	}
+	// Resolved once only.
+	f.commits("ctx", 0, func() {
+		if _, _, err := f.s.ResolveProposal(f.ctx, "deploy", p.ID, "reject"); err == nil {
+			t.Fatal("resolved twice")
+		}
+	})
+	f.commits("ctx", 1, func() { must[store.SkillProposal](t)(f.s.ResolveProposal(f.ctx, "deploy", p2.ID, "reject")) })
+	if got := storetest.Show(t, f.dir, "ctx", "skills/deploy/SKILL.md") + "\n"; got != proposed {
+		t.Fatal("rejecting changed SKILL.md")
+	}
+	if l, _ := f.s.ListProposals(f.ctx, f.view(), "deploy", "rejected"); len(l) != 1 || l[0].ID != p2.ID {
+		t.Fatalf("rejected: %+v", l)
+	}
+	if l, _ := f.s.ListProposals(f.ctx, f.view(), "deploy", ""); len(l) != 2 {
+		t.Fatalf("all: %+v", l)
+	}
+}
+
+func TestRemoveSkill(t *testing.T) {
+	f := newFixture(t)
+	must[store.Skill](t)(f.s.AddSkill(f.ctx, "x", "X", "do x", ""))
+	must[store.SkillFeedback](t)(f.s.RateSkill(f.ctx, "x", 4, ""))
+	f.commits("ctx", 1, func() {
+		if _, err := f.s.RemoveSkill(f.ctx, "x"); err != nil {
+			t.Fatal(err)
+		}
+	})
+	f.trailers("ctx", "skill.rm", "x")
+	for p := range storetest.Files(t, f.dir, "ctx") {
+		if strings.HasPrefix(p, "skills/") {
+			t.Fatalf("left %s", p)
+		}
+	}
+	var nf *store.NotFoundError
+	f.commits("ctx", 0, func() {
+		if _, err := f.s.RemoveSkill(f.ctx, "x"); !errors.As(err, &nf) {
+			t.Fatalf("remove missing: %v", err)
+		}
+	})
+}
+
+func TestUnifiedDiff(t *testing.T) {
+	a := "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n13\n14\n15\n16\n17\n18\n19\n20\n"
+	b := strings.Replace(strings.Replace(a, "2\n", "two\n", 1), "18\n", "", 1)
+	want := "@@ -1,5 +1,5 @@\n 1\n-2\n+two\n 3\n 4\n 5\n@@ -15,6 +15,5 @@\n 15\n 16\n 17\n-18\n 19\n 20\n"
+	if got := store.UnifiedDiff(a, b, 3); got != want {
+		t.Fatalf("diff:\n%s\nwant\n%s", got, want)
+	}
+	if got := store.UnifiedDiff("", "x", 3); got != "@@ -0,0 +1 @@\n+x\n\\ No newline at end of file\n" {
+		t.Fatalf("diff from empty: %q", got)
+	}
+	if store.UnifiedDiff(a, a, 3) != "" {
+		t.Fatal("equal texts")
+	}
+}

@@ -1,0 +1,143 @@
+package store
+
+import (
+	"context"
+	"strings"
+	"time"
+)
+
+// Status is what `ctx status` shows (issue: branch, tip, ahead/behind against the remote-tracking ref,
+// entry counts, hand edits of the checked-out tree).
+type Status struct {
+	Branch      string         `json:"branch"`
+	Tip         string         `json:"tip"`
+	Remote      string         `json:"remote,omitempty"`
+	Tracking    string         `json:"tracking_ref,omitempty"`
+	TrackingTip string         `json:"tracking_tip,omitempty"`
+	Ahead       int            `json:"ahead"`
+	Behind      int            `json:"behind"`
+	Counts      map[string]int `json:"counts"`
+	Checkout    string         `json:"checkout,omitempty"`
+	HandEdits   []HandEdit     `json:"hand_edits"`
+	Private     string         `json:"private_tip,omitempty"`
+	Ephemeral   string         `json:"ephemeral_tip,omitempty"`
+}
+
+// Status computes the store's status. ErrNotInitialized when there is no context branch.
+func (s *Store) Status(ctx context.Context) (*Status, error) {
+	tips, err := s.Tips(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if tips[Public].IsZero() {
+		return nil, ErrNotInitialized
+	}
+	st := &Status{Branch: s.Cfg.Branch, Tip: tips[Public].String(), Counts: map[string]int{}, HandEdits: []HandEdit{}}
+	if !tips[Private].IsZero() {
+		st.Private = tips[Private].String()
+	}
+	if !tips[Ephemeral].IsZero() {
+		st.Ephemeral = tips[Ephemeral].String()
+	}
+	if remote := s.RemoteName(ctx); remote != "" {
+		st.Remote, st.Tracking = remote, s.TrackingRef(remote)
+		tt, err := s.Repo.Resolve(ctx, st.Tracking)
+		if err != nil {
+			return nil, err
+		}
+		if !tt.IsZero() {
+			st.TrackingTip = tt.String()
+			if st.Ahead, err = s.Repo.CountAhead(ctx, tips[Public], tt); err != nil {
+				return nil, err
+			}
+			if st.Behind, err = s.Repo.CountAhead(ctx, tt, tips[Public]); err != nil {
+				return nil, err
+			}
+		}
+	}
+	v, err := s.RefView(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, dir := range []string{"knowledge", "conventions", "decisions", "skills", "history", "activity", "conflicts"} {
+		names, err := v.List(ctx, dir)
+		if err != nil {
+			return nil, err
+		}
+		n := 0
+		for _, l := range names {
+			if dir == "skills" || dir == "activity" || !l.Dir {
+				n++
+			}
+		}
+		st.Counts[dir] = n
+	}
+	if root := s.CheckoutRoot(); root != "" {
+		st.Checkout = root
+		if st.HandEdits, err = s.HandEdits(ctx); err != nil {
+			return nil, err
+		}
+		if st.HandEdits == nil {
+			st.HandEdits = []HandEdit{}
+		}
+	}
+	return st, nil
+}
+
+// LogEntry is one context commit as `ctx log` shows it: the trailers of design §3 and the author.
+type LogEntry struct {
+	Commit  string   `json:"commit"`
+	Summary string   `json:"summary"`
+	Op      string   `json:"op"`
+	Key     string   `json:"key,omitempty"`
+	Agent   string   `json:"agent,omitempty"`
+	Session string   `json:"session,omitempty"`
+	Machine string   `json:"machine,omitempty"`
+	Author  string   `json:"author"`
+	Time    string   `json:"time"`
+	Parents []string `json:"parents"`
+}
+
+// Trailers parses the "Key: value" lines of a commit message's last paragraph (git-interpret-trailers(1)).
+func Trailers(msg string) map[string]string {
+	out := map[string]string{}
+	paras := strings.Split(strings.TrimRight(msg, "\n"), "\n\n")
+	if len(paras) < 2 {
+		return out
+	}
+	for _, line := range strings.Split(paras[len(paras)-1], "\n") {
+		k, v, ok := strings.Cut(line, ": ")
+		if ok && !strings.Contains(k, " ") {
+			out[k] = strings.TrimSpace(v)
+		}
+	}
+	return out
+}
+
+// Log lists up to n context commits of the public branch (all when n <= 0), newest first, following
+// first parents; path filters to commits that changed that file or folder of the store.
+func (s *Store) Log(ctx context.Context, n int, path string) ([]LogEntry, error) {
+	tip, err := s.Repo.Resolve(ctx, s.BranchRef())
+	if err != nil {
+		return nil, err
+	}
+	if tip.IsZero() {
+		return nil, ErrNotInitialized
+	}
+	commits, err := s.Repo.Log(ctx, tip, n, strings.Trim(path, "/"))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]LogEntry, 0, len(commits))
+	for _, c := range commits {
+		t := Trailers(c.Message)
+		e := LogEntry{Commit: c.Hash.String(), Summary: strings.SplitN(c.Message, "\n", 2)[0], Op: t["Ctx-Op"],
+			Key: t["Ctx-Key"], Agent: t["Ctx-Agent"], Session: t["Ctx-Session"], Machine: t["Ctx-Machine"],
+			Author: c.Author.Name + " <" + c.Author.Email + ">", Time: c.Author.When.UTC().Format(time.RFC3339)}
+		for _, p := range c.ParentHashes {
+			e.Parents = append(e.Parents, p.String())
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}

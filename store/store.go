@@ -1,0 +1,206 @@
+// Package store is ctx's typed context model on top of gitstore: knowledge, conventions, decisions,
+// the manifest (and, as they land, state, sessions, skills and activity), with key validation, one commit
+// per write on the context refs, sync with a remote, and the checked-out tree `.context/`.
+//
+// Layout and formats: docs/format.md and design §2. Scopes map to refs: public → refs/heads/<branch>
+// (pushed), private → refs/ctx/private and ephemeral → refs/ctx/ephemeral (never pushed).
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/ctx-dev/ctx/gitstore"
+)
+
+// Scope is where an entry lives (docs/format.md).
+type Scope string
+
+// The three scopes.
+const (
+	Public    Scope = "public"
+	Private   Scope = "private"
+	Ephemeral Scope = "ephemeral"
+)
+
+// Scopes lists the scopes in read-precedence order: an entry found in an earlier one hides the others.
+var Scopes = []Scope{Ephemeral, Private, Public}
+
+// ParseScope validates a scope name; "" means public.
+func ParseScope(s string) (Scope, error) {
+	switch Scope(s) {
+	case "", Public:
+		return Public, nil
+	case Private, Ephemeral:
+		return Scope(s), nil
+	}
+	return "", fmt.Errorf("invalid scope %q: use public, private or ephemeral", s)
+}
+
+// The local refs of the private and ephemeral scopes (design §2).
+const (
+	RefPrivate   = "refs/ctx/private"
+	RefEphemeral = "refs/ctx/ephemeral"
+)
+
+// DefaultBranch is the context branch's default name.
+const DefaultBranch = "ctx"
+
+// CheckoutDir is the checked-out tree's folder at the worktree root.
+const CheckoutDir = ".context"
+
+// ErrNotInitialized is returned when the repository has no context branch yet.
+var ErrNotInitialized = errors.New("no context store here: run `ctx init` (or `ctx pull` to get the team's)")
+
+// NotFoundError is a missing entry; Msg is seed 000's error text (e.g. "Knowledge entry 'x' not found").
+type NotFoundError struct{ Msg string }
+
+func (e *NotFoundError) Error() string { return e.Msg }
+
+// Actor says who writes: recorded in the commit trailers (design §3) and in entries' front matter.
+type Actor struct {
+	Agent   string // e.g. claude-code; "cli" for a person at the terminal
+	Session string
+	Machine string
+}
+
+// Config is ctx's per-repository configuration, kept in <git common dir>/ctx/config.json (never pushed).
+type Config struct {
+	Branch       string `json:"branch"`
+	Remote       string `json:"remote,omitempty"`
+	PushWithGit  bool   `json:"sync.push-with-git,omitempty"`
+	TimeoutSecs  int    `json:"sync.timeout,omitempty"`
+	AgentDefault string `json:"agent,omitempty"`
+}
+
+// Store is an open context store of one repository.
+type Store struct {
+	Repo  *gitstore.Repo
+	Cfg   Config
+	Actor Actor
+}
+
+// Open opens the context store of the repository containing dir. It does not require the context branch
+// to exist (Init creates it; Pull can fetch it).
+func Open(ctx context.Context, dir string, actor Actor) (*Store, error) {
+	repo, err := gitstore.Open(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{Repo: repo, Actor: actor}
+	if err := s.loadConfig(); err != nil {
+		return nil, err
+	}
+	if s.Actor.Machine == "" {
+		s.Actor.Machine = machineName()
+	}
+	if s.Actor.Agent == "" {
+		s.Actor.Agent = "cli"
+	}
+	return s, nil
+}
+
+func machineName() string {
+	if m := os.Getenv("CTX_MACHINE"); m != "" {
+		return m
+	}
+	h, err := os.Hostname()
+	if err != nil {
+		return "unknown"
+	}
+	h, _, _ = strings.Cut(h, ".")
+	return strings.ToLower(h)
+}
+
+func (s *Store) configPath() string { return filepath.Join(s.Repo.CtxDir(), "config.json") }
+
+func (s *Store) loadConfig() error {
+	s.Cfg = Config{Branch: DefaultBranch}
+	b, err := os.ReadFile(s.configPath())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read ctx config: %w", err)
+	}
+	if err := json.Unmarshal(b, &s.Cfg); err != nil {
+		return fmt.Errorf("ctx config %s: %w", s.configPath(), err)
+	}
+	if s.Cfg.Branch == "" {
+		s.Cfg.Branch = DefaultBranch
+	}
+	return nil
+}
+
+// SaveConfig writes the configuration atomically.
+func (s *Store) SaveConfig() error {
+	b, err := json.MarshalIndent(s.Cfg, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(s.configPath(), append(b, '\n'), 0o644)
+}
+
+// BranchRef is the public scope's ref, refs/heads/<branch>.
+func (s *Store) BranchRef() string { return "refs/heads/" + s.Cfg.Branch }
+
+// RefOf returns the ref of a scope.
+func (s *Store) RefOf(sc Scope) string {
+	switch sc {
+	case Private:
+		return RefPrivate
+	case Ephemeral:
+		return RefEphemeral
+	}
+	return s.BranchRef()
+}
+
+// Refs lists the refs of all scopes, in the order of Scopes.
+func (s *Store) Refs() []string {
+	out := make([]string, len(Scopes))
+	for i, sc := range Scopes {
+		out[i] = s.RefOf(sc)
+	}
+	return out
+}
+
+// Initialized reports whether the context branch exists.
+func (s *Store) Initialized(ctx context.Context) (bool, error) {
+	h, err := s.Repo.Resolve(ctx, s.BranchRef())
+	return !h.IsZero(), err
+}
+
+func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Chmod(tmp, mode); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}

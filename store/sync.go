@@ -1,0 +1,277 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/ctx-dev/ctx/gitstore"
+	"github.com/ctx-dev/ctx/merge"
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// DefaultTimeout bounds one network transfer (design §5).
+const DefaultTimeout = 60 * time.Second
+
+// maxPushRetries bounds push's fetch-merge-retry loop when the remote keeps moving.
+const maxPushRetries = 8
+
+// RemoteName picks the remote: the configured one, else origin, else the only remote; "" when none.
+func (s *Store) RemoteName(ctx context.Context) string {
+	if s.Cfg.Remote != "" {
+		return s.Cfg.Remote
+	}
+	remotes, err := s.Repo.Remotes(ctx)
+	if err != nil || len(remotes) == 0 {
+		return ""
+	}
+	for _, r := range remotes {
+		if r.Name == "origin" {
+			return "origin"
+		}
+	}
+	if len(remotes) == 1 {
+		return remotes[0].Name
+	}
+	return ""
+}
+
+// TrackingRef is the remote-tracking ref of the context branch, refs/remotes/<remote>/<branch>.
+func (s *Store) TrackingRef(remote string) string {
+	return "refs/remotes/" + remote + "/" + s.Cfg.Branch
+}
+
+// FetchRefspec is the only refspec ctx fetches: the remote's context branch into its remote-tracking ref.
+// Private and ephemeral refs are never in a refspec (design §5).
+func (s *Store) FetchRefspec(remote string) string {
+	return "+" + s.BranchRef() + ":" + s.TrackingRef(remote)
+}
+
+// PushRefspec is the only refspec ctx pushes: the context branch to the same name, never forced.
+func (s *Store) PushRefspec() string { return s.BranchRef() + ":" + s.BranchRef() }
+
+func (s *Store) timeout() time.Duration {
+	if s.Cfg.TimeoutSecs > 0 {
+		return time.Duration(s.Cfg.TimeoutSecs) * time.Second
+	}
+	return DefaultTimeout
+}
+
+// Progress, when set, receives git's progress output during transfers (a terminal).
+var Progress *os.File
+
+func (s *Store) fetch(ctx context.Context, remote string) (bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout())
+	defer cancel()
+	return s.Repo.Fetch(ctx, remote, "?"+s.FetchRefspec(remote), gitstore.TransferOptions{Progress: Progress})
+}
+
+// PullResult says what Pull did.
+type PullResult struct {
+	Remote      string
+	Found       bool          // the remote has a context branch
+	Action      string        // "none", "up-to-date", "fast-forward", "merge", "adopted"
+	Old, New    plumbing.Hash // local tip before and after
+	Conflicts   []merge.Conflict
+	Notes       []merge.Note
+	HandEdits   []HandEdit // hand edits of .context/ committed before the pull
+	RefreshKept []string   // files of .context/ edited by hand and not overwritten
+}
+
+// Pull fetches the remote's context branch into its remote-tracking ref, then fast-forwards the local
+// branch or makes a two-parent merge commit of both sides with the merge layer (design §4, §5), and
+// refreshes the checked-out tree. Hand edits pending in .context/ are committed first, so none is lost.
+// A repository without a local context branch adopts the remote's (a fresh clone).
+func (s *Store) Pull(ctx context.Context, remote string) (*PullResult, error) {
+	if remote == "" {
+		remote = s.RemoteName(ctx)
+	}
+	if remote == "" {
+		return nil, errors.New("no remote: add one with `git remote add origin <url>` or pass --remote")
+	}
+	res := &PullResult{Remote: remote, Action: "none"}
+	if ok, _ := s.Initialized(ctx); ok {
+		_, edits, err := s.CommitHandEdits(ctx, "")
+		if err != nil {
+			return nil, fmt.Errorf("record hand edits before pull: %w", err)
+		}
+		res.HandEdits = edits
+	}
+	found, err := s.fetch(ctx, remote)
+	if err != nil {
+		return nil, err
+	}
+	res.Found = found
+	if !found {
+		return res, nil
+	}
+	theirs, err := s.Repo.Resolve(ctx, s.TrackingRef(remote))
+	if err != nil {
+		return nil, err
+	}
+	if err := s.integrate(ctx, theirs, res); err != nil {
+		return nil, err
+	}
+	if err := s.ensureExcluded(); err != nil {
+		return nil, err
+	}
+	ref, err := s.Refresh(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res.RefreshKept = ref.Kept
+	return res, nil
+}
+
+// integrate brings commit theirs into the local branch: adopt, fast-forward, or merge.
+func (s *Store) integrate(ctx context.Context, theirs plumbing.Hash, res *PullResult) error {
+	for attempt := 0; attempt < 5; attempt++ {
+		ours, err := s.Repo.Resolve(ctx, s.BranchRef())
+		if err != nil {
+			return err
+		}
+		res.Old, res.New = ours, ours
+		if ours.IsZero() {
+			if err := s.Repo.UpdateRef(ctx, s.BranchRef(), ours, theirs, "ctx pull: adopt"); errors.Is(err, gitstore.ErrStaleRef) {
+				continue
+			} else if err != nil {
+				return err
+			}
+			res.Action, res.New = "adopted", theirs
+			return nil
+		}
+		if up, err := s.Repo.IsAncestor(ctx, theirs, ours); err != nil {
+			return err
+		} else if up {
+			res.Action = "up-to-date"
+			return nil
+		}
+		if ff, err := s.Repo.IsAncestor(ctx, ours, theirs); err != nil {
+			return err
+		} else if ff {
+			if err := s.Repo.UpdateRef(ctx, s.BranchRef(), ours, theirs, "ctx pull: fast-forward"); errors.Is(err, gitstore.ErrStaleRef) {
+				continue
+			} else if err != nil {
+				return err
+			}
+			res.Action, res.New = "fast-forward", theirs
+			return nil
+		}
+		return s.mergeCommit(ctx, theirs, res)
+	}
+	return fmt.Errorf("pull: the context branch kept moving; try again")
+}
+
+// mergeCommit merges theirs into the local branch with merge.Tree and commits the result with both
+// parents (trailers Ctx-Op: merge and Ctx-Conflicts).
+func (s *Store) mergeCommit(ctx context.Context, theirs plumbing.Hash, res *PullResult) error {
+	ref := s.BranchRef()
+	out, err := s.Repo.Transact(ctx, []string{ref}, func(tips map[string]gitstore.Tip) (map[string]*gitstore.Write, error) {
+		ours := tips[ref]
+		base, err := s.Repo.MergeBase(ctx, ours.Commit, theirs)
+		if err != nil {
+			return nil, fmt.Errorf("merge base: %w", err)
+		}
+		baseTree, err := s.Repo.TreeOf(ctx, base)
+		if err != nil {
+			return nil, err
+		}
+		theirTree, err := s.Repo.TreeOf(ctx, theirs)
+		if err != nil {
+			return nil, err
+		}
+		bf, err := s.Repo.Files(ctx, baseTree)
+		if err != nil {
+			return nil, err
+		}
+		of, err := s.Repo.Files(ctx, ours.Tree)
+		if err != nil {
+			return nil, err
+		}
+		tf, err := s.Repo.Files(ctx, theirTree)
+		if err != nil {
+			return nil, err
+		}
+		m := merge.Tree(merge.Files(bf), merge.Files(of), merge.Files(tf))
+		res.Conflicts, res.Notes = m.Conflicts, m.Notes
+		var changes []gitstore.Change
+		for p, b := range m.Files {
+			if old, ok := of[p]; !ok || string(old) != string(b) {
+				changes = append(changes, gitstore.Change{Path: p, Data: b})
+			}
+		}
+		for p := range of {
+			if _, ok := m.Files[p]; !ok {
+				changes = append(changes, gitstore.Change{Path: p, Delete: true})
+			}
+		}
+		tree, err := s.Repo.EditTree(ctx, ours.Tree, changes)
+		if err != nil {
+			return nil, err
+		}
+		op := Op{Name: "merge", Summary: fmt.Sprintf("merge %s", res.Remote),
+			Extra: [][2]string{{"Ctx-Conflicts", strconv.Itoa(len(m.Conflicts))}}}
+		return map[string]*gitstore.Write{ref: {Tree: &tree, ExtraParents: []plumbing.Hash{theirs}, Message: s.Message(op)}}, nil
+	})
+	if err != nil {
+		return err
+	}
+	res.Action, res.New = "merge", out[0].New
+	return nil
+}
+
+// PushResult says what Push did.
+type PushResult struct {
+	Remote  string
+	Tip     plumbing.Hash
+	Retries int          // how many times the remote had moved and was merged first
+	Pulls   []PullResult // the merges made on the way
+}
+
+// Push publishes the context branch to the remote without force (design §5). When the remote moved, it
+// pulls (fetch, merge) and retries, at most maxPushRetries times. A refusal (a hook, a protected branch) or
+// an unreachable remote is an error carrying git's reason.
+func (s *Store) Push(ctx context.Context, remote string) (*PushResult, error) {
+	if remote == "" {
+		remote = s.RemoteName(ctx)
+	}
+	if remote == "" {
+		return nil, errors.New("no remote: add one with `git remote add origin <url>` or pass --remote")
+	}
+	if ok, err := s.Initialized(ctx); err != nil {
+		return nil, err
+	} else if !ok {
+		return nil, ErrNotInitialized
+	}
+	res := &PushResult{Remote: remote}
+	for attempt := 0; ; attempt++ {
+		tip, err := s.Repo.Resolve(ctx, s.BranchRef())
+		if err != nil {
+			return nil, err
+		}
+		pctx, cancel := context.WithTimeout(ctx, s.timeout())
+		err = s.Repo.Push(pctx, remote, s.PushRefspec(), gitstore.TransferOptions{Progress: Progress})
+		cancel()
+		if err == nil {
+			res.Tip = tip
+			tr := s.TrackingRef(remote)
+			cur, _ := s.Repo.Resolve(ctx, tr)
+			_ = s.Repo.UpdateRef(ctx, tr, cur, tip, "ctx push")
+			return res, nil
+		}
+		if !errors.Is(err, gitstore.ErrNonFastForward) || attempt >= maxPushRetries {
+			return res, err
+		}
+		res.Retries++
+		pr, perr := s.Pull(ctx, remote)
+		if perr != nil {
+			return res, fmt.Errorf("push: the remote moved and pulling it failed: %w", perr)
+		}
+		res.Pulls = append(res.Pulls, *pr)
+		// Back off a little, with jitter from the attempt, so racing pushers spread out.
+		time.Sleep(time.Duration(attempt*attempt*20+int(time.Now().UnixNano()%50)) * time.Millisecond)
+	}
+}

@@ -1,0 +1,136 @@
+package store
+
+import (
+	"context"
+
+	"fmt"
+)
+
+// AddMember adds {name, machine, added} to manifest.json's team.members (seed 000's Manifest) and bumps
+// updated_at, one commit. name must be a valid key (design §2); machine "" is s.Actor.Machine. A member
+// already listed with the same name and machine is not added twice (no commit; the existing one is
+// returned). The rest of manifest.json, unknown fields included, is kept as it is.
+func (s *Store) AddMember(ctx context.Context, name, machine string) (Member, *Committed, error) {
+	if err := ValidKey(name); err != nil {
+		return Member{}, nil, fmt.Errorf("member: %w", err)
+	}
+	if machine == "" {
+		machine = s.Actor.Machine
+	}
+	if err := ValidKey(machine); err != nil {
+		return Member{}, nil, fmt.Errorf("machine: %w", err)
+	}
+	var out Member
+	op := Op{Name: "team.add", Key: name, Summary: fmt.Sprintf("add member %s on %s", name, machine)}
+	c, err := s.Write(ctx, op, func(v *View) (Edits, error) {
+		m, err := s.ReadManifest(ctx, v)
+		if err != nil {
+			return nil, err
+		}
+		for _, mb := range m.Team.Members {
+			if mb.Name == name && mb.Machine == machine {
+				out = mb
+				return nil, nil
+			}
+		}
+		raw, err := v.ReadIn(ctx, Public, ManifestPath)
+		if err != nil {
+			return nil, err
+		}
+		t := now()
+		out = Member{Name: name, Machine: machine, Added: t}
+		members := append(append([]Member{}, m.Team.Members...), out)
+		obj, err := parseObject(raw)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", ManifestPath, err)
+		}
+		team := jsonObject{}
+		if tr, ok := obj.get("team"); ok {
+			if team, err = parseObject(tr); err != nil {
+				team = jsonObject{}
+			}
+		}
+		if err := team.set("members", members); err != nil {
+			return nil, err
+		}
+		if err := obj.set("team", team); err != nil {
+			return nil, err
+		}
+		if err := obj.set("updated_at", t); err != nil {
+			return nil, err
+		}
+		b, err := MarshalRecord(obj)
+		if err != nil {
+			return nil, err
+		}
+		ed := Edits{}
+		ed.Put(Public, ManifestPath, b)
+		return ed, nil
+	})
+	if err != nil {
+		return Member{}, nil, wrapErr("add member "+name, err)
+	}
+	return out, c, nil
+}
+
+// ListMembers returns manifest.json's team.members in their stored order.
+func (s *Store) ListMembers(ctx context.Context, v *View) ([]Member, error) {
+	m, err := s.ReadManifest(ctx, v)
+	if err != nil {
+		return nil, err
+	}
+	return m.Team.Members, nil
+}
+
+// ProjectSummary is seed 000's context://summary:
+//
+//	{"project": "my-project", "knowledge_count": 12, "convention_count": 3, "decisions_count": 5,
+//	 "skills_count": 3, "current_task": "...", "blockers": ["..."]}
+//
+// Counts cover every scope (as seed 000's lists do); blockers is [] when there are none.
+type ProjectSummary struct {
+	Project         string   `json:"project"`
+	KnowledgeCount  int      `json:"knowledge_count"`
+	ConventionCount int      `json:"convention_count"`
+	DecisionsCount  int      `json:"decisions_count"`
+	SkillsCount     int      `json:"skills_count"`
+	CurrentTask     string   `json:"current_task"`
+	Blockers        []string `json:"blockers"`
+}
+
+// Summary computes seed 000's project summary: the manifest's project name, the number of knowledge
+// entries, conventions, decisions and skills, and the state's current task and blockers.
+func (s *Store) Summary(ctx context.Context, v *View) (ProjectSummary, error) {
+	var out ProjectSummary
+	m, err := s.ReadManifest(ctx, v)
+	if err != nil {
+		return out, err
+	}
+	out.Project = m.Project.Name
+	kn, err := s.ListEntries(ctx, v, KnowledgeKind)
+	if err != nil {
+		return out, err
+	}
+	cv, err := s.ListEntries(ctx, v, ConventionKind)
+	if err != nil {
+		return out, err
+	}
+	ds, err := s.ListDecisions(ctx, v)
+	if err != nil {
+		return out, err
+	}
+	sk, err := s.ListSkills(ctx, v)
+	if err != nil {
+		return out, err
+	}
+	st, err := s.GetState(ctx, v)
+	if err != nil {
+		return out, err
+	}
+	out.KnowledgeCount, out.ConventionCount, out.DecisionsCount, out.SkillsCount = len(kn), len(cv), len(ds), len(sk)
+	out.CurrentTask, out.Blockers = st.CurrentTask, st.Blockers
+	if out.Blockers == nil {
+		out.Blockers = []string{}
+	}
+	return out, nil
+}

@@ -1,0 +1,111 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/ctx-dev/ctx/gitstore"
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// Op names one write for its commit message (design §3): Name is the Ctx-Op trailer (kind.verb, e.g.
+// "knowledge.set"), Key the Ctx-Key trailer, Summary the subject after "ctx: ".
+type Op struct {
+	Name    string
+	Key     string
+	Summary string
+	Extra   [][2]string // further trailers, e.g. {"Ctx-Conflicts", "2"}
+}
+
+// Message renders the commit message: "ctx: <summary>", a blank line, then the trailers Ctx-Op, Ctx-Key,
+// Ctx-Agent, Ctx-Session, Ctx-Machine (empty ones omitted) and any extra ones.
+func (s *Store) Message(op Op) string {
+	var b strings.Builder
+	b.WriteString("ctx: ")
+	b.WriteString(strings.ReplaceAll(op.Summary, "\n", " "))
+	b.WriteString("\n\n")
+	tr := [][2]string{{"Ctx-Op", op.Name}, {"Ctx-Key", op.Key}, {"Ctx-Agent", s.Actor.Agent},
+		{"Ctx-Session", s.Actor.Session}, {"Ctx-Machine", s.Actor.Machine}}
+	tr = append(tr, op.Extra...)
+	for _, t := range tr {
+		if t[1] == "" {
+			continue
+		}
+		fmt.Fprintf(&b, "%s: %s\n", t[0], strings.ReplaceAll(t[1], "\n", " "))
+	}
+	return b.String()
+}
+
+// Edits are the file changes of one write, per scope.
+type Edits map[Scope][]gitstore.Change
+
+// Put adds a file write.
+func (e Edits) Put(sc Scope, p string, data []byte) {
+	e[sc] = append(e[sc], gitstore.Change{Path: p, Data: data})
+}
+
+// Del adds a file deletion.
+func (e Edits) Del(sc Scope, p string) {
+	e[sc] = append(e[sc], gitstore.Change{Path: p, Delete: true})
+}
+
+// Committed is the outcome of a write: the new commit of each scope whose ref moved. Empty when the write
+// changed nothing (no commit is made then, design §3).
+type Committed struct {
+	Commits map[Scope]plumbing.Hash
+	Paths   []string
+}
+
+// Changed reports whether any commit was made.
+func (c *Committed) Changed() bool { return len(c.Commits) > 0 }
+
+// Write runs fn on a view of the refs' tips under the ctx lock and commits its edits, one commit per scope
+// that changed, with the message of op; then it refreshes the checked-out tree. fn may run more than once
+// (when a ref moved concurrently) and must only compute. The public branch must exist (ErrNotInitialized).
+func (s *Store) Write(ctx context.Context, op Op, fn func(v *View) (Edits, error)) (*Committed, error) {
+	out := &Committed{Commits: map[Scope]plumbing.Hash{}}
+	msg := s.Message(op)
+	refs := s.Refs()
+	res, err := s.Repo.Transact(ctx, refs, func(tips map[string]gitstore.Tip) (map[string]*gitstore.Write, error) {
+		if tips[s.BranchRef()].Commit.IsZero() {
+			return nil, ErrNotInitialized
+		}
+		trees := map[Scope]plumbing.Hash{}
+		for _, sc := range Scopes {
+			trees[sc] = tips[s.RefOf(sc)].Tree
+		}
+		edits, err := fn(NewView(&RefReader{Repo: s.Repo, Trees: trees}))
+		if err != nil {
+			return nil, err
+		}
+		w := map[string]*gitstore.Write{}
+		for sc, ch := range edits {
+			if len(ch) > 0 {
+				w[s.RefOf(sc)] = &gitstore.Write{Changes: ch, Message: msg}
+			}
+		}
+		return w, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for i, r := range res {
+		if r.Committed {
+			out.Commits[Scopes[i]] = r.New
+			out.Paths = append(out.Paths, r.Paths...)
+		}
+	}
+	sort.Strings(out.Paths)
+	if out.Changed() {
+		if _, err := s.Refresh(ctx); err != nil {
+			return out, fmt.Errorf("committed, but refreshing %s failed: %w", CheckoutDir, err)
+		}
+	}
+	return out, nil
+}
+
+// now is the clock of records, RFC 3339 UTC with seconds (docs/format.md).
+func now() string { return time.Now().UTC().Format(time.RFC3339) }
