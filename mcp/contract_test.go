@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/ctx-dev/ctx/store"
+	"github.com/mark3labs/mcp-go/client/transport"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -74,29 +75,29 @@ func TestResourceContract(t *testing.T) {
 	s := serve(t, st, Options{Agent: "claude-code"}, mcpgo.LATEST_LEGACY_PROTOCOL_VERSION)
 
 	cases := map[string]string{
-		"context://manifest":                     "manifest",
-		"context://summary":                      "summary",
-		"context://knowledge":                    "knowledge",
-		"context://knowledge/architecture":       "knowledge-entry",
-		"context://knowledge/missing":            "knowledge-entry",
-		"context://conventions":                  "conventions",
-		"context://conventions/git":              "convention",
-		"context://conventions/missing":          "convention",
-		"context://decisions":                    "decisions",
-		"context://decisions/1":                  "decision",
-		"context://decisions/Adopt%20gRPC":       "decision",
-		"context://decisions/99":                 "decision",
-		"context://state":                        "state",
-		"context://history":                      "history",
-		"context://skills":                       "skills",
-		"context://skills/deploy-staging":        "skill",
-		"context://skills/missing":               "skill",
-		"context://skills/stats":                 "skills-stats",
+		"context://manifest":                        "manifest",
+		"context://summary":                         "summary",
+		"context://knowledge":                       "knowledge",
+		"context://knowledge/architecture":          "knowledge-entry",
+		"context://knowledge/missing":               "knowledge-entry",
+		"context://conventions":                     "conventions",
+		"context://conventions/git":                 "convention",
+		"context://conventions/missing":             "convention",
+		"context://decisions":                       "decisions",
+		"context://decisions/1":                     "decision",
+		"context://decisions/Adopt%20gRPC":          "decision",
+		"context://decisions/99":                    "decision",
+		"context://state":                           "state",
+		"context://history":                         "history",
+		"context://skills":                          "skills",
+		"context://skills/deploy-staging":           "skill",
+		"context://skills/missing":                  "skill",
+		"context://skills/stats":                    "skills-stats",
 		"context://skills/deploy-staging/feedback":  "skill-feedback",
 		"context://skills/missing/feedback":         "skill-feedback",
 		"context://skills/deploy-staging/proposals": "skill-proposals",
 		"context://skills/missing/proposals":        "skill-proposals",
-		"context://activity":                     "activity",
+		"context://activity":                        "activity",
 	}
 	covered := map[string]bool{}
 	for uri, name := range cases {
@@ -152,12 +153,20 @@ func TestResourceContract(t *testing.T) {
 func TestToolsListGolden(t *testing.T) {
 	_, st := newRepo(t, store.Actor{})
 	s := serve(t, st, Options{}, mcpgo.LATEST_LEGACY_PROTOCOL_VERSION)
-	res, err := s.c.ListTools(context.Background(), mcpgo.ListToolsRequest{})
-	if err != nil {
+	// the raw tools/list result: mcp-go's client decodes schemas into a struct that drops keywords
+	resp, err := s.c.GetTransport().SendRequest(context.Background(), transport.JSONRPCRequest{
+		JSONRPC: mcpgo.JSONRPC_VERSION, ID: mcpgo.NewRequestId(int64(9001)), Method: "tools/list"})
+	if err != nil || resp.Error != nil {
+		t.Fatalf("tools/list: %v %v", err, resp)
+	}
+	var list struct {
+		Tools []map[string]json.RawMessage `json:"tools"`
+	}
+	if err := json.Unmarshal(resp.Result, &list); err != nil {
 		t.Fatal(err)
 	}
-	sort.Slice(res.Tools, func(i, j int) bool { return res.Tools[i].Name < res.Tools[j].Name })
-	raw, err := json.Marshal(res.Tools)
+	sort.Slice(list.Tools, func(i, j int) bool { return string(list.Tools[i]["name"]) < string(list.Tools[j]["name"]) })
+	raw, err := json.Marshal(list.Tools)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,11 +189,11 @@ func TestToolsListGolden(t *testing.T) {
 	}
 
 	// get_project_context's schemas are seed 002's, verbatim
-	for _, tool := range res.Tools {
-		if tool.Name != "get_project_context" {
+	for _, tool := range list.Tools {
+		if string(tool["name"]) != `"get_project_context"` {
 			continue
 		}
-		for kind, served := range map[string]json.RawMessage{"input": tool.RawInputSchema, "output": tool.RawOutputSchema} {
+		for kind, served := range map[string]json.RawMessage{"input": tool["inputSchema"], "output": tool["outputSchema"]} {
 			if !jsonEqual(served, rawSchema("get_project_context."+kind+".json")) {
 				t.Errorf("served %s schema differs from schemas/get_project_context.%s.json", kind, kind)
 			}

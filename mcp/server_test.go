@@ -289,10 +289,10 @@ func TestUnknownResource(t *testing.T) {
 
 func TestSlugify(t *testing.T) {
 	for in, want := range map[string]string{
-		"My Project":          "my-project",
-		"  --Ünïcode__name--": "n-code-name",
-		"engine-notes":        "engine-notes",
-		"":                    "",
+		"My Project":                   "my-project",
+		"  --Ünïcode__name--":          "n-code-name",
+		"engine-notes":                 "engine-notes",
+		"":                             "",
 		"a" + strings.Repeat("-b", 30): "a-b-b-b-b-b-b-b-b-b-b-b-b-b-b-b-b-b-b-b",
 	} {
 		if got := Slugify(in, maxSlug); got != want {

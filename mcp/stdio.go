@@ -201,6 +201,7 @@ type stdioSession struct {
 	subs          map[string]bool
 	info          mcpgo.Implementation
 	caps          mcpgo.ClientCapabilities
+	filter        mcpgo.SubscriptionFilter // subscriptions/listen's opt-in (protocol 2026-07-28)
 }
 
 var sessionSeq atomic.Int64
@@ -216,7 +217,22 @@ func newStdioSession() *stdioSession {
 var (
 	_ server.SessionWithResourceSubscriptions = (*stdioSession)(nil)
 	_ server.SessionWithClientInfo            = (*stdioSession)(nil)
+	_ server.SessionWithSubscriptionFilter    = (*stdioSession)(nil)
 )
+
+// SetSubscriptionFilter records what a subscriptions/listen stream opted in to (SEP-2575): while one is
+// open, only those notification types are delivered. Legacy clients never set one and get them all.
+func (s *stdioSession) SetSubscriptionFilter(f mcpgo.SubscriptionFilter) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.filter = f
+}
+
+func (s *stdioSession) SubscriptionFilter() (mcpgo.SubscriptionFilter, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.filter, !s.filter.IsEmpty()
+}
 
 func (s *stdioSession) SessionID() string { return s.id }
 func (s *stdioSession) NotificationChannel() chan<- mcpgo.JSONRPCNotification {

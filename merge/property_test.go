@@ -394,7 +394,11 @@ func FuzzTree(f *testing.F) {
 	for i, s := range fuzzSeeds() {
 		f.Add(uint8(i), []byte(s[0]), []byte(s[1]), []byte(s[2]))
 	}
-	f.Fuzz(func(t *testing.T, sel uint8, base, ours, theirs []byte) {
+	f.Fuzz(runFuzzTree)
+}
+
+func runFuzzTree(t *testing.T, sel uint8, base, ours, theirs []byte) {
+	{
 		b, o, th := Files{}, Files{}, Files{}
 		for i, p := range fuzzPaths {
 			if sel&1 == 0 || i%2 == 0 {
@@ -413,5 +417,5 @@ func FuzzTree(f *testing.F) {
 			th["decisions/0003-theirs.md"] = append([]byte("---\nid: 3\nuid: t\n---\n"), theirs...)
 		}
 		checkProperties(t, b, o, th)
-	})
+	}
 }

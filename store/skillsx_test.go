@@ -263,3 +263,22 @@ func TestUnifiedDiff(t *testing.T) {
 		t.Fatal("equal texts")
 	}
 }
+
+func TestLogLinesOrderedByTimestamp(t *testing.T) {
+	f := newFixture(t)
+	must[store.Skill](t)(f.s.AddSkill(f.ctx, "s", "S", "x", ""))
+	later := `{"id":"zz","session_id":"","agent":"a","timestamp":"2999-01-01T00:00:00Z"}`
+	earlier := `{"id":"aa","session_id":"","agent":"a","timestamp":"2000-01-01T00:00:00Z"}`
+	if _, err := f.s.Write(f.ctx, store.Op{Name: "test", Summary: "seed"}, func(v *store.View) (store.Edits, error) {
+		ed := store.Edits{}
+		ed.Put(store.Public, "skills/s/.usage.ndjson", []byte(earlier+"\n"+later+"\n"))
+		return ed, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	u := must[store.SkillUsage](t)(f.s.ReportSkillUsage(f.ctx, "s", "x"))
+	lines := strings.Split(storetest.Show(t, f.dir, "ctx", "skills/s/.usage.ndjson"), "\n")
+	if len(lines) != 3 || lines[0] != earlier || !strings.Contains(lines[1], u.ID) || lines[2] != later {
+		t.Fatalf("order: %q", lines)
+	}
+}

@@ -119,13 +119,16 @@ type Snapshot struct {
 	Index        []byte
 }
 
-// Take records a Snapshot of the repository at dir.
+// Take records a Snapshot of the repository at dir. It does not write the index itself.
 func Take(t testing.TB, dir string) Snapshot {
 	t.Helper()
 	head, _ := GitErr(dir, "rev-parse", "-q", "--verify", "HEAD")
 	gitDir := Git(t, dir, "rev-parse", "--absolute-git-dir")
+	// --no-optional-locks: a plain `git status` may rewrite the index to refresh its stat data, which
+	// would make the snapshot itself change the index.
+	status := Git(t, dir, "--no-optional-locks", "status", "--porcelain", "--untracked-files=all")
 	idx, _ := os.ReadFile(filepath.Join(gitDir, "index"))
-	return Snapshot{Head: head, Status: Git(t, dir, "status", "--porcelain", "--untracked-files=all"), Index: idx}
+	return Snapshot{Head: head, Status: status, Index: idx}
 }
 
 // Same fails the test when the repository's HEAD, index or status differ from s.

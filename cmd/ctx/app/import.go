@@ -2,7 +2,6 @@ package app
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/ctx-dev/ctx/importer"
@@ -55,7 +54,7 @@ func importCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			batch := toBatch(s, plan, sc)
+			batch := importer.Batch(plan, sc, s.Repo.WorkTree())
 			op := store.Op{Name: "import", Key: strings.Join(c.Args().Slice(), ","),
 				Summary: fmt.Sprintf("import %d item(s) from %s", len(plan.Items), strings.Join(c.Args().Slice(), ", "))}
 			res, decisions, err := s.Apply(c.Context, op, batch)
@@ -64,6 +63,13 @@ func importCommand() *cli.Command {
 			}
 			if c.Bool("json") {
 				return printJSON(w, map[string]any{"items": len(plan.Items), "decisions": decisions, "changed": res.Changed()})
+			}
+			for _, d := range decisions {
+				for _, it := range plan.Items {
+					if it.Kind == importer.KindDecision && it.Number > 0 && it.Number != d.ID && it.Title == d.Title {
+						fmt.Fprintf(c.App.ErrWriter, "ctx: warning: %s: number %d was taken, recorded as decision %d\n", it.Source, it.Number, d.ID)
+					}
+				}
 			}
 			counts := map[importer.Kind]int{}
 			for _, it := range plan.Items {
@@ -85,42 +91,4 @@ func planName(it importer.Item) string {
 		return it.Title
 	}
 	return it.Key
-}
-
-// toBatch turns an import plan into one store batch. Sources are recorded relative to the worktree when
-// the file is inside it, so re-importing the same ADR folder changes nothing.
-func toBatch(s *store.Store, plan importer.Plan, sc store.Scope) store.Batch {
-	var b store.Batch
-	for _, it := range plan.Items {
-		switch it.Kind {
-		case importer.KindKnowledge:
-			b.Entries = append(b.Entries, store.BatchEntry{Kind: store.KnowledgeKind, SetEntry: store.SetEntry{Key: it.Key, Content: string(it.Content), Scope: sc}})
-		case importer.KindConvention:
-			b.Entries = append(b.Entries, store.BatchEntry{Kind: store.ConventionKind, SetEntry: store.SetEntry{Key: it.Key, Content: string(it.Content), Scope: sc}})
-		case importer.KindSkill:
-			b.Skills = append(b.Skills, store.NewSkill{Name: it.Key, Content: it.Content, Scope: sc})
-		case importer.KindDecision:
-			body := string(it.Content)
-			status := it.Status
-			if status == "" {
-				status = "proposed"
-			}
-			b.Decisions = append(b.Decisions, store.NewDecision{Title: it.Title, Status: status, StatusText: it.StatusText,
-				Date: it.Date, Source: relSource(s, it.Source), Body: &body, Number: it.Number, Scope: sc})
-		}
-	}
-	return b
-}
-
-func relSource(s *store.Store, p string) string {
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return filepath.ToSlash(p)
-	}
-	if wt := s.Repo.WorkTree(); wt != "" {
-		if rel, err := filepath.Rel(wt, abs); err == nil && !strings.HasPrefix(rel, "..") {
-			return filepath.ToSlash(rel)
-		}
-	}
-	return filepath.ToSlash(abs)
 }

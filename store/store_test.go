@@ -1,0 +1,324 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ctx-dev/ctx/store"
+	"github.com/ctx-dev/ctx/store/storetest"
+)
+
+var bg = context.Background()
+
+func TestInitIdempotentAndExcluded(t *testing.T) {
+	dir := storetest.Repo(t)
+	snap := storetest.Take(t, dir)
+	s, err := store.Open(bg, dir, store.Actor{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r1, err := s.Init(bg, store.InitOptions{})
+	if err != nil || !r1.Created {
+		t.Fatalf("init: %+v %v", r1, err)
+	}
+	refsBefore := storetest.Git(t, dir, "for-each-ref")
+	exclude, _ := os.ReadFile(filepath.Join(dir, ".git", "info", "exclude"))
+	r2, err := s.Init(bg, store.InitOptions{})
+	if err != nil || !r2.Existing || r2.Tip != r1.Tip {
+		t.Fatalf("second init: %+v %v", r2, err)
+	}
+	if got := storetest.Git(t, dir, "for-each-ref"); got != refsBefore {
+		t.Errorf("second init changed refs:\n%s\n%s", refsBefore, got)
+	}
+	exclude2, _ := os.ReadFile(filepath.Join(dir, ".git", "info", "exclude"))
+	if string(exclude) != string(exclude2) || strings.Count(string(exclude2), "/.context/") != 1 {
+		t.Errorf("info/exclude: %q", exclude2)
+	}
+	snap.Unchanged(t, dir)
+	var m store.Manifest
+	v, _ := s.RefView(bg)
+	if m, err = s.ReadManifest(bg, v); err != nil || m.SchemaVersion != store.SchemaVersion || m.Project.ID == "" || m.CreatedAt == "" {
+		t.Errorf("manifest: %+v %v", m, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".context", "manifest.json")); err != nil {
+		t.Errorf("checked-out tree: %v", err)
+	}
+}
+
+func TestInitEmptyRepoBranchAndWorktree(t *testing.T) {
+	dir := t.TempDir()
+	storetest.Git(t, dir, "init", "-q", "-b", "main")
+	storetest.Git(t, dir, "config", "user.name", "A")
+	storetest.Git(t, dir, "config", "user.email", "a@example.com")
+	s, err := store.Open(bg, dir, store.Actor{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Init(bg, store.InitOptions{Branch: "team-context"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := storetest.GitErr(dir, "rev-parse", "--verify", "HEAD"); err == nil {
+		t.Errorf("init gave the empty repository a HEAD commit")
+	}
+	storetest.Git(t, dir, "rev-parse", "--verify", "refs/heads/team-context")
+	// A new handle reads the configured branch name.
+	s2, _ := store.Open(bg, dir, store.Actor{})
+	if s2.BranchRef() != "refs/heads/team-context" {
+		t.Errorf("branch: %s", s2.BranchRef())
+	}
+	if _, err := s.Init(bg, store.InitOptions{Branch: "bad name"}); err == nil {
+		t.Errorf("a branch name with a space was accepted")
+	}
+
+	// Linked worktree: its own .context/, the branch shared through the common dir.
+	main := storetest.Repo(t)
+	sm := storetest.Open(t, main, store.Actor{})
+	wt := filepath.Join(t.TempDir(), "wt")
+	storetest.Git(t, main, "worktree", "add", "-q", "-b", "feature", wt)
+	sw, err := store.Open(bg, wt, store.Actor{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := sw.Init(bg, store.InitOptions{}); err != nil || !r.Existing {
+		t.Fatalf("worktree init: %+v %v", r, err)
+	}
+	if _, err := sw.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "from-worktree", Content: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(wt, ".context", "knowledge", "from-worktree.md")); err != nil {
+		t.Errorf("worktree checkout: %v", err)
+	}
+	v, _ := sm.RefView(bg)
+	if _, err := sm.GetEntry(bg, v, store.KnowledgeKind, "from-worktree"); err != nil {
+		t.Errorf("main worktree does not see the write: %v", err)
+	}
+}
+
+func TestEntriesOneCommitPerWrite(t *testing.T) {
+	s, dir := storetest.New(t)
+	snap := storetest.Take(t, dir)
+	n := storetest.Count(t, dir, "ctx")
+	body := "---\nnot: ours\n---\n# Title\r\n\nno final newline"
+	if _, err := s.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "architecture", Content: body}); err != nil {
+		t.Fatal(err)
+	}
+	if storetest.Count(t, dir, "ctx") != n+1 {
+		t.Fatalf("want one commit")
+	}
+	msg := storetest.LastMessage(t, dir, "ctx")
+	for _, want := range []string{"ctx: set knowledge architecture", "Ctx-Op: knowledge.set", "Ctx-Key: architecture", "Ctx-Agent: test-agent", "Ctx-Session: s1", "Ctx-Machine: laptop"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message lacks %q:\n%s", want, msg)
+		}
+	}
+	if a := storetest.Git(t, dir, "log", "-1", "--format=%an <%ae>", "ctx"); a != storetest.Name+" <"+storetest.Email+">" {
+		t.Errorf("author %q", a)
+	}
+	// Same content again: no commit.
+	if c, err := s.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "architecture", Content: body}); err != nil || c.Changed() {
+		t.Fatalf("unchanged write: %+v %v", c, err)
+	}
+	v, _ := s.RefView(bg)
+	e, err := s.GetEntry(bg, v, store.KnowledgeKind, "architecture")
+	if err != nil || e.Content != body || e.Scope != store.Public || e.Provenance == "" {
+		t.Fatalf("read back: %+v %v", e, err)
+	}
+	// Invalid keys: a clear error and no commit.
+	n = storetest.Count(t, dir, "ctx")
+	for _, key := range []string{"../x", "a/b", "", "a\x00b", strings.Repeat("k", 129), "Upper", ".hidden"} {
+		if _, err := s.SetEntry(bg, store.ConventionKind, store.SetEntry{Key: key, Content: "x"}); !errors.Is(err, store.ErrInvalidKey) {
+			t.Errorf("key %q: %v", key, err)
+		}
+	}
+	if storetest.Count(t, dir, "ctx") != n {
+		t.Errorf("an invalid key made a commit")
+	}
+	// Missing: seed 000's text.
+	_, err = s.GetEntry(bg, v, store.ConventionKind, "nope")
+	var nf *store.NotFoundError
+	if !errors.As(err, &nf) || nf.Msg != "Convention 'nope' not found" {
+		t.Errorf("missing: %v", err)
+	}
+	// Private scope: on refs/ctx/private, not on the branch; a move is one step.
+	if _, err := s.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "architecture", Content: body, Scope: store.Private}); err != nil {
+		t.Fatal(err)
+	}
+	if storetest.Files(t, dir, "ctx")["knowledge/architecture.md"] || !storetest.Files(t, dir, "refs/ctx/private")["knowledge/architecture.md"] {
+		t.Errorf("scope move: ctx %v private %v", storetest.Files(t, dir, "ctx"), storetest.Files(t, dir, "refs/ctx/private"))
+	}
+	v, _ = s.RefView(bg)
+	list, _ := s.ListEntries(bg, v, store.KnowledgeKind)
+	if len(list) != 1 || list[0].Scope != store.Private {
+		t.Errorf("list: %+v", list)
+	}
+	if _, err := s.RemoveEntry(bg, store.KnowledgeKind, "architecture"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.RemoveEntry(bg, store.KnowledgeKind, "architecture"); !errors.As(err, &nf) {
+		t.Errorf("second remove: %v", err)
+	}
+	snap.Unchanged(t, dir)
+}
+
+func TestDecisions(t *testing.T) {
+	s, dir := storetest.New(t)
+	d1, err := s.AddDecision(bg, store.NewDecision{Title: "Use PostgreSQL", Context: "ACID", Decision: "PG 16", Consequences: "ops", Status: "accepted"})
+	if err != nil || d1.ID != 1 || d1.Path != "decisions/0001-use-postgresql.md" {
+		t.Fatalf("add: %+v %v", d1, err)
+	}
+	body := "# Raw ADR\n\n## Context\n\nimported\n"
+	d7, err := s.AddDecision(bg, store.NewDecision{Title: "Imported", Body: &body, Number: 7})
+	if err != nil || d7.ID != 7 {
+		t.Fatalf("numbered: %+v %v", d7, err)
+	}
+	d8, _ := s.AddDecision(bg, store.NewDecision{Title: "Use PostgreSQL"})
+	if d8.ID != 8 {
+		t.Errorf("next id after 7: %d", d8.ID)
+	}
+	v, _ := s.RefView(bg)
+	got, err := s.FindDecision(bg, v, "1")
+	if err != nil || got.Context != "ACID" || got.Decision != "PG 16" || got.Consequences != "ops" || got.Status != "accepted" {
+		t.Errorf("find 1: %+v %v", got, err)
+	}
+	if got, err := s.FindDecision(bg, v, "Imported"); err != nil || got.Body != body || got.Context != "imported" {
+		t.Errorf("by title: %+v %v", got, err)
+	}
+	var amb *store.AmbiguousError
+	if _, err := s.FindDecision(bg, v, "Use PostgreSQL"); !errors.As(err, &amb) || len(amb.Matches) != 2 {
+		t.Errorf("ambiguous title: %v", err)
+	}
+	var nf *store.NotFoundError
+	if _, err := s.FindDecision(bg, v, "99"); !errors.As(err, &nf) || nf.Msg != "Decision '99' not found" {
+		t.Errorf("missing: %v", err)
+	}
+	n := storetest.Count(t, dir, "ctx")
+	if _, err := s.AddDecision(bg, store.NewDecision{Title: "x", Status: "maybe"}); err == nil {
+		t.Errorf("bad status accepted")
+	}
+	if _, err := s.SetDecisionStatus(bg, "1", "superseded", 8); err != nil {
+		t.Fatal(err)
+	}
+	if storetest.Count(t, dir, "ctx") != n+1 {
+		t.Errorf("set-status: want one commit")
+	}
+	v, _ = s.RefView(bg)
+	if got, _ := s.FindDecision(bg, v, "1"); got.Status != "superseded" || got.SupersededBy != 8 || got.Context != "ACID" {
+		t.Errorf("after status: %+v", got)
+	}
+}
+
+func TestHandEditsCommitAndRefresh(t *testing.T) {
+	s, dir := storetest.New(t)
+	if _, err := s.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "a", Content: "one\n"}); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, ".context", "knowledge", "a.md")
+	b, _ := os.ReadFile(p)
+	os.WriteFile(p, append(b, []byte("two\n")...), 0o644)
+	os.WriteFile(filepath.Join(dir, ".context", "knowledge", "new.md"), []byte("hand made\n"), 0o644)
+	edits, err := s.HandEdits(bg)
+	if err != nil || len(edits) != 2 || edits[0].Change != "modified" || edits[1].Change != "added" {
+		t.Fatalf("hand edits: %+v %v", edits, err)
+	}
+	// A write from elsewhere that touches the edited file does not overwrite the hand edit.
+	other, _ := store.Open(bg, dir, store.Actor{Agent: "other"})
+	if _, err := other.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "a", Content: "changed elsewhere\n"}); err != nil {
+		t.Fatal(err)
+	}
+	if b2, _ := os.ReadFile(p); !strings.Contains(string(b2), "two") {
+		t.Errorf("refresh overwrote a hand edit")
+	}
+	n := storetest.Count(t, dir, "ctx")
+	c, edits, err := s.CommitHandEdits(bg, "record my notes")
+	if err != nil || !c.Changed() || len(edits) != 2 {
+		t.Fatalf("commit: %+v %+v %v", c, edits, err)
+	}
+	if storetest.Count(t, dir, "ctx") != n+1 {
+		t.Errorf("want one commit")
+	}
+	if got := storetest.Show(t, dir, "ctx", "knowledge/new.md"); got != "hand made" {
+		t.Errorf("new file: %q", got)
+	}
+	if edits, _ := s.HandEdits(bg); len(edits) != 0 {
+		t.Errorf("still dirty: %+v", edits)
+	}
+	// Deleting by hand, then commit, deletes on the branch.
+	os.Remove(filepath.Join(dir, ".context", "knowledge", "new.md"))
+	if _, _, err := s.CommitHandEdits(bg, ""); err != nil {
+		t.Fatal(err)
+	}
+	if storetest.Files(t, dir, "ctx")["knowledge/new.md"] {
+		t.Errorf("hand delete not recorded")
+	}
+	// The record names the commit it mirrors.
+	rec, _ := s.ReadRecord()
+	if rec.Commits[store.Public] != storetest.Git(t, dir, "rev-parse", "ctx") {
+		t.Errorf("record mirrors %s", rec.Commits[store.Public])
+	}
+}
+
+func TestPullPushMergeAndStatus(t *testing.T) {
+	remote := filepath.Join(t.TempDir(), "remote.git")
+	storetest.Git(t, "", "init", "-q", "--bare", remote)
+	a := storetest.Repo(t)
+	storetest.Git(t, a, "remote", "add", "origin", "file://"+remote)
+	sa := storetest.Open(t, a, store.Actor{Agent: "a"})
+	if _, err := sa.Push(bg, ""); err != nil {
+		t.Fatal(err)
+	}
+	// B adopts the remote's branch at init instead of starting a second history.
+	b := storetest.Repo(t)
+	storetest.Git(t, b, "remote", "add", "origin", remote)
+	sb := storetest.Open(t, b, store.Actor{Agent: "b"})
+	if storetest.Git(t, b, "rev-parse", "ctx") != storetest.Git(t, a, "rev-parse", "ctx") {
+		t.Fatalf("init did not adopt the remote's context branch")
+	}
+	sa.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "from-a", Content: "a"})
+	sb.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "from-b", Content: "b"})
+	if _, err := sb.Push(bg, ""); err != nil {
+		t.Fatal(err)
+	}
+	st, err := sa.Status(bg)
+	if err != nil || st.Ahead != 1 || st.Behind != 0 {
+		t.Errorf("status before pull: %+v %v", st, err)
+	}
+	pr, err := sa.Push(bg, "")
+	if err != nil || pr.Retries != 1 || len(pr.Pulls) != 1 || pr.Pulls[0].Action != "merge" {
+		t.Fatalf("push with merge: %+v %v", pr, err)
+	}
+	if parents := strings.Fields(storetest.Git(t, a, "log", "-1", "--format=%P", "ctx")); len(parents) != 2 {
+		t.Errorf("merge parents: %v", parents)
+	}
+	r, err := sb.Pull(bg, "")
+	if err != nil || r.Action != "fast-forward" {
+		t.Fatalf("pull: %+v %v", r, err)
+	}
+	if storetest.Git(t, a, "rev-parse", "ctx") != storetest.Git(t, b, "rev-parse", "ctx") {
+		t.Errorf("tips differ")
+	}
+	st, _ = sb.Status(bg)
+	if st.Ahead != 0 || st.Behind != 0 || st.Counts["knowledge"] != 2 {
+		t.Errorf("status: %+v", st)
+	}
+	// A remote that refuses: the remote's words, a failure, the local store unchanged.
+	hook := filepath.Join(remote, "hooks", "pre-receive")
+	os.WriteFile(hook, []byte("#!/bin/sh\necho 'protected branch: ctx is frozen' >&2\nexit 1\n"), 0o755)
+	sb.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "refused", Content: "x"})
+	tip := storetest.Git(t, b, "rev-parse", "ctx")
+	_, err = sb.Push(bg, "")
+	if err == nil || !strings.Contains(err.Error(), "protected branch") {
+		t.Errorf("refused push: %v", err)
+	}
+	if storetest.Git(t, b, "rev-parse", "ctx") != tip {
+		t.Errorf("a refused push changed the local branch")
+	}
+	// Log with a path filter.
+	entries, err := sb.Log(bg, 0, "knowledge/from-a.md")
+	if err != nil || len(entries) != 1 || entries[0].Key != "from-a" || entries[0].Agent != "a" {
+		t.Errorf("log path: %+v %v", entries, err)
+	}
+}
