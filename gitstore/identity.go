@@ -60,6 +60,9 @@ func (r *Repo) configIdentity() (name, email string) {
 		if name != "" && email != "" {
 			break
 		}
+		if scope == config.SystemScope && os.Getenv("GIT_CONFIG_NOSYSTEM") != "" {
+			continue // as C git: GIT_CONFIG_NOSYSTEM skips the system config
+		}
 		cfg, err := config.LoadConfig(scope)
 		if err != nil {
 			continue

@@ -8,10 +8,20 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
+	"sync"
 
+	"github.com/go-git/go-billy/v5/osfs"
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	"github.com/go-git/go-git/v5/plumbing/transport/client"
+	"github.com/go-git/go-git/v5/plumbing/transport/server"
+	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
 // ErrNonFastForward is returned by Push when the remote ref has moved past what we have (git's
@@ -174,31 +184,88 @@ func lastLines(stderr string, err error) string {
 	return s
 }
 
-func (r *Repo) goGitRepo() (*git.Repository, error) {
-	repo, err := git.Open(r.st, nil)
+// remoteForGoGit returns a go-git remote for a configured remote name or a URL. It reads the remotes from
+// the storage's config directly rather than through git.Open, which refuses repositories using
+// extensions.worktreeConfig (design §3).
+func (r *Repo) remoteForGoGit(remote string) (*git.Remote, error) {
+	cfg, err := r.st.Config()
 	if err != nil {
-		return nil, fmt.Errorf("open with go-git: %w", err)
+		return nil, fmt.Errorf("read config: %w", err)
 	}
-	return repo, nil
-}
-
-func (r *Repo) remoteForGoGit(repo *git.Repository, remote string) (*git.Remote, error) {
-	if rm, err := repo.Remote(remote); err == nil {
-		return rm, nil
+	if rc, ok := cfg.Remotes[remote]; ok {
+		return git.NewRemote(r.st, rc), nil
 	}
 	return git.NewRemote(r.st, &config.RemoteConfig{Name: "anonymous", URLs: []string{remote}}), nil
 }
 
+var inProcessFileTransport sync.Once
+
+// useInProcessFileTransport makes go-git serve file:// and path remotes in process: its default file
+// transport runs the git-upload-pack and git-receive-pack binaries, which do not exist when git does not.
+func useInProcessFileTransport() {
+	inProcessFileTransport.Do(func() {
+		if _, err := exec.LookPath("git-upload-pack"); err == nil {
+			return
+		}
+		client.InstallProtocol("file", localTransport{server.NewServer(localLoader{})})
+	})
+}
+
+// localLoader opens a local repository for go-git's in-process server: a bare repository or a work tree's
+// .git (go-git's own loader opens a work tree's root as if it were the git dir).
+type localLoader struct{}
+
+func (localLoader) Load(ep *transport.Endpoint) (storer.Storer, error) {
+	dir := ep.Path
+	if _, err := os.Stat(filepath.Join(dir, "config")); err != nil {
+		dir = filepath.Join(dir, ".git")
+		if _, err := os.Stat(filepath.Join(dir, "config")); err != nil {
+			return nil, transport.ErrRepositoryNotFound
+		}
+	}
+	return filesystem.NewStorage(osfs.New(dir), cache.NewObjectLRUDefault()), nil
+}
+
+// localTransport is go-git's in-process server with one fix: upload-pack fails with "object not found"
+// when the client announces a "have" the server lacks (our local commits not pushed yet), so such haves are
+// dropped before it sees them, as C git's upload-pack ignores them.
+type localTransport struct{ transport.Transport }
+
+func (t localTransport) NewUploadPackSession(ep *transport.Endpoint, auth transport.AuthMethod) (transport.UploadPackSession, error) {
+	s, err := t.Transport.NewUploadPackSession(ep, auth)
+	if err != nil {
+		return nil, err
+	}
+	st, err := localLoader{}.Load(ep)
+	if err != nil {
+		return nil, err
+	}
+	return &knownHaves{UploadPackSession: s, st: st}, nil
+}
+
+type knownHaves struct {
+	transport.UploadPackSession
+	st storer.Storer
+}
+
+func (k *knownHaves) UploadPack(ctx context.Context, req *packp.UploadPackRequest) (*packp.UploadPackResponse, error) {
+	haves := req.Haves[:0:0]
+	for _, h := range req.Haves {
+		if k.st.HasEncodedObject(h) == nil {
+			haves = append(haves, h)
+		}
+	}
+	req.Haves = haves
+	return k.UploadPackSession.UploadPack(ctx, req)
+}
+
 func (r *Repo) fetchGoGit(ctx context.Context, remote, refspec string, optional bool) (bool, error) {
-	repo, err := r.goGitRepo()
+	useInProcessFileTransport()
+	rm, err := r.remoteForGoGit(remote)
 	if err != nil {
 		return false, err
 	}
-	rm, err := r.remoteForGoGit(repo, remote)
-	if err != nil {
-		return false, err
-	}
-	err = rm.FetchContext(ctx, &git.FetchOptions{RefSpecs: []config.RefSpec{config.RefSpec(refspec)}, Tags: git.NoTags})
+	err = rm.FetchContext(ctx, &git.FetchOptions{RemoteName: rm.Config().Name, RefSpecs: []config.RefSpec{config.RefSpec(refspec)}, Tags: git.NoTags})
 	switch {
 	case err == nil, errors.Is(err, git.NoErrAlreadyUpToDate):
 		return true, nil
@@ -209,15 +276,12 @@ func (r *Repo) fetchGoGit(ctx context.Context, remote, refspec string, optional 
 }
 
 func (r *Repo) pushGoGit(ctx context.Context, remote, refspec string) error {
-	repo, err := r.goGitRepo()
+	useInProcessFileTransport()
+	rm, err := r.remoteForGoGit(remote)
 	if err != nil {
 		return err
 	}
-	rm, err := r.remoteForGoGit(repo, remote)
-	if err != nil {
-		return err
-	}
-	err = rm.PushContext(ctx, &git.PushOptions{RefSpecs: []config.RefSpec{config.RefSpec(refspec)}})
+	err = rm.PushContext(ctx, &git.PushOptions{RemoteName: rm.Config().Name, RefSpecs: []config.RefSpec{config.RefSpec(refspec)}})
 	switch {
 	case err == nil, errors.Is(err, git.NoErrAlreadyUpToDate):
 		return nil

@@ -51,7 +51,7 @@ func edit(t *testing.T, r *gitstore.Repo, root plumbing.Hash, ch ...gitstore.Cha
 }
 
 func put(p, data string) gitstore.Change { return gitstore.Change{Path: p, Data: []byte(data)} }
-func del(p string) gitstore.Change      { return gitstore.Change{Path: p, Delete: true} }
+func del(p string) gitstore.Change       { return gitstore.Change{Path: p, Delete: true} }
 
 func TestEditTree(t *testing.T) {
 	dir := gitstoretest.NewRepo(t)

@@ -47,18 +47,66 @@ type memoryItem struct {
 	UpdatedAt  string `json:"updated_at"`
 }
 
-// pulseItem is one agent of seed 002's team pulse. The store keeps no activity yet, so the pulse is empty.
+// pulseItem is one agent of seed 002's team pulse.
 type pulseItem struct {
-	AgentID      string   `json:"agent_id"`
-	Owner        string   `json:"owner"`
-	Project      string   `json:"project"`
-	Availability string   `json:"availability"`
-	Doing        string   `json:"doing"`
-	TaskID       *string  `json:"task_id"`
-	Branch       *string  `json:"branch"`
-	Files        []string `json:"files"`
-	LastDecision *string  `json:"last_decision"`
-	UpdatedAt    string   `json:"updated_at"`
+	AgentID      string            `json:"agent_id"`
+	Owner        string            `json:"owner"`
+	Project      string            `json:"project"`
+	Availability string            `json:"availability"`
+	Doing        string            `json:"doing"`
+	TaskID       *string           `json:"task_id"`
+	Branch       *string           `json:"branch"`
+	Files        []string          `json:"files"`
+	LastDecision *string           `json:"last_decision"`
+	UpdatedAt    string            `json:"updated_at"`
+	RunFailure   *store.RunFailure `json:"run_failure,omitempty"`
+	Intent       *store.Intent     `json:"intent,omitempty"`
+}
+
+// pulseOf renders an activity entry as a pulse item, within seed 002's limits.
+func pulseOf(a store.Activity, project string) (pulseItem, bool) {
+	owner := Slugify(a.Member, maxSlug)
+	agent := Slugify(a.Agent, maxAgentAddress-len(owner)-1)
+	at := normTime(a.UpdatedAt)
+	if owner == "" || agent == "" || at == "" {
+		return pulseItem{}, false
+	}
+	avail := a.Availability
+	if !contains(store.Availabilities, avail) {
+		avail = "online"
+	}
+	if a.Stale || a.Status == store.StatusCheckedOut {
+		avail = "offline"
+	}
+	files := a.Files
+	if files == nil {
+		files = []string{}
+	}
+	if len(files) > store.MaxFiles {
+		files = files[:store.MaxFiles]
+	}
+	for i := range files {
+		files[i] = truncate(files[i], store.MaxFile)
+	}
+	p := pulseItem{AgentID: owner + "/" + agent, Owner: owner, Project: project, Availability: avail,
+		Doing: truncate(a.Doing, store.MaxDoing), TaskID: a.TaskID, Branch: truncPtr(a.Branch, store.MaxBranch),
+		Files: files, LastDecision: truncPtr(a.LastDecision, store.MaxLastDecision), UpdatedAt: at,
+		RunFailure: a.RunFailure, Intent: a.Intent}
+	if p.TaskID != nil && store.ValidateActivity(store.ActivityEntry{TaskID: p.TaskID}) != nil {
+		p.TaskID = nil
+	}
+	if p.Intent != nil && store.ValidateIntent(*p.Intent) != nil {
+		p.Intent = nil
+	}
+	return p, true
+}
+
+func truncPtr(s *string, n int) *string {
+	if s == nil {
+		return nil
+	}
+	v := truncate(*s, n)
+	return &v
 }
 
 type personMember struct {
@@ -85,7 +133,9 @@ type agentMember struct {
 //     write, owner_instruction for a person's when absent), updated_by = the agent, or the author for a
 //     person's write (max 80), updated_at = the front matter's, else the entry's last commit; keys longer
 //     than the schema's 100 characters are left out;
-//   - pulse: the team's activity (empty until the store keeps activity);
+//   - pulse: the public activity entries (store.ListActivity), one per member/agent/machine file, with
+//     agent_id owner/agent; a stale entry (seed 000's 48 hours) or a checked-out one is "offline";
+//     entries whose member or agent make no slug are left out;
 //   - members: the manifest's team members and the owners of the agents seen, as persons; the agents seen
 //     in the last commits of the context branch (Ctx-Agent trailers) and this server's agent, addressed
 //     owner/agent.
@@ -118,6 +168,19 @@ func (s *srv) projectContext(ctx context.Context, args map[string]any) (any, err
 		Memory:  []memoryItem{},
 		Pulse:   []pulseItem{},
 		Members: []any{},
+	}
+
+	acts, err := s.st.ListActivity(ctx, v)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range acts {
+		if a.Scope != store.Public {
+			continue
+		}
+		if p, ok := pulseOf(a, slug); ok {
+			out.Pulse = append(out.Pulse, p)
+		}
 	}
 
 	log, err := s.st.Log(ctx, logDepth, "")
@@ -183,6 +246,11 @@ func (s *srv) projectContext(ctx context.Context, args map[string]any) (any, err
 		agentOrder = append(agentOrder, addr)
 	}
 	addAgent(myAgent, meName, meEmail)
+	for _, a := range acts {
+		if a.Scope == store.Public {
+			addAgent(a.Agent, a.Member, "")
+		}
+	}
 	for _, l := range log {
 		n, e := splitAuthor(l.Author)
 		addAgent(l.Agent, n, e)

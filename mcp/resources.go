@@ -107,16 +107,7 @@ type (
 		Description string `json:"description"`
 		Content     string `json:"content"`
 	}
-	summary struct {
-		Project         string   `json:"project"`
-		KnowledgeCount  int      `json:"knowledge_count"`
-		ConventionCount int      `json:"convention_count"`
-		DecisionsCount  int      `json:"decisions_count"`
-		SkillsCount     int      `json:"skills_count"`
-		CurrentTask     string   `json:"current_task"`
-		Blockers        []string `json:"blockers"`
-	}
-	// activeState is seed 000's ActiveState; empty until the store keeps state.json.
+	// activeState is seed 000's ActiveState.
 	activeState struct {
 		CurrentTask string            `json:"current_task"`
 		Blockers    []string          `json:"blockers"`
@@ -192,7 +183,7 @@ func (s *srv) resource(ctx context.Context, v *store.View, segs []string) (any, 
 		case "state":
 			return s.state(ctx, v)
 		case "history":
-			return []any{}, nil // store support pending: history/<session-id>.json
+			return s.st.ListSessions(ctx, v)
 		case "skills":
 			sks, err := s.st.ListSkills(ctx, v)
 			if err != nil {
@@ -204,7 +195,7 @@ func (s *srv) resource(ctx context.Context, v *store.View, segs []string) (any, 
 			}
 			return out, nil
 		case "activity":
-			return []any{}, nil // store support pending: activity/<member>/<agent>--<machine>.json
+			return s.activity(ctx, v)
 		}
 	case 2:
 		switch segs[0] {
@@ -229,7 +220,7 @@ func (s *srv) resource(ctx context.Context, v *store.View, segs []string) (any, 
 			return decisionOne{d.ID, d.Title, d.Status, d.Context, d.Decision, d.Consequences}, nil
 		case "skills":
 			if segs[1] == "stats" {
-				return []any{}, nil // store support pending: skills/<name>/.usage.ndjson, .feedback.ndjson
+				return s.st.SkillStats(ctx, v)
 			}
 			sk, err := s.skill(ctx, v, segs[1])
 			if err != nil {
@@ -242,7 +233,10 @@ func (s *srv) resource(ctx context.Context, v *store.View, segs []string) (any, 
 			if _, err := s.skill(ctx, v, segs[1]); err != nil {
 				return nil, err
 			}
-			return []any{}, nil // store support pending: .feedback.ndjson, .proposals/<id>.json
+			if segs[2] == "feedback" {
+				return s.st.SkillFeedback(ctx, v, segs[1])
+			}
+			return s.st.ListProposals(ctx, v, segs[1], "")
 		}
 	}
 	return nil, errNoResource
@@ -287,37 +281,57 @@ func (s *srv) manifest(ctx context.Context, v *store.View) (store.Manifest, erro
 	return m, nil
 }
 
-// state is seed 000's ActiveState. The store does not keep state.json yet: until it does, the state is
-// the empty ActiveState (empty strings, [] and {}, updated_at null).
+// state is seed 000's ActiveState (store.GetState), with updated_at null while the state was never set.
 func (s *srv) state(ctx context.Context, v *store.View) (activeState, error) {
-	return activeState{Blockers: []string{}, Progress: map[string]string{}}, nil
+	st, err := s.st.GetState(ctx, v)
+	if err != nil {
+		return activeState{}, err
+	}
+	out := activeState{CurrentTask: st.CurrentTask, Blockers: st.Blockers, Progress: st.Progress,
+		LastAgent: st.LastAgent, LastMachine: st.LastMachine}
+	if out.Blockers == nil {
+		out.Blockers = []string{}
+	}
+	if out.Progress == nil {
+		out.Progress = map[string]string{}
+	}
+	if st.UpdatedAt != "" {
+		out.UpdatedAt = &st.UpdatedAt
+	}
+	return out, nil
 }
 
-func (s *srv) summary(ctx context.Context, v *store.View) (summary, error) {
-	m, err := s.st.ReadManifest(ctx, v)
+// activityItem is seed 000's activity entry: exactly its fields (the pulse fields of seed 002 are served
+// by get_project_context).
+type activityItem struct {
+	Member    string `json:"member"`
+	Agent     string `json:"agent"`
+	Machine   string `json:"machine"`
+	Task      string `json:"task"`
+	IssueRef  string `json:"issue_ref"`
+	Status    string `json:"status"`
+	UpdatedAt string `json:"updated_at"`
+	Stale     bool   `json:"stale"`
+}
+
+// activity is context://activity: every entry, stale ones flagged (seed 000's 48-hour rule, store.IsStale).
+func (s *srv) activity(ctx context.Context, v *store.View) ([]activityItem, error) {
+	as, err := s.st.ListActivity(ctx, v)
 	if err != nil {
-		return summary{}, err
+		return nil, err
 	}
-	kn, err := s.st.ListEntries(ctx, v, store.KnowledgeKind)
-	if err != nil {
-		return summary{}, err
+	out := make([]activityItem, 0, len(as))
+	for _, a := range as {
+		out = append(out, activityItem{a.Member, a.Agent, a.Machine, a.Task, a.IssueRef, a.Status, a.UpdatedAt, a.Stale})
 	}
-	cv, err := s.st.ListEntries(ctx, v, store.ConventionKind)
-	if err != nil {
-		return summary{}, err
+	return out, nil
+}
+
+// summary is seed 000's summary (store.Summary).
+func (s *srv) summary(ctx context.Context, v *store.View) (store.ProjectSummary, error) {
+	sum, err := s.st.Summary(ctx, v)
+	if sum.Blockers == nil {
+		sum.Blockers = []string{}
 	}
-	ds, err := s.st.ListDecisions(ctx, v)
-	if err != nil {
-		return summary{}, err
-	}
-	sk, err := s.st.ListSkills(ctx, v)
-	if err != nil {
-		return summary{}, err
-	}
-	st, err := s.state(ctx, v)
-	if err != nil {
-		return summary{}, err
-	}
-	return summary{Project: m.Project.Name, KnowledgeCount: len(kn), ConventionCount: len(cv),
-		DecisionsCount: len(ds), SkillsCount: len(sk), CurrentTask: st.CurrentTask, Blockers: st.Blockers}, nil
+	return sum, err
 }

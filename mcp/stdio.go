@@ -18,7 +18,7 @@ import (
 )
 
 // shutdownGrace is how long ServeStdio lets requests in flight finish after its input closed before it
-// cancels them (a request such as subscriptions/listen only ends when cancelled).
+// cancels them. subscriptions/listen streams end at once.
 const shutdownGrace = 2 * time.Second
 
 // ServeStdio serves one MCP client over newline-delimited JSON-RPC (design §7, seed 004's `ctx mcp
@@ -44,6 +44,8 @@ func ServeStdio(ctx context.Context, st *store.Store, in io.Reader, out io.Write
 	defer s.mcp.UnregisterSession(context.Background(), sess.SessionID())
 	reqCtx, cancelRequests := context.WithCancel(s.mcp.WithContext(ctx, sess))
 	defer cancelRequests()
+	streamCtx, cancelStreams := context.WithCancel(reqCtx)
+	defer cancelStreams()
 
 	w := &lineWriter{w: out}
 	var bg sync.WaitGroup
@@ -116,8 +118,12 @@ loop:
 				continue
 			}
 			msg := json.RawMessage(line)
+			hctx := reqCtx
+			if base.Method == string(mcpgo.MethodSubscriptionsListen) {
+				hctx = streamCtx // a stream, not a request to answer: it ends with the input
+			}
 			handle := func() {
-				resp := s.mcp.HandleMessage(reqCtx, msg)
+				resp := s.mcp.HandleMessage(hctx, msg)
 				if resp == nil {
 					return
 				}
@@ -137,6 +143,7 @@ loop:
 			}
 		}
 	}
+	cancelStreams()
 	done := make(chan struct{})
 	go func() { reqs.Wait(); close(done) }()
 	if ctx.Err() == nil {

@@ -1,0 +1,112 @@
+package gitstore_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/ctx-dev/ctx/gitstore"
+	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
+)
+
+// noIdentityEnv clears the identity Hermetic sets and points HOME at an empty folder (no ~/.gitconfig).
+func noIdentityEnv(t *testing.T) {
+	t.Helper()
+	for _, k := range []string{"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "EMAIL"} {
+		t.Setenv(k, "")
+		os.Unsetenv(k)
+	}
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+}
+
+func TestIdentityEnvWins(t *testing.T) {
+	dir := gitstoretest.NewRepo(t)
+	gitstoretest.Git(t, dir, "config", "user.name", "Repo Person")
+	gitstoretest.Git(t, dir, "config", "user.email", "repo@example.com")
+	t.Setenv("GIT_AUTHOR_NAME", "Env Author")
+	t.Setenv("GIT_AUTHOR_EMAIL", "env@example.com")
+	t.Setenv("GIT_COMMITTER_NAME", "Env Committer")
+	t.Setenv("GIT_COMMITTER_EMAIL", "committer@example.com")
+	r := open(t, dir)
+	sig, err := r.Identity(bg)
+	if err != nil || sig.Name != "Env Author" || sig.Email != "env@example.com" || sig.When.IsZero() {
+		t.Fatalf("Identity = %+v, %v", sig, err)
+	}
+	c, err := r.Committer(bg)
+	if err != nil || c.Name != "Env Committer" || c.Email != "committer@example.com" {
+		t.Fatalf("Committer = %+v, %v", c, err)
+	}
+	set(t, r, pub, "x", map[string]string{"a": "a"})
+	if got := gitstoretest.Git(t, dir, "log", "-1", "--format=%an <%ae>|%cn <%ce>", pub); got != "Env Author <env@example.com>|Env Committer <committer@example.com>" {
+		t.Fatalf("commit identity %q", got)
+	}
+}
+
+func TestIdentityRepoConfig(t *testing.T) {
+	dir := gitstoretest.NewRepo(t)
+	noIdentityEnv(t)
+	gitstoretest.Git(t, dir, "config", "user.name", "Repo Person")
+	gitstoretest.Git(t, dir, "config", "user.email", "repo@example.com")
+	r := open(t, dir)
+	sig, err := r.Identity(bg)
+	if err != nil || sig.Name != "Repo Person" || sig.Email != "repo@example.com" {
+		t.Fatalf("Identity = %+v, %v", sig, err)
+	}
+	// The same as C git's idea of the author.
+	if got := gitstoretest.Git(t, dir, "var", "GIT_AUTHOR_IDENT"); len(got) < len("Repo Person <repo@example.com>") || got[:len("Repo Person <repo@example.com>")] != "Repo Person <repo@example.com>" {
+		t.Fatalf("git var GIT_AUTHOR_IDENT = %q", got)
+	}
+	set(t, r, pub, "x", map[string]string{"a": "a"})
+	if got := gitstoretest.Git(t, dir, "log", "-1", "--format=%an <%ae>|%cn <%ce>", pub); got != "Repo Person <repo@example.com>|Repo Person <repo@example.com>" {
+		t.Fatalf("commit identity %q", got)
+	}
+	// Only the email in the environment: the name still comes from the config.
+	t.Setenv("GIT_AUTHOR_EMAIL", "env@example.com")
+	if sig, _ := r.Identity(bg); sig.Name != "Repo Person" || sig.Email != "env@example.com" {
+		t.Fatalf("mixed Identity = %+v", sig)
+	}
+}
+
+func TestIdentityGlobalConfig(t *testing.T) {
+	dir := gitstoretest.NewRepo(t)
+	noIdentityEnv(t)
+	writeFile(t, filepath.Join(os.Getenv("HOME"), ".gitconfig"), "[user]\n\tname = Global Person\n\temail = global@example.com\n")
+	r := open(t, dir)
+	sig, err := r.Identity(bg)
+	if err != nil || sig.Name != "Global Person" || sig.Email != "global@example.com" {
+		t.Fatalf("Identity = %+v, %v", sig, err)
+	}
+	// The repository's config wins over the global one.
+	gitstoretest.Git(t, dir, "config", "user.name", "Repo Person")
+	if sig, _ := r.Identity(bg); sig.Name != "Repo Person" || sig.Email != "global@example.com" {
+		t.Fatalf("Identity = %+v", sig)
+	}
+}
+
+func TestIdentityNone(t *testing.T) {
+	dir := gitstoretest.NewRepo(t)
+	noIdentityEnv(t)
+	r := open(t, dir)
+	if _, err := r.Identity(bg); !errors.Is(err, gitstore.ErrNoIdentity) {
+		t.Fatalf("Identity = %v, want ErrNoIdentity", err)
+	}
+	before := gitstoretest.Git(t, dir, "for-each-ref")
+	_, err := r.Transact(bg, []string{pub}, func(map[string]gitstore.Tip) (map[string]*gitstore.Write, error) {
+		return map[string]*gitstore.Write{pub: {Changes: []gitstore.Change{put("a", "a")}, Message: "x"}}, nil
+	})
+	if !errors.Is(err, gitstore.ErrNoIdentity) {
+		t.Fatalf("Transact without identity = %v, want ErrNoIdentity", err)
+	}
+	if after := gitstoretest.Git(t, dir, "for-each-ref"); after != before {
+		t.Fatal("refs changed")
+	}
+	// Only a name: still no identity.
+	gitstoretest.Git(t, dir, "config", "user.name", "Half")
+	if _, err := r.Identity(bg); !errors.Is(err, gitstore.ErrNoIdentity) {
+		t.Fatalf("Identity with no email = %v, want ErrNoIdentity", err)
+	}
+}

@@ -1,0 +1,23 @@
+// Connects the official MCP TypeScript SDK to a ctx MCP server over stdio and prints, as one JSON line,
+// what it listed and read. Usage: node client.mjs <server-binary> <repo-dir> <project-slug>
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+
+const [bin, cwd, project] = process.argv.slice(2);
+const transport = new StdioClientTransport({ command: bin, args: [], cwd, stderr: "inherit" });
+const client = new Client({ name: "ctx-node-test", version: "1.0.0" });
+await client.connect(transport);
+
+const out = { server: client.getServerVersion(), reads: {} };
+out.resources = (await client.listResources()).resources.map((r) => r.uri).sort();
+out.templates = (await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate).sort();
+for (const uri of [...out.resources, "context://knowledge/architecture", "context://knowledge/missing", "context://decisions/1"]) {
+  const r = await client.readResource({ uri });
+  out.reads[uri] = { mimeType: r.contents[0].mimeType, value: JSON.parse(r.contents[0].text) };
+}
+out.tools = (await client.listTools()).tools.map((t) => t.name).sort();
+const call = await client.callTool({ name: "get_project_context", arguments: { project } });
+out.projectContext = call.structuredContent;
+out.projectContextError = call.isError ?? false;
+await client.close();
+process.stdout.write(JSON.stringify(out) + "\n");
