@@ -71,6 +71,31 @@ func TestResourceContract(t *testing.T) {
 	if _, err := other.SetEntry(context.Background(), store.KnowledgeKind, store.SetEntry{Key: "db", Content: strings.Repeat("é", 5000)}); err != nil {
 		t.Fatal(err)
 	}
+	// state, a session, skill usage, feedback and a proposal, and activity (check-in)
+	ctx := context.Background()
+	task, blockers := "Implementing auth middleware", []string{"Waiting for API spec"}
+	if _, _, err := other.UpdateState(ctx, store.StatePatch{CurrentTask: &task, Blockers: &blockers}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := other.StartSession(ctx, store.SessionUpdate{ID: "sess-a", Summary: "schema work", KnowledgeAdded: []string{"db"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := other.ReportSkillUsage(ctx, "deploy-staging", "sess-a"); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []int{2, 3} {
+		if _, _, err := other.RateSkill(ctx, "deploy-staging", r, "meh"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, _, err := other.ProposeSkill(ctx, "deploy-staging", skillMD+"2. Roll back\n", "add rollback"); err != nil {
+		t.Fatal(err)
+	}
+	branch := "feature/auth"
+	if _, _, err := other.CheckIn(ctx, store.CheckIn{Task: "auth", Availability: "working", Doing: "writing middleware",
+		Branch: &branch, Files: []string{"auth.go"}}); err != nil {
+		t.Fatal(err)
+	}
 	schemas := resourceSchemas(t)
 	s := serve(t, st, Options{Agent: "claude-code"}, mcpgo.LATEST_LEGACY_PROTOCOL_VERSION)
 
@@ -132,6 +157,26 @@ func TestResourceContract(t *testing.T) {
 	doc, _ := jsonschema.UnmarshalJSON(bytes.NewReader(b))
 	if err := out.Validate(doc); err != nil {
 		t.Errorf("get_project_context output does not match seed 002's schema: %v\n%s", err, b)
+	}
+	if p := pc["pulse"].([]any); len(p) != 1 || p[0].(map[string]any)["agent_id"] != "ada-lovelace/cursor" ||
+		p[0].(map[string]any)["availability"] != "working" {
+		t.Errorf("pulse = %v", pc["pulse"])
+	}
+	for uri, check := range map[string]func(v any) bool{
+		"context://state":   func(v any) bool { return v.(map[string]any)["current_task"] == task },
+		"context://summary": func(v any) bool { return v.(map[string]any)["current_task"] == task },
+		"context://history": func(v any) bool { return len(v.([]any)) == 1 },
+		"context://skills/stats": func(v any) bool {
+			st := v.([]any)[0].(map[string]any)
+			return st["usage_count"] == float64(1) && st["rating_count"] == float64(2) && st["needs_attention"] == true
+		},
+		"context://skills/deploy-staging/feedback":  func(v any) bool { return len(v.([]any)) == 2 },
+		"context://skills/deploy-staging/proposals": func(v any) bool { return len(v.([]any)) == 1 },
+		"context://activity":                        func(v any) bool { return len(v.([]any)) == 1 },
+	} {
+		if v := s.readJSON(t, uri); !check(v) {
+			t.Errorf("%s = %v", uri, v)
+		}
 	}
 	kinds := map[string]int{}
 	for _, m := range pc["members"].([]any) {

@@ -92,8 +92,15 @@ func pulseOf(a store.Activity, project string) (pulseItem, bool) {
 		Doing: truncate(a.Doing, store.MaxDoing), TaskID: a.TaskID, Branch: truncPtr(a.Branch, store.MaxBranch),
 		Files: files, LastDecision: truncPtr(a.LastDecision, store.MaxLastDecision), UpdatedAt: at,
 		RunFailure: a.RunFailure, Intent: a.Intent}
-	if p.TaskID != nil && store.ValidateActivity(store.ActivityEntry{TaskID: p.TaskID}) != nil {
+	valid := func(e store.ActivityEntry) bool {
+		e.Status, e.Availability = store.StatusActive, "online"
+		return store.ValidateActivity(e) == nil
+	}
+	if p.TaskID != nil && !valid(store.ActivityEntry{TaskID: p.TaskID}) {
 		p.TaskID = nil
+	}
+	if p.RunFailure != nil && !valid(store.ActivityEntry{RunFailure: p.RunFailure}) {
+		p.RunFailure = nil
 	}
 	if p.Intent != nil && store.ValidateIntent(*p.Intent) != nil {
 		p.Intent = nil

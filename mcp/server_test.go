@@ -115,7 +115,8 @@ func TestResourcesAndTools(t *testing.T) {
 		`[{"name":"deploy-staging","description":"Deploy the application to staging environment","scope":"public"}]`)
 	jsonEq(t, "skills/deploy-staging", s.readJSON(t, "context://skills/deploy-staging"),
 		`{"name":"deploy-staging","description":"Deploy the application to staging environment","content":`+mustJSON(skillMD)+`}`)
-	jsonEq(t, "skills/stats", s.readJSON(t, "context://skills/stats"), `[]`)
+	jsonEq(t, "skills/stats", s.readJSON(t, "context://skills/stats"),
+		`[{"skill_name":"deploy-staging","usage_count":0,"avg_rating":0,"rating_count":0,"last_used":null,"needs_attention":false}]`)
 	jsonEq(t, "feedback", s.readJSON(t, "context://skills/deploy-staging/feedback"), `[]`)
 	jsonEq(t, "proposals", s.readJSON(t, "context://skills/deploy-staging/proposals"), `[]`)
 	jsonEq(t, "history", s.readJSON(t, "context://history"), `[]`)

@@ -150,6 +150,7 @@ func decisionCommand() *cli.Command {
 					return nil
 				},
 			},
+			scopeCommand("decision"),
 			{
 				Name:      "supersede",
 				Usage:     "mark OLD superseded by NEW",

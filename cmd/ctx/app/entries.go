@@ -105,6 +105,7 @@ func entryCommand(k store.Kind, name, usage string) *cli.Command {
 					return nil
 				},
 			},
+			scopeCommand(name),
 			{
 				Name:      "rm",
 				Usage:     "remove an entry",
