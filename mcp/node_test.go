@@ -90,6 +90,8 @@ func TestNodeClient(t *testing.T) {
 		Tools               []string                  `json:"tools"`
 		ProjectContext      map[string]any            `json:"projectContext"`
 		ProjectContextError bool                      `json:"projectContextError"`
+		Prompts             []string                  `json:"prompts"`
+		Onboarding          string                    `json:"onboarding"`
 	}
 	if err := json.Unmarshal(out, &got); err != nil {
 		t.Fatalf("node client output %q: %v\nstderr: %s", out, err, stderr.String())
@@ -115,8 +117,14 @@ func TestNodeClient(t *testing.T) {
 	if v, _ := got.Reads["context://decisions/1"]["value"].(map[string]any); v["title"] != "Use PostgreSQL for persistence" {
 		t.Errorf("decisions/1 = %v", v)
 	}
-	if len(got.Tools) != 7 {
-		t.Errorf("tools = %v", got.Tools)
+	if !reflect.DeepEqual(got.Tools, wantTools) {
+		t.Errorf("tools = %v\nwant %v", got.Tools, wantTools)
+	}
+	if !reflect.DeepEqual(got.Prompts, wantPrompts) {
+		t.Errorf("prompts = %v, want %v", got.Prompts, wantPrompts)
+	}
+	if !strings.Contains(got.Onboarding, "## Conventions") || strings.Contains(got.Onboarding, "credentials-setup") {
+		t.Errorf("node context_onboarding:\n%s", got.Onboarding)
 	}
 	if got.ProjectContextError || got.ProjectContext["project"].(map[string]any)["slug"] != "engine-notes" {
 		t.Errorf("get_project_context = %v (isError %v)", got.ProjectContext, got.ProjectContextError)

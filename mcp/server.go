@@ -1,7 +1,10 @@
 // Package mcp is ctx's MCP server (design §7): the `context://` resources of seed 000 read from the
-// checked-out tree, the write tools (one commit each through the store), seed 002's
-// get_project_context, and notifications when the context refs move. It is the only package of ctx
-// that imports mcp-go (design §8), which it imports as mcpgo.
+// checked-out tree, the write tools (one commit each through the store: knowledge, conventions,
+// decisions, state, sessions, skills with usage/ratings/proposals, activity and intent, scope moves,
+// merge conflicts; tools.go, model_tools.go, merge_tools.go), push and pull (sync_tools.go), seed 002's
+// get_project_context, the prompts context_onboarding, context_handoff and context_resolve_conflicts
+// (prompts.go), and notifications when the context refs move. It is the only package of ctx that
+// imports mcp-go (design §8), which it imports as mcpgo.
 //
 // Transport: [ServeStdio] speaks newline-delimited JSON-RPC on the given reader and writer and writes
 // nothing else there; logs go to [Options].Stderr. [NewServer] returns the bare mcp-go server for other
@@ -12,7 +15,8 @@
 //     ({"error": "Knowledge entry 'x' not found"}), never a JSON-RPC error; invalid keys and names
 //     (store.ValidKey) are reported the same way, as not found;
 //   - a tool called with a bad argument returns a tool result with isError and a message naming the field,
-//     and writes nothing; a missing entry is a tool error with seed 000's text;
+//     and writes nothing; a missing entry is a tool error with seed 000's text; so is a push or pull the
+//     remote refused (with git's reason);
 //   - store failures a model cannot act on (I/O, a broken repository) are JSON-RPC errors.
 package mcp
 
@@ -86,16 +90,19 @@ func newSrv(st *store.Store, opt Options) *srv {
 	s.mcp = server.NewMCPServer(ServerName, opt.Version,
 		server.WithResourceCapabilities(true, true),
 		server.WithToolCapabilities(false),
+		server.WithPromptCapabilities(false),
 		server.WithRecovery(),
 		server.WithResourceRecovery(),
 		server.WithHooks(hooks),
 		server.WithInstructions("ctx is this repository's git-native context store. Read context://summary, "+
-			"context://conventions, context://knowledge, context://decisions and context://skills before you start; "+
+			"context://conventions, context://knowledge, context://decisions and context://skills before you start "+
+			"(the context_onboarding prompt gathers them); "+
 			"record what you learn with context_add_knowledge and decisions with context_record_decision. "+
 			"Every write is one commit on the context branch."),
 	)
 	s.addResources()
 	s.addTools()
+	s.addPrompts()
 	registry.Store(s.mcp, s)
 	return s
 }

@@ -15,8 +15,8 @@ import (
 )
 
 // toolFunc runs a tool on validated arguments and returns its structured result. An *argError, a
-// *store.NotFoundError, a *store.AmbiguousError or a store.ErrInvalidKey error becomes a tool error
-// (isError, the message as text); any other error is a JSON-RPC error.
+// *store.NotFoundError, a *store.AmbiguousError, a *transferFailure (push/pull) or a store.ErrInvalidKey
+// error becomes a tool error (isError, the message as text); any other error is a JSON-RPC error.
 type toolFunc func(ctx context.Context, args map[string]any) (any, error)
 
 // toolDef describes one tool: its input schema is schemas/<name>.input.json.
@@ -24,6 +24,7 @@ type toolDef struct {
 	name, title, desc string
 	readOnly          bool
 	destructive       bool
+	openWorld         bool // talks to a remote (push, pull)
 	output            bool // schemas/<name>.output.json is its output schema
 	run               toolFunc
 }
@@ -63,7 +64,10 @@ func (s *srv) toolDefs() []toolDef {
 
 func (s *srv) addTools() {
 	var tools []server.ServerTool
-	for _, d := range s.toolDefs() {
+	defs := append(s.toolDefs(), s.modelToolDefs()...)
+	defs = append(defs, s.mergeToolDefs()...)
+	defs = append(defs, s.syncToolDefs()...)
+	for _, d := range defs {
 		sch, err := compileSchema(d.name + ".input.json")
 		if err != nil {
 			panic(fmt.Sprintf("mcp: %v", err)) // embedded and covered by tests
@@ -78,7 +82,7 @@ func (s *srv) addTools() {
 				ReadOnlyHint:    mcpgo.ToBoolPtr(d.readOnly),
 				DestructiveHint: mcpgo.ToBoolPtr(d.destructive),
 				IdempotentHint:  mcpgo.ToBoolPtr(d.readOnly),
-				OpenWorldHint:   mcpgo.ToBoolPtr(false),
+				OpenWorldHint:   mcpgo.ToBoolPtr(d.openWorld),
 			},
 		}
 		if d.output {
@@ -120,7 +124,9 @@ func toolError(name string, err error) (*mcpgo.CallToolResult, error) {
 	var ae *argError
 	var nf *store.NotFoundError
 	var amb *store.AmbiguousError
-	if errors.As(err, &ae) || errors.As(err, &nf) || errors.As(err, &amb) || errors.Is(err, store.ErrInvalidKey) {
+	var tf *transferFailure
+	if errors.As(err, &ae) || errors.As(err, &nf) || errors.As(err, &amb) || errors.As(err, &tf) ||
+		errors.Is(err, store.ErrInvalidKey) {
 		return mcpgo.NewToolResultError(err.Error()), nil
 	}
 	return nil, fmt.Errorf("%s: %w", name, err)

@@ -1,6 +1,7 @@
-// Package store is ctx's typed context model on top of gitstore: knowledge, conventions, decisions,
-// the manifest (and, as they land, state, sessions, skills and activity), with key validation, one commit
-// per write on the context refs, sync with a remote, and the checked-out tree `.context/`.
+// Package store is ctx's typed context model on top of gitstore: the manifest and team, knowledge,
+// conventions, decisions, state, sessions, skills (with usage, feedback and proposals) and the team's
+// activity, with key validation, one commit per write on the context refs, sync with a remote through
+// the merge layer, and the checked-out tree `.context/`.
 //
 // Layout and formats: docs/format.md and design §2. Scopes map to refs: public → refs/heads/<branch>
 // (pushed), private → refs/ctx/private and ephemeral → refs/ctx/ephemeral (never pushed).

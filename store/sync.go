@@ -66,33 +66,71 @@ var Progress *os.File
 func (s *Store) fetch(ctx context.Context, remote string) (bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout())
 	defer cancel()
-	return s.Repo.Fetch(ctx, remote, "?"+s.FetchRefspec(remote), gitstore.TransferOptions{Progress: Progress})
+	found, err := s.Repo.Fetch(ctx, remote, "?"+s.FetchRefspec(remote), gitstore.TransferOptions{Progress: Progress})
+	if err != nil || !found {
+		return found, err
+	}
+	return true, s.reopen(ctx)
+}
+
+// reopen opens the repository's object database again. The system git's fetch may store what it received
+// as a new packfile (more than fetch.unpackLimit, 100 objects), and go-git's filesystem object storage
+// indexes the packs once and never sees a later one (storage/filesystem ObjectStorage.requireIndex): the
+// merge would fail with "object not found". Found by TestConvergence.
+func (s *Store) reopen(ctx context.Context) error {
+	dir := s.Repo.WorkTree()
+	if dir == "" {
+		dir = s.Repo.GitDir()
+	}
+	r, err := gitstore.Open(ctx, dir)
+	if err != nil {
+		return fmt.Errorf("reopen the repository after fetch: %w", err)
+	}
+	s.Repo = r
+	return nil
 }
 
 // PullResult says what Pull did.
 type PullResult struct {
 	Remote      string
-	Found       bool          // the remote has a context branch
-	Action      string        // "none", "up-to-date", "fast-forward", "merge", "adopted"
-	Old, New    plumbing.Hash // local tip before and after
-	Conflicts   []merge.Conflict
+	Found       bool             // the remote has a context branch
+	Action      string           // "none", "up-to-date", "fast-forward", "merge", "adopted"
+	Old, New    plumbing.Hash    // local tip before and after
+	Conflicts   []merge.Conflict // open conflicts written as conflicts/<id>.json by the merge
+	Decided     []merge.Conflict // conflicts decided by the pull's Strategy (no record written)
+	Strategy    Strategy
 	Notes       []merge.Note
 	HandEdits   []HandEdit // hand edits of .context/ committed before the pull
 	RefreshKept []string   // files of .context/ edited by hand and not overwritten
 }
 
-// Pull fetches the remote's context branch into its remote-tracking ref, then fast-forwards the local
+// PullOptions tune Pull and Push.
+type PullOptions struct {
+	// Strategy decides every conflict of the merge at once ("ours" or "theirs"); "" records them.
+	Strategy Strategy
+}
+
+// Pull is PullWith without options: conflicts are recorded (design §4).
+func (s *Store) Pull(ctx context.Context, remote string) (*PullResult, error) {
+	return s.PullWith(ctx, remote, PullOptions{})
+}
+
+// PullWith fetches the remote's context branch into its remote-tracking ref, then fast-forwards the local
 // branch or makes a two-parent merge commit of both sides with the merge layer (design §4, §5), and
 // refreshes the checked-out tree. Hand edits pending in .context/ are committed first, so none is lost.
 // A repository without a local context branch adopts the remote's (a fresh clone).
-func (s *Store) Pull(ctx context.Context, remote string) (*PullResult, error) {
+// With o.Strategy set, conflicts of the merge are decided in the merge commit itself (applyStrategy).
+func (s *Store) PullWith(ctx context.Context, remote string, o PullOptions) (*PullResult, error) {
+	if _, err := ParseStrategy(string(o.Strategy)); err != nil {
+		return nil, err
+	}
 	if remote == "" {
 		remote = s.RemoteName(ctx)
 	}
 	if remote == "" {
 		return nil, errors.New("no remote: add one with `git remote add origin <url>` or pass --remote")
 	}
-	res := &PullResult{Remote: remote, Action: "none"}
+	res := &PullResult{Remote: remote, Action: "none", Strategy: o.Strategy}
 	if ok, _ := s.Initialized(ctx); ok {
 		_, edits, err := s.CommitHandEdits(ctx, "")
 		if err != nil {
@@ -165,8 +203,32 @@ func (s *Store) integrate(ctx context.Context, theirs plumbing.Hash, res *PullRe
 	return fmt.Errorf("pull: the context branch kept moving; try again")
 }
 
+// MergeCommit merges commit theirs (already in the repository) into the local context branch with the
+// merge layer and commits the result with both parents, as Pull does after its fetch; it neither fetches
+// nor refreshes the checked-out tree. It always merges, even when one side contains the other (callers
+// that want fast-forwards use Pull). It is the entry point of the merge benchmark.
+func (s *Store) MergeCommit(ctx context.Context, theirs plumbing.Hash, o PullOptions) (*PullResult, error) {
+	if _, err := ParseStrategy(string(o.Strategy)); err != nil {
+		return nil, err
+	}
+	res := &PullResult{Remote: theirs.String()[:12], Action: "none", Found: true, Strategy: o.Strategy}
+	old, err := s.Repo.Resolve(ctx, s.BranchRef())
+	if err != nil {
+		return nil, err
+	}
+	if old.IsZero() {
+		return nil, ErrNotInitialized
+	}
+	res.Old = old
+	if err := s.mergeCommit(ctx, theirs, res); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
 // mergeCommit merges theirs into the local branch with merge.Tree and commits the result with both
-// parents (trailers Ctx-Op: merge and Ctx-Conflicts).
+// parents (trailers Ctx-Op: merge and Ctx-Conflicts, the number of conflict records written; with
+// res.Strategy set also Ctx-Strategy and Ctx-Decided, the number of conflicts it decided).
 func (s *Store) mergeCommit(ctx context.Context, theirs plumbing.Hash, res *PullResult) error {
 	ref := s.BranchRef()
 	out, err := s.Repo.Transact(ctx, []string{ref}, func(tips map[string]gitstore.Tip) (map[string]*gitstore.Write, error) {
@@ -196,6 +258,7 @@ func (s *Store) mergeCommit(ctx context.Context, theirs plumbing.Hash, res *Pull
 			return nil, err
 		}
 		m := merge.Tree(merge.Files(bf), merge.Files(of), merge.Files(tf))
+		res.Decided = applyStrategy(&m, res.Strategy, of)
 		res.Conflicts, res.Notes = m.Conflicts, m.Notes
 		var changes []gitstore.Change
 		for p, b := range m.Files {
@@ -214,6 +277,10 @@ func (s *Store) mergeCommit(ctx context.Context, theirs plumbing.Hash, res *Pull
 		}
 		op := Op{Name: "merge", Summary: fmt.Sprintf("merge %s", res.Remote),
 			Extra: [][2]string{{"Ctx-Conflicts", strconv.Itoa(len(m.Conflicts))}}}
+		if res.Strategy != StrategyRecord {
+			op.Extra = append(op.Extra, [2]string{"Ctx-Strategy", string(res.Strategy)},
+				[2]string{"Ctx-Decided", strconv.Itoa(len(res.Decided))})
+		}
 		return map[string]*gitstore.Write{ref: {Tree: &tree, ExtraParents: []plumbing.Hash{theirs}, Message: s.Message(op)}}, nil
 	})
 	if err != nil {
@@ -235,6 +302,11 @@ type PushResult struct {
 // pulls (fetch, merge) and retries, at most maxPushRetries times. A refusal (a hook, a protected branch) or
 // an unreachable remote is an error carrying git's reason.
 func (s *Store) Push(ctx context.Context, remote string) (*PushResult, error) {
+	return s.PushWith(ctx, remote, PullOptions{})
+}
+
+// PushWith is Push whose merges (when the remote moved) use o (PullWith).
+func (s *Store) PushWith(ctx context.Context, remote string, o PullOptions) (*PushResult, error) {
 	if remote == "" {
 		remote = s.RemoteName(ctx)
 	}
@@ -266,7 +338,7 @@ func (s *Store) Push(ctx context.Context, remote string) (*PushResult, error) {
 			return res, err
 		}
 		res.Retries++
-		pr, perr := s.Pull(ctx, remote)
+		pr, perr := s.PullWith(ctx, remote, o)
 		if perr != nil {
 			return res, fmt.Errorf("push: the remote moved and pulling it failed: %w", perr)
 		}

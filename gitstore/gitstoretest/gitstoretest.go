@@ -14,8 +14,19 @@ import (
 
 // Hermetic sets a process-wide environment for tests (call it from TestMain before m.Run): HOME and
 // XDG_CONFIG_HOME point at an empty temporary folder, the system config is ignored, and the author and
-// committer identity is fixed. It returns a cleanup function.
+// committer identity is fixed. Go's GOPATH, GOMODCACHE and GOCACHE are pinned to their current values so
+// that builds made by tests keep using the caches. It returns a cleanup function.
 func Hermetic() func() {
+	// Keep Go's caches where they are: tests that build binaries must not download every module again
+	// into the new HOME.
+	if out, err := exec.Command("go", "env", "GOPATH", "GOMODCACHE", "GOCACHE").Output(); err == nil {
+		v := strings.Split(strings.TrimSpace(string(out)), "\n")
+		if len(v) == 3 {
+			os.Setenv("GOPATH", v[0])
+			os.Setenv("GOMODCACHE", v[1])
+			os.Setenv("GOCACHE", v[2])
+		}
+	}
 	home, err := os.MkdirTemp("", "ctx-test-home-")
 	if err != nil {
 		panic(err)

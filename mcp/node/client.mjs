@@ -19,5 +19,8 @@ out.tools = (await client.listTools()).tools.map((t) => t.name).sort();
 const call = await client.callTool({ name: "get_project_context", arguments: { project } });
 out.projectContext = call.structuredContent;
 out.projectContextError = call.isError ?? false;
+out.prompts = (await client.listPrompts()).prompts.map((p) => p.name).sort();
+const onboarding = await client.getPrompt({ name: "context_onboarding" });
+out.onboarding = onboarding.messages[0].content.text;
 await client.close();
 process.stdout.write(JSON.stringify(out) + "\n");

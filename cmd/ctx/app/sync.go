@@ -160,6 +160,7 @@ func printPull(c *cli.Context, r *store.PullResult) {
 	for _, cf := range r.Conflicts {
 		fmt.Fprintf(w, "  conflict %s: %s %s (kept one version, the other is in conflicts/%s.json; see ctx conflicts)\n", cf.ID, cf.Path, cf.Field, cf.ID)
 	}
+	printDecided(w, r)
 	for _, p := range r.RefreshKept {
 		fmt.Fprintf(w, "  kept your hand edit of .context/%s (not overwritten)\n", p)
 	}
@@ -169,13 +170,13 @@ func pullCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "pull",
 		Usage: "fetch the remote's context branch and fast-forward or merge it",
-		Flags: []cli.Flag{remoteFlag, timeoutFlag},
+		Flags: []cli.Flag{remoteFlag, timeoutFlag, strategyFlag},
 		Action: func(c *cli.Context) error {
 			s, err := openSync(c)
 			if err != nil {
 				return err
 			}
-			r, err := s.Pull(c.Context, c.String("remote"))
+			r, err := s.PullWith(c.Context, c.String("remote"), pullOptions(c))
 			if err != nil {
 				return err
 			}
@@ -201,7 +202,7 @@ func pushCommand() *cli.Command {
 }
 
 func runPush(c *cli.Context, s *store.Store) error {
-	r, err := s.Push(c.Context, c.String("remote"))
+	r, err := s.PushWith(c.Context, c.String("remote"), pullOptions(c))
 	if r != nil {
 		for i := range r.Pulls {
 			printPull(c, &r.Pulls[i])
@@ -218,13 +219,13 @@ func syncCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "sync",
 		Usage: "pull, then push",
-		Flags: []cli.Flag{remoteFlag, timeoutFlag},
+		Flags: []cli.Flag{remoteFlag, timeoutFlag, strategyFlag},
 		Action: func(c *cli.Context) error {
 			s, err := openSync(c)
 			if err != nil {
 				return err
 			}
-			r, err := s.Pull(c.Context, c.String("remote"))
+			r, err := s.PullWith(c.Context, c.String("remote"), pullOptions(c))
 			if err != nil {
 				return err
 			}

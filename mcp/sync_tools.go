@@ -1,0 +1,118 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+
+	"github.com/ctx-dev/ctx/store"
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// The sync tools of design §7 ("push/pull"), over store.Push and store.Pull (design §5): push publishes
+// the context branch without force (merging first when the remote moved), pull fetches and merges it.
+// Neither writes anything else; pull may make one merge commit. A transfer the remote refused or could
+// not do is a tool error carrying git's reason (design §5: "reported as a failure with the remote's
+// reason, never as success"), since the model can relay it; a store that is not initialised is too.
+
+// transferFailure is a push or pull that failed: a tool error (isError) with the reason.
+type transferFailure struct{ err error }
+
+func (e *transferFailure) Error() string { return e.err.Error() }
+func (e *transferFailure) Unwrap() error { return e.err }
+
+func (s *srv) syncToolDefs() []toolDef {
+	return []toolDef{
+		{name: "context_push", title: "Push context", openWorld: true,
+			desc: "Publish the context branch to the remote (never forced; when the remote moved, its changes " +
+				"are merged first). Private and ephemeral entries are never pushed. Returns {remote, tip, retries, merges}.",
+			run: s.push},
+		{name: "context_pull", title: "Pull context", openWorld: true,
+			desc: "Fetch the remote's context branch and merge it (fast-forward or a merge commit); conflicts " +
+				"keep a deterministic winner and are listed by context_merge_status. " +
+				"Returns {remote, found, action, old, new, conflicts, notes}.",
+			run: s.pull},
+	}
+}
+
+// remoteArg is the remote argument, else the store's remote (store.RemoteName: configured, origin, or
+// the only one).
+func (s *srv) remoteArg(ctx context.Context, args map[string]any) (string, error) {
+	if r := str(args, "remote"); r != "" {
+		return r, nil
+	}
+	r := s.st.RemoteName(ctx)
+	if r == "" {
+		return "", &transferFailure{errors.New("this repository has no remote: add one with `git remote add`")}
+	}
+	return r, nil
+}
+
+// push is context_push (store.Push).
+func (s *srv) push(ctx context.Context, args map[string]any) (any, error) {
+	remote, err := s.remoteArg(ctx, args)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.st.Push(ctx, remote)
+	if err != nil {
+		return nil, &transferFailure{err}
+	}
+	return struct {
+		Remote  string `json:"remote"`
+		Tip     string `json:"tip"`
+		Retries int    `json:"retries"`
+		Merges  int    `json:"merges"`
+	}{res.Remote, res.Tip.String(), res.Retries, len(res.Pulls)}, nil
+}
+
+type pullConflict struct {
+	ID    string `json:"id"`
+	Path  string `json:"path"`
+	Field string `json:"field"`
+	Rule  string `json:"rule"`
+}
+
+type pullNote struct {
+	Path    string `json:"path"`
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
+}
+
+// pull is context_pull (store.Pull).
+func (s *srv) pull(ctx context.Context, args map[string]any) (any, error) {
+	remote, err := s.remoteArg(ctx, args)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.st.Pull(ctx, remote)
+	if err != nil {
+		return nil, &transferFailure{err}
+	}
+	return pullOut(res), nil
+}
+
+func pullOut(res *store.PullResult) any {
+	cs := []pullConflict{}
+	for _, c := range res.Conflicts {
+		cs = append(cs, pullConflict{c.ID, c.Path, c.Field, c.Rule})
+	}
+	ns := []pullNote{}
+	for _, n := range res.Notes {
+		ns = append(ns, pullNote{n.Path, n.Kind, n.Message})
+	}
+	hash := func(h plumbing.Hash) string {
+		if h.IsZero() {
+			return ""
+		}
+		return h.String()
+	}
+	return struct {
+		Remote    string         `json:"remote"`
+		Found     bool           `json:"found"`
+		Action    string         `json:"action"`
+		Old       string         `json:"old"`
+		New       string         `json:"new"`
+		Conflicts []pullConflict `json:"conflicts"`
+		Notes     []pullNote     `json:"notes"`
+	}{res.Remote, res.Found, res.Action, hash(res.Old), hash(res.New), cs, ns}
+}

@@ -1,0 +1,286 @@
+package store_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ctx-dev/ctx/store"
+	"github.com/ctx-dev/ctx/store/storetest"
+)
+
+// pair makes a bare remote and two clones A and B with one store history (A pushes, B adopts it).
+func pair(t *testing.T) (sa, sb *store.Store, a, b string) {
+	t.Helper()
+	remote := filepath.Join(t.TempDir(), "remote.git")
+	storetest.Git(t, "", "init", "-q", "--bare", remote)
+	a = storetest.Repo(t)
+	storetest.Git(t, a, "remote", "add", "origin", remote)
+	sa = storetest.Open(t, a, store.Actor{Agent: "a", Machine: "machine-a"})
+	if _, err := sa.Push(bg, ""); err != nil {
+		t.Fatal(err)
+	}
+	b = storetest.Repo(t)
+	storetest.Git(t, b, "remote", "add", "origin", remote)
+	sb = storetest.Open(t, b, store.Actor{Agent: "b", Machine: "machine-b"})
+	return sa, sb, a, b
+}
+
+// clash makes A and B write different contents to one knowledge key from a common base; B pushes first,
+// so A's next pull merges. It returns the two versions of the file as each side wrote it.
+func clash(t *testing.T, sa, sb *store.Store, a, b, key, base string) (ours, theirs string) {
+	t.Helper()
+	if base != "" {
+		mustSet(t, sa, key, base)
+		if _, err := sa.Push(bg, ""); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := sb.Pull(bg, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustSet(t, sa, key, "A says: "+key+"\n")
+	mustSet(t, sb, key, "B says: "+key+"\n")
+	if _, err := sb.Push(bg, ""); err != nil {
+		t.Fatal(err)
+	}
+	p := "knowledge/" + key + ".md"
+	return storetest.Show(t, a, "ctx", p) + "\n", storetest.Show(t, b, "ctx", p) + "\n"
+}
+
+func mustSet(t *testing.T, s *store.Store, key, content string) {
+	t.Helper()
+	if _, err := s.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: key, Content: content}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func conflictFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	for p := range storetest.Files(t, dir, "ctx") {
+		if strings.HasPrefix(p, "conflicts/") {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// TestConflictsListGetResolve: a pull that conflicts records one conflict (merge commit with Ctx-Conflicts:
+// 1); ListConflicts maps kept/lost to ours/theirs from the merge's parents; GetConflict finds it by path,
+// id and record path; ResolveConflict --theirs writes their version and deletes the record in one commit.
+func TestConflictsListGetResolve(t *testing.T) {
+	sa, sb, a, b := pair(t)
+	ours, theirs := clash(t, sa, sb, a, b, "arch", "base text\n")
+	pr, err := sa.Pull(bg, "")
+	if err != nil || pr.Action != "merge" || len(pr.Conflicts) != 1 {
+		t.Fatalf("pull: %+v %v", pr, err)
+	}
+	msg := storetest.LastMessage(t, a, "ctx")
+	if !strings.Contains(msg, "Ctx-Op: merge") || !strings.Contains(msg, "Ctx-Conflicts: 1") {
+		t.Errorf("merge message: %s", msg)
+	}
+	if p := strings.Fields(storetest.Git(t, a, "log", "-1", "--format=%P", "ctx")); len(p) != 2 {
+		t.Errorf("merge parents: %v", p)
+	}
+	v, err := sa.RefView(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := sa.ListConflicts(bg, v)
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("ListConflicts: %+v %v", recs, err)
+	}
+	r := recs[0]
+	// The meta fields (author, agent, updated_at) come from the winner in both versions (merge's metaKeys):
+	// compare bodies.
+	if r.Path != "knowledge/arch.md" || body(r.Ours) != body(ours) || body(r.Theirs) != body(theirs) || r.BaseAbsent || !strings.Contains(r.Base, "base text") {
+		t.Errorf("record: %+v\nwant ours %q theirs %q", r, ours, theirs)
+	}
+	if r.Diff != store.UnifiedDiff(r.Kept, r.Lost, 3) || !strings.Contains(r.Diff, "says") {
+		t.Errorf("diff: %q", r.Diff)
+	}
+	for _, key := range []string{"knowledge/arch.md", r.ID, "conflicts/" + r.ID + ".json"} {
+		if g, err := sa.GetConflict(bg, v, key); err != nil || g.ID != r.ID || g.Ours != r.Ours {
+			t.Errorf("GetConflict(%s): %+v %v", key, g, err)
+		}
+	}
+	var nf *store.NotFoundError
+	if _, err := sa.GetConflict(bg, v, "knowledge/none.md"); !errors.As(err, &nf) || err.Error() != "Conflict 'knowledge/none.md' not found" {
+		t.Errorf("missing conflict: %v", err)
+	}
+	if _, _, err := sa.ResolveConflict(bg, r.ID, "both", nil); err == nil {
+		t.Errorf("invalid choice accepted")
+	}
+	before := storetest.Count(t, a, "ctx")
+	// Pick the side the merge did not keep, so the file changes.
+	choice, want := "theirs", r.Theirs
+	if r.OursIs == "lost" {
+		choice, want = "ours", r.Ours
+	}
+	_, c, err := sa.ResolveConflict(bg, "knowledge/arch.md", choice, nil)
+	if err != nil || !c.Changed() {
+		t.Fatalf("resolve: %v", err)
+	}
+	if storetest.Count(t, a, "ctx") != before+1 {
+		t.Errorf("resolve made %d commits", storetest.Count(t, a, "ctx")-before)
+	}
+	if got := storetest.Show(t, a, "ctx", "knowledge/arch.md") + "\n"; got != want || want != r.Lost {
+		t.Errorf("resolved file %q, want %q", got, want)
+	}
+	if f := conflictFiles(t, a); len(f) != 0 {
+		t.Errorf("records left: %v", f)
+	}
+	if msg := storetest.LastMessage(t, a, "ctx"); !strings.Contains(msg, "Ctx-Op: conflict.resolve") || !strings.Contains(msg, "Ctx-Key: knowledge/arch.md") {
+		t.Errorf("resolve message: %s", msg)
+	}
+	changed := storetest.Git(t, a, "diff-tree", "--no-commit-id", "--name-only", "-r", "ctx")
+	if changed != "conflicts/"+r.ID+".json\nknowledge/arch.md" {
+		t.Errorf("resolve commit changed %q", changed)
+	}
+	if _, _, err := sa.ResolveConflict(bg, r.ID, "ours", nil); !errors.As(err, &nf) {
+		t.Errorf("resolving twice: %v", err)
+	}
+}
+
+// TestConflictsSeveralOnOnePath: two merges conflicting on one path leave two records; the path is then
+// ambiguous (the error lists both ids) and each id resolves alone; "file" writes given content.
+func TestConflictsSeveralOnOnePath(t *testing.T) {
+	sa, sb, a, b := pair(t)
+	clash(t, sa, sb, a, b, "k", "v0\n")
+	if _, err := sa.Push(bg, ""); err != nil { // merges, 1 conflict, publishes
+		t.Fatal(err)
+	}
+	if _, err := sb.Pull(bg, ""); err != nil {
+		t.Fatal(err)
+	}
+	mustSet(t, sa, "k", "A again\n")
+	mustSet(t, sb, "k", "B again\n")
+	if _, err := sb.Push(bg, ""); err != nil {
+		t.Fatal(err)
+	}
+	if pr, err := sa.Pull(bg, ""); err != nil || len(pr.Conflicts) != 1 {
+		t.Fatalf("second pull: %+v %v", pr, err)
+	}
+	v, _ := sa.RefView(bg)
+	recs, err := sa.ListConflicts(bg, v)
+	if err != nil || len(recs) != 2 {
+		t.Fatalf("ListConflicts: %d %v", len(recs), err)
+	}
+	_, err = sa.GetConflict(bg, v, "knowledge/k.md")
+	if err == nil || !strings.Contains(err.Error(), recs[0].ID) || !strings.Contains(err.Error(), recs[1].ID) {
+		t.Errorf("ambiguous path: %v", err)
+	}
+	if _, _, err := sa.ResolveConflict(bg, recs[0].ID, "file", []byte("hand merged\n")); err != nil {
+		t.Fatal(err)
+	}
+	if got := storetest.Show(t, a, "ctx", "knowledge/k.md"); got != "hand merged" {
+		t.Errorf("file resolution: %q", got)
+	}
+	if _, _, err := sa.ResolveConflict(bg, "knowledge/k.md", "kept", nil); err != nil {
+		t.Errorf("the last conflict of the path: %v", err)
+	}
+	if f := conflictFiles(t, a); len(f) != 0 {
+		t.Errorf("records left: %v", f)
+	}
+}
+
+// TestPullStrategy: --strategy ours/theirs decides the conflict in the merge commit itself: the chosen
+// side's version in the file, no record, trailers Ctx-Conflicts: 0, Ctx-Strategy and Ctx-Decided.
+func TestPullStrategy(t *testing.T) {
+	for _, st := range []store.Strategy{store.StrategyOurs, store.StrategyTheirs} {
+		t.Run(string(st), func(t *testing.T) {
+			sa, sb, a, b := pair(t)
+			ours, theirs := clash(t, sa, sb, a, b, "x", "base\n")
+			pr, err := sa.PullWith(bg, "", store.PullOptions{Strategy: st})
+			if err != nil || pr.Action != "merge" || len(pr.Conflicts) != 0 || len(pr.Decided) != 1 {
+				t.Fatalf("pull: %+v %v", pr, err)
+			}
+			want := ours
+			if st == store.StrategyTheirs {
+				want = theirs
+			}
+			if got := storetest.Show(t, a, "ctx", "knowledge/x.md") + "\n"; body(got) != body(want) {
+				t.Errorf("file %q, want %q", got, want)
+			}
+			if f := conflictFiles(t, a); len(f) != 0 {
+				t.Errorf("records written: %v", f)
+			}
+			msg := storetest.LastMessage(t, a, "ctx")
+			for _, tr := range []string{"Ctx-Op: merge", "Ctx-Conflicts: 0", "Ctx-Strategy: " + string(st), "Ctx-Decided: 1"} {
+				if !strings.Contains(msg, tr) {
+					t.Errorf("merge message lacks %q: %s", tr, msg)
+				}
+			}
+		})
+	}
+	sa, _, _, _ := pair(t)
+	if _, err := sa.PullWith(bg, "", store.PullOptions{Strategy: "mine"}); err == nil {
+		t.Errorf("invalid strategy accepted")
+	}
+}
+
+// TestPullCommitsHandEditsFirst: hand edits pending in .context/ are committed before the merge (Pull →
+// CommitHandEdits), survive the merge, and reach the other clone.
+func TestPullCommitsHandEditsFirst(t *testing.T) {
+	sa, sb, a, b := pair(t)
+	mustSet(t, sb, "from-b", "b\n")
+	if _, err := sb.Push(bg, ""); err != nil {
+		t.Fatal(err)
+	}
+	mustSet(t, sa, "from-a", "a\n") // diverge, so the pull merges
+	hand := filepath.Join(a, ".context", "knowledge", "hand.md")
+	if err := os.WriteFile(hand, []byte("typed by hand\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pr, err := sa.Pull(bg, "")
+	if err != nil || len(pr.HandEdits) != 1 || pr.Action != "merge" {
+		t.Fatalf("pull: %+v %v", pr, err)
+	}
+	if got, _ := os.ReadFile(hand); string(got) != "typed by hand\n" {
+		t.Errorf("hand edit after pull: %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(a, ".context", "knowledge", "from-b.md")); err != nil {
+		t.Errorf("pulled entry not checked out: %v", err)
+	}
+	if _, err := sa.Push(bg, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sb.Pull(bg, ""); err != nil {
+		t.Fatal(err)
+	}
+	if got := storetest.Show(t, b, "ctx", "knowledge/hand.md"); got != "typed by hand" {
+		t.Errorf("B reads %q", got)
+	}
+}
+
+// body is a markdown entry's text after its front matter.
+func body(s string) string {
+	if _, rest, ok := strings.Cut(s, "\n---\n"); ok {
+		return rest
+	}
+	return s
+}
+
+// TestPullSeesFetchedPack: a fetch of more than fetch.unpackLimit (100) objects is stored by git as a new
+// packfile; the merge that follows in the same process must read it (found by TestConvergence: "read
+// commit ...: object not found").
+func TestPullSeesFetchedPack(t *testing.T) {
+	sa, sb, _, _ := pair(t)
+	for i := 0; i < 50; i++ {
+		mustSet(t, sb, "many-"+strings.Repeat("x", i%3)+string(rune('a'+i%26))+string(rune('a'+i/26)), "entry\n")
+	}
+	if _, err := sb.Push(bg, ""); err != nil {
+		t.Fatal(err)
+	}
+	mustSet(t, sa, "mine", "a\n")
+	if _, err := sa.RefView(bg); err != nil { // the object storage has indexed its packs
+		t.Fatal(err)
+	}
+	pr, err := sa.Pull(bg, "")
+	if err != nil || pr.Action != "merge" {
+		t.Fatalf("pull: %+v %v", pr, err)
+	}
+}
