@@ -8,6 +8,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -99,11 +100,78 @@ func (r *Repo) tree(h plumbing.Hash) (*object.Tree, error) {
 	if h.IsZero() {
 		return &object.Tree{}, nil
 	}
+	if t := r.trees.get(h); t != nil {
+		return t, nil
+	}
 	t, err := object.GetTree(r.st, h)
 	if err != nil {
 		return nil, fmt.Errorf("read tree %s: %w", h, err)
 	}
+	r.trees.put(h, t)
 	return t, nil
+}
+
+// treeCache keeps recently decoded trees by object name. Trees are immutable, so a cached tree is never
+// stale; one write of a large store reads the same big subtree several times (the edit, the diff of the
+// commit, the refresh of .context/), and decoding it dominated the write (bench/README.md).
+type treeCache struct {
+	mu    sync.Mutex
+	m     map[plumbing.Hash]*object.Tree
+	order []plumbing.Hash
+}
+
+// treeCacheSize bounds the cache (entries, not bytes: a 10,000-entry tree is about 1 MB decoded).
+const treeCacheSize = 64
+
+func (c *treeCache) get(h plumbing.Hash) *object.Tree {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.m[h]
+}
+
+func (c *treeCache) put(h plumbing.Hash, t *object.Tree) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[plumbing.Hash]*object.Tree{}
+	}
+	if _, ok := c.m[h]; ok {
+		return
+	}
+	if len(c.order) >= treeCacheSize {
+		delete(c.m, c.order[0])
+		c.order = c.order[1:]
+	}
+	c.m[h] = t
+	c.order = append(c.order, h)
+}
+
+// sortEntries orders tree entries as git does (a directory sorts as if its name ended in '/'), without
+// the allocation per comparison of go-git's TreeEntrySorter.
+func sortEntries(es []object.TreeEntry) {
+	key := func(e object.TreeEntry, i int) byte {
+		if i < len(e.Name) {
+			return e.Name[i]
+		}
+		if i == len(e.Name) && e.Mode == filemode.Dir {
+			return '/'
+		}
+		return 0
+	}
+	sort.Slice(es, func(a, b int) bool {
+		x, y := es[a], es[b]
+		n := len(x.Name)
+		if len(y.Name) > n {
+			n = len(y.Name)
+		}
+		for i := 0; i <= n; i++ {
+			cx, cy := key(x, i), key(y, i)
+			if cx != cy {
+				return cx < cy
+			}
+		}
+		return false
+	})
 }
 
 // Change is one edit of a tree: Data is the new content of Path, or Delete removes it. Path is
@@ -193,7 +261,7 @@ func (r *Repo) editTree(ctx context.Context, root plumbing.Hash, changes []Chang
 	for _, e := range entries {
 		nt.Entries = append(nt.Entries, e)
 	}
-	sort.Sort(object.TreeEntrySorter(nt.Entries))
+	sortEntries(nt.Entries)
 	o := r.st.NewEncodedObject()
 	if err := nt.Encode(o); err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("encode tree: %w", err)

@@ -34,6 +34,7 @@ type Repo struct {
 	commonDir string // the shared git dir (objects, refs, config)
 	workTree  string // the worktree root; "" for a bare repository
 	st        *filesystem.Storage
+	trees     treeCache // decoded trees by object name
 }
 
 // Open finds the repository that contains path (walking up like git, honouring GIT_DIR and

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/go-git/go-billy/v5/osfs"
 	git "github.com/go-git/go-git/v5"
@@ -94,6 +95,13 @@ func (r *Repo) Fetch(ctx context.Context, remote string, refspec string, opt Tra
 	} else {
 		args = append(args, "--quiet")
 	}
+	if _, err := os.Stat(filepath.Join(r.commonDir, "shallow")); err == nil {
+		// A shallow clone (git clone --depth): fetch the whole history of the refspec's source, so that a
+		// merge finds its merge base. --depth counts from the fetched tip only, so the user's shallow
+		// branches stay shallow (--unshallow would deepen them all); objects the repository has are not
+		// sent again.
+		args = append(args, "--depth=2147483646")
+	}
 	args = append(args, remote, refspec)
 	_, stderr, err := r.runGit(ctx, opt, args...)
 	if err != nil {
@@ -127,8 +135,12 @@ func (r *Repo) Push(ctx context.Context, remote string, refspec string, opt Tran
 		}
 		parts := strings.SplitN(line, "\t", 3)
 		reason := strings.TrimSpace(parts[len(parts)-1])
-		if strings.Contains(reason, "fetch first") || strings.Contains(reason, "non-fast-forward") {
-			return &TransferError{Op: "push", Remote: remote, Reason: reason, Err: ErrNonFastForward}
+		// "failed to update ref" / "failed to lock": the remote's ref moved between its advertisement and
+		// its update (another pusher won the race; stderr says "cannot lock ref ... but expected ..."):
+		// fetch, merge and retry like a non-fast-forward.
+		if strings.Contains(reason, "fetch first") || strings.Contains(reason, "non-fast-forward") ||
+			strings.Contains(reason, "failed to update ref") || strings.Contains(reason, "failed to lock") {
+			return &TransferError{Op: "push", Remote: remote, Reason: reason + remoteLines(stderr), Err: ErrNonFastForward}
 		}
 		return &TransferError{Op: "push", Remote: remote, Reason: reason + remoteLines(stderr), Err: errors.New("rejected")}
 	}
@@ -140,6 +152,10 @@ func (r *Repo) Push(ctx context.Context, remote string, refspec string, opt Tran
 
 func (r *Repo) runGit(ctx context.Context, opt TransferOptions, args ...string) (string, string, error) {
 	cmd := exec.CommandContext(ctx, "git", args...)
+	// On the deadline, end git and the helpers it started (git-remote-http, ssh), which otherwise keep
+	// waiting on the network and hold the output pipes open; WaitDelay bounds the wait for the pipes.
+	killGroupOnCancel(cmd)
+	cmd.WaitDelay = 2 * time.Second
 	cmd.Env = cleanGitEnv(os.Environ())
 	cmd.Dir = r.commonDir
 	if r.workTree != "" {

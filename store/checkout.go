@@ -130,13 +130,8 @@ func (s *Store) Refresh(ctx context.Context) (*Refreshed, error) {
 			changed[p] = true
 		}
 	}
-	// Files recorded but missing on disk while the refs still have them (someone removed .context/ in
-	// part) are restored too.
-	for p := range rec.Files {
-		if _, err := os.Lstat(filepath.Join(root, filepath.FromSlash(p))); errors.Is(err, fs.ErrNotExist) {
-			changed[p] = true
-		}
-	}
+	// A file deleted by hand from .context/ is a hand edit (ctx status lists it, ctx commit records it),
+	// not something to restore; only a missing .context/ (no record) is checked out whole again.
 	paths := make([]string, 0, len(changed))
 	for p := range changed {
 		paths = append(paths, p)
