@@ -1,7 +1,9 @@
 package gitstore
 
 import (
+	"container/heap"
 	"context"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -66,7 +68,11 @@ func (r *Repo) MergeBase(ctx context.Context, a, b plumbing.Hash) (plumbing.Hash
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	bases, err := ca.MergeBase(cb)
+	var bases []*object.Commit
+	err = r.read(func() (err error) {
+		bases, err = ca.MergeBase(cb)
+		return err
+	})
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
@@ -101,36 +107,93 @@ func (r *Repo) IsAncestor(ctx context.Context, a, b plumbing.Hash) (bool, error)
 	if err != nil {
 		return false, err
 	}
-	return ca.IsAncestor(cb)
+	var ok bool
+	err = r.read(func() (err error) {
+		ok, err = ca.IsAncestor(cb)
+		return err
+	})
+	return ok, err
 }
 
 // CountAhead returns how many commits are reachable from a but not from b (git rev-list --count b..a).
+// It walks both sides newest first by committer time, painting commits reachable from b, and stops as soon
+// as every commit left to visit is reachable from b, as git's revision walk does; so the cost is the
+// commits since the sides diverged, not the whole history.
 func (r *Repo) CountAhead(ctx context.Context, a, b plumbing.Hash) (int, error) {
 	if a.IsZero() {
 		return 0, nil
 	}
-	seen := map[plumbing.Hash]bool{}
-	if !b.IsZero() {
-		cb, err := r.Commit(ctx, b)
+	const fromA, fromB = 1, 2
+	flags := map[plumbing.Hash]int{}
+	when := map[plumbing.Hash]time.Time{}
+	q := &commitQueue{}
+	push := func(h plumbing.Hash, f int) error {
+		if flags[h]&f == f {
+			return nil
+		}
+		flags[h] |= f
+		c, err := r.Commit(ctx, h)
 		if err != nil {
-			return 0, err
+			return err
 		}
-		iter := object.NewCommitPreorderIter(cb, nil, nil)
-		if err := iter.ForEach(func(c *object.Commit) error { seen[c.Hash] = true; return nil }); err != nil {
-			return 0, err
-		}
+		when[h] = c.Committer.When
+		heap.Push(q, queued{c: c, f: f})
+		return nil
 	}
-	ca, err := r.Commit(ctx, a)
-	if err != nil {
+	if err := push(a, fromA); err != nil {
 		return 0, err
 	}
+	if !b.IsZero() {
+		if err := push(b, fromB); err != nil {
+			return 0, err
+		}
+	}
+	for q.Len() > 0 {
+		// Go on while something left may be reachable from a only, or may still paint such a commit: a
+		// commit reachable from b that is not older than the oldest commit painted a-only so far.
+		interesting := false
+		var oldestA time.Time
+		for h, f := range flags {
+			if f == fromA && (oldestA.IsZero() || when[h].Before(oldestA)) {
+				oldestA = when[h]
+			}
+		}
+		for _, it := range *q {
+			if flags[it.c.Hash]&fromB == 0 || !oldestA.IsZero() && !it.c.Committer.When.Before(oldestA) {
+				interesting = true
+				break
+			}
+		}
+		if !interesting {
+			break
+		}
+		it := heap.Pop(q).(queued)
+		f := flags[it.c.Hash]
+		for _, p := range it.c.ParentHashes {
+			if err := push(p, f); err != nil {
+				return 0, err
+			}
+		}
+	}
 	n := 0
-	iter := object.NewCommitPreorderIter(ca, seen, nil)
-	err = iter.ForEach(func(c *object.Commit) error {
-		if !seen[c.Hash] {
+	for _, f := range flags {
+		if f == fromA {
 			n++
 		}
-		return nil
-	})
-	return n, err
+	}
+	return n, nil
 }
+
+type queued struct {
+	c *object.Commit
+	f int
+}
+
+// commitQueue is a max-heap of commits by committer time.
+type commitQueue []queued
+
+func (q commitQueue) Len() int           { return len(q) }
+func (q commitQueue) Less(i, j int) bool { return q[i].c.Committer.When.After(q[j].c.Committer.When) }
+func (q commitQueue) Swap(i, j int)      { q[i], q[j] = q[j], q[i] }
+func (q *commitQueue) Push(x any)        { *q = append(*q, x.(queued)) }
+func (q *commitQueue) Pop() any          { old := *q; x := old[len(old)-1]; *q = old[:len(old)-1]; return x }

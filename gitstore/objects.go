@@ -42,6 +42,8 @@ func (r *Repo) WriteBlob(ctx context.Context, data []byte) (plumbing.Hash, error
 
 func (r *Repo) store(o plumbing.EncodedObject) (plumbing.Hash, error) {
 	h := o.Hash()
+	r.objMu.RLock()
+	defer r.objMu.RUnlock()
 	if err := r.st.HasEncodedObject(h); err == nil {
 		return h, nil
 	}
@@ -56,16 +58,20 @@ func (r *Repo) ReadBlob(ctx context.Context, h plumbing.Hash) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	b, err := object.GetBlob(r.st, h)
-	if err != nil {
-		return nil, fmt.Errorf("read blob %s: %w", h, err)
-	}
-	rd, err := b.Reader()
-	if err != nil {
-		return nil, fmt.Errorf("read blob %s: %w", h, err)
-	}
-	defer rd.Close()
-	data, err := io.ReadAll(rd)
+	var data []byte
+	err := r.read(func() error {
+		b, err := object.GetBlob(r.st, h)
+		if err != nil {
+			return err
+		}
+		rd, err := b.Reader()
+		if err != nil {
+			return err
+		}
+		defer rd.Close()
+		data, err = io.ReadAll(rd)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("read blob %s: %w", h, err)
 	}
@@ -77,7 +83,11 @@ func (r *Repo) Commit(ctx context.Context, h plumbing.Hash) (*object.Commit, err
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	c, err := object.GetCommit(r.st, h)
+	var c *object.Commit
+	err := r.read(func() (err error) {
+		c, err = object.GetCommit(r.st, h)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("read commit %s: %w", h, err)
 	}
@@ -103,7 +113,11 @@ func (r *Repo) tree(h plumbing.Hash) (*object.Tree, error) {
 	if t := r.trees.get(h); t != nil {
 		return t, nil
 	}
-	t, err := object.GetTree(r.st, h)
+	var t *object.Tree
+	err := r.read(func() (err error) {
+		t, err = object.GetTree(r.st, h)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("read tree %s: %w", h, err)
 	}

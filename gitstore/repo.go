@@ -9,6 +9,7 @@
 package gitstore
 
 import (
+	"sync"
 	"bytes"
 	"context"
 	"errors"
@@ -35,6 +36,7 @@ type Repo struct {
 	workTree  string // the worktree root; "" for a bare repository
 	st        *filesystem.Storage
 	trees     treeCache // decoded trees by object name
+	objMu     sync.RWMutex // write-locked while the pack index is rebuilt (Reindex)
 }
 
 // Open finds the repository that contains path (walking up like git, honouring GIT_DIR and
@@ -63,7 +65,9 @@ func Open(ctx context.Context, path string) (*Repo, error) {
 		commonDir = filepath.Clean(c)
 	}
 	st := filesystem.NewStorageWithOptions(osfs.New(commonDir), cache.NewObjectLRUDefault(), filesystem.Options{})
-	return &Repo{gitDir: gitDir, commonDir: commonDir, workTree: workTree, st: st}, nil
+	r := &Repo{gitDir: gitDir, commonDir: commonDir, workTree: workTree, st: st}
+	r.Reindex()
+	return r, nil
 }
 
 // discover returns the git dir and worktree root for a path, as git's setup_git_directory does for the
@@ -157,6 +161,33 @@ func bare(gitDir string) bool {
 		return false
 	}
 	return bytes.Contains(bytes.ToLower(b), []byte("bare = true"))
+}
+
+// Reindex makes the object database see packfiles written since it was opened: by the system git's
+// fetch (more than fetch.unpackLimit objects arrive as a new pack), by `git gc` (loose objects move into
+// a pack), or by another process. go-git's filesystem storage indexes packs once (ObjectStorage.
+// requireIndex); ctx rebuilds that index eagerly under a write lock, after every fetch and whenever a
+// read misses an object, so a long-running process (ctx mcp serve) keeps finding every object.
+func (r *Repo) Reindex() {
+	r.objMu.Lock()
+	defer r.objMu.Unlock()
+	r.st.Reindex()
+	_ = r.st.HasEncodedObject(plumbing.ZeroHash) // builds the index now, not lazily under a read lock
+}
+
+// read runs fn under the read lock of the object database and, when it misses an object, once more after
+// Reindex.
+func (r *Repo) read(fn func() error) error {
+	r.objMu.RLock()
+	err := fn()
+	r.objMu.RUnlock()
+	if errors.Is(err, plumbing.ErrObjectNotFound) {
+		r.Reindex()
+		r.objMu.RLock()
+		err = fn()
+		r.objMu.RUnlock()
+	}
+	return err
 }
 
 // GitDir is this worktree's git dir (for a linked worktree, .git/worktrees/<name>).

@@ -110,6 +110,7 @@ func (r *Repo) Fetch(ctx context.Context, remote string, refspec string, opt Tra
 		}
 		return false, &TransferError{Op: "fetch", Remote: remote, Reason: lastLines(stderr, err), Err: err}
 	}
+	r.Reindex() // git may have stored what it received as a new pack
 	return true, nil
 }
 
@@ -284,6 +285,7 @@ func (r *Repo) fetchGoGit(ctx context.Context, remote, refspec string, optional 
 	err = rm.FetchContext(ctx, &git.FetchOptions{RemoteName: rm.Config().Name, RefSpecs: []config.RefSpec{config.RefSpec(refspec)}, Tags: git.NoTags})
 	switch {
 	case err == nil, errors.Is(err, git.NoErrAlreadyUpToDate):
+		r.Reindex()
 		return true, nil
 	case optional && (errors.Is(err, git.NoMatchingRefSpecError{}) || strings.Contains(err.Error(), "couldn't find remote ref")):
 		return false, nil

@@ -66,28 +66,7 @@ var Progress *os.File
 func (s *Store) fetch(ctx context.Context, remote string) (bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout())
 	defer cancel()
-	found, err := s.Repo.Fetch(ctx, remote, "?"+s.FetchRefspec(remote), gitstore.TransferOptions{Progress: Progress})
-	if err != nil || !found {
-		return found, err
-	}
-	return true, s.reopen(ctx)
-}
-
-// reopen opens the repository's object database again. The system git's fetch may store what it received
-// as a new packfile (more than fetch.unpackLimit, 100 objects), and go-git's filesystem object storage
-// indexes the packs once and never sees a later one (storage/filesystem ObjectStorage.requireIndex): the
-// merge would fail with "object not found". Found by TestConvergence.
-func (s *Store) reopen(ctx context.Context) error {
-	dir := s.Repo.WorkTree()
-	if dir == "" {
-		dir = s.Repo.GitDir()
-	}
-	r, err := gitstore.Open(ctx, dir)
-	if err != nil {
-		return fmt.Errorf("reopen the repository after fetch: %w", err)
-	}
-	s.Repo = r
-	return nil
+	return s.Repo.Fetch(ctx, remote, "?"+s.FetchRefspec(remote), gitstore.TransferOptions{Progress: Progress})
 }
 
 // PullResult says what Pull did.
