@@ -191,7 +191,10 @@ func TestCLIMCPParity(t *testing.T) {
 			mcp: func() {
 				tool("context_check_in", map[string]any{"task": "auth", "issue_ref": "#42", "doing": "middleware", "files": []any{"auth.go"}})
 			}},
-		{name: "activity intent", skip: "no CLI command sets an intent yet (store.SetIntent exists; `ctx activity intent` is missing)",
+		{name: "activity intent",
+			cli: func() {
+				cli("activity", "intent", "change", "--path", "auth.go", "--area", "auth", "--expires", "2099-01-01T00:00:00Z")
+			},
 			mcp: func() {
 				tool("context_set_intent", map[string]any{"kind": "change", "paths": []any{"auth.go"}, "areas": []any{"auth"},
 					"expires_at": "2099-01-01T00:00:00Z"})

@@ -542,6 +542,36 @@ func activityCommand() *cli.Command {
 				},
 			},
 			{
+				Name: "intent", Usage: "announce what you are about to change (seed 002's intent)", ArgsUsage: "KIND",
+				Flags: []cli.Flag{
+					&cli.StringSliceFlag{Name: "path", Usage: "a path you will touch (repeatable, ≤20)"},
+					&cli.StringSliceFlag{Name: "area", Usage: "an area, e.g. auth (repeatable, ≤10)"},
+					&cli.StringFlag{Name: "expires", Usage: "when the intent lapses, RFC 3339 (e.g. 2026-12-01T18:00:00Z)", Required: true},
+				},
+				Action: func(c *cli.Context) error {
+					if c.NArg() != 1 {
+						return usagef("usage: ctx activity intent KIND --path P --area A --expires TIME (KIND: %s)", strings.Join(store.IntentKinds, ", "))
+					}
+					s, err := openInit(c)
+					if err != nil {
+						return err
+					}
+					paths, areas := c.StringSlice("path"), c.StringSlice("area")
+					if paths == nil {
+						paths = []string{}
+					}
+					if areas == nil {
+						areas = []string{}
+					}
+					e, res, err := s.SetIntent(c.Context, store.Intent{Kind: c.Args().Get(0), Paths: paths, Areas: areas, ExpiresAt: c.String("expires")})
+					if err != nil {
+						return err
+					}
+					commitLine(c.App.Writer, fmt.Sprintf("intent of %s/%s", e.Member, e.Agent), res)
+					return nil
+				},
+			},
+			{
 				Name: "check-out", Usage: "say you stopped",
 				Action: func(c *cli.Context) error {
 					s, err := openInit(c)
