@@ -190,7 +190,12 @@ func remoteLines(stderr string) string {
 }
 
 func lastLines(stderr string, err error) string {
-	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	var lines []string // the non-blank lines: git's reason comes before a blank line and a hint
+	for _, l := range strings.Split(stderr, "\n") {
+		if strings.TrimSpace(l) != "" {
+			lines = append(lines, strings.TrimSpace(l))
+		}
+	}
 	if len(lines) > 4 {
 		lines = lines[len(lines)-4:]
 	}

@@ -322,3 +322,27 @@ func TestPullPushMergeAndStatus(t *testing.T) {
 		t.Errorf("log path: %+v %v", entries, err)
 	}
 }
+
+// TestPullPushByURL syncs with --remote given as a URL (no configured remote of that name): the fetched tip
+// goes to a local ref under refs/ctx/fetch/, never to an invalid refs/remotes/<url>/ name.
+func TestPullPushByURL(t *testing.T) {
+	remote := filepath.Join(t.TempDir(), "remote.git")
+	storetest.Git(t, "", "init", "-q", "--bare", remote)
+	a := storetest.Repo(t)
+	sa := storetest.Open(t, a, store.Actor{})
+	if _, err := sa.Push(bg, "file://"+remote); err != nil {
+		t.Fatal(err)
+	}
+	b := storetest.Repo(t)
+	sb, _ := store.Open(bg, b, store.Actor{})
+	r, err := sb.Pull(bg, remote)
+	if err != nil || r.Action != "adopted" {
+		t.Fatalf("pull by path: %+v %v", r, err)
+	}
+	if !strings.HasPrefix(sb.TrackingRef(remote), "refs/ctx/fetch/") {
+		t.Errorf("tracking ref for a URL: %s", sb.TrackingRef(remote))
+	}
+	if storetest.Git(t, b, "rev-parse", "ctx") != storetest.Git(t, a, "rev-parse", "ctx") {
+		t.Errorf("tips differ")
+	}
+}

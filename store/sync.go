@@ -2,8 +2,11 @@ package store
 
 import (
 	"context"
+	"crypto/sha1"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"strconv"
 	"time"
@@ -16,8 +19,17 @@ import (
 // DefaultTimeout bounds one network transfer (design §5).
 const DefaultTimeout = 60 * time.Second
 
-// maxPushRetries bounds push's fetch-merge-retry loop when the remote keeps moving.
-const maxPushRetries = 8
+// maxPushRetries bounds push's fetch-merge-retry loop when the remote keeps moving. Every lost race means
+// another pusher won, so with N machines pushing at once the last one needs N-1 retries; 16, with the
+// randomized backoff of pushBackoff, covers a team pushing together.
+const maxPushRetries = 16
+
+// pushBackoff is the pause before retry attempt (0-based): exponential from 20 ms, capped at 640 ms, and
+// randomized to [50%, 150%) so that racing pushers spread out instead of colliding again.
+func pushBackoff(attempt int) time.Duration {
+	d := 20 * time.Millisecond << min(attempt, 5)
+	return d/2 + rand.N(d)
+}
 
 // RemoteName picks the remote: the configured one, else origin, else the only remote; "" when none.
 func (s *Store) RemoteName(ctx context.Context) string {
@@ -40,8 +52,20 @@ func (s *Store) RemoteName(ctx context.Context) string {
 }
 
 // TrackingRef is the remote-tracking ref of the context branch, refs/remotes/<remote>/<branch>.
+//
+// When remote is a URL or path rather than a configured remote's name (`ctx pull --remote URL`), git has no
+// remote-tracking namespace for it: the fetched tip is kept in refs/ctx/fetch/<first 12 hex of the
+// SHA-1 of the URL>/<branch>, a local ref that is never pushed.
 func (s *Store) TrackingRef(remote string) string {
-	return "refs/remotes/" + remote + "/" + s.Cfg.Branch
+	if remotes, err := s.Repo.Remotes(context.Background()); err == nil {
+		for _, r := range remotes {
+			if r.Name == remote {
+				return "refs/remotes/" + remote + "/" + s.Cfg.Branch
+			}
+		}
+	}
+	sum := sha1.Sum([]byte(remote))
+	return "refs/ctx/fetch/" + hex.EncodeToString(sum[:])[:12] + "/" + s.Cfg.Branch
 }
 
 // FetchRefspec is the only refspec ctx fetches: the remote's context branch into its remote-tracking ref.
@@ -322,7 +346,6 @@ func (s *Store) PushWith(ctx context.Context, remote string, o PullOptions) (*Pu
 			return res, fmt.Errorf("push: the remote moved and pulling it failed: %w", perr)
 		}
 		res.Pulls = append(res.Pulls, *pr)
-		// Back off a little, with jitter from the attempt, so racing pushers spread out.
-		time.Sleep(time.Duration(attempt*attempt*20+int(time.Now().UnixNano()%50)) * time.Millisecond)
+		time.Sleep(pushBackoff(attempt))
 	}
 }

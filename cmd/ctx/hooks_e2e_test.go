@@ -1,0 +1,262 @@
+package main_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
+)
+
+// The git hooks end to end (issue #5, design §6): the real ctx binary on PATH (TestMain puts it there),
+// real git commands firing the hooks.
+
+func hookFile(t testing.TB, repo, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(repo, ".git", "hooks", name))
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+func readCtxFile(dir, rel string) (string, bool) {
+	b, err := os.ReadFile(filepath.Join(dir, ".context", filepath.FromSlash(rel)))
+	return string(b), err == nil
+}
+
+// userSide is what the hooks must never change in the user's branch: main's commit, the status.
+func userSide(t testing.TB, dir string) string {
+	t.Helper()
+	return gitstoretest.Git(t, dir, "rev-parse", "refs/heads/main") + "\n" +
+		gitstoretest.Git(t, dir, "--no-optional-locks", "status", "--porcelain", "--untracked-files=all")
+}
+
+func TestHooksInstallStatusUninstall(t *testing.T) {
+	repo := gitstoretest.NewRepo(t)
+	out := mustCtx(t, repo, nil, 0, "init").stdout
+	if !strings.Contains(out, "hooks installed") {
+		t.Errorf("ctx init should say it installed the hooks:\n%s", out)
+	}
+	for _, h := range []string{"post-checkout", "post-merge", "post-rewrite"} {
+		if !strings.Contains(hookFile(t, repo, h), "ctx hooks run "+h) {
+			t.Errorf("%s not installed by ctx init", h)
+		}
+	}
+	if hookFile(t, repo, "pre-push") != "" {
+		t.Errorf("pre-push installed without sync.push-with-git")
+	}
+	st := mustCtx(t, repo, nil, 0, "hooks", "status").stdout
+	if !strings.Contains(st, "post-checkout") || !strings.Contains(st, "post-rewrite") {
+		t.Errorf("ctx hooks status:\n%s", st)
+	}
+	mustCtx(t, repo, nil, 0, "hooks", "uninstall")
+	for _, h := range []string{"post-checkout", "post-merge", "post-rewrite"} {
+		if hookFile(t, repo, h) != "" {
+			t.Errorf("%s still there after uninstall", h)
+		}
+	}
+	js := mustCtx(t, repo, nil, 0, "hooks", "status", "--json").stdout
+	if strings.Contains(js, `"Installed": true`) {
+		t.Errorf("status after uninstall:\n%s", js)
+	}
+
+	other := gitstoretest.NewRepo(t)
+	mustCtx(t, other, nil, 0, "init", "--no-hooks")
+	for _, h := range []string{"post-checkout", "post-merge", "post-rewrite", "pre-push"} {
+		if hookFile(t, other, h) != "" {
+			t.Errorf("ctx init --no-hooks installed %s", h)
+		}
+	}
+}
+
+// TestHooksRefreshFollowsTheBranch: wherever the context branch is moved from (ctx in another worktree,
+// `git fetch origin ctx:ctx`, `git update-ref`), the next `git checkout` of another branch makes .context/
+// mirror the new tip; a hand edit pending in .context/ is never overwritten and `ctx status` reports it;
+// the hooks never stage or commit anything in the user's branches.
+func TestHooksRefreshFollowsTheBranch(t *testing.T) {
+	_, remote := seededRemote(t, "remote.git")
+	a := cloneURL(t, remote, "a")
+	mustCtx(t, a, nil, 0, "init")
+	mustCtx(t, a, nil, 0, "knowledge", "set", "first", "one")
+	mustCtx(t, a, nil, 0, "push")
+	gitstoretest.Git(t, a, "branch", "feature")
+	user := userSide(t, a)
+
+	// 1. ctx in another worktree of the same repository moves the branch.
+	wt := filepath.Join(t.TempDir(), "wt")
+	gitstoretest.Git(t, a, "worktree", "add", "-q", "-b", "side", wt, "main")
+	mustCtx(t, wt, nil, 0, "knowledge", "set", "from-worktree", "two")
+	if _, ok := readCtxFile(a, "knowledge/from-worktree.md"); ok {
+		t.Fatalf("A's .context/ changed before any checkout (nothing should refresh it yet)")
+	}
+	gitstoretest.Git(t, a, "checkout", "-q", "feature")
+	if _, ok := readCtxFile(a, "knowledge/from-worktree.md"); !ok {
+		t.Fatalf("after git checkout, A's .context/ lacks the worktree's write")
+	}
+
+	// 2. C git fetches the context branch: git fetch origin ctx:ctx.
+	b := cloneURL(t, remote, "b")
+	mustCtx(t, b, nil, 0, "pull")
+	mustCtx(t, b, nil, 0, "knowledge", "set", "from-b", "three")
+	mustCtx(t, b, nil, 0, "pull")
+	mustCtx(t, a, nil, 0, "push")
+	mustCtx(t, b, nil, 0, "push")
+	gitstoretest.Git(t, a, "fetch", "-q", "origin", "ctx:ctx")
+	if _, ok := readCtxFile(a, "knowledge/from-b.md"); ok {
+		t.Fatalf("A's .context/ changed before the checkout")
+	}
+	gitstoretest.Git(t, a, "checkout", "-q", "main")
+	if got, ok := readCtxFile(a, "knowledge/from-b.md"); !ok || !strings.Contains(got, "three") {
+		t.Fatalf("after git fetch origin ctx:ctx and git checkout, .context/knowledge/from-b.md = %q", got)
+	}
+
+	// 3. C git moves the ref by hand: back to the commit before B's write.
+	tip := gitstoretest.Git(t, a, "rev-parse", "ctx")
+	before := gitstoretest.Git(t, a, "rev-list", "-1", "ctx", "--", "knowledge/from-b.md")
+	gitstoretest.Git(t, a, "update-ref", "refs/heads/ctx", before+"^")
+	gitstoretest.Git(t, a, "checkout", "-q", "feature")
+	if _, ok := readCtxFile(a, "knowledge/from-b.md"); ok {
+		t.Fatalf("after git update-ref to an older commit and git checkout, from-b.md is still in .context/")
+	}
+	gitstoretest.Git(t, a, "update-ref", "refs/heads/ctx", tip)
+	gitstoretest.Git(t, a, "checkout", "-q", "main")
+	if _, ok := readCtxFile(a, "knowledge/from-b.md"); !ok {
+		t.Fatalf("after git update-ref back to the tip and git checkout, from-b.md is missing")
+	}
+
+	// 4. A hand edit pending in .context/ survives a refresh that would change the file.
+	edited := filepath.Join(a, ".context", "knowledge", "first.md")
+	hand := []byte("---\nauthor: me\n---\nedited by hand\n")
+	if err := os.WriteFile(edited, hand, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustCtx(t, wt, nil, 0, "knowledge", "set", "first", "changed in the worktree")
+	gitstoretest.Git(t, a, "checkout", "-q", "feature")
+	if got, _ := os.ReadFile(edited); string(got) != string(hand) {
+		t.Fatalf("the hand edit was overwritten: %q", got)
+	}
+	st := mustCtx(t, a, nil, 0, "status").stdout
+	if !strings.Contains(st, "knowledge/first.md") || !strings.Contains(st, "hand edit") {
+		t.Errorf("ctx status should report the pending hand edit:\n%s", st)
+	}
+	// Other files still followed the branch.
+	if _, ok := readCtxFile(a, "knowledge/from-worktree.md"); !ok {
+		t.Errorf("refresh with a kept hand edit dropped other files")
+	}
+
+	gitstoretest.Git(t, a, "checkout", "-q", "main")
+	if got := userSide(t, a); got != user {
+		t.Errorf("the hooks changed the user's side:\nbefore:\n%s\nafter:\n%s", user, got)
+	}
+	if n := gitstoretest.Git(t, a, "rev-list", "--count", "main"); n != "1" {
+		t.Errorf("main has %s commits, want 1", n)
+	}
+}
+
+// TestHooksFailOpen: a broken store never fails `git checkout`; nothing runs while a rebase is in
+// progress.
+func TestHooksFailOpen(t *testing.T) {
+	repo := gitstoretest.NewRepo(t)
+	mustCtx(t, repo, nil, 0, "init")
+	mustCtx(t, repo, nil, 0, "knowledge", "set", "k", "v1")
+	gitstoretest.Git(t, repo, "branch", "feature")
+	user := userSide(t, repo)
+
+	// A corrupt config: ctx itself fails, git checkout does not.
+	cfg := filepath.Join(repo, ".git", "ctx", "config.json")
+	good, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(cfg, []byte("{not json"), 0o644)
+	if r := ctxEnv(repo, nil, "status"); r.code == 0 {
+		t.Fatalf("ctx status with a corrupt config succeeded")
+	}
+	out, err := gitstoretest.GitErr(repo, "checkout", "-q", "feature")
+	if err != nil {
+		t.Fatalf("git checkout failed because of ctx's broken store: %v %s", err, out)
+	}
+	gitstoretest.Git(t, repo, "checkout", "-q", "main")
+	os.WriteFile(cfg, good, 0o644)
+
+	// A missing object database entry for the ref: the ref points at a commit that does not exist.
+	refFile := filepath.Join(repo, ".git", "refs", "heads", "ctx")
+	tip, _ := os.ReadFile(refFile)
+	os.WriteFile(refFile, []byte(strings.Repeat("1", 40)+"\n"), 0o644)
+	if _, err := gitstoretest.GitErr(repo, "checkout", "-q", "feature"); err != nil {
+		t.Fatalf("git checkout failed with a dangling context ref: %v", err)
+	}
+	os.WriteFile(refFile, tip, 0o644)
+	gitstoretest.Git(t, repo, "checkout", "-q", "main")
+
+	// A rebase in progress (stopped at a `break`): while it lasts, neither `ctx hooks run post-checkout`
+	// nor a `git checkout` refreshes .context/ after C git moved the context branch back.
+	mustCtx(t, repo, nil, 0, "knowledge", "set", "last", "x")
+	os.WriteFile(filepath.Join(repo, "a.txt"), []byte("a\n"), 0o644)
+	gitstoretest.Git(t, repo, "add", "a.txt")
+	gitstoretest.Git(t, repo, "commit", "-qm", "a")
+	user = userSide(t, repo)
+	gitIn(t, repo, []string{"GIT_SEQUENCE_EDITOR=sed -i 1ibreak"}, "rebase", "-q", "-i", "HEAD~1")
+	if _, err := os.Stat(filepath.Join(repo, ".git", "rebase-merge")); err != nil {
+		t.Fatalf("the rebase did not stop: %v", err)
+	}
+	gitstoretest.Git(t, repo, "update-ref", "refs/heads/ctx", "ctx~1") // drops knowledge/last.md
+	mustCtx(t, repo, []string{"CTX_HOOKS="}, 0, "hooks", "run", "post-checkout", "HEAD", "HEAD", "1")
+	if _, ok := readCtxFile(repo, "knowledge/last.md"); !ok {
+		t.Errorf("ctx hooks run post-checkout refreshed .context/ during a rebase")
+	}
+	gitstoretest.Git(t, repo, "checkout", "-q", "HEAD~0")
+	if _, ok := readCtxFile(repo, "knowledge/last.md"); !ok {
+		t.Errorf("git checkout during a rebase refreshed .context/")
+	}
+	gitstoretest.Git(t, repo, "rebase", "--abort")
+	if _, err := os.Stat(filepath.Join(repo, ".git", "rebase-merge")); err == nil {
+		t.Fatalf("the rebase is still in progress")
+	}
+	gitstoretest.Git(t, repo, "checkout", "-q", "feature")
+	gitstoretest.Git(t, repo, "checkout", "-q", "main")
+	if _, ok := readCtxFile(repo, "knowledge/last.md"); ok {
+		t.Errorf("after the rebase, git checkout did not refresh .context/")
+	}
+	if got := userSide(t, repo); got != user {
+		t.Errorf("the hooks changed the user's side:\nbefore:\n%s\nafter:\n%s", user, got)
+	}
+}
+
+// TestHooksPrePushWithGit: `ctx config sync.push-with-git true` installs pre-push, and a plain `git push`
+// of the user's branch then also publishes refs/heads/ctx.
+func TestHooksPrePushWithGit(t *testing.T) {
+	_, remote := seededRemote(t, "remote.git")
+	a := cloneURL(t, remote, "a")
+	mustCtx(t, a, nil, 0, "init")
+	mustCtx(t, a, nil, 0, "config", "sync.push-with-git", "true")
+	if !strings.Contains(hookFile(t, a, "pre-push"), "ctx hooks run pre-push") {
+		t.Fatalf("pre-push not installed:\n%s", hookFile(t, a, "pre-push"))
+	}
+	mustCtx(t, a, nil, 0, "knowledge", "set", "k", "v")
+	os.WriteFile(filepath.Join(a, "code.go"), []byte("package x\n"), 0o644)
+	gitstoretest.Git(t, a, "add", "code.go")
+	gitstoretest.Git(t, a, "commit", "-qm", "code")
+	gitstoretest.Git(t, a, "push", "-q", "origin", "main")
+	if got, want := gitstoretest.Git(t, remote, "rev-parse", "refs/heads/ctx"), gitstoretest.Git(t, a, "rev-parse", "refs/heads/ctx"); got != want {
+		t.Fatalf("after git push the remote's ctx is %s, want %s", got, want)
+	}
+	if got, want := gitstoretest.Git(t, remote, "rev-parse", "main"), gitstoretest.Git(t, a, "rev-parse", "main"); got != want {
+		t.Fatalf("git push of main did not go through: %s vs %s", got, want)
+	}
+	// A remote refusing ctx does not block the user's push.
+	hook := "#!/bin/sh\nwhile read o n r; do [ \"$r\" = refs/heads/ctx ] && { echo no ctx here >&2; exit 1; }; done; exit 0\n"
+	os.WriteFile(filepath.Join(remote, "hooks", "pre-receive"), []byte(hook), 0o755)
+	mustCtx(t, a, nil, 0, "knowledge", "set", "k2", "v2")
+	os.WriteFile(filepath.Join(a, "code.go"), []byte("package y\n"), 0o644)
+	gitstoretest.Git(t, a, "commit", "-qam", "code 2")
+	out, err := gitstoretest.GitErr(a, "push", "-q", "origin", "main")
+	if err != nil {
+		t.Fatalf("git push blocked by the refused context branch: %v %s", err, out)
+	}
+	if got, want := gitstoretest.Git(t, remote, "rev-parse", "main"), gitstoretest.Git(t, a, "rev-parse", "main"); got != want {
+		t.Fatalf("main not pushed")
+	}
+}

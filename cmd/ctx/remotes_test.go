@@ -1,0 +1,628 @@
+package main_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/cgi"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
+)
+
+// This file proves that ctx's transfers work over the transports a user's git works over (issue #5):
+// a path, file://, git://, smart HTTP with credential helpers, url.<base>.insteadOf, and that refusals,
+// unreachable remotes, stalled servers, shallow and single-branch clones and racing pushers behave.
+
+// result is one run of the ctx binary.
+type result struct {
+	stdout, stderr string
+	code           int
+	took           time.Duration
+}
+
+// ctxEnv runs the ctx binary in dir with extra environment variables (KEY=VALUE; an entry "KEY=" with
+// an empty value removes KEY) and a hard limit of two minutes.
+func ctxEnv(dir string, env []string, args ...string) result {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, ctxBin, args...)
+	cmd.Dir = dir
+	cmd.Env = mergeEnv(os.Environ(), env)
+	cmd.WaitDelay = 5 * time.Second
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	start := time.Now()
+	err := cmd.Run()
+	r := result{stdout: out.String(), stderr: errb.String(), took: time.Since(start)}
+	if ee, ok := err.(*exec.ExitError); ok {
+		r.code = ee.ExitCode()
+	} else if err != nil {
+		r.code = -1
+		r.stderr += "\n(run: " + err.Error() + ")"
+	}
+	return r
+}
+
+func mergeEnv(base, extra []string) []string {
+	drop := map[string]bool{}
+	for _, kv := range extra {
+		k, _, _ := strings.Cut(kv, "=")
+		drop[k] = true
+	}
+	var out []string
+	for _, kv := range base {
+		k, _, _ := strings.Cut(kv, "=")
+		if !drop[k] {
+			out = append(out, kv)
+		}
+	}
+	for _, kv := range extra {
+		if !strings.HasSuffix(kv, "=") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// mustCtx runs ctx and fails the test unless the exit code is want.
+func mustCtx(t testing.TB, dir string, env []string, want int, args ...string) result {
+	t.Helper()
+	r := ctxEnv(dir, env, args...)
+	if r.code != want {
+		t.Fatalf("ctx %s (in %s): exit %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), dir, r.code, want, r.stdout, r.stderr)
+	}
+	return r
+}
+
+// gitIn runs git in dir with extra environment variables and returns trimmed stdout; the test fails on error.
+func gitIn(t testing.TB, dir string, env []string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = mergeEnv(os.Environ(), env)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("git %s (in %s): %v\n%s", strings.Join(args, " "), dir, err, errb.String())
+	}
+	return strings.TrimSpace(out.String())
+}
+
+// seededRemote is a bare repository with one commit on main, in a fresh folder base; it returns the
+// folder and the repository's path (base/name).
+func seededRemote(t testing.TB, name string) (base, path string) {
+	t.Helper()
+	base = t.TempDir()
+	path = filepath.Join(base, name)
+	gitstoretest.Git(t, "", "init", "-q", "--bare", "-b", "main", path)
+	seed := gitstoretest.NewRepo(t)
+	gitstoretest.Git(t, seed, "push", "-q", path, "main")
+	return base, path
+}
+
+// cloneURL clones url with the system git (extra `-c k=v` options are written to the clone's config).
+func cloneURL(t testing.TB, url, name string, opts ...string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), name)
+	gitstoretest.Git(t, "", append(append([]string{"clone", "-q"}, opts...), url, dir)...)
+	return dir
+}
+
+// roundTrip is the two-machine path over one URL: A inits, writes and pushes; B clones, pulls and reads;
+// both write; B pushes, A pushes (the remote moved: A merges and retries), B pulls; both end at one tip
+// holding every entry, equal to the remote's.
+func roundTrip(t *testing.T, a, b string, env []string) {
+	t.Helper()
+	mustCtx(t, a, env, 0, "init", "--no-hooks")
+	mustCtx(t, a, env, 0, "knowledge", "set", "from-a", "written on A")
+	mustCtx(t, a, env, 0, "push")
+	mustCtx(t, b, env, 0, "pull")
+	if got := mustCtx(t, b, env, 0, "knowledge", "get", "from-a").stdout; got != "written on A" {
+		t.Fatalf("B reads %q", got)
+	}
+	mustCtx(t, b, env, 0, "knowledge", "set", "from-b", "written on B")
+	mustCtx(t, a, env, 0, "knowledge", "set", "again-a", "A again")
+	mustCtx(t, b, env, 0, "push")
+	out := mustCtx(t, a, env, 0, "push").stdout
+	if !strings.Contains(out, "merged") {
+		t.Errorf("A's push should have merged B's write first:\n%s", out)
+	}
+	mustCtx(t, b, env, 0, "pull")
+	ta := gitstoretest.Git(t, a, "rev-parse", "refs/heads/ctx")
+	tb := gitstoretest.Git(t, b, "rev-parse", "refs/heads/ctx")
+	if ta != tb {
+		t.Fatalf("tips differ: A %s, B %s", ta, tb)
+	}
+	remoteTip := gitIn(t, a, env, "ls-remote", "origin", "refs/heads/ctx")
+	if !strings.HasPrefix(remoteTip, ta) {
+		t.Fatalf("remote's ctx is %q, want %s", remoteTip, ta)
+	}
+	for _, dir := range []string{a, b} {
+		for _, k := range []string{"from-a", "from-b", "again-a"} {
+			mustCtx(t, dir, env, 0, "knowledge", "get", k)
+		}
+	}
+}
+
+func TestRemotePathAndFileURL(t *testing.T) {
+	_, remote := seededRemote(t, "remote.git")
+	a := cloneURL(t, remote, "a")           // a plain path
+	b := cloneURL(t, "file://"+remote, "b") // a file:// URL
+	roundTrip(t, a, b, nil)
+	if u := gitstoretest.Git(t, b, "remote", "get-url", "origin"); !strings.HasPrefix(u, "file://") {
+		t.Fatalf("B's origin is %s", u)
+	}
+}
+
+// freePort returns a TCP port on 127.0.0.1 that was free a moment ago.
+func freePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// startGitDaemon serves base with a real `git daemon` (push enabled) on 127.0.0.1 and returns its URL
+// prefix, git://127.0.0.1:PORT/.
+func startGitDaemon(t testing.TB, base string) string {
+	t.Helper()
+	daemon := filepath.Join(gitstoretest.Git(t, "", "--exec-path"), "git-daemon")
+	if _, err := os.Stat(daemon); err != nil {
+		t.Skipf("no git-daemon in git's exec path: git:// not tested")
+	}
+	for attempt := 0; attempt < 3; attempt++ {
+		port := freePort(t)
+		// git-daemon itself (not the `git daemon` wrapper, whose child would outlive a kill), in its own
+		// process group so that the cleanup ends the daemon and the children serving connections.
+		cmd := exec.Command(daemon, "--export-all", "--enable=receive-pack", "--reuseaddr",
+			"--base-path="+base, fmt.Sprintf("--port=%d", port), "--listen=127.0.0.1", base)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		cmd.WaitDelay = 2 * time.Second
+		if err := cmd.Start(); err != nil {
+			t.Fatalf("git daemon: %v", err)
+		}
+		pid := cmd.Process.Pid
+		exited := make(chan struct{})
+		go func() { cmd.Wait(); close(exited) }()
+		t.Cleanup(func() {
+			syscall.Kill(-pid, syscall.SIGKILL)
+			<-exited
+		})
+		addr := fmt.Sprintf("127.0.0.1:%d", port)
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			select {
+			case <-exited:
+				deadline = time.Time{}
+				continue
+			default:
+			}
+			if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+				c.Close()
+				return "git://" + addr + "/"
+			}
+		}
+		t.Logf("git daemon on port %d did not answer (attempt %d)", port, attempt)
+	}
+	t.Fatal("git daemon did not start")
+	return ""
+}
+
+func TestRemoteGitDaemon(t *testing.T) {
+	base, _ := seededRemote(t, "remote.git")
+	url := startGitDaemon(t, base) + "remote.git"
+	a := cloneURL(t, url, "a")
+	b := cloneURL(t, url, "b")
+	roundTrip(t, a, b, nil)
+}
+
+// httpGit serves the bare repositories under base with a real `git http-backend` behind net/http/cgi,
+// requiring basic auth user:pass. It counts the requests refused for lack of credentials and the
+// authenticated ones.
+type httpGit struct {
+	URL            string
+	refused, authd atomic.Int64
+}
+
+func startHTTPGit(t testing.TB, base, user, pass string) *httpGit {
+	t.Helper()
+	execPath := gitstoretest.Git(t, "", "--exec-path")
+	backend := filepath.Join(execPath, "git-http-backend")
+	if _, err := os.Stat(backend); err != nil {
+		t.Skipf("no git-http-backend in %s: smart HTTP not tested", execPath)
+	}
+	h := &httpGit{}
+	want := "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != want {
+			h.refused.Add(1)
+			w.Header().Set("WWW-Authenticate", `Basic realm="ctx-test"`)
+			http.Error(w, "authentication required", http.StatusUnauthorized)
+			return
+		}
+		h.authd.Add(1)
+		(&cgi.Handler{
+			Path: backend,
+			Env: []string{"GIT_PROJECT_ROOT=" + base, "GIT_HTTP_EXPORT_ALL=1", "REMOTE_USER=" + user,
+				"GIT_CONFIG_NOSYSTEM=1", "HOME=" + os.Getenv("HOME")},
+		}).ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	h.URL = srv.URL + "/"
+	return h
+}
+
+// TestRemoteSmartHTTPCredentialHelper: ctx runs the system git, so the user's credential helper (here
+// `store --file=...` in the repository's config) answers the server's 401; credentials in the URL work too;
+// without credentials the transfer fails at once with exit 5 rather than waiting for a prompt.
+func TestRemoteSmartHTTPCredentialHelper(t *testing.T) {
+	base, _ := seededRemote(t, "remote.git")
+	srv := startHTTPGit(t, base, "ada", "s3cret")
+	plain := srv.URL + "remote.git"
+	withCreds := strings.Replace(plain, "http://", "http://ada:s3cret@", 1)
+
+	credFile := filepath.Join(t.TempDir(), "git-credentials")
+	if err := os.WriteFile(credFile, []byte(strings.TrimSuffix(strings.Replace(srv.URL, "http://", "http://ada:s3cret@", 1), "/")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// A: credentials in the URL. B: a credential helper in the repository's config, a URL without them.
+	a := cloneURL(t, withCreds, "a")
+	b := cloneURL(t, plain, "b", "-c", "credential.helper=store --file="+credFile)
+	if got := gitstoretest.Git(t, b, "config", "credential.helper"); !strings.Contains(got, credFile) {
+		t.Fatalf("B's credential.helper is %q", got)
+	}
+	before := srv.refused.Load()
+	roundTrip(t, a, b, nil)
+	if srv.refused.Load() == before {
+		t.Errorf("the server never asked for credentials: the helper was not exercised")
+	}
+
+	// No credentials at all: a clean, quick failure with the transfer exit code, nothing prompted.
+	c := cloneURL(t, withCreds, "c")
+	gitstoretest.Git(t, c, "remote", "set-url", "origin", plain)
+	r := ctxEnv(c, nil, "pull", "--timeout", "20s")
+	if r.code != 5 {
+		t.Fatalf("pull without credentials: exit %d, want 5\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "Authentication failed") && !strings.Contains(r.stderr, "could not read Username") {
+		t.Errorf("pull without credentials should say why:\n%s", r.stderr)
+	}
+	if r.took > 10*time.Second {
+		t.Errorf("pull without credentials took %v", r.took)
+	}
+}
+
+func TestRemoteSSH(t *testing.T) {
+	if _, err := os.Stat("/usr/sbin/sshd"); err != nil {
+		t.Skip("gap: /usr/sbin/sshd is not installed here, so push/pull over ssh:// is not proven by this test " +
+			"(ctx runs the system git with GIT_SSH_COMMAND='ssh -o BatchMode=yes' unless the user set one)")
+	}
+	t.Skip("gap: sshd is present but an sshd-backed test is not written yet")
+}
+
+// TestRemoteInsteadOf: a url.<base>.insteadOf rule in the repository's config rewrites the remote's URL
+// for ctx's transfers as it does for git's.
+func TestRemoteInsteadOf(t *testing.T) {
+	base, _ := seededRemote(t, "remote.git")
+	rule := []string{"-c", "url.file://" + base + "/.insteadOf=team:"}
+	a := cloneURL(t, "team:remote.git", "a", rule...)
+	b := cloneURL(t, "team:remote.git", "b", rule...)
+	if u := gitstoretest.Git(t, a, "config", "remote.origin.url"); u != "team:remote.git" {
+		t.Fatalf("origin is %s", u)
+	}
+	roundTrip(t, a, b, nil)
+	// Without the rule, the same URL means nothing to git: ctx fails (exit 5).
+	gitstoretest.Git(t, a, "config", "--unset", "url.file://"+base+"/.insteadOf")
+	r := ctxEnv(a, nil, "pull")
+	if r.code != 5 {
+		t.Fatalf("pull without the insteadOf rule: exit %d, want 5\n%s", r.code, r.stderr)
+	}
+}
+
+// TestRemoteCommandAndRemoteFlag: `ctx remote` names the remote and refspecs; --remote picks another one
+// for remote, push and pull; `ctx config remote` changes the default.
+func TestRemoteCommandAndRemoteFlag(t *testing.T) {
+	_, origin := seededRemote(t, "origin.git")
+	_, backup := seededRemote(t, "backup.git")
+	a := cloneURL(t, origin, "a")
+	gitstoretest.Git(t, a, "remote", "add", "backup", backup)
+	mustCtx(t, a, nil, 0, "init", "--no-hooks")
+
+	out := mustCtx(t, a, nil, 0, "remote").stdout
+	for _, want := range []string{"remote: origin " + origin, "fetch:  +refs/heads/ctx:refs/remotes/origin/ctx", "push:   refs/heads/ctx:refs/heads/ctx"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("ctx remote lacks %q:\n%s", want, out)
+		}
+	}
+	out = mustCtx(t, a, nil, 0, "remote", "--remote", "backup").stdout
+	if !strings.Contains(out, "remote: backup "+backup) || !strings.Contains(out, "refs/remotes/backup/ctx") {
+		t.Errorf("ctx remote --remote backup:\n%s", out)
+	}
+
+	mustCtx(t, a, nil, 0, "knowledge", "set", "k", "v")
+	mustCtx(t, a, nil, 0, "push", "--remote", "backup")
+	if _, err := gitstoretest.GitErr(origin, "rev-parse", "--verify", "-q", "refs/heads/ctx"); err == nil {
+		t.Errorf("push --remote backup also pushed to origin")
+	}
+	tip := gitstoretest.Git(t, a, "rev-parse", "refs/heads/ctx")
+	if got := gitstoretest.Git(t, backup, "rev-parse", "refs/heads/ctx"); got != tip {
+		t.Errorf("backup has %s, want %s", got, tip)
+	}
+	if got := gitstoretest.Git(t, a, "rev-parse", "refs/remotes/backup/ctx"); got != tip {
+		t.Errorf("tracking ref of backup is %s", got)
+	}
+
+	mustCtx(t, a, nil, 0, "config", "remote", "backup")
+	if out := mustCtx(t, a, nil, 0, "remote").stdout; !strings.Contains(out, "remote: backup") {
+		t.Errorf("after ctx config remote backup:\n%s", out)
+	}
+	// B pulls from its second remote by name.
+	b := cloneURL(t, origin, "b")
+	gitstoretest.Git(t, b, "remote", "add", "backup", backup)
+	mustCtx(t, b, nil, 0, "pull", "--remote", "backup")
+	if got := mustCtx(t, b, nil, 0, "knowledge", "get", "k").stdout; got != "v" {
+		t.Errorf("B pulled %q from backup", got)
+	}
+	if _, err := gitstoretest.GitErr(b, "rev-parse", "--verify", "-q", "refs/remotes/backup/ctx"); err != nil {
+		t.Errorf("pull --remote backup did not fill refs/remotes/backup/ctx")
+	}
+}
+
+// storeState is everything of the local store a failed transfer must leave as it was.
+func storeState(t testing.TB, dir string) string {
+	t.Helper()
+	refs, _ := gitstoretest.GitErr(dir, "for-each-ref", "--format=%(refname) %(objectname)", "refs/heads/ctx", "refs/remotes", "refs/ctx")
+	return refs
+}
+
+// TestRemoteRefusesOrUnreachable: a pre-receive hook refusing refs/heads/ctx, a port nobody listens on,
+// and a path that is no repository: each is exit 5 with git's or the remote's own words, and the local
+// store does not change.
+func TestRemoteRefusesOrUnreachable(t *testing.T) {
+	_, remote := seededRemote(t, "remote.git")
+	hook := "#!/bin/sh\nwhile read old new ref; do\n  if [ \"$ref\" = refs/heads/ctx ]; then\n" +
+		"    echo \"policy: refs/heads/ctx is frozen by the release team\" >&2\n    exit 1\n  fi\ndone\nexit 0\n"
+	if err := os.WriteFile(filepath.Join(remote, "hooks", "pre-receive"), []byte(hook), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	a := cloneURL(t, remote, "a")
+	mustCtx(t, a, nil, 0, "init", "--no-hooks")
+	mustCtx(t, a, nil, 0, "knowledge", "set", "k", "v")
+	before := storeState(t, a)
+
+	r := ctxEnv(a, nil, "push")
+	if r.code != 5 {
+		t.Fatalf("refused push: exit %d, want 5\nstdout:%s\nstderr:%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "frozen by the release team") || !strings.Contains(r.stderr, "pre-receive hook declined") {
+		t.Errorf("refused push should carry the remote's words:\n%s", r.stderr)
+	}
+	if strings.Contains(r.stdout, "push origin: refs/heads/ctx at") {
+		t.Errorf("refused push reported as success:\n%s", r.stdout)
+	}
+	if got := storeState(t, a); got != before {
+		t.Errorf("local store changed by a refused push:\nbefore:\n%s\nafter:\n%s", before, got)
+	}
+	if _, err := gitstoretest.GitErr(remote, "rev-parse", "--verify", "-q", "refs/heads/ctx"); err == nil {
+		t.Errorf("the remote has refs/heads/ctx despite its hook")
+	}
+
+	// Nobody listens on the port: connection refused.
+	dead := fmt.Sprintf("git://127.0.0.1:%d/remote.git", freePort(t))
+	gitstoretest.Git(t, a, "remote", "add", "dead", dead)
+	gitstoretest.Git(t, a, "remote", "add", "gone", filepath.Join(t.TempDir(), "no-such.git"))
+	for _, args := range [][]string{{"push", "--remote", "dead"}, {"pull", "--remote", "dead"}, {"pull", "--remote", "gone"}, {"push", "--remote", "gone"}} {
+		r := ctxEnv(a, nil, args...)
+		if r.code != 5 {
+			t.Errorf("ctx %v: exit %d, want 5\n%s", args, r.code, r.stderr)
+		}
+		if !strings.Contains(r.stderr, "unable to connect") && !strings.Contains(r.stderr, "Connection refused") &&
+			!strings.Contains(r.stderr, "does not appear to be a git repository") {
+			t.Errorf("ctx %v should say why:\n%s", args, r.stderr)
+		}
+		if got := storeState(t, a); got != before {
+			t.Errorf("ctx %v changed the local store:\n%s", args, got)
+		}
+	}
+}
+
+// stallServer accepts TCP connections on 127.0.0.1 and never answers; it returns host:port.
+func stallServer(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		l.Close()
+		<-done
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+	})
+	return l.Addr().String()
+}
+
+// TestRemoteTimeout: --timeout 1s against a server that accepts and then says nothing gives up within a
+// few seconds with exit 5, over git:// (git itself waits) and http:// (git's remote helper waits).
+func TestRemoteTimeout(t *testing.T) {
+	repo := gitstoretest.NewRepo(t)
+	mustCtx(t, repo, nil, 0, "init", "--no-hooks")
+	addr := stallServer(t)
+	gitstoretest.Git(t, repo, "remote", "add", "stall-git", "git://"+addr+"/remote.git")
+	gitstoretest.Git(t, repo, "remote", "add", "stall-http", "http://"+addr+"/remote.git")
+	before := storeState(t, repo)
+	for _, url := range []string{"stall-git", "stall-http"} {
+		for _, op := range []string{"pull", "push"} {
+			r := ctxEnv(repo, nil, op, "--remote", url, "--timeout", "1s")
+			if r.code != 5 {
+				t.Errorf("ctx %s %s --timeout 1s: exit %d, want 5\n%s", op, url, r.code, r.stderr)
+			}
+			if r.took > 4*time.Second {
+				t.Errorf("ctx %s %s --timeout 1s took %v", op, url, r.took)
+			}
+			if !strings.Contains(r.stderr, "deadline exceeded") {
+				t.Errorf("ctx %s %s: the error should say it timed out:\n%s", op, url, r.stderr)
+			}
+			t.Logf("ctx %s %s --timeout 1s: exit %d after %v", op, url, r.code, r.took.Round(time.Millisecond))
+		}
+	}
+	if got := storeState(t, repo); got != before {
+		t.Errorf("a timed-out transfer changed the local store:\n%s", got)
+	}
+}
+
+// TestRemoteShallowAndSingleBranchClones: a clone made with --depth 1 (with and without
+// --no-single-branch) or --single-branch still pulls the context branch, and when both sides wrote, the
+// pull makes a real merge although the clone lacks the old history; the user's shallow main stays shallow.
+func TestRemoteShallowAndSingleBranchClones(t *testing.T) {
+	_, remote := seededRemote(t, "remote.git")
+	a := cloneURL(t, remote, "a")
+	mustCtx(t, a, nil, 0, "init", "--no-hooks")
+	for i := 0; i < 3; i++ {
+		mustCtx(t, a, nil, 0, "knowledge", "set", fmt.Sprintf("old-%d", i), "history")
+	}
+	mustCtx(t, a, nil, 0, "push")
+	// More history on main, so that depth 1 really cuts it.
+	for i := 0; i < 3; i++ {
+		os.WriteFile(filepath.Join(a, "f.txt"), []byte(fmt.Sprint(i)), 0o644)
+		gitstoretest.Git(t, a, "add", "f.txt")
+		gitstoretest.Git(t, a, "commit", "-qm", fmt.Sprint("main ", i))
+	}
+	gitstoretest.Git(t, a, "push", "-q", "origin", "main")
+
+	for _, tc := range []struct {
+		name string
+		opts []string
+	}{
+		{"depth1", []string{"--depth", "1"}},
+		{"depth1-all-branches", []string{"--depth", "1", "--no-single-branch"}},
+		{"single-branch", []string{"--single-branch", "--branch", "main"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := cloneURL(t, "file://"+remote, "b", tc.opts...)
+			shallow := gitstoretest.Git(t, b, "rev-parse", "--is-shallow-repository") == "true"
+			mustCtx(t, b, nil, 0, "pull")
+			if got := mustCtx(t, b, nil, 0, "knowledge", "get", "old-0").stdout; got != "history" {
+				t.Fatalf("B reads %q", got)
+			}
+			key := "b-" + tc.name
+			mustCtx(t, b, nil, 0, "knowledge", "set", key, "from B")
+			mustCtx(t, a, nil, 0, "pull")
+			mustCtx(t, a, nil, 0, "knowledge", "set", "a-"+tc.name, "from A")
+			mustCtx(t, a, nil, 0, "push")
+			out := mustCtx(t, b, nil, 0, "pull").stdout
+			if !strings.Contains(out, "merged") {
+				t.Errorf("B's pull should merge:\n%s", out)
+			}
+			parents := strings.Fields(gitstoretest.Git(t, b, "log", "-1", "--format=%P", "refs/heads/ctx"))
+			if len(parents) != 2 {
+				t.Errorf("B's tip has parents %v, want a merge", parents)
+			}
+			mustCtx(t, b, nil, 0, "push")
+			mustCtx(t, a, nil, 0, "pull")
+			for _, dir := range []string{a, b} {
+				for _, k := range []string{"old-0", "old-2", key, "a-" + tc.name} {
+					mustCtx(t, dir, nil, 0, "knowledge", "get", k)
+				}
+			}
+			if ta, tb := gitstoretest.Git(t, a, "rev-parse", "refs/heads/ctx"), gitstoretest.Git(t, b, "rev-parse", "refs/heads/ctx"); ta != tb {
+				t.Errorf("tips differ: A %s B %s", ta, tb)
+			}
+			gitstoretest.Git(t, b, "fsck", "--no-dangling")
+			if shallow {
+				if n := gitstoretest.Git(t, b, "rev-list", "--count", "main"); n != "1" {
+					t.Errorf("ctx deepened the user's shallow main to %s commits", n)
+				}
+			}
+		})
+	}
+}
+
+// TestRemoteRacingPushers: 10 clones push to one bare remote at once, 3 rounds; every push succeeds within
+// ctx's bounded retries and no write is lost.
+func TestRemoteRacingPushers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short mode")
+	}
+	_, remote := seededRemote(t, "remote.git")
+	first := cloneURL(t, remote, "first")
+	mustCtx(t, first, nil, 0, "init", "--no-hooks")
+	mustCtx(t, first, nil, 0, "push")
+	const clones, rounds = 10, 3
+	dirs := make([]string, clones)
+	for i := range dirs {
+		dirs[i] = cloneURL(t, remote, fmt.Sprintf("c%d", i))
+		mustCtx(t, dirs[i], nil, 0, "pull")
+	}
+	maxRetries := 0
+	for round := 0; round < rounds; round++ {
+		for i, d := range dirs {
+			mustCtx(t, d, nil, 0, "knowledge", "set", fmt.Sprintf("r%d-c%d", round, i), fmt.Sprintf("round %d clone %d", round, i))
+		}
+		var wg sync.WaitGroup
+		results := make([]result, clones)
+		start := make(chan struct{})
+		for i, d := range dirs {
+			wg.Add(1)
+			go func(i int, d string) {
+				defer wg.Done()
+				<-start
+				results[i] = ctxEnv(d, nil, "push")
+			}(i, d)
+		}
+		close(start)
+		wg.Wait()
+		for i, r := range results {
+			retries := strings.Count(r.stdout, "pull origin:")
+			if retries > maxRetries {
+				maxRetries = retries
+			}
+			if r.code != 0 {
+				t.Errorf("round %d clone %d: push exit %d after %d merge(s)\n%s\n%s", round, i, r.code, retries, r.stdout, r.stderr)
+			}
+		}
+	}
+	keys := gitstoretest.Git(t, remote, "ls-tree", "--name-only", "refs/heads/ctx", "knowledge/")
+	for round := 0; round < rounds; round++ {
+		for i := range dirs {
+			if k := fmt.Sprintf("knowledge/r%d-c%d.md", round, i); !strings.Contains(keys, k) {
+				t.Errorf("the remote lost %s", k)
+			}
+		}
+	}
+	gitstoretest.Git(t, remote, "fsck", "--no-dangling")
+	t.Logf("%d clones x %d rounds: at most %d fetch-merge-retry per push", clones, rounds, maxRetries)
+}
