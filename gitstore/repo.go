@@ -9,7 +9,6 @@
 package gitstore
 
 import (
-	"sync"
 	"bytes"
 	"context"
 	"errors"
@@ -17,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -35,7 +35,7 @@ type Repo struct {
 	commonDir string // the shared git dir (objects, refs, config)
 	workTree  string // the worktree root; "" for a bare repository
 	st        *filesystem.Storage
-	trees     treeCache // decoded trees by object name
+	trees     treeCache    // decoded trees by object name
 	objMu     sync.RWMutex // write-locked while the pack index is rebuilt (Reindex)
 }
 

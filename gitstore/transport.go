@@ -46,8 +46,13 @@ func (e *TransferError) Unwrap() error { return e.Err }
 
 // cleanGitEnv drops the variables with which a calling git (a hook) points at its own repository, so that
 // the explicit --git-dir of ctx's git commands wins, and makes the command non-interactive (design §5):
-// no terminal prompt, SSH in batch mode.
-func cleanGitEnv(env []string) []string {
+// no terminal prompt, SSH in batch mode. The user's own ssh command (GIT_SSH_COMMAND, GIT_SSH, or
+// core.sshCommand in the repository's or the global config, see sshConfigured) is left as it is: setting
+// GIT_SSH_COMMAND would override core.sshCommand (git-config(1)).
+func cleanGitEnv(env []string) []string { return gitEnv(env, false) }
+
+// gitEnv is cleanGitEnv; userSSH says that core.sshCommand is configured.
+func gitEnv(env []string, userSSH bool) []string {
 	out := env[:0:0]
 	hasSSH := false
 	for _, kv := range env {
@@ -61,10 +66,19 @@ func cleanGitEnv(env []string) []string {
 		out = append(out, kv)
 	}
 	out = append(out, "GIT_TERMINAL_PROMPT=0")
-	if !hasSSH {
+	if !hasSSH && !userSSH {
 		out = append(out, "GIT_SSH_COMMAND=ssh -o BatchMode=yes")
 	}
 	return out
+}
+
+// sshConfigured reports whether core.sshCommand is set in the repository's config or the global one.
+func (r *Repo) sshConfigured() bool {
+	if r.ConfigValue("core", "", "sshCommand") != "" {
+		return true
+	}
+	cfg, err := config.LoadConfig(config.GlobalScope)
+	return err == nil && cfg.Raw != nil && cfg.Raw.Section("core").Option("sshCommand") != ""
 }
 
 // HasGit reports whether a git binary is on PATH; without one, transfers use go-git's transport.
@@ -157,7 +171,7 @@ func (r *Repo) runGit(ctx context.Context, opt TransferOptions, args ...string) 
 	// waiting on the network and hold the output pipes open; WaitDelay bounds the wait for the pipes.
 	killGroupOnCancel(cmd)
 	cmd.WaitDelay = 2 * time.Second
-	cmd.Env = cleanGitEnv(os.Environ())
+	cmd.Env = gitEnv(os.Environ(), r.sshConfigured())
 	cmd.Dir = r.commonDir
 	if r.workTree != "" {
 		cmd.Dir = r.workTree

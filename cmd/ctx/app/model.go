@@ -496,6 +496,10 @@ func scopeCommand(kind string) *cli.Command {
 				return err
 			}
 			commitLine(c.App.Writer, fmt.Sprintf("%s %s -> %s", kind, c.Args().Get(0), sc), res)
+			if _, fromPublic := res.Commits[store.Public]; fromPublic && sc != store.Public {
+				fmt.Fprintf(c.App.ErrWriter, "ctx: warning: earlier versions of %s %s stay in the history of %s (and on the remote if it was pushed)\n",
+					kind, c.Args().Get(0), s.BranchRef())
+			}
 			return nil
 		},
 	}
