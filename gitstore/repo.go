@@ -218,6 +218,23 @@ func (r *Repo) Resolve(ctx context.Context, name string) (plumbing.Hash, error) 
 	return h, nil
 }
 
+// CurrentBranch is the short name of the branch this worktree's HEAD points at ("main"), "" when HEAD is
+// detached, the repository is bare or HEAD cannot be read.
+func (r *Repo) CurrentBranch() string {
+	if r.workTree == "" {
+		return ""
+	}
+	b, err := os.ReadFile(filepath.Join(r.gitDir, "HEAD"))
+	if err != nil {
+		return ""
+	}
+	ref, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "ref: refs/heads/")
+	if !ok {
+		return ""
+	}
+	return ref
+}
+
 // ResolveHEAD returns the commit of this worktree's HEAD, ZeroHash when it is unborn.
 func (r *Repo) ResolveHEAD(ctx context.Context) (plumbing.Hash, error) {
 	b, err := os.ReadFile(filepath.Join(r.gitDir, "HEAD"))

@@ -3,8 +3,6 @@ package mcp
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -465,19 +463,8 @@ func (s *srv) checkIn(ctx context.Context, args map[string]any) (any, error) {
 	return activityResult{e, firstCommit(c)}, nil
 }
 
-// currentBranch is the branch HEAD of the store's work tree points at; "" when detached or unreadable
-// (the same rule as the CLI's check-in).
-func (s *srv) currentBranch() string {
-	b, err := os.ReadFile(filepath.Join(s.st.Repo.GitDir(), "HEAD"))
-	if err != nil {
-		return ""
-	}
-	ref, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "ref: refs/heads/")
-	if !ok {
-		return ""
-	}
-	return ref
-}
+// currentBranch is the branch of the store's work tree (the same rule as the CLI's check-in).
+func (s *srv) currentBranch() string { return s.st.Repo.CurrentBranch() }
 
 // activityArgError turns store.ValidateActivity's "invalid activity: <field> ..." into an argument
 // error naming the field.

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -162,4 +163,42 @@ func (c Conflict) Record() []byte {
 	e.SetIndent("", "  ")
 	_ = e.Encode(r) // cannot fail: strings only
 	return buf.Bytes()
+}
+
+// ParseRecord decodes a conflicts/<id>.json file written by Conflict.Record (the inverse: base64 contents
+// when "encoding" is "base64"). Base is nil when the path did not exist in the merge base. Errors name the
+// record and the field that could not be read.
+func ParseRecord(b []byte) (Conflict, error) {
+	var r conflictRecord
+	if err := json.Unmarshal(b, &r); err != nil {
+		return Conflict{}, fmt.Errorf("conflict record: %w", err)
+	}
+	dec := func(s string) ([]byte, error) { return []byte(s), nil }
+	switch r.Encoding {
+	case "":
+	case "base64":
+		dec = base64.StdEncoding.DecodeString
+	default:
+		return Conflict{}, fmt.Errorf("conflict record %s: unknown encoding %q", r.ID, r.Encoding)
+	}
+	if r.ID == "" || r.Path == "" {
+		return Conflict{}, fmt.Errorf("conflict record without id or path")
+	}
+	c := Conflict{ID: r.ID, Path: r.Path, Field: r.Field, Rule: r.Rule}
+	var err error
+	if r.Base != nil {
+		if c.Base, err = dec(*r.Base); err != nil {
+			return Conflict{}, fmt.Errorf("conflict record %s: base: %w", r.ID, err)
+		}
+		if c.Base == nil {
+			c.Base = []byte{}
+		}
+	}
+	if c.Kept, err = dec(r.Kept); err != nil {
+		return Conflict{}, fmt.Errorf("conflict record %s: kept: %w", r.ID, err)
+	}
+	if c.Lost, err = dec(r.Lost); err != nil {
+		return Conflict{}, fmt.Errorf("conflict record %s: lost: %w", r.ID, err)
+	}
+	return c, nil
 }

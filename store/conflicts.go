@@ -2,8 +2,6 @@ package store
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -48,53 +46,15 @@ type ConflictRecord struct {
 	OursIs string `json:"ours_is"`
 }
 
-// recordJSON is the on-branch form (merge's conflictRecord, docs/format.md "Conflicts").
-type recordJSON struct {
-	ID       string  `json:"id"`
-	Path     string  `json:"path"`
-	Field    string  `json:"field"`
-	Base     *string `json:"base"`
-	Kept     string  `json:"kept"`
-	Lost     string  `json:"lost"`
-	Rule     string  `json:"rule"`
-	Encoding string  `json:"encoding,omitempty"`
-}
-
-// ParseConflictRecord decodes a conflicts/<id>.json file (base64 contents when "encoding" is "base64",
-// as merge.Conflict.Record writes them for non-UTF-8 content). It fills neither Diff nor Ours/Theirs.
+// ParseConflictRecord decodes a conflicts/<id>.json file (merge.ParseRecord, the inverse of
+// merge.Conflict.Record). It fills neither Diff nor Ours/Theirs.
 func ParseConflictRecord(b []byte) (ConflictRecord, error) {
-	var r recordJSON
-	if err := json.Unmarshal(b, &r); err != nil {
-		return ConflictRecord{}, fmt.Errorf("conflict record: %w", err)
+	c, err := merge.ParseRecord(b)
+	if err != nil {
+		return ConflictRecord{}, err
 	}
-	dec := func(s string) (string, error) { return s, nil }
-	switch r.Encoding {
-	case "":
-	case "base64":
-		dec = func(s string) (string, error) {
-			b, err := base64.StdEncoding.DecodeString(s)
-			return string(b), err
-		}
-	default:
-		return ConflictRecord{}, fmt.Errorf("conflict record %s: unknown encoding %q", r.ID, r.Encoding)
-	}
-	out := ConflictRecord{ID: r.ID, Path: r.Path, Field: r.Field, Rule: r.Rule, BaseAbsent: r.Base == nil}
-	var err error
-	if r.Base != nil {
-		if out.Base, err = dec(*r.Base); err != nil {
-			return ConflictRecord{}, fmt.Errorf("conflict record %s: base: %w", r.ID, err)
-		}
-	}
-	if out.Kept, err = dec(r.Kept); err != nil {
-		return ConflictRecord{}, fmt.Errorf("conflict record %s: kept: %w", r.ID, err)
-	}
-	if out.Lost, err = dec(r.Lost); err != nil {
-		return ConflictRecord{}, fmt.Errorf("conflict record %s: lost: %w", r.ID, err)
-	}
-	if out.ID == "" || out.Path == "" {
-		return ConflictRecord{}, errors.New("conflict record without id or path")
-	}
-	return out, nil
+	return ConflictRecord{ID: c.ID, Path: c.Path, Field: c.Field, Rule: c.Rule, BaseAbsent: c.Base == nil,
+		Base: string(c.Base), Kept: string(c.Kept), Lost: string(c.Lost)}, nil
 }
 
 // readConflicts reads every record of conflicts/ in v, without the ours/theirs mapping, sorted by path

@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
@@ -534,7 +533,7 @@ func activityCommand() *cli.Command {
 					}
 					branch := c.String("branch")
 					if !c.IsSet("branch") {
-						branch = currentBranch(s)
+						branch = s.Repo.CurrentBranch()
 					}
 					in.Branch = &branch
 					e, _, err := s.CheckIn(c.Context, in)
@@ -614,19 +613,6 @@ func activityCommand() *cli.Command {
 			},
 		},
 	}
-}
-
-// currentBranch is the branch HEAD points at in this worktree, "" when detached or bare.
-func currentBranch(s *store.Store) string {
-	b, err := os.ReadFile(s.Repo.GitDir() + "/HEAD")
-	if err != nil {
-		return ""
-	}
-	ref, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "ref: refs/heads/")
-	if !ok {
-		return ""
-	}
-	return ref
 }
 
 func teamCommand() *cli.Command {
