@@ -248,15 +248,28 @@ func (s *Store) mergeCommit(ctx context.Context, theirs plumbing.Hash, res *Pull
 		if err != nil {
 			return nil, err
 		}
-		bf, err := s.Repo.Files(ctx, baseTree)
+		// Only the paths either side changed since the merge base take part, plus the folders whose files
+		// are merged together (decisions: renumbering; conflicts: the records); every other path is the same
+		// on both sides and stays as it is (merge.Tree merges path by path otherwise).
+		changedOurs, err := s.Repo.DiffTrees(ctx, baseTree, ours.Tree)
 		if err != nil {
 			return nil, err
 		}
-		of, err := s.Repo.Files(ctx, ours.Tree)
+		changedTheirs, err := s.Repo.DiffTrees(ctx, baseTree, theirTree)
 		if err != nil {
 			return nil, err
 		}
-		tf, err := s.Repo.Files(ctx, theirTree)
+		paths := append(changedOurs, changedTheirs...)
+		together := []string{"decisions", ConflictsDir}
+		bf, err := s.Repo.FilesAt(ctx, baseTree, paths, together)
+		if err != nil {
+			return nil, err
+		}
+		of, err := s.Repo.FilesAt(ctx, ours.Tree, paths, together)
+		if err != nil {
+			return nil, err
+		}
+		tf, err := s.Repo.FilesAt(ctx, theirTree, paths, together)
 		if err != nil {
 			return nil, err
 		}
