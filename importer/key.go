@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"github.com/ctx-dev/ctx/store"
+	"golang.org/x/text/unicode/norm"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -70,6 +71,10 @@ func deriveKey(name string) (string, []string) {
 		stem = strings.ToValidUTF8(stem, "")
 		note("dropped invalid UTF-8")
 	}
+	if nfc := norm.NFC.String(stem); nfc != stem {
+		stem = nfc
+		note("Unicode normal form C")
+	}
 	var b strings.Builder
 	elementStart := true
 	for _, r := range stem {
@@ -130,6 +135,10 @@ func deriveKey(name string) (string, []string) {
 	}
 	if key != stem && len(reasons) == 0 {
 		note("trimmed or squeezed '-', '_' and '.'")
+	}
+	if err := ValidKey(key); err != nil && strings.Contains(err.Error(), "reserved file name") {
+		key += "-file"
+		note("a Windows device name: added \"-file\"")
 	}
 	return key, reasons
 }

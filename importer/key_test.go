@@ -42,7 +42,10 @@ func TestValidKey(t *testing.T) {
 		{"0001", true, ""},
 		{"trigger.dev", true, ""},
 		{"हिन्दी", true, ""}, // Devanagari vowel signs are combining marks
-		{"e\u0301", true, ""},
+		{"e\u0301", false, "normal form C"},
+		{"\u00e9t\u00e9", true, ""},
+		{"nul", false, "reserved"},
+		{"con.md", false, "reserved"},
 		{strings.Repeat("a", 128), true, ""},
 		{strings.Repeat("é", 64), true, ""},
 	}

@@ -190,7 +190,7 @@ func (s *Store) activityFile(ctx context.Context, member string) (string, string
 func ValidateActivity(e ActivityEntry) error {
 	chars := utf8.RuneCountInString
 	bad := func(field, format string, a ...any) error {
-		return fmt.Errorf("invalid activity: %s %s", field, fmt.Sprintf(format, a...))
+		return invalidf("invalid activity: %s %s", field, fmt.Sprintf(format, a...))
 	}
 	if e.Status != StatusActive && e.Status != StatusCheckedOut {
 		return bad("status", "%q: use active or checked_out", e.Status)
@@ -247,7 +247,7 @@ func ValidateActivity(e ActivityEntry) error {
 func ValidateIntent(in Intent) error {
 	chars := utf8.RuneCountInString
 	bad := func(field, format string, a ...any) error {
-		return fmt.Errorf("invalid activity: intent.%s %s", field, fmt.Sprintf(format, a...))
+		return invalidf("invalid activity: intent.%s %s", field, fmt.Sprintf(format, a...))
 	}
 	if !contains(IntentKinds, in.Kind) {
 		return bad("kind", "%q: use one of %s", in.Kind, strings.Join(IntentKinds, ", "))
@@ -387,7 +387,7 @@ func isOlder(ts string, d time.Duration) bool {
 // 002's limits and patterns first: a violation is an error naming the field, and nothing is written.
 func (s *Store) CheckIn(ctx context.Context, in CheckIn) (ActivityEntry, *Committed, error) {
 	if in.Availability != "" && !contains(Availabilities, in.Availability) {
-		return ActivityEntry{}, nil, fmt.Errorf("invalid activity: availability %q: use one of %s", in.Availability, strings.Join(Availabilities, ", "))
+		return ActivityEntry{}, nil, invalidf("invalid activity: availability %q: use one of %s", in.Availability, strings.Join(Availabilities, ", "))
 	}
 	op := Op{Name: "activity.checkin", Summary: "check in"}
 	if in.Task != "" {

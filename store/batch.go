@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // BatchEntry sets one knowledge entry or convention in a Batch.
@@ -32,6 +33,9 @@ func (s *Store) Apply(ctx context.Context, op Op, b Batch) (*Committed, []Decisi
 	for _, e := range b.Entries {
 		if err := ValidKey(e.Key); err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", e.Kind.Name, err)
+		}
+		if !utf8.ValidString(e.Content) {
+			return nil, nil, invalidf("%s %s: the content is not UTF-8 text", e.Kind.Name, e.Key)
 		}
 	}
 	for _, sk := range b.Skills {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ctx-dev/ctx/merge"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -76,7 +77,11 @@ func blobHash(b []byte) plumbing.Hash { return plumbing.ComputeHash(plumbing.Blo
 // by hand since the last refresh is never overwritten, it is reported in Kept. A bare repository has no
 // checked-out tree (nothing to do). Concurrent refreshes of one worktree are serialised by a lock in the
 // worktree's git dir.
-func (s *Store) Refresh(ctx context.Context) (*Refreshed, error) {
+func (s *Store) Refresh(ctx context.Context) (*Refreshed, error) { return s.refresh(ctx, nil) }
+
+// refresh is Refresh; the paths in force are rewritten from the refs even when edited by hand (after
+// ctx commit recorded them).
+func (s *Store) refresh(ctx context.Context, force map[string]bool) (*Refreshed, error) {
 	root := s.CheckoutRoot()
 	out := &Refreshed{}
 	if root == "" {
@@ -132,6 +137,9 @@ func (s *Store) Refresh(ctx context.Context) (*Refreshed, error) {
 	}
 	// A file deleted by hand from .context/ is a hand edit (ctx status lists it, ctx commit records it),
 	// not something to restore; only a missing .context/ (no record) is checked out whole again.
+	for p := range force {
+		changed[p] = true
+	}
 	paths := make([]string, 0, len(changed))
 	for p := range changed {
 		paths = append(paths, p)
@@ -157,7 +165,7 @@ func (s *Store) Refresh(ctx context.Context) (*Refreshed, error) {
 		switch {
 		case onDisk && !newBlob.IsZero() && blobHash(cur) == newBlob:
 			// already what the ref has
-		case onDisk && (!had || blobHash(cur).String() != old.Blob):
+		case onDisk && !force[p] && (!had || blobHash(cur).String() != old.Blob):
 			out.Kept = append(out.Kept, p)
 			continue
 		case newBlob.IsZero():
@@ -284,6 +292,13 @@ func scopeFromContent(b []byte) Scope {
 
 // CommitHandEdits records the hand edits of the checked-out tree as one commit per scope touched (ctx
 // commit). msg replaces the default summary. Nothing to record is no commit and no error.
+//
+// Every edited file is validated first (ValidateFile): one that would break readers on every clone is
+// refused, with all the problems listed, and nothing is committed. When the context ref has moved since
+// the file was checked out (a write of another process or worktree, or a pull), the hand edit is merged
+// three-way with the merge layer (base: the version checked out, ours: the file on disk, theirs: the
+// ref's version): a newer write is never silently reverted, and an overlapping change becomes a conflict
+// record. The checked-out tree then mirrors what was committed.
 func (s *Store) CommitHandEdits(ctx context.Context, msg string) (*Committed, []HandEdit, error) {
 	edits, err := s.HandEdits(ctx)
 	if err != nil {
@@ -292,31 +307,97 @@ func (s *Store) CommitHandEdits(ctx context.Context, msg string) (*Committed, []
 	if len(edits) == 0 {
 		return &Committed{}, nil, nil
 	}
+	rec, err := s.ReadRecord()
+	if err != nil {
+		return nil, nil, err
+	}
 	root := s.CheckoutRoot()
-	ed := Edits{}
+	disk := map[string][]byte{}
+	var problems []string
 	for _, e := range edits {
 		if e.Change == "deleted" {
-			ed.Del(e.Scope, e.Path)
 			continue
 		}
 		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(e.Path)))
 		if err != nil {
 			return nil, nil, fmt.Errorf("read %s: %w", e.Path, err)
 		}
-		if err := checkPath(e.Path); err != nil {
-			return nil, nil, err
+		if err := ValidateFile(e.Path, data); err != nil {
+			problems = append(problems, err.Error())
+			continue
 		}
-		ed.Put(e.Scope, e.Path, data)
+		disk[e.Path] = data
+	}
+	if len(problems) > 0 {
+		return nil, edits, invalidf("nothing committed: fix or remove these files of %s first:\n  %s", CheckoutDir, strings.Join(problems, "\n  "))
 	}
 	if msg == "" {
 		msg = fmt.Sprintf("record %d hand edit(s) of %s", len(edits), CheckoutDir)
 	}
 	keys := make([]string, 0, len(edits))
+	force := map[string]bool{}
 	for _, e := range edits {
 		keys = append(keys, e.Path)
+		force[e.Path] = true
 	}
-	c, err := s.Write(ctx, Op{Name: "commit", Key: strings.Join(keys, ","), Summary: msg},
-		func(*View) (Edits, error) { return ed, nil })
+	c, err := s.Write(ctx, Op{Name: "commit", Key: strings.Join(keys, ","), Summary: msg}, func(v *View) (Edits, error) {
+		ed := Edits{}
+		for _, e := range edits {
+			cur, err := v.ReadIn(ctx, e.Scope, e.Path)
+			curExists := err == nil
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return nil, err
+			}
+			mine, mineExists := disk[e.Path]
+			var base []byte
+			baseExists := false
+			if f, ok := rec.Files[e.Path]; ok {
+				if base, err = s.Repo.ReadBlob(ctx, plumbing.NewHash(f.Blob)); err != nil {
+					return nil, fmt.Errorf("read the checked-out version of %s: %w", e.Path, err)
+				}
+				baseExists = true
+			}
+			moved := curExists != baseExists || curExists && !bytes.Equal(cur, base)
+			if !moved {
+				if mineExists {
+					ed.Put(e.Scope, e.Path, mine)
+				} else {
+					ed.Del(e.Scope, e.Path)
+				}
+				continue
+			}
+			// The ref moved since checkout: merge base / hand edit / ref.
+			fb, fo, ft := merge.Files{}, merge.Files{}, merge.Files{}
+			if baseExists {
+				fb[e.Path] = base
+			}
+			if mineExists {
+				fo[e.Path] = mine
+			}
+			if curExists {
+				ft[e.Path] = cur
+			}
+			m := merge.Tree(fb, fo, ft)
+			for p, b := range m.Files {
+				if p == e.Path && curExists && bytes.Equal(b, cur) {
+					continue
+				}
+				ed.Put(e.Scope, p, b)
+			}
+			if _, ok := m.Files[e.Path]; !ok && curExists {
+				ed.Del(e.Scope, e.Path)
+			}
+		}
+		return ed, nil
+	})
+	if err != nil {
+		return c, edits, err
+	}
+	// What was committed replaces the hand-edited files (their content is in the commit or in a conflict
+	// record), so that .context/ mirrors the branch again.
+	if _, err := s.refresh(ctx, force); err != nil {
+		return c, edits, fmt.Errorf("committed, but refreshing %s failed: %w", CheckoutDir, err)
+	}
 	return c, edits, err
 }
 

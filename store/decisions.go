@@ -204,7 +204,7 @@ func NormalizeStatus(s string) (string, error) {
 	if contains(DecisionStatuses, s) {
 		return s, nil
 	}
-	return "", fmt.Errorf("invalid status %q: use one of %s", s, strings.Join(DecisionStatuses, ", "))
+	return "", invalidf("invalid status %q: use one of %s", s, strings.Join(DecisionStatuses, ", "))
 }
 
 func (s *Store) renderDecision(d Decision, uid string, body []byte) []byte {
@@ -240,7 +240,7 @@ func (s *Store) decisionPlan(ctx context.Context, v *View, in NewDecision, autho
 		status = "proposed"
 	}
 	if !contains(DecisionStatuses, status) {
-		return Decision{}, nil, fmt.Errorf("invalid status %q: use one of %s", status, strings.Join(DecisionStatuses, ", "))
+		return Decision{}, nil, invalidf("invalid status %q: use one of %s", status, strings.Join(DecisionStatuses, ", "))
 	}
 	sc := in.Scope
 	if sc == "" {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+	"unicode/utf8"
 )
 
 // Kind is a kind of keyed markdown entry: knowledge or convention.
@@ -104,8 +105,11 @@ func (s *Store) SetEntry(ctx context.Context, k Kind, in SetEntry) (*Committed, 
 	if err := ValidKey(in.Key); err != nil {
 		return nil, err
 	}
+	if !utf8.ValidString(in.Content) {
+		return nil, invalidf("%s %s: the content is not UTF-8 text (entries are markdown; JSON and MCP readers cannot carry other bytes)", k.Name, in.Key)
+	}
 	if in.Provenance != "" && !contains(Provenances, in.Provenance) {
-		return nil, fmt.Errorf("invalid provenance %q: use one of %s", in.Provenance, strings.Join(Provenances, ", "))
+		return nil, invalidf("invalid provenance %q: use one of %s", in.Provenance, strings.Join(Provenances, ", "))
 	}
 	author, err := s.Repo.Identity(ctx)
 	if err != nil {

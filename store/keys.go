@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"golang.org/x/text/unicode/norm"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -15,11 +16,33 @@ const MaxKeyBytes = 128
 // ErrInvalidKey is wrapped by every error ValidKey returns, so callers can test with errors.Is.
 var ErrInvalidKey = errors.New("invalid key")
 
+// windowsReserved are the device names Windows refuses as file names, with or without an extension.
+var windowsReserved = map[string]bool{"con": true, "prn": true, "aux": true, "nul": true,
+	"com1": true, "com2": true, "com3": true, "com4": true, "com5": true, "com6": true, "com7": true, "com8": true, "com9": true,
+	"lpt1": true, "lpt2": true, "lpt3": true, "lpt4": true, "lpt5": true, "lpt6": true, "lpt7": true, "lpt8": true, "lpt9": true}
+
+// ErrInvalid is wrapped by every error about a value the caller gave (a status, a rating, a scope, an
+// activity field, a file of the checked-out tree that does not parse...), so that the CLI can report a
+// usage error (exit 2) and the MCP server a tool error. Nothing is written when it is returned.
+var ErrInvalid = errors.New("invalid input")
+
+// invalidf returns an error wrapping ErrInvalid with the message as given (no prefix).
+func invalidf(format string, a ...any) error {
+	return &invalidError{msg: fmt.Sprintf(format, a...)}
+}
+
+type invalidError struct{ msg string }
+
+func (e *invalidError) Error() string        { return e.msg }
+func (e *invalidError) Is(target error) bool { return target == ErrInvalid }
+
 // ValidKey reports whether s may be used as a knowledge or convention key, a skill name, a session id or
 // a member/agent name. The rules are those of docs/format.md "Keys and names" (design §2): 1 to 128 bytes
 // of UTF-8; letters of any script, lower case where the script has case; digits; '-', '_' and '.' inside
 // ('.' neither first nor last and never "..", '-' not first). Not allowed: '/', '\', NUL, control
-// characters, spaces, a leading dot or dash. "_x" and "x-" pass. Combining marks
+// characters, spaces, a leading dot or dash. Two more rules keep the checked-out tree portable: the key must
+// be in Unicode normal form C (NFC and NFD spellings of "é" would be two keys that collide on macOS), and
+// not a Windows device name (con, nul, com1, ...). "_x" and "x-" pass. Combining marks
 // (Unicode categories Mn, Mc, Me) are accepted after the first character, because many scripts
 // (Devanagari, decomposed Latin) cannot be written without them.
 //
@@ -44,6 +67,12 @@ func ValidKey(s string) error {
 		return bad("ends with '.'")
 	case strings.Contains(s, ".."):
 		return bad(`contains ".." (a path traversal)`)
+	}
+	if !norm.NFC.IsNormalString(s) {
+		return bad("not in Unicode normal form C (the same name typed on another system would differ; use %q)", norm.NFC.String(s))
+	}
+	if base, _, _ := strings.Cut(s, "."); windowsReserved[base] {
+		return bad("%q is a reserved file name on Windows, where teammates check the store out", base)
 	}
 	for i, r := range s {
 		switch {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -107,12 +108,24 @@ type InitResult struct {
 // context branch it is adopted instead of starting a second history. Run again, it changes nothing.
 // It never touches HEAD, the index or the working files.
 func (s *Store) Init(ctx context.Context, opt InitOptions) (*InitResult, error) {
-	if opt.Branch != "" {
-		ref := "refs/heads/" + opt.Branch
-		if err := plumbing.ReferenceName(ref).Validate(); err != nil || strings.ContainsAny(opt.Branch, " ~^:?*[\\") {
-			return nil, fmt.Errorf("invalid branch name %q", opt.Branch)
+	if opt.Branch != "" && opt.Branch != s.Cfg.Branch {
+		if err := validBranch(opt.Branch); err != nil {
+			return nil, err
+		}
+		// A store exists already under another name: init does not start a second one.
+		if cur, err := s.Repo.Resolve(ctx, s.BranchRef()); err != nil {
+			return nil, err
+		} else if !cur.IsZero() {
+			return nil, invalidf("this repository's context branch is %s already; ctx init --branch %s would start a second store (to rename it: git branch -m %s %s, then ctx config)",
+				s.BranchRef(), opt.Branch, s.Cfg.Branch, opt.Branch)
 		}
 		s.Cfg.Branch = opt.Branch
+	}
+	if err := s.checkBranchIsContext(ctx); err != nil {
+		return nil, err
+	}
+	if err := s.checkCheckoutDirFree(ctx); err != nil {
+		return nil, err
 	}
 	if opt.Remote != "" {
 		s.Cfg.Remote = opt.Remote
@@ -164,6 +177,54 @@ func (s *Store) Init(ctx context.Context, opt InitOptions) (*InitResult, error) 
 		return nil, err
 	}
 	return res, nil
+}
+
+// validBranch checks a context branch name as git check-ref-format(1) does for refs/heads/<name>.
+func validBranch(name string) error {
+	if err := plumbing.ReferenceName("refs/heads/" + name).Validate(); err != nil || strings.ContainsAny(name, " ~^:?*[\\") || strings.HasPrefix(name, "-") {
+		return invalidf("invalid branch name %q", name)
+	}
+	return nil
+}
+
+// checkBranchIsContext refuses a context branch that is the branch checked out in this worktree, or an
+// existing branch that is not a context store (no manifest.json at its root): ctx would commit its entries
+// onto the user's code (ctx init --branch main).
+func (s *Store) checkBranchIsContext(ctx context.Context) error {
+	if s.Repo.CurrentBranch() == s.Cfg.Branch {
+		return invalidf("branch %s is checked out in this worktree: the context branch must be a branch of its own (the default is %s)", s.Cfg.Branch, DefaultBranch)
+	}
+	tip, err := s.Repo.Resolve(ctx, s.BranchRef())
+	if err != nil || tip.IsZero() {
+		return err
+	}
+	tree, err := s.Repo.TreeOf(ctx, tip)
+	if err != nil {
+		return err
+	}
+	if h, err := s.Repo.PathHash(ctx, tree, ManifestPath); err != nil {
+		return err
+	} else if h.IsZero() {
+		return invalidf("branch %s exists and is not a context store (it has no %s): choose another name with ctx init --branch NAME", s.Cfg.Branch, ManifestPath)
+	}
+	return nil
+}
+
+// checkCheckoutDirFree refuses to check the store out into a .context/ folder whose files git tracks in
+// the user's branch: they would mix with the store's files and be committed to the context branch.
+func (s *Store) checkCheckoutDirFree(ctx context.Context) error {
+	if s.Repo.Bare() || !gitstore.HasGit() {
+		return nil
+	}
+	cmd := exec.CommandContext(ctx, "git", "ls-files", "--", CheckoutDir)
+	cmd.Dir = s.Repo.WorkTree()
+	cmd.Env = append(os.Environ(), "GIT_DIR="+s.Repo.GitDir(), "GIT_WORK_TREE="+s.Repo.WorkTree())
+	out, err := cmd.Output()
+	if err == nil && len(bytes.TrimSpace(out)) > 0 {
+		return invalidf("this repository tracks files in %s/ (%s...): ctx keeps its checked-out tree there; move them first",
+			CheckoutDir, strings.SplitN(strings.TrimSpace(string(out)), "\n", 2)[0])
+	}
+	return nil
 }
 
 func fileMissing(p string) bool {

@@ -246,7 +246,7 @@ func (s *Store) ReportSkillUsage(ctx context.Context, name, sessionID string) (S
 // nothing.
 func (s *Store) RateSkill(ctx context.Context, name string, rating int, comment string) (SkillFeedback, *Committed, error) {
 	if rating < 1 || rating > 5 {
-		return SkillFeedback{}, nil, fmt.Errorf("rate skill %s: rating %d is out of range: use a whole number from 1 to 5", name, rating)
+		return SkillFeedback{}, nil, invalidf("rate skill %s: rating %d is out of range: use a whole number from 1 to 5", name, rating)
 	}
 	f := SkillFeedback{ID: uuid.NewString(), Agent: s.Actor.Agent, Rating: float64(rating), Comment: comment, Timestamp: now()}
 	op := Op{Name: "skill.rate", Key: name, Summary: fmt.Sprintf("rate skill %s %d", name, rating)}
@@ -487,7 +487,18 @@ func (s *Store) ProposeSkill(ctx context.Context, name, proposedContent, rationa
 		return SkillProposal{}, nil, fmt.Errorf("skill: %w", err)
 	}
 	if strings.TrimSpace(proposedContent) == "" {
-		return SkillProposal{}, nil, fmt.Errorf("propose skill %s: the proposed content is empty", name)
+		return SkillProposal{}, nil, invalidf("propose skill %s: the proposed content is empty", name)
+	}
+	// The proposal replaces SKILL.md when accepted: it must stay the same skill (Agent Skills: the name in
+	// the front matter is the skill's folder name).
+	if fm, _, ok := SplitFrontMatter([]byte(proposedContent)); ok {
+		m, err := ParseMeta(fm)
+		if err != nil {
+			return SkillProposal{}, nil, invalidf("propose skill %s: the proposed front matter does not parse: %v", name, err)
+		}
+		if n := m.String("name"); n != "" && n != name {
+			return SkillProposal{}, nil, invalidf("propose skill %s: the proposed SKILL.md is named %q; a proposal keeps the skill's name", name, n)
+		}
 	}
 	id := uuid.NewString()
 	var out SkillProposal
@@ -498,7 +509,7 @@ func (s *Store) ProposeSkill(ctx context.Context, name, proposedContent, rationa
 			return nil, err
 		}
 		if string(cur) == proposedContent {
-			return nil, errors.New("the proposed content is the same as the current SKILL.md")
+			return nil, invalidf("the proposed content is the same as the current SKILL.md")
 		}
 		out = SkillProposal{ID: id, SkillName: name, Agent: s.Actor.Agent, Rationale: rationale,
 			ProposedContent: proposedContent, DiffSummary: UnifiedDiff(string(cur), proposedContent, 3),

@@ -41,7 +41,7 @@ func ParseScope(s string) (Scope, error) {
 	case Private, Ephemeral:
 		return Scope(s), nil
 	}
-	return "", fmt.Errorf("invalid scope %q: use public, private or ephemeral", s)
+	return "", invalidf("invalid scope %q: use public, private or ephemeral", s)
 }
 
 // The local refs of the private and ephemeral scopes (design §2).
@@ -130,11 +130,15 @@ func (s *Store) loadConfig() error {
 	if err != nil {
 		return fmt.Errorf("read ctx config: %w", err)
 	}
+	hint := "fix it or delete it: it holds only ctx's settings for this repository (ctx config), and the default branch is " + DefaultBranch
 	if err := json.Unmarshal(b, &s.Cfg); err != nil {
-		return fmt.Errorf("ctx config %s: %w", s.configPath(), err)
+		return fmt.Errorf("ctx config %s: %w (%s)", s.configPath(), err, hint)
 	}
 	if s.Cfg.Branch == "" {
 		s.Cfg.Branch = DefaultBranch
+	}
+	if err := validBranch(s.Cfg.Branch); err != nil {
+		return fmt.Errorf("ctx config %s: %w (%s)", s.configPath(), err, hint)
 	}
 	return nil
 }

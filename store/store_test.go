@@ -346,3 +346,117 @@ func TestPullPushByURL(t *testing.T) {
 		t.Errorf("tips differ")
 	}
 }
+
+// TestHandEditOfStaleFile: a hand edit of a file whose entry was rewritten since it was checked out never
+// silently reverts the newer write: it is merged three-way, and an overlap becomes a conflict record.
+func TestHandEditOfStaleFile(t *testing.T) {
+	s, dir := storetest.New(t)
+	if _, err := s.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "lu", Content: "line one\nline two\nline three\n"}); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, ".context", "knowledge", "lu.md")
+	b, _ := os.ReadFile(p)
+	os.WriteFile(p, []byte(strings.Replace(string(b), "line one", "line ONE (by hand)", 1)), 0o644)
+	// A newer write of the same entry (another agent): the hand edit is kept on disk, the ref moves on.
+	if _, err := s.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "lu", Content: "line one\nline two\nline three (newer)\n"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.CommitHandEdits(bg, ""); err != nil {
+		t.Fatal(err)
+	}
+	got := storetest.Show(t, dir, "ctx", "knowledge/lu.md")
+	if !strings.Contains(got, "line ONE (by hand)") || !strings.Contains(got, "line three (newer)") {
+		t.Fatalf("the hand edit and the newer write did not both survive:\n%s", got)
+	}
+	if edits, _ := s.HandEdits(bg); len(edits) != 0 {
+		t.Errorf(".context/ does not mirror the commit: %+v", edits)
+	}
+	// The same line changed both ways: the newer write is kept, the hand edit goes to a conflict record.
+	b, _ = os.ReadFile(p)
+	os.WriteFile(p, []byte(strings.Replace(string(b), "line two", "line 2 by hand", 1)), 0o644)
+	if _, err := s.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "lu", Content: strings.Replace(got[strings.Index(got, "line ONE"):], "line two", "line 2 newer", 1)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.CommitHandEdits(bg, ""); err != nil {
+		t.Fatal(err)
+	}
+	files := storetest.Files(t, dir, "ctx")
+	records := 0
+	for f := range files {
+		if strings.HasPrefix(f, "conflicts/") {
+			records++
+			if rec := storetest.Show(t, dir, "ctx", f); !strings.Contains(rec, "line 2 by hand") && !strings.Contains(rec, "line 2 newer") {
+				t.Errorf("conflict record lacks the losing version: %s", rec)
+			}
+		}
+	}
+	if records != 1 {
+		t.Errorf("want one conflict record, got %d", records)
+	}
+}
+
+// TestCommitRefusesBrokenFiles: files that would break readers on every clone are refused, all listed,
+// and nothing is committed.
+func TestCommitRefusesBrokenFiles(t *testing.T) {
+	s, dir := storetest.New(t)
+	n := storetest.Count(t, dir, "ctx")
+	ctxDir := filepath.Join(dir, ".context")
+	os.WriteFile(filepath.Join(ctxDir, "state.json"), []byte("not json"), 0o644)
+	os.MkdirAll(filepath.Join(ctxDir, "knowledge"), 0o755)
+	os.WriteFile(filepath.Join(ctxDir, "knowledge", "UPPER.md"), []byte("x\n"), 0o644)
+	os.WriteFile(filepath.Join(ctxDir, "knowledge", "b1.md"), []byte("---\nauthor: [unclosed\n---\nb\n"), 0o644)
+	os.WriteFile(filepath.Join(ctxDir, "notes.txt"), []byte("stray\n"), 0o644)
+	_, _, err := s.CommitHandEdits(bg, "")
+	if !errors.Is(err, store.ErrInvalid) {
+		t.Fatalf("want ErrInvalid, got %v", err)
+	}
+	for _, want := range []string{"state.json", "UPPER", "b1.md", "notes.txt"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error does not name %s: %v", want, err)
+		}
+	}
+	if storetest.Count(t, dir, "ctx") != n {
+		t.Errorf("a commit was made")
+	}
+}
+
+// TestInitRefusesUnsafeBranches: the context branch is never the user's checked-out branch, an existing
+// branch that is not a store, or a second store beside an existing one; a tracked .context/ is refused.
+func TestInitRefusesUnsafeBranches(t *testing.T) {
+	dir := storetest.Repo(t)
+	s, _ := store.Open(bg, dir, store.Actor{})
+	for _, b := range []string{"main"} {
+		if _, err := s.Init(bg, store.InitOptions{Branch: b}); !errors.Is(err, store.ErrInvalid) {
+			t.Errorf("init --branch %s: %v", b, err)
+		}
+	}
+	storetest.Git(t, dir, "branch", "feature")
+	s, _ = store.Open(bg, dir, store.Actor{})
+	if _, err := s.Init(bg, store.InitOptions{Branch: "feature"}); err == nil || !strings.Contains(err.Error(), "not a context store") {
+		t.Errorf("init on a code branch: %v", err)
+	}
+	if got := storetest.Git(t, dir, "rev-parse", "feature"); got != storetest.Git(t, dir, "rev-parse", "main") {
+		t.Errorf("feature moved")
+	}
+	s, _ = store.Open(bg, dir, store.Actor{})
+	if _, err := s.Init(bg, store.InitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	s, _ = store.Open(bg, dir, store.Actor{})
+	if _, err := s.Init(bg, store.InitOptions{Branch: "other"}); err == nil || !strings.Contains(err.Error(), "already") {
+		t.Errorf("a second store: %v", err)
+	}
+	if _, err := storetest.GitErr(dir, "rev-parse", "--verify", "refs/heads/other"); err == nil {
+		t.Errorf("refs/heads/other was created")
+	}
+
+	tracked := storetest.Repo(t)
+	os.MkdirAll(filepath.Join(tracked, ".context"), 0o755)
+	os.WriteFile(filepath.Join(tracked, ".context", "mine.txt"), []byte("x"), 0o644)
+	storetest.Git(t, tracked, "add", ".context/mine.txt")
+	storetest.Git(t, tracked, "commit", "-qm", "tracked .context")
+	st, _ := store.Open(bg, tracked, store.Actor{})
+	if _, err := st.Init(bg, store.InitOptions{}); err == nil || !strings.Contains(err.Error(), "tracks files in .context") {
+		t.Errorf("tracked .context/: %v", err)
+	}
+}

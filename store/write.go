@@ -67,6 +67,9 @@ func (c *Committed) Changed() bool { return len(c.Commits) > 0 }
 // (when a ref moved concurrently) and must only compute. The public branch must exist (ErrNotInitialized).
 func (s *Store) Write(ctx context.Context, op Op, fn func(v *View) (Edits, error)) (*Committed, error) {
 	out := &Committed{Commits: map[Scope]plumbing.Hash{}}
+	if s.Repo.CurrentBranch() == s.Cfg.Branch {
+		return nil, invalidf("branch %s is checked out in this worktree: ctx does not write to the branch you work on (see ctx config branch)", s.Cfg.Branch)
+	}
 	msg := s.Message(op)
 	refs := s.Refs()
 	res, err := s.Repo.Transact(ctx, refs, func(tips map[string]gitstore.Tip) (map[string]*gitstore.Write, error) {

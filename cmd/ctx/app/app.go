@@ -26,8 +26,9 @@ type IO struct {
 	Out, Err io.Writer
 }
 
-// Exit codes of ctx (one place): 0 success, 1 failure, 2 usage error, 3 entry not found, 4 no context
-// store (run ctx init), 5 a transfer with the remote failed or was refused.
+// Exit codes of ctx (one place): 0 success, 1 failure, 2 usage error (a bad flag or argument, an unknown
+// command, a value the store refuses as invalid: a key, a status, a rating, a scope...), 3 entry not found,
+// 4 no context store (run ctx init), 5 a transfer with the remote failed or was refused.
 const (
 	ExitOK          = 0
 	ExitFailure     = 1
@@ -56,7 +57,7 @@ func ExitCode(err error) int {
 		return ExitOK
 	case errors.Is(err, context.Canceled):
 		return exitInterrupted
-	case errors.As(err, &ue), errors.As(err, &amb), errors.Is(err, store.ErrInvalidKey):
+	case errors.As(err, &ue), errors.As(err, &amb), errors.Is(err, store.ErrInvalidKey), errors.Is(err, store.ErrInvalid):
 		return ExitUsage
 	case errors.As(err, &nf):
 		return ExitNotFound
@@ -78,10 +79,52 @@ func ExitCode(err error) int {
 func Run(ctx context.Context, args []string, io IO) int {
 	a := newApp(io)
 	err := a.RunContext(ctx, normalizeArgs(a, args))
+	err = unknownCommand(a, args, err)
 	if err != nil {
 		fmt.Fprintf(io.Err, "ctx: %v\n", err)
 	}
 	return ExitCode(err)
+}
+
+// unknownCommand turns urfave/cli's "No help topic for 'x'" (an unknown command, exit 3 by urfave) into a
+// usage error that points at the help of the command it was given to: `ctx bogus` says to see ctx --help,
+// `ctx decision bogus` ctx decision --help.
+func unknownCommand(a *cli.App, args []string, err error) error {
+	if err == nil {
+		return nil
+	}
+	name, ok := strings.CutPrefix(err.Error(), "No help topic for '")
+	if !ok {
+		return err
+	}
+	name = strings.TrimSuffix(name, "'")
+	path := []string{"ctx"}
+	cmds, flags := a.Commands, a.Flags
+	for i := 1; i < len(args); i++ {
+		arg := args[i]
+		if strings.HasPrefix(arg, "-") {
+			if takesValue(flags, arg) {
+				i++
+			}
+			continue
+		}
+		var next *cli.Command
+		for _, c := range cmds {
+			if c.HasName(arg) {
+				next = c
+			}
+		}
+		if next == nil {
+			break
+		}
+		path = append(path, next.Name)
+		cmds, flags = next.Subcommands, append(next.Flags, a.Flags...)
+	}
+	what := "command"
+	if len(path) > 1 {
+		what = "subcommand"
+	}
+	return usagef("unknown %s %q: see %s --help", what, name, strings.Join(path, " "))
 }
 
 // globals are the flags every command takes.
