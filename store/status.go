@@ -23,7 +23,9 @@ type Status struct {
 	Ephemeral   string         `json:"ephemeral_tip,omitempty"`
 }
 
-// Status computes the store's status. ErrNotInitialized when there is no context branch.
+// Status computes the store's status. ErrNotInitialized when there is no context branch. It first brings
+// the checked-out tree up to the refs (Refresh: a write from another worktree or process, or a .context/
+// removed by hand), so that the hand edits it reports are edits, not a stale view.
 func (s *Store) Status(ctx context.Context) (*Status, error) {
 	tips, err := s.Tips(ctx)
 	if err != nil {
@@ -31,6 +33,9 @@ func (s *Store) Status(ctx context.Context) (*Status, error) {
 	}
 	if tips[Public].IsZero() {
 		return nil, ErrNotInitialized
+	}
+	if _, err := s.Refresh(ctx); err != nil {
+		return nil, err
 	}
 	st := &Status{Branch: s.Cfg.Branch, Tip: tips[Public].String(), Counts: map[string]int{}, HandEdits: []HandEdit{}}
 	if !tips[Private].IsZero() {

@@ -7,21 +7,24 @@ import (
 )
 
 // AddMember adds {name, machine, added} to manifest.json's team.members (seed 000's Manifest) and bumps
-// updated_at, one commit. name must be a valid key (design §2); machine "" is s.Actor.Machine. A member
+// updated_at, one commit. name must be a valid key (design §2); machine "" records no machine (a teammate added from here is not on this machine). A member
 // already listed with the same name and machine is not added twice (no commit; the existing one is
 // returned). The rest of manifest.json, unknown fields included, is kept as it is.
 func (s *Store) AddMember(ctx context.Context, name, machine string) (Member, *Committed, error) {
 	if err := ValidKey(name); err != nil {
 		return Member{}, nil, fmt.Errorf("member: %w", err)
 	}
-	if machine == "" {
-		machine = s.Actor.Machine
-	}
-	if err := ValidKey(machine); err != nil {
-		return Member{}, nil, fmt.Errorf("machine: %w", err)
+	if machine != "" {
+		if err := ValidKey(machine); err != nil {
+			return Member{}, nil, fmt.Errorf("machine: %w", err)
+		}
 	}
 	var out Member
-	op := Op{Name: "team.add", Key: name, Summary: fmt.Sprintf("add member %s on %s", name, machine)}
+	summary := "add member " + name
+	if machine != "" {
+		summary += " on " + machine
+	}
+	op := Op{Name: "team.add", Key: name, Summary: summary}
 	c, err := s.Write(ctx, op, func(v *View) (Edits, error) {
 		m, err := s.ReadManifest(ctx, v)
 		if err != nil {

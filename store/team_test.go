@@ -47,7 +47,7 @@ func TestMembersKeepUnknownManifestFields(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	must[store.Member](t)(f.s.AddMember(f.ctx, "bob", ""))
+	must[store.Member](t)(f.s.AddMember(f.ctx, "bob", "laptop"))
 	got := storetest.Show(t, f.dir, "ctx", "manifest.json")
 	for _, w := range []string{`"lead": "ada"`, `"x-extra": true`, `"machine": "laptop"`} {
 		if !strings.Contains(got, w) {

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/ctx-dev/ctx/gitstore"
 	"github.com/ctx-dev/ctx/store"
@@ -219,6 +220,18 @@ func printJSON(w io.Writer, v any) error {
 }
 
 var jsonFlag = &cli.BoolFlag{Name: "json", Usage: "print JSON"}
+
+// table returns a tabwriter for a list: cells separated by tabs, each column as wide as its longest cell
+// plus two spaces. Call Flush when done.
+func table(w io.Writer) *tabwriter.Writer { return tabwriter.NewWriter(w, 0, 0, 2, ' ', 0) }
+
+// plural is "1 knowledge entry", "2 knowledge entries": n and the singular or the plural form.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
 
 // commitLine prints what a write did: the commit, or that nothing changed.
 func commitLine(w io.Writer, what string, c *store.Committed) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/ctx-dev/ctx/store"
 	"github.com/urfave/cli/v2"
@@ -138,6 +139,13 @@ func decisionCommand() *cli.Command {
 					if c.NArg() != 2 {
 						return usagef("usage: ctx decision set-status ID|TITLE STATUS")
 					}
+					// An invalid status is a usage error (store.ErrInvalid) even when the decision does not exist.
+					if strings.TrimSpace(c.Args().Get(1)) == "" {
+						return usagef("invalid status \"\": use one of %s", strings.Join(store.DecisionStatuses, ", "))
+					}
+					if _, err := store.NormalizeStatus(c.Args().Get(1)); err != nil {
+						return usagef("%v", err)
+					}
 					s, err := openInit(c)
 					if err != nil {
 						return err
@@ -167,11 +175,18 @@ func decisionCommand() *cli.Command {
 					if err != nil {
 						return err
 					}
+					od, err := s.FindDecision(c.Context, v, c.Args().Get(0))
+					if err != nil {
+						return err
+					}
 					nd, err := s.FindDecision(c.Context, v, c.Args().Get(1))
 					if err != nil {
 						return err
 					}
-					d, err := s.SetDecisionStatus(c.Context, c.Args().Get(0), "superseded", nd.ID)
+					if od.ID == nd.ID {
+						return usagef("decision %d cannot supersede itself: give the id of the decision that replaces it", od.ID)
+					}
+					d, err := s.SetDecisionStatus(c.Context, strconv.Itoa(od.ID), "superseded", nd.ID)
 					if err != nil {
 						return err
 					}

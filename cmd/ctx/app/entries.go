@@ -99,10 +99,11 @@ func entryCommand(k store.Kind, name, usage string) *cli.Command {
 					if c.Bool("json") {
 						return printJSON(c.App.Writer, list)
 					}
+					tw := table(c.App.Writer)
 					for _, e := range list {
-						fmt.Fprintf(c.App.Writer, "%-40s %-9s %s\n", e.Key, e.Scope, firstLine(e.Content))
+						fmt.Fprintf(tw, "%s\t%s\t%s\n", e.Key, e.Scope, firstLine(e.Content))
 					}
-					return nil
+					return tw.Flush()
 				},
 			},
 			scopeCommand(name),

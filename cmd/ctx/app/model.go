@@ -3,6 +3,9 @@ package app
 import (
 	"context"
 	"fmt"
+	"io"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -60,14 +63,7 @@ func stateCommand() *cli.Command {
 					if err != nil {
 						return err
 					}
-					return printOut(c, st, func() {
-						w := c.App.Writer
-						fmt.Fprintf(w, "current task: %s\nblockers:     %s\n", st.CurrentTask, strings.Join(st.Blockers, "; "))
-						for k, val := range st.Progress {
-							fmt.Fprintf(w, "progress:     %s = %s\n", k, val)
-						}
-						fmt.Fprintf(w, "last:         %s on %s at %s\n", st.LastAgent, st.LastMachine, st.UpdatedAt)
-					})
+					return printOut(c, st, func() { printState(c.App.Writer, st) })
 				},
 			},
 			{
@@ -131,6 +127,45 @@ func stateCommand() *cli.Command {
 	}
 }
 
+// printState prints the fields of the state that are set, one a line; "no state yet" when none is.
+func printState(w io.Writer, st store.ActiveState) {
+	n := 0
+	line := func(label, format string, a ...any) {
+		fmt.Fprintf(w, "%-14s"+format+"\n", append([]any{label + ":"}, a...)...)
+		n++
+	}
+	if st.CurrentTask != "" {
+		line("current task", "%s", st.CurrentTask)
+	}
+	if len(st.Blockers) > 0 {
+		line("blockers", "%s", strings.Join(st.Blockers, "; "))
+	}
+	keys := make([]string, 0, len(st.Progress))
+	for k := range st.Progress {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		line("progress", "%s = %s", k, st.Progress[k])
+	}
+	if st.LastAgent != "" || st.LastMachine != "" || st.UpdatedAt != "" {
+		last := st.LastAgent
+		if last == "" {
+			last = "unknown agent"
+		}
+		if st.LastMachine != "" {
+			last += " on " + st.LastMachine
+		}
+		if st.UpdatedAt != "" {
+			last += " at " + st.UpdatedAt
+		}
+		line("last update", "%s", last)
+	}
+	if n == 0 {
+		fmt.Fprintln(w, "no state yet: set it with ctx state set current_task TEXT")
+	}
+}
+
 func sessionCommand() *cli.Command {
 	listFlags := []cli.Flag{
 		&cli.StringSliceFlag{Name: "knowledge", Usage: "knowledge `KEY` added in the session (repeatable)"},
@@ -159,13 +194,17 @@ func sessionCommand() *cli.Command {
 				},
 			},
 			{
-				Name: "update", Usage: "add to a session's summary and lists", ArgsUsage: "ID", Flags: listFlags,
+				Name: "update", Usage: "update a started session: set the summary and add to the lists (ctx session start creates one)", ArgsUsage: "ID", Flags: listFlags,
 				Action: func(c *cli.Context) error {
 					if c.NArg() != 1 {
 						return usagef("usage: ctx session update ID [--summary S] [--knowledge K] ...")
 					}
-					s, err := openInit(c)
+					s, v, err := viewOf(c)
 					if err != nil {
+						return err
+					}
+					// AppendSession would start a session it does not know: an unknown ID is a typo here.
+					if _, err := s.GetSession(c.Context, v, c.Args().Get(0)); err != nil {
 						return err
 					}
 					ss, res, err := s.AppendSession(c.Context, store.SessionUpdate{ID: c.Args().Get(0), Agent: s.Actor.Agent, Summary: c.String("summary"),
@@ -210,13 +249,15 @@ func sessionCommand() *cli.Command {
 						return err
 					}
 					return printOut(c, list, func() {
+						tw := table(c.App.Writer)
 						for _, ss := range list {
 							ended := "open"
 							if ss.Ended != nil {
 								ended = *ss.Ended
 							}
-							fmt.Fprintf(c.App.Writer, "%s %s %-12s %-20s %s\n", ss.ID, ss.Started, ss.Agent, ended, firstLine(ss.Summary))
+							fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", ss.ID, ss.Started, ss.Agent, ended, firstLine(ss.Summary))
 						}
+						tw.Flush()
 					})
 				},
 			},
@@ -303,9 +344,11 @@ func skillCommand() *cli.Command {
 						return err
 					}
 					return printOut(c, list, func() {
+						tw := table(c.App.Writer)
 						for _, sk := range list {
-							fmt.Fprintf(c.App.Writer, "%-32s %-9s %s\n", sk.Name, sk.Scope, firstLine(sk.Description))
+							fmt.Fprintf(tw, "%s\t%s\t%s\n", sk.Name, sk.Scope, firstLine(sk.Description))
 						}
+						tw.Flush()
 					})
 				},
 			},
@@ -373,13 +416,15 @@ func skillCommand() *cli.Command {
 						return err
 					}
 					return printOut(c, st, func() {
+						tw := table(c.App.Writer)
 						for _, x := range st {
 							flag := ""
 							if x.NeedsAttention {
 								flag = "needs attention"
 							}
-							fmt.Fprintf(c.App.Writer, "%-32s used %3d  rating %.2f (%d)  %s\n", x.SkillName, x.UsageCount, x.AvgRating, x.RatingCount, flag)
+							fmt.Fprintf(tw, "%s\tused %3d\trating %.2f (%d)\t%s\n", x.SkillName, x.UsageCount, x.AvgRating, x.RatingCount, flag)
 						}
+						tw.Flush()
 					})
 				},
 			},
@@ -428,21 +473,29 @@ func skillCommand() *cli.Command {
 				},
 			},
 			{
-				Name: "proposals", Usage: "list proposals", ArgsUsage: "[NAME]",
-				Flags: []cli.Flag{&cli.StringFlag{Name: "status", Usage: "pending, accepted, rejected or upstream"}, jsonFlag},
+				Name: "proposals", Usage: "list the proposals of one skill, or of every skill without NAME", ArgsUsage: "[NAME]",
+				Flags: []cli.Flag{&cli.StringFlag{Name: "status", Usage: "only proposals with `STATUS`: " + strings.Join(store.ProposalStatuses, ", ")}, jsonFlag},
 				Action: func(c *cli.Context) error {
+					if c.NArg() > 1 {
+						return usagef("usage: ctx skill proposals [NAME] [--status S]")
+					}
+					if st := c.String("status"); st != "" && !slices.Contains(store.ProposalStatuses, st) {
+						return usagef("invalid proposal status %q: use one of %s", st, strings.Join(store.ProposalStatuses, ", "))
+					}
 					s, v, err := viewOf(c)
 					if err != nil {
 						return err
 					}
-					list, err := s.ListProposals(c.Context, v, c.Args().Get(0), c.String("status"))
+					list, err := listProposals(c, s, v, c.Args().Get(0), c.String("status"))
 					if err != nil {
 						return err
 					}
 					return printOut(c, list, func() {
+						tw := table(c.App.Writer)
 						for _, p := range list {
-							fmt.Fprintf(c.App.Writer, "%s %-24s %-9s %s %s\n", p.ID, p.SkillName, p.Status, p.Agent, firstLine(p.Rationale))
+							fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", p.ID, p.SkillName, p.Status, p.Agent, firstLine(p.Rationale))
 						}
+						tw.Flush()
 					})
 				},
 			},
@@ -452,9 +505,37 @@ func skillCommand() *cli.Command {
 	}
 }
 
+// listProposals lists the proposals of the skill name, or of every skill when name is "" (in the order of
+// ListSkills, each skill's by creation time).
+func listProposals(c *cli.Context, s *store.Store, v *store.View, name, status string) ([]store.SkillProposal, error) {
+	if name != "" {
+		return s.ListProposals(c.Context, v, name, status)
+	}
+	skills, err := s.ListSkills(c.Context, v)
+	if err != nil {
+		return nil, err
+	}
+	out := []store.SkillProposal{}
+	for _, sk := range skills {
+		list, err := s.ListProposals(c.Context, v, sk.Name, status)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, list...)
+	}
+	return out, nil
+}
+
+// resolveUsage is the help line of ctx skill accept|reject|upstream.
+var resolveUsage = map[string]string{
+	"accept":   "accept a pending proposal: its SKILL.md replaces the skill's in the same commit",
+	"reject":   "reject a pending proposal: the skill stays as it is",
+	"upstream": "mark a pending proposal as sent upstream (to the skill's source): the skill stays as it is here",
+}
+
 func resolveProposal(decision string) *cli.Command {
 	return &cli.Command{
-		Name: decision, Usage: decision + " a proposal (accept replaces SKILL.md in the same commit)", ArgsUsage: "NAME ID",
+		Name: decision, Usage: resolveUsage[decision], ArgsUsage: "NAME ID",
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 2 {
 				return usagef("usage: ctx skill %s NAME ID", decision)
@@ -545,7 +626,7 @@ func activityCommand() *cli.Command {
 				},
 			},
 			{
-				Name: "intent", Usage: "announce what you are about to change (seed 002's intent)", ArgsUsage: "KIND",
+				Name: "intent", Usage: "announce what you are about to change (kind, paths, areas, expiry) so teammates avoid the same files", ArgsUsage: "KIND",
 				Flags: []cli.Flag{
 					&cli.StringSliceFlag{Name: "path", Usage: "a path you will touch (repeatable, ≤20)"},
 					&cli.StringSliceFlag{Name: "area", Usage: "an area, e.g. auth (repeatable, ≤10)"},
@@ -601,13 +682,15 @@ func activityCommand() *cli.Command {
 						return err
 					}
 					return printOut(c, list, func() {
+						tw := table(c.App.Writer)
 						for _, a := range list {
 							stale := ""
 							if a.Stale {
-								stale = "(stale)"
+								stale = " (stale)"
 							}
-							fmt.Fprintf(c.App.Writer, "%-16s %-14s %-14s %-11s %-9s %s %s\n", a.Member, a.Agent, a.Machine, a.Status, a.Availability, a.Task, stale)
+							fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s%s\n", a.Member, a.Agent, a.Machine, a.Status, a.Availability, a.Task, stale)
 						}
+						tw.Flush()
 					})
 				},
 			},
@@ -650,9 +733,11 @@ func teamCommand() *cli.Command {
 						return err
 					}
 					return printOut(c, list, func() {
+						tw := table(c.App.Writer)
 						for _, m := range list {
-							fmt.Fprintf(c.App.Writer, "%-24s %-16s %s\n", m.Name, m.Machine, m.Added)
+							fmt.Fprintf(tw, "%s\t%s\t%s\n", m.Name, m.Machine, m.Added)
 						}
+						tw.Flush()
 					})
 				},
 			},

@@ -3,6 +3,8 @@ package app
 import (
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/ctx-dev/ctx/store"
@@ -84,10 +86,10 @@ func commitCommand() *cli.Command {
 func logCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "log",
-		Usage:     "list context commits with op, key, agent, session, author and time",
+		Usage:     "list context commits with op, key, agent, session, author and time; PATH (knowledge/x.md, or .context/knowledge/x.md) keeps those that touched it",
 		ArgsUsage: "[PATH]",
 		Flags: []cli.Flag{
-			&cli.IntFlag{Name: "n", Usage: "show at most `N` commits"},
+			&cli.IntFlag{Name: "n", Usage: "show at most `N` commits (0: all)"},
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
@@ -98,7 +100,10 @@ func logCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			entries, err := s.Log(c.Context, c.Int("n"), c.Args().Get(0))
+			if c.Int("n") < 0 {
+				return usagef("-n takes a number of commits >= 0 (0: all)")
+			}
+			entries, err := s.Log(c.Context, c.Int("n"), storePath(c, s, c.Args().Get(0)))
 			if err != nil {
 				return err
 			}
@@ -112,6 +117,57 @@ func logCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// storePath turns a PATH argument into a path of the context branch: "knowledge/x.md" as it is;
+// ".context/knowledge/x.md", an absolute path inside the work tree's .context/ or a relative one from
+// inside it, without the checkout folder.
+func storePath(c *cli.Context, s *store.Store, p string) string {
+	if p == "" {
+		return ""
+	}
+	if root := s.CheckoutRoot(); root != "" {
+		abs := p
+		if !filepath.IsAbs(p) {
+			dir := c.String("C")
+			if dir == "" {
+				dir, _ = os.Getwd()
+			}
+			abs = filepath.Join(dir, p)
+		}
+		if rel, ok := under(root, abs); ok {
+			return rel
+		}
+	}
+	p = filepath.ToSlash(p)
+	for strings.HasPrefix(p, "./") {
+		p = p[2:]
+	}
+	return strings.TrimPrefix(p, store.CheckoutDir+"/")
+}
+
+// under returns path relative to root ("/"-separated, "" for root itself) when it is inside root,
+// comparing also with symbolic links resolved (the file itself may be gone: its folder is resolved).
+func under(root, path string) (string, bool) {
+	rel := func(root, path string) (string, bool) {
+		r, err := filepath.Rel(root, path)
+		if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) || filepath.IsAbs(r) {
+			return "", false
+		}
+		if r == "." {
+			return "", true
+		}
+		return filepath.ToSlash(r), true
+	}
+	if r, ok := rel(root, filepath.Clean(path)); ok {
+		return r, true
+	}
+	rr, err1 := filepath.EvalSymlinks(root)
+	dir, err2 := filepath.EvalSymlinks(filepath.Dir(filepath.Clean(path)))
+	if err1 != nil || err2 != nil {
+		return "", false
+	}
+	return rel(rr, filepath.Join(dir, filepath.Base(path)))
 }
 
 var remoteFlag = &cli.StringFlag{Name: "remote", Usage: "remote `NAME` or URL (default: configured, else origin)"}
