@@ -22,11 +22,11 @@ import (
 func (s *srv) modelToolDefs() []toolDef {
 	return []toolDef{
 		{name: "context_update_state", title: "Update state",
-			desc: "Change the active state (seed 000's ActiveState): only the fields given change; an empty " +
+			desc: "Change the active state (current task, blockers, progress): only the fields given change; an empty " +
 				"list or object clears. Records last_agent and last_machine. One commit. Returns {state, commit}.",
 			run: s.updateState},
 		{name: "context_append_session", title: "Append session",
-			desc: "Record what a session did (seed 000's SessionSummary in context://history): starts the session " +
+			desc: "Record what a session did (its summary in context://history): starts the session " +
 				"when it does not exist, else replaces its summary and appends the lists without duplicates. " +
 				"session_id defaults to the server's session. One commit. Returns {session, commit}.",
 			run: s.appendSession},
@@ -47,7 +47,7 @@ func (s *srv) modelToolDefs() []toolDef {
 				"One commit. Returns {skill_name, usage, commit}.",
 			run: s.reportSkillUsage},
 		{name: "context_rate_skill", title: "Rate skill",
-			desc: "Rate a skill 1-5 with an optional comment (seed 000's SkillFeedback; a skill with 2+ ratings " +
+			desc: "Rate a skill 1-5 with an optional comment (a skill with 2+ ratings " +
 				"averaging below 3.0 needs attention). One commit. Returns {skill_name, feedback, commit}.",
 			run: s.rateSkill},
 		{name: "context_propose_skill_improvement", title: "Propose skill improvement",
@@ -55,8 +55,8 @@ func (s *srv) modelToolDefs() []toolDef {
 				"records a unified diff current -> proposed and waits as pending. One commit. Returns {proposal, commit}.",
 			run: s.proposeSkill},
 		{name: "context_list_skill_proposals", title: "List skill proposals", readOnly: true,
-			desc: "List skill improvement proposals (seed 000's SkillProposal), of one skill or of all, optionally " +
-				"with one status. Returns {proposals}.",
+			desc: "List skill improvement proposals, of one skill or of all, optionally only those with one status " +
+				"(pending, accepted, rejected, upstream). Returns {proposals}.",
 			run: s.listProposals},
 		{name: "context_resolve_skill_proposal", title: "Resolve skill proposal",
 			desc: "Settle a pending proposal: accept (replaces SKILL.md in the same commit), reject or upstream. " +
@@ -71,7 +71,7 @@ func (s *srv) modelToolDefs() []toolDef {
 				"Returns {activity, commit}.",
 			run: s.checkOut},
 		{name: "context_set_intent", title: "Set intent",
-			desc: "Announce what you intend to change (seed 002's intent: kind, paths, areas, expires_at) so " +
+			desc: "Announce what you intend to change (kind, paths, areas, expires_at) so " +
 				"that teammates avoid the same files. One commit. Returns {activity, commit}.",
 			run: s.setIntent},
 		{name: "context_set_scope", title: "Set scope",

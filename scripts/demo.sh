@@ -11,8 +11,29 @@ export GIT_CONFIG_NOSYSTEM=1 HOME="$TMP/home" GIT_TERMINAL_PROMPT=0
 mkdir -p "$HOME"
 git config --global init.defaultBranch main
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
-show() { printf '$ %s\n' "$*"; "$@"; }
-as() { export GIT_AUTHOR_NAME="$1" GIT_AUTHOR_EMAIL="$2" GIT_COMMITTER_NAME="$1" GIT_COMMITTER_EMAIL="$2" CTX_MACHINE="$3"; }
+# quote prints one argument as a shell would need it: as is when it is a plain word, else in single quotes
+# (like printf %q, but readable; bash 3.2 has no ${x@Q}).
+quote() {
+  case "$1" in
+    '' | *[!A-Za-z0-9_./:=@%+,-]*) printf "'%s'" "${1//\'/\'\\\'\'}" ;;
+    *) printf '%s' "$1" ;;
+  esac
+}
+# show echoes a command with the prompt of the clone it runs in (ada$, grace$), then runs it.
+show() {
+  local first=$1 a
+  [ "$first" = "$CTX" ] && first=ctx
+  printf '%s$ %s' "$WHO" "$(quote "$first")"
+  shift
+  for a in "$@"; do printf ' %s' "$(quote "$a")"; done
+  printf '\n'
+  if [ "$first" = ctx ]; then "$CTX" "$@"; else "$first" "$@"; fi
+}
+# as switches the person (git identity, machine, prompt) of the commands that follow.
+as() {
+  export GIT_AUTHOR_NAME="$1" GIT_AUTHOR_EMAIL="$2" GIT_COMMITTER_NAME="$1" GIT_COMMITTER_EMAIL="$2" CTX_MACHINE="$3"
+  WHO=$(printf '%s' "${1%% *}" | tr '[:upper:]' '[:lower:]')
+}
 
 step "a bare remote with a project on main"
 git init -q --bare "$TMP/remote.git"
@@ -31,7 +52,15 @@ show "$CTX" decision list
 show "$CTX" knowledge set architecture "One Go binary; the context store is a git branch."
 show "$CTX" decision add "Store context on a git branch" --context "Agents on many machines need shared context" \
   --decision "Every write is a commit on refs/heads/ctx" --consequences "ctx push/pull sync it" --status accepted
-echo "git status of Ada's work tree is untouched:"; git status --short; echo "(clean)"
+echo "Ada's work tree is untouched by ctx:"
+printf '%s$ git status --short\n' "$WHO"
+st=$(git status --short)
+if [ -n "$st" ]; then
+  printf '%s\n' "$st"
+  echo "demo: ctx changed Ada's work tree" >&2
+  exit 1
+fi
+echo "(clean)"
 show "$CTX" push
 show git log --oneline -3 ctx
 

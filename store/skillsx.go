@@ -530,10 +530,25 @@ func (s *Store) ProposeSkill(ctx context.Context, name, proposedContent, rationa
 
 // ListProposals lists a skill's proposals ordered by created_at then id; status "" lists all, else only
 // those with that status (one of pending, accepted, rejected, upstream). *NotFoundError when the skill
-// does not exist.
+// does not exist. name "" lists the proposals of every skill, skill by skill.
 func (s *Store) ListProposals(ctx context.Context, v *View, name, status string) ([]SkillProposal, error) {
 	if status != "" && !contains(ProposalStatuses, status) {
-		return nil, fmt.Errorf("invalid proposal status %q: use one of %s", status, strings.Join(ProposalStatuses, ", "))
+		return nil, invalidf("invalid proposal status %q: use one of %s", status, strings.Join(ProposalStatuses, ", "))
+	}
+	if name == "" {
+		skills, err := s.ListSkills(ctx, v)
+		if err != nil {
+			return nil, err
+		}
+		out := []SkillProposal{}
+		for _, sk := range skills {
+			ps, err := s.ListProposals(ctx, v, sk.Name, status)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, ps...)
+		}
+		return out, nil
 	}
 	sc, _, err := findSkill(ctx, v, name)
 	if err != nil {

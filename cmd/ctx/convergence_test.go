@@ -501,7 +501,7 @@ func TestConflictsCLI(t *testing.T) {
 	}
 	clash("arch")
 	out := run(t, a, 0, "pull")
-	if !strings.Contains(out, "(1 conflict(s))") || !strings.Contains(out, "knowledge/arch.md") {
+	if !strings.Contains(out, "(1 conflict)") || !strings.Contains(out, "knowledge/arch.md") {
 		t.Fatalf("pull: %s", out)
 	}
 	if msg := gitstoretest.Git(t, a, "log", "-1", "--format=%B", "ctx"); !strings.Contains(msg, "Ctx-Op: merge") || !strings.Contains(msg, "Ctx-Conflicts: 1") {
@@ -537,7 +537,7 @@ func TestConflictsCLI(t *testing.T) {
 	// --strategy ours on pull: our version in the merge commit, no record.
 	clash("deploy")
 	out = run(t, a, 0, "pull", "--strategy", "ours")
-	if !strings.Contains(out, "(0 conflict(s))") || !strings.Contains(out, "decided") {
+	if !strings.Contains(out, "(0 conflicts)") || !strings.Contains(out, "decided") {
 		t.Errorf("pull --strategy ours: %s", out)
 	}
 	if got := run(t, a, 0, "knowledge", "get", "deploy"); got != "A's deploy\n" {
@@ -557,7 +557,7 @@ func TestConflictsCLI(t *testing.T) {
 		t.Fatal(err)
 	}
 	out = run(t, a, 0, "sync", "--strategy", "theirs")
-	if !strings.Contains(out, "recorded 1 hand edit(s)") {
+	if !strings.Contains(out, "recorded 1 hand edit ") {
 		t.Errorf("sync: %s", out)
 	}
 	if got := run(t, a, 0, "knowledge", "get", "testing"); got != "B's testing\n" {

@@ -126,8 +126,10 @@ func TestCLIMCPParity(t *testing.T) {
 			cli: func() { cli("state", "set", "blockers") },
 			mcp: func() { tool("context_update_state", map[string]any{"blockers": []any{}}) }},
 		{name: "session append",
+			// context_append_session starts a session it does not know; the CLI's update refuses an unknown
+			// id (a typo) unless --start is given.
 			cli: func() {
-				cli("session", "update", session, "--summary", "schema work", "--knowledge", "architecture", "--decision", "1")
+				cli("session", "update", "--start", session, "--summary", "schema work", "--knowledge", "architecture", "--decision", "1")
 			},
 			mcp: func() {
 				tool("context_append_session", map[string]any{"agent": agent, "summary": "schema work", "session_id": session,

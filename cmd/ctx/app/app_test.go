@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
+	"github.com/urfave/cli/v2"
 )
 
 func TestMain(m *testing.M) {
@@ -80,5 +82,175 @@ func TestRunInProcess(t *testing.T) {
 	var errb bytes.Buffer
 	if code := Run(context.Background(), []string{"ctx", "-C", t.TempDir(), "status"}, IO{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &errb}); code != ExitNoStore {
 		t.Errorf("outside a repository: exit %d %s", code, errb.String())
+	}
+}
+
+// TestReportedRoughEdges covers a new user's report: exit codes of unknown commands and invalid values,
+// session update of an unknown id, a decision superseding itself, log paths under .context/, config
+// --json and durations, empty state, list columns, import messages, proposals of every skill.
+func TestReportedRoughEdges(t *testing.T) {
+	dir := gitstoretest.NewRepo(t)
+	run := func(stdin string, args ...string) (string, string, int) {
+		t.Helper()
+		var out, errb bytes.Buffer
+		code := Run(context.Background(), append([]string{"ctx", "-C", dir}, args...), IO{In: strings.NewReader(stdin), Out: &out, Err: &errb})
+		return out.String(), errb.String(), code
+	}
+	must := func(stdin string, args ...string) string {
+		t.Helper()
+		out, e, code := run(stdin, args...)
+		if code != ExitOK {
+			t.Fatalf("ctx %s: exit %d: %s", strings.Join(args, " "), code, e)
+		}
+		return out
+	}
+	must("", "init", "--no-hooks")
+
+	// An empty state prints no empty fields.
+	if out := must("", "state", "show"); !strings.Contains(out, "no state yet") || strings.Contains(out, "last") {
+		t.Errorf("empty state show: %q", out)
+	}
+
+	must("", "decision", "add", "First")
+	must("", "decision", "add", "Second")
+	must("", "skill", "add", "alpha", "-d", "a skill", "do a")
+	must("", "skill", "add", "beta", "-d", "b skill", "do b")
+	must("---\nname: alpha\ndescription: a\n---\nbetter a\n", "skill", "propose", "alpha", "--rationale", "ra")
+	must("---\nname: beta\ndescription: b\n---\nbetter b\n", "skill", "propose", "beta", "--rationale", "rb")
+
+	for _, c := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"bogus"}, ExitUsage, "see ctx --help"},
+		{[]string{"decision", "bogus"}, ExitUsage, "see ctx decision --help"},
+		{[]string{"skill", "rate", "alpha", "6"}, ExitUsage, "out of range"},
+		{[]string{"skill", "rate", "x", "6"}, ExitUsage, "out of range"},
+		{[]string{"decision", "set-status", "1", "bogus"}, ExitUsage, "invalid status"},
+		{[]string{"decision", "set-status", "99", "bogus"}, ExitUsage, "invalid status"},
+		{[]string{"knowledge", "set", "k", "t", "--scope", "bogus"}, ExitUsage, "invalid scope"},
+		{[]string{"activity", "check-in", "T", "--availability", "bogus"}, ExitUsage, "availability"},
+		{[]string{"import", filepath.Join(dir, "nonexistent")}, ExitUsage, "no such file or directory"},
+		{[]string{"session", "update", "nope", "-m", "x"}, ExitNotFound, "Session 'nope' not found"},
+		{[]string{"decision", "supersede", "1", "1"}, ExitUsage, "cannot supersede itself"},
+		{[]string{"decision", "supersede", "First", "1"}, ExitUsage, "cannot supersede itself"},
+		{[]string{"log", "-n", "-1"}, ExitUsage, "0: all"},
+		{[]string{"config", "sync.timeout", "0"}, ExitUsage, "at least 1s"},
+		{[]string{"config", "sync.timeout", "soon"}, ExitUsage, "at least 1s"},
+		{[]string{"skill", "proposals", "--status", "bogus"}, ExitUsage, "invalid proposal status"},
+	} {
+		_, e, code := run("", c.args...)
+		if code != c.code || !strings.Contains(e, c.msg) || strings.Contains(e, "importer:") || strings.Contains(e, "No help topic") {
+			t.Errorf("ctx %s: exit %d (want %d), stderr %q (want %q)", strings.Join(c.args, " "), code, c.code, e, c.msg)
+		}
+	}
+	if out := must("", "session", "list"); strings.Contains(out, "nope") {
+		t.Errorf("session update of an unknown id created it:\n%s", out)
+	}
+	must("", "session", "start", "s1")
+	must("", "session", "update", "s2", "--start", "-m", "started by update")
+	if out := must("", "session", "list"); !strings.Contains(out, "s2") {
+		t.Errorf("session update --start did not start s2:\n%s", out)
+	}
+	if _, e, code := run("", "session", "update", "s1", "-m", "did it"); code != ExitOK {
+		t.Errorf("session update of a started session: %d %s", code, e)
+	}
+	if out := must("", "decision", "supersede", "1", "2"); !strings.Contains(out, "decision 1 superseded by 2") {
+		t.Errorf("supersede: %q", out)
+	}
+
+	// Proposals of every skill without NAME; of one with it.
+	out := must("", "skill", "proposals")
+	if !strings.Contains(out, "alpha") || !strings.Contains(out, "beta") {
+		t.Errorf("skill proposals (all): %q", out)
+	}
+	if out := must("", "skill", "proposals", "beta"); strings.Contains(out, "alpha") || !strings.Contains(out, "beta") {
+		t.Errorf("skill proposals beta: %q", out)
+	}
+
+	// Columns are as wide as the longest key.
+	long := strings.Repeat("k", 60)
+	must("", "knowledge", "set", long, "long one")
+	must("", "knowledge", "set", "x", "short one")
+	lines := strings.Split(strings.TrimSpace(must("", "knowledge", "list")), "\n")
+	if len(lines) != 2 || strings.Index(lines[0], "public") != strings.Index(lines[1], "public") || strings.Index(lines[0], "public") != 62 {
+		t.Errorf("knowledge list columns:\n%s", strings.Join(lines, "\n"))
+	}
+
+	// log PATH: .context/knowledge/x.md and an absolute path inside .context/ are knowledge/x.md.
+	want := must("", "log", "knowledge/x.md")
+	if !strings.Contains(want, "knowledge.set") {
+		t.Fatalf("log knowledge/x.md: %q", want)
+	}
+	for _, p := range []string{".context/knowledge/x.md", "./.context/knowledge/x.md", filepath.Join(dir, ".context", "knowledge", "x.md")} {
+		if got := must("", "log", p); got != want {
+			t.Errorf("log %s = %q, want %q", p, got, want)
+		}
+	}
+	if n := strings.Count(must("", "log", "-n", "0"), "\n    "); n < 10 {
+		t.Errorf("log -n 0 shows %d commits, want all", n)
+	}
+
+	// config: --json, durations and seconds.
+	must("", "config", "sync.timeout", "5s")
+	if out := must("", "config", "sync.timeout"); out != "5s\n" {
+		t.Errorf("sync.timeout after 5s: %q", out)
+	}
+	must("", "config", "sync.timeout", "90")
+	if out := must("", "config", "sync.timeout"); out != "1m30s\n" {
+		t.Errorf("sync.timeout after 90: %q", out)
+	}
+	var cfg map[string]any
+	if err := json.Unmarshal([]byte(must("", "config", "--json")), &cfg); err != nil || cfg["sync.timeout"] != "1m30s" || cfg["sync.push-with-git"] != false {
+		t.Errorf("config --json: %v %v", cfg, err)
+	}
+
+	// team add NAME without MACHINE records no machine (not this one).
+	must("", "team", "add", "bob")
+	var members []map[string]any
+	if err := json.Unmarshal([]byte(must("", "team", "list", "--json")), &members); err != nil || len(members) != 1 || members[0]["machine"] != "" && members[0]["machine"] != nil {
+		t.Errorf("team add bob: %v %v", members, err)
+	}
+
+	// import: proper plurals, and a re-import that changes nothing says so.
+	src := t.TempDir()
+	os.WriteFile(filepath.Join(src, "AGENTS.md"), []byte("# Agents\n\nRun make test.\n"), 0o644)
+	if out := must("", "import", src); !strings.Contains(out, "1 knowledge entry,") || strings.Contains(out, "(ies)") {
+		t.Errorf("import: %q", out)
+	}
+	if out := must("", "import", src); !strings.Contains(out, "nothing new to import") || strings.Contains(out, "imported") {
+		t.Errorf("re-import: %q", out)
+	}
+}
+
+// TestHelpTexts checks that no help text refers to documents a user does not have (the design or the
+// seeds), and that the proposal verbs each say what they do.
+func TestHelpTexts(t *testing.T) {
+	a := newApp(IO{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}})
+	var walk func(path string, cmds []*cli.Command)
+	walk = func(path string, cmds []*cli.Command) {
+		for _, c := range cmds {
+			texts := []string{c.Usage, c.ArgsUsage, c.Description}
+			for _, f := range c.Flags {
+				if df, ok := f.(cli.DocGenerationFlag); ok {
+					texts = append(texts, df.GetUsage())
+				}
+			}
+			for _, s := range texts {
+				if strings.Contains(s, "seed 00") || strings.Contains(s, "design §") {
+					t.Errorf("%s %s: %q", path, c.Name, s)
+				}
+			}
+			walk(path+" "+c.Name, c.Subcommands)
+		}
+	}
+	walk("ctx", a.Commands)
+	for _, args := range [][]string{{"skill", "reject", "--help"}, {"skill", "upstream", "--help"}} {
+		var out bytes.Buffer
+		Run(context.Background(), append([]string{"ctx"}, args...), IO{In: strings.NewReader(""), Out: &out, Err: &bytes.Buffer{}})
+		if strings.Contains(out.String(), "accept replaces") || strings.Contains(out.String(), "accept a") {
+			t.Errorf("ctx %s: %s", strings.Join(args, " "), out.String())
+		}
 	}
 }

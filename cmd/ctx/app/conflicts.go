@@ -74,7 +74,7 @@ func conflictsCommand() *cli.Command {
 			for _, r := range recs {
 				printConflict(w, r, c.Bool("full"))
 			}
-			fmt.Fprintf(w, "%d open conflict(s): settle one with ctx resolve PATH|ID --ours|--theirs|--file F\n", len(recs))
+			fmt.Fprintf(w, "%s: settle one with ctx resolve PATH|ID --ours|--theirs|--file F\n", plural(len(recs), "open conflict", "open conflicts"))
 			return nil
 		},
 	}

@@ -22,7 +22,7 @@ func integrationsCommand() *cli.Command {
 			jsonFlag,
 		}
 		if install {
-			f = append(f, &cli.StringFlag{Name: "command", Value: "ctx", Usage: "the ctx executable the client runs (default: ctx on PATH)"})
+			f = append(f, &cli.StringFlag{Name: "command", Value: "ctx", Usage: "the ctx `EXECUTABLE` the client runs (a name is looked up on PATH)"})
 		}
 		return append(f, &cli.BoolFlag{Name: "force", Usage: "replace or remove a different entry of the same name"})
 	}

@@ -194,7 +194,8 @@ func sessionCommand() *cli.Command {
 				},
 			},
 			{
-				Name: "update", Usage: "update a started session: set the summary and add to the lists (ctx session start creates one)", ArgsUsage: "ID", Flags: listFlags,
+				Name: "update", Usage: "update a started session: set the summary and add to the lists (ctx session start creates one)", ArgsUsage: "ID",
+				Flags: append([]cli.Flag{&cli.BoolFlag{Name: "start", Usage: "start the session when ID is unknown, as the MCP tool context_append_session does"}}, listFlags...),
 				Action: func(c *cli.Context) error {
 					if c.NArg() != 1 {
 						return usagef("usage: ctx session update ID [--summary S] [--knowledge K] ...")
@@ -203,9 +204,12 @@ func sessionCommand() *cli.Command {
 					if err != nil {
 						return err
 					}
-					// AppendSession would start a session it does not know: an unknown ID is a typo here.
-					if _, err := s.GetSession(c.Context, v, c.Args().Get(0)); err != nil {
-						return err
+					// AppendSession would start a session it does not know: an unknown ID is a typo here,
+					// unless --start says otherwise.
+					if !c.Bool("start") {
+						if _, err := s.GetSession(c.Context, v, c.Args().Get(0)); err != nil {
+							return err
+						}
 					}
 					ss, res, err := s.AppendSession(c.Context, store.SessionUpdate{ID: c.Args().Get(0), Agent: s.Actor.Agent, Summary: c.String("summary"),
 						KnowledgeAdded: c.StringSlice("knowledge"), DecisionsAdded: c.StringSlice("decision"), SkillsUsed: c.StringSlice("skill")})
@@ -486,7 +490,7 @@ func skillCommand() *cli.Command {
 					if err != nil {
 						return err
 					}
-					list, err := listProposals(c, s, v, c.Args().Get(0), c.String("status"))
+					list, err := s.ListProposals(c.Context, v, c.Args().Get(0), c.String("status"))
 					if err != nil {
 						return err
 					}
@@ -503,27 +507,6 @@ func skillCommand() *cli.Command {
 			scopeCommand("skill"),
 		},
 	}
-}
-
-// listProposals lists the proposals of the skill name, or of every skill when name is "" (in the order of
-// ListSkills, each skill's by creation time).
-func listProposals(c *cli.Context, s *store.Store, v *store.View, name, status string) ([]store.SkillProposal, error) {
-	if name != "" {
-		return s.ListProposals(c.Context, v, name, status)
-	}
-	skills, err := s.ListSkills(c.Context, v)
-	if err != nil {
-		return nil, err
-	}
-	out := []store.SkillProposal{}
-	for _, sk := range skills {
-		list, err := s.ListProposals(c.Context, v, sk.Name, status)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, list...)
-	}
-	return out, nil
 }
 
 // resolveUsage is the help line of ctx skill accept|reject|upstream.

@@ -45,7 +45,7 @@ func statusCommand() *cli.Command {
 				if len(st.HandEdits) == 0 {
 					fmt.Fprintf(w, "checkout: %s, clean\n", st.Checkout)
 				} else {
-					fmt.Fprintf(w, "checkout: %s, %d hand edit(s) (record them with ctx commit):\n", st.Checkout, len(st.HandEdits))
+					fmt.Fprintf(w, "checkout: %s, %s (record them with ctx commit):\n", st.Checkout, plural(len(st.HandEdits), "hand edit", "hand edits"))
 					for _, e := range st.HandEdits {
 						fmt.Fprintf(w, "  %-8s %s (%s)\n", e.Change, e.Path, e.Scope)
 					}
@@ -89,7 +89,7 @@ func logCommand() *cli.Command {
 		Usage:     "list context commits with op, key, agent, session, author and time; PATH (knowledge/x.md, or .context/knowledge/x.md) keeps those that touched it",
 		ArgsUsage: "[PATH]",
 		Flags: []cli.Flag{
-			&cli.IntFlag{Name: "n", Usage: "show at most `N` commits (0: all)"},
+			&cli.IntFlag{Name: "n", Usage: "show at most `N` commits", DefaultText: "0 = all"},
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
@@ -198,7 +198,7 @@ func isTerminal(f *os.File) bool {
 func printPull(c *cli.Context, r *store.PullResult) {
 	w := c.App.Writer
 	if len(r.HandEdits) > 0 {
-		fmt.Fprintf(w, "recorded %d hand edit(s) of .context/ first\n", len(r.HandEdits))
+		fmt.Fprintf(w, "recorded %s of .context/ first\n", plural(len(r.HandEdits), "hand edit", "hand edits"))
 	}
 	switch {
 	case !r.Found:
@@ -206,7 +206,7 @@ func printPull(c *cli.Context, r *store.PullResult) {
 	case r.Action == "up-to-date":
 		fmt.Fprintf(w, "pull %s: already up to date at %s\n", r.Remote, r.New.String()[:12])
 	case r.Action == "merge":
-		fmt.Fprintf(w, "pull %s: merged into %s (%d conflict(s))\n", r.Remote, r.New.String()[:12], len(r.Conflicts))
+		fmt.Fprintf(w, "pull %s: merged into %s (%s)\n", r.Remote, r.New.String()[:12], plural(len(r.Conflicts), "conflict", "conflicts"))
 	default:
 		fmt.Fprintf(w, "pull %s: %s to %s\n", r.Remote, r.Action, r.New.String()[:12])
 	}
@@ -335,8 +335,9 @@ func remoteCommand() *cli.Command {
 func configCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "config",
-		Usage:     "show or set ctx's settings for this repository (branch, remote, sync.push-with-git, sync.timeout)",
+		Usage:     "show or set ctx's settings for this repository: branch, remote, sync.push-with-git (true/false), sync.timeout (a duration: 30s, 2m, or seconds)",
 		ArgsUsage: "[KEY [VALUE]]",
+		Flags:     []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
 			s, err := open(c)
 			if err != nil {
