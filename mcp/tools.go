@@ -15,8 +15,9 @@ import (
 )
 
 // toolFunc runs a tool on validated arguments and returns its structured result. An *argError, a
-// *store.NotFoundError, a *store.AmbiguousError, a *transferFailure (push/pull) or a store.ErrInvalidKey
-// error becomes a tool error (isError, the message as text); any other error is a JSON-RPC error.
+// *store.NotFoundError, a *store.AmbiguousError, a *transferFailure (push/pull), or an error wrapping
+// store.ErrInvalidKey, store.ErrInvalid or store.ErrNotInitialized becomes a tool error (isError, the
+// message as text: something the model can act on); any other error is a JSON-RPC error.
 type toolFunc func(ctx context.Context, args map[string]any) (any, error)
 
 // toolDef describes one tool: its input schema is schemas/<name>.input.json.
@@ -126,7 +127,7 @@ func toolError(name string, err error) (*mcpgo.CallToolResult, error) {
 	var amb *store.AmbiguousError
 	var tf *transferFailure
 	if errors.As(err, &ae) || errors.As(err, &nf) || errors.As(err, &amb) || errors.As(err, &tf) ||
-		errors.Is(err, store.ErrInvalidKey) {
+		errors.Is(err, store.ErrInvalidKey) || errors.Is(err, store.ErrInvalid) || errors.Is(err, store.ErrNotInitialized) {
 		return mcpgo.NewToolResultError(err.Error()), nil
 	}
 	return nil, fmt.Errorf("%s: %w", name, err)

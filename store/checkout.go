@@ -417,8 +417,13 @@ func checkPath(p string) error {
 
 // CheckoutView returns a view of the checked-out tree (the MCP server's reads, design §7), refreshing it
 // first when a context ref moved since it was written (a write or pull of another process). A bare
-// repository reads from the refs.
+// repository reads from the refs. ErrNotInitialized when there is no context branch.
 func (s *Store) CheckoutView(ctx context.Context) (*View, error) {
+	if ok, err := s.Initialized(ctx); err != nil {
+		return nil, err
+	} else if !ok {
+		return nil, ErrNotInitialized
+	}
 	root := s.CheckoutRoot()
 	if root == "" {
 		return s.RefView(ctx)
