@@ -38,18 +38,32 @@ func Guard(ctx context.Context, workTree string) (run bool, why string) {
 	if v, ok := os.LookupEnv(EnvHooks); ok && strings.TrimSpace(v) == "0" {
 		return false, "CTX_HOOKS=0"
 	}
-	for _, p := range []struct{ name, why string }{
+	states := []struct{ name, why string }{
 		{"rebase-merge", "rebase in progress"},
 		{"rebase-apply", "rebase or am in progress"},
 		{"CHERRY_PICK_HEAD", "cherry-pick in progress"},
 		{"REVERT_HEAD", "revert in progress"},
-	} {
-		path, err := gitPath(ctx, workTree, p.name)
+	}
+	// One git process for the four paths (the hook runs on every checkout: keep it fast).
+	args := []string{"rev-parse"}
+	for _, st := range states {
+		args = append(args, "--git-path", st.name)
+	}
+	out, err := git(ctx, workTree, args...)
+	if err != nil {
+		return false, fmt.Sprintf("not a git repository: %v", err)
+	}
+	paths := strings.Split(out, "\n")
+	if len(paths) != len(states) {
+		return false, fmt.Sprintf("git rev-parse --git-path: unexpected output %q", out)
+	}
+	for i, st := range states {
+		path, err := absFrom(workTree, strings.TrimSpace(paths[i]))
 		if err != nil {
-			return false, fmt.Sprintf("not a git repository: %v", err)
+			return false, err.Error()
 		}
 		if _, err := os.Stat(path); err == nil {
-			return false, p.why
+			return false, st.why
 		}
 	}
 	return true, ""
