@@ -167,13 +167,27 @@ func promptText(desc, text string) *mcpgo.GetPromptResult {
 // activity (seed 000: "The context_onboarding prompt omits stale entries") and the last 5 sessions,
 // newest first.
 func (s *srv) onboardingPrompt(ctx context.Context, req mcpgo.GetPromptRequest) (*mcpgo.GetPromptResult, error) {
+	title, text, err := Onboarding(ctx, s.st, PromptLimit)
+	if err != nil {
+		return nil, err
+	}
+	return promptText(title, text), nil
+}
+
+// Onboarding renders the public context of the store as markdown, as the context_onboarding prompt and
+// `ctx export` show it: conventions first, then knowledge, decisions, skills, the state, non-stale
+// activity and the last sessions; private and ephemeral entries are never included (seed 000: scope
+// filtering happens at the export and onboarding level). limit bounds the text in bytes, with a visible
+// "[truncated: ...]" marker per cut section. It returns a title and the text.
+func Onboarding(ctx context.Context, st *store.Store, limit int) (title, text string, err error) {
+	s := &srv{st: st}
 	v, err := s.st.CheckoutView(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("context_onboarding: read the checked-out tree: %w", err)
+		return "", "", fmt.Errorf("context_onboarding: read the checked-out tree: %w", err)
 	}
 	m, err := s.st.ReadManifest(ctx, v)
 	if err != nil {
-		return nil, fmt.Errorf("context_onboarding: %w", err)
+		return "", "", fmt.Errorf("context_onboarding: %w", err)
 	}
 	var secs []section
 	for _, k := range []struct {
@@ -185,7 +199,7 @@ func (s *srv) onboardingPrompt(ctx context.Context, req mcpgo.GetPromptRequest) 
 	} {
 		es, err := s.st.ListEntries(ctx, v, k.kind)
 		if err != nil {
-			return nil, fmt.Errorf("context_onboarding: %w", err)
+			return "", "", fmt.Errorf("context_onboarding: %w", err)
 		}
 		sec := section{title: k.title, empty: k.empty, unit: k.unit, uri: k.uri}
 		for _, e := range es {
@@ -198,7 +212,7 @@ func (s *srv) onboardingPrompt(ctx context.Context, req mcpgo.GetPromptRequest) 
 
 	ds, err := s.st.ListDecisions(ctx, v)
 	if err != nil {
-		return nil, fmt.Errorf("context_onboarding: %w", err)
+		return "", "", fmt.Errorf("context_onboarding: %w", err)
 	}
 	dsec := section{title: "Decisions", empty: "(no decisions yet)", unit: "decisions", uri: "context://decisions"}
 	for _, d := range ds {
@@ -210,7 +224,7 @@ func (s *srv) onboardingPrompt(ctx context.Context, req mcpgo.GetPromptRequest) 
 
 	sks, err := s.st.ListSkills(ctx, v)
 	if err != nil {
-		return nil, fmt.Errorf("context_onboarding: %w", err)
+		return "", "", fmt.Errorf("context_onboarding: %w", err)
 	}
 	ssec := section{title: "Skills", empty: "(no skills yet)", unit: "skills", uri: "context://skills"}
 	for _, sk := range sks {
@@ -224,17 +238,17 @@ func (s *srv) onboardingPrompt(ctx context.Context, req mcpgo.GetPromptRequest) 
 	if _, sc, err := v.Read(ctx, store.StatePath); err == nil && sc == store.Public {
 		st, err := s.st.GetState(ctx, v)
 		if err != nil {
-			return nil, fmt.Errorf("context_onboarding: %w", err)
+			return "", "", fmt.Errorf("context_onboarding: %w", err)
 		}
 		stsec.items = stateLines(st)
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("context_onboarding: %w", err)
+		return "", "", fmt.Errorf("context_onboarding: %w", err)
 	}
 	secs = append(secs, stsec)
 
 	as, err := s.st.ListActivity(ctx, v)
 	if err != nil {
-		return nil, fmt.Errorf("context_onboarding: %w", err)
+		return "", "", fmt.Errorf("context_onboarding: %w", err)
 	}
 	asec := section{title: "Team activity", empty: "(nobody checked in within the last 48 hours)", unit: "activity entries", uri: "context://activity"}
 	now := time.Now()
@@ -248,7 +262,7 @@ func (s *srv) onboardingPrompt(ctx context.Context, req mcpgo.GetPromptRequest) 
 
 	ss, err := s.st.ListSessions(ctx, v)
 	if err != nil {
-		return nil, fmt.Errorf("context_onboarding: %w", err)
+		return "", "", fmt.Errorf("context_onboarding: %w", err)
 	}
 	hsec := section{title: "Recent sessions", empty: "(no sessions yet)", unit: "sessions", uri: "context://history"}
 	var pub []store.SessionSummary
@@ -268,7 +282,7 @@ func (s *srv) onboardingPrompt(ctx context.Context, req mcpgo.GetPromptRequest) 
 	footer := "## Next\n\nTell the team what you work on with context_check_in, record what you learn with " +
 		"context_add_knowledge and decisions with context_record_decision, and summarise your session with " +
 		"context_append_session before you stop.\n"
-	return promptText("Onboarding for "+m.Project.Name, fit(header, secs, footer, PromptLimit)), nil
+	return "Onboarding for " + m.Project.Name, fit(header, secs, footer, limit), nil
 }
 
 func oneLine(s string) string {

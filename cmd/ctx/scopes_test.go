@@ -43,6 +43,16 @@ func TestPrivateAndEphemeralNeverPushed(t *testing.T) {
 			t.Errorf("knowledge list lacks %s", want)
 		}
 	}
+	// The export (the onboarding text) shows public entries only.
+	export := run(t, a, 0, "export")
+	if !strings.Contains(export, "shared") || strings.Contains(export, "SECRET-") {
+		t.Errorf("ctx export must show the public entry and no private or ephemeral one:\n%s", export)
+	}
+	out := filepath.Join(t.TempDir(), "AGENTS.md")
+	run(t, a, 0, "export", "-o", out)
+	if b, err := os.ReadFile(out); err != nil || string(b) != export {
+		t.Errorf("ctx export -o: %v", err)
+	}
 	run(t, a, 0, "push")
 	cmd := exec.Command("git", "cat-file", "--batch-all-objects", "--batch")
 	cmd.Dir = remote

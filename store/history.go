@@ -1,0 +1,348 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/sergi/go-diff/diffmatchpatch"
+)
+
+// History: the commits of the context refs read as a stream of events (design §7, the read tools of seed
+// 004). Every scope's ref is walked along first parents; the chains are merged newest first by author
+// time (ties: public, private, ephemeral), keeping each chain's own order, so that the stream is
+// deterministic for a given set of tips (HistoryTips' fingerprint).
+
+// HistoryEvent is one context commit: the trailers of design §3 (LogEntry) and the scope whose ref
+// holds it.
+type HistoryEvent struct {
+	LogEntry
+	Scope Scope `json:"scope"`
+
+	hash, parent, tree plumbing.Hash
+	when               time.Time
+}
+
+// Hash is the event's commit.
+func (e *HistoryEvent) Hash() plumbing.Hash { return e.hash }
+
+// When is the event's author time.
+func (e *HistoryEvent) When() time.Time { return e.when }
+
+// HistoryTips returns the tips of the scopes' refs and a fingerprint of them: a short hex digest that
+// changes whenever any of the refs moves (the tip the MCP cursors are bound to).
+func (s *Store) HistoryTips(ctx context.Context) (map[Scope]plumbing.Hash, string, error) {
+	tips, err := s.Tips(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	if tips[Public].IsZero() {
+		return nil, "", ErrNotInitialized
+	}
+	h := sha256.New()
+	for _, sc := range Scopes {
+		fmt.Fprintf(h, "%s %s\n", sc, tips[sc])
+	}
+	return tips, hex.EncodeToString(h.Sum(nil))[:24], nil
+}
+
+// History lists the context commits reachable by first parents from the given tips (HistoryTips),
+// newest first across the scopes' refs.
+func (s *Store) History(ctx context.Context, tips map[Scope]plumbing.Hash) ([]HistoryEvent, error) {
+	order := []Scope{Public, Private, Ephemeral}
+	chains := make([][]HistoryEvent, len(order))
+	total := 0
+	for i, sc := range order {
+		if tips[sc].IsZero() {
+			continue
+		}
+		commits, err := s.Repo.Log(ctx, tips[sc], 0, "")
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range commits {
+			chains[i] = append(chains[i], eventOf(c, sc))
+		}
+		total += len(chains[i])
+	}
+	out := make([]HistoryEvent, 0, total)
+	pos := make([]int, len(chains))
+	for len(out) < total {
+		best := -1
+		for i := range chains {
+			if pos[i] >= len(chains[i]) {
+				continue
+			}
+			if best < 0 || chains[i][pos[i]].when.After(chains[best][pos[best]].when) {
+				best = i
+			}
+		}
+		out = append(out, chains[best][pos[best]])
+		pos[best]++
+	}
+	return out, nil
+}
+
+func eventOf(c *object.Commit, sc Scope) HistoryEvent {
+	t := Trailers(c.Message)
+	e := HistoryEvent{LogEntry: LogEntry{Commit: c.Hash.String(), Summary: strings.SplitN(c.Message, "\n", 2)[0],
+		Op: t["Ctx-Op"], Key: t["Ctx-Key"], Agent: t["Ctx-Agent"], Session: t["Ctx-Session"],
+		Machine: t["Ctx-Machine"], Author: c.Author.Name + " <" + c.Author.Email + ">",
+		Time: c.Author.When.UTC().Format(time.RFC3339), Parents: []string{}},
+		Scope: sc, hash: c.Hash, tree: c.TreeHash, when: c.Author.When}
+	for i, p := range c.ParentHashes {
+		if i == 0 {
+			e.parent = p
+		}
+		e.Parents = append(e.Parents, p.String())
+	}
+	return e
+}
+
+// parentTree is the tree of the event's first parent, ZeroHash for a root commit.
+func (s *Store) parentTree(ctx context.Context, e *HistoryEvent) (plumbing.Hash, error) {
+	if e.parent.IsZero() {
+		return plumbing.ZeroHash, nil
+	}
+	return s.Repo.TreeOf(ctx, e.parent)
+}
+
+// EventPaths lists the store paths the event changed against its first parent, sorted.
+func (s *Store) EventPaths(ctx context.Context, e *HistoryEvent) ([]string, error) {
+	pt, err := s.parentTree(ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	if pt.IsZero() {
+		var out []string
+		err := s.Repo.Walk(ctx, e.tree, func(p string, _ plumbing.Hash) error {
+			out = append(out, p)
+			return nil
+		})
+		return out, err
+	}
+	paths, err := s.Repo.DiffTrees(ctx, pt, e.tree)
+	if paths == nil {
+		paths = []string{}
+	}
+	return paths, err
+}
+
+// EventFile is one file an event changed, with the unified diff parent → event (UnifiedDiff, 3 lines of
+// context) when asked for and the file is text.
+type EventFile struct {
+	Path   string `json:"path"`
+	Change string `json:"change"` // "added", "modified", "deleted"
+	Binary bool   `json:"binary,omitempty"`
+	Diff   string `json:"diff,omitempty"`
+}
+
+// EventFiles lists the files the event changed; withDiff adds their diffs.
+func (s *Store) EventFiles(ctx context.Context, e *HistoryEvent, withDiff bool) ([]EventFile, error) {
+	paths, err := s.EventPaths(ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	pt, err := s.parentTree(ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]EventFile, 0, len(paths))
+	for _, p := range paths {
+		old, hadOld, err := s.readAt(ctx, pt, p)
+		if err != nil {
+			return nil, err
+		}
+		cur, hasCur, err := s.readAt(ctx, e.tree, p)
+		if err != nil {
+			return nil, err
+		}
+		f := EventFile{Path: p, Change: "modified"}
+		switch {
+		case !hadOld:
+			f.Change = "added"
+		case !hasCur:
+			f.Change = "deleted"
+		}
+		if withDiff {
+			if isBinary(old) || isBinary(cur) {
+				f.Binary = true
+			} else {
+				f.Diff = UnifiedDiff(string(old), string(cur), 3)
+			}
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+func isBinary(b []byte) bool { return bytes.IndexByte(b, 0) >= 0 || !utf8.Valid(b) }
+
+// readAt reads a file of a tree; ok is false when the tree (ZeroHash: none) does not have it.
+func (s *Store) readAt(ctx context.Context, tree plumbing.Hash, p string) ([]byte, bool, error) {
+	if tree.IsZero() {
+		return nil, false, nil
+	}
+	b, err := s.Repo.ReadFile(ctx, tree, p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return b, true, nil
+}
+
+// BlameLine is one line of a file at the tip with the commit that last changed it. Commit is "" for a
+// line the walk did not reach (Blame.LimitReached).
+type BlameLine struct {
+	Line    int    `json:"line"`
+	Text    string `json:"text"`
+	Commit  string `json:"commit"`
+	Op      string `json:"op,omitempty"`
+	Key     string `json:"key,omitempty"`
+	Agent   string `json:"agent,omitempty"`
+	Session string `json:"session,omitempty"`
+	Author  string `json:"author,omitempty"`
+	Time    string `json:"time,omitempty"`
+}
+
+// Blame is the line attribution of one file.
+type Blame struct {
+	Path          string      `json:"path"`
+	Scope         Scope       `json:"scope"`
+	Tip           string      `json:"tip"`
+	CommitsWalked int         `json:"commits_walked"`
+	MaxCommits    int         `json:"max_commits"`
+	LimitReached  bool        `json:"limit_reached"`
+	Lines         []BlameLine `json:"lines"`
+}
+
+// BlameFile attributes every line of a store file at the tip of the ref of the scope holding it (the
+// first scope that has it, in read precedence) to the commit that last changed it: a first-parent walk
+// from the tip diffing each changed version against its parent with go-diff in line mode. The walk stops
+// after maxCommits commits; lines not attributed by then have Commit "" and LimitReached is set.
+// *NotFoundError when no scope's ref has the file.
+func (s *Store) BlameFile(ctx context.Context, tips map[Scope]plumbing.Hash, p string, maxCommits int) (*Blame, error) {
+	var sc Scope
+	var content []byte
+	for _, x := range Scopes {
+		if tips[x].IsZero() {
+			continue
+		}
+		t, err := s.Repo.TreeOf(ctx, tips[x])
+		if err != nil {
+			return nil, err
+		}
+		b, ok, err := s.readAt(ctx, t, p)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			sc, content = x, b
+			break
+		}
+	}
+	if sc == "" {
+		return nil, &NotFoundError{Msg: fmt.Sprintf("File '%s' not found", p)}
+	}
+	lines := splitKeep(string(content))
+	out := &Blame{Path: p, Scope: sc, Tip: tips[sc].String(), MaxCommits: maxCommits, Lines: make([]BlameLine, len(lines))}
+	for i, l := range lines {
+		out.Lines[i] = BlameLine{Line: i + 1, Text: strings.TrimSuffix(strings.TrimSuffix(l, "\n"), "\r")}
+	}
+	origin := make([]int, len(lines)) // line of the version being walked -> line at the tip (-1: gone)
+	for i := range origin {
+		origin[i] = i
+	}
+	left := len(lines)
+	attribute := func(e *HistoryEvent, tipLine int) {
+		if tipLine < 0 || out.Lines[tipLine].Commit != "" {
+			return
+		}
+		l := &out.Lines[tipLine]
+		l.Commit, l.Op, l.Key, l.Agent, l.Session, l.Author, l.Time = e.Commit, e.Op, e.Key, e.Agent, e.Session, e.Author, e.Time
+		left--
+	}
+	cur := string(content)
+	dmp := diffmatchpatch.New()
+	for h := tips[sc]; !h.IsZero() && left > 0; {
+		if out.CommitsWalked >= maxCommits {
+			out.LimitReached = true
+			break
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		c, err := s.Repo.Commit(ctx, h)
+		if err != nil {
+			return nil, err
+		}
+		out.CommitsWalked++
+		e := eventOf(c, sc)
+		pt, err := s.parentTree(ctx, &e)
+		if err != nil {
+			return nil, err
+		}
+		old, ok, err := s.readAt(ctx, pt, p)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			for _, o := range origin {
+				attribute(&e, o)
+			}
+			break
+		}
+		if string(old) != cur {
+			ra, rb, _ := dmp.DiffLinesToRunes(string(old), cur)
+			next := make([]int, len(ra))
+			i, j := 0, 0 // lines of old, of cur
+			for _, d := range dmp.DiffMainRunes(ra, rb, false) {
+				n := utf8.RuneCountInString(d.Text)
+				for k := 0; k < n; k++ {
+					switch d.Type {
+					case diffmatchpatch.DiffEqual:
+						next[i] = origin[j]
+						i++
+						j++
+					case diffmatchpatch.DiffInsert:
+						attribute(&e, origin[j])
+						j++
+					case diffmatchpatch.DiffDelete:
+						next[i] = -1
+						i++
+					}
+				}
+			}
+			origin, cur = next, string(old)
+		}
+		h = e.parent
+	}
+	return out, nil
+}
+
+// splitKeep splits text into lines as go-diff's line mode does: each line keeps its "\n"; a last line
+// without one is a line too; "" has no lines.
+func splitKeep(text string) []string {
+	var out []string
+	for text != "" {
+		i := strings.IndexByte(text, '\n')
+		if i < 0 {
+			out = append(out, text)
+			break
+		}
+		out = append(out, text[:i+1])
+		text = text[i+1:]
+	}
+	return out
+}
