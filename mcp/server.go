@@ -102,6 +102,7 @@ func newSrv(st *store.Store, opt Options) *srv {
 	)
 	s.addResources()
 	s.addTools()
+	s.addHistoryTools()
 	s.addPrompts()
 	registry.Store(s.mcp, s)
 	return s

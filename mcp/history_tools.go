@@ -1,0 +1,979 @@
+package mcp
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"crypto/sha256"
+	"encoding/hex"
+
+	"github.com/ctx-dev/ctx/store"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// The read tools of seed 004 over the store's history (design §7): status, sources, search,
+// query_events, show_session, show_event and blame. The commits of the context refs are the events
+// (store.History: every scope's ref, first parents, newest first); a session is the set of commits with
+// one Ctx-Session trailer plus its history/<id>.json record.
+//
+// Error model of these tools (seed 004): every failure the caller can act on is a tool result with
+// isError and structuredContent {"error_code", "message"}:
+//   - invalid_request: arguments that fail the input schema or the tool's own checks;
+//   - invalid_cursor, cursor_mismatch, cursor_stale: a cursor that does not decode, that belongs to
+//     another tool or other arguments, or that was issued for other tips of the context refs;
+//   - output_limit_exceeded: a single item (or a whole non-paged result) that cannot fit the 1 MiB
+//     aggregate response limit;
+//   - not_found (a session, commit or file that does not exist), not_initialized (no context branch).
+//
+// Paged results carry pagination {limit, returned, has_more, next_cursor}; next_cursor is present exactly
+// when has_more is true. A page may return fewer than limit items, with has_more, to stay within the
+// response limit. Cursors are opaque: base64url of a JSON body {tool, args hash, tip fingerprint, offset}
+// followed by its CRC-32 (an integrity check, not a secret).
+
+// maxResponseBytes is seed 004's aggregate MCP response limit: the serialized JSON-RPC response
+// (structuredContent plus its text fallback).
+const maxResponseBytes = 1 << 20
+
+// responseEnvelope is reserved for the JSON-RPC envelope around a result ({"jsonrpc":"2.0","id":...,
+// "result":...} and the newline).
+const responseEnvelope = 512
+
+// blameMaxCommits bounds blame's first-parent walk.
+const blameMaxCommits = 2000
+
+// Error codes of the history tools.
+const (
+	codeInvalidRequest = "invalid_request"
+	codeInvalidCursor  = "invalid_cursor"
+	codeCursorMismatch = "cursor_mismatch"
+	codeCursorStale    = "cursor_stale"
+	codeOutputLimit    = "output_limit_exceeded"
+	codeNotFound       = "not_found"
+	codeNotInitialized = "not_initialized"
+)
+
+// codedError is a typed tool error: isError with structuredContent {"error_code", "message"}.
+type codedError struct{ code, msg string }
+
+func (e *codedError) Error() string { return e.msg }
+
+func codedErrorf(code, format string, a ...any) error {
+	return &codedError{code: code, msg: fmt.Sprintf(format, a...)}
+}
+
+func codedResult(code, msg string) *mcpgo.CallToolResult {
+	return &mcpgo.CallToolResult{
+		Content:           []mcpgo.Content{mcpgo.NewTextContent(code + ": " + msg)},
+		StructuredContent: map[string]any{"error_code": code, "message": msg},
+		IsError:           true,
+	}
+}
+
+// paged is a result a tool can shorten to fit the response limit: build(k) renders it with the first k
+// of its n candidate items (and has_more/next_cursor to match).
+type paged struct {
+	n     int
+	build func(k int) any
+}
+
+type pagination struct {
+	Limit      int    `json:"limit"`
+	Returned   int    `json:"returned"`
+	HasMore    bool   `json:"has_more"`
+	NextCursor string `json:"next_cursor,omitempty"`
+}
+
+// pageOf pages all[off:off+limit]; next makes the cursor of the page starting at an offset.
+func pageOf[T any](all []T, off, limit int, next func(off int) string, mk func(items []T, pg pagination) any) *paged {
+	end := min(off+limit, len(all))
+	cand := all[off:end]
+	return &paged{n: len(cand), build: func(k int) any {
+		pg := pagination{Limit: limit, Returned: k, HasMore: off+k < len(all)}
+		if pg.HasMore {
+			pg.NextCursor = next(off + k)
+		}
+		return mk(cand[:k], pg)
+	}}
+}
+
+func (s *srv) historyToolDefs() []toolDef {
+	return []toolDef{
+		{name: "status", title: "Context store status", readOnly: true,
+			desc: "The context store's status, as `ctx status --format json`: branch, tip, remote-tracking ref and " +
+				"ahead/behind, entry counts, the private and ephemeral tips, hand edits of the checked-out tree; " +
+				"plus read_only: true.",
+			run: s.statusTool},
+		{name: "sources", title: "Context sources", readOnly: true,
+			desc: "The git refs ctx reads its history from: the public context branch, the private and ephemeral " +
+				"refs (never pushed) and each remote's remote-tracking ref, each with its kind and tip (null when absent).",
+			run: s.sourcesTool},
+		{name: "search", title: "Search context", readOnly: true,
+			desc: "Case-insensitive search of the current knowledge, conventions, decisions, skills and session " +
+				"summaries (the checked-out view). Every word of query must occur; title and key hits rank before " +
+				"body hits. Returns {query, kinds, results [{kind, key, title, scope, uri, matched_in, score, snippet}], " +
+				"pagination}; continue with pagination.next_cursor.",
+			run: s.searchTool},
+		{name: "query_events", title: "Query context events", readOnly: true,
+			desc: "One page of context commits (the events), newest first, following first parents of the " +
+				"public, private and ephemeral refs, filtered by the Ctx-Op, Ctx-Key, Ctx-Agent and Ctx-Session " +
+				"trailers and an RFC 3339 time range. Each event: {commit, scope, op, key, agent, session, machine, " +
+				"author, time, summary, parents, paths}. Continue with pagination.next_cursor (bound to the refs' " +
+				"tips: cursor_stale after any write).",
+			run: s.queryEventsTool},
+		{name: "show_session", title: "Show session", readOnly: true,
+			desc: "A session: its record (history/<id>.json, null when there is none) and its events, the commits " +
+				"whose Ctx-Session trailer is the id, oldest first, one page at a time (limit default 200, 1-4096). " +
+				"Continue with the same session_id and pagination.next_cursor while pagination.has_more.",
+			run: s.showSessionTool},
+		{name: "show_event", title: "Show event", readOnly: true,
+			desc: "One context commit by full or abbreviated (7+ hex digits) name: its trailers, the files it " +
+				"changed with a unified diff of each against its first parent, and optionally a window of " +
+				"neighbouring events (before: older, after: newer, oldest first). An event too large for the 1 MiB " +
+				"response limit fails with output_limit_exceeded; call again with diff: false.",
+			run: s.showEventTool},
+		{name: "blame", title: "Blame context file", readOnly: true,
+			desc: "Which commit last changed each line of a context store file (e.g. knowledge/x.md) at the tip of " +
+				"the ref holding it: {line, text, commit, op, key, agent, session, author, time}. A first-parent walk, " +
+				"stopped after 2000 commits (limit_reached; lines not reached have commit \"\"). Paged by lines.",
+			run: s.blameTool},
+	}
+}
+
+// addHistoryTools registers the history read tools with their typed-error handler.
+func (s *srv) addHistoryTools() {
+	var tools []server.ServerTool
+	for _, d := range s.historyToolDefs() {
+		sch, err := compileSchema(d.name + ".input.json")
+		if err != nil {
+			panic(fmt.Sprintf("mcp: %v", err)) // embedded and covered by tests
+		}
+		t := mcpgo.Tool{
+			Name:           d.name,
+			Title:          d.title,
+			Description:    d.desc,
+			RawInputSchema: rawSchema(d.name + ".input.json"),
+			Annotations: mcpgo.ToolAnnotation{
+				Title:           d.title,
+				ReadOnlyHint:    mcpgo.ToBoolPtr(true),
+				DestructiveHint: mcpgo.ToBoolPtr(false),
+				IdempotentHint:  mcpgo.ToBoolPtr(true),
+				OpenWorldHint:   mcpgo.ToBoolPtr(false),
+			},
+		}
+		tools = append(tools, server.ServerTool{Tool: t, Handler: s.historyHandler(d.name, sch, d.run)})
+	}
+	s.mcp.AddTools(tools...)
+}
+
+func (s *srv) historyHandler(name string, sch *jsonschema.Schema, run toolFunc) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+		args := req.GetArguments()
+		if args == nil {
+			if req.Params.Arguments != nil {
+				return codedResult(codeInvalidRequest, "invalid arguments: expected an object"), nil
+			}
+			args = map[string]any{}
+		}
+		if err := validateArgs(sch, args); err != nil {
+			return historyError(name, err)
+		}
+		out, err := run(ctx, args)
+		if err != nil {
+			return historyError(name, err)
+		}
+		return fitResult(name, out)
+	}
+}
+
+// historyError sorts an error into a typed tool error or a JSON-RPC error (a store failure).
+func historyError(name string, err error) (*mcpgo.CallToolResult, error) {
+	var ce *codedError
+	var ae *argError
+	var nf *store.NotFoundError
+	switch {
+	case errors.As(err, &ce):
+		return codedResult(ce.code, ce.msg), nil
+	case errors.As(err, &ae):
+		return codedResult(codeInvalidRequest, ae.msg), nil
+	case errors.As(err, &nf):
+		return codedResult(codeNotFound, nf.Msg), nil
+	case errors.Is(err, store.ErrInvalidKey):
+		return codedResult(codeInvalidRequest, err.Error()), nil
+	case errors.Is(err, store.ErrNotInitialized):
+		return codedResult(codeNotInitialized, err.Error()), nil
+	}
+	return nil, fmt.Errorf("%s: %w", name, err)
+}
+
+// render makes the tool result of v (structuredContent plus the same JSON as text) and its size as a
+// JSON-RPC response.
+func render(v any) (*mcpgo.CallToolResult, int, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, 0, err
+	}
+	res := mcpgo.NewToolResultStructured(v, string(b))
+	rb, err := json.Marshal(res)
+	if err != nil {
+		return nil, 0, err
+	}
+	return res, len(rb) + responseEnvelope, nil
+}
+
+// fitResult renders out within maxResponseBytes: a paged result drops items from its end (keeping at
+// least one); what cannot fit is output_limit_exceeded.
+func fitResult(name string, out any) (*mcpgo.CallToolResult, error) {
+	p, ok := out.(*paged)
+	if !ok {
+		res, size, err := render(out)
+		if err != nil {
+			return nil, fmt.Errorf("%s: encode result: %w", name, err)
+		}
+		if size > maxResponseBytes {
+			return codedResult(codeOutputLimit, fmt.Sprintf("the result is %d bytes, over the %d-byte response limit",
+				size, maxResponseBytes)), nil
+		}
+		return res, nil
+	}
+	res, size, err := render(p.build(p.n))
+	if err != nil {
+		return nil, fmt.Errorf("%s: encode result: %w", name, err)
+	}
+	if size <= maxResponseBytes {
+		return res, nil
+	}
+	// The largest k in [1, n) whose page fits (binary search; a page grows with k).
+	var best *mcpgo.CallToolResult
+	lo, hi := 1, p.n-1
+	for lo <= hi {
+		k := (lo + hi) / 2
+		r, sz, err := render(p.build(k))
+		if err != nil {
+			return nil, fmt.Errorf("%s: encode result: %w", name, err)
+		}
+		if sz <= maxResponseBytes {
+			best, lo = r, k+1
+		} else {
+			hi = k - 1
+		}
+	}
+	if best == nil {
+		return codedResult(codeOutputLimit, fmt.Sprintf("the next item does not fit the %d-byte response limit",
+			maxResponseBytes)), nil
+	}
+	return best, nil
+}
+
+// cursorBody is what a cursor encodes.
+type cursorBody struct {
+	Tool   string `json:"tool"`
+	Args   string `json:"args"`
+	Tip    string `json:"tip"`
+	Offset int    `json:"offset"`
+}
+
+func encodeCursor(c cursorBody) string {
+	j, _ := json.Marshal(c)
+	return base64.RawURLEncoding.EncodeToString(binary.BigEndian.AppendUint32(j, crc32.ChecksumIEEE(j)))
+}
+
+func decodeCursor(s string) (cursorBody, bool) {
+	var c cursorBody
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil || len(b) < 5 {
+		return c, false
+	}
+	j, sum := b[:len(b)-4], binary.BigEndian.Uint32(b[len(b)-4:])
+	if crc32.ChecksumIEEE(j) != sum {
+		return c, false
+	}
+	dec := json.NewDecoder(strings.NewReader(string(j)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil || c.Tool == "" || c.Offset < 0 {
+		return c, false
+	}
+	return c, true
+}
+
+// argsHash identifies a call's arguments apart from cursor and limit (which may change between pages).
+func argsHash(args map[string]any) string {
+	m := make(map[string]any, len(args))
+	for k, v := range args {
+		if k != "cursor" && k != "limit" {
+			m[k] = v
+		}
+	}
+	b, _ := json.Marshal(m) // map keys are sorted
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
+}
+
+// cursorFor binds the pages of one call: start checks the call's cursor (none: offset 0) against the
+// tool, the arguments and the tip fingerprint; next makes the cursor of a later page.
+type cursorFor struct {
+	tool, args, tip string
+}
+
+func newCursorFor(tool string, args map[string]any, tip string) cursorFor {
+	return cursorFor{tool: tool, args: argsHash(args), tip: tip}
+}
+
+func (c cursorFor) start(args map[string]any) (int, error) {
+	raw, given := args["cursor"].(string)
+	if !given {
+		return 0, nil
+	}
+	b, ok := decodeCursor(raw)
+	if !ok {
+		return 0, codedErrorf(codeInvalidCursor, "the cursor is malformed: pass a pagination.next_cursor unchanged")
+	}
+	if b.Tool != c.tool {
+		return 0, codedErrorf(codeCursorMismatch, "the cursor belongs to another tool: restart without a cursor")
+	}
+	if b.Args != c.args {
+		return 0, codedErrorf(codeCursorMismatch, "the cursor belongs to other arguments: continue with the "+
+			"arguments of the first page, or restart without a cursor")
+	}
+	if b.Tip != c.tip {
+		return 0, codedErrorf(codeCursorStale, "the context refs moved since the cursor was issued: restart from "+
+			"the first page")
+	}
+	return b.Offset, nil
+}
+
+func (c cursorFor) next(off int) string {
+	return encodeCursor(cursorBody{Tool: c.tool, Args: c.args, Tip: c.tip, Offset: off})
+}
+
+// checkOffset rejects an offset past the end of the list it pages (a cursor this server never issued for
+// these tips).
+func checkOffset(off, n int) error {
+	if off > n {
+		return codedErrorf(codeInvalidCursor, "the cursor is malformed: pass a pagination.next_cursor unchanged")
+	}
+	return nil
+}
+
+func intArg(args map[string]any, key string, def int) int {
+	if v, ok := args[key].(float64); ok {
+		return int(v)
+	}
+	return def
+}
+
+// --- status, sources ---
+
+func (s *srv) statusTool(ctx context.Context, _ map[string]any) (any, error) {
+	st, err := s.st.Status(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return struct {
+		*store.Status
+		ReadOnly bool `json:"read_only"`
+	}{st, true}, nil
+}
+
+type sourceRow struct {
+	Name   string      `json:"name"`
+	Ref    string      `json:"ref"`
+	Kind   string      `json:"kind"` // branch, private, ephemeral, remote_tracking
+	Scope  store.Scope `json:"scope,omitempty"`
+	Remote string      `json:"remote,omitempty"`
+	Pushed bool        `json:"pushed"`
+	Tip    *string     `json:"tip"`
+}
+
+func (s *srv) sourcesTool(ctx context.Context, _ map[string]any) (any, error) {
+	ok, err := s.st.Initialized(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, store.ErrNotInitialized
+	}
+	rows := []sourceRow{
+		{Name: string(store.Public), Ref: s.st.RefOf(store.Public), Kind: "branch", Scope: store.Public, Pushed: true},
+		{Name: string(store.Private), Ref: s.st.RefOf(store.Private), Kind: "private", Scope: store.Private},
+		{Name: string(store.Ephemeral), Ref: s.st.RefOf(store.Ephemeral), Kind: "ephemeral", Scope: store.Ephemeral},
+	}
+	remotes, err := s.st.Repo.Remotes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(remotes, func(i, j int) bool { return remotes[i].Name < remotes[j].Name })
+	for _, r := range remotes {
+		rows = append(rows, sourceRow{Name: r.Name + "/" + s.st.Cfg.Branch, Ref: s.st.TrackingRef(r.Name),
+			Kind: "remote_tracking", Remote: r.Name})
+	}
+	for i := range rows {
+		h, err := s.st.Repo.Resolve(ctx, rows[i].Ref)
+		if err != nil {
+			return nil, err
+		}
+		if !h.IsZero() {
+			t := h.String()
+			rows[i].Tip = &t
+		}
+	}
+	return struct {
+		Branch   string      `json:"branch"`
+		Remote   string      `json:"remote,omitempty"`
+		Checkout string      `json:"checkout,omitempty"`
+		Sources  []sourceRow `json:"sources"`
+	}{s.st.Cfg.Branch, s.st.RemoteName(ctx), s.st.CheckoutRoot(), rows}, nil
+}
+
+// --- events ---
+
+// eventRow is one event as the history tools show it.
+type eventRow struct {
+	Commit  string      `json:"commit"`
+	Scope   store.Scope `json:"scope"`
+	Op      string      `json:"op"`
+	Key     string      `json:"key"`
+	Agent   string      `json:"agent"`
+	Session string      `json:"session"`
+	Machine string      `json:"machine"`
+	Author  string      `json:"author"`
+	Time    string      `json:"time"`
+	Summary string      `json:"summary"`
+	Parents []string    `json:"parents"`
+	Paths   []string    `json:"paths"`
+}
+
+func (s *srv) eventRows(ctx context.Context, evs []store.HistoryEvent) ([]eventRow, error) {
+	out := make([]eventRow, 0, len(evs))
+	for i := range evs {
+		e := &evs[i]
+		paths, err := s.st.EventPaths(ctx, e)
+		if err != nil {
+			return nil, err
+		}
+		if paths == nil {
+			paths = []string{}
+		}
+		out = append(out, eventRow{Commit: e.Commit, Scope: e.Scope, Op: e.Op, Key: e.Key, Agent: e.Agent,
+			Session: e.Session, Machine: e.Machine, Author: e.Author, Time: e.Time, Summary: e.Summary,
+			Parents: e.Parents, Paths: paths})
+	}
+	return out, nil
+}
+
+func timeArg(args map[string]any, key string) (time.Time, bool, error) {
+	v, ok := args[key].(string)
+	if !ok {
+		return time.Time{}, false, nil
+	}
+	t, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		return time.Time{}, false, argErrorf("argument '%s': not an RFC 3339 time (e.g. 2025-01-31T09:00:00Z)", key)
+	}
+	return t, true, nil
+}
+
+func (s *srv) queryEventsTool(ctx context.Context, args map[string]any) (any, error) {
+	since, hasSince, err := timeArg(args, "since")
+	if err != nil {
+		return nil, err
+	}
+	until, hasUntil, err := timeArg(args, "until")
+	if err != nil {
+		return nil, err
+	}
+	if hasSince && hasUntil && until.Before(since) {
+		return nil, argErrorf("argument 'until': before 'since'")
+	}
+	limit := intArg(args, "limit", 100)
+	tips, fp, err := s.st.HistoryTips(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cur := newCursorFor("query_events", args, fp)
+	off, err := cur.start(args)
+	if err != nil {
+		return nil, err
+	}
+	all, err := s.st.History(ctx, tips)
+	if err != nil {
+		return nil, err
+	}
+	op, key, agent, sess := str(args, "op"), str(args, "key"), str(args, "agent"), str(args, "session")
+	var sel []store.HistoryEvent
+	for i := range all {
+		e := &all[i]
+		if (op != "" && e.Op != op) || (key != "" && e.Key != key) || (agent != "" && e.Agent != agent) ||
+			(sess != "" && e.Session != sess) || (hasSince && e.When().Before(since)) || (hasUntil && e.When().After(until)) {
+			continue
+		}
+		sel = append(sel, *e)
+	}
+	if err := checkOffset(off, len(sel)); err != nil {
+		return nil, err
+	}
+	rows, err := s.eventRows(ctx, sel[off:min(off+limit, len(sel))])
+	if err != nil {
+		return nil, err
+	}
+	filters := map[string]string{}
+	for _, k := range []string{"op", "key", "agent", "session", "since", "until"} {
+		if v := str(args, k); v != "" {
+			filters[k] = v
+		}
+	}
+	// rows holds only this page's candidates: page them as a list of len(sel) starting at off.
+	return pageWindow(rows, off, limit, len(sel), cur.next, func(items []eventRow, pg pagination) any {
+		return struct {
+			Events     []eventRow        `json:"events"`
+			Filters    map[string]string `json:"filters"`
+			Total      int               `json:"total"`
+			Pagination pagination        `json:"pagination"`
+		}{items, filters, len(sel), pg}
+	}), nil
+}
+
+// pageWindow is pageOf for a page whose candidates (items, at offset off of a list of total) were
+// computed already.
+func pageWindow[T any](items []T, off, limit, total int, next func(int) string, mk func([]T, pagination) any) *paged {
+	return &paged{n: len(items), build: func(k int) any {
+		pg := pagination{Limit: limit, Returned: k, HasMore: off+k < total}
+		if pg.HasMore {
+			pg.NextCursor = next(off + k)
+		}
+		return mk(items[:k], pg)
+	}}
+}
+
+func (s *srv) showSessionTool(ctx context.Context, args map[string]any) (any, error) {
+	id := str(args, "session_id")
+	if err := validKeyArg("session_id", id); err != nil {
+		return nil, err
+	}
+	limit := intArg(args, "limit", 200)
+	tips, fp, err := s.st.HistoryTips(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cur := newCursorFor("show_session", args, fp)
+	off, err := cur.start(args)
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.st.CheckoutView(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var rec *store.SessionSummary
+	r, err := s.st.GetSession(ctx, v, id)
+	var nf *store.NotFoundError
+	switch {
+	case err == nil:
+		rec = &r
+	case !errors.As(err, &nf):
+		return nil, err
+	}
+	all, err := s.st.History(ctx, tips)
+	if err != nil {
+		return nil, err
+	}
+	var sel []store.HistoryEvent
+	for i := len(all) - 1; i >= 0; i-- { // oldest first
+		if all[i].Session == id {
+			sel = append(sel, all[i])
+		}
+	}
+	if rec == nil && len(sel) == 0 {
+		return nil, &store.NotFoundError{Msg: fmt.Sprintf("Session '%s' not found", id)}
+	}
+	if err := checkOffset(off, len(sel)); err != nil {
+		return nil, err
+	}
+	rows, err := s.eventRows(ctx, sel[off:min(off+limit, len(sel))])
+	if err != nil {
+		return nil, err
+	}
+	return pageWindow(rows, off, limit, len(sel), cur.next, func(items []eventRow, pg pagination) any {
+		return struct {
+			SessionID  string                `json:"session_id"`
+			Session    *store.SessionSummary `json:"session"`
+			Events     []eventRow            `json:"events"`
+			Total      int                   `json:"total"`
+			Pagination pagination            `json:"pagination"`
+		}{id, rec, items, len(sel), pg}
+	}), nil
+}
+
+func (s *srv) showEventTool(ctx context.Context, args map[string]any) (any, error) {
+	want := strings.ToLower(str(args, "commit"))
+	before, after := intArg(args, "before", 0), intArg(args, "after", 0)
+	withDiff := true
+	if v, ok := args["diff"].(bool); ok {
+		withDiff = v
+	}
+	tips, _, err := s.st.HistoryTips(ctx)
+	if err != nil {
+		return nil, err
+	}
+	all, err := s.st.History(ctx, tips)
+	if err != nil {
+		return nil, err
+	}
+	idx := -1
+	for i := range all {
+		if strings.HasPrefix(all[i].Commit, want) {
+			if idx >= 0 && all[idx].Commit != all[i].Commit {
+				return nil, argErrorf("argument 'commit': '%s' is ambiguous: give more hex digits", want)
+			}
+			idx = i
+		}
+	}
+	if idx < 0 {
+		return nil, &store.NotFoundError{Msg: fmt.Sprintf("Event '%s' not found on the context refs", want)}
+	}
+	e := &all[idx]
+	rows, err := s.eventRows(ctx, all[idx:idx+1])
+	if err != nil {
+		return nil, err
+	}
+	files, err := s.st.EventFiles(ctx, e, withDiff)
+	if err != nil {
+		return nil, err
+	}
+	// all is newest first: older neighbours follow idx, newer ones precede it. Both lists oldest first.
+	older := append([]store.HistoryEvent(nil), all[idx+1:min(idx+1+before, len(all))]...)
+	for i, j := 0, len(older)-1; i < j; i, j = i+1, j-1 {
+		older[i], older[j] = older[j], older[i]
+	}
+	newer := all[max(0, idx-after):idx]
+	newerChron := make([]store.HistoryEvent, 0, len(newer))
+	for i := len(newer) - 1; i >= 0; i-- {
+		newerChron = append(newerChron, newer[i])
+	}
+	beforeRows, err := s.eventRows(ctx, older)
+	if err != nil {
+		return nil, err
+	}
+	afterRows, err := s.eventRows(ctx, newerChron)
+	if err != nil {
+		return nil, err
+	}
+	type eventDetail struct {
+		eventRow
+		Files []store.EventFile `json:"files"`
+	}
+	out := struct {
+		Event  eventDetail `json:"event"`
+		Before []eventRow  `json:"before"`
+		After  []eventRow  `json:"after"`
+	}{eventDetail{rows[0], files}, beforeRows, afterRows}
+	if withDiff {
+		// An event whose diffs cannot fit is reported with the hint to ask again without them.
+		if _, size, err := render(out); err == nil && size > maxResponseBytes {
+			return nil, codedErrorf(codeOutputLimit, "event %s with its diffs is %d bytes, over the %d-byte "+
+				"response limit: call show_event again with diff: false", e.Commit, size, maxResponseBytes)
+		}
+	}
+	return out, nil
+}
+
+// --- blame ---
+
+func validStorePath(p string) error {
+	if p != path.Clean(p) || strings.HasPrefix(p, "/") || p == "." || p == ".." || strings.HasPrefix(p, "../") ||
+		strings.Contains(p, "\\") || !utf8.ValidString(p) {
+		return argErrorf("argument 'path': not a clean store path relative to the store's root (e.g. knowledge/x.md)")
+	}
+	return nil
+}
+
+func (s *srv) blameTool(ctx context.Context, args map[string]any) (any, error) {
+	p := str(args, "path")
+	if err := validStorePath(p); err != nil {
+		return nil, err
+	}
+	limit := intArg(args, "limit", 2000)
+	tips, fp, err := s.st.HistoryTips(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cur := newCursorFor("blame", args, fp)
+	off, err := cur.start(args)
+	if err != nil {
+		return nil, err
+	}
+	b, err := s.st.BlameFile(ctx, tips, p, blameMaxCommits)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkOffset(off, len(b.Lines)); err != nil {
+		return nil, err
+	}
+	note := ""
+	if b.LimitReached {
+		n := 0
+		for _, l := range b.Lines {
+			if l.Commit == "" {
+				n++
+			}
+		}
+		note = "the walk stopped after " + strconv.Itoa(blameMaxCommits) + " commits: " + strconv.Itoa(n) +
+			" lines are older and not attributed (commit \"\")"
+	}
+	return pageOf(b.Lines, off, limit, cur.next, func(items []store.BlameLine, pg pagination) any {
+		return struct {
+			Path          string            `json:"path"`
+			Scope         store.Scope       `json:"scope"`
+			Tip           string            `json:"tip"`
+			TotalLines    int               `json:"total_lines"`
+			CommitsWalked int               `json:"commits_walked"`
+			MaxCommits    int               `json:"max_commits"`
+			LimitReached  bool              `json:"limit_reached"`
+			Note          string            `json:"note,omitempty"`
+			Lines         []store.BlameLine `json:"lines"`
+			Pagination    pagination        `json:"pagination"`
+		}{b.Path, b.Scope, b.Tip, len(b.Lines), b.CommitsWalked, b.MaxCommits, b.LimitReached, note, items, pg}
+	}), nil
+}
+
+// --- search ---
+
+// searchKinds is the order of kinds in search results of equal rank.
+var searchKinds = []string{"knowledge", "convention", "decision", "skill", "session"}
+
+type searchDoc struct {
+	kind, key, title, body, uri string
+	scope                       store.Scope
+}
+
+type searchHit struct {
+	Kind      string      `json:"kind"`
+	Key       string      `json:"key"`
+	Title     string      `json:"title"`
+	Scope     store.Scope `json:"scope"`
+	URI       string      `json:"uri,omitempty"`
+	MatchedIn string      `json:"matched_in"` // "title" (title or key) or "body"
+	Score     int         `json:"score"`
+	Snippet   string      `json:"snippet"`
+
+	rank [3]int
+}
+
+// searchDocs reads the current entries of the wanted kinds from the checked-out view.
+func (s *srv) searchDocs(ctx context.Context, kinds map[string]bool) ([]searchDoc, error) {
+	v, err := s.st.CheckoutView(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var docs []searchDoc
+	for _, k := range []store.Kind{store.KnowledgeKind, store.ConventionKind} {
+		if !kinds[k.Name] {
+			continue
+		}
+		es, err := s.st.ListEntries(ctx, v, k)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range es {
+			docs = append(docs, searchDoc{kind: k.Name, key: e.Key, title: titleOf(e.Content, e.Key), body: e.Content,
+				uri: scheme + k.Dir + "/" + e.Key, scope: e.Scope})
+		}
+	}
+	if kinds["decision"] {
+		ds, err := s.st.ListDecisions(ctx, v)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range ds {
+			body := d.Body
+			if strings.TrimSpace(body) == "" {
+				body = strings.Join([]string{d.Context, d.Decision, d.Consequences}, "\n\n")
+			}
+			id := strconv.Itoa(d.ID)
+			docs = append(docs, searchDoc{kind: "decision", key: id, title: d.Title, body: body,
+				uri: scheme + "decisions/" + id, scope: d.Scope})
+		}
+	}
+	if kinds["skill"] {
+		sks, err := s.st.ListSkills(ctx, v)
+		if err != nil {
+			return nil, err
+		}
+		for _, sk := range sks {
+			docs = append(docs, searchDoc{kind: "skill", key: sk.Name, title: sk.Name,
+				body: sk.Description + "\n\n" + sk.Content, uri: scheme + "skills/" + sk.Name, scope: sk.Scope})
+		}
+	}
+	if kinds["session"] {
+		ss, err := s.st.ListSessions(ctx, v)
+		if err != nil {
+			return nil, err
+		}
+		for _, se := range ss {
+			docs = append(docs, searchDoc{kind: "session", key: se.ID, title: se.ID, body: se.Summary, scope: se.Scope})
+		}
+	}
+	return docs, nil
+}
+
+// titleOf is a markdown entry's first heading, else its key.
+func titleOf(content, key string) string {
+	_, body, _ := store.SplitFrontMatter([]byte(content))
+	for _, l := range strings.Split(string(body), "\n") {
+		if t, ok := strings.CutPrefix(strings.TrimSpace(l), "#"); ok {
+			if t = strings.TrimSpace(strings.TrimLeft(t, "#")); t != "" {
+				return t
+			}
+		}
+	}
+	return key
+}
+
+func (s *srv) searchTool(ctx context.Context, args map[string]any) (any, error) {
+	query := strings.TrimSpace(str(args, "query"))
+	if query == "" {
+		return nil, argErrorf("argument 'query': must not be blank")
+	}
+	q := strings.ToLower(query)
+	var terms []string
+	seen := map[string]bool{}
+	for _, t := range strings.Fields(q) {
+		if !seen[t] {
+			seen[t] = true
+			terms = append(terms, t)
+		}
+	}
+	kinds := map[string]bool{}
+	list := strList(args, "kinds")
+	if len(list) == 0 {
+		list = searchKinds
+	}
+	for _, k := range list {
+		kinds[k] = true
+	}
+	limit := intArg(args, "limit", 20)
+	_, fp, err := s.st.HistoryTips(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cur := newCursorFor("search", args, fp)
+	off, err := cur.start(args)
+	if err != nil {
+		return nil, err
+	}
+	docs, err := s.searchDocs(ctx, kinds)
+	if err != nil {
+		return nil, err
+	}
+	kindOrder := map[string]int{}
+	for i, k := range searchKinds {
+		kindOrder[k] = i
+	}
+	hits := []searchHit{}
+	for _, d := range docs {
+		head := strings.ToLower(d.title + "\n" + d.key)
+		body := strings.ToLower(d.body)
+		inHead, inBody := 0, 0
+		ok := true
+		for _, t := range terms {
+			h, b := strings.Contains(head, t), strings.Contains(body, t)
+			if !h && !b {
+				ok = false
+				break
+			}
+			if h {
+				inHead++
+			}
+			if b {
+				inBody++
+			}
+		}
+		if !ok {
+			continue
+		}
+		phraseHead, phraseBody := 0, 0
+		if strings.Contains(head, q) {
+			phraseHead = 1
+		}
+		if strings.Contains(body, q) {
+			phraseBody = 1
+		}
+		h := searchHit{Kind: d.kind, Key: d.key, Title: d.title, Scope: d.scope, URI: d.uri, MatchedIn: "body",
+			Score:   phraseHead*1000 + inHead*100 + phraseBody*10 + inBody,
+			Snippet: snippet(d.body, body, q, terms),
+			rank:    [3]int{phraseHead, inHead, phraseBody*1000 + inBody}}
+		if inHead > 0 {
+			h.MatchedIn = "title"
+		}
+		hits = append(hits, h)
+	}
+	sort.SliceStable(hits, func(i, j int) bool {
+		a, b := hits[i], hits[j]
+		if a.rank != b.rank {
+			for k := range a.rank {
+				if a.rank[k] != b.rank[k] {
+					return a.rank[k] > b.rank[k]
+				}
+			}
+		}
+		if a.Kind != b.Kind {
+			return kindOrder[a.Kind] < kindOrder[b.Kind]
+		}
+		return a.Key < b.Key
+	})
+	if err := checkOffset(off, len(hits)); err != nil {
+		return nil, err
+	}
+	return pageOf(hits, off, limit, cur.next, func(items []searchHit, pg pagination) any {
+		return struct {
+			Query      string      `json:"query"`
+			Kinds      []string    `json:"kinds"`
+			Total      int         `json:"total"`
+			Results    []searchHit `json:"results"`
+			Pagination pagination  `json:"pagination"`
+		}{query, list, len(hits), items, pg}
+	}), nil
+}
+
+// snippet is about 200 bytes of the body around the first hit of the phrase (else of a term), on rune
+// boundaries, with whitespace collapsed. lower is the body lower-cased (the same length for ASCII; for
+// other text the offset is only used when it is a rune boundary of the original).
+func snippet(orig, lower, q string, terms []string) string {
+	at := strings.Index(lower, q)
+	for _, t := range terms {
+		if at >= 0 {
+			break
+		}
+		at = strings.Index(lower, t)
+	}
+	if at < 0 || len(lower) != len(orig) {
+		at = 0
+	}
+	start, end := max(0, at-60), min(len(orig), at+140)
+	for start > 0 && !utf8.RuneStart(orig[start]) {
+		start--
+	}
+	for end < len(orig) && !utf8.RuneStart(orig[end]) {
+		end++
+	}
+	out := strings.Join(strings.Fields(orig[start:end]), " ")
+	if start > 0 {
+		out = "…" + out
+	}
+	if end < len(orig) {
+		out += "…"
+	}
+	return out
+}
