@@ -99,28 +99,7 @@ func unknownCommand(a *cli.App, args []string, err error) error {
 		return err
 	}
 	name = strings.TrimSuffix(name, "'")
-	path := []string{"ctx"}
-	cmds, flags := a.Commands, a.Flags
-	for i := 1; i < len(args); i++ {
-		arg := args[i]
-		if strings.HasPrefix(arg, "-") {
-			if takesValue(flags, arg) {
-				i++
-			}
-			continue
-		}
-		var next *cli.Command
-		for _, c := range cmds {
-			if c.HasName(arg) {
-				next = c
-			}
-		}
-		if next == nil {
-			break
-		}
-		path = append(path, next.Name)
-		cmds, flags = next.Subcommands, append(next.Flags, a.Flags...)
-	}
+	_, path, _ := walkCommands(a, args)
 	what := "command"
 	if len(path) > 1 {
 		what = "subcommand"

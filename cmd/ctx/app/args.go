@@ -13,38 +13,8 @@ func normalizeArgs(a *cli.App, args []string) []string {
 	if len(args) < 2 {
 		return args
 	}
-	out := []string{args[0]}
-	cmds := a.Commands
-	flags := a.Flags
-	i := 1
-	// Walk global flags and command names down to the leaf command.
-	for i < len(args) {
-		arg := args[i]
-		if strings.HasPrefix(arg, "-") && arg != "-" && arg != "--" {
-			out = append(out, arg)
-			if takesValue(flags, arg) && i+1 < len(args) {
-				out = append(out, args[i+1])
-				i++
-			}
-			i++
-			continue
-		}
-		var next *cli.Command
-		for _, c := range cmds {
-			if c.HasName(arg) {
-				next = c
-			}
-		}
-		if next == nil {
-			break
-		}
-		out = append(out, arg)
-		i++
-		cmds, flags = next.Subcommands, next.Flags
-		if len(cmds) == 0 {
-			break
-		}
-	}
+	i, _, flags := walkCommands(a, args)
+	out := append([]string{}, args[:i]...)
 	var fl, pos, global []string
 	for ; i < len(args); i++ {
 		arg := args[i]
@@ -74,6 +44,41 @@ func normalizeArgs(a *cli.App, args []string) []string {
 		out = append(out, pos...)
 	}
 	return out
+}
+
+// walkCommands follows args (args[0] is the program) through flags and command names down to the deepest
+// command named. It returns the index of the first argument after that command, the command names on the
+// way ("ctx", "decision", "add") and the flags of the last command.
+func walkCommands(a *cli.App, args []string) (int, []string, []cli.Flag) {
+	path := []string{"ctx"}
+	cmds, flags := a.Commands, a.Flags
+	i := 1
+	for i < len(args) {
+		arg := args[i]
+		if strings.HasPrefix(arg, "-") && arg != "-" && arg != "--" {
+			if (takesValue(flags, arg) || takesValue(a.Flags, arg)) && i+1 < len(args) {
+				i++
+			}
+			i++
+			continue
+		}
+		var next *cli.Command
+		for _, c := range cmds {
+			if c.HasName(arg) {
+				next = c
+			}
+		}
+		if next == nil {
+			break
+		}
+		path = append(path, next.Name)
+		i++
+		cmds, flags = next.Subcommands, next.Flags
+		if len(cmds) == 0 {
+			break
+		}
+	}
+	return i, path, flags
 }
 
 // isFlag reports whether arg names one of flags.

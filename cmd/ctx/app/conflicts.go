@@ -48,11 +48,7 @@ func conflictsCommand() *cli.Command {
 			if c.NArg() > 0 {
 				return usagef("usage: ctx conflicts [--json] [--full]")
 			}
-			s, err := openInit(c)
-			if err != nil {
-				return err
-			}
-			v, err := s.RefView(c.Context)
+			s, v, err := viewOf(c)
 			if err != nil {
 				return err
 			}

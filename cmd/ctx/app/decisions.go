@@ -71,11 +71,7 @@ func decisionCommand() *cli.Command {
 				Usage: "list decisions by id",
 				Flags: []cli.Flag{jsonFlag},
 				Action: func(c *cli.Context) error {
-					s, err := openInit(c)
-					if err != nil {
-						return err
-					}
-					v, err := s.RefView(c.Context)
+					s, v, err := viewOf(c)
 					if err != nil {
 						return err
 					}
@@ -111,11 +107,7 @@ func decisionCommand() *cli.Command {
 					if c.NArg() != 1 {
 						return usagef("usage: ctx decision get ID|TITLE")
 					}
-					s, err := openInit(c)
-					if err != nil {
-						return err
-					}
-					v, err := s.RefView(c.Context)
+					s, v, err := viewOf(c)
 					if err != nil {
 						return err
 					}
@@ -167,11 +159,7 @@ func decisionCommand() *cli.Command {
 					if c.NArg() != 2 {
 						return usagef("usage: ctx decision supersede OLD NEW")
 					}
-					s, err := openInit(c)
-					if err != nil {
-						return err
-					}
-					v, err := s.RefView(c.Context)
+					s, v, err := viewOf(c)
 					if err != nil {
 						return err
 					}

@@ -60,11 +60,7 @@ func entryCommand(k store.Kind, name, usage string) *cli.Command {
 					if c.NArg() != 1 {
 						return usagef("usage: ctx %s get KEY", name)
 					}
-					s, err := openInit(c)
-					if err != nil {
-						return err
-					}
-					v, err := s.RefView(c.Context)
+					s, v, err := viewOf(c)
 					if err != nil {
 						return err
 					}
@@ -84,11 +80,7 @@ func entryCommand(k store.Kind, name, usage string) *cli.Command {
 				Usage: "list the entries of every scope",
 				Flags: []cli.Flag{jsonFlag},
 				Action: func(c *cli.Context) error {
-					s, err := openInit(c)
-					if err != nil {
-						return err
-					}
-					v, err := s.RefView(c.Context)
+					s, v, err := viewOf(c)
 					if err != nil {
 						return err
 					}
