@@ -2,8 +2,10 @@ package mcp
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,9 +16,6 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
-
-	"crypto/sha256"
-	"encoding/hex"
 
 	"github.com/ctx-dev/ctx/store"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"

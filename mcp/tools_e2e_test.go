@@ -14,12 +14,13 @@ import (
 )
 
 // wantTools is every tool of the server, sorted (tools/list; the golden file has their schemas).
-var wantTools = []string{"context_add_convention", "context_add_knowledge", "context_add_skill", "context_append_session",
+var wantTools = []string{"blame", "context_add_convention", "context_add_knowledge", "context_add_skill", "context_append_session",
 	"context_check_in", "context_check_out", "context_conflict_detail", "context_end_session", "context_list_skill_proposals",
 	"context_merge_status", "context_propose_skill_improvement", "context_pull", "context_push", "context_rate_skill",
 	"context_record_decision", "context_remove_convention", "context_remove_knowledge", "context_remove_skill",
 	"context_report_skill_usage", "context_resolve_conflict", "context_resolve_skill_proposal", "context_set_intent",
-	"context_set_scope", "context_update_decision_status", "context_update_state", "get_project_context"}
+	"context_set_scope", "context_update_decision_status", "context_update_state", "get_project_context",
+	"query_events", "search", "show_event", "show_session", "sources", "status"}
 
 var wantPrompts = []string{"context_handoff", "context_onboarding", "context_resolve_conflicts"}
 

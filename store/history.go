@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/ctx-dev/ctx/gitstore"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/sergi/go-diff/diffmatchpatch"
@@ -193,7 +194,7 @@ func (s *Store) readAt(ctx context.Context, tree plumbing.Hash, p string) ([]byt
 		return nil, false, nil
 	}
 	b, err := s.Repo.ReadFile(ctx, tree, p)
-	if errors.Is(err, fs.ErrNotExist) {
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, gitstore.ErrNotFound) {
 		return nil, false, nil
 	}
 	if err != nil {
