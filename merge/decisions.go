@@ -288,3 +288,170 @@ func rewriteRefs(content []byte, remap map[int]int) ([]byte, bool) {
 	}
 	return d.render(), true
 }
+
+// followRenames keeps one decision in one file when a side renumbered it (design §4, "the same on every
+// machine"): decisions are identified by their `uid`, and a renumbering moves the file
+// (decisions/0003-x.md -> decisions/0010-x.md). Without this, an edit of the old file on one side and the
+// move on the other would leave two copies of the decision, and two machines that renumbered the same
+// decision differently would each bring their copy. Before the path-by-path merge, for every uid held in
+// exactly one file by each side that has it:
+//
+//   - one side moved it (its path differs from the base's) and the other kept the base's path: the other
+//     side's file, and the base's, move to the new path, so the edit and the move merge there;
+//   - both sides have it at different paths (both moved it, or both got it from different merges): the
+//     path with the larger number wins (renumbering only ever moves a decision up, so the larger number is
+//     the later decision); the other side's file moves there with its id rewritten.
+//
+// The rules never look at which side is ours, so the result is the same whichever side merges.
+func followRenames(base, ours, theirs Files) (Files, Files, Files) {
+	index := func(f Files) map[string][]string {
+		out := map[string][]string{}
+		for p, c := range f {
+			if d, ok := newDecision(0, p, c); ok && d.uid != "" {
+				out[d.uid] = append(out[d.uid], p)
+			}
+		}
+		return out
+	}
+	bi, oi, ti := index(base), index(ours), index(theirs)
+	var moves []struct {
+		side     int // 0 ours, 1 theirs, 2 base
+		from, to string
+	}
+	one := func(m map[string][]string, uid string) string {
+		if ps := m[uid]; len(ps) == 1 {
+			return ps[0]
+		}
+		return ""
+	}
+	uids := map[string]bool{}
+	for u := range oi {
+		uids[u] = true
+	}
+	for u := range ti {
+		uids[u] = true
+	}
+	for u := range uids {
+		op, tp, bp := one(oi, u), one(ti, u), one(bi, u)
+		if op == "" || tp == "" || op == tp {
+			continue
+		}
+		target := op
+		switch {
+		case bp != "" && tp == bp:
+			target = op
+		case bp != "" && op == bp:
+			target = tp
+		default:
+			on, _, _ := decisionNum(op)
+			tn, _, _ := decisionNum(tp)
+			if tn > on || tn == on && tp > op {
+				target = tp
+			}
+		}
+		if op != target {
+			moves = append(moves, struct {
+				side     int
+				from, to string
+			}{0, op, target})
+		}
+		if tp != target {
+			moves = append(moves, struct {
+				side     int
+				from, to string
+			}{1, tp, target})
+		}
+		if bp != "" && bp != target {
+			moves = append(moves, struct {
+				side     int
+				from, to string
+			}{2, bp, target})
+		}
+	}
+	if len(moves) == 0 {
+		return base, ours, theirs
+	}
+	out := [3]Files{copyFiles(ours), copyFiles(theirs), copyFiles(base)}
+	for _, m := range moves {
+		c := out[m.side][m.from]
+		delete(out[m.side], m.from)
+		if n, _, ok := decisionNum(m.to); ok {
+			c = setDecisionID(c, n)
+		}
+		out[m.side][m.to] = c
+	}
+	return out[2], out[0], out[1]
+}
+
+// uniqueNumbers is the last guard of design §4's "two decisions both numbered 2 after a merge" (known
+// failures): in the merged files, every number held by more than one decision (by uid) keeps the one the
+// base had at that path, else the first by date then uid; each other one moves to the next free number
+// above the largest, in that same order, with its id rewritten and a Note. It works on the merged result
+// alone, so it is the same whichever side merged. A number that one side already held twice is left as
+// it is (as renumber does): the merge did not make that clash, and merging a side with itself must give
+// that side back.
+func uniqueNumbers(base, ours, theirs, merged Files) []Note {
+	heldTwice := map[int]bool{}
+	for _, f := range []Files{ours, theirs} {
+		ids := map[int]map[string]bool{}
+		for p, c := range f {
+			if d, ok := newDecision(0, p, c); ok {
+				if ids[d.num] == nil {
+					ids[d.num] = map[string]bool{}
+				}
+				ids[d.num][d.identity()] = true
+				if len(ids[d.num]) > 1 {
+					heldTwice[d.num] = true
+				}
+			}
+		}
+	}
+	byNum := map[int][]decision{}
+	maxNum := 0
+	for p, c := range merged {
+		d, ok := newDecision(0, p, c)
+		if !ok {
+			continue
+		}
+		byNum[d.num] = append(byNum[d.num], d)
+		if d.num > maxNum {
+			maxNum = d.num
+		}
+	}
+	var nums []int
+	for n, ds := range byNum {
+		ids := map[string]bool{}
+		for _, d := range ds {
+			ids[d.identity()] = true
+		}
+		if len(ids) > 1 && !heldTwice[n] {
+			nums = append(nums, n)
+		}
+	}
+	sort.Ints(nums)
+	var notes []Note
+	for _, n := range nums {
+		ds := byNum[n]
+		sort.Slice(ds, func(i, j int) bool {
+			_, bi := base[ds[i].path]
+			_, bj := base[ds[j].path]
+			if bi != bj {
+				return bi
+			}
+			return decisionLess(ds[i], ds[j])
+		})
+		keep := ds[0].identity()
+		for _, d := range ds[1:] {
+			if d.identity() == keep {
+				continue
+			}
+			maxNum++
+			np := fmt.Sprintf("decisions/%04d%s", maxNum, d.rest)
+			delete(merged, d.path)
+			merged[np] = setDecisionID(d.content, maxNum)
+			notes = append(notes, Note{Path: np, Kind: "renumbered",
+				Message: fmt.Sprintf("decision %d was held by two decisions after the merge: %s renumbered to %d (%s)", n, d.path, maxNum, np)})
+		}
+	}
+	return notes
+}

@@ -95,6 +95,8 @@ type Note struct {
 // never panics and never fails: content that does not parse falls back to a
 // text or whole-file merge.
 func Tree(base, ours, theirs Files) Result {
+	origOurs, origTheirs := ours, theirs
+	base, ours, theirs = followRenames(base, ours, theirs)
 	ours, theirs, notes := renumber(base, ours, theirs)
 	res := Result{Files: Files{}, Notes: notes}
 	paths := map[string]bool{}
@@ -117,6 +119,7 @@ func Tree(base, ours, theirs Files) Result {
 			conflicts = append(conflicts, *c)
 		}
 	}
+	res.Notes = append(res.Notes, uniqueNumbers(base, origOurs, origTheirs, res.Files)...)
 	for _, c := range conflicts {
 		res.Files[c.RecordPath()] = c.Record()
 	}

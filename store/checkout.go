@@ -342,51 +342,49 @@ func (s *Store) CommitHandEdits(ctx context.Context, msg string) (*Committed, []
 	}
 	c, err := s.Write(ctx, Op{Name: "commit", Key: strings.Join(keys, ","), Summary: msg}, func(v *View) (Edits, error) {
 		ed := Edits{}
+		decisionEdits := map[Scope][]HandEdit{}
 		for _, e := range edits {
+			if strings.HasPrefix(e.Path, "decisions/") {
+				// Decisions merge as a folder (renumbering follows a decision by uid, numbers stay unique).
+				decisionEdits[e.Scope] = append(decisionEdits[e.Scope], e)
+				continue
+			}
 			cur, err := v.ReadIn(ctx, e.Scope, e.Path)
 			curExists := err == nil
 			if err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return nil, err
 			}
-			mine, mineExists := disk[e.Path]
-			var base []byte
-			baseExists := false
-			if f, ok := rec.Files[e.Path]; ok {
-				if base, err = s.Repo.ReadBlob(ctx, plumbing.NewHash(f.Blob)); err != nil {
-					return nil, fmt.Errorf("read the checked-out version of %s: %w", e.Path, err)
-				}
-				baseExists = true
+			fb, err := s.recordedFiles(ctx, rec, e.Scope, e.Path, false)
+			if err != nil {
+				return nil, err
 			}
-			moved := curExists != baseExists || curExists && !bytes.Equal(cur, base)
-			if !moved {
-				if mineExists {
-					ed.Put(e.Scope, e.Path, mine)
-				} else {
-					ed.Del(e.Scope, e.Path)
-				}
-				continue
-			}
-			// The ref moved since checkout: merge base / hand edit / ref.
-			fb, fo, ft := merge.Files{}, merge.Files{}, merge.Files{}
-			if baseExists {
-				fb[e.Path] = base
-			}
-			if mineExists {
-				fo[e.Path] = mine
-			}
+			ft := merge.Files{}
 			if curExists {
 				ft[e.Path] = cur
 			}
-			m := merge.Tree(fb, fo, ft)
-			for p, b := range m.Files {
-				if p == e.Path && curExists && bytes.Equal(b, cur) {
+			s.mergeHandEdits(fb, ft, []HandEdit{e}, disk, e.Scope, ed)
+		}
+		for sc, des := range decisionEdits {
+			fb, err := s.recordedFiles(ctx, rec, sc, "decisions/", true)
+			if err != nil {
+				return nil, err
+			}
+			ft := merge.Files{}
+			names, err := v.r.List(ctx, sc, "decisions")
+			if err != nil {
+				return nil, err
+			}
+			for _, n := range names {
+				if n.Dir {
 					continue
 				}
-				ed.Put(e.Scope, p, b)
+				b, err := v.ReadIn(ctx, sc, "decisions/"+n.Name)
+				if err != nil {
+					return nil, err
+				}
+				ft["decisions/"+n.Name] = b
 			}
-			if _, ok := m.Files[e.Path]; !ok && curExists {
-				ed.Del(e.Scope, e.Path)
-			}
+			s.mergeHandEdits(fb, ft, des, disk, sc, ed)
 		}
 		return ed, nil
 	})
@@ -399,6 +397,80 @@ func (s *Store) CommitHandEdits(ctx context.Context, msg string) (*Committed, []
 		return c, edits, fmt.Errorf("committed, but refreshing %s failed: %w", CheckoutDir, err)
 	}
 	return c, edits, err
+}
+
+// recordedFiles returns the files of scope sc as they were checked out (the blobs of the checkout record):
+// the one file at p, or with dir every file whose path starts with p.
+func (s *Store) recordedFiles(ctx context.Context, rec *Record, sc Scope, p string, dir bool) (merge.Files, error) {
+	out := merge.Files{}
+	for path, f := range rec.Files {
+		if f.Scope != sc || (dir && !strings.HasPrefix(path, p)) || (!dir && path != p) {
+			continue
+		}
+		b, err := s.Repo.ReadBlob(ctx, plumbing.NewHash(f.Blob))
+		if err != nil {
+			return nil, fmt.Errorf("read the checked-out version of %s: %w", path, err)
+		}
+		out[path] = b
+	}
+	return out, nil
+}
+
+// mergeHandEdits adds to ed the edits that record hand edits (their content in disk; deleted ones
+// absent) over the ref's current files ft, given the files as checked out, fb. When the ref has not
+// moved (ft == fb) the hand edits are taken as they are; otherwise base fb, ours (fb with the hand edits)
+// and theirs ft are merged with the merge layer and the result replaces ft (conflict records included).
+func (s *Store) mergeHandEdits(fb, ft merge.Files, es []HandEdit, disk map[string][]byte, sc Scope, ed Edits) {
+	fo := merge.Files{}
+	for p, b := range fb {
+		fo[p] = b
+	}
+	for _, e := range es {
+		if b, ok := disk[e.Path]; ok {
+			fo[e.Path] = b
+		} else {
+			delete(fo, e.Path)
+		}
+	}
+	moved := len(fb) != len(ft)
+	for p, b := range fb {
+		if c, ok := ft[p]; !ok || !bytes.Equal(b, c) {
+			moved = true
+		}
+	}
+	result := fo
+	if moved {
+		result = merge.Tree(fb, fo, ft).Files
+	} else {
+		// Unchanged ref: the files the hand edits did not touch are as they are on the ref.
+		for p, b := range ft {
+			if _, ok := result[p]; !ok {
+				if touched(es, p) {
+					continue
+				}
+				result[p] = b
+			}
+		}
+	}
+	for p, b := range result {
+		if c, ok := ft[p]; !ok || !bytes.Equal(b, c) {
+			ed.Put(sc, p, b)
+		}
+	}
+	for p := range ft {
+		if _, ok := result[p]; !ok {
+			ed.Del(sc, p)
+		}
+	}
+}
+
+func touched(es []HandEdit, p string) bool {
+	for _, e := range es {
+		if e.Path == p {
+			return true
+		}
+	}
+	return false
 }
 
 // checkPath refuses paths of the checked-out tree that could not be store paths: every segment must be a

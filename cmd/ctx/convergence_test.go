@@ -455,7 +455,10 @@ func (cv *convergence) check(remote string, clones []*clone) {
 		ids, titles := map[int]bool{}, map[string]int{}
 		for _, d := range ds {
 			if ids[d.ID] {
-				t.Errorf("%s: decision id %d twice", c.name, d.ID)
+				t.Errorf("%s: decision id %d twice\n%s", c.name, d.ID, gitstoretest.Git(t, c.dir, "grep", "-h", "-e", "^id:", "-e", "^uid:", "ctx", "--", "decisions/"))
+				if os.Getenv("CTX_DEBUG_TREE") != "" {
+					t.Log(gitstoretest.Git(t, c.dir, "ls-tree", "-r", "--name-only", "ctx", "decisions/"))
+				}
 			}
 			ids[d.ID] = true
 			titles[d.Title]++
