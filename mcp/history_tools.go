@@ -153,28 +153,7 @@ func (s *srv) historyToolDefs() []toolDef {
 
 // addHistoryTools registers the history read tools with their typed-error handler.
 func (s *srv) addHistoryTools() {
-	var tools []server.ServerTool
-	for _, d := range s.historyToolDefs() {
-		sch, err := compileSchema(d.name + ".input.json")
-		if err != nil {
-			panic(fmt.Sprintf("mcp: %v", err)) // embedded and covered by tests
-		}
-		t := mcpgo.Tool{
-			Name:           d.name,
-			Title:          d.title,
-			Description:    d.desc,
-			RawInputSchema: rawSchema(d.name + ".input.json"),
-			Annotations: mcpgo.ToolAnnotation{
-				Title:           d.title,
-				ReadOnlyHint:    mcpgo.ToBoolPtr(true),
-				DestructiveHint: mcpgo.ToBoolPtr(false),
-				IdempotentHint:  mcpgo.ToBoolPtr(true),
-				OpenWorldHint:   mcpgo.ToBoolPtr(false),
-			},
-		}
-		tools = append(tools, server.ServerTool{Tool: t, Handler: s.historyHandler(d.name, sch, d.run)})
-	}
-	s.mcp.AddTools(tools...)
+	s.registerTools(s.historyToolDefs(), s.historyHandler)
 }
 
 func (s *srv) historyHandler(name string, sch *jsonschema.Schema, run toolFunc) server.ToolHandlerFunc {

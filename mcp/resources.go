@@ -287,18 +287,7 @@ func (s *srv) state(ctx context.Context, v *store.View) (activeState, error) {
 	if err != nil {
 		return activeState{}, err
 	}
-	out := activeState{CurrentTask: st.CurrentTask, Blockers: st.Blockers, Progress: st.Progress,
-		LastAgent: st.LastAgent, LastMachine: st.LastMachine}
-	if out.Blockers == nil {
-		out.Blockers = []string{}
-	}
-	if out.Progress == nil {
-		out.Progress = map[string]string{}
-	}
-	if st.UpdatedAt != "" {
-		out.UpdatedAt = &st.UpdatedAt
-	}
-	return out, nil
+	return activeStateOf(st), nil
 }
 
 // activityItem is seed 000's activity entry: exactly its fields (the pulse fields of seed 002 are served

@@ -64,10 +64,16 @@ func (s *srv) toolDefs() []toolDef {
 }
 
 func (s *srv) addTools() {
-	var tools []server.ServerTool
 	defs := append(s.toolDefs(), s.modelToolDefs()...)
 	defs = append(defs, s.mergeToolDefs()...)
 	defs = append(defs, s.syncToolDefs()...)
+	s.registerTools(defs, s.handler)
+}
+
+// registerTools adds tools to the server, each with its embedded input schema (and output schema when
+// d.output) and the handler that mk builds around its run function.
+func (s *srv) registerTools(defs []toolDef, mk func(name string, sch *jsonschema.Schema, run toolFunc) server.ToolHandlerFunc) {
+	var tools []server.ServerTool
 	for _, d := range defs {
 		sch, err := compileSchema(d.name + ".input.json")
 		if err != nil {
@@ -89,7 +95,7 @@ func (s *srv) addTools() {
 		if d.output {
 			t.RawOutputSchema = rawSchema(d.name + ".output.json")
 		}
-		tools = append(tools, server.ServerTool{Tool: t, Handler: s.handler(d.name, sch, d.run)})
+		tools = append(tools, server.ServerTool{Tool: t, Handler: mk(d.name, sch, d.run)})
 	}
 	s.mcp.AddTools(tools...)
 }

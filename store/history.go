@@ -256,7 +256,7 @@ func (s *Store) BlameFile(ctx context.Context, tips map[Scope]plumbing.Hash, p s
 	if sc == "" {
 		return nil, &NotFoundError{Msg: fmt.Sprintf("File '%s' not found", p)}
 	}
-	lines := splitKeep(string(content))
+	lines := splitLines(string(content))
 	out := &Blame{Path: p, Scope: sc, Tip: tips[sc].String(), MaxCommits: maxCommits, Lines: make([]BlameLine, len(lines))}
 	for i, l := range lines {
 		out.Lines[i] = BlameLine{Line: i + 1, Text: strings.TrimSuffix(strings.TrimSuffix(l, "\n"), "\r")}
@@ -330,20 +330,4 @@ func (s *Store) BlameFile(ctx context.Context, tips map[Scope]plumbing.Hash, p s
 		h = e.parent
 	}
 	return out, nil
-}
-
-// splitKeep splits text into lines as go-diff's line mode does: each line keeps its "\n"; a last line
-// without one is a line too; "" has no lines.
-func splitKeep(text string) []string {
-	var out []string
-	for text != "" {
-		i := strings.IndexByte(text, '\n')
-		if i < 0 {
-			out = append(out, text)
-			break
-		}
-		out = append(out, text[:i+1])
-		text = text[i+1:]
-	}
-	return out
 }

@@ -728,7 +728,8 @@ func UnifiedDiff(a, b string, context int) string {
 	return out.String()
 }
 
-// splitLines splits text after each '\n'; the last piece may lack one.
+// splitLines splits text into lines as go-diff's line mode does: each line keeps its '\n', a last line
+// without one is a line too, and "" has no lines.
 func splitLines(s string) []string {
 	var out []string
 	for s != "" {
