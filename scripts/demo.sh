@@ -46,7 +46,8 @@ step "Ada: clone, ctx init, import the bundled real files"
 git clone -q "$TMP/remote.git" "$TMP/ada"
 cd "$TMP/ada"
 show "$CTX" init --no-hooks
-show "$CTX" import --dry-run "$ROOT/testdata/corpus" | tail -n 6
+show "$CTX" import --dry-run "$ROOT/testdata/corpus" 2>"$TMP/warnings" | tail -n 6
+echo "($(wc -l <"$TMP/warnings") warnings say what the importer guessed, e.g.: $(head -n 1 "$TMP/warnings" | cut -c1-160)...)"
 show "$CTX" import "$ROOT/testdata/corpus" 2>/dev/null
 show "$CTX" decision list
 show "$CTX" knowledge set architecture "One Go binary; the context store is a git branch."
