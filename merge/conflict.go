@@ -25,7 +25,9 @@ var stampKeys = []string{"updated_at", "date", "timestamp"}
 // when). When both sides changed a file, these keys are taken together from
 // the winner (later updated_at...), present or absent, without a conflict
 // record: two edits of the same entry always differ there, nothing of the
-// content is lost, and the merged file names one coherent last writer.
+// content is lost, and the merged file names one coherent last writer. A
+// conflict's lost version keeps the losing side's own metadata, so that
+// resolving in its favour does not credit its text to the winner's author.
 var metaKeys = map[string]bool{
 	"updated_at":   true,
 	"author":       true,

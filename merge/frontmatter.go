@@ -292,7 +292,11 @@ func mergeFM(base, a, b mdDoc, aWins bool, log *fieldLog) mdDoc {
 		var present bool
 		switch {
 		case metaKeys[k]:
+			// The kept version names the winner's write; the lost one its own (who wrote it, when).
 			v, present = av, aok
+			if !aWins {
+				v, present = cv, cok
+			}
 		case aok == cok && (!aok || sameChunk(k, av, cv)):
 			v, present = av, aok
 		case aok == bok && (!aok || sameChunk(k, av, bv)):

@@ -134,7 +134,11 @@ func mergeObj(base, a, b *jobj, aWins bool, prefix string, log *fieldLog) *jobj 
 		present := true
 		switch {
 		case metaKeys[k]:
+			// The kept version names the winner's write; the lost one its own (who wrote it, when).
 			v, present = av, aok
+			if !aWins {
+				v, present = cv, cok
+			}
 		case aok == cok && (!aok || bytes.Equal(av, cv)):
 			v, present = av, aok
 		case aok == bok && (!aok || bytes.Equal(av, bv)):

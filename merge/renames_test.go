@@ -101,3 +101,26 @@ func TestRenumberedOntoANumberTheOtherSideReused(t *testing.T) {
 		}
 	}
 }
+
+// A conflict's lost version keeps its own author and updated_at: resolving in its favour must not credit
+// its text to the winner's author (reported by a new user).
+func TestLostVersionKeepsItsAuthor(t *testing.T) {
+	doc := func(author, at, body string) []byte {
+		return []byte("---\nauthor: " + author + "\nupdated_at: " + at + "\nprovenance: owner_instruction\n---\n" + body)
+	}
+	base := Files{"knowledge/a.md": doc("Ada", "2026-11-29T10:00:00Z", "one\n")}
+	ours := Files{"knowledge/a.md": doc("Alice", "2026-11-29T11:00:00Z", "one by alice\n")}
+	theirs := Files{"knowledge/a.md": doc("Bob", "2026-11-29T12:00:00Z", "one by bob\n")}
+	for _, r := range []Result{Tree(base, ours, theirs), Tree(base, theirs, ours)} {
+		if len(r.Conflicts) != 1 {
+			t.Fatalf("want one conflict, got %d", len(r.Conflicts))
+		}
+		c := r.Conflicts[0]
+		if !strings.Contains(string(c.Kept), "author: Bob") || !strings.Contains(string(c.Kept), "one by bob") {
+			t.Errorf("kept: %s", c.Kept)
+		}
+		if !strings.Contains(string(c.Lost), "author: Alice") || !strings.Contains(string(c.Lost), "updated_at: 2026-11-29T11:00:00Z") || !strings.Contains(string(c.Lost), "one by alice") {
+			t.Errorf("lost should be Alice's own version: %s", c.Lost)
+		}
+	}
+}
