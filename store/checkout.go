@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/gofrs/flock"
@@ -491,34 +493,34 @@ func checkPath(p string) error {
 // first when a context ref moved since it was written (a write or pull of another process). A bare
 // repository reads from the refs. ErrNotInitialized when there is no context branch.
 func (s *Store) CheckoutView(ctx context.Context) (*View, error) {
-	if ok, err := s.Initialized(ctx); err != nil {
+	tips, err := s.Tips(ctx)
+	if err != nil {
 		return nil, err
-	} else if !ok {
+	}
+	if tips[Public].IsZero() {
 		return nil, ErrNotInitialized
 	}
 	root := s.CheckoutRoot()
 	if root == "" {
 		return s.RefView(ctx)
 	}
+	want := map[Scope]string{}
+	for _, sc := range Scopes {
+		if !tips[sc].IsZero() {
+			want[sc] = tips[sc].String()
+		}
+	}
+	// Every MCP read comes here: while neither the refs nor the record file changed, the scopes of the
+	// last read serve again instead of parsing the record (one line per file of the store) each time.
+	fi, statErr := os.Stat(filepath.Join(root, RecordFile))
+	if scopes := s.recCache.get(fi, statErr, want); scopes != nil {
+		return NewView(&DirReader{Root: root, Scopes: scopes}), nil
+	}
 	rec, err := s.ReadRecord()
 	if err != nil {
 		return nil, err
 	}
-	tips, err := s.Tips(ctx)
-	if err != nil {
-		return nil, err
-	}
-	stale := rec == nil
-	for _, sc := range Scopes {
-		want := ""
-		if !tips[sc].IsZero() {
-			want = tips[sc].String()
-		}
-		if rec != nil && rec.Commits[sc] != want {
-			stale = true
-		}
-	}
-	if stale {
+	if rec == nil || !sameCommits(rec.Commits, want) {
 		if _, err := s.Refresh(ctx); err != nil {
 			return nil, err
 		}
@@ -533,5 +535,50 @@ func (s *Store) CheckoutView(ctx context.Context) (*View, error) {
 	for p, f := range rec.Files {
 		scopes[p] = f.Scope
 	}
+	fi, statErr = os.Stat(filepath.Join(root, RecordFile))
+	s.recCache.put(fi, statErr, rec.Commits, scopes)
 	return NewView(&DirReader{Root: root, Scopes: scopes}), nil
+}
+
+// sameCommits reports whether a checkout record mirrors the tips want (scope -> commit; absent = no ref).
+func sameCommits(rec map[Scope]string, want map[Scope]string) bool {
+	for _, sc := range Scopes {
+		if rec[sc] != want[sc] {
+			return false
+		}
+	}
+	return true
+}
+
+// recordCache remembers the scopes of the checkout record as last read, with the record file's
+// modification time and size and the commits it mirrors.
+type recordCache struct {
+	mu      sync.Mutex
+	mod     time.Time
+	size    int64
+	commits map[Scope]string
+	scopes  map[string]Scope
+}
+
+// get returns the cached scopes when the record file is the one read last and mirrors want; nil otherwise.
+func (c *recordCache) get(fi os.FileInfo, statErr error, want map[Scope]string) map[string]Scope {
+	if statErr != nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.scopes == nil || !fi.ModTime().Equal(c.mod) || fi.Size() != c.size || !sameCommits(c.commits, want) {
+		return nil
+	}
+	return c.scopes
+}
+
+func (c *recordCache) put(fi os.FileInfo, statErr error, commits map[Scope]string, scopes map[string]Scope) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if statErr != nil {
+		c.scopes = nil
+		return
+	}
+	c.mod, c.size, c.commits, c.scopes = fi.ModTime(), fi.Size(), commits, scopes
 }

@@ -85,6 +85,8 @@ type Store struct {
 	Repo  *gitstore.Repo
 	Cfg   Config
 	Actor Actor
+
+	recCache recordCache // the checkout record's scopes as CheckoutView last read them
 }
 
 // Open opens the context store of the repository containing dir. It does not require the context branch
