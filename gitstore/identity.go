@@ -39,17 +39,23 @@ func (r *Repo) Identity(ctx context.Context) (object.Signature, error) {
 // Committer is Identity with GIT_COMMITTER_NAME / GIT_COMMITTER_EMAIL taking precedence.
 func (r *Repo) Committer(ctx context.Context) (object.Signature, error) {
 	sig, err := r.Identity(ctx)
+	sig = committerOf(sig)
+	if err != nil && sig.Name != "" && sig.Email != "" {
+		sig.When = time.Now()
+		return sig, nil
+	}
+	return sig, err
+}
+
+// committerOf applies GIT_COMMITTER_NAME / GIT_COMMITTER_EMAIL to an author identity.
+func committerOf(sig object.Signature) object.Signature {
 	if n := os.Getenv("GIT_COMMITTER_NAME"); n != "" {
 		sig.Name = n
 	}
 	if e := os.Getenv("GIT_COMMITTER_EMAIL"); e != "" {
 		sig.Email = e
 	}
-	if err != nil && sig.Name != "" && sig.Email != "" {
-		sig.When = time.Now()
-		return sig, nil
-	}
-	return sig, err
+	return sig
 }
 
 func (r *Repo) configIdentity() (name, email string) {

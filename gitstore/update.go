@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // Tip is the state of one ref at the start of a transaction: its commit (ZeroHash when the ref does
@@ -89,6 +90,7 @@ func (r *Repo) transactOnce(ctx context.Context, refs []string, fn func(map[stri
 		paths  []string
 	}
 	var todo []pending
+	var author, committer object.Signature
 	results := make([]Result, len(refs))
 	for i, ref := range refs {
 		tip := tips[ref]
@@ -109,13 +111,12 @@ func (r *Repo) transactOnce(ctx context.Context, refs []string, fn func(map[stri
 		if tree == tip.Tree && len(w.ExtraParents) == 0 && !tip.Commit.IsZero() {
 			continue
 		}
-		author, err := r.Identity(ctx)
-		if err != nil {
-			return nil, err
-		}
-		committer, err := r.Committer(ctx)
-		if err != nil {
-			return nil, err
+		if author.Name == "" {
+			// Resolved once per transaction (it reads the repository, global and system config).
+			if author, err = r.Identity(ctx); err != nil {
+				return nil, err
+			}
+			committer = committerOf(author)
 		}
 		var parents []plumbing.Hash
 		if !tip.Commit.IsZero() {
