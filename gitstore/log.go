@@ -3,6 +3,7 @@ package gitstore
 import (
 	"container/heap"
 	"context"
+	"sort"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -120,16 +121,31 @@ func (r *Repo) IsAncestor(ctx context.Context, a, b plumbing.Hash) (bool, error)
 // as every commit left to visit is reachable from b, as git's revision walk does; so the cost is the
 // commits since the sides diverged, not the whole history.
 func (r *Repo) CountAhead(ctx context.Context, a, b plumbing.Hash) (int, error) {
+	var known []plumbing.Hash
+	if !b.IsZero() {
+		known = []plumbing.Hash{b}
+	}
+	hs, err := r.NewCommits(ctx, a, known)
+	return len(hs), err
+}
+
+// NewCommits returns the commits reachable from a but from none of known (git rev-list a --not known...),
+// newest first by committer time, with the walk of CountAhead.
+func (r *Repo) NewCommits(ctx context.Context, a plumbing.Hash, known []plumbing.Hash) ([]plumbing.Hash, error) {
 	if a.IsZero() {
-		return 0, nil
+		return nil, nil
 	}
 	const fromA, fromB = 1, 2
 	flags := map[plumbing.Hash]int{}
 	when := map[plumbing.Hash]time.Time{}
+	var order []plumbing.Hash
 	q := &commitQueue{}
 	push := func(h plumbing.Hash, f int) error {
 		if flags[h]&f == f {
 			return nil
+		}
+		if flags[h] == 0 {
+			order = append(order, h)
 		}
 		flags[h] |= f
 		c, err := r.Commit(ctx, h)
@@ -141,11 +157,14 @@ func (r *Repo) CountAhead(ctx context.Context, a, b plumbing.Hash) (int, error) 
 		return nil
 	}
 	if err := push(a, fromA); err != nil {
-		return 0, err
+		return nil, err
 	}
-	if !b.IsZero() {
+	for _, b := range known {
+		if b.IsZero() {
+			continue
+		}
 		if err := push(b, fromB); err != nil {
-			return 0, err
+			return nil, err
 		}
 	}
 	for q.Len() > 0 {
@@ -171,17 +190,18 @@ func (r *Repo) CountAhead(ctx context.Context, a, b plumbing.Hash) (int, error) 
 		f := flags[it.c.Hash]
 		for _, p := range it.c.ParentHashes {
 			if err := push(p, f); err != nil {
-				return 0, err
+				return nil, err
 			}
 		}
 	}
-	n := 0
-	for _, f := range flags {
-		if f == fromA {
-			n++
+	var out []plumbing.Hash
+	for _, h := range order {
+		if flags[h] == fromA {
+			out = append(out, h)
 		}
 	}
-	return n, nil
+	sort.SliceStable(out, func(i, j int) bool { return when[out[i]].After(when[out[j]]) })
+	return out, nil
 }
 
 type queued struct {

@@ -17,13 +17,18 @@ type Entry struct {
 	Name string
 	Dir  bool
 	Hash plumbing.Hash
+	Mode filemode.FileMode
 }
+
+// IsFile reports whether the entry is a regular file (mode 100644 or 100755), the only entries ctx reads:
+// a symbolic link or a gitlink (submodule) is not one.
+func (e Entry) IsFile() bool { return e.Mode == filemode.Regular || e.Mode == filemode.Executable }
 
 // lookup finds the entry at a slash-separated path below tree root.
 func (r *Repo) lookup(ctx context.Context, root plumbing.Hash, p string) (Entry, error) {
 	p = strings.Trim(path.Clean("/"+p), "/")
 	if p == "" {
-		return Entry{Dir: true, Hash: root}, nil
+		return Entry{Dir: true, Hash: root, Mode: filemode.Dir}, nil
 	}
 	cur := root
 	parts := strings.Split(p, "/")
@@ -46,7 +51,7 @@ func (r *Repo) lookup(ctx context.Context, root plumbing.Hash, p string) (Entry,
 			found = true
 			isDir := e.Mode == filemode.Dir
 			if i == len(parts)-1 {
-				return Entry{Name: e.Name, Dir: isDir, Hash: e.Hash}, nil
+				return Entry{Name: e.Name, Dir: isDir, Hash: e.Hash, Mode: e.Mode}, nil
 			}
 			if !isDir {
 				return Entry{}, fmt.Errorf("%s: %w", p, ErrNotFound)
@@ -62,7 +67,7 @@ func (r *Repo) lookup(ctx context.Context, root plumbing.Hash, p string) (Entry,
 }
 
 // ReadFile returns the content of the file at path in tree root. Errors wrap ErrNotFound when the path
-// is absent or names a directory.
+// is absent, names a directory, or names an entry that is not a regular file (a symbolic link, a gitlink).
 func (r *Repo) ReadFile(ctx context.Context, root plumbing.Hash, p string) ([]byte, error) {
 	e, err := r.lookup(ctx, root, p)
 	if err != nil {
@@ -70,6 +75,9 @@ func (r *Repo) ReadFile(ctx context.Context, root plumbing.Hash, p string) ([]by
 	}
 	if e.Dir {
 		return nil, fmt.Errorf("%s is a directory: %w", p, ErrNotFound)
+	}
+	if !e.IsFile() {
+		return nil, fmt.Errorf("%s is not a regular file (mode %o): %w", p, uint32(e.Mode), ErrNotFound)
 	}
 	return r.ReadBlob(ctx, e.Hash)
 }
@@ -104,7 +112,7 @@ func (r *Repo) List(ctx context.Context, root plumbing.Hash, dir string) ([]Entr
 	}
 	out := make([]Entry, 0, len(t.Entries))
 	for _, te := range t.Entries {
-		out = append(out, Entry{Name: te.Name, Dir: te.Mode == filemode.Dir, Hash: te.Hash})
+		out = append(out, Entry{Name: te.Name, Dir: te.Mode == filemode.Dir, Hash: te.Hash, Mode: te.Mode})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil

@@ -103,7 +103,10 @@ func (r *Repo) Fetch(ctx context.Context, remote string, refspec string, opt Tra
 	if !HasGit() {
 		return r.fetchGoGit(ctx, remote, refspec, optional)
 	}
-	args := []string{"--git-dir=" + r.commonDir, "fetch", "--no-tags", "--no-write-fetch-head", "--no-recurse-submodules"}
+	// fsck every received object with git's own rules (a tree entry named "..", ".git" or one of its
+	// aliases, a "/" in a name...): a hostile remote's objects are refused before any ref moves
+	// (docs/security.md).
+	args := append(fsckArgs(), "--git-dir="+r.commonDir, "fetch", "--no-tags", "--no-write-fetch-head", "--no-recurse-submodules")
 	if opt.Progress != nil {
 		args = append(args, "--progress")
 	} else {
@@ -121,6 +124,9 @@ func (r *Repo) Fetch(ctx context.Context, remote string, refspec string, opt Tra
 	if err != nil {
 		if optional && strings.Contains(stderr, "couldn't find remote ref") {
 			return false, nil
+		}
+		if isFsckFailure(stderr) {
+			err = errors.Join(ErrFsck, err)
 		}
 		return false, &TransferError{Op: "fetch", Remote: remote, Reason: lastLines(stderr, err), Err: err}
 	}
@@ -184,9 +190,23 @@ func (r *Repo) runGit(ctx context.Context, opt TransferOptions, args ...string) 
 	}
 	err := cmd.Run()
 	if ctx.Err() != nil {
-		return stdout.String(), stderr.String(), fmt.Errorf("git %s: %w", args[1], ctx.Err())
+		return stdout.String(), stderr.String(), fmt.Errorf("git %s: %w", subcommand(args), ctx.Err())
 	}
 	return stdout.String(), stderr.String(), err
+}
+
+// subcommand returns git's subcommand in args: the first argument after the global options.
+func subcommand(args []string) string {
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "-c" || a == "-C":
+			i++
+		case strings.HasPrefix(a, "-"):
+		default:
+			return a
+		}
+	}
+	return ""
 }
 
 // remoteLines returns the "remote: ..." lines of git's stderr (a hook's message), prefixed by "; ".

@@ -119,7 +119,7 @@ type Actions struct {
 // `ctx hooks run`. It returns ran=false and the reason when GuardHook says
 // no. The work is bounded by Timeout(h). What each hook does:
 //
-//	post-checkout  Refresh, then Activity(branch)
+//	post-checkout  Refresh, then Activity(branch) when Refresh succeeded
 //	post-merge     Refresh
 //	post-rewrite   Refresh
 //	pre-push       Push(remote)
@@ -135,12 +135,16 @@ func Run(ctx context.Context, workTree string, h Hook, args []string, a Actions)
 	var errs []error
 	switch h {
 	case PostCheckout, PostMerge, PostRewrite:
+		refreshed := true
 		if a.Refresh != nil {
 			if err := a.Refresh(ctx, workTree); err != nil {
 				errs = append(errs, fmt.Errorf("%s: refresh .context: %w", h, err))
+				refreshed = false
 			}
 		}
-		if h == PostCheckout && a.Activity != nil {
+		// A failed refresh (an unsafe commit on the branch, a broken store) records no activity: that
+		// would be a commit on top of a branch ctx could not check out.
+		if h == PostCheckout && a.Activity != nil && refreshed {
 			branch, _ := git(ctx, workTree, "symbolic-ref", "--quiet", "--short", "HEAD")
 			if err := a.Activity(ctx, workTree, branch); err != nil {
 				errs = append(errs, fmt.Errorf("%s: record activity: %w", h, err))

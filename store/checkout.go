@@ -6,16 +6,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/ctx-dev/ctx/merge"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/ctx-dev/ctx/gitstore"
+	"github.com/ctx-dev/ctx/merge"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/gofrs/flock"
 )
 
@@ -27,6 +30,10 @@ const RecordFile = ".ctx-checkout.json"
 type Record struct {
 	Commits map[Scope]string       `json:"commits"`
 	Files   map[string]RecordEntry `json:"files"`
+	// Incomplete says that Files is what is on disk but may not be all of Commits: a refresh was
+	// interrupted (a kill, the hook's time limit) and what it had written was recorded afterwards from its
+	// journal. The next refresh compares every path instead of the changes since Commits.
+	Incomplete bool `json:"incomplete,omitempty"`
 }
 
 // RecordEntry is one file of the checkout record.
@@ -56,30 +63,156 @@ func (s *Store) ReadRecord() (*Record, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read checkout record: %w", err)
 	}
+	return parseRecord(filepath.Join(root, RecordFile), b)
+}
+
+func parseRecord(name string, b []byte) (*Record, error) {
 	var rec Record
 	if err := json.Unmarshal(b, &rec); err != nil {
-		return nil, fmt.Errorf("checkout record %s: %w", filepath.Join(root, RecordFile), err)
+		return nil, fmt.Errorf("checkout record %s: %w", name, err)
 	}
 	if rec.Files == nil {
 		rec.Files = map[string]RecordEntry{}
 	}
+	if rec.Commits == nil {
+		rec.Commits = map[Scope]string{}
+	}
 	return &rec, nil
+}
+
+// readRecordFS reads the checkout record through the checked-out tree's root; an empty record (no
+// commits, no files) when there is none.
+func (s *Store) readRecordFS(fsys *checkoutFS) (rec *Record, found bool, err error) {
+	b, err := fsys.readFile(RecordFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &Record{Commits: map[Scope]string{}, Files: map[string]RecordEntry{}}, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("read checkout record: %w", err)
+	}
+	rec, err = parseRecord(filepath.Join(s.CheckoutRoot(), RecordFile), b)
+	return rec, err == nil, err
+}
+
+func writeRecordFS(fsys *checkoutFS, rec *Record) error {
+	b, err := json.MarshalIndent(rec, "", " ")
+	if err != nil {
+		return err
+	}
+	if err := fsys.writeFile(RecordFile, append(b, '\n')); err != nil {
+		return fmt.Errorf("write checkout record: %w", err)
+	}
+	return nil
 }
 
 // Refreshed reports what Refresh did.
 type Refreshed struct {
 	Written, Removed []string // paths updated from the refs
 	Kept             []string // paths edited by hand that were not overwritten (ctx status lists them)
+	// Skipped are the entries of the refs that changed since the last refresh and that ctx does not check
+	// out (Problem): never written, reported once here, and listed by ctx status and ctx doctor.
+	Skipped []Problem
 }
 
 func blobHash(b []byte) plumbing.Hash { return plumbing.ComputeHash(plumbing.BlobObject, b) }
+
+// lockCheckout takes the lock that serialises the refreshes of one worktree (in its git dir).
+func (s *Store) lockCheckout() (func(), error) {
+	if err := os.MkdirAll(filepath.Join(s.Repo.GitDir(), "ctx"), 0o777); err != nil {
+		return nil, fmt.Errorf("refresh: %w", err)
+	}
+	fl := flock.New(filepath.Join(s.Repo.GitDir(), "ctx", "checkout.lock"))
+	if err := fl.Lock(); err != nil {
+		return nil, fmt.Errorf("refresh: lock: %w", err)
+	}
+	return func() { fl.Unlock() }, nil
+}
+
+// journalPath is the refresh journal of this worktree (in its git dir, outside the checked-out tree).
+func (s *Store) journalPath() string {
+	return filepath.Join(s.Repo.GitDir(), "ctx", "checkout-journal.json")
+}
+
+// journal is what a refresh is about to do to the checked-out tree, written before its first change and
+// removed once the checkout record says what was done (docs/security.md, "Interrupted refreshes").
+type journal struct {
+	Write  map[string]RecordEntry `json:"write"`
+	Remove []string               `json:"remove"`
+}
+
+// refreshInterrupt, when set (tests), is called after each file a refresh writes or removes, with their
+// count so far: a panic there is a refresh killed half way.
+var refreshInterrupt func(done int)
+
+// recoverRefresh reads the checkout record and, when a refresh was interrupted (its journal is there),
+// records what it had actually written: a file of the journal whose content on disk is the one it was
+// to write is ctx's, a file it was to remove and that is gone is gone; anything else is as the record
+// said, so a hand edit stays a hand edit and a half-finished refresh never shows up as one. The record is
+// marked Incomplete (the next refresh compares every path), then the journal is removed. Called with the
+// checkout lock held.
+func (s *Store) recoverRefresh(fsys *checkoutFS) (*Record, bool, error) {
+	rec, found, err := s.readRecordFS(fsys)
+	if err != nil {
+		return nil, false, err
+	}
+	b, err := os.ReadFile(s.journalPath())
+	if errors.Is(err, fs.ErrNotExist) {
+		return rec, found, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("read refresh journal: %w", err)
+	}
+	var j journal
+	if json.Unmarshal(b, &j) == nil {
+		for p, e := range j.Write {
+			if checkPath(p) != nil {
+				continue
+			}
+			if cur, err := fsys.readFile(p); err == nil && blobHash(cur).String() == e.Blob {
+				rec.Files[p] = e
+			}
+			fsys.cleanTemps(p)
+		}
+		for _, p := range j.Remove {
+			if checkPath(p) != nil {
+				continue
+			}
+			if _, err := fsys.lstat(p); errors.Is(err, fs.ErrNotExist) {
+				delete(rec.Files, p)
+			}
+		}
+	}
+	rec.Incomplete = true
+	if err := writeRecordFS(fsys, rec); err != nil {
+		return nil, false, err
+	}
+	if err := os.Remove(s.journalPath()); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, false, fmt.Errorf("remove refresh journal: %w", err)
+	}
+	return rec, true, nil
+}
 
 // Refresh makes the checked-out tree mirror the tips of the context refs (design §2): only paths whose
 // blob changed since the recorded commits are written (atomically, by rename) or removed; a file edited
 // by hand since the last refresh is never overwritten, it is reported in Kept. A bare repository has no
 // checked-out tree (nothing to do). Concurrent refreshes of one worktree are serialised by a lock in the
 // worktree's git dir.
+//
+// Trust (docs/security.md): every entry that changed is checked before anything is written (names with
+// git fsck's rules, modes, the store layout of docs/format.md); one ctx does not check out is skipped and
+// reported in Skipped, never written. Every file operation goes through an os.Root of .context/ that also
+// refuses symbolic links. A journal in the worktree's git dir makes the refresh atomic for readers: a
+// refresh killed half way is recorded as what it wrote by the next one (recoverRefresh), never taken for
+// hand edits.
 func (s *Store) Refresh(ctx context.Context) (*Refreshed, error) { return s.refresh(ctx, nil) }
+
+// refreshOp is one change a refresh makes to the checked-out tree.
+type refreshOp struct {
+	path   string
+	blob   plumbing.Hash // ZeroHash: remove
+	scope  Scope
+	remove bool
+}
 
 // refresh is Refresh; the paths in force are rewritten from the refs even when edited by hand (after
 // ctx commit recorded them).
@@ -92,48 +225,67 @@ func (s *Store) refresh(ctx context.Context, force map[string]bool) (*Refreshed,
 	if ok, err := s.Initialized(ctx); err != nil || !ok {
 		return out, err
 	}
-	if err := os.MkdirAll(filepath.Join(s.Repo.GitDir(), "ctx"), 0o777); err != nil {
-		return nil, fmt.Errorf("refresh: %w", err)
-	}
-	fl := flock.New(filepath.Join(s.Repo.GitDir(), "ctx", "checkout.lock"))
-	if err := fl.Lock(); err != nil {
-		return nil, fmt.Errorf("refresh: lock: %w", err)
-	}
-	defer fl.Unlock()
-
-	rec, err := s.ReadRecord()
+	unlock, err := s.lockCheckout()
 	if err != nil {
 		return nil, err
 	}
-	if rec == nil {
-		rec = &Record{Commits: map[Scope]string{}, Files: map[string]RecordEntry{}}
+	defer unlock()
+	fsys, err := openCheckout(root)
+	if err != nil {
+		return nil, fmt.Errorf("refresh: %w", err)
+	}
+	defer fsys.Close()
+	rec, found, err := s.recoverRefresh(fsys)
+	if err != nil {
+		return nil, err
 	}
 	tips, err := s.Tips(ctx)
 	if err != nil {
 		return nil, err
 	}
 	trees := map[Scope]plumbing.Hash{}
-	changed := map[string]bool{}
+	oldTrees := map[Scope]plumbing.Hash{}
+	// Without a record, or after an interrupted refresh, every path is compared.
+	full := !found || rec.Incomplete
 	for _, sc := range Scopes {
 		if trees[sc], err = s.Repo.TreeOf(ctx, tips[sc]); err != nil {
 			return nil, err
 		}
-		oldTree := plumbing.ZeroHash
-		if c := rec.Commits[sc]; c != "" {
-			if oldTree, err = s.Repo.TreeOf(ctx, plumbing.NewHash(c)); err != nil {
-				oldTree = plumbing.ZeroHash
+		if c := rec.Commits[sc]; c != "" && !full {
+			if oldTrees[sc], err = s.Repo.TreeOf(ctx, plumbing.NewHash(c)); err != nil {
+				full = true // the recorded commit is gone (gc): compare every path
 			}
 		}
-		var paths []string
-		if len(rec.Files) == 0 || oldTree.IsZero() && rec.Commits[sc] != "" {
-			err = s.Repo.Walk(ctx, trees[sc], func(p string, _ plumbing.Hash) error { paths = append(paths, p); return nil })
-		} else {
-			paths, err = s.Repo.DiffTrees(ctx, oldTree, trees[sc])
+	}
+	changed := map[string]bool{}
+	for _, sc := range Scopes {
+		old := oldTrees[sc]
+		if full {
+			old = plumbing.ZeroHash
 		}
+		added, removed, err := s.Repo.DiffItems(ctx, old, trees[sc])
 		if err != nil {
 			return nil, err
 		}
-		for _, p := range paths {
+		for _, it := range added {
+			if reason, unsafe := itemProblem(it); reason != "" {
+				out.Skipped = append(out.Skipped, Problem{Commit: tips[sc].String(), Scope: sc, Path: it.Path(),
+					Entry: it.Kind(), Reason: reason, Unsafe: unsafe})
+			}
+			// A path whose names are all safe is looked at (a gitlink that replaced a file removes the
+			// file); a name that is not safe never names a path of .context/.
+			if it.Mode != filemode.Dir && namesSafe(it.Names) {
+				changed[it.Path()] = true
+			}
+		}
+		for _, it := range removed {
+			if namesSafe(it.Names) {
+				changed[it.Path()] = true
+			}
+		}
+	}
+	if full {
+		for p := range rec.Files {
 			changed[p] = true
 		}
 	}
@@ -144,25 +296,24 @@ func (s *Store) refresh(ctx context.Context, force map[string]bool) (*Refreshed,
 	}
 	paths := make([]string, 0, len(changed))
 	for p := range changed {
-		paths = append(paths, p)
+		if checkPath(p) == nil { // a record of an older ctx may hold anything
+			paths = append(paths, p)
+		}
 	}
 	sort.Strings(paths)
+	var ops []refreshOp
 	for _, p := range paths {
-		var newScope Scope
-		var newBlob plumbing.Hash
-		for _, sc := range Scopes {
-			h, err := s.Repo.PathHash(ctx, trees[sc], p)
-			if err != nil {
-				return nil, err
-			}
-			if !h.IsZero() {
-				newScope, newBlob = sc, h
-				break
-			}
+		newScope, newBlob, err := s.readableAt(ctx, trees, p)
+		if err != nil {
+			return nil, err
 		}
-		disk := filepath.Join(root, filepath.FromSlash(p))
-		cur, derr := os.ReadFile(disk)
+		cur, derr := fsys.readFile(p)
 		onDisk := derr == nil
+		if derr != nil && !errors.Is(derr, fs.ErrNotExist) {
+			// A symbolic link, a folder where a file should be: not ctx's to overwrite.
+			out.Kept = append(out.Kept, p)
+			continue
+		}
 		old, had := rec.Files[p]
 		switch {
 		case onDisk && !newBlob.IsZero() && blobHash(cur) == newBlob:
@@ -172,21 +323,10 @@ func (s *Store) refresh(ctx context.Context, force map[string]bool) (*Refreshed,
 			continue
 		case newBlob.IsZero():
 			if onDisk {
-				if err := os.Remove(disk); err != nil {
-					return nil, fmt.Errorf("refresh: %w", err)
-				}
-				removeEmptyDirs(root, filepath.Dir(disk))
-				out.Removed = append(out.Removed, p)
+				ops = append(ops, refreshOp{path: p, remove: true})
 			}
 		default:
-			data, err := s.Repo.ReadBlob(ctx, newBlob)
-			if err != nil {
-				return nil, err
-			}
-			if err := writeFileAtomic(disk, data, 0o644); err != nil {
-				return nil, fmt.Errorf("refresh %s: %w", p, err)
-			}
-			out.Written = append(out.Written, p)
+			ops = append(ops, refreshOp{path: p, blob: newBlob, scope: newScope})
 		}
 		if newBlob.IsZero() {
 			delete(rec.Files, p)
@@ -200,23 +340,97 @@ func (s *Store) refresh(ctx context.Context, force map[string]bool) (*Refreshed,
 			rec.Commits[sc] = tips[sc].String()
 		}
 	}
-	b, err := json.MarshalIndent(rec, "", " ")
-	if err != nil {
-		return nil, err
+	rec.Incomplete = false
+	if len(ops) > 0 {
+		if err := s.applyRefresh(ctx, fsys, ops, out); err != nil {
+			// What was written is recorded now rather than at the next refresh.
+			if _, _, rerr := s.recoverRefresh(fsys); rerr != nil {
+				err = errors.Join(err, rerr)
+			}
+			return nil, err
+		}
 	}
-	if err := writeFileAtomic(filepath.Join(root, RecordFile), append(b, '\n'), 0o644); err != nil {
-		return nil, fmt.Errorf("refresh: write record: %w", err)
+	if err := writeRecordFS(fsys, rec); err != nil {
+		return nil, fmt.Errorf("refresh: %w", err)
+	}
+	if len(ops) > 0 {
+		if err := os.Remove(s.journalPath()); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("refresh: remove journal: %w", err)
+		}
 	}
 	return out, nil
 }
 
-func removeEmptyDirs(root, dir string) {
-	for dir != root && strings.HasPrefix(dir, root) {
-		if err := os.Remove(dir); err != nil {
-			return
+// applyRefresh writes the journal of ops, then does them.
+func (s *Store) applyRefresh(ctx context.Context, fsys *checkoutFS, ops []refreshOp, out *Refreshed) error {
+	j := journal{Write: map[string]RecordEntry{}}
+	for _, op := range ops {
+		if op.remove {
+			j.Remove = append(j.Remove, op.path)
+		} else {
+			j.Write[op.path] = RecordEntry{Scope: op.scope, Blob: op.blob.String()}
 		}
-		dir = filepath.Dir(dir)
 	}
+	b, err := json.Marshal(j)
+	if err != nil {
+		return err
+	}
+	if err := writeFileAtomic(s.journalPath(), b, 0o644); err != nil {
+		return fmt.Errorf("refresh: write journal: %w", err)
+	}
+	for i, op := range ops {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("refresh: %w", err)
+		}
+		if op.remove {
+			if err := fsys.remove(op.path); err != nil {
+				return fmt.Errorf("refresh: remove %s: %w", op.path, err)
+			}
+			out.Removed = append(out.Removed, op.path)
+		} else {
+			data, err := s.Repo.ReadBlob(ctx, op.blob)
+			if err != nil {
+				return err
+			}
+			if err := fsys.writeFile(op.path, data); err != nil {
+				return fmt.Errorf("refresh %s: %w", op.path, err)
+			}
+			out.Written = append(out.Written, op.path)
+		}
+		if refreshInterrupt != nil {
+			refreshInterrupt(i + 1)
+		}
+	}
+	return nil
+}
+
+// readableAt returns the scope and blob of the file at the slash path p in the first scope that has a
+// file ctx reads there (a regular file at a place of the layout); ZeroHash when none has.
+func (s *Store) readableAt(ctx context.Context, trees map[Scope]plumbing.Hash, p string) (Scope, plumbing.Hash, error) {
+	if LayoutPath(p) != nil {
+		return "", plumbing.ZeroHash, nil
+	}
+	for _, sc := range Scopes {
+		it, ok, err := s.Repo.Stat(ctx, trees[sc], p)
+		if err != nil {
+			return "", plumbing.ZeroHash, err
+		}
+		if ok && it.IsFile() {
+			return sc, it.Hash, nil
+		}
+	}
+	return "", plumbing.ZeroHash, nil
+}
+
+// namesSafe reports whether every name passes gitstore.CheckName (so that the joined path names the entry
+// and nothing else).
+func namesSafe(names []string) bool {
+	for _, n := range names {
+		if gitstore.CheckName(n) != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // HandEdit is a file of the checked-out tree that differs from what ctx last wrote there.
@@ -227,38 +441,62 @@ type HandEdit struct {
 }
 
 // HandEdits lists the files of the checked-out tree edited by hand since the last refresh, sorted by path.
-// None when the tree was never checked out.
+// None when the tree was never checked out. It compares with what ctx actually wrote: a refresh that was
+// interrupted is recorded first (recoverRefresh), so its half-written files are never hand edits. A
+// symbolic link in .context/ is listed (ctx commit refuses it) and never followed.
 func (s *Store) HandEdits(ctx context.Context) ([]HandEdit, error) {
 	root := s.CheckoutRoot()
-	rec, err := s.ReadRecord()
-	if err != nil || rec == nil {
+	if root == "" {
+		return nil, nil
+	}
+	if _, err := os.Stat(root); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil // never checked out, or removed by hand (the next refresh checks it out again)
+	}
+	unlock, err := s.lockCheckout()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	fsys, err := openCheckout(root)
+	if err != nil {
+		return nil, err
+	}
+	defer fsys.Close()
+	rec, found, err := s.recoverRefresh(fsys)
+	if err != nil || !found {
 		return nil, err
 	}
 	var out []HandEdit
 	seen := map[string]bool{}
-	err = filepath.WalkDir(root, func(p string, de fs.DirEntry, err error) error {
+	err = fs.WalkDir(fsys.root.FS(), ".", func(p string, de fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(root, p)
-		rel = filepath.ToSlash(rel)
-		if de.IsDir() || rel == RecordFile || strings.Contains(filepath.Base(p), ".tmp") && strings.HasPrefix(filepath.Base(p), ".") {
+		if de.IsDir() || p == RecordFile || isTemp(path.Base(p)) {
 			return nil
 		}
-		seen[rel] = true
-		data, err := os.ReadFile(p)
+		seen[p] = true
+		f, ok := rec.Files[p]
+		if de.Type()&fs.ModeSymlink != 0 {
+			if ok {
+				out = append(out, HandEdit{Path: p, Change: "modified", Scope: f.Scope})
+			} else {
+				out = append(out, HandEdit{Path: p, Change: "added", Scope: Public})
+			}
+			return nil
+		}
+		data, err := fsys.readFile(p)
 		if err != nil {
 			return err
 		}
-		f, ok := rec.Files[rel]
 		switch {
 		case !ok:
-			out = append(out, HandEdit{Path: rel, Change: "added", Scope: scopeFromContent(data)})
+			out = append(out, HandEdit{Path: p, Change: "added", Scope: scopeFromContent(data)})
 		case blobHash(data).String() != f.Blob:
-			out = append(out, HandEdit{Path: rel, Change: "modified", Scope: f.Scope})
+			out = append(out, HandEdit{Path: p, Change: "modified", Scope: f.Scope})
 		}
 		return nil
 	})
@@ -313,14 +551,22 @@ func (s *Store) CommitHandEdits(ctx context.Context, msg string) (*Committed, []
 	if err != nil {
 		return nil, nil, err
 	}
-	root := s.CheckoutRoot()
+	fsys, err := openCheckout(s.CheckoutRoot())
+	if err != nil {
+		return nil, nil, err
+	}
+	defer fsys.Close()
 	disk := map[string][]byte{}
 	var problems []string
 	for _, e := range edits {
 		if e.Change == "deleted" {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(e.Path)))
+		data, err := fsys.readFile(e.Path)
+		if errors.Is(err, errLink) {
+			problems = append(problems, fmt.Sprintf("%s: %v", e.Path, err))
+			continue
+		}
 		if err != nil {
 			return nil, nil, fmt.Errorf("read %s: %w", e.Path, err)
 		}
@@ -476,15 +722,13 @@ func touched(es []HandEdit, p string) bool {
 }
 
 // checkPath refuses paths of the checked-out tree that could not be store paths: every segment must be a
-// plain name (no "..", no NUL).
+// name git's fsck accepts for a tree entry, with ctx's stricter rules (gitstore.CheckName: no "", ".",
+// "..", ".git" or its aliases, no NUL, no backslash).
 func checkPath(p string) error {
 	for _, seg := range strings.Split(p, "/") {
-		if seg == "" || seg == "." || seg == ".." || strings.ContainsRune(seg, 0) {
-			return fmt.Errorf("%s: not a valid path in the store", p)
+		if err := gitstore.CheckName(seg); err != nil {
+			return fmt.Errorf("%s: not a valid path in the store: %w", p, err)
 		}
-	}
-	if bytes.ContainsAny([]byte(p), "\\") {
-		return fmt.Errorf("%s: backslash in path", p)
 	}
 	return nil
 }
@@ -520,7 +764,7 @@ func (s *Store) CheckoutView(ctx context.Context) (*View, error) {
 	if err != nil {
 		return nil, err
 	}
-	if rec == nil || !sameCommits(rec.Commits, want) {
+	if rec == nil || rec.Incomplete || !sameCommits(rec.Commits, want) {
 		if _, err := s.Refresh(ctx); err != nil {
 			return nil, err
 		}

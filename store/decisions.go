@@ -40,16 +40,30 @@ type Decision struct {
 
 var decisionFile = regexp.MustCompile(`^(\d{4,})-(.*)\.md$`)
 
+// MaxDecisionID is the largest decision number ctx gives or reads: nine digits, as the merge layer reads
+// them when it renumbers. A larger number found on the branch (a hand edit, a teammate's tool) is not a
+// number for ctx (the decision reads as id 0), so the next number never overflows into a negative one.
+const MaxDecisionID = 999_999_999
+
+// decisionID parses a decision number; 0 when it is not one ctx uses (not digits, 0, beyond MaxDecisionID).
+func decisionID(s string) int {
+	id, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || id <= 0 || id > MaxDecisionID {
+		return 0
+	}
+	return id
+}
+
 // ParseDecision reads a decisions/NNNN-slug.md file.
 func ParseDecision(name string, sc Scope, b []byte) Decision {
 	d := Decision{Scope: sc, Path: "decisions/" + name, Body: string(b)}
 	if m := decisionFile.FindStringSubmatch(name); m != nil {
-		d.ID, _ = strconv.Atoi(m[1])
+		d.ID = decisionID(m[1])
 	}
 	if fm, body, ok := SplitFrontMatter(b); ok {
 		if m, err := ParseMeta(fm); err == nil {
 			d.Body = string(body)
-			if id, err := strconv.Atoi(m.String("id")); err == nil && id > 0 {
+			if id := decisionID(m.String("id")); id > 0 {
 				d.ID = id
 			}
 			d.UID, d.Title, d.Status, d.StatusText = m.String("uid"), m.String("title"), m.String("status"), m.String("status_text")
@@ -247,12 +261,18 @@ func (s *Store) decisionPlan(ctx context.Context, v *View, in NewDecision, autho
 		sc = Public
 	}
 	id := in.Number
+	if id > MaxDecisionID {
+		return Decision{}, nil, invalidf("decision number %d: the largest is %d", id, MaxDecisionID)
+	}
 	if id <= 0 || taken[id] {
 		id = 1
 		for n := range taken {
-			if n >= id {
+			if n >= id && n <= MaxDecisionID {
 				id = n + 1
 			}
+		}
+		if id > MaxDecisionID {
+			return Decision{}, nil, invalidf("no decision number left: %d is taken (renumber the decisions)", MaxDecisionID)
 		}
 	}
 	taken[id] = true

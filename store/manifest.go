@@ -141,15 +141,11 @@ func (s *Store) Init(ctx context.Context, opt InitOptions) (*InitResult, error) 
 	default:
 		remote := s.RemoteName(ctx)
 		if remote != "" {
-			found, err := s.fetch(ctx, remote)
+			rt, found, err := s.fetch(ctx, remote)
 			if err != nil {
 				return nil, err
 			}
 			if found {
-				rt, err := s.Repo.Resolve(ctx, s.TrackingRef(remote))
-				if err != nil {
-					return nil, err
-				}
 				if err := s.Repo.UpdateRef(ctx, s.BranchRef(), plumbing.ZeroHash, rt, "ctx init: adopt "+remote); err != nil {
 					return nil, err
 				}

@@ -19,8 +19,11 @@ type Status struct {
 	Counts      map[string]int `json:"counts"`
 	Checkout    string         `json:"checkout,omitempty"`
 	HandEdits   []HandEdit     `json:"hand_edits"`
-	Private     string         `json:"private_tip,omitempty"`
-	Ephemeral   string         `json:"ephemeral_tip,omitempty"`
+	// Unreadable are the entries of the context refs that ctx does not read (TreeProblems): skipped by every
+	// reader, never checked out; ctx doctor says how to repair them.
+	Unreadable []Problem `json:"unreadable"`
+	Private    string    `json:"private_tip,omitempty"`
+	Ephemeral  string    `json:"ephemeral_tip,omitempty"`
 }
 
 // Status computes the store's status. ErrNotInitialized when there is no context branch. It first brings
@@ -76,6 +79,12 @@ func (s *Store) Status(ctx context.Context) (*Status, error) {
 			}
 		}
 		st.Counts[dir] = n
+	}
+	if st.Unreadable, err = s.TreeProblems(ctx); err != nil {
+		return nil, err
+	}
+	if st.Unreadable == nil {
+		st.Unreadable = []Problem{}
 	}
 	if root := s.CheckoutRoot(); root != "" {
 		st.Checkout = root

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	crand "crypto/rand"
 	"crypto/sha1"
 	"encoding/hex"
 	"errors"
@@ -87,10 +88,88 @@ func (s *Store) timeout() time.Duration {
 // Progress, when set, receives git's progress output during transfers (a terminal).
 var Progress *os.File
 
-func (s *Store) fetch(ctx context.Context, remote string) (bool, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.timeout())
+// fetch fetches the remote's context branch and returns its tip (found false when the remote has none).
+// git fsck checks every received object; the fetch lands on a quarantine ref of its own
+// (refs/ctx/incoming/<random>), and only once CheckIncoming accepted the tip does the remote-tracking ref
+// move to it: a rejected commit moves no ref (docs/security.md). The quarantine ref is always removed.
+func (s *Store) fetch(ctx context.Context, remote string) (plumbing.Hash, bool, error) {
+	tctx, cancel := context.WithTimeout(ctx, s.timeout())
 	defer cancel()
-	return s.Repo.Fetch(ctx, remote, "?"+s.FetchRefspec(remote), gitstore.TransferOptions{Progress: Progress})
+	var rnd [8]byte
+	_, _ = crand.Read(rnd[:])
+	incoming := "refs/ctx/incoming/" + hex.EncodeToString(rnd[:])
+	opt := gitstore.TransferOptions{Progress: Progress}
+	found, err := s.Repo.Fetch(tctx, remote, "?+"+s.BranchRef()+":"+incoming, opt)
+	var theirs plumbing.Hash
+	if found && err == nil {
+		theirs, err = s.Repo.Resolve(ctx, incoming)
+		if !theirs.IsZero() {
+			defer s.Repo.UpdateRef(context.WithoutCancel(ctx), incoming, theirs, plumbing.ZeroHash, "ctx: drop quarantine ref")
+		}
+	}
+	what := remote + "'s " + s.Cfg.Branch + " branch"
+	if errors.Is(err, gitstore.ErrFsck) {
+		return plumbing.ZeroHash, false, s.diagnoseFsck(tctx, remote, what, err, opt)
+	}
+	if err != nil || !found {
+		return plumbing.ZeroHash, false, err
+	}
+	tracking := s.TrackingRef(remote)
+	prev, err := s.Repo.Resolve(ctx, tracking)
+	if err != nil {
+		return plumbing.ZeroHash, false, err
+	}
+	ours, err := s.Repo.Resolve(ctx, s.BranchRef())
+	if err != nil {
+		return plumbing.ZeroHash, false, err
+	}
+	if err := s.CheckIncoming(ctx, what, theirs, ours, []plumbing.Hash{prev}); err != nil {
+		return plumbing.ZeroHash, false, err
+	}
+	// The remote-tracking ref follows the remote, forced as in git's "+" refspec; another process may move
+	// it at the same time (a concurrent fetch): retry on the value it found.
+	for attempt := 0; prev != theirs; attempt++ {
+		err := s.Repo.UpdateRef(ctx, tracking, prev, theirs, "ctx fetch "+remote)
+		if err == nil || attempt >= 5 || !errors.Is(err, gitstore.ErrStaleRef) {
+			if err != nil {
+				return plumbing.ZeroHash, false, err
+			}
+			break
+		}
+		if prev, err = s.Repo.Resolve(ctx, tracking); err != nil {
+			return plumbing.ZeroHash, false, err
+		}
+	}
+	return theirs, true, nil
+}
+
+// diagnoseFsck turns git's fsck refusal of a fetch into a RejectedError naming the commit and path: the
+// branch is fetched again, without fsck, into a throwaway repository (never into this one) and checked
+// there with gitstore.CheckHistory. When that fails, git's own error is returned.
+func (s *Store) diagnoseFsck(ctx context.Context, remote, what string, fsckErr error, opt gitstore.TransferOptions) error {
+	q, tip, cleanup, err := s.Repo.FetchQuarantine(ctx, remote, s.BranchRef(), opt)
+	defer cleanup()
+	if err != nil {
+		return fsckErr
+	}
+	hist, err := q.CheckHistory(ctx, tip, nil, maxListedProblems+1)
+	if err != nil || len(hist) == 0 {
+		return fsckErr
+	}
+	rej := &RejectedError{What: what, Commit: tip}
+	var te *gitstore.TransferError
+	if errors.As(fsckErr, &te) {
+		rej.Fsck = te.Reason
+	}
+	for i, np := range hist {
+		if i == maxListedProblems {
+			rej.More = true
+			break
+		}
+		reason, _ := itemProblem(np.Item)
+		rej.Problems = append(rej.Problems, Problem{Commit: np.Commit.String(), Path: np.Item.Path(), Entry: np.Item.Kind(), Reason: reason, Unsafe: true})
+	}
+	return rej
 }
 
 // PullResult says what Pull did.
@@ -105,6 +184,8 @@ type PullResult struct {
 	Notes       []merge.Note
 	HandEdits   []HandEdit // hand edits of .context/ committed before the pull
 	RefreshKept []string   // files of .context/ edited by hand and not overwritten
+	// RefreshSkipped are entries of the refs the refresh did not check out (Refreshed.Skipped).
+	RefreshSkipped []Problem
 }
 
 // PullOptions tune Pull and Push.
@@ -141,17 +222,13 @@ func (s *Store) PullWith(ctx context.Context, remote string, o PullOptions) (*Pu
 		}
 		res.HandEdits = edits
 	}
-	found, err := s.fetch(ctx, remote)
+	theirs, found, err := s.fetch(ctx, remote)
 	if err != nil {
 		return nil, err
 	}
 	res.Found = found
 	if !found {
 		return res, nil
-	}
-	theirs, err := s.Repo.Resolve(ctx, s.TrackingRef(remote))
-	if err != nil {
-		return nil, err
 	}
 	if err := s.integrate(ctx, theirs, res); err != nil {
 		return nil, err
@@ -163,7 +240,7 @@ func (s *Store) PullWith(ctx context.Context, remote string, o PullOptions) (*Pu
 	if err != nil {
 		return nil, err
 	}
-	res.RefreshKept = ref.Kept
+	res.RefreshKept, res.RefreshSkipped = ref.Kept, ref.Skipped
 	return res, nil
 }
 
@@ -223,6 +300,9 @@ func (s *Store) MergeCommit(ctx context.Context, theirs plumbing.Hash, o PullOpt
 		return nil, ErrNotInitialized
 	}
 	res.Old = old
+	if err := s.CheckIncoming(ctx, "commit "+theirs.String()[:12], theirs, old, nil); err != nil {
+		return nil, err
+	}
 	if err := s.mergeCommit(ctx, theirs, res); err != nil {
 		return nil, err
 	}

@@ -12,16 +12,52 @@ import (
 var decisionName = regexp.MustCompile(`^\d{4,}-[^/]+\.md$`)
 
 // ValidateFile checks a file of the checked-out tree before `ctx commit` records it (docs/format.md): the
-// path must be one of the layout's, with valid keys and names (ValidKey); JSON records must parse as
+// path must be one of the layout's, with valid keys and names (LayoutPath); JSON records must parse as
 // JSON objects; .ndjson logs must hold one JSON object a line; markdown must be UTF-8 text whose front
 // matter, when it has a "---" block, parses as a YAML mapping. A file that fails would break every
 // reader on every clone once pushed, so it is refused (the error wraps ErrInvalid and names the file).
 func ValidateFile(p string, b []byte) error {
+	kind, err := layoutPath(p)
+	if err != nil {
+		return err
+	}
+	switch kind {
+	case layoutJSON:
+		return validJSONObject(p, b)
+	case layoutMarkdown:
+		return markdown(p, b)
+	case layoutNDJSON:
+		return ndjson(p, b)
+	}
+	return nil // a skill's own scripts and resources
+}
+
+// layoutKind is what a file of the layout holds, for ValidateFile's content check.
+type layoutKind int
+
+const (
+	layoutJSON layoutKind = iota + 1
+	layoutMarkdown
+	layoutNDJSON
+	layoutResource // a skill's own script or resource: any bytes
+)
+
+// LayoutPath checks that the slash path p of a file is one of the store layout's (docs/format.md):
+// every name passes checkPath (git fsck's rules for tree entry names), and the place is a layout place
+// with valid keys and names — manifest.json, state.json, knowledge/<key>.md, conventions/<key>.md,
+// decisions/NNNN-<slug>.md, history/<id>.json, conflicts/<id>.json, activity/<member>/...json,
+// skills/<name>/... The error wraps ErrInvalid and names the path.
+func LayoutPath(p string) error {
+	_, err := layoutPath(p)
+	return err
+}
+
+func layoutPath(p string) (layoutKind, error) {
 	bad := func(format string, a ...any) error {
 		return invalidf("%s: %s", p, fmt.Sprintf(format, a...))
 	}
 	if err := checkPath(p); err != nil {
-		return invalidf("%v", err)
+		return 0, invalidf("%v", err)
 	}
 	parts := strings.Split(p, "/")
 	key := func(name, suffix string) error {
@@ -36,50 +72,41 @@ func ValidateFile(p string, b []byte) error {
 	}
 	switch {
 	case p == ManifestPath || p == "state.json":
-		return validJSONObject(p, b)
+		return layoutJSON, nil
 	case len(parts) == 2 && (parts[0] == "knowledge" || parts[0] == "conventions"):
-		if err := key(parts[1], ".md"); err != nil {
-			return err
-		}
-		return markdown(p, b)
+		return layoutMarkdown, key(parts[1], ".md")
 	case len(parts) == 2 && parts[0] == "decisions":
 		if !decisionName.MatchString(parts[1]) {
-			return bad("decision files are named NNNN-slug.md")
+			return 0, bad("decision files are named NNNN-slug.md")
 		}
-		return markdown(p, b)
+		return layoutMarkdown, nil
 	case len(parts) == 2 && (parts[0] == "history" || parts[0] == ConflictsDir):
-		if err := key(parts[1], ".json"); err != nil {
-			return err
-		}
-		return validJSONObject(p, b)
+		return layoutJSON, key(parts[1], ".json")
 	case len(parts) >= 2 && parts[0] == "activity":
 		for _, seg := range parts[1 : len(parts)-1] {
 			if err := ValidKey(seg); err != nil {
-				return bad("%v", err)
+				return 0, bad("%v", err)
 			}
 		}
 		if !strings.HasSuffix(p, ".json") {
-			return bad("activity entries are .json files")
+			return 0, bad("activity entries are .json files")
 		}
-		return validJSONObject(p, b)
+		return layoutJSON, nil
 	case len(parts) >= 3 && parts[0] == "skills":
 		if err := ValidKey(parts[1]); err != nil {
-			return bad("skill name: %v", err)
+			return 0, bad("skill name: %v", err)
 		}
 		switch name := parts[len(parts)-1]; {
 		case len(parts) == 3 && name == "SKILL.md":
-			return markdown(p, b)
+			return layoutMarkdown, nil
 		case len(parts) == 3 && (name == ".feedback.ndjson" || name == ".usage.ndjson"):
-			return ndjson(p, b)
+			return layoutNDJSON, nil
 		case len(parts) == 4 && parts[2] == ".proposals":
-			if err := key(name, ".json"); err != nil {
-				return err
-			}
-			return validJSONObject(p, b)
+			return layoutJSON, key(name, ".json")
 		}
-		return nil // a skill's own scripts and resources
+		return layoutResource, nil // a skill's own scripts and resources
 	}
-	return bad("not a path of the context store (knowledge/, conventions/, decisions/, history/, skills/, activity/, conflicts/, manifest.json, state.json)")
+	return 0, bad("not a path of the context store (knowledge/, conventions/, decisions/, history/, skills/, activity/, conflicts/, manifest.json, state.json)")
 }
 
 func validJSONObject(p string, b []byte) error {

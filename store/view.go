@@ -98,13 +98,24 @@ func (r *RefReader) ReadFile(ctx context.Context, sc Scope, p string) ([]byte, e
 	return b, err
 }
 
-// List implements Reader.
+// List implements Reader. Entries ctx does not read (a gitlink, a symbolic link, a name git's fsck
+// refuses; docs/security.md) are left out: ReadFile would not return them either.
 func (r *RefReader) List(ctx context.Context, sc Scope, dir string) ([]gitstore.Entry, error) {
 	t := r.Trees[sc]
 	if t.IsZero() {
 		return nil, nil
 	}
-	return r.Repo.List(ctx, t, dir)
+	es, err := r.Repo.List(ctx, t, dir)
+	if err != nil {
+		return nil, err
+	}
+	out := es[:0]
+	for _, e := range es {
+		if (e.Dir || e.IsFile()) && gitstore.CheckName(e.Name) == nil {
+			out = append(out, e)
+		}
+	}
+	return out, nil
 }
 
 // Tips returns the current commit of each scope's ref (ZeroHash when absent).

@@ -5,6 +5,7 @@ package gitstoretest
 
 import (
 	"bytes"
+	"encoding/hex"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -155,4 +156,105 @@ func (s Snapshot) Same(t testing.TB, dir string) {
 	if !bytes.Equal(now.Index, s.Index) {
 		t.Errorf("the index file changed")
 	}
+}
+
+// TreeEntry is one entry of a raw tree object: Mode as git writes it ("100644", "40000", "120000",
+// "160000"), Name (any bytes but NUL), Hash (40 hex digits).
+type TreeEntry struct {
+	Mode, Name, Hash string
+}
+
+// GitIn runs git with args in dir with stdin and returns its trimmed stdout; the test fails on error.
+func GitIn(t testing.TB, dir, stdin string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(stdin)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("git %s (in %s): %v: %s", strings.Join(args, " "), dir, err, stderr.String())
+	}
+	return strings.TrimSpace(stdout.String())
+}
+
+// Blob stores data as a blob in the repository at dir and returns its name.
+func Blob(t testing.TB, dir, data string) string {
+	t.Helper()
+	return GitIn(t, dir, data, "hash-object", "-w", "--stdin")
+}
+
+// RawTree stores a tree object holding exactly entries, in the order given, and returns its name. It
+// writes the object with `git hash-object -t tree --literally`, so names git mktree refuses ("..", "a/b",
+// ".git") can be built: the hostile trees of tests.
+func RawTree(t testing.TB, dir string, entries ...TreeEntry) string {
+	t.Helper()
+	var b bytes.Buffer
+	for _, e := range entries {
+		h, err := hex.DecodeString(e.Hash)
+		if err != nil || len(h) != 20 {
+			t.Fatalf("RawTree: bad hash %q", e.Hash)
+		}
+		b.WriteString(e.Mode + " " + e.Name + "\x00")
+		b.Write(h)
+	}
+	f := filepath.Join(t.TempDir(), "tree")
+	if err := os.WriteFile(f, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return Git(t, dir, "hash-object", "-t", "tree", "--literally", "-w", f)
+}
+
+// LsTree returns the entries of tree (any tree-ish) in the repository at dir.
+func LsTree(t testing.TB, dir, tree string) []TreeEntry {
+	t.Helper()
+	out := Git(t, dir, "ls-tree", "-z", tree)
+	var es []TreeEntry
+	for _, rec := range strings.Split(out, "\x00") {
+		if rec == "" {
+			continue
+		}
+		meta, name, _ := strings.Cut(rec, "\t")
+		f := strings.Fields(meta)
+		mode := strings.TrimLeft(f[0], "0")
+		es = append(es, TreeEntry{Mode: mode, Name: name, Hash: f[2]})
+	}
+	return es
+}
+
+// WithEntry returns a tree made of tree (a tree-ish of the repository at dir) with the entry at the path
+// given by names (raw names: "..", "a/b" are single names) set to mode and hash; the trees on the way are
+// made or replaced. The entry is put first in its tree, as a hostile tree may order it.
+func WithEntry(t testing.TB, dir, tree string, names []string, mode, hash string) string {
+	t.Helper()
+	var es []TreeEntry
+	if tree != "" {
+		es = LsTree(t, dir, tree)
+	}
+	var sub string
+	rest := es[:0:0]
+	for _, e := range es {
+		if e.Name == names[0] {
+			if e.Mode == "40000" {
+				sub = e.Hash
+			}
+			continue
+		}
+		rest = append(rest, e)
+	}
+	entry := TreeEntry{Mode: mode, Name: names[0], Hash: hash}
+	if len(names) > 1 {
+		entry = TreeEntry{Mode: "40000", Name: names[0], Hash: WithEntry(t, dir, sub, names[1:], mode, hash)}
+	}
+	return RawTree(t, dir, append([]TreeEntry{entry}, rest...)...)
+}
+
+// CommitTree makes a commit of tree with parent (none when "") and message in the repository at dir.
+func CommitTree(t testing.TB, dir, tree, parent, msg string) string {
+	t.Helper()
+	args := []string{"commit-tree", tree, "-m", msg}
+	if parent != "" {
+		args = append(args, "-p", parent)
+	}
+	return Git(t, dir, args...)
 }

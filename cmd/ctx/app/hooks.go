@@ -74,6 +74,18 @@ func hookActions(c *cli.Context) hooks.Actions {
 			for _, p := range r.Kept {
 				fmt.Fprintf(c.App.ErrWriter, "ctx: kept your hand edit of %s/%s (record it with ctx commit)\n", store.CheckoutDir, p)
 			}
+			var unsafe []string
+			for _, p := range r.Skipped {
+				fmt.Fprintf(c.App.ErrWriter, "ctx: skipped %s (not checked out; see ctx doctor)\n", p)
+				if p.Unsafe {
+					unsafe = append(unsafe, p.String())
+				}
+			}
+			if len(unsafe) > 0 {
+				// The branch git moved holds entries that could write outside .context/: nothing of them was
+				// written, and the hook records nothing on top of that commit (no activity write).
+				return fmt.Errorf("the context branch holds unsafe entries, not checked out: %s (see ctx doctor)", strings.Join(unsafe, "; "))
+			}
 			return nil
 		},
 		Activity: hookActivity,

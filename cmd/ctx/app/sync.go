@@ -41,6 +41,12 @@ func statusCommand() *cli.Command {
 			fmt.Fprintf(w, "entries:  %d knowledge, %d conventions, %d decisions, %d skills, %d sessions, %d activity, %d conflicts\n",
 				st.Counts["knowledge"], st.Counts["conventions"], st.Counts["decisions"], st.Counts["skills"],
 				st.Counts["history"], st.Counts["activity"], st.Counts["conflicts"])
+			if len(st.Unreadable) > 0 {
+				fmt.Fprintf(w, "skipped:  %s ctx does not read (repair: ctx doctor):\n", plural(len(st.Unreadable), "entry", "entries"))
+				for _, p := range st.Unreadable {
+					fmt.Fprintf(w, "  %s: %s\n", p.Scope, p)
+				}
+			}
 			if st.Checkout != "" {
 				if len(st.HandEdits) == 0 {
 					fmt.Fprintf(w, "checkout: %s, clean\n", st.Checkout)
@@ -219,6 +225,9 @@ func printPull(c *cli.Context, r *store.PullResult) {
 	printDecided(w, r)
 	for _, p := range r.RefreshKept {
 		fmt.Fprintf(w, "  kept your hand edit of .context/%s (not overwritten)\n", p)
+	}
+	for _, p := range r.RefreshSkipped {
+		fmt.Fprintf(w, "  skipped %s (not checked out; see ctx doctor)\n", p)
 	}
 }
 

@@ -1,0 +1,106 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/ctx-dev/ctx/store"
+	"github.com/urfave/cli/v2"
+)
+
+func init() { registry = append(registry, doctorCommand) }
+
+// errUnhealthy is doctor's exit status 1 when it found entries ctx does not read (the report is printed).
+var errUnhealthy = errors.New("the context refs hold entries ctx does not read (see above)")
+
+func doctorCommand() *cli.Command {
+	return &cli.Command{
+		Name: "doctor",
+		Usage: "check the context refs for entries ctx does not read (unsafe names, links, gitlinks, paths outside the layout); " +
+			"exit 1 when there are some; --fix removes them in one commit per ref",
+		Flags: []cli.Flag{
+			jsonFlag,
+			&cli.BoolFlag{Name: "fix", Usage: "remove those entries from the tips of the context refs (one commit per ref)"},
+		},
+		Action: func(c *cli.Context) error {
+			s, err := openInit(c)
+			if err != nil {
+				return err
+			}
+			w := c.App.Writer
+			if c.Bool("fix") {
+				res, removed, err := s.RemoveProblems(c.Context)
+				if err != nil {
+					return err
+				}
+				if c.Bool("json") {
+					return printJSON(w, map[string]any{"removed": nonNil(removed), "commits": res.Commits})
+				}
+				if len(removed) == 0 {
+					fmt.Fprintln(w, "nothing to fix: every entry of the context refs is readable")
+					return nil
+				}
+				for _, p := range removed {
+					fmt.Fprintf(w, "  removed %s\n", p)
+				}
+				commitLine(w, "doctor --fix", res)
+				fmt.Fprintln(w, "publish the repair with ctx push (an unsafe entry stays in the history: see docs/security.md)")
+				return nil
+			}
+			d, err := s.Doctor(c.Context)
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				if err := printJSON(w, d); err != nil {
+					return err
+				}
+				if len(d.Problems) > 0 {
+					return errUnhealthy
+				}
+				return nil
+			}
+			if len(d.Problems) == 0 {
+				fmt.Fprintln(w, "ok: every entry of the context refs is readable")
+				return nil
+			}
+			printDiagnosis(w, s, d)
+			return errUnhealthy
+		},
+	}
+}
+
+func nonNil(ps []store.Problem) []store.Problem {
+	if ps == nil {
+		return []store.Problem{}
+	}
+	return ps
+}
+
+// printDiagnosis prints the problems of d and how to repair them.
+func printDiagnosis(w io.Writer, s *store.Store, d *store.Diagnosis) {
+	fmt.Fprintf(w, "%s ctx does not read (skipped by every command, never checked out):\n", plural(len(d.Problems), "entry", "entries"))
+	for _, p := range d.Problems {
+		tag := ""
+		if p.Unsafe {
+			tag = " [unsafe]"
+		}
+		fmt.Fprintf(w, "  %s: %s%s\n", p.Scope, p, tag)
+	}
+	fmt.Fprintln(w, "repair:")
+	fmt.Fprintln(w, "  ctx doctor --fix   removes them from the tips in one commit per ref; then ctx push")
+	for _, sc := range store.Scopes {
+		good, ok := d.LastSafe[sc]
+		if !ok {
+			continue
+		}
+		if good == "" {
+			fmt.Fprintf(w, "  %s holds unsafe entries in its history: rebuild it without them (docs/security.md)\n", s.RefOf(sc))
+			continue
+		}
+		fmt.Fprintf(w, "  unsafe entries stay in the history, which git's fsck refuses on every fetch: reset %s to the last safe commit\n"+
+			"    git update-ref %s %s   (commits after it are dropped; then publish with git push --force-with-lease)\n",
+			s.RefOf(sc), s.RefOf(sc), good)
+	}
+}

@@ -1,0 +1,150 @@
+package gitstore_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/ctx-dev/ctx/gitstore"
+	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// TestCheckName: git fsck's rules for tree entry names (hasDot, hasDotdot, hasDotgit with the NTFS and
+// HFS+ aliases, fullPathname, emptyName) plus ctx's stricter ones; ordinary names of the store pass.
+func TestCheckName(t *testing.T) {
+	bad := []string{
+		"", ".", "..", "a/b", "../x", "a\x00b", `..\x`, `a\b`,
+		".git", ".GIT", ".Git", ".git.", ".git ", ".git . .", ".git::$INDEX_ALLOCATION", ".git:stream",
+		"git~1", "GIT~1", "git~1.", "git~2",
+		".g\u200cit", "\u200c.git", ".gi\u200dt", "\ufeff.git", ".GI\u206at", ".git\u200e",
+		strings.Repeat("a", 256),
+	}
+	for _, n := range bad {
+		err := gitstore.CheckName(n)
+		if err == nil || !errors.Is(err, gitstore.ErrBadName) {
+			t.Errorf("CheckName(%q) = %v, want ErrBadName", n, err)
+		}
+	}
+	good := []string{
+		"knowledge", "architecture.md", "0004-use-postgresql.md", ".feedback.ndjson", ".proposals",
+		".gitignore", ".github", "git", "git~", "git~a", ".gitx", "..x", "x..", "...", "a b", "ünïcödé.md",
+		"日本語.md", strings.Repeat("a", 255),
+	}
+	for _, n := range good {
+		if err := gitstore.CheckName(n); err != nil {
+			t.Errorf("CheckName(%q) = %v, want nil", n, err)
+		}
+	}
+}
+
+// TestDiffItemsAndCheckHistory: a hostile tree (names "..", "a/b", ".git", a duplicated name) written with
+// git plumbing is walked entry by entry with its raw names, and CheckHistory names the commit and path of
+// every unsafe entry that the fetched commits added, not those of known commits.
+func TestDiffItemsAndCheckHistory(t *testing.T) {
+	dir := gitstoretest.NewRepo(t)
+	blob := gitstoretest.Blob(t, dir, "payload\n")
+	good := gitstoretest.WithEntry(t, dir, "", []string{"knowledge", "a.md"}, "100644", blob)
+	c1 := gitstoretest.CommitTree(t, dir, good, "", "good")
+	hostile := gitstoretest.WithEntry(t, dir, good, []string{"..", "..", ".config", "git", "config"}, "100644", blob)
+	hostile = gitstoretest.WithEntry(t, dir, hostile, []string{"knowledge/x.md"}, "100644", blob)
+	hostile = gitstoretest.WithEntry(t, dir, hostile, []string{".GIT", "hooks", "post-checkout"}, "100644", blob)
+	c2 := gitstoretest.CommitTree(t, dir, hostile, c1, "hostile")
+	gitstoretest.Git(t, dir, "update-ref", "refs/heads/h", c2)
+
+	r := open(t, dir)
+	added, removed, err := r.DiffItems(bg, plumbing.NewHash(good), plumbing.NewHash(hostile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(removed) != 0 {
+		t.Errorf("removed = %v", removed)
+	}
+	var paths []string
+	for _, it := range added {
+		paths = append(paths, strings.Join(it.Names, "|"))
+		if gitstore.CheckItem(it) == nil {
+			t.Errorf("CheckItem(%q) passed", it.Names)
+		}
+	}
+	want := "..|..|.config|git|config .GIT|hooks|post-checkout knowledge/x.md"
+	if got := strings.Join(sortStrings(paths), " "); got != want {
+		t.Errorf("added = %s, want %s", got, want)
+	}
+
+	probs, err := r.CheckHistory(bg, plumbing.NewHash(c2), nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(probs) != 3 {
+		t.Fatalf("CheckHistory: %d problems, want 3: %v", len(probs), probs)
+	}
+	for _, p := range probs {
+		if p.Commit.String() != c2 {
+			t.Errorf("problem %v names commit %s, want %s", p.Item.Names, p.Commit, c2)
+		}
+	}
+	// The hostile commit is known (already had): nothing new to check.
+	if probs, err := r.CheckHistory(bg, plumbing.NewHash(c2), []plumbing.Hash{plumbing.NewHash(c2)}, 0); err != nil || len(probs) != 0 {
+		t.Errorf("CheckHistory with the tip known: %v %v", probs, err)
+	}
+	// A good commit on top of the hostile one still brings the hostile one.
+	c3 := gitstoretest.CommitTree(t, dir, good, c2, "repair on top")
+	probs, err = r.CheckHistory(bg, plumbing.NewHash(c3), []plumbing.Hash{plumbing.NewHash(c1)}, 0)
+	if err != nil || len(probs) != 3 || probs[0].Commit.String() != c2 {
+		t.Errorf("CheckHistory(c3 not c1) = %v %v, want the 3 problems of %s", probs, err, c2)
+	}
+
+	// Duplicated names and a symbolic link: the duplicate is unsafe, the link passes CheckItem (the store
+	// decides about links).
+	dup := gitstoretest.RawTree(t, dir,
+		gitstoretest.TreeEntry{Mode: "100644", Name: "a.md", Hash: blob},
+		gitstoretest.TreeEntry{Mode: "100644", Name: "a.md", Hash: blob},
+		gitstoretest.TreeEntry{Mode: "120000", Name: "l.md", Hash: gitstoretest.Blob(t, dir, "/etc/passwd")})
+	added, _, err = r.DiffItems(bg, plumbing.ZeroHash, plumbing.NewHash(dup))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dupErr, linkOK bool
+	for _, it := range added {
+		switch it.Path() {
+		case "a.md":
+			dupErr = dupErr || gitstore.CheckItem(it) != nil
+		case "l.md":
+			linkOK = gitstore.CheckItem(it) == nil && it.Kind() == "symbolic link" && !it.IsFile()
+		}
+	}
+	if !dupErr || !linkOK {
+		t.Errorf("duplicate refused %v, link passes as a link %v: %v", dupErr, linkOK, added)
+	}
+}
+
+// TestRemoveItems removes entries by raw names, hostile ones included, and drops folders left empty.
+func TestRemoveItems(t *testing.T) {
+	dir := gitstoretest.NewRepo(t)
+	blob := gitstoretest.Blob(t, dir, "x\n")
+	tree := gitstoretest.WithEntry(t, dir, "", []string{"knowledge", "a.md"}, "100644", blob)
+	tree = gitstoretest.WithEntry(t, dir, tree, []string{"..", ".git", "config"}, "100644", blob)
+	tree = gitstoretest.WithEntry(t, dir, tree, []string{"knowledge", "vendor"}, "160000", strings.Repeat("ab", 20))
+	r := open(t, dir)
+	got, err := r.RemoveItems(bg, plumbing.NewHash(tree), [][]string{{"..", ".git", "config"}, {"knowledge", "vendor"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := gitstoretest.WithEntry(t, dir, "", []string{"knowledge", "a.md"}, "100644", blob)
+	if got.String() != want {
+		t.Errorf("RemoveItems: %s\n%s", gitstoretest.Git(t, dir, "ls-tree", "-r", got.String()), gitstoretest.Git(t, dir, "ls-tree", "-r", want))
+	}
+}
+
+func sortStrings(s []string) []string {
+	out := append([]string(nil), s...)
+	for i := range out {
+		for j := i + 1; j < len(out); j++ {
+			if out[j] < out[i] {
+				out[i], out[j] = out[j], out[i]
+			}
+		}
+	}
+	return out
+}

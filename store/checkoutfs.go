@@ -1,0 +1,146 @@
+package store
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+)
+
+// errLink is returned by checkoutFS for a path that is, or goes through, a symbolic link.
+var errLink = errors.New("a symbolic link: ctx does not follow links in " + CheckoutDir + "/")
+
+// checkoutFS is the checked-out tree opened as an os.Root: every read and write of .context/ goes through
+// it, so no path reaches outside the folder (os.Root refuses "..", absolute paths and links that lead
+// out), and it refuses to go through a symbolic link at all, even one that stays inside
+// (docs/security.md). Paths are slash-separated and relative to the folder.
+type checkoutFS struct {
+	root *os.Root
+}
+
+// openCheckout opens (creating it when missing) the checked-out tree at dir.
+func openCheckout(dir string) (*checkoutFS, error) {
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return nil, fmt.Errorf("open %s: %w", dir, err)
+	}
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", dir, err)
+	}
+	return &checkoutFS{root: r}, nil
+}
+
+func (c *checkoutFS) Close() error { return c.root.Close() }
+
+// noLinks fails with errLink when p or a folder on the way to it is a symbolic link; a missing part ends
+// the check (nothing below it exists).
+func (c *checkoutFS) noLinks(p string) error {
+	names := strings.Split(p, "/")
+	for i := range names {
+		sub := strings.Join(names[:i+1], "/")
+		fi, err := c.root.Lstat(sub)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return fmt.Errorf("%s: %w", sub, errLink)
+		}
+		if i < len(names)-1 && !fi.IsDir() {
+			return nil // a file where a folder should be: nothing below it exists
+		}
+	}
+	return nil
+}
+
+// readFile returns the content of the file at p.
+func (c *checkoutFS) readFile(p string) ([]byte, error) {
+	if err := c.noLinks(p); err != nil {
+		return nil, err
+	}
+	return c.root.ReadFile(p)
+}
+
+// lstat is os.Root.Lstat.
+func (c *checkoutFS) lstat(p string) (fs.FileInfo, error) { return c.root.Lstat(p) }
+
+// writeFile writes data to p atomically: a temporary file next to it (".<name>.tmp<random>"), then a
+// rename over p. The folders on the way are made.
+func (c *checkoutFS) writeFile(p string, data []byte) error {
+	if err := c.noLinks(p); err != nil {
+		return err
+	}
+	dir, base := path.Split(p)
+	if dir != "" {
+		if err := c.root.MkdirAll(strings.TrimSuffix(dir, "/"), 0o777); err != nil {
+			return err
+		}
+	}
+	var rnd [6]byte
+	_, _ = rand.Read(rnd[:])
+	tmp := dir + "." + base + ".tmp" + hex.EncodeToString(rnd[:])
+	f, err := c.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		c.root.Remove(tmp)
+		return err
+	}
+	if err := f.Close(); err != nil {
+		c.root.Remove(tmp)
+		return err
+	}
+	if err := c.root.Rename(tmp, p); err != nil {
+		c.root.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// remove removes the file at p and the folders it leaves empty.
+func (c *checkoutFS) remove(p string) error {
+	if err := c.noLinks(p); err != nil {
+		return err
+	}
+	if err := c.root.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	for dir := path.Dir(p); dir != "." && dir != "/"; dir = path.Dir(dir) {
+		if c.root.Remove(dir) != nil {
+			break
+		}
+	}
+	return nil
+}
+
+// cleanTemps removes the temporary files a killed writeFile of p may have left.
+func (c *checkoutFS) cleanTemps(p string) {
+	dir, base := path.Split(p)
+	d := strings.TrimSuffix(dir, "/")
+	if d == "" {
+		d = "."
+	}
+	if c.noLinks(d) != nil {
+		return
+	}
+	es, err := fs.ReadDir(c.root.FS(), d)
+	if err != nil {
+		return
+	}
+	for _, e := range es {
+		if strings.HasPrefix(e.Name(), "."+base+".tmp") {
+			c.root.Remove(dir + e.Name())
+		}
+	}
+}
+
+// isTemp reports whether a file name is one of writeFile's temporary files.
+func isTemp(name string) bool { return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp") }

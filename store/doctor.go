@@ -1,0 +1,136 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/ctx-dev/ctx/gitstore"
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// Diagnosis is what `ctx doctor` reports.
+type Diagnosis struct {
+	// Problems are the entries of the context refs' tips that ctx does not read (TreeProblems).
+	Problems []Problem `json:"unreadable"`
+	// LastSafe is, per scope whose tip holds an unsafe entry, the newest commit on its first-parent line
+	// whose tree holds none ("" when none was found within the commits looked at): the commit to reset the
+	// branch to (docs/security.md).
+	LastSafe map[Scope]string `json:"last_safe,omitempty"`
+}
+
+// maxSafeSearch bounds the first-parent commits Doctor looks at for LastSafe.
+const maxSafeSearch = 1000
+
+// Doctor checks the context refs' tips: every entry ctx does not read, and for a ref whose tip holds an
+// unsafe one, the last commit before it that holds none.
+func (s *Store) Doctor(ctx context.Context) (*Diagnosis, error) {
+	ps, err := s.TreeProblems(ctx)
+	if err != nil {
+		return nil, err
+	}
+	d := &Diagnosis{Problems: ps}
+	if d.Problems == nil {
+		d.Problems = []Problem{}
+	}
+	unsafe := map[Scope]bool{}
+	for _, p := range ps {
+		if p.Unsafe {
+			unsafe[p.Scope] = true
+		}
+	}
+	for _, sc := range Scopes {
+		if !unsafe[sc] {
+			continue
+		}
+		if d.LastSafe == nil {
+			d.LastSafe = map[Scope]string{}
+		}
+		d.LastSafe[sc] = ""
+		h, err := s.Repo.Resolve(ctx, s.RefOf(sc))
+		if err != nil {
+			return nil, err
+		}
+		for i := 0; i < maxSafeSearch && !h.IsZero(); i++ {
+			c, err := s.Repo.Commit(ctx, h)
+			if err != nil {
+				return nil, err
+			}
+			ps, err := s.treeProblems(ctx, h, sc, c.TreeHash, plumbing.ZeroHash)
+			if err != nil {
+				return nil, err
+			}
+			if !anyUnsafe(ps) {
+				d.LastSafe[sc] = h.String()
+				break
+			}
+			if len(c.ParentHashes) == 0 {
+				break
+			}
+			h = c.ParentHashes[0]
+		}
+	}
+	return d, nil
+}
+
+func anyUnsafe(ps []Problem) bool {
+	for _, p := range ps {
+		if p.Unsafe {
+			return true
+		}
+	}
+	return false
+}
+
+// RemoveProblems removes from the tip of every context ref the entries ctx does not read (TreeProblems),
+// one commit per ref that had some (`ctx doctor --fix`), and refreshes the checked-out tree. It returns
+// the entries removed. The history keeps them: a commit with an unsafe entry is still refused by git's
+// fsck on every fetch of that history, so such a branch is repaired by resetting it (Diagnosis.LastSafe),
+// not by this commit alone (docs/security.md).
+func (s *Store) RemoveProblems(ctx context.Context) (*Committed, []Problem, error) {
+	var removed []Problem
+	refs := s.Refs()
+	res, err := s.Repo.Transact(ctx, refs, func(tips map[string]gitstore.Tip) (map[string]*gitstore.Write, error) {
+		removed = nil
+		w := map[string]*gitstore.Write{}
+		for _, sc := range Scopes {
+			tip := tips[s.RefOf(sc)]
+			if tip.Commit.IsZero() {
+				continue
+			}
+			ps, err := s.treeProblems(ctx, tip.Commit, sc, tip.Tree, plumbing.ZeroHash)
+			if err != nil {
+				return nil, err
+			}
+			if len(ps) == 0 {
+				continue
+			}
+			var names [][]string
+			for _, p := range ps {
+				names = append(names, p.names)
+			}
+			tree, err := s.Repo.RemoveItems(ctx, tip.Tree, names)
+			if err != nil {
+				return nil, err
+			}
+			removed = append(removed, ps...)
+			msg := s.Message(Op{Name: "doctor.fix", Summary: fmt.Sprintf("remove %d entries ctx does not read", len(ps))})
+			w[s.RefOf(sc)] = &gitstore.Write{Tree: &tree, Message: msg}
+		}
+		return w, nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	out := &Committed{Commits: map[Scope]plumbing.Hash{}}
+	for i, r := range res {
+		if r.Committed {
+			out.Commits[Scopes[i]] = r.New
+		}
+	}
+	if out.Changed() {
+		if _, err := s.Refresh(ctx); err != nil {
+			return out, removed, fmt.Errorf("committed, but refreshing %s failed: %w", CheckoutDir, err)
+		}
+	}
+	return out, removed, nil
+}

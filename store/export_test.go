@@ -1,0 +1,9 @@
+package store
+
+// SetRefreshInterrupt installs f as the hook a refresh calls after each file it writes or removes (a panic
+// there is a refresh killed half way) and returns the function that removes it.
+func SetRefreshInterrupt(f func(done int)) func() {
+	old := refreshInterrupt
+	refreshInterrupt = f
+	return func() { refreshInterrupt = old }
+}

@@ -1,0 +1,219 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/ctx-dev/ctx/gitstore"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+)
+
+// Problem is an entry of a context commit's tree that ctx does not read and never checks out
+// (docs/security.md, "Trust boundaries: fetched trees"). Unsafe ones could write outside .context/ or
+// into a git directory if they were checked out (a name "..", ".git" or an alias of it, a "/" in a name,
+// a symbolic link): a pull refuses them, always. The others are entries ctx cannot read (a gitlink, a
+// file where the layout has a folder, a path outside the layout): a pull refuses them too; found on a
+// local ref (a plain `git fetch origin ctx:ctx`) they are skipped by every reader and listed by
+// `ctx status` and `ctx doctor`.
+type Problem struct {
+	Commit string `json:"commit"`
+	Scope  Scope  `json:"scope,omitempty"`
+	Path   string `json:"path"`   // the entry's names joined by "/" (quoted in messages: a name may hold "/")
+	Entry  string `json:"entry"`  // what the entry is: file, folder, symbolic link, gitlink (submodule)...
+	Reason string `json:"reason"` // why ctx does not read it
+	Unsafe bool   `json:"unsafe"`
+
+	names []string // the entry's raw names (RemoveProblems)
+}
+
+func (p Problem) String() string {
+	c := p.Commit
+	if len(c) > 12 {
+		c = c[:12]
+	}
+	return fmt.Sprintf("commit %s: %q (%s): %s", c, p.Path, p.Entry, p.Reason)
+}
+
+// itemProblem says why ctx does not read the tree entry it, or "" when it is a file of the layout (or a
+// folder whose names are safe).
+func itemProblem(it gitstore.Item) (reason string, unsafe bool) {
+	if err := gitstore.CheckItem(it); err != nil {
+		return strings.TrimSuffix(err.Error(), ": "+gitstore.ErrBadName.Error()), true
+	}
+	switch {
+	case it.Mode == filemode.Symlink:
+		return "a symbolic link: ctx never checks out links (one could point out of " + CheckoutDir + "/)", true
+	case it.Mode == filemode.Dir:
+		return "", false // an empty folder: nothing to read or write
+	case it.Mode == filemode.Submodule:
+		return "a gitlink (submodule) where the store keeps files: ctx cannot read it", false
+	case !it.IsFile():
+		return "not a regular file: ctx cannot read it", false
+	}
+	if err := LayoutPath(it.Path()); err != nil {
+		msg := strings.TrimPrefix(err.Error(), it.Path()+": ")
+		return msg + " (" + placeHint(it.Names) + ")", false
+	}
+	return "", false
+}
+
+// placeHint names the layout rule a path outside the layout breaks, for the two cases a teammate's git
+// produces most: a file where a folder should be, and a folder where a file should be.
+func placeHint(names []string) string {
+	folders := map[string]bool{"knowledge": true, "conventions": true, "decisions": true, "history": true,
+		"skills": true, "activity": true, ConflictsDir: true}
+	switch {
+	case len(names) == 1 && folders[names[0]]:
+		return "a file where the store has the folder " + names[0] + "/"
+	case len(names) > 1 && (names[0] == ManifestPath || names[0] == StatePath):
+		return "a folder where the store has the file " + names[0]
+	case len(names) > 2 && (names[0] == "knowledge" || names[0] == "conventions" || names[0] == "decisions" ||
+		names[0] == "history" || names[0] == ConflictsDir):
+		return names[0] + "/ holds files only"
+	}
+	return "outside the layout of docs/format.md"
+}
+
+// treeProblems returns the problems of the entries of tree that tree against does not hold identically
+// (against ZeroHash: every entry), for commit, sorted by path.
+func (s *Store) treeProblems(ctx context.Context, commit plumbing.Hash, sc Scope, tree, against plumbing.Hash) ([]Problem, error) {
+	added, _, err := s.Repo.DiffItems(ctx, against, tree)
+	if err != nil {
+		return nil, fmt.Errorf("check the tree of %s: %w", commit, err)
+	}
+	var out []Problem
+	for _, it := range added {
+		if reason, unsafe := itemProblem(it); reason != "" {
+			out = append(out, Problem{Commit: commit.String(), Scope: sc, Path: it.Path(), Entry: it.Kind(), Reason: reason, Unsafe: unsafe, names: it.Names})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
+}
+
+// TreeProblems lists the entries of the context refs' tips that ctx does not read (Problem), every scope,
+// sorted by scope then path. None on a healthy store. ctx status and ctx doctor list them.
+func (s *Store) TreeProblems(ctx context.Context) ([]Problem, error) {
+	tips, err := s.Tips(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []Problem
+	for _, sc := range Scopes {
+		if tips[sc].IsZero() {
+			continue
+		}
+		tree, err := s.Repo.TreeOf(ctx, tips[sc])
+		if err != nil {
+			return nil, err
+		}
+		ps, err := s.treeProblems(ctx, tips[sc], sc, tree, plumbing.ZeroHash)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ps...)
+	}
+	return out, nil
+}
+
+// RejectedError is a commit that ctx refuses to bring into the local context branch (a pull, a merge):
+// its tree, or a commit of its history, holds entries ctx does not read. No ref moved.
+type RejectedError struct {
+	What     string // e.g. "origin's ctx branch"
+	Commit   plumbing.Hash
+	Problems []Problem
+	More     bool   // more problems than listed
+	Fsck     string // git fsck's own words, when git refused the objects already
+}
+
+// ErrRejected is wrapped by RejectedError.
+var ErrRejected = errors.New("refused a commit with entries ctx does not check out")
+
+func (e *RejectedError) Unwrap() error { return ErrRejected }
+
+func (e *RejectedError) Error() string {
+	var b strings.Builder
+	unsafe := false
+	for _, p := range e.Problems {
+		unsafe = unsafe || p.Unsafe
+	}
+	what := "entries ctx cannot read"
+	if unsafe {
+		what = "unsafe entries"
+	}
+	fmt.Fprintf(&b, "refusing commit %s of %s: it holds %s (nothing was changed: no ref moved, nothing written):", e.Commit, e.What, what)
+	for _, p := range e.Problems {
+		fmt.Fprintf(&b, "\n  %s", p)
+	}
+	if e.More {
+		b.WriteString("\n  (more not listed)")
+	}
+	if e.Fsck != "" {
+		fmt.Fprintf(&b, "\n  git fsck: %s", e.Fsck)
+	}
+	b.WriteString("\nThe branch must be repaired where it was written: remove these entries with git (git rm, git commit) " +
+		"and push the fix; see docs/security.md")
+	return b.String()
+}
+
+// maxListedProblems bounds the problems a RejectedError lists.
+const maxListedProblems = 20
+
+// CheckIncoming checks a commit before it may move a local ref (pull, merge): every entry that a commit of
+// its history adds that is not reachable from known must pass gitstore.CheckItem (git fsck's names and
+// modes), and every entry of its tree that ours (the local tip) does not hold identically must be a file of
+// the store layout that ctx can read (Problem). A *RejectedError names the commit, the paths and why.
+func (s *Store) CheckIncoming(ctx context.Context, what string, theirs, ours plumbing.Hash, known []plumbing.Hash) error {
+	if theirs.IsZero() {
+		return nil
+	}
+	rej := &RejectedError{What: what, Commit: theirs}
+	seen := map[string]bool{}
+	add := func(p Problem) {
+		k := p.Commit + "\x00" + p.Path
+		if seen[k] {
+			return
+		}
+		seen[k] = true
+		if len(rej.Problems) >= maxListedProblems {
+			rej.More = true
+			return
+		}
+		rej.Problems = append(rej.Problems, p)
+	}
+	if !ours.IsZero() {
+		known = append(known, ours)
+	}
+	hist, err := s.Repo.CheckHistory(ctx, theirs, known, maxListedProblems+1)
+	if err != nil {
+		return fmt.Errorf("check %s: %w", what, err)
+	}
+	// The tip's own problems first, then those of older commits.
+	tree, err := s.Repo.TreeOf(ctx, theirs)
+	if err != nil {
+		return err
+	}
+	ourTree, err := s.Repo.TreeOf(ctx, ours)
+	if err != nil {
+		return err
+	}
+	tps, err := s.treeProblems(ctx, theirs, "", tree, ourTree)
+	if err != nil {
+		return err
+	}
+	for _, p := range tps {
+		add(p)
+	}
+	for _, np := range hist {
+		reason, _ := itemProblem(np.Item)
+		add(Problem{Commit: np.Commit.String(), Path: np.Item.Path(), Entry: np.Item.Kind(), Reason: reason, Unsafe: true})
+	}
+	if len(rej.Problems) == 0 {
+		return nil
+	}
+	return rej
+}
