@@ -106,7 +106,9 @@ func (r *Repo) Fetch(ctx context.Context, remote string, refspec string, opt Tra
 	// fsck every received object with git's own rules (a tree entry named "..", ".git" or one of its
 	// aliases, a "/" in a name...): a hostile remote's objects are refused before any ref moves
 	// (docs/security.md).
-	args := append(fsckArgs(), "--git-dir="+r.commonDir, "fetch", "--no-tags", "--no-write-fetch-head", "--no-recurse-submodules")
+	// --refmap= : only the refspec given moves a ref (no opportunistic update of the remote-tracking ref:
+	// a caller that fetches into a quarantine ref moves that one itself, after its checks).
+	args := append(fsckArgs(), "--git-dir="+r.commonDir, "fetch", "--no-tags", "--no-write-fetch-head", "--no-recurse-submodules", "--refmap=")
 	if opt.Progress != nil {
 		args = append(args, "--progress")
 	} else {

@@ -11,6 +11,7 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -143,6 +144,25 @@ type journal struct {
 // refreshInterrupt, when set (tests), is called after each file a refresh writes or removes, with their
 // count so far: a panic there is a refresh killed half way.
 var refreshInterrupt func(done int)
+
+// EnvKillRefreshAfter, set to N in the environment (end-to-end tests only), makes the process kill itself
+// with SIGKILL right after the N-th file a refresh writes or removes: a `kill -9` at a known point.
+const EnvKillRefreshAfter = "CTX_TEST_KILL_REFRESH_AFTER"
+
+func init() {
+	n, err := strconv.Atoi(os.Getenv(EnvKillRefreshAfter))
+	if err != nil || n <= 0 {
+		return
+	}
+	refreshInterrupt = func(done int) {
+		if done == n {
+			if p, err := os.FindProcess(os.Getpid()); err == nil {
+				p.Kill()
+			}
+			select {} // SIGKILL is on its way
+		}
+	}
+}
 
 // recoverRefresh reads the checkout record and, when a refresh was interrupted (its journal is there),
 // records what it had actually written: a file of the journal whose content on disk is the one it was

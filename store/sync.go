@@ -152,23 +152,39 @@ func (s *Store) diagnoseFsck(ctx context.Context, remote, what string, fsckErr e
 	if err != nil {
 		return fsckErr
 	}
-	hist, err := q.CheckHistory(ctx, tip, nil, maxListedProblems+1)
-	if err != nil || len(hist) == 0 {
-		return fsckErr
-	}
 	rej := &RejectedError{What: what, Commit: tip}
 	var te *gitstore.TransferError
 	if errors.As(fsckErr, &te) {
 		rej.Fsck = te.Reason
+	} else {
+		rej.Fsck = fsckErr.Error()
 	}
-	for i, np := range hist {
-		if i == maxListedProblems {
-			rej.More = true
-			break
+	seen := map[string]bool{}
+	add := func(p Problem) {
+		if k := p.Commit + "\x00" + p.Path; !seen[k] {
+			seen[k] = true
+			if len(rej.Problems) == maxListedProblems {
+				rej.More = true
+				return
+			}
+			rej.Problems = append(rej.Problems, p)
 		}
-		reason, _ := itemProblem(np.Item)
-		rej.Problems = append(rej.Problems, Problem{Commit: np.Commit.String(), Path: np.Item.Path(), Entry: np.Item.Kind(), Reason: reason, Unsafe: true})
 	}
+	if tree, err := q.TreeOf(ctx, tip); err == nil {
+		if ps, err := treeProblemsIn(ctx, q, tip, "", tree, plumbing.ZeroHash); err == nil {
+			for _, p := range ps {
+				add(p)
+			}
+		}
+	}
+	if hist, err := q.CheckHistory(ctx, tip, nil, maxListedProblems+1); err == nil {
+		for _, np := range hist {
+			reason, _ := itemProblem(np.Item)
+			add(Problem{Commit: np.Commit.String(), Path: np.Item.Path(), Entry: np.Item.Kind(), Reason: reason, Unsafe: true})
+		}
+	}
+	// Nothing ctx itself refuses (git's fsck found another fault, an unsorted tree): still the commit is
+	// named, with git's words.
 	return rej
 }
 

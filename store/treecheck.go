@@ -81,7 +81,11 @@ func placeHint(names []string) string {
 // treeProblems returns the problems of the entries of tree that tree against does not hold identically
 // (against ZeroHash: every entry), for commit, sorted by path.
 func (s *Store) treeProblems(ctx context.Context, commit plumbing.Hash, sc Scope, tree, against plumbing.Hash) ([]Problem, error) {
-	added, _, err := s.Repo.DiffItems(ctx, against, tree)
+	return treeProblemsIn(ctx, s.Repo, commit, sc, tree, against)
+}
+
+func treeProblemsIn(ctx context.Context, repo *gitstore.Repo, commit plumbing.Hash, sc Scope, tree, against plumbing.Hash) ([]Problem, error) {
+	added, _, err := repo.DiffItems(ctx, against, tree)
 	if err != nil {
 		return nil, fmt.Errorf("check the tree of %s: %w", commit, err)
 	}
@@ -142,8 +146,11 @@ func (e *RejectedError) Error() string {
 		unsafe = unsafe || p.Unsafe
 	}
 	what := "entries ctx cannot read"
-	if unsafe {
+	switch {
+	case unsafe:
 		what = "unsafe entries"
+	case len(e.Problems) == 0:
+		what = "objects git's fsck refuses"
 	}
 	fmt.Fprintf(&b, "refusing commit %s of %s: it holds %s (nothing was changed: no ref moved, nothing written):", e.Commit, e.What, what)
 	for _, p := range e.Problems {

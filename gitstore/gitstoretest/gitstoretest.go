@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -224,7 +225,7 @@ func LsTree(t testing.TB, dir, tree string) []TreeEntry {
 
 // WithEntry returns a tree made of tree (a tree-ish of the repository at dir) with the entry at the path
 // given by names (raw names: "..", "a/b" are single names) set to mode and hash; the trees on the way are
-// made or replaced. The entry is put first in its tree, as a hostile tree may order it.
+// made or replaced. Entries are kept in git's order (so that git fsck finds nothing but the names).
 func WithEntry(t testing.TB, dir, tree string, names []string, mode, hash string) string {
 	t.Helper()
 	var es []TreeEntry
@@ -246,7 +247,17 @@ func WithEntry(t testing.TB, dir, tree string, names []string, mode, hash string
 	if len(names) > 1 {
 		entry = TreeEntry{Mode: "40000", Name: names[0], Hash: WithEntry(t, dir, sub, names[1:], mode, hash)}
 	}
-	return RawTree(t, dir, append([]TreeEntry{entry}, rest...)...)
+	es = append(rest, entry)
+	sort.Slice(es, func(i, j int) bool { return sortKey(es[i]) < sortKey(es[j]) })
+	return RawTree(t, dir, es...)
+}
+
+// sortKey orders tree entries as git does: a folder sorts as if its name ended in "/".
+func sortKey(e TreeEntry) string {
+	if e.Mode == "40000" {
+		return e.Name + "/"
+	}
+	return e.Name
 }
 
 // CommitTree makes a commit of tree with parent (none when "") and message in the repository at dir.

@@ -74,17 +74,26 @@ func hookActions(c *cli.Context) hooks.Actions {
 			for _, p := range r.Kept {
 				fmt.Fprintf(c.App.ErrWriter, "ctx: kept your hand edit of %s/%s (record it with ctx commit)\n", store.CheckoutDir, p)
 			}
-			var unsafe []string
 			for _, p := range r.Skipped {
-				fmt.Fprintf(c.App.ErrWriter, "ctx: skipped %s (not checked out; see ctx doctor)\n", p)
+				if !p.Unsafe {
+					fmt.Fprintf(c.App.ErrWriter, "ctx: skipped %s (not checked out; see ctx doctor)\n", p)
+				}
+			}
+			// git moved the branch (git fetch origin ctx:ctx, git update-ref) without ctx's checks: a tip
+			// holding entries that could write outside .context/ is reported on every hook run (none of them
+			// was written), and the hook records nothing on top of it (no activity write).
+			ps, err := s.TreeProblems(ctx)
+			if err != nil {
+				return err
+			}
+			var unsafe []string
+			for _, p := range ps {
 				if p.Unsafe {
 					unsafe = append(unsafe, p.String())
 				}
 			}
 			if len(unsafe) > 0 {
-				// The branch git moved holds entries that could write outside .context/: nothing of them was
-				// written, and the hook records nothing on top of that commit (no activity write).
-				return fmt.Errorf("the context branch holds unsafe entries, not checked out: %s (see ctx doctor)", strings.Join(unsafe, "; "))
+				return fmt.Errorf("the context branch holds unsafe entries, not checked out:\n  %s\n(see ctx doctor)", strings.Join(unsafe, "\n  "))
 			}
 			return nil
 		},
