@@ -284,21 +284,28 @@ func (r *Repo) Stat(ctx context.Context, root plumbing.Hash, p string) (Item, bo
 		if cur.IsZero() {
 			return Item{}, false, nil
 		}
-		m, _, err := r.sides(cur)
+		t, err := r.tree(cur)
 		if err != nil {
 			return Item{}, false, err
 		}
-		e, ok := m[n]
-		if !ok || e.dup {
+		var e object.TreeEntry
+		found := 0
+		for _, te := range t.Entries {
+			if te.Name == n {
+				e = te
+				found++
+			}
+		}
+		if found != 1 {
 			return Item{}, false, nil
 		}
 		if i == len(names)-1 {
-			return Item{Names: names, Mode: e.mode, Hash: e.hash}, true, nil
+			return Item{Names: names, Mode: e.Mode, Hash: e.Hash}, true, nil
 		}
-		if e.mode != filemode.Dir {
+		if e.Mode != filemode.Dir {
 			return Item{}, false, nil
 		}
-		cur = e.hash
+		cur = e.Hash
 	}
 	return Item{}, false, nil
 }

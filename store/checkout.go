@@ -776,15 +776,19 @@ func (s *Store) CheckoutView(ctx context.Context) (*View, error) {
 	}
 	// Every MCP read comes here: while neither the refs nor the record file changed, the scopes of the
 	// last read serve again instead of parsing the record (one line per file of the store) each time.
+	// A refresh journal left there is a refresh that did not finish: .context/ is not what the record says
+	// until the next refresh has recorded it.
+	_, jerr := os.Stat(s.journalPath())
+	unfinished := jerr == nil
 	fi, statErr := os.Stat(filepath.Join(root, RecordFile))
-	if scopes := s.recCache.get(fi, statErr, want); scopes != nil {
+	if scopes := s.recCache.get(fi, statErr, want); scopes != nil && !unfinished {
 		return NewView(&DirReader{Root: root, Scopes: scopes}), nil
 	}
 	rec, err := s.ReadRecord()
 	if err != nil {
 		return nil, err
 	}
-	if rec == nil || rec.Incomplete || !sameCommits(rec.Commits, want) {
+	if rec == nil || unfinished || rec.Incomplete || !sameCommits(rec.Commits, want) {
 		if _, err := s.Refresh(ctx); err != nil {
 			return nil, err
 		}

@@ -69,8 +69,8 @@ func (s *Store) TrackingRef(remote string) string {
 	return "refs/ctx/fetch/" + hex.EncodeToString(sum[:])[:12] + "/" + s.Cfg.Branch
 }
 
-// FetchRefspec is the only refspec ctx fetches: the remote's context branch into its remote-tracking ref.
-// Private and ephemeral refs are never in a refspec (design §5).
+// FetchRefspec is what ctx fetches: the remote's context branch into its remote-tracking ref (by way of a
+// quarantine ref, see fetch). Private and ephemeral refs are never in a refspec (design §5).
 func (s *Store) FetchRefspec(remote string) string {
 	return "+" + s.BranchRef() + ":" + s.TrackingRef(remote)
 }
