@@ -408,3 +408,61 @@ func mcpReads(t *testing.T, dir string) {
 		t.Errorf("get_project_context: %v %v", err, out)
 	}
 }
+
+// TestHostileRemoteMCPPull: the MCP tool context_pull refuses a hostile commit as ctx pull does: a tool
+// error naming the path and the commit, no ref moved, nothing written outside .context/.
+func TestHostileRemoteMCPPull(t *testing.T) {
+	base := t.TempDir()
+	remote := filepath.Join(base, "remote.git")
+	gitstoretest.Git(t, "", "init", "-q", "--bare", "-b", "main", remote)
+	seed := gitstoretest.NewRepo(t)
+	gitstoretest.Git(t, seed, "push", "-q", remote, "main")
+	a := filepath.Join(base, "work", "a")
+	os.MkdirAll(filepath.Dir(a), 0o777)
+	gitstoretest.Git(t, "", "clone", "-q", remote, a)
+	mustCtx(t, a, nil, 0, "init", "--no-hooks")
+	mustCtx(t, a, nil, 0, "knowledge", "set", "k", "team knowledge")
+	mustCtx(t, a, nil, 0, "push")
+	es := hostileCases[1].entries // "../.git/hooks/post-checkout"
+	bad := pushHostile(t, remote, es, filepath.Join(base, "outside"))
+
+	c, err := client.NewStdioMCPClient(ctxBin, nil, "-C", a, "mcp", "serve")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	initReq := mcpgo.InitializeRequest{}
+	initReq.Params.ProtocolVersion = mcpgo.LATEST_PROTOCOL_VERSION
+	initReq.Params.ClientInfo = mcpgo.Implementation{Name: "hostile", Version: "1"}
+	if _, err := c.Initialize(ctx, initReq); err != nil {
+		t.Fatal(err)
+	}
+	before, refsBefore := state(t, base), refs(t, a)
+	req := mcpgo.CallToolRequest{}
+	req.Params.Name = "context_pull"
+	req.Params.Arguments = map[string]any{}
+	res, err := c.CallTool(ctx, req)
+	var text string
+	if err != nil {
+		text = err.Error()
+	} else {
+		if !res.IsError {
+			t.Fatalf("context_pull of a hostile commit succeeded: %+v", res.Content)
+		}
+		for _, ct := range res.Content {
+			if tc, ok := ct.(mcpgo.TextContent); ok {
+				text += tc.Text
+			}
+		}
+	}
+	if !strings.Contains(text, bad[:12]) || !strings.Contains(text, `"../.git/hooks/post-checkout"`) {
+		t.Errorf("context_pull's error does not name the commit and path:\n%s", text)
+	}
+	if got := refs(t, a); got != refsBefore {
+		t.Errorf("context_pull moved refs:\nbefore:\n%s\nafter:\n%s", refsBefore, got)
+	}
+	if ch := changedOutside(before, state(t, base), "remote.git", "attacker"); len(ch) > 0 {
+		t.Errorf("context_pull changed files: %v", ch)
+	}
+}
