@@ -274,7 +274,10 @@ func (s *Store) mergeCommit(ctx context.Context, theirs plumbing.Hash, res *Pull
 			return nil, err
 		}
 		m := merge.Tree(merge.Files(bf), merge.Files(of), merge.Files(tf))
-		res.Decided = applyStrategy(&m, res.Strategy, of)
+		res.Decided = applyStrategy(&m, res.Strategy, of, tf)
+		if err := s.nameSides(ctx, &m, ours.Commit, theirs, base, of, tf); err != nil {
+			return nil, fmt.Errorf("merge: name the writers of the conflicts: %w", err)
+		}
 		res.Conflicts, res.Notes = m.Conflicts, m.Notes
 		var changes []gitstore.Change
 		for p, b := range m.Files {
