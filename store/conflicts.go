@@ -56,10 +56,10 @@ type ConflictRecord struct {
 	// Ours and Theirs are Kept and Lost mapped to the user of this machine (oursTheirs): Ours is the
 	// version this user (on this machine) wrote, Theirs the other one. OursDeleted/TheirsDeleted say that
 	// the version is the file's deletion.
-	Ours          string `json:"ours"`
-	Theirs        string `json:"theirs"`
-	OursDeleted   bool   `json:"ours_deleted,omitempty"`
-	TheirsDeleted bool   `json:"theirs_deleted,omitempty"`
+	Ours          string      `json:"ours"`
+	Theirs        string      `json:"theirs"`
+	OursDeleted   bool        `json:"ours_deleted,omitempty"`
+	TheirsDeleted bool        `json:"theirs_deleted,omitempty"`
 	OursBy        *merge.Side `json:"ours_by,omitempty"`
 	TheirsBy      *merge.Side `json:"theirs_by,omitempty"`
 	// OursIs says which of "kept" or "lost" Ours is; OursFrom how that was decided: "author" (the
