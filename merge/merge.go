@@ -19,8 +19,13 @@
 // Whole-file rules, for every path: same content on both sides, or one side
 // unchanged from base → that side's version (so a delete against an
 // unchanged file deletes); deleted on one side and changed on the other →
-// the change survives and a Note reports the delete; the one-file-per-record
-// folders (history, activity, proposals, conflicts) are therefore a union.
+// the change survives, a Note reports the delete and a Conflict records it
+// as the lost version (LostDeleted); the one-file-per-record folders
+// (history, activity, proposals, conflicts) are therefore a union. A file
+// renamed on one side and changed at its old path on the other is followed
+// by content similarity (renames.go). A record created on both sides at once
+// takes neither side's zero-valued fields as edits; lists of distinct
+// scalars changed on both sides merge as sets (docs/format.md "Merging").
 //
 // When both sides changed the same field (or overlapping lines) differently,
 // a winner is picked by a rule that never looks at which side is ours (later
