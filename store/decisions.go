@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"regexp"
 	"sort"
 	"strconv"
@@ -270,8 +271,12 @@ func (s *Store) decisionPlan(ctx context.Context, v *View, in NewDecision, autho
 	}
 	d.Path = fmt.Sprintf("decisions/%04d-%s.md", id, Slug(d.Title))
 	ed := Edits{}
-	ed.Put(sc, d.Path, s.renderDecision(d, uuid.NewString(), body))
-	return d, ed, nil
+	content := s.renderDecision(d, uuid.NewString(), body)
+	ed.Put(sc, d.Path, content)
+	// The record as written (uid, sections, body), as `ctx decision get` reads it back.
+	written := ParseDecision(path.Base(d.Path), sc, content)
+	written.Path = d.Path
+	return written, ed, nil
 }
 
 func takenIDs(ctx context.Context, s *Store, v *View) (map[int]bool, error) {
