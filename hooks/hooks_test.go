@@ -561,3 +561,34 @@ func TestDirNotARepo(t *testing.T) {
 		t.Error("Install outside a repository succeeded")
 	}
 }
+
+// An empty core.hooksPath: git looks for each hook at "/<name>" and runs none (git rev-parse --git-path
+// hooks/x prints /x). Status and Install fail with ErrHooksPath; Install writes nothing (not into the work
+// tree, which `--git-path hooks` names as "./", nor into .git/hooks).
+func TestEmptyHooksPath(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	gitIn(t, repo, "", "config", "core.hooksPath", "")
+	if _, err := Report(bg, repo); !errors.Is(err, ErrHooksPath) || !strings.Contains(err.Error(), "git config --unset core.hooksPath") {
+		t.Errorf("Report: %v", err)
+	}
+	if _, err := Install(bg, repo, Options{}); !errors.Is(err, ErrHooksPath) {
+		t.Errorf("Install: %v", err)
+	}
+	for _, p := range []string{filepath.Join(repo, "post-checkout"), filepath.Join(repo, ".git", "hooks", "post-checkout")} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("%s written", p)
+		}
+	}
+	// What git itself does: the hook runs without the setting, and not with it.
+	writeFile(t, filepath.Join(repo, ".git", "hooks", "post-checkout"), "#!/bin/sh\ntouch ran\n", 0o755)
+	gitIn(t, repo, "", "-c", "core.hooksPath=.git/hooks", "checkout", "-q", "-b", "one")
+	if _, err := os.Stat(filepath.Join(repo, "ran")); err != nil {
+		t.Fatalf("the hook did not run with a set core.hooksPath: %v", err)
+	}
+	os.Remove(filepath.Join(repo, "ran"))
+	gitIn(t, repo, "", "checkout", "-q", "-b", "other")
+	if _, err := os.Stat(filepath.Join(repo, "ran")); !os.IsNotExist(err) {
+		t.Errorf("git ran .git/hooks/post-checkout with an empty core.hooksPath: the premise changed")
+	}
+}

@@ -45,6 +45,9 @@ func describeHooks(st hooks.Status, verb string) string {
 		}
 	}
 	out := fmt.Sprintf("hooks %s in %s: %s", verb, st.Dir, strings.Join(names, ", "))
+	if len(names) == 0 {
+		out = fmt.Sprintf("no ctx hooks in %s: .context/ is refreshed only by ctx itself (ctx hooks install adds them)", st.Dir)
+	}
 	for _, h := range st.Hooks {
 		if h.Skipped != "" {
 			out += fmt.Sprintf("\n  %s left alone: %s", h.Name, h.Skipped)
