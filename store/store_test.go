@@ -313,6 +313,10 @@ func TestPullPushMergeAndStatus(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "protected branch") {
 		t.Errorf("refused push: %v", err)
 	}
+	// The error names the refused ref (git's "! [remote rejected] ctx -> ctx" line).
+	if err == nil || !strings.Contains(err.Error(), "refs/heads/ctx -> refs/heads/ctx: [remote rejected]") {
+		t.Errorf("refused push does not name the refused ref: %v", err)
+	}
 	if storetest.Git(t, b, "rev-parse", "ctx") != tip {
 		t.Errorf("a refused push changed the local branch")
 	}

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ctx-dev/ctx/gitstore"
@@ -309,6 +310,20 @@ func (s *Store) mergeCommit(ctx context.Context, theirs plumbing.Hash, res *Pull
 	return nil
 }
 
+// nameRefused makes a failed push name the ref it was pushing (git's "! [remote rejected] ctx -> ctx
+// (reason)" line; the transport reports the reason alone): "push origin: refs/heads/ctx: [remote
+// rejected] (pre-receive hook declined); remote says: ...". Other errors (an unreachable remote) are
+// returned as they are.
+func (s *Store) nameRefused(err error) error {
+	var te *gitstore.TransferError
+	if !errors.As(err, &te) || te.Op != "push" || !strings.HasPrefix(te.Reason, "[") && !errors.Is(err, gitstore.ErrNonFastForward) {
+		return err // not a refusal of the ref (an unreachable remote, ...)
+	}
+	named := *te
+	named.Reason = s.BranchRef() + " -> " + s.BranchRef() + ": " + te.Reason
+	return &named
+}
+
 // PushResult says what Push did.
 type PushResult struct {
 	Remote  string
@@ -354,7 +369,7 @@ func (s *Store) PushWith(ctx context.Context, remote string, o PullOptions) (*Pu
 			return res, nil
 		}
 		if !errors.Is(err, gitstore.ErrNonFastForward) || attempt >= maxPushRetries {
-			return res, err
+			return res, s.nameRefused(err)
 		}
 		res.Retries++
 		pr, perr := s.PullWith(ctx, remote, o)
