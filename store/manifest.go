@@ -101,6 +101,10 @@ type InitResult struct {
 	Adopted  string        // the remote whose context branch was adopted, if any
 	Existing bool          // the branch existed already: nothing changed
 	Tip      plumbing.Hash // the branch's tip
+	// Unreachable is set when the remote could not be reached to look for its context branch: the store
+	// was created offline, and Unreachable holds the transfer error (git's words). A later pull merges the
+	// remote's branch, if it has one.
+	Unreachable error
 }
 
 // Init creates the context branch with a manifest.json (seed 000's Manifest; repo_url from the origin
@@ -142,7 +146,12 @@ func (s *Store) Init(ctx context.Context, opt InitOptions) (*InitResult, error) 
 		remote := s.RemoteName(ctx)
 		if remote != "" {
 			found, err := s.fetch(ctx, remote)
-			if err != nil {
+			var te *gitstore.TransferError
+			switch {
+			case errors.As(err, &te) && ctx.Err() == nil:
+				// Unreachable (offline, a typo in the URL, no access): initialise offline, say so.
+				res.Unreachable, found = err, false
+			case err != nil:
 				return nil, err
 			}
 			if found {

@@ -202,9 +202,47 @@ func (s *Store) integrate(ctx context.Context, theirs plumbing.Hash, res *PullRe
 			res.Action, res.New = "fast-forward", theirs
 			return nil
 		}
+		if fresh, err := s.onlyInit(ctx, ours, theirs); err != nil {
+			return err
+		} else if fresh {
+			// A store created offline (ctx init could not reach the remote) holds nothing but its own manifest:
+			// the remote's context branch replaces it, as init would have adopted it.
+			if err := s.Repo.UpdateRef(ctx, s.BranchRef(), ours, theirs, "ctx pull: adopt over an offline init"); errors.Is(err, gitstore.ErrStaleRef) {
+				continue
+			} else if err != nil {
+				return err
+			}
+			res.Action, res.New = "adopted", theirs
+			res.Notes = append(res.Notes, merge.Note{Path: ManifestPath, Kind: "adopted",
+				Message: "this store was created offline and held only its manifest: the remote's context branch replaces it"})
+			return nil
+		}
 		return s.mergeCommit(ctx, theirs, res)
 	}
 	return fmt.Errorf("pull: the context branch kept moving; try again")
+}
+
+// onlyInit reports whether ours is the lone commit of `ctx init` (no parent, Ctx-Op: init, a tree holding
+// manifest.json alone) and shares no history with theirs.
+func (s *Store) onlyInit(ctx context.Context, ours, theirs plumbing.Hash) (bool, error) {
+	c, err := s.Repo.Commit(ctx, ours)
+	if err != nil {
+		return false, err
+	}
+	if len(c.ParentHashes) != 0 || Trailers(c.Message)["Ctx-Op"] != "init" {
+		return false, nil
+	}
+	if base, err := s.Repo.MergeBase(ctx, ours, theirs); err != nil || !base.IsZero() {
+		return false, err
+	}
+	n := 0
+	err = s.Repo.Walk(ctx, c.TreeHash, func(p string, _ plumbing.Hash) error {
+		if n++; p != ManifestPath {
+			n = 2
+		}
+		return nil
+	})
+	return err == nil && n == 1, err
 }
 
 // MergeCommit merges commit theirs (already in the repository) into the local context branch with the
