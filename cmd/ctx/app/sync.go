@@ -237,10 +237,19 @@ func pullCommand() *cli.Command {
 				return err
 			}
 			printPull(c, r)
+			if r.Action == "adopted" && hooksHint != nil {
+				if hint := hooksHint(c, s); hint != "" {
+					fmt.Fprintln(c.App.Writer, hint)
+				}
+			}
 			return nil
 		},
 	}
 }
+
+// hooksHint is set by hooks.go: after the first pull of a clone (the remote's branch adopted, no ctx init
+// run), it says when git's hooks that refresh .context/ are not installed, and how to install them.
+var hooksHint func(c *cli.Context, s *store.Store) string
 
 func pushCommand() *cli.Command {
 	return &cli.Command{
