@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,17 +43,35 @@ func statusCommand() *cli.Command {
 				st.Counts["knowledge"], st.Counts["conventions"], st.Counts["decisions"], st.Counts["skills"],
 				st.Counts["history"], st.Counts["activity"], st.Counts["conflicts"])
 			if st.Checkout != "" {
-				if len(st.HandEdits) == 0 {
-					fmt.Fprintf(w, "checkout: %s, clean\n", st.Checkout)
-				} else {
-					fmt.Fprintf(w, "checkout: %s, %s (record them with ctx commit):\n", st.Checkout, plural(len(st.HandEdits), "hand edit", "hand edits"))
-					for _, e := range st.HandEdits {
-						fmt.Fprintf(w, "  %-8s %s (%s)\n", e.Change, e.Path, e.Scope)
-					}
-				}
+				printCheckoutStatus(w, st)
+			}
+			if st.Behind > 0 {
+				fmt.Fprintf(w, "behind:   .context/ lacks %s of %s: ctx pull\n", plural(st.Behind, "commit", "commits"), st.Tracking)
 			}
 			return nil
 		},
+	}
+}
+
+// printCheckoutStatus is the checkout line of ctx status: "clean" only when .context/ mirrors the branch
+// (no hand edit, no file behind it).
+func printCheckoutStatus(w io.Writer, st *store.Status) {
+	switch {
+	case st.CheckoutBehind:
+		fmt.Fprintf(w, "checkout: %s, behind the context branch (its refresh did not finish: ctx status or any write refreshes it)\n", st.Checkout)
+	case len(st.HandEdits) == 0 && len(st.Stale) == 0:
+		fmt.Fprintf(w, "checkout: %s, clean\n", st.Checkout)
+		return
+	case len(st.HandEdits) == 0:
+		fmt.Fprintf(w, "checkout: %s:\n", st.Checkout)
+	default:
+		fmt.Fprintf(w, "checkout: %s, %s (record them with ctx commit):\n", st.Checkout, plural(len(st.HandEdits), "hand edit", "hand edits"))
+	}
+	for _, e := range st.HandEdits {
+		fmt.Fprintf(w, "  %-8s %s (%s)\n", e.Change, e.Path, e.Scope)
+	}
+	for _, p := range st.Stale {
+		fmt.Fprintf(w, "  behind   %s (the branch changed it; your hand edit is kept: ctx commit merges the two)\n", p)
 	}
 }
 
