@@ -25,9 +25,9 @@ type Status struct {
 	Stale []string `json:"stale"`
 	// CheckoutBehind is set when the checked-out tree does not mirror the tips of the context refs (its
 	// record names older commits: a refresh that could not finish).
-	CheckoutBehind bool `json:"checkout_behind,omitempty"`
-	Private     string         `json:"private_tip,omitempty"`
-	Ephemeral   string         `json:"ephemeral_tip,omitempty"`
+	CheckoutBehind bool   `json:"checkout_behind,omitempty"`
+	Private        string `json:"private_tip,omitempty"`
+	Ephemeral      string `json:"ephemeral_tip,omitempty"`
 }
 
 // Status computes the store's status. ErrNotInitialized when there is no context branch. It first brings
