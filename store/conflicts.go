@@ -495,69 +495,72 @@ func (s *Store) fileAt(ctx context.Context, c plumbing.Hash, path string) ([]byt
 	return b, true, nil
 }
 
-// maxWriterWalk bounds the first-parent commits lastWriter reads.
+// maxWriterWalk bounds the first-parent commits lastWriters reads per side.
 const maxWriterWalk = 10_000
 
-// lastWriter names the writer of path's version at tip: the newest first-parent commit from tip (down to
-// base, excluded) whose version of path differs from its first parent's. The zero Side when none is found.
-func (s *Store) lastWriter(ctx context.Context, tip, base plumbing.Hash, path string) (merge.Side, error) {
+// lastWriters names the writer of each path's version at tip: the newest first-parent commit from tip
+// (down to base, excluded) whose tree changed the path against its first parent. One walk serves every
+// path (a tree diff per commit); paths no commit of the walk changed are absent from the result.
+func (s *Store) lastWriters(ctx context.Context, tip, base plumbing.Hash, paths map[string]bool) (map[string]merge.Side, error) {
+	out := map[string]merge.Side{}
 	h := tip
-	for i := 0; i < maxWriterWalk && !h.IsZero() && h != base; i++ {
+	for i := 0; i < maxWriterWalk && !h.IsZero() && h != base && len(out) < len(paths); i++ {
 		c, err := s.Repo.Commit(ctx, h)
 		if err != nil {
-			return merge.Side{}, err
+			return nil, err
 		}
-		var parent plumbing.Hash
+		var parent, parentTree plumbing.Hash
 		if len(c.ParentHashes) > 0 {
 			parent = c.ParentHashes[0]
+			if parentTree, err = s.Repo.TreeOf(ctx, parent); err != nil {
+				return nil, err
+			}
 		}
-		cur, err := s.pathHashAt(ctx, h, path)
+		changed, err := s.Repo.DiffTrees(ctx, parentTree, c.TreeHash)
 		if err != nil {
-			return merge.Side{}, err
+			return nil, err
 		}
-		prev, err := s.pathHashAt(ctx, parent, path)
-		if err != nil {
-			return merge.Side{}, err
-		}
-		if cur != prev {
-			t := Trailers(c.Message)
-			return merge.Side{Author: c.Author.Name + " <" + c.Author.Email + ">", Machine: t["Ctx-Machine"],
-				Agent: t["Ctx-Agent"], Commit: c.Hash.String()}, nil
+		var side *merge.Side
+		for _, p := range changed {
+			if _, done := out[p]; !paths[p] || done {
+				continue
+			}
+			if side == nil {
+				t := Trailers(c.Message)
+				side = &merge.Side{Author: c.Author.Name + " <" + c.Author.Email + ">", Machine: t["Ctx-Machine"],
+					Agent: t["Ctx-Agent"], Commit: c.Hash.String()}
+			}
+			out[p] = *side
 		}
 		h = parent
 	}
-	return merge.Side{}, nil
-}
-
-// pathHashAt is the blob hash of path at commit c (zero when absent or c is zero).
-func (s *Store) pathHashAt(ctx context.Context, c plumbing.Hash, path string) (plumbing.Hash, error) {
-	if c.IsZero() {
-		return plumbing.ZeroHash, nil
-	}
-	t, err := s.Repo.TreeOf(ctx, c)
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
-	return s.Repo.PathHash(ctx, t, path)
+	return out, nil
 }
 
 // nameSides fills KeptBy and LostBy of each conflict of m (merging ours and theirs with the given merge
 // base; of and tf are the files of each side) and rewrites its record in m.Files.
 func (s *Store) nameSides(ctx context.Context, m *merge.Result, ours, theirs, base plumbing.Hash, of, tf map[string][]byte) error {
+	if len(m.Conflicts) == 0 {
+		return nil
+	}
+	paths := map[string]bool{}
+	for _, c := range m.Conflicts {
+		paths[c.Path] = true
+	}
+	ow, err := s.lastWriters(ctx, ours, base, paths)
+	if err != nil {
+		return err
+	}
+	tw, err := s.lastWriters(ctx, theirs, base, paths)
+	if err != nil {
+		return err
+	}
 	for i := range m.Conflicts {
 		c := &m.Conflicts[i]
-		ow, err := s.lastWriter(ctx, ours, base, c.Path)
-		if err != nil {
-			return err
-		}
-		tw, err := s.lastWriter(ctx, theirs, base, c.Path)
-		if err != nil {
-			return err
-		}
 		if conflictKeptIsOurs(*c, of, tf) {
-			c.KeptBy, c.LostBy = ow, tw
+			c.KeptBy, c.LostBy = ow[c.Path], tw[c.Path]
 		} else {
-			c.KeptBy, c.LostBy = tw, ow
+			c.KeptBy, c.LostBy = tw[c.Path], ow[c.Path]
 		}
 		m.Files[c.RecordPath()] = c.Record()
 	}
