@@ -412,3 +412,39 @@ func mustView(t *testing.T, s *store.Store) *store.View {
 	}
 	return v
 }
+
+// TestPullStrategyDeleteVsEdit: --strategy decides a delete against an edit too: ours (the side that
+// deleted) deletes the file, theirs keeps the edit; no record either way.
+func TestPullStrategyDeleteVsEdit(t *testing.T) {
+	for _, st := range []store.Strategy{store.StrategyOurs, store.StrategyTheirs} {
+		t.Run(string(st), func(t *testing.T) {
+			sa, sb, a, _ := pair(t)
+			mustSet(t, sa, "old", "v1\n")
+			if _, err := sa.Push(bg, ""); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := sb.Pull(bg, ""); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := sa.RemoveEntry(bg, store.KnowledgeKind, "old"); err != nil {
+				t.Fatal(err)
+			}
+			mustSet(t, sb, "old", "v2 by B\n")
+			if _, err := sb.Push(bg, ""); err != nil {
+				t.Fatal(err)
+			}
+			pr, err := sa.PullWith(bg, "", store.PullOptions{Strategy: st})
+			if err != nil || len(pr.Conflicts) != 0 || len(pr.Decided) != 1 {
+				t.Fatalf("pull: %+v %v", pr, err)
+			}
+			ls := storetest.Git(t, a, "ls-tree", "--name-only", "-r", "ctx", "knowledge/", "conflicts/")
+			want := ""
+			if st == store.StrategyTheirs {
+				want = "knowledge/old.md"
+			}
+			if ls != want {
+				t.Errorf("--strategy %s left %q, want %q", st, ls, want)
+			}
+		})
+	}
+}
