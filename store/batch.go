@@ -409,6 +409,10 @@ func (s *Store) decisionBatch(ctx context.Context, v *View, in []NewDecision, wh
 			it.Action, it.Changes = ActionUpdated, []string{"links"}
 		}
 		out.Items = append(out.Items, it)
+		p.d.UID = p.uid
+		p.d.Context = section(p.d.Body, contextSections...)
+		p.d.Decision = section(p.d.Body, decisionSections...)
+		p.d.Consequences = section(p.d.Body, consequencesSections...)
 		out.Decisions = append(out.Decisions, p.d)
 		if p.render {
 			ed.Put(p.d.Scope, p.d.Path, s.renderDecision(p.d, p.uid, []byte(p.d.Body)))

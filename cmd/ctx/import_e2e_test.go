@@ -426,3 +426,117 @@ func TestDecisionSupersedeSetsBothSides(t *testing.T) {
 		t.Errorf("new decision lacks supersedes [1]: %v", d2)
 	}
 }
+
+// gitEnvIn runs git in dir with extra environment variables and returns its trimmed output.
+func gitEnvIn(t testing.TB, dir string, env []string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("git %s: %v", strings.Join(args, " "), err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// TestPulledSkillFrontMatter: a SKILL.md written by another tool (a foreign commit made with git
+// plumbing, with a BOM and invalid YAML) reads with the same description after a pull as after an import.
+func TestPulledSkillFrontMatter(t *testing.T) {
+	remote := gitstoretest.BareRemote(t)
+	a := gitstoretest.Clone(t, remote, "a")
+	run(t, a, 0, "init", "--no-hooks")
+	run(t, a, 0, "push")
+	b := gitstoretest.Clone(t, remote, "b")
+	skill := filepath.Join(t.TempDir(), "SKILL.md")
+	writeFiles(t, filepath.Dir(skill), map[string]string{"SKILL.md": "\ufeff---\nname: foreign\ndescription: Deploys: carefully\n---\nBody.\n"})
+	idx := []string{"GIT_INDEX_FILE=" + filepath.Join(t.TempDir(), "index")}
+	gitEnvIn(t, b, idx, "read-tree", "origin/ctx")
+	blob := gitEnvIn(t, b, nil, "hash-object", "-w", skill)
+	gitEnvIn(t, b, idx, "update-index", "--add", "--cacheinfo", "100644,"+blob+",skills/foreign/SKILL.md")
+	tree := gitEnvIn(t, b, idx, "write-tree")
+	commit := gitEnvIn(t, b, nil, "commit-tree", tree, "-p", "origin/ctx", "-m", "a skill written by another tool")
+	gitEnvIn(t, b, nil, "push", "-q", "origin", commit+":refs/heads/ctx")
+
+	run(t, a, 0, "pull")
+	for _, sk := range jsonList(t, a, "skill", "list") {
+		if sk["name"] == "foreign" && sk["description"] != "Deploys: carefully" {
+			t.Errorf("pulled skill: description %q", sk["description"])
+		}
+	}
+	var plan []map[string]any
+	json.Unmarshal([]byte(run(t, a, 0, "import", "-n", "--json", skill)), &plan)
+	if len(plan) != 1 || plan[0]["description"] != "Deploys: carefully" {
+		t.Errorf("dry run of the same file: %v", plan)
+	}
+}
+
+// TestImportLinksSupersededADRs: "Superseded by ADR-0002" and adr-tools' "Supersedes [1. x](0001-x.md)"
+// become superseded_by and supersedes; "Rejected" stays rejected.
+func TestImportLinksSupersededADRs(t *testing.T) {
+	dir := newInitRepo(t)
+	writeFiles(t, dir, map[string]string{
+		"docs/adr/0001-use-mysql.md": "# 1. Use MySQL\n\n## Status\n\nSuperseded by ADR-0002\n",
+		"docs/adr/0002-use-pg.md":    "# 2. Use Postgres\n\n## Status\n\nAccepted\n",
+		"docs/adr/0003-use-mongo.md": "# 3. Use Mongo\n\n## Status\n\nRejected\n",
+		"docs/adr/0004-use-pg16.md":  "# 4. Use Postgres 16\n\n## Status\n\nAccepted\n\nSupersedes [2. Use Postgres](0002-use-pg.md)\n",
+		"docs/adr/0005-cache.md":     "# 5. Cache\n\n## Status\n\nPartially Superseded by ADR-0004\n",
+	})
+	run(t, dir, 0, "import", "docs/adr")
+	get := func(id string) map[string]any {
+		var d map[string]any
+		json.Unmarshal([]byte(run(t, dir, 0, "decision", "get", id, "--json")), &d)
+		return d
+	}
+	d1, d2, d3, d4, d5 := get("1"), get("2"), get("3"), get("4"), get("5")
+	if d1["status"] != "superseded" || d1["superseded_by"] != float64(2) {
+		t.Errorf("1: %v %v", d1["status"], d1["superseded_by"])
+	}
+	if d2["superseded_by"] != float64(4) || jsonNumber(d2["supersedes"]) != "[1]" {
+		t.Errorf("2: superseded_by %v supersedes %v", d2["superseded_by"], d2["supersedes"])
+	}
+	if d3["status"] != "rejected" {
+		t.Errorf("3: status %v", d3["status"])
+	}
+	if jsonNumber(d4["supersedes"]) != "[2,5]" {
+		t.Errorf("4: supersedes %v", d4["supersedes"])
+	}
+	if d5["status"] != "accepted" || d5["superseded_by"] != float64(4) || d5["status_text"] != "Partially Superseded by ADR-0004" {
+		t.Errorf("5: %v %v %v", d5["status"], d5["superseded_by"], d5["status_text"])
+	}
+}
+
+// TestImportAsksAtATerminal: with stdin a terminal, ctx import asks before importing a file named like a
+// secret, and imports it only on "y".
+func TestImportAsksAtATerminal(t *testing.T) {
+	if _, err := exec.LookPath("script"); err != nil {
+		t.Skip("script(1) not installed: no pseudo-terminal to test with")
+	}
+	dir := newInitRepo(t)
+	writeFiles(t, dir, map[string]string{
+		"conventions/credentials.md": "SECRET-ASKED-1\n",
+		"conventions/style.md":       "Use gofmt.\n",
+	})
+	for _, c := range []struct {
+		answer string
+		want   bool
+	}{{"n", false}, {"y", true}} {
+		cmd := exec.Command("script", "-qec", ctxBin+" import conventions", "/dev/null")
+		cmd.Dir = dir
+		cmd.Stdin = strings.NewReader(c.answer + "\n")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("answer %s: %v\n%s", c.answer, err, out)
+		}
+		if !strings.Contains(string(out), "looks like a secret") {
+			t.Fatalf("answer %s: no question asked:\n%s", c.answer, out)
+		}
+		_, _, code := runCode(dir, "", "convention", "get", "credentials")
+		if got := code == 0; got != c.want {
+			t.Errorf("answer %s: imported %v, want %v\n%s", c.answer, got, c.want, out)
+		}
+		if _, _, code := runCode(dir, "", "convention", "get", "style"); code != 0 {
+			t.Errorf("answer %s: the other file was not imported", c.answer)
+		}
+	}
+}
