@@ -540,3 +540,26 @@ func TestImportAsksAtATerminal(t *testing.T) {
 		}
 	}
 }
+
+// TestInitIdentityFromGitConfigGlobal: the identity only in the file GIT_CONFIG_GLOBAL names (no
+// ~/.gitconfig; a stale one in a second run): git commit works, so ctx init and writes work too, as the
+// same author git would record.
+func TestInitIdentityFromGitConfigGlobal(t *testing.T) {
+	for _, stale := range []bool{false, true} {
+		dir := gitstoretest.NewRepo(t)
+		home := t.TempDir()
+		if stale {
+			writeFiles(t, home, map[string]string{".gitconfig": "[user]\n\tname = Old Me\n\temail = old@example.com\n"})
+		}
+		global := filepath.Join(t.TempDir(), "work.gitconfig")
+		writeFiles(t, filepath.Dir(global), map[string]string{"work.gitconfig": "[user]\n\tname = Grace Hopper\n\temail = grace@example.com\n"})
+		env := []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "GIT_CONFIG_GLOBAL=" + global,
+			"GIT_AUTHOR_NAME=", "GIT_AUTHOR_EMAIL=", "GIT_COMMITTER_NAME=", "GIT_COMMITTER_EMAIL=", "EMAIL="}
+		gitIn(t, dir, env, "commit", "-q", "--allow-empty", "-m", "git itself works")
+		mustCtx(t, dir, env, 0, "init", "--no-hooks")
+		mustCtx(t, dir, env, 0, "knowledge", "set", "k", "v")
+		if got := gitIn(t, dir, nil, "log", "-1", "--format=%an <%ae>|%cn <%ce>", "ctx"); got != "Grace Hopper <grace@example.com>|Grace Hopper <grace@example.com>" {
+			t.Errorf("stale ~/.gitconfig %v: ctx committed as %q", stale, got)
+		}
+	}
+}
