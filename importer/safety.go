@@ -33,10 +33,10 @@ var secretExts = map[string]bool{
 }
 
 // SecretName reports why a file name looks like it holds a secret ("" when it does not): .env and
-// .env.*, SSH private keys (id_rsa, id_ed25519, ...), *.pem, *.key, *.p12 and other key stores,
-// credentials*, secret(s).*, .netrc, .npmrc, .pypirc, .pgpass, .git-credentials. Examples that stay
-// importable: .env.example, id_rsa.pub, credentials-howto.md is a secret by name (credentials*) — the
-// user is asked. ctx import refuses such files without --allow-secret (docs/format.md "Import").
+// .env.* (not .env.example, .env.sample, .env.template), SSH private keys (id_rsa, id_ed25519, ...; not
+// *.pub), *.pem, *.key, *.p12 and other key stores, credentials*, secret(s).*, .netrc, .npmrc, .pypirc,
+// .pgpass, .git-credentials. It goes by the name only, so it also flags harmless files such as
+// credentials-howto.md: ctx import asks about them, or needs --allow-secret (docs/format.md "Import").
 func SecretName(name string) string {
 	base := strings.ToLower(filepath.Base(name))
 	ext := filepath.Ext(base)
