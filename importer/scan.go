@@ -272,6 +272,10 @@ func (s *scanner) scanPath(ctx context.Context, arg string) error {
 		r.files = []file{f}
 	} else {
 		r.name = filepath.Base(dirReal)
+		if r.inRoot && s.gitDirs != nil && !s.gitDirs[prefix] {
+			s.warn(arg, "ignored by git (or holds no file git sees); not imported")
+			return nil
+		}
 		err := filepath.WalkDir(arg, func(p string, d fs.DirEntry, err error) error {
 			if cerr := ctx.Err(); cerr != nil {
 				return cerr
