@@ -51,15 +51,19 @@ func importCommand() *cli.Command {
 				}
 			}
 			s, err := open(c)
-			if err != nil {
+			var opts importer.Options
+			switch {
+			case err == nil:
+				opts.Root = s.Repo.WorkTree()
+				if opts.GitFiles, err = s.Repo.WorkTreeFiles(c.Context); err != nil {
+					// Without git the ignore rules cannot be read: .git/ and .context/ are still skipped.
+					fmt.Fprintf(c.App.ErrWriter, "ctx: warning: %v: files git ignores are not recognised\n", err)
+					opts.GitFiles = nil
+				}
+			case !c.Bool("dry-run"):
 				return err
 			}
-			opts := importer.Options{Root: s.Repo.WorkTree()}
-			if opts.GitFiles, err = s.Repo.WorkTreeFiles(c.Context); err != nil {
-				// Without git the ignore rules cannot be read exactly: .git/ and .context/ are still skipped.
-				fmt.Fprintf(c.App.ErrWriter, "ctx: warning: %v: files git ignores are not recognised\n", err)
-				opts.GitFiles = nil
-			}
+			// A dry run outside a repository shows the plan with paths relative to each folder given.
 			plan, err := importer.ScanWith(c.Context, opts, c.Args().Slice()...)
 			if err != nil {
 				return scanError{err}
@@ -104,8 +108,8 @@ func importCommand() *cli.Command {
 				return err
 			}
 			if c.Bool("json") {
-				return printJSON(c.App.Writer, map[string]any{"items": res.Items, "decisions": res.Decisions,
-					"changed": res.Committed != nil && res.Changed()})
+				return printJSON(c.App.Writer, map[string]any{"items": len(plan.Items), "results": res.Items,
+					"decisions": res.Decisions, "changed": res.Committed != nil && res.Changed()})
 			}
 			printApplied(c.App.Writer, c.App.ErrWriter, plan, res)
 			return nil
