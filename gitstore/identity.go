@@ -25,8 +25,9 @@ var ErrNoIdentity = errors.New("no git identity: set it with git config user.nam
 // itself (`git var GIT_AUTHOR_IDENT`): the environment (GIT_AUTHOR_NAME, GIT_AUTHOR_EMAIL, EMAIL), author.*
 // and user.* of every config git reads (GIT_CONFIG_GLOBAL, GIT_CONFIG_SYSTEM, GIT_CONFIG_NOSYSTEM,
 // GIT_CONFIG_COUNT, include.path, includeIf gitdir: and onbranch:, ...). git is run with
-// user.useConfigOnly, so that an identity is never guessed from the login name and the host name (which
-// would put the machine's name in pushed commits): without a configured one the error is ErrNoIdentity.
+// user.useConfigOnly, so that an e-mail address is never guessed from the login and host names (which
+// would put the machine's name in pushed commits): without a configured one (or $EMAIL, which git also
+// reads) the error is ErrNoIdentity.
 // The answer is cached for the process while the environment and the config files' stamps stay the same.
 // Without a git binary, the repository's, global and system config are read with go-git. When is the
 // current time.
@@ -126,22 +127,32 @@ func (r *Repo) gitIdents(ctx context.Context) (identities, error) {
 		if r.workTree != "" {
 			args = append(args, "--work-tree="+r.workTree)
 		}
-		cmd := exec.CommandContext(ctx, "git", append(args, "-c", "user.useConfigOnly=true", "var", v.name)...)
-		cmd.Env = cleanGitEnv(os.Environ())
-		cmd.Dir = r.gitDir
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		if err := cmd.Run(); err != nil {
+		run := func(extra ...string) (string, string, error) {
+			cmd := exec.CommandContext(ctx, "git", append(append(args, extra...), "var", v.name)...)
+			cmd.Env = cleanGitEnv(os.Environ())
+			cmd.Dir = r.gitDir
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			return stdout.String(), stderr.String(), err
+		}
+		out, errText, err := run("-c", "user.useConfigOnly=true")
+		if err != nil && os.Getenv("EMAIL") != "" && identityUnknown(errText) {
+			// git takes $EMAIL when no email is configured, which user.useConfigOnly forbids; with $EMAIL
+			// set nothing is guessed from the host name, so ask git the plain way.
+			out, errText, err = run()
+		}
+		if err != nil {
 			if ctx.Err() != nil {
 				return identities{}, ctx.Err()
 			}
-			msg := strings.TrimSpace(stderr.String())
+			msg := strings.TrimSpace(errText)
 			if _, ok := err.(*exec.ExitError); ok && identityUnknown(msg) {
 				return identities{}, ErrNoIdentity
 			}
 			return identities{}, fmt.Errorf("git var %s: %w: %s", v.name, err, lastLine(msg))
 		}
-		m := identLine.FindStringSubmatch(strings.TrimSpace(stdout.String()))
+		m := identLine.FindStringSubmatch(strings.TrimSpace(out))
 		if m == nil || m[1] == "" || m[2] == "" {
 			return identities{}, ErrNoIdentity
 		}

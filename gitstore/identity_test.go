@@ -186,3 +186,17 @@ func TestIdentityAsGitResolvesIt(t *testing.T) {
 		}
 	})
 }
+
+// TestIdentityEMAIL: as git, $EMAIL gives the address when no config does; nothing is guessed from the
+// host name without it.
+func TestIdentityEMAIL(t *testing.T) {
+	dir := gitstoretest.NewRepo(t)
+	noIdentityEnv(t)
+	gitstoretest.Git(t, dir, "config", "user.name", "Env Mail")
+	t.Setenv("EMAIL", "envmail@example.com")
+	identityOf(t, dir, "Env Mail <envmail@example.com>")
+	os.Unsetenv("EMAIL")
+	if _, err := open(t, dir).Identity(bg); !errors.Is(err, gitstore.ErrNoIdentity) {
+		t.Fatalf("without EMAIL: %v", err)
+	}
+}

@@ -13,7 +13,7 @@ import (
 
 // TestDecisionsServedWhole imports every real ADR of the corpus and reads each back through
 // context://decisions/{id}: a decision whose sections are not Context/Decision/Consequences (headings in
-// another language, or none) is still served whole, in body; seed 000's fields stay.
+// another language, or none) is still served whole, in body; the resource's own fields stay.
 func TestDecisionsServedWhole(t *testing.T) {
 	_, st := newRepo(t, store.Actor{Agent: "cli"})
 	ctx := context.Background()

@@ -188,14 +188,9 @@ func (s *Store) ApplyReport(ctx context.Context, op Op, b Batch) (*Applied, erro
 			return nil, err
 		}
 		if len(clashes) > 0 {
-			k := "the entries"
-			if len(clashes) == 1 {
-				k = "the entry"
-			}
 			return nil, &invalidError{wrapped: ErrScopeClash, msg: fmt.Sprintf(
-				"nothing written: %s; a write never moves an entry to another scope: move %s first with `ctx <kind> scope KEY SCOPE`, "+
-					"import into the scope that holds %s, or give the files other names",
-				strings.Join(clashes, "; "), k, map[bool]string{true: "it", false: "them"}[len(clashes) == 1])}
+				"nothing written: %s; a write never moves an entry to another scope: move it first with `ctx <kind> scope KEY SCOPE`, "+
+					"import into the scope that holds it, or give the file another name", strings.Join(clashes, "; "))}
 		}
 		return ed, nil
 	})

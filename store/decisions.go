@@ -15,8 +15,8 @@ import (
 	"github.com/google/uuid"
 )
 
-// DecisionStatuses are the decision status values (docs/format.md "Decisions"): seed 000's four, and
-// rejected (MADR's status of a decision that was considered and turned down).
+// DecisionStatuses are the decision status values (docs/format.md "Decisions"): the four of the MCP
+// resources' model, and rejected (MADR's status of a decision that was considered and turned down).
 var DecisionStatuses = []string{"proposed", "accepted", "deprecated", "superseded", "rejected"}
 
 // The section headings read as a decision's context, decision and consequences (lower case, without a

@@ -62,7 +62,7 @@ func normKey(s *string) error {
 	return err
 }
 
-// reservedSkillNames are skill names that a context:// URI of seed 000 already gives to something else,
+// reservedSkillNames are skill names that a context:// URI already gives to something else,
 // with the reason: context://skills/stats is the skills' statistics resource, so a skill named "stats"
 // could never be read there.
 var reservedSkillNames = map[string]string{
