@@ -31,35 +31,14 @@ type mdDoc struct {
 	body        string
 }
 
-// splitFM cuts content at the front matter delimiters. ok is false when
-// there is no front matter.
+// splitFM cuts content at the front matter delimiters by SplitFrontMatter (one rule for every reader,
+// a UTF-8 BOM before "---" included: it stays in open). ok is false when there is no front matter.
 func splitFM(s string) (open, fm, close, body string, ok bool) {
-	switch {
-	case strings.HasPrefix(s, "---\n"):
-		open = "---\n"
-	case strings.HasPrefix(s, "---\r\n"):
-		open = "---\r\n"
-	default:
+	o, b, c, rest, ok := SplitFrontMatter([]byte(s))
+	if !ok {
 		return "", "", "", s, false
 	}
-	rest := s[len(open):]
-	p := 0
-	for p <= len(rest) {
-		line := rest[p:]
-		end := len(rest)
-		if i := strings.IndexByte(line, '\n'); i >= 0 {
-			line = line[:i+1]
-			end = p + i + 1
-		}
-		if t := strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r"); t == "---" {
-			return open, rest[:p], line, rest[end:], true
-		}
-		if end == len(rest) {
-			break
-		}
-		p = end
-	}
-	return "", "", "", s, false
+	return string(o), string(b), string(c), string(rest), true
 }
 
 // parseMD parses a markdown file. ok is false when a front matter block

@@ -95,6 +95,11 @@ func commitCommand() *cli.Command {
 			}
 			for _, e := range edits {
 				fmt.Fprintf(c.App.Writer, "  %-8s %s\n", e.Change, e.Path)
+				if b, err := os.ReadFile(filepath.Join(s.CheckoutRoot(), filepath.FromSlash(e.Path))); err == nil && e.Change != "deleted" {
+					for _, w := range store.LintFile(e.Path, b) {
+						fmt.Fprintf(c.App.ErrWriter, "ctx: warning: %s\n", w)
+					}
+				}
 			}
 			commitLine(c.App.Writer, "hand edits", res)
 			return nil
