@@ -1,11 +1,17 @@
 package gitstore
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
 	"sort"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-git/go-git/v5/config"
@@ -15,11 +21,166 @@ import (
 // ErrNoIdentity is returned when no user.name/user.email is configured, as C git refuses to commit then.
 var ErrNoIdentity = errors.New("no git identity: set it with git config user.name \"Your Name\" and git config user.email you@example.com")
 
-// Identity returns the user's git identity as C git resolves it for an author (git-commit-tree(1),
-// git-config(1)): GIT_AUTHOR_NAME / GIT_AUTHOR_EMAIL, then user.name / user.email of the repository
-// config, the global config (~/.gitconfig, $XDG_CONFIG_HOME/git/config) and the system config. When is
-// the current time.
+// Identity returns the author identity C git would use for a commit in this repository, by asking git
+// itself (`git var GIT_AUTHOR_IDENT`): the environment (GIT_AUTHOR_NAME, GIT_AUTHOR_EMAIL, EMAIL), author.*
+// and user.* of every config git reads (GIT_CONFIG_GLOBAL, GIT_CONFIG_SYSTEM, GIT_CONFIG_NOSYSTEM,
+// GIT_CONFIG_COUNT, include.path, includeIf gitdir: and onbranch:, ...). git is run with
+// user.useConfigOnly, so that an e-mail address is never guessed from the login and host names (which
+// would put the machine's name in pushed commits): without a configured one (or $EMAIL, which git also
+// reads) the error is ErrNoIdentity.
+// The answer is cached for the process while the environment and the config files' stamps stay the same.
+// Without a git binary, the repository's, global and system config are read with go-git. When is the
+// current time.
 func (r *Repo) Identity(ctx context.Context) (object.Signature, error) {
+	id, err := r.idents(ctx)
+	if err != nil {
+		return object.Signature{}, err
+	}
+	sig := id.author
+	sig.When = time.Now()
+	return sig, nil
+}
+
+// Committer is the committer identity C git would use (`git var GIT_COMMITTER_IDENT`: GIT_COMMITTER_NAME,
+// GIT_COMMITTER_EMAIL, committer.* and user.* config), resolved and cached like Identity.
+func (r *Repo) Committer(ctx context.Context) (object.Signature, error) {
+	id, err := r.idents(ctx)
+	if err != nil {
+		return object.Signature{}, err
+	}
+	sig := id.committer
+	sig.When = time.Now()
+	return sig, nil
+}
+
+// identities is one resolution of the author and committer.
+type identities struct {
+	author, committer object.Signature
+}
+
+// identCache holds resolved identities by repository and stamp (see identStamp).
+var identCache sync.Map // string -> identities
+
+// idents resolves both identities, from the cache when nothing they depend on changed.
+func (r *Repo) idents(ctx context.Context) (identities, error) {
+	key := r.identStamp()
+	if v, ok := identCache.Load(key); ok {
+		return v.(identities), nil
+	}
+	id, err := r.gitIdents(ctx)
+	if errors.Is(err, exec.ErrNotFound) {
+		id, err = r.configIdents()
+	}
+	if err != nil {
+		return identities{}, err
+	}
+	identCache.Store(key, id)
+	return id, nil
+}
+
+// identStamp names what an identity depends on: the repository, the environment git reads it from, and
+// the size and modification time of the config files (so that `git config user.name X` is seen at once).
+func (r *Repo) identStamp() string {
+	var b strings.Builder
+	b.WriteString(r.gitDir)
+	env := os.Environ()
+	sort.Strings(env)
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "GIT_") || k == "HOME" || k == "XDG_CONFIG_HOME" || k == "EMAIL" {
+			b.WriteString("\x00" + kv)
+		}
+	}
+	home, _ := os.UserHomeDir()
+	xdg := os.Getenv("XDG_CONFIG_HOME")
+	if xdg == "" && home != "" {
+		xdg = filepath.Join(home, ".config")
+	}
+	files := []string{filepath.Join(r.commonDir, "config"), filepath.Join(r.gitDir, "config.worktree"),
+		os.Getenv("GIT_CONFIG_GLOBAL"), filepath.Join(home, ".gitconfig"), filepath.Join(xdg, "git", "config"),
+		os.Getenv("GIT_CONFIG_SYSTEM"), "/etc/gitconfig"}
+	for _, f := range files {
+		if f == "" {
+			continue
+		}
+		if fi, err := os.Stat(f); err == nil {
+			fmt.Fprintf(&b, "\x00%s:%d:%d", f, fi.Size(), fi.ModTime().UnixNano())
+		}
+	}
+	return b.String()
+}
+
+// identLine is git's ident: "Name <email> 1700000000 +0100".
+var identLine = regexp.MustCompile(`^(.*) <(.*)> -?\d+ [-+]\d{4}$`)
+
+// gitIdents asks git for the author and committer identities; exec.ErrNotFound without a git binary.
+func (r *Repo) gitIdents(ctx context.Context) (identities, error) {
+	if _, err := exec.LookPath("git"); err != nil {
+		return identities{}, exec.ErrNotFound
+	}
+	var id identities
+	for _, v := range []struct {
+		name string
+		sig  *object.Signature
+	}{{"GIT_AUTHOR_IDENT", &id.author}, {"GIT_COMMITTER_IDENT", &id.committer}} {
+		args := []string{"--git-dir=" + r.gitDir}
+		if r.workTree != "" {
+			args = append(args, "--work-tree="+r.workTree)
+		}
+		run := func(extra ...string) (string, string, error) {
+			cmd := exec.CommandContext(ctx, "git", append(append(args, extra...), "var", v.name)...)
+			cmd.Env = cleanGitEnv(os.Environ())
+			cmd.Dir = r.gitDir
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			return stdout.String(), stderr.String(), err
+		}
+		out, errText, err := run("-c", "user.useConfigOnly=true")
+		if err != nil && os.Getenv("EMAIL") != "" && identityUnknown(errText) {
+			// git takes $EMAIL when no email is configured, which user.useConfigOnly forbids; with $EMAIL
+			// set nothing is guessed from the host name, so ask git the plain way.
+			out, errText, err = run()
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return identities{}, ctx.Err()
+			}
+			msg := strings.TrimSpace(errText)
+			if _, ok := err.(*exec.ExitError); ok && identityUnknown(msg) {
+				return identities{}, ErrNoIdentity
+			}
+			return identities{}, fmt.Errorf("git var %s: %w: %s", v.name, err, lastLine(msg))
+		}
+		m := identLine.FindStringSubmatch(strings.TrimSpace(out))
+		if m == nil || m[1] == "" || m[2] == "" {
+			return identities{}, ErrNoIdentity
+		}
+		*v.sig = object.Signature{Name: m[1], Email: m[2]}
+	}
+	return id, nil
+}
+
+// identityUnknown reports whether git's message says that no identity is configured.
+func identityUnknown(msg string) bool {
+	for _, s := range []string{"identity unknown", "auto-detection is disabled", "empty ident", "unable to auto-detect", "no email was given", "no name was given"} {
+		if strings.Contains(strings.ToLower(msg), s) {
+			return true
+		}
+	}
+	return false
+}
+
+// lastLine is the last non-empty line of s.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
+
+// configIdents resolves the identities without a git binary: the environment, then user.name and
+// user.email of the repository config, the global config (GIT_CONFIG_GLOBAL, else ~/.gitconfig and
+// $XDG_CONFIG_HOME/git/config) and the system config.
+func (r *Repo) configIdents() (identities, error) {
 	name, email := os.Getenv("GIT_AUTHOR_NAME"), os.Getenv("GIT_AUTHOR_EMAIL")
 	if name == "" || email == "" {
 		n, e := r.configIdentity()
@@ -30,21 +191,14 @@ func (r *Repo) Identity(ctx context.Context) (object.Signature, error) {
 			email = e
 		}
 	}
+	if email == "" {
+		email = os.Getenv("EMAIL")
+	}
 	if name == "" || email == "" {
-		return object.Signature{}, ErrNoIdentity
+		return identities{}, ErrNoIdentity
 	}
-	return object.Signature{Name: name, Email: email, When: time.Now()}, nil
-}
-
-// Committer is Identity with GIT_COMMITTER_NAME / GIT_COMMITTER_EMAIL taking precedence.
-func (r *Repo) Committer(ctx context.Context) (object.Signature, error) {
-	sig, err := r.Identity(ctx)
-	sig = committerOf(sig)
-	if err != nil && sig.Name != "" && sig.Email != "" {
-		sig.When = time.Now()
-		return sig, nil
-	}
-	return sig, err
+	author := object.Signature{Name: name, Email: email}
+	return identities{author: author, committer: committerOf(author)}, nil
 }
 
 // committerOf applies GIT_COMMITTER_NAME / GIT_COMMITTER_EMAIL to an author identity.
@@ -69,7 +223,18 @@ func (r *Repo) configIdentity() (name, email string) {
 		if scope == config.SystemScope && os.Getenv("GIT_CONFIG_NOSYSTEM") != "" {
 			continue // as C git: GIT_CONFIG_NOSYSTEM skips the system config
 		}
-		cfg, err := config.LoadConfig(scope)
+		var cfg *config.Config
+		var err error
+		if f := os.Getenv("GIT_CONFIG_GLOBAL"); scope == config.GlobalScope && f != "" {
+			// As C git: GIT_CONFIG_GLOBAL replaces ~/.gitconfig and $XDG_CONFIG_HOME/git/config.
+			var b []byte
+			if b, err = os.ReadFile(f); err == nil {
+				cfg = config.NewConfig()
+				err = cfg.Unmarshal(b)
+			}
+		} else {
+			cfg, err = config.LoadConfig(scope)
+		}
 		if err != nil {
 			continue
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ctx-dev/ctx/gitstore"
@@ -108,5 +109,94 @@ func TestIdentityNone(t *testing.T) {
 	gitstoretest.Git(t, dir, "config", "user.name", "Half")
 	if _, err := r.Identity(bg); !errors.Is(err, gitstore.ErrNoIdentity) {
 		t.Fatalf("Identity with no email = %v, want ErrNoIdentity", err)
+	}
+}
+
+// identityOf checks r.Identity against want and against C git's own answer (git var GIT_AUTHOR_IDENT),
+// and that a commit made by a transaction carries it.
+func identityOf(t *testing.T, dir, want string) {
+	t.Helper()
+	r := open(t, dir)
+	sig, err := r.Identity(bg)
+	if err != nil {
+		t.Fatalf("Identity: %v (want %s)", err, want)
+	}
+	if got := sig.Name + " <" + sig.Email + ">"; got != want {
+		t.Fatalf("Identity = %s, want %s", got, want)
+	}
+	if got := gitstoretest.Git(t, dir, "var", "GIT_AUTHOR_IDENT"); !strings.HasPrefix(got, want+" ") {
+		t.Fatalf("the test is wrong: git itself says %q", got)
+	}
+	set(t, r, pub, "x", map[string]string{"a": want})
+	if got := gitstoretest.Git(t, dir, "log", "-1", "--format=%an <%ae>|%cn <%ce>", pub); got != want+"|"+want {
+		t.Fatalf("commit identity %q, want %s", got, want)
+	}
+}
+
+// TestIdentityAsGitResolvesIt: the identity is the one C git uses, wherever git finds it: a file named by
+// GIT_CONFIG_GLOBAL (with no ~/.gitconfig, and over a stale one), include.path, and includeIf gitdir:.
+func TestIdentityAsGitResolvesIt(t *testing.T) {
+	t.Run("GIT_CONFIG_GLOBAL only", func(t *testing.T) {
+		dir := gitstoretest.NewRepo(t)
+		noIdentityEnv(t)
+		global := filepath.Join(t.TempDir(), "gitconfig")
+		writeFile(t, global, "[user]\n\tname = Env Global\n\temail = envglobal@example.com\n")
+		t.Setenv("GIT_CONFIG_GLOBAL", global)
+		identityOf(t, dir, "Env Global <envglobal@example.com>")
+	})
+	t.Run("GIT_CONFIG_GLOBAL over a stale ~/.gitconfig", func(t *testing.T) {
+		dir := gitstoretest.NewRepo(t)
+		noIdentityEnv(t)
+		writeFile(t, filepath.Join(os.Getenv("HOME"), ".gitconfig"), "[user]\n\tname = Stale Person\n\temail = stale@example.com\n")
+		global := filepath.Join(t.TempDir(), "gitconfig")
+		writeFile(t, global, "[user]\n\tname = Env Global\n\temail = envglobal@example.com\n")
+		t.Setenv("GIT_CONFIG_GLOBAL", global)
+		identityOf(t, dir, "Env Global <envglobal@example.com>")
+	})
+	t.Run("include.path", func(t *testing.T) {
+		dir := gitstoretest.NewRepo(t)
+		noIdentityEnv(t)
+		inc := filepath.Join(t.TempDir(), "identity.inc")
+		writeFile(t, inc, "[user]\n\tname = Included Person\n\temail = included@example.com\n")
+		writeFile(t, filepath.Join(os.Getenv("HOME"), ".gitconfig"), "[include]\n\tpath = "+inc+"\n")
+		identityOf(t, dir, "Included Person <included@example.com>")
+	})
+	t.Run("includeIf gitdir", func(t *testing.T) {
+		dir := gitstoretest.NewRepo(t)
+		noIdentityEnv(t)
+		work := filepath.Join(t.TempDir(), "work.inc")
+		writeFile(t, work, "[user]\n\tname = Work Person\n\temail = work@example.com\n")
+		writeFile(t, filepath.Join(os.Getenv("HOME"), ".gitconfig"),
+			"[user]\n\tname = Home Person\n\temail = home@example.com\n[includeIf \"gitdir:"+filepath.Dir(dir)+"/\"]\n\tpath = "+work+"\n")
+		identityOf(t, dir, "Work Person <work@example.com>")
+		other := gitstoretest.NewRepo(t) // another temporary folder: the condition does not hold there
+		identityOf(t, other, "Home Person <home@example.com>")
+	})
+	t.Run("author config keys", func(t *testing.T) {
+		dir := gitstoretest.NewRepo(t)
+		noIdentityEnv(t)
+		writeFile(t, filepath.Join(os.Getenv("HOME"), ".gitconfig"), "[user]\n\tname = User Person\n\temail = user@example.com\n")
+		gitstoretest.Git(t, dir, "config", "author.email", "author@example.com")
+		r := open(t, dir)
+		if sig, err := r.Identity(bg); err != nil || sig.Email != "author@example.com" {
+			t.Fatalf("Identity = %+v, %v", sig, err)
+		}
+		if sig, err := r.Committer(bg); err != nil || sig.Email != "user@example.com" {
+			t.Fatalf("Committer = %+v, %v", sig, err)
+		}
+	})
+}
+
+// TestIdentityEMAIL: as git, $EMAIL gives the address when no config does; nothing is guessed from the
+// host name without it.
+func TestIdentityEMAIL(t *testing.T) {
+	dir := gitstoretest.NewRepo(t)
+	noIdentityEnv(t)
+	gitstoretest.Git(t, dir, "config", "user.name", "Env Mail")
+	t.Setenv("EMAIL", "envmail@example.com")
+	identityOf(t, dir, "Env Mail <envmail@example.com>")
+	os.Unsetenv("EMAIL")
+	if _, err := open(t, dir).Identity(bg); !errors.Is(err, gitstore.ErrNoIdentity) {
+		t.Fatalf("without EMAIL: %v", err)
 	}
 }

@@ -116,7 +116,9 @@ func (r *Repo) transactOnce(ctx context.Context, refs []string, fn func(map[stri
 			if author, err = r.Identity(ctx); err != nil {
 				return nil, err
 			}
-			committer = committerOf(author)
+			if committer, err = r.Committer(ctx); err != nil {
+				return nil, err
+			}
 		}
 		var parents []plumbing.Hash
 		if !tip.Commit.IsZero() {

@@ -180,13 +180,35 @@ func absFrom(base, p string) (string, error) {
 // runs hooks there) and a linked worktree gets its main repository's hooks
 // (with a relative core.hooksPath, each worktree resolves it against its own
 // work tree, as git does when it runs the hooks there).
+//
+// When git would not look for the hook files inside that directory, Dir fails with ErrHooksPath and
+// nothing may be written: an empty core.hooksPath (`git config core.hooksPath ""`) makes `git rev-parse
+// --git-path hooks` print "./" while git looks for each hook at "/<name>" (git 2.39), so no hook of
+// .git/hooks runs at all.
 func Dir(ctx context.Context, workTree string) (string, error) {
 	d, err := gitPath(ctx, workTree, "hooks")
 	if err != nil {
 		return "", fmt.Errorf("hooks dir of %s: %w", workTree, err)
 	}
-	return d, nil
+	probe, err := gitPath(ctx, workTree, "hooks/"+string(PostCheckout))
+	if err != nil {
+		return "", fmt.Errorf("hooks dir of %s: %w", workTree, err)
+	}
+	if filepath.Dir(probe) == d {
+		return d, nil
+	}
+	if v, err := git(ctx, workTree, "config", "--get", "core.hooksPath"); err == nil && strings.TrimSpace(v) == "" {
+		return "", fmt.Errorf("%w: core.hooksPath is set to an empty value, so git looks for each hook at %s and runs no hook of this repository: "+
+			"remove the setting (git config --unset core.hooksPath) or set it to a directory, then run ctx hooks install",
+			ErrHooksPath, probe)
+	}
+	return "", fmt.Errorf("%w: git looks for the %s hook at %s, not in %s (core.hooksPath): check git config core.hooksPath",
+		ErrHooksPath, PostCheckout, probe, d)
 }
+
+// ErrHooksPath: git's hooks directory cannot be used (an empty core.hooksPath, see Dir). No hook runs;
+// ctx writes nothing.
+var ErrHooksPath = errors.New("git runs no hooks from its hooks directory")
 
 // topLevel returns the root of the work tree containing dir, or dir itself.
 func topLevel(ctx context.Context, dir string) string {

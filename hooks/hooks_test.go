@@ -561,3 +561,92 @@ func TestDirNotARepo(t *testing.T) {
 		t.Error("Install outside a repository succeeded")
 	}
 }
+
+// An empty core.hooksPath: git looks for each hook at "/<name>" and runs none (git rev-parse --git-path
+// hooks/x prints /x). Status and Install fail with ErrHooksPath; Install writes nothing (not into the work
+// tree, which `--git-path hooks` names as "./", nor into .git/hooks).
+func TestEmptyHooksPath(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	gitIn(t, repo, "", "config", "core.hooksPath", "")
+	if _, err := Report(bg, repo); !errors.Is(err, ErrHooksPath) || !strings.Contains(err.Error(), "git config --unset core.hooksPath") {
+		t.Errorf("Report: %v", err)
+	}
+	if _, err := Install(bg, repo, Options{}); !errors.Is(err, ErrHooksPath) {
+		t.Errorf("Install: %v", err)
+	}
+	for _, p := range []string{filepath.Join(repo, "post-checkout"), filepath.Join(repo, ".git", "hooks", "post-checkout")} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("%s written", p)
+		}
+	}
+	// What git itself does: the hook runs without the setting, and not with it.
+	writeFile(t, filepath.Join(repo, ".git", "hooks", "post-checkout"), "#!/bin/sh\ntouch ran\n", 0o755)
+	gitIn(t, repo, "", "-c", "core.hooksPath=.git/hooks", "checkout", "-q", "-b", "one")
+	if _, err := os.Stat(filepath.Join(repo, "ran")); err != nil {
+		t.Fatalf("the hook did not run with a set core.hooksPath: %v", err)
+	}
+	os.Remove(filepath.Join(repo, "ran"))
+	gitIn(t, repo, "", "checkout", "-q", "-b", "other")
+	if _, err := os.Stat(filepath.Join(repo, "ran")); !os.IsNotExist(err) {
+		t.Errorf("git ran .git/hooks/post-checkout with an empty core.hooksPath: the premise changed")
+	}
+}
+
+// TestHuskyV8SnippetAsTold runs the husky snippet as the user is told to, in a husky v8 repository
+// (core.hooksPath=.husky, git runs .husky/<hook> itself): the hooks it makes are run by git and call ctx.
+// An existing hook file without a final newline keeps its command; running the snippet twice adds nothing.
+func TestHuskyV8SnippetAsTold(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	writeFile(t, filepath.Join(repo, ".husky", "_", "husky.sh"), "#!/usr/bin/env sh\n", 0o644)
+	mine := "#!/usr/bin/env sh\n. \"$(dirname -- \"$0\")/_/husky.sh\"\n\ntouch merged-by-user"
+	writeFile(t, filepath.Join(repo, ".husky", "post-merge"), mine, 0o755)
+	gitIn(t, repo, "", "config", "core.hooksPath", ".husky")
+	st, err := Report(bg, repo)
+	if err != nil || st.Manager != Husky {
+		t.Fatalf("report: %+v %v", st, err)
+	}
+	for range 2 {
+		cmd := exec.Command("sh", "-c", st.Snippet)
+		cmd.Dir = repo
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("snippet: %v\n%s", err, out)
+		}
+	}
+	// A stand-in ctx on PATH records its calls.
+	bin := t.TempDir()
+	log := filepath.Join(bin, "calls")
+	writeFile(t, filepath.Join(bin, "ctx"), "#!/bin/sh\necho \"$*\" >>"+log+"\n", 0o755)
+	env := append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	run := func(args ...string) {
+		cmd := exec.Command("git", args...)
+		cmd.Dir, cmd.Env = repo, env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	run("checkout", "-q", "-b", "feature")
+	writeFile(t, filepath.Join(repo, "b.txt"), "b\n", 0o644)
+	run("add", "b.txt")
+	run("commit", "-q", "-m", "b")
+	run("checkout", "-q", "main")
+	run("merge", "-q", "--no-edit", "--no-ff", "feature")
+	calls := readFile(t, log)
+	for _, want := range []string{"hooks run post-checkout ", "hooks run post-merge "} {
+		if !strings.Contains(calls, want) {
+			t.Errorf("git did not run ctx's %q; calls:\n%s", want, calls)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(repo, "merged-by-user")); err != nil {
+		t.Errorf("the user's own post-merge command was lost: %v", err)
+	}
+	pm := readFile(t, filepath.Join(repo, ".husky", "post-merge"))
+	if !strings.HasPrefix(pm, mine+"\n") || strings.Count(pm, "ctx hooks run post-merge") != 1 {
+		t.Errorf(".husky/post-merge:\n%s", pm)
+	}
+	pc := readFile(t, filepath.Join(repo, ".husky", "post-checkout"))
+	if !strings.HasPrefix(pc, "#!/usr/bin/env sh\n") || strings.Count(pc, "ctx hooks run post-checkout") != 1 {
+		t.Errorf(".husky/post-checkout:\n%s", pc)
+	}
+}

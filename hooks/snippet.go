@@ -22,10 +22,20 @@ func SnippetFor(m Manager, opt Options) string {
 	var b strings.Builder
 	switch m {
 	case Husky:
-		b.WriteString("# husky: add these lines to the files below (create them if needed; husky v9 runs them with sh)\n")
+		// Commands, not lines to paste into files: husky v8 (core.hooksPath=.husky) has git run
+		// .husky/<hook> itself, and git ignores a hook file that is not executable, so a file created by
+		// hand from a pasted line never ran. These create it with a shebang, keep an existing file's lines
+		// (ending its last line first), add ctx's line once and set the exec bit; husky v9 (.husky/_ runs
+		// .husky/<hook> with sh) is served by the same files.
+		b.WriteString("# husky (v8 and v9): run these commands in a shell at the top of the repository. For each hook they\n")
+		b.WriteString("# add ctx's line to .husky/<hook> (once; a missing file is created with #!/usr/bin/env sh) and make\n")
+		b.WriteString("# the file executable, which husky v8 needs: git ignores a hook file without the exec bit.\n")
+		b.WriteString("mkdir -p .husky\n")
+		b.WriteString(`ctx_hook() { f=.husky/$1; if ! grep -qsF "ctx hooks run $1 " "$f"; then [ -s "$f" ] || printf '#!/usr/bin/env sh\n' >"$f"; [ -z "$(tail -c 1 "$f")" ] || echo >>"$f"; printf '%s\n' "$2" >>"$f"; fi; chmod +x "$f"; }` + "\n")
 		for _, h := range hooks {
-			fmt.Fprintf(&b, "\n# .husky/%s\n%s\n", h, shellLine(h, `"$@"`))
+			fmt.Fprintf(&b, "ctx_hook %s %s\n", h, shellQuote(shellLine(h, `"$@"`)))
 		}
+		b.WriteString("unset -f ctx_hook\n")
 	case Lefthook:
 		b.WriteString("# lefthook.yml: add these hooks, then run `lefthook install`\n")
 		for _, h := range hooks {

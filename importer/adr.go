@@ -16,14 +16,15 @@ const (
 	StatusAccepted   = "accepted"
 	StatusDeprecated = "deprecated"
 	StatusSuperseded = "superseded"
+	StatusRejected   = "rejected"
 )
 
 // statusWords maps status words found in real ADRs (lower-cased) to the four statuses of
 // docs/format.md. The English words come from MADR, Nygard/adr-tools, log4brains and interchain-security
 // ADRs; the Chinese ones from phodal/adr, whose status legend is 提议/通过/完成/已弃用/已取代
 // (proposed/accepted/done/deprecated/superseded). "Done"-like words (完成, implemented) mean the decision
-// was accepted and carried out, so they read as accepted. Words not listed here (rejected, "on hold", ...)
-// leave the status empty and keep the word in StatusText.
+// was accepted and carried out, so they read as accepted. MADR's "rejected" (and "declined") is a status of
+// its own. Words not listed here ("on hold", ...) leave the status empty and keep the word in StatusText.
 var statusWords = map[string]string{
 	"accepted": StatusAccepted, "accept": StatusAccepted, "approved": StatusAccepted,
 	"adopted": StatusAccepted, "agreed": StatusAccepted, "decided": StatusAccepted,
@@ -42,16 +43,21 @@ var statusWords = map[string]string{
 	"superseded": StatusSuperseded, "replaced": StatusSuperseded,
 	"替代": StatusSuperseded, "已替代": StatusSuperseded, "取代": StatusSuperseded, "已取代": StatusSuperseded,
 	"被取代": StatusSuperseded, "被替代": StatusSuperseded,
+
+	"rejected": StatusRejected, "declined": StatusRejected, "refused": StatusRejected,
+	"拒绝": StatusRejected, "已拒绝": StatusRejected, "否决": StatusRejected, "已否决": StatusRejected,
 }
 
-// NormalizeStatus maps a status as written in an ADR to one of the four statuses of docs/format.md
-// ("proposed", "accepted", "deprecated", "superseded"). It looks up the leading word (lower-cased, with
+// NormalizeStatus maps a status as written in an ADR to one of the statuses of docs/format.md
+// ("proposed", "accepted", "deprecated", "superseded", "rejected"). It looks up the leading word (lower-cased, with
 // markdown emphasis and list bullets removed), then the whole text, in the table documented on
 // statusWords. text is the original wording, trimmed, when it is not simply the status itself (it becomes
 // status_text on the branch): NormalizeStatus("Accepted") = ("accepted", ""), NormalizeStatus("draft") =
 // ("proposed", "draft"), NormalizeStatus("superseded by [x](x.md)") = ("superseded", "superseded by
-// [x](x.md)"), NormalizeStatus("Rejected") = ("", "Rejected"). known is false when the word is not in the
-// table (status is then "").
+// [x](x.md)"), NormalizeStatus("Rejected") = ("rejected", ""). A decision "partially superseded" (or
+// "partly") is still in force: NormalizeStatus("Partially Superseded by ADR-0028") = ("accepted",
+// "Partially Superseded by ADR-0028"). known is false when the word is not in the table (status is then
+// "").
 func NormalizeStatus(raw string) (status, text string, known bool) {
 	clean := cleanInline(raw)
 	if clean == "" {
@@ -61,6 +67,9 @@ func NormalizeStatus(raw string) (status, text string, known bool) {
 	word := lower
 	if i := strings.IndexFunc(lower, func(r rune) bool { return !unicode.IsLetter(r) }); i > 0 {
 		word = lower[:i]
+	}
+	if partial.MatchString(lower) {
+		return StatusAccepted, clean, true
 	}
 	status, known = statusWords[word]
 	if !known {
@@ -81,14 +90,86 @@ func cleanInline(s string) string {
 	return strings.TrimSpace(strings.Trim(strings.TrimSpace(s), "*_`"))
 }
 
+// partial is a status that says the decision was superseded in part only.
+var partial = regexp.MustCompile(`^(?:partially|partly|partial)\s+(?:superseded|replaced)`)
+
+// adrRef is a reference to another ADR in a status ("Superseded by ADR-0019", "Supersedes [2. Use
+// X](0002-use-x.md)"): its number when the text or the link's file name gives one, and the link target
+// as written (a path relative to the ADR's folder) when there is a link.
+type adrRef struct {
+	Number int
+	Target string
+}
+
 // adrInfo is what parseADR reads from one ADR file.
 type adrInfo struct {
-	Number     int
-	Title      string
-	Status     string
-	StatusText string
-	Date       string
-	Warnings   []string
+	Number       int
+	Title        string
+	Status       string
+	StatusText   string
+	Date         string
+	SupersededBy adrRef   // "superseded by ..." (also replaced, deprecated, obsoleted by); zero when none
+	Supersedes   []adrRef // "supersedes ..." / "replaces ..."
+	Warnings     []string
+}
+
+var (
+	// refBy and refOf find the verbs of a status that name another ADR.
+	refBy = regexp.MustCompile(`(?i)\b(?:superseded|replaced|deprecated|obsoleted)\s+by\b`)
+	refOf = regexp.MustCompile(`(?i)\b(?:supersedes|replaces)\b`)
+	// refLink, refADR, refHash and refNum read the reference right after such a verb.
+	refLink = regexp.MustCompile(`^[\s:*_]*\[([^\]]*)\]\(<?([^)\s>]+)>?\)`)
+	refADR  = regexp.MustCompile(`^[\s:*_]*(?i:adr)[-_ #]?0*(\d{1,6})\b`)
+	refHash = regexp.MustCompile(`^[\s:*_]*#0*(\d{1,6})\b`)
+	refNum  = regexp.MustCompile(`^[\s:*_]*0*(\d{1,5})\b`)
+)
+
+// parseRef reads the ADR reference at the start of s (see adrRef).
+func parseRef(s string) (adrRef, bool) {
+	if m := refLink.FindStringSubmatch(s); m != nil {
+		ref := adrRef{Target: m[2]}
+		text := cleanInline(m[1])
+		switch {
+		case adrHeading.MatchString(text):
+			ref.Number, _ = strconv.Atoi(adrHeading.FindStringSubmatch(text)[1])
+		case nygardHeading.MatchString(text):
+			ref.Number, _ = strconv.Atoi(nygardHeading.FindStringSubmatch(text)[1])
+		default:
+			stem := stripDocExt(path.Base(m[2]))
+			if dm := dateName.FindStringSubmatch(stem); dm == nil || !validDate(dm[1], dm[2], dm[3]) {
+				if nm := numberName.FindStringSubmatch(stem); nm != nil {
+					ref.Number, _ = strconv.Atoi(nm[1])
+				}
+			}
+		}
+		if strings.Contains(ref.Target, "://") || strings.HasPrefix(ref.Target, "#") {
+			ref.Target = "" // a web page or an anchor, not a file next to this one
+		}
+		return ref, ref.Number > 0 || ref.Target != ""
+	}
+	for _, re := range []*regexp.Regexp{refADR, refHash, refNum} {
+		if m := re.FindStringSubmatch(s); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			return adrRef{Number: n}, n > 0
+		}
+	}
+	return adrRef{}, false
+}
+
+// statusRefs reads the ADRs a status text names: after "superseded by" (and alike) and after
+// "supersedes" / "replaces".
+func statusRefs(text string) (by adrRef, of []adrRef) {
+	for _, loc := range refBy.FindAllStringIndex(text, -1) {
+		if r, ok := parseRef(text[loc[1]:]); ok && by == (adrRef{}) {
+			by = r
+		}
+	}
+	for _, loc := range refOf.FindAllStringIndex(text, -1) {
+		if r, ok := parseRef(text[loc[1]:]); ok {
+			of = append(of, r)
+		}
+	}
+	return by, of
 }
 
 var (
@@ -267,15 +348,18 @@ func parseADR(name string, content []byte) adrInfo {
 		}
 	}
 
-	raw := ""
+	raw, refText := "", ""
 	switch {
 	case fm.get("status") != "":
 		raw = fm.get("status")
+		refText = raw
 	case metaStatus != "":
 		raw = metaStatus
+		refText = raw
 	default:
-		raw = statusSection(lines)
+		raw, refText = statusSection(lines)
 	}
+	info.SupersededBy, info.Supersedes = statusRefs(refText)
 	if raw == "" {
 		warn("no status (no front-matter status, \"Status:\" line or \"## Status\" section); status left empty")
 	} else {
@@ -303,8 +387,10 @@ func parseADR(name string, content []byte) adrInfo {
 // statusSection returns the status written in a "Status"/"状态" section: the word of its last dated line
 // when it has dated lines (a status history, phodal/adr), else its first line, extended to the next line
 // when that one repeats and details the word ("Deprecated" then "Deprecated by [x](x.md)",
-// interchain-security). "" when there is no such section or it is empty.
-func statusSection(lines []mdLine) string {
+// interchain-security). "" when there is no such section or it is empty. all is the whole section, one
+// line after another, where references to other ADRs are looked for (adr-tools writes "Accepted", then
+// "Supersedes [2. x](0002-x.md)" on a line of its own).
+func statusSection(lines []mdLine) (status, all string) {
 	start := -1
 	for i, l := range lines {
 		if l.level > 0 {
@@ -316,7 +402,7 @@ func statusSection(lines []mdLine) string {
 		}
 	}
 	if start < 0 {
-		return ""
+		return "", ""
 	}
 	var body []string
 	for _, l := range lines[start:] {
@@ -329,8 +415,9 @@ func statusSection(lines []mdLine) string {
 		body = append(body, strings.TrimSpace(l.text))
 	}
 	if len(body) == 0 {
-		return ""
+		return "", ""
 	}
+	all = strings.Join(body, "\n")
 	dated := ""
 	for _, t := range body {
 		if m := datedLine.FindStringSubmatch(cleanInline(t)); m != nil {
@@ -338,16 +425,16 @@ func statusSection(lines []mdLine) string {
 		}
 	}
 	if dated != "" {
-		return dated
+		return dated, all
 	}
 	first := cleanInline(body[0])
 	if len(body) > 1 {
 		next := cleanInline(body[1])
 		if len(next) > len(first) && strings.HasPrefix(strings.ToLower(next), strings.ToLower(first)) {
-			return next
+			return next, all
 		}
 	}
-	return first
+	return first, all
 }
 
 // validDate reports whether y, m, d (digits) look like a calendar date of 1900-2199.

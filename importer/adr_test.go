@@ -31,7 +31,10 @@ func TestNormalizeStatus(t *testing.T) {
 		{"已弃用", "deprecated", "已弃用", true},
 		{"已取代", "superseded", "已取代", true},
 		{"废弃", "deprecated", "废弃", true},
-		{"Rejected", "", "Rejected", false},
+		{"Rejected", "rejected", "", true},
+		{"declined", "rejected", "declined", true},
+		{"Superseded by ADR-0019", "superseded", "Superseded by ADR-0019", true},
+		{"Partially Superseded by ADR-0028", "accepted", "Partially Superseded by ADR-0028", true},
 		{"on hold", "", "on hold", false},
 		{"", "", "", false},
 	}
@@ -57,8 +60,9 @@ func TestParseADR(t *testing.T) {
 		{
 			name:    "0003-madr2.md",
 			content: "# Use X\n\n* Status: superseded by [ADR-0005](0005-y.md)\n* Deciders: a\n* Date: 2018-01-01\n\n## Context\n",
-			want:    adrInfo{Number: 3, Title: "Use X", Status: "superseded", StatusText: "superseded by [ADR-0005](0005-y.md)", Date: "2018-01-01"},
-			warn:    []string{`read as "superseded"`},
+			want: adrInfo{Number: 3, Title: "Use X", Status: "superseded", StatusText: "superseded by [ADR-0005](0005-y.md)", Date: "2018-01-01",
+				SupersededBy: adrRef{Number: 5, Target: "0005-y.md"}},
+			warn: []string{`read as "superseded"`},
 		},
 		{
 			name:    "adr-012-x.md",
@@ -68,8 +72,29 @@ func TestParseADR(t *testing.T) {
 		{
 			name:    "no-number.md",
 			content: "# ADR-7 - Heading Number\n\n## Status\n\nRejected\n",
-			want:    adrInfo{Number: 7, Title: "Heading Number", StatusText: "Rejected"},
-			warn:    []string{"not a known word"},
+			want:    adrInfo{Number: 7, Title: "Heading Number", Status: "rejected"},
+		},
+		{
+			name:    "0013-superseded.md",
+			content: "# 13. Old Way\n\n## Status\n\nSuperseded by ADR-0019\n",
+			want:    adrInfo{Number: 13, Title: "Old Way", Status: "superseded", StatusText: "Superseded by ADR-0019", SupersededBy: adrRef{Number: 19}},
+			warn:    []string{`read as "superseded"`},
+		},
+		{
+			name:    "0014-partial.md",
+			content: "# 14. Half Way\n\n## Status\n\nPartially Superseded by ADR-0028\n",
+			want:    adrInfo{Number: 14, Title: "Half Way", Status: "accepted", StatusText: "Partially Superseded by ADR-0028", SupersededBy: adrRef{Number: 28}},
+			warn:    []string{`read as "accepted"`},
+		},
+		{
+			name:    "0015-adr-tools.md",
+			content: "# 15. New Way\n\n## Status\n\nAccepted\n\nSupersedes [2. Use Foo](0002-use-foo.md)\n",
+			want:    adrInfo{Number: 15, Title: "New Way", Status: "accepted", Supersedes: []adrRef{{Number: 2, Target: "0002-use-foo.md"}}},
+		},
+		{
+			name:    "0016-madr3.md",
+			content: "---\nstatus: rejected\ndate: 2023-01-01\n---\n# Use Z\n",
+			want:    adrInfo{Number: 16, Title: "Use Z", Status: "rejected", Date: "2023-01-01"},
 		},
 		{
 			name:    "0004-mismatch.md",
@@ -167,7 +192,7 @@ func FuzzParseADR(f *testing.F) {
 			t.Fatalf("title %q is not UTF-8", info.Title)
 		}
 		switch info.Status {
-		case "", StatusProposed, StatusAccepted, StatusDeprecated, StatusSuperseded:
+		case "", StatusProposed, StatusAccepted, StatusDeprecated, StatusSuperseded, StatusRejected:
 		default:
 			t.Fatalf("status %q", info.Status)
 		}

@@ -1,17 +1,14 @@
 package importer
 
 import (
-	"path/filepath"
-	"strings"
-
 	"github.com/ctx-dev/ctx/store"
 )
 
 // Batch turns a plan into one store batch (ctx import: one commit per import run) with every entry in
-// scope sc. A decision's Source is recorded relative to workTree when the file is inside it (absolute
-// otherwise), so that importing the same ADR folder again changes nothing; a decision without a known
-// status is stored as proposed, its original word kept in status_text.
-func Batch(p Plan, sc store.Scope, workTree string) store.Batch {
+// scope sc. A decision's Source is the item's Path: relative to the repository root, never machine-local,
+// so that importing the same ADR folder again changes nothing (or updates what changed); a decision
+// without a known status is stored as proposed, its original word kept in status_text.
+func Batch(p Plan, sc store.Scope) store.Batch {
 	var b store.Batch
 	for _, it := range p.Items {
 		switch it.Kind {
@@ -27,22 +24,13 @@ func Batch(p Plan, sc store.Scope, workTree string) store.Batch {
 			if status == "" {
 				status = "proposed"
 			}
-			b.Decisions = append(b.Decisions, store.NewDecision{Title: it.Title, Status: status, StatusText: it.StatusText,
-				Date: it.Date, Source: relSource(workTree, it.Source), Body: &body, Number: it.Number, Scope: sc})
+			nd := store.NewDecision{Title: it.Title, Status: status, StatusText: it.StatusText,
+				Date: it.Date, Source: it.Path, Body: &body, Number: it.Number, Scope: sc, SupersedesRefs: it.Supersedes}
+			if it.SupersededBy != nil {
+				nd.SupersededByRef = *it.SupersededBy
+			}
+			b.Decisions = append(b.Decisions, nd)
 		}
 	}
 	return b
-}
-
-func relSource(workTree, p string) string {
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return filepath.ToSlash(p)
-	}
-	if workTree != "" {
-		if rel, err := filepath.Rel(workTree, abs); err == nil && !strings.HasPrefix(rel, "..") {
-			return filepath.ToSlash(rel)
-		}
-	}
-	return filepath.ToSlash(abs)
 }

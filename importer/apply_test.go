@@ -31,7 +31,7 @@ func TestImportRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, decisions, err := s.Apply(ctx, store.Op{Name: "import", Summary: "import corpus"}, importer.Batch(plan, store.Public, repo))
+			res, decisions, err := s.Apply(ctx, store.Op{Name: "import", Summary: "import corpus"}, importer.Batch(plan, store.Public))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -103,7 +103,7 @@ func TestImportRoundTrip(t *testing.T) {
 				}
 			}
 			// Importing again changes nothing.
-			res, _, err = s.Apply(ctx, store.Op{Name: "import", Summary: "import corpus again"}, importer.Batch(plan, store.Public, repo))
+			res, _, err = s.Apply(ctx, store.Op{Name: "import", Summary: "import corpus again"}, importer.Batch(plan, store.Public))
 			if err != nil {
 				t.Fatal(err)
 			}

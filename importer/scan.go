@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/ctx-dev/ctx/store"
 )
 
 // Kind is what an Item becomes on the context branch (docs/format.md "Files").
@@ -33,20 +35,34 @@ type Item struct {
 	// Source is the path of the file it came from: the path given to Scan joined with the file's path
 	// below it (so os.ReadFile(Source) reads it again).
 	Source string `json:"source"`
-	// Content is the file, byte for byte: the body to store (for skills the whole SKILL.md). It is left
-	// out of JSON (a dry-run listing); the bytes are those of Source.
+	// Path is the file's path as it may be recorded on the context branch, never machine-local: relative
+	// to Options.Root when the file is inside it, else relative to the folder that holds the scanned path
+	// ("adr/0001-x.md" for a scanned folder adr; the base name for a scanned file). Decisions record it as
+	// their source.
+	Path string `json:"path"`
+	// Content is the file, byte for byte: the body to store (for skills the whole SKILL.md). A CLAUDE.md
+	// gets the files its "@path" lines import appended (see Scan). It is left out of JSON (a dry-run
+	// listing); the bytes are those of Source.
 	Content []byte `json:"-"`
+	// Secret says why the file looks like it holds a secret (SecretName of its name, or of its link's
+	// target); "" when it does not. ctx import refuses such items without --allow-secret.
+	Secret string `json:"secret,omitempty"`
 
 	// Number is the decision's own ADR number (0001-x.md, adr-009-x.md, "# ADR 009: x", "# 1. x"), 0 when
 	// it has none. Decisions only.
 	Number int `json:"number,omitempty"`
 	// Title of the decision: front-matter title, first "# " heading, or made from the file name.
 	Title string `json:"title,omitempty"`
-	// Status is "proposed", "accepted", "deprecated", "superseded", or "" when unknown (NormalizeStatus).
+	// Status is "proposed", "accepted", "deprecated", "superseded", "rejected", or "" when unknown
+	// (NormalizeStatus).
 	Status string `json:"status,omitempty"`
 	// StatusText is the status as written when it is not simply Status ("draft", "Implemented",
-	// "superseded by [x](x.md)", "完成", "Rejected"); docs/format.md's status_text.
+	// "superseded by [x](x.md)", "完成", "on hold"); docs/format.md's status_text.
 	StatusText string `json:"status_text,omitempty"`
+	// SupersededBy and Supersedes are the ADRs the status names ("Superseded by ADR-0019", "Supersedes
+	// [2. x](0002-x.md)"): the number, and the linked file's path (relative like Path) when it links one.
+	SupersededBy *store.DecisionRef  `json:"superseded_by,omitempty"`
+	Supersedes   []store.DecisionRef `json:"supersedes,omitempty"`
 	// Date is the decision's date as written (front matter, "Date:"/"日期:" line), or the log4brains
 	// file-name date 20200924 -> 2020-09-24; "" when there is none.
 	Date string `json:"date,omitempty"`
@@ -66,20 +82,46 @@ type Plan struct {
 	Warnings []string `json:"warnings"`
 }
 
-// Scan walks paths (files or folders; folders recursively in sorted order, skipping .git) and classifies
-// every file it finds. It reads files but writes nothing. A path that does not exist is an error;
-// anything that cannot be classified is skipped with a plan warning, never an error.
+// Options say what Scan knows of the repository it imports into.
+type Options struct {
+	// Root is the repository's work tree. A file inside it is classified and keyed by its path relative
+	// to Root, whatever path was given (`ctx import .`, `ctx import .cursor/rules` and `ctx import
+	// .cursor/rules/x.mdc` give the same key) and whatever the clone's folder is named. A symbolic link
+	// inside Root may point anywhere inside Root except .git/ and .context/; "" means no repository.
+	Root string
+	// GitFiles, when not nil, are the files of Root that git does not ignore (tracked, or untracked and
+	// not ignored: `git ls-files --cached --others --exclude-standard`), slash-separated and relative to
+	// Root. Any other file inside Root is skipped, and a folder holding none is not walked.
+	GitFiles []string
+}
+
+// Scan is ScanWith without Options: no repository, paths relative to each scanned folder.
+func Scan(ctx context.Context, paths ...string) (Plan, error) {
+	return ScanWith(ctx, Options{}, paths...)
+}
+
+// ScanWith walks paths (files or folders; folders recursively in sorted order) and classifies every file
+// it finds. It reads files but writes nothing. A path that does not exist is an error; anything that
+// cannot be classified is skipped with a plan warning, never an error.
+//
+// Never read: .git and .context folders (ctx's own checked-out view) at any depth, files that start with
+// ExportMarker (ctx's own export), files git ignores (Options.GitFiles), and symbolic links that lead out
+// of the imported tree (Root when the link is inside it, else the scanned folder) or into .git/ or
+// .context/ (each skipped with a warning). A file named like a secret (SecretName, of the link or of its
+// target) is an item with Secret set.
 //
 // Rules, first match wins (see doc.go for the reasoning):
 //
 //  1. a folder holding SKILL.md is a skill: its SKILL.md becomes a KindSkill item named after the
 //     front-matter name when valid, else after the folder; its other files are skipped with a warning;
-//  2. AGENTS.md, CLAUDE.md, GEMINI.md, .cursorrules, .github/copilot-instructions.md and *.mdc under
-//     .cursor/rules/ are knowledge, keyed by their path relative to the scanned folder
-//     ("apps/webapp/CLAUDE.md" -> "apps-webapp-claude");
+//  2. agent instruction files are knowledge, keyed by their path (relative to Root, else to the scanned
+//     folder): AGENTS.md, CLAUDE.md, GEMINI.md, .cursorrules, .windsurfrules, .clinerules,
+//     .github/copilot-instructions.md, .github/instructions/*.instructions.md, *.mdc under .cursor/rules/,
+//     and the markdown files of .claude/commands/ and .claude/agents/ ("apps/webapp/CLAUDE.md" ->
+//     "apps-webapp-claude", ".cursor/rules/go.mdc" -> "cursor-rules-go");
 //  3. CONTRIBUTING.md, CONVENTIONS.md, CODE_STYLE.md, STYLEGUIDE.md / STYLE_GUIDE.md / "style guide.md"
 //     (and alike) are conventions, keyed by folder and file ("restic/CONTRIBUTING.md" ->
-//     "restic-contributing");
+//     "restic-contributing"; at the root of Root: "contributing");
 //  4. markdown files in an ADR folder are decisions: a folder named adr, adrs, decisions (or alike) at any
 //     depth, or a folder where at least half of the markdown files are named like ADRs (NNNN-x.md,
 //     adr-NNN-x.md, YYYYMMDD-x.md); README, index and template files there are skipped with a warning;
@@ -87,14 +129,32 @@ type Plan struct {
 //     google-styleguide, code-style, ...) is a convention;
 //  6. everything else is skipped with a plan warning.
 //
+// A CLAUDE.md's "@path" imports (Claude Code's syntax) are followed: each file it names inside the
+// imported tree is appended to the entry after a "<!-- ctx: @path -->" line (recursively, five levels at
+// most, each file once); one outside the tree, missing, ignored by git or named like a secret is not,
+// and a warning names the line.
+//
 // File names using the corpus convention of "__" for a path separator (apps__webapp__CLAUDE.md,
 // .cursor__rules__repo.mdc) are read as the path they stand for. Keys are unique within the plan: on a
 // collision the later item gets "-2", "-3", ... and a warning.
-func Scan(ctx context.Context, paths ...string) (Plan, error) {
+func ScanWith(ctx context.Context, opts Options, paths ...string) (Plan, error) {
 	if len(paths) == 0 {
 		return Plan{}, errors.New("importer: scan: no paths given")
 	}
-	s := &scanner{keys: map[string]string{}, seen: map[string]string{}}
+	s := &scanner{opts: opts, keys: map[string]string{}, seen: map[string]string{}}
+	if opts.Root != "" {
+		s.root = realPath(opts.Root)
+	}
+	if opts.GitFiles != nil {
+		s.gitFiles, s.gitDirs = map[string]bool{}, map[string]bool{".": true}
+		for _, f := range opts.GitFiles {
+			f = path.Clean(filepath.ToSlash(f))
+			s.gitFiles[f] = true
+			for d := path.Dir(f); d != "." && !s.gitDirs[d]; d = path.Dir(d) {
+				s.gitDirs[d] = true
+			}
+		}
+	}
 	for _, p := range paths {
 		if err := s.scanPath(ctx, p); err != nil {
 			return Plan{}, err
@@ -105,30 +165,48 @@ func Scan(ctx context.Context, paths ...string) (Plan, error) {
 
 // scanner holds the state of one Scan.
 type scanner struct {
-	plan Plan
-	keys map[string]string // key -> source that holds it
-	seen map[string]string // absolute file path -> source it was scanned as
+	opts     Options
+	root     string // Options.Root with symbolic links resolved; "" without one
+	gitFiles map[string]bool
+	gitDirs  map[string]bool // folders (relative to root) that hold a file of gitFiles
+	plan     Plan
+	keys     map[string]string // key -> source that holds it
+	seen     map[string]string // absolute file path -> source it was scanned as
 }
 
 // file is one file found below a scanned path.
 type file struct {
 	src     string // path as the caller sees it (Item.Source)
 	rel     string // slash-separated path relative to the scanned folder
-	logical string // rel with "__" in the file name read as "/"
+	logical string // the path classification and keys use ("__" in the file name read as "/"): relative to the root when inside it, else rel
+	stored  string // Item.Path
 	symlink bool
 }
 
 // root is one scanned path: its files and what is known about its folders.
 type root struct {
-	name   string // base name of the scanned folder (for a file: of its folder)
-	single bool   // the path given was a file
-	files  []file
-	skills map[string]bool // rel folders that hold SKILL.md
-	adrs   map[string]bool // rel folders whose markdown files are mostly named like ADRs
+	name    string // base name of the scanned folder (for a file: of its folder)
+	inRoot  bool   // the scanned path is inside Options.Root: logical paths are relative to it
+	single  bool   // the path given was a file
+	tree    string // the imported tree with links resolved: Options.Root when inside it, else the scanned folder
+	files   []file
+	skills  map[string]bool // rel folders that hold SKILL.md
+	adrs    map[string]bool // rel folders whose markdown files are mostly named like ADRs
+	ignored int             // files inside Root that git ignores, skipped
 }
 
 func (s *scanner) warn(src, format string, args ...any) {
 	s.plan.Warnings = append(s.plan.Warnings, src+": "+fmt.Sprintf(format, args...))
+}
+
+// underCheckout reports whether a slash path has a .git or .context element.
+func underCheckout(rel string) bool {
+	for _, e := range strings.Split(rel, "/") {
+		if e == ".git" || e == ".context" {
+			return true
+		}
+	}
+	return false
 }
 
 // scanPath collects the files of one path and classifies them.
@@ -145,13 +223,59 @@ func (s *scanner) scanPath(ctx context.Context, arg string) error {
 		return fmt.Errorf("importer: scan %s: %w", arg, err)
 	}
 	r := &root{skills: map[string]bool{}, adrs: map[string]bool{}}
+	// The folder the path is in or is, with links resolved, and the path of the scanned folder relative
+	// to the root ("" outside it).
+	dirReal := realPath(abs)
+	base := filepath.Base(abs)
+	if !info.IsDir() {
+		dirReal = realPath(filepath.Dir(abs))
+	}
+	prefix := ""
+	if within(s.root, dirReal) {
+		r.inRoot = true
+		rel, _ := filepath.Rel(s.root, dirReal)
+		prefix = filepath.ToSlash(rel)
+		r.tree = s.root
+	} else {
+		r.tree = dirReal
+	}
+	storedBase := filepath.Base(dirReal) // outside the root, paths are recorded from the scanned folder's name
+	toLogical := func(rel string) string {
+		if r.inRoot {
+			return joinRel(prefix, rel)
+		}
+		return rel
+	}
+	toStored := func(rel string) string {
+		if r.inRoot {
+			return joinRel(prefix, rel)
+		}
+		if info.IsDir() && storedBase != "/" && storedBase != "." {
+			return storedBase + "/" + rel
+		}
+		return rel
+	}
+	if r.inRoot && underCheckout(toLogical(".")) {
+		s.warn(arg, "part of .git or of ctx's own checked-out view .context/; not imported")
+		return nil
+	}
 	if !info.IsDir() {
 		r.single = true
-		r.name = filepath.Base(filepath.Dir(abs))
-		base := filepath.Base(abs)
-		r.files = []file{{src: arg, rel: base, logical: expandFlat(base)}}
+		r.name = filepath.Base(dirReal)
+		f := file{src: arg, rel: base, symlink: isSymlink(abs)}
+		f.logical = toLogical(joinRel(path.Dir(f.rel), expandFlat(base)))
+		f.stored = toStored(base)
+		if r.inRoot && s.gitFiles != nil && !s.gitFiles[joinRel(prefix, base)] {
+			s.warn(arg, "ignored by git (or outside what git sees); not imported")
+			return nil
+		}
+		r.files = []file{f}
 	} else {
-		r.name = filepath.Base(abs)
+		r.name = filepath.Base(dirReal)
+		if r.inRoot && s.gitDirs != nil && !s.gitDirs[prefix] {
+			s.warn(arg, "ignored by git (or holds no file git sees); not imported")
+			return nil
+		}
 		err := filepath.WalkDir(arg, func(p string, d fs.DirEntry, err error) error {
 			if cerr := ctx.Err(); cerr != nil {
 				return cerr
@@ -166,24 +290,32 @@ func (s *scanner) scanPath(ctx context.Context, arg string) error {
 				}
 				return nil
 			}
-			if d.Name() == ".git" && p != arg {
+			rel, err := filepath.Rel(arg, p)
+			if err != nil {
+				return err
+			}
+			rel = filepath.ToSlash(rel)
+			if p != arg && (d.Name() == ".git" || d.Name() == ".context") {
 				if d.IsDir() {
 					return fs.SkipDir
 				}
 				return nil
 			}
 			if d.IsDir() {
+				if p != arg && r.inRoot && s.gitDirs != nil && !s.gitDirs[joinRel(prefix, rel)] {
+					return fs.SkipDir // git ignores everything in it
+				}
 				return nil
 			}
-			rel, err := filepath.Rel(arg, p)
-			if err != nil {
-				return err
+			if r.inRoot && s.gitFiles != nil && !s.gitFiles[joinRel(prefix, rel)] {
+				r.ignored++
+				return nil
 			}
-			rel = filepath.ToSlash(rel)
 			r.files = append(r.files, file{
 				src:     p,
 				rel:     rel,
-				logical: joinRel(path.Dir(rel), expandFlat(path.Base(rel))),
+				logical: toLogical(joinRel(path.Dir(rel), expandFlat(path.Base(rel)))),
+				stored:  toStored(rel),
 				symlink: d.Type()&fs.ModeSymlink != 0,
 			})
 			return nil
@@ -202,6 +334,12 @@ func (s *scanner) scanPath(ctx context.Context, arg string) error {
 		}
 	}
 	return nil
+}
+
+// isSymlink reports whether p itself is a symbolic link.
+func isSymlink(p string) bool {
+	fi, err := os.Lstat(p)
+	return err == nil && fi.Mode()&fs.ModeSymlink != 0
 }
 
 // index finds the skill folders and the folders named like ADR folders by their files.
@@ -257,26 +395,30 @@ func (s *scanner) classify(r *root, f file) error {
 	dirs := r.dirs(f)
 	switch {
 	case isKnowledge(f.logical):
-		return s.addKeyed(f, KindKnowledge, f.logical, "path")
+		return s.addKeyed(r, f, KindKnowledge, f.logical, "path")
 	case isConventionName(base):
-		return s.addConvention(f, dirs, base)
+		return s.addConvention(r, f, dirs, base)
 	case isMarkdown(base) && (hasADRFolder(dirs) || r.adrs[path.Dir(f.rel)] || (r.single && adrName(base))):
 		if isADRIndex(base) {
 			s.warn(f.src, "index or template of an ADR folder, not a decision; skipped")
 			return nil
 		}
-		return s.addDecision(f)
+		return s.addDecision(r, f)
 	case isMarkdown(base) && hasConventionFolder(dirs):
-		return s.addConvention(f, dirs, base)
+		return s.addConvention(r, f, dirs, base)
 	}
 	s.warn(f.src, "not a decision, skill, knowledge or convention file; skipped")
 	return nil
 }
 
-// dirs lists the folders a file is in, outermost first, starting with the scanned folder's own name,
-// as read from its logical path ("__" in the file name counts as a separator).
+// dirs lists the folders a file is in, outermost first, as read from its logical path ("__" in the file
+// name counts as a separator). Outside the root the scanned folder's own name comes first; inside it
+// the path from the root is the whole story (the clone's folder name never counts).
 func (r *root) dirs(f file) []string {
-	out := []string{r.name}
+	var out []string
+	if !r.inRoot {
+		out = append(out, r.name)
+	}
 	if d := path.Dir(f.logical); d != "." {
 		out = append(out, strings.Split(d, "/")...)
 	}
@@ -291,37 +433,76 @@ func (s *scanner) folderLabel(r *root, dir string) string {
 	return dir
 }
 
-// read reads a file for an item; symlinks are followed (with a warning) when they point to a file. A file
-// that cannot be read is skipped with a plan warning (ok false), not an error: only a missing path given
-// to Scan is.
-func (s *scanner) read(f file) ([]byte, []string, bool, error) {
-	var warnings []string
+// readResult is a file read for an item.
+type readResult struct {
+	content  []byte
+	warnings []string
+	secret   string
+	ok       bool // false: skipped (with a plan warning)
+}
+
+// read reads a file for an item. A symbolic link is followed only to a regular file inside the imported
+// tree (r.tree), never into .git/ or .context/, and not to a file git ignores; any other link is skipped
+// with a plan warning. A file that cannot be read, or that ctx export wrote, is skipped with a plan
+// warning too, not an error: only a missing path given to Scan is.
+func (s *scanner) read(r *root, f file) readResult {
+	var res readResult
+	res.secret = SecretName(f.src)
 	if f.symlink {
 		target, err := os.Readlink(f.src)
 		if err != nil {
 			s.warn(f.src, "cannot read the symbolic link: %v; skipped", err)
-			return nil, nil, false, nil
+			return res
 		}
-		info, err := os.Stat(f.src)
+		abs, err := filepath.Abs(f.src)
+		if err != nil {
+			return res
+		}
+		real, err := filepath.EvalSymlinks(abs)
+		if err != nil {
+			s.warn(f.src, "a symbolic link to %q, which is not a readable file; skipped", target)
+			return res
+		}
+		info, err := os.Stat(real)
 		if err != nil || !info.Mode().IsRegular() {
 			s.warn(f.src, "a symbolic link to %q, which is not a readable file; skipped", target)
-			return nil, nil, false, nil
+			return res
 		}
-		warnings = append(warnings, fmt.Sprintf("a symbolic link to %q; stored the content of its target", target))
+		if !within(r.tree, real) {
+			s.warn(f.src, "a symbolic link to %q, outside the imported tree; not followed, skipped", target)
+			return res
+		}
+		if rel, _ := filepath.Rel(r.tree, real); underCheckout(filepath.ToSlash(rel)) {
+			s.warn(f.src, "a symbolic link into .git/ or .context/; not followed, skipped")
+			return res
+		}
+		if rel, _ := filepath.Rel(s.root, real); r.inRoot && s.gitFiles != nil && !s.gitFiles[filepath.ToSlash(rel)] {
+			s.warn(f.src, "a symbolic link to %q, a file git ignores; not followed, skipped", target)
+			return res
+		}
+		if why := SecretName(real); why != "" && res.secret == "" {
+			res.secret = "a link to a file " + why
+		}
+		res.warnings = append(res.warnings, fmt.Sprintf("a symbolic link to %q; stored the content of its target", target))
 	}
 	content, err := os.ReadFile(f.src)
 	if err != nil {
 		s.warn(f.src, "cannot read: %v; skipped", err)
-		return nil, nil, false, nil
+		return res
+	}
+	if isExport(content) {
+		s.warn(f.src, "written by ctx export (it starts with %q); not imported", ExportMarker)
+		return res
 	}
 	// A git symlink checked out without symlink support is a file holding the target's name.
 	if t := bytes.TrimSpace(content); len(t) > 0 && len(t) < 256 && bytes.IndexAny(t, " \t\n") < 0 {
 		sibling := filepath.Join(filepath.Dir(f.src), string(t))
 		if info, err := os.Stat(sibling); err == nil && info.Mode().IsRegular() && sibling != filepath.Clean(f.src) {
-			warnings = append(warnings, fmt.Sprintf("the content is only %q, the name of a file next to it: probably a git symlink checked out as a file; imported as it is", t))
+			res.warnings = append(res.warnings, fmt.Sprintf("the content is only %q, the name of a file next to it: probably a git symlink checked out as a file; imported as it is", t))
 		}
 	}
-	return content, warnings, true, nil
+	res.content, res.ok = content, true
+	return res
 }
 
 // claim reserves key for src, renaming it deterministically on a collision.
@@ -346,10 +527,17 @@ func (s *scanner) claim(key, src string) (string, []string) {
 }
 
 // addKeyed adds a knowledge or convention item keyed by name (a relative path or "folder-file").
-func (s *scanner) addKeyed(f file, kind Kind, name, what string) error {
-	content, warnings, ok, err := s.read(f)
-	if err != nil || !ok {
-		return err
+func (s *scanner) addKeyed(r *root, f file, kind Kind, name, what string) error {
+	res := s.read(r, f)
+	if !res.ok {
+		return nil
+	}
+	warnings := res.warnings
+	content := res.content
+	if kind == KindKnowledge && strings.EqualFold(path.Base(f.logical), "claude.md") {
+		var more []string
+		content, more = s.followImports(r, f, content)
+		warnings = append(warnings, more...)
 	}
 	key, reasons := deriveKey(name)
 	if len(reasons) > 0 {
@@ -357,7 +545,7 @@ func (s *scanner) addKeyed(f file, kind Kind, name, what string) error {
 	}
 	key, more := s.claim(key, f.src)
 	s.plan.Items = append(s.plan.Items, Item{
-		Kind: kind, Key: key, Source: f.src, Content: content, Warnings: append(warnings, more...),
+		Kind: kind, Key: key, Source: f.src, Path: f.stored, Content: content, Secret: res.secret, Warnings: append(warnings, more...),
 	})
 	return nil
 }
@@ -370,7 +558,7 @@ var genericFolders = map[string]bool{
 }
 
 // addConvention adds a convention keyed by its nearest meaningful folder and its file name.
-func (s *scanner) addConvention(f file, dirs []string, base string) error {
+func (s *scanner) addConvention(r *root, f file, dirs []string, base string) error {
 	name := base
 	for i := len(dirs) - 1; i >= 0; i-- {
 		if d := dirs[i]; d != "" && d != "." && d != "/" && !genericFolders[strings.ToLower(d)] {
@@ -378,32 +566,51 @@ func (s *scanner) addConvention(f file, dirs []string, base string) error {
 			break
 		}
 	}
-	return s.addKeyed(f, KindConvention, name, "folder and file name")
+	return s.addKeyed(r, f, KindConvention, name, "folder and file name")
 }
 
 // addDecision adds an ADR.
-func (s *scanner) addDecision(f file) error {
-	content, warnings, ok, err := s.read(f)
-	if err != nil || !ok {
-		return err
+func (s *scanner) addDecision(r *root, f file) error {
+	res := s.read(r, f)
+	if !res.ok {
+		return nil
 	}
-	info := parseADR(path.Base(f.rel), content)
+	info := parseADR(path.Base(f.rel), res.content)
 	s.plan.Items = append(s.plan.Items, Item{
-		Kind: KindDecision, Source: f.src, Content: content,
+		Kind: KindDecision, Source: f.src, Path: f.stored, Content: res.content, Secret: res.secret,
 		Number: info.Number, Title: info.Title, Status: info.Status, StatusText: info.StatusText, Date: info.Date,
-		Warnings: append(warnings, info.Warnings...),
+		Warnings: append(res.warnings, info.Warnings...),
 	})
+	it := &s.plan.Items[len(s.plan.Items)-1]
+	if r := decisionRef(f.stored, info.SupersededBy); r != (store.DecisionRef{}) {
+		it.SupersededBy = &r
+	}
+	for _, ref := range info.Supersedes {
+		it.Supersedes = append(it.Supersedes, decisionRef(f.stored, ref))
+	}
 	return nil
+}
+
+// decisionRef turns a reference read in the ADR stored at from into a store.DecisionRef: a link target becomes a
+// path relative like Item.Path (without its #anchor); one that leaves the tree is dropped.
+func decisionRef(from string, r adrRef) store.DecisionRef {
+	out := store.DecisionRef{Number: r.Number}
+	if t, _, _ := strings.Cut(r.Target, "#"); t != "" && !path.IsAbs(t) {
+		if p := path.Clean(path.Join(path.Dir(from), t)); p != ".." && !strings.HasPrefix(p, "../") {
+			out.Source = p
+		}
+	}
+	return out
 }
 
 // addSkill adds the SKILL.md of the skill folder dir.
 func (s *scanner) addSkill(r *root, f file, dir string) error {
-	content, warnings, ok, err := s.read(f)
-	if err != nil || !ok {
-		return err
+	res := s.read(r, f)
+	if !res.ok {
+		return nil
 	}
-	info := parseSkill(content)
-	warnings = append(warnings, info.Warnings...)
+	info := parseSkill(res.content)
+	warnings := append(res.warnings, info.Warnings...)
 	folder := r.name
 	if dir != "." {
 		folder = path.Base(dir)
@@ -424,10 +631,14 @@ func (s *scanner) addSkill(r *root, f file, dir string) error {
 			warnings = append(warnings, fmt.Sprintf("name %q derived from the folder name %q (%s)", key, folder, strings.Join(reasons, ", ")))
 		}
 	}
+	if _, err := store.ValidSkillName(key); errors.Is(err, store.ErrReservedName) {
+		warnings = append(warnings, fmt.Sprintf("%v; named %q instead", err, key+"-skill"))
+		key += "-skill"
+	}
 	key, more := s.claim(key, f.src)
 	s.plan.Items = append(s.plan.Items, Item{
-		Kind: KindSkill, Key: key, Source: f.src, Content: content, Description: info.Description,
-		Warnings: append(warnings, more...),
+		Kind: KindSkill, Key: key, Source: f.src, Path: f.stored, Content: res.content, Secret: res.secret,
+		Description: info.Description, Warnings: append(warnings, more...),
 	})
 	return nil
 }
@@ -464,20 +675,34 @@ func isMarkdown(base string) bool {
 	return ext == ".md" || ext == ".markdown"
 }
 
-// knowledgeNames are the agent instruction files imported as knowledge (lower-cased).
-var knowledgeNames = map[string]bool{"agents.md": true, "claude.md": true, "gemini.md": true, ".cursorrules": true}
+// knowledgeNames are the agent instruction files imported as knowledge (lower-cased base names).
+var knowledgeNames = map[string]bool{"agents.md": true, "claude.md": true, "gemini.md": true, ".cursorrules": true,
+	".windsurfrules": true, ".clinerules": true}
 
-// isKnowledge reports whether a logical relative path is an agent instruction file.
+// isKnowledge reports whether a logical relative path is an agent instruction file: see knowledgeNames,
+// .github/copilot-instructions.md and .github/instructions/*.instructions.md (GitHub Copilot), *.mdc and
+// *.md under .cursor/rules/ (Cursor), markdown files under .claude/commands/ and .claude/agents/ (Claude
+// Code's commands and subagents) and under .clinerules/ (Cline).
 func isKnowledge(logical string) bool {
 	base := strings.ToLower(path.Base(logical))
 	if knowledgeNames[base] {
 		return true
 	}
+	dir := "/" + path.Dir(logical) + "/"
 	slashed := "/" + logical
-	if strings.HasSuffix(slashed, "/.github/copilot-instructions.md") {
+	ext := strings.ToLower(path.Ext(base))
+	switch {
+	case strings.HasSuffix(slashed, "/.github/copilot-instructions.md"):
+		return true
+	case strings.HasSuffix(dir, "/.github/instructions/") && strings.HasSuffix(base, ".instructions.md"):
+		return true
+	case strings.Contains(dir, "/.cursor/rules/") && (ext == ".mdc" || ext == ".md"):
+		return true
+	case (strings.Contains(dir, "/.claude/commands/") || strings.Contains(dir, "/.claude/agents/") ||
+		strings.Contains(dir, "/.clinerules/")) && isMarkdown(base):
 		return true
 	}
-	return strings.ToLower(path.Ext(base)) == ".mdc" && strings.Contains("/"+path.Dir(logical)+"/", "/.cursor/rules/")
+	return false
 }
 
 // conventionStems are the file names (lower-cased, without ' ', '-', '_' and extension) of convention

@@ -87,7 +87,9 @@ func checkPlan(t *testing.T, dir string, plan Plan) {
 		if err != nil {
 			t.Fatalf("read %s: %v", it.Source, err)
 		}
-		if !bytes.Equal(it.Content, want) {
+		// A CLAUDE.md gets the files its "@path" lines import appended after its own bytes.
+		imported := bytes.HasPrefix(it.Content, want) && bytes.Contains(it.Content[len(want):], []byte("<!-- ctx: @"))
+		if !bytes.Equal(it.Content, want) && !imported {
 			t.Errorf("%s: content differs from the file", it.Source)
 		}
 		switch it.Kind {
@@ -99,7 +101,7 @@ func checkPlan(t *testing.T, dir string, plan Plan) {
 				t.Errorf("%s: decision without title", it.Source)
 			}
 			switch it.Status {
-			case "", StatusProposed, StatusAccepted, StatusDeprecated, StatusSuperseded:
+			case "", StatusProposed, StatusAccepted, StatusDeprecated, StatusSuperseded, StatusRejected:
 			default:
 				t.Errorf("%s: status %q", it.Source, it.Status)
 			}
@@ -205,7 +207,7 @@ var knownFiles = []struct {
 	{"adr/madr/0003-provide-own-madr-tools.md", KindDecision, "", 3, "Write Own MADR Tooling", "", "on hold", "", "not a known word"},
 	{"adr/madr/0000-use-markdown-architectural-decision-records.md", KindDecision, "", 0, "Use Markdown Architectural Decision Records", "", "", "", "reads as \"no number\""},
 	{"adr/interchain-security/adr-009-soft-opt-out.md", KindDecision, "", 9, "Soft Opt-Out", "deprecated", "Deprecated by [Partial Set Security](adr-015-partial-set-security.md)", "", ""},
-	{"adr/interchain-security/adr-007-pause-unbonding-on-eqv-prop.md", KindDecision, "", 7, "Pause validator unbonding during equivocation proposal", "", "Rejected", "", "not a known word"},
+	{"adr/interchain-security/adr-007-pause-unbonding-on-eqv-prop.md", KindDecision, "", 7, "Pause validator unbonding during equivocation proposal", "rejected", "", "", ""},
 	{"adr/interchain-security/adr-010-standalone-changeover.md", KindDecision, "", 10, "Standalone to Consumer Changeover", "accepted", "Implemented", "", ""},
 	{"adr/interchain-security/adr-001-key-assignment.md", KindDecision, "", 1, "Key Assignment", "accepted", "", "", ""},
 	{"adr/interchain-security/adr-011-improving-test-confidence.md", KindDecision, "", 11, "Improving testing and increasing confidence", "proposed", "", "", ""},

@@ -87,7 +87,7 @@ func readConfig(path string, scope Scope) (*configFile, error) {
 	return f, nil
 }
 
-func install(c *Client, path string, scope Scope, srv Server, force bool) (Result, error) {
+func install(c *Client, path, homeDir string, scope Scope, srv Server, force bool) (Result, error) {
 	r := Result{Path: path}
 	f, err := readConfig(path, scope)
 	if err != nil {
@@ -128,6 +128,7 @@ func install(c *Client, path string, scope Scope, srv Server, force bool) (Resul
 		r.Action, r.Message = ActionInvalid, err.Error()
 		return r, err
 	}
+	noteInstall(homeDir, srv.Name, f, out)
 	if found {
 		r.Action, r.Message = ActionUpdated, fmt.Sprintf("replaced MCP server %q", srv.Name)
 	} else {
@@ -136,7 +137,7 @@ func install(c *Client, path string, scope Scope, srv Server, force bool) (Resul
 	return r, nil
 }
 
-func remove(c *Client, path, name string, force bool) (Result, error) {
+func remove(c *Client, path, homeDir, name string, force bool) (Result, error) {
 	r := Result{Path: path}
 	f, err := readConfig(path, ScopeProject)
 	if err != nil {
@@ -173,19 +174,31 @@ func remove(c *Client, path, name string, force bool) (Result, error) {
 		}
 		return r, fmt.Errorf("%s: %w", path, err)
 	}
-	if empty {
+	// What Install found there comes back (receipt.go): no file when Install created it, the user's bytes
+	// when the file is still exactly what Install wrote.
+	rc := readReceipt(homeDir, f.path, name)
+	unchanged := rc != nil && rc.After == sha(f.src)
+	switch {
+	case unchanged && !rc.Existed, rc != nil && !rc.Existed && empty:
 		if err := os.Remove(f.path); err != nil {
 			r.Action, r.Message = ActionInvalid, err.Error()
 			return r, fmt.Errorf("remove %s: %w", path, err)
 		}
-		r.Action, r.Message = ActionRemoved, fmt.Sprintf("removed MCP server %q and the now empty file", name)
+		dropReceipt(homeDir, f.path, name)
+		r.Action, r.Message = ActionRemoved, fmt.Sprintf("removed MCP server %q and the file ctx had created", name)
 		return r, nil
+	case unchanged:
+		out = rc.Before
 	}
 	if err := writeAtomic(f.path, out, f.perm, ScopeProject); err != nil {
 		r.Action, r.Message = ActionInvalid, err.Error()
 		return r, err
 	}
+	dropReceipt(homeDir, f.path, name)
 	r.Action, r.Message = ActionRemoved, fmt.Sprintf("removed MCP server %q", name)
+	if unchanged {
+		r.Message += "; the file is back as it was before ctx installed it"
+	}
 	return r, nil
 }
 

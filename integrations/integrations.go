@@ -20,11 +20,14 @@
 //   - Remove deletes only the named entry. An absent entry or absent file is
 //     success ([ActionAbsent]). An entry that is not a ctx MCP entry (its
 //     command is not `ctx` or does not run `mcp serve`, see [IsCtxServer]) is
-//     a conflict and left untouched unless force is set. If removing the
-//     entry leaves a file that holds nothing but an empty server table — the
-//     shape Install creates in a new file — the file itself is deleted, so an
-//     install into a missing file followed by a remove restores the original
-//     state. Directories created by Install are left in place.
+//     a conflict and left untouched unless force is set. Install keeps a
+//     receipt of what the file held before (receipt.go): while the file is
+//     still byte for byte what Install wrote, Remove gives back exactly the
+//     user's earlier file, or deletes the file Install created; a file edited
+//     since loses only the entry, and is deleted only when Install had
+//     created it and nothing else is left. A file the user had before
+//     install is never deleted. Directories created by Install are left in
+//     place.
 //   - A file that cannot be parsed, or whose server table has the wrong type,
 //     is never modified: [ActionInvalid] with an error wrapping [ErrInvalid].
 //   - Every write is atomic: the new content goes to a temporary file in the
@@ -390,7 +393,7 @@ func Install(ctx context.Context, projectDir, homeDir string, clients []string, 
 	}
 	srv = srv.withDefaults()
 	return run(ctx, sel, func(c *Client) (Result, error) {
-		return install(c, c.path(projectDir, homeDir, scope), scope, srv, force)
+		return install(c, c.path(projectDir, homeDir, scope), homeDir, scope, srv, force)
 	})
 }
 
@@ -406,7 +409,7 @@ func Remove(ctx context.Context, projectDir, homeDir string, clients []string, s
 		name = DefaultServerName
 	}
 	return run(ctx, sel, func(c *Client) (Result, error) {
-		return remove(c, c.path(projectDir, homeDir, scope), name, force)
+		return remove(c, c.path(projectDir, homeDir, scope), homeDir, name, force)
 	})
 }
 

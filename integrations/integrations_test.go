@@ -336,8 +336,12 @@ func TestForeignEntry(t *testing.T) {
 			}
 			r, err = e.remove(t, c.Name, scope, true)
 			wantAction(t, "remove --force", r, err, ActionRemoved, nil)
-			if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
-				t.Errorf("file left after removing its only entry: %v", err)
+			// The file was the user's (ctx did not create it): it stays, without the entry.
+			if _, err := os.Stat(path); err != nil {
+				t.Errorf("the user's file was deleted: %v", err)
+			}
+			if st := e.status(t, c.Name, scope); st.Action != ActionAbsent {
+				t.Errorf("status after remove --force: %+v", st)
 			}
 		})
 	}
@@ -667,5 +671,69 @@ func TestEmptyTableWithComments(t *testing.T) {
 		if got := string(readFile(t, path)); got != before {
 			t.Errorf("got %q, want %q", got, before)
 		}
+	}
+}
+
+// TestRemoveGivesBackTheUsersFile: a config file the user had before install comes back byte for byte
+// after install + remove, even when it held nothing but an empty server table (it used to be deleted); a
+// file install created is deleted again; a file edited since install keeps the edit and loses only ctx's
+// entry.
+func TestRemoveGivesBackTheUsersFile(t *testing.T) {
+	for _, c := range clientList(t) {
+		scope := c.Scopes[0]
+		var before []string
+		switch c.Format {
+		case "toml":
+			before = []string{"", "# my codex settings\n", "[" + c.Key + "]\n"}
+		default:
+			before = []string{"{}\n", "{\"" + c.Key + "\": {}}", "{\n  \"" + c.Key + "\": {\n  }\n}\n"}
+		}
+		t.Run(c.Name, func(t *testing.T) {
+			for _, content := range before {
+				e := newEnv(t)
+				path := e.path(t, c.Name, scope)
+				writeFile(t, path, []byte(content), 0o644)
+				r, err := e.install(t, c.Name, scope, srvA, false)
+				wantAction(t, "install", r, err, ActionAdded, nil)
+				r, err = e.remove(t, c.Name, scope, false)
+				wantAction(t, "remove", r, err, ActionRemoved, nil)
+				got, err := os.ReadFile(path)
+				if err != nil {
+					t.Errorf("%q: the user's file is gone: %v", content, err)
+					continue
+				}
+				if string(got) != content {
+					t.Errorf("%q: after install and remove the file is %q", content, got)
+				}
+			}
+			// Created by install: deleted by remove.
+			e := newEnv(t)
+			path := e.path(t, c.Name, scope)
+			r, err := e.install(t, c.Name, scope, srvA, false)
+			wantAction(t, "install", r, err, ActionAdded, nil)
+			r, err = e.remove(t, c.Name, scope, false)
+			wantAction(t, "remove", r, err, ActionRemoved, nil)
+			if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("the file install created is left: %v", err)
+			}
+			// Edited since install: the edit stays, only the entry goes.
+			e = newEnv(t)
+			path = e.path(t, c.Name, scope)
+			writeFile(t, path, []byte(before[0]), 0o644)
+			if _, err := e.install(t, c.Name, scope, srvA, false); err != nil {
+				t.Fatal(err)
+			}
+			other := Server{Name: "other", Command: "/usr/bin/other", Args: []string{"serve"}}
+			if _, err := e.install(t, c.Name, scope, other, false); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.remove(t, c.Name, scope, false); err != nil {
+				t.Fatal(err)
+			}
+			rs, err := Status(context.Background(), e.project, e.home, []string{c.Name}, scope, "other")
+			if err != nil || len(rs) != 1 || rs[0].Action != ActionConflict {
+				t.Errorf("the other entry after removing ctx's: %+v %v", rs, err)
+			}
+		})
 	}
 }

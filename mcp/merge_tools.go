@@ -23,12 +23,16 @@ func (s *srv) mergeToolDefs() []toolDef {
 			run: s.mergeStatus},
 		{name: "context_conflict_detail", title: "Conflict detail", readOnly: true,
 			desc: "One open merge conflict by id (or the store path it is about): base, kept (in the file now), " +
-				"lost, ours/theirs as seen from this machine, and the unified diff kept -> lost.",
+				"lost (lost_deleted when the lost version is the file's deletion), who wrote each (kept_by, lost_by), " +
+				"ours/theirs for the user of this machine (ours: the version written by this git identity, else on " +
+				"this machine; ours_from says which), and the unified diff kept -> lost.",
 			run: s.conflictDetail},
 		{name: "context_resolve_conflict", title: "Resolve conflict", destructive: true,
 			desc: "Settle an open merge conflict: choice kept or lost (the record's versions), ours or theirs " +
-				"(the same as seen from this machine), or file with content (a hand-merged version). Writes the " +
-				"chosen content and deletes the record in one commit. Returns {id, path, choice, commit}.",
+				"(ours: the version written by this git identity, else on this machine, whoever made the merge), or " +
+				"file with content (a hand-merged version; an entry keeps its front matter, with this writer as its " +
+				"author). Writes the chosen content (or deletes the path when the chosen version is a delete) and " +
+				"deletes the record in one commit. Returns {id, path, choice, commit}.",
 			run: s.resolveConflict},
 	}
 }

@@ -106,9 +106,10 @@ func commitMap(c *store.Committed) map[store.Scope]string {
 	return out
 }
 
-// validKeyArg checks an argument with store.ValidKey (design §2), as an error naming the field.
+// validKeyArg checks an argument with store.NormalizeKey (docs/format.md "Keys and names": a key in
+// decomposed form names the same entry), as an error naming the field.
 func validKeyArg(field, v string) error {
-	if err := store.ValidKey(v); err != nil {
+	if _, err := store.NormalizeKey(v); err != nil {
 		return argErrorf("argument '%s': %v", field, err)
 	}
 	return nil
@@ -365,7 +366,7 @@ func (s *srv) listProposals(ctx context.Context, args map[string]any) (any, erro
 	status := str(args, "status")
 	var names []string
 	if name, ok := args["skill_name"].(string); ok {
-		if store.ValidKey(name) != nil {
+		if _, err := store.NormalizeKey(name); err != nil {
 			return nil, skillMissing(name)
 		}
 		names = []string{name}

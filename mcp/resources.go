@@ -38,7 +38,7 @@ var fixedResources = []resourceDef{
 var templateResources = []resourceDef{
 	{"context://knowledge/{key}", "knowledge-entry", "One knowledge entry {key, content}."},
 	{"context://conventions/{key}", "convention", "One convention {key, content}."},
-	{"context://decisions/{id}", "decision", "One decision by numeric id or exact title {id, title, status, context, decision, consequences}."},
+	{"context://decisions/{id}", "decision", "One decision by numeric id or exact title {id, title, status, context, decision, consequences}, and body (the whole ADR) when one of those sections is missing."},
 	{"context://skills/{name}", "skill", "One skill's SKILL.md {name, description, content}."},
 	{"context://skills/{name}/feedback", "skill-feedback", "All feedback entries of a skill (SkillFeedback)."},
 	{"context://skills/{name}/proposals", "skill-proposals", "All improvement proposals of a skill (SkillProposal)."},
@@ -96,6 +96,9 @@ type (
 		Context      string `json:"context"`
 		Decision     string `json:"decision"`
 		Consequences string `json:"consequences"`
+		// Body is the whole ADR, given when one of the three sections above is missing (headings in
+		// another language, or none), so that the decision is always served whole.
+		Body string `json:"body,omitempty"`
 	}
 	skillItem struct {
 		Name        string      `json:"name"`
@@ -204,7 +207,7 @@ func (s *srv) resource(ctx context.Context, v *store.View, segs []string) (any, 
 			if segs[0] == "conventions" {
 				k = store.ConventionKind
 			}
-			if store.ValidKey(segs[1]) != nil {
+			if _, err := store.NormalizeKey(segs[1]); err != nil {
 				return nil, &store.NotFoundError{Msg: fmt.Sprintf(k.Missing, segs[1])}
 			}
 			e, err := s.st.GetEntry(ctx, v, k, segs[1])
@@ -217,7 +220,11 @@ func (s *srv) resource(ctx context.Context, v *store.View, segs []string) (any, 
 			if err != nil {
 				return nil, err
 			}
-			return decisionOne{d.ID, d.Title, d.Status, d.Context, d.Decision, d.Consequences}, nil
+			one := decisionOne{d.ID, d.Title, d.Status, d.Context, d.Decision, d.Consequences, ""}
+			if d.Context == "" || d.Decision == "" || d.Consequences == "" {
+				one.Body = d.Body
+			}
+			return one, nil
 		case "skills":
 			if segs[1] == "stats" {
 				return s.st.SkillStats(ctx, v)
@@ -248,7 +255,7 @@ func skillMissing(name string) error {
 
 // skill reads a skill; an invalid name is not found (seed 000's "Skill 'x' not found").
 func (s *srv) skill(ctx context.Context, v *store.View, name string) (store.Skill, error) {
-	if store.ValidKey(name) != nil {
+	if _, err := store.NormalizeKey(name); err != nil {
 		return store.Skill{}, skillMissing(name)
 	}
 	return s.st.GetSkill(ctx, v, name)

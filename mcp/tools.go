@@ -51,8 +51,8 @@ func (s *srv) toolDefs() []toolDef {
 				"Returns {id, title, status, scope, commit}.",
 			run: s.recordDecision},
 		{name: "context_update_decision_status", title: "Update decision status",
-			desc: "Change a decision's status (proposed, accepted, deprecated, superseded), by id or exact title; " +
-				"with superseded, superseded_by names the replacing decision. One commit. " +
+			desc: "Change a decision's status (proposed, accepted, deprecated, superseded, rejected), by id or exact title; " +
+				"with superseded, superseded_by names the replacing decision, which records supersedes in the same write. " +
 				"Returns {id, title, status, superseded_by, commit}.",
 			run: s.updateDecisionStatus},
 		{name: "get_project_context", title: "Get project context", readOnly: true, output: true,
@@ -156,8 +156,8 @@ type entryResult struct {
 // provenance keeps the entry's, agent_generated for a new one (docs/format.md).
 func (s *srv) addEntry(k store.Kind) toolFunc {
 	return func(ctx context.Context, args map[string]any) (any, error) {
-		key := str(args, "key")
-		if err := store.ValidKey(key); err != nil {
+		key, err := store.NormalizeKey(str(args, "key"))
+		if err != nil {
 			return nil, argErrorf("argument 'key': %v", err)
 		}
 		c, err := s.st.SetEntry(ctx, k, store.SetEntry{Key: key, Content: str(args, "content"),
@@ -180,8 +180,8 @@ func (s *srv) addEntry(k store.Kind) toolFunc {
 // removeEntry is context_remove_knowledge / context_remove_convention.
 func (s *srv) removeEntry(k store.Kind) toolFunc {
 	return func(ctx context.Context, args map[string]any) (any, error) {
-		key := str(args, "key")
-		if err := store.ValidKey(key); err != nil {
+		key, err := store.NormalizeKey(str(args, "key"))
+		if err != nil {
 			return nil, argErrorf("argument 'key': %v", err)
 		}
 		c, err := s.st.RemoveEntry(ctx, k, key)

@@ -81,9 +81,11 @@ func pickWinner(a, b []byte, sa, sb map[string]string) (aWins bool, rule string)
 // conflictID is the first 16 hex digits of the sha256 of path, field, base
 // and the two versions in byte order, each length-prefixed (8 bytes, big
 // endian; a missing base is written as length 2^64-1 with no bytes). No
-// clock time and no side goes into it.
-func conflictID(path, field string, base []byte, baseOK bool, v1, v2 []byte) string {
-	if bytes.Compare(v1, v2) > 0 {
+// clock time and no side goes into it. A lost version that is the deletion
+// of the file (lostDeleted) is written after the kept one as length
+// 2^64-2 with no bytes.
+func conflictID(path, field string, base []byte, baseOK bool, v1, v2 []byte, lostDeleted bool) string {
+	if !lostDeleted && bytes.Compare(v1, v2) > 0 {
 		v1, v2 = v2, v1
 	}
 	h := sha256.New()
@@ -102,7 +104,12 @@ func conflictID(path, field string, base []byte, baseOK bool, v1, v2 []byte) str
 		h.Write(n[:])
 	}
 	put(v1)
-	put(v2)
+	if lostDeleted {
+		binary.BigEndian.PutUint64(n[:], ^uint64(1))
+		h.Write(n[:])
+	} else {
+		put(v2)
+	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
@@ -111,7 +118,7 @@ func conflictID(path, field string, base []byte, baseOK bool, v1, v2 []byte) str
 func newConflict(path string, fields []string, base []byte, baseOK bool, kept, lost []byte, rule string) Conflict {
 	field := strings.Join(fields, ",")
 	c := Conflict{
-		ID:    conflictID(path, field, base, baseOK, kept, lost),
+		ID:    conflictID(path, field, base, baseOK, kept, lost, false),
 		Path:  path,
 		Field: field,
 		Kept:  kept,
@@ -134,8 +141,12 @@ type conflictRecord struct {
 	Field string  `json:"field"`
 	Base  *string `json:"base"`
 	Kept  string  `json:"kept"`
-	Lost  string  `json:"lost"`
-	Rule  string  `json:"rule"`
+	// Lost is null when the lost version is the deletion of the file.
+	Lost *string `json:"lost"`
+	Rule string  `json:"rule"`
+	// KeptBy and LostBy name the writers of the two versions when known.
+	KeptBy *Side `json:"kept_by,omitempty"`
+	LostBy *Side `json:"lost_by,omitempty"`
 	// Encoding is "base64" when base, kept or lost is not valid UTF-8 (a
 	// JSON string cannot hold such bytes); absent otherwise.
 	Encoding string `json:"encoding,omitempty"`
@@ -146,7 +157,9 @@ func (c Conflict) RecordPath() string { return "conflicts/" + c.ID + ".json" }
 
 // Record is the conflicts/<id>.json content of c (docs/format.md
 // "Conflicts"): two-space indented, final newline. Contents that are not
-// valid UTF-8 are written base64 with "encoding": "base64".
+// valid UTF-8 are written base64 with "encoding": "base64". "lost" is null
+// when the lost version is the file's deletion; "kept_by" and "lost_by"
+// are written when known.
 func (c Conflict) Record() []byte {
 	enc := func(b []byte) string { return string(b) }
 	r := conflictRecord{ID: c.ID, Path: c.Path, Field: c.Field, Rule: c.Rule}
@@ -158,7 +171,19 @@ func (c Conflict) Record() []byte {
 		s := enc(c.Base)
 		r.Base = &s
 	}
-	r.Kept, r.Lost = enc(c.Kept), enc(c.Lost)
+	r.Kept = enc(c.Kept)
+	if !c.LostDeleted {
+		s := enc(c.Lost)
+		r.Lost = &s
+	}
+	if !c.KeptBy.IsZero() {
+		k := c.KeptBy
+		r.KeptBy = &k
+	}
+	if !c.LostBy.IsZero() {
+		l := c.LostBy
+		r.LostBy = &l
+	}
 	var buf bytes.Buffer
 	e := json.NewEncoder(&buf)
 	e.SetEscapeHTML(false)
@@ -168,8 +193,8 @@ func (c Conflict) Record() []byte {
 }
 
 // ParseRecord decodes a conflicts/<id>.json file written by Conflict.Record (the inverse: base64 contents
-// when "encoding" is "base64"). Base is nil when the path did not exist in the merge base. Errors name the
-// record and the field that could not be read.
+// when "encoding" is "base64"). Base is nil when the path did not exist in the merge base; LostDeleted is
+// set when "lost" is null. Errors name the record and the field that could not be read.
 func ParseRecord(b []byte) (Conflict, error) {
 	var r conflictRecord
 	if err := json.Unmarshal(b, &r); err != nil {
@@ -199,8 +224,16 @@ func ParseRecord(b []byte) (Conflict, error) {
 	if c.Kept, err = dec(r.Kept); err != nil {
 		return Conflict{}, fmt.Errorf("conflict record %s: kept: %w", r.ID, err)
 	}
-	if c.Lost, err = dec(r.Lost); err != nil {
+	if r.Lost == nil {
+		c.LostDeleted = true
+	} else if c.Lost, err = dec(*r.Lost); err != nil {
 		return Conflict{}, fmt.Errorf("conflict record %s: lost: %w", r.ID, err)
+	}
+	if r.KeptBy != nil {
+		c.KeptBy = *r.KeptBy
+	}
+	if r.LostBy != nil {
+		c.LostBy = *r.LostBy
 	}
 	return c, nil
 }

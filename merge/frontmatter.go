@@ -31,35 +31,14 @@ type mdDoc struct {
 	body        string
 }
 
-// splitFM cuts content at the front matter delimiters. ok is false when
-// there is no front matter.
+// splitFM cuts content at the front matter delimiters by SplitFrontMatter (one rule for every reader,
+// a UTF-8 BOM before "---" included: it stays in open). ok is false when there is no front matter.
 func splitFM(s string) (open, fm, close, body string, ok bool) {
-	switch {
-	case strings.HasPrefix(s, "---\n"):
-		open = "---\n"
-	case strings.HasPrefix(s, "---\r\n"):
-		open = "---\r\n"
-	default:
+	o, b, c, rest, ok := SplitFrontMatter([]byte(s))
+	if !ok {
 		return "", "", "", s, false
 	}
-	rest := s[len(open):]
-	p := 0
-	for p <= len(rest) {
-		line := rest[p:]
-		end := len(rest)
-		if i := strings.IndexByte(line, '\n'); i >= 0 {
-			line = line[:i+1]
-			end = p + i + 1
-		}
-		if t := strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r"); t == "---" {
-			return open, rest[:p], line, rest[end:], true
-		}
-		if end == len(rest) {
-			break
-		}
-		p = end
-	}
-	return "", "", "", s, false
+	return string(o), string(b), string(c), string(rest), true
 }
 
 // parseMD parses a markdown file. ok is false when a front matter block
@@ -155,6 +134,121 @@ func sameChunk(key, x, y string) bool {
 	vx, okx := chunkValue(key, x)
 	vy, oky := chunkValue(key, y)
 	return okx && oky && reflect.DeepEqual(vx, vy)
+}
+
+// zeroChunk reports whether the value of a chunk is its type's zero value
+// (empty or null, "", 0, false, [] or {}).
+func zeroChunk(key, chunk string) bool {
+	v, ok := chunkValue(key, chunk)
+	if !ok {
+		return false
+	}
+	switch x := v.(type) {
+	case nil:
+		return true
+	case string:
+		return x == ""
+	case bool:
+		return !x
+	case int:
+		return x == 0
+	case float64:
+		return x == 0
+	case []any:
+		return len(x) == 0
+	case map[string]any:
+		return len(x) == 0
+	}
+	return false
+}
+
+// seqNode returns the value node of key in a chunk when it is a sequence of
+// distinct scalars (keyed by tag and value), with those keys.
+func seqNode(key, chunk string) (*yaml.Node, []string, bool) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(chunk), &doc); err != nil || doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
+		return nil, nil, false
+	}
+	m := doc.Content[0]
+	if m.Kind != yaml.MappingNode || len(m.Content) != 2 || m.Content[0].Value != key {
+		return nil, nil, false
+	}
+	seq := m.Content[1]
+	if seq.Kind != yaml.SequenceNode {
+		return nil, nil, false
+	}
+	ids := make([]string, 0, len(seq.Content))
+	seen := map[string]bool{}
+	for _, e := range seq.Content {
+		if e.Kind != yaml.ScalarNode {
+			return nil, nil, false
+		}
+		id := e.ShortTag() + "\x00" + e.Value
+		if seen[id] {
+			return nil, nil, false
+		}
+		seen[id] = true
+		ids = append(ids, id)
+	}
+	return seq, ids, true
+}
+
+// mergeSeqChunk merges a front-matter list both sides changed as a set, as
+// mergeSet does for JSON arrays: when the three versions (base may be
+// absent) are lists of distinct scalars, elements added by either side are
+// kept and elements removed by either side removed, in a's order with b's
+// additions after their predecessor; the list keeps a's style (flow
+// `[1, 3]` or block). ok is false for anything else.
+func mergeSeqChunk(key, base string, baseOK bool, a, b string) (string, bool) {
+	as, aIDs, ok1 := seqNode(key, a)
+	bs, bIDs, ok2 := seqNode(key, b)
+	if !ok1 || !ok2 {
+		return "", false
+	}
+	inBase := map[string]bool{}
+	if baseOK {
+		_, ids, ok := seqNode(key, base)
+		if !ok {
+			return "", false
+		}
+		for _, id := range ids {
+			inBase[id] = true
+		}
+	}
+	nodes := map[string]*yaml.Node{}
+	inA, inB := map[string]bool{}, map[string]bool{}
+	for i, id := range bIDs {
+		inB[id], nodes[id] = true, bs.Content[i]
+	}
+	for i, id := range aIDs {
+		inA[id], nodes[id] = true, as.Content[i]
+	}
+	keep := func(id string) bool {
+		if inBase[id] {
+			return inA[id] && inB[id]
+		}
+		return inA[id] || inB[id]
+	}
+	out := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Style: as.Style & yaml.FlowStyle}
+	for _, id := range mergeOrder(aIDs, bIDs, keep) {
+		n := *nodes[id]
+		n.HeadComment, n.LineComment, n.FootComment = "", "", ""
+		out.Content = append(out.Content, &n)
+	}
+	if len(out.Content) == 0 {
+		out.Style = yaml.FlowStyle
+	}
+	m := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Content: []*yaml.Node{{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}, out}}
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(m); err != nil {
+		return "", false
+	}
+	if err := enc.Close(); err != nil {
+		return "", false
+	}
+	return buf.String(), true
 }
 
 // stamps returns the front-matter values of the stamp keys.
@@ -303,13 +397,25 @@ func mergeFM(base, a, b mdDoc, aWins bool, log *fieldLog) mdDoc {
 			v, present = cv, cok
 		case cok == bok && (!cok || sameChunk(k, cv, bv)):
 			v, present = av, aok
+		case !bok && zeroChunk(k, cv):
+			// Added on both sides, one of them with its type's zero value (see mergeObj).
+			v, present = av, true
+		case !bok && zeroChunk(k, av):
+			v, present = cv, true
 		case !aok || !cok:
-			v, present = av, aok
+			// The change is kept in the kept version; the lost version has the delete.
+			v = av
 			if !aok {
-				v, present = cv, cok
+				v = cv
 			}
+			present = aWins
+			log.conflict(k)
 			log.note("delete-vs-edit", "front matter key "+k+" deleted on one side and changed on the other: the change is kept")
 		default:
+			if set, ok := mergeSeqChunk(k, bv, bok, av, cv); ok {
+				v, present = set, true
+				break
+			}
 			log.conflict(k)
 			v, present = av, true
 			if !aWins {

@@ -145,11 +145,20 @@ func mergeObj(base, a, b *jobj, aWins bool, prefix string, log *fieldLog) *jobj 
 			v, present = cv, cok
 		case cok == bok && (!cok || bytes.Equal(cv, bv)):
 			v, present = av, aok
+		case !bok && isZeroJSON(cv):
+			// Added on both sides, one of them with its type's zero value: that side only wrote the
+			// default of a field it did not set (a record created on both sides at once).
+			v = av
+		case !bok && isZeroJSON(av):
+			v = cv
 		case !aok || !cok:
+			// The change is kept in the kept version; the lost version has the delete.
 			v = av
 			if !aok {
 				v = cv
 			}
+			present = aWins
+			log.conflict(field)
 			log.note("delete-vs-edit", "field "+field+" deleted on one side and changed on the other: the change is kept")
 		case isObject(av) && isObject(cv):
 			ao, ok1 := parseObj(av)
@@ -180,6 +189,17 @@ func mergeObj(base, a, b *jobj, aWins bool, prefix string, log *fieldLog) *jobj 
 	}
 	out.keys = mergeOrder(a.keys, b.keys, func(k string) bool { _, ok := out.vals[k]; return ok })
 	return out
+}
+
+// isZeroJSON reports whether a compact JSON value is its type's zero value:
+// "", 0, false, null, [] or {}.
+func isZeroJSON(raw []byte) bool {
+	switch string(raw) {
+	case `""`, "false", "null", "[]", "{}":
+		return true
+	}
+	var f float64
+	return len(raw) > 0 && (raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9') && json.Unmarshal(raw, &f) == nil && f == 0
 }
 
 // scalarSet splits a compact JSON array of distinct scalars; ok is false

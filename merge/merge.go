@@ -19,8 +19,13 @@
 // Whole-file rules, for every path: same content on both sides, or one side
 // unchanged from base → that side's version (so a delete against an
 // unchanged file deletes); deleted on one side and changed on the other →
-// the change survives and a Note reports the delete; the one-file-per-record
-// folders (history, activity, proposals, conflicts) are therefore a union.
+// the change survives, a Note reports the delete and a Conflict records it
+// as the lost version (LostDeleted); the one-file-per-record folders
+// (history, activity, proposals, conflicts) are therefore a union. A file
+// renamed on one side and changed at its old path on the other is followed
+// by content similarity (renames.go). A record created on both sides at once
+// takes neither side's zero-valued fields as edits; lists of distinct
+// scalars changed on both sides merge as sets (docs/format.md "Merging").
 //
 // When both sides changed the same field (or overlapping lines) differently,
 // a winner is picked by a rule that never looks at which side is ours (later
@@ -78,13 +83,39 @@ type Conflict struct {
 	Base, Kept, Lost []byte
 	// Rule says how the winner was picked.
 	Rule string
+	// LostDeleted is set when the lost version is the deletion of the file
+	// (deleted on one side, changed on the other: the change is kept). Lost
+	// is nil then, and resolving in favour of the lost version deletes Path.
+	LostDeleted bool
+	// KeptBy and LostBy say who wrote each version, as far as the caller
+	// knows from the history (Tree leaves them empty: it sees no commits).
+	// They go into the record when set.
+	KeptBy, LostBy Side
 }
+
+// Side names the writer of one version of a conflict: the last commit that
+// changed the path on that side of the merge.
+type Side struct {
+	// Author is "Name <email>" of the commit's author.
+	Author string `json:"author,omitempty"`
+	// Machine and Agent are the commit's Ctx-Machine and Ctx-Agent trailers.
+	Machine string `json:"machine,omitempty"`
+	Agent   string `json:"agent,omitempty"`
+	// Commit is the commit's hash (40 hex digits).
+	Commit string `json:"commit,omitempty"`
+}
+
+// IsZero reports whether nothing is known about the side.
+func (s Side) IsZero() bool { return s == Side{} }
 
 // Note reports a decision the merge took on its own.
 type Note struct {
 	Path string
 	// Kind: "delete-vs-edit" (a file, field or log record deleted on one
-	// side and changed on the other: the change survived), "renumbered" (a
+	// side and changed on the other: the change survived; for a file or a
+	// field also recorded as a Conflict whose lost version is the delete),
+	// "renamed" (a file renamed on one side and changed on the other: the
+	// change followed the rename), "renumbered" (a
 	// decision got a new number), "renumbered-reference" (supersedes or
 	// superseded_by rewritten after a renumbering).
 	Kind    string
@@ -97,8 +128,9 @@ type Note struct {
 func Tree(base, ours, theirs Files) Result {
 	origOurs, origTheirs := ours, theirs
 	base, ours, theirs = followRenames(base, ours, theirs)
+	base, ours, theirs, renamed := followContentRenames(base, ours, theirs)
 	ours, theirs, notes := renumber(base, ours, theirs)
-	res := Result{Files: Files{}, Notes: notes}
+	res := Result{Files: Files{}, Notes: append(notes, renamed...)}
 	paths := map[string]bool{}
 	for _, f := range []Files{base, ours, theirs} {
 		for p := range f {

@@ -23,9 +23,15 @@ import (
 func checkInvariants(t testing.TB, base, ours, theirs Files, r Result) {
 	t.Helper()
 	renumbered := false
+	renamed := map[string]bool{} // both paths of a rename followed
 	for _, n := range r.Notes {
 		if strings.HasPrefix(n.Kind, "renumbered") {
 			renumbered = true
+		}
+		if n.Kind == "renamed" {
+			renamed[n.Path] = true
+			from, _, _ := strings.Cut(strings.TrimPrefix(n.Message, "renamed from "), " ")
+			renamed[from] = true
 		}
 	}
 	for _, side := range []Files{ours, theirs} {
@@ -33,7 +39,7 @@ func checkInvariants(t testing.TB, base, ours, theirs Files, r Result) {
 			if b, ok := base[p]; ok && bytes.Equal(b, c) {
 				continue
 			}
-			if _, ok := r.Files[p]; !ok && !(renumbered && strings.HasPrefix(p, "decisions/")) {
+			if _, ok := r.Files[p]; !ok && !(renumbered && strings.HasPrefix(p, "decisions/")) && !renamed[p] {
 				t.Errorf("%s changed on one side but missing from the result", p)
 			}
 		}
@@ -45,7 +51,7 @@ func checkInvariants(t testing.TB, base, ours, theirs Files, r Result) {
 		}
 	}
 	for p := range paths {
-		if renumbered && strings.HasPrefix(p, "decisions/") {
+		if renumbered && strings.HasPrefix(p, "decisions/") || renamed[p] {
 			continue
 		}
 		b, bok := base[p]
@@ -71,7 +77,7 @@ func checkInvariants(t testing.TB, base, ours, theirs Files, r Result) {
 		if !bytes.Equal(r.Files[c.RecordPath()], c.Record()) {
 			t.Errorf("%s: record missing", c.RecordPath())
 		}
-		if bytes.Equal(c.Kept, c.Lost) {
+		if !c.LostDeleted && bytes.Equal(c.Kept, c.Lost) {
 			t.Errorf("%s: conflict with Kept == Lost", c.Path)
 		}
 	}

@@ -52,12 +52,25 @@ func mergePath(p string, b []byte, bok bool, o []byte, ook bool, t []byte, tok b
 	case same(b, bok, t, tok):
 		return o, ook, nil, nil
 	case !ook || !tok:
+		// The change is kept; the delete is reported and, except for a conflict record itself, recorded as
+		// the lost version of a conflict, so that `ctx conflicts` lists it and `ctx resolve` can still
+		// delete the file.
 		edit := o
 		if !ook {
 			edit = t
 		}
-		return edit, true, nil, []Note{{Path: p, Kind: "delete-vs-edit",
+		notes = []Note{{Path: p, Kind: "delete-vs-edit",
 			Message: "deleted on one side and changed on the other: the change is kept"}}
+		if strings.HasPrefix(p, "conflicts/") {
+			return edit, true, nil, notes
+		}
+		if !bok {
+			b = nil
+		}
+		cf := newConflict(p, []string{""}, b, bok, edit, nil, "the change wins over the delete")
+		cf.LostDeleted = true
+		cf.ID = conflictID(p, cf.Field, b, bok, edit, nil, true)
+		return edit, true, &cf, notes
 	}
 	if !bok {
 		b = nil

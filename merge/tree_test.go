@@ -82,8 +82,10 @@ func TestTreeRules(t *testing.T) {
 		{
 			name: "delete vs edit: the edit survives", base: files("knowledge/k.md", kn("2026-01-01T00:00:00Z", body5)),
 			ours: files(), their: files("knowledge/k.md", kn("2026-01-02T00:00:00Z", body5+"more\n")),
-			want:  files("knowledge/k.md", kn("2026-01-02T00:00:00Z", body5+"more\n")),
-			notes: []string{"delete-vs-edit"},
+			want:          files("knowledge/k.md", kn("2026-01-02T00:00:00Z", body5+"more\n")),
+			notes:         []string{"delete-vs-edit"},
+			conflicts:     1, // the delete is the lost version: ctx conflicts lists it
+			conflictField: "",
 		},
 		{
 			name: "added on one side", base: files(), ours: files("history/s1.json", "{}\n"), their: files("history/s2.json", "{\"a\": 1}\n"),
@@ -169,12 +171,14 @@ func TestTreeRules(t *testing.T) {
   ]`)),
 		},
 		{
-			name:  "JSON record: delete field vs edit field",
-			base:  files("manifest.json", state(`  "a": 1,`+"\n"+`  "b": 2`)),
-			ours:  files("manifest.json", state(`  "a": 1`)),
-			their: files("manifest.json", state(`  "a": 1,`+"\n"+`  "b": 3`)),
-			want:  files("manifest.json", state(`  "a": 1,`+"\n"+`  "b": 3`)),
-			notes: []string{"delete-vs-edit"},
+			name:          "JSON record: delete field vs edit field",
+			base:          files("manifest.json", state(`  "a": 1,`+"\n"+`  "b": 2`)),
+			ours:          files("manifest.json", state(`  "a": 1`)),
+			their:         files("manifest.json", state(`  "a": 1,`+"\n"+`  "b": 3`)),
+			want:          files("manifest.json", state(`  "a": 1,`+"\n"+`  "b": 3`)),
+			notes:         []string{"delete-vs-edit"},
+			conflicts:     1,
+			conflictField: "b",
 		},
 		{
 			name:  "ndjson: union by id, ordered by timestamp then id",

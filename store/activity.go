@@ -147,7 +147,7 @@ func ActivityPath(member, agent, machine string) string {
 // name (else its e-mail's local part).
 func (s *Store) member(ctx context.Context, explicit string) (string, error) {
 	if explicit != "" {
-		if err := ValidKey(explicit); err != nil {
+		if err := normKey(&explicit); err != nil {
 			return "", fmt.Errorf("member: %w", err)
 		}
 		return explicit, nil

@@ -1,7 +1,9 @@
 package store
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -18,7 +20,13 @@ import (
 //
 // A record on the branch is symmetric: it names the version kept in the file (the winner of merge's
 // rule) and the one lost, never "ours" or "theirs", so that every machine that merges the same two sides
-// writes the same record. ctx maps them to ours/theirs for the person on this machine (see oursTheirs).
+// writes the same record. It also names who wrote each version (kept_by, lost_by: the author, machine and
+// agent of the last commit that changed the path on that side). ctx maps kept/lost to ours/theirs for the
+// person on the machine that reads or resolves the conflict (see oursTheirs and docs/format.md
+// "Conflicts": ours is your version, whoever made the merge).
+
+// ConflictSide names the writer of one version of a conflict (merge.Side: author, machine, agent, commit).
+type ConflictSide = merge.Side
 
 // ConflictsDir is the folder of the conflict records.
 const ConflictsDir = "conflicts"
@@ -35,15 +43,31 @@ type ConflictRecord struct {
 	BaseAbsent bool   `json:"base_absent,omitempty"`
 	Kept       string `json:"kept"`
 	Lost       string `json:"lost"`
-	Rule       string `json:"rule"`
+	// LostDeleted: the lost version is the deletion of the file (deleted on one side, changed on the
+	// other); Lost is "" then and resolving in its favour deletes Path.
+	LostDeleted bool   `json:"lost_deleted,omitempty"`
+	Rule        string `json:"rule"`
+	// KeptBy and LostBy name who wrote each version, when the merge knew (records written before ctx
+	// recorded them have neither).
+	KeptBy *merge.Side `json:"kept_by,omitempty"`
+	LostBy *merge.Side `json:"lost_by,omitempty"`
 	// Diff is the unified diff kept → lost (UnifiedDiff, go-diff line mode, 3 lines of context).
 	Diff string `json:"diff"`
-	// Ours and Theirs are Kept and Lost mapped to the two sides of the merge that made the record, as seen
-	// from this machine (oursTheirs).
-	Ours   string `json:"ours"`
-	Theirs string `json:"theirs"`
-	// OursIs says which of "kept" or "lost" Ours is.
-	OursIs string `json:"ours_is"`
+	// Ours and Theirs are Kept and Lost mapped to the user of this machine (oursTheirs): Ours is the
+	// version this user (on this machine) wrote, Theirs the other one. OursDeleted/TheirsDeleted say that
+	// the version is the file's deletion.
+	Ours          string      `json:"ours"`
+	Theirs        string      `json:"theirs"`
+	OursDeleted   bool        `json:"ours_deleted,omitempty"`
+	TheirsDeleted bool        `json:"theirs_deleted,omitempty"`
+	OursBy        *merge.Side `json:"ours_by,omitempty"`
+	TheirsBy      *merge.Side `json:"theirs_by,omitempty"`
+	// OursIs says which of "kept" or "lost" Ours is; OursFrom how that was decided: "author" (the
+	// version's author has this user's email), "machine" (written on this machine, CTX_MACHINE or the
+	// host name), "merge" (no writer matched: this machine's side of the merge commit that made the
+	// record), or "unknown" (Ours is Kept).
+	OursIs   string `json:"ours_is"`
+	OursFrom string `json:"ours_from"`
 }
 
 // ParseConflictRecord decodes a conflicts/<id>.json file (merge.ParseRecord, the inverse of
@@ -53,8 +77,17 @@ func ParseConflictRecord(b []byte) (ConflictRecord, error) {
 	if err != nil {
 		return ConflictRecord{}, err
 	}
-	return ConflictRecord{ID: c.ID, Path: c.Path, Field: c.Field, Rule: c.Rule, BaseAbsent: c.Base == nil,
-		Base: string(c.Base), Kept: string(c.Kept), Lost: string(c.Lost)}, nil
+	r := ConflictRecord{ID: c.ID, Path: c.Path, Field: c.Field, Rule: c.Rule, BaseAbsent: c.Base == nil,
+		Base: string(c.Base), Kept: string(c.Kept), Lost: string(c.Lost), LostDeleted: c.LostDeleted}
+	if !c.KeptBy.IsZero() {
+		k := c.KeptBy
+		r.KeptBy = &k
+	}
+	if !c.LostBy.IsZero() {
+		l := c.LostBy
+		r.LostBy = &l
+	}
+	return r, nil
 }
 
 // readConflicts reads every record of conflicts/ in v, without the ours/theirs mapping, sorted by path
@@ -151,11 +184,12 @@ func pickConflict(recs []ConflictRecord, idOrPath string) (ConflictRecord, error
 	return ConflictRecord{}, fmt.Errorf("%s has %d open conflicts (%s): pass one id", key, len(byPath), strings.Join(ids, ", "))
 }
 
-// ResolveConflict settles one open conflict: it writes the chosen content to the conflict's path and
-// deletes conflicts/<id>.json in one commit on the public branch (docs/format.md "Conflicts": "ctx
-// resolve settles one by writing the chosen content and deleting the record in one commit"; trailer
-// Ctx-Op: conflict.resolve). choice is "kept" or "lost" (the record's versions), "ours" or "theirs" (the
-// same mapped to this machine, oursTheirs), or "file" (content, e.g. a hand-merged version).
+// ResolveConflict settles one open conflict: it writes the chosen content to the conflict's path (or
+// deletes the path, when the chosen version is a delete) and deletes conflicts/<id>.json in one commit on
+// the public branch (docs/format.md "Conflicts": "ctx resolve settles one by writing the chosen content and
+// deleting the record in one commit"; trailer Ctx-Op: conflict.resolve). choice is "kept" or "lost" (the
+// record's versions), "ours" or "theirs" (the same mapped to the user of this machine, oursTheirs), or
+// "file" (content, e.g. a hand-merged version: see resolvedContent for the metadata it keeps).
 func (s *Store) ResolveConflict(ctx context.Context, idOrPath, choice string, content []byte) (ConflictRecord, *Committed, error) {
 	v, err := s.RefView(ctx)
 	if err != nil {
@@ -166,25 +200,33 @@ func (s *Store) ResolveConflict(ctx context.Context, idOrPath, choice string, co
 		return ConflictRecord{}, nil, err
 	}
 	var data []byte
+	del := false
 	switch choice {
 	case "kept":
 		data = []byte(rec.Kept)
 	case "lost":
-		data = []byte(rec.Lost)
+		data, del = []byte(rec.Lost), rec.LostDeleted
 	case "ours":
-		data = []byte(rec.Ours)
+		data, del = []byte(rec.Ours), rec.OursDeleted
 	case "theirs":
-		data = []byte(rec.Theirs)
+		data, del = []byte(rec.Theirs), rec.TheirsDeleted
 	case "file":
 		if content == nil {
 			return rec, nil, errors.New("resolve: choice \"file\" needs the content")
 		}
-		data = content
+		if data, err = s.resolvedContent(ctx, rec, content); err != nil {
+			return rec, nil, err
+		}
 	default:
 		return rec, nil, fmt.Errorf("resolve: invalid choice %q: use ours, theirs, kept, lost or file", choice)
 	}
 	if err := checkPath(rec.Path); err != nil {
 		return rec, nil, err
+	}
+	if !del {
+		if err := ValidateFile(rec.Path, data); err != nil {
+			return rec, nil, fmt.Errorf("resolve conflict %s: %w", rec.ID, err)
+		}
 	}
 	recPath := ConflictsDir + "/" + rec.ID + ".json"
 	op := Op{Name: "conflict.resolve", Key: rec.Path, Summary: fmt.Sprintf("resolve conflict %s of %s (%s)", rec.ID, rec.Path, choice),
@@ -196,7 +238,15 @@ func (s *Store) ResolveConflict(ctx context.Context, idOrPath, choice string, co
 			return nil, err
 		}
 		ed := Edits{}
-		ed.Put(Public, rec.Path, data)
+		if del {
+			if _, err := v.ReadIn(ctx, Public, rec.Path); err == nil {
+				ed.Del(Public, rec.Path)
+			} else if !errors.Is(err, fs.ErrNotExist) {
+				return nil, err
+			}
+		} else {
+			ed.Put(Public, rec.Path, data)
+		}
 		ed.Del(Public, recPath)
 		return ed, nil
 	})
@@ -206,31 +256,208 @@ func (s *Store) ResolveConflict(ctx context.Context, idOrPath, choice string, co
 	return rec, c, nil
 }
 
-// oursTheirs fills r.Ours, r.Theirs and r.OursIs. The record is symmetric (kept/lost), so the sides are
-// recovered from history: the commit that added conflicts/<id>.json on this machine's branch (the oldest
-// first-parent commit that changed that path, gitstore.Repo.Log) is the merge that made it; its first
-// parent's version of Path is "ours before the merge", its second parent's "theirs". Ours is whichever of
-// Kept and Lost is closer to ours-before-merge by go-diff line distance (lineDistance); ties → Kept;
-// Theirs is the other. Kept and Lost differ only in the conflicting fields or regions, where one holds
-// ours' value and the other theirs', so the closer one is ours'. When the merge commit cannot be found
-// (the record was written by hand, or the first parent lacks the path) Ours is Kept.
+// resolvedContent is the file `ctx resolve --file` writes for content. The entry keeps its metadata:
+//   - markdown with front matter (knowledge, conventions, decisions, SKILL.md): when content has no front
+//     matter it is the new body under the kept version's front matter; when it has one, keys it lacks are
+//     taken from the kept version. Then the resolver is recorded as the writer of the new version: author
+//     (git's identity), agent and updated_at are set when the kept version has them.
+//   - JSON records (state.json, manifest.json, ...): content must be a JSON object; top-level fields it
+//     lacks are taken from the kept version, and updated_at, last_agent and last_machine are set to the
+//     resolver's when the kept version has them.
 //
-// The first parent is the side of whoever made the merge commit: for a merge made on another machine and
-// fast-forwarded here, "ours" is that machine's side.
+// Anything else, or a kept version that is a delete or does not parse, is written as given.
+func (s *Store) resolvedContent(ctx context.Context, rec ConflictRecord, content []byte) ([]byte, error) {
+	kept := []byte(rec.Kept)
+	if strings.HasSuffix(rec.Path, ".md") {
+		kfm, _, ok := SplitFrontMatter(kept)
+		if !ok {
+			return content, nil
+		}
+		km, err := ParseMeta(kfm)
+		if err != nil {
+			return content, nil
+		}
+		m, body := km, content
+		if fm, b, ok := SplitFrontMatter(content); ok {
+			nm, err := ParseMeta(fm)
+			if err != nil {
+				return nil, invalidf("resolve %s: the front matter of the given content: %v", rec.Path, err)
+			}
+			for _, k := range km.Keys() {
+				if !nm.Has(k) {
+					var v any
+					km.Decode(k, &v)
+					nm.Set(k, v)
+				}
+			}
+			m, body = nm, b
+		}
+		if km.Has("author") {
+			id, err := s.Repo.Identity(ctx)
+			if err != nil {
+				return nil, err
+			}
+			m.Set("author", id.Name+" <"+id.Email+">")
+		}
+		if km.Has("agent") && s.Actor.Agent != "" {
+			m.Set("agent", s.Actor.Agent)
+		}
+		if km.Has("updated_at") {
+			m.Set("updated_at", now())
+		}
+		return JoinFrontMatter(m, body), nil
+	}
+	if strings.HasSuffix(rec.Path, ".json") {
+		var k, n map[string]json.RawMessage
+		if json.Unmarshal(kept, &k) != nil || k == nil {
+			return content, nil
+		}
+		if err := json.Unmarshal(content, &n); err != nil || n == nil {
+			return nil, invalidf("resolve %s: the given content is not a JSON object", rec.Path)
+		}
+		set := func(key string, v any) {
+			if _, ok := k[key]; ok {
+				b, _ := json.Marshal(v)
+				n[key] = b
+			}
+		}
+		for key, v := range k {
+			if _, ok := n[key]; !ok {
+				n[key] = v
+			}
+		}
+		set("updated_at", now())
+		if s.Actor.Agent != "" {
+			set("last_agent", s.Actor.Agent)
+		}
+		if s.Actor.Machine != "" {
+			set("last_machine", s.Actor.Machine)
+		}
+		// Keep the kept version's key order, then new keys in the given content's order.
+		return orderedJSON(kept, content, n)
+	}
+	return content, nil
+}
+
+// orderedJSON renders the object n with the key order of first, then the keys only second has in
+// second's order: two-space indented with a final newline (docs/format.md "JSON records").
+func orderedJSON(first, second []byte, n map[string]json.RawMessage) ([]byte, error) {
+	var keys []string
+	seen := map[string]bool{}
+	for _, src := range [][]byte{first, second} {
+		dec := json.NewDecoder(strings.NewReader(string(src)))
+		if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+			continue
+		}
+		for dec.More() {
+			t, err := dec.Token()
+			if err != nil {
+				break
+			}
+			k, _ := t.(string)
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				break
+			}
+			if _, ok := n[k]; ok && !seen[k] {
+				seen[k] = true
+				keys = append(keys, k)
+			}
+		}
+	}
+	var b strings.Builder
+	b.WriteString("{")
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		kb, _ := json.Marshal(k)
+		b.Write(kb)
+		b.WriteString(":")
+		b.Write(n[k])
+	}
+	b.WriteString("}")
+	var out bytes.Buffer
+	if err := json.Indent(&out, []byte(b.String()), "", "  "); err != nil {
+		return nil, invalidf("resolve: %v", err)
+	}
+	out.WriteByte('\n')
+	return out.Bytes(), nil
+}
+
+// oursTheirs fills r.Ours, r.Theirs (and their Deleted and By fields), r.OursIs and r.OursFrom, as seen by
+// the user of this machine, whoever made the merge (docs/format.md "Conflicts"):
+//  1. when the record names both writers (kept_by, lost_by) and exactly one of them has this user's email
+//     (git's identity), that version is ours ("author");
+//  2. else, when exactly one was written on this machine (Ctx-Machine, the store's machine name), that
+//     one ("machine");
+//  3. else (an old record, or both or neither side by this user on this machine) the history decides: the
+//     commit that added conflicts/<id>.json is the merge that made it, and ours is whichever of Kept and
+//     Lost is closer to its first parent's version of Path by go-diff line distance ("merge"; ties →
+//     Kept). When that merge cannot be found Ours is Kept ("unknown").
 func (s *Store) oursTheirs(ctx context.Context, r *ConflictRecord) error {
-	r.Ours, r.Theirs, r.OursIs = r.Kept, r.Lost, "kept"
+	set := func(keptIsOurs bool, from string) {
+		r.OursFrom = from
+		if keptIsOurs {
+			r.Ours, r.Theirs, r.OursIs, r.OursBy, r.TheirsBy = r.Kept, r.Lost, "kept", r.KeptBy, r.LostBy
+			r.OursDeleted, r.TheirsDeleted = false, r.LostDeleted
+			return
+		}
+		r.Ours, r.Theirs, r.OursIs, r.OursBy, r.TheirsBy = r.Lost, r.Kept, "lost", r.LostBy, r.KeptBy
+		r.OursDeleted, r.TheirsDeleted = r.LostDeleted, false
+	}
+	if r.KeptBy != nil && r.LostBy != nil {
+		if id, err := s.Repo.Identity(ctx); err == nil && id.Email != "" {
+			k, l := sameEmail(r.KeptBy.Author, id.Email), sameEmail(r.LostBy.Author, id.Email)
+			if k != l {
+				set(k, "author")
+				return nil
+			}
+		}
+		if m := s.Actor.Machine; m != "" {
+			k, l := r.KeptBy.Machine == m, r.LostBy.Machine == m
+			if k != l {
+				set(k, "machine")
+				return nil
+			}
+		}
+	}
+	set(true, "unknown")
 	ours, ok, err := s.oursBeforeMerge(ctx, r.ID, r.Path)
 	if err != nil || !ok {
 		return err
 	}
-	if closerToOurs(ours, []byte(r.Kept), []byte(r.Lost)) {
-		return nil
-	}
-	r.Ours, r.Theirs, r.OursIs = r.Lost, r.Kept, "lost"
+	set(keptIsOurs(r.Kept, r.Lost, r.LostDeleted, ours, true), "merge")
 	return nil
 }
 
-// oursBeforeMerge returns the first parent's version of path at the merge that added record id.
+// sameEmail reports whether the author "Name <email>" has the email (case-insensitive, as git's mailmap
+// compares).
+func sameEmail(author, email string) bool {
+	i, j := strings.LastIndexByte(author, '<'), strings.LastIndexByte(author, '>')
+	if i < 0 || j < i {
+		return false
+	}
+	return strings.EqualFold(strings.TrimSpace(author[i+1:j]), strings.TrimSpace(email))
+}
+
+// keptIsOurs decides whether the kept version of a conflict is ours, given ours' version of the path
+// (oursHas false: ours has no file there). A delete lost against an edit: the kept edit is ours when ours
+// has the file. Otherwise Kept and Lost differ only in the conflicting fields or regions, where one holds
+// ours' value and the other theirs', so the one closer to ours (go-diff line distance; ties → Kept) is
+// ours'.
+func keptIsOurs(kept, lost string, lostDeleted bool, ours []byte, oursHas bool) bool {
+	if lostDeleted {
+		return oursHas
+	}
+	if !oursHas {
+		return false
+	}
+	return closerToOurs(ours, []byte(kept), []byte(lost))
+}
+
+// oursBeforeMerge returns the first parent's version of path at the merge that added record id; ok is
+// false when there is no such merge or the first parent has no file there.
 func (s *Store) oursBeforeMerge(ctx context.Context, id, path string) ([]byte, bool, error) {
 	tip, err := s.Repo.Resolve(ctx, s.BranchRef())
 	if err != nil || tip.IsZero() {
@@ -268,6 +495,91 @@ func (s *Store) fileAt(ctx context.Context, c plumbing.Hash, path string) ([]byt
 	return b, true, nil
 }
 
+// maxWriterWalk bounds the first-parent commits lastWriters reads per side.
+const maxWriterWalk = 10_000
+
+// lastWriters names the writer of each path's version at tip: the newest first-parent commit from tip
+// (down to base, excluded) whose tree changed the path against its first parent. One walk serves every
+// path (a tree diff per commit); paths no commit of the walk changed are absent from the result.
+func (s *Store) lastWriters(ctx context.Context, tip, base plumbing.Hash, paths map[string]bool) (map[string]merge.Side, error) {
+	out := map[string]merge.Side{}
+	h := tip
+	for i := 0; i < maxWriterWalk && !h.IsZero() && h != base && len(out) < len(paths); i++ {
+		c, err := s.Repo.Commit(ctx, h)
+		if err != nil {
+			return nil, err
+		}
+		var parent, parentTree plumbing.Hash
+		if len(c.ParentHashes) > 0 {
+			parent = c.ParentHashes[0]
+			if parentTree, err = s.Repo.TreeOf(ctx, parent); err != nil {
+				return nil, err
+			}
+		}
+		changed, err := s.Repo.DiffTrees(ctx, parentTree, c.TreeHash)
+		if err != nil {
+			return nil, err
+		}
+		var side *merge.Side
+		for _, p := range changed {
+			if _, done := out[p]; !paths[p] || done {
+				continue
+			}
+			if side == nil {
+				t := Trailers(c.Message)
+				side = &merge.Side{Author: c.Author.Name + " <" + c.Author.Email + ">", Machine: t["Ctx-Machine"],
+					Agent: t["Ctx-Agent"], Commit: c.Hash.String()}
+			}
+			out[p] = *side
+		}
+		h = parent
+	}
+	return out, nil
+}
+
+// nameSides fills KeptBy and LostBy of each conflict of m (merging ours and theirs with the given merge
+// base; of and tf are the files of each side) and rewrites its record in m.Files.
+func (s *Store) nameSides(ctx context.Context, m *merge.Result, ours, theirs, base plumbing.Hash, of, tf map[string][]byte) error {
+	if len(m.Conflicts) == 0 {
+		return nil
+	}
+	paths := map[string]bool{}
+	for _, c := range m.Conflicts {
+		paths[c.Path] = true
+	}
+	ow, err := s.lastWriters(ctx, ours, base, paths)
+	if err != nil {
+		return err
+	}
+	tw, err := s.lastWriters(ctx, theirs, base, paths)
+	if err != nil {
+		return err
+	}
+	for i := range m.Conflicts {
+		c := &m.Conflicts[i]
+		if conflictKeptIsOurs(*c, of, tf) {
+			c.KeptBy, c.LostBy = ow[c.Path], tw[c.Path]
+		} else {
+			c.KeptBy, c.LostBy = tw[c.Path], ow[c.Path]
+		}
+		m.Files[c.RecordPath()] = c.Record()
+	}
+	return nil
+}
+
+// conflictKeptIsOurs is keptIsOurs for a conflict of a merge in progress: ours' version decides when ours
+// has the path, else theirs' (kept closer to theirs: not ours).
+func conflictKeptIsOurs(c merge.Conflict, of, tf map[string][]byte) bool {
+	o, ook := of[c.Path]
+	if c.LostDeleted || ook {
+		return keptIsOurs(string(c.Kept), string(c.Lost), c.LostDeleted, o, ook)
+	}
+	if t, ok := tf[c.Path]; ok {
+		return !closerToOurs(t, c.Kept, c.Lost)
+	}
+	return true
+}
+
 // closerToOurs reports whether kept is at least as close to ours as lost (go-diff line distance).
 func closerToOurs(ours, kept, lost []byte) bool {
 	return lineDistance(string(ours), string(kept)) <= lineDistance(string(ours), string(lost))
@@ -300,10 +612,10 @@ func ParseStrategy(s string) (Strategy, error) {
 	return "", fmt.Errorf("invalid strategy %q: use ours or theirs", s)
 }
 
-// applyStrategy decides the conflicts of m by st: for each one, the chosen side's version (Kept or Lost,
-// whichever is closer to ours-before-merge for "ours", the other for "theirs"; see oursTheirs) goes in
-// the file and no record is written. It returns the decided conflicts; m.Conflicts is emptied.
-func applyStrategy(m *merge.Result, st Strategy, ours map[string][]byte) []merge.Conflict {
+// applyStrategy decides the conflicts of m by st: for each one, the chosen side's version (for "ours" the
+// merging side's: Kept or Lost, see conflictKeptIsOurs; the other for "theirs") goes in the file (a lost
+// delete deletes it) and no record is written. It returns the decided conflicts; m.Conflicts is emptied.
+func applyStrategy(m *merge.Result, st Strategy, ours, theirs map[string][]byte) []merge.Conflict {
 	if st == StrategyRecord || len(m.Conflicts) == 0 {
 		return nil
 	}
@@ -312,13 +624,12 @@ func applyStrategy(m *merge.Result, st Strategy, ours map[string][]byte) []merge
 		if _, had := ours[c.RecordPath()]; !had {
 			delete(m.Files, c.RecordPath())
 		}
-		keptIsOurs := true
-		if o, ok := ours[c.Path]; ok {
-			keptIsOurs = closerToOurs(o, c.Kept, c.Lost)
-		}
-		if keptIsOurs == (st == StrategyOurs) {
+		switch {
+		case conflictKeptIsOurs(c, ours, theirs) == (st == StrategyOurs):
 			m.Files[c.Path] = c.Kept
-		} else {
+		case c.LostDeleted:
+			delete(m.Files, c.Path)
+		default:
 			m.Files[c.Path] = c.Lost
 		}
 	}

@@ -176,7 +176,8 @@ func TestConflictsSeveralOnOnePath(t *testing.T) {
 	if _, _, err := sa.ResolveConflict(bg, recs[0].ID, "file", []byte("hand merged\n")); err != nil {
 		t.Fatal(err)
 	}
-	if got := storetest.Show(t, a, "ctx", "knowledge/k.md"); got != "hand merged" {
+	// The entry keeps its front matter; the body is the given content.
+	if got := storetest.Show(t, a, "ctx", "knowledge/k.md"); !strings.HasSuffix(got, "\n---\nhand merged") || !strings.Contains(got, "scope: public\n") {
 		t.Errorf("file resolution: %q", got)
 	}
 	if _, _, err := sa.ResolveConflict(bg, "knowledge/k.md", "kept", nil); err != nil {
@@ -282,5 +283,168 @@ func TestPullSeesFetchedPack(t *testing.T) {
 	pr, err := sa.Pull(bg, "")
 	if err != nil || pr.Action != "merge" {
 		t.Fatalf("pull: %+v %v", pr, err)
+	}
+}
+
+// TestOursIsTheResolversVersion: ours/theirs are defined by the user and machine that read or resolve the
+// conflict, not by the machine that made the merge. A merges (its merge commit's first parent is A's side)
+// and pushes; B fast-forwards: for B, ours is B's version, for A, A's. The record names both writers.
+func TestOursIsTheResolversVersion(t *testing.T) {
+	sa, sb, a, b := pair(t)
+	clash(t, sa, sb, a, b, "arch", "base\n")
+	if pr, err := sa.Pull(bg, ""); err != nil || len(pr.Conflicts) != 1 {
+		t.Fatalf("pull: %+v %v", pr, err)
+	}
+	if _, err := sa.Push(bg, ""); err != nil {
+		t.Fatal(err)
+	}
+	if pr, err := sb.Pull(bg, ""); err != nil || pr.Action != "fast-forward" {
+		t.Fatalf("B pull: %+v %v", pr, err)
+	}
+	for _, side := range []struct {
+		s              *store.Store
+		ours, theirs   string
+		machine, other string
+	}{{sa, "A says", "B says", "machine-a", "machine-b"}, {sb, "B says", "A says", "machine-b", "machine-a"}} {
+		v, err := side.s.RefView(bg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := side.s.GetConflict(bg, v, "knowledge/arch.md")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(r.Ours, side.ours) || !strings.Contains(r.Theirs, side.theirs) || r.OursFrom != "machine" {
+			t.Errorf("%s: ours %q theirs %q (from %s)", side.machine, body(r.Ours), body(r.Theirs), r.OursFrom)
+		}
+		if r.OursBy == nil || r.TheirsBy == nil || r.OursBy.Machine != side.machine || r.TheirsBy.Machine != side.other ||
+			!strings.Contains(r.OursBy.Author, "<") || len(r.OursBy.Commit) != 40 {
+			t.Errorf("%s: writers %+v %+v", side.machine, r.OursBy, r.TheirsBy)
+		}
+	}
+	rec := storetest.Show(t, b, "ctx", "conflicts/"+conflictID(t, b)+".json")
+	if !strings.Contains(rec, `"kept_by"`) || !strings.Contains(rec, `"lost_by"`) || !strings.Contains(rec, `"machine": "machine-b"`) {
+		t.Errorf("record does not name both writers:\n%s", rec)
+	}
+	// B resolves with --ours: B's version.
+	if _, _, err := sb.ResolveConflict(bg, "knowledge/arch.md", "ours", nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := storetest.Show(t, b, "ctx", "knowledge/arch.md"); !strings.Contains(got, "B says") {
+		t.Errorf("B resolved --ours to %q", got)
+	}
+}
+
+func conflictID(t *testing.T, dir string) string {
+	t.Helper()
+	f := conflictFiles(t, dir)
+	if len(f) != 1 {
+		t.Fatalf("conflict records: %v", f)
+	}
+	return strings.TrimSuffix(strings.TrimPrefix(f[0], "conflicts/"), ".json")
+}
+
+// TestDeleteVsEditConflict: A deletes an entry B edits. The edit is kept, and the delete is an open
+// conflict: for A (who deleted) ours is the delete, and resolve --ours deletes the entry.
+func TestDeleteVsEditConflict(t *testing.T) {
+	sa, sb, a, b := pair(t)
+	mustSet(t, sa, "old", "v1\n")
+	if _, err := sa.Push(bg, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sb.Pull(bg, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sa.RemoveEntry(bg, store.KnowledgeKind, "old"); err != nil {
+		t.Fatal(err)
+	}
+	mustSet(t, sb, "old", "v2 by B\n")
+	if _, err := sb.Push(bg, ""); err != nil {
+		t.Fatal(err)
+	}
+	pr, err := sa.Pull(bg, "")
+	if err != nil || len(pr.Conflicts) != 1 || len(pr.Notes) != 1 || pr.Notes[0].Kind != "delete-vs-edit" {
+		t.Fatalf("pull: %+v %v", pr, err)
+	}
+	if got := storetest.Show(t, a, "ctx", "knowledge/old.md"); !strings.Contains(got, "v2 by B") {
+		t.Errorf("the edit was not kept: %q", got)
+	}
+	v, _ := sa.RefView(bg)
+	r, err := sa.GetConflict(bg, v, "knowledge/old.md")
+	if err != nil || !r.LostDeleted || !r.OursDeleted || r.TheirsDeleted || !strings.Contains(r.Theirs, "v2 by B") {
+		t.Fatalf("conflict: %+v %v", r, err)
+	}
+	if _, _, err := sa.ResolveConflict(bg, r.ID, "ours", nil); err != nil {
+		t.Fatal(err)
+	}
+	if out := storetest.Git(t, a, "ls-tree", "--name-only", "-r", "ctx", "knowledge/", "conflicts/"); out != "" {
+		t.Errorf("after resolve --ours (the delete): %q", out)
+	}
+	_ = b
+}
+
+// TestResolveFileKeepsMetadata: `resolve --file` with a body only keeps the entry's front matter, with the
+// resolver as the writer of the new version; a JSON record keeps the fields the given content lacks.
+func TestResolveFileKeepsMetadata(t *testing.T) {
+	sa, sb, a, b := pair(t)
+	clash(t, sa, sb, a, b, "arch", "base\n")
+	if _, err := sa.Pull(bg, ""); err != nil {
+		t.Fatal(err)
+	}
+	sa.Actor.Agent = "resolver-agent"
+	if _, _, err := sa.ResolveConflict(bg, "knowledge/arch.md", "file", []byte("both A and B\n")); err != nil {
+		t.Fatal(err)
+	}
+	e, err := sa.GetEntry(bg, mustView(t, sa), store.KnowledgeKind, "arch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Content != "both A and B\n" || e.Agent != "resolver-agent" || e.Author == "" || e.Provenance == "" || e.Scope != store.Public || e.UpdatedAt == "" {
+		t.Errorf("resolved entry: %+v", e)
+	}
+}
+
+func mustView(t *testing.T, s *store.Store) *store.View {
+	t.Helper()
+	v, err := s.RefView(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// TestPullStrategyDeleteVsEdit: --strategy decides a delete against an edit too: ours (the side that
+// deleted) deletes the file, theirs keeps the edit; no record either way.
+func TestPullStrategyDeleteVsEdit(t *testing.T) {
+	for _, st := range []store.Strategy{store.StrategyOurs, store.StrategyTheirs} {
+		t.Run(string(st), func(t *testing.T) {
+			sa, sb, a, _ := pair(t)
+			mustSet(t, sa, "old", "v1\n")
+			if _, err := sa.Push(bg, ""); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := sb.Pull(bg, ""); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := sa.RemoveEntry(bg, store.KnowledgeKind, "old"); err != nil {
+				t.Fatal(err)
+			}
+			mustSet(t, sb, "old", "v2 by B\n")
+			if _, err := sb.Push(bg, ""); err != nil {
+				t.Fatal(err)
+			}
+			pr, err := sa.PullWith(bg, "", store.PullOptions{Strategy: st})
+			if err != nil || len(pr.Conflicts) != 0 || len(pr.Decided) != 1 {
+				t.Fatalf("pull: %+v %v", pr, err)
+			}
+			ls := storetest.Git(t, a, "ls-tree", "--name-only", "-r", "ctx", "knowledge/", "conflicts/")
+			want := ""
+			if st == store.StrategyTheirs {
+				want = "knowledge/old.md"
+			}
+			if ls != want {
+				t.Errorf("--strategy %s left %q, want %q", st, ls, want)
+			}
+		})
 	}
 }

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,8 +16,21 @@ import (
 	"github.com/google/uuid"
 )
 
-// DecisionStatuses are seed 000's decision status values.
-var DecisionStatuses = []string{"proposed", "accepted", "deprecated", "superseded"}
+// DecisionStatuses are the decision status values (docs/format.md "Decisions"): the four of the MCP
+// resources' model, and rejected (MADR's status of a decision that was considered and turned down).
+var DecisionStatuses = []string{"proposed", "accepted", "deprecated", "superseded", "rejected"}
+
+// The section headings read as a decision's context, decision and consequences (lower case, without a
+// leading number or a trailing colon), in English and in the languages of the ADRs ctx imports
+// (docs/format.md "Decisions"). A body without them is still served whole.
+var (
+	contextSections = []string{"context", "context and problem statement", "problem statement", "background",
+		"上下文", "背景", "语境", "コンテキスト", "contexto", "contexte", "kontext"}
+	decisionSections = []string{"decision", "decision outcome", "决策", "决定", "決定", "decisión", "decisão",
+		"décision", "entscheidung"}
+	consequencesSections = []string{"consequences", "consequence", "结果", "后果", "影响", "結果", "影響",
+		"consecuencias", "consequências", "conséquences", "konsequenzen"}
+)
 
 // Decision is an ADR (docs/format.md, seed 000). Context, Decision and Consequences are read from the
 // body's sections; Body is the markdown after the front matter, byte for byte.
@@ -54,27 +69,31 @@ func decisionID(s string) int {
 	return id
 }
 
-// ParseDecision reads a decisions/NNNN-slug.md file.
+// ParseDecision reads a decisions/NNNN-slug.md file (front matter by ReadFrontMatter). A number beyond
+// MaxDecisionID, in the name or the front matter, is not a number for ctx.
 func ParseDecision(name string, sc Scope, b []byte) Decision {
 	d := Decision{Scope: sc, Path: "decisions/" + name, Body: string(b)}
 	if m := decisionFile.FindStringSubmatch(name); m != nil {
 		d.ID = decisionID(m[1])
 	}
-	if fm, body, ok := SplitFrontMatter(b); ok {
-		if m, err := ParseMeta(fm); err == nil {
-			d.Body = string(body)
-			if id := decisionID(m.String("id")); id > 0 {
-				d.ID = id
+	if fm, body := ReadFrontMatter(b); fm.Present {
+		v := fm.Values
+		d.Body = string(body)
+		if id := decisionID(v["id"]); id > 0 {
+			d.ID = id
+		}
+		d.UID, d.Title, d.Status, d.StatusText = v["uid"], v["title"], v["status"], v["status_text"]
+		d.Date, d.Author, d.Source = v["date"], v["author"], v["source"]
+		d.SupersededBy, _ = strconv.Atoi(v["superseded_by"])
+		if block, _, ok := SplitFrontMatter(b); ok {
+			if m, err := ParseMeta(block); err == nil {
+				m.Decode("supersedes", &d.Supersedes)
 			}
-			d.UID, d.Title, d.Status, d.StatusText = m.String("uid"), m.String("title"), m.String("status"), m.String("status_text")
-			d.Date, d.Author, d.Source = m.String("date"), m.String("author"), m.String("source")
-			m.Decode("supersedes", &d.Supersedes)
-			d.SupersededBy, _ = strconv.Atoi(m.String("superseded_by"))
 		}
 	}
-	d.Context = section(d.Body, "context", "context and problem statement")
-	d.Decision = section(d.Body, "decision", "decision outcome")
-	d.Consequences = section(d.Body, "consequences")
+	d.Context = section(d.Body, contextSections...)
+	d.Decision = section(d.Body, decisionSections...)
+	d.Consequences = section(d.Body, consequencesSections...)
 	return d
 }
 
@@ -89,8 +108,9 @@ func section(body string, names ...string) string {
 			continue
 		}
 		lv := len(t) - len(strings.TrimLeft(t, "#"))
-		title := strings.ToLower(strings.TrimSpace(t[lv:]))
+		title := strings.ToLower(strings.TrimSpace(strings.TrimRight(strings.TrimSpace(t[lv:]), "#")))
 		title = strings.TrimLeftFunc(title, func(r rune) bool { return unicode.IsDigit(r) || r == '.' || r == ' ' })
+		title = strings.TrimSpace(strings.TrimRight(title, ":："))
 		if start >= 0 {
 			if lv <= level {
 				return strings.TrimSpace(strings.Join(lines[start:i], "\n"))
@@ -183,6 +203,18 @@ type NewDecision struct {
 	Number                                  int
 	Scope                                   Scope
 	Supersedes                              []int
+	// SupersededByRef and SupersedesRefs are the ADRs an imported ADR's status names ("Superseded by
+	// ADR-0019", "Supersedes [2. x](0002-x.md)"); a batch (ApplyReport) turns them into superseded_by and
+	// supersedes.
+	SupersededByRef DecisionRef
+	SupersedesRefs  []DecisionRef
+}
+
+// DecisionRef names a decision by what an ADR file knows of it: the source path of its file (relative to
+// the repository root, as Decision.Source) and/or its ADR number. The zero value names none.
+type DecisionRef struct {
+	Number int    `json:"number,omitempty"`
+	Source string `json:"source,omitempty"`
 }
 
 // Slug derives a file-name slug from a title: letters (lower-cased) and digits of any script kept, runs of
@@ -281,17 +313,15 @@ func (s *Store) decisionPlan(ctx context.Context, v *View, in NewDecision, autho
 	if d.Date == "" {
 		d.Date = now()
 	}
-	var body []byte
-	if in.Body != nil {
-		body = []byte(*in.Body)
-	} else {
-		body = []byte(fmt.Sprintf("## Context\n\n%s\n\n## Decision\n\n%s\n\n## Consequences\n\n%s\n",
-			strings.TrimSpace(in.Context), strings.TrimSpace(in.Decision), strings.TrimSpace(in.Consequences)))
-	}
+	body := []byte(bodyOf(in))
 	d.Path = fmt.Sprintf("decisions/%04d-%s.md", id, Slug(d.Title))
 	ed := Edits{}
-	ed.Put(sc, d.Path, s.renderDecision(d, uuid.NewString(), body))
-	return d, ed, nil
+	content := s.renderDecision(d, uuid.NewString(), body)
+	ed.Put(sc, d.Path, content)
+	// The record as written (uid, sections, body), as `ctx decision get` reads it back.
+	written := ParseDecision(path.Base(d.Path), sc, content)
+	written.Path = d.Path
+	return written, ed, nil
 }
 
 func takenIDs(ctx context.Context, s *Store, v *View) (map[int]bool, error) {
@@ -326,8 +356,10 @@ func (s *Store) AddDecision(ctx context.Context, in NewDecision) (Decision, erro
 	return out, err
 }
 
-// SetDecisionStatus changes a decision's status (and, for superseded, its superseded_by), one commit.
-// ref is an id or exact title.
+// SetDecisionStatus changes a decision's status (and, for superseded, its superseded_by), one commit per
+// scope touched. ref is an id or exact title. With supersededBy > 0 the replacing decision records the
+// other side, its `supersedes` list gaining this decision's id (docs/format.md "Decisions"), in the same
+// write. A decision cannot supersede itself.
 func (s *Store) SetDecisionStatus(ctx context.Context, ref, status string, supersededBy int) (Decision, error) {
 	st, err := NormalizeStatus(status)
 	if err != nil {
@@ -340,36 +372,61 @@ func (s *Store) SetDecisionStatus(ctx context.Context, ref, status string, super
 		if err != nil {
 			return nil, err
 		}
+		ed := Edits{}
 		if supersededBy > 0 {
-			if _, err := s.FindDecision(ctx, v, strconv.Itoa(supersededBy)); err != nil {
+			nd, err := s.FindDecision(ctx, v, strconv.Itoa(supersededBy))
+			if err != nil {
 				return nil, err
 			}
+			if nd.ID == d.ID {
+				return nil, invalidf("decision %d cannot supersede itself: give the id of the decision that replaces it", d.ID)
+			}
+			if !slices.Contains(nd.Supersedes, d.ID) {
+				list := append(slices.Clone(nd.Supersedes), d.ID)
+				slices.Sort(list)
+				b, err := s.editDecisionMeta(ctx, v, nd, func(m *Meta) { m.Set("supersedes", list) })
+				if err != nil {
+					return nil, err
+				}
+				ed.Put(nd.Scope, nd.Path, b)
+			}
 		}
-		raw, err := v.ReadIn(ctx, d.Scope, d.Path)
+		b, err := s.editDecisionMeta(ctx, v, d, func(m *Meta) {
+			m.Set("status", st)
+			if supersededBy > 0 {
+				m.Set("superseded_by", supersededBy)
+			}
+		})
 		if err != nil {
 			return nil, err
 		}
-		fm, body, ok := SplitFrontMatter(raw)
-		m := NewMeta()
-		if ok {
-			if pm, err := ParseMeta(fm); err == nil {
-				m = pm
-			} else {
-				body = raw
-			}
-		}
-		m.Set("status", st)
-		if supersededBy > 0 {
-			m.Set("superseded_by", supersededBy)
-		}
 		d.Status, d.SupersededBy = st, supersededBy
 		out = d
-		ed := Edits{}
-		ed.Put(d.Scope, d.Path, JoinFrontMatter(m, body))
+		ed.Put(d.Scope, d.Path, b)
 		return ed, nil
 	})
 	if errors.Is(err, fs.ErrNotExist) {
 		return out, &NotFoundError{Msg: fmt.Sprintf("Decision '%s' not found", ref)}
 	}
 	return out, err
+}
+
+// editDecisionMeta returns decision d's file with its front matter changed by fn; the body is kept byte
+// for byte (a file whose front matter does not parse keeps it all as body under a new one).
+func (s *Store) editDecisionMeta(ctx context.Context, v *View, d Decision, fn func(m *Meta)) ([]byte, error) {
+	raw, err := v.ReadIn(ctx, d.Scope, d.Path)
+	if err != nil {
+		return nil, err
+	}
+	fm, body, ok := SplitFrontMatter(raw)
+	m := NewMeta()
+	if ok {
+		if pm, err := ParseMeta(fm); err == nil {
+			m = pm
+		} else {
+			body = raw
+		}
+	}
+	fn(m)
+	return JoinFrontMatter(m, body), nil
 }

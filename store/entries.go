@@ -38,25 +38,17 @@ type Entry struct {
 
 func (k Kind) path(key string) string { return k.Dir + "/" + key + ".md" }
 
-// ParseEntry reads an entry file. A file without valid front matter is all body.
+// ParseEntry reads an entry file (front matter by ReadFrontMatter). A file without front matter is all
+// body.
 func ParseEntry(key string, sc Scope, b []byte) Entry {
-	e := Entry{Key: key, Scope: sc, Content: string(b)}
-	fm, body, ok := SplitFrontMatter(b)
-	if !ok {
-		return e
-	}
-	m, err := ParseMeta(fm)
-	if err != nil {
-		return e
-	}
-	e.Content = string(body)
-	e.Author, e.Agent, e.UpdatedAt, e.Provenance = m.String("author"), m.String("agent"), m.String("updated_at"), m.String("provenance")
-	return e
+	fm, body := ReadFrontMatter(b)
+	return Entry{Key: key, Scope: sc, Content: string(body), Author: fm.Values["author"], Agent: fm.Values["agent"],
+		UpdatedAt: fm.Values["updated_at"], Provenance: fm.Values["provenance"]}
 }
 
 // GetEntry reads one entry; a *NotFoundError with seed 000's text when absent.
 func (s *Store) GetEntry(ctx context.Context, v *View, k Kind, key string) (Entry, error) {
-	if err := ValidKey(key); err != nil {
+	if err := normKey(&key); err != nil {
 		return Entry{}, err
 	}
 	b, sc, err := v.Read(ctx, k.path(key))
@@ -97,12 +89,13 @@ type SetEntry struct {
 	Provenance   string
 }
 
-// SetEntry writes an entry (one commit; none when nothing changed). Setting an entry in another scope
-// than the one holding it moves it there in the same commit set. The body is stored byte for byte; the
+// SetEntry writes an entry (one commit; none when nothing changed). Scope "" keeps the entry where it
+// is; naming another scope than the one holding it is an error wrapping ErrScopeClash (a write never
+// moves an entry: SetScope does), and nothing is written. The body is stored byte for byte; the
 // front matter keeps unknown keys of the previous version and records author, agent, updated_at,
 // provenance and scope.
 func (s *Store) SetEntry(ctx context.Context, k Kind, in SetEntry) (*Committed, error) {
-	if err := ValidKey(in.Key); err != nil {
+	if err := normKey(&in.Key); err != nil {
 		return nil, err
 	}
 	if !utf8.ValidString(in.Content) {
@@ -138,6 +131,9 @@ func (s *Store) entryEdits(ctx context.Context, v *View, k Kind, in SetEntry, au
 			sc = oldScope
 		}
 	}
+	if exists && sc != oldScope {
+		return scopeClash(k.Name, in.Key, oldScope, sc)
+	}
 	m := NewMeta()
 	if exists {
 		if fm, body, ok := SplitFrontMatter(old); ok {
@@ -166,15 +162,12 @@ func (s *Store) entryEdits(ctx context.Context, v *View, k Kind, in SetEntry, au
 	m.Set("provenance", prov)
 	m.Set("scope", string(sc))
 	ed.Put(sc, p, JoinFrontMatter(m, []byte(in.Content)))
-	if exists && oldScope != sc {
-		ed.Del(oldScope, p)
-	}
 	return nil
 }
 
 // RemoveEntry deletes an entry from whichever scope holds it; a *NotFoundError when absent.
 func (s *Store) RemoveEntry(ctx context.Context, k Kind, key string) (*Committed, error) {
-	if err := ValidKey(key); err != nil {
+	if err := normKey(&key); err != nil {
 		return nil, err
 	}
 	p := k.path(key)

@@ -4,46 +4,23 @@ import (
 	"bytes"
 	"fmt"
 
+	"github.com/ctx-dev/ctx/merge"
 	"go.yaml.in/yaml/v3"
 )
 
-// SplitFrontMatter splits a markdown file into its YAML front matter and body (docs/format.md): the front
-// matter is the text between a first line "---" and the next line "---"; the body is everything after that
-// closing line's newline, byte for byte. ok is false (and body is the whole input) when the file has none.
+// SplitFrontMatter splits a markdown file into its YAML front matter and body (docs/format.md "Front
+// matter"), by the one rule every reader uses (merge.SplitFrontMatter): an optional UTF-8 BOM, a first
+// line "---", the block, the next line "---"; the body is everything after that closing line's newline,
+// byte for byte. ok is false (and body is the whole input) when the file has none.
 func SplitFrontMatter(b []byte) (fm, body []byte, ok bool) {
-	var rest []byte
-	switch {
-	case bytes.HasPrefix(b, []byte("---\n")):
-		rest = b[4:]
-	case bytes.HasPrefix(b, []byte("---\r\n")):
-		rest = b[5:]
-	default:
-		return nil, b, false
-	}
-	off := 0
-	for off <= len(rest) {
-		end := bytes.IndexByte(rest[off:], '\n')
-		var line []byte
-		next := len(rest) + 1
-		if end < 0 {
-			line = rest[off:]
-		} else {
-			line = rest[off : off+end]
-			next = off + end + 1
-		}
-		if string(bytes.TrimRight(line, "\r")) == "---" {
-			if next > len(rest) {
-				return rest[:off], nil, true
-			}
-			return rest[:off], rest[next:], true
-		}
-		if end < 0 {
-			break
-		}
-		off = next
-	}
-	return nil, b, false
+	_, block, _, rest, ok := merge.SplitFrontMatter(b)
+	return block, rest, ok
 }
+
+// ReadFrontMatter reads the front matter of a markdown file by the one rule of docs/format.md (see
+// merge.ReadFrontMatter): top-level scalar values as written, a BOM allowed, and a block that is not valid
+// YAML or repeats a key read key by key, its first value kept, each problem reported with its line.
+func ReadFrontMatter(b []byte) (merge.FrontMatter, []byte) { return merge.ReadFrontMatter(b) }
 
 // Meta is a YAML front matter mapping that keeps its keys' order and every key it does not know.
 type Meta struct {

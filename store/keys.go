@@ -31,10 +31,59 @@ func invalidf(format string, a ...any) error {
 	return &invalidError{msg: fmt.Sprintf(format, a...)}
 }
 
-type invalidError struct{ msg string }
+type invalidError struct {
+	msg     string
+	wrapped error // an error errors.Is also matches, or nil
+}
 
-func (e *invalidError) Error() string        { return e.msg }
-func (e *invalidError) Is(target error) bool { return target == ErrInvalid }
+func (e *invalidError) Error() string { return e.msg }
+func (e *invalidError) Is(target error) bool {
+	return target == ErrInvalid || (e.wrapped != nil && target == e.wrapped)
+}
+
+// NormalizeKey returns s in Unicode normal form C, checked by ValidKey. Every store function that takes
+// a key, skill name, session id or member name calls it first, so that a key typed in decomposed form
+// (NFD: "cafe" + U+0301, as some keyboards and macOS file names give it) names the same entry as its
+// composed form on every path: CLI, MCP tools and context:// URIs (docs/format.md "Keys and names").
+// The error is ValidKey's.
+func NormalizeKey(s string) (string, error) {
+	if utf8.ValidString(s) && !norm.NFC.IsNormalString(s) {
+		s = norm.NFC.String(s)
+	}
+	return s, ValidKey(s)
+}
+
+// normKey is NormalizeKey in place.
+func normKey(s *string) error {
+	n, err := NormalizeKey(*s)
+	if err == nil {
+		*s = n
+	}
+	return err
+}
+
+// reservedSkillNames are skill names that a context:// URI already gives to something else,
+// with the reason: context://skills/stats is the skills' statistics resource, so a skill named "stats"
+// could never be read there.
+var reservedSkillNames = map[string]string{
+	"stats": "context://skills/stats is the skill statistics resource",
+}
+
+// ErrReservedName is wrapped by the error for a skill name that a context:// URI already uses.
+var ErrReservedName = errors.New("reserved name")
+
+// ValidSkillName is NormalizeKey for the name of a new skill: the name must also not be reserved
+// (docs/format.md "Keys and names": "stats"). It returns the normalised name.
+func ValidSkillName(name string) (string, error) {
+	n, err := NormalizeKey(name)
+	if err != nil {
+		return n, err
+	}
+	if why, ok := reservedSkillNames[n]; ok {
+		return n, &invalidError{msg: fmt.Sprintf("skill name %q is reserved (%s): choose another name", n, why), wrapped: ErrReservedName}
+	}
+	return n, nil
+}
 
 // ValidKey reports whether s may be used as a knowledge or convention key, a skill name, a session id or
 // a member/agent name. The rules are those of docs/format.md "Keys and names" (design §2): 1 to 128 bytes

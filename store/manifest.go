@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -101,6 +102,10 @@ type InitResult struct {
 	Adopted  string        // the remote whose context branch was adopted, if any
 	Existing bool          // the branch existed already: nothing changed
 	Tip      plumbing.Hash // the branch's tip
+	// Unreachable is set when the remote could not be reached to look for its context branch: the store
+	// was created offline, and Unreachable holds the transfer error (git's words). A later pull merges the
+	// remote's branch, if it has one.
+	Unreachable error
 }
 
 // Init creates the context branch with a manifest.json (seed 000's Manifest; repo_url from the origin
@@ -142,7 +147,12 @@ func (s *Store) Init(ctx context.Context, opt InitOptions) (*InitResult, error) 
 		remote := s.RemoteName(ctx)
 		if remote != "" {
 			rt, found, err := s.fetch(ctx, remote)
-			if err != nil {
+			var te *gitstore.TransferError
+			switch {
+			case errors.As(err, &te) && ctx.Err() == nil:
+				// Unreachable (offline, a typo in the URL, no access): initialise offline, say so.
+				res.Unreachable, found = err, false
+			case err != nil:
 				return nil, err
 			}
 			if found {
@@ -249,7 +259,7 @@ func (s *Store) createBranch(ctx context.Context) error {
 		name = strings.TrimSuffix(filepath.Base(dir), ".git")
 	}
 	t := now()
-	m := Manifest{SchemaVersion: SchemaVersion, Project: Project{Name: name, ID: uuid.NewString(), RepoURL: url},
+	m := Manifest{SchemaVersion: SchemaVersion, Project: Project{Name: name, ID: uuid.NewString(), RepoURL: portableURL(url)},
 		Adapters: map[string]Adapter{}, Team: Team{Members: []Member{}}, CreatedAt: t, UpdatedAt: t}
 	b, err := MarshalRecord(m)
 	if err != nil {
@@ -290,4 +300,31 @@ func (s *Store) ensureExcluded() error {
 		return fmt.Errorf("write %s: %w", p, err)
 	}
 	return nil
+}
+
+// portableURL is the remote URL as manifest.json may record it, on a branch that is pushed: nothing
+// machine-local and no credentials. A local path or file:// URL (a folder of this machine) gives "", and
+// the user information of a URL ("https://user:token@host/x") is dropped; "git@host:team/repo.git" and
+// "https://github.com/team/repo" are kept as they are.
+func portableURL(raw string) string {
+	if raw == "" {
+		return ""
+	}
+	if u, err := url.Parse(raw); err == nil && u.Scheme != "" && len(u.Scheme) > 1 {
+		switch strings.ToLower(u.Scheme) {
+		case "file":
+			return ""
+		case "ssh", "git+ssh", "ssh+git":
+			if u.User != nil {
+				u.User = url.User(u.User.Username()) // the login is part of the address; a password is not
+			}
+		default:
+			u.User = nil
+		}
+		return u.String()
+	}
+	if i := strings.Index(raw, ":"); i > 1 && !strings.ContainsAny(raw[:i], `/\`) {
+		return raw // scp-like: [user@]host:path
+	}
+	return "" // a path of this machine (absolute, relative, C:\...)
 }

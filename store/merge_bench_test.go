@@ -131,3 +131,72 @@ func BenchmarkMergeVsGit(b *testing.B) {
 		b.Logf("ctx's merged tree differs from git's:\n%s", diff)
 	}
 }
+
+// BenchmarkMergeConflicts: 500 entries changed on the same line by both sides of a 2,000-entry store, each
+// side in 50 commits of 10 entries: 500 conflict records, each naming the writers of both versions (the
+// last commit that changed the path on each side, found by walking that side's first parents).
+func BenchmarkMergeConflicts(b *testing.B) {
+	if _, err := exec.LookPath("git"); err != nil {
+		b.Skip("git not installed")
+	}
+	const entries, clashes, perCommit = 2000, 500, 10
+	dir := storetest.Repo(b)
+	var in bytes.Buffer
+	file := func(p, content string) {
+		fmt.Fprintf(&in, "M 100644 inline %s\ndata %d\n%s\n", p, len(content), content)
+	}
+	mark := 0
+	commit := func(ref string, from int, msg string) int {
+		mark++
+		fmt.Fprintf(&in, "commit %s\nmark :%d\ncommitter Bench <bench@example.com> 1767225600 +0000\ndata %d\n%s\n", ref, mark, len(msg), msg)
+		if from > 0 {
+			fmt.Fprintf(&in, "from :%d\n", from)
+		}
+		return mark
+	}
+	base := commit("refs/heads/base", 0, "base")
+	file("manifest.json", "{\n  \"version\": 1\n}\n")
+	for i := 0; i < entries; i++ {
+		file(fmt.Sprintf("knowledge/k%05d.md", i), benchEntry(i, "Title line.", "Fourth line."))
+	}
+	for _, side := range []string{"ctx", "theirs"} {
+		from := base
+		for c := 0; c < clashes/perCommit; c++ {
+			from = commit("refs/heads/"+side, from, side+" edit\n\nCtx-Op: knowledge.set\nCtx-Machine: "+side+"\n")
+			for i := c * perCommit; i < (c+1)*perCommit; i++ {
+				file(fmt.Sprintf("knowledge/k%05d.md", i), benchEntry(i, "Title line by "+side+".", "Fourth line."))
+			}
+		}
+	}
+	cmd := exec.Command("git", "fast-import", "--quiet")
+	cmd.Dir = dir
+	cmd.Stdin = &in
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("fast-import: %v\n%s", err, out)
+	}
+	oursH := plumbing.NewHash(storetest.Git(b, dir, "rev-parse", "ctx"))
+	theirsH := plumbing.NewHash(storetest.Git(b, dir, "rev-parse", "theirs"))
+	s, err := store.Open(bg, dir, store.Actor{Agent: "bench", Machine: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		cur, err := s.Repo.Resolve(bg, s.BranchRef())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := s.Repo.UpdateRef(bg, s.BranchRef(), cur, oursH, "bench: reset"); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		res, err := s.MergeCommit(bg, theirsH, store.PullOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(res.Conflicts) != clashes || res.Conflicts[0].KeptBy.Machine == "" || res.Conflicts[0].LostBy.Machine == "" {
+			b.Fatalf("%d conflicts, first %+v", len(res.Conflicts), res.Conflicts[0].KeptBy)
+		}
+	}
+}

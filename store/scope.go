@@ -8,6 +8,19 @@ import (
 	"strings"
 )
 
+// ErrScopeClash is wrapped by the error of a write that names a scope other than the one holding the
+// entry (it also wraps ErrInvalid). A write never moves or removes an entry it was not asked to: moving
+// is SetScope's job alone (docs/format.md "Scopes").
+var ErrScopeClash = errors.New("the entry is in another scope")
+
+// scopeClash is the ErrScopeClash error for kind ("knowledge", "convention", "skill") and key held in
+// scope have while the write asked for want.
+func scopeClash(kind, key string, have, want Scope) error {
+	return &invalidError{wrapped: ErrScopeClash, msg: fmt.Sprintf(
+		"%s %s is %s, not %s: a write never moves an entry to another scope; move it first with `ctx %s scope %s %s` "+
+			"(MCP: context_set_scope), or choose another key", kind, key, have, want, kind, key, want)}
+}
+
 // SetScope moves an entry to another scope "in one step" (issue): one Write, under the one ctx lock,
 // that deletes it from the ref of its current scope and writes it to the ref of the new one (design §2:
 // an entry lives in exactly one ref). kind is "knowledge", "convention", "decision" or "skill" (plurals
@@ -22,7 +35,7 @@ func (s *Store) SetScope(ctx context.Context, kind, key string, scope Scope) (*C
 	}
 	k := strings.TrimSuffix(strings.ToLower(strings.TrimSpace(kind)), "s")
 	if k != "decision" {
-		if err := ValidKey(key); err != nil {
+		if err := normKey(&key); err != nil {
 			return nil, err
 		}
 	}

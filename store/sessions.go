@@ -90,7 +90,7 @@ func readSession(ctx context.Context, v *View, id string) (SessionSummary, []byt
 
 // GetSession reads one session; *NotFoundError "Session 'x' not found" when absent.
 func (s *Store) GetSession(ctx context.Context, v *View, id string) (SessionSummary, error) {
-	if err := ValidKey(id); err != nil {
+	if err := normKey(&id); err != nil {
 		return SessionSummary{}, fmt.Errorf("session id: %w", err)
 	}
 	ss, raw, err := readSession(ctx, v, id)
@@ -157,7 +157,7 @@ func (s *Store) writeSession(ctx context.Context, in SessionUpdate, mustBeNew bo
 	if in.ID == "" {
 		in.ID = uuid.NewString()
 	}
-	if err := ValidKey(in.ID); err != nil {
+	if err := normKey(&in.ID); err != nil {
 		return SessionSummary{}, nil, fmt.Errorf("session id: %w", err)
 	}
 	author, err := s.Repo.Identity(ctx)
@@ -215,7 +215,7 @@ func (s *Store) writeSession(ctx context.Context, in SessionUpdate, mustBeNew bo
 // EndSession sets a session's ended time (now) and, when summary is not empty, its summary; one commit.
 // A session already ended keeps its first ended time. *NotFoundError when the session does not exist.
 func (s *Store) EndSession(ctx context.Context, id, summary string) (SessionSummary, *Committed, error) {
-	if err := ValidKey(id); err != nil {
+	if err := normKey(&id); err != nil {
 		return SessionSummary{}, nil, fmt.Errorf("session id: %w", err)
 	}
 	var out SessionSummary

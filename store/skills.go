@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-
-	"go.yaml.in/yaml/v3"
 )
 
 // Skill is an Agent Skills SKILL.md (seed 000's context://skills/{name}): Content is the whole file,
@@ -18,25 +16,19 @@ type Skill struct {
 	Scope       Scope  `json:"scope"`
 }
 
-// ParseSkill reads a SKILL.md; invalid front matter leaves Description empty.
+// ParseSkill reads a SKILL.md. The description is read by ReadFrontMatter, the rule every path shares
+// (import and its dry run, skill list, MCP): a BOM, invalid YAML or a repeated key keep the value the
+// user sees.
 func ParseSkill(name string, sc Scope, b []byte) Skill {
-	sk := Skill{Name: name, Content: string(b), Scope: sc}
-	if fm, _, ok := SplitFrontMatter(b); ok {
-		var meta struct {
-			Description string `yaml:"description"`
-		}
-		if yaml.Unmarshal(fm, &meta) == nil {
-			sk.Description = meta.Description
-		}
-	}
-	return sk
+	fm, _ := ReadFrontMatter(b)
+	return Skill{Name: name, Content: string(b), Scope: sc, Description: fm.Get("description")}
 }
 
 func skillPath(name string) string { return "skills/" + name + "/SKILL.md" }
 
 // GetSkill reads a skill; *NotFoundError "Skill 'x' not found" when absent (seed 000).
 func (s *Store) GetSkill(ctx context.Context, v *View, name string) (Skill, error) {
-	if err := ValidKey(name); err != nil {
+	if err := normKey(&name); err != nil {
 		return Skill{}, err
 	}
 	b, sc, err := v.Read(ctx, skillPath(name))

@@ -39,7 +39,7 @@ func skillMissing(name string) error {
 // findSkill returns the scope and bytes of a skill's SKILL.md; *NotFoundError "Skill 'x' not found"
 // (seed 000) when absent.
 func findSkill(ctx context.Context, v *View, name string) (Scope, []byte, error) {
-	if err := ValidKey(name); err != nil {
+	if err := normKey(&name); err != nil {
 		return "", nil, err
 	}
 	b, sc, err := v.Read(ctx, skillPath(name))
@@ -95,11 +95,12 @@ func skillContent(old []byte, name, description, instructions string) []byte {
 // AddSkill writes skills/<name>/SKILL.md in the Agent Skills format (front matter name and description,
 // then the instructions as the markdown body), one commit; none when nothing changes. An existing
 // SKILL.md keeps its unknown front-matter keys, and its original bytes where they do not change. scope ""
-// keeps the skill's current scope (public for a new one); another scope moves the whole folder (feedback,
-// usage and proposals included) in the same write. The description must be 1..1024 characters (Agent
-// Skills specification).
+// keeps the skill's current scope (public for a new one); another scope than the one holding it is an
+// error wrapping ErrScopeClash (SetScope moves a skill). The name must pass ValidSkillName; the description
+// must be 1..1024 characters (Agent Skills specification).
 func (s *Store) AddSkill(ctx context.Context, name, description, instructions string, scope Scope) (Skill, *Committed, error) {
-	if err := ValidKey(name); err != nil {
+	name, err := ValidSkillName(name)
+	if err != nil {
 		return Skill{}, nil, fmt.Errorf("skill: %w", err)
 	}
 	if strings.TrimSpace(description) == "" {
@@ -135,9 +136,7 @@ func (s *Store) AddSkill(ctx context.Context, name, description, instructions st
 		out = ParseSkill(name, sc, content)
 		ed := Edits{}
 		if exists && sc != oldScope {
-			if err := moveFolder(ctx, v, oldScope, sc, skillDir(name), ed); err != nil {
-				return nil, err
-			}
+			return nil, scopeClash("skill", name, oldScope, sc)
 		} else if exists && bytes.Equal(content, old) {
 			return nil, nil
 		}
@@ -182,7 +181,7 @@ func moveFolder(ctx context.Context, v *View, from, to Scope, dir string, ed Edi
 // RemoveSkill deletes the skill's folder (SKILL.md and its sidecars) from every scope holding it, one
 // commit per scope touched; *NotFoundError "Skill 'x' not found" when no scope has it.
 func (s *Store) RemoveSkill(ctx context.Context, name string) (*Committed, error) {
-	if err := ValidKey(name); err != nil {
+	if err := normKey(&name); err != nil {
 		return nil, fmt.Errorf("skill: %w", err)
 	}
 	op := Op{Name: "skill.rm", Key: name, Summary: "remove skill " + name}
@@ -258,7 +257,7 @@ func (s *Store) RateSkill(ctx context.Context, name string, rating int, comment 
 }
 
 func (s *Store) appendSkillLog(ctx context.Context, op Op, name, file string, rec any) (*Committed, error) {
-	if err := ValidKey(name); err != nil {
+	if err := normKey(&name); err != nil {
 		return nil, fmt.Errorf("skill: %w", err)
 	}
 	c, err := s.Write(ctx, op, func(v *View) (Edits, error) {
@@ -483,7 +482,7 @@ func proposalPath(name, id string) string {
 // rationale, and a unified diff current → proposed made with go-diff; status pending. One commit, in the
 // skill's scope. A proposal identical to the current SKILL.md is an error (nothing to propose).
 func (s *Store) ProposeSkill(ctx context.Context, name, proposedContent, rationale string) (SkillProposal, *Committed, error) {
-	if err := ValidKey(name); err != nil {
+	if err := normKey(&name); err != nil {
 		return SkillProposal{}, nil, fmt.Errorf("skill: %w", err)
 	}
 	if strings.TrimSpace(proposedContent) == "" {
@@ -596,10 +595,10 @@ func (s *Store) ResolveProposal(ctx context.Context, name, id, decision string) 
 	if status == "" {
 		return SkillProposal{}, nil, fmt.Errorf("invalid decision %q: use accept, reject or upstream", decision)
 	}
-	if err := ValidKey(name); err != nil {
+	if err := normKey(&name); err != nil {
 		return SkillProposal{}, nil, fmt.Errorf("skill: %w", err)
 	}
-	if err := ValidKey(id); err != nil {
+	if err := normKey(&id); err != nil {
 		return SkillProposal{}, nil, fmt.Errorf("proposal id: %w", err)
 	}
 	who, err := s.Repo.Identity(ctx)

@@ -22,8 +22,15 @@ type Status struct {
 	// Unreadable are the entries of the context refs that ctx does not read (TreeProblems): skipped by every
 	// reader, never checked out; ctx doctor says how to repair them.
 	Unreadable []Problem `json:"unreadable"`
-	Private    string    `json:"private_tip,omitempty"`
-	Ephemeral  string    `json:"ephemeral_tip,omitempty"`
+	// Stale lists the files of the checked-out tree that are behind the context branch: the branch changed
+	// them since they were checked out, but they hold a hand edit, so the refresh left them (ctx commit
+	// merges the edit with the branch's version).
+	Stale []string `json:"stale"`
+	// CheckoutBehind is set when the checked-out tree does not mirror the tips of the context refs (its
+	// record names older commits: a refresh that could not finish).
+	CheckoutBehind bool   `json:"checkout_behind,omitempty"`
+	Private        string `json:"private_tip,omitempty"`
+	Ephemeral      string `json:"ephemeral_tip,omitempty"`
 }
 
 // Status computes the store's status. ErrNotInitialized when there is no context branch. It first brings
@@ -40,7 +47,7 @@ func (s *Store) Status(ctx context.Context) (*Status, error) {
 	if _, err := s.Refresh(ctx); err != nil {
 		return nil, err
 	}
-	st := &Status{Branch: s.Cfg.Branch, Tip: tips[Public].String(), Counts: map[string]int{}, HandEdits: []HandEdit{}}
+	st := &Status{Branch: s.Cfg.Branch, Tip: tips[Public].String(), Counts: map[string]int{}, HandEdits: []HandEdit{}, Stale: []string{}}
 	if !tips[Private].IsZero() {
 		st.Private = tips[Private].String()
 	}
@@ -93,6 +100,48 @@ func (s *Store) Status(ctx context.Context) (*Status, error) {
 		}
 		if st.HandEdits == nil {
 			st.HandEdits = []HandEdit{}
+		}
+		rec, err := s.ReadRecord()
+		if err != nil {
+			return nil, err
+		}
+		now, err := s.Tips(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, sc := range Scopes {
+			want := ""
+			if !now[sc].IsZero() {
+				want = now[sc].String()
+			}
+			if rec == nil || rec.Commits[sc] != want {
+				st.CheckoutBehind = true
+			}
+		}
+		// A hand-edited file is behind when the branch's version is no longer the one it was edited from.
+		for _, e := range st.HandEdits {
+			if rec == nil || e.Change == "added" {
+				continue
+			}
+			f, ok := rec.Files[e.Path]
+			if !ok {
+				continue
+			}
+			if now[f.Scope].IsZero() {
+				st.Stale = append(st.Stale, e.Path)
+				continue
+			}
+			tree, err := s.Repo.TreeOf(ctx, now[f.Scope])
+			if err != nil {
+				return nil, err
+			}
+			h, err := s.Repo.PathHash(ctx, tree, e.Path)
+			if err != nil {
+				return nil, err
+			}
+			if h.String() != f.Blob {
+				st.Stale = append(st.Stale, e.Path)
+			}
 		}
 	}
 	return st, nil

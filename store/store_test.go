@@ -143,8 +143,16 @@ func TestEntriesOneCommitPerWrite(t *testing.T) {
 	if !errors.As(err, &nf) || nf.Msg != "Convention 'nope' not found" {
 		t.Errorf("missing: %v", err)
 	}
+	// A set never moves an entry to another scope: it is refused, and nothing is written.
+	tip := storetest.Git(t, dir, "rev-parse", "ctx")
+	if _, err := s.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "architecture", Content: body, Scope: store.Private}); !errors.Is(err, store.ErrScopeClash) || !errors.Is(err, store.ErrInvalid) {
+		t.Fatalf("set in another scope: %v", err)
+	}
+	if storetest.Git(t, dir, "rev-parse", "ctx") != tip || storetest.Count(t, dir, store.RefPrivate) != 0 {
+		t.Fatal("a refused set wrote something")
+	}
 	// Private scope: on refs/ctx/private, not on the branch; a move is one step.
-	if _, err := s.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "architecture", Content: body, Scope: store.Private}); err != nil {
+	if _, err := s.SetScope(bg, "knowledge", "architecture", store.Private); err != nil {
 		t.Fatal(err)
 	}
 	if storetest.Files(t, dir, "ctx")["knowledge/architecture.md"] || !storetest.Files(t, dir, "refs/ctx/private")["knowledge/architecture.md"] {
@@ -312,6 +320,10 @@ func TestPullPushMergeAndStatus(t *testing.T) {
 	_, err = sb.Push(bg, "")
 	if err == nil || !strings.Contains(err.Error(), "protected branch") {
 		t.Errorf("refused push: %v", err)
+	}
+	// The error names the refused ref (git's "! [remote rejected] ctx -> ctx" line).
+	if err == nil || !strings.Contains(err.Error(), "refs/heads/ctx -> refs/heads/ctx: [remote rejected]") {
+		t.Errorf("refused push does not name the refused ref: %v", err)
 	}
 	if storetest.Git(t, b, "rev-parse", "ctx") != tip {
 		t.Errorf("a refused push changed the local branch")

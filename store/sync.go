@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ctx-dev/ctx/gitstore"
@@ -294,9 +295,47 @@ func (s *Store) integrate(ctx context.Context, theirs plumbing.Hash, res *PullRe
 			res.Action, res.New = "fast-forward", theirs
 			return nil
 		}
+		if fresh, err := s.onlyInit(ctx, ours, theirs); err != nil {
+			return err
+		} else if fresh {
+			// A store created offline (ctx init could not reach the remote) holds nothing but its own manifest:
+			// the remote's context branch replaces it, as init would have adopted it.
+			if err := s.Repo.UpdateRef(ctx, s.BranchRef(), ours, theirs, "ctx pull: adopt over an offline init"); errors.Is(err, gitstore.ErrStaleRef) {
+				continue
+			} else if err != nil {
+				return err
+			}
+			res.Action, res.New = "adopted", theirs
+			res.Notes = append(res.Notes, merge.Note{Path: ManifestPath, Kind: "adopted",
+				Message: "this store was created offline and held only its manifest: the remote's context branch replaces it"})
+			return nil
+		}
 		return s.mergeCommit(ctx, theirs, res)
 	}
 	return fmt.Errorf("pull: the context branch kept moving; try again")
+}
+
+// onlyInit reports whether ours is the lone commit of `ctx init` (no parent, Ctx-Op: init, a tree holding
+// manifest.json alone) and shares no history with theirs.
+func (s *Store) onlyInit(ctx context.Context, ours, theirs plumbing.Hash) (bool, error) {
+	c, err := s.Repo.Commit(ctx, ours)
+	if err != nil {
+		return false, err
+	}
+	if len(c.ParentHashes) != 0 || Trailers(c.Message)["Ctx-Op"] != "init" {
+		return false, nil
+	}
+	if base, err := s.Repo.MergeBase(ctx, ours, theirs); err != nil || !base.IsZero() {
+		return false, err
+	}
+	n := 0
+	err = s.Repo.Walk(ctx, c.TreeHash, func(p string, _ plumbing.Hash) error {
+		if n++; p != ManifestPath {
+			n = 2
+		}
+		return nil
+	})
+	return err == nil && n == 1, err
 }
 
 // MergeCommit merges commit theirs (already in the repository) into the local context branch with the
@@ -370,7 +409,10 @@ func (s *Store) mergeCommit(ctx context.Context, theirs plumbing.Hash, res *Pull
 			return nil, err
 		}
 		m := merge.Tree(merge.Files(bf), merge.Files(of), merge.Files(tf))
-		res.Decided = applyStrategy(&m, res.Strategy, of)
+		res.Decided = applyStrategy(&m, res.Strategy, of, tf)
+		if err := s.nameSides(ctx, &m, ours.Commit, theirs, base, of, tf); err != nil {
+			return nil, fmt.Errorf("merge: name the writers of the conflicts: %w", err)
+		}
 		res.Conflicts, res.Notes = m.Conflicts, m.Notes
 		var changes []gitstore.Change
 		for p, b := range m.Files {
@@ -400,6 +442,20 @@ func (s *Store) mergeCommit(ctx context.Context, theirs plumbing.Hash, res *Pull
 	}
 	res.Action, res.New = "merge", out[0].New
 	return nil
+}
+
+// nameRefused makes a failed push name the ref it was pushing (git's "! [remote rejected] ctx -> ctx
+// (reason)" line; the transport reports the reason alone): "push origin: refs/heads/ctx: [remote
+// rejected] (pre-receive hook declined); remote says: ...". Other errors (an unreachable remote) are
+// returned as they are.
+func (s *Store) nameRefused(err error) error {
+	var te *gitstore.TransferError
+	if !errors.As(err, &te) || te.Op != "push" || !strings.HasPrefix(te.Reason, "[") && !errors.Is(err, gitstore.ErrNonFastForward) {
+		return err // not a refusal of the ref (an unreachable remote, ...)
+	}
+	named := *te
+	named.Reason = s.BranchRef() + " -> " + s.BranchRef() + ": " + te.Reason
+	return &named
 }
 
 // PushResult says what Push did.
@@ -447,7 +503,7 @@ func (s *Store) PushWith(ctx context.Context, remote string, o PullOptions) (*Pu
 			return res, nil
 		}
 		if !errors.Is(err, gitstore.ErrNonFastForward) || attempt >= maxPushRetries {
-			return res, err
+			return res, s.nameRefused(err)
 		}
 		res.Retries++
 		pr, perr := s.PullWith(ctx, remote, o)

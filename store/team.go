@@ -11,11 +11,11 @@ import (
 // already listed with the same name and machine is not added twice (no commit; the existing one is
 // returned). The rest of manifest.json, unknown fields included, is kept as it is.
 func (s *Store) AddMember(ctx context.Context, name, machine string) (Member, *Committed, error) {
-	if err := ValidKey(name); err != nil {
+	if err := normKey(&name); err != nil {
 		return Member{}, nil, fmt.Errorf("member: %w", err)
 	}
 	if machine != "" {
-		if err := ValidKey(machine); err != nil {
+		if err := normKey(&machine); err != nil {
 			return Member{}, nil, fmt.Errorf("machine: %w", err)
 		}
 	}

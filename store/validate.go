@@ -21,6 +21,12 @@ func ValidateFile(p string, b []byte) error {
 	if err != nil {
 		return err
 	}
+	if parts := strings.Split(p, "/"); parts[0] == "skills" {
+		// A reserved skill name is readable (LayoutPath), but ctx does not record a new one.
+		if _, err := ValidSkillName(parts[1]); err != nil {
+			return invalidf("%s: %v", p, err)
+		}
+	}
 	switch kind {
 	case layoutJSON:
 		return validJSONObject(p, b)
@@ -134,10 +140,33 @@ func markdown(p string, b []byte) error {
 	if !utf8.Valid(b) {
 		return invalidf("%s: not UTF-8 text", p)
 	}
-	if fm, _, ok := SplitFrontMatter(b); ok {
-		if _, err := ParseMeta(fm); err != nil {
-			return invalidf("%s: the front matter does not parse: %v", p, err)
-		}
+	if strings.HasSuffix(p, "/SKILL.md") {
+		// A SKILL.md is the user's file, stored byte for byte: every reader takes the same values from it
+		// by ReadFrontMatter's rule, whatever its front matter looks like (LintFile says what it read).
+		return nil
+	}
+	// Knowledge, conventions and decisions have front matter that ctx writes and rewrites: it must parse.
+	if fm, _ := ReadFrontMatter(b); fm.Present && !fm.Valid {
+		pr := fm.Problems[0]
+		return invalidf("%s: line %d: the front matter does not parse: %s", p, pr.Line, pr.Msg)
 	}
 	return nil
+}
+
+// LintFile lists, as "path: line N: what", what the reading of a markdown file's front matter had to
+// work around (invalid YAML, a repeated key, a block never closed): the values every reader takes from
+// it are those ReadFrontMatter gives, and the user should know which. Nothing for other files.
+func LintFile(p string, b []byte) []string {
+	if !strings.HasSuffix(p, ".md") {
+		return nil
+	}
+	fm, _ := ReadFrontMatter(b)
+	var out []string
+	for _, pr := range fm.Problems {
+		out = append(out, fmt.Sprintf("%s: %s", p, pr))
+	}
+	if fm.Unclosed {
+		out = append(out, fmt.Sprintf("%s: line 1: front matter opened with \"---\" but never closed; the whole file is the body", p))
+	}
+	return out
 }

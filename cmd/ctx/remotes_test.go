@@ -464,6 +464,9 @@ func TestRemoteRefusesOrUnreachable(t *testing.T) {
 	if !strings.Contains(r.stderr, "frozen by the release team") || !strings.Contains(r.stderr, "pre-receive hook declined") {
 		t.Errorf("refused push should carry the remote's words:\n%s", r.stderr)
 	}
+	if !strings.Contains(r.stderr, "push origin: refs/heads/ctx -> refs/heads/ctx: [remote rejected]") {
+		t.Errorf("refused push should name the refused ref:\n%s", r.stderr)
+	}
 	if strings.Contains(r.stdout, "push origin: refs/heads/ctx at") {
 		t.Errorf("refused push reported as success:\n%s", r.stdout)
 	}

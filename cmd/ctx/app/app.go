@@ -107,6 +107,19 @@ func unknownCommand(a *cli.App, args []string, err error) error {
 	return usagef("unknown %s %q: see %s --help", what, name, strings.Join(path, " "))
 }
 
+// helpName is the command line whose --help explains a usage error of c: "ctx" for the application
+// itself, "ctx decision add" for a subcommand (urfave/cli names the root command "ctx" too, so the name is
+// not simply prefixed).
+func helpName(c *cli.Context) string {
+	var names []string
+	for _, l := range c.Lineage() {
+		if l.Command != nil && l.Command.Name != "" && l.Command.Name != c.App.Name {
+			names = append([]string{l.Command.Name}, names...)
+		}
+	}
+	return strings.Join(append([]string{c.App.Name}, names...), " ")
+}
+
 // globals are the flags every command takes.
 var globals = []cli.Flag{
 	&cli.StringFlag{Name: "C", Usage: "run as if ctx was started in `DIR`"},
@@ -128,7 +141,7 @@ func newApp(io IO) *cli.App {
 		// urfave/cli v2 calls os.Exit on exit-coded errors unless this is set; Run maps errors instead.
 		ExitErrHandler: func(*cli.Context, error) {},
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {
-			return usagef("%v (see ctx %s --help)", err, c.Command.FullName())
+			return usagef("%v (see %s --help)", err, helpName(c))
 		},
 		Commands: []*cli.Command{
 			initCommand(),
@@ -149,7 +162,19 @@ func newApp(io IO) *cli.App {
 		},
 	}
 	a.Commands = append(a.Commands, extraCommands()...)
+	setUsageErrors(a.Commands, a.OnUsageError)
 	return a
+}
+
+// setUsageErrors gives every command without its own handler the application's usage-error handler: a
+// bad flag is a usage error (exit 2) naming the command's help, not a help page on standard output.
+func setUsageErrors(cmds []*cli.Command, f cli.OnUsageErrorFunc) {
+	for _, c := range cmds {
+		if c.OnUsageError == nil {
+			c.OnUsageError = f
+		}
+		setUsageErrors(c.Subcommands, f)
+	}
 }
 
 // extraCommands are commands registered by other files of this package (hooks, integrations, model kinds).

@@ -125,6 +125,9 @@ func TestReportedRoughEdges(t *testing.T) {
 	}{
 		{[]string{"bogus"}, ExitUsage, "see ctx --help"},
 		{[]string{"decision", "bogus"}, ExitUsage, "see ctx decision --help"},
+		{[]string{"--bogus"}, ExitUsage, "(see ctx --help)"},
+		{[]string{"status", "--bogus"}, ExitUsage, "(see ctx status --help)"},
+		{[]string{"decision", "add", "--nope", "T"}, ExitUsage, "(see ctx decision add --help)"},
 		{[]string{"skill", "rate", "alpha", "6"}, ExitUsage, "out of range"},
 		{[]string{"skill", "rate", "x", "6"}, ExitUsage, "out of range"},
 		{[]string{"decision", "set-status", "1", "bogus"}, ExitUsage, "invalid status"},
@@ -141,7 +144,7 @@ func TestReportedRoughEdges(t *testing.T) {
 		{[]string{"skill", "proposals", "--status", "bogus"}, ExitUsage, "invalid proposal status"},
 	} {
 		_, e, code := run("", c.args...)
-		if code != c.code || !strings.Contains(e, c.msg) || strings.Contains(e, "importer:") || strings.Contains(e, "No help topic") {
+		if code != c.code || !strings.Contains(e, c.msg) || strings.Contains(e, "importer:") || strings.Contains(e, "No help topic") || strings.Contains(e, "ctx ctx") {
 			t.Errorf("ctx %s: exit %d (want %d), stderr %q (want %q)", strings.Join(c.args, " "), code, c.code, e, c.msg)
 		}
 	}

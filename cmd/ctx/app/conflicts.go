@@ -81,17 +81,85 @@ func printConflict(w io.Writer, r store.ConflictRecord, full bool) {
 	if field == "" {
 		field = "whole file"
 	}
-	fmt.Fprintf(w, "conflict %s: %s (%s)\n  rule: %s; ours is the %s version\n", r.ID, r.Path, field, r.Rule, r.OursIs)
+	fmt.Fprintf(w, "conflict %s: %s (%s)\n  rule: %s; the file holds %s\n", r.ID, r.Path, field, r.Rule, keptSide(r))
+	fmt.Fprintf(w, "  ours:   %s\n  theirs: %s\n", describeSide(r.OursBy, r.OursDeleted, r.OursIs == "kept", oursBasis(r)), describeSide(r.TheirsBy, r.TheirsDeleted, r.OursIs != "kept", ""))
+	ours, theirs := r.Ours, r.Theirs
+	if r.OursDeleted {
+		ours = ""
+	}
+	if r.TheirsDeleted {
+		theirs = ""
+	}
 	if full {
 		base := r.Base
 		if r.BaseAbsent {
 			base = "(absent)\n"
 		}
-		for _, part := range [][2]string{{"base", base}, {"ours", r.Ours}, {"theirs", r.Theirs}} {
+		o, th := ours, theirs
+		if r.OursDeleted {
+			o = "(deleted)\n"
+		}
+		if r.TheirsDeleted {
+			th = "(deleted)\n"
+		}
+		for _, part := range [][2]string{{"base", base}, {"ours", o}, {"theirs", th}} {
 			fmt.Fprintf(w, "  ==== %s\n%s", part[0], indent(part[1]))
 		}
 	}
-	fmt.Fprintf(w, "  --- ours\n  +++ theirs\n%s", indent(store.UnifiedDiff(r.Ours, r.Theirs, 3)))
+	fmt.Fprintf(w, "  --- ours\n  +++ theirs\n%s", indent(store.UnifiedDiff(ours, theirs, 3)))
+}
+
+// keptSide says whose version the file holds now: "ours" or "theirs".
+func keptSide(r store.ConflictRecord) string {
+	if r.OursIs == "kept" {
+		return "ours"
+	}
+	return "theirs"
+}
+
+// oursBasis explains how ours was told apart (ConflictRecord.OursFrom).
+func oursBasis(r store.ConflictRecord) string {
+	switch r.OursFrom {
+	case "author":
+		return "written by you"
+	case "machine":
+		return "written on this machine"
+	case "merge":
+		return "this machine's side of the merge"
+	}
+	return "writer unknown: the kept version"
+}
+
+// describeSide is one line about a version: who wrote it, whether it is a delete, whether the file holds
+// it, and (for ours) why it is ours.
+func describeSide(by *store.ConflictSide, deleted, inFile bool, why string) string {
+	var parts []string
+	if deleted {
+		parts = append(parts, "deleted the file")
+	}
+	if by != nil {
+		who := by.Author
+		if by.Machine != "" {
+			who += " on " + by.Machine
+		}
+		if by.Agent != "" {
+			who += " (agent " + by.Agent + ")"
+		}
+		if by.Commit != "" {
+			who += ", commit " + by.Commit[:min(12, len(by.Commit))]
+		}
+		parts = append(parts, who)
+	}
+	if inFile {
+		parts = append(parts, "in the file now")
+	}
+	if why != "" {
+		parts = append(parts, why)
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, "; ")
 }
 
 func indent(s string) string {
@@ -108,11 +176,11 @@ func resolveCommand() *cli.Command {
 		Usage:     "settle an open conflict: write ours, theirs (or kept, lost, or a file) to the path and delete its record, in one commit",
 		ArgsUsage: "PATH|ID",
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "ours", Usage: "keep our version (see ctx conflicts)"},
-			&cli.BoolFlag{Name: "theirs", Usage: "take their version"},
+			&cli.BoolFlag{Name: "ours", Usage: "take your version: the one written by you (git's identity) or on this machine, whoever made the merge (see ctx conflicts)"},
+			&cli.BoolFlag{Name: "theirs", Usage: "take the other writer's version"},
 			&cli.BoolFlag{Name: "kept", Usage: "keep the version the merge kept in the file"},
 			&cli.BoolFlag{Name: "lost", Usage: "take the version the merge recorded as lost"},
-			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "write the content of `FILE` (- for standard input), e.g. a hand merge"},
+			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "write the content of `FILE` (- for standard input), e.g. a hand merge; an entry keeps its front matter (a body alone is enough) with you as its author"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {

@@ -24,7 +24,7 @@ func decisionCommand() *cli.Command {
 					&cli.StringFlag{Name: "decision", Usage: "what was decided"},
 					&cli.StringFlag{Name: "consequences", Usage: "what follows"},
 					&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "the ADR body (markdown) from `FILE`"},
-					&cli.StringFlag{Name: "status", Usage: "proposed (default), accepted, deprecated or superseded"},
+					&cli.StringFlag{Name: "status", Usage: "proposed (default), accepted, deprecated, superseded or rejected"},
 					&cli.StringFlag{Name: "scope", Usage: "public (default), private or ephemeral"},
 					jsonFlag,
 				},
@@ -153,7 +153,7 @@ func decisionCommand() *cli.Command {
 			scopeCommand("decision"),
 			{
 				Name:      "supersede",
-				Usage:     "mark OLD superseded by NEW",
+				Usage:     "mark OLD superseded by NEW (OLD gets superseded_by NEW, NEW gets OLD in supersedes)",
 				ArgsUsage: "OLD NEW",
 				Action: func(c *cli.Context) error {
 					if c.NArg() != 2 {

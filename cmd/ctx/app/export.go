@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/ctx-dev/ctx/importer"
 	ctxmcp "github.com/ctx-dev/ctx/mcp"
 	"github.com/urfave/cli/v2"
 )
@@ -34,14 +35,20 @@ func exportCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			// The first line marks the text as ctx's own output, so that ctx import never reads it back
+			// (docs/format.md "Import").
+			header := importer.ExportHeader
 			limit := c.Int("max-bytes")
 			if limit == 0 {
 				limit = math.MaxInt32
+			} else if limit -= len(header); limit < 1 {
+				return usagef("--max-bytes must leave room for the %d-byte first line", len(header))
 			}
 			_, text, err := ctxmcp.Onboarding(c.Context, s, limit)
 			if err != nil {
 				return err
 			}
+			text = header + text
 			out := c.String("output")
 			if out == "" {
 				_, err := fmt.Fprint(c.App.Writer, text)

@@ -19,6 +19,24 @@ func init() {
 		}
 		return describeHooks(st, "installed"), nil
 	}
+	hooksHint = func(c *cli.Context, s *store.Store) string {
+		if s.Repo.Bare() {
+			return ""
+		}
+		st, err := hooks.Report(c.Context, s.Repo.WorkTree())
+		if err != nil {
+			return fmt.Sprintf("hint: ctx's git hooks cannot run here (%v)", err)
+		}
+		for _, h := range st.Hooks {
+			if h.Installed && h.Executable {
+				return ""
+			}
+		}
+		if st.Manager != hooks.NoManager {
+			return fmt.Sprintf("hint: ctx's git hooks are not installed, so .context/ is refreshed only when ctx runs; %s manages the hooks: ctx hooks install prints what to add to its configuration", st.Manager)
+		}
+		return "hint: ctx's git hooks are not installed, so .context/ is refreshed only when ctx runs (not on git checkout, merge or rebase): install them with ctx hooks install"
+	}
 	onConfigChanged = func(c *cli.Context, s *store.Store, key string) error {
 		if key != "sync.push-with-git" || s.Repo.Bare() {
 			return nil
@@ -45,6 +63,9 @@ func describeHooks(st hooks.Status, verb string) string {
 		}
 	}
 	out := fmt.Sprintf("hooks %s in %s: %s", verb, st.Dir, strings.Join(names, ", "))
+	if len(names) == 0 {
+		out = fmt.Sprintf("no ctx hooks in %s: .context/ is refreshed only by ctx itself (ctx hooks install adds them)", st.Dir)
+	}
 	for _, h := range st.Hooks {
 		if h.Skipped != "" {
 			out += fmt.Sprintf("\n  %s left alone: %s", h.Name, h.Skipped)

@@ -1,10 +1,13 @@
 package app
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/ctx-dev/ctx/importer"
@@ -12,14 +15,23 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
+// skippedNote is the end of the importer's warning for a file that is no context file; more than
+// maxSkipped of them are summed up in one line.
+const (
+	skippedNote = "not a decision, skill, knowledge or convention file; skipped"
+	maxSkipped  = 20
+)
+
 func importCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "import",
-		Usage:     "import ADR folders, SKILL.md folders, agent instruction files and contributing guides (one commit; a PATH that does not exist is a usage error, exit 2)",
+		Name: "import",
+		Usage: "import ADR folders, SKILL.md folders, agent instruction files and contributing guides (one commit; " +
+			"never .context/, ctx's own export, files git ignores or links out of the tree; a PATH that does not exist is a usage error, exit 2)",
 		ArgsUsage: "PATH...",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "show the plan, write nothing"},
 			&cli.StringFlag{Name: "scope", Usage: "scope of the imported entries: public (default), private or ephemeral"},
+			&cli.BoolFlag{Name: "allow-secret", Usage: "import files named like secrets (.env, id_rsa, *.pem, credentials*, ...) without asking"},
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
@@ -38,68 +50,220 @@ func importCommand() *cli.Command {
 					return fmt.Errorf("cannot import %s: %w", p, unwrapPath(err))
 				}
 			}
-			plan, err := importer.Scan(c.Context, c.Args().Slice()...)
+			s, err := open(c)
+			var opts importer.Options
+			switch {
+			case err == nil:
+				opts.Root = s.Repo.WorkTree()
+				if opts.GitFiles, err = s.Repo.WorkTreeFiles(c.Context); err != nil {
+					// Without git the ignore rules cannot be read: .git/ and .context/ are still skipped.
+					fmt.Fprintf(c.App.ErrWriter, "ctx: warning: %v: files git ignores are not recognised\n", err)
+					opts.GitFiles = nil
+				}
+			case !c.Bool("dry-run"):
+				return err
+			}
+			// A dry run outside a repository shows the plan with paths relative to each folder given.
+			plan, err := importer.ScanWith(c.Context, opts, c.Args().Slice()...)
 			if err != nil {
 				return scanError{err}
 			}
-			w := c.App.Writer
-			for _, it := range plan.Items {
-				for _, warn := range it.Warnings {
-					fmt.Fprintf(c.App.ErrWriter, "ctx: warning: %s: %s\n", it.Source, warn)
-				}
-			}
-			for _, warn := range plan.Warnings {
-				fmt.Fprintf(c.App.ErrWriter, "ctx: warning: %s\n", warn)
-			}
+			printPlanWarnings(c.App.ErrWriter, plan)
 			if c.Bool("dry-run") {
 				if c.Bool("json") {
-					return printJSON(w, plan.Items)
+					return printJSON(c.App.Writer, plan.Items)
 				}
-				tw := table(w)
+				tw := table(c.App.Writer)
 				for _, it := range plan.Items {
-					fmt.Fprintf(tw, "%s\t%s\t<- %s\n", it.Kind, planName(it), it.Source)
+					secret := ""
+					if it.Secret != "" {
+						secret = "\t(looks like a secret: " + it.Secret + ")"
+					}
+					fmt.Fprintf(tw, "%s\t%s\t<- %s%s\n", it.Kind, planName(it), it.Source, secret)
 				}
 				tw.Flush()
-				fmt.Fprintf(w, "dry run: %s, nothing written\n", plural(len(plan.Items), "item", "items"))
+				fmt.Fprintf(c.App.Writer, "dry run: %s, nothing written\n", plural(len(plan.Items), "item", "items"))
 				return nil
 			}
-			s, err := openInit(c)
-			if err != nil {
+			if plan, err = checkSecrets(c, plan); err != nil {
 				return err
 			}
-			batch := importer.Batch(plan, sc, s.Repo.WorkTree())
-			op := store.Op{Name: "import", Key: strings.Join(c.Args().Slice(), ","),
-				Summary: fmt.Sprintf("import %d item(s) from %s", len(plan.Items), strings.Join(c.Args().Slice(), ", "))}
-			res, decisions, err := s.Apply(c.Context, op, batch)
+			if len(plan.Items) == 0 {
+				fmt.Fprintln(c.App.Writer, "nothing to import: no decision, skill, knowledge or convention file found (see the warnings)")
+				return nil
+			}
+			if ok, err := s.Initialized(c.Context); err != nil {
+				return err
+			} else if !ok {
+				return store.ErrNotInitialized
+			}
+			names := make([]string, 0, c.NArg())
+			for _, p := range c.Args().Slice() {
+				names = append(names, portablePath(opts.Root, p))
+			}
+			op := store.Op{Name: "import", Key: strings.Join(names, ","),
+				Summary: fmt.Sprintf("import %d item(s) from %s", len(plan.Items), strings.Join(names, ", "))}
+			res, err := s.ApplyReport(c.Context, op, importer.Batch(plan, sc))
 			if err != nil {
 				return err
 			}
 			if c.Bool("json") {
-				return printJSON(w, map[string]any{"items": len(plan.Items), "decisions": decisions, "changed": res.Changed()})
+				return printJSON(c.App.Writer, map[string]any{"items": len(plan.Items), "results": res.Items,
+					"decisions": res.Decisions, "changed": res.Committed != nil && res.Changed()})
 			}
-			if res == nil || !res.Changed() {
-				fmt.Fprintln(w, "nothing new to import: every item is already in the store")
-				return nil
-			}
-			for _, d := range decisions {
-				for _, it := range plan.Items {
-					if it.Kind == importer.KindDecision && it.Number > 0 && it.Number != d.ID && it.Title == d.Title {
-						fmt.Fprintf(c.App.ErrWriter, "ctx: warning: %s: number %d was taken, recorded as decision %d\n", it.Source, it.Number, d.ID)
-					}
-				}
-			}
-			counts := map[importer.Kind]int{}
-			for _, it := range plan.Items {
-				counts[it.Kind]++
-			}
-			fmt.Fprintf(w, "imported %s, %s, %s, %s\n",
-				plural(counts[importer.KindDecision], "decision", "decisions"), plural(counts[importer.KindSkill], "skill", "skills"),
-				plural(counts[importer.KindKnowledge], "knowledge entry", "knowledge entries"),
-				plural(counts[importer.KindConvention], "convention", "conventions"))
-			commitLine(w, "import", res)
+			printApplied(c.App.Writer, c.App.ErrWriter, plan, res)
 			return nil
 		},
 	}
+}
+
+// printPlanWarnings prints what the importer guessed or skipped; more than maxSkipped files that are no
+// context files are summed up in one line.
+func printPlanWarnings(w io.Writer, plan importer.Plan) {
+	for _, it := range plan.Items {
+		for _, warn := range it.Warnings {
+			fmt.Fprintf(w, "ctx: warning: %s: %s\n", it.Source, warn)
+		}
+	}
+	skipped := 0
+	for _, warn := range plan.Warnings {
+		if strings.HasSuffix(warn, skippedNote) {
+			skipped++
+		}
+	}
+	for _, warn := range plan.Warnings {
+		if skipped > maxSkipped && strings.HasSuffix(warn, skippedNote) {
+			continue
+		}
+		fmt.Fprintf(w, "ctx: warning: %s\n", warn)
+	}
+	if skipped > maxSkipped {
+		fmt.Fprintf(w, "ctx: %d files are no decision, skill, knowledge or convention file; skipped (ctx import --dry-run --json lists what is imported)\n", skipped)
+	}
+}
+
+// checkSecrets keeps the items named like secrets only with --allow-secret, or when the user says yes at
+// a terminal; without a terminal they are refused (a usage error naming them, nothing written).
+func checkSecrets(c *cli.Context, plan importer.Plan) (importer.Plan, error) {
+	if c.Bool("allow-secret") {
+		return plan, nil
+	}
+	var secret []importer.Item
+	for _, it := range plan.Items {
+		if it.Secret != "" {
+			secret = append(secret, it)
+		}
+	}
+	if len(secret) == 0 {
+		return plan, nil
+	}
+	if f, ok := c.App.Reader.(*os.File); ok && isTerminal(f) {
+		in := bufio.NewReader(f)
+		keep := plan.Items[:0:0]
+		for _, it := range plan.Items {
+			if it.Secret != "" {
+				fmt.Fprintf(c.App.ErrWriter, "ctx: %s looks like a secret (%s). Import it into the %s scope? [y/N] ",
+					it.Source, it.Secret, scopeWord(c))
+				line, _ := in.ReadString('\n')
+				if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
+					fmt.Fprintf(c.App.ErrWriter, "ctx: %s not imported\n", it.Source)
+					continue
+				}
+			}
+			keep = append(keep, it)
+		}
+		plan.Items = keep
+		return plan, nil
+	}
+	var lines []string
+	for _, it := range secret {
+		lines = append(lines, fmt.Sprintf("%s (%s)", it.Source, it.Secret))
+	}
+	return plan, usagef("nothing imported: %s like a secret:\n  %s\nimport with --allow-secret if they hold none, or leave them out",
+		plural(len(secret), "file looks", "files look"), strings.Join(lines, "\n  "))
+}
+
+func scopeWord(c *cli.Context) string {
+	if s := c.String("scope"); s != "" {
+		return s
+	}
+	return "public"
+}
+
+// portablePath is how an import argument is named in a commit message: relative to the work tree root
+// when inside it ("." for the root), else its base name; never an absolute, machine-local path.
+func portablePath(root, p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return filepath.Base(p)
+	}
+	if root != "" {
+		if rel, err := filepath.Rel(root, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return filepath.Base(abs)
+}
+
+// printApplied says what an import did: one line per updated item (what changed), a line per item left
+// where it is, and the counts.
+func printApplied(w, ew io.Writer, plan importer.Plan, res *store.Applied) {
+	if res.Committed == nil || !res.Changed() {
+		for _, it := range res.Items {
+			if it.Note != "" {
+				fmt.Fprintf(ew, "ctx: %s %s: %s\n", it.Kind, it.Key, it.Note)
+			}
+		}
+		fmt.Fprintln(w, "nothing new to import: every item is already in the store")
+		return
+	}
+	for _, d := range res.Decisions {
+		for _, it := range plan.Items {
+			if it.Kind == importer.KindDecision && it.Number > 0 && it.Number != d.ID && it.Path == d.Source {
+				fmt.Fprintf(ew, "ctx: warning: %s: number %d was taken, recorded as decision %d\n", it.Source, it.Number, d.ID)
+			}
+		}
+	}
+	type counts struct{ added, updated, unchanged int }
+	byKind := map[string]*counts{}
+	for _, it := range res.Items {
+		c := byKind[it.Kind]
+		if c == nil {
+			c = &counts{}
+			byKind[it.Kind] = c
+		}
+		switch it.Action {
+		case store.ActionAdded:
+			c.added++
+		case store.ActionUpdated:
+			c.updated++
+			from := ""
+			if it.Source != "" {
+				from = " (" + it.Source + ")"
+			}
+			fmt.Fprintf(w, "updated %s %s%s: %s\n", it.Kind, it.Key, from, strings.Join(it.Changes, ", "))
+		default:
+			c.unchanged++
+		}
+		if it.Note != "" {
+			fmt.Fprintf(ew, "ctx: %s %s: %s\n", it.Kind, it.Key, it.Note)
+		}
+	}
+	var parts []string
+	for _, k := range []struct{ kind, one, many string }{{"decision", "decision", "decisions"}, {"skill", "skill", "skills"},
+		{"knowledge", "knowledge entry", "knowledge entries"}, {"convention", "convention", "conventions"}} {
+		c := byKind[k.kind]
+		if c == nil {
+			c = &counts{}
+		}
+		part := plural(c.added, k.one, k.many)
+		if c.updated > 0 {
+			part += fmt.Sprintf(" (+%d updated)", c.updated)
+		}
+		parts = append(parts, part)
+	}
+	fmt.Fprintf(w, "imported %s\n", strings.Join(parts, ", "))
+	commitLine(w, "import", res.Committed)
 }
 
 // scanError is an error of importer.Scan without its "importer: scan " prefix (the command says what it

@@ -18,7 +18,8 @@ func initCommand() *cli.Command {
 		Name:  "init",
 		Usage: "create the context branch, the checked-out tree .context/ and the git hooks",
 		Description: "Creates refs/heads/ctx (or --branch) with a manifest.json, without touching HEAD, the index or\n" +
-			"your files. Where the remote already has a context branch, it is adopted. Running it again changes nothing.",
+			"your files. Where the remote already has a context branch, it is adopted; when the remote cannot be\n" +
+			"reached, the store is created offline with a warning. Running it again changes nothing.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "branch", Usage: "context branch `NAME` (default ctx)"},
 			&cli.StringFlag{Name: "remote", Usage: "remote `NAME` to sync with (default origin)"},
@@ -43,6 +44,10 @@ func runInit(c *cli.Context, opt initOptions) error {
 		return err
 	}
 	w := c.App.Writer
+	if res.Unreachable != nil {
+		fmt.Fprintf(c.App.ErrWriter, "ctx: warning: the remote could not be reached (%v): initialised offline; "+
+			"once it can be reached, ctx pull merges its context branch if it has one (ctx push publishes yours)\n", res.Unreachable)
+	}
 	switch {
 	case res.Existing:
 		fmt.Fprintf(w, "context branch %s already exists at %s: nothing to do\n", s.BranchRef(), res.Tip.String()[:12])

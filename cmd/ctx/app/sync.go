@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -48,17 +49,35 @@ func statusCommand() *cli.Command {
 				}
 			}
 			if st.Checkout != "" {
-				if len(st.HandEdits) == 0 {
-					fmt.Fprintf(w, "checkout: %s, clean\n", st.Checkout)
-				} else {
-					fmt.Fprintf(w, "checkout: %s, %s (record them with ctx commit):\n", st.Checkout, plural(len(st.HandEdits), "hand edit", "hand edits"))
-					for _, e := range st.HandEdits {
-						fmt.Fprintf(w, "  %-8s %s (%s)\n", e.Change, e.Path, e.Scope)
-					}
-				}
+				printCheckoutStatus(w, st)
+			}
+			if st.Behind > 0 {
+				fmt.Fprintf(w, "behind:   .context/ lacks %s of %s: ctx pull\n", plural(st.Behind, "commit", "commits"), st.Tracking)
 			}
 			return nil
 		},
+	}
+}
+
+// printCheckoutStatus is the checkout line of ctx status: "clean" only when .context/ mirrors the branch
+// (no hand edit, no file behind it).
+func printCheckoutStatus(w io.Writer, st *store.Status) {
+	switch {
+	case st.CheckoutBehind:
+		fmt.Fprintf(w, "checkout: %s, behind the context branch (its refresh did not finish: ctx status or any write refreshes it)\n", st.Checkout)
+	case len(st.HandEdits) == 0 && len(st.Stale) == 0:
+		fmt.Fprintf(w, "checkout: %s, clean\n", st.Checkout)
+		return
+	case len(st.HandEdits) == 0:
+		fmt.Fprintf(w, "checkout: %s:\n", st.Checkout)
+	default:
+		fmt.Fprintf(w, "checkout: %s, %s (record them with ctx commit):\n", st.Checkout, plural(len(st.HandEdits), "hand edit", "hand edits"))
+	}
+	for _, e := range st.HandEdits {
+		fmt.Fprintf(w, "  %-8s %s (%s)\n", e.Change, e.Path, e.Scope)
+	}
+	for _, p := range st.Stale {
+		fmt.Fprintf(w, "  behind   %s (the branch changed it; your hand edit is kept: ctx commit merges the two)\n", p)
 	}
 }
 
@@ -82,6 +101,11 @@ func commitCommand() *cli.Command {
 			}
 			for _, e := range edits {
 				fmt.Fprintf(c.App.Writer, "  %-8s %s\n", e.Change, e.Path)
+				if b, err := os.ReadFile(filepath.Join(s.CheckoutRoot(), filepath.FromSlash(e.Path))); err == nil && e.Change != "deleted" {
+					for _, w := range store.LintFile(e.Path, b) {
+						fmt.Fprintf(c.App.ErrWriter, "ctx: warning: %s\n", w)
+					}
+				}
 			}
 			commitLine(c.App.Writer, "hand edits", res)
 			return nil
@@ -246,10 +270,19 @@ func pullCommand() *cli.Command {
 				return err
 			}
 			printPull(c, r)
+			if r.Action == "adopted" && hooksHint != nil {
+				if hint := hooksHint(c, s); hint != "" {
+					fmt.Fprintln(c.App.Writer, hint)
+				}
+			}
 			return nil
 		},
 	}
 }
+
+// hooksHint is set by hooks.go: after the first pull of a clone (the remote's branch adopted, no ctx init
+// run), it says when git's hooks that refresh .context/ are not installed, and how to install them.
+var hooksHint func(c *cli.Context, s *store.Store) string
 
 func pushCommand() *cli.Command {
 	return &cli.Command{

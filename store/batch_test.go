@@ -1,0 +1,182 @@
+package store_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/ctx-dev/ctx/store"
+	"github.com/ctx-dev/ctx/store/storetest"
+)
+
+// TestWritesNeverMoveEntries: no writer moves or removes an entry it was not asked to. A batch whose key
+// is held by another scope with other content is refused whole; with the same content the entry stays
+// where it is and the item says so. AddSkill refuses another scope too.
+func TestWritesNeverMoveEntries(t *testing.T) {
+	s, dir := storetest.New(t)
+	if _, err := s.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "claude", Content: "shared"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.AddSkill(bg, "deploy", "Deploys", "Run make deploy.", ""); err != nil {
+		t.Fatal(err)
+	}
+	tip := storetest.Git(t, dir, "rev-parse", "ctx")
+	batch := store.Batch{
+		Entries: []store.BatchEntry{
+			{Kind: store.KnowledgeKind, SetEntry: store.SetEntry{Key: "claude", Content: "private notes", Scope: store.Private}},
+			{Kind: store.KnowledgeKind, SetEntry: store.SetEntry{Key: "fresh", Content: "new", Scope: store.Private}},
+		},
+		Skills: []store.NewSkill{{Name: "deploy", Content: []byte("---\nname: deploy\ndescription: other\n---\n"), Scope: store.Private}},
+	}
+	_, err := s.ApplyReport(bg, store.Op{Name: "import", Summary: "x"}, batch)
+	if !errors.Is(err, store.ErrScopeClash) || !strings.Contains(err.Error(), "knowledge claude is public") || !strings.Contains(err.Error(), "skill deploy is public") {
+		t.Fatalf("clash: %v", err)
+	}
+	if storetest.Git(t, dir, "rev-parse", "ctx") != tip || storetest.Count(t, dir, store.RefPrivate) != 0 {
+		t.Fatal("a refused batch wrote something")
+	}
+	if got := storetest.Show(t, dir, "ctx", "knowledge/claude.md"); !strings.HasSuffix(got, "shared") {
+		t.Fatalf("public entry changed: %q", got)
+	}
+
+	// The same content into another scope: nothing moves, the item says why.
+	same := store.Batch{Entries: []store.BatchEntry{{Kind: store.KnowledgeKind, SetEntry: store.SetEntry{Key: "claude", Content: "shared", Scope: store.Private}}}}
+	res, err := s.ApplyReport(bg, store.Op{Name: "import", Summary: "x"}, same)
+	if err != nil || res.Changed() || len(res.Items) != 1 || res.Items[0].Action != store.ActionUnchanged || !strings.Contains(res.Items[0].Note, "already public") {
+		t.Fatalf("same content: %+v %v", res, err)
+	}
+
+	// AddSkill into another scope is refused; the scope command moves.
+	if _, _, err := s.AddSkill(bg, "deploy", "Deploys", "Run make deploy.", store.Private); !errors.Is(err, store.ErrScopeClash) {
+		t.Fatalf("AddSkill in another scope: %v", err)
+	}
+	if _, err := s.SetScope(bg, "skill", "deploy", store.Private); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestBatchUpdatesDecisionsBySource: an ADR imported again with other content updates its decision (same
+// id and uid) and lists what changed; an unchanged one is left alone; "superseded by" links both sides.
+func TestBatchUpdatesDecisionsBySource(t *testing.T) {
+	s, _ := storetest.New(t)
+	body := func(s string) *string { return &s }
+	b1 := store.Batch{Decisions: []store.NewDecision{
+		{Title: "Use MySQL", Status: "accepted", Source: "docs/adr/0001-mysql.md", Number: 1, Body: body("# 1. Use MySQL\n")},
+		{Title: "Use Postgres", Status: "proposed", Source: "docs/adr/0002-pg.md", Number: 2, Body: body("# 2. Use Postgres\n")},
+	}}
+	res, err := s.ApplyReport(bg, store.Op{Name: "import", Summary: "x"}, b1)
+	if err != nil || len(res.Decisions) != 2 {
+		t.Fatal(res, err)
+	}
+	uid := res.Decisions[1].UID
+	b2 := store.Batch{Decisions: []store.NewDecision{
+		{Title: "Use MySQL", Status: "superseded", Source: "docs/adr/0001-mysql.md", Number: 1, Body: body("# 1. Use MySQL\n\nSuperseded by ADR-0002\n"),
+			SupersededByRef: store.DecisionRef{Number: 2}},
+		{Title: "Use Postgres 16", Status: "accepted", Source: "docs/adr/0002-pg.md", Number: 2, Body: body("# 2. Use Postgres 16\n")},
+	}}
+	res, err = s.ApplyReport(bg, store.Op{Name: "import", Summary: "x"}, b2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, _ := s.RefView(bg)
+	all, _ := s.ListDecisions(bg, v)
+	if len(all) != 2 {
+		t.Fatalf("%d decisions, want 2", len(all))
+	}
+	d1, d2 := all[0], all[1]
+	if d1.Status != "superseded" || d1.SupersededBy != 2 || len(d2.Supersedes) != 1 || d2.Supersedes[0] != 1 {
+		t.Errorf("links: %+v / %+v", d1, d2)
+	}
+	if d2.Title != "Use Postgres 16" || d2.Status != "accepted" || d2.UID != uid || d2.ID != 2 {
+		t.Errorf("updated decision: %+v", d2)
+	}
+	var changes string
+	for _, it := range res.Items {
+		if it.Key == "2" {
+			changes = strings.Join(it.Changes, ", ")
+			if it.Action != store.ActionUpdated {
+				t.Errorf("item 2: %+v", it)
+			}
+		}
+	}
+	if !strings.Contains(changes, `title "Use Postgres" -> "Use Postgres 16"`) || !strings.Contains(changes, `status "proposed" -> "accepted"`) || !strings.Contains(changes, "body") {
+		t.Errorf("changes of decision 2: %s", changes)
+	}
+	res, err = s.ApplyReport(bg, store.Op{Name: "import", Summary: "x"}, b2)
+	if err != nil || res.Changed() {
+		t.Errorf("a third import changed something: %+v %v", res.Items, err)
+	}
+}
+
+// TestRejectedAndSupersede: rejected is a status; SetDecisionStatus superseded records supersedes on the
+// replacing decision; a decision cannot supersede itself.
+func TestRejectedAndSupersede(t *testing.T) {
+	s, _ := storetest.New(t)
+	if _, err := s.AddDecision(bg, store.NewDecision{Title: "Use Mongo", Status: "rejected"}); err != nil {
+		t.Fatal(err)
+	}
+	d2, _ := s.AddDecision(bg, store.NewDecision{Title: "Use PG"})
+	d3, _ := s.AddDecision(bg, store.NewDecision{Title: "Use PG 16"})
+	if _, err := s.SetDecisionStatus(bg, "2", "superseded", d3.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SetDecisionStatus(bg, "3", "superseded", 3); !errors.Is(err, store.ErrInvalid) {
+		t.Errorf("self-supersede: %v", err)
+	}
+	v, _ := s.RefView(bg)
+	got2, _ := s.FindDecision(bg, v, "2")
+	got3, _ := s.FindDecision(bg, v, "3")
+	got1, _ := s.FindDecision(bg, v, "1")
+	if got1.Status != "rejected" || got2.SupersededBy != 3 || len(got3.Supersedes) != 1 || got3.Supersedes[0] != d2.ID {
+		t.Errorf("1 %+v\n2 %+v\n3 %+v", got1, got2, got3)
+	}
+}
+
+// TestSkillFrontMatterOneRule: ParseSkill reads the description the user sees in every shape that used to
+// lose it, and ctx commit's validation accepts such a SKILL.md (LintFile says what was read) while a
+// knowledge file whose front matter does not parse is refused with its line.
+func TestSkillFrontMatterOneRule(t *testing.T) {
+	for in, want := range map[string]string{
+		"\ufeff---\nname: x\ndescription: With a BOM\n---\n":      "With a BOM",
+		"---\nname: x\ndescription: a: b\n---\n":                  "a: b",
+		"---\nname: x\ndescription: one\ndescription: two\n---\n": "one",
+	} {
+		if got := store.ParseSkill("x", store.Public, []byte(in)).Description; got != want {
+			t.Errorf("ParseSkill(%q).Description = %q, want %q", in, got, want)
+		}
+		if err := store.ValidateFile("skills/x/SKILL.md", []byte(in)); err != nil {
+			t.Errorf("ValidateFile(%q): %v", in, err)
+		}
+	}
+	if w := store.LintFile("skills/x/SKILL.md", []byte("---\nname: x\ndescription: a: b\n---\n")); len(w) != 1 || !strings.Contains(w[0], "line 3") {
+		t.Errorf("LintFile: %q", w)
+	}
+	err := store.ValidateFile("knowledge/k.md", []byte("---\nauthor: a\nauthor: b\n---\nbody\n"))
+	if err == nil || !strings.Contains(err.Error(), "line 3") {
+		t.Errorf("knowledge with a repeated key: %v", err)
+	}
+}
+
+// TestKeyNormalisationAndReservedNames: NFD keys name the NFC entry; "stats" is no skill name.
+func TestKeyNormalisationAndReservedNames(t *testing.T) {
+	if k, err := store.NormalizeKey("cafe\u0301"); err != nil || k != "caf\u00e9" {
+		t.Errorf("NormalizeKey = %q, %v", k, err)
+	}
+	if err := store.ValidKey("cafe\u0301"); err == nil {
+		t.Error("ValidKey accepts a stored NFD name")
+	}
+	if _, err := store.ValidSkillName("stats"); !errors.Is(err, store.ErrReservedName) || !errors.Is(err, store.ErrInvalid) || !strings.Contains(err.Error(), "context://skills/stats") {
+		t.Errorf("ValidSkillName(stats) = %v", err)
+	}
+	if err := store.ValidateFile("skills/stats/SKILL.md", []byte("---\nname: stats\ndescription: d\n---\n")); err == nil {
+		t.Error("ctx commit of skills/stats accepted")
+	}
+	s, _ := storetest.New(t)
+	if _, err := s.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "cafe\u0301", Content: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	v, _ := s.RefView(bg)
+	if e, err := s.GetEntry(bg, v, store.KnowledgeKind, "caf\u00e9"); err != nil || e.Key != "caf\u00e9" {
+		t.Errorf("stored under %q, %v", e.Key, err)
+	}
+}
