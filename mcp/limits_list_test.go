@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -100,5 +101,40 @@ func TestListsWithinResponseLimit(t *testing.T) {
 				t.Errorf("no note on the cut: %q", resultText(res2)[max(len(resultText(res2))-300, 0):])
 			}
 		})
+	}
+}
+
+// A missing entry of a known template is a normal result holding seed 000's error object, while a URI
+// that names no resource is the JSON-RPC error -32002; each template's description says so.
+func TestMissingEntryVersusUnknownResource(t *testing.T) {
+	_, st := newRepo(t, store.Actor{})
+	s := serve(t, st, Options{}, mcpgo.LATEST_LEGACY_PROTOCOL_VERSION)
+	for uri, want := range map[string]string{
+		"context://knowledge/nope":            `{"error":"Knowledge entry 'nope' not found"}`,
+		"context://conventions/nope":          `{"error":"Convention 'nope' not found"}`,
+		"context://decisions/99":              `{"error":"Decision '99' not found"}`,
+		"context://skills/nope":               `{"error":"Skill 'nope' not found"}`,
+		"context://skills/nope/feedback":      `{"error":"Skill 'nope' not found"}`,
+		"context://skills/nope/proposals":     `{"error":"Skill 'nope' not found"}`,
+		"context://knowledge/%2E%2E%2Fsecret": `{"error":"Knowledge entry '../secret' not found"}`,
+	} {
+		jsonEq(t, uri, s.readJSON(t, uri), want)
+	}
+	for _, uri := range []string{"context://bogus", "context://knowledge/a/b/c", "context://skills/x/y/z"} {
+		req := mcpgo.ReadResourceRequest{}
+		req.Params.URI = uri
+		_, err := s.c.ReadResource(context.Background(), req)
+		if !errors.Is(err, mcpgo.ErrResourceNotFound) {
+			t.Errorf("read %s: %v; want JSON-RPC error -32002", uri, err)
+		}
+	}
+	tpls, err := s.c.ListResourceTemplates(context.Background(), mcpgo.ListResourceTemplatesRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tp := range tpls.ResourceTemplates {
+		if !strings.Contains(tp.Description, `the result holds {"error": "`) || !strings.Contains(tp.Description, "-32002") {
+			t.Errorf("%s: the description does not document the not-found answer: %q", tp.URITemplate.Raw(), tp.Description)
+		}
 	}
 }

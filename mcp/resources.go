@@ -24,8 +24,8 @@ type resourceDef struct {
 var fixedResources = []resourceDef{
 	{"context://manifest", "manifest", "Project metadata and configuration: the Manifest (schema_version, project, adapters, team, created_at, updated_at)."},
 	{"context://summary", "summary", "High-level project summary: project, knowledge/convention/decision/skill counts, current task and blockers."},
-	{"context://knowledge", "knowledge", "All knowledge entries [{key, content, scope}], every scope, ordered by key."},
-	{"context://conventions", "conventions", "All team conventions [{key, content, scope}], ordered by key."},
+	{"context://knowledge", "knowledge", "All knowledge entries [{key, content, scope}], every scope, ordered by key." + listNote},
+	{"context://conventions", "conventions", "All team conventions [{key, content, scope}], ordered by key." + listNote},
 	{"context://decisions", "decisions", "All architectural decisions [{id, title, status, scope}], ordered by id."},
 	{"context://state", "state", "The current session state (ActiveState): current_task, blockers, progress, last_agent, last_machine, updated_at."},
 	{"context://history", "history", "Recent session history: SessionSummary objects ordered by start time."},
@@ -34,14 +34,32 @@ var fixedResources = []resourceDef{
 	{"context://activity", "activity", "Team activity entries with stale flags (older than 48 hours)."},
 }
 
+// listNote documents how a list keeps within the response limit (docs/limits.md).
+const listNote = " Within the 1 MiB MCP response limit: when the entries do not fit, the longest are cut, each " +
+	"ending with \"[truncated: showing N of M bytes; read context://.../{key}]\"; entries left out are counted in a " +
+	"second, text/plain item."
+
 // templateResources are the resource templates of seed 000.
 var templateResources = []resourceDef{
-	{"context://knowledge/{key}", "knowledge-entry", "One knowledge entry {key, content}."},
-	{"context://conventions/{key}", "convention", "One convention {key, content}."},
-	{"context://decisions/{id}", "decision", "One decision by numeric id or exact title {id, title, status, context, decision, consequences}."},
-	{"context://skills/{name}", "skill", "One skill's SKILL.md {name, description, content}."},
-	{"context://skills/{name}/feedback", "skill-feedback", "All feedback entries of a skill (SkillFeedback)."},
-	{"context://skills/{name}/proposals", "skill-proposals", "All improvement proposals of a skill (SkillProposal)."},
+	{"context://knowledge/{key}", "knowledge-entry", "One knowledge entry {key, content}." + missingNote("Knowledge entry 'KEY' not found") + largeNote("knowledge get KEY")},
+	{"context://conventions/{key}", "convention", "One convention {key, content}." + missingNote("Convention 'KEY' not found") + largeNote("convention get KEY")},
+	{"context://decisions/{id}", "decision", "One decision by numeric id or exact title {id, title, status, context, decision, consequences}." + missingNote("Decision 'ID' not found") + largeNote("decision get ID")},
+	{"context://skills/{name}", "skill", "One skill's SKILL.md {name, description, content}." + missingNote("Skill 'NAME' not found") + largeNote("skill get NAME")},
+	{"context://skills/{name}/feedback", "skill-feedback", "All feedback entries of a skill (SkillFeedback)." + missingNote("Skill 'NAME' not found")},
+	{"context://skills/{name}/proposals", "skill-proposals", "All improvement proposals of a skill (SkillProposal)." + missingNote("Skill 'NAME' not found")},
+}
+
+// missingNote documents a template's not-found answer (seed 000's error object): a normal result, unlike
+// a URI that matches no resource or template.
+func missingNote(msg string) string {
+	return ` A missing entry is not a JSON-RPC error: the result holds {"error": "` + msg + `"} (seed 000's error ` +
+		`object); only a URI that names no resource at all is the JSON-RPC error -32002 (resource not found).`
+}
+
+// largeNote documents the refusal of an entry over the response limit.
+func largeNote(cli string) string {
+	return " An entry over the 1 MiB MCP response limit is not loaded: JSON-RPC error -32603 whose message " +
+		"starts with output_limit_exceeded and names `ctx " + cli + "`, which prints it."
 }
 
 func (s *srv) addResources() {
@@ -232,6 +250,12 @@ func (s *srv) resource(ctx context.Context, v *store.View, segs []string) (any, 
 		case "skills":
 			if segs[1] == "stats" {
 				return s.store(ctx).SkillStats(ctx, v)
+			}
+			if store.ValidKey(segs[1]) == nil {
+				if err := checkEntrySize(ctx, v, scheme+"skills/"+segs[1], "skills/"+segs[1]+"/SKILL.md",
+					"ctx skill get "+segs[1]); err != nil {
+					return nil, err
+				}
 			}
 			sk, err := s.skill(ctx, v, segs[1])
 			if err != nil {
