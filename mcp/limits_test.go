@@ -259,7 +259,10 @@ func TestOversizeRequestRefused(t *testing.T) {
 	serverIn, clientOut := io.Pipe()
 	clientIn, serverOut := io.Pipe()
 	done := make(chan error, 1)
-	go func() { done <- ServeStdio(context.Background(), st, serverIn, serverOut, Options{}); serverOut.Close() }()
+	go func() {
+		done <- ServeStdio(context.Background(), st, serverIn, serverOut, Options{})
+		serverOut.Close()
+	}()
 	out := bufio.NewReader(clientIn)
 	send := func(s string) {
 		if _, err := io.WriteString(clientOut, s+"\n"); err != nil {

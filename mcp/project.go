@@ -2,10 +2,12 @@ package mcp
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"path"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -285,6 +287,57 @@ func (s *srv) projectContext(ctx context.Context, args map[string]any) (any, err
 		out.Members = append(out.Members, agents[a])
 	}
 	return fitProjectContext(out, fulls)
+}
+
+// projectHint is the sentence of get_project_context's description that names this store's project
+// (when the store can be read): agents cannot guess the slug.
+func (s *srv) projectHint(ctx context.Context) string {
+	names, err := s.currentProjectNames(ctx)
+	if err != nil {
+		return " Pass project: this store's project slug (a wrong one is an error naming it)."
+	}
+	h := fmt.Sprintf(" This server serves one project: pass project: %q", names[0])
+	if len(names) > 1 {
+		h += fmt.Sprintf(" (also accepted: %s)", quoteList(names[1:]))
+	}
+	return h + "."
+}
+
+func quoteList(xs []string) string {
+	q := make([]string, len(xs))
+	for i, x := range xs {
+		q[i] = strconv.Quote(x)
+	}
+	return strings.Join(q, ", ")
+}
+
+// currentProjectNames reads the manifest at the context refs' tips and returns projectNames.
+func (s *srv) currentProjectNames(ctx context.Context) ([]string, error) {
+	v, err := s.st.RefView(ctx)
+	if err != nil {
+		return nil, err
+	}
+	m, err := s.st.ReadManifest(ctx, v.WithMaxRead(maxFileRead))
+	if err != nil {
+		return nil, err
+	}
+	return s.projectNames(m), nil
+}
+
+// prepareProject is get_project_context's prepare: a project given as a name ("Engine Notes") that
+// slugifies to one of this store's names is taken as that slug, so that the schema's slug pattern
+// accepts it; an argument error names the slug.
+func (s *srv) prepareProject(ctx context.Context, args map[string]any) string {
+	names, err := s.currentProjectNames(ctx)
+	if err != nil || len(names) == 0 {
+		return ""
+	}
+	if p, ok := args["project"].(string); ok && !contains(names, p) {
+		if sl := Slugify(p, maxSlug); contains(names, sl) {
+			args["project"] = sl
+		}
+	}
+	return fmt.Sprintf("this store's project is '%s'", names[0])
 }
 
 // projectNames are the values of get_project_context's project argument that name this store: first its

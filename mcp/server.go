@@ -59,6 +59,8 @@ type srv struct {
 
 	mu     sync.Mutex
 	agents map[string]*store.Store // agent name -> st writing as that agent
+
+	prepare map[string]func(ctx context.Context, args map[string]any) string // tool name -> toolDef.prepare
 }
 
 // registry maps a server built by NewServer to its state, so that Watch can find it.
@@ -91,7 +93,7 @@ func newSrv(st *store.Store, opt Options) *srv {
 		st.Actor.Session = opt.Session
 	}
 	s := &srv{st: st, opt: opt, log: log.New(opt.Stderr, "ctx mcp: ", log.LstdFlags), hub: newHub(),
-		agents: map[string]*store.Store{}}
+		agents: map[string]*store.Store{}, prepare: map[string]func(context.Context, map[string]any) string{}}
 	hooks := &server.Hooks{}
 	hooks.AddOnRegisterSession(func(ctx context.Context, cs server.ClientSession) { s.hub.add(cs) })
 	hooks.AddOnUnregisterSession(func(ctx context.Context, cs server.ClientSession) { s.hub.remove(cs) })

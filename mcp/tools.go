@@ -27,6 +27,9 @@ type toolDef struct {
 	openWorld         bool // talks to a remote (push, pull)
 	output            bool // schemas/<name>.output.json is its output schema
 	run               toolFunc
+	// prepare, when set, may rewrite the arguments before they are validated and returns a hint
+	// appended to an argument error.
+	prepare func(ctx context.Context, args map[string]any) string
 }
 
 func (s *srv) toolDefs() []toolDef {
@@ -57,8 +60,8 @@ func (s *srv) toolDefs() []toolDef {
 		{name: "get_project_context", title: "Get project context", readOnly: true, output: true,
 			desc: "Read the project's shared memory (approved facts with provenance), its team pulse (what every " +
 				"agent is doing) and who is in it (its people and agents, with the address to @mention each). " +
-				"Start here instead of asking teammates to re-explain the project.",
-			run: s.projectContext},
+				"Start here instead of asking teammates to re-explain the project." + s.projectHint(context.Background()),
+			run: s.projectContext, prepare: s.prepareProject},
 	}
 }
 
@@ -94,6 +97,9 @@ func (s *srv) registerTools(defs []toolDef, mk func(name string, sch *jsonschema
 		if d.output {
 			t.RawOutputSchema = rawSchema(d.name + ".output.json")
 		}
+		if d.prepare != nil {
+			s.prepare[d.name] = d.prepare
+		}
 		tools = append(tools, server.ServerTool{Tool: t, Handler: mk(d.name, sch, d.run)})
 	}
 	s.mcp.AddTools(tools...)
@@ -110,7 +116,15 @@ func (s *srv) handler(name string, sch *jsonschema.Schema, run toolFunc) server.
 			}
 			args = map[string]any{}
 		}
+		hint := ""
+		if p := s.prepare[name]; p != nil {
+			hint = p(ctx, args)
+		}
 		if err := validateArgs(sch, args); err != nil {
+			var ae *argError
+			if hint != "" && errors.As(err, &ae) {
+				err = argErrorf("%s; %s", ae.msg, hint)
+			}
 			return toolError(name, err)
 		}
 		out, err := run(ctx, args)
