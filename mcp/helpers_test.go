@@ -105,6 +105,12 @@ func (s *syncBuffer) String() string {
 // default negotiation). The server is stopped, and its error checked, at the end of the test.
 func serve(t *testing.T, st *store.Store, opt Options, protocolVersion string) *session {
 	t.Helper()
+	return serveAs(t, st, opt, protocolVersion, "ctx-test")
+}
+
+// serveAs is serve with a client whose clientInfo.name is clientName.
+func serveAs(t *testing.T, st *store.Store, opt Options, protocolVersion, clientName string) *session {
+	t.Helper()
 	serverIn, clientOut := io.Pipe()
 	clientIn, serverOut := io.Pipe()
 	s := &session{noteCh: make(chan struct{}, 1024), stderr: &syncBuffer{}}
@@ -151,7 +157,7 @@ func serve(t *testing.T, st *store.Store, opt Options, protocolVersion string) *
 	})
 	req := mcpgo.InitializeRequest{}
 	req.Params.ProtocolVersion = protocolVersion
-	req.Params.ClientInfo = mcpgo.Implementation{Name: "ctx-test", Version: "1.0"}
+	req.Params.ClientInfo = mcpgo.Implementation{Name: clientName, Version: "1.0"}
 	if _, err := s.c.Initialize(ctx, req); err != nil {
 		t.Fatalf("initialize: %v\nstderr: %s", err, s.stderr)
 	}
