@@ -120,7 +120,7 @@ type loadedEntry struct {
 // fmSlack is how much more than an entry's share loadEntries reads, for its front matter.
 const fmSlack = 64 << 10
 
-// listEntries loads the entries of a kind for its list resource (seed 000: [{key, content, scope}],
+// listEntries loads the entries of a kind for its list resource ([{key, content, scope}],
 // every scope, by key) without loading more of each file than the response can carry: the sizes are read
 // first, each entry gets a share of the response limit by max-min fairness (entries smaller than an equal
 // share are loaded whole), and only that much of a larger entry is read (loadEntries).
@@ -144,8 +144,8 @@ type partEntry struct {
 }
 
 // loadEntries reads every entry of a kind (every scope, by key) like store.ListEntries, but no more of
-// each file than share allows: share gets the files' sizes (capped at maxResponseBytes+1) and returns how
-// many bytes of content to keep of each. A larger file is read up to its share plus fmSlack (for its
+// each file than share allows: share gets the files' sizes and returns how many bytes of content to keep
+// of each. A larger file is read up to its share plus fmSlack (for its
 // front matter); a file whose front matter does not end within that is shown from its first byte.
 func loadEntries(ctx context.Context, v *store.View, k store.Kind, share func(sizes []int) []int) ([]partEntry, error) {
 	names, err := v.List(ctx, k.Dir)
@@ -169,7 +169,7 @@ func loadEntries(ctx context.Context, v *store.View, k store.Kind, share func(si
 			return nil, err
 		}
 		files = append(files, file{key, n.Scope, size})
-		sizes = append(sizes, int(min(size, maxResponseBytes+1)))
+		sizes = append(sizes, int(size))
 	}
 	shares := share(sizes)
 	out := make([]partEntry, 0, len(files))

@@ -764,7 +764,14 @@ func (s *srv) searchDocs(ctx context.Context, kinds map[string]bool) ([]searchDo
 		if !kinds[k.Name] {
 			continue
 		}
-		es, err := s.store(ctx).ListEntries(ctx, v, k)
+		// An entry larger than the read limit is searched in its first maxFileRead bytes.
+		es, err := loadEntries(ctx, v, k, func(sizes []int) []int {
+			out := make([]int, len(sizes))
+			for i, n := range sizes {
+				out[i] = min(n, maxFileRead)
+			}
+			return out
+		})
 		if err != nil {
 			return nil, err
 		}

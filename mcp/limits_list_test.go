@@ -35,8 +35,8 @@ var truncMarker = regexp.MustCompile(`\n\n\[truncated: showing \d+ of 8192 bytes
 
 // context://knowledge keeps within the 1 MiB response limit: 130 entries of 8 KiB (1,076,156 bytes
 // before) and 2,000 (16.5 MB) are cut, each cut entry with a visible marker naming its own resource, and
-// the list still matches seed 000's shape. get_project_context stays within the limit and valid against
-// seed 002's output schema.
+// the list keeps the resource's shape. get_project_context stays within the limit and valid against its
+// output schema.
 func TestListsWithinResponseLimit(t *testing.T) {
 	out, err := compileSchema("get_project_context.output.json")
 	if err != nil {
@@ -63,7 +63,7 @@ func TestListsWithinResponseLimit(t *testing.T) {
 			text := res.Contents[0].(mcpgo.TextResourceContents).Text
 			doc, _ := jsonschema.UnmarshalJSON(strings.NewReader(text))
 			if err := schemas["knowledge"].Validate(doc); err != nil {
-				t.Errorf("not seed 000's shape: %v", err)
+				t.Errorf("not the resource's shape: %v", err)
 			}
 			var list []entryItem
 			if err := json.Unmarshal([]byte(text), &list); err != nil {
@@ -88,7 +88,7 @@ func TestListsWithinResponseLimit(t *testing.T) {
 			b, _ := json.Marshal(pc)
 			d, _ := jsonschema.UnmarshalJSON(bytes.NewReader(b))
 			if err := out.Validate(d); err != nil {
-				t.Errorf("not seed 002's output schema: %v", err)
+				t.Errorf("not the tool's output schema: %v", err)
 			}
 			mem := pc["memory"].([]any)
 			for _, m := range mem {
@@ -104,7 +104,7 @@ func TestListsWithinResponseLimit(t *testing.T) {
 	}
 }
 
-// A missing entry of a known template is a normal result holding seed 000's error object, while a URI
+// A missing entry of a known template is a normal result holding the error object {"error": ...}, while a URI
 // that names no resource is the JSON-RPC error -32002; each template's description says so.
 func TestMissingEntryVersusUnknownResource(t *testing.T) {
 	_, st := newRepo(t, store.Actor{})

@@ -190,6 +190,12 @@ func TestLargeEntryBoundedMemory(t *testing.T) {
 		t.Errorf("context_onboarding: %v", err)
 	}
 
+	// search still works: the big entry is searched in its first bytes.
+	sr, err := p.c.CallTool(ctx, callReq("search", map[string]any{"query": "hello"}))
+	if err != nil || sr.IsError || !strings.Contains(fmt.Sprint(sr.StructuredContent), "small") {
+		t.Errorf("search: %v %v", err, sr)
+	}
+
 	// The server is still up and serves the rest.
 	if _, err := p.read("context://knowledge/small"); err != nil {
 		t.Fatalf("after the refusals: %v", err)

@@ -152,7 +152,7 @@ type agentMember struct {
 //     owner/agent.
 //
 // is_you comes from the server's identity (the process's git identity and the client's agent), never
-// from an argument (seed 002). The project argument names this store (projectNames: its slug, or the
+// from an argument. The project argument names this store (projectNames: its slug, or the
 // slug of its repository's name or folder); another is a tool error naming the slug.
 //
 // The result fits the MCP response limit (docs/limits.md): a memory value cut at the schema's 4,000

@@ -13,7 +13,7 @@ import (
 
 // get_project_context's project argument: the agent cannot know the slug, so the tool's description names
 // it, and the project's slug, its name, the repository's folder all name the one store served; another
-// value or none is an argument error naming the slug. The input schema stays seed 002's.
+// value or none is an argument error naming the slug. The input schema stays as it was.
 func TestProjectArgument(t *testing.T) {
 	hermetic(t)
 	dir := filepath.Join(t.TempDir(), "work-copy")
@@ -50,7 +50,7 @@ func TestProjectArgument(t *testing.T) {
 		if !strings.Contains(tl.Description, `pass project: "analytical-engine" (also accepted: "work-copy")`) {
 			t.Errorf("description does not name the slug: %q", tl.Description)
 		}
-		// The input schema served stays seed 002's byte for byte: TestToolsListGolden.
+		// The input schema served stays byte for byte as it was: TestToolsListGolden.
 		if tl.InputSchema.Required[0] != "project" {
 			t.Errorf("input schema: %+v", tl.InputSchema)
 		}

@@ -49,11 +49,10 @@ var templateResources = []resourceDef{
 	{"context://skills/{name}/proposals", "skill-proposals", "All improvement proposals of a skill (SkillProposal)." + missingNote("Skill 'NAME' not found")},
 }
 
-// missingNote documents a template's not-found answer (seed 000's error object): a normal result, unlike
+// missingNote documents a template's not-found answer (the error object): a normal result, unlike
 // a URI that matches no resource or template.
 func missingNote(msg string) string {
-	return ` A missing entry is not a JSON-RPC error: the result holds {"error": "` + msg + `"} (seed 000's error ` +
-		`object); only a URI that names no resource at all is the JSON-RPC error -32002 (resource not found).`
+	return ` A missing entry is not a JSON-RPC error: the result holds {"error": "` + msg + `"}; only a URI that names no resource at all is the JSON-RPC error -32002 (resource not found).`
 }
 
 // largeNote documents the refusal of an entry over the response limit.
