@@ -1,6 +1,8 @@
 # ctx — a git-native context store for coding agents.
 #   make demo     build ctx and run the tour (a bare remote, two clones, import, writes, push, pull, MCP read)
-#   make test     go vet + every test with the race detector (the CI command)
+#   make test     go vet + every test with the race detector (the CI command; needs git, gcc, sshd, and node
+#                 with the client of `make node-client` for the MCP TypeScript SDK test)
+#   make node-client  install the MCP TypeScript SDK the Node client test uses (npm ci, from package-lock.json)
 #   make install  put ctx on the PATH
 #   make bench    benchmarks and the write comparison against C git plumbing
 
@@ -11,7 +13,12 @@ LDFLAGS := -X github.com/ctx-dev/ctx/cmd/ctx/app.Version=$(VERSION)
 # Where make install puts ctx: the first writable of /usr/local/bin and ~/.local/bin unless PREFIX is given.
 PREFIX  ?= $(shell [ -w /usr/local/bin ] && echo /usr/local || echo $(HOME)/.local)
 
-.PHONY: build demo test install bench fuzz clean
+.PHONY: build demo test node-client install bench fuzz clean
+
+# Bounds of the steps of a test run, in seconds (GNU timeout): each step fails alone instead of eating
+# the whole run's budget.
+NPM_TIMEOUT  ?= 300
+TEST_TIMEOUT ?= 20m
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/ctx
@@ -21,7 +28,16 @@ demo: build
 
 test:
 	$(GO) vet ./...
-	$(GO) test -race -count=1 -timeout 30m ./...
+	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./...
+
+# The MCP TypeScript SDK for mcp/TestNodeClient, exactly as locked in mcp/node/package-lock.json. Done once:
+# skipped while node_modules is newer than the lock. The test never installs anything; without this it
+# is skipped (it fails instead under CTX_REQUIRE_NODE=1, as .ci/run sets).
+node-client: mcp/node/node_modules/.package-lock.json
+
+mcp/node/node_modules/.package-lock.json: mcp/node/package.json mcp/node/package-lock.json
+	cd mcp/node && timeout $(NPM_TIMEOUT) npm ci --no-audit --no-fund --loglevel=error
+	touch $@
 
 install: build
 	mkdir -p $(PREFIX)/bin

@@ -223,7 +223,8 @@ type Server struct {
 	// Command is the executable: an absolute path of ctx, or "ctx" to rely
 	// on PATH; default "ctx".
 	Command string
-	// Args are the command's arguments; default ["mcp", "serve"].
+	// Args are the command's arguments; default ["mcp", "serve", "--agent", <client name>], so that
+	// the client's writes are recorded with its name (the Ctx-Agent trailer).
 	Args []string
 	// Env holds extra environment variables; omitted from the entry when
 	// empty.
@@ -366,7 +367,7 @@ func Snippet(client string, srv Server) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	srv = srv.withDefaults()
+	srv = srv.withDefaultsFor(c.Name)
 	if c.Format == "toml" {
 		return tomlSection(c.Key, srv.Name, c.entry(srv)), nil
 	}
@@ -391,9 +392,8 @@ func Install(ctx context.Context, projectDir, homeDir string, clients []string, 
 	if err != nil {
 		return nil, err
 	}
-	srv = srv.withDefaults()
 	return run(ctx, sel, func(c *Client) (Result, error) {
-		return install(c, c.path(projectDir, homeDir, scope), homeDir, scope, srv, force)
+		return install(c, c.path(projectDir, homeDir, scope), homeDir, scope, srv.withDefaultsFor(c.Name), force)
 	})
 }
 
@@ -452,6 +452,15 @@ func run(ctx context.Context, sel []*Client, f func(*Client) (Result, error)) ([
 		}
 	}
 	return results, errors.Join(errs...)
+}
+
+// withDefaultsFor is withDefaults for one client: default arguments name the client as the agent
+// (`mcp serve --agent <client>`), so that the client's writes are recorded as its own (Ctx-Agent).
+func (s Server) withDefaultsFor(client string) Server {
+	if len(s.Args) == 0 {
+		s.Args = []string{"mcp", "serve", "--agent", client}
+	}
+	return s.withDefaults()
 }
 
 func (s Server) withDefaults() Server {

@@ -170,7 +170,7 @@ func decoded(t *testing.T, client string, data []byte) map[string]any {
 func checkSemantics(t *testing.T, client string, before, after []byte, srv Server) {
 	t.Helper()
 	c, _ := lookup(client)
-	srv = srv.withDefaults()
+	srv = srv.withDefaultsFor(client)
 	want := decoded(t, client, before)
 	servers, _ := want[c.Key].(map[string]any)
 	if servers == nil {
@@ -393,7 +393,7 @@ func TestJSONCComments(t *testing.T) {
 	wantAction(t, "install", r, err, ActionAdded, nil)
 	got := string(readFile(t, path))
 	want := "{\n  \"theme\": \"x\", // trailing\n  \"mcpServers\": {\n    \"a\": {\"command\": \"a\"}, // about a\n" +
-		"    \"ctx\": {\n      \"command\": \"/usr/local/bin/ctx\",\n      \"args\": [\n        \"mcp\",\n        \"serve\"\n      ]\n    }\n  }\n}\n"
+		"    \"ctx\": {\n      \"command\": \"/usr/local/bin/ctx\",\n      \"args\": [\n        \"mcp\",\n        \"serve\",\n        \"--agent\",\n        \"gemini\"\n      ]\n    }\n  }\n}\n"
 	if got != want {
 		t.Fatalf("install:\n%s\nwant:\n%s", got, want)
 	}
@@ -453,9 +453,9 @@ func TestCodexLayouts(t *testing.T) {
 		{name: "inline table install", before: "mcp_servers = { other = { command = \"x\" } }\n", install: true, force: true,
 			action: ActionConflict},
 		{name: "replace in place", before: "[mcp_servers.ctx]\ncommand = \"old\" # old\nargs = []\n\n[tui]\nx = 1\n", install: true, force: true,
-			action: ActionUpdated, after: "[mcp_servers.ctx]\ncommand = \"/usr/local/bin/ctx\"\nargs = [\"mcp\", \"serve\"]\n\n[tui]\nx = 1\n"},
+			action: ActionUpdated, after: "[mcp_servers.ctx]\ncommand = \"/usr/local/bin/ctx\"\nargs = [\"mcp\", \"serve\", \"--agent\", \"codex\"]\n\n[tui]\nx = 1\n"},
 		{name: "no trailing newline", before: "model = \"o3\"", install: true,
-			action: ActionAdded, after: "model = \"o3\"\n\n[mcp_servers.ctx]\ncommand = \"/usr/local/bin/ctx\"\nargs = [\"mcp\", \"serve\"]\n"},
+			action: ActionAdded, after: "model = \"o3\"\n\n[mcp_servers.ctx]\ncommand = \"/usr/local/bin/ctx\"\nargs = [\"mcp\", \"serve\", \"--agent\", \"codex\"]\n"},
 		{name: "in mcp_servers table", before: "[mcp_servers]\nctx = { command = \"ctx\", args = [\"mcp\", \"serve\"] } # inline\nx = { command = \"x\" }\n",
 			action: ActionRemoved, after: "[mcp_servers]\nx = { command = \"x\" }\n"},
 	}

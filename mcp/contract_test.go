@@ -7,6 +7,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -187,8 +188,15 @@ func TestResourceContract(t *testing.T) {
 	}
 	for _, m := range pc["memory"].([]any) {
 		mm := m.(map[string]any)
-		if mm["key"] == "db" && (len([]rune(mm["value"].(string))) != maxMemoryValue || mm["provenance"] != "agent_generated" || mm["updated_by"] != "cursor") {
-			t.Errorf("memory db = %v (value truncated to 4000 characters, provenance agent_generated, updated_by cursor)", mm["key"])
+		if mm["key"] != "db" {
+			continue
+		}
+		val := mm["value"].(string)
+		if n := len([]rune(val)); n > maxMemoryValue || n < maxMemoryValue-200 || mm["provenance"] != "agent_generated" || mm["updated_by"] != "cursor" {
+			t.Errorf("memory db = %v (value truncated to at most 4000 characters, provenance agent_generated, updated_by cursor)", mm)
+		}
+		if !regexp.MustCompile(`\n\[truncated: showing \d+ of \d+ bytes; read context://knowledge/db\]$`).MatchString(val) {
+			t.Errorf("memory db: the 4,000-character cut is not marked: ...%q", val[max(len(val)-120, 0):])
 		}
 	}
 }

@@ -105,6 +105,12 @@ func (s *syncBuffer) String() string {
 // default negotiation). The server is stopped, and its error checked, at the end of the test.
 func serve(t *testing.T, st *store.Store, opt Options, protocolVersion string) *session {
 	t.Helper()
+	return serveAs(t, st, opt, protocolVersion, "ctx-test")
+}
+
+// serveAs is serve with a client whose clientInfo.name is clientName.
+func serveAs(t *testing.T, st *store.Store, opt Options, protocolVersion, clientName string) *session {
+	t.Helper()
 	serverIn, clientOut := io.Pipe()
 	clientIn, serverOut := io.Pipe()
 	s := &session{noteCh: make(chan struct{}, 1024), stderr: &syncBuffer{}}
@@ -151,7 +157,7 @@ func serve(t *testing.T, st *store.Store, opt Options, protocolVersion string) *
 	})
 	req := mcpgo.InitializeRequest{}
 	req.Params.ProtocolVersion = protocolVersion
-	req.Params.ClientInfo = mcpgo.Implementation{Name: "ctx-test", Version: "1.0"}
+	req.Params.ClientInfo = mcpgo.Implementation{Name: clientName, Version: "1.0"}
 	if _, err := s.c.Initialize(ctx, req); err != nil {
 		t.Fatalf("initialize: %v\nstderr: %s", err, s.stderr)
 	}
@@ -257,9 +263,16 @@ func structured(t *testing.T, name string, res *mcpgo.CallToolResult) map[string
 	if err := json.Unmarshal(b, &m); err != nil {
 		t.Fatalf("%s: structuredContent %s: %v", name, b, err)
 	}
+	// The first text item is the JSON result; a second one may note what was cut to fit the response limit.
 	var text map[string]any
-	if err := json.Unmarshal([]byte(resultText(res)), &text); err != nil {
-		t.Errorf("%s: text content is not the JSON result: %q", name, resultText(res))
+	first := ""
+	if len(res.Content) > 0 {
+		if tc, ok := res.Content[0].(mcpgo.TextContent); ok {
+			first = tc.Text
+		}
+	}
+	if err := json.Unmarshal([]byte(first), &text); err != nil {
+		t.Errorf("%s: text content is not the JSON result: %q", name, first)
 	}
 	return m
 }

@@ -193,6 +193,10 @@ func historyError(name string, err error) (*mcpgo.CallToolResult, error) {
 	case errors.Is(err, store.ErrNotInitialized):
 		return codedResult(codeNotInitialized, err.Error()), nil
 	}
+	var tl *store.TooLargeError
+	if errors.As(err, &tl) {
+		return codedResult(codeOutputLimit, fmt.Sprintf("%v (the MCP server loads at most %d bytes of one file)", tl, maxFileRead)), nil
+	}
 	return nil, fmt.Errorf("%s: %w", name, err)
 }
 
@@ -355,7 +359,7 @@ func intArg(args map[string]any, key string, def int) int {
 // --- status, sources ---
 
 func (s *srv) statusTool(ctx context.Context, _ map[string]any) (any, error) {
-	st, err := s.st.Status(ctx)
+	st, err := s.store(ctx).Status(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -376,7 +380,7 @@ type sourceRow struct {
 }
 
 func (s *srv) sourcesTool(ctx context.Context, _ map[string]any) (any, error) {
-	ok, err := s.st.Initialized(ctx)
+	ok, err := s.store(ctx).Initialized(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -384,21 +388,21 @@ func (s *srv) sourcesTool(ctx context.Context, _ map[string]any) (any, error) {
 		return nil, store.ErrNotInitialized
 	}
 	rows := []sourceRow{
-		{Name: string(store.Public), Ref: s.st.RefOf(store.Public), Kind: "branch", Scope: store.Public, Pushed: true},
-		{Name: string(store.Private), Ref: s.st.RefOf(store.Private), Kind: "private", Scope: store.Private},
-		{Name: string(store.Ephemeral), Ref: s.st.RefOf(store.Ephemeral), Kind: "ephemeral", Scope: store.Ephemeral},
+		{Name: string(store.Public), Ref: s.store(ctx).RefOf(store.Public), Kind: "branch", Scope: store.Public, Pushed: true},
+		{Name: string(store.Private), Ref: s.store(ctx).RefOf(store.Private), Kind: "private", Scope: store.Private},
+		{Name: string(store.Ephemeral), Ref: s.store(ctx).RefOf(store.Ephemeral), Kind: "ephemeral", Scope: store.Ephemeral},
 	}
-	remotes, err := s.st.Repo.Remotes(ctx)
+	remotes, err := s.store(ctx).Repo.Remotes(ctx)
 	if err != nil {
 		return nil, err
 	}
 	sort.Slice(remotes, func(i, j int) bool { return remotes[i].Name < remotes[j].Name })
 	for _, r := range remotes {
-		rows = append(rows, sourceRow{Name: r.Name + "/" + s.st.Cfg.Branch, Ref: s.st.TrackingRef(r.Name),
+		rows = append(rows, sourceRow{Name: r.Name + "/" + s.store(ctx).Cfg.Branch, Ref: s.store(ctx).TrackingRef(r.Name),
 			Kind: "remote_tracking", Remote: r.Name})
 	}
 	for i := range rows {
-		h, err := s.st.Repo.Resolve(ctx, rows[i].Ref)
+		h, err := s.store(ctx).Repo.Resolve(ctx, rows[i].Ref)
 		if err != nil {
 			return nil, err
 		}
@@ -412,7 +416,7 @@ func (s *srv) sourcesTool(ctx context.Context, _ map[string]any) (any, error) {
 		Remote   string      `json:"remote,omitempty"`
 		Checkout string      `json:"checkout,omitempty"`
 		Sources  []sourceRow `json:"sources"`
-	}{s.st.Cfg.Branch, s.st.RemoteName(ctx), s.st.CheckoutRoot(), rows}, nil
+	}{s.store(ctx).Cfg.Branch, s.store(ctx).RemoteName(ctx), s.store(ctx).CheckoutRoot(), rows}, nil
 }
 
 // --- events ---
@@ -437,7 +441,7 @@ func (s *srv) eventRows(ctx context.Context, evs []store.HistoryEvent) ([]eventR
 	out := make([]eventRow, 0, len(evs))
 	for i := range evs {
 		e := &evs[i]
-		paths, err := s.st.EventPaths(ctx, e)
+		paths, err := s.store(ctx).EventPaths(ctx, e)
 		if err != nil {
 			return nil, err
 		}
@@ -476,7 +480,7 @@ func (s *srv) queryEventsTool(ctx context.Context, args map[string]any) (any, er
 		return nil, argErrorf("argument 'until': before 'since'")
 	}
 	limit := intArg(args, "limit", 100)
-	tips, fp, err := s.st.HistoryTips(ctx)
+	tips, fp, err := s.store(ctx).HistoryTips(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -485,7 +489,7 @@ func (s *srv) queryEventsTool(ctx context.Context, args map[string]any) (any, er
 	if err != nil {
 		return nil, err
 	}
-	all, err := s.st.History(ctx, tips)
+	all, err := s.store(ctx).History(ctx, tips)
 	if err != nil {
 		return nil, err
 	}
@@ -541,7 +545,7 @@ func (s *srv) showSessionTool(ctx context.Context, args map[string]any) (any, er
 		return nil, err
 	}
 	limit := intArg(args, "limit", 200)
-	tips, fp, err := s.st.HistoryTips(ctx)
+	tips, fp, err := s.store(ctx).HistoryTips(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -550,12 +554,12 @@ func (s *srv) showSessionTool(ctx context.Context, args map[string]any) (any, er
 	if err != nil {
 		return nil, err
 	}
-	v, err := s.st.CheckoutView(ctx)
+	v, err := s.view(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var rec *store.SessionSummary
-	r, err := s.st.GetSession(ctx, v, id)
+	r, err := s.store(ctx).GetSession(ctx, v, id)
 	var nf *store.NotFoundError
 	switch {
 	case err == nil:
@@ -563,7 +567,7 @@ func (s *srv) showSessionTool(ctx context.Context, args map[string]any) (any, er
 	case !errors.As(err, &nf):
 		return nil, err
 	}
-	all, err := s.st.History(ctx, tips)
+	all, err := s.store(ctx).History(ctx, tips)
 	if err != nil {
 		return nil, err
 	}
@@ -601,11 +605,11 @@ func (s *srv) showEventTool(ctx context.Context, args map[string]any) (any, erro
 	if v, ok := args["diff"].(bool); ok {
 		withDiff = v
 	}
-	tips, _, err := s.st.HistoryTips(ctx)
+	tips, _, err := s.store(ctx).HistoryTips(ctx)
 	if err != nil {
 		return nil, err
 	}
-	all, err := s.st.History(ctx, tips)
+	all, err := s.store(ctx).History(ctx, tips)
 	if err != nil {
 		return nil, err
 	}
@@ -626,7 +630,7 @@ func (s *srv) showEventTool(ctx context.Context, args map[string]any) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	files, err := s.st.EventFiles(ctx, e, withDiff)
+	files, err := s.store(ctx).EventFiles(ctx, e, withDiff)
 	if err != nil {
 		return nil, err
 	}
@@ -683,7 +687,7 @@ func (s *srv) blameTool(ctx context.Context, args map[string]any) (any, error) {
 		return nil, err
 	}
 	limit := intArg(args, "limit", 2000)
-	tips, fp, err := s.st.HistoryTips(ctx)
+	tips, fp, err := s.store(ctx).HistoryTips(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -692,7 +696,7 @@ func (s *srv) blameTool(ctx context.Context, args map[string]any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := s.st.BlameFile(ctx, tips, p, blameMaxCommits)
+	b, err := s.store(ctx).BlameFile(ctx, tips, p, blameMaxCommits)
 	if err != nil {
 		return nil, err
 	}
@@ -751,7 +755,7 @@ type searchHit struct {
 
 // searchDocs reads the current entries of the wanted kinds from the checked-out view.
 func (s *srv) searchDocs(ctx context.Context, kinds map[string]bool) ([]searchDoc, error) {
-	v, err := s.st.CheckoutView(ctx)
+	v, err := s.view(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -760,7 +764,14 @@ func (s *srv) searchDocs(ctx context.Context, kinds map[string]bool) ([]searchDo
 		if !kinds[k.Name] {
 			continue
 		}
-		es, err := s.st.ListEntries(ctx, v, k)
+		// An entry larger than the read limit is searched in its first maxFileRead bytes.
+		es, err := loadEntries(ctx, v, k, func(sizes []int) []int {
+			out := make([]int, len(sizes))
+			for i, n := range sizes {
+				out[i] = min(n, maxFileRead)
+			}
+			return out
+		})
 		if err != nil {
 			return nil, err
 		}
@@ -770,7 +781,7 @@ func (s *srv) searchDocs(ctx context.Context, kinds map[string]bool) ([]searchDo
 		}
 	}
 	if kinds["decision"] {
-		ds, err := s.st.ListDecisions(ctx, v)
+		ds, err := s.store(ctx).ListDecisions(ctx, v)
 		if err != nil {
 			return nil, err
 		}
@@ -785,7 +796,7 @@ func (s *srv) searchDocs(ctx context.Context, kinds map[string]bool) ([]searchDo
 		}
 	}
 	if kinds["skill"] {
-		sks, err := s.st.ListSkills(ctx, v)
+		sks, err := s.store(ctx).ListSkills(ctx, v)
 		if err != nil {
 			return nil, err
 		}
@@ -795,7 +806,7 @@ func (s *srv) searchDocs(ctx context.Context, kinds map[string]bool) ([]searchDo
 		}
 	}
 	if kinds["session"] {
-		ss, err := s.st.ListSessions(ctx, v)
+		ss, err := s.store(ctx).ListSessions(ctx, v)
 		if err != nil {
 			return nil, err
 		}
@@ -842,7 +853,7 @@ func (s *srv) searchTool(ctx context.Context, args map[string]any) (any, error) 
 		kinds[k] = true
 	}
 	limit := intArg(args, "limit", 20)
-	_, fp, err := s.st.HistoryTips(ctx)
+	_, fp, err := s.store(ctx).HistoryTips(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -47,15 +47,15 @@ type conflictItem struct {
 // mergeStatus is context_merge_status: store.Status's ahead/behind and store.ListConflicts of the
 // checked-out tree.
 func (s *srv) mergeStatus(ctx context.Context, args map[string]any) (any, error) {
-	st, err := s.st.Status(ctx)
+	st, err := s.store(ctx).Status(ctx)
 	if err != nil {
 		return nil, err
 	}
-	v, err := s.st.CheckoutView(ctx)
+	v, err := s.view(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("read the checked-out tree: %w", err)
 	}
-	recs, err := s.st.ListConflicts(ctx, v)
+	recs, err := s.store(ctx).ListConflicts(ctx, v)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +78,7 @@ func (s *srv) mergeStatus(ctx context.Context, args map[string]any) (any, error)
 // among the open conflicts of v; a store path with several conflicts is an error naming id and listing
 // them, a missing one "Conflict 'x' not found".
 func (s *srv) findConflict(ctx context.Context, v *store.View, id string) (store.ConflictRecord, error) {
-	recs, err := s.st.ListConflicts(ctx, v)
+	recs, err := s.store(ctx).ListConflicts(ctx, v)
 	if err != nil {
 		return store.ConflictRecord{}, err
 	}
@@ -91,12 +91,12 @@ func (s *srv) findConflict(ctx context.Context, v *store.View, id string) (store
 	if len(ids) > 1 {
 		return store.ConflictRecord{}, argErrorf("argument 'id': %s has %d open conflicts (%s): pass one id", id, len(ids), strings.Join(ids, ", "))
 	}
-	return s.st.GetConflict(ctx, v, id)
+	return s.store(ctx).GetConflict(ctx, v, id)
 }
 
 // conflictDetail is context_conflict_detail (store.GetConflict).
 func (s *srv) conflictDetail(ctx context.Context, args map[string]any) (any, error) {
-	v, err := s.st.CheckoutView(ctx)
+	v, err := s.view(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("read the checked-out tree: %w", err)
 	}
@@ -114,7 +114,7 @@ func (s *srv) resolveConflict(ctx context.Context, args map[string]any) (any, er
 	if choice != "file" && hasContent {
 		return nil, argErrorf("argument 'content': only with choice file")
 	}
-	v, err := s.st.RefView(ctx)
+	v, err := s.refView(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +122,7 @@ func (s *srv) resolveConflict(ctx context.Context, args map[string]any) (any, er
 	if _, err := s.findConflict(ctx, v, id); err != nil {
 		return nil, err
 	}
-	r, c, err := s.st.ResolveConflict(ctx, id, choice, []byte(content))
+	r, c, err := s.store(ctx).ResolveConflict(ctx, id, choice, []byte(content))
 	if err != nil {
 		return nil, err
 	}
@@ -137,11 +137,11 @@ func (s *srv) resolveConflict(ctx context.Context, args map[string]any) (any, er
 // resolveConflictsPrompt is the context_resolve_conflicts prompt: every open conflict with its diff
 // kept -> lost, and how to settle each with context_resolve_conflict. Bounded like the other prompts.
 func (s *srv) resolveConflictsPrompt(ctx context.Context, req mcpgo.GetPromptRequest) (*mcpgo.GetPromptResult, error) {
-	v, err := s.st.CheckoutView(ctx)
+	v, err := s.view(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("context_resolve_conflicts: read the checked-out tree: %w", err)
 	}
-	recs, err := s.st.ListConflicts(ctx, v)
+	recs, err := s.store(ctx).ListConflicts(ctx, v)
 	if err != nil {
 		return nil, fmt.Errorf("context_resolve_conflicts: %w", err)
 	}

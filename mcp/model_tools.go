@@ -155,7 +155,7 @@ func (s *srv) updateState(ctx context.Context, args map[string]any) (any, error)
 	if p.CurrentTask == nil && p.Blockers == nil && p.Progress == nil {
 		return nil, argErrorf("invalid arguments: give at least one of 'current_task', 'blockers', 'progress'")
 	}
-	st, c, err := s.st.UpdateState(ctx, p)
+	st, c, err := s.store(ctx).UpdateState(ctx, p)
 	if err != nil {
 		return nil, err
 	}
@@ -193,7 +193,7 @@ type sessionResult struct {
 func (s *srv) appendSession(ctx context.Context, args map[string]any) (any, error) {
 	id := str(args, "session_id")
 	if _, given := args["session_id"]; !given {
-		id = s.st.Actor.Session
+		id = s.store(ctx).Actor.Session
 	}
 	if id != "" {
 		if err := validKeyArg("session_id", id); err != nil {
@@ -208,7 +208,7 @@ func (s *srv) appendSession(ctx context.Context, args map[string]any) (any, erro
 	if strings.TrimSpace(summary) == "" {
 		return nil, argErrorf("argument 'summary': must not be blank")
 	}
-	ss, c, err := s.st.AppendSession(ctx, store.SessionUpdate{ID: id, Agent: agent, Summary: summary,
+	ss, c, err := s.store(ctx).AppendSession(ctx, store.SessionUpdate{ID: id, Agent: agent, Summary: summary,
 		KnowledgeAdded: strList(args, "knowledge_added"), DecisionsAdded: strList(args, "decisions_added"),
 		SkillsUsed: strList(args, "skills_used")})
 	if err != nil {
@@ -224,7 +224,7 @@ func (s *srv) endSession(ctx context.Context, args map[string]any) (any, error) 
 	if err := validKeyArg("session_id", id); err != nil {
 		return nil, err
 	}
-	ss, c, err := s.st.EndSession(ctx, id, str(args, "summary"))
+	ss, c, err := s.store(ctx).EndSession(ctx, id, str(args, "summary"))
 	if err != nil {
 		return nil, err
 	}
@@ -242,7 +242,7 @@ func (s *srv) addSkill(ctx context.Context, args map[string]any) (any, error) {
 	if strings.TrimSpace(desc) == "" {
 		return nil, argErrorf("argument 'description': must not be blank (Agent Skills format)")
 	}
-	sk, c, err := s.st.AddSkill(ctx, name, desc, str(args, "instructions"), store.Scope(str(args, "scope")))
+	sk, c, err := s.store(ctx).AddSkill(ctx, name, desc, str(args, "instructions"), store.Scope(str(args, "scope")))
 	if err != nil {
 		return nil, err
 	}
@@ -260,7 +260,7 @@ func (s *srv) removeSkill(ctx context.Context, args map[string]any) (any, error)
 	if err := validKeyArg("name", name); err != nil {
 		return nil, err
 	}
-	c, err := s.st.RemoveSkill(ctx, name)
+	c, err := s.store(ctx).RemoveSkill(ctx, name)
 	if err != nil {
 		return nil, err
 	}
@@ -277,11 +277,11 @@ func (s *srv) existingSkill(ctx context.Context, field, name string) (store.Skil
 	if err := validKeyArg(field, name); err != nil {
 		return store.Skill{}, err
 	}
-	v, err := s.st.RefView(ctx)
+	v, err := s.refView(ctx)
 	if err != nil {
 		return store.Skill{}, err
 	}
-	return s.st.GetSkill(ctx, v, name)
+	return s.store(ctx).GetSkill(ctx, v, name)
 }
 
 // reportSkillUsage is context_report_skill_usage (store.ReportSkillUsage); session_id omitted is the
@@ -297,7 +297,7 @@ func (s *srv) reportSkillUsage(ctx context.Context, args map[string]any) (any, e
 			return nil, err
 		}
 	}
-	u, c, err := s.st.ReportSkillUsage(ctx, name, sid)
+	u, c, err := s.store(ctx).ReportSkillUsage(ctx, name, sid)
 	if err != nil {
 		return nil, err
 	}
@@ -318,7 +318,7 @@ func (s *srv) rateSkill(ctx context.Context, args map[string]any) (any, error) {
 	if !ok || r != float64(int(r)) || r < 1 || r > 5 {
 		return nil, argErrorf("argument 'rating': must be a whole number from 1 to 5")
 	}
-	f, c, err := s.st.RateSkill(ctx, name, int(r), str(args, "comment"))
+	f, c, err := s.store(ctx).RateSkill(ctx, name, int(r), str(args, "comment"))
 	if err != nil {
 		return nil, err
 	}
@@ -349,7 +349,7 @@ func (s *srv) proposeSkill(ctx context.Context, args map[string]any) (any, error
 	if content == sk.Content {
 		return nil, argErrorf("argument 'proposed_content': is the same as the current SKILL.md of '%s'", name)
 	}
-	p, c, err := s.st.ProposeSkill(ctx, name, content, str(args, "rationale"))
+	p, c, err := s.store(ctx).ProposeSkill(ctx, name, content, str(args, "rationale"))
 	if err != nil {
 		return nil, err
 	}
@@ -359,7 +359,7 @@ func (s *srv) proposeSkill(ctx context.Context, args map[string]any) (any, error
 // listProposals is context_list_skill_proposals (read-only, from the checked-out tree as the resources
 // are): one skill's proposals, or every skill's ordered by skill name, each skill's by created_at.
 func (s *srv) listProposals(ctx context.Context, args map[string]any) (any, error) {
-	v, err := s.st.CheckoutView(ctx)
+	v, err := s.view(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("read the checked-out tree: %w", err)
 	}
@@ -371,7 +371,7 @@ func (s *srv) listProposals(ctx context.Context, args map[string]any) (any, erro
 		}
 		names = []string{name}
 	} else {
-		sks, err := s.st.ListSkills(ctx, v)
+		sks, err := s.store(ctx).ListSkills(ctx, v)
 		if err != nil {
 			return nil, err
 		}
@@ -381,7 +381,7 @@ func (s *srv) listProposals(ctx context.Context, args map[string]any) (any, erro
 	}
 	out := []store.SkillProposal{}
 	for _, n := range names {
-		ps, err := s.st.ListProposals(ctx, v, n, status)
+		ps, err := s.store(ctx).ListProposals(ctx, v, n, status)
 		if err != nil {
 			return nil, err
 		}
@@ -402,11 +402,11 @@ func (s *srv) resolveProposal(ctx context.Context, args map[string]any) (any, er
 	if err := validKeyArg("id", id); err != nil {
 		return nil, err
 	}
-	v, err := s.st.RefView(ctx)
+	v, err := s.refView(ctx)
 	if err != nil {
 		return nil, err
 	}
-	ps, err := s.st.ListProposals(ctx, v, name, "")
+	ps, err := s.store(ctx).ListProposals(ctx, v, name, "")
 	if err != nil {
 		return nil, err
 	}
@@ -422,7 +422,7 @@ func (s *srv) resolveProposal(ctx context.Context, args map[string]any) (any, er
 	if !found {
 		return nil, &store.NotFoundError{Msg: fmt.Sprintf("Proposal '%s' not found for skill '%s'", id, name)}
 	}
-	p, c, err := s.st.ResolveProposal(ctx, name, id, str(args, "decision"))
+	p, c, err := s.store(ctx).ResolveProposal(ctx, name, id, str(args, "decision"))
 	if err != nil {
 		return nil, err
 	}
@@ -457,7 +457,7 @@ func (s *srv) checkIn(ctx context.Context, args map[string]any) (any, error) {
 	if err := store.ValidateActivity(probe); err != nil {
 		return nil, activityArgError(err)
 	}
-	e, c, err := s.st.CheckIn(ctx, in)
+	e, c, err := s.store(ctx).CheckIn(ctx, in)
 	if err != nil {
 		return nil, err
 	}
@@ -479,7 +479,7 @@ func activityArgError(err error) error {
 // checkOut is context_check_out (store.CheckOut): this server's agent on this machine; "Activity entry
 // 'x' not found" when it never checked in.
 func (s *srv) checkOut(ctx context.Context, args map[string]any) (any, error) {
-	e, c, err := s.st.CheckOut(ctx)
+	e, c, err := s.store(ctx).CheckOut(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -494,7 +494,7 @@ func (s *srv) setIntent(ctx context.Context, args map[string]any) (any, error) {
 	if err := store.ValidateIntent(in); err != nil {
 		return nil, activityArgError(err)
 	}
-	e, c, err := s.st.SetIntent(ctx, in)
+	e, c, err := s.store(ctx).SetIntent(ctx, in)
 	if err != nil {
 		return nil, err
 	}
@@ -527,7 +527,7 @@ func (s *srv) setScope(ctx context.Context, args map[string]any) (any, error) {
 	if err != nil {
 		return nil, argErrorf("argument 'scope': %v", err)
 	}
-	c, err := s.st.SetScope(ctx, kind, key, sc)
+	c, err := s.store(ctx).SetScope(ctx, kind, key, sc)
 	if err != nil {
 		return nil, err
 	}

@@ -2,8 +2,12 @@ package mcp
 
 import (
 	"context"
+	"fmt"
 	"net/url"
+	"path"
+	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -147,23 +151,26 @@ type agentMember struct {
 //     in the last commits of the context branch (Ctx-Agent trailers) and this server's agent, addressed
 //     owner/agent.
 //
-// is_you comes from the server's identity (the process's git identity and Options.Agent), never from an
-// argument (seed 002). The project argument must be this store's slug; another is a tool error naming
-// the right one.
+// is_you comes from the server's identity (the process's git identity and the client's agent), never
+// from an argument. The project argument names this store (projectNames: its slug, or the
+// slug of its repository's name or folder); another is a tool error naming the slug.
+//
+// The result fits the MCP response limit (docs/limits.md): a memory value cut at the schema's 4,000
+// characters ends with a "[truncated: ...]" marker naming its resource; when the whole result would
+// still be too large, every value gets a fair share of the room (cut the same way), and memory items,
+// then pulse items that do not fit are left out, said in a second text content item.
 func (s *srv) projectContext(ctx context.Context, args map[string]any) (any, error) {
-	v, err := s.st.CheckoutView(ctx)
+	v, err := s.view(ctx)
 	if err != nil {
 		return nil, err
 	}
-	m, err := s.st.ReadManifest(ctx, v)
+	m, err := s.store(ctx).ReadManifest(ctx, v)
 	if err != nil {
 		return nil, err
 	}
-	slug := Slugify(m.Project.Name, maxSlug)
-	if slug == "" {
-		slug = "project"
-	}
-	if want := str(args, "project"); want != slug {
+	names := s.projectNames(m)
+	slug := names[0]
+	if want := str(args, "project"); !contains(names, want) {
 		return nil, argErrorf("argument 'project': unknown project '%s': this store's project is '%s'", want, slug)
 	}
 	name := truncate(strings.TrimSpace(m.Project.Name), maxName)
@@ -177,7 +184,7 @@ func (s *srv) projectContext(ctx context.Context, args map[string]any) (any, err
 		Members: []any{},
 	}
 
-	acts, err := s.st.ListActivity(ctx, v)
+	acts, err := s.store(ctx).ListActivity(ctx, v)
 	if err != nil {
 		return nil, err
 	}
@@ -190,28 +197,37 @@ func (s *srv) projectContext(ctx context.Context, args map[string]any) (any, err
 		}
 	}
 
-	log, err := s.st.Log(ctx, logDepth, "")
+	log, err := s.store(ctx).Log(ctx, logDepth, "")
 	if err != nil {
 		return nil, err
 	}
-	entries, err := s.st.ListEntries(ctx, v, store.KnowledgeKind)
+	// Of each entry, no more than the longest value the schema allows (4,000 characters of up to 4 bytes).
+	entries, err := loadEntries(ctx, v, store.KnowledgeKind, func(sizes []int) []int {
+		out := make([]int, len(sizes))
+		for i, n := range sizes {
+			out[i] = min(n, 4*maxMemoryValue)
+		}
+		return out
+	})
 	if err != nil {
 		return nil, err
 	}
+	var fulls []int
 	for _, e := range entries {
 		if e.Scope != store.Public || utf8.RuneCountInString(e.Key) > maxMemoryKey {
 			continue
 		}
-		out.Memory = append(out.Memory, s.memory(ctx, e, m))
+		out.Memory = append(out.Memory, s.memory(ctx, e.Entry, m))
+		fulls = append(fulls, e.full)
 	}
 
 	// Identity of the caller: this process (seed 002: "identity comes from the token, never from an argument").
 	var meName, meEmail string
-	if id, err := s.st.Repo.Identity(ctx); err == nil {
+	if id, err := s.store(ctx).Repo.Identity(ctx); err == nil {
 		meName, meEmail = id.Name, id.Email
 	}
 	me := personSlug(meName, meEmail)
-	myAgent := s.st.Actor.Agent
+	myAgent := s.store(ctx).Actor.Agent
 
 	persons := map[string]personMember{}
 	var personOrder []string
@@ -270,7 +286,81 @@ func (s *srv) projectContext(ctx context.Context, args map[string]any) (any, err
 	for _, a := range agentOrder {
 		out.Members = append(out.Members, agents[a])
 	}
-	return out, nil
+	return fitProjectContext(out, fulls)
+}
+
+// projectHint is the sentence of get_project_context's description that names this store's project
+// (when the store can be read): agents cannot guess the slug.
+func (s *srv) projectHint(ctx context.Context) string {
+	names, err := s.currentProjectNames(ctx)
+	if err != nil {
+		return " Pass project: this store's project slug (a wrong one is an error naming it)."
+	}
+	h := fmt.Sprintf(" This server serves one project: pass project: %q", names[0])
+	if len(names) > 1 {
+		h += fmt.Sprintf(" (also accepted: %s)", quoteList(names[1:]))
+	}
+	return h + "."
+}
+
+func quoteList(xs []string) string {
+	q := make([]string, len(xs))
+	for i, x := range xs {
+		q[i] = strconv.Quote(x)
+	}
+	return strings.Join(q, ", ")
+}
+
+// currentProjectNames reads the manifest at the context refs' tips and returns projectNames.
+func (s *srv) currentProjectNames(ctx context.Context) ([]string, error) {
+	v, err := s.st.RefView(ctx)
+	if err != nil {
+		return nil, err
+	}
+	m, err := s.st.ReadManifest(ctx, v.WithMaxRead(maxFileRead))
+	if err != nil {
+		return nil, err
+	}
+	return s.projectNames(m), nil
+}
+
+// prepareProject is get_project_context's prepare: a project given as a name ("Engine Notes") that
+// slugifies to one of this store's names is taken as that slug, so that the schema's slug pattern
+// accepts it; an argument error names the slug.
+func (s *srv) prepareProject(ctx context.Context, args map[string]any) string {
+	names, err := s.currentProjectNames(ctx)
+	if err != nil || len(names) == 0 {
+		return ""
+	}
+	if p, ok := args["project"].(string); ok && !contains(names, p) {
+		if sl := Slugify(p, maxSlug); contains(names, sl) {
+			args["project"] = sl
+		}
+	}
+	return fmt.Sprintf("this store's project is '%s'", names[0])
+}
+
+// projectNames are the values of get_project_context's project argument that name this store: first its
+// slug (of the manifest's project name; "project" when that gives none), then the slugs of the
+// repository's name (the last part of the manifest's repo_url) and of its work tree's folder.
+func (s *srv) projectNames(m store.Manifest) []string {
+	slug := Slugify(m.Project.Name, maxSlug)
+	if slug == "" {
+		slug = "project"
+	}
+	out := []string{slug}
+	add := func(name string) {
+		if n := Slugify(name, maxSlug); n != "" && !contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	if u := strings.TrimSuffix(strings.TrimRight(strings.TrimSpace(m.Project.RepoURL), "/"), ".git"); u != "" {
+		add(path.Base(strings.ReplaceAll(u, ":", "/")))
+	}
+	if wt := s.st.Repo.WorkTree(); wt != "" {
+		add(filepath.Base(wt))
+	}
+	return out
 }
 
 // memory renders one public knowledge entry as seed 002's memory item.
@@ -288,7 +378,7 @@ func (s *srv) memory(ctx context.Context, e store.Entry, m store.Manifest) memor
 	}
 	at := normTime(e.UpdatedAt)
 	if at == "" {
-		if l, err := s.st.Log(ctx, 1, store.KnowledgeKind.Dir+"/"+e.Key+".md"); err == nil && len(l) > 0 {
+		if l, err := s.store(ctx).Log(ctx, 1, store.KnowledgeKind.Dir+"/"+e.Key+".md"); err == nil && len(l) > 0 {
 			at = normTime(l[0].Time)
 		}
 	}
@@ -298,8 +388,7 @@ func (s *srv) memory(ctx context.Context, e store.Entry, m store.Manifest) memor
 	if at == "" {
 		at = "1970-01-01T00:00:00Z"
 	}
-	return memoryItem{Key: e.Key, Value: truncate(e.Content, maxMemoryValue), Provenance: prov,
-		UpdatedBy: truncate(by, maxUpdatedBy), UpdatedAt: at}
+	return memoryItem{Key: e.Key, Value: e.Content, Provenance: prov, UpdatedBy: truncate(by, maxUpdatedBy), UpdatedAt: at}
 }
 
 // Slugify derives seed 002's slug ^[a-z0-9]+(?:-[a-z0-9]+)*$ from a name: ASCII letters lower-cased

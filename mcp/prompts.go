@@ -145,12 +145,13 @@ func truncUTF8(s string, n int) string {
 	return s[:n]
 }
 
-// entryItem renders one knowledge entry or convention, its content cut at maxPromptItem.
-func promptEntry(uriPrefix string, e store.Entry) string {
+// promptEntry renders one knowledge entry or convention, its content cut at maxPromptItem; full is the
+// length of its whole content (e.Content may hold only its beginning).
+func promptEntry(uriPrefix string, e store.Entry, full int) string {
 	body := e.Content
-	if len(body) > maxPromptItem {
+	if len(body) > maxPromptItem || full > len(body) {
 		cut := truncUTF8(body, maxPromptItem)
-		body = cut + fmt.Sprintf("\n[truncated: %d more bytes; read %s%s]", len(body)-len(cut), uriPrefix, e.Key)
+		body = cut + fmt.Sprintf("\n[truncated: %d more bytes; read %s%s]", full-len(cut), uriPrefix, e.Key)
 	}
 	return fmt.Sprintf("### %s\n\n%s\n\n", e.Key, strings.TrimRight(body, "\n"))
 }
@@ -167,7 +168,11 @@ func promptText(desc, text string) *mcpgo.GetPromptResult {
 // activity (seed 000: "The context_onboarding prompt omits stale entries") and the last 5 sessions,
 // newest first.
 func (s *srv) onboardingPrompt(ctx context.Context, req mcpgo.GetPromptRequest) (*mcpgo.GetPromptResult, error) {
-	title, text, err := Onboarding(ctx, s.st, PromptLimit)
+	v, err := s.view(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("context_onboarding: read the checked-out tree: %w", err)
+	}
+	title, text, err := onboarding(ctx, s.store(ctx), v, PromptLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -180,12 +185,17 @@ func (s *srv) onboardingPrompt(ctx context.Context, req mcpgo.GetPromptRequest) 
 // filtering happens at the export and onboarding level). limit bounds the text in bytes, with a visible
 // "[truncated: ...]" marker per cut section. It returns a title and the text.
 func Onboarding(ctx context.Context, st *store.Store, limit int) (title, text string, err error) {
-	s := &srv{st: st}
-	v, err := s.st.CheckoutView(ctx)
+	v, err := st.CheckoutView(ctx)
 	if err != nil {
 		return "", "", fmt.Errorf("context_onboarding: read the checked-out tree: %w", err)
 	}
-	m, err := s.st.ReadManifest(ctx, v)
+	return onboarding(ctx, st, v, limit)
+}
+
+// onboarding is Onboarding on view v. Of each knowledge entry and convention it reads only what the
+// prompt shows (maxPromptItem bytes).
+func onboarding(ctx context.Context, st *store.Store, v *store.View, limit int) (title, text string, err error) {
+	m, err := st.ReadManifest(ctx, v)
 	if err != nil {
 		return "", "", fmt.Errorf("context_onboarding: %w", err)
 	}
@@ -197,20 +207,26 @@ func Onboarding(ctx context.Context, st *store.Store, limit int) (title, text st
 		{store.ConventionKind, "Conventions", "(no conventions yet)", "conventions", "context://conventions"},
 		{store.KnowledgeKind, "Knowledge", "(no knowledge yet)", "knowledge entries", "context://knowledge"},
 	} {
-		es, err := s.st.ListEntries(ctx, v, k.kind)
+		es, err := loadEntries(ctx, v, k.kind, func(sizes []int) []int {
+			out := make([]int, len(sizes))
+			for i, n := range sizes {
+				out[i] = min(n, maxPromptItem)
+			}
+			return out
+		})
 		if err != nil {
 			return "", "", fmt.Errorf("context_onboarding: %w", err)
 		}
 		sec := section{title: k.title, empty: k.empty, unit: k.unit, uri: k.uri}
 		for _, e := range es {
 			if e.Scope == store.Public {
-				sec.items = append(sec.items, promptEntry(k.uri+"/", e))
+				sec.items = append(sec.items, promptEntry(k.uri+"/", e.Entry, e.full))
 			}
 		}
 		secs = append(secs, sec)
 	}
 
-	ds, err := s.st.ListDecisions(ctx, v)
+	ds, err := st.ListDecisions(ctx, v)
 	if err != nil {
 		return "", "", fmt.Errorf("context_onboarding: %w", err)
 	}
@@ -222,7 +238,7 @@ func Onboarding(ctx context.Context, st *store.Store, limit int) (title, text st
 	}
 	secs = append(secs, dsec)
 
-	sks, err := s.st.ListSkills(ctx, v)
+	sks, err := st.ListSkills(ctx, v)
 	if err != nil {
 		return "", "", fmt.Errorf("context_onboarding: %w", err)
 	}
@@ -236,7 +252,7 @@ func Onboarding(ctx context.Context, st *store.Store, limit int) (title, text st
 
 	stsec := section{title: "Current state", empty: "(no current task, blockers or progress)", unit: "state lines", uri: "context://state"}
 	if _, sc, err := v.Read(ctx, store.StatePath); err == nil && sc == store.Public {
-		st, err := s.st.GetState(ctx, v)
+		st, err := st.GetState(ctx, v)
 		if err != nil {
 			return "", "", fmt.Errorf("context_onboarding: %w", err)
 		}
@@ -246,7 +262,7 @@ func Onboarding(ctx context.Context, st *store.Store, limit int) (title, text st
 	}
 	secs = append(secs, stsec)
 
-	as, err := s.st.ListActivity(ctx, v)
+	as, err := st.ListActivity(ctx, v)
 	if err != nil {
 		return "", "", fmt.Errorf("context_onboarding: %w", err)
 	}
@@ -260,7 +276,7 @@ func Onboarding(ctx context.Context, st *store.Store, limit int) (title, text st
 	}
 	secs = append(secs, asec)
 
-	ss, err := s.st.ListSessions(ctx, v)
+	ss, err := st.ListSessions(ctx, v)
 	if err != nil {
 		return "", "", fmt.Errorf("context_onboarding: %w", err)
 	}
@@ -353,25 +369,25 @@ func sessionLine(x store.SessionSummary) string {
 // (context_append_session, context_end_session). It is for the next agent on this machine, so it does not
 // filter by scope.
 func (s *srv) handoffPrompt(ctx context.Context, req mcpgo.GetPromptRequest) (*mcpgo.GetPromptResult, error) {
-	v, err := s.st.CheckoutView(ctx)
+	v, err := s.view(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("context_handoff: read the checked-out tree: %w", err)
 	}
-	agent := s.st.Actor.Agent
-	st, err := s.st.GetState(ctx, v)
+	agent := s.store(ctx).Actor.Agent
+	st, err := s.store(ctx).GetState(ctx, v)
 	if err != nil {
 		return nil, fmt.Errorf("context_handoff: %w", err)
 	}
 	secs := []section{{title: "Current state", empty: "(no current task, blockers or progress)", unit: "state lines",
 		uri: "context://state", items: stateLines(st)}}
 
-	ss, err := s.st.ListSessions(ctx, v)
+	ss, err := s.store(ctx).ListSessions(ctx, v)
 	if err != nil {
 		return nil, fmt.Errorf("context_handoff: %w", err)
 	}
 	want := req.Params.Arguments["session_id"]
 	if want == "" {
-		want = s.st.Actor.Session
+		want = s.store(ctx).Actor.Session
 	}
 	var open *store.SessionSummary
 	for i := len(ss) - 1; i >= 0; i-- {
@@ -398,7 +414,7 @@ func (s *srv) handoffPrompt(ctx context.Context, req mcpgo.GetPromptRequest) (*m
 	secs = append(secs, sessSec)
 
 	logSec := section{title: "Your recent commits", empty: "(no commits by " + agent + " yet)", unit: "commits", uri: "`ctx log`"}
-	log, err := s.st.Log(ctx, handoffLogDepth, "")
+	log, err := s.store(ctx).Log(ctx, handoffLogDepth, "")
 	if err != nil && !errors.Is(err, store.ErrNotInitialized) {
 		return nil, fmt.Errorf("context_handoff: %w", err)
 	}
@@ -413,7 +429,7 @@ func (s *srv) handoffPrompt(ctx context.Context, req mcpgo.GetPromptRequest) (*m
 	}
 	secs = append(secs, logSec)
 
-	as, err := s.st.ListActivity(ctx, v)
+	as, err := s.store(ctx).ListActivity(ctx, v)
 	if err != nil {
 		return nil, fmt.Errorf("context_handoff: %w", err)
 	}

@@ -24,8 +24,8 @@ type resourceDef struct {
 var fixedResources = []resourceDef{
 	{"context://manifest", "manifest", "Project metadata and configuration: the Manifest (schema_version, project, adapters, team, created_at, updated_at)."},
 	{"context://summary", "summary", "High-level project summary: project, knowledge/convention/decision/skill counts, current task and blockers."},
-	{"context://knowledge", "knowledge", "All knowledge entries [{key, content, scope}], every scope, ordered by key."},
-	{"context://conventions", "conventions", "All team conventions [{key, content, scope}], ordered by key."},
+	{"context://knowledge", "knowledge", "All knowledge entries [{key, content, scope}], every scope, ordered by key." + listNote},
+	{"context://conventions", "conventions", "All team conventions [{key, content, scope}], ordered by key." + listNote},
 	{"context://decisions", "decisions", "All architectural decisions [{id, title, status, scope}], ordered by id."},
 	{"context://state", "state", "The current session state (ActiveState): current_task, blockers, progress, last_agent, last_machine, updated_at."},
 	{"context://history", "history", "Recent session history: SessionSummary objects ordered by start time."},
@@ -34,23 +34,36 @@ var fixedResources = []resourceDef{
 	{"context://activity", "activity", "Team activity entries with stale flags (older than 48 hours)."},
 }
 
+// listNote documents how a list keeps within the response limit (docs/limits.md).
+const listNote = " Within the 1 MiB MCP response limit: when the entries do not fit, the longest are cut, each " +
+	"ending with \"[truncated: showing N of M bytes; read context://.../{key}]\"; entries left out are counted in a " +
+	"second, text/plain item."
+
 // templateResources are the resource templates of seed 000.
 var templateResources = []resourceDef{
-	{"context://knowledge/{key}", "knowledge-entry", "One knowledge entry {key, content}."},
-	{"context://conventions/{key}", "convention", "One convention {key, content}."},
-	{"context://decisions/{id}", "decision", "One decision by numeric id or exact title {id, title, status, context, decision, consequences}, and body (the whole ADR) when one of those sections is missing."},
-	{"context://skills/{name}", "skill", "One skill's SKILL.md {name, description, content}."},
-	{"context://skills/{name}/feedback", "skill-feedback", "All feedback entries of a skill (SkillFeedback)."},
-	{"context://skills/{name}/proposals", "skill-proposals", "All improvement proposals of a skill (SkillProposal)."},
+	{"context://knowledge/{key}", "knowledge-entry", "One knowledge entry {key, content}." + missingNote("Knowledge entry 'KEY' not found") + largeNote("knowledge get KEY")},
+	{"context://conventions/{key}", "convention", "One convention {key, content}." + missingNote("Convention 'KEY' not found") + largeNote("convention get KEY")},
+	{"context://decisions/{id}", "decision", "One decision by numeric id or exact title {id, title, status, context, decision, consequences}, and body (the whole ADR) when one of those sections is missing." + missingNote("Decision 'ID' not found") + largeNote("decision get ID")},
+	{"context://skills/{name}", "skill", "One skill's SKILL.md {name, description, content}." + missingNote("Skill 'NAME' not found") + largeNote("skill get NAME")},
+	{"context://skills/{name}/feedback", "skill-feedback", "All feedback entries of a skill (SkillFeedback)." + missingNote("Skill 'NAME' not found")},
+	{"context://skills/{name}/proposals", "skill-proposals", "All improvement proposals of a skill (SkillProposal)." + missingNote("Skill 'NAME' not found")},
+}
+
+// missingNote documents a template's not-found answer (the error object): a normal result, unlike
+// a URI that matches no resource or template.
+func missingNote(msg string) string {
+	return ` A missing entry is not a JSON-RPC error: the result holds {"error": "` + msg + `"}; only a URI that names no resource at all is the JSON-RPC error -32002 (resource not found).`
+}
+
+// largeNote documents the refusal of an entry over the response limit.
+func largeNote(cli string) string {
+	return " An entry over the 1 MiB MCP response limit is not loaded: JSON-RPC error -32603 whose message " +
+		"starts with output_limit_exceeded and names `ctx " + cli + "`, which prints it."
 }
 
 func (s *srv) addResources() {
 	h := func(ctx context.Context, req mcpgo.ReadResourceRequest) ([]mcpgo.ResourceContents, error) {
-		b, err := s.render(ctx, req.Params.URI)
-		if err != nil {
-			return nil, err
-		}
-		return jsonContents(req.Params.URI, b), nil
+		return s.render(ctx, req.Params.URI)
 	}
 	for _, r := range fixedResources {
 		s.mcp.AddResource(mcpgo.NewResource(r.uri, r.name, mcpgo.WithResourceDescription(r.desc),
@@ -121,11 +134,17 @@ type (
 	}
 )
 
-// render returns the JSON contents of a context:// URI (seed 000), read from the checked-out tree
-// (design §7). Missing entries, and keys or names that store.ValidKey refuses, render as seed 000's
-// error object. Path segments are URL-decoded one by one, so an encoded '/' stays inside its segment
-// and is then refused by ValidKey. A URI that names no resource is an error (JSON-RPC resource not found).
-func (s *srv) render(ctx context.Context, uri string) ([]byte, error) {
+// render returns the contents of a context:// URI (seed 000), read from the checked-out tree (design §7):
+// one application/json item holding the resource's JSON. Missing entries, and keys or names that
+// store.ValidKey refuses, render as seed 000's error object. Path segments are URL-decoded one by one, so
+// an encoded '/' stays inside its segment and is then refused by ValidKey. A URI that names no resource is
+// an error (JSON-RPC resource not found).
+//
+// Every rendering fits the MCP response limit (docs/limits.md): a list too long for it is cut, each cut
+// entry's content ending with a "[truncated: ...]" marker, and items left out are counted in a second,
+// text/plain item holding the same kind of marker; a single entry too large for one response is an
+// error (output_limit_exceeded) and is not loaded.
+func (s *srv) render(ctx context.Context, uri string) ([]mcpgo.ResourceContents, error) {
 	rest, ok := strings.CutPrefix(uri, scheme)
 	if !ok {
 		return nil, fmt.Errorf("%w: %s", server.ErrResourceNotFound, uri)
@@ -138,13 +157,14 @@ func (s *srv) render(ctx context.Context, uri string) ([]byte, error) {
 		}
 		segs = append(segs, d)
 	}
-	v, err := s.st.CheckoutView(ctx)
+	v, err := s.view(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("read the checked-out tree: %w", err)
 	}
 	out, err := s.resource(ctx, v, segs)
 	var nf *store.NotFoundError
 	var amb *store.AmbiguousError
+	var tl *store.TooLargeError
 	switch {
 	case errors.As(err, &nf):
 		out, err = errorObject{nf.Msg}, nil
@@ -152,10 +172,14 @@ func (s *srv) render(ctx context.Context, uri string) ([]byte, error) {
 		out, err = errorObject{amb.Error()}, nil
 	case errors.Is(err, errNoResource):
 		return nil, fmt.Errorf("%w: %s", server.ErrResourceNotFound, uri)
+	case errors.Is(err, errOutputLimit):
+		return nil, err
+	case errors.As(err, &tl):
+		return nil, fmt.Errorf("%w: %s: %v (the MCP server loads at most %d bytes of one file)", errOutputLimit, uri, tl, maxFileRead)
 	case err != nil:
 		return nil, fmt.Errorf("read %s: %w", uri, err)
 	}
-	return store.MarshalRecord(out)
+	return fitContents(uri, out)
 }
 
 var errNoResource = errors.New("no such resource")
@@ -170,11 +194,11 @@ func (s *srv) resource(ctx context.Context, v *store.View, segs []string) (any, 
 		case "summary":
 			return s.summary(ctx, v)
 		case "knowledge":
-			return s.entries(ctx, v, store.KnowledgeKind)
+			return s.listEntries(ctx, v, store.KnowledgeKind)
 		case "conventions":
-			return s.entries(ctx, v, store.ConventionKind)
+			return s.listEntries(ctx, v, store.ConventionKind)
 		case "decisions":
-			ds, err := s.st.ListDecisions(ctx, v)
+			ds, err := s.store(ctx).ListDecisions(ctx, v)
 			if err != nil {
 				return nil, err
 			}
@@ -186,9 +210,9 @@ func (s *srv) resource(ctx context.Context, v *store.View, segs []string) (any, 
 		case "state":
 			return s.state(ctx, v)
 		case "history":
-			return s.st.ListSessions(ctx, v)
+			return s.store(ctx).ListSessions(ctx, v)
 		case "skills":
-			sks, err := s.st.ListSkills(ctx, v)
+			sks, err := s.store(ctx).ListSkills(ctx, v)
 			if err != nil {
 				return nil, err
 			}
@@ -207,16 +231,21 @@ func (s *srv) resource(ctx context.Context, v *store.View, segs []string) (any, 
 			if segs[0] == "conventions" {
 				k = store.ConventionKind
 			}
-			if _, err := store.NormalizeKey(segs[1]); err != nil {
+			key, err := store.NormalizeKey(segs[1])
+			if err != nil {
 				return nil, &store.NotFoundError{Msg: fmt.Sprintf(k.Missing, segs[1])}
 			}
-			e, err := s.st.GetEntry(ctx, v, k, segs[1])
+			if err := checkEntrySize(ctx, v, scheme+segs[0]+"/"+key, k.Dir+"/"+key+".md",
+				"ctx "+k.Name+" get "+key); err != nil {
+				return nil, err
+			}
+			e, err := s.store(ctx).GetEntry(ctx, v, k, segs[1])
 			if err != nil {
 				return nil, err
 			}
 			return entryOne{e.Key, e.Content}, nil
 		case "decisions":
-			d, err := s.st.FindDecision(ctx, v, segs[1])
+			d, err := s.store(ctx).FindDecision(ctx, v, segs[1])
 			if err != nil {
 				return nil, err
 			}
@@ -227,7 +256,13 @@ func (s *srv) resource(ctx context.Context, v *store.View, segs []string) (any, 
 			return one, nil
 		case "skills":
 			if segs[1] == "stats" {
-				return s.st.SkillStats(ctx, v)
+				return s.store(ctx).SkillStats(ctx, v)
+			}
+			if name, err := store.NormalizeKey(segs[1]); err == nil {
+				if err := checkEntrySize(ctx, v, scheme+"skills/"+name, "skills/"+name+"/SKILL.md",
+					"ctx skill get "+name); err != nil {
+					return nil, err
+				}
 			}
 			sk, err := s.skill(ctx, v, segs[1])
 			if err != nil {
@@ -241,9 +276,9 @@ func (s *srv) resource(ctx context.Context, v *store.View, segs []string) (any, 
 				return nil, err
 			}
 			if segs[2] == "feedback" {
-				return s.st.SkillFeedback(ctx, v, segs[1])
+				return s.store(ctx).SkillFeedback(ctx, v, segs[1])
 			}
-			return s.st.ListProposals(ctx, v, segs[1], "")
+			return s.store(ctx).ListProposals(ctx, v, segs[1], "")
 		}
 	}
 	return nil, errNoResource
@@ -258,24 +293,12 @@ func (s *srv) skill(ctx context.Context, v *store.View, name string) (store.Skil
 	if _, err := store.NormalizeKey(name); err != nil {
 		return store.Skill{}, skillMissing(name)
 	}
-	return s.st.GetSkill(ctx, v, name)
-}
-
-func (s *srv) entries(ctx context.Context, v *store.View, k store.Kind) ([]entryItem, error) {
-	es, err := s.st.ListEntries(ctx, v, k)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]entryItem, 0, len(es))
-	for _, e := range es {
-		out = append(out, entryItem{e.Key, e.Content, e.Scope})
-	}
-	return out, nil
+	return s.store(ctx).GetSkill(ctx, v, name)
 }
 
 // manifest reads the Manifest with empty collections as [] and {} rather than null (seed 000's shape).
 func (s *srv) manifest(ctx context.Context, v *store.View) (store.Manifest, error) {
-	m, err := s.st.ReadManifest(ctx, v)
+	m, err := s.store(ctx).ReadManifest(ctx, v)
 	if err != nil {
 		return m, err
 	}
@@ -290,7 +313,7 @@ func (s *srv) manifest(ctx context.Context, v *store.View) (store.Manifest, erro
 
 // state is seed 000's ActiveState (store.GetState), with updated_at null while the state was never set.
 func (s *srv) state(ctx context.Context, v *store.View) (activeState, error) {
-	st, err := s.st.GetState(ctx, v)
+	st, err := s.store(ctx).GetState(ctx, v)
 	if err != nil {
 		return activeState{}, err
 	}
@@ -312,7 +335,7 @@ type activityItem struct {
 
 // activity is context://activity: every entry, stale ones flagged (seed 000's 48-hour rule, store.IsStale).
 func (s *srv) activity(ctx context.Context, v *store.View) ([]activityItem, error) {
-	as, err := s.st.ListActivity(ctx, v)
+	as, err := s.store(ctx).ListActivity(ctx, v)
 	if err != nil {
 		return nil, err
 	}
@@ -325,7 +348,7 @@ func (s *srv) activity(ctx context.Context, v *store.View) ([]activityItem, erro
 
 // summary is seed 000's summary (store.Summary).
 func (s *srv) summary(ctx context.Context, v *store.View) (store.ProjectSummary, error) {
-	sum, err := s.st.Summary(ctx, v)
+	sum, err := s.store(ctx).Summary(ctx, v)
 	if sum.Blockers == nil {
 		sum.Blockers = []string{}
 	}

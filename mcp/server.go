@@ -40,7 +40,9 @@ const DefaultPollInterval = time.Second
 
 // Options configure the server.
 type Options struct {
-	Agent        string        // the agent name the server was started with (--agent); the Ctx-Agent trailer of its writes
+	// Agent is the agent name the server was started with (--agent), the Ctx-Agent trailer of its writes.
+	// Empty: each client's own name, from the clientInfo.name it sent at initialize (see AgentName).
+	Agent        string
 	Session      string        // the session id; the Ctx-Session trailer of its writes
 	Version      string        // the ctx version announced at initialize
 	Stderr       io.Writer     // logs; nil discards them
@@ -49,11 +51,16 @@ type Options struct {
 
 // srv is the state shared by the handlers of one MCP server.
 type srv struct {
-	st  *store.Store
+	st  *store.Store // the store as opened; requests use store(ctx), which writes as the client's agent
 	opt Options
 	log *log.Logger
 	mcp *server.MCPServer
 	hub *hub
+
+	mu     sync.Mutex
+	agents map[string]*store.Store // agent name -> st writing as that agent
+
+	prepare map[string]func(ctx context.Context, args map[string]any) string // tool name -> toolDef.prepare
 }
 
 // registry maps a server built by NewServer to its state, so that Watch can find it.
@@ -79,11 +86,14 @@ func newSrv(st *store.Store, opt Options) *srv {
 	}
 	if opt.Agent != "" {
 		st.Actor.Agent = opt.Agent
+	} else if st.Actor.Agent == "" || st.Actor.Agent == "cli" {
+		st.Actor.Agent = FallbackAgent // a server is never a person at the terminal
 	}
 	if opt.Session != "" {
 		st.Actor.Session = opt.Session
 	}
-	s := &srv{st: st, opt: opt, log: log.New(opt.Stderr, "ctx mcp: ", log.LstdFlags), hub: newHub()}
+	s := &srv{st: st, opt: opt, log: log.New(opt.Stderr, "ctx mcp: ", log.LstdFlags), hub: newHub(),
+		agents: map[string]*store.Store{}, prepare: map[string]func(context.Context, map[string]any) string{}}
 	hooks := &server.Hooks{}
 	hooks.AddOnRegisterSession(func(ctx context.Context, cs server.ClientSession) { s.hub.add(cs) })
 	hooks.AddOnUnregisterSession(func(ctx context.Context, cs server.ClientSession) { s.hub.remove(cs) })
@@ -124,3 +134,66 @@ func Watch(ctx context.Context, ms *server.MCPServer) error {
 func jsonContents(uri string, b []byte) []mcpgo.ResourceContents {
 	return []mcpgo.ResourceContents{mcpgo.TextResourceContents{URI: uri, MIMEType: "application/json", Text: string(b)}}
 }
+
+// FallbackAgent is the agent recorded for a client that gave no usable clientInfo.name when the server
+// was started without --agent.
+const FallbackAgent = "mcp"
+
+// AgentName turns an MCP client's clientInfo.name into the agent name ctx records (Ctx-Agent): its slug
+// (lower-case ASCII letters and digits, every other run as one '-', at most 40 bytes: "Claude Code" →
+// "claude-code"), "" when nothing usable is left. "cli", ctx's name for a person at the terminal, becomes
+// "mcp-cli".
+func AgentName(clientName string) string {
+	a := Slugify(clientName, maxAgentName)
+	if a == "cli" {
+		return "mcp-cli"
+	}
+	if store.ValidKey(a) != nil {
+		return ""
+	}
+	return a
+}
+
+// clientAgent is the agent of the request's client: Options.Agent when set, else the clientInfo.name of
+// the request (protocol 2026-07-28 sends it with each request) or of its session's initialize.
+func (s *srv) clientAgent(ctx context.Context) string {
+	if s.opt.Agent != "" {
+		return s.opt.Agent
+	}
+	name := ""
+	if info := server.RequestProtocolInfoFromContext(ctx); info != nil && info.ClientInfo != nil {
+		name = info.ClientInfo.Name
+	}
+	if name == "" {
+		if cs, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo); ok {
+			name = cs.GetClientInfo().Name
+		}
+	}
+	if a := AgentName(name); a != "" {
+		return a
+	}
+	return s.st.Actor.Agent
+}
+
+// store returns the store a request reads and writes through: the server's, writing as the request's
+// client (clientAgent).
+func (s *srv) store(ctx context.Context) *store.Store {
+	a := s.clientAgent(ctx)
+	if a == s.st.Actor.Agent {
+		return s.st
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, ok := s.agents[a]
+	if !ok {
+		if len(s.agents) >= maxAgents {
+			clear(s.agents) // a client renaming itself on every request must not grow this without bound
+		}
+		st = s.st.WithActor(store.Actor{Agent: a, Session: s.st.Actor.Session, Machine: s.st.Actor.Machine})
+		s.agents[a] = st
+	}
+	return st
+}
+
+// maxAgents bounds the stores kept per agent name.
+const maxAgents = 64

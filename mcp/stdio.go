@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -71,14 +72,14 @@ func ServeStdio(ctx context.Context, st *store.Store, in io.Reader, out io.Write
 		}
 	})
 
-	lines := make(chan []byte)
+	lines := make(chan inLine)
 	readErr := make(chan error, 1)
 	// The reader may stay blocked in in.Read after ctx is done; it ends when in is closed.
 	go func() {
 		r := bufio.NewReaderSize(in, 64*1024)
 		for {
-			line, err := r.ReadBytes('\n')
-			if len(bytesTrim(line)) > 0 {
+			line, err := readLine(r, maxRequestBytes)
+			if line.size > 0 && (line.over || len(bytesTrim(line.b)) > 0) {
 				select {
 				case lines <- line:
 				case <-ctx.Done():
@@ -91,6 +92,22 @@ func ServeStdio(ctx context.Context, st *store.Store, in io.Reader, out io.Write
 			}
 		}
 	}()
+
+	// Admission (docs/limits.md): at most maxRunning requests are handled at once, and at most
+	// maxInFlight requests holding maxInFlightBytes of request lines wait or run; one more is refused with
+	// a server-busy error until a response went out.
+	running := make(chan struct{}, maxRunning)
+	var admit struct {
+		sync.Mutex
+		n     int
+		bytes int64
+	}
+	release := func(size int64) {
+		admit.Lock()
+		admit.n--
+		admit.bytes -= size
+		admit.Unlock()
+	}
 
 	var reqs sync.WaitGroup
 	var result error
@@ -105,11 +122,22 @@ loop:
 			}
 			break loop
 		case line := <-lines:
+			if line.over {
+				msg := fmt.Sprintf("request of %d bytes or more is over the %d-byte request limit of this server: "+
+					"it was not read", line.size, maxRequestBytes)
+				resp := mcpgo.NewJSONRPCError(mcpgo.NewRequestId(guessID(line.b)), mcpgo.INVALID_REQUEST, msg, nil)
+				s.log.Print(msg)
+				if err := w.write(resp); err != nil {
+					result = fmt.Errorf("mcp: write stdout: %w", err)
+					break loop
+				}
+				continue
+			}
 			var base struct {
 				ID     any    `json:"id"`
 				Method string `json:"method"`
 			}
-			if err := json.Unmarshal(line, &base); err != nil {
+			if err := json.Unmarshal(line.b, &base); err != nil {
 				resp := mcpgo.NewJSONRPCError(mcpgo.NewRequestId(nil), mcpgo.PARSE_ERROR, "Parse error", nil)
 				if err := w.write(resp); err != nil {
 					result = fmt.Errorf("mcp: write stdout: %w", err)
@@ -117,9 +145,10 @@ loop:
 				}
 				continue
 			}
-			msg := json.RawMessage(line)
+			msg := json.RawMessage(line.b)
 			hctx := reqCtx
-			if base.Method == string(mcpgo.MethodSubscriptionsListen) {
+			stream := base.Method == string(mcpgo.MethodSubscriptionsListen)
+			if stream {
 				hctx = streamCtx // a stream, not a request to answer: it ends with the input
 			}
 			handle := func() {
@@ -132,15 +161,46 @@ loop:
 					cancel()
 				}
 			}
-			if base.ID != nil && base.Method != "" {
-				// Requests run concurrently (a tool call must not hold up a read); JSON-RPC pairs
-				// responses by id.
-				reqs.Go(handle)
-			} else {
+			if base.ID == nil || base.Method == "" {
 				// Notifications and responses keep their order with the requests that follow them
 				// (notifications/initialized before the first request).
 				handle()
+				continue
 			}
+			size := int64(len(line.b))
+			admit.Lock()
+			busy := admit.n >= maxInFlight || admit.bytes+size > maxInFlightBytes
+			if !busy {
+				admit.n++
+				admit.bytes += size
+			}
+			n, nb := admit.n, admit.bytes
+			admit.Unlock()
+			if busy {
+				resp := mcpgo.NewJSONRPCError(mcpgo.NewRequestId(base.ID), codeServerBusy,
+					fmt.Sprintf("server busy: %d requests (%d bytes) are in flight, the most this server admits "+
+						"is %d requests or %d bytes: retry after a response arrives", n, nb, maxInFlight, maxInFlightBytes),
+					map[string]any{"error_code": "server_busy", "retry": true})
+				if err := w.write(resp); err != nil {
+					result = fmt.Errorf("mcp: write stdout: %w", err)
+					break loop
+				}
+				continue
+			}
+			// Requests run concurrently (a tool call must not hold up a read); JSON-RPC pairs
+			// responses by id. A stream holds no handling slot (it waits for notifications).
+			reqs.Go(func() {
+				defer release(size)
+				if !stream {
+					select {
+					case running <- struct{}{}:
+						defer func() { <-running }()
+					case <-hctx.Done():
+						return
+					}
+				}
+				handle()
+			})
 		}
 	}
 	cancelStreams()
@@ -158,6 +218,61 @@ loop:
 		result = fmt.Errorf("mcp: write stdout: %w", err)
 	}
 	return result
+}
+
+// inLine is one line of input: b is the line, or only its beginning (at most idHead bytes) when over is
+// set (the line was longer than the request limit and was skipped); size is its length in bytes (at
+// least the limit when over).
+type inLine struct {
+	b    []byte
+	size int64
+	over bool
+}
+
+// idHead is how much of a skipped line is kept to find the request's id in.
+const idHead = 4096
+
+// readLine reads one line of at most limit bytes. A longer line is read to its end without being kept:
+// only its first idHead bytes are returned, with over set.
+func readLine(r *bufio.Reader, limit int) (inLine, error) {
+	var l inLine
+	for {
+		frag, err := r.ReadSlice('\n')
+		l.size += int64(len(frag))
+		switch {
+		case l.over:
+		case len(l.b)+len(frag) > limit:
+			l.over = true
+			head := append(l.b, frag[:min(len(frag), max(idHead-len(l.b), 0))]...)
+			l.b = head[:min(len(head), idHead)]
+		default:
+			l.b = append(l.b, frag...)
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		return l, err
+	}
+}
+
+// idPattern finds a JSON-RPC id in the beginning of a request.
+var idPattern = regexp.MustCompile(`"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?[0-9]+)`)
+
+// guessID returns the id of a request from its first bytes (a skipped request must still be answered
+// with its id), nil when there is none.
+func guessID(head []byte) any {
+	m := idPattern.FindSubmatch(head)
+	if m == nil {
+		return nil
+	}
+	var id any
+	if json.Unmarshal(m[1], &id) != nil {
+		return nil
+	}
+	if f, ok := id.(float64); ok {
+		return int64(f)
+	}
+	return id
 }
 
 func bytesTrim(b []byte) []byte {

@@ -40,7 +40,7 @@ func (s *srv) remoteArg(ctx context.Context, args map[string]any) (string, error
 	if r := str(args, "remote"); r != "" {
 		return r, nil
 	}
-	r := s.st.RemoteName(ctx)
+	r := s.store(ctx).RemoteName(ctx)
 	if r == "" {
 		return "", &transferFailure{errors.New("this repository has no remote: add one with `git remote add`")}
 	}
@@ -53,7 +53,7 @@ func (s *srv) push(ctx context.Context, args map[string]any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.st.Push(ctx, remote)
+	res, err := s.store(ctx).Push(ctx, remote)
 	if err != nil {
 		return nil, &transferFailure{err}
 	}
@@ -84,7 +84,7 @@ func (s *srv) pull(ctx context.Context, args map[string]any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.st.Pull(ctx, remote)
+	res, err := s.store(ctx).Pull(ctx, remote)
 	if err != nil {
 		return nil, &transferFailure{err}
 	}

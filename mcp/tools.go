@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -28,6 +27,9 @@ type toolDef struct {
 	openWorld         bool // talks to a remote (push, pull)
 	output            bool // schemas/<name>.output.json is its output schema
 	run               toolFunc
+	// prepare, when set, may rewrite the arguments before they are validated and returns a hint
+	// appended to an argument error.
+	prepare func(ctx context.Context, args map[string]any) string
 }
 
 func (s *srv) toolDefs() []toolDef {
@@ -58,8 +60,8 @@ func (s *srv) toolDefs() []toolDef {
 		{name: "get_project_context", title: "Get project context", readOnly: true, output: true,
 			desc: "Read the project's shared memory (approved facts with provenance), its team pulse (what every " +
 				"agent is doing) and who is in it (its people and agents, with the address to @mention each). " +
-				"Start here instead of asking teammates to re-explain the project.",
-			run: s.projectContext},
+				"Start here instead of asking teammates to re-explain the project." + s.projectHint(context.Background()),
+			run: s.projectContext, prepare: s.prepareProject},
 	}
 }
 
@@ -95,6 +97,9 @@ func (s *srv) registerTools(defs []toolDef, mk func(name string, sch *jsonschema
 		if d.output {
 			t.RawOutputSchema = rawSchema(d.name + ".output.json")
 		}
+		if d.prepare != nil {
+			s.prepare[d.name] = d.prepare
+		}
 		tools = append(tools, server.ServerTool{Tool: t, Handler: mk(d.name, sch, d.run)})
 	}
 	s.mcp.AddTools(tools...)
@@ -111,18 +116,37 @@ func (s *srv) handler(name string, sch *jsonschema.Schema, run toolFunc) server.
 			}
 			args = map[string]any{}
 		}
+		hint := ""
+		if p := s.prepare[name]; p != nil {
+			hint = p(ctx, args)
+		}
 		if err := validateArgs(sch, args); err != nil {
+			var ae *argError
+			if hint != "" && errors.As(err, &ae) {
+				err = argErrorf("%s; %s", ae.msg, hint)
+			}
 			return toolError(name, err)
 		}
 		out, err := run(ctx, args)
 		if err != nil {
 			return toolError(name, err)
 		}
-		b, err := json.Marshal(out)
+		note := ""
+		if nr, ok := out.(*notedResult); ok {
+			out, note = nr.v, nr.note
+		}
+		res, size, err := render(out)
 		if err != nil {
 			return nil, fmt.Errorf("%s: encode result: %w", name, err)
 		}
-		return mcpgo.NewToolResultStructured(out, string(b)), nil
+		if size+len(note)*2 > maxResponseBytes {
+			return codedResult(codeOutputLimit, fmt.Sprintf("the result is %d bytes, over the %d-byte MCP response limit",
+				size, maxResponseBytes)), nil
+		}
+		if note != "" {
+			res.Content = append(res.Content, mcpgo.NewTextContent(note))
+		}
+		return res, nil
 	}
 }
 
@@ -132,6 +156,14 @@ func toolError(name string, err error) (*mcpgo.CallToolResult, error) {
 	var nf *store.NotFoundError
 	var amb *store.AmbiguousError
 	var tf *transferFailure
+	var ce *codedError
+	if errors.As(err, &ce) {
+		return codedResult(ce.code, ce.msg), nil
+	}
+	var tl *store.TooLargeError
+	if errors.As(err, &tl) {
+		return codedResult(codeOutputLimit, fmt.Sprintf("%v (the MCP server loads at most %d bytes of one file)", tl, maxFileRead)), nil
+	}
 	if errors.As(err, &ae) || errors.As(err, &nf) || errors.As(err, &amb) || errors.As(err, &tf) ||
 		errors.Is(err, store.ErrInvalidKey) || errors.Is(err, store.ErrInvalid) || errors.Is(err, store.ErrNotInitialized) {
 		return mcpgo.NewToolResultError(err.Error()), nil
@@ -160,16 +192,16 @@ func (s *srv) addEntry(k store.Kind) toolFunc {
 		if err != nil {
 			return nil, argErrorf("argument 'key': %v", err)
 		}
-		c, err := s.st.SetEntry(ctx, k, store.SetEntry{Key: key, Content: str(args, "content"),
+		c, err := s.store(ctx).SetEntry(ctx, k, store.SetEntry{Key: key, Content: str(args, "content"),
 			Scope: store.Scope(str(args, "scope")), Provenance: str(args, "provenance")})
 		if err != nil {
 			return nil, err
 		}
-		v, err := s.st.RefView(ctx)
+		v, err := s.refView(ctx)
 		if err != nil {
 			return nil, err
 		}
-		e, err := s.st.GetEntry(ctx, v, k, key)
+		e, err := s.store(ctx).GetEntry(ctx, v, k, key)
 		if err != nil {
 			return nil, err
 		}
@@ -184,7 +216,7 @@ func (s *srv) removeEntry(k store.Kind) toolFunc {
 		if err != nil {
 			return nil, argErrorf("argument 'key': %v", err)
 		}
-		c, err := s.st.RemoveEntry(ctx, k, key)
+		c, err := s.store(ctx).RemoveEntry(ctx, k, key)
 		if err != nil {
 			return nil, err
 		}
@@ -210,7 +242,7 @@ func commitOf(c *store.Committed, sc store.Scope) string {
 // tipOf returns the current commit of a scope's ref, "" when it cannot be read. store.AddDecision and
 // SetDecisionStatus do not return their commit: this is the tip right after the write.
 func (s *srv) tipOf(ctx context.Context, sc store.Scope) string {
-	tips, err := s.st.Tips(ctx)
+	tips, err := s.store(ctx).Tips(ctx)
 	if err != nil || tips[sc].IsZero() {
 		return ""
 	}
@@ -237,7 +269,7 @@ func (s *srv) recordDecision(ctx context.Context, args map[string]any) (any, err
 	if err != nil {
 		return nil, argErrorf("argument 'scope': %v", err)
 	}
-	d, err := s.st.AddDecision(ctx, store.NewDecision{Title: title, Status: str(args, "status"), Scope: sc,
+	d, err := s.store(ctx).AddDecision(ctx, store.NewDecision{Title: title, Status: str(args, "status"), Scope: sc,
 		Context: str(args, "context"), Decision: str(args, "decision"), Consequences: str(args, "consequences")})
 	if err != nil {
 		return nil, err
@@ -266,7 +298,7 @@ func (s *srv) updateDecisionStatus(ctx context.Context, args map[string]any) (an
 			return nil, argErrorf("argument 'superseded_by': only with status superseded")
 		}
 	}
-	d, err := s.st.SetDecisionStatus(ctx, ref, status, by)
+	d, err := s.store(ctx).SetDecisionStatus(ctx, ref, status, by)
 	if err != nil {
 		return nil, err
 	}

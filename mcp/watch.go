@@ -2,6 +2,8 @@ package mcp
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"maps"
 	"sort"
@@ -61,7 +63,7 @@ func (s *srv) watch(ctx context.Context) error {
 	if err != nil {
 		s.log.Printf("read context refs: %v", err)
 	}
-	seen := map[string]string{} // subscribed URI -> its last rendering
+	seen := map[string]string{} // subscribed URI -> the digest of its last rendering
 	t := time.NewTicker(s.opt.PollInterval)
 	defer t.Stop()
 	for {
@@ -100,13 +102,14 @@ func (s *srv) watch(ctx context.Context) error {
 			if had && !moved {
 				continue
 			}
-			b, err := s.render(ctx, u)
+			c, err := s.render(ctx, u)
 			if err != nil {
 				s.log.Printf("render %s: %v", u, err)
 				continue
 			}
-			seen[u] = string(b)
-			if !moved || (had && old == string(b)) {
+			sum := contentsDigest(c)
+			seen[u] = sum
+			if !moved || (had && old == sum) {
 				continue
 			}
 			for _, id := range subs[u] {
@@ -126,4 +129,15 @@ func describeTips(tips map[store.Scope]plumbing.Hash) string {
 		}
 	}
 	return out
+}
+
+// contentsDigest identifies a resource's rendering (SHA-256 of its texts) without keeping it.
+func contentsDigest(cs []mcpgo.ResourceContents) string {
+	h := sha256.New()
+	for _, c := range cs {
+		if t, ok := c.(mcpgo.TextResourceContents); ok {
+			fmt.Fprintf(h, "%d:%s\x00", len(t.Text), t.Text)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }

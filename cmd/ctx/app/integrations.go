@@ -75,7 +75,7 @@ func integrationsCommand() *cli.Command {
 				if len(clients) == 0 {
 					clients = defaultClients(project, scope)
 				}
-				srv := integrations.Server{Name: c.String("name"), Command: c.String("command"), Args: []string{"mcp", "serve"}}
+				srv := integrations.Server{Name: c.String("name"), Command: c.String("command")} // args: mcp serve --agent <client>
 				return integrations.Install(c.Context, project, home, clients, scope, srv, c.Bool("force"))
 			}),
 			verb("remove", "remove ctx's MCP server entry (an absent entry is success)", false, func(c *cli.Context, project, home string, clients []string, scope integrations.Scope) ([]integrations.Result, error) {

@@ -18,7 +18,7 @@ import (
 )
 
 func main() {
-	agent := flag.String("agent", "node-test", "agent name recorded in the commits")
+	agent := flag.String("agent", "", "agent name recorded in the commits (default: the client's clientInfo.name)")
 	session := flag.String("session", "", "session id")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
