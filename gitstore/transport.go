@@ -88,8 +88,10 @@ func HasGit() bool {
 }
 
 // TransferOptions tune Fetch and Push. Progress, when set, receives git's progress output (a terminal).
+// Origin says who named the remote (CheckRemote): an agent may only name a configured remote.
 type TransferOptions struct {
 	Progress *os.File
+	Origin   RemoteOrigin
 }
 
 // Fetch fetches refspecs (e.g. "+refs/heads/ctx:refs/remotes/origin/ctx") from remote (a remote name or a
@@ -97,9 +99,18 @@ type TransferOptions struct {
 // transport. A remote that lacks the source ref is not an error when the refspec's source is optional
 // (prefix "?" — ctx strips it and treats "couldn't find remote ref" as success with nothing fetched);
 // found reports whether anything matched.
+//
+// remote must pass CheckRemote (a *RemoteError otherwise, before git runs) and refspec must be a refspec
+// of full ref names; both go after "--" on git's command line, so neither is ever read as an option.
 func (r *Repo) Fetch(ctx context.Context, remote string, refspec string, opt TransferOptions) (found bool, err error) {
 	optional := strings.HasPrefix(refspec, "?")
 	refspec = strings.TrimPrefix(refspec, "?")
+	if err := r.CheckRemote(remote, opt.Origin); err != nil {
+		return false, err
+	}
+	if err := checkRefspec(refspec); err != nil {
+		return false, fmt.Errorf("fetch %s: %w", remote, err)
+	}
 	if !HasGit() {
 		return r.fetchGoGit(ctx, remote, refspec, optional)
 	}
@@ -116,7 +127,7 @@ func (r *Repo) Fetch(ctx context.Context, remote string, refspec string, opt Tra
 		// sent again.
 		args = append(args, "--depth=2147483646")
 	}
-	args = append(args, remote, refspec)
+	args = append(args, "--", remote, refspec)
 	_, stderr, err := r.runGit(ctx, opt, args...)
 	if err != nil {
 		if optional && strings.Contains(stderr, "couldn't find remote ref") {
@@ -130,10 +141,17 @@ func (r *Repo) Fetch(ctx context.Context, remote string, refspec string, opt Tra
 
 // Push pushes refspec (never forced: a leading "+" is refused) to remote with the system git (go-git's
 // transport without one). It returns ErrNonFastForward (wrapped in a TransferError) when the remote moved,
-// and a TransferError with the remote's reason for any other refusal or failure.
+// and a TransferError with the remote's reason for any other refusal or failure. remote and refspec are
+// checked as Fetch checks them and go after "--".
 func (r *Repo) Push(ctx context.Context, remote string, refspec string, opt TransferOptions) error {
 	if strings.HasPrefix(refspec, "+") {
 		return fmt.Errorf("push %s: refusing forced refspec %q", remote, refspec)
+	}
+	if err := r.CheckRemote(remote, opt.Origin); err != nil {
+		return err
+	}
+	if err := checkRefspec(refspec); err != nil {
+		return fmt.Errorf("push %s: %w", remote, err)
 	}
 	if !HasGit() {
 		return r.pushGoGit(ctx, remote, refspec)
@@ -142,7 +160,7 @@ func (r *Repo) Push(ctx context.Context, remote string, refspec string, opt Tran
 	if opt.Progress != nil {
 		args = append(args, "--progress")
 	}
-	args = append(args, remote, refspec)
+	args = append(args, "--", remote, refspec)
 	stdout, stderr, err := r.runGit(ctx, opt, args...)
 	for _, line := range strings.Split(stdout, "\n") {
 		if !strings.HasPrefix(line, "!\t") {
@@ -161,6 +179,22 @@ func (r *Repo) Push(ctx context.Context, remote string, refspec string, opt Tran
 	}
 	if err != nil {
 		return &TransferError{Op: "push", Remote: remote, Reason: lastLines(stderr, err), Err: err}
+	}
+	return nil
+}
+
+// checkRefspec accepts "[+]<src>:<dst>" where both are full ref names (refs/...) that git's
+// check-ref-format accepts: the only refspecs ctx builds. Anything else is a programming error or a value
+// from outside that must not reach git.
+func checkRefspec(spec string) error {
+	src, dst, ok := strings.Cut(strings.TrimPrefix(spec, "+"), ":")
+	if !ok {
+		return fmt.Errorf("refspec %q: want <src>:<dst>", spec)
+	}
+	for _, ref := range []string{src, dst} {
+		if err := ValidRefName(ref); err != nil {
+			return fmt.Errorf("refspec %q: %w", spec, err)
+		}
 	}
 	return nil
 }

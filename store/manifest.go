@@ -128,6 +128,9 @@ func (s *Store) Init(ctx context.Context, opt InitOptions) (*InitResult, error) 
 		return nil, err
 	}
 	if opt.Remote != "" {
+		if err := s.CheckRemote(opt.Remote, gitstore.FromUser); err != nil {
+			return nil, err
+		}
 		s.Cfg.Remote = opt.Remote
 	}
 	res := &InitResult{}
@@ -141,7 +144,7 @@ func (s *Store) Init(ctx context.Context, opt InitOptions) (*InitResult, error) 
 	default:
 		remote := s.RemoteName(ctx)
 		if remote != "" {
-			found, err := s.fetch(ctx, remote)
+			found, err := s.fetch(ctx, remote, gitstore.FromUser)
 			if err != nil {
 				return nil, err
 			}
@@ -181,7 +184,8 @@ func (s *Store) Init(ctx context.Context, opt InitOptions) (*InitResult, error) 
 
 // validBranch checks a context branch name as git check-ref-format(1) does for refs/heads/<name>.
 func validBranch(name string) error {
-	if err := plumbing.ReferenceName("refs/heads/" + name).Validate(); err != nil || strings.ContainsAny(name, " ~^:?*[\\") || strings.HasPrefix(name, "-") {
+	if err := plumbing.ReferenceName("refs/heads/" + name).Validate(); err != nil || strings.ContainsAny(name, " ~^:?*[\\") || strings.HasPrefix(name, "-") ||
+		gitstore.ValidRefName("refs/heads/"+name) != nil {
 		return invalidf("invalid branch name %q", name)
 	}
 	return nil

@@ -87,10 +87,38 @@ func (s *Store) timeout() time.Duration {
 // Progress, when set, receives git's progress output during transfers (a terminal).
 var Progress *os.File
 
-func (s *Store) fetch(ctx context.Context, remote string) (bool, error) {
+func (s *Store) fetch(ctx context.Context, remote string, origin gitstore.RemoteOrigin) (bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout())
 	defer cancel()
-	return s.Repo.Fetch(ctx, remote, "?"+s.FetchRefspec(remote), gitstore.TransferOptions{Progress: Progress})
+	return s.Repo.Fetch(ctx, remote, "?"+s.FetchRefspec(remote), gitstore.TransferOptions{Progress: Progress, Origin: origin})
+}
+
+// RemoteOrigin says who named a remote (gitstore.RemoteOrigin): the user, or an agent, which may only
+// name a configured remote.
+type RemoteOrigin = gitstore.RemoteOrigin
+
+// The origins of a remote value.
+const (
+	RemoteFromUser  = gitstore.FromUser
+	RemoteFromAgent = gitstore.FromAgent
+)
+
+// remoteRefused is a remote that CheckRemote refuses: an invalid input (ErrInvalid: CLI exit 2, MCP tool
+// error) that still unwraps to the *gitstore.RemoteError.
+type remoteRefused struct{ *gitstore.RemoteError }
+
+func (e remoteRefused) Unwrap() error        { return e.RemoteError }
+func (e remoteRefused) Is(target error) bool { return target == ErrInvalid }
+
+// CheckRemote refuses a remote value that must not reach git (gitstore.Repo.CheckRemote; docs/security.md,
+// "Trust boundaries: remotes and arguments"): the error wraps ErrInvalid and *gitstore.RemoteError.
+func (s *Store) CheckRemote(remote string, origin RemoteOrigin) error {
+	err := s.Repo.CheckRemote(remote, origin)
+	var re *gitstore.RemoteError
+	if errors.As(err, &re) {
+		return remoteRefused{re}
+	}
+	return err
 }
 
 // PullResult says what Pull did.
@@ -111,6 +139,9 @@ type PullResult struct {
 type PullOptions struct {
 	// Strategy decides every conflict of the merge at once ("ours" or "theirs"); "" records them.
 	Strategy Strategy
+	// Origin says who named the remote: gitstore.FromAgent (an MCP argument) accepts only the name of a
+	// configured remote (CheckRemote).
+	Origin RemoteOrigin
 }
 
 // Pull is PullWith without options: conflicts are recorded (design §4).
@@ -133,6 +164,9 @@ func (s *Store) PullWith(ctx context.Context, remote string, o PullOptions) (*Pu
 	if remote == "" {
 		return nil, errors.New("no remote: add one with `git remote add origin <url>` or pass --remote")
 	}
+	if err := s.CheckRemote(remote, o.Origin); err != nil {
+		return nil, err
+	}
 	res := &PullResult{Remote: remote, Action: "none", Strategy: o.Strategy}
 	if ok, _ := s.Initialized(ctx); ok {
 		_, edits, err := s.CommitHandEdits(ctx, "")
@@ -141,7 +175,7 @@ func (s *Store) PullWith(ctx context.Context, remote string, o PullOptions) (*Pu
 		}
 		res.HandEdits = edits
 	}
-	found, err := s.fetch(ctx, remote)
+	found, err := s.fetch(ctx, remote, o.Origin)
 	if err != nil {
 		return nil, err
 	}
@@ -329,6 +363,9 @@ func (s *Store) PushWith(ctx context.Context, remote string, o PullOptions) (*Pu
 	if remote == "" {
 		return nil, errors.New("no remote: add one with `git remote add origin <url>` or pass --remote")
 	}
+	if err := s.CheckRemote(remote, o.Origin); err != nil {
+		return nil, err
+	}
 	if ok, err := s.Initialized(ctx); err != nil {
 		return nil, err
 	} else if !ok {
@@ -341,7 +378,7 @@ func (s *Store) PushWith(ctx context.Context, remote string, o PullOptions) (*Pu
 			return nil, err
 		}
 		pctx, cancel := context.WithTimeout(ctx, s.timeout())
-		err = s.Repo.Push(pctx, remote, s.PushRefspec(), gitstore.TransferOptions{Progress: Progress})
+		err = s.Repo.Push(pctx, remote, s.PushRefspec(), gitstore.TransferOptions{Progress: Progress, Origin: o.Origin})
 		cancel()
 		if err == nil {
 			res.Tip = tip

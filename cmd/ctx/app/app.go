@@ -58,7 +58,8 @@ func ExitCode(err error) int {
 		return ExitOK
 	case errors.Is(err, context.Canceled):
 		return exitInterrupted
-	case errors.As(err, &ue), errors.As(err, &amb), errors.Is(err, store.ErrInvalidKey), errors.Is(err, store.ErrInvalid):
+	case errors.As(err, &ue), errors.As(err, &amb), errors.Is(err, store.ErrInvalidKey), errors.Is(err, store.ErrInvalid),
+		errors.Is(err, gitstore.ErrUnsafeRemote):
 		return ExitUsage
 	case errors.As(err, &nf):
 		return ExitNotFound
