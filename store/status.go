@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+
+	"github.com/ctx-dev/ctx/gitstore"
 	"strings"
 	"time"
 )
@@ -21,6 +23,9 @@ type Status struct {
 	HandEdits   []HandEdit     `json:"hand_edits"`
 	Private     string         `json:"private_tip,omitempty"`
 	Ephemeral   string         `json:"ephemeral_tip,omitempty"`
+	// Locks are the lock files on the context refs and the remote-tracking ref (docs/locks.md): ctx's own
+	// stale ones, which its next write or sync removes, live ones, and foreign ones with the fix.
+	Locks []gitstore.LockInfo `json:"locks"`
 }
 
 // Status computes the store's status. ErrNotInitialized when there is no context branch. It first brings
@@ -38,6 +43,7 @@ func (s *Store) Status(ctx context.Context) (*Status, error) {
 		return nil, err
 	}
 	st := &Status{Branch: s.Cfg.Branch, Tip: tips[Public].String(), Counts: map[string]int{}, HandEdits: []HandEdit{}}
+	st.Locks = s.Locks(ctx)
 	if !tips[Private].IsZero() {
 		st.Private = tips[Private].String()
 	}
@@ -87,6 +93,20 @@ func (s *Store) Status(ctx context.Context) (*Status, error) {
 		}
 	}
 	return st, nil
+}
+
+// Locks lists the lock files that block ctx's work (docs/locks.md): on the refs of the three scopes, on the
+// remote-tracking ref of the context branch, and packed-refs.lock. Never nil.
+func (s *Store) Locks(ctx context.Context) []gitstore.LockInfo {
+	refs := append(s.Refs(), "packed-refs")
+	if remote := s.RemoteName(ctx); remote != "" {
+		refs = append(refs, s.TrackingRef(remote))
+	}
+	out := s.Repo.RefLocks(refs)
+	if out == nil {
+		out = []gitstore.LockInfo{}
+	}
+	return out
 }
 
 // LogEntry is one context commit as `ctx log` shows it: the trailers of design §3 and the author.

@@ -340,12 +340,34 @@ func (s *Store) mergeCommit(ctx context.Context, theirs plumbing.Hash, res *Pull
 	return nil
 }
 
+// recordPushed moves the remote-tracking ref tr to tip after a push (git's own push does so only for a
+// remote whose fetch refspec maps the branch); retried once when git moved it at the same moment.
+func (s *Store) recordPushed(ctx context.Context, tr string, tip plumbing.Hash) error {
+	var err error
+	for i := 0; i < 2; i++ {
+		var cur plumbing.Hash
+		if cur, err = s.Repo.Resolve(ctx, tr); err != nil {
+			return err
+		}
+		if cur == tip {
+			return nil
+		}
+		if err = s.Repo.UpdateRef(ctx, tr, cur, tip, "ctx push"); !errors.Is(err, gitstore.ErrStaleRef) {
+			return err
+		}
+	}
+	return err
+}
+
 // PushResult says what Push did.
 type PushResult struct {
 	Remote  string
 	Tip     plumbing.Hash
 	Retries int          // how many times the remote had moved and was merged first
 	Pulls   []PullResult // the merges made on the way
+	// Warnings are problems after the remote accepted the push (the push landed): the remote-tracking ref
+	// could not be updated, so ctx status compares against an older tip until the next pull.
+	Warnings []string
 }
 
 // Push publishes the context branch to the remote without force (design §5). When the remote moved, it
@@ -377,14 +399,16 @@ func (s *Store) PushWith(ctx context.Context, remote string, o PullOptions) (*Pu
 		if err != nil {
 			return nil, err
 		}
+		tr := s.TrackingRef(remote)
 		pctx, cancel := context.WithTimeout(ctx, s.timeout())
-		err = s.Repo.Push(pctx, remote, s.PushRefspec(), gitstore.TransferOptions{Progress: Progress, Origin: o.Origin})
+		err = s.Repo.Push(pctx, remote, s.PushRefspec(), gitstore.TransferOptions{Progress: Progress, Origin: o.Origin, TrackingRef: tr})
 		cancel()
 		if err == nil {
 			res.Tip = tip
-			tr := s.TrackingRef(remote)
-			cur, _ := s.Repo.Resolve(ctx, tr)
-			_ = s.Repo.UpdateRef(ctx, tr, cur, tip, "ctx push")
+			if err := s.recordPushed(ctx, tr, tip); err != nil {
+				res.Warnings = append(res.Warnings, fmt.Sprintf("pushed %s, but %s still names the older tip (ctx status counts against it until the next pull): %v",
+					tip.String()[:12], tr, err))
+			}
 			return res, nil
 		}
 		if !errors.Is(err, gitstore.ErrNonFastForward) || attempt >= maxPushRetries {

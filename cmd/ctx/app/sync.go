@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctx-dev/ctx/gitstore"
 	"github.com/ctx-dev/ctx/store"
 	"github.com/urfave/cli/v2"
 )
@@ -41,6 +42,9 @@ func statusCommand() *cli.Command {
 			fmt.Fprintf(w, "entries:  %d knowledge, %d conventions, %d decisions, %d skills, %d sessions, %d activity, %d conflicts\n",
 				st.Counts["knowledge"], st.Counts["conventions"], st.Counts["decisions"], st.Counts["skills"],
 				st.Counts["history"], st.Counts["activity"], st.Counts["conflicts"])
+			for _, l := range st.Locks {
+				fmt.Fprintf(w, "locked:   %s: %s (%s old), %s\n", l.Ref, l.Path, time.Duration(l.AgeS)*time.Second, lockOwner(l))
+			}
 			if st.Checkout != "" {
 				if len(st.HandEdits) == 0 {
 					fmt.Fprintf(w, "checkout: %s, clean\n", st.Checkout)
@@ -54,6 +58,17 @@ func statusCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// lockOwner says whose a lock is and what to do about it (docs/locks.md).
+func lockOwner(l gitstore.LockInfo) string {
+	switch l.Owner {
+	case "ctx-stale":
+		return "left by an interrupted ctx: its next write, push or pull removes it"
+	case "ctx-live":
+		return "held by a running ctx process"
+	}
+	return "not ctx's: if no git command is running in this repository, remove it: " + l.Fix
 }
 
 func commitCommand() *cli.Command {
@@ -268,6 +283,9 @@ func runPush(c *cli.Context, s *store.Store) error {
 		return err
 	}
 	fmt.Fprintf(c.App.Writer, "push %s: %s at %s\n", r.Remote, s.BranchRef(), r.Tip.String()[:12])
+	for _, w := range r.Warnings {
+		fmt.Fprintf(c.App.ErrWriter, "ctx: warning: %s\n", w)
+	}
 	return nil
 }
 
