@@ -114,16 +114,35 @@ func (s *srv) handler(name string, sch *jsonschema.Schema, run toolFunc) server.
 		if err := validateArgs(sch, args); err != nil {
 			return toolError(name, err)
 		}
+		ctx, warnings := store.WithWarnings(ctx)
 		out, err := run(ctx, args)
 		if err != nil {
 			return toolError(name, err)
 		}
+		return toolResult(name, out, warnings.List())
+	}
+}
+
+// toolResult renders a result as structuredContent plus the same JSON as text. Warnings (a write that
+// committed but could not refresh .context/, docs/locks.md) are added to an object result as "warnings":
+// the call succeeded, and must not be retried.
+func toolResult(name string, out any, warnings []string) (*mcpgo.CallToolResult, error) {
+	if len(warnings) > 0 {
 		b, err := json.Marshal(out)
 		if err != nil {
 			return nil, fmt.Errorf("%s: encode result: %w", name, err)
 		}
-		return mcpgo.NewToolResultStructured(out, string(b)), nil
+		var m map[string]any
+		if json.Unmarshal(b, &m) == nil && m != nil {
+			m["warnings"] = warnings
+			out = m
+		}
 	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil, fmt.Errorf("%s: encode result: %w", name, err)
+	}
+	return mcpgo.NewToolResultStructured(out, string(b)), nil
 }
 
 // toolError sorts an error into a tool error the model can act on, or a JSON-RPC error.
@@ -207,16 +226,6 @@ func commitOf(c *store.Committed, sc store.Scope) string {
 	return ""
 }
 
-// tipOf returns the current commit of a scope's ref, "" when it cannot be read. store.AddDecision and
-// SetDecisionStatus do not return their commit: this is the tip right after the write.
-func (s *srv) tipOf(ctx context.Context, sc store.Scope) string {
-	tips, err := s.st.Tips(ctx)
-	if err != nil || tips[sc].IsZero() {
-		return ""
-	}
-	return tips[sc].String()
-}
-
 type decisionResult struct {
 	ID           int         `json:"id"`
 	Title        string      `json:"title"`
@@ -237,12 +246,13 @@ func (s *srv) recordDecision(ctx context.Context, args map[string]any) (any, err
 	if err != nil {
 		return nil, argErrorf("argument 'scope': %v", err)
 	}
-	d, err := s.st.AddDecision(ctx, store.NewDecision{Title: title, Status: str(args, "status"), Scope: sc,
+	d, c, err := s.st.AddDecisionCommit(ctx, store.NewDecision{Title: title, Status: str(args, "status"), Scope: sc,
 		Context: str(args, "context"), Decision: str(args, "decision"), Consequences: str(args, "consequences")})
 	if err != nil {
 		return nil, err
 	}
-	return decisionResult{ID: d.ID, Title: d.Title, Status: d.Status, Scope: d.Scope, Commit: s.tipOf(ctx, d.Scope)}, nil
+	// The commit this write made, not the tip after it: another writer may have moved the ref since.
+	return decisionResult{ID: d.ID, Title: d.Title, Status: d.Status, Scope: d.Scope, Commit: commitOf(c, d.Scope)}, nil
 }
 
 // updateDecisionStatus is context_update_decision_status: id is a number or an exact title (seed 000's
@@ -266,10 +276,10 @@ func (s *srv) updateDecisionStatus(ctx context.Context, args map[string]any) (an
 			return nil, argErrorf("argument 'superseded_by': only with status superseded")
 		}
 	}
-	d, err := s.st.SetDecisionStatus(ctx, ref, status, by)
+	d, c, err := s.st.SetDecisionStatusCommit(ctx, ref, status, by)
 	if err != nil {
 		return nil, err
 	}
 	return decisionResult{ID: d.ID, Title: d.Title, Status: d.Status, Scope: d.Scope, SupersededBy: d.SupersededBy,
-		Commit: s.tipOf(ctx, d.Scope)}, nil
+		Commit: commitOf(c, d.Scope)}, nil
 }

@@ -177,7 +177,8 @@ func (s *Store) Init(ctx context.Context, opt InitOptions) (*InitResult, error) 
 		return nil, err
 	}
 	if _, err := s.Refresh(ctx); err != nil {
-		return nil, err
+		// The branch exists now: init succeeded, and the next command checks .context/ out.
+		warn(ctx, fmt.Sprintf("the context branch is ready, but checking out %s failed: %v", CheckoutDir, err))
 	}
 	return res, nil
 }

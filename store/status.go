@@ -2,10 +2,11 @@ package store
 
 import (
 	"context"
-
-	"github.com/ctx-dev/ctx/gitstore"
+	"fmt"
 	"strings"
 	"time"
+
+	"github.com/ctx-dev/ctx/gitstore"
 )
 
 // Status is what `ctx status` shows (issue: branch, tip, ahead/behind against the remote-tracking ref,
@@ -40,7 +41,9 @@ func (s *Store) Status(ctx context.Context) (*Status, error) {
 		return nil, ErrNotInitialized
 	}
 	if _, err := s.Refresh(ctx); err != nil {
-		return nil, err
+		// Status still reports what it can (the refs, the locks); the hand edits below are then against
+		// the last refresh that completed.
+		warn(ctx, fmt.Sprintf("refreshing %s failed: %v", CheckoutDir, err))
 	}
 	st := &Status{Branch: s.Cfg.Branch, Tip: tips[Public].String(), Counts: map[string]int{}, HandEdits: []HandEdit{}}
 	st.Locks = s.Locks(ctx)

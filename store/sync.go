@@ -133,6 +133,7 @@ type PullResult struct {
 	Notes       []merge.Note
 	HandEdits   []HandEdit // hand edits of .context/ committed before the pull
 	RefreshKept []string   // files of .context/ edited by hand and not overwritten
+	Warnings    []string   // problems after the branch moved (the pull landed): refreshing .context/ failed
 }
 
 // PullOptions tune Pull and Push.
@@ -195,7 +196,9 @@ func (s *Store) PullWith(ctx context.Context, remote string, o PullOptions) (*Pu
 	}
 	ref, err := s.Refresh(ctx)
 	if err != nil {
-		return nil, err
+		// The branch moved: the pull landed. A retry would find it up to date and refresh again.
+		res.Warnings = append(res.Warnings, warn(ctx, fmt.Sprintf("pulled, but refreshing %s failed (the next ctx command refreshes it): %v", CheckoutDir, err)))
+		return res, nil
 	}
 	res.RefreshKept = ref.Kept
 	return res, nil
@@ -406,8 +409,8 @@ func (s *Store) PushWith(ctx context.Context, remote string, o PullOptions) (*Pu
 		if err == nil {
 			res.Tip = tip
 			if err := s.recordPushed(ctx, tr, tip); err != nil {
-				res.Warnings = append(res.Warnings, fmt.Sprintf("pushed %s, but %s still names the older tip (ctx status counts against it until the next pull): %v",
-					tip.String()[:12], tr, err))
+				res.Warnings = append(res.Warnings, warn(ctx, fmt.Sprintf("pushed %s, but %s still names the older tip (ctx status counts against it until the next pull): %v",
+					tip.String()[:12], tr, err)))
 			}
 			return res, nil
 		}

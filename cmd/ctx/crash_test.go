@@ -332,3 +332,41 @@ func fsck(t testing.TB, dir string) {
 		t.Fatalf("git fsck --strict: %v\n%s", err, out)
 	}
 }
+
+// TestCommittedWriteExitsZero: a write whose commit landed but whose refresh of .context/ failed exits 0
+// with a warning on stderr, so that a script does not run it again and write it twice.
+func TestCommittedWriteExitsZero(t *testing.T) {
+	dir := gitstoretest.NewRepo(t)
+	run(t, dir, 0, "init", "--no-hooks")
+	rec := filepath.Join(dir, ".context", ".ctx-checkout.json")
+	os.Remove(rec)
+	if err := os.MkdirAll(filepath.Join(rec, "x"), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	count := func() string { return gitstoretest.Git(t, dir, "rev-list", "--count", "refs/heads/ctx") }
+	before := count()
+	for _, args := range [][]string{
+		{"knowledge", "set", "k", "v"},
+		{"decision", "add", "Use Go", "--context", "c", "--decision", "d", "--consequences", "q"},
+	} {
+		stdout, stderr, code := runCode(dir, "", args...)
+		if code != 0 || !strings.Contains(stderr, "ctx: warning: committed, but refreshing .context failed") {
+			t.Errorf("ctx %s: exit %d\nstdout: %s\nstderr: %s", strings.Join(args, " "), code, stdout, stderr)
+		}
+	}
+	if b, a := atoiT(t, before), atoiT(t, count()); a-b != 2 {
+		t.Errorf("%d commits, want 2 (one per write)", a-b)
+	}
+	if out := gitstoretest.Git(t, dir, "log", "--format=%s", "-2", "refs/heads/ctx"); out != "ctx: add decision Use Go\nctx: set knowledge k" {
+		t.Errorf("log:\n%s", out)
+	}
+}
+
+func atoiT(t testing.TB, s string) int {
+	t.Helper()
+	var n int
+	if _, err := fmt.Sscan(s, &n); err != nil {
+		t.Fatalf("not a number: %q", s)
+	}
+	return n
+}

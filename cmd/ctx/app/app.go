@@ -80,8 +80,13 @@ func ExitCode(err error) int {
 // io.Err as "ctx: <message>".
 func Run(ctx context.Context, args []string, io IO) int {
 	a := newApp(io)
+	// A write that committed succeeds; what failed after its commit is a warning on stderr (docs/locks.md).
+	ctx, warnings := store.WithWarnings(ctx)
 	err := a.RunContext(ctx, normalizeArgs(a, args))
 	err = unknownCommand(a, args, err)
+	for _, w := range warnings.List() {
+		fmt.Fprintf(io.Err, "ctx: warning: %s\n", w)
+	}
 	if err != nil {
 		fmt.Fprintf(io.Err, "ctx: %v\n", err)
 	}

@@ -283,9 +283,6 @@ func runPush(c *cli.Context, s *store.Store) error {
 		return err
 	}
 	fmt.Fprintf(c.App.Writer, "push %s: %s at %s\n", r.Remote, s.BranchRef(), r.Tip.String()[:12])
-	for _, w := range r.Warnings {
-		fmt.Fprintf(c.App.ErrWriter, "ctx: warning: %s\n", w)
-	}
 	return nil
 }
 
