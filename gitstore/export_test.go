@@ -1,5 +1,10 @@
 package gitstore
 
+import (
+	"io"
+	"os"
+)
+
 // SetAfterRefRenamed installs a hook that runs after each ref of a multi-ref update is renamed into place
 // (a failure injected between two ref updates); it returns the function that removes it.
 func SetAfterRefRenamed(f func(ref string) error) (restore func()) {
@@ -17,4 +22,12 @@ func (r *Repo) StartOwner(op string, refs []string) (closeOnly func(), done func
 		return func() {}, d
 	}
 	return func() { f.Close() }, d
+}
+
+// SetObjectFile replaces the writer of loose objects' temporary files (a full disk); it returns the
+// function that restores it.
+func SetObjectFile(f func(*os.File) io.Writer) (restore func()) {
+	old := objectFile
+	objectFile = f
+	return func() { objectFile = old }
 }

@@ -100,6 +100,13 @@ func (r *Repo) UpdateRef(ctx context.Context, name string, old, new plumbing.Has
 	return r.updateRefs(ctx, []refUpdate{{name: name, old: old, new: new, msg: msg}})
 }
 
+// errPartial marks an update whose refs could not all be put back after a failure (WriteError.Landed).
+var errPartial = partialError{}
+
+type partialError struct{}
+
+func (partialError) Error() string { return "" }
+
 // refUpdate is one ref move of updateRefs.
 type refUpdate struct {
 	name     string
@@ -368,7 +375,7 @@ func (r *Repo) rollback(ctx context.Context, done []refUpdate, cause error) erro
 		}
 	}
 	if len(failed) > 0 {
-		return fmt.Errorf("%w; restoring the refs already moved failed: %s", cause, strings.Join(failed, "; "))
+		return fmt.Errorf("%w; restoring the refs already moved failed: %s%w", cause, strings.Join(failed, "; "), errPartial)
 	}
 	return fmt.Errorf("%w (no ref was changed: the refs already moved were put back)", cause)
 }

@@ -85,6 +85,34 @@ func (r *Repo) transactOnce(ctx context.Context, refs []string, fn func(map[stri
 	if err != nil {
 		return nil, err
 	}
+	res, err := r.commitWrites(ctx, refs, tips, writes)
+	if err != nil && !errors.Is(err, ErrStaleRef) {
+		return nil, &WriteError{Err: err, Landed: errors.Is(err, errPartial)}
+	}
+	return res, err
+}
+
+// WriteError is a transaction that failed while writing what it had computed: objects (a full disk),
+// commits, or the refs (locked, moved). Landed is false when no ref moved, which is always the case unless
+// restoring a ref after a failure failed as well (the message then names it). Objects written before the
+// failure are unreferenced, and git gc prunes them; ctx leaves no temporary file behind.
+type WriteError struct {
+	Err    error
+	Landed bool
+}
+
+func (e *WriteError) Error() string {
+	if e.Landed {
+		return "the write landed only in part: " + e.Err.Error()
+	}
+	return "nothing was written (no ref moved): " + e.Err.Error()
+}
+
+func (e *WriteError) Unwrap() error { return e.Err }
+
+// commitWrites writes the objects of writes and moves the refs (transactOnce's second half).
+func (r *Repo) commitWrites(ctx context.Context, refs []string, tips map[string]Tip, writes map[string]*Write) ([]Result, error) {
+	var err error
 	type pending struct {
 		tip    Tip
 		commit plumbing.Hash
@@ -136,6 +164,7 @@ func (r *Repo) transactOnce(ctx context.Context, refs []string, fn func(map[stri
 		todo = append(todo, pending{tip: tip, commit: c, msg: w.Message, paths: paths})
 		results[i].New, results[i].Committed, results[i].Paths = c, true, paths
 	}
+	FaultPoint("objects-written", "")
 	// All refs move or none (updateRefs): a scope move deletes from one ref and adds to another.
 	ups := make([]refUpdate, len(todo))
 	for i, p := range todo {
