@@ -5,6 +5,7 @@
 #   make node-client  install the MCP TypeScript SDK the Node client test uses (npm ci, from package-lock.json)
 #   make install  put ctx on the PATH
 #   make bench    benchmarks and the write comparison against C git plumbing
+#   make stress   the long crash suite: 100 kill -9 of writes and of pushes (figures: docs/locks.md)
 
 GO      ?= go
 BIN     := bin/ctx
@@ -13,7 +14,7 @@ LDFLAGS := -X github.com/ctx-dev/ctx/cmd/ctx/app.Version=$(VERSION)
 # Where make install puts ctx: the first writable of /usr/local/bin and ~/.local/bin unless PREFIX is given.
 PREFIX  ?= $(shell [ -w /usr/local/bin ] && echo /usr/local || echo $(HOME)/.local)
 
-.PHONY: build demo test node-client install bench fuzz clean
+.PHONY: build demo test node-client install bench fuzz stress clean
 
 # Bounds of the steps of a test run, in seconds (GNU timeout): each step fails alone instead of eating
 # the whole run's budget.
@@ -48,6 +49,11 @@ install: build
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./gitstore ./merge ./hooks
 	./bench/write.sh
+
+# The kill -9 suite (cmd/ctx/stress_test.go) with 100 iterations of each kind instead of make test's 5;
+# -v prints its figures.
+stress:
+	$(GO) test -tags stress -run 'TestKillStress' -count=1 -v -timeout 60m ./cmd/ctx
 
 # FuzzTree checks every property on each input (several merges), so minimising a new input takes long:
 # -fuzzminimizetime keeps the fuzzer fuzzing instead of minimising for a minute per new input.

@@ -377,12 +377,15 @@ func (r *Repo) FetchQuarantine(ctx context.Context, remote, src string, opt Tran
 	if !HasGit() {
 		return nil, plumbing.ZeroHash, cleanup, errors.New("quarantine fetch: no git binary")
 	}
+	if err := r.CheckRemote(remote, opt.Origin); err != nil {
+		return nil, plumbing.ZeroHash, cleanup, err
+	}
 	url := remote
 	if remotes, err := r.Remotes(ctx); err == nil {
 		for _, rm := range remotes {
 			if rm.Name == remote {
 				// The throwaway repository has no remotes: use the URL, with insteadOf applied.
-				out, _, err := r.runGit(ctx, opt, "--git-dir="+r.commonDir, "remote", "get-url", remote)
+				out, _, err := r.runGit(ctx, opt, nil, "--git-dir="+r.commonDir, "remote", "get-url", "--", remote)
 				if err != nil {
 					return nil, plumbing.ZeroHash, cleanup, fmt.Errorf("quarantine fetch: %w", err)
 				}
@@ -398,11 +401,11 @@ func (r *Repo) FetchQuarantine(ctx context.Context, remote, src string, opt Tran
 		return nil, plumbing.ZeroHash, cleanup, fmt.Errorf("quarantine fetch: %w", err)
 	}
 	cleanup = func() { os.RemoveAll(dir) }
-	if _, stderr, err := r.runGit(ctx, opt, "init", "-q", "--bare", dir); err != nil {
+	if _, stderr, err := r.runGit(ctx, opt, nil, "init", "-q", "--bare", "--", dir); err != nil {
 		return nil, plumbing.ZeroHash, cleanup, fmt.Errorf("quarantine fetch: git init: %s: %w", strings.TrimSpace(stderr), err)
 	}
 	const dst = "refs/quarantine/tip"
-	if _, stderr, err := r.runGit(ctx, opt, "-c", "fetch.fsckObjects=false", "-c", "transfer.fsckObjects=false",
+	if _, stderr, err := r.runGit(ctx, opt, nil, "-c", "fetch.fsckObjects=false", "-c", "transfer.fsckObjects=false",
 		"--git-dir="+dir, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-recurse-submodules",
 		"--", url, "+"+src+":"+dst); err != nil {
 		return nil, plumbing.ZeroHash, cleanup, fmt.Errorf("quarantine fetch: %s", lastLines(stderr, err))

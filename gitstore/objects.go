@@ -5,13 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/format/objfile"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
@@ -47,10 +50,66 @@ func (r *Repo) store(o plumbing.EncodedObject) (plumbing.Hash, error) {
 	if err := r.st.HasEncodedObject(h); err == nil {
 		return h, nil
 	}
-	if _, err := r.st.SetEncodedObject(o); err != nil {
+	if err := r.writeLoose(o); err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("store %s %s: %w", o.Type(), h, err)
 	}
 	return h, nil
+}
+
+// objectFile is the writer of a loose object's temporary file; tests replace it to fail as a full disk
+// does.
+var objectFile = func(f *os.File) io.Writer { return f }
+
+// writeLoose stores o as a loose object the way C git does: zlib-compressed into a temporary file
+// objects/xx/tmp_obj_* (the name git's own prune knows), then renamed to objects/xx/<rest of the name>
+// and made read-only. On any failure (a full disk) the temporary file is removed: a failed write leaves
+// nothing behind (go-git's own writer left tmp_obj_* files in objects/pack on ENOSPC).
+func (r *Repo) writeLoose(o plumbing.EncodedObject) error {
+	hex := o.Hash().String()
+	dir := filepath.Join(r.commonDir, "objects", hex[:2])
+	final := filepath.Join(dir, hex[2:])
+	if _, err := os.Lstat(final); err == nil {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, "tmp_obj_")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	fail := func(err error) error {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	w := objfile.NewWriter(objectFile(f))
+	if err := w.WriteHeader(o.Type(), o.Size()); err != nil {
+		return fail(err)
+	}
+	rd, err := o.Reader()
+	if err != nil {
+		return fail(err)
+	}
+	_, err = io.Copy(w, rd)
+	rd.Close()
+	if err != nil {
+		return fail(err)
+	}
+	if err := w.Close(); err != nil {
+		return fail(err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, final); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	_ = os.Chmod(final, 0o444)
+	return nil
 }
 
 // ReadBlob returns the content of a blob.

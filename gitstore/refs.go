@@ -3,6 +3,7 @@ package gitstore
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -12,7 +13,6 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/gofrs/flock"
 )
 
 // ErrStaleRef is returned by UpdateRef when the ref no longer has the expected old value: another
@@ -81,81 +81,303 @@ func readPackedRef(gitDir, name string) (plumbing.Hash, error) {
 }
 
 // UpdateRef moves ref name from old to new with a compare-and-swap done the way C git's files backend does
-// it: create <ref>.lock with O_EXCL (waiting up to refLockTimeout for another holder), check that the
-// ref's current value (loose, else packed-refs) is old (ZeroHash = must not exist), write new, fsync,
-// rename the lock over the ref, and append a reflog line when logs/<ref> exists or the ref is a branch.
-// Readers never see a missing or empty ref. new == ZeroHash deletes the loose ref (a packed entry is left
-// to git). Errors: ErrStaleRef, ErrRefLocked, or an I/O error; on error the ref is unchanged.
+// it, under the ctx lock (taken here: do not call it while holding Lock): create <ref>.lock with O_EXCL
+// (waiting up to refLockTimeout for another holder; ctx's own stale locks are recovered, docs/locks.md),
+// check that the ref's current value (loose, else packed-refs) is old (ZeroHash = must not exist), write
+// new, fsync, rename the lock over the ref, and append a reflog line when logs/<ref> exists or the ref is a
+// branch. Readers never see a missing or empty ref. new == ZeroHash deletes the loose ref (a packed entry
+// is left to git). Errors: ErrStaleRef, a *LockError (ErrRefLocked), or an I/O error; on error the ref is
+// unchanged.
 func (r *Repo) UpdateRef(ctx context.Context, name string, old, new plumbing.Hash, msg string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if !strings.HasPrefix(name, "refs/") || strings.Contains(name, "..") {
-		return fmt.Errorf("update ref %q: not a full ref name", name)
-	}
-	path := filepath.Join(r.commonDir, filepath.FromSlash(name))
-	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
-		return fmt.Errorf("update ref %s: %w", name, err)
-	}
-	lockPath := path + ".lock"
-	var lf *os.File
-	deadline := time.Now().Add(refLockTimeout)
-	for {
-		f, err := os.OpenFile(lockPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
-		if err == nil {
-			lf = f
-			break
-		}
-		if !errors.Is(err, fs.ErrExist) {
-			return fmt.Errorf("update ref %s: create lock: %w", name, err)
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("update ref %s: %s exists: %w", name, lockPath, ErrRefLocked)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(5 * time.Millisecond):
-		}
-	}
-	committed := false
-	defer func() {
-		if !committed {
-			lf.Close()
-			os.Remove(lockPath)
-		}
-	}()
-	cur, err := readRef(r.commonDir, name)
+	unlock, err := r.Lock(ctx)
 	if err != nil {
-		return fmt.Errorf("update ref %s: read current value: %w", name, err)
+		return err
 	}
-	if cur != old {
-		return fmt.Errorf("update ref %s: expected %s, found %s: %w", name, short(old), short(cur), ErrStaleRef)
-	}
-	if new.IsZero() {
-		lf.Close()
-		os.Remove(lockPath)
-		committed = true
-		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("delete ref %s: %w", name, err)
+	defer unlock()
+	return r.updateRefs(ctx, []refUpdate{{name: name, old: old, new: new, msg: msg}})
+}
+
+// errPartial marks an update whose refs could not all be put back after a failure (WriteError.Landed).
+var errPartial = partialError{}
+
+type partialError struct{}
+
+func (partialError) Error() string { return "" }
+
+// refUpdate is one ref move of updateRefs.
+type refUpdate struct {
+	name     string
+	old, new plumbing.Hash
+	msg      string
+}
+
+// afterRefRenamed, when set (tests only), runs after each ref of a multi-ref update is renamed into place;
+// an error from it is handled as a failure of the next step.
+var afterRefRenamed func(ref string) error
+
+// updateRefs moves every ref of ups or none, under the ctx lock (the caller holds it). Like a C git ref
+// transaction of the files backend: first every <ref>.lock is created and every old value checked, so a
+// locked or moved ref fails the whole update before anything moves; then the new values are written,
+// fsynced and renamed into place one by one. Should a rename fail after others succeeded, the refs already
+// moved are put back to their old values, and the error says whether that worked; no other ctx process
+// can see the refs in between (they wait for the ctx lock).
+func (r *Repo) updateRefs(ctx context.Context, ups []refUpdate) error {
+	for _, u := range ups {
+		if !strings.HasPrefix(u.name, "refs/") || strings.Contains(u.name, "..") || strings.HasSuffix(u.name, ".lock") {
+			return fmt.Errorf("update ref %q: not a full ref name", u.name)
 		}
+	}
+	locks := make([]*os.File, len(ups)) // open lock files, until written and closed
+	created := 0                        // ups[:created] have their <ref>.lock on disk
+	drop := func(from int) {            // remove the lock files of ups[from:created]
+		for i := from; i < created; i++ {
+			if locks[i] != nil {
+				locks[i].Close()
+				locks[i] = nil
+			}
+			os.Remove(r.refPath(ups[i].name) + ".lock")
+			r.unmark(ups[i].name)
+		}
+	}
+	for i, u := range ups {
+		f, err := r.createRefLock(ctx, u.name)
+		if err != nil {
+			drop(0)
+			return err
+		}
+		locks[i], created = f, i+1
+		cur, err := readRef(r.commonDir, u.name)
+		if err != nil {
+			drop(0)
+			return fmt.Errorf("update ref %s: read current value: %w", u.name, err)
+		}
+		if cur != u.old {
+			drop(0)
+			return fmt.Errorf("update ref %s: expected %s, found %s: %w", u.name, short(u.old), short(cur), ErrStaleRef)
+		}
+	}
+	for i, u := range ups {
+		f := locks[i]
+		locks[i] = nil
+		if u.new.IsZero() {
+			f.Close()
+			continue
+		}
+		if err := writeLock(f, u.new); err != nil {
+			drop(0)
+			return fmt.Errorf("update ref %s: %w", u.name, err)
+		}
+	}
+	FaultPoint("refs-prepared", "")
+	// Every lock holds its new value: from here a crash is completed by the next ctx process that takes
+	// the ctx lock (recoverTransaction), as the journal says. One ref needs no journal.
+	if len(ups) > 1 {
+		if err := r.writeJournal(ups); err != nil {
+			drop(0)
+			return fmt.Errorf("update refs: %w", err)
+		}
+		defer os.Remove(r.journalPath())
+	}
+	for i, u := range ups {
+		if err := r.commitRef(u); err != nil {
+			drop(i)
+			return r.rollback(ctx, ups[:i], fmt.Errorf("update ref %s: %w", u.name, err))
+		}
+		if i < len(ups)-1 {
+			FaultPoint("ref-renamed", u.name)
+			if afterRefRenamed != nil {
+				if err := afterRefRenamed(u.name); err != nil {
+					drop(i + 1)
+					return r.rollback(ctx, ups[:i+1], fmt.Errorf("update ref %s: %w", ups[i+1].name, err))
+				}
+			}
+		}
+	}
+	for _, u := range ups {
+		r.appendReflog(u.name, u.old, u.new, u.msg)
+	}
+	return nil
+}
+
+// journalEntry is one ref of an interrupted multi-ref update.
+type journalEntry struct {
+	Ref string `json:"ref"`
+	Old string `json:"old"`
+	New string `json:"new"`
+}
+
+func (r *Repo) journalPath() string { return filepath.Join(r.CtxDir(), "transaction.json") }
+
+// writeJournal records a multi-ref update whose locks all hold their new values, fsynced and renamed into
+// place.
+func (r *Repo) writeJournal(ups []refUpdate) error {
+	es := make([]journalEntry, len(ups))
+	for i, u := range ups {
+		es[i] = journalEntry{Ref: u.name, Old: u.old.String(), New: u.new.String()}
+	}
+	b, err := json.Marshal(es)
+	if err != nil {
+		return err
+	}
+	tmp := r.journalPath() + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
+	if err != nil {
+		return fmt.Errorf("write journal: %w", err)
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return fmt.Errorf("write journal: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return fmt.Errorf("write journal: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write journal: %w", err)
+	}
+	if err := os.Rename(tmp, r.journalPath()); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write journal: %w", err)
+	}
+	return nil
+}
+
+// recoverTransaction completes a multi-ref update that a killed ctx process left half done (the journal
+// is there): every ref still at its old value whose lock is ctx's and holds the new value is moved, so the
+// update lands whole. When that is impossible (another program changed a ref or removed a lock), the refs
+// that did move are put back instead, so that it lands not at all. Call with the ctx lock held.
+func (r *Repo) recoverTransaction(ctx context.Context) {
+	b, err := os.ReadFile(r.journalPath())
+	if err != nil {
+		return
+	}
+	defer os.Remove(r.journalPath())
+	var es []journalEntry
+	if json.Unmarshal(b, &es) != nil {
+		return
+	}
+	var moved []refUpdate
+	complete := true
+	for _, e := range es {
+		u := refUpdate{name: e.Ref, old: plumbing.NewHash(e.Old), new: plumbing.NewHash(e.New), msg: "ctx: complete an interrupted write"}
+		cur, err := readRef(r.commonDir, u.name)
+		if err != nil {
+			complete = false
+			continue
+		}
+		if cur == u.new {
+			r.unmark(u.name)
+			moved = append(moved, u)
+			continue
+		}
+		lockPath := r.refPath(u.name) + ".lock"
+		fi, lerr := os.Lstat(lockPath)
+		mi, merr := os.Lstat(r.markPath(u.name))
+		content, _ := os.ReadFile(lockPath)
+		ours := lerr == nil && merr == nil && os.SameFile(fi, mi)
+		if cur != u.old || !ours || (!u.new.IsZero() && strings.TrimSpace(string(content)) != u.new.String()) {
+			complete = false
+			continue
+		}
+		if err := r.commitRef(u); err != nil {
+			complete = false
+			continue
+		}
+		r.appendReflog(u.name, u.old, u.new, u.msg)
+		moved = append(moved, u)
+	}
+	if !complete {
+		_ = r.rollback(ctx, moved, errors.New("interrupted write"))
+	}
+}
+
+// writeLock writes an object name into a lock file, fsyncs and closes it.
+func writeLock(f *os.File, h plumbing.Hash) error {
+	if _, err := f.WriteString(h.String() + "\n"); err != nil {
+		f.Close()
+		return fmt.Errorf("write lock: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("fsync lock: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("close lock: %w", err)
+	}
+	return nil
+}
+
+// commitRef puts a prepared update in place: renames <ref>.lock over the ref, or for a deletion removes
+// the loose ref and then the lock.
+func (r *Repo) commitRef(u refUpdate) error {
+	path := r.refPath(u.name)
+	lockPath := path + ".lock"
+	if u.new.IsZero() {
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("delete: %w", err)
+		}
+		os.Remove(lockPath)
+		r.unmark(u.name)
 		return nil
 	}
-	if _, err := lf.WriteString(new.String() + "\n"); err != nil {
-		return fmt.Errorf("update ref %s: write lock: %w", name, err)
-	}
-	if err := lf.Sync(); err != nil {
-		return fmt.Errorf("update ref %s: fsync: %w", name, err)
-	}
-	if err := lf.Close(); err != nil {
-		return fmt.Errorf("update ref %s: close lock: %w", name, err)
-	}
 	if err := os.Rename(lockPath, path); err != nil {
-		return fmt.Errorf("update ref %s: rename lock: %w", name, err)
+		return fmt.Errorf("rename lock: %w", err)
 	}
-	committed = true
-	r.appendReflog(name, old, new, msg)
+	r.unmark(u.name)
 	return nil
+}
+
+// rollback puts the refs of done (already moved) back to their old values after a later ref failed, and
+// returns cause with what happened to them.
+func (r *Repo) rollback(ctx context.Context, done []refUpdate, cause error) error {
+	if len(done) == 0 {
+		return cause
+	}
+	var failed []string
+	for k := len(done) - 1; k >= 0; k-- {
+		u := done[k]
+		back := refUpdate{name: u.name, old: u.new, new: u.old}
+		f, err := r.createRefLock(ctx, u.name)
+		if err == nil {
+			cur, rerr := readRef(r.commonDir, u.name)
+			switch {
+			case rerr != nil:
+				err = rerr
+			case cur != u.new && !(u.new.IsZero() && cur == u.old):
+				err = fmt.Errorf("moved to %s meanwhile", short(cur))
+			case u.old.IsZero():
+				f.Close()
+				err = r.commitRef(back)
+				f = nil
+			default:
+				err = writeLock(f, u.old)
+				f = nil
+				if err == nil {
+					err = r.commitRef(back)
+				}
+			}
+			if f != nil {
+				f.Close()
+			}
+			if err != nil {
+				os.Remove(r.refPath(u.name) + ".lock")
+				r.unmark(u.name)
+			}
+		}
+		if err != nil {
+			failed = append(failed, fmt.Sprintf("%s stays at %s (%v)", u.name, short(u.new), err))
+		}
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("%w; restoring the refs already moved failed: %s%w", cause, strings.Join(failed, "; "), errPartial)
+	}
+	return fmt.Errorf("%w (no ref was changed: the refs already moved were put back)", cause)
 }
 
 // appendReflog writes a reflog line as C git does for branches (core.logAllRefUpdates, on by default in
@@ -192,21 +414,4 @@ func short(h plumbing.Hash) string {
 		return "(none)"
 	}
 	return h.String()[:12]
-}
-
-// Lock takes the ctx lock, <git common dir>/ctx/lock (an advisory flock shared by every ctx process and
-// every worktree of the repository), waiting until ctx is done. The returned function releases it.
-func (r *Repo) Lock(ctx context.Context) (unlock func(), err error) {
-	if err := os.MkdirAll(r.CtxDir(), 0o777); err != nil {
-		return nil, fmt.Errorf("ctx lock: %w", err)
-	}
-	fl := flock.New(filepath.Join(r.CtxDir(), "lock"))
-	ok, err := fl.TryLockContext(ctx, 2*time.Millisecond)
-	if err != nil {
-		return nil, fmt.Errorf("ctx lock %s: %w", fl.Path(), err)
-	}
-	if !ok {
-		return nil, fmt.Errorf("ctx lock %s: not acquired", fl.Path())
-	}
-	return func() { _ = fl.Unlock() }, nil
 }

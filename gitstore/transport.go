@@ -88,8 +88,14 @@ func HasGit() bool {
 }
 
 // TransferOptions tune Fetch and Push. Progress, when set, receives git's progress output (a terminal).
+// Origin says who named the remote (CheckRemote): an agent may only name a configured remote.
+// TrackingRef, for Push, is the local remote-tracking ref git updates after a successful push
+// (refs/remotes/<remote>/<branch>): ctx recovers its own stale lock on it first and records the git child
+// as its possible owner (docs/locks.md).
 type TransferOptions struct {
-	Progress *os.File
+	Progress    *os.File
+	Origin      RemoteOrigin
+	TrackingRef string
 }
 
 // Fetch fetches refspecs (e.g. "+refs/heads/ctx:refs/remotes/origin/ctx") from remote (a remote name or a
@@ -97,9 +103,22 @@ type TransferOptions struct {
 // transport. A remote that lacks the source ref is not an error when the refspec's source is optional
 // (prefix "?" — ctx strips it and treats "couldn't find remote ref" as success with nothing fetched);
 // found reports whether anything matched.
+//
+// remote must pass CheckRemote (a *RemoteError otherwise, before git runs) and refspec must be a refspec
+// of full ref names; both go after "--" on git's command line, so neither is ever read as an option.
 func (r *Repo) Fetch(ctx context.Context, remote string, refspec string, opt TransferOptions) (found bool, err error) {
 	optional := strings.HasPrefix(refspec, "?")
 	refspec = strings.TrimPrefix(refspec, "?")
+	if err := r.CheckRemote(remote, opt.Origin); err != nil {
+		return false, err
+	}
+	if err := checkRefspec(refspec); err != nil {
+		return false, fmt.Errorf("fetch %s: %w", remote, err)
+	}
+	_, dst, _ := strings.Cut(strings.TrimPrefix(refspec, "+"), ":")
+	if err := r.RecoverLocks(ctx, []string{dst}); err != nil {
+		return false, fmt.Errorf("fetch %s: %w", remote, err)
+	}
 	if !HasGit() {
 		return r.fetchGoGit(ctx, remote, refspec, optional)
 	}
@@ -121,8 +140,8 @@ func (r *Repo) Fetch(ctx context.Context, remote string, refspec string, opt Tra
 		// sent again.
 		args = append(args, "--depth=2147483646")
 	}
-	args = append(args, remote, refspec)
-	_, stderr, err := r.runGit(ctx, opt, args...)
+	args = append(args, "--", remote, refspec)
+	_, stderr, err := r.runGit(ctx, opt, []string{dst}, args...)
 	if err != nil {
 		if optional && strings.Contains(stderr, "couldn't find remote ref") {
 			return false, nil
@@ -138,10 +157,24 @@ func (r *Repo) Fetch(ctx context.Context, remote string, refspec string, opt Tra
 
 // Push pushes refspec (never forced: a leading "+" is refused) to remote with the system git (go-git's
 // transport without one). It returns ErrNonFastForward (wrapped in a TransferError) when the remote moved,
-// and a TransferError with the remote's reason for any other refusal or failure.
+// and a TransferError with the remote's reason for any other refusal or failure. remote and refspec are
+// checked as Fetch checks them and go after "--".
 func (r *Repo) Push(ctx context.Context, remote string, refspec string, opt TransferOptions) error {
 	if strings.HasPrefix(refspec, "+") {
 		return fmt.Errorf("push %s: refusing forced refspec %q", remote, refspec)
+	}
+	if err := r.CheckRemote(remote, opt.Origin); err != nil {
+		return err
+	}
+	if err := checkRefspec(refspec); err != nil {
+		return fmt.Errorf("push %s: %w", remote, err)
+	}
+	var lockRefs []string
+	if opt.TrackingRef != "" {
+		lockRefs = append(lockRefs, opt.TrackingRef)
+		if err := r.RecoverLocks(ctx, lockRefs); err != nil {
+			return fmt.Errorf("push %s: %w", remote, err)
+		}
 	}
 	if !HasGit() {
 		return r.pushGoGit(ctx, remote, refspec)
@@ -150,8 +183,8 @@ func (r *Repo) Push(ctx context.Context, remote string, refspec string, opt Tran
 	if opt.Progress != nil {
 		args = append(args, "--progress")
 	}
-	args = append(args, remote, refspec)
-	stdout, stderr, err := r.runGit(ctx, opt, args...)
+	args = append(args, "--", remote, refspec)
+	stdout, stderr, err := r.runGit(ctx, opt, lockRefs, args...)
 	for _, line := range strings.Split(stdout, "\n") {
 		if !strings.HasPrefix(line, "!\t") {
 			continue
@@ -173,8 +206,32 @@ func (r *Repo) Push(ctx context.Context, remote string, refspec string, opt Tran
 	return nil
 }
 
-func (r *Repo) runGit(ctx context.Context, opt TransferOptions, args ...string) (string, string, error) {
+// checkRefspec accepts "[+]<src>:<dst>" where both are full ref names (refs/...) that git's
+// check-ref-format accepts: the only refspecs ctx builds. Anything else is a programming error or a value
+// from outside that must not reach git.
+func checkRefspec(spec string) error {
+	src, dst, ok := strings.Cut(strings.TrimPrefix(spec, "+"), ":")
+	if !ok {
+		return fmt.Errorf("refspec %q: want <src>:<dst>", spec)
+	}
+	for _, ref := range []string{src, dst} {
+		if err := ValidRefName(ref); err != nil {
+			return fmt.Errorf("refspec %q: %w", spec, err)
+		}
+	}
+	return nil
+}
+
+// runGit runs a transfer with the system git. lockRefs are the local refs git may lock: an owner record
+// names them for as long as git runs (startOwner), so that a lock git leaves when killed is known as ctx's.
+func (r *Repo) runGit(ctx context.Context, opt TransferOptions, lockRefs []string, args ...string) (string, string, error) {
 	cmd := exec.CommandContext(ctx, "git", args...)
+	if len(lockRefs) > 0 {
+		if f, done := r.startOwner(subcommand(args), lockRefs); f != nil {
+			cmd.ExtraFiles = []*os.File{f}
+			defer done()
+		}
+	}
 	// On the deadline, end git and the helpers it started (git-remote-http, ssh), which otherwise keep
 	// waiting on the network and hold the output pipes open; WaitDelay bounds the wait for the pipes.
 	killGroupOnCancel(cmd)
@@ -225,17 +282,31 @@ func remoteLines(stderr string) string {
 	return "; remote says: " + strings.Join(out, " / ")
 }
 
+// lastLines is git's reason for a failure: its "error:" and "fatal:" lines in full (git prints hints after
+// them, which must not push them out), then its last line; without such lines its last 4 non-blank lines.
 func lastLines(stderr string, err error) string {
-	var lines []string // the non-blank lines: git's reason comes before a blank line and a hint
+	var lines, errs []string
+	seen := map[string]bool{}
 	for _, l := range strings.Split(stderr, "\n") {
-		if strings.TrimSpace(l) != "" {
-			lines = append(lines, strings.TrimSpace(l))
+		l = strings.TrimSpace(l)
+		if l == "" {
+			continue
+		}
+		lines = append(lines, l)
+		if (strings.HasPrefix(l, "error:") || strings.HasPrefix(l, "fatal:")) && !seen[l] && len(errs) < 6 {
+			seen[l] = true
+			errs = append(errs, l)
 		}
 	}
-	if len(lines) > 4 {
+	if len(errs) > 0 {
+		if last := lines[len(lines)-1]; !seen[last] {
+			errs = append(errs, last)
+		}
+		lines = errs
+	} else if len(lines) > 4 {
 		lines = lines[len(lines)-4:]
 	}
-	s := strings.TrimSpace(strings.Join(lines, " / "))
+	s := strings.Join(lines, " / ")
 	if s == "" && err != nil {
 		return err.Error()
 	}

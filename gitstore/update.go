@@ -45,9 +45,11 @@ type Result struct {
 const maxCASRetries = 5
 
 // Transact runs fn under the ctx lock with the current tips of refs and commits what it returns, one commit
-// per ref that changed, each published with UpdateRef's compare-and-swap (design §3). fn may be re-run when a
-// ref moved concurrently, so it must not have side effects outside its return value. The author and
-// committer are the user's git identity. Results are in the order of refs.
+// per ref that changed, published with UpdateRef's compare-and-swap (design §3): every ref that changed
+// moves, or none does (a locked or moved ref fails the whole transaction before any ref moves). fn may be
+// re-run when a ref moved concurrently, so it must not have side effects outside its return value. The
+// author and committer are the user's git identity. Results are in the order of refs. On error no ref
+// moved, unless the error says that restoring a ref failed (docs/locks.md).
 func (r *Repo) Transact(ctx context.Context, refs []string, fn func(tips map[string]Tip) (map[string]*Write, error)) ([]Result, error) {
 	unlock, err := r.Lock(ctx)
 	if err != nil {
@@ -83,6 +85,34 @@ func (r *Repo) transactOnce(ctx context.Context, refs []string, fn func(map[stri
 	if err != nil {
 		return nil, err
 	}
+	res, err := r.commitWrites(ctx, refs, tips, writes)
+	if err != nil && !errors.Is(err, ErrStaleRef) {
+		return nil, &WriteError{Err: err, Landed: errors.Is(err, errPartial)}
+	}
+	return res, err
+}
+
+// WriteError is a transaction that failed while writing what it had computed: objects (a full disk),
+// commits, or the refs (locked, moved). Landed is false when no ref moved, which is always the case unless
+// restoring a ref after a failure failed as well (the message then names it). Objects written before the
+// failure are unreferenced, and git gc prunes them; ctx leaves no temporary file behind.
+type WriteError struct {
+	Err    error
+	Landed bool
+}
+
+func (e *WriteError) Error() string {
+	if e.Landed {
+		return "the write landed only in part: " + e.Err.Error()
+	}
+	return "nothing was written (no ref moved): " + e.Err.Error()
+}
+
+func (e *WriteError) Unwrap() error { return e.Err }
+
+// commitWrites writes the objects of writes and moves the refs (transactOnce's second half).
+func (r *Repo) commitWrites(ctx context.Context, refs []string, tips map[string]Tip, writes map[string]*Write) ([]Result, error) {
+	var err error
 	type pending struct {
 		tip    Tip
 		commit plumbing.Hash
@@ -136,10 +166,14 @@ func (r *Repo) transactOnce(ctx context.Context, refs []string, fn func(map[stri
 		todo = append(todo, pending{tip: tip, commit: c, msg: w.Message, paths: paths})
 		results[i].New, results[i].Committed, results[i].Paths = c, true, paths
 	}
-	for _, p := range todo {
-		if err := r.UpdateRef(ctx, p.tip.Ref, p.tip.Commit, p.commit, "ctx: "+firstLine(p.msg)); err != nil {
-			return nil, err
-		}
+	FaultPoint("objects-written", "")
+	// All refs move or none (updateRefs): a scope move deletes from one ref and adds to another.
+	ups := make([]refUpdate, len(todo))
+	for i, p := range todo {
+		ups[i] = refUpdate{name: p.tip.Ref, old: p.tip.Commit, new: p.commit, msg: "ctx: " + firstLine(p.msg)}
+	}
+	if err := r.updateRefs(ctx, ups); err != nil {
+		return nil, err
 	}
 	return results, nil
 }
@@ -180,5 +214,15 @@ func (r *Repo) maybePack(ctx context.Context, res []Result) {
 	}
 	cmd := exec.CommandContext(ctx, "git", "--git-dir="+r.commonDir, "gc", "--auto", "--quiet")
 	cmd.Env = cleanGitEnv(os.Environ())
+	// gc packs refs (pack-refs --prune locks each loose ref and packed-refs): its owner record makes a lock
+	// it leaves when killed known as ctx's (docs/locks.md). A detached gc keeps the record live.
+	refs := []string{"packed-refs"}
+	for _, x := range res {
+		refs = append(refs, x.Ref)
+	}
+	if f, done := r.startOwner("gc", refs); f != nil {
+		cmd.ExtraFiles = []*os.File{f}
+		defer done()
+	}
 	_ = cmd.Run()
 }

@@ -35,25 +35,32 @@ func (s *srv) syncToolDefs() []toolDef {
 }
 
 // remoteArg is the remote argument, else the store's remote (store.RemoteName: configured, origin, or
-// the only one).
-func (s *srv) remoteArg(ctx context.Context, args map[string]any) (string, error) {
-	if r := str(args, "remote"); r != "" {
-		return r, nil
+// the only one), with the options that say who named it. An argument is an agent's value, never trusted:
+// it must be the name of a remote configured in the repository (store.CheckRemote with
+// store.RemoteFromAgent; docs/security.md, "Trust boundaries: remotes and arguments"), else a tool error
+// before git runs. The default remote is the user's own setting.
+func (s *srv) remoteArg(ctx context.Context, args map[string]any) (string, store.PullOptions, error) {
+	if r, ok := args["remote"].(string); ok && r != "" {
+		o := store.PullOptions{Origin: store.RemoteFromAgent}
+		if err := s.st.CheckRemote(r, o.Origin); err != nil {
+			return "", o, argErrorf("argument 'remote': %v", err)
+		}
+		return r, o, nil
 	}
 	r := s.store(ctx).RemoteName(ctx)
 	if r == "" {
-		return "", &transferFailure{errors.New("this repository has no remote: add one with `git remote add`")}
+		return "", store.PullOptions{}, &transferFailure{errors.New("this repository has no remote: add one with `git remote add`")}
 	}
-	return r, nil
+	return r, store.PullOptions{Origin: store.RemoteFromUser}, nil
 }
 
 // push is context_push (store.Push).
 func (s *srv) push(ctx context.Context, args map[string]any) (any, error) {
-	remote, err := s.remoteArg(ctx, args)
+	remote, o, err := s.remoteArg(ctx, args)
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.store(ctx).Push(ctx, remote)
+	res, err := s.store(ctx).PushWith(ctx, remote, o)
 	if err != nil {
 		return nil, &transferFailure{err}
 	}
@@ -80,11 +87,11 @@ type pullNote struct {
 
 // pull is context_pull (store.Pull).
 func (s *srv) pull(ctx context.Context, args map[string]any) (any, error) {
-	remote, err := s.remoteArg(ctx, args)
+	remote, o, err := s.remoteArg(ctx, args)
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.store(ctx).Pull(ctx, remote)
+	res, err := s.store(ctx).PullWith(ctx, remote, o)
 	if err != nil {
 		return nil, &transferFailure{err}
 	}

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -127,6 +128,7 @@ func (s *srv) handler(name string, sch *jsonschema.Schema, run toolFunc) server.
 			}
 			return toolError(name, err)
 		}
+		ctx, warnings := store.WithWarnings(ctx)
 		out, err := run(ctx, args)
 		if err != nil {
 			return toolError(name, err)
@@ -135,19 +137,38 @@ func (s *srv) handler(name string, sch *jsonschema.Schema, run toolFunc) server.
 		if nr, ok := out.(*notedResult); ok {
 			out, note = nr.v, nr.note
 		}
-		res, size, err := render(out)
+		return toolResult(name, out, note, warnings.List())
+	}
+}
+
+// toolResult renders a result as structuredContent plus the same JSON as text, within the 1 MiB response
+// limit (docs/limits.md): a larger one is the tool error output_limit_exceeded. note (what was left out to
+// fit) becomes a second text item. Warnings (a write that committed but could not refresh .context/,
+// docs/locks.md) are added to an object result as "warnings": the call succeeded, and must not be retried.
+func toolResult(name string, out any, note string, warnings []string) (*mcpgo.CallToolResult, error) {
+	if len(warnings) > 0 {
+		b, err := json.Marshal(out)
 		if err != nil {
 			return nil, fmt.Errorf("%s: encode result: %w", name, err)
 		}
-		if size+len(note)*2 > maxResponseBytes {
-			return codedResult(codeOutputLimit, fmt.Sprintf("the result is %d bytes, over the %d-byte MCP response limit",
-				size, maxResponseBytes)), nil
+		var m map[string]any
+		if json.Unmarshal(b, &m) == nil && m != nil {
+			m["warnings"] = warnings
+			out = m
 		}
-		if note != "" {
-			res.Content = append(res.Content, mcpgo.NewTextContent(note))
-		}
-		return res, nil
 	}
+	res, size, err := render(out)
+	if err != nil {
+		return nil, fmt.Errorf("%s: encode result: %w", name, err)
+	}
+	if size+len(note)*2 > maxResponseBytes {
+		return codedResult(codeOutputLimit, fmt.Sprintf("the result is %d bytes, over the %d-byte MCP response limit",
+			size, maxResponseBytes)), nil
+	}
+	if note != "" {
+		res.Content = append(res.Content, mcpgo.NewTextContent(note))
+	}
+	return res, nil
 }
 
 // toolError sorts an error into a tool error the model can act on, or a JSON-RPC error.
@@ -239,16 +260,6 @@ func commitOf(c *store.Committed, sc store.Scope) string {
 	return ""
 }
 
-// tipOf returns the current commit of a scope's ref, "" when it cannot be read. store.AddDecision and
-// SetDecisionStatus do not return their commit: this is the tip right after the write.
-func (s *srv) tipOf(ctx context.Context, sc store.Scope) string {
-	tips, err := s.store(ctx).Tips(ctx)
-	if err != nil || tips[sc].IsZero() {
-		return ""
-	}
-	return tips[sc].String()
-}
-
 type decisionResult struct {
 	ID           int         `json:"id"`
 	Title        string      `json:"title"`
@@ -269,12 +280,13 @@ func (s *srv) recordDecision(ctx context.Context, args map[string]any) (any, err
 	if err != nil {
 		return nil, argErrorf("argument 'scope': %v", err)
 	}
-	d, err := s.store(ctx).AddDecision(ctx, store.NewDecision{Title: title, Status: str(args, "status"), Scope: sc,
+	d, c, err := s.store(ctx).AddDecisionCommit(ctx, store.NewDecision{Title: title, Status: str(args, "status"), Scope: sc,
 		Context: str(args, "context"), Decision: str(args, "decision"), Consequences: str(args, "consequences")})
 	if err != nil {
 		return nil, err
 	}
-	return decisionResult{ID: d.ID, Title: d.Title, Status: d.Status, Scope: d.Scope, Commit: s.tipOf(ctx, d.Scope)}, nil
+	// The commit this write made, not the tip after it: another writer may have moved the ref since.
+	return decisionResult{ID: d.ID, Title: d.Title, Status: d.Status, Scope: d.Scope, Commit: commitOf(c, d.Scope)}, nil
 }
 
 // updateDecisionStatus is context_update_decision_status: id is a number or an exact title (seed 000's
@@ -298,10 +310,10 @@ func (s *srv) updateDecisionStatus(ctx context.Context, args map[string]any) (an
 			return nil, argErrorf("argument 'superseded_by': only with status superseded")
 		}
 	}
-	d, err := s.store(ctx).SetDecisionStatus(ctx, ref, status, by)
+	d, c, err := s.store(ctx).SetDecisionStatusCommit(ctx, ref, status, by)
 	if err != nil {
 		return nil, err
 	}
 	return decisionResult{ID: d.ID, Title: d.Title, Status: d.Status, Scope: d.Scope, SupersededBy: d.SupersededBy,
-		Commit: s.tipOf(ctx, d.Scope)}, nil
+		Commit: commitOf(c, d.Scope)}, nil
 }

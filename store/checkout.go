@@ -662,9 +662,9 @@ func (s *Store) CommitHandEdits(ctx context.Context, msg string) (*Committed, []
 	// What was committed replaces the hand-edited files (their content is in the commit or in a conflict
 	// record), so that .context/ mirrors the branch again.
 	if _, err := s.refresh(ctx, force); err != nil {
-		return c, edits, fmt.Errorf("committed, but refreshing %s failed: %w", CheckoutDir, err)
+		c.Warnings = append(c.Warnings, warn(ctx, refreshWarning(err)))
 	}
-	return c, edits, err
+	return c, edits, nil
 }
 
 // recordedFiles returns the files of scope sc as they were checked out (the blobs of the checkout record):

@@ -338,13 +338,20 @@ func takenIDs(ctx context.Context, s *Store, v *View) (map[int]bool, error) {
 
 // AddDecision records a new decision (one commit) and returns it with its id.
 func (s *Store) AddDecision(ctx context.Context, in NewDecision) (Decision, error) {
+	d, _, err := s.AddDecisionCommit(ctx, in)
+	return d, err
+}
+
+// AddDecisionCommit is AddDecision that also returns what the write committed: the commit it made on the
+// decision's scope, never a tip read afterwards (another writer may have moved it already).
+func (s *Store) AddDecisionCommit(ctx context.Context, in NewDecision) (Decision, *Committed, error) {
 	author, err := s.Repo.Identity(ctx)
 	if err != nil {
-		return Decision{}, err
+		return Decision{}, nil, err
 	}
 	var out Decision
 	op := Op{Name: "decision.add", Summary: "add decision " + strings.TrimSpace(in.Title)}
-	_, err = s.Write(ctx, op, func(v *View) (Edits, error) {
+	c, err := s.Write(ctx, op, func(v *View) (Edits, error) {
 		taken, err := takenIDs(ctx, s, v)
 		if err != nil {
 			return nil, err
@@ -353,7 +360,7 @@ func (s *Store) AddDecision(ctx context.Context, in NewDecision) (Decision, erro
 		out = d
 		return ed, err
 	})
-	return out, err
+	return out, c, err
 }
 
 // SetDecisionStatus changes a decision's status (and, for superseded, its superseded_by), one commit per
@@ -361,13 +368,20 @@ func (s *Store) AddDecision(ctx context.Context, in NewDecision) (Decision, erro
 // other side, its `supersedes` list gaining this decision's id (docs/format.md "Decisions"), in the same
 // write. A decision cannot supersede itself.
 func (s *Store) SetDecisionStatus(ctx context.Context, ref, status string, supersededBy int) (Decision, error) {
+	d, _, err := s.SetDecisionStatusCommit(ctx, ref, status, supersededBy)
+	return d, err
+}
+
+// SetDecisionStatusCommit is SetDecisionStatus that also returns what the write committed (its own commit;
+// none when the status was already that).
+func (s *Store) SetDecisionStatusCommit(ctx context.Context, ref, status string, supersededBy int) (Decision, *Committed, error) {
 	st, err := NormalizeStatus(status)
 	if err != nil {
-		return Decision{}, err
+		return Decision{}, nil, err
 	}
 	var out Decision
 	op := Op{Name: "decision.status", Key: ref, Summary: fmt.Sprintf("set decision %s status %s", ref, st)}
-	_, err = s.Write(ctx, op, func(v *View) (Edits, error) {
+	c, err := s.Write(ctx, op, func(v *View) (Edits, error) {
 		d, err := s.FindDecision(ctx, v, ref)
 		if err != nil {
 			return nil, err
@@ -406,9 +420,9 @@ func (s *Store) SetDecisionStatus(ctx context.Context, ref, status string, super
 		return ed, nil
 	})
 	if errors.Is(err, fs.ErrNotExist) {
-		return out, &NotFoundError{Msg: fmt.Sprintf("Decision '%s' not found", ref)}
+		return out, nil, &NotFoundError{Msg: fmt.Sprintf("Decision '%s' not found", ref)}
 	}
-	return out, err
+	return out, c, err
 }
 
 // editDecisionMeta returns decision d's file with its front matter changed by fn; the body is kept byte

@@ -133,6 +133,9 @@ func (s *Store) Init(ctx context.Context, opt InitOptions) (*InitResult, error) 
 		return nil, err
 	}
 	if opt.Remote != "" {
+		if err := s.CheckRemote(opt.Remote, gitstore.FromUser); err != nil {
+			return nil, err
+		}
 		s.Cfg.Remote = opt.Remote
 	}
 	res := &InitResult{}
@@ -146,7 +149,7 @@ func (s *Store) Init(ctx context.Context, opt InitOptions) (*InitResult, error) 
 	default:
 		remote := s.RemoteName(ctx)
 		if remote != "" {
-			rt, found, err := s.fetch(ctx, remote)
+			rt, found, err := s.fetch(ctx, remote, gitstore.FromUser)
 			var te *gitstore.TransferError
 			switch {
 			case errors.As(err, &te) && ctx.Err() == nil:
@@ -180,14 +183,16 @@ func (s *Store) Init(ctx context.Context, opt InitOptions) (*InitResult, error) 
 		return nil, err
 	}
 	if _, err := s.Refresh(ctx); err != nil {
-		return nil, err
+		// The branch exists now: init succeeded, and the next command checks .context/ out.
+		warn(ctx, fmt.Sprintf("the context branch is ready, but checking out %s failed: %v", CheckoutDir, err))
 	}
 	return res, nil
 }
 
 // validBranch checks a context branch name as git check-ref-format(1) does for refs/heads/<name>.
 func validBranch(name string) error {
-	if err := plumbing.ReferenceName("refs/heads/" + name).Validate(); err != nil || strings.ContainsAny(name, " ~^:?*[\\") || strings.HasPrefix(name, "-") {
+	if err := plumbing.ReferenceName("refs/heads/" + name).Validate(); err != nil || strings.ContainsAny(name, " ~^:?*[\\") || strings.HasPrefix(name, "-") ||
+		gitstore.ValidRefName("refs/heads/"+name) != nil {
 		return invalidf("invalid branch name %q", name)
 	}
 	return nil

@@ -2,8 +2,11 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
+
+	"github.com/ctx-dev/ctx/gitstore"
 )
 
 // Status is what `ctx status` shows (issue: branch, tip, ahead/behind against the remote-tracking ref,
@@ -31,6 +34,9 @@ type Status struct {
 	CheckoutBehind bool   `json:"checkout_behind,omitempty"`
 	Private        string `json:"private_tip,omitempty"`
 	Ephemeral      string `json:"ephemeral_tip,omitempty"`
+	// Locks are the lock files on the context refs and the remote-tracking ref (docs/locks.md): ctx's own
+	// stale ones, which its next write or sync removes, live ones, and foreign ones with the fix.
+	Locks []gitstore.LockInfo `json:"locks"`
 }
 
 // Status computes the store's status. ErrNotInitialized when there is no context branch. It first brings
@@ -45,9 +51,12 @@ func (s *Store) Status(ctx context.Context) (*Status, error) {
 		return nil, ErrNotInitialized
 	}
 	if _, err := s.Refresh(ctx); err != nil {
-		return nil, err
+		// Status still reports what it can (the refs, the locks); the hand edits below are then against
+		// the last refresh that completed.
+		warn(ctx, fmt.Sprintf("refreshing %s failed: %v", CheckoutDir, err))
 	}
 	st := &Status{Branch: s.Cfg.Branch, Tip: tips[Public].String(), Counts: map[string]int{}, HandEdits: []HandEdit{}, Stale: []string{}}
+	st.Locks = s.Locks(ctx)
 	if !tips[Private].IsZero() {
 		st.Private = tips[Private].String()
 	}
@@ -145,6 +154,20 @@ func (s *Store) Status(ctx context.Context) (*Status, error) {
 		}
 	}
 	return st, nil
+}
+
+// Locks lists the lock files that block ctx's work (docs/locks.md): on the refs of the three scopes, on the
+// remote-tracking ref of the context branch, and packed-refs.lock. Never nil.
+func (s *Store) Locks(ctx context.Context) []gitstore.LockInfo {
+	refs := append(s.Refs(), "packed-refs")
+	if remote := s.RemoteName(ctx); remote != "" {
+		refs = append(refs, s.TrackingRef(remote))
+	}
+	out := s.Repo.RefLocks(refs)
+	if out == nil {
+		out = []gitstore.LockInfo{}
+	}
+	return out
 }
 
 // LogEntry is one context commit as `ctx log` shows it: the trailers of design §3 and the author.

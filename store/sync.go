@@ -93,13 +93,13 @@ var Progress *os.File
 // git fsck checks every received object; the fetch lands on a quarantine ref of its own
 // (refs/ctx/incoming/<random>), and only once CheckIncoming accepted the tip does the remote-tracking ref
 // move to it: a rejected commit moves no ref (docs/security.md). The quarantine ref is always removed.
-func (s *Store) fetch(ctx context.Context, remote string) (plumbing.Hash, bool, error) {
+func (s *Store) fetch(ctx context.Context, remote string, origin gitstore.RemoteOrigin) (plumbing.Hash, bool, error) {
 	tctx, cancel := context.WithTimeout(ctx, s.timeout())
 	defer cancel()
 	var rnd [8]byte
 	_, _ = crand.Read(rnd[:])
 	incoming := "refs/ctx/incoming/" + hex.EncodeToString(rnd[:])
-	opt := gitstore.TransferOptions{Progress: Progress}
+	opt := gitstore.TransferOptions{Progress: Progress, Origin: origin}
 	found, err := s.Repo.Fetch(tctx, remote, "?+"+s.BranchRef()+":"+incoming, opt)
 	var theirs plumbing.Hash
 	if found && err == nil {
@@ -189,6 +189,34 @@ func (s *Store) diagnoseFsck(ctx context.Context, remote, what string, fsckErr e
 	return rej
 }
 
+// RemoteOrigin says who named a remote (gitstore.RemoteOrigin): the user, or an agent, which may only
+// name a configured remote.
+type RemoteOrigin = gitstore.RemoteOrigin
+
+// The origins of a remote value.
+const (
+	RemoteFromUser  = gitstore.FromUser
+	RemoteFromAgent = gitstore.FromAgent
+)
+
+// remoteRefused is a remote that CheckRemote refuses: an invalid input (ErrInvalid: CLI exit 2, MCP tool
+// error) that still unwraps to the *gitstore.RemoteError.
+type remoteRefused struct{ *gitstore.RemoteError }
+
+func (e remoteRefused) Unwrap() error        { return e.RemoteError }
+func (e remoteRefused) Is(target error) bool { return target == ErrInvalid }
+
+// CheckRemote refuses a remote value that must not reach git (gitstore.Repo.CheckRemote; docs/security.md,
+// "Trust boundaries: remotes and arguments"): the error wraps ErrInvalid and *gitstore.RemoteError.
+func (s *Store) CheckRemote(remote string, origin RemoteOrigin) error {
+	err := s.Repo.CheckRemote(remote, origin)
+	var re *gitstore.RemoteError
+	if errors.As(err, &re) {
+		return remoteRefused{re}
+	}
+	return err
+}
+
 // PullResult says what Pull did.
 type PullResult struct {
 	Remote      string
@@ -203,12 +231,16 @@ type PullResult struct {
 	RefreshKept []string   // files of .context/ edited by hand and not overwritten
 	// RefreshSkipped are entries of the refs the refresh did not check out (Refreshed.Skipped).
 	RefreshSkipped []Problem
+	Warnings       []string // problems after the branch moved (the pull landed): refreshing .context/ failed
 }
 
 // PullOptions tune Pull and Push.
 type PullOptions struct {
 	// Strategy decides every conflict of the merge at once ("ours" or "theirs"); "" records them.
 	Strategy Strategy
+	// Origin says who named the remote: gitstore.FromAgent (an MCP argument) accepts only the name of a
+	// configured remote (CheckRemote).
+	Origin RemoteOrigin
 }
 
 // Pull is PullWith without options: conflicts are recorded (design §4).
@@ -231,6 +263,9 @@ func (s *Store) PullWith(ctx context.Context, remote string, o PullOptions) (*Pu
 	if remote == "" {
 		return nil, errors.New("no remote: add one with `git remote add origin <url>` or pass --remote")
 	}
+	if err := s.CheckRemote(remote, o.Origin); err != nil {
+		return nil, err
+	}
 	res := &PullResult{Remote: remote, Action: "none", Strategy: o.Strategy}
 	if ok, _ := s.Initialized(ctx); ok {
 		_, edits, err := s.CommitHandEdits(ctx, "")
@@ -239,7 +274,7 @@ func (s *Store) PullWith(ctx context.Context, remote string, o PullOptions) (*Pu
 		}
 		res.HandEdits = edits
 	}
-	theirs, found, err := s.fetch(ctx, remote)
+	theirs, found, err := s.fetch(ctx, remote, o.Origin)
 	if err != nil {
 		return nil, err
 	}
@@ -255,7 +290,9 @@ func (s *Store) PullWith(ctx context.Context, remote string, o PullOptions) (*Pu
 	}
 	ref, err := s.Refresh(ctx)
 	if err != nil {
-		return nil, err
+		// The branch moved: the pull landed. A retry would find it up to date and refresh again.
+		res.Warnings = append(res.Warnings, warn(ctx, fmt.Sprintf("pulled, but refreshing %s failed (the next ctx command refreshes it): %v", CheckoutDir, err)))
+		return res, nil
 	}
 	res.RefreshKept, res.RefreshSkipped = ref.Kept, ref.Skipped
 	return res, nil
@@ -458,12 +495,34 @@ func (s *Store) nameRefused(err error) error {
 	return &named
 }
 
+// recordPushed moves the remote-tracking ref tr to tip after a push (git's own push does so only for a
+// remote whose fetch refspec maps the branch); retried once when git moved it at the same moment.
+func (s *Store) recordPushed(ctx context.Context, tr string, tip plumbing.Hash) error {
+	var err error
+	for i := 0; i < 2; i++ {
+		var cur plumbing.Hash
+		if cur, err = s.Repo.Resolve(ctx, tr); err != nil {
+			return err
+		}
+		if cur == tip {
+			return nil
+		}
+		if err = s.Repo.UpdateRef(ctx, tr, cur, tip, "ctx push"); !errors.Is(err, gitstore.ErrStaleRef) {
+			return err
+		}
+	}
+	return err
+}
+
 // PushResult says what Push did.
 type PushResult struct {
 	Remote  string
 	Tip     plumbing.Hash
 	Retries int          // how many times the remote had moved and was merged first
 	Pulls   []PullResult // the merges made on the way
+	// Warnings are problems after the remote accepted the push (the push landed): the remote-tracking ref
+	// could not be updated, so ctx status compares against an older tip until the next pull.
+	Warnings []string
 }
 
 // Push publishes the context branch to the remote without force (design §5). When the remote moved, it
@@ -481,6 +540,9 @@ func (s *Store) PushWith(ctx context.Context, remote string, o PullOptions) (*Pu
 	if remote == "" {
 		return nil, errors.New("no remote: add one with `git remote add origin <url>` or pass --remote")
 	}
+	if err := s.CheckRemote(remote, o.Origin); err != nil {
+		return nil, err
+	}
 	if ok, err := s.Initialized(ctx); err != nil {
 		return nil, err
 	} else if !ok {
@@ -492,14 +554,16 @@ func (s *Store) PushWith(ctx context.Context, remote string, o PullOptions) (*Pu
 		if err != nil {
 			return nil, err
 		}
+		tr := s.TrackingRef(remote)
 		pctx, cancel := context.WithTimeout(ctx, s.timeout())
-		err = s.Repo.Push(pctx, remote, s.PushRefspec(), gitstore.TransferOptions{Progress: Progress})
+		err = s.Repo.Push(pctx, remote, s.PushRefspec(), gitstore.TransferOptions{Progress: Progress, Origin: o.Origin, TrackingRef: tr})
 		cancel()
 		if err == nil {
 			res.Tip = tip
-			tr := s.TrackingRef(remote)
-			cur, _ := s.Repo.Resolve(ctx, tr)
-			_ = s.Repo.UpdateRef(ctx, tr, cur, tip, "ctx push")
+			if err := s.recordPushed(ctx, tr, tip); err != nil {
+				res.Warnings = append(res.Warnings, warn(ctx, fmt.Sprintf("pushed %s, but %s still names the older tip (ctx status counts against it until the next pull): %v",
+					tip.String()[:12], tr, err)))
+			}
 			return res, nil
 		}
 		if !errors.Is(err, gitstore.ErrNonFastForward) || attempt >= maxPushRetries {

@@ -120,6 +120,11 @@ func (r *RefReader) List(ctx context.Context, sc Scope, dir string) ([]gitstore.
 
 // Tips returns the current commit of each scope's ref (ZeroHash when absent).
 func (s *Store) Tips(ctx context.Context) (map[Scope]plumbing.Hash, error) {
+	// A scope move a killed process left half done is completed first: readers never see an entry in
+	// both scopes or in neither (docs/locks.md).
+	if err := s.Repo.RecoverInterrupted(ctx); err != nil {
+		return nil, err
+	}
 	out := map[Scope]plumbing.Hash{}
 	for _, sc := range Scopes {
 		h, err := s.Repo.Resolve(ctx, s.RefOf(sc))

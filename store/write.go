@@ -53,10 +53,12 @@ func (e Edits) Del(sc Scope, p string) {
 }
 
 // Committed is the outcome of a write: the new commit of each scope whose ref moved. Empty when the write
-// changed nothing (no commit is made then, design §3).
+// changed nothing (no commit is made then, design §3). Warnings are problems after the commit (refreshing
+// .context/ failed): the write landed all the same.
 type Committed struct {
-	Commits map[Scope]plumbing.Hash
-	Paths   []string
+	Commits  map[Scope]plumbing.Hash
+	Paths    []string
+	Warnings []string
 }
 
 // Changed reports whether any commit was made.
@@ -65,6 +67,10 @@ func (c *Committed) Changed() bool { return len(c.Commits) > 0 }
 // Write runs fn on a view of the refs' tips under the ctx lock and commits its edits, one commit per scope
 // that changed, with the message of op; then it refreshes the checked-out tree. fn may run more than once
 // (when a ref moved concurrently) and must only compute. The public branch must exist (ErrNotInitialized).
+//
+// An error means nothing was committed. Once committed, the write succeeds: a failed refresh of .context/
+// is a warning (Committed.Warnings and the context's collector, WithWarnings), never an error, so that a
+// caller never retries a write that landed.
 func (s *Store) Write(ctx context.Context, op Op, fn func(v *View) (Edits, error)) (*Committed, error) {
 	out := &Committed{Commits: map[Scope]plumbing.Hash{}}
 	if s.Repo.CurrentBranch() == s.Cfg.Branch {
@@ -104,10 +110,15 @@ func (s *Store) Write(ctx context.Context, op Op, fn func(v *View) (Edits, error
 	sort.Strings(out.Paths)
 	if out.Changed() {
 		if _, err := s.Refresh(ctx); err != nil {
-			return out, fmt.Errorf("committed, but refreshing %s failed: %w", CheckoutDir, err)
+			out.Warnings = append(out.Warnings, warn(ctx, refreshWarning(err)))
 		}
 	}
 	return out, nil
+}
+
+// refreshWarning is the warning of a write that committed but could not refresh .context/.
+func refreshWarning(err error) string {
+	return fmt.Sprintf("committed, but refreshing %s failed (the next ctx command refreshes it; ctx status shows what it holds): %v", CheckoutDir, err)
 }
 
 // now is the clock of records, RFC 3339 UTC with seconds (docs/format.md).

@@ -58,7 +58,8 @@ func ExitCode(err error) int {
 		return ExitOK
 	case errors.Is(err, context.Canceled):
 		return exitInterrupted
-	case errors.As(err, &ue), errors.As(err, &amb), errors.Is(err, store.ErrInvalidKey), errors.Is(err, store.ErrInvalid):
+	case errors.As(err, &ue), errors.As(err, &amb), errors.Is(err, store.ErrInvalidKey), errors.Is(err, store.ErrInvalid),
+		errors.Is(err, gitstore.ErrUnsafeRemote):
 		return ExitUsage
 	case errors.As(err, &nf):
 		return ExitNotFound
@@ -79,8 +80,13 @@ func ExitCode(err error) int {
 // io.Err as "ctx: <message>".
 func Run(ctx context.Context, args []string, io IO) int {
 	a := newApp(io)
+	// A write that committed succeeds; what failed after its commit is a warning on stderr (docs/locks.md).
+	ctx, warnings := store.WithWarnings(ctx)
 	err := a.RunContext(ctx, normalizeArgs(a, args))
 	err = unknownCommand(a, args, err)
+	for _, w := range warnings.List() {
+		fmt.Fprintf(io.Err, "ctx: warning: %s\n", w)
+	}
 	if err != nil {
 		fmt.Fprintf(io.Err, "ctx: %v\n", err)
 	}

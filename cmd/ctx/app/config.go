@@ -62,6 +62,13 @@ func runConfig(c *cli.Context, s *store.Store) error {
 	case "branch":
 		return usagef("the branch is chosen at ctx init --branch")
 	case "remote":
+		// Saved and then used by every sync: refused now when git must never see it (an option, a command
+		// transport); "" unsets it.
+		if val != "" {
+			if err := s.CheckRemote(val, store.RemoteFromUser); err != nil {
+				return err
+			}
+		}
 		s.Cfg.Remote = val
 	case "sync.push-with-git":
 		b, err := strconv.ParseBool(val)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctx-dev/ctx/gitstore"
 	"github.com/ctx-dev/ctx/store"
 	"github.com/urfave/cli/v2"
 )
@@ -42,6 +43,9 @@ func statusCommand() *cli.Command {
 			fmt.Fprintf(w, "entries:  %d knowledge, %d conventions, %d decisions, %d skills, %d sessions, %d activity, %d conflicts\n",
 				st.Counts["knowledge"], st.Counts["conventions"], st.Counts["decisions"], st.Counts["skills"],
 				st.Counts["history"], st.Counts["activity"], st.Counts["conflicts"])
+			for _, l := range st.Locks {
+				fmt.Fprintf(w, "locked:   %s: %s (%s old), %s\n", l.Ref, l.Path, time.Duration(l.AgeS)*time.Second, lockOwner(l))
+			}
 			if len(st.Unreadable) > 0 {
 				fmt.Fprintf(w, "skipped:  %s ctx does not read (repair: ctx doctor):\n", plural(len(st.Unreadable), "entry", "entries"))
 				for _, p := range st.Unreadable {
@@ -79,6 +83,17 @@ func printCheckoutStatus(w io.Writer, st *store.Status) {
 	for _, p := range st.Stale {
 		fmt.Fprintf(w, "  behind   %s (the branch changed it; your hand edit is kept: ctx commit merges the two)\n", p)
 	}
+}
+
+// lockOwner says whose a lock is and what to do about it (docs/locks.md).
+func lockOwner(l gitstore.LockInfo) string {
+	switch l.Owner {
+	case "ctx-stale":
+		return "left by an interrupted ctx: its next write, push or pull removes it"
+	case "ctx-live":
+		return "held by a running ctx process"
+	}
+	return "not ctx's: if no git command is running in this repository, remove it: " + l.Fix
 }
 
 func commitCommand() *cli.Command {

@@ -1,0 +1,372 @@
+package main_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
+)
+
+// The crash tests kill a real ctx process with SIGKILL at a chosen moment of a write or a push and check
+// what the next ctx process makes of what it left (docs/locks.md). The moment is chosen with a binary
+// built with -tags ctxfault, which stops at the gitstore.FaultPoint named by $CTX_FAULT.
+
+var (
+	faultOnce sync.Once
+	faultBin  string
+	faultErr  error
+)
+
+// ctxFaultBin builds ctx with -tags ctxfault once per test run.
+func ctxFaultBin(t testing.TB) string {
+	t.Helper()
+	faultOnce.Do(func() {
+		faultBin = filepath.Join(filepath.Dir(ctxBin), "ctx-fault")
+		out, err := exec.Command("go", "build", "-tags", "ctxfault", "-o", faultBin, ".").CombinedOutput()
+		if err != nil {
+			faultErr = fmt.Errorf("build ctx -tags ctxfault: %v\n%s", err, out)
+		}
+	})
+	if faultErr != nil {
+		t.Fatal(faultErr)
+	}
+	return faultBin
+}
+
+// killAt runs ctx (the fault binary) in dir until it stops at fault point, then kills it with SIGKILL.
+// It fails the test when the process ends before reaching the point.
+func killAt(t testing.TB, dir, fault string, args ...string) {
+	t.Helper()
+	ready := filepath.Join(t.TempDir(), "ready")
+	cmd := exec.Command(ctxFaultBin(t), args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "CTX_FAULT="+fault, "CTX_FAULT_READY="+ready)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	deadline := time.After(60 * time.Second)
+	for {
+		if _, err := os.Stat(ready); err == nil {
+			break
+		}
+		select {
+		case err := <-exited:
+			t.Fatalf("ctx %s ended (%v) before reaching %s:\n%s", strings.Join(args, " "), err, fault, out.String())
+		case <-deadline:
+			cmd.Process.Kill()
+			t.Fatalf("ctx %s never reached %s", strings.Join(args, " "), fault)
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-exited
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// noLocks fails when a ref lock, packed-refs.lock, a lock mark or an interrupted transaction is left in
+// the repository's git dir (ctx's flock files, ctx/lock and ctx/checkout.lock, are permanent).
+func noLocks(t testing.TB, dir string) {
+	t.Helper()
+	gitDir := filepath.Join(dir, ".git")
+	filepath.WalkDir(filepath.Join(gitDir, "refs"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".lock") {
+			t.Errorf("left behind: %s", p)
+		}
+		return nil
+	})
+	for _, p := range []string{"packed-refs.lock", "ctx/transaction.json"} {
+		if exists(filepath.Join(gitDir, p)) {
+			t.Errorf("left behind: %s", p)
+		}
+	}
+	for _, d := range []string{"ctx/reflocks", "ctx/owners"} {
+		if es, _ := os.ReadDir(filepath.Join(gitDir, d)); len(es) > 0 {
+			t.Errorf("left behind in %s: %d files", d, len(es))
+		}
+	}
+}
+
+// killGitAt runs ctx (the normal binary) in dir and kills it and its git child with SIGKILL while git holds
+// the lock of ref (git's reference-transaction hook stops git there): a lock left by a killed git child of
+// ctx, as the kill of a whole terminal session leaves it.
+func killGitAt(t testing.TB, dir, ref string, args ...string) {
+	t.Helper()
+	ready := filepath.Join(t.TempDir(), "ready")
+	hook := filepath.Join(dir, ".git", "hooks", "reference-transaction")
+	script := "#!/bin/sh\n[ \"$1\" = prepared ] || exit 0\nif grep -q ' " + ref + "$'; then\n" +
+		"  echo $PPID > " + ready + ".tmp && mv " + ready + ".tmp " + ready + "\n  sleep 600\nfi\nexit 0\n"
+	writeFileT(t, hook, script)
+	os.Chmod(hook, 0o755)
+	defer os.Remove(hook)
+	cmd := exec.Command(ctxBin, args...)
+	cmd.Dir = dir
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	deadline := time.After(60 * time.Second)
+	for !exists(ready) {
+		select {
+		case err := <-exited:
+			t.Fatalf("ctx %s ended (%v) before git locked %s:\n%s", strings.Join(args, " "), err, ref, out.String())
+		case <-deadline:
+			cmd.Process.Kill()
+			t.Fatalf("git never locked %s", ref)
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	b, _ := os.ReadFile(ready)
+	var gitPID int
+	fmt.Sscan(string(b), &gitPID)
+	cmd.Process.Signal(syscall.SIGKILL)
+	<-exited
+	if gitPID > 0 {
+		syscall.Kill(-gitPID, syscall.SIGKILL) // git runs in a process group of its own
+	}
+	lock := filepath.Join(dir, ".git", filepath.FromSlash(ref)+".lock")
+	for i := 0; i < 200 && !exists(lock); i++ {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if !exists(lock) {
+		t.Fatalf("setup: the killed git left no %s", lock)
+	}
+}
+
+// TestKillDuringWrite: a ctx write killed between creating and renaming refs/heads/ctx.lock leaves the
+// lock; ctx status says so, and the next write recovers it (it is ctx's own) instead of failing with "ref
+// is locked".
+func TestKillDuringWrite(t *testing.T) {
+	dir := gitstoretest.NewRepo(t)
+	run(t, dir, 0, "init", "--no-hooks")
+	run(t, dir, 0, "knowledge", "set", "a", "one")
+	killAt(t, dir, "ref-locked:refs/heads/ctx", "knowledge", "set", "b", "two")
+	lock := filepath.Join(dir, ".git", "refs", "heads", "ctx.lock")
+	if !exists(lock) {
+		t.Fatalf("setup: the killed write left no %s", lock)
+	}
+	st := run(t, dir, 0, "status")
+	if !strings.Contains(st, "locked:   refs/heads/ctx: "+lock) || !strings.Contains(st, "left by an interrupted ctx") {
+		t.Errorf("ctx status does not show the lock:\n%s", st)
+	}
+	run(t, dir, 0, "knowledge", "set", "c", "three")
+	noLocks(t, dir)
+	if got := run(t, dir, 0, "knowledge", "get", "c"); got != "three" {
+		t.Errorf("c = %q", got)
+	}
+	if _, _, code := runCode(dir, "", "knowledge", "get", "b"); code != 3 {
+		t.Errorf("the killed write of b landed (exit %d): it was never acknowledged, but nothing may half-land", code)
+	}
+	if st := run(t, dir, 0, "status"); strings.Contains(st, "locked:") {
+		t.Errorf("ctx status still shows a lock:\n%s", st)
+	}
+	// C git agrees: it can move the ref.
+	gitstoretest.Git(t, dir, "update-ref", "refs/heads/ctx", gitstoretest.Git(t, dir, "rev-parse", "ctx"))
+	fsck(t, dir)
+}
+
+// TestKillDuringPush: a ctx push or pull killed while the remote-tracking ref is locked (by ctx itself, or
+// by its git child) leaves that lock: the next push must not exit 0 doing nothing, status must not count
+// commits the remote has, and pull must not fail on it. A lock that is not ctx's is reported with its age
+// and the exact fix, and never removed.
+func TestKillDuringPush(t *testing.T) {
+	_, origin := seededRemote(t, "origin.git")
+	a := cloneURL(t, origin, "a")
+	mustCtx(t, a, nil, 0, "init", "--no-hooks")
+	mustCtx(t, a, nil, 0, "knowledge", "set", "k", "v1")
+	mustCtx(t, a, nil, 0, "push")
+	lock := filepath.Join(a, ".git", "refs", "remotes", "origin", "ctx.lock")
+	recovered := func(what string) {
+		t.Helper()
+		if st := mustCtx(t, a, nil, 0, "status").stdout; !strings.Contains(st, "locked:   refs/remotes/origin/ctx") ||
+			!strings.Contains(st, "left by an interrupted ctx") {
+			t.Errorf("%s: ctx status does not show the lock:\n%s", what, st)
+		}
+		mustCtx(t, a, nil, 0, "knowledge", "set", "k", what)
+		tip := gitstoretest.Git(t, a, "rev-parse", "refs/heads/ctx")
+		r := mustCtx(t, a, nil, 0, "push")
+		if got := gitstoretest.Git(t, origin, "rev-parse", "refs/heads/ctx"); got != tip {
+			t.Fatalf("%s: push exited 0 but the remote has %s, not %s\n%s", what, got, tip, r.stderr)
+		}
+		if got := gitstoretest.Git(t, a, "rev-parse", "refs/remotes/origin/ctx"); got != tip {
+			t.Errorf("%s: tracking ref %s, want %s", what, got, tip)
+		}
+		if st := mustCtx(t, a, nil, 0, "status").stdout; !strings.Contains(st, "0 ahead, 0 behind") || strings.Contains(st, "locked:") {
+			t.Errorf("%s: status after the push:\n%s", what, st)
+		}
+		if out := mustCtx(t, a, nil, 0, "pull").stdout; !strings.Contains(out, "already up to date") {
+			t.Errorf("%s: pull: %s", what, out)
+		}
+		noLocks(t, a)
+	}
+
+	// git push, killed with ctx while it records the pushed tip in refs/remotes/origin/ctx.
+	mustCtx(t, a, nil, 0, "knowledge", "set", "k", "v2")
+	killGitAt(t, a, "refs/remotes/origin/ctx", "push")
+	recovered("after a killed git push")
+
+	// git fetch of ctx pull, killed the same way.
+	b := cloneURL(t, origin, "b")
+	mustCtx(t, b, nil, 0, "pull")
+	mustCtx(t, b, nil, 0, "knowledge", "set", "from-b", "x")
+	mustCtx(t, b, nil, 0, "push")
+	killGitAt(t, a, "refs/remotes/origin/ctx", "pull")
+	if r := ctxEnv(a, nil, "pull"); r.code != 0 || !strings.Contains(r.stdout, "fast-forward") && !strings.Contains(r.stdout, "merged") {
+		t.Fatalf("pull after a killed pull: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	noLocks(t, a)
+
+	// ctx's own update of a tracking ref (a remote given as a path: git keeps no tracking ref for it),
+	// killed between creating and renaming the lock.
+	mustCtx(t, a, nil, 0, "knowledge", "set", "k", "v3")
+	killAt(t, a, "ref-locked", "push", "--remote", origin)
+	var own []string
+	filepath.WalkDir(filepath.Join(a, ".git", "refs", "ctx", "fetch"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(p, ".lock") {
+			own = append(own, p)
+		}
+		return nil
+	})
+	if len(own) != 1 {
+		t.Fatalf("setup: the killed push left %v", own)
+	}
+	mustCtx(t, a, nil, 0, "push", "--remote", origin)
+	noLocks(t, a)
+
+	// A lock ctx did not make (a crashed C git): push and pull fail, saying which file and how to remove it.
+	writeFileT(t, lock, "")
+	mustCtx(t, a, nil, 0, "knowledge", "set", "k", "v4")
+	for _, cmd := range []string{"push", "pull"} {
+		r := ctxEnv(a, nil, cmd)
+		if r.code == 0 || !strings.Contains(r.stderr, "refs/remotes/origin/ctx is locked") || !strings.Contains(r.stderr, "rm '"+lock+"'") {
+			t.Errorf("ctx %s with a foreign lock: exit %d\nstdout: %s\nstderr: %s", cmd, r.code, r.stdout, r.stderr)
+		}
+		if strings.Contains(r.stdout, "push origin: refs/heads/ctx at") {
+			t.Errorf("ctx %s reported success", cmd)
+		}
+	}
+	st := mustCtx(t, a, nil, 0, "status").stdout
+	if !strings.Contains(st, "not ctx's") || !strings.Contains(st, "rm '"+lock+"'") {
+		t.Errorf("status with a foreign lock:\n%s", st)
+	}
+	if !exists(lock) {
+		t.Errorf("ctx removed a lock that was not its own")
+	}
+	os.Remove(lock)
+	mustCtx(t, a, nil, 0, "push")
+	fsck(t, a)
+}
+
+// TestScopeMoveAtomic: moving an entry between scopes moves two refs; with refs/heads/ctx.lock present the
+// move fails and the entry stays where it was, and a move killed between the two ref updates is completed
+// by the next ctx process: the entry is in exactly one scope, never in none.
+func TestScopeMoveAtomic(t *testing.T) {
+	dir := gitstoretest.NewRepo(t)
+	run(t, dir, 0, "init", "--no-hooks")
+	run(t, dir, 0, "knowledge", "set", "k", "secret", "--scope", "private")
+	lock := filepath.Join(dir, ".git", "refs", "heads", "ctx.lock")
+	writeFileT(t, lock, "")
+	_, stderr, code := runCode(dir, "", "knowledge", "scope", "k", "public")
+	if code == 0 || !strings.Contains(stderr, "refs/heads/ctx is locked") {
+		t.Fatalf("scope move with a lock: exit %d: %s", code, stderr)
+	}
+	os.Remove(lock)
+	if got := inRef(t, dir, "refs/ctx/private", "knowledge/k.md"); !got {
+		t.Fatalf("k left the private scope although the move failed")
+	}
+	if got := run(t, dir, 0, "knowledge", "get", "k"); got != "secret" {
+		t.Fatalf("k = %q after a failed move", got)
+	}
+
+	killAt(t, dir, "ref-renamed:refs/ctx/private", "knowledge", "scope", "k", "public")
+	if inRef(t, dir, "refs/ctx/private", "knowledge/k.md") {
+		t.Fatalf("setup: the kill came before the first ref moved")
+	}
+	if got := run(t, dir, 0, "knowledge", "get", "k"); !strings.Contains(got, "secret") {
+		t.Fatalf("k = %q after the interrupted move", got)
+	}
+	if !inRef(t, dir, "refs/heads/ctx", "knowledge/k.md") || inRef(t, dir, "refs/ctx/private", "knowledge/k.md") {
+		t.Errorf("the interrupted move was not completed: public %v, private %v",
+			inRef(t, dir, "refs/heads/ctx", "knowledge/k.md"), inRef(t, dir, "refs/ctx/private", "knowledge/k.md"))
+	}
+	noLocks(t, dir)
+	fsck(t, dir)
+}
+
+func inRef(t testing.TB, dir, ref, path string) bool {
+	t.Helper()
+	_, err := gitstoretest.GitErr(dir, "cat-file", "-e", ref+":"+path)
+	return err == nil
+}
+
+func writeFileT(t testing.TB, p, s string) {
+	t.Helper()
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func fsck(t testing.TB, dir string) {
+	t.Helper()
+	if out, err := gitstoretest.GitErr(dir, "fsck", "--strict", "--no-dangling", "--no-progress"); err != nil || out != "" {
+		t.Fatalf("git fsck --strict: %v\n%s", err, out)
+	}
+}
+
+// TestCommittedWriteExitsZero: a write whose commit landed but whose refresh of .context/ failed exits 0
+// with a warning on stderr, so that a script does not run it again and write it twice.
+func TestCommittedWriteExitsZero(t *testing.T) {
+	dir := gitstoretest.NewRepo(t)
+	run(t, dir, 0, "init", "--no-hooks")
+	rec := filepath.Join(dir, ".context", ".ctx-checkout.json")
+	os.Remove(rec)
+	if err := os.MkdirAll(filepath.Join(rec, "x"), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	count := func() string { return gitstoretest.Git(t, dir, "rev-list", "--count", "refs/heads/ctx") }
+	before := count()
+	for _, args := range [][]string{
+		{"knowledge", "set", "k", "v"},
+		{"decision", "add", "Use Go", "--context", "c", "--decision", "d", "--consequences", "q"},
+	} {
+		stdout, stderr, code := runCode(dir, "", args...)
+		if code != 0 || !strings.Contains(stderr, "ctx: warning: committed, but refreshing .context failed") {
+			t.Errorf("ctx %s: exit %d\nstdout: %s\nstderr: %s", strings.Join(args, " "), code, stdout, stderr)
+		}
+	}
+	if b, a := atoiT(t, before), atoiT(t, count()); a-b != 2 {
+		t.Errorf("%d commits, want 2 (one per write)", a-b)
+	}
+	if out := gitstoretest.Git(t, dir, "log", "--format=%s", "-2", "refs/heads/ctx"); out != "ctx: add decision Use Go\nctx: set knowledge k" {
+		t.Errorf("log:\n%s", out)
+	}
+}
+
+func atoiT(t testing.TB, s string) int {
+	t.Helper()
+	var n int
+	if _, err := fmt.Sscan(s, &n); err != nil {
+		t.Fatalf("not a number: %q", s)
+	}
+	return n
+}

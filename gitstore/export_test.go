@@ -1,0 +1,33 @@
+package gitstore
+
+import (
+	"io"
+	"os"
+)
+
+// SetAfterRefRenamed installs a hook that runs after each ref of a multi-ref update is renamed into place
+// (a failure injected between two ref updates); it returns the function that removes it.
+func SetAfterRefRenamed(f func(ref string) error) (restore func()) {
+	afterRefRenamed = f
+	return func() { afterRefRenamed = nil }
+}
+
+// MarkPath is where ctx hard-links a ref lock it creates (docs/locks.md).
+func (r *Repo) MarkPath(name string) string { return r.markPath(name) }
+
+// StartOwner writes an owner record for refs, as a git child's; done removes it.
+func (r *Repo) StartOwner(op string, refs []string) (closeOnly func(), done func()) {
+	f, d := r.startOwner(op, refs)
+	if f == nil {
+		return func() {}, d
+	}
+	return func() { f.Close() }, d
+}
+
+// SetObjectFile replaces the writer of loose objects' temporary files (a full disk); it returns the
+// function that restores it.
+func SetObjectFile(f func(*os.File) io.Writer) (restore func()) {
+	old := objectFile
+	objectFile = f
+	return func() { objectFile = old }
+}

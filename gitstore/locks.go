@@ -1,0 +1,437 @@
+package gitstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/gofrs/flock"
+)
+
+// Lock recovery (docs/locks.md). ctx moves a ref the way C git does, through <ref>.lock, and a process
+// killed between creating and renaming that file leaves it behind: every later writer, ctx or git, then
+// fails with "ref is locked". ctx tells its own stale locks from everyone else's:
+//
+//   - A lock ctx creates itself (UpdateRef, Transact) is created while ctx holds its flock,
+//     <common dir>/ctx/lock, and is hard-linked at once as <common dir>/ctx/reflocks/<ref>: while that
+//     link and the lock are the same file, the lock is ctx's. A process holding the flock and finding such
+//     a lock knows its creator is gone (a live creator would still hold the flock), so it removes it.
+//   - A git child ctx runs (fetch, push, gc) may lock refs too. Before it starts, ctx writes an owner
+//     record, <common dir>/ctx/owners/<pid>-<n>.json, naming the refs it may lock, and holds an flock on
+//     it that the child inherits: while ctx or the child lives, the record is live. A lock on one of those
+//     refs, made after the record and older than staleAfter, whose records are all dead, is ctx's stale
+//     lock.
+//   - Anything else is foreign (C git, another tool, a lock older than ctx knows of): ctx never removes
+//     it. It waits refLockTimeout, then fails with a *LockError that gives the lock's age and the command
+//     that removes it.
+
+// staleAfter is how old a lock left by a dead git child must be before ctx removes it: C git holds a ref
+// lock for milliseconds, so a lock this old whose owner is gone is not being written.
+const staleAfter = 2 * time.Second
+
+// LockError is a <ref>.lock that blocks a ref update and that ctx cannot prove to be its own stale lock:
+// another process is updating the ref, or crashed while doing so. Error gives the lock's path and age and
+// the exact fix. It wraps ErrRefLocked.
+type LockError struct {
+	Ref  string
+	Path string        // the lock file
+	Age  time.Duration // since the lock file was last written
+	Live bool          // held by a running ctx process (a transfer or gc it started)
+}
+
+func (e *LockError) Error() string {
+	age := e.Age.Round(time.Second)
+	if e.Live {
+		return fmt.Sprintf("%s is locked by a running ctx process (%s, %s old): wait for it to finish", e.Ref, e.Path, age)
+	}
+	return fmt.Sprintf("%s is locked: %s exists (%s old) and no ctx process made it; if no git command is running "+
+		"in this repository, remove it: rm %s", e.Ref, e.Path, age, shellQuote(e.Path))
+}
+
+func (e *LockError) Unwrap() error { return ErrRefLocked }
+
+// shellQuote quotes a path for a POSIX shell.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// LockInfo is a lock file on a ref (ctx status, docs/locks.md).
+type LockInfo struct {
+	Ref   string `json:"ref"`
+	Path  string `json:"path"`
+	AgeS  int64  `json:"age_seconds"`
+	Owner string `json:"owner"` // "ctx-stale": ctx removes it on its next write; "ctx-live": a running ctx process; "foreign"
+	Fix   string `json:"fix,omitempty"`
+}
+
+// Lock owners, as classify sees them.
+const (
+	ownerForeign  = "foreign"
+	ownerCtxStale = "ctx-stale"
+	ownerCtxLive  = "ctx-live"
+	// ownerCtxDying: a lock of a dead git child younger than staleAfter; waited for until it is stale.
+	ownerCtxDying = "ctx-dying"
+)
+
+// Lock takes the ctx lock, <git common dir>/ctx/lock (an advisory flock shared by every ctx process and
+// every worktree of the repository), waiting until ctx is done. The returned function releases it.
+// It is not reentrant: a goroutine holding it must not take it again (UpdateRef takes it).
+func (r *Repo) Lock(ctx context.Context) (unlock func(), err error) {
+	if err := os.MkdirAll(r.CtxDir(), 0o777); err != nil {
+		return nil, fmt.Errorf("ctx lock: %w", err)
+	}
+	fl := flock.New(filepath.Join(r.CtxDir(), "lock"))
+	ok, err := fl.TryLockContext(ctx, 2*time.Millisecond)
+	if err != nil {
+		return nil, fmt.Errorf("ctx lock %s: %w", fl.Path(), err)
+	}
+	if !ok {
+		return nil, fmt.Errorf("ctx lock %s: not acquired", fl.Path())
+	}
+	r.recoverTransaction(ctx) // a multi-ref update a killed ctx process left half done
+	r.sweepStale()
+	return func() { _ = fl.Unlock() }, nil
+}
+
+// sweepStale removes every stale lock ctx knows as its own (docs/locks.md): the marked ref locks (the
+// caller holds the ctx lock, so their creators are gone) and the locks of dead owner records. Call with
+// the ctx lock held, after recoverTransaction.
+func (r *Repo) sweepStale() {
+	if marks, err := os.ReadDir(filepath.Join(r.CtxDir(), "reflocks")); err == nil {
+		for _, m := range marks {
+			name, err := url.PathUnescape(m.Name())
+			if err != nil {
+				continue
+			}
+			lockPath := r.refPath(name) + ".lock"
+			fi, lerr := os.Lstat(lockPath)
+			mi, merr := os.Lstat(filepath.Join(r.CtxDir(), "reflocks", m.Name()))
+			if lerr == nil && merr == nil && os.SameFile(fi, mi) {
+				_ = os.Remove(lockPath)
+			}
+			_ = os.Remove(filepath.Join(r.CtxDir(), "reflocks", m.Name()))
+		}
+	}
+	entries, err := os.ReadDir(r.ownersDir())
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		p := filepath.Join(r.ownersDir(), e.Name())
+		rec, ok := readOwner(p)
+		if !ok || ownerAlive(p) {
+			continue
+		}
+		for _, ref := range rec.Refs {
+			lockPath := r.refPath(ref) + ".lock"
+			if owner, _, ok := r.classify(ref, lockPath, true); ok && owner == ownerCtxStale {
+				_ = os.Remove(lockPath)
+			}
+		}
+	}
+	r.gcOwners()
+}
+
+// RecoverInterrupted completes a multi-ref update that a killed ctx process left half done, so that readers
+// never see it half landed (docs/locks.md). Cheap when there is none (one stat); otherwise it takes the ctx
+// lock, which completes it.
+func (r *Repo) RecoverInterrupted(ctx context.Context) error {
+	if _, err := os.Stat(r.journalPath()); err != nil {
+		return nil
+	}
+	unlock, err := r.Lock(ctx)
+	if err != nil {
+		return err
+	}
+	unlock()
+	return nil
+}
+
+// ctxLockFree reports whether no process holds the ctx lock right now (it is taken and released at once).
+func (r *Repo) ctxLockFree() bool {
+	fl := flock.New(filepath.Join(r.CtxDir(), "lock"))
+	ok, err := fl.TryLock()
+	if err != nil || !ok {
+		return false
+	}
+	_ = fl.Unlock()
+	return true
+}
+
+func (r *Repo) refPath(name string) string {
+	return filepath.Join(r.commonDir, filepath.FromSlash(name))
+}
+
+// markPath is where ctx hard-links a ref lock it creates.
+func (r *Repo) markPath(name string) string {
+	return filepath.Join(r.CtxDir(), "reflocks", url.PathEscape(name))
+}
+
+// createRefLock creates <ref>.lock exclusively and marks it as ctx's (hard link). Call with the ctx lock
+// held. A lock that is there already is classified: ctx's own stale lock is removed and creation retried
+// at once; any other is waited for until refLockTimeout, then a *LockError.
+func (r *Repo) createRefLock(ctx context.Context, name string) (*os.File, error) {
+	lockPath := r.refPath(name) + ".lock"
+	if err := os.MkdirAll(filepath.Dir(lockPath), 0o777); err != nil {
+		return nil, fmt.Errorf("update ref %s: %w", name, err)
+	}
+	deadline := time.Now().Add(refLockTimeout)
+	for {
+		f, err := os.OpenFile(lockPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+		if err == nil {
+			r.mark(name, lockPath)
+			FaultPoint("ref-locked", name)
+			return f, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return nil, fmt.Errorf("update ref %s: create lock: %w", name, err)
+		}
+		owner, age, ok := r.classify(name, lockPath, true)
+		if ok && owner == ownerCtxStale {
+			r.removeStale(name, lockPath)
+			continue
+		}
+		if owner == ownerCtxDying {
+			deadline = later(deadline, time.Now().Add(staleAfter-age+10*time.Millisecond))
+		}
+		if time.Now().After(deadline) {
+			if !ok {
+				continue // it went away just now
+			}
+			return nil, fmt.Errorf("update ref %s: %w", name, &LockError{Ref: name, Path: lockPath, Age: age, Live: owner == ownerCtxLive})
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// mark hard-links a freshly created lock file as ctx's (best effort: without the link, a lock left by a
+// crash is reported as foreign instead of recovered).
+func (r *Repo) mark(name, lockPath string) {
+	m := r.markPath(name)
+	if err := os.MkdirAll(filepath.Dir(m), 0o777); err != nil {
+		return
+	}
+	_ = os.Remove(m)
+	_ = os.Link(lockPath, m)
+}
+
+// unmark removes the mark of a ref lock once the lock is renamed or removed.
+func (r *Repo) unmark(name string) { _ = os.Remove(r.markPath(name)) }
+
+// removeStale removes a stale lock of ctx's and its mark.
+func (r *Repo) removeStale(name, lockPath string) {
+	_ = os.Remove(lockPath)
+	r.unmark(name)
+	r.gcOwners()
+}
+
+// classify says whose the lock file at lockPath is (docs/locks.md). held says the caller holds the ctx
+// lock (so no ctx process is inside a ref update); without it, a marked lock is stale only when the ctx
+// lock is free. ok is false when the lock file no longer exists.
+func (r *Repo) classify(name, lockPath string, held bool) (owner string, age time.Duration, ok bool) {
+	fi, err := os.Lstat(lockPath)
+	if err != nil {
+		return "", 0, false
+	}
+	age = time.Since(fi.ModTime())
+	if mi, err := os.Lstat(r.markPath(name)); err == nil && os.SameFile(fi, mi) {
+		if held || r.ctxLockFree() {
+			return ownerCtxStale, age, true
+		}
+		return ownerCtxLive, age, true
+	}
+	live, dead := r.ownersOf(name, fi.ModTime())
+	switch {
+	case live:
+		return ownerCtxLive, age, true
+	case dead && age >= staleAfter:
+		return ownerCtxStale, age, true
+	case dead:
+		return ownerCtxDying, age, true
+	}
+	return ownerForeign, age, true
+}
+
+// ownerRecord is an owner file: a git child ctx started and the refs it may lock.
+type ownerRecord struct {
+	PID     int      `json:"pid"`
+	Op      string   `json:"op"`
+	Started int64    `json:"started_unix_nano"`
+	Refs    []string `json:"refs"`
+}
+
+func (r *Repo) ownersDir() string { return filepath.Join(r.CtxDir(), "owners") }
+
+// ownersOf reports whether a live owner record names ref, and whether a dead one that started before the
+// lock was written (with a second of slack for coarse file times) does.
+func (r *Repo) ownersOf(ref string, lockTime time.Time) (live, dead bool) {
+	entries, err := os.ReadDir(r.ownersDir())
+	if err != nil {
+		return false, false
+	}
+	for _, e := range entries {
+		p := filepath.Join(r.ownersDir(), e.Name())
+		rec, ok := readOwner(p)
+		if !ok || !contains(rec.Refs, ref) {
+			continue
+		}
+		if ownerAlive(p) {
+			live = true
+			continue
+		}
+		if time.Unix(0, rec.Started).Before(lockTime.Add(time.Second)) {
+			dead = true
+		}
+	}
+	return live, dead
+}
+
+func readOwner(p string) (ownerRecord, bool) {
+	var rec ownerRecord
+	b, err := os.ReadFile(p)
+	if err != nil || json.Unmarshal(b, &rec) != nil {
+		return rec, false
+	}
+	return rec, true
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// gcOwners removes dead owner records none of whose refs is locked any more.
+func (r *Repo) gcOwners() {
+	entries, err := os.ReadDir(r.ownersDir())
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		p := filepath.Join(r.ownersDir(), e.Name())
+		if ownerAlive(p) {
+			continue
+		}
+		rec, _ := readOwner(p)
+		locked := false
+		for _, ref := range rec.Refs {
+			if _, err := os.Lstat(r.refPath(ref) + ".lock"); err == nil {
+				locked = true
+			}
+		}
+		if !locked {
+			_ = os.Remove(p)
+		}
+	}
+}
+
+// RefLocks lists the lock files present on refs (full ref names), with their owner and age and, for a
+// foreign one, the command that removes it (ctx status). It changes nothing.
+func (r *Repo) RefLocks(refs []string) []LockInfo {
+	var out []LockInfo
+	for _, ref := range refs {
+		lockPath := r.refPath(ref) + ".lock"
+		owner, age, ok := r.classify(ref, lockPath, false)
+		if !ok {
+			continue
+		}
+		if owner == ownerCtxDying {
+			owner = ownerCtxStale
+		}
+		li := LockInfo{Ref: ref, Path: lockPath, AgeS: int64(age / time.Second), Owner: owner}
+		if owner == ownerForeign {
+			li.Fix = "rm " + shellQuote(lockPath)
+		}
+		out = append(out, li)
+	}
+	return out
+}
+
+// RecoverLocks takes the ctx lock and removes ctx's own stale locks on refs (docs/locks.md); a foreign or
+// live lock is waited for as UpdateRef waits, then returned as a *LockError. Callers run it before a git
+// child that will update those refs (fetch into a remote-tracking ref), so that git does not fail on a lock
+// ctx left behind.
+func (r *Repo) RecoverLocks(ctx context.Context, refs []string) error {
+	unlock, err := r.Lock(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	for _, ref := range refs {
+		lockPath := r.refPath(ref) + ".lock"
+		deadline := time.Now().Add(refLockTimeout)
+		for {
+			owner, age, ok := r.classify(ref, lockPath, true)
+			if !ok {
+				break
+			}
+			if owner == ownerCtxStale {
+				r.removeStale(ref, lockPath)
+				continue
+			}
+			if owner == ownerCtxDying {
+				deadline = later(deadline, time.Now().Add(staleAfter-age+10*time.Millisecond))
+			}
+			if time.Now().After(deadline) {
+				return &LockError{Ref: ref, Path: lockPath, Age: age, Live: owner == ownerCtxLive}
+			}
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+	}
+	return nil
+}
+
+// startOwner writes an owner record for a git child that may lock refs and returns the file that holds its
+// flock (pass it to the child, exec.Cmd.ExtraFiles, so that the record stays live while the child runs) and
+// the function that removes the record when the child is done. Best effort: on any failure it returns nil
+// and a no-op (a lock the child leaves is then reported as foreign instead of recovered).
+func (r *Repo) startOwner(op string, refs []string) (*os.File, func()) {
+	if err := os.MkdirAll(r.ownersDir(), 0o777); err != nil {
+		return nil, func() {}
+	}
+	f, err := os.CreateTemp(r.ownersDir(), fmt.Sprintf("%d-*.json", os.Getpid()))
+	if err != nil {
+		return nil, func() {}
+	}
+	p := f.Name()
+	if !lockOwnerFile(f) {
+		f.Close()
+		os.Remove(p)
+		return nil, func() {}
+	}
+	b, _ := json.Marshal(ownerRecord{PID: os.Getpid(), Op: op, Started: time.Now().UnixNano(), Refs: refs})
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		os.Remove(p)
+		return nil, func() {}
+	}
+	return f, func() {
+		os.Remove(p)
+		f.Close()
+	}
+}

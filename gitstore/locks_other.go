@@ -1,0 +1,11 @@
+//go:build !unix
+
+package gitstore
+
+import "os"
+
+// Without flock(2) an owner record cannot carry its liveness: none is written, and a lock left by a git
+// child is reported as foreign.
+func lockOwnerFile(f *os.File) bool { return false }
+
+func ownerAlive(p string) bool { return true }

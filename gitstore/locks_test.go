@@ -1,0 +1,225 @@
+package gitstore_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ctx-dev/ctx/gitstore"
+	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// deadLock leaves <ref>.lock as a ctx process killed between creating and renaming it leaves it: the lock
+// file (here with the new value written) and its hard link under <ctx dir>/reflocks. The real kill -9 of a
+// ctx process is in cmd/ctx (TestKillDuringWrite).
+func deadLock(t *testing.T, r *gitstore.Repo, dir, ref, content string) string {
+	t.Helper()
+	lock := filepath.Join(dir, ".git", filepath.FromSlash(ref)+".lock")
+	writeFile(t, lock, content)
+	if err := os.MkdirAll(filepath.Dir(r.MarkPath(ref)), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(lock, r.MarkPath(ref)); err != nil {
+		t.Fatal(err)
+	}
+	return lock
+}
+
+// TestOwnStaleLockRecovered: ctx's own lock left by a dead process is removed at once by the next update
+// (no wait for the lock timeout), and ctx status's RefLocks calls it ctx's stale lock.
+func TestOwnStaleLockRecovered(t *testing.T) {
+	dir, r, a, b := twoCommits(t)
+	const ref = "refs/heads/ctx"
+	gitstoretest.Git(t, dir, "update-ref", ref, a.String())
+	lock := deadLock(t, r, dir, ref, b.String()+"\n")
+	if got := r.RefLocks([]string{ref}); len(got) != 1 || got[0].Owner != "ctx-stale" || got[0].Fix != "" {
+		t.Fatalf("RefLocks = %+v, want one ctx-stale lock", got)
+	}
+	start := time.Now()
+	if err := r.UpdateRef(bg, ref, a, b, "after a crash"); err != nil {
+		t.Fatalf("UpdateRef over ctx's stale lock: %v", err)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("recovering took %s: it waited for the lock timeout", d)
+	}
+	if got := revParse(t, dir, ref); got != b.String() {
+		t.Errorf("ref = %s", got)
+	}
+	for _, p := range []string{lock, r.MarkPath(ref)} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s left behind", p)
+		}
+	}
+	if got := r.RefLocks([]string{ref}); len(got) != 0 {
+		t.Errorf("RefLocks after recovery = %+v", got)
+	}
+	fsck(t, dir)
+}
+
+// TestAnyLockedWriteSweepsOwnStaleLocks: taking the ctx lock removes every stale lock ctx knows as its own,
+// also on refs the write does not touch (a remote-tracking ref left by a killed push).
+func TestAnyLockedWriteSweepsOwnStaleLocks(t *testing.T) {
+	dir, r, a, _ := twoCommits(t)
+	const tracking = "refs/remotes/origin/ctx"
+	gitstoretest.Git(t, dir, "update-ref", tracking, a.String())
+	lock := deadLock(t, r, dir, tracking, "")
+	set(t, r, pub, "one", map[string]string{"a.md": "a"})
+	if _, err := os.Stat(lock); err == nil {
+		t.Fatalf("the stale lock on %s survived a write", tracking)
+	}
+	if _, err := gitstoretest.GitErr(dir, "update-ref", tracking, a.String()); err != nil {
+		t.Fatalf("git still finds %s locked: %v", tracking, err)
+	}
+}
+
+// TestForeignLockReported: a lock ctx did not make is never removed; the error and RefLocks give its age
+// and the exact command that removes it.
+func TestForeignLockReported(t *testing.T) {
+	dir, r, a, b := twoCommits(t)
+	const ref = "refs/heads/ctx"
+	gitstoretest.Git(t, dir, "update-ref", ref, a.String())
+	lock := filepath.Join(dir, ".git", "refs", "heads", "ctx.lock")
+	writeFile(t, lock, "")
+	old := time.Now().Add(-5 * time.Minute)
+	os.Chtimes(lock, old, old)
+	err := r.UpdateRef(bg, ref, a, b, "blocked")
+	var le *gitstore.LockError
+	if !errors.As(err, &le) || !errors.Is(err, gitstore.ErrRefLocked) {
+		t.Fatalf("UpdateRef = %v, want a LockError", err)
+	}
+	msg := err.Error()
+	for _, want := range []string{"refs/heads/ctx is locked", "5m", "rm '" + lock + "'"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error lacks %q: %s", want, msg)
+		}
+	}
+	if _, err := os.Stat(lock); err != nil {
+		t.Fatalf("the foreign lock was removed")
+	}
+	got := r.RefLocks([]string{ref, "refs/ctx/private"})
+	if len(got) != 1 || got[0].Owner != "foreign" || got[0].Fix != "rm '"+lock+"'" || got[0].AgeS < 299 {
+		t.Fatalf("RefLocks = %+v", got)
+	}
+	// A C git lock copied over ctx's mark is not ctx's: only the same file is.
+	os.Remove(lock)
+	deadLock(t, r, dir, ref, "")
+	os.Remove(lock)
+	writeFile(t, lock, "")
+	if got := r.RefLocks([]string{ref}); len(got) != 1 || got[0].Owner != "foreign" {
+		t.Fatalf("a new lock at the path of a stale mark: %+v", got)
+	}
+}
+
+// TestLiveLockNotTouched: while another ctx process holds the ctx lock, a marked lock is its live one.
+func TestLiveLockNotTouched(t *testing.T) {
+	dir, r, a, _ := twoCommits(t)
+	const ref = "refs/heads/ctx"
+	gitstoretest.Git(t, dir, "update-ref", ref, a.String())
+	other := open(t, dir) // another process's view: its own flock file descriptor
+	unlock, err := other.Lock(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lock := deadLock(t, other, dir, ref, "")
+	if got := r.RefLocks([]string{ref}); len(got) != 1 || got[0].Owner != "ctx-live" {
+		t.Fatalf("RefLocks while held = %+v", got)
+	}
+	unlock()
+	if got := r.RefLocks([]string{ref}); len(got) != 1 || got[0].Owner != "ctx-stale" {
+		t.Fatalf("RefLocks after release = %+v", got)
+	}
+	os.Remove(lock)
+}
+
+// TestDeadGitChildLock: a lock a git child of ctx left (its owner record is dead) is ctx's once older than
+// a git ref update ever takes; a live owner's lock is left alone.
+func TestDeadGitChildLock(t *testing.T) {
+	dir, r, a, b := twoCommits(t)
+	const ref = "refs/remotes/origin/ctx"
+	gitstoretest.Git(t, dir, "update-ref", ref, a.String())
+	closeOnly, done := r.StartOwner("fetch", []string{ref})
+	defer done()
+	lock := filepath.Join(dir, ".git", "refs", "remotes", "origin", "ctx.lock")
+	writeFile(t, lock, "")
+	if got := r.RefLocks([]string{ref}); len(got) != 1 || got[0].Owner != "ctx-live" {
+		t.Fatalf("lock of a live git child: %+v", got)
+	}
+	closeOnly() // the child and ctx are killed: the record's flock goes away
+	if got := r.RefLocks([]string{ref}); len(got) != 1 || got[0].Owner != "ctx-stale" {
+		t.Fatalf("a lock of a dead child: %+v", got)
+	}
+	// The update waits until the lock is older than a git ref update ever takes, then removes it.
+	if err := r.UpdateRef(bg, ref, a, b, "recovered"); err != nil {
+		t.Fatal(err)
+	}
+	if exists(lock) {
+		t.Fatalf("the dead child's lock is still there")
+	}
+	if entries, _ := os.ReadDir(filepath.Join(dir, ".git", "ctx", "owners")); len(entries) != 0 {
+		t.Errorf("dead owner records left: %d", len(entries))
+	}
+}
+
+// TestTransactAllOrNothing: a multi-ref transaction (a scope move) moves both refs or neither: with a lock
+// on one of them, and with a failure injected after the first ref moved.
+func TestTransactAllOrNothing(t *testing.T) {
+	dir := gitstoretest.NewRepo(t)
+	r := open(t, dir)
+	set(t, r, pub, "init", map[string]string{"knowledge/k.md": "k"})
+	set(t, r, priv, "init", map[string]string{"other.md": "o"})
+	move := func() error {
+		_, err := r.Transact(bg, []string{priv, pub}, func(tips map[string]gitstore.Tip) (map[string]*gitstore.Write, error) {
+			return map[string]*gitstore.Write{
+				priv: {Changes: []gitstore.Change{{Path: "knowledge/k.md", Data: []byte("k")}}, Message: "move"},
+				pub:  {Changes: []gitstore.Change{{Path: "knowledge/k.md", Delete: true}}, Message: "move"},
+			}, nil
+		})
+		return err
+	}
+	before := forEachRef(t, dir)
+
+	lock := filepath.Join(dir, ".git", "refs", "heads", "ctx.lock")
+	writeFile(t, lock, "")
+	if err := move(); !errors.Is(err, gitstore.ErrRefLocked) {
+		t.Fatalf("move with %s present: %v", lock, err)
+	}
+	if got := forEachRef(t, dir); got != before {
+		t.Fatalf("a ref moved although another was locked:\n%s\nwas\n%s", got, before)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".git", "refs", "ctx", "private.lock")); err == nil {
+		t.Fatalf("the first ref's lock was left behind")
+	}
+	os.Remove(lock)
+
+	restore := gitstore.SetAfterRefRenamed(func(ref string) error { return errors.New("injected failure") })
+	err := move()
+	restore()
+	if err == nil || !strings.Contains(err.Error(), "injected failure") || !strings.Contains(err.Error(), "no ref was changed") {
+		t.Fatalf("move with a failure between the refs: %v", err)
+	}
+	if got := forEachRef(t, dir); got != before {
+		t.Fatalf("refs after a failed move:\n%s\nwas\n%s", got, before)
+	}
+	for _, p := range []string{"refs/heads/ctx.lock", "refs/ctx/private.lock", "ctx/transaction.json"} {
+		if _, err := os.Stat(filepath.Join(dir, ".git", p)); err == nil {
+			t.Errorf("%s left behind", p)
+		}
+	}
+	if err := move(); err != nil {
+		t.Fatal(err)
+	}
+	if got := forEachRef(t, dir); got == before {
+		t.Fatal("the move did not land")
+	}
+	fsck(t, dir)
+	_ = plumbing.ZeroHash
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
