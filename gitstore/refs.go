@@ -93,7 +93,7 @@ func (r *Repo) UpdateRef(ctx context.Context, name string, old, new plumbing.Has
 	if !strings.HasPrefix(name, "refs/") || strings.Contains(name, "..") {
 		return fmt.Errorf("update ref %q: not a full ref name", name)
 	}
-	path := filepath.Join(r.commonDir, filepath.FromSlash(name))
+	path := filepath.Join(r.refDir(name), filepath.FromSlash(name))
 	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
 		return fmt.Errorf("update ref %s: %w", name, err)
 	}
@@ -125,7 +125,7 @@ func (r *Repo) UpdateRef(ctx context.Context, name string, old, new plumbing.Has
 			os.Remove(lockPath)
 		}
 	}()
-	cur, err := readRef(r.commonDir, name)
+	cur, err := readRef(r.refDir(name), name)
 	if err != nil {
 		return fmt.Errorf("update ref %s: read current value: %w", name, err)
 	}
@@ -161,7 +161,7 @@ func (r *Repo) UpdateRef(ctx context.Context, name string, old, new plumbing.Has
 // appendReflog writes a reflog line as C git does for branches (core.logAllRefUpdates, on by default in
 // non-bare repositories) so that `git reflog <branch>` shows ctx's writes. Failure is ignored, as in git.
 func (r *Repo) appendReflog(name string, old, new plumbing.Hash, msg string) {
-	logPath := filepath.Join(r.commonDir, "logs", filepath.FromSlash(name))
+	logPath := filepath.Join(r.refDir(name), "logs", filepath.FromSlash(name))
 	if _, err := os.Stat(logPath); err != nil && !strings.HasPrefix(name, "refs/heads/") {
 		return
 	}
