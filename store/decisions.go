@@ -230,6 +230,23 @@ func (s *Store) renderDecision(d Decision, uid string, body []byte) []byte {
 	return JoinFrontMatter(m, body)
 }
 
+// publicRefs refuses, for a public decision, a reference (field) to a decision that only the private or
+// ephemeral scope holds: a public record must not show anything of a private entry (docs/security.md).
+func (s *Store) publicRefs(ctx context.Context, v *View, ids []int, field string) error {
+	all, err := s.ListDecisions(ctx, v)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		for _, d := range all {
+			if d.ID == id && d.Scope != Public {
+				return invalidf("%s: decision %d is %s; a public decision cannot name it (make it public first, or keep this decision %s too)", field, id, d.Scope, d.Scope)
+			}
+		}
+	}
+	return nil
+}
+
 // decisionPlan computes the edits that add a decision on view v; shared by AddDecision and imports.
 func (s *Store) decisionPlan(ctx context.Context, v *View, in NewDecision, author string, taken map[int]bool) (Decision, Edits, error) {
 	if strings.TrimSpace(in.Title) == "" {
@@ -245,6 +262,11 @@ func (s *Store) decisionPlan(ctx context.Context, v *View, in NewDecision, autho
 	sc := in.Scope
 	if sc == "" {
 		sc = Public
+	}
+	if sc == Public && len(in.Supersedes) > 0 {
+		if err := s.publicRefs(ctx, v, in.Supersedes, "supersedes"); err != nil {
+			return Decision{}, nil, err
+		}
 	}
 	id := in.Number
 	if id <= 0 || taken[id] {
@@ -323,6 +345,11 @@ func (s *Store) SetDecisionStatus(ctx context.Context, ref, status string, super
 		if supersededBy > 0 {
 			if _, err := s.FindDecision(ctx, v, strconv.Itoa(supersededBy)); err != nil {
 				return nil, err
+			}
+			if d.Scope == Public {
+				if err := s.publicRefs(ctx, v, []int{supersededBy}, "superseded_by"); err != nil {
+					return nil, err
+				}
 			}
 		}
 		raw, err := v.ReadIn(ctx, d.Scope, d.Path)

@@ -2,7 +2,10 @@ package store_test
 
 import (
 	"context"
+	"errors"
+	"os"
 	"os/exec"
+	"strconv"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -200,5 +203,102 @@ func TestMoveOldPrivateRefs(t *testing.T) {
 	}
 	if refs := storetest.Git(t, dir, "for-each-ref", "--format=%(refname)", "refs/ctx/"); refs != "" {
 		t.Errorf("diverged old ref left in refs/: %q", refs)
+	}
+}
+
+// TestPrivateNamesStayOffThePublicBranch: writes that touch the public branch and mention private or
+// ephemeral entries (a session record listing them, ctx commit of hand edits in both scopes, a public
+// decision superseding a private one) must leave no trace of those entries, their names included, in any
+// object a push publishes. The local user still sees the session's full lists.
+func TestPrivateNamesStayOffThePublicBranch(t *testing.T) {
+	ctx := context.Background()
+	s, dir := storetest.New(t)
+	// Names that appear nowhere else: any occurrence in a public object is a leak.
+	const (
+		privKnow  = "zq-vault-unseal"
+		ephKnow   = "zq-scratch-ideas"
+		privSkill = "zq-rotate-keys"
+		privDec   = "Zq rotate root credentials"
+	)
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := s.SetEntry(ctx, store.KnowledgeKind, store.SetEntry{Key: privKnow, Content: "x\n", Scope: store.Private})
+	must(err)
+	_, err = s.SetEntry(ctx, store.KnowledgeKind, store.SetEntry{Key: ephKnow, Content: "y\n", Scope: store.Ephemeral})
+	must(err)
+	_, err = s.SetEntry(ctx, store.KnowledgeKind, store.SetEntry{Key: "shared-notes", Content: "z\n"})
+	must(err)
+	_, _, err = s.AddSkill(ctx, privSkill, "rotate the keys", "steps\n", store.Private)
+	must(err)
+	d, err := s.AddDecision(ctx, store.NewDecision{Title: privDec, Scope: store.Private, Context: "c", Decision: "d", Consequences: "q"})
+	must(err)
+
+	// A public session record that lists them.
+	_, _, err = s.StartSession(ctx, store.SessionUpdate{ID: "sess-1", Summary: "worked"})
+	must(err)
+	ss, _, err := s.AppendSession(ctx, store.SessionUpdate{ID: "sess-1",
+		KnowledgeAdded: []string{privKnow, "shared-notes", ephKnow}, DecisionsAdded: []string{strconv.Itoa(d.ID), privDec},
+		SkillsUsed: []string{privSkill}})
+	must(err)
+	_, _, err = s.EndSession(ctx, "sess-1", "done")
+	must(err)
+	v, err := s.RefView(ctx)
+	must(err)
+	got, err := s.GetSession(ctx, v, "sess-1")
+	must(err)
+	if got.Scope != store.Public || strings.Join(got.KnowledgeAdded, ",") != "shared-notes,"+privKnow+","+ephKnow ||
+		len(got.DecisionsAdded) != 2 || strings.Join(got.SkillsUsed, ",") != privSkill || strings.Join(ss.SkillsUsed, ",") != privSkill {
+		t.Errorf("the local user's session lost names: %+v", got)
+	}
+	list, err := s.ListSessions(ctx, v)
+	must(err)
+	if len(list) != 1 || len(list[0].KnowledgeAdded) != 3 {
+		t.Errorf("ListSessions = %+v", list)
+	}
+	pub := storetest.Show(t, dir, "ctx", "history/sess-1.json")
+	if !strings.Contains(pub, "shared-notes") || strings.Contains(pub, privKnow) {
+		t.Errorf("public session record:\n%s", pub)
+	}
+
+	// ctx commit of hand edits in both scopes: one commit per scope, each naming its own paths only.
+	root := filepath.Join(dir, store.CheckoutDir)
+	must(os.WriteFile(filepath.Join(root, "knowledge", privKnow+".md"), []byte("---\nscope: private\n---\nedited by hand\n"), 0o644))
+	must(os.WriteFile(filepath.Join(root, "knowledge", "shared-notes.md"), []byte("---\nscope: public\n---\nedited too\n"), 0o644))
+	c, _, err := s.CommitHandEdits(ctx, "")
+	must(err)
+	if len(c.Commits) != 2 {
+		t.Fatalf("hand edits committed on %v, want the public and the private ref", c.Commits)
+	}
+	if msg := storetest.LastMessage(t, dir, store.RefPrivate); !strings.Contains(msg, "Ctx-Key: knowledge/"+privKnow+".md") {
+		t.Errorf("the private commit lost its key:\n%s", msg)
+	}
+
+	// A public decision cannot name a private one.
+	if _, err := s.AddDecision(ctx, store.NewDecision{Title: "Public follow-up", Supersedes: []int{d.ID}}); !errors.Is(err, store.ErrInvalid) {
+		t.Errorf("public decision superseding a private one: %v", err)
+	}
+	pd, err := s.AddDecision(ctx, store.NewDecision{Title: "Public one"})
+	must(err)
+	if _, err := s.SetDecisionStatus(ctx, strconv.Itoa(pd.ID), "superseded", d.ID); !errors.Is(err, store.ErrInvalid) {
+		t.Errorf("public decision superseded by a private one: %v", err)
+	}
+
+	remote := bare(t)
+	storetest.Git(t, dir, "remote", "add", "origin", remote)
+	if _, err := s.Push(ctx, "origin"); err != nil {
+		t.Fatal(err)
+	}
+	objs := remoteObjects(t, remote)
+	if !strings.Contains(objs, "shared-notes") || !strings.Contains(objs, "edited too") {
+		t.Fatal("the public writes did not reach the remote: the check would prove nothing")
+	}
+	for _, name := range []string{privKnow, ephKnow, privSkill, privDec, "edited by hand"} {
+		if strings.Contains(objs, name) {
+			t.Errorf("the remote holds %q", name)
+		}
 	}
 }

@@ -47,6 +47,11 @@ func ValidateFile(p string, b []byte) error {
 			return bad("decision files are named NNNN-slug.md")
 		}
 		return markdown(p, b)
+	case len(parts) == 3 && parts[0] == "history" && parts[1] == ".private":
+		if err := key(parts[2], ".json"); err != nil {
+			return err
+		}
+		return validJSONObject(p, b)
 	case len(parts) == 2 && (parts[0] == "history" || parts[0] == ConflictsDir):
 		if err := key(parts[1], ".json"); err != nil {
 			return err

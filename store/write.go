@@ -18,6 +18,12 @@ type Op struct {
 	Key     string
 	Summary string
 	Extra   [][2]string // further trailers, e.g. {"Ctx-Conflicts", "2"}
+
+	// Scoped gives the message of one scope's commit when it must differ from the others': a write that
+	// commits on the public ref and on another one in one step must not name a private entry in the public
+	// commit (docs/security.md), so such a write gives the public scope an Op that names only what the
+	// public commit holds.
+	Scoped map[Scope]Op
 }
 
 // Message renders the commit message: "ctx: <summary>", a blank line, then the trailers Ctx-Op, Ctx-Key,
@@ -87,7 +93,11 @@ func (s *Store) Write(ctx context.Context, op Op, fn func(v *View) (Edits, error
 		w := map[string]*gitstore.Write{}
 		for sc, ch := range edits {
 			if len(ch) > 0 {
-				w[s.RefOf(sc)] = &gitstore.Write{Changes: ch, Message: msg}
+				m := msg
+				if o, ok := op.Scoped[sc]; ok {
+					m = s.Message(o)
+				}
+				w[s.RefOf(sc)] = &gitstore.Write{Changes: ch, Message: m}
 			}
 		}
 		return w, nil
