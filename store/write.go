@@ -71,6 +71,8 @@ func (c *Committed) Changed() bool { return len(c.Commits) > 0 }
 // Write runs fn on a view of the refs' tips under the ctx lock and commits its edits, one commit per scope
 // that changed, with the message of op; then it refreshes the checked-out tree. fn may run more than once
 // (when a ref moved concurrently) and must only compute. The public branch must exist (ErrNotInitialized).
+// Files written on the public ref that add text looking like a credential are refused with a
+// *SecretError (nothing is written) unless ctx comes from AllowSecrets (docs/security.md, "Secrets").
 func (s *Store) Write(ctx context.Context, op Op, fn func(v *View) (Edits, error)) (*Committed, error) {
 	out := &Committed{Commits: map[Scope]plumbing.Hash{}}
 	if s.Repo.CurrentBranch() == s.Cfg.Branch {
@@ -86,9 +88,15 @@ func (s *Store) Write(ctx context.Context, op Op, fn func(v *View) (Edits, error
 		for _, sc := range Scopes {
 			trees[sc] = tips[s.RefOf(sc)].Tree
 		}
-		edits, err := fn(NewView(&RefReader{Repo: s.Repo, Trees: trees}))
+		v := NewView(&RefReader{Repo: s.Repo, Trees: trees})
+		edits, err := fn(v)
 		if err != nil {
 			return nil, err
+		}
+		if !secretsAllowed(ctx) {
+			if err := checkSecrets(ctx, v, edits[Public]); err != nil {
+				return nil, err
+			}
 		}
 		w := map[string]*gitstore.Write{}
 		for sc, ch := range edits {

@@ -81,6 +81,9 @@ func Run(ctx context.Context, args []string, io IO) int {
 	a := newApp(io)
 	err := a.RunContext(ctx, normalizeArgs(a, args))
 	err = unknownCommand(a, args, err)
+	if errors.Is(err, store.ErrSecret) {
+		err = fmt.Errorf("%w with --allow-secret", err)
+	}
 	if err != nil {
 		fmt.Fprintf(io.Err, "ctx: %v\n", err)
 	}
@@ -112,6 +115,7 @@ var globals = []cli.Flag{
 	&cli.StringFlag{Name: "C", Usage: "run as if ctx was started in `DIR`"},
 	&cli.StringFlag{Name: "agent", EnvVars: []string{"CTX_AGENT"}, Usage: "agent `NAME` recorded in commits (Ctx-Agent); \"cli\" for a person"},
 	&cli.StringFlag{Name: "session", EnvVars: []string{"CTX_SESSION"}, Usage: "session `ID` recorded in commits (Ctx-Session)"},
+	&cli.BoolFlag{Name: "allow-secret", Usage: "write public entries even when they hold text that looks like a secret (a key, a token, a password); see docs/security.md"},
 }
 
 func newApp(io IO) *cli.App {
@@ -124,6 +128,12 @@ func newApp(io IO) *cli.App {
 		ErrWriter:            io.Err,
 		Flags:                globals,
 		HideHelpCommand:      true,
+		Before: func(c *cli.Context) error {
+			if c.Bool("allow-secret") {
+				c.Context = store.AllowSecrets(c.Context)
+			}
+			return nil
+		},
 		EnableBashCompletion: false,
 		// urfave/cli v2 calls os.Exit on exit-coded errors unless this is set; Run maps errors instead.
 		ExitErrHandler: func(*cli.Context, error) {},
