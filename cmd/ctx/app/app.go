@@ -120,14 +120,14 @@ var globals = []cli.Flag{
 
 func newApp(io IO) *cli.App {
 	a := &cli.App{
-		Name:                 "ctx",
-		Usage:                "a git-native context store for coding agents",
-		Version:              Version,
-		Reader:               io.In,
-		Writer:               io.Out,
-		ErrWriter:            io.Err,
-		Flags:                globals,
-		HideHelpCommand:      true,
+		Name:            "ctx",
+		Usage:           "a git-native context store for coding agents",
+		Version:         Version,
+		Reader:          io.In,
+		Writer:          io.Out,
+		ErrWriter:       io.Err,
+		Flags:           globals,
+		HideHelpCommand: true,
 		Before: func(c *cli.Context) error {
 			if c.Bool("allow-secret") {
 				c.Context = store.AllowSecrets(c.Context)
