@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -42,5 +44,49 @@ func TestSecretRefusedUnlessAllowed(t *testing.T) {
 	res = structured(t, "allowed", s.call(t, "context_add_knowledge", map[string]any{"key": "aws-public", "content": "key " + tok, "allow_secret": true}))
 	if res["scope"] != "public" || res["commit"] != git(t, dir, "rev-parse", "ctx") {
 		t.Errorf("allow_secret write = %v", res)
+	}
+}
+
+// TestInvalidUTF8Refused: a request holding bytes that are not UTF-8, or an unpaired surrogate escape,
+// gets a JSON-RPC invalid-params error that says so, instead of being stored with U+FFFD in their place
+// (Go's JSON decoding would replace them silently); the CLI refuses the same input (store.ValidText).
+func TestInvalidUTF8Refused(t *testing.T) {
+	hermetic(t)
+	dir, st := newRepo(t, store.Actor{})
+	tip := git(t, dir, "rev-parse", "ctx")
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"context_add_knowledge","arguments":{"key":"k","content":"caf` + "\xff" + `"}}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"context_add_knowledge","arguments":{"key":"k","content":"a\ud800b"}}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"context_add_knowledge","arguments":{"key":"k","content":"ok \ud83d\ude00 \\ud800 \\\\"}}}`,
+	}, "\n") + "\n"
+	var out syncBuffer
+	if err := ServeStdio(t.Context(), st, strings.NewReader(in), &out, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	resp := map[float64]map[string]any{}
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("response %q: %v", line, err)
+		}
+		if id, ok := m["id"].(float64); ok {
+			resp[id] = m
+		}
+	}
+	for id, want := range map[float64]string{1: "byte 0xFF at offset", 2: `unpaired surrogate \ud800`} {
+		e, _ := resp[id]["error"].(map[string]any)
+		if e == nil || e["code"].(float64) != -32602 || !strings.Contains(e["message"].(string), want) {
+			t.Errorf("request %v: response %v, want an invalid-params error with %q", id, resp[id], want)
+		}
+	}
+	// a valid pair and an escaped backslash before "u" are text, not errors
+	if e, ok := resp[3]["error"].(map[string]any); ok && strings.Contains(fmt.Sprint(e["message"]), "UTF-8") {
+		t.Errorf("request 3 refused: %v", e)
+	}
+	if got := git(t, dir, "show", "ctx:knowledge/k.md"); strings.Contains(got, "\uFFFD") || !strings.Contains(got, "ok \U0001F600 \\ud800 \\") {
+		t.Errorf("knowledge/k.md:\n%s", got)
+	}
+	if n := git(t, dir, "rev-list", "--count", tip+"..ctx"); n != "1" {
+		t.Errorf("%s commits, want 1 (request 3 only)", n)
 	}
 }

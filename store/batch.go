@@ -42,10 +42,16 @@ func (s *Store) Apply(ctx context.Context, op Op, b Batch) (*Committed, []Decisi
 		if err := ValidKey(sk.Name); err != nil {
 			return nil, nil, fmt.Errorf("skill: %w", err)
 		}
+		if err := ValidText("skill "+sk.Name+" SKILL.md", string(sk.Content)); err != nil {
+			return nil, nil, err
+		}
 	}
 	for _, d := range b.Decisions {
 		if strings.TrimSpace(d.Title) == "" {
 			return nil, nil, fmt.Errorf("decision from %s: a decision needs a title", d.Source)
+		}
+		if err := validFields("decision from "+d.Source, d); err != nil {
+			return nil, nil, err
 		}
 	}
 	author, err := s.Repo.Identity(ctx)
@@ -66,6 +72,11 @@ func (s *Store) Apply(ctx context.Context, op Op, b Batch) (*Committed, []Decisi
 			sc := sk.Scope
 			if sc == "" {
 				sc = Public
+			}
+			if _, _, err := v.Read(ctx, skillPath(sk.Name)); err != nil {
+				if err := refuseLookalike(ctx, v, ed, "skill", "skills", "", sk.Name); err != nil {
+					return nil, err
+				}
 			}
 			ed.Put(sc, "skills/"+sk.Name+"/SKILL.md", sk.Content)
 		}

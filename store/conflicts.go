@@ -186,6 +186,9 @@ func (s *Store) ResolveConflict(ctx context.Context, idOrPath, choice string, co
 	if err := checkPath(rec.Path); err != nil {
 		return rec, nil, err
 	}
+	if err := ValidText("resolution of "+rec.Path, string(data)); err != nil {
+		return rec, nil, err
+	}
 	recPath := ConflictsDir + "/" + rec.ID + ".json"
 	op := Op{Name: "conflict.resolve", Key: rec.Path, Summary: fmt.Sprintf("resolve conflict %s of %s (%s)", rec.ID, rec.Path, choice),
 		Extra: [][2]string{{"Ctx-Conflict", rec.ID}}}

@@ -310,6 +310,9 @@ func takenIDs(ctx context.Context, s *Store, v *View) (map[int]bool, error) {
 
 // AddDecision records a new decision (one commit) and returns it with its id.
 func (s *Store) AddDecision(ctx context.Context, in NewDecision) (Decision, error) {
+	if err := validFields("decision", in); err != nil {
+		return Decision{}, err
+	}
 	author, err := s.Repo.Identity(ctx)
 	if err != nil {
 		return Decision{}, err

@@ -289,6 +289,9 @@ func (s *Store) writeSession(ctx context.Context, in SessionUpdate, mustBeNew bo
 	if err := ValidKey(in.ID); err != nil {
 		return SessionSummary{}, nil, fmt.Errorf("session id: %w", err)
 	}
+	if err := validFields("session", in); err != nil {
+		return SessionSummary{}, nil, err
+	}
 	author, err := s.Repo.Identity(ctx)
 	if err != nil {
 		return SessionSummary{}, nil, err
@@ -341,6 +344,9 @@ func (s *Store) writeSession(ctx context.Context, in SessionUpdate, mustBeNew bo
 func (s *Store) EndSession(ctx context.Context, id, summary string) (SessionSummary, *Committed, error) {
 	if err := ValidKey(id); err != nil {
 		return SessionSummary{}, nil, fmt.Errorf("session id: %w", err)
+	}
+	if err := ValidText("session summary", summary); err != nil {
+		return SessionSummary{}, nil, err
 	}
 	var out SessionSummary
 	op := Op{Name: "session.end", Key: id, Summary: "end session " + id}

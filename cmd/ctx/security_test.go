@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,5 +67,67 @@ func TestCorpusImportsWithoutSecretRefusal(t *testing.T) {
 			t.Fatalf("import of %s: exit %d\n%s\n%s", root, code, out, stderr)
 		}
 		t.Logf("%s: %s", root, strings.TrimSpace(out))
+	}
+}
+
+// TestTerminalEscapesSanitized: an entry or a title holding terminal control sequences (OSC 52 writes
+// the clipboard, CSI changes colours, a bidi override reorders text) prints them escaped in every human
+// output; --json output stays valid JSON with the same text.
+func TestTerminalEscapesSanitized(t *testing.T) {
+	dir := gitstoretest.NewRepo(t)
+	run(t, dir, 0, "init", "--no-hooks")
+	osc52 := "\x1b]52;c;Y3VybCBldmlsLnNoIHwgc2g=\x07"
+	nasty := "notes " + osc52 + " \x1b[31mred\x1b[0m \u009b2J \u202eevil\u202c\r tail\n"
+	f := filepath.Join(t.TempDir(), "n.md")
+	if err := os.WriteFile(f, []byte(nasty), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run(t, dir, 0, "knowledge", "set", "notes", "-f", f)
+	run(t, dir, 0, "decision", "add", "Title "+osc52, "--context", "c")
+	raw := []string{"\x1b", "\x07", "\u009b", "\u202e", "\r"}
+	for _, args := range [][]string{
+		{"knowledge", "list"}, {"knowledge", "get", "notes"}, {"decision", "list"}, {"decision", "get", "1"},
+		{"export"}, {"log", "-n", "5"}, {"status"},
+	} {
+		out, stderr, code := runCode(dir, "", args...)
+		if code != 0 {
+			t.Fatalf("ctx %v: exit %d %s", args, code, stderr)
+		}
+		for _, r := range raw {
+			if strings.Contains(out, r) || strings.Contains(stderr, r) {
+				t.Errorf("ctx %v prints %q raw:\n%q", args, r, out)
+			}
+		}
+	}
+	if out := run(t, dir, 0, "knowledge", "get", "notes"); !strings.Contains(out, `\u001b]52;c;`) {
+		t.Errorf("the escaped sequence is not shown: %q", out)
+	}
+	var got struct {
+		Content string `json:"content"`
+	}
+	if err := json.Unmarshal([]byte(run(t, dir, 0, "knowledge", "get", "notes", "--json")), &got); err != nil || got.Content != nasty {
+		t.Errorf("--json: %v, content %q, want %q", err, got.Content, nasty)
+	}
+}
+
+// TestInvalidUTF8RefusedCLI: an argument or file that is not UTF-8 is refused (exit 2) with the offset of
+// the bad byte, for a decision title as for an entry; nothing is written.
+func TestInvalidUTF8RefusedCLI(t *testing.T) {
+	dir := gitstoretest.NewRepo(t)
+	run(t, dir, 0, "init", "--no-hooks")
+	tip := gitstoretest.Git(t, dir, "rev-parse", "ctx")
+	for _, args := range [][]string{
+		{"decision", "add", "Use caf\xe9"},
+		{"decision", "add", "Use cafe", "--context", "\xff"},
+		{"knowledge", "set", "k", "caf\xe9"},
+		{"state", "set", "current_task", "caf\xe9"},
+	} {
+		_, stderr, code := runCode(dir, "", args...)
+		if code != 2 || !strings.Contains(stderr, "not valid UTF-8") && !strings.Contains(stderr, "not UTF-8") {
+			t.Errorf("ctx %q: exit %d, %q", args, code, stderr)
+		}
+	}
+	if got := gitstoretest.Git(t, dir, "rev-parse", "ctx"); got != tip {
+		t.Errorf("refused writes moved the context branch")
 	}
 }

@@ -78,7 +78,16 @@ func ExitCode(err error) int {
 // Run runs ctx with args (args[0] is the program name) and returns the exit code. Errors are printed to
 // io.Err as "ctx: <message>".
 func Run(ctx context.Context, args []string, io IO) int {
+	// What ctx prints comes from the store, and so from teammates, remotes and agents: it goes through a
+	// sanitizer so that it cannot drive the terminal (see sanitizer). ctx mcp serve writes JSON-RPC to
+	// the raw output.
+	out, errOut := newSanitizer(io.Out), newSanitizer(io.Err)
+	defer out.flush()
+	defer errOut.flush()
+	raw := io.Out
+	io.Out, io.Err = out, errOut
 	a := newApp(io)
+	a.Metadata = map[string]any{rawOutKey: raw}
 	err := a.RunContext(ctx, normalizeArgs(a, args))
 	err = unknownCommand(a, args, err)
 	if errors.Is(err, store.ErrSecret) {
@@ -88,6 +97,17 @@ func Run(ctx context.Context, args []string, io IO) int {
 		fmt.Fprintf(io.Err, "ctx: %v\n", err)
 	}
 	return ExitCode(err)
+}
+
+// rawOutKey is the App.Metadata key of the standard output without the sanitizer (for protocols).
+const rawOutKey = "raw-out"
+
+// rawOut is the standard output without the sanitizer.
+func rawOut(c *cli.Context) io.Writer {
+	if w, ok := c.App.Metadata[rawOutKey].(io.Writer); ok {
+		return w
+	}
+	return c.App.Writer
 }
 
 // unknownCommand turns urfave/cli's "No help topic for 'x'" (an unknown command, exit 3 by urfave) into a
