@@ -54,6 +54,17 @@ func TestPrivateRefsNotPushedByMirror(t *testing.T) {
 		t.Fatalf("the repository's refs/ hold a private ref:\n%s", refs)
 	}
 
+	// The repository's own object database never holds private objects: a local `git clone --mirror`
+	// (which copies the object database whole) or a copy of .git/objects carries none.
+	if objs := remoteObjects(t, dir); strings.Contains(objs, "PRIVATE-MARKER-1") || strings.Contains(objs, "EPHEMERAL-MARKER-1") || strings.Contains(objs, "MOVED-MARKER-2") {
+		t.Errorf("the repository's object database holds private objects")
+	}
+	clone := filepath.Join(t.TempDir(), "clone.git")
+	storetest.Git(t, dir, "clone", "-q", "--mirror", dir, clone)
+	if objs := remoteObjects(t, clone); strings.Contains(objs, "PRIVATE-MARKER-1") || strings.Contains(objs, "vault-recovery-codes") {
+		t.Errorf("git clone --mirror of the repository holds private data")
+	}
+
 	mirror, all, star := bare(t), bare(t), bare(t)
 	storetest.Git(t, dir, "push", "-q", "--mirror", mirror)
 	storetest.Git(t, dir, "push", "-q", "--all", all)
