@@ -424,9 +424,16 @@ func (r *Repo) FetchQuarantine(ctx context.Context, remote, src string, opt Tran
 // RemoveItems returns tree root without the entries at the given paths, each given as its raw names (so
 // that an entry whose name holds "/" or is ".." can be named). Folders left empty are removed. Names not
 // found are ignored; a duplicated name removes every entry of that name.
-func (r *Repo) RemoveItems(ctx context.Context, root plumbing.Hash, paths [][]string) (plumbing.Hash, error) {
+//
+// The new trees are written to the object database of ref (the local store for a private or ephemeral
+// ref, so nothing of a private tree enters the main one).
+func (r *Repo) RemoveItems(ctx context.Context, ref string, root plumbing.Hash, paths [][]string) (plumbing.Hash, error) {
 	if len(paths) == 0 || root.IsZero() {
 		return root, nil
+	}
+	st, err := r.storageFor(ref)
+	if err != nil {
+		return plumbing.ZeroHash, err
 	}
 	if err := ctx.Err(); err != nil {
 		return plumbing.ZeroHash, err
@@ -455,7 +462,7 @@ func (r *Repo) RemoveItems(ctx context.Context, root plumbing.Hash, paths [][]st
 			continue
 		}
 		if sub, ok := below[e.Name]; ok && e.Mode == filemode.Dir {
-			h, err := r.RemoveItems(ctx, e.Hash, sub)
+			h, err := r.RemoveItems(ctx, ref, e.Hash, sub)
 			if err != nil {
 				return plumbing.ZeroHash, err
 			}
@@ -475,9 +482,9 @@ func (r *Repo) RemoveItems(ctx context.Context, root plumbing.Hash, paths [][]st
 	if len(nt.Entries) == 0 {
 		return plumbing.ZeroHash, nil
 	}
-	o := r.st.NewEncodedObject()
+	o := st.NewEncodedObject()
 	if err := nt.Encode(o); err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("encode tree: %w", err)
 	}
-	return r.store(o)
+	return r.store(st, o)
 }

@@ -127,7 +127,7 @@ func TestRemoveItems(t *testing.T) {
 	tree = gitstoretest.WithEntry(t, dir, tree, []string{"..", ".git", "config"}, "100644", blob)
 	tree = gitstoretest.WithEntry(t, dir, tree, []string{"knowledge", "vendor"}, "160000", strings.Repeat("ab", 20))
 	r := open(t, dir)
-	got, err := r.RemoveItems(bg, plumbing.NewHash(tree), [][]string{{"..", ".git", "config"}, {"knowledge", "vendor"}})
+	got, err := r.RemoveItems(bg, "refs/heads/ctx", plumbing.NewHash(tree), [][]string{{"..", ".git", "config"}, {"knowledge", "vendor"}})
 	if err != nil {
 		t.Fatal(err)
 	}

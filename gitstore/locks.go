@@ -165,8 +165,10 @@ func (r *Repo) ctxLockFree() bool {
 	return true
 }
 
+// refPath is the loose ref file of name, in the git dir that holds it (refDir: the local store for the
+// private and ephemeral refs).
 func (r *Repo) refPath(name string) string {
-	return filepath.Join(r.commonDir, filepath.FromSlash(name))
+	return filepath.Join(r.refDir(name), filepath.FromSlash(name))
 }
 
 // markPath is where ctx hard-links a ref lock it creates.

@@ -16,17 +16,23 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/objfile"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
 // ErrNotFound is returned when a path does not exist in a tree.
 var ErrNotFound = errors.New("not found")
 
-// WriteBlob stores data as a blob and returns its object name.
+// WriteBlob stores data as a blob in the repository's object database and returns its object name.
 func (r *Repo) WriteBlob(ctx context.Context, data []byte) (plumbing.Hash, error) {
+	return r.writeBlob(ctx, r.st, data)
+}
+
+// writeBlob stores data as a blob in st.
+func (r *Repo) writeBlob(ctx context.Context, st *filesystem.Storage, data []byte) (plumbing.Hash, error) {
 	if err := ctx.Err(); err != nil {
 		return plumbing.ZeroHash, err
 	}
-	o := r.st.NewEncodedObject()
+	o := st.NewEncodedObject()
 	o.SetType(plumbing.BlobObject)
 	o.SetSize(int64(len(data)))
 	w, err := o.Writer()
@@ -40,17 +46,23 @@ func (r *Repo) WriteBlob(ctx context.Context, data []byte) (plumbing.Hash, error
 	if err := w.Close(); err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("write blob: %w", err)
 	}
-	return r.store(o)
+	return r.store(st, o)
 }
 
-func (r *Repo) store(o plumbing.EncodedObject) (plumbing.Hash, error) {
+// store writes o into st unless st already has it. Only st is checked (not the other database), so that
+// each database holds every object reachable from its own refs.
+func (r *Repo) store(st *filesystem.Storage, o plumbing.EncodedObject) (plumbing.Hash, error) {
 	h := o.Hash()
 	r.objMu.RLock()
 	defer r.objMu.RUnlock()
-	if err := r.st.HasEncodedObject(h); err == nil {
+	if err := st.HasEncodedObject(h); err == nil {
 		return h, nil
 	}
-	if err := r.writeLoose(o); err != nil {
+	dir := r.commonDir
+	if st != r.st {
+		dir = r.LocalDir()
+	}
+	if err := r.writeLoose(dir, o); err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("store %s %s: %w", o.Type(), h, err)
 	}
 	return h, nil
@@ -60,13 +72,13 @@ func (r *Repo) store(o plumbing.EncodedObject) (plumbing.Hash, error) {
 // does.
 var objectFile = func(f *os.File) io.Writer { return f }
 
-// writeLoose stores o as a loose object the way C git does: zlib-compressed into a temporary file
+// writeLoose stores o as a loose object of the repository at gitDir (the main one, or the local store) the way C git does: zlib-compressed into a temporary file
 // objects/xx/tmp_obj_* (the name git's own prune knows), then renamed to objects/xx/<rest of the name>
 // and made read-only. On any failure (a full disk) the temporary file is removed: a failed write leaves
 // nothing behind (go-git's own writer left tmp_obj_* files in objects/pack on ENOSPC).
-func (r *Repo) writeLoose(o plumbing.EncodedObject) error {
+func (r *Repo) writeLoose(gitDir string, o plumbing.EncodedObject) error {
 	hex := o.Hash().String()
-	dir := filepath.Join(r.commonDir, "objects", hex[:2])
+	dir := filepath.Join(gitDir, "objects", hex[:2])
 	final := filepath.Join(dir, hex[2:])
 	if _, err := os.Lstat(final); err == nil {
 		return nil
@@ -119,7 +131,7 @@ func (r *Repo) ReadBlob(ctx context.Context, h plumbing.Hash) ([]byte, error) {
 	}
 	var data []byte
 	err := r.read(func() error {
-		b, err := object.GetBlob(r.st, h)
+		b, err := object.GetBlob(r.reader(), h)
 		if err != nil {
 			return err
 		}
@@ -144,7 +156,7 @@ func (r *Repo) Commit(ctx context.Context, h plumbing.Hash) (*object.Commit, err
 	}
 	var c *object.Commit
 	err := r.read(func() (err error) {
-		c, err = object.GetCommit(r.st, h)
+		c, err = object.GetCommit(r.reader(), h)
 		return err
 	})
 	if err != nil {
@@ -174,7 +186,7 @@ func (r *Repo) tree(h plumbing.Hash) (*object.Tree, error) {
 	}
 	var t *object.Tree
 	err := r.read(func() (err error) {
-		t, err = object.GetTree(r.st, h)
+		t, err = object.GetTree(r.reader(), h)
 		return err
 	})
 	if err != nil {
@@ -258,7 +270,13 @@ type Change struct {
 // EditTree returns the tree made by applying changes to the tree root (ZeroHash = empty tree). Only the
 // trees on the changed paths are rewritten; every other subtree is reused by object name (design §3).
 // Directories left empty are removed, as git cannot record them. It returns ZeroHash for an empty result.
+// New objects go to the repository's object database.
 func (r *Repo) EditTree(ctx context.Context, root plumbing.Hash, changes []Change) (plumbing.Hash, error) {
+	return r.editTreeIn(ctx, r.st, root, changes)
+}
+
+// editTreeIn is EditTree writing new objects into st.
+func (r *Repo) editTreeIn(ctx context.Context, st *filesystem.Storage, root plumbing.Hash, changes []Change) (plumbing.Hash, error) {
 	if len(changes) == 0 {
 		return root, nil
 	}
@@ -271,10 +289,10 @@ func (r *Repo) EditTree(ctx context.Context, root plumbing.Hash, changes []Chang
 		c.Path = p
 		clean[i] = c
 	}
-	return r.editTree(ctx, root, clean)
+	return r.editTree(ctx, st, root, clean)
 }
 
-func (r *Repo) editTree(ctx context.Context, root plumbing.Hash, changes []Change) (plumbing.Hash, error) {
+func (r *Repo) editTree(ctx context.Context, st *filesystem.Storage, root plumbing.Hash, changes []Change) (plumbing.Hash, error) {
 	if err := ctx.Err(); err != nil {
 		return plumbing.ZeroHash, err
 	}
@@ -301,7 +319,7 @@ func (r *Repo) editTree(ctx context.Context, root plumbing.Hash, changes []Chang
 			delete(entries, first)
 			continue
 		}
-		h, err := r.WriteBlob(ctx, c.Data)
+		h, err := r.writeBlob(ctx, st, c.Data)
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
@@ -313,7 +331,7 @@ func (r *Repo) editTree(ctx context.Context, root plumbing.Hash, changes []Chang
 		if exists && e.Mode == filemode.Dir {
 			base = e.Hash
 		}
-		h, err := r.editTree(ctx, base, sub[name])
+		h, err := r.editTree(ctx, st, base, sub[name])
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
@@ -335,11 +353,11 @@ func (r *Repo) editTree(ctx context.Context, root plumbing.Hash, changes []Chang
 		nt.Entries = append(nt.Entries, e)
 	}
 	sortEntries(nt.Entries)
-	o := r.st.NewEncodedObject()
+	o := st.NewEncodedObject()
 	if err := nt.Encode(o); err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("encode tree: %w", err)
 	}
-	return r.store(o)
+	return r.store(st, o)
 }
 
 // CommitSpec describes a commit to write. Parents are in order (the first parent is the branch's previous
@@ -352,18 +370,23 @@ type CommitSpec struct {
 	Message   string
 }
 
-// WriteCommit stores a commit object and returns its name. It does not move any ref.
+// WriteCommit stores a commit object in the repository's object database and returns its name. It does
+// not move any ref.
 func (r *Repo) WriteCommit(ctx context.Context, spec CommitSpec) (plumbing.Hash, error) {
+	return r.writeCommit(ctx, r.st, spec)
+}
+
+func (r *Repo) writeCommit(ctx context.Context, st *filesystem.Storage, spec CommitSpec) (plumbing.Hash, error) {
 	if err := ctx.Err(); err != nil {
 		return plumbing.ZeroHash, err
 	}
 	tree := spec.Tree
 	if tree.IsZero() {
-		o := r.st.NewEncodedObject()
+		o := st.NewEncodedObject()
 		if err := (&object.Tree{}).Encode(o); err != nil {
 			return plumbing.ZeroHash, fmt.Errorf("encode empty tree: %w", err)
 		}
-		h, err := r.store(o)
+		h, err := r.store(st, o)
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
@@ -376,9 +399,9 @@ func (r *Repo) WriteCommit(ctx context.Context, spec CommitSpec) (plumbing.Hash,
 		TreeHash:     tree,
 		ParentHashes: spec.Parents,
 	}
-	o := r.st.NewEncodedObject()
+	o := st.NewEncodedObject()
 	if err := c.Encode(o); err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("encode commit: %w", err)
 	}
-	return r.store(o)
+	return r.store(st, o)
 }

@@ -149,7 +149,7 @@ func (r *Repo) updateRefs(ctx context.Context, ups []refUpdate) error {
 			return err
 		}
 		locks[i], created = f, i+1
-		cur, err := readRef(r.commonDir, u.name)
+		cur, err := readRef(r.refDir(u.name), u.name)
 		if err != nil {
 			drop(0)
 			return fmt.Errorf("update ref %s: read current value: %w", u.name, err)
@@ -266,7 +266,7 @@ func (r *Repo) recoverTransaction(ctx context.Context) {
 	complete := true
 	for _, e := range es {
 		u := refUpdate{name: e.Ref, old: plumbing.NewHash(e.Old), new: plumbing.NewHash(e.New), msg: "ctx: complete an interrupted write"}
-		cur, err := readRef(r.commonDir, u.name)
+		cur, err := readRef(r.refDir(u.name), u.name)
 		if err != nil {
 			complete = false
 			continue
@@ -345,7 +345,7 @@ func (r *Repo) rollback(ctx context.Context, done []refUpdate, cause error) erro
 		back := refUpdate{name: u.name, old: u.new, new: u.old}
 		f, err := r.createRefLock(ctx, u.name)
 		if err == nil {
-			cur, rerr := readRef(r.commonDir, u.name)
+			cur, rerr := readRef(r.refDir(u.name), u.name)
 			switch {
 			case rerr != nil:
 				err = rerr
@@ -383,7 +383,7 @@ func (r *Repo) rollback(ctx context.Context, done []refUpdate, cause error) erro
 // appendReflog writes a reflog line as C git does for branches (core.logAllRefUpdates, on by default in
 // non-bare repositories) so that `git reflog <branch>` shows ctx's writes. Failure is ignored, as in git.
 func (r *Repo) appendReflog(name string, old, new plumbing.Hash, msg string) {
-	logPath := filepath.Join(r.commonDir, "logs", filepath.FromSlash(name))
+	logPath := filepath.Join(r.refDir(name), "logs", filepath.FromSlash(name))
 	if _, err := os.Stat(logPath); err != nil && !strings.HasPrefix(name, "refs/heads/") {
 		return
 	}

@@ -37,6 +37,9 @@ type Repo struct {
 	st        *filesystem.Storage
 	trees     treeCache    // decoded trees by object name
 	objMu     sync.RWMutex // write-locked while the pack index is rebuilt (Reindex)
+
+	local map[string]bool     // refs kept in the local-only store (KeepLocal)
+	lst   *filesystem.Storage // the local-only store's objects; nil until it exists (guarded by objMu)
 }
 
 // Open finds the repository that contains path (walking up like git, honouring GIT_DIR and
@@ -173,10 +176,18 @@ func (r *Repo) Reindex() {
 	defer r.objMu.Unlock()
 	r.st.Reindex()
 	_ = r.st.HasEncodedObject(plumbing.ZeroHash) // builds the index now, not lazily under a read lock
+	if r.lst == nil && len(r.local) > 0 && isGitDir(r.LocalDir()) {
+		// Made by another process (or another Repo of this one) since this one was opened.
+		r.lst = newLocalStorage(r.LocalDir())
+	}
+	if r.lst != nil {
+		r.lst.Reindex()
+		_ = r.lst.HasEncodedObject(plumbing.ZeroHash)
+	}
 }
 
 // read runs fn under the read lock of the object database and, when it misses an object, once more after
-// Reindex.
+// Reindex (which also opens a local-only store made since).
 func (r *Repo) read(fn func() error) error {
 	r.objMu.RLock()
 	err := fn()
@@ -211,7 +222,7 @@ func (r *Repo) Resolve(ctx context.Context, name string) (plumbing.Hash, error) 
 	if err := ctx.Err(); err != nil {
 		return plumbing.ZeroHash, err
 	}
-	h, err := readRef(r.commonDir, name)
+	h, err := readRef(r.refDir(name), name)
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("resolve %s: %w", name, err)
 	}

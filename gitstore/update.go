@@ -112,7 +112,6 @@ func (e *WriteError) Unwrap() error { return e.Err }
 
 // commitWrites writes the objects of writes and moves the refs (transactOnce's second half).
 func (r *Repo) commitWrites(ctx context.Context, refs []string, tips map[string]Tip, writes map[string]*Write) ([]Result, error) {
-	var err error
 	type pending struct {
 		tip    Tip
 		commit plumbing.Hash
@@ -129,13 +128,30 @@ func (r *Repo) commitWrites(ctx context.Context, refs []string, tips map[string]
 		if w == nil {
 			continue
 		}
+		// A ref of the local-only store gets its objects there (KeepLocal).
+		st, err := r.storageFor(ref)
+		if err != nil {
+			return nil, err
+		}
 		tree := tip.Tree
 		if w.Tree != nil {
 			tree = *w.Tree
+			if st != r.st {
+				if err := r.copyTree(ctx, st, tree); err != nil {
+					return nil, fmt.Errorf("%s: %w", ref, err)
+				}
+			}
 		} else if len(w.Changes) > 0 {
-			tree, err = r.EditTree(ctx, tip.Tree, w.Changes)
+			tree, err = r.editTreeIn(ctx, st, tip.Tree, w.Changes)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", ref, err)
+			}
+		}
+		if st != r.st {
+			for _, p := range w.ExtraParents {
+				if err := r.copyReachable(ctx, st, p); err != nil {
+					return nil, fmt.Errorf("%s: %w", ref, err)
+				}
 			}
 		}
 		if tree == tip.Tree && len(w.ExtraParents) == 0 && !tip.Commit.IsZero() {
@@ -155,7 +171,7 @@ func (r *Repo) commitWrites(ctx context.Context, refs []string, tips map[string]
 			parents = append(parents, tip.Commit)
 		}
 		parents = append(parents, w.ExtraParents...)
-		c, err := r.WriteCommit(ctx, CommitSpec{Tree: tree, Parents: parents, Author: author, Committer: committer, Message: w.Message})
+		c, err := r.writeCommit(ctx, st, CommitSpec{Tree: tree, Parents: parents, Author: author, Committer: committer, Message: w.Message})
 		if err != nil {
 			return nil, err
 		}
@@ -188,19 +204,30 @@ func firstLine(s string) string {
 // store with 100k commits stays packed (design §3: go-git never packs).
 const packEvery = 100
 
-// maybePack counts commits in <ctx dir>/writes and runs `git gc --auto --quiet` every packEvery commits.
+// maybePack counts commits in <ctx dir>/writes (<ctx dir>/writes-local for the local-only store) and runs
+// `git gc --auto --quiet` in that repository every packEvery commits.
 // It is best effort: a missing git binary or a failing gc never fails the write.
 func (r *Repo) maybePack(ctx context.Context, res []Result) {
-	n := 0
+	n, local := 0, 0
 	for _, x := range res {
-		if x.Committed {
+		switch {
+		case x.Committed && r.isLocal(x.Ref):
+			local++
+		case x.Committed:
 			n++
 		}
 	}
-	if n == 0 {
-		return
+	if n > 0 {
+		r.packAfter(ctx, r.commonDir, filepath.Join(r.CtxDir(), "writes"), n, res)
 	}
-	counter := filepath.Join(r.CtxDir(), "writes")
+	if local > 0 {
+		r.packAfter(ctx, r.LocalDir(), filepath.Join(r.CtxDir(), "writes-local"), local, res)
+	}
+}
+
+// packAfter adds n to the write counter in file counter and runs `git gc --auto --quiet` in git dir dir
+// every packEvery writes.
+func (r *Repo) packAfter(ctx context.Context, dir, counter string, n int, res []Result) {
 	b, _ := os.ReadFile(counter)
 	count, _ := strconv.Atoi(strings.TrimSpace(string(b)))
 	count += n
@@ -212,13 +239,15 @@ func (r *Repo) maybePack(ctx context.Context, res []Result) {
 	if _, err := exec.LookPath("git"); err != nil {
 		return
 	}
-	cmd := exec.CommandContext(ctx, "git", "--git-dir="+r.commonDir, "gc", "--auto", "--quiet")
+	cmd := exec.CommandContext(ctx, "git", "--git-dir="+dir, "gc", "--auto", "--quiet")
 	cmd.Env = cleanGitEnv(os.Environ())
 	// gc packs refs (pack-refs --prune locks each loose ref and packed-refs): its owner record makes a lock
 	// it leaves when killed known as ctx's (docs/locks.md). A detached gc keeps the record live.
 	refs := []string{"packed-refs"}
 	for _, x := range res {
-		refs = append(refs, x.Ref)
+		if r.refDir(x.Ref) == dir {
+			refs = append(refs, x.Ref)
+		}
 	}
 	if f, done := r.startOwner("gc", refs); f != nil {
 		cmd.ExtraFiles = []*os.File{f}

@@ -19,9 +19,28 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 
-// git runs the real git CLI in dir and returns its trimmed output.
+// localRefArgs prepends --git-dir=<the store's local-only repository> to args that name the private or
+// ephemeral ref: those refs live in <git common dir>/ctx/private.git, not in the repository's refs/.
+func localRefArgs(dir string, args []string) []string {
+	for _, a := range args {
+		if strings.Contains(a, store.RefPrivate) || strings.Contains(a, store.RefEphemeral) {
+			cmd := exec.Command("git", "rev-parse", "--path-format=absolute", "--git-common-dir")
+			cmd.Dir = dir
+			out, err := cmd.Output()
+			if err != nil {
+				return args
+			}
+			return append([]string{"--git-dir=" + filepath.Join(strings.TrimSpace(string(out)), "ctx", "private.git")}, args...)
+		}
+	}
+	return args
+}
+
+// git runs the real git CLI in dir and returns its trimmed output (in the local-only repository for the
+// private and ephemeral refs, see localRefArgs).
 func git(t *testing.T, dir string, args ...string) string {
 	t.Helper()
+	args = localRefArgs(dir, args)
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()

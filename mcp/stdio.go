@@ -145,6 +145,16 @@ loop:
 				}
 				continue
 			}
+			if why := checkUTF8(line.b); why != "" && base.ID != nil {
+				if err := w.write(mcpgo.NewJSONRPCError(mcpgo.NewRequestId(base.ID), mcpgo.INVALID_PARAMS, why, nil)); err != nil {
+					result = fmt.Errorf("mcp: write stdout: %w", err)
+					break loop
+				}
+				continue
+			} else if why != "" {
+				s.log.Printf("dropped a notification: %s", why)
+				continue
+			}
 			msg := json.RawMessage(line.b)
 			hctx := reqCtx
 			stream := base.Method == string(mcpgo.MethodSubscriptionsListen)

@@ -129,6 +129,9 @@ func (s *srv) handler(name string, sch *jsonschema.Schema, run toolFunc) server.
 			return toolError(name, err)
 		}
 		ctx, warnings := store.WithWarnings(ctx)
+		if allow, _ := args["allow_secret"].(bool); allow {
+			ctx = store.AllowSecrets(ctx)
+		}
 		out, err := run(ctx, args)
 		if err != nil {
 			return toolError(name, err)
@@ -171,8 +174,12 @@ func toolResult(name string, out any, note string, warnings []string) (*mcpgo.Ca
 	return res, nil
 }
 
-// toolError sorts an error into a tool error the model can act on, or a JSON-RPC error.
+// toolError sorts an error into a tool error the model can act on, or a JSON-RPC error. A write refused
+// because it would publish a secret says how to make it anyway (the allow_secret argument).
 func toolError(name string, err error) (*mcpgo.CallToolResult, error) {
+	if errors.Is(err, store.ErrSecret) {
+		return mcpgo.NewToolResultError(err.Error() + " by calling " + name + " again with the argument allow_secret: true"), nil
+	}
 	var ae *argError
 	var nf *store.NotFoundError
 	var amb *store.AmbiguousError

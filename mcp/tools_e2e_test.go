@@ -100,7 +100,7 @@ func (r refCounter) fail(s *session, tool string, args map[string]any, want stri
 
 // gitOut runs git in dir; an error when it fails.
 func gitOut(dir string, args ...string) (string, error) {
-	cmd := exec.Command("git", args...)
+	cmd := exec.Command("git", localRefArgs(dir, args)...)
 	cmd.Dir = dir
 	out, err := cmd.Output()
 	return strings.TrimSpace(string(out)), err

@@ -386,6 +386,9 @@ func isOlder(ts string, d time.Duration) bool {
 // updating activity/<member>/<agent>--<machine>.json; one commit. The values are checked against seed
 // 002's limits and patterns first: a violation is an error naming the field, and nothing is written.
 func (s *Store) CheckIn(ctx context.Context, in CheckIn) (ActivityEntry, *Committed, error) {
+	if err := validFields("check-in", in); err != nil {
+		return ActivityEntry{}, nil, err
+	}
 	if in.Availability != "" && !contains(Availabilities, in.Availability) {
 		return ActivityEntry{}, nil, invalidf("invalid activity: availability %q: use one of %s", in.Availability, strings.Join(Availabilities, ", "))
 	}
@@ -455,6 +458,9 @@ func (s *Store) SetIntent(ctx context.Context, in Intent) (ActivityEntry, *Commi
 
 // SetIntentAs is SetIntent for an explicit member key ("" = from the git identity).
 func (s *Store) SetIntentAs(ctx context.Context, member string, in Intent) (ActivityEntry, *Committed, error) {
+	if err := validFields("intent", in); err != nil {
+		return ActivityEntry{}, nil, err
+	}
 	if err := ValidateIntent(in); err != nil {
 		return ActivityEntry{}, nil, err
 	}

@@ -109,6 +109,9 @@ func (s *Store) ApplyReport(ctx context.Context, op Op, b Batch) (*Applied, erro
 		if sk.Scope == "" {
 			sk.Scope = Public
 		}
+		if err := ValidText("skill "+sk.Name+" SKILL.md", string(sk.Content)); err != nil {
+			return nil, err
+		}
 	}
 	for i, d := range b.Decisions {
 		if strings.TrimSpace(d.Title) == "" {
@@ -116,6 +119,9 @@ func (s *Store) ApplyReport(ctx context.Context, op Op, b Batch) (*Applied, erro
 		}
 		if d.Scope == "" {
 			b.Decisions[i].Scope = Public
+		}
+		if err := validFields("decision from "+d.Source, d); err != nil {
+			return nil, err
 		}
 	}
 	author, err := s.Repo.Identity(ctx)
@@ -163,6 +169,11 @@ func (s *Store) ApplyReport(ctx context.Context, op Op, b Batch) (*Applied, erro
 		for _, sk := range b.Skills {
 			it := AppliedItem{Kind: "skill", Key: sk.Name, Action: ActionAdded}
 			old, oldScope, err := v.Read(ctx, skillPath(sk.Name))
+			if errors.Is(err, fs.ErrNotExist) {
+				if err := refuseLookalike(ctx, v, ed, "skill", "skills", "", sk.Name); err != nil {
+					return nil, err
+				}
+			}
 			if err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return nil, err
 			}

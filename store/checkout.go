@@ -599,16 +599,27 @@ func (s *Store) CommitHandEdits(ctx context.Context, msg string) (*Committed, []
 	if len(problems) > 0 {
 		return nil, edits, invalidf("nothing committed: fix or remove these files of %s first:\n  %s", CheckoutDir, strings.Join(problems, "\n  "))
 	}
-	if msg == "" {
-		msg = fmt.Sprintf("record %d hand edit(s) of %s", len(edits), CheckoutDir)
-	}
-	keys := make([]string, 0, len(edits))
+	// One commit per scope, each naming only the paths of its own scope: the public commit must not list
+	// a private path (docs/security.md).
+	byScope := map[Scope][]string{}
 	force := map[string]bool{}
 	for _, e := range edits {
-		keys = append(keys, e.Path)
+		byScope[e.Scope] = append(byScope[e.Scope], e.Path)
 		force[e.Path] = true
 	}
-	c, err := s.Write(ctx, Op{Name: "commit", Key: strings.Join(keys, ","), Summary: msg}, func(v *View) (Edits, error) {
+	op := Op{Name: "commit", Scoped: map[Scope]Op{}}
+	for sc, paths := range byScope {
+		summary := msg
+		if summary == "" {
+			summary = fmt.Sprintf("record %d hand edit(s) of %s", len(paths), CheckoutDir)
+		}
+		op.Scoped[sc] = Op{Name: "commit", Key: strings.Join(paths, ","), Summary: summary}
+	}
+	op.Summary = msg
+	if op.Summary == "" {
+		op.Summary = "record hand edits of " + CheckoutDir
+	}
+	c, err := s.Write(ctx, op, func(v *View) (Edits, error) {
 		ed := Edits{}
 		decisionEdits := map[Scope][]HandEdit{}
 		for _, e := range edits {

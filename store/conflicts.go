@@ -224,6 +224,9 @@ func (s *Store) ResolveConflict(ctx context.Context, idOrPath, choice string, co
 		return rec, nil, err
 	}
 	if !del {
+		if err := ValidText("resolution of "+rec.Path, string(data)); err != nil {
+			return rec, nil, err
+		}
 		if err := ValidateFile(rec.Path, data); err != nil {
 			return rec, nil, fmt.Errorf("resolve conflict %s: %w", rec.ID, err)
 		}

@@ -276,6 +276,23 @@ func (s *Store) renderDecision(d Decision, uid string, body []byte) []byte {
 	return JoinFrontMatter(m, body)
 }
 
+// publicRefs refuses, for a public decision, a reference (field) to a decision that only the private or
+// ephemeral scope holds: a public record must not show anything of a private entry (docs/security.md).
+func (s *Store) publicRefs(ctx context.Context, v *View, ids []int, field string) error {
+	all, err := s.ListDecisions(ctx, v)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		for _, d := range all {
+			if d.ID == id && d.Scope != Public {
+				return invalidf("%s: decision %d is %s; a public decision cannot name it (make it public first, or keep this decision %s too)", field, id, d.Scope, d.Scope)
+			}
+		}
+	}
+	return nil
+}
+
 // decisionPlan computes the edits that add a decision on view v; shared by AddDecision and imports.
 func (s *Store) decisionPlan(ctx context.Context, v *View, in NewDecision, author string, taken map[int]bool) (Decision, Edits, error) {
 	if strings.TrimSpace(in.Title) == "" {
@@ -291,6 +308,11 @@ func (s *Store) decisionPlan(ctx context.Context, v *View, in NewDecision, autho
 	sc := in.Scope
 	if sc == "" {
 		sc = Public
+	}
+	if sc == Public && len(in.Supersedes) > 0 {
+		if err := s.publicRefs(ctx, v, in.Supersedes, "supersedes"); err != nil {
+			return Decision{}, nil, err
+		}
 	}
 	id := in.Number
 	if id > MaxDecisionID {
@@ -345,6 +367,9 @@ func (s *Store) AddDecision(ctx context.Context, in NewDecision) (Decision, erro
 // AddDecisionCommit is AddDecision that also returns what the write committed: the commit it made on the
 // decision's scope, never a tip read afterwards (another writer may have moved it already).
 func (s *Store) AddDecisionCommit(ctx context.Context, in NewDecision) (Decision, *Committed, error) {
+	if err := validFields("decision", in); err != nil {
+		return Decision{}, nil, err
+	}
 	author, err := s.Repo.Identity(ctx)
 	if err != nil {
 		return Decision{}, nil, err
@@ -391,6 +416,16 @@ func (s *Store) SetDecisionStatusCommit(ctx context.Context, ref, status string,
 			nd, err := s.FindDecision(ctx, v, strconv.Itoa(supersededBy))
 			if err != nil {
 				return nil, err
+			}
+			if d.Scope == Public {
+				if err := s.publicRefs(ctx, v, []int{supersededBy}, "superseded_by"); err != nil {
+					return nil, err
+				}
+			}
+			if nd.Scope == Public {
+				if err := s.publicRefs(ctx, v, []int{d.ID}, "supersedes"); err != nil {
+					return nil, err
+				}
 			}
 			if nd.ID == d.ID {
 				return nil, invalidf("decision %d cannot supersede itself: give the id of the decision that replaces it", d.ID)

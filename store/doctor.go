@@ -108,7 +108,7 @@ func (s *Store) RemoveProblems(ctx context.Context) (*Committed, []Problem, erro
 			for _, p := range ps {
 				names = append(names, p.names)
 			}
-			tree, err := s.Repo.RemoveItems(ctx, tip.Tree, names)
+			tree, err := s.Repo.RemoveItems(ctx, s.RefOf(sc), tip.Tree, names)
 			if err != nil {
 				return nil, err
 			}

@@ -124,6 +124,11 @@ func (s *Store) entryEdits(ctx context.Context, v *View, k Kind, in SetEntry, au
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
+	if !exists {
+		if err := refuseLookalike(ctx, v, ed, k.Name, k.Dir, ".md", in.Key); err != nil {
+			return err
+		}
+	}
 	sc := in.Scope
 	if sc == "" {
 		sc = Public

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"io/fs"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/google/uuid"
@@ -67,25 +69,153 @@ type SessionUpdate struct {
 	SkillsUsed     []string
 }
 
-// readSession reads a session from the first scope holding it; raw is nil when absent.
+// readSession reads a session from the first scope holding it, with the names of its private companion
+// merged into its lists (see sessionNames); raw is the record's own file, nil when absent.
 func readSession(ctx context.Context, v *View, id string) (SessionSummary, []byte, error) {
-	var ss SessionSummary
+	r, err := readSessionParts(ctx, v, id)
+	return r.merged(), r.raw, err
+}
+
+// PrivateNamesDir holds, on the private ref, the companion of each public session record that names
+// private or ephemeral entries: history/.private/<session-id>.json (docs/format.md, "Sessions").
+const PrivateNamesDir = HistoryDir + "/.private"
+
+func privateNamesPath(id string) string { return PrivateNamesDir + "/" + id + ".json" }
+
+// sessionNames is a session record's private companion: the names of private and ephemeral entries that
+// the session's lists hold, kept on the private ref because a public record must not show anything about a
+// private entry, its name included (docs/security.md). Readers merge it into the record's lists.
+type sessionNames struct {
+	ID             string   `json:"id"`
+	KnowledgeAdded []string `json:"knowledge_added"`
+	DecisionsAdded []string `json:"decisions_added"`
+	SkillsUsed     []string `json:"skills_used"`
+}
+
+func (n sessionNames) empty() bool {
+	return len(n.KnowledgeAdded)+len(n.DecisionsAdded)+len(n.SkillsUsed) == 0
+}
+
+// sessionParts is a session record as stored: the record itself and its private companion.
+type sessionParts struct {
+	ss      SessionSummary // the record, its lists as stored in it
+	raw     []byte         // the record's file; nil when absent
+	priv    sessionNames   // the companion
+	privRaw []byte         // the companion's file; nil when absent
+}
+
+// merged is the record with the companion's names appended to its lists.
+func (p sessionParts) merged() SessionSummary {
+	ss := p.ss
+	ss.KnowledgeAdded = appendNew(append([]string{}, ss.KnowledgeAdded...), p.priv.KnowledgeAdded)
+	ss.DecisionsAdded = appendNew(append([]string{}, ss.DecisionsAdded...), p.priv.DecisionsAdded)
+	ss.SkillsUsed = appendNew(append([]string{}, ss.SkillsUsed...), p.priv.SkillsUsed)
+	return ss
+}
+
+func readSessionParts(ctx context.Context, v *View, id string) (sessionParts, error) {
+	var p sessionParts
 	b, sc, err := v.Read(ctx, sessionPath(id))
 	if errors.Is(err, fs.ErrNotExist) {
-		return ss, nil, nil
+		return p, nil
 	}
 	if err != nil {
-		return ss, nil, err
+		return p, err
 	}
-	if err := json.Unmarshal(b, &ss); err != nil {
-		return ss, nil, fmt.Errorf("%s: %w", sessionPath(id), err)
+	if err := json.Unmarshal(b, &p.ss); err != nil {
+		return p, fmt.Errorf("%s: %w", sessionPath(id), err)
 	}
-	if ss.ID == "" {
-		ss.ID = id
+	if p.ss.ID == "" {
+		p.ss.ID = id
 	}
-	ss.Scope = sc
-	ss.normalize()
-	return ss, b, nil
+	p.ss.Scope, p.raw = sc, b
+	p.ss.normalize()
+	if pb, err := v.ReadIn(ctx, Private, privateNamesPath(id)); err == nil {
+		if json.Unmarshal(pb, &p.priv) == nil {
+			p.privRaw = pb
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return p, err
+	}
+	return p, nil
+}
+
+// splitPrivateNames returns the names of ss's lists that name an entry held only by the private or
+// ephemeral scope (they go to the companion), and ss with those names removed.
+func (s *Store) splitPrivateNames(ctx context.Context, v *View, ss SessionSummary) (SessionSummary, sessionNames, error) {
+	priv := sessionNames{ID: ss.ID}
+	var decisions []Decision
+	split := func(list []string, private func(string) (bool, error)) (pub, hidden []string, err error) {
+		pub, hidden = []string{}, []string{}
+		for _, name := range list {
+			p, err := private(name)
+			if err != nil {
+				return nil, nil, err
+			}
+			if p {
+				hidden = append(hidden, name)
+			} else {
+				pub = append(pub, name)
+			}
+		}
+		return pub, hidden, nil
+	}
+	onlyPrivate := func(paths ...string) (bool, error) {
+		found := false
+		for _, p := range paths {
+			for _, sc := range Scopes {
+				_, err := v.ReadIn(ctx, sc, p)
+				if errors.Is(err, fs.ErrNotExist) {
+					continue
+				}
+				if err != nil {
+					return false, err
+				}
+				if sc == Public {
+					return false, nil
+				}
+				found = true
+			}
+		}
+		return found, nil
+	}
+	var err error
+	if ss.KnowledgeAdded, priv.KnowledgeAdded, err = split(ss.KnowledgeAdded, func(k string) (bool, error) {
+		if ValidKey(k) != nil {
+			return false, nil
+		}
+		return onlyPrivate(KnowledgeKind.path(k), ConventionKind.path(k))
+	}); err != nil {
+		return ss, priv, err
+	}
+	if ss.SkillsUsed, priv.SkillsUsed, err = split(ss.SkillsUsed, func(k string) (bool, error) {
+		if ValidKey(k) != nil {
+			return false, nil
+		}
+		return onlyPrivate(skillPath(k))
+	}); err != nil {
+		return ss, priv, err
+	}
+	if ss.DecisionsAdded, priv.DecisionsAdded, err = split(ss.DecisionsAdded, func(ref string) (bool, error) {
+		if decisions == nil {
+			if decisions, err = s.ListDecisions(ctx, v); err != nil {
+				return false, err
+			}
+		}
+		found := false
+		for _, d := range decisions {
+			if strconv.Itoa(d.ID) == strings.TrimSpace(ref) || d.Title == ref {
+				if d.Scope == Public {
+					return false, nil
+				}
+				found = true
+			}
+		}
+		return found, nil
+	}); err != nil {
+		return ss, priv, err
+	}
+	return ss, priv, nil
 }
 
 // GetSession reads one session; *NotFoundError "Session 'x' not found" when absent.
@@ -116,20 +246,19 @@ func (s *Store) ListSessions(ctx context.Context, v *View) ([]SessionSummary, er
 		if n.Dir || !ok {
 			continue
 		}
-		b, err := v.ReadIn(ctx, n.Scope, HistoryDir+"/"+n.Name)
+		p, err := readSessionParts(ctx, v, id)
 		if err != nil {
+			var se *json.SyntaxError
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &se) || errors.As(err, &te) {
+				continue
+			}
 			return nil, err
 		}
-		var ss SessionSummary
-		if json.Unmarshal(b, &ss) != nil {
+		if p.raw == nil {
 			continue
 		}
-		if ss.ID == "" {
-			ss.ID = id
-		}
-		ss.Scope = n.Scope
-		ss.normalize()
-		out = append(out, ss)
+		out = append(out, p.merged())
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if c := compareTimes(out[i].Started, out[j].Started); c != 0 {
@@ -160,6 +289,9 @@ func (s *Store) writeSession(ctx context.Context, in SessionUpdate, mustBeNew bo
 	if err := normKey(&in.ID); err != nil {
 		return SessionSummary{}, nil, fmt.Errorf("session id: %w", err)
 	}
+	if err := validFields("session", in); err != nil {
+		return SessionSummary{}, nil, err
+	}
 	author, err := s.Repo.Identity(ctx)
 	if err != nil {
 		return SessionSummary{}, nil, err
@@ -170,10 +302,11 @@ func (s *Store) writeSession(ctx context.Context, in SessionUpdate, mustBeNew bo
 		op = Op{Name: "session.start", Key: in.ID, Summary: "start session " + in.ID}
 	}
 	c, err := s.Write(ctx, op, func(v *View) (Edits, error) {
-		old, raw, err := readSession(ctx, v, in.ID)
+		parts, err := readSessionParts(ctx, v, in.ID)
 		if err != nil {
 			return nil, err
 		}
+		old, raw := parts.merged(), parts.raw
 		if raw != nil && mustBeNew {
 			return nil, fmt.Errorf("session %q already exists", in.ID)
 		}
@@ -198,13 +331,7 @@ func (s *Store) writeSession(ctx context.Context, in SessionUpdate, mustBeNew bo
 		if raw != nil && reflect.DeepEqual(ss, old) {
 			return nil, nil
 		}
-		b, err := marshalKeeping(raw, ss)
-		if err != nil {
-			return nil, err
-		}
-		ed := Edits{}
-		ed.Put(ss.Scope, sessionPath(ss.ID), b)
-		return ed, nil
+		return s.sessionEdits(ctx, v, parts, ss)
 	})
 	if err != nil {
 		return SessionSummary{}, nil, wrapErr("session "+in.ID, err)
@@ -218,13 +345,17 @@ func (s *Store) EndSession(ctx context.Context, id, summary string) (SessionSumm
 	if err := normKey(&id); err != nil {
 		return SessionSummary{}, nil, fmt.Errorf("session id: %w", err)
 	}
+	if err := ValidText("session summary", summary); err != nil {
+		return SessionSummary{}, nil, err
+	}
 	var out SessionSummary
 	op := Op{Name: "session.end", Key: id, Summary: "end session " + id}
 	c, err := s.Write(ctx, op, func(v *View) (Edits, error) {
-		old, raw, err := readSession(ctx, v, id)
+		parts, err := readSessionParts(ctx, v, id)
 		if err != nil {
 			return nil, err
 		}
+		old, raw := parts.merged(), parts.raw
 		if raw == nil {
 			return nil, sessionMissing(id)
 		}
@@ -240,18 +371,47 @@ func (s *Store) EndSession(ctx context.Context, id, summary string) (SessionSumm
 		if reflect.DeepEqual(ss, old) {
 			return nil, nil
 		}
-		b, err := marshalKeeping(raw, ss)
-		if err != nil {
-			return nil, err
-		}
-		ed := Edits{}
-		ed.Put(ss.Scope, sessionPath(id), b)
-		return ed, nil
+		return s.sessionEdits(ctx, v, parts, ss)
 	})
 	if err != nil {
 		return SessionSummary{}, nil, wrapErr("end session "+id, err)
 	}
 	return out, c, nil
+}
+
+// sessionEdits writes session record ss (lists merged with the companion's) over parts: a public record
+// gets the names of public entries, and the names of entries held only by the private or ephemeral scope
+// go to its private companion (written, updated or deleted as needed); a private or ephemeral record keeps
+// them all.
+func (s *Store) sessionEdits(ctx context.Context, v *View, parts sessionParts, ss SessionSummary) (Edits, error) {
+	ed := Edits{}
+	rec, priv := ss, sessionNames{ID: ss.ID}
+	if ss.Scope == Public {
+		var err error
+		if rec, priv, err = s.splitPrivateNames(ctx, v, ss); err != nil {
+			return nil, err
+		}
+	}
+	b, err := marshalKeeping(parts.raw, rec)
+	if err != nil {
+		return nil, err
+	}
+	if !bytes.Equal(b, parts.raw) {
+		ed.Put(ss.Scope, sessionPath(ss.ID), b)
+	}
+	switch {
+	case priv.empty() && parts.privRaw != nil:
+		ed.Del(Private, privateNamesPath(ss.ID))
+	case !priv.empty():
+		pb, err := marshalKeeping(parts.privRaw, priv)
+		if err != nil {
+			return nil, err
+		}
+		if !bytes.Equal(pb, parts.privRaw) {
+			ed.Put(Private, privateNamesPath(ss.ID), pb)
+		}
+	}
+	return ed, nil
 }
 
 // appendNew appends the values of add not yet in list (nor empty), keeping order.

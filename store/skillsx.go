@@ -106,6 +106,9 @@ func (s *Store) AddSkill(ctx context.Context, name, description, instructions st
 	if strings.TrimSpace(description) == "" {
 		return Skill{}, nil, errors.New("skill: description is required (Agent Skills format)")
 	}
+	if err := validFields("skill "+name, struct{ Description, Instructions string }{description, instructions}); err != nil {
+		return Skill{}, nil, err
+	}
 	if n := utf8.RuneCountInString(description); n > MaxSkillDescription {
 		return Skill{}, nil, fmt.Errorf("skill: description is %d characters, at most %d allowed (Agent Skills format)", n, MaxSkillDescription)
 	}
@@ -124,6 +127,9 @@ func (s *Store) AddSkill(ctx context.Context, name, description, instructions st
 		}
 		if !exists {
 			old = nil
+			if err := refuseLookalike(ctx, v, nil, "skill", "skills", "", name); err != nil {
+				return nil, err
+			}
 		}
 		sc := scope
 		if sc == "" {
@@ -246,6 +252,9 @@ func (s *Store) ReportSkillUsage(ctx context.Context, name, sessionID string) (S
 func (s *Store) RateSkill(ctx context.Context, name string, rating int, comment string) (SkillFeedback, *Committed, error) {
 	if rating < 1 || rating > 5 {
 		return SkillFeedback{}, nil, invalidf("rate skill %s: rating %d is out of range: use a whole number from 1 to 5", name, rating)
+	}
+	if err := ValidText("rate skill "+name+": comment", comment); err != nil {
+		return SkillFeedback{}, nil, err
 	}
 	f := SkillFeedback{ID: uuid.NewString(), Agent: s.Actor.Agent, Rating: float64(rating), Comment: comment, Timestamp: now()}
 	op := Op{Name: "skill.rate", Key: name, Summary: fmt.Sprintf("rate skill %s %d", name, rating)}
@@ -487,6 +496,9 @@ func (s *Store) ProposeSkill(ctx context.Context, name, proposedContent, rationa
 	}
 	if strings.TrimSpace(proposedContent) == "" {
 		return SkillProposal{}, nil, invalidf("propose skill %s: the proposed content is empty", name)
+	}
+	if err := validFields("propose skill "+name, struct{ Content, Rationale string }{proposedContent, rationale}); err != nil {
+		return SkillProposal{}, nil, err
 	}
 	// The proposal replaces SKILL.md when accepted: it must stay the same skill (Agent Skills: the name in
 	// the front matter is the skill's folder name).

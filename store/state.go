@@ -91,6 +91,9 @@ type StatePatch struct {
 // is no state.json yet or the same agent and machine wrote last), nothing is written (no commit). Blockers must not be blank and progress
 // keys must not be empty.
 func (s *Store) UpdateState(ctx context.Context, p StatePatch) (ActiveState, *Committed, error) {
+	if err := validFields("state", p); err != nil {
+		return ActiveState{}, nil, err
+	}
 	if p.Blockers != nil {
 		for i, b := range *p.Blockers {
 			if strings.TrimSpace(b) == "" {

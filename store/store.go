@@ -3,8 +3,9 @@
 // activity, with key validation, one commit per write on the context refs, sync with a remote through
 // the merge layer, and the checked-out tree `.context/`.
 //
-// Layout and formats: docs/format.md and design §2. Scopes map to refs: public → refs/heads/<branch>
-// (pushed), private → refs/ctx/private and ephemeral → refs/ctx/ephemeral (never pushed).
+// Layout and formats: docs/format.md. Scopes map to refs: public → refs/heads/<branch> (pushed), private →
+// refs/ctx/private and ephemeral → refs/ctx/ephemeral, both kept in the local-only repository
+// <git common dir>/ctx/private.git (gitstore.Repo.KeepLocal), never pushed.
 package store
 
 import (
@@ -44,7 +45,8 @@ func ParseScope(s string) (Scope, error) {
 	return "", invalidf("invalid scope %q: use public, private or ephemeral", s)
 }
 
-// The local refs of the private and ephemeral scopes (design §2).
+// The local refs of the private and ephemeral scopes. They live in the local-only repository
+// <git common dir>/ctx/private.git, not in the repository's refs/ (gitstore.Repo.KeepLocal).
 const (
 	RefPrivate   = "refs/ctx/private"
 	RefEphemeral = "refs/ctx/ephemeral"
@@ -94,6 +96,12 @@ type Store struct {
 func Open(ctx context.Context, dir string, actor Actor) (*Store, error) {
 	repo, err := gitstore.Open(ctx, dir)
 	if err != nil {
+		return nil, err
+	}
+	// Private and ephemeral entries live in a repository of their own, where no push of this one can reach
+	// them (docs/security.md, "Private and ephemeral scopes"); a store made by an older ctx has them moved
+	// there now.
+	if err := repo.KeepLocal(ctx, RefPrivate, RefEphemeral); err != nil {
 		return nil, err
 	}
 	s := &Store{Repo: repo, Actor: actor}

@@ -36,6 +36,12 @@ func (s *Store) AddMember(ctx context.Context, name, machine string) (Member, *C
 				return nil, nil
 			}
 		}
+		for _, mb := range m.Team.Members {
+			if mb.Name != name && Skeleton(mb.Name) == Skeleton(name) {
+				return nil, invalidf("member %q looks like the existing member %q (they differ only in characters that look alike: %s): use %q, or a name that reads differently",
+					name, mb.Name, describeDiff(name, mb.Name), mb.Name)
+			}
+		}
 		raw, err := v.ReadIn(ctx, Public, ManifestPath)
 		if err != nil {
 			return nil, err

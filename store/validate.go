@@ -86,6 +86,8 @@ func layoutPath(p string) (layoutKind, error) {
 			return 0, bad("decision files are named NNNN-slug.md")
 		}
 		return layoutMarkdown, nil
+	case len(parts) == 3 && parts[0] == "history" && parts[1] == ".private":
+		return layoutJSON, key(parts[2], ".json")
 	case len(parts) == 2 && (parts[0] == "history" || parts[0] == ConflictsDir):
 		return layoutJSON, key(parts[1], ".json")
 	case len(parts) >= 2 && parts[0] == "activity":

@@ -18,6 +18,12 @@ type Op struct {
 	Key     string
 	Summary string
 	Extra   [][2]string // further trailers, e.g. {"Ctx-Conflicts", "2"}
+
+	// Scoped gives the message of one scope's commit when it must differ from the others': a write that
+	// commits on the public ref and on another one in one step must not name a private entry in the public
+	// commit (docs/security.md), so such a write gives the public scope an Op that names only what the
+	// public commit holds.
+	Scoped map[Scope]Op
 }
 
 // Message renders the commit message: "ctx: <summary>", a blank line, then the trailers Ctx-Op, Ctx-Key,
@@ -71,6 +77,9 @@ func (c *Committed) Changed() bool { return len(c.Commits) > 0 }
 // An error means nothing was committed. Once committed, the write succeeds: a failed refresh of .context/
 // is a warning (Committed.Warnings and the context's collector, WithWarnings), never an error, so that a
 // caller never retries a write that landed.
+//
+// Files written on the public ref that add text looking like a credential are refused with a
+// *SecretError (nothing is written) unless ctx comes from AllowSecrets (docs/security.md, "Secrets").
 func (s *Store) Write(ctx context.Context, op Op, fn func(v *View) (Edits, error)) (*Committed, error) {
 	out := &Committed{Commits: map[Scope]plumbing.Hash{}}
 	if s.Repo.CurrentBranch() == s.Cfg.Branch {
@@ -86,14 +95,24 @@ func (s *Store) Write(ctx context.Context, op Op, fn func(v *View) (Edits, error
 		for _, sc := range Scopes {
 			trees[sc] = tips[s.RefOf(sc)].Tree
 		}
-		edits, err := fn(NewView(&RefReader{Repo: s.Repo, Trees: trees}))
+		v := NewView(&RefReader{Repo: s.Repo, Trees: trees})
+		edits, err := fn(v)
 		if err != nil {
 			return nil, err
+		}
+		if !secretsAllowed(ctx) {
+			if err := checkSecrets(ctx, v, edits[Public]); err != nil {
+				return nil, err
+			}
 		}
 		w := map[string]*gitstore.Write{}
 		for sc, ch := range edits {
 			if len(ch) > 0 {
-				w[s.RefOf(sc)] = &gitstore.Write{Changes: ch, Message: msg}
+				m := msg
+				if o, ok := op.Scoped[sc]; ok {
+					m = s.Message(o)
+				}
+				w[s.RefOf(sc)] = &gitstore.Write{Changes: ch, Message: m}
 			}
 		}
 		return w, nil

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
 	"github.com/ctx-dev/ctx/store"
+	"github.com/ctx-dev/ctx/store/storetest"
 	"github.com/mark3labs/mcp-go/client"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
@@ -276,10 +277,11 @@ func normalise(path, s string) string {
 func refTree(t *testing.T, dir, ref string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
-	if _, err := gitstoretest.GitErr(dir, "rev-parse", "--verify", "-q", ref); err != nil {
+	at := storetest.RefArgs(t, dir, ref)
+	if _, err := gitstoretest.GitErr(dir, append(at, "rev-parse", "--verify", "-q", ref)...); err != nil {
 		return out
 	}
-	ls := gitstoretest.Git(t, dir, "ls-tree", "-r", "--format=%(objectname) %(path)", ref)
+	ls := gitstoretest.Git(t, dir, append(at, "ls-tree", "-r", "--format=%(objectname) %(path)", ref)...)
 	if ls == "" {
 		return out
 	}
@@ -288,7 +290,7 @@ func refTree(t *testing.T, dir, ref string) map[string]string {
 		id, p, _ := strings.Cut(line, " ")
 		ids, paths = append(ids, id), append(paths, p)
 	}
-	cmd := exec.Command("git", "cat-file", "--batch")
+	cmd := exec.Command("git", append(at, "cat-file", "--batch")...)
 	cmd.Dir = dir
 	cmd.Stdin = strings.NewReader(strings.Join(ids, "\n") + "\n")
 	raw, err := cmd.Output()
@@ -326,11 +328,12 @@ func ioReadFull(r *bufio.Reader, buf []byte) (int, error) {
 // refLog lists a ref's commits, oldest first, as "subject | Ctx-Op | Ctx-Key", normalised.
 func refLog(t *testing.T, dir, ref string) []string {
 	t.Helper()
-	if _, err := gitstoretest.GitErr(dir, "rev-parse", "--verify", "-q", ref); err != nil {
+	at := storetest.RefArgs(t, dir, ref)
+	if _, err := gitstoretest.GitErr(dir, append(at, "rev-parse", "--verify", "-q", ref)...); err != nil {
 		return nil
 	}
 	var out []string
-	for _, msg := range strings.Split(gitstoretest.Git(t, dir, "log", "--reverse", "--format=%B%x00", ref), "\x00") {
+	for _, msg := range strings.Split(gitstoretest.Git(t, dir, append(at, "log", "--reverse", "--format=%B%x00", ref)...), "\x00") {
 		msg = strings.TrimSpace(msg)
 		if msg == "" {
 			continue

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
+	"github.com/ctx-dev/ctx/store"
+	"github.com/ctx-dev/ctx/store/storetest"
 )
 
 // TestPrivateAndEphemeralNeverPushed writes private and ephemeral entries of every kind that has a scope
@@ -79,7 +81,7 @@ func TestPrivateAndEphemeralNeverPushed(t *testing.T) {
 	}
 	// ctx state clear empties the ephemeral scope.
 	run(t, a, 0, "state", "clear")
-	if out, _ := gitstoretest.GitErr(a, "ls-tree", "-r", "--name-only", "refs/ctx/ephemeral"); strings.TrimSpace(out) != "" {
+	if out := gitstoretest.Git(t, a, append(storetest.RefArgs(t, a, store.RefEphemeral), "ls-tree", "-r", "--name-only", store.RefEphemeral)...); strings.TrimSpace(out) != "" {
 		t.Errorf("ephemeral ref still holds:\n%s", out)
 	}
 	if _, err := os.Stat(filepath.Join(a, ".context", "knowledge", "ephemeral-note.md")); err == nil {

@@ -105,10 +105,34 @@ func New(t testing.TB) (*store.Store, string) {
 	return Open(t, dir, store.Actor{}), dir
 }
 
+// LocalGitDir is the local-only repository of dir's store, <git common dir>/ctx/private.git, which holds
+// the refs of the private and ephemeral scopes (store.RefPrivate, store.RefEphemeral).
+func LocalGitDir(t testing.TB, dir string) string {
+	t.Helper()
+	common := Git(t, dir, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	return filepath.Join(common, "ctx", "private.git")
+}
+
+// RefArgs returns the git arguments that read ref of dir's store: ["--git-dir=<local store>"] for the
+// private and ephemeral refs, none for the others. Use as git(append(RefArgs(t, dir, ref), "log", ref)...).
+func RefArgs(t testing.TB, dir, ref string) []string {
+	t.Helper()
+	if ref == store.RefPrivate || ref == store.RefEphemeral {
+		return []string{"--git-dir=" + LocalGitDir(t, dir)}
+	}
+	return nil
+}
+
+// GitRef runs git in dir with args, in the repository that holds ref (see RefArgs).
+func GitRef(t testing.TB, dir, ref string, args ...string) string {
+	t.Helper()
+	return Git(t, dir, append(RefArgs(t, dir, ref), args...)...)
+}
+
 // Count is `git rev-list --count ref` (0 when the ref does not exist).
 func Count(t testing.TB, dir, ref string) int {
 	t.Helper()
-	out, err := GitErr(dir, "rev-list", "--count", ref)
+	out, err := GitErr(dir, append(RefArgs(t, dir, ref), "rev-list", "--count", ref)...)
 	if err != nil {
 		return 0
 	}
@@ -123,7 +147,7 @@ func Count(t testing.TB, dir, ref string) int {
 func Files(t testing.TB, dir, ref string) map[string]bool {
 	t.Helper()
 	out := map[string]bool{}
-	s, err := GitErr(dir, "ls-tree", "-r", "--name-only", ref)
+	s, err := GitErr(dir, append(RefArgs(t, dir, ref), "ls-tree", "-r", "--name-only", ref)...)
 	if err != nil {
 		return out
 	}
@@ -138,13 +162,13 @@ func Files(t testing.TB, dir, ref string) map[string]bool {
 // Show is `git show ref:path`.
 func Show(t testing.TB, dir, ref, path string) string {
 	t.Helper()
-	return Git(t, dir, "show", ref+":"+path)
+	return GitRef(t, dir, ref, "show", ref+":"+path)
 }
 
 // LastMessage is the full message of ref's tip (`git log -1 --format=%B ref`).
 func LastMessage(t testing.TB, dir, ref string) string {
 	t.Helper()
-	return Git(t, dir, "log", "-1", "--format=%B", ref)
+	return GitRef(t, dir, ref, "log", "-1", "--format=%B", ref)
 }
 
 // Snapshot is the state of the user's side of a repository: HEAD, the index and `git status`.

@@ -79,11 +79,23 @@ func ExitCode(err error) int {
 // Run runs ctx with args (args[0] is the program name) and returns the exit code. Errors are printed to
 // io.Err as "ctx: <message>".
 func Run(ctx context.Context, args []string, io IO) int {
+	// What ctx prints comes from the store, and so from teammates, remotes and agents: it goes through a
+	// sanitizer so that it cannot drive the terminal (see sanitizer). ctx mcp serve writes JSON-RPC to
+	// the raw output.
+	out, errOut := newSanitizer(io.Out), newSanitizer(io.Err)
+	defer out.flush()
+	defer errOut.flush()
+	raw := io.Out
+	io.Out, io.Err = out, errOut
 	a := newApp(io)
+	a.Metadata = map[string]any{rawOutKey: raw}
 	// A write that committed succeeds; what failed after its commit is a warning on stderr (docs/locks.md).
 	ctx, warnings := store.WithWarnings(ctx)
 	err := a.RunContext(ctx, normalizeArgs(a, args))
 	err = unknownCommand(a, args, err)
+	if errors.Is(err, store.ErrSecret) {
+		err = fmt.Errorf("%w with --allow-secret", err)
+	}
 	for _, w := range warnings.List() {
 		fmt.Fprintf(io.Err, "ctx: warning: %s\n", w)
 	}
@@ -91,6 +103,17 @@ func Run(ctx context.Context, args []string, io IO) int {
 		fmt.Fprintf(io.Err, "ctx: %v\n", err)
 	}
 	return ExitCode(err)
+}
+
+// rawOutKey is the App.Metadata key of the standard output without the sanitizer (for protocols).
+const rawOutKey = "raw-out"
+
+// rawOut is the standard output without the sanitizer.
+func rawOut(c *cli.Context) io.Writer {
+	if w, ok := c.App.Metadata[rawOutKey].(io.Writer); ok {
+		return w
+	}
+	return c.App.Writer
 }
 
 // unknownCommand turns urfave/cli's "No help topic for 'x'" (an unknown command, exit 3 by urfave) into a
@@ -131,18 +154,25 @@ var globals = []cli.Flag{
 	&cli.StringFlag{Name: "C", Usage: "run as if ctx was started in `DIR`"},
 	&cli.StringFlag{Name: "agent", EnvVars: []string{"CTX_AGENT"}, Usage: "agent `NAME` recorded in commits (Ctx-Agent); \"cli\" for a person"},
 	&cli.StringFlag{Name: "session", EnvVars: []string{"CTX_SESSION"}, Usage: "session `ID` recorded in commits (Ctx-Session)"},
+	&cli.BoolFlag{Name: "allow-secret", Usage: "write public entries even when they hold text that looks like a secret (a key, a token, a password); see docs/security.md"},
 }
 
 func newApp(io IO) *cli.App {
 	a := &cli.App{
-		Name:                 "ctx",
-		Usage:                "a git-native context store for coding agents",
-		Version:              Version,
-		Reader:               io.In,
-		Writer:               io.Out,
-		ErrWriter:            io.Err,
-		Flags:                globals,
-		HideHelpCommand:      true,
+		Name:            "ctx",
+		Usage:           "a git-native context store for coding agents",
+		Version:         Version,
+		Reader:          io.In,
+		Writer:          io.Out,
+		ErrWriter:       io.Err,
+		Flags:           globals,
+		HideHelpCommand: true,
+		Before: func(c *cli.Context) error {
+			if c.Bool("allow-secret") {
+				c.Context = store.AllowSecrets(c.Context)
+			}
+			return nil
+		},
 		EnableBashCompletion: false,
 		// urfave/cli v2 calls os.Exit on exit-coded errors unless this is set; Run maps errors instead.
 		ExitErrHandler: func(*cli.Context, error) {},

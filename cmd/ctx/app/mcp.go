@@ -17,7 +17,7 @@ func mcpCommand() *cli.Command {
 				if err != nil {
 					return err
 				}
-				return ctxmcp.ServeStdio(c.Context, s, c.App.Reader, c.App.Writer, ctxmcp.Options{
+				return ctxmcp.ServeStdio(c.Context, s, c.App.Reader, rawOut(c), ctxmcp.Options{
 					Agent: c.String("agent"), Session: c.String("session"), Version: Version, Stderr: c.App.ErrWriter,
 				})
 			},

@@ -1,0 +1,100 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/ctx-dev/ctx/store"
+	"github.com/ctx-dev/ctx/store/storetest"
+)
+
+// TestLookalikeKeysRefused: a new key that differs from an existing one only in characters that look
+// alike (Cyrillic "а", fullwidth "ａ", "1" for "l") is refused with an error naming the existing key, in
+// any scope; the existing key itself is still writable and clearly different keys pass.
+func TestLookalikeKeysRefused(t *testing.T) {
+	ctx := context.Background()
+	s, dir := storetest.New(t)
+	set := func(k store.Kind, key string, sc store.Scope) error {
+		_, err := s.SetEntry(ctx, k, store.SetEntry{Key: key, Content: "x\n", Scope: sc})
+		return err
+	}
+	if err := set(store.KnowledgeKind, "auth", store.Public); err != nil {
+		t.Fatal(err)
+	}
+	if err := set(store.KnowledgeKind, "deploy-v1", store.Private); err != nil {
+		t.Fatal(err)
+	}
+	before := storetest.Count(t, dir, "ctx")
+	for _, key := range []string{"\u0430uth", "\uff41uth", "аuth", "deploy-vl"} {
+		err := set(store.KnowledgeKind, key, store.Public)
+		if !errors.Is(err, store.ErrInvalid) || !strings.Contains(err.Error(), "looks like the existing knowledge") {
+			t.Errorf("%q: err = %v, want a look-alike refusal", key, err)
+			continue
+		}
+		if want := map[bool]string{true: `"deploy-v1"`, false: `"auth"`}[strings.HasPrefix(key, "deploy")]; !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v does not name %s", key, err, want)
+		}
+	}
+	if n := storetest.Count(t, dir, "ctx"); n != before {
+		t.Errorf("refused writes made %d commits", n-before)
+	}
+	// the existing key is updated as usual; another kind's folder is another namespace; distinct keys pass
+	for _, c := range []struct {
+		k   store.Kind
+		key string
+	}{{store.KnowledgeKind, "auth"}, {store.ConventionKind, "\u0430uth"}, {store.KnowledgeKind, "author"}, {store.KnowledgeKind, "оauth-日本"}} {
+		if err := set(c.k, c.key, ""); err != nil {
+			t.Errorf("%s %q: %v", c.k.Name, c.key, err)
+		}
+	}
+	// skills and members
+	if _, _, err := s.AddSkill(ctx, "deploy", "deploys", "", store.Public); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.AddSkill(ctx, "d\u0435ploy", "deploys", "", store.Public); err == nil || !strings.Contains(err.Error(), `"deploy"`) {
+		t.Errorf("look-alike skill: %v", err)
+	}
+	if _, _, err := s.AddMember(ctx, "ada", ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.AddMember(ctx, "\u0430da", ""); err == nil || !strings.Contains(err.Error(), `"ada"`) {
+		t.Errorf("look-alike member: %v", err)
+	}
+}
+
+// TestInvalidUTF8Refused: every text a write takes is UTF-8 or the write is refused with the offset of
+// the bad byte (never stored as base64 or U+FFFD).
+func TestInvalidUTF8Refused(t *testing.T) {
+	ctx := context.Background()
+	s, dir := storetest.New(t)
+	bad := "caf\xe9 au lait"
+	before := storetest.Count(t, dir, "ctx")
+	check := func(what string, err error) {
+		t.Helper()
+		if !errors.Is(err, store.ErrInvalid) || !strings.Contains(err.Error(), "not valid UTF-8") || !strings.Contains(err.Error(), "offset 3") {
+			t.Errorf("%s: err = %v", what, err)
+		}
+	}
+	_, err := s.AddDecision(ctx, store.NewDecision{Title: bad})
+	check("decision title", err)
+	_, err = s.AddDecision(ctx, store.NewDecision{Title: "ok", Consequences: bad})
+	check("decision consequences", err)
+	_, err = s.SetEntry(ctx, store.KnowledgeKind, store.SetEntry{Key: "k", Content: bad})
+	if !errors.Is(err, store.ErrInvalid) {
+		t.Errorf("knowledge content: %v", err)
+	}
+	task := bad
+	_, _, err = s.UpdateState(ctx, store.StatePatch{CurrentTask: &task})
+	check("state", err)
+	_, _, err = s.StartSession(ctx, store.SessionUpdate{ID: "s1", Summary: bad})
+	check("session", err)
+	_, _, err = s.AddSkill(ctx, "sk", bad, "", store.Public)
+	check("skill description", err)
+	_, _, err = s.CheckIn(ctx, store.CheckIn{Doing: bad})
+	check("check-in", err)
+	if n := storetest.Count(t, dir, "ctx"); n != before {
+		t.Errorf("refused writes made %d commits", n-before)
+	}
+}

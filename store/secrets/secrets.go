@@ -1,0 +1,203 @@
+// Package secrets finds text that looks like a credential: cloud and SaaS access keys and tokens, private
+// keys in PEM form, JSON Web Tokens and password-like assignments with a random-looking value. ctx uses it
+// to refuse a public write that would publish one (docs/security.md, "Secrets").
+//
+// The rules are a small curated set, each with the source of its shape (the provider's documented token
+// format, or the rule of the same id in gitleaks' default configuration,
+// https://github.com/gitleaks/gitleaks/blob/master/config/gitleaks.toml, MIT), chosen for a low rate of
+// false positives on prose and code samples: placeholders ("AKIAIOSFODNN7EXAMPLE", "xxxx", "<token>",
+// "${VAR}") are not reported. The package has no dependencies and does no I/O.
+package secrets
+
+import (
+	"math"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Finding is one match: the rule that matched, its 1-based line in the scanned text and a redacted
+// form of the match (its first characters and its length), never the secret itself.
+type Finding struct {
+	Rule        string // rule id, e.g. "github-pat"
+	Description string // what it looks like, e.g. "a GitHub personal access token"
+	Line        int    // 1-based line of the match's start
+	Redacted    string // e.g. "ghp_… (40 characters)"
+	match       string
+}
+
+// Match is the matched text (for comparing two scans; never print it).
+func (f Finding) Match() string { return f.match }
+
+// Rule is one detector.
+type Rule struct {
+	ID          string
+	Description string
+	Source      string // where the shape comes from
+	re          *regexp.Regexp
+	keywords    []string            // lower-case words one of which the text must hold (a fast pre-filter)
+	group       int                 // capture group holding the secret (0 = the whole match)
+	check       func(s string) bool // further test on the secret (nil = none)
+}
+
+// Rules are the detectors, in the order they are tried.
+var Rules = []Rule{
+	{ID: "private-key", keywords: []string{"private key"}, Description: "a private key (PEM)", Source: "RFC 7468 labels; gitleaks private-key",
+		re: regexp.MustCompile(`-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----[\sA-Za-z0-9+/=:,.\\-]{64,}?-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----`)},
+	{ID: "aws-access-key-id", keywords: []string{"akia", "asia", "abia", "acca", "a3t"}, Description: "an AWS access key ID", Source: "AWS IAM identifiers (AKIA/ASIA/ABIA/ACCA prefixes); gitleaks aws-access-token",
+		re: regexp.MustCompile(`\b((?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16})\b`), group: 1},
+	{ID: "aws-secret-access-key", keywords: []string{"secret"}, Description: "an AWS secret access key", Source: "AWS CLI credentials file keys (aws_secret_access_key)",
+		re: regexp.MustCompile(`(?i)aws_?secret_?access_?key["']?\s*[:=]\s*["']?([A-Za-z0-9/+=]{40})\b`), group: 1, check: random},
+	{ID: "github-pat", keywords: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}, Description: "a GitHub token", Source: "GitHub token formats (ghp_, gho_, ghu_, ghs_, ghr_); gitleaks github-pat",
+		re: regexp.MustCompile(`\b(gh[pousr]_[0-9A-Za-z]{36,255})\b`), group: 1},
+	{ID: "github-fine-grained-pat", keywords: []string{"github_pat_"}, Description: "a GitHub fine-grained personal access token", Source: "GitHub token formats (github_pat_); gitleaks github-fine-grained-pat",
+		re: regexp.MustCompile(`\b(github_pat_[0-9A-Za-z_]{82})\b`), group: 1},
+	{ID: "gitlab-pat", keywords: []string{"glpat-"}, Description: "a GitLab personal access token", Source: "GitLab token prefixes (glpat-); gitleaks gitlab-pat",
+		re: regexp.MustCompile(`\b(glpat-[0-9A-Za-z_-]{20,})\b`), group: 1},
+	{ID: "slack-token", keywords: []string{"xox"}, Description: "a Slack token", Source: "Slack token types (xoxb-, xoxp-, xoxa-, xoxr-, xoxs-, xoxe-); gitleaks slack-*-token",
+		re: regexp.MustCompile(`\b(xox[abeoprs]-(?:\d+-){1,3}[0-9A-Za-z-]{8,})\b`), group: 1},
+	{ID: "slack-webhook", keywords: []string{"hooks.slack.com"}, Description: "a Slack incoming webhook URL", Source: "Slack incoming webhooks; gitleaks slack-webhook-url",
+		re: regexp.MustCompile(`https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9+/]{43,46}`)},
+	{ID: "stripe-secret-key", keywords: []string{"_live_", "_prod_"}, Description: "a Stripe live secret key", Source: "Stripe API keys (sk_live_, rk_live_); gitleaks stripe-access-token",
+		re: regexp.MustCompile(`\b((?:sk|rk)_(?:live|prod)_[0-9A-Za-z]{10,99})\b`), group: 1},
+	{ID: "anthropic-api-key", keywords: []string{"sk-ant-"}, Description: "an Anthropic API key", Source: "Anthropic API keys (sk-ant-api03-, sk-ant-admin01-); gitleaks anthropic-api-key",
+		re: regexp.MustCompile(`\b(sk-ant-[a-z]+\d*-[0-9A-Za-z_-]{32,})`), group: 1},
+	{ID: "openai-api-key", keywords: []string{"sk-"}, Description: "an OpenAI API key", Source: "OpenAI API keys (sk-proj-, sk-svcacct-, sk-admin-, legacy sk- with T3BlbkFJ); gitleaks openai-api-key",
+		re: regexp.MustCompile(`\b(sk-(?:(?:proj|svcacct|admin)-[0-9A-Za-z_-]{40,}|[0-9A-Za-z]{20}T3BlbkFJ[0-9A-Za-z]{20}|[0-9A-Za-z]{48}))\b`), group: 1},
+	{ID: "google-api-key", keywords: []string{"aiza"}, Description: "a Google API key", Source: "Google Cloud API keys (AIza); gitleaks gcp-api-key",
+		re: regexp.MustCompile(`\b(AIza[0-9A-Za-z_-]{35})\b`), group: 1},
+	{ID: "npm-token", keywords: []string{"npm_"}, Description: "an npm access token", Source: "npm granular and classic tokens (npm_); gitleaks npm-access-token",
+		re: regexp.MustCompile(`\b(npm_[0-9A-Za-z]{36})\b`), group: 1},
+	{ID: "pypi-token", keywords: []string{"pypi-"}, Description: "a PyPI upload token", Source: "PyPI API tokens (pypi-AgEIcHlwaS5vcmc); gitleaks pypi-upload-token",
+		re: regexp.MustCompile(`\b(pypi-AgEIcHlwaS5vcmc[0-9A-Za-z_-]{50,})`), group: 1},
+	{ID: "huggingface-token", keywords: []string{"hf_"}, Description: "a Hugging Face access token", Source: "Hugging Face user access tokens (hf_); gitleaks huggingface-access-token",
+		re: regexp.MustCompile(`\b(hf_[A-Za-z]{34})\b`), group: 1},
+	{ID: "jwt", keywords: []string{"eyj"}, Description: "a JSON Web Token", Source: "RFC 7519 compact serialisation (base64url header starting eyJ); gitleaks jwt",
+		re: regexp.MustCompile(`\b(eyJ[0-9A-Za-z_-]{15,}\.eyJ[0-9A-Za-z_-]{15,}\.[0-9A-Za-z_-]{20,})`), group: 1},
+	{ID: "password-assignment", keywords: []string{"pass", "pwd", "secret", "key", "token"}, Description: "a password or secret assigned a random-looking value",
+		Source: "gitleaks generic-api-key (keyword, assignment, value with Shannon entropy >= 3.5)",
+		re:     regexp.MustCompile(`(?i)\b(?:password|passwd|pwd|secret|secret[_-]?key|api[_-]?key|apikey|access[_-]?token|auth[_-]?token|client[_-]?secret|private[_-]?token)["']?\s*(?::=|=|:)\s*["']?([^\s"'` + "`" + `;,]{12,100})`),
+		group:  1, check: random},
+}
+
+func containsAny(s string, words []string) bool {
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return len(words) == 0
+}
+
+// placeholder reports values that stand for a secret rather than being one.
+func placeholder(s string) bool {
+	l := strings.ToLower(s)
+	for _, w := range []string{"example", "xxxx", "****", "....", "<", ">", "${", "$(", "{{", "%s", "your", "changeme", "replace", "redacted", "dummy", "sample", "placeholder", "0000000000", "1234567890", "abcdef"} {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// random reports whether s looks generated: letters and digits mixed and a Shannon entropy of at least
+// 3.5 bits per character (gitleaks' threshold for its generic rule).
+func random(s string) bool {
+	var letters, digits bool
+	for _, r := range s {
+		switch {
+		case r >= '0' && r <= '9':
+			digits = true
+		case r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z':
+			letters = true
+		}
+	}
+	return letters && digits && entropy(s) >= 3.5
+}
+
+// entropy is the Shannon entropy of s in bits per byte.
+func entropy(s string) float64 {
+	if s == "" {
+		return 0
+	}
+	var n [256]int
+	for i := 0; i < len(s); i++ {
+		n[s[i]]++
+	}
+	h := 0.0
+	for _, c := range n {
+		if c > 0 {
+			p := float64(c) / float64(len(s))
+			h -= p * math.Log2(p)
+		}
+	}
+	return h
+}
+
+// Scan returns the findings in text, ordered by line; a text matched by several rules is reported once,
+// by the first. A match that is a placeholder (see the package doc) is not reported.
+func Scan(text string) []Finding {
+	var out []Finding
+	seen := map[string]bool{}
+	lower := strings.ToLower(text)
+	for _, r := range Rules {
+		if !containsAny(lower, r.keywords) {
+			continue
+		}
+		for _, loc := range r.re.FindAllStringSubmatchIndex(text, -1) {
+			start, end := loc[0], loc[1]
+			if r.group > 0 && len(loc) > 2*r.group+1 && loc[2*r.group] >= 0 {
+				start, end = loc[2*r.group], loc[2*r.group+1]
+			}
+			m := text[start:end]
+			if seen[m] || placeholder(m) || r.check != nil && !r.check(m) {
+				continue
+			}
+			seen[m] = true
+			out = append(out, Finding{Rule: r.ID, Description: r.Description, Line: 1 + strings.Count(text[:start], "\n"),
+				Redacted: redact(m), match: m})
+		}
+	}
+	sortFindings(out)
+	return out
+}
+
+// New returns the findings of text that are not in old (the same secret already there before a change
+// is not new).
+func New(old, text string) []Finding {
+	f := Scan(text)
+	if len(f) == 0 || old == "" {
+		return f
+	}
+	had := map[string]bool{}
+	for _, o := range Scan(old) {
+		had[o.match] = true
+	}
+	var out []Finding
+	for _, x := range f {
+		if !had[x.match] {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func redact(m string) string {
+	n := len([]rune(m))
+	keep := 4
+	if i := strings.IndexAny(m, "_-"); i >= 0 && i < 12 {
+		keep = i + 1
+	}
+	if keep > n/3 {
+		keep = n / 3
+	}
+	if strings.HasPrefix(m, "-----BEGIN") {
+		return "-----BEGIN … PRIVATE KEY----- block"
+	}
+	return string([]rune(m)[:keep]) + "… (" + strconv.Itoa(n) + " characters)"
+}
+
+func sortFindings(f []Finding) {
+	sort.SliceStable(f, func(i, j int) bool { return f[i].Line < f[j].Line })
+}

@@ -1,0 +1,161 @@
+package secrets
+
+import (
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// gen returns n characters of alphabet from a fixed-seed generator: test tokens are built at run time so
+// that this file holds no string that a secret scanner would flag.
+func gen(seed uint64, n int, alphabet string) string {
+	r := rand.New(rand.NewPCG(seed, 7))
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = alphabet[r.IntN(len(alphabet))]
+	}
+	return string(b)
+}
+
+const (
+	alnum = "ABCDEFGHJKLMNPQRSTUVWXYZabcdeghijkmnopqrstuvwxyz23456789"
+	upper = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+	b64   = alnum + "+/"
+)
+
+func pem() string {
+	var body []string
+	for i := 0; i < 6; i++ {
+		body = append(body, gen(uint64(100+i), 64, b64))
+	}
+	return "-----BEGIN " + "RSA PRIVATE KEY-----\n" + strings.Join(body, "\n") + "\n-----END RSA PRIVATE KEY-----\n"
+}
+
+func TestScanFindsEachShape(t *testing.T) {
+	cases := map[string]string{
+		"private-key":             "the deploy key:\n\n" + pem(),
+		"aws-access-key-id":       "aws_access_key_id = " + "AKIA" + gen(1, 16, upper),
+		"aws-secret-access-key":   "aws_secret_access_key = " + gen(2, 38, b64) + "9x",
+		"github-pat":              "token: " + "ghp_" + gen(3, 36, alnum),
+		"github-fine-grained-pat": "GH=" + "github_pat_" + gen(4, 82, alnum),
+		"gitlab-pat":              "glpat-" + gen(5, 20, alnum),
+		"slack-token":             "SLACK_BOT=" + "xoxb-" + "2931847561-4718264531-" + gen(6, 24, alnum),
+		"slack-webhook":           "post to https://hooks.slack.com/services/" + "T0" + gen(7, 7, upper) + "/B0" + gen(8, 7, upper) + "/" + gen(9, 24, alnum),
+		"stripe-secret-key":       "stripe: " + "sk_live_" + gen(10, 24, alnum),
+		"anthropic-api-key":       "ANTHROPIC_API_KEY=" + "sk-ant-api03-" + gen(11, 93, alnum) + "AA",
+		"openai-api-key":          "OPENAI_API_KEY=" + "sk-proj-" + gen(12, 48, alnum),
+		"google-api-key":          "maps key " + "AIza" + gen(13, 35, alnum),
+		"npm-token":               "//registry.npmjs.org/:_authToken=" + "npm_" + gen(14, 36, alnum),
+		"pypi-token":              "password = " + "pypi-AgEIcHlwaS5vcmc" + gen(15, 60, alnum),
+		"huggingface-token":       "HF_TOKEN=" + "hf_" + gen(16, 34, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"),
+		"jwt":                     "Authorization: Bearer " + "eyJ" + gen(17, 30, alnum) + ".eyJ" + gen(18, 40, alnum) + "." + gen(19, 43, alnum),
+		"password-assignment":     "db:\n  password: \"" + gen(20, 20, alnum) + "\"\n",
+	}
+	for rule, text := range cases {
+		t.Run(rule, func(t *testing.T) {
+			full := "some notes\n" + text + "\nmore notes"
+			f := Scan(full)
+			if len(f) == 0 || f[0].Rule != rule {
+				t.Fatalf("Scan(%q) = %+v, want rule %s", text, f, rule)
+			}
+			if want := 1 + strings.Count(full[:strings.Index(full, f[0].Match())], "\n"); f[0].Line != want || want < 2 {
+				t.Errorf("line %d, want %d", f[0].Line, want)
+			}
+			if len(f[0].Match()) > 12 && strings.Contains(f[0].Redacted, f[0].Match()[4:]) {
+				t.Errorf("redacted form %q shows the secret", f[0].Redacted)
+			}
+		})
+	}
+	for _, r := range Rules {
+		if _, ok := cases[r.ID]; !ok {
+			t.Errorf("rule %s has no test case", r.ID)
+		}
+		if r.Source == "" || r.Description == "" {
+			t.Errorf("rule %s has no source or description", r.ID)
+		}
+	}
+}
+
+func TestScanIgnoresPlaceholdersAndProse(t *testing.T) {
+	for _, text := range []string{
+		"aws_access_key_id = AKIAIOSFODNN7EXAMPLE",
+		"aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+		"password: <your password>",
+		"password=${DB_PASSWORD}",
+		"api_key: changeme-please-now",
+		"token: xxxxxxxxxxxxxxxxxxxxxxxx",
+		"The password is stored in the team vault; ask ops for the secret key.",
+		"password = correcthorsebatterystaple", // no digits: a passphrase in prose, not a generated secret
+		"-----BEGIN RSA PRIVATE KEY-----\n...\n-----END RSA PRIVATE KEY-----",
+		"run task-runner sk-learn and mask-rcnn",
+		"secret_key_base: Rails.application.credentials.secret_key_base",
+		"client_secret = os.environ[\"CLIENT_SECRET\"]",
+		"token := ghp_ (a prefix GitHub uses)",
+		"api_key = \"sk_test_" + gen(30, 24, alnum)[:8] + "\"",
+		"see https://hooks.slack.com/services/ for webhooks",
+		"eyJhbGciOiJIUzI1NiJ9 is a header",
+	} {
+		if f := Scan(text); len(f) != 0 {
+			t.Errorf("Scan(%q) = %+v, want none", text, f)
+		}
+	}
+}
+
+func TestNewIgnoresSecretsAlreadyThere(t *testing.T) {
+	tok := "ghp_" + gen(40, 36, alnum)
+	old := "line\n" + tok + "\n"
+	if f := New(old, old+"appended line\n"); len(f) != 0 {
+		t.Errorf("a secret already in the old text reported as new: %+v", f)
+	}
+	tok2 := "ghp_" + gen(41, 36, alnum)
+	if f := New(old, old+tok2+"\n"); len(f) != 1 || f[0].Match() != tok2 || f[0].Line != 3 {
+		t.Errorf("New = %+v, want the second token on line 3", f)
+	}
+}
+
+// TestCorpusHasNoFindings: the real corpus (ADRs, agent instruction files, skills, conventions, agent
+// transcripts) must not trip any rule; a public import of it must not be refused.
+func TestCorpusHasNoFindings(t *testing.T) {
+	roots := []string{filepath.Join("..", "..", "testdata", "corpus")}
+	for _, shared := range []string{filepath.Join("..", "..", "..", "shared", "corpus"), "/work/shared/corpus"} {
+		if _, err := os.Stat(shared); err == nil {
+			roots = append(roots, shared)
+			break
+		}
+	}
+	files := 0
+	for _, root := range roots {
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			files++
+			for _, f := range Scan(string(b)) {
+				t.Errorf("%s:%d: %s (%s)", p, f.Line, f.Rule, f.Redacted)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if files < 50 {
+		t.Fatalf("scanned %d files: the corpus is missing", files)
+	}
+	t.Logf("%d files of %v: no finding", files, roots)
+}
+
+func BenchmarkScan(b *testing.B) {
+	text := strings.Repeat("Use the token from the vault; never paste an api_key into the notes.\n", 1500) // ~100 KB
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		Scan(text)
+	}
+}
