@@ -437,3 +437,50 @@ func (r *Repo) startOwner(op string, refs []string) (*os.File, func()) {
 		f.Close()
 	}
 }
+
+// LooseRef is a loose ref file (or only its lock) below a folder of refs: see LooseRefsUnder.
+type LooseRef struct {
+	Name   string        // full ref name
+	Locked bool          // <name>.lock exists
+	Exists bool          // the ref file itself exists
+	Age    time.Duration // since the ref file (else the lock) was last written
+}
+
+// LooseRefsUnder lists the loose refs and ref locks below prefix (a folder of refs such as
+// "refs/ctx/incoming/"), without reading packed-refs. ctx uses it to clear what a killed process left of
+// its own short-lived refs (the quarantine refs of a fetch).
+func (r *Repo) LooseRefsUnder(prefix string) []LooseRef {
+	root := filepath.Join(r.refDir(prefix), filepath.FromSlash(prefix))
+	byName := map[string]*LooseRef{}
+	var out []*LooseRef
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			return nil
+		}
+		name, locked := strings.CutSuffix(prefix+filepath.ToSlash(rel), ".lock")
+		lr := byName[name]
+		if lr == nil {
+			lr = &LooseRef{Name: name}
+			byName[name] = lr
+			out = append(out, lr)
+		}
+		if fi, err := d.Info(); err == nil && (!locked || !lr.Exists) {
+			lr.Age = time.Since(fi.ModTime())
+		}
+		if locked {
+			lr.Locked = true
+		} else {
+			lr.Exists = true
+		}
+		return nil
+	})
+	res := make([]LooseRef, len(out))
+	for i, lr := range out {
+		res[i] = *lr
+	}
+	return res
+}

@@ -96,9 +96,10 @@ var Progress *os.File
 func (s *Store) fetch(ctx context.Context, remote string, origin gitstore.RemoteOrigin) (plumbing.Hash, bool, error) {
 	tctx, cancel := context.WithTimeout(ctx, s.timeout())
 	defer cancel()
+	s.clearIncoming(ctx)
 	var rnd [8]byte
 	_, _ = crand.Read(rnd[:])
-	incoming := "refs/ctx/incoming/" + hex.EncodeToString(rnd[:])
+	incoming := incomingPrefix + hex.EncodeToString(rnd[:])
 	opt := gitstore.TransferOptions{Progress: Progress, Origin: origin}
 	found, err := s.Repo.Fetch(tctx, remote, "?+"+s.BranchRef()+":"+incoming, opt)
 	var theirs plumbing.Hash
@@ -142,6 +143,29 @@ func (s *Store) fetch(ctx context.Context, remote string, origin gitstore.Remote
 		}
 	}
 	return theirs, true, nil
+}
+
+// incomingPrefix is the folder of the quarantine refs of fetches (see fetch).
+const incomingPrefix = "refs/ctx/incoming/"
+
+// clearIncoming removes what killed fetches left of their quarantine refs: ctx's own stale locks
+// (RecoverLocks; a live fetch's lock is waited for) and refs older than the transfer timeout, which no
+// running fetch can still use. Best effort: a failure here never fails the fetch.
+func (s *Store) clearIncoming(ctx context.Context) {
+	var locked []string
+	for _, lr := range s.Repo.LooseRefsUnder(incomingPrefix) {
+		if lr.Locked {
+			locked = append(locked, lr.Name)
+		}
+		if lr.Exists && lr.Age > s.timeout()+time.Minute {
+			if h, err := s.Repo.Resolve(ctx, lr.Name); err == nil && !h.IsZero() {
+				_ = s.Repo.UpdateRef(ctx, lr.Name, h, plumbing.ZeroHash, "ctx: drop a stale quarantine ref")
+			}
+		}
+	}
+	if len(locked) > 0 {
+		_ = s.Repo.RecoverLocks(ctx, locked)
+	}
 }
 
 // diagnoseFsck turns git's fsck refusal of a fetch into a RejectedError naming the commit and path: the

@@ -111,7 +111,13 @@ func killGitAt(t testing.TB, dir, ref string, args ...string) {
 	t.Helper()
 	ready := filepath.Join(t.TempDir(), "ready")
 	hook := filepath.Join(dir, ".git", "hooks", "reference-transaction")
-	script := "#!/bin/sh\n[ \"$1\" = prepared ] || exit 0\nif grep -q ' " + ref + "$'; then\n" +
+	// A ref ending in "/" names a folder: any ref below it (ctx pull fetches into a quarantine ref of a
+	// random name, refs/ctx/incoming/<random>).
+	pattern := " " + ref + "$"
+	if strings.HasSuffix(ref, "/") {
+		pattern = " " + ref
+	}
+	script := "#!/bin/sh\n[ \"$1\" = prepared ] || exit 0\nif grep -q '" + pattern + "'; then\n" +
 		"  echo $PPID > " + ready + ".tmp && mv " + ready + ".tmp " + ready + "\n  sleep 600\nfi\nexit 0\n"
 	writeFileT(t, hook, script)
 	os.Chmod(hook, 0o755)
@@ -146,6 +152,11 @@ func killGitAt(t testing.TB, dir, ref string, args ...string) {
 	}
 	lock := filepath.Join(dir, ".git", filepath.FromSlash(ref)+".lock")
 	for i := 0; i < 200 && !exists(lock); i++ {
+		if strings.HasSuffix(ref, "/") {
+			if m, _ := filepath.Glob(filepath.Join(dir, ".git", filepath.FromSlash(ref), "*.lock")); len(m) > 0 {
+				lock = m[0]
+			}
+		}
 		time.Sleep(5 * time.Millisecond)
 	}
 	if !exists(lock) {
@@ -230,7 +241,7 @@ func TestKillDuringPush(t *testing.T) {
 	mustCtx(t, b, nil, 0, "pull")
 	mustCtx(t, b, nil, 0, "knowledge", "set", "from-b", "x")
 	mustCtx(t, b, nil, 0, "push")
-	killGitAt(t, a, "refs/remotes/origin/ctx", "pull")
+	killGitAt(t, a, "refs/ctx/incoming/", "pull")
 	if r := ctxEnv(a, nil, "pull"); r.code != 0 || !strings.Contains(r.stdout, "fast-forward") && !strings.Contains(r.stdout, "merged") {
 		t.Fatalf("pull after a killed pull: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
