@@ -22,7 +22,7 @@ func (r *Repo) ReadBlobPrefix(ctx context.Context, h plumbing.Hash, n int64) ([]
 	var data []byte
 	var size int64
 	err := r.read(func() error {
-		b, err := object.GetBlob(r.st, h)
+		b, err := object.GetBlob(r.reader(), h)
 		if err != nil {
 			return err
 		}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
+	"github.com/ctx-dev/ctx/store/storetest"
 )
 
 // The crash tests kill a real ctx process with SIGKILL at a chosen moment of a write or a push and check
@@ -326,7 +327,7 @@ func TestScopeMoveAtomic(t *testing.T) {
 
 func inRef(t testing.TB, dir, ref, path string) bool {
 	t.Helper()
-	_, err := gitstoretest.GitErr(dir, "cat-file", "-e", ref+":"+path)
+	_, err := gitstoretest.GitErr(dir, append(storetest.RefArgs(t, dir, ref), "cat-file", "-e", ref+":"+path)...)
 	return err == nil
 }
 

@@ -35,7 +35,11 @@ func newInitRepo(t testing.TB) string {
 
 // showRef is `git show REF:PATH`; ok false when the path is not there.
 func showRef(dir, ref, p string) (string, bool) {
-	out, err := gitstoretest.GitErr(dir, "show", ref+":"+p)
+	var args []string
+	if ref == "refs/ctx/private" || ref == "refs/ctx/ephemeral" {
+		args = []string{"--git-dir=" + filepath.Join(dir, ".git", "ctx", "private.git")}
+	}
+	out, err := gitstoretest.GitErr(dir, append(args, "show", ref+":"+p)...)
 	return out, err == nil
 }
 

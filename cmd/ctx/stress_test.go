@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
+	"github.com/ctx-dev/ctx/store/storetest"
 )
 
 // The kill -9 suite (docs/locks.md, "Crash tests"): ctx processes killed with SIGKILL at random moments
@@ -268,7 +269,7 @@ func TestKillStress(t *testing.T) {
 func knowledgeAt(t *testing.T, dir, key string) (value, scope string, ok bool) {
 	t.Helper()
 	for _, sc := range []struct{ ref, name string }{{"refs/ctx/private", "private"}, {"refs/heads/ctx", "public"}} {
-		out, err := gitstoretest.GitErr(dir, "cat-file", "blob", sc.ref+":knowledge/"+key+".md")
+		out, err := gitstoretest.GitErr(dir, append(storetest.RefArgs(t, dir, sc.ref), "cat-file", "blob", sc.ref+":knowledge/"+key+".md")...)
 		if err == nil {
 			if i := strings.LastIndex(out, "\n---\n"); i >= 0 {
 				out = out[i+5:]
