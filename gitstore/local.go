@@ -218,7 +218,8 @@ func (r *Repo) moveToLocal(ctx context.Context, name string) error {
 	}
 	switch {
 	case cur.IsZero():
-		if err := r.UpdateRef(ctx, name, plumbing.ZeroHash, old, "ctx: move from the repository's refs"); err != nil {
+		// The caller holds the ctx lock (KeepLocal): updateRefs, not UpdateRef, which would take it again.
+		if err := r.updateRefs(ctx, []refUpdate{{name: name, old: plumbing.ZeroHash, new: old, msg: "ctx: move from the repository's refs"}}); err != nil {
 			return err
 		}
 	case cur == old:
