@@ -5,7 +5,7 @@
 #   make node-client  install the MCP TypeScript SDK the Node client test uses (npm ci, from package-lock.json)
 #   make install  put ctx on the PATH
 #   make bench    benchmarks and the write comparison against C git plumbing
-#   make stress   the long crash suite: 100 kill -9 of writes and of pushes (figures: docs/locks.md)
+#   make stress   the long adversarial suite: 100 kill -9 of each kind, concurrent writers, memory (figures: docs/locks.md)
 
 GO      ?= go
 BIN     := bin/ctx
@@ -50,10 +50,12 @@ bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./gitstore ./merge ./hooks
 	./bench/write.sh
 
-# The kill -9 suite (cmd/ctx/stress_test.go) with 100 iterations of each kind instead of make test's 5;
-# -v prints its figures.
+# The adversarial suite with 100 kill -9 of each kind instead of make test's 5 (writes, scope moves,
+# pushes, imports, pulls that merge, the post-checkout refresh), CLI and MCP writers at once, and the MCP
+# server's peak RSS under oversized and queued reads; -v prints the figures (docs/locks.md).
 stress:
-	$(GO) test -tags stress -run 'TestKillStress' -count=1 -v -timeout 60m ./cmd/ctx
+	CTX_STRESS_KILLS=100 $(GO) test -tags stress -run 'TestKillStress|TestRefreshKilledAtRandom|TestConcurrentCLIAndMCPWriters|TestConcurrentProcesses' -count=1 -v -timeout 60m ./cmd/ctx
+	$(GO) test -run 'TestLargeEntryBoundedMemory|TestConcurrentReadsBounded' -count=1 -v -timeout 20m ./mcp
 
 # FuzzTree checks every property on each input (several merges), so minimising a new input takes long:
 # -fuzzminimizetime keeps the fuzzer fuzzing instead of minimising for a minute per new input.

@@ -20,8 +20,9 @@ import (
 // fails with "ref is locked". ctx tells its own stale locks from everyone else's:
 //
 //   - A lock ctx creates itself (UpdateRef, Transact) is created while ctx holds its flock,
-//     <common dir>/ctx/lock, and is hard-linked at once as <common dir>/ctx/reflocks/<ref>: while that
-//     link and the lock are the same file, the lock is ctx's. A process holding the flock and finding such
+//     <common dir>/ctx/lock, first as its mark <common dir>/ctx/reflocks/<ref>, then hard-linked as
+//     <ref>.lock (link(2) refuses an existing lock as O_EXCL does): while the mark and the lock are the
+//     same file, the lock is ctx's, from the lock's first instant. A process holding the flock and finding such
 //     a lock knows its creator is gone (a live creator would still hold the flock), so it removes it.
 //   - A git child ctx runs (fetch, push, gc) may lock refs too. Before it starts, ctx writes an owner
 //     record, <common dir>/ctx/owners/<pid>-<n>.json, naming the refs it may lock, and holds an flock on
@@ -176,9 +177,12 @@ func (r *Repo) markPath(name string) string {
 	return filepath.Join(r.CtxDir(), "reflocks", url.PathEscape(name))
 }
 
-// createRefLock creates <ref>.lock exclusively and marks it as ctx's (hard link). Call with the ctx lock
-// held. A lock that is there already is classified: ctx's own stale lock is removed and creation retried
-// at once; any other is waited for until refLockTimeout, then a *LockError.
+// createRefLock creates <ref>.lock exclusively, marked as ctx's from its first instant. Call with the ctx
+// lock held. The file is created as its mark, <common dir>/ctx/reflocks/<ref>, and then hard-linked as
+// <ref>.lock: link(2) fails when the lock exists, as O_EXCL does, and a process killed at any moment leaves
+// either an unlinked mark (swept) or a lock that is its mark's file (ctx's, recovered); never an unmarked
+// lock of ctx's. A lock that is there already is classified: ctx's own stale lock is removed and creation
+// retried at once; any other is waited for until refLockTimeout, then a *LockError.
 func (r *Repo) createRefLock(ctx context.Context, name string) (*os.File, error) {
 	lockPath := r.refPath(name) + ".lock"
 	if err := os.MkdirAll(filepath.Dir(lockPath), 0o777); err != nil {
@@ -186,9 +190,8 @@ func (r *Repo) createRefLock(ctx context.Context, name string) (*os.File, error)
 	}
 	deadline := time.Now().Add(refLockTimeout)
 	for {
-		f, err := os.OpenFile(lockPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+		f, err := r.createMarked(name, lockPath)
 		if err == nil {
-			r.mark(name, lockPath)
 			FaultPoint("ref-locked", name)
 			return f, nil
 		}
@@ -217,22 +220,41 @@ func (r *Repo) createRefLock(ctx context.Context, name string) (*os.File, error)
 	}
 }
 
+// createMarked creates lockPath as a hard link of a new mark file and returns the file open for writing.
+// The error wraps fs.ErrExist when lockPath exists; the mark of an existing lock is left alone. Where the
+// file system has no hard links, the lock is created with O_EXCL unmarked (a crash then leaves a lock that
+// ctx reports as foreign).
+func (r *Repo) createMarked(name, lockPath string) (*os.File, error) {
+	if _, err := os.Lstat(lockPath); err == nil {
+		return nil, fs.ErrExist
+	}
+	m := r.markPath(name)
+	if err := os.MkdirAll(filepath.Dir(m), 0o777); err != nil {
+		return os.OpenFile(lockPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	}
+	// No lock exists, so a mark of this ref is left over from a process killed before its link: stale.
+	_ = os.Remove(m)
+	f, err := os.OpenFile(m, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	if err != nil {
+		return os.OpenFile(lockPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	}
+	FaultPoint("ref-marked", name)
+	if err := os.Link(m, lockPath); err != nil {
+		f.Close()
+		_ = os.Remove(m)
+		if errors.Is(err, fs.ErrExist) {
+			return nil, err
+		}
+		return os.OpenFile(lockPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	}
+	return f, nil
+}
+
 func later(a, b time.Time) time.Time {
 	if b.After(a) {
 		return b
 	}
 	return a
-}
-
-// mark hard-links a freshly created lock file as ctx's (best effort: without the link, a lock left by a
-// crash is reported as foreign instead of recovered).
-func (r *Repo) mark(name, lockPath string) {
-	m := r.markPath(name)
-	if err := os.MkdirAll(filepath.Dir(m), 0o777); err != nil {
-		return
-	}
-	_ = os.Remove(m)
-	_ = os.Link(lockPath, m)
 }
 
 // unmark removes the mark of a ref lock once the lock is renamed or removed.

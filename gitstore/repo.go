@@ -17,11 +17,13 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/storage/filesystem"
+	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
 )
 
 // ErrNotRepository is returned by Open when no git repository contains the path.
@@ -186,19 +188,30 @@ func (r *Repo) Reindex() {
 	}
 }
 
-// read runs fn under the read lock of the object database and, when it misses an object, once more after
-// Reindex (which also opens a local-only store made since).
+// read runs fn under the read lock of the object database and, when it misses an object or a packfile,
+// again after Reindex (which also opens a local-only store made since), up to three times. A packfile goes
+// missing when a `git gc` or `git repack` that runs beside ctx (`git gc --auto` detaches by default)
+// replaces the packs this process indexed: C git re-scans its packs on such a miss, and so does ctx. git
+// writes the new pack before it deletes the old ones, so a re-scan finds every object.
 func (r *Repo) read(fn func() error) error {
 	r.objMu.RLock()
 	err := fn()
 	r.objMu.RUnlock()
-	if errors.Is(err, plumbing.ErrObjectNotFound) {
+	for attempt := 0; attempt < 3 && missed(err); attempt++ {
+		if attempt > 0 {
+			time.Sleep(time.Duration(attempt) * 20 * time.Millisecond)
+		}
 		r.Reindex()
 		r.objMu.RLock()
 		err = fn()
 		r.objMu.RUnlock()
 	}
 	return err
+}
+
+// missed reports whether err says an object or a packfile was not where the index said.
+func missed(err error) bool {
+	return errors.Is(err, plumbing.ErrObjectNotFound) || errors.Is(err, dotgit.ErrPackfileNotFound)
 }
 
 // GitDir is this worktree's git dir (for a linked worktree, .git/worktrees/<name>).

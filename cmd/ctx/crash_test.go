@@ -197,6 +197,32 @@ func TestKillDuringWrite(t *testing.T) {
 	fsck(t, dir)
 }
 
+// TestKillBeforeLockLink: a write killed after it created the mark of refs/heads/ctx.lock and before it
+// linked the lock leaves only the mark (never an unmarked lock, which every later write would take for a
+// foreign one and fail on after 2 s: found by make stress when ctx created the lock first and marked it
+// next). The next write works and sweeps the mark.
+func TestKillBeforeLockLink(t *testing.T) {
+	dir := gitstoretest.NewRepo(t)
+	run(t, dir, 0, "init", "--no-hooks")
+	killAt(t, dir, "ref-marked:refs/heads/ctx", "knowledge", "set", "b", "two")
+	if lock := filepath.Join(dir, ".git", "refs", "heads", "ctx.lock"); exists(lock) {
+		t.Fatalf("a kill before the link left %s", lock)
+	}
+	if es, _ := os.ReadDir(filepath.Join(dir, ".git", "ctx", "reflocks")); len(es) != 1 {
+		t.Fatalf("setup: the killed write left %d marks, want its 1", len(es))
+	}
+	if st := run(t, dir, 0, "status"); strings.Contains(st, "locked:") {
+		t.Errorf("ctx status shows a lock:\n%s", st)
+	}
+	start := time.Now()
+	run(t, dir, 0, "knowledge", "set", "c", "three")
+	if d := time.Since(start); d > 1500*time.Millisecond {
+		t.Logf("the next write took %v (it must not wait for a lock)", d)
+	}
+	noLocks(t, dir)
+	fsck(t, dir)
+}
+
 // TestKillDuringPush: a ctx push or pull killed while the remote-tracking ref is locked (by ctx itself, or
 // by its git child) leaves that lock: the next push must not exit 0 doing nothing, status must not count
 // commits the remote has, and pull must not fail on it. A lock that is not ctx's is reported with its age

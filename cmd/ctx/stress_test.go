@@ -106,7 +106,7 @@ func timeIt(t *testing.T, dir string, args ...string) time.Duration {
 	return time.Since(start)
 }
 
-var writeFaults = []string{"ref-locked:refs/heads/ctx", "objects-written", "refs-prepared", "ref-renamed:refs/ctx/private", "ref-locked:refs/ctx/private"}
+var writeFaults = []string{"ref-marked:refs/heads/ctx", "ref-locked:refs/heads/ctx", "objects-written", "refs-prepared", "ref-renamed:refs/ctx/private", "ref-locked:refs/ctx/private"}
 
 // TestKillStress is the kill -9 suite of writes and pushes.
 func TestKillStress(t *testing.T) {

@@ -50,8 +50,10 @@ func Hermetic() func() {
 	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "CTX_AGENT", "CTX_SESSION"} {
 		os.Unsetenv(k)
 	}
-	// Make "main" the initial branch regardless of the git version's default.
-	_ = os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[init]\n\tdefaultBranch = main\n[protocol \"file\"]\n\tallow = always\n"), 0o644)
+	// Make "main" the initial branch regardless of the git version's default. gc.autoDetach off: a
+	// `git gc --auto` that ctx starts finishes before ctx exits, instead of writing into a test's
+	// temporary folder while it is removed (reads racing a repack are tested in gitstore/repack_test.go).
+	_ = os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[init]\n\tdefaultBranch = main\n[protocol \"file\"]\n\tallow = always\n[gc]\n\tautoDetach = false\n"), 0o644)
 	return func() { os.RemoveAll(home) }
 }
 
