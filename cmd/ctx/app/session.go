@@ -22,7 +22,8 @@ func newSessionCmd(e *env) *cli.Command {
 	}, "One record per agent session (history/<id>.json): when it started and ended, the agent, a summary,\n"+
 		"and the knowledge, decisions and skills it added or used. Export the id of ctx session start as\n"+
 		"CTX_SESSION, so that every commit records it (Ctx-Session).",
-		[]string{"export CTX_SESSION=$(ctx session start)", "ctx session update \"$CTX_SESSION\" --knowledge architecture", "ctx session end -m 'auth migrated'"},
+		[]string{"ctx session start   # prints the new session's id", "export CTX_SESSION=$(ctx session start)",
+			"ctx session update \"$CTX_SESSION\" --knowledge architecture", "ctx session end -m 'auth migrated'"},
 		exits(ExitUsage, ExitNotFound, ExitNoStore))
 }
 
@@ -58,7 +59,7 @@ func newSessionStartCmd(e *env) *cli.Command {
 			return sessionParse(c), nil
 		}, runSessionStart),
 	}, "Starts a session record with ID (a new id without one) and prints the id.",
-		[]string{"ctx session start", "export CTX_SESSION=$(ctx session start)", "ctx session start s-42 -m 'auth migration'"},
+		[]string{"ctx session start", "ctx session start s-42 -m 'auth migration'", "export CTX_SESSION=$(ctx session start)"},
 		exits(ExitUsage, ExitNoStore))
 }
 

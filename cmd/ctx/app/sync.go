@@ -36,8 +36,11 @@ type syncOptions struct {
 // syncParse maps the flags of pull, push and sync to their options.
 func syncParse(pull, push bool) func(c *cli.Context) (syncOptions, error) {
 	return func(c *cli.Context) (syncOptions, error) {
-		return syncOptions{Pull: pull, Push: push, Remote: c.String("remote"), Timeout: c.Duration("timeout"),
-			HasTimeout: c.IsSet("timeout"), Strategy: store.Strategy(c.String("strategy"))}, nil
+		o := syncOptions{Pull: pull, Push: push, Remote: c.String("remote"), Strategy: store.Strategy(c.String("strategy"))}
+		if c.IsSet("timeout") {
+			o.Timeout, o.HasTimeout = c.Duration("timeout"), true
+		}
+		return o, nil
 	}
 }
 
