@@ -109,7 +109,7 @@ func newActivityIntentCmd(e *env) *cli.Command {
 		}, runActivityIntent),
 	}, "Announces in your activity entry the kind of change you are about to make ("+strings.Join(store.IntentKinds, ", ")+"),\n"+
 		"the paths and areas it touches, and when the announcement lapses.",
-		[]string{"ctx activity intent refactor --path auth/ --area auth --expires 2026-12-01T18:00:00Z"},
+		[]string{"ctx activity intent change --path auth/ --area auth --expires 2026-12-01T18:00:00Z"},
 		[]exit{{ExitUsage, "usage error, a missing --expires, or an invalid kind, path or time"}, {ExitNoStore, ""}})
 }
 
