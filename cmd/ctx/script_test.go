@@ -45,6 +45,9 @@ func TestScripts(t *testing.T) {
 				env.Setenv(k, v)
 			}
 			env.Setenv("CORPUS", filepath.Join(mustAbs("../../testdata/corpus")))
+			// Under -race, ctx (this test binary) would sleep a second at every exit waiting for race
+			// reports (the race runtime's atexit_sleep_ms): a race still fails the command, exit 66.
+			env.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"exits": exits},
