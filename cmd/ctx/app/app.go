@@ -5,7 +5,7 @@
 //     options struct (usage errors are returned from there, typed) and calls runX(ctx, e, opts), which
 //     holds the logic;
 //   - env carries what a command runs with: the IO streams, the global flags, the lazily opened store
-//     and the progress terminal; there are no package globals;
+//     and the progress terminal, in place of package globals;
 //   - commands lists every top-level command; ExitCode maps errors to exit codes in one place.
 //
 // It is the only importer of urfave/cli.
@@ -44,6 +44,8 @@ func Main() int {
 
 // Run runs ctx with args (args[0] is the program name) and returns the exit code (see ExitCode). Errors
 // are printed to io.Err as "ctx: <message>", warnings of a write that committed as "ctx: warning: ...".
+// One Run at a time per process: urfave/cli writes into the flag definitions (its own help flag
+// included) as it parses.
 func Run(ctx context.Context, args []string, io IO) int {
 	e := newEnv(io)
 	defer e.flush()
