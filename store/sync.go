@@ -86,8 +86,19 @@ func (s *Store) timeout() time.Duration {
 	return DefaultTimeout
 }
 
-// Progress, when set, receives git's progress output during transfers (a terminal).
-var Progress *os.File
+type progressKey struct{}
+
+// WithProgress returns ctx carrying f, a terminal that receives git's progress output during the
+// transfers of Pull and Push run with it; a nil f shows none (the default).
+func WithProgress(ctx context.Context, f *os.File) context.Context {
+	return context.WithValue(ctx, progressKey{}, f)
+}
+
+// progress is the terminal of WithProgress, nil without one.
+func progress(ctx context.Context) *os.File {
+	f, _ := ctx.Value(progressKey{}).(*os.File)
+	return f
+}
 
 // fetch fetches the remote's context branch and returns its tip (found false when the remote has none).
 // git fsck checks every received object; the fetch lands on a quarantine ref of its own
@@ -100,7 +111,7 @@ func (s *Store) fetch(ctx context.Context, remote string, origin gitstore.Remote
 	var rnd [8]byte
 	_, _ = crand.Read(rnd[:])
 	incoming := incomingPrefix + hex.EncodeToString(rnd[:])
-	opt := gitstore.TransferOptions{Progress: Progress, Origin: origin}
+	opt := gitstore.TransferOptions{Progress: progress(ctx), Origin: origin}
 	found, err := s.Repo.Fetch(tctx, remote, "?+"+s.BranchRef()+":"+incoming, opt)
 	var theirs plumbing.Hash
 	if found && err == nil {
@@ -580,7 +591,7 @@ func (s *Store) PushWith(ctx context.Context, remote string, o PullOptions) (*Pu
 		}
 		tr := s.TrackingRef(remote)
 		pctx, cancel := context.WithTimeout(ctx, s.timeout())
-		err = s.Repo.Push(pctx, remote, s.PushRefspec(), gitstore.TransferOptions{Progress: Progress, Origin: o.Origin, TrackingRef: tr})
+		err = s.Repo.Push(pctx, remote, s.PushRefspec(), gitstore.TransferOptions{Progress: progress(ctx), Origin: o.Origin, TrackingRef: tr})
 		cancel()
 		if err == nil {
 			res.Tip = tip

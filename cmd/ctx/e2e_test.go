@@ -13,30 +13,46 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctx-dev/ctx/cmd/ctx/app"
 	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
+	"github.com/rogpeppe/go-internal/testscript"
 )
 
 // ctxBin is the ctx binary built once by TestMain: end-to-end tests run the real binary.
 var ctxBin string
 
+// scriptPath is the PATH of the test scripts: testscript's folder, where "ctx" runs app.Main in this
+// test binary, first.
+var scriptPath string
+
+// TestMain is both the test binary and, called as "ctx" from a test script, ctx itself (testscript.Main
+// runs app.Main in-process then, with the script's arguments and streams).
 func TestMain(m *testing.M) {
+	testscript.Main(withCtxBin{m}, map[string]func(){"ctx": func() { os.Exit(app.Main()) }})
+}
+
+// withCtxBin runs the tests with the ctx binary built (the end-to-end tests other than the scripts run
+// it) and a hermetic git configuration.
+type withCtxBin struct{ m *testing.M }
+
+func (w withCtxBin) Run() int {
 	cleanup := gitstoretest.Hermetic()
+	defer cleanup()
+	scriptPath = os.Getenv("PATH")
 	dir, err := os.MkdirTemp("", "ctx-bin-")
 	if err != nil {
 		panic(err)
 	}
+	defer os.RemoveAll(dir)
 	ctxBin = filepath.Join(dir, "ctx")
 	build := exec.Command("go", "build", "-o", ctxBin, ".")
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "build ctx:", err)
-		os.Exit(1)
+		return 1
 	}
 	os.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
-	code := m.Run()
-	os.RemoveAll(dir)
-	cleanup()
-	os.Exit(code)
+	return w.m.Run()
 }
 
 // run runs the ctx binary in dir and returns stdout; the test fails when the exit code is not want.

@@ -4,17 +4,9 @@
 package main
 
 import (
-	"context"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/ctx-dev/ctx/cmd/ctx/app"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := app.Run(ctx, os.Args, app.IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
-	stop()
-	os.Exit(code)
-}
+func main() { os.Exit(app.Main()) }

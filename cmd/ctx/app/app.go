@@ -1,19 +1,26 @@
-// Package app is the ctx command line: one file per noun, an options struct filled from flags and a run
-// function that takes its IO streams, so tests run every command in-process. It is the only importer of
-// urfave/cli; exit codes are mapped in one place (ExitCode).
+// Package app is the ctx command line, in one shape (docs/layout.md maps every command to its code):
+//
+//   - one file per command family (init.go, entries.go, decisions.go, sync.go, ...);
+//   - each leaf command is a constructor, newXCmd(e *env), whose Action maps flags and arguments to an
+//     options struct (usage errors are returned from there, typed) and calls runX(ctx, e, opts), which
+//     holds the logic;
+//   - env carries what a command runs with: the IO streams, the global flags, the lazily opened store
+//     and the progress terminal, in place of package globals;
+//   - commands lists every top-level command; ExitCode maps errors to exit codes in one place.
+//
+// It is the only importer of urfave/cli.
 package app
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
-	"text/tabwriter"
+	"syscall"
 
-	"github.com/ctx-dev/ctx/gitstore"
 	"github.com/ctx-dev/ctx/store"
 	"github.com/urfave/cli/v2"
 )
@@ -27,113 +34,127 @@ type IO struct {
 	Out, Err io.Writer
 }
 
-// Exit codes of ctx (one place): 0 success, 1 failure, 2 usage error (a bad flag or argument, an unknown
-// command, a value the store refuses as invalid: a key, a status, a rating, a scope...), 3 entry not found,
-// 4 no context store (run ctx init), 5 a transfer with the remote failed or was refused.
-const (
-	ExitOK          = 0
-	ExitFailure     = 1
-	ExitUsage       = 2
-	ExitNotFound    = 3
-	ExitNoStore     = 4
-	ExitTransfer    = 5
-	exitInterrupted = 130
-)
-
-// usageError marks a mistake in the command line.
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
-
-func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(format, a...)} }
-
-// ExitCode maps an error to ctx's exit code.
-func ExitCode(err error) int {
-	var ue *usageError
-	var nf *store.NotFoundError
-	var te *gitstore.TransferError
-	var amb *store.AmbiguousError
-	switch {
-	case err == nil:
-		return ExitOK
-	case errors.Is(err, context.Canceled):
-		return exitInterrupted
-	case errors.As(err, &ue), errors.As(err, &amb), errors.Is(err, store.ErrInvalidKey), errors.Is(err, store.ErrInvalid),
-		errors.Is(err, gitstore.ErrUnsafeRemote):
-		return ExitUsage
-	case errors.As(err, &nf):
-		return ExitNotFound
-	case errors.Is(err, store.ErrNotInitialized), errors.Is(err, gitstore.ErrNotRepository):
-		return ExitNoStore
-	case errors.As(err, &te):
-		return ExitTransfer
-	}
-	msg := err.Error()
-	if strings.Contains(msg, "flag provided but not defined") || strings.Contains(msg, "Required flag") ||
-		strings.HasPrefix(msg, "invalid value") {
-		return ExitUsage
-	}
-	return ExitFailure
+// Main runs ctx with the process's arguments and standard streams, stopping at SIGINT or SIGTERM, and
+// returns the exit code (the body of the ctx executable, and of the in-process ctx of the test scripts).
+func Main() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return Run(ctx, os.Args, IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
 }
 
-// Run runs ctx with args (args[0] is the program name) and returns the exit code. Errors are printed to
-// io.Err as "ctx: <message>".
+// Run runs ctx with args (args[0] is the program name) and returns the exit code (see ExitCode). Errors
+// are printed to io.Err as "ctx: <message>", warnings of a write that committed as "ctx: warning: ...".
+// One Run at a time per process: urfave/cli writes into the flag definitions (its own help flag
+// included) as it parses.
 func Run(ctx context.Context, args []string, io IO) int {
-	// What ctx prints comes from the store, and so from teammates, remotes and agents: it goes through a
-	// sanitizer so that it cannot drive the terminal (see sanitizer). ctx mcp serve writes JSON-RPC to
-	// the raw output.
-	out, errOut := newSanitizer(io.Out), newSanitizer(io.Err)
-	defer out.flush()
-	defer errOut.flush()
-	raw := io.Out
-	io.Out, io.Err = out, errOut
-	a := newApp(io)
-	a.Metadata = map[string]any{rawOutKey: raw}
+	e := newEnv(io)
+	defer e.flush()
+	a := newApp(e)
 	// A write that committed succeeds; what failed after its commit is a warning on stderr (docs/locks.md).
 	ctx, warnings := store.WithWarnings(ctx)
 	err := a.RunContext(ctx, normalizeArgs(a, args))
-	err = unknownCommand(a, args, err)
+	if err == nil {
+		err = e.unknown
+	}
 	if errors.Is(err, store.ErrSecret) {
 		err = fmt.Errorf("%w with --allow-secret", err)
 	}
 	for _, w := range warnings.List() {
-		fmt.Fprintf(io.Err, "ctx: warning: %s\n", w)
+		fmt.Fprintf(e.stderr, "ctx: warning: %s\n", w)
 	}
 	if err != nil {
-		fmt.Fprintf(io.Err, "ctx: %v\n", err)
+		fmt.Fprintf(e.stderr, "ctx: %v\n", err)
 	}
 	return ExitCode(err)
 }
 
-// rawOutKey is the App.Metadata key of the standard output without the sanitizer (for protocols).
-const rawOutKey = "raw-out"
-
-// rawOut is the standard output without the sanitizer.
-func rawOut(c *cli.Context) io.Writer {
-	if w, ok := c.App.Metadata[rawOutKey].(io.Writer); ok {
-		return w
+// commands are ctx's top-level commands, in the order of ctx --help.
+func commands(e *env) []*cli.Command {
+	return []*cli.Command{
+		newInitCmd(e),
+		newEntryCmd(e, store.KnowledgeKind, "knowledge", "team knowledge: what an agent must know about this project"),
+		newEntryCmd(e, store.ConventionKind, "convention", "team conventions: how this team works"),
+		newDecisionCmd(e),
+		newStatusCmd(e),
+		newCommitCmd(e),
+		newLogCmd(e),
+		newPullCmd(e),
+		newPushCmd(e),
+		newSyncCmd(e),
+		newRemoteCmd(e),
+		newImportCmd(e),
+		newMCPCmd(e),
+		newConfigCmd(e),
+		newStateCmd(e),
+		newSessionCmd(e),
+		newSkillCmd(e),
+		newActivityCmd(e),
+		newTeamCmd(e),
+		newConflictsCmd(e),
+		newResolveCmd(e),
+		newHooksCmd(e),
+		newDoctorCmd(e),
+		newExportCmd(e),
+		newIntegrationsCmd(e),
 	}
-	return c.App.Writer
 }
 
-// unknownCommand turns urfave/cli's "No help topic for 'x'" (an unknown command, exit 3 by urfave) into a
-// usage error that points at the help of the command it was given to: `ctx bogus` says to see ctx --help,
-// `ctx decision bogus` ctx decision --help.
-func unknownCommand(a *cli.App, args []string, err error) error {
-	if err == nil {
-		return nil
+// globals are the flags every command takes (read into env before any command runs).
+var globals = []cli.Flag{
+	&cli.StringFlag{Name: "C", Usage: "run as if ctx was started in `DIR`"},
+	&cli.StringFlag{Name: "agent", EnvVars: []string{"CTX_AGENT"}, Usage: "agent `NAME` recorded in commits (Ctx-Agent); \"cli\" for a person"},
+	&cli.StringFlag{Name: "session", EnvVars: []string{"CTX_SESSION"}, Usage: "session `ID` recorded in commits (Ctx-Session)"},
+	&cli.BoolFlag{Name: "allow-secret", Usage: "write public entries even when they hold text that looks like a secret (a key, a token, a password); see docs/security.md"},
+}
+
+func newApp(e *env) *cli.App {
+	usageError := func(c *cli.Context, err error, _ bool) error {
+		return usagef("%v (see %s --help)", err, helpName(c))
 	}
-	name, ok := strings.CutPrefix(err.Error(), "No help topic for '")
-	if !ok {
-		return err
+	a := &cli.App{
+		Name:            "ctx",
+		Usage:           "a git-native context store for coding agents",
+		Version:         Version,
+		Reader:          e.stdin,
+		Writer:          e.stdout,
+		ErrWriter:       e.stderr,
+		Flags:           globals,
+		HideHelpCommand: true,
+		Before: func(c *cli.Context) error {
+			e.dir = c.String("C")
+			e.actor = store.Actor{Agent: c.String("agent"), Session: c.String("session")}
+			e.allowSecret = c.Bool("allow-secret")
+			return nil
+		},
+		EnableBashCompletion: false,
+		// urfave/cli v2 calls os.Exit on exit-coded errors unless this is set; Run maps errors instead.
+		ExitErrHandler: func(*cli.Context, error) {},
+		OnUsageError:   usageError,
+		// An unknown command is a usage error pointing at the help of the command it was given to: `ctx
+		// bogus` says to see ctx --help, `ctx decision bogus` ctx decision --help.
+		CommandNotFound: func(c *cli.Context, name string) {
+			what := "command"
+			if c.Command != nil && c.Command.Name != "" && c.Command.Name != c.App.Name {
+				what = "subcommand"
+			}
+			e.unknown = usagef("unknown %s %q: see %s --help", what, name, helpName(c))
+		},
+		CustomAppHelpTemplate: cli.AppHelpTemplate + exitSection(appExits),
+		Commands:              commands(e),
 	}
-	name = strings.TrimSuffix(name, "'")
-	_, path, _ := walkCommands(a, args)
-	what := "command"
-	if len(path) > 1 {
-		what = "subcommand"
+	setUsageErrors(a.Commands, usageError)
+	return a
+}
+
+// setUsageErrors gives every command the application's usage-error handler: a bad flag is a usage error
+// (exit 2) naming the command's help, not a help page on standard output.
+func setUsageErrors(cmds []*cli.Command, f cli.OnUsageErrorFunc) {
+	for _, c := range cmds {
+		if c.OnUsageError == nil {
+			c.OnUsageError = f
+		}
+		setUsageErrors(c.Subcommands, f)
 	}
-	return usagef("unknown %s %q: see %s --help", what, name, strings.Join(path, " "))
 }
 
 // helpName is the command line whose --help explains a usage error of c: "ctx" for the application
@@ -149,139 +170,19 @@ func helpName(c *cli.Context) string {
 	return strings.Join(append([]string{c.App.Name}, names...), " ")
 }
 
-// globals are the flags every command takes.
-var globals = []cli.Flag{
-	&cli.StringFlag{Name: "C", Usage: "run as if ctx was started in `DIR`"},
-	&cli.StringFlag{Name: "agent", EnvVars: []string{"CTX_AGENT"}, Usage: "agent `NAME` recorded in commits (Ctx-Agent); \"cli\" for a person"},
-	&cli.StringFlag{Name: "session", EnvVars: []string{"CTX_SESSION"}, Usage: "session `ID` recorded in commits (Ctx-Session)"},
-	&cli.BoolFlag{Name: "allow-secret", Usage: "write public entries even when they hold text that looks like a secret (a key, a token, a password); see docs/security.md"},
-}
-
-func newApp(io IO) *cli.App {
-	a := &cli.App{
-		Name:            "ctx",
-		Usage:           "a git-native context store for coding agents",
-		Version:         Version,
-		Reader:          io.In,
-		Writer:          io.Out,
-		ErrWriter:       io.Err,
-		Flags:           globals,
-		HideHelpCommand: true,
-		Before: func(c *cli.Context) error {
-			if c.Bool("allow-secret") {
-				c.Context = store.AllowSecrets(c.Context)
-			}
+// action is the Action of a leaf command: parse maps the command line to the options (returning usage
+// errors), run does the work with the store and streams of e. When e.capture is set (tests), the options
+// are handed to it instead of running.
+func action[O any](e *env, parse func(c *cli.Context) (O, error), run func(ctx context.Context, e *env, opts O) error) cli.ActionFunc {
+	return func(c *cli.Context) error {
+		opts, err := parse(c)
+		if err != nil {
+			return err
+		}
+		if e.capture != nil {
+			e.capture(opts)
 			return nil
-		},
-		EnableBashCompletion: false,
-		// urfave/cli v2 calls os.Exit on exit-coded errors unless this is set; Run maps errors instead.
-		ExitErrHandler: func(*cli.Context, error) {},
-		OnUsageError: func(c *cli.Context, err error, _ bool) error {
-			return usagef("%v (see %s --help)", err, helpName(c))
-		},
-		Commands: []*cli.Command{
-			initCommand(),
-			entryCommand(store.KnowledgeKind, "knowledge", "team knowledge: what an agent must know about this project"),
-			entryCommand(store.ConventionKind, "convention", "team conventions: how this team works"),
-			decisionCommand(),
-			statusCommand(),
-			commitCommand(),
-			logCommand(),
-			pullCommand(),
-			pushCommand(),
-			syncCommand(),
-			remoteCommand(),
-			importCommand(),
-
-			mcpCommand(),
-			configCommand(),
-		},
-	}
-	a.Commands = append(a.Commands, extraCommands()...)
-	setUsageErrors(a.Commands, a.OnUsageError)
-	return a
-}
-
-// setUsageErrors gives every command without its own handler the application's usage-error handler: a
-// bad flag is a usage error (exit 2) naming the command's help, not a help page on standard output.
-func setUsageErrors(cmds []*cli.Command, f cli.OnUsageErrorFunc) {
-	for _, c := range cmds {
-		if c.OnUsageError == nil {
-			c.OnUsageError = f
 		}
-		setUsageErrors(c.Subcommands, f)
-	}
-}
-
-// extraCommands are commands registered by other files of this package (hooks, integrations, model kinds).
-func extraCommands() []*cli.Command {
-	var out []*cli.Command
-	for _, f := range registry {
-		out = append(out, f())
-	}
-	return out
-}
-
-var registry []func() *cli.Command
-
-// open opens the store of the directory given by -C (or the current one) with the actor of the flags.
-func open(c *cli.Context) (*store.Store, error) {
-	dir := c.String("C")
-	if dir == "" {
-		var err error
-		if dir, err = os.Getwd(); err != nil {
-			return nil, err
-		}
-	}
-	return store.Open(c.Context, dir, store.Actor{Agent: c.String("agent"), Session: c.String("session")})
-}
-
-// openInit opens the store and requires the context branch.
-func openInit(c *cli.Context) (*store.Store, error) {
-	s, err := open(c)
-	if err != nil {
-		return nil, err
-	}
-	ok, err := s.Initialized(c.Context)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, store.ErrNotInitialized
-	}
-	return s, nil
-}
-
-func printJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
-
-var jsonFlag = &cli.BoolFlag{Name: "json", Usage: "print JSON"}
-
-// table returns a tabwriter for a list: cells separated by tabs, each column as wide as its longest cell
-// plus two spaces. Call Flush when done.
-func table(w io.Writer) *tabwriter.Writer { return tabwriter.NewWriter(w, 0, 0, 2, ' ', 0) }
-
-// plural is "1 knowledge entry", "2 knowledge entries": n and the singular or the plural form.
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
-
-// commitLine prints what a write did: the commit, or that nothing changed.
-func commitLine(w io.Writer, what string, c *store.Committed) {
-	if c == nil || !c.Changed() {
-		fmt.Fprintf(w, "%s: unchanged, no commit\n", what)
-		return
-	}
-	for _, sc := range store.Scopes {
-		if h, ok := c.Commits[sc]; ok {
-			fmt.Fprintf(w, "%s: committed %s (%s)\n", what, h.String()[:12], sc)
-		}
+		return run(e.context(c.Context), e, opts)
 	}
 }

@@ -22,7 +22,7 @@ func TestMain(m *testing.M) {
 }
 
 func TestNormalizeArgs(t *testing.T) {
-	a := newApp(IO{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}})
+	a := newApp(newEnv(IO{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}))
 	cases := []struct{ in, want []string }{
 		{[]string{"ctx", "convention", "set", "git", "-f", "F"}, []string{"ctx", "convention", "set", "-f", "F", "--", "git"}},
 		{[]string{"ctx", "knowledge", "get", "k", "--json"}, []string{"ctx", "knowledge", "get", "--json", "--", "k"}},
@@ -230,7 +230,7 @@ func TestReportedRoughEdges(t *testing.T) {
 // TestHelpTexts checks that no help text refers to documents a user does not have (the design or the
 // seeds), and that the proposal verbs each say what they do.
 func TestHelpTexts(t *testing.T) {
-	a := newApp(IO{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}})
+	a := newApp(newEnv(IO{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}))
 	var walk func(path string, cmds []*cli.Command)
 	walk = func(path string, cmds []*cli.Command) {
 		for _, c := range cmds {

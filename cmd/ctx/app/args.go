@@ -8,7 +8,7 @@ import (
 
 // normalizeArgs moves the flags of the leaf command in front of its positional arguments, so that
 // `ctx convention set git -f FILE` works as users type it (urfave/cli v2 stops parsing flags at the first
-// positional argument, design §3). "--" ends flag parsing as usual.
+// positional argument). "--" ends flag parsing as usual.
 func normalizeArgs(a *cli.App, args []string) []string {
 	if len(args) < 2 {
 		return args

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"time"
@@ -12,10 +13,46 @@ import (
 // configKeys are the settings of ctx config, in the order they are printed.
 var configKeys = []string{"branch", "remote", "sync.push-with-git", "sync.timeout"}
 
-// runConfig prints all settings, one, or sets one: `ctx config sync.push-with-git true`. With --json the
-// settings print as one JSON object (one setting: its JSON value); sync.timeout prints as a Go duration
-// ("30s") and is set as one ("5s", "2m") or as a number of seconds ("30"), like --timeout.
-func runConfig(c *cli.Context, s *store.Store) error {
+// configOptions are the arguments of ctx config: no key prints every setting, a key prints it, a key and
+// a value (Set) sets it.
+type configOptions struct {
+	Key, Value string
+	HasKey     bool // a KEY was given (maybe "")
+	Set        bool
+	JSON       bool
+}
+
+func newConfigCmd(e *env) *cli.Command {
+	return withHelp(&cli.Command{
+		Name:      "config",
+		Usage:     "show or set ctx's settings for this repository: branch, remote, sync.push-with-git (true/false), sync.timeout (a duration: 30s, 2m, or seconds)",
+		ArgsUsage: "[KEY [VALUE]]",
+		Flags:     []cli.Flag{jsonFlag},
+		Action: action(e, func(c *cli.Context) (configOptions, error) {
+			o := configOptions{Key: c.Args().Get(0), Value: c.Args().Get(1), HasKey: c.NArg() > 0, JSON: c.Bool("json")}
+			switch c.NArg() {
+			case 0, 1:
+			case 2:
+				o.Set = true
+			default:
+				return configOptions{}, usagef("usage: ctx config [--json] [KEY [VALUE]]")
+			}
+			return o, nil
+		}, runConfig),
+	}, "Prints every setting of this repository (.git/ctx/config.json), one, or sets one. With --json the\n"+
+		"settings print as one JSON object (one setting: its JSON value). sync.timeout prints as a duration\n"+
+		"(\"30s\") and is set as one (\"5s\", \"2m\") or as a number of seconds (\"30\"), like --timeout.\n"+
+		"Turning sync.push-with-git on installs the pre-push hook, so that git push also pushes the context.",
+		[]string{"ctx config", "ctx config sync.timeout 2m", "ctx config sync.push-with-git true", "ctx config remote upstream", "ctx config --json"},
+		[]exit{{ExitUsage, "usage error, an unknown setting, or a value it does not take"}, {ExitNoStore, "not a git repository"}})
+}
+
+// runConfig prints all settings, one, or sets one.
+func runConfig(ctx context.Context, e *env, o configOptions) error {
+	s, err := e.open(ctx)
+	if err != nil {
+		return err
+	}
 	get := map[string]func() any{
 		"branch":             func() any { return s.Cfg.Branch },
 		"remote":             func() any { return s.Cfg.Remote },
@@ -27,69 +64,64 @@ func runConfig(c *cli.Context, s *store.Store) error {
 			return (time.Duration(s.Cfg.TimeoutSecs) * time.Second).String()
 		},
 	}
-	switch c.NArg() {
-	case 0:
-		if c.Bool("json") {
+	switch {
+	case !o.HasKey:
+		if o.JSON {
 			m := map[string]any{}
 			for _, k := range configKeys {
 				m[k] = get[k]()
 			}
-			return printJSON(c.App.Writer, m)
+			return printJSON(e.stdout, m)
 		}
 		for _, k := range configKeys {
-			fmt.Fprintf(c.App.Writer, "%s=%v\n", k, get[k]())
+			fmt.Fprintf(e.stdout, "%s=%v\n", k, get[k]())
 		}
 		return nil
-	case 1:
-		f, ok := get[c.Args().Get(0)]
+	case !o.Set:
+		f, ok := get[o.Key]
 		if !ok {
-			return usagef("unknown setting %q (known: branch, remote, sync.push-with-git, sync.timeout)", c.Args().Get(0))
+			return usagef("unknown setting %q (known: branch, remote, sync.push-with-git, sync.timeout)", o.Key)
 		}
-		if c.Bool("json") {
-			return printJSON(c.App.Writer, f())
+		if o.JSON {
+			return printJSON(e.stdout, f())
 		}
-		fmt.Fprintln(c.App.Writer, f())
+		fmt.Fprintln(e.stdout, f())
 		return nil
-	case 2:
-		if c.Bool("json") {
-			return usagef("--json prints settings: give KEY VALUE without it to set one")
-		}
-	default:
-		return usagef("usage: ctx config [--json] [KEY [VALUE]]")
+	case o.JSON:
+		return usagef("--json prints settings: give KEY VALUE without it to set one")
 	}
-	key, val := c.Args().Get(0), c.Args().Get(1)
-	switch key {
+	switch o.Key {
 	case "branch":
 		return usagef("the branch is chosen at ctx init --branch")
 	case "remote":
 		// Saved and then used by every sync: refused now when git must never see it (an option, a command
 		// transport); "" unsets it.
-		if val != "" {
-			if err := s.CheckRemote(val, store.RemoteFromUser); err != nil {
+		if o.Value != "" {
+			if err := s.CheckRemote(o.Value, store.RemoteFromUser); err != nil {
 				return err
 			}
 		}
-		s.Cfg.Remote = val
+		s.Cfg.Remote = o.Value
 	case "sync.push-with-git":
-		b, err := strconv.ParseBool(val)
+		b, err := strconv.ParseBool(o.Value)
 		if err != nil {
 			return usagef("sync.push-with-git takes true or false")
 		}
 		s.Cfg.PushWithGit = b
 	case "sync.timeout":
-		n, err := parseSeconds(val)
+		n, err := parseSeconds(o.Value)
 		if err != nil {
 			return err
 		}
 		s.Cfg.TimeoutSecs = n
 	default:
-		return usagef("unknown setting %q (known: branch, remote, sync.push-with-git, sync.timeout)", key)
+		return usagef("unknown setting %q (known: branch, remote, sync.push-with-git, sync.timeout)", o.Key)
 	}
 	if err := s.SaveConfig(); err != nil {
 		return err
 	}
-	if onConfigChanged != nil {
-		return onConfigChanged(c, s, key)
+	if o.Key == "sync.push-with-git" {
+		return pushHookChanged(ctx, e, s)
 	}
 	return nil
 }
@@ -110,6 +142,3 @@ func parseSeconds(val string) (int, error) {
 	}
 	return int(d / time.Second), nil
 }
-
-// onConfigChanged lets hooks.go install the pre-push hook when sync.push-with-git is turned on.
-var onConfigChanged func(c *cli.Context, s *store.Store, key string) error

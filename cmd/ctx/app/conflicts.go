@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -10,27 +11,9 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// Conflicts of the merge layer (design §4: "the losing version kept in a conflict record listed by `ctx
-// conflicts` and MCP; `ctx resolve` picks or edits"; docs/format.md "Conflicts").
-
-func init() {
-	registry = append(registry, conflictsCommand, resolveCommand)
-}
-
-// strategyFlag is pull's and sync's --strategy: decide every conflict of this pull at once.
-var strategyFlag = &cli.StringFlag{Name: "strategy",
-	Usage: "decide every conflict of this pull at once with `SIDE` (ours or theirs) in the merge commit, writing no conflict record",
-	Action: func(_ *cli.Context, v string) error {
-		if _, err := store.ParseStrategy(v); err != nil || v == "" {
-			return usagef("invalid --strategy %q: use ours or theirs", v)
-		}
-		return nil
-	}}
-
-// pullOptions reads --strategy (validated by store.PullWith).
-func pullOptions(c *cli.Context) store.PullOptions {
-	return store.PullOptions{Strategy: store.Strategy(c.String("strategy"))}
-}
+// Conflicts of the merge layer: the losing version of a field both sides changed is kept in a conflict
+// record (conflicts/<id>.json, docs/format.md "Conflicts") listed by ctx conflicts and settled by ctx
+// resolve.
 
 // printDecided lists the conflicts a --strategy decided.
 func printDecided(w io.Writer, r *store.PullResult) {
@@ -39,41 +22,51 @@ func printDecided(w io.Writer, r *store.PullResult) {
 	}
 }
 
-func conflictsCommand() *cli.Command {
-	return &cli.Command{
+// conflictsOptions are the flags of ctx conflicts.
+type conflictsOptions struct{ JSON, Full bool }
+
+func newConflictsCmd(e *env) *cli.Command {
+	return withHelp(&cli.Command{
 		Name:  "conflicts",
 		Usage: "list the open merge conflicts (conflicts/<id>.json) with base, ours, theirs and a diff ours → theirs",
 		Flags: []cli.Flag{jsonFlag, &cli.BoolFlag{Name: "full", Usage: "print base, ours and theirs in full"}},
-		Action: func(c *cli.Context) error {
+		Action: action(e, func(c *cli.Context) (conflictsOptions, error) {
 			if c.NArg() > 0 {
-				return usagef("usage: ctx conflicts [--json] [--full]")
+				return conflictsOptions{}, usagef("usage: ctx conflicts [--json] [--full]")
 			}
-			s, v, err := viewOf(c)
-			if err != nil {
-				return err
-			}
-			recs, err := s.ListConflicts(c.Context, v)
-			if err != nil {
-				return err
-			}
-			if c.Bool("json") {
-				if recs == nil {
-					recs = []store.ConflictRecord{}
-				}
-				return printJSON(c.App.Writer, recs)
-			}
-			w := c.App.Writer
-			if len(recs) == 0 {
-				fmt.Fprintln(w, "no open conflicts")
-				return nil
-			}
-			for _, r := range recs {
-				printConflict(w, r, c.Bool("full"))
-			}
-			fmt.Fprintf(w, "%s: settle one with ctx resolve PATH|ID --ours|--theirs|--file F\n", plural(len(recs), "open conflict", "open conflicts"))
-			return nil
-		},
+			return conflictsOptions{JSON: c.Bool("json"), Full: c.Bool("full")}, nil
+		}, runConflicts),
+	}, "Lists the conflicts a merge recorded: the path and field, the rule that decided, whose version the\n"+
+		"file holds (ours: written by you or on this machine), who wrote each side, and a diff ours → theirs.",
+		[]string{"ctx conflicts", "ctx conflicts --full", "ctx conflicts --json"},
+		exits(ExitUsage, ExitNoStore))
+}
+
+func runConflicts(ctx context.Context, e *env, o conflictsOptions) error {
+	s, v, err := e.view(ctx)
+	if err != nil {
+		return err
 	}
+	recs, err := s.ListConflicts(ctx, v)
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		if recs == nil {
+			recs = []store.ConflictRecord{}
+		}
+		return printJSON(e.stdout, recs)
+	}
+	w := e.stdout
+	if len(recs) == 0 {
+		fmt.Fprintln(w, "no open conflicts")
+		return nil
+	}
+	for _, r := range recs {
+		printConflict(w, r, o.Full)
+	}
+	fmt.Fprintf(w, "%s: settle one with ctx resolve PATH|ID --ours|--theirs|--file F\n", plural(len(recs), "open conflict", "open conflicts"))
+	return nil
 }
 
 func printConflict(w io.Writer, r store.ConflictRecord, full bool) {
@@ -162,16 +155,15 @@ func describeSide(by *store.ConflictSide, deleted, inFile bool, why string) stri
 	return strings.Join(parts, "; ")
 }
 
-func indent(s string) string {
-	if s == "" {
-		return ""
-	}
-	s = "    " + strings.ReplaceAll(strings.TrimSuffix(s, "\n"), "\n", "\n    ")
-	return s + "\n"
+// resolveOptions are the arguments of ctx resolve.
+type resolveOptions struct {
+	Target string // the conflict's path or id
+	Choice string // ours, theirs, kept, lost or file
+	File   string // with Choice "file": the content's file, "-" for standard input
 }
 
-func resolveCommand() *cli.Command {
-	return &cli.Command{
+func newResolveCmd(e *env) *cli.Command {
+	return withHelp(&cli.Command{
 		Name:      "resolve",
 		Usage:     "settle an open conflict: write ours, theirs (or kept, lost, or a file) to the path and delete its record, in one commit",
 		ArgsUsage: "PATH|ID",
@@ -182,9 +174,9 @@ func resolveCommand() *cli.Command {
 			&cli.BoolFlag{Name: "lost", Usage: "take the version the merge recorded as lost"},
 			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "write the content of `FILE` (- for standard input), e.g. a hand merge; an entry keeps its front matter (a body alone is enough) with you as its author"},
 		},
-		Action: func(c *cli.Context) error {
+		Action: action(e, func(c *cli.Context) (resolveOptions, error) {
 			if c.NArg() != 1 {
-				return usagef("usage: ctx resolve PATH|ID --ours|--theirs|--kept|--lost|--file F")
+				return resolveOptions{}, usagef("usage: ctx resolve PATH|ID --ours|--theirs|--kept|--lost|--file F")
 			}
 			var choices []string
 			for _, f := range []string{"ours", "theirs", "kept", "lost"} {
@@ -196,33 +188,40 @@ func resolveCommand() *cli.Command {
 				choices = append(choices, "file")
 			}
 			if len(choices) != 1 {
-				return usagef("ctx resolve: pass exactly one of --ours, --theirs, --kept, --lost, --file F")
+				return resolveOptions{}, usagef("ctx resolve: pass exactly one of --ours, --theirs, --kept, --lost, --file F")
 			}
-			var content []byte
-			if choices[0] == "file" {
-				var err error
-				if f := c.String("file"); f == "-" {
-					content, err = io.ReadAll(c.App.Reader)
-				} else {
-					content, err = os.ReadFile(f)
-				}
-				if err != nil {
-					return fmt.Errorf("resolve: read the content: %w", err)
-				}
-				if content == nil {
-					content = []byte{}
-				}
-			}
-			s, err := openInit(c)
-			if err != nil {
-				return err
-			}
-			rec, res, err := s.ResolveConflict(c.Context, c.Args().First(), choices[0], content)
-			if err != nil {
-				return err
-			}
-			commitLine(c.App.Writer, fmt.Sprintf("resolve %s (%s) with %s", rec.Path, rec.ID, choices[0]), res)
-			return nil
-		},
+			return resolveOptions{Target: c.Args().First(), Choice: choices[0], File: c.String("file")}, nil
+		}, runResolve),
+	}, "Settles the conflict named by its path or id: the chosen version is written to the path and the\n"+
+		"conflict record deleted, in one commit. ctx conflicts shows the versions to choose from.",
+		[]string{"ctx resolve knowledge/testing.md --theirs", "ctx resolve 3f2a --ours", "ctx resolve knowledge/testing.md -f merged.md"},
+		exits(ExitUsage, ExitNotFound, ExitNoStore))
+}
+
+func runResolve(ctx context.Context, e *env, o resolveOptions) error {
+	var content []byte
+	if o.Choice == "file" {
+		var err error
+		if o.File == "-" {
+			content, err = io.ReadAll(e.stdin)
+		} else {
+			content, err = os.ReadFile(o.File)
+		}
+		if err != nil {
+			return fmt.Errorf("resolve: read the content: %w", err)
+		}
+		if content == nil {
+			content = []byte{}
+		}
 	}
+	s, err := e.openInit(ctx)
+	if err != nil {
+		return err
+	}
+	rec, res, err := s.ResolveConflict(ctx, o.Target, o.Choice, content)
+	if err != nil {
+		return err
+	}
+	commitLine(e.stdout, fmt.Sprintf("resolve %s (%s) with %s", rec.Path, rec.ID, o.Choice), res)
+	return nil
 }

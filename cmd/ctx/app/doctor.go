@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -9,13 +10,14 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-func init() { registry = append(registry, doctorCommand) }
-
 // errUnhealthy is doctor's exit status 1 when it found entries ctx does not read (the report is printed).
 var errUnhealthy = errors.New("the context refs hold entries ctx does not read (see above)")
 
-func doctorCommand() *cli.Command {
-	return &cli.Command{
+// doctorOptions are the flags of ctx doctor.
+type doctorOptions struct{ JSON, Fix bool }
+
+func newDoctorCmd(e *env) *cli.Command {
+	return withHelp(&cli.Command{
 		Name: "doctor",
 		Usage: "check the context refs for entries ctx does not read (unsafe names, links, gitlinks, paths outside the layout); " +
 			"exit 1 when there are some; --fix removes them in one commit per ref",
@@ -23,52 +25,60 @@ func doctorCommand() *cli.Command {
 			jsonFlag,
 			&cli.BoolFlag{Name: "fix", Usage: "remove those entries from the tips of the context refs (one commit per ref)"},
 		},
-		Action: func(c *cli.Context) error {
-			s, err := openInit(c)
-			if err != nil {
-				return err
-			}
-			w := c.App.Writer
-			if c.Bool("fix") {
-				res, removed, err := s.RemoveProblems(c.Context)
-				if err != nil {
-					return err
-				}
-				if c.Bool("json") {
-					return printJSON(w, map[string]any{"removed": nonNil(removed), "commits": res.Commits})
-				}
-				if len(removed) == 0 {
-					fmt.Fprintln(w, "nothing to fix: every entry of the context refs is readable")
-					return nil
-				}
-				for _, p := range removed {
-					fmt.Fprintf(w, "  removed %s\n", p)
-				}
-				commitLine(w, "doctor --fix", res)
-				fmt.Fprintln(w, "publish the repair with ctx push (an unsafe entry stays in the history: see docs/security.md)")
-				return nil
-			}
-			d, err := s.Doctor(c.Context)
-			if err != nil {
-				return err
-			}
-			if c.Bool("json") {
-				if err := printJSON(w, d); err != nil {
-					return err
-				}
-				if len(d.Problems) > 0 {
-					return errUnhealthy
-				}
-				return nil
-			}
-			if len(d.Problems) == 0 {
-				fmt.Fprintln(w, "ok: every entry of the context refs is readable")
-				return nil
-			}
-			printDiagnosis(w, s, d)
-			return errUnhealthy
-		},
+		Action: action(e, func(c *cli.Context) (doctorOptions, error) {
+			return doctorOptions{JSON: c.Bool("json"), Fix: c.Bool("fix")}, nil
+		}, runDoctor),
+	}, "Checks the tips of the context refs for entries every command skips: names that could write outside\n"+
+		".context/, symbolic links, gitlinks and paths outside the layout. Without --fix it prints them and how to\n"+
+		"repair them; --fix removes them in one commit per ref (they stay in the history: see docs/security.md).",
+		[]string{"ctx doctor", "ctx doctor --json", "ctx doctor --fix && ctx push"},
+		[]exit{{ExitOK, "every entry is readable (or --fix removed the others)"}, {ExitFailure, "entries ctx does not read were found, or a failure"}, {ExitNoStore, ""}})
+}
+
+func runDoctor(ctx context.Context, e *env, o doctorOptions) error {
+	s, err := e.openInit(ctx)
+	if err != nil {
+		return err
 	}
+	w := e.stdout
+	if o.Fix {
+		res, removed, err := s.RemoveProblems(ctx)
+		if err != nil {
+			return err
+		}
+		if o.JSON {
+			return printJSON(w, map[string]any{"removed": nonNil(removed), "commits": res.Commits})
+		}
+		if len(removed) == 0 {
+			fmt.Fprintln(w, "nothing to fix: every entry of the context refs is readable")
+			return nil
+		}
+		for _, p := range removed {
+			fmt.Fprintf(w, "  removed %s\n", p)
+		}
+		commitLine(w, "doctor --fix", res)
+		fmt.Fprintln(w, "publish the repair with ctx push (an unsafe entry stays in the history: see docs/security.md)")
+		return nil
+	}
+	d, err := s.Doctor(ctx)
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		if err := printJSON(w, d); err != nil {
+			return err
+		}
+		if len(d.Problems) > 0 {
+			return errUnhealthy
+		}
+		return nil
+	}
+	if len(d.Problems) == 0 {
+		fmt.Fprintln(w, "ok: every entry of the context refs is readable")
+		return nil
+	}
+	printDiagnosis(w, s, d)
+	return errUnhealthy
 }
 
 func nonNil(ps []store.Problem) []store.Problem {

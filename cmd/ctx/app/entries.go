@@ -1,159 +1,248 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/ctx-dev/ctx/store"
 	"github.com/urfave/cli/v2"
 )
 
-// entryCommand builds `ctx knowledge|convention set/get/list/rm`.
-func entryCommand(k store.Kind, name, usage string) *cli.Command {
-	return &cli.Command{
+// newEntryCmd is `ctx knowledge|convention set/get/list/scope/rm`: name is the command's name, k the
+// kind of entry it manages.
+func newEntryCmd(e *env, k store.Kind, name, usage string) *cli.Command {
+	return withHelp(&cli.Command{
 		Name:  name,
 		Usage: usage,
 		Subcommands: []*cli.Command{
-			{
-				Name:      "set",
-				Usage:     "write an entry: TEXT, or -f FILE, or standard input",
-				ArgsUsage: "KEY [TEXT]",
-				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "read the content from `FILE` (- for stdin)"},
-					&cli.StringFlag{Name: "scope", Usage: "public (pushed), private or ephemeral (never pushed)"},
-					&cli.StringFlag{Name: "provenance", Usage: "agent_generated, from_approved_context, owner_approved or owner_instruction"},
-				},
-				Action: func(c *cli.Context) error {
-					if c.NArg() < 1 || c.NArg() > 2 {
-						return usagef("usage: ctx %s set KEY [TEXT] [-f FILE]", name)
-					}
-					content, err := readContent(c, c.Args().Get(1), c.NArg() == 2)
-					if err != nil {
-						return err
-					}
-					var sc store.Scope
-					if c.IsSet("scope") {
-						if sc, err = store.ParseScope(c.String("scope")); err != nil {
-							return usagef("%v", err)
-						}
-					}
-					s, err := openInit(c)
-					if err != nil {
-						return err
-					}
-					res, err := s.SetEntry(c.Context, k, store.SetEntry{Key: c.Args().Get(0), Content: content, Scope: sc, Provenance: c.String("provenance")})
-					if err != nil {
-						return err
-					}
-					commitLine(c.App.Writer, name+" "+c.Args().Get(0), res)
-					return nil
-				},
-			},
-			{
-				Name:      "get",
-				Usage:     "print an entry's content",
-				ArgsUsage: "KEY",
-				Flags:     []cli.Flag{jsonFlag},
-				Action: func(c *cli.Context) error {
-					if c.NArg() != 1 {
-						return usagef("usage: ctx %s get KEY", name)
-					}
-					s, v, err := viewOf(c)
-					if err != nil {
-						return err
-					}
-					e, err := s.GetEntry(c.Context, v, k, c.Args().Get(0))
-					if err != nil {
-						return err
-					}
-					if c.Bool("json") {
-						return printJSON(c.App.Writer, e)
-					}
-					_, err = io.WriteString(c.App.Writer, e.Content)
-					return err
-				},
-			},
-			{
-				Name:  "list",
-				Usage: "list the entries of every scope",
-				Flags: []cli.Flag{jsonFlag},
-				Action: func(c *cli.Context) error {
-					s, v, err := viewOf(c)
-					if err != nil {
-						return err
-					}
-					list, err := s.ListEntries(c.Context, v, k)
-					if err != nil {
-						return err
-					}
-					if c.Bool("json") {
-						return printJSON(c.App.Writer, list)
-					}
-					tw := table(c.App.Writer)
-					for _, e := range list {
-						fmt.Fprintf(tw, "%s\t%s\t%s\n", e.Key, e.Scope, firstLine(e.Content))
-					}
-					return tw.Flush()
-				},
-			},
-			scopeCommand(name),
-			{
-				Name:      "rm",
-				Usage:     "remove an entry",
-				ArgsUsage: "KEY",
-				Action: func(c *cli.Context) error {
-					if c.NArg() != 1 {
-						return usagef("usage: ctx %s rm KEY", name)
-					}
-					s, err := openInit(c)
-					if err != nil {
-						return err
-					}
-					res, err := s.RemoveEntry(c.Context, k, c.Args().Get(0))
-					if err != nil {
-						return err
-					}
-					commitLine(c.App.Writer, "removed "+name+" "+c.Args().Get(0), res)
-					return nil
-				},
-			},
+			newEntrySetCmd(e, k, name),
+			newEntryGetCmd(e, k, name),
+			newEntryListCmd(e, k, name),
+			newScopeCmd(e, name),
+			newEntryRmCmd(e, k, name),
 		},
-	}
+	}, fmt.Sprintf("Markdown entries under %s/ of the context branch, one file per KEY, each in a scope:\n"+
+		"public (pushed with ctx push), private or ephemeral (kept on this machine).", k.Dir),
+		[]string{
+			fmt.Sprintf("ctx %s set testing 'Run make test before pushing.'", name),
+			fmt.Sprintf("ctx %s set testing -f TESTING.md", name),
+			fmt.Sprintf("ctx %s list --json", name),
+		},
+		exits(ExitUsage, ExitNotFound, ExitNoStore))
 }
 
-// readContent returns the TEXT argument, the -f FILE (- = stdin), or standard input when neither is given.
-func readContent(c *cli.Context, text string, hasText bool) (string, error) {
-	file := c.String("file")
+// content is where a command's text comes from: the TEXT argument, -f FILE ("-": standard input), or
+// standard input when neither is given.
+type content struct {
+	Text    string
+	HasText bool
+	File    string
+}
+
+// contentOf reads the TEXT argument at index i and -f; both is a usage error.
+func contentOf(c *cli.Context, i int) (content, error) {
+	in := content{Text: c.Args().Get(i), HasText: c.NArg() > i, File: c.String("file")}
+	if in.HasText && in.File != "" {
+		return content{}, usagef("give the content either as TEXT or with -f FILE, not both")
+	}
+	return in, nil
+}
+
+// read returns the content.
+func (in content) read(stdin io.Reader) (string, error) {
 	switch {
-	case hasText && file != "":
-		return "", usagef("give the content either as TEXT or with -f FILE, not both")
-	case hasText:
-		return text, nil
-	case file == "-" || file == "":
-		b, err := io.ReadAll(c.App.Reader)
+	case in.HasText:
+		return in.Text, nil
+	case in.File == "-" || in.File == "":
+		b, err := io.ReadAll(stdin)
 		if err != nil {
 			return "", fmt.Errorf("read standard input: %w", err)
 		}
 		return string(b), nil
 	}
-	b, err := os.ReadFile(file)
+	b, err := os.ReadFile(in.File)
 	if err != nil {
-		return "", fmt.Errorf("read %s: %w", file, err)
+		return "", fmt.Errorf("read %s: %w", in.File, err)
 	}
 	return string(b), nil
 }
 
-func firstLine(s string) string {
-	for _, l := range strings.Split(s, "\n") {
-		l = strings.TrimSpace(l)
-		if l != "" && l != "---" {
-			if r := []rune(l); len(r) > 80 {
-				l = string(r[:77]) + "..."
+// entrySetOptions are the arguments of ctx knowledge|convention set.
+type entrySetOptions struct {
+	Kind       store.Kind
+	Name       string // the command: knowledge or convention
+	Key        string
+	Content    content
+	Scope      store.Scope // "" keeps the entry's scope (public for a new one)
+	Provenance string
+}
+
+func newEntrySetCmd(e *env, k store.Kind, name string) *cli.Command {
+	return withHelp(&cli.Command{
+		Name:      "set",
+		Usage:     "write an entry: TEXT, or -f FILE, or standard input",
+		ArgsUsage: "KEY [TEXT]",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "read the content from `FILE` (- for stdin)"},
+			&cli.StringFlag{Name: "scope", Usage: "public (pushed), private or ephemeral (never pushed)"},
+			&cli.StringFlag{Name: "provenance", Usage: "agent_generated, from_approved_context, owner_approved or owner_instruction"},
+		},
+		Action: action(e, func(c *cli.Context) (entrySetOptions, error) {
+			if c.NArg() < 1 || c.NArg() > 2 {
+				return entrySetOptions{}, usagef("usage: ctx %s set KEY [TEXT] [-f FILE]", name)
 			}
-			return l
-		}
+			in, err := contentOf(c, 1)
+			if err != nil {
+				return entrySetOptions{}, err
+			}
+			o := entrySetOptions{Kind: k, Name: name, Key: c.Args().Get(0), Content: in, Provenance: c.String("provenance")}
+			if c.IsSet("scope") {
+				if o.Scope, err = store.ParseScope(c.String("scope")); err != nil {
+					return entrySetOptions{}, usagef("%v", err)
+				}
+			}
+			return o, nil
+		}, runEntrySet),
+	}, "Writes the entry KEY (a file name without .md: letters, digits, '-', '_', '.') in one commit; the\n"+
+		"same content again makes no commit. Text that looks like a secret is refused in the public scope.",
+		[]string{
+			fmt.Sprintf("ctx %s set architecture 'Hexagonal; one binary.'", name),
+			fmt.Sprintf("ctx %s set onboarding -f docs/onboarding.md --scope private", name),
+			fmt.Sprintf("echo 'Read README first.' | ctx %s set readme", name),
+		},
+		[]exit{{ExitUsage, "usage error, or an invalid key, scope or provenance"}, {ExitNoStore, ""}})
+}
+
+func runEntrySet(ctx context.Context, e *env, o entrySetOptions) error {
+	text, err := o.Content.read(e.stdin)
+	if err != nil {
+		return err
 	}
-	return ""
+	s, err := e.openInit(ctx)
+	if err != nil {
+		return err
+	}
+	res, err := s.SetEntry(ctx, o.Kind, store.SetEntry{Key: o.Key, Content: text, Scope: o.Scope, Provenance: o.Provenance})
+	if err != nil {
+		return err
+	}
+	commitLine(e.stdout, o.Name+" "+o.Key, res)
+	return nil
+}
+
+// entryGetOptions are the arguments of ctx knowledge|convention get.
+type entryGetOptions struct {
+	Kind store.Kind
+	Key  string
+	JSON bool
+}
+
+func newEntryGetCmd(e *env, k store.Kind, name string) *cli.Command {
+	return withHelp(&cli.Command{
+		Name:      "get",
+		Usage:     "print an entry's content",
+		ArgsUsage: "KEY",
+		Flags:     []cli.Flag{jsonFlag},
+		Action: action(e, func(c *cli.Context) (entryGetOptions, error) {
+			if c.NArg() != 1 {
+				return entryGetOptions{}, usagef("usage: ctx %s get KEY", name)
+			}
+			return entryGetOptions{Kind: k, Key: c.Args().Get(0), JSON: c.Bool("json")}, nil
+		}, runEntryGet),
+	}, "Prints the content of the entry KEY as stored, whatever its scope; --json adds its key, scope and\n"+
+		"front matter.",
+		[]string{fmt.Sprintf("ctx %s get architecture", name), fmt.Sprintf("ctx %s get architecture --json", name)},
+		exits(ExitUsage, ExitNotFound, ExitNoStore))
+}
+
+func runEntryGet(ctx context.Context, e *env, o entryGetOptions) error {
+	s, v, err := e.view(ctx)
+	if err != nil {
+		return err
+	}
+	en, err := s.GetEntry(ctx, v, o.Kind, o.Key)
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		return printJSON(e.stdout, en)
+	}
+	_, err = io.WriteString(e.stdout, en.Content)
+	return err
+}
+
+// entryListOptions are the arguments of ctx knowledge|convention list.
+type entryListOptions struct {
+	Kind store.Kind
+	JSON bool
+}
+
+func newEntryListCmd(e *env, k store.Kind, name string) *cli.Command {
+	return withHelp(&cli.Command{
+		Name:  "list",
+		Usage: "list the entries of every scope",
+		Flags: []cli.Flag{jsonFlag},
+		Action: action(e, func(c *cli.Context) (entryListOptions, error) {
+			return entryListOptions{Kind: k, JSON: c.Bool("json")}, nil
+		}, runEntryList),
+	}, "Lists the entries of the public, private and ephemeral scopes: key, scope and first line.",
+		[]string{fmt.Sprintf("ctx %s list", name), fmt.Sprintf("ctx %s list --json", name)},
+		exits(ExitNoStore))
+}
+
+func runEntryList(ctx context.Context, e *env, o entryListOptions) error {
+	s, v, err := e.view(ctx)
+	if err != nil {
+		return err
+	}
+	list, err := s.ListEntries(ctx, v, o.Kind)
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		return printJSON(e.stdout, list)
+	}
+	tw := table(e.stdout)
+	for _, en := range list {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", en.Key, en.Scope, firstLine(en.Content))
+	}
+	return tw.Flush()
+}
+
+// entryRmOptions are the arguments of ctx knowledge|convention rm.
+type entryRmOptions struct {
+	Kind store.Kind
+	Name string
+	Key  string
+}
+
+func newEntryRmCmd(e *env, k store.Kind, name string) *cli.Command {
+	return withHelp(&cli.Command{
+		Name:      "rm",
+		Usage:     "remove an entry",
+		ArgsUsage: "KEY",
+		Action: action(e, func(c *cli.Context) (entryRmOptions, error) {
+			if c.NArg() != 1 {
+				return entryRmOptions{}, usagef("usage: ctx %s rm KEY", name)
+			}
+			return entryRmOptions{Kind: k, Name: name, Key: c.Args().Get(0)}, nil
+		}, runEntryRm),
+	}, "Removes the entry KEY in one commit (it stays in the branch's history).",
+		[]string{fmt.Sprintf("ctx %s rm architecture", name)},
+		exits(ExitUsage, ExitNotFound, ExitNoStore))
+}
+
+func runEntryRm(ctx context.Context, e *env, o entryRmOptions) error {
+	s, err := e.openInit(ctx)
+	if err != nil {
+		return err
+	}
+	res, err := s.RemoveEntry(ctx, o.Kind, o.Key)
+	if err != nil {
+		return err
+	}
+	commitLine(e.stdout, "removed "+o.Name+" "+o.Key, res)
+	return nil
 }

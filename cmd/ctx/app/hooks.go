@@ -10,46 +10,49 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-func init() {
-	registry = append(registry, hooksCommand)
-	installHooks = func(c *cli.Context, s *store.Store) (string, error) {
-		st, err := hooks.Install(c.Context, s.Repo.WorkTree(), hooks.Options{PrePush: s.Cfg.PushWithGit})
-		if err != nil {
-			return "", err
-		}
-		return describeHooks(st, "installed"), nil
+// installHooks installs the git hooks after ctx init and says what it did.
+func installHooks(ctx context.Context, s *store.Store) (string, error) {
+	st, err := hooks.Install(ctx, s.Repo.WorkTree(), hooks.Options{PrePush: s.Cfg.PushWithGit})
+	if err != nil {
+		return "", err
 	}
-	hooksHint = func(c *cli.Context, s *store.Store) string {
-		if s.Repo.Bare() {
+	return describeHooks(st, "installed"), nil
+}
+
+// hooksHint is said after the first pull of a clone (the remote's branch adopted, no ctx init run): when
+// git's hooks that refresh .context/ are not installed, how to install them; "" when they are.
+func hooksHint(ctx context.Context, s *store.Store) string {
+	if s.Repo.Bare() {
+		return ""
+	}
+	st, err := hooks.Report(ctx, s.Repo.WorkTree())
+	if err != nil {
+		return fmt.Sprintf("hint: ctx's git hooks cannot run here (%v)", err)
+	}
+	for _, h := range st.Hooks {
+		if h.Installed && h.Executable {
 			return ""
 		}
-		st, err := hooks.Report(c.Context, s.Repo.WorkTree())
-		if err != nil {
-			return fmt.Sprintf("hint: ctx's git hooks cannot run here (%v)", err)
-		}
-		for _, h := range st.Hooks {
-			if h.Installed && h.Executable {
-				return ""
-			}
-		}
-		if st.Manager != hooks.NoManager {
-			return fmt.Sprintf("hint: ctx's git hooks are not installed, so .context/ is refreshed only when ctx runs; %s manages the hooks: ctx hooks install prints what to add to its configuration", st.Manager)
-		}
-		return "hint: ctx's git hooks are not installed, so .context/ is refreshed only when ctx runs (not on git checkout, merge or rebase): install them with ctx hooks install"
 	}
-	onConfigChanged = func(c *cli.Context, s *store.Store, key string) error {
-		if key != "sync.push-with-git" || s.Repo.Bare() {
-			return nil
-		}
-		st, err := hooks.Install(c.Context, s.Repo.WorkTree(), hooks.Options{PrePush: s.Cfg.PushWithGit})
-		if err != nil {
-			return err
-		}
-		if s.Cfg.PushWithGit {
-			fmt.Fprintln(c.App.Writer, describeHooks(st, "installed"))
-		}
+	if st.Manager != hooks.NoManager {
+		return fmt.Sprintf("hint: ctx's git hooks are not installed, so .context/ is refreshed only when ctx runs; %s manages the hooks: ctx hooks install prints what to add to its configuration", st.Manager)
+	}
+	return "hint: ctx's git hooks are not installed, so .context/ is refreshed only when ctx runs (not on git checkout, merge or rebase): install them with ctx hooks install"
+}
+
+// pushHookChanged installs or removes the pre-push hook after ctx config sync.push-with-git.
+func pushHookChanged(ctx context.Context, e *env, s *store.Store) error {
+	if s.Repo.Bare() {
 		return nil
 	}
+	st, err := hooks.Install(ctx, s.Repo.WorkTree(), hooks.Options{PrePush: s.Cfg.PushWithGit})
+	if err != nil {
+		return err
+	}
+	if s.Cfg.PushWithGit {
+		fmt.Fprintln(e.stdout, describeHooks(st, "installed"))
+	}
+	return nil
 }
 
 func describeHooks(st hooks.Status, verb string) string {
@@ -77,10 +80,10 @@ func describeHooks(st hooks.Status, verb string) string {
 	return out
 }
 
-// hookActions are what ctx's git hooks do, from the store of the worktree (design §6).
-func hookActions(c *cli.Context) hooks.Actions {
+// hookActions are what ctx's git hooks do, from the store of the worktree (package hooks runs them).
+func hookActions(e *env) hooks.Actions {
 	openAt := func(ctx context.Context, wt string) (*store.Store, error) {
-		return store.Open(ctx, wt, store.Actor{Agent: c.String("agent"), Session: c.String("session")})
+		return store.Open(ctx, wt, e.actor)
 	}
 	return hooks.Actions{
 		Refresh: func(ctx context.Context, wt string) error {
@@ -93,11 +96,11 @@ func hookActions(c *cli.Context) hooks.Actions {
 				return err
 			}
 			for _, p := range r.Kept {
-				fmt.Fprintf(c.App.ErrWriter, "ctx: kept your hand edit of %s/%s (record it with ctx commit)\n", store.CheckoutDir, p)
+				fmt.Fprintf(e.stderr, "ctx: kept your hand edit of %s/%s (record it with ctx commit)\n", store.CheckoutDir, p)
 			}
 			for _, p := range r.Skipped {
 				if !p.Unsafe {
-					fmt.Fprintf(c.App.ErrWriter, "ctx: skipped %s (not checked out; see ctx doctor)\n", p)
+					fmt.Fprintf(e.stderr, "ctx: skipped %s (not checked out; see ctx doctor)\n", p)
 				}
 			}
 			// git moved the branch (git fetch origin ctx:ctx, git update-ref) without ctx's checks: a tip
@@ -118,7 +121,18 @@ func hookActions(c *cli.Context) hooks.Actions {
 			}
 			return nil
 		},
-		Activity: hookActivity,
+		Activity: func(ctx context.Context, wt, branch string) error {
+			// This machine's branch in its activity entry.
+			s, err := store.Open(ctx, wt, store.Actor{})
+			if err != nil {
+				return err
+			}
+			if ok, _ := s.Initialized(ctx); !ok {
+				return nil
+			}
+			_, err = s.UpdateBranch(ctx, branch)
+			return err
+		},
 		Push: func(ctx context.Context, wt, remote string) error {
 			s, err := openAt(ctx, wt)
 			if err != nil {
@@ -133,104 +147,120 @@ func hookActions(c *cli.Context) hooks.Actions {
 	}
 }
 
-// hookActivity records this machine's branch in its activity entry; set by the activity command file.
-var hookActivity func(ctx context.Context, workTree, branch string) error
-
-func hooksCommand() *cli.Command {
-	report := func(c *cli.Context, st hooks.Status, verb string) error {
-		if c.Bool("json") {
-			return printJSON(c.App.Writer, st)
-		}
-		fmt.Fprintln(c.App.Writer, describeHooks(st, verb))
-		return nil
-	}
-	workTree := func(c *cli.Context) (string, error) {
-		s, err := open(c)
-		if err != nil {
-			return "", err
-		}
-		if s.Repo.Bare() {
-			return "", fmt.Errorf("a bare repository has no checked-out tree to refresh: no hooks needed")
-		}
-		return s.Repo.WorkTree(), nil
-	}
-	return &cli.Command{
+func newHooksCmd(e *env) *cli.Command {
+	return withHelp(&cli.Command{
 		Name:  "hooks",
 		Usage: "git hooks that refresh .context/ on checkout, merge and rewrite (and opt-in pre-push)",
 		Subcommands: []*cli.Command{
-			{
-				Name:  "install",
-				Usage: "add ctx's block to the hooks git uses (existing hooks kept)",
-				Flags: []cli.Flag{jsonFlag},
-				Action: func(c *cli.Context) error {
-					s, err := open(c)
-					if err != nil {
-						return err
-					}
-					wt, err := workTree(c)
-					if err != nil {
-						return err
-					}
-					st, err := hooks.Install(c.Context, wt, hooks.Options{PrePush: s.Cfg.PushWithGit})
-					if err != nil {
-						return err
-					}
-					return report(c, st, "installed")
-				},
-			},
-			{
-				Name:  "uninstall",
-				Usage: "remove exactly what install added",
-				Flags: []cli.Flag{jsonFlag},
-				Action: func(c *cli.Context) error {
-					wt, err := workTree(c)
-					if err != nil {
-						return err
-					}
-					st, err := hooks.Uninstall(c.Context, wt)
-					if err != nil {
-						return err
-					}
-					return report(c, st, "uninstalled")
-				},
-			},
-			{
-				Name:  "status",
-				Usage: "show which hooks hold ctx's block",
-				Flags: []cli.Flag{jsonFlag},
-				Action: func(c *cli.Context) error {
-					wt, err := workTree(c)
-					if err != nil {
-						return err
-					}
-					st, err := hooks.Report(c.Context, wt)
-					if err != nil {
-						return err
-					}
-					return report(c, st, "present")
-				},
-			},
-			{
-				Name:      "run",
-				Usage:     "run a hook's work (called by the hook files; fails open)",
-				ArgsUsage: "HOOK [ARGS...]",
-				Hidden:    true,
-				Action: func(c *cli.Context) error {
-					if c.NArg() < 1 {
-						return usagef("usage: ctx hooks run HOOK [ARGS...]")
-					}
-					h := hooks.Hook(c.Args().Get(0))
-					if !h.Valid() {
-						return usagef("unknown hook %q", h)
-					}
-					wt, err := workTree(c)
-					if err != nil {
-						return err
-					}
-					_, _, err = hooks.Run(c.Context, wt, h, c.Args().Slice()[1:], hookActions(c))
-					return err
-				},
-			},
+			newHooksVerbCmd(e, "install", "add ctx's block to the hooks git uses (existing hooks kept)",
+				"Adds ctx's block to post-checkout, post-merge and post-rewrite (and pre-push with sync.push-with-git)\n"+
+					"in the hooks folder git uses (core.hooksPath included), keeping what the hooks already do. Where a\n"+
+					"hook manager (husky, lefthook, pre-commit) owns the hooks, prints what to add to its configuration."),
+			newHooksVerbCmd(e, "uninstall", "remove exactly what install added",
+				"Removes ctx's block from each hook, and a hook file that held only ctx's block."),
+			newHooksVerbCmd(e, "status", "show which hooks hold ctx's block",
+				"Shows the hooks folder git uses and which hooks hold ctx's block."),
+			newHooksRunCmd(e),
 		},
+	}, "ctx's git hooks refresh the checked-out tree .context/ when git checks out, merges or rewrites, and\n"+
+		"record the current branch in this machine's activity entry; with sync.push-with-git, git push also\n"+
+		"pushes the context branch.",
+		[]string{"ctx hooks install", "ctx hooks status --json", "ctx hooks uninstall"},
+		[]exit{{ExitNoStore, "not a git repository"}, {ExitFailure, "failure, or a bare repository (no tree to refresh)"}})
+}
+
+// hooksOptions are the arguments of ctx hooks install, uninstall and status.
+type hooksOptions struct {
+	Verb string // install, uninstall, status
+	JSON bool
+}
+
+func newHooksVerbCmd(e *env, verb, usage, description string) *cli.Command {
+	return withHelp(&cli.Command{
+		Name:  verb,
+		Usage: usage,
+		Flags: []cli.Flag{jsonFlag},
+		Action: action(e, func(c *cli.Context) (hooksOptions, error) {
+			return hooksOptions{Verb: verb, JSON: c.Bool("json")}, nil
+		}, runHooks),
+	}, description,
+		[]string{"ctx hooks " + verb, "ctx hooks " + verb + " --json"},
+		[]exit{{ExitNoStore, "not a git repository"}, {ExitFailure, "failure, or a bare repository (no tree to refresh)"}})
+}
+
+// workTree is the work tree of the repository ctx runs in; an error for a bare one.
+func (e *env) workTree(ctx context.Context) (string, error) {
+	s, err := e.open(ctx)
+	if err != nil {
+		return "", err
 	}
+	if s.Repo.Bare() {
+		return "", fmt.Errorf("a bare repository has no checked-out tree to refresh: no hooks needed")
+	}
+	return s.Repo.WorkTree(), nil
+}
+
+func runHooks(ctx context.Context, e *env, o hooksOptions) error {
+	wt, err := e.workTree(ctx)
+	if err != nil {
+		return err
+	}
+	var st hooks.Status
+	verb := "present"
+	switch o.Verb {
+	case "install":
+		s, _ := e.open(ctx)
+		st, err = hooks.Install(ctx, wt, hooks.Options{PrePush: s.Cfg.PushWithGit})
+		verb = "installed"
+	case "uninstall":
+		st, err = hooks.Uninstall(ctx, wt)
+		verb = "uninstalled"
+	default:
+		st, err = hooks.Report(ctx, wt)
+	}
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		return printJSON(e.stdout, st)
+	}
+	fmt.Fprintln(e.stdout, describeHooks(st, verb))
+	return nil
+}
+
+// hooksRunOptions are the arguments of ctx hooks run.
+type hooksRunOptions struct {
+	Hook hooks.Hook
+	Args []string
+}
+
+func newHooksRunCmd(e *env) *cli.Command {
+	return withHelp(&cli.Command{
+		Name:      "run",
+		Usage:     "run a hook's work (called by the hook files; fails open)",
+		ArgsUsage: "HOOK [ARGS...]",
+		Hidden:    true,
+		Action: action(e, func(c *cli.Context) (hooksRunOptions, error) {
+			if c.NArg() < 1 {
+				return hooksRunOptions{}, usagef("usage: ctx hooks run HOOK [ARGS...]")
+			}
+			h := hooks.Hook(c.Args().Get(0))
+			if !h.Valid() {
+				return hooksRunOptions{}, usagef("unknown hook %q", h)
+			}
+			return hooksRunOptions{Hook: h, Args: c.Args().Slice()[1:]}, nil
+		}, runHooksRun),
+	}, "Does the work of the git hook HOOK with git's arguments ARGS; the hook files call it. A failure is\n"+
+		"reported but never fails git's own command.",
+		[]string{"ctx hooks run post-checkout OLD NEW 1"},
+		[]exit{{ExitUsage, "usage error, or an unknown hook"}, {ExitNoStore, "not a git repository"}})
+}
+
+func runHooksRun(ctx context.Context, e *env, o hooksRunOptions) error {
+	wt, err := e.workTree(ctx)
+	if err != nil {
+		return err
+	}
+	_, _, err = hooks.Run(ctx, wt, o.Hook, o.Args, hookActions(e))
+	return err
 }

@@ -2,6 +2,7 @@ package app
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -22,8 +23,18 @@ const (
 	maxSkipped  = 20
 )
 
-func importCommand() *cli.Command {
-	return &cli.Command{
+// importOptions are the arguments of ctx import.
+type importOptions struct {
+	Paths       []string
+	DryRun      bool
+	Scope       store.Scope
+	ScopeName   string // as given ("" for the default, public)
+	AllowSecret bool   // import files named like secrets without asking
+	JSON        bool
+}
+
+func newImportCmd(e *env) *cli.Command {
+	return withHelp(&cli.Command{
 		Name: "import",
 		Usage: "import ADR folders, SKILL.md folders, agent instruction files and contributing guides (one commit; " +
 			"never .context/, ctx's own export, files git ignores or links out of the tree; a PATH that does not exist is a usage error, exit 2)",
@@ -34,87 +45,97 @@ func importCommand() *cli.Command {
 			&cli.BoolFlag{Name: "allow-secret", Usage: "import files named like secrets (.env, id_rsa, *.pem, credentials*, ...) without asking"},
 			jsonFlag,
 		},
-		Action: func(c *cli.Context) error {
+		Action: action(e, func(c *cli.Context) (importOptions, error) {
 			if c.NArg() == 0 {
-				return usagef("usage: ctx import PATH... [--dry-run]")
+				return importOptions{}, usagef("usage: ctx import PATH... [--dry-run]")
 			}
 			sc, err := store.ParseScope(c.String("scope"))
 			if err != nil {
-				return usagef("%v", err)
+				return importOptions{}, usagef("%v", err)
 			}
-			for _, p := range c.Args().Slice() {
-				if _, err := os.Stat(p); err != nil {
-					if errors.Is(err, fs.ErrNotExist) {
-						return usagef("cannot import %s: no such file or directory", p)
-					}
-					return fmt.Errorf("cannot import %s: %w", p, unwrapPath(err))
-				}
+			return importOptions{Paths: c.Args().Slice(), DryRun: c.Bool("dry-run"), Scope: sc, ScopeName: c.String("scope"),
+				AllowSecret: c.Bool("allow-secret"), JSON: c.Bool("json")}, nil
+		}, runImport),
+	}, "Reads each PATH (a file or a folder, walked) and imports what it recognises, in one commit: ADRs\n"+
+		"(decisions), SKILL.md folders (skills), agent instruction files such as AGENTS.md or CLAUDE.md\n"+
+		"(knowledge) and contributing guides (conventions). Importing again updates what changed and adds\n"+
+		"nothing twice. Files named like secrets are imported only with --allow-secret or a yes at a terminal.",
+		[]string{"ctx import --dry-run .", "ctx import docs/adr .claude/skills AGENTS.md", "ctx import CONTRIBUTING.md --scope private --json"},
+		[]exit{{ExitUsage, "usage error, a PATH that does not exist, or files named like secrets refused"}, {ExitNoStore, ""}})
+}
+
+func runImport(ctx context.Context, e *env, o importOptions) error {
+	for _, p := range o.Paths {
+		if _, err := os.Stat(p); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return usagef("cannot import %s: no such file or directory", p)
 			}
-			s, err := open(c)
-			var opts importer.Options
-			switch {
-			case err == nil:
-				opts.Root = s.Repo.WorkTree()
-				if opts.GitFiles, err = s.Repo.WorkTreeFiles(c.Context); err != nil {
-					// Without git the ignore rules cannot be read: .git/ and .context/ are still skipped.
-					fmt.Fprintf(c.App.ErrWriter, "ctx: warning: %v: files git ignores are not recognised\n", err)
-					opts.GitFiles = nil
-				}
-			case !c.Bool("dry-run"):
-				return err
-			}
-			// A dry run outside a repository shows the plan with paths relative to each folder given.
-			plan, err := importer.ScanWith(c.Context, opts, c.Args().Slice()...)
-			if err != nil {
-				return scanError{err}
-			}
-			printPlanWarnings(c.App.ErrWriter, plan)
-			if c.Bool("dry-run") {
-				if c.Bool("json") {
-					return printJSON(c.App.Writer, plan.Items)
-				}
-				tw := table(c.App.Writer)
-				for _, it := range plan.Items {
-					secret := ""
-					if it.Secret != "" {
-						secret = "\t(looks like a secret: " + it.Secret + ")"
-					}
-					fmt.Fprintf(tw, "%s\t%s\t<- %s%s\n", it.Kind, planName(it), it.Source, secret)
-				}
-				tw.Flush()
-				fmt.Fprintf(c.App.Writer, "dry run: %s, nothing written\n", plural(len(plan.Items), "item", "items"))
-				return nil
-			}
-			if plan, err = checkSecrets(c, plan); err != nil {
-				return err
-			}
-			if len(plan.Items) == 0 {
-				fmt.Fprintln(c.App.Writer, "nothing to import: no decision, skill, knowledge or convention file found (see the warnings)")
-				return nil
-			}
-			if ok, err := s.Initialized(c.Context); err != nil {
-				return err
-			} else if !ok {
-				return store.ErrNotInitialized
-			}
-			names := make([]string, 0, c.NArg())
-			for _, p := range c.Args().Slice() {
-				names = append(names, portablePath(opts.Root, p))
-			}
-			op := store.Op{Name: "import", Key: strings.Join(names, ","),
-				Summary: fmt.Sprintf("import %d item(s) from %s", len(plan.Items), strings.Join(names, ", "))}
-			res, err := s.ApplyReport(c.Context, op, importer.Batch(plan, sc))
-			if err != nil {
-				return err
-			}
-			if c.Bool("json") {
-				return printJSON(c.App.Writer, map[string]any{"items": len(plan.Items), "results": res.Items,
-					"decisions": res.Decisions, "changed": res.Committed != nil && res.Changed()})
-			}
-			printApplied(c.App.Writer, c.App.ErrWriter, plan, res)
-			return nil
-		},
+			return fmt.Errorf("cannot import %s: %w", p, unwrapPath(err))
+		}
 	}
+	s, err := e.open(ctx)
+	var opts importer.Options
+	switch {
+	case err == nil:
+		opts.Root = s.Repo.WorkTree()
+		if opts.GitFiles, err = s.Repo.WorkTreeFiles(ctx); err != nil {
+			// Without git the ignore rules cannot be read: .git/ and .context/ are still skipped.
+			fmt.Fprintf(e.stderr, "ctx: warning: %v: files git ignores are not recognised\n", err)
+			opts.GitFiles = nil
+		}
+	case !o.DryRun:
+		return err
+	}
+	// A dry run outside a repository shows the plan with paths relative to each folder given.
+	plan, err := importer.ScanWith(ctx, opts, o.Paths...)
+	if err != nil {
+		return scanError{err}
+	}
+	printPlanWarnings(e.stderr, plan)
+	if o.DryRun {
+		if o.JSON {
+			return printJSON(e.stdout, plan.Items)
+		}
+		tw := table(e.stdout)
+		for _, it := range plan.Items {
+			secret := ""
+			if it.Secret != "" {
+				secret = "\t(looks like a secret: " + it.Secret + ")"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t<- %s%s\n", it.Kind, planName(it), it.Source, secret)
+		}
+		tw.Flush()
+		fmt.Fprintf(e.stdout, "dry run: %s, nothing written\n", plural(len(plan.Items), "item", "items"))
+		return nil
+	}
+	if plan, err = checkSecrets(e, o, plan); err != nil {
+		return err
+	}
+	if len(plan.Items) == 0 {
+		fmt.Fprintln(e.stdout, "nothing to import: no decision, skill, knowledge or convention file found (see the warnings)")
+		return nil
+	}
+	if ok, err := s.Initialized(ctx); err != nil {
+		return err
+	} else if !ok {
+		return store.ErrNotInitialized
+	}
+	names := make([]string, 0, len(o.Paths))
+	for _, p := range o.Paths {
+		names = append(names, portablePath(opts.Root, p))
+	}
+	op := store.Op{Name: "import", Key: strings.Join(names, ","),
+		Summary: fmt.Sprintf("import %d item(s) from %s", len(plan.Items), strings.Join(names, ", "))}
+	res, err := s.ApplyReport(ctx, op, importer.Batch(plan, o.Scope))
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		return printJSON(e.stdout, map[string]any{"items": len(plan.Items), "results": res.Items,
+			"decisions": res.Decisions, "changed": res.Committed != nil && res.Changed()})
+	}
+	printApplied(e.stdout, e.stderr, plan, res)
+	return nil
 }
 
 // printPlanWarnings prints what the importer guessed or skipped; more than maxSkipped files that are no
@@ -144,8 +165,8 @@ func printPlanWarnings(w io.Writer, plan importer.Plan) {
 
 // checkSecrets keeps the items named like secrets only with --allow-secret, or when the user says yes at
 // a terminal; without a terminal they are refused (a usage error naming them, nothing written).
-func checkSecrets(c *cli.Context, plan importer.Plan) (importer.Plan, error) {
-	if c.Bool("allow-secret") {
+func checkSecrets(e *env, o importOptions, plan importer.Plan) (importer.Plan, error) {
+	if o.AllowSecret {
 		return plan, nil
 	}
 	var secret []importer.Item
@@ -157,16 +178,16 @@ func checkSecrets(c *cli.Context, plan importer.Plan) (importer.Plan, error) {
 	if len(secret) == 0 {
 		return plan, nil
 	}
-	if f, ok := c.App.Reader.(*os.File); ok && isTerminal(f) {
+	if f, ok := e.stdin.(*os.File); ok && isTerminal(f) {
 		in := bufio.NewReader(f)
 		keep := plan.Items[:0:0]
 		for _, it := range plan.Items {
 			if it.Secret != "" {
-				fmt.Fprintf(c.App.ErrWriter, "ctx: %s looks like a secret (%s). Import it into the %s scope? [y/N] ",
-					it.Source, it.Secret, scopeWord(c))
+				fmt.Fprintf(e.stderr, "ctx: %s looks like a secret (%s). Import it into the %s scope? [y/N] ",
+					it.Source, it.Secret, scopeWord(o))
 				line, _ := in.ReadString('\n')
 				if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
-					fmt.Fprintf(c.App.ErrWriter, "ctx: %s not imported\n", it.Source)
+					fmt.Fprintf(e.stderr, "ctx: %s not imported\n", it.Source)
 					continue
 				}
 			}
@@ -183,8 +204,8 @@ func checkSecrets(c *cli.Context, plan importer.Plan) (importer.Plan, error) {
 		plural(len(secret), "file looks", "files look"), strings.Join(lines, "\n  "))
 }
 
-func scopeWord(c *cli.Context) string {
-	if s := c.String("scope"); s != "" {
+func scopeWord(o importOptions) string {
+	if s := o.ScopeName; s != "" {
 		return s
 	}
 	return "public"

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/ctx-dev/ctx/store"
@@ -13,39 +14,40 @@ type initOptions struct {
 	NoHooks        bool
 }
 
-func initCommand() *cli.Command {
-	return &cli.Command{
+func newInitCmd(e *env) *cli.Command {
+	return withHelp(&cli.Command{
 		Name:  "init",
 		Usage: "create the context branch, the checked-out tree .context/ and the git hooks",
-		Description: "Creates refs/heads/ctx (or --branch) with a manifest.json, without touching HEAD, the index or\n" +
-			"your files. Where the remote already has a context branch, it is adopted; when the remote cannot be\n" +
-			"reached, the store is created offline with a warning. Running it again changes nothing.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "branch", Usage: "context branch `NAME` (default ctx)"},
 			&cli.StringFlag{Name: "remote", Usage: "remote `NAME` to sync with (default origin)"},
 			&cli.BoolFlag{Name: "no-hooks", Usage: "do not install the git hooks"},
 		},
-		Action: func(c *cli.Context) error {
+		Action: action(e, func(c *cli.Context) (initOptions, error) {
 			if c.NArg() > 0 {
-				return usagef("ctx init takes no arguments")
+				return initOptions{}, usagef("ctx init takes no arguments")
 			}
-			return runInit(c, initOptions{Branch: c.String("branch"), Remote: c.String("remote"), NoHooks: c.Bool("no-hooks")})
-		},
-	}
+			return initOptions{Branch: c.String("branch"), Remote: c.String("remote"), NoHooks: c.Bool("no-hooks")}, nil
+		}, runInit),
+	}, "Creates refs/heads/ctx (or --branch) with a manifest.json, without touching HEAD, the index or\n"+
+		"your files. Where the remote already has a context branch, it is adopted; when the remote cannot be\n"+
+		"reached, the store is created offline with a warning. Running it again changes nothing.",
+		[]string{"ctx init", "ctx init --branch team-context --remote upstream", "ctx init --no-hooks   # refresh .context/ only when ctx runs"},
+		[]exit{{ExitNoStore, "not a git repository"}, {ExitUsage, ""}})
 }
 
-func runInit(c *cli.Context, opt initOptions) error {
-	s, err := open(c)
+func runInit(ctx context.Context, e *env, opt initOptions) error {
+	s, err := e.open(ctx)
 	if err != nil {
 		return err
 	}
-	res, err := s.Init(c.Context, store.InitOptions{Branch: opt.Branch, Remote: opt.Remote})
+	res, err := s.Init(ctx, store.InitOptions{Branch: opt.Branch, Remote: opt.Remote})
 	if err != nil {
 		return err
 	}
-	w := c.App.Writer
+	w := e.stdout
 	if res.Unreachable != nil {
-		fmt.Fprintf(c.App.ErrWriter, "ctx: warning: the remote could not be reached (%v): initialised offline; "+
+		fmt.Fprintf(e.stderr, "ctx: warning: the remote could not be reached (%v): initialised offline; "+
 			"once it can be reached, ctx pull merges its context branch if it has one (ctx push publishes yours)\n", res.Unreachable)
 	}
 	switch {
@@ -59,15 +61,12 @@ func runInit(c *cli.Context, opt initOptions) error {
 	if root := s.CheckoutRoot(); root != "" {
 		fmt.Fprintf(w, "checked-out tree: %s (listed in .git/info/exclude)\n", root)
 	}
-	if !opt.NoHooks && installHooks != nil && !s.Repo.Bare() {
-		if msg, err := installHooks(c, s); err != nil {
-			fmt.Fprintf(c.App.ErrWriter, "ctx: warning: hooks not installed: %v\n", err)
+	if !opt.NoHooks && !s.Repo.Bare() {
+		if msg, err := installHooks(ctx, s); err != nil {
+			fmt.Fprintf(e.stderr, "ctx: warning: hooks not installed: %v\n", err)
 		} else if msg != "" {
 			fmt.Fprintln(w, msg)
 		}
 	}
 	return nil
 }
-
-// installHooks is set by hooks.go: it installs the git hooks after init and says what it did.
-var installHooks func(c *cli.Context, s *store.Store) (string, error)

@@ -1,0 +1,54 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/ctx-dev/ctx/store"
+	"github.com/urfave/cli/v2"
+)
+
+// commitOptions are the flags of ctx commit.
+type commitOptions struct{ Message string }
+
+func newCommitCmd(e *env) *cli.Command {
+	return withHelp(&cli.Command{
+		Name:  "commit",
+		Usage: "record the hand edits of .context/ as one commit",
+		Flags: []cli.Flag{&cli.StringFlag{Name: "message", Aliases: []string{"m"}, Usage: "commit summary `MSG`"}},
+		Action: action(e, func(c *cli.Context) (commitOptions, error) {
+			return commitOptions{Message: c.String("message")}, nil
+		}, runCommit),
+	}, "Records the files added, changed or deleted by hand in the checked-out tree .context/ as one commit\n"+
+		"of the context branch (a file the branch changed meanwhile is merged with your edit). Files that\n"+
+		"do not follow the layout are reported as warnings.",
+		[]string{"ctx commit", "ctx commit -m 'notes from the design review'"},
+		exits(ExitUsage, ExitNoStore))
+}
+
+func runCommit(ctx context.Context, e *env, o commitOptions) error {
+	s, err := e.openInit(ctx)
+	if err != nil {
+		return err
+	}
+	res, edits, err := s.CommitHandEdits(ctx, o.Message)
+	if err != nil {
+		return err
+	}
+	if len(edits) == 0 {
+		fmt.Fprintln(e.stdout, "nothing to commit: .context/ matches the context branch")
+		return nil
+	}
+	for _, ed := range edits {
+		fmt.Fprintf(e.stdout, "  %-8s %s\n", ed.Change, ed.Path)
+		if b, err := os.ReadFile(filepath.Join(s.CheckoutRoot(), filepath.FromSlash(ed.Path))); err == nil && ed.Change != "deleted" {
+			for _, w := range store.LintFile(ed.Path, b) {
+				fmt.Fprintf(e.stderr, "ctx: warning: %s\n", w)
+			}
+		}
+	}
+	commitLine(e.stdout, "hand edits", res)
+	return nil
+}

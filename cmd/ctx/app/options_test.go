@@ -1,0 +1,229 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ctx-dev/ctx/hooks"
+	"github.com/ctx-dev/ctx/integrations"
+	"github.com/ctx-dev/ctx/store"
+	"github.com/urfave/cli/v2"
+)
+
+// parseArgs runs ctx with args up to the leaf command's options, which it returns instead of running
+// the command (no store, no git), with the env the global flags filled and the exit code.
+func parseArgs(t *testing.T, args ...string) (any, *env, int) {
+	t.Helper()
+	e := newEnv(IO{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}})
+	var got any
+	e.capture = func(o any) { got = o }
+	a := newApp(e)
+	err := a.RunContext(context.Background(), normalizeArgs(a, append([]string{"ctx"}, args...)))
+	if err == nil {
+		err = e.unknown
+	}
+	return got, e, ExitCode(err)
+}
+
+func strp(s string) *string { return &s }
+
+// TestOptions maps command lines to the options of their leaf command.
+func TestOptions(t *testing.T) {
+	t.Setenv("CTX_AGENT", "")
+	t.Setenv("CTX_SESSION", "")
+	for _, c := range []struct {
+		args []string
+		want any
+	}{
+		{[]string{"init"}, initOptions{}},
+		{[]string{"init", "--branch", "team", "--remote", "up", "--no-hooks"}, initOptions{Branch: "team", Remote: "up", NoHooks: true}},
+		{[]string{"knowledge", "set", "k", "some text"}, entrySetOptions{Kind: store.KnowledgeKind, Name: "knowledge", Key: "k", Content: content{Text: "some text", HasText: true}}},
+		{[]string{"convention", "set", "git", "-f", "F", "--scope", "private", "--provenance", "owner_approved"},
+			entrySetOptions{Kind: store.ConventionKind, Name: "convention", Key: "git", Content: content{File: "F"}, Scope: store.Private, Provenance: "owner_approved"}},
+		{[]string{"knowledge", "set", "k"}, entrySetOptions{Kind: store.KnowledgeKind, Name: "knowledge", Key: "k"}},
+		{[]string{"knowledge", "get", "k", "--json"}, entryGetOptions{Kind: store.KnowledgeKind, Key: "k", JSON: true}},
+		{[]string{"convention", "list"}, entryListOptions{Kind: store.ConventionKind}},
+		{[]string{"knowledge", "rm", "k"}, entryRmOptions{Kind: store.KnowledgeKind, Name: "knowledge", Key: "k"}},
+		{[]string{"knowledge", "scope", "k", "ephemeral"}, scopeOptions{Kind: "knowledge", Key: "k", Scope: store.Ephemeral}},
+		{[]string{"decision", "add", "T", "--context", "C", "--status", "accepted"},
+			decisionAddOptions{Decision: store.NewDecision{Title: "T", Context: "C", Status: "accepted", Scope: store.Public}}},
+		{[]string{"decision", "add", "T", "-f", "adr.md", "--json"}, decisionAddOptions{Decision: store.NewDecision{Title: "T", Status: "proposed", Scope: store.Public}, File: "adr.md", JSON: true}},
+		{[]string{"decision", "list", "--json"}, decisionListOptions{JSON: true}},
+		{[]string{"decision", "get", "Use X"}, decisionGetOptions{Ref: "Use X"}},
+		{[]string{"decision", "set-status", "1", "superseded", "--superseded-by", "2"}, decisionSetStatusOptions{Ref: "1", Status: "superseded", SupersededBy: 2}},
+		{[]string{"decision", "supersede", "1", "2"}, decisionSupersedeOptions{Old: "1", New: "2"}},
+		{[]string{"status", "--json"}, statusOptions{JSON: true}},
+		{[]string{"commit", "-m", "msg"}, commitOptions{Message: "msg"}},
+		{[]string{"log", "-n", "3", "knowledge/a.md"}, logOptions{N: 3, Path: "knowledge/a.md"}},
+		{[]string{"pull"}, syncOptions{Pull: true}},
+		{[]string{"pull", "--remote", "up", "--timeout", "90s", "--strategy", "theirs"},
+			syncOptions{Pull: true, Remote: "up", Timeout: 90 * time.Second, HasTimeout: true, Strategy: store.Strategy("theirs")}},
+		{[]string{"push", "--remote", "up"}, syncOptions{Push: true, Remote: "up"}},
+		{[]string{"sync", "--strategy", "ours"}, syncOptions{Pull: true, Push: true, Strategy: store.Strategy("ours")}},
+		{[]string{"remote", "--json"}, remoteOptions{JSON: true}},
+		{[]string{"config"}, configOptions{}},
+		{[]string{"config", "sync.timeout"}, configOptions{Key: "sync.timeout", HasKey: true}},
+		{[]string{"config", "sync.timeout", "5s"}, configOptions{Key: "sync.timeout", Value: "5s", HasKey: true, Set: true}},
+		{[]string{"import", "a", "b", "-n", "--scope", "private", "--allow-secret"},
+			importOptions{Paths: []string{"a", "b"}, DryRun: true, Scope: store.Private, ScopeName: "private", AllowSecret: true}},
+		{[]string{"mcp", "serve", "--agent", "cursor"}, mcpServeOptions{}},
+		{[]string{"state", "show"}, stateShowOptions{}},
+		{[]string{"state", "set", "current_task", "a", "b"}, stateSetOptions{Field: "current_task", Patch: store.StatePatch{CurrentTask: strp("a b")}}},
+		{[]string{"state", "set", "progress", "x=1"}, stateSetOptions{Field: "progress", Patch: store.StatePatch{Progress: &map[string]string{"x": "1"}}}},
+		{[]string{"state", "clear"}, stateClearOptions{}},
+		{[]string{"session", "start", "s1", "-m", "sum", "--knowledge", "k1", "--knowledge", "k2"},
+			sessionOptions{Update: store.SessionUpdate{ID: "s1", Summary: "sum", KnowledgeAdded: []string{"k1", "k2"}}}},
+		{[]string{"session", "update", "s1", "--start", "--skill", "review"}, sessionOptions{Start: true, Update: store.SessionUpdate{ID: "s1", SkillsUsed: []string{"review"}}}},
+		{[]string{"--session", "s9", "session", "end"}, sessionEndOptions{ID: "s9"}},
+		{[]string{"session", "end", "s1", "-m", "done"}, sessionEndOptions{ID: "s1", Summary: "done"}},
+		{[]string{"session", "list"}, sessionListOptions{}},
+		{[]string{"session", "show", "s1"}, sessionShowOptions{ID: "s1"}},
+		{[]string{"skill", "add", "review", "-d", "D", "do it"}, skillAddOptions{Name: "review", Description: "D", Instructions: content{Text: "do it", HasText: true}, Scope: store.Public}},
+		{[]string{"skill", "get", "review", "--json"}, skillNameOptions{Name: "review", JSON: true}},
+		{[]string{"skill", "list"}, skillListOptions{}},
+		{[]string{"skill", "rm", "review"}, skillNameOptions{Name: "review"}},
+		{[]string{"--session", "s2", "skill", "usage", "review"}, skillUsageOptions{Name: "review", Session: "s2"}},
+		{[]string{"skill", "rate", "review", "4", "clear", "steps"}, skillRateOptions{Name: "review", Rating: 4, Comment: "clear steps"}},
+		{[]string{"skill", "stats"}, skillStatsOptions{}},
+		{[]string{"skill", "feedback", "review"}, skillNameOptions{Name: "review"}},
+		{[]string{"skill", "propose", "review", "-f", "S.md", "--rationale", "why"}, skillProposeOptions{Name: "review", Content: content{File: "S.md"}, Rationale: "why"}},
+		{[]string{"skill", "proposals", "review", "--status", "pending"}, skillProposalsOptions{Name: "review", Status: "pending"}},
+		{[]string{"skill", "upstream", "review", "p1"}, skillResolveOptions{Decision: "upstream", Name: "review", ID: "p1"}},
+		{[]string{"activity", "check-in", "write", "tests", "--branch", "main", "--task-id", "t1", "--file", "a.go"},
+			activityCheckInOptions{CheckIn: store.CheckIn{Task: "write tests", Branch: strp("main"), TaskID: strp("t1"), Files: []string{"a.go"}}, BranchSet: true}},
+		{[]string{"activity", "intent", "change", "--path", "auth/", "--expires", "2026-12-01T18:00:00Z"},
+			activityIntentOptions{Intent: store.Intent{Kind: "change", Paths: []string{"auth/"}, Areas: []string{}, ExpiresAt: "2026-12-01T18:00:00Z"}}},
+		{[]string{"activity", "check-out"}, activityCheckOutOptions{}},
+		{[]string{"activity", "list", "--json"}, activityListOptions{JSON: true}},
+		{[]string{"team", "add", "ada", "laptop"}, teamAddOptions{Name: "ada", Machine: "laptop"}},
+		{[]string{"team", "list"}, teamListOptions{}},
+		{[]string{"conflicts", "--full"}, conflictsOptions{Full: true}},
+		{[]string{"resolve", "knowledge/a.md", "--theirs"}, resolveOptions{Target: "knowledge/a.md", Choice: "theirs"}},
+		{[]string{"resolve", "c1", "-f", "-"}, resolveOptions{Target: "c1", Choice: "file", File: "-"}},
+		{[]string{"hooks", "install", "--json"}, hooksOptions{Verb: "install", JSON: true}},
+		{[]string{"hooks", "uninstall"}, hooksOptions{Verb: "uninstall"}},
+		{[]string{"hooks", "run", "post-checkout", "a", "b", "1"}, hooksRunOptions{Hook: hooks.Hook("post-checkout"), Args: []string{"a", "b", "1"}}},
+		{[]string{"doctor", "--fix"}, doctorOptions{Fix: true}},
+		{[]string{"export", "-o", "AGENTS.md", "--max-bytes", "100"}, exportOptions{Output: "AGENTS.md", MaxBytes: 100}},
+		{[]string{"integrations", "install", "mcp", "--client", "cursor"},
+			integrationsOptions{Verb: "install", Clients: []string{"cursor"}, Scope: "project", Name: integrations.DefaultServerName, Command: "ctx"}},
+		{[]string{"integrations", "status", "mcp", "--scope", "user"}, integrationsOptions{Verb: "status", Scope: integrations.Scope("user"), Name: integrations.DefaultServerName}},
+	} {
+		got, _, code := parseArgs(t, c.args...)
+		if code != ExitOK || !reflect.DeepEqual(got, c.want) {
+			t.Errorf("ctx %s: exit %d, options\n%#v\nwant\n%#v", strings.Join(c.args, " "), code, got, c.want)
+		}
+	}
+}
+
+// TestGlobalFlags: -C, --agent, --session and --allow-secret fill env, before or after the command.
+func TestGlobalFlags(t *testing.T) {
+	t.Setenv("CTX_AGENT", "")
+	t.Setenv("CTX_SESSION", "")
+	_, e, code := parseArgs(t, "-C", "dir", "--allow-secret", "knowledge", "list", "--agent", "claude-code", "--session", "s1")
+	if code != ExitOK || e.dir != "dir" || e.actor != (store.Actor{Agent: "claude-code", Session: "s1"}) || !e.allowSecret {
+		t.Errorf("exit %d, env dir %q actor %+v allowSecret %v", code, e.dir, e.actor, e.allowSecret)
+	}
+	t.Setenv("CTX_AGENT", "cursor")
+	if _, e, _ := parseArgs(t, "status"); e.actor.Agent != "cursor" {
+		t.Errorf("CTX_AGENT: actor %+v", e.actor)
+	}
+}
+
+// TestUsageErrors: command lines that are usage errors (exit 2) before any store is opened.
+func TestUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"bogus"}, {"decision", "bogus"}, {"--bogus"}, {"status", "--bogus"}, {"log", "-n", "abc"},
+		{"init", "extra"},
+		{"knowledge", "set"}, {"knowledge", "set", "k", "t", "-f", "F"}, {"knowledge", "set", "k", "--scope", "bogus"},
+		{"knowledge", "get"}, {"knowledge", "scope", "k"}, {"knowledge", "scope", "k", "nowhere"},
+		{"decision", "add"}, {"decision", "add", "T", "-f", "F", "--context", "C"}, {"decision", "add", "T", "--status", "maybe"},
+		{"decision", "set-status", "1", ""}, {"decision", "set-status", "1", "bogus"}, {"decision", "supersede", "1"},
+		{"pull", "--strategy", "mine"}, {"config", "a", "b", "c"},
+		{"import"}, {"import", "x", "--scope", "bogus"},
+		{"state", "set"}, {"state", "set", "mood", "good"}, {"state", "set", "progress", "novalue"},
+		{"session", "update"}, {"session", "end"}, {"session", "show"},
+		{"skill", "add", "x"}, {"skill", "add", "-d", "D"}, {"skill", "rate", "x"}, {"skill", "rate", "x", "five"},
+		{"skill", "propose"}, {"skill", "proposals", "--status", "bogus"}, {"skill", "accept", "x"},
+		{"activity", "intent", "change"}, {"activity", "intent", "--expires", "2026-12-01T18:00:00Z"},
+		{"team", "add"}, {"conflicts", "x"}, {"resolve", "x"}, {"resolve", "x", "--ours", "--theirs"},
+		{"hooks", "run"}, {"hooks", "run", "pre-commit"}, {"export", "x"}, {"export", "--max-bytes", "-1"},
+		{"integrations", "install"}, {"integrations", "install", "lsp"},
+	} {
+		got, _, code := parseArgs(t, args...)
+		if code != ExitUsage || got != nil {
+			t.Errorf("ctx %s: exit %d (want %d), options %#v", strings.Join(args, " "), code, ExitUsage, got)
+		}
+	}
+}
+
+// TestHelpSections: every command's help has a description, examples and an EXIT STATUS section that
+// lists 0, 1 and 130 and only codes ctx has.
+func TestHelpSections(t *testing.T) {
+	a := newApp(newEnv(IO{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}))
+	var walk func(path []string, cmds []*cli.Command)
+	n := 0
+	walk = func(path []string, cmds []*cli.Command) {
+		for _, c := range cmds {
+			if c.Name == "help" {
+				continue
+			}
+			p := append(append([]string{}, path...), c.Name)
+			n++
+			var out, errb bytes.Buffer
+			code := Run(context.Background(), append(append([]string{"ctx"}, p...), "--help"), IO{In: strings.NewReader(""), Out: &out, Err: &errb})
+			help := out.String()
+			if code != ExitOK {
+				t.Errorf("ctx %s --help: exit %d %s", strings.Join(p, " "), code, errb.String())
+			}
+			for _, section := range []string{"DESCRIPTION:\n   ", "EXAMPLES:\n   ctx ", "EXIT STATUS:\n   0    ", "\n   1    ", "\n   130  "} {
+				if !strings.Contains(help, section) {
+					t.Errorf("ctx %s --help lacks %q:\n%s", strings.Join(p, " "), section, help)
+				}
+			}
+			_, exitPart, _ := strings.Cut(help, "EXIT STATUS:\n")
+			for _, line := range strings.Split(strings.TrimSpace(exitPart), "\n") {
+				var code int
+				if _, err := fmt.Sscan(line, &code); err != nil || exitMeaning[code] == "" {
+					t.Errorf("ctx %s --help: exit status line %q", strings.Join(p, " "), line)
+				}
+			}
+			walk(p, c.Subcommands)
+		}
+	}
+	walk(nil, a.Commands)
+	if n < 70 {
+		t.Errorf("walked %d commands", n)
+	}
+	var out bytes.Buffer
+	Run(context.Background(), []string{"ctx", "--help"}, IO{In: strings.NewReader(""), Out: &out, Err: &bytes.Buffer{}})
+	if !strings.Contains(out.String(), "EXIT STATUS:\n   0    success\n   1    ") || !strings.Contains(out.String(), "   5    ") {
+		t.Errorf("ctx --help:\n%s", out.String())
+	}
+}
+
+// TestExitCodeByType: ExitCode reads the type of an error, never its message.
+func TestExitCodeByType(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want int
+	}{
+		{fmt.Errorf("flag provided but not defined: -x"), ExitFailure},
+		{fmt.Errorf("Required flag %q not set", "d"), ExitFailure},
+		{fmt.Errorf("No help topic for 'x'"), ExitFailure},
+		{usagef("anything"), ExitUsage},
+		{fmt.Errorf("wrapped: %w", usagef("x")), ExitUsage},
+		{fmt.Errorf("x: %w", store.ErrNotInitialized), ExitNoStore},
+		{&store.NotFoundError{Msg: "gone"}, ExitNotFound},
+		{context.Canceled, exitInterrupted},
+	} {
+		if got := ExitCode(c.err); got != c.want {
+			t.Errorf("ExitCode(%v) = %d, want %d", c.err, got, c.want)
+		}
+	}
+}

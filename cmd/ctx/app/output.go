@@ -1,0 +1,88 @@
+package app
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/ctx-dev/ctx/store"
+	"github.com/urfave/cli/v2"
+)
+
+var jsonFlag = &cli.BoolFlag{Name: "json", Usage: "print JSON"}
+
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// printOut prints v as JSON to standard output when asJSON, else calls text.
+func (e *env) printOut(asJSON bool, v any, text func()) error {
+	if asJSON {
+		return printJSON(e.stdout, v)
+	}
+	text()
+	return nil
+}
+
+// table returns a tabwriter for a list: cells separated by tabs, each column as wide as its longest cell
+// plus two spaces. Call Flush when done.
+func table(w io.Writer) *tabwriter.Writer { return tabwriter.NewWriter(w, 0, 0, 2, ' ', 0) }
+
+// plural is "1 knowledge entry", "2 knowledge entries": n and the singular or the plural form.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// commitLine prints what a write did: the commit, or that nothing changed.
+func commitLine(w io.Writer, what string, c *store.Committed) {
+	if c == nil || !c.Changed() {
+		fmt.Fprintf(w, "%s: unchanged, no commit\n", what)
+		return
+	}
+	for _, sc := range store.Scopes {
+		if h, ok := c.Commits[sc]; ok {
+			fmt.Fprintf(w, "%s: committed %s (%s)\n", what, h.String()[:12], sc)
+		}
+	}
+}
+
+// firstLine is the first line of s with text (front matter fences skipped), cut to 80 characters.
+func firstLine(s string) string {
+	for _, l := range strings.Split(s, "\n") {
+		l = strings.TrimSpace(l)
+		if l != "" && l != "---" {
+			if r := []rune(l); len(r) > 80 {
+				l = string(r[:77]) + "..."
+			}
+			return l
+		}
+	}
+	return ""
+}
+
+// indent indents every line of s by four spaces.
+func indent(s string) string {
+	if s == "" {
+		return ""
+	}
+	s = "    " + strings.ReplaceAll(strings.TrimSuffix(s, "\n"), "\n", "\n    ")
+	return s + "\n"
+}
+
+// requireFlags returns the usage error of urfave/cli's Required for the first of names not given.
+func requireFlags(c *cli.Context, names ...string) error {
+	for _, n := range names {
+		if !c.IsSet(n) {
+			return usagef("Required flag %q not set", n)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,106 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/ctx-dev/ctx/gitstore"
+	"github.com/ctx-dev/ctx/store"
+	"github.com/urfave/cli/v2"
+)
+
+// statusOptions are the flags of ctx status.
+type statusOptions struct{ JSON bool }
+
+func newStatusCmd(e *env) *cli.Command {
+	return withHelp(&cli.Command{
+		Name:  "status",
+		Usage: "show the context branch, its tip, ahead/behind the remote, entry counts and hand edits of .context/",
+		Flags: []cli.Flag{jsonFlag},
+		Action: action(e, func(c *cli.Context) (statusOptions, error) {
+			return statusOptions{JSON: c.Bool("json")}, nil
+		}, runStatus),
+	}, "Shows the context branch and its tip, how far it is ahead of or behind the remote's (as of the\n"+
+		"last pull or push: status does not fetch), the number of entries of each kind, git locks left in\n"+
+		"the repository, entries ctx does not read, and the hand edits of the checked-out tree .context/.",
+		[]string{"ctx status", "ctx status --json"},
+		[]exit{{ExitNoStore, "not a git repository (a repository without a context branch shows status)"}})
+}
+
+func runStatus(ctx context.Context, e *env, o statusOptions) error {
+	s, err := e.open(ctx)
+	if err != nil {
+		return err
+	}
+	st, err := s.Status(ctx)
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		return printJSON(e.stdout, st)
+	}
+	w := e.stdout
+	fmt.Fprintf(w, "branch:   %s at %s\n", s.BranchRef(), st.Tip[:12])
+	switch {
+	case st.Remote == "":
+		fmt.Fprintln(w, "remote:   none")
+	case st.TrackingTip == "":
+		fmt.Fprintf(w, "remote:   %s (never synced: ctx push or ctx pull)\n", st.Remote)
+	default:
+		fmt.Fprintf(w, "remote:   %s: %d ahead, %d behind %s\n", st.Remote, st.Ahead, st.Behind, st.Tracking)
+	}
+	fmt.Fprintf(w, "entries:  %d knowledge, %d conventions, %d decisions, %d skills, %d sessions, %d activity, %d conflicts\n",
+		st.Counts["knowledge"], st.Counts["conventions"], st.Counts["decisions"], st.Counts["skills"],
+		st.Counts["history"], st.Counts["activity"], st.Counts["conflicts"])
+	for _, l := range st.Locks {
+		fmt.Fprintf(w, "locked:   %s: %s (%s old), %s\n", l.Ref, l.Path, time.Duration(l.AgeS)*time.Second, lockOwner(l))
+	}
+	if len(st.Unreadable) > 0 {
+		fmt.Fprintf(w, "skipped:  %s ctx does not read (repair: ctx doctor):\n", plural(len(st.Unreadable), "entry", "entries"))
+		for _, p := range st.Unreadable {
+			fmt.Fprintf(w, "  %s: %s\n", p.Scope, p)
+		}
+	}
+	if st.Checkout != "" {
+		printCheckoutStatus(w, st)
+	}
+	if st.Behind > 0 {
+		fmt.Fprintf(w, "behind:   .context/ lacks %s of %s: ctx pull\n", plural(st.Behind, "commit", "commits"), st.Tracking)
+	}
+	return nil
+}
+
+// printCheckoutStatus is the checkout line of ctx status: "clean" only when .context/ mirrors the branch
+// (no hand edit, no file behind it).
+func printCheckoutStatus(w io.Writer, st *store.Status) {
+	switch {
+	case st.CheckoutBehind:
+		fmt.Fprintf(w, "checkout: %s, behind the context branch (its refresh did not finish: ctx status or any write refreshes it)\n", st.Checkout)
+	case len(st.HandEdits) == 0 && len(st.Stale) == 0:
+		fmt.Fprintf(w, "checkout: %s, clean\n", st.Checkout)
+		return
+	case len(st.HandEdits) == 0:
+		fmt.Fprintf(w, "checkout: %s:\n", st.Checkout)
+	default:
+		fmt.Fprintf(w, "checkout: %s, %s (record them with ctx commit):\n", st.Checkout, plural(len(st.HandEdits), "hand edit", "hand edits"))
+	}
+	for _, e := range st.HandEdits {
+		fmt.Fprintf(w, "  %-8s %s (%s)\n", e.Change, e.Path, e.Scope)
+	}
+	for _, p := range st.Stale {
+		fmt.Fprintf(w, "  behind   %s (the branch changed it; your hand edit is kept: ctx commit merges the two)\n", p)
+	}
+}
+
+// lockOwner says whose a lock is and what to do about it (docs/locks.md).
+func lockOwner(l gitstore.LockInfo) string {
+	switch l.Owner {
+	case "ctx-stale":
+		return "left by an interrupted ctx: its next write, push or pull removes it"
+	case "ctx-live":
+		return "held by a running ctx process"
+	}
+	return "not ctx's: if no git command is running in this repository, remove it: " + l.Fix
+}
