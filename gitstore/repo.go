@@ -217,14 +217,14 @@ func (r *Repo) Bare() bool { return r.workTree == "" }
 func (r *Repo) CtxDir() string { return filepath.Join(r.commonDir, "ctx") }
 
 // Resolve returns the commit a ref points to, following one level of symbolic ref, or
-// plumbing.ZeroHash when the ref does not exist. name is a full ref name (refs/heads/ctx).
-func (r *Repo) Resolve(ctx context.Context, name string) (plumbing.Hash, error) {
+// ZeroHash when the ref does not exist. name is a full ref name (refs/heads/ctx).
+func (r *Repo) Resolve(ctx context.Context, name string) (Hash, error) {
 	if err := ctx.Err(); err != nil {
-		return plumbing.ZeroHash, err
+		return ZeroHash, err
 	}
 	h, err := readRef(r.refDir(name), name)
 	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("resolve %s: %w", name, err)
+		return ZeroHash, fmt.Errorf("resolve %s: %w", name, err)
 	}
 	return h, nil
 }
@@ -247,14 +247,14 @@ func (r *Repo) CurrentBranch() string {
 }
 
 // ResolveHEAD returns the commit of this worktree's HEAD, ZeroHash when it is unborn.
-func (r *Repo) ResolveHEAD(ctx context.Context) (plumbing.Hash, error) {
+func (r *Repo) ResolveHEAD(ctx context.Context) (Hash, error) {
 	b, err := os.ReadFile(filepath.Join(r.gitDir, "HEAD"))
 	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("read HEAD: %w", err)
+		return ZeroHash, fmt.Errorf("read HEAD: %w", err)
 	}
 	s := strings.TrimSpace(string(b))
 	if target, ok := strings.CutPrefix(s, "ref: "); ok {
 		return r.Resolve(ctx, target)
 	}
-	return plumbing.NewHash(s), nil
+	return NewHash(s), nil
 }

@@ -9,17 +9,14 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // Tip is the state of one ref at the start of a transaction: its commit (ZeroHash when the ref does
 // not exist yet) and that commit's tree (ZeroHash = empty).
 type Tip struct {
 	Ref    string
-	Commit plumbing.Hash
-	Tree   plumbing.Hash
+	Commit Hash
+	Tree   Hash
 }
 
 // Write is what a transaction asks for on one ref: Changes applied to the tip's tree (or, when Tree is
@@ -27,15 +24,15 @@ type Tip struct {
 // A Write whose tree equals the tip's tree makes no commit unless it has extra parents.
 type Write struct {
 	Changes      []Change
-	Tree         *plumbing.Hash
-	ExtraParents []plumbing.Hash
+	Tree         *Hash
+	ExtraParents []Hash
 	Message      string
 }
 
 // Result is what a transaction did on one ref.
 type Result struct {
 	Ref       string
-	Old, New  plumbing.Hash // New == Old when no commit was made
+	Old, New  Hash // New == Old when no commit was made
 	Committed bool
 	Paths     []string // files changed by the commit, sorted
 }
@@ -114,12 +111,12 @@ func (e *WriteError) Unwrap() error { return e.Err }
 func (r *Repo) commitWrites(ctx context.Context, refs []string, tips map[string]Tip, writes map[string]*Write) ([]Result, error) {
 	type pending struct {
 		tip    Tip
-		commit plumbing.Hash
+		commit Hash
 		msg    string
 		paths  []string
 	}
 	var todo []pending
-	var author, committer object.Signature
+	var author, committer Signature
 	results := make([]Result, len(refs))
 	for i, ref := range refs {
 		tip := tips[ref]
@@ -166,7 +163,7 @@ func (r *Repo) commitWrites(ctx context.Context, refs []string, tips map[string]
 				return nil, err
 			}
 		}
-		var parents []plumbing.Hash
+		var parents []Hash
 		if !tip.Commit.IsZero() {
 			parents = append(parents, tip.Commit)
 		}

@@ -5,7 +5,6 @@ import (
 	"errors"
 
 	"github.com/ctx-dev/ctx/store"
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // The sync tools of design §7 ("push/pull"), over store.Push and store.Pull (design §5): push publishes
@@ -107,7 +106,7 @@ func pullOut(res *store.PullResult) any {
 	for _, n := range res.Notes {
 		ns = append(ns, pullNote{n.Path, n.Kind, n.Message})
 	}
-	hash := func(h plumbing.Hash) string {
+	hash := func(h store.Hash) string {
 		if h.IsZero() {
 			return ""
 		}

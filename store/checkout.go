@@ -18,8 +18,6 @@ import (
 
 	"github.com/ctx-dev/ctx/gitstore"
 	"github.com/ctx-dev/ctx/merge"
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/gofrs/flock"
 )
 
@@ -115,7 +113,7 @@ type Refreshed struct {
 	Skipped []Problem
 }
 
-func blobHash(b []byte) plumbing.Hash { return plumbing.ComputeHash(plumbing.BlobObject, b) }
+func blobHash(b []byte) gitstore.Hash { return gitstore.BlobHash(b) }
 
 // lockCheckout takes the lock that serialises the refreshes of one worktree (in its git dir).
 func (s *Store) lockCheckout() (func(), error) {
@@ -229,7 +227,7 @@ func (s *Store) Refresh(ctx context.Context) (*Refreshed, error) { return s.refr
 // refreshOp is one change a refresh makes to the checked-out tree.
 type refreshOp struct {
 	path   string
-	blob   plumbing.Hash // ZeroHash: remove
+	blob   gitstore.Hash // ZeroHash: remove
 	scope  Scope
 	remove bool
 }
@@ -263,8 +261,8 @@ func (s *Store) refresh(ctx context.Context, force map[string]bool) (*Refreshed,
 	if err != nil {
 		return nil, err
 	}
-	trees := map[Scope]plumbing.Hash{}
-	oldTrees := map[Scope]plumbing.Hash{}
+	trees := map[Scope]gitstore.Hash{}
+	oldTrees := map[Scope]gitstore.Hash{}
 	// Without a record, or after an interrupted refresh, every path is compared.
 	full := !found || rec.Incomplete
 	for _, sc := range Scopes {
@@ -272,7 +270,7 @@ func (s *Store) refresh(ctx context.Context, force map[string]bool) (*Refreshed,
 			return nil, err
 		}
 		if c := rec.Commits[sc]; c != "" && !full {
-			if oldTrees[sc], err = s.Repo.TreeOf(ctx, plumbing.NewHash(c)); err != nil {
+			if oldTrees[sc], err = s.Repo.TreeOf(ctx, gitstore.NewHash(c)); err != nil {
 				full = true // the recorded commit is gone (gc): compare every path
 			}
 		}
@@ -281,7 +279,7 @@ func (s *Store) refresh(ctx context.Context, force map[string]bool) (*Refreshed,
 	for _, sc := range Scopes {
 		old := oldTrees[sc]
 		if full {
-			old = plumbing.ZeroHash
+			old = gitstore.ZeroHash
 		}
 		added, removed, err := s.Repo.DiffItems(ctx, old, trees[sc])
 		if err != nil {
@@ -294,7 +292,7 @@ func (s *Store) refresh(ctx context.Context, force map[string]bool) (*Refreshed,
 			}
 			// A path whose names are all safe is looked at (a gitlink that replaced a file removes the
 			// file); a name that is not safe never names a path of .context/.
-			if it.Mode != filemode.Dir && namesSafe(it.Names) {
+			if it.Mode != gitstore.ModeDir && namesSafe(it.Names) {
 				changed[it.Path()] = true
 			}
 		}
@@ -426,20 +424,20 @@ func (s *Store) applyRefresh(ctx context.Context, fsys *checkoutFS, ops []refres
 
 // readableAt returns the scope and blob of the file at the slash path p in the first scope that has a
 // file ctx reads there (a regular file at a place of the layout); ZeroHash when none has.
-func (s *Store) readableAt(ctx context.Context, trees map[Scope]plumbing.Hash, p string) (Scope, plumbing.Hash, error) {
+func (s *Store) readableAt(ctx context.Context, trees map[Scope]gitstore.Hash, p string) (Scope, gitstore.Hash, error) {
 	if LayoutPath(p) != nil {
-		return "", plumbing.ZeroHash, nil
+		return "", gitstore.ZeroHash, nil
 	}
 	for _, sc := range Scopes {
 		it, ok, err := s.Repo.Stat(ctx, trees[sc], p)
 		if err != nil {
-			return "", plumbing.ZeroHash, err
+			return "", gitstore.ZeroHash, err
 		}
 		if ok && it.IsFile() {
 			return sc, it.Hash, nil
 		}
 	}
-	return "", plumbing.ZeroHash, nil
+	return "", gitstore.ZeroHash, nil
 }
 
 // namesSafe reports whether every name passes gitstore.CheckName (so that the joined path names the entry
@@ -686,7 +684,7 @@ func (s *Store) recordedFiles(ctx context.Context, rec *Record, sc Scope, p stri
 		if f.Scope != sc || (dir && !strings.HasPrefix(path, p)) || (!dir && path != p) {
 			continue
 		}
-		b, err := s.Repo.ReadBlob(ctx, plumbing.NewHash(f.Blob))
+		b, err := s.Repo.ReadBlob(ctx, gitstore.NewHash(f.Blob))
 		if err != nil {
 			return nil, fmt.Errorf("read the checked-out version of %s: %w", path, err)
 		}

@@ -6,12 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ctx-dev/ctx/gitstore"
 	"io/fs"
 	"sort"
 	"strings"
 
 	"github.com/ctx-dev/ctx/merge"
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/sergi/go-diff/diffmatchpatch"
 )
 
@@ -482,12 +482,12 @@ func (s *Store) oursBeforeMerge(ctx context.Context, id, path string) ([]byte, b
 }
 
 // fileAt reads path at commit c; ok is false when the path does not exist there.
-func (s *Store) fileAt(ctx context.Context, c plumbing.Hash, path string) ([]byte, bool, error) {
+func (s *Store) fileAt(ctx context.Context, c gitstore.Hash, path string) ([]byte, bool, error) {
 	t, err := s.Repo.TreeOf(ctx, c)
 	if err != nil {
 		return nil, false, err
 	}
-	v := NewView(&RefReader{Repo: s.Repo, Trees: map[Scope]plumbing.Hash{Public: t}})
+	v := NewView(&RefReader{Repo: s.Repo, Trees: map[Scope]gitstore.Hash{Public: t}})
 	b, err := v.ReadIn(ctx, Public, path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil
@@ -504,7 +504,7 @@ const maxWriterWalk = 10_000
 // lastWriters names the writer of each path's version at tip: the newest first-parent commit from tip
 // (down to base, excluded) whose tree changed the path against its first parent. One walk serves every
 // path (a tree diff per commit); paths no commit of the walk changed are absent from the result.
-func (s *Store) lastWriters(ctx context.Context, tip, base plumbing.Hash, paths map[string]bool) (map[string]merge.Side, error) {
+func (s *Store) lastWriters(ctx context.Context, tip, base gitstore.Hash, paths map[string]bool) (map[string]merge.Side, error) {
 	out := map[string]merge.Side{}
 	h := tip
 	for i := 0; i < maxWriterWalk && !h.IsZero() && h != base && len(out) < len(paths); i++ {
@@ -512,7 +512,7 @@ func (s *Store) lastWriters(ctx context.Context, tip, base plumbing.Hash, paths 
 		if err != nil {
 			return nil, err
 		}
-		var parent, parentTree plumbing.Hash
+		var parent, parentTree gitstore.Hash
 		if len(c.ParentHashes) > 0 {
 			parent = c.ParentHashes[0]
 			if parentTree, err = s.Repo.TreeOf(ctx, parent); err != nil {
@@ -542,7 +542,7 @@ func (s *Store) lastWriters(ctx context.Context, tip, base plumbing.Hash, paths 
 
 // nameSides fills KeptBy and LostBy of each conflict of m (merging ours and theirs with the given merge
 // base; of and tf are the files of each side) and rewrites its record in m.Files.
-func (s *Store) nameSides(ctx context.Context, m *merge.Result, ours, theirs, base plumbing.Hash, of, tf map[string][]byte) error {
+func (s *Store) nameSides(ctx context.Context, m *merge.Result, ours, theirs, base gitstore.Hash, of, tf map[string][]byte) error {
 	if len(m.Conflicts) == 0 {
 		return nil
 	}

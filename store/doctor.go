@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/ctx-dev/ctx/gitstore"
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // Diagnosis is what `ctx doctor` reports.
@@ -55,7 +54,7 @@ func (s *Store) Doctor(ctx context.Context) (*Diagnosis, error) {
 			if err != nil {
 				return nil, err
 			}
-			ps, err := s.treeProblems(ctx, h, sc, c.TreeHash, plumbing.ZeroHash)
+			ps, err := s.treeProblems(ctx, h, sc, c.TreeHash, gitstore.ZeroHash)
 			if err != nil {
 				return nil, err
 			}
@@ -97,7 +96,7 @@ func (s *Store) RemoveProblems(ctx context.Context) (*Committed, []Problem, erro
 			if tip.Commit.IsZero() {
 				continue
 			}
-			ps, err := s.treeProblems(ctx, tip.Commit, sc, tip.Tree, plumbing.ZeroHash)
+			ps, err := s.treeProblems(ctx, tip.Commit, sc, tip.Tree, gitstore.ZeroHash)
 			if err != nil {
 				return nil, err
 			}
@@ -121,7 +120,7 @@ func (s *Store) RemoveProblems(ctx context.Context) (*Committed, []Problem, erro
 	if err != nil {
 		return nil, nil, err
 	}
-	out := &Committed{Commits: map[Scope]plumbing.Hash{}}
+	out := &Committed{Commits: map[Scope]gitstore.Hash{}}
 	for i, r := range res {
 		if r.Committed {
 			out.Commits[Scopes[i]] = r.New

@@ -14,7 +14,6 @@ import (
 	"strings"
 
 	"github.com/ctx-dev/ctx/gitstore"
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/uuid"
 )
 
@@ -101,7 +100,7 @@ type InitResult struct {
 	Created  bool          // a new context branch with a manifest was committed
 	Adopted  string        // the remote whose context branch was adopted, if any
 	Existing bool          // the branch existed already: nothing changed
-	Tip      plumbing.Hash // the branch's tip
+	Tip      gitstore.Hash // the branch's tip
 	// Unreachable is set when the remote could not be reached to look for its context branch: the store
 	// was created offline, and Unreachable holds the transfer error (git's words). A later pull merges the
 	// remote's branch, if it has one.
@@ -159,7 +158,7 @@ func (s *Store) Init(ctx context.Context, opt InitOptions) (*InitResult, error) 
 				return nil, err
 			}
 			if found {
-				if err := s.Repo.UpdateRef(ctx, s.BranchRef(), plumbing.ZeroHash, rt, "ctx init: adopt "+remote); err != nil {
+				if err := s.Repo.UpdateRef(ctx, s.BranchRef(), gitstore.ZeroHash, rt, "ctx init: adopt "+remote); err != nil {
 					return nil, err
 				}
 				res.Adopted = remote
@@ -191,8 +190,7 @@ func (s *Store) Init(ctx context.Context, opt InitOptions) (*InitResult, error) 
 
 // validBranch checks a context branch name as git check-ref-format(1) does for refs/heads/<name>.
 func validBranch(name string) error {
-	if err := plumbing.ReferenceName("refs/heads/" + name).Validate(); err != nil || strings.ContainsAny(name, " ~^:?*[\\") || strings.HasPrefix(name, "-") ||
-		gitstore.ValidRefName("refs/heads/"+name) != nil {
+	if err := gitstore.ValidBranchName(name); err != nil {
 		return invalidf("invalid branch name %q", name)
 	}
 	return nil

@@ -21,6 +21,10 @@ import (
 	"github.com/ctx-dev/ctx/gitstore"
 )
 
+// Hash is a git object name (a commit's, a tree's or a blob's): gitstore's type, so that callers of store
+// need not import gitstore.
+type Hash = gitstore.Hash
+
 // Scope is where an entry lives (docs/format.md).
 type Scope string
 

@@ -15,7 +15,6 @@ import (
 
 	"github.com/ctx-dev/ctx/gitstore"
 	"github.com/ctx-dev/ctx/merge"
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // DefaultTimeout bounds one network transfer (design §5).
@@ -93,7 +92,7 @@ var Progress *os.File
 // git fsck checks every received object; the fetch lands on a quarantine ref of its own
 // (refs/ctx/incoming/<random>), and only once CheckIncoming accepted the tip does the remote-tracking ref
 // move to it: a rejected commit moves no ref (docs/security.md). The quarantine ref is always removed.
-func (s *Store) fetch(ctx context.Context, remote string, origin gitstore.RemoteOrigin) (plumbing.Hash, bool, error) {
+func (s *Store) fetch(ctx context.Context, remote string, origin gitstore.RemoteOrigin) (gitstore.Hash, bool, error) {
 	tctx, cancel := context.WithTimeout(ctx, s.timeout())
 	defer cancel()
 	s.clearIncoming(ctx)
@@ -102,31 +101,31 @@ func (s *Store) fetch(ctx context.Context, remote string, origin gitstore.Remote
 	incoming := incomingPrefix + hex.EncodeToString(rnd[:])
 	opt := gitstore.TransferOptions{Progress: Progress, Origin: origin}
 	found, err := s.Repo.Fetch(tctx, remote, "?+"+s.BranchRef()+":"+incoming, opt)
-	var theirs plumbing.Hash
+	var theirs gitstore.Hash
 	if found && err == nil {
 		theirs, err = s.Repo.Resolve(ctx, incoming)
 		if !theirs.IsZero() {
-			defer s.Repo.UpdateRef(context.WithoutCancel(ctx), incoming, theirs, plumbing.ZeroHash, "ctx: drop quarantine ref")
+			defer s.Repo.UpdateRef(context.WithoutCancel(ctx), incoming, theirs, gitstore.ZeroHash, "ctx: drop quarantine ref")
 		}
 	}
 	what := remote + "'s " + s.Cfg.Branch + " branch"
 	if errors.Is(err, gitstore.ErrFsck) {
-		return plumbing.ZeroHash, false, s.diagnoseFsck(tctx, remote, what, err, opt)
+		return gitstore.ZeroHash, false, s.diagnoseFsck(tctx, remote, what, err, opt)
 	}
 	if err != nil || !found {
-		return plumbing.ZeroHash, false, err
+		return gitstore.ZeroHash, false, err
 	}
 	tracking := s.TrackingRef(remote)
 	prev, err := s.Repo.Resolve(ctx, tracking)
 	if err != nil {
-		return plumbing.ZeroHash, false, err
+		return gitstore.ZeroHash, false, err
 	}
 	ours, err := s.Repo.Resolve(ctx, s.BranchRef())
 	if err != nil {
-		return plumbing.ZeroHash, false, err
+		return gitstore.ZeroHash, false, err
 	}
-	if err := s.CheckIncoming(ctx, what, theirs, ours, []plumbing.Hash{prev}); err != nil {
-		return plumbing.ZeroHash, false, err
+	if err := s.CheckIncoming(ctx, what, theirs, ours, []gitstore.Hash{prev}); err != nil {
+		return gitstore.ZeroHash, false, err
 	}
 	// The remote-tracking ref follows the remote, forced as in git's "+" refspec; another process may move
 	// it at the same time (a concurrent fetch): retry on the value it found.
@@ -134,12 +133,12 @@ func (s *Store) fetch(ctx context.Context, remote string, origin gitstore.Remote
 		err := s.Repo.UpdateRef(ctx, tracking, prev, theirs, "ctx fetch "+remote)
 		if err == nil || attempt >= 5 || !errors.Is(err, gitstore.ErrStaleRef) {
 			if err != nil {
-				return plumbing.ZeroHash, false, err
+				return gitstore.ZeroHash, false, err
 			}
 			break
 		}
 		if prev, err = s.Repo.Resolve(ctx, tracking); err != nil {
-			return plumbing.ZeroHash, false, err
+			return gitstore.ZeroHash, false, err
 		}
 	}
 	return theirs, true, nil
@@ -159,7 +158,7 @@ func (s *Store) clearIncoming(ctx context.Context) {
 		}
 		if lr.Exists && lr.Age > s.timeout()+time.Minute {
 			if h, err := s.Repo.Resolve(ctx, lr.Name); err == nil && !h.IsZero() {
-				_ = s.Repo.UpdateRef(ctx, lr.Name, h, plumbing.ZeroHash, "ctx: drop a stale quarantine ref")
+				_ = s.Repo.UpdateRef(ctx, lr.Name, h, gitstore.ZeroHash, "ctx: drop a stale quarantine ref")
 			}
 		}
 	}
@@ -196,7 +195,7 @@ func (s *Store) diagnoseFsck(ctx context.Context, remote, what string, fsckErr e
 		}
 	}
 	if tree, err := q.TreeOf(ctx, tip); err == nil {
-		if ps, err := treeProblemsIn(ctx, q, tip, "", tree, plumbing.ZeroHash); err == nil {
+		if ps, err := treeProblemsIn(ctx, q, tip, "", tree, gitstore.ZeroHash); err == nil {
 			for _, p := range ps {
 				add(p)
 			}
@@ -246,7 +245,7 @@ type PullResult struct {
 	Remote      string
 	Found       bool             // the remote has a context branch
 	Action      string           // "none", "up-to-date", "fast-forward", "merge", "adopted"
-	Old, New    plumbing.Hash    // local tip before and after
+	Old, New    gitstore.Hash    // local tip before and after
 	Conflicts   []merge.Conflict // open conflicts written as conflicts/<id>.json by the merge
 	Decided     []merge.Conflict // conflicts decided by the pull's Strategy (no record written)
 	Strategy    Strategy
@@ -323,7 +322,7 @@ func (s *Store) PullWith(ctx context.Context, remote string, o PullOptions) (*Pu
 }
 
 // integrate brings commit theirs into the local branch: adopt, fast-forward, or merge.
-func (s *Store) integrate(ctx context.Context, theirs plumbing.Hash, res *PullResult) error {
+func (s *Store) integrate(ctx context.Context, theirs gitstore.Hash, res *PullResult) error {
 	for attempt := 0; attempt < 5; attempt++ {
 		ours, err := s.Repo.Resolve(ctx, s.BranchRef())
 		if err != nil {
@@ -378,7 +377,7 @@ func (s *Store) integrate(ctx context.Context, theirs plumbing.Hash, res *PullRe
 
 // onlyInit reports whether ours is the lone commit of `ctx init` (no parent, Ctx-Op: init, a tree holding
 // manifest.json alone) and shares no history with theirs.
-func (s *Store) onlyInit(ctx context.Context, ours, theirs plumbing.Hash) (bool, error) {
+func (s *Store) onlyInit(ctx context.Context, ours, theirs gitstore.Hash) (bool, error) {
 	c, err := s.Repo.Commit(ctx, ours)
 	if err != nil {
 		return false, err
@@ -390,7 +389,7 @@ func (s *Store) onlyInit(ctx context.Context, ours, theirs plumbing.Hash) (bool,
 		return false, err
 	}
 	n := 0
-	err = s.Repo.Walk(ctx, c.TreeHash, func(p string, _ plumbing.Hash) error {
+	err = s.Repo.Walk(ctx, c.TreeHash, func(p string, _ gitstore.Hash) error {
 		if n++; p != ManifestPath {
 			n = 2
 		}
@@ -403,7 +402,7 @@ func (s *Store) onlyInit(ctx context.Context, ours, theirs plumbing.Hash) (bool,
 // merge layer and commits the result with both parents, as Pull does after its fetch; it neither fetches
 // nor refreshes the checked-out tree. It always merges, even when one side contains the other (callers
 // that want fast-forwards use Pull). It is the entry point of the merge benchmark.
-func (s *Store) MergeCommit(ctx context.Context, theirs plumbing.Hash, o PullOptions) (*PullResult, error) {
+func (s *Store) MergeCommit(ctx context.Context, theirs gitstore.Hash, o PullOptions) (*PullResult, error) {
 	if _, err := ParseStrategy(string(o.Strategy)); err != nil {
 		return nil, err
 	}
@@ -428,7 +427,7 @@ func (s *Store) MergeCommit(ctx context.Context, theirs plumbing.Hash, o PullOpt
 // mergeCommit merges theirs into the local branch with merge.Tree and commits the result with both
 // parents (trailers Ctx-Op: merge and Ctx-Conflicts, the number of conflict records written; with
 // res.Strategy set also Ctx-Strategy and Ctx-Decided, the number of conflicts it decided).
-func (s *Store) mergeCommit(ctx context.Context, theirs plumbing.Hash, res *PullResult) error {
+func (s *Store) mergeCommit(ctx context.Context, theirs gitstore.Hash, res *PullResult) error {
 	ref := s.BranchRef()
 	out, err := s.Repo.Transact(ctx, []string{ref}, func(tips map[string]gitstore.Tip) (map[string]*gitstore.Write, error) {
 		ours := tips[ref]
@@ -496,7 +495,7 @@ func (s *Store) mergeCommit(ctx context.Context, theirs plumbing.Hash, res *Pull
 			op.Extra = append(op.Extra, [2]string{"Ctx-Strategy", string(res.Strategy)},
 				[2]string{"Ctx-Decided", strconv.Itoa(len(res.Decided))})
 		}
-		return map[string]*gitstore.Write{ref: {Tree: &tree, ExtraParents: []plumbing.Hash{theirs}, Message: s.Message(op)}}, nil
+		return map[string]*gitstore.Write{ref: {Tree: &tree, ExtraParents: []gitstore.Hash{theirs}, Message: s.Message(op)}}, nil
 	})
 	if err != nil {
 		return err
@@ -521,10 +520,10 @@ func (s *Store) nameRefused(err error) error {
 
 // recordPushed moves the remote-tracking ref tr to tip after a push (git's own push does so only for a
 // remote whose fetch refspec maps the branch); retried once when git moved it at the same moment.
-func (s *Store) recordPushed(ctx context.Context, tr string, tip plumbing.Hash) error {
+func (s *Store) recordPushed(ctx context.Context, tr string, tip gitstore.Hash) error {
 	var err error
 	for i := 0; i < 2; i++ {
-		var cur plumbing.Hash
+		var cur gitstore.Hash
 		if cur, err = s.Repo.Resolve(ctx, tr); err != nil {
 			return err
 		}
@@ -541,7 +540,7 @@ func (s *Store) recordPushed(ctx context.Context, tr string, tip plumbing.Hash) 
 // PushResult says what Push did.
 type PushResult struct {
 	Remote  string
-	Tip     plumbing.Hash
+	Tip     gitstore.Hash
 	Retries int          // how many times the remote had moved and was merged first
 	Pulls   []PullResult // the merges made on the way
 	// Warnings are problems after the remote accepted the push (the push landed): the remote-tracking ref

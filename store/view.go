@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/ctx-dev/ctx/gitstore"
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // Reader is where a View reads files of each scope from: the context refs (RefReader) or the checked-out
@@ -82,7 +81,7 @@ func (v *View) List(ctx context.Context, dir string) ([]Listed, error) {
 // RefReader reads the trees of the context refs at fixed commits.
 type RefReader struct {
 	Repo  *gitstore.Repo
-	Trees map[Scope]plumbing.Hash
+	Trees map[Scope]gitstore.Hash
 }
 
 // ReadFile implements Reader.
@@ -119,13 +118,13 @@ func (r *RefReader) List(ctx context.Context, sc Scope, dir string) ([]gitstore.
 }
 
 // Tips returns the current commit of each scope's ref (ZeroHash when absent).
-func (s *Store) Tips(ctx context.Context) (map[Scope]plumbing.Hash, error) {
+func (s *Store) Tips(ctx context.Context) (map[Scope]gitstore.Hash, error) {
 	// A scope move a killed process left half done is completed first: readers never see an entry in
 	// both scopes or in neither (docs/locks.md).
 	if err := s.Repo.RecoverInterrupted(ctx); err != nil {
 		return nil, err
 	}
-	out := map[Scope]plumbing.Hash{}
+	out := map[Scope]gitstore.Hash{}
 	for _, sc := range Scopes {
 		h, err := s.Repo.Resolve(ctx, s.RefOf(sc))
 		if err != nil {
@@ -142,7 +141,7 @@ func (s *Store) RefView(ctx context.Context) (*View, error) {
 	if err != nil {
 		return nil, err
 	}
-	trees := map[Scope]plumbing.Hash{}
+	trees := map[Scope]gitstore.Hash{}
 	for sc, c := range tips {
 		t, err := s.Repo.TreeOf(ctx, c)
 		if err != nil {
