@@ -392,17 +392,17 @@ func (s *srv) sourcesTool(ctx context.Context, _ map[string]any) (any, error) {
 		{Name: string(store.Private), Ref: s.store(ctx).RefOf(store.Private), Kind: "private", Scope: store.Private},
 		{Name: string(store.Ephemeral), Ref: s.store(ctx).RefOf(store.Ephemeral), Kind: "ephemeral", Scope: store.Ephemeral},
 	}
-	remotes, err := s.store(ctx).Repo.Remotes(ctx)
+	remotes, err := s.store(ctx).Remotes(ctx)
 	if err != nil {
 		return nil, err
 	}
 	sort.Slice(remotes, func(i, j int) bool { return remotes[i].Name < remotes[j].Name })
 	for _, r := range remotes {
-		rows = append(rows, sourceRow{Name: r.Name + "/" + s.store(ctx).Cfg.Branch, Ref: s.store(ctx).TrackingRef(r.Name),
+		rows = append(rows, sourceRow{Name: r.Name + "/" + s.store(ctx).Branch(), Ref: s.store(ctx).TrackingRef(r.Name),
 			Kind: "remote_tracking", Remote: r.Name})
 	}
 	for i := range rows {
-		h, err := s.store(ctx).Repo.Resolve(ctx, rows[i].Ref)
+		h, err := s.store(ctx).Resolve(ctx, rows[i].Ref)
 		if err != nil {
 			return nil, err
 		}
@@ -416,7 +416,7 @@ func (s *srv) sourcesTool(ctx context.Context, _ map[string]any) (any, error) {
 		Remote   string      `json:"remote,omitempty"`
 		Checkout string      `json:"checkout,omitempty"`
 		Sources  []sourceRow `json:"sources"`
-	}{s.store(ctx).Cfg.Branch, s.store(ctx).RemoteName(ctx), s.store(ctx).CheckoutRoot(), rows}, nil
+	}{s.store(ctx).Branch(), s.store(ctx).RemoteName(ctx), s.store(ctx).CheckoutRoot(), rows}, nil
 }
 
 // --- events ---

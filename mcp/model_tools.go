@@ -465,7 +465,7 @@ func (s *srv) checkIn(ctx context.Context, args map[string]any) (any, error) {
 }
 
 // currentBranch is the branch of the store's work tree (the same rule as the CLI's check-in).
-func (s *srv) currentBranch() string { return s.st.Repo.CurrentBranch() }
+func (s *srv) currentBranch() string { return s.st.CurrentBranch() }
 
 // activityArgError turns store.ValidateActivity's "invalid activity: <field> ..." into an argument
 // error naming the field.

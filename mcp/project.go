@@ -223,7 +223,7 @@ func (s *srv) projectContext(ctx context.Context, args map[string]any) (any, err
 
 	// Identity of the caller: this process (seed 002: "identity comes from the token, never from an argument").
 	var meName, meEmail string
-	if id, err := s.store(ctx).Repo.Identity(ctx); err == nil {
+	if id, err := s.store(ctx).Identity(ctx); err == nil {
 		meName, meEmail = id.Name, id.Email
 	}
 	me := personSlug(meName, meEmail)
@@ -357,7 +357,7 @@ func (s *srv) projectNames(m store.Manifest) []string {
 	if u := strings.TrimSuffix(strings.TrimRight(strings.TrimSpace(m.Project.RepoURL), "/"), ".git"); u != "" {
 		add(path.Base(strings.ReplaceAll(u, ":", "/")))
 	}
-	if wt := s.st.Repo.WorkTree(); wt != "" {
+	if wt := s.st.WorkTree(); wt != "" {
 		add(filepath.Base(wt))
 	}
 	return out

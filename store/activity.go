@@ -152,7 +152,7 @@ func (s *Store) member(ctx context.Context, explicit string) (string, error) {
 		}
 		return explicit, nil
 	}
-	id, err := s.Repo.Identity(ctx)
+	id, err := s.repo.Identity(ctx)
 	if err != nil {
 		return "", err
 	}

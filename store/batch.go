@@ -124,7 +124,7 @@ func (s *Store) ApplyReport(ctx context.Context, op Op, b Batch) (*Applied, erro
 			return nil, err
 		}
 	}
-	author, err := s.Repo.Identity(ctx)
+	author, err := s.repo.Identity(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -234,7 +234,7 @@ func (s *Store) decisionBatch(ctx context.Context, v *View, in []NewDecision, wh
 	taken := map[int]bool{}
 	bySource := map[string]Decision{}
 	byID := map[int]Decision{}
-	root := s.Repo.WorkTree()
+	root := s.repo.WorkTree()
 	for _, d := range existing {
 		taken[d.ID] = true
 		byID[d.ID] = d

@@ -43,10 +43,10 @@ type RecordEntry struct {
 
 // CheckoutRoot is the path of the checked-out tree, "" in a bare repository.
 func (s *Store) CheckoutRoot() string {
-	if s.Repo.Bare() {
+	if s.repo.Bare() {
 		return ""
 	}
-	return filepath.Join(s.Repo.WorkTree(), CheckoutDir)
+	return filepath.Join(s.repo.WorkTree(), CheckoutDir)
 }
 
 // ReadRecord reads the checkout record; nil when the tree was never checked out.
@@ -117,10 +117,10 @@ func blobHash(b []byte) gitstore.Hash { return gitstore.BlobHash(b) }
 
 // lockCheckout takes the lock that serialises the refreshes of one worktree (in its git dir).
 func (s *Store) lockCheckout() (func(), error) {
-	if err := os.MkdirAll(filepath.Join(s.Repo.GitDir(), "ctx"), 0o777); err != nil {
+	if err := os.MkdirAll(filepath.Join(s.repo.GitDir(), "ctx"), 0o777); err != nil {
 		return nil, fmt.Errorf("refresh: %w", err)
 	}
-	fl := flock.New(filepath.Join(s.Repo.GitDir(), "ctx", "checkout.lock"))
+	fl := flock.New(filepath.Join(s.repo.GitDir(), "ctx", "checkout.lock"))
 	if err := fl.Lock(); err != nil {
 		return nil, fmt.Errorf("refresh: lock: %w", err)
 	}
@@ -129,7 +129,7 @@ func (s *Store) lockCheckout() (func(), error) {
 
 // journalPath is the refresh journal of this worktree (in its git dir, outside the checked-out tree).
 func (s *Store) journalPath() string {
-	return filepath.Join(s.Repo.GitDir(), "ctx", "checkout-journal.json")
+	return filepath.Join(s.repo.GitDir(), "ctx", "checkout-journal.json")
 }
 
 // journal is what a refresh is about to do to the checked-out tree, written before its first change and
@@ -266,11 +266,11 @@ func (s *Store) refresh(ctx context.Context, force map[string]bool) (*Refreshed,
 	// Without a record, or after an interrupted refresh, every path is compared.
 	full := !found || rec.Incomplete
 	for _, sc := range Scopes {
-		if trees[sc], err = s.Repo.TreeOf(ctx, tips[sc]); err != nil {
+		if trees[sc], err = s.repo.TreeOf(ctx, tips[sc]); err != nil {
 			return nil, err
 		}
 		if c := rec.Commits[sc]; c != "" && !full {
-			if oldTrees[sc], err = s.Repo.TreeOf(ctx, gitstore.NewHash(c)); err != nil {
+			if oldTrees[sc], err = s.repo.TreeOf(ctx, gitstore.NewHash(c)); err != nil {
 				full = true // the recorded commit is gone (gc): compare every path
 			}
 		}
@@ -281,7 +281,7 @@ func (s *Store) refresh(ctx context.Context, force map[string]bool) (*Refreshed,
 		if full {
 			old = gitstore.ZeroHash
 		}
-		added, removed, err := s.Repo.DiffItems(ctx, old, trees[sc])
+		added, removed, err := s.repo.DiffItems(ctx, old, trees[sc])
 		if err != nil {
 			return nil, err
 		}
@@ -406,7 +406,7 @@ func (s *Store) applyRefresh(ctx context.Context, fsys *checkoutFS, ops []refres
 			}
 			out.Removed = append(out.Removed, op.path)
 		} else {
-			data, err := s.Repo.ReadBlob(ctx, op.blob)
+			data, err := s.repo.ReadBlob(ctx, op.blob)
 			if err != nil {
 				return err
 			}
@@ -429,7 +429,7 @@ func (s *Store) readableAt(ctx context.Context, trees map[Scope]gitstore.Hash, p
 		return "", gitstore.ZeroHash, nil
 	}
 	for _, sc := range Scopes {
-		it, ok, err := s.Repo.Stat(ctx, trees[sc], p)
+		it, ok, err := s.repo.Stat(ctx, trees[sc], p)
 		if err != nil {
 			return "", gitstore.ZeroHash, err
 		}
@@ -684,7 +684,7 @@ func (s *Store) recordedFiles(ctx context.Context, rec *Record, sc Scope, p stri
 		if f.Scope != sc || (dir && !strings.HasPrefix(path, p)) || (!dir && path != p) {
 			continue
 		}
-		b, err := s.Repo.ReadBlob(ctx, gitstore.NewHash(f.Blob))
+		b, err := s.repo.ReadBlob(ctx, gitstore.NewHash(f.Blob))
 		if err != nil {
 			return nil, fmt.Errorf("read the checked-out version of %s: %w", path, err)
 		}

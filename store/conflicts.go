@@ -296,7 +296,7 @@ func (s *Store) resolvedContent(ctx context.Context, rec ConflictRecord, content
 			m, body = nm, b
 		}
 		if km.Has("author") {
-			id, err := s.Repo.Identity(ctx)
+			id, err := s.repo.Identity(ctx)
 			if err != nil {
 				return nil, err
 			}
@@ -410,7 +410,7 @@ func (s *Store) oursTheirs(ctx context.Context, r *ConflictRecord) error {
 		r.OursDeleted, r.TheirsDeleted = r.LostDeleted, false
 	}
 	if r.KeptBy != nil && r.LostBy != nil {
-		if id, err := s.Repo.Identity(ctx); err == nil && id.Email != "" {
+		if id, err := s.repo.Identity(ctx); err == nil && id.Email != "" {
 			k, l := sameEmail(r.KeptBy.Author, id.Email), sameEmail(r.LostBy.Author, id.Email)
 			if k != l {
 				set(k, "author")
@@ -462,11 +462,11 @@ func keptIsOurs(kept, lost string, lostDeleted bool, ours []byte, oursHas bool) 
 // oursBeforeMerge returns the first parent's version of path at the merge that added record id; ok is
 // false when there is no such merge or the first parent has no file there.
 func (s *Store) oursBeforeMerge(ctx context.Context, id, path string) ([]byte, bool, error) {
-	tip, err := s.Repo.Resolve(ctx, s.BranchRef())
+	tip, err := s.repo.Resolve(ctx, s.BranchRef())
 	if err != nil || tip.IsZero() {
 		return nil, false, err
 	}
-	commits, err := s.Repo.Log(ctx, tip, 0, ConflictsDir+"/"+id+".json")
+	commits, err := s.repo.Log(ctx, tip, 0, ConflictsDir+"/"+id+".json")
 	if err != nil {
 		return nil, false, fmt.Errorf("find the merge of conflict %s: %w", id, err)
 	}
@@ -483,11 +483,11 @@ func (s *Store) oursBeforeMerge(ctx context.Context, id, path string) ([]byte, b
 
 // fileAt reads path at commit c; ok is false when the path does not exist there.
 func (s *Store) fileAt(ctx context.Context, c gitstore.Hash, path string) ([]byte, bool, error) {
-	t, err := s.Repo.TreeOf(ctx, c)
+	t, err := s.repo.TreeOf(ctx, c)
 	if err != nil {
 		return nil, false, err
 	}
-	v := NewView(&RefReader{Repo: s.Repo, Trees: map[Scope]gitstore.Hash{Public: t}})
+	v := NewView(&RefReader{Repo: s.repo, Trees: map[Scope]gitstore.Hash{Public: t}})
 	b, err := v.ReadIn(ctx, Public, path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil
@@ -508,18 +508,18 @@ func (s *Store) lastWriters(ctx context.Context, tip, base gitstore.Hash, paths 
 	out := map[string]merge.Side{}
 	h := tip
 	for i := 0; i < maxWriterWalk && !h.IsZero() && h != base && len(out) < len(paths); i++ {
-		c, err := s.Repo.Commit(ctx, h)
+		c, err := s.repo.Commit(ctx, h)
 		if err != nil {
 			return nil, err
 		}
 		var parent, parentTree gitstore.Hash
 		if len(c.ParentHashes) > 0 {
 			parent = c.ParentHashes[0]
-			if parentTree, err = s.Repo.TreeOf(ctx, parent); err != nil {
+			if parentTree, err = s.repo.TreeOf(ctx, parent); err != nil {
 				return nil, err
 			}
 		}
-		changed, err := s.Repo.DiffTrees(ctx, parentTree, c.TreeHash)
+		changed, err := s.repo.DiffTrees(ctx, parentTree, c.TreeHash)
 		if err != nil {
 			return nil, err
 		}

@@ -370,7 +370,7 @@ func (s *Store) AddDecisionCommit(ctx context.Context, in NewDecision) (Decision
 	if err := validFields("decision", in); err != nil {
 		return Decision{}, nil, err
 	}
-	author, err := s.Repo.Identity(ctx)
+	author, err := s.repo.Identity(ctx)
 	if err != nil {
 		return Decision{}, nil, err
 	}

@@ -45,12 +45,12 @@ func (s *Store) Doctor(ctx context.Context) (*Diagnosis, error) {
 			d.LastSafe = map[Scope]string{}
 		}
 		d.LastSafe[sc] = ""
-		h, err := s.Repo.Resolve(ctx, s.RefOf(sc))
+		h, err := s.repo.Resolve(ctx, s.RefOf(sc))
 		if err != nil {
 			return nil, err
 		}
 		for i := 0; i < maxSafeSearch && !h.IsZero(); i++ {
-			c, err := s.Repo.Commit(ctx, h)
+			c, err := s.repo.Commit(ctx, h)
 			if err != nil {
 				return nil, err
 			}
@@ -88,7 +88,7 @@ func anyUnsafe(ps []Problem) bool {
 func (s *Store) RemoveProblems(ctx context.Context) (*Committed, []Problem, error) {
 	var removed []Problem
 	refs := s.Refs()
-	res, err := s.Repo.Transact(ctx, refs, func(tips map[string]gitstore.Tip) (map[string]*gitstore.Write, error) {
+	res, err := s.repo.Transact(ctx, refs, func(tips map[string]gitstore.Tip) (map[string]*gitstore.Write, error) {
 		removed = nil
 		w := map[string]*gitstore.Write{}
 		for _, sc := range Scopes {
@@ -107,7 +107,7 @@ func (s *Store) RemoveProblems(ctx context.Context) (*Committed, []Problem, erro
 			for _, p := range ps {
 				names = append(names, p.names)
 			}
-			tree, err := s.Repo.RemoveItems(ctx, s.RefOf(sc), tip.Tree, names)
+			tree, err := s.repo.RemoveItems(ctx, s.RefOf(sc), tip.Tree, names)
 			if err != nil {
 				return nil, err
 			}

@@ -104,7 +104,7 @@ func (s *Store) SetEntry(ctx context.Context, k Kind, in SetEntry) (*Committed, 
 	if in.Provenance != "" && !contains(Provenances, in.Provenance) {
 		return nil, invalidf("invalid provenance %q: use one of %s", in.Provenance, strings.Join(Provenances, ", "))
 	}
-	author, err := s.Repo.Identity(ctx)
+	author, err := s.repo.Identity(ctx)
 	if err != nil {
 		return nil, err
 	}

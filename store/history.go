@@ -64,7 +64,7 @@ func (s *Store) History(ctx context.Context, tips map[Scope]gitstore.Hash) ([]Hi
 		if tips[sc].IsZero() {
 			continue
 		}
-		commits, err := s.Repo.Log(ctx, tips[sc], 0, "")
+		commits, err := s.repo.Log(ctx, tips[sc], 0, "")
 		if err != nil {
 			return nil, err
 		}
@@ -112,7 +112,7 @@ func (s *Store) parentTree(ctx context.Context, e *HistoryEvent) (gitstore.Hash,
 	if e.parent.IsZero() {
 		return gitstore.ZeroHash, nil
 	}
-	return s.Repo.TreeOf(ctx, e.parent)
+	return s.repo.TreeOf(ctx, e.parent)
 }
 
 // EventPaths lists the store paths the event changed against its first parent, sorted.
@@ -123,13 +123,13 @@ func (s *Store) EventPaths(ctx context.Context, e *HistoryEvent) ([]string, erro
 	}
 	if pt.IsZero() {
 		var out []string
-		err := s.Repo.Walk(ctx, e.tree, func(p string, _ gitstore.Hash) error {
+		err := s.repo.Walk(ctx, e.tree, func(p string, _ gitstore.Hash) error {
 			out = append(out, p)
 			return nil
 		})
 		return out, err
 	}
-	paths, err := s.Repo.DiffTrees(ctx, pt, e.tree)
+	paths, err := s.repo.DiffTrees(ctx, pt, e.tree)
 	if paths == nil {
 		paths = []string{}
 	}
@@ -191,7 +191,7 @@ func (s *Store) readAt(ctx context.Context, tree gitstore.Hash, p string) ([]byt
 	if tree.IsZero() {
 		return nil, false, nil
 	}
-	b, err := s.Repo.ReadFile(ctx, tree, p)
+	b, err := s.repo.ReadFile(ctx, tree, p)
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, gitstore.ErrNotFound) {
 		return nil, false, nil
 	}
@@ -238,7 +238,7 @@ func (s *Store) BlameFile(ctx context.Context, tips map[Scope]gitstore.Hash, p s
 		if tips[x].IsZero() {
 			continue
 		}
-		t, err := s.Repo.TreeOf(ctx, tips[x])
+		t, err := s.repo.TreeOf(ctx, tips[x])
 		if err != nil {
 			return nil, err
 		}
@@ -282,7 +282,7 @@ func (s *Store) BlameFile(ctx context.Context, tips map[Scope]gitstore.Hash, p s
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		c, err := s.Repo.Commit(ctx, h)
+		c, err := s.repo.Commit(ctx, h)
 		if err != nil {
 			return nil, err
 		}

@@ -112,18 +112,18 @@ type InitResult struct {
 // context branch it is adopted instead of starting a second history. Run again, it changes nothing.
 // It never touches HEAD, the index or the working files.
 func (s *Store) Init(ctx context.Context, opt InitOptions) (*InitResult, error) {
-	if opt.Branch != "" && opt.Branch != s.Cfg.Branch {
+	if opt.Branch != "" && opt.Branch != s.cfg.Branch {
 		if err := validBranch(opt.Branch); err != nil {
 			return nil, err
 		}
 		// A store exists already under another name: init does not start a second one.
-		if cur, err := s.Repo.Resolve(ctx, s.BranchRef()); err != nil {
+		if cur, err := s.repo.Resolve(ctx, s.BranchRef()); err != nil {
 			return nil, err
 		} else if !cur.IsZero() {
 			return nil, invalidf("this repository's context branch is %s already; ctx init --branch %s would start a second store (to rename it: git branch -m %s %s, then ctx config)",
-				s.BranchRef(), opt.Branch, s.Cfg.Branch, opt.Branch)
+				s.BranchRef(), opt.Branch, s.cfg.Branch, opt.Branch)
 		}
-		s.Cfg.Branch = opt.Branch
+		s.cfg.Branch = opt.Branch
 	}
 	if err := s.checkBranchIsContext(ctx); err != nil {
 		return nil, err
@@ -135,10 +135,10 @@ func (s *Store) Init(ctx context.Context, opt InitOptions) (*InitResult, error) 
 		if err := s.CheckRemote(opt.Remote, gitstore.FromUser); err != nil {
 			return nil, err
 		}
-		s.Cfg.Remote = opt.Remote
+		s.cfg.Remote = opt.Remote
 	}
 	res := &InitResult{}
-	tip, err := s.Repo.Resolve(ctx, s.BranchRef())
+	tip, err := s.repo.Resolve(ctx, s.BranchRef())
 	if err != nil {
 		return nil, err
 	}
@@ -158,7 +158,7 @@ func (s *Store) Init(ctx context.Context, opt InitOptions) (*InitResult, error) 
 				return nil, err
 			}
 			if found {
-				if err := s.Repo.UpdateRef(ctx, s.BranchRef(), gitstore.ZeroHash, rt, "ctx init: adopt "+remote); err != nil {
+				if err := s.repo.UpdateRef(ctx, s.BranchRef(), gitstore.ZeroHash, rt, "ctx init: adopt "+remote); err != nil {
 					return nil, err
 				}
 				res.Adopted = remote
@@ -170,10 +170,10 @@ func (s *Store) Init(ctx context.Context, opt InitOptions) (*InitResult, error) 
 		}
 		res.Created = true
 	}
-	if res.Tip, err = s.Repo.Resolve(ctx, s.BranchRef()); err != nil {
+	if res.Tip, err = s.repo.Resolve(ctx, s.BranchRef()); err != nil {
 		return nil, err
 	}
-	if s.Cfg.Branch != DefaultBranch || fileMissing(s.configPath()) {
+	if s.cfg.Branch != DefaultBranch || fileMissing(s.configPath()) {
 		if err := s.SaveConfig(); err != nil {
 			return nil, err
 		}
@@ -200,21 +200,21 @@ func validBranch(name string) error {
 // existing branch that is not a context store (no manifest.json at its root): ctx would commit its entries
 // onto the user's code (ctx init --branch main).
 func (s *Store) checkBranchIsContext(ctx context.Context) error {
-	if s.Repo.CurrentBranch() == s.Cfg.Branch {
-		return invalidf("branch %s is checked out in this worktree: the context branch must be a branch of its own (the default is %s)", s.Cfg.Branch, DefaultBranch)
+	if s.repo.CurrentBranch() == s.cfg.Branch {
+		return invalidf("branch %s is checked out in this worktree: the context branch must be a branch of its own (the default is %s)", s.cfg.Branch, DefaultBranch)
 	}
-	tip, err := s.Repo.Resolve(ctx, s.BranchRef())
+	tip, err := s.repo.Resolve(ctx, s.BranchRef())
 	if err != nil || tip.IsZero() {
 		return err
 	}
-	tree, err := s.Repo.TreeOf(ctx, tip)
+	tree, err := s.repo.TreeOf(ctx, tip)
 	if err != nil {
 		return err
 	}
-	if h, err := s.Repo.PathHash(ctx, tree, ManifestPath); err != nil {
+	if h, err := s.repo.PathHash(ctx, tree, ManifestPath); err != nil {
 		return err
 	} else if h.IsZero() {
-		return invalidf("branch %s exists and is not a context store (it has no %s): choose another name with ctx init --branch NAME", s.Cfg.Branch, ManifestPath)
+		return invalidf("branch %s exists and is not a context store (it has no %s): choose another name with ctx init --branch NAME", s.cfg.Branch, ManifestPath)
 	}
 	return nil
 }
@@ -222,12 +222,12 @@ func (s *Store) checkBranchIsContext(ctx context.Context) error {
 // checkCheckoutDirFree refuses to check the store out into a .context/ folder whose files git tracks in
 // the user's branch: they would mix with the store's files and be committed to the context branch.
 func (s *Store) checkCheckoutDirFree(ctx context.Context) error {
-	if s.Repo.Bare() || !gitstore.HasGit() {
+	if s.repo.Bare() || !gitstore.HasGit() {
 		return nil
 	}
 	cmd := exec.CommandContext(ctx, "git", "ls-files", "--", CheckoutDir)
-	cmd.Dir = s.Repo.WorkTree()
-	cmd.Env = append(os.Environ(), "GIT_DIR="+s.Repo.GitDir(), "GIT_WORK_TREE="+s.Repo.WorkTree())
+	cmd.Dir = s.repo.WorkTree()
+	cmd.Env = append(os.Environ(), "GIT_DIR="+s.repo.GitDir(), "GIT_WORK_TREE="+s.repo.WorkTree())
 	out, err := cmd.Output()
 	if err == nil && len(bytes.TrimSpace(out)) > 0 {
 		return invalidf("this repository tracks files in %s/ (%s...): ctx keeps its checked-out tree there; move them first",
@@ -244,7 +244,7 @@ func fileMissing(p string) bool {
 func (s *Store) createBranch(ctx context.Context) error {
 	name := ""
 	url := ""
-	if remotes, err := s.Repo.Remotes(ctx); err == nil {
+	if remotes, err := s.repo.Remotes(ctx); err == nil {
 		for _, r := range remotes {
 			if r.Name == "origin" {
 				url = r.URL
@@ -255,9 +255,9 @@ func (s *Store) createBranch(ctx context.Context) error {
 		name = strings.TrimSuffix(filepath.Base(strings.TrimRight(url, "/")), ".git")
 	}
 	if name == "" || name == "." {
-		dir := s.Repo.WorkTree()
+		dir := s.repo.WorkTree()
 		if dir == "" {
-			dir = strings.TrimSuffix(s.Repo.CommonDir(), string(filepath.Separator)+".git")
+			dir = strings.TrimSuffix(s.repo.CommonDir(), string(filepath.Separator)+".git")
 		}
 		name = strings.TrimSuffix(filepath.Base(dir), ".git")
 	}
@@ -269,7 +269,7 @@ func (s *Store) createBranch(ctx context.Context) error {
 		return err
 	}
 	msg := s.Message(Op{Name: "init", Summary: "initialise context store for " + name})
-	_, err = s.Repo.Transact(ctx, []string{s.BranchRef()}, func(tips map[string]gitstore.Tip) (map[string]*gitstore.Write, error) {
+	_, err = s.repo.Transact(ctx, []string{s.BranchRef()}, func(tips map[string]gitstore.Tip) (map[string]*gitstore.Write, error) {
 		if !tips[s.BranchRef()].Commit.IsZero() {
 			return nil, nil // another process initialised it meanwhile
 		}
@@ -281,10 +281,10 @@ func (s *Store) createBranch(ctx context.Context) error {
 // ensureExcluded adds "/.context/" to <common dir>/info/exclude once (gitignore(5)), so the checked-out
 // tree never shows in git status.
 func (s *Store) ensureExcluded() error {
-	if s.Repo.Bare() {
+	if s.repo.Bare() {
 		return nil
 	}
-	p := filepath.Join(s.Repo.CommonDir(), "info", "exclude")
+	p := filepath.Join(s.repo.CommonDir(), "info", "exclude")
 	b, err := os.ReadFile(p)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("read %s: %w", p, err)

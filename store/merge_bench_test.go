@@ -84,11 +84,11 @@ func BenchmarkMergeVsGit(b *testing.B) {
 	b.Run("ctx", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			b.StopTimer()
-			cur, err := s.Repo.Resolve(bg, s.BranchRef())
+			cur, err := s.GitRepo().Resolve(bg, s.BranchRef())
 			if err != nil {
 				b.Fatal(err)
 			}
-			if err := s.Repo.UpdateRef(bg, s.BranchRef(), cur, oursH, "bench: reset"); err != nil {
+			if err := s.GitRepo().UpdateRef(bg, s.BranchRef(), cur, oursH, "bench: reset"); err != nil {
 				b.Fatal(err)
 			}
 			b.StartTimer()
@@ -183,11 +183,11 @@ func BenchmarkMergeConflicts(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		cur, err := s.Repo.Resolve(bg, s.BranchRef())
+		cur, err := s.GitRepo().Resolve(bg, s.BranchRef())
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := s.Repo.UpdateRef(bg, s.BranchRef(), cur, oursH, "bench: reset"); err != nil {
+		if err := s.GitRepo().UpdateRef(bg, s.BranchRef(), cur, oursH, "bench: reset"); err != nil {
 			b.Fatal(err)
 		}
 		b.StartTimer()

@@ -292,7 +292,7 @@ func (s *Store) writeSession(ctx context.Context, in SessionUpdate, mustBeNew bo
 	if err := validFields("session", in); err != nil {
 		return SessionSummary{}, nil, err
 	}
-	author, err := s.Repo.Identity(ctx)
+	author, err := s.repo.Identity(ctx)
 	if err != nil {
 		return SessionSummary{}, nil, err
 	}

@@ -613,7 +613,7 @@ func (s *Store) ResolveProposal(ctx context.Context, name, id, decision string) 
 	if err := normKey(&id); err != nil {
 		return SkillProposal{}, nil, fmt.Errorf("proposal id: %w", err)
 	}
-	who, err := s.Repo.Identity(ctx)
+	who, err := s.repo.Identity(ctx)
 	if err != nil {
 		return SkillProposal{}, nil, err
 	}

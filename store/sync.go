@@ -34,10 +34,10 @@ func pushBackoff(attempt int) time.Duration {
 
 // RemoteName picks the remote: the configured one, else origin, else the only remote; "" when none.
 func (s *Store) RemoteName(ctx context.Context) string {
-	if s.Cfg.Remote != "" {
-		return s.Cfg.Remote
+	if s.cfg.Remote != "" {
+		return s.cfg.Remote
 	}
-	remotes, err := s.Repo.Remotes(ctx)
+	remotes, err := s.repo.Remotes(ctx)
 	if err != nil || len(remotes) == 0 {
 		return ""
 	}
@@ -58,15 +58,15 @@ func (s *Store) RemoteName(ctx context.Context) string {
 // remote-tracking namespace for it: the fetched tip is kept in refs/ctx/fetch/<first 12 hex of the
 // SHA-1 of the URL>/<branch>, a local ref that is never pushed.
 func (s *Store) TrackingRef(remote string) string {
-	if remotes, err := s.Repo.Remotes(context.Background()); err == nil {
+	if remotes, err := s.repo.Remotes(context.Background()); err == nil {
 		for _, r := range remotes {
 			if r.Name == remote {
-				return "refs/remotes/" + remote + "/" + s.Cfg.Branch
+				return "refs/remotes/" + remote + "/" + s.cfg.Branch
 			}
 		}
 	}
 	sum := sha1.Sum([]byte(remote))
-	return "refs/ctx/fetch/" + hex.EncodeToString(sum[:])[:12] + "/" + s.Cfg.Branch
+	return "refs/ctx/fetch/" + hex.EncodeToString(sum[:])[:12] + "/" + s.cfg.Branch
 }
 
 // FetchRefspec is what ctx fetches: the remote's context branch into its remote-tracking ref (by way of a
@@ -79,8 +79,11 @@ func (s *Store) FetchRefspec(remote string) string {
 func (s *Store) PushRefspec() string { return s.BranchRef() + ":" + s.BranchRef() }
 
 func (s *Store) timeout() time.Duration {
-	if s.Cfg.TimeoutSecs > 0 {
-		return time.Duration(s.Cfg.TimeoutSecs) * time.Second
+	if s.timeoutOverride > 0 {
+		return s.timeoutOverride
+	}
+	if s.cfg.TimeoutSecs > 0 {
+		return time.Duration(s.cfg.TimeoutSecs) * time.Second
 	}
 	return DefaultTimeout
 }
@@ -100,15 +103,15 @@ func (s *Store) fetch(ctx context.Context, remote string, origin gitstore.Remote
 	_, _ = crand.Read(rnd[:])
 	incoming := incomingPrefix + hex.EncodeToString(rnd[:])
 	opt := gitstore.TransferOptions{Progress: Progress, Origin: origin}
-	found, err := s.Repo.Fetch(tctx, remote, "?+"+s.BranchRef()+":"+incoming, opt)
+	found, err := s.repo.Fetch(tctx, remote, "?+"+s.BranchRef()+":"+incoming, opt)
 	var theirs gitstore.Hash
 	if found && err == nil {
-		theirs, err = s.Repo.Resolve(ctx, incoming)
+		theirs, err = s.repo.Resolve(ctx, incoming)
 		if !theirs.IsZero() {
-			defer s.Repo.UpdateRef(context.WithoutCancel(ctx), incoming, theirs, gitstore.ZeroHash, "ctx: drop quarantine ref")
+			defer s.repo.UpdateRef(context.WithoutCancel(ctx), incoming, theirs, gitstore.ZeroHash, "ctx: drop quarantine ref")
 		}
 	}
-	what := remote + "'s " + s.Cfg.Branch + " branch"
+	what := remote + "'s " + s.cfg.Branch + " branch"
 	if errors.Is(err, gitstore.ErrFsck) {
 		return gitstore.ZeroHash, false, s.diagnoseFsck(tctx, remote, what, err, opt)
 	}
@@ -116,11 +119,11 @@ func (s *Store) fetch(ctx context.Context, remote string, origin gitstore.Remote
 		return gitstore.ZeroHash, false, err
 	}
 	tracking := s.TrackingRef(remote)
-	prev, err := s.Repo.Resolve(ctx, tracking)
+	prev, err := s.repo.Resolve(ctx, tracking)
 	if err != nil {
 		return gitstore.ZeroHash, false, err
 	}
-	ours, err := s.Repo.Resolve(ctx, s.BranchRef())
+	ours, err := s.repo.Resolve(ctx, s.BranchRef())
 	if err != nil {
 		return gitstore.ZeroHash, false, err
 	}
@@ -130,14 +133,14 @@ func (s *Store) fetch(ctx context.Context, remote string, origin gitstore.Remote
 	// The remote-tracking ref follows the remote, forced as in git's "+" refspec; another process may move
 	// it at the same time (a concurrent fetch): retry on the value it found.
 	for attempt := 0; prev != theirs; attempt++ {
-		err := s.Repo.UpdateRef(ctx, tracking, prev, theirs, "ctx fetch "+remote)
+		err := s.repo.UpdateRef(ctx, tracking, prev, theirs, "ctx fetch "+remote)
 		if err == nil || attempt >= 5 || !errors.Is(err, gitstore.ErrStaleRef) {
 			if err != nil {
 				return gitstore.ZeroHash, false, err
 			}
 			break
 		}
-		if prev, err = s.Repo.Resolve(ctx, tracking); err != nil {
+		if prev, err = s.repo.Resolve(ctx, tracking); err != nil {
 			return gitstore.ZeroHash, false, err
 		}
 	}
@@ -152,18 +155,18 @@ const incomingPrefix = "refs/ctx/incoming/"
 // running fetch can still use. Best effort: a failure here never fails the fetch.
 func (s *Store) clearIncoming(ctx context.Context) {
 	var locked []string
-	for _, lr := range s.Repo.LooseRefsUnder(incomingPrefix) {
+	for _, lr := range s.repo.LooseRefsUnder(incomingPrefix) {
 		if lr.Locked {
 			locked = append(locked, lr.Name)
 		}
 		if lr.Exists && lr.Age > s.timeout()+time.Minute {
-			if h, err := s.Repo.Resolve(ctx, lr.Name); err == nil && !h.IsZero() {
-				_ = s.Repo.UpdateRef(ctx, lr.Name, h, gitstore.ZeroHash, "ctx: drop a stale quarantine ref")
+			if h, err := s.repo.Resolve(ctx, lr.Name); err == nil && !h.IsZero() {
+				_ = s.repo.UpdateRef(ctx, lr.Name, h, gitstore.ZeroHash, "ctx: drop a stale quarantine ref")
 			}
 		}
 	}
 	if len(locked) > 0 {
-		_ = s.Repo.RecoverLocks(ctx, locked)
+		_ = s.repo.RecoverLocks(ctx, locked)
 	}
 }
 
@@ -171,7 +174,7 @@ func (s *Store) clearIncoming(ctx context.Context) {
 // branch is fetched again, without fsck, into a throwaway repository (never into this one) and checked
 // there with gitstore.CheckHistory. When that fails, git's own error is returned.
 func (s *Store) diagnoseFsck(ctx context.Context, remote, what string, fsckErr error, opt gitstore.TransferOptions) error {
-	q, tip, cleanup, err := s.Repo.FetchQuarantine(ctx, remote, s.BranchRef(), opt)
+	q, tip, cleanup, err := s.repo.FetchQuarantine(ctx, remote, s.BranchRef(), opt)
 	defer cleanup()
 	if err != nil {
 		return fsckErr
@@ -232,7 +235,7 @@ func (e remoteRefused) Is(target error) bool { return target == ErrInvalid }
 // CheckRemote refuses a remote value that must not reach git (gitstore.Repo.CheckRemote; docs/security.md,
 // "Trust boundaries: remotes and arguments"): the error wraps ErrInvalid and *gitstore.RemoteError.
 func (s *Store) CheckRemote(remote string, origin RemoteOrigin) error {
-	err := s.Repo.CheckRemote(remote, origin)
+	err := s.repo.CheckRemote(remote, origin)
 	var re *gitstore.RemoteError
 	if errors.As(err, &re) {
 		return remoteRefused{re}
@@ -324,13 +327,13 @@ func (s *Store) PullWith(ctx context.Context, remote string, o PullOptions) (*Pu
 // integrate brings commit theirs into the local branch: adopt, fast-forward, or merge.
 func (s *Store) integrate(ctx context.Context, theirs gitstore.Hash, res *PullResult) error {
 	for attempt := 0; attempt < 5; attempt++ {
-		ours, err := s.Repo.Resolve(ctx, s.BranchRef())
+		ours, err := s.repo.Resolve(ctx, s.BranchRef())
 		if err != nil {
 			return err
 		}
 		res.Old, res.New = ours, ours
 		if ours.IsZero() {
-			if err := s.Repo.UpdateRef(ctx, s.BranchRef(), ours, theirs, "ctx pull: adopt"); errors.Is(err, gitstore.ErrStaleRef) {
+			if err := s.repo.UpdateRef(ctx, s.BranchRef(), ours, theirs, "ctx pull: adopt"); errors.Is(err, gitstore.ErrStaleRef) {
 				continue
 			} else if err != nil {
 				return err
@@ -338,16 +341,16 @@ func (s *Store) integrate(ctx context.Context, theirs gitstore.Hash, res *PullRe
 			res.Action, res.New = "adopted", theirs
 			return nil
 		}
-		if up, err := s.Repo.IsAncestor(ctx, theirs, ours); err != nil {
+		if up, err := s.repo.IsAncestor(ctx, theirs, ours); err != nil {
 			return err
 		} else if up {
 			res.Action = "up-to-date"
 			return nil
 		}
-		if ff, err := s.Repo.IsAncestor(ctx, ours, theirs); err != nil {
+		if ff, err := s.repo.IsAncestor(ctx, ours, theirs); err != nil {
 			return err
 		} else if ff {
-			if err := s.Repo.UpdateRef(ctx, s.BranchRef(), ours, theirs, "ctx pull: fast-forward"); errors.Is(err, gitstore.ErrStaleRef) {
+			if err := s.repo.UpdateRef(ctx, s.BranchRef(), ours, theirs, "ctx pull: fast-forward"); errors.Is(err, gitstore.ErrStaleRef) {
 				continue
 			} else if err != nil {
 				return err
@@ -360,7 +363,7 @@ func (s *Store) integrate(ctx context.Context, theirs gitstore.Hash, res *PullRe
 		} else if fresh {
 			// A store created offline (ctx init could not reach the remote) holds nothing but its own manifest:
 			// the remote's context branch replaces it, as init would have adopted it.
-			if err := s.Repo.UpdateRef(ctx, s.BranchRef(), ours, theirs, "ctx pull: adopt over an offline init"); errors.Is(err, gitstore.ErrStaleRef) {
+			if err := s.repo.UpdateRef(ctx, s.BranchRef(), ours, theirs, "ctx pull: adopt over an offline init"); errors.Is(err, gitstore.ErrStaleRef) {
 				continue
 			} else if err != nil {
 				return err
@@ -378,18 +381,18 @@ func (s *Store) integrate(ctx context.Context, theirs gitstore.Hash, res *PullRe
 // onlyInit reports whether ours is the lone commit of `ctx init` (no parent, Ctx-Op: init, a tree holding
 // manifest.json alone) and shares no history with theirs.
 func (s *Store) onlyInit(ctx context.Context, ours, theirs gitstore.Hash) (bool, error) {
-	c, err := s.Repo.Commit(ctx, ours)
+	c, err := s.repo.Commit(ctx, ours)
 	if err != nil {
 		return false, err
 	}
 	if len(c.ParentHashes) != 0 || Trailers(c.Message)["Ctx-Op"] != "init" {
 		return false, nil
 	}
-	if base, err := s.Repo.MergeBase(ctx, ours, theirs); err != nil || !base.IsZero() {
+	if base, err := s.repo.MergeBase(ctx, ours, theirs); err != nil || !base.IsZero() {
 		return false, err
 	}
 	n := 0
-	err = s.Repo.Walk(ctx, c.TreeHash, func(p string, _ gitstore.Hash) error {
+	err = s.repo.Walk(ctx, c.TreeHash, func(p string, _ gitstore.Hash) error {
 		if n++; p != ManifestPath {
 			n = 2
 		}
@@ -407,7 +410,7 @@ func (s *Store) MergeCommit(ctx context.Context, theirs gitstore.Hash, o PullOpt
 		return nil, err
 	}
 	res := &PullResult{Remote: theirs.String()[:12], Action: "none", Found: true, Strategy: o.Strategy}
-	old, err := s.Repo.Resolve(ctx, s.BranchRef())
+	old, err := s.repo.Resolve(ctx, s.BranchRef())
 	if err != nil {
 		return nil, err
 	}
@@ -429,42 +432,42 @@ func (s *Store) MergeCommit(ctx context.Context, theirs gitstore.Hash, o PullOpt
 // res.Strategy set also Ctx-Strategy and Ctx-Decided, the number of conflicts it decided).
 func (s *Store) mergeCommit(ctx context.Context, theirs gitstore.Hash, res *PullResult) error {
 	ref := s.BranchRef()
-	out, err := s.Repo.Transact(ctx, []string{ref}, func(tips map[string]gitstore.Tip) (map[string]*gitstore.Write, error) {
+	out, err := s.repo.Transact(ctx, []string{ref}, func(tips map[string]gitstore.Tip) (map[string]*gitstore.Write, error) {
 		ours := tips[ref]
-		base, err := s.Repo.MergeBase(ctx, ours.Commit, theirs)
+		base, err := s.repo.MergeBase(ctx, ours.Commit, theirs)
 		if err != nil {
 			return nil, fmt.Errorf("merge base: %w", err)
 		}
-		baseTree, err := s.Repo.TreeOf(ctx, base)
+		baseTree, err := s.repo.TreeOf(ctx, base)
 		if err != nil {
 			return nil, err
 		}
-		theirTree, err := s.Repo.TreeOf(ctx, theirs)
+		theirTree, err := s.repo.TreeOf(ctx, theirs)
 		if err != nil {
 			return nil, err
 		}
 		// Only the paths either side changed since the merge base take part, plus the folders whose files
 		// are merged together (decisions: renumbering; conflicts: the records); every other path is the same
 		// on both sides and stays as it is (merge.Tree merges path by path otherwise).
-		changedOurs, err := s.Repo.DiffTrees(ctx, baseTree, ours.Tree)
+		changedOurs, err := s.repo.DiffTrees(ctx, baseTree, ours.Tree)
 		if err != nil {
 			return nil, err
 		}
-		changedTheirs, err := s.Repo.DiffTrees(ctx, baseTree, theirTree)
+		changedTheirs, err := s.repo.DiffTrees(ctx, baseTree, theirTree)
 		if err != nil {
 			return nil, err
 		}
 		paths := append(changedOurs, changedTheirs...)
 		together := []string{"decisions", ConflictsDir}
-		bf, err := s.Repo.FilesAt(ctx, baseTree, paths, together)
+		bf, err := s.repo.FilesAt(ctx, baseTree, paths, together)
 		if err != nil {
 			return nil, err
 		}
-		of, err := s.Repo.FilesAt(ctx, ours.Tree, paths, together)
+		of, err := s.repo.FilesAt(ctx, ours.Tree, paths, together)
 		if err != nil {
 			return nil, err
 		}
-		tf, err := s.Repo.FilesAt(ctx, theirTree, paths, together)
+		tf, err := s.repo.FilesAt(ctx, theirTree, paths, together)
 		if err != nil {
 			return nil, err
 		}
@@ -485,7 +488,7 @@ func (s *Store) mergeCommit(ctx context.Context, theirs gitstore.Hash, res *Pull
 				changes = append(changes, gitstore.Change{Path: p, Delete: true})
 			}
 		}
-		tree, err := s.Repo.EditTree(ctx, ours.Tree, changes)
+		tree, err := s.repo.EditTree(ctx, ours.Tree, changes)
 		if err != nil {
 			return nil, err
 		}
@@ -524,13 +527,13 @@ func (s *Store) recordPushed(ctx context.Context, tr string, tip gitstore.Hash) 
 	var err error
 	for i := 0; i < 2; i++ {
 		var cur gitstore.Hash
-		if cur, err = s.Repo.Resolve(ctx, tr); err != nil {
+		if cur, err = s.repo.Resolve(ctx, tr); err != nil {
 			return err
 		}
 		if cur == tip {
 			return nil
 		}
-		if err = s.Repo.UpdateRef(ctx, tr, cur, tip, "ctx push"); !errors.Is(err, gitstore.ErrStaleRef) {
+		if err = s.repo.UpdateRef(ctx, tr, cur, tip, "ctx push"); !errors.Is(err, gitstore.ErrStaleRef) {
 			return err
 		}
 	}
@@ -573,13 +576,13 @@ func (s *Store) PushWith(ctx context.Context, remote string, o PullOptions) (*Pu
 	}
 	res := &PushResult{Remote: remote}
 	for attempt := 0; ; attempt++ {
-		tip, err := s.Repo.Resolve(ctx, s.BranchRef())
+		tip, err := s.repo.Resolve(ctx, s.BranchRef())
 		if err != nil {
 			return nil, err
 		}
 		tr := s.TrackingRef(remote)
 		pctx, cancel := context.WithTimeout(ctx, s.timeout())
-		err = s.Repo.Push(pctx, remote, s.PushRefspec(), gitstore.TransferOptions{Progress: Progress, Origin: o.Origin, TrackingRef: tr})
+		err = s.repo.Push(pctx, remote, s.PushRefspec(), gitstore.TransferOptions{Progress: Progress, Origin: o.Origin, TrackingRef: tr})
 		cancel()
 		if err == nil {
 			res.Tip = tip

@@ -79,7 +79,7 @@ func placeHint(names []string) string {
 // treeProblems returns the problems of the entries of tree that tree against does not hold identically
 // (against ZeroHash: every entry), for commit, sorted by path.
 func (s *Store) treeProblems(ctx context.Context, commit gitstore.Hash, sc Scope, tree, against gitstore.Hash) ([]Problem, error) {
-	return treeProblemsIn(ctx, s.Repo, commit, sc, tree, against)
+	return treeProblemsIn(ctx, s.repo, commit, sc, tree, against)
 }
 
 func treeProblemsIn(ctx context.Context, repo *gitstore.Repo, commit gitstore.Hash, sc Scope, tree, against gitstore.Hash) ([]Problem, error) {
@@ -109,7 +109,7 @@ func (s *Store) TreeProblems(ctx context.Context) ([]Problem, error) {
 		if tips[sc].IsZero() {
 			continue
 		}
-		tree, err := s.Repo.TreeOf(ctx, tips[sc])
+		tree, err := s.repo.TreeOf(ctx, tips[sc])
 		if err != nil {
 			return nil, err
 		}
@@ -193,16 +193,16 @@ func (s *Store) CheckIncoming(ctx context.Context, what string, theirs, ours git
 	if !ours.IsZero() {
 		known = append(known, ours)
 	}
-	hist, err := s.Repo.CheckHistory(ctx, theirs, known, maxListedProblems+1)
+	hist, err := s.repo.CheckHistory(ctx, theirs, known, maxListedProblems+1)
 	if err != nil {
 		return fmt.Errorf("check %s: %w", what, err)
 	}
 	// The tip's own problems first, then those of older commits.
-	tree, err := s.Repo.TreeOf(ctx, theirs)
+	tree, err := s.repo.TreeOf(ctx, theirs)
 	if err != nil {
 		return err
 	}
-	ourTree, err := s.Repo.TreeOf(ctx, ours)
+	ourTree, err := s.repo.TreeOf(ctx, ours)
 	if err != nil {
 		return err
 	}

@@ -121,12 +121,12 @@ func (r *RefReader) List(ctx context.Context, sc Scope, dir string) ([]gitstore.
 func (s *Store) Tips(ctx context.Context) (map[Scope]gitstore.Hash, error) {
 	// A scope move a killed process left half done is completed first: readers never see an entry in
 	// both scopes or in neither (docs/locks.md).
-	if err := s.Repo.RecoverInterrupted(ctx); err != nil {
+	if err := s.repo.RecoverInterrupted(ctx); err != nil {
 		return nil, err
 	}
 	out := map[Scope]gitstore.Hash{}
 	for _, sc := range Scopes {
-		h, err := s.Repo.Resolve(ctx, s.RefOf(sc))
+		h, err := s.repo.Resolve(ctx, s.RefOf(sc))
 		if err != nil {
 			return nil, err
 		}
@@ -143,13 +143,13 @@ func (s *Store) RefView(ctx context.Context) (*View, error) {
 	}
 	trees := map[Scope]gitstore.Hash{}
 	for sc, c := range tips {
-		t, err := s.Repo.TreeOf(ctx, c)
+		t, err := s.repo.TreeOf(ctx, c)
 		if err != nil {
 			return nil, err
 		}
 		trees[sc] = t
 	}
-	return NewView(&RefReader{Repo: s.Repo, Trees: trees}), nil
+	return NewView(&RefReader{Repo: s.repo, Trees: trees}), nil
 }
 
 // DirReader reads the checked-out tree: the files of .context/ with the scope each path was checked out

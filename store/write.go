@@ -81,12 +81,12 @@ func (c *Committed) Changed() bool { return len(c.Commits) > 0 }
 // *SecretError (nothing is written) unless ctx comes from AllowSecrets (docs/security.md, "Secrets").
 func (s *Store) Write(ctx context.Context, op Op, fn func(v *View) (Edits, error)) (*Committed, error) {
 	out := &Committed{Commits: map[Scope]gitstore.Hash{}}
-	if s.Repo.CurrentBranch() == s.Cfg.Branch {
-		return nil, invalidf("branch %s is checked out in this worktree: ctx does not write to the branch you work on (see ctx config branch)", s.Cfg.Branch)
+	if s.repo.CurrentBranch() == s.cfg.Branch {
+		return nil, invalidf("branch %s is checked out in this worktree: ctx does not write to the branch you work on (see ctx config branch)", s.cfg.Branch)
 	}
 	msg := s.Message(op)
 	refs := s.Refs()
-	res, err := s.Repo.Transact(ctx, refs, func(tips map[string]gitstore.Tip) (map[string]*gitstore.Write, error) {
+	res, err := s.repo.Transact(ctx, refs, func(tips map[string]gitstore.Tip) (map[string]*gitstore.Write, error) {
 		if tips[s.BranchRef()].Commit.IsZero() {
 			return nil, ErrNotInitialized
 		}
@@ -94,7 +94,7 @@ func (s *Store) Write(ctx context.Context, op Op, fn func(v *View) (Edits, error
 		for _, sc := range Scopes {
 			trees[sc] = tips[s.RefOf(sc)].Tree
 		}
-		v := NewView(&RefReader{Repo: s.Repo, Trees: trees})
+		v := NewView(&RefReader{Repo: s.repo, Trees: trees})
 		edits, err := fn(v)
 		if err != nil {
 			return nil, err

@@ -13,7 +13,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/ctx-dev/ctx/gitstore"
 	"github.com/ctx-dev/ctx/store"
 	"github.com/urfave/cli/v2"
 )
@@ -51,7 +50,7 @@ func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(form
 func ExitCode(err error) int {
 	var ue *usageError
 	var nf *store.NotFoundError
-	var te *gitstore.TransferError
+	var te *store.TransferError
 	var amb *store.AmbiguousError
 	switch {
 	case err == nil:
@@ -59,11 +58,11 @@ func ExitCode(err error) int {
 	case errors.Is(err, context.Canceled):
 		return exitInterrupted
 	case errors.As(err, &ue), errors.As(err, &amb), errors.Is(err, store.ErrInvalidKey), errors.Is(err, store.ErrInvalid),
-		errors.Is(err, gitstore.ErrUnsafeRemote):
+		errors.Is(err, store.ErrUnsafeRemote):
 		return ExitUsage
 	case errors.As(err, &nf):
 		return ExitNotFound
-	case errors.Is(err, store.ErrNotInitialized), errors.Is(err, gitstore.ErrNotRepository):
+	case errors.Is(err, store.ErrNotInitialized), errors.Is(err, store.ErrNotRepository):
 		return ExitNoStore
 	case errors.As(err, &te):
 		return ExitTransfer

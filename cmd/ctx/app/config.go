@@ -16,15 +16,16 @@ var configKeys = []string{"branch", "remote", "sync.push-with-git", "sync.timeou
 // settings print as one JSON object (one setting: its JSON value); sync.timeout prints as a Go duration
 // ("30s") and is set as one ("5s", "2m") or as a number of seconds ("30"), like --timeout.
 func runConfig(c *cli.Context, s *store.Store) error {
+	cfg := s.Config()
 	get := map[string]func() any{
-		"branch":             func() any { return s.Cfg.Branch },
-		"remote":             func() any { return s.Cfg.Remote },
-		"sync.push-with-git": func() any { return s.Cfg.PushWithGit },
+		"branch":             func() any { return cfg.Branch },
+		"remote":             func() any { return cfg.Remote },
+		"sync.push-with-git": func() any { return cfg.PushWithGit },
 		"sync.timeout": func() any {
-			if s.Cfg.TimeoutSecs <= 0 {
+			if cfg.TimeoutSecs <= 0 {
 				return store.DefaultTimeout.String()
 			}
-			return (time.Duration(s.Cfg.TimeoutSecs) * time.Second).String()
+			return (time.Duration(cfg.TimeoutSecs) * time.Second).String()
 		},
 	}
 	switch c.NArg() {
@@ -69,23 +70,23 @@ func runConfig(c *cli.Context, s *store.Store) error {
 				return err
 			}
 		}
-		s.Cfg.Remote = val
+		cfg.Remote = val
 	case "sync.push-with-git":
 		b, err := strconv.ParseBool(val)
 		if err != nil {
 			return usagef("sync.push-with-git takes true or false")
 		}
-		s.Cfg.PushWithGit = b
+		cfg.PushWithGit = b
 	case "sync.timeout":
 		n, err := parseSeconds(val)
 		if err != nil {
 			return err
 		}
-		s.Cfg.TimeoutSecs = n
+		cfg.TimeoutSecs = n
 	default:
 		return usagef("unknown setting %q (known: branch, remote, sync.push-with-git, sync.timeout)", key)
 	}
-	if err := s.SaveConfig(); err != nil {
+	if err := s.SetConfig(cfg); err != nil {
 		return err
 	}
 	if onConfigChanged != nil {

@@ -13,17 +13,17 @@ import (
 func init() {
 	registry = append(registry, hooksCommand)
 	installHooks = func(c *cli.Context, s *store.Store) (string, error) {
-		st, err := hooks.Install(c.Context, s.Repo.WorkTree(), hooks.Options{PrePush: s.Cfg.PushWithGit})
+		st, err := hooks.Install(c.Context, s.WorkTree(), hooks.Options{PrePush: s.Config().PushWithGit})
 		if err != nil {
 			return "", err
 		}
 		return describeHooks(st, "installed"), nil
 	}
 	hooksHint = func(c *cli.Context, s *store.Store) string {
-		if s.Repo.Bare() {
+		if s.Bare() {
 			return ""
 		}
-		st, err := hooks.Report(c.Context, s.Repo.WorkTree())
+		st, err := hooks.Report(c.Context, s.WorkTree())
 		if err != nil {
 			return fmt.Sprintf("hint: ctx's git hooks cannot run here (%v)", err)
 		}
@@ -38,14 +38,14 @@ func init() {
 		return "hint: ctx's git hooks are not installed, so .context/ is refreshed only when ctx runs (not on git checkout, merge or rebase): install them with ctx hooks install"
 	}
 	onConfigChanged = func(c *cli.Context, s *store.Store, key string) error {
-		if key != "sync.push-with-git" || s.Repo.Bare() {
+		if key != "sync.push-with-git" || s.Bare() {
 			return nil
 		}
-		st, err := hooks.Install(c.Context, s.Repo.WorkTree(), hooks.Options{PrePush: s.Cfg.PushWithGit})
+		st, err := hooks.Install(c.Context, s.WorkTree(), hooks.Options{PrePush: s.Config().PushWithGit})
 		if err != nil {
 			return err
 		}
-		if s.Cfg.PushWithGit {
+		if s.Config().PushWithGit {
 			fmt.Fprintln(c.App.Writer, describeHooks(st, "installed"))
 		}
 		return nil
@@ -149,10 +149,10 @@ func hooksCommand() *cli.Command {
 		if err != nil {
 			return "", err
 		}
-		if s.Repo.Bare() {
+		if s.Bare() {
 			return "", fmt.Errorf("a bare repository has no checked-out tree to refresh: no hooks needed")
 		}
-		return s.Repo.WorkTree(), nil
+		return s.WorkTree(), nil
 	}
 	return &cli.Command{
 		Name:  "hooks",
@@ -171,7 +171,7 @@ func hooksCommand() *cli.Command {
 					if err != nil {
 						return err
 					}
-					st, err := hooks.Install(c.Context, wt, hooks.Options{PrePush: s.Cfg.PushWithGit})
+					st, err := hooks.Install(c.Context, wt, hooks.Options{PrePush: s.Config().PushWithGit})
 					if err != nil {
 						return err
 					}

@@ -54,8 +54,8 @@ func importCommand() *cli.Command {
 			var opts importer.Options
 			switch {
 			case err == nil:
-				opts.Root = s.Repo.WorkTree()
-				if opts.GitFiles, err = s.Repo.WorkTreeFiles(c.Context); err != nil {
+				opts.Root = s.WorkTree()
+				if opts.GitFiles, err = s.WorkTreeFiles(c.Context); err != nil {
 					// Without git the ignore rules cannot be read: .git/ and .context/ are still skipped.
 					fmt.Fprintf(c.App.ErrWriter, "ctx: warning: %v: files git ignores are not recognised\n", err)
 					opts.GitFiles = nil

@@ -59,7 +59,7 @@ func runInit(c *cli.Context, opt initOptions) error {
 	if root := s.CheckoutRoot(); root != "" {
 		fmt.Fprintf(w, "checked-out tree: %s (listed in .git/info/exclude)\n", root)
 	}
-	if !opt.NoHooks && installHooks != nil && !s.Repo.Bare() {
+	if !opt.NoHooks && installHooks != nil && !s.Bare() {
 		if msg, err := installHooks(c, s); err != nil {
 			fmt.Fprintf(c.App.ErrWriter, "ctx: warning: hooks not installed: %v\n", err)
 		} else if msg != "" {

@@ -90,8 +90,8 @@ func integrationsCommand() *cli.Command {
 
 // projectDir is the worktree root of the repository ctx runs in, else the current directory.
 func projectDir(c *cli.Context) (string, error) {
-	if s, err := open(c); err == nil && s.Repo.WorkTree() != "" {
-		return s.Repo.WorkTree(), nil
+	if s, err := open(c); err == nil && s.WorkTree() != "" {
+		return s.WorkTree(), nil
 	}
 	if d := c.String("C"); d != "" {
 		return filepath.Abs(d)

@@ -597,7 +597,7 @@ func activityCommand() *cli.Command {
 					}
 					branch := c.String("branch")
 					if !c.IsSet("branch") {
-						branch = s.Repo.CurrentBranch()
+						branch = s.CurrentBranch()
 					}
 					in.Branch = &branch
 					e, _, err := s.CheckIn(c.Context, in)

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ctx-dev/ctx/gitstore"
 	"github.com/ctx-dev/ctx/store"
 	"github.com/urfave/cli/v2"
 )
@@ -86,7 +85,7 @@ func printCheckoutStatus(w io.Writer, st *store.Status) {
 }
 
 // lockOwner says whose a lock is and what to do about it (docs/locks.md).
-func lockOwner(l gitstore.LockInfo) string {
+func lockOwner(l store.LockInfo) string {
 	switch l.Owner {
 	case "ctx-stale":
 		return "left by an interrupted ctx: its next write, push or pull removes it"
@@ -224,10 +223,7 @@ func openSync(c *cli.Context) (*store.Store, error) {
 		return nil, err
 	}
 	if c.IsSet("timeout") {
-		s.Cfg.TimeoutSecs = int(c.Duration("timeout") / time.Second)
-		if s.Cfg.TimeoutSecs < 1 {
-			s.Cfg.TimeoutSecs = 1
-		}
+		s.SetTransferTimeout(max(c.Duration("timeout"), time.Second))
 	}
 	if f, ok := c.App.ErrWriter.(*os.File); ok && isTerminal(f) {
 		store.Progress = f
@@ -363,7 +359,7 @@ func remoteCommand() *cli.Command {
 				name = s.RemoteName(c.Context)
 			}
 			url := ""
-			if remotes, err := s.Repo.Remotes(c.Context); err == nil {
+			if remotes, err := s.Remotes(c.Context); err == nil {
 				for _, r := range remotes {
 					if r.Name == name {
 						url = r.URL
