@@ -1,7 +1,6 @@
 package gitstore
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -122,18 +121,8 @@ func (r *Repo) gitIdents(ctx context.Context) (identities, error) {
 		name string
 		sig  *Signature
 	}{{"GIT_AUTHOR_IDENT", &id.author}, {"GIT_COMMITTER_IDENT", &id.committer}} {
-		args := []string{"--git-dir=" + r.gitDir}
-		if r.workTree != "" {
-			args = append(args, "--work-tree="+r.workTree)
-		}
 		run := func(extra ...string) (string, string, error) {
-			cmd := exec.CommandContext(ctx, "git", append(append(args, extra...), "var", v.name)...)
-			cmd.Env = cleanGitEnv(os.Environ())
-			cmd.Dir = r.gitDir
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			err := cmd.Run()
-			return stdout.String(), stderr.String(), err
+			return gitCmd{dir: r.gitDir, args: append(append(r.repoArgs(), extra...), "var", v.name)}.run(ctx)
 		}
 		out, errText, err := run("-c", "user.useConfigOnly=true")
 		if err != nil && os.Getenv("EMAIL") != "" && identityUnknown(errText) {

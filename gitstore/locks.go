@@ -100,6 +100,26 @@ func (r *Repo) Lock(ctx context.Context) (unlock func(), err error) {
 	return func() { _ = fl.Unlock() }, nil
 }
 
+// LockCheckout takes the lock that serialises writes to this worktree's checked-out files,
+// <git dir>/ctx/checkout.lock (an advisory flock of this worktree only: each worktree has its own checked-out
+// tree), waiting until it is free or ctx ends. The returned function releases it. Independent of the ctx
+// lock (Lock): a refresh holds this one while it reads refs and writes files.
+func (r *Repo) LockCheckout(ctx context.Context) (unlock func(), err error) {
+	dir := filepath.Join(r.gitDir, "ctx")
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return nil, fmt.Errorf("checkout lock: %w", err)
+	}
+	fl := flock.New(filepath.Join(dir, "checkout.lock"))
+	ok, err := fl.TryLockContext(ctx, 2*time.Millisecond)
+	if err != nil {
+		return nil, fmt.Errorf("checkout lock %s: %w", fl.Path(), err)
+	}
+	if !ok {
+		return nil, fmt.Errorf("checkout lock %s: not acquired", fl.Path())
+	}
+	return func() { _ = fl.Unlock() }, nil
+}
+
 // sweepStale removes every stale lock ctx knows as its own (docs/locks.md): the marked ref locks (the
 // caller holds the ctx lock, so their creators are gone) and the locks of dead owner records. Call with
 // the ctx lock held, after recoverTransaction.

@@ -1,17 +1,14 @@
 package gitstore
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/go-git/go-billy/v5/osfs"
 	git "github.com/go-git/go-git/v5"
@@ -225,33 +222,20 @@ func checkRefspec(spec string) error {
 // runGit runs a transfer with the system git. lockRefs are the local refs git may lock: an owner record
 // names them for as long as git runs (startOwner), so that a lock git leaves when killed is known as ctx's.
 func (r *Repo) runGit(ctx context.Context, opt TransferOptions, lockRefs []string, args ...string) (string, string, error) {
-	cmd := exec.CommandContext(ctx, "git", args...)
+	c := gitCmd{dir: r.commonDir, args: args, userSSH: r.sshConfigured(), group: true}
+	if opt.Progress != nil { // not a nil *os.File in the interface
+		c.progress = opt.Progress
+	}
+	if r.workTree != "" {
+		c.dir = r.workTree
+	}
 	if len(lockRefs) > 0 {
 		if f, done := r.startOwner(subcommand(args), lockRefs); f != nil {
-			cmd.ExtraFiles = []*os.File{f}
+			c.owner = f
 			defer done()
 		}
 	}
-	// On the deadline, end git and the helpers it started (git-remote-http, ssh), which otherwise keep
-	// waiting on the network and hold the output pipes open; WaitDelay bounds the wait for the pipes.
-	killGroupOnCancel(cmd)
-	cmd.WaitDelay = 2 * time.Second
-	cmd.Env = gitEnv(os.Environ(), r.sshConfigured())
-	cmd.Dir = r.commonDir
-	if r.workTree != "" {
-		cmd.Dir = r.workTree
-	}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout = &stdout
-	cmd.Stderr = &stderr
-	if opt.Progress != nil {
-		cmd.Stderr = io.MultiWriter(&stderr, opt.Progress)
-	}
-	err := cmd.Run()
-	if ctx.Err() != nil {
-		return stdout.String(), stderr.String(), fmt.Errorf("git %s: %w", subcommand(args), ctx.Err())
-	}
-	return stdout.String(), stderr.String(), err
+	return c.run(ctx)
 }
 
 // subcommand returns git's subcommand in args: the first argument after the global options.

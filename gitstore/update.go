@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -233,11 +232,10 @@ func (r *Repo) packAfter(ctx context.Context, dir, counter string, n int, res []
 		return
 	}
 	_ = os.WriteFile(counter, []byte("0\n"), 0o666)
-	if _, err := exec.LookPath("git"); err != nil {
+	if !HasGit() {
 		return
 	}
-	cmd := exec.CommandContext(ctx, "git", "--git-dir="+dir, "gc", "--auto", "--quiet")
-	cmd.Env = cleanGitEnv(os.Environ())
+	gc := gitCmd{dir: dir, args: []string{"--git-dir=" + dir, "gc", "--auto", "--quiet"}}
 	// gc packs refs (pack-refs --prune locks each loose ref and packed-refs): its owner record makes a lock
 	// it leaves when killed known as ctx's (docs/locks.md). A detached gc keeps the record live.
 	refs := []string{"packed-refs"}
@@ -247,8 +245,8 @@ func (r *Repo) packAfter(ctx context.Context, dir, counter string, n int, res []
 		}
 	}
 	if f, done := r.startOwner("gc", refs); f != nil {
-		cmd.ExtraFiles = []*os.File{f}
+		gc.owner = f
 		defer done()
 	}
-	_ = cmd.Run()
+	_, _, _ = gc.run(ctx)
 }

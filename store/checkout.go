@@ -18,7 +18,6 @@ import (
 
 	"github.com/ctx-dev/ctx/gitstore"
 	"github.com/ctx-dev/ctx/merge"
-	"github.com/gofrs/flock"
 )
 
 // RecordFile is the checkout record inside the checked-out tree: which commit of each scope it mirrors
@@ -116,15 +115,12 @@ type Refreshed struct {
 func blobHash(b []byte) gitstore.Hash { return gitstore.BlobHash(b) }
 
 // lockCheckout takes the lock that serialises the refreshes of one worktree (in its git dir).
-func (s *Store) lockCheckout() (func(), error) {
-	if err := os.MkdirAll(filepath.Join(s.repo.GitDir(), "ctx"), 0o777); err != nil {
+func (s *Store) lockCheckout(ctx context.Context) (func(), error) {
+	unlock, err := s.repo.LockCheckout(ctx)
+	if err != nil {
 		return nil, fmt.Errorf("refresh: %w", err)
 	}
-	fl := flock.New(filepath.Join(s.repo.GitDir(), "ctx", "checkout.lock"))
-	if err := fl.Lock(); err != nil {
-		return nil, fmt.Errorf("refresh: lock: %w", err)
-	}
-	return func() { fl.Unlock() }, nil
+	return unlock, nil
 }
 
 // journalPath is the refresh journal of this worktree (in its git dir, outside the checked-out tree).
@@ -243,7 +239,7 @@ func (s *Store) refresh(ctx context.Context, force map[string]bool) (*Refreshed,
 	if ok, err := s.Initialized(ctx); err != nil || !ok {
 		return out, err
 	}
-	unlock, err := s.lockCheckout()
+	unlock, err := s.lockCheckout(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -470,7 +466,7 @@ func (s *Store) HandEdits(ctx context.Context) ([]HandEdit, error) {
 	if _, err := os.Stat(root); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil // never checked out, or removed by hand (the next refresh checks it out again)
 	}
-	unlock, err := s.lockCheckout()
+	unlock, err := s.lockCheckout(ctx)
 	if err != nil {
 		return nil, err
 	}

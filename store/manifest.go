@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -225,13 +224,10 @@ func (s *Store) checkCheckoutDirFree(ctx context.Context) error {
 	if s.repo.Bare() || !gitstore.HasGit() {
 		return nil
 	}
-	cmd := exec.CommandContext(ctx, "git", "ls-files", "--", CheckoutDir)
-	cmd.Dir = s.repo.WorkTree()
-	cmd.Env = append(os.Environ(), "GIT_DIR="+s.repo.GitDir(), "GIT_WORK_TREE="+s.repo.WorkTree())
-	out, err := cmd.Output()
-	if err == nil && len(bytes.TrimSpace(out)) > 0 {
+	tracked, err := s.repo.TrackedFiles(ctx, CheckoutDir)
+	if err == nil && len(tracked) > 0 {
 		return invalidf("this repository tracks files in %s/ (%s...): ctx keeps its checked-out tree there; move them first",
-			CheckoutDir, strings.SplitN(strings.TrimSpace(string(out)), "\n", 2)[0])
+			CheckoutDir, tracked[0])
 	}
 	return nil
 }
