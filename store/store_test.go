@@ -472,3 +472,22 @@ func TestInitRefusesUnsafeBranches(t *testing.T) {
 		t.Errorf("tracked .context/: %v", err)
 	}
 }
+
+// Init looks at the repository's own index for files tracked in .context/, even when it runs with the
+// environment of a git hook that points git at another index (GIT_INDEX_FILE): git runs for ctx with its
+// repository given explicitly and that environment dropped.
+func TestInitRefusesTrackedCheckoutDirUnderHookEnv(t *testing.T) {
+	tracked := storetest.Repo(t)
+	os.MkdirAll(filepath.Join(tracked, ".context"), 0o755)
+	os.WriteFile(filepath.Join(tracked, ".context", "mine.txt"), []byte("x"), 0o644)
+	storetest.Git(t, tracked, "add", ".context/mine.txt")
+	storetest.Git(t, tracked, "commit", "-qm", "tracked .context")
+	t.Setenv("GIT_INDEX_FILE", filepath.Join(t.TempDir(), "other-index"))
+	st, err := store.Open(bg, tracked, store.Actor{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Init(bg, store.InitOptions{}); err == nil || !strings.Contains(err.Error(), "tracks files in .context") {
+		t.Errorf("tracked .context/ with GIT_INDEX_FILE set: %v", err)
+	}
+}
