@@ -559,7 +559,7 @@ func (s *srv) showSessionTool(ctx context.Context, args map[string]any) (any, er
 		return nil, err
 	}
 	var rec *store.SessionSummary
-	r, err := s.store(ctx).GetSession(ctx, v, id)
+	r, err := v.GetSession(ctx, id)
 	var nf *store.NotFoundError
 	switch {
 	case err == nil:
@@ -781,7 +781,7 @@ func (s *srv) searchDocs(ctx context.Context, kinds map[string]bool) ([]searchDo
 		}
 	}
 	if kinds["decision"] {
-		ds, err := s.store(ctx).ListDecisions(ctx, v)
+		ds, err := v.ListDecisions(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -796,7 +796,7 @@ func (s *srv) searchDocs(ctx context.Context, kinds map[string]bool) ([]searchDo
 		}
 	}
 	if kinds["skill"] {
-		sks, err := s.store(ctx).ListSkills(ctx, v)
+		sks, err := v.ListSkills(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -806,7 +806,7 @@ func (s *srv) searchDocs(ctx context.Context, kinds map[string]bool) ([]searchDo
 		}
 	}
 	if kinds["session"] {
-		ss, err := s.store(ctx).ListSessions(ctx, v)
+		ss, err := v.ListSessions(ctx)
 		if err != nil {
 			return nil, err
 		}

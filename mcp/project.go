@@ -164,7 +164,7 @@ func (s *srv) projectContext(ctx context.Context, args map[string]any) (any, err
 	if err != nil {
 		return nil, err
 	}
-	m, err := s.store(ctx).ReadManifest(ctx, v)
+	m, err := v.ReadManifest(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -184,7 +184,7 @@ func (s *srv) projectContext(ctx context.Context, args map[string]any) (any, err
 		Members: []any{},
 	}
 
-	acts, err := s.store(ctx).ListActivity(ctx, v)
+	acts, err := v.ListActivity(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -317,7 +317,7 @@ func (s *srv) currentProjectNames(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := s.st.ReadManifest(ctx, v.WithMaxRead(maxFileRead))
+	m, err := v.WithMaxRead(maxFileRead).ReadManifest(ctx)
 	if err != nil {
 		return nil, err
 	}

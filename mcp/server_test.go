@@ -319,7 +319,7 @@ func projectName(t *testing.T, st *store.Store) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := st.ReadManifest(context.Background(), v)
+	m, err := v.ReadManifest(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,7 +332,7 @@ func repoURL(t *testing.T, st *store.Store) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := st.ReadManifest(context.Background(), v)
+	m, err := v.ReadManifest(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

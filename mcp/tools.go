@@ -229,7 +229,7 @@ func (s *srv) addEntry(k store.Kind) toolFunc {
 		if err != nil {
 			return nil, err
 		}
-		e, err := s.store(ctx).GetEntry(ctx, v, k, key)
+		e, err := v.GetEntry(ctx, k, key)
 		if err != nil {
 			return nil, err
 		}

@@ -487,11 +487,11 @@ func (s *Store) ClearIntent(ctx context.Context, member string) (ActivityEntry, 
 // ListActivity lists every activity entry of every scope (seed 000's context://activity: all entries,
 // stale ones included and flagged), ordered by member, agent, machine. stale = updated_at older than 48
 // hours (StaleAfter). Files of the older layout activity/<member>.json are listed too.
-func (s *Store) ListActivity(ctx context.Context, v *View) ([]Activity, error) {
-	return s.listActivity(ctx, v, time.Now())
+func (v *View) ListActivity(ctx context.Context) ([]Activity, error) {
+	return v.listActivity(ctx, time.Now())
 }
 
-func (s *Store) listActivity(ctx context.Context, v *View, at time.Time) ([]Activity, error) {
+func (v *View) listActivity(ctx context.Context, at time.Time) ([]Activity, error) {
 	top, err := v.List(ctx, ActivityDir)
 	if err != nil {
 		return nil, err

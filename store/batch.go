@@ -227,7 +227,7 @@ type plannedDecision struct {
 // decisionBatch adds to ed the decisions of a batch (see ApplyReport) and records them in out.
 func (s *Store) decisionBatch(ctx context.Context, v *View, in []NewDecision, who string, ed Edits, out *Applied,
 	clash func(kind, key string, have, want Scope)) error {
-	existing, err := s.ListDecisions(ctx, v)
+	existing, err := v.ListDecisions(ctx)
 	if err != nil {
 		return err
 	}

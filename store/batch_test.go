@@ -79,7 +79,7 @@ func TestBatchUpdatesDecisionsBySource(t *testing.T) {
 		t.Fatal(err)
 	}
 	v, _ := s.RefView(bg)
-	all, _ := s.ListDecisions(bg, v)
+	all, _ := v.ListDecisions(bg)
 	if len(all) != 2 {
 		t.Fatalf("%d decisions, want 2", len(all))
 	}
@@ -124,9 +124,9 @@ func TestRejectedAndSupersede(t *testing.T) {
 		t.Errorf("self-supersede: %v", err)
 	}
 	v, _ := s.RefView(bg)
-	got2, _ := s.FindDecision(bg, v, "2")
-	got3, _ := s.FindDecision(bg, v, "3")
-	got1, _ := s.FindDecision(bg, v, "1")
+	got2, _ := v.FindDecision(bg, "2")
+	got3, _ := v.FindDecision(bg, "3")
+	got1, _ := v.FindDecision(bg, "1")
 	if got1.Status != "rejected" || got2.SupersededBy != 3 || len(got3.Supersedes) != 1 || got3.Supersedes[0] != d2.ID {
 		t.Errorf("1 %+v\n2 %+v\n3 %+v", got1, got2, got3)
 	}
@@ -176,7 +176,7 @@ func TestKeyNormalisationAndReservedNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	v, _ := s.RefView(bg)
-	if e, err := s.GetEntry(bg, v, store.KnowledgeKind, "caf\u00e9"); err != nil || e.Key != "caf\u00e9" {
+	if e, err := v.GetEntry(bg, store.KnowledgeKind, "caf\u00e9"); err != nil || e.Key != "caf\u00e9" {
 		t.Errorf("stored under %q, %v", e.Key, err)
 	}
 }

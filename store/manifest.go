@@ -57,7 +57,7 @@ type Member struct {
 const ManifestPath = "manifest.json"
 
 // ReadManifest reads manifest.json.
-func (s *Store) ReadManifest(ctx context.Context, v *View) (Manifest, error) {
+func (v *View) ReadManifest(ctx context.Context) (Manifest, error) {
 	var m Manifest
 	b, err := v.ReadIn(ctx, Public, ManifestPath)
 	if err != nil {

@@ -35,7 +35,7 @@ func TestSetScopeKnowledge(t *testing.T) {
 	if !strings.Contains(got, "scope: private") || !strings.HasSuffix(got, "---\nbody") {
 		t.Fatalf("moved file:\n%s", got)
 	}
-	e, err := f.s.GetEntry(f.ctx, f.view(), store.KnowledgeKind, "creds")
+	e, err := f.view().GetEntry(f.ctx, store.KnowledgeKind, "creds")
 	if err != nil || e.Scope != store.Private || e.Content != "body\n" {
 		t.Fatalf("entry: %+v %v", e, err)
 	}

@@ -41,7 +41,7 @@ func TestInitIdempotentAndExcluded(t *testing.T) {
 	snap.Unchanged(t, dir)
 	var m store.Manifest
 	v, _ := s.RefView(bg)
-	if m, err = s.ReadManifest(bg, v); err != nil || m.SchemaVersion != store.SchemaVersion || m.Project.ID == "" || m.CreatedAt == "" {
+	if m, err = v.ReadManifest(bg); err != nil || m.SchemaVersion != store.SchemaVersion || m.Project.ID == "" || m.CreatedAt == "" {
 		t.Errorf("manifest: %+v %v", m, err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, ".context", "manifest.json")); err != nil {
@@ -93,7 +93,7 @@ func TestInitEmptyRepoBranchAndWorktree(t *testing.T) {
 		t.Errorf("worktree checkout: %v", err)
 	}
 	v, _ := sm.RefView(bg)
-	if _, err := sm.GetEntry(bg, v, store.KnowledgeKind, "from-worktree"); err != nil {
+	if _, err := v.GetEntry(bg, store.KnowledgeKind, "from-worktree"); err != nil {
 		t.Errorf("main worktree does not see the write: %v", err)
 	}
 }
@@ -123,7 +123,7 @@ func TestEntriesOneCommitPerWrite(t *testing.T) {
 		t.Fatalf("unchanged write: %+v %v", c, err)
 	}
 	v, _ := s.RefView(bg)
-	e, err := s.GetEntry(bg, v, store.KnowledgeKind, "architecture")
+	e, err := v.GetEntry(bg, store.KnowledgeKind, "architecture")
 	if err != nil || e.Content != body || e.Scope != store.Public || e.Provenance == "" {
 		t.Fatalf("read back: %+v %v", e, err)
 	}
@@ -138,7 +138,7 @@ func TestEntriesOneCommitPerWrite(t *testing.T) {
 		t.Errorf("an invalid key made a commit")
 	}
 	// Missing: seed 000's text.
-	_, err = s.GetEntry(bg, v, store.ConventionKind, "nope")
+	_, err = v.GetEntry(bg, store.ConventionKind, "nope")
 	var nf *store.NotFoundError
 	if !errors.As(err, &nf) || nf.Msg != "Convention 'nope' not found" {
 		t.Errorf("missing: %v", err)
@@ -159,7 +159,7 @@ func TestEntriesOneCommitPerWrite(t *testing.T) {
 		t.Errorf("scope move: ctx %v private %v", storetest.Files(t, dir, "ctx"), storetest.Files(t, dir, "refs/ctx/private"))
 	}
 	v, _ = s.RefView(bg)
-	list, _ := s.ListEntries(bg, v, store.KnowledgeKind)
+	list, _ := v.ListEntries(bg, store.KnowledgeKind)
 	if len(list) != 1 || list[0].Scope != store.Private {
 		t.Errorf("list: %+v", list)
 	}
@@ -188,19 +188,19 @@ func TestDecisions(t *testing.T) {
 		t.Errorf("next id after 7: %d", d8.ID)
 	}
 	v, _ := s.RefView(bg)
-	got, err := s.FindDecision(bg, v, "1")
+	got, err := v.FindDecision(bg, "1")
 	if err != nil || got.Context != "ACID" || got.Decision != "PG 16" || got.Consequences != "ops" || got.Status != "accepted" {
 		t.Errorf("find 1: %+v %v", got, err)
 	}
-	if got, err := s.FindDecision(bg, v, "Imported"); err != nil || got.Body != body || got.Context != "imported" {
+	if got, err := v.FindDecision(bg, "Imported"); err != nil || got.Body != body || got.Context != "imported" {
 		t.Errorf("by title: %+v %v", got, err)
 	}
 	var amb *store.AmbiguousError
-	if _, err := s.FindDecision(bg, v, "Use PostgreSQL"); !errors.As(err, &amb) || len(amb.Matches) != 2 {
+	if _, err := v.FindDecision(bg, "Use PostgreSQL"); !errors.As(err, &amb) || len(amb.Matches) != 2 {
 		t.Errorf("ambiguous title: %v", err)
 	}
 	var nf *store.NotFoundError
-	if _, err := s.FindDecision(bg, v, "99"); !errors.As(err, &nf) || nf.Msg != "Decision '99' not found" {
+	if _, err := v.FindDecision(bg, "99"); !errors.As(err, &nf) || nf.Msg != "Decision '99' not found" {
 		t.Errorf("missing: %v", err)
 	}
 	n := storetest.Count(t, dir, "ctx")
@@ -214,7 +214,7 @@ func TestDecisions(t *testing.T) {
 		t.Errorf("set-status: want one commit")
 	}
 	v, _ = s.RefView(bg)
-	if got, _ := s.FindDecision(bg, v, "1"); got.Status != "superseded" || got.SupersededBy != 8 || got.Context != "ACID" {
+	if got, _ := v.FindDecision(bg, "1"); got.Status != "superseded" || got.SupersededBy != 8 || got.Context != "ACID" {
 		t.Errorf("after status: %+v", got)
 	}
 }
@@ -275,7 +275,7 @@ func TestPullPushMergeAndStatus(t *testing.T) {
 	a := storetest.Repo(t)
 	storetest.Git(t, a, "remote", "add", "origin", "file://"+remote)
 	sa := storetest.Open(t, a, store.Actor{Agent: "a"})
-	if _, err := sa.Push(bg, ""); err != nil {
+	if _, err := sa.Push(bg, store.PushOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	// B adopts the remote's branch at init instead of starting a second history.
@@ -287,21 +287,21 @@ func TestPullPushMergeAndStatus(t *testing.T) {
 	}
 	sa.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "from-a", Content: "a"})
 	sb.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "from-b", Content: "b"})
-	if _, err := sb.Push(bg, ""); err != nil {
+	if _, err := sb.Push(bg, store.PushOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	st, err := sa.Status(bg)
 	if err != nil || st.Ahead != 1 || st.Behind != 0 {
 		t.Errorf("status before pull: %+v %v", st, err)
 	}
-	pr, err := sa.Push(bg, "")
+	pr, err := sa.Push(bg, store.PushOptions{})
 	if err != nil || pr.Retries != 1 || len(pr.Pulls) != 1 || pr.Pulls[0].Action != "merge" {
 		t.Fatalf("push with merge: %+v %v", pr, err)
 	}
 	if parents := strings.Fields(storetest.Git(t, a, "log", "-1", "--format=%P", "ctx")); len(parents) != 2 {
 		t.Errorf("merge parents: %v", parents)
 	}
-	r, err := sb.Pull(bg, "")
+	r, err := sb.Pull(bg, store.PullOptions{})
 	if err != nil || r.Action != "fast-forward" {
 		t.Fatalf("pull: %+v %v", r, err)
 	}
@@ -317,7 +317,7 @@ func TestPullPushMergeAndStatus(t *testing.T) {
 	os.WriteFile(hook, []byte("#!/bin/sh\necho 'protected branch: ctx is frozen' >&2\nexit 1\n"), 0o755)
 	sb.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "refused", Content: "x"})
 	tip := storetest.Git(t, b, "rev-parse", "ctx")
-	_, err = sb.Push(bg, "")
+	_, err = sb.Push(bg, store.PushOptions{})
 	if err == nil || !strings.Contains(err.Error(), "protected branch") {
 		t.Errorf("refused push: %v", err)
 	}
@@ -342,12 +342,12 @@ func TestPullPushByURL(t *testing.T) {
 	storetest.Git(t, "", "init", "-q", "--bare", remote)
 	a := storetest.Repo(t)
 	sa := storetest.Open(t, a, store.Actor{})
-	if _, err := sa.Push(bg, "file://"+remote); err != nil {
+	if _, err := sa.Push(bg, store.PushOptions{Remote: "file://" + remote}); err != nil {
 		t.Fatal(err)
 	}
 	b := storetest.Repo(t)
 	sb, _ := store.Open(bg, b, store.Actor{})
-	r, err := sb.Pull(bg, remote)
+	r, err := sb.Pull(bg, store.PullOptions{Remote: remote})
 	if err != nil || r.Action != "adopted" {
 		t.Fatalf("pull by path: %+v %v", r, err)
 	}

@@ -247,7 +247,7 @@ func (s *Store) CheckRemote(remote string, origin RemoteOrigin) error {
 type PullResult struct {
 	Remote      string
 	Found       bool             // the remote has a context branch
-	Action      string           // "none", "up-to-date", "fast-forward", "merge", "adopted"
+	Action      PullAction       // what happened to the local context branch
 	Old, New    gitstore.Hash    // local tip before and after
 	Conflicts   []merge.Conflict // open conflicts written as conflicts/<id>.json by the merge
 	Decided     []merge.Conflict // conflicts decided by the pull's Strategy (no record written)
@@ -260,8 +260,25 @@ type PullResult struct {
 	Warnings       []string // problems after the branch moved (the pull landed): refreshing .context/ failed
 }
 
-// PullOptions tune Pull and Push.
+// PullAction says what Pull (or MergeCommit) did to the local context branch.
+type PullAction string
+
+// The pull actions.
+const (
+	PullNone        PullAction = "none"         // nothing: the remote has no context branch
+	PullUpToDate    PullAction = "up-to-date"   // the local branch already had the remote's commits
+	PullFastForward PullAction = "fast-forward" // the local branch moved to the remote's tip
+	PullMerged      PullAction = "merge"        // a two-parent merge commit of both sides was made
+	PullAdopted     PullAction = "adopted"      // the repository had no context branch and took the remote's
+)
+
+// String is the action's name as ctx prints it ("fast-forward").
+func (a PullAction) String() string { return string(a) }
+
+// PullOptions tune Pull (and MergeCommit, which ignores Remote).
 type PullOptions struct {
+	// Remote is the remote's name or URL; "" is the configured remote, else origin (RemoteName).
+	Remote string
 	// Strategy decides every conflict of the merge at once ("ours" or "theirs"); "" records them.
 	Strategy Strategy
 	// Origin says who named the remote: gitstore.FromAgent (an MCP argument) accepts only the name of a
@@ -269,17 +286,24 @@ type PullOptions struct {
 	Origin RemoteOrigin
 }
 
-// Pull is PullWith without options: conflicts are recorded (design §4).
-func (s *Store) Pull(ctx context.Context, remote string) (*PullResult, error) {
-	return s.PullWith(ctx, remote, PullOptions{})
+// PushOptions tune Push.
+type PushOptions struct {
+	// Remote is the remote's name or URL; "" is the configured remote, else origin (RemoteName).
+	Remote string
+	// Strategy decides the conflicts of the merges Push makes when the remote moved (PullOptions).
+	Strategy Strategy
+	// Origin says who named the remote (PullOptions).
+	Origin RemoteOrigin
 }
 
-// PullWith fetches the remote's context branch into its remote-tracking ref, then fast-forwards the local
+// Pull fetches the remote's context branch into its remote-tracking ref, then fast-forwards the local
 // branch or makes a two-parent merge commit of both sides with the merge layer (design §4, §5), and
 // refreshes the checked-out tree. Hand edits pending in .context/ are committed first, so none is lost.
 // A repository without a local context branch adopts the remote's (a fresh clone).
 // With o.Strategy set, conflicts of the merge are decided in the merge commit itself (applyStrategy).
-func (s *Store) PullWith(ctx context.Context, remote string, o PullOptions) (*PullResult, error) {
+// Without o.Strategy, conflicts are recorded as conflicts/<id>.json (docs/format.md).
+func (s *Store) Pull(ctx context.Context, o PullOptions) (*PullResult, error) {
+	remote := o.Remote
 	if _, err := ParseStrategy(string(o.Strategy)); err != nil {
 		return nil, err
 	}
@@ -292,7 +316,7 @@ func (s *Store) PullWith(ctx context.Context, remote string, o PullOptions) (*Pu
 	if err := s.CheckRemote(remote, o.Origin); err != nil {
 		return nil, err
 	}
-	res := &PullResult{Remote: remote, Action: "none", Strategy: o.Strategy}
+	res := &PullResult{Remote: remote, Action: PullNone, Strategy: o.Strategy}
 	if ok, _ := s.Initialized(ctx); ok {
 		_, edits, err := s.CommitHandEdits(ctx, "")
 		if err != nil {
@@ -338,13 +362,13 @@ func (s *Store) integrate(ctx context.Context, theirs gitstore.Hash, res *PullRe
 			} else if err != nil {
 				return err
 			}
-			res.Action, res.New = "adopted", theirs
+			res.Action, res.New = PullAdopted, theirs
 			return nil
 		}
 		if up, err := s.repo.IsAncestor(ctx, theirs, ours); err != nil {
 			return err
 		} else if up {
-			res.Action = "up-to-date"
+			res.Action = PullUpToDate
 			return nil
 		}
 		if ff, err := s.repo.IsAncestor(ctx, ours, theirs); err != nil {
@@ -355,7 +379,7 @@ func (s *Store) integrate(ctx context.Context, theirs gitstore.Hash, res *PullRe
 			} else if err != nil {
 				return err
 			}
-			res.Action, res.New = "fast-forward", theirs
+			res.Action, res.New = PullFastForward, theirs
 			return nil
 		}
 		if fresh, err := s.onlyInit(ctx, ours, theirs); err != nil {
@@ -368,7 +392,7 @@ func (s *Store) integrate(ctx context.Context, theirs gitstore.Hash, res *PullRe
 			} else if err != nil {
 				return err
 			}
-			res.Action, res.New = "adopted", theirs
+			res.Action, res.New = PullAdopted, theirs
 			res.Notes = append(res.Notes, merge.Note{Path: ManifestPath, Kind: "adopted",
 				Message: "this store was created offline and held only its manifest: the remote's context branch replaces it"})
 			return nil
@@ -409,7 +433,7 @@ func (s *Store) MergeCommit(ctx context.Context, theirs gitstore.Hash, o PullOpt
 	if _, err := ParseStrategy(string(o.Strategy)); err != nil {
 		return nil, err
 	}
-	res := &PullResult{Remote: theirs.String()[:12], Action: "none", Found: true, Strategy: o.Strategy}
+	res := &PullResult{Remote: theirs.String()[:12], Action: PullNone, Found: true, Strategy: o.Strategy}
 	old, err := s.repo.Resolve(ctx, s.BranchRef())
 	if err != nil {
 		return nil, err
@@ -503,7 +527,7 @@ func (s *Store) mergeCommit(ctx context.Context, theirs gitstore.Hash, res *Pull
 	if err != nil {
 		return err
 	}
-	res.Action, res.New = "merge", out[0].New
+	res.Action, res.New = PullMerged, out[0].New
 	return nil
 }
 
@@ -554,12 +578,9 @@ type PushResult struct {
 // Push publishes the context branch to the remote without force (design §5). When the remote moved, it
 // pulls (fetch, merge) and retries, at most maxPushRetries times. A refusal (a hook, a protected branch) or
 // an unreachable remote is an error carrying git's reason.
-func (s *Store) Push(ctx context.Context, remote string) (*PushResult, error) {
-	return s.PushWith(ctx, remote, PullOptions{})
-}
-
-// PushWith is Push whose merges (when the remote moved) use o (PullWith).
-func (s *Store) PushWith(ctx context.Context, remote string, o PullOptions) (*PushResult, error) {
+// The merges it makes on the way use o.Strategy, as Pull does.
+func (s *Store) Push(ctx context.Context, o PushOptions) (*PushResult, error) {
+	remote := o.Remote
 	if remote == "" {
 		remote = s.RemoteName(ctx)
 	}
@@ -596,7 +617,7 @@ func (s *Store) PushWith(ctx context.Context, remote string, o PullOptions) (*Pu
 			return res, s.nameRefused(err)
 		}
 		res.Retries++
-		pr, perr := s.PullWith(ctx, remote, o)
+		pr, perr := s.Pull(ctx, PullOptions{Remote: remote, Strategy: o.Strategy, Origin: o.Origin})
 		if perr != nil {
 			return res, fmt.Errorf("push: the remote moved and pulling it failed: %w", perr)
 		}

@@ -256,11 +256,11 @@ func TestUnreadableEntriesAreSkipped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	es, err := s.ListEntries(bg, v, store.KnowledgeKind)
+	es, err := v.ListEntries(bg, store.KnowledgeKind)
 	if err != nil || len(es) != 2 {
 		t.Fatalf("knowledge list: %+v %v", es, err)
 	}
-	if _, err := s.ListDecisions(bg, v); err != nil {
+	if _, err := v.ListDecisions(bg); err != nil {
 		t.Fatalf("decision list: %v", err)
 	}
 	st, err := s.Status(bg)
@@ -284,7 +284,7 @@ func TestUnreadableEntriesAreSkipped(t *testing.T) {
 	if err != nil {
 		t.Fatalf("checkout view: %v", err)
 	}
-	if es, err := s.ListEntries(bg, cv, store.KnowledgeKind); err != nil || len(es) != 2 {
+	if es, err := cv.ListEntries(bg, store.KnowledgeKind); err != nil || len(es) != 2 {
 		t.Errorf("knowledge list from .context/: %+v %v", es, err)
 	}
 	if _, err := s.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "c", Content: "c\n"}); err != nil {

@@ -27,9 +27,9 @@ var strategyFlag = &cli.StringFlag{Name: "strategy",
 		return nil
 	}}
 
-// pullOptions reads --strategy (validated by store.PullWith).
+// pullOptions reads --remote and --strategy (validated by store.Pull).
 func pullOptions(c *cli.Context) store.PullOptions {
-	return store.PullOptions{Strategy: store.Strategy(c.String("strategy"))}
+	return store.PullOptions{Remote: c.String("remote"), Strategy: store.Strategy(c.String("strategy"))}
 }
 
 // printDecided lists the conflicts a --strategy decided.

@@ -71,11 +71,11 @@ func decisionCommand() *cli.Command {
 				Usage: "list decisions by id",
 				Flags: []cli.Flag{jsonFlag},
 				Action: func(c *cli.Context) error {
-					s, v, err := viewOf(c)
+					_, v, err := viewOf(c)
 					if err != nil {
 						return err
 					}
-					list, err := s.ListDecisions(c.Context, v)
+					list, err := v.ListDecisions(c.Context)
 					if err != nil {
 						return err
 					}
@@ -107,11 +107,11 @@ func decisionCommand() *cli.Command {
 					if c.NArg() != 1 {
 						return usagef("usage: ctx decision get ID|TITLE")
 					}
-					s, v, err := viewOf(c)
+					_, v, err := viewOf(c)
 					if err != nil {
 						return err
 					}
-					d, err := s.FindDecision(c.Context, v, c.Args().Get(0))
+					d, err := v.FindDecision(c.Context, c.Args().Get(0))
 					if err != nil {
 						return err
 					}
@@ -163,11 +163,11 @@ func decisionCommand() *cli.Command {
 					if err != nil {
 						return err
 					}
-					od, err := s.FindDecision(c.Context, v, c.Args().Get(0))
+					od, err := v.FindDecision(c.Context, c.Args().Get(0))
 					if err != nil {
 						return err
 					}
-					nd, err := s.FindDecision(c.Context, v, c.Args().Get(1))
+					nd, err := v.FindDecision(c.Context, c.Args().Get(1))
 					if err != nil {
 						return err
 					}

@@ -60,11 +60,11 @@ func entryCommand(k store.Kind, name, usage string) *cli.Command {
 					if c.NArg() != 1 {
 						return usagef("usage: ctx %s get KEY", name)
 					}
-					s, v, err := viewOf(c)
+					_, v, err := viewOf(c)
 					if err != nil {
 						return err
 					}
-					e, err := s.GetEntry(c.Context, v, k, c.Args().Get(0))
+					e, err := v.GetEntry(c.Context, k, c.Args().Get(0))
 					if err != nil {
 						return err
 					}
@@ -80,11 +80,11 @@ func entryCommand(k store.Kind, name, usage string) *cli.Command {
 				Usage: "list the entries of every scope",
 				Flags: []cli.Flag{jsonFlag},
 				Action: func(c *cli.Context) error {
-					s, v, err := viewOf(c)
+					_, v, err := viewOf(c)
 					if err != nil {
 						return err
 					}
-					list, err := s.ListEntries(c.Context, v, k)
+					list, err := v.ListEntries(c.Context, k)
 					if err != nil {
 						return err
 					}

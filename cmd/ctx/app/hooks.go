@@ -127,7 +127,7 @@ func hookActions(c *cli.Context) hooks.Actions {
 			if ok, _ := s.Initialized(ctx); !ok {
 				return nil
 			}
-			_, err = s.Push(ctx, remote)
+			_, err = s.Push(ctx, store.PushOptions{Remote: remote})
 			return err
 		},
 	}

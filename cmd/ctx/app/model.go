@@ -55,11 +55,11 @@ func stateCommand() *cli.Command {
 			{
 				Name: "show", Usage: "show the state", Flags: []cli.Flag{jsonFlag},
 				Action: func(c *cli.Context) error {
-					s, v, err := viewOf(c)
+					_, v, err := viewOf(c)
 					if err != nil {
 						return err
 					}
-					st, err := s.GetState(c.Context, v)
+					st, err := v.GetState(c.Context)
 					if err != nil {
 						return err
 					}
@@ -207,7 +207,7 @@ func sessionCommand() *cli.Command {
 					// AppendSession would start a session it does not know: an unknown ID is a typo here,
 					// unless --start says otherwise.
 					if !c.Bool("start") {
-						if _, err := s.GetSession(c.Context, v, c.Args().Get(0)); err != nil {
+						if _, err := v.GetSession(c.Context, c.Args().Get(0)); err != nil {
 							return err
 						}
 					}
@@ -244,11 +244,11 @@ func sessionCommand() *cli.Command {
 			{
 				Name: "list", Usage: "list sessions by start time", Flags: []cli.Flag{jsonFlag},
 				Action: func(c *cli.Context) error {
-					s, v, err := viewOf(c)
+					_, v, err := viewOf(c)
 					if err != nil {
 						return err
 					}
-					list, err := s.ListSessions(c.Context, v)
+					list, err := v.ListSessions(c.Context)
 					if err != nil {
 						return err
 					}
@@ -271,11 +271,11 @@ func sessionCommand() *cli.Command {
 					if c.NArg() != 1 {
 						return usagef("usage: ctx session show ID")
 					}
-					s, v, err := viewOf(c)
+					_, v, err := viewOf(c)
 					if err != nil {
 						return err
 					}
-					ss, err := s.GetSession(c.Context, v, c.Args().Get(0))
+					ss, err := v.GetSession(c.Context, c.Args().Get(0))
 					if err != nil {
 						return err
 					}
@@ -325,11 +325,11 @@ func skillCommand() *cli.Command {
 			{
 				Name: "get", Usage: "print a skill's SKILL.md", ArgsUsage: "NAME", Flags: []cli.Flag{jsonFlag},
 				Action: func(c *cli.Context) error {
-					s, v, err := viewOf(c)
+					_, v, err := viewOf(c)
 					if err != nil {
 						return err
 					}
-					sk, err := s.GetSkill(c.Context, v, c.Args().Get(0))
+					sk, err := v.GetSkill(c.Context, c.Args().Get(0))
 					if err != nil {
 						return err
 					}
@@ -339,11 +339,11 @@ func skillCommand() *cli.Command {
 			{
 				Name: "list", Usage: "list skills", Flags: []cli.Flag{jsonFlag},
 				Action: func(c *cli.Context) error {
-					s, v, err := viewOf(c)
+					_, v, err := viewOf(c)
 					if err != nil {
 						return err
 					}
-					list, err := s.ListSkills(c.Context, v)
+					list, err := v.ListSkills(c.Context)
 					if err != nil {
 						return err
 					}
@@ -411,11 +411,11 @@ func skillCommand() *cli.Command {
 			{
 				Name: "stats", Usage: "usage and rating statistics (needs_attention: 2+ ratings averaging below 3.0)", Flags: []cli.Flag{jsonFlag},
 				Action: func(c *cli.Context) error {
-					s, v, err := viewOf(c)
+					_, v, err := viewOf(c)
 					if err != nil {
 						return err
 					}
-					st, err := s.SkillStats(c.Context, v)
+					st, err := v.SkillStats(c.Context)
 					if err != nil {
 						return err
 					}
@@ -435,11 +435,11 @@ func skillCommand() *cli.Command {
 			{
 				Name: "feedback", Usage: "list a skill's feedback", ArgsUsage: "NAME", Flags: []cli.Flag{jsonFlag},
 				Action: func(c *cli.Context) error {
-					s, v, err := viewOf(c)
+					_, v, err := viewOf(c)
 					if err != nil {
 						return err
 					}
-					fb, err := s.SkillFeedback(c.Context, v, c.Args().Get(0))
+					fb, err := v.SkillFeedback(c.Context, c.Args().Get(0))
 					if err != nil {
 						return err
 					}
@@ -486,11 +486,11 @@ func skillCommand() *cli.Command {
 					if st := c.String("status"); st != "" && !slices.Contains(store.ProposalStatuses, st) {
 						return usagef("invalid proposal status %q: use one of %s", st, strings.Join(store.ProposalStatuses, ", "))
 					}
-					s, v, err := viewOf(c)
+					_, v, err := viewOf(c)
 					if err != nil {
 						return err
 					}
-					list, err := s.ListProposals(c.Context, v, c.Args().Get(0), c.String("status"))
+					list, err := v.ListProposals(c.Context, c.Args().Get(0), c.String("status"))
 					if err != nil {
 						return err
 					}
@@ -656,11 +656,11 @@ func activityCommand() *cli.Command {
 			{
 				Name: "list", Usage: "list activity (stale: not updated for 48 hours)", Flags: []cli.Flag{jsonFlag},
 				Action: func(c *cli.Context) error {
-					s, v, err := viewOf(c)
+					_, v, err := viewOf(c)
 					if err != nil {
 						return err
 					}
-					list, err := s.ListActivity(c.Context, v)
+					list, err := v.ListActivity(c.Context)
 					if err != nil {
 						return err
 					}
@@ -707,11 +707,11 @@ func teamCommand() *cli.Command {
 			{
 				Name: "list", Usage: "list members", Flags: []cli.Flag{jsonFlag},
 				Action: func(c *cli.Context) error {
-					s, v, err := viewOf(c)
+					_, v, err := viewOf(c)
 					if err != nil {
 						return err
 					}
-					list, err := s.ListMembers(c.Context, v)
+					list, err := v.ListMembers(c.Context)
 					if err != nil {
 						return err
 					}

@@ -244,9 +244,9 @@ func printPull(c *cli.Context, r *store.PullResult) {
 	switch {
 	case !r.Found:
 		fmt.Fprintf(w, "pull %s: the remote has no context branch yet (ctx push publishes yours)\n", r.Remote)
-	case r.Action == "up-to-date":
+	case r.Action == store.PullUpToDate:
 		fmt.Fprintf(w, "pull %s: already up to date at %s\n", r.Remote, r.New.String()[:12])
-	case r.Action == "merge":
+	case r.Action == store.PullMerged:
 		fmt.Fprintf(w, "pull %s: merged into %s (%s)\n", r.Remote, r.New.String()[:12], plural(len(r.Conflicts), "conflict", "conflicts"))
 	default:
 		fmt.Fprintf(w, "pull %s: %s to %s\n", r.Remote, r.Action, r.New.String()[:12])
@@ -276,12 +276,12 @@ func pullCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			r, err := s.PullWith(c.Context, c.String("remote"), pullOptions(c))
+			r, err := s.Pull(c.Context, pullOptions(c))
 			if err != nil {
 				return err
 			}
 			printPull(c, r)
-			if r.Action == "adopted" && hooksHint != nil {
+			if r.Action == store.PullAdopted && hooksHint != nil {
 				if hint := hooksHint(c, s); hint != "" {
 					fmt.Fprintln(c.App.Writer, hint)
 				}
@@ -311,7 +311,8 @@ func pushCommand() *cli.Command {
 }
 
 func runPush(c *cli.Context, s *store.Store) error {
-	r, err := s.PushWith(c.Context, c.String("remote"), pullOptions(c))
+	o := pullOptions(c)
+	r, err := s.Push(c.Context, store.PushOptions{Remote: o.Remote, Strategy: o.Strategy, Origin: o.Origin})
 	if r != nil {
 		for i := range r.Pulls {
 			printPull(c, &r.Pulls[i])
@@ -334,7 +335,7 @@ func syncCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			r, err := s.PullWith(c.Context, c.String("remote"), pullOptions(c))
+			r, err := s.Pull(c.Context, pullOptions(c))
 			if err != nil {
 				return err
 			}
