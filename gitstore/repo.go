@@ -1,5 +1,7 @@
-// Package gitstore is ctx's git plumbing: blobs, trees, commits and refs of the user's repository, made
-// with go-git, plus fetch and push of explicit refspecs through the system git.
+// Package gitstore is ctx's only door to git: blobs, trees, commits and refs of the user's repository, made
+// with go-git, plus fetch and push of explicit refspecs through the system git, and every other run of the
+// git binary (Git, WorkTreeFiles, TrackedFiles, identities, gc), all made by one runner with one
+// environment policy (git.go). No go-git type appears in its API: object names are Hash, commits Commit.
 //
 // It knows nothing of ctx's context model: callers hand it paths and bytes. Every write is one commit
 // made under the ctx lock (<git common dir>/ctx/lock) and published with a compare-and-swap of the ref

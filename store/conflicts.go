@@ -487,7 +487,7 @@ func (s *Store) fileAt(ctx context.Context, c gitstore.Hash, path string) ([]byt
 	if err != nil {
 		return nil, false, err
 	}
-	v := NewView(&RefReader{Repo: s.repo, Trees: map[Scope]gitstore.Hash{Public: t}})
+	v := NewView(&RefReader{repo: s.repo, Trees: map[Scope]gitstore.Hash{Public: t}})
 	b, err := v.ReadIn(ctx, Public, path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil

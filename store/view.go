@@ -78,10 +78,10 @@ func (v *View) List(ctx context.Context, dir string) ([]Listed, error) {
 	return out, nil
 }
 
-// RefReader reads the trees of the context refs at fixed commits.
+// RefReader reads the trees of the context refs at fixed commits (Store.RefView makes one).
 type RefReader struct {
-	Repo  *gitstore.Repo
-	Trees map[Scope]gitstore.Hash
+	repo  *gitstore.Repo
+	Trees map[Scope]gitstore.Hash // the tree of each scope; ZeroHash or absent: the scope is empty
 }
 
 // ReadFile implements Reader.
@@ -90,7 +90,7 @@ func (r *RefReader) ReadFile(ctx context.Context, sc Scope, p string) ([]byte, e
 	if t.IsZero() {
 		return nil, fmt.Errorf("%s: %w", p, fs.ErrNotExist)
 	}
-	b, err := r.Repo.ReadFile(ctx, t, p)
+	b, err := r.repo.ReadFile(ctx, t, p)
 	if errors.Is(err, gitstore.ErrNotFound) {
 		return nil, fmt.Errorf("%s: %w", p, fs.ErrNotExist)
 	}
@@ -104,7 +104,7 @@ func (r *RefReader) List(ctx context.Context, sc Scope, dir string) ([]gitstore.
 	if t.IsZero() {
 		return nil, nil
 	}
-	es, err := r.Repo.List(ctx, t, dir)
+	es, err := r.repo.List(ctx, t, dir)
 	if err != nil {
 		return nil, err
 	}
@@ -149,7 +149,7 @@ func (s *Store) RefView(ctx context.Context) (*View, error) {
 		}
 		trees[sc] = t
 	}
-	return NewView(&RefReader{Repo: s.repo, Trees: trees}), nil
+	return NewView(&RefReader{repo: s.repo, Trees: trees}), nil
 }
 
 // DirReader reads the checked-out tree: the files of .context/ with the scope each path was checked out

@@ -94,7 +94,7 @@ func (s *Store) Write(ctx context.Context, op Op, fn func(v *View) (Edits, error
 		for _, sc := range Scopes {
 			trees[sc] = tips[s.RefOf(sc)].Tree
 		}
-		v := NewView(&RefReader{Repo: s.repo, Trees: trees})
+		v := NewView(&RefReader{repo: s.repo, Trees: trees})
 		edits, err := fn(v)
 		if err != nil {
 			return nil, err
