@@ -64,21 +64,34 @@ func shellQuote(s string) string {
 
 // LockInfo is a lock file on a ref (ctx status, docs/locks.md).
 type LockInfo struct {
-	Ref   string `json:"ref"`
-	Path  string `json:"path"`
-	AgeS  int64  `json:"age_seconds"`
-	Owner string `json:"owner"` // "ctx-stale": ctx removes it on its next write; "ctx-live": a running ctx process; "foreign"
-	Fix   string `json:"fix,omitempty"`
+	Ref   string    `json:"ref"`
+	Path  string    `json:"path"`
+	AgeS  int64     `json:"age_seconds"`
+	Owner LockOwner `json:"owner"`
+	Fix   string    `json:"fix,omitempty"`
 }
+
+// LockOwner says whose a ref lock is (docs/locks.md).
+type LockOwner string
 
 // Lock owners, as classify sees them.
 const (
-	ownerForeign  = "foreign"
-	ownerCtxStale = "ctx-stale"
-	ownerCtxLive  = "ctx-live"
+	// LockForeign: not ctx's (git, an editor, a tool): ctx never removes it.
+	LockForeign LockOwner = "foreign"
+	// LockStale: left by an interrupted ctx; its next write, push or pull removes it.
+	LockStale LockOwner = "ctx-stale"
+	// LockLive: held by a running ctx process.
+	LockLive LockOwner = "ctx-live"
+
+	ownerForeign  = LockForeign
+	ownerCtxStale = LockStale
+	ownerCtxLive  = LockLive
 	// ownerCtxDying: a lock of a dead git child younger than staleAfter; waited for until it is stale.
-	ownerCtxDying = "ctx-dying"
+	ownerCtxDying LockOwner = "ctx-dying"
 )
+
+// String is the owner's name as ctx status prints it ("ctx-stale").
+func (o LockOwner) String() string { return string(o) }
 
 // Lock takes the ctx lock, <git common dir>/ctx/lock (an advisory flock shared by every ctx process and
 // every worktree of the repository), waiting until ctx is done. The returned function releases it.
@@ -268,7 +281,7 @@ func (r *Repo) removeStale(name, lockPath string) {
 // classify says whose the lock file at lockPath is (docs/locks.md). held says the caller holds the ctx
 // lock (so no ctx process is inside a ref update); without it, a marked lock is stale only when the ctx
 // lock is free. ok is false when the lock file no longer exists.
-func (r *Repo) classify(name, lockPath string, held bool) (owner string, age time.Duration, ok bool) {
+func (r *Repo) classify(name, lockPath string, held bool) (owner LockOwner, age time.Duration, ok bool) {
 	fi, err := os.Lstat(lockPath)
 	if err != nil {
 		return "", 0, false

@@ -447,11 +447,24 @@ func namesSafe(names []string) bool {
 	return true
 }
 
+// FileChange is how a file changed: added, modified or deleted (a hand edit, a file of a history event).
+type FileChange string
+
+// The file changes.
+const (
+	ChangeAdded    FileChange = "added"
+	ChangeModified FileChange = "modified"
+	ChangeDeleted  FileChange = "deleted"
+)
+
+// String is the change's name ("modified").
+func (c FileChange) String() string { return string(c) }
+
 // HandEdit is a file of the checked-out tree that differs from what ctx last wrote there.
 type HandEdit struct {
-	Path   string `json:"path"`
-	Change string `json:"change"` // "modified", "added", "deleted"
-	Scope  Scope  `json:"scope"`
+	Path   string     `json:"path"`
+	Change FileChange `json:"change"`
+	Scope  Scope      `json:"scope"`
 }
 
 // HandEdits lists the files of the checked-out tree edited by hand since the last refresh, sorted by path.
@@ -496,9 +509,9 @@ func (s *Store) HandEdits(ctx context.Context) ([]HandEdit, error) {
 		f, ok := rec.Files[p]
 		if de.Type()&fs.ModeSymlink != 0 {
 			if ok {
-				out = append(out, HandEdit{Path: p, Change: "modified", Scope: f.Scope})
+				out = append(out, HandEdit{Path: p, Change: ChangeModified, Scope: f.Scope})
 			} else {
-				out = append(out, HandEdit{Path: p, Change: "added", Scope: Public})
+				out = append(out, HandEdit{Path: p, Change: ChangeAdded, Scope: Public})
 			}
 			return nil
 		}
@@ -508,9 +521,9 @@ func (s *Store) HandEdits(ctx context.Context) ([]HandEdit, error) {
 		}
 		switch {
 		case !ok:
-			out = append(out, HandEdit{Path: p, Change: "added", Scope: scopeFromContent(data)})
+			out = append(out, HandEdit{Path: p, Change: ChangeAdded, Scope: scopeFromContent(data)})
 		case blobHash(data).String() != f.Blob:
-			out = append(out, HandEdit{Path: p, Change: "modified", Scope: f.Scope})
+			out = append(out, HandEdit{Path: p, Change: ChangeModified, Scope: f.Scope})
 		}
 		return nil
 	})
@@ -519,7 +532,7 @@ func (s *Store) HandEdits(ctx context.Context) ([]HandEdit, error) {
 	}
 	for p, f := range rec.Files {
 		if !seen[p] {
-			out = append(out, HandEdit{Path: p, Change: "deleted", Scope: f.Scope})
+			out = append(out, HandEdit{Path: p, Change: ChangeDeleted, Scope: f.Scope})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
@@ -573,7 +586,7 @@ func (s *Store) CommitHandEdits(ctx context.Context, msg string) (*Committed, []
 	disk := map[string][]byte{}
 	var problems []string
 	for _, e := range edits {
-		if e.Change == "deleted" {
+		if e.Change == ChangeDeleted {
 			continue
 		}
 		data, err := fsys.readFile(e.Path)

@@ -139,10 +139,10 @@ func (s *Store) EventPaths(ctx context.Context, e *HistoryEvent) ([]string, erro
 // EventFile is one file an event changed, with the unified diff parent → event (UnifiedDiff, 3 lines of
 // context) when asked for and the file is text.
 type EventFile struct {
-	Path   string `json:"path"`
-	Change string `json:"change"` // "added", "modified", "deleted"
-	Binary bool   `json:"binary,omitempty"`
-	Diff   string `json:"diff,omitempty"`
+	Path   string     `json:"path"`
+	Change FileChange `json:"change"`
+	Binary bool       `json:"binary,omitempty"`
+	Diff   string     `json:"diff,omitempty"`
 }
 
 // EventFiles lists the files the event changed; withDiff adds their diffs.
@@ -165,12 +165,12 @@ func (s *Store) EventFiles(ctx context.Context, e *HistoryEvent, withDiff bool) 
 		if err != nil {
 			return nil, err
 		}
-		f := EventFile{Path: p, Change: "modified"}
+		f := EventFile{Path: p, Change: ChangeModified}
 		switch {
 		case !hadOld:
-			f.Change = "added"
+			f.Change = ChangeAdded
 		case !hasCur:
-			f.Change = "deleted"
+			f.Change = ChangeDeleted
 		}
 		if withDiff {
 			if isBinary(old) || isBinary(cur) {

@@ -16,8 +16,17 @@ type (
 	Signature = gitstore.Signature
 	// LockInfo describes a ref lock a write found taken (docs/locks.md).
 	LockInfo = gitstore.LockInfo
+	// LockOwner says whose a ref lock is: LockForeign, LockStale or LockLive.
+	LockOwner = gitstore.LockOwner
 	// TransferError is a fetch or push that git refused or that timed out.
 	TransferError = gitstore.TransferError
+)
+
+// Lock owners (LockInfo.Owner).
+const (
+	LockForeign = gitstore.LockForeign
+	LockStale   = gitstore.LockStale
+	LockLive    = gitstore.LockLive
 )
 
 // Errors of the repository layer, matched with errors.Is.

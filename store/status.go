@@ -129,7 +129,7 @@ func (s *Store) Status(ctx context.Context) (*Status, error) {
 		}
 		// A hand-edited file is behind when the branch's version is no longer the one it was edited from.
 		for _, e := range st.HandEdits {
-			if rec == nil || e.Change == "added" {
+			if rec == nil || e.Change == ChangeAdded {
 				continue
 			}
 			f, ok := rec.Files[e.Path]
