@@ -163,12 +163,12 @@ func (r *Repo) ensureLocal() error {
 
 // objects is what reads go through: the repository's object database, then the local-only store's.
 type objects struct {
-	*filesystem.Storage
+	storer.EncodedObjectStorer
 	local *filesystem.Storage
 }
 
 func (o objects) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
-	obj, err := o.Storage.EncodedObject(t, h)
+	obj, err := o.EncodedObjectStorer.EncodedObject(t, h)
 	if errors.Is(err, plumbing.ErrObjectNotFound) && o.local != nil {
 		return o.local.EncodedObject(t, h)
 	}
@@ -176,7 +176,7 @@ func (o objects) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing
 }
 
 func (o objects) HasEncodedObject(h plumbing.Hash) error {
-	err := o.Storage.HasEncodedObject(h)
+	err := o.EncodedObjectStorer.HasEncodedObject(h)
 	if errors.Is(err, plumbing.ErrObjectNotFound) && o.local != nil {
 		return o.local.HasEncodedObject(h)
 	}
@@ -184,7 +184,7 @@ func (o objects) HasEncodedObject(h plumbing.Hash) error {
 }
 
 func (o objects) EncodedObjectSize(h plumbing.Hash) (int64, error) {
-	n, err := o.Storage.EncodedObjectSize(h)
+	n, err := o.EncodedObjectStorer.EncodedObjectSize(h)
 	if errors.Is(err, plumbing.ErrObjectNotFound) && o.local != nil {
 		return o.local.EncodedObjectSize(h)
 	}
@@ -194,7 +194,7 @@ func (o objects) EncodedObjectSize(h plumbing.Hash) (int64, error) {
 var _ storer.EncodedObjectStorer = objects{}
 
 // reader is the object database of reads; call it under objMu (read).
-func (r *Repo) reader() objects { return objects{Storage: r.st, local: r.lst} }
+func (r *Repo) reader() objects { return objects{EncodedObjectStorer: r.objs, local: r.lst} }
 
 // moveToLocal moves ref name from the repository's refs into the local store (see KeepLocal). It runs
 // under the ctx lock.

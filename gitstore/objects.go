@@ -16,6 +16,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/objfile"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
@@ -24,11 +25,11 @@ var ErrNotFound = errors.New("not found")
 
 // WriteBlob stores data as a blob in the repository's object database and returns its object name.
 func (r *Repo) WriteBlob(ctx context.Context, data []byte) (Hash, error) {
-	return r.writeBlob(ctx, r.st, data)
+	return r.writeBlob(ctx, r.objs, data)
 }
 
 // writeBlob stores data as a blob in st.
-func (r *Repo) writeBlob(ctx context.Context, st *filesystem.Storage, data []byte) (Hash, error) {
+func (r *Repo) writeBlob(ctx context.Context, st storer.EncodedObjectStorer, data []byte) (Hash, error) {
 	if err := ctx.Err(); err != nil {
 		return ZeroHash, err
 	}
@@ -50,16 +51,24 @@ func (r *Repo) writeBlob(ctx context.Context, st *filesystem.Storage, data []byt
 }
 
 // store writes o into st unless st already has it. Only st is checked (not the other database), so that
-// each database holds every object reachable from its own refs.
-func (r *Repo) store(st *filesystem.Storage, o plumbing.EncodedObject) (Hash, error) {
+// each database holds every object reachable from its own refs. A repository's database on disk gets a
+// loose object (writeLoose); an in-memory one (newMemory) takes o as it is.
+func (r *Repo) store(st storer.EncodedObjectStorer, o plumbing.EncodedObject) (Hash, error) {
 	h := Hash(o.Hash())
 	r.objMu.RLock()
 	defer r.objMu.RUnlock()
 	if err := st.HasEncodedObject(h.ph()); err == nil {
 		return h, nil
 	}
+	fst, onDisk := st.(*filesystem.Storage)
+	if !onDisk {
+		if _, err := st.SetEncodedObject(o); err != nil {
+			return ZeroHash, fmt.Errorf("store %s %s: %w", o.Type(), h, err)
+		}
+		return h, nil
+	}
 	dir := r.commonDir
-	if st != r.st {
+	if fst != r.st {
 		dir = r.LocalDir()
 	}
 	if err := r.writeLoose(dir, o); err != nil {
@@ -278,11 +287,11 @@ type Change struct {
 // Directories left empty are removed, as git cannot record them. It returns ZeroHash for an empty result.
 // New objects go to the repository's object database.
 func (r *Repo) EditTree(ctx context.Context, root Hash, changes []Change) (Hash, error) {
-	return r.editTreeIn(ctx, r.st, root, changes)
+	return r.editTreeIn(ctx, r.objs, root, changes)
 }
 
 // editTreeIn is EditTree writing new objects into st.
-func (r *Repo) editTreeIn(ctx context.Context, st *filesystem.Storage, root Hash, changes []Change) (Hash, error) {
+func (r *Repo) editTreeIn(ctx context.Context, st storer.EncodedObjectStorer, root Hash, changes []Change) (Hash, error) {
 	if len(changes) == 0 {
 		return root, nil
 	}
@@ -298,7 +307,7 @@ func (r *Repo) editTreeIn(ctx context.Context, st *filesystem.Storage, root Hash
 	return r.editTree(ctx, st, root, clean)
 }
 
-func (r *Repo) editTree(ctx context.Context, st *filesystem.Storage, root Hash, changes []Change) (Hash, error) {
+func (r *Repo) editTree(ctx context.Context, st storer.EncodedObjectStorer, root Hash, changes []Change) (Hash, error) {
 	if err := ctx.Err(); err != nil {
 		return ZeroHash, err
 	}
@@ -379,10 +388,10 @@ type CommitSpec struct {
 // WriteCommit stores a commit object in the repository's object database and returns its name. It does
 // not move any ref.
 func (r *Repo) WriteCommit(ctx context.Context, spec CommitSpec) (Hash, error) {
-	return r.writeCommit(ctx, r.st, spec)
+	return r.writeCommit(ctx, r.objs, spec)
 }
 
-func (r *Repo) writeCommit(ctx context.Context, st *filesystem.Storage, spec CommitSpec) (Hash, error) {
+func (r *Repo) writeCommit(ctx context.Context, st storer.EncodedObjectStorer, spec CommitSpec) (Hash, error) {
 	if err := ctx.Err(); err != nil {
 		return ZeroHash, err
 	}

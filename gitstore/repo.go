@@ -23,6 +23,7 @@ import (
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
@@ -37,8 +38,9 @@ type Repo struct {
 	commonDir string // the shared git dir (objects, refs, config)
 	workTree  string // the worktree root; "" for a bare repository
 	st        *filesystem.Storage
-	trees     treeCache    // decoded trees by object name
-	objMu     sync.RWMutex // write-locked while the pack index is rebuilt (Reindex)
+	objs      storer.EncodedObjectStorer // where reads and writes of objects go: st, or the in-memory storage (newMemory)
+	trees     treeCache                  // decoded trees by object name
+	objMu     sync.RWMutex               // write-locked while the pack index is rebuilt (Reindex)
 
 	local map[string]bool     // refs kept in the local-only store (KeepLocal)
 	lst   *filesystem.Storage // the local-only store's objects; nil until it exists (guarded by objMu)
@@ -70,7 +72,7 @@ func Open(ctx context.Context, path string) (*Repo, error) {
 		commonDir = filepath.Clean(c)
 	}
 	st := filesystem.NewStorageWithOptions(osfs.New(commonDir), cache.NewObjectLRUDefault(), filesystem.Options{})
-	r := &Repo{gitDir: gitDir, commonDir: commonDir, workTree: workTree, st: st}
+	r := &Repo{gitDir: gitDir, commonDir: commonDir, workTree: workTree, st: st, objs: st}
 	r.Reindex()
 	return r, nil
 }
@@ -174,6 +176,9 @@ func bare(gitDir string) bool {
 // requireIndex); ctx rebuilds that index eagerly under a write lock, after every fetch and whenever a
 // read misses an object, so a long-running process (ctx mcp serve) keeps finding every object.
 func (r *Repo) Reindex() {
+	if r.st == nil {
+		return // in memory (newMemory): nothing is written behind its back
+	}
 	r.objMu.Lock()
 	defer r.objMu.Unlock()
 	r.st.Reindex()
