@@ -438,13 +438,8 @@ func (s *Store) CheckIn(ctx context.Context, in CheckIn) (ActivityEntry, *Commit
 // The member is made from the git identity's name. *NotFoundError when it never checked in; no commit
 // when it is checked out already.
 func (s *Store) CheckOut(ctx context.Context) (ActivityEntry, *Committed, error) {
-	return s.CheckOutAs(ctx, "")
-}
-
-// CheckOutAs is CheckOut for an explicit member key ("" = from the git identity).
-func (s *Store) CheckOutAs(ctx context.Context, member string) (ActivityEntry, *Committed, error) {
 	op := Op{Name: "activity.checkout", Summary: "check out"}
-	return s.writeActivity(ctx, op, member, false, false, func(e *ActivityEntry) {
+	return s.writeActivity(ctx, op, "", false, false, func(e *ActivityEntry) {
 		e.Status, e.Availability = StatusCheckedOut, "offline"
 	})
 }
@@ -453,11 +448,6 @@ func (s *Store) CheckOutAs(ctx context.Context, member string) (ActivityEntry, *
 // when needed; validated against seed 002 first (nothing written on error). One commit; none when the
 // intent is already that one. The member is made from the git identity's name.
 func (s *Store) SetIntent(ctx context.Context, in Intent) (ActivityEntry, *Committed, error) {
-	return s.SetIntentAs(ctx, "", in)
-}
-
-// SetIntentAs is SetIntent for an explicit member key ("" = from the git identity).
-func (s *Store) SetIntentAs(ctx context.Context, member string, in Intent) (ActivityEntry, *Committed, error) {
 	if err := validFields("intent", in); err != nil {
 		return ActivityEntry{}, nil, err
 	}
@@ -471,7 +461,7 @@ func (s *Store) SetIntentAs(ctx context.Context, member string, in Intent) (Acti
 		in.Areas = []string{}
 	}
 	op := Op{Name: "activity.intent", Summary: "set intent: " + in.Kind}
-	return s.writeActivity(ctx, op, member, true, false, func(e *ActivityEntry) {
+	return s.writeActivity(ctx, op, "", true, false, func(e *ActivityEntry) {
 		it := in
 		e.Intent = &it
 	})
