@@ -111,6 +111,19 @@ func TestConformance(t *testing.T) {
 			if err != nil || len(files) != 2 || string(files["a/b.md"]) != "B\n" || string(files["c.md"]) != "C\n" {
 				t.Errorf("Files = %q, %v", files, err)
 			}
+			at, err := r.FilesAt(bg, t1, []string{"c.md", "nope.md"}, []string{"a"})
+			if err != nil || len(at) != 2 || string(at["c.md"]) != "C\n" || string(at["a/b.md"]) != "B\n" {
+				t.Errorf("FilesAt = %q, %v", at, err)
+			}
+			if it, ok, err := r.Stat(bg, t1, "a/b.md"); err != nil || !ok || it.Mode != gitstore.ModeRegular || it.Hash != g.blob("B\n") {
+				t.Errorf("Stat(a/b.md) = %+v, %v, %v", it, ok, err)
+			}
+			if _, ok, err := r.Stat(bg, t1, "c.md/x"); err != nil || ok {
+				t.Errorf("Stat(c.md/x) = %v, %v; want absent", ok, err)
+			}
+			if data, size, err := r.ReadFilePrefix(bg, t1, "c.md", 1); err != nil || string(data) != "C" || size != 2 {
+				t.Errorf("ReadFilePrefix = %q, %d, %v", data, size, err)
+			}
 			t2, err := r.EditTree(bg, t1, []gitstore.Change{{Path: "a/b.md", Delete: true}, {Path: "d.md", Data: []byte("hello\n")}})
 			want2 := g.tree("100644 blob "+g.blob("C\n").String()+"\tc.md", "100644 blob "+hello.String()+"\td.md")
 			if err != nil || t2 != want2 {
