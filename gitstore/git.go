@@ -109,3 +109,30 @@ func (r *Repo) gitIn(ctx context.Context, dir string, args ...string) (string, e
 	}
 	return strings.TrimRight(stdout, "\r\n"), nil
 }
+
+// gitEnv is the environment of every git process ctx starts, made from env (the process's): the variables
+// with which a calling git (a hook) points at its own repository are dropped, so that the explicit
+// --git-dir and --work-tree of ctx's commands win, and the command is non-interactive
+// (docs/security.md, "Every git command line"): no terminal prompt, SSH in batch mode. The user's own ssh
+// command (GIT_SSH_COMMAND, GIT_SSH, or core.sshCommand in the repository's or the global config, which
+// the caller reports as userSSH, see sshConfigured) is left as it is: setting GIT_SSH_COMMAND would
+// override core.sshCommand (git-config(1)).
+func gitEnv(env []string, userSSH bool) []string {
+	out := env[:0:0]
+	hasSSH := false
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_PREFIX", "GIT_TERMINAL_PROMPT":
+			continue
+		case "GIT_SSH_COMMAND", "GIT_SSH":
+			hasSSH = true
+		}
+		out = append(out, kv)
+	}
+	out = append(out, "GIT_TERMINAL_PROMPT=0")
+	if !hasSSH && !userSSH {
+		out = append(out, "GIT_SSH_COMMAND=ssh -o BatchMode=yes")
+	}
+	return out
+}

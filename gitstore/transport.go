@@ -41,34 +41,6 @@ func (e *TransferError) Error() string {
 
 func (e *TransferError) Unwrap() error { return e.Err }
 
-// cleanGitEnv drops the variables with which a calling git (a hook) points at its own repository, so that
-// the explicit --git-dir of ctx's git commands wins, and makes the command non-interactive (design §5):
-// no terminal prompt, SSH in batch mode. The user's own ssh command (GIT_SSH_COMMAND, GIT_SSH, or
-// core.sshCommand in the repository's or the global config, see sshConfigured) is left as it is: setting
-// GIT_SSH_COMMAND would override core.sshCommand (git-config(1)).
-func cleanGitEnv(env []string) []string { return gitEnv(env, false) }
-
-// gitEnv is cleanGitEnv; userSSH says that core.sshCommand is configured.
-func gitEnv(env []string, userSSH bool) []string {
-	out := env[:0:0]
-	hasSSH := false
-	for _, kv := range env {
-		k, _, _ := strings.Cut(kv, "=")
-		switch k {
-		case "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_PREFIX", "GIT_TERMINAL_PROMPT":
-			continue
-		case "GIT_SSH_COMMAND", "GIT_SSH":
-			hasSSH = true
-		}
-		out = append(out, kv)
-	}
-	out = append(out, "GIT_TERMINAL_PROMPT=0")
-	if !hasSSH && !userSSH {
-		out = append(out, "GIT_SSH_COMMAND=ssh -o BatchMode=yes")
-	}
-	return out
-}
-
 // sshConfigured reports whether core.sshCommand is set in the repository's config or the global one.
 func (r *Repo) sshConfigured() bool {
 	if r.ConfigValue("core", "", "sshCommand") != "" {
