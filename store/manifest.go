@@ -173,7 +173,7 @@ func (s *Store) Init(ctx context.Context, opt InitOptions) (*InitResult, error) 
 		return nil, err
 	}
 	if s.cfg.Branch != DefaultBranch || fileMissing(s.configPath()) {
-		if err := s.SaveConfig(); err != nil {
+		if err := s.saveConfig(); err != nil {
 			return nil, err
 		}
 	}

@@ -177,7 +177,7 @@ func (s *Store) SetConfig(c Config) error {
 	}
 	old := s.cfg
 	s.cfg = c
-	if err := s.SaveConfig(); err != nil {
+	if err := s.saveConfig(); err != nil {
 		s.cfg = old
 		return err
 	}
@@ -194,8 +194,8 @@ func (s *Store) SetTransferTimeout(d time.Duration) {
 	s.timeoutOverride = max(d.Truncate(time.Second), time.Second)
 }
 
-// SaveConfig writes the configuration atomically.
-func (s *Store) SaveConfig() error {
+// saveConfig writes the configuration atomically to <git common dir>/ctx/config.json.
+func (s *Store) saveConfig() error {
 	b, err := json.MarshalIndent(s.cfg, "", "  ")
 	if err != nil {
 		return err

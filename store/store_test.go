@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ctx-dev/ctx/store"
 	"github.com/ctx-dev/ctx/store/storetest"
@@ -489,5 +490,33 @@ func TestInitRefusesTrackedCheckoutDirUnderHookEnv(t *testing.T) {
 	}
 	if _, err := st.Init(bg, store.InitOptions{}); err == nil || !strings.Contains(err.Error(), "tracks files in .context") {
 		t.Errorf("tracked .context/ with GIT_INDEX_FILE set: %v", err)
+	}
+}
+
+// SetConfig saves the settings for the next Open; a branch change or a remote git must never see is
+// refused and nothing is written; SetTransferTimeout changes no saved setting.
+func TestSetConfig(t *testing.T) {
+	s, dir := storetest.New(t)
+	cfg := s.Config()
+	cfg.Remote, cfg.PushWithGit, cfg.TimeoutSecs = "origin", true, 7
+	if err := s.SetConfig(cfg); err != nil {
+		t.Fatal(err)
+	}
+	s.SetTransferTimeout(90 * time.Second)
+	again := storetest.Open(t, dir, store.Actor{})
+	if got := again.Config(); got != cfg {
+		t.Errorf("after Open: %+v, want %+v", got, cfg)
+	}
+	for _, bad := range []store.Config{
+		{Branch: "other", Remote: "origin"},
+		{Branch: cfg.Branch, Remote: "--upload-pack=touch pwned"},
+		{Branch: cfg.Branch, Remote: "ext::sh -c touch% pwned"},
+	} {
+		if err := again.SetConfig(bad); err == nil {
+			t.Errorf("SetConfig(%+v) accepted", bad)
+		}
+		if got := storetest.Open(t, dir, store.Actor{}).Config(); got != cfg || again.Config() != cfg {
+			t.Errorf("after a refused SetConfig(%+v): saved %+v, in memory %+v", bad, got, again.Config())
+		}
 	}
 }
