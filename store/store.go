@@ -87,7 +87,8 @@ type Config struct {
 	AgentDefault string `json:"agent,omitempty"`
 }
 
-// Store is an open context store of one repository.
+// Store is an open context store of one repository: its writes (one commit each), sync, checkout and the
+// views to read it through (RefView, CheckoutView; the reads themselves are View's methods).
 type Store struct {
 	repo  *gitstore.Repo
 	cfg   Config

@@ -22,7 +22,10 @@ type Reader interface {
 	List(ctx context.Context, sc Scope, dir string) ([]gitstore.Entry, error)
 }
 
-// View is a read-only view of the store's three scopes.
+// View is a read-only view of the store's three scopes, and the read API of the context model: entries,
+// decisions, sessions, skills, state, team and activity are read with View's methods. Store.RefView gives
+// the view of the refs' current tips, Store.CheckoutView the view of the checked-out tree; Store is the
+// write API.
 type View struct {
 	r Reader
 }
