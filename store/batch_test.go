@@ -112,15 +112,15 @@ func TestBatchUpdatesDecisionsBySource(t *testing.T) {
 // replacing decision; a decision cannot supersede itself.
 func TestRejectedAndSupersede(t *testing.T) {
 	s, _ := storetest.New(t)
-	if _, err := s.AddDecision(bg, store.NewDecision{Title: "Use Mongo", Status: "rejected"}); err != nil {
+	if _, _, err := s.AddDecision(bg, store.NewDecision{Title: "Use Mongo", Status: "rejected"}); err != nil {
 		t.Fatal(err)
 	}
-	d2, _ := s.AddDecision(bg, store.NewDecision{Title: "Use PG"})
-	d3, _ := s.AddDecision(bg, store.NewDecision{Title: "Use PG 16"})
-	if _, err := s.SetDecisionStatus(bg, "2", "superseded", d3.ID); err != nil {
+	d2, _, _ := s.AddDecision(bg, store.NewDecision{Title: "Use PG"})
+	d3, _, _ := s.AddDecision(bg, store.NewDecision{Title: "Use PG 16"})
+	if _, _, err := s.SetDecisionStatus(bg, "2", "superseded", d3.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.SetDecisionStatus(bg, "3", "superseded", 3); !errors.Is(err, store.ErrInvalid) {
+	if _, _, err := s.SetDecisionStatus(bg, "3", "superseded", 3); !errors.Is(err, store.ErrInvalid) {
 		t.Errorf("self-supersede: %v", err)
 	}
 	v, _ := s.RefView(bg)

@@ -358,15 +358,10 @@ func takenIDs(ctx context.Context, s *Store, v *View) (map[int]bool, error) {
 	return taken, nil
 }
 
-// AddDecision records a new decision (one commit) and returns it with its id.
-func (s *Store) AddDecision(ctx context.Context, in NewDecision) (Decision, error) {
-	d, _, err := s.AddDecisionCommit(ctx, in)
-	return d, err
-}
-
-// AddDecisionCommit is AddDecision that also returns what the write committed: the commit it made on the
-// decision's scope, never a tip read afterwards (another writer may have moved it already).
-func (s *Store) AddDecisionCommit(ctx context.Context, in NewDecision) (Decision, *Committed, error) {
+// AddDecision records a new decision (one commit) and returns it with its id, and what the write
+// committed: the commit it made on the decision's scope, never a tip read afterwards (another writer may
+// have moved it already).
+func (s *Store) AddDecision(ctx context.Context, in NewDecision) (Decision, *Committed, error) {
 	if err := validFields("decision", in); err != nil {
 		return Decision{}, nil, err
 	}
@@ -391,15 +386,9 @@ func (s *Store) AddDecisionCommit(ctx context.Context, in NewDecision) (Decision
 // SetDecisionStatus changes a decision's status (and, for superseded, its superseded_by), one commit per
 // scope touched. ref is an id or exact title. With supersededBy > 0 the replacing decision records the
 // other side, its `supersedes` list gaining this decision's id (docs/format.md "Decisions"), in the same
-// write. A decision cannot supersede itself.
-func (s *Store) SetDecisionStatus(ctx context.Context, ref, status string, supersededBy int) (Decision, error) {
-	d, _, err := s.SetDecisionStatusCommit(ctx, ref, status, supersededBy)
-	return d, err
-}
-
-// SetDecisionStatusCommit is SetDecisionStatus that also returns what the write committed (its own commit;
-// none when the status was already that).
-func (s *Store) SetDecisionStatusCommit(ctx context.Context, ref, status string, supersededBy int) (Decision, *Committed, error) {
+// write. A decision cannot supersede itself. The Committed is the write's own commit; none when the status
+// was already that.
+func (s *Store) SetDecisionStatus(ctx context.Context, ref, status string, supersededBy int) (Decision, *Committed, error) {
 	st, err := NormalizeStatus(status)
 	if err != nil {
 		return Decision{}, nil, err

@@ -245,7 +245,7 @@ func TestPrivateNamesStayOffThePublicBranch(t *testing.T) {
 	must(err)
 	_, _, err = s.AddSkill(ctx, privSkill, "rotate the keys", "steps\n", store.Private)
 	must(err)
-	d, err := s.AddDecision(ctx, store.NewDecision{Title: privDec, Scope: store.Private, Context: "c", Decision: "d", Consequences: "q"})
+	d, _, err := s.AddDecision(ctx, store.NewDecision{Title: privDec, Scope: store.Private, Context: "c", Decision: "d", Consequences: "q"})
 	must(err)
 
 	// A public session record that lists them.
@@ -289,12 +289,12 @@ func TestPrivateNamesStayOffThePublicBranch(t *testing.T) {
 	}
 
 	// A public decision cannot name a private one.
-	if _, err := s.AddDecision(ctx, store.NewDecision{Title: "Public follow-up", Supersedes: []int{d.ID}}); !errors.Is(err, store.ErrInvalid) {
+	if _, _, err := s.AddDecision(ctx, store.NewDecision{Title: "Public follow-up", Supersedes: []int{d.ID}}); !errors.Is(err, store.ErrInvalid) {
 		t.Errorf("public decision superseding a private one: %v", err)
 	}
-	pd, err := s.AddDecision(ctx, store.NewDecision{Title: "Public one"})
+	pd, _, err := s.AddDecision(ctx, store.NewDecision{Title: "Public one"})
 	must(err)
-	if _, err := s.SetDecisionStatus(ctx, strconv.Itoa(pd.ID), "superseded", d.ID); !errors.Is(err, store.ErrInvalid) {
+	if _, _, err := s.SetDecisionStatus(ctx, strconv.Itoa(pd.ID), "superseded", d.ID); !errors.Is(err, store.ErrInvalid) {
 		t.Errorf("public decision superseded by a private one: %v", err)
 	}
 

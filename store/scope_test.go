@@ -83,7 +83,7 @@ func TestSetScopeSkillAndDecision(t *testing.T) {
 		t.Fatal("usage not written next to the moved skill")
 	}
 
-	d, err := f.s.AddDecision(f.ctx, store.NewDecision{Title: "Use PostgreSQL", Context: "c", Decision: "d", Consequences: "q"})
+	d, _, err := f.s.AddDecision(f.ctx, store.NewDecision{Title: "Use PostgreSQL", Context: "c", Decision: "d", Consequences: "q"})
 	if err != nil {
 		t.Fatal(err)
 	}

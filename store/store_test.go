@@ -175,16 +175,16 @@ func TestEntriesOneCommitPerWrite(t *testing.T) {
 
 func TestDecisions(t *testing.T) {
 	s, dir := storetest.New(t)
-	d1, err := s.AddDecision(bg, store.NewDecision{Title: "Use PostgreSQL", Context: "ACID", Decision: "PG 16", Consequences: "ops", Status: "accepted"})
+	d1, _, err := s.AddDecision(bg, store.NewDecision{Title: "Use PostgreSQL", Context: "ACID", Decision: "PG 16", Consequences: "ops", Status: "accepted"})
 	if err != nil || d1.ID != 1 || d1.Path != "decisions/0001-use-postgresql.md" {
 		t.Fatalf("add: %+v %v", d1, err)
 	}
 	body := "# Raw ADR\n\n## Context\n\nimported\n"
-	d7, err := s.AddDecision(bg, store.NewDecision{Title: "Imported", Body: &body, Number: 7})
+	d7, _, err := s.AddDecision(bg, store.NewDecision{Title: "Imported", Body: &body, Number: 7})
 	if err != nil || d7.ID != 7 {
 		t.Fatalf("numbered: %+v %v", d7, err)
 	}
-	d8, _ := s.AddDecision(bg, store.NewDecision{Title: "Use PostgreSQL"})
+	d8, _, _ := s.AddDecision(bg, store.NewDecision{Title: "Use PostgreSQL"})
 	if d8.ID != 8 {
 		t.Errorf("next id after 7: %d", d8.ID)
 	}
@@ -205,10 +205,10 @@ func TestDecisions(t *testing.T) {
 		t.Errorf("missing: %v", err)
 	}
 	n := storetest.Count(t, dir, "ctx")
-	if _, err := s.AddDecision(bg, store.NewDecision{Title: "x", Status: "maybe"}); err == nil {
+	if _, _, err := s.AddDecision(bg, store.NewDecision{Title: "x", Status: "maybe"}); err == nil {
 		t.Errorf("bad status accepted")
 	}
-	if _, err := s.SetDecisionStatus(bg, "1", "superseded", 8); err != nil {
+	if _, _, err := s.SetDecisionStatus(bg, "1", "superseded", 8); err != nil {
 		t.Fatal(err)
 	}
 	if storetest.Count(t, dir, "ctx") != n+1 {

@@ -74,7 +74,7 @@ func TestSummary(t *testing.T) {
 	if _, err := f.s.SetEntry(f.ctx, store.ConventionKind, store.SetEntry{Key: "git", Content: "g"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.s.AddDecision(f.ctx, store.NewDecision{Title: "Use PostgreSQL"}); err != nil {
+	if _, _, err := f.s.AddDecision(f.ctx, store.NewDecision{Title: "Use PostgreSQL"}); err != nil {
 		t.Fatal(err)
 	}
 	must[store.Skill](t)(f.s.AddSkill(f.ctx, "run-tests", "Run tests", "go test", ""))

@@ -55,7 +55,7 @@ func decisionCommand() *cli.Command {
 					if err != nil {
 						return err
 					}
-					d, err := s.AddDecision(c.Context, in)
+					d, _, err := s.AddDecision(c.Context, in)
 					if err != nil {
 						return err
 					}
@@ -142,7 +142,7 @@ func decisionCommand() *cli.Command {
 					if err != nil {
 						return err
 					}
-					d, err := s.SetDecisionStatus(c.Context, c.Args().Get(0), c.Args().Get(1), c.Int("superseded-by"))
+					d, _, err := s.SetDecisionStatus(c.Context, c.Args().Get(0), c.Args().Get(1), c.Int("superseded-by"))
 					if err != nil {
 						return err
 					}
@@ -174,7 +174,7 @@ func decisionCommand() *cli.Command {
 					if od.ID == nd.ID {
 						return usagef("decision %d cannot supersede itself: give the id of the decision that replaces it", od.ID)
 					}
-					d, err := s.SetDecisionStatus(c.Context, strconv.Itoa(od.ID), "superseded", nd.ID)
+					d, _, err := s.SetDecisionStatus(c.Context, strconv.Itoa(od.ID), "superseded", nd.ID)
 					if err != nil {
 						return err
 					}
