@@ -31,3 +31,6 @@ func SetObjectFile(f func(*os.File) io.Writer) (restore func()) {
 	objectFile = f
 	return func() { objectFile = old }
 }
+
+// NewMemory is a repository whose objects live in go-git's in-memory storage (newMemory).
+func NewMemory() *Repo { return newMemory() }

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
@@ -119,8 +118,8 @@ func isHFSDotGit(name string) bool {
 // in it: joined, "a/b" as one name and "a" then "b" would look the same.
 type Item struct {
 	Names []string
-	Mode  filemode.FileMode
-	Hash  plumbing.Hash
+	Mode  FileMode
+	Hash  Hash
 	// Duplicate is set when the tree holding the entry has another entry of the same name (git fsck's
 	// duplicateEntries): which one a reader gets is undefined.
 	Duplicate bool
@@ -130,21 +129,21 @@ type Item struct {
 func (it Item) Path() string { return strings.Join(it.Names, "/") }
 
 // IsFile reports whether the item is a regular file (mode 100644 or 100755): the only entries ctx reads.
-func (it Item) IsFile() bool { return it.Mode == filemode.Regular || it.Mode == filemode.Executable }
+func (it Item) IsFile() bool { return it.Mode == ModeRegular || it.Mode == ModeExecutable }
 
 // Kind names the item's mode as git does: "file", "executable file", "folder", "symbolic link",
 // "gitlink (submodule)", or "mode 0NNNNNN".
 func (it Item) Kind() string {
 	switch it.Mode {
-	case filemode.Regular:
+	case ModeRegular:
 		return "file"
-	case filemode.Executable:
+	case ModeExecutable:
 		return "executable file"
-	case filemode.Dir:
+	case ModeDir:
 		return "folder"
-	case filemode.Symlink:
+	case ModeSymlink:
 		return "symbolic link"
-	case filemode.Submodule:
+	case ModeSubmodule:
 		return "gitlink (submodule)"
 	}
 	return fmt.Sprintf("mode %07o", uint32(it.Mode))
@@ -163,7 +162,7 @@ func CheckItem(it Item) error {
 		return fmt.Errorf("%q: the tree holds this name twice: %w", it.Names[len(it.Names)-1], ErrBadName)
 	}
 	switch it.Mode {
-	case filemode.Regular, filemode.Executable, filemode.Dir, filemode.Symlink, filemode.Submodule:
+	case ModeRegular, ModeExecutable, ModeDir, ModeSymlink, ModeSubmodule:
 		return nil
 	}
 	return fmt.Errorf("%s: unknown mode %07o: %w", it.Path(), uint32(it.Mode), ErrBadName)
@@ -174,18 +173,18 @@ func CheckItem(it Item) error {
 // leaves of a that b no longer holds at the same names with the same type (file or not). Subtrees with the
 // same object name on both sides are skipped without being read, so the cost is what changed. Empty
 // folders of b are returned as leaves too (mode 040000), so that every name of b meets the caller.
-func (r *Repo) DiffItems(ctx context.Context, a, b plumbing.Hash) (added, removed []Item, err error) {
+func (r *Repo) DiffItems(ctx context.Context, a, b Hash) (added, removed []Item, err error) {
 	err = r.diffItems(ctx, a, b, nil, &added, &removed)
 	return added, removed, err
 }
 
 type treeSide struct {
-	mode filemode.FileMode
-	hash plumbing.Hash
+	mode FileMode
+	hash Hash
 	dup  bool
 }
 
-func (r *Repo) sides(h plumbing.Hash) (map[string]treeSide, []string, error) {
+func (r *Repo) sides(h Hash) (map[string]treeSide, []string, error) {
 	t, err := r.tree(h)
 	if err != nil {
 		return nil, nil, err
@@ -198,13 +197,13 @@ func (r *Repo) sides(h plumbing.Hash) (map[string]treeSide, []string, error) {
 			m[e.Name] = s
 			continue
 		}
-		m[e.Name] = treeSide{mode: e.Mode, hash: e.Hash}
+		m[e.Name] = treeSide{mode: FileMode(e.Mode), hash: Hash(e.Hash)}
 		order = append(order, e.Name)
 	}
 	return m, order, nil
 }
 
-func (r *Repo) diffItems(ctx context.Context, a, b plumbing.Hash, names []string, added, removed *[]Item) error {
+func (r *Repo) diffItems(ctx context.Context, a, b Hash, names []string, added, removed *[]Item) error {
 	if a == b {
 		return nil
 	}
@@ -231,27 +230,27 @@ func (r *Repo) diffItems(ctx context.Context, a, b plumbing.Hash, names []string
 		if inA && ea == eb {
 			continue
 		}
-		if eb.mode == filemode.Dir {
-			var base plumbing.Hash
-			if inA && ea.mode == filemode.Dir {
+		if eb.mode == ModeDir {
+			var base Hash
+			if inA && ea.mode == ModeDir {
 				base = ea.hash
 			}
 			before := len(*added)
 			if err := r.diffItems(ctx, base, eb.hash, path(n), added, removed); err != nil {
 				return err
 			}
-			if eb.dup || len(*added) == before && (!inA || ea.mode != filemode.Dir) {
+			if eb.dup || len(*added) == before && (!inA || ea.mode != ModeDir) {
 				// A new folder with no leaves (or a duplicated one): its name must still be seen.
 				*added = append(*added, Item{Names: path(n), Mode: eb.mode, Hash: eb.hash, Duplicate: eb.dup})
 			}
-			if inA && ea.mode != filemode.Dir {
+			if inA && ea.mode != ModeDir {
 				*removed = append(*removed, Item{Names: path(n), Mode: ea.mode, Hash: ea.hash})
 			}
 			continue
 		}
 		*added = append(*added, Item{Names: path(n), Mode: eb.mode, Hash: eb.hash, Duplicate: eb.dup})
-		if inA && ea.mode == filemode.Dir {
-			if err := r.diffItems(ctx, ea.hash, plumbing.ZeroHash, path(n), &[]Item{}, removed); err != nil {
+		if inA && ea.mode == ModeDir {
+			if err := r.diffItems(ctx, ea.hash, ZeroHash, path(n), &[]Item{}, removed); err != nil {
 				return err
 			}
 		}
@@ -261,8 +260,8 @@ func (r *Repo) diffItems(ctx context.Context, a, b plumbing.Hash, names []string
 			continue
 		}
 		ea := ma[n]
-		if ea.mode == filemode.Dir {
-			if err := r.diffItems(ctx, ea.hash, plumbing.ZeroHash, path(n), &[]Item{}, removed); err != nil {
+		if ea.mode == ModeDir {
+			if err := r.diffItems(ctx, ea.hash, ZeroHash, path(n), &[]Item{}, removed); err != nil {
 				return err
 			}
 			continue
@@ -274,7 +273,7 @@ func (r *Repo) diffItems(ctx context.Context, a, b plumbing.Hash, names []string
 
 // Stat returns the entry at the slash path p of tree root with its mode (ok false when absent, when a
 // folder on the way is not a folder, or when a tree on the way holds the name twice).
-func (r *Repo) Stat(ctx context.Context, root plumbing.Hash, p string) (Item, bool, error) {
+func (r *Repo) Stat(ctx context.Context, root Hash, p string) (Item, bool, error) {
 	cur := root
 	names := strings.Split(p, "/")
 	for i, n := range names {
@@ -300,19 +299,19 @@ func (r *Repo) Stat(ctx context.Context, root plumbing.Hash, p string) (Item, bo
 			return Item{}, false, nil
 		}
 		if i == len(names)-1 {
-			return Item{Names: names, Mode: e.Mode, Hash: e.Hash}, true, nil
+			return Item{Names: names, Mode: FileMode(e.Mode), Hash: Hash(e.Hash)}, true, nil
 		}
 		if e.Mode != filemode.Dir {
 			return Item{}, false, nil
 		}
-		cur = e.Hash
+		cur = Hash(e.Hash)
 	}
 	return Item{}, false, nil
 }
 
 // NameProblem is an entry of a commit's tree that CheckItem refuses.
 type NameProblem struct {
-	Commit plumbing.Hash
+	Commit Hash
 	Item   Item
 	Err    error
 }
@@ -321,7 +320,7 @@ type NameProblem struct {
 // of known (the commits a fetch brought), each commit's tree compared with its first parent's: what git
 // fsck does to received trees (transfer.fsckObjects), done by ctx itself so that it also holds when go-git
 // fetched, or a git without fsck did. At most limit problems are returned (0 = no limit).
-func (r *Repo) CheckHistory(ctx context.Context, tip plumbing.Hash, known []plumbing.Hash, limit int) ([]NameProblem, error) {
+func (r *Repo) CheckHistory(ctx context.Context, tip Hash, known []Hash, limit int) ([]NameProblem, error) {
 	commits, err := r.NewCommits(ctx, tip, known)
 	if err != nil {
 		return nil, err
@@ -332,7 +331,7 @@ func (r *Repo) CheckHistory(ctx context.Context, tip plumbing.Hash, known []plum
 		if err != nil {
 			return nil, err
 		}
-		var parentTree plumbing.Hash
+		var parentTree Hash
 		if len(c.ParentHashes) > 0 {
 			if parentTree, err = r.TreeOf(ctx, c.ParentHashes[0]); err != nil {
 				return nil, err
@@ -372,13 +371,13 @@ func isFsckFailure(stderr string) bool {
 // into a new, empty, throwaway bare repository under ctx's folder, without fsck, and returns it opened with
 // the fetched commit; cleanup removes it. The fetched objects never enter this repository: it serves to
 // name the commit and path that git's fsck refused (ErrFsck), with CheckHistory on the returned repository.
-func (r *Repo) FetchQuarantine(ctx context.Context, remote, src string, opt TransferOptions) (q *Repo, tip plumbing.Hash, cleanup func(), err error) {
+func (r *Repo) FetchQuarantine(ctx context.Context, remote, src string, opt TransferOptions) (q *Repo, tip Hash, cleanup func(), err error) {
 	cleanup = func() {}
 	if !HasGit() {
-		return nil, plumbing.ZeroHash, cleanup, errors.New("quarantine fetch: no git binary")
+		return nil, ZeroHash, cleanup, errors.New("quarantine fetch: no git binary")
 	}
 	if err := r.CheckRemote(remote, opt.Origin); err != nil {
-		return nil, plumbing.ZeroHash, cleanup, err
+		return nil, ZeroHash, cleanup, err
 	}
 	url := remote
 	if remotes, err := r.Remotes(ctx); err == nil {
@@ -387,36 +386,36 @@ func (r *Repo) FetchQuarantine(ctx context.Context, remote, src string, opt Tran
 				// The throwaway repository has no remotes: use the URL, with insteadOf applied.
 				out, _, err := r.runGit(ctx, opt, nil, "--git-dir="+r.commonDir, "remote", "get-url", "--", remote)
 				if err != nil {
-					return nil, plumbing.ZeroHash, cleanup, fmt.Errorf("quarantine fetch: %w", err)
+					return nil, ZeroHash, cleanup, fmt.Errorf("quarantine fetch: %w", err)
 				}
 				url = strings.TrimSpace(out)
 			}
 		}
 	}
 	if err := os.MkdirAll(r.CtxDir(), 0o777); err != nil {
-		return nil, plumbing.ZeroHash, cleanup, fmt.Errorf("quarantine fetch: %w", err)
+		return nil, ZeroHash, cleanup, fmt.Errorf("quarantine fetch: %w", err)
 	}
 	dir, err := os.MkdirTemp(r.CtxDir(), "quarantine-")
 	if err != nil {
-		return nil, plumbing.ZeroHash, cleanup, fmt.Errorf("quarantine fetch: %w", err)
+		return nil, ZeroHash, cleanup, fmt.Errorf("quarantine fetch: %w", err)
 	}
 	cleanup = func() { os.RemoveAll(dir) }
 	if _, stderr, err := r.runGit(ctx, opt, nil, "init", "-q", "--bare", "--", dir); err != nil {
-		return nil, plumbing.ZeroHash, cleanup, fmt.Errorf("quarantine fetch: git init: %s: %w", strings.TrimSpace(stderr), err)
+		return nil, ZeroHash, cleanup, fmt.Errorf("quarantine fetch: git init: %s: %w", strings.TrimSpace(stderr), err)
 	}
 	const dst = "refs/quarantine/tip"
 	if _, stderr, err := r.runGit(ctx, opt, nil, "-c", "fetch.fsckObjects=false", "-c", "transfer.fsckObjects=false",
 		"--git-dir="+dir, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-recurse-submodules",
 		"--", url, "+"+src+":"+dst); err != nil {
-		return nil, plumbing.ZeroHash, cleanup, fmt.Errorf("quarantine fetch: %s", lastLines(stderr, err))
+		return nil, ZeroHash, cleanup, fmt.Errorf("quarantine fetch: %s", lastLines(stderr, err))
 	}
 	q, err = Open(ctx, dir)
 	if err != nil {
-		return nil, plumbing.ZeroHash, cleanup, fmt.Errorf("quarantine fetch: %w", err)
+		return nil, ZeroHash, cleanup, fmt.Errorf("quarantine fetch: %w", err)
 	}
 	tip, err = q.Resolve(ctx, dst)
 	if err != nil {
-		return nil, plumbing.ZeroHash, cleanup, fmt.Errorf("quarantine fetch: %w", err)
+		return nil, ZeroHash, cleanup, fmt.Errorf("quarantine fetch: %w", err)
 	}
 	return q, tip, cleanup, nil
 }
@@ -427,20 +426,20 @@ func (r *Repo) FetchQuarantine(ctx context.Context, remote, src string, opt Tran
 //
 // The new trees are written to the object database of ref (the local store for a private or ephemeral
 // ref, so nothing of a private tree enters the main one).
-func (r *Repo) RemoveItems(ctx context.Context, ref string, root plumbing.Hash, paths [][]string) (plumbing.Hash, error) {
+func (r *Repo) RemoveItems(ctx context.Context, ref string, root Hash, paths [][]string) (Hash, error) {
 	if len(paths) == 0 || root.IsZero() {
 		return root, nil
 	}
 	st, err := r.storageFor(ref)
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return ZeroHash, err
 	}
 	if err := ctx.Err(); err != nil {
-		return plumbing.ZeroHash, err
+		return ZeroHash, err
 	}
 	t, err := r.tree(root)
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return ZeroHash, err
 	}
 	drop := map[string]bool{}
 	below := map[string][][]string{}
@@ -462,16 +461,16 @@ func (r *Repo) RemoveItems(ctx context.Context, ref string, root plumbing.Hash, 
 			continue
 		}
 		if sub, ok := below[e.Name]; ok && e.Mode == filemode.Dir {
-			h, err := r.RemoveItems(ctx, ref, e.Hash, sub)
+			h, err := r.RemoveItems(ctx, ref, Hash(e.Hash), sub)
 			if err != nil {
-				return plumbing.ZeroHash, err
+				return ZeroHash, err
 			}
-			if h != e.Hash {
+			if h != Hash(e.Hash) {
 				changed = true
 				if h.IsZero() {
 					continue
 				}
-				e.Hash = h
+				e.Hash = h.ph()
 			}
 		}
 		nt.Entries = append(nt.Entries, e)
@@ -480,11 +479,11 @@ func (r *Repo) RemoveItems(ctx context.Context, ref string, root plumbing.Hash, 
 		return root, nil
 	}
 	if len(nt.Entries) == 0 {
-		return plumbing.ZeroHash, nil
+		return ZeroHash, nil
 	}
 	o := st.NewEncodedObject()
 	if err := nt.Encode(o); err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("encode tree: %w", err)
+		return ZeroHash, fmt.Errorf("encode tree: %w", err)
 	}
 	return r.store(st, o)
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/ctx-dev/ctx/gitstore"
 	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // TestCheckName: git fsck's rules for tree entry names (hasDot, hasDotdot, hasDotgit with the NTFS and
@@ -53,7 +52,7 @@ func TestDiffItemsAndCheckHistory(t *testing.T) {
 	gitstoretest.Git(t, dir, "update-ref", "refs/heads/h", c2)
 
 	r := open(t, dir)
-	added, removed, err := r.DiffItems(bg, plumbing.NewHash(good), plumbing.NewHash(hostile))
+	added, removed, err := r.DiffItems(bg, gitstore.NewHash(good), gitstore.NewHash(hostile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +71,7 @@ func TestDiffItemsAndCheckHistory(t *testing.T) {
 		t.Errorf("added = %s, want %s", got, want)
 	}
 
-	probs, err := r.CheckHistory(bg, plumbing.NewHash(c2), nil, 0)
+	probs, err := r.CheckHistory(bg, gitstore.NewHash(c2), nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,12 +84,12 @@ func TestDiffItemsAndCheckHistory(t *testing.T) {
 		}
 	}
 	// The hostile commit is known (already had): nothing new to check.
-	if probs, err := r.CheckHistory(bg, plumbing.NewHash(c2), []plumbing.Hash{plumbing.NewHash(c2)}, 0); err != nil || len(probs) != 0 {
+	if probs, err := r.CheckHistory(bg, gitstore.NewHash(c2), []gitstore.Hash{gitstore.NewHash(c2)}, 0); err != nil || len(probs) != 0 {
 		t.Errorf("CheckHistory with the tip known: %v %v", probs, err)
 	}
 	// A good commit on top of the hostile one still brings the hostile one.
 	c3 := gitstoretest.CommitTree(t, dir, good, c2, "repair on top")
-	probs, err = r.CheckHistory(bg, plumbing.NewHash(c3), []plumbing.Hash{plumbing.NewHash(c1)}, 0)
+	probs, err = r.CheckHistory(bg, gitstore.NewHash(c3), []gitstore.Hash{gitstore.NewHash(c1)}, 0)
 	if err != nil || len(probs) != 3 || probs[0].Commit.String() != c2 {
 		t.Errorf("CheckHistory(c3 not c1) = %v %v, want the 3 problems of %s", probs, err, c2)
 	}
@@ -101,7 +100,7 @@ func TestDiffItemsAndCheckHistory(t *testing.T) {
 		gitstoretest.TreeEntry{Mode: "100644", Name: "a.md", Hash: blob},
 		gitstoretest.TreeEntry{Mode: "100644", Name: "a.md", Hash: blob},
 		gitstoretest.TreeEntry{Mode: "120000", Name: "l.md", Hash: gitstoretest.Blob(t, dir, "/etc/passwd")})
-	added, _, err = r.DiffItems(bg, plumbing.ZeroHash, plumbing.NewHash(dup))
+	added, _, err = r.DiffItems(bg, gitstore.ZeroHash, gitstore.NewHash(dup))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +126,7 @@ func TestRemoveItems(t *testing.T) {
 	tree = gitstoretest.WithEntry(t, dir, tree, []string{"..", ".git", "config"}, "100644", blob)
 	tree = gitstoretest.WithEntry(t, dir, tree, []string{"knowledge", "vendor"}, "160000", strings.Repeat("ab", 20))
 	r := open(t, dir)
-	got, err := r.RemoveItems(bg, "refs/heads/ctx", plumbing.NewHash(tree), [][]string{{"..", ".git", "config"}, {"knowledge", "vendor"}})
+	got, err := r.RemoveItems(bg, "refs/heads/ctx", gitstore.NewHash(tree), [][]string{{"..", ".git", "config"}, {"knowledge", "vendor"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package gitstore
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -15,7 +14,6 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/config"
-	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // ErrNoIdentity is returned when no user.name/user.email is configured, as C git refuses to commit then.
@@ -31,10 +29,10 @@ var ErrNoIdentity = errors.New("no git identity: set it with git config user.nam
 // The answer is cached for the process while the environment and the config files' stamps stay the same.
 // Without a git binary, the repository's, global and system config are read with go-git. When is the
 // current time.
-func (r *Repo) Identity(ctx context.Context) (object.Signature, error) {
+func (r *Repo) Identity(ctx context.Context) (Signature, error) {
 	id, err := r.idents(ctx)
 	if err != nil {
-		return object.Signature{}, err
+		return Signature{}, err
 	}
 	sig := id.author
 	sig.When = time.Now()
@@ -43,10 +41,10 @@ func (r *Repo) Identity(ctx context.Context) (object.Signature, error) {
 
 // Committer is the committer identity C git would use (`git var GIT_COMMITTER_IDENT`: GIT_COMMITTER_NAME,
 // GIT_COMMITTER_EMAIL, committer.* and user.* config), resolved and cached like Identity.
-func (r *Repo) Committer(ctx context.Context) (object.Signature, error) {
+func (r *Repo) Committer(ctx context.Context) (Signature, error) {
 	id, err := r.idents(ctx)
 	if err != nil {
-		return object.Signature{}, err
+		return Signature{}, err
 	}
 	sig := id.committer
 	sig.When = time.Now()
@@ -55,7 +53,7 @@ func (r *Repo) Committer(ctx context.Context) (object.Signature, error) {
 
 // identities is one resolution of the author and committer.
 type identities struct {
-	author, committer object.Signature
+	author, committer Signature
 }
 
 // identCache holds resolved identities by repository and stamp (see identStamp).
@@ -121,20 +119,10 @@ func (r *Repo) gitIdents(ctx context.Context) (identities, error) {
 	var id identities
 	for _, v := range []struct {
 		name string
-		sig  *object.Signature
+		sig  *Signature
 	}{{"GIT_AUTHOR_IDENT", &id.author}, {"GIT_COMMITTER_IDENT", &id.committer}} {
-		args := []string{"--git-dir=" + r.gitDir}
-		if r.workTree != "" {
-			args = append(args, "--work-tree="+r.workTree)
-		}
 		run := func(extra ...string) (string, string, error) {
-			cmd := exec.CommandContext(ctx, "git", append(append(args, extra...), "var", v.name)...)
-			cmd.Env = cleanGitEnv(os.Environ())
-			cmd.Dir = r.gitDir
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			err := cmd.Run()
-			return stdout.String(), stderr.String(), err
+			return gitCmd{dir: r.gitDir, args: append(append(r.repoArgs(), extra...), "var", v.name)}.run(ctx)
 		}
 		out, errText, err := run("-c", "user.useConfigOnly=true")
 		if err != nil && os.Getenv("EMAIL") != "" && identityUnknown(errText) {
@@ -156,7 +144,7 @@ func (r *Repo) gitIdents(ctx context.Context) (identities, error) {
 		if m == nil || m[1] == "" || m[2] == "" {
 			return identities{}, ErrNoIdentity
 		}
-		*v.sig = object.Signature{Name: m[1], Email: m[2]}
+		*v.sig = Signature{Name: m[1], Email: m[2]}
 	}
 	return id, nil
 }
@@ -197,12 +185,12 @@ func (r *Repo) configIdents() (identities, error) {
 	if name == "" || email == "" {
 		return identities{}, ErrNoIdentity
 	}
-	author := object.Signature{Name: name, Email: email}
+	author := Signature{Name: name, Email: email}
 	return identities{author: author, committer: committerOf(author)}, nil
 }
 
 // committerOf applies GIT_COMMITTER_NAME / GIT_COMMITTER_EMAIL to an author identity.
-func committerOf(sig object.Signature) object.Signature {
+func committerOf(sig Signature) Signature {
 	if n := os.Getenv("GIT_COMMITTER_NAME"); n != "" {
 		sig.Name = n
 	}

@@ -14,8 +14,6 @@ import (
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 )
@@ -165,12 +163,12 @@ func (r *Repo) ensureLocal() error {
 
 // objects is what reads go through: the repository's object database, then the local-only store's.
 type objects struct {
-	*filesystem.Storage
+	storer.EncodedObjectStorer
 	local *filesystem.Storage
 }
 
 func (o objects) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
-	obj, err := o.Storage.EncodedObject(t, h)
+	obj, err := o.EncodedObjectStorer.EncodedObject(t, h)
 	if errors.Is(err, plumbing.ErrObjectNotFound) && o.local != nil {
 		return o.local.EncodedObject(t, h)
 	}
@@ -178,7 +176,7 @@ func (o objects) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing
 }
 
 func (o objects) HasEncodedObject(h plumbing.Hash) error {
-	err := o.Storage.HasEncodedObject(h)
+	err := o.EncodedObjectStorer.HasEncodedObject(h)
 	if errors.Is(err, plumbing.ErrObjectNotFound) && o.local != nil {
 		return o.local.HasEncodedObject(h)
 	}
@@ -186,7 +184,7 @@ func (o objects) HasEncodedObject(h plumbing.Hash) error {
 }
 
 func (o objects) EncodedObjectSize(h plumbing.Hash) (int64, error) {
-	n, err := o.Storage.EncodedObjectSize(h)
+	n, err := o.EncodedObjectStorer.EncodedObjectSize(h)
 	if errors.Is(err, plumbing.ErrObjectNotFound) && o.local != nil {
 		return o.local.EncodedObjectSize(h)
 	}
@@ -196,7 +194,7 @@ func (o objects) EncodedObjectSize(h plumbing.Hash) (int64, error) {
 var _ storer.EncodedObjectStorer = objects{}
 
 // reader is the object database of reads; call it under objMu (read).
-func (r *Repo) reader() objects { return objects{Storage: r.st, local: r.lst} }
+func (r *Repo) reader() objects { return objects{EncodedObjectStorer: r.objs, local: r.lst} }
 
 // moveToLocal moves ref name from the repository's refs into the local store (see KeepLocal). It runs
 // under the ctx lock.
@@ -219,7 +217,7 @@ func (r *Repo) moveToLocal(ctx context.Context, name string) error {
 	switch {
 	case cur.IsZero():
 		// The caller holds the ctx lock (KeepLocal): updateRefs, not UpdateRef, which would take it again.
-		if err := r.updateRefs(ctx, []refUpdate{{name: name, old: plumbing.ZeroHash, new: old, msg: "ctx: move from the repository's refs"}}); err != nil {
+		if err := r.updateRefs(ctx, []refUpdate{{name: name, old: ZeroHash, new: old, msg: "ctx: move from the repository's refs"}}); err != nil {
 			return err
 		}
 	case cur == old:
@@ -231,7 +229,7 @@ func (r *Repo) moveToLocal(ctx context.Context, name string) error {
 		if !contained {
 			base := name[strings.LastIndex(name, "/")+1:]
 			rescue := "refs/ctx/rescued/" + base + "-" + old.String()[:12]
-			if err := updateRefIn(ctx, r.LocalDir(), rescue, plumbing.ZeroHash, old); err != nil && !errors.Is(err, ErrStaleRef) {
+			if err := updateRefIn(ctx, r.LocalDir(), rescue, ZeroHash, old); err != nil && !errors.Is(err, ErrStaleRef) {
 				return err
 			}
 		}
@@ -240,7 +238,7 @@ func (r *Repo) moveToLocal(ctx context.Context, name string) error {
 }
 
 // copyTree copies into dst every object of tree h (and its subtrees and blobs) that dst lacks.
-func (r *Repo) copyTree(ctx context.Context, dst *filesystem.Storage, h plumbing.Hash) error {
+func (r *Repo) copyTree(ctx context.Context, dst *filesystem.Storage, h Hash) error {
 	if h.IsZero() {
 		return nil
 	}
@@ -250,11 +248,11 @@ func (r *Repo) copyTree(ctx context.Context, dst *filesystem.Storage, h plumbing
 // copyReachable copies into dst every object reachable from commit tip that dst lacks (commits, trees,
 // blobs), reading from both databases. Objects are written before the objects that point to them, and
 // each is checked on its own, so a copy that was interrupted is completed by running it again.
-func (r *Repo) copyReachable(ctx context.Context, dst *filesystem.Storage, tip plumbing.Hash) error {
+func (r *Repo) copyReachable(ctx context.Context, dst *filesystem.Storage, tip Hash) error {
 	cp := r.copier(ctx, dst)
 	// Commits in an order where parents come first: collect them, then copy from the oldest.
-	var order []*object.Commit
-	stack := []plumbing.Hash{tip}
+	var order []*Commit
+	stack := []Hash{tip}
 	for len(stack) > 0 {
 		h := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
@@ -285,21 +283,21 @@ type copier struct {
 	ctx  context.Context
 	r    *Repo
 	dst  *filesystem.Storage
-	seen map[plumbing.Hash]bool
+	seen map[Hash]bool
 }
 
 func (r *Repo) copier(ctx context.Context, dst *filesystem.Storage) *copier {
-	return &copier{ctx: ctx, r: r, dst: dst, seen: map[plumbing.Hash]bool{}}
+	return &copier{ctx: ctx, r: r, dst: dst, seen: map[Hash]bool{}}
 }
 
 // object copies one object unless dst has it.
-func (c *copier) object(h plumbing.Hash) error {
-	if c.dst.HasEncodedObject(h) == nil {
+func (c *copier) object(h Hash) error {
+	if c.dst.HasEncodedObject(h.ph()) == nil {
 		return nil
 	}
 	var o plumbing.EncodedObject
 	err := c.r.read(func() (err error) {
-		o, err = c.r.reader().EncodedObject(plumbing.AnyObject, h)
+		o, err = c.r.reader().EncodedObject(plumbing.AnyObject, h.ph())
 		return err
 	})
 	if err != nil {
@@ -312,7 +310,7 @@ func (c *copier) object(h plumbing.Hash) error {
 }
 
 // tree copies a tree with its subtrees and blobs, the tree object last.
-func (c *copier) tree(h plumbing.Hash) error {
+func (c *copier) tree(h Hash) error {
 	if c.seen[h] {
 		return nil
 	}
@@ -324,13 +322,14 @@ func (c *copier) tree(h plumbing.Hash) error {
 	if err != nil {
 		return err
 	}
-	for _, e := range t.Entries {
+	for _, te := range t.Entries {
+		e := Entry{Hash: Hash(te.Hash), Mode: FileMode(te.Mode)}
 		switch {
-		case e.Mode == filemode.Dir:
+		case e.Mode == ModeDir:
 			if err := c.tree(e.Hash); err != nil {
 				return err
 			}
-		case e.Mode == filemode.Submodule || c.seen[e.Hash]:
+		case e.Mode == ModeSubmodule || c.seen[e.Hash]:
 		default:
 			c.seen[e.Hash] = true
 			if err := c.object(e.Hash); err != nil {
@@ -342,9 +341,9 @@ func (c *copier) tree(h plumbing.Hash) error {
 }
 
 // isAncestor reports whether commit a is b or one of b's ancestors.
-func (r *Repo) isAncestor(ctx context.Context, a, b plumbing.Hash) (bool, error) {
-	seen := map[plumbing.Hash]bool{}
-	stack := []plumbing.Hash{b}
+func (r *Repo) isAncestor(ctx context.Context, a, b Hash) (bool, error) {
+	seen := map[Hash]bool{}
+	stack := []Hash{b}
 	for len(stack) > 0 {
 		h := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
@@ -366,7 +365,7 @@ func (r *Repo) isAncestor(ctx context.Context, a, b plumbing.Hash) (bool, error)
 
 // updateRefIn creates ref name in git dir dir with the lock protocol of UpdateRef (old must be ZeroHash),
 // without a reflog.
-func updateRefIn(ctx context.Context, dir, name string, old, new plumbing.Hash) error {
+func updateRefIn(ctx context.Context, dir, name string, old, new Hash) error {
 	r := &Repo{commonDir: dir}
 	return r.UpdateRef(ctx, name, old, new, "")
 }
@@ -374,7 +373,7 @@ func updateRefIn(ctx context.Context, dir, name string, old, new plumbing.Hash) 
 // deleteRef deletes ref name of git dir dir when it still points at old, both its loose file and its
 // packed-refs line (with its peeled line), each with git's lock protocol: <ref>.lock, then
 // packed-refs.lock written and renamed over packed-refs. Missing is not an error.
-func deleteRef(ctx context.Context, dir, name string, old plumbing.Hash) error {
+func deleteRef(ctx context.Context, dir, name string, old Hash) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}

@@ -65,21 +65,34 @@ func shellQuote(s string) string {
 
 // LockInfo is a lock file on a ref (ctx status, docs/locks.md).
 type LockInfo struct {
-	Ref   string `json:"ref"`
-	Path  string `json:"path"`
-	AgeS  int64  `json:"age_seconds"`
-	Owner string `json:"owner"` // "ctx-stale": ctx removes it on its next write; "ctx-live": a running ctx process; "foreign"
-	Fix   string `json:"fix,omitempty"`
+	Ref   string    `json:"ref"`
+	Path  string    `json:"path"`
+	AgeS  int64     `json:"age_seconds"`
+	Owner LockOwner `json:"owner"`
+	Fix   string    `json:"fix,omitempty"`
 }
+
+// LockOwner says whose a ref lock is (docs/locks.md).
+type LockOwner string
 
 // Lock owners, as classify sees them.
 const (
-	ownerForeign  = "foreign"
-	ownerCtxStale = "ctx-stale"
-	ownerCtxLive  = "ctx-live"
+	// LockForeign: not ctx's (git, an editor, a tool): ctx never removes it.
+	LockForeign LockOwner = "foreign"
+	// LockStale: left by an interrupted ctx; its next write, push or pull removes it.
+	LockStale LockOwner = "ctx-stale"
+	// LockLive: held by a running ctx process.
+	LockLive LockOwner = "ctx-live"
+
+	ownerForeign  = LockForeign
+	ownerCtxStale = LockStale
+	ownerCtxLive  = LockLive
 	// ownerCtxDying: a lock of a dead git child younger than staleAfter; waited for until it is stale.
-	ownerCtxDying = "ctx-dying"
+	ownerCtxDying LockOwner = "ctx-dying"
 )
+
+// String is the owner's name as ctx status prints it ("ctx-stale").
+func (o LockOwner) String() string { return string(o) }
 
 // Lock takes the ctx lock, <git common dir>/ctx/lock (an advisory flock shared by every ctx process and
 // every worktree of the repository), waiting until ctx is done. The returned function releases it.
@@ -98,6 +111,26 @@ func (r *Repo) Lock(ctx context.Context) (unlock func(), err error) {
 	}
 	r.recoverTransaction(ctx) // a multi-ref update a killed ctx process left half done
 	r.sweepStale()
+	return func() { _ = fl.Unlock() }, nil
+}
+
+// LockCheckout takes the lock that serialises writes to this worktree's checked-out files,
+// <git dir>/ctx/checkout.lock (an advisory flock of this worktree only: each worktree has its own checked-out
+// tree), waiting until it is free or ctx ends. The returned function releases it. Independent of the ctx
+// lock (Lock): a refresh holds this one while it reads refs and writes files.
+func (r *Repo) LockCheckout(ctx context.Context) (unlock func(), err error) {
+	dir := filepath.Join(r.gitDir, "ctx")
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return nil, fmt.Errorf("checkout lock: %w", err)
+	}
+	fl := flock.New(filepath.Join(dir, "checkout.lock"))
+	ok, err := fl.TryLockContext(ctx, 2*time.Millisecond)
+	if err != nil {
+		return nil, fmt.Errorf("checkout lock %s: %w", fl.Path(), err)
+	}
+	if !ok {
+		return nil, fmt.Errorf("checkout lock %s: not acquired", fl.Path())
+	}
 	return func() { _ = fl.Unlock() }, nil
 }
 
@@ -270,7 +303,7 @@ func (r *Repo) removeStale(name, lockPath string) {
 // classify says whose the lock file at lockPath is (docs/locks.md). held says the caller holds the ctx
 // lock (so no ctx process is inside a ref update); without it, a marked lock is stale only when the ctx
 // lock is free. ok is false when the lock file no longer exists.
-func (r *Repo) classify(name, lockPath string, held bool) (owner string, age time.Duration, ok bool) {
+func (r *Repo) classify(name, lockPath string, held bool) (owner LockOwner, age time.Duration, ok bool) {
 	fi, err := os.Lstat(lockPath)
 	if err != nil {
 		return "", 0, false

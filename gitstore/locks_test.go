@@ -10,7 +10,6 @@ import (
 
 	"github.com/ctx-dev/ctx/gitstore"
 	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // deadLock leaves <ref>.lock as a ctx process killed between creating and renaming it leaves it: the lock
@@ -216,7 +215,7 @@ func TestTransactAllOrNothing(t *testing.T) {
 		t.Fatal("the move did not land")
 	}
 	fsck(t, dir)
-	_ = plumbing.ZeroHash
+	_ = gitstore.ZeroHash
 }
 
 func exists(p string) bool {

@@ -6,7 +6,6 @@ import (
 	"sort"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
@@ -14,8 +13,8 @@ import (
 // path is not "", only commits whose tree differs from their first parent's at path are returned (a file
 // or a directory). It walks first parents with tree lookups rather than go-git's Log with a path filter,
 // which is orders of magnitude slower on long histories (design §3).
-func (r *Repo) Log(ctx context.Context, tip plumbing.Hash, n int, path string) ([]*object.Commit, error) {
-	var out []*object.Commit
+func (r *Repo) Log(ctx context.Context, tip Hash, n int, path string) ([]*Commit, error) {
+	var out []*Commit
 	h := tip
 	for !h.IsZero() {
 		if n > 0 && len(out) >= n {
@@ -25,7 +24,7 @@ func (r *Repo) Log(ctx context.Context, tip plumbing.Hash, n int, path string) (
 		if err != nil {
 			return out, err
 		}
-		var parent plumbing.Hash
+		var parent Hash
 		if len(c.ParentHashes) > 0 {
 			parent = c.ParentHashes[0]
 		}
@@ -35,7 +34,7 @@ func (r *Repo) Log(ctx context.Context, tip plumbing.Hash, n int, path string) (
 			if err != nil {
 				return out, err
 			}
-			var theirs plumbing.Hash
+			var theirs Hash
 			if !parent.IsZero() {
 				pt, err := r.TreeOf(ctx, parent)
 				if err != nil {
@@ -57,17 +56,17 @@ func (r *Repo) Log(ctx context.Context, tip plumbing.Hash, n int, path string) (
 
 // MergeBase returns a best common ancestor of a and b (ZeroHash when they share no history), found by
 // walking all parents of both sides. Ties are broken by the newest committer time, like git merge-base.
-func (r *Repo) MergeBase(ctx context.Context, a, b plumbing.Hash) (plumbing.Hash, error) {
+func (r *Repo) MergeBase(ctx context.Context, a, b Hash) (Hash, error) {
 	if a.IsZero() || b.IsZero() {
-		return plumbing.ZeroHash, nil
+		return ZeroHash, nil
 	}
-	ca, err := r.Commit(ctx, a)
+	ca, err := r.ogCommit(ctx, a)
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return ZeroHash, err
 	}
-	cb, err := r.Commit(ctx, b)
+	cb, err := r.ogCommit(ctx, b)
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return ZeroHash, err
 	}
 	var bases []*object.Commit
 	err = r.read(func() (err error) {
@@ -75,10 +74,10 @@ func (r *Repo) MergeBase(ctx context.Context, a, b plumbing.Hash) (plumbing.Hash
 		return err
 	})
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return ZeroHash, err
 	}
 	if len(bases) == 0 {
-		return plumbing.ZeroHash, nil
+		return ZeroHash, nil
 	}
 	best := bases[0]
 	for _, c := range bases[1:] {
@@ -86,11 +85,11 @@ func (r *Repo) MergeBase(ctx context.Context, a, b plumbing.Hash) (plumbing.Hash
 			best = c
 		}
 	}
-	return best.Hash, nil
+	return Hash(best.Hash), nil
 }
 
 // IsAncestor reports whether a is reachable from b (a == b counts).
-func (r *Repo) IsAncestor(ctx context.Context, a, b plumbing.Hash) (bool, error) {
+func (r *Repo) IsAncestor(ctx context.Context, a, b Hash) (bool, error) {
 	if a.IsZero() {
 		return true, nil
 	}
@@ -100,11 +99,11 @@ func (r *Repo) IsAncestor(ctx context.Context, a, b plumbing.Hash) (bool, error)
 	if a == b {
 		return true, nil
 	}
-	ca, err := r.Commit(ctx, a)
+	ca, err := r.ogCommit(ctx, a)
 	if err != nil {
 		return false, err
 	}
-	cb, err := r.Commit(ctx, b)
+	cb, err := r.ogCommit(ctx, b)
 	if err != nil {
 		return false, err
 	}
@@ -120,10 +119,10 @@ func (r *Repo) IsAncestor(ctx context.Context, a, b plumbing.Hash) (bool, error)
 // It walks both sides newest first by committer time, painting commits reachable from b, and stops as soon
 // as every commit left to visit is reachable from b, as git's revision walk does; so the cost is the
 // commits since the sides diverged, not the whole history.
-func (r *Repo) CountAhead(ctx context.Context, a, b plumbing.Hash) (int, error) {
-	var known []plumbing.Hash
+func (r *Repo) CountAhead(ctx context.Context, a, b Hash) (int, error) {
+	var known []Hash
 	if !b.IsZero() {
-		known = []plumbing.Hash{b}
+		known = []Hash{b}
 	}
 	hs, err := r.NewCommits(ctx, a, known)
 	return len(hs), err
@@ -131,16 +130,16 @@ func (r *Repo) CountAhead(ctx context.Context, a, b plumbing.Hash) (int, error) 
 
 // NewCommits returns the commits reachable from a but from none of known (git rev-list a --not known...),
 // newest first by committer time, with the walk of CountAhead.
-func (r *Repo) NewCommits(ctx context.Context, a plumbing.Hash, known []plumbing.Hash) ([]plumbing.Hash, error) {
+func (r *Repo) NewCommits(ctx context.Context, a Hash, known []Hash) ([]Hash, error) {
 	if a.IsZero() {
 		return nil, nil
 	}
 	const fromA, fromB = 1, 2
-	flags := map[plumbing.Hash]int{}
-	when := map[plumbing.Hash]time.Time{}
-	var order []plumbing.Hash
+	flags := map[Hash]int{}
+	when := map[Hash]time.Time{}
+	var order []Hash
 	q := &commitQueue{}
-	push := func(h plumbing.Hash, f int) error {
+	push := func(h Hash, f int) error {
 		if flags[h]&f == f {
 			return nil
 		}
@@ -194,7 +193,7 @@ func (r *Repo) NewCommits(ctx context.Context, a plumbing.Hash, known []plumbing
 			}
 		}
 	}
-	var out []plumbing.Hash
+	var out []Hash
 	for _, h := range order {
 		if flags[h] == fromA {
 			out = append(out, h)
@@ -205,7 +204,7 @@ func (r *Repo) NewCommits(ctx context.Context, a plumbing.Hash, known []plumbing
 }
 
 type queued struct {
-	c *object.Commit
+	c *Commit
 	f int
 }
 

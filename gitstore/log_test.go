@@ -8,7 +8,6 @@ import (
 
 	"github.com/ctx-dev/ctx/gitstore"
 	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // historyRepo builds refs/heads/ctx with a first-parent history touching knowledge/, decisions/ and
@@ -35,7 +34,7 @@ func historyRepo(t *testing.T) (string, *gitstore.Repo) {
 	}
 	// A side branch from the current tip touching knowledge/, then a merge into ctx.
 	tip, _ := r.Resolve(bg, pub)
-	if err := r.UpdateRef(bg, "refs/heads/side", plumbing.ZeroHash, tip, "side"); err != nil {
+	if err := r.UpdateRef(bg, "refs/heads/side", gitstore.ZeroHash, tip, "side"); err != nil {
 		t.Fatal(err)
 	}
 	set(t, r, "refs/heads/side", "side 1", map[string]string{"knowledge/side.md": "s"})
@@ -46,7 +45,7 @@ func historyRepo(t *testing.T) (string, *gitstore.Repo) {
 		st, _ := r.TreeOf(bg, side)
 		merged := edit(t, r, tips[pub].Tree, put("knowledge/side.md", "s"), put("decisions/0099-side.md", "s"))
 		_ = st
-		return map[string]*gitstore.Write{pub: {Tree: &merged, ExtraParents: []plumbing.Hash{side}, Message: "merge side"}}, nil
+		return map[string]*gitstore.Write{pub: {Tree: &merged, ExtraParents: []gitstore.Hash{side}, Message: "merge side"}}, nil
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +59,7 @@ func historyRepo(t *testing.T) (string, *gitstore.Repo) {
 	return dir, r
 }
 
-func hashes(cs []plumbing.Hash) string {
+func hashes(cs []gitstore.Hash) string {
 	var s []string
 	for _, c := range cs {
 		s = append(s, c.String())
@@ -81,7 +80,7 @@ func TestLog(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var got []plumbing.Hash
+		var got []gitstore.Hash
 		for _, c := range cs {
 			got = append(got, c.Hash)
 		}
@@ -104,7 +103,7 @@ func TestLog(t *testing.T) {
 			t.Errorf("Log(n=2, path=%q) = %d commits, want %d", path, len(cs), len(wantN))
 		}
 	}
-	if cs, err := r.Log(bg, plumbing.ZeroHash, 0, ""); err != nil || len(cs) != 0 {
+	if cs, err := r.Log(bg, gitstore.ZeroHash, 0, ""); err != nil || len(cs) != 0 {
 		t.Fatalf("Log(zero) = %d, %v", len(cs), err)
 	}
 }
@@ -114,7 +113,7 @@ func TestMergeBaseAndCounts(t *testing.T) {
 	// Diverge: a and b from a common point, plus b merging an older commit (criss-cross-ish).
 	tip, _ := r.Resolve(bg, pub)
 	for _, ref := range []string{"refs/heads/a", "refs/heads/b"} {
-		if err := r.UpdateRef(bg, ref, plumbing.ZeroHash, tip, "fork"); err != nil {
+		if err := r.UpdateRef(bg, ref, gitstore.ZeroHash, tip, "fork"); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -128,7 +127,7 @@ func TestMergeBaseAndCounts(t *testing.T) {
 	crossMerge := func(into, from string) {
 		fromH := hash(t, gitstoretest.Git(t, dir, "rev-parse", from))
 		if _, err := r.Transact(bg, []string{into}, func(map[string]gitstore.Tip) (map[string]*gitstore.Write, error) {
-			return map[string]*gitstore.Write{into: {ExtraParents: []plumbing.Hash{fromH}, Message: "merge " + from}}, nil
+			return map[string]*gitstore.Write{into: {ExtraParents: []gitstore.Hash{fromH}, Message: "merge " + from}}, nil
 		}); err != nil {
 			t.Fatal(err)
 		}
@@ -180,13 +179,13 @@ func TestMergeBaseAndCounts(t *testing.T) {
 	crossMerge("refs/heads/b", "refs/heads/a~1")
 	check("criss-cross")
 	// Zero hashes.
-	if n, _ := r.CountAhead(bg, plumbing.ZeroHash, tip); n != 0 {
+	if n, _ := r.CountAhead(bg, gitstore.ZeroHash, tip); n != 0 {
 		t.Error("CountAhead(zero, x) != 0")
 	}
-	if n, _ := r.CountAhead(bg, tip, plumbing.ZeroHash); strconv.Itoa(n) != gitstoretest.Git(t, dir, "rev-list", "--count", pub) {
+	if n, _ := r.CountAhead(bg, tip, gitstore.ZeroHash); strconv.Itoa(n) != gitstoretest.Git(t, dir, "rev-list", "--count", pub) {
 		t.Error("CountAhead(x, zero) != all commits")
 	}
-	if mb, _ := r.MergeBase(bg, tip, plumbing.ZeroHash); !mb.IsZero() {
+	if mb, _ := r.MergeBase(bg, tip, gitstore.ZeroHash); !mb.IsZero() {
 		t.Error("MergeBase(x, zero) != zero")
 	}
 }

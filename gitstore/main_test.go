@@ -33,13 +33,13 @@ func open(t testing.TB, dir string) *gitstore.Repo {
 }
 
 // hash parses git's output as an object name.
-func hash(t testing.TB, s string) plumbing.Hash {
+func hash(t testing.TB, s string) gitstore.Hash {
 	t.Helper()
 	s = strings.TrimSpace(s)
 	if !plumbing.IsHash(s) {
 		t.Fatalf("not an object name: %q", s)
 	}
-	return plumbing.NewHash(s)
+	return gitstore.NewHash(s)
 }
 
 // set is a Transact on one ref that writes files (path -> content) with msg.

@@ -16,6 +16,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/objfile"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
@@ -23,47 +24,55 @@ import (
 var ErrNotFound = errors.New("not found")
 
 // WriteBlob stores data as a blob in the repository's object database and returns its object name.
-func (r *Repo) WriteBlob(ctx context.Context, data []byte) (plumbing.Hash, error) {
-	return r.writeBlob(ctx, r.st, data)
+func (r *Repo) WriteBlob(ctx context.Context, data []byte) (Hash, error) {
+	return r.writeBlob(ctx, r.objs, data)
 }
 
 // writeBlob stores data as a blob in st.
-func (r *Repo) writeBlob(ctx context.Context, st *filesystem.Storage, data []byte) (plumbing.Hash, error) {
+func (r *Repo) writeBlob(ctx context.Context, st storer.EncodedObjectStorer, data []byte) (Hash, error) {
 	if err := ctx.Err(); err != nil {
-		return plumbing.ZeroHash, err
+		return ZeroHash, err
 	}
 	o := st.NewEncodedObject()
 	o.SetType(plumbing.BlobObject)
 	o.SetSize(int64(len(data)))
 	w, err := o.Writer()
 	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("write blob: %w", err)
+		return ZeroHash, fmt.Errorf("write blob: %w", err)
 	}
 	if _, err := w.Write(data); err != nil {
 		w.Close()
-		return plumbing.ZeroHash, fmt.Errorf("write blob: %w", err)
+		return ZeroHash, fmt.Errorf("write blob: %w", err)
 	}
 	if err := w.Close(); err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("write blob: %w", err)
+		return ZeroHash, fmt.Errorf("write blob: %w", err)
 	}
 	return r.store(st, o)
 }
 
 // store writes o into st unless st already has it. Only st is checked (not the other database), so that
-// each database holds every object reachable from its own refs.
-func (r *Repo) store(st *filesystem.Storage, o plumbing.EncodedObject) (plumbing.Hash, error) {
-	h := o.Hash()
+// each database holds every object reachable from its own refs. A repository's database on disk gets a
+// loose object (writeLoose); an in-memory one (newMemory) takes o as it is.
+func (r *Repo) store(st storer.EncodedObjectStorer, o plumbing.EncodedObject) (Hash, error) {
+	h := Hash(o.Hash())
 	r.objMu.RLock()
 	defer r.objMu.RUnlock()
-	if err := st.HasEncodedObject(h); err == nil {
+	if err := st.HasEncodedObject(h.ph()); err == nil {
+		return h, nil
+	}
+	fst, onDisk := st.(*filesystem.Storage)
+	if !onDisk {
+		if _, err := st.SetEncodedObject(o); err != nil {
+			return ZeroHash, fmt.Errorf("store %s %s: %w", o.Type(), h, err)
+		}
 		return h, nil
 	}
 	dir := r.commonDir
-	if st != r.st {
+	if fst != r.st {
 		dir = r.LocalDir()
 	}
 	if err := r.writeLoose(dir, o); err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("store %s %s: %w", o.Type(), h, err)
+		return ZeroHash, fmt.Errorf("store %s %s: %w", o.Type(), h, err)
 	}
 	return h, nil
 }
@@ -125,13 +134,13 @@ func (r *Repo) writeLoose(gitDir string, o plumbing.EncodedObject) error {
 }
 
 // ReadBlob returns the content of a blob.
-func (r *Repo) ReadBlob(ctx context.Context, h plumbing.Hash) ([]byte, error) {
+func (r *Repo) ReadBlob(ctx context.Context, h Hash) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	var data []byte
 	err := r.read(func() error {
-		b, err := object.GetBlob(r.reader(), h)
+		b, err := object.GetBlob(r.reader(), h.ph())
 		if err != nil {
 			return err
 		}
@@ -150,13 +159,19 @@ func (r *Repo) ReadBlob(ctx context.Context, h plumbing.Hash) ([]byte, error) {
 }
 
 // Commit reads a commit object.
-func (r *Repo) Commit(ctx context.Context, h plumbing.Hash) (*object.Commit, error) {
+func (r *Repo) Commit(ctx context.Context, h Hash) (*Commit, error) {
+	c, err := r.ogCommit(ctx, h)
+	return commitOf(c), err
+}
+
+// ogCommit reads a commit object as go-git's type (for its merge-base and ancestry walks).
+func (r *Repo) ogCommit(ctx context.Context, h Hash) (*object.Commit, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	var c *object.Commit
 	err := r.read(func() (err error) {
-		c, err = object.GetCommit(r.reader(), h)
+		c, err = object.GetCommit(r.reader(), h.ph())
 		return err
 	})
 	if err != nil {
@@ -166,18 +181,18 @@ func (r *Repo) Commit(ctx context.Context, h plumbing.Hash) (*object.Commit, err
 }
 
 // TreeOf returns the tree of a commit; the empty tree (ZeroHash) for ZeroHash.
-func (r *Repo) TreeOf(ctx context.Context, commit plumbing.Hash) (plumbing.Hash, error) {
+func (r *Repo) TreeOf(ctx context.Context, commit Hash) (Hash, error) {
 	if commit.IsZero() {
-		return plumbing.ZeroHash, nil
+		return ZeroHash, nil
 	}
 	c, err := r.Commit(ctx, commit)
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return ZeroHash, err
 	}
 	return c.TreeHash, nil
 }
 
-func (r *Repo) tree(h plumbing.Hash) (*object.Tree, error) {
+func (r *Repo) tree(h Hash) (*object.Tree, error) {
 	if h.IsZero() {
 		return &object.Tree{}, nil
 	}
@@ -186,7 +201,7 @@ func (r *Repo) tree(h plumbing.Hash) (*object.Tree, error) {
 	}
 	var t *object.Tree
 	err := r.read(func() (err error) {
-		t, err = object.GetTree(r.reader(), h)
+		t, err = object.GetTree(r.reader(), h.ph())
 		return err
 	})
 	if err != nil {
@@ -201,24 +216,24 @@ func (r *Repo) tree(h plumbing.Hash) (*object.Tree, error) {
 // commit, the refresh of .context/), and decoding it dominated the write (bench/README.md).
 type treeCache struct {
 	mu    sync.Mutex
-	m     map[plumbing.Hash]*object.Tree
-	order []plumbing.Hash
+	m     map[Hash]*object.Tree
+	order []Hash
 }
 
 // treeCacheSize bounds the cache (entries, not bytes: a 10,000-entry tree is about 1 MB decoded).
 const treeCacheSize = 64
 
-func (c *treeCache) get(h plumbing.Hash) *object.Tree {
+func (c *treeCache) get(h Hash) *object.Tree {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.m[h]
 }
 
-func (c *treeCache) put(h plumbing.Hash, t *object.Tree) {
+func (c *treeCache) put(h Hash, t *object.Tree) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil {
-		c.m = map[plumbing.Hash]*object.Tree{}
+		c.m = map[Hash]*object.Tree{}
 	}
 	if _, ok := c.m[h]; ok {
 		return
@@ -271,12 +286,12 @@ type Change struct {
 // trees on the changed paths are rewritten; every other subtree is reused by object name (design §3).
 // Directories left empty are removed, as git cannot record them. It returns ZeroHash for an empty result.
 // New objects go to the repository's object database.
-func (r *Repo) EditTree(ctx context.Context, root plumbing.Hash, changes []Change) (plumbing.Hash, error) {
-	return r.editTreeIn(ctx, r.st, root, changes)
+func (r *Repo) EditTree(ctx context.Context, root Hash, changes []Change) (Hash, error) {
+	return r.editTreeIn(ctx, r.objs, root, changes)
 }
 
 // editTreeIn is EditTree writing new objects into st.
-func (r *Repo) editTreeIn(ctx context.Context, st *filesystem.Storage, root plumbing.Hash, changes []Change) (plumbing.Hash, error) {
+func (r *Repo) editTreeIn(ctx context.Context, st storer.EncodedObjectStorer, root Hash, changes []Change) (Hash, error) {
 	if len(changes) == 0 {
 		return root, nil
 	}
@@ -284,7 +299,7 @@ func (r *Repo) editTreeIn(ctx context.Context, st *filesystem.Storage, root plum
 	for i, c := range changes {
 		p := path.Clean(strings.TrimPrefix(c.Path, "/"))
 		if p == "." || p == ".." || strings.HasPrefix(p, "../") || strings.Contains(p, "\x00") {
-			return plumbing.ZeroHash, fmt.Errorf("edit tree: invalid path %q", c.Path)
+			return ZeroHash, fmt.Errorf("edit tree: invalid path %q", c.Path)
 		}
 		c.Path = p
 		clean[i] = c
@@ -292,13 +307,13 @@ func (r *Repo) editTreeIn(ctx context.Context, st *filesystem.Storage, root plum
 	return r.editTree(ctx, st, root, clean)
 }
 
-func (r *Repo) editTree(ctx context.Context, st *filesystem.Storage, root plumbing.Hash, changes []Change) (plumbing.Hash, error) {
+func (r *Repo) editTree(ctx context.Context, st storer.EncodedObjectStorer, root Hash, changes []Change) (Hash, error) {
 	if err := ctx.Err(); err != nil {
-		return plumbing.ZeroHash, err
+		return ZeroHash, err
 	}
 	t, err := r.tree(root)
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return ZeroHash, err
 	}
 	entries := map[string]object.TreeEntry{}
 	for _, e := range t.Entries {
@@ -321,19 +336,19 @@ func (r *Repo) editTree(ctx context.Context, st *filesystem.Storage, root plumbi
 		}
 		h, err := r.writeBlob(ctx, st, c.Data)
 		if err != nil {
-			return plumbing.ZeroHash, err
+			return ZeroHash, err
 		}
-		entries[first] = object.TreeEntry{Name: first, Mode: filemode.Regular, Hash: h}
+		entries[first] = object.TreeEntry{Name: first, Mode: filemode.Regular, Hash: h.ph()}
 	}
 	for _, name := range subOrder {
-		var base plumbing.Hash
+		var base Hash
 		e, exists := entries[name]
 		if exists && e.Mode == filemode.Dir {
-			base = e.Hash
+			base = Hash(e.Hash)
 		}
 		h, err := r.editTree(ctx, st, base, sub[name])
 		if err != nil {
-			return plumbing.ZeroHash, err
+			return ZeroHash, err
 		}
 		if h.IsZero() {
 			// Nothing left below name. Only a directory goes away: deleting name/x where name is a file
@@ -342,11 +357,11 @@ func (r *Repo) editTree(ctx context.Context, st *filesystem.Storage, root plumbi
 				delete(entries, name)
 			}
 		} else {
-			entries[name] = object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: h}
+			entries[name] = object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: h.ph()}
 		}
 	}
 	if len(entries) == 0 {
-		return plumbing.ZeroHash, nil
+		return ZeroHash, nil
 	}
 	nt := &object.Tree{Entries: make([]object.TreeEntry, 0, len(entries))}
 	for _, e := range entries {
@@ -355,7 +370,7 @@ func (r *Repo) editTree(ctx context.Context, st *filesystem.Storage, root plumbi
 	sortEntries(nt.Entries)
 	o := st.NewEncodedObject()
 	if err := nt.Encode(o); err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("encode tree: %w", err)
+		return ZeroHash, fmt.Errorf("encode tree: %w", err)
 	}
 	return r.store(st, o)
 }
@@ -363,45 +378,45 @@ func (r *Repo) editTree(ctx context.Context, st *filesystem.Storage, root plumbi
 // CommitSpec describes a commit to write. Parents are in order (the first parent is the branch's previous
 // tip). Tree ZeroHash means the empty tree.
 type CommitSpec struct {
-	Tree      plumbing.Hash
-	Parents   []plumbing.Hash
-	Author    object.Signature
-	Committer object.Signature
+	Tree      Hash
+	Parents   []Hash
+	Author    Signature
+	Committer Signature
 	Message   string
 }
 
 // WriteCommit stores a commit object in the repository's object database and returns its name. It does
 // not move any ref.
-func (r *Repo) WriteCommit(ctx context.Context, spec CommitSpec) (plumbing.Hash, error) {
-	return r.writeCommit(ctx, r.st, spec)
+func (r *Repo) WriteCommit(ctx context.Context, spec CommitSpec) (Hash, error) {
+	return r.writeCommit(ctx, r.objs, spec)
 }
 
-func (r *Repo) writeCommit(ctx context.Context, st *filesystem.Storage, spec CommitSpec) (plumbing.Hash, error) {
+func (r *Repo) writeCommit(ctx context.Context, st storer.EncodedObjectStorer, spec CommitSpec) (Hash, error) {
 	if err := ctx.Err(); err != nil {
-		return plumbing.ZeroHash, err
+		return ZeroHash, err
 	}
 	tree := spec.Tree
 	if tree.IsZero() {
 		o := st.NewEncodedObject()
 		if err := (&object.Tree{}).Encode(o); err != nil {
-			return plumbing.ZeroHash, fmt.Errorf("encode empty tree: %w", err)
+			return ZeroHash, fmt.Errorf("encode empty tree: %w", err)
 		}
 		h, err := r.store(st, o)
 		if err != nil {
-			return plumbing.ZeroHash, err
+			return ZeroHash, err
 		}
 		tree = h
 	}
 	c := &object.Commit{
-		Author:       spec.Author,
-		Committer:    spec.Committer,
+		Author:       spec.Author.og(),
+		Committer:    spec.Committer.og(),
 		Message:      spec.Message,
-		TreeHash:     tree,
-		ParentHashes: spec.Parents,
+		TreeHash:     tree.ph(),
+		ParentHashes: phs(spec.Parents),
 	}
 	o := st.NewEncodedObject()
 	if err := c.Encode(o); err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("encode commit: %w", err)
+		return ZeroHash, fmt.Errorf("encode commit: %w", err)
 	}
 	return r.store(st, o)
 }

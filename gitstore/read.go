@@ -16,19 +16,19 @@ import (
 type Entry struct {
 	Name string
 	Dir  bool
-	Hash plumbing.Hash
-	Mode filemode.FileMode
+	Hash Hash
+	Mode FileMode
 }
 
 // IsFile reports whether the entry is a regular file (mode 100644 or 100755), the only entries ctx reads:
 // a symbolic link or a gitlink (submodule) is not one.
-func (e Entry) IsFile() bool { return e.Mode == filemode.Regular || e.Mode == filemode.Executable }
+func (e Entry) IsFile() bool { return e.Mode == ModeRegular || e.Mode == ModeExecutable }
 
 // lookup finds the entry at a slash-separated path below tree root.
-func (r *Repo) lookup(ctx context.Context, root plumbing.Hash, p string) (Entry, error) {
+func (r *Repo) lookup(ctx context.Context, root Hash, p string) (Entry, error) {
 	p = strings.Trim(path.Clean("/"+p), "/")
 	if p == "" {
-		return Entry{Dir: true, Hash: root, Mode: filemode.Dir}, nil
+		return Entry{Dir: true, Hash: root, Mode: ModeDir}, nil
 	}
 	cur := root
 	parts := strings.Split(p, "/")
@@ -51,12 +51,12 @@ func (r *Repo) lookup(ctx context.Context, root plumbing.Hash, p string) (Entry,
 			found = true
 			isDir := e.Mode == filemode.Dir
 			if i == len(parts)-1 {
-				return Entry{Name: e.Name, Dir: isDir, Hash: e.Hash, Mode: e.Mode}, nil
+				return Entry{Name: e.Name, Dir: isDir, Hash: Hash(e.Hash), Mode: FileMode(e.Mode)}, nil
 			}
 			if !isDir {
 				return Entry{}, fmt.Errorf("%s: %w", p, ErrNotFound)
 			}
-			cur = e.Hash
+			cur = Hash(e.Hash)
 			break
 		}
 		if !found {
@@ -68,7 +68,7 @@ func (r *Repo) lookup(ctx context.Context, root plumbing.Hash, p string) (Entry,
 
 // ReadFile returns the content of the file at path in tree root. Errors wrap ErrNotFound when the path
 // is absent, names a directory, or names an entry that is not a regular file (a symbolic link, a gitlink).
-func (r *Repo) ReadFile(ctx context.Context, root plumbing.Hash, p string) ([]byte, error) {
+func (r *Repo) ReadFile(ctx context.Context, root Hash, p string) ([]byte, error) {
 	e, err := r.lookup(ctx, root, p)
 	if err != nil {
 		return nil, err
@@ -83,19 +83,19 @@ func (r *Repo) ReadFile(ctx context.Context, root plumbing.Hash, p string) ([]by
 }
 
 // PathHash returns the object name at path in tree root (a blob or a tree), ZeroHash when absent.
-func (r *Repo) PathHash(ctx context.Context, root plumbing.Hash, p string) (plumbing.Hash, error) {
+func (r *Repo) PathHash(ctx context.Context, root Hash, p string) (Hash, error) {
 	e, err := r.lookup(ctx, root, p)
 	if err != nil {
 		if isNotFound(err) {
-			return plumbing.ZeroHash, nil
+			return ZeroHash, nil
 		}
-		return plumbing.ZeroHash, err
+		return ZeroHash, err
 	}
 	return e.Hash, nil
 }
 
 // List returns the entries of the directory at path in tree root, sorted by name; none when absent.
-func (r *Repo) List(ctx context.Context, root plumbing.Hash, dir string) ([]Entry, error) {
+func (r *Repo) List(ctx context.Context, root Hash, dir string) ([]Entry, error) {
 	e, err := r.lookup(ctx, root, dir)
 	if err != nil {
 		if isNotFound(err) {
@@ -112,7 +112,7 @@ func (r *Repo) List(ctx context.Context, root plumbing.Hash, dir string) ([]Entr
 	}
 	out := make([]Entry, 0, len(t.Entries))
 	for _, te := range t.Entries {
-		out = append(out, Entry{Name: te.Name, Dir: te.Mode == filemode.Dir, Hash: te.Hash, Mode: te.Mode})
+		out = append(out, Entry{Name: te.Name, Dir: te.Mode == filemode.Dir, Hash: Hash(te.Hash), Mode: FileMode(te.Mode)})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
@@ -120,11 +120,11 @@ func (r *Repo) List(ctx context.Context, root plumbing.Hash, dir string) ([]Entr
 
 // Walk calls fn for every file below tree root (depth first, in git's tree order) with its slash path
 // and blob name.
-func (r *Repo) Walk(ctx context.Context, root plumbing.Hash, fn func(p string, blob plumbing.Hash) error) error {
+func (r *Repo) Walk(ctx context.Context, root Hash, fn func(p string, blob Hash) error) error {
 	return r.walk(ctx, root, "", fn)
 }
 
-func (r *Repo) walk(ctx context.Context, h plumbing.Hash, prefix string, fn func(string, plumbing.Hash) error) error {
+func (r *Repo) walk(ctx context.Context, h Hash, prefix string, fn func(string, Hash) error) error {
 	if h.IsZero() {
 		return nil
 	}
@@ -138,12 +138,12 @@ func (r *Repo) walk(ctx context.Context, h plumbing.Hash, prefix string, fn func
 	for _, e := range t.Entries {
 		p := prefix + e.Name
 		if e.Mode == filemode.Dir {
-			if err := r.walk(ctx, e.Hash, p+"/", fn); err != nil {
+			if err := r.walk(ctx, Hash(e.Hash), p+"/", fn); err != nil {
 				return err
 			}
 			continue
 		}
-		if err := fn(p, e.Hash); err != nil {
+		if err := fn(p, Hash(e.Hash)); err != nil {
 			return err
 		}
 	}
@@ -151,9 +151,9 @@ func (r *Repo) walk(ctx context.Context, h plumbing.Hash, prefix string, fn func
 }
 
 // Files returns every file of tree root with its content, keyed by slash path.
-func (r *Repo) Files(ctx context.Context, root plumbing.Hash) (map[string][]byte, error) {
+func (r *Repo) Files(ctx context.Context, root Hash) (map[string][]byte, error) {
 	out := map[string][]byte{}
-	err := r.Walk(ctx, root, func(p string, blob plumbing.Hash) error {
+	err := r.Walk(ctx, root, func(p string, blob Hash) error {
 		b, err := r.ReadBlob(ctx, blob)
 		if err != nil {
 			return err
@@ -167,7 +167,7 @@ func (r *Repo) Files(ctx context.Context, root plumbing.Hash) (map[string][]byte
 // FilesAt returns the files of tree root at the given paths (absent ones are left out) and every file
 // below the given directories, keyed by slash path. It reads only those blobs: a merge of two sides that
 // changed 1,000 entries of a 10,000-entry store reads 1,000 files, not 10,000.
-func (r *Repo) FilesAt(ctx context.Context, root plumbing.Hash, paths []string, dirs []string) (map[string][]byte, error) {
+func (r *Repo) FilesAt(ctx context.Context, root Hash, paths []string, dirs []string) (map[string][]byte, error) {
 	out := map[string][]byte{}
 	for _, p := range paths {
 		h, err := r.PathHash(ctx, root, p)
@@ -194,7 +194,7 @@ func (r *Repo) FilesAt(ctx context.Context, root plumbing.Hash, paths []string, 
 		if err != nil {
 			return nil, err
 		}
-		err = r.walk(ctx, e.Hash, strings.Trim(d, "/")+"/", func(p string, blob plumbing.Hash) error {
+		err = r.walk(ctx, Hash(e.Hash), strings.Trim(d, "/")+"/", func(p string, blob Hash) error {
 			b, err := r.ReadBlob(ctx, blob)
 			if err != nil {
 				return err
@@ -211,14 +211,14 @@ func (r *Repo) FilesAt(ctx context.Context, root plumbing.Hash, paths []string, 
 
 // DiffTrees returns the paths of files that differ between trees a and b (added, removed or changed),
 // sorted. Subtrees with the same object name are skipped without being read.
-func (r *Repo) DiffTrees(ctx context.Context, a, b plumbing.Hash) ([]string, error) {
+func (r *Repo) DiffTrees(ctx context.Context, a, b Hash) ([]string, error) {
 	var out []string
 	err := r.diff(ctx, a, b, "", &out)
 	sort.Strings(out)
 	return out, err
 }
 
-func (r *Repo) diff(ctx context.Context, a, b plumbing.Hash, prefix string, out *[]string) error {
+func (r *Repo) diff(ctx context.Context, a, b Hash, prefix string, out *[]string) error {
 	if a == b {
 		return nil
 	}
@@ -234,16 +234,16 @@ func (r *Repo) diff(ctx context.Context, a, b plumbing.Hash, prefix string, out 
 		return err
 	}
 	type side struct {
-		h   plumbing.Hash
+		h   Hash
 		dir bool
 	}
 	ma := map[string]side{}
 	for _, e := range ta.Entries {
-		ma[e.Name] = side{e.Hash, e.Mode == filemode.Dir}
+		ma[e.Name] = side{Hash(e.Hash), e.Mode == filemode.Dir}
 	}
 	mb := map[string]side{}
 	for _, e := range tb.Entries {
-		mb[e.Name] = side{e.Hash, e.Mode == filemode.Dir}
+		mb[e.Name] = side{Hash(e.Hash), e.Mode == filemode.Dir}
 	}
 	names := map[string]bool{}
 	for n := range ma {
@@ -259,7 +259,7 @@ func (r *Repo) diff(ctx context.Context, a, b plumbing.Hash, prefix string, out 
 			continue
 		}
 		p := prefix + n
-		var da, db plumbing.Hash
+		var da, db Hash
 		if okA && ea.dir {
 			da = ea.h
 		}

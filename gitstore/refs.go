@@ -29,7 +29,7 @@ const refLockTimeout = 2 * time.Second
 
 // readRef reads a ref of a git dir: the loose file first, then packed-refs (gitrepository-layout(5)).
 // A symbolic ref ("ref: ...") is followed. A missing ref is ZeroHash with no error.
-func readRef(gitDir, name string) (plumbing.Hash, error) {
+func readRef(gitDir, name string) (Hash, error) {
 	for depth := 0; depth < 5; depth++ {
 		b, err := os.ReadFile(filepath.Join(gitDir, filepath.FromSlash(name)))
 		if err == nil {
@@ -39,16 +39,16 @@ func readRef(gitDir, name string) (plumbing.Hash, error) {
 				continue
 			}
 			if !plumbing.IsHash(s) {
-				return plumbing.ZeroHash, fmt.Errorf("ref %s holds %q, not an object name", name, s)
+				return ZeroHash, fmt.Errorf("ref %s holds %q, not an object name", name, s)
 			}
-			return plumbing.NewHash(s), nil
+			return NewHash(s), nil
 		}
 		if !errors.Is(err, fs.ErrNotExist) && !isDirErr(err) {
-			return plumbing.ZeroHash, err
+			return ZeroHash, err
 		}
 		return readPackedRef(gitDir, name)
 	}
-	return plumbing.ZeroHash, fmt.Errorf("ref %s: too many levels of symbolic refs", name)
+	return ZeroHash, fmt.Errorf("ref %s: too many levels of symbolic refs", name)
 }
 
 func isDirErr(err error) bool {
@@ -56,13 +56,13 @@ func isDirErr(err error) bool {
 	return errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "is a directory")
 }
 
-func readPackedRef(gitDir, name string) (plumbing.Hash, error) {
+func readPackedRef(gitDir, name string) (Hash, error) {
 	f, err := os.Open(filepath.Join(gitDir, "packed-refs"))
 	if errors.Is(err, fs.ErrNotExist) {
-		return plumbing.ZeroHash, nil
+		return ZeroHash, nil
 	}
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return ZeroHash, err
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
@@ -74,10 +74,10 @@ func readPackedRef(gitDir, name string) (plumbing.Hash, error) {
 		}
 		hash, ref, ok := strings.Cut(line, " ")
 		if ok && ref == name {
-			return plumbing.NewHash(hash), nil
+			return NewHash(hash), nil
 		}
 	}
-	return plumbing.ZeroHash, sc.Err()
+	return ZeroHash, sc.Err()
 }
 
 // UpdateRef moves ref name from old to new with a compare-and-swap done the way C git's files backend does
@@ -88,7 +88,7 @@ func readPackedRef(gitDir, name string) (plumbing.Hash, error) {
 // branch. Readers never see a missing or empty ref. new == ZeroHash deletes the loose ref (a packed entry
 // is left to git). Errors: ErrStaleRef, a *LockError (ErrRefLocked), or an I/O error; on error the ref is
 // unchanged.
-func (r *Repo) UpdateRef(ctx context.Context, name string, old, new plumbing.Hash, msg string) error {
+func (r *Repo) UpdateRef(ctx context.Context, name string, old, new Hash, msg string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -110,7 +110,7 @@ func (partialError) Error() string { return "" }
 // refUpdate is one ref move of updateRefs.
 type refUpdate struct {
 	name     string
-	old, new plumbing.Hash
+	old, new Hash
 	msg      string
 }
 
@@ -265,7 +265,7 @@ func (r *Repo) recoverTransaction(ctx context.Context) {
 	var moved []refUpdate
 	complete := true
 	for _, e := range es {
-		u := refUpdate{name: e.Ref, old: plumbing.NewHash(e.Old), new: plumbing.NewHash(e.New), msg: "ctx: complete an interrupted write"}
+		u := refUpdate{name: e.Ref, old: NewHash(e.Old), new: NewHash(e.New), msg: "ctx: complete an interrupted write"}
 		cur, err := readRef(r.refDir(u.name), u.name)
 		if err != nil {
 			complete = false
@@ -298,7 +298,7 @@ func (r *Repo) recoverTransaction(ctx context.Context) {
 }
 
 // writeLock writes an object name into a lock file, fsyncs and closes it.
-func writeLock(f *os.File, h plumbing.Hash) error {
+func writeLock(f *os.File, h Hash) error {
 	if _, err := f.WriteString(h.String() + "\n"); err != nil {
 		f.Close()
 		return fmt.Errorf("write lock: %w", err)
@@ -382,7 +382,7 @@ func (r *Repo) rollback(ctx context.Context, done []refUpdate, cause error) erro
 
 // appendReflog writes a reflog line as C git does for branches (core.logAllRefUpdates, on by default in
 // non-bare repositories) so that `git reflog <branch>` shows ctx's writes. Failure is ignored, as in git.
-func (r *Repo) appendReflog(name string, old, new plumbing.Hash, msg string) {
+func (r *Repo) appendReflog(name string, old, new Hash, msg string) {
 	logPath := filepath.Join(r.refDir(name), "logs", filepath.FromSlash(name))
 	if _, err := os.Stat(logPath); err != nil && !strings.HasPrefix(name, "refs/heads/") {
 		return
@@ -409,7 +409,7 @@ func (r *Repo) appendReflog(name string, old, new plumbing.Hash, msg string) {
 		sign, offset/3600, (offset%3600)/60, msg)
 }
 
-func short(h plumbing.Hash) string {
+func short(h Hash) string {
 	if h.IsZero() {
 		return "(none)"
 	}

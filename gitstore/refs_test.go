@@ -12,12 +12,11 @@ import (
 
 	"github.com/ctx-dev/ctx/gitstore"
 	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // twoCommits returns a repository with main at commit a and a second commit b (a child of a) that no ref
 // points to.
-func twoCommits(t *testing.T) (dir string, r *gitstore.Repo, a, b plumbing.Hash) {
+func twoCommits(t *testing.T) (dir string, r *gitstore.Repo, a, b gitstore.Hash) {
 	t.Helper()
 	dir = gitstoretest.NewRepo(t)
 	r = open(t, dir)
@@ -39,14 +38,14 @@ func revParse(t *testing.T, dir, ref string) string {
 func TestUpdateRefCreateMove(t *testing.T) {
 	dir, r, a, b := twoCommits(t)
 	const ref = "refs/heads/ctx"
-	if err := r.UpdateRef(bg, ref, plumbing.ZeroHash, a, "ctx: create"); err != nil {
+	if err := r.UpdateRef(bg, ref, gitstore.ZeroHash, a, "ctx: create"); err != nil {
 		t.Fatal(err)
 	}
 	if got := revParse(t, dir, ref); got != a.String() {
 		t.Fatalf("after create: rev-parse = %q, want %s", got, a)
 	}
 	// Creating again (old = zero) when it exists is stale.
-	if err := r.UpdateRef(bg, ref, plumbing.ZeroHash, b, "again"); !errors.Is(err, gitstore.ErrStaleRef) {
+	if err := r.UpdateRef(bg, ref, gitstore.ZeroHash, b, "again"); !errors.Is(err, gitstore.ErrStaleRef) {
 		t.Fatalf("create over an existing ref: %v, want ErrStaleRef", err)
 	}
 	if err := r.UpdateRef(bg, ref, a, b, "ctx: move"); err != nil {
@@ -69,7 +68,7 @@ func TestUpdateRefCreateMove(t *testing.T) {
 	}
 	fsck(t, dir)
 	// Delete.
-	if err := r.UpdateRef(bg, ref, b, plumbing.ZeroHash, "delete"); err != nil {
+	if err := r.UpdateRef(bg, ref, b, gitstore.ZeroHash, "delete"); err != nil {
 		t.Fatal(err)
 	}
 	if got := revParse(t, dir, ref); got != "" {
@@ -96,7 +95,7 @@ func TestUpdateRefStale(t *testing.T) {
 		t.Fatalf("missing ref created by a failed update: %s", got)
 	}
 	for _, bad := range []string{"ctx", "HEAD", "refs/heads/../../x"} {
-		if err := r.UpdateRef(bg, bad, plumbing.ZeroHash, a, "bad"); err == nil {
+		if err := r.UpdateRef(bg, bad, gitstore.ZeroHash, a, "bad"); err == nil {
 			t.Errorf("UpdateRef(%q) accepted", bad)
 		}
 	}
@@ -158,7 +157,7 @@ func TestUpdateRefPacked(t *testing.T) {
 	if h, err := r.Resolve(bg, ref); err != nil || h != a {
 		t.Fatalf("Resolve of a packed ref = %s, %v; want %s", h, err, a)
 	}
-	if err := r.UpdateRef(bg, ref, plumbing.ZeroHash, b, "create over packed"); !errors.Is(err, gitstore.ErrStaleRef) {
+	if err := r.UpdateRef(bg, ref, gitstore.ZeroHash, b, "create over packed"); !errors.Is(err, gitstore.ErrStaleRef) {
 		t.Fatalf("old=zero over a packed ref: %v, want ErrStaleRef", err)
 	}
 	if err := r.UpdateRef(bg, ref, b, b, "stale"); !errors.Is(err, gitstore.ErrStaleRef) {
@@ -191,7 +190,7 @@ func TestUpdateRefPacked(t *testing.T) {
 func TestUpdateRefNeverEmpty(t *testing.T) {
 	dir, r, a, b := twoCommits(t)
 	const ref = "refs/heads/ctx"
-	if err := r.UpdateRef(bg, ref, plumbing.ZeroHash, a, "create"); err != nil {
+	if err := r.UpdateRef(bg, ref, gitstore.ZeroHash, a, "create"); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(dir, ".git", "refs", "heads", "ctx")

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // ErrUnsafeRemote is wrapped by every RemoteError: a remote value ctx refuses to hand to git.
@@ -270,4 +271,18 @@ func ValidRefName(name string) error {
 		}
 	}
 	return nil
+}
+
+// ValidBranchName checks a branch name as git check-ref-format(1) does for refs/heads/<name>, and also
+// refuses names that git accepts but that would read as an option, a revision expression or a pattern
+// (a leading "-", spaces, ~ ^ : ? * [ \).
+func ValidBranchName(name string) error {
+	ref := "refs/heads/" + name
+	if err := plumbing.ReferenceName(ref).Validate(); err != nil {
+		return fmt.Errorf("branch %q: %w", name, err)
+	}
+	if strings.ContainsAny(name, " ~^:?*[\\") || strings.HasPrefix(name, "-") {
+		return fmt.Errorf("branch %q: a space, one of ~^:?*[\\ or a leading '-'", name)
+	}
+	return ValidRefName(ref)
 }

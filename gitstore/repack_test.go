@@ -4,8 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/ctx-dev/ctx/gitstore"
 	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
 )
@@ -24,15 +22,15 @@ func TestReadAfterRepackBeside(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	head := plumbing.NewHash(gitstoretest.Git(t, dir, "rev-parse", "HEAD"))
-	first := plumbing.NewHash(gitstoretest.Git(t, dir, "rev-parse", "HEAD~2"))
+	head := gitstore.NewHash(gitstoretest.Git(t, dir, "rev-parse", "HEAD"))
+	first := gitstore.NewHash(gitstoretest.Git(t, dir, "rev-parse", "HEAD~2"))
 	if _, err := r.Commit(ctx, head); err != nil { // the pack index is built now
 		t.Fatal(err)
 	}
 	// New objects, then one pack of everything in place of the old one.
 	gitstoretest.Git(t, dir, "commit", "-q", "--allow-empty", "-m", "d")
 	gitstoretest.Git(t, dir, "repack", "-a", "-d", "-q")
-	for _, h := range []plumbing.Hash{first, head} {
+	for _, h := range []gitstore.Hash{first, head} {
 		if _, err := r.Commit(ctx, h); err != nil {
 			t.Fatalf("read %s after a repack beside the open Repo: %v", h, err)
 		}

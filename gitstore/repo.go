@@ -1,5 +1,7 @@
-// Package gitstore is ctx's git plumbing: blobs, trees, commits and refs of the user's repository, made
-// with go-git, plus fetch and push of explicit refspecs through the system git.
+// Package gitstore is ctx's only door to git: blobs, trees, commits and refs of the user's repository, made
+// with go-git, plus fetch and push of explicit refspecs through the system git, and every other run of the
+// git binary (Git, WorkTreeFiles, TrackedFiles, identities, gc), all made by one runner with one
+// environment policy (git.go). No go-git type appears in its API: object names are Hash, commits Commit.
 //
 // It knows nothing of ctx's context model: callers hand it paths and bytes. Every write is one commit
 // made under the ctx lock (<git common dir>/ctx/lock) and published with a compare-and-swap of the ref
@@ -22,6 +24,7 @@ import (
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
 )
@@ -37,8 +40,9 @@ type Repo struct {
 	commonDir string // the shared git dir (objects, refs, config)
 	workTree  string // the worktree root; "" for a bare repository
 	st        *filesystem.Storage
-	trees     treeCache    // decoded trees by object name
-	objMu     sync.RWMutex // write-locked while the pack index is rebuilt (Reindex)
+	objs      storer.EncodedObjectStorer // where reads and writes of objects go: st, or the in-memory storage (newMemory)
+	trees     treeCache                  // decoded trees by object name
+	objMu     sync.RWMutex               // write-locked while the pack index is rebuilt (Reindex)
 
 	local map[string]bool     // refs kept in the local-only store (KeepLocal)
 	lst   *filesystem.Storage // the local-only store's objects; nil until it exists (guarded by objMu)
@@ -70,7 +74,7 @@ func Open(ctx context.Context, path string) (*Repo, error) {
 		commonDir = filepath.Clean(c)
 	}
 	st := filesystem.NewStorageWithOptions(osfs.New(commonDir), cache.NewObjectLRUDefault(), filesystem.Options{})
-	r := &Repo{gitDir: gitDir, commonDir: commonDir, workTree: workTree, st: st}
+	r := &Repo{gitDir: gitDir, commonDir: commonDir, workTree: workTree, st: st, objs: st}
 	r.Reindex()
 	return r, nil
 }
@@ -174,6 +178,9 @@ func bare(gitDir string) bool {
 // requireIndex); ctx rebuilds that index eagerly under a write lock, after every fetch and whenever a
 // read misses an object, so a long-running process (ctx mcp serve) keeps finding every object.
 func (r *Repo) Reindex() {
+	if r.st == nil {
+		return // in memory (newMemory): nothing is written behind its back
+	}
 	r.objMu.Lock()
 	defer r.objMu.Unlock()
 	r.st.Reindex()
@@ -230,14 +237,14 @@ func (r *Repo) Bare() bool { return r.workTree == "" }
 func (r *Repo) CtxDir() string { return filepath.Join(r.commonDir, "ctx") }
 
 // Resolve returns the commit a ref points to, following one level of symbolic ref, or
-// plumbing.ZeroHash when the ref does not exist. name is a full ref name (refs/heads/ctx).
-func (r *Repo) Resolve(ctx context.Context, name string) (plumbing.Hash, error) {
+// ZeroHash when the ref does not exist. name is a full ref name (refs/heads/ctx).
+func (r *Repo) Resolve(ctx context.Context, name string) (Hash, error) {
 	if err := ctx.Err(); err != nil {
-		return plumbing.ZeroHash, err
+		return ZeroHash, err
 	}
 	h, err := readRef(r.refDir(name), name)
 	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("resolve %s: %w", name, err)
+		return ZeroHash, fmt.Errorf("resolve %s: %w", name, err)
 	}
 	return h, nil
 }
@@ -260,14 +267,14 @@ func (r *Repo) CurrentBranch() string {
 }
 
 // ResolveHEAD returns the commit of this worktree's HEAD, ZeroHash when it is unborn.
-func (r *Repo) ResolveHEAD(ctx context.Context) (plumbing.Hash, error) {
+func (r *Repo) ResolveHEAD(ctx context.Context) (Hash, error) {
 	b, err := os.ReadFile(filepath.Join(r.gitDir, "HEAD"))
 	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("read HEAD: %w", err)
+		return ZeroHash, fmt.Errorf("read HEAD: %w", err)
 	}
 	s := strings.TrimSpace(string(b))
 	if target, ok := strings.CutPrefix(s, "ref: "); ok {
 		return r.Resolve(ctx, target)
 	}
-	return plumbing.NewHash(s), nil
+	return NewHash(s), nil
 }

@@ -72,7 +72,7 @@ func TestTransact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sawTips[pub].Commit != plumbing.ZeroHash || sawTips[priv].Tree != plumbing.ZeroHash || sawTips[pub].Ref != pub {
+	if sawTips[pub].Commit != gitstore.ZeroHash || sawTips[priv].Tree != gitstore.ZeroHash || sawTips[pub].Ref != pub {
 		t.Fatalf("tips of missing refs: %+v", sawTips)
 	}
 	if len(res) != 2 || res[0].Ref != pub || res[1].Ref != priv || !res[0].Committed || !res[1].Committed {
@@ -146,7 +146,7 @@ func TestTransact(t *testing.T) {
 	// ExtraParents: a merge commit with the tip first, then the extra parents, even with the tree unchanged.
 	other := res[1].New
 	res4, err := r.Transact(bg, []string{pub}, func(tips map[string]gitstore.Tip) (map[string]*gitstore.Write, error) {
-		return map[string]*gitstore.Write{pub: {ExtraParents: []plumbing.Hash{other}, Message: "merge\n"}}, nil
+		return map[string]*gitstore.Write{pub: {ExtraParents: []gitstore.Hash{other}, Message: "merge\n"}}, nil
 	})
 	if err != nil || !res4[0].Committed {
 		t.Fatalf("merge: %+v, %v", res4, err)
@@ -155,7 +155,7 @@ func TestTransact(t *testing.T) {
 		t.Fatalf("merge parents: %s", got)
 	}
 	// Write.Tree replaces the whole tree.
-	tree := edit(t, r, plumbing.ZeroHash, put("only.md", "x"))
+	tree := edit(t, r, gitstore.ZeroHash, put("only.md", "x"))
 	res5, err := r.Transact(bg, []string{pub}, func(map[string]gitstore.Tip) (map[string]*gitstore.Write, error) {
 		return map[string]*gitstore.Write{pub: {Tree: &tree, Message: "replace"}}, nil
 	})

@@ -1,17 +1,14 @@
 package gitstore
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/go-git/go-billy/v5/osfs"
 	git "github.com/go-git/go-git/v5"
@@ -43,34 +40,6 @@ func (e *TransferError) Error() string {
 }
 
 func (e *TransferError) Unwrap() error { return e.Err }
-
-// cleanGitEnv drops the variables with which a calling git (a hook) points at its own repository, so that
-// the explicit --git-dir of ctx's git commands wins, and makes the command non-interactive (design §5):
-// no terminal prompt, SSH in batch mode. The user's own ssh command (GIT_SSH_COMMAND, GIT_SSH, or
-// core.sshCommand in the repository's or the global config, see sshConfigured) is left as it is: setting
-// GIT_SSH_COMMAND would override core.sshCommand (git-config(1)).
-func cleanGitEnv(env []string) []string { return gitEnv(env, false) }
-
-// gitEnv is cleanGitEnv; userSSH says that core.sshCommand is configured.
-func gitEnv(env []string, userSSH bool) []string {
-	out := env[:0:0]
-	hasSSH := false
-	for _, kv := range env {
-		k, _, _ := strings.Cut(kv, "=")
-		switch k {
-		case "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_PREFIX", "GIT_TERMINAL_PROMPT":
-			continue
-		case "GIT_SSH_COMMAND", "GIT_SSH":
-			hasSSH = true
-		}
-		out = append(out, kv)
-	}
-	out = append(out, "GIT_TERMINAL_PROMPT=0")
-	if !hasSSH && !userSSH {
-		out = append(out, "GIT_SSH_COMMAND=ssh -o BatchMode=yes")
-	}
-	return out
-}
 
 // sshConfigured reports whether core.sshCommand is set in the repository's config or the global one.
 func (r *Repo) sshConfigured() bool {
@@ -225,33 +194,20 @@ func checkRefspec(spec string) error {
 // runGit runs a transfer with the system git. lockRefs are the local refs git may lock: an owner record
 // names them for as long as git runs (startOwner), so that a lock git leaves when killed is known as ctx's.
 func (r *Repo) runGit(ctx context.Context, opt TransferOptions, lockRefs []string, args ...string) (string, string, error) {
-	cmd := exec.CommandContext(ctx, "git", args...)
+	c := gitCmd{dir: r.commonDir, args: args, userSSH: r.sshConfigured(), group: true}
+	if opt.Progress != nil { // not a nil *os.File in the interface
+		c.progress = opt.Progress
+	}
+	if r.workTree != "" {
+		c.dir = r.workTree
+	}
 	if len(lockRefs) > 0 {
 		if f, done := r.startOwner(subcommand(args), lockRefs); f != nil {
-			cmd.ExtraFiles = []*os.File{f}
+			c.owner = f
 			defer done()
 		}
 	}
-	// On the deadline, end git and the helpers it started (git-remote-http, ssh), which otherwise keep
-	// waiting on the network and hold the output pipes open; WaitDelay bounds the wait for the pipes.
-	killGroupOnCancel(cmd)
-	cmd.WaitDelay = 2 * time.Second
-	cmd.Env = gitEnv(os.Environ(), r.sshConfigured())
-	cmd.Dir = r.commonDir
-	if r.workTree != "" {
-		cmd.Dir = r.workTree
-	}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout = &stdout
-	cmd.Stderr = &stderr
-	if opt.Progress != nil {
-		cmd.Stderr = io.MultiWriter(&stderr, opt.Progress)
-	}
-	err := cmd.Run()
-	if ctx.Err() != nil {
-		return stdout.String(), stderr.String(), fmt.Errorf("git %s: %w", subcommand(args), ctx.Err())
-	}
-	return stdout.String(), stderr.String(), err
+	return c.run(ctx)
 }
 
 // subcommand returns git's subcommand in args: the first argument after the global options.

@@ -9,18 +9,16 @@ import (
 
 	"github.com/ctx-dev/ctx/gitstore"
 	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // commitTree writes a commit of tree under refs/heads/t (so fsck sees the objects reachable) and returns it.
-func commitTree(t *testing.T, r *gitstore.Repo, tree plumbing.Hash) plumbing.Hash {
+func commitTree(t *testing.T, r *gitstore.Repo, tree gitstore.Hash) gitstore.Hash {
 	t.Helper()
-	sig := object.Signature{Name: "T", Email: "t@example.com"}
+	sig := gitstore.Signature{Name: "T", Email: "t@example.com"}
 	old, _ := r.Resolve(bg, "refs/heads/t")
-	var parents []plumbing.Hash
+	var parents []gitstore.Hash
 	if !old.IsZero() {
-		parents = []plumbing.Hash{old}
+		parents = []gitstore.Hash{old}
 	}
 	c, err := r.WriteCommit(bg, gitstore.CommitSpec{Tree: tree, Parents: parents, Author: sig, Committer: sig, Message: "t\n"})
 	if err != nil {
@@ -32,7 +30,7 @@ func commitTree(t *testing.T, r *gitstore.Repo, tree plumbing.Hash) plumbing.Has
 	return c
 }
 
-func lsTree(t *testing.T, dir string, c plumbing.Hash) []string {
+func lsTree(t *testing.T, dir string, c gitstore.Hash) []string {
 	t.Helper()
 	out := gitstoretest.Git(t, dir, "ls-tree", "-r", "--name-only", c.String())
 	if out == "" {
@@ -41,7 +39,7 @@ func lsTree(t *testing.T, dir string, c plumbing.Hash) []string {
 	return strings.Split(out, "\n")
 }
 
-func edit(t *testing.T, r *gitstore.Repo, root plumbing.Hash, ch ...gitstore.Change) plumbing.Hash {
+func edit(t *testing.T, r *gitstore.Repo, root gitstore.Hash, ch ...gitstore.Change) gitstore.Hash {
 	t.Helper()
 	h, err := r.EditTree(bg, root, ch)
 	if err != nil {
@@ -59,7 +57,7 @@ func TestEditTree(t *testing.T) {
 
 	// Names chosen to exercise git's ordering: "knowledge" (a tree, sorted as "knowledge/") against
 	// "knowledge.md" and "knowledge-x" (files), "a.b" against "a" (a tree).
-	t1 := edit(t, r, plumbing.ZeroHash,
+	t1 := edit(t, r, gitstore.ZeroHash,
 		put("manifest.json", "{}\n"),
 		put("knowledge/arch.md", "arch\n"),
 		put("knowledge/zeta.md", "zeta\n"),
@@ -91,7 +89,7 @@ func TestEditTree(t *testing.T) {
 
 	// Walk visits files in git's order, like ls-tree -r.
 	var walked []string
-	if err := r.Walk(bg, t1, func(p string, _ plumbing.Hash) error { walked = append(walked, p); return nil }); err != nil {
+	if err := r.Walk(bg, t1, func(p string, _ gitstore.Hash) error { walked = append(walked, p); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(walked, want) {
@@ -161,7 +159,7 @@ func TestEditTree(t *testing.T) {
 	if got := edit(t, r, t5, all...); !got.IsZero() {
 		t.Fatalf("deleting every file = %s, want ZeroHash", got)
 	}
-	ce := commitTree(t, r, plumbing.ZeroHash)
+	ce := commitTree(t, r, gitstore.ZeroHash)
 	if got := gitstoretest.Git(t, dir, "rev-parse", ce.String()+"^{tree}"); got != "4b825dc642cb6eb9a060e54bf8d69288fbee4904" {
 		t.Fatalf("empty tree = %s", got)
 	}
@@ -172,7 +170,7 @@ func TestEditTree(t *testing.T) {
 func TestEditTreeDeleteBelowFile(t *testing.T) {
 	dir := gitstoretest.NewRepo(t)
 	r := open(t, dir)
-	t1 := edit(t, r, plumbing.ZeroHash, put("notes", "n\n"), put("k/a.md", "a\n"))
+	t1 := edit(t, r, gitstore.ZeroHash, put("notes", "n\n"), put("k/a.md", "a\n"))
 	t2 := edit(t, r, t1, del("notes/x.md"), del("k/a.md/deeper"))
 	if t2 != t1 {
 		c := commitTree(t, r, t2)
@@ -183,12 +181,12 @@ func TestEditTreeDeleteBelowFile(t *testing.T) {
 func TestEditTreeInvalidPaths(t *testing.T) {
 	r := open(t, gitstoretest.NewRepo(t))
 	for _, p := range []string{"", ".", "/", "..", "../x", "a/../../x", "a\x00b"} {
-		if _, err := r.EditTree(bg, plumbing.ZeroHash, []gitstore.Change{put(p, "x")}); err == nil {
+		if _, err := r.EditTree(bg, gitstore.ZeroHash, []gitstore.Change{put(p, "x")}); err == nil {
 			t.Errorf("EditTree accepted path %q", p)
 		}
 	}
 	// Leading slashes and doubled slashes are cleaned.
-	h := edit(t, r, plumbing.ZeroHash, put("/k//a.md", "a"))
+	h := edit(t, r, gitstore.ZeroHash, put("/k//a.md", "a"))
 	if b, err := r.ReadFile(bg, h, "k/a.md"); err != nil || string(b) != "a" {
 		t.Fatalf("ReadFile = %q, %v", b, err)
 	}
@@ -197,7 +195,7 @@ func TestEditTreeInvalidPaths(t *testing.T) {
 func TestReadAPI(t *testing.T) {
 	dir := gitstoretest.NewRepo(t)
 	r := open(t, dir)
-	root := edit(t, r, plumbing.ZeroHash, put("k/b.md", "b"), put("k/a.md", "a"), put("k/sub/c.md", "c"), put("m.json", "{}"))
+	root := edit(t, r, gitstore.ZeroHash, put("k/b.md", "b"), put("k/a.md", "a"), put("k/sub/c.md", "c"), put("m.json", "{}"))
 	c := commitTree(t, r, root)
 	if b, err := r.ReadFile(bg, root, "k/sub/c.md"); err != nil || string(b) != "c" {
 		t.Fatalf("ReadFile = %q, %v", b, err)
@@ -207,7 +205,7 @@ func TestReadAPI(t *testing.T) {
 			t.Errorf("ReadFile(%q) = %v, want ErrNotFound", p, err)
 		}
 	}
-	if _, err := r.ReadFile(bg, plumbing.ZeroHash, "x"); !errors.Is(err, gitstore.ErrNotFound) {
+	if _, err := r.ReadFile(bg, gitstore.ZeroHash, "x"); !errors.Is(err, gitstore.ErrNotFound) {
 		t.Errorf("ReadFile on the empty tree: %v", err)
 	}
 	ents, err := r.List(bg, root, "k")
@@ -243,7 +241,7 @@ func TestReadAPI(t *testing.T) {
 		t.Fatalf("Files = %q", got)
 	}
 	// DiffTrees against the empty tree lists every file; against itself nothing.
-	if d, _ := r.DiffTrees(bg, plumbing.ZeroHash, root); len(d) != 4 {
+	if d, _ := r.DiffTrees(bg, gitstore.ZeroHash, root); len(d) != 4 {
 		t.Fatalf("DiffTrees(empty, root) = %q", d)
 	}
 	if d, _ := r.DiffTrees(bg, root, root); len(d) != 0 {

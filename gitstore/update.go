@@ -5,21 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // Tip is the state of one ref at the start of a transaction: its commit (ZeroHash when the ref does
 // not exist yet) and that commit's tree (ZeroHash = empty).
 type Tip struct {
 	Ref    string
-	Commit plumbing.Hash
-	Tree   plumbing.Hash
+	Commit Hash
+	Tree   Hash
 }
 
 // Write is what a transaction asks for on one ref: Changes applied to the tip's tree (or, when Tree is
@@ -27,15 +23,15 @@ type Tip struct {
 // A Write whose tree equals the tip's tree makes no commit unless it has extra parents.
 type Write struct {
 	Changes      []Change
-	Tree         *plumbing.Hash
-	ExtraParents []plumbing.Hash
+	Tree         *Hash
+	ExtraParents []Hash
 	Message      string
 }
 
 // Result is what a transaction did on one ref.
 type Result struct {
 	Ref       string
-	Old, New  plumbing.Hash // New == Old when no commit was made
+	Old, New  Hash // New == Old when no commit was made
 	Committed bool
 	Paths     []string // files changed by the commit, sorted
 }
@@ -114,12 +110,12 @@ func (e *WriteError) Unwrap() error { return e.Err }
 func (r *Repo) commitWrites(ctx context.Context, refs []string, tips map[string]Tip, writes map[string]*Write) ([]Result, error) {
 	type pending struct {
 		tip    Tip
-		commit plumbing.Hash
+		commit Hash
 		msg    string
 		paths  []string
 	}
 	var todo []pending
-	var author, committer object.Signature
+	var author, committer Signature
 	results := make([]Result, len(refs))
 	for i, ref := range refs {
 		tip := tips[ref]
@@ -166,7 +162,7 @@ func (r *Repo) commitWrites(ctx context.Context, refs []string, tips map[string]
 				return nil, err
 			}
 		}
-		var parents []plumbing.Hash
+		var parents []Hash
 		if !tip.Commit.IsZero() {
 			parents = append(parents, tip.Commit)
 		}
@@ -236,11 +232,10 @@ func (r *Repo) packAfter(ctx context.Context, dir, counter string, n int, res []
 		return
 	}
 	_ = os.WriteFile(counter, []byte("0\n"), 0o666)
-	if _, err := exec.LookPath("git"); err != nil {
+	if !HasGit() {
 		return
 	}
-	cmd := exec.CommandContext(ctx, "git", "--git-dir="+dir, "gc", "--auto", "--quiet")
-	cmd.Env = cleanGitEnv(os.Environ())
+	gc := gitCmd{dir: dir, args: []string{"--git-dir=" + dir, "gc", "--auto", "--quiet"}}
 	// gc packs refs (pack-refs --prune locks each loose ref and packed-refs): its owner record makes a lock
 	// it leaves when killed known as ctx's (docs/locks.md). A detached gc keeps the record live.
 	refs := []string{"packed-refs"}
@@ -250,8 +245,8 @@ func (r *Repo) packAfter(ctx context.Context, dir, counter string, n int, res []
 		}
 	}
 	if f, done := r.startOwner("gc", refs); f != nil {
-		cmd.ExtraFiles = []*os.File{f}
+		gc.owner = f
 		defer done()
 	}
-	_ = cmd.Run()
+	_, _, _ = gc.run(ctx)
 }

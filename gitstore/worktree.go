@@ -1,12 +1,9 @@
 package gitstore
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"strings"
 )
 
@@ -21,23 +18,41 @@ func (r *Repo) WorkTreeFiles(ctx context.Context) ([]string, error) {
 	if r.workTree == "" {
 		return []string{}, nil
 	}
-	if _, err := exec.LookPath("git"); err != nil {
-		return nil, ErrNoGit
+	stdout, stderr, err := gitCmd{dir: r.workTree, args: append(r.repoArgs(),
+		"ls-files", "-z", "--cached", "--others", "--exclude-standard", "--full-name", "--", ".")}.run(ctx)
+	if errors.Is(err, ErrNoGit) {
+		return nil, err
 	}
-	cmd := exec.CommandContext(ctx, "git", "--git-dir="+r.gitDir, "--work-tree="+r.workTree,
-		"ls-files", "-z", "--cached", "--others", "--exclude-standard", "--full-name", "--", ".")
-	cmd.Env = cleanGitEnv(os.Environ())
-	cmd.Dir = r.workTree
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("list the work tree's files: %w: %s", err, strings.TrimSpace(stderr.String()))
+	if err != nil {
+		return nil, fmt.Errorf("list the work tree's files: %w: %s", err, strings.TrimSpace(stderr))
 	}
+	return splitZ(stdout), nil
+}
+
+// TrackedFiles lists the files of the index (git ls-files) below dir, a slash-separated folder relative to
+// the work tree root, with paths relative to that root. A bare repository has none. ErrNoGit without a
+// git binary.
+func (r *Repo) TrackedFiles(ctx context.Context, dir string) ([]string, error) {
+	if r.workTree == "" {
+		return []string{}, nil
+	}
+	stdout, stderr, err := gitCmd{dir: r.workTree, args: append(r.repoArgs(), "ls-files", "-z", "--full-name", "--", dir)}.run(ctx)
+	if errors.Is(err, ErrNoGit) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list the files git tracks in %s: %w: %s", dir, err, strings.TrimSpace(stderr))
+	}
+	return splitZ(stdout), nil
+}
+
+// splitZ splits git's -z output into its names.
+func splitZ(stdout string) []string {
 	out := []string{}
-	for _, f := range strings.Split(stdout.String(), "\x00") {
+	for _, f := range strings.Split(stdout, "\x00") {
 		if f != "" {
 			out = append(out, f)
 		}
 	}
-	return out, nil
+	return out
 }

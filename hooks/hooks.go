@@ -35,15 +35,15 @@
 package hooks
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/ctx-dev/ctx/gitstore"
 )
 
 // Hook is the name of a git hook ctx manages (githooks(5)).
@@ -138,19 +138,10 @@ func (s Status) Hook(h Hook) (HookStatus, bool) {
 	return HookStatus{}, false
 }
 
-// git runs `git -C dir args...` and returns its trimmed stdout.
+// git runs `git args...` on the repository containing dir and returns its stdout without the trailing
+// newline (gitstore.Git: the one way ctx runs git, with one environment policy).
 func git(ctx context.Context, dir string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if msg != "" {
-			return "", fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, msg)
-		}
-		return "", fmt.Errorf("git %s: %w", strings.Join(args, " "), err)
-	}
-	return strings.TrimRight(stdout.String(), "\r\n"), nil
+	return gitstore.Git(ctx, dir, args...)
 }
 
 // gitPath returns `git rev-parse --git-path name` for workTree, absolute.

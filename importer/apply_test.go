@@ -56,13 +56,13 @@ func TestImportRoundTrip(t *testing.T) {
 					if it.Kind == importer.KindConvention {
 						k = store.ConventionKind
 					}
-					e, err := s.GetEntry(ctx, v, k, it.Key)
+					e, err := v.GetEntry(ctx, k, it.Key)
 					if err != nil {
 						t.Fatalf("%s: %v", it.Source, err)
 					}
 					got = e.Content
 				case importer.KindSkill:
-					sk, err := s.GetSkill(ctx, v, it.Key)
+					sk, err := v.GetSkill(ctx, it.Key)
 					if err != nil {
 						t.Fatalf("%s: %v", it.Source, err)
 					}
@@ -75,7 +75,7 @@ func TestImportRoundTrip(t *testing.T) {
 					t.Errorf("%s does not read back byte for byte", it.Source)
 				}
 			}
-			all, err := s.ListDecisions(ctx, v)
+			all, err := v.ListDecisions(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -392,17 +392,17 @@ func (s *srv) sourcesTool(ctx context.Context, _ map[string]any) (any, error) {
 		{Name: string(store.Private), Ref: s.store(ctx).RefOf(store.Private), Kind: "private", Scope: store.Private},
 		{Name: string(store.Ephemeral), Ref: s.store(ctx).RefOf(store.Ephemeral), Kind: "ephemeral", Scope: store.Ephemeral},
 	}
-	remotes, err := s.store(ctx).Repo.Remotes(ctx)
+	remotes, err := s.store(ctx).Remotes(ctx)
 	if err != nil {
 		return nil, err
 	}
 	sort.Slice(remotes, func(i, j int) bool { return remotes[i].Name < remotes[j].Name })
 	for _, r := range remotes {
-		rows = append(rows, sourceRow{Name: r.Name + "/" + s.store(ctx).Cfg.Branch, Ref: s.store(ctx).TrackingRef(r.Name),
+		rows = append(rows, sourceRow{Name: r.Name + "/" + s.store(ctx).Branch(), Ref: s.store(ctx).TrackingRef(r.Name),
 			Kind: "remote_tracking", Remote: r.Name})
 	}
 	for i := range rows {
-		h, err := s.store(ctx).Repo.Resolve(ctx, rows[i].Ref)
+		h, err := s.store(ctx).Resolve(ctx, rows[i].Ref)
 		if err != nil {
 			return nil, err
 		}
@@ -416,7 +416,7 @@ func (s *srv) sourcesTool(ctx context.Context, _ map[string]any) (any, error) {
 		Remote   string      `json:"remote,omitempty"`
 		Checkout string      `json:"checkout,omitempty"`
 		Sources  []sourceRow `json:"sources"`
-	}{s.store(ctx).Cfg.Branch, s.store(ctx).RemoteName(ctx), s.store(ctx).CheckoutRoot(), rows}, nil
+	}{s.store(ctx).Branch(), s.store(ctx).RemoteName(ctx), s.store(ctx).CheckoutRoot(), rows}, nil
 }
 
 // --- events ---
@@ -559,7 +559,7 @@ func (s *srv) showSessionTool(ctx context.Context, args map[string]any) (any, er
 		return nil, err
 	}
 	var rec *store.SessionSummary
-	r, err := s.store(ctx).GetSession(ctx, v, id)
+	r, err := v.GetSession(ctx, id)
 	var nf *store.NotFoundError
 	switch {
 	case err == nil:
@@ -781,7 +781,7 @@ func (s *srv) searchDocs(ctx context.Context, kinds map[string]bool) ([]searchDo
 		}
 	}
 	if kinds["decision"] {
-		ds, err := s.store(ctx).ListDecisions(ctx, v)
+		ds, err := v.ListDecisions(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -796,7 +796,7 @@ func (s *srv) searchDocs(ctx context.Context, kinds map[string]bool) ([]searchDo
 		}
 	}
 	if kinds["skill"] {
-		sks, err := s.store(ctx).ListSkills(ctx, v)
+		sks, err := v.ListSkills(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -806,7 +806,7 @@ func (s *srv) searchDocs(ctx context.Context, kinds map[string]bool) ([]searchDo
 		}
 	}
 	if kinds["session"] {
-		ss, err := s.store(ctx).ListSessions(ctx, v)
+		ss, err := v.ListSessions(ctx)
 		if err != nil {
 			return nil, err
 		}

@@ -65,7 +65,7 @@ func TestHistoryToolsHappyPath(t *testing.T) {
 	}
 	codexCommit := setEntry(t, b, store.KnowledgeKind, "arch", "# Architecture\nline one\nline TWO by codex\nline three\nline four\n")
 	setEntry(t, b, store.ConventionKind, "naming", "Subjects of NATS are snake_case.\n")
-	if _, err := a.AddDecision(ctx, store.NewDecision{Title: "Use NATS", Context: "We need a bus.", Decision: "NATS."}); err != nil {
+	if _, _, err := a.AddDecision(ctx, store.NewDecision{Title: "Use NATS", Context: "We need a bus.", Decision: "NATS."}); err != nil {
 		t.Fatal(err)
 	}
 	tip := git(t, dir, "rev-parse", "refs/heads/ctx")

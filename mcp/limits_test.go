@@ -351,7 +351,7 @@ func TestOversizeRequestRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Nothing was written.
-	if _, err := st.GetEntry(context.Background(), mustView(t, st), store.KnowledgeKind, "x"); err == nil {
+	if _, err := mustView(t, st).GetEntry(context.Background(), store.KnowledgeKind, "x"); err == nil {
 		t.Error("the oversize write landed")
 	}
 }

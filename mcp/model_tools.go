@@ -281,7 +281,7 @@ func (s *srv) existingSkill(ctx context.Context, field, name string) (store.Skil
 	if err != nil {
 		return store.Skill{}, err
 	}
-	return s.store(ctx).GetSkill(ctx, v, name)
+	return v.GetSkill(ctx, name)
 }
 
 // reportSkillUsage is context_report_skill_usage (store.ReportSkillUsage); session_id omitted is the
@@ -371,7 +371,7 @@ func (s *srv) listProposals(ctx context.Context, args map[string]any) (any, erro
 		}
 		names = []string{name}
 	} else {
-		sks, err := s.store(ctx).ListSkills(ctx, v)
+		sks, err := v.ListSkills(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -381,7 +381,7 @@ func (s *srv) listProposals(ctx context.Context, args map[string]any) (any, erro
 	}
 	out := []store.SkillProposal{}
 	for _, n := range names {
-		ps, err := s.store(ctx).ListProposals(ctx, v, n, status)
+		ps, err := v.ListProposals(ctx, n, status)
 		if err != nil {
 			return nil, err
 		}
@@ -406,7 +406,7 @@ func (s *srv) resolveProposal(ctx context.Context, args map[string]any) (any, er
 	if err != nil {
 		return nil, err
 	}
-	ps, err := s.store(ctx).ListProposals(ctx, v, name, "")
+	ps, err := v.ListProposals(ctx, name, "")
 	if err != nil {
 		return nil, err
 	}
@@ -465,7 +465,7 @@ func (s *srv) checkIn(ctx context.Context, args map[string]any) (any, error) {
 }
 
 // currentBranch is the branch of the store's work tree (the same rule as the CLI's check-in).
-func (s *srv) currentBranch() string { return s.st.Repo.CurrentBranch() }
+func (s *srv) currentBranch() string { return s.st.CurrentBranch() }
 
 // activityArgError turns store.ValidateActivity's "invalid activity: <field> ..." into an argument
 // error naming the field.

@@ -164,7 +164,7 @@ func (s *srv) projectContext(ctx context.Context, args map[string]any) (any, err
 	if err != nil {
 		return nil, err
 	}
-	m, err := s.store(ctx).ReadManifest(ctx, v)
+	m, err := v.ReadManifest(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -184,7 +184,7 @@ func (s *srv) projectContext(ctx context.Context, args map[string]any) (any, err
 		Members: []any{},
 	}
 
-	acts, err := s.store(ctx).ListActivity(ctx, v)
+	acts, err := v.ListActivity(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -223,7 +223,7 @@ func (s *srv) projectContext(ctx context.Context, args map[string]any) (any, err
 
 	// Identity of the caller: this process (seed 002: "identity comes from the token, never from an argument").
 	var meName, meEmail string
-	if id, err := s.store(ctx).Repo.Identity(ctx); err == nil {
+	if id, err := s.store(ctx).Identity(ctx); err == nil {
 		meName, meEmail = id.Name, id.Email
 	}
 	me := personSlug(meName, meEmail)
@@ -317,7 +317,7 @@ func (s *srv) currentProjectNames(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := s.st.ReadManifest(ctx, v.WithMaxRead(maxFileRead))
+	m, err := v.WithMaxRead(maxFileRead).ReadManifest(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -357,7 +357,7 @@ func (s *srv) projectNames(m store.Manifest) []string {
 	if u := strings.TrimSuffix(strings.TrimRight(strings.TrimSpace(m.Project.RepoURL), "/"), ".git"); u != "" {
 		add(path.Base(strings.ReplaceAll(u, ":", "/")))
 	}
-	if wt := s.st.Repo.WorkTree(); wt != "" {
+	if wt := s.st.WorkTree(); wt != "" {
 		add(filepath.Base(wt))
 	}
 	return out

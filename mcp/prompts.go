@@ -195,7 +195,7 @@ func Onboarding(ctx context.Context, st *store.Store, limit int) (title, text st
 // onboarding is Onboarding on view v. Of each knowledge entry and convention it reads only what the
 // prompt shows (maxPromptItem bytes).
 func onboarding(ctx context.Context, st *store.Store, v *store.View, limit int) (title, text string, err error) {
-	m, err := st.ReadManifest(ctx, v)
+	m, err := v.ReadManifest(ctx)
 	if err != nil {
 		return "", "", fmt.Errorf("context_onboarding: %w", err)
 	}
@@ -226,7 +226,7 @@ func onboarding(ctx context.Context, st *store.Store, v *store.View, limit int) 
 		secs = append(secs, sec)
 	}
 
-	ds, err := st.ListDecisions(ctx, v)
+	ds, err := v.ListDecisions(ctx)
 	if err != nil {
 		return "", "", fmt.Errorf("context_onboarding: %w", err)
 	}
@@ -238,7 +238,7 @@ func onboarding(ctx context.Context, st *store.Store, v *store.View, limit int) 
 	}
 	secs = append(secs, dsec)
 
-	sks, err := st.ListSkills(ctx, v)
+	sks, err := v.ListSkills(ctx)
 	if err != nil {
 		return "", "", fmt.Errorf("context_onboarding: %w", err)
 	}
@@ -252,7 +252,7 @@ func onboarding(ctx context.Context, st *store.Store, v *store.View, limit int) 
 
 	stsec := section{title: "Current state", empty: "(no current task, blockers or progress)", unit: "state lines", uri: "context://state"}
 	if _, sc, err := v.Read(ctx, store.StatePath); err == nil && sc == store.Public {
-		st, err := st.GetState(ctx, v)
+		st, err := v.GetState(ctx)
 		if err != nil {
 			return "", "", fmt.Errorf("context_onboarding: %w", err)
 		}
@@ -262,7 +262,7 @@ func onboarding(ctx context.Context, st *store.Store, v *store.View, limit int) 
 	}
 	secs = append(secs, stsec)
 
-	as, err := st.ListActivity(ctx, v)
+	as, err := v.ListActivity(ctx)
 	if err != nil {
 		return "", "", fmt.Errorf("context_onboarding: %w", err)
 	}
@@ -276,7 +276,7 @@ func onboarding(ctx context.Context, st *store.Store, v *store.View, limit int) 
 	}
 	secs = append(secs, asec)
 
-	ss, err := st.ListSessions(ctx, v)
+	ss, err := v.ListSessions(ctx)
 	if err != nil {
 		return "", "", fmt.Errorf("context_onboarding: %w", err)
 	}
@@ -374,14 +374,14 @@ func (s *srv) handoffPrompt(ctx context.Context, req mcpgo.GetPromptRequest) (*m
 		return nil, fmt.Errorf("context_handoff: read the checked-out tree: %w", err)
 	}
 	agent := s.store(ctx).Actor.Agent
-	st, err := s.store(ctx).GetState(ctx, v)
+	st, err := v.GetState(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("context_handoff: %w", err)
 	}
 	secs := []section{{title: "Current state", empty: "(no current task, blockers or progress)", unit: "state lines",
 		uri: "context://state", items: stateLines(st)}}
 
-	ss, err := s.store(ctx).ListSessions(ctx, v)
+	ss, err := v.ListSessions(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("context_handoff: %w", err)
 	}
@@ -429,7 +429,7 @@ func (s *srv) handoffPrompt(ctx context.Context, req mcpgo.GetPromptRequest) (*m
 	}
 	secs = append(secs, logSec)
 
-	as, err := s.store(ctx).ListActivity(ctx, v)
+	as, err := v.ListActivity(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("context_handoff: %w", err)
 	}

@@ -198,7 +198,7 @@ func (s *srv) resource(ctx context.Context, v *store.View, segs []string) (any, 
 		case "conventions":
 			return s.listEntries(ctx, v, store.ConventionKind)
 		case "decisions":
-			ds, err := s.store(ctx).ListDecisions(ctx, v)
+			ds, err := v.ListDecisions(ctx)
 			if err != nil {
 				return nil, err
 			}
@@ -210,9 +210,9 @@ func (s *srv) resource(ctx context.Context, v *store.View, segs []string) (any, 
 		case "state":
 			return s.state(ctx, v)
 		case "history":
-			return s.store(ctx).ListSessions(ctx, v)
+			return v.ListSessions(ctx)
 		case "skills":
-			sks, err := s.store(ctx).ListSkills(ctx, v)
+			sks, err := v.ListSkills(ctx)
 			if err != nil {
 				return nil, err
 			}
@@ -239,13 +239,13 @@ func (s *srv) resource(ctx context.Context, v *store.View, segs []string) (any, 
 				"ctx "+k.Name+" get "+key); err != nil {
 				return nil, err
 			}
-			e, err := s.store(ctx).GetEntry(ctx, v, k, segs[1])
+			e, err := v.GetEntry(ctx, k, segs[1])
 			if err != nil {
 				return nil, err
 			}
 			return entryOne{e.Key, e.Content}, nil
 		case "decisions":
-			d, err := s.store(ctx).FindDecision(ctx, v, segs[1])
+			d, err := v.FindDecision(ctx, segs[1])
 			if err != nil {
 				return nil, err
 			}
@@ -256,7 +256,7 @@ func (s *srv) resource(ctx context.Context, v *store.View, segs []string) (any, 
 			return one, nil
 		case "skills":
 			if segs[1] == "stats" {
-				return s.store(ctx).SkillStats(ctx, v)
+				return v.SkillStats(ctx)
 			}
 			if name, err := store.NormalizeKey(segs[1]); err == nil {
 				if err := checkEntrySize(ctx, v, scheme+"skills/"+name, "skills/"+name+"/SKILL.md",
@@ -276,9 +276,9 @@ func (s *srv) resource(ctx context.Context, v *store.View, segs []string) (any, 
 				return nil, err
 			}
 			if segs[2] == "feedback" {
-				return s.store(ctx).SkillFeedback(ctx, v, segs[1])
+				return v.SkillFeedback(ctx, segs[1])
 			}
-			return s.store(ctx).ListProposals(ctx, v, segs[1], "")
+			return v.ListProposals(ctx, segs[1], "")
 		}
 	}
 	return nil, errNoResource
@@ -293,12 +293,12 @@ func (s *srv) skill(ctx context.Context, v *store.View, name string) (store.Skil
 	if _, err := store.NormalizeKey(name); err != nil {
 		return store.Skill{}, skillMissing(name)
 	}
-	return s.store(ctx).GetSkill(ctx, v, name)
+	return v.GetSkill(ctx, name)
 }
 
 // manifest reads the Manifest with empty collections as [] and {} rather than null (seed 000's shape).
 func (s *srv) manifest(ctx context.Context, v *store.View) (store.Manifest, error) {
-	m, err := s.store(ctx).ReadManifest(ctx, v)
+	m, err := v.ReadManifest(ctx)
 	if err != nil {
 		return m, err
 	}
@@ -313,7 +313,7 @@ func (s *srv) manifest(ctx context.Context, v *store.View) (store.Manifest, erro
 
 // state is seed 000's ActiveState (store.GetState), with updated_at null while the state was never set.
 func (s *srv) state(ctx context.Context, v *store.View) (activeState, error) {
-	st, err := s.store(ctx).GetState(ctx, v)
+	st, err := v.GetState(ctx)
 	if err != nil {
 		return activeState{}, err
 	}
@@ -335,7 +335,7 @@ type activityItem struct {
 
 // activity is context://activity: every entry, stale ones flagged (seed 000's 48-hour rule, store.IsStale).
 func (s *srv) activity(ctx context.Context, v *store.View) ([]activityItem, error) {
-	as, err := s.store(ctx).ListActivity(ctx, v)
+	as, err := v.ListActivity(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -348,7 +348,7 @@ func (s *srv) activity(ctx context.Context, v *store.View) ([]activityItem, erro
 
 // summary is seed 000's summary (store.Summary).
 func (s *srv) summary(ctx context.Context, v *store.View) (store.ProjectSummary, error) {
-	sum, err := s.store(ctx).Summary(ctx, v)
+	sum, err := v.Summary(ctx)
 	if sum.Blockers == nil {
 		sum.Blockers = []string{}
 	}

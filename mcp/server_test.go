@@ -24,12 +24,13 @@ func seed(t *testing.T, st *store.Store) {
 			t.Fatal(err)
 		}
 	}
+	must2 := func(_, _ any, err error) { t.Helper(); must(nil, err) }
 	must(st.SetEntry(ctx, store.KnowledgeKind, store.SetEntry{Key: "architecture", Content: "## Architecture\n\nMicroservices with gRPC.\n"}))
 	must(st.SetEntry(ctx, store.KnowledgeKind, store.SetEntry{Key: "credentials-setup", Content: "ask ops\n", Scope: store.Private}))
 	must(st.SetEntry(ctx, store.ConventionKind, store.SetEntry{Key: "git", Content: "Always use feature branches.\n"}))
-	must(st.AddDecision(ctx, store.NewDecision{Title: "Use PostgreSQL for persistence", Status: "accepted",
+	must2(st.AddDecision(ctx, store.NewDecision{Title: "Use PostgreSQL for persistence", Status: "accepted",
 		Context: "Need ACID transactions", Decision: "PostgreSQL 16", Consequences: "Team needs PostgreSQL expertise"}))
-	must(st.AddDecision(ctx, store.NewDecision{Title: "Adopt gRPC", Context: "c", Decision: "d", Consequences: "e"}))
+	must2(st.AddDecision(ctx, store.NewDecision{Title: "Adopt gRPC", Context: "c", Decision: "d", Consequences: "e"}))
 	_, _, err := st.Apply(ctx, store.Op{Name: "skill.add", Key: "deploy-staging", Summary: "add skill deploy-staging"},
 		store.Batch{Skills: []store.NewSkill{{Name: "deploy-staging", Content: []byte(skillMD)}}})
 	if err != nil {
@@ -319,7 +320,7 @@ func projectName(t *testing.T, st *store.Store) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := st.ReadManifest(context.Background(), v)
+	m, err := v.ReadManifest(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,7 +333,7 @@ func repoURL(t *testing.T, st *store.Store) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := st.ReadManifest(context.Background(), v)
+	m, err := v.ReadManifest(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

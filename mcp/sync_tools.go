@@ -5,7 +5,6 @@ import (
 	"errors"
 
 	"github.com/ctx-dev/ctx/store"
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // The sync tools of design §7 ("push/pull"), over store.Push and store.Pull (design §5): push publishes
@@ -60,7 +59,7 @@ func (s *srv) push(ctx context.Context, args map[string]any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.store(ctx).PushWith(ctx, remote, o)
+	res, err := s.store(ctx).Push(ctx, store.PushOptions{Remote: remote, Strategy: o.Strategy, Origin: o.Origin})
 	if err != nil {
 		return nil, &transferFailure{err}
 	}
@@ -91,7 +90,8 @@ func (s *srv) pull(ctx context.Context, args map[string]any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.store(ctx).PullWith(ctx, remote, o)
+	o.Remote = remote
+	res, err := s.store(ctx).Pull(ctx, o)
 	if err != nil {
 		return nil, &transferFailure{err}
 	}
@@ -107,7 +107,7 @@ func pullOut(res *store.PullResult) any {
 	for _, n := range res.Notes {
 		ns = append(ns, pullNote{n.Path, n.Kind, n.Message})
 	}
-	hash := func(h plumbing.Hash) string {
+	hash := func(h store.Hash) string {
 		if h.IsZero() {
 			return ""
 		}
@@ -121,5 +121,5 @@ func pullOut(res *store.PullResult) any {
 		New       string         `json:"new"`
 		Conflicts []pullConflict `json:"conflicts"`
 		Notes     []pullNote     `json:"notes"`
-	}{res.Remote, res.Found, res.Action, hash(res.Old), hash(res.New), cs, ns}
+	}{res.Remote, res.Found, res.Action.String(), hash(res.Old), hash(res.New), cs, ns}
 }

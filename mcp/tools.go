@@ -229,7 +229,7 @@ func (s *srv) addEntry(k store.Kind) toolFunc {
 		if err != nil {
 			return nil, err
 		}
-		e, err := s.store(ctx).GetEntry(ctx, v, k, key)
+		e, err := v.GetEntry(ctx, k, key)
 		if err != nil {
 			return nil, err
 		}
@@ -287,7 +287,7 @@ func (s *srv) recordDecision(ctx context.Context, args map[string]any) (any, err
 	if err != nil {
 		return nil, argErrorf("argument 'scope': %v", err)
 	}
-	d, c, err := s.store(ctx).AddDecisionCommit(ctx, store.NewDecision{Title: title, Status: str(args, "status"), Scope: sc,
+	d, c, err := s.store(ctx).AddDecision(ctx, store.NewDecision{Title: title, Status: str(args, "status"), Scope: sc,
 		Context: str(args, "context"), Decision: str(args, "decision"), Consequences: str(args, "consequences")})
 	if err != nil {
 		return nil, err
@@ -317,7 +317,7 @@ func (s *srv) updateDecisionStatus(ctx context.Context, args map[string]any) (an
 			return nil, argErrorf("argument 'superseded_by': only with status superseded")
 		}
 	}
-	d, c, err := s.store(ctx).SetDecisionStatusCommit(ctx, ref, status, by)
+	d, c, err := s.store(ctx).SetDecisionStatus(ctx, ref, status, by)
 	if err != nil {
 		return nil, err
 	}

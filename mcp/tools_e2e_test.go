@@ -387,7 +387,7 @@ func TestMergeTools(t *testing.T) {
 	if _, err := st.SetEntry(ctx, store.KnowledgeKind, store.SetEntry{Key: "db", Content: "Use PostgreSQL.\n"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.Push(ctx, "origin"); err != nil {
+	if _, err := st.Push(ctx, store.PushOptions{Remote: "origin"}); err != nil {
 		t.Fatal(err)
 	}
 	// a teammate's clone: adopt, edit the same line, push
@@ -399,13 +399,13 @@ func TestMergeTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ost.Pull(ctx, "origin"); err != nil {
+	if _, err := ost.Pull(ctx, store.PullOptions{Remote: "origin"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := ost.SetEntry(ctx, store.KnowledgeKind, store.SetEntry{Key: "db", Content: "Use SQLite.\n"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ost.Push(ctx, "origin"); err != nil {
+	if _, err := ost.Push(ctx, store.PushOptions{Remote: "origin"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := st.SetEntry(ctx, store.KnowledgeKind, store.SetEntry{Key: "db", Content: "Use MySQL.\n"}); err != nil {

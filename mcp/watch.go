@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/ctx-dev/ctx/store"
-	"github.com/go-git/go-git/v5/plumbing"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
@@ -121,7 +120,7 @@ func (s *srv) watch(ctx context.Context) error {
 	}
 }
 
-func describeTips(tips map[store.Scope]plumbing.Hash) string {
+func describeTips(tips map[store.Scope]store.Hash) string {
 	out := ""
 	for _, sc := range store.Scopes {
 		if h := tips[sc]; !h.IsZero() {

@@ -152,7 +152,7 @@ func (s *Store) member(ctx context.Context, explicit string) (string, error) {
 		}
 		return explicit, nil
 	}
-	id, err := s.Repo.Identity(ctx)
+	id, err := s.repo.Identity(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -438,13 +438,8 @@ func (s *Store) CheckIn(ctx context.Context, in CheckIn) (ActivityEntry, *Commit
 // The member is made from the git identity's name. *NotFoundError when it never checked in; no commit
 // when it is checked out already.
 func (s *Store) CheckOut(ctx context.Context) (ActivityEntry, *Committed, error) {
-	return s.CheckOutAs(ctx, "")
-}
-
-// CheckOutAs is CheckOut for an explicit member key ("" = from the git identity).
-func (s *Store) CheckOutAs(ctx context.Context, member string) (ActivityEntry, *Committed, error) {
 	op := Op{Name: "activity.checkout", Summary: "check out"}
-	return s.writeActivity(ctx, op, member, false, false, func(e *ActivityEntry) {
+	return s.writeActivity(ctx, op, "", false, false, func(e *ActivityEntry) {
 		e.Status, e.Availability = StatusCheckedOut, "offline"
 	})
 }
@@ -453,11 +448,6 @@ func (s *Store) CheckOutAs(ctx context.Context, member string) (ActivityEntry, *
 // when needed; validated against seed 002 first (nothing written on error). One commit; none when the
 // intent is already that one. The member is made from the git identity's name.
 func (s *Store) SetIntent(ctx context.Context, in Intent) (ActivityEntry, *Committed, error) {
-	return s.SetIntentAs(ctx, "", in)
-}
-
-// SetIntentAs is SetIntent for an explicit member key ("" = from the git identity).
-func (s *Store) SetIntentAs(ctx context.Context, member string, in Intent) (ActivityEntry, *Committed, error) {
 	if err := validFields("intent", in); err != nil {
 		return ActivityEntry{}, nil, err
 	}
@@ -471,7 +461,7 @@ func (s *Store) SetIntentAs(ctx context.Context, member string, in Intent) (Acti
 		in.Areas = []string{}
 	}
 	op := Op{Name: "activity.intent", Summary: "set intent: " + in.Kind}
-	return s.writeActivity(ctx, op, member, true, false, func(e *ActivityEntry) {
+	return s.writeActivity(ctx, op, "", true, false, func(e *ActivityEntry) {
 		it := in
 		e.Intent = &it
 	})
@@ -487,11 +477,11 @@ func (s *Store) ClearIntent(ctx context.Context, member string) (ActivityEntry, 
 // ListActivity lists every activity entry of every scope (seed 000's context://activity: all entries,
 // stale ones included and flagged), ordered by member, agent, machine. stale = updated_at older than 48
 // hours (StaleAfter). Files of the older layout activity/<member>.json are listed too.
-func (s *Store) ListActivity(ctx context.Context, v *View) ([]Activity, error) {
-	return s.listActivity(ctx, v, time.Now())
+func (v *View) ListActivity(ctx context.Context) ([]Activity, error) {
+	return v.listActivity(ctx, time.Now())
 }
 
-func (s *Store) listActivity(ctx context.Context, v *View, at time.Time) ([]Activity, error) {
+func (v *View) listActivity(ctx context.Context, at time.Time) ([]Activity, error) {
 	top, err := v.List(ctx, ActivityDir)
 	if err != nil {
 		return nil, err

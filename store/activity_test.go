@@ -35,7 +35,7 @@ func TestCheckInOut(t *testing.T) {
 	f.commits("ctx", 1, func() { must[store.ActivityEntry](t)(f.s.CheckOut(f.ctx)) })
 	f.trailers("ctx", "activity.checkout", "ada-lovelace/test-agent--laptop")
 	f.commits("ctx", 0, func() { must[store.ActivityEntry](t)(f.s.CheckOut(f.ctx)) })
-	list, err := f.s.ListActivity(f.ctx, f.view())
+	list, err := f.view().ListActivity(f.ctx)
 	if err != nil || len(list) != 1 || list[0].Status != "checked_out" || list[0].Availability != "offline" || list[0].Stale || list[0].Task != "Fixing DRC violations" {
 		t.Fatalf("list: %+v %v", list, err)
 	}
@@ -127,7 +127,7 @@ func TestTwoAgentsTwoMachines(t *testing.T) {
 		}
 	}
 	v, _ := a.RefView(ctx)
-	list, err := a.ListActivity(ctx, v)
+	list, err := v.ListActivity(ctx)
 	if err != nil || len(list) != 2 || list[0].Status != "checked_out" || list[1].Status != "active" || list[1].Task != "two" {
 		t.Fatalf("list: %+v %v", list, err)
 	}
@@ -154,7 +154,7 @@ func TestActivityStale(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	list, err := f.s.ListActivity(f.ctx, f.view())
+	list, err := f.view().ListActivity(f.ctx)
 	if err != nil || len(list) != 2 {
 		t.Fatalf("list: %+v %v", list, err)
 	}

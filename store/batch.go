@@ -124,7 +124,7 @@ func (s *Store) ApplyReport(ctx context.Context, op Op, b Batch) (*Applied, erro
 			return nil, err
 		}
 	}
-	author, err := s.Repo.Identity(ctx)
+	author, err := s.repo.Identity(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -227,14 +227,14 @@ type plannedDecision struct {
 // decisionBatch adds to ed the decisions of a batch (see ApplyReport) and records them in out.
 func (s *Store) decisionBatch(ctx context.Context, v *View, in []NewDecision, who string, ed Edits, out *Applied,
 	clash func(kind, key string, have, want Scope)) error {
-	existing, err := s.ListDecisions(ctx, v)
+	existing, err := v.ListDecisions(ctx)
 	if err != nil {
 		return err
 	}
 	taken := map[int]bool{}
 	bySource := map[string]Decision{}
 	byID := map[int]Decision{}
-	root := s.Repo.WorkTree()
+	root := s.repo.WorkTree()
 	for _, d := range existing {
 		taken[d.ID] = true
 		byID[d.ID] = d

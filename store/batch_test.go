@@ -79,7 +79,7 @@ func TestBatchUpdatesDecisionsBySource(t *testing.T) {
 		t.Fatal(err)
 	}
 	v, _ := s.RefView(bg)
-	all, _ := s.ListDecisions(bg, v)
+	all, _ := v.ListDecisions(bg)
 	if len(all) != 2 {
 		t.Fatalf("%d decisions, want 2", len(all))
 	}
@@ -112,21 +112,21 @@ func TestBatchUpdatesDecisionsBySource(t *testing.T) {
 // replacing decision; a decision cannot supersede itself.
 func TestRejectedAndSupersede(t *testing.T) {
 	s, _ := storetest.New(t)
-	if _, err := s.AddDecision(bg, store.NewDecision{Title: "Use Mongo", Status: "rejected"}); err != nil {
+	if _, _, err := s.AddDecision(bg, store.NewDecision{Title: "Use Mongo", Status: "rejected"}); err != nil {
 		t.Fatal(err)
 	}
-	d2, _ := s.AddDecision(bg, store.NewDecision{Title: "Use PG"})
-	d3, _ := s.AddDecision(bg, store.NewDecision{Title: "Use PG 16"})
-	if _, err := s.SetDecisionStatus(bg, "2", "superseded", d3.ID); err != nil {
+	d2, _, _ := s.AddDecision(bg, store.NewDecision{Title: "Use PG"})
+	d3, _, _ := s.AddDecision(bg, store.NewDecision{Title: "Use PG 16"})
+	if _, _, err := s.SetDecisionStatus(bg, "2", "superseded", d3.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.SetDecisionStatus(bg, "3", "superseded", 3); !errors.Is(err, store.ErrInvalid) {
+	if _, _, err := s.SetDecisionStatus(bg, "3", "superseded", 3); !errors.Is(err, store.ErrInvalid) {
 		t.Errorf("self-supersede: %v", err)
 	}
 	v, _ := s.RefView(bg)
-	got2, _ := s.FindDecision(bg, v, "2")
-	got3, _ := s.FindDecision(bg, v, "3")
-	got1, _ := s.FindDecision(bg, v, "1")
+	got2, _ := v.FindDecision(bg, "2")
+	got3, _ := v.FindDecision(bg, "3")
+	got1, _ := v.FindDecision(bg, "1")
 	if got1.Status != "rejected" || got2.SupersededBy != 3 || len(got3.Supersedes) != 1 || got3.Supersedes[0] != d2.ID {
 		t.Errorf("1 %+v\n2 %+v\n3 %+v", got1, got2, got3)
 	}
@@ -176,7 +176,7 @@ func TestKeyNormalisationAndReservedNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	v, _ := s.RefView(bg)
-	if e, err := s.GetEntry(bg, v, store.KnowledgeKind, "caf\u00e9"); err != nil || e.Key != "caf\u00e9" {
+	if e, err := v.GetEntry(bg, store.KnowledgeKind, "caf\u00e9"); err != nil || e.Key != "caf\u00e9" {
 		t.Errorf("stored under %q, %v", e.Key, err)
 	}
 }

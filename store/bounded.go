@@ -64,7 +64,7 @@ func (r *RefReader) ReadPrefix(ctx context.Context, sc Scope, p string, n int64)
 	if t.IsZero() {
 		return nil, 0, fmt.Errorf("%s: %w", p, fs.ErrNotExist)
 	}
-	b, size, err := r.Repo.ReadFilePrefix(ctx, t, p, n)
+	b, size, err := r.repo.ReadFilePrefix(ctx, t, p, n)
 	if errors.Is(err, gitstore.ErrNotFound) {
 		return nil, 0, fmt.Errorf("%s: %w", p, fs.ErrNotExist)
 	}

@@ -50,7 +50,7 @@ func TestBoundedReads(t *testing.T) {
 		if _, err := capped.ReadIn(ctx, store.Public, "knowledge/big.md"); !errors.As(err, &tl) || tl.Size != size || tl.Max != size-1 {
 			t.Errorf("%s: over the limit: %v", name, err)
 		}
-		if _, err := s.GetEntry(ctx, capped, store.KnowledgeKind, "big"); !errors.As(err, &tl) {
+		if _, err := capped.GetEntry(ctx, store.KnowledgeKind, "big"); !errors.As(err, &tl) {
 			t.Errorf("%s: GetEntry over the limit: %v", name, err)
 		}
 		if b, err := v.WithMaxRead(size).ReadIn(ctx, store.Public, "knowledge/big.md"); err != nil || len(b) != int(size) {

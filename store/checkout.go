@@ -18,9 +18,6 @@ import (
 
 	"github.com/ctx-dev/ctx/gitstore"
 	"github.com/ctx-dev/ctx/merge"
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/gofrs/flock"
 )
 
 // RecordFile is the checkout record inside the checked-out tree: which commit of each scope it mirrors
@@ -45,10 +42,10 @@ type RecordEntry struct {
 
 // CheckoutRoot is the path of the checked-out tree, "" in a bare repository.
 func (s *Store) CheckoutRoot() string {
-	if s.Repo.Bare() {
+	if s.repo.Bare() {
 		return ""
 	}
-	return filepath.Join(s.Repo.WorkTree(), CheckoutDir)
+	return filepath.Join(s.repo.WorkTree(), CheckoutDir)
 }
 
 // ReadRecord reads the checkout record; nil when the tree was never checked out.
@@ -115,23 +112,20 @@ type Refreshed struct {
 	Skipped []Problem
 }
 
-func blobHash(b []byte) plumbing.Hash { return plumbing.ComputeHash(plumbing.BlobObject, b) }
+func blobHash(b []byte) gitstore.Hash { return gitstore.BlobHash(b) }
 
 // lockCheckout takes the lock that serialises the refreshes of one worktree (in its git dir).
-func (s *Store) lockCheckout() (func(), error) {
-	if err := os.MkdirAll(filepath.Join(s.Repo.GitDir(), "ctx"), 0o777); err != nil {
+func (s *Store) lockCheckout(ctx context.Context) (func(), error) {
+	unlock, err := s.repo.LockCheckout(ctx)
+	if err != nil {
 		return nil, fmt.Errorf("refresh: %w", err)
 	}
-	fl := flock.New(filepath.Join(s.Repo.GitDir(), "ctx", "checkout.lock"))
-	if err := fl.Lock(); err != nil {
-		return nil, fmt.Errorf("refresh: lock: %w", err)
-	}
-	return func() { fl.Unlock() }, nil
+	return unlock, nil
 }
 
 // journalPath is the refresh journal of this worktree (in its git dir, outside the checked-out tree).
 func (s *Store) journalPath() string {
-	return filepath.Join(s.Repo.GitDir(), "ctx", "checkout-journal.json")
+	return filepath.Join(s.repo.GitDir(), "ctx", "checkout-journal.json")
 }
 
 // journal is what a refresh is about to do to the checked-out tree, written before its first change and
@@ -229,7 +223,7 @@ func (s *Store) Refresh(ctx context.Context) (*Refreshed, error) { return s.refr
 // refreshOp is one change a refresh makes to the checked-out tree.
 type refreshOp struct {
 	path   string
-	blob   plumbing.Hash // ZeroHash: remove
+	blob   gitstore.Hash // ZeroHash: remove
 	scope  Scope
 	remove bool
 }
@@ -245,7 +239,7 @@ func (s *Store) refresh(ctx context.Context, force map[string]bool) (*Refreshed,
 	if ok, err := s.Initialized(ctx); err != nil || !ok {
 		return out, err
 	}
-	unlock, err := s.lockCheckout()
+	unlock, err := s.lockCheckout(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -263,16 +257,16 @@ func (s *Store) refresh(ctx context.Context, force map[string]bool) (*Refreshed,
 	if err != nil {
 		return nil, err
 	}
-	trees := map[Scope]plumbing.Hash{}
-	oldTrees := map[Scope]plumbing.Hash{}
+	trees := map[Scope]gitstore.Hash{}
+	oldTrees := map[Scope]gitstore.Hash{}
 	// Without a record, or after an interrupted refresh, every path is compared.
 	full := !found || rec.Incomplete
 	for _, sc := range Scopes {
-		if trees[sc], err = s.Repo.TreeOf(ctx, tips[sc]); err != nil {
+		if trees[sc], err = s.repo.TreeOf(ctx, tips[sc]); err != nil {
 			return nil, err
 		}
 		if c := rec.Commits[sc]; c != "" && !full {
-			if oldTrees[sc], err = s.Repo.TreeOf(ctx, plumbing.NewHash(c)); err != nil {
+			if oldTrees[sc], err = s.repo.TreeOf(ctx, gitstore.NewHash(c)); err != nil {
 				full = true // the recorded commit is gone (gc): compare every path
 			}
 		}
@@ -281,9 +275,9 @@ func (s *Store) refresh(ctx context.Context, force map[string]bool) (*Refreshed,
 	for _, sc := range Scopes {
 		old := oldTrees[sc]
 		if full {
-			old = plumbing.ZeroHash
+			old = gitstore.ZeroHash
 		}
-		added, removed, err := s.Repo.DiffItems(ctx, old, trees[sc])
+		added, removed, err := s.repo.DiffItems(ctx, old, trees[sc])
 		if err != nil {
 			return nil, err
 		}
@@ -294,7 +288,7 @@ func (s *Store) refresh(ctx context.Context, force map[string]bool) (*Refreshed,
 			}
 			// A path whose names are all safe is looked at (a gitlink that replaced a file removes the
 			// file); a name that is not safe never names a path of .context/.
-			if it.Mode != filemode.Dir && namesSafe(it.Names) {
+			if it.Mode != gitstore.ModeDir && namesSafe(it.Names) {
 				changed[it.Path()] = true
 			}
 		}
@@ -408,7 +402,7 @@ func (s *Store) applyRefresh(ctx context.Context, fsys *checkoutFS, ops []refres
 			}
 			out.Removed = append(out.Removed, op.path)
 		} else {
-			data, err := s.Repo.ReadBlob(ctx, op.blob)
+			data, err := s.repo.ReadBlob(ctx, op.blob)
 			if err != nil {
 				return err
 			}
@@ -426,20 +420,20 @@ func (s *Store) applyRefresh(ctx context.Context, fsys *checkoutFS, ops []refres
 
 // readableAt returns the scope and blob of the file at the slash path p in the first scope that has a
 // file ctx reads there (a regular file at a place of the layout); ZeroHash when none has.
-func (s *Store) readableAt(ctx context.Context, trees map[Scope]plumbing.Hash, p string) (Scope, plumbing.Hash, error) {
+func (s *Store) readableAt(ctx context.Context, trees map[Scope]gitstore.Hash, p string) (Scope, gitstore.Hash, error) {
 	if LayoutPath(p) != nil {
-		return "", plumbing.ZeroHash, nil
+		return "", gitstore.ZeroHash, nil
 	}
 	for _, sc := range Scopes {
-		it, ok, err := s.Repo.Stat(ctx, trees[sc], p)
+		it, ok, err := s.repo.Stat(ctx, trees[sc], p)
 		if err != nil {
-			return "", plumbing.ZeroHash, err
+			return "", gitstore.ZeroHash, err
 		}
 		if ok && it.IsFile() {
 			return sc, it.Hash, nil
 		}
 	}
-	return "", plumbing.ZeroHash, nil
+	return "", gitstore.ZeroHash, nil
 }
 
 // namesSafe reports whether every name passes gitstore.CheckName (so that the joined path names the entry
@@ -453,11 +447,24 @@ func namesSafe(names []string) bool {
 	return true
 }
 
+// FileChange is how a file changed: added, modified or deleted (a hand edit, a file of a history event).
+type FileChange string
+
+// The file changes.
+const (
+	ChangeAdded    FileChange = "added"
+	ChangeModified FileChange = "modified"
+	ChangeDeleted  FileChange = "deleted"
+)
+
+// String is the change's name ("modified").
+func (c FileChange) String() string { return string(c) }
+
 // HandEdit is a file of the checked-out tree that differs from what ctx last wrote there.
 type HandEdit struct {
-	Path   string `json:"path"`
-	Change string `json:"change"` // "modified", "added", "deleted"
-	Scope  Scope  `json:"scope"`
+	Path   string     `json:"path"`
+	Change FileChange `json:"change"`
+	Scope  Scope      `json:"scope"`
 }
 
 // HandEdits lists the files of the checked-out tree edited by hand since the last refresh, sorted by path.
@@ -472,7 +479,7 @@ func (s *Store) HandEdits(ctx context.Context) ([]HandEdit, error) {
 	if _, err := os.Stat(root); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil // never checked out, or removed by hand (the next refresh checks it out again)
 	}
-	unlock, err := s.lockCheckout()
+	unlock, err := s.lockCheckout(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -502,9 +509,9 @@ func (s *Store) HandEdits(ctx context.Context) ([]HandEdit, error) {
 		f, ok := rec.Files[p]
 		if de.Type()&fs.ModeSymlink != 0 {
 			if ok {
-				out = append(out, HandEdit{Path: p, Change: "modified", Scope: f.Scope})
+				out = append(out, HandEdit{Path: p, Change: ChangeModified, Scope: f.Scope})
 			} else {
-				out = append(out, HandEdit{Path: p, Change: "added", Scope: Public})
+				out = append(out, HandEdit{Path: p, Change: ChangeAdded, Scope: Public})
 			}
 			return nil
 		}
@@ -514,9 +521,9 @@ func (s *Store) HandEdits(ctx context.Context) ([]HandEdit, error) {
 		}
 		switch {
 		case !ok:
-			out = append(out, HandEdit{Path: p, Change: "added", Scope: scopeFromContent(data)})
+			out = append(out, HandEdit{Path: p, Change: ChangeAdded, Scope: scopeFromContent(data)})
 		case blobHash(data).String() != f.Blob:
-			out = append(out, HandEdit{Path: p, Change: "modified", Scope: f.Scope})
+			out = append(out, HandEdit{Path: p, Change: ChangeModified, Scope: f.Scope})
 		}
 		return nil
 	})
@@ -525,7 +532,7 @@ func (s *Store) HandEdits(ctx context.Context) ([]HandEdit, error) {
 	}
 	for p, f := range rec.Files {
 		if !seen[p] {
-			out = append(out, HandEdit{Path: p, Change: "deleted", Scope: f.Scope})
+			out = append(out, HandEdit{Path: p, Change: ChangeDeleted, Scope: f.Scope})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
@@ -579,7 +586,7 @@ func (s *Store) CommitHandEdits(ctx context.Context, msg string) (*Committed, []
 	disk := map[string][]byte{}
 	var problems []string
 	for _, e := range edits {
-		if e.Change == "deleted" {
+		if e.Change == ChangeDeleted {
 			continue
 		}
 		data, err := fsys.readFile(e.Path)
@@ -686,7 +693,7 @@ func (s *Store) recordedFiles(ctx context.Context, rec *Record, sc Scope, p stri
 		if f.Scope != sc || (dir && !strings.HasPrefix(path, p)) || (!dir && path != p) {
 			continue
 		}
-		b, err := s.Repo.ReadBlob(ctx, plumbing.NewHash(f.Blob))
+		b, err := s.repo.ReadBlob(ctx, gitstore.NewHash(f.Blob))
 		if err != nil {
 			return nil, fmt.Errorf("read the checked-out version of %s: %w", path, err)
 		}

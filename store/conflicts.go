@@ -6,12 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ctx-dev/ctx/gitstore"
 	"io/fs"
 	"sort"
 	"strings"
 
 	"github.com/ctx-dev/ctx/merge"
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/sergi/go-diff/diffmatchpatch"
 )
 
@@ -296,7 +296,7 @@ func (s *Store) resolvedContent(ctx context.Context, rec ConflictRecord, content
 			m, body = nm, b
 		}
 		if km.Has("author") {
-			id, err := s.Repo.Identity(ctx)
+			id, err := s.repo.Identity(ctx)
 			if err != nil {
 				return nil, err
 			}
@@ -410,7 +410,7 @@ func (s *Store) oursTheirs(ctx context.Context, r *ConflictRecord) error {
 		r.OursDeleted, r.TheirsDeleted = r.LostDeleted, false
 	}
 	if r.KeptBy != nil && r.LostBy != nil {
-		if id, err := s.Repo.Identity(ctx); err == nil && id.Email != "" {
+		if id, err := s.repo.Identity(ctx); err == nil && id.Email != "" {
 			k, l := sameEmail(r.KeptBy.Author, id.Email), sameEmail(r.LostBy.Author, id.Email)
 			if k != l {
 				set(k, "author")
@@ -462,11 +462,11 @@ func keptIsOurs(kept, lost string, lostDeleted bool, ours []byte, oursHas bool) 
 // oursBeforeMerge returns the first parent's version of path at the merge that added record id; ok is
 // false when there is no such merge or the first parent has no file there.
 func (s *Store) oursBeforeMerge(ctx context.Context, id, path string) ([]byte, bool, error) {
-	tip, err := s.Repo.Resolve(ctx, s.BranchRef())
+	tip, err := s.repo.Resolve(ctx, s.BranchRef())
 	if err != nil || tip.IsZero() {
 		return nil, false, err
 	}
-	commits, err := s.Repo.Log(ctx, tip, 0, ConflictsDir+"/"+id+".json")
+	commits, err := s.repo.Log(ctx, tip, 0, ConflictsDir+"/"+id+".json")
 	if err != nil {
 		return nil, false, fmt.Errorf("find the merge of conflict %s: %w", id, err)
 	}
@@ -482,12 +482,12 @@ func (s *Store) oursBeforeMerge(ctx context.Context, id, path string) ([]byte, b
 }
 
 // fileAt reads path at commit c; ok is false when the path does not exist there.
-func (s *Store) fileAt(ctx context.Context, c plumbing.Hash, path string) ([]byte, bool, error) {
-	t, err := s.Repo.TreeOf(ctx, c)
+func (s *Store) fileAt(ctx context.Context, c gitstore.Hash, path string) ([]byte, bool, error) {
+	t, err := s.repo.TreeOf(ctx, c)
 	if err != nil {
 		return nil, false, err
 	}
-	v := NewView(&RefReader{Repo: s.Repo, Trees: map[Scope]plumbing.Hash{Public: t}})
+	v := NewView(&RefReader{repo: s.repo, Trees: map[Scope]gitstore.Hash{Public: t}})
 	b, err := v.ReadIn(ctx, Public, path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil
@@ -504,22 +504,22 @@ const maxWriterWalk = 10_000
 // lastWriters names the writer of each path's version at tip: the newest first-parent commit from tip
 // (down to base, excluded) whose tree changed the path against its first parent. One walk serves every
 // path (a tree diff per commit); paths no commit of the walk changed are absent from the result.
-func (s *Store) lastWriters(ctx context.Context, tip, base plumbing.Hash, paths map[string]bool) (map[string]merge.Side, error) {
+func (s *Store) lastWriters(ctx context.Context, tip, base gitstore.Hash, paths map[string]bool) (map[string]merge.Side, error) {
 	out := map[string]merge.Side{}
 	h := tip
 	for i := 0; i < maxWriterWalk && !h.IsZero() && h != base && len(out) < len(paths); i++ {
-		c, err := s.Repo.Commit(ctx, h)
+		c, err := s.repo.Commit(ctx, h)
 		if err != nil {
 			return nil, err
 		}
-		var parent, parentTree plumbing.Hash
+		var parent, parentTree gitstore.Hash
 		if len(c.ParentHashes) > 0 {
 			parent = c.ParentHashes[0]
-			if parentTree, err = s.Repo.TreeOf(ctx, parent); err != nil {
+			if parentTree, err = s.repo.TreeOf(ctx, parent); err != nil {
 				return nil, err
 			}
 		}
-		changed, err := s.Repo.DiffTrees(ctx, parentTree, c.TreeHash)
+		changed, err := s.repo.DiffTrees(ctx, parentTree, c.TreeHash)
 		if err != nil {
 			return nil, err
 		}
@@ -542,7 +542,7 @@ func (s *Store) lastWriters(ctx context.Context, tip, base plumbing.Hash, paths 
 
 // nameSides fills KeptBy and LostBy of each conflict of m (merging ours and theirs with the given merge
 // base; of and tf are the files of each side) and rewrites its record in m.Files.
-func (s *Store) nameSides(ctx context.Context, m *merge.Result, ours, theirs, base plumbing.Hash, of, tf map[string][]byte) error {
+func (s *Store) nameSides(ctx context.Context, m *merge.Result, ours, theirs, base gitstore.Hash, of, tf map[string][]byte) error {
 	if len(m.Conflicts) == 0 {
 		return nil
 	}

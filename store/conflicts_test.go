@@ -19,7 +19,7 @@ func pair(t *testing.T) (sa, sb *store.Store, a, b string) {
 	a = storetest.Repo(t)
 	storetest.Git(t, a, "remote", "add", "origin", remote)
 	sa = storetest.Open(t, a, store.Actor{Agent: "a", Machine: "machine-a"})
-	if _, err := sa.Push(bg, ""); err != nil {
+	if _, err := sa.Push(bg, store.PushOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	b = storetest.Repo(t)
@@ -34,16 +34,16 @@ func clash(t *testing.T, sa, sb *store.Store, a, b, key, base string) (ours, the
 	t.Helper()
 	if base != "" {
 		mustSet(t, sa, key, base)
-		if _, err := sa.Push(bg, ""); err != nil {
+		if _, err := sa.Push(bg, store.PushOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := sb.Pull(bg, ""); err != nil {
+		if _, err := sb.Pull(bg, store.PullOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	mustSet(t, sa, key, "A says: "+key+"\n")
 	mustSet(t, sb, key, "B says: "+key+"\n")
-	if _, err := sb.Push(bg, ""); err != nil {
+	if _, err := sb.Push(bg, store.PushOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	p := "knowledge/" + key + ".md"
@@ -74,7 +74,7 @@ func conflictFiles(t *testing.T, dir string) []string {
 func TestConflictsListGetResolve(t *testing.T) {
 	sa, sb, a, b := pair(t)
 	ours, theirs := clash(t, sa, sb, a, b, "arch", "base text\n")
-	pr, err := sa.Pull(bg, "")
+	pr, err := sa.Pull(bg, store.PullOptions{})
 	if err != nil || pr.Action != "merge" || len(pr.Conflicts) != 1 {
 		t.Fatalf("pull: %+v %v", pr, err)
 	}
@@ -150,18 +150,18 @@ func TestConflictsListGetResolve(t *testing.T) {
 func TestConflictsSeveralOnOnePath(t *testing.T) {
 	sa, sb, a, b := pair(t)
 	clash(t, sa, sb, a, b, "k", "v0\n")
-	if _, err := sa.Push(bg, ""); err != nil { // merges, 1 conflict, publishes
+	if _, err := sa.Push(bg, store.PushOptions{}); err != nil { // merges, 1 conflict, publishes
 		t.Fatal(err)
 	}
-	if _, err := sb.Pull(bg, ""); err != nil {
+	if _, err := sb.Pull(bg, store.PullOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	mustSet(t, sa, "k", "A again\n")
 	mustSet(t, sb, "k", "B again\n")
-	if _, err := sb.Push(bg, ""); err != nil {
+	if _, err := sb.Push(bg, store.PushOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if pr, err := sa.Pull(bg, ""); err != nil || len(pr.Conflicts) != 1 {
+	if pr, err := sa.Pull(bg, store.PullOptions{}); err != nil || len(pr.Conflicts) != 1 {
 		t.Fatalf("second pull: %+v %v", pr, err)
 	}
 	v, _ := sa.RefView(bg)
@@ -195,7 +195,7 @@ func TestPullStrategy(t *testing.T) {
 		t.Run(string(st), func(t *testing.T) {
 			sa, sb, a, b := pair(t)
 			ours, theirs := clash(t, sa, sb, a, b, "x", "base\n")
-			pr, err := sa.PullWith(bg, "", store.PullOptions{Strategy: st})
+			pr, err := sa.Pull(bg, store.PullOptions{Strategy: st})
 			if err != nil || pr.Action != "merge" || len(pr.Conflicts) != 0 || len(pr.Decided) != 1 {
 				t.Fatalf("pull: %+v %v", pr, err)
 			}
@@ -218,7 +218,7 @@ func TestPullStrategy(t *testing.T) {
 		})
 	}
 	sa, _, _, _ := pair(t)
-	if _, err := sa.PullWith(bg, "", store.PullOptions{Strategy: "mine"}); err == nil {
+	if _, err := sa.Pull(bg, store.PullOptions{Strategy: "mine"}); err == nil {
 		t.Errorf("invalid strategy accepted")
 	}
 }
@@ -228,7 +228,7 @@ func TestPullStrategy(t *testing.T) {
 func TestPullCommitsHandEditsFirst(t *testing.T) {
 	sa, sb, a, b := pair(t)
 	mustSet(t, sb, "from-b", "b\n")
-	if _, err := sb.Push(bg, ""); err != nil {
+	if _, err := sb.Push(bg, store.PushOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	mustSet(t, sa, "from-a", "a\n") // diverge, so the pull merges
@@ -236,7 +236,7 @@ func TestPullCommitsHandEditsFirst(t *testing.T) {
 	if err := os.WriteFile(hand, []byte("typed by hand\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	pr, err := sa.Pull(bg, "")
+	pr, err := sa.Pull(bg, store.PullOptions{})
 	if err != nil || len(pr.HandEdits) != 1 || pr.Action != "merge" {
 		t.Fatalf("pull: %+v %v", pr, err)
 	}
@@ -246,10 +246,10 @@ func TestPullCommitsHandEditsFirst(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(a, ".context", "knowledge", "from-b.md")); err != nil {
 		t.Errorf("pulled entry not checked out: %v", err)
 	}
-	if _, err := sa.Push(bg, ""); err != nil {
+	if _, err := sa.Push(bg, store.PushOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := sb.Pull(bg, ""); err != nil {
+	if _, err := sb.Pull(bg, store.PullOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if got := storetest.Show(t, b, "ctx", "knowledge/hand.md"); got != "typed by hand" {
@@ -273,14 +273,14 @@ func TestPullSeesFetchedPack(t *testing.T) {
 	for i := 0; i < 50; i++ {
 		mustSet(t, sb, "many-"+strings.Repeat("x", i%3)+string(rune('a'+i%26))+string(rune('a'+i/26)), "entry\n")
 	}
-	if _, err := sb.Push(bg, ""); err != nil {
+	if _, err := sb.Push(bg, store.PushOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	mustSet(t, sa, "mine", "a\n")
 	if _, err := sa.RefView(bg); err != nil { // the object storage has indexed its packs
 		t.Fatal(err)
 	}
-	pr, err := sa.Pull(bg, "")
+	pr, err := sa.Pull(bg, store.PullOptions{})
 	if err != nil || pr.Action != "merge" {
 		t.Fatalf("pull: %+v %v", pr, err)
 	}
@@ -292,13 +292,13 @@ func TestPullSeesFetchedPack(t *testing.T) {
 func TestOursIsTheResolversVersion(t *testing.T) {
 	sa, sb, a, b := pair(t)
 	clash(t, sa, sb, a, b, "arch", "base\n")
-	if pr, err := sa.Pull(bg, ""); err != nil || len(pr.Conflicts) != 1 {
+	if pr, err := sa.Pull(bg, store.PullOptions{}); err != nil || len(pr.Conflicts) != 1 {
 		t.Fatalf("pull: %+v %v", pr, err)
 	}
-	if _, err := sa.Push(bg, ""); err != nil {
+	if _, err := sa.Push(bg, store.PushOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if pr, err := sb.Pull(bg, ""); err != nil || pr.Action != "fast-forward" {
+	if pr, err := sb.Pull(bg, store.PullOptions{}); err != nil || pr.Action != "fast-forward" {
 		t.Fatalf("B pull: %+v %v", pr, err)
 	}
 	for _, side := range []struct {
@@ -349,20 +349,20 @@ func conflictID(t *testing.T, dir string) string {
 func TestDeleteVsEditConflict(t *testing.T) {
 	sa, sb, a, b := pair(t)
 	mustSet(t, sa, "old", "v1\n")
-	if _, err := sa.Push(bg, ""); err != nil {
+	if _, err := sa.Push(bg, store.PushOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := sb.Pull(bg, ""); err != nil {
+	if _, err := sb.Pull(bg, store.PullOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := sa.RemoveEntry(bg, store.KnowledgeKind, "old"); err != nil {
 		t.Fatal(err)
 	}
 	mustSet(t, sb, "old", "v2 by B\n")
-	if _, err := sb.Push(bg, ""); err != nil {
+	if _, err := sb.Push(bg, store.PushOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	pr, err := sa.Pull(bg, "")
+	pr, err := sa.Pull(bg, store.PullOptions{})
 	if err != nil || len(pr.Conflicts) != 1 || len(pr.Notes) != 1 || pr.Notes[0].Kind != "delete-vs-edit" {
 		t.Fatalf("pull: %+v %v", pr, err)
 	}
@@ -388,14 +388,14 @@ func TestDeleteVsEditConflict(t *testing.T) {
 func TestResolveFileKeepsMetadata(t *testing.T) {
 	sa, sb, a, b := pair(t)
 	clash(t, sa, sb, a, b, "arch", "base\n")
-	if _, err := sa.Pull(bg, ""); err != nil {
+	if _, err := sa.Pull(bg, store.PullOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	sa.Actor.Agent = "resolver-agent"
 	if _, _, err := sa.ResolveConflict(bg, "knowledge/arch.md", "file", []byte("both A and B\n")); err != nil {
 		t.Fatal(err)
 	}
-	e, err := sa.GetEntry(bg, mustView(t, sa), store.KnowledgeKind, "arch")
+	e, err := mustView(t, sa).GetEntry(bg, store.KnowledgeKind, "arch")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -420,20 +420,20 @@ func TestPullStrategyDeleteVsEdit(t *testing.T) {
 		t.Run(string(st), func(t *testing.T) {
 			sa, sb, a, _ := pair(t)
 			mustSet(t, sa, "old", "v1\n")
-			if _, err := sa.Push(bg, ""); err != nil {
+			if _, err := sa.Push(bg, store.PushOptions{}); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := sb.Pull(bg, ""); err != nil {
+			if _, err := sb.Pull(bg, store.PullOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := sa.RemoveEntry(bg, store.KnowledgeKind, "old"); err != nil {
 				t.Fatal(err)
 			}
 			mustSet(t, sb, "old", "v2 by B\n")
-			if _, err := sb.Push(bg, ""); err != nil {
+			if _, err := sb.Push(bg, store.PushOptions{}); err != nil {
 				t.Fatal(err)
 			}
-			pr, err := sa.PullWith(bg, "", store.PullOptions{Strategy: st})
+			pr, err := sa.Pull(bg, store.PullOptions{Strategy: st})
 			if err != nil || len(pr.Conflicts) != 0 || len(pr.Decided) != 1 {
 				t.Fatalf("pull: %+v %v", pr, err)
 			}

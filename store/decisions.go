@@ -130,7 +130,7 @@ func section(body string, names ...string) string {
 }
 
 // ListDecisions lists the decisions of every scope ordered by id.
-func (s *Store) ListDecisions(ctx context.Context, v *View) ([]Decision, error) {
+func (v *View) ListDecisions(ctx context.Context) ([]Decision, error) {
 	names, err := v.List(ctx, "decisions")
 	if err != nil {
 		return nil, err
@@ -166,8 +166,8 @@ func (e *AmbiguousError) Error() string {
 
 // FindDecision looks a decision up by numeric id or exact title (seed 000: "Decision ID (numeric) or
 // title"). Errors: *NotFoundError ("Decision '99' not found"), *AmbiguousError for a title used twice.
-func (s *Store) FindDecision(ctx context.Context, v *View, ref string) (Decision, error) {
-	all, err := s.ListDecisions(ctx, v)
+func (v *View) FindDecision(ctx context.Context, ref string) (Decision, error) {
+	all, err := v.ListDecisions(ctx)
 	if err != nil {
 		return Decision{}, err
 	}
@@ -279,7 +279,7 @@ func (s *Store) renderDecision(d Decision, uid string, body []byte) []byte {
 // publicRefs refuses, for a public decision, a reference (field) to a decision that only the private or
 // ephemeral scope holds: a public record must not show anything of a private entry (docs/security.md).
 func (s *Store) publicRefs(ctx context.Context, v *View, ids []int, field string) error {
-	all, err := s.ListDecisions(ctx, v)
+	all, err := v.ListDecisions(ctx)
 	if err != nil {
 		return err
 	}
@@ -347,7 +347,7 @@ func (s *Store) decisionPlan(ctx context.Context, v *View, in NewDecision, autho
 }
 
 func takenIDs(ctx context.Context, s *Store, v *View) (map[int]bool, error) {
-	all, err := s.ListDecisions(ctx, v)
+	all, err := v.ListDecisions(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -358,19 +358,14 @@ func takenIDs(ctx context.Context, s *Store, v *View) (map[int]bool, error) {
 	return taken, nil
 }
 
-// AddDecision records a new decision (one commit) and returns it with its id.
-func (s *Store) AddDecision(ctx context.Context, in NewDecision) (Decision, error) {
-	d, _, err := s.AddDecisionCommit(ctx, in)
-	return d, err
-}
-
-// AddDecisionCommit is AddDecision that also returns what the write committed: the commit it made on the
-// decision's scope, never a tip read afterwards (another writer may have moved it already).
-func (s *Store) AddDecisionCommit(ctx context.Context, in NewDecision) (Decision, *Committed, error) {
+// AddDecision records a new decision (one commit) and returns it with its id, and what the write
+// committed: the commit it made on the decision's scope, never a tip read afterwards (another writer may
+// have moved it already).
+func (s *Store) AddDecision(ctx context.Context, in NewDecision) (Decision, *Committed, error) {
 	if err := validFields("decision", in); err != nil {
 		return Decision{}, nil, err
 	}
-	author, err := s.Repo.Identity(ctx)
+	author, err := s.repo.Identity(ctx)
 	if err != nil {
 		return Decision{}, nil, err
 	}
@@ -391,15 +386,9 @@ func (s *Store) AddDecisionCommit(ctx context.Context, in NewDecision) (Decision
 // SetDecisionStatus changes a decision's status (and, for superseded, its superseded_by), one commit per
 // scope touched. ref is an id or exact title. With supersededBy > 0 the replacing decision records the
 // other side, its `supersedes` list gaining this decision's id (docs/format.md "Decisions"), in the same
-// write. A decision cannot supersede itself.
-func (s *Store) SetDecisionStatus(ctx context.Context, ref, status string, supersededBy int) (Decision, error) {
-	d, _, err := s.SetDecisionStatusCommit(ctx, ref, status, supersededBy)
-	return d, err
-}
-
-// SetDecisionStatusCommit is SetDecisionStatus that also returns what the write committed (its own commit;
-// none when the status was already that).
-func (s *Store) SetDecisionStatusCommit(ctx context.Context, ref, status string, supersededBy int) (Decision, *Committed, error) {
+// write. A decision cannot supersede itself. The Committed is the write's own commit; none when the status
+// was already that.
+func (s *Store) SetDecisionStatus(ctx context.Context, ref, status string, supersededBy int) (Decision, *Committed, error) {
 	st, err := NormalizeStatus(status)
 	if err != nil {
 		return Decision{}, nil, err
@@ -407,13 +396,13 @@ func (s *Store) SetDecisionStatusCommit(ctx context.Context, ref, status string,
 	var out Decision
 	op := Op{Name: "decision.status", Key: ref, Summary: fmt.Sprintf("set decision %s status %s", ref, st)}
 	c, err := s.Write(ctx, op, func(v *View) (Edits, error) {
-		d, err := s.FindDecision(ctx, v, ref)
+		d, err := v.FindDecision(ctx, ref)
 		if err != nil {
 			return nil, err
 		}
 		ed := Edits{}
 		if supersededBy > 0 {
-			nd, err := s.FindDecision(ctx, v, strconv.Itoa(supersededBy))
+			nd, err := v.FindDecision(ctx, strconv.Itoa(supersededBy))
 			if err != nil {
 				return nil, err
 			}

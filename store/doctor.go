@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/ctx-dev/ctx/gitstore"
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // Diagnosis is what `ctx doctor` reports.
@@ -46,16 +45,16 @@ func (s *Store) Doctor(ctx context.Context) (*Diagnosis, error) {
 			d.LastSafe = map[Scope]string{}
 		}
 		d.LastSafe[sc] = ""
-		h, err := s.Repo.Resolve(ctx, s.RefOf(sc))
+		h, err := s.repo.Resolve(ctx, s.RefOf(sc))
 		if err != nil {
 			return nil, err
 		}
 		for i := 0; i < maxSafeSearch && !h.IsZero(); i++ {
-			c, err := s.Repo.Commit(ctx, h)
+			c, err := s.repo.Commit(ctx, h)
 			if err != nil {
 				return nil, err
 			}
-			ps, err := s.treeProblems(ctx, h, sc, c.TreeHash, plumbing.ZeroHash)
+			ps, err := s.treeProblems(ctx, h, sc, c.TreeHash, gitstore.ZeroHash)
 			if err != nil {
 				return nil, err
 			}
@@ -89,7 +88,7 @@ func anyUnsafe(ps []Problem) bool {
 func (s *Store) RemoveProblems(ctx context.Context) (*Committed, []Problem, error) {
 	var removed []Problem
 	refs := s.Refs()
-	res, err := s.Repo.Transact(ctx, refs, func(tips map[string]gitstore.Tip) (map[string]*gitstore.Write, error) {
+	res, err := s.repo.Transact(ctx, refs, func(tips map[string]gitstore.Tip) (map[string]*gitstore.Write, error) {
 		removed = nil
 		w := map[string]*gitstore.Write{}
 		for _, sc := range Scopes {
@@ -97,7 +96,7 @@ func (s *Store) RemoveProblems(ctx context.Context) (*Committed, []Problem, erro
 			if tip.Commit.IsZero() {
 				continue
 			}
-			ps, err := s.treeProblems(ctx, tip.Commit, sc, tip.Tree, plumbing.ZeroHash)
+			ps, err := s.treeProblems(ctx, tip.Commit, sc, tip.Tree, gitstore.ZeroHash)
 			if err != nil {
 				return nil, err
 			}
@@ -108,7 +107,7 @@ func (s *Store) RemoveProblems(ctx context.Context) (*Committed, []Problem, erro
 			for _, p := range ps {
 				names = append(names, p.names)
 			}
-			tree, err := s.Repo.RemoveItems(ctx, s.RefOf(sc), tip.Tree, names)
+			tree, err := s.repo.RemoveItems(ctx, s.RefOf(sc), tip.Tree, names)
 			if err != nil {
 				return nil, err
 			}
@@ -121,7 +120,7 @@ func (s *Store) RemoveProblems(ctx context.Context) (*Committed, []Problem, erro
 	if err != nil {
 		return nil, nil, err
 	}
-	out := &Committed{Commits: map[Scope]plumbing.Hash{}}
+	out := &Committed{Commits: map[Scope]gitstore.Hash{}}
 	for i, r := range res {
 		if r.Committed {
 			out.Commits[Scopes[i]] = r.New

@@ -47,7 +47,7 @@ func ParseEntry(key string, sc Scope, b []byte) Entry {
 }
 
 // GetEntry reads one entry; a *NotFoundError with seed 000's text when absent.
-func (s *Store) GetEntry(ctx context.Context, v *View, k Kind, key string) (Entry, error) {
+func (v *View) GetEntry(ctx context.Context, k Kind, key string) (Entry, error) {
 	if err := normKey(&key); err != nil {
 		return Entry{}, err
 	}
@@ -62,7 +62,7 @@ func (s *Store) GetEntry(ctx context.Context, v *View, k Kind, key string) (Entr
 }
 
 // ListEntries lists every entry of a kind in every scope, ordered by key.
-func (s *Store) ListEntries(ctx context.Context, v *View, k Kind) ([]Entry, error) {
+func (v *View) ListEntries(ctx context.Context, k Kind) ([]Entry, error) {
 	names, err := v.List(ctx, k.Dir)
 	if err != nil {
 		return nil, err
@@ -104,7 +104,7 @@ func (s *Store) SetEntry(ctx context.Context, k Kind, in SetEntry) (*Committed, 
 	if in.Provenance != "" && !contains(Provenances, in.Provenance) {
 		return nil, invalidf("invalid provenance %q: use one of %s", in.Provenance, strings.Join(Provenances, ", "))
 	}
-	author, err := s.Repo.Identity(ctx)
+	author, err := s.repo.Identity(ctx)
 	if err != nil {
 		return nil, err
 	}

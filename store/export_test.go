@@ -1,5 +1,10 @@
 package store
 
+import "github.com/ctx-dev/ctx/gitstore"
+
+// GitRepo is the store's repository, for tests that move refs by hand.
+func (s *Store) GitRepo() *gitstore.Repo { return s.repo }
+
 // SetRefreshInterrupt installs f as the hook a refresh calls after each file it writes or removes (a panic
 // there is a refresh killed half way) and returns the function that removes it.
 func SetRefreshInterrupt(f func(done int)) func() {

@@ -13,8 +13,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctx-dev/ctx/gitstore"
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/sergi/go-diff/diffmatchpatch"
 )
 
@@ -29,19 +27,19 @@ type HistoryEvent struct {
 	LogEntry
 	Scope Scope `json:"scope"`
 
-	hash, parent, tree plumbing.Hash
+	hash, parent, tree gitstore.Hash
 	when               time.Time
 }
 
 // Hash is the event's commit.
-func (e *HistoryEvent) Hash() plumbing.Hash { return e.hash }
+func (e *HistoryEvent) Hash() gitstore.Hash { return e.hash }
 
 // When is the event's author time.
 func (e *HistoryEvent) When() time.Time { return e.when }
 
 // HistoryTips returns the tips of the scopes' refs and a fingerprint of them: a short hex digest that
 // changes whenever any of the refs moves (the tip the MCP cursors are bound to).
-func (s *Store) HistoryTips(ctx context.Context) (map[Scope]plumbing.Hash, string, error) {
+func (s *Store) HistoryTips(ctx context.Context) (map[Scope]gitstore.Hash, string, error) {
 	tips, err := s.Tips(ctx)
 	if err != nil {
 		return nil, "", err
@@ -58,7 +56,7 @@ func (s *Store) HistoryTips(ctx context.Context) (map[Scope]plumbing.Hash, strin
 
 // History lists the context commits reachable by first parents from the given tips (HistoryTips),
 // newest first across the scopes' refs.
-func (s *Store) History(ctx context.Context, tips map[Scope]plumbing.Hash) ([]HistoryEvent, error) {
+func (s *Store) History(ctx context.Context, tips map[Scope]gitstore.Hash) ([]HistoryEvent, error) {
 	order := []Scope{Public, Private, Ephemeral}
 	chains := make([][]HistoryEvent, len(order))
 	total := 0
@@ -66,7 +64,7 @@ func (s *Store) History(ctx context.Context, tips map[Scope]plumbing.Hash) ([]Hi
 		if tips[sc].IsZero() {
 			continue
 		}
-		commits, err := s.Repo.Log(ctx, tips[sc], 0, "")
+		commits, err := s.repo.Log(ctx, tips[sc], 0, "")
 		if err != nil {
 			return nil, err
 		}
@@ -93,7 +91,7 @@ func (s *Store) History(ctx context.Context, tips map[Scope]plumbing.Hash) ([]Hi
 	return out, nil
 }
 
-func eventOf(c *object.Commit, sc Scope) HistoryEvent {
+func eventOf(c *gitstore.Commit, sc Scope) HistoryEvent {
 	t := Trailers(c.Message)
 	e := HistoryEvent{LogEntry: LogEntry{Commit: c.Hash.String(), Summary: strings.SplitN(c.Message, "\n", 2)[0],
 		Op: t["Ctx-Op"], Key: t["Ctx-Key"], Agent: t["Ctx-Agent"], Session: t["Ctx-Session"],
@@ -110,11 +108,11 @@ func eventOf(c *object.Commit, sc Scope) HistoryEvent {
 }
 
 // parentTree is the tree of the event's first parent, ZeroHash for a root commit.
-func (s *Store) parentTree(ctx context.Context, e *HistoryEvent) (plumbing.Hash, error) {
+func (s *Store) parentTree(ctx context.Context, e *HistoryEvent) (gitstore.Hash, error) {
 	if e.parent.IsZero() {
-		return plumbing.ZeroHash, nil
+		return gitstore.ZeroHash, nil
 	}
-	return s.Repo.TreeOf(ctx, e.parent)
+	return s.repo.TreeOf(ctx, e.parent)
 }
 
 // EventPaths lists the store paths the event changed against its first parent, sorted.
@@ -125,13 +123,13 @@ func (s *Store) EventPaths(ctx context.Context, e *HistoryEvent) ([]string, erro
 	}
 	if pt.IsZero() {
 		var out []string
-		err := s.Repo.Walk(ctx, e.tree, func(p string, _ plumbing.Hash) error {
+		err := s.repo.Walk(ctx, e.tree, func(p string, _ gitstore.Hash) error {
 			out = append(out, p)
 			return nil
 		})
 		return out, err
 	}
-	paths, err := s.Repo.DiffTrees(ctx, pt, e.tree)
+	paths, err := s.repo.DiffTrees(ctx, pt, e.tree)
 	if paths == nil {
 		paths = []string{}
 	}
@@ -141,10 +139,10 @@ func (s *Store) EventPaths(ctx context.Context, e *HistoryEvent) ([]string, erro
 // EventFile is one file an event changed, with the unified diff parent → event (UnifiedDiff, 3 lines of
 // context) when asked for and the file is text.
 type EventFile struct {
-	Path   string `json:"path"`
-	Change string `json:"change"` // "added", "modified", "deleted"
-	Binary bool   `json:"binary,omitempty"`
-	Diff   string `json:"diff,omitempty"`
+	Path   string     `json:"path"`
+	Change FileChange `json:"change"`
+	Binary bool       `json:"binary,omitempty"`
+	Diff   string     `json:"diff,omitempty"`
 }
 
 // EventFiles lists the files the event changed; withDiff adds their diffs.
@@ -167,12 +165,12 @@ func (s *Store) EventFiles(ctx context.Context, e *HistoryEvent, withDiff bool) 
 		if err != nil {
 			return nil, err
 		}
-		f := EventFile{Path: p, Change: "modified"}
+		f := EventFile{Path: p, Change: ChangeModified}
 		switch {
 		case !hadOld:
-			f.Change = "added"
+			f.Change = ChangeAdded
 		case !hasCur:
-			f.Change = "deleted"
+			f.Change = ChangeDeleted
 		}
 		if withDiff {
 			if isBinary(old) || isBinary(cur) {
@@ -189,11 +187,11 @@ func (s *Store) EventFiles(ctx context.Context, e *HistoryEvent, withDiff bool) 
 func isBinary(b []byte) bool { return bytes.IndexByte(b, 0) >= 0 || !utf8.Valid(b) }
 
 // readAt reads a file of a tree; ok is false when the tree (ZeroHash: none) does not have it.
-func (s *Store) readAt(ctx context.Context, tree plumbing.Hash, p string) ([]byte, bool, error) {
+func (s *Store) readAt(ctx context.Context, tree gitstore.Hash, p string) ([]byte, bool, error) {
 	if tree.IsZero() {
 		return nil, false, nil
 	}
-	b, err := s.Repo.ReadFile(ctx, tree, p)
+	b, err := s.repo.ReadFile(ctx, tree, p)
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, gitstore.ErrNotFound) {
 		return nil, false, nil
 	}
@@ -233,14 +231,14 @@ type Blame struct {
 // from the tip diffing each changed version against its parent with go-diff in line mode. The walk stops
 // after maxCommits commits; lines not attributed by then have Commit "" and LimitReached is set.
 // *NotFoundError when no scope's ref has the file.
-func (s *Store) BlameFile(ctx context.Context, tips map[Scope]plumbing.Hash, p string, maxCommits int) (*Blame, error) {
+func (s *Store) BlameFile(ctx context.Context, tips map[Scope]gitstore.Hash, p string, maxCommits int) (*Blame, error) {
 	var sc Scope
 	var content []byte
 	for _, x := range Scopes {
 		if tips[x].IsZero() {
 			continue
 		}
-		t, err := s.Repo.TreeOf(ctx, tips[x])
+		t, err := s.repo.TreeOf(ctx, tips[x])
 		if err != nil {
 			return nil, err
 		}
@@ -284,7 +282,7 @@ func (s *Store) BlameFile(ctx context.Context, tips map[Scope]plumbing.Hash, p s
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		c, err := s.Repo.Commit(ctx, h)
+		c, err := s.repo.Commit(ctx, h)
 		if err != nil {
 			return nil, err
 		}

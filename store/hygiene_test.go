@@ -77,9 +77,9 @@ func TestInvalidUTF8Refused(t *testing.T) {
 			t.Errorf("%s: err = %v", what, err)
 		}
 	}
-	_, err := s.AddDecision(ctx, store.NewDecision{Title: bad})
+	_, _, err := s.AddDecision(ctx, store.NewDecision{Title: bad})
 	check("decision title", err)
-	_, err = s.AddDecision(ctx, store.NewDecision{Title: "ok", Consequences: bad})
+	_, _, err = s.AddDecision(ctx, store.NewDecision{Title: "ok", Consequences: bad})
 	check("decision consequences", err)
 	_, err = s.SetEntry(ctx, store.KnowledgeKind, store.SetEntry{Key: "k", Content: bad})
 	if !errors.Is(err, store.ErrInvalid) {

@@ -155,7 +155,7 @@ func TestInterruptedRefreshKeepsHandEdits(t *testing.T) {
 	}
 	var got []string
 	for _, e := range edits {
-		got = append(got, e.Path+":"+e.Change)
+		got = append(got, e.Path+":"+e.Change.String())
 	}
 	if strings.Join(got, " ") != "knowledge/k0.md:modified knowledge/k4.md:modified knowledge/k5.md:modified" {
 		t.Fatalf("hand edits = %v", got)

@@ -9,12 +9,10 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
 	"github.com/ctx-dev/ctx/gitstore"
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/uuid"
 )
 
@@ -59,7 +57,7 @@ type Member struct {
 const ManifestPath = "manifest.json"
 
 // ReadManifest reads manifest.json.
-func (s *Store) ReadManifest(ctx context.Context, v *View) (Manifest, error) {
+func (v *View) ReadManifest(ctx context.Context) (Manifest, error) {
 	var m Manifest
 	b, err := v.ReadIn(ctx, Public, ManifestPath)
 	if err != nil {
@@ -101,7 +99,7 @@ type InitResult struct {
 	Created  bool          // a new context branch with a manifest was committed
 	Adopted  string        // the remote whose context branch was adopted, if any
 	Existing bool          // the branch existed already: nothing changed
-	Tip      plumbing.Hash // the branch's tip
+	Tip      gitstore.Hash // the branch's tip
 	// Unreachable is set when the remote could not be reached to look for its context branch: the store
 	// was created offline, and Unreachable holds the transfer error (git's words). A later pull merges the
 	// remote's branch, if it has one.
@@ -113,18 +111,18 @@ type InitResult struct {
 // context branch it is adopted instead of starting a second history. Run again, it changes nothing.
 // It never touches HEAD, the index or the working files.
 func (s *Store) Init(ctx context.Context, opt InitOptions) (*InitResult, error) {
-	if opt.Branch != "" && opt.Branch != s.Cfg.Branch {
+	if opt.Branch != "" && opt.Branch != s.cfg.Branch {
 		if err := validBranch(opt.Branch); err != nil {
 			return nil, err
 		}
 		// A store exists already under another name: init does not start a second one.
-		if cur, err := s.Repo.Resolve(ctx, s.BranchRef()); err != nil {
+		if cur, err := s.repo.Resolve(ctx, s.BranchRef()); err != nil {
 			return nil, err
 		} else if !cur.IsZero() {
 			return nil, invalidf("this repository's context branch is %s already; ctx init --branch %s would start a second store (to rename it: git branch -m %s %s, then ctx config)",
-				s.BranchRef(), opt.Branch, s.Cfg.Branch, opt.Branch)
+				s.BranchRef(), opt.Branch, s.cfg.Branch, opt.Branch)
 		}
-		s.Cfg.Branch = opt.Branch
+		s.cfg.Branch = opt.Branch
 	}
 	if err := s.checkBranchIsContext(ctx); err != nil {
 		return nil, err
@@ -136,10 +134,10 @@ func (s *Store) Init(ctx context.Context, opt InitOptions) (*InitResult, error) 
 		if err := s.CheckRemote(opt.Remote, gitstore.FromUser); err != nil {
 			return nil, err
 		}
-		s.Cfg.Remote = opt.Remote
+		s.cfg.Remote = opt.Remote
 	}
 	res := &InitResult{}
-	tip, err := s.Repo.Resolve(ctx, s.BranchRef())
+	tip, err := s.repo.Resolve(ctx, s.BranchRef())
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +157,7 @@ func (s *Store) Init(ctx context.Context, opt InitOptions) (*InitResult, error) 
 				return nil, err
 			}
 			if found {
-				if err := s.Repo.UpdateRef(ctx, s.BranchRef(), plumbing.ZeroHash, rt, "ctx init: adopt "+remote); err != nil {
+				if err := s.repo.UpdateRef(ctx, s.BranchRef(), gitstore.ZeroHash, rt, "ctx init: adopt "+remote); err != nil {
 					return nil, err
 				}
 				res.Adopted = remote
@@ -171,11 +169,11 @@ func (s *Store) Init(ctx context.Context, opt InitOptions) (*InitResult, error) 
 		}
 		res.Created = true
 	}
-	if res.Tip, err = s.Repo.Resolve(ctx, s.BranchRef()); err != nil {
+	if res.Tip, err = s.repo.Resolve(ctx, s.BranchRef()); err != nil {
 		return nil, err
 	}
-	if s.Cfg.Branch != DefaultBranch || fileMissing(s.configPath()) {
-		if err := s.SaveConfig(); err != nil {
+	if s.cfg.Branch != DefaultBranch || fileMissing(s.configPath()) {
+		if err := s.saveConfig(); err != nil {
 			return nil, err
 		}
 	}
@@ -191,8 +189,7 @@ func (s *Store) Init(ctx context.Context, opt InitOptions) (*InitResult, error) 
 
 // validBranch checks a context branch name as git check-ref-format(1) does for refs/heads/<name>.
 func validBranch(name string) error {
-	if err := plumbing.ReferenceName("refs/heads/" + name).Validate(); err != nil || strings.ContainsAny(name, " ~^:?*[\\") || strings.HasPrefix(name, "-") ||
-		gitstore.ValidRefName("refs/heads/"+name) != nil {
+	if err := gitstore.ValidBranchName(name); err != nil {
 		return invalidf("invalid branch name %q", name)
 	}
 	return nil
@@ -202,21 +199,21 @@ func validBranch(name string) error {
 // existing branch that is not a context store (no manifest.json at its root): ctx would commit its entries
 // onto the user's code (ctx init --branch main).
 func (s *Store) checkBranchIsContext(ctx context.Context) error {
-	if s.Repo.CurrentBranch() == s.Cfg.Branch {
-		return invalidf("branch %s is checked out in this worktree: the context branch must be a branch of its own (the default is %s)", s.Cfg.Branch, DefaultBranch)
+	if s.repo.CurrentBranch() == s.cfg.Branch {
+		return invalidf("branch %s is checked out in this worktree: the context branch must be a branch of its own (the default is %s)", s.cfg.Branch, DefaultBranch)
 	}
-	tip, err := s.Repo.Resolve(ctx, s.BranchRef())
+	tip, err := s.repo.Resolve(ctx, s.BranchRef())
 	if err != nil || tip.IsZero() {
 		return err
 	}
-	tree, err := s.Repo.TreeOf(ctx, tip)
+	tree, err := s.repo.TreeOf(ctx, tip)
 	if err != nil {
 		return err
 	}
-	if h, err := s.Repo.PathHash(ctx, tree, ManifestPath); err != nil {
+	if h, err := s.repo.PathHash(ctx, tree, ManifestPath); err != nil {
 		return err
 	} else if h.IsZero() {
-		return invalidf("branch %s exists and is not a context store (it has no %s): choose another name with ctx init --branch NAME", s.Cfg.Branch, ManifestPath)
+		return invalidf("branch %s exists and is not a context store (it has no %s): choose another name with ctx init --branch NAME", s.cfg.Branch, ManifestPath)
 	}
 	return nil
 }
@@ -224,16 +221,13 @@ func (s *Store) checkBranchIsContext(ctx context.Context) error {
 // checkCheckoutDirFree refuses to check the store out into a .context/ folder whose files git tracks in
 // the user's branch: they would mix with the store's files and be committed to the context branch.
 func (s *Store) checkCheckoutDirFree(ctx context.Context) error {
-	if s.Repo.Bare() || !gitstore.HasGit() {
+	if s.repo.Bare() || !gitstore.HasGit() {
 		return nil
 	}
-	cmd := exec.CommandContext(ctx, "git", "ls-files", "--", CheckoutDir)
-	cmd.Dir = s.Repo.WorkTree()
-	cmd.Env = append(os.Environ(), "GIT_DIR="+s.Repo.GitDir(), "GIT_WORK_TREE="+s.Repo.WorkTree())
-	out, err := cmd.Output()
-	if err == nil && len(bytes.TrimSpace(out)) > 0 {
+	tracked, err := s.repo.TrackedFiles(ctx, CheckoutDir)
+	if err == nil && len(tracked) > 0 {
 		return invalidf("this repository tracks files in %s/ (%s...): ctx keeps its checked-out tree there; move them first",
-			CheckoutDir, strings.SplitN(strings.TrimSpace(string(out)), "\n", 2)[0])
+			CheckoutDir, tracked[0])
 	}
 	return nil
 }
@@ -246,7 +240,7 @@ func fileMissing(p string) bool {
 func (s *Store) createBranch(ctx context.Context) error {
 	name := ""
 	url := ""
-	if remotes, err := s.Repo.Remotes(ctx); err == nil {
+	if remotes, err := s.repo.Remotes(ctx); err == nil {
 		for _, r := range remotes {
 			if r.Name == "origin" {
 				url = r.URL
@@ -257,9 +251,9 @@ func (s *Store) createBranch(ctx context.Context) error {
 		name = strings.TrimSuffix(filepath.Base(strings.TrimRight(url, "/")), ".git")
 	}
 	if name == "" || name == "." {
-		dir := s.Repo.WorkTree()
+		dir := s.repo.WorkTree()
 		if dir == "" {
-			dir = strings.TrimSuffix(s.Repo.CommonDir(), string(filepath.Separator)+".git")
+			dir = strings.TrimSuffix(s.repo.CommonDir(), string(filepath.Separator)+".git")
 		}
 		name = strings.TrimSuffix(filepath.Base(dir), ".git")
 	}
@@ -271,7 +265,7 @@ func (s *Store) createBranch(ctx context.Context) error {
 		return err
 	}
 	msg := s.Message(Op{Name: "init", Summary: "initialise context store for " + name})
-	_, err = s.Repo.Transact(ctx, []string{s.BranchRef()}, func(tips map[string]gitstore.Tip) (map[string]*gitstore.Write, error) {
+	_, err = s.repo.Transact(ctx, []string{s.BranchRef()}, func(tips map[string]gitstore.Tip) (map[string]*gitstore.Write, error) {
 		if !tips[s.BranchRef()].Commit.IsZero() {
 			return nil, nil // another process initialised it meanwhile
 		}
@@ -283,10 +277,10 @@ func (s *Store) createBranch(ctx context.Context) error {
 // ensureExcluded adds "/.context/" to <common dir>/info/exclude once (gitignore(5)), so the checked-out
 // tree never shows in git status.
 func (s *Store) ensureExcluded() error {
-	if s.Repo.Bare() {
+	if s.repo.Bare() {
 		return nil
 	}
-	p := filepath.Join(s.Repo.CommonDir(), "info", "exclude")
+	p := filepath.Join(s.repo.CommonDir(), "info", "exclude")
 	b, err := os.ReadFile(p)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("read %s: %w", p, err)

@@ -3,6 +3,7 @@ package store_test
 import (
 	"bytes"
 	"fmt"
+	"github.com/ctx-dev/ctx/gitstore"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,7 +12,6 @@ import (
 
 	"github.com/ctx-dev/ctx/store"
 	"github.com/ctx-dev/ctx/store/storetest"
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // Merge benchmark (issue #4): two sides that each changed 1,000 entries of a 10,000-entry store, merged by
@@ -75,7 +75,7 @@ func BenchmarkMergeVsGit(b *testing.B) {
 		b.Skip("git not installed")
 	}
 	dir, ours, theirs := benchHistories(b)
-	oursH, theirsH := plumbing.NewHash(ours), plumbing.NewHash(theirs)
+	oursH, theirsH := gitstore.NewHash(ours), gitstore.NewHash(theirs)
 	s, err := store.Open(bg, dir, store.Actor{Agent: "bench", Machine: "bench"})
 	if err != nil {
 		b.Fatal(err)
@@ -84,11 +84,11 @@ func BenchmarkMergeVsGit(b *testing.B) {
 	b.Run("ctx", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			b.StopTimer()
-			cur, err := s.Repo.Resolve(bg, s.BranchRef())
+			cur, err := s.GitRepo().Resolve(bg, s.BranchRef())
 			if err != nil {
 				b.Fatal(err)
 			}
-			if err := s.Repo.UpdateRef(bg, s.BranchRef(), cur, oursH, "bench: reset"); err != nil {
+			if err := s.GitRepo().UpdateRef(bg, s.BranchRef(), cur, oursH, "bench: reset"); err != nil {
 				b.Fatal(err)
 			}
 			b.StartTimer()
@@ -174,8 +174,8 @@ func BenchmarkMergeConflicts(b *testing.B) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		b.Fatalf("fast-import: %v\n%s", err, out)
 	}
-	oursH := plumbing.NewHash(storetest.Git(b, dir, "rev-parse", "ctx"))
-	theirsH := plumbing.NewHash(storetest.Git(b, dir, "rev-parse", "theirs"))
+	oursH := gitstore.NewHash(storetest.Git(b, dir, "rev-parse", "ctx"))
+	theirsH := gitstore.NewHash(storetest.Git(b, dir, "rev-parse", "theirs"))
 	s, err := store.Open(bg, dir, store.Actor{Agent: "bench", Machine: "bench"})
 	if err != nil {
 		b.Fatal(err)
@@ -183,11 +183,11 @@ func BenchmarkMergeConflicts(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		cur, err := s.Repo.Resolve(bg, s.BranchRef())
+		cur, err := s.GitRepo().Resolve(bg, s.BranchRef())
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := s.Repo.UpdateRef(bg, s.BranchRef(), cur, oursH, "bench: reset"); err != nil {
+		if err := s.GitRepo().UpdateRef(bg, s.BranchRef(), cur, oursH, "bench: reset"); err != nil {
 			b.Fatal(err)
 		}
 		b.StartTimer()

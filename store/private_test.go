@@ -97,7 +97,7 @@ func TestPrivateRefsNotPushedByMirror(t *testing.T) {
 	}
 	for key, want := range map[string]string{"vault-recovery-codes": "PRIVATE-MARKER-1\n", "scratch-pad": "EPHEMERAL-MARKER-1\n",
 		"moved-out": "MOVED-MARKER-2 private now\n", "shared-notes": "PUBLIC-MARKER-1\n"} {
-		e, err := s2.GetEntry(ctx, v, store.KnowledgeKind, key)
+		e, err := v.GetEntry(ctx, store.KnowledgeKind, key)
 		if err != nil || e.Content != want {
 			t.Errorf("after gc, %s = %q, %v", key, e.Content, err)
 		}
@@ -172,10 +172,10 @@ func TestMoveOldPrivateRefs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e, err := s.GetEntry(ctx, v, store.KnowledgeKind, "old-secret"); err != nil || e.Content != "OLD-PRIVATE-2\n" || e.Scope != store.Private {
+	if e, err := v.GetEntry(ctx, store.KnowledgeKind, "old-secret"); err != nil || e.Content != "OLD-PRIVATE-2\n" || e.Scope != store.Private {
 		t.Errorf("old-secret = %+v, %v", e, err)
 	}
-	if e, err := s.GetEntry(ctx, v, store.KnowledgeKind, "old-scratch"); err != nil || e.Scope != store.Ephemeral {
+	if e, err := v.GetEntry(ctx, store.KnowledgeKind, "old-scratch"); err != nil || e.Scope != store.Ephemeral {
 		t.Errorf("old-scratch = %+v, %v", e, err)
 	}
 	remote := bare(t)
@@ -245,7 +245,7 @@ func TestPrivateNamesStayOffThePublicBranch(t *testing.T) {
 	must(err)
 	_, _, err = s.AddSkill(ctx, privSkill, "rotate the keys", "steps\n", store.Private)
 	must(err)
-	d, err := s.AddDecision(ctx, store.NewDecision{Title: privDec, Scope: store.Private, Context: "c", Decision: "d", Consequences: "q"})
+	d, _, err := s.AddDecision(ctx, store.NewDecision{Title: privDec, Scope: store.Private, Context: "c", Decision: "d", Consequences: "q"})
 	must(err)
 
 	// A public session record that lists them.
@@ -259,13 +259,13 @@ func TestPrivateNamesStayOffThePublicBranch(t *testing.T) {
 	must(err)
 	v, err := s.RefView(ctx)
 	must(err)
-	got, err := s.GetSession(ctx, v, "sess-1")
+	got, err := v.GetSession(ctx, "sess-1")
 	must(err)
 	if got.Scope != store.Public || strings.Join(got.KnowledgeAdded, ",") != "shared-notes,"+privKnow+","+ephKnow ||
 		len(got.DecisionsAdded) != 2 || strings.Join(got.SkillsUsed, ",") != privSkill || strings.Join(ss.SkillsUsed, ",") != privSkill {
 		t.Errorf("the local user's session lost names: %+v", got)
 	}
-	list, err := s.ListSessions(ctx, v)
+	list, err := v.ListSessions(ctx)
 	must(err)
 	if len(list) != 1 || len(list[0].KnowledgeAdded) != 3 {
 		t.Errorf("ListSessions = %+v", list)
@@ -289,18 +289,18 @@ func TestPrivateNamesStayOffThePublicBranch(t *testing.T) {
 	}
 
 	// A public decision cannot name a private one.
-	if _, err := s.AddDecision(ctx, store.NewDecision{Title: "Public follow-up", Supersedes: []int{d.ID}}); !errors.Is(err, store.ErrInvalid) {
+	if _, _, err := s.AddDecision(ctx, store.NewDecision{Title: "Public follow-up", Supersedes: []int{d.ID}}); !errors.Is(err, store.ErrInvalid) {
 		t.Errorf("public decision superseding a private one: %v", err)
 	}
-	pd, err := s.AddDecision(ctx, store.NewDecision{Title: "Public one"})
+	pd, _, err := s.AddDecision(ctx, store.NewDecision{Title: "Public one"})
 	must(err)
-	if _, err := s.SetDecisionStatus(ctx, strconv.Itoa(pd.ID), "superseded", d.ID); !errors.Is(err, store.ErrInvalid) {
+	if _, _, err := s.SetDecisionStatus(ctx, strconv.Itoa(pd.ID), "superseded", d.ID); !errors.Is(err, store.ErrInvalid) {
 		t.Errorf("public decision superseded by a private one: %v", err)
 	}
 
 	remote := bare(t)
 	storetest.Git(t, dir, "remote", "add", "origin", remote)
-	if _, err := s.Push(ctx, "origin"); err != nil {
+	if _, err := s.Push(ctx, store.PushOptions{Remote: "origin"}); err != nil {
 		t.Fatal(err)
 	}
 	objs := remoteObjects(t, remote)

@@ -69,7 +69,7 @@ func (s *Store) SetScope(ctx context.Context, kind, key string, scope Scope) (*C
 		}
 	case "decision":
 		fn = func(v *View) (Edits, error) {
-			d, err := s.FindDecision(ctx, v, key)
+			d, err := v.FindDecision(ctx, key)
 			if err != nil || d.Scope == sc {
 				return nil, err
 			}

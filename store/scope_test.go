@@ -35,7 +35,7 @@ func TestSetScopeKnowledge(t *testing.T) {
 	if !strings.Contains(got, "scope: private") || !strings.HasSuffix(got, "---\nbody") {
 		t.Fatalf("moved file:\n%s", got)
 	}
-	e, err := f.s.GetEntry(f.ctx, f.view(), store.KnowledgeKind, "creds")
+	e, err := f.view().GetEntry(f.ctx, store.KnowledgeKind, "creds")
 	if err != nil || e.Scope != store.Private || e.Content != "body\n" {
 		t.Fatalf("entry: %+v %v", e, err)
 	}
@@ -83,7 +83,7 @@ func TestSetScopeSkillAndDecision(t *testing.T) {
 		t.Fatal("usage not written next to the moved skill")
 	}
 
-	d, err := f.s.AddDecision(f.ctx, store.NewDecision{Title: "Use PostgreSQL", Context: "c", Decision: "d", Consequences: "q"})
+	d, _, err := f.s.AddDecision(f.ctx, store.NewDecision{Title: "Use PostgreSQL", Context: "c", Decision: "d", Consequences: "q"})
 	if err != nil {
 		t.Fatal(err)
 	}

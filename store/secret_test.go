@@ -36,7 +36,7 @@ func TestPublicWriteWithSecretRefused(t *testing.T) {
 	}
 	_, err := s.SetEntry(ctx, store.KnowledgeKind, store.SetEntry{Key: "ci", Content: "token " + tok + "\n"})
 	refused("knowledge", err)
-	_, err = s.AddDecision(ctx, store.NewDecision{Title: "Use CI", Context: "the bot uses " + tok})
+	_, _, err = s.AddDecision(ctx, store.NewDecision{Title: "Use CI", Context: "the bot uses " + tok})
 	refused("decision", err)
 	task := "rotate " + tok
 	_, _, err = s.UpdateState(ctx, store.StatePatch{CurrentTask: &task})

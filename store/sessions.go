@@ -198,7 +198,7 @@ func (s *Store) splitPrivateNames(ctx context.Context, v *View, ss SessionSummar
 	}
 	if ss.DecisionsAdded, priv.DecisionsAdded, err = split(ss.DecisionsAdded, func(ref string) (bool, error) {
 		if decisions == nil {
-			if decisions, err = s.ListDecisions(ctx, v); err != nil {
+			if decisions, err = v.ListDecisions(ctx); err != nil {
 				return false, err
 			}
 		}
@@ -219,7 +219,7 @@ func (s *Store) splitPrivateNames(ctx context.Context, v *View, ss SessionSummar
 }
 
 // GetSession reads one session; *NotFoundError "Session 'x' not found" when absent.
-func (s *Store) GetSession(ctx context.Context, v *View, id string) (SessionSummary, error) {
+func (v *View) GetSession(ctx context.Context, id string) (SessionSummary, error) {
 	if err := normKey(&id); err != nil {
 		return SessionSummary{}, fmt.Errorf("session id: %w", err)
 	}
@@ -235,7 +235,7 @@ func (s *Store) GetSession(ctx context.Context, v *View, id string) (SessionSumm
 
 // ListSessions lists the sessions of every scope ordered by started (seed 000: "ordered by start time"),
 // then id. Files that are not valid JSON are skipped.
-func (s *Store) ListSessions(ctx context.Context, v *View) ([]SessionSummary, error) {
+func (v *View) ListSessions(ctx context.Context) ([]SessionSummary, error) {
 	names, err := v.List(ctx, HistoryDir)
 	if err != nil {
 		return nil, err
@@ -292,7 +292,7 @@ func (s *Store) writeSession(ctx context.Context, in SessionUpdate, mustBeNew bo
 	if err := validFields("session", in); err != nil {
 		return SessionSummary{}, nil, err
 	}
-	author, err := s.Repo.Identity(ctx)
+	author, err := s.repo.Identity(ctx)
 	if err != nil {
 		return SessionSummary{}, nil, err
 	}

@@ -36,7 +36,7 @@ func TestSessions(t *testing.T) {
 	f.commits("ctx", 0, func() {
 		must[store.SessionSummary](t)(f.s.AppendSession(f.ctx, store.SessionUpdate{ID: ss.ID, KnowledgeAdded: []string{"db-schema"}}))
 	})
-	got, err := f.s.GetSession(f.ctx, f.view(), ss.ID)
+	got, err := f.view().GetSession(f.ctx, ss.ID)
 	if err != nil || !reflect.DeepEqual(got.KnowledgeAdded, []string{"tech-stack", "db-schema"}) || !reflect.DeepEqual(got.DecisionsAdded, []string{"3"}) {
 		t.Fatalf("get: %+v %v", got, err)
 	}
@@ -67,7 +67,7 @@ func TestSessions(t *testing.T) {
 			t.Fatalf("missing: %v", err)
 		}
 	})
-	list, err := f.s.ListSessions(f.ctx, f.view())
+	list, err := f.view().ListSessions(f.ctx)
 	if err != nil || len(list) != 2 || list[0].ID != ss.ID || list[1].ID != "zzz-second" {
 		t.Fatalf("list: %+v %v", list, err)
 	}
@@ -85,7 +85,7 @@ func TestListSessionsOrderedByStarted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	list, err := f.s.ListSessions(f.ctx, f.view())
+	list, err := f.view().ListSessions(f.ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

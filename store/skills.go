@@ -27,7 +27,7 @@ func ParseSkill(name string, sc Scope, b []byte) Skill {
 func skillPath(name string) string { return "skills/" + name + "/SKILL.md" }
 
 // GetSkill reads a skill; *NotFoundError "Skill 'x' not found" when absent (seed 000).
-func (s *Store) GetSkill(ctx context.Context, v *View, name string) (Skill, error) {
+func (v *View) GetSkill(ctx context.Context, name string) (Skill, error) {
 	if err := normKey(&name); err != nil {
 		return Skill{}, err
 	}
@@ -42,7 +42,7 @@ func (s *Store) GetSkill(ctx context.Context, v *View, name string) (Skill, erro
 }
 
 // ListSkills lists every skill of every scope, ordered by name.
-func (s *Store) ListSkills(ctx context.Context, v *View) ([]Skill, error) {
+func (v *View) ListSkills(ctx context.Context) ([]Skill, error) {
 	names, err := v.List(ctx, "skills")
 	if err != nil {
 		return nil, err

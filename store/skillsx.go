@@ -380,7 +380,7 @@ func readLog[T any](ctx context.Context, v *View, sc Scope, p string) ([]T, erro
 
 // SkillFeedback returns the skill's feedback records in file order (seed 000,
 // context://skills/{name}/feedback); *NotFoundError "Skill 'x' not found" when the skill does not exist.
-func (s *Store) SkillFeedback(ctx context.Context, v *View, name string) ([]SkillFeedback, error) {
+func (v *View) SkillFeedback(ctx context.Context, name string) ([]SkillFeedback, error) {
 	sc, _, err := findSkill(ctx, v, name)
 	if err != nil {
 		return nil, err
@@ -389,7 +389,7 @@ func (s *Store) SkillFeedback(ctx context.Context, v *View, name string) ([]Skil
 }
 
 // SkillUsages returns the skill's usage events in file order.
-func (s *Store) SkillUsages(ctx context.Context, v *View, name string) ([]SkillUsage, error) {
+func (v *View) SkillUsages(ctx context.Context, name string) ([]SkillUsage, error) {
 	sc, _, err := findSkill(ctx, v, name)
 	if err != nil {
 		return nil, err
@@ -426,8 +426,8 @@ func NeedsAttention(ratings []float64) bool {
 }
 
 // SkillStats computes the stats of every skill (ordered by name) from its usage and feedback logs.
-func (s *Store) SkillStats(ctx context.Context, v *View) ([]SkillStats, error) {
-	skills, err := s.ListSkills(ctx, v)
+func (v *View) SkillStats(ctx context.Context) ([]SkillStats, error) {
+	skills, err := v.ListSkills(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -542,18 +542,18 @@ func (s *Store) ProposeSkill(ctx context.Context, name, proposedContent, rationa
 // ListProposals lists a skill's proposals ordered by created_at then id; status "" lists all, else only
 // those with that status (one of pending, accepted, rejected, upstream). *NotFoundError when the skill
 // does not exist. name "" lists the proposals of every skill, skill by skill.
-func (s *Store) ListProposals(ctx context.Context, v *View, name, status string) ([]SkillProposal, error) {
+func (v *View) ListProposals(ctx context.Context, name, status string) ([]SkillProposal, error) {
 	if status != "" && !contains(ProposalStatuses, status) {
 		return nil, invalidf("invalid proposal status %q: use one of %s", status, strings.Join(ProposalStatuses, ", "))
 	}
 	if name == "" {
-		skills, err := s.ListSkills(ctx, v)
+		skills, err := v.ListSkills(ctx)
 		if err != nil {
 			return nil, err
 		}
 		out := []SkillProposal{}
 		for _, sk := range skills {
-			ps, err := s.ListProposals(ctx, v, sk.Name, status)
+			ps, err := v.ListProposals(ctx, sk.Name, status)
 			if err != nil {
 				return nil, err
 			}
@@ -613,7 +613,7 @@ func (s *Store) ResolveProposal(ctx context.Context, name, id, decision string) 
 	if err := normKey(&id); err != nil {
 		return SkillProposal{}, nil, fmt.Errorf("proposal id: %w", err)
 	}
-	who, err := s.Repo.Identity(ctx)
+	who, err := s.repo.Identity(ctx)
 	if err != nil {
 		return SkillProposal{}, nil, err
 	}

@@ -20,7 +20,7 @@ func TestAddSkill(t *testing.T) {
 	if got := storetest.Show(t, f.dir, "ctx", "skills/deploy-staging/SKILL.md"); got+"\n" != want {
 		t.Fatalf("SKILL.md:\n%q\nwant\n%q", got, want)
 	}
-	sk, err := f.s.GetSkill(f.ctx, f.view(), "deploy-staging")
+	sk, err := f.view().GetSkill(f.ctx, "deploy-staging")
 	if err != nil || sk.Description != "Deploy to staging" || sk.Content != want {
 		t.Fatalf("get: %+v %v", sk, err)
 	}
@@ -100,7 +100,7 @@ func TestSkillUsageFeedbackStats(t *testing.T) {
 	if lines := strings.Split(usage, "\n"); len(lines) != 2 || !strings.Contains(usage, `"session_id":"s1"`) || !strings.Contains(usage, `"session_id":"other"`) {
 		t.Fatalf("usage log:\n%s", usage)
 	}
-	fb, err := f.s.SkillFeedback(f.ctx, f.view(), "run-tests")
+	fb, err := f.view().SkillFeedback(f.ctx, "run-tests")
 	if err != nil || len(fb) != 1 || fb[0].Rating != 1 || fb[0].Comment != "broken" || fb[0].Agent != "test-agent" || fb[0].ID == "" {
 		t.Fatalf("feedback: %+v %v", fb, err)
 	}
@@ -109,7 +109,7 @@ func TestSkillUsageFeedbackStats(t *testing.T) {
 	}
 	stats := func() store.SkillStats {
 		t.Helper()
-		st, err := f.s.SkillStats(f.ctx, f.view())
+		st, err := f.view().SkillStats(f.ctx)
 		if err != nil || len(st) != 1 {
 			t.Fatalf("stats: %+v %v", st, err)
 		}
@@ -184,12 +184,12 @@ func TestSkillProposals(t *testing.T) {
 		if _, _, err := f.s.ProposeSkill(f.ctx, "nope", "x", ""); !errors.As(err, &nf) {
 			t.Fatalf("missing skill: %v", err)
 		}
-		if _, err := f.s.ListProposals(f.ctx, f.view(), "deploy", "weird"); err == nil {
+		if _, err := f.view().ListProposals(f.ctx, "deploy", "weird"); err == nil {
 			t.Fatal("bad status accepted")
 		}
 	})
 	p2 := must[store.SkillProposal](t)(f.s.ProposeSkill(f.ctx, "deploy", cur+"extra\n", "other"))
-	if l, err := f.s.ListProposals(f.ctx, f.view(), "deploy", "pending"); err != nil || len(l) != 2 {
+	if l, err := f.view().ListProposals(f.ctx, "deploy", "pending"); err != nil || len(l) != 2 {
 		t.Fatalf("pending: %+v %v", l, err)
 	}
 	// Accepting: SKILL.md replaced and proposal marked in the same commit.
@@ -218,10 +218,10 @@ func TestSkillProposals(t *testing.T) {
 	if got := storetest.Show(t, f.dir, "ctx", "skills/deploy/SKILL.md") + "\n"; got != proposed {
 		t.Fatal("rejecting changed SKILL.md")
 	}
-	if l, _ := f.s.ListProposals(f.ctx, f.view(), "deploy", "rejected"); len(l) != 1 || l[0].ID != p2.ID {
+	if l, _ := f.view().ListProposals(f.ctx, "deploy", "rejected"); len(l) != 1 || l[0].ID != p2.ID {
 		t.Fatalf("rejected: %+v", l)
 	}
-	if l, _ := f.s.ListProposals(f.ctx, f.view(), "deploy", ""); len(l) != 2 {
+	if l, _ := f.view().ListProposals(f.ctx, "deploy", ""); len(l) != 2 {
 		t.Fatalf("all: %+v", l)
 	}
 }

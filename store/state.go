@@ -72,7 +72,7 @@ func readState(ctx context.Context, v *View) (st ActiveState, raw []byte, ok boo
 
 // GetState returns the ActiveState (seed 000, context://state). A store without state.json returns the
 // empty state (empty task, [] blockers, {} progress), not an error.
-func (s *Store) GetState(ctx context.Context, v *View) (ActiveState, error) {
+func (v *View) GetState(ctx context.Context) (ActiveState, error) {
 	st, _, _, err := readState(ctx, v)
 	return st, err
 }

@@ -78,7 +78,7 @@ func ptr[T any](x T) *T { return &x }
 
 func TestState(t *testing.T) {
 	f := newFixture(t)
-	st, err := f.s.GetState(f.ctx, f.view())
+	st, err := f.view().GetState(f.ctx)
 	if err != nil || st.CurrentTask != "" || st.Blockers == nil || st.Progress == nil {
 		t.Fatalf("empty state: %+v %v", st, err)
 	}
@@ -109,7 +109,7 @@ func TestState(t *testing.T) {
 	f.commits("ctx", 1, func() {
 		must[store.ActiveState](t)(f.s.UpdateState(f.ctx, store.StatePatch{Blockers: &[]string{}}))
 	})
-	st, _ = f.s.GetState(f.ctx, f.view())
+	st, _ = f.view().GetState(f.ctx)
 	if st.CurrentTask != "auth middleware" || len(st.Blockers) != 0 || !reflect.DeepEqual(st.Progress, map[string]string{"auth": "50%"}) {
 		t.Fatalf("after patch: %+v", st)
 	}
@@ -167,7 +167,7 @@ func TestClearState(t *testing.T) {
 	if n := len(storetest.Files(t, f.dir, store.RefEphemeral)); n != 0 {
 		t.Fatalf("ephemeral still has %d files", n)
 	}
-	st, _ := f.s.GetState(f.ctx, f.view())
+	st, _ := f.view().GetState(f.ctx)
 	if st.CurrentTask != "" || len(st.Blockers) != 0 {
 		t.Fatalf("state not cleared: %+v", st)
 	}
@@ -181,7 +181,7 @@ func TestClearState(t *testing.T) {
 		t.Fatalf("ephemeral: %d commits after second clear", got)
 	}
 	var nf *store.NotFoundError
-	if _, err := f.s.GetEntry(f.ctx, f.view(), store.KnowledgeKind, "scratch"); !errors.As(err, &nf) {
+	if _, err := f.view().GetEntry(f.ctx, store.KnowledgeKind, "scratch"); !errors.As(err, &nf) {
 		t.Fatalf("ephemeral entry survived: %v", err)
 	}
 }

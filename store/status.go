@@ -55,7 +55,7 @@ func (s *Store) Status(ctx context.Context) (*Status, error) {
 		// the last refresh that completed.
 		warn(ctx, fmt.Sprintf("refreshing %s failed: %v", CheckoutDir, err))
 	}
-	st := &Status{Branch: s.Cfg.Branch, Tip: tips[Public].String(), Counts: map[string]int{}, HandEdits: []HandEdit{}, Stale: []string{}}
+	st := &Status{Branch: s.cfg.Branch, Tip: tips[Public].String(), Counts: map[string]int{}, HandEdits: []HandEdit{}, Stale: []string{}}
 	st.Locks = s.Locks(ctx)
 	if !tips[Private].IsZero() {
 		st.Private = tips[Private].String()
@@ -65,16 +65,16 @@ func (s *Store) Status(ctx context.Context) (*Status, error) {
 	}
 	if remote := s.RemoteName(ctx); remote != "" {
 		st.Remote, st.Tracking = remote, s.TrackingRef(remote)
-		tt, err := s.Repo.Resolve(ctx, st.Tracking)
+		tt, err := s.repo.Resolve(ctx, st.Tracking)
 		if err != nil {
 			return nil, err
 		}
 		if !tt.IsZero() {
 			st.TrackingTip = tt.String()
-			if st.Ahead, err = s.Repo.CountAhead(ctx, tips[Public], tt); err != nil {
+			if st.Ahead, err = s.repo.CountAhead(ctx, tips[Public], tt); err != nil {
 				return nil, err
 			}
-			if st.Behind, err = s.Repo.CountAhead(ctx, tt, tips[Public]); err != nil {
+			if st.Behind, err = s.repo.CountAhead(ctx, tt, tips[Public]); err != nil {
 				return nil, err
 			}
 		}
@@ -129,7 +129,7 @@ func (s *Store) Status(ctx context.Context) (*Status, error) {
 		}
 		// A hand-edited file is behind when the branch's version is no longer the one it was edited from.
 		for _, e := range st.HandEdits {
-			if rec == nil || e.Change == "added" {
+			if rec == nil || e.Change == ChangeAdded {
 				continue
 			}
 			f, ok := rec.Files[e.Path]
@@ -140,11 +140,11 @@ func (s *Store) Status(ctx context.Context) (*Status, error) {
 				st.Stale = append(st.Stale, e.Path)
 				continue
 			}
-			tree, err := s.Repo.TreeOf(ctx, now[f.Scope])
+			tree, err := s.repo.TreeOf(ctx, now[f.Scope])
 			if err != nil {
 				return nil, err
 			}
-			h, err := s.Repo.PathHash(ctx, tree, e.Path)
+			h, err := s.repo.PathHash(ctx, tree, e.Path)
 			if err != nil {
 				return nil, err
 			}
@@ -163,7 +163,7 @@ func (s *Store) Locks(ctx context.Context) []gitstore.LockInfo {
 	if remote := s.RemoteName(ctx); remote != "" {
 		refs = append(refs, s.TrackingRef(remote))
 	}
-	out := s.Repo.RefLocks(refs)
+	out := s.repo.RefLocks(refs)
 	if out == nil {
 		out = []gitstore.LockInfo{}
 	}
@@ -203,14 +203,14 @@ func Trailers(msg string) map[string]string {
 // Log lists up to n context commits of the public branch (all when n <= 0), newest first, following
 // first parents; path filters to commits that changed that file or folder of the store.
 func (s *Store) Log(ctx context.Context, n int, path string) ([]LogEntry, error) {
-	tip, err := s.Repo.Resolve(ctx, s.BranchRef())
+	tip, err := s.repo.Resolve(ctx, s.BranchRef())
 	if err != nil {
 		return nil, err
 	}
 	if tip.IsZero() {
 		return nil, ErrNotInitialized
 	}
-	commits, err := s.Repo.Log(ctx, tip, n, strings.Trim(path, "/"))
+	commits, err := s.repo.Log(ctx, tip, n, strings.Trim(path, "/"))
 	if err != nil {
 		return nil, err
 	}

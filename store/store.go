@@ -17,9 +17,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/ctx-dev/ctx/gitstore"
 )
+
+// Hash is a git object name (a commit's, a tree's or a blob's): gitstore's type, so that callers of store
+// need not import gitstore.
+type Hash = gitstore.Hash
 
 // Scope is where an entry lives (docs/format.md).
 type Scope string
@@ -82,11 +87,14 @@ type Config struct {
 	AgentDefault string `json:"agent,omitempty"`
 }
 
-// Store is an open context store of one repository.
+// Store is an open context store of one repository: its writes (one commit each), sync, checkout and the
+// views to read it through (RefView, CheckoutView; the reads themselves are View's methods).
 type Store struct {
-	Repo  *gitstore.Repo
-	Cfg   Config
+	repo  *gitstore.Repo
+	cfg   Config
 	Actor Actor
+
+	timeoutOverride time.Duration // SetTransferTimeout; 0: the configured timeout
 
 	recCache recordCache // the checkout record's scopes as CheckoutView last read them
 }
@@ -104,7 +112,7 @@ func Open(ctx context.Context, dir string, actor Actor) (*Store, error) {
 	if err := repo.KeepLocal(ctx, RefPrivate, RefEphemeral); err != nil {
 		return nil, err
 	}
-	s := &Store{Repo: repo, Actor: actor}
+	s := &Store{repo: repo, Actor: actor}
 	if err := s.loadConfig(); err != nil {
 		return nil, err
 	}
@@ -129,10 +137,10 @@ func machineName() string {
 	return strings.ToLower(h)
 }
 
-func (s *Store) configPath() string { return filepath.Join(s.Repo.CtxDir(), "config.json") }
+func (s *Store) configPath() string { return filepath.Join(s.repo.CtxDir(), "config.json") }
 
 func (s *Store) loadConfig() error {
-	s.Cfg = Config{Branch: DefaultBranch}
+	s.cfg = Config{Branch: DefaultBranch}
 	b, err := os.ReadFile(s.configPath())
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -141,21 +149,55 @@ func (s *Store) loadConfig() error {
 		return fmt.Errorf("read ctx config: %w", err)
 	}
 	hint := "fix it or delete it: it holds only ctx's settings for this repository (ctx config), and the default branch is " + DefaultBranch
-	if err := json.Unmarshal(b, &s.Cfg); err != nil {
+	if err := json.Unmarshal(b, &s.cfg); err != nil {
 		return fmt.Errorf("ctx config %s: %w (%s)", s.configPath(), err, hint)
 	}
-	if s.Cfg.Branch == "" {
-		s.Cfg.Branch = DefaultBranch
+	if s.cfg.Branch == "" {
+		s.cfg.Branch = DefaultBranch
 	}
-	if err := validBranch(s.Cfg.Branch); err != nil {
+	if err := validBranch(s.cfg.Branch); err != nil {
 		return fmt.Errorf("ctx config %s: %w (%s)", s.configPath(), err, hint)
 	}
 	return nil
 }
 
-// SaveConfig writes the configuration atomically.
-func (s *Store) SaveConfig() error {
-	b, err := json.MarshalIndent(s.Cfg, "", "  ")
+// Config is a copy of the repository's ctx configuration as this Store uses it.
+func (s *Store) Config() Config { return s.cfg }
+
+// SetConfig replaces the configuration and writes it atomically to <git common dir>/ctx/config.json. The
+// branch is chosen at Init and cannot change here: a different Branch is an invalid-input error, and so is
+// a Remote git must never see (CheckRemote). Nothing is written when it fails.
+func (s *Store) SetConfig(c Config) error {
+	if c.Branch != s.cfg.Branch {
+		return invalidf("the branch is chosen at ctx init --branch")
+	}
+	if c.Remote != "" && c.Remote != s.cfg.Remote {
+		if err := s.CheckRemote(c.Remote, RemoteFromUser); err != nil {
+			return err
+		}
+	}
+	old := s.cfg
+	s.cfg = c
+	if err := s.saveConfig(); err != nil {
+		s.cfg = old
+		return err
+	}
+	return nil
+}
+
+// SetTransferTimeout sets the timeout of this Store's fetches and pushes, at least one second, without
+// saving it (the per-command --timeout); 0 goes back to the configured one.
+func (s *Store) SetTransferTimeout(d time.Duration) {
+	if d == 0 {
+		s.timeoutOverride = 0
+		return
+	}
+	s.timeoutOverride = max(d.Truncate(time.Second), time.Second)
+}
+
+// saveConfig writes the configuration atomically to <git common dir>/ctx/config.json.
+func (s *Store) saveConfig() error {
+	b, err := json.MarshalIndent(s.cfg, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -163,7 +205,7 @@ func (s *Store) SaveConfig() error {
 }
 
 // BranchRef is the public scope's ref, refs/heads/<branch>.
-func (s *Store) BranchRef() string { return "refs/heads/" + s.Cfg.Branch }
+func (s *Store) BranchRef() string { return "refs/heads/" + s.cfg.Branch }
 
 // RefOf returns the ref of a scope.
 func (s *Store) RefOf(sc Scope) string {
@@ -187,7 +229,7 @@ func (s *Store) Refs() []string {
 
 // Initialized reports whether the context branch exists.
 func (s *Store) Initialized(ctx context.Context) (bool, error) {
-	h, err := s.Repo.Resolve(ctx, s.BranchRef())
+	h, err := s.repo.Resolve(ctx, s.BranchRef())
 	return !h.IsZero(), err
 }
 

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ctx-dev/ctx/store"
 	"github.com/ctx-dev/ctx/store/storetest"
@@ -41,7 +42,7 @@ func TestInitIdempotentAndExcluded(t *testing.T) {
 	snap.Unchanged(t, dir)
 	var m store.Manifest
 	v, _ := s.RefView(bg)
-	if m, err = s.ReadManifest(bg, v); err != nil || m.SchemaVersion != store.SchemaVersion || m.Project.ID == "" || m.CreatedAt == "" {
+	if m, err = v.ReadManifest(bg); err != nil || m.SchemaVersion != store.SchemaVersion || m.Project.ID == "" || m.CreatedAt == "" {
 		t.Errorf("manifest: %+v %v", m, err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, ".context", "manifest.json")); err != nil {
@@ -93,7 +94,7 @@ func TestInitEmptyRepoBranchAndWorktree(t *testing.T) {
 		t.Errorf("worktree checkout: %v", err)
 	}
 	v, _ := sm.RefView(bg)
-	if _, err := sm.GetEntry(bg, v, store.KnowledgeKind, "from-worktree"); err != nil {
+	if _, err := v.GetEntry(bg, store.KnowledgeKind, "from-worktree"); err != nil {
 		t.Errorf("main worktree does not see the write: %v", err)
 	}
 }
@@ -123,7 +124,7 @@ func TestEntriesOneCommitPerWrite(t *testing.T) {
 		t.Fatalf("unchanged write: %+v %v", c, err)
 	}
 	v, _ := s.RefView(bg)
-	e, err := s.GetEntry(bg, v, store.KnowledgeKind, "architecture")
+	e, err := v.GetEntry(bg, store.KnowledgeKind, "architecture")
 	if err != nil || e.Content != body || e.Scope != store.Public || e.Provenance == "" {
 		t.Fatalf("read back: %+v %v", e, err)
 	}
@@ -138,7 +139,7 @@ func TestEntriesOneCommitPerWrite(t *testing.T) {
 		t.Errorf("an invalid key made a commit")
 	}
 	// Missing: seed 000's text.
-	_, err = s.GetEntry(bg, v, store.ConventionKind, "nope")
+	_, err = v.GetEntry(bg, store.ConventionKind, "nope")
 	var nf *store.NotFoundError
 	if !errors.As(err, &nf) || nf.Msg != "Convention 'nope' not found" {
 		t.Errorf("missing: %v", err)
@@ -159,7 +160,7 @@ func TestEntriesOneCommitPerWrite(t *testing.T) {
 		t.Errorf("scope move: ctx %v private %v", storetest.Files(t, dir, "ctx"), storetest.Files(t, dir, "refs/ctx/private"))
 	}
 	v, _ = s.RefView(bg)
-	list, _ := s.ListEntries(bg, v, store.KnowledgeKind)
+	list, _ := v.ListEntries(bg, store.KnowledgeKind)
 	if len(list) != 1 || list[0].Scope != store.Private {
 		t.Errorf("list: %+v", list)
 	}
@@ -174,47 +175,47 @@ func TestEntriesOneCommitPerWrite(t *testing.T) {
 
 func TestDecisions(t *testing.T) {
 	s, dir := storetest.New(t)
-	d1, err := s.AddDecision(bg, store.NewDecision{Title: "Use PostgreSQL", Context: "ACID", Decision: "PG 16", Consequences: "ops", Status: "accepted"})
+	d1, _, err := s.AddDecision(bg, store.NewDecision{Title: "Use PostgreSQL", Context: "ACID", Decision: "PG 16", Consequences: "ops", Status: "accepted"})
 	if err != nil || d1.ID != 1 || d1.Path != "decisions/0001-use-postgresql.md" {
 		t.Fatalf("add: %+v %v", d1, err)
 	}
 	body := "# Raw ADR\n\n## Context\n\nimported\n"
-	d7, err := s.AddDecision(bg, store.NewDecision{Title: "Imported", Body: &body, Number: 7})
+	d7, _, err := s.AddDecision(bg, store.NewDecision{Title: "Imported", Body: &body, Number: 7})
 	if err != nil || d7.ID != 7 {
 		t.Fatalf("numbered: %+v %v", d7, err)
 	}
-	d8, _ := s.AddDecision(bg, store.NewDecision{Title: "Use PostgreSQL"})
+	d8, _, _ := s.AddDecision(bg, store.NewDecision{Title: "Use PostgreSQL"})
 	if d8.ID != 8 {
 		t.Errorf("next id after 7: %d", d8.ID)
 	}
 	v, _ := s.RefView(bg)
-	got, err := s.FindDecision(bg, v, "1")
+	got, err := v.FindDecision(bg, "1")
 	if err != nil || got.Context != "ACID" || got.Decision != "PG 16" || got.Consequences != "ops" || got.Status != "accepted" {
 		t.Errorf("find 1: %+v %v", got, err)
 	}
-	if got, err := s.FindDecision(bg, v, "Imported"); err != nil || got.Body != body || got.Context != "imported" {
+	if got, err := v.FindDecision(bg, "Imported"); err != nil || got.Body != body || got.Context != "imported" {
 		t.Errorf("by title: %+v %v", got, err)
 	}
 	var amb *store.AmbiguousError
-	if _, err := s.FindDecision(bg, v, "Use PostgreSQL"); !errors.As(err, &amb) || len(amb.Matches) != 2 {
+	if _, err := v.FindDecision(bg, "Use PostgreSQL"); !errors.As(err, &amb) || len(amb.Matches) != 2 {
 		t.Errorf("ambiguous title: %v", err)
 	}
 	var nf *store.NotFoundError
-	if _, err := s.FindDecision(bg, v, "99"); !errors.As(err, &nf) || nf.Msg != "Decision '99' not found" {
+	if _, err := v.FindDecision(bg, "99"); !errors.As(err, &nf) || nf.Msg != "Decision '99' not found" {
 		t.Errorf("missing: %v", err)
 	}
 	n := storetest.Count(t, dir, "ctx")
-	if _, err := s.AddDecision(bg, store.NewDecision{Title: "x", Status: "maybe"}); err == nil {
+	if _, _, err := s.AddDecision(bg, store.NewDecision{Title: "x", Status: "maybe"}); err == nil {
 		t.Errorf("bad status accepted")
 	}
-	if _, err := s.SetDecisionStatus(bg, "1", "superseded", 8); err != nil {
+	if _, _, err := s.SetDecisionStatus(bg, "1", "superseded", 8); err != nil {
 		t.Fatal(err)
 	}
 	if storetest.Count(t, dir, "ctx") != n+1 {
 		t.Errorf("set-status: want one commit")
 	}
 	v, _ = s.RefView(bg)
-	if got, _ := s.FindDecision(bg, v, "1"); got.Status != "superseded" || got.SupersededBy != 8 || got.Context != "ACID" {
+	if got, _ := v.FindDecision(bg, "1"); got.Status != "superseded" || got.SupersededBy != 8 || got.Context != "ACID" {
 		t.Errorf("after status: %+v", got)
 	}
 }
@@ -275,7 +276,7 @@ func TestPullPushMergeAndStatus(t *testing.T) {
 	a := storetest.Repo(t)
 	storetest.Git(t, a, "remote", "add", "origin", "file://"+remote)
 	sa := storetest.Open(t, a, store.Actor{Agent: "a"})
-	if _, err := sa.Push(bg, ""); err != nil {
+	if _, err := sa.Push(bg, store.PushOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	// B adopts the remote's branch at init instead of starting a second history.
@@ -287,21 +288,21 @@ func TestPullPushMergeAndStatus(t *testing.T) {
 	}
 	sa.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "from-a", Content: "a"})
 	sb.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "from-b", Content: "b"})
-	if _, err := sb.Push(bg, ""); err != nil {
+	if _, err := sb.Push(bg, store.PushOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	st, err := sa.Status(bg)
 	if err != nil || st.Ahead != 1 || st.Behind != 0 {
 		t.Errorf("status before pull: %+v %v", st, err)
 	}
-	pr, err := sa.Push(bg, "")
+	pr, err := sa.Push(bg, store.PushOptions{})
 	if err != nil || pr.Retries != 1 || len(pr.Pulls) != 1 || pr.Pulls[0].Action != "merge" {
 		t.Fatalf("push with merge: %+v %v", pr, err)
 	}
 	if parents := strings.Fields(storetest.Git(t, a, "log", "-1", "--format=%P", "ctx")); len(parents) != 2 {
 		t.Errorf("merge parents: %v", parents)
 	}
-	r, err := sb.Pull(bg, "")
+	r, err := sb.Pull(bg, store.PullOptions{})
 	if err != nil || r.Action != "fast-forward" {
 		t.Fatalf("pull: %+v %v", r, err)
 	}
@@ -317,7 +318,7 @@ func TestPullPushMergeAndStatus(t *testing.T) {
 	os.WriteFile(hook, []byte("#!/bin/sh\necho 'protected branch: ctx is frozen' >&2\nexit 1\n"), 0o755)
 	sb.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "refused", Content: "x"})
 	tip := storetest.Git(t, b, "rev-parse", "ctx")
-	_, err = sb.Push(bg, "")
+	_, err = sb.Push(bg, store.PushOptions{})
 	if err == nil || !strings.Contains(err.Error(), "protected branch") {
 		t.Errorf("refused push: %v", err)
 	}
@@ -342,12 +343,12 @@ func TestPullPushByURL(t *testing.T) {
 	storetest.Git(t, "", "init", "-q", "--bare", remote)
 	a := storetest.Repo(t)
 	sa := storetest.Open(t, a, store.Actor{})
-	if _, err := sa.Push(bg, "file://"+remote); err != nil {
+	if _, err := sa.Push(bg, store.PushOptions{Remote: "file://" + remote}); err != nil {
 		t.Fatal(err)
 	}
 	b := storetest.Repo(t)
 	sb, _ := store.Open(bg, b, store.Actor{})
-	r, err := sb.Pull(bg, remote)
+	r, err := sb.Pull(bg, store.PullOptions{Remote: remote})
 	if err != nil || r.Action != "adopted" {
 		t.Fatalf("pull by path: %+v %v", r, err)
 	}
@@ -470,5 +471,52 @@ func TestInitRefusesUnsafeBranches(t *testing.T) {
 	st, _ := store.Open(bg, tracked, store.Actor{})
 	if _, err := st.Init(bg, store.InitOptions{}); err == nil || !strings.Contains(err.Error(), "tracks files in .context") {
 		t.Errorf("tracked .context/: %v", err)
+	}
+}
+
+// Init looks at the repository's own index for files tracked in .context/, even when it runs with the
+// environment of a git hook that points git at another index (GIT_INDEX_FILE): git runs for ctx with its
+// repository given explicitly and that environment dropped.
+func TestInitRefusesTrackedCheckoutDirUnderHookEnv(t *testing.T) {
+	tracked := storetest.Repo(t)
+	os.MkdirAll(filepath.Join(tracked, ".context"), 0o755)
+	os.WriteFile(filepath.Join(tracked, ".context", "mine.txt"), []byte("x"), 0o644)
+	storetest.Git(t, tracked, "add", ".context/mine.txt")
+	storetest.Git(t, tracked, "commit", "-qm", "tracked .context")
+	t.Setenv("GIT_INDEX_FILE", filepath.Join(t.TempDir(), "other-index"))
+	st, err := store.Open(bg, tracked, store.Actor{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Init(bg, store.InitOptions{}); err == nil || !strings.Contains(err.Error(), "tracks files in .context") {
+		t.Errorf("tracked .context/ with GIT_INDEX_FILE set: %v", err)
+	}
+}
+
+// SetConfig saves the settings for the next Open; a branch change or a remote git must never see is
+// refused and nothing is written; SetTransferTimeout changes no saved setting.
+func TestSetConfig(t *testing.T) {
+	s, dir := storetest.New(t)
+	cfg := s.Config()
+	cfg.Remote, cfg.PushWithGit, cfg.TimeoutSecs = "origin", true, 7
+	if err := s.SetConfig(cfg); err != nil {
+		t.Fatal(err)
+	}
+	s.SetTransferTimeout(90 * time.Second)
+	again := storetest.Open(t, dir, store.Actor{})
+	if got := again.Config(); got != cfg {
+		t.Errorf("after Open: %+v, want %+v", got, cfg)
+	}
+	for _, bad := range []store.Config{
+		{Branch: "other", Remote: "origin"},
+		{Branch: cfg.Branch, Remote: "--upload-pack=touch pwned"},
+		{Branch: cfg.Branch, Remote: "ext::sh -c touch% pwned"},
+	} {
+		if err := again.SetConfig(bad); err == nil {
+			t.Errorf("SetConfig(%+v) accepted", bad)
+		}
+		if got := storetest.Open(t, dir, store.Actor{}).Config(); got != cfg || again.Config() != cfg {
+			t.Errorf("after a refused SetConfig(%+v): saved %+v, in memory %+v", bad, got, again.Config())
+		}
 	}
 }

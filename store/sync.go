@@ -15,7 +15,6 @@ import (
 
 	"github.com/ctx-dev/ctx/gitstore"
 	"github.com/ctx-dev/ctx/merge"
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // DefaultTimeout bounds one network transfer (design §5).
@@ -35,10 +34,10 @@ func pushBackoff(attempt int) time.Duration {
 
 // RemoteName picks the remote: the configured one, else origin, else the only remote; "" when none.
 func (s *Store) RemoteName(ctx context.Context) string {
-	if s.Cfg.Remote != "" {
-		return s.Cfg.Remote
+	if s.cfg.Remote != "" {
+		return s.cfg.Remote
 	}
-	remotes, err := s.Repo.Remotes(ctx)
+	remotes, err := s.repo.Remotes(ctx)
 	if err != nil || len(remotes) == 0 {
 		return ""
 	}
@@ -59,15 +58,15 @@ func (s *Store) RemoteName(ctx context.Context) string {
 // remote-tracking namespace for it: the fetched tip is kept in refs/ctx/fetch/<first 12 hex of the
 // SHA-1 of the URL>/<branch>, a local ref that is never pushed.
 func (s *Store) TrackingRef(remote string) string {
-	if remotes, err := s.Repo.Remotes(context.Background()); err == nil {
+	if remotes, err := s.repo.Remotes(context.Background()); err == nil {
 		for _, r := range remotes {
 			if r.Name == remote {
-				return "refs/remotes/" + remote + "/" + s.Cfg.Branch
+				return "refs/remotes/" + remote + "/" + s.cfg.Branch
 			}
 		}
 	}
 	sum := sha1.Sum([]byte(remote))
-	return "refs/ctx/fetch/" + hex.EncodeToString(sum[:])[:12] + "/" + s.Cfg.Branch
+	return "refs/ctx/fetch/" + hex.EncodeToString(sum[:])[:12] + "/" + s.cfg.Branch
 }
 
 // FetchRefspec is what ctx fetches: the remote's context branch into its remote-tracking ref (by way of a
@@ -80,8 +79,11 @@ func (s *Store) FetchRefspec(remote string) string {
 func (s *Store) PushRefspec() string { return s.BranchRef() + ":" + s.BranchRef() }
 
 func (s *Store) timeout() time.Duration {
-	if s.Cfg.TimeoutSecs > 0 {
-		return time.Duration(s.Cfg.TimeoutSecs) * time.Second
+	if s.timeoutOverride > 0 {
+		return s.timeoutOverride
+	}
+	if s.cfg.TimeoutSecs > 0 {
+		return time.Duration(s.cfg.TimeoutSecs) * time.Second
 	}
 	return DefaultTimeout
 }
@@ -104,7 +106,7 @@ func progress(ctx context.Context) *os.File {
 // git fsck checks every received object; the fetch lands on a quarantine ref of its own
 // (refs/ctx/incoming/<random>), and only once CheckIncoming accepted the tip does the remote-tracking ref
 // move to it: a rejected commit moves no ref (docs/security.md). The quarantine ref is always removed.
-func (s *Store) fetch(ctx context.Context, remote string, origin gitstore.RemoteOrigin) (plumbing.Hash, bool, error) {
+func (s *Store) fetch(ctx context.Context, remote string, origin gitstore.RemoteOrigin) (gitstore.Hash, bool, error) {
 	tctx, cancel := context.WithTimeout(ctx, s.timeout())
 	defer cancel()
 	s.clearIncoming(ctx)
@@ -112,45 +114,45 @@ func (s *Store) fetch(ctx context.Context, remote string, origin gitstore.Remote
 	_, _ = crand.Read(rnd[:])
 	incoming := incomingPrefix + hex.EncodeToString(rnd[:])
 	opt := gitstore.TransferOptions{Progress: progress(ctx), Origin: origin}
-	found, err := s.Repo.Fetch(tctx, remote, "?+"+s.BranchRef()+":"+incoming, opt)
-	var theirs plumbing.Hash
+	found, err := s.repo.Fetch(tctx, remote, "?+"+s.BranchRef()+":"+incoming, opt)
+	var theirs gitstore.Hash
 	if found && err == nil {
-		theirs, err = s.Repo.Resolve(ctx, incoming)
+		theirs, err = s.repo.Resolve(ctx, incoming)
 		if !theirs.IsZero() {
-			defer s.Repo.UpdateRef(context.WithoutCancel(ctx), incoming, theirs, plumbing.ZeroHash, "ctx: drop quarantine ref")
+			defer s.repo.UpdateRef(context.WithoutCancel(ctx), incoming, theirs, gitstore.ZeroHash, "ctx: drop quarantine ref")
 		}
 	}
-	what := remote + "'s " + s.Cfg.Branch + " branch"
+	what := remote + "'s " + s.cfg.Branch + " branch"
 	if errors.Is(err, gitstore.ErrFsck) {
-		return plumbing.ZeroHash, false, s.diagnoseFsck(tctx, remote, what, err, opt)
+		return gitstore.ZeroHash, false, s.diagnoseFsck(tctx, remote, what, err, opt)
 	}
 	if err != nil || !found {
-		return plumbing.ZeroHash, false, err
+		return gitstore.ZeroHash, false, err
 	}
 	tracking := s.TrackingRef(remote)
-	prev, err := s.Repo.Resolve(ctx, tracking)
+	prev, err := s.repo.Resolve(ctx, tracking)
 	if err != nil {
-		return plumbing.ZeroHash, false, err
+		return gitstore.ZeroHash, false, err
 	}
-	ours, err := s.Repo.Resolve(ctx, s.BranchRef())
+	ours, err := s.repo.Resolve(ctx, s.BranchRef())
 	if err != nil {
-		return plumbing.ZeroHash, false, err
+		return gitstore.ZeroHash, false, err
 	}
-	if err := s.CheckIncoming(ctx, what, theirs, ours, []plumbing.Hash{prev}); err != nil {
-		return plumbing.ZeroHash, false, err
+	if err := s.CheckIncoming(ctx, what, theirs, ours, []gitstore.Hash{prev}); err != nil {
+		return gitstore.ZeroHash, false, err
 	}
 	// The remote-tracking ref follows the remote, forced as in git's "+" refspec; another process may move
 	// it at the same time (a concurrent fetch): retry on the value it found.
 	for attempt := 0; prev != theirs; attempt++ {
-		err := s.Repo.UpdateRef(ctx, tracking, prev, theirs, "ctx fetch "+remote)
+		err := s.repo.UpdateRef(ctx, tracking, prev, theirs, "ctx fetch "+remote)
 		if err == nil || attempt >= 5 || !errors.Is(err, gitstore.ErrStaleRef) {
 			if err != nil {
-				return plumbing.ZeroHash, false, err
+				return gitstore.ZeroHash, false, err
 			}
 			break
 		}
-		if prev, err = s.Repo.Resolve(ctx, tracking); err != nil {
-			return plumbing.ZeroHash, false, err
+		if prev, err = s.repo.Resolve(ctx, tracking); err != nil {
+			return gitstore.ZeroHash, false, err
 		}
 	}
 	return theirs, true, nil
@@ -164,18 +166,18 @@ const incomingPrefix = "refs/ctx/incoming/"
 // running fetch can still use. Best effort: a failure here never fails the fetch.
 func (s *Store) clearIncoming(ctx context.Context) {
 	var locked []string
-	for _, lr := range s.Repo.LooseRefsUnder(incomingPrefix) {
+	for _, lr := range s.repo.LooseRefsUnder(incomingPrefix) {
 		if lr.Locked {
 			locked = append(locked, lr.Name)
 		}
 		if lr.Exists && lr.Age > s.timeout()+time.Minute {
-			if h, err := s.Repo.Resolve(ctx, lr.Name); err == nil && !h.IsZero() {
-				_ = s.Repo.UpdateRef(ctx, lr.Name, h, plumbing.ZeroHash, "ctx: drop a stale quarantine ref")
+			if h, err := s.repo.Resolve(ctx, lr.Name); err == nil && !h.IsZero() {
+				_ = s.repo.UpdateRef(ctx, lr.Name, h, gitstore.ZeroHash, "ctx: drop a stale quarantine ref")
 			}
 		}
 	}
 	if len(locked) > 0 {
-		_ = s.Repo.RecoverLocks(ctx, locked)
+		_ = s.repo.RecoverLocks(ctx, locked)
 	}
 }
 
@@ -183,7 +185,7 @@ func (s *Store) clearIncoming(ctx context.Context) {
 // branch is fetched again, without fsck, into a throwaway repository (never into this one) and checked
 // there with gitstore.CheckHistory. When that fails, git's own error is returned.
 func (s *Store) diagnoseFsck(ctx context.Context, remote, what string, fsckErr error, opt gitstore.TransferOptions) error {
-	q, tip, cleanup, err := s.Repo.FetchQuarantine(ctx, remote, s.BranchRef(), opt)
+	q, tip, cleanup, err := s.repo.FetchQuarantine(ctx, remote, s.BranchRef(), opt)
 	defer cleanup()
 	if err != nil {
 		return fsckErr
@@ -207,7 +209,7 @@ func (s *Store) diagnoseFsck(ctx context.Context, remote, what string, fsckErr e
 		}
 	}
 	if tree, err := q.TreeOf(ctx, tip); err == nil {
-		if ps, err := treeProblemsIn(ctx, q, tip, "", tree, plumbing.ZeroHash); err == nil {
+		if ps, err := treeProblemsIn(ctx, q, tip, "", tree, gitstore.ZeroHash); err == nil {
 			for _, p := range ps {
 				add(p)
 			}
@@ -244,7 +246,7 @@ func (e remoteRefused) Is(target error) bool { return target == ErrInvalid }
 // CheckRemote refuses a remote value that must not reach git (gitstore.Repo.CheckRemote; docs/security.md,
 // "Trust boundaries: remotes and arguments"): the error wraps ErrInvalid and *gitstore.RemoteError.
 func (s *Store) CheckRemote(remote string, origin RemoteOrigin) error {
-	err := s.Repo.CheckRemote(remote, origin)
+	err := s.repo.CheckRemote(remote, origin)
 	var re *gitstore.RemoteError
 	if errors.As(err, &re) {
 		return remoteRefused{re}
@@ -256,8 +258,8 @@ func (s *Store) CheckRemote(remote string, origin RemoteOrigin) error {
 type PullResult struct {
 	Remote      string
 	Found       bool             // the remote has a context branch
-	Action      string           // "none", "up-to-date", "fast-forward", "merge", "adopted"
-	Old, New    plumbing.Hash    // local tip before and after
+	Action      PullAction       // what happened to the local context branch
+	Old, New    gitstore.Hash    // local tip before and after
 	Conflicts   []merge.Conflict // open conflicts written as conflicts/<id>.json by the merge
 	Decided     []merge.Conflict // conflicts decided by the pull's Strategy (no record written)
 	Strategy    Strategy
@@ -269,8 +271,25 @@ type PullResult struct {
 	Warnings       []string // problems after the branch moved (the pull landed): refreshing .context/ failed
 }
 
-// PullOptions tune Pull and Push.
+// PullAction says what Pull (or MergeCommit) did to the local context branch.
+type PullAction string
+
+// The pull actions.
+const (
+	PullNone        PullAction = "none"         // nothing: the remote has no context branch
+	PullUpToDate    PullAction = "up-to-date"   // the local branch already had the remote's commits
+	PullFastForward PullAction = "fast-forward" // the local branch moved to the remote's tip
+	PullMerged      PullAction = "merge"        // a two-parent merge commit of both sides was made
+	PullAdopted     PullAction = "adopted"      // the repository had no context branch and took the remote's
+)
+
+// String is the action's name as ctx prints it ("fast-forward").
+func (a PullAction) String() string { return string(a) }
+
+// PullOptions tune Pull (and MergeCommit, which ignores Remote).
 type PullOptions struct {
+	// Remote is the remote's name or URL; "" is the configured remote, else origin (RemoteName).
+	Remote string
 	// Strategy decides every conflict of the merge at once ("ours" or "theirs"); "" records them.
 	Strategy Strategy
 	// Origin says who named the remote: gitstore.FromAgent (an MCP argument) accepts only the name of a
@@ -278,17 +297,24 @@ type PullOptions struct {
 	Origin RemoteOrigin
 }
 
-// Pull is PullWith without options: conflicts are recorded (design §4).
-func (s *Store) Pull(ctx context.Context, remote string) (*PullResult, error) {
-	return s.PullWith(ctx, remote, PullOptions{})
+// PushOptions tune Push.
+type PushOptions struct {
+	// Remote is the remote's name or URL; "" is the configured remote, else origin (RemoteName).
+	Remote string
+	// Strategy decides the conflicts of the merges Push makes when the remote moved (PullOptions).
+	Strategy Strategy
+	// Origin says who named the remote (PullOptions).
+	Origin RemoteOrigin
 }
 
-// PullWith fetches the remote's context branch into its remote-tracking ref, then fast-forwards the local
+// Pull fetches the remote's context branch into its remote-tracking ref, then fast-forwards the local
 // branch or makes a two-parent merge commit of both sides with the merge layer (design §4, §5), and
 // refreshes the checked-out tree. Hand edits pending in .context/ are committed first, so none is lost.
 // A repository without a local context branch adopts the remote's (a fresh clone).
 // With o.Strategy set, conflicts of the merge are decided in the merge commit itself (applyStrategy).
-func (s *Store) PullWith(ctx context.Context, remote string, o PullOptions) (*PullResult, error) {
+// Without o.Strategy, conflicts are recorded as conflicts/<id>.json (docs/format.md).
+func (s *Store) Pull(ctx context.Context, o PullOptions) (*PullResult, error) {
+	remote := o.Remote
 	if _, err := ParseStrategy(string(o.Strategy)); err != nil {
 		return nil, err
 	}
@@ -301,7 +327,7 @@ func (s *Store) PullWith(ctx context.Context, remote string, o PullOptions) (*Pu
 	if err := s.CheckRemote(remote, o.Origin); err != nil {
 		return nil, err
 	}
-	res := &PullResult{Remote: remote, Action: "none", Strategy: o.Strategy}
+	res := &PullResult{Remote: remote, Action: PullNone, Strategy: o.Strategy}
 	if ok, _ := s.Initialized(ctx); ok {
 		_, edits, err := s.CommitHandEdits(ctx, "")
 		if err != nil {
@@ -334,37 +360,37 @@ func (s *Store) PullWith(ctx context.Context, remote string, o PullOptions) (*Pu
 }
 
 // integrate brings commit theirs into the local branch: adopt, fast-forward, or merge.
-func (s *Store) integrate(ctx context.Context, theirs plumbing.Hash, res *PullResult) error {
+func (s *Store) integrate(ctx context.Context, theirs gitstore.Hash, res *PullResult) error {
 	for attempt := 0; attempt < 5; attempt++ {
-		ours, err := s.Repo.Resolve(ctx, s.BranchRef())
+		ours, err := s.repo.Resolve(ctx, s.BranchRef())
 		if err != nil {
 			return err
 		}
 		res.Old, res.New = ours, ours
 		if ours.IsZero() {
-			if err := s.Repo.UpdateRef(ctx, s.BranchRef(), ours, theirs, "ctx pull: adopt"); errors.Is(err, gitstore.ErrStaleRef) {
+			if err := s.repo.UpdateRef(ctx, s.BranchRef(), ours, theirs, "ctx pull: adopt"); errors.Is(err, gitstore.ErrStaleRef) {
 				continue
 			} else if err != nil {
 				return err
 			}
-			res.Action, res.New = "adopted", theirs
+			res.Action, res.New = PullAdopted, theirs
 			return nil
 		}
-		if up, err := s.Repo.IsAncestor(ctx, theirs, ours); err != nil {
+		if up, err := s.repo.IsAncestor(ctx, theirs, ours); err != nil {
 			return err
 		} else if up {
-			res.Action = "up-to-date"
+			res.Action = PullUpToDate
 			return nil
 		}
-		if ff, err := s.Repo.IsAncestor(ctx, ours, theirs); err != nil {
+		if ff, err := s.repo.IsAncestor(ctx, ours, theirs); err != nil {
 			return err
 		} else if ff {
-			if err := s.Repo.UpdateRef(ctx, s.BranchRef(), ours, theirs, "ctx pull: fast-forward"); errors.Is(err, gitstore.ErrStaleRef) {
+			if err := s.repo.UpdateRef(ctx, s.BranchRef(), ours, theirs, "ctx pull: fast-forward"); errors.Is(err, gitstore.ErrStaleRef) {
 				continue
 			} else if err != nil {
 				return err
 			}
-			res.Action, res.New = "fast-forward", theirs
+			res.Action, res.New = PullFastForward, theirs
 			return nil
 		}
 		if fresh, err := s.onlyInit(ctx, ours, theirs); err != nil {
@@ -372,12 +398,12 @@ func (s *Store) integrate(ctx context.Context, theirs plumbing.Hash, res *PullRe
 		} else if fresh {
 			// A store created offline (ctx init could not reach the remote) holds nothing but its own manifest:
 			// the remote's context branch replaces it, as init would have adopted it.
-			if err := s.Repo.UpdateRef(ctx, s.BranchRef(), ours, theirs, "ctx pull: adopt over an offline init"); errors.Is(err, gitstore.ErrStaleRef) {
+			if err := s.repo.UpdateRef(ctx, s.BranchRef(), ours, theirs, "ctx pull: adopt over an offline init"); errors.Is(err, gitstore.ErrStaleRef) {
 				continue
 			} else if err != nil {
 				return err
 			}
-			res.Action, res.New = "adopted", theirs
+			res.Action, res.New = PullAdopted, theirs
 			res.Notes = append(res.Notes, merge.Note{Path: ManifestPath, Kind: "adopted",
 				Message: "this store was created offline and held only its manifest: the remote's context branch replaces it"})
 			return nil
@@ -389,19 +415,19 @@ func (s *Store) integrate(ctx context.Context, theirs plumbing.Hash, res *PullRe
 
 // onlyInit reports whether ours is the lone commit of `ctx init` (no parent, Ctx-Op: init, a tree holding
 // manifest.json alone) and shares no history with theirs.
-func (s *Store) onlyInit(ctx context.Context, ours, theirs plumbing.Hash) (bool, error) {
-	c, err := s.Repo.Commit(ctx, ours)
+func (s *Store) onlyInit(ctx context.Context, ours, theirs gitstore.Hash) (bool, error) {
+	c, err := s.repo.Commit(ctx, ours)
 	if err != nil {
 		return false, err
 	}
 	if len(c.ParentHashes) != 0 || Trailers(c.Message)["Ctx-Op"] != "init" {
 		return false, nil
 	}
-	if base, err := s.Repo.MergeBase(ctx, ours, theirs); err != nil || !base.IsZero() {
+	if base, err := s.repo.MergeBase(ctx, ours, theirs); err != nil || !base.IsZero() {
 		return false, err
 	}
 	n := 0
-	err = s.Repo.Walk(ctx, c.TreeHash, func(p string, _ plumbing.Hash) error {
+	err = s.repo.Walk(ctx, c.TreeHash, func(p string, _ gitstore.Hash) error {
 		if n++; p != ManifestPath {
 			n = 2
 		}
@@ -414,12 +440,12 @@ func (s *Store) onlyInit(ctx context.Context, ours, theirs plumbing.Hash) (bool,
 // merge layer and commits the result with both parents, as Pull does after its fetch; it neither fetches
 // nor refreshes the checked-out tree. It always merges, even when one side contains the other (callers
 // that want fast-forwards use Pull). It is the entry point of the merge benchmark.
-func (s *Store) MergeCommit(ctx context.Context, theirs plumbing.Hash, o PullOptions) (*PullResult, error) {
+func (s *Store) MergeCommit(ctx context.Context, theirs gitstore.Hash, o PullOptions) (*PullResult, error) {
 	if _, err := ParseStrategy(string(o.Strategy)); err != nil {
 		return nil, err
 	}
-	res := &PullResult{Remote: theirs.String()[:12], Action: "none", Found: true, Strategy: o.Strategy}
-	old, err := s.Repo.Resolve(ctx, s.BranchRef())
+	res := &PullResult{Remote: theirs.String()[:12], Action: PullNone, Found: true, Strategy: o.Strategy}
+	old, err := s.repo.Resolve(ctx, s.BranchRef())
 	if err != nil {
 		return nil, err
 	}
@@ -439,44 +465,44 @@ func (s *Store) MergeCommit(ctx context.Context, theirs plumbing.Hash, o PullOpt
 // mergeCommit merges theirs into the local branch with merge.Tree and commits the result with both
 // parents (trailers Ctx-Op: merge and Ctx-Conflicts, the number of conflict records written; with
 // res.Strategy set also Ctx-Strategy and Ctx-Decided, the number of conflicts it decided).
-func (s *Store) mergeCommit(ctx context.Context, theirs plumbing.Hash, res *PullResult) error {
+func (s *Store) mergeCommit(ctx context.Context, theirs gitstore.Hash, res *PullResult) error {
 	ref := s.BranchRef()
-	out, err := s.Repo.Transact(ctx, []string{ref}, func(tips map[string]gitstore.Tip) (map[string]*gitstore.Write, error) {
+	out, err := s.repo.Transact(ctx, []string{ref}, func(tips map[string]gitstore.Tip) (map[string]*gitstore.Write, error) {
 		ours := tips[ref]
-		base, err := s.Repo.MergeBase(ctx, ours.Commit, theirs)
+		base, err := s.repo.MergeBase(ctx, ours.Commit, theirs)
 		if err != nil {
 			return nil, fmt.Errorf("merge base: %w", err)
 		}
-		baseTree, err := s.Repo.TreeOf(ctx, base)
+		baseTree, err := s.repo.TreeOf(ctx, base)
 		if err != nil {
 			return nil, err
 		}
-		theirTree, err := s.Repo.TreeOf(ctx, theirs)
+		theirTree, err := s.repo.TreeOf(ctx, theirs)
 		if err != nil {
 			return nil, err
 		}
 		// Only the paths either side changed since the merge base take part, plus the folders whose files
 		// are merged together (decisions: renumbering; conflicts: the records); every other path is the same
 		// on both sides and stays as it is (merge.Tree merges path by path otherwise).
-		changedOurs, err := s.Repo.DiffTrees(ctx, baseTree, ours.Tree)
+		changedOurs, err := s.repo.DiffTrees(ctx, baseTree, ours.Tree)
 		if err != nil {
 			return nil, err
 		}
-		changedTheirs, err := s.Repo.DiffTrees(ctx, baseTree, theirTree)
+		changedTheirs, err := s.repo.DiffTrees(ctx, baseTree, theirTree)
 		if err != nil {
 			return nil, err
 		}
 		paths := append(changedOurs, changedTheirs...)
 		together := []string{"decisions", ConflictsDir}
-		bf, err := s.Repo.FilesAt(ctx, baseTree, paths, together)
+		bf, err := s.repo.FilesAt(ctx, baseTree, paths, together)
 		if err != nil {
 			return nil, err
 		}
-		of, err := s.Repo.FilesAt(ctx, ours.Tree, paths, together)
+		of, err := s.repo.FilesAt(ctx, ours.Tree, paths, together)
 		if err != nil {
 			return nil, err
 		}
-		tf, err := s.Repo.FilesAt(ctx, theirTree, paths, together)
+		tf, err := s.repo.FilesAt(ctx, theirTree, paths, together)
 		if err != nil {
 			return nil, err
 		}
@@ -497,7 +523,7 @@ func (s *Store) mergeCommit(ctx context.Context, theirs plumbing.Hash, res *Pull
 				changes = append(changes, gitstore.Change{Path: p, Delete: true})
 			}
 		}
-		tree, err := s.Repo.EditTree(ctx, ours.Tree, changes)
+		tree, err := s.repo.EditTree(ctx, ours.Tree, changes)
 		if err != nil {
 			return nil, err
 		}
@@ -507,12 +533,12 @@ func (s *Store) mergeCommit(ctx context.Context, theirs plumbing.Hash, res *Pull
 			op.Extra = append(op.Extra, [2]string{"Ctx-Strategy", string(res.Strategy)},
 				[2]string{"Ctx-Decided", strconv.Itoa(len(res.Decided))})
 		}
-		return map[string]*gitstore.Write{ref: {Tree: &tree, ExtraParents: []plumbing.Hash{theirs}, Message: s.Message(op)}}, nil
+		return map[string]*gitstore.Write{ref: {Tree: &tree, ExtraParents: []gitstore.Hash{theirs}, Message: s.Message(op)}}, nil
 	})
 	if err != nil {
 		return err
 	}
-	res.Action, res.New = "merge", out[0].New
+	res.Action, res.New = PullMerged, out[0].New
 	return nil
 }
 
@@ -532,17 +558,17 @@ func (s *Store) nameRefused(err error) error {
 
 // recordPushed moves the remote-tracking ref tr to tip after a push (git's own push does so only for a
 // remote whose fetch refspec maps the branch); retried once when git moved it at the same moment.
-func (s *Store) recordPushed(ctx context.Context, tr string, tip plumbing.Hash) error {
+func (s *Store) recordPushed(ctx context.Context, tr string, tip gitstore.Hash) error {
 	var err error
 	for i := 0; i < 2; i++ {
-		var cur plumbing.Hash
-		if cur, err = s.Repo.Resolve(ctx, tr); err != nil {
+		var cur gitstore.Hash
+		if cur, err = s.repo.Resolve(ctx, tr); err != nil {
 			return err
 		}
 		if cur == tip {
 			return nil
 		}
-		if err = s.Repo.UpdateRef(ctx, tr, cur, tip, "ctx push"); !errors.Is(err, gitstore.ErrStaleRef) {
+		if err = s.repo.UpdateRef(ctx, tr, cur, tip, "ctx push"); !errors.Is(err, gitstore.ErrStaleRef) {
 			return err
 		}
 	}
@@ -552,7 +578,7 @@ func (s *Store) recordPushed(ctx context.Context, tr string, tip plumbing.Hash) 
 // PushResult says what Push did.
 type PushResult struct {
 	Remote  string
-	Tip     plumbing.Hash
+	Tip     gitstore.Hash
 	Retries int          // how many times the remote had moved and was merged first
 	Pulls   []PullResult // the merges made on the way
 	// Warnings are problems after the remote accepted the push (the push landed): the remote-tracking ref
@@ -563,12 +589,9 @@ type PushResult struct {
 // Push publishes the context branch to the remote without force (design §5). When the remote moved, it
 // pulls (fetch, merge) and retries, at most maxPushRetries times. A refusal (a hook, a protected branch) or
 // an unreachable remote is an error carrying git's reason.
-func (s *Store) Push(ctx context.Context, remote string) (*PushResult, error) {
-	return s.PushWith(ctx, remote, PullOptions{})
-}
-
-// PushWith is Push whose merges (when the remote moved) use o (PullWith).
-func (s *Store) PushWith(ctx context.Context, remote string, o PullOptions) (*PushResult, error) {
+// The merges it makes on the way use o.Strategy, as Pull does.
+func (s *Store) Push(ctx context.Context, o PushOptions) (*PushResult, error) {
+	remote := o.Remote
 	if remote == "" {
 		remote = s.RemoteName(ctx)
 	}
@@ -585,13 +608,13 @@ func (s *Store) PushWith(ctx context.Context, remote string, o PullOptions) (*Pu
 	}
 	res := &PushResult{Remote: remote}
 	for attempt := 0; ; attempt++ {
-		tip, err := s.Repo.Resolve(ctx, s.BranchRef())
+		tip, err := s.repo.Resolve(ctx, s.BranchRef())
 		if err != nil {
 			return nil, err
 		}
 		tr := s.TrackingRef(remote)
 		pctx, cancel := context.WithTimeout(ctx, s.timeout())
-		err = s.Repo.Push(pctx, remote, s.PushRefspec(), gitstore.TransferOptions{Progress: progress(ctx), Origin: o.Origin, TrackingRef: tr})
+		err = s.repo.Push(pctx, remote, s.PushRefspec(), gitstore.TransferOptions{Progress: progress(ctx), Origin: o.Origin, TrackingRef: tr})
 		cancel()
 		if err == nil {
 			res.Tip = tip
@@ -605,7 +628,7 @@ func (s *Store) PushWith(ctx context.Context, remote string, o PullOptions) (*Pu
 			return res, s.nameRefused(err)
 		}
 		res.Retries++
-		pr, perr := s.PullWith(ctx, remote, o)
+		pr, perr := s.Pull(ctx, PullOptions{Remote: remote, Strategy: o.Strategy, Origin: o.Origin})
 		if perr != nil {
 			return res, fmt.Errorf("push: the remote moved and pulling it failed: %w", perr)
 		}

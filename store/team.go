@@ -26,7 +26,7 @@ func (s *Store) AddMember(ctx context.Context, name, machine string) (Member, *C
 	}
 	op := Op{Name: "team.add", Key: name, Summary: summary}
 	c, err := s.Write(ctx, op, func(v *View) (Edits, error) {
-		m, err := s.ReadManifest(ctx, v)
+		m, err := v.ReadManifest(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -83,8 +83,8 @@ func (s *Store) AddMember(ctx context.Context, name, machine string) (Member, *C
 }
 
 // ListMembers returns manifest.json's team.members in their stored order.
-func (s *Store) ListMembers(ctx context.Context, v *View) ([]Member, error) {
-	m, err := s.ReadManifest(ctx, v)
+func (v *View) ListMembers(ctx context.Context) ([]Member, error) {
+	m, err := v.ReadManifest(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -109,30 +109,30 @@ type ProjectSummary struct {
 
 // Summary computes seed 000's project summary: the manifest's project name, the number of knowledge
 // entries, conventions, decisions and skills, and the state's current task and blockers.
-func (s *Store) Summary(ctx context.Context, v *View) (ProjectSummary, error) {
+func (v *View) Summary(ctx context.Context) (ProjectSummary, error) {
 	var out ProjectSummary
-	m, err := s.ReadManifest(ctx, v)
+	m, err := v.ReadManifest(ctx)
 	if err != nil {
 		return out, err
 	}
 	out.Project = m.Project.Name
-	kn, err := s.ListEntries(ctx, v, KnowledgeKind)
+	kn, err := v.ListEntries(ctx, KnowledgeKind)
 	if err != nil {
 		return out, err
 	}
-	cv, err := s.ListEntries(ctx, v, ConventionKind)
+	cv, err := v.ListEntries(ctx, ConventionKind)
 	if err != nil {
 		return out, err
 	}
-	ds, err := s.ListDecisions(ctx, v)
+	ds, err := v.ListDecisions(ctx)
 	if err != nil {
 		return out, err
 	}
-	sk, err := s.ListSkills(ctx, v)
+	sk, err := v.ListSkills(ctx)
 	if err != nil {
 		return out, err
 	}
-	st, err := s.GetState(ctx, v)
+	st, err := v.GetState(ctx)
 	if err != nil {
 		return out, err
 	}

@@ -20,7 +20,7 @@ func TestMembers(t *testing.T) {
 		}
 	})
 	f.commits("ctx", 1, func() { must[store.Member](t)(f.s.AddMember(f.ctx, "alice", "desktop")) })
-	ms, err := f.s.ListMembers(f.ctx, f.view())
+	ms, err := f.view().ListMembers(f.ctx)
 	if err != nil || len(ms) != 2 || ms[0].Machine != "laptop" || ms[1].Machine != "desktop" || ms[0].Added == "" {
 		t.Fatalf("members: %+v %v", ms, err)
 	}
@@ -28,7 +28,7 @@ func TestMembers(t *testing.T) {
 	if after == before || !strings.Contains(after, `"name": "alice"`) {
 		t.Fatalf("manifest:\n%s", after)
 	}
-	m, _ := f.s.ReadManifest(f.ctx, f.view())
+	m, _ := f.view().ReadManifest(f.ctx)
 	if m.UpdatedAt < m.CreatedAt || m.SchemaVersion != store.SchemaVersion {
 		t.Fatalf("manifest: %+v", m)
 	}
@@ -37,7 +37,7 @@ func TestMembers(t *testing.T) {
 func TestMembersKeepUnknownManifestFields(t *testing.T) {
 	f := newFixture(t)
 	v := f.view()
-	m, _ := f.s.ReadManifest(f.ctx, v)
+	m, _ := v.ReadManifest(f.ctx)
 	raw := `{"schema_version":"0.4.0","project":{"name":"p","id":"` + m.Project.ID + `","repo_url":""},"adapters":{},` +
 		`"team":{"members":[],"lead":"ada"},"created_at":"2025-05-01T10:00:00Z","updated_at":"2025-05-01T10:00:00Z","x-extra":true}`
 	if _, err := f.s.Write(f.ctx, store.Op{Name: "test", Summary: "seed"}, func(v *store.View) (store.Edits, error) {
@@ -61,7 +61,7 @@ func TestMembersKeepUnknownManifestFields(t *testing.T) {
 
 func TestSummary(t *testing.T) {
 	f := newFixture(t)
-	sum, err := f.s.Summary(f.ctx, f.view())
+	sum, err := f.view().Summary(f.ctx)
 	if err != nil || sum.Project == "" || sum.Blockers == nil || sum.KnowledgeCount != 0 {
 		t.Fatalf("empty summary: %+v %v", sum, err)
 	}
@@ -74,12 +74,12 @@ func TestSummary(t *testing.T) {
 	if _, err := f.s.SetEntry(f.ctx, store.ConventionKind, store.SetEntry{Key: "git", Content: "g"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.s.AddDecision(f.ctx, store.NewDecision{Title: "Use PostgreSQL"}); err != nil {
+	if _, _, err := f.s.AddDecision(f.ctx, store.NewDecision{Title: "Use PostgreSQL"}); err != nil {
 		t.Fatal(err)
 	}
 	must[store.Skill](t)(f.s.AddSkill(f.ctx, "run-tests", "Run tests", "go test", ""))
 	must[store.ActiveState](t)(f.s.UpdateState(f.ctx, store.StatePatch{CurrentTask: ptr("auth"), Blockers: &[]string{"spec"}}))
-	sum, err = f.s.Summary(f.ctx, f.view())
+	sum, err = f.view().Summary(f.ctx)
 	want := store.ProjectSummary{Project: sum.Project, KnowledgeCount: 2, ConventionCount: 1, DecisionsCount: 1, SkillsCount: 1, CurrentTask: "auth", Blockers: []string{"spec"}}
 	if err != nil || sum.CurrentTask != want.CurrentTask || sum.KnowledgeCount != 2 || sum.ConventionCount != 1 || sum.DecisionsCount != 1 || sum.SkillsCount != 1 || len(sum.Blockers) != 1 {
 		t.Fatalf("summary: %+v, want %+v (%v)", sum, want, err)

@@ -8,8 +8,6 @@ import (
 	"strings"
 
 	"github.com/ctx-dev/ctx/gitstore"
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
 )
 
 // Problem is an entry of a context commit's tree that ctx does not read and never checks out
@@ -45,11 +43,11 @@ func itemProblem(it gitstore.Item) (reason string, unsafe bool) {
 		return strings.TrimSuffix(err.Error(), ": "+gitstore.ErrBadName.Error()), true
 	}
 	switch {
-	case it.Mode == filemode.Symlink:
+	case it.Mode == gitstore.ModeSymlink:
 		return "a symbolic link: ctx never checks out links (one could point out of " + CheckoutDir + "/)", true
-	case it.Mode == filemode.Dir:
+	case it.Mode == gitstore.ModeDir:
 		return "", false // an empty folder: nothing to read or write
-	case it.Mode == filemode.Submodule:
+	case it.Mode == gitstore.ModeSubmodule:
 		return "a gitlink (submodule) where the store keeps files: ctx cannot read it", false
 	case !it.IsFile():
 		return "not a regular file: ctx cannot read it", false
@@ -80,11 +78,11 @@ func placeHint(names []string) string {
 
 // treeProblems returns the problems of the entries of tree that tree against does not hold identically
 // (against ZeroHash: every entry), for commit, sorted by path.
-func (s *Store) treeProblems(ctx context.Context, commit plumbing.Hash, sc Scope, tree, against plumbing.Hash) ([]Problem, error) {
-	return treeProblemsIn(ctx, s.Repo, commit, sc, tree, against)
+func (s *Store) treeProblems(ctx context.Context, commit gitstore.Hash, sc Scope, tree, against gitstore.Hash) ([]Problem, error) {
+	return treeProblemsIn(ctx, s.repo, commit, sc, tree, against)
 }
 
-func treeProblemsIn(ctx context.Context, repo *gitstore.Repo, commit plumbing.Hash, sc Scope, tree, against plumbing.Hash) ([]Problem, error) {
+func treeProblemsIn(ctx context.Context, repo *gitstore.Repo, commit gitstore.Hash, sc Scope, tree, against gitstore.Hash) ([]Problem, error) {
 	added, _, err := repo.DiffItems(ctx, against, tree)
 	if err != nil {
 		return nil, fmt.Errorf("check the tree of %s: %w", commit, err)
@@ -111,11 +109,11 @@ func (s *Store) TreeProblems(ctx context.Context) ([]Problem, error) {
 		if tips[sc].IsZero() {
 			continue
 		}
-		tree, err := s.Repo.TreeOf(ctx, tips[sc])
+		tree, err := s.repo.TreeOf(ctx, tips[sc])
 		if err != nil {
 			return nil, err
 		}
-		ps, err := s.treeProblems(ctx, tips[sc], sc, tree, plumbing.ZeroHash)
+		ps, err := s.treeProblems(ctx, tips[sc], sc, tree, gitstore.ZeroHash)
 		if err != nil {
 			return nil, err
 		}
@@ -128,7 +126,7 @@ func (s *Store) TreeProblems(ctx context.Context) ([]Problem, error) {
 // its tree, or a commit of its history, holds entries ctx does not read. No ref moved.
 type RejectedError struct {
 	What     string // e.g. "origin's ctx branch"
-	Commit   plumbing.Hash
+	Commit   gitstore.Hash
 	Problems []Problem
 	More     bool   // more problems than listed
 	Fsck     string // git fsck's own words, when git refused the objects already
@@ -174,7 +172,7 @@ const maxListedProblems = 20
 // its history adds that is not reachable from known must pass gitstore.CheckItem (git fsck's names and
 // modes), and every entry of its tree that ours (the local tip) does not hold identically must be a file of
 // the store layout that ctx can read (Problem). A *RejectedError names the commit, the paths and why.
-func (s *Store) CheckIncoming(ctx context.Context, what string, theirs, ours plumbing.Hash, known []plumbing.Hash) error {
+func (s *Store) CheckIncoming(ctx context.Context, what string, theirs, ours gitstore.Hash, known []gitstore.Hash) error {
 	if theirs.IsZero() {
 		return nil
 	}
@@ -195,16 +193,16 @@ func (s *Store) CheckIncoming(ctx context.Context, what string, theirs, ours plu
 	if !ours.IsZero() {
 		known = append(known, ours)
 	}
-	hist, err := s.Repo.CheckHistory(ctx, theirs, known, maxListedProblems+1)
+	hist, err := s.repo.CheckHistory(ctx, theirs, known, maxListedProblems+1)
 	if err != nil {
 		return fmt.Errorf("check %s: %w", what, err)
 	}
 	// The tip's own problems first, then those of older commits.
-	tree, err := s.Repo.TreeOf(ctx, theirs)
+	tree, err := s.repo.TreeOf(ctx, theirs)
 	if err != nil {
 		return err
 	}
-	ourTree, err := s.Repo.TreeOf(ctx, ours)
+	ourTree, err := s.repo.TreeOf(ctx, ours)
 	if err != nil {
 		return err
 	}

@@ -239,7 +239,7 @@ func TestUnreadableEntriesAreSkipped(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := s.AddDecision(bg, store.NewDecision{Title: "Use Go"}); err != nil {
+	if _, _, err := s.AddDecision(bg, store.NewDecision{Title: "Use Go"}); err != nil {
 		t.Fatal(err)
 	}
 	tip := storetest.Git(t, dir, "rev-parse", "ctx")
@@ -256,11 +256,11 @@ func TestUnreadableEntriesAreSkipped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	es, err := s.ListEntries(bg, v, store.KnowledgeKind)
+	es, err := v.ListEntries(bg, store.KnowledgeKind)
 	if err != nil || len(es) != 2 {
 		t.Fatalf("knowledge list: %+v %v", es, err)
 	}
-	if _, err := s.ListDecisions(bg, v); err != nil {
+	if _, err := v.ListDecisions(bg); err != nil {
 		t.Fatalf("decision list: %v", err)
 	}
 	st, err := s.Status(bg)
@@ -284,13 +284,13 @@ func TestUnreadableEntriesAreSkipped(t *testing.T) {
 	if err != nil {
 		t.Fatalf("checkout view: %v", err)
 	}
-	if es, err := s.ListEntries(bg, cv, store.KnowledgeKind); err != nil || len(es) != 2 {
+	if es, err := cv.ListEntries(bg, store.KnowledgeKind); err != nil || len(es) != 2 {
 		t.Errorf("knowledge list from .context/: %+v %v", es, err)
 	}
 	if _, err := s.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "c", Content: "c\n"}); err != nil {
 		t.Fatalf("write: %v", err)
 	}
-	if d, err := s.AddDecision(bg, store.NewDecision{Title: "Use PostgreSQL"}); err != nil || d.ID != 1 {
+	if d, _, err := s.AddDecision(bg, store.NewDecision{Title: "Use PostgreSQL"}); err != nil || d.ID != 1 {
 		t.Fatalf("add decision: %+v %v", d, err)
 	}
 	// The decision write replaced the file "decisions" by the folder: one problem fewer.
@@ -323,7 +323,7 @@ func TestDecisionIDNearMaxInt(t *testing.T) {
 		tree = gitstoretest.WithEntry(t, dir, tree, []string{"decisions", id + "-huge.md"}, "100644", gitstoretest.Blob(t, dir, body))
 		storetest.Git(t, dir, "update-ref", "refs/heads/ctx", gitstoretest.CommitTree(t, dir, tree, storetest.Git(t, dir, "rev-parse", "ctx"), "huge"))
 	}
-	d, err := s.AddDecision(bg, store.NewDecision{Title: "After the huge ones"})
+	d, _, err := s.AddDecision(bg, store.NewDecision{Title: "After the huge ones"})
 	if err != nil {
 		t.Fatalf("add decision: %v", err)
 	}
@@ -331,7 +331,7 @@ func TestDecisionIDNearMaxInt(t *testing.T) {
 		t.Fatalf("new decision %d at %s", d.ID, d.Path)
 	}
 	// Asking for a number beyond the bound is refused, not wrapped.
-	_, err = s.AddDecision(bg, store.NewDecision{Title: "Explicit", Number: store.MaxDecisionID + 1})
+	_, _, err = s.AddDecision(bg, store.NewDecision{Title: "Explicit", Number: store.MaxDecisionID + 1})
 	if err == nil || !errors.Is(err, store.ErrInvalid) {
 		t.Errorf("a decision number beyond %d: %v, want ErrInvalid", store.MaxDecisionID, err)
 	}

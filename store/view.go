@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/ctx-dev/ctx/gitstore"
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // Reader is where a View reads files of each scope from: the context refs (RefReader) or the checked-out
@@ -23,7 +22,10 @@ type Reader interface {
 	List(ctx context.Context, sc Scope, dir string) ([]gitstore.Entry, error)
 }
 
-// View is a read-only view of the store's three scopes.
+// View is a read-only view of the store's three scopes, and the read API of the context model: entries,
+// decisions, sessions, skills, state, team and activity are read with View's methods. Store.RefView gives
+// the view of the refs' current tips, Store.CheckoutView the view of the checked-out tree; Store is the
+// write API.
 type View struct {
 	r Reader
 }
@@ -79,10 +81,10 @@ func (v *View) List(ctx context.Context, dir string) ([]Listed, error) {
 	return out, nil
 }
 
-// RefReader reads the trees of the context refs at fixed commits.
+// RefReader reads the trees of the context refs at fixed commits (Store.RefView makes one).
 type RefReader struct {
-	Repo  *gitstore.Repo
-	Trees map[Scope]plumbing.Hash
+	repo  *gitstore.Repo
+	Trees map[Scope]gitstore.Hash // the tree of each scope; ZeroHash or absent: the scope is empty
 }
 
 // ReadFile implements Reader.
@@ -91,7 +93,7 @@ func (r *RefReader) ReadFile(ctx context.Context, sc Scope, p string) ([]byte, e
 	if t.IsZero() {
 		return nil, fmt.Errorf("%s: %w", p, fs.ErrNotExist)
 	}
-	b, err := r.Repo.ReadFile(ctx, t, p)
+	b, err := r.repo.ReadFile(ctx, t, p)
 	if errors.Is(err, gitstore.ErrNotFound) {
 		return nil, fmt.Errorf("%s: %w", p, fs.ErrNotExist)
 	}
@@ -105,7 +107,7 @@ func (r *RefReader) List(ctx context.Context, sc Scope, dir string) ([]gitstore.
 	if t.IsZero() {
 		return nil, nil
 	}
-	es, err := r.Repo.List(ctx, t, dir)
+	es, err := r.repo.List(ctx, t, dir)
 	if err != nil {
 		return nil, err
 	}
@@ -119,15 +121,15 @@ func (r *RefReader) List(ctx context.Context, sc Scope, dir string) ([]gitstore.
 }
 
 // Tips returns the current commit of each scope's ref (ZeroHash when absent).
-func (s *Store) Tips(ctx context.Context) (map[Scope]plumbing.Hash, error) {
+func (s *Store) Tips(ctx context.Context) (map[Scope]gitstore.Hash, error) {
 	// A scope move a killed process left half done is completed first: readers never see an entry in
 	// both scopes or in neither (docs/locks.md).
-	if err := s.Repo.RecoverInterrupted(ctx); err != nil {
+	if err := s.repo.RecoverInterrupted(ctx); err != nil {
 		return nil, err
 	}
-	out := map[Scope]plumbing.Hash{}
+	out := map[Scope]gitstore.Hash{}
 	for _, sc := range Scopes {
-		h, err := s.Repo.Resolve(ctx, s.RefOf(sc))
+		h, err := s.repo.Resolve(ctx, s.RefOf(sc))
 		if err != nil {
 			return nil, err
 		}
@@ -142,15 +144,15 @@ func (s *Store) RefView(ctx context.Context) (*View, error) {
 	if err != nil {
 		return nil, err
 	}
-	trees := map[Scope]plumbing.Hash{}
+	trees := map[Scope]gitstore.Hash{}
 	for sc, c := range tips {
-		t, err := s.Repo.TreeOf(ctx, c)
+		t, err := s.repo.TreeOf(ctx, c)
 		if err != nil {
 			return nil, err
 		}
 		trees[sc] = t
 	}
-	return NewView(&RefReader{Repo: s.Repo, Trees: trees}), nil
+	return NewView(&RefReader{repo: s.repo, Trees: trees}), nil
 }
 
 // DirReader reads the checked-out tree: the files of .context/ with the scope each path was checked out

@@ -40,15 +40,15 @@ func TestCommittedWriteWarnsOnRefreshFailure(t *testing.T) {
 	if got := w.List(); len(got) != 1 || got[0] != c.Warnings[0] {
 		t.Errorf("collector = %q", got)
 	}
-	d, dc, err := s.AddDecisionCommit(ctx, store.NewDecision{Title: "Use Go", Context: "c", Decision: "d", Consequences: "q"})
+	d, dc, err := s.AddDecision(ctx, store.NewDecision{Title: "Use Go", Context: "c", Decision: "d", Consequences: "q"})
 	if err != nil {
-		t.Fatalf("AddDecisionCommit: %v", err)
+		t.Fatalf("AddDecision: %v", err)
 	}
 	if tip := storetest.Git(t, dir, "rev-parse", "refs/heads/ctx"); dc.Commits[store.Public].String() != tip {
 		t.Errorf("decision commit %s, tip %s", dc.Commits[store.Public], tip)
 	}
-	if _, sc, err := s.SetDecisionStatusCommit(ctx, "1", "accepted", 0); err != nil || !sc.Changed() {
-		t.Fatalf("SetDecisionStatusCommit: %v %+v", err, sc)
+	if _, sc, err := s.SetDecisionStatus(ctx, "1", "accepted", 0); err != nil || !sc.Changed() {
+		t.Fatalf("SetDecisionStatus: %v %+v", err, sc)
 	} else if msg := storetest.LastMessage(t, dir, "refs/heads/ctx"); !strings.Contains(msg, "decision.status") {
 		t.Errorf("last commit: %s", msg)
 	}

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/ctx-dev/ctx/gitstore"
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // Op names one write for its commit message (design §3): Name is the Ctx-Op trailer (kind.verb, e.g.
@@ -62,7 +61,7 @@ func (e Edits) Del(sc Scope, p string) {
 // changed nothing (no commit is made then, design §3). Warnings are problems after the commit (refreshing
 // .context/ failed): the write landed all the same.
 type Committed struct {
-	Commits  map[Scope]plumbing.Hash
+	Commits  map[Scope]gitstore.Hash
 	Paths    []string
 	Warnings []string
 }
@@ -81,21 +80,21 @@ func (c *Committed) Changed() bool { return len(c.Commits) > 0 }
 // Files written on the public ref that add text looking like a credential are refused with a
 // *SecretError (nothing is written) unless ctx comes from AllowSecrets (docs/security.md, "Secrets").
 func (s *Store) Write(ctx context.Context, op Op, fn func(v *View) (Edits, error)) (*Committed, error) {
-	out := &Committed{Commits: map[Scope]plumbing.Hash{}}
-	if s.Repo.CurrentBranch() == s.Cfg.Branch {
-		return nil, invalidf("branch %s is checked out in this worktree: ctx does not write to the branch you work on (see ctx config branch)", s.Cfg.Branch)
+	out := &Committed{Commits: map[Scope]gitstore.Hash{}}
+	if s.repo.CurrentBranch() == s.cfg.Branch {
+		return nil, invalidf("branch %s is checked out in this worktree: ctx does not write to the branch you work on (see ctx config branch)", s.cfg.Branch)
 	}
 	msg := s.Message(op)
 	refs := s.Refs()
-	res, err := s.Repo.Transact(ctx, refs, func(tips map[string]gitstore.Tip) (map[string]*gitstore.Write, error) {
+	res, err := s.repo.Transact(ctx, refs, func(tips map[string]gitstore.Tip) (map[string]*gitstore.Write, error) {
 		if tips[s.BranchRef()].Commit.IsZero() {
 			return nil, ErrNotInitialized
 		}
-		trees := map[Scope]plumbing.Hash{}
+		trees := map[Scope]gitstore.Hash{}
 		for _, sc := range Scopes {
 			trees[sc] = tips[s.RefOf(sc)].Tree
 		}
-		v := NewView(&RefReader{Repo: s.Repo, Trees: trees})
+		v := NewView(&RefReader{repo: s.repo, Trees: trees})
 		edits, err := fn(v)
 		if err != nil {
 			return nil, err

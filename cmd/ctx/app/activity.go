@@ -69,7 +69,7 @@ func runActivityCheckIn(ctx context.Context, e *env, o activityCheckInOptions) e
 	}
 	in := o.CheckIn
 	if !o.BranchSet {
-		branch := s.Repo.CurrentBranch()
+		branch := s.CurrentBranch()
 		in.Branch = &branch
 	}
 	en, _, err := s.CheckIn(ctx, in)
@@ -169,11 +169,11 @@ func newActivityListCmd(e *env) *cli.Command {
 }
 
 func runActivityList(ctx context.Context, e *env, o activityListOptions) error {
-	s, v, err := e.view(ctx)
+	_, v, err := e.view(ctx)
 	if err != nil {
 		return err
 	}
-	list, err := s.ListActivity(ctx, v)
+	list, err := v.ListActivity(ctx)
 	if err != nil {
 		return err
 	}

@@ -53,15 +53,16 @@ func runConfig(ctx context.Context, e *env, o configOptions) error {
 	if err != nil {
 		return err
 	}
+	cfg := s.Config()
 	get := map[string]func() any{
-		"branch":             func() any { return s.Cfg.Branch },
-		"remote":             func() any { return s.Cfg.Remote },
-		"sync.push-with-git": func() any { return s.Cfg.PushWithGit },
+		"branch":             func() any { return cfg.Branch },
+		"remote":             func() any { return cfg.Remote },
+		"sync.push-with-git": func() any { return cfg.PushWithGit },
 		"sync.timeout": func() any {
-			if s.Cfg.TimeoutSecs <= 0 {
+			if cfg.TimeoutSecs <= 0 {
 				return store.DefaultTimeout.String()
 			}
-			return (time.Duration(s.Cfg.TimeoutSecs) * time.Second).String()
+			return (time.Duration(cfg.TimeoutSecs) * time.Second).String()
 		},
 	}
 	switch {
@@ -101,23 +102,23 @@ func runConfig(ctx context.Context, e *env, o configOptions) error {
 				return err
 			}
 		}
-		s.Cfg.Remote = o.Value
+		cfg.Remote = o.Value
 	case "sync.push-with-git":
 		b, err := strconv.ParseBool(o.Value)
 		if err != nil {
 			return usagef("sync.push-with-git takes true or false")
 		}
-		s.Cfg.PushWithGit = b
+		cfg.PushWithGit = b
 	case "sync.timeout":
 		n, err := parseSeconds(o.Value)
 		if err != nil {
 			return err
 		}
-		s.Cfg.TimeoutSecs = n
+		cfg.TimeoutSecs = n
 	default:
 		return usagef("unknown setting %q (known: branch, remote, sync.push-with-git, sync.timeout)", o.Key)
 	}
-	if err := s.SaveConfig(); err != nil {
+	if err := s.SetConfig(cfg); err != nil {
 		return err
 	}
 	if o.Key == "sync.push-with-git" {

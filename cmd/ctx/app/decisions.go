@@ -96,7 +96,7 @@ func runDecisionAdd(ctx context.Context, e *env, o decisionAddOptions) error {
 	if err != nil {
 		return err
 	}
-	d, err := s.AddDecision(ctx, in)
+	d, _, err := s.AddDecision(ctx, in)
 	if err != nil {
 		return err
 	}
@@ -124,11 +124,11 @@ func newDecisionListCmd(e *env) *cli.Command {
 }
 
 func runDecisionList(ctx context.Context, e *env, o decisionListOptions) error {
-	s, v, err := e.view(ctx)
+	_, v, err := e.view(ctx)
 	if err != nil {
 		return err
 	}
-	list, err := s.ListDecisions(ctx, v)
+	list, err := v.ListDecisions(ctx)
 	if err != nil {
 		return err
 	}
@@ -175,11 +175,11 @@ func newDecisionGetCmd(e *env) *cli.Command {
 }
 
 func runDecisionGet(ctx context.Context, e *env, o decisionGetOptions) error {
-	s, v, err := e.view(ctx)
+	_, v, err := e.view(ctx)
 	if err != nil {
 		return err
 	}
-	d, err := s.FindDecision(ctx, v, o.Ref)
+	d, err := v.FindDecision(ctx, o.Ref)
 	if err != nil {
 		return err
 	}
@@ -227,7 +227,7 @@ func runDecisionSetStatus(ctx context.Context, e *env, o decisionSetStatusOption
 	if err != nil {
 		return err
 	}
-	d, err := s.SetDecisionStatus(ctx, o.Ref, o.Status, o.SupersededBy)
+	d, _, err := s.SetDecisionStatus(ctx, o.Ref, o.Status, o.SupersededBy)
 	if err != nil {
 		return err
 	}
@@ -259,18 +259,18 @@ func runDecisionSupersede(ctx context.Context, e *env, o decisionSupersedeOption
 	if err != nil {
 		return err
 	}
-	od, err := s.FindDecision(ctx, v, o.Old)
+	od, err := v.FindDecision(ctx, o.Old)
 	if err != nil {
 		return err
 	}
-	nd, err := s.FindDecision(ctx, v, o.New)
+	nd, err := v.FindDecision(ctx, o.New)
 	if err != nil {
 		return err
 	}
 	if od.ID == nd.ID {
 		return usagef("decision %d cannot supersede itself: give the id of the decision that replaces it", od.ID)
 	}
-	d, err := s.SetDecisionStatus(ctx, strconv.Itoa(od.ID), "superseded", nd.ID)
+	d, _, err := s.SetDecisionStatus(ctx, strconv.Itoa(od.ID), "superseded", nd.ID)
 	if err != nil {
 		return err
 	}

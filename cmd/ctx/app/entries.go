@@ -158,11 +158,11 @@ func newEntryGetCmd(e *env, k store.Kind, name string) *cli.Command {
 }
 
 func runEntryGet(ctx context.Context, e *env, o entryGetOptions) error {
-	s, v, err := e.view(ctx)
+	_, v, err := e.view(ctx)
 	if err != nil {
 		return err
 	}
-	en, err := s.GetEntry(ctx, v, o.Kind, o.Key)
+	en, err := v.GetEntry(ctx, o.Kind, o.Key)
 	if err != nil {
 		return err
 	}
@@ -193,11 +193,11 @@ func newEntryListCmd(e *env, k store.Kind, name string) *cli.Command {
 }
 
 func runEntryList(ctx context.Context, e *env, o entryListOptions) error {
-	s, v, err := e.view(ctx)
+	_, v, err := e.view(ctx)
 	if err != nil {
 		return err
 	}
-	list, err := s.ListEntries(ctx, v, o.Kind)
+	list, err := v.ListEntries(ctx, o.Kind)
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/ctx-dev/ctx/gitstore"
 	"github.com/ctx-dev/ctx/store"
 )
 
@@ -36,7 +35,7 @@ func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(form
 func ExitCode(err error) int {
 	var ue *usageError
 	var nf *store.NotFoundError
-	var te *gitstore.TransferError
+	var te *store.TransferError
 	var amb *store.AmbiguousError
 	switch {
 	case err == nil:
@@ -44,11 +43,11 @@ func ExitCode(err error) int {
 	case errors.Is(err, context.Canceled):
 		return exitInterrupted
 	case errors.As(err, &ue), errors.As(err, &amb), errors.Is(err, store.ErrInvalidKey), errors.Is(err, store.ErrInvalid),
-		errors.Is(err, gitstore.ErrUnsafeRemote):
+		errors.Is(err, store.ErrUnsafeRemote):
 		return ExitUsage
 	case errors.As(err, &nf):
 		return ExitNotFound
-	case errors.Is(err, store.ErrNotInitialized), errors.Is(err, gitstore.ErrNotRepository):
+	case errors.Is(err, store.ErrNotInitialized), errors.Is(err, store.ErrNotRepository):
 		return ExitNoStore
 	case errors.As(err, &te):
 		return ExitTransfer

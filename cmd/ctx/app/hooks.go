@@ -12,7 +12,7 @@ import (
 
 // installHooks installs the git hooks after ctx init and says what it did.
 func installHooks(ctx context.Context, s *store.Store) (string, error) {
-	st, err := hooks.Install(ctx, s.Repo.WorkTree(), hooks.Options{PrePush: s.Cfg.PushWithGit})
+	st, err := hooks.Install(ctx, s.WorkTree(), hooks.Options{PrePush: s.Config().PushWithGit})
 	if err != nil {
 		return "", err
 	}
@@ -22,10 +22,10 @@ func installHooks(ctx context.Context, s *store.Store) (string, error) {
 // hooksHint is said after the first pull of a clone (the remote's branch adopted, no ctx init run): when
 // git's hooks that refresh .context/ are not installed, how to install them; "" when they are.
 func hooksHint(ctx context.Context, s *store.Store) string {
-	if s.Repo.Bare() {
+	if s.Bare() {
 		return ""
 	}
-	st, err := hooks.Report(ctx, s.Repo.WorkTree())
+	st, err := hooks.Report(ctx, s.WorkTree())
 	if err != nil {
 		return fmt.Sprintf("hint: ctx's git hooks cannot run here (%v)", err)
 	}
@@ -42,14 +42,14 @@ func hooksHint(ctx context.Context, s *store.Store) string {
 
 // pushHookChanged installs or removes the pre-push hook after ctx config sync.push-with-git.
 func pushHookChanged(ctx context.Context, e *env, s *store.Store) error {
-	if s.Repo.Bare() {
+	if s.Bare() {
 		return nil
 	}
-	st, err := hooks.Install(ctx, s.Repo.WorkTree(), hooks.Options{PrePush: s.Cfg.PushWithGit})
+	st, err := hooks.Install(ctx, s.WorkTree(), hooks.Options{PrePush: s.Config().PushWithGit})
 	if err != nil {
 		return err
 	}
-	if s.Cfg.PushWithGit {
+	if s.Config().PushWithGit {
 		fmt.Fprintln(e.stdout, describeHooks(st, "installed"))
 	}
 	return nil
@@ -141,7 +141,7 @@ func hookActions(e *env) hooks.Actions {
 			if ok, _ := s.Initialized(ctx); !ok {
 				return nil
 			}
-			_, err = s.Push(ctx, remote)
+			_, err = s.Push(ctx, store.PushOptions{Remote: remote})
 			return err
 		},
 	}
@@ -194,10 +194,10 @@ func (e *env) workTree(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if s.Repo.Bare() {
+	if s.Bare() {
 		return "", fmt.Errorf("a bare repository has no checked-out tree to refresh: no hooks needed")
 	}
-	return s.Repo.WorkTree(), nil
+	return s.WorkTree(), nil
 }
 
 func runHooks(ctx context.Context, e *env, o hooksOptions) error {
@@ -210,7 +210,7 @@ func runHooks(ctx context.Context, e *env, o hooksOptions) error {
 	switch o.Verb {
 	case "install":
 		s, _ := e.open(ctx)
-		st, err = hooks.Install(ctx, wt, hooks.Options{PrePush: s.Cfg.PushWithGit})
+		st, err = hooks.Install(ctx, wt, hooks.Options{PrePush: s.Config().PushWithGit})
 		verb = "installed"
 	case "uninstall":
 		st, err = hooks.Uninstall(ctx, wt)

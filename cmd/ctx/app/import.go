@@ -77,8 +77,8 @@ func runImport(ctx context.Context, e *env, o importOptions) error {
 	var opts importer.Options
 	switch {
 	case err == nil:
-		opts.Root = s.Repo.WorkTree()
-		if opts.GitFiles, err = s.Repo.WorkTreeFiles(ctx); err != nil {
+		opts.Root = s.WorkTree()
+		if opts.GitFiles, err = s.WorkTreeFiles(ctx); err != nil {
 			// Without git the ignore rules cannot be read: .git/ and .context/ are still skipped.
 			fmt.Fprintf(e.stderr, "ctx: warning: %v: files git ignores are not recognised\n", err)
 			opts.GitFiles = nil

@@ -61,7 +61,7 @@ func runInit(ctx context.Context, e *env, opt initOptions) error {
 	if root := s.CheckoutRoot(); root != "" {
 		fmt.Fprintf(w, "checked-out tree: %s (listed in .git/info/exclude)\n", root)
 	}
-	if !opt.NoHooks && !s.Repo.Bare() {
+	if !opt.NoHooks && !s.Bare() {
 		if msg, err := installHooks(ctx, s); err != nil {
 			fmt.Fprintf(e.stderr, "ctx: warning: hooks not installed: %v\n", err)
 		} else if msg != "" {

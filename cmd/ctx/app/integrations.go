@@ -126,8 +126,8 @@ func runIntegrations(ctx context.Context, e *env, o integrationsOptions) error {
 
 // projectDir is the worktree root of the repository ctx runs in, else the current directory.
 func (e *env) projectDir(ctx context.Context) (string, error) {
-	if s, err := e.open(ctx); err == nil && s.Repo.WorkTree() != "" {
-		return s.Repo.WorkTree(), nil
+	if s, err := e.open(ctx); err == nil && s.WorkTree() != "" {
+		return s.WorkTree(), nil
 	}
 	if e.dir != "" {
 		return filepath.Abs(e.dir)

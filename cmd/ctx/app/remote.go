@@ -37,7 +37,7 @@ func runRemote(ctx context.Context, e *env, o remoteOptions) error {
 		name = s.RemoteName(ctx)
 	}
 	url := ""
-	if remotes, err := s.Repo.Remotes(ctx); err == nil {
+	if remotes, err := s.Remotes(ctx); err == nil {
 		for _, r := range remotes {
 			if r.Name == name {
 				url = r.URL

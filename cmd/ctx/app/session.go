@@ -101,7 +101,7 @@ func runSessionUpdate(ctx context.Context, e *env, o sessionOptions) error {
 	// AppendSession would start a session it does not know: an unknown ID is a typo here, unless --start
 	// says otherwise.
 	if !o.Start {
-		if _, err := s.GetSession(ctx, v, o.Update.ID); err != nil {
+		if _, err := v.GetSession(ctx, o.Update.ID); err != nil {
 			return err
 		}
 	}
@@ -166,11 +166,11 @@ func newSessionListCmd(e *env) *cli.Command {
 }
 
 func runSessionList(ctx context.Context, e *env, o sessionListOptions) error {
-	s, v, err := e.view(ctx)
+	_, v, err := e.view(ctx)
 	if err != nil {
 		return err
 	}
-	list, err := s.ListSessions(ctx, v)
+	list, err := v.ListSessions(ctx)
 	if err != nil {
 		return err
 	}
@@ -205,11 +205,11 @@ func newSessionShowCmd(e *env) *cli.Command {
 }
 
 func runSessionShow(ctx context.Context, e *env, o sessionShowOptions) error {
-	s, v, err := e.view(ctx)
+	_, v, err := e.view(ctx)
 	if err != nil {
 		return err
 	}
-	ss, err := s.GetSession(ctx, v, o.ID)
+	ss, err := v.GetSession(ctx, o.ID)
 	if err != nil {
 		return err
 	}

@@ -109,11 +109,11 @@ func newSkillGetCmd(e *env) *cli.Command {
 }
 
 func runSkillGet(ctx context.Context, e *env, o skillNameOptions) error {
-	s, v, err := e.view(ctx)
+	_, v, err := e.view(ctx)
 	if err != nil {
 		return err
 	}
-	sk, err := s.GetSkill(ctx, v, o.Name)
+	sk, err := v.GetSkill(ctx, o.Name)
 	if err != nil {
 		return err
 	}
@@ -135,11 +135,11 @@ func newSkillListCmd(e *env) *cli.Command {
 }
 
 func runSkillList(ctx context.Context, e *env, o skillListOptions) error {
-	s, v, err := e.view(ctx)
+	_, v, err := e.view(ctx)
 	if err != nil {
 		return err
 	}
-	list, err := s.ListSkills(ctx, v)
+	list, err := v.ListSkills(ctx)
 	if err != nil {
 		return err
 	}
@@ -261,11 +261,11 @@ func newSkillStatsCmd(e *env) *cli.Command {
 }
 
 func runSkillStats(ctx context.Context, e *env, o skillStatsOptions) error {
-	s, v, err := e.view(ctx)
+	_, v, err := e.view(ctx)
 	if err != nil {
 		return err
 	}
-	st, err := s.SkillStats(ctx, v)
+	st, err := v.SkillStats(ctx)
 	if err != nil {
 		return err
 	}
@@ -294,11 +294,11 @@ func newSkillFeedbackCmd(e *env) *cli.Command {
 }
 
 func runSkillFeedback(ctx context.Context, e *env, o skillNameOptions) error {
-	s, v, err := e.view(ctx)
+	_, v, err := e.view(ctx)
 	if err != nil {
 		return err
 	}
-	fb, err := s.SkillFeedback(ctx, v, o.Name)
+	fb, err := v.SkillFeedback(ctx, o.Name)
 	if err != nil {
 		return err
 	}
@@ -379,11 +379,11 @@ func newSkillProposalsCmd(e *env) *cli.Command {
 }
 
 func runSkillProposals(ctx context.Context, e *env, o skillProposalsOptions) error {
-	s, v, err := e.view(ctx)
+	_, v, err := e.view(ctx)
 	if err != nil {
 		return err
 	}
-	list, err := s.ListProposals(ctx, v, o.Name, o.Status)
+	list, err := v.ListProposals(ctx, o.Name, o.Status)
 	if err != nil {
 		return err
 	}

@@ -41,11 +41,11 @@ func newStateShowCmd(e *env) *cli.Command {
 }
 
 func runStateShow(ctx context.Context, e *env, o stateShowOptions) error {
-	s, v, err := e.view(ctx)
+	_, v, err := e.view(ctx)
 	if err != nil {
 		return err
 	}
-	st, err := s.GetState(ctx, v)
+	st, err := v.GetState(ctx)
 	if err != nil {
 		return err
 	}

@@ -6,7 +6,6 @@ import (
 	"io"
 	"time"
 
-	"github.com/ctx-dev/ctx/gitstore"
 	"github.com/ctx-dev/ctx/store"
 	"github.com/urfave/cli/v2"
 )
@@ -95,7 +94,7 @@ func printCheckoutStatus(w io.Writer, st *store.Status) {
 }
 
 // lockOwner says whose a lock is and what to do about it (docs/locks.md).
-func lockOwner(l gitstore.LockInfo) string {
+func lockOwner(l store.LockInfo) string {
 	switch l.Owner {
 	case "ctx-stale":
 		return "left by an interrupted ctx: its next write, push or pull removes it"

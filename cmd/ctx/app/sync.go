@@ -93,16 +93,15 @@ func runSync(ctx context.Context, e *env, o syncOptions) error {
 		return err
 	}
 	if o.HasTimeout {
-		s.Cfg.TimeoutSecs = max(int(o.Timeout/time.Second), 1)
+		s.SetTransferTimeout(max(o.Timeout, time.Second))
 	}
-	opts := store.PullOptions{Strategy: o.Strategy}
 	if o.Pull {
-		r, err := s.PullWith(ctx, o.Remote, opts)
+		r, err := s.Pull(ctx, store.PullOptions{Remote: o.Remote, Strategy: o.Strategy})
 		if err != nil {
 			return err
 		}
 		printPull(e, r)
-		if !o.Push && r.Action == "adopted" {
+		if !o.Push && r.Action == store.PullAdopted {
 			if hint := hooksHint(ctx, s); hint != "" {
 				fmt.Fprintln(e.stdout, hint)
 			}
@@ -111,7 +110,7 @@ func runSync(ctx context.Context, e *env, o syncOptions) error {
 	if !o.Push {
 		return nil
 	}
-	r, err := s.PushWith(ctx, o.Remote, opts)
+	r, err := s.Push(ctx, store.PushOptions{Remote: o.Remote, Strategy: o.Strategy})
 	if r != nil {
 		for i := range r.Pulls {
 			printPull(e, &r.Pulls[i])
@@ -134,9 +133,9 @@ func printPull(e *env, r *store.PullResult) {
 	switch {
 	case !r.Found:
 		fmt.Fprintf(w, "pull %s: the remote has no context branch yet (ctx push publishes yours)\n", r.Remote)
-	case r.Action == "up-to-date":
+	case r.Action == store.PullUpToDate:
 		fmt.Fprintf(w, "pull %s: already up to date at %s\n", r.Remote, r.New.String()[:12])
-	case r.Action == "merge":
+	case r.Action == store.PullMerged:
 		fmt.Fprintf(w, "pull %s: merged into %s (%s)\n", r.Remote, r.New.String()[:12], plural(len(r.Conflicts), "conflict", "conflicts"))
 	default:
 		fmt.Fprintf(w, "pull %s: %s to %s\n", r.Remote, r.Action, r.New.String()[:12])

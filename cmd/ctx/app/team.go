@@ -65,11 +65,11 @@ func newTeamListCmd(e *env) *cli.Command {
 }
 
 func runTeamList(ctx context.Context, e *env, o teamListOptions) error {
-	s, v, err := e.view(ctx)
+	_, v, err := e.view(ctx)
 	if err != nil {
 		return err
 	}
-	list, err := s.ListMembers(ctx, v)
+	list, err := v.ListMembers(ctx)
 	if err != nil {
 		return err
 	}
