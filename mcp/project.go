@@ -159,7 +159,12 @@ type agentMember struct {
 // characters ends with a "[truncated: ...]" marker naming its resource; when the whole result would
 // still be too large, every value gets a fair share of the room (cut the same way), and memory items,
 // then pulse items that do not fit are left out, said in a second text content item.
-func (s *srv) projectContext(ctx context.Context, args map[string]any) (any, error) {
+// projectArgs are the arguments of get_project_context.
+type projectArgs struct {
+	Project string `json:"project"`
+}
+
+func (s *srv) projectContext(ctx context.Context, a projectArgs) (any, error) {
 	v, err := s.view(ctx)
 	if err != nil {
 		return nil, err
@@ -170,7 +175,7 @@ func (s *srv) projectContext(ctx context.Context, args map[string]any) (any, err
 	}
 	names := s.projectNames(m)
 	slug := names[0]
-	if want := str(args, "project"); !contains(names, want) {
+	if want := a.Project; !contains(names, want) {
 		return nil, argErrorf("argument 'project': unknown project '%s': this store's project is '%s'", want, slug)
 	}
 	name := truncate(strings.TrimSpace(m.Project.Name), maxName)

@@ -60,19 +60,31 @@ type srv struct {
 	mu     sync.Mutex
 	agents map[string]*store.Store // agent name -> st writing as that agent
 
-	prepare map[string]func(ctx context.Context, args map[string]any) string // tool name -> toolDef.prepare
+	tools []tool // as registered, in the order of srv.tools
 }
 
-// registry maps a server built by NewServer to its state, so that Watch can find it.
-var registry sync.Map // *server.MCPServer -> *srv
+// Server is ctx's MCP server over one store: its resources, tools and prompts registered once, served
+// over stdio ([Server.ServeStdio]) or any transport of mcp-go ([Server.MCP], e.g. Streamable HTTP).
+type Server struct {
+	s *srv
+}
 
 // NewServer builds the MCP server over st. When opt.Agent or opt.Session is set it becomes st.Actor's
-// Agent or Session, so that every write of the server carries them in its commit trailers (design §3).
-// The server has resource capabilities subscribe and listChanged; change notifications need [Watch]
-// (ServeStdio runs it).
-func NewServer(st *store.Store, opt Options) *server.MCPServer {
-	return newSrv(st, opt).mcp
+// Agent or Session, so that every write of the server carries them in its commit trailers
+// (docs/format.md "Commits"). The server has resource capabilities subscribe and listChanged; change
+// notifications need [Server.Watch] (ServeStdio runs it).
+func NewServer(st *store.Store, opt Options) *Server {
+	return &Server{s: newSrv(st, opt)}
 }
+
+// MCP returns the mcp-go server, for a transport other than stdio.
+func (x *Server) MCP() *server.MCPServer { return x.s.mcp }
+
+// Watch polls the context refs every Options.PollInterval and, when they move (a write of this server,
+// another process, a pull), sends notifications/resources/list_changed to every session and
+// notifications/resources/updated for each subscribed URI whose content changed. It returns when ctx is
+// done.
+func (x *Server) Watch(ctx context.Context) error { return x.s.watch(ctx) }
 
 func newSrv(st *store.Store, opt Options) *srv {
 	if opt.Stderr == nil {
@@ -93,7 +105,7 @@ func newSrv(st *store.Store, opt Options) *srv {
 		st.Actor.Session = opt.Session
 	}
 	s := &srv{st: st, opt: opt, log: log.New(opt.Stderr, "ctx mcp: ", log.LstdFlags), hub: newHub(),
-		agents: map[string]*store.Store{}, prepare: map[string]func(context.Context, map[string]any) string{}}
+		agents: map[string]*store.Store{}}
 	hooks := &server.Hooks{}
 	hooks.AddOnRegisterSession(func(ctx context.Context, cs server.ClientSession) { s.hub.add(cs) })
 	hooks.AddOnUnregisterSession(func(ctx context.Context, cs server.ClientSession) { s.hub.remove(cs) })
@@ -111,23 +123,34 @@ func newSrv(st *store.Store, opt Options) *srv {
 			"Every write is one commit on the context branch."),
 	)
 	s.addResources()
-	s.addTools()
-	s.addHistoryTools()
+	s.tools = s.allTools()
+	sts := make([]server.ServerTool, 0, len(s.tools))
+	for _, t := range s.tools {
+		sts = append(sts, server.ServerTool{Tool: t.def, Handler: t.handler})
+	}
+	s.mcp.AddTools(sts...)
 	s.addPrompts()
-	registry.Store(s.mcp, s)
 	return s
 }
 
-// Watch polls the context refs of a server built by NewServer every Options.PollInterval and, when they
-// move (a write of this server, another process, a pull), sends notifications/resources/list_changed to
-// every session and notifications/resources/updated for each subscribed URI whose content changed
-// (design §7). It returns when ctx is done. A server not built by NewServer has nothing to watch.
-func Watch(ctx context.Context, ms *server.MCPServer) error {
-	v, ok := registry.Load(ms)
-	if !ok {
-		return nil
+// allTools is every tool of the server, each from its constructor, in the order tools/list shows them.
+func (s *srv) allTools() []tool {
+	return []tool{
+		// knowledge, conventions, decisions, project context (tools.go)
+		s.toolAddKnowledge(), s.toolRemoveKnowledge(), s.toolAddConvention(), s.toolRemoveConvention(),
+		s.toolRecordDecision(), s.toolUpdateDecisionStatus(), s.toolGetProjectContext(),
+		// state, sessions, skills, activity, scopes (model_tools.go)
+		s.toolUpdateState(), s.toolAppendSession(), s.toolEndSession(),
+		s.toolAddSkill(), s.toolRemoveSkill(), s.toolReportSkillUsage(), s.toolRateSkill(),
+		s.toolProposeSkillImprovement(), s.toolListSkillProposals(), s.toolResolveSkillProposal(),
+		s.toolCheckIn(), s.toolCheckOut(), s.toolSetIntent(), s.toolSetScope(),
+		// merge conflicts (merge_tools.go), push and pull (sync_tools.go)
+		s.toolMergeStatus(), s.toolConflictDetail(), s.toolResolveConflict(),
+		s.toolPush(), s.toolPull(),
+		// history read tools (history_tools.go)
+		s.toolStatus(), s.toolSources(), s.toolSearch(), s.toolQueryEvents(), s.toolShowSession(),
+		s.toolShowEvent(), s.toolBlame(),
 	}
-	return v.(*srv).watch(ctx)
 }
 
 // jsonContents wraps a JSON document as a resource's contents (mimeType application/json).

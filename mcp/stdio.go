@@ -33,8 +33,12 @@ const shutdownGrace = 2 * time.Second
 // subscriptions, its writer), so two servers in one process (tests, an HTTP and a stdio server) would
 // share them. Here each call has its own session.
 func ServeStdio(ctx context.Context, st *store.Store, in io.Reader, out io.Writer, opt Options) error {
-	s := newSrv(st, opt)
-	defer registry.Delete(s.mcp)
+	return NewServer(st, opt).ServeStdio(ctx, in, out)
+}
+
+// ServeStdio is the package's ServeStdio on a server built by NewServer.
+func (x *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+	s := x.s
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
