@@ -21,12 +21,12 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 
-// The read tools over the store's history (docs/mcp.md "History tools"): status, sources, search,
+// The read tools over the store's history (docs/mcp.md): status, sources, search,
 // query_events, show_session, show_event and blame. The commits of the context refs are the events
 // (store.History: every scope's ref, first parents, newest first); a session is the set of commits with
 // one Ctx-Session trailer plus its history/<id>.json record.
 //
-// Error model of these tools (docs/mcp.md "Errors"): every failure the caller can act on is a tool result with
+// Error model of these tools (docs/mcp.md): every failure the caller can act on is a tool result with
 // isError and structuredContent {"error_code", "message"}:
 //   - invalid_request: arguments that fail the input schema or the tool's own checks;
 //   - invalid_cursor, cursor_mismatch, cursor_stale: a cursor that does not decode, that belongs to
@@ -108,7 +108,7 @@ func pageOf[T any](all []T, off, limit int, next func(off int) string, mk func(i
 
 func (s *srv) toolStatus() tool {
 	return newTool(toolSpec{name: "status", title: "Context store status", readOnly: true, coded: true,
-		desc: "The context store's status, as `ctx status --format json`: branch, tip, remote-tracking ref and " +
+		desc: "The context store's status, as `ctx status --json`: branch, tip, remote-tracking ref and " +
 			"ahead/behind, entry counts, the private and ephemeral tips, hand edits of the checked-out tree; " +
 			"plus read_only: true."},
 		s.statusTool)

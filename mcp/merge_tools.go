@@ -9,7 +9,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 
-// The merge-layer tools (docs/mcp.md "Tools"): a pull whose two sides changed the same thing keeps a
+// The merge-layer tools (docs/mcp.md): a pull whose two sides changed the same thing keeps a
 // deterministic winner in the file and records the losing version in conflicts/<id>.json (docs/format.md
 // "Conflicts"); these tools list the open records and
 // settle one (store.ResolveConflict: the chosen content written and the record deleted in one commit).

@@ -8,7 +8,7 @@ import (
 	"github.com/ctx-dev/ctx/store"
 )
 
-// The write tools over the rest of the model (docs/mcp.md "Tools"): state, sessions, skills (usage,
+// The write tools over the rest of the model (docs/mcp.md): state, sessions, skills (usage,
 // feedback, proposals), activity (check-in/out, intent) and scope moves. Each runs one store write:
 // one commit on the ref of the scope it touches (docs/format.md), none when nothing changes (commit ""),
 // none on error. Arguments are checked against the tool's schema (schemas/<tool>.input.json), decoded into the

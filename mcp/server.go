@@ -1,21 +1,26 @@
-// Package mcp is ctx's MCP server (design §7): the `context://` resources of seed 000 read from the
-// checked-out tree, the write tools (one commit each through the store: knowledge, conventions,
+// Package mcp is ctx's MCP server (docs/mcp.md): the `context://` resources read from the checked-out
+// tree, the write tools (one commit each through the store: knowledge, conventions,
 // decisions, state, sessions, skills with usage/ratings/proposals, activity and intent, scope moves,
-// merge conflicts; tools.go, model_tools.go, merge_tools.go), push and pull (sync_tools.go), seed 002's
-// get_project_context, the prompts context_onboarding, context_handoff and context_resolve_conflicts
+// merge conflicts; tools.go, model_tools.go, merge_tools.go), push and pull (sync_tools.go),
+// get_project_context (project.go), the prompts context_onboarding, context_handoff and context_resolve_conflicts
 // (prompts.go), and notifications when the context refs move. It is the only package of ctx that
-// imports mcp-go (design §8), which it imports as mcpgo.
+// imports mcp-go (README.md "Where things live"), which it imports as mcpgo.
 //
-// Transport: [ServeStdio] speaks newline-delimited JSON-RPC on the given reader and writer and writes
-// nothing else there; logs go to [Options].Stderr. [NewServer] returns the bare mcp-go server for other
-// transports (streamable HTTP); [Watch] runs its change notifications.
+// Each tool is a constructor (srv.toolX) returning its definition and a handler that validates the
+// arguments against the tool's embedded JSON Schema (schemas/<tool>.input.json) and decodes them into the
+// tool's argument struct (tool.go); srv.allTools lists them. [NewServer] registers everything once on a
+// [Server]; the transports serve that same registration.
+//
+// Transports: [Server.ServeStdio] speaks newline-delimited JSON-RPC on the given reader and writer and
+// writes nothing else there; logs go to [Options].Stderr. [Server.ServeHTTP] serves the Streamable HTTP
+// transport with bearer tokens (docs/http.md). [Server.Watch] runs the change notifications.
 //
 // Error model:
-//   - a resource that names a missing entry returns seed 000's error object as its JSON content
+//   - a resource that names a missing entry returns the error object of docs/mcp.md as its JSON content
 //     ({"error": "Knowledge entry 'x' not found"}), never a JSON-RPC error; invalid keys and names
 //     (store.ValidKey) are reported the same way, as not found;
 //   - a tool called with a bad argument returns a tool result with isError and a message naming the field,
-//     and writes nothing; a missing entry is a tool error with seed 000's text; so is a push or pull the
+//     and writes nothing; a missing entry is a tool error ("Knowledge entry 'x' not found"); so is a push or pull the
 //     remote refused (with git's reason);
 //   - store failures a model cannot act on (I/O, a broken repository) are JSON-RPC errors.
 package mcp
@@ -133,7 +138,7 @@ func newSrv(st *store.Store, opt Options) *srv {
 	return s
 }
 
-// allTools is every tool of the server, each from its constructor, in the order tools/list shows them.
+// allTools is every tool of the server, each from its constructor (tools/list sorts them by name).
 func (s *srv) allTools() []tool {
 	return []tool{
 		// knowledge, conventions, decisions, project context (tools.go)

@@ -8,7 +8,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
-// The sync tools (docs/mcp.md "Tools"), over store.Push and store.Pull: push publishes the context
+// The sync tools (docs/mcp.md), over store.Push and store.Pull: push publishes the context
 // branch without force (merging first when the remote moved), pull fetches and merges it. Neither writes
 // anything else; pull may make one merge commit. A transfer the remote refused or could not do is a tool
 // error carrying git's reason (never reported as success), since the model can relay it; a store that is

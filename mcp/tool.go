@@ -30,7 +30,7 @@ type toolSpec struct {
 	destructive       bool
 	openWorld         bool // talks to a remote (push, pull)
 	output            bool
-	// coded selects the error model of the history read tools (docs/mcp.md "Errors"): every tool error
+	// coded selects the error model of the history read tools (docs/mcp.md): every tool error
 	// has structuredContent {error_code, message}, and a paged result is shortened to fit the response
 	// limit.
 	coded bool
@@ -44,7 +44,7 @@ type toolSpec struct {
 // run. run's result is rendered as structuredContent plus the same JSON as text. An *argError, a
 // *store.NotFoundError, a *store.AmbiguousError, a *transferFailure (push/pull), a *codedError, or an
 // error wrapping store.ErrInvalidKey, store.ErrInvalid or store.ErrNotInitialized becomes a tool error
-// (isError: something the model can act on); any other error is a JSON-RPC error (docs/mcp.md "Errors").
+// (isError: something the model can act on); any other error is a JSON-RPC error (docs/mcp.md).
 func newTool[A any](sp toolSpec, run func(ctx context.Context, a A) (any, error)) tool {
 	sch, err := compileSchema(sp.name + ".input.json")
 	if err != nil {
