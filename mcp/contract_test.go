@@ -57,8 +57,8 @@ func resourceSchemas(t *testing.T) map[string]*jsonschema.Schema {
 }
 
 // TestResourceContract validates every resource's output, including the error objects, against the
-// JSON Schemas written from seed 000, and get_project_context's structuredContent against seed 002's
-// output schema.
+// JSON Schemas of testdata/mcp/resources, and get_project_context's structuredContent against its output
+// schema, over stdio and over Streamable HTTP (one registration, two transports).
 func TestResourceContract(t *testing.T) {
 	dir, st := newRepo(t, store.Actor{Agent: "cli"})
 	seed(t, st)
@@ -96,7 +96,16 @@ func TestResourceContract(t *testing.T) {
 		t.Fatal(err)
 	}
 	schemas := resourceSchemas(t)
-	s := serve(t, st, Options{Agent: "claude-code"}, mcpgo.LATEST_LEGACY_PROTOCOL_VERSION)
+	for _, tr := range transports() {
+		t.Run(tr.name, func(t *testing.T) {
+			s := tr.serve(t, st, Options{Agent: "claude-code"}, mcpgo.LATEST_LEGACY_PROTOCOL_VERSION)
+			resourceContract(t, s, schemas, task)
+		})
+	}
+}
+
+// resourceContract is TestResourceContract's checks on one connected session.
+func resourceContract(t *testing.T, s *session, schemas map[string]*jsonschema.Schema, task string) {
 
 	cases := map[string]string{
 		"context://manifest":                        "manifest",

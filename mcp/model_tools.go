@@ -224,6 +224,9 @@ func (s *srv) appendSession(ctx context.Context, a appendSessionArgs) (any, erro
 	if agent == "" {
 		return nil, argErrorf("argument 'agent': must not be blank")
 	}
+	if callerOf(ctx) != nil {
+		agent = s.clientAgent(ctx) // over HTTP the token says who writes, never an argument (docs/http.md)
+	}
 	summary := a.Summary
 	if strings.TrimSpace(summary) == "" {
 		return nil, argErrorf("argument 'summary': must not be blank")

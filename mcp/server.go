@@ -121,6 +121,7 @@ func newSrv(st *store.Store, opt Options) *srv {
 		server.WithRecovery(),
 		server.WithResourceRecovery(),
 		server.WithHooks(hooks),
+		server.WithToolFilter(filterTools),
 		server.WithInstructions("ctx is this repository's git-native context store. Read context://summary, "+
 			"context://conventions, context://knowledge, context://decisions and context://skills before you start "+
 			"(the context_onboarding prompt gathers them); "+
@@ -182,9 +183,13 @@ func AgentName(clientName string) string {
 	return a
 }
 
-// clientAgent is the agent of the request's client: Options.Agent when set, else the clientInfo.name of
-// the request (protocol 2026-07-28 sends it with each request) or of its session's initialize.
+// clientAgent is the agent of the request's client: the agent of an HTTP caller's token when it names
+// one, else Options.Agent when set, else the clientInfo.name of the request (protocol 2026-07-28 sends it
+// with each request) or of its session's initialize. Never a tool argument.
 func (s *srv) clientAgent(ctx context.Context) string {
+	if c := callerOf(ctx); c != nil && c.Agent != "" {
+		return c.Agent
+	}
 	if s.opt.Agent != "" {
 		return s.opt.Agent
 	}

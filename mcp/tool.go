@@ -73,6 +73,10 @@ func newTool[A any](sp toolSpec, run func(ctx context.Context, a A) (any, error)
 		return toolError(sp.name, err)
 	}
 	h := func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+		if c := callerOf(ctx); c != nil && c.ReadOnly && !sp.readOnly {
+			// filterTools hides the tool already; this holds should a call get past the filter
+			return mcpgo.NewToolResultError(sp.name + ": this token is read-only: it cannot write"), nil
+		}
 		args := req.GetArguments()
 		if args == nil {
 			if req.Params.Arguments != nil {
