@@ -433,7 +433,9 @@ func TestHTTPShutdown(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	x := NewServer(st, Options{})
-	go func() { done <- x.ServeHTTP(ctx, ln, HTTPOptions{Tokens: ts, AccessLog: io.Discard, ShutdownGrace: 5 * time.Second}) }()
+	go func() {
+		done <- x.ServeHTTP(ctx, ln, HTTPOptions{Tokens: ts, AccessLog: io.Discard, ShutdownGrace: 5 * time.Second})
+	}()
 	h := &httpServer{url: "http://" + ln.Addr().String(), stderr: &syncBuffer{}}
 	s := h.connect(t, tok, "", "x")
 	s.call(t, "context_add_knowledge", map[string]any{"key": "before-shutdown", "content": "x"})
