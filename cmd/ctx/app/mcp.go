@@ -11,11 +11,15 @@ func mcpCommand() *cli.Command {
 		Usage: "Model Context Protocol server for agents",
 		Subcommands: []*cli.Command{{
 			Name:  "serve",
-			Usage: "serve context:// resources and write tools over stdio (newline-delimited JSON-RPC)",
+			Usage: "serve context:// resources and write tools over stdio (newline-delimited JSON-RPC), or over HTTP with --http",
+			Flags: mcpHTTPFlags(),
 			Action: func(c *cli.Context) error {
 				s, err := open(c)
 				if err != nil {
 					return err
+				}
+				if c.IsSet("http") {
+					return serveMCPHTTP(c, s)
 				}
 				return ctxmcp.ServeStdio(c.Context, s, c.App.Reader, rawOut(c), ctxmcp.Options{
 					Agent: c.String("agent"), Session: c.String("session"), Version: Version, Stderr: c.App.ErrWriter,

@@ -724,6 +724,7 @@ func teamCommand() *cli.Command {
 					})
 				},
 			},
+			teamTokenCommand(),
 		},
 	}
 }
