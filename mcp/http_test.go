@@ -25,7 +25,7 @@ import (
 // transportCase connects a client to a server over one transport.
 type transportCase struct {
 	name  string
-	serve func(t *testing.T, st *store.Store, opt Options, protocolVersion string) *session
+	serve func(t testing.TB, st *store.Store, opt Options, protocolVersion string) *session
 }
 
 // transports are stdio and Streamable HTTP; over HTTP the client's token speaks for the repository's git
@@ -33,7 +33,7 @@ type transportCase struct {
 func transports() []transportCase {
 	return []transportCase{
 		{"stdio", serve},
-		{"http", func(t *testing.T, st *store.Store, opt Options, pv string) *session {
+		{"http", func(t testing.TB, st *store.Store, opt Options, pv string) *session {
 			h := startHTTP(t, st, opt, HTTPOptions{})
 			tok := h.token(t, tokens.Spec{Member: "Ada Lovelace", Email: "ada@example.com", Agent: opt.Agent})
 			return h.connect(t, tok, pv, "ctx-test")
@@ -50,7 +50,7 @@ type httpServer struct {
 	stderr *syncBuffer
 }
 
-func startHTTP(t *testing.T, st *store.Store, opt Options, hopt HTTPOptions) *httpServer {
+func startHTTP(t testing.TB, st *store.Store, opt Options, hopt HTTPOptions) *httpServer {
 	t.Helper()
 	h := &httpServer{tokens: tokens.Open(t.TempDir()), log: &syncBuffer{}, stderr: &syncBuffer{}}
 	if opt.Stderr == nil {
@@ -79,7 +79,7 @@ func startHTTP(t *testing.T, st *store.Store, opt Options, hopt HTTPOptions) *ht
 	return h
 }
 
-func (h *httpServer) token(t *testing.T, sp tokens.Spec) string {
+func (h *httpServer) token(t testing.TB, sp tokens.Spec) string {
 	t.Helper()
 	tok, _, err := h.tokens.Add(context.Background(), sp)
 	if err != nil {
@@ -89,7 +89,7 @@ func (h *httpServer) token(t *testing.T, sp tokens.Spec) string {
 }
 
 // connect starts an initialised mcp-go Streamable HTTP client with the bearer token.
-func (h *httpServer) connect(t *testing.T, token, protocolVersion, clientName string) *session {
+func (h *httpServer) connect(t testing.TB, token, protocolVersion, clientName string) *session {
 	t.Helper()
 	c, err := client.NewStreamableHttpClient(h.url+HTTPPath,
 		transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token}),
