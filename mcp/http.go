@@ -159,16 +159,19 @@ func (x *Server) HTTPHandler(opt HTTPOptions) (http.Handler, error) {
 }
 
 // httpHandler is the middleware chain in front of mcp-go's StreamableHTTPServer: access log, path,
-// Origin, bearer token, rate limit, body limit, and the caller's identity in the request's context.
+// Origin, bearer token, session owner, rate limit, body limit, and the caller's identity in the
+// request's context.
 type httpHandler struct {
-	s        *srv
-	opt      HTTPOptions
-	mcp      *server.StreamableHTTPServer
-	log      *slog.Logger
-	mu       sync.Mutex
-	limiters map[string]*rate.Limiter // token id -> its limiter
-	streams  context.Context          // cancelled by stopStreams: ends GET event streams at shutdown
-	stop     context.CancelFunc
+	s            *srv
+	opt          HTTPOptions
+	mcp          *server.StreamableHTTPServer
+	log          *slog.Logger
+	mu           sync.Mutex
+	limiters     map[string]*rate.Limiter // token id -> its limiter
+	sessions     map[string]string        // Mcp-Session-Id -> the token id that made it
+	sessionOrder []string                 // session ids, oldest first
+	streams      context.Context          // cancelled by stopStreams: ends GET event streams at shutdown
+	stop         context.CancelFunc
 }
 
 func (x *Server) httpHandler(opt HTTPOptions) (*httpHandler, error) {
@@ -194,7 +197,7 @@ func (x *Server) httpHandler(opt HTTPOptions) (*httpHandler, error) {
 	}
 	streams, stop := context.WithCancel(context.Background())
 	h := &httpHandler{s: x.s, opt: opt, log: slog.New(slog.NewJSONHandler(opt.AccessLog, nil)),
-		limiters: map[string]*rate.Limiter{}, streams: streams, stop: stop}
+		limiters: map[string]*rate.Limiter{}, sessions: map[string]string{}, streams: streams, stop: stop}
 	h.mcp = server.NewStreamableHTTPServer(x.s.mcp, server.WithEndpointPath(HTTPPath),
 		server.WithHeartbeatInterval(30*time.Second))
 	return h, nil
@@ -287,6 +290,12 @@ func (h *httpHandler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c = &Caller{TokenID: t.ID, Member: t.Member, Email: t.Email, Agent: t.Agent, ReadOnly: t.ReadOnly}
+	sid := r.Header.Get(server.HeaderKeySessionID)
+	if sid != "" && !h.sessionOf(sid, t.ID) {
+		reason = "session"
+		refuse(w, http.StatusForbidden, "forbidden: the session belongs to another token")
+		return
+	}
 	if !h.limiter(t.ID).Allow() {
 		reason = "rate"
 		w.Header().Set("Retry-After", "1")
@@ -326,6 +335,42 @@ func (h *httpHandler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		r.Body = io.NopCloser(bytes.NewReader(body))
 	}
 	h.mcp.ServeHTTP(w, r)
+	if sid == "" {
+		if made := w.Header().Get(server.HeaderKeySessionID); made != "" {
+			h.bindSession(made, t.ID)
+		}
+	} else if r.Method == http.MethodDelete {
+		h.bindSession(sid, "")
+	}
+}
+
+// maxSessions bounds the session -> token map (sessions beyond it are forgotten oldest first, and then
+// only mcp-go's own session check applies to them).
+const maxSessions = 1 << 16
+
+// bindSession records that the session was made by the token (id "" forgets it).
+func (h *httpHandler) bindSession(sid, tokenID string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if tokenID == "" {
+		delete(h.sessions, sid)
+		return
+	}
+	if len(h.sessionOrder) >= maxSessions {
+		delete(h.sessions, h.sessionOrder[0])
+		h.sessionOrder = h.sessionOrder[1:]
+	}
+	h.sessions[sid] = tokenID
+	h.sessionOrder = append(h.sessionOrder, sid)
+}
+
+// sessionOf reports whether a request with the token may use the session: one made with another token
+// may not (a leaked session id gives no one else its subscriptions or its event stream).
+func (h *httpHandler) sessionOf(sid, tokenID string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	owner, ok := h.sessions[sid]
+	return !ok || owner == tokenID
 }
 
 // bearer is the request's bearer token.

@@ -394,6 +394,36 @@ func TestHTTPRateLimit(t *testing.T) {
 	}
 }
 
+// TestHTTPSessionBoundToToken: a session made with one token cannot be used with another.
+func TestHTTPSessionBoundToToken(t *testing.T) {
+	dir, st := newRepo(t, store.Actor{Agent: "cli"})
+	h := startHTTP(t, st, Options{}, HTTPOptions{})
+	a, b := h.token(t, tokens.Spec{Member: "A"}), h.token(t, tokens.Spec{Member: "B"})
+	req, _ := http.NewRequest(http.MethodPost, h.url+HTTPPath, strings.NewReader(initializeBody))
+	req.Header.Set("Authorization", "Bearer "+a)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	sid := resp.Header.Get("Mcp-Session-Id")
+	if sid == "" {
+		t.Fatal("no session id")
+	}
+	before := refsOf(t, dir)
+	if code, body := h.post(t, map[string]string{"Authorization": "Bearer " + b, "Mcp-Session-Id": sid}, writeBody("stolen")); code != http.StatusForbidden {
+		t.Errorf("another token on the session: %d %s", code, body)
+	}
+	if after := refsOf(t, dir); after != before {
+		t.Errorf("a request on another token's session wrote")
+	}
+	if code, body := h.post(t, map[string]string{"Authorization": "Bearer " + a, "Mcp-Session-Id": sid}, []byte(`{"jsonrpc":"2.0","id":5,"method":"ping"}`)); code != http.StatusOK {
+		t.Errorf("the session's own token: %d %s", code, body)
+	}
+}
+
 func TestCheckListenAddr(t *testing.T) {
 	for _, c := range []struct {
 		addr                         string
