@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/ctx-dev/ctx/store"
@@ -68,15 +69,23 @@ func indentJSON(t *testing.T, v any) []byte {
 
 // rawRequest sends a request without parameters and returns its raw result: mcp-go's client decodes
 // schemas into structs that drop keywords, so snapshots use the JSON as served.
+//
+// Each request has its own id: mcp-go's stdio client forgets a response channel by id after the
+// response arrived, which can drop the channel of a next request that reuses the id.
 func rawRequest(t *testing.T, s *session, method string) json.RawMessage {
 	t.Helper()
 	resp, err := s.c.GetTransport().SendRequest(context.Background(), transport.JSONRPCRequest{
-		JSONRPC: mcpgo.JSONRPC_VERSION, ID: mcpgo.NewRequestId(int64(9001)), Method: method})
+		JSONRPC: mcpgo.JSONRPC_VERSION, ID: mcpgo.NewRequestId(rawRequestID.Add(1)), Method: method})
 	if err != nil || resp.Error != nil {
 		t.Fatalf("%s: %v %v", method, err, resp)
 	}
 	return resp.Result
 }
+
+// rawRequestID numbers the raw requests, above the ids the client picks itself.
+var rawRequestID atomic.Int64
+
+func init() { rawRequestID.Store(9000) }
 
 // itemKey orders listed items: by name, else URI template.
 func itemKey(m map[string]any) string {

@@ -140,6 +140,7 @@ func (x *Server) ServeHTTP(ctx context.Context, ln net.Listener, opt HTTPOptions
 	h.stopStreams()
 	sctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
+	_ = h.mcp.Shutdown(sctx) // closes mcp-go's sessions and its idle-session sweeper; serves no listener itself
 	err = hs.Shutdown(sctx)
 	if errors.Is(err, context.DeadlineExceeded) {
 		x.s.log.Printf("http: requests still running after %v: closing them", grace)
@@ -198,8 +199,11 @@ func (x *Server) httpHandler(opt HTTPOptions) (*httpHandler, error) {
 	streams, stop := context.WithCancel(context.Background())
 	h := &httpHandler{s: x.s, opt: opt, log: slog.New(slog.NewJSONHandler(opt.AccessLog, nil)),
 		limiters: map[string]*rate.Limiter{}, sessions: map[string]string{}, streams: streams, stop: stop}
-	h.mcp = server.NewStreamableHTTPServer(x.s.mcp, server.WithEndpointPath(HTTPPath),
-		server.WithHeartbeatInterval(30*time.Second))
+	// Stateful: session ids are checked against the sessions this server made (a single process serves
+	// one clone); sessions idle for an hour are dropped. No event store: mcp-go's in-memory one keeps a
+	// session's events without bound, so streams are not resumable (docs/http.md).
+	h.mcp = server.NewStreamableHTTPServer(x.s.mcp, server.WithEndpointPath(HTTPPath), server.WithStateful(true),
+		server.WithSessionIdleTTL(time.Hour), server.WithHeartbeatInterval(30*time.Second))
 	return h, nil
 }
 

@@ -424,6 +424,20 @@ func TestHTTPSessionBoundToToken(t *testing.T) {
 	}
 }
 
+// TestHTTPNotifications: a client on the event stream (GET) is told when another client's write moved
+// the context branch.
+func TestHTTPNotifications(t *testing.T) {
+	_, st := newRepo(t, store.Actor{Agent: "cli"})
+	h := startHTTP(t, st, Options{PollInterval: 50 * time.Millisecond}, HTTPOptions{})
+	a := h.connect(t, h.token(t, tokens.Spec{Member: "A"}), "", "a")
+	b := h.connect(t, h.token(t, tokens.Spec{Member: "B"}), "", "b")
+	time.Sleep(200 * time.Millisecond) // a's event stream is open
+	b.call(t, "context_add_knowledge", map[string]any{"key": "news", "content": "x"})
+	if !a.waitNote(t, "notifications/resources/list_changed", "", 10*time.Second) {
+		t.Errorf("no notifications/resources/list_changed over HTTP; got %v", a.notes)
+	}
+}
+
 func TestCheckListenAddr(t *testing.T) {
 	for _, c := range []struct {
 		addr                         string
