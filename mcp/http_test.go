@@ -3,13 +3,23 @@ package mcp
 import (
 	"bytes"
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"fmt"
 	"io"
 	"log/slog"
+	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -496,4 +506,75 @@ func TestHTTPShutdown(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("ServeHTTP did not return after its context was done")
 	}
+}
+
+// TestHTTPTLS: with --tls-cert/--tls-key the server speaks HTTPS only; a client that trusts the
+// certificate initialises, a plain-HTTP request gets no MCP answer.
+func TestHTTPTLS(t *testing.T) {
+	_, st := newRepo(t, store.Actor{Agent: "cli"})
+	dir := t.TempDir()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "127.0.0.1"},
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, NotBefore: time.Now().Add(-time.Hour),
+		NotAfter: time.Now().Add(time.Hour), KeyUsage: x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certFile, keyFile := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600)
+	os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600)
+
+	ts := tokens.Open(t.TempDir())
+	tok, _, err := ts.Add(context.Background(), tokens.Spec{Member: "Ada Lovelace"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- NewServer(st, Options{}).ServeHTTP(ctx, ln, HTTPOptions{Tokens: ts, AccessLog: io.Discard,
+			TLSCert: certFile, TLSKey: keyFile})
+	}()
+	defer func() { cancel(); <-done }()
+	pool := x509.NewCertPool()
+	pool.AddCert(must(x509.ParseCertificate(der)))
+	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	post := func(c *http.Client, url string) (int, error) {
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(initializeBody))
+		req.Header.Set("Authorization", "Bearer "+tok)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := c.Do(req)
+		if err != nil {
+			return 0, err
+		}
+		resp.Body.Close()
+		return resp.StatusCode, nil
+	}
+	if code, err := post(hc, "https://"+ln.Addr().String()+HTTPPath); err != nil || code != http.StatusOK {
+		t.Errorf("HTTPS initialize: %d %v", code, err)
+	}
+	if code, err := post(http.DefaultClient, "http://"+ln.Addr().String()+HTTPPath); err == nil && code == http.StatusOK {
+		t.Errorf("plain HTTP to the TLS server answered 200")
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }
