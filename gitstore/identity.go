@@ -29,7 +29,14 @@ var ErrNoIdentity = errors.New("no git identity: set it with git config user.nam
 // The answer is cached for the process while the environment and the config files' stamps stay the same.
 // Without a git binary, the repository's, global and system config are read with go-git. When is the
 // current time.
+//
+// A context made by WithIdentity overrides it: the author is then the caller the context speaks for (an
+// MCP HTTP request's token, docs/http.md); the committer stays this process's identity.
 func (r *Repo) Identity(ctx context.Context) (Signature, error) {
+	if sig, ok := ctx.Value(identityKey{}).(Signature); ok {
+		sig.When = time.Now()
+		return sig, nil
+	}
 	id, err := r.idents(ctx)
 	if err != nil {
 		return Signature{}, err
@@ -37,6 +44,14 @@ func (r *Repo) Identity(ctx context.Context) (Signature, error) {
 	sig := id.author
 	sig.When = time.Now()
 	return sig, nil
+}
+
+type identityKey struct{}
+
+// WithIdentity returns a context in which Identity reports name and email, the author of the commits
+// written with it. name must not be empty; neither may contain '<', '>' or a newline.
+func WithIdentity(ctx context.Context, name, email string) context.Context {
+	return context.WithValue(ctx, identityKey{}, Signature{Name: name, Email: email})
 }
 
 // Committer is the committer identity C git would use (`git var GIT_COMMITTER_IDENT`: GIT_COMMITTER_NAME,

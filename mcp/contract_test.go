@@ -8,12 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"testing"
 
 	"github.com/ctx-dev/ctx/store"
-	"github.com/mark3labs/mcp-go/client/transport"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -59,8 +57,8 @@ func resourceSchemas(t *testing.T) map[string]*jsonschema.Schema {
 }
 
 // TestResourceContract validates every resource's output, including the error objects, against the
-// JSON Schemas written from seed 000, and get_project_context's structuredContent against seed 002's
-// output schema.
+// JSON Schemas of testdata/mcp/resources, and get_project_context's structuredContent against its output
+// schema, over stdio and over Streamable HTTP (one registration, two transports).
 func TestResourceContract(t *testing.T) {
 	dir, st := newRepo(t, store.Actor{Agent: "cli"})
 	seed(t, st)
@@ -98,7 +96,16 @@ func TestResourceContract(t *testing.T) {
 		t.Fatal(err)
 	}
 	schemas := resourceSchemas(t)
-	s := serve(t, st, Options{Agent: "claude-code"}, mcpgo.LATEST_LEGACY_PROTOCOL_VERSION)
+	for _, tr := range transports() {
+		t.Run(tr.name, func(t *testing.T) {
+			s := tr.serve(t, st, Options{Agent: "claude-code"}, mcpgo.LATEST_LEGACY_PROTOCOL_VERSION)
+			resourceContract(t, s, schemas, task)
+		})
+	}
+}
+
+// resourceContract is TestResourceContract's checks on one connected session.
+func resourceContract(t *testing.T, s *session, schemas map[string]*jsonschema.Schema, task string) {
 
 	cases := map[string]string{
 		"context://manifest":                        "manifest",
@@ -201,47 +208,17 @@ func TestResourceContract(t *testing.T) {
 	}
 }
 
-// TestToolsListGolden snapshots tools/list (names, titles, descriptions, input and output schemas,
-// annotations) in testdata/mcp/tools_list.golden.json; -update rewrites it.
-func TestToolsListGolden(t *testing.T) {
+// TestProjectContextSchemas checks that get_project_context is served with its embedded input and
+// output schemas, verbatim (the whole tools/list is snapshotted by TestCatalogSnapshots).
+func TestProjectContextSchemas(t *testing.T) {
 	_, st := newRepo(t, store.Actor{})
 	s := serve(t, st, Options{}, mcpgo.LATEST_LEGACY_PROTOCOL_VERSION)
-	// the raw tools/list result: mcp-go's client decodes schemas into a struct that drops keywords
-	resp, err := s.c.GetTransport().SendRequest(context.Background(), transport.JSONRPCRequest{
-		JSONRPC: mcpgo.JSONRPC_VERSION, ID: mcpgo.NewRequestId(int64(9001)), Method: "tools/list"})
-	if err != nil || resp.Error != nil {
-		t.Fatalf("tools/list: %v %v", err, resp)
-	}
 	var list struct {
 		Tools []map[string]json.RawMessage `json:"tools"`
 	}
-	if err := json.Unmarshal(resp.Result, &list); err != nil {
+	if err := json.Unmarshal(rawRequest(t, s, "tools/list"), &list); err != nil {
 		t.Fatal(err)
 	}
-	sort.Slice(list.Tools, func(i, j int) bool { return string(list.Tools[i]["name"]) < string(list.Tools[j]["name"]) })
-	raw, err := json.Marshal(list.Tools)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var v any
-	json.Unmarshal(raw, &v)
-	got, _ := json.MarshalIndent(v, "", "  ")
-	got = append(got, '\n')
-	path := filepath.Join(testdataDir, "tools_list.golden.json")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./mcp -run TestToolsListGolden -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("tools/list differs from %s (run with -update if intended):\n%s", path, got)
-	}
-
-	// get_project_context's schemas are seed 002's, verbatim
 	for _, tool := range list.Tools {
 		if string(tool["name"]) != `"get_project_context"` {
 			continue

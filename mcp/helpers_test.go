@@ -122,13 +122,13 @@ func (s *syncBuffer) String() string {
 
 // serve starts ServeStdio on st and connects an initialised client (protocolVersion "" = the client's
 // default negotiation). The server is stopped, and its error checked, at the end of the test.
-func serve(t *testing.T, st *store.Store, opt Options, protocolVersion string) *session {
+func serve(t testing.TB, st *store.Store, opt Options, protocolVersion string) *session {
 	t.Helper()
 	return serveAs(t, st, opt, protocolVersion, "ctx-test")
 }
 
 // serveAs is serve with a client whose clientInfo.name is clientName.
-func serveAs(t *testing.T, st *store.Store, opt Options, protocolVersion, clientName string) *session {
+func serveAs(t testing.TB, st *store.Store, opt Options, protocolVersion, clientName string) *session {
 	t.Helper()
 	serverIn, clientOut := io.Pipe()
 	clientIn, serverOut := io.Pipe()

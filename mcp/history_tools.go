@@ -19,16 +19,14 @@ import (
 
 	"github.com/ctx-dev/ctx/store"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// The read tools of seed 004 over the store's history (design §7): status, sources, search,
+// The read tools over the store's history (docs/mcp.md): status, sources, search,
 // query_events, show_session, show_event and blame. The commits of the context refs are the events
 // (store.History: every scope's ref, first parents, newest first); a session is the set of commits with
 // one Ctx-Session trailer plus its history/<id>.json record.
 //
-// Error model of these tools (seed 004): every failure the caller can act on is a tool result with
+// Error model of these tools (docs/mcp.md): every failure the caller can act on is a tool result with
 // isError and structuredContent {"error_code", "message"}:
 //   - invalid_request: arguments that fail the input schema or the tool's own checks;
 //   - invalid_cursor, cursor_mismatch, cursor_stale: a cursor that does not decode, that belongs to
@@ -42,7 +40,7 @@ import (
 // response limit. Cursors are opaque: base64url of a JSON body {tool, args hash, tip fingerprint, offset}
 // followed by its CRC-32 (an integrity check, not a secret).
 
-// maxResponseBytes is seed 004's aggregate MCP response limit: the serialized JSON-RPC response
+// maxResponseBytes is the aggregate MCP response limit (docs/limits.md): the serialized JSON-RPC response
 // (structuredContent plus its text fallback).
 const maxResponseBytes = 1 << 20
 
@@ -108,72 +106,63 @@ func pageOf[T any](all []T, off, limit int, next func(off int) string, mk func(i
 	}}
 }
 
-func (s *srv) historyToolDefs() []toolDef {
-	return []toolDef{
-		{name: "status", title: "Context store status", readOnly: true,
-			desc: "The context store's status, as `ctx status --format json`: branch, tip, remote-tracking ref and " +
-				"ahead/behind, entry counts, the private and ephemeral tips, hand edits of the checked-out tree; " +
-				"plus read_only: true.",
-			run: s.statusTool},
-		{name: "sources", title: "Context sources", readOnly: true,
-			desc: "The git refs ctx reads its history from: the public context branch, the private and ephemeral " +
-				"refs (never pushed) and each remote's remote-tracking ref, each with its kind and tip (null when absent).",
-			run: s.sourcesTool},
-		{name: "search", title: "Search context", readOnly: true,
-			desc: "Case-insensitive search of the current knowledge, conventions, decisions, skills and session " +
-				"summaries (the checked-out view). Every word of query must occur; title and key hits rank before " +
-				"body hits. Returns {query, kinds, results [{kind, key, title, scope, uri, matched_in, score, snippet}], " +
-				"pagination}; continue with pagination.next_cursor.",
-			run: s.searchTool},
-		{name: "query_events", title: "Query context events", readOnly: true,
-			desc: "One page of context commits (the events), newest first, following first parents of the " +
-				"public, private and ephemeral refs, filtered by the Ctx-Op, Ctx-Key, Ctx-Agent and Ctx-Session " +
-				"trailers and an RFC 3339 time range. Each event: {commit, scope, op, key, agent, session, machine, " +
-				"author, time, summary, parents, paths}. Continue with pagination.next_cursor (bound to the refs' " +
-				"tips: cursor_stale after any write).",
-			run: s.queryEventsTool},
-		{name: "show_session", title: "Show session", readOnly: true,
-			desc: "A session: its record (history/<id>.json, null when there is none) and its events, the commits " +
-				"whose Ctx-Session trailer is the id, oldest first, one page at a time (limit default 200, 1-4096). " +
-				"Continue with the same session_id and pagination.next_cursor while pagination.has_more.",
-			run: s.showSessionTool},
-		{name: "show_event", title: "Show event", readOnly: true,
-			desc: "One context commit by full or abbreviated (7+ hex digits) name: its trailers, the files it " +
-				"changed with a unified diff of each against its first parent, and optionally a window of " +
-				"neighbouring events (before: older, after: newer, oldest first). An event too large for the 1 MiB " +
-				"response limit fails with output_limit_exceeded; call again with diff: false.",
-			run: s.showEventTool},
-		{name: "blame", title: "Blame context file", readOnly: true,
-			desc: "Which commit last changed each line of a context store file (e.g. knowledge/x.md) at the tip of " +
-				"the ref holding it: {line, text, commit, op, key, agent, session, author, time}. A first-parent walk, " +
-				"stopped after 2000 commits (limit_reached; lines not reached have commit \"\"). Paged by lines.",
-			run: s.blameTool},
-	}
+func (s *srv) toolStatus() tool {
+	return newTool(toolSpec{name: "status", title: "Context store status", readOnly: true, coded: true,
+		desc: "The context store's status, as `ctx status --json`: branch, tip, remote-tracking ref and " +
+			"ahead/behind, entry counts, the private and ephemeral tips, hand edits of the checked-out tree; " +
+			"plus read_only: true."},
+		s.statusTool)
 }
 
-// addHistoryTools registers the history read tools with their typed-error handler.
-func (s *srv) addHistoryTools() {
-	s.registerTools(s.historyToolDefs(), s.historyHandler)
+func (s *srv) toolSources() tool {
+	return newTool(toolSpec{name: "sources", title: "Context sources", readOnly: true, coded: true,
+		desc: "The git refs ctx reads its history from: the public context branch, the private and ephemeral " +
+			"refs (never pushed) and each remote's remote-tracking ref, each with its kind and tip (null when absent)."},
+		s.sourcesTool)
 }
 
-func (s *srv) historyHandler(name string, sch *jsonschema.Schema, run toolFunc) server.ToolHandlerFunc {
-	return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
-		args := req.GetArguments()
-		if args == nil {
-			if req.Params.Arguments != nil {
-				return codedResult(codeInvalidRequest, "invalid arguments: expected an object"), nil
-			}
-			args = map[string]any{}
-		}
-		if err := validateArgs(sch, args); err != nil {
-			return historyError(name, err)
-		}
-		out, err := run(ctx, args)
-		if err != nil {
-			return historyError(name, err)
-		}
-		return fitResult(name, out)
-	}
+func (s *srv) toolSearch() tool {
+	return newTool(toolSpec{name: "search", title: "Search context", readOnly: true, coded: true,
+		desc: "Case-insensitive search of the current knowledge, conventions, decisions, skills and session " +
+			"summaries (the checked-out view). Every word of query must occur; title and key hits rank before " +
+			"body hits. Returns {query, kinds, results [{kind, key, title, scope, uri, matched_in, score, snippet}], " +
+			"pagination}; continue with pagination.next_cursor."},
+		s.searchTool)
+}
+
+func (s *srv) toolQueryEvents() tool {
+	return newTool(toolSpec{name: "query_events", title: "Query context events", readOnly: true, coded: true,
+		desc: "One page of context commits (the events), newest first, following first parents of the " +
+			"public, private and ephemeral refs, filtered by the Ctx-Op, Ctx-Key, Ctx-Agent and Ctx-Session " +
+			"trailers and an RFC 3339 time range. Each event: {commit, scope, op, key, agent, session, machine, " +
+			"author, time, summary, parents, paths}. Continue with pagination.next_cursor (bound to the refs' " +
+			"tips: cursor_stale after any write)."},
+		s.queryEventsTool)
+}
+
+func (s *srv) toolShowSession() tool {
+	return newTool(toolSpec{name: "show_session", title: "Show session", readOnly: true, coded: true,
+		desc: "A session: its record (history/<id>.json, null when there is none) and its events, the commits " +
+			"whose Ctx-Session trailer is the id, oldest first, one page at a time (limit default 200, 1-4096). " +
+			"Continue with the same session_id and pagination.next_cursor while pagination.has_more."},
+		s.showSessionTool)
+}
+
+func (s *srv) toolShowEvent() tool {
+	return newTool(toolSpec{name: "show_event", title: "Show event", readOnly: true, coded: true,
+		desc: "One context commit by full or abbreviated (7+ hex digits) name: its trailers, the files it " +
+			"changed with a unified diff of each against its first parent, and optionally a window of " +
+			"neighbouring events (before: older, after: newer, oldest first). An event too large for the 1 MiB " +
+			"response limit fails with output_limit_exceeded; call again with diff: false."},
+		s.showEventTool)
+}
+
+func (s *srv) toolBlame() tool {
+	return newTool(toolSpec{name: "blame", title: "Blame context file", readOnly: true, coded: true,
+		desc: "Which commit last changed each line of a context store file (e.g. knowledge/x.md) at the tip of " +
+			"the ref holding it: {line, text, commit, op, key, agent, session, author, time}. A first-parent walk, " +
+			"stopped after 2000 commits (limit_reached; lines not reached have commit \"\"). Paged by lines."},
+		s.blameTool)
 }
 
 // historyError sorts an error into a typed tool error or a JSON-RPC error (a store failure).
@@ -290,15 +279,15 @@ func decodeCursor(s string) (cursorBody, bool) {
 	return c, true
 }
 
-// argsHash identifies a call's arguments apart from cursor and limit (which may change between pages).
-func argsHash(args map[string]any) string {
-	m := make(map[string]any, len(args))
-	for k, v := range args {
-		if k != "cursor" && k != "limit" {
-			m[k] = v
-		}
-	}
-	b, _ := json.Marshal(m) // map keys are sorted
+// argsHash identifies a call's arguments apart from cursor and limit (which may change between pages):
+// args is a tool's argument struct, whose omitted fields are left out of its JSON.
+func argsHash(args any) string {
+	var m map[string]any
+	b, _ := json.Marshal(args)
+	_ = json.Unmarshal(b, &m)
+	delete(m, "cursor")
+	delete(m, "limit")
+	b, _ = json.Marshal(m) // map keys are sorted
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:8])
 }
@@ -309,16 +298,15 @@ type cursorFor struct {
 	tool, args, tip string
 }
 
-func newCursorFor(tool string, args map[string]any, tip string) cursorFor {
+func newCursorFor(tool string, args any, tip string) cursorFor {
 	return cursorFor{tool: tool, args: argsHash(args), tip: tip}
 }
 
-func (c cursorFor) start(args map[string]any) (int, error) {
-	raw, given := args["cursor"].(string)
-	if !given {
+func (c cursorFor) start(p page) (int, error) {
+	if p.Cursor == nil {
 		return 0, nil
 	}
-	b, ok := decodeCursor(raw)
+	b, ok := decodeCursor(*p.Cursor)
 	if !ok {
 		return 0, codedErrorf(codeInvalidCursor, "the cursor is malformed: pass a pagination.next_cursor unchanged")
 	}
@@ -349,16 +337,9 @@ func checkOffset(off, n int) error {
 	return nil
 }
 
-func intArg(args map[string]any, key string, def int) int {
-	if v, ok := args[key].(float64); ok {
-		return int(v)
-	}
-	return def
-}
-
 // --- status, sources ---
 
-func (s *srv) statusTool(ctx context.Context, _ map[string]any) (any, error) {
+func (s *srv) statusTool(ctx context.Context, _ noArgs) (any, error) {
 	st, err := s.store(ctx).Status(ctx)
 	if err != nil {
 		return nil, err
@@ -379,7 +360,7 @@ type sourceRow struct {
 	Tip    *string     `json:"tip"`
 }
 
-func (s *srv) sourcesTool(ctx context.Context, _ map[string]any) (any, error) {
+func (s *srv) sourcesTool(ctx context.Context, _ noArgs) (any, error) {
 	ok, err := s.store(ctx).Initialized(ctx)
 	if err != nil {
 		return nil, err
@@ -455,9 +436,9 @@ func (s *srv) eventRows(ctx context.Context, evs []store.HistoryEvent) ([]eventR
 	return out, nil
 }
 
-func timeArg(args map[string]any, key string) (time.Time, bool, error) {
-	v, ok := args[key].(string)
-	if !ok {
+// timeArg parses an optional RFC 3339 time argument; v "" is omitted.
+func timeArg(v, key string) (time.Time, bool, error) {
+	if v == "" {
 		return time.Time{}, false, nil
 	}
 	t, err := time.Parse(time.RFC3339, v)
@@ -467,25 +448,36 @@ func timeArg(args map[string]any, key string) (time.Time, bool, error) {
 	return t, true, nil
 }
 
-func (s *srv) queryEventsTool(ctx context.Context, args map[string]any) (any, error) {
-	since, hasSince, err := timeArg(args, "since")
+// queryEventsArgs are the arguments of query_events.
+type queryEventsArgs struct {
+	page
+	Op      string `json:"op,omitempty"`
+	Key     string `json:"key,omitempty"`
+	Agent   string `json:"agent,omitempty"`
+	Session string `json:"session,omitempty"`
+	Since   string `json:"since,omitempty"`
+	Until   string `json:"until,omitempty"`
+}
+
+func (s *srv) queryEventsTool(ctx context.Context, args queryEventsArgs) (any, error) {
+	since, hasSince, err := timeArg(args.Since, "since")
 	if err != nil {
 		return nil, err
 	}
-	until, hasUntil, err := timeArg(args, "until")
+	until, hasUntil, err := timeArg(args.Until, "until")
 	if err != nil {
 		return nil, err
 	}
 	if hasSince && hasUntil && until.Before(since) {
 		return nil, argErrorf("argument 'until': before 'since'")
 	}
-	limit := intArg(args, "limit", 100)
+	limit := args.limitOr(100)
 	tips, fp, err := s.store(ctx).HistoryTips(ctx)
 	if err != nil {
 		return nil, err
 	}
 	cur := newCursorFor("query_events", args, fp)
-	off, err := cur.start(args)
+	off, err := cur.start(args.page)
 	if err != nil {
 		return nil, err
 	}
@@ -493,7 +485,7 @@ func (s *srv) queryEventsTool(ctx context.Context, args map[string]any) (any, er
 	if err != nil {
 		return nil, err
 	}
-	op, key, agent, sess := str(args, "op"), str(args, "key"), str(args, "agent"), str(args, "session")
+	op, key, agent, sess := args.Op, args.Key, args.Agent, args.Session
 	var sel []store.HistoryEvent
 	for i := range all {
 		e := &all[i]
@@ -511,8 +503,9 @@ func (s *srv) queryEventsTool(ctx context.Context, args map[string]any) (any, er
 		return nil, err
 	}
 	filters := map[string]string{}
-	for _, k := range []string{"op", "key", "agent", "session", "since", "until"} {
-		if v := str(args, k); v != "" {
+	for k, v := range map[string]string{"op": op, "key": key, "agent": agent, "session": sess,
+		"since": args.Since, "until": args.Until} {
+		if v != "" {
 			filters[k] = v
 		}
 	}
@@ -539,18 +532,24 @@ func pageWindow[T any](items []T, off, limit, total int, next func(int) string, 
 	}}
 }
 
-func (s *srv) showSessionTool(ctx context.Context, args map[string]any) (any, error) {
-	id := str(args, "session_id")
+// showSessionArgs are the arguments of show_session.
+type showSessionArgs struct {
+	page
+	SessionID string `json:"session_id"`
+}
+
+func (s *srv) showSessionTool(ctx context.Context, args showSessionArgs) (any, error) {
+	id := args.SessionID
 	if err := validKeyArg("session_id", id); err != nil {
 		return nil, err
 	}
-	limit := intArg(args, "limit", 200)
+	limit := args.limitOr(200)
 	tips, fp, err := s.store(ctx).HistoryTips(ctx)
 	if err != nil {
 		return nil, err
 	}
 	cur := newCursorFor("show_session", args, fp)
-	off, err := cur.start(args)
+	off, err := cur.start(args.page)
 	if err != nil {
 		return nil, err
 	}
@@ -598,12 +597,20 @@ func (s *srv) showSessionTool(ctx context.Context, args map[string]any) (any, er
 	}), nil
 }
 
-func (s *srv) showEventTool(ctx context.Context, args map[string]any) (any, error) {
-	want := strings.ToLower(str(args, "commit"))
-	before, after := intArg(args, "before", 0), intArg(args, "after", 0)
+// showEventArgs are the arguments of show_event; Diff nil is the default, true.
+type showEventArgs struct {
+	Commit string `json:"commit"`
+	Before int    `json:"before"`
+	After  int    `json:"after"`
+	Diff   *bool  `json:"diff"`
+}
+
+func (s *srv) showEventTool(ctx context.Context, args showEventArgs) (any, error) {
+	want := strings.ToLower(args.Commit)
+	before, after := args.Before, args.After
 	withDiff := true
-	if v, ok := args["diff"].(bool); ok {
-		withDiff = v
+	if args.Diff != nil {
+		withDiff = *args.Diff
 	}
 	tips, _, err := s.store(ctx).HistoryTips(ctx)
 	if err != nil {
@@ -681,18 +688,24 @@ func validStorePath(p string) error {
 	return nil
 }
 
-func (s *srv) blameTool(ctx context.Context, args map[string]any) (any, error) {
-	p := str(args, "path")
+// blameArgs are the arguments of blame.
+type blameArgs struct {
+	page
+	Path string `json:"path"`
+}
+
+func (s *srv) blameTool(ctx context.Context, args blameArgs) (any, error) {
+	p := args.Path
 	if err := validStorePath(p); err != nil {
 		return nil, err
 	}
-	limit := intArg(args, "limit", 2000)
+	limit := args.limitOr(2000)
 	tips, fp, err := s.store(ctx).HistoryTips(ctx)
 	if err != nil {
 		return nil, err
 	}
 	cur := newCursorFor("blame", args, fp)
-	off, err := cur.start(args)
+	off, err := cur.start(args.page)
 	if err != nil {
 		return nil, err
 	}
@@ -830,8 +843,15 @@ func titleOf(content, key string) string {
 	return key
 }
 
-func (s *srv) searchTool(ctx context.Context, args map[string]any) (any, error) {
-	query := strings.TrimSpace(str(args, "query"))
+// searchArgs are the arguments of search.
+type searchArgs struct {
+	page
+	Query string   `json:"query"`
+	Kinds []string `json:"kinds,omitempty"`
+}
+
+func (s *srv) searchTool(ctx context.Context, args searchArgs) (any, error) {
+	query := strings.TrimSpace(args.Query)
 	if query == "" {
 		return nil, argErrorf("argument 'query': must not be blank")
 	}
@@ -845,20 +865,20 @@ func (s *srv) searchTool(ctx context.Context, args map[string]any) (any, error) 
 		}
 	}
 	kinds := map[string]bool{}
-	list := strList(args, "kinds")
+	list := args.Kinds
 	if len(list) == 0 {
 		list = searchKinds
 	}
 	for _, k := range list {
 		kinds[k] = true
 	}
-	limit := intArg(args, "limit", 20)
+	limit := args.limitOr(20)
 	_, fp, err := s.store(ctx).HistoryTips(ctx)
 	if err != nil {
 		return nil, err
 	}
 	cur := newCursorFor("search", args, fp)
-	off, err := cur.start(args)
+	off, err := cur.start(args.page)
 	if err != nil {
 		return nil, err
 	}

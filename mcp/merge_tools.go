@@ -9,32 +9,49 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 
-// The merge-layer tools of design §7 ("list and resolve merge conflicts") and issue #4: a pull whose two
-// sides changed the same thing keeps a deterministic winner in the file and records the losing version
-// in conflicts/<id>.json (design §4, docs/format.md "Conflicts"); these tools list the open records and
+// The merge-layer tools (docs/mcp.md): a pull whose two sides changed the same thing keeps a
+// deterministic winner in the file and records the losing version in conflicts/<id>.json (docs/format.md
+// "Conflicts"); these tools list the open records and
 // settle one (store.ResolveConflict: the chosen content written and the record deleted in one commit).
 
-func (s *srv) mergeToolDefs() []toolDef {
-	return []toolDef{
-		{name: "context_merge_status", title: "Merge status", readOnly: true,
-			desc: "The context branch's sync state: commits ahead of and behind the remote-tracking branch, and " +
-				"the open merge conflicts [{id, path, field, rule}]. Returns {branch, tip, remote, ahead, behind, " +
-				"open_conflicts, conflicts}.",
-			run: s.mergeStatus},
-		{name: "context_conflict_detail", title: "Conflict detail", readOnly: true,
-			desc: "One open merge conflict by id (or the store path it is about): base, kept (in the file now), " +
-				"lost (lost_deleted when the lost version is the file's deletion), who wrote each (kept_by, lost_by), " +
-				"ours/theirs for the user of this machine (ours: the version written by this git identity, else on " +
-				"this machine; ours_from says which), and the unified diff kept -> lost.",
-			run: s.conflictDetail},
-		{name: "context_resolve_conflict", title: "Resolve conflict", destructive: true,
-			desc: "Settle an open merge conflict: choice kept or lost (the record's versions), ours or theirs " +
-				"(ours: the version written by this git identity, else on this machine, whoever made the merge), or " +
-				"file with content (a hand-merged version; an entry keeps its front matter, with this writer as its " +
-				"author). Writes the chosen content (or deletes the path when the chosen version is a delete) and " +
-				"deletes the record in one commit. Returns {id, path, choice, commit}.",
-			run: s.resolveConflict},
-	}
+func (s *srv) toolMergeStatus() tool {
+	return newTool(toolSpec{name: "context_merge_status", title: "Merge status", readOnly: true,
+		desc: "The context branch's sync state: commits ahead of and behind the remote-tracking branch, and " +
+			"the open merge conflicts [{id, path, field, rule}]. Returns {branch, tip, remote, ahead, behind, " +
+			"open_conflicts, conflicts}."},
+		s.mergeStatus)
+}
+
+func (s *srv) toolConflictDetail() tool {
+	return newTool(toolSpec{name: "context_conflict_detail", title: "Conflict detail", readOnly: true,
+		desc: "One open merge conflict by id (or the store path it is about): base, kept (in the file now), " +
+			"lost (lost_deleted when the lost version is the file's deletion), who wrote each (kept_by, lost_by), " +
+			"ours/theirs for the user of this machine (ours: the version written by this git identity, else on " +
+			"this machine; ours_from says which), and the unified diff kept -> lost."},
+		s.conflictDetail)
+}
+
+func (s *srv) toolResolveConflict() tool {
+	return newTool(toolSpec{name: "context_resolve_conflict", title: "Resolve conflict", destructive: true,
+		desc: "Settle an open merge conflict: choice kept or lost (the record's versions), ours or theirs " +
+			"(ours: the version written by this git identity, else on this machine, whoever made the merge), or " +
+			"file with content (a hand-merged version; an entry keeps its front matter, with this writer as its " +
+			"author). Writes the chosen content (or deletes the path when the chosen version is a delete) and " +
+			"deletes the record in one commit. Returns {id, path, choice, commit}."},
+		s.resolveConflict)
+}
+
+// conflictArgs are the arguments of context_conflict_detail.
+type conflictArgs struct {
+	ID string `json:"id"`
+}
+
+// resolveConflictArgs are the arguments of context_resolve_conflict; Content nil is omitted.
+type resolveConflictArgs struct {
+	secretArg
+	ID      string  `json:"id"`
+	Choice  string  `json:"choice"`
+	Content *string `json:"content"`
 }
 
 type conflictItem struct {
@@ -46,7 +63,7 @@ type conflictItem struct {
 
 // mergeStatus is context_merge_status: store.Status's ahead/behind and store.ListConflicts of the
 // checked-out tree.
-func (s *srv) mergeStatus(ctx context.Context, args map[string]any) (any, error) {
+func (s *srv) mergeStatus(ctx context.Context, _ noArgs) (any, error) {
 	st, err := s.store(ctx).Status(ctx)
 	if err != nil {
 		return nil, err
@@ -95,19 +112,22 @@ func (s *srv) findConflict(ctx context.Context, v *store.View, id string) (store
 }
 
 // conflictDetail is context_conflict_detail (store.GetConflict).
-func (s *srv) conflictDetail(ctx context.Context, args map[string]any) (any, error) {
+func (s *srv) conflictDetail(ctx context.Context, a conflictArgs) (any, error) {
 	v, err := s.view(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("read the checked-out tree: %w", err)
 	}
-	return s.findConflict(ctx, v, str(args, "id"))
+	return s.findConflict(ctx, v, a.ID)
 }
 
 // resolveConflict is context_resolve_conflict (store.ResolveConflict): content goes with choice file
 // only.
-func (s *srv) resolveConflict(ctx context.Context, args map[string]any) (any, error) {
-	choice := str(args, "choice")
-	content, hasContent := args["content"].(string)
+func (s *srv) resolveConflict(ctx context.Context, a resolveConflictArgs) (any, error) {
+	choice := a.Choice
+	content, hasContent := "", a.Content != nil
+	if hasContent {
+		content = *a.Content
+	}
 	if choice == "file" && !hasContent {
 		return nil, argErrorf("argument 'content': required with choice file")
 	}
@@ -118,7 +138,7 @@ func (s *srv) resolveConflict(ctx context.Context, args map[string]any) (any, er
 	if err != nil {
 		return nil, err
 	}
-	id := str(args, "id")
+	id := a.ID
 	if _, err := s.findConflict(ctx, v, id); err != nil {
 		return nil, err
 	}

@@ -12,12 +12,14 @@ import (
 	"time"
 
 	"github.com/ctx-dev/ctx/store"
+	"github.com/ctx-dev/ctx/store/tokens"
 )
 
 // TestNodeClient drives a server binary (mcp/internal/testserver: the store of its working directory on
 // stdio, as `ctx mcp serve` does) with the official MCP TypeScript SDK (mcp/node/client.mjs), which
 // lists and reads the resources, lists the tools and calls get_project_context; the SDK also checks
-// structuredContent against the tool's outputSchema.
+// structuredContent against the tool's outputSchema. The same client then runs over the SDK's
+// Streamable HTTP transport against the HTTP server, with a bearer token.
 //
 // The SDK is provisioned beforehand by `make node-client` (npm ci into mcp/node/node_modules, which
 // .ci/run runs before `make test`): the test never installs anything. Without node or the provisioned
@@ -45,12 +47,22 @@ func TestNodeClient(t *testing.T) {
 	}
 	dir, st := newRepo(t, store.Actor{Agent: "cli"})
 	seed(t, st)
-	bin := buildTestServer(t)
+	t.Run("stdio", func(t *testing.T) {
+		nodeClient(t, node, clientDir, buildTestServer(t), dir)
+	})
+	t.Run("http", func(t *testing.T) {
+		h := startHTTP(t, st, Options{}, HTTPOptions{})
+		nodeClient(t, node, clientDir, h.url+HTTPPath, h.token(t, tokens.Spec{Member: "Ada Lovelace"}))
+	})
+}
 
+// nodeClient runs client.mjs against target (a server binary, or an HTTP endpoint) with arg (the
+// repository, or the bearer token) and checks what it listed and read.
+func nodeClient(t *testing.T, node, clientDir, target, arg string) {
 	const nodeLimit = 60 * time.Second
 	ctx, cancel := context.WithTimeout(context.Background(), nodeLimit)
 	defer cancel()
-	run := exec.CommandContext(ctx, node, filepath.Join(clientDir, "client.mjs"), bin, dir, "engine-notes")
+	run := exec.CommandContext(ctx, node, filepath.Join(clientDir, "client.mjs"), target, arg, "engine-notes")
 	var stderr strings.Builder
 	run.Stderr = &stderr
 	out, err := run.Output()

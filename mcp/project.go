@@ -15,7 +15,7 @@ import (
 	"github.com/ctx-dev/ctx/store"
 )
 
-// Limits of seed 002's output schema.
+// Limits of get_project_context's output schema (schemas/get_project_context.output.json).
 const (
 	maxSlug         = 39
 	maxAgentAddress = 79
@@ -28,7 +28,7 @@ const (
 	logDepth        = 1000 // commits of the public branch scanned for the agents seen
 )
 
-// projectContext is get_project_context's output (seed 002's output schema).
+// projectContext is get_project_context's output (schemas/get_project_context.output.json).
 type projectContext struct {
 	Project projectInfo  `json:"project"`
 	Memory  []memoryItem `json:"memory"`
@@ -51,7 +51,7 @@ type memoryItem struct {
 	UpdatedAt  string `json:"updated_at"`
 }
 
-// pulseItem is one agent of seed 002's team pulse.
+// pulseItem is one agent of the team pulse (docs/mcp.md).
 type pulseItem struct {
 	AgentID      string            `json:"agent_id"`
 	Owner        string            `json:"owner"`
@@ -67,7 +67,7 @@ type pulseItem struct {
 	Intent       *store.Intent     `json:"intent,omitempty"`
 }
 
-// pulseOf renders an activity entry as a pulse item, within seed 002's limits.
+// pulseOf renders an activity entry as a pulse item, within the output schema's limits.
 func pulseOf(a store.Activity, project string) (pulseItem, bool) {
 	owner := Slugify(a.Member, maxSlug)
 	agent := Slugify(a.Agent, maxAgentAddress-len(owner)-1)
@@ -135,7 +135,7 @@ type agentMember struct {
 	IsYou       bool   `json:"is_you"`
 }
 
-// projectContext is get_project_context (seed 002), read from the checked-out tree:
+// projectContext is get_project_context (docs/mcp.md), read from the checked-out tree:
 //   - project: slug derived from the manifest's project name (Slugify), team = the owner part of the
 //     manifest's repo_url (github.com/<team>/<repo>), name = the project name, description "" (the
 //     manifest has none);
@@ -145,7 +145,7 @@ type agentMember struct {
 //     person's write (max 80), updated_at = the front matter's, else the entry's last commit; keys longer
 //     than the schema's 100 characters are left out;
 //   - pulse: the public activity entries (store.ListActivity), one per member/agent/machine file, with
-//     agent_id owner/agent; a stale entry (seed 000's 48 hours) or a checked-out one is "offline";
+//     agent_id owner/agent; a stale entry (48 hours, docs/format.md) or a checked-out one is "offline";
 //     entries whose member or agent make no slug are left out;
 //   - members: the manifest's team members and the owners of the agents seen, as persons; the agents seen
 //     in the last commits of the context branch (Ctx-Agent trailers) and this server's agent, addressed
@@ -159,7 +159,12 @@ type agentMember struct {
 // characters ends with a "[truncated: ...]" marker naming its resource; when the whole result would
 // still be too large, every value gets a fair share of the room (cut the same way), and memory items,
 // then pulse items that do not fit are left out, said in a second text content item.
-func (s *srv) projectContext(ctx context.Context, args map[string]any) (any, error) {
+// projectArgs are the arguments of get_project_context.
+type projectArgs struct {
+	Project string `json:"project"`
+}
+
+func (s *srv) projectContext(ctx context.Context, a projectArgs) (any, error) {
 	v, err := s.view(ctx)
 	if err != nil {
 		return nil, err
@@ -170,7 +175,7 @@ func (s *srv) projectContext(ctx context.Context, args map[string]any) (any, err
 	}
 	names := s.projectNames(m)
 	slug := names[0]
-	if want := str(args, "project"); !contains(names, want) {
+	if want := a.Project; !contains(names, want) {
 		return nil, argErrorf("argument 'project': unknown project '%s': this store's project is '%s'", want, slug)
 	}
 	name := truncate(strings.TrimSpace(m.Project.Name), maxName)
@@ -221,7 +226,8 @@ func (s *srv) projectContext(ctx context.Context, args map[string]any) (any, err
 		fulls = append(fulls, e.full)
 	}
 
-	// Identity of the caller: this process (seed 002: "identity comes from the token, never from an argument").
+	// Identity of the caller: the token's member over HTTP, else this process's git identity; never an
+	// argument (docs/http.md).
 	var meName, meEmail string
 	if id, err := s.store(ctx).Identity(ctx); err == nil {
 		meName, meEmail = id.Name, id.Email
@@ -363,7 +369,7 @@ func (s *srv) projectNames(m store.Manifest) []string {
 	return out
 }
 
-// memory renders one public knowledge entry as seed 002's memory item.
+// memory renders one public knowledge entry as a memory item of the output schema.
 func (s *srv) memory(ctx context.Context, e store.Entry, m store.Manifest) memoryItem {
 	prov := e.Provenance
 	if !contains(store.Provenances, prov) {
@@ -391,7 +397,7 @@ func (s *srv) memory(ctx context.Context, e store.Entry, m store.Manifest) memor
 	return memoryItem{Key: e.Key, Value: e.Content, Provenance: prov, UpdatedBy: truncate(by, maxUpdatedBy), UpdatedAt: at}
 }
 
-// Slugify derives seed 002's slug ^[a-z0-9]+(?:-[a-z0-9]+)*$ from a name: ASCII letters lower-cased
+// Slugify derives the project and member slug ^[a-z0-9]+(?:-[a-z0-9]+)*$ from a name: ASCII letters lower-cased
 // and digits kept, every run of anything else becomes one '-', no leading or trailing '-', at most max
 // bytes. "" when nothing is left.
 func Slugify(name string, max int) string {

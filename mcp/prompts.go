@@ -13,9 +13,9 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 
-// The prompts of design §7: context_onboarding (seed 000's onboarding pattern: "an agent reads
-// context://summary, conventions, knowledge, decisions and skills ... The context_onboarding prompt
-// automates this"; public scope only, stale activity omitted) and context_handoff (what the next agent
+// The prompts (docs/mcp.md): context_onboarding (what an agent reads before it starts: context://summary,
+// conventions, knowledge, decisions and skills, in one message; public scope only, stale activity
+// omitted) and context_handoff (what the next agent
 // needs to continue this one's work). Both return one user message of markdown text, read from the
 // checked-out tree like the resources, and bounded in size: a section that does not fit ends with a
 // visible marker "[truncated: N more <things>; read <uri>]", never silently.
@@ -162,11 +162,10 @@ func promptText(desc, text string) *mcpgo.GetPromptResult {
 	})
 }
 
-// onboardingPrompt is context_onboarding: public scope only (private and ephemeral entries never appear,
-// seed 000: "Scope filtering happens at the adapter export and onboarding prompt level"), conventions
-// first, then knowledge, decisions (id, title, status), skills (name, description), the state, non-stale
-// activity (seed 000: "The context_onboarding prompt omits stale entries") and the last 5 sessions,
-// newest first.
+// onboardingPrompt is context_onboarding: public scope only (private and ephemeral entries never appear:
+// scopes are filtered at export and in this prompt, docs/format.md), conventions first, then knowledge,
+// decisions (id, title, status), skills (name, description), the state, non-stale activity (stale
+// entries are omitted) and the last 5 sessions, newest first.
 func (s *srv) onboardingPrompt(ctx context.Context, req mcpgo.GetPromptRequest) (*mcpgo.GetPromptResult, error) {
 	v, err := s.view(ctx)
 	if err != nil {
@@ -181,8 +180,8 @@ func (s *srv) onboardingPrompt(ctx context.Context, req mcpgo.GetPromptRequest) 
 
 // Onboarding renders the public context of the store as markdown, as the context_onboarding prompt and
 // `ctx export` show it: conventions first, then knowledge, decisions, skills, the state, non-stale
-// activity and the last sessions; private and ephemeral entries are never included (seed 000: scope
-// filtering happens at the export and onboarding level). limit bounds the text in bytes, with a visible
+// activity and the last sessions; private and ephemeral entries are never included (scopes are
+// filtered at export and onboarding, docs/format.md). limit bounds the text in bytes, with a visible
 // "[truncated: ...]" marker per cut section. It returns a title and the text.
 func Onboarding(ctx context.Context, st *store.Store, limit int) (title, text string, err error) {
 	v, err := st.CheckoutView(ctx)

@@ -1,21 +1,26 @@
-// Package mcp is ctx's MCP server (design §7): the `context://` resources of seed 000 read from the
-// checked-out tree, the write tools (one commit each through the store: knowledge, conventions,
+// Package mcp is ctx's MCP server (docs/mcp.md): the `context://` resources read from the checked-out
+// tree, the write tools (one commit each through the store: knowledge, conventions,
 // decisions, state, sessions, skills with usage/ratings/proposals, activity and intent, scope moves,
-// merge conflicts; tools.go, model_tools.go, merge_tools.go), push and pull (sync_tools.go), seed 002's
-// get_project_context, the prompts context_onboarding, context_handoff and context_resolve_conflicts
+// merge conflicts; tools.go, model_tools.go, merge_tools.go), push and pull (sync_tools.go),
+// get_project_context (project.go), the prompts context_onboarding, context_handoff and context_resolve_conflicts
 // (prompts.go), and notifications when the context refs move. It is the only package of ctx that
-// imports mcp-go (design §8), which it imports as mcpgo.
+// imports mcp-go (README.md "Where things live"), which it imports as mcpgo.
 //
-// Transport: [ServeStdio] speaks newline-delimited JSON-RPC on the given reader and writer and writes
-// nothing else there; logs go to [Options].Stderr. [NewServer] returns the bare mcp-go server for other
-// transports (streamable HTTP); [Watch] runs its change notifications.
+// Each tool is a constructor (srv.toolX) returning its definition and a handler that validates the
+// arguments against the tool's embedded JSON Schema (schemas/<tool>.input.json) and decodes them into the
+// tool's argument struct (tool.go); srv.allTools lists them. [NewServer] registers everything once on a
+// [Server]; the transports serve that same registration.
+//
+// Transports: [Server.ServeStdio] speaks newline-delimited JSON-RPC on the given reader and writer and
+// writes nothing else there; logs go to [Options].Stderr. [Server.ServeHTTP] serves the Streamable HTTP
+// transport with bearer tokens (docs/http.md). [Server.Watch] runs the change notifications.
 //
 // Error model:
-//   - a resource that names a missing entry returns seed 000's error object as its JSON content
+//   - a resource that names a missing entry returns the error object of docs/mcp.md as its JSON content
 //     ({"error": "Knowledge entry 'x' not found"}), never a JSON-RPC error; invalid keys and names
 //     (store.ValidKey) are reported the same way, as not found;
 //   - a tool called with a bad argument returns a tool result with isError and a message naming the field,
-//     and writes nothing; a missing entry is a tool error with seed 000's text; so is a push or pull the
+//     and writes nothing; a missing entry is a tool error ("Knowledge entry 'x' not found"); so is a push or pull the
 //     remote refused (with git's reason);
 //   - store failures a model cannot act on (I/O, a broken repository) are JSON-RPC errors.
 package mcp
@@ -60,19 +65,31 @@ type srv struct {
 	mu     sync.Mutex
 	agents map[string]*store.Store // agent name -> st writing as that agent
 
-	prepare map[string]func(ctx context.Context, args map[string]any) string // tool name -> toolDef.prepare
+	tools []tool // as registered, in the order of srv.tools
 }
 
-// registry maps a server built by NewServer to its state, so that Watch can find it.
-var registry sync.Map // *server.MCPServer -> *srv
+// Server is ctx's MCP server over one store: its resources, tools and prompts registered once, served
+// over stdio ([Server.ServeStdio]) or any transport of mcp-go ([Server.MCP], e.g. Streamable HTTP).
+type Server struct {
+	s *srv
+}
 
 // NewServer builds the MCP server over st. When opt.Agent or opt.Session is set it becomes st.Actor's
-// Agent or Session, so that every write of the server carries them in its commit trailers (design §3).
-// The server has resource capabilities subscribe and listChanged; change notifications need [Watch]
-// (ServeStdio runs it).
-func NewServer(st *store.Store, opt Options) *server.MCPServer {
-	return newSrv(st, opt).mcp
+// Agent or Session, so that every write of the server carries them in its commit trailers
+// (docs/format.md "Commits"). The server has resource capabilities subscribe and listChanged; change
+// notifications need [Server.Watch] (ServeStdio runs it).
+func NewServer(st *store.Store, opt Options) *Server {
+	return &Server{s: newSrv(st, opt)}
 }
+
+// MCP returns the mcp-go server, for a transport other than stdio.
+func (x *Server) MCP() *server.MCPServer { return x.s.mcp }
+
+// Watch polls the context refs every Options.PollInterval and, when they move (a write of this server,
+// another process, a pull), sends notifications/resources/list_changed to every session and
+// notifications/resources/updated for each subscribed URI whose content changed. It returns when ctx is
+// done.
+func (x *Server) Watch(ctx context.Context) error { return x.s.watch(ctx) }
 
 func newSrv(st *store.Store, opt Options) *srv {
 	if opt.Stderr == nil {
@@ -93,7 +110,7 @@ func newSrv(st *store.Store, opt Options) *srv {
 		st.Actor.Session = opt.Session
 	}
 	s := &srv{st: st, opt: opt, log: log.New(opt.Stderr, "ctx mcp: ", log.LstdFlags), hub: newHub(),
-		agents: map[string]*store.Store{}, prepare: map[string]func(context.Context, map[string]any) string{}}
+		agents: map[string]*store.Store{}}
 	hooks := &server.Hooks{}
 	hooks.AddOnRegisterSession(func(ctx context.Context, cs server.ClientSession) { s.hub.add(cs) })
 	hooks.AddOnUnregisterSession(func(ctx context.Context, cs server.ClientSession) { s.hub.remove(cs) })
@@ -104,6 +121,7 @@ func newSrv(st *store.Store, opt Options) *srv {
 		server.WithRecovery(),
 		server.WithResourceRecovery(),
 		server.WithHooks(hooks),
+		server.WithToolFilter(filterTools),
 		server.WithInstructions("ctx is this repository's git-native context store. Read context://summary, "+
 			"context://conventions, context://knowledge, context://decisions and context://skills before you start "+
 			"(the context_onboarding prompt gathers them); "+
@@ -111,23 +129,34 @@ func newSrv(st *store.Store, opt Options) *srv {
 			"Every write is one commit on the context branch."),
 	)
 	s.addResources()
-	s.addTools()
-	s.addHistoryTools()
+	s.tools = s.allTools()
+	sts := make([]server.ServerTool, 0, len(s.tools))
+	for _, t := range s.tools {
+		sts = append(sts, server.ServerTool{Tool: t.def, Handler: t.handler})
+	}
+	s.mcp.AddTools(sts...)
 	s.addPrompts()
-	registry.Store(s.mcp, s)
 	return s
 }
 
-// Watch polls the context refs of a server built by NewServer every Options.PollInterval and, when they
-// move (a write of this server, another process, a pull), sends notifications/resources/list_changed to
-// every session and notifications/resources/updated for each subscribed URI whose content changed
-// (design §7). It returns when ctx is done. A server not built by NewServer has nothing to watch.
-func Watch(ctx context.Context, ms *server.MCPServer) error {
-	v, ok := registry.Load(ms)
-	if !ok {
-		return nil
+// allTools is every tool of the server, each from its constructor (tools/list sorts them by name).
+func (s *srv) allTools() []tool {
+	return []tool{
+		// knowledge, conventions, decisions, project context (tools.go)
+		s.toolAddKnowledge(), s.toolRemoveKnowledge(), s.toolAddConvention(), s.toolRemoveConvention(),
+		s.toolRecordDecision(), s.toolUpdateDecisionStatus(), s.toolGetProjectContext(),
+		// state, sessions, skills, activity, scopes (model_tools.go)
+		s.toolUpdateState(), s.toolAppendSession(), s.toolEndSession(),
+		s.toolAddSkill(), s.toolRemoveSkill(), s.toolReportSkillUsage(), s.toolRateSkill(),
+		s.toolProposeSkillImprovement(), s.toolListSkillProposals(), s.toolResolveSkillProposal(),
+		s.toolCheckIn(), s.toolCheckOut(), s.toolSetIntent(), s.toolSetScope(),
+		// merge conflicts (merge_tools.go), push and pull (sync_tools.go)
+		s.toolMergeStatus(), s.toolConflictDetail(), s.toolResolveConflict(),
+		s.toolPush(), s.toolPull(),
+		// history read tools (history_tools.go)
+		s.toolStatus(), s.toolSources(), s.toolSearch(), s.toolQueryEvents(), s.toolShowSession(),
+		s.toolShowEvent(), s.toolBlame(),
 	}
-	return v.(*srv).watch(ctx)
 }
 
 // jsonContents wraps a JSON document as a resource's contents (mimeType application/json).
@@ -154,9 +183,13 @@ func AgentName(clientName string) string {
 	return a
 }
 
-// clientAgent is the agent of the request's client: Options.Agent when set, else the clientInfo.name of
-// the request (protocol 2026-07-28 sends it with each request) or of its session's initialize.
+// clientAgent is the agent of the request's client: the agent of an HTTP caller's token when it names
+// one, else Options.Agent when set, else the clientInfo.name of the request (protocol 2026-07-28 sends it
+// with each request) or of its session's initialize. Never a tool argument.
 func (s *srv) clientAgent(ctx context.Context) string {
+	if c := callerOf(ctx); c != nil && c.Agent != "" {
+		return c.Agent
+	}
 	if s.opt.Agent != "" {
 		return s.opt.Agent
 	}

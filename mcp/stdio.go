@@ -22,9 +22,8 @@ import (
 // cancels them. subscriptions/listen streams end at once.
 const shutdownGrace = 2 * time.Second
 
-// ServeStdio serves one MCP client over newline-delimited JSON-RPC (design §7, seed 004's `ctx mcp
-// serve`): it reads requests from in and writes responses and notifications to out, one JSON object a
-// line and nothing else; logs go to opt.Stderr. It also watches the context refs (see [Watch]).
+// ServeStdio serves one MCP client over newline-delimited JSON-RPC (`ctx mcp serve`, docs/mcp.md): it reads requests from in and writes responses and notifications to out, one JSON object a
+// line and nothing else; logs go to opt.Stderr. It also watches the context refs (see [Server.Watch]).
 //
 // It returns nil when in reaches end of file (after the requests in flight have answered) or when ctx is
 // done, and an error when reading in or writing out fails.
@@ -33,8 +32,12 @@ const shutdownGrace = 2 * time.Second
 // subscriptions, its writer), so two servers in one process (tests, an HTTP and a stdio server) would
 // share them. Here each call has its own session.
 func ServeStdio(ctx context.Context, st *store.Store, in io.Reader, out io.Writer, opt Options) error {
-	s := newSrv(st, opt)
-	defer registry.Delete(s.mcp)
+	return NewServer(st, opt).ServeStdio(ctx, in, out)
+}
+
+// ServeStdio is the package's ServeStdio on a server built by NewServer.
+func (x *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+	s := x.s
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 

@@ -7,11 +7,11 @@ import (
 	"github.com/ctx-dev/ctx/store"
 )
 
-// The sync tools of design §7 ("push/pull"), over store.Push and store.Pull (design §5): push publishes
-// the context branch without force (merging first when the remote moved), pull fetches and merges it.
-// Neither writes anything else; pull may make one merge commit. A transfer the remote refused or could
-// not do is a tool error carrying git's reason (design §5: "reported as a failure with the remote's
-// reason, never as success"), since the model can relay it; a store that is not initialised is too.
+// The sync tools (docs/mcp.md), over store.Push and store.Pull: push publishes the context
+// branch without force (merging first when the remote moved), pull fetches and merges it. Neither writes
+// anything else; pull may make one merge commit. A transfer the remote refused or could not do is a tool
+// error carrying git's reason (never reported as success), since the model can relay it; a store that is
+// not initialised is too.
 
 // transferFailure is a push or pull that failed: a tool error (isError) with the reason.
 type transferFailure struct{ err error }
@@ -19,18 +19,25 @@ type transferFailure struct{ err error }
 func (e *transferFailure) Error() string { return e.err.Error() }
 func (e *transferFailure) Unwrap() error { return e.err }
 
-func (s *srv) syncToolDefs() []toolDef {
-	return []toolDef{
-		{name: "context_push", title: "Push context", openWorld: true,
-			desc: "Publish the context branch to the remote (never forced; when the remote moved, its changes " +
-				"are merged first). Private and ephemeral entries are never pushed. Returns {remote, tip, retries, merges}.",
-			run: s.push},
-		{name: "context_pull", title: "Pull context", openWorld: true,
-			desc: "Fetch the remote's context branch and merge it (fast-forward or a merge commit); conflicts " +
-				"keep a deterministic winner and are listed by context_merge_status. " +
-				"Returns {remote, found, action, old, new, conflicts, notes}.",
-			run: s.pull},
-	}
+func (s *srv) toolPush() tool {
+	return newTool(toolSpec{name: "context_push", title: "Push context", openWorld: true,
+		desc: "Publish the context branch to the remote (never forced; when the remote moved, its changes " +
+			"are merged first). Private and ephemeral entries are never pushed. Returns {remote, tip, retries, merges}."},
+		s.push)
+}
+
+func (s *srv) toolPull() tool {
+	return newTool(toolSpec{name: "context_pull", title: "Pull context", openWorld: true,
+		desc: "Fetch the remote's context branch and merge it (fast-forward or a merge commit); conflicts " +
+			"keep a deterministic winner and are listed by context_merge_status. " +
+			"Returns {remote, found, action, old, new, conflicts, notes}."},
+		s.pull)
+}
+
+// remoteArgs are the arguments of context_push and context_pull.
+type remoteArgs struct {
+	secretArg
+	Remote string `json:"remote"`
 }
 
 // remoteArg is the remote argument, else the store's remote (store.RemoteName: configured, origin, or
@@ -38,8 +45,8 @@ func (s *srv) syncToolDefs() []toolDef {
 // it must be the name of a remote configured in the repository (store.CheckRemote with
 // store.RemoteFromAgent; docs/security.md, "Trust boundaries: remotes and arguments"), else a tool error
 // before git runs. The default remote is the user's own setting.
-func (s *srv) remoteArg(ctx context.Context, args map[string]any) (string, store.PullOptions, error) {
-	if r, ok := args["remote"].(string); ok && r != "" {
+func (s *srv) remoteArg(ctx context.Context, a remoteArgs) (string, store.PullOptions, error) {
+	if r := a.Remote; r != "" {
 		o := store.PullOptions{Origin: store.RemoteFromAgent}
 		if err := s.st.CheckRemote(r, o.Origin); err != nil {
 			return "", o, argErrorf("argument 'remote': %v", err)
@@ -54,8 +61,8 @@ func (s *srv) remoteArg(ctx context.Context, args map[string]any) (string, store
 }
 
 // push is context_push (store.Push).
-func (s *srv) push(ctx context.Context, args map[string]any) (any, error) {
-	remote, o, err := s.remoteArg(ctx, args)
+func (s *srv) push(ctx context.Context, a remoteArgs) (any, error) {
+	remote, o, err := s.remoteArg(ctx, a)
 	if err != nil {
 		return nil, err
 	}
@@ -85,8 +92,8 @@ type pullNote struct {
 }
 
 // pull is context_pull (store.Pull).
-func (s *srv) pull(ctx context.Context, args map[string]any) (any, error) {
-	remote, o, err := s.remoteArg(ctx, args)
+func (s *srv) pull(ctx context.Context, a remoteArgs) (any, error) {
+	remote, o, err := s.remoteArg(ctx, a)
 	if err != nil {
 		return nil, err
 	}

@@ -1,10 +1,17 @@
-// Connects the official MCP TypeScript SDK to a ctx MCP server over stdio and prints, as one JSON line,
-// what it listed and read. Usage: node client.mjs <server-binary> <repo-dir> <project-slug>
+// Connects the official MCP TypeScript SDK to a ctx MCP server over stdio or Streamable HTTP and prints,
+// as one JSON line, what it listed and read.
+// Usage: node client.mjs <server-binary> <repo-dir> <project-slug>
+//        node client.mjs <http://.../mcp> <bearer-token> <project-slug>
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
-const [bin, cwd, project] = process.argv.slice(2);
-const transport = new StdioClientTransport({ command: bin, args: [], cwd, stderr: "inherit" });
+const [target, cwdOrToken, project] = process.argv.slice(2);
+const transport = /^https?:/.test(target)
+  ? new StreamableHTTPClientTransport(new URL(target), {
+      requestInit: { headers: { Authorization: `Bearer ${cwdOrToken}` } },
+    })
+  : new StdioClientTransport({ command: target, args: [], cwd: cwdOrToken, stderr: "inherit" });
 const client = new Client({ name: "ctx-node-test", version: "1.0.0" });
 await client.connect(transport);
 

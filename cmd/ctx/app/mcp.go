@@ -17,27 +17,51 @@ func newMCPCmd(e *env) *cli.Command {
 		[]exit{{ExitNoStore, "not a git repository"}})
 }
 
-// mcpServeOptions are the flags of ctx mcp serve (the agent and session are the global flags).
-type mcpServeOptions struct{}
+// mcpServeOptions are the flags of ctx mcp serve (the agent and session are the global flags); HTTP is
+// empty for stdio.
+type mcpServeOptions struct {
+	HTTP           string   // --http ADDR
+	AllowRemote    bool     // --allow-remote
+	Insecure       bool     // --insecure
+	TLSCert        string   // --tls-cert FILE
+	TLSKey         string   // --tls-key FILE
+	AllowedOrigins []string // --allow-origin, repeatable
+}
 
 func newMCPServeCmd(e *env) *cli.Command {
 	return withHelp(&cli.Command{
 		Name:  "serve",
-		Usage: "serve context:// resources and write tools over stdio (newline-delimited JSON-RPC)",
-		Action: action(e, func(*cli.Context) (mcpServeOptions, error) {
-			return mcpServeOptions{}, nil
+		Usage: "serve context:// resources and write tools over stdio (newline-delimited JSON-RPC), or over HTTP with --http",
+		Flags: mcpHTTPFlags(),
+		Action: action(e, func(c *cli.Context) (mcpServeOptions, error) {
+			o := mcpServeOptions{HTTP: c.String("http"), AllowRemote: c.Bool("allow-remote"), Insecure: c.Bool("insecure"),
+				TLSCert: c.String("tls-cert"), TLSKey: c.String("tls-key"), AllowedOrigins: c.StringSlice("allow-origin")}
+			if c.IsSet("http") && o.HTTP == "" {
+				return o, usagef("--http takes an address (host:port, or :port for 127.0.0.1)")
+			}
+			if o.HTTP == "" && (o.AllowRemote || o.Insecure || o.TLSCert != "" || o.TLSKey != "" || len(o.AllowedOrigins) > 0) {
+				return o, usagef("--allow-remote, --insecure, --tls-cert, --tls-key and --allow-origin go with --http")
+			}
+			return o, nil
 		}, runMCPServe),
 	}, "Serves the context:// resources, the tools that write the context and the onboarding prompt over\n"+
 		"standard input and output (newline-delimited JSON-RPC) until the client closes its input. Writes are\n"+
-		"recorded with --agent (or the client's name) and --session as Ctx-Agent and Ctx-Session.",
-		[]string{"ctx mcp serve", "ctx mcp serve --agent cursor --session s-42"},
-		[]exit{{ExitOK, "the client closed the connection"}, {ExitNoStore, "not a git repository"}})
+		"recorded with --agent (or the client's name) and --session as Ctx-Agent and Ctx-Session.\n\n"+
+		"With --http ADDR it serves the same over MCP Streamable HTTP at /mcp instead, until SIGINT or SIGTERM;\n"+
+		"every request needs a bearer token of `ctx team token add`, whose member and agent author its writes\n"+
+		"(docs/http.md). A non-loopback address needs --allow-remote and TLS (--tls-cert, --tls-key) or --insecure.",
+		[]string{"ctx mcp serve", "ctx mcp serve --agent cursor --session s-42", "ctx mcp serve --http :8765",
+			"ctx mcp serve --http 0.0.0.0:8443 --allow-remote --tls-cert cert.pem --tls-key key.pem"},
+		[]exit{{ExitOK, "the client closed the connection, or the HTTP server was stopped"}, {ExitUsage, "a bad address, or an address refused without --allow-remote and TLS"}, {ExitNoStore, "not a git repository"}})
 }
 
-func runMCPServe(ctx context.Context, e *env, _ mcpServeOptions) error {
+func runMCPServe(ctx context.Context, e *env, o mcpServeOptions) error {
 	s, err := e.open(ctx)
 	if err != nil {
 		return err
+	}
+	if o.HTTP != "" {
+		return serveMCPHTTP(ctx, e, s, o)
 	}
 	return ctxmcp.ServeStdio(ctx, s, e.stdin, e.rawOut, ctxmcp.Options{
 		Agent: e.actor.Agent, Session: e.actor.Session, Version: Version, Stderr: e.stderr,

@@ -102,6 +102,9 @@ func TestOptions(t *testing.T) {
 		{[]string{"activity", "list", "--json"}, activityListOptions{JSON: true}},
 		{[]string{"team", "add", "ada", "laptop"}, teamAddOptions{Name: "ada", Machine: "laptop"}},
 		{[]string{"team", "list"}, teamListOptions{}},
+		{[]string{"team", "token", "list", "--json"}, teamTokenListOptions{JSON: true}},
+		{[]string{"team", "token", "revoke", "ada"}, teamTokenRevokeOptions{Who: "ada"}},
+		{[]string{"mcp", "serve", "--http", ":8765"}, mcpServeOptions{HTTP: ":8765"}},
 		{[]string{"conflicts", "--full"}, conflictsOptions{Full: true}},
 		{[]string{"resolve", "knowledge/a.md", "--theirs"}, resolveOptions{Target: "knowledge/a.md", Choice: "theirs"}},
 		{[]string{"resolve", "c1", "-f", "-"}, resolveOptions{Target: "c1", Choice: "file", File: "-"}},
@@ -139,7 +142,7 @@ func TestGlobalFlags(t *testing.T) {
 func TestUsageErrors(t *testing.T) {
 	for _, args := range [][]string{
 		{"bogus"}, {"decision", "bogus"}, {"--bogus"}, {"status", "--bogus"}, {"log", "-n", "abc"},
-		{"init", "extra"},
+		{"init", "extra"}, {"team", "token", "add"}, {"team", "token", "add", "ada", "--expires", "soon"}, {"team", "token", "revoke"}, {"mcp", "serve", "--tls-cert", "c.pem"},
 		{"knowledge", "set"}, {"knowledge", "set", "k", "t", "-f", "F"}, {"knowledge", "set", "k", "--scope", "bogus"},
 		{"knowledge", "get"}, {"knowledge", "scope", "k"}, {"knowledge", "scope", "k", "nowhere"},
 		{"decision", "add"}, {"decision", "add", "T", "-f", "F", "--context", "C"}, {"decision", "add", "T", "--status", "maybe"},

@@ -14,6 +14,7 @@ func newTeamCmd(e *env) *cli.Command {
 		Subcommands: []*cli.Command{
 			newTeamAddCmd(e),
 			newTeamListCmd(e),
+			newTeamTokenCmd(e),
 		},
 	}, "The members of the team, listed in the manifest (manifest.json) of the context branch.",
 		[]string{"ctx team add ada laptop", "ctx team list"},

@@ -1,0 +1,91 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ctx-dev/ctx/store"
+	"github.com/ctx-dev/ctx/store/storetest"
+	"github.com/ctx-dev/ctx/store/tokens"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+)
+
+// BenchmarkResourceRead measures resources/read of one knowledge entry (context://knowledge/kNNNNN) on
+// a store of 10,000 entries by 16 concurrent clients, over Streamable HTTP (16 sessions of one server,
+// each with a bearer token) and over stdio (16 stdio sessions). It reports reads/s and the 99th
+// percentile latency (p99-ms) besides ns/op. Results: bench/README.md.
+//
+//	go test -run '^$' -bench ResourceRead -benchtime 5000x ./mcp
+func BenchmarkResourceRead(b *testing.B) {
+	const entries, clients = 10000, 16
+	st, _ := storetest.New(b)
+	if _, err := st.Write(context.Background(), store.Op{Name: "bench", Summary: "bench"}, func(v *store.View) (store.Edits, error) {
+		ed := store.Edits{}
+		for i := range entries {
+			ed.Put(store.Public, fmt.Sprintf("knowledge/k%05d.md", i), []byte(fmt.Sprintf("---\nauthor: a\n---\nentry %d\n", i)))
+		}
+		return ed, nil
+	}); err != nil {
+		b.Fatal(err)
+	}
+	connect := map[string]func(b *testing.B) []*session{
+		"stdio": func(b *testing.B) []*session {
+			var ss []*session
+			for range clients {
+				ss = append(ss, serve(b, st, Options{Agent: "bench"}, ""))
+			}
+			return ss
+		},
+		"http": func(b *testing.B) []*session {
+			h := startHTTP(b, st, Options{Agent: "bench"}, HTTPOptions{Rate: 1e9, Burst: 1 << 30})
+			var ss []*session
+			for i := range clients {
+				ss = append(ss, h.connect(b, h.token(b, tokens.Spec{Member: fmt.Sprintf("m%d", i)}), "", "bench"))
+			}
+			return ss
+		},
+	}
+	for _, name := range []string{"http", "stdio"} {
+		b.Run(name, func(b *testing.B) {
+			ss := connect[name](b)
+			lat := make([]time.Duration, b.N)
+			var next atomic.Int64
+			var failed atomic.Value
+			b.ResetTimer()
+			start := time.Now()
+			var wg sync.WaitGroup
+			for _, s := range ss {
+				wg.Go(func() {
+					for {
+						i := int(next.Add(1) - 1)
+						if i >= b.N {
+							return
+						}
+						t0 := time.Now()
+						req := mcpgo.ReadResourceRequest{}
+						req.Params.URI = fmt.Sprintf("context://knowledge/k%05d", i%entries)
+						if _, err := s.c.ReadResource(context.Background(), req); err != nil {
+							failed.Store(err)
+							return
+						}
+						lat[i] = time.Since(t0)
+					}
+				})
+			}
+			wg.Wait()
+			elapsed := time.Since(start)
+			b.StopTimer()
+			if err := failed.Load(); err != nil {
+				b.Fatal(err)
+			}
+			sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+			b.ReportMetric(float64(b.N)/elapsed.Seconds(), "reads/s")
+			b.ReportMetric(float64(lat[(len(lat)*99)/100])/1e6, "p99-ms")
+		})
+	}
+}

@@ -1,0 +1,580 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/big"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ctx-dev/ctx/store"
+	"github.com/ctx-dev/ctx/store/tokens"
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+)
+
+// transportCase connects a client to a server over one transport.
+type transportCase struct {
+	name  string
+	serve func(t testing.TB, st *store.Store, opt Options, protocolVersion string) *session
+}
+
+// transports are stdio and Streamable HTTP; over HTTP the client's token speaks for the repository's git
+// user (Ada Lovelace) with the agent opt.Agent, so that both transports write as the same identity.
+func transports() []transportCase {
+	return []transportCase{
+		{"stdio", serve},
+		{"http", func(t testing.TB, st *store.Store, opt Options, pv string) *session {
+			h := startHTTP(t, st, opt, HTTPOptions{})
+			tok := h.token(t, tokens.Spec{Member: "Ada Lovelace", Email: "ada@example.com", Agent: opt.Agent})
+			return h.connect(t, tok, pv, "ctx-test")
+		}},
+	}
+}
+
+// httpServer is a Server's HTTP handler on an httptest server (loopback), with its token store and
+// access log.
+type httpServer struct {
+	url    string
+	tokens *tokens.Store
+	log    *syncBuffer
+	stderr *syncBuffer
+}
+
+func startHTTP(t testing.TB, st *store.Store, opt Options, hopt HTTPOptions) *httpServer {
+	t.Helper()
+	h := &httpServer{tokens: tokens.Open(t.TempDir()), log: &syncBuffer{}, stderr: &syncBuffer{}}
+	if opt.Stderr == nil {
+		opt.Stderr = h.stderr
+	}
+	if hopt.Tokens == nil {
+		hopt.Tokens = h.tokens
+	}
+	hopt.AccessLog = h.log
+	x := NewServer(st, opt)
+	handler, err := x.HTTPHandler(hopt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); x.Watch(ctx) }()
+	ts := httptest.NewServer(handler)
+	t.Cleanup(func() {
+		ts.CloseClientConnections()
+		ts.Close()
+		cancel()
+		<-done
+	})
+	h.url = ts.URL
+	return h
+}
+
+func (h *httpServer) token(t testing.TB, sp tokens.Spec) string {
+	t.Helper()
+	tok, _, err := h.tokens.Add(context.Background(), sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+// connect starts an initialised mcp-go Streamable HTTP client with the bearer token.
+func (h *httpServer) connect(t testing.TB, token, protocolVersion, clientName string) *session {
+	t.Helper()
+	c, err := client.NewStreamableHttpClient(h.url+HTTPPath,
+		transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token}),
+		transport.WithContinuousListening(), transport.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &session{c: c, noteCh: make(chan struct{}, 1024), stderr: h.stderr}
+	c.OnNotification(func(n mcpgo.JSONRPCNotification) {
+		s.mu.Lock()
+		s.notes = append(s.notes, n)
+		s.mu.Unlock()
+		select {
+		case s.noteCh <- struct{}{}:
+		default:
+		}
+	})
+	ctx := context.Background()
+	if err := c.Start(ctx); err != nil {
+		t.Fatalf("client start: %v", err)
+	}
+	t.Cleanup(func() { c.Close() })
+	req := mcpgo.InitializeRequest{}
+	req.Params.ProtocolVersion = protocolVersion
+	req.Params.ClientInfo = mcpgo.Implementation{Name: clientName, Version: "1.0"}
+	if _, err := c.Initialize(ctx, req); err != nil {
+		t.Fatalf("initialize over HTTP: %v\nstderr: %s", err, s.stderr)
+	}
+	return s
+}
+
+// post sends one raw JSON-RPC POST and returns the status and body.
+func (h *httpServer) post(t *testing.T, header map[string]string, body []byte) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, h.url+HTTPPath, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// refsOf is every ref of the repository and of its local-only store with its commit.
+func refsOf(t *testing.T, dir string) string {
+	out := git(t, dir, "for-each-ref")
+	args := localRefArgs(dir, []string{"for-each-ref", store.RefPrivate, store.RefEphemeral})
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	local, _ := cmd.CombinedOutput() // no local-only store yet: nothing written there
+	return out + "\n" + string(local)
+}
+
+const initializeBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+
+func writeBody(key string) []byte {
+	return []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"context_add_knowledge","arguments":{"key":"` +
+		key + `","content":"x"}}}`)
+}
+
+// TestHTTPAuthRefused: no token, a malformed one, a wrong one, a revoked and an expired one are all
+// 401 with WWW-Authenticate, and nothing is written; the access log never holds a token.
+func TestHTTPAuthRefused(t *testing.T) {
+	dir, st := newRepo(t, store.Actor{Agent: "cli"})
+	h := startHTTP(t, st, Options{}, HTTPOptions{})
+	good := h.token(t, tokens.Spec{Member: "Ada Lovelace"})
+	revoked := h.token(t, tokens.Spec{Member: "Bob"})
+	if _, err := h.tokens.Revoke(context.Background(), "Bob"); err != nil {
+		t.Fatal(err)
+	}
+	expired := h.token(t, tokens.Spec{Member: "Carol", TTL: time.Nanosecond})
+	time.Sleep(2 * time.Millisecond)
+	wrong := good[:len(good)-2] + "xx"
+	if strings.HasSuffix(good, "xx") {
+		wrong = good[:len(good)-2] + "yy"
+	}
+	before := refsOf(t, dir)
+	for name, hdr := range map[string]map[string]string{
+		"none":      {},
+		"basic":     {"Authorization": "Basic " + good},
+		"malformed": {"Authorization": "Bearer not-a-token"},
+		"wrong":     {"Authorization": "Bearer " + wrong},
+		"revoked":   {"Authorization": "Bearer " + revoked},
+		"expired":   {"Authorization": "Bearer " + expired},
+	} {
+		for _, body := range [][]byte{[]byte(initializeBody), writeBody("k-" + name)} {
+			code, resp := h.post(t, hdr, body)
+			if code != http.StatusUnauthorized {
+				t.Errorf("%s token: status %d, want 401: %s", name, code, resp)
+			}
+		}
+	}
+	if after := refsOf(t, dir); after != before {
+		t.Errorf("refused requests wrote:\nbefore %s\nafter %s", before, after)
+	}
+	// the good token gets through
+	if code, resp := h.post(t, map[string]string{"Authorization": "Bearer " + good}, []byte(initializeBody)); code != http.StatusOK {
+		t.Errorf("good token: status %d: %s", code, resp)
+	}
+	log := h.log.String()
+	for _, tok := range []string{good, revoked, expired, wrong} {
+		secret := tok[strings.LastIndexByte(tok, '_')+1:]
+		if strings.Contains(log, secret) {
+			t.Errorf("the access log holds a token:\n%s", log)
+		}
+	}
+	if !strings.Contains(log, `"refused":"token"`) || !strings.Contains(log, `"member":"Ada Lovelace"`) {
+		t.Errorf("the access log lacks the refusals or the member:\n%s", log)
+	}
+}
+
+// TestHTTPIdentityFromToken: two members write at the same time through their own tokens; each commit's
+// author and Ctx-Agent are its token's, a forged agent argument changes nothing, and
+// get_project_context marks each caller's own member and agent is_you, with the pulse's agent_id
+// member/agent.
+func TestHTTPIdentityFromToken(t *testing.T) {
+	dir, st := newRepo(t, store.Actor{Agent: "cli"})
+	h := startHTTP(t, st, Options{Session: "srv-sess"}, HTTPOptions{})
+	ada := h.connect(t, h.token(t, tokens.Spec{Member: "Ada Lovelace", Email: "ada@example.com", Agent: "claude-code"}), "", "cursor")
+	bob := h.connect(t, h.token(t, tokens.Spec{Member: "Bob Babbage", Email: "bob@example.com", Agent: "codex"}), "", "claude-code")
+
+	var wg sync.WaitGroup
+	for i := range 4 {
+		for _, c := range []struct {
+			s    *session
+			name string
+		}{{ada, "ada"}, {bob, "bob"}} {
+			wg.Go(func() {
+				res, err := c.s.callErr("context_add_knowledge", map[string]any{"key": fmt.Sprintf("%s-%d", c.name, i), "content": "by " + c.name})
+				if err != nil || res.IsError {
+					t.Errorf("%s write %d: %v %s", c.name, i, err, resultText(res))
+				}
+			})
+		}
+	}
+	wg.Wait()
+	log := git(t, dir, "log", "--format=%an <%ae>|%(trailers:key=Ctx-Agent,valueonly,separator=)|%(trailers:key=Ctx-Key,valueonly,separator=)", st.BranchRef())
+	seen := map[string]int{}
+	for _, l := range strings.Split(log, "\n") {
+		parts := strings.Split(l, "|")
+		if len(parts) != 3 || !strings.Contains(parts[2], "-") {
+			continue
+		}
+		who := parts[2][:strings.IndexByte(parts[2], '-')]
+		want := map[string]string{"ada": "Ada Lovelace <ada@example.com>|claude-code", "bob": "Bob Babbage <bob@example.com>|codex"}[who]
+		if parts[0]+"|"+parts[1] != want {
+			t.Errorf("commit of %s: author|agent %q, want %q", parts[2], parts[0]+"|"+parts[1], want)
+		}
+		seen[who]++
+	}
+	if seen["ada"] != 4 || seen["bob"] != 4 {
+		t.Errorf("commits per member %v, want 4 each:\n%s", seen, log)
+	}
+	if out := git(t, dir, "fsck", "--strict"); strings.Contains(out, "error") {
+		t.Errorf("git fsck: %s", out)
+	}
+
+	// a forged agent argument: the session records the token's agent
+	res := bob.call(t, "context_append_session", map[string]any{"session_id": "forged", "agent": "ada-lovelace/claude-code", "summary": "s"})
+	if got := structured(t, "context_append_session", res)["session"].(map[string]any)["agent"]; got != "codex" {
+		t.Errorf("append_session with a forged agent recorded agent %v, want codex", got)
+	}
+	if a := git(t, dir, "log", "-1", "--format=%an|%(trailers:key=Ctx-Agent,valueonly,separator=)", st.BranchRef()); a != "Bob Babbage|codex" {
+		t.Errorf("forged-agent commit by %q, want Bob Babbage|codex", a)
+	}
+
+	// check-in as Bob: the pulse's agent_id is member/agent; is_you marks the caller
+	bob.call(t, "context_check_in", map[string]any{"task": "auth"})
+	for _, c := range []struct {
+		s         *session
+		you, addr string
+	}{{ada, "ada-lovelace/claude-code", ""}, {bob, "bob-babbage/codex", "bob-babbage/codex"}} {
+		pc := structured(t, "get_project_context", c.s.call(t, "get_project_context", map[string]any{"project": "engine-notes"}))
+		var yous []string
+		for _, m := range pc["members"].([]any) {
+			mm := m.(map[string]any)
+			if mm["is_you"] == true {
+				yous = append(yous, mm["address"].(string))
+			}
+		}
+		if strings.Join(yous, ",") != strings.SplitN(c.you, "/", 2)[0]+","+c.you {
+			t.Errorf("is_you for %s: %v", c.you, yous)
+		}
+		if c.addr != "" {
+			p := pc["pulse"].([]any)
+			if len(p) != 1 || p[0].(map[string]any)["agent_id"] != c.addr {
+				t.Errorf("pulse = %v, want agent_id %s", p, c.addr)
+			}
+		}
+	}
+}
+
+// TestHTTPOrigin: a browser page of another origin is refused with 403; the server's own origin and a
+// configured one are accepted.
+func TestHTTPOrigin(t *testing.T) {
+	_, st := newRepo(t, store.Actor{Agent: "cli"})
+	h := startHTTP(t, st, Options{}, HTTPOptions{AllowedOrigins: []string{"https://app.example.com"}})
+	tok := h.token(t, tokens.Spec{Member: "Ada Lovelace"})
+	auth := "Bearer " + tok
+	for origin, want := range map[string]int{
+		"http://evil.example":     http.StatusForbidden,
+		"null":                    http.StatusForbidden,
+		"https://app.example.com": http.StatusOK,
+		h.url:                     http.StatusOK,
+	} {
+		if code, body := h.post(t, map[string]string{"Authorization": auth, "Origin": origin}, []byte(initializeBody)); code != want {
+			t.Errorf("Origin %s: status %d, want %d: %s", origin, code, want, body)
+		}
+	}
+}
+
+// TestHTTPBodyLimit: a 10 MiB body is refused with 413 before it reaches the server; nothing is written.
+func TestHTTPBodyLimit(t *testing.T) {
+	dir, st := newRepo(t, store.Actor{Agent: "cli"})
+	h := startHTTP(t, st, Options{}, HTTPOptions{})
+	tok := h.token(t, tokens.Spec{Member: "Ada Lovelace"})
+	before := refsOf(t, dir)
+	big := []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"context_add_knowledge","arguments":{"key":"big","content":"` +
+		strings.Repeat("a", 10<<20) + `"}}}`)
+	if code, _ := h.post(t, map[string]string{"Authorization": "Bearer " + tok}, big); code != http.StatusRequestEntityTooLarge {
+		t.Errorf("10 MiB body: status %d, want 413", code)
+	}
+	// without Content-Length (chunked): refused the same way
+	req, _ := http.NewRequest(http.MethodPost, h.url+HTTPPath, io.MultiReader(bytes.NewReader(big)))
+	req.ContentLength = -1
+	req.Header.Set("Authorization", "Bearer "+tok)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Errorf("chunked 10 MiB body: status %d, want 413", resp.StatusCode)
+	}
+	if after := refsOf(t, dir); after != before {
+		t.Errorf("a refused body wrote")
+	}
+}
+
+// TestHTTPReadOnlyToken: a read-only token lists only the read-only tools, cannot call a write tool,
+// and reads.
+func TestHTTPReadOnlyToken(t *testing.T) {
+	dir, st := newRepo(t, store.Actor{Agent: "cli"})
+	seed(t, st)
+	h := startHTTP(t, st, Options{}, HTTPOptions{})
+	s := h.connect(t, h.token(t, tokens.Spec{Member: "Ada Lovelace", ReadOnly: true}), "", "x")
+	lt, err := s.c.ListTools(context.Background(), mcpgo.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range lt.Tools {
+		if tl.Annotations.ReadOnlyHint == nil || !*tl.Annotations.ReadOnlyHint {
+			t.Errorf("read-only token lists the write tool %s", tl.Name)
+		}
+		names = append(names, tl.Name)
+	}
+	if len(names) < 5 {
+		t.Errorf("read-only token lists %v", names)
+	}
+	before := refsOf(t, dir)
+	for _, name := range []string{"context_add_knowledge", "context_push", "context_check_in"} {
+		res, err := s.callErr(name, map[string]any{"key": "k", "content": "x", "task": "t"})
+		if err == nil && (res == nil || !res.IsError) {
+			t.Errorf("read-only token called %s: %v", name, resultText(res))
+		}
+	}
+	if after := refsOf(t, dir); after != before {
+		t.Errorf("a read-only token wrote")
+	}
+	if v := s.readJSON(t, "context://knowledge"); len(v.([]any)) == 0 {
+		t.Errorf("read-only token reads no knowledge")
+	}
+}
+
+// TestHTTPRateLimit: past its burst, a token gets 429 with Retry-After; another token is not slowed.
+func TestHTTPRateLimit(t *testing.T) {
+	_, st := newRepo(t, store.Actor{Agent: "cli"})
+	h := startHTTP(t, st, Options{}, HTTPOptions{Rate: 0.001, Burst: 3})
+	a, b := h.token(t, tokens.Spec{Member: "A"}), h.token(t, tokens.Spec{Member: "B"})
+	codes := []int{}
+	for range 5 {
+		code, _ := h.post(t, map[string]string{"Authorization": "Bearer " + a}, []byte(initializeBody))
+		codes = append(codes, code)
+	}
+	if fmt.Sprint(codes) != "[200 200 200 429 429]" {
+		t.Errorf("statuses %v, want three 200 then 429", codes)
+	}
+	if code, _ := h.post(t, map[string]string{"Authorization": "Bearer " + b}, []byte(initializeBody)); code != http.StatusOK {
+		t.Errorf("another token: %d", code)
+	}
+}
+
+// TestHTTPSessionBoundToToken: a session made with one token cannot be used with another.
+func TestHTTPSessionBoundToToken(t *testing.T) {
+	dir, st := newRepo(t, store.Actor{Agent: "cli"})
+	h := startHTTP(t, st, Options{}, HTTPOptions{})
+	a, b := h.token(t, tokens.Spec{Member: "A"}), h.token(t, tokens.Spec{Member: "B"})
+	req, _ := http.NewRequest(http.MethodPost, h.url+HTTPPath, strings.NewReader(initializeBody))
+	req.Header.Set("Authorization", "Bearer "+a)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	sid := resp.Header.Get("Mcp-Session-Id")
+	if sid == "" {
+		t.Fatal("no session id")
+	}
+	before := refsOf(t, dir)
+	if code, body := h.post(t, map[string]string{"Authorization": "Bearer " + b, "Mcp-Session-Id": sid}, writeBody("stolen")); code != http.StatusForbidden {
+		t.Errorf("another token on the session: %d %s", code, body)
+	}
+	if after := refsOf(t, dir); after != before {
+		t.Errorf("a request on another token's session wrote")
+	}
+	if code, body := h.post(t, map[string]string{"Authorization": "Bearer " + a, "Mcp-Session-Id": sid}, []byte(`{"jsonrpc":"2.0","id":5,"method":"ping"}`)); code != http.StatusOK {
+		t.Errorf("the session's own token: %d %s", code, body)
+	}
+}
+
+// TestHTTPNotifications: a client on the event stream (GET) is told when another client's write moved
+// the context branch.
+func TestHTTPNotifications(t *testing.T) {
+	_, st := newRepo(t, store.Actor{Agent: "cli"})
+	h := startHTTP(t, st, Options{PollInterval: 50 * time.Millisecond}, HTTPOptions{})
+	a := h.connect(t, h.token(t, tokens.Spec{Member: "A"}), "", "a")
+	b := h.connect(t, h.token(t, tokens.Spec{Member: "B"}), "", "b")
+	time.Sleep(200 * time.Millisecond) // a's event stream is open
+	b.call(t, "context_add_knowledge", map[string]any{"key": "news", "content": "x"})
+	if !a.waitNote(t, "notifications/resources/list_changed", "", 10*time.Second) {
+		t.Errorf("no notifications/resources/list_changed over HTTP; got %v", a.notes)
+	}
+}
+
+func TestCheckListenAddr(t *testing.T) {
+	for _, c := range []struct {
+		addr                         string
+		remote, tls, insecure, valid bool
+	}{
+		{"127.0.0.1:8080", false, false, false, true},
+		{"[::1]:8080", false, false, false, true},
+		{"localhost:0", false, false, false, true},
+		{"0.0.0.0:8080", false, false, false, false},
+		{"0.0.0.0:8080", true, false, false, false},
+		{"0.0.0.0:8080", true, true, false, true},
+		{"0.0.0.0:8080", true, false, true, true},
+		{"example.com:8080", false, true, false, false},
+		{":8080", false, false, false, false},
+		{"nonsense", true, true, true, false},
+	} {
+		err := CheckListenAddr(c.addr, c.remote, c.tls, c.insecure)
+		if (err == nil) != c.valid {
+			t.Errorf("CheckListenAddr(%q, remote %v, tls %v, insecure %v) = %v", c.addr, c.remote, c.tls, c.insecure, err)
+		}
+	}
+}
+
+// TestHTTPShutdown: ServeHTTP returns nil once its context is done, after the request in flight has
+// answered, and an open event stream does not hold it.
+func TestHTTPShutdown(t *testing.T) {
+	_, st := newRepo(t, store.Actor{Agent: "cli"})
+	ts := tokens.Open(t.TempDir())
+	tok, _, err := ts.Add(context.Background(), tokens.Spec{Member: "Ada Lovelace"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	x := NewServer(st, Options{})
+	go func() {
+		done <- x.ServeHTTP(ctx, ln, HTTPOptions{Tokens: ts, AccessLog: io.Discard, ShutdownGrace: 5 * time.Second})
+	}()
+	h := &httpServer{url: "http://" + ln.Addr().String(), stderr: &syncBuffer{}}
+	s := h.connect(t, tok, "", "x")
+	s.call(t, "context_add_knowledge", map[string]any{"key": "before-shutdown", "content": "x"})
+	start := time.Now()
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("ServeHTTP: %v", err)
+		}
+		if d := time.Since(start); d > 4*time.Second {
+			t.Errorf("shutdown took %v: the event stream held it", d)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("ServeHTTP did not return after its context was done")
+	}
+}
+
+// TestHTTPTLS: with --tls-cert/--tls-key the server speaks HTTPS only; a client that trusts the
+// certificate initialises, a plain-HTTP request gets no MCP answer.
+func TestHTTPTLS(t *testing.T) {
+	_, st := newRepo(t, store.Actor{Agent: "cli"})
+	dir := t.TempDir()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "127.0.0.1"},
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, NotBefore: time.Now().Add(-time.Hour),
+		NotAfter: time.Now().Add(time.Hour), KeyUsage: x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certFile, keyFile := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600)
+	os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600)
+
+	ts := tokens.Open(t.TempDir())
+	tok, _, err := ts.Add(context.Background(), tokens.Spec{Member: "Ada Lovelace"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- NewServer(st, Options{}).ServeHTTP(ctx, ln, HTTPOptions{Tokens: ts, AccessLog: io.Discard,
+			TLSCert: certFile, TLSKey: keyFile})
+	}()
+	defer func() { cancel(); <-done }()
+	pool := x509.NewCertPool()
+	pool.AddCert(must(x509.ParseCertificate(der)))
+	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	post := func(c *http.Client, url string) (int, error) {
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(initializeBody))
+		req.Header.Set("Authorization", "Bearer "+tok)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := c.Do(req)
+		if err != nil {
+			return 0, err
+		}
+		resp.Body.Close()
+		return resp.StatusCode, nil
+	}
+	if code, err := post(hc, "https://"+ln.Addr().String()+HTTPPath); err != nil || code != http.StatusOK {
+		t.Errorf("HTTPS initialize: %d %v", code, err)
+	}
+	if code, err := post(http.DefaultClient, "http://"+ln.Addr().String()+HTTPPath); err == nil && code == http.StatusOK {
+		t.Errorf("plain HTTP to the TLS server answered 200")
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
