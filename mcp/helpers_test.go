@@ -3,7 +3,6 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -305,5 +304,3 @@ func resultText(res *mcpgo.CallToolResult) string {
 	}
 	return strings.Join(parts, "\n")
 }
-
-var errTimeout = errors.New("timeout")

@@ -167,9 +167,9 @@ func (s *srv) render(ctx context.Context, uri string) ([]mcpgo.ResourceContents,
 	var tl *store.TooLargeError
 	switch {
 	case errors.As(err, &nf):
-		out, err = errorObject{nf.Msg}, nil
+		out = errorObject{nf.Msg}
 	case errors.As(err, &amb):
-		out, err = errorObject{amb.Error()}, nil
+		out = errorObject{amb.Error()}
 	case errors.Is(err, errNoResource):
 		return nil, fmt.Errorf("%w: %s", server.ErrResourceNotFound, uri)
 	case errors.Is(err, errOutputLimit):

@@ -126,7 +126,7 @@ func (s *Store) lockCheckout() (func(), error) {
 	if err := fl.Lock(); err != nil {
 		return nil, fmt.Errorf("refresh: lock: %w", err)
 	}
-	return func() { fl.Unlock() }, nil
+	return func() { _ = fl.Unlock() }, nil // closing the lock file releases it even when Unlock fails
 }
 
 // journalPath is the refresh journal of this worktree (in its git dir, outside the checked-out tree).
@@ -157,7 +157,7 @@ func init() {
 	refreshInterrupt = func(done int) {
 		if done == n {
 			if p, err := os.FindProcess(os.Getpid()); err == nil {
-				p.Kill()
+				_ = p.Kill()
 			}
 			select {} // SIGKILL is on its way
 		}

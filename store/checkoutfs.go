@@ -116,7 +116,7 @@ func (c *checkoutFS) cleanTemps(p string) {
 	}
 	for _, e := range es {
 		if strings.HasPrefix(e.Name(), atomicfile.TempPrefix(base)) {
-			c.root.Remove(dir + e.Name())
+			_ = c.root.Remove(dir + e.Name()) // best effort: a leftover is removed on the next write
 		}
 	}
 }

@@ -106,7 +106,10 @@ func (s *Store) fetch(ctx context.Context, remote string, origin gitstore.Remote
 	if found && err == nil {
 		theirs, err = s.Repo.Resolve(ctx, incoming)
 		if !theirs.IsZero() {
-			defer s.Repo.UpdateRef(context.WithoutCancel(ctx), incoming, theirs, plumbing.ZeroHash, "ctx: drop quarantine ref")
+			defer func() {
+				// Best effort: a quarantine ref left behind is removed by the next fetch (clearIncoming).
+				_ = s.Repo.UpdateRef(context.WithoutCancel(ctx), incoming, theirs, plumbing.ZeroHash, "ctx: drop quarantine ref")
+			}()
 		}
 	}
 	what := remote + "'s " + s.Cfg.Branch + " branch"

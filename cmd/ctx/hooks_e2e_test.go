@@ -162,7 +162,6 @@ func TestHooksFailOpen(t *testing.T) {
 	mustCtx(t, repo, nil, 0, "init")
 	mustCtx(t, repo, nil, 0, "knowledge", "set", "k", "v1")
 	gitstoretest.Git(t, repo, "branch", "feature")
-	user := userSide(t, repo)
 
 	// A corrupt config: ctx itself fails, git checkout does not.
 	cfg := filepath.Join(repo, ".git", "ctx", "config.json")
@@ -197,7 +196,7 @@ func TestHooksFailOpen(t *testing.T) {
 	os.WriteFile(filepath.Join(repo, "a.txt"), []byte("a\n"), 0o644)
 	gitstoretest.Git(t, repo, "add", "a.txt")
 	gitstoretest.Git(t, repo, "commit", "-qm", "a")
-	user = userSide(t, repo)
+	user := userSide(t, repo)
 	gitIn(t, repo, []string{"GIT_SEQUENCE_EDITOR=sed -i 1ibreak"}, "rebase", "-q", "-i", "HEAD~1")
 	if _, err := os.Stat(filepath.Join(repo, ".git", "rebase-merge")); err != nil {
 		t.Fatalf("the rebase did not stop: %v", err)

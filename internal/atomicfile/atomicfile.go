@@ -110,12 +110,8 @@ func write(fsys files, dir, base string, data []byte, perm fs.FileMode, chmod bo
 func syncDir(fsys files, dir string) error {
 	if dir == "" {
 		dir = "."
-	} else if len(dir) > 1 {
-		dir = strings.TrimRight(dir, `/`+string(filepath.Separator))
-		if dir == "" {
-			dir = string(filepath.Separator)
-		}
 	}
+	dir = filepath.Clean(dir)
 	d, err := fsys.Open(dir)
 	if err != nil {
 		return err
