@@ -1,11 +1,11 @@
 // Package gitstore is ctx's git plumbing: blobs, trees, commits and refs of the user's repository, made
 // with go-git, plus fetch and push of explicit refspecs through the system git.
 //
-// It knows nothing of ctx's context model: callers hand it paths and bytes. Every write is one commit
-// made under the ctx lock (<git common dir>/ctx/lock) and published with a compare-and-swap of the ref
-// done the way C git does it (design §3): <ref>.lock created exclusively, old value checked against the
-// loose ref or packed-refs, new value written and fsynced, then renamed over the ref. The user's HEAD,
-// index and working files are never read or written.
+// It knows nothing of ctx's context model: callers hand it paths and bytes. Every write is one commit made
+// under the ctx lock (<git common dir>/ctx/lock) and published with a compare-and-swap of the ref done the
+// way C git does it (docs/architecture.md "Commits"): <ref>.lock created exclusively, old value checked
+// against the loose ref or packed-refs, new value written and fsynced, then renamed over the ref. The user's
+// HEAD, index and working files are never read or written.
 package gitstore
 
 import (
@@ -46,7 +46,7 @@ type Repo struct {
 // GIT_WORK_TREE) and opens its object database. Linked worktrees (a .git file pointing at
 // .git/worktrees/<name>, with a commondir file) and bare repositories are supported. It does not go through
 // go-git's Repository, so repositories using extensions.worktreeConfig, which go-git v5.17+ refuses to
-// open, work too (design §3).
+// open, work too (docs/architecture.md "Commits").
 func Open(ctx context.Context, path string) (*Repo, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err

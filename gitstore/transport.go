@@ -44,9 +44,9 @@ func (e *TransferError) Error() string {
 
 func (e *TransferError) Unwrap() error { return e.Err }
 
-// cleanGitEnv drops the variables with which a calling git (a hook) points at its own repository, so that
-// the explicit --git-dir of ctx's git commands wins, and makes the command non-interactive (design §5):
-// no terminal prompt, SSH in batch mode. The user's own ssh command (GIT_SSH_COMMAND, GIT_SSH, or
+// cleanGitEnv drops the variables with which a calling git (a hook) points at its own repository, so that the
+// explicit --git-dir of ctx's git commands wins, and makes the command non-interactive (docs/architecture.md
+// "Sync"): no terminal prompt, SSH in batch mode. The user's own ssh command (GIT_SSH_COMMAND, GIT_SSH, or
 // core.sshCommand in the repository's or the global config, see sshConfigured) is left as it is: setting
 // GIT_SSH_COMMAND would override core.sshCommand (git-config(1)).
 func cleanGitEnv(env []string) []string { return gitEnv(env, false) }
@@ -315,7 +315,7 @@ func lastLines(stderr string, err error) string {
 
 // remoteForGoGit returns a go-git remote for a configured remote name or a URL. It reads the remotes from
 // the storage's config directly rather than through git.Open, which refuses repositories using
-// extensions.worktreeConfig (design §3).
+// extensions.worktreeConfig (docs/architecture.md "Commits").
 func (r *Repo) remoteForGoGit(remote string) (*git.Remote, error) {
 	cfg, err := r.st.Config()
 	if err != nil {

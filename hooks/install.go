@@ -19,7 +19,7 @@ import (
 //
 // When DetectManager finds husky, lefthook or pre-commit, Install writes
 // nothing: it returns Status.Manager and Status.Snippet for the user to paste
-// into the manager's config (design §6). Files that are symlinks or not shell
+// into the manager's config (docs/hooks.md). Files that are symlinks or not shell
 // scripts are left alone and reported in HookStatus.Skipped. A file that is
 // not executable is edited but keeps its mode (git ignores it; see
 // HookStatus.Executable and Status.Notes).

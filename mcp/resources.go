@@ -12,15 +12,15 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 )
 
-// scheme is the URI scheme of seed 000's resources.
+// scheme is the URI scheme of the resources (docs/mcp.md).
 const scheme = "context://"
 
-// resourceDef is one fixed resource or template of seed 000.
+// resourceDef is one fixed resource or template of docs/mcp.md "Resources".
 type resourceDef struct {
 	uri, name, desc string
 }
 
-// fixedResources are the resources listed by resources/list (seed 000), in its order.
+// fixedResources are the resources listed by resources/list, in the order of docs/mcp.md.
 var fixedResources = []resourceDef{
 	{"context://manifest", "manifest", "Project metadata and configuration: the Manifest (schema_version, project, adapters, team, created_at, updated_at)."},
 	{"context://summary", "summary", "High-level project summary: project, knowledge/convention/decision/skill counts, current task and blockers."},
@@ -39,7 +39,7 @@ const listNote = " Within the 1 MiB MCP response limit: when the entries do not 
 	"ending with \"[truncated: showing N of M bytes; read context://.../{key}]\"; entries left out are counted in a " +
 	"second, text/plain item."
 
-// templateResources are the resource templates of seed 000.
+// templateResources are the resource templates of docs/mcp.md.
 var templateResources = []resourceDef{
 	{"context://knowledge/{key}", "knowledge-entry", "One knowledge entry {key, content}." + missingNote("Knowledge entry 'KEY' not found") + largeNote("knowledge get KEY")},
 	{"context://conventions/{key}", "convention", "One convention {key, content}." + missingNote("Convention 'KEY' not found") + largeNote("convention get KEY")},
@@ -80,7 +80,7 @@ func (s *srv) addResources() {
 	s.mcp.AddResourceTemplates(tpls...)
 }
 
-// errorObject is seed 000's error response, served as a resource's contents.
+// errorObject is the error object of docs/mcp.md "Resource errors", served as a resource's contents.
 type errorObject struct {
 	Error string `json:"error"`
 }
@@ -123,7 +123,7 @@ type (
 		Description string `json:"description"`
 		Content     string `json:"content"`
 	}
-	// activeState is seed 000's ActiveState.
+	// activeState is the ActiveState of docs/format.md "Records".
 	activeState struct {
 		CurrentTask string            `json:"current_task"`
 		Blockers    []string          `json:"blockers"`
@@ -134,9 +134,9 @@ type (
 	}
 )
 
-// render returns the contents of a context:// URI (seed 000), read from the checked-out tree (design §7):
+// render returns the contents of a context:// URI (docs/mcp.md), read from the checked-out tree (docs/mcp.md):
 // one application/json item holding the resource's JSON. Missing entries, and keys or names that
-// store.ValidKey refuses, render as seed 000's error object. Path segments are URL-decoded one by one, so
+// store.ValidKey refuses, render as the error object. Path segments are URL-decoded one by one, so
 // an encoded '/' stays inside its segment and is then refused by ValidKey. A URI that names no resource is
 // an error (JSON-RPC resource not found).
 //
@@ -288,7 +288,7 @@ func skillMissing(name string) error {
 	return &store.NotFoundError{Msg: fmt.Sprintf("Skill '%s' not found", name)}
 }
 
-// skill reads a skill; an invalid name is not found (seed 000's "Skill 'x' not found").
+// skill reads a skill; an invalid name is not found ("Skill 'x' not found").
 func (s *srv) skill(ctx context.Context, v *store.View, name string) (store.Skill, error) {
 	if _, err := store.NormalizeKey(name); err != nil {
 		return store.Skill{}, skillMissing(name)
@@ -296,7 +296,7 @@ func (s *srv) skill(ctx context.Context, v *store.View, name string) (store.Skil
 	return s.store(ctx).GetSkill(ctx, v, name)
 }
 
-// manifest reads the Manifest with empty collections as [] and {} rather than null (seed 000's shape).
+// manifest reads the Manifest with empty collections as [] and {} rather than null (docs/mcp.md).
 func (s *srv) manifest(ctx context.Context, v *store.View) (store.Manifest, error) {
 	m, err := s.store(ctx).ReadManifest(ctx, v)
 	if err != nil {
@@ -311,7 +311,7 @@ func (s *srv) manifest(ctx context.Context, v *store.View) (store.Manifest, erro
 	return m, nil
 }
 
-// state is seed 000's ActiveState (store.GetState), with updated_at null while the state was never set.
+// state is the ActiveState (store.GetState), with updated_at null while the state was never set.
 func (s *srv) state(ctx context.Context, v *store.View) (activeState, error) {
 	st, err := s.store(ctx).GetState(ctx, v)
 	if err != nil {
@@ -320,7 +320,7 @@ func (s *srv) state(ctx context.Context, v *store.View) (activeState, error) {
 	return activeStateOf(st), nil
 }
 
-// activityItem is seed 000's activity entry: exactly its fields (the pulse fields of seed 002 are served
+// activityItem is an entry of context://activity: exactly its fields (the team pulse fields are served
 // by get_project_context).
 type activityItem struct {
 	Member    string `json:"member"`
@@ -333,7 +333,7 @@ type activityItem struct {
 	Stale     bool   `json:"stale"`
 }
 
-// activity is context://activity: every entry, stale ones flagged (seed 000's 48-hour rule, store.IsStale).
+// activity is context://activity: every entry, stale ones flagged (the 48-hour rule, store.IsStale).
 func (s *srv) activity(ctx context.Context, v *store.View) ([]activityItem, error) {
 	as, err := s.store(ctx).ListActivity(ctx, v)
 	if err != nil {
@@ -346,7 +346,7 @@ func (s *srv) activity(ctx context.Context, v *store.View) ([]activityItem, erro
 	return out, nil
 }
 
-// summary is seed 000's summary (store.Summary).
+// summary is context://summary (store.Summary).
 func (s *srv) summary(ctx context.Context, v *store.View) (store.ProjectSummary, error) {
 	sum, err := s.store(ctx).Summary(ctx, v)
 	if sum.Blockers == nil {

@@ -14,7 +14,7 @@ import (
 	"golang.org/x/text/message"
 )
 
-// schemaFS holds the tools' JSON Schemas: <tool>.input.json for every tool, and seed 002's input and
+// schemaFS holds the tools' JSON Schemas: <tool>.input.json for every tool, and get_project_context's input and
 // output schemas of get_project_context verbatim (get_project_context.{input,output}.json).
 //
 //go:embed schemas/*.json

@@ -1,21 +1,21 @@
-// Package mcp is ctx's MCP server (design §7): the `context://` resources of seed 000 read from the
+// Package mcp is ctx's MCP server (docs/mcp.md): the `context://` resources read from the
 // checked-out tree, the write tools (one commit each through the store: knowledge, conventions,
 // decisions, state, sessions, skills with usage/ratings/proposals, activity and intent, scope moves,
-// merge conflicts; tools.go, model_tools.go, merge_tools.go), push and pull (sync_tools.go), seed 002's
+// merge conflicts; tools.go, model_tools.go, merge_tools.go), push and pull (sync_tools.go),
 // get_project_context, the prompts context_onboarding, context_handoff and context_resolve_conflicts
 // (prompts.go), and notifications when the context refs move. It is the only package of ctx that
-// imports mcp-go (design §8), which it imports as mcpgo.
+// imports mcp-go (docs/architecture.md "Packages and layering"), which it imports as mcpgo.
 //
 // Transport: [ServeStdio] speaks newline-delimited JSON-RPC on the given reader and writer and writes
 // nothing else there; logs go to [Options].Stderr. [NewServer] returns the bare mcp-go server for other
 // transports (streamable HTTP); [Watch] runs its change notifications.
 //
 // Error model:
-//   - a resource that names a missing entry returns seed 000's error object as its JSON content
+//   - a resource that names a missing entry returns the error object of docs/mcp.md as its JSON content
 //     ({"error": "Knowledge entry 'x' not found"}), never a JSON-RPC error; invalid keys and names
 //     (store.ValidKey) are reported the same way, as not found;
 //   - a tool called with a bad argument returns a tool result with isError and a message naming the field,
-//     and writes nothing; a missing entry is a tool error with seed 000's text; so is a push or pull the
+//     and writes nothing; a missing entry is a tool error with the not-found text; so is a push or pull the
 //     remote refused (with git's reason);
 //   - store failures a model cannot act on (I/O, a broken repository) are JSON-RPC errors.
 package mcp
@@ -66,10 +66,10 @@ type srv struct {
 // registry maps a server built by NewServer to its state, so that Watch can find it.
 var registry sync.Map // *server.MCPServer -> *srv
 
-// NewServer builds the MCP server over st. When opt.Agent or opt.Session is set it becomes st.Actor's
-// Agent or Session, so that every write of the server carries them in its commit trailers (design §3).
-// The server has resource capabilities subscribe and listChanged; change notifications need [Watch]
-// (ServeStdio runs it).
+// NewServer builds the MCP server over st. When opt.Agent or opt.Session is set it becomes st.Actor's Agent
+// or Session, so that every write of the server carries them in its commit trailers (docs/architecture.md
+// "Commits"). The server has resource capabilities subscribe and listChanged; change notifications need
+// [Watch] (ServeStdio runs it).
 func NewServer(st *store.Store, opt Options) *server.MCPServer {
 	return newSrv(st, opt).mcp
 }
@@ -121,7 +121,7 @@ func newSrv(st *store.Store, opt Options) *srv {
 // Watch polls the context refs of a server built by NewServer every Options.PollInterval and, when they
 // move (a write of this server, another process, a pull), sends notifications/resources/list_changed to
 // every session and notifications/resources/updated for each subscribed URI whose content changed
-// (design §7). It returns when ctx is done. A server not built by NewServer has nothing to watch.
+// (docs/mcp.md). It returns when ctx is done. A server not built by NewServer has nothing to watch.
 func Watch(ctx context.Context, ms *server.MCPServer) error {
 	v, ok := registry.Load(ms)
 	if !ok {

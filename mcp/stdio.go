@@ -22,8 +22,8 @@ import (
 // cancels them. subscriptions/listen streams end at once.
 const shutdownGrace = 2 * time.Second
 
-// ServeStdio serves one MCP client over newline-delimited JSON-RPC (design §7, seed 004's `ctx mcp
-// serve`): it reads requests from in and writes responses and notifications to out, one JSON object a
+// ServeStdio serves one MCP client over newline-delimited JSON-RPC (docs/mcp.md "Transport and
+// identity"): it reads requests from in and writes responses and notifications to out, one JSON object a
 // line and nothing else; logs go to opt.Stderr. It also watches the context refs (see [Watch]).
 //
 // It returns nil when in reaches end of file (after the requests in flight have answered) or when ctx is

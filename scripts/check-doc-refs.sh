@@ -16,73 +16,12 @@ pending=(
   cmd/ctx/app/conflicts.go
   cmd/ctx/app/hooks.go
   cmd/ctx/app/integrations.go
-  cmd/ctx/convergence_test.go
-  cmd/ctx/e2e_test.go
-  cmd/ctx/hooks_e2e_test.go
-  cmd/ctx/layouts_test.go
-  cmd/ctx/parity_test.go
-  cmd/ctx/remotes_test.go
-  cmd/ctx/scopes_test.go
-  cmd/ctx/userside_test.go
-  gitstore/log.go
-  gitstore/objects.go
-  gitstore/repo.go
-  gitstore/transport.go
-  gitstore/update.go
-  hooks/block.go
-  hooks/hooks.go
-  hooks/install.go
-  hooks/snippet.go
-  importer/doc.go
-  importer/key.go
-  importer/skill.go
-  mcp/contract_test.go
   mcp/history_tools.go
   mcp/merge_tools.go
   mcp/model_tools.go
   mcp/project.go
-  mcp/prompts.go
-  mcp/prompts_test.go
-  mcp/resources.go
-  mcp/schemas.go
-  mcp/server.go
-  mcp/server_test.go
-  mcp/stdio.go
   mcp/sync_tools.go
   mcp/tools.go
-  mcp/tools_e2e_test.go
-  merge/conflict.go
-  merge/decisions.go
-  merge/frontmatter.go
-  merge/jsonrec.go
-  merge/lines.go
-  merge/merge.go
-  merge/ndjson.go
-  merge/property_test.go
-  merge/tree.go
-  store/activity.go
-  store/branch.go
-  store/checkout.go
-  store/conflicts.go
-  store/decisions.go
-  store/entries.go
-  store/history.go
-  store/keys.go
-  store/manifest.go
-  store/merge_bench_test.go
-  store/scope.go
-  store/sessions.go
-  store/skills.go
-  store/skillsx.go
-  store/state.go
-  store/status.go
-  store/store.go
-  store/store_test.go
-  store/storetest/storetest.go
-  store/sync.go
-  store/team.go
-  store/view.go
-  store/write.go
 )
 
 files=$(git ls-files '*.go')

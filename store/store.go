@@ -62,12 +62,14 @@ const CheckoutDir = ".context"
 // ErrNotInitialized is returned when the repository has no context branch yet.
 var ErrNotInitialized = errors.New("no context store here: run `ctx init` (or `ctx pull` to get the team's)")
 
-// NotFoundError is a missing entry; Msg is seed 000's error text (e.g. "Knowledge entry 'x' not found").
+// NotFoundError is a missing entry; Msg is the not-found text of docs/format.md (e.g. "Knowledge entry 'x'
+// not found").
 type NotFoundError struct{ Msg string }
 
 func (e *NotFoundError) Error() string { return e.Msg }
 
-// Actor says who writes: recorded in the commit trailers (design §3) and in entries' front matter.
+// Actor says who writes: recorded in the commit trailers (docs/architecture.md "Commits") and in entries'
+// front matter.
 type Actor struct {
 	Agent   string // e.g. claude-code; "cli" for a person at the terminal
 	Session string

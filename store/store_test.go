@@ -137,7 +137,7 @@ func TestEntriesOneCommitPerWrite(t *testing.T) {
 	if storetest.Count(t, dir, "ctx") != n {
 		t.Errorf("an invalid key made a commit")
 	}
-	// Missing: seed 000's text.
+	// Missing: the not-found text of docs/format.md.
 	_, err = s.GetEntry(bg, v, store.ConventionKind, "nope")
 	var nf *store.NotFoundError
 	if !errors.As(err, &nf) || nf.Msg != "Convention 'nope' not found" {

@@ -18,7 +18,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
-// DefaultTimeout bounds one network transfer (design §5).
+// DefaultTimeout bounds one network transfer (docs/architecture.md "Sync").
 const DefaultTimeout = 60 * time.Second
 
 // maxPushRetries bounds push's fetch-merge-retry loop when the remote keeps moving. Every lost race means
@@ -71,7 +71,7 @@ func (s *Store) TrackingRef(remote string) string {
 }
 
 // FetchRefspec is what ctx fetches: the remote's context branch into its remote-tracking ref (by way of a
-// quarantine ref, see fetch). Private and ephemeral refs are never in a refspec (design §5).
+// quarantine ref, see fetch). Private and ephemeral refs are never in a refspec (docs/architecture.md "Sync").
 func (s *Store) FetchRefspec(remote string) string {
 	return "+" + s.BranchRef() + ":" + s.TrackingRef(remote)
 }
@@ -270,16 +270,16 @@ type PullOptions struct {
 	Origin RemoteOrigin
 }
 
-// Pull is PullWith without options: conflicts are recorded (design §4).
+// Pull is PullWith without options: conflicts are recorded (docs/merge.md).
 func (s *Store) Pull(ctx context.Context, remote string) (*PullResult, error) {
 	return s.PullWith(ctx, remote, PullOptions{})
 }
 
 // PullWith fetches the remote's context branch into its remote-tracking ref, then fast-forwards the local
-// branch or makes a two-parent merge commit of both sides with the merge layer (design §4, §5), and
-// refreshes the checked-out tree. Hand edits pending in .context/ are committed first, so none is lost.
-// A repository without a local context branch adopts the remote's (a fresh clone).
-// With o.Strategy set, conflicts of the merge are decided in the merge commit itself (applyStrategy).
+// branch or makes a two-parent merge commit of both sides with the merge layer (docs/merge.md,
+// docs/architecture.md "Sync"), and refreshes the checked-out tree. Hand edits pending in .context/ are
+// committed first, so none is lost. A repository without a local context branch adopts the remote's (a fresh
+// clone). With o.Strategy set, conflicts of the merge are decided in the merge commit itself (applyStrategy).
 func (s *Store) PullWith(ctx context.Context, remote string, o PullOptions) (*PullResult, error) {
 	if _, err := ParseStrategy(string(o.Strategy)); err != nil {
 		return nil, err
@@ -552,9 +552,9 @@ type PushResult struct {
 	Warnings []string
 }
 
-// Push publishes the context branch to the remote without force (design §5). When the remote moved, it
-// pulls (fetch, merge) and retries, at most maxPushRetries times. A refusal (a hook, a protected branch) or
-// an unreachable remote is an error carrying git's reason.
+// Push publishes the context branch to the remote without force (docs/architecture.md "Sync"). When the
+// remote moved, it pulls (fetch, merge) and retries, at most maxPushRetries times. A refusal (a hook, a
+// protected branch) or an unreachable remote is an error carrying git's reason.
 func (s *Store) Push(ctx context.Context, remote string) (*PushResult, error) {
 	return s.PushWith(ctx, remote, PullOptions{})
 }

@@ -142,7 +142,7 @@ func TestEndToEnd(t *testing.T) {
 }
 
 // TestConcurrentProcesses runs 8 processes × 25 writes at once; all 200 land as 200 commits and 200
-// entries while C git reads the ref in a loop and never fails (design §3).
+// entries while C git reads the ref in a loop and never fails (docs/architecture.md "Commits").
 func TestConcurrentProcesses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short mode")

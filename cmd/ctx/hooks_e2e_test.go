@@ -9,7 +9,7 @@ import (
 	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
 )
 
-// The git hooks end to end (issue #5, design §6): the real ctx binary on PATH (TestMain puts it there),
+// The git hooks end to end (docs/hooks.md): the real ctx binary on PATH (TestMain puts it there),
 // real git commands firing the hooks.
 
 func hookFile(t testing.TB, repo, name string) string {

@@ -23,9 +23,10 @@ import (
 	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
 )
 
-// This file proves that ctx's transfers work over the transports a user's git works over (issue #5):
-// a path, file://, git://, smart HTTP with credential helpers, url.<base>.insteadOf, and that refusals,
-// unreachable remotes, stalled servers, shallow and single-branch clones and racing pushers behave.
+// This file proves that ctx's transfers work over the transports a user's git works over
+// (docs/architecture.md "Sync"): a path, file://, git://, smart HTTP with credential helpers,
+// url.<base>.insteadOf, and that refusals, unreachable remotes, stalled servers, shallow and single-branch
+// clones and racing pushers behave.
 
 // result is one run of the ctx binary.
 type result struct {

@@ -24,9 +24,9 @@ func otherRefs(t *testing.T, dir string) string {
 	return strings.Join(keep, "\n")
 }
 
-// TestEveryWriteLeavesTheUserSideAlone runs every command that writes and checks, around each one, that
-// HEAD, the index file, `git status --porcelain` and every ref but ctx's own are unchanged (issue 2 §3),
-// in a repository with staged, modified and untracked files of the user's.
+// TestEveryWriteLeavesTheUserSideAlone runs every command that writes and checks, around each one, that HEAD,
+// the index file, `git status --porcelain` and every ref but ctx's own are unchanged (docs/architecture.md
+// "Promises"), in a repository with staged, modified and untracked files of the user's.
 func TestEveryWriteLeavesTheUserSideAlone(t *testing.T) {
 	remote := gitstoretest.BareRemote(t)
 	dir := gitstoretest.Clone(t, remote, "work")
