@@ -224,7 +224,9 @@ func TestToolsListGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	var v any
-	json.Unmarshal(raw, &v)
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatal(err)
+	}
 	got, _ := json.MarshalIndent(v, "", "  ")
 	got = append(got, '\n')
 	path := filepath.Join(testdataDir, "tools_list.golden.json")

@@ -162,7 +162,7 @@ func serveAs(t *testing.T, st *store.Store, opt Options, protocolVersion, client
 	}
 	t.Cleanup(func() {
 		s.c.Close()
-		go io.Copy(io.Discard, clientIn) // never block the server's last writes
+		go func() { _, _ = io.Copy(io.Discard, clientIn) }() // never block the server's last writes
 		select {
 		case err := <-done:
 			if err != nil {

@@ -32,7 +32,7 @@ func TestNotifications(t *testing.T) {
 				go func() {
 					listening <- s.c.Listen(lctx, mcpgo.SubscriptionFilter{ResourcesListChanged: true, ResourceSubscriptions: uris})
 				}()
-				t.Cleanup(func() { stop(); <-listening })
+				t.Cleanup(func() { stop(); <-listening }) //nolint:errcheck // the stream ends with the cancellation's error
 			} else {
 				for _, uri := range uris {
 					req := mcpgo.SubscribeRequest{}

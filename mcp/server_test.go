@@ -51,7 +51,9 @@ func jsonEq(t *testing.T, what string, got any, want string) {
 	}
 	gb, _ := json.Marshal(got)
 	var g any
-	json.Unmarshal(gb, &g)
+	if err := json.Unmarshal(gb, &g); err != nil {
+		t.Fatal(err)
+	}
 	if !reflect.DeepEqual(g, w) {
 		t.Errorf("%s:\n got %s\nwant %s", what, gb, want)
 	}
@@ -348,6 +350,6 @@ func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
 func atoi(s string) int {
 	var n int
-	json.Unmarshal([]byte(s), &n)
+	_ = json.Unmarshal([]byte(s), &n) // not a number: 0
 	return n
 }

@@ -226,8 +226,12 @@ func TestHandEditsCommitAndRefresh(t *testing.T) {
 	}
 	p := filepath.Join(dir, ".context", "knowledge", "a.md")
 	b, _ := os.ReadFile(p)
-	os.WriteFile(p, append(b, []byte("two\n")...), 0o644)
-	os.WriteFile(filepath.Join(dir, ".context", "knowledge", "new.md"), []byte("hand made\n"), 0o644)
+	if err := os.WriteFile(p, append(b, []byte("two\n")...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".context", "knowledge", "new.md"), []byte("hand made\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	edits, err := s.HandEdits(bg)
 	if err != nil || len(edits) != 2 || edits[0].Change != "modified" || edits[1].Change != "added" {
 		t.Fatalf("hand edits: %+v %v", edits, err)
@@ -285,8 +289,12 @@ func TestPullPushMergeAndStatus(t *testing.T) {
 	if storetest.Git(t, b, "rev-parse", "ctx") != storetest.Git(t, a, "rev-parse", "ctx") {
 		t.Fatalf("init did not adopt the remote's context branch")
 	}
-	sa.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "from-a", Content: "a"})
-	sb.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "from-b", Content: "b"})
+	if _, err := sa.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "from-a", Content: "a"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sb.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "from-b", Content: "b"}); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := sb.Push(bg, ""); err != nil {
 		t.Fatal(err)
 	}
@@ -314,8 +322,12 @@ func TestPullPushMergeAndStatus(t *testing.T) {
 	}
 	// A remote that refuses: the remote's words, a failure, the local store unchanged.
 	hook := filepath.Join(remote, "hooks", "pre-receive")
-	os.WriteFile(hook, []byte("#!/bin/sh\necho 'protected branch: ctx is frozen' >&2\nexit 1\n"), 0o755)
-	sb.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "refused", Content: "x"})
+	if err := os.WriteFile(hook, []byte("#!/bin/sh\necho 'protected branch: ctx is frozen' >&2\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sb.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "refused", Content: "x"}); err != nil {
+		t.Fatal(err)
+	}
 	tip := storetest.Git(t, b, "rev-parse", "ctx")
 	_, err = sb.Push(bg, "")
 	if err == nil || !strings.Contains(err.Error(), "protected branch") {
@@ -368,7 +380,9 @@ func TestHandEditOfStaleFile(t *testing.T) {
 	}
 	p := filepath.Join(dir, ".context", "knowledge", "lu.md")
 	b, _ := os.ReadFile(p)
-	os.WriteFile(p, []byte(strings.Replace(string(b), "line one", "line ONE (by hand)", 1)), 0o644)
+	if err := os.WriteFile(p, []byte(strings.Replace(string(b), "line one", "line ONE (by hand)", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	// A newer write of the same entry (another agent): the hand edit is kept on disk, the ref moves on.
 	if _, err := s.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "lu", Content: "line one\nline two\nline three (newer)\n"}); err != nil {
 		t.Fatal(err)
@@ -385,7 +399,9 @@ func TestHandEditOfStaleFile(t *testing.T) {
 	}
 	// The same line changed both ways: the newer write is kept, the hand edit goes to a conflict record.
 	b, _ = os.ReadFile(p)
-	os.WriteFile(p, []byte(strings.Replace(string(b), "line two", "line 2 by hand", 1)), 0o644)
+	if err := os.WriteFile(p, []byte(strings.Replace(string(b), "line two", "line 2 by hand", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := s.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "lu", Content: strings.Replace(got[strings.Index(got, "line ONE"):], "line two", "line 2 newer", 1)}); err != nil {
 		t.Fatal(err)
 	}
@@ -413,11 +429,21 @@ func TestCommitRefusesBrokenFiles(t *testing.T) {
 	s, dir := storetest.New(t)
 	n := storetest.Count(t, dir, "ctx")
 	ctxDir := filepath.Join(dir, ".context")
-	os.WriteFile(filepath.Join(ctxDir, "state.json"), []byte("not json"), 0o644)
-	os.MkdirAll(filepath.Join(ctxDir, "knowledge"), 0o755)
-	os.WriteFile(filepath.Join(ctxDir, "knowledge", "UPPER.md"), []byte("x\n"), 0o644)
-	os.WriteFile(filepath.Join(ctxDir, "knowledge", "b1.md"), []byte("---\nauthor: [unclosed\n---\nb\n"), 0o644)
-	os.WriteFile(filepath.Join(ctxDir, "notes.txt"), []byte("stray\n"), 0o644)
+	if err := os.WriteFile(filepath.Join(ctxDir, "state.json"), []byte("not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(ctxDir, "knowledge"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ctxDir, "knowledge", "UPPER.md"), []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ctxDir, "knowledge", "b1.md"), []byte("---\nauthor: [unclosed\n---\nb\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ctxDir, "notes.txt"), []byte("stray\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	_, _, err := s.CommitHandEdits(bg, "")
 	if !errors.Is(err, store.ErrInvalid) {
 		t.Fatalf("want ErrInvalid, got %v", err)
@@ -463,8 +489,12 @@ func TestInitRefusesUnsafeBranches(t *testing.T) {
 	}
 
 	tracked := storetest.Repo(t)
-	os.MkdirAll(filepath.Join(tracked, ".context"), 0o755)
-	os.WriteFile(filepath.Join(tracked, ".context", "mine.txt"), []byte("x"), 0o644)
+	if err := os.MkdirAll(filepath.Join(tracked, ".context"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(tracked, ".context", "mine.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	storetest.Git(t, tracked, "add", ".context/mine.txt")
 	storetest.Git(t, tracked, "commit", "-qm", "tracked .context")
 	st, _ := store.Open(bg, tracked, store.Actor{})
