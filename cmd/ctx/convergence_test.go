@@ -234,7 +234,9 @@ func (cv *convergence) write(c *clone, kind string) {
 					fm = string(old[:4+i+5])
 				}
 			}
-			os.MkdirAll(filepath.Dir(p), 0o755)
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				cv.t.Fatal(err)
+			}
 			if err := os.WriteFile(p, []byte(fm+body), 0o644); err != nil {
 				cv.t.Fatal(err)
 			}

@@ -80,7 +80,9 @@ func corpus(t testing.TB) string {
 func TestEndToEnd(t *testing.T) {
 	remote := gitstoretest.BareRemote(t)
 	seed := gitstoretest.Clone(t, remote, "seed")
-	os.WriteFile(filepath.Join(seed, "main.go"), []byte("package main\n"), 0o644)
+	if err := os.WriteFile(filepath.Join(seed, "main.go"), []byte("package main\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	gitstoretest.Git(t, seed, "add", ".")
 	gitstoretest.Git(t, seed, "commit", "-qm", "code")
 	gitstoretest.Git(t, seed, "push", "-q", "origin", "main")

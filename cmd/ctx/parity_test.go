@@ -62,7 +62,9 @@ func TestCLIMCPParity(t *testing.T) {
 		}
 		bs, _ := json.Marshal(res.StructuredContent)
 		var m map[string]any
-		json.Unmarshal(bs, &m)
+		if err := json.Unmarshal(bs, &m); err != nil {
+			t.Fatal(err)
+		}
 		return m
 	}
 
