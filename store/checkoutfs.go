@@ -71,7 +71,9 @@ func (c *checkoutFS) readFile(p string) ([]byte, error) {
 func (c *checkoutFS) lstat(p string) (fs.FileInfo, error) { return c.root.Lstat(p) }
 
 // writeFile writes data to p with atomicfile.WriteIn: a temporary file next to it
-// (atomicfile.TempPrefix), synced, renamed over p, the folder synced. The folders on the way are made.
+// (atomicfile.TempPrefix), renamed over p; the folders on the way are made. It does not fsync
+// (atomicfile.NoSync): the checked-out tree is a view the refs can rebuild, and an fsync per file makes
+// a full refresh of 2,000 entries about four times slower (store's BenchmarkRefresh).
 func (c *checkoutFS) writeFile(p string, data []byte) error {
 	if err := c.noLinks(p); err != nil {
 		return err
@@ -81,7 +83,7 @@ func (c *checkoutFS) writeFile(p string, data []byte) error {
 			return err
 		}
 	}
-	return atomicfile.WriteIn(c.root, p, data, 0o644)
+	return atomicfile.WriteIn(c.root, p, data, 0o644, atomicfile.NoSync)
 }
 
 // remove removes the file at p and the folders it leaves empty.

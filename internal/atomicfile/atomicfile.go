@@ -51,19 +51,34 @@ func (osFiles) Remove(name string) error             { return os.Remove(name) }
 // *fs.PathError (a full disk's is syscall.ENOSPC).
 func Write(path string, data []byte, perm fs.FileMode) error {
 	dir, base := filepath.Split(path)
-	return write(osFiles{}, dir, base, data, perm, true)
+	return write(osFiles{}, dir, base, data, perm, true, Durable)
 }
+
+// Durability says whether a write waits until its data and its rename are on disk.
+type Durability int
+
+const (
+	// Durable fsyncs the file before the rename and the folder after it: the new contents survive a
+	// power loss once the write returned.
+	Durable Durability = iota
+	// NoSync skips both fsyncs. Readers and a crash of the process still see the old or the new
+	// contents whole, but after a power loss the file may be empty or old. For files that can be made
+	// again from elsewhere (the checked-out view of the context refs), where an fsync per file would
+	// make rewriting thousands of them several times slower.
+	NoSync
+)
 
 // WriteIn is Write confined to root: name is a slash-separated path relative to root, and neither
 // it nor any symbolic link on the way can lead outside root (os.Root's rules). The file is created
-// with perm less the process umask, as os.WriteFile does. The folder must exist.
-func WriteIn(root *os.Root, name string, data []byte, perm fs.FileMode) error {
+// with perm less the process umask, as os.WriteFile does. The folder must exist. d says whether the
+// write is durable (Write always is).
+func WriteIn(root *os.Root, name string, data []byte, perm fs.FileMode, d Durability) error {
 	dir, base := path.Split(name)
-	return write(root, dir, base, data, perm, false)
+	return write(root, dir, base, data, perm, false, d)
 }
 
 // write writes dir+base through fsys. chmod sets perm exactly after creating the temporary file.
-func write(fsys files, dir, base string, data []byte, perm fs.FileMode, chmod bool) (err error) {
+func write(fsys files, dir, base string, data []byte, perm fs.FileMode, chmod bool, d Durability) (err error) {
 	target := dir + base
 	var rnd [6]byte
 	if _, err := rand.Read(rnd[:]); err != nil {
@@ -88,14 +103,19 @@ func write(fsys files, dir, base string, data []byte, perm fs.FileMode, chmod bo
 			return fmt.Errorf("write %s: %w", target, err)
 		}
 	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("write %s: sync: %w", target, err)
+	if d == Durable {
+		if err = f.Sync(); err != nil {
+			return fmt.Errorf("write %s: sync: %w", target, err)
+		}
 	}
 	if err = f.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", target, err)
 	}
 	if err = fsys.Rename(tmp, target); err != nil {
 		return fmt.Errorf("write %s: %w", target, err)
+	}
+	if d != Durable {
+		return nil
 	}
 	// The rename is done: from here on the file holds data whatever happens, so a failure to sync the
 	// folder only loses durability, not atomicity. It is still reported.

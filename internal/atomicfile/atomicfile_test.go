@@ -95,16 +95,22 @@ func TestWriteInStaysInTheRoot(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer root.Close()
-	if err := WriteIn(root, "sub/a.md", []byte("body"), 0o644); err != nil {
+	if err := WriteIn(root, "sub/a.md", []byte("body"), 0o644, Durable); err != nil {
 		t.Fatal(err)
+	}
+	if err := WriteIn(root, "sub/b.md", []byte("fast"), 0o644, NoSync); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "sub", "b.md")); !bytes.Equal(got, []byte("fast")) {
+		t.Errorf("contents %q", got)
 	}
 	if got, _ := os.ReadFile(filepath.Join(dir, "sub", "a.md")); !bytes.Equal(got, []byte("body")) {
 		t.Errorf("contents %q", got)
 	}
-	if err := WriteIn(root, "link/escape.md", []byte("x"), 0o644); err == nil {
+	if err := WriteIn(root, "link/escape.md", []byte("x"), 0o644, Durable); err == nil {
 		t.Error("a write through a symbolic link out of the root succeeded")
 	}
-	if err := WriteIn(root, "../escape.md", []byte("x"), 0o644); err == nil {
+	if err := WriteIn(root, "../escape.md", []byte("x"), 0o644, Durable); err == nil {
 		t.Error("a write to ../ succeeded")
 	}
 	if es, _ := os.ReadDir(outside); len(es) != 0 {
