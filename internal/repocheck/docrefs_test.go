@@ -54,10 +54,10 @@ func TestDocRefsFindsCitations(t *testing.T) {
 	// The citations are split so that this file does not cite anything itself.
 	files := map[string]string{
 		"scripts/check-doc-refs.sh": string(script),
-		"a/design.go":               "package a\n\n// Write is one commit (design "+"§3).\nfunc Write() {}\n",
-		"b/seed.go":                 "package b\n\n// Shape of seed "+"002's output.\ntype T struct{}\n",
-		"c/issue.go":                "package c\n\n// Fixed in issue "+"#4.\nvar X = 1\n",
-		"d/issue_test.go":           "package d\n\n// As issue "+"3 asks.\nvar Y = 2\n",
+		"a/design.go":               "package a\n\n// Write is one commit (design " + "§3).\nfunc Write() {}\n",
+		"b/seed.go":                 "package b\n\n// Shape of seed " + "002's output.\ntype T struct{}\n",
+		"c/issue.go":                "package c\n\n// Fixed in issue " + "#4.\nvar X = 1\n",
+		"d/issue_test.go":           "package d\n\n// As issue " + "3 asks.\nvar Y = 2\n",
 		"e/clean.go":                "package e\n\n// See docs/merge.md; issue_ref is a field; a seed of math/rand.\nvar Z = 3\n",
 	}
 	for name, body := range files {
