@@ -2,6 +2,9 @@
 #   make demo     build ctx and run the tour (a bare remote, two clones, import, writes, push, pull, MCP read)
 #   make test     go vet + every test with the race detector (the CI command; needs git, gcc, sshd, and node
 #                 with the client of `make node-client` for the MCP TypeScript SDK test)
+#   make lint     gofmt -l, go mod tidy -diff, golangci-lint (.golangci.yml: depguard's import graph,
+#                 staticcheck, errcheck) and comments that cite documents outside the repository
+#                 (installs the pinned golangci-lint into bin/tools on first use)
 #   make node-client  install the MCP TypeScript SDK the Node client test uses (npm ci, from package-lock.json)
 #   make install  put ctx on the PATH
 #   make bench    benchmarks and the write comparison against C git plumbing
@@ -14,12 +17,18 @@ LDFLAGS := -X github.com/ctx-dev/ctx/cmd/ctx/app.Version=$(VERSION)
 # Where make install puts ctx: the first writable of /usr/local/bin and ~/.local/bin unless PREFIX is given.
 PREFIX  ?= $(shell [ -w /usr/local/bin ] && echo /usr/local || echo $(HOME)/.local)
 
-.PHONY: build demo test node-client install bench fuzz stress clean
+.PHONY: build demo test lint lint-tools node-client install bench fuzz stress clean
 
 # Bounds of the steps of a test run, in seconds (GNU timeout): each step fails alone instead of eating
 # the whole run's budget.
 NPM_TIMEOUT  ?= 300
 TEST_TIMEOUT ?= 20m
+LINT_INSTALL_TIMEOUT ?= 900
+LINT_TIMEOUT ?= 900
+
+# golangci-lint, pinned, built from source with this Go (its module comes through the Go module proxy).
+GOLANGCI_LINT_VERSION := v2.15.0
+GOLANGCI_LINT := bin/tools/golangci-lint-$(GOLANGCI_LINT_VERSION)
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/ctx
@@ -30,6 +39,24 @@ demo: build
 test:
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./...
+
+# Every check is bounded (GNU timeout) and fails with its name.
+lint: $(GOLANGCI_LINT)
+	@echo "== gofmt -l"
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt: not formatted:"; echo "$$out"; exit 1; fi
+	@echo "== go mod tidy -diff"
+	@timeout 300 $(GO) mod tidy -diff || { echo "go.mod/go.sum are not tidy: run go mod tidy"; exit 1; }
+	@echo "== golangci-lint $(GOLANGCI_LINT_VERSION)"
+	timeout $(LINT_TIMEOUT) $(GOLANGCI_LINT) run ./...
+	@echo "== comments point at docs/"
+	./scripts/check-doc-refs.sh
+
+lint-tools: $(GOLANGCI_LINT)
+
+$(GOLANGCI_LINT):
+	mkdir -p bin/tools
+	GOBIN=$(CURDIR)/bin/tools timeout $(LINT_INSTALL_TIMEOUT) $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
+	mv bin/tools/golangci-lint $@
 
 # The MCP TypeScript SDK for mcp/TestNodeClient, exactly as locked in mcp/node/package-lock.json. Done once:
 # skipped while node_modules is newer than the lock. The test never installs anything; without this it

@@ -33,7 +33,7 @@ func (d *fullDisk) Write(p []byte) (int, error) {
 func tmpObjects(t *testing.T, dir string) []string {
 	t.Helper()
 	var out []string
-	filepath.WalkDir(filepath.Join(dir, ".git", "objects"), func(p string, d fs.DirEntry, err error) error {
+	_ = filepath.WalkDir(filepath.Join(dir, ".git", "objects"), func(p string, d fs.DirEntry, err error) error {
 		if err == nil && strings.HasPrefix(d.Name(), "tmp_") {
 			out = append(out, p)
 		}

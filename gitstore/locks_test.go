@@ -84,7 +84,9 @@ func TestForeignLockReported(t *testing.T) {
 	lock := filepath.Join(dir, ".git", "refs", "heads", "ctx.lock")
 	writeFile(t, lock, "")
 	old := time.Now().Add(-5 * time.Minute)
-	os.Chtimes(lock, old, old)
+	if err := os.Chtimes(lock, old, old); err != nil {
+		t.Fatal(err)
+	}
 	err := r.UpdateRef(bg, ref, a, b, "blocked")
 	var le *gitstore.LockError
 	if !errors.As(err, &le) || !errors.Is(err, gitstore.ErrRefLocked) {

@@ -12,7 +12,7 @@ import (
 // Log returns up to n commits (n <= 0: all) reachable from tip along first parents, newest first. When
 // path is not "", only commits whose tree differs from their first parent's at path are returned (a file
 // or a directory). It walks first parents with tree lookups rather than go-git's Log with a path filter,
-// which is orders of magnitude slower on long histories (design §3).
+// which is orders of magnitude slower on long histories (docs/architecture.md "Commits").
 func (r *Repo) Log(ctx context.Context, tip Hash, n int, path string) ([]*Commit, error) {
 	var out []*Commit
 	h := tip

@@ -86,12 +86,4 @@ func fsck(t testing.TB, dir string) {
 	}
 }
 
-func keys(n int, f func(i int) string) []string {
-	out := make([]string, n)
-	for i := range out {
-		out[i] = f(i)
-	}
-	return out
-}
-
 var _ = fmt.Sprint

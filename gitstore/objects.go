@@ -282,10 +282,10 @@ type Change struct {
 	Delete bool
 }
 
-// EditTree returns the tree made by applying changes to the tree root (ZeroHash = empty tree). Only the
-// trees on the changed paths are rewritten; every other subtree is reused by object name (design §3).
-// Directories left empty are removed, as git cannot record them. It returns ZeroHash for an empty result.
-// New objects go to the repository's object database.
+// EditTree returns the tree made by applying changes to the tree root (ZeroHash = empty tree). Only the trees
+// on the changed paths are rewritten; every other subtree is reused by object name (docs/architecture.md
+// "Commits"). Directories left empty are removed, as git cannot record them. It returns ZeroHash for an empty
+// result. New objects go to the repository's object database.
 func (r *Repo) EditTree(ctx context.Context, root Hash, changes []Change) (Hash, error) {
 	return r.editTreeIn(ctx, r.objs, root, changes)
 }

@@ -3,11 +3,11 @@
 // git binary (Git, WorkTreeFiles, TrackedFiles, identities, gc), all made by one runner with one
 // environment policy (git.go). No go-git type appears in its API: object names are Hash, commits Commit.
 //
-// It knows nothing of ctx's context model: callers hand it paths and bytes. Every write is one commit
-// made under the ctx lock (<git common dir>/ctx/lock) and published with a compare-and-swap of the ref
-// done the way C git does it (design §3): <ref>.lock created exclusively, old value checked against the
-// loose ref or packed-refs, new value written and fsynced, then renamed over the ref. The user's HEAD,
-// index and working files are never read or written.
+// It knows nothing of ctx's context model: callers hand it paths and bytes. Every write is one commit made
+// under the ctx lock (<git common dir>/ctx/lock) and published with a compare-and-swap of the ref done the
+// way C git does it (docs/architecture.md "Commits"): <ref>.lock created exclusively, old value checked
+// against the loose ref or packed-refs, new value written and fsynced, then renamed over the ref. The user's
+// HEAD, index and working files are never read or written.
 package gitstore
 
 import (
@@ -52,7 +52,7 @@ type Repo struct {
 // GIT_WORK_TREE) and opens its object database. Linked worktrees (a .git file pointing at
 // .git/worktrees/<name>, with a commondir file) and bare repositories are supported. It does not go through
 // go-git's Repository, so repositories using extensions.worktreeConfig, which go-git v5.17+ refuses to
-// open, work too (design §3).
+// open, work too (docs/architecture.md "Commits").
 func Open(ctx context.Context, path string) (*Repo, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -271,7 +271,7 @@ func lastLines(stderr string, err error) string {
 
 // remoteForGoGit returns a go-git remote for a configured remote name or a URL. It reads the remotes from
 // the storage's config directly rather than through git.Open, which refuses repositories using
-// extensions.worktreeConfig (design §3).
+// extensions.worktreeConfig (docs/architecture.md "Commits").
 func (r *Repo) remoteForGoGit(remote string) (*git.Remote, error) {
 	cfg, err := r.st.Config()
 	if err != nil {

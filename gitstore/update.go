@@ -41,11 +41,11 @@ type Result struct {
 const maxCASRetries = 5
 
 // Transact runs fn under the ctx lock with the current tips of refs and commits what it returns, one commit
-// per ref that changed, published with UpdateRef's compare-and-swap (design §3): every ref that changed
-// moves, or none does (a locked or moved ref fails the whole transaction before any ref moves). fn may be
-// re-run when a ref moved concurrently, so it must not have side effects outside its return value. The
-// author and committer are the user's git identity. Results are in the order of refs. On error no ref
-// moved, unless the error says that restoring a ref failed (docs/locks.md).
+// per ref that changed, published with UpdateRef's compare-and-swap (docs/architecture.md "Commits"): every
+// ref that changed moves, or none does (a locked or moved ref fails the whole transaction before any ref
+// moves). fn may be re-run when a ref moved concurrently, so it must not have side effects outside its return
+// value. The author and committer are the user's git identity. Results are in the order of refs. On error no
+// ref moved, unless the error says that restoring a ref failed (docs/locks.md).
 func (r *Repo) Transact(ctx context.Context, refs []string, fn func(tips map[string]Tip) (map[string]*Write, error)) ([]Result, error) {
 	unlock, err := r.Lock(ctx)
 	if err != nil {
@@ -197,7 +197,7 @@ func firstLine(s string) string {
 
 // packEvery is how many ctx commits go by between two `git gc --auto` runs. gc --auto packs loose objects
 // once git's own threshold (gc.auto, 6700 by default) is passed and honours the user's gc settings, so a
-// store with 100k commits stays packed (design §3: go-git never packs).
+// store with 100k commits stays packed (docs/architecture.md "Commits": go-git never packs).
 const packEvery = 100
 
 // maybePack counts commits in <ctx dir>/writes (<ctx dir>/writes-local for the local-only store) and runs

@@ -38,7 +38,7 @@ func timeoutSeconds(h Hook) int {
 // Block returns ctx's block for hook h, each line ending in "\n". created
 // marks a file ctx created.
 //
-// The shim (design §6: "command -v ctx || exit 0, then ctx hooks run <name>
+// The shim (docs/hooks.md: "command -v ctx || exit 0, then ctx hooks run <name>
 // "$@", time-bounded, failing open"):
 //   - saves the exit status the user's lines left in $? and restores it at
 //     the end, so appending the block does not change what the hook returns

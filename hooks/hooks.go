@@ -1,5 +1,5 @@
 // Package hooks installs, removes, reports and runs ctx's git hooks in a
-// user's repository (design §6).
+// user's repository (docs/hooks.md).
 //
 // ctx keeps a context branch (refs/heads/ctx) and a checked-out view of it
 // in .context/. Four git hooks (githooks(5)) keep the view fresh:
@@ -22,7 +22,7 @@
 //	# <<< ctx hooks <<<
 //	exec some-cmd "$@"               <- a final exec/exit of the user stays last
 //
-// Rules (design §6 and the hooks issue):
+// Rules (docs/hooks.md):
 //   - The hooks directory is the one git uses: `git rev-parse --git-path
 //     hooks`, which respects core.hooksPath and linked worktrees. ctx never
 //     sets core.hooksPath.
@@ -75,7 +75,7 @@ func (h Hook) Valid() bool {
 
 // Options select what Install adds.
 type Options struct {
-	// PrePush installs the pre-push hook that runs `ctx push` (design §6:
+	// PrePush installs the pre-push hook that runs `ctx push` (docs/hooks.md:
 	// "pre-push can run ctx push when the user opts in"). When false, Install
 	// leaves the pre-push file as it is (a previous opt-in is kept; Uninstall
 	// removes it).

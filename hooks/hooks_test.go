@@ -524,7 +524,9 @@ func TestUninstallKeepsUserLinesInCreatedFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.WriteString("echo mine\n")
+	if _, err := f.WriteString("echo mine\n"); err != nil {
+		t.Fatal(err)
+	}
 	f.Close()
 	if st, _ := Report(bg, repo); !mustHook(t, st, PostMerge).UserContent {
 		t.Error("user content not reported")

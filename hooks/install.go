@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/ctx-dev/ctx/internal/atomicfile"
 )
 
 // Install adds ctx's block to the post-checkout, post-merge and post-rewrite
@@ -17,7 +19,7 @@ import (
 //
 // When DetectManager finds husky, lefthook or pre-commit, Install writes
 // nothing: it returns Status.Manager and Status.Snippet for the user to paste
-// into the manager's config (design §6). Files that are symlinks or not shell
+// into the manager's config (docs/hooks.md). Files that are symlinks or not shell
 // scripts are left alone and reported in HookStatus.Skipped. A file that is
 // not executable is edited but keeps its mode (git ignores it; see
 // HookStatus.Executable and Status.Notes).
@@ -159,7 +161,7 @@ func report(st Status) Status {
 func installOne(hs *HookStatus) error {
 	fi, err := os.Lstat(hs.Path)
 	if errors.Is(err, fs.ErrNotExist) {
-		if err := writeAtomic(hs.Path, NewFile(hs.Name), 0o755); err != nil {
+		if err := atomicfile.Write(hs.Path, NewFile(hs.Name), 0o755); err != nil {
 			return err
 		}
 		hs.Changed = true
@@ -191,7 +193,7 @@ func installOne(hs *HookStatus) error {
 	if bytes.Equal(updated, old) {
 		return nil
 	}
-	if err := writeAtomic(hs.Path, updated, fi.Mode().Perm()); err != nil {
+	if err := atomicfile.Write(hs.Path, updated, fi.Mode().Perm()); err != nil {
 		return err
 	}
 	hs.Changed = true
@@ -228,43 +230,9 @@ func uninstallOne(hs *HookStatus) error {
 	if bytes.Equal(updated, old) {
 		return nil
 	}
-	if err := writeAtomic(hs.Path, updated, fi.Mode().Perm()); err != nil {
+	if err := atomicfile.Write(hs.Path, updated, fi.Mode().Perm()); err != nil {
 		return err
 	}
 	hs.Changed = true
-	return nil
-}
-
-// writeAtomic replaces path with data: a temp file in the same directory,
-// written, synced, given mode perm, then renamed over path.
-func writeAtomic(path string, data []byte, perm fs.FileMode) (err error) {
-	dir, base := filepath.Split(path)
-	f, err := os.CreateTemp(dir, "."+base+".ctx-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			_ = os.Remove(tmp)
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", tmp, err)
-	}
-	if err = f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("sync %s: %w", tmp, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", tmp, err)
-	}
-	if err = os.Chmod(tmp, perm); err != nil {
-		return fmt.Errorf("chmod %s: %w", tmp, err)
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("rename %s to %s: %w", tmp, path, err)
-	}
 	return nil
 }

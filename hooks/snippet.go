@@ -7,7 +7,7 @@ import (
 
 // Snippet returns the text to add to manager m's config so that it runs
 // ctx's refresh hooks (post-checkout, post-merge, post-rewrite). ctx prints
-// it instead of editing the manager's files (design §6). NoManager gets "".
+// it instead of editing the manager's files (docs/hooks.md). NoManager gets "".
 func Snippet(m Manager) string { return SnippetFor(m, Options{}) }
 
 // SnippetFor is Snippet with the opt-in pre-push hook when opt.PrePush.

@@ -1,6 +1,6 @@
 // Package importer turns files that already exist in a repository — ADRs, Agent Skills folders, agent
 // instruction files (AGENTS.md, CLAUDE.md, ...) and contribution guides — into a Plan of context entries
-// for the context branch (docs/format.md, design §2). It only reads and walks the file system; writing
+// for the context branch (docs/format.md). It only reads and walks the file system; writing
 // the plan to git is the store's job.
 //
 // # Classification
@@ -69,7 +69,7 @@
 //
 // # Keys
 //
-// ValidKey and DeriveKey implement docs/format.md "Keys and names" (design §2). Keys are unique within a
+// ValidKey and DeriveKey implement docs/format.md "Keys and names". Keys are unique within a
 // Plan across knowledge, conventions and skills: a later item whose key is taken gets "-2", "-3", ...
 // (in walk order, so the result is deterministic) and a warning.
 package importer

@@ -17,12 +17,12 @@ const MaxKeyBytes = store.MaxKeyBytes
 // ErrInvalidKey is wrapped by every error ValidKey returns (store.ErrInvalidKey).
 var ErrInvalidKey = store.ErrInvalidKey
 
-// ValidKey is store.ValidKey: the one definition of design §2's key rules.
+// ValidKey is store.ValidKey: the one definition of the key rules of docs/format.md "Keys and names".
 func ValidKey(s string) error { return store.ValidKey(s) }
 
 // DeriveKey turns a file name (or a slash-separated relative path) into a key that passes ValidKey, as
-// design §2 asks of importers ("derive a valid key from a file name and say so when they had to change
-// it"). Steps, in order:
+// docs/format.md "Keys and names" asks of importers (derive a valid key from a file name and say so when
+// they had to change it). Steps, in order:
 //
 //   - one trailing document extension (.md, .mdc, .markdown, .txt, any case) is dropped; this alone
 //     does not count as a change, since stored entries get their own ".md";

@@ -40,7 +40,7 @@ func TestScanWithRoot(t *testing.T) {
 	}
 	// What git lists: everything except build/ (ignored) and .context/ (excluded).
 	var gitFiles []string
-	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+	_ = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		rel, _ := filepath.Rel(root, p)
 		rel = filepath.ToSlash(rel)
 		if d.IsDir() || strings.HasPrefix(rel, "build/") || strings.HasPrefix(rel, ".context/") {

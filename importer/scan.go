@@ -495,7 +495,7 @@ func (s *scanner) read(r *root, f file) readResult {
 		return res
 	}
 	// A git symlink checked out without symlink support is a file holding the target's name.
-	if t := bytes.TrimSpace(content); len(t) > 0 && len(t) < 256 && bytes.IndexAny(t, " \t\n") < 0 {
+	if t := bytes.TrimSpace(content); len(t) > 0 && len(t) < 256 && !bytes.ContainsAny(t, " \t\n") {
 		sibling := filepath.Join(filepath.Dir(f.src), string(t))
 		if info, err := os.Stat(sibling); err == nil && info.Mode().IsRegular() && sibling != filepath.Clean(f.src) {
 			res.warnings = append(res.warnings, fmt.Sprintf("the content is only %q, the name of a file next to it: probably a git symlink checked out as a file; imported as it is", t))

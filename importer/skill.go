@@ -13,8 +13,8 @@ type skillInfo struct {
 	Warnings    []string
 }
 
-// parseSkill reads the front matter of a SKILL.md with yaml.v3: "name" and "description" (design §2:
-// "front matter name, description (+ any other keys kept as they are)"). Invalid YAML is not fatal; see
+// parseSkill reads the front matter of a SKILL.md with yaml.v3: "name" and "description"; any other
+// keys are kept as they are (docs/format.md "Files"). Invalid YAML is not fatal; see
 // parseFrontMatter.
 func parseSkill(content []byte) skillInfo {
 	var info skillInfo

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+
+	"github.com/ctx-dev/ctx/internal/atomicfile"
 )
 
 // document is a parsed config file that can be edited in place.
@@ -281,9 +283,9 @@ func normalize(v any) any {
 	return out
 }
 
-// writeAtomic writes data to path via a temporary file in the same
-// directory that is synced, chmod-ed to perm and renamed over path.
-func writeAtomic(path string, data []byte, perm fs.FileMode, scope Scope) (err error) {
+// writeAtomic makes path's folder (0700 for a user-scope file, else 0755) and replaces path with
+// data through atomicfile.Write (mode exactly perm).
+func writeAtomic(path string, data []byte, perm fs.FileMode, scope Scope) error {
 	dir := filepath.Dir(path)
 	dirPerm := fs.FileMode(0o755)
 	if scope == ScopeUser {
@@ -292,36 +294,7 @@ func writeAtomic(path string, data []byte, perm fs.FileMode, scope Scope) (err e
 	if err := os.MkdirAll(dir, dirPerm); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".ctx-*.tmp")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			_ = tmp.Close()
-			_ = os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = tmp.Chmod(perm); err != nil {
-		return fmt.Errorf("chmod %s: %w", path, err)
-	}
-	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", path, err)
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", path, err)
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("replace %s: %w", path, err)
-	}
-	if d, derr := os.Open(dir); derr == nil {
-		_ = d.Sync()
-		_ = d.Close()
-	}
-	return nil
+	return atomicfile.Write(path, data, perm)
 }
 
 // field is one key of an ordered object.

@@ -335,15 +335,6 @@ func Clients() []string {
 	return names
 }
 
-// Lookup returns the description of a client by name.
-func Lookup(name string) (Client, error) {
-	c, err := lookup(name)
-	if err != nil {
-		return Client{}, err
-	}
-	return *c, nil
-}
-
 // ConfigPath returns the config file a client uses for a scope.
 func ConfigPath(client, projectDir, homeDir string, scope Scope) (string, error) {
 	c, err := lookup(client)

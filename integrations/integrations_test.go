@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ctx-dev/ctx/internal/atomicfile"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/integrations")
@@ -141,7 +143,7 @@ func checkNoTemps(t *testing.T, path string) {
 		t.Fatal(err)
 	}
 	for _, e := range ents {
-		if strings.Contains(e.Name(), ".ctx-") || strings.HasSuffix(e.Name(), ".tmp") {
+		if atomicfile.IsTemp(e.Name()) || strings.Contains(e.Name(), ".ctx-") {
 			t.Errorf("temporary file left behind: %s", e.Name())
 		}
 	}

@@ -20,7 +20,7 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 
 const testdataDir = "../testdata/mcp"
 
-// resourceSchemas loads testdata/mcp/resources/*.json (JSON Schemas written from seed 000's shapes).
+// resourceSchemas loads testdata/mcp/resources/*.json (JSON Schemas written from the shapes of docs/mcp.md).
 func resourceSchemas(t *testing.T) map[string]*jsonschema.Schema {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(testdataDir, "resources", "*.json"))
@@ -57,8 +57,8 @@ func resourceSchemas(t *testing.T) map[string]*jsonschema.Schema {
 }
 
 // TestResourceContract validates every resource's output, including the error objects, against the
-// JSON Schemas of testdata/mcp/resources, and get_project_context's structuredContent against its output
-// schema, over stdio and over Streamable HTTP (one registration, two transports).
+// JSON Schemas written from docs/mcp.md, and get_project_context's structuredContent against its
+// output schema.
 func TestResourceContract(t *testing.T) {
 	dir, st := newRepo(t, store.Actor{Agent: "cli"})
 	seed(t, st)
@@ -154,7 +154,7 @@ func resourceContract(t *testing.T, s *session, schemas map[string]*jsonschema.S
 		}
 	}
 
-	// get_project_context against seed 002's output schema (the embedded copy served as outputSchema)
+	// get_project_context against its output schema (the embedded copy served as outputSchema)
 	out, err := compileSchema("get_project_context.output.json")
 	if err != nil {
 		t.Fatal(err)
@@ -164,7 +164,7 @@ func resourceContract(t *testing.T, s *session, schemas map[string]*jsonschema.S
 	b, _ := json.Marshal(pc)
 	doc, _ := jsonschema.UnmarshalJSON(bytes.NewReader(b))
 	if err := out.Validate(doc); err != nil {
-		t.Errorf("get_project_context output does not match seed 002's schema: %v\n%s", err, b)
+		t.Errorf("get_project_context output does not match its output schema: %v\n%s", err, b)
 	}
 	if p := pc["pulse"].([]any); len(p) != 1 || p[0].(map[string]any)["agent_id"] != "ada-lovelace/cursor" ||
 		p[0].(map[string]any)["availability"] != "working" {

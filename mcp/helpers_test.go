@@ -3,7 +3,6 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -163,7 +162,7 @@ func serveAs(t testing.TB, st *store.Store, opt Options, protocolVersion, client
 	}
 	t.Cleanup(func() {
 		s.c.Close()
-		go io.Copy(io.Discard, clientIn) // never block the server's last writes
+		go func() { _, _ = io.Copy(io.Discard, clientIn) }() // never block the server's last writes
 		select {
 		case err := <-done:
 			if err != nil {
@@ -305,5 +304,3 @@ func resultText(res *mcpgo.CallToolResult) string {
 	}
 	return strings.Join(parts, "\n")
 }
-
-var errTimeout = errors.New("timeout")

@@ -242,7 +242,7 @@ func TestConcurrentReadsBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := &proc{cmd: cmd}
-	t.Cleanup(func() { stdin.Close(); cmd.Wait() })
+	t.Cleanup(func() { stdin.Close(); _ = cmd.Wait() })
 	out := bufio.NewReaderSize(stdout, 1<<20)
 	line := func() []byte {
 		b, err := out.ReadBytes('\n')
@@ -251,9 +251,13 @@ func TestConcurrentReadsBounded(t *testing.T) {
 		}
 		return b
 	}
-	io.WriteString(stdin, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"flood","version":"1"}}}`+"\n")
+	if _, err := io.WriteString(stdin, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"flood","version":"1"}}}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
 	line()
-	io.WriteString(stdin, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	if _, err := io.WriteString(stdin, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
 
 	n := 1000
 	if testing.Short() {
@@ -264,7 +268,8 @@ func TestConcurrentReadsBounded(t *testing.T) {
 		for i := 1; i <= n; i++ {
 			fmt.Fprintf(&reqs, `{"jsonrpc":"2.0","id":%d,"method":"resources/read","params":{"uri":"context://knowledge/mid"}}`+"\n", i)
 		}
-		io.WriteString(stdin, reqs.String())
+		// A failed write shows as requests never answered, which the loop below reports.
+		_, _ = io.WriteString(stdin, reqs.String())
 	}()
 	answered := map[int]bool{}
 	ok, busy := 0, 0
@@ -296,7 +301,9 @@ func TestConcurrentReadsBounded(t *testing.T) {
 		t.Errorf("server peak RSS %.1f MiB under %d queued reads", float64(peak)/mib, n)
 	}
 	// Still serving.
-	io.WriteString(stdin, `{"jsonrpc":"2.0","id":5000,"method":"resources/read","params":{"uri":"context://knowledge/mid"}}`+"\n")
+	if _, err := io.WriteString(stdin, `{"jsonrpc":"2.0","id":5000,"method":"resources/read","params":{"uri":"context://knowledge/mid"}}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
 	if b := line(); !bytes.HasPrefix(b, []byte(`{"jsonrpc":"2.0","id":5000,"result"`)) {
 		t.Fatalf("after the flood: %.200s", b)
 	}
@@ -335,7 +342,7 @@ func TestOversizeRequestRefused(t *testing.T) {
 	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	huge := `{"jsonrpc":"2.0","id":"big-7","method":"tools/call","params":{"name":"context_add_knowledge","arguments":{"key":"x","content":"` +
 		strings.Repeat("y", maxRequestBytes+10) + `"}}}`
-	go io.WriteString(clientOut, huge+"\n")
+	go func() { _, _ = io.WriteString(clientOut, huge+"\n") }()
 	m := recv()
 	e, _ := m["error"].(map[string]any)
 	if m["id"] != "big-7" || e == nil || e["code"] != float64(mcpgo.INVALID_REQUEST) || !strings.Contains(e["message"].(string), "request limit") {
@@ -346,7 +353,7 @@ func TestOversizeRequestRefused(t *testing.T) {
 		t.Fatalf("after the oversize request: %v", m)
 	}
 	clientOut.Close()
-	go io.Copy(io.Discard, clientIn)
+	go func() { _, _ = io.Copy(io.Discard, clientIn) }()
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}

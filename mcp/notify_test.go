@@ -32,11 +32,12 @@ func TestNotifications(t *testing.T) {
 				go func() {
 					listening <- s.c.Listen(lctx, mcpgo.SubscriptionFilter{ResourcesListChanged: true, ResourceSubscriptions: uris})
 				}()
-				t.Cleanup(func() { stop(); <-listening })
+				t.Cleanup(func() { stop(); <-listening }) //nolint:errcheck // the stream ends with the cancellation's error
 			} else {
 				for _, uri := range uris {
 					req := mcpgo.SubscribeRequest{}
 					req.Params.URI = uri
+					//nolint:staticcheck // SA1019: the older protocol versions this case covers have only resources/subscribe
 					if err := s.c.Subscribe(ctx, req); err != nil {
 						t.Fatalf("subscribe %s: %v", uri, err)
 					}

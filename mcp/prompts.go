@@ -13,12 +13,12 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 
-// The prompts (docs/mcp.md): context_onboarding (what an agent reads before it starts: context://summary,
-// conventions, knowledge, decisions and skills, in one message; public scope only, stale activity
-// omitted) and context_handoff (what the next agent
-// needs to continue this one's work). Both return one user message of markdown text, read from the
-// checked-out tree like the resources, and bounded in size: a section that does not fit ends with a
-// visible marker "[truncated: N more <things>; read <uri>]", never silently.
+// The prompts of docs/mcp.md: context_onboarding (what an agent reads before starting work:
+// context://summary, conventions, knowledge, decisions and skills, in one message; public scope only, stale
+// activity omitted) and context_handoff (what the next agent needs to continue this one's work). Both return
+// one user message of markdown text, read from the checked-out tree like the resources, and bounded in size:
+// a section that does not fit ends with a visible marker "[truncated: N more <things>; read <uri>]", never
+// silently.
 
 // PromptLimit is the most bytes of text a prompt returns (64 KiB): a prompt lands in the model's context
 // window whole, so a huge store must not flood it; the resources hold the rest.
@@ -163,9 +163,10 @@ func promptText(desc, text string) *mcpgo.GetPromptResult {
 }
 
 // onboardingPrompt is context_onboarding: public scope only (private and ephemeral entries never appear:
-// scopes are filtered at export and in this prompt, docs/format.md), conventions first, then knowledge,
-// decisions (id, title, status), skills (name, description), the state, non-stale activity (stale
-// entries are omitted) and the last 5 sessions, newest first.
+// scope filtering happens here and in `ctx export`, not in the resources), conventions
+// first, then knowledge, decisions (id, title, status), skills (name, description), the state, non-stale
+// activity (stale entries are omitted, docs/mcp.md "Prompts") and the last 5 sessions,
+// newest first.
 func (s *srv) onboardingPrompt(ctx context.Context, req mcpgo.GetPromptRequest) (*mcpgo.GetPromptResult, error) {
 	v, err := s.view(ctx)
 	if err != nil {
@@ -180,8 +181,8 @@ func (s *srv) onboardingPrompt(ctx context.Context, req mcpgo.GetPromptRequest) 
 
 // Onboarding renders the public context of the store as markdown, as the context_onboarding prompt and
 // `ctx export` show it: conventions first, then knowledge, decisions, skills, the state, non-stale
-// activity and the last sessions; private and ephemeral entries are never included (scopes are
-// filtered at export and onboarding, docs/format.md). limit bounds the text in bytes, with a visible
+// activity and the last sessions; private and ephemeral entries are never included (docs/mcp.md: scope
+// filtering happens at the export and onboarding level). limit bounds the text in bytes, with a visible
 // "[truncated: ...]" marker per cut section. It returns a title and the text.
 func Onboarding(ctx context.Context, st *store.Store, limit int) (title, text string, err error) {
 	v, err := st.CheckoutView(ctx)

@@ -31,7 +31,8 @@ func promptBody(t *testing.T, res *mcpgo.GetPromptResult) string {
 	return tc.Text
 }
 
-// putStaleActivity writes an activity entry last updated three days ago (seed 000: stale after 48 hours).
+// putStaleActivity writes an activity entry last updated three days ago (stale after 48 hours, docs/format.md
+// "Activity").
 func putStaleActivity(t *testing.T, st *store.Store) {
 	t.Helper()
 	e := store.ActivityEntry{Member: "old-timer", Agent: "cursor", Machine: "attic", Task: "STALE-TASK", Status: store.StatusActive,

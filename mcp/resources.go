@@ -15,7 +15,7 @@ import (
 // scheme is the URI scheme of the resources (docs/mcp.md).
 const scheme = "context://"
 
-// resourceDef is one fixed resource or template (docs/mcp.md).
+// resourceDef is one fixed resource or template of docs/mcp.md "Resources".
 type resourceDef struct {
 	uri, name, desc string
 }
@@ -39,7 +39,7 @@ const listNote = " Within the 1 MiB MCP response limit: when the entries do not 
 	"ending with \"[truncated: showing N of M bytes; read context://.../{key}]\"; entries left out are counted in a " +
 	"second, text/plain item."
 
-// templateResources are the resource templates (docs/mcp.md).
+// templateResources are the resource templates of docs/mcp.md.
 var templateResources = []resourceDef{
 	{"context://knowledge/{key}", "knowledge-entry", "One knowledge entry {key, content}." + missingNote("Knowledge entry 'KEY' not found") + largeNote("knowledge get KEY")},
 	{"context://conventions/{key}", "convention", "One convention {key, content}." + missingNote("Convention 'KEY' not found") + largeNote("convention get KEY")},
@@ -80,7 +80,7 @@ func (s *srv) addResources() {
 	s.mcp.AddResourceTemplates(tpls...)
 }
 
-// errorObject is the error response of docs/mcp.md, served as a resource's contents.
+// errorObject is the error object of docs/mcp.md "Resource errors", served as a resource's contents.
 type errorObject struct {
 	Error string `json:"error"`
 }
@@ -123,7 +123,7 @@ type (
 		Description string `json:"description"`
 		Content     string `json:"content"`
 	}
-	// activeState is the ActiveState of docs/format.md.
+	// activeState is the ActiveState of docs/format.md "Records".
 	activeState struct {
 		CurrentTask string            `json:"current_task"`
 		Blockers    []string          `json:"blockers"`
@@ -134,7 +134,7 @@ type (
 	}
 )
 
-// render returns the contents of a context:// URI (docs/mcp.md), read from the checked-out tree:
+// render returns the contents of a context:// URI (docs/mcp.md), read from the checked-out tree (docs/mcp.md):
 // one application/json item holding the resource's JSON. Missing entries, and keys or names that
 // store.ValidKey refuses, render as the error object. Path segments are URL-decoded one by one, so
 // an encoded '/' stays inside its segment and is then refused by ValidKey. A URI that names no resource is
@@ -167,9 +167,9 @@ func (s *srv) render(ctx context.Context, uri string) ([]mcpgo.ResourceContents,
 	var tl *store.TooLargeError
 	switch {
 	case errors.As(err, &nf):
-		out, err = errorObject{nf.Msg}, nil
+		out = errorObject{nf.Msg}
 	case errors.As(err, &amb):
-		out, err = errorObject{amb.Error()}, nil
+		out = errorObject{amb.Error()}
 	case errors.Is(err, errNoResource):
 		return nil, fmt.Errorf("%w: %s", server.ErrResourceNotFound, uri)
 	case errors.Is(err, errOutputLimit):
@@ -311,7 +311,7 @@ func (s *srv) manifest(ctx context.Context, v *store.View) (store.Manifest, erro
 	return m, nil
 }
 
-// state is the ActiveState (store.GetState, docs/format.md), with updated_at null while the state was never set.
+// state is the ActiveState (store.GetState), with updated_at null while the state was never set.
 func (s *srv) state(ctx context.Context, v *store.View) (activeState, error) {
 	st, err := v.GetState(ctx)
 	if err != nil {
@@ -320,8 +320,8 @@ func (s *srv) state(ctx context.Context, v *store.View) (activeState, error) {
 	return activeStateOf(st), nil
 }
 
-// activityItem is an activity entry of context://activity: exactly its fields (the pulse fields are
-// served by get_project_context, docs/mcp.md).
+// activityItem is an entry of context://activity: exactly its fields (the team pulse fields are served
+// by get_project_context).
 type activityItem struct {
 	Member    string `json:"member"`
 	Agent     string `json:"agent"`
@@ -333,7 +333,7 @@ type activityItem struct {
 	Stale     bool   `json:"stale"`
 }
 
-// activity is context://activity: every entry, stale ones flagged (the 48-hour rule of docs/format.md, store.IsStale).
+// activity is context://activity: every entry, stale ones flagged (the 48-hour rule, store.IsStale).
 func (s *srv) activity(ctx context.Context, v *store.View) ([]activityItem, error) {
 	as, err := v.ListActivity(ctx)
 	if err != nil {

@@ -14,8 +14,8 @@ import (
 	"golang.org/x/text/message"
 )
 
-// schemaFS holds the tools' JSON Schemas: <tool>.input.json for every tool, and the input and output
-// schemas of get_project_context (docs/mcp.md) (get_project_context.{input,output}.json).
+// schemaFS holds the tools' JSON Schemas: <tool>.input.json for every tool, and get_project_context's input and
+// output schemas of get_project_context verbatim (get_project_context.{input,output}.json).
 //
 //go:embed schemas/*.json
 var schemaFS embed.FS

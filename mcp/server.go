@@ -1,10 +1,10 @@
-// Package mcp is ctx's MCP server (docs/mcp.md): the `context://` resources read from the checked-out
-// tree, the write tools (one commit each through the store: knowledge, conventions,
+// Package mcp is ctx's MCP server (docs/mcp.md): the `context://` resources read from the
+// checked-out tree, the write tools (one commit each through the store: knowledge, conventions,
 // decisions, state, sessions, skills with usage/ratings/proposals, activity and intent, scope moves,
 // merge conflicts; tools.go, model_tools.go, merge_tools.go), push and pull (sync_tools.go),
-// get_project_context (project.go), the prompts context_onboarding, context_handoff and context_resolve_conflicts
+// get_project_context, the prompts context_onboarding, context_handoff and context_resolve_conflicts
 // (prompts.go), and notifications when the context refs move. It is the only package of ctx that
-// imports mcp-go (README.md "Where things live"), which it imports as mcpgo.
+// imports mcp-go (docs/architecture.md "Packages and layering"), which it imports as mcpgo.
 //
 // Each tool is a constructor (srv.toolX) returning its definition and a handler that validates the
 // arguments against the tool's embedded JSON Schema (schemas/<tool>.input.json) and decodes them into the
@@ -20,7 +20,7 @@
 //     ({"error": "Knowledge entry 'x' not found"}), never a JSON-RPC error; invalid keys and names
 //     (store.ValidKey) are reported the same way, as not found;
 //   - a tool called with a bad argument returns a tool result with isError and a message naming the field,
-//     and writes nothing; a missing entry is a tool error ("Knowledge entry 'x' not found"); so is a push or pull the
+//     and writes nothing; a missing entry is a tool error with the not-found text; so is a push or pull the
 //     remote refused (with git's reason);
 //   - store failures a model cannot act on (I/O, a broken repository) are JSON-RPC errors.
 package mcp
@@ -74,10 +74,10 @@ type Server struct {
 	s *srv
 }
 
-// NewServer builds the MCP server over st. When opt.Agent or opt.Session is set it becomes st.Actor's
-// Agent or Session, so that every write of the server carries them in its commit trailers
-// (docs/format.md "Commits"). The server has resource capabilities subscribe and listChanged; change
-// notifications need [Server.Watch] (ServeStdio runs it).
+// NewServer builds the MCP server over st. When opt.Agent or opt.Session is set it becomes st.Actor's Agent
+// or Session, so that every write of the server carries them in its commit trailers (docs/architecture.md
+// "Commits"). The server has resource capabilities subscribe and listChanged; change notifications need
+// [Watch] (ServeStdio runs it).
 func NewServer(st *store.Store, opt Options) *Server {
 	return &Server{s: newSrv(st, opt)}
 }

@@ -52,7 +52,9 @@ func jsonEq(t *testing.T, what string, got any, want string) {
 	}
 	gb, _ := json.Marshal(got)
 	var g any
-	json.Unmarshal(gb, &g)
+	if err := json.Unmarshal(gb, &g); err != nil {
+		t.Fatal(err)
+	}
 	if !reflect.DeepEqual(g, w) {
 		t.Errorf("%s:\n got %s\nwant %s", what, gb, want)
 	}
@@ -95,7 +97,7 @@ func TestResourcesAndTools(t *testing.T) {
 		t.Errorf("resources/templates/list = %v\nwant %v", tpls, wantTemplates)
 	}
 
-	// every resource, seed 000's shapes
+	// every resource, in the shapes of docs/mcp.md
 	jsonEq(t, "knowledge", s.readJSON(t, "context://knowledge"), `[
 		{"key":"architecture","content":"## Architecture\n\nMicroservices with gRPC.\n","scope":"public"},
 		{"key":"credentials-setup","content":"ask ops\n","scope":"private"}]`)
@@ -131,7 +133,7 @@ func TestResourcesAndTools(t *testing.T) {
 		t.Errorf("manifest = %v", man)
 	}
 
-	// seed 000's error objects, as resource contents
+	// the error objects of docs/mcp.md, as resource contents
 	for uri, msg := range map[string]string{
 		"context://knowledge/nonexistent":       "Knowledge entry 'nonexistent' not found",
 		"context://conventions/nonexistent":     "Convention 'nonexistent' not found",
@@ -148,7 +150,7 @@ func TestResourcesAndTools(t *testing.T) {
 		jsonEq(t, uri, s.readJSON(t, uri), `{"error":`+mustJSON(msg)+`}`)
 	}
 
-	// tools: each write is one commit with the trailers of design §3
+	// tools: each write is one commit with the trailers of docs/architecture.md "Commits"
 	countBefore := git(t, dir, "rev-list", "--count", "ctx")
 	res := structured(t, "add_knowledge", s.call(t, "context_add_knowledge", map[string]any{
 		"key": "tech-stack", "content": "Go 1.26\n", "provenance": "owner_approved"}))
@@ -267,7 +269,7 @@ func TestResourcesAndTools(t *testing.T) {
 		t.Errorf("is_you members = %v (members %v)", you, pc["members"])
 	}
 
-	// the user's HEAD, index and working files are never touched (design §1)
+	// the user's HEAD, index and working files are never touched (docs/architecture.md "Promises")
 	if got := git(t, dir, "rev-parse", "HEAD"); got != head {
 		t.Errorf("HEAD moved: %s -> %s", head, got)
 	}
@@ -276,7 +278,7 @@ func TestResourcesAndTools(t *testing.T) {
 	}
 }
 
-// TestUnknownResource: a URI outside seed 000's set is a JSON-RPC error, not an error object.
+// TestUnknownResource: a URI outside the resources of docs/mcp.md is a JSON-RPC error, not an error object.
 func TestUnknownResource(t *testing.T) {
 	_, st := newRepo(t, store.Actor{})
 	s := serve(t, st, Options{}, mcpgo.LATEST_LEGACY_PROTOCOL_VERSION)
@@ -349,6 +351,6 @@ func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
 func atoi(s string) int {
 	var n int
-	json.Unmarshal([]byte(s), &n)
+	_ = json.Unmarshal([]byte(s), &n) // not a number: 0
 	return n
 }

@@ -22,8 +22,9 @@ import (
 // cancels them. subscriptions/listen streams end at once.
 const shutdownGrace = 2 * time.Second
 
-// ServeStdio serves one MCP client over newline-delimited JSON-RPC (`ctx mcp serve`, docs/mcp.md): it reads requests from in and writes responses and notifications to out, one JSON object a
-// line and nothing else; logs go to opt.Stderr. It also watches the context refs (see [Server.Watch]).
+// ServeStdio serves one MCP client over newline-delimited JSON-RPC (docs/mcp.md "Transport and
+// identity"): it reads requests from in and writes responses and notifications to out, one JSON object a
+// line and nothing else; logs go to opt.Stderr. It also watches the context refs (see [Watch]).
 //
 // It returns nil when in reaches end of file (after the requests in flight have answered) or when ctx is
 // done, and an error when reading in or writing out fails.

@@ -367,7 +367,7 @@ func TestWriteToolsEndToEnd(t *testing.T) {
 		t.Errorf("manifest = %v", man)
 	}
 
-	// every commit the server made carries its agent and session (design §3)
+	// every commit the server made carries its agent and session (docs/architecture.md "Commits")
 	for _, msg := range strings.Split(git(t, dir, "log", "--format=%B%x00", "ctx"), "\x00") {
 		tr := store.Trailers(strings.TrimSpace(msg))
 		if strings.TrimSpace(msg) == "" || tr["Ctx-Op"] == "init" {

@@ -13,7 +13,7 @@ import (
 	"unicode/utf8"
 )
 
-// Conflict rules, design §4 "both sides changed one field, or overlapping
+// Conflict rules, docs/merge.md "both sides changed one field, or overlapping
 // lines" and docs/format.md "Conflicts".
 
 // stampKeys are the fields compared, in this order, to pick the winner of a

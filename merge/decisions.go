@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// Decisions numbered twice, design §4: both sides added decisions/<NNNN>-*.md
+// Decisions numbered twice, docs/merge.md: both sides added decisions/<NNNN>-*.md
 // with the same number but different decisions (different `uid`; without a
 // uid, different paths).
 //
@@ -289,7 +289,7 @@ func rewriteRefs(content []byte, remap map[int]int) ([]byte, bool) {
 	return d.render(), true
 }
 
-// followRenames keeps one decision in one file when a side renumbered it (design §4, "the same on every
+// followRenames keeps one decision in one file when a side renumbered it (docs/merge.md, "the same on every
 // machine"): decisions are identified by their `uid`, and a renumbering moves the file
 // (decisions/0003-x.md -> decisions/0010-x.md). Without this, an edit of the old file on one side and the
 // move on the other would leave two copies of the decision, and two machines that renumbered the same
@@ -383,7 +383,7 @@ func followRenames(base, ours, theirs Files) (Files, Files, Files) {
 	return out[2], out[0], out[1]
 }
 
-// uniqueNumbers is the last guard of design §4's "two decisions both numbered 2 after a merge" (known
+// uniqueNumbers is the last guard of docs/merge.md's "two decisions both numbered 2 after a merge" (known
 // failures): in the merged files, every number held by more than one decision (by uid) keeps the one the
 // base had at that path, else the first by date then uid; each other one moves to the next free number
 // above the largest, in that same order, with its id rewritten and a Note. It works on the merged result

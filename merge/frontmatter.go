@@ -11,7 +11,7 @@ import (
 )
 
 // Markdown files with YAML front matter: knowledge/*.md, conventions/*.md,
-// decisions/*.md, skills/*/SKILL.md (docs/format.md, design §4).
+// decisions/*.md, skills/*/SKILL.md (docs/format.md, docs/merge.md).
 //
 // The front matter is the first block delimited by a line "---" at the very
 // start of the file and the next line "---" ("---\r\n" is accepted too);

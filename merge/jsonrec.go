@@ -9,7 +9,7 @@ import (
 
 // JSON records: manifest.json, state.json, history/*.json,
 // skills/*/.proposals/*.json, activity/**/*.json, conflicts/*.json
-// (docs/format.md "JSON records", design §4 "front matter, JSON records").
+// (docs/format.md "JSON records", docs/merge.md "front matter, JSON records").
 //
 // The object is merged field by field, 3-way, recursing into nested
 // objects; fields only one side knows are carried through. Arrays are values,

@@ -8,7 +8,7 @@ import (
 	"github.com/sergi/go-diff/diffmatchpatch"
 )
 
-// Line-level 3-way merge (diff3), design §4 "markdown body" rule.
+// Line-level 3-way merge (diff3), docs/merge.md "markdown body" rule.
 //
 // Both sides are diffed against the base with go-diff's line mode
 // (DiffLinesToRunes + DiffMainRunes, one rune per line, no timeout so the
@@ -244,7 +244,7 @@ func merge3(base, a, b []byte) (kept, lost []byte, conflicts int) {
 }
 
 // Lines is a line-level diff3 of ours and theirs against base, built on
-// go-diff's line mode (design §4). Changes in different places, including
+// go-diff's line mode (docs/merge.md). Changes in different places, including
 // adjacent lines, merge cleanly; only truly overlapping changes conflict.
 // merged never contains conflict markers: in a conflicting region it holds
 // the text of the side whose whole content is byte-wise larger, so the

@@ -122,7 +122,7 @@ type Note struct {
 	Message string
 }
 
-// Tree merges ours and theirs against base, path by path (design §4). It
+// Tree merges ours and theirs against base, path by path (docs/merge.md). It
 // never panics and never fails: content that does not parse falls back to a
 // text or whole-file merge.
 func Tree(base, ours, theirs Files) Result {

@@ -8,7 +8,7 @@ import (
 )
 
 // .ndjson logs: skills/*/.feedback.ndjson, skills/*/.usage.ndjson and any
-// other *.ndjson file (docs/format.md "Logs", design §4 "union by id,
+// other *.ndjson file (docs/format.md "Logs", docs/merge.md "union by id,
 // ordered by timestamp then id").
 //
 // Each line is a record keyed by its "id" (a line that is not a JSON object

@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// Properties of design §4, checked over generated inputs and by the fuzz
+// Properties of docs/merge.md, checked over generated inputs and by the fuzz
 // targets FuzzLines and FuzzTree:
 //   - merge(b, x, x) = x and merge(b, b, y) = y;
 //   - merge(b, x, y) and merge(b, y, x) give the same result;

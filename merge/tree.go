@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Path-by-path dispatch of Tree (design §4 table, docs/format.md "Files").
+// Path-by-path dispatch of Tree (docs/merge.md "Rules by kind of file", docs/format.md "Files").
 
 type kind int
 

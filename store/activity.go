@@ -17,16 +17,16 @@ import (
 // per member, agent and machine, so that one agent's check-out never erases another's entry.
 const ActivityDir = "activity"
 
-// StaleAfter is seed 000's stale threshold: "Entries older than 48 hours are marked stale".
+// StaleAfter is the stale threshold of docs/format.md "Activity": entries older than 48 hours are stale.
 const StaleAfter = 48 * time.Hour
 
-// Activity statuses (seed 000's ActivityEntry.status).
+// Activity statuses (ActivityEntry.status, docs/format.md "Activity").
 const (
 	StatusActive     = "active"
 	StatusCheckedOut = "checked_out"
 )
 
-// Enumerations of seed 002's pulse schema.
+// Enumerations of the team pulse fields (docs/format.md "Activity").
 var (
 	Availabilities = []string{"online", "working", "idle", "asleep", "away", "offline"}
 	FailureClasses = []string{"auth", "rate_limit", "timeout", "provider", "runtime", "agent", "other"}
@@ -39,7 +39,8 @@ var (
 	IntentKinds = []string{"add", "change", "remove", "rename", "revert", "migrate"}
 )
 
-// Limits and patterns of seed 002's pulse schema (maxLength counts characters, as JSON Schema does).
+// Limits and patterns of the team pulse fields (docs/format.md "Activity"; lengths count characters, as
+// JSON Schema's maxLength does).
 const (
 	MaxDoing        = 200
 	MaxTaskID       = 64
@@ -55,18 +56,19 @@ const (
 
 var (
 	taskIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
-	// dateTimePattern is seed 002's date-time pattern (leap years included).
+	// dateTimePattern is the date-time pattern of get_project_context's schemas (leap years included).
 	dateTimePattern = regexp.MustCompile(`^(?:(?:\d\d[2468][048]|\d\d[13579][26]|\d\d0[48]|[02468][048]00|[13579][26]00)-02-29|\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\d|30)|(?:02)-(?:0[1-9]|1\d|2[0-8])))T(?:(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d+)?(?:Z|([+-](?:[01]\d|2[0-3]):[0-5]\d)))$`)
 )
 
-// RunFailure is seed 002's run_failure: {"class", "step"}, both required, each from its enum.
+// RunFailure is an activity entry's run_failure (docs/format.md "Activity"): {"class", "step"}, both
+// required, each from its enum.
 type RunFailure struct {
 	Class string `json:"class"`
 	Step  string `json:"step"`
 }
 
-// Intent is seed 002's intent: {"kind" (enum), "paths" (≤20, each 1..300), "areas" (≤10, each 1..40),
-// "expires_at" (date-time)}, all required.
+// Intent is an activity entry's intent (docs/format.md "Activity"): {"kind" (enum), "paths" (≤20, each
+// 1..300), "areas" (≤10, each 1..40), "expires_at" (date-time)}, all required.
 type Intent struct {
 	Kind      string   `json:"kind"`
 	Paths     []string `json:"paths"`
@@ -74,11 +76,11 @@ type Intent struct {
 	ExpiresAt string   `json:"expires_at"`
 }
 
-// ActivityEntry is seed 000's ActivityEntry {member, agent, machine, task, issue_ref, status ("active" or
-// "checked_out"), updated_at} plus seed 002's pulse fields {availability, doing, task_id, branch, files,
-// last_decision, run_failure, intent}, stored as activity/<member>/<agent>--<machine>.json. task_id,
-// branch and last_decision are null when unset; files is [] when empty; run_failure and intent are
-// omitted when unset.
+// ActivityEntry is the activity record of docs/format.md "Activity": {member, agent, machine, task,
+// issue_ref, status ("active" or "checked_out"), updated_at} plus the team pulse fields {availability, doing,
+// task_id, branch, files, last_decision, run_failure, intent}, stored as
+// activity/<member>/<agent>--<machine>.json. task_id, branch and last_decision are null when unset; files is
+// [] when empty; run_failure and intent are omitted when unset.
 type ActivityEntry struct {
 	Member       string      `json:"member"`
 	Agent        string      `json:"agent"`
@@ -97,7 +99,7 @@ type ActivityEntry struct {
 	Intent       *Intent     `json:"intent,omitempty"`
 }
 
-// Activity is an ActivityEntry as listed (seed 000's context://activity): the entry, its scope (not in
+// Activity is an ActivityEntry as listed (context://activity, docs/mcp.md): the entry, its scope (not in
 // JSON) and whether it is stale.
 type Activity struct {
 	ActivityEntry
@@ -106,8 +108,8 @@ type Activity struct {
 	Path  string `json:"-"`
 }
 
-// IsStale applies seed 000's rule: updated_at older than 48 hours before now. An updated_at that does not
-// parse as RFC 3339 is stale (its freshness cannot be shown).
+// IsStale applies the stale rule of docs/format.md "Activity": updated_at older than 48 hours before now. An
+// updated_at that does not parse as RFC 3339 is stale (its freshness cannot be shown).
 func IsStale(updatedAt string, now time.Time) bool {
 	t, err := time.Parse(time.RFC3339Nano, updatedAt)
 	if err != nil {
@@ -185,8 +187,8 @@ func (s *Store) activityFile(ctx context.Context, member string) (string, string
 	return m, ActivityPath(m, s.Actor.Agent, s.Actor.Machine), nil
 }
 
-// ValidateActivity checks an entry against seed 000 (status) and the limits, patterns and enums of seed
-// 002's pulse schema. The error names the field.
+// ValidateActivity checks an entry's status and the limits, patterns and enums of its team pulse fields
+// (docs/format.md "Activity"). The error names the field.
 func ValidateActivity(e ActivityEntry) error {
 	chars := utf8.RuneCountInString
 	bad := func(field, format string, a ...any) error {
@@ -243,7 +245,7 @@ func ValidateActivity(e ActivityEntry) error {
 	return nil
 }
 
-// ValidateIntent checks an intent against seed 002's schema.
+// ValidateIntent checks an intent against the rules of docs/format.md "Activity".
 func ValidateIntent(in Intent) error {
 	chars := utf8.RuneCountInString
 	bad := func(field, format string, a ...any) error {
@@ -319,11 +321,11 @@ func readActivity(ctx context.Context, v *View, p string) (ActivityEntry, Scope,
 }
 
 // ActivityRefresh is how old an entry must be for an unchanged CheckIn to rewrite it anyway (to renew
-// updated_at, so that an agent that keeps checking in never turns stale under seed 000's 48-hour rule).
+// updated_at, so that an agent that keeps checking in never turns stale under the 48-hour rule).
 const ActivityRefresh = time.Hour
 
 // writeActivity is the common write of CheckIn, CheckOut, SetIntent and ClearIntent: it reads this
-// actor's entry, applies change, validates the result (seed 002's limits; a violation writes nothing) and
+// actor's entry, applies change, validates the result (ValidateActivity; a violation writes nothing) and
 // writes it with updated_at now, one commit. The entry must exist unless create is true. When change
 // leaves every field as it was, nothing is written, except that with heartbeat an entry older than
 // ActivityRefresh is rewritten to renew updated_at.
@@ -434,7 +436,7 @@ func (s *Store) CheckIn(ctx context.Context, in CheckIn) (ActivityEntry, *Commit
 }
 
 // CheckOut marks this member's agent on this machine checked out (status checked_out, availability
-// offline), keeping the entry (seed 000 lists it); other agents' and machines' entries are untouched.
+// offline), keeping the entry (context://activity lists it); other agents' and machines' entries are untouched.
 // The member is made from the git identity's name. *NotFoundError when it never checked in; no commit
 // when it is checked out already.
 func (s *Store) CheckOut(ctx context.Context) (ActivityEntry, *Committed, error) {
@@ -444,8 +446,8 @@ func (s *Store) CheckOut(ctx context.Context) (ActivityEntry, *Committed, error)
 	})
 }
 
-// SetIntent records what this member's agent intends to change (seed 002's intent), creating the entry
-// when needed; validated against seed 002 first (nothing written on error). One commit; none when the
+// SetIntent records what this member's agent intends to change (its intent), creating the entry
+// when needed; validated by ValidateIntent first (nothing written on error). One commit; none when the
 // intent is already that one. The member is made from the git identity's name.
 func (s *Store) SetIntent(ctx context.Context, in Intent) (ActivityEntry, *Committed, error) {
 	if err := validFields("intent", in); err != nil {
@@ -474,7 +476,7 @@ func (s *Store) ClearIntent(ctx context.Context, member string) (ActivityEntry, 
 	return s.writeActivity(ctx, op, member, false, false, func(e *ActivityEntry) { e.Intent = nil })
 }
 
-// ListActivity lists every activity entry of every scope (seed 000's context://activity: all entries,
+// ListActivity lists every activity entry of every scope (as context://activity serves them: all entries,
 // stale ones included and flagged), ordered by member, agent, machine. stale = updated_at older than 48
 // hours (StaleAfter). Files of the older layout activity/<member>.json are listed too.
 func (v *View) ListActivity(ctx context.Context) ([]Activity, error) {

@@ -7,7 +7,7 @@ import (
 )
 
 // UpdateBranch records branch ("" = detached HEAD) in this machine's active activity entries of the
-// member of the git identity (any agent), as the post-checkout hook does (design §6: "refresh ... this
+// member of the git identity (any agent), as the post-checkout hook does (docs/hooks.md: "refresh ... this
 // machine's activity (branch)"). One commit when an entry changed; none when this machine has no active
 // entry or the branch is already recorded.
 func (s *Store) UpdateBranch(ctx context.Context, branch string) (*Committed, error) {

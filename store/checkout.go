@@ -151,7 +151,7 @@ func init() {
 	refreshInterrupt = func(done int) {
 		if done == n {
 			if p, err := os.FindProcess(os.Getpid()); err == nil {
-				p.Kill()
+				_ = p.Kill()
 			}
 			select {} // SIGKILL is on its way
 		}
@@ -206,11 +206,11 @@ func (s *Store) recoverRefresh(fsys *checkoutFS) (*Record, bool, error) {
 	return rec, true, nil
 }
 
-// Refresh makes the checked-out tree mirror the tips of the context refs (design §2): only paths whose
-// blob changed since the recorded commits are written (atomically, by rename) or removed; a file edited
-// by hand since the last refresh is never overwritten, it is reported in Kept. A bare repository has no
-// checked-out tree (nothing to do). Concurrent refreshes of one worktree are serialised by a lock in the
-// worktree's git dir.
+// Refresh makes the checked-out tree mirror the tips of the context refs (docs/architecture.md "Where things
+// live"): only paths whose blob changed since the recorded commits are written (atomically, by rename) or
+// removed; a file edited by hand since the last refresh is never overwritten, it is reported in Kept. A bare
+// repository has no checked-out tree (nothing to do). Concurrent refreshes of one worktree are serialised by
+// a lock in the worktree's git dir.
 //
 // Trust (docs/security.md): every entry that changed is checked before anything is written (names with
 // git fsck's rules, modes, the store layout of docs/format.md); one ctx does not check out is skipped and
@@ -771,7 +771,7 @@ func checkPath(p string) error {
 	return nil
 }
 
-// CheckoutView returns a view of the checked-out tree (the MCP server's reads, design §7), refreshing it
+// CheckoutView returns a view of the checked-out tree (the MCP server's reads, docs/mcp.md), refreshing it
 // first when a context ref moved since it was written (a write or pull of another process). A bare
 // repository reads from the refs. ErrNotInitialized when there is no context branch.
 func (s *Store) CheckoutView(ctx context.Context) (*View, error) {

@@ -1,14 +1,14 @@
 package store
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path"
 	"strings"
+
+	"github.com/ctx-dev/ctx/internal/atomicfile"
 )
 
 // errLink is returned by checkoutFS for a path that is, or goes through, a symbolic link.
@@ -70,39 +70,20 @@ func (c *checkoutFS) readFile(p string) ([]byte, error) {
 // lstat is os.Root.Lstat.
 func (c *checkoutFS) lstat(p string) (fs.FileInfo, error) { return c.root.Lstat(p) }
 
-// writeFile writes data to p atomically: a temporary file next to it (".<name>.tmp<random>"), then a
-// rename over p. The folders on the way are made.
+// writeFile writes data to p with atomicfile.WriteIn: a temporary file next to it
+// (atomicfile.TempPrefix), renamed over p; the folders on the way are made. It does not fsync
+// (atomicfile.NoSync): the checked-out tree is a view the refs can rebuild, and an fsync per file makes
+// a full refresh of 2,000 entries about four times slower (store's BenchmarkRefresh).
 func (c *checkoutFS) writeFile(p string, data []byte) error {
 	if err := c.noLinks(p); err != nil {
 		return err
 	}
-	dir, base := path.Split(p)
-	if dir != "" {
+	if dir, _ := path.Split(p); dir != "" {
 		if err := c.root.MkdirAll(strings.TrimSuffix(dir, "/"), 0o777); err != nil {
 			return err
 		}
 	}
-	var rnd [6]byte
-	_, _ = rand.Read(rnd[:])
-	tmp := dir + "." + base + ".tmp" + hex.EncodeToString(rnd[:])
-	f, err := c.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		c.root.Remove(tmp)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		c.root.Remove(tmp)
-		return err
-	}
-	if err := c.root.Rename(tmp, p); err != nil {
-		c.root.Remove(tmp)
-		return err
-	}
-	return nil
+	return atomicfile.WriteIn(c.root, p, data, 0o644, atomicfile.NoSync)
 }
 
 // remove removes the file at p and the folders it leaves empty.
@@ -136,11 +117,11 @@ func (c *checkoutFS) cleanTemps(p string) {
 		return
 	}
 	for _, e := range es {
-		if strings.HasPrefix(e.Name(), "."+base+".tmp") {
-			c.root.Remove(dir + e.Name())
+		if strings.HasPrefix(e.Name(), atomicfile.TempPrefix(base)) {
+			_ = c.root.Remove(dir + e.Name()) // best effort: a leftover is removed on the next write
 		}
 	}
 }
 
 // isTemp reports whether a file name is one of writeFile's temporary files.
-func isTemp(name string) bool { return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp") }
+func isTemp(name string) bool { return atomicfile.IsTemp(name) }

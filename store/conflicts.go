@@ -15,7 +15,7 @@ import (
 	"github.com/sergi/go-diff/diffmatchpatch"
 )
 
-// Conflict records (docs/format.md "Conflicts", design §4 "a deterministic winner, and the losing
+// Conflict records (docs/format.md "Conflicts", docs/merge.md "a deterministic winner, and the losing
 // version kept in a conflict record listed by `ctx conflicts` and MCP; `ctx resolve` picks or edits").
 //
 // A record on the branch is symmetric: it names the version kept in the file (the winner of merge's
@@ -599,7 +599,7 @@ func lineDistance(a, b string) int {
 // Strategy decides every conflict of one pull at once (`ctx pull --strategy`), in the merge commit itself.
 type Strategy string
 
-// The strategies: "" keeps merge's deterministic winner and records the loser (design §4).
+// The strategies: "" keeps merge's deterministic winner and records the loser (docs/merge.md).
 const (
 	StrategyRecord Strategy = ""
 	StrategyOurs   Strategy = "ours"

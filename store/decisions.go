@@ -32,7 +32,7 @@ var (
 		"consecuencias", "consequências", "conséquences", "konsequenzen"}
 )
 
-// Decision is an ADR (docs/format.md, seed 000). Context, Decision and Consequences are read from the
+// Decision is an ADR (docs/format.md "Decisions"). Context, Decision and Consequences are read from the
 // body's sections; Body is the markdown after the front matter, byte for byte.
 type Decision struct {
 	ID           int    `json:"id"`
@@ -164,8 +164,8 @@ func (e *AmbiguousError) Error() string {
 	return fmt.Sprintf("decision %q is ambiguous: it matches %s; use the id", e.Ref, strings.Join(ids, ", "))
 }
 
-// FindDecision looks a decision up by numeric id or exact title (seed 000: "Decision ID (numeric) or
-// title"). Errors: *NotFoundError ("Decision '99' not found"), *AmbiguousError for a title used twice.
+// FindDecision looks a decision up by numeric id or exact title (docs/format.md "Not-found texts"). Errors:
+// *NotFoundError ("Decision '99' not found"), *AmbiguousError for a title used twice.
 func (v *View) FindDecision(ctx context.Context, ref string) (Decision, error) {
 	all, err := v.ListDecisions(ctx)
 	if err != nil {
@@ -241,7 +241,8 @@ func Slug(title string) string {
 	return out
 }
 
-// NormalizeStatus maps a status to seed 000's values: "" → proposed; an unknown word is an error.
+// NormalizeStatus maps a status to the values of docs/format.md "Decisions": "" → proposed; an unknown word
+// is an error.
 func NormalizeStatus(s string) (string, error) {
 	s = strings.ToLower(strings.TrimSpace(s))
 	if s == "" {

@@ -13,16 +13,16 @@ import (
 type Kind struct {
 	Name    string // "knowledge", "convention"
 	Dir     string // folder on the branch
-	Missing string // seed 000's not-found text, with %s for the key
+	Missing string // the not-found text (docs/format.md), with %s for the key
 }
 
-// The two kinds of keyed markdown entries (seed 000: knowledge and conventions).
+// The two kinds of keyed markdown entries (docs/format.md: knowledge and conventions).
 var (
 	KnowledgeKind  = Kind{Name: "knowledge", Dir: "knowledge", Missing: "Knowledge entry '%s' not found"}
 	ConventionKind = Kind{Name: "convention", Dir: "conventions", Missing: "Convention '%s' not found"}
 )
 
-// Provenance values of seed 002's shared memory.
+// Provenance values of knowledge and conventions (docs/format.md).
 var Provenances = []string{"agent_generated", "from_approved_context", "owner_approved", "owner_instruction"}
 
 // Entry is a knowledge entry or a convention (docs/format.md): the body is kept byte for byte.
@@ -46,7 +46,7 @@ func ParseEntry(key string, sc Scope, b []byte) Entry {
 		UpdatedAt: fm.Values["updated_at"], Provenance: fm.Values["provenance"]}
 }
 
-// GetEntry reads one entry; a *NotFoundError with seed 000's text when absent.
+// GetEntry reads one entry; a *NotFoundError with the not-found text of docs/format.md when absent.
 func (v *View) GetEntry(ctx context.Context, k Kind, key string) (Entry, error) {
 	if err := normKey(&key); err != nil {
 		return Entry{}, err

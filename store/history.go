@@ -16,13 +16,13 @@ import (
 	"github.com/sergi/go-diff/diffmatchpatch"
 )
 
-// History: the commits of the context refs read as a stream of events (design §7, the read tools of seed
+// History: the commits of the context refs read as a stream of events (docs/mcp.md, the read tools of seed
 // 004). Every scope's ref is walked along first parents; the chains are merged newest first by author
 // time (ties: public, private, ephemeral), keeping each chain's own order, so that the stream is
 // deterministic for a given set of tips (HistoryTips' fingerprint).
 
-// HistoryEvent is one context commit: the trailers of design §3 (LogEntry) and the scope whose ref
-// holds it.
+// HistoryEvent is one context commit: the trailers of docs/architecture.md "Commits" (LogEntry) and the scope
+// whose ref holds it.
 type HistoryEvent struct {
 	LogEntry
 	Scope Scope `json:"scope"`

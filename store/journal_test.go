@@ -142,13 +142,19 @@ func TestInterruptedRefreshKeepsHandEdits(t *testing.T) {
 	// Edited before the refresh: k5 (the refresh keeps it). Edited after the kill: k0 (written by the
 	// refresh, then edited) and k4 (not reached by the refresh).
 	k := func(i int) string { return filepath.Join(dir, ".context", "knowledge", fmt.Sprintf("k%d.md", i)) }
-	os.WriteFile(k(5), []byte("mine before\n"), 0o644)
+	if err := os.WriteFile(k(5), []byte("mine before\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	storetest.Git(t, dir, "update-ref", "refs/heads/ctx", v2)
 	if !refreshKilledAfter(t, s, 2) {
 		t.Fatal("not interrupted")
 	}
-	os.WriteFile(k(0), []byte("mine after\n"), 0o644)
-	os.WriteFile(k(4), []byte("mine after too\n"), 0o644)
+	if err := os.WriteFile(k(0), []byte("mine after\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(k(4), []byte("mine after too\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	edits, err := s.HandEdits(bg)
 	if err != nil {
 		t.Fatal(err)

@@ -10,7 +10,7 @@ import (
 )
 
 // MaxKeyBytes is the longest key, skill name or member name in bytes of UTF-8 (docs/format.md "Keys and
-// names", design §2).
+// names").
 const MaxKeyBytes = 128
 
 // ErrInvalidKey is wrapped by every error ValidKey returns, so callers can test with errors.Is.
@@ -86,7 +86,7 @@ func ValidSkillName(name string) (string, error) {
 }
 
 // ValidKey reports whether s may be used as a knowledge or convention key, a skill name, a session id or
-// a member/agent name. The rules are those of docs/format.md "Keys and names" (design §2): 1 to 128 bytes
+// a member/agent name. The rules are those of docs/format.md "Keys and names": 1 to 128 bytes
 // of UTF-8; letters of any script, lower case where the script has case; digits; '-', '_' and '.' inside
 // ('.' neither first nor last and never "..", '-' not first). Not allowed: '/', '\', NUL, control
 // characters, spaces, a leading dot or dash. Two more rules keep the checked-out tree portable: the key must

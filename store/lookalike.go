@@ -43,7 +43,7 @@ func lookalike(ctx context.Context, v *View, ed Edits, dir, suffix, key string) 
 			if !ok || c.Delete {
 				continue
 			}
-			name := rest
+			var name string
 			if suffix == "" {
 				name, _, _ = strings.Cut(rest, "/")
 			} else if name, ok = strings.CutSuffix(rest, suffix); !ok || strings.Contains(name, "/") {

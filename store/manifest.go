@@ -16,10 +16,10 @@ import (
 	"github.com/google/uuid"
 )
 
-// SchemaVersion is the Manifest schema_version ctx writes (seed 000).
+// SchemaVersion is the Manifest schema_version ctx writes (docs/format.md "Records").
 const SchemaVersion = "0.4.0"
 
-// Manifest is seed 000's Manifest (context://manifest), stored as manifest.json.
+// Manifest is the Manifest record (docs/format.md "Records"; context://manifest), stored as manifest.json.
 type Manifest struct {
 	SchemaVersion string             `json:"schema_version"`
 	Project       Project            `json:"project"`
@@ -46,7 +46,7 @@ type Team struct {
 	Members []Member `json:"members"`
 }
 
-// Member is a team member: name, machine, when added (seed 000).
+// Member is a team member: name, machine, when added (docs/format.md "Records").
 type Member struct {
 	Name    string `json:"name"`
 	Machine string `json:"machine"`
@@ -106,7 +106,7 @@ type InitResult struct {
 	Unreachable error
 }
 
-// Init creates the context branch with a manifest.json (seed 000's Manifest; repo_url from the origin
+// Init creates the context branch with a manifest.json (docs/format.md "Records"; repo_url from the origin
 // remote), the checked-out tree .context/ and its line in info/exclude. Where the remote already has a
 // context branch it is adopted instead of starting a second history. Run again, it changes nothing.
 // It never touches HEAD, the index or the working files.

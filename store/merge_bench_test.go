@@ -14,7 +14,7 @@ import (
 	"github.com/ctx-dev/ctx/store/storetest"
 )
 
-// Merge benchmark (issue #4): two sides that each changed 1,000 entries of a 10,000-entry store, merged by
+// Merge benchmark (docs/merge.md): two sides that each changed 1,000 entries of a 10,000-entry store, merged by
 // ctx's merge commit path ((*Store).MergeCommit: read base, ours and theirs, merge.Tree, write the tree,
 // commit with two parents) and by C git's `git merge --no-edit` of the same two commits in a scratch
 // clone (reset --hard between iterations, outside the timer), in the same run. Both sides edit different

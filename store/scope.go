@@ -21,13 +21,13 @@ func scopeClash(kind, key string, have, want Scope) error {
 			"(MCP: context_set_scope), or choose another key", kind, key, have, want, kind, key, want)}
 }
 
-// SetScope moves an entry to another scope "in one step" (issue): one Write, under the one ctx lock,
-// that deletes it from the ref of its current scope and writes it to the ref of the new one (design §2:
+// SetScope moves an entry to another scope in one step: one Write, under the one ctx lock,
+// that deletes it from the ref of its current scope and writes it to the ref of the new one (docs/format.md:
 // an entry lives in exactly one ref). kind is "knowledge", "convention", "decision" or "skill" (plurals
 // accepted). key is the key, the skill name, or for a decision its id or exact title. A skill moves with
 // its whole folder (SKILL.md, feedback, usage, proposals). Knowledge and conventions get their `scope`
 // front-matter field updated (docs/format.md); decisions and SKILL.md have no such field and move byte for
-// byte. Already in that scope: no commit. Missing: *NotFoundError with seed 000's text.
+// byte. Already in that scope: no commit. Missing: *NotFoundError with the not-found text of docs/format.md.
 func (s *Store) SetScope(ctx context.Context, kind, key string, scope Scope) (*Committed, error) {
 	sc, err := ParseScope(string(scope))
 	if err != nil {

@@ -18,7 +18,8 @@ import (
 // HistoryDir holds one SessionSummary per session (docs/format.md: history/<session-id>.json).
 const HistoryDir = "history"
 
-// SessionSummary is seed 000's SessionSummary (context://history), stored as history/<id>.json:
+// SessionSummary is the SessionSummary record (docs/format.md "Records"; context://history), stored as
+// history/<id>.json:
 //
 //	{"id": "a1b2...", "agent": "claude-code", "user": "", "machine": "", "started": "2025-05-10T14:00:00Z",
 //	 "ended": null, "summary": "...", "knowledge_added": ["tech-stack"], "decisions_added": ["3"],
@@ -233,7 +234,7 @@ func (v *View) GetSession(ctx context.Context, id string) (SessionSummary, error
 	return ss, nil
 }
 
-// ListSessions lists the sessions of every scope ordered by started (seed 000: "ordered by start time"),
+// ListSessions lists the sessions of every scope ordered by started (docs/format.md "Records"),
 // then id. Files that are not valid JSON are skipped.
 func (v *View) ListSessions(ctx context.Context) ([]SessionSummary, error) {
 	names, err := v.List(ctx, HistoryDir)

@@ -7,7 +7,7 @@ import (
 	"io/fs"
 )
 
-// Skill is an Agent Skills SKILL.md (seed 000's context://skills/{name}): Content is the whole file,
+// Skill is an Agent Skills SKILL.md (served by context://skills/{name}): Content is the whole file,
 // byte for byte; Name and Description come from its front matter (the folder name when absent).
 type Skill struct {
 	Name        string `json:"name"`
@@ -26,7 +26,7 @@ func ParseSkill(name string, sc Scope, b []byte) Skill {
 
 func skillPath(name string) string { return "skills/" + name + "/SKILL.md" }
 
-// GetSkill reads a skill; *NotFoundError "Skill 'x' not found" when absent (seed 000).
+// GetSkill reads a skill; *NotFoundError "Skill 'x' not found" when absent (docs/format.md "Not-found texts").
 func (v *View) GetSkill(ctx context.Context, name string) (Skill, error) {
 	if err := normKey(&name); err != nil {
 		return Skill{}, err

@@ -27,7 +27,7 @@ const (
 // non-empty description of at most 1024 characters).
 const MaxSkillDescription = 1024
 
-// ProposalStatuses are seed 000's proposal status values.
+// ProposalStatuses are the SkillProposal status values (docs/format.md "Records").
 var ProposalStatuses = []string{"pending", "accepted", "rejected", "upstream"}
 
 func skillDir(name string) string { return "skills/" + name }
@@ -37,7 +37,7 @@ func skillMissing(name string) error {
 }
 
 // findSkill returns the scope and bytes of a skill's SKILL.md; *NotFoundError "Skill 'x' not found"
-// (seed 000) when absent.
+// (docs/format.md "Not-found texts") when absent.
 func findSkill(ctx context.Context, v *View, name string) (Scope, []byte, error) {
 	if err := normKey(&name); err != nil {
 		return "", nil, err
@@ -50,7 +50,7 @@ func findSkill(ctx context.Context, v *View, name string) (Scope, []byte, error)
 }
 
 // renderSkillBody is the markdown body written for new instructions: a blank line after the front
-// matter, the instructions, a final newline (the shape of seed 000's context://skills/{name} example).
+// matter, the instructions, a final newline (the usual shape of a SKILL.md).
 func renderSkillBody(instructions string) []byte {
 	if instructions == "" {
 		return nil
@@ -210,7 +210,7 @@ func (s *Store) RemoveSkill(ctx context.Context, name string) (*Committed, error
 	return c, wrapErr("remove skill "+name, err)
 }
 
-// SkillUsage is one usage event of skills/<name>/.usage.ndjson (docs/format.md, design §2):
+// SkillUsage is one usage event of skills/<name>/.usage.ndjson (docs/format.md "Records"):
 // {"id", "session_id", "agent", "timestamp"}.
 type SkillUsage struct {
 	ID        string `json:"id"`
@@ -219,10 +219,10 @@ type SkillUsage struct {
 	Timestamp string `json:"timestamp"`
 }
 
-// SkillFeedback is seed 000's SkillFeedback (context://skills/{name}/feedback), one line of
-// skills/<name>/.feedback.ndjson: {"id", "agent", "rating", "comment", "timestamp"}. RateSkill writes
-// whole ratings 1..5; Rating is a float so that records written elsewhere with a fractional rating still
-// read (and count in SkillStats) as they are.
+// SkillFeedback is the SkillFeedback record (docs/format.md "Records"; context://skills/{name}/feedback), one
+// line of skills/<name>/.feedback.ndjson: {"id", "agent", "rating", "comment", "timestamp"}. RateSkill writes
+// whole ratings 1..5; Rating is a float so that records written elsewhere with a fractional rating still read
+// (and count in SkillStats) as they are.
 type SkillFeedback struct {
 	ID        string  `json:"id"`
 	Agent     string  `json:"agent"`
@@ -247,7 +247,7 @@ func (s *Store) ReportSkillUsage(ctx context.Context, name, sessionID string) (S
 }
 
 // RateSkill appends SkillFeedback {id, agent, rating, comment, timestamp} to the skill's
-// .feedback.ndjson, one commit. A rating outside 1..5 (seed 000: "rating 1-5") is an error and writes
+// .feedback.ndjson, one commit. A rating outside 1..5 is an error and writes
 // nothing.
 func (s *Store) RateSkill(ctx context.Context, name string, rating int, comment string) (SkillFeedback, *Committed, error) {
 	if rating < 1 || rating > 5 {
@@ -378,8 +378,8 @@ func readLog[T any](ctx context.Context, v *View, sc Scope, p string) ([]T, erro
 	return out, nil
 }
 
-// SkillFeedback returns the skill's feedback records in file order (seed 000,
-// context://skills/{name}/feedback); *NotFoundError "Skill 'x' not found" when the skill does not exist.
+// SkillFeedback returns the skill's feedback records in file order (as context://skills/{name}/feedback
+// serves them); *NotFoundError "Skill 'x' not found" when the skill does not exist.
 func (v *View) SkillFeedback(ctx context.Context, name string) ([]SkillFeedback, error) {
 	sc, _, err := findSkill(ctx, v, name)
 	if err != nil {
@@ -397,7 +397,7 @@ func (v *View) SkillUsages(ctx context.Context, name string) ([]SkillUsage, erro
 	return readLog[SkillUsage](ctx, v, sc, skillDir(name)+"/"+SkillUsageFile)
 }
 
-// SkillStats is seed 000's SkillStats (context://skills/stats):
+// SkillStats is the SkillStats of docs/format.md "Records" (context://skills/stats):
 //
 //	{"skill_name", "usage_count", "avg_rating", "rating_count", "last_used", "needs_attention"}
 //
@@ -412,8 +412,8 @@ type SkillStats struct {
 	NeedsAttention bool    `json:"needs_attention"`
 }
 
-// NeedsAttention is seed 000's attention rule: "true when a skill has 2 or more ratings and the average
-// rating is below 3.0" (exactly: sum < 3·count, no rounding).
+// NeedsAttention is the attention rule of docs/format.md "Records": true when a skill has 2 or more
+// ratings and the average rating is below 3.0 (exactly: sum < 3·count, no rounding).
 func NeedsAttention(ratings []float64) bool {
 	if len(ratings) < 2 {
 		return false
@@ -463,8 +463,8 @@ func (v *View) SkillStats(ctx context.Context) ([]SkillStats, error) {
 	return out, nil
 }
 
-// SkillProposal is seed 000's SkillProposal (context://skills/{name}/proposals), stored as
-// skills/<name>/.proposals/<id>.json:
+// SkillProposal is the SkillProposal record (docs/format.md "Records"; context://skills/{name}/proposals),
+// stored as skills/<name>/.proposals/<id>.json:
 //
 //	{"id", "skill_name", "agent", "rationale", "proposed_content", "diff_summary", "status",
 //	 "created_at", "resolved_at" (null while pending), "resolved_by" ("" while pending)}
@@ -599,7 +599,7 @@ func (v *View) ListProposals(ctx context.Context, name, status string) ([]SkillP
 // ResolveProposal settles a pending proposal: decision "accept", "reject" or "upstream" (or the status
 // words accepted, rejected, upstream) sets status, resolved_at (now) and resolved_by (the git identity,
 // "Name <email>"). Accepting replaces SKILL.md with the proposed content in the same commit that marks the
-// proposal accepted (issue). A proposal that is not pending is an error; *NotFoundError when the skill
+// proposal accepted. A proposal that is not pending is an error; *NotFoundError when the skill
 // or the proposal does not exist.
 func (s *Store) ResolveProposal(ctx context.Context, name, id, decision string) (SkillProposal, *Committed, error) {
 	status := map[string]string{"accept": "accepted", "accepted": "accepted", "reject": "rejected",

@@ -17,7 +17,7 @@ import (
 // StatePath is the ActiveState's path on the branch (docs/format.md).
 const StatePath = "state.json"
 
-// ActiveState is seed 000's ActiveState (context://state), stored as state.json:
+// ActiveState is the ActiveState record (docs/format.md "Records"; context://state), stored as state.json:
 //
 //	{"current_task": "...", "blockers": ["..."], "progress": {"auth": "50%"},
 //	 "last_agent": "claude-code", "last_machine": "laptop", "updated_at": "2025-05-10T14:30:00Z"}
@@ -70,8 +70,8 @@ func readState(ctx context.Context, v *View) (st ActiveState, raw []byte, ok boo
 	return st, b, true, nil
 }
 
-// GetState returns the ActiveState (seed 000, context://state). A store without state.json returns the
-// empty state (empty task, [] blockers, {} progress), not an error.
+// GetState returns the ActiveState (docs/format.md "Records", context://state). A store without state.json
+// returns the empty state (empty task, [] blockers, {} progress), not an error.
 func (v *View) GetState(ctx context.Context) (ActiveState, error) {
 	st, _, _, err := readState(ctx, v)
 	return st, err
@@ -149,7 +149,7 @@ func (s *Store) UpdateState(ctx context.Context, p StatePatch) (ActiveState, *Co
 }
 
 // ClearState resets the ActiveState (empty task, blockers and progress; last_agent/last_machine/updated_at
-// of this write) and empties the ephemeral ref refs/ctx/ephemeral (design §2: "emptied by `ctx state
+// of this write) and empties the ephemeral ref refs/ctx/ephemeral (docs/format.md: "emptied by `ctx state
 // clear`"): all its files are deleted in one commit on that ref. Nothing is written when the state is
 // already empty and the ephemeral ref holds no files.
 func (s *Store) ClearState(ctx context.Context) (*Committed, error) {
@@ -354,7 +354,7 @@ func compareTimes(a, b string) int {
 }
 
 // wrapErr prefixes err with what failed, except a *NotFoundError or an invalid key, which are returned as
-// they are so that callers (MCP) can show seed 000's exact text.
+// they are so that callers (MCP) can show the not-found text exactly.
 func wrapErr(what string, err error) error {
 	var nf *NotFoundError
 	if err == nil || errors.As(err, &nf) || errors.Is(err, ErrInvalidKey) {

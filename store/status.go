@@ -170,7 +170,8 @@ func (s *Store) Locks(ctx context.Context) []gitstore.LockInfo {
 	return out
 }
 
-// LogEntry is one context commit as `ctx log` shows it: the trailers of design §3 and the author.
+// LogEntry is one context commit as `ctx log` shows it: the trailers of docs/architecture.md "Commits" and
+// the author.
 type LogEntry struct {
 	Commit  string   `json:"commit"`
 	Summary string   `json:"summary"`

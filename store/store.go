@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/ctx-dev/ctx/gitstore"
+	"github.com/ctx-dev/ctx/internal/atomicfile"
 )
 
 // Hash is a git object name (a commit's, a tree's or a blob's): gitstore's type, so that callers of store
@@ -66,12 +67,14 @@ const CheckoutDir = ".context"
 // ErrNotInitialized is returned when the repository has no context branch yet.
 var ErrNotInitialized = errors.New("no context store here: run `ctx init` (or `ctx pull` to get the team's)")
 
-// NotFoundError is a missing entry; Msg is seed 000's error text (e.g. "Knowledge entry 'x' not found").
+// NotFoundError is a missing entry; Msg is the not-found text of docs/format.md (e.g. "Knowledge entry 'x'
+// not found").
 type NotFoundError struct{ Msg string }
 
 func (e *NotFoundError) Error() string { return e.Msg }
 
-// Actor says who writes: recorded in the commit trailers (design §3) and in entries' front matter.
+// Actor says who writes: recorded in the commit trailers (docs/architecture.md "Commits") and in entries'
+// front matter.
 type Actor struct {
 	Agent   string // e.g. claude-code; "cli" for a person at the terminal
 	Session string
@@ -233,31 +236,10 @@ func (s *Store) Initialized(ctx context.Context) (bool, error) {
 	return !h.IsZero(), err
 }
 
+// writeFileAtomic makes path's folder and replaces path with data through atomicfile.Write.
 func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Chmod(tmp, mode); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
+	return atomicfile.Write(path, data, mode)
 }

@@ -138,7 +138,7 @@ func TestEntriesOneCommitPerWrite(t *testing.T) {
 	if storetest.Count(t, dir, "ctx") != n {
 		t.Errorf("an invalid key made a commit")
 	}
-	// Missing: seed 000's text.
+	// Missing: the not-found text of docs/format.md.
 	_, err = v.GetEntry(bg, store.ConventionKind, "nope")
 	var nf *store.NotFoundError
 	if !errors.As(err, &nf) || nf.Msg != "Convention 'nope' not found" {
@@ -227,8 +227,12 @@ func TestHandEditsCommitAndRefresh(t *testing.T) {
 	}
 	p := filepath.Join(dir, ".context", "knowledge", "a.md")
 	b, _ := os.ReadFile(p)
-	os.WriteFile(p, append(b, []byte("two\n")...), 0o644)
-	os.WriteFile(filepath.Join(dir, ".context", "knowledge", "new.md"), []byte("hand made\n"), 0o644)
+	if err := os.WriteFile(p, append(b, []byte("two\n")...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".context", "knowledge", "new.md"), []byte("hand made\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	edits, err := s.HandEdits(bg)
 	if err != nil || len(edits) != 2 || edits[0].Change != "modified" || edits[1].Change != "added" {
 		t.Fatalf("hand edits: %+v %v", edits, err)
@@ -315,8 +319,12 @@ func TestPullPushMergeAndStatus(t *testing.T) {
 	}
 	// A remote that refuses: the remote's words, a failure, the local store unchanged.
 	hook := filepath.Join(remote, "hooks", "pre-receive")
-	os.WriteFile(hook, []byte("#!/bin/sh\necho 'protected branch: ctx is frozen' >&2\nexit 1\n"), 0o755)
-	sb.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "refused", Content: "x"})
+	if err := os.WriteFile(hook, []byte("#!/bin/sh\necho 'protected branch: ctx is frozen' >&2\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sb.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "refused", Content: "x"}); err != nil {
+		t.Fatal(err)
+	}
 	tip := storetest.Git(t, b, "rev-parse", "ctx")
 	_, err = sb.Push(bg, store.PushOptions{})
 	if err == nil || !strings.Contains(err.Error(), "protected branch") {
@@ -369,7 +377,9 @@ func TestHandEditOfStaleFile(t *testing.T) {
 	}
 	p := filepath.Join(dir, ".context", "knowledge", "lu.md")
 	b, _ := os.ReadFile(p)
-	os.WriteFile(p, []byte(strings.Replace(string(b), "line one", "line ONE (by hand)", 1)), 0o644)
+	if err := os.WriteFile(p, []byte(strings.Replace(string(b), "line one", "line ONE (by hand)", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	// A newer write of the same entry (another agent): the hand edit is kept on disk, the ref moves on.
 	if _, err := s.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "lu", Content: "line one\nline two\nline three (newer)\n"}); err != nil {
 		t.Fatal(err)
@@ -386,7 +396,9 @@ func TestHandEditOfStaleFile(t *testing.T) {
 	}
 	// The same line changed both ways: the newer write is kept, the hand edit goes to a conflict record.
 	b, _ = os.ReadFile(p)
-	os.WriteFile(p, []byte(strings.Replace(string(b), "line two", "line 2 by hand", 1)), 0o644)
+	if err := os.WriteFile(p, []byte(strings.Replace(string(b), "line two", "line 2 by hand", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := s.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "lu", Content: strings.Replace(got[strings.Index(got, "line ONE"):], "line two", "line 2 newer", 1)}); err != nil {
 		t.Fatal(err)
 	}
@@ -414,11 +426,21 @@ func TestCommitRefusesBrokenFiles(t *testing.T) {
 	s, dir := storetest.New(t)
 	n := storetest.Count(t, dir, "ctx")
 	ctxDir := filepath.Join(dir, ".context")
-	os.WriteFile(filepath.Join(ctxDir, "state.json"), []byte("not json"), 0o644)
-	os.MkdirAll(filepath.Join(ctxDir, "knowledge"), 0o755)
-	os.WriteFile(filepath.Join(ctxDir, "knowledge", "UPPER.md"), []byte("x\n"), 0o644)
-	os.WriteFile(filepath.Join(ctxDir, "knowledge", "b1.md"), []byte("---\nauthor: [unclosed\n---\nb\n"), 0o644)
-	os.WriteFile(filepath.Join(ctxDir, "notes.txt"), []byte("stray\n"), 0o644)
+	if err := os.WriteFile(filepath.Join(ctxDir, "state.json"), []byte("not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(ctxDir, "knowledge"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ctxDir, "knowledge", "UPPER.md"), []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ctxDir, "knowledge", "b1.md"), []byte("---\nauthor: [unclosed\n---\nb\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ctxDir, "notes.txt"), []byte("stray\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	_, _, err := s.CommitHandEdits(bg, "")
 	if !errors.Is(err, store.ErrInvalid) {
 		t.Fatalf("want ErrInvalid, got %v", err)
@@ -464,8 +486,12 @@ func TestInitRefusesUnsafeBranches(t *testing.T) {
 	}
 
 	tracked := storetest.Repo(t)
-	os.MkdirAll(filepath.Join(tracked, ".context"), 0o755)
-	os.WriteFile(filepath.Join(tracked, ".context", "mine.txt"), []byte("x"), 0o644)
+	if err := os.MkdirAll(filepath.Join(tracked, ".context"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(tracked, ".context", "mine.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	storetest.Git(t, tracked, "add", ".context/mine.txt")
 	storetest.Git(t, tracked, "commit", "-qm", "tracked .context")
 	st, _ := store.Open(bg, tracked, store.Actor{})

@@ -17,7 +17,7 @@ import (
 	"github.com/ctx-dev/ctx/merge"
 )
 
-// DefaultTimeout bounds one network transfer (design §5).
+// DefaultTimeout bounds one network transfer (docs/architecture.md "Sync").
 const DefaultTimeout = 60 * time.Second
 
 // maxPushRetries bounds push's fetch-merge-retry loop when the remote keeps moving. Every lost race means
@@ -70,7 +70,7 @@ func (s *Store) TrackingRef(remote string) string {
 }
 
 // FetchRefspec is what ctx fetches: the remote's context branch into its remote-tracking ref (by way of a
-// quarantine ref, see fetch). Private and ephemeral refs are never in a refspec (design §5).
+// quarantine ref, see fetch). Private and ephemeral refs are never in a refspec (docs/architecture.md "Sync").
 func (s *Store) FetchRefspec(remote string) string {
 	return "+" + s.BranchRef() + ":" + s.TrackingRef(remote)
 }
@@ -119,7 +119,10 @@ func (s *Store) fetch(ctx context.Context, remote string, origin gitstore.Remote
 	if found && err == nil {
 		theirs, err = s.repo.Resolve(ctx, incoming)
 		if !theirs.IsZero() {
-			defer s.repo.UpdateRef(context.WithoutCancel(ctx), incoming, theirs, gitstore.ZeroHash, "ctx: drop quarantine ref")
+			defer func() {
+				// Best effort: a quarantine ref left behind is removed by the next fetch (clearIncoming).
+				_ = s.repo.UpdateRef(context.WithoutCancel(ctx), incoming, theirs, gitstore.ZeroHash, "ctx: drop quarantine ref")
+			}()
 		}
 	}
 	what := remote + "'s " + s.cfg.Branch + " branch"
@@ -308,9 +311,10 @@ type PushOptions struct {
 }
 
 // Pull fetches the remote's context branch into its remote-tracking ref, then fast-forwards the local
-// branch or makes a two-parent merge commit of both sides with the merge layer (design §4, §5), and
-// refreshes the checked-out tree. Hand edits pending in .context/ are committed first, so none is lost.
-// A repository without a local context branch adopts the remote's (a fresh clone).
+// branch or makes a two-parent merge commit of both sides with the merge layer (docs/merge.md,
+// docs/architecture.md "Sync"), and refreshes the checked-out tree. Hand edits pending in .context/ are
+// committed first, so none is lost. A repository without a local context branch adopts the remote's (a
+// fresh clone).
 // With o.Strategy set, conflicts of the merge are decided in the merge commit itself (applyStrategy).
 // Without o.Strategy, conflicts are recorded as conflicts/<id>.json (docs/format.md).
 func (s *Store) Pull(ctx context.Context, o PullOptions) (*PullResult, error) {
@@ -586,7 +590,7 @@ type PushResult struct {
 	Warnings []string
 }
 
-// Push publishes the context branch to the remote without force (design §5). When the remote moved, it
+// Push publishes the context branch to the remote without force (docs/architecture.md "Sync"). When the remote moved, it
 // pulls (fetch, merge) and retries, at most maxPushRetries times. A refusal (a hook, a protected branch) or
 // an unreachable remote is an error carrying git's reason.
 // The merges it makes on the way use o.Strategy, as Pull does.

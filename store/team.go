@@ -6,10 +6,11 @@ import (
 	"fmt"
 )
 
-// AddMember adds {name, machine, added} to manifest.json's team.members (seed 000's Manifest) and bumps
-// updated_at, one commit. name must be a valid key (design §2); machine "" records no machine (a teammate added from here is not on this machine). A member
-// already listed with the same name and machine is not added twice (no commit; the existing one is
-// returned). The rest of manifest.json, unknown fields included, is kept as it is.
+// AddMember adds {name, machine, added} to manifest.json's team.members (docs/format.md "Records") and bumps
+// updated_at, one commit. name must be a valid key (docs/format.md "Keys and names"); machine "" records no
+// machine (a teammate added from here is not on this machine). A member already listed with the same name and
+// machine is not added twice (no commit; the existing one is returned). The rest of manifest.json, unknown
+// fields included, is kept as it is.
 func (s *Store) AddMember(ctx context.Context, name, machine string) (Member, *Committed, error) {
 	if err := normKey(&name); err != nil {
 		return Member{}, nil, fmt.Errorf("member: %w", err)
@@ -91,12 +92,12 @@ func (v *View) ListMembers(ctx context.Context) ([]Member, error) {
 	return m.Team.Members, nil
 }
 
-// ProjectSummary is seed 000's context://summary:
+// ProjectSummary is context://summary (docs/mcp.md):
 //
 //	{"project": "my-project", "knowledge_count": 12, "convention_count": 3, "decisions_count": 5,
 //	 "skills_count": 3, "current_task": "...", "blockers": ["..."]}
 //
-// Counts cover every scope (as seed 000's lists do); blockers is [] when there are none.
+// Counts cover every scope (as the list resources do); blockers is [] when there are none.
 type ProjectSummary struct {
 	Project         string   `json:"project"`
 	KnowledgeCount  int      `json:"knowledge_count"`
@@ -107,8 +108,8 @@ type ProjectSummary struct {
 	Blockers        []string `json:"blockers"`
 }
 
-// Summary computes seed 000's project summary: the manifest's project name, the number of knowledge
-// entries, conventions, decisions and skills, and the state's current task and blockers.
+// Summary computes the project summary of context://summary: the manifest's project name, the number of
+// knowledge entries, conventions, decisions and skills, and the state's current task and blockers.
 func (v *View) Summary(ctx context.Context) (ProjectSummary, error) {
 	var out ProjectSummary
 	m, err := v.ReadManifest(ctx)

@@ -67,7 +67,7 @@ func hostileCommit(t *testing.T, dir, ref string, es []hostileEntry, target stri
 func fileState(t *testing.T, root string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
-	filepath.WalkDir(root, func(p string, de fs.DirEntry, err error) error {
+	_ = filepath.WalkDir(root, func(p string, de fs.DirEntry, err error) error {
 		if err != nil {
 			return nil
 		}
@@ -118,7 +118,9 @@ func TestRefreshNeverWritesOutside(t *testing.T) {
 	}
 	base := storetest.Git(t, dir, "rev-parse", "ctx")
 	outside := filepath.Join(filepath.Dir(dir), "outside")
-	os.MkdirAll(outside, 0o777)
+	if err := os.MkdirAll(outside, 0o777); err != nil {
+		t.Fatal(err)
+	}
 	hostile := hostileCommit(t, dir, "ctx", hostileEntries, outside)
 	// A good write on top of the hostile commit: its file must still be checked out.
 	storetest.Git(t, dir, "update-ref", "refs/heads/ctx", hostile)
@@ -197,7 +199,9 @@ func TestRefreshRefusesLinks(t *testing.T) {
 		t.Fatal(err)
 	}
 	outside := filepath.Join(t.TempDir(), "elsewhere")
-	os.MkdirAll(outside, 0o777)
+	if err := os.MkdirAll(outside, 0o777); err != nil {
+		t.Fatal(err)
+	}
 	kdir := filepath.Join(dir, ".context", "knowledge")
 	os.RemoveAll(kdir)
 	if err := os.Symlink(outside, kdir); err != nil {

@@ -15,7 +15,7 @@ import (
 )
 
 // Reader is where a View reads files of each scope from: the context refs (RefReader) or the checked-out
-// tree (the MCP server's reads, design §7). Missing files return an error wrapping fs.ErrNotExist; a
+// tree (the MCP server's reads, docs/mcp.md). Missing files return an error wrapping fs.ErrNotExist; a
 // missing directory lists as empty.
 type Reader interface {
 	ReadFile(ctx context.Context, sc Scope, p string) ([]byte, error)

@@ -10,8 +10,8 @@ import (
 	"github.com/ctx-dev/ctx/gitstore"
 )
 
-// Op names one write for its commit message (design §3): Name is the Ctx-Op trailer (kind.verb, e.g.
-// "knowledge.set"), Key the Ctx-Key trailer, Summary the subject after "ctx: ".
+// Op names one write for its commit message (docs/architecture.md "Commits"): Name is the Ctx-Op trailer
+// (kind.verb, e.g. "knowledge.set"), Key the Ctx-Key trailer, Summary the subject after "ctx: ".
 type Op struct {
 	Name    string
 	Key     string
@@ -58,8 +58,8 @@ func (e Edits) Del(sc Scope, p string) {
 }
 
 // Committed is the outcome of a write: the new commit of each scope whose ref moved. Empty when the write
-// changed nothing (no commit is made then, design §3). Warnings are problems after the commit (refreshing
-// .context/ failed): the write landed all the same.
+// changed nothing (no commit is made then, docs/architecture.md "Commits"). Warnings are problems after the
+// commit (refreshing .context/ failed): the write landed all the same.
 type Committed struct {
 	Commits  map[Scope]gitstore.Hash
 	Paths    []string

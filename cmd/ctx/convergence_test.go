@@ -23,7 +23,8 @@ import (
 // convSeed replays a convergence run: go test ./cmd/ctx -run TestConvergence -seed N (or CTX_SEED=N).
 var convSeed = flag.Int64("seed", 0, "random seed of TestConvergence (0: CTX_SEED, else the clock)")
 
-// Convergence parameters (issue #4: "a bare remote and 5 clones; each clone makes 40 random writes").
+// Convergence parameters (docs/merge.md "Properties"): a bare remote and 5 clones;
+// each clone makes 40 random writes.
 const (
 	convClones = 5
 	convWrites = 40
@@ -233,7 +234,9 @@ func (cv *convergence) write(c *clone, kind string) {
 					fm = string(old[:4+i+5])
 				}
 			}
-			os.MkdirAll(filepath.Dir(p), 0o755)
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				cv.t.Fatal(err)
+			}
 			if err := os.WriteFile(p, []byte(fm+body), 0o644); err != nil {
 				cv.t.Fatal(err)
 			}

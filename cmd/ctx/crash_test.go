@@ -66,7 +66,7 @@ func killAt(t testing.TB, dir, fault string, args ...string) {
 		case err := <-exited:
 			t.Fatalf("ctx %s ended (%v) before reaching %s:\n%s", strings.Join(args, " "), err, fault, out.String())
 		case <-deadline:
-			cmd.Process.Kill()
+			_ = cmd.Process.Kill()
 			t.Fatalf("ctx %s never reached %s", strings.Join(args, " "), fault)
 		case <-time.After(5 * time.Millisecond):
 		}
@@ -74,7 +74,7 @@ func killAt(t testing.TB, dir, fault string, args ...string) {
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	<-exited
+	<-exited //nolint:errcheck // a killed process: its error is the signal
 }
 
 func exists(p string) bool {
@@ -87,7 +87,7 @@ func exists(p string) bool {
 func noLocks(t testing.TB, dir string) {
 	t.Helper()
 	gitDir := filepath.Join(dir, ".git")
-	filepath.WalkDir(filepath.Join(gitDir, "refs"), func(p string, d os.DirEntry, err error) error {
+	_ = filepath.WalkDir(filepath.Join(gitDir, "refs"), func(p string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".lock") {
 			t.Errorf("left behind: %s", p)
 		}
@@ -121,7 +121,9 @@ func killGitAt(t testing.TB, dir, ref string, args ...string) {
 	script := "#!/bin/sh\n[ \"$1\" = prepared ] || exit 0\nif grep -q '" + pattern + "'; then\n" +
 		"  echo $PPID > " + ready + ".tmp && mv " + ready + ".tmp " + ready + "\n  sleep 600\nfi\nexit 0\n"
 	writeFileT(t, hook, script)
-	os.Chmod(hook, 0o755)
+	if err := os.Chmod(hook, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	defer os.Remove(hook)
 	cmd := exec.Command(ctxBin, args...)
 	cmd.Dir = dir
@@ -138,18 +140,18 @@ func killGitAt(t testing.TB, dir, ref string, args ...string) {
 		case err := <-exited:
 			t.Fatalf("ctx %s ended (%v) before git locked %s:\n%s", strings.Join(args, " "), err, ref, out.String())
 		case <-deadline:
-			cmd.Process.Kill()
+			_ = cmd.Process.Kill()
 			t.Fatalf("git never locked %s", ref)
 		case <-time.After(5 * time.Millisecond):
 		}
 	}
 	b, _ := os.ReadFile(ready)
 	var gitPID int
-	fmt.Sscan(string(b), &gitPID)
-	cmd.Process.Signal(syscall.SIGKILL)
-	<-exited
+	_, _ = fmt.Sscan(string(b), &gitPID) // unreadable: 0, and no process group to kill
+	_ = cmd.Process.Signal(syscall.SIGKILL)
+	<-exited //nolint:errcheck // a killed process: its error is the signal
 	if gitPID > 0 {
-		syscall.Kill(-gitPID, syscall.SIGKILL) // git runs in a process group of its own
+		_ = syscall.Kill(-gitPID, syscall.SIGKILL) // git runs in a process group of its own
 	}
 	lock := filepath.Join(dir, ".git", filepath.FromSlash(ref)+".lock")
 	for i := 0; i < 200 && !exists(lock); i++ {
@@ -279,7 +281,7 @@ func TestKillDuringPush(t *testing.T) {
 	mustCtx(t, a, nil, 0, "knowledge", "set", "k", "v3")
 	killAt(t, a, "ref-locked", "push", "--remote", origin)
 	var own []string
-	filepath.WalkDir(filepath.Join(a, ".git", "refs", "ctx", "fetch"), func(p string, d os.DirEntry, err error) error {
+	_ = filepath.WalkDir(filepath.Join(a, ".git", "refs", "ctx", "fetch"), func(p string, d os.DirEntry, err error) error {
 		if err == nil && strings.HasSuffix(p, ".lock") {
 			own = append(own, p)
 		}

@@ -28,7 +28,7 @@ func mountTmpfs(t *testing.T, size int) string {
 	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", fmt.Sprintf("size=%d", size), "tmpfs", dir).CombinedOutput(); err != nil {
 		t.Skipf("cannot mount a tmpfs: %v %s", err, out)
 	}
-	t.Cleanup(func() { exec.Command("umount", "-l", dir).Run() })
+	t.Cleanup(func() { _ = exec.Command("umount", "-l", dir).Run() })
 	return dir
 }
 
@@ -98,13 +98,13 @@ func landedEntry(repo, kind, key, content string) bool {
 // files of .context/ and of the journal.
 func leftovers(repo string) []string {
 	var out []string
-	filepath.WalkDir(filepath.Join(repo, ".git"), func(p string, d fs.DirEntry, err error) error {
+	_ = filepath.WalkDir(filepath.Join(repo, ".git"), func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && (strings.HasPrefix(d.Name(), "tmp_") || strings.HasSuffix(d.Name(), ".tmp")) {
 			out = append(out, p)
 		}
 		return nil
 	})
-	filepath.WalkDir(filepath.Join(repo, ".context"), func(p string, d fs.DirEntry, err error) error {
+	_ = filepath.WalkDir(filepath.Join(repo, ".context"), func(p string, d fs.DirEntry, err error) error {
 		if err == nil && strings.Contains(d.Name(), ".tmp") {
 			out = append(out, p)
 		}

@@ -96,7 +96,9 @@ func corpus(t testing.TB) string {
 func TestEndToEnd(t *testing.T) {
 	remote := gitstoretest.BareRemote(t)
 	seed := gitstoretest.Clone(t, remote, "seed")
-	os.WriteFile(filepath.Join(seed, "main.go"), []byte("package main\n"), 0o644)
+	if err := os.WriteFile(filepath.Join(seed, "main.go"), []byte("package main\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	gitstoretest.Git(t, seed, "add", ".")
 	gitstoretest.Git(t, seed, "commit", "-qm", "code")
 	gitstoretest.Git(t, seed, "push", "-q", "origin", "main")
@@ -158,7 +160,7 @@ func TestEndToEnd(t *testing.T) {
 }
 
 // TestConcurrentProcesses runs 8 processes × 25 writes at once; all 200 land as 200 commits and 200
-// entries while C git reads the ref in a loop and never fails (design §3).
+// entries while C git reads the ref in a loop and never fails (docs/architecture.md "Commits").
 func TestConcurrentProcesses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short mode")

@@ -9,7 +9,7 @@ import (
 	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
 )
 
-// The git hooks end to end (issue #5, design §6): the real ctx binary on PATH (TestMain puts it there),
+// The git hooks end to end (docs/hooks.md): the real ctx binary on PATH (TestMain puts it there),
 // real git commands firing the hooks.
 
 func hookFile(t testing.TB, repo, name string) string {
@@ -162,7 +162,6 @@ func TestHooksFailOpen(t *testing.T) {
 	mustCtx(t, repo, nil, 0, "init")
 	mustCtx(t, repo, nil, 0, "knowledge", "set", "k", "v1")
 	gitstoretest.Git(t, repo, "branch", "feature")
-	user := userSide(t, repo)
 
 	// A corrupt config: ctx itself fails, git checkout does not.
 	cfg := filepath.Join(repo, ".git", "ctx", "config.json")
@@ -170,7 +169,9 @@ func TestHooksFailOpen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(cfg, []byte("{not json"), 0o644)
+	if err := os.WriteFile(cfg, []byte("{not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if r := ctxEnv(repo, nil, "status"); r.code == 0 {
 		t.Fatalf("ctx status with a corrupt config succeeded")
 	}
@@ -179,25 +180,33 @@ func TestHooksFailOpen(t *testing.T) {
 		t.Fatalf("git checkout failed because of ctx's broken store: %v %s", err, out)
 	}
 	gitstoretest.Git(t, repo, "checkout", "-q", "main")
-	os.WriteFile(cfg, good, 0o644)
+	if err := os.WriteFile(cfg, good, 0o644); err != nil {
+		t.Fatal(err)
+	}
 
 	// A missing object database entry for the ref: the ref points at a commit that does not exist.
 	refFile := filepath.Join(repo, ".git", "refs", "heads", "ctx")
 	tip, _ := os.ReadFile(refFile)
-	os.WriteFile(refFile, []byte(strings.Repeat("1", 40)+"\n"), 0o644)
+	if err := os.WriteFile(refFile, []byte(strings.Repeat("1", 40)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := gitstoretest.GitErr(repo, "checkout", "-q", "feature"); err != nil {
 		t.Fatalf("git checkout failed with a dangling context ref: %v", err)
 	}
-	os.WriteFile(refFile, tip, 0o644)
+	if err := os.WriteFile(refFile, tip, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	gitstoretest.Git(t, repo, "checkout", "-q", "main")
 
 	// A rebase in progress (stopped at a `break`): while it lasts, neither `ctx hooks run post-checkout`
 	// nor a `git checkout` refreshes .context/ after C git moved the context branch back.
 	mustCtx(t, repo, nil, 0, "knowledge", "set", "last", "x")
-	os.WriteFile(filepath.Join(repo, "a.txt"), []byte("a\n"), 0o644)
+	if err := os.WriteFile(filepath.Join(repo, "a.txt"), []byte("a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	gitstoretest.Git(t, repo, "add", "a.txt")
 	gitstoretest.Git(t, repo, "commit", "-qm", "a")
-	user = userSide(t, repo)
+	user := userSide(t, repo)
 	gitIn(t, repo, []string{"GIT_SEQUENCE_EDITOR=sed -i 1ibreak"}, "rebase", "-q", "-i", "HEAD~1")
 	if _, err := os.Stat(filepath.Join(repo, ".git", "rebase-merge")); err != nil {
 		t.Fatalf("the rebase did not stop: %v", err)
@@ -236,7 +245,9 @@ func TestHooksPrePushWithGit(t *testing.T) {
 		t.Fatalf("pre-push not installed:\n%s", hookFile(t, a, "pre-push"))
 	}
 	mustCtx(t, a, nil, 0, "knowledge", "set", "k", "v")
-	os.WriteFile(filepath.Join(a, "code.go"), []byte("package x\n"), 0o644)
+	if err := os.WriteFile(filepath.Join(a, "code.go"), []byte("package x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	gitstoretest.Git(t, a, "add", "code.go")
 	gitstoretest.Git(t, a, "commit", "-qm", "code")
 	gitstoretest.Git(t, a, "push", "-q", "origin", "main")
@@ -248,9 +259,13 @@ func TestHooksPrePushWithGit(t *testing.T) {
 	}
 	// A remote refusing ctx does not block the user's push.
 	hook := "#!/bin/sh\nwhile read o n r; do [ \"$r\" = refs/heads/ctx ] && { echo no ctx here >&2; exit 1; }; done; exit 0\n"
-	os.WriteFile(filepath.Join(remote, "hooks", "pre-receive"), []byte(hook), 0o755)
+	if err := os.WriteFile(filepath.Join(remote, "hooks", "pre-receive"), []byte(hook), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	mustCtx(t, a, nil, 0, "knowledge", "set", "k2", "v2")
-	os.WriteFile(filepath.Join(a, "code.go"), []byte("package y\n"), 0o644)
+	if err := os.WriteFile(filepath.Join(a, "code.go"), []byte("package y\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	gitstoretest.Git(t, a, "commit", "-qam", "code 2")
 	out, err := gitstoretest.GitErr(a, "push", "-q", "origin", "main")
 	if err != nil {

@@ -86,7 +86,7 @@ func pushHostile(t *testing.T, remote string, es []entry, target string) string 
 func state(t *testing.T, root string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
-	filepath.WalkDir(root, func(p string, de fs.DirEntry, err error) error {
+	_ = filepath.WalkDir(root, func(p string, de fs.DirEntry, err error) error {
 		if err != nil {
 			return nil
 		}
@@ -167,13 +167,17 @@ func TestHostileRemote(t *testing.T) {
 			gitstoretest.Git(t, seed, "push", "-q", remote, "main")
 			// The victim's clone sits two levels below base, so that "../.." from its .context/ is base.
 			a := filepath.Join(base, "work", "a")
-			os.MkdirAll(filepath.Dir(a), 0o777)
+			if err := os.MkdirAll(filepath.Dir(a), 0o777); err != nil {
+				t.Fatal(err)
+			}
 			gitstoretest.Git(t, "", "clone", "-q", remote, a)
 			mustCtx(t, a, nil, 0, "init")
 			mustCtx(t, a, nil, 0, "knowledge", "set", "k", "team knowledge")
 			mustCtx(t, a, nil, 0, "push")
 			outside := filepath.Join(base, "outside")
-			os.MkdirAll(outside, 0o777)
+			if err := os.MkdirAll(outside, 0o777); err != nil {
+				t.Fatal(err)
+			}
 			bad := pushHostile(t, remote, hc.entries, outside)
 
 			// 1. ctx pull (C git fetch with fsck; ctx's own check).
@@ -418,7 +422,9 @@ func TestHostileRemoteMCPPull(t *testing.T) {
 	seed := gitstoretest.NewRepo(t)
 	gitstoretest.Git(t, seed, "push", "-q", remote, "main")
 	a := filepath.Join(base, "work", "a")
-	os.MkdirAll(filepath.Dir(a), 0o777)
+	if err := os.MkdirAll(filepath.Dir(a), 0o777); err != nil {
+		t.Fatal(err)
+	}
 	gitstoretest.Git(t, "", "clone", "-q", remote, a)
 	mustCtx(t, a, nil, 0, "init", "--no-hooks")
 	mustCtx(t, a, nil, 0, "knowledge", "set", "k", "team knowledge")

@@ -144,7 +144,9 @@ func TestImportPushesNoLocalPath(t *testing.T) {
 	for _, d := range ds {
 		full := run(t, a, 0, "decision", "get", strings.TrimSpace(jsonNumber(d["id"])), "--json")
 		var dd map[string]any
-		json.Unmarshal([]byte(full), &dd)
+		if err := json.Unmarshal([]byte(full), &dd); err != nil {
+			t.Fatal(err)
+		}
 		sources[dd["source"].(string)] = true
 	}
 	for _, want := range []string{"docs/adr/0001-use-go.md", "docs/adr/0002-use-json.md", "adr/0003-use-yaml.md"} {
@@ -421,8 +423,12 @@ func TestDecisionSupersedeSetsBothSides(t *testing.T) {
 	run(t, dir, 0, "decision", "add", "Use Postgres", "--status", "accepted")
 	run(t, dir, 0, "decision", "supersede", "1", "2")
 	var d1, d2 map[string]any
-	json.Unmarshal([]byte(run(t, dir, 0, "decision", "get", "1", "--json")), &d1)
-	json.Unmarshal([]byte(run(t, dir, 0, "decision", "get", "2", "--json")), &d2)
+	if err := json.Unmarshal([]byte(run(t, dir, 0, "decision", "get", "1", "--json")), &d1); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(run(t, dir, 0, "decision", "get", "2", "--json")), &d2); err != nil {
+		t.Fatal(err)
+	}
 	if d1["status"] != "superseded" || d1["superseded_by"] != float64(2) {
 		t.Errorf("old: %v", d1)
 	}
@@ -469,7 +475,9 @@ func TestPulledSkillFrontMatter(t *testing.T) {
 		}
 	}
 	var plan []map[string]any
-	json.Unmarshal([]byte(run(t, a, 0, "import", "-n", "--json", skill)), &plan)
+	if err := json.Unmarshal([]byte(run(t, a, 0, "import", "-n", "--json", skill)), &plan); err != nil {
+		t.Fatal(err)
+	}
 	if len(plan) != 1 || plan[0]["description"] != "Deploys: carefully" {
 		t.Errorf("dry run of the same file: %v", plan)
 	}
@@ -489,7 +497,9 @@ func TestImportLinksSupersededADRs(t *testing.T) {
 	run(t, dir, 0, "import", "docs/adr")
 	get := func(id string) map[string]any {
 		var d map[string]any
-		json.Unmarshal([]byte(run(t, dir, 0, "decision", "get", id, "--json")), &d)
+		if err := json.Unmarshal([]byte(run(t, dir, 0, "decision", "get", id, "--json")), &d); err != nil {
+			t.Fatal(err)
+		}
 		return d
 	}
 	d1, d2, d3, d4, d5 := get("1"), get("2"), get("3"), get("4"), get("5")

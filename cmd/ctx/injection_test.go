@@ -82,7 +82,9 @@ func TestOptionInjectionCLI(t *testing.T) {
 			t.Errorf("ctx %s with a saved bad remote: exit %d\n%s", cmd, r.code, r.stderr)
 		}
 	}
-	os.WriteFile(cfg, []byte(`{"branch":"ctx"}`+"\n"), 0o644)
+	if err := os.WriteFile(cfg, []byte(`{"branch":"ctx"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 
 	// A branch name and a log path are never options either.
 	fresh := cloneURL(t, origin, "branchy")

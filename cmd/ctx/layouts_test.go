@@ -9,7 +9,7 @@ import (
 	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
 )
 
-// Repository layouts a user's git works in (issue #5): linked worktrees, bare repositories,
+// Repository layouts a user's git works in (docs/architecture.md): linked worktrees, bare repositories,
 // GIT_DIR/GIT_WORK_TREE, a repository moved after init, submodules.
 
 // TestLayoutLinkedWorktrees: each worktree has its own .context/; the context branch and the lock are

@@ -20,12 +20,12 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 
-// TestCLIMCPParity checks design §1/§7's promise that every write a tool can do, the CLI can do, with the
-// same commit results: each write kind is done once with the CLI in repository A and once with the MCP
-// tool (the same binary's `ctx mcp serve`, driven by mcp-go's stdio client) in repository B, with the same
-// inputs, agent and session. After every step the two context refs (public, private, ephemeral) must hold
-// the same paths and the same file contents once timestamps, dates and random ids are normalised, and
-// the same commits (Ctx-Op, Ctx-Key and subject, in order).
+// TestCLIMCPParity checks the promise of docs/architecture.md "Promises" that every write a tool can do, the
+// CLI can do, with the same commit results: each write kind is done once with the CLI in repository A and
+// once with the MCP tool (the same binary's `ctx mcp serve`, driven by mcp-go's stdio client) in repository
+// B, with the same inputs, agent and session. After every step the two context refs (public, private,
+// ephemeral) must hold the same paths and the same file contents once timestamps, dates and random ids are
+// normalised, and the same commits (Ctx-Op, Ctx-Key and subject, in order).
 func TestCLIMCPParity(t *testing.T) {
 	const agent, session = "claude-code", "sess-p"
 	a := gitstoretest.NewRepo(t)
@@ -62,7 +62,9 @@ func TestCLIMCPParity(t *testing.T) {
 		}
 		bs, _ := json.Marshal(res.StructuredContent)
 		var m map[string]any
-		json.Unmarshal(bs, &m)
+		if err := json.Unmarshal(bs, &m); err != nil {
+			t.Fatal(err)
+		}
 		return m
 	}
 

@@ -166,8 +166,8 @@ func TestRefreshKilledAtRandom(t *testing.T) {
 			t.Fatal(err)
 		}
 		time.Sleep(time.Duration(float64(full) * (0.3 + 0.6*rand.Float64())))
-		cmd.Process.Kill() // SIGKILL
-		cmd.Wait()
+		_ = cmd.Process.Kill() // SIGKILL
+		_ = cmd.Wait()
 		if _, err := os.Stat(filepath.Join(dir, ".git", "ctx", "checkout-journal.json")); err == nil {
 			inside++
 		}

@@ -23,9 +23,10 @@ import (
 	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
 )
 
-// This file proves that ctx's transfers work over the transports a user's git works over (issue #5):
-// a path, file://, git://, smart HTTP with credential helpers, url.<base>.insteadOf, and that refusals,
-// unreachable remotes, stalled servers, shallow and single-branch clones and racing pushers behave.
+// This file proves that ctx's transfers work over the transports a user's git works over
+// (docs/architecture.md "Sync"): a path, file://, git://, smart HTTP with credential helpers,
+// url.<base>.insteadOf, and that refusals, unreachable remotes, stalled servers, shallow and single-branch
+// clones and racing pushers behave.
 
 // result is one run of the ctx binary.
 type result struct {
@@ -200,9 +201,9 @@ func startGitDaemon(t testing.TB, base string) string {
 		}
 		pid := cmd.Process.Pid
 		exited := make(chan struct{})
-		go func() { cmd.Wait(); close(exited) }()
+		go func() { _ = cmd.Wait(); close(exited) }()
 		t.Cleanup(func() {
-			syscall.Kill(-pid, syscall.SIGKILL)
+			_ = syscall.Kill(-pid, syscall.SIGKILL)
 			<-exited
 		})
 		addr := fmt.Sprintf("127.0.0.1:%d", port)
@@ -324,7 +325,9 @@ func TestRemoteSSH(t *testing.T) {
 		t.Fatal(err)
 	}
 	if me.Uid == "0" {
-		os.MkdirAll("/run/sshd", 0o755) // sshd's privilege separation directory
+		if err := os.MkdirAll("/run/sshd", 0o755); err != nil { // sshd's privilege separation directory
+			t.Fatal(err)
+		}
 	}
 	dir := t.TempDir()
 	for _, k := range []string{"host", "user"} {
@@ -333,20 +336,24 @@ func TestRemoteSSH(t *testing.T) {
 		}
 	}
 	pub, _ := os.ReadFile(filepath.Join(dir, "user.pub"))
-	os.WriteFile(filepath.Join(dir, "authorized_keys"), pub, 0o600)
+	if err := os.WriteFile(filepath.Join(dir, "authorized_keys"), pub, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	port := freePort(t)
 	conf := fmt.Sprintf("Port %d\nListenAddress 127.0.0.1\nHostKey %s\nPidFile %s\nAuthorizedKeysFile %s\n"+
 		"StrictModes no\nUsePAM no\nPasswordAuthentication no\nKbdInteractiveAuthentication no\nPubkeyAuthentication yes\n"+
 		"PermitRootLogin prohibit-password\nSetEnv PATH=%s\n",
 		port, filepath.Join(dir, "host"), filepath.Join(dir, "sshd.pid"), filepath.Join(dir, "authorized_keys"), os.Getenv("PATH"))
-	os.WriteFile(filepath.Join(dir, "sshd_config"), []byte(conf), 0o600)
+	if err := os.WriteFile(filepath.Join(dir, "sshd_config"), []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	sshd := exec.Command("/usr/sbin/sshd", "-D", "-e", "-f", filepath.Join(dir, "sshd_config"))
 	var sshdLog bytes.Buffer
 	sshd.Stderr = &sshdLog
 	if err := sshd.Start(); err != nil {
 		t.Skipf("gap: sshd does not start here: %v", err)
 	}
-	t.Cleanup(func() { sshd.Process.Kill(); sshd.Wait() })
+	t.Cleanup(func() { _ = sshd.Process.Kill(); _ = sshd.Wait() })
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
@@ -572,7 +579,9 @@ func TestRemoteShallowAndSingleBranchClones(t *testing.T) {
 	mustCtx(t, a, nil, 0, "push")
 	// More history on main, so that depth 1 really cuts it.
 	for i := 0; i < 3; i++ {
-		os.WriteFile(filepath.Join(a, "f.txt"), []byte(fmt.Sprint(i)), 0o644)
+		if err := os.WriteFile(filepath.Join(a, "f.txt"), []byte(fmt.Sprint(i)), 0o644); err != nil {
+			t.Fatal(err)
+		}
 		gitstoretest.Git(t, a, "add", "f.txt")
 		gitstoretest.Git(t, a, "commit", "-qm", fmt.Sprint("main ", i))
 	}

@@ -15,7 +15,7 @@ import (
 // TestPrivateAndEphemeralNeverPushed writes private and ephemeral entries of every kind that has a scope
 // (knowledge, convention, decision, skill; also one moved between them), pushes, and proves that no
 // object of theirs reaches the remote: `git cat-file --batch-all-objects --batch` on the remote holds none
-// of their contents, and the remote has no ref of theirs (issue 3 "Scopes").
+// of their contents, and the remote has no ref of theirs (docs/format.md, docs/security.md).
 func TestPrivateAndEphemeralNeverPushed(t *testing.T) {
 	remote := gitstoretest.BareRemote(t)
 	a := gitstoretest.Clone(t, remote, "a")

@@ -24,22 +24,32 @@ func otherRefs(t *testing.T, dir string) string {
 	return strings.Join(keep, "\n")
 }
 
-// TestEveryWriteLeavesTheUserSideAlone runs every command that writes and checks, around each one, that
-// HEAD, the index file, `git status --porcelain` and every ref but ctx's own are unchanged (issue 2 §3),
-// in a repository with staged, modified and untracked files of the user's.
+// TestEveryWriteLeavesTheUserSideAlone runs every command that writes and checks, around each one, that HEAD,
+// the index file, `git status --porcelain` and every ref but ctx's own are unchanged (docs/architecture.md
+// "Promises"), in a repository with staged, modified and untracked files of the user's.
 func TestEveryWriteLeavesTheUserSideAlone(t *testing.T) {
 	remote := gitstoretest.BareRemote(t)
 	dir := gitstoretest.Clone(t, remote, "work")
-	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	gitstoretest.Git(t, dir, "add", "a.txt")
 	gitstoretest.Git(t, dir, "commit", "-qm", "a")
 	gitstoretest.Git(t, dir, "push", "-q", "origin", "main")
-	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("modified, unstaged\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "staged.txt"), []byte("staged\n"), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("modified, unstaged\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "staged.txt"), []byte("staged\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	gitstoretest.Git(t, dir, "add", "staged.txt")
-	os.WriteFile(filepath.Join(dir, "untracked.txt"), []byte("untracked\n"), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "untracked.txt"), []byte("untracked\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	skill := filepath.Join(t.TempDir(), "SKILL.md")
-	os.WriteFile(skill, []byte("---\nname: deploy\ndescription: Deploy better\n---\n\n1. build\n2. test\n3. push\n"), 0o644)
+	if err := os.WriteFile(skill, []byte("---\nname: deploy\ndescription: Deploy better\n---\n\n1. build\n2. test\n3. push\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 
 	cmds := [][]string{
 		{"init", "--no-hooks"},
@@ -79,7 +89,9 @@ func TestEveryWriteLeavesTheUserSideAlone(t *testing.T) {
 		}
 	}
 	// Hand edits recorded with ctx commit leave the user's side alone too.
-	os.WriteFile(filepath.Join(dir, ".context", "knowledge", "hand.md"), []byte("by hand\n"), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, ".context", "knowledge", "hand.md"), []byte("by hand\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	before := gitstoretest.Take(t, dir)
 	run(t, dir, 0, "commit", "-m", "hand")
 	before.Same(t, dir)

@@ -1,6 +1,6 @@
 // Package storetest has test helpers for packages that use store: real git repositories made with the
 // git CLI in t.TempDir() (no mocks), an initialised store on them, and checks that the user's HEAD,
-// index and working tree are left alone (design §1).
+// index and working tree are left alone (docs/architecture.md "Promises").
 package storetest
 
 import (

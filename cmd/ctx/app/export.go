@@ -4,10 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 
 	"github.com/ctx-dev/ctx/importer"
+	"github.com/ctx-dev/ctx/internal/atomicfile"
 	ctxmcp "github.com/ctx-dev/ctx/mcp"
 	"github.com/urfave/cli/v2"
 )
@@ -70,25 +69,8 @@ func runExport(ctx context.Context, e *env, o exportOptions) error {
 		_, err := fmt.Fprint(e.stdout, text)
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".tmp*")
-	if err != nil {
+	if err := atomicfile.Write(out, []byte(text), 0o644); err != nil {
 		return fmt.Errorf("export: %w", err)
-	}
-	if _, err := f.WriteString(text); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return fmt.Errorf("export: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("export: %w", err)
-	}
-	if err := os.Chmod(f.Name(), 0o644); err == nil {
-		err = os.Rename(f.Name(), out)
-		if err != nil {
-			os.Remove(f.Name())
-			return fmt.Errorf("export: %w", err)
-		}
 	}
 	fmt.Fprintf(e.stderr, "ctx: wrote %s (%d bytes)\n", out, len(text))
 	return nil

@@ -1,0 +1,144 @@
+// Package atomicfile replaces a file's contents so that a reader, a crash or a full disk never sees
+// a partly written file: the data goes to a temporary file in the same folder, which is synced,
+// renamed over the target, and the folder is synced so that the rename itself survives a crash.
+// Every file ctx writes outside git's object and ref stores goes through it (docs/architecture.md,
+// "Atomic files").
+package atomicfile
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// TempPrefix is the prefix of the temporary files of a write of a file named base (a name without
+// folder): "." + base + ".tmp", followed by 12 random hex digits. A write killed half way can leave
+// one behind; callers that clean up match this prefix.
+func TempPrefix(base string) string { return "." + base + ".tmp" }
+
+// IsTemp reports whether a file name (without folder) looks like a temporary file of a write.
+func IsTemp(name string) bool { return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp") }
+
+// files is the part of the file system a write uses: the operating system's, or an os.Root's.
+type files interface {
+	OpenFile(name string, flag int, perm fs.FileMode) (*os.File, error)
+	Open(name string) (*os.File, error)
+	Rename(oldname, newname string) error
+	Remove(name string) error
+}
+
+type osFiles struct{}
+
+func (osFiles) OpenFile(name string, flag int, perm fs.FileMode) (*os.File, error) {
+	return os.OpenFile(name, flag, perm)
+}
+func (osFiles) Open(name string) (*os.File, error)   { return os.Open(name) }
+func (osFiles) Rename(oldname, newname string) error { return os.Rename(oldname, newname) }
+func (osFiles) Remove(name string) error             { return os.Remove(name) }
+
+// Write replaces the file at path with data, atomically and durably: after Write returns nil the
+// file holds data and permission bits exactly perm (the umask does not narrow them), also after a
+// crash. After an error the file is as it was and no temporary file is left, except for the one
+// error that comes after the rename (syncing the folder failed: the new contents are in place but
+// may not survive a crash). The folder must exist. Errors name the path and wrap the underlying
+// *fs.PathError (a full disk's is syscall.ENOSPC).
+func Write(path string, data []byte, perm fs.FileMode) error {
+	dir, base := filepath.Split(path)
+	return write(osFiles{}, dir, base, data, perm, true, Durable)
+}
+
+// Durability says whether a write waits until its data and its rename are on disk.
+type Durability int
+
+const (
+	// Durable fsyncs the file before the rename and the folder after it: the new contents survive a
+	// power loss once the write returned.
+	Durable Durability = iota
+	// NoSync skips both fsyncs. Readers and a crash of the process still see the old or the new
+	// contents whole, but after a power loss the file may be empty or old. For files that can be made
+	// again from elsewhere (the checked-out view of the context refs), where an fsync per file would
+	// make rewriting thousands of them several times slower.
+	NoSync
+)
+
+// WriteIn is Write confined to root: name is a slash-separated path relative to root, and neither
+// it nor any symbolic link on the way can lead outside root (os.Root's rules). The file is created
+// with perm less the process umask, as os.WriteFile does. The folder must exist. d says whether the
+// write is durable (Write always is).
+func WriteIn(root *os.Root, name string, data []byte, perm fs.FileMode, d Durability) error {
+	dir, base := path.Split(name)
+	return write(root, dir, base, data, perm, false, d)
+}
+
+// write writes dir+base through fsys. chmod sets perm exactly after creating the temporary file.
+func write(fsys files, dir, base string, data []byte, perm fs.FileMode, chmod bool, d Durability) (err error) {
+	target := dir + base
+	var rnd [6]byte
+	if _, err := rand.Read(rnd[:]); err != nil {
+		return fmt.Errorf("write %s: %w", target, err)
+	}
+	tmp := dir + TempPrefix(base) + hex.EncodeToString(rnd[:])
+	f, err := fsys.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", target, err)
+	}
+	defer func() {
+		if err != nil {
+			_ = f.Close()
+			_ = fsys.Remove(tmp)
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		return fmt.Errorf("write %s: %w", target, err)
+	}
+	if chmod {
+		if err = f.Chmod(perm); err != nil {
+			return fmt.Errorf("write %s: %w", target, err)
+		}
+	}
+	if d == Durable {
+		if err = f.Sync(); err != nil {
+			return fmt.Errorf("write %s: sync: %w", target, err)
+		}
+	}
+	if err = f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", target, err)
+	}
+	if err = fsys.Rename(tmp, target); err != nil {
+		return fmt.Errorf("write %s: %w", target, err)
+	}
+	if d != Durable {
+		return nil
+	}
+	// The rename is done: from here on the file holds data whatever happens, so a failure to sync the
+	// folder only loses durability, not atomicity. It is still reported.
+	if err := syncDir(fsys, dir); err != nil {
+		return fmt.Errorf("write %s: sync folder: %w", target, err)
+	}
+	return nil
+}
+
+// syncDir fsyncs the folder dir ("" is the current one) so that a rename in it is on disk.
+// File systems that cannot sync a folder (EINVAL, as some network file systems answer) are no error.
+func syncDir(fsys files, dir string) error {
+	if dir == "" {
+		dir = "."
+	}
+	dir = filepath.Clean(dir)
+	d, err := fsys.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, errors.ErrUnsupported) && !errors.Is(err, syscall.EINVAL) {
+		return err
+	}
+	return nil
+}

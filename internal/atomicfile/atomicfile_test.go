@@ -1,0 +1,132 @@
+package atomicfile
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+)
+
+// leftovers lists the temporary files of a write left in dir.
+func leftovers(t *testing.T, dir string) []string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range es {
+		if IsTemp(e.Name()) {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+func TestWriteReplacesWithExactMode(t *testing.T) {
+	old := syscall.Umask(0o077)
+	defer syscall.Umask(old)
+	dir := t.TempDir()
+	p := filepath.Join(dir, "hook")
+	if err := os.WriteFile(p, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(p, []byte("new contents\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(p)
+	if err != nil || string(got) != "new contents\n" {
+		t.Fatalf("contents %q, %v", got, err)
+	}
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o755 {
+		t.Errorf("mode %v, want 0755 whatever the umask", fi.Mode().Perm())
+	}
+	if l := leftovers(t, dir); len(l) != 0 {
+		t.Errorf("temporary files left: %v", l)
+	}
+}
+
+func TestWriteFailureKeepsTheOldFile(t *testing.T) {
+	dir := t.TempDir()
+	// The target is a non-empty folder: the rename fails after the temporary file was written.
+	p := filepath.Join(dir, "target")
+	if err := os.MkdirAll(filepath.Join(p, "inside"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	err := Write(p, []byte("x"), 0o644)
+	if err == nil {
+		t.Fatal("no error writing over a non-empty folder")
+	}
+	var pe *os.LinkError
+	if !errors.As(err, &pe) {
+		t.Errorf("error %v does not wrap the rename's *os.LinkError", err)
+	}
+	if fi, err := os.Stat(filepath.Join(p, "inside")); err != nil || !fi.IsDir() {
+		t.Errorf("the folder was changed: %v", err)
+	}
+	if l := leftovers(t, dir); len(l) != 0 {
+		t.Errorf("temporary files left after a failed write: %v", l)
+	}
+	// A missing folder: an error wrapping fs.ErrNotExist, nothing created.
+	err = Write(filepath.Join(dir, "missing", "f"), []byte("x"), 0o644)
+	if !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("write into a missing folder: %v, want fs.ErrNotExist", err)
+	}
+}
+
+func TestWriteInStaysInTheRoot(t *testing.T) {
+	dir := t.TempDir()
+	outside := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	if err := WriteIn(root, "sub/a.md", []byte("body"), 0o644, Durable); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteIn(root, "sub/b.md", []byte("fast"), 0o644, NoSync); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "sub", "b.md")); !bytes.Equal(got, []byte("fast")) {
+		t.Errorf("contents %q", got)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "sub", "a.md")); !bytes.Equal(got, []byte("body")) {
+		t.Errorf("contents %q", got)
+	}
+	if err := WriteIn(root, "link/escape.md", []byte("x"), 0o644, Durable); err == nil {
+		t.Error("a write through a symbolic link out of the root succeeded")
+	}
+	if err := WriteIn(root, "../escape.md", []byte("x"), 0o644, Durable); err == nil {
+		t.Error("a write to ../ succeeded")
+	}
+	if es, _ := os.ReadDir(outside); len(es) != 0 {
+		t.Errorf("files written outside the root: %v", es)
+	}
+	if l := leftovers(t, filepath.Join(dir, "sub")); len(l) != 0 {
+		t.Errorf("temporary files left: %v", l)
+	}
+}
+
+func TestTempNames(t *testing.T) {
+	name := TempPrefix("state.json") + "0123456789ab"
+	if !IsTemp(name) {
+		t.Errorf("IsTemp(%q) = false", name)
+	}
+	if IsTemp("state.json") {
+		t.Error("IsTemp(state.json) = true")
+	}
+}
