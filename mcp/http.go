@@ -146,7 +146,9 @@ func (x *Server) ServeHTTP(ctx context.Context, ln net.Listener, opt HTTPOptions
 		x.s.log.Printf("http: requests still running after %v: closing them", grace)
 		err = hs.Close()
 	}
-	<-served
+	if serr := <-served; err == nil && serr != nil && !errors.Is(serr, http.ErrServerClosed) {
+		err = serr
+	}
 	if err != nil {
 		return fmt.Errorf("mcp http: shutdown: %w", err)
 	}

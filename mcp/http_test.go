@@ -77,7 +77,7 @@ func startHTTP(t testing.TB, st *store.Store, opt Options, hopt HTTPOptions) *ht
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { defer close(done); x.Watch(ctx) }()
+	go func() { defer close(done); _ = x.Watch(ctx) }()
 	ts := httptest.NewServer(handler)
 	t.Cleanup(func() {
 		ts.CloseClientConnections()
@@ -103,7 +103,10 @@ func (h *httpServer) connect(t testing.TB, token, protocolVersion, clientName st
 	t.Helper()
 	c, err := client.NewStreamableHttpClient(h.url+HTTPPath,
 		transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token}),
-		transport.WithContinuousListening(), transport.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+		// The standalone GET stream of the protocol versions before 2026-07-28, which clients of those
+		// versions still use for server notifications; TestHTTPNotifications needs it.
+		transport.WithContinuousListening(), //nolint:staticcheck // deprecated for new protocol versions only
+		transport.WithHTTPLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -530,8 +533,12 @@ func TestHTTPTLS(t *testing.T) {
 		t.Fatal(err)
 	}
 	certFile, keyFile := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
-	os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600)
-	os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600)
+	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600); err != nil {
+		t.Fatal(err)
+	}
 
 	ts := tokens.Open(t.TempDir())
 	tok, _, err := ts.Add(context.Background(), tokens.Spec{Member: "Ada Lovelace"})
@@ -548,7 +555,12 @@ func TestHTTPTLS(t *testing.T) {
 		done <- NewServer(st, Options{}).ServeHTTP(ctx, ln, HTTPOptions{Tokens: ts, AccessLog: io.Discard,
 			TLSCert: certFile, TLSKey: keyFile})
 	}()
-	defer func() { cancel(); <-done }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("ServeHTTP: %v", err)
+		}
+	}()
 	pool := x509.NewCertPool()
 	pool.AddCert(must(x509.ParseCertificate(der)))
 	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}

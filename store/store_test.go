@@ -290,8 +290,12 @@ func TestPullPushMergeAndStatus(t *testing.T) {
 	if storetest.Git(t, b, "rev-parse", "ctx") != storetest.Git(t, a, "rev-parse", "ctx") {
 		t.Fatalf("init did not adopt the remote's context branch")
 	}
-	sa.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "from-a", Content: "a"})
-	sb.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "from-b", Content: "b"})
+	if _, err := sa.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "from-a", Content: "a"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sb.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "from-b", Content: "b"}); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := sb.Push(bg, store.PushOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -505,8 +509,12 @@ func TestInitRefusesUnsafeBranches(t *testing.T) {
 // repository given explicitly and that environment dropped.
 func TestInitRefusesTrackedCheckoutDirUnderHookEnv(t *testing.T) {
 	tracked := storetest.Repo(t)
-	os.MkdirAll(filepath.Join(tracked, ".context"), 0o755)
-	os.WriteFile(filepath.Join(tracked, ".context", "mine.txt"), []byte("x"), 0o644)
+	if err := os.MkdirAll(filepath.Join(tracked, ".context"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(tracked, ".context", "mine.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	storetest.Git(t, tracked, "add", ".context/mine.txt")
 	storetest.Git(t, tracked, "commit", "-qm", "tracked .context")
 	t.Setenv("GIT_INDEX_FILE", filepath.Join(t.TempDir(), "other-index"))

@@ -64,7 +64,7 @@ func TestMCPServeHTTP(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer cmd.Process.Kill()
+	defer func() { _ = cmd.Process.Kill() }() // already gone after the SIGTERM below
 	sc := bufio.NewScanner(stderr)
 	var url string
 	for sc.Scan() {
@@ -78,7 +78,7 @@ func TestMCPServeHTTP(t *testing.T) {
 	}
 	var logBuf bytes.Buffer
 	logDone := make(chan struct{})
-	go func() { io.Copy(&logBuf, stderr); close(logDone) }()
+	go func() { _, _ = io.Copy(&logBuf, stderr); close(logDone) }()
 
 	post := func(auth, session, body string) (*http.Response, string) {
 		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
@@ -115,7 +115,9 @@ func TestMCPServeHTTP(t *testing.T) {
 		t.Errorf("the write is authored %q", a)
 	}
 
-	cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
 	done := make(chan error, 1)
 	go func() { <-logDone; done <- cmd.Wait() }()
 	select {

@@ -247,7 +247,7 @@ func (s *Store) update(ctx context.Context, fn func([]Token) ([]Token, error)) e
 	if err != nil || !ok {
 		return fmt.Errorf("token file: lock: %w", errors.Join(err, ctx.Err()))
 	}
-	defer lk.Unlock()
+	defer func() { _ = lk.Unlock() }() // closing the lock file releases it even when Unlock fails
 	list, err := s.read()
 	if err != nil {
 		return err

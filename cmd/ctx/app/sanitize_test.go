@@ -38,7 +38,9 @@ func TestSanitizer(t *testing.T) {
 	raw, _ := json.Marshal(v)
 	var b bytes.Buffer
 	s := newSanitizer(&b)
-	s.Write(raw)
+	if _, err := s.Write(raw); err != nil {
+		t.Fatal(err)
+	}
 	var back map[string]string
 	if err := json.Unmarshal(b.Bytes(), &back); err != nil || back["s"] != v["s"] {
 		t.Errorf("JSON through the sanitizer: %q -> %v %q", raw, err, back["s"])
