@@ -78,8 +78,25 @@ func text(b []byte, l line) string {
 // Find returns the block of content, nil when there is none. Errors wrap ErrBroken or ErrHandEdited and
 // name the line (1-based).
 func Find(content []byte) (*Span, error) {
+	spans, err := findAll(content)
+	if err != nil {
+		return nil, err
+	}
+	switch len(spans) {
+	case 0:
+		return nil, nil
+	case 1:
+		return &spans[0], nil
+	}
 	ls := lines(content)
-	var sp *Span
+	return nil, fmt.Errorf("line %d: a second block (the first ends at line %d); keep one: %w",
+		lineOf(ls, spans[1].Start)+1, lineOf(ls, spans[0].End-1)+1, ErrBroken)
+}
+
+// findAll returns every block of content, each checked as Find checks one.
+func findAll(content []byte) ([]Span, error) {
+	ls := lines(content)
+	var spans []Span
 	begin := -1
 	for i, l := range ls {
 		t := strings.TrimSpace(text(content, l))
@@ -87,9 +104,6 @@ func Find(content []byte) (*Span, error) {
 		case strings.HasPrefix(t, BeginPrefix):
 			if begin >= 0 {
 				return nil, fmt.Errorf("line %d: a second begin marker inside the block opened at line %d: %w", i+1, begin+1, ErrBroken)
-			}
-			if sp != nil {
-				return nil, fmt.Errorf("line %d: a second block (the first ends at line %d); keep one: %w", i+1, lineOf(ls, sp.End-1)+1, ErrBroken)
 			}
 			begin = i
 		case t == End:
@@ -100,24 +114,22 @@ func Find(content []byte) (*Span, error) {
 			if err != nil {
 				return nil, fmt.Errorf("line %d: %v: %w", begin+1, err, ErrBroken)
 			}
-			sp = &Span{Start: ls[begin].start, End: l.end, Body: content[ls[begin].end:l.start], Sum: sum}
+			sp := Span{Start: ls[begin].start, End: l.end, Body: content[ls[begin].end:l.start], Sum: sum}
+			// A BOM before the begin marker on the first line belongs to the file, not to the block.
+			if sp.Start == 0 && bytes.HasPrefix(content, []byte(bom)) {
+				sp.Start = len(bom)
+			}
+			if Sum(sp.Body) != sp.Sum {
+				return nil, fmt.Errorf("line %d: the text between the markers is not what ctx wrote: %w", begin+1, ErrHandEdited)
+			}
+			spans = append(spans, sp)
 			begin = -1
 		}
 	}
 	if begin >= 0 {
 		return nil, fmt.Errorf("line %d: begin marker without the end marker %q (was the end of the block deleted?): %w", begin+1, End, ErrBroken)
 	}
-	if sp == nil {
-		return nil, nil
-	}
-	// A BOM before the begin marker of the first line belongs to the file, not to the block.
-	if sp.Start == 0 && bytes.HasPrefix(content, []byte(bom)) {
-		sp.Start = len(bom)
-	}
-	if Sum(sp.Body) != sp.Sum {
-		return nil, fmt.Errorf("line %d: the text between the markers is not what ctx wrote: %w", lineOf(ls, sp.Start)+1, ErrHandEdited)
-	}
-	return sp, nil
+	return spans, nil
 }
 
 func lineOf(ls []line, off int) int {
@@ -159,9 +171,10 @@ func EOL(content []byte) string {
 	return "\n"
 }
 
-// Render returns a whole block for body (lines ending in "\n"; a missing final newline is added) with
-// line endings eol, ending with eol.
+// Render returns a whole block for body (lines ending in "\n" or "\r\n"; a missing final newline is
+// added) with line endings eol, ending with eol.
 func Render(body, eol string) []byte {
+	body = strings.ReplaceAll(body, "\r\n", "\n") // text with CRLF of its own (an imported CRLF file) gets the file's EOL
 	if body != "" && !strings.HasSuffix(body, "\n") {
 		body += "\n"
 	}
@@ -221,15 +234,35 @@ func Remove(content []byte) ([]byte, bool, error) {
 	if err != nil || sp == nil {
 		return content, false, err
 	}
-	start := sp.Start
-	head := content[:start]
-	switch {
-	case bytes.HasSuffix(head, []byte("\r\n")):
-		start -= 2
-	case bytes.HasSuffix(head, []byte("\n")):
-		start--
+	return cut(content, []Span{*sp}), true, nil
+}
+
+// RemoveAll is Remove for a text made of several files, each of which may hold a block (an import of a
+// CLAUDE.md with the files its "@path" lines import appended): every block goes, each checked as Find
+// checks one.
+func RemoveAll(content []byte) ([]byte, bool, error) {
+	spans, err := findAll(content)
+	if err != nil || len(spans) == 0 {
+		return content, false, err
 	}
-	out := make([]byte, 0, len(content)-(sp.End-start))
-	out = append(append(out, content[:start]...), content[sp.End:]...)
-	return out, true, nil
+	return cut(content, spans), true, nil
+}
+
+// cut removes spans (in order, not overlapping) and the line ending just before each.
+func cut(content []byte, spans []Span) []byte {
+	out := make([]byte, 0, len(content))
+	prev := 0
+	for _, sp := range spans {
+		start := sp.Start
+		head := content[prev:start]
+		switch {
+		case bytes.HasSuffix(head, []byte("\r\n")):
+			start -= 2
+		case bytes.HasSuffix(head, []byte("\n")):
+			start--
+		}
+		out = append(out, content[prev:start]...)
+		prev = sp.End
+	}
+	return append(out, content[prev:]...)
 }

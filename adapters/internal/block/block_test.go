@@ -137,3 +137,38 @@ func TestLineEndingsChangedByGit(t *testing.T) {
 		t.Fatalf("Put after conversion: changed=%v err=%v", changed, err)
 	}
 }
+
+// TestBodyWithOwnCRLF: a body quoting text that has CRLF line endings (an entry imported from a CRLF
+// file) is still read back as ctx's block in LF and in CRLF files, and Remove restores the file.
+func TestBodyWithOwnCRLF(t *testing.T) {
+	for _, user := range []string{"lf\n", "crlf\r\n"} {
+		out, _, err := Put([]byte(user), "quoted\r\ntext\r\n")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Find(out); err != nil {
+			t.Fatalf("%q: %v", user, err)
+		}
+		if back, _, _ := Remove(out); string(back) != user {
+			t.Fatalf("%q: Remove gave %q", user, back)
+		}
+	}
+}
+
+// TestRemoveAll: a text made of several files, each with its block (a CLAUDE.md and the file its "@"
+// line imports), loses every block and nothing else.
+func TestRemoveAll(t *testing.T) {
+	a, _, _ := Put([]byte("@AGENTS.md\n"), body)
+	b, _, _ := Put([]byte("agents\r\n"), body)
+	all := string(a) + "\n<!-- ctx: @AGENTS.md -->\n" + string(b)
+	out, had, err := RemoveAll([]byte(all))
+	if err != nil || !had {
+		t.Fatal(err)
+	}
+	if want := "@AGENTS.md\n\n<!-- ctx: @AGENTS.md -->\nagents\r\n"; string(out) != want {
+		t.Fatalf("got %q want %q", out, want)
+	}
+	if _, err := Find([]byte(all)); !errors.Is(err, ErrBroken) {
+		t.Fatalf("Find of two blocks = %v", err)
+	}
+}

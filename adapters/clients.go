@@ -1,0 +1,65 @@
+package adapters
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Client is a coding agent and the places in a repository where it reads context by itself, without
+// MCP. Paths are slash-separated and relative to the work tree's root. Where each place is documented:
+// docs/adapters.md ("Clients").
+type Client struct {
+	// Name is the client's name on the command line (--client).
+	Name string
+	// Instructions is the instruction file that gets ctx's managed block ("" for none).
+	Instructions string
+	// Rules is the folder of Cursor rules ctx writes ctx-*.mdc files into ("" for none).
+	Rules string
+	// Skills is the folder of skill folders (<Skills>/<name>/SKILL.md) the client loads.
+	Skills string
+}
+
+// Clients are the supported clients, in the order status and list show them. Several clients may share
+// a place (Codex, OpenCode and the generic one all read AGENTS.md): the place is written once, with the
+// same content, and a client counts as enabled for it when any of them is.
+var Clients = []Client{
+	{Name: "claude-code", Instructions: "CLAUDE.md", Skills: ".claude/skills"},
+	{Name: "codex", Instructions: "AGENTS.md", Skills: ".agents/skills"},
+	{Name: "cursor", Rules: ".cursor/rules", Skills: ".cursor/skills"},
+	{Name: "gemini", Instructions: "GEMINI.md", Skills: ".gemini/skills"},
+	{Name: "opencode", Instructions: "AGENTS.md", Skills: ".opencode/skills"},
+	{Name: "copilot", Instructions: ".github/copilot-instructions.md", Skills: ".github/skills"},
+	{Name: "agents", Instructions: "AGENTS.md", Skills: ".agents/skills"},
+}
+
+// ClientNames lists the names of Clients.
+func ClientNames() []string {
+	out := make([]string, len(Clients))
+	for i, c := range Clients {
+		out[i] = c.Name
+	}
+	return out
+}
+
+// Lookup returns the clients of names, in the order of Clients; no names means every client. An unknown
+// name is an error naming the known ones.
+func Lookup(names ...string) ([]Client, error) {
+	if len(names) == 0 {
+		return slices.Clone(Clients), nil
+	}
+	want := map[string]bool{}
+	for _, n := range names {
+		if !slices.Contains(ClientNames(), n) {
+			return nil, fmt.Errorf("unknown client %q: use one of %s", n, strings.Join(ClientNames(), ", "))
+		}
+		want[n] = true
+	}
+	var out []Client
+	for _, c := range Clients {
+		if want[c.Name] {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
