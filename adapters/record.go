@@ -138,3 +138,13 @@ func SetEnabled(opts Options, on bool, clients ...string) (*Record, error) {
 	}
 	return r, r.save(opts)
 }
+
+// SetTrackedOK sets whether a refresh may change files git tracks (`--tracked ok`) and saves the record.
+func SetTrackedOK(opts Options, ok bool) error {
+	r, err := ReadRecord(opts)
+	if err != nil {
+		return err
+	}
+	r.TrackedOK = ok
+	return r.save(opts)
+}
