@@ -11,13 +11,13 @@ import (
 // docs/adapters.md ("Clients").
 type Client struct {
 	// Name is the client's name on the command line (--client).
-	Name string
+	Name string `json:"name"`
 	// Instructions is the instruction file that gets ctx's managed block ("" for none).
-	Instructions string
+	Instructions string `json:"instructions,omitempty"`
 	// Rules is the folder of Cursor rules ctx writes ctx-*.mdc files into ("" for none).
-	Rules string
+	Rules string `json:"rules,omitempty"`
 	// Skills is the folder of skill folders (<Skills>/<name>/SKILL.md) the client loads.
-	Skills string
+	Skills string `json:"skills,omitempty"`
 }
 
 // Clients are the supported clients, in the order status and list show them. Several clients may share

@@ -116,6 +116,9 @@ func hookActions(c *cli.Context) hooks.Actions {
 			if len(unsafe) > 0 {
 				return fmt.Errorf("the context branch holds unsafe entries, not checked out:\n  %s\n(see ctx doctor)", strings.Join(unsafe, "\n  "))
 			}
+			if afterPull != nil {
+				afterPull(ctx, c, s)
+			}
 			return nil
 		},
 		Activity: hookActivity,

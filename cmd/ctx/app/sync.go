@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -285,6 +286,9 @@ func pullCommand() *cli.Command {
 				return err
 			}
 			printPull(c, r)
+			if afterPull != nil {
+				afterPull(c.Context, c, s)
+			}
 			if r.Action == "adopted" && hooksHint != nil {
 				if hint := hooksHint(c, s); hint != "" {
 					fmt.Fprintln(c.App.Writer, hint)
@@ -294,6 +298,10 @@ func pullCommand() *cli.Command {
 		},
 	}
 }
+
+// afterPull is set by adapters.go: after a pull, it re-exports the agents' files the user enabled
+// (docs/adapters.md "Refresh"); the post-checkout and post-merge hooks call it too.
+var afterPull func(ctx context.Context, c *cli.Context, s *store.Store)
 
 // hooksHint is set by hooks.go: after the first pull of a clone (the remote's branch adopted, no ctx init
 // run), it says when git's hooks that refresh .context/ are not installed, and how to install them.
@@ -343,6 +351,9 @@ func syncCommand() *cli.Command {
 				return err
 			}
 			printPull(c, r)
+			if afterPull != nil {
+				afterPull(c.Context, c, s)
+			}
 			return runPush(c, s)
 		},
 	}

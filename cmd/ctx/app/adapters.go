@@ -1,0 +1,298 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/ctx-dev/ctx/adapters"
+	"github.com/ctx-dev/ctx/importer"
+	"github.com/ctx-dev/ctx/store"
+	"github.com/urfave/cli/v2"
+)
+
+func init() {
+	registry = append(registry, adaptersCommand)
+	afterPull = refreshAdapters
+}
+
+// adaptersCommand is `ctx adapters`: the public context written where each agent already looks (its
+// instruction file's managed block, Cursor rules, skills folders), and read back (docs/adapters.md).
+func adaptersCommand() *cli.Command {
+	clientFlag := &cli.StringSliceFlag{Name: "client", Usage: "only `CLIENT` (repeatable; default: every client): " + strings.Join(adapters.ClientNames(), ", ")}
+	dryRun := &cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "print what would change (a diff), write nothing"}
+	return &cli.Command{
+		Name:  "adapters",
+		Usage: "keep agents' own files (CLAUDE.md, AGENTS.md, GEMINI.md, Cursor rules, skills folders) in step with the context branch",
+		Subcommands: []*cli.Command{
+			{
+				Name:  "list",
+				Usage: "the clients, the files ctx writes for each, and which are enabled for refresh",
+				Flags: []cli.Flag{jsonFlag},
+				Action: func(c *cli.Context) error {
+					if c.NArg() > 0 {
+						return usagef("usage: ctx adapters list [--json]")
+					}
+					s, err := openInit(c)
+					if err != nil {
+						return err
+					}
+					opts, err := adapters.OptionsFor(c.Context, s)
+					if err != nil {
+						return err
+					}
+					rec, err := adapters.ReadRecord(opts)
+					if err != nil {
+						return err
+					}
+					type row struct {
+						adapters.Client
+						Enabled bool `json:"enabled"`
+					}
+					var rows []row
+					for _, cl := range adapters.Clients {
+						rows = append(rows, row{Client: cl, Enabled: slices.Contains(rec.Enabled, cl.Name)})
+					}
+					if c.Bool("json") {
+						return printJSON(c.App.Writer, rows)
+					}
+					tw := table(c.App.Writer)
+					fmt.Fprintln(tw, "CLIENT\tENABLED\tINSTRUCTIONS\tRULES\tSKILLS")
+					for _, r := range rows {
+						fmt.Fprintf(tw, "%s\t%t\t%s\t%s\t%s\n", r.Name, r.Enabled, dash(r.Instructions), dash(r.Rules), dash(r.Skills))
+					}
+					return tw.Flush()
+				},
+			},
+			{
+				Name:  "export",
+				Usage: "write the public context into the clients' files (never private or ephemeral entries; never a file ctx did not write)",
+				Flags: []cli.Flag{clientFlag, dryRun,
+					&cli.IntFlag{Name: "max-bytes", Usage: "bound each managed block and Cursor rule to `N` bytes (default 16384, at least 2048)"}},
+				Action: func(c *cli.Context) error {
+					if c.NArg() > 0 {
+						return usagef("usage: ctx adapters export [--client CLIENT]... [--dry-run] [--max-bytes N]")
+					}
+					_, opts, c2, err := adaptersSetup(c)
+					if err != nil {
+						return err
+					}
+					opts.MaxBlock = c.Int("max-bytes")
+					pl, err := adapters.PlanExport(c.Context, opts, c2, c.StringSlice("client")...)
+					if err != nil {
+						return adapterUsage(err)
+					}
+					if c.Bool("dry-run") {
+						fmt.Fprint(c.App.Writer, pl.Diff())
+						for _, p := range pl.Problems {
+							fmt.Fprintf(c.App.ErrWriter, "ctx: %v\n", p)
+						}
+						fmt.Fprintf(c.App.Writer, "dry run: %s, nothing written\n", plural(len(pl.Pending()), "file would change", "files would change"))
+						return nil
+					}
+					err = pl.Apply(c.Context)
+					for _, ch := range pl.Pending() {
+						fmt.Fprintf(c.App.Writer, "%s %s\n", ch.Action, ch.Path)
+					}
+					if len(pl.Pending()) == 0 && err == nil {
+						fmt.Fprintln(c.App.Writer, "every file is in step")
+					}
+					return err
+				},
+			},
+			{
+				Name:  "import",
+				Usage: "import the clients' own files (never ctx's managed block, its rules, the skills it wrote, or .context/)",
+				Flags: []cli.Flag{clientFlag, dryRun, jsonFlag},
+				Action: func(c *cli.Context) error {
+					if c.NArg() > 0 {
+						return usagef("usage: ctx adapters import [--client CLIENT]... [--dry-run]")
+					}
+					s, opts, _, err := adaptersSetup(c)
+					if err != nil {
+						return err
+					}
+					files, err := s.Repo.WorkTreeFiles(c.Context)
+					if err != nil {
+						fmt.Fprintf(c.App.ErrWriter, "ctx: warning: %v: files git ignores are not recognised\n", err)
+						files = nil
+					}
+					plan, err := adapters.ImportPlan(c.Context, opts, files, c.StringSlice("client")...)
+					if err != nil {
+						return adapterUsage(err)
+					}
+					printPlanWarnings(c.App.ErrWriter, plan)
+					if c.Bool("dry-run") {
+						if c.Bool("json") {
+							return printJSON(c.App.Writer, plan.Items)
+						}
+						for _, it := range plan.Items {
+							fmt.Fprintf(c.App.Writer, "%s\t%s\t<- %s\n", it.Kind, planName(it), portablePath(opts.Root, it.Source))
+						}
+						fmt.Fprintf(c.App.Writer, "dry run: %s, nothing written\n", plural(len(plan.Items), "item", "items"))
+						return nil
+					}
+					if plan, err = checkSecrets(c, plan); err != nil {
+						return err
+					}
+					if len(plan.Items) == 0 {
+						fmt.Fprintln(c.App.Writer, "nothing to import")
+						return nil
+					}
+					op := store.Op{Name: "import", Key: "adapters", Summary: fmt.Sprintf("import %d item(s) from the agents' files", len(plan.Items))}
+					res, err := s.ApplyReport(c.Context, op, importer.Batch(plan, store.Public))
+					if err != nil {
+						return err
+					}
+					if c.Bool("json") {
+						return printJSON(c.App.Writer, map[string]any{"items": len(plan.Items), "results": res.Items, "changed": res.Committed != nil && res.Changed()})
+					}
+					printApplied(c.App.Writer, c.App.ErrWriter, plan, res)
+					return nil
+				},
+			},
+			{
+				Name:  "status",
+				Usage: "per client: in-step, stale, missing or hand-edited, and each file's state",
+				Flags: []cli.Flag{clientFlag, jsonFlag},
+				Action: func(c *cli.Context) error {
+					if c.NArg() > 0 {
+						return usagef("usage: ctx adapters status [--client CLIENT]... [--json]")
+					}
+					_, opts, c2, err := adaptersSetup(c)
+					if err != nil {
+						return err
+					}
+					st, err := adapters.Status(c.Context, opts, c2, c.StringSlice("client")...)
+					if err != nil {
+						return adapterUsage(err)
+					}
+					if c.Bool("json") {
+						return printJSON(c.App.Writer, st)
+					}
+					for _, cs := range st {
+						on := ""
+						if cs.Enabled {
+							on = " (enabled)"
+						}
+						fmt.Fprintf(c.App.Writer, "%s%s: %s\n", cs.Client, on, cs.State)
+						for _, f := range cs.Files {
+							extra := ""
+							if f.Tracked && f.State != adapters.InStep {
+								extra = " (tracked by git: a refresh leaves it; ctx adapters export, or enable --tracked ok)"
+							}
+							if f.Detail != "" {
+								extra += ": " + f.Detail
+							}
+							fmt.Fprintf(c.App.Writer, "  %-11s %s%s\n", f.State, f.Path, extra)
+						}
+					}
+					return nil
+				},
+			},
+			{
+				Name:      "enable",
+				Usage:     "refresh these clients' files after ctx pull and in git's checkout and merge hooks (this work tree only)",
+				ArgsUsage: "CLIENT...",
+				Flags:     []cli.Flag{&cli.StringFlag{Name: "tracked", Usage: "`ok`: a refresh may change files git tracks; no: it leaves them (default)"}},
+				Action: func(c *cli.Context) error {
+					return setAdapters(c, true)
+				},
+			},
+			{
+				Name:      "disable",
+				Usage:     "stop refreshing these clients' files (the files stay; ctx adapters status still reports them)",
+				ArgsUsage: "CLIENT...",
+				Action: func(c *cli.Context) error {
+					return setAdapters(c, false)
+				},
+			},
+		},
+	}
+}
+
+// adaptersSetup opens the store and reads its public context and the work tree's options.
+func adaptersSetup(c *cli.Context) (*store.Store, adapters.Options, *adapters.Content, error) {
+	s, err := openInit(c)
+	if err != nil {
+		return nil, adapters.Options{}, nil, err
+	}
+	opts, err := adapters.OptionsFor(c.Context, s)
+	if err != nil {
+		return nil, adapters.Options{}, nil, err
+	}
+	content, err := adapters.Load(c.Context, s)
+	if err != nil {
+		return nil, adapters.Options{}, nil, err
+	}
+	return s, opts, content, nil
+}
+
+// adapterUsage makes an unknown client or a bad bound a usage error.
+func adapterUsage(err error) error {
+	if err != nil && (strings.HasPrefix(err.Error(), "unknown client") || strings.Contains(err.Error(), "block bound")) {
+		return usagef("%v", err)
+	}
+	return err
+}
+
+func setAdapters(c *cli.Context, on bool) error {
+	if c.NArg() == 0 {
+		return usagef("usage: ctx adapters %s CLIENT... (clients: %s)", c.Command.Name, strings.Join(adapters.ClientNames(), ", "))
+	}
+	tracked := c.String("tracked")
+	if tracked != "" && tracked != "ok" && tracked != "no" {
+		return usagef("--tracked takes ok or no")
+	}
+	s, err := openInit(c)
+	if err != nil {
+		return err
+	}
+	opts, err := adapters.OptionsFor(c.Context, s)
+	if err != nil {
+		return err
+	}
+	rec, err := adapters.SetEnabled(opts, on, c.Args().Slice()...)
+	if err != nil {
+		return adapterUsage(err)
+	}
+	if tracked != "" {
+		if err := adapters.SetTrackedOK(opts, tracked == "ok"); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(c.App.Writer, "enabled: %s\n", dash(strings.Join(rec.Enabled, ", ")))
+	return nil
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// refreshAdapters re-exports the clients enabled in s's work tree (after ctx pull, and in git's hooks).
+// Its problems are warnings: the pull or the git command succeeded.
+func refreshAdapters(ctx context.Context, c *cli.Context, s *store.Store) {
+	opts, err := adapters.OptionsFor(ctx, s)
+	if err != nil {
+		return // a bare repository: nothing to refresh
+	}
+	pl, err := adapters.Refresh(ctx, s, opts)
+	if pl != nil {
+		for _, ch := range pl.Changes {
+			switch {
+			case ch.Skipped:
+				fmt.Fprintf(c.App.ErrWriter, "ctx: adapters: %s is tracked by git: left as it is (ctx adapters status; ctx adapters enable --tracked ok)\n", ch.Path)
+			case ch.Action != adapters.Unchanged:
+				fmt.Fprintf(c.App.ErrWriter, "ctx: adapters: %s %s\n", ch.Action, ch.Path)
+			}
+		}
+	}
+	if err != nil && !errors.Is(err, store.ErrNotInitialized) {
+		fmt.Fprintf(c.App.ErrWriter, "ctx: warning: adapters refresh: %v\n", err)
+	}
+}
