@@ -386,3 +386,17 @@ func TestImportRefusesBrokenBlock(t *testing.T) {
 		t.Fatalf("ImportPlan = %v", err)
 	}
 }
+
+// TestCleanKeepsQuotedMarkers: a file that is no instruction file and quotes the block's markers (a page
+// about ctx) is imported as it is, not refused as a broken block.
+func TestCleanKeepsQuotedMarkers(t *testing.T) {
+	root := t.TempDir()
+	opts := Options{Root: root, StateDir: t.TempDir()}
+	text := []byte("# Conventions\n\n```\n<!-- ctx:begin sha256=<64 hex> -->\n<!-- ctx:end -->\n```\n")
+	plan := importer.Plan{Items: []importer.Item{{Kind: importer.KindConvention, Key: "conventions",
+		Source: filepath.Join(root, "CONVENTIONS.md"), Path: "CONVENTIONS.md", Content: text}}}
+	out, err := Clean(opts, plan)
+	if err != nil || len(out.Items) != 1 || !bytes.Equal(out.Items[0].Content, text) {
+		t.Fatalf("Clean = %+v, %v", out.Items, err)
+	}
+}

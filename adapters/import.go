@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -49,8 +50,9 @@ func ImportPlan(ctx context.Context, opts Options, gitFiles []string, clients ..
 }
 
 // Clean removes from an import plan what ctx's own exports wrote, so that an import after an export
-// changes nothing (docs/adapters.md "Import"): the managed block is cut out of every item's content
-// (an item left with nothing but white space is dropped), and Cursor rules marked GeneratedMarker and
+// changes nothing (docs/adapters.md "Import"): the managed block is cut out of every instruction file
+// (CLAUDE.md, AGENTS.md, GEMINI.md, copilot-instructions.md, with the files a CLAUDE.md imports; one left
+// with nothing but white space is dropped), and Cursor rules marked GeneratedMarker and
 // files the Record says ctx wrote (its skills' SKILL.md) are dropped, each with a plan warning. A broken
 // or hand-edited block is an error naming the file: ctx does not guess which part of it is the user's.
 // `ctx import` can run its plans through Clean too.
@@ -71,6 +73,10 @@ func Clean(opts Options, plan importer.Plan) (importer.Plan, error) {
 			out.Warnings = append(out.Warnings, it.Source+": written by `ctx adapters export`; not imported")
 			continue
 		}
+		if !instructionFile(it.Path) {
+			out.Items = append(out.Items, it)
+			continue
+		}
 		cut, had, err := block.RemoveAll(it.Content)
 		if err != nil {
 			return importer.Plan{}, fmt.Errorf("adapters: import %s: %w", it.Source, err)
@@ -85,4 +91,17 @@ func Clean(opts Options, plan importer.Plan) (importer.Plan, error) {
 		out.Items = append(out.Items, it)
 	}
 	return out, nil
+}
+
+// instructionFile reports whether an item's path (relative to the root) is named like a client's
+// instruction file, the only files that get a managed block. Other files may quote the markers (a
+// page about ctx) and are imported as they are.
+func instructionFile(p string) bool {
+	base := path.Base(filepath.ToSlash(p))
+	for _, cl := range Clients {
+		if cl.Instructions != "" && path.Base(cl.Instructions) == base {
+			return true
+		}
+	}
+	return false
 }

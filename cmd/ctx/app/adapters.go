@@ -296,3 +296,12 @@ func refreshAdapters(ctx context.Context, c *cli.Context, s *store.Store) {
 		fmt.Fprintf(c.App.ErrWriter, "ctx: warning: adapters refresh: %v\n", err)
 	}
 }
+
+// cleanAdapters drops from a `ctx import` plan what ctx adapters export wrote (adapters.Clean).
+func cleanAdapters(c *cli.Context, s *store.Store, plan importer.Plan) (importer.Plan, error) {
+	opts, err := adapters.OptionsFor(c.Context, s)
+	if err != nil {
+		return plan, nil // a bare repository: no work tree, so no export of ctx's there
+	}
+	return adapters.Clean(opts, plan)
+}

@@ -68,6 +68,12 @@ func importCommand() *cli.Command {
 			if err != nil {
 				return scanError{err}
 			}
+			if s != nil {
+				// Never ctx's own output: its managed blocks, Cursor rules and skills (docs/adapters.md "Import").
+				if plan, err = cleanAdapters(c, s, plan); err != nil {
+					return err
+				}
+			}
 			printPlanWarnings(c.App.ErrWriter, plan)
 			if c.Bool("dry-run") {
 				if c.Bool("json") {
