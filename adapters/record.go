@@ -27,6 +27,9 @@ type Record struct {
 	TrackedOK bool `json:"tracked_ok,omitempty"`
 	// Files maps a slash path relative to the work tree to what ctx wrote there.
 	Files map[string]FileRecord `json:"files"`
+	// Hooks maps an agent settings file (slash path relative to the work tree) to what it held before
+	// InstallHooks first changed it.
+	Hooks map[string]HookReceipt `json:"hooks,omitempty"`
 }
 
 // FileRecord is one file ctx wrote.
