@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctx-dev/ctx/adapters"
 	"github.com/ctx-dev/ctx/importer"
+	ctxmcp "github.com/ctx-dev/ctx/mcp"
 	"github.com/ctx-dev/ctx/store"
 	"github.com/urfave/cli/v2"
 )
@@ -16,6 +17,7 @@ import (
 func init() {
 	registry = append(registry, adaptersCommand)
 	afterPull = refreshAdapters
+	agentHooks = runAgentHooks
 }
 
 // adaptersCommand is `ctx adapters`: the public context written where each agent already looks (its
@@ -193,6 +195,30 @@ func adaptersCommand() *cli.Command {
 				},
 			},
 			{
+				Name:  "brief",
+				Usage: "print the brief public context (the onboarding text, bounded): what the agents' SessionStart hook shows",
+				Flags: []cli.Flag{&cli.IntFlag{Name: "max-bytes", Value: adapters.DefaultMaxBlock, Usage: "bound the text to `N` bytes"}},
+				Action: func(c *cli.Context) error {
+					if c.NArg() > 0 || c.Int("max-bytes") < 1024 {
+						return usagef("usage: ctx adapters brief [--max-bytes N (at least 1024)]")
+					}
+					s, err := openInit(c)
+					if errors.Is(err, store.ErrNotInitialized) {
+						return nil // no context here: an agent's start must not fail for it
+					}
+					if err != nil {
+						return err
+					}
+					_, text, err := ctxmcp.Onboarding(c.Context, s, c.Int("max-bytes"))
+					if err != nil {
+						return err
+					}
+					_, err = fmt.Fprint(c.App.Writer, text)
+					return err
+				},
+			},
+			agentHooksCommand(),
+			{
 				Name:      "enable",
 				Usage:     "refresh these clients' files after ctx pull and in git's checkout and merge hooks (this work tree only)",
 				ArgsUsage: "CLIENT...",
@@ -304,4 +330,69 @@ func cleanAdapters(c *cli.Context, s *store.Store, plan importer.Plan) (importer
 		return plan, nil // a bare repository: no work tree, so no export of ctx's there
 	}
 	return adapters.Clean(opts, plan)
+}
+
+// agentHooksCommand is `ctx adapters hooks install|remove|status`: ctx's SessionStart hook in an agent's
+// settings file (docs/adapters.md "Agent hooks"). `ctx integrations install hooks` runs the same.
+func agentHooksCommand() *cli.Command {
+	flags := []cli.Flag{
+		&cli.StringFlag{Name: "client", Value: "claude-code", Usage: "client `NAME` (claude-code)"},
+		&cli.StringFlag{Name: "scope", Value: string(adapters.HookLocal), Usage: "local (.claude/settings.local.json, this clone) or project (.claude/settings.json, shared)"},
+	}
+	verb := func(name, usage string) *cli.Command {
+		return &cli.Command{Name: name, Usage: usage, Flags: flags, Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usagef("usage: ctx adapters hooks %s [--client claude-code] [--scope local|project]", name)
+			}
+			return runAgentHooks(c, name)
+		}}
+	}
+	return &cli.Command{
+		Name:  "hooks",
+		Usage: "the agents' own session hooks: a SessionStart hook printing the brief public context (keeps the user's hooks; remove restores the file)",
+		Subcommands: []*cli.Command{
+			verb("install", "add ctx's SessionStart hook to the client's settings file"),
+			verb("remove", "remove it (the file byte for byte as before, while nobody changed it since)"),
+			verb("status", "say whether it is installed"),
+		},
+	}
+}
+
+// runAgentHooks runs install, remove or status of ctx's agent hook for the flags of c.
+func runAgentHooks(c *cli.Context, verb string) error {
+	s, err := open(c)
+	if err != nil {
+		return err
+	}
+	opts, err := adapters.OptionsFor(c.Context, s)
+	if err != nil {
+		return err
+	}
+	client, scope := c.String("client"), adapters.HookScope(c.String("scope"))
+	if cs := c.StringSlice("client"); len(cs) == 1 {
+		client = cs[0] // ctx integrations ... hooks: --client is a list there
+	} else if len(cs) > 1 {
+		return usagef("agent hooks: one --client at a time")
+	}
+	if client == "" {
+		client = "claude-code"
+	}
+	var p string
+	var act adapters.HookAction
+	switch verb {
+	case "install":
+		p, act, err = adapters.InstallHooks(opts, client, scope)
+	case "remove":
+		p, act, err = adapters.RemoveHooks(opts, client, scope)
+	default:
+		p, act, err = adapters.HookStatus(opts, client, scope)
+	}
+	if err != nil {
+		if strings.Contains(err.Error(), "unknown scope") || strings.Contains(err.Error(), "no documented session hooks") {
+			return usagef("%v", err)
+		}
+		return err
+	}
+	fmt.Fprintf(c.App.Writer, "%-12s %-10s %s\n", client, act, p)
+	return nil
 }

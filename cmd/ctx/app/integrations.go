@@ -12,6 +12,9 @@ import (
 
 func init() { registry = append(registry, integrationsCommand) }
 
+// agentHooks is set by adapters.go: `ctx integrations install|remove|status hooks`.
+var agentHooks func(c *cli.Context, verb string) error
+
 // integrationsCommand is `ctx integrations install|remove|status mcp` (seed 004).
 func integrationsCommand() *cli.Command {
 	flags := func(install bool) []cli.Flag {
@@ -33,6 +36,9 @@ func integrationsCommand() *cli.Command {
 			ArgsUsage: "mcp",
 			Flags:     flags(install),
 			Action: func(c *cli.Context) error {
+				if c.NArg() == 1 && c.Args().Get(0) == "hooks" && agentHooks != nil {
+					return agentHooks(c, name) // the agents' session hooks (adapters.go)
+				}
 				if c.NArg() != 1 || c.Args().Get(0) != "mcp" {
 					return usagef("usage: ctx integrations %s mcp [--client NAME] [--scope project|user]", name)
 				}
