@@ -400,3 +400,54 @@ func TestCleanKeepsQuotedMarkers(t *testing.T) {
 		t.Fatalf("Clean = %+v, %v", out.Items, err)
 	}
 }
+
+// TestSymlinkNotFollowed: an instruction file or skills folder that is a symbolic link is reported, and
+// nothing is written through it.
+func TestSymlinkNotFollowed(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	outside := t.TempDir()
+	os.WriteFile(filepath.Join(outside, "target.md"), []byte("outside\n"), 0o644)
+	if err := os.Symlink(filepath.Join(outside, "target.md"), filepath.Join(f.dir, "CLAUDE.md")); err != nil {
+		t.Skip("no symlinks here")
+	}
+	os.MkdirAll(filepath.Join(f.dir, ".claude"), 0o777)
+	if err := os.Symlink(outside, filepath.Join(f.dir, ".claude", "skills")); err != nil {
+		t.Fatal(err)
+	}
+	pl, err := PlanExport(ctx, f.opts, f.content(t), "claude-code")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pl.Apply(ctx); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Fatalf("Apply = %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(outside, "target.md")); string(b) != "outside\n" {
+		t.Fatal("wrote through the CLAUDE.md link")
+	}
+	if _, err := os.Stat(filepath.Join(outside, "release")); err == nil {
+		t.Fatal("wrote through the skills folder link")
+	}
+}
+
+// TestRuleRemovedWhenSectionEmpties: ctx's Cursor rule for a section goes when the section has nothing
+// left; the user's own rules stay.
+func TestRuleRemovedWhenSectionEmpties(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.write(t, ".cursor/rules/mine.mdc", "---\ndescription: mine\nglobs:\nalwaysApply: true\n---\nmine\n")
+	f.export(t, "cursor")
+	if !f.exists(".cursor/rules/ctx-knowledge.mdc") {
+		t.Fatal("no knowledge rule")
+	}
+	if _, err := f.st.RemoveEntry(ctx, store.KnowledgeKind, "architecture"); err != nil {
+		t.Fatal(err)
+	}
+	f.export(t, "cursor")
+	if f.exists(".cursor/rules/ctx-knowledge.mdc") {
+		t.Fatal("ctx-knowledge.mdc kept with no knowledge left")
+	}
+	if !f.exists(".cursor/rules/mine.mdc") || !f.exists(".cursor/rules/ctx-conventions.mdc") {
+		t.Fatal("other rules removed")
+	}
+}
