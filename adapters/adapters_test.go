@@ -451,3 +451,25 @@ func TestRuleRemovedWhenSectionEmpties(t *testing.T) {
 		t.Fatal("other rules removed")
 	}
 }
+
+// TestApplyLeavesFileChangedSincePlan: a file written between PlanExport and Apply (the user, another
+// export) is left as it is and reported; the other files are written.
+func TestApplyLeavesFileChangedSincePlan(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.write(t, "CLAUDE.md", "user\n")
+	pl, err := PlanExport(ctx, f.opts, f.content(t), "claude-code")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.write(t, "CLAUDE.md", "user, edited meanwhile\n")
+	if err := pl.Apply(ctx); !errors.Is(err, ErrMoved) {
+		t.Fatalf("Apply = %v, want ErrMoved", err)
+	}
+	if f.read(t, "CLAUDE.md") != "user, edited meanwhile\n" {
+		t.Fatal("overwrote a file changed since the plan")
+	}
+	if !f.exists(".claude/skills/release/SKILL.md") {
+		t.Fatal("the other files were not written")
+	}
+}

@@ -2,6 +2,7 @@ package adapters
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -144,6 +145,11 @@ func InstallHooks(opts Options, client string, scope HookScope) (string, HookAct
 	if err != nil {
 		return "", "", err
 	}
+	unlock, err := lockRecord(context.Background(), opts)
+	if err != nil {
+		return p, "", err
+	}
+	defer unlock()
 	w, err := wtfs.Open(opts.Root)
 	if err != nil {
 		return p, "", err
@@ -203,6 +209,11 @@ func RemoveHooks(opts Options, client string, scope HookScope) (string, HookActi
 	if err != nil {
 		return "", "", err
 	}
+	unlock, err := lockRecord(context.Background(), opts)
+	if err != nil {
+		return p, "", err
+	}
+	defer unlock()
 	w, err := wtfs.Open(opts.Root)
 	if err != nil {
 		return p, "", err

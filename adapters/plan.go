@@ -93,6 +93,8 @@ var (
 	ErrHandEdited = errors.New("changed since ctx wrote it; left as it is (delete it, or undo the change, to let ctx write it again)")
 	// ErrNotOurs: a file or skill folder ctx did not write is where ctx would write; ctx never touches it.
 	ErrNotOurs = errors.New("not written by ctx; left as it is (rename or remove it to let ctx write there)")
+	// ErrMoved: the file changed between planning and writing; left for the next export.
+	ErrMoved = errors.New("changed while ctx was exporting; left as it is (export again)")
 )
 
 // Plan is what an export would do: one Change per file, and the Problems of files it leaves alone.
@@ -345,6 +347,28 @@ func (pl *Plan) Apply(ctx context.Context) error {
 		return err
 	}
 	defer w.Close()
+	unlock, err := lockRecord(ctx, pl.opts)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	// Under the lock: the record as it is now, and each file still as it was planned (another export,
+	// a hook's refresh or the user may have written in between); a file that moved is left for the
+	// next run.
+	if pl.rec, err = ReadRecord(pl.opts); err != nil {
+		return err
+	}
+	for i := range pl.Changes {
+		c := &pl.Changes[i]
+		if c.Action == Unchanged || c.Skipped {
+			continue
+		}
+		now, err := w.ReadFile(c.Path)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) || !bytes.Equal(now, c.Old) || (err == nil) != (c.Old != nil) {
+			c.Skipped = true
+			pl.Problems = append(pl.Problems, Problem{Path: c.Path, Clients: c.Clients, Err: ErrMoved})
+		}
+	}
 	// The record learns what is about to be written first, so that a run killed half way leaves no
 	// file of ctx's that the next run takes for the user's.
 	journal := false

@@ -1,6 +1,7 @@
 package adapters
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -10,6 +11,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
+	"time"
+
+	"github.com/gofrs/flock"
 )
 
 // Record is what ctx keeps, per work tree and on this machine only, about the adapters: which clients
@@ -128,6 +133,11 @@ func SetEnabled(opts Options, on bool, clients ...string) (*Record, error) {
 	if _, err := Lookup(clients...); err != nil {
 		return nil, err
 	}
+	unlock, err := lockRecord(context.Background(), opts)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	r, err := ReadRecord(opts)
 	if err != nil {
 		return nil, err
@@ -144,10 +154,31 @@ func SetEnabled(opts Options, on bool, clients ...string) (*Record, error) {
 
 // SetTrackedOK sets whether a refresh may change files git tracks (`--tracked ok`) and saves the record.
 func SetTrackedOK(opts Options, ok bool) error {
+	unlock, err := lockRecord(context.Background(), opts)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	r, err := ReadRecord(opts)
 	if err != nil {
 		return err
 	}
 	r.TrackedOK = ok
 	return r.save(opts)
+}
+
+// lockRecord takes the lock that serialises the adapters' writes in one work tree (exports, refreshes
+// from hooks, agent hook installs): <StateDir>/adapters/<hash>.lock, waiting while ctx is not cancelled.
+// It returns the unlock function.
+func lockRecord(ctx context.Context, opts Options) (func(), error) {
+	p := strings.TrimSuffix(recordPath(opts.StateDir, opts.Root), ".json") + ".lock"
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return nil, fmt.Errorf("adapters: lock: %w", err)
+	}
+	fl := flock.New(p)
+	ok, err := fl.TryLockContext(ctx, 20*time.Millisecond)
+	if err != nil || !ok {
+		return nil, fmt.Errorf("adapters: lock %s: %w", p, errors.Join(err, ctx.Err()))
+	}
+	return func() { _ = fl.Unlock() }, nil
 }
