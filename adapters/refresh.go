@@ -3,7 +3,7 @@ package adapters
 import (
 	"context"
 	"errors"
-	"fmt"
+	"sync"
 
 	"github.com/ctx-dev/ctx/gitstore"
 	"github.com/ctx-dev/ctx/store"
@@ -36,26 +36,34 @@ func Refresh(ctx context.Context, st *store.Store, opts Options) (*Plan, error) 
 }
 
 // OptionsFor returns the Options of st's repository: its work tree, its local state folder
-// (<git common dir>/ctx) and, when git is installed, which files git tracks (read once, now). A bare
-// repository is an error: there is no work tree to export into.
+// (<git common dir>/ctx) and which files git tracks (`git ls-files`, run once, on the first question:
+// a run that asks none, such as a refresh with no client enabled, runs no git). Without git nothing is
+// tracked; an error of git counts every file as tracked, so a refresh changes none. A bare repository is
+// an error: there is no work tree to export into.
 func OptionsFor(ctx context.Context, st *store.Store) (Options, error) {
 	root := st.Repo.WorkTree()
 	if root == "" {
 		return Options{}, errors.New("adapters: a bare repository has no work tree to export into")
 	}
 	opts := Options{Root: root, StateDir: st.Repo.CtxDir()}
-	files, err := st.Repo.TrackedFiles(ctx)
-	switch {
-	case errors.Is(err, gitstore.ErrNoGit):
-		// Without git nothing is known to be tracked.
-	case err != nil:
-		return Options{}, fmt.Errorf("adapters: %w", err)
-	default:
-		tracked := make(map[string]bool, len(files))
-		for _, f := range files {
-			tracked[f] = true
-		}
-		opts.Tracked = func(p string) bool { return tracked[p] }
+	var once sync.Once
+	var tracked map[string]bool
+	var failed bool
+	opts.Tracked = func(p string) bool {
+		once.Do(func() {
+			files, err := st.Repo.TrackedFiles(ctx)
+			switch {
+			case errors.Is(err, gitstore.ErrNoGit):
+			case err != nil:
+				failed = true
+			default:
+				tracked = make(map[string]bool, len(files))
+				for _, f := range files {
+					tracked[f] = true
+				}
+			}
+		})
+		return failed || tracked[p]
 	}
 	return opts, nil
 }

@@ -18,6 +18,45 @@ func init() {
 	registry = append(registry, adaptersCommand)
 	afterPull = refreshAdapters
 	agentHooks = runAgentHooks
+	statusExtra = adaptersStatusLines
+}
+
+// adaptersStatusLines prints, in ctx status, each enabled client whose files are not in step, naming
+// the files a refresh left because git tracks them.
+func adaptersStatusLines(c *cli.Context, s *store.Store) {
+	opts, err := adapters.OptionsFor(c.Context, s)
+	if err != nil {
+		return
+	}
+	rec, err := adapters.ReadRecord(opts)
+	if err != nil || len(rec.Enabled) == 0 {
+		return
+	}
+	content, err := adapters.Load(c.Context, s)
+	if err != nil {
+		return
+	}
+	st, err := adapters.Status(c.Context, opts, content, rec.Enabled...)
+	if err != nil {
+		fmt.Fprintf(c.App.Writer, "adapters: %v\n", err)
+		return
+	}
+	for _, cs := range st {
+		if cs.State == adapters.InStep {
+			continue
+		}
+		var tracked []string
+		for _, f := range cs.Files {
+			if f.Tracked && f.State != adapters.InStep {
+				tracked = append(tracked, f.Path)
+			}
+		}
+		line := fmt.Sprintf("adapters: %s: %s (ctx adapters status)", cs.Client, cs.State)
+		if len(tracked) > 0 && !rec.TrackedOK {
+			line += fmt.Sprintf("; left by refresh, git tracks %s: ctx adapters export, or ctx adapters enable %s --tracked ok", strings.Join(tracked, ", "), cs.Client)
+		}
+		fmt.Fprintln(c.App.Writer, line)
+	}
 }
 
 // adaptersCommand is `ctx adapters`: the public context written where each agent already looks (its

@@ -59,6 +59,9 @@ func statusCommand() *cli.Command {
 			if st.Behind > 0 {
 				fmt.Fprintf(w, "behind:   .context/ lacks %s of %s: ctx pull\n", plural(st.Behind, "commit", "commits"), st.Tracking)
 			}
+			if statusExtra != nil {
+				statusExtra(c, s)
+			}
 			return nil
 		},
 	}
@@ -298,6 +301,9 @@ func pullCommand() *cli.Command {
 		},
 	}
 }
+
+// statusExtra is set by adapters.go: the lines of ctx status about the agents' files the user enabled.
+var statusExtra func(c *cli.Context, s *store.Store)
 
 // afterPull is set by adapters.go: after a pull, it re-exports the agents' files the user enabled
 // (docs/adapters.md "Refresh"); the post-checkout and post-merge hooks call it too.
