@@ -49,6 +49,8 @@ type Span struct {
 	Body []byte
 	// Sum is the checksum written in the begin marker (64 lowercase hex digits).
 	Sum string
+	// EOL is the line ending of the begin marker's line: the one the block was written with.
+	EOL string
 }
 
 // line is one line of a file: content[start:end] including its line ending.
@@ -114,7 +116,10 @@ func findAll(content []byte) ([]Span, error) {
 			if err != nil {
 				return nil, fmt.Errorf("line %d: %v: %w", begin+1, err, ErrBroken)
 			}
-			sp := Span{Start: ls[begin].start, End: l.end, Body: content[ls[begin].end:l.start], Sum: sum}
+			sp := Span{Start: ls[begin].start, End: l.end, Body: content[ls[begin].end:l.start], Sum: sum, EOL: "\n"}
+			if bytes.HasSuffix(content[ls[begin].start:ls[begin].end], []byte("\r\n")) {
+				sp.EOL = "\r\n"
+			}
 			// A BOM before the begin marker on the first line belongs to the file, not to the block.
 			if sp.Start == 0 && bytes.HasPrefix(content, []byte(bom)) {
 				sp.Start = len(bom)
@@ -157,10 +162,30 @@ func parseBegin(t string) (string, error) {
 	return sum, nil
 }
 
-// Sum is the checksum of a block body: the SHA-256 (lowercase hex) of the body with "\r\n" read as "\n".
+// Sum is the checksum of a block body: the SHA-256 (lowercase hex) of the body with its line endings
+// read as "\n" (every "\r" just before a "\n" dropped).
 func Sum(body []byte) string {
-	s := sha256.Sum256(bytes.ReplaceAll(body, []byte("\r\n"), []byte("\n")))
+	s := sha256.Sum256(lf(body))
 	return hex.EncodeToString(s[:])
+}
+
+// lf drops every "\r" that comes just before a "\n" ("\r\r\n" too).
+func lf(b []byte) []byte {
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); i++ {
+		if b[i] == '\r' {
+			j := i
+			for j < len(b) && b[j] == '\r' {
+				j++
+			}
+			if j < len(b) && b[j] == '\n' {
+				i = j - 1
+				continue
+			}
+		}
+		out = append(out, b[i])
+	}
+	return out
 }
 
 // EOL returns the line ending a file uses: "\r\n" when its first line ends in "\r\n", else "\n".
@@ -174,10 +199,10 @@ func EOL(content []byte) string {
 // Render returns a whole block for body (lines ending in "\n" or "\r\n"; a missing final newline is
 // added) with line endings eol, ending with eol.
 func Render(body, eol string) []byte {
-	body = strings.ReplaceAll(body, "\r\n", "\n") // text with CRLF of its own (an imported CRLF file) gets the file's EOL
 	if body != "" && !strings.HasSuffix(body, "\n") {
 		body += "\n"
 	}
+	body = string(lf([]byte(body))) // text with CRLF of its own (an imported CRLF file) gets the file's EOL
 	var b strings.Builder
 	b.WriteString(BeginPrefix + " sha256=" + Sum([]byte(body)) + " -->\n")
 	b.WriteString(body)
@@ -190,7 +215,7 @@ func Render(body, eol string) []byte {
 }
 
 // Put returns content with its block's body set to body (lines ending in "\n"), and whether that
-// changed anything. The block keeps its place and the file's line endings; a file without a block gets
+// changed anything. The block keeps its place and its line endings; a new block takes the file's (EOL); a file without a block gets
 // it at the end, after a blank line (after a line ending when the file does not end with one: then the
 // block's own last line has none, so that Remove gives the file back byte for byte). A BOM stays first.
 // Errors are Find's: nothing is changed in a file whose block is broken or was edited by hand.
@@ -200,6 +225,9 @@ func Put(content []byte, body string) ([]byte, bool, error) {
 		return nil, false, err
 	}
 	eol := EOL(content)
+	if sp != nil {
+		eol = sp.EOL // the block keeps the line endings it was written with (or converted to, with the file)
+	}
 	blk := Render(body, eol)
 	if sp != nil {
 		old := content[sp.Start:sp.End]
@@ -248,18 +276,15 @@ func RemoveAll(content []byte) ([]byte, bool, error) {
 	return cut(content, spans), true, nil
 }
 
-// cut removes spans (in order, not overlapping) and the line ending just before each.
+// cut removes spans (in order, not overlapping) and the line ending just before each, when it is the
+// block's own (the separator Put wrote).
 func cut(content []byte, spans []Span) []byte {
 	out := make([]byte, 0, len(content))
 	prev := 0
 	for _, sp := range spans {
 		start := sp.Start
-		head := content[prev:start]
-		switch {
-		case bytes.HasSuffix(head, []byte("\r\n")):
-			start -= 2
-		case bytes.HasSuffix(head, []byte("\n")):
-			start--
+		if bytes.HasSuffix(content[prev:start], []byte(sp.EOL)) {
+			start -= len(sp.EOL)
 		}
 		out = append(out, content[prev:start]...)
 		prev = sp.End

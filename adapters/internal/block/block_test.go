@@ -172,3 +172,57 @@ func TestRemoveAll(t *testing.T) {
 		t.Fatalf("Find of two blocks = %v", err)
 	}
 }
+
+// FuzzPutRemove: for any user file without ctx's markers, Put keeps the user's bytes as a prefix, Find
+// reads the block back, Put again is a no-op and Remove restores the file exactly.
+func FuzzPutRemove(f *testing.F) {
+	for _, s := range []string{"", "\ufeff", "a", "a\n", "a\r\n", "a\r\nb", "\n\n", "\r\n", "x\ry", "<!-- ctx:x -->\n"} {
+		f.Add(s, "body\n")
+	}
+	f.Fuzz(func(t *testing.T, user, body string) {
+		if strings.Contains(user, BeginPrefix) || strings.Contains(user, End) ||
+			strings.Contains(body, BeginPrefix) || strings.Contains(body, End) {
+			t.Skip()
+		}
+		out, _, err := Put([]byte(user), body)
+		if err != nil {
+			t.Fatalf("Put: %v", err)
+		}
+		if !bytes.HasPrefix(out, []byte(user)) {
+			t.Fatalf("user bytes not kept: %q -> %q", user, out)
+		}
+		if sp, err := Find(out); err != nil || sp == nil {
+			t.Fatalf("Find: %v", err)
+		}
+		again, changed, err := Put(out, body)
+		if err != nil || changed || !bytes.Equal(again, out) {
+			t.Fatalf("second Put: changed=%v err=%v", changed, err)
+		}
+		back, _, err := Remove(out)
+		if err != nil || !bytes.Equal(back, []byte(user)) {
+			t.Fatalf("Remove: %q (%v), want %q", back, err, user)
+		}
+	})
+}
+
+// FuzzFind: any file content gives a block, no block, or an error, never a panic; Remove of a file with
+// a block leaves no block.
+func FuzzFind(f *testing.F) {
+	good, _, _ := Put([]byte("user\r\n"), "b\n")
+	f.Add(string(good))
+	f.Add("<!-- ctx:begin sha256=00 -->\n<!-- ctx:end -->")
+	f.Add("\ufeff<!-- ctx:end -->\r\n")
+	f.Fuzz(func(t *testing.T, content string) {
+		sp, err := Find([]byte(content))
+		if err != nil || sp == nil {
+			return
+		}
+		out, had, err := Remove([]byte(content))
+		if err != nil || !had {
+			t.Fatalf("Remove after Find: %v %v", had, err)
+		}
+		if sp2, err := Find(out); err != nil || sp2 != nil {
+			t.Fatalf("block left after Remove: %v %v", sp2, err)
+		}
+	})
+}
