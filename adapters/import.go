@@ -63,9 +63,12 @@ func Clean(opts Options, plan importer.Plan) (importer.Plan, error) {
 	}
 	out := importer.Plan{Warnings: plan.Warnings}
 	for _, it := range plan.Items {
-		rel := it.Source
-		if r, err := filepath.Rel(opts.Root, it.Source); err == nil && !strings.HasPrefix(r, "..") {
-			rel = filepath.ToSlash(r)
+		// Item.Path is relative to the root for a file inside it, however the path was given.
+		rel := filepath.ToSlash(it.Path)
+		if abs, err := filepath.Abs(it.Source); err == nil {
+			if r, err := filepath.Rel(opts.Root, abs); err == nil && !strings.HasPrefix(r, "..") {
+				rel = filepath.ToSlash(r)
+			}
 		}
 		// Files of the record with a checksum are ctx's skills and rules (an instruction file is
 		// recorded without one: only its block is ctx's).
