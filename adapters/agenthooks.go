@@ -7,6 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
+	"sort"
+	"strings"
 
 	"github.com/ctx-dev/ctx/adapters/internal/wtfs"
 	"github.com/tailscale/hujson"
@@ -22,9 +25,29 @@ import (
 // (`ctx adapters brief`) and never fails the agent's start, even where ctx is not installed.
 const BriefCommand = "command -v ctx >/dev/null 2>&1 && ctx adapters brief || true"
 
-// sessionStartMatcher are the SessionStart sources the hook runs on: a new session, and after /clear and
-// a compaction, when the context was dropped.
-const sessionStartMatcher = "startup|clear|compact"
+// GeminiBriefCommand is the command of Gemini CLI's SessionStart hook: Gemini reads a hook's standard
+// output as JSON only, so it prints {"hookSpecificOutput":{"additionalContext": <brief>}}
+// (`ctx adapters brief --format gemini`), or {} where ctx is not installed.
+const GeminiBriefCommand = "command -v ctx >/dev/null 2>&1 && ctx adapters brief --format gemini || echo '{}'"
+
+// hookClient is how one client declares its session hooks.
+type hookClient struct {
+	files   map[HookScope]string // settings file per scope
+	def     HookScope            // the scope "" means
+	command string
+	// matcher selects the SessionStart sources ("" runs on every one): Claude Code's is a regex over
+	// startup, resume, clear and compact (a new session, and after /clear and a compaction, when the
+	// context was dropped); Gemini CLI matches lifecycle events by exact string, so it has none.
+	matcher string
+}
+
+// hookClients are the clients whose session hooks are documented: Claude Code
+// (https://code.claude.com/docs/en/hooks) and Gemini CLI (https://geminicli.com/docs/hooks/reference).
+var hookClients = map[string]hookClient{
+	"claude-code": {files: map[HookScope]string{HookLocal: ".claude/settings.local.json", HookProject: ".claude/settings.json"},
+		def: HookLocal, command: BriefCommand, matcher: "startup|clear|compact"},
+	"gemini": {files: map[HookScope]string{HookProject: ".gemini/settings.json"}, def: HookProject, command: GeminiBriefCommand},
+}
 
 // HookScope is which of a client's settings files gets the hook.
 type HookScope string
@@ -59,18 +82,25 @@ type HookReceipt struct {
 	After   string `json:"after"` // sha256 of what Install wrote
 }
 
-// hookSettingsPath is the settings file of client for scope.
-func hookSettingsPath(client string, scope HookScope) (string, error) {
-	if client != "claude-code" {
-		return "", fmt.Errorf("agent hooks: client %q has no documented session hooks ctx supports (claude-code does)", client)
+// hookSettingsPath is the settings file of client for scope, and the client.
+func hookSettingsPath(client string, scope HookScope) (string, hookClient, error) {
+	hc, ok := hookClients[client]
+	if !ok {
+		return "", hc, fmt.Errorf("agent hooks: client %q has no documented session hooks ctx supports (claude-code and gemini do)", client)
 	}
-	switch scope {
-	case "", HookLocal:
-		return ".claude/settings.local.json", nil
-	case HookProject:
-		return ".claude/settings.json", nil
+	if scope == "" {
+		scope = hc.def
 	}
-	return "", fmt.Errorf("agent hooks: unknown scope %q: use local or project", scope)
+	p, ok := hc.files[scope]
+	if !ok {
+		var known []string
+		for sc := range hc.files {
+			known = append(known, string(sc))
+		}
+		sort.Strings(known)
+		return "", hc, fmt.Errorf("agent hooks: unknown scope %q for %s: use %s", scope, client, strings.Join(known, " or "))
+	}
+	return p, hc, nil
 }
 
 // settingsShape is what ctx reads of a settings file to edit it.
@@ -80,7 +110,7 @@ type settingsShape struct {
 	entries            []json.RawMessage
 }
 
-func readShape(src []byte) (*settingsShape, *hujson.Value, error) {
+func readShape(src []byte, command string) (*settingsShape, *hujson.Value, error) {
 	v, err := hujson.Parse(src)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%v: %w", err, ErrHookSettings)
@@ -124,7 +154,7 @@ func readShape(src []byte) (*settingsShape, *hujson.Value, error) {
 			continue // not ctx's; left as it is
 		}
 		for j, h := range entry.Hooks {
-			if h.Command == BriefCommand {
+			if h.Command == command {
 				sh.ours = append(sh.ours, [2]int{i, j})
 			}
 		}
@@ -132,8 +162,12 @@ func readShape(src []byte) (*settingsShape, *hujson.Value, error) {
 	return sh, &v, nil
 }
 
-func hookEntry() map[string]any {
-	return map[string]any{"matcher": sessionStartMatcher, "hooks": []any{map[string]any{"type": "command", "command": BriefCommand}}}
+func (hc hookClient) entry() map[string]any {
+	e := map[string]any{"hooks": []any{map[string]any{"type": "command", "command": hc.command}}}
+	if hc.matcher != "" {
+		e["matcher"] = hc.matcher
+	}
+	return e
 }
 
 // InstallHooks adds ctx's SessionStart hook to client's settings file in opts.Root (creating it when
@@ -141,7 +175,7 @@ func hookEntry() map[string]any {
 // it. It returns the file's path and HookAdded or HookUnchanged. Errors: an unsupported client or scope,
 // ErrHookSettings for a file it must not edit, I/O.
 func InstallHooks(opts Options, client string, scope HookScope) (string, HookAction, error) {
-	p, err := hookSettingsPath(client, scope)
+	p, hc, err := hookSettingsPath(client, scope)
 	if err != nil {
 		return "", "", err
 	}
@@ -162,16 +196,16 @@ func InstallHooks(opts Options, client string, scope HookScope) (string, HookAct
 	}
 	var out []byte
 	if !existed || len(bytes.TrimSpace(src)) == 0 {
-		out = append(marshalIndent(map[string]any{"hooks": map[string]any{"SessionStart": []any{hookEntry()}}}, "", "  ", "\n"), '\n')
+		out = append(marshalIndent(map[string]any{"hooks": map[string]any{"SessionStart": []any{hc.entry()}}}, "", "  ", "\n"), '\n')
 	} else {
-		sh, v, err := readShape(src)
+		sh, v, err := readShape(src, hc.command)
 		if err != nil {
 			return p, "", fmt.Errorf("agent hooks: %s: %w", p, err)
 		}
 		if len(sh.ours) > 0 {
 			return p, HookUnchanged, nil
 		}
-		if out, err = addHookEntry(v, sh, src); err != nil {
+		if out, err = addHookEntry(v, sh, src, hc); err != nil {
 			return p, "", fmt.Errorf("agent hooks: %s: %v: %w", p, err, ErrHookSettings)
 		}
 	}
@@ -205,7 +239,7 @@ func InstallHooks(opts Options, client string, scope HookScope) (string, HookAct
 // byte what InstallHooks wrote, it gets back exactly the bytes it had before (or is deleted when Install
 // created it); otherwise only ctx's hooks go (an entry left with no hook goes too) and the rest stays.
 func RemoveHooks(opts Options, client string, scope HookScope) (string, HookAction, error) {
-	p, err := hookSettingsPath(client, scope)
+	p, hc, err := hookSettingsPath(client, scope)
 	if err != nil {
 		return "", "", err
 	}
@@ -234,7 +268,7 @@ func RemoveHooks(opts Options, client string, scope HookScope) (string, HookActi
 		if r.Existed {
 			err = w.WriteFile(p, r.Before)
 		} else {
-			err = w.Remove(p, ".claude")
+			err = w.Remove(p, path.Dir(p)) // the file only; its folder stays
 		}
 		if err != nil {
 			return p, "", fmt.Errorf("agent hooks: restore %s: %w", p, err)
@@ -242,7 +276,7 @@ func RemoveHooks(opts Options, client string, scope HookScope) (string, HookActi
 		delete(rec.Hooks, p)
 		return p, HookRestored, rec.save(opts)
 	}
-	sh, v, err := readShape(src)
+	sh, v, err := readShape(src, hc.command)
 	if err != nil {
 		return p, "", fmt.Errorf("agent hooks: %s: %w", p, err)
 	}
@@ -276,7 +310,7 @@ func RemoveHooks(opts Options, client string, scope HookScope) (string, HookActi
 // HookStatus reports whether ctx's SessionStart hook is in client's settings file: HookInstalled or
 // HookAbsent.
 func HookStatus(opts Options, client string, scope HookScope) (string, HookAction, error) {
-	p, err := hookSettingsPath(client, scope)
+	p, hc, err := hookSettingsPath(client, scope)
 	if err != nil {
 		return "", "", err
 	}
@@ -292,7 +326,7 @@ func HookStatus(opts Options, client string, scope HookScope) (string, HookActio
 	if err != nil {
 		return p, "", err
 	}
-	sh, _, err := readShape(src)
+	sh, _, err := readShape(src, hc.command)
 	if err != nil {
 		return p, "", fmt.Errorf("agent hooks: %s: %w", p, err)
 	}
@@ -336,7 +370,7 @@ func indentOf(extra []byte) (nl, indent string, ok bool) {
 // addHookEntry adds ctx's SessionStart entry to the settings tree v (shape sh, source src) where it
 // belongs, laid out like its siblings (their line breaks and indentation; one line in a one-line file),
 // and returns the packed file. Nothing outside the new entry changes.
-func addHookEntry(v *hujson.Value, sh *settingsShape, src []byte) ([]byte, error) {
+func addHookEntry(v *hujson.Value, sh *settingsShape, src []byte, hc hookClient) ([]byte, error) {
 	root := v.Value.(*hujson.Object)
 	unit := "  "
 	nl := "\n"
@@ -350,11 +384,11 @@ func addHookEntry(v *hujson.Value, sh *settingsShape, src []byte) ([]byte, error
 	var val any
 	switch {
 	case !sh.hasHooks:
-		path, val = "/hooks", map[string]any{"SessionStart": []any{hookEntry()}}
+		path, val = "/hooks", map[string]any{"SessionStart": []any{hc.entry()}}
 	case !sh.hasStart:
-		path, val = "/hooks/SessionStart", []any{hookEntry()}
+		path, val = "/hooks/SessionStart", []any{hc.entry()}
 	default:
-		path, val = "/hooks/SessionStart/-", hookEntry()
+		path, val = "/hooks/SessionStart/-", hc.entry()
 	}
 	patch, _ := json.Marshal([]any{map[string]any{"op": "add", "path": path, "value": val}})
 	if err := v.Patch(patch); err != nil {

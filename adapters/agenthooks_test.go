@@ -132,3 +132,42 @@ func TestHooksRefuseOddSettings(t *testing.T) {
 		t.Fatal("cursor hooks accepted")
 	}
 }
+
+// TestGeminiHooksJSONC: Gemini CLI's settings (JSON with comments) keep their comments and the user's
+// hooks through install, and remove restores them byte for byte.
+func TestGeminiHooksJSONC(t *testing.T) {
+	before := `{
+  // the user's theme
+  "ui": {"theme": "GitHub"},
+  "hooks": {
+    "BeforeTool": [
+      {"matcher": "run_shell_command", "hooks": [{"type": "command", "command": "./check.sh"}]}, // keep
+    ],
+  },
+}
+`
+	root := t.TempDir()
+	opts := Options{Root: root, StateDir: t.TempDir()}
+	file := filepath.Join(root, ".gemini", "settings.json")
+	os.MkdirAll(filepath.Dir(file), 0o777)
+	os.WriteFile(file, []byte(before), 0o644)
+	if _, _, err := InstallHooks(opts, "gemini", HookLocal); err == nil {
+		t.Fatal("gemini has no local settings file; accepted")
+	}
+	p, act, err := InstallHooks(opts, "gemini", "")
+	if err != nil || act != HookAdded || p != ".gemini/settings.json" {
+		t.Fatalf("install: %s %s %v", p, act, err)
+	}
+	got, _ := os.ReadFile(file)
+	for _, want := range []string{"// the user's theme", "// keep", "./check.sh", GeminiBriefCommand} {
+		if !strings.Contains(string(got), want) {
+			t.Fatalf("lacks %q:\n%s", want, got)
+		}
+	}
+	if _, act, err := RemoveHooks(opts, "gemini", ""); err != nil || act != HookRestored {
+		t.Fatalf("remove: %s %v", act, err)
+	}
+	if got, _ := os.ReadFile(file); string(got) != before {
+		t.Fatalf("not restored:\n%s", got)
+	}
+}

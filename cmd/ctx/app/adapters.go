@@ -236,21 +236,31 @@ func adaptersCommand() *cli.Command {
 			{
 				Name:  "brief",
 				Usage: "print the brief public context (the onboarding text, bounded): what the agents' SessionStart hook shows",
-				Flags: []cli.Flag{&cli.IntFlag{Name: "max-bytes", Value: adapters.DefaultMaxBlock, Usage: "bound the text to `N` bytes"}},
+				Flags: []cli.Flag{&cli.IntFlag{Name: "max-bytes", Value: adapters.DefaultMaxBlock, Usage: "bound the text to `N` bytes"},
+					&cli.StringFlag{Name: "format", Value: "text", Usage: "text, or gemini: the JSON Gemini CLI's SessionStart hook reads ({\"hookSpecificOutput\":{\"additionalContext\":...}})"}},
 				Action: func(c *cli.Context) error {
-					if c.NArg() > 0 || c.Int("max-bytes") < 1024 {
-						return usagef("usage: ctx adapters brief [--max-bytes N (at least 1024)]")
+					format := c.String("format")
+					if c.NArg() > 0 || c.Int("max-bytes") < 1024 || format != "text" && format != "gemini" {
+						return usagef("usage: ctx adapters brief [--max-bytes N (at least 1024)] [--format text|gemini]")
 					}
+					text := ""
 					s, err := openInit(c)
-					if errors.Is(err, store.ErrNotInitialized) {
-						return nil // no context here: an agent's start must not fail for it
-					}
-					if err != nil {
+					switch {
+					case errors.Is(err, store.ErrNotInitialized):
+						// No context here: an agent's start must not fail for it.
+					case err != nil:
 						return err
+					default:
+						if _, text, err = ctxmcp.Onboarding(c.Context, s, c.Int("max-bytes")); err != nil {
+							return err
+						}
 					}
-					_, text, err := ctxmcp.Onboarding(c.Context, s, c.Int("max-bytes"))
-					if err != nil {
-						return err
+					if format == "gemini" {
+						out := map[string]any{}
+						if text != "" {
+							out["hookSpecificOutput"] = map[string]any{"additionalContext": text}
+						}
+						return printJSON(c.App.Writer, out)
 					}
 					_, err = fmt.Fprint(c.App.Writer, text)
 					return err
@@ -375,13 +385,13 @@ func cleanAdapters(c *cli.Context, s *store.Store, plan importer.Plan) (importer
 // settings file (docs/adapters.md "Agent hooks"). `ctx integrations install hooks` runs the same.
 func agentHooksCommand() *cli.Command {
 	flags := []cli.Flag{
-		&cli.StringFlag{Name: "client", Value: "claude-code", Usage: "client `NAME` (claude-code)"},
-		&cli.StringFlag{Name: "scope", Value: string(adapters.HookLocal), Usage: "local (.claude/settings.local.json, this clone) or project (.claude/settings.json, shared)"},
+		&cli.StringFlag{Name: "client", Value: "claude-code", Usage: "client `NAME`: claude-code or gemini"},
+		&cli.StringFlag{Name: "scope", Usage: "claude-code: local (.claude/settings.local.json, this clone; the default) or project (.claude/settings.json, shared); gemini: project (.gemini/settings.json)"},
 	}
 	verb := func(name, usage string) *cli.Command {
 		return &cli.Command{Name: name, Usage: usage, Flags: flags, Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
-				return usagef("usage: ctx adapters hooks %s [--client claude-code] [--scope local|project]", name)
+				return usagef("usage: ctx adapters hooks %s [--client claude-code|gemini] [--scope local|project]", name)
 			}
 			return runAgentHooks(c, name)
 		}}
