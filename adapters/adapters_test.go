@@ -473,3 +473,26 @@ func TestApplyLeavesFileChangedSincePlan(t *testing.T) {
 		t.Fatal("the other files were not written")
 	}
 }
+
+// TestRemoveKeepsUsersChanges: remove takes out ctx's block (keeping the text the user added since) and
+// ctx's files, and leaves a skill file the user edited.
+func TestRemoveKeepsUsersChanges(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.export(t, "claude-code")
+	f.write(t, "CLAUDE.md", f.read(t, "CLAUDE.md")+"\nadded by the user\n")
+	f.write(t, ".claude/skills/release/SKILL.md", "edited\n")
+	pl, err := PlanRemove(ctx, f.opts, "claude-code")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pl.Apply(ctx); !errors.Is(err, ErrHandEdited) {
+		t.Fatalf("Apply = %v", err)
+	}
+	if got := f.read(t, "CLAUDE.md"); got != "\nadded by the user\n" {
+		t.Fatalf("CLAUDE.md = %q", got)
+	}
+	if f.read(t, ".claude/skills/release/SKILL.md") != "edited\n" {
+		t.Fatal("edited skill removed")
+	}
+}

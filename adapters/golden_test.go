@@ -47,8 +47,8 @@ func goldenCases(t *testing.T) map[string]map[string]string {
 
 // TestGolden: the export of each client into each case is its golden file (testdata/golden/<case>/
 // <client>.txtar; go test -run TestGolden -update rewrites them), the user's bytes are kept, a second
-// export changes nothing, and the import of the result is the inverse: it yields exactly the user's own
-// files, no byte of ctx's.
+// export changes nothing, the import of the result is the inverse (it yields exactly the user's own
+// files, no byte of ctx's), and PlanRemove gives back the work tree byte for byte.
 func TestGolden(t *testing.T) {
 	f := newFixture(t)
 	c := f.content(t)
@@ -119,6 +119,22 @@ func TestGolden(t *testing.T) {
 				for p, s := range wantImport {
 					if imported[p] != s {
 						t.Fatalf("import of %s is not the user's file", p)
+					}
+				}
+				// And remove gives back the work tree as it was, byte for byte.
+				rm, err := PlanRemove(ctx, opts, cl.Name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := rm.Apply(ctx); err != nil {
+					t.Fatal(err)
+				}
+				if left := archive(t, root, files); len(left) != 0 {
+					t.Fatalf("after remove, files differ from before the export:\n%s", left)
+				}
+				for p, s := range files {
+					if b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(p))); err != nil || string(b) != s {
+						t.Fatalf("%s not restored", p)
 					}
 				}
 			})

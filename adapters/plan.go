@@ -12,6 +12,7 @@ import (
 
 	"github.com/ctx-dev/ctx/adapters/internal/block"
 	"github.com/ctx-dev/ctx/adapters/internal/wtfs"
+	"github.com/ctx-dev/ctx/store"
 	"github.com/pmezard/go-difflib/difflib"
 )
 
@@ -72,6 +73,7 @@ type Change struct {
 	// Tracked says git tracks the file; Skipped says a refresh leaves it for that reason.
 	Tracked, Skipped bool
 	created          bool // ctx creates the file (instruction files: recorded, so that removing the block deletes it)
+	unblock          bool // the change takes ctx's block out: the file is no longer ctx's
 }
 
 // Problem is a file an export must not touch, and why: a managed block that is broken or was edited by
@@ -112,12 +114,27 @@ type place struct {
 	body    string // KindBlock: the block's body
 	data    []byte // KindRule, KindSkill: the file; nil: delete ctx's file
 	stop    string // the folder a Delete leaves in place (the skills or rules folder)
+	remove  bool   // KindBlock: take ctx's block out
 }
 
 // PlanExport computes the export of c for clients (Lookup names; none: every client) into opts.Root,
 // reading the files there and the Record, writing nothing. Errors are for bad options and I/O; files
 // it must leave alone are Plan.Problems.
 func PlanExport(ctx context.Context, opts Options, c *Content, clients ...string) (*Plan, error) {
+	return plan(ctx, opts, c, clients...)
+}
+
+// PlanRemove computes the removal of everything ctx wrote for clients (Lookup names; none: every
+// client): the managed block goes out of each instruction file (which is deleted when ctx created it and
+// nothing else is left, so a file goes back to its bytes before the first export), and ctx's Cursor
+// rules and skill files go when they are still as ctx wrote them. Files ctx did not write, and files of
+// ctx's the user changed (Problems), stay.
+func PlanRemove(ctx context.Context, opts Options, clients ...string) (*Plan, error) {
+	return plan(ctx, opts, nil, clients...)
+}
+
+// plan is PlanExport of c, or PlanRemove when c is nil.
+func plan(ctx context.Context, opts Options, c *Content, clients ...string) (*Plan, error) {
 	cs, err := Lookup(clients...)
 	if err != nil {
 		return nil, err
@@ -149,11 +166,17 @@ func PlanExport(ctx context.Context, opts Options, c *Content, clients ...string
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if cl.Instructions != "" {
+		if cl.Instructions != "" && c == nil {
+			want(cl.Instructions, place{kind: KindBlock, remove: true}, cl.Name)
+		} else if cl.Instructions != "" {
 			want(cl.Instructions, place{kind: KindBlock, body: blockBody(c, cl.Instructions, limit)}, cl.Name)
 		}
 		if cl.Rules != "" {
-			for _, r := range cursorRules(c, limit) {
+			var rules []rule
+			if c != nil {
+				rules = cursorRules(c, limit)
+			}
+			for _, r := range rules {
 				want(cl.Rules+"/"+r.name, place{kind: KindRule, data: r.data, stop: cl.Rules}, cl.Name)
 			}
 			// Rules ctx wrote before and no longer writes (a section that became empty) go.
@@ -166,7 +189,11 @@ func PlanExport(ctx context.Context, opts Options, c *Content, clients ...string
 			}
 		}
 		if cl.Skills != "" {
-			for _, s := range c.Skills {
+			var skills []store.Skill
+			if c != nil {
+				skills = c.Skills
+			}
+			for _, s := range skills {
 				want(cl.Skills+"/"+s.Name+"/SKILL.md", place{kind: KindSkill, data: []byte(s.Content), stop: cl.Skills}, cl.Name)
 			}
 			// Skills ctx wrote that the branch no longer has go (their folder too, when ctx's file was
@@ -217,6 +244,23 @@ func (pl *Plan) add(w *wtfs.FS, p string, want *place) error {
 	}
 	problem := func(err error) {
 		pl.Problems = append(pl.Problems, Problem{Path: p, Clients: want.clients, Err: err})
+	}
+	if want.kind == KindBlock && want.remove {
+		out, had, err := block.Remove(old)
+		switch {
+		case err != nil:
+			problem(err)
+			return nil
+		case !had:
+			return nil
+		case pl.rec.Files[p].Created && len(out) == 0:
+			ch.Action = Delete
+		default:
+			ch.Action, ch.New = Update, out
+		}
+		ch.unblock = true
+		pl.Changes = append(pl.Changes, ch)
+		return nil
 	}
 	if want.kind == KindBlock {
 		out, changed, err := block.Put(old, want.body)
@@ -408,6 +452,10 @@ func (pl *Plan) Apply(ctx context.Context) error {
 		if ioErr = w.WriteFile(c.Path, c.New); ioErr != nil {
 			ioErr = fmt.Errorf("adapters: write %s: %w", c.Path, ioErr)
 			break
+		}
+		if c.unblock {
+			delete(pl.rec.Files, c.Path)
+			continue
 		}
 		r := pl.rec.Files[c.Path]
 		if c.Kind == KindBlock {

@@ -125,22 +125,30 @@ func adaptersCommand() *cli.Command {
 					if err != nil {
 						return adapterUsage(err)
 					}
-					if c.Bool("dry-run") {
-						fmt.Fprint(c.App.Writer, pl.Diff())
-						for _, p := range pl.Problems {
-							fmt.Fprintf(c.App.ErrWriter, "ctx: %v\n", p)
-						}
-						fmt.Fprintf(c.App.Writer, "dry run: %s, nothing written\n", plural(len(pl.Pending()), "file would change", "files would change"))
-						return nil
+					return applyOrShow(c, pl)
+				},
+			},
+			{
+				Name:  "remove",
+				Usage: "take out everything ctx wrote for the clients (the managed block, its rules and skill files), giving the files back as they were; never a file of the user's",
+				Flags: []cli.Flag{clientFlag, dryRun},
+				Action: func(c *cli.Context) error {
+					if c.NArg() > 0 {
+						return usagef("usage: ctx adapters remove [--client CLIENT]... [--dry-run]")
 					}
-					err = pl.Apply(c.Context)
-					for _, ch := range pl.Pending() {
-						fmt.Fprintf(c.App.Writer, "%s %s\n", ch.Action, ch.Path)
+					s, err := openInit(c)
+					if err != nil {
+						return err
 					}
-					if len(pl.Pending()) == 0 && err == nil {
-						fmt.Fprintln(c.App.Writer, "every file is in step")
+					opts, err := adapters.OptionsFor(c.Context, s)
+					if err != nil {
+						return err
 					}
-					return err
+					pl, err := adapters.PlanRemove(c.Context, opts, c.StringSlice("client")...)
+					if err != nil {
+						return adapterUsage(err)
+					}
+					return applyOrShow(c, pl)
 				},
 			},
 			{
@@ -444,4 +452,24 @@ func runAgentHooks(c *cli.Context, verb string) error {
 	}
 	fmt.Fprintf(c.App.Writer, "%-12s %-10s %s\n", client, act, p)
 	return nil
+}
+
+// applyOrShow prints a plan's diff (--dry-run) or applies it and lists what it wrote.
+func applyOrShow(c *cli.Context, pl *adapters.Plan) error {
+	if c.Bool("dry-run") {
+		fmt.Fprint(c.App.Writer, pl.Diff())
+		for _, p := range pl.Problems {
+			fmt.Fprintf(c.App.ErrWriter, "ctx: %v\n", p)
+		}
+		fmt.Fprintf(c.App.Writer, "dry run: %s, nothing written\n", plural(len(pl.Pending()), "file would change", "files would change"))
+		return nil
+	}
+	err := pl.Apply(c.Context)
+	for _, ch := range pl.Pending() {
+		fmt.Fprintf(c.App.Writer, "%s %s\n", ch.Action, ch.Path)
+	}
+	if len(pl.Pending()) == 0 && err == nil {
+		fmt.Fprintln(c.App.Writer, "nothing to change")
+	}
+	return err
 }
