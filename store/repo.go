@@ -58,6 +58,12 @@ func (s *Store) WorkTreeFiles(ctx context.Context) ([]string, error) {
 	return s.repo.WorkTreeFiles(ctx)
 }
 
+// TrackedFiles lists the files git tracks (the index, `git ls-files`) in the whole work tree, slash-separated
+// and relative to its root; none for a bare repository. ErrNoGit without a git binary.
+func (s *Store) TrackedFiles(ctx context.Context) ([]string, error) {
+	return s.repo.TrackedFiles(ctx, ".")
+}
+
 // Remotes lists the repository's remotes, sorted by name.
 func (s *Store) Remotes(ctx context.Context) ([]Remote, error) { return s.repo.Remotes(ctx) }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/ctx-dev/ctx/adapters"
 	"github.com/ctx-dev/ctx/store"
 )
 
@@ -43,7 +44,7 @@ func ExitCode(err error) int {
 	case errors.Is(err, context.Canceled):
 		return exitInterrupted
 	case errors.As(err, &ue), errors.As(err, &amb), errors.Is(err, store.ErrInvalidKey), errors.Is(err, store.ErrInvalid),
-		errors.Is(err, store.ErrUnsafeRemote):
+		errors.Is(err, store.ErrUnsafeRemote), errors.Is(err, adapters.ErrBadArgument):
 		return ExitUsage
 	case errors.As(err, &nf):
 		return ExitNotFound

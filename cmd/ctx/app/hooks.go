@@ -119,6 +119,8 @@ func hookActions(e *env) hooks.Actions {
 			if len(unsafe) > 0 {
 				return fmt.Errorf("the context branch holds unsafe entries, not checked out:\n  %s\n(see ctx doctor)", strings.Join(unsafe, "\n  "))
 			}
+			// The agents' files enabled for refresh follow the branch (docs/adapters.md "Refresh").
+			refreshAdapters(ctx, e, s)
 			return nil
 		},
 		Activity: func(ctx context.Context, wt, branch string) error {

@@ -91,6 +91,12 @@ func runImport(ctx context.Context, e *env, o importOptions) error {
 	if err != nil {
 		return scanError{err}
 	}
+	if s != nil {
+		// Never ctx's own output: its managed blocks, Cursor rules and skills (docs/adapters.md "Import").
+		if plan, err = cleanAdapters(ctx, s, plan); err != nil {
+			return err
+		}
+	}
 	printPlanWarnings(e.stderr, plan)
 	if o.DryRun {
 		if o.JSON {

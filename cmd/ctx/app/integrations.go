@@ -24,11 +24,12 @@ type integrationsOptions struct {
 }
 
 // newIntegrationsCmd is `ctx integrations install|remove|status mcp`: ctx's MCP server in the
-// configuration files of coding agents (package integrations knows each client's file).
+// configuration files of coding agents (package integrations knows each client's file); and `... hooks`:
+// ctx's SessionStart hook in their settings, as ctx adapters hooks (adapters.go).
 func newIntegrationsCmd(e *env) *cli.Command {
 	return withHelp(&cli.Command{
 		Name:  "integrations",
-		Usage: "register ctx mcp serve in coding agents' MCP configuration",
+		Usage: "register ctx mcp serve in coding agents' MCP configuration (mcp), or ctx's session hook in their settings (hooks)",
 		Subcommands: []*cli.Command{
 			newIntegrationsVerbCmd(e, "install", "add ctx's MCP server to the clients' config files",
 				"Adds an entry that runs `ctx mcp serve --agent <client>` to each client's MCP configuration, keeping the\n"+
@@ -41,9 +42,11 @@ func newIntegrationsCmd(e *env) *cli.Command {
 				"Shows, for each client, whether its MCP configuration holds ctx's entry and where the file is."),
 		},
 	}, "Registers ctx's MCP server (ctx mcp serve) with coding agents: "+strings.Join(clientNames, ", ")+",\n"+
-		"in the project's files (--scope project) or in your home (--scope user).",
-		[]string{"ctx integrations install mcp", "ctx integrations install mcp --client cursor --client vscode", "ctx integrations status mcp --json"},
-		[]exit{{ExitUsage, "usage error, an unknown client, or a scope the client does not have"}})
+		"in the project's files (--scope project) or in your home (--scope user). With hooks in place of mcp:\n"+
+		"ctx's SessionStart hook in the agent's settings (claude-code, gemini), as ctx adapters hooks does.",
+		[]string{"ctx integrations install mcp", "ctx integrations install mcp --client cursor --client vscode", "ctx integrations status mcp --json",
+			"ctx integrations install hooks --client claude-code --scope project"},
+		[]exit{{ExitUsage, "usage error, an unknown client, or a scope the client does not have"}, {ExitNoStore, "hooks: not a git repository"}})
 }
 
 // clientNames are the clients --client takes.
@@ -61,25 +64,34 @@ func newIntegrationsVerbCmd(e *env, verb, usage, description string) *cli.Comman
 		flags = append(flags, &cli.StringFlag{Name: "command", Value: "ctx", Usage: "the ctx `EXECUTABLE` the client runs (a name is looked up on PATH)"})
 	}
 	flags = append(flags, &cli.BoolFlag{Name: "force", Usage: "replace or remove a different entry of the same name"})
+	mcpAction := action(e, func(c *cli.Context) (integrationsOptions, error) {
+		if c.NArg() != 1 || c.Args().Get(0) != "mcp" {
+			return integrationsOptions{}, usagef("usage: ctx integrations %s mcp|hooks [--client NAME] [--scope project|user]", verb)
+		}
+		o := integrationsOptions{Verb: verb, Clients: c.StringSlice("client"), Scope: integrations.Scope(c.String("scope")),
+			Name: c.String("name"), Force: c.Bool("force"), JSON: c.Bool("json")}
+		if install {
+			o.Command = c.String("command")
+		}
+		return o, nil
+	}, runIntegrations)
 	return withHelp(&cli.Command{
 		Name:      verb,
 		Usage:     usage,
-		ArgsUsage: "mcp",
+		ArgsUsage: "mcp|hooks",
 		Flags:     flags,
-		Action: action(e, func(c *cli.Context) (integrationsOptions, error) {
-			if c.NArg() != 1 || c.Args().Get(0) != "mcp" {
-				return integrationsOptions{}, usagef("usage: ctx integrations %s mcp [--client NAME] [--scope project|user]", verb)
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 1 && c.Args().Get(0) == "hooks" {
+				// The agents' session hooks (adapters.go).
+				return action(e, integrationsHooksParse(verb), runAgentHooks)(c)
 			}
-			o := integrationsOptions{Verb: verb, Clients: c.StringSlice("client"), Scope: integrations.Scope(c.String("scope")),
-				Name: c.String("name"), Force: c.Bool("force"), JSON: c.Bool("json")}
-			if install {
-				o.Command = c.String("command")
-			}
-			return o, nil
-		}, runIntegrations),
-	}, description,
-		[]string{"ctx integrations " + verb + " mcp", "ctx integrations " + verb + " mcp --client cursor --scope user"},
-		[]exit{{ExitUsage, "usage error, an unknown client, or a scope the client does not have"}})
+			return mcpAction(c)
+		},
+	}, description+"\nWith hooks: ctx's SessionStart hook in the settings of --client (claude-code, the default, or\n"+
+		"gemini), as ctx adapters hooks "+verb+" does.",
+		[]string{"ctx integrations " + verb + " mcp", "ctx integrations " + verb + " mcp --client cursor --scope user",
+			"ctx integrations " + verb + " hooks --client gemini"},
+		[]exit{{ExitUsage, "usage error, an unknown client, or a scope the client does not have"}, {ExitNoStore, "hooks: not a git repository"}})
 }
 
 func runIntegrations(ctx context.Context, e *env, o integrationsOptions) error {

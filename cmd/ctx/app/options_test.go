@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctx-dev/ctx/adapters"
 	"github.com/ctx-dev/ctx/hooks"
 	"github.com/ctx-dev/ctx/integrations"
 	"github.com/ctx-dev/ctx/store"
@@ -116,6 +117,21 @@ func TestOptions(t *testing.T) {
 		{[]string{"integrations", "install", "mcp", "--client", "cursor"},
 			integrationsOptions{Verb: "install", Clients: []string{"cursor"}, Scope: "project", Name: integrations.DefaultServerName, Command: "ctx"}},
 		{[]string{"integrations", "status", "mcp", "--scope", "user"}, integrationsOptions{Verb: "status", Scope: integrations.Scope("user"), Name: integrations.DefaultServerName}},
+		{[]string{"integrations", "install", "hooks", "--client", "gemini"}, agentHooksOptions{Verb: "install", Client: "gemini", Scope: "project"}},
+		{[]string{"integrations", "remove", "hooks"}, agentHooksOptions{Verb: "remove", Client: "claude-code", Scope: "project"}},
+		{[]string{"adapters", "list", "--json"}, adaptersListOptions{JSON: true}},
+		{[]string{"adapters", "export", "--client", "claude-code", "--client", "cursor", "-n", "--max-bytes", "4096"},
+			adaptersExportOptions{Clients: []string{"claude-code", "cursor"}, DryRun: true, MaxBytes: 4096}},
+		{[]string{"adapters", "export"}, adaptersExportOptions{}},
+		{[]string{"adapters", "remove", "--dry-run"}, adaptersRemoveOptions{DryRun: true}},
+		{[]string{"--allow-secret", "adapters", "import", "--client", "codex", "--json"}, adaptersImportOptions{Clients: []string{"codex"}, JSON: true, AllowSecret: true}},
+		{[]string{"adapters", "status", "--client", "gemini"}, adaptersStatusOptions{Clients: []string{"gemini"}}},
+		{[]string{"adapters", "brief"}, adaptersBriefOptions{MaxBytes: adapters.DefaultMaxBlock, Format: "text"}},
+		{[]string{"adapters", "brief", "--format", "gemini", "--max-bytes", "2048"}, adaptersBriefOptions{MaxBytes: 2048, Format: "gemini"}},
+		{[]string{"adapters", "hooks", "install"}, agentHooksOptions{Verb: "install", Client: "claude-code"}},
+		{[]string{"adapters", "hooks", "status", "--client", "gemini", "--scope", "project"}, agentHooksOptions{Verb: "status", Client: "gemini", Scope: "project"}},
+		{[]string{"adapters", "enable", "claude-code", "cursor", "--tracked", "ok"}, adaptersEnableOptions{Enable: true, Clients: []string{"claude-code", "cursor"}, Tracked: "ok"}},
+		{[]string{"adapters", "disable", "cursor"}, adaptersEnableOptions{Clients: []string{"cursor"}}},
 	} {
 		got, _, code := parseArgs(t, c.args...)
 		if code != ExitOK || !reflect.DeepEqual(got, c.want) {
@@ -157,6 +173,11 @@ func TestUsageErrors(t *testing.T) {
 		{"team", "add"}, {"conflicts", "x"}, {"resolve", "x"}, {"resolve", "x", "--ours", "--theirs"},
 		{"hooks", "run"}, {"hooks", "run", "pre-commit"}, {"export", "x"}, {"export", "--max-bytes", "-1"},
 		{"integrations", "install"}, {"integrations", "install", "lsp"},
+		{"integrations", "install", "hooks", "--client", "claude-code", "--client", "gemini"},
+		{"adapters", "list", "x"}, {"adapters", "export", "x"}, {"adapters", "remove", "x"}, {"adapters", "import", "x"},
+		{"adapters", "status", "x"}, {"adapters", "brief", "--max-bytes", "100"}, {"adapters", "brief", "--format", "yaml"},
+		{"adapters", "hooks", "install", "x"}, {"adapters", "enable"}, {"adapters", "disable"},
+		{"adapters", "enable", "cursor", "--tracked", "maybe"}, {"adapters", "disable", "cursor", "--tracked", "ok"},
 	} {
 		got, _, code := parseArgs(t, args...)
 		if code != ExitUsage || got != nil {
@@ -224,9 +245,16 @@ func TestExitCodeByType(t *testing.T) {
 		{fmt.Errorf("x: %w", store.ErrNotInitialized), ExitNoStore},
 		{&store.NotFoundError{Msg: "gone"}, ExitNotFound},
 		{context.Canceled, exitInterrupted},
+		{fmt.Errorf("unknown client %q", "nope"), ExitFailure},
 	} {
 		if got := ExitCode(c.err); got != c.want {
 			t.Errorf("ExitCode(%v) = %d, want %d", c.err, got, c.want)
 		}
+	}
+	// The adapters' bad arguments (an unknown client, a bound too small, a client without session hooks)
+	// are usage errors by their type.
+	_, err := adapters.Lookup("nope")
+	if got := ExitCode(err); got != ExitUsage {
+		t.Errorf("ExitCode(%v) = %d, want %d", err, got, ExitUsage)
 	}
 }

@@ -68,6 +68,7 @@ func runStatus(ctx context.Context, e *env, o statusOptions) error {
 	if st.Behind > 0 {
 		fmt.Fprintf(w, "behind:   .context/ lacks %s of %s: ctx pull\n", plural(st.Behind, "commit", "commits"), st.Tracking)
 	}
+	adaptersStatusLines(ctx, e, s)
 	return nil
 }
 

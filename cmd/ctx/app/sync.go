@@ -101,6 +101,8 @@ func runSync(ctx context.Context, e *env, o syncOptions) error {
 			return err
 		}
 		printPull(e, r)
+		// The agents' files enabled for refresh follow the pull (docs/adapters.md "Refresh").
+		refreshAdapters(ctx, e, s)
 		if !o.Push && r.Action == store.PullAdopted {
 			if hint := hooksHint(ctx, s); hint != "" {
 				fmt.Fprintln(e.stdout, hint)
