@@ -296,6 +296,9 @@ func (ix *Index) ImportSource(ctx context.Context, src Source) (SourceResult, er
 	}
 	if src.Provider == ClaudeCode && st.ParentNative == "" && strings.HasPrefix(filepath.Base(src.Path), "agent-") {
 		st.Subagent = true
+		if st.RecordSession != "" && st.RecordSession != st.NativeID {
+			st.ParentNative = st.RecordSession // the legacy sibling layout names the parent in sessionId
+		}
 	}
 	sessionID := SessionID(src.Provider, st.NativeID)
 	res.SessionID = sessionID

@@ -16,8 +16,6 @@ import (
 
 // Limits of one import (docs/history.md "Limits").
 const (
-	// MaxLineBytes is the longest JSONL record read; a longer line is skipped and counted as bad.
-	MaxLineBytes = 64 << 20
 	// MaxTextBytes bounds the text kept for one event; longer bodies are cut at a rune boundary and the
 	// event says so in its text ("[… N bytes omitted]").
 	MaxTextBytes = 1 << 20
@@ -25,15 +23,22 @@ const (
 	maxPendingCalls = 4096
 )
 
+// maxLineBytes is the longest JSONL record read (bytes); a longer line is skipped and counted as bad.
+// Claude and Codex lines reach megabytes. A variable so that tests can lower it.
+var maxLineBytes = 64 << 20
+
 // parseState is what an append-only parser needs to resume at an offset. It is kept in the index.
 type parseState struct {
-	NativeID     string                 `json:"native_id,omitempty"`
-	ParentNative string                 `json:"parent_native,omitempty"`
-	Subagent     bool                   `json:"subagent,omitempty"`
-	Line         int64                  `json:"line"` // lines consumed
-	Seq          int64                  `json:"seq"`  // last event sequence number
-	Calls        map[string]pendingCall `json:"calls,omitempty"`
-	Meta         sessionMeta            `json:"meta"`
+	NativeID     string `json:"native_id,omitempty"`
+	ParentNative string `json:"parent_native,omitempty"`
+	Subagent     bool   `json:"subagent,omitempty"`
+	// RecordSession is the first session id named inside the records (Claude's sessionId), which for a
+	// legacy sibling subagent file agent-<id>.jsonl is its parent's.
+	RecordSession string                 `json:"record_session,omitempty"`
+	Line          int64                  `json:"line"` // lines consumed
+	Seq           int64                  `json:"seq"`  // last event sequence number
+	Calls         map[string]pendingCall `json:"calls,omitempty"`
+	Meta          sessionMeta            `json:"meta"`
 }
 
 type pendingCall struct {
@@ -164,7 +169,7 @@ type lineParser func(b *builder, rec []byte) error
 // (the writer may be in the middle of it).
 func parseJSONL(ctx context.Context, r io.Reader, start int64, st *parseState, p lineParser) (*parseResult, error) {
 	b := newBuilder(st)
-	lr := lines.New(r, start, MaxLineBytes)
+	lr := lines.New(r, start, maxLineBytes)
 	b.res.Offset = start
 	for n := 0; ; n++ {
 		if n&1023 == 0 {
@@ -186,7 +191,7 @@ func parseJSONL(ctx context.Context, r io.Reader, start int64, st *parseState, p
 		b.line = st.Line
 		b.res.Offset = l.End
 		if l.TooLong {
-			b.bad("longer than %d bytes, skipped", MaxLineBytes)
+			b.bad("longer than %d bytes, skipped", maxLineBytes)
 			continue
 		}
 		data := bytes.TrimSpace(l.Data)

@@ -66,6 +66,9 @@ func parseClaudeLine(b *builder, data []byte) error {
 	if r.Version != "" {
 		m.CLIVersion = r.Version
 	}
+	if r.SessionID != "" && b.st.RecordSession == "" {
+		b.st.RecordSession = r.SessionID
+	}
 	if r.IsSidechain {
 		b.st.Subagent = true
 	}
