@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 )
 
 // Source formats (docs/history.md "Sources").
@@ -269,7 +268,7 @@ func slicesContains(ss []string, v string) bool {
 // openRegular opens path for reading without following a final symbolic link and checks that what was
 // opened is the regular file that was stat'ed (no swap between the two).
 func openRegular(path string) (*os.File, os.FileInfo, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := openNoFollow(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("open %s: %w", path, err)
 	}
@@ -281,6 +280,10 @@ func openRegular(path string) (*os.File, os.FileInfo, error) {
 	if !fi.Mode().IsRegular() {
 		f.Close()
 		return nil, nil, fmt.Errorf("open %s: not a regular file", path)
+	}
+	if li, err := os.Lstat(path); err != nil || !os.SameFile(li, fi) {
+		f.Close()
+		return nil, nil, fmt.Errorf("open %s: the file changed or is a symbolic link", path)
 	}
 	return f, fi, nil
 }
