@@ -126,6 +126,13 @@ type SourceResult struct {
 	Err       string         `json:"error,omitempty"` // set when Action is "failed"
 }
 
+// An import writes parsed sources in transactions of at most this many sources or bytes of text: each
+// transaction is atomic (an interrupted import leaves every source as it was before it or fully written).
+const (
+	batchMaxSources = 512
+	batchMaxBytes   = 64 << 20
+)
+
 // ImportStats sums an Import.
 type ImportStats struct {
 	Sources, Unchanged, Appended, Imported, Failed, Events, BadLines int
@@ -138,11 +145,37 @@ type ImportStats struct {
 func (ix *Index) Import(ctx context.Context, srcs []Source) (ImportStats, error) {
 	st := ImportStats{Unknown: map[string]int{}}
 	changed := false
-	for _, s := range srcs {
-		r, err := ix.ImportSource(ctx, s)
+	var (
+		batch      []*pending
+		batchRes   []*SourceResult
+		batchBytes int
+	)
+	results := make([]SourceResult, len(srcs))
+	flush := func() error {
+		err := ix.writeBatch(ctx, batch, batchRes)
+		batch, batchRes, batchBytes = batch[:0], batchRes[:0], 0
+		return err
+	}
+	for i, s := range srcs {
+		r, p, err := ix.prepare(ctx, s)
 		if err != nil {
 			return st, err
 		}
+		results[i] = r
+		if p != nil {
+			batch, batchRes = append(batch, p), append(batchRes, &results[i])
+			batchBytes += p.textBytes()
+			if batchBytes >= batchMaxBytes || len(batch) >= batchMaxSources {
+				if err := flush(); err != nil {
+					return st, err
+				}
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return st, err
+	}
+	for _, r := range results {
 		st.Sources++
 		switch r.Action {
 		case "unchanged":
@@ -193,17 +226,30 @@ func (ix *Index) loadSource(ctx context.Context, path string) (*sourceRow, error
 // and mtime is a no-op; an append-only log that only grew is parsed from its last offset; anything else
 // is parsed whole and replaces the session's events. Each source is written in one transaction.
 func (ix *Index) ImportSource(ctx context.Context, src Source) (SourceResult, error) {
+	res, p, err := ix.prepare(ctx, src)
+	if err != nil || p == nil {
+		return res, err
+	}
+	if err := ix.writeBatch(ctx, []*pending{p}, []*SourceResult{&res}); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+// prepare reads and parses a source. It returns a nil pending when there is nothing to write (the source
+// is unchanged, or failed: see the result).
+func (ix *Index) prepare(ctx context.Context, src Source) (SourceResult, *pending, error) {
 	res := SourceResult{Source: src}
-	fail := func(err error) (SourceResult, error) {
+	fail := func(err error) (SourceResult, *pending, error) {
 		if ctx.Err() != nil {
-			return res, ctx.Err()
+			return res, nil, ctx.Err()
 		}
 		res.Action, res.Err = "failed", err.Error()
-		return res, nil
+		return res, nil, nil
 	}
 	prev, err := ix.loadSource(ctx, src.Path)
 	if err != nil {
-		return res, err
+		return res, nil, err
 	}
 	if prev != nil && (prev.rev != parserRev || prev.format != src.Format) {
 		prev.offset, prev.fingerprint, prev.contentHash = 0, "", "" // forces a whole re-import
@@ -226,7 +272,7 @@ func (ix *Index) ImportSource(ctx context.Context, src Source) (SourceResult, er
 		size, mtime = fi.Size(), fi.ModTime().UnixNano()
 		if prev != nil && prev.size == size && prev.mtime == mtime && prev.offset > 0 {
 			res.Action, res.SessionID = "unchanged", prev.sessionID
-			return res, nil
+			return res, nil, nil
 		}
 		start := int64(0)
 		if prev != nil && prev.offset > 0 && size >= prev.offset {
@@ -250,10 +296,10 @@ func (ix *Index) ImportSource(ctx context.Context, src Source) (SourceResult, er
 		if appended && pr.Offset == start && len(pr.Events) == 0 {
 			// Same bytes (only touched) or nothing complete yet: record the new size and mtime only.
 			if _, err := ix.db.ExecContext(ctx, `UPDATE sources SET size=?, mtime=? WHERE path=?`, size, mtime, src.Path); err != nil {
-				return res, fmt.Errorf("update source state: %w", err)
+				return res, nil, fmt.Errorf("update source state: %w", err)
 			}
 			res.Action, res.SessionID = "unchanged", prev.sessionID
-			return res, nil
+			return res, nil, nil
 		}
 		if checkHash, err = checkPrefix(f, pr.Offset); err != nil {
 			return fail(err)
@@ -271,17 +317,17 @@ func (ix *Index) ImportSource(ctx context.Context, src Source) (SourceResult, er
 		}
 		if prev != nil && prev.fingerprint == fingerprint {
 			res.Action, res.SessionID = "unchanged", prev.sessionID
-			return res, nil
+			return res, nil, nil
 		}
 		if contentHash, err = hashFiles(files); err != nil {
 			return fail(err)
 		}
 		if prev != nil && prev.contentHash == contentHash {
 			if _, err := ix.db.ExecContext(ctx, `UPDATE sources SET fingerprint=?, size=?, mtime=? WHERE path=?`, fingerprint, size, mtime, src.Path); err != nil {
-				return res, fmt.Errorf("update source state: %w", err)
+				return res, nil, fmt.Errorf("update source state: %w", err)
 			}
 			res.Action, res.SessionID = "unchanged", prev.sessionID
-			return res, nil
+			return res, nil, nil
 		}
 		st.ParentNative = src.ParentNative
 		if pr, err = parseWhole(ctx, src, &st); err != nil {
@@ -308,53 +354,98 @@ func (ix *Index) ImportSource(ctx context.Context, src Source) (SourceResult, er
 	}
 	stateJSON, err := json.Marshal(st)
 	if err != nil {
-		return res, fmt.Errorf("encode parser state: %w", err)
+		return res, nil, fmt.Errorf("encode parser state: %w", err)
 	}
 	unknownJSON, _ := json.Marshal(pr.Unknown)
 
+	return res, &pending{src: src, prev: prev, appended: appended, sessionID: sessionID, st: st, pr: pr,
+		size: size, mtime: mtime, fingerprint: fingerprint, contentHash: contentHash, checkHash: checkHash,
+		stateJSON: string(stateJSON), unknownJSON: string(unknownJSON)}, nil
+}
+
+// pending is a parsed source waiting to be written.
+type pending struct {
+	src                                                         Source
+	prev                                                        *sourceRow
+	appended                                                    bool
+	sessionID                                                   string
+	st                                                          parseState
+	pr                                                          *parseResult
+	size, mtime                                                 int64
+	fingerprint, contentHash, checkHash, stateJSON, unknownJSON string
+}
+
+func (p *pending) textBytes() int {
+	n := 0
+	for _, e := range p.pr.Events {
+		n += len(e.Text) + 256
+		if e.Tool != nil {
+			n += len(e.Tool.Input) + len(e.Tool.Output)
+		}
+	}
+	return n
+}
+
+// writeBatch writes parsed sources in one transaction (all or none) and sets each result's event count
+// and action.
+func (ix *Index) writeBatch(ctx context.Context, batch []*pending, results []*SourceResult) error {
+	if len(batch) == 0 {
+		return nil
+	}
 	tx, err := ix.db.BeginTx(ctx, nil)
 	if err != nil {
-		return res, fmt.Errorf("import %s: %w", src.Path, err)
+		return fmt.Errorf("import: %w", err)
 	}
 	defer tx.Rollback() //nolint:errcheck // after Commit this is a no-op
-	if !appended && prev != nil && prev.sessionID != "" {
-		if err := deleteSession(ctx, tx, prev.sessionID); err != nil {
-			return res, err
+	for i, p := range batch {
+		n, err := writeSource(ctx, tx, p)
+		if err != nil {
+			return err
 		}
-	}
-	if !appended {
-		if err := deleteSession(ctx, tx, sessionID); err != nil {
-			return res, err
+		results[i].Events = n
+		if p.appended {
+			results[i].Action = "appended"
+		} else {
+			results[i].Action = "imported"
 		}
-	}
-	n, err := insertEvents(ctx, tx, sessionID, pr.Events)
-	if err != nil {
-		return res, fmt.Errorf("import %s: %w", src.Path, err)
-	}
-	res.Events = n
-	if err := upsertSession(ctx, tx, src, sessionID, &st); err != nil {
-		return res, fmt.Errorf("import %s: %w", src.Path, err)
-	}
-	_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO sources(path, provider, format, parser_rev, size, mtime, fingerprint,
-		content_hash, offset, check_hash, state, session_id, unknown, bad_lines, imported_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-		src.Path, string(src.Provider), src.Format, parserRev, size, mtime, fingerprint, contentHash, pr.Offset, checkHash,
-		string(stateJSON), sessionID, string(unknownJSON), pr.BadLines, time.Now().UnixMilli())
-	if err != nil {
-		return res, fmt.Errorf("import %s: record source: %w", src.Path, err)
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES('generation', '1')
 		ON CONFLICT(key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)`); err != nil {
-		return res, fmt.Errorf("import %s: bump generation: %w", src.Path, err)
+		return fmt.Errorf("import: bump generation: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
-		return res, fmt.Errorf("import %s: commit: %w", src.Path, err)
+		return fmt.Errorf("import: commit: %w", err)
 	}
-	if appended {
-		res.Action = "appended"
-	} else {
-		res.Action = "imported"
+	return nil
+}
+
+func writeSource(ctx context.Context, tx *sql.Tx, p *pending) (int, error) {
+	src := p.src
+	if !p.appended && p.prev != nil && p.prev.sessionID != "" {
+		if err := deleteSession(ctx, tx, p.prev.sessionID); err != nil {
+			return 0, err
+		}
 	}
-	return res, nil
+	if !p.appended {
+		if err := deleteSession(ctx, tx, p.sessionID); err != nil {
+			return 0, err
+		}
+	}
+	n, err := insertEvents(ctx, tx, p.sessionID, p.pr.Events)
+	if err != nil {
+		return 0, fmt.Errorf("import %s: %w", src.Path, err)
+	}
+	if err := upsertSession(ctx, tx, src, p.sessionID, &p.st); err != nil {
+		return 0, fmt.Errorf("import %s: %w", src.Path, err)
+	}
+	_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO sources(path, provider, format, parser_rev, size, mtime, fingerprint,
+		content_hash, offset, check_hash, state, session_id, unknown, bad_lines, imported_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		src.Path, string(src.Provider), src.Format, parserRev, p.size, p.mtime, p.fingerprint, p.contentHash, p.pr.Offset, p.checkHash,
+		p.stateJSON, p.sessionID, p.unknownJSON, p.pr.BadLines, time.Now().UnixMilli())
+	if err != nil {
+		return 0, fmt.Errorf("import %s: record source: %w", src.Path, err)
+	}
+	return n, nil
 }
 
 func firstNonEmpty(a, b string) string {
