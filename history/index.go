@@ -570,6 +570,17 @@ func hashFiles(files []string) (string, error) {
 }
 
 func deleteSession(ctx context.Context, tx *sql.Tx, id string) error {
+	// Only when there is something to delete: a DELETE on the FTS table flushes its pending writes, which
+	// costs a fresh import its batching.
+	var one int
+	err := tx.QueryRowContext(ctx, `SELECT 1 FROM events WHERE session_id=? LIMIT 1`, id).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		_, err = tx.ExecContext(ctx, `DELETE FROM sessions WHERE id=?`, id)
+		return err
+	}
+	if err != nil {
+		return fmt.Errorf("delete session %s: %w", id, err)
+	}
 	for _, q := range []string{
 		`DELETE FROM ev_fts WHERE rowid IN (SELECT rowid FROM events WHERE session_id=?)`,
 		`DELETE FROM event_files WHERE event IN (SELECT rowid FROM events WHERE session_id=?)`,
