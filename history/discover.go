@@ -19,6 +19,7 @@ const (
 	FormatGeminiJSON   = "gemini_json"
 	FormatGeminiJSONL  = "gemini_jsonl"
 	FormatOpenCode     = "opencode_storage"
+	FormatOpenCodeDB   = "opencode_sqlite"
 	FormatCursor       = "cursor_jsonl"
 	FormatCopilot      = "copilot_jsonl"
 	maxDiscoveredFiles = 200_000 // per root
@@ -40,9 +41,19 @@ type Source struct {
 	Provider Provider `json:"provider"`
 	Format   string   `json:"format"`
 	Path     string   `json:"path"` // absolute
+	// Session is the provider's session id when Path holds many sessions (OpenCode's database).
+	Session string `json:"session,omitempty"`
 	// ParentNative is the provider's id of the parent session when the layout says so (Claude's
 	// <session>/subagents/agent-<id>.jsonl).
 	ParentNative string `json:"parent_native_id,omitempty"`
+}
+
+// key identifies a source in the index: its path, plus the session for a multi-session database.
+func (s Source) key() string {
+	if s.Session != "" {
+		return s.Path + "#" + s.Session
+	}
+	return s.Path
 }
 
 // Root is a provider's history root on this machine.
@@ -96,13 +107,13 @@ func Roots(env Env) []Root {
 	add(ClaudeCode, "CLAUDE_CONFIG_DIR", join(get("CLAUDE_CONFIG_DIR"), "projects"), join(home, ".claude", "projects"))
 	add(Codex, "CODEX_HOME", get("CODEX_HOME"), join(home, ".codex"))
 	add(GeminiCLI, "GEMINI_CLI_HOME", join(get("GEMINI_CLI_HOME"), ".gemini", "tmp"), join(home, ".gemini", "tmp"))
-	ocDef := join(home, ".local", "share", "opencode", "storage")
+	ocDef := join(home, ".local", "share", "opencode")
 	if x := get("XDG_DATA_HOME"); x != "" {
-		ocDef = filepath.Join(x, "opencode", "storage")
+		ocDef = filepath.Join(x, "opencode")
 	}
 	ocEnv := ""
 	if db := get("OPENCODE_DB"); db != "" {
-		ocEnv = filepath.Join(filepath.Dir(db), "storage")
+		ocEnv = filepath.Dir(db)
 	}
 	add(OpenCode, "OPENCODE_DB", ocEnv, ocDef)
 	add(Cursor, "CURSOR_DATA_DIR", join(get("CURSOR_DATA_DIR"), "projects"), join(home, ".cursor", "projects"))
@@ -176,6 +187,22 @@ func Discover(ctx context.Context, p Provider, root string, explicit bool) ([]So
 	if err != nil {
 		return nil, fmt.Errorf("discover %s under %s: %w", p, root, err)
 	}
+	if p == OpenCode { // a database holds many sessions: one source each
+		var expanded []Source
+		for _, s := range out {
+			if s.Format != FormatOpenCodeDB {
+				expanded = append(expanded, s)
+				continue
+			}
+			ss, err := openCodeDBSessions(ctx, s.Path)
+			if err != nil {
+				expanded = append(expanded, s) // imported as a failed source that says why
+				continue
+			}
+			expanded = append(expanded, ss...)
+		}
+		out = expanded
+	}
 	if len(zst) > 0 { // a raw rollout and its .zst copy are one session: the raw file wins
 		have := map[string]bool{}
 		for _, s := range out {
@@ -238,6 +265,9 @@ func classify(p Provider, rel string, explicit bool) (Source, bool) {
 		}
 		return s, explicit || slicesContains(parts[:len(parts)-1], "chats")
 	case OpenCode:
+		if isOpenCodeDB(name) && (explicit || len(parts) == 1) {
+			return Source{Provider: p, Format: FormatOpenCodeDB}, true
+		}
 		// <...>/session/<project>/<ses>.json
 		return Source{Provider: p, Format: FormatOpenCode}, strings.HasSuffix(name, ".json") && dir(2) == "session"
 	case Cursor:

@@ -248,7 +248,7 @@ func TestRootsFromEnv(t *testing.T) {
 		got[r.Provider] = r
 	}
 	want := map[Provider]string{
-		ClaudeCode: "/x/claude/projects", Codex: "/x/codex", OpenCode: "/x/oc/storage",
+		ClaudeCode: "/x/claude/projects", Codex: "/x/codex", OpenCode: "/x/oc",
 		GeminiCLI: filepath.Join(home, ".gemini", "tmp"), Cursor: filepath.Join(home, ".cursor", "projects"),
 		CopilotCLI: filepath.Join(home, ".copilot", "session-state"),
 	}

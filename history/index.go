@@ -247,7 +247,7 @@ func (ix *Index) prepare(ctx context.Context, src Source) (SourceResult, *pendin
 		res.Action, res.Err = "failed", err.Error()
 		return res, nil, nil
 	}
-	prev, err := ix.loadSource(ctx, src.Path)
+	prev, err := ix.loadSource(ctx, src.key())
 	if err != nil {
 		return res, nil, err
 	}
@@ -295,13 +295,39 @@ func (ix *Index) prepare(ctx context.Context, src Source) (SourceResult, *pendin
 		}
 		if appended && pr.Offset == start && len(pr.Events) == 0 {
 			// Same bytes (only touched) or nothing complete yet: record the new size and mtime only.
-			if _, err := ix.db.ExecContext(ctx, `UPDATE sources SET size=?, mtime=? WHERE path=?`, size, mtime, src.Path); err != nil {
+			if _, err := ix.db.ExecContext(ctx, `UPDATE sources SET size=?, mtime=? WHERE path=?`, size, mtime, src.key()); err != nil {
 				return res, nil, fmt.Errorf("update source state: %w", err)
 			}
 			res.Action, res.SessionID = "unchanged", prev.sessionID
 			return res, nil, nil
 		}
 		if checkHash, err = checkPrefix(f, pr.Offset); err != nil {
+			return fail(err)
+		}
+	} else if src.Format == FormatOpenCodeDB {
+		if src.Session == "" {
+			if _, err := openCodeDBSessions(ctx, src.Path); err != nil {
+				return fail(err)
+			}
+			return fail(fmt.Errorf("%s: an OpenCode database source needs a session", src.Path))
+		}
+		db, err := openProviderDB(ctx, src.Path)
+		if err != nil {
+			return fail(err)
+		}
+		defer db.Close()
+		if fingerprint, err = openCodeDBFingerprint(ctx, db, src.Session); err != nil {
+			return fail(err)
+		}
+		if fi, err := os.Stat(src.Path); err == nil {
+			size, mtime = fi.Size(), fi.ModTime().UnixNano()
+		}
+		if prev != nil && prev.fingerprint == fingerprint {
+			res.Action, res.SessionID = "unchanged", prev.sessionID
+			return res, nil, nil
+		}
+		contentHash = fingerprint
+		if pr, err = parseOpenCodeDB(ctx, db, src.Session, &st); err != nil {
 			return fail(err)
 		}
 	} else {
@@ -323,7 +349,7 @@ func (ix *Index) prepare(ctx context.Context, src Source) (SourceResult, *pendin
 			return fail(err)
 		}
 		if prev != nil && prev.contentHash == contentHash {
-			if _, err := ix.db.ExecContext(ctx, `UPDATE sources SET fingerprint=?, size=?, mtime=? WHERE path=?`, fingerprint, size, mtime, src.Path); err != nil {
+			if _, err := ix.db.ExecContext(ctx, `UPDATE sources SET fingerprint=?, size=?, mtime=? WHERE path=?`, fingerprint, size, mtime, src.key()); err != nil {
 				return res, nil, fmt.Errorf("update source state: %w", err)
 			}
 			res.Action, res.SessionID = "unchanged", prev.sessionID
@@ -440,7 +466,7 @@ func writeSource(ctx context.Context, tx *sql.Tx, p *pending) (int, error) {
 	}
 	_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO sources(path, provider, format, parser_rev, size, mtime, fingerprint,
 		content_hash, offset, check_hash, state, session_id, unknown, bad_lines, imported_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-		src.Path, string(src.Provider), src.Format, parserRev, p.size, p.mtime, p.fingerprint, p.contentHash, p.pr.Offset, p.checkHash,
+		src.key(), string(src.Provider), src.Format, parserRev, p.size, p.mtime, p.fingerprint, p.contentHash, p.pr.Offset, p.checkHash,
 		p.stateJSON, p.sessionID, p.unknownJSON, p.pr.BadLines, time.Now().UnixMilli())
 	if err != nil {
 		return 0, fmt.Errorf("import %s: record source: %w", src.Path, err)

@@ -48,7 +48,6 @@ type ocMessage struct {
 			Message string `json:"message"`
 		} `json:"data"`
 	} `json:"error"`
-	file string
 }
 
 type ocPart struct {
@@ -119,12 +118,6 @@ func parseOpenCode(ctx context.Context, sessionFile string, st *parseState) (*pa
 	if !safeName(s.ID) {
 		return nil, fmt.Errorf("session id %q is not a plain file name", s.ID)
 	}
-	st.NativeID = s.ID
-	if s.ParentID != "" {
-		st.ParentNative, st.Subagent = s.ParentID, true
-	}
-	st.Meta.CWD, st.Meta.Title, st.Meta.CLIVersion = s.Directory, s.Title, s.Version
-	st.Meta.StartedAt = msTime(s.Time.Created)
 	storage := openCodeStorage(sessionFile)
 	msgFiles, err := listJSON(filepath.Join(storage, "message", s.ID), maxOpenCodeMessages)
 	if err != nil {
@@ -137,12 +130,49 @@ func parseOpenCode(ctx context.Context, sessionFile string, st *parseState) (*pa
 			b.bad("%s: %v", filepath.Base(f), err)
 			continue
 		}
-		m.file = f
 		if m.ID == "" {
 			m.ID = strings.TrimSuffix(filepath.Base(f), ".json")
 		}
 		msgs = append(msgs, m)
 	}
+	parts := func(m ocMessage) ([]ocPart, error) {
+		if !safeName(m.ID) {
+			return nil, fmt.Errorf("message id %q is not a plain file name", m.ID)
+		}
+		files, err := listJSON(filepath.Join(storage, "part", m.ID), maxOpenCodeParts)
+		if err != nil {
+			return nil, err
+		}
+		var out []ocPart
+		for _, f := range files {
+			var p ocPart
+			if err := readJSONFile(f, &p); err != nil {
+				b.bad("%s: %v", filepath.Base(f), err)
+				continue
+			}
+			if p.ID == "" {
+				p.ID = m.ID + "/" + strings.TrimSuffix(filepath.Base(f), ".json")
+			}
+			out = append(out, p)
+		}
+		return out, nil
+	}
+	if err := openCodeAssemble(ctx, b, s, msgs, parts); err != nil {
+		return nil, err
+	}
+	return b.res, nil
+}
+
+// openCodeAssemble turns a session, its messages and their parts (from the storage tree or the
+// database) into events.
+func openCodeAssemble(ctx context.Context, b *builder, s ocSession, msgs []ocMessage, partsOf func(ocMessage) ([]ocPart, error)) error {
+	st := b.st
+	st.NativeID = s.ID
+	if s.ParentID != "" {
+		st.ParentNative, st.Subagent = s.ParentID, true
+	}
+	st.Meta.CWD, st.Meta.Title, st.Meta.CLIVersion = s.Directory, s.Title, s.Version
+	st.Meta.StartedAt = msTime(s.Time.Created)
 	slices.SortStableFunc(msgs, func(a, c ocMessage) int {
 		if a.Time.Created != c.Time.Created {
 			if a.Time.Created < c.Time.Created {
@@ -154,32 +184,20 @@ func parseOpenCode(ctx context.Context, sessionFile string, st *parseState) (*pa
 	})
 	for _, m := range msgs {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return err
 		}
-		if model := m.ModelID + m.Model.ModelID; model != "" && m.Role == "assistant" {
-			st.Meta.Model = m.ModelID
-			if st.Meta.Model == "" {
-				st.Meta.Model = m.Model.ModelID
+		if m.Role == "assistant" {
+			if model := firstNonEmpty(m.ModelID, m.Model.ModelID); model != "" {
+				st.Meta.Model = model
 			}
 		}
 		at := msTime(m.Time.Created)
-		if !safeName(m.ID) {
-			b.bad("message id %q is not a plain file name", m.ID)
+		parts, err := partsOf(m)
+		if err != nil {
+			b.bad("%v", err)
 			continue
 		}
-		partFiles, err := listJSON(filepath.Join(storage, "part", m.ID), maxOpenCodeParts)
-		if err != nil {
-			return nil, err
-		}
-		for _, f := range partFiles {
-			var p ocPart
-			if err := readJSONFile(f, &p); err != nil {
-				b.bad("%s: %v", filepath.Base(f), err)
-				continue
-			}
-			if p.ID == "" {
-				p.ID = m.ID + "/" + strings.TrimSuffix(filepath.Base(f), ".json")
-			}
+		for _, p := range parts {
 			pat := msTime(p.Time.Start)
 			if pat.IsZero() {
 				pat = msTime(p.State.Time.Start)
@@ -193,7 +211,7 @@ func parseOpenCode(ctx context.Context, sessionFile string, st *parseState) (*pa
 			b.emit(m.ID+"/error", 0, Event{At: at, Type: Notice, Role: "system", Text: strings.TrimSpace(m.Error.Name + ": " + m.Error.Data.Message)})
 		}
 	}
-	return b.res, nil
+	return nil
 }
 
 func openCodePart(b *builder, m ocMessage, p ocPart, at timeT) {
