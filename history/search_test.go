@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // writeClaude writes a Claude session file of JSONL records under root/<project>/<name>.jsonl.
@@ -154,5 +155,53 @@ func TestShowPrefixes(t *testing.T) {
 	}
 	if _, err := ix.Session(ctx, "0000000"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("short prefix: %v", err)
+	}
+}
+
+// TestSearchTimeBounds: since/until bound event times; events without a time never match a bound.
+func TestSearchTimeBounds(t *testing.T) {
+	ix := setupSearch(t) // every record at 2026-02-01T10:00:00Z
+	ctx := context.Background()
+	at := func(s string) time.Time { tt, _ := time.Parse(time.RFC3339, s); return tt }
+	for _, c := range []struct {
+		since, until string
+		want         int
+	}{
+		{"2026-02-01T10:00:00Z", "", 2},
+		{"2026-02-01T10:00:01Z", "", 0},
+		{"", "2026-02-01T10:00:01Z", 2},
+		{"", "2026-02-01T10:00:00Z", 0},
+	} {
+		q := Query{Text: "zanzibar"}
+		if c.since != "" {
+			q.Since = at(c.since)
+		}
+		if c.until != "" {
+			q.Until = at(c.until)
+		}
+		res, err := ix.Search(ctx, q)
+		if err != nil || len(res.Hits) != c.want {
+			t.Errorf("since %q until %q: %d hits, want %d (%v)", c.since, c.until, len(res.Hits), c.want, err)
+		}
+	}
+}
+
+// TestImportCancelledLeavesNothing: an import stopped by its context writes nothing half: the index is as
+// before.
+func TestImportCancelledLeavesNothing(t *testing.T) {
+	ix := openTestIndex(t)
+	root := t.TempDir()
+	srcs := []Source{writeClaude(t, root, "-a", "s1", rec("m1", "user", "/w", `"one"`)), writeClaude(t, root, "-a", "s2", rec("m2", "user", "/w", `"two"`))}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := ix.Import(ctx, srcs); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v", err)
+	}
+	st, err := ix.Stats(context.Background())
+	if err != nil || st.Events != 0 || st.Sessions != 0 || st.Sources != 0 || st.Generation != 0 {
+		t.Fatalf("after a cancelled import: %+v %v", st, err)
+	}
+	if st, err := ix.Import(context.Background(), srcs); err != nil || st.Imported != 2 {
+		t.Fatalf("import after: %+v %v", st, err)
 	}
 }
