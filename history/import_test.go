@@ -279,3 +279,16 @@ func TestIndexIsPrivate(t *testing.T) {
 		t.Fatalf("modes %v %v", fi.Mode(), db.Mode())
 	}
 }
+
+// TestMCPToolCalls: a Claude tool call named mcp__<server>__<tool> is marked as an MCP invocation.
+func TestMCPToolCalls(t *testing.T) {
+	root := t.TempDir()
+	src := writeClaude(t, root, "-a", "s1",
+		rec("a1", "assistant", "/w", `[{"type":"tool_use","id":"t1","name":"mcp__github__create_issue","input":{"title":"x"}},{"type":"tool_use","id":"t2","name":"Bash","input":{"command":"ls"}}]`))
+	ix := openTestIndex(t)
+	r := importOne(t, ix, src)
+	evs, _ := ix.Events(context.Background(), r.SessionID, 0, 0)
+	if len(evs) != 2 || evs[0].Tool.Protocol != "mcp" || evs[0].Tool.Server != "github" || evs[1].Tool.Protocol != "" {
+		t.Fatalf("%+v %+v", evs[0].Tool, evs[1].Tool)
+	}
+}

@@ -338,9 +338,8 @@ func toolCallEvent(at time.Time, role, name, callID string, input json.RawMessag
 
 func finishToolCall(e Event, m map[string]any) Event {
 	name := e.Tool.Name
-	if server, tool, ok := mcpName(name); ok {
+	if server, ok := mcpServer(name); ok {
 		e.Tool.Protocol, e.Tool.Server = "mcp", server
-		_ = tool
 	}
 	e.Files = append(e.Files, toolFiles(name, m)...)
 	cmd := commandOf(m)
@@ -374,18 +373,14 @@ func patchRefs(patch string) []FileRef {
 	return out
 }
 
-// mcpName recognises the MCP tool naming conventions of the providers: Claude's "mcp__server__tool" and
-// Codex's "server__tool" are not distinguishable from ordinary names in general, so only the explicit
-// "mcp__" prefix qualifies.
-func mcpName(name string) (server, tool string, ok bool) {
+// mcpServer recognises an MCP tool call by Claude Code's naming, "mcp__<server>__<tool>", and returns the
+// server. Other providers' MCP names ("server__tool") cannot be told from ordinary tool names, so only
+// the explicit prefix qualifies.
+func mcpServer(name string) (string, bool) {
 	rest, found := strings.CutPrefix(name, "mcp__")
 	if !found {
-		return "", "", false
+		return "", false
 	}
-	server, tool, ok = strings.Cut(rest, "__")
-	return server, tool, ok && server != "" && tool != ""
+	server, tool, ok := strings.Cut(rest, "__")
+	return server, ok && server != "" && tool != ""
 }
-
-type timeT = time.Time
-
-func textprocIsCommit(s string) bool { return textproc.IsGitCommit(s) }

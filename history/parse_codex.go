@@ -3,6 +3,9 @@ package history
 import (
 	"encoding/json"
 	"strings"
+	"time"
+
+	"github.com/ctx-dev/ctx/history/internal/textproc"
 )
 
 // Codex CLI rollout JSONL: {timestamp, type, payload} (docs/history.md "Codex CLI").
@@ -161,7 +164,7 @@ func parseCodexLine(b *builder, data []byte) error {
 	return nil
 }
 
-func codexItemEvent(b *builder, at timeT, p codexItem) error {
+func codexItemEvent(b *builder, at time.Time, p codexItem) error {
 	switch p.Type {
 	case "message":
 		text := contentText(p.Content)
@@ -207,7 +210,7 @@ func codexItemEvent(b *builder, at timeT, p codexItem) error {
 		input := rawText(p.Input)
 		e := Event{At: at, Type: ToolCall, Role: "assistant", Tool: &Tool{Name: p.Name, CallID: p.CallID, Input: input}}
 		e = finishToolCall(e, map[string]any{"input": input})
-		if textprocIsCommit(input) {
+		if textproc.IsGitCommit(input) {
 			e.Facts = append(e.Facts, Fact{Kind: "command", Value: input})
 		}
 		b.emit("", 0, e)

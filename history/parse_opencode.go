@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 )
 
 // OpenCode's legacy storage tree (docs/history.md "OpenCode"): storage/session/<project>/<ses>.json,
@@ -214,7 +215,7 @@ func openCodeAssemble(ctx context.Context, b *builder, s ocSession, msgs []ocMes
 	return nil
 }
 
-func openCodePart(b *builder, m ocMessage, p ocPart, at timeT) {
+func openCodePart(b *builder, m ocMessage, p ocPart, at time.Time) {
 	switch p.Type {
 	case "text":
 		if strings.TrimSpace(p.Text) != "" {
