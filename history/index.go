@@ -143,6 +143,12 @@ type ImportStats struct {
 // Import imports every source. A source that fails (unreadable, not the format it claims) is reported
 // in its result and does not stop the others; the error is only for the index itself or ctx.
 func (ix *Index) Import(ctx context.Context, srcs []Source) (ImportStats, error) {
+	return ix.ImportProgress(ctx, srcs, nil)
+}
+
+// ImportProgress is Import calling progress (when not nil) after each source with the number of sources
+// done and the total.
+func (ix *Index) ImportProgress(ctx context.Context, srcs []Source, progress func(done, total int)) (ImportStats, error) {
 	st := ImportStats{Unknown: map[string]int{}}
 	changed := false
 	var (
@@ -170,6 +176,9 @@ func (ix *Index) Import(ctx context.Context, srcs []Source) (ImportStats, error)
 					return st, err
 				}
 			}
+		}
+		if progress != nil {
+			progress(i+1, len(srcs))
 		}
 	}
 	if err := flush(); err != nil {

@@ -183,7 +183,7 @@ func historyImport(c *cli.Context) error {
 		return err
 	}
 	defer ix.Close()
-	st, err := ix.Import(c.Context, srcs)
+	st, err := ix.ImportProgress(c.Context, srcs, progressBar(len(srcs)))
 	if err != nil {
 		return err
 	}
@@ -416,4 +416,29 @@ func printJSONLine(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
+}
+
+// progressBar returns a progress callback that draws a one-line bar on the standard error when it is a
+// terminal and the import is long enough to need one (at least 200 sources), else nil. It writes to the
+// terminal directly: the sanitized writer would escape the carriage return, and the text is ctx's own.
+func progressBar(total int) func(done, total int) {
+	w := os.Stderr
+	fi, err := os.Stderr.Stat()
+	if err != nil || fi.Mode()&os.ModeCharDevice == 0 || total < 200 {
+		return nil
+	}
+	last := -1
+	return func(done, total int) {
+		pct := done * 100 / total
+		if pct == last && done != total {
+			return
+		}
+		last = pct
+		const width = 30
+		n := pct * width / 100
+		fmt.Fprintf(w, "\rimporting %s%s %3d%% (%d/%d sources)", strings.Repeat("#", n), strings.Repeat(".", width-n), pct, done, total)
+		if done == total {
+			fmt.Fprintln(w)
+		}
+	}
 }
