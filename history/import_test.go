@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -290,5 +291,37 @@ func TestMCPToolCalls(t *testing.T) {
 	evs, _ := ix.Events(context.Background(), r.SessionID, 0, 0)
 	if len(evs) != 2 || evs[0].Tool.Protocol != "mcp" || evs[0].Tool.Server != "github" || evs[1].Tool.Protocol != "" {
 		t.Fatalf("%+v %+v", evs[0].Tool, evs[1].Tool)
+	}
+}
+
+// TestTouchedFileIsNoop: a file whose mtime changed but whose bytes did not is checked by hash and not
+// re-imported; the index generation does not move.
+func TestTouchedFileIsNoop(t *testing.T) {
+	ctx := context.Background()
+	ix := openTestIndex(t)
+	root := t.TempDir()
+	srcs := []Source{
+		writeClaude(t, root, "-a", "s1", rec("m1", "user", "/w", `"one"`)),
+		{Provider: GeminiCLI, Format: FormatGeminiJSON, Path: filepath.Join(root, "g.json")},
+	}
+	if err := os.WriteFile(srcs[1].Path, []byte(`{"sessionId":"g1","messages":[{"id":"a","type":"user","content":"hi"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := ix.Import(ctx, srcs); err != nil || st.Imported != 2 {
+		t.Fatalf("%+v %v", st, err)
+	}
+	gen, _ := ix.Generation(ctx)
+	later := time.Now().Add(time.Hour)
+	for _, s := range srcs {
+		if err := os.Chtimes(s.Path, later, later); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := ix.Import(ctx, srcs)
+	if err != nil || st.Unchanged != 2 || st.Events != 0 {
+		t.Fatalf("after touch: %+v %v", st, err)
+	}
+	if g, _ := ix.Generation(ctx); g != gen {
+		t.Fatalf("generation moved %d → %d", gen, g)
 	}
 }
