@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -56,6 +57,44 @@ func importCorpus(t testing.TB, ix *Index) ImportStats {
 func TestCorpusImportsWithoutHardErrors(t *testing.T) {
 	ix := openTestIndex(t)
 	st := importCorpus(t, ix)
+	// Every transcript file of the corpus is a source or part of one (OpenCode's message and part
+	// files); what is left is licences, notes and files ctx does not read (named here).
+	covered := map[string]bool{}
+	for _, r := range st.Results {
+		covered[r.Source.Path] = true
+		if r.Source.Format == FormatOpenCode {
+			files, err := openCodeFiles(context.Background(), r.Source.Path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range files {
+				covered[f] = true
+			}
+		}
+	}
+	dir := corpusDir(t)
+	notTranscripts := map[string]bool{
+		"SOURCES.md": true,
+		"claude-code/agent-sessions/subagent-layout/0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f/subagents/agent-a0ad4f44468bdf20d.meta.json": true,
+		"cursor/agent-sessions/test-store.db":          true, // Cursor's chat store: not read (docs/history.md)
+		"opencode/agent-sessions/storage_v2/migration": true, // OpenCode's storage version marker
+	}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if !covered[p] && !notTranscripts[filepath.ToSlash(rel)] && !strings.HasPrefix(rel, "LICENSES") {
+			t.Errorf("corpus file %s is not imported", rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Results) != 24 {
+		t.Errorf("%d sources, want 24", len(st.Results))
+	}
 	for _, r := range st.Results {
 		t.Logf("%-12s %-18s %-9s ev=%-4d skip=%-3d bad=%d unknown=%v %s", r.Source.Provider, r.Source.Format, r.Action, r.Events, r.Skipped, r.BadLines, r.Unknown, filepath.Base(r.Source.Path))
 		if r.Action == "failed" || r.BadLines != 0 {

@@ -325,3 +325,35 @@ func TestTouchedFileIsNoop(t *testing.T) {
 		t.Fatalf("generation moved %d → %d", gen, g)
 	}
 }
+
+// TestOpenCodePartChangeReimports: a changed part file (filed under the message's id, not its file name)
+// re-imports the session.
+func TestOpenCodePartChangeReimports(t *testing.T) {
+	root := t.TempDir()
+	w := func(rel, body string) {
+		p := filepath.Join(root, "storage", rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w("session/proj/ses_1.json", `{"id":"ses_1","directory":"/w","time":{"created":1}}`)
+	w("message/ses_1/msg_0001.json", `{"id":"m_one","role":"user","time":{"created":2}}`)
+	w("part/m_one/001.json", `{"id":"p1","type":"text","text":"first"}`)
+	ctx := context.Background()
+	srcs, err := Discover(ctx, OpenCode, root, false)
+	if err != nil || len(srcs) != 1 {
+		t.Fatalf("%+v %v", srcs, err)
+	}
+	ix := openTestIndex(t)
+	if st, err := ix.Import(ctx, srcs); err != nil || st.Events != 1 {
+		t.Fatalf("%+v %v", st, err)
+	}
+	w("part/m_one/002.json", `{"id":"p2","type":"text","text":"second"}`)
+	st, err := ix.Import(ctx, srcs)
+	if err != nil || st.Imported != 1 || st.Events != 2 {
+		t.Fatalf("after a new part: %+v %v", st, err)
+	}
+}

@@ -101,6 +101,13 @@ func openCodeFiles(ctx context.Context, sessionFile string) ([]string, error) {
 		}
 		files = append(files, m)
 		id := strings.TrimSuffix(filepath.Base(m), ".json")
+		var msg ocMessage // parts are filed under the message's id, which need not be its file name
+		if readJSONFile(m, &msg) == nil && msg.ID != "" {
+			id = msg.ID
+		}
+		if !safeName(id) {
+			continue
+		}
 		parts, err := listJSON(filepath.Join(storage, "part", id), maxOpenCodeParts)
 		if err != nil {
 			return nil, err
