@@ -242,7 +242,7 @@ func (ix *Index) ImportSource(ctx context.Context, src Source) (SourceResult, er
 	if err := ix.writeBatch(ctx, []*pending{p}, []*SourceResult{&res}); err != nil {
 		return res, err
 	}
-	return res, nil
+	return res, ix.relink(ctx)
 }
 
 // prepare reads and parses a source. It returns a nil pending when there is nothing to write (the source
