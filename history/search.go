@@ -329,9 +329,17 @@ func (ix *Index) scanEvent(r rowScanner) (Event, error) {
 	return e, nil
 }
 
-// snippet returns up to ~200 characters of text around the first occurrence of any term.
+// snippet returns up to ~200 characters of text around the first occurrence of any term within its
+// first 256 KiB (the start of the text when none occurs there).
 func snippet(text string, terms []string) string {
-	lower := strings.ToLower(text)
+	head := text
+	if len(head) > 256<<10 {
+		head = head[:256<<10]
+	}
+	lower := strings.ToLower(head)
+	if len(lower) != len(head) { // case mapping changed byte lengths: offsets would not line up
+		lower = head
+	}
 	pos := -1
 	for _, t := range terms {
 		t = strings.Trim(t, `"'`)
