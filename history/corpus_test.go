@@ -190,6 +190,9 @@ func TestCorpusCounts(t *testing.T) {
 		for _, f := range e.Facts {
 			if f.Kind == "commit" {
 				commits = append(commits, f.Value)
+				if e.Tool == nil || !strings.HasPrefix(e.Tool.Output, "[main abc1234] Add hello function") || e.Tool.Name != "Bash" {
+					t.Errorf("receipt event tool: %+v", e.Tool)
+				}
 			}
 		}
 		for _, f := range e.Files {

@@ -658,7 +658,11 @@ func insertEvents(ctx context.Context, tx *sql.Tx, sessionID string, evs []Event
 		e.ID = EventID(sessionID, e.NativeKey)
 		var tool, files, facts any
 		if e.Tool != nil {
-			b, _ := json.Marshal(e.Tool)
+			t := *e.Tool
+			if t.Output == e.Text {
+				t.Output = "" // stored once, in text; scanEvent restores it
+			}
+			b, _ := json.Marshal(t)
 			tool = string(b)
 		}
 		if len(e.Files) > 0 {

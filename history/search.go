@@ -315,6 +315,9 @@ func (ix *Index) scanEvent(r rowScanner) (Event, error) {
 		if err := json.Unmarshal([]byte(tool.String), e.Tool); err != nil {
 			return e, fmt.Errorf("decode tool of %s: %w", e.ID, err)
 		}
+		if e.Type == ToolOutput && e.Tool.Output == "" {
+			e.Tool.Output = e.Text // an output's text is stored once (see insertEvents)
+		}
 	}
 	if files.Valid {
 		if err := json.Unmarshal([]byte(files.String), &e.Files); err != nil {
