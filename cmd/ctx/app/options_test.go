@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctx-dev/ctx/history"
 	"github.com/ctx-dev/ctx/hooks"
 	"github.com/ctx-dev/ctx/integrations"
 	"github.com/ctx-dev/ctx/store"
@@ -113,6 +114,20 @@ func TestOptions(t *testing.T) {
 		{[]string{"integrations", "install", "mcp", "--client", "cursor"},
 			integrationsOptions{Verb: "install", Clients: []string{"cursor"}, Scope: "project", Name: integrations.DefaultServerName, Command: "ctx"}},
 		{[]string{"integrations", "status", "mcp", "--scope", "user"}, integrationsOptions{Verb: "status", Scope: integrations.Scope("user"), Name: integrations.DefaultServerName}},
+		{[]string{"history", "sources", "--json"}, historySourcesOptions{JSON: true}},
+		{[]string{"history", "import"}, historyImportOptions{}},
+		{[]string{"history", "import", "--provider", "claude-code", "--path", "/backup/projects", "--index", "IX", "--json"},
+			historyImportOptions{Provider: history.ClaudeCode, Path: "/backup/projects", Index: "IX", JSON: true}},
+		{[]string{"history", "search", "flaky", "test"}, historySearchOptions{Query: history.Query{Text: "flaky test", Scope: history.ScopeAll, Limit: 20}}},
+		{[]string{"history", "search", "go", "test", "--provider", "codex", "--provider", "opencode", "--scope", "calls", "--since", "2026-11-01",
+			"--until", "2026-11-30", "--file", "store/", "--in-session", "3f2a9c1d", "--repo", "/src/ctx", "--primary-only", "--events", "--limit", "50",
+			"--index", "IX", "--json"},
+			historySearchOptions{Query: history.Query{Text: "go test", Providers: []history.Provider{history.Codex, history.OpenCode}, Scope: history.ScopeCalls,
+				Since: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC), Until: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC), File: "store/",
+				SessionID: "3f2a9c1d", Repo: "/src/ctx", PrimaryOnly: true, Dense: true, Limit: 50}, Index: "IX", JSON: true}},
+		{[]string{"history", "search", "x", "--type", "tool_call"}, historySearchOptions{Query: history.Query{Text: "x", Scope: history.ScopeAll, EventType: history.EventType("tool_call"), Limit: 20}}},
+		{[]string{"history", "show", "session", "3f2a9c1d", "--max-events", "2", "--json"}, historyShowSessionOptions{ID: "3f2a9c1d", MaxEvents: 2, JSON: true}},
+		{[]string{"history", "show", "event", "e1", "--window", "3", "--index", "IX"}, historyShowEventOptions{ID: "e1", Window: 3, Index: "IX"}},
 	} {
 		got, _, code := parseArgs(t, c.args...)
 		if code != ExitOK || !reflect.DeepEqual(got, c.want) {
@@ -154,6 +169,10 @@ func TestUsageErrors(t *testing.T) {
 		{"team", "add"}, {"conflicts", "x"}, {"resolve", "x"}, {"resolve", "x", "--ours", "--theirs"},
 		{"hooks", "run"}, {"hooks", "run", "pre-commit"}, {"export", "x"}, {"export", "--max-bytes", "-1"},
 		{"integrations", "install"}, {"integrations", "install", "lsp"},
+		{"history", "import", "--provider", "nope"}, {"history", "import", "--path", "dir"},
+		{"history", "search"}, {"history", "search", "x", "--limit", "0"}, {"history", "search", "x", "--provider", "nope"},
+		{"history", "search", "x", "--since", "yesterday"}, {"history", "search", "x", "--until", "2026-13-01"},
+		{"history", "show", "session"}, {"history", "show", "session", "a", "b"}, {"history", "show", "event"},
 	} {
 		got, _, code := parseArgs(t, args...)
 		if code != ExitUsage || got != nil {
