@@ -74,3 +74,14 @@ func (s *Store) Identity(ctx context.Context) (Signature, error) { return s.repo
 func (s *Store) Resolve(ctx context.Context, ref string) (Hash, error) {
 	return s.repo.Resolve(ctx, ref)
 }
+
+// CommonDir is the git common dir of the repository that holds dir (for a linked worktree, the main
+// repository's git dir): where ctx keeps what is never pushed. Unlike Open it writes nothing to the
+// repository. ErrNotRepository outside one.
+func CommonDir(ctx context.Context, dir string) (string, error) {
+	r, err := gitstore.Open(ctx, dir)
+	if err != nil {
+		return "", err
+	}
+	return r.CommonDir(), nil
+}

@@ -97,6 +97,7 @@ func commands(e *env) []*cli.Command {
 		newExportCmd(e),
 		newIntegrationsCmd(e),
 		newAdaptersCmd(e),
+		newHistoryCmd(e),
 	}
 }
 

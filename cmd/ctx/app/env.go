@@ -21,6 +21,9 @@ type env struct {
 
 	// progress receives git's progress output during pull and push: a terminal, nil for none.
 	progress *os.File
+	// errTerm is the raw standard error when it is a terminal, else nil: for progress bars whose text is
+	// ctx's own (ctx history import), which the sanitizer would break (it escapes the carriage return).
+	errTerm *os.File
 
 	// The global flags: -C DIR, --agent and --session (the actor), --allow-secret.
 	dir         string
@@ -44,6 +47,7 @@ func newEnv(io IO) *env {
 		// file: git's progress (and the remote's sideband text in it) is not shown until it can be passed
 		// through the sanitizer.
 		progress: terminal(errOut),
+		errTerm:  terminal(io.Err),
 	}
 }
 

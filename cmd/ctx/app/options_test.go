@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ctx-dev/ctx/adapters"
+	"github.com/ctx-dev/ctx/history"
 	"github.com/ctx-dev/ctx/hooks"
 	"github.com/ctx-dev/ctx/integrations"
 	"github.com/ctx-dev/ctx/store"
@@ -132,6 +133,20 @@ func TestOptions(t *testing.T) {
 		{[]string{"adapters", "hooks", "status", "--client", "gemini", "--scope", "project"}, agentHooksOptions{Verb: "status", Client: "gemini", Scope: "project"}},
 		{[]string{"adapters", "enable", "claude-code", "cursor", "--tracked", "ok"}, adaptersEnableOptions{Enable: true, Clients: []string{"claude-code", "cursor"}, Tracked: "ok"}},
 		{[]string{"adapters", "disable", "cursor"}, adaptersEnableOptions{Clients: []string{"cursor"}}},
+		{[]string{"history", "sources", "--json"}, historySourcesOptions{JSON: true}},
+		{[]string{"history", "import"}, historyImportOptions{}},
+		{[]string{"history", "import", "--provider", "claude-code", "--path", "/backup/projects", "--index", "IX", "--json"},
+			historyImportOptions{Provider: history.ClaudeCode, Path: "/backup/projects", Index: "IX", JSON: true}},
+		{[]string{"history", "search", "flaky", "test"}, historySearchOptions{Query: history.Query{Text: "flaky test", Scope: history.ScopeAll, Limit: 20}}},
+		{[]string{"history", "search", "go", "test", "--provider", "codex", "--provider", "opencode", "--scope", "calls", "--since", "2026-11-01",
+			"--until", "2026-11-30", "--file", "store/", "--in-session", "3f2a9c1d", "--repo", "/src/ctx", "--primary-only", "--events", "--limit", "50",
+			"--index", "IX", "--json"},
+			historySearchOptions{Query: history.Query{Text: "go test", Providers: []history.Provider{history.Codex, history.OpenCode}, Scope: history.ScopeCalls,
+				Since: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC), Until: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC), File: "store/",
+				SessionID: "3f2a9c1d", Repo: "/src/ctx", PrimaryOnly: true, Dense: true, Limit: 50}, Index: "IX", JSON: true}},
+		{[]string{"history", "search", "x", "--type", "tool_call"}, historySearchOptions{Query: history.Query{Text: "x", Scope: history.ScopeAll, EventType: history.EventType("tool_call"), Limit: 20}}},
+		{[]string{"history", "show", "session", "3f2a9c1d", "--max-events", "2", "--json"}, historyShowSessionOptions{ID: "3f2a9c1d", MaxEvents: 2, JSON: true}},
+		{[]string{"history", "show", "event", "e1", "--window", "3", "--index", "IX"}, historyShowEventOptions{ID: "e1", Window: 3, Index: "IX"}},
 	} {
 		got, _, code := parseArgs(t, c.args...)
 		if code != ExitOK || !reflect.DeepEqual(got, c.want) {
@@ -178,6 +193,10 @@ func TestUsageErrors(t *testing.T) {
 		{"adapters", "status", "x"}, {"adapters", "brief", "--max-bytes", "100"}, {"adapters", "brief", "--format", "yaml"},
 		{"adapters", "hooks", "install", "x"}, {"adapters", "enable"}, {"adapters", "disable"},
 		{"adapters", "enable", "cursor", "--tracked", "maybe"}, {"adapters", "disable", "cursor", "--tracked", "ok"},
+		{"history", "import", "--provider", "nope"}, {"history", "import", "--path", "dir"},
+		{"history", "search"}, {"history", "search", "x", "--limit", "0"}, {"history", "search", "x", "--provider", "nope"},
+		{"history", "search", "x", "--since", "yesterday"}, {"history", "search", "x", "--until", "2026-13-01"},
+		{"history", "show", "session"}, {"history", "show", "session", "a", "b"}, {"history", "show", "event"},
 	} {
 		got, _, code := parseArgs(t, args...)
 		if code != ExitUsage || got != nil {

@@ -1,0 +1,558 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/ctx-dev/ctx/history"
+	"github.com/ctx-dev/ctx/store"
+	"github.com/urfave/cli/v2"
+)
+
+// newHistoryCmd is `ctx history sources|import|search|show`: the coding agents' local transcripts,
+// imported into a local index (docs/history.md).
+func newHistoryCmd(e *env) *cli.Command {
+	return withHelp(&cli.Command{
+		Name:  "history",
+		Usage: "import and search the coding agents' local session history (docs/history.md)",
+		Subcommands: []*cli.Command{
+			newHistorySourcesCmd(e),
+			newHistoryImportCmd(e),
+			newHistorySearchCmd(e),
+			newHistoryShowCmd(e),
+		},
+	}, "Reads the transcripts that coding agents (Claude Code, Codex CLI, Gemini CLI, OpenCode, Cursor, Copilot CLI)\n"+
+		"keep on this machine into a local index under the git common dir, and searches it. Nothing of it is on\n"+
+		"the context branch or pushed; the providers' files are never written (docs/history.md).",
+		[]string{"ctx history sources", "ctx history import", "ctx history search flaky test --since 2026-11-01", "ctx history show session 3f2a9c1d"},
+		historyExits)
+}
+
+// historyExits are the exit codes of the history commands that open the index.
+var historyExits = []exit{
+	{code: ExitUsage, when: "usage error: a bad flag, argument or value, an unknown or ambiguous session or event ID"},
+	{code: ExitNoStore, when: "not a git repository (and no --index)"},
+}
+
+// historyIndexFlag is the --index flag of the commands that open the index.
+func historyIndexFlag() cli.Flag {
+	return &cli.StringFlag{Name: "index", Usage: "the index `DIR` (default: <git common dir>/ctx/history)"}
+}
+
+// historyProviders lists the providers' names for usage errors.
+const historyProviders = "claude-code, codex, gemini-cli, opencode, cursor, copilot-cli"
+
+// historySourcesOptions are the flags of ctx history sources.
+type historySourcesOptions struct{ JSON bool }
+
+func newHistorySourcesCmd(e *env) *cli.Command {
+	return withHelp(&cli.Command{
+		Name:  "sources",
+		Usage: "list each provider's history root and how many sessions it holds",
+		Flags: []cli.Flag{jsonFlag},
+		Action: action(e, func(c *cli.Context) (historySourcesOptions, error) {
+			return historySourcesOptions{JSON: c.Bool("json")}, nil
+		}, runHistorySources),
+	}, "Lists each provider's one root (its override variable when set, else its default), whether it exists\n"+
+		"and how many sources (sessions) discovery finds under it. It only stats and lists files.",
+		[]string{"ctx history sources", "ctx history sources --json"},
+		nil)
+}
+
+func runHistorySources(ctx context.Context, e *env, o historySourcesOptions) error {
+	type row struct {
+		history.Root
+		Sources int    `json:"sources"`
+		Error   string `json:"error,omitempty"`
+	}
+	var rows []row
+	for _, r := range history.Roots(history.Env{}) {
+		x := row{Root: r}
+		if r.Exists {
+			srcs, err := history.Discover(ctx, r.Provider, r.Path, false)
+			if err != nil {
+				x.Error = err.Error()
+			}
+			x.Sources = len(srcs)
+		}
+		rows = append(rows, x)
+	}
+	if o.JSON {
+		return printJSON(e.stdout, rows)
+	}
+	tw := table(e.stdout)
+	fmt.Fprintln(tw, "PROVIDER\tSOURCES\tROOT")
+	for _, r := range rows {
+		root := r.Path
+		if !r.Exists {
+			root += " (missing)"
+		}
+		if r.FromEnv {
+			root += " ($" + r.EnvVar + ")"
+		}
+		if r.Error != "" {
+			root += " error: " + r.Error
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\n", r.Provider, r.Sources, root)
+	}
+	return tw.Flush()
+}
+
+// historyImportOptions are the flags of ctx history import: Provider is empty for every provider; Path,
+// set only with Provider, is a moved or copied root to import instead of the provider's own.
+type historyImportOptions struct {
+	Provider history.Provider
+	Path     string
+	Index    string
+	JSON     bool
+}
+
+func newHistoryImportCmd(e *env) *cli.Command {
+	return withHelp(&cli.Command{
+		Name:  "import",
+		Usage: "import every discovered source, or --provider P --path DIR (a moved or copied root)",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "provider", Usage: "only `PROVIDER` (" + historyProviders + ")"},
+			&cli.StringFlag{Name: "path", Usage: "import the provider's history from `DIR` instead of its root (needs --provider)"},
+			historyIndexFlag(), jsonFlag,
+		},
+		Action: action(e, parseHistoryImport, runHistoryImport),
+	}, "Imports the sources discovered under every provider's root (or only --provider's), or every file of\n"+
+		"--provider's format under --path, into the index. Import is incremental: an unchanged source is not\n"+
+		"read again, a grown log only has its new lines parsed. A root that cannot be listed is a warning; a\n"+
+		"source that fails is counted and named in a warning, the others import.",
+		[]string{"ctx history import", "ctx history import --provider codex", "ctx history import --provider claude-code --path /backup/.claude/projects --json"},
+		historyExits)
+}
+
+func parseHistoryImport(c *cli.Context) (historyImportOptions, error) {
+	o := historyImportOptions{Path: c.String("path"), Index: c.String("index"), JSON: c.Bool("json")}
+	if prov := c.String("provider"); prov != "" {
+		p, ok := history.ParseProvider(prov)
+		if !ok {
+			return historyImportOptions{}, usagef("unknown provider %q (%s)", prov, historyProviders)
+		}
+		o.Provider = p
+	}
+	if o.Path != "" && o.Provider == "" {
+		return historyImportOptions{}, usagef("--path needs --provider")
+	}
+	return o, nil
+}
+
+func runHistoryImport(ctx context.Context, e *env, o historyImportOptions) error {
+	var srcs []history.Source
+	if o.Path != "" {
+		s, err := history.Discover(ctx, o.Provider, o.Path, true)
+		if err != nil {
+			return err
+		}
+		srcs = s
+	} else {
+		for _, r := range history.Roots(history.Env{}) {
+			if (o.Provider != "" && r.Provider != o.Provider) || !r.Exists {
+				continue
+			}
+			s, err := history.Discover(ctx, r.Provider, r.Path, false)
+			if err != nil {
+				fmt.Fprintf(e.stderr, "ctx: warning: %v\n", err)
+				continue
+			}
+			srcs = append(srcs, s...)
+		}
+	}
+	ix, err := e.openHistory(ctx, o.Index)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	st, err := ix.ImportProgress(ctx, srcs, progressBar(e.errTerm, len(srcs)))
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		return printJSON(e.stdout, st)
+	}
+	w := e.stdout
+	fmt.Fprintf(w, "%d sources: %d imported, %d appended, %d unchanged, %d failed; %d events added\n",
+		st.Sources, st.Imported, st.Appended, st.Unchanged, st.Failed, st.Events)
+	if st.BadLines > 0 {
+		fmt.Fprintf(w, "%d bad lines skipped\n", st.BadLines)
+	}
+	if len(st.Unknown) > 0 {
+		n := 0
+		for _, v := range st.Unknown {
+			n += v
+		}
+		fmt.Fprintf(w, "%d records of %d unknown types skipped\n", n, len(st.Unknown))
+	}
+	for _, r := range st.Results {
+		if r.Action == "failed" {
+			fmt.Fprintf(e.stderr, "ctx: warning: %s: %s\n", r.Source.Path, r.Err)
+		}
+	}
+	return nil
+}
+
+// historySearchOptions are the arguments of ctx history search: the query (its Text the words of the
+// command line joined by spaces) and where the index is.
+type historySearchOptions struct {
+	Query history.Query
+	Index string
+	JSON  bool
+}
+
+func newHistorySearchCmd(e *env) *cli.Command {
+	return withHelp(&cli.Command{
+		Name:      "search",
+		Usage:     "search the imported history: best hit per root session first",
+		ArgsUsage: "QUERY",
+		Flags: []cli.Flag{
+			&cli.StringSliceFlag{Name: "provider", Usage: "only `PROVIDER` (repeatable)"},
+			&cli.StringFlag{Name: "scope", Value: history.ScopeAll, Usage: "content scope: all, transcript, calls, outputs"},
+			&cli.StringFlag{Name: "type", Usage: "only events of `TYPE` (message, summary, tool_call, tool_output, reasoning, notice)"},
+			&cli.StringFlag{Name: "since", Usage: "events at or after `TIME` (RFC 3339 or YYYY-MM-DD)"},
+			&cli.StringFlag{Name: "until", Usage: "events before `TIME`"},
+			&cli.StringFlag{Name: "file", Usage: "events that touched `PATH` (a prefix when it ends in /)"},
+			&cli.StringFlag{Name: "in-session", Usage: "only the session `ID`"},
+			&cli.StringFlag{Name: "repo", Usage: "sessions whose cwd is inside `DIR`"},
+			&cli.BoolFlag{Name: "primary-only", Usage: "leave out subagent sessions"},
+			&cli.BoolFlag{Name: "events", Usage: "plain event hits, without grouping by root session"},
+			&cli.IntFlag{Name: "limit", Value: 20, Usage: "at most `N` hits (1-500)"},
+			historyIndexFlag(), jsonFlag,
+		},
+		Action: action(e, parseHistorySearch, runHistorySearch),
+	}, "Searches the imported events for the words of QUERY (events with every word; when none has them all,\n"+
+		"events with any word, and the output says so), ranked by relevance. By default the best hit of each\n"+
+		"root session comes first, with how many more hits its session tree holds. Each hit prints its score,\n"+
+		"time, provider, native session id, event type and event ID (for ctx history show event) and a snippet.",
+		[]string{"ctx history search flaky test", "ctx history search migration --provider codex --since 2026-11-01 --scope calls",
+			"ctx history search \"go test\" --file store/ --events --limit 50 --json"},
+		historyExits)
+}
+
+func parseHistorySearch(c *cli.Context) (historySearchOptions, error) {
+	if c.NArg() == 0 {
+		return historySearchOptions{}, usagef("usage: ctx history search QUERY [flags]")
+	}
+	q := history.Query{
+		Text: strings.Join(c.Args().Slice(), " "), Scope: c.String("scope"), EventType: history.EventType(c.String("type")),
+		File: c.String("file"), SessionID: c.String("in-session"), Repo: c.String("repo"),
+		PrimaryOnly: c.Bool("primary-only"), Dense: c.Bool("events"), Limit: c.Int("limit"),
+	}
+	if c.Int("limit") < 1 {
+		return historySearchOptions{}, usagef("--limit must be between 1 and 500")
+	}
+	for _, p := range c.StringSlice("provider") {
+		pp, ok := history.ParseProvider(p)
+		if !ok {
+			return historySearchOptions{}, usagef("unknown provider %q", p)
+		}
+		q.Providers = append(q.Providers, pp)
+	}
+	var err error
+	if q.Since, err = parseWhen(c.String("since")); err != nil {
+		return historySearchOptions{}, err
+	}
+	if q.Until, err = parseWhen(c.String("until")); err != nil {
+		return historySearchOptions{}, err
+	}
+	return historySearchOptions{Query: q, Index: c.String("index"), JSON: c.Bool("json")}, nil
+}
+
+// parseWhen reads a --since or --until value: RFC 3339 or YYYY-MM-DD (UTC midnight); "" is no bound.
+func parseWhen(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	if t, err := time.Parse("2006-01-02", s); err == nil {
+		return t, nil
+	}
+	return time.Time{}, usagef("invalid time %q (RFC 3339 or YYYY-MM-DD)", s)
+}
+
+func runHistorySearch(ctx context.Context, e *env, o historySearchOptions) error {
+	q := o.Query
+	ix, err := e.openHistory(ctx, o.Index)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	if q.SessionID != "" {
+		s, err := ix.Session(ctx, q.SessionID)
+		if err != nil {
+			return historyErr(err)
+		}
+		q.SessionID = s.ID
+	}
+	res, err := ix.Search(ctx, q)
+	if errors.Is(err, history.ErrBadQuery) {
+		return usagef("%v", err)
+	}
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		return printJSON(e.stdout, res)
+	}
+	w := e.stdout
+	if res.Relaxed {
+		fmt.Fprintln(w, "(no event has every word: hits match any word)")
+	}
+	for _, h := range res.Hits {
+		when := ""
+		if !h.Event.At.IsZero() {
+			when = h.Event.At.Format("2006-01-02 15:04")
+		}
+		fmt.Fprintf(w, "%.2f  %s  %s %s  %s  %s", h.Score, when, h.Session.Provider, h.Session.NativeID, h.Event.Type, h.Event.ID)
+		if h.More > 0 {
+			fmt.Fprintf(w, "  (+%d in this session tree)", h.More)
+		}
+		fmt.Fprintf(w, "\n    %s\n", h.Snippet)
+	}
+	if len(res.Hits) == 0 {
+		fmt.Fprintln(w, "no hits")
+	}
+	return nil
+}
+
+func newHistoryShowCmd(e *env) *cli.Command {
+	return withHelp(&cli.Command{
+		Name:  "show",
+		Usage: "print a session (show session ID) or an event (show event ID)",
+		Subcommands: []*cli.Command{
+			newHistoryShowSessionCmd(e),
+			newHistoryShowEventCmd(e),
+		},
+	}, "Prints an imported session's events, or one event with the events around it.",
+		[]string{"ctx history show session 3f2a9c1d", "ctx history show event 0b7c5e12-4d1a-8f3e-9a2b-6c8d0e1f2a3b --window 3"},
+		historyExits)
+}
+
+// historyShowSessionOptions are the arguments of ctx history show session: the session ID (a ctx session
+// id or a prefix of 8+ hex digits) and at most MaxEvents events (0: all).
+type historyShowSessionOptions struct {
+	ID        string
+	MaxEvents int
+	Index     string
+	JSON      bool
+}
+
+func newHistoryShowSessionCmd(e *env) *cli.Command {
+	return withHelp(&cli.Command{
+		Name:      "session",
+		ArgsUsage: "ID",
+		Usage:     "print a session's complete event stream (ID: a ctx session id or a prefix of 8+ hex digits)",
+		Flags: []cli.Flag{
+			&cli.IntFlag{Name: "max-events", Usage: "stop after `N` events"},
+			historyIndexFlag(),
+			&cli.BoolFlag{Name: "json", Usage: "print JSON lines: the session, then one event per line"},
+		},
+		Action: action(e, func(c *cli.Context) (historyShowSessionOptions, error) {
+			if c.NArg() != 1 {
+				return historyShowSessionOptions{}, usagef("usage: ctx history show session ID")
+			}
+			return historyShowSessionOptions{ID: c.Args().First(), MaxEvents: c.Int("max-events"), Index: c.String("index"), JSON: c.Bool("json")}, nil
+		}, runHistoryShowSession),
+	}, "Prints the session (its provider, native id, source file, parent and root, cwd and event count), then\n"+
+		"its events in order: sequence number, time, type, role, tool and event ID, then the text (cut at 4000\n"+
+		"bytes). With --json: the session, then one event a line, in full.",
+		[]string{"ctx history show session 3f2a9c1d", "ctx history show session 3f2a9c1d --max-events 20 --json"},
+		historyExits)
+}
+
+func runHistoryShowSession(ctx context.Context, e *env, o historyShowSessionOptions) error {
+	ix, err := e.openHistory(ctx, o.Index)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	s, err := ix.Session(ctx, o.ID)
+	if err != nil {
+		return historyErr(err)
+	}
+	w := e.stdout
+	if o.JSON {
+		if err := printJSONLine(w, s); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(w, "session %s\nprovider %s, native id %s\nsource %s\n", s.ID, s.Provider, s.NativeID, s.SourcePath)
+		if s.ParentID != "" {
+			fmt.Fprintf(w, "parent %s, root %s\n", s.ParentID, s.RootID)
+		}
+		if s.CWD != "" {
+			fmt.Fprintf(w, "cwd %s\n", s.CWD)
+		}
+		fmt.Fprintf(w, "%d events\n\n", s.EventCount)
+	}
+	var after int64
+	shown := 0
+	for {
+		page := 500
+		if o.MaxEvents > 0 {
+			page = min(page, o.MaxEvents-shown)
+			if page <= 0 {
+				break
+			}
+		}
+		evs, err := ix.Events(ctx, s.ID, after, page)
+		if err != nil {
+			return err
+		}
+		for _, ev := range evs {
+			if o.JSON {
+				if err := printJSONLine(w, ev); err != nil {
+					return err
+				}
+			} else {
+				printEvent(w, ev)
+			}
+			after = ev.Seq
+		}
+		shown += len(evs)
+		if len(evs) < page {
+			break
+		}
+	}
+	return nil
+}
+
+// historyShowEventOptions are the arguments of ctx history show event: the event ID and how many events
+// before and after it to print.
+type historyShowEventOptions struct {
+	ID     string
+	Window int
+	Index  string
+	JSON   bool
+}
+
+func newHistoryShowEventCmd(e *env) *cli.Command {
+	return withHelp(&cli.Command{
+		Name:      "event",
+		ArgsUsage: "ID",
+		Usage:     "print an event, with --window N events around it",
+		Flags:     []cli.Flag{&cli.IntFlag{Name: "window", Usage: "`N` events before and after"}, historyIndexFlag(), jsonFlag},
+		Action: action(e, func(c *cli.Context) (historyShowEventOptions, error) {
+			if c.NArg() != 1 {
+				return historyShowEventOptions{}, usagef("usage: ctx history show event ID [--window N]")
+			}
+			return historyShowEventOptions{ID: c.Args().First(), Window: c.Int("window"), Index: c.String("index"), JSON: c.Bool("json")}, nil
+		}, runHistoryShowEvent),
+	}, "Prints the event ID (as ctx history search names it), with --window N the N events before and after it\n"+
+		"in its session, the event itself marked with \">\".",
+		[]string{"ctx history show event 0b7c5e12-4d1a-8f3e-9a2b-6c8d0e1f2a3b", "ctx history show event 0b7c5e12-4d1a-8f3e-9a2b-6c8d0e1f2a3b --window 3 --json"},
+		historyExits)
+}
+
+func runHistoryShowEvent(ctx context.Context, e *env, o historyShowEventOptions) error {
+	ix, err := e.openHistory(ctx, o.Index)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	ev, around, err := ix.Event(ctx, o.ID, o.Window)
+	if err != nil {
+		return historyErr(err)
+	}
+	if o.JSON {
+		return printJSON(e.stdout, map[string]any{"event": ev, "window": around})
+	}
+	if len(around) == 0 {
+		around = []history.Event{ev}
+	}
+	for _, x := range around {
+		if x.ID == ev.ID {
+			fmt.Fprint(e.stdout, "> ")
+		}
+		printEvent(e.stdout, x)
+	}
+	return nil
+}
+
+// openHistory opens the index in dir, else (dir "") the one of the repository ctx runs in (-C, else the
+// current directory). It finds the git common dir with store.CommonDir, which writes nothing to the
+// repository (store.Open could).
+func (e *env) openHistory(ctx context.Context, dir string) (*history.Index, error) {
+	if dir == "" {
+		wd, err := e.workDir()
+		if err != nil {
+			return nil, err
+		}
+		common, err := store.CommonDir(ctx, wd)
+		if err != nil {
+			return nil, err
+		}
+		dir = history.DefaultDir(common)
+	}
+	return history.Open(ctx, dir)
+}
+
+// historyErr maps the index's not-found errors to ctx's exit codes.
+func historyErr(err error) error {
+	if errors.Is(err, history.ErrNotFound) || errors.Is(err, history.ErrAmbiguous) {
+		return usagef("%v", err)
+	}
+	return err
+}
+
+func printEvent(w io.Writer, ev history.Event) {
+	when := "-"
+	if !ev.At.IsZero() {
+		when = ev.At.Format(time.RFC3339)
+	}
+	head := string(ev.Type)
+	if ev.Role != "" {
+		head += "/" + ev.Role
+	}
+	if ev.Tool != nil && ev.Tool.Name != "" {
+		head += " " + ev.Tool.Name
+	}
+	fmt.Fprintf(w, "#%d %s %s %s\n", ev.Seq, when, head, ev.ID)
+	text := ev.Text
+	if len(text) > 4000 {
+		text = text[:4000] + "…"
+	}
+	for line := range strings.SplitSeq(strings.TrimRight(text, "\n"), "\n") {
+		fmt.Fprintf(w, "    %s\n", line)
+	}
+}
+
+func printJSONLine(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// progressBar returns a progress callback that draws a one-line bar on term, the standard error when it
+// is a terminal (nil otherwise), when the import is long enough to need one (at least 200 sources), else
+// nil. It writes to the terminal directly: the sanitized writer would escape the carriage return, and the
+// text is ctx's own.
+func progressBar(term *os.File, total int) func(done, total int) {
+	if term == nil || total < 200 {
+		return nil
+	}
+	last := -1
+	return func(done, total int) {
+		pct := done * 100 / total
+		if pct == last && done != total {
+			return
+		}
+		last = pct
+		const width = 30
+		n := pct * width / 100
+		fmt.Fprintf(term, "\rimporting %s%s %3d%% (%d/%d sources)", strings.Repeat("#", n), strings.Repeat(".", width-n), pct, done, total)
+		if done == total {
+			fmt.Fprintln(term)
+		}
+	}
+}

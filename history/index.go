@@ -1,0 +1,825 @@
+package history
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/ctx-dev/ctx/history/internal/textproc"
+
+	_ "modernc.org/sqlite" // the index's SQLite engine (pure Go, FTS5)
+)
+
+// parserRev is bumped when a parser changes what it produces: every source is then re-imported.
+const parserRev = 1
+
+// Bounds of the zstd decoder for .jsonl.zst rollouts.
+const (
+	maxZstdBytes  = 256 << 20
+	maxZstdWindow = 128 << 20
+)
+
+const schema = `
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS sources(
+	path TEXT PRIMARY KEY, provider TEXT NOT NULL, format TEXT NOT NULL, parser_rev INTEGER NOT NULL,
+	size INTEGER NOT NULL, mtime INTEGER NOT NULL, fingerprint TEXT NOT NULL, content_hash TEXT NOT NULL,
+	offset INTEGER NOT NULL, check_hash TEXT NOT NULL, state TEXT NOT NULL, session_id TEXT NOT NULL,
+	unknown TEXT NOT NULL, bad_lines INTEGER NOT NULL, imported_at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS sessions(
+	id TEXT PRIMARY KEY, provider TEXT NOT NULL, native_id TEXT NOT NULL, parent_id TEXT NOT NULL,
+	root_id TEXT NOT NULL, scope TEXT NOT NULL, cwd TEXT NOT NULL, repo_url TEXT NOT NULL, branch TEXT NOT NULL,
+	commit_id TEXT NOT NULL, model TEXT NOT NULL, cli_version TEXT NOT NULL, title TEXT NOT NULL,
+	started_at INTEGER NOT NULL, ended_at INTEGER NOT NULL, source_format TEXT NOT NULL, source_path TEXT NOT NULL,
+	event_count INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS events(
+	rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, session_id TEXT NOT NULL, seq INTEGER NOT NULL,
+	native_key TEXT NOT NULL, at INTEGER NOT NULL, type TEXT NOT NULL, role TEXT NOT NULL, text TEXT NOT NULL,
+	tool TEXT, files TEXT, facts TEXT);
+CREATE INDEX IF NOT EXISTS events_session ON events(session_id, seq);
+CREATE TABLE IF NOT EXISTS event_files(event INTEGER NOT NULL, path TEXT NOT NULL, op TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS event_files_path ON event_files(path);
+CREATE INDEX IF NOT EXISTS event_files_event ON event_files(event);
+CREATE VIRTUAL TABLE IF NOT EXISTS ev_fts USING fts5(body, content='', contentless_delete=1,
+	tokenize='unicode61 remove_diacritics 2');
+`
+
+// Index is the local history index: one SQLite database (index.db, mode 0600) in a directory of mode
+// 0700. It is safe for use by several goroutines; several processes serialise their writes through
+// SQLite's locking.
+type Index struct {
+	db  *sql.DB
+	dir string
+}
+
+// Open opens (creating when missing) the index in dir.
+func Open(ctx context.Context, dir string) (*Index, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("open history index: %w", err)
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("open history index: %w", err)
+	}
+	path := filepath.Join(dir, "index.db")
+	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("open history index: %s is not a regular file", path)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open history index: %w", err)
+	}
+	f.Close()
+	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(0)&_pragma=cache_size(-65536)&_pragma=mmap_size(268435456)&_txlock=immediate"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open history index: %w", err)
+	}
+	if _, err := db.ExecContext(ctx, schema); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open history index: create schema: %w", err)
+	}
+	return &Index{db: db, dir: dir}, nil
+}
+
+// Close closes the database.
+func (ix *Index) Close() error { return ix.db.Close() }
+
+// Dir is the index directory.
+func (ix *Index) Dir() string { return ix.dir }
+
+// Generation is a counter bumped by every import that changed the index (0 for an empty index).
+func (ix *Index) Generation(ctx context.Context) (int64, error) {
+	var v string
+	err := ix.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key='generation'`).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("read generation: %w", err)
+	}
+	return strconv.ParseInt(v, 10, 64)
+}
+
+// SourceResult is what importing one source did.
+type SourceResult struct {
+	Source    Source         `json:"source"`
+	SessionID string         `json:"ctx_session_id,omitempty"`
+	Action    string         `json:"action"` // "unchanged", "appended", "imported", "failed"
+	Events    int            `json:"events"` // events added
+	Unknown   map[string]int `json:"unknown,omitempty"`
+	Skipped   int            `json:"skipped"`
+	BadLines  int            `json:"bad_lines"`
+	Errors    []string       `json:"errors,omitempty"`
+	Err       string         `json:"error,omitempty"` // set when Action is "failed"
+}
+
+// An import writes parsed sources in transactions of at most this many sources or bytes of text: each
+// transaction is atomic (an interrupted import leaves every source as it was before it or fully written).
+const (
+	batchMaxSources = 512
+	batchMaxBytes   = 64 << 20
+)
+
+// ImportStats sums an Import.
+type ImportStats struct {
+	Sources, Unchanged, Appended, Imported, Failed, Events, BadLines int
+	Unknown                                                          map[string]int
+	Results                                                          []SourceResult
+}
+
+// Import imports every source. A source that fails (unreadable, not the format it claims) is reported
+// in its result and does not stop the others; the error is only for the index itself or ctx.
+func (ix *Index) Import(ctx context.Context, srcs []Source) (ImportStats, error) {
+	return ix.ImportProgress(ctx, srcs, nil)
+}
+
+// ImportProgress is Import calling progress (when not nil) after each source with the number of sources
+// done and the total.
+func (ix *Index) ImportProgress(ctx context.Context, srcs []Source, progress func(done, total int)) (ImportStats, error) {
+	st := ImportStats{Unknown: map[string]int{}}
+	changed := false
+	var (
+		batch      []*pending
+		batchRes   []*SourceResult
+		batchBytes int
+	)
+	results := make([]SourceResult, len(srcs))
+	flush := func() error {
+		err := ix.writeBatch(ctx, batch, batchRes)
+		batch, batchRes, batchBytes = batch[:0], batchRes[:0], 0
+		return err
+	}
+	for i, s := range srcs {
+		r, p, err := ix.prepare(ctx, s)
+		if err != nil {
+			return st, err
+		}
+		results[i] = r
+		if p != nil {
+			batch, batchRes = append(batch, p), append(batchRes, &results[i])
+			batchBytes += p.textBytes()
+			if batchBytes >= batchMaxBytes || len(batch) >= batchMaxSources {
+				if err := flush(); err != nil {
+					return st, err
+				}
+			}
+		}
+		if progress != nil {
+			progress(i+1, len(srcs))
+		}
+	}
+	if err := flush(); err != nil {
+		return st, err
+	}
+	for _, r := range results {
+		st.Sources++
+		switch r.Action {
+		case "unchanged":
+			st.Unchanged++
+		case "appended":
+			st.Appended++
+			changed = true
+		case "imported":
+			st.Imported++
+			changed = true
+		case "failed":
+			st.Failed++
+		}
+		st.Events += r.Events
+		st.BadLines += r.BadLines
+		for k, v := range r.Unknown {
+			st.Unknown[k] += v
+		}
+		st.Results = append(st.Results, r)
+	}
+	if changed {
+		if err := ix.relink(ctx); err != nil {
+			return st, err
+		}
+	}
+	return st, nil
+}
+
+type sourceRow struct {
+	format, fingerprint, contentHash, checkHash, state, sessionID string
+	rev, size, mtime, offset                                      int64
+}
+
+func (ix *Index) loadSource(ctx context.Context, path string) (*sourceRow, error) {
+	var r sourceRow
+	err := ix.db.QueryRowContext(ctx, `SELECT format, parser_rev, size, mtime, fingerprint, content_hash, offset, check_hash, state, session_id FROM sources WHERE path=?`, path).
+		Scan(&r.format, &r.rev, &r.size, &r.mtime, &r.fingerprint, &r.contentHash, &r.offset, &r.checkHash, &r.state, &r.sessionID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read source state: %w", err)
+	}
+	return &r, nil
+}
+
+// ImportSource imports one source incrementally (docs/history.md "Incremental import"): unchanged size
+// and mtime is a no-op; an append-only log that only grew is parsed from its last offset; anything else
+// is parsed whole and replaces the session's events. Each source is written in one transaction.
+func (ix *Index) ImportSource(ctx context.Context, src Source) (SourceResult, error) {
+	res, p, err := ix.prepare(ctx, src)
+	if err != nil || p == nil {
+		return res, err
+	}
+	if err := ix.writeBatch(ctx, []*pending{p}, []*SourceResult{&res}); err != nil {
+		return res, err
+	}
+	return res, ix.relink(ctx)
+}
+
+// prepare reads and parses a source. It returns a nil pending when there is nothing to write (the source
+// is unchanged, or failed: see the result).
+func (ix *Index) prepare(ctx context.Context, src Source) (SourceResult, *pending, error) {
+	res := SourceResult{Source: src}
+	fail := func(err error) (SourceResult, *pending, error) {
+		if ctx.Err() != nil {
+			return res, nil, ctx.Err()
+		}
+		res.Action, res.Err = "failed", err.Error()
+		return res, nil, nil
+	}
+	prev, err := ix.loadSource(ctx, src.key())
+	if err != nil {
+		return res, nil, err
+	}
+	if prev != nil && (prev.rev != parserRev || prev.format != src.Format) {
+		prev.offset, prev.fingerprint, prev.contentHash = 0, "", "" // forces a whole re-import
+	}
+	var (
+		pr          *parseResult
+		st          parseState
+		appended    bool
+		size, mtime int64
+		fingerprint string
+		contentHash string
+		checkHash   string
+	)
+	if appendOnly(src.Format) {
+		f, fi, err := openRegular(src.Path)
+		if err != nil {
+			return fail(err)
+		}
+		defer f.Close()
+		size, mtime = fi.Size(), fi.ModTime().UnixNano()
+		if prev != nil && prev.size == size && prev.mtime == mtime && prev.offset > 0 {
+			res.Action, res.SessionID = "unchanged", prev.sessionID
+			return res, nil, nil
+		}
+		start := int64(0)
+		if prev != nil && prev.offset > 0 && size >= prev.offset {
+			if h, err := checkPrefix(f, prev.offset); err == nil && h == prev.checkHash {
+				if json.Unmarshal([]byte(prev.state), &st) == nil {
+					start, appended = prev.offset, true
+				}
+			}
+		}
+		if !appended {
+			st = parseState{}
+		}
+		if _, err := f.Seek(start, io.SeekStart); err != nil {
+			return fail(fmt.Errorf("seek %s: %w", src.Path, err))
+		}
+		st.ParentNative = firstNonEmpty(st.ParentNative, src.ParentNative)
+		pr, err = parseJSONL(ctx, f, start, &st, lineParserFor(src.Format))
+		if err != nil {
+			return fail(err)
+		}
+		if appended && pr.Offset == start && len(pr.Events) == 0 {
+			// Same bytes (only touched) or nothing complete yet: record the new size and mtime only.
+			if _, err := ix.db.ExecContext(ctx, `UPDATE sources SET size=?, mtime=? WHERE path=?`, size, mtime, src.key()); err != nil {
+				return res, nil, fmt.Errorf("update source state: %w", err)
+			}
+			res.Action, res.SessionID = "unchanged", prev.sessionID
+			return res, nil, nil
+		}
+		if checkHash, err = checkPrefix(f, pr.Offset); err != nil {
+			return fail(err)
+		}
+	} else if src.Format == FormatOpenCodeDB {
+		if src.Session == "" {
+			if _, err := openCodeDBSessions(ctx, src.Path); err != nil {
+				return fail(err)
+			}
+			return fail(fmt.Errorf("%s: an OpenCode database source needs a session", src.Path))
+		}
+		db, err := openProviderDB(ctx, src.Path)
+		if err != nil {
+			return fail(err)
+		}
+		defer db.Close()
+		if fingerprint, err = openCodeDBFingerprint(ctx, db, src.Session); err != nil {
+			return fail(err)
+		}
+		if fi, err := os.Stat(src.Path); err == nil {
+			size, mtime = fi.Size(), fi.ModTime().UnixNano()
+		}
+		if prev != nil && prev.fingerprint == fingerprint {
+			res.Action, res.SessionID = "unchanged", prev.sessionID
+			return res, nil, nil
+		}
+		contentHash = fingerprint
+		if pr, err = parseOpenCodeDB(ctx, db, src.Session, &st); err != nil {
+			return fail(err)
+		}
+	} else {
+		files := []string{src.Path}
+		if src.Format == FormatOpenCode {
+			if files, err = openCodeFiles(ctx, src.Path); err != nil {
+				return fail(err)
+			}
+		}
+		fingerprint, size, mtime, err = fingerprintFiles(files)
+		if err != nil {
+			return fail(err)
+		}
+		if prev != nil && prev.fingerprint == fingerprint {
+			res.Action, res.SessionID = "unchanged", prev.sessionID
+			return res, nil, nil
+		}
+		if contentHash, err = hashFiles(files); err != nil {
+			return fail(err)
+		}
+		if prev != nil && prev.contentHash == contentHash {
+			if _, err := ix.db.ExecContext(ctx, `UPDATE sources SET fingerprint=?, size=?, mtime=? WHERE path=?`, fingerprint, size, mtime, src.key()); err != nil {
+				return res, nil, fmt.Errorf("update source state: %w", err)
+			}
+			res.Action, res.SessionID = "unchanged", prev.sessionID
+			return res, nil, nil
+		}
+		st.ParentNative = src.ParentNative
+		if pr, err = parseWhole(ctx, src, &st); err != nil {
+			return fail(err)
+		}
+	}
+	if st.NativeID == "" {
+		st.NativeID = nativeFromPath(src)
+	}
+	if st.NativeID == "" {
+		return fail(fmt.Errorf("%s: no session id in the file or its name", src.Path))
+	}
+	if src.Provider == ClaudeCode && st.ParentNative == "" && strings.HasPrefix(filepath.Base(src.Path), "agent-") {
+		st.Subagent = true
+		if st.RecordSession != "" && st.RecordSession != st.NativeID {
+			st.ParentNative = st.RecordSession // the legacy sibling layout names the parent in sessionId
+		}
+	}
+	sessionID := SessionID(src.Provider, st.NativeID)
+	res.SessionID = sessionID
+	res.Unknown, res.Skipped, res.BadLines, res.Errors = pr.Unknown, pr.Skipped, pr.BadLines, pr.Errors
+	if len(res.Unknown) == 0 {
+		res.Unknown = nil
+	}
+	stateJSON, err := json.Marshal(st)
+	if err != nil {
+		return res, nil, fmt.Errorf("encode parser state: %w", err)
+	}
+	unknownJSON, _ := json.Marshal(pr.Unknown)
+
+	return res, &pending{src: src, prev: prev, appended: appended, sessionID: sessionID, st: st, pr: pr,
+		size: size, mtime: mtime, fingerprint: fingerprint, contentHash: contentHash, checkHash: checkHash,
+		stateJSON: string(stateJSON), unknownJSON: string(unknownJSON)}, nil
+}
+
+// pending is a parsed source waiting to be written.
+type pending struct {
+	src                                                         Source
+	prev                                                        *sourceRow
+	appended                                                    bool
+	sessionID                                                   string
+	st                                                          parseState
+	pr                                                          *parseResult
+	size, mtime                                                 int64
+	fingerprint, contentHash, checkHash, stateJSON, unknownJSON string
+}
+
+func (p *pending) textBytes() int {
+	n := 0
+	for _, e := range p.pr.Events {
+		n += len(e.Text) + 256
+		if e.Tool != nil {
+			n += len(e.Tool.Input) + len(e.Tool.Output)
+		}
+	}
+	return n
+}
+
+// writeBatch writes parsed sources in one transaction (all or none) and sets each result's event count
+// and action.
+func (ix *Index) writeBatch(ctx context.Context, batch []*pending, results []*SourceResult) error {
+	if len(batch) == 0 {
+		return nil
+	}
+	tx, err := ix.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	defer tx.Rollback() //nolint:errcheck // after Commit this is a no-op
+	for i, p := range batch {
+		n, err := writeSource(ctx, tx, p)
+		if err != nil {
+			return err
+		}
+		results[i].Events = n
+		if p.appended {
+			results[i].Action = "appended"
+		} else {
+			results[i].Action = "imported"
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES('generation', '1')
+		ON CONFLICT(key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)`); err != nil {
+		return fmt.Errorf("import: bump generation: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("import: commit: %w", err)
+	}
+	return nil
+}
+
+func writeSource(ctx context.Context, tx *sql.Tx, p *pending) (int, error) {
+	src := p.src
+	if !p.appended && p.prev != nil && p.prev.sessionID != "" {
+		if err := deleteSession(ctx, tx, p.prev.sessionID); err != nil {
+			return 0, err
+		}
+	}
+	if !p.appended {
+		if err := deleteSession(ctx, tx, p.sessionID); err != nil {
+			return 0, err
+		}
+	}
+	n, err := insertEvents(ctx, tx, p.sessionID, p.pr.Events)
+	if err != nil {
+		return 0, fmt.Errorf("import %s: %w", src.Path, err)
+	}
+	if err := upsertSession(ctx, tx, src, p.sessionID, &p.st); err != nil {
+		return 0, fmt.Errorf("import %s: %w", src.Path, err)
+	}
+	_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO sources(path, provider, format, parser_rev, size, mtime, fingerprint,
+		content_hash, offset, check_hash, state, session_id, unknown, bad_lines, imported_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		src.key(), string(src.Provider), src.Format, parserRev, p.size, p.mtime, p.fingerprint, p.contentHash, p.pr.Offset, p.checkHash,
+		p.stateJSON, p.sessionID, p.unknownJSON, p.pr.BadLines, time.Now().UnixMilli())
+	if err != nil {
+		return 0, fmt.Errorf("import %s: record source: %w", src.Path, err)
+	}
+	return n, nil
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+func lineParserFor(format string) lineParser {
+	switch format {
+	case FormatClaude:
+		return parseClaudeLine
+	case FormatCodex, FormatCodexZstd:
+		return parseCodexLine
+	case FormatGeminiJSONL:
+		return parseGeminiLine
+	case FormatCursor:
+		return parseCursorLine
+	case FormatCopilot:
+		return parseCopilotLine
+	}
+	return func(b *builder, _ []byte) error { return fmt.Errorf("no line parser for %s", format) }
+}
+
+// parseWhole parses a source that is re-read whole: a Gemini JSON document, a zstd rollout, an OpenCode
+// session.
+func parseWhole(ctx context.Context, src Source, st *parseState) (*parseResult, error) {
+	switch src.Format {
+	case FormatGeminiJSON:
+		data, err := readRegular(src.Path, maxJSONDocBytes)
+		if err != nil {
+			return nil, err
+		}
+		b := newBuilder(st)
+		if err := parseGeminiJSON(b, data); err != nil {
+			return nil, fmt.Errorf("%s: %w", src.Path, err)
+		}
+		return b.res, nil
+	case FormatCodexZstd:
+		f, _, err := openRegular(src.Path)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		dec, err := zstd.NewReader(f, zstd.WithDecoderMaxMemory(maxZstdBytes), zstd.WithDecoderMaxWindow(maxZstdWindow), zstd.WithDecoderConcurrency(1))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", src.Path, err)
+		}
+		defer dec.Close()
+		pr, err := parseJSONL(ctx, io.LimitReader(dec, maxZstdBytes), 0, st, parseCodexLine)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", src.Path, err)
+		}
+		return pr, nil
+	case FormatOpenCode:
+		return parseOpenCode(ctx, src.Path, st)
+	}
+	return nil, fmt.Errorf("%s: unknown format %q", src.Path, src.Format)
+}
+
+// nativeFromPath is the fallback native id: the file name without its extensions (Claude and Cursor name
+// files after the session; Codex rollouts end in the session UUID; Copilot keeps events.jsonl in a
+// directory named after the session).
+func nativeFromPath(src Source) string {
+	base := filepath.Base(src.Path)
+	stem := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(base, ".zst"), ".jsonl"), ".json")
+	if src.Provider == CopilotCLI && base == "events.jsonl" {
+		return filepath.Base(filepath.Dir(src.Path))
+	}
+	if src.Provider == Codex && strings.HasPrefix(stem, "rollout-") && len(stem) >= 36 {
+		return stem[len(stem)-36:]
+	}
+	return stem
+}
+
+// checkPrefix hashes what identifies the first n bytes of f cheaply: its first 64 KiB and the 4 KiB
+// before n. A rewrite of the prefix that keeps both unchanged is not detected (docs/history.md).
+func checkPrefix(f *os.File, n int64) (string, error) {
+	h := sha256.New()
+	fmt.Fprintf(h, "%d\x00", n)
+	head := min(n, 64<<10)
+	if _, err := io.Copy(h, io.NewSectionReader(f, 0, head)); err != nil {
+		return "", fmt.Errorf("hash %s: %w", f.Name(), err)
+	}
+	tailStart := max(head, n-4096)
+	if _, err := io.Copy(h, io.NewSectionReader(f, tailStart, n-tailStart)); err != nil {
+		return "", fmt.Errorf("hash %s: %w", f.Name(), err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func fingerprintFiles(files []string) (fp string, size, mtime int64, err error) {
+	h := sha256.New()
+	for _, p := range files {
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return "", 0, 0, fmt.Errorf("stat %s: %w", p, err)
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00%d\x00", filepath.Base(p), fi.Size(), fi.ModTime().UnixNano())
+		size += fi.Size()
+		mtime = max(mtime, fi.ModTime().UnixNano())
+	}
+	return hex.EncodeToString(h.Sum(nil)), size, mtime, nil
+}
+
+func hashFiles(files []string) (string, error) {
+	h := sha256.New()
+	for _, p := range files {
+		f, _, err := openRegular(p)
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(h, "%s\x00", filepath.Base(p))
+		_, err = io.Copy(h, f)
+		f.Close()
+		if err != nil {
+			return "", fmt.Errorf("hash %s: %w", p, err)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func deleteSession(ctx context.Context, tx *sql.Tx, id string) error {
+	// Only when there is something to delete: a DELETE on the FTS table flushes its pending writes, which
+	// costs a fresh import its batching.
+	var one int
+	err := tx.QueryRowContext(ctx, `SELECT 1 FROM events WHERE session_id=? LIMIT 1`, id).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		_, err = tx.ExecContext(ctx, `DELETE FROM sessions WHERE id=?`, id)
+		return err
+	}
+	if err != nil {
+		return fmt.Errorf("delete session %s: %w", id, err)
+	}
+	for _, q := range []string{
+		`DELETE FROM ev_fts WHERE rowid IN (SELECT rowid FROM events WHERE session_id=?)`,
+		`DELETE FROM event_files WHERE event IN (SELECT rowid FROM events WHERE session_id=?)`,
+		`DELETE FROM events WHERE session_id=?`,
+		`DELETE FROM sessions WHERE id=?`,
+	} {
+		if _, err := tx.ExecContext(ctx, q, id); err != nil {
+			return fmt.Errorf("delete session %s: %w", id, err)
+		}
+	}
+	return nil
+}
+
+func insertEvents(ctx context.Context, tx *sql.Tx, sessionID string, evs []Event) (int, error) {
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO events(id, session_id, seq, native_key, at, type, role, text, tool, files, facts)
+		VALUES(?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO NOTHING`)
+	if err != nil {
+		return 0, err
+	}
+	defer ins.Close()
+	fts, err := tx.PrepareContext(ctx, `INSERT INTO ev_fts(rowid, body) VALUES(?,?)`)
+	if err != nil {
+		return 0, err
+	}
+	defer fts.Close()
+	ef, err := tx.PrepareContext(ctx, `INSERT INTO event_files(event, path, op) VALUES(?,?,?)`)
+	if err != nil {
+		return 0, err
+	}
+	defer ef.Close()
+	n := 0
+	for i := range evs {
+		if i&255 == 0 {
+			if err := ctx.Err(); err != nil {
+				return n, err
+			}
+		}
+		e := &evs[i]
+		e.SessionID = sessionID
+		e.ID = EventID(sessionID, e.NativeKey)
+		var tool, files, facts any
+		if e.Tool != nil {
+			t := *e.Tool
+			if t.Output == e.Text {
+				t.Output = "" // stored once, in text; scanEvent restores it
+			}
+			b, _ := json.Marshal(t)
+			tool = string(b)
+		}
+		if len(e.Files) > 0 {
+			b, _ := json.Marshal(e.Files)
+			files = string(b)
+		}
+		if len(e.Facts) > 0 {
+			b, _ := json.Marshal(e.Facts)
+			facts = string(b)
+		}
+		var at int64
+		if !e.At.IsZero() {
+			at = e.At.UnixMilli()
+		}
+		var rowid int64
+		for attempt := 0; ; attempt++ {
+			r, err := ins.ExecContext(ctx, e.ID, sessionID, e.Seq, e.NativeKey, at, string(e.Type), e.Role, e.Text, tool, files, facts)
+			if err != nil {
+				return n, fmt.Errorf("insert event: %w", err)
+			}
+			if c, _ := r.RowsAffected(); c == 1 {
+				rowid, _ = r.LastInsertId()
+				break
+			}
+			if attempt == 1 {
+				break // the same record twice: keep the first
+			}
+			// The provider reused a record id within the session: key this one by its position too.
+			e.NativeKey += "@" + strconv.FormatInt(e.Seq, 10)
+			e.ID = EventID(sessionID, e.NativeKey)
+		}
+		if rowid == 0 {
+			continue
+		}
+		if _, err := fts.ExecContext(ctx, rowid, searchBody(e)); err != nil {
+			return n, fmt.Errorf("index event: %w", err)
+		}
+		for _, f := range e.Files {
+			if _, err := ef.ExecContext(ctx, rowid, f.Path, string(f.Op)); err != nil {
+				return n, fmt.Errorf("index event files: %w", err)
+			}
+		}
+		n++
+	}
+	return n, nil
+}
+
+// searchBody is the text the full-text index sees for an event: its text, the tool name and input,
+// the touched paths and the facts, plus the parts of camelCase identifiers (docs/history.md "Search").
+func searchBody(e *Event) string {
+	var b strings.Builder
+	b.WriteString(e.Text)
+	if e.Tool != nil {
+		b.WriteString("\n")
+		b.WriteString(e.Tool.Name)
+		if e.Type == ToolCall && !strings.Contains(e.Text, e.Tool.Input) {
+			b.WriteString("\n")
+			b.WriteString(e.Tool.Input)
+		}
+	}
+	for _, f := range e.Files {
+		b.WriteString("\n")
+		b.WriteString(f.Path)
+	}
+	for _, f := range e.Facts {
+		if f.Kind != "command" {
+			b.WriteString("\n")
+			b.WriteString(f.Value)
+		}
+	}
+	body := b.String()
+	if extra := textproc.SplitIdentifiers(body); extra != "" {
+		body += "\n" + extra
+	}
+	return body
+}
+
+func upsertSession(ctx context.Context, tx *sql.Tx, src Source, id string, st *parseState) error {
+	var parent string
+	if st.ParentNative != "" && st.ParentNative != st.NativeID {
+		parent = SessionID(src.Provider, st.ParentNative)
+	}
+	scope := "primary"
+	if st.Subagent || parent != "" {
+		scope = "subagent"
+	}
+	var count int64
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM events WHERE session_id=?`, id).Scan(&count); err != nil {
+		return err
+	}
+	m := st.Meta
+	ms := func(t time.Time) int64 {
+		if t.IsZero() {
+			return 0
+		}
+		return t.UnixMilli()
+	}
+	_, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO sessions(id, provider, native_id, parent_id, root_id, scope, cwd, repo_url,
+		branch, commit_id, model, cli_version, title, started_at, ended_at, source_format, source_path, event_count)
+		VALUES(?,?,?,?,COALESCE((SELECT root_id FROM sessions WHERE id=?),''),?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		id, string(src.Provider), st.NativeID, parent, id, scope, m.CWD, m.RepoURL, m.Branch, m.Commit, m.Model, m.CLIVersion,
+		m.Title, ms(m.StartedAt), ms(m.EndedAt), src.Format, src.Path, count)
+	return err
+}
+
+// relink recomputes every session's root: the top of its parent chain among the imported sessions (a
+// parent not imported yet is the root as far as this index knows).
+func (ix *Index) relink(ctx context.Context) error {
+	rows, err := ix.db.QueryContext(ctx, `SELECT id, parent_id, root_id FROM sessions`)
+	if err != nil {
+		return fmt.Errorf("link sessions: %w", err)
+	}
+	parent := map[string]string{}
+	root := map[string]string{}
+	for rows.Next() {
+		var id, p, r string
+		if err := rows.Scan(&id, &p, &r); err != nil {
+			rows.Close()
+			return fmt.Errorf("link sessions: %w", err)
+		}
+		parent[id], root[id] = p, r
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("link sessions: %w", err)
+	}
+	changes := map[string]string{}
+	for id, p := range parent {
+		want := ""
+		for cur, hops := p, 0; cur != "" && hops < 64; hops++ {
+			want = cur
+			cur = parent[cur]
+		}
+		if root[id] != want {
+			changes[id] = want
+		}
+	}
+	if len(changes) == 0 {
+		return nil
+	}
+	ids := make([]string, 0, len(changes))
+	for id := range changes {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	tx, err := ix.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("link sessions: %w", err)
+	}
+	defer tx.Rollback() //nolint:errcheck // after Commit this is a no-op
+	for _, id := range ids {
+		if _, err := tx.ExecContext(ctx, `UPDATE sessions SET root_id=? WHERE id=?`, changes[id], id); err != nil {
+			return fmt.Errorf("link sessions: %w", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("link sessions: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,146 @@
+// Package textproc holds the text helpers of the history importer: identifier splitting for the search
+// body, commit receipts, apply_patch file lists and exit codes found in tool output.
+package textproc
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Clean returns s as valid UTF-8 without NUL bytes (invalid sequences become U+FFFD).
+func Clean(s string) string {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	if strings.IndexByte(s, 0) >= 0 {
+		s = strings.ReplaceAll(s, "\x00", "")
+	}
+	return s
+}
+
+// SplitIdentifiers returns the lower-cased parts of the camelCase and digit-joined identifiers in s,
+// space-separated, so that "parseSessionMeta" is also found by "session". Identifiers that are one part
+// already are not repeated (the full-text tokenizer sees them in the body). Snake case and path segments
+// need nothing here: the tokenizer splits on '_', '/', '.' and '-' itself.
+func SplitIdentifiers(s string) string {
+	var b strings.Builder
+	start := -1
+	flush := func(end int) {
+		if start < 0 {
+			return
+		}
+		word := s[start:end]
+		start = -1
+		if len(word) < 4 || len(word) > 256 {
+			return
+		}
+		parts := camelParts(word)
+		if len(parts) < 2 {
+			return
+		}
+		for _, p := range parts {
+			b.WriteString(strings.ToLower(p))
+			b.WriteByte(' ')
+		}
+	}
+	for i, r := range s {
+		if r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		flush(i)
+	}
+	flush(len(s))
+	return strings.TrimSpace(b.String())
+}
+
+// camelParts splits an ASCII word at lower→upper, letter↔digit and ACRONYMWord boundaries.
+func camelParts(w string) []string {
+	var parts []string
+	last := 0
+	class := func(c byte) int {
+		switch {
+		case c >= 'a' && c <= 'z':
+			return 1
+		case c >= 'A' && c <= 'Z':
+			return 2
+		default:
+			return 3
+		}
+	}
+	for i := 1; i < len(w); i++ {
+		a, b := class(w[i-1]), class(w[i])
+		split := (a == 1 && b == 2) || (a == 3) != (b == 3)
+		if !split && a == 2 && b == 2 && i+1 < len(w) && class(w[i+1]) == 1 {
+			split = true // "HTTPServer" → "HTTP", "Server"
+		}
+		if split {
+			parts = append(parts, w[last:i])
+			last = i
+		}
+	}
+	return append(parts, w[last:])
+}
+
+var (
+	gitCommitRe = regexp.MustCompile(`(?:^|[\s;&|(]|\x60|")git(?:\s+-[cC]\s+\S+)*\s+commit(?:\s|$|")`)
+	receiptRe   = regexp.MustCompile(`(?m)^\[[^\]\n]*?([0-9a-f]{7,40})\] `)
+	exitRe      = regexp.MustCompile(`(?m)(?:^Process exited with code|^Exit Code:|^exit_code:|\bexit=)\s*(-?\d+)`)
+)
+
+// IsGitCommit reports whether a shell command line runs `git commit` (also inside compound lines).
+func IsGitCommit(cmd string) bool { return gitCommitRe.MatchString(cmd) }
+
+// CommitReceipts returns the abbreviated commit ids of `git commit` receipts in output, lines like
+// "[main abc1234] subject" or "[main (root-commit) abc1234] subject".
+func CommitReceipts(output string) []string {
+	var out []string
+	for _, m := range receiptRe.FindAllStringSubmatch(output, 8) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
+// ExitCode returns the exit code stated in tool output ("Process exited with code N", "Exit Code: N").
+func ExitCode(output string) (int, bool) {
+	m := exitRe.FindStringSubmatch(output)
+	if m == nil {
+		return 0, false
+	}
+	n, err := strconv.Atoi(m[1])
+	if err != nil {
+		return 0, false
+	}
+	return n, true
+}
+
+// PatchFile is a file named in an apply_patch envelope.
+type PatchFile struct {
+	Path, Op, OldPath string // Op: create, modify, delete, rename
+}
+
+// PatchFiles lists the files of an apply_patch envelope ("*** Add File: p", "*** Update File: p",
+// "*** Delete File: p", "*** Move to: q").
+func PatchFiles(patch string) []PatchFile {
+	var out []PatchFile
+	for line := range strings.SplitSeq(patch, "\n") {
+		line = strings.TrimRight(line, "\r")
+		switch {
+		case strings.HasPrefix(line, "*** Add File: "):
+			out = append(out, PatchFile{Path: strings.TrimPrefix(line, "*** Add File: "), Op: "create"})
+		case strings.HasPrefix(line, "*** Update File: "):
+			out = append(out, PatchFile{Path: strings.TrimPrefix(line, "*** Update File: "), Op: "modify"})
+		case strings.HasPrefix(line, "*** Delete File: "):
+			out = append(out, PatchFile{Path: strings.TrimPrefix(line, "*** Delete File: "), Op: "delete"})
+		case strings.HasPrefix(line, "*** Move to: ") && len(out) > 0:
+			last := &out[len(out)-1]
+			last.OldPath, last.Path, last.Op = last.Path, strings.TrimPrefix(line, "*** Move to: "), "rename"
+		}
+	}
+	return out
+}

@@ -1,0 +1,57 @@
+package textproc
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestSplitIdentifiers(t *testing.T) {
+	for in, want := range map[string]string{
+		"call parseSessionMeta now": "parse session meta",
+		"HTTPServer v2Beta":         "http server v 2 beta",
+		"plain words only":          "",
+		"snake_case_is_tokenized":   "",
+	} {
+		if got := SplitIdentifiers(in); got != want {
+			t.Errorf("%q: %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestCommitReceiptsAndCommands(t *testing.T) {
+	out := "[main abc1234] Add hello\n 1 file changed\n[feature/x (root-commit) 0123456789abcdef] init\n"
+	if got := CommitReceipts(out); !reflect.DeepEqual(got, []string{"abc1234", "0123456789abcdef"}) {
+		t.Errorf("receipts %v", got)
+	}
+	if CommitReceipts("see [note 1234567] in text") != nil {
+		// not at line start
+		t.Errorf("receipt inside a line")
+	}
+	for cmd, want := range map[string]bool{
+		"git add . && git commit -m 'x'": true,
+		"git -C /r commit -am x":         true,
+		"echo git commitment":            false,
+		"git status":                     false,
+	} {
+		if IsGitCommit(cmd) != want {
+			t.Errorf("%q: %v", cmd, !want)
+		}
+	}
+}
+
+func TestPatchFilesAndExitCode(t *testing.T) {
+	p := "*** Begin Patch\n*** Add File: a.go\n+x\n*** Update File: b.go\n*** Move to: c.go\n@@\n*** Delete File: d.go\n*** End Patch"
+	want := []PatchFile{{"a.go", "create", ""}, {"c.go", "rename", "b.go"}, {"d.go", "delete", ""}}
+	if got := PatchFiles(p); !reflect.DeepEqual(got, want) {
+		t.Errorf("%+v", got)
+	}
+	if n, ok := ExitCode("Chunk ID: x\nProcess exited with code 2\nOutput:"); !ok || n != 2 {
+		t.Errorf("%d %v", n, ok)
+	}
+	if _, ok := ExitCode("no code here"); ok {
+		t.Error("found a code")
+	}
+	if Clean("a\xffb\x00c") != "a\uFFFDbc" {
+		t.Errorf("%q", Clean("a\xffb\x00c"))
+	}
+}

@@ -1,0 +1,13 @@
+//go:build unix
+
+package history
+
+import (
+	"os"
+	"syscall"
+)
+
+// openNoFollow opens path read-only, failing on a final symbolic link, and without blocking on a FIFO.
+func openNoFollow(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+}

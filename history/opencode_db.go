@@ -1,0 +1,148 @@
+package history
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// OpenCode's current store is one SQLite database, opencode.db, with tables session (one row per
+// session: id, parent_id, directory, title, version, time_created, time_updated), message (id,
+// session_id, time_created, time_updated, data) and part (id, message_id, session_id, time_created,
+// time_updated, data), where data is the JSON of the legacy message and part files without their ids
+// (docs/history.md "OpenCode"). It is opened read-only (mode=ro, query_only) and never written.
+
+const maxOpenCodeDBSessions = 100_000
+
+// openProviderDB opens a provider's SQLite database read-only. The caller closes it.
+func openProviderDB(ctx context.Context, path string) (*sql.DB, error) {
+	f, _, err := openRegular(path) // refuses links and non-regular files
+	if err != nil {
+		return nil, err
+	}
+	f.Close()
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro&_pragma=query_only(1)&_pragma=busy_timeout(5000)")
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(1)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	return db, nil
+}
+
+// openCodeDBSessions lists the sessions of an opencode.db as sources, one per session.
+func openCodeDBSessions(ctx context.Context, path string) ([]Source, error) {
+	db, err := openProviderDB(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	rows, err := db.QueryContext(ctx, `SELECT id FROM session ORDER BY time_created, id LIMIT ?`, maxOpenCodeDBSessions+1)
+	if err != nil {
+		return nil, fmt.Errorf("list sessions of %s: %w", path, err)
+	}
+	defer rows.Close()
+	var out []Source
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("list sessions of %s: %w", path, err)
+		}
+		if len(out) == maxOpenCodeDBSessions {
+			return nil, fmt.Errorf("list sessions of %s: more than %d", path, maxOpenCodeDBSessions)
+		}
+		out = append(out, Source{Provider: OpenCode, Format: FormatOpenCodeDB, Path: path, Session: id})
+	}
+	return out, rows.Err()
+}
+
+// openCodeDBFingerprint summarises what can change in one session's rows.
+func openCodeDBFingerprint(ctx context.Context, db *sql.DB, id string) (string, error) {
+	var upd sql.NullInt64
+	var nm, np int64
+	var mm, mp sql.NullInt64
+	if err := db.QueryRowContext(ctx, `SELECT time_updated FROM session WHERE id=?`, id).Scan(&upd); err != nil {
+		return "", fmt.Errorf("session %s: %w", id, err)
+	}
+	if err := db.QueryRowContext(ctx, `SELECT count(*), max(time_updated) FROM message WHERE session_id=?`, id).Scan(&nm, &mm); err != nil {
+		return "", fmt.Errorf("session %s messages: %w", id, err)
+	}
+	if err := db.QueryRowContext(ctx, `SELECT count(*), max(time_updated) FROM part WHERE session_id=?`, id).Scan(&np, &mp); err != nil {
+		return "", fmt.Errorf("session %s parts: %w", id, err)
+	}
+	return fmt.Sprintf("db:%d:%d:%d:%d:%d", upd.Int64, nm, mm.Int64, np, mp.Int64), nil
+}
+
+func parseOpenCodeDB(ctx context.Context, db *sql.DB, id string, st *parseState) (*parseResult, error) {
+	b := newBuilder(st)
+	var s ocSession
+	var parent, title, version sql.NullString
+	if err := db.QueryRowContext(ctx, `SELECT id, parent_id, directory, title, version, time_created, time_updated FROM session WHERE id=?`, id).
+		Scan(&s.ID, &parent, &s.Directory, &title, &version, &s.Time.Created, &s.Time.Updated); err != nil {
+		return nil, fmt.Errorf("session %s: %w", id, err)
+	}
+	s.ParentID, s.Title, s.Version = parent.String, title.String, version.String
+	rows, err := db.QueryContext(ctx, `SELECT id, time_created, data FROM message WHERE session_id=? ORDER BY time_created, id LIMIT ?`, id, maxOpenCodeMessages)
+	if err != nil {
+		return nil, fmt.Errorf("session %s messages: %w", id, err)
+	}
+	var msgs []ocMessage
+	for rows.Next() {
+		var mid, data string
+		var created int64
+		if err := rows.Scan(&mid, &created, &data); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("session %s messages: %w", id, err)
+		}
+		var m ocMessage
+		if err := json.Unmarshal([]byte(data), &m); err != nil {
+			b.bad("message %s: %v", mid, err)
+			continue
+		}
+		m.ID = mid
+		if m.Time.Created == 0 {
+			m.Time.Created = created
+		}
+		msgs = append(msgs, m)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("session %s messages: %w", id, err)
+	}
+	parts := func(m ocMessage) ([]ocPart, error) {
+		rows, err := db.QueryContext(ctx, `SELECT id, data FROM part WHERE message_id=? ORDER BY id LIMIT ?`, m.ID, maxOpenCodeParts)
+		if err != nil {
+			return nil, fmt.Errorf("message %s parts: %w", m.ID, err)
+		}
+		defer rows.Close()
+		var out []ocPart
+		for rows.Next() {
+			var pid, data string
+			if err := rows.Scan(&pid, &data); err != nil {
+				return nil, fmt.Errorf("message %s parts: %w", m.ID, err)
+			}
+			var p ocPart
+			if err := json.Unmarshal([]byte(data), &p); err != nil {
+				b.bad("part %s: %v", pid, err)
+				continue
+			}
+			p.ID = pid
+			out = append(out, p)
+		}
+		return out, rows.Err()
+	}
+	if err := openCodeAssemble(ctx, b, s, msgs, parts); err != nil {
+		return nil, err
+	}
+	return b.res, nil
+}
+
+// isOpenCodeDB reports whether a file name is OpenCode's database.
+func isOpenCodeDB(name string) bool {
+	return strings.HasPrefix(name, "opencode") && strings.HasSuffix(name, ".db")
+}

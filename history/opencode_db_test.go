@@ -1,0 +1,120 @@
+package history
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// The schema of OpenCode's opencode.db as far as ctx reads it (the columns of session, message and part
+// it queries; the real tables have more). No permissively licensed real database exists to copy, so the
+// test builds one.
+const openCodeTestSchema = `
+CREATE TABLE session (id text PRIMARY KEY, project_id text NOT NULL, parent_id text, slug text NOT NULL,
+	directory text NOT NULL, title text NOT NULL, version text NOT NULL, time_created integer NOT NULL,
+	time_updated integer NOT NULL);
+CREATE TABLE message (id text PRIMARY KEY, session_id text NOT NULL, time_created integer NOT NULL,
+	time_updated integer NOT NULL, data text NOT NULL);
+CREATE TABLE part (id text PRIMARY KEY, message_id text NOT NULL, session_id text NOT NULL,
+	time_created integer NOT NULL, time_updated integer NOT NULL, data text NOT NULL);
+INSERT INTO session VALUES ('ses_parent','p',NULL,'s','/work/app','Fix the parser','1.2.0',1755000100000,1755000400000),
+	('ses_child','p','ses_parent','c','/work/app','','1.2.0',1755000150000,1755000300000);
+INSERT INTO message VALUES
+	('msg_1','ses_parent',1755000100000,1755000100000,'{"role":"user","time":{"created":1755000100000}}'),
+	('msg_2','ses_parent',1755000200000,1755000200000,'{"role":"assistant","time":{"created":1755000200000},"modelID":"claude-opus-4-6"}'),
+	('msg_3','ses_child',1755000160000,1755000160000,'{"role":"assistant","time":{"created":1755000160000}}'),
+	('msg_bad','ses_child',1755000170000,1755000170000,'not json');
+INSERT INTO part VALUES
+	('prt_1','msg_1','ses_parent',1755000100000,1755000100000,'{"type":"text","text":"why does the wombat parser fail"}'),
+	('prt_2','msg_2','ses_parent',1755000200000,1755000200000,'{"type":"step-start"}'),
+	('prt_3','msg_2','ses_parent',1755000210000,1755000210000,'{"type":"tool","tool":"bash","callID":"c1","state":{"status":"completed","input":{"command":"go test ./..."},"output":"FAIL wombat","metadata":{"exit":1}}}'),
+	('prt_4','msg_2','ses_parent',1755000220000,1755000220000,'{"type":"text","text":"The wombat parser drops the last line."}'),
+	('prt_5','msg_3','ses_child',1755000160000,1755000160000,'{"type":"text","text":"child looked at wombat.go"}');
+`
+
+func TestOpenCodeDatabase(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	dbPath := filepath.Join(root, "opencode.db")
+	w, err := sql.Open("sqlite", "file:"+dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Exec(openCodeTestSchema); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	before, _ := os.ReadFile(dbPath)
+	listing := func() []string {
+		ents, _ := os.ReadDir(root)
+		var n []string
+		for _, e := range ents {
+			n = append(n, e.Name())
+		}
+		return n
+	}
+	filesBefore := listing()
+
+	srcs, err := Discover(ctx, OpenCode, root, false)
+	if err != nil || len(srcs) != 2 || srcs[0].Session != "ses_parent" || srcs[1].Session != "ses_child" {
+		t.Fatalf("discover: %+v %v", srcs, err)
+	}
+	ix := openTestIndex(t)
+	st, err := ix.Import(ctx, srcs)
+	if err != nil || st.Imported != 2 || st.Failed != 0 {
+		t.Fatalf("import: %+v %v", st, err)
+	}
+	parent, err := ix.Session(ctx, SessionID(OpenCode, "ses_parent"))
+	if err != nil || parent.EventCount != 4 || parent.CWD != "/work/app" || parent.Model != "claude-opus-4-6" || parent.Title != "Fix the parser" {
+		t.Fatalf("parent: %+v %v", parent, err)
+	}
+	evs, _ := ix.Events(ctx, parent.ID, 0, 0)
+	if evs[1].Type != ToolCall || evs[2].Type != ToolOutput || evs[2].Tool.ExitCode == nil || *evs[2].Tool.ExitCode != 1 {
+		t.Fatalf("events: %+v", evs)
+	}
+	child, _ := ix.Session(ctx, SessionID(OpenCode, "ses_child"))
+	if child.ParentID != parent.ID || child.RootID != parent.ID || child.EventCount != 1 {
+		t.Fatalf("child: %+v", child)
+	}
+	if r := st.Results[1]; r.BadLines != 1 {
+		t.Errorf("the undecodable message is one bad line: %+v", r)
+	}
+	if st, _ := ix.Import(ctx, srcs); st.Unchanged != 2 {
+		t.Fatalf("re-import: %+v", st)
+	}
+	after, _ := os.ReadFile(dbPath)
+	if !bytes.Equal(before, after) || len(listing()) != len(filesBefore) {
+		t.Fatalf("the provider database or its directory changed: %v → %v", filesBefore, listing())
+	}
+
+	// A new part re-imports that session only.
+	w, _ = sql.Open("sqlite", "file:"+dbPath)
+	if _, err := w.Exec(`INSERT INTO part VALUES ('prt_6','msg_3','ses_child',1755000180000,1755000180000,'{"type":"text","text":"more"}')`); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	st, err = ix.Import(ctx, srcs)
+	if err != nil || st.Imported != 1 || st.Unchanged != 1 || st.Events != 2 {
+		t.Fatalf("after a new part: %+v %v", st, err)
+	}
+	res, err := ix.Search(ctx, Query{Text: "wombat", Providers: []Provider{OpenCode}, Dense: true})
+	if err != nil || len(res.Hits) != 4 || res.Hits[0].Event.Type != Message {
+		t.Fatalf("search: %+v %v", res.Hits, err)
+	}
+
+	// Not a database: one failed source, not an error.
+	bad := filepath.Join(t.TempDir(), "opencode.db")
+	if err := os.WriteFile(bad, []byte("garbage"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srcs, err = Discover(ctx, OpenCode, filepath.Dir(bad), false)
+	if err != nil || len(srcs) != 1 {
+		t.Fatalf("bad db discover: %+v %v", srcs, err)
+	}
+	if st, err := ix.Import(ctx, srcs); err != nil || st.Failed != 1 {
+		t.Fatalf("bad db import: %+v %v", st, err)
+	}
+}

@@ -1,0 +1,257 @@
+package history
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/ctx-dev/ctx/history/internal/textproc"
+)
+
+// Codex CLI rollout JSONL: {timestamp, type, payload} (docs/history.md "Codex CLI").
+
+type codexRec struct {
+	Timestamp string          `json:"timestamp"`
+	Type      string          `json:"type"`
+	Payload   json.RawMessage `json:"payload"`
+}
+
+type codexMeta struct {
+	ID         string          `json:"id"`
+	Timestamp  string          `json:"timestamp"`
+	CWD        string          `json:"cwd"`
+	CLIVersion string          `json:"cli_version"`
+	Source     json.RawMessage `json:"source"`
+	Git        *struct {
+		Commit string `json:"commit_hash"`
+		Branch string `json:"branch"`
+		URL    string `json:"repository_url"`
+	} `json:"git"`
+}
+
+type codexItem struct {
+	Type      string          `json:"type"`
+	Role      string          `json:"role"`
+	Content   json.RawMessage `json:"content"`
+	Summary   json.RawMessage `json:"summary"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+	Input     json.RawMessage `json:"input"`
+	CallID    string          `json:"call_id"`
+	Output    json.RawMessage `json:"output"`
+	Message   string          `json:"message"`
+	Action    json.RawMessage `json:"action"`
+	Status    json.RawMessage `json:"status"`
+	Model     string          `json:"model"`
+	CWD       string          `json:"cwd"`
+}
+
+// codexEventSkip: event_msg types that duplicate response items or carry nothing to index.
+var codexEventSkip = map[string]bool{
+	"user_message": true, "agent_message": true, "agent_reasoning": true, "token_count": true,
+	"exec_command_end": true, "patch_apply_end": true, "web_search_end": true, "mcp_tool_call_end": true,
+	"item_completed": true, "view_image_tool_call": true, "image_generation_end": true,
+	"dynamic_tool_call_request": true, "dynamic_tool_call_response": true, "thread_settings_applied": true,
+	"guardian_assessment": true, "sub_agent_activity": true, "collab_agent_interaction_end": true,
+	"collab_agent_spawn_end": true, "collab_close_end": true, "collab_waiting_end": true,
+	"entered_review_mode": true, "exited_review_mode": true, "undo_completed": true,
+}
+
+// codexEventNotice: event_msg types kept as notices.
+var codexEventNotice = map[string]bool{
+	"task_started": true, "task_complete": true, "turn_aborted": true, "context_compacted": true,
+	"error": true, "thread_name_updated": true, "thread_goal_updated": true,
+}
+
+var codexItemSkip = map[string]bool{
+	"ghost_snapshot": true, "image_generation_call": true, "tool_search_call": true, "tool_search_output": true,
+}
+
+func parseCodexLine(b *builder, data []byte) error {
+	var r codexRec
+	if err := json.Unmarshal(data, &r); err != nil {
+		return err
+	}
+	at := parseTime(r.Timestamp)
+	m := &b.st.Meta
+	switch r.Type {
+	case "session_meta":
+		var p codexMeta
+		if err := json.Unmarshal(r.Payload, &p); err != nil {
+			return err
+		}
+		if b.st.NativeID != "" {
+			b.res.Skipped++ // a later meta (resumed or forked thread): the first one names the session
+			return nil
+		}
+		b.st.NativeID = p.ID
+		m.CWD, m.CLIVersion = p.CWD, p.CLIVersion
+		if t := parseTime(p.Timestamp); !t.IsZero() {
+			m.StartedAt = t
+		}
+		if p.Git != nil {
+			m.Commit, m.Branch, m.RepoURL = p.Git.Commit, p.Git.Branch, p.Git.URL
+		}
+		var src struct {
+			Subagent struct {
+				ThreadSpawn struct {
+					Parent string `json:"parent_thread_id"`
+				} `json:"thread_spawn"`
+			} `json:"subagent"`
+		}
+		if len(p.Source) > 0 && p.Source[0] == '{' && json.Unmarshal(p.Source, &src) == nil {
+			if parent := src.Subagent.ThreadSpawn.Parent; parent != "" {
+				b.st.ParentNative, b.st.Subagent = parent, true
+			}
+		}
+		return nil
+	case "turn_context":
+		var p codexItem
+		if err := json.Unmarshal(r.Payload, &p); err != nil {
+			return err
+		}
+		if p.Model != "" {
+			m.Model = p.Model
+		}
+		if p.CWD != "" && m.CWD == "" {
+			m.CWD = p.CWD
+		}
+		b.res.Skipped++
+		return nil
+	case "compacted":
+		var p codexItem
+		if err := json.Unmarshal(r.Payload, &p); err != nil {
+			return err
+		}
+		if strings.TrimSpace(p.Message) == "" {
+			b.res.Skipped++
+			return nil
+		}
+		b.emit("", 0, Event{At: at, Type: Summary, Text: p.Message})
+		return nil
+	case "event_msg":
+		var p codexItem
+		if err := json.Unmarshal(r.Payload, &p); err != nil {
+			return err
+		}
+		switch {
+		case codexEventSkip[p.Type]:
+			b.res.Skipped++
+		case codexEventNotice[p.Type]:
+			text := p.Type
+			if p.Message != "" {
+				text += ": " + p.Message
+			}
+			var extra struct {
+				Last string `json:"last_agent_message"`
+			}
+			if json.Unmarshal(r.Payload, &extra) == nil && extra.Last != "" {
+				text += ": " + extra.Last
+			}
+			b.emit("", 0, Event{At: at, Type: Notice, Text: text})
+		default:
+			b.unknown("codex:event_msg:" + p.Type)
+		}
+		return nil
+	case "response_item":
+		var p codexItem
+		if err := json.Unmarshal(r.Payload, &p); err != nil {
+			return err
+		}
+		return codexItemEvent(b, at, p)
+	}
+	b.unknown("codex:" + r.Type)
+	return nil
+}
+
+func codexItemEvent(b *builder, at time.Time, p codexItem) error {
+	switch p.Type {
+	case "message":
+		text := contentText(p.Content)
+		typ := Message
+		if p.Role == "user" && injectedContext(text) {
+			typ = Notice
+		}
+		b.emit("", 0, Event{At: at, Type: typ, Role: p.Role, Text: text})
+	case "agent_message":
+		text := contentText(p.Content)
+		if text == "" {
+			text = p.Message
+		}
+		b.emit("", 0, Event{At: at, Type: Message, Role: "assistant", Text: text})
+	case "reasoning":
+		var sum []struct {
+			Text string `json:"text"`
+		}
+		_ = json.Unmarshal(p.Summary, &sum)
+		var parts []string
+		for _, s := range sum {
+			if s.Text != "" {
+				parts = append(parts, s.Text)
+			}
+		}
+		if len(parts) == 0 {
+			b.res.Skipped++ // encrypted content only
+			return nil
+		}
+		b.emit("", 0, Event{At: at, Type: Reasoning, Role: "assistant", Text: strings.Join(parts, "\n")})
+	case "function_call":
+		args := p.Arguments
+		if len(args) > 0 && args[0] == '"' { // arguments are a JSON string holding JSON
+			var s string
+			if json.Unmarshal(args, &s) == nil {
+				if json.Valid([]byte(s)) {
+					args = json.RawMessage(s)
+				}
+			}
+		}
+		b.emit("", 0, toolCallEvent(at, "assistant", p.Name, p.CallID, args))
+	case "custom_tool_call":
+		input := rawText(p.Input)
+		e := Event{At: at, Type: ToolCall, Role: "assistant", Tool: &Tool{Name: p.Name, CallID: p.CallID, Input: input}}
+		e = finishToolCall(e, map[string]any{"input": input})
+		if textproc.IsGitCommit(input) {
+			e.Facts = append(e.Facts, Fact{Kind: "command", Value: input})
+		}
+		b.emit("", 0, e)
+	case "local_shell_call":
+		b.emit("", 0, toolCallEvent(at, "assistant", "local_shell", p.CallID, p.Action))
+	case "web_search_call":
+		b.emit("", 0, toolCallEvent(at, "assistant", "web_search", p.CallID, p.Action))
+	case "function_call_output", "custom_tool_call_output", "local_shell_call_output":
+		out := codexOutput(p.Output)
+		b.emit("", 0, Event{At: at, Type: ToolOutput, Role: "tool", Text: out, Tool: &Tool{CallID: p.CallID, Output: out}})
+	default:
+		if codexItemSkip[p.Type] {
+			b.res.Skipped++
+			return nil
+		}
+		b.unknown("codex:response_item:" + p.Type)
+	}
+	return nil
+}
+
+// codexOutput reads a function output: a string, a JSON string holding {"output": ...}, or content items.
+func codexOutput(raw json.RawMessage) string {
+	s := rawText(raw)
+	if strings.HasPrefix(s, "{") {
+		var o struct {
+			Output string `json:"output"`
+		}
+		if json.Unmarshal([]byte(s), &o) == nil && o.Output != "" {
+			return o.Output
+		}
+	}
+	if len(raw) > 0 && raw[0] == '[' {
+		return contentText(raw)
+	}
+	return s
+}
+
+// injectedContext reports user-role text that the CLI injected (environment context, AGENTS.md), not
+// what the user typed.
+func injectedContext(s string) bool {
+	t := strings.TrimSpace(s)
+	return strings.HasPrefix(t, "<environment_context>") || strings.HasPrefix(t, "<user_instructions>") ||
+		strings.HasPrefix(t, "# AGENTS.md") || strings.HasPrefix(t, "<permissions instructions>")
+}

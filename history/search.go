@@ -1,0 +1,375 @@
+package history
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// Content scopes of a search (docs/history.md "Search").
+const (
+	ScopeAll        = "all"
+	ScopeTranscript = "transcript"
+	ScopeCalls      = "calls"
+	ScopeOutputs    = "outputs"
+)
+
+// Query is a search request. Text is required; every other field narrows the result (AND).
+type Query struct {
+	Text      string
+	Providers []Provider
+	Since     time.Time // events at or after (events without a time never match a time bound)
+	Until     time.Time // events before
+	File      string    // a touched path: exact, or a prefix when it ends in "/"
+	SessionID string    // one session (ctx id)
+	Repo      string    // sessions whose cwd is this directory or inside it
+	Scope     string    // all (default), transcript, calls, outputs
+	EventType EventType // one event type; conflicts with a Scope other than all
+	// PrimaryOnly drops subagent sessions.
+	PrimaryOnly bool
+	// Dense returns event hits in score order without the one-hit-per-root grouping.
+	Dense bool
+	Limit int // default 20, at most 500
+}
+
+// Hit is one search result.
+type Hit struct {
+	Event   Event   `json:"event"`
+	Session Session `json:"session"`
+	Score   float64 `json:"score"`   // BM25 × class weight; higher is better
+	Snippet string  `json:"snippet"` // a short excerpt around the first matched term
+	// More counts further matching events in the same root group that are not shown.
+	More int `json:"more_in_group"`
+}
+
+// Result is a search answer.
+type Result struct {
+	Hits  []Hit  `json:"hits"`
+	Scope string `json:"content_scope"` // the resolved scope
+	// Relaxed is true when no event had every term and the hits match any term instead.
+	Relaxed bool `json:"relaxed,omitempty"`
+	// MoreAvailable is true when more hits than Limit matched.
+	MoreAvailable bool `json:"more_available"`
+}
+
+// ErrBadQuery is wrapped by Search errors about the request itself.
+var ErrBadQuery = errors.New("invalid search request")
+
+// primaryTolerance: inside a root group, the best primary-session hit is shown when it scores at least
+// this fraction of the group's best hit.
+const primaryTolerance = 0.95
+
+// maxCandidates bounds the hits ranked before grouping.
+const maxCandidates = 2000
+
+// ftsQuery turns free text into an FTS5 query: each whitespace-separated word becomes a quoted phrase
+// (so no user text is ever FTS5 syntax), joined by AND, or by OR when any is true.
+func ftsQuery(text string, any bool) (string, int) {
+	var phrases []string
+	for w := range strings.FieldsSeq(text) {
+		hasWord := strings.IndexFunc(w, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0
+		if !hasWord {
+			continue
+		}
+		phrases = append(phrases, `"`+strings.ReplaceAll(w, `"`, `""`)+`"`)
+		if len(phrases) == 32 {
+			break
+		}
+	}
+	sep := " AND "
+	if any {
+		sep = " OR "
+	}
+	return strings.Join(phrases, sep), len(phrases)
+}
+
+// weightSQL is the class weight of an event type under a scope.
+func weightSQL(scope string) string {
+	if scope == ScopeCalls || scope == ScopeOutputs {
+		return "1.0"
+	}
+	return `(CASE e.type WHEN 'message' THEN 1.0 WHEN 'summary' THEN 0.9 WHEN 'tool_call' THEN 0.8
+		WHEN 'tool_output' THEN 0.6 ELSE 0.8 END)`
+}
+
+// Search ranks events by BM25 × class weight (messages 1.0, summaries 0.9, tool calls 0.8, outputs 0.6),
+// then returns the best hit of each root session group before any group repeats (docs/history.md
+// "Search"). Errors wrap ErrBadQuery for a malformed request.
+func (ix *Index) Search(ctx context.Context, q Query) (Result, error) {
+	scope := q.Scope
+	if scope == "" {
+		scope = ScopeAll
+	}
+	res := Result{Scope: scope}
+	switch scope {
+	case ScopeAll, ScopeTranscript, ScopeCalls, ScopeOutputs:
+	default:
+		return res, fmt.Errorf("%w: content_scope must be all, transcript, calls or outputs", ErrBadQuery)
+	}
+	if q.EventType != "" && scope != ScopeAll {
+		return res, fmt.Errorf("%w: event_type conflicts with content_scope", ErrBadQuery)
+	}
+	limit := q.Limit
+	if limit <= 0 {
+		limit = 20
+	}
+	if limit > 500 {
+		return res, fmt.Errorf("%w: limit must be at most 500", ErrBadQuery)
+	}
+	match, n := ftsQuery(q.Text, false)
+	if n == 0 {
+		return res, fmt.Errorf("%w: the query has no words", ErrBadQuery)
+	}
+	hits, err := ix.candidates(ctx, q, scope, match)
+	if err != nil {
+		return res, err
+	}
+	if len(hits) == 0 && n > 1 {
+		match, _ = ftsQuery(q.Text, true)
+		if hits, err = ix.candidates(ctx, q, scope, match); err != nil {
+			return res, err
+		}
+		res.Relaxed = len(hits) > 0
+	}
+	if !q.Dense {
+		hits = groupByRoot(hits)
+	}
+	if len(hits) > limit {
+		hits, res.MoreAvailable = hits[:limit], true
+	}
+	terms := strings.Fields(strings.ToLower(q.Text))
+	for i := range hits {
+		if err := ix.hydrate(ctx, &hits[i]); err != nil {
+			return res, err
+		}
+		hits[i].Snippet = snippet(hits[i].Event.Text, terms)
+	}
+	res.Hits = hits
+	return res, nil
+}
+
+type candidate struct {
+	rowid int64
+	score float64
+	group string
+	scope string
+}
+
+func (ix *Index) candidates(ctx context.Context, q Query, scope, match string) ([]Hit, error) {
+	where := []string{"ev_fts MATCH ?"}
+	args := []any{match}
+	switch {
+	case q.EventType != "":
+		where, args = append(where, "e.type = ?"), append(args, string(q.EventType))
+	case scope == ScopeAll:
+		where = append(where, "e.type NOT IN ('reasoning','notice')")
+	case scope == ScopeTranscript:
+		where = append(where, "e.type IN ('message','summary')")
+	case scope == ScopeCalls:
+		where = append(where, "e.type = 'tool_call'")
+	case scope == ScopeOutputs:
+		where = append(where, "e.type = 'tool_output'")
+	}
+	if len(q.Providers) > 0 {
+		ph := strings.TrimSuffix(strings.Repeat("?,", len(q.Providers)), ",")
+		where = append(where, "s.provider IN ("+ph+")")
+		for _, p := range q.Providers {
+			args = append(args, string(p))
+		}
+	}
+	if !q.Since.IsZero() {
+		where, args = append(where, "e.at >= ?"), append(args, q.Since.UnixMilli())
+	}
+	if !q.Until.IsZero() {
+		where, args = append(where, "e.at > 0 AND e.at < ?"), append(args, q.Until.UnixMilli())
+	}
+	if q.SessionID != "" {
+		where, args = append(where, "e.session_id = ?"), append(args, q.SessionID)
+	}
+	if q.PrimaryOnly {
+		where = append(where, "s.scope <> 'subagent'")
+	}
+	if q.Repo != "" {
+		repo := filepath.Clean(q.Repo)
+		where = append(where, "(s.cwd = ? OR substr(s.cwd, 1, ?) = ?)")
+		args = append(args, repo, len(repo)+1, repo+string(filepath.Separator))
+	}
+	if q.File != "" {
+		if strings.HasSuffix(q.File, "/") {
+			where = append(where, "e.rowid IN (SELECT event FROM event_files WHERE substr(path, 1, ?) = ?)")
+			args = append(args, len(q.File), q.File)
+		} else {
+			where = append(where, "e.rowid IN (SELECT event FROM event_files WHERE path = ?)")
+			args = append(args, q.File)
+		}
+	}
+	sqlText := `SELECT e.rowid, -bm25(ev_fts) * ` + weightSQL(scope) + ` AS score,
+		CASE WHEN s.root_id <> '' THEN s.root_id ELSE s.id END, s.scope
+		FROM ev_fts JOIN events e ON e.rowid = ev_fts.rowid JOIN sessions s ON s.id = e.session_id
+		WHERE ` + strings.Join(where, " AND ") + ` ORDER BY score DESC, e.rowid LIMIT ?`
+	args = append(args, maxCandidates)
+	rows, err := ix.db.QueryContext(ctx, sqlText, args...)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	defer rows.Close()
+	var out []Hit
+	for rows.Next() {
+		var c candidate
+		if err := rows.Scan(&c.rowid, &c.score, &c.group, &c.scope); err != nil {
+			return nil, fmt.Errorf("search: %w", err)
+		}
+		out = append(out, Hit{Score: c.score, Event: Event{Seq: c.rowid}, Session: Session{RootID: c.group, Scope: c.scope}})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	return out, nil
+}
+
+// groupByRoot orders hits so that each root group's representative comes first (in order of the
+// group's best score), then the remaining hits in score order. A group's representative is its best
+// primary-session hit when that scores at least primaryTolerance × the group's best, else its best hit.
+func groupByRoot(hits []Hit) []Hit {
+	type group struct {
+		best, rep int
+		members   []int
+	}
+	groups := map[string]*group{}
+	var order []string
+	for i, h := range hits { // hits arrive in descending score order
+		g := groups[h.Session.RootID]
+		if g == nil {
+			g = &group{best: i, rep: -1}
+			groups[h.Session.RootID] = g
+			order = append(order, h.Session.RootID)
+		}
+		g.members = append(g.members, i)
+	}
+	var out []Hit
+	used := make([]bool, len(hits))
+	for _, key := range order {
+		g := groups[key]
+		g.rep = g.best
+		for _, i := range g.members {
+			if hits[i].Session.Scope != "subagent" {
+				if hits[i].Score >= primaryTolerance*hits[g.best].Score {
+					g.rep = i
+				}
+				break
+			}
+		}
+		h := hits[g.rep]
+		h.More = len(g.members) - 1
+		out = append(out, h)
+		used[g.rep] = true
+	}
+	sort.SliceStable(out, func(a, b int) bool { return out[a].Score > out[b].Score })
+	for i, h := range hits {
+		if !used[i] {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// hydrate loads the event (whose rowid candidates carry in Event.Seq) and its session.
+func (ix *Index) hydrate(ctx context.Context, h *Hit) error {
+	e, err := ix.scanEvent(ix.db.QueryRowContext(ctx, eventCols+` WHERE rowid = ?`, h.Event.Seq))
+	if err != nil {
+		return fmt.Errorf("search: load event: %w", err)
+	}
+	s, err := ix.Session(ctx, e.SessionID)
+	if err != nil {
+		return fmt.Errorf("search: load session: %w", err)
+	}
+	h.Event, h.Session = e, s
+	return nil
+}
+
+const eventCols = `SELECT id, session_id, seq, native_key, at, type, role, text, tool, files, facts FROM events`
+
+type rowScanner interface{ Scan(...any) error }
+
+func (ix *Index) scanEvent(r rowScanner) (Event, error) {
+	var e Event
+	var at int64
+	var typ string
+	var tool, files, facts sql.NullString
+	if err := r.Scan(&e.ID, &e.SessionID, &e.Seq, &e.NativeKey, &at, &typ, &e.Role, &e.Text, &tool, &files, &facts); err != nil {
+		return e, err
+	}
+	e.Type = EventType(typ)
+	if at > 0 {
+		e.At = time.UnixMilli(at).UTC()
+	}
+	if tool.Valid {
+		e.Tool = &Tool{}
+		if err := json.Unmarshal([]byte(tool.String), e.Tool); err != nil {
+			return e, fmt.Errorf("decode tool of %s: %w", e.ID, err)
+		}
+		if e.Type == ToolOutput && e.Tool.Output == "" {
+			e.Tool.Output = e.Text // an output's text is stored once (see insertEvents)
+		}
+	}
+	if files.Valid {
+		if err := json.Unmarshal([]byte(files.String), &e.Files); err != nil {
+			return e, fmt.Errorf("decode files of %s: %w", e.ID, err)
+		}
+	}
+	if facts.Valid {
+		if err := json.Unmarshal([]byte(facts.String), &e.Facts); err != nil {
+			return e, fmt.Errorf("decode facts of %s: %w", e.ID, err)
+		}
+	}
+	return e, nil
+}
+
+// snippet returns up to ~200 characters of text around the first occurrence of any term within its
+// first 256 KiB (the start of the text when none occurs there).
+func snippet(text string, terms []string) string {
+	head := text
+	if len(head) > 256<<10 {
+		head = head[:256<<10]
+	}
+	lower := strings.ToLower(head)
+	if len(lower) != len(head) { // case mapping changed byte lengths: offsets would not line up
+		lower = head
+	}
+	pos := -1
+	for _, t := range terms {
+		t = strings.Trim(t, `"'`)
+		if t == "" {
+			continue
+		}
+		if i := strings.Index(lower, t); i >= 0 && (pos < 0 || i < pos) {
+			pos = i
+		}
+	}
+	if pos < 0 {
+		pos = 0
+	}
+	start := max(0, pos-80)
+	end := min(len(text), start+200)
+	for start > 0 && start < len(text) && (text[start]&0xC0) == 0x80 {
+		start--
+	}
+	for end < len(text) && (text[end]&0xC0) == 0x80 {
+		end++
+	}
+	s := strings.Join(strings.Fields(text[start:end]), " ")
+	if start > 0 {
+		s = "…" + s
+	}
+	if end < len(text) {
+		s += "…"
+	}
+	return s
+}

@@ -1,0 +1,207 @@
+package history
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// writeClaude writes a Claude session file of JSONL records under root/<project>/<name>.jsonl.
+func writeClaude(t *testing.T, root, project, name string, recs ...string) Source {
+	t.Helper()
+	p := filepath.Join(root, project, name+".jsonl")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(strings.Join(recs, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return Source{Provider: ClaudeCode, Format: FormatClaude, Path: p}
+}
+
+func rec(uuid, typ, cwd, content string) string {
+	return `{"type":"` + typ + `","uuid":"` + uuid + `","timestamp":"2026-02-01T10:00:00Z","cwd":"` + cwd + `","message":{"role":"` + typ + `","content":` + content + `}}`
+}
+
+func setupSearch(t *testing.T) *Index {
+	t.Helper()
+	root := t.TempDir()
+	ix := openTestIndex(t)
+	srcs := []Source{
+		// A user message and an output with the same words and length, in two sessions.
+		writeClaude(t, root, "-a", "sess-msg", rec("m1", "user", "/repo/app", `"the zanzibar flag was set today"`)),
+		writeClaude(t, root, "-b", "sess-out",
+			rec("o1", "assistant", "/elsewhere", `[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"cat flags"}}]`),
+			rec("o2", "user", "/elsewhere", `[{"type":"tool_result","tool_use_id":"t1","content":"the zanzibar flag was set today"}]`)),
+		// A parent with a weak hit and a subagent with strong hits.
+		writeClaude(t, root, "-c", "parent-1", rec("p1", "user", "/repo/app", `"quokka appears once in a much longer message about many other unrelated topics entirely"`)),
+		writeClaude(t, root, "-c/parent-1/subagents", "agent-k1",
+			rec("k1", "user", "/repo/app", `"quokka quokka"`),
+			rec("k2", "assistant", "/repo/app", `[{"type":"tool_use","id":"t9","name":"Edit","input":{"file_path":"/repo/app/src/quokka.go","old_string":"a","new_string":"parseSessionMeta"}}]`)),
+	}
+	srcs[3].ParentNative = "parent-1"
+	if _, err := ix.Import(context.Background(), srcs); err != nil {
+		t.Fatal(err)
+	}
+	return ix
+}
+
+// TestSearchRanksMessageAboveOutput: the same words score 1.0 in a message and 0.6 in a tool output.
+func TestSearchRanksMessageAboveOutput(t *testing.T) {
+	ix := setupSearch(t)
+	res, err := ix.Search(context.Background(), Query{Text: "zanzibar flag"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) != 2 || res.Scope != ScopeAll {
+		t.Fatalf("hits %+v", res)
+	}
+	if res.Hits[0].Event.Type != Message || res.Hits[1].Event.Type != ToolOutput || res.Hits[0].Score <= res.Hits[1].Score {
+		t.Fatalf("order: %s %.3f, %s %.3f", res.Hits[0].Event.Type, res.Hits[0].Score, res.Hits[1].Event.Type, res.Hits[1].Score)
+	}
+	if r := res.Hits[1].Score / res.Hits[0].Score; r < 0.55 || r > 0.65 {
+		t.Errorf("output/message score ratio %.3f, want 0.6", r)
+	}
+	if res.Hits[0].Session.NativeID != "sess-msg" || res.Hits[0].Session.ID == "" || !strings.Contains(res.Hits[0].Snippet, "zanzibar") {
+		t.Errorf("hit names %+v", res.Hits[0])
+	}
+	// outputs scope: only the output, at full strength.
+	res, err = ix.Search(context.Background(), Query{Text: "zanzibar", Scope: ScopeOutputs})
+	if err != nil || len(res.Hits) != 1 || res.Hits[0].Event.Type != ToolOutput || res.Scope != ScopeOutputs {
+		t.Fatalf("outputs scope: %+v %v", res, err)
+	}
+}
+
+// TestSearchGroupsByRoot: a root and its subagent form one group, shown once, with the stronger child
+// hit when the primary's is weaker than 95 % of it; primary_only drops the child.
+func TestSearchGroupsByRoot(t *testing.T) {
+	ix := setupSearch(t)
+	ctx := context.Background()
+	res, err := ix.Search(ctx, Query{Text: "quokka", Limit: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) != 1 || res.Hits[0].Session.Scope != "subagent" || res.Hits[0].More != 2 || !res.MoreAvailable {
+		t.Fatalf("grouped: %+v", res)
+	}
+	dense, err := ix.Search(ctx, Query{Text: "quokka", Dense: true})
+	if err != nil || len(dense.Hits) != 3 {
+		t.Fatalf("dense: %+v %v", dense, err)
+	}
+	prim, err := ix.Search(ctx, Query{Text: "quokka", PrimaryOnly: true})
+	if err != nil || len(prim.Hits) != 1 || prim.Hits[0].Session.NativeID != "parent-1" {
+		t.Fatalf("primary only: %+v %v", prim, err)
+	}
+}
+
+// TestSearchFilters: identifiers split, file and repo filters, bad requests, FTS syntax in the query.
+func TestSearchFilters(t *testing.T) {
+	ix := setupSearch(t)
+	ctx := context.Background()
+	res, err := ix.Search(ctx, Query{Text: "session meta"})
+	if err != nil || len(res.Hits) != 1 || res.Hits[0].Event.Type != ToolCall {
+		t.Fatalf("camelCase split: %+v %v", res, err)
+	}
+	res, err = ix.Search(ctx, Query{Text: "quokka", File: "/repo/app/src/", Dense: true})
+	if err != nil || len(res.Hits) != 1 || res.Hits[0].Event.Files[0].Path != "/repo/app/src/quokka.go" {
+		t.Fatalf("file prefix: %+v %v", res, err)
+	}
+	res, err = ix.Search(ctx, Query{Text: "zanzibar", Repo: "/repo"})
+	if err != nil || len(res.Hits) != 1 || res.Hits[0].Session.CWD != "/repo/app" {
+		t.Fatalf("repo: %+v %v", res, err)
+	}
+	res, err = ix.Search(ctx, Query{Text: "zanzibar", Repo: "/rep"})
+	if err != nil || len(res.Hits) != 0 {
+		t.Fatalf("repo is a directory prefix, not a string prefix: %+v %v", res, err)
+	}
+	res, err = ix.Search(ctx, Query{Text: "zanzibar", Providers: []Provider{Codex}})
+	if err != nil || len(res.Hits) != 0 {
+		t.Fatalf("provider: %+v %v", res, err)
+	}
+	for _, q := range []Query{{Text: "   "}, {Text: "x", Scope: "everything"}, {Text: "x", Scope: ScopeCalls, EventType: Message}, {Text: "x", Limit: 501}} {
+		if _, err := ix.Search(ctx, q); !errors.Is(err, ErrBadQuery) {
+			t.Errorf("%+v: err %v, want ErrBadQuery", q, err)
+		}
+	}
+	for _, q := range []string{`zanzibar" OR "x`, `NEAR(a b)`, `*`, `col:zanzibar`, `"unbalanced`} {
+		if _, err := ix.Search(ctx, Query{Text: q}); err != nil && !errors.Is(err, ErrBadQuery) {
+			t.Errorf("%q: %v", q, err)
+		}
+	}
+	// no event has both words: relaxed to any word
+	res, err = ix.Search(ctx, Query{Text: "zanzibar quokka"})
+	if err != nil || !res.Relaxed || len(res.Hits) < 2 {
+		t.Fatalf("relaxed: %+v %v", res, err)
+	}
+}
+
+// TestShowPrefixes: sessions and events resolve by a unique prefix of ≥ 8 hex digits.
+func TestShowPrefixes(t *testing.T) {
+	ix := setupSearch(t)
+	ctx := context.Background()
+	id := SessionID(ClaudeCode, "sess-out")
+	s, err := ix.Session(ctx, id[:8])
+	if err != nil || s.ID != id || s.EventCount != 2 {
+		t.Fatalf("%+v %v", s, err)
+	}
+	evs, _ := ix.Events(ctx, id, 0, 0)
+	e, around, err := ix.Event(ctx, evs[1].ID[:13], 1)
+	if err != nil || e.ID != evs[1].ID || len(around) != 2 || e.Tool.Name != "Bash" {
+		t.Fatalf("event: %+v %v %v", e, around, err)
+	}
+	if _, err := ix.Session(ctx, "0000000"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("short prefix: %v", err)
+	}
+}
+
+// TestSearchTimeBounds: since/until bound event times; events without a time never match a bound.
+func TestSearchTimeBounds(t *testing.T) {
+	ix := setupSearch(t) // every record at 2026-02-01T10:00:00Z
+	ctx := context.Background()
+	at := func(s string) time.Time { tt, _ := time.Parse(time.RFC3339, s); return tt }
+	for _, c := range []struct {
+		since, until string
+		want         int
+	}{
+		{"2026-02-01T10:00:00Z", "", 2},
+		{"2026-02-01T10:00:01Z", "", 0},
+		{"", "2026-02-01T10:00:01Z", 2},
+		{"", "2026-02-01T10:00:00Z", 0},
+	} {
+		q := Query{Text: "zanzibar"}
+		if c.since != "" {
+			q.Since = at(c.since)
+		}
+		if c.until != "" {
+			q.Until = at(c.until)
+		}
+		res, err := ix.Search(ctx, q)
+		if err != nil || len(res.Hits) != c.want {
+			t.Errorf("since %q until %q: %d hits, want %d (%v)", c.since, c.until, len(res.Hits), c.want, err)
+		}
+	}
+}
+
+// TestImportCancelledLeavesNothing: an import stopped by its context writes nothing half: the index is as
+// before.
+func TestImportCancelledLeavesNothing(t *testing.T) {
+	ix := openTestIndex(t)
+	root := t.TempDir()
+	srcs := []Source{writeClaude(t, root, "-a", "s1", rec("m1", "user", "/w", `"one"`)), writeClaude(t, root, "-a", "s2", rec("m2", "user", "/w", `"two"`))}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := ix.Import(ctx, srcs); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v", err)
+	}
+	st, err := ix.Stats(context.Background())
+	if err != nil || st.Events != 0 || st.Sessions != 0 || st.Sources != 0 || st.Generation != 0 {
+		t.Fatalf("after a cancelled import: %+v %v", st, err)
+	}
+	if st, err := ix.Import(context.Background(), srcs); err != nil || st.Imported != 2 {
+		t.Fatalf("import after: %+v %v", st, err)
+	}
+}

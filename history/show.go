@@ -1,0 +1,212 @@
+package history
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// ErrNotFound is wrapped when a session or event id (or prefix) matches nothing.
+var ErrNotFound = errors.New("not found")
+
+// ErrAmbiguous is wrapped when an id prefix matches more than one session or event.
+var ErrAmbiguous = errors.New("ambiguous id prefix")
+
+// resolveID maps a full id or a prefix of at least 8 hex digits to one id of table.
+func (ix *Index) resolveID(ctx context.Context, table, id string) (string, error) {
+	id = strings.ToLower(strings.TrimSpace(id))
+	if len(id) == 36 {
+		return id, nil
+	}
+	if len(id) < 8 || strings.Trim(id, "0123456789abcdef-") != "" {
+		return "", fmt.Errorf("%w: %q (give the full id or at least 8 hex digits)", ErrNotFound, id)
+	}
+	rows, err := ix.db.QueryContext(ctx, `SELECT id FROM `+table+` WHERE id >= ? AND id < ? ORDER BY id LIMIT 2`, id, id+"\xff")
+	if err != nil {
+		return "", fmt.Errorf("resolve %s: %w", id, err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return "", err
+		}
+		ids = append(ids, s)
+	}
+	switch len(ids) {
+	case 0:
+		return "", fmt.Errorf("%w: %s", ErrNotFound, id)
+	case 1:
+		return ids[0], nil
+	}
+	return "", fmt.Errorf("%w: %s", ErrAmbiguous, id)
+}
+
+// Session returns the session with the ctx id (or unique prefix) id. Errors wrap ErrNotFound or
+// ErrAmbiguous.
+func (ix *Index) Session(ctx context.Context, id string) (Session, error) {
+	var s Session
+	id, err := ix.resolveID(ctx, "sessions", id)
+	if err != nil {
+		return s, err
+	}
+	var prov string
+	var started, ended int64
+	err = ix.db.QueryRowContext(ctx, `SELECT id, provider, native_id, parent_id, root_id, scope, cwd, repo_url, branch, commit_id,
+		model, cli_version, title, started_at, ended_at, source_format, source_path, event_count FROM sessions WHERE id=?`, id).
+		Scan(&s.ID, &prov, &s.NativeID, &s.ParentID, &s.RootID, &s.Scope, &s.CWD, &s.RepoURL, &s.Branch, &s.Commit,
+			&s.Model, &s.CLIVersion, &s.Title, &started, &ended, &s.SourceFormat, &s.SourcePath, &s.EventCount)
+	if errors.Is(err, sql.ErrNoRows) {
+		return s, fmt.Errorf("session %w: %s", ErrNotFound, id)
+	}
+	if err != nil {
+		return s, fmt.Errorf("read session %s: %w", id, err)
+	}
+	s.Provider = Provider(prov)
+	if started > 0 {
+		s.StartedAt = time.UnixMilli(started).UTC()
+	}
+	if ended > 0 {
+		s.EndedAt = time.UnixMilli(ended).UTC()
+	}
+	return s, nil
+}
+
+// Sessions lists sessions, newest first, optionally of one provider; limit ≤ 0 means all.
+func (ix *Index) Sessions(ctx context.Context, p Provider, limit int) ([]Session, error) {
+	q := `SELECT id FROM sessions`
+	var args []any
+	if p != "" {
+		q += ` WHERE provider = ?`
+		args = append(args, string(p))
+	}
+	q += ` ORDER BY started_at DESC, id`
+	if limit > 0 {
+		q += ` LIMIT ?`
+		args = append(args, limit)
+	}
+	rows, err := ix.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("list sessions: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	out := make([]Session, 0, len(ids))
+	for _, id := range ids {
+		s, err := ix.Session(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// Events returns the events of a session in sequence order with Seq > afterSeq, at most limit of them
+// (limit ≤ 0: all).
+func (ix *Index) Events(ctx context.Context, sessionID string, afterSeq int64, limit int) ([]Event, error) {
+	id, err := ix.resolveID(ctx, "sessions", sessionID)
+	if err != nil {
+		return nil, err
+	}
+	if limit <= 0 {
+		limit = -1
+	}
+	rows, err := ix.db.QueryContext(ctx, eventCols+` WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?`, id, afterSeq, limit)
+	if err != nil {
+		return nil, fmt.Errorf("read events of %s: %w", id, err)
+	}
+	defer rows.Close()
+	var out []Event
+	for rows.Next() {
+		e, err := ix.scanEvent(rows)
+		if err != nil {
+			return nil, fmt.Errorf("read events of %s: %w", id, err)
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// Event returns the event with the ctx id (or unique prefix) id and up to window events before and
+// after it in its session (window ≤ 0: none).
+func (ix *Index) Event(ctx context.Context, id string, window int) (Event, []Event, error) {
+	id, err := ix.resolveID(ctx, "events", id)
+	if err != nil {
+		return Event{}, nil, err
+	}
+	e, err := ix.scanEvent(ix.db.QueryRowContext(ctx, eventCols+` WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return e, nil, fmt.Errorf("event %w: %s", ErrNotFound, id)
+	}
+	if err != nil {
+		return e, nil, fmt.Errorf("read event %s: %w", id, err)
+	}
+	if window <= 0 {
+		return e, nil, nil
+	}
+	rows, err := ix.db.QueryContext(ctx, eventCols+` WHERE session_id = ? AND seq BETWEEN ? AND ? ORDER BY seq`, e.SessionID, e.Seq-int64(window), e.Seq+int64(window))
+	if err != nil {
+		return e, nil, fmt.Errorf("read window of %s: %w", id, err)
+	}
+	defer rows.Close()
+	var around []Event
+	for rows.Next() {
+		x, err := ix.scanEvent(rows)
+		if err != nil {
+			return e, nil, err
+		}
+		around = append(around, x)
+	}
+	return e, around, rows.Err()
+}
+
+// Stats counts what the index holds.
+type Stats struct {
+	Sources    int            `json:"sources"`
+	Sessions   int            `json:"sessions"`
+	Events     int            `json:"events"`
+	Generation int64          `json:"generation"`
+	ByProvider map[string]int `json:"sessions_by_provider"`
+}
+
+// Stats returns counts of sources, sessions and events.
+func (ix *Index) Stats(ctx context.Context) (Stats, error) {
+	st := Stats{ByProvider: map[string]int{}}
+	for q, dst := range map[string]*int{
+		`SELECT count(*) FROM sources`: &st.Sources, `SELECT count(*) FROM sessions`: &st.Sessions, `SELECT count(*) FROM events`: &st.Events,
+	} {
+		if err := ix.db.QueryRowContext(ctx, q).Scan(dst); err != nil {
+			return st, fmt.Errorf("stats: %w", err)
+		}
+	}
+	rows, err := ix.db.QueryContext(ctx, `SELECT provider, count(*) FROM sessions GROUP BY provider`)
+	if err != nil {
+		return st, fmt.Errorf("stats: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var p string
+		var n int
+		if err := rows.Scan(&p, &n); err != nil {
+			return st, err
+		}
+		st.ByProvider[p] = n
+	}
+	if st.Generation, err = ix.Generation(ctx); err != nil {
+		return st, err
+	}
+	return st, rows.Err()
+}
