@@ -373,6 +373,9 @@ func (s *srv) sourcesTool(ctx context.Context, _ noArgs) (any, error) {
 		{Name: string(store.Private), Ref: s.store(ctx).RefOf(store.Private), Kind: "private", Scope: store.Private},
 		{Name: string(store.Ephemeral), Ref: s.store(ctx).RefOf(store.Ephemeral), Kind: "ephemeral", Scope: store.Ephemeral},
 	}
+	if store.PublicOnly(ctx) {
+		rows = rows[:1] // the private and ephemeral refs are the machine user's (store.WithPublicOnly)
+	}
 	remotes, err := s.store(ctx).Remotes(ctx)
 	if err != nil {
 		return nil, err

@@ -315,6 +315,8 @@ func (h *httpHandler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	}
 	ctx := context.WithValue(r.Context(), callerKey{}, c)
 	ctx = store.WithIdentity(ctx, t.Member, t.Email)
+	// The private and ephemeral scopes are the machine user's, not the caller's (docs/security.md).
+	ctx = store.WithPublicOnly(ctx)
 	if r.Method == http.MethodGet {
 		// an event stream ends at shutdown; requests (POST) run to their end
 		var cancel context.CancelFunc

@@ -590,3 +590,88 @@ func must[T any](v T, err error) T {
 	}
 	return v
 }
+
+// TestHTTPPrivateScopeHidden: the private and ephemeral entries of the machine's user are not the token
+// holder's. Over HTTP they cannot be read (resources, lists, the search of the context history, the
+// sources), moved to the public scope and pushed, written, or removed; the same entries stay visible over
+// stdio. Found by a new user: a read-only token read a private entry, and a read-write token published it
+// with context_set_scope and context_push.
+func TestHTTPPrivateScopeHidden(t *testing.T) {
+	ctx := context.Background()
+	dir, st := newRepo(t, store.Actor{Agent: "cli"})
+	seed(t, st)
+	for _, e := range []struct {
+		key, text string
+		sc        store.Scope
+	}{{"privk", "PRIVATE-VALUE-9f1", store.Private}, {"ephk", "EPHEMERAL-VALUE-3c7", store.Ephemeral}} {
+		if _, err := st.SetEntry(ctx, store.KnowledgeKind, store.SetEntry{Key: e.key, Content: e.text + "\n", Scope: e.sc}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := startHTTP(t, st, Options{}, HTTPOptions{})
+	ro := h.connect(t, h.token(t, tokens.Spec{Member: "Carol", ReadOnly: true}), "", "x")
+	rw := h.connect(t, h.token(t, tokens.Spec{Member: "Dave", Email: "dave@example.com"}), "", "x")
+	for _, s := range []*session{ro, rw} {
+		list := fmt.Sprint(s.readJSON(t, "context://knowledge"))
+		if strings.Contains(list, "privk") || strings.Contains(list, "ephk") || !strings.Contains(list, "architecture") {
+			t.Errorf("context://knowledge over HTTP: %s", list)
+		}
+		for _, uri := range []string{"context://knowledge/privk", "context://knowledge/ephk"} {
+			req := mcpgo.ReadResourceRequest{}
+			req.Params.URI = uri
+			res, err := s.c.ReadResource(ctx, req)
+			if err == nil && strings.Contains(fmt.Sprint(res.Contents), "VALUE") {
+				t.Errorf("%s over HTTP: %v", uri, res.Contents)
+			}
+		}
+		for _, tool := range []struct {
+			name string
+			args map[string]any
+		}{{"search", map[string]any{"query": "PRIVATE-VALUE"}}, {"search", map[string]any{"query": "9f1"}}, {"sources", map[string]any{}},
+			{"query_events", map[string]any{}}} {
+			res, err := s.callErr(tool.name, tool.args)
+			if err != nil {
+				continue
+			}
+			if txt := resultText(res); strings.Contains(txt, `"privk`) || strings.Contains(txt, "VALUE-9f1") || strings.Contains(txt, "VALUE-3c7") ||
+				strings.Contains(txt, store.RefPrivate) || strings.Contains(txt, `"ephk`) || strings.Contains(txt, "knowledge/privk") {
+				t.Errorf("%s over HTTP shows private data: %s", tool.name, txt)
+			}
+		}
+	}
+	before := refsOf(t, dir)
+	for _, c := range []struct {
+		name string
+		args map[string]any
+	}{
+		{"context_set_scope", map[string]any{"kind": "knowledge", "key": "privk", "scope": "public"}},
+		{"context_add_knowledge", map[string]any{"key": "newpriv", "content": "x", "scope": "private"}},
+		{"context_remove_knowledge", map[string]any{"key": "privk"}},
+		{"context_set_scope", map[string]any{"kind": "knowledge", "key": "architecture", "scope": "ephemeral"}},
+	} {
+		res, err := rw.callErr(c.name, c.args)
+		if err == nil && (res == nil || !res.IsError) {
+			t.Errorf("%s %v over HTTP succeeded: %s", c.name, c.args, resultText(res))
+		}
+	}
+	if after := refsOf(t, dir); after != before {
+		t.Errorf("HTTP writes touched the refs:\nbefore %s\nafter %s", before, after)
+	}
+	// A public write still works, and the machine's user still sees everything. For the caller privk does
+	// not exist: writing it makes a public entry of that key and leaves the private one as it is (a refusal
+	// would tell the caller that the machine's user has a private entry of that name).
+	rw.call(t, "context_add_knowledge", map[string]any{"key": "from-dave", "content": "public text\n"})
+	rw.call(t, "context_add_knowledge", map[string]any{"key": "privk", "content": "dave's public text\n"})
+	v, err := st.RefView(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"privk", "ephk", "from-dave"} {
+		if _, err := v.GetEntry(ctx, store.KnowledgeKind, k); err != nil {
+			t.Errorf("the machine's user lost %s: %v", k, err)
+		}
+	}
+	if e, _ := v.GetEntry(ctx, store.KnowledgeKind, "privk"); e.Scope != store.Private || !strings.Contains(e.Content, "PRIVATE-VALUE-9f1") {
+		t.Errorf("privk is now %s %q", e.Scope, e.Content)
+	}
+}

@@ -800,7 +800,7 @@ func (s *Store) CheckoutView(ctx context.Context) (*View, error) {
 	unfinished := jerr == nil
 	fi, statErr := os.Stat(filepath.Join(root, RecordFile))
 	if scopes := s.recCache.get(fi, statErr, want); scopes != nil && !unfinished {
-		return NewView(&DirReader{Root: root, Scopes: scopes}), nil
+		return scopedView(ctx, NewView(&DirReader{Root: root, Scopes: scopes})), nil
 	}
 	rec, err := s.ReadRecord()
 	if err != nil {
@@ -823,7 +823,7 @@ func (s *Store) CheckoutView(ctx context.Context) (*View, error) {
 	}
 	fi, statErr = os.Stat(filepath.Join(root, RecordFile))
 	s.recCache.put(fi, statErr, rec.Commits, scopes)
-	return NewView(&DirReader{Root: root, Scopes: scopes}), nil
+	return scopedView(ctx, NewView(&DirReader{Root: root, Scopes: scopes})), nil
 }
 
 // sameCommits reports whether a checkout record mirrors the tips want (scope -> commit; absent = no ref).

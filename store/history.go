@@ -47,6 +47,10 @@ func (s *Store) HistoryTips(ctx context.Context) (map[Scope]gitstore.Hash, strin
 	if tips[Public].IsZero() {
 		return nil, "", ErrNotInitialized
 	}
+	if PublicOnly(ctx) {
+		// A public-only caller's history holds the public scope only (WithPublicOnly).
+		tips = map[Scope]gitstore.Hash{Public: tips[Public]}
+	}
 	h := sha256.New()
 	for _, sc := range Scopes {
 		fmt.Fprintf(h, "%s %s\n", sc, tips[sc])

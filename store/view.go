@@ -152,7 +152,7 @@ func (s *Store) RefView(ctx context.Context) (*View, error) {
 		}
 		trees[sc] = t
 	}
-	return NewView(&RefReader{repo: s.repo, Trees: trees}), nil
+	return scopedView(ctx, NewView(&RefReader{repo: s.repo, Trees: trees})), nil
 }
 
 // DirReader reads the checked-out tree: the files of .context/ with the scope each path was checked out

@@ -94,10 +94,17 @@ func (s *Store) Write(ctx context.Context, op Op, fn func(v *View) (Edits, error
 		for _, sc := range Scopes {
 			trees[sc] = tips[s.RefOf(sc)].Tree
 		}
-		v := NewView(&RefReader{repo: s.repo, Trees: trees})
+		v := scopedView(ctx, NewView(&RefReader{repo: s.repo, Trees: trees}))
 		edits, err := fn(v)
 		if err != nil {
 			return nil, err
+		}
+		if PublicOnly(ctx) {
+			for sc, ch := range edits {
+				if sc != Public && len(ch) > 0 {
+					return nil, ErrPrivateScope
+				}
+			}
 		}
 		if !secretsAllowed(ctx) {
 			if err := checkSecrets(ctx, v, edits[Public]); err != nil {
