@@ -115,6 +115,7 @@ func TestOptions(t *testing.T) {
 		{[]string{"hooks", "run", "post-checkout", "a", "b", "1"}, hooksRunOptions{Hook: hooks.Hook("post-checkout"), Args: []string{"a", "b", "1"}}},
 		{[]string{"doctor", "--fix"}, doctorOptions{Fix: true}},
 		{[]string{"export", "-o", "AGENTS.md", "--max-bytes", "100"}, exportOptions{Output: "AGENTS.md", MaxBytes: 100}},
+		{[]string{"export", "-o", "NOTES.md", "--force"}, exportOptions{Output: "NOTES.md", Force: true}},
 		{[]string{"integrations", "install", "mcp", "--client", "cursor"},
 			integrationsOptions{Verb: "install", Clients: []string{"cursor"}, Scope: "project", Name: integrations.DefaultServerName, Command: "ctx"}},
 		{[]string{"integrations", "status", "mcp", "--scope", "user"}, integrationsOptions{Verb: "status", Scope: integrations.Scope("user"), Name: integrations.DefaultServerName}},
@@ -173,7 +174,7 @@ func TestGlobalFlags(t *testing.T) {
 func TestUsageErrors(t *testing.T) {
 	for _, args := range [][]string{
 		{"bogus"}, {"decision", "bogus"}, {"--bogus"}, {"status", "--bogus"}, {"log", "-n", "abc"},
-		{"init", "extra"}, {"team", "token", "add"}, {"team", "token", "add", "ada", "--expires", "soon"}, {"team", "token", "revoke"}, {"mcp", "serve", "--tls-cert", "c.pem"},
+		{"init", "extra"}, {"push", "upstream"}, {"pull", "origin"}, {"sync", "x"}, {"team", "token", "add"}, {"team", "token", "add", "ada", "--expires", "soon"}, {"team", "token", "revoke"}, {"mcp", "serve", "--tls-cert", "c.pem"},
 		{"knowledge", "set"}, {"knowledge", "set", "k", "t", "-f", "F"}, {"knowledge", "set", "k", "--scope", "bogus"},
 		{"knowledge", "get"}, {"knowledge", "scope", "k"}, {"knowledge", "scope", "k", "nowhere"},
 		{"decision", "add"}, {"decision", "add", "T", "-f", "F", "--context", "C"}, {"decision", "add", "T", "--status", "maybe"},

@@ -37,6 +37,11 @@ type syncOptions struct {
 func syncParse(pull, push bool) func(c *cli.Context) (syncOptions, error) {
 	return func(c *cli.Context) (syncOptions, error) {
 		o := syncOptions{Pull: pull, Push: push, Remote: c.String("remote"), Strategy: store.Strategy(c.String("strategy"))}
+		if c.NArg() > 0 {
+			// git push REMOTE habits: a name given as an argument must not be ignored (the push would go to
+			// the configured remote instead).
+			return o, usagef("%s takes no arguments: name the remote with --remote %s", c.Command.Name, c.Args().First())
+		}
 		if c.IsSet("timeout") {
 			o.Timeout, o.HasTimeout = c.Duration("timeout"), true
 		}
