@@ -216,3 +216,87 @@ func (q commitQueue) Less(i, j int) bool { return q[i].c.Committer.When.After(q[
 func (q commitQueue) Swap(i, j int)      { q[i], q[j] = q[j], q[i] }
 func (q *commitQueue) Push(x any)        { *q = append(*q, x.(queued)) }
 func (q *commitQueue) Pop() any          { old := *q; x := old[len(old)-1]; *q = old[:len(old)-1]; return x }
+
+// LogAll returns up to n commits (n <= 0: all) reachable from tip along every parent, each once, newest
+// committer time first (git log's default order): unlike Log it includes the commits a merge brought in.
+// When path is not "", only commits whose tree at path differs from that of every parent are returned
+// (a root commit: when path exists in it); a merge that took one side's version unchanged is left out, as
+// the commit that made that version is listed itself.
+func (r *Repo) LogAll(ctx context.Context, tip Hash, n int, path string) ([]*Commit, error) {
+	var out []*Commit
+	if tip.IsZero() {
+		return out, nil
+	}
+	seen := map[Hash]bool{tip: true}
+	var queue allQueue
+	c, err := r.Commit(ctx, tip)
+	if err != nil {
+		return nil, err
+	}
+	heap.Push(&queue, c)
+	for queue.Len() > 0 {
+		if n > 0 && len(out) >= n {
+			break
+		}
+		if err := ctx.Err(); err != nil {
+			return out, err
+		}
+		c := heap.Pop(&queue).(*Commit)
+		parents := make([]*Commit, 0, len(c.ParentHashes))
+		for _, p := range c.ParentHashes {
+			pc, err := r.Commit(ctx, p)
+			if err != nil {
+				return out, err
+			}
+			parents = append(parents, pc)
+			if !seen[p] {
+				seen[p] = true
+				heap.Push(&queue, pc)
+			}
+		}
+		keep := true
+		if path != "" {
+			mine, err := r.PathHash(ctx, c.TreeHash, path)
+			if err != nil {
+				return out, err
+			}
+			if len(parents) == 0 {
+				keep = !mine.IsZero()
+			}
+			for _, pc := range parents {
+				theirs, err := r.PathHash(ctx, pc.TreeHash, path)
+				if err != nil {
+					return out, err
+				}
+				if theirs == mine {
+					keep = false
+					break
+				}
+			}
+		}
+		if keep {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// allQueue is a max-heap of commits by committer time (ties: by hash, for a stable order).
+type allQueue []*Commit
+
+func (q allQueue) Len() int { return len(q) }
+func (q allQueue) Less(i, j int) bool {
+	a, b := q[i].Committer.When, q[j].Committer.When
+	if a.Equal(b) {
+		return q[i].Hash.String() > q[j].Hash.String()
+	}
+	return a.After(b)
+}
+func (q allQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+func (q *allQueue) Push(x any)   { *q = append(*q, x.(*Commit)) }
+func (q *allQueue) Pop() any {
+	old := *q
+	c := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return c
+}

@@ -211,7 +211,7 @@ func (s *Store) Log(ctx context.Context, n int, path string) ([]LogEntry, error)
 	if tip.IsZero() {
 		return nil, ErrNotInitialized
 	}
-	commits, err := s.repo.Log(ctx, tip, n, strings.Trim(path, "/"))
+	commits, err := s.repo.LogAll(ctx, tip, n, strings.Trim(path, "/"))
 	if err != nil {
 		return nil, err
 	}
