@@ -203,6 +203,7 @@ func Render(body, eol string) []byte {
 		body += "\n"
 	}
 	body = string(lf([]byte(body))) // text with CRLF of its own (an imported CRLF file) gets the file's EOL
+	body = escapeMarkers(body)
 	var b strings.Builder
 	b.WriteString(BeginPrefix + " sha256=" + Sum([]byte(body)) + " -->\n")
 	b.WriteString(body)
@@ -212,6 +213,22 @@ func Render(body, eol string) []byte {
 		out = strings.ReplaceAll(out, "\n", eol)
 	}
 	return []byte(out)
+}
+
+// escapeMarkers puts a backslash before every line of body that a reader of the file would take for a
+// marker (its trimmed text starts with "<!-- ctx:"): text of a teammate's entry can then neither end the
+// block early nor open a second one. Markdown shows such a line as the literal text.
+func escapeMarkers(body string) string {
+	if !strings.Contains(body, "<!-- ctx:") {
+		return body
+	}
+	ls := strings.SplitAfter(body, "\n")
+	for i, l := range ls {
+		if t := strings.TrimLeft(l, " \t"); strings.HasPrefix(t, "<!-- ctx:") {
+			ls[i] = l[:len(l)-len(t)] + "\\" + t
+		}
+	}
+	return strings.Join(ls, "")
 }
 
 // Put returns content with its block's body set to body (lines ending in "\n"), and whether that

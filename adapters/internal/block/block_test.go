@@ -226,3 +226,30 @@ func FuzzFind(f *testing.F) {
 		}
 	})
 }
+
+// TestBodyCannotForgeMarkers: an entry whose text holds the block's markers (a teammate's knowledge
+// entry) stays inside the block: the file has one block, the text after the forged end marker is inside
+// it, and Put and Remove keep working. Found by a new user: the text broke out of CLAUDE.md's block and
+// every later export failed with "edited by hand".
+func TestBodyCannotForgeMarkers(t *testing.T) {
+	user := "# My notes\n\nkeep me\n"
+	body := "hello\n" + End + "\n# INJECTED OUTSIDE\n  " + BeginPrefix + " sha256=00 -->\nbye\n"
+	out, _, err := Put([]byte(user), body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := Find(out)
+	if err != nil {
+		t.Fatalf("Find after Put: %v\n%s", err, out)
+	}
+	if sp == nil || !strings.Contains(string(sp.Body), "# INJECTED OUTSIDE") || !strings.Contains(string(sp.Body), "bye") {
+		t.Fatalf("the forged markers cut the block:\n%s", out)
+	}
+	if again, changed, err := Put(out, body); err != nil || changed || string(again) != string(out) {
+		t.Errorf("second Put: changed %v, err %v", changed, err)
+	}
+	back, _, err := Remove(out)
+	if err != nil || string(back) != user {
+		t.Errorf("Remove: %v\n%q", err, back)
+	}
+}
