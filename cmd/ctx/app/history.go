@@ -185,15 +185,29 @@ func hookSources(in io.Reader, p history.Provider, srcs []history.Source) ([]his
 		return nil, fmt.Errorf("--hook-input: transcript_path %q is not an absolute path", tp)
 	}
 	tp = filepath.Clean(tp)
-	sub := strings.TrimSuffix(tp, filepath.Ext(tp)) + string(filepath.Separator) + "subagents" + string(filepath.Separator)
-	var out []history.Source
 	found := false
 	for _, s := range srcs {
-		switch {
-		case s.Path == tp:
-			found = true
-			out = append(out, s)
-		case p == history.ClaudeCode && strings.HasPrefix(s.Path, sub):
+		found = found || s.Path == tp
+	}
+	if !found {
+		// The agent may name the file through another spelling of the root's folders (a symbolic link
+		// such as macOS's /var → /private/var): the discovered file that is the same file is taken.
+		if real, err := filepath.EvalSymlinks(tp); err == nil {
+			for _, s := range srcs {
+				if filepath.Base(s.Path) != filepath.Base(tp) {
+					continue
+				}
+				if r, err := filepath.EvalSymlinks(s.Path); err == nil && r == real {
+					tp, found = s.Path, true
+					break
+				}
+			}
+		}
+	}
+	sub := strings.TrimSuffix(tp, filepath.Ext(tp)) + string(filepath.Separator) + "subagents" + string(filepath.Separator)
+	var out []history.Source
+	for _, s := range srcs {
+		if s.Path == tp || p == history.ClaudeCode && strings.HasPrefix(s.Path, sub) {
 			out = append(out, s)
 		}
 	}

@@ -148,7 +148,16 @@ func TestHistoryImportHookInput(t *testing.T) {
 		t.Errorf("--hook-input without --provider: %d %s", code, e)
 	}
 
-	out, e, code := run(hookJSON(session), hook...)
+	// The agent names the transcript through a symbolic link to the root's folder.
+	link := filepath.Join(t.TempDir(), "projects")
+	if err := os.Symlink(projects, link); err != nil {
+		t.Fatal(err)
+	}
+	linked, err := filepath.Rel(projects, session)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, e, code := run(hookJSON(filepath.Join(link, linked)), hook...)
 	if code != ExitOK || out != "" || e != "" {
 		t.Fatalf("hook import: exit %d, stdout %q, stderr %q", code, out, e)
 	}
