@@ -95,6 +95,9 @@ func TestHooksInstallRemoveByteForByte(t *testing.T) {
 			if !hookIn(t, hooks["SessionStart"], BriefCommand) || !hookIn(t, hooks["SessionEnd"], EndCommand) {
 				t.Fatalf("ctx's hooks are not under SessionStart and SessionEnd: %s", after)
 			}
+			if strings.Contains(before, "\r\n") && strings.Count(string(after), "\n") != strings.Count(string(after), "\r\n") {
+				t.Fatalf("a line ending other than the file's CRLF: %q", after)
+			}
 			if _, act, _ := InstallHooks(opts, "claude-code", HookProject); act != HookUnchanged {
 				t.Fatalf("second install: %s", act)
 			}
