@@ -15,11 +15,12 @@ import (
 	"github.com/tailscale/hujson"
 )
 
-// Agent lifecycle hooks (docs/adapters.md "Agent hooks"): a SessionStart hook in a client's settings
-// file that prints the brief public context, so an agent starts with it even without MCP. Installing
-// merges one entry into the file and keeps every other byte and every hook of the user's; installing
-// again changes nothing; removing gives the file back byte for byte while it is still what Install
-// wrote (from a receipt in the Record), else removes only ctx's entry.
+// Agent lifecycle hooks (docs/adapters.md "Agent hooks"): in a client's settings file, a SessionStart
+// hook that prints the brief public context, so an agent starts with it even without MCP, and a
+// SessionEnd hook that imports the finished session into the local agent-history index
+// (docs/history.md). Installing merges one entry per event into the file and keeps every other byte and
+// every hook of the user's; installing again changes nothing; removing gives the file back byte for byte
+// while it is still what Install wrote (from a receipt in the Record), else removes only ctx's entries.
 
 // BriefCommand is the shell command the SessionStart hook runs: it prints the brief public context
 // (`ctx adapters brief`) and never fails the agent's start, even where ctx is not installed.
@@ -30,23 +31,45 @@ const BriefCommand = "command -v ctx >/dev/null 2>&1 && ctx adapters brief || tr
 // (`ctx adapters brief --format gemini`), or {} where ctx is not installed.
 const GeminiBriefCommand = "command -v ctx >/dev/null 2>&1 && ctx adapters brief --format gemini || echo '{}'"
 
+// EndCommand is the shell command of Claude Code's SessionEnd hook: it imports the session that ended
+// (named by the transcript_path of the hook's JSON on standard input) into the local agent-history index,
+// prints nothing, and never fails the agent's exit, even where ctx is not installed.
+const EndCommand = "command -v ctx >/dev/null 2>&1 && ctx history import --provider claude-code --hook-input --quiet || true"
+
+// GeminiEndCommand is the command of Gemini CLI's SessionEnd hook: the same import, and {} on standard
+// output, the only output Gemini reads from a hook.
+const GeminiEndCommand = "command -v ctx >/dev/null 2>&1 && ctx history import --provider gemini-cli --hook-input --quiet >/dev/null; echo '{}'"
+
+// Hook events ctx installs a hook for, named as both Claude Code and Gemini CLI name them.
+const (
+	EventSessionStart = "SessionStart"
+	EventSessionEnd   = "SessionEnd"
+)
+
+// hookSpec is one hook ctx installs: the event, the command, and the matcher that selects the event's
+// sources or reasons ("" runs on every one).
+type hookSpec struct {
+	event, command, matcher string
+}
+
 // hookClient is how one client declares its session hooks.
 type hookClient struct {
-	files   map[HookScope]string // settings file per scope
-	def     HookScope            // the scope "" means
-	command string
-	// matcher selects the SessionStart sources ("" runs on every one): Claude Code's is a regex over
-	// startup, resume, clear and compact (a new session, and after /clear and a compaction, when the
-	// context was dropped); Gemini CLI matches lifecycle events by exact string, so it has none.
-	matcher string
+	files map[HookScope]string // settings file per scope
+	def   HookScope            // the scope "" means
+	hooks []hookSpec           // in the order Install adds them
 }
 
 // hookClients are the clients whose session hooks are documented: Claude Code
 // (https://code.claude.com/docs/en/hooks) and Gemini CLI (https://geminicli.com/docs/hooks/reference).
+// Claude Code's SessionStart matcher is a regex over startup, resume, clear and compact (a new session,
+// and after /clear and a compaction, when the context was dropped); its SessionEnd hook runs for every
+// reason (clear, logout, prompt_input_exit, other, ...), as a /clear ends the session too. Gemini CLI
+// matches lifecycle events by exact string, so its hooks have no matcher.
 var hookClients = map[string]hookClient{
 	"claude-code": {files: map[HookScope]string{HookLocal: ".claude/settings.local.json", HookProject: ".claude/settings.json"},
-		def: HookLocal, command: BriefCommand, matcher: "startup|clear|compact"},
-	"gemini": {files: map[HookScope]string{HookProject: ".gemini/settings.json"}, def: HookProject, command: GeminiBriefCommand},
+		def: HookLocal, hooks: []hookSpec{{EventSessionStart, BriefCommand, "startup|clear|compact"}, {EventSessionEnd, EndCommand, ""}}},
+	"gemini": {files: map[HookScope]string{HookProject: ".gemini/settings.json"}, def: HookProject,
+		hooks: []hookSpec{{EventSessionStart, GeminiBriefCommand, ""}, {EventSessionEnd, GeminiEndCommand, ""}}},
 }
 
 // HookScope is which of a client's settings files gets the hook.
@@ -68,7 +91,8 @@ const (
 	HookRemoved   HookAction = "removed"   // the entry went; the rest of the file stays
 	HookRestored  HookAction = "restored"  // the file is byte for byte what it was before Install (or gone, when Install created it)
 	HookAbsent    HookAction = "absent"    // nothing of ctx's there
-	HookInstalled HookAction = "installed" // HookStatus: ctx's entry is there
+	HookInstalled HookAction = "installed" // HookStatus: ctx's hook is there for every event
+	HookPartial   HookAction = "partial"   // HookStatus: ctx's hook is there for some events only (an older install)
 )
 
 // ErrHookSettings is wrapped by the error for a settings file ctx cannot edit safely (not JSON, not an
@@ -103,14 +127,15 @@ func hookSettingsPath(client string, scope HookScope) (string, hookClient, error
 	return p, hc, nil
 }
 
-// settingsShape is what ctx reads of a settings file to edit it.
+// settingsShape is what ctx reads of a settings file to edit one event's hooks.
 type settingsShape struct {
-	hasHooks, hasStart bool
-	ours               [][2]int // (entry index, hook index) of ctx's hooks in SessionStart
+	hasHooks, hasEvent bool
+	ours               [][2]int // (entry index, hook index) of ctx's hooks in hooks.<event>
 	entries            []json.RawMessage
 }
 
-func readShape(src []byte, command string) (*settingsShape, *hujson.Value, error) {
+// readShape parses a settings file and finds ctx's hooks (those running command) in hooks.<event>.
+func readShape(src []byte, event, command string) (*settingsShape, *hujson.Value, error) {
 	v, err := hujson.Parse(src)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%v: %w", err, ErrHookSettings)
@@ -136,13 +161,13 @@ func readShape(src []byte, command string) (*settingsShape, *hujson.Value, error
 	if err := json.Unmarshal(raw, &hooks); err != nil {
 		return nil, nil, fmt.Errorf(`"hooks" is not an object: %w`, ErrHookSettings)
 	}
-	raw, ok = hooks["SessionStart"]
+	raw, ok = hooks[event]
 	if !ok {
 		return sh, &v, nil
 	}
-	sh.hasStart = true
+	sh.hasEvent = true
 	if err := json.Unmarshal(raw, &sh.entries); err != nil {
-		return nil, nil, fmt.Errorf(`"hooks.SessionStart" is not an array: %w`, ErrHookSettings)
+		return nil, nil, fmt.Errorf(`"hooks.%s" is not an array: %w`, event, ErrHookSettings)
 	}
 	for i, e := range sh.entries {
 		var entry struct {
@@ -162,17 +187,18 @@ func readShape(src []byte, command string) (*settingsShape, *hujson.Value, error
 	return sh, &v, nil
 }
 
-func (hc hookClient) entry() map[string]any {
-	e := map[string]any{"hooks": []any{map[string]any{"type": "command", "command": hc.command}}}
-	if hc.matcher != "" {
-		e["matcher"] = hc.matcher
+func (hs hookSpec) entry() map[string]any {
+	e := map[string]any{"hooks": []any{map[string]any{"type": "command", "command": hs.command}}}
+	if hs.matcher != "" {
+		e["matcher"] = hs.matcher
 	}
 	return e
 }
 
-// InstallHooks adds ctx's SessionStart hook to client's settings file in opts.Root (creating it when
-// missing), keeping every other byte of the file, and records a receipt so that RemoveHooks can restore
-// it. It returns the file's path and HookAdded or HookUnchanged. Errors: an unsupported client or scope (ErrBadArgument),
+// InstallHooks adds ctx's hooks (SessionStart and SessionEnd) to client's settings file in opts.Root
+// (creating it when missing), keeping every other byte of the file, and records a receipt so that
+// RemoveHooks can restore it. An event that already holds ctx's hook is left as it is. It returns the
+// file's path and HookAdded or HookUnchanged. Errors: an unsupported client or scope (ErrBadArgument),
 // ErrHookSettings for a file it must not edit, I/O.
 func InstallHooks(opts Options, client string, scope HookScope) (string, HookAction, error) {
 	p, hc, err := hookSettingsPath(client, scope)
@@ -196,17 +222,27 @@ func InstallHooks(opts Options, client string, scope HookScope) (string, HookAct
 	}
 	var out []byte
 	if !existed || len(bytes.TrimSpace(src)) == 0 {
-		out = append(marshalIndent(map[string]any{"hooks": map[string]any{"SessionStart": []any{hc.entry()}}}, "", "  ", "\n"), '\n')
+		events := map[string]any{}
+		for _, hs := range hc.hooks {
+			events[hs.event] = []any{hs.entry()}
+		}
+		out = append(marshalIndent(map[string]any{"hooks": events}, "", "  ", "\n"), '\n')
 	} else {
-		sh, v, err := readShape(src, hc.command)
-		if err != nil {
-			return p, "", fmt.Errorf("agent hooks: %s: %w", p, err)
+		out = src
+		for _, hs := range hc.hooks {
+			sh, v, err := readShape(out, hs.event, hs.command)
+			if err != nil {
+				return p, "", fmt.Errorf("agent hooks: %s: %w", p, err)
+			}
+			if len(sh.ours) > 0 {
+				continue
+			}
+			if out, err = addHookEntry(v, sh, out, hs); err != nil {
+				return p, "", fmt.Errorf("agent hooks: %s: %v: %w", p, err, ErrHookSettings)
+			}
 		}
-		if len(sh.ours) > 0 {
+		if bytes.Equal(out, src) {
 			return p, HookUnchanged, nil
-		}
-		if out, err = addHookEntry(v, sh, src, hc); err != nil {
-			return p, "", fmt.Errorf("agent hooks: %s: %v: %w", p, err, ErrHookSettings)
 		}
 	}
 	rec, err := ReadRecord(opts)
@@ -235,9 +271,10 @@ func InstallHooks(opts Options, client string, scope HookScope) (string, HookAct
 	return p, HookAdded, nil
 }
 
-// RemoveHooks removes ctx's SessionStart hook from client's settings file: while the file is byte for
-// byte what InstallHooks wrote, it gets back exactly the bytes it had before (or is deleted when Install
-// created it); otherwise only ctx's hooks go (an entry left with no hook goes too) and the rest stays.
+// RemoveHooks removes ctx's hooks (every event's) from client's settings file: while the file is byte
+// for byte what InstallHooks wrote, it gets back exactly the bytes it had before (or is deleted when
+// Install created it); otherwise only ctx's hooks go (an entry left with no hook goes too) and the rest
+// stays.
 func RemoveHooks(opts Options, client string, scope HookScope) (string, HookAction, error) {
 	p, hc, err := hookSettingsPath(client, scope)
 	if err != nil {
@@ -276,64 +313,98 @@ func RemoveHooks(opts Options, client string, scope HookScope) (string, HookActi
 		delete(rec.Hooks, p)
 		return p, HookRestored, rec.save(opts)
 	}
-	sh, v, err := readShape(src, hc.command)
-	if err != nil {
-		return p, "", fmt.Errorf("agent hooks: %s: %w", p, err)
+	out, removed := src, false
+	for _, hs := range hc.hooks {
+		sh, v, err := readShape(out, hs.event, hs.command)
+		if err != nil {
+			return p, "", fmt.Errorf("agent hooks: %s: %w", p, err)
+		}
+		if len(sh.ours) == 0 {
+			continue
+		}
+		var ops []any
+		for k := len(sh.ours) - 1; k >= 0; k-- {
+			i, j := sh.ours[k][0], sh.ours[k][1]
+			var entry struct {
+				Hooks []json.RawMessage `json:"hooks"`
+			}
+			_ = json.Unmarshal(sh.entries[i], &entry)
+			if len(entry.Hooks) == 1 {
+				ops = append(ops, map[string]any{"op": "remove", "path": fmt.Sprintf("/hooks/%s/%d", hs.event, i)})
+			} else {
+				ops = append(ops, map[string]any{"op": "remove", "path": fmt.Sprintf("/hooks/%s/%d/hooks/%d", hs.event, i, j)})
+			}
+		}
+		patch, _ := json.Marshal(ops)
+		if err := v.Patch(patch); err != nil {
+			return p, "", fmt.Errorf("agent hooks: %s: %v: %w", p, err, ErrHookSettings)
+		}
+		out, removed = v.Pack(), true
 	}
-	if len(sh.ours) == 0 {
+	if !removed {
 		return p, HookAbsent, nil
 	}
-	var ops []any
-	for k := len(sh.ours) - 1; k >= 0; k-- {
-		i, j := sh.ours[k][0], sh.ours[k][1]
-		var entry struct {
-			Hooks []json.RawMessage `json:"hooks"`
-		}
-		_ = json.Unmarshal(sh.entries[i], &entry)
-		if len(entry.Hooks) == 1 {
-			ops = append(ops, map[string]any{"op": "remove", "path": fmt.Sprintf("/hooks/SessionStart/%d", i)})
-		} else {
-			ops = append(ops, map[string]any{"op": "remove", "path": fmt.Sprintf("/hooks/SessionStart/%d/hooks/%d", i, j)})
-		}
-	}
-	patch, _ := json.Marshal(ops)
-	if err := v.Patch(patch); err != nil {
-		return p, "", fmt.Errorf("agent hooks: %s: %v: %w", p, err, ErrHookSettings)
-	}
-	if err := w.WriteFile(p, v.Pack()); err != nil {
+	if err := w.WriteFile(p, out); err != nil {
 		return p, "", fmt.Errorf("agent hooks: write %s: %w", p, err)
 	}
 	delete(rec.Hooks, p)
 	return p, HookRemoved, rec.save(opts)
 }
 
-// HookStatus reports whether ctx's SessionStart hook is in client's settings file: HookInstalled or
-// HookAbsent.
+// HookEventState is whether ctx's hook for one event is in a settings file.
+type HookEventState struct {
+	Event     string `json:"event"`
+	Installed bool   `json:"installed"`
+}
+
+// HookStatus reports whether ctx's hooks are in client's settings file: HookInstalled (every event's),
+// HookPartial (some events' only, as after an install by an older ctx) or HookAbsent; and per event.
+// Errors: an unsupported client or scope (ErrBadArgument), ErrHookSettings, I/O.
 func HookStatus(opts Options, client string, scope HookScope) (string, HookAction, error) {
+	p, act, _, err := HookEvents(opts, client, scope)
+	return p, act, err
+}
+
+// HookEvents is HookStatus with the state of each event's hook, in the order Install adds them.
+func HookEvents(opts Options, client string, scope HookScope) (string, HookAction, []HookEventState, error) {
 	p, hc, err := hookSettingsPath(client, scope)
 	if err != nil {
-		return "", "", err
+		return "", "", nil, err
 	}
 	w, err := wtfs.Open(opts.Root)
 	if err != nil {
-		return p, "", err
+		return p, "", nil, err
 	}
 	defer w.Close()
 	src, err := w.ReadFile(p)
+	var states []HookEventState
+	for _, hs := range hc.hooks {
+		states = append(states, HookEventState{Event: hs.event})
+	}
 	if errors.Is(err, fs.ErrNotExist) || err == nil && len(bytes.TrimSpace(src)) == 0 {
-		return p, HookAbsent, nil
+		return p, HookAbsent, states, nil
 	}
 	if err != nil {
-		return p, "", err
+		return p, "", nil, err
 	}
-	sh, _, err := readShape(src, hc.command)
-	if err != nil {
-		return p, "", fmt.Errorf("agent hooks: %s: %w", p, err)
+	n := 0
+	for i, hs := range hc.hooks {
+		sh, _, err := readShape(src, hs.event, hs.command)
+		if err != nil {
+			return p, "", nil, fmt.Errorf("agent hooks: %s: %w", p, err)
+		}
+		if len(sh.ours) > 0 {
+			states[i].Installed = true
+			n++
+		}
 	}
-	if len(sh.ours) > 0 {
-		return p, HookInstalled, nil
+	switch n {
+	case 0:
+		return p, HookAbsent, states, nil
+	case len(hc.hooks):
+		return p, HookInstalled, states, nil
 	}
-	return p, HookAbsent, nil
+	return p, HookPartial, states, nil
 }
 
 // marshalIndent renders v as JSON without HTML escaping, indented with prefix and unit, lines ending in
@@ -367,10 +438,10 @@ func indentOf(extra []byte) (nl, indent string, ok bool) {
 	return nl, string(extra[i+1:]), true
 }
 
-// addHookEntry adds ctx's SessionStart entry to the settings tree v (shape sh, source src) where it
-// belongs, laid out like its siblings (their line breaks and indentation; one line in a one-line file),
+// addHookEntry adds ctx's entry for hs.event to the settings tree v (shape sh of that event, source src)
+// where it belongs, laid out like its siblings (their line breaks and indentation; one line in a one-line file),
 // and returns the packed file. Nothing outside the new entry changes.
-func addHookEntry(v *hujson.Value, sh *settingsShape, src []byte, hc hookClient) ([]byte, error) {
+func addHookEntry(v *hujson.Value, sh *settingsShape, src []byte, hs hookSpec) ([]byte, error) {
 	root := v.Value.(*hujson.Object)
 	unit := "  "
 	nl := "\n"
@@ -384,11 +455,11 @@ func addHookEntry(v *hujson.Value, sh *settingsShape, src []byte, hc hookClient)
 	var val any
 	switch {
 	case !sh.hasHooks:
-		path, val = "/hooks", map[string]any{"SessionStart": []any{hc.entry()}}
-	case !sh.hasStart:
-		path, val = "/hooks/SessionStart", []any{hc.entry()}
+		path, val = "/hooks", map[string]any{hs.event: []any{hs.entry()}}
+	case !sh.hasEvent:
+		path, val = "/hooks/"+hs.event, []any{hs.entry()}
 	default:
-		path, val = "/hooks/SessionStart/-", hc.entry()
+		path, val = "/hooks/"+hs.event+"/-", hs.entry()
 	}
 	patch, _ := json.Marshal([]any{map[string]any{"op": "add", "path": path, "value": val}})
 	if err := v.Patch(patch); err != nil {
@@ -415,7 +486,7 @@ func addHookEntry(v *hujson.Value, sh *settingsShape, src []byte, hc hookClient)
 		if !ok {
 			return v.Pack(), nil
 		}
-		if !sh.hasStart {
+		if !sh.hasEvent {
 			m := &obj.Members[len(obj.Members)-1]
 			node, lead = &m.Value, &m.Name.BeforeExtra
 			if len(obj.Members) > 1 {
@@ -423,7 +494,7 @@ func addHookEntry(v *hujson.Value, sh *settingsShape, src []byte, hc hookClient)
 				m.Value.BeforeExtra = append(hujson.Extra{}, obj.Members[len(obj.Members)-2].Value.BeforeExtra...)
 			}
 		} else {
-			start := memberValue(obj, "SessionStart")
+			start := memberValue(obj, hs.event)
 			arr, ok := start.Value.(*hujson.Array)
 			if !ok || len(arr.Elements) == 0 {
 				return v.Pack(), nil

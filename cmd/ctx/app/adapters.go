@@ -317,7 +317,7 @@ type adaptersBriefOptions struct {
 func newAdaptersBriefCmd(e *env) *cli.Command {
 	return withHelp(&cli.Command{
 		Name:  "brief",
-		Usage: "print the brief public context (the onboarding text, bounded): what the agents' SessionStart hook shows",
+		Usage: "print the brief public context (the onboarding text, bounded): what ctx's SessionStart hook in an agent's settings shows",
 		Flags: []cli.Flag{&cli.IntFlag{Name: "max-bytes", Value: adapters.DefaultMaxBlock, Usage: "bound the text to `N` bytes"},
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "text, or gemini: the JSON Gemini CLI's SessionStart hook reads ({\"hookSpecificOutput\":{\"additionalContext\":...}})"}},
 		Action: action(e, func(c *cli.Context) (adaptersBriefOptions, error) {
@@ -440,24 +440,31 @@ func agentHooksFlags() []cli.Flag {
 // agentHooksExits are the exit codes of the agent hook commands.
 var agentHooksExits = []exit{{ExitUsage, "usage error, a client without session hooks, or a scope it does not have"}, {ExitNoStore, "not a git repository"}}
 
-// newAgentHooksCmd is `ctx adapters hooks install|remove|status`: ctx's SessionStart hook in an agent's
-// settings file (docs/adapters.md "Agent hooks"). `ctx integrations install hooks` runs the same.
+// newAgentHooksCmd is `ctx adapters hooks install|remove|status`: ctx's SessionStart and SessionEnd hooks
+// in an agent's settings file (docs/adapters.md "Agent hooks"). `ctx integrations install hooks` runs the
+// same.
 func newAgentHooksCmd(e *env) *cli.Command {
 	return withHelp(&cli.Command{
-		Name:  "hooks",
-		Usage: "the agents' own session hooks: a SessionStart hook printing the brief public context (keeps the user's hooks; remove restores the file)",
+		Name: "hooks",
+		Usage: "the agents' own session hooks: SessionStart prints the brief public context, SessionEnd imports the finished " +
+			"session into the local history index (keeps the user's hooks; remove restores the file)",
 		Subcommands: []*cli.Command{
-			newAgentHooksVerbCmd(e, "install", "add ctx's SessionStart hook to the client's settings file",
-				"Adds a SessionStart hook running ctx adapters brief to the client's settings file (created when\n"+
-					"missing), keeping every other byte of it."),
-			newAgentHooksVerbCmd(e, "remove", "remove it (the file byte for byte as before, while nobody changed it since)",
-				"Removes ctx's SessionStart hook: the settings file is given back byte for byte as it was before the\n"+
-					"install (deleted if ctx created it) while nobody changed it since; else only ctx's entry goes."),
-			newAgentHooksVerbCmd(e, "status", "say whether it is installed",
-				"Says whether the client's settings file holds ctx's SessionStart hook, and where the file is."),
+			newAgentHooksVerbCmd(e, "install", "add ctx's SessionStart and SessionEnd hooks to the client's settings file",
+				"Adds a SessionStart hook running ctx adapters brief and a SessionEnd hook running ctx history import\n"+
+					"--hook-input --quiet to the client's settings file (created when missing), keeping every other byte\n"+
+					"of it. An event that already has ctx's hook keeps it; installing again changes nothing."),
+			newAgentHooksVerbCmd(e, "remove", "remove them (the file byte for byte as before, while nobody changed it since)",
+				"Removes ctx's SessionStart and SessionEnd hooks: the settings file is given back byte for byte as it\n"+
+					"was before the install (deleted if ctx created it) while nobody changed it since; else only ctx's\n"+
+					"entries go."),
+			newAgentHooksVerbCmd(e, "status", "say whether they are installed",
+				"Says whether the client's settings file holds ctx's hooks (installed: both, partial: some, as after an\n"+
+					"install by an older ctx; install adds the rest), which events have them, and where the file is."),
 		},
-	}, "ctx's SessionStart hook in a coding agent's own settings (Claude Code, Gemini CLI) prints the brief\n"+
-		"public context (ctx adapters brief) when a session starts. The user's settings and hooks are kept.",
+	}, "ctx's hooks in a coding agent's own settings (Claude Code, Gemini CLI): SessionStart prints the brief\n"+
+		"public context (ctx adapters brief) when a session starts; SessionEnd imports the session that ended\n"+
+		"into the local agent-history index (ctx history import --hook-input; docs/history.md), printing\n"+
+		"nothing. Neither can fail or hold up the agent. The user's settings and hooks are kept.",
 		[]string{"ctx adapters hooks install", "ctx adapters hooks install --client gemini", "ctx adapters hooks status --scope project"},
 		agentHooksExits)
 }
@@ -493,7 +500,7 @@ func integrationsHooksParse(verb string) func(c *cli.Context) (agentHooksOptions
 	}
 }
 
-// runAgentHooks runs install, remove or status of ctx's agent hook.
+// runAgentHooks runs install, remove or status of ctx's agent hooks.
 func runAgentHooks(ctx context.Context, e *env, o agentHooksOptions) error {
 	s, err := e.open(ctx)
 	if err != nil {
@@ -515,7 +522,27 @@ func runAgentHooks(ctx context.Context, e *env, o agentHooksOptions) error {
 	case "remove":
 		p, act, err = adapters.RemoveHooks(opts, client, o.Scope)
 	default:
-		p, act, err = adapters.HookStatus(opts, client, o.Scope)
+		var events []adapters.HookEventState
+		if p, act, events, err = adapters.HookEvents(opts, client, o.Scope); err != nil {
+			return err
+		}
+		var have, missing []string
+		for _, ev := range events {
+			if ev.Installed {
+				have = append(have, ev.Event)
+			} else {
+				missing = append(missing, ev.Event)
+			}
+		}
+		detail := ""
+		switch {
+		case len(have) > 0 && len(missing) > 0:
+			detail = fmt.Sprintf(" (%s; not %s: ctx adapters hooks install adds it)", strings.Join(have, ", "), strings.Join(missing, ", "))
+		case len(have) > 0:
+			detail = " (" + strings.Join(have, ", ") + ")"
+		}
+		fmt.Fprintf(e.stdout, "%-12s %-10s %s%s\n", client, act, p, detail)
+		return nil
 	}
 	if err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -105,13 +106,20 @@ func runHistorySources(ctx context.Context, e *env, o historySourcesOptions) err
 }
 
 // historyImportOptions are the flags of ctx history import: Provider is empty for every provider; Path,
-// set only with Provider, is a moved or copied root to import instead of the provider's own.
+// set only with Provider, is a moved or copied root to import instead of the provider's own. HookInput
+// (with Provider, without Path) imports only the session named by the agent hook's JSON on standard
+// input; Quiet prints nothing but errors and warnings.
 type historyImportOptions struct {
-	Provider history.Provider
-	Path     string
-	Index    string
-	JSON     bool
+	Provider  history.Provider
+	Path      string
+	Index     string
+	JSON      bool
+	HookInput bool
+	Quiet     bool
 }
+
+// maxHookInput bounds the agent hook's JSON read from standard input, in bytes.
+const maxHookInput = 1 << 20
 
 func newHistoryImportCmd(e *env) *cli.Command {
 	return withHelp(&cli.Command{
@@ -120,19 +128,26 @@ func newHistoryImportCmd(e *env) *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "provider", Usage: "only `PROVIDER` (" + historyProviders + ")"},
 			&cli.StringFlag{Name: "path", Usage: "import the provider's history from `DIR` instead of its root (needs --provider)"},
+			&cli.BoolFlag{Name: "hook-input", Usage: "import only the session whose transcript_path the agent's session hook passes as JSON on standard input (needs --provider)"},
+			&cli.BoolFlag{Name: "quiet", Usage: "print nothing on success (no counts, no progress bar)"},
 			historyIndexFlag(), jsonFlag,
 		},
 		Action: action(e, parseHistoryImport, runHistoryImport),
 	}, "Imports the sources discovered under every provider's root (or only --provider's), or every file of\n"+
 		"--provider's format under --path, into the index. Import is incremental: an unchanged source is not\n"+
 		"read again, a grown log only has its new lines parsed. A root that cannot be listed is a warning; a\n"+
-		"source that fails is counted and named in a warning, the others import.",
-		[]string{"ctx history import", "ctx history import --provider codex", "ctx history import --provider claude-code --path /backup/.claude/projects --json"},
+		"source that fails is counted and named in a warning, the others import.\n"+
+		"With --hook-input, ctx reads the JSON a session hook gets on standard input (Claude Code's and Gemini\n"+
+		"CLI's SessionEnd: session_id, transcript_path, ...) and imports only that session (and its subagents'\n"+
+		"files), provided discovery finds its transcript under --provider's root; anything else is an error\n"+
+		"and nothing is imported. ctx's SessionEnd hook (ctx adapters hooks install) runs it with --quiet.",
+		[]string{"ctx history import", "ctx history import --provider codex", "ctx history import --provider claude-code --path /backup/.claude/projects --json",
+			"ctx history import --provider claude-code --hook-input --quiet < hook.json"},
 		historyExits)
 }
 
 func parseHistoryImport(c *cli.Context) (historyImportOptions, error) {
-	o := historyImportOptions{Path: c.String("path"), Index: c.String("index"), JSON: c.Bool("json")}
+	o := historyImportOptions{Path: c.String("path"), Index: c.String("index"), JSON: c.Bool("json"), HookInput: c.Bool("hook-input"), Quiet: c.Bool("quiet")}
 	if prov := c.String("provider"); prov != "" {
 		p, ok := history.ParseProvider(prov)
 		if !ok {
@@ -143,7 +158,63 @@ func parseHistoryImport(c *cli.Context) (historyImportOptions, error) {
 	if o.Path != "" && o.Provider == "" {
 		return historyImportOptions{}, usagef("--path needs --provider")
 	}
+	if o.HookInput && (o.Provider == "" || o.Path != "") {
+		return historyImportOptions{}, usagef("--hook-input needs --provider and takes no --path")
+	}
+	if o.Quiet && o.JSON {
+		return historyImportOptions{}, usagef("--quiet and --json exclude each other")
+	}
 	return o, nil
+}
+
+// hookSources keeps of srcs (the provider's discovered sources) the session an agent's session hook
+// names in its JSON on in (transcript_path; Claude Code and Gemini CLI pass it to every hook), and the
+// files of its subagents (<session>/subagents/ beside a Claude transcript). The path from the hook is
+// only compared with what discovery found, never opened itself. Errors: input that is not such JSON, a
+// transcript that is not among srcs.
+func hookSources(in io.Reader, p history.Provider, srcs []history.Source) ([]history.Source, error) {
+	var hook struct {
+		SessionID      string `json:"session_id"`
+		TranscriptPath string `json:"transcript_path"`
+	}
+	if err := json.NewDecoder(io.LimitReader(in, maxHookInput)).Decode(&hook); err != nil {
+		return nil, fmt.Errorf("--hook-input: the hook's JSON on standard input: %w", err)
+	}
+	tp := hook.TranscriptPath
+	if tp == "" || !filepath.IsAbs(tp) {
+		return nil, fmt.Errorf("--hook-input: transcript_path %q is not an absolute path", tp)
+	}
+	tp = filepath.Clean(tp)
+	found := false
+	for _, s := range srcs {
+		found = found || s.Path == tp
+	}
+	if !found {
+		// The agent may name the file through another spelling of the root's folders (a symbolic link
+		// such as macOS's /var → /private/var): the discovered file that is the same file is taken.
+		if real, err := filepath.EvalSymlinks(tp); err == nil {
+			for _, s := range srcs {
+				if filepath.Base(s.Path) != filepath.Base(tp) {
+					continue
+				}
+				if r, err := filepath.EvalSymlinks(s.Path); err == nil && r == real {
+					tp, found = s.Path, true
+					break
+				}
+			}
+		}
+	}
+	sub := strings.TrimSuffix(tp, filepath.Ext(tp)) + string(filepath.Separator) + "subagents" + string(filepath.Separator)
+	var out []history.Source
+	for _, s := range srcs {
+		if s.Path == tp || p == history.ClaudeCode && strings.HasPrefix(s.Path, sub) {
+			out = append(out, s)
+		}
+	}
+	if !found {
+		return nil, fmt.Errorf("--hook-input: transcript_path %q is not a %s session under its root; nothing imported", tp, p)
+	}
+	return out, nil
 }
 
 func runHistoryImport(ctx context.Context, e *env, o historyImportOptions) error {
@@ -166,13 +237,24 @@ func runHistoryImport(ctx context.Context, e *env, o historyImportOptions) error
 			}
 			srcs = append(srcs, s...)
 		}
+		if o.HookInput {
+			s, err := hookSources(e.stdin, o.Provider, srcs)
+			if err != nil {
+				return err
+			}
+			srcs = s
+		}
 	}
 	ix, err := e.openHistory(ctx, o.Index)
 	if err != nil {
 		return err
 	}
 	defer ix.Close()
-	st, err := ix.ImportProgress(ctx, srcs, progressBar(e.errTerm, len(srcs)))
+	var progress func(done, total int)
+	if !o.Quiet {
+		progress = progressBar(e.errTerm, len(srcs))
+	}
+	st, err := ix.ImportProgress(ctx, srcs, progress)
 	if err != nil {
 		return err
 	}
@@ -180,6 +262,9 @@ func runHistoryImport(ctx context.Context, e *env, o historyImportOptions) error
 		return printJSON(e.stdout, st)
 	}
 	w := e.stdout
+	if o.Quiet {
+		w = io.Discard
+	}
 	fmt.Fprintf(w, "%d sources: %d imported, %d appended, %d unchanged, %d failed; %d events added\n",
 		st.Sources, st.Imported, st.Appended, st.Unchanged, st.Failed, st.Events)
 	if st.BadLines > 0 {

@@ -105,3 +105,72 @@ func TestHistoryCLI(t *testing.T) {
 		t.Errorf("the import touched the repository: refs %q → %q, status %q", refsBefore, refsAfter, status)
 	}
 }
+
+// TestHistoryImportHookInput: the import ctx's SessionEnd hook runs takes the session named by the
+// hook's JSON on standard input (its transcript and its subagents' files) and nothing else, prints
+// nothing with --quiet, and refuses a transcript_path that discovery does not find under the provider's
+// root (outside it, relative, not a session file) or input that is not the hook's JSON, importing nothing.
+func TestHistoryImportHookInput(t *testing.T) {
+	corpus := historyCorpus(t)
+	config := t.TempDir()
+	projects := filepath.Join(config, "projects")
+	if err := os.CopyFS(projects, os.DirFS(filepath.Join(corpus, "claude-code"))); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("CLAUDE_CONFIG_DIR", config)
+	dir := gitstoretest.NewRepo(t)
+	run := func(stdin string, args ...string) (string, string, int) {
+		var out, errb bytes.Buffer
+		code := Run(context.Background(), append([]string{"ctx", "-C", dir}, args...), IO{In: strings.NewReader(stdin), Out: &out, Err: &errb})
+		return out.String(), errb.String(), code
+	}
+	session := filepath.Join(projects, "agent-sessions", "subagent-layout", "0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f.jsonl")
+	hookJSON := func(path string) string {
+		b, _ := json.Marshal(map[string]string{"session_id": "0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f", "transcript_path": path,
+			"cwd": dir, "hook_event_name": "SessionEnd", "reason": "prompt_input_exit"})
+		return string(b)
+	}
+	hook := []string{"history", "import", "--provider", "claude-code", "--hook-input", "--quiet"}
+	for name, stdin := range map[string]string{
+		"outside the root": hookJSON("/etc/passwd"),
+		"relative":         hookJSON("agent-sessions/subagent-layout/0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f.jsonl"),
+		"dot-dot":          hookJSON(filepath.Join(projects, "..", "..", "x.jsonl")),
+		"not a session":    hookJSON(strings.TrimSuffix(session, ".jsonl") + "/subagents/agent-a0ad4f44468bdf20d.meta.json"),
+		"no path":          `{"session_id": "x"}`,
+		"not JSON":         "SessionEnd\n",
+		"empty":            "",
+	} {
+		if out, e, code := run(stdin, hook...); code != ExitFailure || out != "" || !strings.Contains(e, "--hook-input") {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q", name, code, out, e)
+		}
+	}
+	if _, e, code := run(hookJSON(session), "history", "import", "--hook-input"); code != ExitUsage {
+		t.Errorf("--hook-input without --provider: %d %s", code, e)
+	}
+
+	// The agent names the transcript through a symbolic link to the root's folder.
+	link := filepath.Join(t.TempDir(), "projects")
+	if err := os.Symlink(projects, link); err != nil {
+		t.Fatal(err)
+	}
+	linked, err := filepath.Rel(projects, session)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, e, code := run(hookJSON(filepath.Join(link, linked)), hook...)
+	if code != ExitOK || out != "" || e != "" {
+		t.Fatalf("hook import: exit %d, stdout %q, stderr %q", code, out, e)
+	}
+	out, e, code = run("", "history", "import", "--provider", "claude-code", "--json")
+	if code != ExitOK {
+		t.Fatalf("import: %d %s", code, e)
+	}
+	var st history.ImportStats
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		t.Fatal(err)
+	}
+	// The hook imported the session and its subagent (2 sources), and nothing of the refused input.
+	if st.Sources != 9 || st.Unchanged != 2 || st.Imported != 7 || st.Failed != 0 {
+		t.Fatalf("the hook import took other sources than the session's: %+v", st)
+	}
+}

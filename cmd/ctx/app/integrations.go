@@ -25,11 +25,11 @@ type integrationsOptions struct {
 
 // newIntegrationsCmd is `ctx integrations install|remove|status mcp`: ctx's MCP server in the
 // configuration files of coding agents (package integrations knows each client's file); and `... hooks`:
-// ctx's SessionStart hook in their settings, as ctx adapters hooks (adapters.go).
+// ctx's SessionStart and SessionEnd hooks in their settings, as ctx adapters hooks (adapters.go).
 func newIntegrationsCmd(e *env) *cli.Command {
 	return withHelp(&cli.Command{
 		Name:  "integrations",
-		Usage: "register ctx mcp serve in coding agents' MCP configuration (mcp), or ctx's session hook in their settings (hooks)",
+		Usage: "register ctx mcp serve in coding agents' MCP configuration (mcp), or ctx's session hooks in their settings (hooks)",
 		Subcommands: []*cli.Command{
 			newIntegrationsVerbCmd(e, "install", "add ctx's MCP server to the clients' config files",
 				"Adds an entry that runs `ctx mcp serve --agent <client>` to each client's MCP configuration, keeping the\n"+
@@ -43,7 +43,8 @@ func newIntegrationsCmd(e *env) *cli.Command {
 		},
 	}, "Registers ctx's MCP server (ctx mcp serve) with coding agents: "+strings.Join(clientNames, ", ")+",\n"+
 		"in the project's files (--scope project) or in your home (--scope user). With hooks in place of mcp:\n"+
-		"ctx's SessionStart hook in the agent's settings (claude-code, gemini), as ctx adapters hooks does.",
+		"ctx's SessionStart and SessionEnd hooks in the agent's settings (claude-code, gemini), as ctx adapters\n"+
+		"hooks does.",
 		[]string{"ctx integrations install mcp", "ctx integrations install mcp --client cursor --client vscode", "ctx integrations status mcp --json",
 			"ctx integrations install hooks --client claude-code --scope project"},
 		[]exit{{ExitUsage, "usage error, an unknown client, or a scope the client does not have"}, {ExitNoStore, "hooks: not a git repository"}})
@@ -87,8 +88,8 @@ func newIntegrationsVerbCmd(e *env, verb, usage, description string) *cli.Comman
 			}
 			return mcpAction(c)
 		},
-	}, description+"\nWith hooks: ctx's SessionStart hook in the settings of --client (claude-code, the default, or\n"+
-		"gemini), as ctx adapters hooks "+verb+" does.",
+	}, description+"\nWith hooks: ctx's SessionStart and SessionEnd hooks in the settings of --client (claude-code,\n"+
+		"the default, or gemini), as ctx adapters hooks "+verb+" does.",
 		[]string{"ctx integrations " + verb + " mcp", "ctx integrations " + verb + " mcp --client cursor --scope user",
 			"ctx integrations " + verb + " hooks --client gemini"},
 		[]exit{{ExitUsage, "usage error, an unknown client, or a scope the client does not have"}, {ExitNoStore, "hooks: not a git repository"}})
