@@ -30,7 +30,7 @@ type Op struct {
 func (s *Store) Message(op Op) string {
 	var b strings.Builder
 	b.WriteString("ctx: ")
-	b.WriteString(strings.ReplaceAll(op.Summary, "\n", " "))
+	b.WriteString(messageLine(op.Summary))
 	b.WriteString("\n\n")
 	tr := [][2]string{{"Ctx-Op", op.Name}, {"Ctx-Key", op.Key}, {"Ctx-Agent", s.Actor.Agent},
 		{"Ctx-Session", s.Actor.Session}, {"Ctx-Machine", s.Actor.Machine}}
@@ -39,9 +39,27 @@ func (s *Store) Message(op Op) string {
 		if t[1] == "" {
 			continue
 		}
-		fmt.Fprintf(&b, "%s: %s\n", t[0], strings.ReplaceAll(t[1], "\n", " "))
+		fmt.Fprintf(&b, "%s: %s\n", t[0], messageLine(t[1]))
 	}
 	return b.String()
+}
+
+// messageLine is s as one line of a commit message: a line break becomes a space, and every other control
+// character (C0 but tab, DEL, C1: the ESC of a terminal escape sequence) becomes U+FFFD, so that
+// `git log` of the context branch never sends a teammate's terminal a sequence from an entry's title or
+// a --session value (docs/security.md, "Input hygiene").
+func messageLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\n' || r == '\r':
+			return ' '
+		case r == '\t':
+			return r
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f):
+			return '\uFFFD'
+		}
+		return r
+	}, s)
 }
 
 // Edits are the file changes of one write, per scope.

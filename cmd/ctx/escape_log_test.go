@@ -1,0 +1,27 @@
+package main_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
+)
+
+// TestNoEscapeSequencesInCommits: a title or a --session value holding terminal escape sequences (OSC
+// sets the window title, CSI clears the screen) never reaches a commit message of the context branch,
+// which `git log` prints raw to a teammate's terminal. Found by a new user.
+func TestNoEscapeSequencesInCommits(t *testing.T) {
+	dir := gitstoretest.NewRepo(t)
+	run(t, dir, 0, "init", "--no-hooks")
+	run(t, dir, 0, "decision", "add", "Evil \x1b]0;PWNED\a\x1b[31mRED\u009b2J", "--context", "c", "--decision", "d", "--consequences", "q")
+	run(t, dir, 0, "--session", "s\x1b[2J", "knowledge", "set", "k", "v")
+	msgs := gitstoretest.Git(t, dir, "log", "--format=%B", "ctx")
+	for _, bad := range []string{"\x1b", "\a", "\u009b"} {
+		if strings.Contains(msgs, bad) {
+			t.Errorf("a commit message holds %q:\n%q", bad, msgs)
+		}
+	}
+	if !strings.Contains(msgs, "Evil") || !strings.Contains(msgs, "Ctx-Session: s") {
+		t.Errorf("the messages lost their text:\n%s", msgs)
+	}
+}
