@@ -25,3 +25,20 @@ func TestNoEscapeSequencesInCommits(t *testing.T) {
 		t.Errorf("the messages lost their text:\n%s", msgs)
 	}
 }
+
+// TestWarnWhenCtxNotOnPath: the git hooks run `ctx` by name; ctx init and ctx hooks install say so when
+// none is on PATH (they did nothing but install hooks that skip their work). Found by a new user after
+// make install PREFIX=... into a folder not on PATH.
+func TestWarnWhenCtxNotOnPath(t *testing.T) {
+	dir := gitstoretest.NewRepo(t)
+	gitDir := strings.TrimSpace(gitstoretest.Git(t, "", "--exec-path"))
+	path := "PATH=/usr/bin:/bin:" + gitDir
+	r := ctxEnv(dir, []string{path}, "init")
+	if r.code != 0 || !strings.Contains(r.stderr, "no ctx on PATH") {
+		t.Errorf("ctx init without ctx on PATH: exit %d, stderr %q", r.code, r.stderr)
+	}
+	r = ctxEnv(dir, []string{path}, "hooks", "install")
+	if r.code != 0 || !strings.Contains(r.stderr, "no ctx on PATH") {
+		t.Errorf("ctx hooks install without ctx on PATH: exit %d, stderr %q", r.code, r.stderr)
+	}
+}

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"os/exec"
 	"strings"
 
 	"github.com/ctx-dev/ctx/hooks"
@@ -227,6 +228,9 @@ func runHooks(ctx context.Context, e *env, o hooksOptions) error {
 		return printJSON(e.stdout, st)
 	}
 	fmt.Fprintln(e.stdout, describeHooks(st, verb))
+	if o.Verb != "uninstall" {
+		warnNotOnPath(e)
+	}
 	return nil
 }
 
@@ -265,4 +269,12 @@ func runHooksRun(ctx context.Context, e *env, o hooksRunOptions) error {
 	}
 	_, _, err = hooks.Run(ctx, wt, o.Hook, o.Args, hookActions(e))
 	return err
+}
+
+// warnNotOnPath warns on standard error when no ctx is on PATH: the git hooks (and the agents' MCP
+// configuration) run `ctx` by name and skip their work without one.
+func warnNotOnPath(e *env) {
+	if _, err := exec.LookPath("ctx"); err != nil {
+		fmt.Fprintln(e.stderr, "ctx: warning: no ctx on PATH: the git hooks skip their work until there is one (make install puts ctx in PREFIX/bin; add that folder to PATH)")
+	}
 }

@@ -66,6 +66,7 @@ func runInit(ctx context.Context, e *env, opt initOptions) error {
 			fmt.Fprintf(e.stderr, "ctx: warning: hooks not installed: %v\n", err)
 		} else if msg != "" {
 			fmt.Fprintln(w, msg)
+			warnNotOnPath(e)
 		}
 	}
 	return nil
