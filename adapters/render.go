@@ -2,7 +2,7 @@ package adapters
 
 import (
 	"fmt"
-	"sort"
+	"github.com/ctx-dev/ctx/internal/fairshare"
 	"strings"
 
 	"github.com/ctx-dev/ctx/importer"
@@ -87,7 +87,7 @@ func fit(head string, secs []section, limit int) string {
 			demand[i] += len(it)
 		}
 	}
-	alloc := fairShares(demand, max(room, 0))
+	alloc := fairshare.Split(demand, max(room, 0))
 	var b strings.Builder
 	b.WriteString(head)
 	for i, s := range live {
@@ -106,22 +106,6 @@ func fit(head string, secs []section, limit int) string {
 		}
 	}
 	return strings.TrimRight(b.String(), "\n") + "\n"
-}
-
-// fairShares splits room between demands by max-min fairness.
-func fairShares(demand []int, room int) []int {
-	out := make([]int, len(demand))
-	idx := make([]int, len(demand))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return demand[idx[a]] < demand[idx[b]] })
-	for k, i := range idx {
-		share := room / (len(idx) - k)
-		out[i] = min(demand[i], share)
-		room -= out[i]
-	}
-	return out
 }
 
 // selfKey is the knowledge key `ctx import` gives the file at path (importer.DeriveKey of its path):

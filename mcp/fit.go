@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"github.com/ctx-dev/ctx/internal/fairshare"
 	"math"
 	"reflect"
 	"strings"
@@ -125,7 +126,7 @@ const fmSlack = 64 << 10
 // first, each entry gets a share of the response limit by max-min fairness (entries smaller than an equal
 // share are loaded whole), and only that much of a larger entry is read (loadEntries).
 func (s *srv) listEntries(ctx context.Context, v *store.View, k store.Kind) (*entryList, error) {
-	es, err := loadEntries(ctx, v, k, func(sizes []int) []int { return fairShares(sizes, maxResponseBytes) })
+	es, err := loadEntries(ctx, v, k, func(sizes []int) []int { return fairshare.Split(sizes, maxResponseBytes) })
 	if err != nil {
 		return nil, err
 	}
@@ -226,7 +227,7 @@ func (l *entryList) shrink(room int) (any, string) {
 	for i := range n {
 		demand[i] = len(l.items[i].Content)
 	}
-	alloc := fairShares(demand, max(room-fixed, 0))
+	alloc := fairshare.Split(demand, max(room-fixed, 0))
 	items := make([]entryItem, n)
 	for i := range n {
 		it := l.items[i]
@@ -321,7 +322,7 @@ func fitProjectContext(out projectContext, fulls []int) (any, error) {
 			break
 		}
 		room = max(int(int64(room)*int64(limit)/int64(sz)*95/100)-len(raw)*8, 0)
-		apply(fairShares(demand, room))
+		apply(fairshare.Split(demand, room))
 	}
 	droppedMem, droppedPulse := 0, 0
 	for size() > limit && len(out.Memory) > 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ctx-dev/ctx/internal/fairshare"
 	"io/fs"
 	"sort"
 	"strings"
@@ -86,7 +87,7 @@ func fit(header string, secs []section, footer string, limit int) string {
 			sizes[i] += len(it)
 		}
 	}
-	alloc := fairShares(sizes, max(room, 0))
+	alloc := fairshare.Split(sizes, max(room, 0))
 	var b strings.Builder
 	b.WriteString(header)
 	for i, sec := range secs {
@@ -114,22 +115,6 @@ func fit(header string, secs []section, footer string, limit int) string {
 	if len(out) > limit { // cannot happen with the reserves above; never exceed the limit anyway
 		cut := "\n[truncated: output limit]\n"
 		out = truncUTF8(out, limit-len(cut)) + cut
-	}
-	return out
-}
-
-// fairShares splits room between demands by max-min fairness.
-func fairShares(demand []int, room int) []int {
-	out := make([]int, len(demand))
-	idx := make([]int, len(demand))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return demand[idx[a]] < demand[idx[b]] })
-	for k, i := range idx {
-		share := room / (len(idx) - k)
-		out[i] = min(demand[i], share)
-		room -= out[i]
 	}
 	return out
 }

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"github.com/ctx-dev/ctx/internal/fairshare"
 	"strings"
 	"testing"
 	"time"
@@ -168,7 +169,7 @@ func TestOnboardingBounded(t *testing.T) {
 }
 
 func TestFitAndShares(t *testing.T) {
-	if got := fairShares([]int{10, 1000, 50}, 300); got[0] != 10 || got[2] != 50 || got[1] != 240 {
+	if got := fairshare.Split([]int{10, 1000, 50}, 300); got[0] != 10 || got[2] != 50 || got[1] != 240 {
 		t.Errorf("fairShares = %v", got)
 	}
 	secs := []section{{title: "A", unit: "as", uri: "u", items: []string{strings.Repeat("a", 600) + "\n", "b\n"}}}
