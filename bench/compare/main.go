@@ -31,6 +31,7 @@ func main() {
 	runs := flag.Int("runs", 15, "timed runs of each side of a row (after 2 warm-up runs each)")
 	commits := flag.Int("commits", 5000, "commits of history on the context branch (one entry changed each)")
 	only := flag.String("only", "", "measure only the rows whose name contains this")
+	keep := flag.Bool("keep", false, "keep the generated stores (for profiling) and print where they are")
 	flag.Parse()
 
 	bin, err := filepath.Abs(*ctxBin)
@@ -41,7 +42,11 @@ func main() {
 	if err != nil {
 		fatal(err)
 	}
-	defer func() { _ = os.RemoveAll(tmp) }()
+	if *keep {
+		fmt.Printf("stores kept under %s\n", tmp)
+	} else {
+		defer func() { _ = os.RemoveAll(tmp) }()
+	}
 	hermetic(tmp)
 
 	gitVersion, _ := exec.Command("git", "--version").Output()
@@ -66,9 +71,11 @@ func main() {
 			fmt.Printf("%-8d %-10s %10.1f %10.1f %10.1f %10.1f %8.2f\n", size, r.name,
 				a.wall, a.cpu, g.wall, g.cpu, a.wall/g.wall)
 		}
-		_ = os.RemoveAll(b.dir)
-		_ = os.RemoveAll(b.gitDir)
-		_ = os.RemoveAll(b.wt)
+		if !*keep {
+			_ = os.RemoveAll(b.dir)
+			_ = os.RemoveAll(b.gitDir)
+			_ = os.RemoveAll(b.wt)
+		}
 	}
 	fmt.Printf("\nload average at end: %s\n", loadavg())
 }
