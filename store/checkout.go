@@ -32,12 +32,18 @@ type Record struct {
 	// interrupted (a kill, the hook's time limit) and what it had written was recorded afterwards from its
 	// journal. The next refresh compares every path instead of the changes since Commits.
 	Incomplete bool `json:"incomplete,omitempty"`
+
+	raw []byte // the bytes the record was read from (writeRecordFS skips writing the same bytes)
 }
 
 // RecordEntry is one file of the checkout record.
 type RecordEntry struct {
 	Scope Scope  `json:"scope"`
 	Blob  string `json:"blob"`
+	// Stat is the file's stat data when ctx last knew it held Blob, as git's index keeps it: while the
+	// file's stat data are the same (and it is older than the record, see HandEdits), it is not read
+	// again. Absent in the journal and in records of older ctx versions: the file is then read.
+	Stat *FileStat `json:"stat,omitempty"`
 }
 
 // CheckoutRoot is the path of the checked-out tree, "" in a bare repository.
@@ -75,6 +81,7 @@ func parseRecord(name string, b []byte) (*Record, error) {
 	if rec.Commits == nil {
 		rec.Commits = map[Scope]string{}
 	}
+	rec.raw = b
 	return &rec, nil
 }
 
@@ -92,14 +99,21 @@ func (s *Store) readRecordFS(fsys *checkoutFS) (rec *Record, found bool, err err
 	return rec, err == nil, err
 }
 
+// writeRecordFS writes the record as compact JSON, unless the file holds these bytes already (a refresh
+// with nothing to do writes nothing).
 func writeRecordFS(fsys *checkoutFS, rec *Record) error {
-	b, err := json.MarshalIndent(rec, "", " ")
+	b, err := json.Marshal(rec)
 	if err != nil {
 		return err
 	}
-	if err := fsys.writeFile(RecordFile, append(b, '\n')); err != nil {
+	b = append(b, '\n')
+	if bytes.Equal(b, rec.raw) {
+		return nil
+	}
+	if err := fsys.writeFile(RecordFile, b); err != nil {
 		return fmt.Errorf("write checkout record: %w", err)
 	}
+	rec.raw = b
 	return nil
 }
 
@@ -321,6 +335,7 @@ func (s *Store) refresh(ctx context.Context, force map[string]bool) (*Refreshed,
 		if err != nil {
 			return nil, err
 		}
+		before, _ := fsys.lstat(p) // stat data before the read: a change after it changes them
 		cur, derr := fsys.readFile(p)
 		onDisk := derr == nil
 		if derr != nil && !errors.Is(derr, fs.ErrNotExist) {
@@ -345,7 +360,11 @@ func (s *Store) refresh(ctx context.Context, force map[string]bool) (*Refreshed,
 		if newBlob.IsZero() {
 			delete(rec.Files, p)
 		} else {
-			rec.Files[p] = RecordEntry{Scope: newScope, Blob: newBlob.String()}
+			e := RecordEntry{Scope: newScope, Blob: newBlob.String()}
+			if onDisk && before != nil && blobHash(cur) == newBlob {
+				e.Stat = statOf(before)
+			}
+			rec.Files[p] = e
 		}
 	}
 	for _, sc := range Scopes {
@@ -362,6 +381,16 @@ func (s *Store) refresh(ctx context.Context, force map[string]bool) (*Refreshed,
 				err = errors.Join(err, rerr)
 			}
 			return nil, err
+		}
+		for _, op := range ops {
+			if op.remove {
+				continue
+			}
+			if fi, err := fsys.lstat(op.path); err == nil {
+				e := rec.Files[op.path]
+				e.Stat = statOf(fi)
+				rec.Files[op.path] = e
+			}
 		}
 	}
 	if err := writeRecordFS(fsys, rec); err != nil {
@@ -493,6 +522,13 @@ func (s *Store) HandEdits(ctx context.Context) ([]HandEdit, error) {
 	if err != nil || !found {
 		return nil, err
 	}
+	// A file is trusted by its stat data only when it is older than the record: one modified in the same
+	// clock tick as the record was written could have changed after its stat data were taken (git's
+	// "racily clean" entries, gitformat-index(5)); those are read.
+	var recTime int64
+	if fi, err := fsys.lstat(RecordFile); err == nil {
+		recTime = fi.ModTime().UnixNano()
+	}
 	var out []HandEdit
 	seen := map[string]bool{}
 	err = fs.WalkDir(fsys.root.FS(), ".", func(p string, de fs.DirEntry, err error) error {
@@ -514,6 +550,11 @@ func (s *Store) HandEdits(ctx context.Context) ([]HandEdit, error) {
 				out = append(out, HandEdit{Path: p, Change: ChangeAdded, Scope: Public})
 			}
 			return nil
+		}
+		if ok && f.Stat != nil && f.Stat.Mtime < recTime && de.Type().IsRegular() {
+			if fi, err := de.Info(); err == nil && *statOf(fi) == *f.Stat {
+				return nil // unchanged since ctx wrote or read it
+			}
 		}
 		data, err := fsys.readFile(p)
 		if err != nil {

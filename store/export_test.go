@@ -12,3 +12,11 @@ func SetRefreshInterrupt(f func(done int)) func() {
 	refreshInterrupt = f
 	return func() { refreshInterrupt = old }
 }
+
+// SetOnCheckoutRead installs f as the hook called with every file read from the checked-out tree and
+// returns the function that removes it.
+func SetOnCheckoutRead(f func(p string)) func() {
+	old := onCheckoutRead
+	onCheckoutRead = f
+	return func() { onCheckoutRead = old }
+}
