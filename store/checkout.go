@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ctx-dev/ctx/gitstore"
@@ -67,10 +69,40 @@ func (s *Store) ReadRecord() (*Record, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read checkout record: %w", err)
 	}
-	return parseRecord(filepath.Join(root, RecordFile), b)
+	return s.parsed.parse(filepath.Join(root, RecordFile), b)
 }
 
+// parsedRecord keeps the checkout record a Store parsed last with the bytes it was parsed from: one
+// command reads the record several times (ctx status: the refresh, the hand-edit scan), and parsing a
+// record of 10,000 files took most of ctx status; a copy of the parsed record is much cheaper. The bytes
+// are compared whole, so a record rewritten by another process is always parsed again.
+type parsedRecord struct {
+	mu  sync.Mutex
+	raw []byte
+	rec *Record
+}
+
+// parse is parseRecord through the cache. The Record returned is the caller's to change (its maps are
+// copies; a RecordEntry's Stat is never changed in place, only replaced).
+func (c *parsedRecord) parse(name string, b []byte) (*Record, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.rec == nil || !bytes.Equal(c.raw, b) {
+		rec, err := parseRecord(name, b)
+		if err != nil {
+			return nil, err
+		}
+		c.raw, c.rec = b, rec
+	}
+	return &Record{Commits: maps.Clone(c.rec.Commits), Files: maps.Clone(c.rec.Files), Incomplete: c.rec.Incomplete,
+		raw: c.raw}, nil
+}
+
+// recordsParsed counts parseRecord's calls (tests check that one command parses the record once).
+var recordsParsed atomic.Int64
+
 func parseRecord(name string, b []byte) (*Record, error) {
+	recordsParsed.Add(1)
 	var rec Record
 	if err := json.Unmarshal(b, &rec); err != nil {
 		return nil, fmt.Errorf("checkout record %s: %w", name, err)
@@ -95,7 +127,7 @@ func (s *Store) readRecordFS(fsys *checkoutFS) (rec *Record, found bool, err err
 	if err != nil {
 		return nil, false, fmt.Errorf("read checkout record: %w", err)
 	}
-	rec, err = parseRecord(filepath.Join(s.CheckoutRoot(), RecordFile), b)
+	rec, err = s.parsed.parse(filepath.Join(s.CheckoutRoot(), RecordFile), b)
 	return rec, err == nil, err
 }
 
@@ -501,26 +533,33 @@ type HandEdit struct {
 // interrupted is recorded first (recoverRefresh), so its half-written files are never hand edits. A
 // symbolic link in .context/ is listed (ctx commit refuses it) and never followed.
 func (s *Store) HandEdits(ctx context.Context) ([]HandEdit, error) {
+	edits, _, err := s.handEdits(ctx)
+	return edits, err
+}
+
+// handEdits is HandEdits; it also returns the checkout record it compared against (nil when there is
+// none).
+func (s *Store) handEdits(ctx context.Context) ([]HandEdit, *Record, error) {
 	root := s.CheckoutRoot()
 	if root == "" {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if _, err := os.Stat(root); errors.Is(err, fs.ErrNotExist) {
-		return nil, nil // never checked out, or removed by hand (the next refresh checks it out again)
+		return nil, nil, nil // never checked out, or removed by hand (the next refresh checks it out again)
 	}
 	unlock, err := s.lockCheckout(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer unlock()
 	fsys, err := openCheckout(root)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer fsys.Close()
 	rec, found, err := s.recoverRefresh(fsys)
 	if err != nil || !found {
-		return nil, err
+		return nil, nil, err
 	}
 	// A file is trusted by its stat data only when it is older than the record: one modified in the same
 	// clock tick as the record was written could have changed after its stat data were taken (git's
@@ -569,7 +608,7 @@ func (s *Store) HandEdits(ctx context.Context) ([]HandEdit, error) {
 		return nil
 	})
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("scan %s: %w", root, err)
+		return nil, nil, fmt.Errorf("scan %s: %w", root, err)
 	}
 	for p, f := range rec.Files {
 		if !seen[p] {
@@ -577,7 +616,7 @@ func (s *Store) HandEdits(ctx context.Context) ([]HandEdit, error) {
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	return out, nil
+	return out, rec, nil
 }
 
 // scopeFromContent reads the scope of a file added by hand from its front matter (`scope: private`);

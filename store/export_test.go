@@ -20,3 +20,6 @@ func SetOnCheckoutRead(f func(p string)) func() {
 	onCheckoutRead = f
 	return func() { onCheckoutRead = old }
 }
+
+// RecordsParsed is how many times a checkout record was parsed in this process.
+func RecordsParsed() int64 { return recordsParsed.Load() }

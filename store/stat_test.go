@@ -88,3 +88,40 @@ func TestHandEditsUsesStatData(t *testing.T) {
 		t.Errorf("HandEdits read %d files with a record older than them, want all %d", len(read), n)
 	}
 }
+
+// ctx status parses the checkout record at most once, however many of its steps read it (the refresh, the
+// hand-edit scan, the comparison with the tips).
+func TestStatusParsesRecordOnce(t *testing.T) {
+	s, dir := storetest.New(t)
+	for i := 0; i < 3; i++ {
+		if _, err := s.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: fmt.Sprintf("k%d", i), Content: "v1\n"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s = storetest.Open(t, dir, store.Actor{}) // as a new process
+	before := store.RecordsParsed()
+	st, err := s.Status(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := store.RecordsParsed() - before; n > 1 {
+		t.Errorf("ctx status parsed the checkout record %d times, want at most once", n)
+	}
+	if st.CheckoutBehind || len(st.HandEdits) != 0 || st.Counts["knowledge"] != 3 {
+		t.Errorf("status = behind %v, hand edits %v, counts %v", st.CheckoutBehind, st.HandEdits, st.Counts)
+	}
+	// A record changed by another process is parsed again.
+	if err := os.WriteFile(filepath.Join(dir, ".context", "knowledge", "k1.md"), []byte("by hand\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	other := storetest.Open(t, dir, store.Actor{})
+	if _, err := other.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "k2", Content: "v2\n"}); err != nil {
+		t.Fatal(err)
+	}
+	if st, err = s.Status(bg); err != nil {
+		t.Fatal(err)
+	}
+	if st.CheckoutBehind || len(st.HandEdits) != 1 || st.HandEdits[0].Path != "knowledge/k1.md" {
+		t.Errorf("after another process wrote: behind %v, hand edits %v", st.CheckoutBehind, st.HandEdits)
+	}
+}
