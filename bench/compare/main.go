@@ -53,8 +53,9 @@ func main() {
 	fmt.Printf("machine: %d CPUs, %s/%s, %s, %s", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH,
 		runtime.Version(), gitVersion)
 	fmt.Printf("load average at start: %s\n", loadavg())
-	fmt.Printf("%d runs per side, alternating; medians of wall time (ms); cpu = user+sys of the child\n\n", *runs)
-	fmt.Printf("%-8s %-10s %10s %10s %10s %10s %8s\n", "entries", "row", "ctx ms", "ctx cpu", "git ms", "git cpu", "ctx/git")
+	fmt.Printf("%d runs per side, alternating; medians of wall time (ms); cpu = user+sys of the children (ms);\n", *runs)
+	fmt.Printf("ctx/git = ratio of the wall medians, cpu x = ratio of the cpu medians (steadier on a loaded machine)\n\n")
+	fmt.Printf("%-8s %-10s %10s %10s %10s %10s %8s %8s\n", "entries", "row", "ctx ms", "ctx cpu", "git ms", "git cpu", "ctx/git", "cpu x")
 
 	for _, s := range strings.Split(*sizes, ",") {
 		size, err := strconv.Atoi(strings.TrimSpace(s))
@@ -68,8 +69,8 @@ func main() {
 				continue
 			}
 			a, g := b.measure(r)
-			fmt.Printf("%-8d %-10s %10.1f %10.1f %10.1f %10.1f %8.2f\n", size, r.name,
-				a.wall, a.cpu, g.wall, g.cpu, a.wall/g.wall)
+			fmt.Printf("%-8d %-10s %10.1f %10.1f %10.1f %10.1f %8.2f %8.2f\n", size, r.name,
+				a.wall, a.cpu, g.wall, g.cpu, a.wall/g.wall, a.cpu/g.cpu)
 		}
 		if !*keep {
 			_ = os.RemoveAll(b.dir)
