@@ -25,6 +25,8 @@ NPM_TIMEOUT  ?= 300
 TEST_TIMEOUT ?= 20m
 LINT_INSTALL_TIMEOUT ?= 900
 LINT_TIMEOUT ?= 900
+# Store sizes (knowledge entries) of bench/compare, comma-separated.
+BENCH_SIZES ?= 100,10000
 
 # golangci-lint, pinned, built from source with this Go (its module comes through the Go module proxy).
 GOLANGCI_LINT_VERSION := v2.15.0
@@ -76,6 +78,7 @@ install: build
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./gitstore ./merge ./hooks
 	./bench/write.sh
+	$(GO) run ./bench/compare -ctx $(BIN) -sizes $(BENCH_SIZES)
 
 # The adversarial suite with 100 kill -9 of each kind instead of make test's 5 (writes, scope moves,
 # pushes, imports, pulls that merge, the post-checkout refresh), CLI and MCP writers at once, and the MCP

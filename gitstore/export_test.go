@@ -34,3 +34,9 @@ func SetObjectFile(f func(*os.File) io.Writer) (restore func()) {
 
 // NewMemory is a repository whose objects live in go-git's in-memory storage (newMemory).
 func NewMemory() *Repo { return newMemory() }
+
+// TreeDecoded reports whether this Repo holds tree h decoded (in its tree cache).
+func (r *Repo) TreeDecoded(h Hash) bool { return r.trees.get(h) != nil }
+
+// ScanTree finds name in the raw bytes of a tree object without decoding it.
+func ScanTree(raw []byte, name string) (Entry, bool, error) { return scanTree(raw, name) }

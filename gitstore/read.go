@@ -1,9 +1,11 @@
 package gitstore
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"path"
 	"sort"
 	"strings"
@@ -39,31 +41,93 @@ func (r *Repo) lookup(ctx context.Context, root Hash, p string) (Entry, error) {
 		if cur.IsZero() {
 			return Entry{}, fmt.Errorf("%s: %w", p, ErrNotFound)
 		}
-		t, err := r.tree(cur)
+		e, found, err := r.entryIn(cur, part)
 		if err != nil {
 			return Entry{}, err
-		}
-		found := false
-		for _, e := range t.Entries {
-			if e.Name != part {
-				continue
-			}
-			found = true
-			isDir := e.Mode == filemode.Dir
-			if i == len(parts)-1 {
-				return Entry{Name: e.Name, Dir: isDir, Hash: Hash(e.Hash), Mode: FileMode(e.Mode)}, nil
-			}
-			if !isDir {
-				return Entry{}, fmt.Errorf("%s: %w", p, ErrNotFound)
-			}
-			cur = Hash(e.Hash)
-			break
 		}
 		if !found {
 			return Entry{}, fmt.Errorf("%s: %w", p, ErrNotFound)
 		}
+		if i == len(parts)-1 {
+			return e, nil
+		}
+		if !e.Dir {
+			return Entry{}, fmt.Errorf("%s: %w", p, ErrNotFound)
+		}
+		cur = e.Hash
 	}
 	return Entry{}, fmt.Errorf("%s: %w", p, ErrNotFound)
+}
+
+// entryIn finds the entry called name in tree h. A tree this Repo has decoded already (treeCache) is
+// searched as it is; any other is scanned in its raw form without being decoded, so reading one path
+// through a folder of 10,000 entries allocates nothing per entry (git's own path lookup works the same
+// way). The scan checks the tree's framing and fails with an error on a malformed tree.
+func (r *Repo) entryIn(h Hash, name string) (Entry, bool, error) {
+	if t := r.trees.get(h); t != nil {
+		for _, e := range t.Entries {
+			if e.Name == name {
+				return Entry{Name: e.Name, Dir: e.Mode == filemode.Dir, Hash: Hash(e.Hash), Mode: FileMode(e.Mode)}, true, nil
+			}
+		}
+		return Entry{}, false, nil
+	}
+	var raw []byte
+	err := r.read(func() error {
+		o, err := r.reader().EncodedObject(plumbing.TreeObject, h.ph())
+		if err != nil {
+			return err
+		}
+		rd, err := o.Reader()
+		if err != nil {
+			return err
+		}
+		defer func() { _ = rd.Close() }()
+		raw, err = io.ReadAll(rd)
+		return err
+	})
+	if err != nil {
+		return Entry{}, false, fmt.Errorf("read tree %s: %w", h, err)
+	}
+	e, found, err := scanTree(raw, name)
+	if err != nil {
+		return Entry{}, false, fmt.Errorf("read tree %s: %w", h, err)
+	}
+	return e, found, nil
+}
+
+// errMalformedTree reports a tree object whose bytes do not follow git's tree format.
+var errMalformedTree = errors.New("malformed tree object")
+
+// scanTree finds name in the raw bytes of a tree object: a sequence of "<octal mode> <name>\x00<20-byte
+// object name>" (gitformat-tree(5)).
+func scanTree(raw []byte, name string) (Entry, bool, error) {
+	for len(raw) > 0 {
+		sp := bytes.IndexByte(raw, ' ')
+		if sp <= 0 {
+			return Entry{}, false, errMalformedTree
+		}
+		var mode uint32
+		for _, c := range raw[:sp] {
+			if c < '0' || c > '7' {
+				return Entry{}, false, errMalformedTree
+			}
+			mode = mode<<3 | uint32(c-'0')
+		}
+		rest := raw[sp+1:]
+		nul := bytes.IndexByte(rest, 0)
+		if nul <= 0 || len(rest) < nul+1+len(Hash{}) {
+			return Entry{}, false, errMalformedTree
+		}
+		if string(rest[:nul]) == name {
+			var h Hash
+			copy(h[:], rest[nul+1:])
+			m := FileMode(mode)
+			return Entry{Name: name, Dir: m == FileMode(filemode.Dir), Hash: h, Mode: m}, true, nil
+		}
+		raw = rest[nul+1+len(Hash{}):]
+	}
+	return Entry{}, false, nil
 }
 
 // ReadFile returns the content of the file at path in tree root. Errors wrap ErrNotFound when the path

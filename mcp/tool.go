@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/ctx-dev/ctx/store"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // tool is one MCP tool as the server registers it: its definition (name, title, description,
@@ -46,10 +48,9 @@ type toolSpec struct {
 // error wrapping store.ErrInvalidKey, store.ErrInvalid or store.ErrNotInitialized becomes a tool error
 // (isError: something the model can act on); any other error is a JSON-RPC error (docs/mcp.md).
 func newTool[A any](sp toolSpec, run func(ctx context.Context, a A) (any, error)) tool {
-	sch, err := compileSchema(sp.name + ".input.json")
-	if err != nil {
-		panic(fmt.Sprintf("mcp: %v", err)) // embedded, and covered by the schema snapshot test
-	}
+	// Compiled on the tool's first call, not when the server starts: a server that is only asked to
+	// initialise, list or read compiles none (TestEmbeddedSchemasCompile checks that each compiles).
+	schema := sync.OnceValues(func() (*jsonschema.Schema, error) { return compileSchema(sp.name + ".input.json") })
 	t := mcpgo.Tool{
 		Name:           sp.name,
 		Title:          sp.title,
@@ -87,6 +88,10 @@ func newTool[A any](sp toolSpec, run func(ctx context.Context, a A) (any, error)
 		hint := ""
 		if sp.prepare != nil {
 			hint = sp.prepare(ctx, args)
+		}
+		sch, err := schema()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", sp.name, err)
 		}
 		if err := validateArgs(sch, args); err != nil {
 			var ae *argError

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ctx-dev/ctx/gitstore"
@@ -32,12 +34,18 @@ type Record struct {
 	// interrupted (a kill, the hook's time limit) and what it had written was recorded afterwards from its
 	// journal. The next refresh compares every path instead of the changes since Commits.
 	Incomplete bool `json:"incomplete,omitempty"`
+
+	raw []byte // the bytes the record was read from (writeRecordFS skips writing the same bytes)
 }
 
 // RecordEntry is one file of the checkout record.
 type RecordEntry struct {
 	Scope Scope  `json:"scope"`
 	Blob  string `json:"blob"`
+	// Stat is the file's stat data when ctx last knew it held Blob, as git's index keeps it: while the
+	// file's stat data are the same (and it is older than the record, see HandEdits), it is not read
+	// again. Absent in the journal and in records of older ctx versions: the file is then read.
+	Stat *FileStat `json:"stat,omitempty"`
 }
 
 // CheckoutRoot is the path of the checked-out tree, "" in a bare repository.
@@ -61,10 +69,40 @@ func (s *Store) ReadRecord() (*Record, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read checkout record: %w", err)
 	}
-	return parseRecord(filepath.Join(root, RecordFile), b)
+	return s.parsed.parse(filepath.Join(root, RecordFile), b)
 }
 
+// parsedRecord keeps the checkout record a Store parsed last with the bytes it was parsed from: one
+// command reads the record several times (ctx status: the refresh, the hand-edit scan), and parsing a
+// record of 10,000 files took most of ctx status; a copy of the parsed record is much cheaper. The bytes
+// are compared whole, so a record rewritten by another process is always parsed again.
+type parsedRecord struct {
+	mu  sync.Mutex
+	raw []byte
+	rec *Record
+}
+
+// parse is parseRecord through the cache. The Record returned is the caller's to change (its maps are
+// copies; a RecordEntry's Stat is never changed in place, only replaced).
+func (c *parsedRecord) parse(name string, b []byte) (*Record, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.rec == nil || !bytes.Equal(c.raw, b) {
+		rec, err := parseRecord(name, b)
+		if err != nil {
+			return nil, err
+		}
+		c.raw, c.rec = b, rec
+	}
+	return &Record{Commits: maps.Clone(c.rec.Commits), Files: maps.Clone(c.rec.Files), Incomplete: c.rec.Incomplete,
+		raw: c.raw}, nil
+}
+
+// recordsParsed counts parseRecord's calls (tests check that one command parses the record once).
+var recordsParsed atomic.Int64
+
 func parseRecord(name string, b []byte) (*Record, error) {
+	recordsParsed.Add(1)
 	var rec Record
 	if err := json.Unmarshal(b, &rec); err != nil {
 		return nil, fmt.Errorf("checkout record %s: %w", name, err)
@@ -75,6 +113,7 @@ func parseRecord(name string, b []byte) (*Record, error) {
 	if rec.Commits == nil {
 		rec.Commits = map[Scope]string{}
 	}
+	rec.raw = b
 	return &rec, nil
 }
 
@@ -88,18 +127,25 @@ func (s *Store) readRecordFS(fsys *checkoutFS) (rec *Record, found bool, err err
 	if err != nil {
 		return nil, false, fmt.Errorf("read checkout record: %w", err)
 	}
-	rec, err = parseRecord(filepath.Join(s.CheckoutRoot(), RecordFile), b)
+	rec, err = s.parsed.parse(filepath.Join(s.CheckoutRoot(), RecordFile), b)
 	return rec, err == nil, err
 }
 
+// writeRecordFS writes the record as compact JSON, unless the file holds these bytes already (a refresh
+// with nothing to do writes nothing).
 func writeRecordFS(fsys *checkoutFS, rec *Record) error {
-	b, err := json.MarshalIndent(rec, "", " ")
+	b, err := json.Marshal(rec)
 	if err != nil {
 		return err
 	}
-	if err := fsys.writeFile(RecordFile, append(b, '\n')); err != nil {
+	b = append(b, '\n')
+	if bytes.Equal(b, rec.raw) {
+		return nil
+	}
+	if err := fsys.writeFile(RecordFile, b); err != nil {
 		return fmt.Errorf("write checkout record: %w", err)
 	}
+	rec.raw = b
 	return nil
 }
 
@@ -321,6 +367,7 @@ func (s *Store) refresh(ctx context.Context, force map[string]bool) (*Refreshed,
 		if err != nil {
 			return nil, err
 		}
+		before, _ := fsys.lstat(p) // stat data before the read: a change after it changes them
 		cur, derr := fsys.readFile(p)
 		onDisk := derr == nil
 		if derr != nil && !errors.Is(derr, fs.ErrNotExist) {
@@ -345,7 +392,11 @@ func (s *Store) refresh(ctx context.Context, force map[string]bool) (*Refreshed,
 		if newBlob.IsZero() {
 			delete(rec.Files, p)
 		} else {
-			rec.Files[p] = RecordEntry{Scope: newScope, Blob: newBlob.String()}
+			e := RecordEntry{Scope: newScope, Blob: newBlob.String()}
+			if onDisk && before != nil && blobHash(cur) == newBlob {
+				e.Stat = statOf(before)
+			}
+			rec.Files[p] = e
 		}
 	}
 	for _, sc := range Scopes {
@@ -362,6 +413,16 @@ func (s *Store) refresh(ctx context.Context, force map[string]bool) (*Refreshed,
 				err = errors.Join(err, rerr)
 			}
 			return nil, err
+		}
+		for _, op := range ops {
+			if op.remove {
+				continue
+			}
+			if fi, err := fsys.lstat(op.path); err == nil {
+				e := rec.Files[op.path]
+				e.Stat = statOf(fi)
+				rec.Files[op.path] = e
+			}
 		}
 	}
 	if err := writeRecordFS(fsys, rec); err != nil {
@@ -472,26 +533,40 @@ type HandEdit struct {
 // interrupted is recorded first (recoverRefresh), so its half-written files are never hand edits. A
 // symbolic link in .context/ is listed (ctx commit refuses it) and never followed.
 func (s *Store) HandEdits(ctx context.Context) ([]HandEdit, error) {
+	edits, _, err := s.handEdits(ctx)
+	return edits, err
+}
+
+// handEdits is HandEdits; it also returns the checkout record it compared against (nil when there is
+// none).
+func (s *Store) handEdits(ctx context.Context) ([]HandEdit, *Record, error) {
 	root := s.CheckoutRoot()
 	if root == "" {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if _, err := os.Stat(root); errors.Is(err, fs.ErrNotExist) {
-		return nil, nil // never checked out, or removed by hand (the next refresh checks it out again)
+		return nil, nil, nil // never checked out, or removed by hand (the next refresh checks it out again)
 	}
 	unlock, err := s.lockCheckout(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer unlock()
 	fsys, err := openCheckout(root)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer fsys.Close()
 	rec, found, err := s.recoverRefresh(fsys)
 	if err != nil || !found {
-		return nil, err
+		return nil, nil, err
+	}
+	// A file is trusted by its stat data only when it is older than the record: one modified in the same
+	// clock tick as the record was written could have changed after its stat data were taken (git's
+	// "racily clean" entries, gitformat-index(5)); those are read.
+	var recTime int64
+	if fi, err := fsys.lstat(RecordFile); err == nil {
+		recTime = fi.ModTime().UnixNano()
 	}
 	var out []HandEdit
 	seen := map[string]bool{}
@@ -515,6 +590,11 @@ func (s *Store) HandEdits(ctx context.Context) ([]HandEdit, error) {
 			}
 			return nil
 		}
+		if ok && f.Stat != nil && f.Stat.Mtime < recTime && de.Type().IsRegular() {
+			if fi, err := de.Info(); err == nil && *statOf(fi) == *f.Stat {
+				return nil // unchanged since ctx wrote or read it
+			}
+		}
 		data, err := fsys.readFile(p)
 		if err != nil {
 			return err
@@ -528,7 +608,7 @@ func (s *Store) HandEdits(ctx context.Context) ([]HandEdit, error) {
 		return nil
 	})
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("scan %s: %w", root, err)
+		return nil, nil, fmt.Errorf("scan %s: %w", root, err)
 	}
 	for p, f := range rec.Files {
 		if !seen[p] {
@@ -536,7 +616,7 @@ func (s *Store) HandEdits(ctx context.Context) ([]HandEdit, error) {
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	return out, nil
+	return out, rec, nil
 }
 
 // scopeFromContent reads the scope of a file added by hand from its front matter (`scope: private`);

@@ -59,8 +59,14 @@ func (c *checkoutFS) noLinks(p string) error {
 	return nil
 }
 
+// onCheckoutRead, when set (tests), is called with the path of every file read from the checked-out tree.
+var onCheckoutRead func(p string)
+
 // readFile returns the content of the file at p.
 func (c *checkoutFS) readFile(p string) ([]byte, error) {
+	if onCheckoutRead != nil {
+		onCheckoutRead(p)
+	}
 	if err := c.noLinks(p); err != nil {
 		return nil, err
 	}

@@ -12,3 +12,14 @@ func SetRefreshInterrupt(f func(done int)) func() {
 	refreshInterrupt = f
 	return func() { refreshInterrupt = old }
 }
+
+// SetOnCheckoutRead installs f as the hook called with every file read from the checked-out tree and
+// returns the function that removes it.
+func SetOnCheckoutRead(f func(p string)) func() {
+	old := onCheckoutRead
+	onCheckoutRead = f
+	return func() { onCheckoutRead = old }
+}
+
+// RecordsParsed is how many times a checkout record was parsed in this process.
+func RecordsParsed() int64 { return recordsParsed.Load() }

@@ -104,15 +104,12 @@ func (s *Store) Status(ctx context.Context) (*Status, error) {
 	}
 	if root := s.CheckoutRoot(); root != "" {
 		st.Checkout = root
-		if st.HandEdits, err = s.HandEdits(ctx); err != nil {
+		var rec *Record
+		if st.HandEdits, rec, err = s.handEdits(ctx); err != nil {
 			return nil, err
 		}
 		if st.HandEdits == nil {
 			st.HandEdits = []HandEdit{}
-		}
-		rec, err := s.ReadRecord()
-		if err != nil {
-			return nil, err
 		}
 		now, err := s.Tips(ctx)
 		if err != nil {

@@ -99,7 +99,8 @@ type Store struct {
 
 	timeoutOverride time.Duration // SetTransferTimeout; 0: the configured timeout
 
-	recCache recordCache // the checkout record's scopes as CheckoutView last read them
+	recCache recordCache  // the checkout record's scopes as CheckoutView last read them
+	parsed   parsedRecord // the checkout record last parsed, by its bytes
 }
 
 // Open opens the context store of the repository containing dir. It does not require the context branch

@@ -1,0 +1,328 @@
+// Command compare times whole ctx processes against the C git command that does the same work, on
+// stores generated at several sizes, and prints medians and ratios (bench/README.md "bench/compare").
+//
+// Each row runs its two commands alternately (A, B, A, B, ...) after a warm-up of each, so that a
+// change of the machine's load hits both sides alike; the figures are medians of wall time, and the
+// ratio is ctx's median over git's. Every repository is made with the git CLI under a temporary folder,
+// with a hermetic git configuration, and removed at the end.
+//
+// usage: go run ./bench/compare -ctx bin/ctx [-sizes 100,10000] [-runs 15] [-commits 5000]
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+func main() {
+	ctxBin := flag.String("ctx", "bin/ctx", "the ctx binary to measure")
+	sizes := flag.String("sizes", "100,10000", "store sizes (knowledge entries), comma-separated")
+	runs := flag.Int("runs", 15, "timed runs of each side of a row (after 2 warm-up runs each)")
+	commits := flag.Int("commits", 5000, "commits of history on the context branch (one entry changed each)")
+	only := flag.String("only", "", "measure only the rows whose name contains this")
+	keep := flag.Bool("keep", false, "keep the generated stores (for profiling) and print where they are")
+	flag.Parse()
+
+	bin, err := filepath.Abs(*ctxBin)
+	if err != nil {
+		fatal(err)
+	}
+	tmp, err := os.MkdirTemp("", "ctx-compare.")
+	if err != nil {
+		fatal(err)
+	}
+	if *keep {
+		fmt.Printf("stores kept under %s\n", tmp)
+	} else {
+		defer func() { _ = os.RemoveAll(tmp) }()
+	}
+	hermetic(tmp)
+
+	gitVersion, _ := exec.Command("git", "--version").Output()
+	fmt.Printf("machine: %d CPUs, %s/%s, %s, %s", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH,
+		runtime.Version(), gitVersion)
+	fmt.Printf("load average at start: %s\n", loadavg())
+	fmt.Printf("%d runs per side, alternating; medians of wall time (ms); cpu = user+sys of the children (ms);\n", *runs)
+	fmt.Printf("ctx/git = ratio of the wall medians, cpu x = ratio of the cpu medians (steadier on a loaded machine)\n\n")
+	fmt.Printf("%-8s %-10s %10s %10s %10s %10s %8s %8s\n", "entries", "row", "ctx ms", "ctx cpu", "git ms", "git cpu", "ctx/git", "cpu x")
+
+	for _, s := range strings.Split(*sizes, ",") {
+		size, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || size < 1 {
+			fatal(fmt.Errorf("bad size %q", s))
+		}
+		b := &bench{ctx: bin, tmp: tmp, size: size, runs: *runs}
+		b.prepare(*commits)
+		for _, r := range b.rows() {
+			if *only != "" && !strings.Contains(r.name, *only) {
+				continue
+			}
+			a, g := b.measure(r)
+			fmt.Printf("%-8d %-10s %10.1f %10.1f %10.1f %10.1f %8.2f %8.2f\n", size, r.name,
+				a.wall, a.cpu, g.wall, g.cpu, a.wall/g.wall, a.cpu/g.cpu)
+		}
+		if !*keep {
+			_ = os.RemoveAll(b.dir)
+			_ = os.RemoveAll(b.gitDir)
+			_ = os.RemoveAll(b.wt)
+		}
+	}
+	fmt.Printf("\nload average at end: %s\n", loadavg())
+}
+
+func fatal(err error) {
+	fmt.Fprintln(os.Stderr, "compare:", err)
+	os.Exit(1)
+}
+
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+// hermetic makes git ignore the user's and the system's configuration and gives it a fixed identity.
+func hermetic(tmp string) {
+	home := filepath.Join(tmp, "home")
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		fatal(err)
+	}
+	for k, v := range map[string]string{
+		"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config"), "GIT_CONFIG_NOSYSTEM": "1",
+		"GIT_AUTHOR_NAME": "Bench", "GIT_AUTHOR_EMAIL": "bench@example.com",
+		"GIT_COMMITTER_NAME": "Bench", "GIT_COMMITTER_EMAIL": "bench@example.com",
+	} {
+		_ = os.Setenv(k, v)
+	}
+	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "CTX_AGENT", "CTX_SESSION"} {
+		_ = os.Unsetenv(k)
+	}
+}
+
+type bench struct {
+	ctx, tmp string
+	size     int
+	runs     int
+	dir      string // the repository ctx works in
+	gitDir   string // a copy of it for the C git writes
+	wt       string // a work tree of the context branch, for git status
+	n        int    // writes made so far (distinct keys per write)
+}
+
+// run runs a command in dir and fails the benchmark when it fails.
+func run(dir string, stdin io.Reader, name string, args ...string) string {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	cmd.Stdin = stdin
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		fatal(fmt.Errorf("%s %s in %s: %v: %s", name, strings.Join(args, " "), dir, err, errb.String()))
+	}
+	return strings.TrimSpace(out.String())
+}
+
+func entry(text string) string {
+	return "---\nauthor: Bench <bench@example.com>\nagent: cli\nupdated_at: \"2026-01-01T00:00:00Z\"\n" +
+		"provenance: owner_instruction\nscope: public\n---\n" + text
+}
+
+// prepare makes the store: ctx init, then with git fast-import one commit adding knowledge/k0..k<size-1>
+// and `commits` commits that each change one entry (ctx's message shape), one untimed ctx write (which
+// fills .context/), git gc, a copy for the C git writes and a work tree of the context branch.
+func (b *bench) prepare(commits int) {
+	b.dir = filepath.Join(b.tmp, fmt.Sprintf("store-%d", b.size))
+	run(b.tmp, nil, "git", "init", "-q", "-b", "main", b.dir)
+	run(b.dir, nil, "git", "commit", "-q", "--allow-empty", "-m", "initial commit")
+	run(b.dir, nil, b.ctx, "init", "--no-hooks")
+
+	var fi bytes.Buffer
+	w := bufio.NewWriter(&fi)
+	when := int64(1767225600)
+	fmt.Fprintf(w, "commit refs/heads/ctx\ncommitter Bench <bench@example.com> %d +0000\n", when)
+	msg := fmt.Sprintf("prefill %d entries\n", b.size)
+	fmt.Fprintf(w, "data %d\n%s\nfrom %s\n", len(msg), msg, run(b.dir, nil, "git", "rev-parse", "refs/heads/ctx"))
+	for i := 0; i < b.size; i++ {
+		e := entry(fmt.Sprintf("entry %d", i))
+		fmt.Fprintf(w, "M 100644 inline knowledge/k%d.md\ndata %d\n%s\n", i, len(e), e)
+	}
+	for c := 0; c < commits; c++ {
+		k := c % b.size
+		when++
+		msg := fmt.Sprintf("ctx: set knowledge k%d\n\nCtx-Op: knowledge.set\nCtx-Key: k%d\nCtx-Agent: cli\n", k, k)
+		fmt.Fprintf(w, "commit refs/heads/ctx\ncommitter Bench <bench@example.com> %d +0000\n", when)
+		fmt.Fprintf(w, "data %d\n%s\n", len(msg), msg)
+		e := entry(fmt.Sprintf("entry %d revision %d", k, c))
+		fmt.Fprintf(w, "M 100644 inline knowledge/k%d.md\ndata %d\n%s\n", k, len(e), e)
+	}
+	if err := w.Flush(); err != nil {
+		fatal(err)
+	}
+	run(b.dir, &fi, "git", "fast-import", "--quiet")
+	run(b.dir, nil, b.ctx, "knowledge", "set", "warmup", "warm up")
+	run(b.dir, nil, "git", "gc", "-q")
+
+	b.gitDir = b.dir + "-git"
+	run(b.tmp, nil, "cp", "-a", b.dir, b.gitDir)
+	b.wt = b.dir + "-wt"
+	run(b.dir, nil, "git", "worktree", "add", "-q", "--detach", b.wt, "refs/heads/ctx")
+	run(b.wt, nil, "git", "status", "--porcelain")
+}
+
+type row struct {
+	name     string
+	ctx, git func() (wall, cpu time.Duration)
+}
+
+type result struct{ wall, cpu float64 } // milliseconds
+
+// proc runs one process in dir and returns its wall and CPU time; a failure stops the benchmark.
+func proc(dir string, stdin string, name string, args ...string) (time.Duration, time.Duration) {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(stdin)
+	var errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = io.Discard, &errb
+	t0 := time.Now()
+	if err := cmd.Run(); err != nil {
+		fatal(fmt.Errorf("%s %s: %v: %s", name, strings.Join(args, " "), err, errb.String()))
+	}
+	wall := time.Since(t0)
+	return wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+}
+
+const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",` +
+	`"capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}` + "\n"
+
+// mcpInit starts `ctx mcp serve`, sends initialize and times until the answer's line arrives; then it
+// closes the server's input and waits for it to exit (not timed).
+func (b *bench) mcpInit() (time.Duration, time.Duration) {
+	cmd := exec.Command(b.ctx, "mcp", "serve")
+	cmd.Dir = b.dir
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		fatal(err)
+	}
+	cmd.Stderr = io.Discard
+	t0 := time.Now()
+	if err := cmd.Start(); err != nil {
+		fatal(err)
+	}
+	if _, err := io.WriteString(in, initialize); err != nil {
+		fatal(err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	wall := time.Since(t0)
+	if err != nil || !strings.Contains(line, `"id":1`) || !strings.Contains(line, `"result"`) {
+		fatal(fmt.Errorf("mcp initialize: %q: %v", line, err))
+	}
+	_ = in.Close()
+	_ = cmd.Wait()
+	return wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+}
+
+// gitWrite is the C git plumbing equivalent of one ctx write: read the tip, write the blob, load the tip
+// into a temporary index, add the entry, write the tree (only the changed path is rewritten), write the
+// commit with ctx's message shape and move the ref with compare-and-swap.
+func (b *bench) gitWrite(key, text string) (time.Duration, time.Duration) {
+	idx := filepath.Join(b.tmp, "cgit.index")
+	env := append(os.Environ(), "GIT_INDEX_FILE="+idx)
+	var cpu time.Duration
+	step := func(stdin string, args ...string) string {
+		cmd := exec.Command("git", args...)
+		cmd.Dir, cmd.Env, cmd.Stdin = b.gitDir, env, strings.NewReader(stdin)
+		out, err := cmd.Output()
+		if err != nil {
+			fatal(fmt.Errorf("git %s: %v", strings.Join(args, " "), err))
+		}
+		cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+		return strings.TrimSpace(string(out))
+	}
+	t0 := time.Now()
+	tip := step("", "rev-parse", "refs/heads/ctx")
+	blob := step(entry(text), "hash-object", "-w", "--stdin")
+	step("", "read-tree", tip)
+	step("", "update-index", "--add", "--cacheinfo", "100644,"+blob+",knowledge/"+key+".md")
+	tree := step("", "write-tree")
+	msg := fmt.Sprintf("ctx: set knowledge %s\n\nCtx-Op: knowledge.set\nCtx-Key: %s\nCtx-Agent: cli\n", key, key)
+	commit := step("", "commit-tree", "-p", tip, "-m", msg, tree)
+	step("", "update-ref", "-m", "ctx: set knowledge "+key, "refs/heads/ctx", commit, tip)
+	return time.Since(t0), cpu
+}
+
+func (b *bench) rows() []row {
+	key := fmt.Sprintf("k%d", b.size/2)
+	return []row{
+		{"get",
+			func() (time.Duration, time.Duration) { return proc(b.dir, "", b.ctx, "knowledge", "get", key) },
+			func() (time.Duration, time.Duration) {
+				return proc(b.dir, "", "git", "show", "ctx:knowledge/"+key+".md")
+			}},
+		{"set",
+			func() (time.Duration, time.Duration) {
+				b.n++
+				return proc(b.dir, "", b.ctx, "knowledge", "set", fmt.Sprintf("k%d", b.n%b.size), fmt.Sprintf("text %d", b.n))
+			},
+			func() (time.Duration, time.Duration) {
+				return b.gitWrite(fmt.Sprintf("k%d", b.n%b.size), fmt.Sprintf("text %d", b.n))
+			}},
+		{"status",
+			func() (time.Duration, time.Duration) { return proc(b.dir, "", b.ctx, "status") },
+			func() (time.Duration, time.Duration) { return proc(b.wt, "", "git", "status", "--porcelain") }},
+		{"log-n20",
+			func() (time.Duration, time.Duration) { return proc(b.dir, "", b.ctx, "log", "-n", "20") },
+			func() (time.Duration, time.Duration) { return proc(b.dir, "", "git", "log", "-n", "20", "ctx") }},
+		{"mcp-init",
+			b.mcpInit,
+			func() (time.Duration, time.Duration) { return proc(b.dir, "", "git", "rev-parse", "HEAD") }},
+	}
+}
+
+// measure runs two warm-up runs of each side, then b.runs alternating pairs, and returns the medians.
+func (b *bench) measure(r row) (ctx, git result) {
+	for i := 0; i < 2; i++ {
+		r.ctx()
+		r.git()
+	}
+	var cw, cc, gw, gc []float64
+	for i := 0; i < b.runs; i++ {
+		w, c := r.ctx()
+		cw, cc = append(cw, ms(w)), append(cc, ms(c))
+		w, c = r.git()
+		gw, gc = append(gw, ms(w)), append(gc, ms(c))
+	}
+	return result{median(cw), median(cc)}, result{median(gw), median(gc)}
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}

@@ -1,0 +1,103 @@
+package gitstore_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/ctx-dev/ctx/gitstore"
+	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
+)
+
+// A read of one path must not decode the big folder it goes through: it scans that tree's raw bytes.
+func TestReadFileDoesNotDecodeFolder(t *testing.T) {
+	dir := gitstoretest.NewRepo(t)
+	w := open(t, dir)
+	var ch []gitstore.Change
+	for i := 0; i < 500; i++ {
+		ch = append(ch, put(fmt.Sprintf("knowledge/k%d.md", i), fmt.Sprintf("entry %d", i)))
+	}
+	ch = append(ch, put("manifest.json", "{}"))
+	root := edit(t, w, gitstore.ZeroHash, ch...)
+	commitTree(t, w, root)
+
+	r := open(t, dir) // a fresh Repo: nothing decoded yet
+	folder, err := r.PathHash(bg, root, "knowledge")
+	if err != nil || folder.IsZero() {
+		t.Fatalf("PathHash(knowledge) = %v, %v", folder, err)
+	}
+	got, err := r.ReadFile(bg, root, "knowledge/k321.md")
+	if err != nil || string(got) != "entry 321" {
+		t.Fatalf("ReadFile = %q, %v; want %q", got, err, "entry 321")
+	}
+	if r.TreeDecoded(folder) || r.TreeDecoded(root) {
+		t.Errorf("ReadFile of one path decoded a whole tree (folder %v, root %v)", r.TreeDecoded(folder), r.TreeDecoded(root))
+	}
+	if _, err := r.ReadFile(bg, root, "knowledge/nope.md"); !errors.Is(err, gitstore.ErrNotFound) {
+		t.Errorf("ReadFile of a missing entry: %v, want ErrNotFound", err)
+	}
+	if _, err := r.ReadFile(bg, root, "manifest.json/x"); !errors.Is(err, gitstore.ErrNotFound) {
+		t.Errorf("ReadFile through a file: %v, want ErrNotFound", err)
+	}
+	// Once decoded (List), the same lookups answer from the decoded tree alike.
+	if _, err := r.List(bg, root, "knowledge"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := r.ReadFile(bg, root, "knowledge/k7.md"); err != nil || string(got) != "entry 7" {
+		t.Errorf("ReadFile after List = %q, %v", got, err)
+	}
+}
+
+// scanTree reads every kind of entry C git writes exactly as git ls-tree lists it, and refuses a
+// malformed tree instead of reading past it.
+func TestScanTreeAgainstGit(t *testing.T) {
+	dir := gitstoretest.NewRepo(t)
+	blob := strings.TrimSpace(gitstoretest.Git(t, dir, "hash-object", "-w", "/dev/null"))
+	empty := strings.TrimSpace(gitstoretest.Git(t, dir, "mktree", "--missing"))
+	listing := fmt.Sprintf("100644 blob %[1]s\ta.md\n100755 blob %[1]s\trun.sh\n120000 blob %[1]s\tlink\n"+
+		"160000 commit 1111111111111111111111111111111111111111\tsub\n040000 tree %[2]s\tdir\n100644 blob %[1]s\tdir.md\n100644 blob %[1]s\tcafé.md\n",
+		blob, empty)
+	cmd := exec.Command("git", "mktree", "--missing")
+	cmd.Dir, cmd.Stdin = dir, strings.NewReader(listing)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree := strings.TrimSpace(string(out))
+	c := exec.Command("git", "-C", dir, "cat-file", "tree", tree)
+	var stderr bytes.Buffer
+	c.Stderr = &stderr
+	raw, err := c.Output() // byte for byte
+	if err != nil {
+		t.Fatalf("git cat-file tree %s: %v: %s", tree, err, stderr.String())
+	}
+	for _, line := range strings.Split(strings.Trim(gitstoretest.Git(t, dir, "ls-tree", "-z", tree), "\x00\n"), "\x00") {
+		meta, name, _ := strings.Cut(line, "\t")
+		f := strings.Fields(meta)
+		e, ok, err := gitstore.ScanTree(raw, name)
+		if err != nil || !ok {
+			t.Fatalf("ScanTree(%q) = %v, %v", name, ok, err)
+		}
+		if e.Name != name || e.Hash.String() != f[2] || fmt.Sprintf("%06o", uint32(e.Mode)) != f[0] || e.Dir != (f[1] == "tree") {
+			t.Errorf("ScanTree(%q) = %+v; git ls-tree says %q", name, e, line)
+		}
+	}
+	for _, name := range []string{"b.md", "dir/", "a", "caf"} {
+		if _, ok, err := gitstore.ScanTree(raw, name); ok || err != nil {
+			t.Errorf("ScanTree(%q) = %v, %v; want absent", name, ok, err)
+		}
+	}
+	for _, bad := range [][]byte{
+		raw[:len(raw)-1], // truncated object name
+		append([]byte("10064x a\x00"), raw[9:]...), // not an octal mode
+		raw[:8], // cut inside the first name: no NUL
+		append([]byte(" a.md\x00"), make([]byte, 20)...), // no mode
+	} {
+		if _, _, err := gitstore.ScanTree(bad, "zzz"); err == nil {
+			t.Errorf("ScanTree of a malformed tree %q: no error", bad)
+		}
+	}
+}

@@ -1,0 +1,127 @@
+package store_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ctx-dev/ctx/store"
+	"github.com/ctx-dev/ctx/store/storetest"
+)
+
+// HandEdits trusts the stat data of the checkout record as git trusts its index: a file whose stat data
+// are unchanged is not read; a file changed in place (same size, modification time put back) or one as
+// new as the record is read and compared.
+func TestHandEditsUsesStatData(t *testing.T) {
+	s, dir := storetest.New(t)
+	const n = 40
+	for i := 0; i < n; i++ {
+		if _, err := s.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: fmt.Sprintf("k%02d", i), Content: "v1\n"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.Refresh(bg); err != nil {
+		t.Fatal(err)
+	}
+	record := filepath.Join(dir, ".context", store.RecordFile)
+	// The record is written after the files; make it clearly newer than all of them (as it is when the
+	// clock ticked between the last file and the record).
+	later := time.Now().Add(2 * time.Second)
+	if err := os.Chtimes(record, later, later); err != nil {
+		t.Fatal(err)
+	}
+	var read []string
+	defer store.SetOnCheckoutRead(func(p string) {
+		if p != store.RecordFile {
+			read = append(read, p)
+		}
+	})()
+	edits, err := s.HandEdits(bg)
+	if err != nil || len(edits) != 0 {
+		t.Fatalf("HandEdits = %v, %v; want none", edits, err)
+	}
+	if len(read) != 0 {
+		t.Errorf("HandEdits read %d unchanged files (%v), want none", len(read), read[:min(len(read), 3)])
+	}
+
+	// An edit in place of the same size with the modification time put back: the change time and the
+	// content tell.
+	k := filepath.Join(dir, ".context", "knowledge", "k07.md")
+	fi, err := os.Stat(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(b), "v1\n", "v9\n", 1)
+	if err := os.WriteFile(k, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(k, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	read = nil
+	edits, err = s.HandEdits(bg)
+	if err != nil || len(edits) != 1 || edits[0].Path != "knowledge/k07.md" || edits[0].Change != store.ChangeModified {
+		t.Fatalf("HandEdits = %v, %v; want knowledge/k07.md modified", edits, err)
+	}
+	if !slices.Equal(read, []string{"knowledge/k07.md"}) {
+		t.Errorf("HandEdits read %v, want only the changed file", read)
+	}
+
+	// Racily clean: with a record no newer than the files, every file is read.
+	past := time.Unix(1, 0)
+	if err := os.Chtimes(record, past, past); err != nil {
+		t.Fatal(err)
+	}
+	read = nil
+	if edits, err = s.HandEdits(bg); err != nil || len(edits) != 1 {
+		t.Fatalf("HandEdits = %v, %v", edits, err)
+	}
+	if len(read) < n {
+		t.Errorf("HandEdits read %d files with a record older than them, want all %d", len(read), n)
+	}
+}
+
+// ctx status parses the checkout record at most once, however many of its steps read it (the refresh, the
+// hand-edit scan, the comparison with the tips).
+func TestStatusParsesRecordOnce(t *testing.T) {
+	s, dir := storetest.New(t)
+	for i := 0; i < 3; i++ {
+		if _, err := s.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: fmt.Sprintf("k%d", i), Content: "v1\n"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s = storetest.Open(t, dir, store.Actor{}) // as a new process
+	before := store.RecordsParsed()
+	st, err := s.Status(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := store.RecordsParsed() - before; n > 1 {
+		t.Errorf("ctx status parsed the checkout record %d times, want at most once", n)
+	}
+	if st.CheckoutBehind || len(st.HandEdits) != 0 || st.Counts["knowledge"] != 3 {
+		t.Errorf("status = behind %v, hand edits %v, counts %v", st.CheckoutBehind, st.HandEdits, st.Counts)
+	}
+	// A record changed by another process is parsed again.
+	if err := os.WriteFile(filepath.Join(dir, ".context", "knowledge", "k1.md"), []byte("by hand\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	other := storetest.Open(t, dir, store.Actor{})
+	if _, err := other.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "k2", Content: "v2\n"}); err != nil {
+		t.Fatal(err)
+	}
+	if st, err = s.Status(bg); err != nil {
+		t.Fatal(err)
+	}
+	if st.CheckoutBehind || len(st.HandEdits) != 1 || st.HandEdits[0].Path != "knowledge/k1.md" {
+		t.Errorf("after another process wrote: behind %v, hand edits %v", st.CheckoutBehind, st.HandEdits)
+	}
+}
