@@ -4,6 +4,7 @@ package textproc
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -98,10 +99,20 @@ func IsGitCommit(cmd string) bool { return gitCommitRe.MatchString(cmd) }
 
 // CommitReceipts returns the abbreviated commit ids of `git commit` receipts in output, lines like
 // "[main abc1234] subject" or "[main (root-commit) abc1234] subject".
+// Output that a tool printed as a JSON string (a Codex exec cell's JSON.stringify) has its newlines
+// escaped as "\n": those are read as line breaks too.
 func CommitReceipts(output string) []string {
 	var out []string
-	for _, m := range receiptRe.FindAllStringSubmatch(output, 8) {
-		out = append(out, m[1])
+	add := func(s string) {
+		for _, m := range receiptRe.FindAllStringSubmatch(s, 8) {
+			if !slices.Contains(out, m[1]) {
+				out = append(out, m[1])
+			}
+		}
+	}
+	add(output)
+	if strings.Contains(output, `\n`) {
+		add(strings.ReplaceAll(output, `\n`, "\n"))
 	}
 	return out
 }

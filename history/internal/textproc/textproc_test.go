@@ -23,6 +23,10 @@ func TestCommitReceiptsAndCommands(t *testing.T) {
 	if got := CommitReceipts(out); !reflect.DeepEqual(got, []string{"abc1234", "0123456789abcdef"}) {
 		t.Errorf("receipts %v", got)
 	}
+	// A JSON-stringified exec result escapes its newlines.
+	if got := CommitReceipts(`{"output": "done\n[main 89abcde] fixture\n"}`); !reflect.DeepEqual(got, []string{"89abcde"}) {
+		t.Errorf("escaped receipts %v", got)
+	}
 	if CommitReceipts("see [note 1234567] in text") != nil {
 		// not at line start
 		t.Errorf("receipt inside a line")
