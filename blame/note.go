@@ -1,10 +1,13 @@
 package blame
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/ctx-dev/ctx/gitstore"
 )
 
 // AgentEnv is an environment variable through which a coding agent tells the commands it runs which
@@ -98,4 +101,35 @@ func ParseNote(text string) []NoteRecord {
 	}
 	flush()
 	return out
+}
+
+// RecordNote notes on the commit HEAD names, in the repository containing dir, the agent session that
+// the environment (getenv) names, at time now: `git notes --ref=refs/notes/ctx append`, so a note that
+// already records other sessions keeps them. It does nothing (false) when no agent session is active or
+// the note already names this session. The commit itself is never changed.
+func RecordNote(ctx context.Context, dir string, getenv func(string) string, now time.Time) (bool, error) {
+	rec, ok := SessionFromEnv(getenv)
+	if !ok {
+		return false, nil
+	}
+	rec.At = now
+	head, err := gitstore.Git(ctx, dir, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+	if err != nil || head == "" {
+		return false, fmt.Errorf("note the agent session: no commit at HEAD")
+	}
+	if list, err := gitstore.Git(ctx, dir, "notes", "--ref="+NotesRef, "list", head); err == nil && list != "" {
+		old, err := gitstore.Git(ctx, dir, "notes", "--ref="+NotesRef, "show", head)
+		if err != nil {
+			return false, fmt.Errorf("note the agent session: %w", err)
+		}
+		for _, r := range ParseNote(old) {
+			if r.Agent == rec.Agent && r.Session == rec.Session {
+				return false, nil
+			}
+		}
+	}
+	if _, err := gitstore.Git(ctx, dir, "notes", "--ref="+NotesRef, "append", "-m", NoteText(rec), head); err != nil {
+		return false, fmt.Errorf("note the agent session: %w", err)
+	}
+	return true, nil
 }

@@ -34,12 +34,9 @@ func TestBlameCLI(t *testing.T) {
 	gitstoretest.Git(t, dir, "add", "hello.py")
 	gitstoretest.Git(t, dir, "commit", "-q", "-m", "Add hello function")
 	oid := gitstoretest.Git(t, dir, "rev-parse", "HEAD")
-	f, err := os.OpenFile(filepath.Join(dir, "hello.py"), os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "hello.py"), []byte("def hello():\n    return 'Hello, World!'\n# a person's line\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	f.WriteString("# a person's line\n")
-	f.Close()
 	gitstoretest.Git(t, dir, "commit", "-q", "-am", "by hand")
 
 	raw, err := os.ReadFile(filepath.Join(corpus, "claude-code/claude-code-transcripts/sample_session.jsonl"))

@@ -111,6 +111,7 @@ func TestOptions(t *testing.T) {
 		{[]string{"resolve", "knowledge/a.md", "--theirs"}, resolveOptions{Target: "knowledge/a.md", Choice: "theirs"}},
 		{[]string{"resolve", "c1", "-f", "-"}, resolveOptions{Target: "c1", Choice: "file", File: "-"}},
 		{[]string{"hooks", "install", "--json"}, hooksOptions{Verb: "install", JSON: true}},
+		{[]string{"hooks", "install", "--blame"}, hooksOptions{Verb: "install", Blame: true}},
 		{[]string{"hooks", "uninstall"}, hooksOptions{Verb: "uninstall"}},
 		{[]string{"hooks", "run", "post-checkout", "a", "b", "1"}, hooksRunOptions{Hook: hooks.Hook("post-checkout"), Args: []string{"a", "b", "1"}}},
 		{[]string{"doctor", "--fix"}, doctorOptions{Fix: true}},
