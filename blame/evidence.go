@@ -119,7 +119,15 @@ func (b *Blamer) edits(ctx context.Context, at time.Time, added map[string][]str
 		if err != nil {
 			return nil, err
 		}
-		b.cwds = append([]string{}, cwds...)
+		// Only working directories inside this repository can record its files by a relative path.
+		b.cwds = []string{}
+		for _, c := range cwds {
+			if filepath.IsAbs(c) {
+				if rc := realPath(c); within(rc, b.top) {
+					b.cwds = append(b.cwds, rc)
+				}
+			}
+		}
 	}
 	var out []Evidence
 	for path, lines := range added {
@@ -129,9 +137,8 @@ func (b *Blamer) edits(ctx context.Context, at time.Time, added map[string][]str
 		}
 		abs := filepath.Join(b.top, filepath.FromSlash(path))
 		cands := []string{abs}
-		for _, c := range b.cwds {
-			rc := realPath(c)
-			if rel, err := filepath.Rel(rc, abs); err == nil && within(rc, b.top) && !strings.HasPrefix(rel, "..") {
+		for _, rc := range b.cwds {
+			if rel, err := filepath.Rel(rc, abs); err == nil && !strings.HasPrefix(rel, "..") {
 				if !containsStr(cands, rel) {
 					cands = append(cands, rel, "./"+rel)
 				}
