@@ -135,12 +135,12 @@ type CommitResult struct {
 
 // Blamer answers blame questions for one repository.
 type Blamer struct {
-	ix       *history.Index // may be nil: notes only
-	top      string         // the repository's top level (symlinks resolved)
-	common   string         // its git common dir (absolute)
-	cwdRepos map[string]string
-	cwds     []string
-	notes    map[string]bool // commits with a note on NotesRef; nil until loaded
+	ix        *history.Index  // may be nil: notes only
+	top       string          // the repository's top level (symlinks resolved)
+	worktrees []string        // the top levels of the repository's worktrees; nil until loaded
+	cwdRepos  map[string]bool // session working directory → inside one of the worktrees
+	cwds      []string        // sessions' working directories inside this worktree; nil until loaded
+	notes     map[string]bool // commits with a note on NotesRef; nil until loaded
 }
 
 // ErrUsage marks a bad request (a path outside the repository, a bad line range, an unknown commit).
@@ -155,12 +155,7 @@ func New(ctx context.Context, dir string, ix *history.Index) (*Blamer, error) {
 	if top == "" {
 		return nil, fmt.Errorf("blame: %w: a bare repository has no files to blame", ErrUsage)
 	}
-	common, err := gitstore.Git(ctx, dir, "rev-parse", "--path-format=absolute", "--git-common-dir")
-	if err != nil {
-		return nil, fmt.Errorf("blame: %w", err)
-	}
-	b := &Blamer{ix: ix, top: realPath(top), common: realPath(common), cwdRepos: map[string]string{}}
-	return b, nil
+	return &Blamer{ix: ix, top: realPath(top), cwdRepos: map[string]bool{}}, nil
 }
 
 func realPath(p string) string {

@@ -334,3 +334,18 @@ func TestSessionFromEnv(t *testing.T) {
 		t.Errorf("round trip: %+v", got)
 	}
 }
+
+// A session that worked in a linked worktree of this repository proves the commit; blame runs no git in
+// the transcript's directories (a cwd that does not exist is just not this repository).
+func TestReceiptFromLinkedWorktree(t *testing.T) {
+	f := newFixture(t)
+	wt := filepath.Join(t.TempDir(), "linked")
+	gitstoretest.Git(t, f.repo, "worktree", "add", "-q", wt, "HEAD")
+	f.claudeSession(t, "in-worktree", filepath.Join(wt, "sub"), short(f.hello))
+	f.claudeSession(t, "gone", "/nonexistent/checkout", short(f.hello))
+	f.importAll(t)
+	cr, err := f.blamer(t, f.ix).Commit(context.Background(), f.hello)
+	if err != nil || cr.Outcome != Proven || len(cr.Sessions) != 1 || cr.Sessions[0] != history.SessionID(history.ClaudeCode, "in-worktree") {
+		t.Fatalf("linked worktree: %+v %v", cr, err)
+	}
+}

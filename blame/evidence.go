@@ -9,7 +9,6 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/ctx-dev/ctx/gitstore"
 	"github.com/ctx-dev/ctx/history"
 )
 
@@ -47,22 +46,36 @@ func (b *Blamer) note(ctx context.Context, oid string) ([]Evidence, error) {
 	return out, nil
 }
 
-// repoOf returns the git common dir of the repository containing dir, "" when there is none (cached).
-func (b *Blamer) repoOf(ctx context.Context, dir string) string {
+// inRepo reports whether dir (a session's working directory, from a transcript) is inside one of this
+// repository's worktrees. No git runs in dir: a transcript names it, and a repository there is not ours
+// to run git in.
+func (b *Blamer) inRepo(ctx context.Context, dir string) bool {
 	if dir == "" || !filepath.IsAbs(dir) {
-		return ""
+		return false
 	}
-	if c, ok := b.cwdRepos[dir]; ok {
-		return c
+	if b.worktrees == nil {
+		b.worktrees = []string{b.top}
+		if out, err := b.git(ctx, "worktree", "list", "--porcelain"); err == nil {
+			for line := range strings.SplitSeq(out, "\n") {
+				if p, ok := strings.CutPrefix(line, "worktree "); ok && filepath.IsAbs(p) {
+					b.worktrees = append(b.worktrees, realPath(p))
+				}
+			}
+		}
 	}
-	c, err := gitstore.Git(ctx, dir, "rev-parse", "--path-format=absolute", "--git-common-dir")
-	if err != nil {
-		c = ""
-	} else {
-		c = realPath(c)
+	if v, ok := b.cwdRepos[dir]; ok {
+		return v
 	}
-	b.cwdRepos[dir] = c
-	return c
+	rd := realPath(dir)
+	in := false
+	for _, w := range b.worktrees {
+		if within(rd, w) {
+			in = true
+			break
+		}
+	}
+	b.cwdRepos[dir] = in
+	return in
 }
 
 // receipts are the transcripts' commit receipts of oid that resolve to oid in this repository: the
@@ -77,7 +90,7 @@ func (b *Blamer) receipts(ctx context.Context, oid string) ([]Evidence, error) {
 		if !isHex(r.Short) || (r.Event.Tool != nil && r.Event.Tool.ExitCode != nil && *r.Event.Tool.ExitCode != 0) {
 			continue
 		}
-		if b.repoOf(ctx, r.Session.CWD) != b.common {
+		if !b.inRepo(ctx, r.Session.CWD) {
 			continue
 		}
 		full, err := b.git(ctx, "rev-parse", "--verify", "--quiet", "--end-of-options", r.Short+"^{commit}")
