@@ -349,3 +349,20 @@ func TestReceiptFromLinkedWorktree(t *testing.T) {
 		t.Fatalf("linked worktree: %+v %v", cr, err)
 	}
 }
+
+// A cherry-pick's receipt ("[main abc1234] subject" printed by `git cherry-pick`) proves the new commit.
+func TestCherryPickReceipt(t *testing.T) {
+	f := newFixture(t)
+	f.claudeSession(t, "picker", f.repo, short(f.hello))
+	p := filepath.Join(f.roots, "claude", "proj", "picker.jsonl")
+	text, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, p, strings.ReplaceAll(string(text), "git add . && git commit -m 'Add hello function'", "git cherry-pick feature"))
+	f.importAll(t)
+	cr, err := f.blamer(t, f.ix).Commit(context.Background(), f.hello)
+	if err != nil || cr.Outcome != Proven || cr.Evidence[0].Kind != KindReceipt {
+		t.Fatalf("cherry-pick: %+v %v", cr, err)
+	}
+}

@@ -89,12 +89,13 @@ func camelParts(w string) []string {
 }
 
 var (
-	gitCommitRe = regexp.MustCompile(`(?:^|[\s;&|(]|\x60|")git(?:\s+-[cC]\s+\S+)*\s+commit(?:\s|$|")`)
+	gitCommitRe = regexp.MustCompile(`(?:^|[\s;&|(]|\x60|")git(?:\s+-[cC]\s+\S+)*\s+(?:commit|cherry-pick|revert)(?:\s|$|")`)
 	receiptRe   = regexp.MustCompile(`(?m)^\[[^\]\n]*?([0-9a-f]{7,40})\] `)
 	exitRe      = regexp.MustCompile(`(?m)(?:^Process exited with code|^Exit Code:|^exit_code:|\bexit=)\s*(-?\d+)`)
 )
 
-// IsGitCommit reports whether a shell command line runs `git commit` (also inside compound lines).
+// IsGitCommit reports whether a shell command line runs `git commit`, `git cherry-pick` or `git revert`
+// (also inside compound lines): the commands whose output prints a "[branch abc1234] subject" receipt.
 func IsGitCommit(cmd string) bool { return gitCommitRe.MatchString(cmd) }
 
 // CommitReceipts returns the abbreviated commit ids of `git commit` receipts in output, lines like

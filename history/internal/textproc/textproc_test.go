@@ -34,6 +34,9 @@ func TestCommitReceiptsAndCommands(t *testing.T) {
 	for cmd, want := range map[string]bool{
 		"git add . && git commit -m 'x'": true,
 		"git -C /r commit -am x":         true,
+		"git commit --amend --no-edit":   true,
+		"git cherry-pick 1a2b3c4":        true,
+		"git revert --no-edit HEAD":      true,
 		"echo git commitment":            false,
 		"git status":                     false,
 	} {
