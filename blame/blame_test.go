@@ -272,6 +272,14 @@ func TestCodexReceipt(t *testing.T) {
 		cr.Evidence[0].NativeSessionID != "019fb000-0000-7000-8000-00000000c001" {
 		t.Fatalf("codex: %+v %v", cr, err)
 	}
+	// Both receipts: the one a `wait` on the still-running exec cell printed, and the JSON-stringified one.
+	tools := map[string]bool{}
+	for _, e := range cr.Evidence {
+		tools[e.Tool] = true
+	}
+	if len(cr.Evidence) != 2 || !tools["wait"] || !tools["exec"] {
+		t.Errorf("codex evidence: %+v", cr.Evidence)
+	}
 }
 
 // A note on refs/notes/ctx proves a commit without any transcript.

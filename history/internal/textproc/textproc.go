@@ -91,6 +91,7 @@ func camelParts(w string) []string {
 var (
 	gitCommitRe = regexp.MustCompile(`(?:^|[\s;&|(]|\x60|")git(?:\s+-[cC]\s+\S+)*\s+(?:commit|cherry-pick|revert)(?:\s|$|")`)
 	receiptRe   = regexp.MustCompile(`(?m)^\[[^\]\n]*?([0-9a-f]{7,40})\] `)
+	cellRe      = regexp.MustCompile(`(?m)^Script running with cell ID ([A-Za-z0-9_.:-]{1,128})\s*$`)
 	exitRe      = regexp.MustCompile(`(?m)(?:^Process exited with code|^Exit Code:|^exit_code:|\bexit=)\s*(-?\d+)`)
 )
 
@@ -116,6 +117,15 @@ func CommitReceipts(output string) []string {
 		add(strings.ReplaceAll(output, `\n`, "\n"))
 	}
 	return out
+}
+
+// RunningCell returns the cell id of a Codex exec cell still running ("Script running with cell ID X"),
+// whose output a later `wait` call prints; "" otherwise.
+func RunningCell(output string) string {
+	if m := cellRe.FindStringSubmatch(output); m != nil {
+		return m[1]
+	}
+	return ""
 }
 
 // ExitCode returns the exit code stated in tool output ("Process exited with code N", "Exit Code: N").

@@ -27,6 +27,9 @@ func TestCommitReceiptsAndCommands(t *testing.T) {
 	if got := CommitReceipts(`{"output": "done\n[main 89abcde] fixture\n"}`); !reflect.DeepEqual(got, []string{"89abcde"}) {
 		t.Errorf("escaped receipts %v", got)
 	}
+	if RunningCell("Script running with cell ID cell-7\n") != "cell-7" || RunningCell("Script completed\n") != "" {
+		t.Errorf("running cell")
+	}
 	if CommitReceipts("see [note 1234567] in text") != nil {
 		// not at line start
 		t.Errorf("receipt inside a line")
