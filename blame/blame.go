@@ -345,6 +345,18 @@ func (b *Blamer) attribute(ctx context.Context, oid string, at time.Time, added 
 			a.Outcome = Conflicting
 		}
 		a.Evidence = limitEvidence(proofs)
+		// The proving sessions' own matching edits, as context: the hunk that wrote the lines.
+		if b.ix != nil && len(a.Evidence) < maxExcerpts {
+			edits, err := b.edits(ctx, at, added)
+			if err != nil {
+				return a, err
+			}
+			for _, e := range edits {
+				if len(a.Evidence) < maxExcerpts && containsStr(keys, sessionKey(e)) {
+					a.Evidence = append(a.Evidence, e)
+				}
+			}
+		}
 		return a, nil
 	}
 	if b.ix == nil {

@@ -169,8 +169,12 @@ func TestFileProvenByReceipt(t *testing.T) {
 		t.Errorf("ranges %+v", res.Ranges)
 	}
 	a := res.Commits[0]
-	if a.Commit != f.hello || len(a.Sessions) != 1 || a.Sessions[0] != sid || len(a.Evidence) != 1 {
+	if a.Commit != f.hello || len(a.Sessions) != 1 || a.Sessions[0] != sid || len(a.Evidence) != 2 {
 		t.Fatalf("attribution %+v", a)
+	}
+	// The receipt proves; the session's own Write that added the lines is cited as context.
+	if c := a.Evidence[1]; c.Kind != KindEdit || c.Tool != "Write" || !strings.Contains(c.Excerpt, "return 'Hello, World!'") {
+		t.Errorf("context evidence %+v", c)
 	}
 	e := a.Evidence[0]
 	if e.Kind != KindReceipt || e.EventID != ev || e.Tool != "Bash" || e.NativeSessionID != "test-session-id" ||
@@ -254,7 +258,8 @@ func TestConflictingAndForeignReceipts(t *testing.T) {
 	f.claudeSession(t, "two", f.repo, short(f.hello))
 	f.importAll(t)
 	cr, err = f.blamer(t, f.ix).Commit(context.Background(), f.hello)
-	if err != nil || cr.Outcome != Conflicting || len(cr.Sessions) != 2 || len(cr.Evidence) != 2 {
+	if err != nil || cr.Outcome != Conflicting || len(cr.Sessions) != 2 || len(cr.Evidence) != 3 ||
+		cr.Evidence[0].Kind != KindReceipt || cr.Evidence[1].Kind != KindReceipt {
 		t.Fatalf("two receipts: %+v %v", cr, err)
 	}
 }
