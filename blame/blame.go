@@ -200,7 +200,7 @@ func (b *Blamer) File(ctx context.Context, path string, start, end int) (FileRes
 	if _, err := b.git(ctx, "cat-file", "-e", "HEAD:"+path); err != nil {
 		return res, fmt.Errorf("%w: %s is not in the commit HEAD", ErrUsage, path)
 	}
-	status, err := b.git(ctx, "status", "--porcelain", "--untracked-files=no", "--", ":(literal)"+path)
+	status, err := b.git(ctx, "--no-optional-locks", "status", "--porcelain", "--untracked-files=no", "--", ":(literal)"+path)
 	if err != nil {
 		return res, fmt.Errorf("blame %s: %w", path, err)
 	}

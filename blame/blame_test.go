@@ -379,3 +379,24 @@ func TestCherryPickReceipt(t *testing.T) {
 		t.Fatalf("cherry-pick: %+v %v", cr, err)
 	}
 }
+
+// Blame leaves the user's side as it was: HEAD, the index file's bytes (git status would refresh stale
+// stat data in it without --no-optional-locks) and the status.
+func TestUserSideUntouched(t *testing.T) {
+	f := newFixture(t)
+	future := time.Now().Add(time.Hour)
+	for _, p := range []string{"README.md", "hello.py"} {
+		if err := os.Chtimes(filepath.Join(f.repo, p), future, future); err != nil {
+			t.Fatal(err)
+		}
+	}
+	snap := gitstoretest.Take(t, f.repo)
+	b := f.blamer(t, f.ix)
+	if _, err := b.File(context.Background(), "hello.py", 1, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Commit(context.Background(), "HEAD"); err != nil {
+		t.Fatal(err)
+	}
+	snap.Same(t, f.repo)
+}
