@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ctx-dev/ctx/gitstore"
@@ -197,19 +198,41 @@ func (b *Blamer) File(ctx context.Context, path string, start, end int) (FileRes
 		return res, fmt.Errorf("%w: the repository has no commit yet", ErrUsage)
 	}
 	res.Head = head
-	if _, err := b.git(ctx, "cat-file", "-e", "HEAD:"+path); err != nil {
-		return res, fmt.Errorf("%w: %s is not in the commit HEAD", ErrUsage, path)
-	}
-	status, err := b.git(ctx, "--no-optional-locks", "status", "--porcelain", "--untracked-files=no", "--", ":(literal)"+path)
-	if err != nil {
-		return res, fmt.Errorf("blame %s: %w", path, err)
-	}
-	res.WorktreeDiffers = status != ""
 	lr := fmt.Sprintf("%d,", start)
 	if end > 0 {
 		lr += fmt.Sprint(end)
 	}
-	out, err := b.git(ctx, "blame", "--porcelain", "-L", lr, "HEAD", "--", path)
+	// The checks, the status and the notes list run while git blames (each its own git process).
+	var (
+		wg                          sync.WaitGroup
+		inHead, statusErr, notesErr error
+		status                      string
+	)
+	wg.Add(3)
+	go func() {
+		defer wg.Done()
+		_, inHead = b.git(ctx, "cat-file", "-e", head+":"+path)
+	}()
+	go func() {
+		defer wg.Done()
+		status, statusErr = b.git(ctx, "--no-optional-locks", "status", "--porcelain", "--untracked-files=no", "--", ":(literal)"+path)
+	}()
+	go func() {
+		defer wg.Done()
+		notesErr = b.loadNotes(ctx)
+	}()
+	out, err := b.git(ctx, "blame", "--porcelain", "-L", lr, head, "--", path)
+	wg.Wait()
+	if inHead != nil {
+		return res, fmt.Errorf("%w: %s is not in the commit HEAD", ErrUsage, path)
+	}
+	if statusErr != nil {
+		return res, fmt.Errorf("blame %s: %w", path, statusErr)
+	}
+	if notesErr != nil {
+		return res, notesErr
+	}
+	res.WorktreeDiffers = status != ""
 	if err != nil {
 		if strings.Contains(err.Error(), "has only") {
 			return res, fmt.Errorf("%w: %s: %v", ErrUsage, path, err)

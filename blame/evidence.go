@@ -14,17 +14,8 @@ import (
 
 // note reads the note ctx's post-commit hook left on oid: one piece of evidence per recorded session.
 func (b *Blamer) note(ctx context.Context, oid string) ([]Evidence, error) {
-	if b.notes == nil {
-		b.notes = map[string]bool{}
-		out, err := b.git(ctx, "notes", "--ref="+NotesRef, "list")
-		if err != nil {
-			return nil, fmt.Errorf("blame: read %s: %w", NotesRef, err)
-		}
-		for line := range strings.SplitSeq(out, "\n") {
-			if f := strings.Fields(line); len(f) == 2 {
-				b.notes[f[1]] = true
-			}
-		}
+	if err := b.loadNotes(ctx); err != nil {
+		return nil, err
 	}
 	if !b.notes[oid] {
 		return nil, nil
@@ -44,6 +35,25 @@ func (b *Blamer) note(ctx context.Context, oid string) ([]Evidence, error) {
 		out = append(out, e)
 	}
 	return out, nil
+}
+
+// loadNotes lists the commits that have a note on NotesRef, once.
+func (b *Blamer) loadNotes(ctx context.Context) error {
+	if b.notes != nil {
+		return nil
+	}
+	out, err := b.git(ctx, "notes", "--ref="+NotesRef, "list")
+	if err != nil {
+		return fmt.Errorf("blame: read %s: %w", NotesRef, err)
+	}
+	notes := map[string]bool{}
+	for line := range strings.SplitSeq(out, "\n") {
+		if f := strings.Fields(line); len(f) == 2 {
+			notes[f[1]] = true
+		}
+	}
+	b.notes = notes
+	return nil
 }
 
 // inRepo reports whether dir (a session's working directory, from a transcript) is inside one of this
