@@ -24,7 +24,7 @@ import (
 )
 
 // parserRev is bumped when a parser changes what it produces: every source is then re-imported.
-const parserRev = 1
+const parserRev = 2
 
 // Bounds of the zstd decoder for .jsonl.zst rollouts.
 const (
@@ -53,6 +53,9 @@ CREATE INDEX IF NOT EXISTS events_session ON events(session_id, seq);
 CREATE TABLE IF NOT EXISTS event_files(event INTEGER NOT NULL, path TEXT NOT NULL, op TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS event_files_path ON event_files(path);
 CREATE INDEX IF NOT EXISTS event_files_event ON event_files(event);
+CREATE TABLE IF NOT EXISTS event_commits(event INTEGER NOT NULL, oid TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS event_commits_oid ON event_commits(substr(oid, 1, 7));
+CREATE INDEX IF NOT EXISTS event_commits_event ON event_commits(event);
 CREATE VIRTUAL TABLE IF NOT EXISTS ev_fts USING fts5(body, content='', contentless_delete=1,
 	tokenize='unicode61 remove_diacritics 2');
 `
@@ -619,6 +622,7 @@ func deleteSession(ctx context.Context, tx *sql.Tx, id string) error {
 	for _, q := range []string{
 		`DELETE FROM ev_fts WHERE rowid IN (SELECT rowid FROM events WHERE session_id=?)`,
 		`DELETE FROM event_files WHERE event IN (SELECT rowid FROM events WHERE session_id=?)`,
+		`DELETE FROM event_commits WHERE event IN (SELECT rowid FROM events WHERE session_id=?)`,
 		`DELETE FROM events WHERE session_id=?`,
 		`DELETE FROM sessions WHERE id=?`,
 	} {
@@ -646,6 +650,11 @@ func insertEvents(ctx context.Context, tx *sql.Tx, sessionID string, evs []Event
 		return 0, err
 	}
 	defer ef.Close()
+	ec, err := tx.PrepareContext(ctx, `INSERT INTO event_commits(event, oid) VALUES(?,?)`)
+	if err != nil {
+		return 0, err
+	}
+	defer ec.Close()
 	n := 0
 	for i := range evs {
 		if i&255 == 0 {
@@ -703,6 +712,14 @@ func insertEvents(ctx context.Context, tx *sql.Tx, sessionID string, evs []Event
 		for _, f := range e.Files {
 			if _, err := ef.ExecContext(ctx, rowid, f.Path, string(f.Op)); err != nil {
 				return n, fmt.Errorf("index event files: %w", err)
+			}
+		}
+		for _, f := range e.Facts {
+			if f.Kind != "commit" {
+				continue
+			}
+			if _, err := ec.ExecContext(ctx, rowid, strings.ToLower(f.Value)); err != nil {
+				return n, fmt.Errorf("index event commits: %w", err)
 			}
 		}
 		n++

@@ -38,7 +38,10 @@ type parseState struct {
 	Line          int64                  `json:"line"` // lines consumed
 	Seq           int64                  `json:"seq"`  // last event sequence number
 	Calls         map[string]pendingCall `json:"calls,omitempty"`
-	Meta          sessionMeta            `json:"meta"`
+	// Cells are the exec cells (Codex) still running a `git commit`: a later `wait` on one prints its
+	// receipt.
+	Cells map[string]bool `json:"cells,omitempty"`
+	Meta  sessionMeta     `json:"meta"`
 }
 
 type pendingCall struct {
@@ -104,7 +107,12 @@ func (b *builder) emit(key string, block int, e Event) {
 		e.Tool.Input = clip(textproc.Clean(e.Tool.Input))
 		e.Tool.Output = clip(textproc.Clean(e.Tool.Output))
 		if e.Tool.CallID != "" && e.Type == ToolCall && len(b.st.Calls) < maxPendingCalls {
-			b.st.Calls[e.Tool.CallID] = pendingCall{Name: e.Tool.Name, Commit: hasFact(e.Facts, "command", textproc.IsGitCommit)}
+			commit := hasFact(e.Facts, "command", textproc.IsGitCommit)
+			if cell := waitedCell(e.Tool); cell != "" && b.st.Cells[cell] {
+				commit = true // waiting on a cell that runs git commit: its output carries the receipt
+				delete(b.st.Cells, cell)
+			}
+			b.st.Calls[e.Tool.CallID] = pendingCall{Name: e.Tool.Name, Commit: commit}
 		}
 		if e.Type == ToolOutput && e.Tool.CallID != "" {
 			if pc, ok := b.st.Calls[e.Tool.CallID]; ok {
@@ -112,8 +120,15 @@ func (b *builder) emit(key string, block int, e Event) {
 					e.Tool.Name = pc.Name
 				}
 				if pc.Commit && !e.Tool.IsError {
-					for _, oid := range textproc.CommitReceipts(e.Tool.Output) {
+					oids := textproc.CommitReceipts(e.Tool.Output)
+					for _, oid := range oids {
 						e.Facts = append(e.Facts, Fact{Kind: "commit", Value: oid})
+					}
+					if cell := textproc.RunningCell(e.Tool.Output); len(oids) == 0 && cell != "" && len(b.st.Cells) < maxPendingCalls {
+						if b.st.Cells == nil {
+							b.st.Cells = map[string]bool{}
+						}
+						b.st.Cells[cell] = true
 					}
 				}
 				delete(b.st.Calls, e.Tool.CallID)
@@ -137,6 +152,20 @@ func (b *builder) emit(key string, block int, e Event) {
 	b.st.Seq++
 	e.Seq = b.st.Seq
 	b.res.Events = append(b.res.Events, e)
+}
+
+// waitedCell is the cell id of a `wait` tool call (Codex's exec cells: {"cell_id": "..."}), "" otherwise.
+func waitedCell(t *Tool) string {
+	if t.Name != "wait" || !strings.HasPrefix(t.Input, "{") {
+		return ""
+	}
+	var in struct {
+		CellID string `json:"cell_id"`
+	}
+	if json.Unmarshal([]byte(t.Input), &in) != nil {
+		return ""
+	}
+	return in.CellID
 }
 
 func hasFact(fs []Fact, kind string, pred func(string) bool) bool {

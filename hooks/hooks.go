@@ -12,6 +12,8 @@
 //	pre-push       opt-in (Options.PrePush): run `ctx push` alongside
 //	               `git push`; a failed ctx push is reported on stderr and
 //	               does NOT block the user's push
+//	post-commit    opt-in (Options.Blame): note the agent session that made
+//	               the commit on refs/notes/ctx (docs/blame.md)
 //
 // The shape of a hook file ctx touches:
 //
@@ -55,13 +57,14 @@ const (
 	PostMerge    Hook = "post-merge"
 	PostRewrite  Hook = "post-rewrite"
 	PrePush      Hook = "pre-push"
+	PostCommit   Hook = "post-commit"
 )
 
-// DefaultHooks are installed by every Install; PrePush only on opt-in.
+// DefaultHooks are installed by every Install; PrePush and PostCommit only on opt-in.
 var DefaultHooks = []Hook{PostCheckout, PostMerge, PostRewrite}
 
 // AllHooks is every hook ctx may have installed, in report order.
-var AllHooks = []Hook{PostCheckout, PostMerge, PostRewrite, PrePush}
+var AllHooks = []Hook{PostCheckout, PostMerge, PostRewrite, PrePush, PostCommit}
 
 // Valid reports whether h is one of the hooks ctx manages.
 func (h Hook) Valid() bool {
@@ -80,6 +83,11 @@ type Options struct {
 	// leaves the pre-push file as it is (a previous opt-in is kept; Uninstall
 	// removes it).
 	PrePush bool
+	// Blame installs the post-commit hook that records, for a commit made while a coding agent's session
+	// is active (its session variable is in git's environment), a note on refs/notes/ctx naming the
+	// session (docs/blame.md "The post-commit hook"). When false, Install leaves the post-commit file as
+	// it is.
+	Blame bool
 }
 
 // Manager is a git hook manager that owns the hooks directory.

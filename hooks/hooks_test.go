@@ -652,3 +652,43 @@ func TestHuskyV8SnippetAsTold(t *testing.T) {
 		t.Errorf(".husky/post-checkout:\n%s", pc)
 	}
 }
+
+// TestPostCommitOptIn: Install with Blame adds post-commit, a plain Install keeps it, and a real git commit
+// runs `ctx hooks run post-commit` with git's environment (the agent's session variable included), which
+// Run turns into the Note action.
+func TestPostCommitOptIn(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	if st, _ := Install(bg, repo, Options{}); mustHook(t, st, PostCommit).Installed {
+		t.Fatal("post-commit installed without the opt-in")
+	}
+	st, err := Install(bg, repo, Options{Blame: true})
+	if err != nil || !mustHook(t, st, PostCommit).Installed {
+		t.Fatalf("post-commit: %+v %v", st, err)
+	}
+	if _, err := Install(bg, repo, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := Report(bg, repo); !mustHook(t, st, PostCommit).Installed {
+		t.Fatal("plain install dropped post-commit")
+	}
+	pathEnv, logFile := fakeCtx(t, `echo "thread=$CODEX_THREAD_ID" >>"$(dirname "$0")/ctx.log"`)
+	cmd := exec.Command("git", "-C", repo, "commit", "-q", "--allow-empty", "-m", "by an agent")
+	cmd.Env = append(os.Environ(), "PATH="+pathEnv, "CODEX_THREAD_ID=t-1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git commit: %v %s", err, out)
+	}
+	if got := readLog(t, logFile); len(got) != 2 || got[0] != "hooks run post-commit" || got[1] != "thread=t-1" {
+		t.Errorf("ctx calls: %q", got)
+	}
+	noted := 0
+	ran, _, err := Run(bg, repo, PostCommit, nil, Actions{Note: func(ctx context.Context, wt string) error { noted++; return nil }})
+	if !ran || err != nil || noted != 1 {
+		t.Errorf("Run post-commit: %v %v %d", ran, err, noted)
+	}
+	for _, m := range []Manager{Husky, Lefthook, PreCommit} {
+		if !strings.Contains(SnippetFor(m, Options{Blame: true}), "ctx hooks run post-commit") || strings.Contains(SnippetFor(m, Options{}), "post-commit") {
+			t.Errorf("%s snippet and post-commit", m)
+		}
+	}
+}

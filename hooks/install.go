@@ -14,7 +14,7 @@ import (
 )
 
 // Install adds ctx's block to the post-checkout, post-merge and post-rewrite
-// hooks (and pre-push when opt.PrePush) in Dir(workTree), creating the
+// hooks (and pre-push when opt.PrePush, post-commit when opt.Blame) in Dir(workTree), creating the
 // directory and missing files ("#!/bin/sh", mode 0755).
 //
 // When DetectManager finds husky, lefthook or pre-commit, Install writes
@@ -39,7 +39,7 @@ func Install(ctx context.Context, workTree string, opt Options) (Status, error) 
 	if err := os.MkdirAll(st.Dir, 0o755); err != nil {
 		return st, fmt.Errorf("install hooks: create %s: %w", st.Dir, err)
 	}
-	want := map[Hook]bool{PostCheckout: true, PostMerge: true, PostRewrite: true, PrePush: opt.PrePush}
+	want := map[Hook]bool{PostCheckout: true, PostMerge: true, PostRewrite: true, PrePush: opt.PrePush, PostCommit: opt.Blame}
 	for i := range st.Hooks {
 		hs := &st.Hooks[i]
 		if !want[hs.Name] {
@@ -64,7 +64,7 @@ func Uninstall(ctx context.Context, workTree string) (Status, error) {
 		return st, err
 	}
 	if st.Manager != NoManager {
-		st.Snippet = SnippetFor(st.Manager, Options{PrePush: true})
+		st.Snippet = SnippetFor(st.Manager, Options{PrePush: true, Blame: true})
 		st.Notes = append(st.Notes, fmt.Sprintf("%s manages this repository's hooks: remove the ctx lines you added to its config", st.Manager))
 	}
 	for i := range st.Hooks {

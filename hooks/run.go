@@ -113,6 +113,8 @@ type Actions struct {
 	// Push publishes the context branch; remote is git's first pre-push
 	// argument (the remote's name, or its URL when pushing to a URL).
 	Push func(ctx context.Context, workTree, remote string) error
+	// Note records the active agent session (from the environment) on the commit HEAD names.
+	Note func(ctx context.Context, workTree string) error
 }
 
 // Run runs hook h with git's arguments args in workTree, for
@@ -123,6 +125,7 @@ type Actions struct {
 //	post-merge     Refresh
 //	post-rewrite   Refresh
 //	pre-push       Push(remote)
+//	post-commit    Note
 //
 // Errors are returned for `ctx hooks run` to print; the shim in the hook
 // file ignores its exit status, so they never fail the user's git command.
@@ -148,6 +151,12 @@ func Run(ctx context.Context, workTree string, h Hook, args []string, a Actions)
 			branch, _ := git(ctx, workTree, "symbolic-ref", "--quiet", "--short", "HEAD")
 			if err := a.Activity(ctx, workTree, branch); err != nil {
 				errs = append(errs, fmt.Errorf("%s: record activity: %w", h, err))
+			}
+		}
+	case PostCommit:
+		if a.Note != nil {
+			if err := a.Note(ctx, workTree); err != nil {
+				errs = append(errs, fmt.Errorf("post-commit: note the agent session: %w", err))
 			}
 		}
 	case PrePush:

@@ -10,7 +10,7 @@ import (
 // it instead of editing the manager's files (docs/hooks.md). NoManager gets "".
 func Snippet(m Manager) string { return SnippetFor(m, Options{}) }
 
-// SnippetFor is Snippet with the opt-in pre-push hook when opt.PrePush.
+// SnippetFor is Snippet with the opt-in pre-push hook when opt.PrePush, post-commit when opt.Blame.
 //
 // Each command fails open like ctx's own block: a missing ctx is skipped, a
 // failing or slow one never fails the git command.
@@ -18,6 +18,9 @@ func SnippetFor(m Manager, opt Options) string {
 	hooks := append([]Hook{}, DefaultHooks...)
 	if opt.PrePush {
 		hooks = append(hooks, PrePush)
+	}
+	if opt.Blame {
+		hooks = append(hooks, PostCommit)
 	}
 	var b strings.Builder
 	switch m {
@@ -81,6 +84,8 @@ func lefthookArgs(h Hook) string {
 		return "{1} {2} {3}"
 	case PrePush:
 		return "{1} {2}"
+	case PostCommit:
+		return ""
 	default:
 		return "{1}"
 	}
@@ -96,6 +101,8 @@ func preCommitArgs(h Hook) string {
 		return `"$PRE_COMMIT_IS_SQUASH_MERGE"`
 	case PostRewrite:
 		return `"$PRE_COMMIT_REWRITE_COMMAND"`
+	case PostCommit:
+		return ""
 	default:
 		return `"$PRE_COMMIT_REMOTE_NAME" "$PRE_COMMIT_REMOTE_URL"`
 	}

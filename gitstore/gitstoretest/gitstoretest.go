@@ -47,7 +47,7 @@ func Hermetic() func() {
 	for k, v := range vars {
 		os.Setenv(k, v)
 	}
-	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "CTX_AGENT", "CTX_SESSION"} {
+	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "CTX_AGENT", "CTX_SESSION", "CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID"} {
 		os.Unsetenv(k)
 	}
 	// Make "main" the initial branch regardless of the git version's default. gc.autoDetach off: a

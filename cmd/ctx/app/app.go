@@ -98,6 +98,7 @@ func commands(e *env) []*cli.Command {
 		newIntegrationsCmd(e),
 		newAdaptersCmd(e),
 		newHistoryCmd(e),
+		newBlameCmd(e),
 	}
 }
 

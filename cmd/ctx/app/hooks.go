@@ -3,9 +3,12 @@ package app
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
+	"time"
 
+	"github.com/ctx-dev/ctx/blame"
 	"github.com/ctx-dev/ctx/hooks"
 	"github.com/ctx-dev/ctx/store"
 	"github.com/urfave/cli/v2"
@@ -136,6 +139,11 @@ func hookActions(e *env) hooks.Actions {
 			_, err = s.UpdateBranch(ctx, branch)
 			return err
 		},
+		Note: func(ctx context.Context, wt string) error {
+			// The agent session of the commit HEAD names, from git's environment (docs/blame.md).
+			_, err := blame.RecordNote(ctx, wt, os.Getenv, time.Now())
+			return err
+		},
 		Push: func(ctx context.Context, wt, remote string) error {
 			s, err := openAt(ctx, wt)
 			if err != nil {
@@ -158,7 +166,10 @@ func newHooksCmd(e *env) *cli.Command {
 			newHooksVerbCmd(e, "install", "add ctx's block to the hooks git uses (existing hooks kept)",
 				"Adds ctx's block to post-checkout, post-merge and post-rewrite (and pre-push with sync.push-with-git)\n"+
 					"in the hooks folder git uses (core.hooksPath included), keeping what the hooks already do. Where a\n"+
-					"hook manager (husky, lefthook, pre-commit) owns the hooks, prints what to add to its configuration."),
+					"hook manager (husky, lefthook, pre-commit) owns the hooks, prints what to add to its configuration.\n"+
+					"--blame adds post-commit: a commit made while a coding agent's session is active (CLAUDE_CODE_SESSION_ID,\n"+
+					"CODEX_THREAD_ID or CTX_SESSION in git's environment) gets a note on refs/notes/ctx naming the session,\n"+
+					"which ctx blame reads as proof (docs/blame.md); the commit itself is never changed."),
 			newHooksVerbCmd(e, "uninstall", "remove exactly what install added",
 				"Removes ctx's block from each hook, and a hook file that held only ctx's block."),
 			newHooksVerbCmd(e, "status", "show which hooks hold ctx's block",
@@ -174,20 +185,27 @@ func newHooksCmd(e *env) *cli.Command {
 
 // hooksOptions are the arguments of ctx hooks install, uninstall and status.
 type hooksOptions struct {
-	Verb string // install, uninstall, status
-	JSON bool
+	Verb  string // install, uninstall, status
+	Blame bool   // install: also the post-commit hook that notes the agent session (docs/blame.md)
+	JSON  bool
 }
 
 func newHooksVerbCmd(e *env, verb, usage, description string) *cli.Command {
+	flags := []cli.Flag{jsonFlag}
+	examples := []string{"ctx hooks " + verb, "ctx hooks " + verb + " --json"}
+	if verb == "install" {
+		flags = append(flags, &cli.BoolFlag{Name: "blame", Usage: "also install post-commit: a commit made while a coding agent's session is active gets a note on refs/notes/ctx naming it (docs/blame.md)"})
+		examples = append(examples, "ctx hooks install --blame")
+	}
 	return withHelp(&cli.Command{
 		Name:  verb,
 		Usage: usage,
-		Flags: []cli.Flag{jsonFlag},
+		Flags: flags,
 		Action: action(e, func(c *cli.Context) (hooksOptions, error) {
-			return hooksOptions{Verb: verb, JSON: c.Bool("json")}, nil
+			return hooksOptions{Verb: verb, Blame: verb == "install" && c.Bool("blame"), JSON: c.Bool("json")}, nil
 		}, runHooks),
 	}, description,
-		[]string{"ctx hooks " + verb, "ctx hooks " + verb + " --json"},
+		examples,
 		[]exit{{ExitNoStore, "not a git repository"}, {ExitFailure, "failure, or a bare repository (no tree to refresh)"}})
 }
 
@@ -213,7 +231,7 @@ func runHooks(ctx context.Context, e *env, o hooksOptions) error {
 	switch o.Verb {
 	case "install":
 		s, _ := e.open(ctx)
-		st, err = hooks.Install(ctx, wt, hooks.Options{PrePush: s.Config().PushWithGit})
+		st, err = hooks.Install(ctx, wt, hooks.Options{PrePush: s.Config().PushWithGit, Blame: o.Blame})
 		verb = "installed"
 	case "uninstall":
 		st, err = hooks.Uninstall(ctx, wt)

@@ -106,6 +106,13 @@ func runSync(ctx context.Context, e *env, o syncOptions) error {
 			return err
 		}
 		printPull(e, r)
+		// The notes of ctx's post-commit hook travel with the context branch (docs/blame.md); a failure
+		// there is a warning, the branch's pull stands.
+		if nr, err := s.PullNotes(ctx, r.Remote, store.RemoteFromUser); err != nil {
+			fmt.Fprintf(e.stderr, "ctx: warning: %v\n", err)
+		} else if nr.Found {
+			fmt.Fprintf(e.stdout, "pull %s: %s at %s\n", r.Remote, store.NotesRef, nr.Tip.String()[:12])
+		}
 		// The agents' files enabled for refresh follow the pull (docs/adapters.md "Refresh").
 		refreshAdapters(ctx, e, s)
 		if !o.Push && r.Action == store.PullAdopted {
@@ -127,6 +134,13 @@ func runSync(ctx context.Context, e *env, o syncOptions) error {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "push %s: %s at %s\n", r.Remote, s.BranchRef(), r.Tip.String()[:12])
+	nr, err := s.PushNotes(ctx, r.Remote, store.RemoteFromUser)
+	if err != nil {
+		return err
+	}
+	if nr.Found {
+		fmt.Fprintf(e.stdout, "push %s: %s at %s\n", r.Remote, store.NotesRef, nr.Tip.String()[:12])
+	}
 	return nil
 }
 

@@ -4,6 +4,7 @@ package textproc
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -88,22 +89,43 @@ func camelParts(w string) []string {
 }
 
 var (
-	gitCommitRe = regexp.MustCompile(`(?:^|[\s;&|(]|\x60|")git(?:\s+-[cC]\s+\S+)*\s+commit(?:\s|$|")`)
+	gitCommitRe = regexp.MustCompile(`(?:^|[\s;&|(]|\x60|")git(?:\s+-[cC]\s+\S+)*\s+(?:commit|cherry-pick|revert)(?:\s|$|")`)
 	receiptRe   = regexp.MustCompile(`(?m)^\[[^\]\n]*?([0-9a-f]{7,40})\] `)
+	cellRe      = regexp.MustCompile(`(?m)^Script running with cell ID ([A-Za-z0-9_.:-]{1,128})\s*$`)
 	exitRe      = regexp.MustCompile(`(?m)(?:^Process exited with code|^Exit Code:|^exit_code:|\bexit=)\s*(-?\d+)`)
 )
 
-// IsGitCommit reports whether a shell command line runs `git commit` (also inside compound lines).
+// IsGitCommit reports whether a shell command line runs `git commit`, `git cherry-pick` or `git revert`
+// (also inside compound lines): the commands whose output prints a "[branch abc1234] subject" receipt.
 func IsGitCommit(cmd string) bool { return gitCommitRe.MatchString(cmd) }
 
 // CommitReceipts returns the abbreviated commit ids of `git commit` receipts in output, lines like
 // "[main abc1234] subject" or "[main (root-commit) abc1234] subject".
+// Output that a tool printed as a JSON string (a Codex exec cell's JSON.stringify) has its newlines
+// escaped as "\n": those are read as line breaks too.
 func CommitReceipts(output string) []string {
 	var out []string
-	for _, m := range receiptRe.FindAllStringSubmatch(output, 8) {
-		out = append(out, m[1])
+	add := func(s string) {
+		for _, m := range receiptRe.FindAllStringSubmatch(s, 8) {
+			if !slices.Contains(out, m[1]) {
+				out = append(out, m[1])
+			}
+		}
+	}
+	add(output)
+	if strings.Contains(output, `\n`) {
+		add(strings.ReplaceAll(output, `\n`, "\n"))
 	}
 	return out
+}
+
+// RunningCell returns the cell id of a Codex exec cell still running ("Script running with cell ID X"),
+// whose output a later `wait` call prints; "" otherwise.
+func RunningCell(output string) string {
+	if m := cellRe.FindStringSubmatch(output); m != nil {
+		return m[1]
+	}
+	return ""
 }
 
 // ExitCode returns the exit code stated in tool output ("Process exited with code N", "Exit Code: N").

@@ -23,6 +23,13 @@ func TestCommitReceiptsAndCommands(t *testing.T) {
 	if got := CommitReceipts(out); !reflect.DeepEqual(got, []string{"abc1234", "0123456789abcdef"}) {
 		t.Errorf("receipts %v", got)
 	}
+	// A JSON-stringified exec result escapes its newlines.
+	if got := CommitReceipts(`{"output": "done\n[main 89abcde] fixture\n"}`); !reflect.DeepEqual(got, []string{"89abcde"}) {
+		t.Errorf("escaped receipts %v", got)
+	}
+	if RunningCell("Script running with cell ID cell-7\n") != "cell-7" || RunningCell("Script completed\n") != "" {
+		t.Errorf("running cell")
+	}
 	if CommitReceipts("see [note 1234567] in text") != nil {
 		// not at line start
 		t.Errorf("receipt inside a line")
@@ -30,6 +37,9 @@ func TestCommitReceiptsAndCommands(t *testing.T) {
 	for cmd, want := range map[string]bool{
 		"git add . && git commit -m 'x'": true,
 		"git -C /r commit -am x":         true,
+		"git commit --amend --no-edit":   true,
+		"git cherry-pick 1a2b3c4":        true,
+		"git revert --no-edit HEAD":      true,
 		"echo git commitment":            false,
 		"git status":                     false,
 	} {

@@ -1,0 +1,402 @@
+package blame
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
+	"github.com/ctx-dev/ctx/history"
+)
+
+func TestMain(m *testing.M) {
+	cleanup := gitstoretest.Hermetic()
+	code := m.Run()
+	cleanup()
+	os.Exit(code)
+}
+
+// corpusFile reads a file of the shared corpus of real transcripts (../shared/corpus/agent-history from
+// the project root); the test skips when the corpus is absent.
+func corpusFile(t *testing.T, rel string) string {
+	t.Helper()
+	for _, c := range []string{os.Getenv("CTX_HISTORY_CORPUS"), "../../shared/corpus/agent-history", "/work/shared/corpus/agent-history"} {
+		if c == "" {
+			continue
+		}
+		if b, err := os.ReadFile(filepath.Join(c, rel)); err == nil {
+			return string(b)
+		}
+	}
+	t.Skip("the agent-history corpus is not available")
+	return ""
+}
+
+const helloPy = "def hello():\n    return 'Hello, World!'\n"
+
+// fixture is a repository with hello.py committed (by an agent, per the transcripts the test writes) and a
+// line added by a person, and an empty history index.
+type fixture struct {
+	repo, hello, person string // the repository, the commits
+	ix                  *history.Index
+	roots               string // where the test writes transcripts
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	f := &fixture{repo: gitstoretest.NewRepo(t), roots: t.TempDir()}
+	write(t, filepath.Join(f.repo, "hello.py"), helloPy)
+	gitstoretest.Git(t, f.repo, "add", "hello.py")
+	gitstoretest.Git(t, f.repo, "commit", "-q", "-m", "Add hello function")
+	f.hello = gitstoretest.Git(t, f.repo, "rev-parse", "HEAD")
+	write(t, filepath.Join(f.repo, "hello.py"), helloPy+"# maintained by the docs team\n")
+	gitstoretest.Git(t, f.repo, "commit", "-q", "-am", "a person's comment")
+	f.person = gitstoretest.Git(t, f.repo, "rev-parse", "HEAD")
+	ix, err := history.Open(context.Background(), filepath.Join(t.TempDir(), "index"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	f.ix = ix
+	return f
+}
+
+func write(t *testing.T, path, data string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// claudeSession writes the corpus's Claude sample session as session native (a file name), working in
+// cwd, its `git commit` receipt printing short; without the receipt when short is "".
+func (f *fixture) claudeSession(t *testing.T, native, cwd, short string) {
+	t.Helper()
+	text := corpusFile(t, "claude-code/claude-code-transcripts/sample_session.jsonl")
+	if short == "" {
+		var keep []string
+		for _, l := range strings.Split(text, "\n") {
+			if !strings.Contains(l, "toolu_002") {
+				keep = append(keep, l)
+			}
+		}
+		text = strings.Join(keep, "\n")
+	}
+	text = strings.ReplaceAll(text, "abc1234", short)
+	text = strings.ReplaceAll(text, "/project", cwd)
+	write(t, filepath.Join(f.roots, "claude", "proj", native+".jsonl"), text)
+}
+
+func (f *fixture) importAll(t *testing.T) {
+	t.Helper()
+	ctx := context.Background()
+	var srcs []history.Source
+	for _, p := range []history.Provider{history.ClaudeCode, history.Codex} {
+		dir := filepath.Join(f.roots, map[history.Provider]string{history.ClaudeCode: "claude", history.Codex: "codex"}[p])
+		if _, err := os.Stat(dir); err != nil {
+			continue
+		}
+		s, err := history.Discover(ctx, p, dir, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srcs = append(srcs, s...)
+	}
+	st, err := f.ix.Import(ctx, srcs)
+	if err != nil || st.Failed > 0 {
+		t.Fatalf("import: %+v, %v", st, err)
+	}
+}
+
+func (f *fixture) blamer(t *testing.T, ix *history.Index) *Blamer {
+	t.Helper()
+	b, err := New(context.Background(), f.repo, ix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func short(oid string) string { return oid[:7] }
+
+// receiptEvent returns the id of the event of session whose output prints the commit receipt.
+func receiptEvent(t *testing.T, ix *history.Index, session string) string {
+	t.Helper()
+	evs, err := ix.Events(context.Background(), session, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range evs {
+		for _, fa := range e.Facts {
+			if fa.Kind == "commit" {
+				return e.ID
+			}
+		}
+	}
+	t.Fatalf("no receipt event in %s", session)
+	return ""
+}
+
+// The Claude sample session committed hello.py (its receipt names the commit): those lines are proven with
+// that session and the receipt event; the line a person added says none.
+func TestFileProvenByReceipt(t *testing.T) {
+	f := newFixture(t)
+	f.claudeSession(t, "test-session-id", f.repo, short(f.hello))
+	f.importAll(t)
+	sid := history.SessionID(history.ClaudeCode, "test-session-id")
+	ev := receiptEvent(t, f.ix, sid)
+
+	b := f.blamer(t, f.ix)
+	res, err := b.File(context.Background(), "hello.py", 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.WorktreeDiffers || res.End != 3 || res.Head != f.person {
+		t.Errorf("result header: %+v", res)
+	}
+	want := Coverage{Lines: 3, Proven: 2, None: 1}
+	if res.Coverage != want || res.Outcome != Proven {
+		t.Errorf("coverage %+v outcome %s, want %+v proven", res.Coverage, res.Outcome, want)
+	}
+	if len(res.Ranges) != 2 || res.Ranges[0] != (Range{Start: 1, End: 2, Commit: f.hello, Outcome: Proven}) ||
+		res.Ranges[1] != (Range{Start: 3, End: 3, Commit: f.person, Outcome: None}) {
+		t.Errorf("ranges %+v", res.Ranges)
+	}
+	a := res.Commits[0]
+	if a.Commit != f.hello || len(a.Sessions) != 1 || a.Sessions[0] != sid || len(a.Evidence) != 2 {
+		t.Fatalf("attribution %+v", a)
+	}
+	// The receipt proves; the session's own Write that added the lines is cited as context.
+	if c := a.Evidence[1]; c.Kind != KindEdit || c.Tool != "Write" || !strings.Contains(c.Excerpt, "return 'Hello, World!'") {
+		t.Errorf("context evidence %+v", c)
+	}
+	e := a.Evidence[0]
+	if e.Kind != KindReceipt || e.EventID != ev || e.Tool != "Bash" || e.NativeSessionID != "test-session-id" ||
+		!strings.HasPrefix(e.Excerpt, "[main "+short(f.hello)+"] Add hello function") {
+		t.Errorf("evidence %+v", e)
+	}
+	if res.Commits[1].Outcome != None || len(res.Commits[1].Evidence) != 0 {
+		t.Errorf("person's commit: %+v", res.Commits[1])
+	}
+
+	// Only the person's line.
+	res, err = b.File(context.Background(), "hello.py", 3, 3)
+	if err != nil || res.Outcome != None || res.Coverage != (Coverage{Lines: 1, None: 1}) {
+		t.Errorf("line 3: %+v %v", res, err)
+	}
+
+	// The same answer for the commit.
+	cr, err := b.Commit(context.Background(), short(f.hello))
+	if err != nil || cr.Outcome != Proven || cr.Commit != f.hello || cr.Evidence[0].EventID != ev || cr.Files[0] != "hello.py" {
+		t.Errorf("commit: %+v %v", cr, err)
+	}
+	// A dirty working copy is said; the committed lines are blamed.
+	write(t, filepath.Join(f.repo, "hello.py"), "changed\n")
+	res, err = b.File(context.Background(), "hello.py", 1, 2)
+	if err != nil || !res.WorktreeDiffers || res.Coverage.Proven != 2 {
+		t.Errorf("dirty: %+v %v", res, err)
+	}
+}
+
+// An edit whose lines a person committed (no receipt in the transcript) is possible, never proven; an
+// edit recorded after the commit is no evidence.
+func TestFilePossibleFromEdit(t *testing.T) {
+	f := newFixture(t)
+	f.claudeSession(t, "test-session-id", f.repo, "")
+	f.importAll(t)
+	b := f.blamer(t, f.ix)
+	// The sample's Write is dated 2025-12-24, before the commit: possible.
+	res, err := b.File(context.Background(), "hello.py", 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Coverage != (Coverage{Lines: 3, Possible: 2, None: 1}) || res.Outcome != Possible {
+		t.Fatalf("coverage %+v outcome %s", res.Coverage, res.Outcome)
+	}
+	e := res.Commits[0].Evidence[0]
+	if e.Kind != KindEdit || e.Tool != "Write" || e.Matched != 2 || !strings.Contains(e.Excerpt, "Hello, World!") {
+		t.Errorf("evidence %+v", e)
+	}
+
+	// A commit dated before the edit: the edit cannot have produced it.
+	g := newFixture(t)
+	write(t, filepath.Join(g.repo, "old.py"), helloPy)
+	gitstoretest.Git(t, g.repo, "add", "old.py")
+	cmd := []string{"-c", "user.name=P", "commit", "-q", "-m", "old"}
+	t.Setenv("GIT_COMMITTER_DATE", "2020-01-01T00:00:00Z")
+	gitstoretest.Git(t, g.repo, cmd...)
+	g.claudeSession(t, "test-session-id", g.repo, "")
+	text, _ := os.ReadFile(filepath.Join(g.roots, "claude", "proj", "test-session-id.jsonl"))
+	write(t, filepath.Join(g.roots, "claude", "proj", "test-session-id.jsonl"), strings.ReplaceAll(string(text), "/hello.py", "/old.py"))
+	g.importAll(t)
+	res, err = g.blamer(t, g.ix).File(context.Background(), "old.py", 1, 0)
+	if err != nil || res.Outcome != None {
+		t.Errorf("edit after the commit: %+v %v", res, err)
+	}
+}
+
+// Two sessions with receipts for the same commit conflict; a receipt recorded in another repository (its
+// cwd elsewhere) proves nothing here, even when its short id names a commit of this one.
+func TestConflictingAndForeignReceipts(t *testing.T) {
+	f := newFixture(t)
+	other := gitstoretest.NewRepo(t)
+	f.claudeSession(t, "elsewhere", other, short(f.hello))
+	f.importAll(t)
+	b := f.blamer(t, f.ix)
+	cr, err := b.Commit(context.Background(), f.hello)
+	if err != nil || cr.Outcome != None {
+		t.Fatalf("foreign receipt: %+v %v", cr, err)
+	}
+
+	f.claudeSession(t, "one", f.repo, short(f.hello))
+	f.claudeSession(t, "two", f.repo, short(f.hello))
+	f.importAll(t)
+	cr, err = f.blamer(t, f.ix).Commit(context.Background(), f.hello)
+	if err != nil || cr.Outcome != Conflicting || len(cr.Sessions) != 2 || len(cr.Evidence) != 3 ||
+		cr.Evidence[0].Kind != KindReceipt || cr.Evidence[1].Kind != KindReceipt {
+		t.Fatalf("two receipts: %+v %v", cr, err)
+	}
+}
+
+// The Codex commit-receipt fixture: an exec cell whose JSON-stringified result prints the receipt.
+func TestCodexReceipt(t *testing.T) {
+	f := newFixture(t)
+	text := corpusFile(t, "codex/ctxrs/current_exec_repository_evidence.jsonl")
+	text = strings.ReplaceAll(text, "__WORKDIR__", f.repo)
+	text = strings.ReplaceAll(text, "__OID_PREFIX__", short(f.person))
+	write(t, filepath.Join(f.roots, "codex", "sessions", "2026", "08", "15", "rollout-2026-08-15T19-45-00-019fb000-0000-7000-8000-00000000c001.jsonl"), text)
+	f.importAll(t)
+	cr, err := f.blamer(t, f.ix).Commit(context.Background(), "HEAD")
+	if err != nil || cr.Outcome != Proven || cr.Evidence[0].Provider != history.Codex ||
+		cr.Evidence[0].NativeSessionID != "019fb000-0000-7000-8000-00000000c001" {
+		t.Fatalf("codex: %+v %v", cr, err)
+	}
+	// Both receipts: the one a `wait` on the still-running exec cell printed, and the JSON-stringified one.
+	tools := map[string]bool{}
+	for _, e := range cr.Evidence {
+		tools[e.Tool] = true
+	}
+	if len(cr.Evidence) != 2 || !tools["wait"] || !tools["exec"] {
+		t.Errorf("codex evidence: %+v", cr.Evidence)
+	}
+}
+
+// A note on refs/notes/ctx proves a commit without any transcript.
+func TestNoteProves(t *testing.T) {
+	f := newFixture(t)
+	rec := NoteRecord{Agent: "codex", Session: "019d1afb-b2c7-72d3-b240-f3ee9d31b2c9", Env: "CODEX_THREAD_ID", At: time.Unix(1700000000, 0)}
+	gitstoretest.Git(t, f.repo, "notes", "--ref="+NotesRef, "add", "-m", NoteText(rec), f.hello)
+	res, err := f.blamer(t, nil).File(context.Background(), "hello.py", 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Coverage != (Coverage{Lines: 3, Proven: 2, None: 1}) {
+		t.Fatalf("coverage %+v", res.Coverage)
+	}
+	e := res.Commits[0].Evidence[0]
+	if e.Kind != KindNote || e.SessionID != history.SessionID(history.Codex, rec.Session) || e.Env != "CODEX_THREAD_ID" {
+		t.Errorf("evidence %+v", e)
+	}
+}
+
+func TestBadRequests(t *testing.T) {
+	f := newFixture(t)
+	b := f.blamer(t, nil)
+	ctx := context.Background()
+	for _, c := range []struct {
+		path       string
+		start, end int
+	}{{"missing.py", 1, 0}, {"hello.py", 0, 0}, {"hello.py", 3, 2}, {"hello.py", 9, 10}} {
+		if _, err := b.File(ctx, c.path, c.start, c.end); err == nil {
+			t.Errorf("%+v: no error", c)
+		}
+	}
+	for _, rev := range []string{"--output=/tmp/x", "nope", "HEAD;rm", ""} {
+		if _, err := b.Commit(ctx, rev); err == nil {
+			t.Errorf("%q: no error", rev)
+		}
+	}
+	if _, err := b.RelPath(f.repo, "../outside.py"); err == nil {
+		t.Errorf("path outside the repository accepted")
+	}
+}
+
+func TestSessionFromEnv(t *testing.T) {
+	env := map[string]string{"CODEX_THREAD_ID": "019d1afb-b2c7", "CTX_SESSION": "s1", "CTX_AGENT": "aider"}
+	r, ok := SessionFromEnv(func(k string) string { return env[k] })
+	if !ok || r.Agent != "codex" || r.Session != "019d1afb-b2c7" || r.Env != "CODEX_THREAD_ID" {
+		t.Errorf("codex: %+v", r)
+	}
+	delete(env, "CODEX_THREAD_ID")
+	r, ok = SessionFromEnv(func(k string) string { return env[k] })
+	if !ok || r.Agent != "aider" || r.Session != "s1" {
+		t.Errorf("ctx: %+v", r)
+	}
+	env["CTX_SESSION"] = "bad value; rm -rf"
+	if _, ok := SessionFromEnv(func(k string) string { return env[k] }); ok {
+		t.Errorf("a hostile value was taken")
+	}
+	r = NoteRecord{Agent: "claude-code", Session: "abc", Env: "CLAUDE_CODE_SESSION_ID", At: time.Unix(5, 0).UTC()}
+	if got := ParseNote(NoteText(r) + NoteText(r)); len(got) != 2 || got[0] != r {
+		t.Errorf("round trip: %+v", got)
+	}
+}
+
+// A session that worked in a linked worktree of this repository proves the commit; blame runs no git in
+// the transcript's directories (a cwd that does not exist is just not this repository).
+func TestReceiptFromLinkedWorktree(t *testing.T) {
+	f := newFixture(t)
+	wt := filepath.Join(t.TempDir(), "linked")
+	gitstoretest.Git(t, f.repo, "worktree", "add", "-q", wt, "HEAD")
+	f.claudeSession(t, "in-worktree", filepath.Join(wt, "sub"), short(f.hello))
+	f.claudeSession(t, "gone", "/nonexistent/checkout", short(f.hello))
+	f.importAll(t)
+	cr, err := f.blamer(t, f.ix).Commit(context.Background(), f.hello)
+	if err != nil || cr.Outcome != Proven || len(cr.Sessions) != 1 || cr.Sessions[0] != history.SessionID(history.ClaudeCode, "in-worktree") {
+		t.Fatalf("linked worktree: %+v %v", cr, err)
+	}
+}
+
+// A cherry-pick's receipt ("[main abc1234] subject" printed by `git cherry-pick`) proves the new commit.
+func TestCherryPickReceipt(t *testing.T) {
+	f := newFixture(t)
+	f.claudeSession(t, "picker", f.repo, short(f.hello))
+	p := filepath.Join(f.roots, "claude", "proj", "picker.jsonl")
+	text, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, p, strings.ReplaceAll(string(text), "git add . && git commit -m 'Add hello function'", "git cherry-pick feature"))
+	f.importAll(t)
+	cr, err := f.blamer(t, f.ix).Commit(context.Background(), f.hello)
+	if err != nil || cr.Outcome != Proven || cr.Evidence[0].Kind != KindReceipt {
+		t.Fatalf("cherry-pick: %+v %v", cr, err)
+	}
+}
+
+// Blame leaves the user's side as it was: HEAD, the index file's bytes (git status would refresh stale
+// stat data in it without --no-optional-locks) and the status.
+func TestUserSideUntouched(t *testing.T) {
+	f := newFixture(t)
+	future := time.Now().Add(time.Hour)
+	for _, p := range []string{"README.md", "hello.py"} {
+		if err := os.Chtimes(filepath.Join(f.repo, p), future, future); err != nil {
+			t.Fatal(err)
+		}
+	}
+	snap := gitstoretest.Take(t, f.repo)
+	b := f.blamer(t, f.ix)
+	if _, err := b.File(context.Background(), "hello.py", 1, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Commit(context.Background(), "HEAD"); err != nil {
+		t.Fatal(err)
+	}
+	snap.Same(t, f.repo)
+}

@@ -1,0 +1,295 @@
+package blame
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/ctx-dev/ctx/history"
+)
+
+// note reads the note ctx's post-commit hook left on oid: one piece of evidence per recorded session.
+func (b *Blamer) note(ctx context.Context, oid string) ([]Evidence, error) {
+	if err := b.loadNotes(ctx); err != nil {
+		return nil, err
+	}
+	if !b.notes[oid] {
+		return nil, nil
+	}
+	text, err := b.git(ctx, "notes", "--ref="+NotesRef, "show", oid)
+	if err != nil {
+		return nil, fmt.Errorf("blame: read the note of %s: %w", oid, err)
+	}
+	var out []Evidence
+	for _, r := range ParseNote(text) {
+		e := Evidence{Kind: KindNote, Provider: history.Provider(r.Agent), NativeSessionID: r.Session, Env: r.Env, At: r.At,
+			Excerpt: clipText(NoteText(r), 300)}
+		if p, ok := history.ParseProvider(r.Agent); ok {
+			e.Provider = p
+			e.SessionID = history.SessionID(p, r.Session)
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// loadNotes lists the commits that have a note on NotesRef, once.
+func (b *Blamer) loadNotes(ctx context.Context) error {
+	if b.notes != nil {
+		return nil
+	}
+	out, err := b.git(ctx, "notes", "--ref="+NotesRef, "list")
+	if err != nil {
+		return fmt.Errorf("blame: read %s: %w", NotesRef, err)
+	}
+	notes := map[string]bool{}
+	for line := range strings.SplitSeq(out, "\n") {
+		if f := strings.Fields(line); len(f) == 2 {
+			notes[f[1]] = true
+		}
+	}
+	b.notes = notes
+	return nil
+}
+
+// inRepo reports whether dir (a session's working directory, from a transcript) is inside one of this
+// repository's worktrees. No git runs in dir: a transcript names it, and a repository there is not ours
+// to run git in.
+func (b *Blamer) inRepo(ctx context.Context, dir string) bool {
+	if dir == "" || !filepath.IsAbs(dir) {
+		return false
+	}
+	if b.worktrees == nil {
+		b.worktrees = []string{b.top}
+		if out, err := b.git(ctx, "worktree", "list", "--porcelain"); err == nil {
+			for line := range strings.SplitSeq(out, "\n") {
+				if p, ok := strings.CutPrefix(line, "worktree "); ok && filepath.IsAbs(p) {
+					b.worktrees = append(b.worktrees, realPath(p))
+				}
+			}
+		}
+	}
+	if v, ok := b.cwdRepos[dir]; ok {
+		return v
+	}
+	rd := realPath(dir)
+	in := false
+	for _, w := range b.worktrees {
+		if within(rd, w) {
+			in = true
+			break
+		}
+	}
+	b.cwdRepos[dir] = in
+	return in
+}
+
+// receipts are the transcripts' commit receipts of oid that resolve to oid in this repository: the
+// session's cwd is in this repository (any of its worktrees) and the printed id names exactly oid there.
+func (b *Blamer) receipts(ctx context.Context, oid string) ([]Evidence, error) {
+	rs, err := b.ix.ReceiptsFor(ctx, oid)
+	if err != nil {
+		return nil, err
+	}
+	var out []Evidence
+	for _, r := range rs {
+		if !isHex(r.Short) || (r.Event.Tool != nil && r.Event.Tool.ExitCode != nil && *r.Event.Tool.ExitCode != 0) {
+			continue
+		}
+		if !b.inRepo(ctx, r.Session.CWD) {
+			continue
+		}
+		full, err := b.git(ctx, "rev-parse", "--verify", "--quiet", "--end-of-options", r.Short+"^{commit}")
+		if err != nil || full != oid {
+			continue // unknown here, or ambiguous
+		}
+		e := Evidence{Kind: KindReceipt, SessionID: r.Session.ID, Provider: r.Session.Provider,
+			NativeSessionID: r.Session.NativeID, EventID: r.Event.ID, At: r.Event.At, Excerpt: receiptLine(r)}
+		if r.Event.Tool != nil {
+			e.Tool = r.Event.Tool.Name
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+func receiptLine(r history.Receipt) string {
+	text := r.Event.Text
+	if r.Event.Tool != nil && r.Event.Tool.Output != "" {
+		text = r.Event.Tool.Output
+	}
+	text = strings.ReplaceAll(text, `\n`, "\n")
+	for line := range strings.SplitSeq(text, "\n") {
+		if strings.HasPrefix(line, "[") && strings.Contains(line, r.Short) {
+			return clipText(line, 200)
+		}
+	}
+	return clipText(text, 200)
+}
+
+// skew is how much later than the commit an edit may be recorded (clocks of agent and git differ).
+const skew = 2 * time.Minute
+
+// edits are the edit tool calls of sessions in this repository, recorded before the commit time at,
+// whose added lines contain at least half of the commit's significant added lines of the same file.
+func (b *Blamer) edits(ctx context.Context, at time.Time, added map[string][]string) ([]Evidence, error) {
+	if b.cwds == nil {
+		cwds, err := b.ix.SessionCWDs(ctx)
+		if err != nil {
+			return nil, err
+		}
+		// Only working directories inside this repository can record its files by a relative path.
+		b.cwds = []string{}
+		for _, c := range cwds {
+			if filepath.IsAbs(c) {
+				if rc := realPath(c); within(rc, b.top) {
+					b.cwds = append(b.cwds, rc)
+				}
+			}
+		}
+	}
+	var out []Evidence
+	for path, lines := range added {
+		want := significant(lines)
+		if len(want) == 0 {
+			continue
+		}
+		abs := filepath.Join(b.top, filepath.FromSlash(path))
+		cands := []string{abs}
+		for _, rc := range b.cwds {
+			if rel, err := filepath.Rel(rc, abs); err == nil && !strings.HasPrefix(rel, "..") {
+				if !containsStr(cands, rel) {
+					cands = append(cands, rel, "./"+rel)
+				}
+			}
+		}
+		eds, err := b.ix.EditsOf(ctx, cands, 0)
+		if err != nil {
+			return nil, err
+		}
+		for _, ed := range eds {
+			if !ed.Event.At.IsZero() && !at.IsZero() && ed.Event.At.After(at.Add(skew)) {
+				continue
+			}
+			p := ed.Path
+			if !filepath.IsAbs(p) {
+				if ed.Session.CWD == "" {
+					continue
+				}
+				p = filepath.Join(realPath(ed.Session.CWD), p)
+			}
+			if filepath.Clean(p) != abs && realPath(filepath.Dir(p)) != filepath.Dir(abs) {
+				continue
+			}
+			got := editAdditions(ed.Event)
+			have := map[string]bool{}
+			for _, l := range significant(got) {
+				have[l] = true
+			}
+			n := 0
+			for _, l := range want {
+				if have[l] {
+					n++
+				}
+			}
+			if n == 0 || 2*n < len(want) {
+				continue
+			}
+			e := Evidence{Kind: KindEdit, SessionID: ed.Session.ID, Provider: ed.Session.Provider,
+				NativeSessionID: ed.Session.NativeID, EventID: ed.Event.ID, At: ed.Event.At, Matched: n,
+				Excerpt: clipText(strings.Join(got, "\n"), 300)}
+			if ed.Event.Tool != nil {
+				e.Tool = ed.Event.Tool.Name
+			}
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+func within(p, dir string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// significant returns the trimmed lines that carry content (at least three characters, one of them a
+// letter or digit): braces and blank lines match anything and prove nothing.
+func significant(lines []string) []string {
+	var out []string
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		if len(t) < 3 || !strings.ContainsFunc(t, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// editAdditions are the lines an edit tool call adds: Write/write_file content, Edit/replace new_string,
+// MultiEdit edits[].new_string, and the "+" lines of an apply_patch envelope.
+func editAdditions(e history.Event) []string {
+	if e.Tool == nil {
+		return nil
+	}
+	in := e.Tool.Input
+	var texts []string
+	var m map[string]any
+	if strings.HasPrefix(strings.TrimSpace(in), "{") && json.Unmarshal([]byte(in), &m) == nil {
+		for _, k := range []string{"content", "new_string", "newString", "new_str", "file_text"} {
+			if s, ok := m[k].(string); ok {
+				texts = append(texts, s)
+			}
+		}
+		if arr, ok := m["edits"].([]any); ok {
+			for _, x := range arr {
+				if em, ok := x.(map[string]any); ok {
+					for _, k := range []string{"new_string", "newString"} {
+						if s, ok := em[k].(string); ok {
+							texts = append(texts, s)
+						}
+					}
+				}
+			}
+		}
+		for _, k := range []string{"input", "patch"} {
+			if s, ok := m[k].(string); ok && strings.Contains(s, "*** Begin Patch") {
+				texts = append(texts, patchAdditions(s))
+			}
+		}
+	} else if strings.Contains(in, "*** Begin Patch") {
+		texts = append(texts, patchAdditions(in))
+	}
+	var out []string
+	for _, t := range texts {
+		out = append(out, strings.Split(strings.TrimSuffix(t, "\n"), "\n")...)
+	}
+	return out
+}
+
+func patchAdditions(p string) string {
+	var b strings.Builder
+	for line := range strings.SplitSeq(p, "\n") {
+		if strings.HasPrefix(line, "+") && !strings.HasPrefix(line, "+++") {
+			b.WriteString(line[1:])
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
+}
+
+func isHex(s string) bool {
+	if len(s) < 7 || len(s) > 64 {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}

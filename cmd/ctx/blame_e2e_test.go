@@ -1,0 +1,96 @@
+package main_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ctx-dev/ctx/blame"
+	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
+	"github.com/ctx-dev/ctx/history"
+)
+
+// TestBlameHookNotesTravel: with ctx hooks install --blame, a commit made from a shell that carries an
+// agent's session variable gets a note on refs/notes/ctx (the commit message unchanged), a person's commit
+// none; ctx push carries the notes, and a second clone that never had the transcript proves the agent's
+// lines after ctx pull, and says none for the person's.
+func TestBlameHookNotesTravel(t *testing.T) {
+	_, remote := seededRemote(t, "remote.git")
+	a := cloneURL(t, remote, "a")
+	mustCtx(t, a, nil, 0, "init")
+	out := mustCtx(t, a, nil, 0, "hooks", "install", "--blame").stdout
+	if !strings.Contains(out, "post-commit") || !strings.Contains(hookFile(t, a, "post-commit"), "ctx hooks run post-commit") {
+		t.Fatalf("hooks install --blame: %s", out)
+	}
+	const thread = "019d1afb-b2c7-72d3-b240-f3ee9d31b2c9"
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(a, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		gitIn(t, a, nil, "add", name)
+	}
+	write("agent.go", "package main\n\nfunc agent() string { return \"written by codex\" }\n")
+	gitIn(t, a, []string{"CODEX_THREAD_ID=" + thread, "CLAUDE_CODE_SESSION_ID="}, "commit", "-qm", "agent's change")
+	agentCommit := gitIn(t, a, nil, "rev-parse", "HEAD")
+	write("human.go", "package main\n\nfunc human() {}\n")
+	gitIn(t, a, []string{"CODEX_THREAD_ID=", "CLAUDE_CODE_SESSION_ID=", "CTX_SESSION="}, "commit", "-qm", "by hand")
+
+	if msg := gitIn(t, a, nil, "log", "-1", "--format=%B", agentCommit); msg != "agent's change" {
+		t.Errorf("the commit message changed: %q", msg)
+	}
+	note := gitIn(t, a, nil, "notes", "--ref=refs/notes/ctx", "show", agentCommit)
+	if !strings.Contains(note, "session: "+thread) || !strings.Contains(note, "env: CODEX_THREAD_ID") {
+		t.Fatalf("note: %q", note)
+	}
+	if _, err := gitstoretest.GitErr(a, "notes", "--ref=refs/notes/ctx", "show", "HEAD"); err == nil {
+		t.Errorf("the person's commit got a note")
+	}
+
+	gitIn(t, a, nil, "push", "-q", "origin", "main")
+	if out := mustCtx(t, a, nil, 0, "push").stdout; !strings.Contains(out, "refs/notes/ctx") {
+		t.Errorf("ctx push did not push the notes: %s", out)
+	}
+	if got := gitIn(t, remote, nil, "notes", "--ref=refs/notes/ctx", "show", agentCommit); got != note {
+		t.Errorf("remote's note: %q", got)
+	}
+
+	b := cloneURL(t, remote, "b")
+	mustCtx(t, b, nil, 0, "pull")
+	var res blame.FileResult
+	if err := json.Unmarshal([]byte(mustCtx(t, b, nil, 0, "blame", "agent.go", "--json").stdout), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != blame.Proven || res.Coverage != (blame.Coverage{Lines: 3, Proven: 3}) ||
+		res.Commits[0].Evidence[0].Kind != blame.KindNote || res.Commits[0].Sessions[0] != history.SessionID(history.Codex, thread) {
+		t.Errorf("blame on the second clone: %+v", res)
+	}
+	if err := json.Unmarshal([]byte(mustCtx(t, b, nil, 0, "blame", "human.go:1-3", "--json").stdout), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != blame.None {
+		t.Errorf("the person's lines: %+v", res)
+	}
+
+	// A note written on b (another agent amending nothing: a second record on the same commit) merges with
+	// a's notes through the remote.
+	gitIn(t, b, nil, "notes", "--ref=refs/notes/ctx", "append", "-m", blame.NoteText(blame.NoteRecord{Agent: "claude-code", Session: "s-b", Env: "CLAUDE_CODE_SESSION_ID"}), agentCommit)
+	gitIn(t, a, nil, "notes", "--ref=refs/notes/ctx", "append", "-m", blame.NoteText(blame.NoteRecord{Agent: "codex", Session: "s-a", Env: "CODEX_THREAD_ID"}), "HEAD")
+	mustCtx(t, a, nil, 0, "push")
+	mustCtx(t, b, nil, 0, "push") // the remote's notes moved: b merges them and pushes
+	mustCtx(t, a, nil, 0, "pull")
+	for _, dir := range []string{a, b} {
+		n := gitIn(t, dir, nil, "notes", "--ref=refs/notes/ctx", "show", agentCommit)
+		if !strings.Contains(n, "session: s-b") || !strings.Contains(n, "session: "+thread) {
+			t.Errorf("%s: merged note %q", dir, n)
+		}
+		if n := gitIn(t, dir, nil, "notes", "--ref=refs/notes/ctx", "show", "HEAD"); !strings.Contains(n, "session: s-a") {
+			t.Errorf("%s: note on HEAD %q", dir, n)
+		}
+	}
+	mustCtx(t, a, nil, 0, "hooks", "uninstall")
+	if hookFile(t, a, "post-commit") != "" {
+		t.Errorf("post-commit left after uninstall")
+	}
+}

@@ -1,0 +1,146 @@
+package history
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// Receipt is a commit receipt found in a transcript: a tool output of a call that ran `git commit`, whose
+// successful output names the commit (docs/history.md "Events", fact kind `commit`).
+type Receipt struct {
+	Short   string  `json:"short_oid"` // the commit id as printed (abbreviated, lower case)
+	Event   Event   `json:"event"`     // the tool output that prints it
+	Session Session `json:"session"`
+}
+
+// ReceiptsFor returns the receipts whose printed id is a prefix of oid (a full, lower-case hex commit id).
+// The caller resolves each printed id in the repository of the session's cwd: an abbreviated id that
+// matches is only a candidate.
+func (ix *Index) ReceiptsFor(ctx context.Context, oid string) ([]Receipt, error) {
+	oid = strings.ToLower(oid)
+	if len(oid) < 7 {
+		return nil, fmt.Errorf("receipts: commit id %q is shorter than 7 digits", oid)
+	}
+	rows, err := ix.db.QueryContext(ctx, `SELECT c.oid, e.rowid FROM event_commits c JOIN events e ON e.rowid = c.event
+		WHERE substr(c.oid, 1, 7) = ? ORDER BY e.at, e.rowid`, oid[:7])
+	if err != nil {
+		return nil, fmt.Errorf("receipts of %s: %w", oid, err)
+	}
+	type hit struct {
+		short string
+		rowid int64
+	}
+	var hits []hit
+	for rows.Next() {
+		var h hit
+		if err := rows.Scan(&h.short, &h.rowid); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("receipts of %s: %w", oid, err)
+		}
+		if strings.HasPrefix(oid, h.short) {
+			hits = append(hits, h)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("receipts of %s: %w", oid, err)
+	}
+	out := make([]Receipt, 0, len(hits))
+	for _, h := range hits {
+		e, s, err := ix.eventAndSession(ctx, h.rowid)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Receipt{Short: h.short, Event: e, Session: s})
+	}
+	return out, nil
+}
+
+// Edit is an event that created or changed a file, with its session.
+type Edit struct {
+	Path    string  `json:"path"` // as the provider recorded it
+	Event   Event   `json:"event"`
+	Session Session `json:"session"`
+}
+
+// EditsOf returns the tool calls that created, modified or renamed (to) any of paths, as the providers
+// recorded the paths (absolute, or relative to the session's working directory), oldest first. At most
+// limit events (limit ≤ 0: 10,000).
+func (ix *Index) EditsOf(ctx context.Context, paths []string, limit int) ([]Edit, error) {
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	if limit <= 0 {
+		limit = 10000
+	}
+	ph := strings.TrimSuffix(strings.Repeat("?,", len(paths)), ",")
+	args := make([]any, 0, len(paths)+1)
+	for _, p := range paths {
+		args = append(args, p)
+	}
+	args = append(args, limit)
+	rows, err := ix.db.QueryContext(ctx, `SELECT DISTINCT f.event, f.path FROM event_files f JOIN events e ON e.rowid = f.event
+		WHERE f.path IN (`+ph+`) AND f.op IN ('create','modify','rename') AND e.type = 'tool_call'
+		ORDER BY e.at, f.event LIMIT ?`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("edits: %w", err)
+	}
+	type hit struct {
+		rowid int64
+		path  string
+	}
+	var hits []hit
+	for rows.Next() {
+		var h hit
+		if err := rows.Scan(&h.rowid, &h.path); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("edits: %w", err)
+		}
+		hits = append(hits, h)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("edits: %w", err)
+	}
+	out := make([]Edit, 0, len(hits))
+	for _, h := range hits {
+		e, s, err := ix.eventAndSession(ctx, h.rowid)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Edit{Path: h.path, Event: e, Session: s})
+	}
+	return out, nil
+}
+
+// SessionCWDs returns the distinct working directories recorded by sessions (for mapping a repository
+// path to the relative paths providers record).
+func (ix *Index) SessionCWDs(ctx context.Context) ([]string, error) {
+	rows, err := ix.db.QueryContext(ctx, `SELECT DISTINCT cwd FROM sessions WHERE cwd <> ''`)
+	if err != nil {
+		return nil, fmt.Errorf("session cwds: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, fmt.Errorf("session cwds: %w", err)
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+func (ix *Index) eventAndSession(ctx context.Context, rowid int64) (Event, Session, error) {
+	e, err := ix.scanEvent(ix.db.QueryRowContext(ctx, eventCols+` WHERE rowid = ?`, rowid))
+	if err != nil {
+		return e, Session{}, fmt.Errorf("load event: %w", err)
+	}
+	s, err := ix.Session(ctx, e.SessionID)
+	if err != nil {
+		return e, s, err
+	}
+	return e, s, nil
+}
