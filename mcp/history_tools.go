@@ -778,6 +778,11 @@ const blameCodeMatches = 8
 // on refs/notes/ctx and the local agent-history index as last imported (ctx history import, ctx blame).
 // Pages hold at most 8 commits; the cursor is bound to the arguments and HEAD.
 func (s *srv) blameCode(ctx context.Context, args blameArgs) (any, error) {
+	if store.PublicOnly(ctx) {
+		// The agent-history index holds the transcripts of this machine's user: like the private scope,
+		// it is not served to a token holder over HTTP (docs/http.md).
+		return nil, codedErrorf(codeInvalidRequest, "blame of code reads the agent history of the machine that serves it; it is not served over HTTP")
+	}
 	st := s.store(ctx)
 	if st.Bare() {
 		return nil, codedErrorf(codeInvalidRequest, "a bare repository has no files to blame")

@@ -639,6 +639,10 @@ func TestHTTPPrivateScopeHidden(t *testing.T) {
 			}
 		}
 	}
+	// The local agent-history index (the machine user's transcripts) is not served either.
+	if res, err := ro.callErr("blame", map[string]any{"file": "README.md"}); err == nil && (res == nil || !res.IsError) {
+		t.Errorf("blame of code over HTTP answered: %s", resultText(res))
+	}
 	before := refsOf(t, dir)
 	for _, c := range []struct {
 		name string
