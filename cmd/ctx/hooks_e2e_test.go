@@ -207,7 +207,7 @@ func TestHooksFailOpen(t *testing.T) {
 	testenv.Git(t, repo, "add", "a.txt")
 	testenv.Git(t, repo, "commit", "-qm", "a")
 	user := userSide(t, repo)
-	gitIn(t, repo, []string{"GIT_SEQUENCE_EDITOR=sed -i 1ibreak"}, "rebase", "-q", "-i", "HEAD~1")
+	testenv.GitEnv(t, repo, []string{"GIT_SEQUENCE_EDITOR=sed -i 1ibreak"}, "rebase", "-q", "-i", "HEAD~1")
 	if _, err := os.Stat(filepath.Join(repo, ".git", "rebase-merge")); err != nil {
 		t.Fatalf("the rebase did not stop: %v", err)
 	}

@@ -437,19 +437,6 @@ func TestDecisionSupersedeSetsBothSides(t *testing.T) {
 	}
 }
 
-// gitEnvIn runs git in dir with extra environment variables and returns its trimmed output.
-func gitEnvIn(t testing.TB, dir string, env []string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("git %s: %v", strings.Join(args, " "), err)
-	}
-	return strings.TrimSpace(string(out))
-}
-
 // TestPulledSkillFrontMatter: a SKILL.md written by another tool (a foreign commit made with git
 // plumbing, with a BOM and invalid YAML) reads with the same description after a pull as after an import.
 func TestPulledSkillFrontMatter(t *testing.T) {
@@ -461,12 +448,12 @@ func TestPulledSkillFrontMatter(t *testing.T) {
 	skill := filepath.Join(t.TempDir(), "SKILL.md")
 	writeFiles(t, filepath.Dir(skill), map[string]string{"SKILL.md": "\ufeff---\nname: foreign\ndescription: Deploys: carefully\n---\nBody.\n"})
 	idx := []string{"GIT_INDEX_FILE=" + filepath.Join(t.TempDir(), "index")}
-	gitEnvIn(t, b, idx, "read-tree", "origin/ctx")
-	blob := gitEnvIn(t, b, nil, "hash-object", "-w", skill)
-	gitEnvIn(t, b, idx, "update-index", "--add", "--cacheinfo", "100644,"+blob+",skills/foreign/SKILL.md")
-	tree := gitEnvIn(t, b, idx, "write-tree")
-	commit := gitEnvIn(t, b, nil, "commit-tree", tree, "-p", "origin/ctx", "-m", "a skill written by another tool")
-	gitEnvIn(t, b, nil, "push", "-q", "origin", commit+":refs/heads/ctx")
+	testenv.GitEnv(t, b, idx, "read-tree", "origin/ctx")
+	blob := testenv.GitEnv(t, b, nil, "hash-object", "-w", skill)
+	testenv.GitEnv(t, b, idx, "update-index", "--add", "--cacheinfo", "100644,"+blob+",skills/foreign/SKILL.md")
+	tree := testenv.GitEnv(t, b, idx, "write-tree")
+	commit := testenv.GitEnv(t, b, nil, "commit-tree", tree, "-p", "origin/ctx", "-m", "a skill written by another tool")
+	testenv.GitEnv(t, b, nil, "push", "-q", "origin", commit+":refs/heads/ctx")
 
 	run(t, a, 0, "pull")
 	for _, sk := range jsonList(t, a, "skill", "list") {
@@ -569,10 +556,10 @@ func TestInitIdentityFromGitConfigGlobal(t *testing.T) {
 		writeFiles(t, filepath.Dir(global), map[string]string{"work.gitconfig": "[user]\n\tname = Grace Hopper\n\temail = grace@example.com\n"})
 		env := []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "GIT_CONFIG_GLOBAL=" + global,
 			"GIT_AUTHOR_NAME=", "GIT_AUTHOR_EMAIL=", "GIT_COMMITTER_NAME=", "GIT_COMMITTER_EMAIL=", "EMAIL="}
-		gitIn(t, dir, env, "commit", "-q", "--allow-empty", "-m", "git itself works")
+		testenv.GitEnv(t, dir, env, "commit", "-q", "--allow-empty", "-m", "git itself works")
 		mustCtx(t, dir, env, 0, "init", "--no-hooks")
 		mustCtx(t, dir, env, 0, "knowledge", "set", "k", "v")
-		if got := gitIn(t, dir, nil, "log", "-1", "--format=%an <%ae>|%cn <%ce>", "ctx"); got != "Grace Hopper <grace@example.com>|Grace Hopper <grace@example.com>" {
+		if got := testenv.GitEnv(t, dir, nil, "log", "-1", "--format=%an <%ae>|%cn <%ce>", "ctx"); got != "Grace Hopper <grace@example.com>|Grace Hopper <grace@example.com>" {
 			t.Errorf("stale ~/.gitconfig %v: ctx committed as %q", stale, got)
 		}
 	}

@@ -106,7 +106,7 @@ func TestRefreshKilledAtKnownPoints(t *testing.T) {
 			label := fmt.Sprintf("killed after %d files (git checkout %v) towards v%d", after, viaGit, i+1)
 			if viaGit {
 				branch++
-				gitIn(t, dir, env, "checkout", "-q", "-b", fmt.Sprintf("b%d", branch))
+				testenv.GitEnv(t, dir, env, "checkout", "-q", "-b", fmt.Sprintf("b%d", branch))
 			} else {
 				r := ctxEnv(dir, env, "hooks", "run", "post-checkout", "HEAD", "HEAD", "1")
 				if r.code != -1 {
@@ -147,7 +147,7 @@ func TestRefreshKilledAtRandom(t *testing.T) {
 	hook := func() *exec.Cmd {
 		cmd := exec.Command(ctxBin, "hooks", "run", "post-checkout", "HEAD", "HEAD", "1")
 		cmd.Dir = dir
-		cmd.Env = mergeEnv(os.Environ(), []string{"CTX_HOOKS=", "CTX_HOOK_TIMEOUT=60"})
+		cmd.Env = testenv.Environ([]string{"CTX_HOOKS=", "CTX_HOOK_TIMEOUT=60"})
 		return cmd
 	}
 	// How long a whole refresh of n files takes here (the kills land within it).

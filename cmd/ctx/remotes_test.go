@@ -42,7 +42,7 @@ func ctxEnv(dir string, env []string, args ...string) result {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, ctxBin, args...)
 	cmd.Dir = dir
-	cmd.Env = mergeEnv(os.Environ(), env)
+	cmd.Env = testenv.Environ(env)
 	cmd.WaitDelay = 5 * time.Second
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -58,27 +58,6 @@ func ctxEnv(dir string, env []string, args ...string) result {
 	return r
 }
 
-func mergeEnv(base, extra []string) []string {
-	drop := map[string]bool{}
-	for _, kv := range extra {
-		k, _, _ := strings.Cut(kv, "=")
-		drop[k] = true
-	}
-	var out []string
-	for _, kv := range base {
-		k, _, _ := strings.Cut(kv, "=")
-		if !drop[k] {
-			out = append(out, kv)
-		}
-	}
-	for _, kv := range extra {
-		if !strings.HasSuffix(kv, "=") {
-			out = append(out, kv)
-		}
-	}
-	return out
-}
-
 // mustCtx runs ctx and fails the test unless the exit code is want.
 func mustCtx(t testing.TB, dir string, env []string, want int, args ...string) result {
 	t.Helper()
@@ -87,20 +66,6 @@ func mustCtx(t testing.TB, dir string, env []string, want int, args ...string) r
 		t.Fatalf("ctx %s (in %s): exit %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), dir, r.code, want, r.stdout, r.stderr)
 	}
 	return r
-}
-
-// gitIn runs git in dir with extra environment variables and returns trimmed stdout; the test fails on error.
-func gitIn(t testing.TB, dir string, env []string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = mergeEnv(os.Environ(), env)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("git %s (in %s): %v\n%s", strings.Join(args, " "), dir, err, errb.String())
-	}
-	return strings.TrimSpace(out.String())
 }
 
 // seededRemote is a bare repository with one commit on main, in a fresh folder base; it returns the
@@ -148,7 +113,7 @@ func roundTrip(t *testing.T, a, b string, env []string) {
 	if ta != tb {
 		t.Fatalf("tips differ: A %s, B %s", ta, tb)
 	}
-	remoteTip := gitIn(t, a, env, "ls-remote", "origin", "refs/heads/ctx")
+	remoteTip := testenv.GitEnv(t, a, env, "ls-remote", "origin", "refs/heads/ctx")
 	if !strings.HasPrefix(remoteTip, ta) {
 		t.Fatalf("remote's ctx is %q, want %s", remoteTip, ta)
 	}

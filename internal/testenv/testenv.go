@@ -165,6 +165,43 @@ func GitErr(dir string, args ...string) (string, error) {
 	return strings.TrimSpace(stdout.String()), nil
 }
 
+// GitEnv is Git with the environment changed by env (see Environ).
+func GitEnv(t testing.TB, dir string, env []string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = Environ(env)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("git %s (in %s): %v: %s", strings.Join(args, " "), dir, err, stderr.String())
+	}
+	return strings.TrimSpace(stdout.String())
+}
+
+// Environ is this process's environment changed by extra, a list of "KEY=value": each KEY is set to its
+// value, and a "KEY=" with no value removes KEY.
+func Environ(extra []string) []string {
+	drop := map[string]bool{}
+	for _, kv := range extra {
+		k, _, _ := strings.Cut(kv, "=")
+		drop[k] = true
+	}
+	var out []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if !drop[k] {
+			out = append(out, kv)
+		}
+	}
+	for _, kv := range extra {
+		if !strings.HasSuffix(kv, "=") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
 // GitError is a failed git command.
 type GitError struct {
 	Args   []string
