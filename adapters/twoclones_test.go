@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctx-dev/ctx/internal/testenv"
 	"github.com/ctx-dev/ctx/store"
 	"github.com/ctx-dev/ctx/store/storetest"
 )
@@ -20,10 +21,10 @@ import (
 func TestTwoClonesRefresh(t *testing.T) {
 	ctx := context.Background()
 	remote := filepath.Join(t.TempDir(), "remote.git")
-	storetest.Git(t, "", "init", "-q", "--bare", remote)
+	testenv.Git(t, "", "init", "-q", "--bare", remote)
 	a := storetest.Repo(t)
-	storetest.Git(t, a, "remote", "add", "origin", remote)
-	storetest.Git(t, a, "push", "-q", "origin", "main")
+	testenv.Git(t, a, "remote", "add", "origin", remote)
+	testenv.Git(t, a, "push", "-q", "origin", "main")
 	sa := storetest.Open(t, a, store.Actor{Agent: "a", Machine: "machine-a"})
 	if _, err := sa.SetEntry(ctx, store.ConventionKind, store.SetEntry{Key: "git", Content: "Always use feature branches.\n"}); err != nil {
 		t.Fatal(err)
@@ -33,9 +34,9 @@ func TestTwoClonesRefresh(t *testing.T) {
 	}
 
 	b := filepath.Join(t.TempDir(), "b")
-	storetest.Git(t, "", "clone", "-q", remote, b)
-	storetest.Git(t, b, "config", "user.name", "Bo")
-	storetest.Git(t, b, "config", "user.email", "bo@example.com")
+	testenv.Git(t, "", "clone", "-q", remote, b)
+	testenv.Git(t, b, "config", "user.name", "Bo")
+	testenv.Git(t, b, "config", "user.email", "bo@example.com")
 	sb, err := store.Open(ctx, b, store.Actor{Agent: "b", Machine: "machine-b"})
 	if err != nil {
 		t.Fatal(err)
@@ -91,7 +92,7 @@ func TestTwoClonesRefresh(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	storetest.Git(t, b, "pull", "-q", "origin", "main")
+	testenv.Git(t, b, "pull", "-q", "origin", "main")
 	if _, err := sb.Pull(ctx, store.PullOptions{Remote: "origin"}); err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +111,7 @@ func TestTwoClonesRefresh(t *testing.T) {
 	if read(".claude/skills/bos-own/SKILL.md") != ownSkill {
 		t.Fatal("the user's own skill folder changed")
 	}
-	status := strings.Split(storetest.Git(t, b, "status", "--porcelain", "--untracked-files=all"), "\n")
+	status := strings.Split(testenv.Git(t, b, "status", "--porcelain", "--untracked-files=all"), "\n")
 	sort.Strings(status)
 	want := []string{"?? .claude/skills/bos-own/SKILL.md", "?? .claude/skills/release/SKILL.md", "?? CLAUDE.md"}
 	if strings.Join(status, "\n") != strings.Join(want, "\n") {
@@ -118,8 +119,8 @@ func TestTwoClonesRefresh(t *testing.T) {
 	}
 
 	// Once CLAUDE.md is tracked, a refresh leaves it and status reports it, until --tracked ok.
-	storetest.Git(t, b, "add", "CLAUDE.md")
-	storetest.Git(t, b, "commit", "-q", "-m", "notes")
+	testenv.Git(t, b, "add", "CLAUDE.md")
+	testenv.Git(t, b, "commit", "-q", "-m", "notes")
 	if _, err := sa.SetEntry(ctx, store.ConventionKind, store.SetEntry{Key: "docs", Content: "Docs in docs/.\n"}); err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +136,7 @@ func TestTwoClonesRefresh(t *testing.T) {
 	if _, err := Refresh(ctx, sb, opts); err != nil {
 		t.Fatal(err)
 	}
-	if out := storetest.Git(t, b, "status", "--porcelain", "--", "CLAUDE.md"); out != "" {
+	if out := testenv.Git(t, b, "status", "--porcelain", "--", "CLAUDE.md"); out != "" {
 		t.Fatalf("refresh dirtied a tracked file: %s", out)
 	}
 	c, err := Load(ctx, sb)

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
 	"github.com/ctx-dev/ctx/history"
+	"github.com/ctx-dev/ctx/internal/testenv"
 )
 
 // benchRepo is a repository whose big.go has 2,000 lines changed by 300 commits (7 lines each after the
@@ -18,7 +18,7 @@ import (
 func benchRepo(b *testing.B) string {
 	b.Helper()
 	dir := filepath.Join(b.TempDir(), "repo")
-	gitstoretest.Git(b, "", "init", "-q", "-b", "main", dir)
+	testenv.Git(b, "", "init", "-q", "-b", "main", dir)
 	lines := make([]string, 2000)
 	for i := range lines {
 		lines[i] = fmt.Sprintf("\tvalue%d := compute(%d) // first version", i, i)
@@ -33,8 +33,8 @@ func benchRepo(b *testing.B) string {
 		if err := os.WriteFile(filepath.Join(dir, "big.go"), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 			b.Fatal(err)
 		}
-		gitstoretest.Git(b, dir, "add", "big.go")
-		gitstoretest.Git(b, dir, "commit", "-q", "-m", fmt.Sprintf("commit %d", c))
+		testenv.Git(b, dir, "add", "big.go")
+		testenv.Git(b, dir, "commit", "-q", "-m", fmt.Sprintf("commit %d", c))
 	}
 	return dir
 }

@@ -8,16 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
 	"github.com/ctx-dev/ctx/history"
+	"github.com/ctx-dev/ctx/internal/testenv"
 )
 
-func TestMain(m *testing.M) {
-	cleanup := gitstoretest.Hermetic()
-	code := m.Run()
-	cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testenv.Main(m) }
 
 // corpusFile reads a file of the shared corpus of real transcripts (../shared/corpus/agent-history from
 // the project root); the test skips when the corpus is absent.
@@ -47,14 +42,14 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	f := &fixture{repo: gitstoretest.NewRepo(t), roots: t.TempDir()}
+	f := &fixture{repo: testenv.NewRepo(t), roots: t.TempDir()}
 	write(t, filepath.Join(f.repo, "hello.py"), helloPy)
-	gitstoretest.Git(t, f.repo, "add", "hello.py")
-	gitstoretest.Git(t, f.repo, "commit", "-q", "-m", "Add hello function")
-	f.hello = gitstoretest.Git(t, f.repo, "rev-parse", "HEAD")
+	testenv.Git(t, f.repo, "add", "hello.py")
+	testenv.Git(t, f.repo, "commit", "-q", "-m", "Add hello function")
+	f.hello = testenv.Git(t, f.repo, "rev-parse", "HEAD")
 	write(t, filepath.Join(f.repo, "hello.py"), helloPy+"# maintained by the docs team\n")
-	gitstoretest.Git(t, f.repo, "commit", "-q", "-am", "a person's comment")
-	f.person = gitstoretest.Git(t, f.repo, "rev-parse", "HEAD")
+	testenv.Git(t, f.repo, "commit", "-q", "-am", "a person's comment")
+	f.person = testenv.Git(t, f.repo, "rev-parse", "HEAD")
 	ix, err := history.Open(context.Background(), filepath.Join(t.TempDir(), "index"))
 	if err != nil {
 		t.Fatal(err)
@@ -227,10 +222,10 @@ func TestFilePossibleFromEdit(t *testing.T) {
 	// A commit dated before the edit: the edit cannot have produced it.
 	g := newFixture(t)
 	write(t, filepath.Join(g.repo, "old.py"), helloPy)
-	gitstoretest.Git(t, g.repo, "add", "old.py")
+	testenv.Git(t, g.repo, "add", "old.py")
 	cmd := []string{"-c", "user.name=P", "commit", "-q", "-m", "old"}
 	t.Setenv("GIT_COMMITTER_DATE", "2020-01-01T00:00:00Z")
-	gitstoretest.Git(t, g.repo, cmd...)
+	testenv.Git(t, g.repo, cmd...)
 	g.claudeSession(t, "test-session-id", g.repo, "")
 	text, _ := os.ReadFile(filepath.Join(g.roots, "claude", "proj", "test-session-id.jsonl"))
 	write(t, filepath.Join(g.roots, "claude", "proj", "test-session-id.jsonl"), strings.ReplaceAll(string(text), "/hello.py", "/old.py"))
@@ -245,7 +240,7 @@ func TestFilePossibleFromEdit(t *testing.T) {
 // cwd elsewhere) proves nothing here, even when its short id names a commit of this one.
 func TestConflictingAndForeignReceipts(t *testing.T) {
 	f := newFixture(t)
-	other := gitstoretest.NewRepo(t)
+	other := testenv.NewRepo(t)
 	f.claudeSession(t, "elsewhere", other, short(f.hello))
 	f.importAll(t)
 	b := f.blamer(t, f.ix)
@@ -291,7 +286,7 @@ func TestCodexReceipt(t *testing.T) {
 func TestNoteProves(t *testing.T) {
 	f := newFixture(t)
 	rec := NoteRecord{Agent: "codex", Session: "019d1afb-b2c7-72d3-b240-f3ee9d31b2c9", Env: "CODEX_THREAD_ID", At: time.Unix(1700000000, 0)}
-	gitstoretest.Git(t, f.repo, "notes", "--ref="+NotesRef, "add", "-m", NoteText(rec), f.hello)
+	testenv.Git(t, f.repo, "notes", "--ref="+NotesRef, "add", "-m", NoteText(rec), f.hello)
 	res, err := f.blamer(t, nil).File(context.Background(), "hello.py", 1, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -353,7 +348,7 @@ func TestSessionFromEnv(t *testing.T) {
 func TestReceiptFromLinkedWorktree(t *testing.T) {
 	f := newFixture(t)
 	wt := filepath.Join(t.TempDir(), "linked")
-	gitstoretest.Git(t, f.repo, "worktree", "add", "-q", wt, "HEAD")
+	testenv.Git(t, f.repo, "worktree", "add", "-q", wt, "HEAD")
 	f.claudeSession(t, "in-worktree", filepath.Join(wt, "sub"), short(f.hello))
 	f.claudeSession(t, "gone", "/nonexistent/checkout", short(f.hello))
 	f.importAll(t)
@@ -390,7 +385,7 @@ func TestUserSideUntouched(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	snap := gitstoretest.Take(t, f.repo)
+	snap := testenv.Take(t, f.repo)
 	b := f.blamer(t, f.ix)
 	if _, err := b.File(context.Background(), "hello.py", 1, 0); err != nil {
 		t.Fatal(err)

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/ctx-dev/ctx/gitstore"
-	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
+	"github.com/ctx-dev/ctx/internal/testenv"
 )
 
 // BenchmarkWrite measures one Transact that sets one file knowledge/k<i>.md in a store that already holds
@@ -16,7 +16,7 @@ import (
 func BenchmarkWrite(b *testing.B) {
 	for _, n := range []int{100, 10000} {
 		b.Run("entries="+strconv.Itoa(n), func(b *testing.B) {
-			dir := gitstoretest.NewRepo(b)
+			dir := testenv.NewRepo(b)
 			r := open(b, dir)
 			changes := make([]gitstore.Change, n)
 			for i := range changes {

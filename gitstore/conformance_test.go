@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/ctx-dev/ctx/gitstore"
-	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
+	"github.com/ctx-dev/ctx/internal/testenv"
 )
 
 // backends are the object databases the conformance suite runs against: a repository on disk (objects
@@ -17,7 +17,7 @@ var backends = []struct {
 	name string
 	open func(t *testing.T) *gitstore.Repo
 }{
-	{"disk", func(t *testing.T) *gitstore.Repo { return open(t, gitstoretest.NewRepo(t)) }},
+	{"disk", func(t *testing.T) *gitstore.Repo { return open(t, testenv.NewRepo(t)) }},
 	{"memory", func(t *testing.T) *gitstore.Repo { return gitstore.NewMemory() }},
 }
 
@@ -27,7 +27,7 @@ type peer struct {
 	dir string
 }
 
-func (p peer) blob(data string) gitstore.Hash { return hash(p.t, gitstoretest.Blob(p.t, p.dir, data)) }
+func (p peer) blob(data string) gitstore.Hash { return hash(p.t, testenv.Blob(p.t, p.dir, data)) }
 
 // tree makes a tree with git mktree from lines "<mode> <type> <hash>\t<name>".
 func (p peer) tree(lines ...string) gitstore.Hash {
@@ -35,7 +35,7 @@ func (p peer) tree(lines ...string) gitstore.Hash {
 	for _, l := range lines {
 		in += l + "\n"
 	}
-	return hash(p.t, gitstoretest.GitIn(p.t, p.dir, in, "mktree"))
+	return hash(p.t, testenv.GitIn(p.t, p.dir, in, "mktree"))
 }
 
 // commit makes a commit with git commit-tree at the fixed date of sig.
@@ -44,7 +44,7 @@ func (p peer) commit(tree gitstore.Hash, msg string, parents ...gitstore.Hash) g
 	for _, h := range parents {
 		args = append(args, "-p", h.String())
 	}
-	return hash(p.t, gitstoretest.Git(p.t, p.dir, args...))
+	return hash(p.t, testenv.Git(p.t, p.dir, args...))
 }
 
 var when = time.Unix(1_700_000_000, 0).UTC()
@@ -58,7 +58,7 @@ func TestConformance(t *testing.T) {
 	t.Setenv("GIT_COMMITTER_DATE", "1700000000 +0000")
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
-			g := peer{t, gitstoretest.NewRepo(t)}
+			g := peer{t, testenv.NewRepo(t)}
 			r := b.open(t)
 
 			// Blobs.

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/ctx-dev/ctx/gitstore"
-	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
+	"github.com/ctx-dev/ctx/internal/testenv"
 )
 
 // TestCheckName: git fsck's rules for tree entry names (hasDot, hasDotdot, hasDotgit with the NTFS and
@@ -41,15 +41,15 @@ func TestCheckName(t *testing.T) {
 // git plumbing is walked entry by entry with its raw names, and CheckHistory names the commit and path of
 // every unsafe entry that the fetched commits added, not those of known commits.
 func TestDiffItemsAndCheckHistory(t *testing.T) {
-	dir := gitstoretest.NewRepo(t)
-	blob := gitstoretest.Blob(t, dir, "payload\n")
-	good := gitstoretest.WithEntry(t, dir, "", []string{"knowledge", "a.md"}, "100644", blob)
-	c1 := gitstoretest.CommitTree(t, dir, good, "", "good")
-	hostile := gitstoretest.WithEntry(t, dir, good, []string{"..", "..", ".config", "git", "config"}, "100644", blob)
-	hostile = gitstoretest.WithEntry(t, dir, hostile, []string{"knowledge/x.md"}, "100644", blob)
-	hostile = gitstoretest.WithEntry(t, dir, hostile, []string{".GIT", "hooks", "post-checkout"}, "100644", blob)
-	c2 := gitstoretest.CommitTree(t, dir, hostile, c1, "hostile")
-	gitstoretest.Git(t, dir, "update-ref", "refs/heads/h", c2)
+	dir := testenv.NewRepo(t)
+	blob := testenv.Blob(t, dir, "payload\n")
+	good := testenv.WithEntry(t, dir, "", []string{"knowledge", "a.md"}, "100644", blob)
+	c1 := testenv.CommitTree(t, dir, good, "", "good")
+	hostile := testenv.WithEntry(t, dir, good, []string{"..", "..", ".config", "git", "config"}, "100644", blob)
+	hostile = testenv.WithEntry(t, dir, hostile, []string{"knowledge/x.md"}, "100644", blob)
+	hostile = testenv.WithEntry(t, dir, hostile, []string{".GIT", "hooks", "post-checkout"}, "100644", blob)
+	c2 := testenv.CommitTree(t, dir, hostile, c1, "hostile")
+	testenv.Git(t, dir, "update-ref", "refs/heads/h", c2)
 
 	r := open(t, dir)
 	added, removed, err := r.DiffItems(bg, gitstore.NewHash(good), gitstore.NewHash(hostile))
@@ -88,7 +88,7 @@ func TestDiffItemsAndCheckHistory(t *testing.T) {
 		t.Errorf("CheckHistory with the tip known: %v %v", probs, err)
 	}
 	// A good commit on top of the hostile one still brings the hostile one.
-	c3 := gitstoretest.CommitTree(t, dir, good, c2, "repair on top")
+	c3 := testenv.CommitTree(t, dir, good, c2, "repair on top")
 	probs, err = r.CheckHistory(bg, gitstore.NewHash(c3), []gitstore.Hash{gitstore.NewHash(c1)}, 0)
 	if err != nil || len(probs) != 3 || probs[0].Commit.String() != c2 {
 		t.Errorf("CheckHistory(c3 not c1) = %v %v, want the 3 problems of %s", probs, err, c2)
@@ -96,10 +96,10 @@ func TestDiffItemsAndCheckHistory(t *testing.T) {
 
 	// Duplicated names and a symbolic link: the duplicate is unsafe, the link passes CheckItem (the store
 	// decides about links).
-	dup := gitstoretest.RawTree(t, dir,
-		gitstoretest.TreeEntry{Mode: "100644", Name: "a.md", Hash: blob},
-		gitstoretest.TreeEntry{Mode: "100644", Name: "a.md", Hash: blob},
-		gitstoretest.TreeEntry{Mode: "120000", Name: "l.md", Hash: gitstoretest.Blob(t, dir, "/etc/passwd")})
+	dup := testenv.RawTree(t, dir,
+		testenv.TreeEntry{Mode: "100644", Name: "a.md", Hash: blob},
+		testenv.TreeEntry{Mode: "100644", Name: "a.md", Hash: blob},
+		testenv.TreeEntry{Mode: "120000", Name: "l.md", Hash: testenv.Blob(t, dir, "/etc/passwd")})
 	added, _, err = r.DiffItems(bg, gitstore.ZeroHash, gitstore.NewHash(dup))
 	if err != nil {
 		t.Fatal(err)
@@ -120,19 +120,19 @@ func TestDiffItemsAndCheckHistory(t *testing.T) {
 
 // TestRemoveItems removes entries by raw names, hostile ones included, and drops folders left empty.
 func TestRemoveItems(t *testing.T) {
-	dir := gitstoretest.NewRepo(t)
-	blob := gitstoretest.Blob(t, dir, "x\n")
-	tree := gitstoretest.WithEntry(t, dir, "", []string{"knowledge", "a.md"}, "100644", blob)
-	tree = gitstoretest.WithEntry(t, dir, tree, []string{"..", ".git", "config"}, "100644", blob)
-	tree = gitstoretest.WithEntry(t, dir, tree, []string{"knowledge", "vendor"}, "160000", strings.Repeat("ab", 20))
+	dir := testenv.NewRepo(t)
+	blob := testenv.Blob(t, dir, "x\n")
+	tree := testenv.WithEntry(t, dir, "", []string{"knowledge", "a.md"}, "100644", blob)
+	tree = testenv.WithEntry(t, dir, tree, []string{"..", ".git", "config"}, "100644", blob)
+	tree = testenv.WithEntry(t, dir, tree, []string{"knowledge", "vendor"}, "160000", strings.Repeat("ab", 20))
 	r := open(t, dir)
 	got, err := r.RemoveItems(bg, "refs/heads/ctx", gitstore.NewHash(tree), [][]string{{"..", ".git", "config"}, {"knowledge", "vendor"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := gitstoretest.WithEntry(t, dir, "", []string{"knowledge", "a.md"}, "100644", blob)
+	want := testenv.WithEntry(t, dir, "", []string{"knowledge", "a.md"}, "100644", blob)
 	if got.String() != want {
-		t.Errorf("RemoveItems: %s\n%s", gitstoretest.Git(t, dir, "ls-tree", "-r", got.String()), gitstoretest.Git(t, dir, "ls-tree", "-r", want))
+		t.Errorf("RemoveItems: %s\n%s", testenv.Git(t, dir, "ls-tree", "-r", got.String()), testenv.Git(t, dir, "ls-tree", "-r", want))
 	}
 }
 

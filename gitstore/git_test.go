@@ -9,13 +9,13 @@ import (
 	"time"
 
 	"github.com/ctx-dev/ctx/gitstore"
-	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
+	"github.com/ctx-dev/ctx/internal/testenv"
 )
 
 // Git runs in the directory it is given, on the repository that contains it, with the calling git's
 // GIT_INDEX_FILE dropped; outside a repository it is ErrNotRepository.
 func TestGitRunsOnTheRepositoryOfDir(t *testing.T) {
-	dir := gitstoretest.NewRepo(t)
+	dir := testenv.NewRepo(t)
 	sub := filepath.Join(dir, "sub")
 	if err := os.Mkdir(sub, 0o755); err != nil {
 		t.Fatal(err)
@@ -23,7 +23,7 @@ func TestGitRunsOnTheRepositoryOfDir(t *testing.T) {
 	if got, err := gitstore.Git(bg, sub, "rev-parse", "--show-prefix"); err != nil || got != "sub/" {
 		t.Errorf("rev-parse --show-prefix in sub = %q, %v; want sub/", got, err)
 	}
-	want := gitstoretest.Git(t, dir, "ls-files")
+	want := testenv.Git(t, dir, "ls-files")
 	t.Setenv("GIT_INDEX_FILE", filepath.Join(t.TempDir(), "other-index"))
 	if got, err := gitstore.Git(bg, dir, "ls-files"); err != nil || got != want {
 		t.Errorf("ls-files with GIT_INDEX_FILE set = %q, %v; want %q", got, err, want)
@@ -38,10 +38,10 @@ func TestGitRunsOnTheRepositoryOfDir(t *testing.T) {
 
 // TrackedFiles lists the index's files below a folder, relative to the work tree root.
 func TestTrackedFiles(t *testing.T) {
-	dir := gitstoretest.NewRepo(t)
+	dir := testenv.NewRepo(t)
 	writeFile(t, filepath.Join(dir, ".context", "mine.txt"), "x")
 	writeFile(t, filepath.Join(dir, ".context", "untracked.txt"), "y")
-	gitstoretest.Git(t, dir, "add", ".context/mine.txt")
+	testenv.Git(t, dir, "add", ".context/mine.txt")
 	r := open(t, dir)
 	got, err := r.TrackedFiles(bg, ".context")
 	if err != nil || len(got) != 1 || got[0] != ".context/mine.txt" {
@@ -54,7 +54,7 @@ func TestTrackedFiles(t *testing.T) {
 
 // LockCheckout serialises the holders of one worktree's checkout lock and gives up when ctx ends.
 func TestLockCheckout(t *testing.T) {
-	dir := gitstoretest.NewRepo(t)
+	dir := testenv.NewRepo(t)
 	r, other := open(t, dir), open(t, dir)
 	unlock, err := r.LockCheckout(bg)
 	if err != nil {

@@ -4,14 +4,14 @@ import (
 	"testing"
 
 	"github.com/ctx-dev/ctx/gitstore"
-	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
+	"github.com/ctx-dev/ctx/internal/testenv"
 )
 
 // Hash is git's object name: BlobHash matches git hash-object, String and ParseHash round-trip, and
 // ParseHash refuses what is not 40 hex digits (NewHash, lenient like git's get_oid_hex, does not).
 func TestHash(t *testing.T) {
-	dir := gitstoretest.NewRepo(t)
-	want := gitstoretest.GitIn(t, dir, "some bytes\n", "hash-object", "--stdin")
+	dir := testenv.NewRepo(t)
+	want := testenv.GitIn(t, dir, "some bytes\n", "hash-object", "--stdin")
 	h := gitstore.BlobHash([]byte("some bytes\n"))
 	if h.String() != want || h.IsZero() {
 		t.Fatalf("BlobHash = %s, git hash-object says %s", h, want)

@@ -8,16 +8,14 @@ import (
 	"testing"
 
 	"github.com/ctx-dev/ctx/gitstore"
-	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
+	"github.com/ctx-dev/ctx/internal/testenv"
 )
 
-// noIdentityEnv clears the identity Hermetic sets and points HOME at an empty folder (no ~/.gitconfig).
+// noIdentityEnv clears the identity testenv sets, points HOME at an empty folder (no ~/.gitconfig) and
+// unsets GIT_CONFIG_GLOBAL, so that git and gitstore read ~/.gitconfig and $XDG_CONFIG_HOME/git/config.
 func noIdentityEnv(t *testing.T) {
 	t.Helper()
-	for _, k := range []string{"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "EMAIL"} {
-		t.Setenv(k, "")
-		os.Unsetenv(k)
-	}
+	testenv.Unsetenv(t, "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "EMAIL", "GIT_CONFIG_GLOBAL")
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
@@ -25,9 +23,9 @@ func noIdentityEnv(t *testing.T) {
 }
 
 func TestIdentityEnvWins(t *testing.T) {
-	dir := gitstoretest.NewRepo(t)
-	gitstoretest.Git(t, dir, "config", "user.name", "Repo Person")
-	gitstoretest.Git(t, dir, "config", "user.email", "repo@example.com")
+	dir := testenv.NewRepo(t)
+	testenv.Git(t, dir, "config", "user.name", "Repo Person")
+	testenv.Git(t, dir, "config", "user.email", "repo@example.com")
 	t.Setenv("GIT_AUTHOR_NAME", "Env Author")
 	t.Setenv("GIT_AUTHOR_EMAIL", "env@example.com")
 	t.Setenv("GIT_COMMITTER_NAME", "Env Committer")
@@ -42,27 +40,27 @@ func TestIdentityEnvWins(t *testing.T) {
 		t.Fatalf("Committer = %+v, %v", c, err)
 	}
 	set(t, r, pub, "x", map[string]string{"a": "a"})
-	if got := gitstoretest.Git(t, dir, "log", "-1", "--format=%an <%ae>|%cn <%ce>", pub); got != "Env Author <env@example.com>|Env Committer <committer@example.com>" {
+	if got := testenv.Git(t, dir, "log", "-1", "--format=%an <%ae>|%cn <%ce>", pub); got != "Env Author <env@example.com>|Env Committer <committer@example.com>" {
 		t.Fatalf("commit identity %q", got)
 	}
 }
 
 func TestIdentityRepoConfig(t *testing.T) {
-	dir := gitstoretest.NewRepo(t)
+	dir := testenv.NewRepo(t)
 	noIdentityEnv(t)
-	gitstoretest.Git(t, dir, "config", "user.name", "Repo Person")
-	gitstoretest.Git(t, dir, "config", "user.email", "repo@example.com")
+	testenv.Git(t, dir, "config", "user.name", "Repo Person")
+	testenv.Git(t, dir, "config", "user.email", "repo@example.com")
 	r := open(t, dir)
 	sig, err := r.Identity(bg)
 	if err != nil || sig.Name != "Repo Person" || sig.Email != "repo@example.com" {
 		t.Fatalf("Identity = %+v, %v", sig, err)
 	}
 	// The same as C git's idea of the author.
-	if got := gitstoretest.Git(t, dir, "var", "GIT_AUTHOR_IDENT"); len(got) < len("Repo Person <repo@example.com>") || got[:len("Repo Person <repo@example.com>")] != "Repo Person <repo@example.com>" {
+	if got := testenv.Git(t, dir, "var", "GIT_AUTHOR_IDENT"); len(got) < len("Repo Person <repo@example.com>") || got[:len("Repo Person <repo@example.com>")] != "Repo Person <repo@example.com>" {
 		t.Fatalf("git var GIT_AUTHOR_IDENT = %q", got)
 	}
 	set(t, r, pub, "x", map[string]string{"a": "a"})
-	if got := gitstoretest.Git(t, dir, "log", "-1", "--format=%an <%ae>|%cn <%ce>", pub); got != "Repo Person <repo@example.com>|Repo Person <repo@example.com>" {
+	if got := testenv.Git(t, dir, "log", "-1", "--format=%an <%ae>|%cn <%ce>", pub); got != "Repo Person <repo@example.com>|Repo Person <repo@example.com>" {
 		t.Fatalf("commit identity %q", got)
 	}
 	// Only the email in the environment: the name still comes from the config.
@@ -73,7 +71,7 @@ func TestIdentityRepoConfig(t *testing.T) {
 }
 
 func TestIdentityGlobalConfig(t *testing.T) {
-	dir := gitstoretest.NewRepo(t)
+	dir := testenv.NewRepo(t)
 	noIdentityEnv(t)
 	writeFile(t, filepath.Join(os.Getenv("HOME"), ".gitconfig"), "[user]\n\tname = Global Person\n\temail = global@example.com\n")
 	r := open(t, dir)
@@ -82,31 +80,31 @@ func TestIdentityGlobalConfig(t *testing.T) {
 		t.Fatalf("Identity = %+v, %v", sig, err)
 	}
 	// The repository's config wins over the global one.
-	gitstoretest.Git(t, dir, "config", "user.name", "Repo Person")
+	testenv.Git(t, dir, "config", "user.name", "Repo Person")
 	if sig, _ := r.Identity(bg); sig.Name != "Repo Person" || sig.Email != "global@example.com" {
 		t.Fatalf("Identity = %+v", sig)
 	}
 }
 
 func TestIdentityNone(t *testing.T) {
-	dir := gitstoretest.NewRepo(t)
+	dir := testenv.NewRepo(t)
 	noIdentityEnv(t)
 	r := open(t, dir)
 	if _, err := r.Identity(bg); !errors.Is(err, gitstore.ErrNoIdentity) {
 		t.Fatalf("Identity = %v, want ErrNoIdentity", err)
 	}
-	before := gitstoretest.Git(t, dir, "for-each-ref")
+	before := testenv.Git(t, dir, "for-each-ref")
 	_, err := r.Transact(bg, []string{pub}, func(map[string]gitstore.Tip) (map[string]*gitstore.Write, error) {
 		return map[string]*gitstore.Write{pub: {Changes: []gitstore.Change{put("a", "a")}, Message: "x"}}, nil
 	})
 	if !errors.Is(err, gitstore.ErrNoIdentity) {
 		t.Fatalf("Transact without identity = %v, want ErrNoIdentity", err)
 	}
-	if after := gitstoretest.Git(t, dir, "for-each-ref"); after != before {
+	if after := testenv.Git(t, dir, "for-each-ref"); after != before {
 		t.Fatal("refs changed")
 	}
 	// Only a name: still no identity.
-	gitstoretest.Git(t, dir, "config", "user.name", "Half")
+	testenv.Git(t, dir, "config", "user.name", "Half")
 	if _, err := r.Identity(bg); !errors.Is(err, gitstore.ErrNoIdentity) {
 		t.Fatalf("Identity with no email = %v, want ErrNoIdentity", err)
 	}
@@ -124,11 +122,11 @@ func identityOf(t *testing.T, dir, want string) {
 	if got := sig.Name + " <" + sig.Email + ">"; got != want {
 		t.Fatalf("Identity = %s, want %s", got, want)
 	}
-	if got := gitstoretest.Git(t, dir, "var", "GIT_AUTHOR_IDENT"); !strings.HasPrefix(got, want+" ") {
+	if got := testenv.Git(t, dir, "var", "GIT_AUTHOR_IDENT"); !strings.HasPrefix(got, want+" ") {
 		t.Fatalf("the test is wrong: git itself says %q", got)
 	}
 	set(t, r, pub, "x", map[string]string{"a": want})
-	if got := gitstoretest.Git(t, dir, "log", "-1", "--format=%an <%ae>|%cn <%ce>", pub); got != want+"|"+want {
+	if got := testenv.Git(t, dir, "log", "-1", "--format=%an <%ae>|%cn <%ce>", pub); got != want+"|"+want {
 		t.Fatalf("commit identity %q, want %s", got, want)
 	}
 }
@@ -137,7 +135,7 @@ func identityOf(t *testing.T, dir, want string) {
 // GIT_CONFIG_GLOBAL (with no ~/.gitconfig, and over a stale one), include.path, and includeIf gitdir:.
 func TestIdentityAsGitResolvesIt(t *testing.T) {
 	t.Run("GIT_CONFIG_GLOBAL only", func(t *testing.T) {
-		dir := gitstoretest.NewRepo(t)
+		dir := testenv.NewRepo(t)
 		noIdentityEnv(t)
 		global := filepath.Join(t.TempDir(), "gitconfig")
 		writeFile(t, global, "[user]\n\tname = Env Global\n\temail = envglobal@example.com\n")
@@ -145,7 +143,7 @@ func TestIdentityAsGitResolvesIt(t *testing.T) {
 		identityOf(t, dir, "Env Global <envglobal@example.com>")
 	})
 	t.Run("GIT_CONFIG_GLOBAL over a stale ~/.gitconfig", func(t *testing.T) {
-		dir := gitstoretest.NewRepo(t)
+		dir := testenv.NewRepo(t)
 		noIdentityEnv(t)
 		writeFile(t, filepath.Join(os.Getenv("HOME"), ".gitconfig"), "[user]\n\tname = Stale Person\n\temail = stale@example.com\n")
 		global := filepath.Join(t.TempDir(), "gitconfig")
@@ -154,7 +152,7 @@ func TestIdentityAsGitResolvesIt(t *testing.T) {
 		identityOf(t, dir, "Env Global <envglobal@example.com>")
 	})
 	t.Run("include.path", func(t *testing.T) {
-		dir := gitstoretest.NewRepo(t)
+		dir := testenv.NewRepo(t)
 		noIdentityEnv(t)
 		inc := filepath.Join(t.TempDir(), "identity.inc")
 		writeFile(t, inc, "[user]\n\tname = Included Person\n\temail = included@example.com\n")
@@ -162,21 +160,21 @@ func TestIdentityAsGitResolvesIt(t *testing.T) {
 		identityOf(t, dir, "Included Person <included@example.com>")
 	})
 	t.Run("includeIf gitdir", func(t *testing.T) {
-		dir := gitstoretest.NewRepo(t)
+		dir := testenv.NewRepo(t)
 		noIdentityEnv(t)
 		work := filepath.Join(t.TempDir(), "work.inc")
 		writeFile(t, work, "[user]\n\tname = Work Person\n\temail = work@example.com\n")
 		writeFile(t, filepath.Join(os.Getenv("HOME"), ".gitconfig"),
 			"[user]\n\tname = Home Person\n\temail = home@example.com\n[includeIf \"gitdir:"+filepath.Dir(dir)+"/\"]\n\tpath = "+work+"\n")
 		identityOf(t, dir, "Work Person <work@example.com>")
-		other := gitstoretest.NewRepo(t) // another temporary folder: the condition does not hold there
+		other := testenv.NewRepo(t) // another temporary folder: the condition does not hold there
 		identityOf(t, other, "Home Person <home@example.com>")
 	})
 	t.Run("author config keys", func(t *testing.T) {
-		dir := gitstoretest.NewRepo(t)
+		dir := testenv.NewRepo(t)
 		noIdentityEnv(t)
 		writeFile(t, filepath.Join(os.Getenv("HOME"), ".gitconfig"), "[user]\n\tname = User Person\n\temail = user@example.com\n")
-		gitstoretest.Git(t, dir, "config", "author.email", "author@example.com")
+		testenv.Git(t, dir, "config", "author.email", "author@example.com")
 		r := open(t, dir)
 		if sig, err := r.Identity(bg); err != nil || sig.Email != "author@example.com" {
 			t.Fatalf("Identity = %+v, %v", sig, err)
@@ -190,9 +188,9 @@ func TestIdentityAsGitResolvesIt(t *testing.T) {
 // TestIdentityEMAIL: as git, $EMAIL gives the address when no config does; nothing is guessed from the
 // host name without it.
 func TestIdentityEMAIL(t *testing.T) {
-	dir := gitstoretest.NewRepo(t)
+	dir := testenv.NewRepo(t)
 	noIdentityEnv(t)
-	gitstoretest.Git(t, dir, "config", "user.name", "Env Mail")
+	testenv.Git(t, dir, "config", "user.name", "Env Mail")
 	t.Setenv("EMAIL", "envmail@example.com")
 	identityOf(t, dir, "Env Mail <envmail@example.com>")
 	os.Unsetenv("EMAIL")

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/ctx-dev/ctx/gitstore"
-	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
+	"github.com/ctx-dev/ctx/internal/testenv"
 )
 
 // deadLock leaves <ref>.lock as a ctx process killed between creating and renaming it leaves it: the lock
@@ -33,7 +33,7 @@ func deadLock(t *testing.T, r *gitstore.Repo, dir, ref, content string) string {
 func TestOwnStaleLockRecovered(t *testing.T) {
 	dir, r, a, b := twoCommits(t)
 	const ref = "refs/heads/ctx"
-	gitstoretest.Git(t, dir, "update-ref", ref, a.String())
+	testenv.Git(t, dir, "update-ref", ref, a.String())
 	lock := deadLock(t, r, dir, ref, b.String()+"\n")
 	if got := r.RefLocks([]string{ref}); len(got) != 1 || got[0].Owner != "ctx-stale" || got[0].Fix != "" {
 		t.Fatalf("RefLocks = %+v, want one ctx-stale lock", got)
@@ -64,13 +64,13 @@ func TestOwnStaleLockRecovered(t *testing.T) {
 func TestAnyLockedWriteSweepsOwnStaleLocks(t *testing.T) {
 	dir, r, a, _ := twoCommits(t)
 	const tracking = "refs/remotes/origin/ctx"
-	gitstoretest.Git(t, dir, "update-ref", tracking, a.String())
+	testenv.Git(t, dir, "update-ref", tracking, a.String())
 	lock := deadLock(t, r, dir, tracking, "")
 	set(t, r, pub, "one", map[string]string{"a.md": "a"})
 	if _, err := os.Stat(lock); err == nil {
 		t.Fatalf("the stale lock on %s survived a write", tracking)
 	}
-	if _, err := gitstoretest.GitErr(dir, "update-ref", tracking, a.String()); err != nil {
+	if _, err := testenv.GitErr(dir, "update-ref", tracking, a.String()); err != nil {
 		t.Fatalf("git still finds %s locked: %v", tracking, err)
 	}
 }
@@ -80,7 +80,7 @@ func TestAnyLockedWriteSweepsOwnStaleLocks(t *testing.T) {
 func TestForeignLockReported(t *testing.T) {
 	dir, r, a, b := twoCommits(t)
 	const ref = "refs/heads/ctx"
-	gitstoretest.Git(t, dir, "update-ref", ref, a.String())
+	testenv.Git(t, dir, "update-ref", ref, a.String())
 	lock := filepath.Join(dir, ".git", "refs", "heads", "ctx.lock")
 	writeFile(t, lock, "")
 	old := time.Now().Add(-5 * time.Minute)
@@ -119,7 +119,7 @@ func TestForeignLockReported(t *testing.T) {
 func TestLiveLockNotTouched(t *testing.T) {
 	dir, r, a, _ := twoCommits(t)
 	const ref = "refs/heads/ctx"
-	gitstoretest.Git(t, dir, "update-ref", ref, a.String())
+	testenv.Git(t, dir, "update-ref", ref, a.String())
 	other := open(t, dir) // another process's view: its own flock file descriptor
 	unlock, err := other.Lock(bg)
 	if err != nil {
@@ -141,7 +141,7 @@ func TestLiveLockNotTouched(t *testing.T) {
 func TestDeadGitChildLock(t *testing.T) {
 	dir, r, a, b := twoCommits(t)
 	const ref = "refs/remotes/origin/ctx"
-	gitstoretest.Git(t, dir, "update-ref", ref, a.String())
+	testenv.Git(t, dir, "update-ref", ref, a.String())
 	closeOnly, done := r.StartOwner("fetch", []string{ref})
 	defer done()
 	lock := filepath.Join(dir, ".git", "refs", "remotes", "origin", "ctx.lock")
@@ -168,7 +168,7 @@ func TestDeadGitChildLock(t *testing.T) {
 // TestTransactAllOrNothing: a multi-ref transaction (a scope move) moves both refs or neither: with a lock
 // on one of them, and with a failure injected after the first ref moved.
 func TestTransactAllOrNothing(t *testing.T) {
-	dir := gitstoretest.NewRepo(t)
+	dir := testenv.NewRepo(t)
 	r := open(t, dir)
 	set(t, r, pub, "init", map[string]string{"knowledge/k.md": "k"})
 	set(t, r, priv, "init", map[string]string{"other.md": "o"})

@@ -7,14 +7,14 @@ import (
 	"testing"
 
 	"github.com/ctx-dev/ctx/gitstore"
-	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
+	"github.com/ctx-dev/ctx/internal/testenv"
 )
 
 // historyRepo builds refs/heads/ctx with a first-parent history touching knowledge/, decisions/ and
 // state.json, with a side branch refs/heads/side merged in (so first-parent matters), and returns the repo.
 func historyRepo(t *testing.T) (string, *gitstore.Repo) {
 	t.Helper()
-	dir := gitstoretest.NewRepo(t)
+	dir := testenv.NewRepo(t)
 	r := open(t, dir)
 	set(t, r, pub, "init", map[string]string{"manifest.json": "{}"})
 	for i := 0; i < 12; i++ {
@@ -75,7 +75,7 @@ func TestLog(t *testing.T) {
 		if path != "" {
 			args = append(args, "--", path)
 		}
-		want := gitstoretest.Git(t, dir, args...)
+		want := testenv.Git(t, dir, args...)
 		cs, err := r.Log(bg, tip, 0, path)
 		if err != nil {
 			t.Fatal(err)
@@ -125,42 +125,42 @@ func TestMergeBaseAndCounts(t *testing.T) {
 	}
 	// Criss-cross: a merges b~2, b merges a~1.
 	crossMerge := func(into, from string) {
-		fromH := hash(t, gitstoretest.Git(t, dir, "rev-parse", from))
+		fromH := hash(t, testenv.Git(t, dir, "rev-parse", from))
 		if _, err := r.Transact(bg, []string{into}, func(map[string]gitstore.Tip) (map[string]*gitstore.Write, error) {
 			return map[string]*gitstore.Write{into: {ExtraParents: []gitstore.Hash{fromH}, Message: "merge " + from}}, nil
 		}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	unrelated := hash(t, gitstoretest.Git(t, dir, "commit-tree", "-m", "orphan", "4b825dc642cb6eb9a060e54bf8d69288fbee4904"))
-	gitstoretest.Git(t, dir, "update-ref", "refs/heads/orphan", unrelated.String())
+	unrelated := hash(t, testenv.Git(t, dir, "commit-tree", "-m", "orphan", "4b825dc642cb6eb9a060e54bf8d69288fbee4904"))
+	testenv.Git(t, dir, "update-ref", "refs/heads/orphan", unrelated.String())
 
 	check := func(label string) {
 		t.Helper()
 		pairs := [][2]string{{"refs/heads/a", "refs/heads/b"}, {"refs/heads/b", "refs/heads/a"}, {"refs/heads/a", pub},
 			{pub, "refs/heads/a"}, {"refs/heads/side", "refs/heads/b"}, {"refs/heads/a", "refs/heads/a"}, {"main", "refs/heads/a"}, {"refs/heads/orphan", "refs/heads/a"}}
 		for _, p := range pairs {
-			a := hash(t, gitstoretest.Git(t, dir, "rev-parse", p[0]))
-			b := hash(t, gitstoretest.Git(t, dir, "rev-parse", p[1]))
+			a := hash(t, testenv.Git(t, dir, "rev-parse", p[0]))
+			b := hash(t, testenv.Git(t, dir, "rev-parse", p[1]))
 			mb, err := r.MergeBase(bg, a, b)
 			if err != nil {
 				t.Fatal(err)
 			}
-			wantAll, _ := gitstoretest.GitErr(dir, "merge-base", "--all", p[0], p[1]) // empty (exit 1): none
+			wantAll, _ := testenv.GitErr(dir, "merge-base", "--all", p[0], p[1]) // empty (exit 1): none
 			if wantAll == "" {
 				if !mb.IsZero() {
 					t.Errorf("%s: MergeBase(%s, %s) = %s, git: none", label, p[0], p[1], mb)
 				}
 			} else if !strings.Contains(wantAll, mb.String()) {
 				t.Errorf("%s: MergeBase(%s, %s) = %s, not among git merge-base --all:\n%s", label, p[0], p[1], mb, wantAll)
-			} else if one, _ := gitstoretest.GitErr(dir, "merge-base", p[0], p[1]); one != mb.String() {
+			} else if one, _ := testenv.GitErr(dir, "merge-base", p[0], p[1]); one != mb.String() {
 				t.Logf("%s: MergeBase(%s, %s) = %s, git merge-base picks %s (both are best bases)", label, p[0], p[1], mb, one)
 			}
 			n, err := r.CountAhead(bg, a, b)
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := gitstoretest.Git(t, dir, "rev-list", "--count", p[0], "^"+p[1])
+			want := testenv.Git(t, dir, "rev-list", "--count", p[0], "^"+p[1])
 			if strconv.Itoa(n) != want {
 				t.Errorf("%s: CountAhead(%s, %s) = %d, git rev-list --count = %s", label, p[0], p[1], n, want)
 			}
@@ -168,7 +168,7 @@ func TestMergeBaseAndCounts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, gerr := gitstoretest.GitErr(dir, "merge-base", "--is-ancestor", p[0], p[1])
+			_, gerr := testenv.GitErr(dir, "merge-base", "--is-ancestor", p[0], p[1])
 			if anc != (gerr == nil) {
 				t.Errorf("%s: IsAncestor(%s, %s) = %v, git says %v", label, p[0], p[1], anc, gerr == nil)
 			}
@@ -182,7 +182,7 @@ func TestMergeBaseAndCounts(t *testing.T) {
 	if n, _ := r.CountAhead(bg, gitstore.ZeroHash, tip); n != 0 {
 		t.Error("CountAhead(zero, x) != 0")
 	}
-	if n, _ := r.CountAhead(bg, tip, gitstore.ZeroHash); strconv.Itoa(n) != gitstoretest.Git(t, dir, "rev-list", "--count", pub) {
+	if n, _ := r.CountAhead(bg, tip, gitstore.ZeroHash); strconv.Itoa(n) != testenv.Git(t, dir, "rev-list", "--count", pub) {
 		t.Error("CountAhead(x, zero) != all commits")
 	}
 	if mb, _ := r.MergeBase(bg, tip, gitstore.ZeroHash); !mb.IsZero() {

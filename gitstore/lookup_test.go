@@ -9,12 +9,12 @@ import (
 	"testing"
 
 	"github.com/ctx-dev/ctx/gitstore"
-	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
+	"github.com/ctx-dev/ctx/internal/testenv"
 )
 
 // A read of one path must not decode the big folder it goes through: it scans that tree's raw bytes.
 func TestReadFileDoesNotDecodeFolder(t *testing.T) {
-	dir := gitstoretest.NewRepo(t)
+	dir := testenv.NewRepo(t)
 	w := open(t, dir)
 	var ch []gitstore.Change
 	for i := 0; i < 500; i++ {
@@ -54,9 +54,9 @@ func TestReadFileDoesNotDecodeFolder(t *testing.T) {
 // scanTree reads every kind of entry C git writes exactly as git ls-tree lists it, and refuses a
 // malformed tree instead of reading past it.
 func TestScanTreeAgainstGit(t *testing.T) {
-	dir := gitstoretest.NewRepo(t)
-	blob := strings.TrimSpace(gitstoretest.Git(t, dir, "hash-object", "-w", "/dev/null"))
-	empty := strings.TrimSpace(gitstoretest.Git(t, dir, "mktree", "--missing"))
+	dir := testenv.NewRepo(t)
+	blob := strings.TrimSpace(testenv.Git(t, dir, "hash-object", "-w", "/dev/null"))
+	empty := strings.TrimSpace(testenv.Git(t, dir, "mktree", "--missing"))
 	listing := fmt.Sprintf("100644 blob %[1]s\ta.md\n100755 blob %[1]s\trun.sh\n120000 blob %[1]s\tlink\n"+
 		"160000 commit 1111111111111111111111111111111111111111\tsub\n040000 tree %[2]s\tdir\n100644 blob %[1]s\tdir.md\n100644 blob %[1]s\tcafé.md\n",
 		blob, empty)
@@ -74,7 +74,7 @@ func TestScanTreeAgainstGit(t *testing.T) {
 	if err != nil {
 		t.Fatalf("git cat-file tree %s: %v: %s", tree, err, stderr.String())
 	}
-	for _, line := range strings.Split(strings.Trim(gitstoretest.Git(t, dir, "ls-tree", "-z", tree), "\x00\n"), "\x00") {
+	for _, line := range strings.Split(strings.Trim(testenv.Git(t, dir, "ls-tree", "-z", tree), "\x00\n"), "\x00") {
 		meta, name, _ := strings.Cut(line, "\t")
 		f := strings.Fields(meta)
 		e, ok, err := gitstore.ScanTree(raw, name)

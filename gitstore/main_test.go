@@ -9,16 +9,13 @@ import (
 	"testing"
 
 	"github.com/ctx-dev/ctx/gitstore"
-	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
+	"github.com/ctx-dev/ctx/internal/testenv"
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
-func TestMain(m *testing.M) {
-	cleanup := gitstoretest.Hermetic()
-	code := m.Run()
-	cleanup()
-	os.Exit(code)
-}
+// TestMain runs the tests in testenv's hermetic environment: no user or system git configuration, a
+// fixed identity, a private HOME.
+func TestMain(m *testing.M) { testenv.Main(m) }
 
 var bg = context.Background()
 
@@ -80,7 +77,7 @@ func writeFile(t testing.TB, p, content string) {
 
 func fsck(t testing.TB, dir string) {
 	t.Helper()
-	out, err := gitstoretest.GitErr(dir, "fsck", "--strict", "--no-dangling", "--no-progress")
+	out, err := testenv.GitErr(dir, "fsck", "--strict", "--no-dangling", "--no-progress")
 	if err != nil || out != "" {
 		t.Fatalf("git fsck --strict: %v\n%s", err, out)
 	}

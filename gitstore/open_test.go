@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/ctx-dev/ctx/gitstore"
-	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
+	"github.com/ctx-dev/ctx/internal/testenv"
 	git "github.com/go-git/go-git/v5"
 )
 
@@ -32,8 +32,8 @@ func checkDirs(t *testing.T, r *gitstore.Repo, gitDir, commonDir, workTree strin
 // gitDirs is what the git CLI says about the repository at dir.
 func gitDirs(t *testing.T, dir string) (gitDir, commonDir string) {
 	t.Helper()
-	gitDir = gitstoretest.Git(t, dir, "rev-parse", "--absolute-git-dir")
-	commonDir = gitstoretest.Git(t, dir, "rev-parse", "--git-common-dir")
+	gitDir = testenv.Git(t, dir, "rev-parse", "--absolute-git-dir")
+	commonDir = testenv.Git(t, dir, "rev-parse", "--git-common-dir")
 	if !filepath.IsAbs(commonDir) {
 		commonDir = filepath.Join(dir, commonDir)
 	}
@@ -47,21 +47,21 @@ func writeAndCheck(t *testing.T, r *gitstore.Repo, dir string) {
 	if !res.Committed {
 		t.Fatal("no commit")
 	}
-	if got := gitstoretest.Git(t, dir, "rev-parse", "refs/heads/ctx"); got != res.New.String() {
+	if got := testenv.Git(t, dir, "rev-parse", "refs/heads/ctx"); got != res.New.String() {
 		t.Fatalf("git rev-parse ctx = %s, want %s", got, res.New)
 	}
-	if got := gitstoretest.Git(t, dir, "show", "refs/heads/ctx:knowledge/a.md"); got != "hello" {
+	if got := testenv.Git(t, dir, "show", "refs/heads/ctx:knowledge/a.md"); got != "hello" {
 		t.Fatalf("git show = %q", got)
 	}
 	fsck(t, dir)
 }
 
 func TestOpenNormal(t *testing.T) {
-	dir := gitstoretest.NewRepo(t)
+	dir := testenv.NewRepo(t)
 	r := open(t, dir)
 	checkDirs(t, r, filepath.Join(dir, ".git"), filepath.Join(dir, ".git"), dir)
 	head, err := r.ResolveHEAD(bg)
-	if err != nil || head.String() != gitstoretest.Git(t, dir, "rev-parse", "HEAD") {
+	if err != nil || head.String() != testenv.Git(t, dir, "rev-parse", "HEAD") {
 		t.Fatalf("ResolveHEAD = %s, %v", head, err)
 	}
 	if r.CtxDir() != filepath.Join(r.CommonDir(), "ctx") {
@@ -71,23 +71,23 @@ func TestOpenNormal(t *testing.T) {
 }
 
 func TestOpenNoCommits(t *testing.T) {
-	dir := gitstoretest.EmptyRepo(t)
+	dir := testenv.EmptyRepo(t)
 	r := open(t, dir)
 	checkDirs(t, r, filepath.Join(dir, ".git"), filepath.Join(dir, ".git"), dir)
 	head, err := r.ResolveHEAD(bg)
 	if err != nil || !head.IsZero() {
 		t.Fatalf("ResolveHEAD on an unborn branch = %s, %v; want zero", head, err)
 	}
-	snap := gitstoretest.Take(t, dir)
+	snap := testenv.Take(t, dir)
 	writeAndCheck(t, r, dir)
 	snap.Same(t, dir)
-	if _, err := gitstoretest.GitErr(dir, "rev-parse", "-q", "--verify", "HEAD"); err == nil {
+	if _, err := testenv.GitErr(dir, "rev-parse", "-q", "--verify", "HEAD"); err == nil {
 		t.Error("HEAD became born")
 	}
 }
 
 func TestOpenSubdirectory(t *testing.T) {
-	dir := gitstoretest.NewRepo(t)
+	dir := testenv.NewRepo(t)
 	sub := filepath.Join(dir, "a", "b")
 	if err := os.MkdirAll(sub, 0o777); err != nil {
 		t.Fatal(err)
@@ -97,9 +97,9 @@ func TestOpenSubdirectory(t *testing.T) {
 }
 
 func TestOpenLinkedWorktree(t *testing.T) {
-	dir := gitstoretest.NewRepo(t)
+	dir := testenv.NewRepo(t)
 	wt := filepath.Join(t.TempDir(), "wt")
-	gitstoretest.Git(t, dir, "worktree", "add", "-q", "-b", "feature", wt)
+	testenv.Git(t, dir, "worktree", "add", "-q", "-b", "feature", wt)
 	r := open(t, wt)
 	gd, cd := gitDirs(t, wt)
 	checkDirs(t, r, gd, cd, wt)
@@ -110,13 +110,13 @@ func TestOpenLinkedWorktree(t *testing.T) {
 		t.Fatalf("CommonDir = %s, want the main repo's .git", r.CommonDir())
 	}
 	head, err := r.ResolveHEAD(bg)
-	if err != nil || head.String() != gitstoretest.Git(t, wt, "rev-parse", "HEAD") {
+	if err != nil || head.String() != testenv.Git(t, wt, "rev-parse", "HEAD") {
 		t.Fatalf("ResolveHEAD = %s, %v", head, err)
 	}
-	snapMain, snapWT := gitstoretest.Take(t, dir), gitstoretest.Take(t, wt)
+	snapMain, snapWT := testenv.Take(t, dir), testenv.Take(t, wt)
 	writeAndCheck(t, r, wt)
 	// The ref is shared: the main worktree sees it, and the ctx lock lives in the common dir.
-	if gitstoretest.Git(t, dir, "rev-parse", "refs/heads/ctx") != gitstoretest.Git(t, wt, "rev-parse", "refs/heads/ctx") {
+	if testenv.Git(t, dir, "rev-parse", "refs/heads/ctx") != testenv.Git(t, wt, "rev-parse", "refs/heads/ctx") {
 		t.Fatal("worktrees disagree on refs/heads/ctx")
 	}
 	if _, err := os.Stat(filepath.Join(dir, ".git", "ctx", "lock")); err != nil {
@@ -134,10 +134,10 @@ func TestOpenLinkedWorktree(t *testing.T) {
 }
 
 func TestOpenWorktreeConfigExtension(t *testing.T) {
-	dir := gitstoretest.NewRepo(t)
-	gitstoretest.Git(t, dir, "config", "core.repositoryformatversion", "1")
-	gitstoretest.Git(t, dir, "config", "extensions.worktreeConfig", "true")
-	gitstoretest.Git(t, dir, "config", "--worktree", "user.name", "Worktree Person")
+	dir := testenv.NewRepo(t)
+	testenv.Git(t, dir, "config", "core.repositoryformatversion", "1")
+	testenv.Git(t, dir, "config", "extensions.worktreeConfig", "true")
+	testenv.Git(t, dir, "config", "--worktree", "user.name", "Worktree Person")
 	if _, err := git.PlainOpen(dir); err == nil {
 		t.Log("note: go-git opened a worktreeConfig repository (it used to refuse)")
 	} else {
@@ -148,24 +148,24 @@ func TestOpenWorktreeConfigExtension(t *testing.T) {
 	writeAndCheck(t, r, dir)
 	// And from a linked worktree of that repository.
 	wt := filepath.Join(t.TempDir(), "wt2")
-	gitstoretest.Git(t, dir, "worktree", "add", "-q", "-b", "other", wt)
+	testenv.Git(t, dir, "worktree", "add", "-q", "-b", "other", wt)
 	rw := open(t, wt)
 	res := set(t, rw, "refs/heads/ctx", "second", map[string]string{"knowledge/b.md": "b\n"})
-	if got := gitstoretest.Git(t, dir, "rev-parse", "refs/heads/ctx"); got != res.New.String() {
+	if got := testenv.Git(t, dir, "rev-parse", "refs/heads/ctx"); got != res.New.String() {
 		t.Fatalf("rev-parse = %s, want %s", got, res.New)
 	}
 	fsck(t, dir)
 }
 
 func TestOpenBare(t *testing.T) {
-	dir := gitstoretest.BareRemote(t)
+	dir := testenv.BareRemote(t)
 	r := open(t, dir)
 	checkDirs(t, r, dir, dir, "")
 	writeAndCheck(t, r, dir)
 }
 
 func TestOpenGitDirEnv(t *testing.T) {
-	dir := gitstoretest.NewRepo(t)
+	dir := testenv.NewRepo(t)
 	elsewhere := t.TempDir()
 	t.Setenv("GIT_DIR", filepath.Join(dir, ".git"))
 	t.Setenv("GIT_WORK_TREE", dir)
@@ -187,7 +187,7 @@ func TestOpenGitDirEnv(t *testing.T) {
 
 func TestOpenNotARepository(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := gitstoretest.GitErr(dir, "rev-parse", "--git-dir"); err == nil {
+	if _, err := testenv.GitErr(dir, "rev-parse", "--git-dir"); err == nil {
 		t.Skip("the temp dir is inside a git repository")
 	}
 	_, err := gitstore.Open(bg, dir)

@@ -6,12 +6,12 @@ import (
 	"testing"
 
 	"github.com/ctx-dev/ctx/gitstore"
-	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
+	"github.com/ctx-dev/ctx/internal/testenv"
 )
 
 // ReadFilePrefix returns the size of a blob git wrote and at most n bytes of it.
 func TestReadFilePrefix(t *testing.T) {
-	dir := gitstoretest.NewRepo(t)
+	dir := testenv.NewRepo(t)
 	r := open(t, dir)
 	body := strings.Repeat("0123456789", 100_000) // 1,000,000 bytes
 	res := set(t, r, "refs/heads/ctx", "big", map[string]string{"knowledge/big.md": body})
@@ -20,7 +20,7 @@ func TestReadFilePrefix(t *testing.T) {
 		t.Fatal(err)
 	}
 	// git's own view of the blob's size
-	if got := gitstoretest.Git(t, dir, "cat-file", "-s", "ctx:knowledge/big.md"); got != "1000000" {
+	if got := testenv.Git(t, dir, "cat-file", "-s", "ctx:knowledge/big.md"); got != "1000000" {
 		t.Fatalf("git cat-file -s = %s", got)
 	}
 	for _, n := range []int64{0, 1, 4096, 1_000_000, 2_000_000} {

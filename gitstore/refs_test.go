@@ -11,24 +11,24 @@ import (
 	"time"
 
 	"github.com/ctx-dev/ctx/gitstore"
-	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
+	"github.com/ctx-dev/ctx/internal/testenv"
 )
 
 // twoCommits returns a repository with main at commit a and a second commit b (a child of a) that no ref
 // points to.
 func twoCommits(t *testing.T) (dir string, r *gitstore.Repo, a, b gitstore.Hash) {
 	t.Helper()
-	dir = gitstoretest.NewRepo(t)
+	dir = testenv.NewRepo(t)
 	r = open(t, dir)
-	a = hash(t, gitstoretest.Git(t, dir, "rev-parse", "HEAD"))
-	tree := hash(t, gitstoretest.Git(t, dir, "rev-parse", "HEAD^{tree}"))
-	b = hash(t, gitstoretest.Git(t, dir, "commit-tree", "-p", a.String(), "-m", "second", tree.String()))
+	a = hash(t, testenv.Git(t, dir, "rev-parse", "HEAD"))
+	tree := hash(t, testenv.Git(t, dir, "rev-parse", "HEAD^{tree}"))
+	b = hash(t, testenv.Git(t, dir, "commit-tree", "-p", a.String(), "-m", "second", tree.String()))
 	return dir, r, a, b
 }
 
 func revParse(t *testing.T, dir, ref string) string {
 	t.Helper()
-	out, err := gitstoretest.GitErr(dir, "rev-parse", "-q", "--verify", ref)
+	out, err := testenv.GitErr(dir, "rev-parse", "-q", "--verify", ref)
 	if err != nil {
 		return ""
 	}
@@ -58,7 +58,7 @@ func TestUpdateRefCreateMove(t *testing.T) {
 		t.Fatalf("Resolve = %s, %v", h, err)
 	}
 	// The reflog has both updates, newest first, with our messages.
-	log := gitstoretest.Git(t, dir, "reflog", "show", "--format=%H %gs", ref)
+	log := testenv.Git(t, dir, "reflog", "show", "--format=%H %gs", ref)
 	want := b.String() + " ctx: move\n" + a.String() + " ctx: create"
 	if log != want {
 		t.Fatalf("git reflog:\n%s\nwant:\n%s", log, want)
@@ -79,7 +79,7 @@ func TestUpdateRefCreateMove(t *testing.T) {
 func TestUpdateRefStale(t *testing.T) {
 	dir, r, a, b := twoCommits(t)
 	const ref = "refs/heads/ctx"
-	gitstoretest.Git(t, dir, "update-ref", ref, a.String())
+	testenv.Git(t, dir, "update-ref", ref, a.String())
 	err := r.UpdateRef(bg, ref, b, a, "stale")
 	if !errors.Is(err, gitstore.ErrStaleRef) {
 		t.Fatalf("UpdateRef with a stale old value: %v, want ErrStaleRef", err)
@@ -104,7 +104,7 @@ func TestUpdateRefStale(t *testing.T) {
 func TestUpdateRefLocked(t *testing.T) {
 	dir, r, a, b := twoCommits(t)
 	const ref = "refs/heads/ctx"
-	gitstoretest.Git(t, dir, "update-ref", ref, a.String())
+	testenv.Git(t, dir, "update-ref", ref, a.String())
 	lock := filepath.Join(dir, ".git", "refs", "heads", "ctx.lock")
 	writeFile(t, lock, "someone else's lock\n")
 	start := time.Now()
@@ -122,7 +122,7 @@ func TestUpdateRefLocked(t *testing.T) {
 		t.Fatalf("ref moved despite the lock: %s", got)
 	}
 	// C git agrees the ref is locked, and once the lock goes, we can write.
-	if _, err := gitstoretest.GitErr(dir, "update-ref", ref, b.String(), a.String()); err == nil {
+	if _, err := testenv.GitErr(dir, "update-ref", ref, b.String(), a.String()); err == nil {
 		t.Fatal("git update-ref ignored the lock (test setup is wrong)")
 	}
 	os.Remove(lock)
@@ -134,7 +134,7 @@ func TestUpdateRefLocked(t *testing.T) {
 func TestUpdateRefWaitsForLock(t *testing.T) {
 	dir, r, a, b := twoCommits(t)
 	const ref = "refs/heads/ctx"
-	gitstoretest.Git(t, dir, "update-ref", ref, a.String())
+	testenv.Git(t, dir, "update-ref", ref, a.String())
 	lock := filepath.Join(dir, ".git", "refs", "heads", "ctx.lock")
 	writeFile(t, lock, "")
 	go func() { time.Sleep(200 * time.Millisecond); os.Remove(lock) }()
@@ -149,8 +149,8 @@ func TestUpdateRefWaitsForLock(t *testing.T) {
 func TestUpdateRefPacked(t *testing.T) {
 	dir, r, a, b := twoCommits(t)
 	const ref = "refs/heads/ctx"
-	gitstoretest.Git(t, dir, "update-ref", ref, a.String())
-	gitstoretest.Git(t, dir, "pack-refs", "--all")
+	testenv.Git(t, dir, "update-ref", ref, a.String())
+	testenv.Git(t, dir, "pack-refs", "--all")
 	if _, err := os.Stat(filepath.Join(dir, ".git", "refs", "heads", "ctx")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("setup: loose ref still there after pack-refs: %v", err)
 	}
@@ -173,13 +173,13 @@ func TestUpdateRefPacked(t *testing.T) {
 		t.Fatalf("rev-parse after moving a packed ref = %s, want %s", got, b)
 	}
 	// Packed again (now the packed value is b) then moved back by C git.
-	gitstoretest.Git(t, dir, "pack-refs", "--all")
+	testenv.Git(t, dir, "pack-refs", "--all")
 	if h, _ := r.Resolve(bg, ref); h != b {
 		t.Fatalf("Resolve = %s, want %s", h, b)
 	}
 	fsck(t, dir)
 	// A symbolic ref is followed by Resolve.
-	gitstoretest.Git(t, dir, "symbolic-ref", "refs/heads/alias", ref)
+	testenv.Git(t, dir, "symbolic-ref", "refs/heads/alias", ref)
 	if h, _ := r.Resolve(bg, "refs/heads/alias"); h != b {
 		t.Fatalf("Resolve(symref) = %s, want %s", h, b)
 	}
@@ -214,7 +214,7 @@ func TestUpdateRefNeverEmpty(t *testing.T) {
 	go func() {
 		defer wg.Done()
 		for !stop.Load() {
-			s, err := gitstoretest.GitErr(dir, "rev-parse", "--verify", ref)
+			s, err := testenv.GitErr(dir, "rev-parse", "--verify", ref)
 			if err != nil || (s != a.String() && s != b.String()) {
 				bad.Store("git rev-parse: " + s + " " + errString(err))
 				return

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/ctx-dev/ctx/gitstore"
-	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
+	"github.com/ctx-dev/ctx/internal/testenv"
 )
 
 // injections are remote values that would make git run a command: each must be refused before git runs
@@ -34,10 +34,10 @@ func injections(marker string) []string {
 // TestCheckRemote: configured names and the URLs of git's transports pass; options, command transports
 // and control characters are refused, and an agent may name configured remotes only.
 func TestCheckRemote(t *testing.T) {
-	dir := gitstoretest.NewRepo(t)
-	bare := gitstoretest.BareRemote(t)
-	gitstoretest.Git(t, dir, "remote", "add", "origin", bare)
-	gitstoretest.Git(t, dir, "remote", "add", "team/backup", bare)
+	dir := testenv.NewRepo(t)
+	bare := testenv.BareRemote(t)
+	testenv.Git(t, dir, "remote", "add", "origin", bare)
+	testenv.Git(t, dir, "remote", "add", "team/backup", bare)
 	r := open(t, dir)
 	for _, ok := range []string{"origin", "team/backup", bare, "file://" + bare, "./relative.git", "../up.git",
 		"https://example.com/x.git", "ssh://git@example.com/x.git", "git@example.com:org/x.git", "git://example.com/x"} {
@@ -65,7 +65,7 @@ func TestCheckRemote(t *testing.T) {
 		}
 	}
 	// The user's own git config may allow a command transport, for the user's own values only.
-	gitstoretest.Git(t, dir, "config", "protocol.ext.allow", "always")
+	testenv.Git(t, dir, "config", "protocol.ext.allow", "always")
 	if err := r.CheckRemote("ext::sh -c true", gitstore.FromUser); err != nil {
 		t.Errorf("ext allowed by protocol.ext.allow: %v", err)
 	}
@@ -75,7 +75,7 @@ func TestCheckRemote(t *testing.T) {
 	if err := r.CheckRemote("fd::17", gitstore.FromUser); err == nil {
 		t.Errorf("fd:: allowed by protocol.ext.allow")
 	}
-	gitstoretest.Git(t, dir, "config", "protocol.allow", "always")
+	testenv.Git(t, dir, "config", "protocol.allow", "always")
 	if err := r.CheckRemote("fd::17", gitstore.FromUser); err != nil {
 		t.Errorf("fd:: with protocol.allow always: %v", err)
 	}
@@ -87,7 +87,7 @@ func TestCheckRemote(t *testing.T) {
 // TestFetchPushRefuseInjection: Fetch and Push refuse every injection before git runs; the command never
 // runs (no marker file), and a valid call with a remote path that looks like an option is impossible.
 func TestFetchPushRefuseInjection(t *testing.T) {
-	dir := gitstoretest.NewRepo(t)
+	dir := testenv.NewRepo(t)
 	r := open(t, dir)
 	set(t, r, pub, "one", map[string]string{"knowledge/a.md": "a"})
 	marker := filepath.Join(t.TempDir(), "pwned")
@@ -100,7 +100,7 @@ func TestFetchPushRefuseInjection(t *testing.T) {
 		}
 	}
 	for _, badSpec := range []string{"--upload-pack=touch " + marker, "refs/heads/ctx:--exec=x", "refs/heads/ctx", "HEAD:refs/heads/x", "refs/heads/a..b:refs/heads/x"} {
-		if _, err := r.Fetch(bg, gitstoretest.BareRemote(t), badSpec, gitstore.TransferOptions{}); err == nil {
+		if _, err := r.Fetch(bg, testenv.BareRemote(t), badSpec, gitstore.TransferOptions{}); err == nil {
 			t.Errorf("Fetch with refspec %q accepted", badSpec)
 		}
 	}

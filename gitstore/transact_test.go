@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/ctx-dev/ctx/gitstore"
-	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
+	"github.com/ctx-dev/ctx/internal/testenv"
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
@@ -26,20 +26,20 @@ const (
 // snapshot of HEAD/index/status is not trivial.
 func dirtyRepo(t *testing.T) string {
 	t.Helper()
-	dir := gitstoretest.NewRepo(t)
+	dir := testenv.NewRepo(t)
 	writeFile(t, filepath.Join(dir, "staged.txt"), "staged\n")
-	gitstoretest.Git(t, dir, "add", "staged.txt")
+	testenv.Git(t, dir, "add", "staged.txt")
 	writeFile(t, filepath.Join(dir, "README.md"), "# changed\n")
 	writeFile(t, filepath.Join(dir, "untracked.txt"), "u\n")
-	gitstoretest.Git(t, dir, "branch", "feature")
-	gitstoretest.Git(t, dir, "tag", "v1")
+	testenv.Git(t, dir, "branch", "feature")
+	testenv.Git(t, dir, "tag", "v1")
 	return dir
 }
 
 func forEachRef(t *testing.T, dir string, except ...string) string {
 	t.Helper()
 	var keep []string
-	for _, l := range strings.Split(gitstoretest.Git(t, dir, "for-each-ref", "--format=%(objectname) %(refname)"), "\n") {
+	for _, l := range strings.Split(testenv.Git(t, dir, "for-each-ref", "--format=%(objectname) %(refname)"), "\n") {
 		skip := false
 		for _, e := range except {
 			if strings.HasSuffix(l, " "+e) {
@@ -56,7 +56,7 @@ func forEachRef(t *testing.T, dir string, except ...string) string {
 func TestTransact(t *testing.T) {
 	dir := dirtyRepo(t)
 	r := open(t, dir)
-	snap := gitstoretest.Take(t, dir)
+	snap := testenv.Take(t, dir)
 	refsBefore := forEachRef(t, dir, pub, priv)
 
 	msg1 := "ctx: set knowledge architecture\n\nCtx-Op: knowledge.set\nCtx-Key: architecture\nCtx-Agent: claude-code\n"
@@ -82,21 +82,21 @@ func TestTransact(t *testing.T) {
 		t.Fatalf("Paths = %q", res[0].Paths)
 	}
 	for i, ref := range []string{pub, priv} {
-		if got := gitstoretest.Git(t, dir, "rev-parse", ref); got != res[i].New.String() {
+		if got := testenv.Git(t, dir, "rev-parse", ref); got != res[i].New.String() {
 			t.Fatalf("%s = %s, result says %s", ref, got, res[i].New)
 		}
-		if n := gitstoretest.Git(t, dir, "rev-list", "--count", ref); n != "1" {
+		if n := testenv.Git(t, dir, "rev-list", "--count", ref); n != "1" {
 			t.Fatalf("%s has %s commits", ref, n)
 		}
 	}
 	// Message verbatim, author and committer from the identity (Hermetic's GIT_AUTHOR_*).
-	if got := gitstoretest.Git(t, dir, "cat-file", "commit", pub); !strings.HasSuffix(got, "\n\n"+strings.TrimSpace(msg1)) {
+	if got := testenv.Git(t, dir, "cat-file", "commit", pub); !strings.HasSuffix(got, "\n\n"+strings.TrimSpace(msg1)) {
 		t.Fatalf("commit object:\n%s", got)
 	}
-	if got := gitstoretest.Git(t, dir, "log", "-1", "--format=%an <%ae>|%cn <%ce>|%s", pub); got != "Ada Lovelace <ada@example.com>|Ada Lovelace <ada@example.com>|ctx: set knowledge architecture" {
+	if got := testenv.Git(t, dir, "log", "-1", "--format=%an <%ae>|%cn <%ce>|%s", pub); got != "Ada Lovelace <ada@example.com>|Ada Lovelace <ada@example.com>|ctx: set knowledge architecture" {
 		t.Fatalf("author/committer: %q", got)
 	}
-	if got := gitstoretest.Git(t, dir, "log", "-1", "--format=%(trailers:key=Ctx-Key,valueonly)", pub); got != "architecture" {
+	if got := testenv.Git(t, dir, "log", "-1", "--format=%(trailers:key=Ctx-Key,valueonly)", pub); got != "architecture" {
 		t.Fatalf("trailer Ctx-Key = %q", got)
 	}
 
@@ -117,10 +117,10 @@ func TestTransact(t *testing.T) {
 	if !res2[0].Committed || res2[1].Committed || res2[1].New != res[1].New || res2[0].Old != first {
 		t.Fatalf("results: %+v", res2)
 	}
-	if got := gitstoretest.Git(t, dir, "rev-parse", pub+"^"); got != first.String() {
+	if got := testenv.Git(t, dir, "rev-parse", pub+"^"); got != first.String() {
 		t.Fatalf("parent = %s, want %s", got, first)
 	}
-	if n := gitstoretest.Git(t, dir, "rev-list", "--count", priv); n != "1" {
+	if n := testenv.Git(t, dir, "rev-list", "--count", priv); n != "1" {
 		t.Fatalf("unchanged tree made a commit: %s commits", n)
 	}
 
@@ -139,7 +139,7 @@ func TestTransact(t *testing.T) {
 	}); !errors.Is(err, boom) {
 		t.Fatalf("err = %v", err)
 	}
-	if got := gitstoretest.Git(t, dir, "rev-parse", pub); got != res2[0].New.String() {
+	if got := testenv.Git(t, dir, "rev-parse", pub); got != res2[0].New.String() {
 		t.Fatal("failed transaction moved the ref")
 	}
 
@@ -151,7 +151,7 @@ func TestTransact(t *testing.T) {
 	if err != nil || !res4[0].Committed {
 		t.Fatalf("merge: %+v, %v", res4, err)
 	}
-	if got := gitstoretest.Git(t, dir, "rev-list", "--parents", "-n1", pub); got != res4[0].New.String()+" "+res2[0].New.String()+" "+other.String() {
+	if got := testenv.Git(t, dir, "rev-list", "--parents", "-n1", pub); got != res4[0].New.String()+" "+res2[0].New.String()+" "+other.String() {
 		t.Fatalf("merge parents: %s", got)
 	}
 	// Write.Tree replaces the whole tree.
@@ -162,7 +162,7 @@ func TestTransact(t *testing.T) {
 	if err != nil || !res5[0].Committed {
 		t.Fatal(err)
 	}
-	if got := gitstoretest.Git(t, dir, "ls-tree", "-r", "--name-only", pub); got != "only.md" {
+	if got := testenv.Git(t, dir, "ls-tree", "-r", "--name-only", pub); got != "only.md" {
 		t.Fatalf("tree: %q", got)
 	}
 
@@ -172,14 +172,14 @@ func TestTransact(t *testing.T) {
 		t.Fatalf("other refs changed:\nbefore:\n%s\nafter:\n%s", refsBefore, after)
 	}
 	// The reflog of the branch has every ctx write.
-	if n := len(strings.Split(gitstoretest.Git(t, dir, "reflog", "show", "--format=%H", pub), "\n")); n != 4 {
+	if n := len(strings.Split(testenv.Git(t, dir, "reflog", "show", "--format=%H", pub), "\n")); n != 4 {
 		t.Fatalf("reflog has %d entries, want 4", n)
 	}
 }
 
 // TestTransactRetriesOnStaleRef: C git moves the ref between fn and the CAS; Transact re-runs fn on the new tip.
 func TestTransactRetriesOnStaleRef(t *testing.T) {
-	dir := gitstoretest.NewRepo(t)
+	dir := testenv.NewRepo(t)
 	r := open(t, dir)
 	base := set(t, r, pub, "base", map[string]string{"a.md": "a"})
 	calls := 0
@@ -188,9 +188,9 @@ func TestTransactRetriesOnStaleRef(t *testing.T) {
 		calls++
 		if calls == 1 {
 			// Another writer that ignores the ctx lock (C git) moves the branch.
-			tree := gitstoretest.Git(t, dir, "rev-parse", pub+"^{tree}")
-			moved = gitstoretest.Git(t, dir, "commit-tree", "-p", base.New.String(), "-m", "by git", tree)
-			gitstoretest.Git(t, dir, "update-ref", pub, moved)
+			tree := testenv.Git(t, dir, "rev-parse", pub+"^{tree}")
+			moved = testenv.Git(t, dir, "commit-tree", "-p", base.New.String(), "-m", "by git", tree)
+			testenv.Git(t, dir, "update-ref", pub, moved)
 		}
 		return map[string]*gitstore.Write{pub: {Changes: []gitstore.Change{put("b.md", strconv.Itoa(calls))}, Message: "mine"}}, nil
 	})
@@ -200,7 +200,7 @@ func TestTransactRetriesOnStaleRef(t *testing.T) {
 	if calls != 2 {
 		t.Fatalf("fn called %d times, want 2", calls)
 	}
-	if got := gitstoretest.Git(t, dir, "rev-parse", pub+"^"); got != moved {
+	if got := testenv.Git(t, dir, "rev-parse", pub+"^"); got != moved {
 		t.Fatalf("parent = %s, want git's commit %s", got, moved)
 	}
 	if res[0].Old.String() != moved {
@@ -212,7 +212,7 @@ func TestTransactRetriesOnStaleRef(t *testing.T) {
 // git rev-parse --verify reads the ref in a loop.
 func TestTransactConcurrent(t *testing.T) {
 	const workers, each = 8, 25
-	dir := gitstoretest.NewRepo(t)
+	dir := testenv.NewRepo(t)
 	r := open(t, dir)
 	set(t, r, pub, "init", map[string]string{"manifest.json": "{}\n"})
 
@@ -223,7 +223,7 @@ func TestTransactConcurrent(t *testing.T) {
 	go func() {
 		defer close(readerDone)
 		for !stop.Load() {
-			out, err := gitstoretest.GitErr(dir, "rev-parse", "--verify", pub)
+			out, err := testenv.GitErr(dir, "rev-parse", "--verify", pub)
 			reads.Add(1)
 			if err != nil || !plumbing.IsHash(out) {
 				readerErr.Store(fmt.Sprintf("git rev-parse --verify: %q %v", out, err))
@@ -261,15 +261,15 @@ func TestTransactConcurrent(t *testing.T) {
 	if v := readerErr.Load(); v != nil {
 		t.Fatal(v)
 	}
-	if n := gitstoretest.Git(t, dir, "rev-list", "--count", pub); n != strconv.Itoa(workers*each+1) {
+	if n := testenv.Git(t, dir, "rev-list", "--count", pub); n != strconv.Itoa(workers*each+1) {
 		t.Fatalf("rev-list --count = %s, want %d", n, workers*each+1)
 	}
-	files := strings.Split(gitstoretest.Git(t, dir, "ls-tree", "-r", "--name-only", pub, "knowledge/"), "\n")
+	files := strings.Split(testenv.Git(t, dir, "ls-tree", "-r", "--name-only", pub, "knowledge/"), "\n")
 	if len(files) != workers*each {
 		t.Fatalf("%d files, want %d", len(files), workers*each)
 	}
 	// Every commit added exactly one file (a linear history, no lost update).
-	if merges := gitstoretest.Git(t, dir, "rev-list", "--merges", "--count", pub); merges != "0" {
+	if merges := testenv.Git(t, dir, "rev-list", "--merges", "--count", pub); merges != "0" {
 		t.Fatalf("%s merges", merges)
 	}
 	fsck(t, dir)
@@ -281,7 +281,7 @@ func TestTransactConcurrent(t *testing.T) {
 
 // TestTransactTwoRepos: two Repo values (as two processes would) on one repository serialise on the ctx lock.
 func TestTransactTwoRepos(t *testing.T) {
-	dir := gitstoretest.NewRepo(t)
+	dir := testenv.NewRepo(t)
 	r1, r2 := open(t, dir), open(t, dir)
 	var wg sync.WaitGroup
 	for k, r := range []*gitstore.Repo{r1, r2} {
@@ -299,7 +299,7 @@ func TestTransactTwoRepos(t *testing.T) {
 		}(k, r)
 	}
 	wg.Wait()
-	if n := gitstoretest.Git(t, dir, "rev-list", "--count", pub); n != "40" {
+	if n := testenv.Git(t, dir, "rev-list", "--count", pub); n != "40" {
 		t.Fatalf("rev-list --count = %s, want 40", n)
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/ctx-dev/ctx/gitstore"
-	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
+	"github.com/ctx-dev/ctx/internal/testenv"
 )
 
 const spec = "refs/heads/ctx:refs/heads/ctx"
@@ -26,8 +26,8 @@ var remoteKinds = []remoteKind{
 // transferScenario runs the push/fetch scenario of the brief against a bare remote. gitDir is the git
 // binary's directory when the test runs without git on PATH (the CLI helpers then need it explicitly).
 func transferScenario(t *testing.T, kind remoteKind, noGit bool) {
-	dir := gitstoretest.NewRepo(t)
-	bare := gitstoretest.BareRemote(t)
+	dir := testenv.NewRepo(t)
+	bare := testenv.BareRemote(t)
 	url := kind.url(bare)
 	r := open(t, dir)
 	first := set(t, r, pub, "one", map[string]string{"knowledge/a.md": "a"})
@@ -129,8 +129,8 @@ func TestTransferWithoutGit(t *testing.T) {
 func TestPushRejectedByHook(t *testing.T) {
 	for _, k := range remoteKinds {
 		t.Run(k.name, func(t *testing.T) {
-			dir := gitstoretest.NewRepo(t)
-			bare := gitstoretest.BareRemote(t)
+			dir := testenv.NewRepo(t)
+			bare := testenv.BareRemote(t)
 			hook := filepath.Join(bare, "hooks", "pre-receive")
 			if err := os.WriteFile(hook, []byte("#!/bin/sh\necho \"protected branch: ctx may not be pushed here\" >&2\nexit 1\n"), 0o755); err != nil {
 				t.Fatal(err)
@@ -149,7 +149,7 @@ func TestPushRejectedByHook(t *testing.T) {
 				t.Fatalf("reason lacks the remote's words: %q", te.Reason)
 			}
 			t.Logf("hook refusal: %v", err)
-			if out, _ := gitstoretest.GitErr(bare, "rev-parse", "-q", "--verify", "refs/heads/ctx"); out != "" {
+			if out, _ := testenv.GitErr(bare, "rev-parse", "-q", "--verify", "refs/heads/ctx"); out != "" {
 				t.Fatal("the remote got the ref anyway")
 			}
 		})
@@ -158,14 +158,14 @@ func TestPushRejectedByHook(t *testing.T) {
 
 // TestFetchByRemoteName uses a configured remote name (origin) rather than a URL.
 func TestFetchByRemoteName(t *testing.T) {
-	bare := gitstoretest.BareRemote(t)
-	seed := gitstoretest.Clone(t, bare, "seed")
+	bare := testenv.BareRemote(t)
+	seed := testenv.Clone(t, bare, "seed")
 	rs := open(t, seed)
 	c := set(t, rs, pub, "seed", map[string]string{"a": "a"})
 	if err := rs.Push(bg, "origin", spec, gitstore.TransferOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	clone := gitstoretest.Clone(t, bare, "clone")
+	clone := testenv.Clone(t, bare, "clone")
 	r := open(t, clone)
 	found, err := r.Fetch(bg, "origin", "?+refs/heads/ctx:refs/remotes/origin/ctx", gitstore.TransferOptions{})
 	if err != nil || !found {
@@ -212,21 +212,21 @@ func findGit() (string, error) {
 func gitWithPath(t *testing.T, dir string, args ...string) string {
 	t.Helper()
 	if gitstore.HasGit() {
-		return gitstoretest.Git(t, dir, args...)
+		return testenv.Git(t, dir, args...)
 	}
 	old := os.Getenv("PATH")
 	os.Setenv("PATH", filepath.Dir(realGit))
 	defer os.Setenv("PATH", old)
-	return gitstoretest.Git(t, dir, args...)
+	return testenv.Git(t, dir, args...)
 }
 
 // TestTransferWithoutGitWorktreeConfig: the go-git fallback works in a repository go-git's Open refuses.
 func TestTransferWithoutGitWorktreeConfig(t *testing.T) {
-	dir := gitstoretest.NewRepo(t)
-	gitstoretest.Git(t, dir, "config", "core.repositoryformatversion", "1")
-	gitstoretest.Git(t, dir, "config", "extensions.worktreeConfig", "true")
-	bare := gitstoretest.BareRemote(t)
-	gitstoretest.Git(t, dir, "remote", "add", "origin", bare)
+	dir := testenv.NewRepo(t)
+	testenv.Git(t, dir, "config", "core.repositoryformatversion", "1")
+	testenv.Git(t, dir, "config", "extensions.worktreeConfig", "true")
+	bare := testenv.BareRemote(t)
+	testenv.Git(t, dir, "remote", "add", "origin", bare)
 	r := open(t, dir)
 	c := set(t, r, pub, "one", map[string]string{"a": "a"})
 	hideGit(t)

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/ctx-dev/ctx/gitstore"
-	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
+	"github.com/ctx-dev/ctx/internal/testenv"
 )
 
 // commitTree writes a commit of tree under refs/heads/t (so fsck sees the objects reachable) and returns it.
@@ -32,7 +32,7 @@ func commitTree(t *testing.T, r *gitstore.Repo, tree gitstore.Hash) gitstore.Has
 
 func lsTree(t *testing.T, dir string, c gitstore.Hash) []string {
 	t.Helper()
-	out := gitstoretest.Git(t, dir, "ls-tree", "-r", "--name-only", c.String())
+	out := testenv.Git(t, dir, "ls-tree", "-r", "--name-only", c.String())
 	if out == "" {
 		return nil
 	}
@@ -52,7 +52,7 @@ func put(p, data string) gitstore.Change { return gitstore.Change{Path: p, Data:
 func del(p string) gitstore.Change       { return gitstore.Change{Path: p, Delete: true} }
 
 func TestEditTree(t *testing.T) {
-	dir := gitstoretest.NewRepo(t)
+	dir := testenv.NewRepo(t)
 	r := open(t, dir)
 
 	// Names chosen to exercise git's ordering: "knowledge" (a tree, sorted as "knowledge/") against
@@ -79,11 +79,11 @@ func TestEditTree(t *testing.T) {
 	if got := lsTree(t, dir, c1); !reflect.DeepEqual(got, want) {
 		t.Fatalf("ls-tree -r:\n%q\nwant\n%q", got, want)
 	}
-	if got := gitstoretest.Git(t, dir, "rev-parse", c1.String()+"^{tree}"); got != t1.String() {
+	if got := testenv.Git(t, dir, "rev-parse", c1.String()+"^{tree}"); got != t1.String() {
 		t.Fatalf("commit tree %s != %s", got, t1)
 	}
 	// The same tree built by C git from the same content has the same name.
-	if got := gitstoretest.Git(t, dir, "show", c1.String()+":a/b/c/d.txt"); got != "deep" {
+	if got := testenv.Git(t, dir, "show", c1.String()+":a/b/c/d.txt"); got != "deep" {
 		t.Fatalf("content: %q", got)
 	}
 
@@ -97,20 +97,20 @@ func TestEditTree(t *testing.T) {
 	}
 
 	// A change under decisions/ leaves knowledge/ (and skills/, a/) with the same object name.
-	knowledgeBefore := gitstoretest.Git(t, dir, "rev-parse", c1.String()+":knowledge")
-	skillsBefore := gitstoretest.Git(t, dir, "rev-parse", c1.String()+":skills")
+	knowledgeBefore := testenv.Git(t, dir, "rev-parse", c1.String()+":knowledge")
+	skillsBefore := testenv.Git(t, dir, "rev-parse", c1.String()+":skills")
 	t2 := edit(t, r, t1, put("decisions/0002-use-redis.md", "redis\n"), put("decisions/0001-use-pg.md", "pg v2\n"))
 	c2 := commitTree(t, r, t2)
-	if got := gitstoretest.Git(t, dir, "rev-parse", c2.String()+":knowledge"); got != knowledgeBefore {
+	if got := testenv.Git(t, dir, "rev-parse", c2.String()+":knowledge"); got != knowledgeBefore {
 		t.Fatalf("knowledge/ tree changed: %s -> %s", knowledgeBefore, got)
 	}
-	if got := gitstoretest.Git(t, dir, "rev-parse", c2.String()+":skills"); got != skillsBefore {
+	if got := testenv.Git(t, dir, "rev-parse", c2.String()+":skills"); got != skillsBefore {
 		t.Fatalf("skills/ tree changed")
 	}
-	if got := gitstoretest.Git(t, dir, "show", c2.String()+":decisions/0001-use-pg.md"); got != "pg v2" {
+	if got := testenv.Git(t, dir, "show", c2.String()+":decisions/0001-use-pg.md"); got != "pg v2" {
 		t.Fatalf("changed file: %q", got)
 	}
-	if got := gitstoretest.Git(t, dir, "diff-tree", "-r", "--name-only", "--no-commit-id", c1.String(), c2.String()); got != "decisions/0001-use-pg.md\ndecisions/0002-use-redis.md" {
+	if got := testenv.Git(t, dir, "diff-tree", "-r", "--name-only", "--no-commit-id", c1.String(), c2.String()); got != "decisions/0001-use-pg.md\ndecisions/0002-use-redis.md" {
 		t.Fatalf("git diff-tree: %q", got)
 	}
 	if paths, err := r.DiffTrees(bg, t1, t2); err != nil || !reflect.DeepEqual(paths, []string{"decisions/0001-use-pg.md", "decisions/0002-use-redis.md"}) {
@@ -129,11 +129,11 @@ func TestEditTree(t *testing.T) {
 	// Deleting the last files of a directory removes the directory, recursively.
 	t3 := edit(t, r, t2, del("decisions/0001-use-pg.md"), del("decisions/0002-use-redis.md"), del("a/b/c/d.txt"))
 	c3 := commitTree(t, r, t3)
-	top := gitstoretest.Git(t, dir, "ls-tree", "--name-only", c3.String())
+	top := testenv.Git(t, dir, "ls-tree", "--name-only", c3.String())
 	if strings.Contains(top, "decisions") || strings.Contains(top, "a/") || strings.Contains(top, "\na\n") {
 		t.Fatalf("empty directories left:\n%s", top)
 	}
-	if _, err := gitstoretest.GitErr(dir, "rev-parse", c3.String()+":a"); err == nil {
+	if _, err := testenv.GitErr(dir, "rev-parse", c3.String()+":a"); err == nil {
 		t.Fatal("a/ still exists")
 	}
 	fsck(t, dir)
@@ -141,12 +141,12 @@ func TestEditTree(t *testing.T) {
 	// A file replaced by a directory and back.
 	t4 := edit(t, r, t3, del("knowledge.md"), put("knowledge.md/inner", "i\n"))
 	c4 := commitTree(t, r, t4)
-	if got := gitstoretest.Git(t, dir, "cat-file", "-t", c4.String()+":knowledge.md"); got != "tree" {
+	if got := testenv.Git(t, dir, "cat-file", "-t", c4.String()+":knowledge.md"); got != "tree" {
 		t.Fatalf("knowledge.md is a %s", got)
 	}
 	t5 := edit(t, r, t4, put("knowledge.md", "file again\n"))
 	c5 := commitTree(t, r, t5)
-	if got := gitstoretest.Git(t, dir, "cat-file", "-t", c5.String()+":knowledge.md"); got != "blob" {
+	if got := testenv.Git(t, dir, "cat-file", "-t", c5.String()+":knowledge.md"); got != "blob" {
 		t.Fatalf("knowledge.md is a %s", got)
 	}
 	fsck(t, dir)
@@ -160,7 +160,7 @@ func TestEditTree(t *testing.T) {
 		t.Fatalf("deleting every file = %s, want ZeroHash", got)
 	}
 	ce := commitTree(t, r, gitstore.ZeroHash)
-	if got := gitstoretest.Git(t, dir, "rev-parse", ce.String()+"^{tree}"); got != "4b825dc642cb6eb9a060e54bf8d69288fbee4904" {
+	if got := testenv.Git(t, dir, "rev-parse", ce.String()+"^{tree}"); got != "4b825dc642cb6eb9a060e54bf8d69288fbee4904" {
 		t.Fatalf("empty tree = %s", got)
 	}
 	fsck(t, dir)
@@ -168,7 +168,7 @@ func TestEditTree(t *testing.T) {
 
 // TestEditTreeDeleteBelowFile: deleting "x/y" where x is a file must leave the file x alone.
 func TestEditTreeDeleteBelowFile(t *testing.T) {
-	dir := gitstoretest.NewRepo(t)
+	dir := testenv.NewRepo(t)
 	r := open(t, dir)
 	t1 := edit(t, r, gitstore.ZeroHash, put("notes", "n\n"), put("k/a.md", "a\n"))
 	t2 := edit(t, r, t1, del("notes/x.md"), del("k/a.md/deeper"))
@@ -179,7 +179,7 @@ func TestEditTreeDeleteBelowFile(t *testing.T) {
 }
 
 func TestEditTreeInvalidPaths(t *testing.T) {
-	r := open(t, gitstoretest.NewRepo(t))
+	r := open(t, testenv.NewRepo(t))
 	for _, p := range []string{"", ".", "/", "..", "../x", "a/../../x", "a\x00b"} {
 		if _, err := r.EditTree(bg, gitstore.ZeroHash, []gitstore.Change{put(p, "x")}); err == nil {
 			t.Errorf("EditTree accepted path %q", p)
@@ -193,7 +193,7 @@ func TestEditTreeInvalidPaths(t *testing.T) {
 }
 
 func TestReadAPI(t *testing.T) {
-	dir := gitstoretest.NewRepo(t)
+	dir := testenv.NewRepo(t)
 	r := open(t, dir)
 	root := edit(t, r, gitstore.ZeroHash, put("k/b.md", "b"), put("k/a.md", "a"), put("k/sub/c.md", "c"), put("m.json", "{}"))
 	c := commitTree(t, r, root)
@@ -225,7 +225,7 @@ func TestReadAPI(t *testing.T) {
 	if ents, err := r.List(bg, root, "nope"); err != nil || ents != nil {
 		t.Fatalf("List(absent) = %v, %v", ents, err)
 	}
-	if h, _ := r.PathHash(bg, root, "k"); h.String() != gitstoretest.Git(t, dir, "rev-parse", c.String()+":k") {
+	if h, _ := r.PathHash(bg, root, "k"); h.String() != testenv.Git(t, dir, "rev-parse", c.String()+":k") {
 		t.Fatalf("PathHash(k) = %s", h)
 	}
 	files, err := r.Files(bg, root)

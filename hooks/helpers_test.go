@@ -11,40 +11,17 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctx-dev/ctx/internal/testenv"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/hooks")
 
 const goldenDir = "../testdata/hooks"
 
-// TestMain isolates git from the machine's config and ctx's switches.
-func TestMain(m *testing.M) {
-	flag.Parse()
-	dir, err := os.MkdirTemp("", "ctx-hooks-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	global := filepath.Join(dir, "gitconfig")
-	if err := os.WriteFile(global, []byte("[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n[advice]\n\tdetachedHead = false\n"), 0o644); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	for k, v := range map[string]string{
-		"GIT_CONFIG_GLOBAL": global, "GIT_CONFIG_NOSYSTEM": "1", "HOME": dir,
-		"GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@example.com",
-		"GIT_COMMITTER_NAME": "T", "GIT_COMMITTER_EMAIL": "t@example.com",
-		"GIT_EDITOR": "true", "GIT_TERMINAL_PROMPT": "0",
-	} {
-		os.Setenv(k, v)
-	}
-	for _, k := range []string{"CTX_HOOKS", "CTX_IN_HOOK", "CTX_HOOK_TIMEOUT", "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"} {
-		os.Unsetenv(k)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+// TestMain runs the tests in testenv's hermetic environment (which also clears ctx's switches
+// CTX_HOOKS, CTX_IN_HOOK and CTX_HOOK_TIMEOUT); -update is parsed by m.Run.
+func TestMain(m *testing.M) { testenv.Main(m) }
 
 // pathWithoutCtx is $PATH without any directory that holds a ctx binary.
 func pathWithoutCtx() string {
@@ -100,11 +77,10 @@ func gitTry(dir, pathEnv string, args ...string) (string, error) {
 	return strings.TrimSpace(out.String()), err
 }
 
-// newRepo makes a repository with one commit on main.
+// newRepo makes testenv.NewRepo's repository with a second commit on main that adds a.txt.
 func newRepo(tb testing.TB) string {
 	tb.Helper()
-	dir := filepath.Join(tb.TempDir(), "repo")
-	gitIn(tb, filepath.Dir(dir), "", "init", "-q", "-b", "main", dir)
+	dir := testenv.NewRepo(tb)
 	writeFile(tb, filepath.Join(dir, "a.txt"), "a\n", 0o644)
 	gitIn(tb, dir, "", "add", "a.txt")
 	gitIn(tb, dir, "", "commit", "-q", "-m", "first")

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ctx-dev/ctx/importer"
+	"github.com/ctx-dev/ctx/internal/testenv"
 	"github.com/ctx-dev/ctx/store"
 	"github.com/ctx-dev/ctx/store/storetest"
 )
@@ -25,7 +26,7 @@ func TestImportRoundTrip(t *testing.T) {
 		t.Run(filepath.Base(filepath.Dir(dir))+"/corpus", func(t *testing.T) {
 			ctx := context.Background()
 			s, repo := storetest.New(t)
-			snap := storetest.Take(t, repo)
+			snap := testenv.Take(t, repo)
 			before := storetest.Count(t, repo, "ctx")
 			plan, err := importer.Scan(ctx, dir)
 			if err != nil {
@@ -38,7 +39,7 @@ func TestImportRoundTrip(t *testing.T) {
 			if !res.Changed() || storetest.Count(t, repo, "ctx") != before+1 {
 				t.Fatalf("want exactly one commit, got %d -> %d", before, storetest.Count(t, repo, "ctx"))
 			}
-			snap.Unchanged(t, repo)
+			snap.Same(t, repo)
 			v, err := s.RefView(ctx)
 			if err != nil {
 				t.Fatal(err)
@@ -110,7 +111,7 @@ func TestImportRoundTrip(t *testing.T) {
 			if res.Changed() {
 				t.Errorf("a second import of the same files made a commit: %v", res.Paths)
 			}
-			storetest.Git(t, repo, "fsck", "--strict", "--no-dangling")
+			testenv.Git(t, repo, "fsck", "--strict", "--no-dangling")
 		})
 	}
 }

@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/ctx-dev/ctx/internal/testenv"
 	"github.com/ctx-dev/ctx/store"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -23,13 +23,11 @@ import (
 func localRefArgs(dir string, args []string) []string {
 	for _, a := range args {
 		if strings.Contains(a, store.RefPrivate) || strings.Contains(a, store.RefEphemeral) {
-			cmd := exec.Command("git", "rev-parse", "--path-format=absolute", "--git-common-dir")
-			cmd.Dir = dir
-			out, err := cmd.Output()
+			common, err := testenv.GitErr(dir, "rev-parse", "--path-format=absolute", "--git-common-dir")
 			if err != nil {
 				return args
 			}
-			return append([]string{"--git-dir=" + filepath.Join(strings.TrimSpace(string(out)), "ctx", "private.git")}, args...)
+			return append([]string{"--git-dir=" + filepath.Join(common, "ctx", "private.git")}, args...)
 		}
 	}
 	return args
@@ -39,34 +37,22 @@ func localRefArgs(dir string, args []string) []string {
 // private and ephemeral refs, see localRefArgs).
 func git(t *testing.T, dir string, args ...string) string {
 	t.Helper()
-	args = localRefArgs(dir, args)
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
+	return testenv.Git(t, dir, localRefArgs(dir, args)...)
 }
 
-// hermetic isolates git from the user's global and system configuration.
-func hermetic(t *testing.T) {
+// repoIdentity is testenv's environment (TestMain) with two changes for the test: the identity comes
+// from the repository's config (newRepo sets it), not from GIT_AUTHOR_* and GIT_COMMITTER_*, and the
+// machine is "testbox".
+func repoIdentity(t *testing.T) {
 	t.Helper()
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	for _, k := range []string{"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "GIT_DIR", "GIT_WORK_TREE"} {
-		t.Setenv(k, "")
-		os.Unsetenv(k)
-	}
+	testenv.Unsetenv(t, "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL")
 	t.Setenv("CTX_MACHINE", "testbox")
 }
 
 // newRepo makes a git repository with one commit on main and an initialised context store.
 func newRepo(t *testing.T, actor store.Actor) (string, *store.Store) {
 	t.Helper()
-	hermetic(t)
+	repoIdentity(t)
 	dir := filepath.Join(t.TempDir(), "engine-notes")
 	git(t, filepath.Dir(dir), "init", "-q", "-b", "main", dir)
 	git(t, dir, "config", "user.name", "Ada Lovelace")

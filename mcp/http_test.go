@@ -18,13 +18,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/ctx-dev/ctx/internal/testenv"
 	"github.com/ctx-dev/ctx/store"
 	"github.com/ctx-dev/ctx/store/tokens"
 	"github.com/mark3labs/mcp-go/client"
@@ -159,10 +159,8 @@ func (h *httpServer) post(t *testing.T, header map[string]string, body []byte) (
 func refsOf(t *testing.T, dir string) string {
 	out := git(t, dir, "for-each-ref")
 	args := localRefArgs(dir, []string{"for-each-ref", store.RefPrivate, store.RefEphemeral})
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	local, _ := cmd.CombinedOutput() // no local-only store yet: nothing written there
-	return out + "\n" + string(local)
+	local, _ := testenv.GitErr(dir, args...) // no local-only store yet: nothing written there
+	return out + "\n" + local
 }
 
 const initializeBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctx-dev/ctx/internal/testenv"
 	"github.com/ctx-dev/ctx/store"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -29,20 +30,21 @@ var (
 	buildOnce  sync.Once
 	builtBin   string
 	buildErr   error
-	realGoEnv  []string // GOMODCACHE and GOCACHE as the tests found them (newRepo changes HOME)
 	buildLimit = 5 * time.Minute
 )
 
+// TestMain runs the tests in testenv's hermetic environment and removes the test server's build.
 func TestMain(m *testing.M) {
-	if out, err := exec.Command("go", "env", "GOMODCACHE", "GOCACHE").Output(); err == nil {
-		if f := strings.Fields(string(out)); len(f) == 2 {
-			realGoEnv = []string{"GOMODCACHE=" + f[0], "GOCACHE=" + f[1]}
-		}
+	cleanup, err := testenv.Hermetic()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
 	}
 	code := m.Run()
 	if buildDir != "" {
 		os.RemoveAll(buildDir)
 	}
+	cleanup()
 	os.Exit(code)
 }
 
@@ -58,7 +60,6 @@ func buildTestServer(t *testing.T) string {
 		ctx, cancel := context.WithTimeout(context.Background(), buildLimit)
 		defer cancel()
 		build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./internal/testserver")
-		build.Env = append(os.Environ(), realGoEnv...)
 		if out, err := build.CombinedOutput(); err != nil {
 			buildErr = fmt.Errorf("go build testserver (bound %v): %v\n%s", buildLimit, err, out)
 			return

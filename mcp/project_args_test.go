@@ -15,7 +15,7 @@ import (
 // it, and the project's slug, its name, the repository's folder all name the one store served; another
 // value or none is an argument error naming the slug. The input schema stays as it was.
 func TestProjectArgument(t *testing.T) {
-	hermetic(t)
+	repoIdentity(t)
 	dir := filepath.Join(t.TempDir(), "work-copy")
 	git(t, filepath.Dir(dir), "init", "-q", "-b", "main", dir)
 	git(t, dir, "config", "user.name", "Ada Lovelace")

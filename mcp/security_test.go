@@ -13,7 +13,7 @@ import (
 // names the allow_secret argument and moves no ref; with allow_secret: true, or to the private scope, it
 // is written.
 func TestSecretRefusedUnlessAllowed(t *testing.T) {
-	hermetic(t)
+	repoIdentity(t)
 	dir, st := newRepo(t, store.Actor{})
 	s := serve(t, st, Options{Agent: "claude-code"}, "")
 	tok := "AKIA" + "QZ7XV2KPMW3RT5YU" // an AWS access key id shape, built so no source line holds one
@@ -51,7 +51,7 @@ func TestSecretRefusedUnlessAllowed(t *testing.T) {
 // gets a JSON-RPC invalid-params error that says so, instead of being stored with U+FFFD in their place
 // (Go's JSON decoding would replace them silently); the CLI refuses the same input (store.ValidText).
 func TestInvalidUTF8Refused(t *testing.T) {
-	hermetic(t)
+	repoIdentity(t)
 	dir, st := newRepo(t, store.Actor{})
 	tip := git(t, dir, "rev-parse", "ctx")
 	in := strings.Join([]string{

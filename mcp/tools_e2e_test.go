@@ -2,13 +2,13 @@ package mcp
 
 import (
 	"context"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ctx-dev/ctx/internal/testenv"
 	"github.com/ctx-dev/ctx/store"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
@@ -98,12 +98,10 @@ func (r refCounter) fail(s *session, tool string, args map[string]any, want stri
 	}
 }
 
-// gitOut runs git in dir; an error when it fails.
+// gitOut runs git in dir (in the local-only store for the private and ephemeral refs); an error when
+// it fails.
 func gitOut(dir string, args ...string) (string, error) {
-	cmd := exec.Command("git", localRefArgs(dir, args)...)
-	cmd.Dir = dir
-	out, err := cmd.Output()
-	return strings.TrimSpace(string(out)), err
+	return testenv.GitErr(dir, localRefArgs(dir, args)...)
 }
 
 func mapsEqual(a, b map[string]int) bool {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctx-dev/ctx/internal/testenv"
 	"github.com/ctx-dev/ctx/store"
 	"github.com/ctx-dev/ctx/store/storetest"
 )
@@ -20,7 +21,7 @@ func TestWritesNeverMoveEntries(t *testing.T) {
 	if _, _, err := s.AddSkill(bg, "deploy", "Deploys", "Run make deploy.", ""); err != nil {
 		t.Fatal(err)
 	}
-	tip := storetest.Git(t, dir, "rev-parse", "ctx")
+	tip := testenv.Git(t, dir, "rev-parse", "ctx")
 	batch := store.Batch{
 		Entries: []store.BatchEntry{
 			{Kind: store.KnowledgeKind, SetEntry: store.SetEntry{Key: "claude", Content: "private notes", Scope: store.Private}},
@@ -32,7 +33,7 @@ func TestWritesNeverMoveEntries(t *testing.T) {
 	if !errors.Is(err, store.ErrScopeClash) || !strings.Contains(err.Error(), "knowledge claude is public") || !strings.Contains(err.Error(), "skill deploy is public") {
 		t.Fatalf("clash: %v", err)
 	}
-	if storetest.Git(t, dir, "rev-parse", "ctx") != tip || storetest.Count(t, dir, store.RefPrivate) != 0 {
+	if testenv.Git(t, dir, "rev-parse", "ctx") != tip || storetest.Count(t, dir, store.RefPrivate) != 0 {
 		t.Fatal("a refused batch wrote something")
 	}
 	if got := storetest.Show(t, dir, "ctx", "knowledge/claude.md"); !strings.HasSuffix(got, "shared") {

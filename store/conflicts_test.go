@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctx-dev/ctx/internal/testenv"
 	"github.com/ctx-dev/ctx/store"
 	"github.com/ctx-dev/ctx/store/storetest"
 )
@@ -15,15 +16,15 @@ import (
 func pair(t *testing.T) (sa, sb *store.Store, a, b string) {
 	t.Helper()
 	remote := filepath.Join(t.TempDir(), "remote.git")
-	storetest.Git(t, "", "init", "-q", "--bare", remote)
+	testenv.Git(t, "", "init", "-q", "--bare", remote)
 	a = storetest.Repo(t)
-	storetest.Git(t, a, "remote", "add", "origin", remote)
+	testenv.Git(t, a, "remote", "add", "origin", remote)
 	sa = storetest.Open(t, a, store.Actor{Agent: "a", Machine: "machine-a"})
 	if _, err := sa.Push(bg, store.PushOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	b = storetest.Repo(t)
-	storetest.Git(t, b, "remote", "add", "origin", remote)
+	testenv.Git(t, b, "remote", "add", "origin", remote)
 	sb = storetest.Open(t, b, store.Actor{Agent: "b", Machine: "machine-b"})
 	return sa, sb, a, b
 }
@@ -82,7 +83,7 @@ func TestConflictsListGetResolve(t *testing.T) {
 	if !strings.Contains(msg, "Ctx-Op: merge") || !strings.Contains(msg, "Ctx-Conflicts: 1") {
 		t.Errorf("merge message: %s", msg)
 	}
-	if p := strings.Fields(storetest.Git(t, a, "log", "-1", "--format=%P", "ctx")); len(p) != 2 {
+	if p := strings.Fields(testenv.Git(t, a, "log", "-1", "--format=%P", "ctx")); len(p) != 2 {
 		t.Errorf("merge parents: %v", p)
 	}
 	v, err := sa.RefView(bg)
@@ -136,7 +137,7 @@ func TestConflictsListGetResolve(t *testing.T) {
 	if msg := storetest.LastMessage(t, a, "ctx"); !strings.Contains(msg, "Ctx-Op: conflict.resolve") || !strings.Contains(msg, "Ctx-Key: knowledge/arch.md") {
 		t.Errorf("resolve message: %s", msg)
 	}
-	changed := storetest.Git(t, a, "diff-tree", "--no-commit-id", "--name-only", "-r", "ctx")
+	changed := testenv.Git(t, a, "diff-tree", "--no-commit-id", "--name-only", "-r", "ctx")
 	if changed != "conflicts/"+r.ID+".json\nknowledge/arch.md" {
 		t.Errorf("resolve commit changed %q", changed)
 	}
@@ -377,7 +378,7 @@ func TestDeleteVsEditConflict(t *testing.T) {
 	if _, _, err := sa.ResolveConflict(bg, r.ID, "ours", nil); err != nil {
 		t.Fatal(err)
 	}
-	if out := storetest.Git(t, a, "ls-tree", "--name-only", "-r", "ctx", "knowledge/", "conflicts/"); out != "" {
+	if out := testenv.Git(t, a, "ls-tree", "--name-only", "-r", "ctx", "knowledge/", "conflicts/"); out != "" {
 		t.Errorf("after resolve --ours (the delete): %q", out)
 	}
 	_ = b
@@ -437,7 +438,7 @@ func TestPullStrategyDeleteVsEdit(t *testing.T) {
 			if err != nil || len(pr.Conflicts) != 0 || len(pr.Decided) != 1 {
 				t.Fatalf("pull: %+v %v", pr, err)
 			}
-			ls := storetest.Git(t, a, "ls-tree", "--name-only", "-r", "ctx", "knowledge/", "conflicts/")
+			ls := testenv.Git(t, a, "ls-tree", "--name-only", "-r", "ctx", "knowledge/", "conflicts/")
 			want := ""
 			if st == store.StrategyTheirs {
 				want = "knowledge/old.md"

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctx-dev/ctx/internal/testenv"
 	"github.com/ctx-dev/ctx/store"
 	"github.com/ctx-dev/ctx/store/storetest"
 )
@@ -57,18 +58,18 @@ func TestInterruptedRefreshIsNoHandEdit(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return storetest.Git(t, dir, "rev-parse", "ctx")
+		return testenv.Git(t, dir, "rev-parse", "ctx")
 	}
 	v1 := write("v1")
 	v2 := write("v2")
 	ctxDir := filepath.Join(dir, ".context")
 	for n := 1; n <= files+1; n++ {
 		for _, dir2 := range []struct{ from, to string }{{v2, v1}, {v1, v2}} {
-			storetest.Git(t, dir, "update-ref", "refs/heads/ctx", dir2.from)
+			testenv.Git(t, dir, "update-ref", "refs/heads/ctx", dir2.from)
 			if _, err := s.Refresh(bg); err != nil {
 				t.Fatal(err)
 			}
-			storetest.Git(t, dir, "update-ref", "refs/heads/ctx", dir2.to)
+			testenv.Git(t, dir, "update-ref", "refs/heads/ctx", dir2.to)
 			if !refreshKilledAfter(t, s, n) {
 				t.Fatalf("the refresh was not interrupted after %d files", n)
 			}
@@ -128,14 +129,14 @@ func TestInterruptedRefreshKeepsHandEdits(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	v1 := storetest.Git(t, dir, "rev-parse", "ctx")
+	v1 := testenv.Git(t, dir, "rev-parse", "ctx")
 	for i := 0; i < 6; i++ {
 		if _, err := s.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: fmt.Sprintf("k%d", i), Content: "v2\n"}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	v2 := storetest.Git(t, dir, "rev-parse", "ctx")
-	storetest.Git(t, dir, "update-ref", "refs/heads/ctx", v1)
+	v2 := testenv.Git(t, dir, "rev-parse", "ctx")
+	testenv.Git(t, dir, "update-ref", "refs/heads/ctx", v1)
 	if _, err := s.Refresh(bg); err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +146,7 @@ func TestInterruptedRefreshKeepsHandEdits(t *testing.T) {
 	if err := os.WriteFile(k(5), []byte("mine before\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	storetest.Git(t, dir, "update-ref", "refs/heads/ctx", v2)
+	testenv.Git(t, dir, "update-ref", "refs/heads/ctx", v2)
 	if !refreshKilledAfter(t, s, 2) {
 		t.Fatal("not interrupted")
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctx-dev/ctx/internal/testenv"
 	"github.com/ctx-dev/ctx/store"
 	"github.com/ctx-dev/ctx/store/storetest"
 )
@@ -64,7 +65,7 @@ func benchHistories(b *testing.B) (dir string, ours, theirs string) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		b.Fatalf("fast-import: %v\n%s", err, out)
 	}
-	return dir, storetest.Git(b, dir, "rev-parse", "ctx"), storetest.Git(b, dir, "rev-parse", "theirs")
+	return dir, testenv.Git(b, dir, "rev-parse", "ctx"), testenv.Git(b, dir, "rev-parse", "theirs")
 }
 
 // benchResult keeps the ns/op of the last run of each sub-benchmark, for the ratio.
@@ -101,23 +102,23 @@ func BenchmarkMergeVsGit(b *testing.B) {
 			}
 		}
 		b.StopTimer()
-		ctxTree = storetest.Git(b, dir, "rev-parse", "ctx^{tree}")
+		ctxTree = testenv.Git(b, dir, "rev-parse", "ctx^{tree}")
 		benchResult["ctx"] = float64(b.Elapsed().Nanoseconds()) / float64(b.N)
 	})
 	scratch := filepath.Join(b.TempDir(), "scratch")
-	storetest.Git(b, "", "clone", "-q", "--no-checkout", dir, scratch)
-	storetest.Git(b, scratch, "config", "user.name", "Bench")
-	storetest.Git(b, scratch, "config", "user.email", "bench@example.com")
-	storetest.Git(b, scratch, "checkout", "-q", "-B", "ours", ours)
+	testenv.Git(b, "", "clone", "-q", "--no-checkout", dir, scratch)
+	testenv.Git(b, scratch, "config", "user.name", "Bench")
+	testenv.Git(b, scratch, "config", "user.email", "bench@example.com")
+	testenv.Git(b, scratch, "checkout", "-q", "-B", "ours", ours)
 	b.Run("git", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			b.StopTimer()
-			storetest.Git(b, scratch, "reset", "-q", "--hard", ours)
+			testenv.Git(b, scratch, "reset", "-q", "--hard", ours)
 			b.StartTimer()
-			storetest.Git(b, scratch, "merge", "-q", "--no-edit", theirs)
+			testenv.Git(b, scratch, "merge", "-q", "--no-edit", theirs)
 		}
 		b.StopTimer()
-		gitTree = storetest.Git(b, scratch, "rev-parse", "HEAD^{tree}")
+		gitTree = testenv.Git(b, scratch, "rev-parse", "HEAD^{tree}")
 		benchResult["git"] = float64(b.Elapsed().Nanoseconds()) / float64(b.N)
 	})
 	if c, g := benchResult["ctx"], benchResult["git"]; c > 0 && g > 0 {
@@ -126,8 +127,8 @@ func BenchmarkMergeVsGit(b *testing.B) {
 		fmt.Fprintf(os.Stderr, "MERGE-RATIO ctx_ns_op=%.0f git_ns_op=%.0f ratio=%.3f same_tree=%v\n", c, g, c/g, ctxTree == gitTree)
 	}
 	if ctxTree != "" && gitTree != "" && ctxTree != gitTree {
-		storetest.Git(b, dir, "fetch", "-q", scratch, "HEAD:refs/bench/git")
-		diff := storetest.Git(b, dir, "diff", "--stat", "refs/bench/git", "ctx")
+		testenv.Git(b, dir, "fetch", "-q", scratch, "HEAD:refs/bench/git")
+		diff := testenv.Git(b, dir, "diff", "--stat", "refs/bench/git", "ctx")
 		b.Logf("ctx's merged tree differs from git's:\n%s", diff)
 	}
 }
@@ -174,8 +175,8 @@ func BenchmarkMergeConflicts(b *testing.B) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		b.Fatalf("fast-import: %v\n%s", err, out)
 	}
-	oursH := gitstore.NewHash(storetest.Git(b, dir, "rev-parse", "ctx"))
-	theirsH := gitstore.NewHash(storetest.Git(b, dir, "rev-parse", "theirs"))
+	oursH := gitstore.NewHash(testenv.Git(b, dir, "rev-parse", "ctx"))
+	theirsH := gitstore.NewHash(testenv.Git(b, dir, "rev-parse", "theirs"))
 	s, err := store.Open(bg, dir, store.Actor{Agent: "bench", Machine: "bench"})
 	if err != nil {
 		b.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctx-dev/ctx/internal/testenv"
 	"github.com/ctx-dev/ctx/store"
 	"github.com/ctx-dev/ctx/store/storetest"
 )
@@ -17,14 +18,14 @@ import (
 // remoteObjects is every object of a repository as `git cat-file --batch-all-objects --batch` prints it.
 func remoteObjects(t *testing.T, dir string) string {
 	t.Helper()
-	return storetest.Git(t, dir, "cat-file", "--batch-all-objects", "--batch")
+	return testenv.Git(t, dir, "cat-file", "--batch-all-objects", "--batch")
 }
 
 // bare makes an empty bare repository and returns its path.
 func bare(t *testing.T) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "remote.git")
-	storetest.Git(t, t.TempDir(), "init", "-q", "--bare", dir)
+	testenv.Git(t, t.TempDir(), "init", "-q", "--bare", dir)
 	return dir
 }
 
@@ -50,7 +51,7 @@ func TestPrivateRefsNotPushedByMirror(t *testing.T) {
 	}
 	set("moved-out", "MOVED-MARKER-2 private now\n", store.Private)
 
-	if refs := storetest.Git(t, dir, "for-each-ref", "--format=%(refname)"); strings.Contains(refs, "refs/ctx/private") || strings.Contains(refs, "refs/ctx/ephemeral") {
+	if refs := testenv.Git(t, dir, "for-each-ref", "--format=%(refname)"); strings.Contains(refs, "refs/ctx/private") || strings.Contains(refs, "refs/ctx/ephemeral") {
 		t.Fatalf("the repository's refs/ hold a private ref:\n%s", refs)
 	}
 
@@ -60,15 +61,15 @@ func TestPrivateRefsNotPushedByMirror(t *testing.T) {
 		t.Errorf("the repository's object database holds private objects")
 	}
 	clone := filepath.Join(t.TempDir(), "clone.git")
-	storetest.Git(t, dir, "clone", "-q", "--mirror", dir, clone)
+	testenv.Git(t, dir, "clone", "-q", "--mirror", dir, clone)
 	if objs := remoteObjects(t, clone); strings.Contains(objs, "PRIVATE-MARKER-1") || strings.Contains(objs, "vault-recovery-codes") {
 		t.Errorf("git clone --mirror of the repository holds private data")
 	}
 
 	mirror, all, star := bare(t), bare(t), bare(t)
-	storetest.Git(t, dir, "push", "-q", "--mirror", mirror)
-	storetest.Git(t, dir, "push", "-q", "--all", all)
-	storetest.Git(t, dir, "push", "-q", star, "refs/*:refs/*")
+	testenv.Git(t, dir, "push", "-q", "--mirror", mirror)
+	testenv.Git(t, dir, "push", "-q", "--all", all)
+	testenv.Git(t, dir, "push", "-q", star, "refs/*:refs/*")
 	for _, remote := range []string{mirror, all, star} {
 		objs := remoteObjects(t, remote)
 		if remote != all && !strings.Contains(objs, "PUBLIC-MARKER-1") {
@@ -82,11 +83,11 @@ func TestPrivateRefsNotPushedByMirror(t *testing.T) {
 	}
 
 	// gc with everything unreachable pruned at once, in the repository and in the local store.
-	storetest.Git(t, dir, "reflog", "expire", "--expire=now", "--all")
-	storetest.Git(t, dir, "gc", "-q", "--prune=now")
-	storetest.Git(t, dir, "--git-dir="+storetest.LocalGitDir(t, dir), "gc", "-q", "--prune=now")
-	storetest.Git(t, dir, "--git-dir="+storetest.LocalGitDir(t, dir), "fsck", "--strict", "--no-dangling")
-	storetest.Git(t, dir, "fsck", "--strict", "--no-dangling")
+	testenv.Git(t, dir, "reflog", "expire", "--expire=now", "--all")
+	testenv.Git(t, dir, "gc", "-q", "--prune=now")
+	testenv.Git(t, dir, "--git-dir="+storetest.LocalGitDir(t, dir), "gc", "-q", "--prune=now")
+	testenv.Git(t, dir, "--git-dir="+storetest.LocalGitDir(t, dir), "fsck", "--strict", "--no-dangling")
+	testenv.Git(t, dir, "fsck", "--strict", "--no-dangling")
 	s2, err := store.Open(ctx, dir, store.Actor{})
 	if err != nil {
 		t.Fatal(err)
@@ -134,7 +135,7 @@ func oldLayoutRef(t *testing.T, dir, ref, parent, key, content string) string {
 		args = append(args, "-p", parent)
 	}
 	commit := gitIn(t, dir, "", args...)
-	storetest.Git(t, dir, "update-ref", ref, commit)
+	testenv.Git(t, dir, "update-ref", ref, commit)
 	return commit
 }
 
@@ -149,8 +150,8 @@ func TestMoveOldPrivateRefs(t *testing.T) {
 	p1 := oldLayoutRef(t, dir, store.RefPrivate, "", "old-secret", "OLD-PRIVATE-1\n")
 	p2 := oldLayoutRef(t, dir, store.RefPrivate, p1, "old-secret", "OLD-PRIVATE-2\n")
 	oldLayoutRef(t, dir, store.RefEphemeral, "", "old-scratch", "OLD-EPHEMERAL\n")
-	storetest.Git(t, dir, "pack-refs", "--all") // both refs now in packed-refs only
-	if refs := storetest.Git(t, dir, "for-each-ref", "--format=%(refname)", "refs/ctx/"); !strings.Contains(refs, store.RefPrivate) {
+	testenv.Git(t, dir, "pack-refs", "--all") // both refs now in packed-refs only
+	if refs := testenv.Git(t, dir, "for-each-ref", "--format=%(refname)", "refs/ctx/"); !strings.Contains(refs, store.RefPrivate) {
 		t.Fatalf("fixture: %q", refs)
 	}
 
@@ -158,7 +159,7 @@ func TestMoveOldPrivateRefs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if refs := storetest.Git(t, dir, "for-each-ref", "--format=%(refname)", "refs/ctx/"); refs != "" {
+	if refs := testenv.Git(t, dir, "for-each-ref", "--format=%(refname)", "refs/ctx/"); refs != "" {
 		t.Errorf("after the move the repository still has %q", refs)
 	}
 	if got := storetest.GitRef(t, dir, store.RefPrivate, "rev-parse", store.RefPrivate); got != p2 {
@@ -167,7 +168,7 @@ func TestMoveOldPrivateRefs(t *testing.T) {
 	if n := storetest.Count(t, dir, store.RefPrivate); n != 2 {
 		t.Errorf("private history has %d commits, want 2", n)
 	}
-	storetest.Git(t, dir, "--git-dir="+storetest.LocalGitDir(t, dir), "fsck", "--strict", "--no-dangling")
+	testenv.Git(t, dir, "--git-dir="+storetest.LocalGitDir(t, dir), "fsck", "--strict", "--no-dangling")
 	v, err := s.RefView(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -179,7 +180,7 @@ func TestMoveOldPrivateRefs(t *testing.T) {
 		t.Errorf("old-scratch = %+v, %v", e, err)
 	}
 	remote := bare(t)
-	storetest.Git(t, dir, "push", "-q", "--mirror", remote)
+	testenv.Git(t, dir, "push", "-q", "--mirror", remote)
 	if objs := remoteObjects(t, remote); strings.Contains(objs, "OLD-PRIVATE") || strings.Contains(objs, "OLD-EPHEMERAL") {
 		t.Errorf("push --mirror after the move published private data")
 	}
@@ -192,11 +193,11 @@ func TestMoveOldPrivateRefs(t *testing.T) {
 	}
 
 	// An interrupted move: the old ref is back at a commit the local ref already has.
-	storetest.Git(t, dir, "update-ref", store.RefPrivate, p1)
+	testenv.Git(t, dir, "update-ref", store.RefPrivate, p1)
 	if _, err := store.Open(ctx, dir, store.Actor{}); err != nil {
 		t.Fatal(err)
 	}
-	if refs := storetest.Git(t, dir, "for-each-ref", "--format=%(refname)", "refs/ctx/"); refs != "" {
+	if refs := testenv.Git(t, dir, "for-each-ref", "--format=%(refname)", "refs/ctx/"); refs != "" {
 		t.Errorf("interrupted move not completed: %q", refs)
 	}
 	if got := storetest.GitRef(t, dir, store.RefPrivate, "rev-parse", store.RefPrivate); got != p2 {
@@ -208,11 +209,11 @@ func TestMoveOldPrivateRefs(t *testing.T) {
 	if _, err := store.Open(ctx, dir, store.Actor{}); err != nil {
 		t.Fatal(err)
 	}
-	rescued := storetest.Git(t, dir, "--git-dir="+storetest.LocalGitDir(t, dir), "for-each-ref", "--format=%(objectname) %(refname)", "refs/ctx/rescued/")
+	rescued := testenv.Git(t, dir, "--git-dir="+storetest.LocalGitDir(t, dir), "for-each-ref", "--format=%(objectname) %(refname)", "refs/ctx/rescued/")
 	if !strings.Contains(rescued, other+" refs/ctx/rescued/private-"+other[:12]) {
 		t.Errorf("rescued refs = %q, want %s", rescued, other)
 	}
-	if refs := storetest.Git(t, dir, "for-each-ref", "--format=%(refname)", "refs/ctx/"); refs != "" {
+	if refs := testenv.Git(t, dir, "for-each-ref", "--format=%(refname)", "refs/ctx/"); refs != "" {
 		t.Errorf("diverged old ref left in refs/: %q", refs)
 	}
 }
@@ -299,7 +300,7 @@ func TestPrivateNamesStayOffThePublicBranch(t *testing.T) {
 	}
 
 	remote := bare(t)
-	storetest.Git(t, dir, "remote", "add", "origin", remote)
+	testenv.Git(t, dir, "remote", "add", "origin", remote)
 	if _, err := s.Push(ctx, store.PushOptions{Remote: "origin"}); err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/ctx-dev/ctx/internal/testenv"
 	"github.com/ctx-dev/ctx/store"
 	"github.com/ctx-dev/ctx/store/storetest"
 )
@@ -45,7 +46,7 @@ func BenchmarkRefresh(b *testing.B) {
 			if _, err := other.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "k00000", Content: fmt.Sprint(i)}); err != nil {
 				b.Fatal(err)
 			}
-			storetest.Git(b, dir, "update-ref", "refs/heads/ctx", "ctx^")
+			testenv.Git(b, dir, "update-ref", "refs/heads/ctx", "ctx^")
 			b.StartTimer()
 			if _, err := s.Refresh(bg); err != nil {
 				b.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctx-dev/ctx/internal/testenv"
 	"github.com/ctx-dev/ctx/store"
 	"github.com/ctx-dev/ctx/store/storetest"
 )
@@ -18,7 +19,7 @@ func TestSessions(t *testing.T) {
 			KnowledgeAdded: []string{"tech-stack"}}))
 	})
 	f.trailers("ctx", "session.append", ss.ID)
-	if len(ss.ID) != 36 || ss.Ended != nil || ss.User != storetest.Name || ss.Machine != "laptop" || ss.Agent != "test-agent" {
+	if len(ss.ID) != 36 || ss.Ended != nil || ss.User != testenv.Name || ss.Machine != "laptop" || ss.Agent != "test-agent" {
 		t.Fatalf("new session: %+v", ss)
 	}
 	raw := storetest.Show(t, f.dir, "ctx", "history/"+ss.ID+".json")

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctx-dev/ctx/internal/testenv"
 	"github.com/ctx-dev/ctx/store"
 	"github.com/ctx-dev/ctx/store/storetest"
 )
@@ -198,14 +199,14 @@ func TestSkillProposals(t *testing.T) {
 		acc = must[store.SkillProposal](t)(f.s.ResolveProposal(f.ctx, "deploy", p.ID, "accept"))
 	})
 	f.trailers("ctx", "skill.proposal.accept", "deploy/"+p.ID)
-	changed := storetest.Git(t, f.dir, "diff-tree", "--no-commit-id", "--name-only", "-r", "ctx")
+	changed := testenv.Git(t, f.dir, "diff-tree", "--no-commit-id", "--name-only", "-r", "ctx")
 	if changed != "skills/deploy/.proposals/"+p.ID+".json\nskills/deploy/SKILL.md" {
 		t.Fatalf("accept commit changed:\n%s", changed)
 	}
 	if got := storetest.Show(t, f.dir, "ctx", "skills/deploy/SKILL.md") + "\n"; got != proposed {
 		t.Fatalf("SKILL.md not replaced:\n%s", got)
 	}
-	if acc.Status != "accepted" || acc.ResolvedAt == nil || acc.ResolvedBy != storetest.Name+" <"+storetest.Email+">" {
+	if acc.Status != "accepted" || acc.ResolvedAt == nil || acc.ResolvedBy != testenv.Name+" <"+testenv.Email+">" {
 		t.Fatalf("accepted: %+v", acc)
 	}
 	// Resolved once only.

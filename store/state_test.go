@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctx-dev/ctx/internal/testenv"
 	"github.com/ctx-dev/ctx/store"
 	"github.com/ctx-dev/ctx/store/storetest"
 )
@@ -18,13 +19,13 @@ type fixture struct {
 	ctx  context.Context
 	s    *store.Store
 	dir  string
-	snap storetest.Snapshot
+	snap testenv.Snapshot
 }
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	s, dir := storetest.New(t)
-	return &fixture{t: t, ctx: context.Background(), s: s, dir: dir, snap: storetest.Take(t, dir)}
+	return &fixture{t: t, ctx: context.Background(), s: s, dir: dir, snap: testenv.Take(t, dir)}
 }
 
 func (f *fixture) view() *store.View {
@@ -46,7 +47,7 @@ func (f *fixture) commits(ref string, n int, fn func()) {
 	if got := f.count(ref) - before; got != n {
 		f.t.Fatalf("%s: %d commits, want %d", ref, got, n)
 	}
-	f.snap.Unchanged(f.t, f.dir)
+	f.snap.Same(f.t, f.dir)
 }
 
 // trailers checks the last commit message of ref has op and key and the actor's trailers.

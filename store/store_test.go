@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctx-dev/ctx/internal/testenv"
 	"github.com/ctx-dev/ctx/store"
 	"github.com/ctx-dev/ctx/store/storetest"
 )
@@ -17,7 +18,7 @@ var bg = context.Background()
 
 func TestInitIdempotentAndExcluded(t *testing.T) {
 	dir := storetest.Repo(t)
-	snap := storetest.Take(t, dir)
+	snap := testenv.Take(t, dir)
 	s, err := store.Open(bg, dir, store.Actor{})
 	if err != nil {
 		t.Fatal(err)
@@ -26,20 +27,20 @@ func TestInitIdempotentAndExcluded(t *testing.T) {
 	if err != nil || !r1.Created {
 		t.Fatalf("init: %+v %v", r1, err)
 	}
-	refsBefore := storetest.Git(t, dir, "for-each-ref")
+	refsBefore := testenv.Git(t, dir, "for-each-ref")
 	exclude, _ := os.ReadFile(filepath.Join(dir, ".git", "info", "exclude"))
 	r2, err := s.Init(bg, store.InitOptions{})
 	if err != nil || !r2.Existing || r2.Tip != r1.Tip {
 		t.Fatalf("second init: %+v %v", r2, err)
 	}
-	if got := storetest.Git(t, dir, "for-each-ref"); got != refsBefore {
+	if got := testenv.Git(t, dir, "for-each-ref"); got != refsBefore {
 		t.Errorf("second init changed refs:\n%s\n%s", refsBefore, got)
 	}
 	exclude2, _ := os.ReadFile(filepath.Join(dir, ".git", "info", "exclude"))
 	if string(exclude) != string(exclude2) || strings.Count(string(exclude2), "/.context/") != 1 {
 		t.Errorf("info/exclude: %q", exclude2)
 	}
-	snap.Unchanged(t, dir)
+	snap.Same(t, dir)
 	var m store.Manifest
 	v, _ := s.RefView(bg)
 	if m, err = v.ReadManifest(bg); err != nil || m.SchemaVersion != store.SchemaVersion || m.Project.ID == "" || m.CreatedAt == "" {
@@ -52,9 +53,9 @@ func TestInitIdempotentAndExcluded(t *testing.T) {
 
 func TestInitEmptyRepoBranchAndWorktree(t *testing.T) {
 	dir := t.TempDir()
-	storetest.Git(t, dir, "init", "-q", "-b", "main")
-	storetest.Git(t, dir, "config", "user.name", "A")
-	storetest.Git(t, dir, "config", "user.email", "a@example.com")
+	testenv.Git(t, dir, "init", "-q", "-b", "main")
+	testenv.Git(t, dir, "config", "user.name", "A")
+	testenv.Git(t, dir, "config", "user.email", "a@example.com")
 	s, err := store.Open(bg, dir, store.Actor{})
 	if err != nil {
 		t.Fatal(err)
@@ -62,10 +63,10 @@ func TestInitEmptyRepoBranchAndWorktree(t *testing.T) {
 	if _, err := s.Init(bg, store.InitOptions{Branch: "team-context"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := storetest.GitErr(dir, "rev-parse", "--verify", "HEAD"); err == nil {
+	if _, err := testenv.GitErr(dir, "rev-parse", "--verify", "HEAD"); err == nil {
 		t.Errorf("init gave the empty repository a HEAD commit")
 	}
-	storetest.Git(t, dir, "rev-parse", "--verify", "refs/heads/team-context")
+	testenv.Git(t, dir, "rev-parse", "--verify", "refs/heads/team-context")
 	// A new handle reads the configured branch name.
 	s2, _ := store.Open(bg, dir, store.Actor{})
 	if s2.BranchRef() != "refs/heads/team-context" {
@@ -79,7 +80,7 @@ func TestInitEmptyRepoBranchAndWorktree(t *testing.T) {
 	main := storetest.Repo(t)
 	sm := storetest.Open(t, main, store.Actor{})
 	wt := filepath.Join(t.TempDir(), "wt")
-	storetest.Git(t, main, "worktree", "add", "-q", "-b", "feature", wt)
+	testenv.Git(t, main, "worktree", "add", "-q", "-b", "feature", wt)
 	sw, err := store.Open(bg, wt, store.Actor{})
 	if err != nil {
 		t.Fatal(err)
@@ -101,7 +102,7 @@ func TestInitEmptyRepoBranchAndWorktree(t *testing.T) {
 
 func TestEntriesOneCommitPerWrite(t *testing.T) {
 	s, dir := storetest.New(t)
-	snap := storetest.Take(t, dir)
+	snap := testenv.Take(t, dir)
 	n := storetest.Count(t, dir, "ctx")
 	body := "---\nnot: ours\n---\n# Title\r\n\nno final newline"
 	if _, err := s.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "architecture", Content: body}); err != nil {
@@ -116,7 +117,7 @@ func TestEntriesOneCommitPerWrite(t *testing.T) {
 			t.Errorf("message lacks %q:\n%s", want, msg)
 		}
 	}
-	if a := storetest.Git(t, dir, "log", "-1", "--format=%an <%ae>", "ctx"); a != storetest.Name+" <"+storetest.Email+">" {
+	if a := testenv.Git(t, dir, "log", "-1", "--format=%an <%ae>", "ctx"); a != testenv.Name+" <"+testenv.Email+">" {
 		t.Errorf("author %q", a)
 	}
 	// Same content again: no commit.
@@ -145,11 +146,11 @@ func TestEntriesOneCommitPerWrite(t *testing.T) {
 		t.Errorf("missing: %v", err)
 	}
 	// A set never moves an entry to another scope: it is refused, and nothing is written.
-	tip := storetest.Git(t, dir, "rev-parse", "ctx")
+	tip := testenv.Git(t, dir, "rev-parse", "ctx")
 	if _, err := s.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "architecture", Content: body, Scope: store.Private}); !errors.Is(err, store.ErrScopeClash) || !errors.Is(err, store.ErrInvalid) {
 		t.Fatalf("set in another scope: %v", err)
 	}
-	if storetest.Git(t, dir, "rev-parse", "ctx") != tip || storetest.Count(t, dir, store.RefPrivate) != 0 {
+	if testenv.Git(t, dir, "rev-parse", "ctx") != tip || storetest.Count(t, dir, store.RefPrivate) != 0 {
 		t.Fatal("a refused set wrote something")
 	}
 	// Private scope: on refs/ctx/private, not on the branch; a move is one step.
@@ -170,7 +171,7 @@ func TestEntriesOneCommitPerWrite(t *testing.T) {
 	if _, err := s.RemoveEntry(bg, store.KnowledgeKind, "architecture"); !errors.As(err, &nf) {
 		t.Errorf("second remove: %v", err)
 	}
-	snap.Unchanged(t, dir)
+	snap.Same(t, dir)
 }
 
 func TestDecisions(t *testing.T) {
@@ -269,25 +270,25 @@ func TestHandEditsCommitAndRefresh(t *testing.T) {
 	}
 	// The record names the commit it mirrors.
 	rec, _ := s.ReadRecord()
-	if rec.Commits[store.Public] != storetest.Git(t, dir, "rev-parse", "ctx") {
+	if rec.Commits[store.Public] != testenv.Git(t, dir, "rev-parse", "ctx") {
 		t.Errorf("record mirrors %s", rec.Commits[store.Public])
 	}
 }
 
 func TestPullPushMergeAndStatus(t *testing.T) {
 	remote := filepath.Join(t.TempDir(), "remote.git")
-	storetest.Git(t, "", "init", "-q", "--bare", remote)
+	testenv.Git(t, "", "init", "-q", "--bare", remote)
 	a := storetest.Repo(t)
-	storetest.Git(t, a, "remote", "add", "origin", "file://"+remote)
+	testenv.Git(t, a, "remote", "add", "origin", "file://"+remote)
 	sa := storetest.Open(t, a, store.Actor{Agent: "a"})
 	if _, err := sa.Push(bg, store.PushOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	// B adopts the remote's branch at init instead of starting a second history.
 	b := storetest.Repo(t)
-	storetest.Git(t, b, "remote", "add", "origin", remote)
+	testenv.Git(t, b, "remote", "add", "origin", remote)
 	sb := storetest.Open(t, b, store.Actor{Agent: "b"})
-	if storetest.Git(t, b, "rev-parse", "ctx") != storetest.Git(t, a, "rev-parse", "ctx") {
+	if testenv.Git(t, b, "rev-parse", "ctx") != testenv.Git(t, a, "rev-parse", "ctx") {
 		t.Fatalf("init did not adopt the remote's context branch")
 	}
 	if _, err := sa.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "from-a", Content: "a"}); err != nil {
@@ -307,14 +308,14 @@ func TestPullPushMergeAndStatus(t *testing.T) {
 	if err != nil || pr.Retries != 1 || len(pr.Pulls) != 1 || pr.Pulls[0].Action != "merge" {
 		t.Fatalf("push with merge: %+v %v", pr, err)
 	}
-	if parents := strings.Fields(storetest.Git(t, a, "log", "-1", "--format=%P", "ctx")); len(parents) != 2 {
+	if parents := strings.Fields(testenv.Git(t, a, "log", "-1", "--format=%P", "ctx")); len(parents) != 2 {
 		t.Errorf("merge parents: %v", parents)
 	}
 	r, err := sb.Pull(bg, store.PullOptions{})
 	if err != nil || r.Action != "fast-forward" {
 		t.Fatalf("pull: %+v %v", r, err)
 	}
-	if storetest.Git(t, a, "rev-parse", "ctx") != storetest.Git(t, b, "rev-parse", "ctx") {
+	if testenv.Git(t, a, "rev-parse", "ctx") != testenv.Git(t, b, "rev-parse", "ctx") {
 		t.Errorf("tips differ")
 	}
 	st, _ = sb.Status(bg)
@@ -329,7 +330,7 @@ func TestPullPushMergeAndStatus(t *testing.T) {
 	if _, err := sb.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "refused", Content: "x"}); err != nil {
 		t.Fatal(err)
 	}
-	tip := storetest.Git(t, b, "rev-parse", "ctx")
+	tip := testenv.Git(t, b, "rev-parse", "ctx")
 	_, err = sb.Push(bg, store.PushOptions{})
 	if err == nil || !strings.Contains(err.Error(), "protected branch") {
 		t.Errorf("refused push: %v", err)
@@ -338,7 +339,7 @@ func TestPullPushMergeAndStatus(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "refs/heads/ctx -> refs/heads/ctx: [remote rejected]") {
 		t.Errorf("refused push does not name the refused ref: %v", err)
 	}
-	if storetest.Git(t, b, "rev-parse", "ctx") != tip {
+	if testenv.Git(t, b, "rev-parse", "ctx") != tip {
 		t.Errorf("a refused push changed the local branch")
 	}
 	// Log with a path filter.
@@ -352,7 +353,7 @@ func TestPullPushMergeAndStatus(t *testing.T) {
 // goes to a local ref under refs/ctx/fetch/, never to an invalid refs/remotes/<url>/ name.
 func TestPullPushByURL(t *testing.T) {
 	remote := filepath.Join(t.TempDir(), "remote.git")
-	storetest.Git(t, "", "init", "-q", "--bare", remote)
+	testenv.Git(t, "", "init", "-q", "--bare", remote)
 	a := storetest.Repo(t)
 	sa := storetest.Open(t, a, store.Actor{})
 	if _, err := sa.Push(bg, store.PushOptions{Remote: "file://" + remote}); err != nil {
@@ -367,7 +368,7 @@ func TestPullPushByURL(t *testing.T) {
 	if !strings.HasPrefix(sb.TrackingRef(remote), "refs/ctx/fetch/") {
 		t.Errorf("tracking ref for a URL: %s", sb.TrackingRef(remote))
 	}
-	if storetest.Git(t, b, "rev-parse", "ctx") != storetest.Git(t, a, "rev-parse", "ctx") {
+	if testenv.Git(t, b, "rev-parse", "ctx") != testenv.Git(t, a, "rev-parse", "ctx") {
 		t.Errorf("tips differ")
 	}
 }
@@ -469,12 +470,12 @@ func TestInitRefusesUnsafeBranches(t *testing.T) {
 			t.Errorf("init --branch %s: %v", b, err)
 		}
 	}
-	storetest.Git(t, dir, "branch", "feature")
+	testenv.Git(t, dir, "branch", "feature")
 	s, _ = store.Open(bg, dir, store.Actor{})
 	if _, err := s.Init(bg, store.InitOptions{Branch: "feature"}); err == nil || !strings.Contains(err.Error(), "not a context store") {
 		t.Errorf("init on a code branch: %v", err)
 	}
-	if got := storetest.Git(t, dir, "rev-parse", "feature"); got != storetest.Git(t, dir, "rev-parse", "main") {
+	if got := testenv.Git(t, dir, "rev-parse", "feature"); got != testenv.Git(t, dir, "rev-parse", "main") {
 		t.Errorf("feature moved")
 	}
 	s, _ = store.Open(bg, dir, store.Actor{})
@@ -485,7 +486,7 @@ func TestInitRefusesUnsafeBranches(t *testing.T) {
 	if _, err := s.Init(bg, store.InitOptions{Branch: "other"}); err == nil || !strings.Contains(err.Error(), "already") {
 		t.Errorf("a second store: %v", err)
 	}
-	if _, err := storetest.GitErr(dir, "rev-parse", "--verify", "refs/heads/other"); err == nil {
+	if _, err := testenv.GitErr(dir, "rev-parse", "--verify", "refs/heads/other"); err == nil {
 		t.Errorf("refs/heads/other was created")
 	}
 
@@ -496,8 +497,8 @@ func TestInitRefusesUnsafeBranches(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(tracked, ".context", "mine.txt"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	storetest.Git(t, tracked, "add", ".context/mine.txt")
-	storetest.Git(t, tracked, "commit", "-qm", "tracked .context")
+	testenv.Git(t, tracked, "add", ".context/mine.txt")
+	testenv.Git(t, tracked, "commit", "-qm", "tracked .context")
 	st, _ := store.Open(bg, tracked, store.Actor{})
 	if _, err := st.Init(bg, store.InitOptions{}); err == nil || !strings.Contains(err.Error(), "tracks files in .context") {
 		t.Errorf("tracked .context/: %v", err)
@@ -515,8 +516,8 @@ func TestInitRefusesTrackedCheckoutDirUnderHookEnv(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(tracked, ".context", "mine.txt"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	storetest.Git(t, tracked, "add", ".context/mine.txt")
-	storetest.Git(t, tracked, "commit", "-qm", "tracked .context")
+	testenv.Git(t, tracked, "add", ".context/mine.txt")
+	testenv.Git(t, tracked, "commit", "-qm", "tracked .context")
 	t.Setenv("GIT_INDEX_FILE", filepath.Join(t.TempDir(), "other-index"))
 	st, err := store.Open(bg, tracked, store.Actor{})
 	if err != nil {

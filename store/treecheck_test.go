@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
+	"github.com/ctx-dev/ctx/internal/testenv"
 	"github.com/ctx-dev/ctx/store"
 	"github.com/ctx-dev/ctx/store/storetest"
 )
@@ -48,18 +48,18 @@ var hostileEntries = []hostileEntry{
 // a payload (a link points at target), and returns the commit.
 func hostileCommit(t *testing.T, dir, ref string, es []hostileEntry, target string) string {
 	t.Helper()
-	parent := storetest.Git(t, dir, "rev-parse", ref)
-	tree := storetest.Git(t, dir, "rev-parse", ref+"^{tree}")
-	payload := gitstoretest.Blob(t, dir, "[core]\n\tfsmonitor = touch PWNED\n")
-	link := gitstoretest.Blob(t, dir, target)
+	parent := testenv.Git(t, dir, "rev-parse", ref)
+	tree := testenv.Git(t, dir, "rev-parse", ref+"^{tree}")
+	payload := testenv.Blob(t, dir, "[core]\n\tfsmonitor = touch PWNED\n")
+	link := testenv.Blob(t, dir, target)
 	for _, e := range es {
 		h := payload
 		if e.mode == "120000" {
 			h = link
 		}
-		tree = gitstoretest.WithEntry(t, dir, tree, e.names, e.mode, h)
+		tree = testenv.WithEntry(t, dir, tree, e.names, e.mode, h)
 	}
-	return gitstoretest.CommitTree(t, dir, tree, parent, "hostile")
+	return testenv.CommitTree(t, dir, tree, parent, "hostile")
 }
 
 // fileState maps every file below root (links as "link -> target") to a digest of its content, leaving
@@ -116,30 +116,30 @@ func TestRefreshNeverWritesOutside(t *testing.T) {
 	if _, err := s.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "keep", Content: "keep\n"}); err != nil {
 		t.Fatal(err)
 	}
-	base := storetest.Git(t, dir, "rev-parse", "ctx")
+	base := testenv.Git(t, dir, "rev-parse", "ctx")
 	outside := filepath.Join(filepath.Dir(dir), "outside")
 	if err := os.MkdirAll(outside, 0o777); err != nil {
 		t.Fatal(err)
 	}
 	hostile := hostileCommit(t, dir, "ctx", hostileEntries, outside)
 	// A good write on top of the hostile commit: its file must still be checked out.
-	storetest.Git(t, dir, "update-ref", "refs/heads/ctx", hostile)
+	testenv.Git(t, dir, "update-ref", "refs/heads/ctx", hostile)
 	other := storetest.Open(t, dir, store.Actor{})
 	if _, err := other.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "after", Content: "after\n"}); err != nil {
 		t.Fatal(err)
 	}
-	tip := storetest.Git(t, dir, "rev-parse", "ctx")
+	tip := testenv.Git(t, dir, "rev-parse", "ctx")
 	// Now a fresh checkout (no record) and an incremental one both face the hostile tree.
 	root := filepath.Dir(dir)
 	for _, fresh := range []bool{true, false} {
 		if fresh {
 			os.RemoveAll(filepath.Join(dir, ".context"))
 		} else {
-			storetest.Git(t, dir, "update-ref", "refs/heads/ctx", base)
+			testenv.Git(t, dir, "update-ref", "refs/heads/ctx", base)
 			if _, err := s.Refresh(bg); err != nil {
 				t.Fatal(err)
 			}
-			storetest.Git(t, dir, "update-ref", "refs/heads/ctx", tip)
+			testenv.Git(t, dir, "update-ref", "refs/heads/ctx", tip)
 		}
 		before := fileState(t, root)
 		r, err := s.Refresh(bg)
@@ -246,15 +246,15 @@ func TestUnreadableEntriesAreSkipped(t *testing.T) {
 	if _, _, err := s.AddDecision(bg, store.NewDecision{Title: "Use Go"}); err != nil {
 		t.Fatal(err)
 	}
-	tip := storetest.Git(t, dir, "rev-parse", "ctx")
-	tree := storetest.Git(t, dir, "rev-parse", "ctx^{tree}")
+	tip := testenv.Git(t, dir, "rev-parse", "ctx")
+	tree := testenv.Git(t, dir, "rev-parse", "ctx^{tree}")
 	gitlink := strings.Repeat("5a", 20)
-	tree = gitstoretest.WithEntry(t, dir, tree, []string{"knowledge", "vendor.md"}, "160000", gitlink)
-	tree = gitstoretest.WithEntry(t, dir, tree, []string{"knowledge", "sub"}, "160000", gitlink)
-	tree = gitstoretest.WithEntry(t, dir, tree, []string{"decisions"}, "100644", gitstoretest.Blob(t, dir, "not a folder\n"))
-	tree = gitstoretest.WithEntry(t, dir, tree, []string{"knowledge", "nested", "x.md"}, "100644", gitstoretest.Blob(t, dir, "x\n"))
-	bad := gitstoretest.CommitTree(t, dir, tree, tip, "teammate's git")
-	storetest.Git(t, dir, "update-ref", "refs/heads/ctx", bad)
+	tree = testenv.WithEntry(t, dir, tree, []string{"knowledge", "vendor.md"}, "160000", gitlink)
+	tree = testenv.WithEntry(t, dir, tree, []string{"knowledge", "sub"}, "160000", gitlink)
+	tree = testenv.WithEntry(t, dir, tree, []string{"decisions"}, "100644", testenv.Blob(t, dir, "not a folder\n"))
+	tree = testenv.WithEntry(t, dir, tree, []string{"knowledge", "nested", "x.md"}, "100644", testenv.Blob(t, dir, "x\n"))
+	bad := testenv.CommitTree(t, dir, tree, tip, "teammate's git")
+	testenv.Git(t, dir, "update-ref", "refs/heads/ctx", bad)
 
 	v, err := s.RefView(bg)
 	if err != nil {
@@ -323,9 +323,9 @@ func TestDecisionIDNearMaxInt(t *testing.T) {
 	s, dir := storetest.New(t)
 	for _, id := range []string{"9223372036854775807", "9223372036854775806", "99999999999999999999"} {
 		body := fmt.Sprintf("---\nid: %s\ntitle: Huge %s\nstatus: accepted\n---\n## Context\n\nx\n", id, id)
-		tree := storetest.Git(t, dir, "rev-parse", "ctx^{tree}")
-		tree = gitstoretest.WithEntry(t, dir, tree, []string{"decisions", id + "-huge.md"}, "100644", gitstoretest.Blob(t, dir, body))
-		storetest.Git(t, dir, "update-ref", "refs/heads/ctx", gitstoretest.CommitTree(t, dir, tree, storetest.Git(t, dir, "rev-parse", "ctx"), "huge"))
+		tree := testenv.Git(t, dir, "rev-parse", "ctx^{tree}")
+		tree = testenv.WithEntry(t, dir, tree, []string{"decisions", id + "-huge.md"}, "100644", testenv.Blob(t, dir, body))
+		testenv.Git(t, dir, "update-ref", "refs/heads/ctx", testenv.CommitTree(t, dir, tree, testenv.Git(t, dir, "rev-parse", "ctx"), "huge"))
 	}
 	d, _, err := s.AddDecision(bg, store.NewDecision{Title: "After the huge ones"})
 	if err != nil {

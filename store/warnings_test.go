@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctx-dev/ctx/internal/testenv"
 	"github.com/ctx-dev/ctx/store"
 	"github.com/ctx-dev/ctx/store/storetest"
 )
@@ -44,7 +45,7 @@ func TestCommittedWriteWarnsOnRefreshFailure(t *testing.T) {
 	if err != nil {
 		t.Fatalf("AddDecision: %v", err)
 	}
-	if tip := storetest.Git(t, dir, "rev-parse", "refs/heads/ctx"); dc.Commits[store.Public].String() != tip {
+	if tip := testenv.Git(t, dir, "rev-parse", "refs/heads/ctx"); dc.Commits[store.Public].String() != tip {
 		t.Errorf("decision commit %s, tip %s", dc.Commits[store.Public], tip)
 	}
 	if _, sc, err := s.SetDecisionStatus(ctx, "1", "accepted", 0); err != nil || !sc.Changed() {

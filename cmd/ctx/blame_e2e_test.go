@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/ctx-dev/ctx/blame"
-	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
 	"github.com/ctx-dev/ctx/history"
+	"github.com/ctx-dev/ctx/internal/testenv"
 )
 
 // TestBlameHookNotesTravel: with ctx hooks install --blame, a commit made from a shell that carries an
@@ -29,30 +29,30 @@ func TestBlameHookNotesTravel(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(a, name), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		gitIn(t, a, nil, "add", name)
+		testenv.GitEnv(t, a, nil, "add", name)
 	}
 	write("agent.go", "package main\n\nfunc agent() string { return \"written by codex\" }\n")
-	gitIn(t, a, []string{"CODEX_THREAD_ID=" + thread, "CLAUDE_CODE_SESSION_ID="}, "commit", "-qm", "agent's change")
-	agentCommit := gitIn(t, a, nil, "rev-parse", "HEAD")
+	testenv.GitEnv(t, a, []string{"CODEX_THREAD_ID=" + thread, "CLAUDE_CODE_SESSION_ID="}, "commit", "-qm", "agent's change")
+	agentCommit := testenv.GitEnv(t, a, nil, "rev-parse", "HEAD")
 	write("human.go", "package main\n\nfunc human() {}\n")
-	gitIn(t, a, []string{"CODEX_THREAD_ID=", "CLAUDE_CODE_SESSION_ID=", "CTX_SESSION="}, "commit", "-qm", "by hand")
+	testenv.GitEnv(t, a, []string{"CODEX_THREAD_ID=", "CLAUDE_CODE_SESSION_ID=", "CTX_SESSION="}, "commit", "-qm", "by hand")
 
-	if msg := gitIn(t, a, nil, "log", "-1", "--format=%B", agentCommit); msg != "agent's change" {
+	if msg := testenv.GitEnv(t, a, nil, "log", "-1", "--format=%B", agentCommit); msg != "agent's change" {
 		t.Errorf("the commit message changed: %q", msg)
 	}
-	note := gitIn(t, a, nil, "notes", "--ref=refs/notes/ctx", "show", agentCommit)
+	note := testenv.GitEnv(t, a, nil, "notes", "--ref=refs/notes/ctx", "show", agentCommit)
 	if !strings.Contains(note, "session: "+thread) || !strings.Contains(note, "env: CODEX_THREAD_ID") {
 		t.Fatalf("note: %q", note)
 	}
-	if _, err := gitstoretest.GitErr(a, "notes", "--ref=refs/notes/ctx", "show", "HEAD"); err == nil {
+	if _, err := testenv.GitErr(a, "notes", "--ref=refs/notes/ctx", "show", "HEAD"); err == nil {
 		t.Errorf("the person's commit got a note")
 	}
 
-	gitIn(t, a, nil, "push", "-q", "origin", "main")
+	testenv.GitEnv(t, a, nil, "push", "-q", "origin", "main")
 	if out := mustCtx(t, a, nil, 0, "push").stdout; !strings.Contains(out, "refs/notes/ctx") {
 		t.Errorf("ctx push did not push the notes: %s", out)
 	}
-	if got := gitIn(t, remote, nil, "notes", "--ref=refs/notes/ctx", "show", agentCommit); got != note {
+	if got := testenv.GitEnv(t, remote, nil, "notes", "--ref=refs/notes/ctx", "show", agentCommit); got != note {
 		t.Errorf("remote's note: %q", got)
 	}
 
@@ -75,17 +75,17 @@ func TestBlameHookNotesTravel(t *testing.T) {
 
 	// A note written on b (another agent amending nothing: a second record on the same commit) merges with
 	// a's notes through the remote.
-	gitIn(t, b, nil, "notes", "--ref=refs/notes/ctx", "append", "-m", blame.NoteText(blame.NoteRecord{Agent: "claude-code", Session: "s-b", Env: "CLAUDE_CODE_SESSION_ID"}), agentCommit)
-	gitIn(t, a, nil, "notes", "--ref=refs/notes/ctx", "append", "-m", blame.NoteText(blame.NoteRecord{Agent: "codex", Session: "s-a", Env: "CODEX_THREAD_ID"}), "HEAD")
+	testenv.GitEnv(t, b, nil, "notes", "--ref=refs/notes/ctx", "append", "-m", blame.NoteText(blame.NoteRecord{Agent: "claude-code", Session: "s-b", Env: "CLAUDE_CODE_SESSION_ID"}), agentCommit)
+	testenv.GitEnv(t, a, nil, "notes", "--ref=refs/notes/ctx", "append", "-m", blame.NoteText(blame.NoteRecord{Agent: "codex", Session: "s-a", Env: "CODEX_THREAD_ID"}), "HEAD")
 	mustCtx(t, a, nil, 0, "push")
 	mustCtx(t, b, nil, 0, "push") // the remote's notes moved: b merges them and pushes
 	mustCtx(t, a, nil, 0, "pull")
 	for _, dir := range []string{a, b} {
-		n := gitIn(t, dir, nil, "notes", "--ref=refs/notes/ctx", "show", agentCommit)
+		n := testenv.GitEnv(t, dir, nil, "notes", "--ref=refs/notes/ctx", "show", agentCommit)
 		if !strings.Contains(n, "session: s-b") || !strings.Contains(n, "session: "+thread) {
 			t.Errorf("%s: merged note %q", dir, n)
 		}
-		if n := gitIn(t, dir, nil, "notes", "--ref=refs/notes/ctx", "show", "HEAD"); !strings.Contains(n, "session: s-a") {
+		if n := testenv.GitEnv(t, dir, nil, "notes", "--ref=refs/notes/ctx", "show", "HEAD"); !strings.Contains(n, "session: s-a") {
 			t.Errorf("%s: note on HEAD %q", dir, n)
 		}
 	}

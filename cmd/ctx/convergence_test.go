@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
+	"github.com/ctx-dev/ctx/internal/testenv"
 )
 
 // convSeed replays a convergence run: go test ./cmd/ctx -run TestConvergence -seed N (or CTX_SEED=N).
@@ -96,14 +96,14 @@ func TestConvergence(t *testing.T) {
 		superseded: map[string]bool{}, titles: map[string]bool{}, statuses: map[string]map[string]bool{},
 		usages: map[string]int{}, conflicts: map[string]bool{}}
 
-	remote := gitstoretest.BareRemote(t)
-	first := gitstoretest.Clone(t, remote, "first")
+	remote := testenv.BareRemote(t)
+	first := testenv.Clone(t, remote, "first")
 	cv.ctx(&clone{name: "first", dir: first}, "init", "--no-hooks")
 	cv.ctx(&clone{name: "first", dir: first}, "push")
 	clones := make([]*clone, convClones)
 	for i := range clones {
 		name := fmt.Sprintf("m%d", i)
-		c := &clone{name: name, dir: gitstoretest.Clone(t, remote, name), left: convWrites,
+		c := &clone{name: name, dir: testenv.Clone(t, remote, name), left: convWrites,
 			env: []string{"CTX_MACHINE=" + name, "CTX_AGENT=agent-" + name}}
 		cv.ctx(c, "init", "--no-hooks") // adopts the remote's context branch
 		clones[i] = c
@@ -404,14 +404,14 @@ func (cv *convergence) decisionTitles(c *clone) []string {
 // check verifies the end state (see TestConvergence).
 func (cv *convergence) check(remote string, clones []*clone) {
 	t := cv.t
-	tip := gitstoretest.Git(t, remote, "rev-parse", "ctx")
+	tip := testenv.Git(t, remote, "rev-parse", "ctx")
 	for _, c := range clones {
-		if got := gitstoretest.Git(t, c.dir, "rev-parse", "ctx"); got != tip {
+		if got := testenv.Git(t, c.dir, "rev-parse", "ctx"); got != tip {
 			t.Errorf("%s: tip %s, remote %s", c.name, got, tip)
 		}
 	}
 	// Every write's marker is in the final tree (its file, or a conflict record), unless superseded.
-	grep, _ := gitstoretest.GitErr(remote, "grep", "-h", "-o", "-E", "W[0-9]{4}x", "ctx")
+	grep, _ := testenv.GitErr(remote, "grep", "-h", "-o", "-E", "W[0-9]{4}x", "ctx")
 	present := map[string]bool{}
 	for _, m := range strings.Fields(grep) {
 		present[strings.TrimPrefix(m, "ctx:")] = true
@@ -424,7 +424,7 @@ func (cv *convergence) check(remote string, clones []*clone) {
 		}
 	}
 	// Conflict records on the branch.
-	ls := gitstoretest.Git(t, remote, "ls-tree", "--name-only", "ctx", "conflicts/")
+	ls := testenv.Git(t, remote, "ls-tree", "--name-only", "ctx", "conflicts/")
 	records := map[string]bool{}
 	for _, l := range strings.Fields(ls) {
 		records[strings.TrimSuffix(strings.TrimPrefix(l, "conflicts/"), ".json")] = true
@@ -458,9 +458,9 @@ func (cv *convergence) check(remote string, clones []*clone) {
 		ids, titles := map[int]bool{}, map[string]int{}
 		for _, d := range ds {
 			if ids[d.ID] {
-				t.Errorf("%s: decision id %d twice\n%s", c.name, d.ID, gitstoretest.Git(t, c.dir, "grep", "-h", "-e", "^id:", "-e", "^uid:", "ctx", "--", "decisions/"))
+				t.Errorf("%s: decision id %d twice\n%s", c.name, d.ID, testenv.Git(t, c.dir, "grep", "-h", "-e", "^id:", "-e", "^uid:", "ctx", "--", "decisions/"))
 				if os.Getenv("CTX_DEBUG_TREE") != "" {
-					t.Log(gitstoretest.Git(t, c.dir, "ls-tree", "-r", "--name-only", "ctx", "decisions/"))
+					t.Log(testenv.Git(t, c.dir, "ls-tree", "-r", "--name-only", "ctx", "decisions/"))
 				}
 			}
 			ids[d.ID] = true
@@ -474,12 +474,12 @@ func (cv *convergence) check(remote string, clones []*clone) {
 				t.Errorf("%s: decision %q present %d times", c.name, title, titles[title])
 			}
 		}
-		gitstoretest.Git(t, c.dir, "fsck", "--strict", "--no-dangling")
+		testenv.Git(t, c.dir, "fsck", "--strict", "--no-dangling")
 	}
-	gitstoretest.Git(t, remote, "fsck", "--strict", "--no-dangling")
+	testenv.Git(t, remote, "fsck", "--strict", "--no-dangling")
 	// Usage logs are unions: every record written is there.
 	for name, n := range cv.usages {
-		out, _ := gitstoretest.GitErr(remote, "show", "ctx:skills/"+name+"/.usage.ndjson")
+		out, _ := testenv.GitErr(remote, "show", "ctx:skills/"+name+"/.usage.ndjson")
 		if got := strings.Count(strings.TrimSpace(out), "\n") + 1; strings.TrimSpace(out) == "" || got != n {
 			t.Errorf("skill %s: %d usage records, %d written", name, got, n)
 		}
@@ -493,9 +493,9 @@ func (cv *convergence) check(remote string, clones []*clone) {
 // gone), `ctx pull --strategy ours` (no record, our version), `ctx sync --strategy theirs`, and a pull with
 // a hand edit of .context/ pending (committed first, never lost).
 func TestConflictsCLI(t *testing.T) {
-	remote := gitstoretest.BareRemote(t)
-	a := gitstoretest.Clone(t, remote, "a")
-	b := gitstoretest.Clone(t, remote, "b")
+	remote := testenv.BareRemote(t)
+	a := testenv.Clone(t, remote, "a")
+	b := testenv.Clone(t, remote, "b")
 	run(t, a, 0, "init", "--no-hooks")
 	run(t, a, 0, "knowledge", "set", "arch", "base\n")
 	run(t, a, 0, "push")
@@ -510,7 +510,7 @@ func TestConflictsCLI(t *testing.T) {
 	if !strings.Contains(out, "(1 conflict)") || !strings.Contains(out, "knowledge/arch.md") {
 		t.Fatalf("pull: %s", out)
 	}
-	if msg := gitstoretest.Git(t, a, "log", "-1", "--format=%B", "ctx"); !strings.Contains(msg, "Ctx-Op: merge") || !strings.Contains(msg, "Ctx-Conflicts: 1") {
+	if msg := testenv.Git(t, a, "log", "-1", "--format=%B", "ctx"); !strings.Contains(msg, "Ctx-Op: merge") || !strings.Contains(msg, "Ctx-Conflicts: 1") {
 		t.Errorf("merge message: %s", msg)
 	}
 	var recs []struct{ ID, Path, Ours, Theirs, Diff, OursIs string }
@@ -526,9 +526,9 @@ func TestConflictsCLI(t *testing.T) {
 	}
 	run(t, a, 2, "resolve", "knowledge/arch.md")           // no choice: usage
 	run(t, a, 3, "resolve", "knowledge/none.md", "--ours") // not found
-	before := gitstoretest.Git(t, a, "rev-list", "--count", "ctx")
+	before := testenv.Git(t, a, "rev-list", "--count", "ctx")
 	run(t, a, 0, "resolve", "knowledge/arch.md", "--theirs")
-	if after := gitstoretest.Git(t, a, "rev-list", "--count", "ctx"); after == before {
+	if after := testenv.Git(t, a, "rev-list", "--count", "ctx"); after == before {
 		t.Errorf("resolve made no commit")
 	}
 	if got := run(t, a, 0, "knowledge", "get", "arch"); got != "B's arch\n" {
@@ -549,7 +549,7 @@ func TestConflictsCLI(t *testing.T) {
 	if got := run(t, a, 0, "knowledge", "get", "deploy"); got != "A's deploy\n" {
 		t.Errorf("--strategy ours kept %q", got)
 	}
-	if ls := gitstoretest.Git(t, a, "ls-tree", "--name-only", "ctx", "conflicts/"); ls != "" {
+	if ls := testenv.Git(t, a, "ls-tree", "--name-only", "ctx", "conflicts/"); ls != "" {
 		t.Errorf("records after --strategy: %s", ls)
 	}
 	run(t, a, 2, "pull", "--strategy", "mine")
@@ -574,6 +574,6 @@ func TestConflictsCLI(t *testing.T) {
 		t.Errorf("the hand edit reached B as %q", got)
 	}
 	for _, dir := range []string{a, b, remote} {
-		gitstoretest.Git(t, dir, "fsck", "--strict", "--no-dangling")
+		testenv.Git(t, dir, "fsck", "--strict", "--no-dangling")
 	}
 }

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
+	"github.com/ctx-dev/ctx/internal/testenv"
 	"github.com/ctx-dev/ctx/store/storetest"
 )
 
@@ -171,7 +171,7 @@ func killGitAt(t testing.TB, dir, ref string, args ...string) {
 // lock; ctx status says so, and the next write recovers it (it is ctx's own) instead of failing with "ref
 // is locked".
 func TestKillDuringWrite(t *testing.T) {
-	dir := gitstoretest.NewRepo(t)
+	dir := testenv.NewRepo(t)
 	run(t, dir, 0, "init", "--no-hooks")
 	run(t, dir, 0, "knowledge", "set", "a", "one")
 	killAt(t, dir, "ref-locked:refs/heads/ctx", "knowledge", "set", "b", "two")
@@ -195,7 +195,7 @@ func TestKillDuringWrite(t *testing.T) {
 		t.Errorf("ctx status still shows a lock:\n%s", st)
 	}
 	// C git agrees: it can move the ref.
-	gitstoretest.Git(t, dir, "update-ref", "refs/heads/ctx", gitstoretest.Git(t, dir, "rev-parse", "ctx"))
+	testenv.Git(t, dir, "update-ref", "refs/heads/ctx", testenv.Git(t, dir, "rev-parse", "ctx"))
 	fsck(t, dir)
 }
 
@@ -204,7 +204,7 @@ func TestKillDuringWrite(t *testing.T) {
 // foreign one and fail on after 2 s: found by make stress when ctx created the lock first and marked it
 // next). The next write works and sweeps the mark.
 func TestKillBeforeLockLink(t *testing.T) {
-	dir := gitstoretest.NewRepo(t)
+	dir := testenv.NewRepo(t)
 	run(t, dir, 0, "init", "--no-hooks")
 	killAt(t, dir, "ref-marked:refs/heads/ctx", "knowledge", "set", "b", "two")
 	if lock := filepath.Join(dir, ".git", "refs", "heads", "ctx.lock"); exists(lock) {
@@ -243,12 +243,12 @@ func TestKillDuringPush(t *testing.T) {
 			t.Errorf("%s: ctx status does not show the lock:\n%s", what, st)
 		}
 		mustCtx(t, a, nil, 0, "knowledge", "set", "k", what)
-		tip := gitstoretest.Git(t, a, "rev-parse", "refs/heads/ctx")
+		tip := testenv.Git(t, a, "rev-parse", "refs/heads/ctx")
 		r := mustCtx(t, a, nil, 0, "push")
-		if got := gitstoretest.Git(t, origin, "rev-parse", "refs/heads/ctx"); got != tip {
+		if got := testenv.Git(t, origin, "rev-parse", "refs/heads/ctx"); got != tip {
 			t.Fatalf("%s: push exited 0 but the remote has %s, not %s\n%s", what, got, tip, r.stderr)
 		}
-		if got := gitstoretest.Git(t, a, "rev-parse", "refs/remotes/origin/ctx"); got != tip {
+		if got := testenv.Git(t, a, "rev-parse", "refs/remotes/origin/ctx"); got != tip {
 			t.Errorf("%s: tracking ref %s, want %s", what, got, tip)
 		}
 		if st := mustCtx(t, a, nil, 0, "status").stdout; !strings.Contains(st, "0 ahead, 0 behind") || strings.Contains(st, "locked:") {
@@ -321,7 +321,7 @@ func TestKillDuringPush(t *testing.T) {
 // move fails and the entry stays where it was, and a move killed between the two ref updates is completed
 // by the next ctx process: the entry is in exactly one scope, never in none.
 func TestScopeMoveAtomic(t *testing.T) {
-	dir := gitstoretest.NewRepo(t)
+	dir := testenv.NewRepo(t)
 	run(t, dir, 0, "init", "--no-hooks")
 	run(t, dir, 0, "knowledge", "set", "k", "secret", "--scope", "private")
 	lock := filepath.Join(dir, ".git", "refs", "heads", "ctx.lock")
@@ -355,7 +355,7 @@ func TestScopeMoveAtomic(t *testing.T) {
 
 func inRef(t testing.TB, dir, ref, path string) bool {
 	t.Helper()
-	_, err := gitstoretest.GitErr(dir, append(storetest.RefArgs(t, dir, ref), "cat-file", "-e", ref+":"+path)...)
+	_, err := testenv.GitErr(dir, append(storetest.RefArgs(t, dir, ref), "cat-file", "-e", ref+":"+path)...)
 	return err == nil
 }
 
@@ -368,7 +368,7 @@ func writeFileT(t testing.TB, p, s string) {
 
 func fsck(t testing.TB, dir string) {
 	t.Helper()
-	if out, err := gitstoretest.GitErr(dir, "fsck", "--strict", "--no-dangling", "--no-progress"); err != nil || out != "" {
+	if out, err := testenv.GitErr(dir, "fsck", "--strict", "--no-dangling", "--no-progress"); err != nil || out != "" {
 		t.Fatalf("git fsck --strict: %v\n%s", err, out)
 	}
 }
@@ -376,14 +376,14 @@ func fsck(t testing.TB, dir string) {
 // TestCommittedWriteExitsZero: a write whose commit landed but whose refresh of .context/ failed exits 0
 // with a warning on stderr, so that a script does not run it again and write it twice.
 func TestCommittedWriteExitsZero(t *testing.T) {
-	dir := gitstoretest.NewRepo(t)
+	dir := testenv.NewRepo(t)
 	run(t, dir, 0, "init", "--no-hooks")
 	rec := filepath.Join(dir, ".context", ".ctx-checkout.json")
 	os.Remove(rec)
 	if err := os.MkdirAll(filepath.Join(rec, "x"), 0o777); err != nil {
 		t.Fatal(err)
 	}
-	count := func() string { return gitstoretest.Git(t, dir, "rev-list", "--count", "refs/heads/ctx") }
+	count := func() string { return testenv.Git(t, dir, "rev-list", "--count", "refs/heads/ctx") }
 	before := count()
 	for _, args := range [][]string{
 		{"knowledge", "set", "k", "v"},
@@ -397,7 +397,7 @@ func TestCommittedWriteExitsZero(t *testing.T) {
 	if b, a := atoiT(t, before), atoiT(t, count()); a-b != 2 {
 		t.Errorf("%d commits, want 2 (one per write)", a-b)
 	}
-	if out := gitstoretest.Git(t, dir, "log", "--format=%s", "-2", "refs/heads/ctx"); out != "ctx: add decision Use Go\nctx: set knowledge k" {
+	if out := testenv.Git(t, dir, "log", "--format=%s", "-2", "refs/heads/ctx"); out != "ctx: add decision Use Go\nctx: set knowledge k" {
 		t.Errorf("log:\n%s", out)
 	}
 }

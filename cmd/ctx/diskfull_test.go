@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
+	"github.com/ctx-dev/ctx/internal/testenv"
 )
 
 // mountTmpfs mounts a tmpfs of size bytes at a new folder and unmounts it at the end of the test; it skips
@@ -38,8 +38,8 @@ func mountTmpfs(t *testing.T, size int) string {
 func TestDiskFull(t *testing.T) {
 	disk := mountTmpfs(t, 6<<20)
 	repo := filepath.Join(disk, "repo")
-	gitstoretest.Git(t, "", "init", "-q", "-b", "main", repo)
-	gitstoretest.Git(t, repo, "commit", "-q", "--allow-empty", "-m", "init")
+	testenv.Git(t, "", "init", "-q", "-b", "main", repo)
+	testenv.Git(t, repo, "commit", "-q", "--allow-empty", "-m", "init")
 	run(t, repo, 0, "init", "--no-hooks")
 	ok, failed, warned := 0, 0, 0
 	for i := 0; i < 120 && failed < 12; i++ {
@@ -87,10 +87,10 @@ func TestDiskFull(t *testing.T) {
 // landedEntry reports whether the write of kind/key with content is on the context branch.
 func landedEntry(repo, kind, key, content string) bool {
 	if kind == "knowledge" {
-		out, err := gitstoretest.GitErr(repo, "cat-file", "blob", "refs/heads/ctx:knowledge/"+key+".md")
+		out, err := testenv.GitErr(repo, "cat-file", "blob", "refs/heads/ctx:knowledge/"+key+".md")
 		return err == nil && strings.Contains(out, content)
 	}
-	out, err := gitstoretest.GitErr(repo, "log", "--format=%s", "refs/heads/ctx")
+	out, err := testenv.GitErr(repo, "log", "--format=%s", "refs/heads/ctx")
 	return err == nil && strings.Contains(out+"\n", "ctx: add decision "+key+"\n")
 }
 

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/ctx-dev/ctx/cmd/ctx/app"
-	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
+	"github.com/ctx-dev/ctx/internal/testenv"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -36,7 +36,11 @@ func TestMain(m *testing.M) {
 type withCtxBin struct{ m *testing.M }
 
 func (w withCtxBin) Run() int {
-	cleanup := gitstoretest.Hermetic()
+	cleanup, err := testenv.Hermetic()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
 	defer cleanup()
 	scriptPath = os.Getenv("PATH")
 	dir, err := os.MkdirTemp("", "ctx-bin-")
@@ -94,25 +98,25 @@ func corpus(t testing.TB) string {
 // pushes; B clones and pulls; A and B write different entries; both push; both end with the same tip and
 // every entry; git fsck --strict is clean in all three; no write touches HEAD, the index or the files.
 func TestEndToEnd(t *testing.T) {
-	remote := gitstoretest.BareRemote(t)
-	seed := gitstoretest.Clone(t, remote, "seed")
+	remote := testenv.BareRemote(t)
+	seed := testenv.Clone(t, remote, "seed")
 	if err := os.WriteFile(filepath.Join(seed, "main.go"), []byte("package main\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	gitstoretest.Git(t, seed, "add", ".")
-	gitstoretest.Git(t, seed, "commit", "-qm", "code")
-	gitstoretest.Git(t, seed, "push", "-q", "origin", "main")
+	testenv.Git(t, seed, "add", ".")
+	testenv.Git(t, seed, "commit", "-qm", "code")
+	testenv.Git(t, seed, "push", "-q", "origin", "main")
 
-	a := gitstoretest.Clone(t, remote, "a")
-	snap := gitstoretest.Take(t, a)
+	a := testenv.Clone(t, remote, "a")
+	snap := testenv.Take(t, a)
 	run(t, a, 0, "init", "--no-hooks")
 	run(t, a, 0, "import", filepath.Join(corpus(t), "adr"), filepath.Join(corpus(t), "skills"), filepath.Join(corpus(t), "agents"))
 	run(t, a, 0, "knowledge", "set", "architecture", "Hexagonal, one binary.")
 	run(t, a, 0, "push")
 	snap.Same(t, a)
 
-	b := gitstoretest.Clone(t, remote, "b")
-	snapB := gitstoretest.Take(t, b)
+	b := testenv.Clone(t, remote, "b")
+	snapB := testenv.Take(t, b)
 	run(t, b, 0, "pull")
 	if got := run(t, b, 0, "knowledge", "get", "architecture"); got != "Hexagonal, one binary." {
 		t.Fatalf("B reads %q", got)
@@ -125,9 +129,9 @@ func TestEndToEnd(t *testing.T) {
 	snapB.Same(t, b)
 	snap.Same(t, a)
 
-	tipA := gitstoretest.Git(t, a, "rev-parse", "ctx")
-	tipB := gitstoretest.Git(t, b, "rev-parse", "ctx")
-	tipR := gitstoretest.Git(t, remote, "rev-parse", "ctx")
+	tipA := testenv.Git(t, a, "rev-parse", "ctx")
+	tipB := testenv.Git(t, b, "rev-parse", "ctx")
+	tipR := testenv.Git(t, remote, "rev-parse", "ctx")
 	if tipA != tipB || tipA != tipR {
 		t.Fatalf("tips differ: A %s B %s remote %s", tipA, tipB, tipR)
 	}
@@ -146,15 +150,15 @@ func TestEndToEnd(t *testing.T) {
 		}
 	}
 	for _, dir := range []string{a, b, remote} {
-		gitstoretest.Git(t, dir, "fsck", "--strict", "--no-dangling")
+		testenv.Git(t, dir, "fsck", "--strict", "--no-dangling")
 	}
 	// The merge commit has two parents and the merge trailers.
-	msg := gitstoretest.Git(t, a, "log", "-1", "--format=%P%n%B", "--merges", "ctx")
+	msg := testenv.Git(t, a, "log", "-1", "--format=%P%n%B", "--merges", "ctx")
 	if !strings.Contains(msg, "Ctx-Op: merge") || len(strings.Fields(strings.SplitN(msg, "\n", 2)[0])) != 2 {
 		t.Errorf("merge commit: %s", msg)
 	}
 	// The user's branches never moved.
-	if got := gitstoretest.Git(t, remote, "rev-parse", "main"); got != gitstoretest.Git(t, a, "rev-parse", "main") {
+	if got := testenv.Git(t, remote, "rev-parse", "main"); got != testenv.Git(t, a, "rev-parse", "main") {
 		t.Errorf("main moved")
 	}
 }
@@ -165,7 +169,7 @@ func TestConcurrentProcesses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short mode")
 	}
-	repo := gitstoretest.NewRepo(t)
+	repo := testenv.NewRepo(t)
 	run(t, repo, 0, "init", "--no-hooks")
 	const procs, writes = 8, 25
 	var stop atomic.Bool
@@ -175,7 +179,7 @@ func TestConcurrentProcesses(t *testing.T) {
 	go func() {
 		defer readerDone.Done()
 		for !stop.Load() {
-			if _, err := gitstoretest.GitErr(repo, "rev-parse", "--verify", "-q", "refs/heads/ctx^{commit}"); err != nil {
+			if _, err := testenv.GitErr(repo, "rev-parse", "--verify", "-q", "refs/heads/ctx^{commit}"); err != nil {
 				readFailures.Add(1)
 				t.Errorf("C git failed to read the ref: %v", err)
 			}
@@ -203,15 +207,15 @@ func TestConcurrentProcesses(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	count := gitstoretest.Git(t, repo, "rev-list", "--count", "ctx")
+	count := testenv.Git(t, repo, "rev-list", "--count", "ctx")
 	if count != fmt.Sprint(procs*writes+1) {
 		t.Errorf("commits: %s, want %d (+1 init)", count, procs*writes)
 	}
-	files := strings.Fields(gitstoretest.Git(t, repo, "ls-tree", "--name-only", "ctx", "knowledge/"))
+	files := strings.Fields(testenv.Git(t, repo, "ls-tree", "--name-only", "ctx", "knowledge/"))
 	if len(files) != procs*writes {
 		t.Errorf("entries: %d, want %d", len(files), procs*writes)
 	}
-	gitstoretest.Git(t, repo, "fsck", "--strict", "--no-dangling")
+	testenv.Git(t, repo, "fsck", "--strict", "--no-dangling")
 	t.Logf("C git read the ref %d times during the writes (GOMAXPROCS %d), %d failures", reads.Load(), runtime.GOMAXPROCS(0), readFailures.Load())
 	// The checked-out tree mirrors the tip after the last write.
 	names, _ := os.ReadDir(filepath.Join(repo, ".context", "knowledge"))

@@ -4,18 +4,18 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
+	"github.com/ctx-dev/ctx/internal/testenv"
 )
 
 // TestNoEscapeSequencesInCommits: a title or a --session value holding terminal escape sequences (OSC
 // sets the window title, CSI clears the screen) never reaches a commit message of the context branch,
 // which `git log` prints raw to a teammate's terminal. Found by a new user.
 func TestNoEscapeSequencesInCommits(t *testing.T) {
-	dir := gitstoretest.NewRepo(t)
+	dir := testenv.NewRepo(t)
 	run(t, dir, 0, "init", "--no-hooks")
 	run(t, dir, 0, "decision", "add", "Evil \x1b]0;PWNED\a\x1b[31mRED\u009b2J", "--context", "c", "--decision", "d", "--consequences", "q")
 	run(t, dir, 0, "--session", "s\x1b[2J", "knowledge", "set", "k", "v")
-	msgs := gitstoretest.Git(t, dir, "log", "--format=%B", "ctx")
+	msgs := testenv.Git(t, dir, "log", "--format=%B", "ctx")
 	for _, bad := range []string{"\x1b", "\a", "\u009b"} {
 		if strings.Contains(msgs, bad) {
 			t.Errorf("a commit message holds %q:\n%q", bad, msgs)
@@ -30,8 +30,8 @@ func TestNoEscapeSequencesInCommits(t *testing.T) {
 // none is on PATH (they did nothing but install hooks that skip their work). Found by a new user after
 // make install PREFIX=... into a folder not on PATH.
 func TestWarnWhenCtxNotOnPath(t *testing.T) {
-	dir := gitstoretest.NewRepo(t)
-	gitDir := strings.TrimSpace(gitstoretest.Git(t, "", "--exec-path"))
+	dir := testenv.NewRepo(t)
+	gitDir := strings.TrimSpace(testenv.Git(t, "", "--exec-path"))
 	path := "PATH=/usr/bin:/bin:" + gitDir
 	r := ctxEnv(dir, []string{path}, "init")
 	if r.code != 0 || !strings.Contains(r.stderr, "no ctx on PATH") {

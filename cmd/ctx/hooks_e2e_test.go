@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
+	"github.com/ctx-dev/ctx/internal/testenv"
 )
 
 // The git hooks end to end (docs/hooks.md): the real ctx binary on PATH (TestMain puts it there),
@@ -29,12 +29,12 @@ func readCtxFile(dir, rel string) (string, bool) {
 // userSide is what the hooks must never change in the user's branch: main's commit, the status.
 func userSide(t testing.TB, dir string) string {
 	t.Helper()
-	return gitstoretest.Git(t, dir, "rev-parse", "refs/heads/main") + "\n" +
-		gitstoretest.Git(t, dir, "--no-optional-locks", "status", "--porcelain", "--untracked-files=all")
+	return testenv.Git(t, dir, "rev-parse", "refs/heads/main") + "\n" +
+		testenv.Git(t, dir, "--no-optional-locks", "status", "--porcelain", "--untracked-files=all")
 }
 
 func TestHooksInstallStatusUninstall(t *testing.T) {
-	repo := gitstoretest.NewRepo(t)
+	repo := testenv.NewRepo(t)
 	out := mustCtx(t, repo, nil, 0, "init").stdout
 	if !strings.Contains(out, "hooks installed") {
 		t.Errorf("ctx init should say it installed the hooks:\n%s", out)
@@ -62,7 +62,7 @@ func TestHooksInstallStatusUninstall(t *testing.T) {
 		t.Errorf("status after uninstall:\n%s", js)
 	}
 
-	other := gitstoretest.NewRepo(t)
+	other := testenv.NewRepo(t)
 	mustCtx(t, other, nil, 0, "init", "--no-hooks")
 	for _, h := range []string{"post-checkout", "post-merge", "post-rewrite", "pre-push"} {
 		if hookFile(t, other, h) != "" {
@@ -81,17 +81,17 @@ func TestHooksRefreshFollowsTheBranch(t *testing.T) {
 	mustCtx(t, a, nil, 0, "init")
 	mustCtx(t, a, nil, 0, "knowledge", "set", "first", "one")
 	mustCtx(t, a, nil, 0, "push")
-	gitstoretest.Git(t, a, "branch", "feature")
+	testenv.Git(t, a, "branch", "feature")
 	user := userSide(t, a)
 
 	// 1. ctx in another worktree of the same repository moves the branch.
 	wt := filepath.Join(t.TempDir(), "wt")
-	gitstoretest.Git(t, a, "worktree", "add", "-q", "-b", "side", wt, "main")
+	testenv.Git(t, a, "worktree", "add", "-q", "-b", "side", wt, "main")
 	mustCtx(t, wt, nil, 0, "knowledge", "set", "from-worktree", "two")
 	if _, ok := readCtxFile(a, "knowledge/from-worktree.md"); ok {
 		t.Fatalf("A's .context/ changed before any checkout (nothing should refresh it yet)")
 	}
-	gitstoretest.Git(t, a, "checkout", "-q", "feature")
+	testenv.Git(t, a, "checkout", "-q", "feature")
 	if _, ok := readCtxFile(a, "knowledge/from-worktree.md"); !ok {
 		t.Fatalf("after git checkout, A's .context/ lacks the worktree's write")
 	}
@@ -103,25 +103,25 @@ func TestHooksRefreshFollowsTheBranch(t *testing.T) {
 	mustCtx(t, b, nil, 0, "pull")
 	mustCtx(t, a, nil, 0, "push")
 	mustCtx(t, b, nil, 0, "push")
-	gitstoretest.Git(t, a, "fetch", "-q", "origin", "ctx:ctx")
+	testenv.Git(t, a, "fetch", "-q", "origin", "ctx:ctx")
 	if _, ok := readCtxFile(a, "knowledge/from-b.md"); ok {
 		t.Fatalf("A's .context/ changed before the checkout")
 	}
-	gitstoretest.Git(t, a, "checkout", "-q", "main")
+	testenv.Git(t, a, "checkout", "-q", "main")
 	if got, ok := readCtxFile(a, "knowledge/from-b.md"); !ok || !strings.Contains(got, "three") {
 		t.Fatalf("after git fetch origin ctx:ctx and git checkout, .context/knowledge/from-b.md = %q", got)
 	}
 
 	// 3. C git moves the ref by hand: back to the commit before B's write.
-	tip := gitstoretest.Git(t, a, "rev-parse", "ctx")
-	before := gitstoretest.Git(t, a, "rev-list", "-1", "ctx", "--", "knowledge/from-b.md")
-	gitstoretest.Git(t, a, "update-ref", "refs/heads/ctx", before+"^")
-	gitstoretest.Git(t, a, "checkout", "-q", "feature")
+	tip := testenv.Git(t, a, "rev-parse", "ctx")
+	before := testenv.Git(t, a, "rev-list", "-1", "ctx", "--", "knowledge/from-b.md")
+	testenv.Git(t, a, "update-ref", "refs/heads/ctx", before+"^")
+	testenv.Git(t, a, "checkout", "-q", "feature")
 	if _, ok := readCtxFile(a, "knowledge/from-b.md"); ok {
 		t.Fatalf("after git update-ref to an older commit and git checkout, from-b.md is still in .context/")
 	}
-	gitstoretest.Git(t, a, "update-ref", "refs/heads/ctx", tip)
-	gitstoretest.Git(t, a, "checkout", "-q", "main")
+	testenv.Git(t, a, "update-ref", "refs/heads/ctx", tip)
+	testenv.Git(t, a, "checkout", "-q", "main")
 	if _, ok := readCtxFile(a, "knowledge/from-b.md"); !ok {
 		t.Fatalf("after git update-ref back to the tip and git checkout, from-b.md is missing")
 	}
@@ -133,7 +133,7 @@ func TestHooksRefreshFollowsTheBranch(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustCtx(t, wt, nil, 0, "knowledge", "set", "first", "changed in the worktree")
-	gitstoretest.Git(t, a, "checkout", "-q", "feature")
+	testenv.Git(t, a, "checkout", "-q", "feature")
 	if got, _ := os.ReadFile(edited); string(got) != string(hand) {
 		t.Fatalf("the hand edit was overwritten: %q", got)
 	}
@@ -146,11 +146,11 @@ func TestHooksRefreshFollowsTheBranch(t *testing.T) {
 		t.Errorf("refresh with a kept hand edit dropped other files")
 	}
 
-	gitstoretest.Git(t, a, "checkout", "-q", "main")
+	testenv.Git(t, a, "checkout", "-q", "main")
 	if got := userSide(t, a); got != user {
 		t.Errorf("the hooks changed the user's side:\nbefore:\n%s\nafter:\n%s", user, got)
 	}
-	if n := gitstoretest.Git(t, a, "rev-list", "--count", "main"); n != "1" {
+	if n := testenv.Git(t, a, "rev-list", "--count", "main"); n != "1" {
 		t.Errorf("main has %s commits, want 1", n)
 	}
 }
@@ -158,10 +158,10 @@ func TestHooksRefreshFollowsTheBranch(t *testing.T) {
 // TestHooksFailOpen: a broken store never fails `git checkout`; nothing runs while a rebase is in
 // progress.
 func TestHooksFailOpen(t *testing.T) {
-	repo := gitstoretest.NewRepo(t)
+	repo := testenv.NewRepo(t)
 	mustCtx(t, repo, nil, 0, "init")
 	mustCtx(t, repo, nil, 0, "knowledge", "set", "k", "v1")
-	gitstoretest.Git(t, repo, "branch", "feature")
+	testenv.Git(t, repo, "branch", "feature")
 
 	// A corrupt config: ctx itself fails, git checkout does not.
 	cfg := filepath.Join(repo, ".git", "ctx", "config.json")
@@ -175,11 +175,11 @@ func TestHooksFailOpen(t *testing.T) {
 	if r := ctxEnv(repo, nil, "status"); r.code == 0 {
 		t.Fatalf("ctx status with a corrupt config succeeded")
 	}
-	out, err := gitstoretest.GitErr(repo, "checkout", "-q", "feature")
+	out, err := testenv.GitErr(repo, "checkout", "-q", "feature")
 	if err != nil {
 		t.Fatalf("git checkout failed because of ctx's broken store: %v %s", err, out)
 	}
-	gitstoretest.Git(t, repo, "checkout", "-q", "main")
+	testenv.Git(t, repo, "checkout", "-q", "main")
 	if err := os.WriteFile(cfg, good, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -190,13 +190,13 @@ func TestHooksFailOpen(t *testing.T) {
 	if err := os.WriteFile(refFile, []byte(strings.Repeat("1", 40)+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := gitstoretest.GitErr(repo, "checkout", "-q", "feature"); err != nil {
+	if _, err := testenv.GitErr(repo, "checkout", "-q", "feature"); err != nil {
 		t.Fatalf("git checkout failed with a dangling context ref: %v", err)
 	}
 	if err := os.WriteFile(refFile, tip, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	gitstoretest.Git(t, repo, "checkout", "-q", "main")
+	testenv.Git(t, repo, "checkout", "-q", "main")
 
 	// A rebase in progress (stopped at a `break`): while it lasts, neither `ctx hooks run post-checkout`
 	// nor a `git checkout` refreshes .context/ after C git moved the context branch back.
@@ -204,28 +204,28 @@ func TestHooksFailOpen(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(repo, "a.txt"), []byte("a\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	gitstoretest.Git(t, repo, "add", "a.txt")
-	gitstoretest.Git(t, repo, "commit", "-qm", "a")
+	testenv.Git(t, repo, "add", "a.txt")
+	testenv.Git(t, repo, "commit", "-qm", "a")
 	user := userSide(t, repo)
-	gitIn(t, repo, []string{"GIT_SEQUENCE_EDITOR=sed -i 1ibreak"}, "rebase", "-q", "-i", "HEAD~1")
+	testenv.GitEnv(t, repo, []string{"GIT_SEQUENCE_EDITOR=sed -i 1ibreak"}, "rebase", "-q", "-i", "HEAD~1")
 	if _, err := os.Stat(filepath.Join(repo, ".git", "rebase-merge")); err != nil {
 		t.Fatalf("the rebase did not stop: %v", err)
 	}
-	gitstoretest.Git(t, repo, "update-ref", "refs/heads/ctx", "ctx~1") // drops knowledge/last.md
+	testenv.Git(t, repo, "update-ref", "refs/heads/ctx", "ctx~1") // drops knowledge/last.md
 	mustCtx(t, repo, []string{"CTX_HOOKS="}, 0, "hooks", "run", "post-checkout", "HEAD", "HEAD", "1")
 	if _, ok := readCtxFile(repo, "knowledge/last.md"); !ok {
 		t.Errorf("ctx hooks run post-checkout refreshed .context/ during a rebase")
 	}
-	gitstoretest.Git(t, repo, "checkout", "-q", "HEAD~0")
+	testenv.Git(t, repo, "checkout", "-q", "HEAD~0")
 	if _, ok := readCtxFile(repo, "knowledge/last.md"); !ok {
 		t.Errorf("git checkout during a rebase refreshed .context/")
 	}
-	gitstoretest.Git(t, repo, "rebase", "--abort")
+	testenv.Git(t, repo, "rebase", "--abort")
 	if _, err := os.Stat(filepath.Join(repo, ".git", "rebase-merge")); err == nil {
 		t.Fatalf("the rebase is still in progress")
 	}
-	gitstoretest.Git(t, repo, "checkout", "-q", "feature")
-	gitstoretest.Git(t, repo, "checkout", "-q", "main")
+	testenv.Git(t, repo, "checkout", "-q", "feature")
+	testenv.Git(t, repo, "checkout", "-q", "main")
 	if _, ok := readCtxFile(repo, "knowledge/last.md"); ok {
 		t.Errorf("after the rebase, git checkout did not refresh .context/")
 	}
@@ -248,13 +248,13 @@ func TestHooksPrePushWithGit(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(a, "code.go"), []byte("package x\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	gitstoretest.Git(t, a, "add", "code.go")
-	gitstoretest.Git(t, a, "commit", "-qm", "code")
-	gitstoretest.Git(t, a, "push", "-q", "origin", "main")
-	if got, want := gitstoretest.Git(t, remote, "rev-parse", "refs/heads/ctx"), gitstoretest.Git(t, a, "rev-parse", "refs/heads/ctx"); got != want {
+	testenv.Git(t, a, "add", "code.go")
+	testenv.Git(t, a, "commit", "-qm", "code")
+	testenv.Git(t, a, "push", "-q", "origin", "main")
+	if got, want := testenv.Git(t, remote, "rev-parse", "refs/heads/ctx"), testenv.Git(t, a, "rev-parse", "refs/heads/ctx"); got != want {
 		t.Fatalf("after git push the remote's ctx is %s, want %s", got, want)
 	}
-	if got, want := gitstoretest.Git(t, remote, "rev-parse", "main"), gitstoretest.Git(t, a, "rev-parse", "main"); got != want {
+	if got, want := testenv.Git(t, remote, "rev-parse", "main"), testenv.Git(t, a, "rev-parse", "main"); got != want {
 		t.Fatalf("git push of main did not go through: %s vs %s", got, want)
 	}
 	// A remote refusing ctx does not block the user's push.
@@ -266,12 +266,12 @@ func TestHooksPrePushWithGit(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(a, "code.go"), []byte("package y\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	gitstoretest.Git(t, a, "commit", "-qam", "code 2")
-	out, err := gitstoretest.GitErr(a, "push", "-q", "origin", "main")
+	testenv.Git(t, a, "commit", "-qam", "code 2")
+	out, err := testenv.GitErr(a, "push", "-q", "origin", "main")
 	if err != nil {
 		t.Fatalf("git push blocked by the refused context branch: %v %s", err, out)
 	}
-	if got, want := gitstoretest.Git(t, remote, "rev-parse", "main"), gitstoretest.Git(t, a, "rev-parse", "main"); got != want {
+	if got, want := testenv.Git(t, remote, "rev-parse", "main"), testenv.Git(t, a, "rev-parse", "main"); got != want {
 		t.Fatalf("main not pushed")
 	}
 }

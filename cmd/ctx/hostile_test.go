@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
+	"github.com/ctx-dev/ctx/internal/testenv"
 	"github.com/mark3labs/mcp-go/client"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
@@ -65,19 +65,19 @@ var hostileCases = []struct {
 func pushHostile(t *testing.T, remote string, es []entry, target string) string {
 	t.Helper()
 	e := cloneURL(t, remote, "attacker")
-	parent := gitstoretest.Git(t, e, "rev-parse", "origin/ctx")
-	tree := gitstoretest.Git(t, e, "rev-parse", "origin/ctx^{tree}")
-	payload := gitstoretest.Blob(t, e, "[core]\n\tfsmonitor = touch PWNED\n")
-	link := gitstoretest.Blob(t, e, target)
+	parent := testenv.Git(t, e, "rev-parse", "origin/ctx")
+	tree := testenv.Git(t, e, "rev-parse", "origin/ctx^{tree}")
+	payload := testenv.Blob(t, e, "[core]\n\tfsmonitor = touch PWNED\n")
+	link := testenv.Blob(t, e, target)
 	for _, x := range es {
 		h := payload
 		if x.mode == "120000" {
 			h = link
 		}
-		tree = gitstoretest.WithEntry(t, e, tree, x.names, x.mode, h)
+		tree = testenv.WithEntry(t, e, tree, x.names, x.mode, h)
 	}
-	c := gitstoretest.CommitTree(t, e, tree, parent, "hostile")
-	gitstoretest.Git(t, e, "push", "-q", "origin", c+":refs/heads/ctx")
+	c := testenv.CommitTree(t, e, tree, parent, "hostile")
+	testenv.Git(t, e, "push", "-q", "origin", c+":refs/heads/ctx")
 	return c
 }
 
@@ -139,7 +139,7 @@ func changedOutside(a, b map[string]string, allowed ...string) []string {
 // refs is every ref of the repository at dir with its value.
 func refs(t *testing.T, dir string) string {
 	t.Helper()
-	return gitstoretest.Git(t, dir, "for-each-ref", "--format=%(refname) %(objectname)")
+	return testenv.Git(t, dir, "for-each-ref", "--format=%(refname) %(objectname)")
 }
 
 // hostileNamesIn reports the hostile names found below dir/.context.
@@ -162,15 +162,15 @@ func TestHostileRemote(t *testing.T) {
 		t.Run(hc.name, func(t *testing.T) {
 			base := t.TempDir()
 			remote := filepath.Join(base, "remote.git")
-			gitstoretest.Git(t, "", "init", "-q", "--bare", "-b", "main", remote)
-			seed := gitstoretest.NewRepo(t)
-			gitstoretest.Git(t, seed, "push", "-q", remote, "main")
+			testenv.Git(t, "", "init", "-q", "--bare", "-b", "main", remote)
+			seed := testenv.NewRepo(t)
+			testenv.Git(t, seed, "push", "-q", remote, "main")
 			// The victim's clone sits two levels below base, so that "../.." from its .context/ is base.
 			a := filepath.Join(base, "work", "a")
 			if err := os.MkdirAll(filepath.Dir(a), 0o777); err != nil {
 				t.Fatal(err)
 			}
-			gitstoretest.Git(t, "", "clone", "-q", remote, a)
+			testenv.Git(t, "", "clone", "-q", remote, a)
 			mustCtx(t, a, nil, 0, "init")
 			mustCtx(t, a, nil, 0, "knowledge", "set", "k", "team knowledge")
 			mustCtx(t, a, nil, 0, "push")
@@ -214,8 +214,8 @@ func TestHostileRemote(t *testing.T) {
 			}
 
 			// 3. Plain git fetches the branch (no fsck), git checkout runs the post-checkout hook.
-			gitstoretest.Git(t, a, "fetch", "-q", "origin", "ctx:ctx")
-			if got := gitstoretest.Git(t, a, "rev-parse", "ctx"); got != bad {
+			testenv.Git(t, a, "fetch", "-q", "origin", "ctx:ctx")
+			if got := testenv.Git(t, a, "rev-parse", "ctx"); got != bad {
 				t.Fatalf("git fetch origin ctx:ctx: ctx at %s, want %s", got, bad)
 			}
 			before, refsBefore = state(t, base), refs(t, a)
@@ -227,11 +227,11 @@ func TestHostileRemote(t *testing.T) {
 			}
 			// The refresh hooks are silent (a ctx problem never shows in git checkout): ctx hooks run, ctx
 			// status and ctx doctor say it.
-			if got := gitstoretest.Git(t, a, "rev-parse", "ctx"); got != bad {
+			if got := testenv.Git(t, a, "rev-parse", "ctx"); got != bad {
 				t.Errorf("the hook moved ctx from %s to %s (a commit on top of a hostile one)", bad, got)
 			}
 			refsAfter := refs(t, a)
-			if strings.Replace(refsAfter, "refs/heads/other "+gitstoretest.Git(t, a, "rev-parse", "main")+"\n", "", 1) != refsBefore {
+			if strings.Replace(refsAfter, "refs/heads/other "+testenv.Git(t, a, "rev-parse", "main")+"\n", "", 1) != refsBefore {
 				t.Errorf("the hook moved refs:\nbefore:\n%s\nafter:\n%s", refsBefore, refsAfter)
 			}
 			if ch := changedOutside(before, state(t, base), filepath.Join("work", "a", ".context"), filepath.Join("work", "a", ".git", "HEAD"),
@@ -311,12 +311,12 @@ func TestUnreadableRemoteEntries(t *testing.T) {
 	mustCtx(t, b, nil, 0, "pull")
 
 	e := cloneURL(t, remote, "teammate")
-	parent := gitstoretest.Git(t, e, "rev-parse", "origin/ctx")
-	tree := gitstoretest.Git(t, e, "rev-parse", "origin/ctx^{tree}")
-	tree = gitstoretest.WithEntry(t, e, tree, []string{"knowledge", "vendor"}, "160000", strings.Repeat("5a", 20))
-	tree = gitstoretest.WithEntry(t, e, tree, []string{"decisions"}, "100644", gitstoretest.Blob(t, e, "decisions live elsewhere\n"))
-	bad := gitstoretest.CommitTree(t, e, tree, parent, "teammate's plain git")
-	gitstoretest.Git(t, e, "push", "-q", "origin", bad+":refs/heads/ctx")
+	parent := testenv.Git(t, e, "rev-parse", "origin/ctx")
+	tree := testenv.Git(t, e, "rev-parse", "origin/ctx^{tree}")
+	tree = testenv.WithEntry(t, e, tree, []string{"knowledge", "vendor"}, "160000", strings.Repeat("5a", 20))
+	tree = testenv.WithEntry(t, e, tree, []string{"decisions"}, "100644", testenv.Blob(t, e, "decisions live elsewhere\n"))
+	bad := testenv.CommitTree(t, e, tree, parent, "teammate's plain git")
+	testenv.Git(t, e, "push", "-q", "origin", bad+":refs/heads/ctx")
 
 	refsBefore := refs(t, a)
 	r := ctxEnv(a, nil, "pull")
@@ -333,7 +333,7 @@ func TestUnreadableRemoteEntries(t *testing.T) {
 	}
 
 	// A member whose plain git fetched the branch: everything but those entries keeps working.
-	gitstoretest.Git(t, a, "fetch", "-q", "origin", "ctx:ctx")
+	testenv.Git(t, a, "fetch", "-q", "origin", "ctx:ctx")
 	if got := mustCtx(t, a, nil, 0, "knowledge", "list").stdout; !strings.Contains(got, "k") {
 		t.Errorf("knowledge list: %q", got)
 	}
@@ -418,14 +418,14 @@ func mcpReads(t *testing.T, dir string) {
 func TestHostileRemoteMCPPull(t *testing.T) {
 	base := t.TempDir()
 	remote := filepath.Join(base, "remote.git")
-	gitstoretest.Git(t, "", "init", "-q", "--bare", "-b", "main", remote)
-	seed := gitstoretest.NewRepo(t)
-	gitstoretest.Git(t, seed, "push", "-q", remote, "main")
+	testenv.Git(t, "", "init", "-q", "--bare", "-b", "main", remote)
+	seed := testenv.NewRepo(t)
+	testenv.Git(t, seed, "push", "-q", remote, "main")
 	a := filepath.Join(base, "work", "a")
 	if err := os.MkdirAll(filepath.Dir(a), 0o777); err != nil {
 		t.Fatal(err)
 	}
-	gitstoretest.Git(t, "", "clone", "-q", remote, a)
+	testenv.Git(t, "", "clone", "-q", remote, a)
 	mustCtx(t, a, nil, 0, "init", "--no-hooks")
 	mustCtx(t, a, nil, 0, "knowledge", "set", "k", "team knowledge")
 	mustCtx(t, a, nil, 0, "push")

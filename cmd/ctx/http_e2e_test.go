@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
+	"github.com/ctx-dev/ctx/internal/testenv"
 )
 
 // TestMCPServeHTTP runs the real binary: ctx team token add prints a token whose hash alone is stored
@@ -22,8 +22,8 @@ import (
 // the token's member with its agent, SIGTERM ends the server with exit 0, and a revoked token is gone.
 // A non-loopback address without --allow-remote is a usage error.
 func TestMCPServeHTTP(t *testing.T) {
-	remote := gitstoretest.BareRemote(t)
-	dir := gitstoretest.Clone(t, remote, "a")
+	remote := testenv.BareRemote(t)
+	dir := testenv.Clone(t, remote, "a")
 	run(t, dir, 0, "init", "--no-hooks")
 
 	out := run(t, dir, 0, "team", "token", "add", "Grace Hopper", "--email", "grace@example.com", "--agent", "claude-code", "--expires", "30d")
@@ -32,7 +32,7 @@ func TestMCPServeHTTP(t *testing.T) {
 	if !regexp.MustCompile(`^ctx_[0-9a-f]{12}_[A-Za-z0-9_-]{43}$`).MatchString(tok) {
 		t.Fatalf("the last line is not a token: %q", out)
 	}
-	common := gitstoretest.Git(t, dir, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	common := testenv.Git(t, dir, "rev-parse", "--path-format=absolute", "--git-common-dir")
 	b, err := os.ReadFile(filepath.Join(common, "ctx", "tokens.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -40,7 +40,7 @@ func TestMCPServeHTTP(t *testing.T) {
 	if strings.Contains(string(b), tok[17:]) {
 		t.Fatalf("tokens.json holds the token")
 	}
-	if tree := gitstoretest.Git(t, dir, "ls-tree", "-r", "--name-only", "ctx"); strings.Contains(tree, "token") {
+	if tree := testenv.Git(t, dir, "ls-tree", "-r", "--name-only", "ctx"); strings.Contains(tree, "token") {
 		t.Fatalf("the context branch holds a token file:\n%s", tree)
 	}
 	if list := run(t, dir, 0, "team", "token", "list"); !strings.Contains(list, "Grace Hopper") || !strings.Contains(list, "claude-code") || strings.Contains(list, tok[17:]) {
@@ -111,7 +111,7 @@ func TestMCPServeHTTP(t *testing.T) {
 	if resp.StatusCode != http.StatusOK || !strings.Contains(body, `over-http`) || strings.Contains(body, `"isError":true`) {
 		t.Fatalf("tools/call: %d %s", resp.StatusCode, body)
 	}
-	if a := gitstoretest.Git(t, dir, "log", "-1", "--format=%an <%ae>|%(trailers:key=Ctx-Agent,valueonly,separator=)", "ctx"); a != "Grace Hopper <grace@example.com>|claude-code" {
+	if a := testenv.Git(t, dir, "log", "-1", "--format=%an <%ae>|%(trailers:key=Ctx-Agent,valueonly,separator=)", "ctx"); a != "Grace Hopper <grace@example.com>|claude-code" {
 		t.Errorf("the write is authored %q", a)
 	}
 

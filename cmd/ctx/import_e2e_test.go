@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
+	"github.com/ctx-dev/ctx/internal/testenv"
 )
 
 // writeFiles writes files (slash-separated paths relative to dir) with their contents, making folders.
@@ -28,7 +28,7 @@ func writeFiles(t testing.TB, dir string, files map[string]string) {
 // newInitRepo makes a repository with ctx initialised (no hooks) and returns its path.
 func newInitRepo(t testing.TB) string {
 	t.Helper()
-	dir := gitstoretest.NewRepo(t)
+	dir := testenv.NewRepo(t)
 	run(t, dir, 0, "init", "--no-hooks")
 	return dir
 }
@@ -39,7 +39,7 @@ func showRef(dir, ref, p string) (string, bool) {
 	if ref == "refs/ctx/private" || ref == "refs/ctx/ephemeral" {
 		args = []string{"--git-dir=" + filepath.Join(dir, ".git", "ctx", "private.git")}
 	}
-	out, err := gitstoretest.GitErr(dir, append(args, "show", ref+":"+p)...)
+	out, err := testenv.GitErr(dir, append(args, "show", ref+":"+p)...)
 	return out, err == nil
 }
 
@@ -67,7 +67,7 @@ func TestImportNeverMovesAnEntry(t *testing.T) {
 	if !ok || !strings.Contains(before, "Shared with everyone.") {
 		t.Fatalf("public import: %q %v", before, ok)
 	}
-	tip := gitstoretest.Git(t, dir, "rev-parse", "ctx")
+	tip := testenv.Git(t, dir, "rev-parse", "ctx")
 
 	_, stderr, code := runCode(dir, "", "import", "--scope", "private", filepath.Join(outside, "CLAUDE.md"))
 	if code == 0 {
@@ -79,7 +79,7 @@ func TestImportNeverMovesAnEntry(t *testing.T) {
 	if got, ok := showRef(dir, "ctx", "knowledge/claude.md"); !ok || got != before {
 		t.Fatalf("the public entry changed or vanished: %q %v", got, ok)
 	}
-	if tip2 := gitstoretest.Git(t, dir, "rev-parse", "ctx"); tip2 != tip {
+	if tip2 := testenv.Git(t, dir, "rev-parse", "ctx"); tip2 != tip {
 		t.Fatalf("the branch moved: %s -> %s", tip, tip2)
 	}
 	if _, ok := showRef(dir, "refs/ctx/private", "knowledge/claude.md"); ok {
@@ -109,8 +109,8 @@ func TestImportNeverMovesAnEntry(t *testing.T) {
 // TestImportPushesNoLocalPath: nothing machine-local reaches a pushed object: no absolute path, no home
 // folder, neither in commit messages (Ctx-Key trailer, subject) nor in decisions' source field.
 func TestImportPushesNoLocalPath(t *testing.T) {
-	remote := gitstoretest.BareRemote(t)
-	a := gitstoretest.Clone(t, remote, "a")
+	remote := testenv.BareRemote(t)
+	a := testenv.Clone(t, remote, "a")
 	run(t, a, 0, "init", "--no-hooks")
 	outside := t.TempDir()
 	writeFiles(t, a, map[string]string{
@@ -279,10 +279,10 @@ func TestImportAgentFiles(t *testing.T) {
 	// The same CONTRIBUTING.md in a clone with another folder name gets the same key.
 	for _, name := range []string{"sonar", "sonar-other"} {
 		clone := filepath.Join(t.TempDir(), name)
-		gitstoretest.Git(t, "", "init", "-q", "-b", "main", clone)
+		testenv.Git(t, "", "init", "-q", "-b", "main", clone)
 		writeFiles(t, clone, map[string]string{"CONTRIBUTING.md": "# Contributing\n"})
-		gitstoretest.Git(t, clone, "add", ".")
-		gitstoretest.Git(t, clone, "commit", "-qm", "x")
+		testenv.Git(t, clone, "add", ".")
+		testenv.Git(t, clone, "commit", "-qm", "x")
 		run(t, clone, 0, "init", "--no-hooks")
 		run(t, clone, 0, "import", ".")
 		if cs := keysOf(jsonList(t, clone, "convention", "list")); !cs["contributing"] || len(cs) != 1 {
@@ -437,36 +437,23 @@ func TestDecisionSupersedeSetsBothSides(t *testing.T) {
 	}
 }
 
-// gitEnvIn runs git in dir with extra environment variables and returns its trimmed output.
-func gitEnvIn(t testing.TB, dir string, env []string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("git %s: %v", strings.Join(args, " "), err)
-	}
-	return strings.TrimSpace(string(out))
-}
-
 // TestPulledSkillFrontMatter: a SKILL.md written by another tool (a foreign commit made with git
 // plumbing, with a BOM and invalid YAML) reads with the same description after a pull as after an import.
 func TestPulledSkillFrontMatter(t *testing.T) {
-	remote := gitstoretest.BareRemote(t)
-	a := gitstoretest.Clone(t, remote, "a")
+	remote := testenv.BareRemote(t)
+	a := testenv.Clone(t, remote, "a")
 	run(t, a, 0, "init", "--no-hooks")
 	run(t, a, 0, "push")
-	b := gitstoretest.Clone(t, remote, "b")
+	b := testenv.Clone(t, remote, "b")
 	skill := filepath.Join(t.TempDir(), "SKILL.md")
 	writeFiles(t, filepath.Dir(skill), map[string]string{"SKILL.md": "\ufeff---\nname: foreign\ndescription: Deploys: carefully\n---\nBody.\n"})
 	idx := []string{"GIT_INDEX_FILE=" + filepath.Join(t.TempDir(), "index")}
-	gitEnvIn(t, b, idx, "read-tree", "origin/ctx")
-	blob := gitEnvIn(t, b, nil, "hash-object", "-w", skill)
-	gitEnvIn(t, b, idx, "update-index", "--add", "--cacheinfo", "100644,"+blob+",skills/foreign/SKILL.md")
-	tree := gitEnvIn(t, b, idx, "write-tree")
-	commit := gitEnvIn(t, b, nil, "commit-tree", tree, "-p", "origin/ctx", "-m", "a skill written by another tool")
-	gitEnvIn(t, b, nil, "push", "-q", "origin", commit+":refs/heads/ctx")
+	testenv.GitEnv(t, b, idx, "read-tree", "origin/ctx")
+	blob := testenv.GitEnv(t, b, nil, "hash-object", "-w", skill)
+	testenv.GitEnv(t, b, idx, "update-index", "--add", "--cacheinfo", "100644,"+blob+",skills/foreign/SKILL.md")
+	tree := testenv.GitEnv(t, b, idx, "write-tree")
+	commit := testenv.GitEnv(t, b, nil, "commit-tree", tree, "-p", "origin/ctx", "-m", "a skill written by another tool")
+	testenv.GitEnv(t, b, nil, "push", "-q", "origin", commit+":refs/heads/ctx")
 
 	run(t, a, 0, "pull")
 	for _, sk := range jsonList(t, a, "skill", "list") {
@@ -560,7 +547,7 @@ func TestImportAsksAtATerminal(t *testing.T) {
 // same author git would record.
 func TestInitIdentityFromGitConfigGlobal(t *testing.T) {
 	for _, stale := range []bool{false, true} {
-		dir := gitstoretest.NewRepo(t)
+		dir := testenv.NewRepo(t)
 		home := t.TempDir()
 		if stale {
 			writeFiles(t, home, map[string]string{".gitconfig": "[user]\n\tname = Old Me\n\temail = old@example.com\n"})
@@ -569,10 +556,10 @@ func TestInitIdentityFromGitConfigGlobal(t *testing.T) {
 		writeFiles(t, filepath.Dir(global), map[string]string{"work.gitconfig": "[user]\n\tname = Grace Hopper\n\temail = grace@example.com\n"})
 		env := []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "GIT_CONFIG_GLOBAL=" + global,
 			"GIT_AUTHOR_NAME=", "GIT_AUTHOR_EMAIL=", "GIT_COMMITTER_NAME=", "GIT_COMMITTER_EMAIL=", "EMAIL="}
-		gitIn(t, dir, env, "commit", "-q", "--allow-empty", "-m", "git itself works")
+		testenv.GitEnv(t, dir, env, "commit", "-q", "--allow-empty", "-m", "git itself works")
 		mustCtx(t, dir, env, 0, "init", "--no-hooks")
 		mustCtx(t, dir, env, 0, "knowledge", "set", "k", "v")
-		if got := gitIn(t, dir, nil, "log", "-1", "--format=%an <%ae>|%cn <%ce>", "ctx"); got != "Grace Hopper <grace@example.com>|Grace Hopper <grace@example.com>" {
+		if got := testenv.GitEnv(t, dir, nil, "log", "-1", "--format=%an <%ae>|%cn <%ce>", "ctx"); got != "Grace Hopper <grace@example.com>|Grace Hopper <grace@example.com>" {
 			t.Errorf("stale ~/.gitconfig %v: ctx committed as %q", stale, got)
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
+	"github.com/ctx-dev/ctx/internal/testenv"
 )
 
 // remoteInjections are remote values that made git run a command (docs/security.md, "Trust boundaries:
@@ -98,7 +98,7 @@ func TestOptionInjectionCLI(t *testing.T) {
 	noMarker(t, marker, "ctx log PATH")
 
 	// The user's own git config may allow a command transport: then ctx hands it to git.
-	gitstoretest.Git(t, a, "config", "protocol.ext.allow", "always")
+	testenv.Git(t, a, "config", "protocol.ext.allow", "always")
 	ran := filepath.Join(t.TempDir(), "allowed")
 	ctxEnv(a, nil, "pull", "--remote", "ext::sh -c touch% "+ran)
 	if _, err := os.Stat(ran); err != nil {

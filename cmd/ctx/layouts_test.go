@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
+	"github.com/ctx-dev/ctx/internal/testenv"
 )
 
 // Repository layouts a user's git works in (docs/architecture.md): linked worktrees, bare repositories,
@@ -16,15 +16,15 @@ import (
 // shared through the common dir, so a write in one shows in the other's .context/ after its next ctx
 // write or checkout.
 func TestLayoutLinkedWorktrees(t *testing.T) {
-	main := gitstoretest.NewRepo(t)
+	main := testenv.NewRepo(t)
 	mustCtx(t, main, nil, 0, "init")
 	mustCtx(t, main, nil, 0, "knowledge", "set", "shared", "from main")
 	wt := filepath.Join(t.TempDir(), "wt")
-	gitstoretest.Git(t, main, "worktree", "add", "-q", "-b", "feature", wt) // post-checkout fills wt/.context
+	testenv.Git(t, main, "worktree", "add", "-q", "-b", "feature", wt) // post-checkout fills wt/.context
 	if got, ok := readCtxFile(wt, "knowledge/shared.md"); !ok || !strings.Contains(got, "from main") {
 		t.Fatalf("the new worktree's .context/ lacks the entry: %q", got)
 	}
-	if st := gitstoretest.Git(t, wt, "status", "--porcelain", "--untracked-files=all"); st != "" {
+	if st := testenv.Git(t, wt, "status", "--porcelain", "--untracked-files=all"); st != "" {
 		t.Errorf("the worktree's .context/ shows in git status: %s", st)
 	}
 
@@ -41,7 +41,7 @@ func TestLayoutLinkedWorktrees(t *testing.T) {
 	if _, ok := readCtxFile(wt, "conventions/style.md"); ok {
 		t.Fatalf("wt's .context/ changed without a checkout")
 	}
-	gitstoretest.Git(t, wt, "checkout", "-q", "-b", "feature-2")
+	testenv.Git(t, wt, "checkout", "-q", "-b", "feature-2")
 	if _, ok := readCtxFile(wt, "conventions/style.md"); !ok {
 		t.Errorf("wt's .context/ lacks main's write after git checkout")
 	}
@@ -50,14 +50,14 @@ func TestLayoutLinkedWorktrees(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(common, "ctx", "config.json")); err != nil {
 		t.Errorf("no ctx state in the common dir: %v", err)
 	}
-	wtGitDir := gitstoretest.Git(t, wt, "rev-parse", "--absolute-git-dir")
+	wtGitDir := testenv.Git(t, wt, "rev-parse", "--absolute-git-dir")
 	if _, err := os.Stat(filepath.Join(wtGitDir, "ctx", "lock")); err == nil {
 		t.Errorf("the worktree has its own lock %s", filepath.Join(wtGitDir, "ctx", "lock"))
 	}
 	if _, err := os.Stat(filepath.Join(wtGitDir, "refs", "heads", "ctx")); err == nil {
 		t.Errorf("the worktree has its own context branch")
 	}
-	if n := gitstoretest.Git(t, main, "rev-list", "--count", "ctx"); n != "4" {
+	if n := testenv.Git(t, main, "rev-list", "--count", "ctx"); n != "4" {
 		t.Errorf("ctx has %s commits, want 4", n)
 	}
 }
@@ -65,7 +65,7 @@ func TestLayoutLinkedWorktrees(t *testing.T) {
 // TestLayoutBare: ctx init in a bare repository works (no checked-out tree, no hooks), and reads come from
 // the ref; a bare clone of a repository with a context branch reads it too.
 func TestLayoutBare(t *testing.T) {
-	bare := gitstoretest.BareRemote(t)
+	bare := testenv.BareRemote(t)
 	out := mustCtx(t, bare, nil, 0, "init").stdout
 	if strings.Contains(out, "checked-out tree") {
 		t.Errorf("bare init mentions a checked-out tree:\n%s", out)
@@ -85,11 +85,11 @@ func TestLayoutBare(t *testing.T) {
 	mustCtx(t, bare, nil, 0, "status")
 
 	// A bare clone of a work repository: the ref is there, the tree is not.
-	src := gitstoretest.NewRepo(t)
+	src := testenv.NewRepo(t)
 	mustCtx(t, src, nil, 0, "init", "--no-hooks")
 	mustCtx(t, src, nil, 0, "decision", "add", "Use Go", "--context", "c", "--decision", "d", "--consequences", "q")
 	mirror := filepath.Join(t.TempDir(), "mirror.git")
-	gitstoretest.Git(t, "", "clone", "-q", "--bare", src, mirror)
+	testenv.Git(t, "", "clone", "-q", "--bare", src, mirror)
 	if got := mustCtx(t, mirror, nil, 0, "decision", "get", "Use Go").stdout; !strings.Contains(got, "Use Go") {
 		t.Errorf("bare clone reads %q", got)
 	}
@@ -99,7 +99,7 @@ func TestLayoutBare(t *testing.T) {
 
 // TestLayoutGitDirEnv: GIT_DIR and GIT_WORK_TREE set, ctx run from elsewhere, uses that repository.
 func TestLayoutGitDirEnv(t *testing.T) {
-	repo := gitstoretest.NewRepo(t)
+	repo := testenv.NewRepo(t)
 	elsewhere := t.TempDir()
 	env := []string{"GIT_DIR=" + filepath.Join(repo, ".git"), "GIT_WORK_TREE=" + repo}
 	mustCtx(t, elsewhere, env, 0, "init", "--no-hooks")
@@ -113,7 +113,7 @@ func TestLayoutGitDirEnv(t *testing.T) {
 	if entries, _ := os.ReadDir(elsewhere); len(entries) != 0 {
 		t.Errorf("ctx wrote into the current directory: %v", entries)
 	}
-	if st := gitstoretest.Git(t, repo, "status", "--porcelain"); st != "" {
+	if st := testenv.Git(t, repo, "status", "--porcelain"); st != "" {
 		t.Errorf("git status: %s", st)
 	}
 	// GIT_DIR alone, from inside the work tree.
@@ -122,10 +122,10 @@ func TestLayoutGitDirEnv(t *testing.T) {
 
 // TestLayoutMovedRepository: mv of the repository after init; ctx and its hooks keep working.
 func TestLayoutMovedRepository(t *testing.T) {
-	repo := gitstoretest.NewRepo(t)
+	repo := testenv.NewRepo(t)
 	mustCtx(t, repo, nil, 0, "init")
 	mustCtx(t, repo, nil, 0, "knowledge", "set", "k", "before the move")
-	gitstoretest.Git(t, repo, "branch", "feature")
+	testenv.Git(t, repo, "branch", "feature")
 	moved := filepath.Join(t.TempDir(), "moved")
 	if err := os.Rename(repo, moved); err != nil {
 		t.Fatal(err)
@@ -141,8 +141,8 @@ func TestLayoutMovedRepository(t *testing.T) {
 	if !strings.Contains(st, "clean") || !strings.Contains(st, moved) {
 		t.Errorf("status after the move:\n%s", st)
 	}
-	gitstoretest.Git(t, moved, "update-ref", "refs/heads/ctx", "ctx~1")
-	gitstoretest.Git(t, moved, "checkout", "-q", "feature")
+	testenv.Git(t, moved, "update-ref", "refs/heads/ctx", "ctx~1")
+	testenv.Git(t, moved, "checkout", "-q", "feature")
 	if _, ok := readCtxFile(moved, "knowledge/k2.md"); ok {
 		t.Errorf("the post-checkout hook did not refresh the moved repository")
 	}
@@ -150,19 +150,19 @@ func TestLayoutMovedRepository(t *testing.T) {
 
 // TestLayoutSubmodule: ctx run inside a submodule's work tree uses the submodule's repository.
 func TestLayoutSubmodule(t *testing.T) {
-	lib := gitstoretest.NewRepo(t)
-	super := gitstoretest.NewRepo(t)
-	gitstoretest.Git(t, super, "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "lib")
-	gitstoretest.Git(t, super, "commit", "-qm", "add lib")
+	lib := testenv.NewRepo(t)
+	super := testenv.NewRepo(t)
+	testenv.Git(t, super, "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "lib")
+	testenv.Git(t, super, "commit", "-qm", "add lib")
 	sub := filepath.Join(super, "lib")
-	superHead := gitstoretest.Git(t, super, "rev-parse", "HEAD")
+	superHead := testenv.Git(t, super, "rev-parse", "HEAD")
 
 	mustCtx(t, sub, nil, 0, "init")
 	mustCtx(t, sub, nil, 0, "knowledge", "set", "lib-only", "belongs to the submodule")
-	if _, err := gitstoretest.GitErr(sub, "rev-parse", "--verify", "-q", "refs/heads/ctx"); err != nil {
+	if _, err := testenv.GitErr(sub, "rev-parse", "--verify", "-q", "refs/heads/ctx"); err != nil {
 		t.Fatalf("the submodule has no context branch")
 	}
-	if _, err := gitstoretest.GitErr(super, "rev-parse", "--verify", "-q", "refs/heads/ctx"); err == nil {
+	if _, err := testenv.GitErr(super, "rev-parse", "--verify", "-q", "refs/heads/ctx"); err == nil {
 		t.Fatalf("the superproject got the submodule's context branch")
 	}
 	if _, ok := readCtxFile(sub, "knowledge/lib-only.md"); !ok {
@@ -174,14 +174,14 @@ func TestLayoutSubmodule(t *testing.T) {
 	if r := ctxEnv(super, nil, "knowledge", "get", "lib-only"); r.code != 4 {
 		t.Errorf("the superproject (not initialized) reads the submodule's store: exit %d", r.code)
 	}
-	subGitDir := gitstoretest.Git(t, sub, "rev-parse", "--absolute-git-dir")
+	subGitDir := testenv.Git(t, sub, "rev-parse", "--absolute-git-dir")
 	if _, err := os.Stat(filepath.Join(subGitDir, "ctx", "config.json")); err != nil {
 		t.Errorf("no ctx state in the submodule's git dir %s", subGitDir)
 	}
-	if st := gitstoretest.Git(t, super, "status", "--porcelain"); st != "" {
+	if st := testenv.Git(t, super, "status", "--porcelain"); st != "" {
 		t.Errorf("the superproject's status changed: %q", st)
 	}
-	if gitstoretest.Git(t, super, "rev-parse", "HEAD") != superHead {
+	if testenv.Git(t, super, "rev-parse", "HEAD") != superHead {
 		t.Errorf("the superproject's HEAD moved")
 	}
 	// The superproject gets its own store.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
+	"github.com/ctx-dev/ctx/internal/testenv"
 )
 
 // TestLogIncludesMergedCommits: after B pulls A's writes into a merge, ctx log lists every commit of the
@@ -31,7 +31,7 @@ func TestLogIncludesMergedCommits(t *testing.T) {
 	if err := json.Unmarshal([]byte(run(t, b, 0, "log", "--json")), &log); err != nil {
 		t.Fatal(err)
 	}
-	want := strings.Fields(gitstoretest.Git(t, b, "rev-list", "ctx"))
+	want := strings.Fields(testenv.Git(t, b, "rev-list", "ctx"))
 	if len(log) != len(want) {
 		t.Errorf("ctx log lists %d commits, git rev-list ctx %d", len(log), len(want))
 	}
@@ -41,7 +41,7 @@ func TestLogIncludesMergedCommits(t *testing.T) {
 	}
 	for _, h := range want {
 		if !got[h] {
-			t.Errorf("ctx log misses %s (%s)", h[:12], gitstoretest.Git(t, b, "log", "-1", "--format=%s", h))
+			t.Errorf("ctx log misses %s (%s)", h[:12], testenv.Git(t, b, "log", "-1", "--format=%s", h))
 		}
 	}
 	one := run(t, b, 0, "log", "knowledge/from-a-1.md")

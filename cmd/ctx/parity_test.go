@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
+	"github.com/ctx-dev/ctx/internal/testenv"
 	"github.com/ctx-dev/ctx/store"
 	"github.com/ctx-dev/ctx/store/storetest"
 	"github.com/mark3labs/mcp-go/client"
@@ -28,8 +28,8 @@ import (
 // normalised, and the same commits (Ctx-Op, Ctx-Key and subject, in order).
 func TestCLIMCPParity(t *testing.T) {
 	const agent, session = "claude-code", "sess-p"
-	a := gitstoretest.NewRepo(t)
-	b := gitstoretest.NewRepo(t) // both are named "repo": the same project name in manifest.json
+	a := testenv.NewRepo(t)
+	b := testenv.NewRepo(t) // both are named "repo": the same project name in manifest.json
 	for _, dir := range []string{a, b} {
 		run(t, dir, 0, "init", "--no-hooks")
 	}
@@ -247,7 +247,7 @@ func TestCLIMCPParity(t *testing.T) {
 	}
 	// the MCP commits carry the server's agent and session, like the CLI's
 	for _, dir := range []string{a, b} {
-		msg := gitstoretest.Git(t, dir, "log", "-1", "--format=%B", "ctx")
+		msg := testenv.Git(t, dir, "log", "-1", "--format=%B", "ctx")
 		if !strings.Contains(msg, "Ctx-Agent: "+agent) || !strings.Contains(msg, "Ctx-Session: "+session) {
 			t.Errorf("%s: last commit lacks the agent or session trailers:\n%s", dir, msg)
 		}
@@ -280,10 +280,10 @@ func refTree(t *testing.T, dir, ref string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	at := storetest.RefArgs(t, dir, ref)
-	if _, err := gitstoretest.GitErr(dir, append(at, "rev-parse", "--verify", "-q", ref)...); err != nil {
+	if _, err := testenv.GitErr(dir, append(at, "rev-parse", "--verify", "-q", ref)...); err != nil {
 		return out
 	}
-	ls := gitstoretest.Git(t, dir, append(at, "ls-tree", "-r", "--format=%(objectname) %(path)", ref)...)
+	ls := testenv.Git(t, dir, append(at, "ls-tree", "-r", "--format=%(objectname) %(path)", ref)...)
 	if ls == "" {
 		return out
 	}
@@ -331,11 +331,11 @@ func ioReadFull(r *bufio.Reader, buf []byte) (int, error) {
 func refLog(t *testing.T, dir, ref string) []string {
 	t.Helper()
 	at := storetest.RefArgs(t, dir, ref)
-	if _, err := gitstoretest.GitErr(dir, append(at, "rev-parse", "--verify", "-q", ref)...); err != nil {
+	if _, err := testenv.GitErr(dir, append(at, "rev-parse", "--verify", "-q", ref)...); err != nil {
 		return nil
 	}
 	var out []string
-	for _, msg := range strings.Split(gitstoretest.Git(t, dir, append(at, "log", "--reverse", "--format=%B%x00", ref)...), "\x00") {
+	for _, msg := range strings.Split(testenv.Git(t, dir, append(at, "log", "--reverse", "--format=%B%x00", ref)...), "\x00") {
 		msg = strings.TrimSpace(msg)
 		if msg == "" {
 			continue

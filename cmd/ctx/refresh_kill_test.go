@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
+	"github.com/ctx-dev/ctx/internal/testenv"
 	"github.com/ctx-dev/ctx/store"
 )
 
@@ -51,7 +51,7 @@ func versions(t *testing.T, n int) (dir string, tips []string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tips = append(tips, gitstoretest.Git(t, dir, "rev-parse", "ctx"))
+		tips = append(tips, testenv.Git(t, dir, "rev-parse", "ctx"))
 	}
 	mustCtx(t, dir, nil, 0, "push")
 	return dir, tips
@@ -62,14 +62,14 @@ func versions(t *testing.T, n int) (dir string, tips []string) {
 // status. None may record a hand edit, a commit or a conflict; then .context/ mirrors the branch.
 func afterKill(t *testing.T, dir, next, want, label string) {
 	t.Helper()
-	gitstoretest.Git(t, dir, "update-ref", "refs/heads/ctx", next)
+	testenv.Git(t, dir, "update-ref", "refs/heads/ctx", next)
 	if out := mustCtx(t, dir, nil, 0, "commit").stdout; !strings.Contains(out, "nothing to commit") {
 		t.Fatalf("%s: ctx commit recorded the half-written refresh as hand edits:\n%s", label, out)
 	}
-	if got := gitstoretest.Git(t, dir, "rev-parse", "ctx"); got != next {
+	if got := testenv.Git(t, dir, "rev-parse", "ctx"); got != next {
 		t.Fatalf("%s: ctx commit moved ctx", label)
 	}
-	if c := gitstoretest.Git(t, dir, "ls-tree", "--name-only", "ctx", "conflicts/"); c != "" {
+	if c := testenv.Git(t, dir, "ls-tree", "--name-only", "ctx", "conflicts/"); c != "" {
 		t.Fatalf("%s: conflict records: %s", label, c)
 	}
 	var st struct {
@@ -101,12 +101,12 @@ func TestRefreshKilledAtKnownPoints(t *testing.T) {
 	for _, after := range []int{1, n / 2, n + 1} {
 		for _, viaGit := range []bool{false, true} {
 			i = (i + 1) % 3
-			gitstoretest.Git(t, dir, "update-ref", "refs/heads/ctx", tips[i])
+			testenv.Git(t, dir, "update-ref", "refs/heads/ctx", tips[i])
 			env := []string{store.EnvKillRefreshAfter + "=" + strconv.Itoa(after), "CTX_HOOKS="}
 			label := fmt.Sprintf("killed after %d files (git checkout %v) towards v%d", after, viaGit, i+1)
 			if viaGit {
 				branch++
-				gitIn(t, dir, env, "checkout", "-q", "-b", fmt.Sprintf("b%d", branch))
+				testenv.GitEnv(t, dir, env, "checkout", "-q", "-b", fmt.Sprintf("b%d", branch))
 			} else {
 				r := ctxEnv(dir, env, "hooks", "run", "post-checkout", "HEAD", "HEAD", "1")
 				if r.code != -1 {
@@ -122,13 +122,13 @@ func TestRefreshKilledAtKnownPoints(t *testing.T) {
 		}
 	}
 	// ctx pull (which records hand edits first) after one more kill makes no commit either.
-	gitstoretest.Git(t, dir, "update-ref", "refs/heads/ctx", tips[0])
+	testenv.Git(t, dir, "update-ref", "refs/heads/ctx", tips[0])
 	mustCtx(t, dir, nil, 0, "status")
-	gitstoretest.Git(t, dir, "update-ref", "refs/heads/ctx", tips[1])
+	testenv.Git(t, dir, "update-ref", "refs/heads/ctx", tips[1])
 	ctxEnv(dir, []string{store.EnvKillRefreshAfter + "=7", "CTX_HOOKS="}, "hooks", "run", "post-checkout", "HEAD", "HEAD", "1")
-	gitstoretest.Git(t, dir, "update-ref", "refs/heads/ctx", tips[0])
+	testenv.Git(t, dir, "update-ref", "refs/heads/ctx", tips[0])
 	mustCtx(t, dir, nil, 0, "pull")
-	if got := gitstoretest.Git(t, dir, "rev-parse", "ctx"); got != tips[2] {
+	if got := testenv.Git(t, dir, "rev-parse", "ctx"); got != tips[2] {
 		t.Fatalf("after a killed refresh, ctx pull made ctx %s, want the remote's %s (a fast-forward, nothing recorded)", got, tips[2])
 	}
 	afterKill(t, dir, tips[2], "v3", "pull after a kill")
@@ -147,11 +147,11 @@ func TestRefreshKilledAtRandom(t *testing.T) {
 	hook := func() *exec.Cmd {
 		cmd := exec.Command(ctxBin, "hooks", "run", "post-checkout", "HEAD", "HEAD", "1")
 		cmd.Dir = dir
-		cmd.Env = mergeEnv(os.Environ(), []string{"CTX_HOOKS=", "CTX_HOOK_TIMEOUT=60"})
+		cmd.Env = testenv.Environ([]string{"CTX_HOOKS=", "CTX_HOOK_TIMEOUT=60"})
 		return cmd
 	}
 	// How long a whole refresh of n files takes here (the kills land within it).
-	gitstoretest.Git(t, dir, "update-ref", "refs/heads/ctx", tips[0])
+	testenv.Git(t, dir, "update-ref", "refs/heads/ctx", tips[0])
 	start := time.Now()
 	if out, err := hook().CombinedOutput(); err != nil {
 		t.Fatalf("ctx hooks run: %v\n%s", err, out)
@@ -160,7 +160,7 @@ func TestRefreshKilledAtRandom(t *testing.T) {
 	inside, i := 0, 0
 	for k := 0; k < kills; k++ {
 		i = (i + 1) % 3
-		gitstoretest.Git(t, dir, "update-ref", "refs/heads/ctx", tips[i])
+		testenv.Git(t, dir, "update-ref", "refs/heads/ctx", tips[i])
 		cmd := hook()
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)

@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
+	"github.com/ctx-dev/ctx/internal/testenv"
 )
 
 // This file proves that ctx's transfers work over the transports a user's git works over
@@ -42,7 +42,7 @@ func ctxEnv(dir string, env []string, args ...string) result {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, ctxBin, args...)
 	cmd.Dir = dir
-	cmd.Env = mergeEnv(os.Environ(), env)
+	cmd.Env = testenv.Environ(env)
 	cmd.WaitDelay = 5 * time.Second
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -58,27 +58,6 @@ func ctxEnv(dir string, env []string, args ...string) result {
 	return r
 }
 
-func mergeEnv(base, extra []string) []string {
-	drop := map[string]bool{}
-	for _, kv := range extra {
-		k, _, _ := strings.Cut(kv, "=")
-		drop[k] = true
-	}
-	var out []string
-	for _, kv := range base {
-		k, _, _ := strings.Cut(kv, "=")
-		if !drop[k] {
-			out = append(out, kv)
-		}
-	}
-	for _, kv := range extra {
-		if !strings.HasSuffix(kv, "=") {
-			out = append(out, kv)
-		}
-	}
-	return out
-}
-
 // mustCtx runs ctx and fails the test unless the exit code is want.
 func mustCtx(t testing.TB, dir string, env []string, want int, args ...string) result {
 	t.Helper()
@@ -89,29 +68,15 @@ func mustCtx(t testing.TB, dir string, env []string, want int, args ...string) r
 	return r
 }
 
-// gitIn runs git in dir with extra environment variables and returns trimmed stdout; the test fails on error.
-func gitIn(t testing.TB, dir string, env []string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = mergeEnv(os.Environ(), env)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("git %s (in %s): %v\n%s", strings.Join(args, " "), dir, err, errb.String())
-	}
-	return strings.TrimSpace(out.String())
-}
-
 // seededRemote is a bare repository with one commit on main, in a fresh folder base; it returns the
 // folder and the repository's path (base/name).
 func seededRemote(t testing.TB, name string) (base, path string) {
 	t.Helper()
 	base = t.TempDir()
 	path = filepath.Join(base, name)
-	gitstoretest.Git(t, "", "init", "-q", "--bare", "-b", "main", path)
-	seed := gitstoretest.NewRepo(t)
-	gitstoretest.Git(t, seed, "push", "-q", path, "main")
+	testenv.Git(t, "", "init", "-q", "--bare", "-b", "main", path)
+	seed := testenv.NewRepo(t)
+	testenv.Git(t, seed, "push", "-q", path, "main")
 	return base, path
 }
 
@@ -119,7 +84,7 @@ func seededRemote(t testing.TB, name string) (base, path string) {
 func cloneURL(t testing.TB, url, name string, opts ...string) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), name)
-	gitstoretest.Git(t, "", append(append([]string{"clone", "-q"}, opts...), url, dir)...)
+	testenv.Git(t, "", append(append([]string{"clone", "-q"}, opts...), url, dir)...)
 	return dir
 }
 
@@ -143,12 +108,12 @@ func roundTrip(t *testing.T, a, b string, env []string) {
 		t.Errorf("A's push should have merged B's write first:\n%s", out)
 	}
 	mustCtx(t, b, env, 0, "pull")
-	ta := gitstoretest.Git(t, a, "rev-parse", "refs/heads/ctx")
-	tb := gitstoretest.Git(t, b, "rev-parse", "refs/heads/ctx")
+	ta := testenv.Git(t, a, "rev-parse", "refs/heads/ctx")
+	tb := testenv.Git(t, b, "rev-parse", "refs/heads/ctx")
 	if ta != tb {
 		t.Fatalf("tips differ: A %s, B %s", ta, tb)
 	}
-	remoteTip := gitIn(t, a, env, "ls-remote", "origin", "refs/heads/ctx")
+	remoteTip := testenv.GitEnv(t, a, env, "ls-remote", "origin", "refs/heads/ctx")
 	if !strings.HasPrefix(remoteTip, ta) {
 		t.Fatalf("remote's ctx is %q, want %s", remoteTip, ta)
 	}
@@ -164,7 +129,7 @@ func TestRemotePathAndFileURL(t *testing.T) {
 	a := cloneURL(t, remote, "a")           // a plain path
 	b := cloneURL(t, "file://"+remote, "b") // a file:// URL
 	roundTrip(t, a, b, nil)
-	if u := gitstoretest.Git(t, b, "remote", "get-url", "origin"); !strings.HasPrefix(u, "file://") {
+	if u := testenv.Git(t, b, "remote", "get-url", "origin"); !strings.HasPrefix(u, "file://") {
 		t.Fatalf("B's origin is %s", u)
 	}
 }
@@ -184,7 +149,7 @@ func freePort(t testing.TB) int {
 // prefix, git://127.0.0.1:PORT/.
 func startGitDaemon(t testing.TB, base string) string {
 	t.Helper()
-	daemon := filepath.Join(gitstoretest.Git(t, "", "--exec-path"), "git-daemon")
+	daemon := filepath.Join(testenv.Git(t, "", "--exec-path"), "git-daemon")
 	if _, err := os.Stat(daemon); err != nil {
 		t.Skipf("no git-daemon in git's exec path: git:// not tested")
 	}
@@ -243,7 +208,7 @@ type httpGit struct {
 
 func startHTTPGit(t testing.TB, base, user, pass string) *httpGit {
 	t.Helper()
-	execPath := gitstoretest.Git(t, "", "--exec-path")
+	execPath := testenv.Git(t, "", "--exec-path")
 	backend := filepath.Join(execPath, "git-http-backend")
 	if _, err := os.Stat(backend); err != nil {
 		t.Skipf("no git-http-backend in %s: smart HTTP not tested", execPath)
@@ -261,7 +226,7 @@ func startHTTPGit(t testing.TB, base, user, pass string) *httpGit {
 		(&cgi.Handler{
 			Path: backend,
 			Env: []string{"GIT_PROJECT_ROOT=" + base, "GIT_HTTP_EXPORT_ALL=1", "REMOTE_USER=" + user,
-				"GIT_CONFIG_NOSYSTEM=1", "HOME=" + os.Getenv("HOME")},
+				"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=" + os.Getenv("GIT_CONFIG_GLOBAL"), "HOME=" + os.Getenv("HOME")},
 		}).ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
@@ -285,7 +250,7 @@ func TestRemoteSmartHTTPCredentialHelper(t *testing.T) {
 	// A: credentials in the URL. B: a credential helper in the repository's config, a URL without them.
 	a := cloneURL(t, withCreds, "a")
 	b := cloneURL(t, plain, "b", "-c", "credential.helper=store --file="+credFile)
-	if got := gitstoretest.Git(t, b, "config", "credential.helper"); !strings.Contains(got, credFile) {
+	if got := testenv.Git(t, b, "config", "credential.helper"); !strings.Contains(got, credFile) {
 		t.Fatalf("B's credential.helper is %q", got)
 	}
 	before := srv.refused.Load()
@@ -296,7 +261,7 @@ func TestRemoteSmartHTTPCredentialHelper(t *testing.T) {
 
 	// No credentials at all: a clean, quick failure with the transfer exit code, nothing prompted.
 	c := cloneURL(t, withCreds, "c")
-	gitstoretest.Git(t, c, "remote", "set-url", "origin", plain)
+	testenv.Git(t, c, "remote", "set-url", "origin", plain)
 	r := ctxEnv(c, nil, "pull", "--timeout", "20s")
 	if r.code != 5 {
 		t.Fatalf("pull without credentials: exit %d, want 5\n%s%s", r.code, r.stdout, r.stderr)
@@ -381,12 +346,12 @@ func TestRemoteInsteadOf(t *testing.T) {
 	rule := []string{"-c", "url.file://" + base + "/.insteadOf=team:"}
 	a := cloneURL(t, "team:remote.git", "a", rule...)
 	b := cloneURL(t, "team:remote.git", "b", rule...)
-	if u := gitstoretest.Git(t, a, "config", "remote.origin.url"); u != "team:remote.git" {
+	if u := testenv.Git(t, a, "config", "remote.origin.url"); u != "team:remote.git" {
 		t.Fatalf("origin is %s", u)
 	}
 	roundTrip(t, a, b, nil)
 	// Without the rule, the same URL means nothing to git: ctx fails (exit 5).
-	gitstoretest.Git(t, a, "config", "--unset", "url.file://"+base+"/.insteadOf")
+	testenv.Git(t, a, "config", "--unset", "url.file://"+base+"/.insteadOf")
 	r := ctxEnv(a, nil, "pull")
 	if r.code != 5 {
 		t.Fatalf("pull without the insteadOf rule: exit %d, want 5\n%s", r.code, r.stderr)
@@ -399,7 +364,7 @@ func TestRemoteCommandAndRemoteFlag(t *testing.T) {
 	_, origin := seededRemote(t, "origin.git")
 	_, backup := seededRemote(t, "backup.git")
 	a := cloneURL(t, origin, "a")
-	gitstoretest.Git(t, a, "remote", "add", "backup", backup)
+	testenv.Git(t, a, "remote", "add", "backup", backup)
 	mustCtx(t, a, nil, 0, "init", "--no-hooks")
 
 	out := mustCtx(t, a, nil, 0, "remote").stdout
@@ -415,14 +380,14 @@ func TestRemoteCommandAndRemoteFlag(t *testing.T) {
 
 	mustCtx(t, a, nil, 0, "knowledge", "set", "k", "v")
 	mustCtx(t, a, nil, 0, "push", "--remote", "backup")
-	if _, err := gitstoretest.GitErr(origin, "rev-parse", "--verify", "-q", "refs/heads/ctx"); err == nil {
+	if _, err := testenv.GitErr(origin, "rev-parse", "--verify", "-q", "refs/heads/ctx"); err == nil {
 		t.Errorf("push --remote backup also pushed to origin")
 	}
-	tip := gitstoretest.Git(t, a, "rev-parse", "refs/heads/ctx")
-	if got := gitstoretest.Git(t, backup, "rev-parse", "refs/heads/ctx"); got != tip {
+	tip := testenv.Git(t, a, "rev-parse", "refs/heads/ctx")
+	if got := testenv.Git(t, backup, "rev-parse", "refs/heads/ctx"); got != tip {
 		t.Errorf("backup has %s, want %s", got, tip)
 	}
-	if got := gitstoretest.Git(t, a, "rev-parse", "refs/remotes/backup/ctx"); got != tip {
+	if got := testenv.Git(t, a, "rev-parse", "refs/remotes/backup/ctx"); got != tip {
 		t.Errorf("tracking ref of backup is %s", got)
 	}
 
@@ -432,12 +397,12 @@ func TestRemoteCommandAndRemoteFlag(t *testing.T) {
 	}
 	// B pulls from its second remote by name.
 	b := cloneURL(t, origin, "b")
-	gitstoretest.Git(t, b, "remote", "add", "backup", backup)
+	testenv.Git(t, b, "remote", "add", "backup", backup)
 	mustCtx(t, b, nil, 0, "pull", "--remote", "backup")
 	if got := mustCtx(t, b, nil, 0, "knowledge", "get", "k").stdout; got != "v" {
 		t.Errorf("B pulled %q from backup", got)
 	}
-	if _, err := gitstoretest.GitErr(b, "rev-parse", "--verify", "-q", "refs/remotes/backup/ctx"); err != nil {
+	if _, err := testenv.GitErr(b, "rev-parse", "--verify", "-q", "refs/remotes/backup/ctx"); err != nil {
 		t.Errorf("pull --remote backup did not fill refs/remotes/backup/ctx")
 	}
 }
@@ -445,7 +410,7 @@ func TestRemoteCommandAndRemoteFlag(t *testing.T) {
 // storeState is everything of the local store a failed transfer must leave as it was.
 func storeState(t testing.TB, dir string) string {
 	t.Helper()
-	refs, _ := gitstoretest.GitErr(dir, "for-each-ref", "--format=%(refname) %(objectname)", "refs/heads/ctx", "refs/remotes", "refs/ctx")
+	refs, _ := testenv.GitErr(dir, "for-each-ref", "--format=%(refname) %(objectname)", "refs/heads/ctx", "refs/remotes", "refs/ctx")
 	return refs
 }
 
@@ -480,14 +445,14 @@ func TestRemoteRefusesOrUnreachable(t *testing.T) {
 	if got := storeState(t, a); got != before {
 		t.Errorf("local store changed by a refused push:\nbefore:\n%s\nafter:\n%s", before, got)
 	}
-	if _, err := gitstoretest.GitErr(remote, "rev-parse", "--verify", "-q", "refs/heads/ctx"); err == nil {
+	if _, err := testenv.GitErr(remote, "rev-parse", "--verify", "-q", "refs/heads/ctx"); err == nil {
 		t.Errorf("the remote has refs/heads/ctx despite its hook")
 	}
 
 	// Nobody listens on the port: connection refused.
 	dead := fmt.Sprintf("git://127.0.0.1:%d/remote.git", freePort(t))
-	gitstoretest.Git(t, a, "remote", "add", "dead", dead)
-	gitstoretest.Git(t, a, "remote", "add", "gone", filepath.Join(t.TempDir(), "no-such.git"))
+	testenv.Git(t, a, "remote", "add", "dead", dead)
+	testenv.Git(t, a, "remote", "add", "gone", filepath.Join(t.TempDir(), "no-such.git"))
 	for _, args := range [][]string{{"push", "--remote", "dead"}, {"pull", "--remote", "dead"}, {"pull", "--remote", "gone"}, {"push", "--remote", "gone"}} {
 		r := ctxEnv(a, nil, args...)
 		if r.code != 5 {
@@ -540,11 +505,11 @@ func stallServer(t testing.TB) string {
 // TestRemoteTimeout: --timeout 1s against a server that accepts and then says nothing gives up within a
 // few seconds with exit 5, over git:// (git itself waits) and http:// (git's remote helper waits).
 func TestRemoteTimeout(t *testing.T) {
-	repo := gitstoretest.NewRepo(t)
+	repo := testenv.NewRepo(t)
 	mustCtx(t, repo, nil, 0, "init", "--no-hooks")
 	addr := stallServer(t)
-	gitstoretest.Git(t, repo, "remote", "add", "stall-git", "git://"+addr+"/remote.git")
-	gitstoretest.Git(t, repo, "remote", "add", "stall-http", "http://"+addr+"/remote.git")
+	testenv.Git(t, repo, "remote", "add", "stall-git", "git://"+addr+"/remote.git")
+	testenv.Git(t, repo, "remote", "add", "stall-http", "http://"+addr+"/remote.git")
 	before := storeState(t, repo)
 	for _, url := range []string{"stall-git", "stall-http"} {
 		for _, op := range []string{"pull", "push"} {
@@ -582,10 +547,10 @@ func TestRemoteShallowAndSingleBranchClones(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(a, "f.txt"), []byte(fmt.Sprint(i)), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		gitstoretest.Git(t, a, "add", "f.txt")
-		gitstoretest.Git(t, a, "commit", "-qm", fmt.Sprint("main ", i))
+		testenv.Git(t, a, "add", "f.txt")
+		testenv.Git(t, a, "commit", "-qm", fmt.Sprint("main ", i))
 	}
-	gitstoretest.Git(t, a, "push", "-q", "origin", "main")
+	testenv.Git(t, a, "push", "-q", "origin", "main")
 
 	for _, tc := range []struct {
 		name string
@@ -597,7 +562,7 @@ func TestRemoteShallowAndSingleBranchClones(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := cloneURL(t, "file://"+remote, "b", tc.opts...)
-			shallow := gitstoretest.Git(t, b, "rev-parse", "--is-shallow-repository") == "true"
+			shallow := testenv.Git(t, b, "rev-parse", "--is-shallow-repository") == "true"
 			mustCtx(t, b, nil, 0, "pull")
 			if got := mustCtx(t, b, nil, 0, "knowledge", "get", "old-0").stdout; got != "history" {
 				t.Fatalf("B reads %q", got)
@@ -611,7 +576,7 @@ func TestRemoteShallowAndSingleBranchClones(t *testing.T) {
 			if !strings.Contains(out, "merged") {
 				t.Errorf("B's pull should merge:\n%s", out)
 			}
-			parents := strings.Fields(gitstoretest.Git(t, b, "log", "-1", "--format=%P", "refs/heads/ctx"))
+			parents := strings.Fields(testenv.Git(t, b, "log", "-1", "--format=%P", "refs/heads/ctx"))
 			if len(parents) != 2 {
 				t.Errorf("B's tip has parents %v, want a merge", parents)
 			}
@@ -622,12 +587,12 @@ func TestRemoteShallowAndSingleBranchClones(t *testing.T) {
 					mustCtx(t, dir, nil, 0, "knowledge", "get", k)
 				}
 			}
-			if ta, tb := gitstoretest.Git(t, a, "rev-parse", "refs/heads/ctx"), gitstoretest.Git(t, b, "rev-parse", "refs/heads/ctx"); ta != tb {
+			if ta, tb := testenv.Git(t, a, "rev-parse", "refs/heads/ctx"), testenv.Git(t, b, "rev-parse", "refs/heads/ctx"); ta != tb {
 				t.Errorf("tips differ: A %s B %s", ta, tb)
 			}
-			gitstoretest.Git(t, b, "fsck", "--no-dangling")
+			testenv.Git(t, b, "fsck", "--no-dangling")
 			if shallow {
-				if n := gitstoretest.Git(t, b, "rev-list", "--count", "main"); n != "1" {
+				if n := testenv.Git(t, b, "rev-list", "--count", "main"); n != "1" {
 					t.Errorf("ctx deepened the user's shallow main to %s commits", n)
 				}
 			}
@@ -679,7 +644,7 @@ func TestRemoteRacingPushers(t *testing.T) {
 			}
 		}
 	}
-	keys := gitstoretest.Git(t, remote, "ls-tree", "--name-only", "refs/heads/ctx", "knowledge/")
+	keys := testenv.Git(t, remote, "ls-tree", "--name-only", "refs/heads/ctx", "knowledge/")
 	for round := 0; round < rounds; round++ {
 		for i := range dirs {
 			if k := fmt.Sprintf("knowledge/r%d-c%d.md", round, i); !strings.Contains(keys, k) {
@@ -687,6 +652,6 @@ func TestRemoteRacingPushers(t *testing.T) {
 			}
 		}
 	}
-	gitstoretest.Git(t, remote, "fsck", "--no-dangling")
+	testenv.Git(t, remote, "fsck", "--no-dangling")
 	t.Logf("%d clones x %d rounds: at most %d fetch-merge-retry per push", clones, rounds, maxRetries)
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
+	"github.com/ctx-dev/ctx/internal/testenv"
 	"github.com/ctx-dev/ctx/store"
 	"github.com/ctx-dev/ctx/store/storetest"
 )
@@ -17,8 +17,8 @@ import (
 // object of theirs reaches the remote: `git cat-file --batch-all-objects --batch` on the remote holds none
 // of their contents, and the remote has no ref of theirs (docs/format.md, docs/security.md).
 func TestPrivateAndEphemeralNeverPushed(t *testing.T) {
-	remote := gitstoretest.BareRemote(t)
-	a := gitstoretest.Clone(t, remote, "a")
+	remote := testenv.BareRemote(t)
+	a := testenv.Clone(t, remote, "a")
 	run(t, a, 0, "init", "--no-hooks")
 	run(t, a, 0, "knowledge", "set", "shared", "PUBLIC-MARKER-knowledge")
 	secrets := []string{}
@@ -70,18 +70,18 @@ func TestPrivateAndEphemeralNeverPushed(t *testing.T) {
 			t.Errorf("the remote holds %q", s)
 		}
 	}
-	if refs := gitstoretest.Git(t, remote, "for-each-ref", "--format=%(refname)"); strings.Contains(refs, "refs/ctx/") {
+	if refs := testenv.Git(t, remote, "for-each-ref", "--format=%(refname)"); strings.Contains(refs, "refs/ctx/") {
 		t.Errorf("the remote has ctx's local refs:\n%s", refs)
 	}
 	// A teammate sees only the public entries.
-	b := gitstoretest.Clone(t, remote, "b")
+	b := testenv.Clone(t, remote, "b")
 	run(t, b, 0, "pull")
 	if got := run(t, b, 0, "knowledge", "list", "--json"); strings.Contains(got, "SECRET-") {
 		t.Errorf("a teammate sees private entries:\n%s", got)
 	}
 	// ctx state clear empties the ephemeral scope.
 	run(t, a, 0, "state", "clear")
-	if out := gitstoretest.Git(t, a, append(storetest.RefArgs(t, a, store.RefEphemeral), "ls-tree", "-r", "--name-only", store.RefEphemeral)...); strings.TrimSpace(out) != "" {
+	if out := testenv.Git(t, a, append(storetest.RefArgs(t, a, store.RefEphemeral), "ls-tree", "-r", "--name-only", store.RefEphemeral)...); strings.TrimSpace(out) != "" {
 		t.Errorf("ephemeral ref still holds:\n%s", out)
 	}
 	if _, err := os.Stat(filepath.Join(a, ".context", "knowledge", "ephemeral-note.md")); err == nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctx-dev/ctx/internal/testenv"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -28,22 +29,16 @@ func TestScripts(t *testing.T) {
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
 		Setup: func(env *testscript.Env) error {
+			// testenv's hermetic environment, with a HOME of the script's own in $WORK/home.
 			home := filepath.Join(env.WorkDir, "home")
-			if err := os.MkdirAll(home, 0o755); err != nil {
+			if err := testenv.WriteConfig(home); err != nil {
 				return err
 			}
-			if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[init]\n\tdefaultBranch = main\n"), 0o644); err != nil {
-				return err
-			}
-			env.Setenv("HOME", home)
-			env.Setenv("PATH", scriptPath)
-			for k, v := range map[string]string{
-				"GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "Ada Lovelace", "GIT_AUTHOR_EMAIL": "ada@example.com",
-				"GIT_COMMITTER_NAME": "Ada Lovelace", "GIT_COMMITTER_EMAIL": "ada@example.com", "CTX_MACHINE": "laptop",
-				"GIT_TERMINAL_PROMPT": "0",
-			} {
+			for k, v := range testenv.Vars(home) {
 				env.Setenv(k, v)
 			}
+			env.Setenv("CTX_MACHINE", "laptop")
+			env.Setenv("PATH", scriptPath)
 			env.Setenv("CORPUS", filepath.Join(mustAbs("../../testdata/corpus")))
 			// Under -race, ctx (this test binary) would sleep a second at every exit waiting for race
 			// reports (the race runtime's atexit_sleep_ms): a race still fails the command, exit 66.

@@ -7,15 +7,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
+	"github.com/ctx-dev/ctx/internal/testenv"
 )
 
 // TestSecretsCLI: a public write holding a secret exits 2 with a message naming --allow-secret and
 // writes nothing; --allow-secret (given anywhere on the line) and the private scope write it.
 func TestSecretsCLI(t *testing.T) {
-	dir := gitstoretest.NewRepo(t)
+	dir := testenv.NewRepo(t)
 	run(t, dir, 0, "init", "--no-hooks")
-	tip := gitstoretest.Git(t, dir, "rev-parse", "ctx")
+	tip := testenv.Git(t, dir, "rev-parse", "ctx")
 	key := "-----BEGIN " + "OPENSSH PRIVATE KEY-----\n" + strings.Repeat("b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtz\n", 4) +
 		"-----END OPENSSH PRIVATE KEY-----\n"
 	f := filepath.Join(t.TempDir(), "key.md")
@@ -30,13 +30,13 @@ func TestSecretsCLI(t *testing.T) {
 	if code != 2 || !strings.Contains(stderr, "--allow-secret") {
 		t.Fatalf("decision add: exit %d, %q", code, stderr)
 	}
-	if got := gitstoretest.Git(t, dir, "rev-parse", "ctx"); got != tip {
+	if got := testenv.Git(t, dir, "rev-parse", "ctx"); got != tip {
 		t.Fatalf("refused writes moved the context branch")
 	}
 	run(t, dir, 0, "knowledge", "set", "deploy", "-f", f, "--scope", "private")
 	run(t, dir, 0, "knowledge", "set", "deploy-public", "-f", f, "--allow-secret")
 	run(t, dir, 0, "--allow-secret", "convention", "set", "deploy", "-f", f)
-	if got := gitstoretest.Git(t, dir, "show", "ctx:knowledge/deploy-public.md"); !strings.Contains(got, "END OPENSSH PRIVATE KEY") {
+	if got := testenv.Git(t, dir, "show", "ctx:knowledge/deploy-public.md"); !strings.Contains(got, "END OPENSSH PRIVATE KEY") {
 		t.Errorf("--allow-secret did not write the entry:\n%s", got)
 	}
 }
@@ -54,7 +54,7 @@ func TestCorpusImportsWithoutSecretRefusal(t *testing.T) {
 		}
 	}
 	for _, root := range roots {
-		dir := gitstoretest.NewRepo(t)
+		dir := testenv.NewRepo(t)
 		run(t, dir, 0, "init", "--no-hooks")
 		var args []string
 		for _, d := range []string{"adr", "skills", "agents", "conventions"} {
@@ -74,7 +74,7 @@ func TestCorpusImportsWithoutSecretRefusal(t *testing.T) {
 // the clipboard, CSI changes colours, a bidi override reorders text) prints them escaped in every human
 // output; --json output stays valid JSON with the same text.
 func TestTerminalEscapesSanitized(t *testing.T) {
-	dir := gitstoretest.NewRepo(t)
+	dir := testenv.NewRepo(t)
 	run(t, dir, 0, "init", "--no-hooks")
 	osc52 := "\x1b]52;c;Y3VybCBldmlsLnNoIHwgc2g=\x07"
 	nasty := "notes " + osc52 + " \x1b[31mred\x1b[0m \u009b2J \u202eevil\u202c\r tail\n"
@@ -113,9 +113,9 @@ func TestTerminalEscapesSanitized(t *testing.T) {
 // TestInvalidUTF8RefusedCLI: an argument or file that is not UTF-8 is refused (exit 2) with the offset of
 // the bad byte, for a decision title as for an entry; nothing is written.
 func TestInvalidUTF8RefusedCLI(t *testing.T) {
-	dir := gitstoretest.NewRepo(t)
+	dir := testenv.NewRepo(t)
 	run(t, dir, 0, "init", "--no-hooks")
-	tip := gitstoretest.Git(t, dir, "rev-parse", "ctx")
+	tip := testenv.Git(t, dir, "rev-parse", "ctx")
 	for _, args := range [][]string{
 		{"decision", "add", "Use caf\xe9"},
 		{"decision", "add", "Use cafe", "--context", "\xff"},
@@ -127,7 +127,7 @@ func TestInvalidUTF8RefusedCLI(t *testing.T) {
 			t.Errorf("ctx %q: exit %d, %q", args, code, stderr)
 		}
 	}
-	if got := gitstoretest.Git(t, dir, "rev-parse", "ctx"); got != tip {
+	if got := testenv.Git(t, dir, "rev-parse", "ctx"); got != tip {
 		t.Errorf("refused writes moved the context branch")
 	}
 }

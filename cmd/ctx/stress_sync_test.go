@@ -14,7 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
+	"github.com/ctx-dev/ctx/internal/testenv"
 )
 
 // The rest of the kill -9 suite (docs/locks.md, "Crash tests"): imports and pulls that merge, killed at
@@ -29,7 +29,7 @@ func TestKillStressImport(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
 	rng := rand.New(rand.NewPCG(seed, 2))
 	t.Logf("seed %d, %d iterations", seed, n)
-	dir := gitstoretest.NewRepo(t)
+	dir := testenv.NewRepo(t)
 	run(t, dir, 0, "init", "--no-hooks")
 	ctxFaultBin(t)
 	adr := filepath.Join(dir, "doc", "adr")
@@ -70,8 +70,8 @@ func TestKillStressImport(t *testing.T) {
 	noLocks(t, dir)
 	fsck(t, dir)
 	titles := map[string]int{}
-	for _, f := range strings.Fields(gitstoretest.Git(t, dir, "ls-tree", "--name-only", "ctx", "decisions/")) {
-		body := gitstoretest.Git(t, dir, "cat-file", "blob", "ctx:"+f)
+	for _, f := range strings.Fields(testenv.Git(t, dir, "ls-tree", "--name-only", "ctx", "decisions/")) {
+		body := testenv.Git(t, dir, "cat-file", "blob", "ctx:"+f)
 		for _, line := range strings.Split(body, "\n") {
 			if strings.HasPrefix(line, "# ") || strings.HasPrefix(line, "title: ") {
 				titles[strings.TrimSpace(line[strings.Index(line, " ")+1:])]++
@@ -161,7 +161,7 @@ func TestKillStressPullMerge(t *testing.T) {
 	run(t, a, 0, "push")
 	run(t, b, 0, "pull")
 	for _, dir := range []string{a, b} {
-		keys := strings.Fields(gitstoretest.Git(t, dir, "ls-tree", "--name-only", "ctx", "knowledge/"))
+		keys := strings.Fields(testenv.Git(t, dir, "ls-tree", "--name-only", "ctx", "knowledge/"))
 		have := map[string]bool{}
 		for _, k := range keys {
 			have[strings.TrimSuffix(strings.TrimPrefix(k, "knowledge/"), ".md")] = true
@@ -173,13 +173,13 @@ func TestKillStressPullMerge(t *testing.T) {
 				}
 			}
 		}
-		if c := gitstoretest.Git(t, dir, "ls-tree", "--name-only", "ctx", "conflicts/"); c != "" {
+		if c := testenv.Git(t, dir, "ls-tree", "--name-only", "ctx", "conflicts/"); c != "" {
 			t.Errorf("%s: conflict records made by killed pulls: %s", filepath.Base(dir), c)
 		}
 		noLocks(t, dir)
 		fsck(t, dir)
 	}
-	if ga, gb := gitstoretest.Git(t, a, "rev-parse", "ctx"), gitstoretest.Git(t, b, "rev-parse", "ctx"); ga != gb {
+	if ga, gb := testenv.Git(t, a, "rev-parse", "ctx"), testenv.Git(t, b, "rev-parse", "ctx"); ga != gb {
 		t.Errorf("A and B did not converge: %s vs %s", ga, gb)
 	}
 	t.Logf("pulls with a merge: %d runs in %s (%s), 0 lost, 0 conflict records, no hand edit, A = B = remote, fsck clean, no lock left",
@@ -192,7 +192,7 @@ func TestConcurrentCLIAndMCPWriters(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short mode")
 	}
-	repo := gitstoretest.NewRepo(t)
+	repo := testenv.NewRepo(t)
 	run(t, repo, 0, "init", "--no-hooks")
 	const cliProcs, servers, writes = 4, 2, 15
 	var wg sync.WaitGroup
@@ -249,14 +249,14 @@ func TestConcurrentCLIAndMCPWriters(t *testing.T) {
 		t.Error(err)
 	}
 	total := (cliProcs + servers) * writes
-	files := strings.Fields(gitstoretest.Git(t, repo, "ls-tree", "--name-only", "ctx", "knowledge/"))
+	files := strings.Fields(testenv.Git(t, repo, "ls-tree", "--name-only", "ctx", "knowledge/"))
 	if len(files) != total-failures || failures > 0 {
 		t.Errorf("entries: %d, want %d", len(files), total)
 	}
-	if count := gitstoretest.Git(t, repo, "rev-list", "--count", "ctx"); count != fmt.Sprint(total+1) {
+	if count := testenv.Git(t, repo, "rev-list", "--count", "ctx"); count != fmt.Sprint(total+1) {
 		t.Errorf("commits: %s, want %d (+1 init)", count, total)
 	}
-	gitstoretest.Git(t, repo, "fsck", "--strict", "--no-dangling")
+	testenv.Git(t, repo, "fsck", "--strict", "--no-dangling")
 	noLocks(t, repo)
 	t.Logf("%d CLI processes and %d MCP servers wrote %d entries at once in %s: %d lost, fsck clean",
 		cliProcs, servers, total, time.Since(start).Round(time.Millisecond), total-len(files))

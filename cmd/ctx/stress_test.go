@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
+	"github.com/ctx-dev/ctx/internal/testenv"
 	"github.com/ctx-dev/ctx/store/storetest"
 )
 
@@ -222,7 +222,7 @@ func TestKillStress(t *testing.T) {
 	start = time.Now()
 	for i := 0; i < n; i++ {
 		run(t, dir, 0, "knowledge", "set", fmt.Sprintf("p%d", i%4), fmt.Sprintf("push %d", i))
-		tip := gitstoretest.Git(t, dir, "rev-parse", "refs/heads/ctx")
+		tip := testenv.Git(t, dir, "rev-parse", "refs/heads/ctx")
 		fault := ""
 		if rng.IntN(4) == 0 {
 			fault = "ref-locked:refs/remotes/origin/ctx" // only reached when git did not record the push
@@ -243,8 +243,8 @@ func TestKillStress(t *testing.T) {
 		}
 	}
 	run(t, dir, 0, "push")
-	tip := gitstoretest.Git(t, dir, "rev-parse", "refs/heads/ctx")
-	if got := gitstoretest.Git(t, origin, "rev-parse", "refs/heads/ctx"); got != tip {
+	tip := testenv.Git(t, dir, "rev-parse", "refs/heads/ctx")
+	if got := testenv.Git(t, origin, "rev-parse", "refs/heads/ctx"); got != tip {
 		t.Fatalf("after the last push the remote has %s, not %s", got, tip)
 	}
 	if st := run(t, dir, 0, "status"); !strings.Contains(st, "0 ahead, 0 behind") || strings.Contains(st, "locked:") {
@@ -270,7 +270,7 @@ func TestKillStress(t *testing.T) {
 func knowledgeAt(t *testing.T, dir, key string) (value, scope string, ok bool) {
 	t.Helper()
 	for _, sc := range []struct{ ref, name string }{{"refs/ctx/private", "private"}, {"refs/heads/ctx", "public"}} {
-		out, err := gitstoretest.GitErr(dir, append(storetest.RefArgs(t, dir, sc.ref), "cat-file", "blob", sc.ref+":knowledge/"+key+".md")...)
+		out, err := testenv.GitErr(dir, append(storetest.RefArgs(t, dir, sc.ref), "cat-file", "blob", sc.ref+":knowledge/"+key+".md")...)
 		if err == nil {
 			if i := strings.LastIndex(out, "\n---\n"); i >= 0 {
 				out = out[i+5:]
@@ -283,12 +283,12 @@ func knowledgeAt(t *testing.T, dir, key string) (value, scope string, ok bool) {
 
 func decisionOnBranch(t *testing.T, dir, title string) bool {
 	t.Helper()
-	out, err := gitstoretest.GitErr(dir, "log", "--format=%s", "refs/heads/ctx")
+	out, err := testenv.GitErr(dir, "log", "--format=%s", "refs/heads/ctx")
 	return err == nil && strings.Contains(out+"\n", "ctx: add decision "+title+"\n")
 }
 
 func isAncestor(repo, commit string) bool {
-	_, err := gitstoretest.GitErr(repo, "merge-base", "--is-ancestor", commit, "refs/heads/ctx")
+	_, err := testenv.GitErr(repo, "merge-base", "--is-ancestor", commit, "refs/heads/ctx")
 	return err == nil
 }
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
+	"github.com/ctx-dev/ctx/internal/testenv"
 )
 
 // otherRefs lists every ref except ctx's own (the context branch, its remote-tracking ref and
@@ -14,7 +14,7 @@ import (
 func otherRefs(t *testing.T, dir string) string {
 	t.Helper()
 	var keep []string
-	for _, l := range strings.Split(gitstoretest.Git(t, dir, "for-each-ref", "--format=%(refname) %(objectname)"), "\n") {
+	for _, l := range strings.Split(testenv.Git(t, dir, "for-each-ref", "--format=%(refname) %(objectname)"), "\n") {
 		name, _, _ := strings.Cut(l, " ")
 		if name == "refs/heads/ctx" || name == "refs/remotes/origin/ctx" || strings.HasPrefix(name, "refs/ctx/") {
 			continue
@@ -28,21 +28,21 @@ func otherRefs(t *testing.T, dir string) string {
 // the index file, `git status --porcelain` and every ref but ctx's own are unchanged (docs/architecture.md
 // "Promises"), in a repository with staged, modified and untracked files of the user's.
 func TestEveryWriteLeavesTheUserSideAlone(t *testing.T) {
-	remote := gitstoretest.BareRemote(t)
-	dir := gitstoretest.Clone(t, remote, "work")
+	remote := testenv.BareRemote(t)
+	dir := testenv.Clone(t, remote, "work")
 	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	gitstoretest.Git(t, dir, "add", "a.txt")
-	gitstoretest.Git(t, dir, "commit", "-qm", "a")
-	gitstoretest.Git(t, dir, "push", "-q", "origin", "main")
+	testenv.Git(t, dir, "add", "a.txt")
+	testenv.Git(t, dir, "commit", "-qm", "a")
+	testenv.Git(t, dir, "push", "-q", "origin", "main")
 	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("modified, unstaged\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "staged.txt"), []byte("staged\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	gitstoretest.Git(t, dir, "add", "staged.txt")
+	testenv.Git(t, dir, "add", "staged.txt")
 	if err := os.WriteFile(filepath.Join(dir, "untracked.txt"), []byte("untracked\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestEveryWriteLeavesTheUserSideAlone(t *testing.T) {
 		{"sync"},
 	}
 	for _, args := range cmds {
-		before := gitstoretest.Take(t, dir)
+		before := testenv.Take(t, dir)
 		refs := otherRefs(t, dir)
 		run(t, dir, 0, args...)
 		before.Same(t, dir)
@@ -92,8 +92,8 @@ func TestEveryWriteLeavesTheUserSideAlone(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, ".context", "knowledge", "hand.md"), []byte("by hand\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	before := gitstoretest.Take(t, dir)
+	before := testenv.Take(t, dir)
 	run(t, dir, 0, "commit", "-m", "hand")
 	before.Same(t, dir)
-	gitstoretest.Git(t, dir, "fsck", "--strict", "--no-dangling")
+	testenv.Git(t, dir, "fsck", "--strict", "--no-dangling")
 }

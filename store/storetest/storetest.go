@@ -1,73 +1,26 @@
-// Package storetest has test helpers for packages that use store: real git repositories made with the
-// git CLI in t.TempDir() (no mocks), an initialised store on them, and checks that the user's HEAD,
-// index and working tree are left alone (docs/architecture.md "Promises").
+// Package storetest has the test helpers that know the context store: an initialised store on a real
+// repository, and reads of a scope's ref with the git CLI wherever the ref lives. Isolation, git runs,
+// repositories and snapshots of the user's side come from internal/testenv (the package's tests call
+// testenv.Main from their TestMain).
 package storetest
 
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/ctx-dev/ctx/internal/testenv"
 	"github.com/ctx-dev/ctx/store"
 )
 
-// Name and Email are the git identity of the repositories made by Repo.
-const (
-	Name  = "Ada Lovelace"
-	Email = "ada@example.com"
-)
-
-// gitEnv isolates git from the caller's global and system configuration.
-func gitEnv() []string {
-	env := []string{}
-	for _, e := range os.Environ() {
-		if strings.HasPrefix(e, "GIT_") {
-			continue
-		}
-		env = append(env, e)
-	}
-	return append(env, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_TERMINAL_PROMPT=0")
-}
-
-// Git runs the git CLI in dir and returns its trimmed standard output; the test fails on an error.
-func Git(t testing.TB, dir string, args ...string) string {
-	t.Helper()
-	out, err := GitErr(dir, args...)
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return out
-}
-
-// GitErr runs the git CLI in dir and returns its trimmed combined output and error.
-func GitErr(dir string, args ...string) (string, error) {
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = gitEnv()
-	b, err := cmd.CombinedOutput()
-	return strings.TrimSpace(string(b)), err
-}
-
-// Repo makes a git repository in a new temporary directory with the identity Name <Email>, one commit on
-// main (README.md) and an untracked file (notes.txt), and returns its path.
+// Repo makes the user's repository of store tests with testenv.NewRepo (one commit on main, README.md)
+// and adds an untracked file, notes.txt, that no ctx write may touch; it returns its path.
 func Repo(t testing.TB) string {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
-	dir := t.TempDir()
-	Git(t, dir, "init", "-q", "-b", "main")
-	Git(t, dir, "config", "user.name", Name)
-	Git(t, dir, "config", "user.email", Email)
-	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte("# project\n"), 0o666); err != nil {
-		t.Fatal(err)
-	}
-	Git(t, dir, "add", "README.md")
-	Git(t, dir, "commit", "-q", "-m", "initial")
+	dir := testenv.NewRepo(t)
 	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("untracked\n"), 0o666); err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +62,7 @@ func New(t testing.TB) (*store.Store, string) {
 // the refs of the private and ephemeral scopes (store.RefPrivate, store.RefEphemeral).
 func LocalGitDir(t testing.TB, dir string) string {
 	t.Helper()
-	common := Git(t, dir, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	common := testenv.Git(t, dir, "rev-parse", "--path-format=absolute", "--git-common-dir")
 	return filepath.Join(common, "ctx", "private.git")
 }
 
@@ -126,13 +79,13 @@ func RefArgs(t testing.TB, dir, ref string) []string {
 // GitRef runs git in dir with args, in the repository that holds ref (see RefArgs).
 func GitRef(t testing.TB, dir, ref string, args ...string) string {
 	t.Helper()
-	return Git(t, dir, append(RefArgs(t, dir, ref), args...)...)
+	return testenv.Git(t, dir, append(RefArgs(t, dir, ref), args...)...)
 }
 
 // Count is `git rev-list --count ref` (0 when the ref does not exist).
 func Count(t testing.TB, dir, ref string) int {
 	t.Helper()
-	out, err := GitErr(dir, append(RefArgs(t, dir, ref), "rev-list", "--count", ref)...)
+	out, err := testenv.GitErr(dir, append(RefArgs(t, dir, ref), "rev-list", "--count", ref)...)
 	if err != nil {
 		return 0
 	}
@@ -147,7 +100,7 @@ func Count(t testing.TB, dir, ref string) int {
 func Files(t testing.TB, dir, ref string) map[string]bool {
 	t.Helper()
 	out := map[string]bool{}
-	s, err := GitErr(dir, append(RefArgs(t, dir, ref), "ls-tree", "-r", "--name-only", ref)...)
+	s, err := testenv.GitErr(dir, append(RefArgs(t, dir, ref), "ls-tree", "-r", "--name-only", ref)...)
 	if err != nil {
 		return out
 	}
@@ -169,28 +122,4 @@ func Show(t testing.TB, dir, ref, path string) string {
 func LastMessage(t testing.TB, dir, ref string) string {
 	t.Helper()
 	return GitRef(t, dir, ref, "log", "-1", "--format=%B", ref)
-}
-
-// Snapshot is the state of the user's side of a repository: HEAD, the index and `git status`.
-type Snapshot struct {
-	Head, HeadRef, Index, Status string
-}
-
-// Take records the user's HEAD, index (`git ls-files -s`) and `git status --porcelain`.
-func Take(t testing.TB, dir string) Snapshot {
-	t.Helper()
-	return Snapshot{
-		Head:    Git(t, dir, "rev-parse", "HEAD"),
-		HeadRef: Git(t, dir, "symbolic-ref", "HEAD"),
-		Index:   Git(t, dir, "ls-files", "-s"),
-		Status:  Git(t, dir, "status", "--porcelain", "--untracked-files=all"),
-	}
-}
-
-// Unchanged fails the test when the user's HEAD, index or status differ from the snapshot.
-func (s Snapshot) Unchanged(t testing.TB, dir string) {
-	t.Helper()
-	if now := Take(t, dir); now != s {
-		t.Fatalf("the user's repository changed:\nbefore %+v\nafter  %+v", s, now)
-	}
 }

@@ -10,16 +10,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
+	"github.com/ctx-dev/ctx/internal/testenv"
 	"github.com/urfave/cli/v2"
 )
 
-func TestMain(m *testing.M) {
-	cleanup := gitstoretest.Hermetic()
-	code := m.Run()
-	cleanup()
-	os.Exit(code)
-}
+// TestMain runs the tests in testenv's hermetic environment: no user or system git configuration, a
+// fixed identity, a private HOME.
+func TestMain(m *testing.M) { testenv.Main(m) }
 
 func TestNormalizeArgs(t *testing.T) {
 	a := newApp(newEnv(IO{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}))
@@ -42,7 +39,7 @@ func TestNormalizeArgs(t *testing.T) {
 // TestRunInProcess runs commands through Run with in-memory streams: stdin content, exit codes, and errors
 // on stderr.
 func TestRunInProcess(t *testing.T) {
-	dir := gitstoretest.NewRepo(t)
+	dir := testenv.NewRepo(t)
 	run := func(stdin string, args ...string) (string, string, int) {
 		var out, errb bytes.Buffer
 		code := Run(context.Background(), append([]string{"ctx", "-C", dir}, args...), IO{In: strings.NewReader(stdin), Out: &out, Err: &errb})
@@ -91,7 +88,7 @@ func TestRunInProcess(t *testing.T) {
 // session update of an unknown id, a decision superseding itself, log paths under .context/, config
 // --json and durations, empty state, list columns, import messages, proposals of every skill.
 func TestReportedRoughEdges(t *testing.T) {
-	dir := gitstoretest.NewRepo(t)
+	dir := testenv.NewRepo(t)
 	run := func(stdin string, args ...string) (string, string, int) {
 		t.Helper()
 		var out, errb bytes.Buffer

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/ctx-dev/ctx/blame"
-	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
 	"github.com/ctx-dev/ctx/history"
+	"github.com/ctx-dev/ctx/internal/testenv"
 )
 
 // TestBlameCLI: the Claude sample session (from the corpus) committed hello.py in a real repository; the
@@ -19,7 +19,7 @@ import (
 // event (which ctx history show event opens), and says none for a person's line.
 func TestBlameCLI(t *testing.T) {
 	corpus := historyCorpus(t)
-	dir := gitstoretest.NewRepo(t)
+	dir := testenv.NewRepo(t)
 	claude := t.TempDir()
 	t.Setenv("CLAUDE_CONFIG_DIR", claude)
 	t.Setenv("CODEX_HOME", filepath.Join(t.TempDir(), "none"))
@@ -31,13 +31,13 @@ func TestBlameCLI(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "hello.py"), []byte("def hello():\n    return 'Hello, World!'\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	gitstoretest.Git(t, dir, "add", "hello.py")
-	gitstoretest.Git(t, dir, "commit", "-q", "-m", "Add hello function")
-	oid := gitstoretest.Git(t, dir, "rev-parse", "HEAD")
+	testenv.Git(t, dir, "add", "hello.py")
+	testenv.Git(t, dir, "commit", "-q", "-m", "Add hello function")
+	oid := testenv.Git(t, dir, "rev-parse", "HEAD")
 	if err := os.WriteFile(filepath.Join(dir, "hello.py"), []byte("def hello():\n    return 'Hello, World!'\n# a person's line\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	gitstoretest.Git(t, dir, "commit", "-q", "-am", "by hand")
+	testenv.Git(t, dir, "commit", "-q", "-am", "by hand")
 
 	raw, err := os.ReadFile(filepath.Join(corpus, "claude-code/claude-code-transcripts/sample_session.jsonl"))
 	if err != nil {

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
 	"github.com/ctx-dev/ctx/history"
+	"github.com/ctx-dev/ctx/internal/testenv"
 )
 
 func historyCorpus(t *testing.T) string {
@@ -33,7 +33,7 @@ func historyCorpus(t *testing.T) string {
 // the index is under the git common dir and nothing reaches the repository's refs or working tree.
 func TestHistoryCLI(t *testing.T) {
 	corpus := historyCorpus(t)
-	dir := gitstoretest.NewRepo(t)
+	dir := testenv.NewRepo(t)
 	run := func(args ...string) (string, string, int) {
 		var out, errb bytes.Buffer
 		code := Run(context.Background(), append([]string{"ctx", "-C", dir}, args...), IO{In: strings.NewReader(""), Out: &out, Err: &errb})
@@ -118,7 +118,7 @@ func TestHistoryImportHookInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("CLAUDE_CONFIG_DIR", config)
-	dir := gitstoretest.NewRepo(t)
+	dir := testenv.NewRepo(t)
 	run := func(stdin string, args ...string) (string, string, int) {
 		var out, errb bytes.Buffer
 		code := Run(context.Background(), append([]string{"ctx", "-C", dir}, args...), IO{In: strings.NewReader(stdin), Out: &out, Err: &errb})

@@ -10,13 +10,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctx-dev/ctx/gitstore/gitstoretest"
+	"github.com/ctx-dev/ctx/internal/testenv"
 )
 
 // `ctx integrations install mcp` writes `ctx mcp serve --agent <client>`, and the server that command
 // line starts records the client's writes under that name (Ctx-Agent), not as "cli" (a person).
 func TestIntegrationsInstallRecordsClient(t *testing.T) {
-	dir := gitstoretest.NewRepo(t)
+	dir := testenv.NewRepo(t)
 	run := func(stdin string, args ...string) (string, string, int) {
 		var out, errb bytes.Buffer
 		code := Run(context.Background(), append([]string{"ctx", "-C", dir}, args...), IO{In: strings.NewReader(stdin), Out: &out, Err: &errb})
@@ -54,7 +54,7 @@ func TestIntegrationsInstallRecordsClient(t *testing.T) {
 	if code != ExitOK || !strings.Contains(out, `"id":2,"result"`) {
 		t.Fatalf("mcp serve: %d\n%s\n%s", code, out, e)
 	}
-	if msg := gitstoretest.Git(t, dir, "log", "-1", "--format=%B", "ctx"); !strings.Contains(msg, "Ctx-Agent: cursor\n") {
+	if msg := testenv.Git(t, dir, "log", "-1", "--format=%B", "ctx"); !strings.Contains(msg, "Ctx-Agent: cursor\n") {
 		t.Errorf("trailers:\n%s", msg)
 	}
 }

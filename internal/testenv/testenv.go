@@ -1,11 +1,20 @@
-// Package gitstoretest builds real git repositories for tests with the real git CLI: a repository in
-// t.TempDir(), bare remotes, clones, and a hermetic environment (no user or system git config, a fixed
-// identity) so that tests behave the same on every machine.
-package gitstoretest
+// Package testenv is the one test harness of ctx: a hermetic environment for git and ctx (no user or
+// system git configuration, a fixed identity, a private HOME), the real git CLI to run in tests,
+// repositories made with it in t.TempDir() (NewRepo, EmptyRepo, BareRemote, Clone), a snapshot of the
+// user's side of a repository (Take, Snapshot.Same) and builders of raw, possibly hostile, tree objects.
+//
+// A test package calls Main from its TestMain, so that the code under test (store, gitstore, the CLI,
+// git hooks and the git it starts) and the git the tests run see the same environment:
+//
+//	func TestMain(m *testing.M) { testenv.Main(m) }
+//
+// A test that needs another value of one variable changes it with t.Setenv (or Unsetenv).
+package testenv
 
 import (
 	"bytes"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,13 +23,80 @@ import (
 	"testing"
 )
 
-// Hermetic sets a process-wide environment for tests (call it from TestMain before m.Run): HOME and
-// XDG_CONFIG_HOME point at an empty temporary folder, the system config is ignored, and the author and
-// committer identity is fixed. Go's GOPATH, GOMODCACHE and GOCACHE are pinned to their current values so
-// that builds made by tests keep using the caches. It returns a cleanup function.
-func Hermetic() func() {
-	// Keep Go's caches where they are: tests that build binaries must not download every module again
-	// into the new HOME.
+// The identity of every commit made in tests, through GIT_AUTHOR_* and GIT_COMMITTER_*.
+const (
+	Name  = "Ada Lovelace"
+	Email = "ada@example.com"
+)
+
+// Machine is CTX_MACHINE in tests.
+const Machine = "test-machine"
+
+// GitConfig is the global git configuration of tests, the file GIT_CONFIG_GLOBAL names: "main" is the
+// initial branch whatever git's version; file:// remotes are allowed (submodule tests); gc.autoDetach is
+// off, so that a `git gc --auto` that ctx starts finishes before ctx returns instead of writing into a
+// test's temporary folder while it is removed (reads racing a repack are tested in
+// gitstore/repack_test.go); no signing, no advice on stderr.
+const GitConfig = `[init]
+	defaultBranch = main
+[protocol "file"]
+	allow = always
+[gc]
+	autoDetach = false
+[commit]
+	gpgsign = false
+[tag]
+	gpgsign = false
+[advice]
+	detachedHead = false
+`
+
+// cleared are the variables a hermetic environment removes: they would point git at another repository
+// or index, or change what ctx records and whether its hooks run.
+var cleared = []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR",
+	"GIT_NAMESPACE", "GIT_CONFIG", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_COUNT", "GIT_CONFIG_PARAMETERS",
+	"GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE", "EMAIL", "CTX_AGENT", "CTX_SESSION", "CTX_HOOKS",
+	"CTX_IN_HOOK", "CTX_HOOK_TIMEOUT",
+	// the session variables agents export (docs/blame.md): a test run inside an agent records none
+	"CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID"}
+
+// Vars returns the variables of the hermetic environment with home as HOME: XDG_CONFIG_HOME inside it,
+// GIT_CONFIG_GLOBAL naming home/.gitconfig (which WriteConfig writes), no system config, the fixed
+// identity, CTX_MACHINE, and no terminal prompt. Use it for an environment built from nothing (a test
+// script's); Main sets them in the process.
+func Vars(home string) map[string]string {
+	return map[string]string{
+		"HOME":                home,
+		"XDG_CONFIG_HOME":     filepath.Join(home, ".config"),
+		"GIT_CONFIG_GLOBAL":   filepath.Join(home, ".gitconfig"),
+		"GIT_CONFIG_NOSYSTEM": "1",
+		"GIT_AUTHOR_NAME":     Name,
+		"GIT_AUTHOR_EMAIL":    Email,
+		"GIT_COMMITTER_NAME":  Name,
+		"GIT_COMMITTER_EMAIL": Email,
+		"CTX_MACHINE":         Machine,
+		"GIT_TERMINAL_PROMPT": "0",
+		"GIT_EDITOR":          "true",
+	}
+}
+
+// WriteConfig makes home and writes GitConfig into home/.gitconfig, the file Vars(home) names.
+func WriteConfig(home string) error {
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		return fmt.Errorf("testenv: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(GitConfig), 0o644); err != nil {
+		return fmt.Errorf("testenv: %w", err)
+	}
+	return nil
+}
+
+// Hermetic sets the hermetic environment in this process (Vars with a new temporary HOME, less the
+// variables that point git elsewhere) and returns a function that removes the HOME. Go's GOPATH,
+// GOMODCACHE and GOCACHE are pinned to their values before, so that tests that build binaries keep
+// using the caches. Call it before any test runs (Main does); a test package that needs its own TestMain
+// wrapper (testscript's) calls it there.
+func Hermetic() (cleanup func(), err error) {
 	if out, err := exec.Command("go", "env", "GOPATH", "GOMODCACHE", "GOCACHE").Output(); err == nil {
 		v := strings.Split(strings.TrimSpace(string(out)), "\n")
 		if len(v) == 3 {
@@ -31,30 +107,42 @@ func Hermetic() func() {
 	}
 	home, err := os.MkdirTemp("", "ctx-test-home-")
 	if err != nil {
-		panic(err)
+		return nil, fmt.Errorf("testenv: %w", err)
 	}
-	vars := map[string]string{
-		"HOME":                home,
-		"XDG_CONFIG_HOME":     filepath.Join(home, ".config"),
-		"GIT_CONFIG_NOSYSTEM": "1",
-		"GIT_AUTHOR_NAME":     "Ada Lovelace",
-		"GIT_AUTHOR_EMAIL":    "ada@example.com",
-		"GIT_COMMITTER_NAME":  "Ada Lovelace",
-		"GIT_COMMITTER_EMAIL": "ada@example.com",
-		"CTX_MACHINE":         "test-machine",
-		"GIT_TERMINAL_PROMPT": "0",
+	if err := WriteConfig(home); err != nil {
+		os.RemoveAll(home)
+		return nil, err
 	}
-	for k, v := range vars {
+	for k, v := range Vars(home) {
 		os.Setenv(k, v)
 	}
-	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "CTX_AGENT", "CTX_SESSION", "CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID"} {
+	for _, k := range cleared {
 		os.Unsetenv(k)
 	}
-	// Make "main" the initial branch regardless of the git version's default. gc.autoDetach off: a
-	// `git gc --auto` that ctx starts finishes before ctx exits, instead of writing into a test's
-	// temporary folder while it is removed (reads racing a repack are tested in gitstore/repack_test.go).
-	_ = os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[init]\n\tdefaultBranch = main\n[protocol \"file\"]\n\tallow = always\n[gc]\n\tautoDetach = false\n"), 0o644)
-	return func() { os.RemoveAll(home) }
+	return func() { os.RemoveAll(home) }, nil
+}
+
+// Main runs a package's tests in the hermetic environment and exits with their status: a TestMain of
+// one line.
+func Main(m *testing.M) {
+	cleanup, err := Hermetic()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	code := m.Run()
+	cleanup()
+	os.Exit(code)
+}
+
+// Unsetenv removes the variables keys for the rest of the test (t.Setenv restores them after it): for
+// the tests of what happens when one is not set at all, which an empty value is not to git.
+func Unsetenv(t testing.TB, keys ...string) {
+	t.Helper()
+	for _, k := range keys {
+		t.Setenv(k, "")
+		os.Unsetenv(k)
+	}
 }
 
 // Git runs git with args in dir and returns its trimmed stdout; the test fails on error.
@@ -77,6 +165,43 @@ func GitErr(dir string, args ...string) (string, error) {
 		return strings.TrimSpace(stdout.String()), &GitError{Args: args, Stderr: stderr.String(), Err: err}
 	}
 	return strings.TrimSpace(stdout.String()), nil
+}
+
+// GitEnv is Git with the environment changed by env (see Environ).
+func GitEnv(t testing.TB, dir string, env []string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = Environ(env)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("git %s (in %s): %v: %s", strings.Join(args, " "), dir, err, stderr.String())
+	}
+	return strings.TrimSpace(stdout.String())
+}
+
+// Environ is this process's environment changed by extra, a list of "KEY=value": each KEY is set to its
+// value, and a "KEY=" with no value removes KEY.
+func Environ(extra []string) []string {
+	drop := map[string]bool{}
+	for _, kv := range extra {
+		k, _, _ := strings.Cut(kv, "=")
+		drop[k] = true
+	}
+	var out []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if !drop[k] {
+			out = append(out, kv)
+		}
+	}
+	for _, kv := range extra {
+		if !strings.HasSuffix(kv, "=") {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // GitError is a failed git command.
@@ -127,36 +252,41 @@ func Clone(t testing.TB, url, name string) string {
 	return dir
 }
 
-// Snapshot is what a ctx write must leave untouched in the user's repository: HEAD, the index file's
-// bytes, and `git status --porcelain`.
+// Snapshot is what a ctx write must leave untouched in the user's repository (docs/architecture.md
+// "Promises"): HEAD's commit and the ref it names, the index file's bytes, its entries (`git ls-files
+// -s`) and `git status --porcelain` with untracked files.
 type Snapshot struct {
-	Head, Status string
-	Index        []byte
+	Head, HeadRef, Status, Entries string
+	Index                          []byte
 }
 
 // Take records a Snapshot of the repository at dir. It does not write the index itself.
 func Take(t testing.TB, dir string) Snapshot {
 	t.Helper()
 	head, _ := GitErr(dir, "rev-parse", "-q", "--verify", "HEAD")
+	headRef, _ := GitErr(dir, "symbolic-ref", "-q", "HEAD")
 	gitDir := Git(t, dir, "rev-parse", "--absolute-git-dir")
 	// --no-optional-locks: a plain `git status` may rewrite the index to refresh its stat data, which
 	// would make the snapshot itself change the index.
 	status := Git(t, dir, "--no-optional-locks", "status", "--porcelain", "--untracked-files=all")
+	entries := Git(t, dir, "ls-files", "-s")
 	idx, _ := os.ReadFile(filepath.Join(gitDir, "index"))
-	return Snapshot{Head: head, Status: status, Index: idx}
+	return Snapshot{Head: head, HeadRef: headRef, Status: status, Entries: entries, Index: idx}
 }
 
-// Same fails the test when the repository's HEAD, index or status differ from s.
+// Same fails the test when the repository's HEAD, index or status differ from s, naming each difference.
 func (s Snapshot) Same(t testing.TB, dir string) {
 	t.Helper()
 	now := Take(t, dir)
-	if now.Head != s.Head {
-		t.Errorf("HEAD moved: %s -> %s", s.Head, now.Head)
+	if now.Head != s.Head || now.HeadRef != s.HeadRef {
+		t.Errorf("HEAD moved: %s %s -> %s %s", s.HeadRef, s.Head, now.HeadRef, now.Head)
 	}
 	if now.Status != s.Status {
 		t.Errorf("git status changed:\nbefore:\n%s\nafter:\n%s", s.Status, now.Status)
 	}
-	if !bytes.Equal(now.Index, s.Index) {
+	if now.Entries != s.Entries {
+		t.Errorf("the index changed:\nbefore:\n%s\nafter:\n%s", s.Entries, now.Entries)
+	} else if !bytes.Equal(now.Index, s.Index) {
 		t.Errorf("the index file changed")
 	}
 }
