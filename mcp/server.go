@@ -52,6 +52,9 @@ type Options struct {
 	Version      string        // the ctx version announced at initialize
 	Stderr       io.Writer     // logs; nil discards them
 	PollInterval time.Duration // how often to check whether the context refs moved; default DefaultPollInterval
+	// HistoryDir is the agent history index the read tools serve (docs/history.md "The index"); empty:
+	// history.DefaultDir of the store's git common dir, where `ctx history import` writes it.
+	HistoryDir string
 }
 
 // srv is the state shared by the handlers of one MCP server.
@@ -66,6 +69,8 @@ type srv struct {
 	agents map[string]*store.Store // agent name -> st writing as that agent
 
 	tools []tool // as registered, in the order of srv.tools
+
+	hist historyIndex // the agent history index, opened on first use (agent_history.go)
 }
 
 // Server is ctx's MCP server over one store: its resources, tools and prompts registered once, served

@@ -39,6 +39,7 @@ func ServeStdio(ctx context.Context, st *store.Store, in io.Reader, out io.Write
 // ServeStdio is the package's ServeStdio on a server built by NewServer.
 func (x *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
 	s := x.s
+	defer s.closeIndex()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
