@@ -534,3 +534,62 @@ func TestAgentHistoryNoIndex(t *testing.T) {
 		t.Errorf("the server created the index directory: %v", err)
 	}
 }
+
+// TestAgentHistoryOutputLimit: an event too large for a response is output_limit_exceeded in show_event,
+// ends a show_session page early (has_more) and is listed by query_events with content none.
+func TestAgentHistoryOutputLimit(t *testing.T) {
+	_, st := newRepo(t, store.Actor{Machine: "testbox"})
+	ctx := context.Background()
+	root := t.TempDir()
+	big := strings.Repeat("zanzibar ", 80_000) // 720 KB: with its text fallback over 1 MiB
+	lines := []string{
+		`{"type":"user","uuid":"u1","timestamp":"2026-02-01T10:00:00Z","cwd":"/w","message":{"role":"user","content":"small one"}}`,
+		`{"type":"assistant","uuid":"a1","timestamp":"2026-02-01T10:00:01Z","cwd":"/w","message":{"role":"assistant","content":"` + big + `"}}`,
+		`{"type":"user","uuid":"u2","timestamp":"2026-02-01T10:00:02Z","cwd":"/w","message":{"role":"user","content":"small two"}}`,
+	}
+	if err := os.MkdirAll(filepath.Join(root, "-w"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "-w", "big.jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hist := filepath.Join(t.TempDir(), "history")
+	reimport(t, hist, root)
+	s := serve(t, st, Options{HistoryDir: hist}, "")
+	id := history.SessionID(history.ClaudeCode, "big")
+
+	res := structured(t, "page 1", s.call(t, "show_session", map[string]any{"ctx_session_id": id, "limit": 3}))
+	pg := obj(res["pagination"])
+	if len(list(res, "events")) != 1 || pg["returned"] != float64(1) || pg["has_more"] != true {
+		t.Fatalf("page 1 = %v", pg)
+	}
+	if code := errorCode(t, "page 2", s.call(t, "show_session", map[string]any{"ctx_session_id": id, "limit": 3, "cursor": pg["next_cursor"]})); code != "output_limit_exceeded" {
+		t.Errorf("page 2 starting at the big event: %s", code)
+	}
+	evs, err := func() ([]history.Event, error) {
+		ix, err := history.Open(ctx, hist)
+		if err != nil {
+			return nil, err
+		}
+		defer ix.Close()
+		return ix.Events(ctx, id, 0, 0)
+	}()
+	if err != nil || len(evs) != 3 {
+		t.Fatalf("events: %v %v", len(evs), err)
+	}
+	if code := errorCode(t, "show_event", s.call(t, "show_event", map[string]any{"ctx_event_id": evs[1].ID})); code != "output_limit_exceeded" {
+		t.Errorf("show_event of the big event: %s", code)
+	}
+	res = structured(t, "neighbour", s.call(t, "show_event", map[string]any{"ctx_event_id": evs[2].ID}))
+	if obj(res["event"])["text"] != "small two" {
+		t.Errorf("show_event = %v", res)
+	}
+	res = structured(t, "none", s.call(t, "query_events", map[string]any{"ctx_session_id": id, "content": "none"}))
+	if len(list(res, "events")) != 3 || res["terminal"] != true {
+		t.Errorf("query_events content none = %v", res)
+	}
+	res = structured(t, "text", s.call(t, "query_events", map[string]any{"ctx_session_id": id, "content": "text"}))
+	if len(list(res, "events")) != 1 || res["truncated"] != true || res["terminal"] != false {
+		t.Errorf("query_events content text: %d events, truncated %v", len(list(res, "events")), res["truncated"])
+	}
+}
