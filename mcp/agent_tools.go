@@ -115,9 +115,10 @@ func (s *srv) statusTool(ctx context.Context, _ noArgs) (any, error) {
 	}
 	return struct {
 		*store.Status
-		ReadOnly bool          `json:"read_only"`
-		History  historyStatus `json:"history"`
-	}{st, true, hs}, nil
+		ReadOnly   bool          `json:"read_only"`
+		History    historyStatus `json:"history"`
+		LocalUsage localUsage    `json:"local_usage"`
+	}{st, true, hs, s.usage.report()}, nil
 }
 
 // selection is how a source was selected: every built-in source is automatic (its provider's root, no

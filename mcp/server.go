@@ -29,6 +29,7 @@ import (
 	"context"
 	"io"
 	"log"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -55,6 +56,9 @@ type Options struct {
 	// HistoryDir is the agent history index the read tools serve (docs/history.md "The index"); empty:
 	// history.DefaultDir of the store's git common dir, where `ctx history import` writes it.
 	HistoryDir string
+	// NoUsage switches the local usage accounting of stdio tool calls off (docs/mcp.md "Local usage");
+	// CTX_MCP_USAGE=off does too.
+	NoUsage bool
 }
 
 // srv is the state shared by the handlers of one MCP server.
@@ -70,7 +74,9 @@ type srv struct {
 
 	tools []tool // as registered, in the order of srv.tools
 
-	hist historyIndex // the agent history index, opened on first use (agent_history.go)
+	hist  historyIndex // the agent history index, opened on first use (agent_history.go)
+	usage *usage       // local usage accounting (usage.go)
+	names map[string]bool
 }
 
 // Server is ctx's MCP server over one store: its resources, tools and prompts registered once, served
@@ -134,9 +140,12 @@ func newSrv(st *store.Store, opt Options) *srv {
 			"Every write is one commit on the context branch."),
 	)
 	s.addResources()
+	s.usage = newUsage(filepath.Join(st.CommonDir(), "ctx", "mcp-usage.json"), opt.NoUsage)
 	s.tools = s.allTools()
+	s.names = map[string]bool{}
 	sts := make([]server.ServerTool, 0, len(s.tools))
 	for _, t := range s.tools {
+		s.names[t.def.Name] = true
 		sts = append(sts, server.ServerTool{Tool: t.def, Handler: t.handler})
 	}
 	s.mcp.AddTools(sts...)
