@@ -521,9 +521,13 @@ func (s *srv) ctxSearch(ctx context.Context, args searchArgs, since, until time.
 			if d.kind == "knowledge" || d.kind == "convention" {
 				p += ".md"
 			}
-			docs = append(docs, ctxDoc{res: searchResult{Provider: ctxProvider, EventType: string(history.Message),
-				Kind: d.kind, Key: d.key, Title: d.title, URI: d.uri},
-				text: d.title + "\n" + d.key + "\n" + d.body, body: d.body, weight: 1.0, paths: []string{p}})
+			r := searchResult{Provider: ctxProvider, EventType: string(history.Message), Kind: d.kind, Key: d.key,
+				Title: d.title, URI: d.uri}
+			if d.kind == "session" {
+				r.CtxSessionID = ctxIDPrefix + d.key // show_session lists its commits
+			}
+			docs = append(docs, ctxDoc{res: r, text: d.title + "\n" + d.key + "\n" + d.body, body: d.body, weight: 1.0,
+				paths: []string{p}})
 		}
 	}
 	if withCommits {

@@ -97,6 +97,11 @@ func TestHistoryToolsHappyPath(t *testing.T) {
 			t.Errorf("hit of provider %v", obj(h)["provider"])
 		}
 	}
+	for _, h := range hits {
+		if obj(h)["kind"] == "session" && obj(h)["ctx_session_id"] != "ctx:sess-1" {
+			t.Errorf("session hit = %v", h)
+		}
+	}
 	if kinds["decision"] != 1 || kinds["convention"] != 1 || kinds["session"] != 1 || kinds["commit"] < 1 ||
 		!strings.Contains(fmt.Sprint(res["hint"]), "ctx history import") || obj(res["filters"])["content_scope"] != "all" {
 		t.Errorf("search NATS = %v", res)
