@@ -11,10 +11,8 @@ import (
 	"fmt"
 	"hash/crc32"
 	"path"
-	"sort"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/ctx-dev/ctx/blame"
@@ -108,57 +106,6 @@ func pageOf[T any](all []T, off, limit int, next func(off int) string, mk func(i
 	}}
 }
 
-func (s *srv) toolStatus() tool {
-	return newTool(toolSpec{name: "status", title: "Context store status", readOnly: true, coded: true,
-		desc: "The context store's status, as `ctx status --json`: branch, tip, remote-tracking ref and " +
-			"ahead/behind, entry counts, the private and ephemeral tips, hand edits of the checked-out tree; " +
-			"plus read_only: true."},
-		s.statusTool)
-}
-
-func (s *srv) toolSources() tool {
-	return newTool(toolSpec{name: "sources", title: "Context sources", readOnly: true, coded: true,
-		desc: "The git refs ctx reads its history from: the public context branch, the private and ephemeral " +
-			"refs (never pushed) and each remote's remote-tracking ref, each with its kind and tip (null when absent)."},
-		s.sourcesTool)
-}
-
-func (s *srv) toolSearch() tool {
-	return newTool(toolSpec{name: "search", title: "Search context", readOnly: true, coded: true,
-		desc: "Case-insensitive search of the current knowledge, conventions, decisions, skills and session " +
-			"summaries (the checked-out view). Every word of query must occur; title and key hits rank before " +
-			"body hits. Returns {query, kinds, results [{kind, key, title, scope, uri, matched_in, score, snippet}], " +
-			"pagination}; continue with pagination.next_cursor."},
-		s.searchTool)
-}
-
-func (s *srv) toolQueryEvents() tool {
-	return newTool(toolSpec{name: "query_events", title: "Query context events", readOnly: true, coded: true,
-		desc: "One page of context commits (the events), newest first, following first parents of the " +
-			"public, private and ephemeral refs, filtered by the Ctx-Op, Ctx-Key, Ctx-Agent and Ctx-Session " +
-			"trailers and an RFC 3339 time range. Each event: {commit, scope, op, key, agent, session, machine, " +
-			"author, time, summary, parents, paths}. Continue with pagination.next_cursor (bound to the refs' " +
-			"tips: cursor_stale after any write)."},
-		s.queryEventsTool)
-}
-
-func (s *srv) toolShowSession() tool {
-	return newTool(toolSpec{name: "show_session", title: "Show session", readOnly: true, coded: true,
-		desc: "A session: its record (history/<id>.json, null when there is none) and its events, the commits " +
-			"whose Ctx-Session trailer is the id, oldest first, one page at a time (limit default 200, 1-4096). " +
-			"Continue with the same session_id and pagination.next_cursor while pagination.has_more."},
-		s.showSessionTool)
-}
-
-func (s *srv) toolShowEvent() tool {
-	return newTool(toolSpec{name: "show_event", title: "Show event", readOnly: true, coded: true,
-		desc: "One context commit by full or abbreviated (7+ hex digits) name: its trailers, the files it " +
-			"changed with a unified diff of each against its first parent, and optionally a window of " +
-			"neighbouring events (before: older, after: newer, oldest first). An event too large for the 1 MiB " +
-			"response limit fails with output_limit_exceeded; call again with diff: false."},
-		s.showEventTool)
-}
-
 func (s *srv) toolBlame() tool {
 	return newTool(toolSpec{name: "blame", title: "Blame", readOnly: true, coded: true,
 		desc: "With path: which commit last changed each line of a context store file (e.g. knowledge/x.md) at the tip of " +
@@ -182,6 +129,8 @@ func historyError(name string, err error) (*mcpgo.CallToolResult, error) {
 		return codedResult(codeInvalidRequest, ae.msg), nil
 	case errors.As(err, &nf):
 		return codedResult(codeNotFound, nf.Msg), nil
+	case historyCode(err) != "":
+		return codedResult(historyCode(err), err.Error()), nil
 	case errors.Is(err, store.ErrInvalidKey):
 		return codedResult(codeInvalidRequest, err.Error()), nil
 	case errors.Is(err, store.ErrNotInitialized):
@@ -259,6 +208,8 @@ type cursorBody struct {
 	Args   string `json:"args"`
 	Tip    string `json:"tip"`
 	Offset int    `json:"offset"`
+	// Pos is the position of the last event of a query_events page.
+	Pos *history.EventPos `json:"pos,omitempty"`
 }
 
 func encodeCursor(c cursorBody) string {
@@ -311,22 +262,45 @@ func (c cursorFor) start(p page) (int, error) {
 	if p.Cursor == nil {
 		return 0, nil
 	}
-	b, ok := decodeCursor(*p.Cursor)
+	b, err := c.check(*p.Cursor)
+	return b.Offset, err
+}
+
+// startPos is start for a cursor that holds a position (query_events); nil without a cursor.
+func (c cursorFor) startPos(p page) (*history.EventPos, error) {
+	if p.Cursor == nil {
+		return nil, nil
+	}
+	b, err := c.check(*p.Cursor)
+	if err == nil && b.Pos == nil {
+		err = codedErrorf(codeInvalidCursor, "the cursor is malformed: pass a pagination.next_cursor unchanged")
+	}
+	return b.Pos, err
+}
+
+// check decodes a cursor and checks it against the tool, the arguments and the tip fingerprint.
+func (c cursorFor) check(cursor string) (cursorBody, error) {
+	b, ok := decodeCursor(cursor)
 	if !ok {
-		return 0, codedErrorf(codeInvalidCursor, "the cursor is malformed: pass a pagination.next_cursor unchanged")
+		return b, codedErrorf(codeInvalidCursor, "the cursor is malformed: pass a pagination.next_cursor unchanged")
 	}
 	if b.Tool != c.tool {
-		return 0, codedErrorf(codeCursorMismatch, "the cursor belongs to another tool: restart without a cursor")
+		return b, codedErrorf(codeCursorMismatch, "the cursor belongs to another tool: restart without a cursor")
 	}
 	if b.Args != c.args {
-		return 0, codedErrorf(codeCursorMismatch, "the cursor belongs to other arguments: continue with the "+
+		return b, codedErrorf(codeCursorMismatch, "the cursor belongs to other arguments: continue with the "+
 			"arguments of the first page, or restart without a cursor")
 	}
 	if b.Tip != c.tip {
-		return 0, codedErrorf(codeCursorStale, "the context refs moved since the cursor was issued: restart from "+
-			"the first page")
+		return b, codedErrorf(codeCursorStale, "the history changed since the cursor was issued (the index was "+
+			"re-imported or the context refs moved): restart from the first page")
 	}
-	return b.Offset, nil
+	return b, nil
+}
+
+// nextPos makes the cursor of the page after the event at pos.
+func (c cursorFor) nextPos(pos history.EventPos) string {
+	return encodeCursor(cursorBody{Tool: c.tool, Args: c.args, Tip: c.tip, Pos: &pos})
 }
 
 func (c cursorFor) next(off int) string {
@@ -340,72 +314,6 @@ func checkOffset(off, n int) error {
 		return codedErrorf(codeInvalidCursor, "the cursor is malformed: pass a pagination.next_cursor unchanged")
 	}
 	return nil
-}
-
-// --- status, sources ---
-
-func (s *srv) statusTool(ctx context.Context, _ noArgs) (any, error) {
-	st, err := s.store(ctx).Status(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return struct {
-		*store.Status
-		ReadOnly bool `json:"read_only"`
-	}{st, true}, nil
-}
-
-type sourceRow struct {
-	Name   string      `json:"name"`
-	Ref    string      `json:"ref"`
-	Kind   string      `json:"kind"` // branch, private, ephemeral, remote_tracking
-	Scope  store.Scope `json:"scope,omitempty"`
-	Remote string      `json:"remote,omitempty"`
-	Pushed bool        `json:"pushed"`
-	Tip    *string     `json:"tip"`
-}
-
-func (s *srv) sourcesTool(ctx context.Context, _ noArgs) (any, error) {
-	ok, err := s.store(ctx).Initialized(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, store.ErrNotInitialized
-	}
-	rows := []sourceRow{
-		{Name: string(store.Public), Ref: s.store(ctx).RefOf(store.Public), Kind: "branch", Scope: store.Public, Pushed: true},
-		{Name: string(store.Private), Ref: s.store(ctx).RefOf(store.Private), Kind: "private", Scope: store.Private},
-		{Name: string(store.Ephemeral), Ref: s.store(ctx).RefOf(store.Ephemeral), Kind: "ephemeral", Scope: store.Ephemeral},
-	}
-	if store.PublicOnly(ctx) {
-		rows = rows[:1] // the private and ephemeral refs are the machine user's (store.WithPublicOnly)
-	}
-	remotes, err := s.store(ctx).Remotes(ctx)
-	if err != nil {
-		return nil, err
-	}
-	sort.Slice(remotes, func(i, j int) bool { return remotes[i].Name < remotes[j].Name })
-	for _, r := range remotes {
-		rows = append(rows, sourceRow{Name: r.Name + "/" + s.store(ctx).Branch(), Ref: s.store(ctx).TrackingRef(r.Name),
-			Kind: "remote_tracking", Remote: r.Name})
-	}
-	for i := range rows {
-		h, err := s.store(ctx).Resolve(ctx, rows[i].Ref)
-		if err != nil {
-			return nil, err
-		}
-		if !h.IsZero() {
-			t := h.String()
-			rows[i].Tip = &t
-		}
-	}
-	return struct {
-		Branch   string      `json:"branch"`
-		Remote   string      `json:"remote,omitempty"`
-		Checkout string      `json:"checkout,omitempty"`
-		Sources  []sourceRow `json:"sources"`
-	}{s.store(ctx).Branch(), s.store(ctx).RemoteName(ctx), s.store(ctx).CheckoutRoot(), rows}, nil
 }
 
 // --- events ---
@@ -444,90 +352,6 @@ func (s *srv) eventRows(ctx context.Context, evs []store.HistoryEvent) ([]eventR
 	return out, nil
 }
 
-// timeArg parses an optional RFC 3339 time argument; v "" is omitted.
-func timeArg(v, key string) (time.Time, bool, error) {
-	if v == "" {
-		return time.Time{}, false, nil
-	}
-	t, err := time.Parse(time.RFC3339, v)
-	if err != nil {
-		return time.Time{}, false, argErrorf("argument '%s': not an RFC 3339 time (e.g. 2025-01-31T09:00:00Z)", key)
-	}
-	return t, true, nil
-}
-
-// queryEventsArgs are the arguments of query_events.
-type queryEventsArgs struct {
-	page
-	Op      string `json:"op,omitempty"`
-	Key     string `json:"key,omitempty"`
-	Agent   string `json:"agent,omitempty"`
-	Session string `json:"session,omitempty"`
-	Since   string `json:"since,omitempty"`
-	Until   string `json:"until,omitempty"`
-}
-
-func (s *srv) queryEventsTool(ctx context.Context, args queryEventsArgs) (any, error) {
-	since, hasSince, err := timeArg(args.Since, "since")
-	if err != nil {
-		return nil, err
-	}
-	until, hasUntil, err := timeArg(args.Until, "until")
-	if err != nil {
-		return nil, err
-	}
-	if hasSince && hasUntil && until.Before(since) {
-		return nil, argErrorf("argument 'until': before 'since'")
-	}
-	limit := args.limitOr(100)
-	tips, fp, err := s.store(ctx).HistoryTips(ctx)
-	if err != nil {
-		return nil, err
-	}
-	cur := newCursorFor("query_events", args, fp)
-	off, err := cur.start(args.page)
-	if err != nil {
-		return nil, err
-	}
-	all, err := s.store(ctx).History(ctx, tips)
-	if err != nil {
-		return nil, err
-	}
-	op, key, agent, sess := args.Op, args.Key, args.Agent, args.Session
-	var sel []store.HistoryEvent
-	for i := range all {
-		e := &all[i]
-		if (op != "" && e.Op != op) || (key != "" && e.Key != key) || (agent != "" && e.Agent != agent) ||
-			(sess != "" && e.Session != sess) || (hasSince && e.When().Before(since)) || (hasUntil && e.When().After(until)) {
-			continue
-		}
-		sel = append(sel, *e)
-	}
-	if err := checkOffset(off, len(sel)); err != nil {
-		return nil, err
-	}
-	rows, err := s.eventRows(ctx, sel[off:min(off+limit, len(sel))])
-	if err != nil {
-		return nil, err
-	}
-	filters := map[string]string{}
-	for k, v := range map[string]string{"op": op, "key": key, "agent": agent, "session": sess,
-		"since": args.Since, "until": args.Until} {
-		if v != "" {
-			filters[k] = v
-		}
-	}
-	// rows holds only this page's candidates: page them as a list of len(sel) starting at off.
-	return pageWindow(rows, off, limit, len(sel), cur.next, func(items []eventRow, pg pagination) any {
-		return struct {
-			Events     []eventRow        `json:"events"`
-			Filters    map[string]string `json:"filters"`
-			Total      int               `json:"total"`
-			Pagination pagination        `json:"pagination"`
-		}{items, filters, len(sel), pg}
-	}), nil
-}
-
 // pageWindow is pageOf for a page whose candidates (items, at offset off of a list of total) were
 // computed already.
 func pageWindow[T any](items []T, off, limit, total int, next func(int) string, mk func([]T, pagination) any) *paged {
@@ -538,152 +362,6 @@ func pageWindow[T any](items []T, off, limit, total int, next func(int) string, 
 		}
 		return mk(items[:k], pg)
 	}}
-}
-
-// showSessionArgs are the arguments of show_session.
-type showSessionArgs struct {
-	page
-	SessionID string `json:"session_id"`
-}
-
-func (s *srv) showSessionTool(ctx context.Context, args showSessionArgs) (any, error) {
-	id := args.SessionID
-	if err := validKeyArg("session_id", id); err != nil {
-		return nil, err
-	}
-	limit := args.limitOr(200)
-	tips, fp, err := s.store(ctx).HistoryTips(ctx)
-	if err != nil {
-		return nil, err
-	}
-	cur := newCursorFor("show_session", args, fp)
-	off, err := cur.start(args.page)
-	if err != nil {
-		return nil, err
-	}
-	v, err := s.view(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var rec *store.SessionSummary
-	r, err := v.GetSession(ctx, id)
-	var nf *store.NotFoundError
-	switch {
-	case err == nil:
-		rec = &r
-	case !errors.As(err, &nf):
-		return nil, err
-	}
-	all, err := s.store(ctx).History(ctx, tips)
-	if err != nil {
-		return nil, err
-	}
-	var sel []store.HistoryEvent
-	for i := len(all) - 1; i >= 0; i-- { // oldest first
-		if all[i].Session == id {
-			sel = append(sel, all[i])
-		}
-	}
-	if rec == nil && len(sel) == 0 {
-		return nil, &store.NotFoundError{Msg: fmt.Sprintf("Session '%s' not found", id)}
-	}
-	if err := checkOffset(off, len(sel)); err != nil {
-		return nil, err
-	}
-	rows, err := s.eventRows(ctx, sel[off:min(off+limit, len(sel))])
-	if err != nil {
-		return nil, err
-	}
-	return pageWindow(rows, off, limit, len(sel), cur.next, func(items []eventRow, pg pagination) any {
-		return struct {
-			SessionID  string                `json:"session_id"`
-			Session    *store.SessionSummary `json:"session"`
-			Events     []eventRow            `json:"events"`
-			Total      int                   `json:"total"`
-			Pagination pagination            `json:"pagination"`
-		}{id, rec, items, len(sel), pg}
-	}), nil
-}
-
-// showEventArgs are the arguments of show_event; Diff nil is the default, true.
-type showEventArgs struct {
-	Commit string `json:"commit"`
-	Before int    `json:"before"`
-	After  int    `json:"after"`
-	Diff   *bool  `json:"diff"`
-}
-
-func (s *srv) showEventTool(ctx context.Context, args showEventArgs) (any, error) {
-	want := strings.ToLower(args.Commit)
-	before, after := args.Before, args.After
-	withDiff := true
-	if args.Diff != nil {
-		withDiff = *args.Diff
-	}
-	tips, _, err := s.store(ctx).HistoryTips(ctx)
-	if err != nil {
-		return nil, err
-	}
-	all, err := s.store(ctx).History(ctx, tips)
-	if err != nil {
-		return nil, err
-	}
-	idx := -1
-	for i := range all {
-		if strings.HasPrefix(all[i].Commit, want) {
-			if idx >= 0 && all[idx].Commit != all[i].Commit {
-				return nil, argErrorf("argument 'commit': '%s' is ambiguous: give more hex digits", want)
-			}
-			idx = i
-		}
-	}
-	if idx < 0 {
-		return nil, &store.NotFoundError{Msg: fmt.Sprintf("Event '%s' not found on the context refs", want)}
-	}
-	e := &all[idx]
-	rows, err := s.eventRows(ctx, all[idx:idx+1])
-	if err != nil {
-		return nil, err
-	}
-	files, err := s.store(ctx).EventFiles(ctx, e, withDiff)
-	if err != nil {
-		return nil, err
-	}
-	// all is newest first: older neighbours follow idx, newer ones precede it. Both lists oldest first.
-	older := append([]store.HistoryEvent(nil), all[idx+1:min(idx+1+before, len(all))]...)
-	for i, j := 0, len(older)-1; i < j; i, j = i+1, j-1 {
-		older[i], older[j] = older[j], older[i]
-	}
-	newer := all[max(0, idx-after):idx]
-	newerChron := make([]store.HistoryEvent, 0, len(newer))
-	for i := len(newer) - 1; i >= 0; i-- {
-		newerChron = append(newerChron, newer[i])
-	}
-	beforeRows, err := s.eventRows(ctx, older)
-	if err != nil {
-		return nil, err
-	}
-	afterRows, err := s.eventRows(ctx, newerChron)
-	if err != nil {
-		return nil, err
-	}
-	type eventDetail struct {
-		eventRow
-		Files []store.EventFile `json:"files"`
-	}
-	out := struct {
-		Event  eventDetail `json:"event"`
-		Before []eventRow  `json:"before"`
-		After  []eventRow  `json:"after"`
-	}{eventDetail{rows[0], files}, beforeRows, afterRows}
-	if withDiff {
-		// An event whose diffs cannot fit is reported with the hint to ask again without them.
-		if _, size, err := render(out); err == nil && size > maxResponseBytes {
-			return nil, codedErrorf(codeOutputLimit, "event %s with its diffs is %d bytes, over the %d-byte "+
-				"response limit: call show_event again with diff: false", e.Commit, size, maxResponseBytes)
-		}
-	}
-	return out, nil
 }
 
 // --- blame ---
@@ -869,19 +547,6 @@ type searchDoc struct {
 	scope                       store.Scope
 }
 
-type searchHit struct {
-	Kind      string      `json:"kind"`
-	Key       string      `json:"key"`
-	Title     string      `json:"title"`
-	Scope     store.Scope `json:"scope"`
-	URI       string      `json:"uri,omitempty"`
-	MatchedIn string      `json:"matched_in"` // "title" (title or key) or "body"
-	Score     int         `json:"score"`
-	Snippet   string      `json:"snippet"`
-
-	rank [3]int
-}
-
 // searchDocs reads the current entries of the wanted kinds from the checked-out view.
 func (s *srv) searchDocs(ctx context.Context, kinds map[string]bool) ([]searchDoc, error) {
 	v, err := s.view(ctx)
@@ -957,119 +622,6 @@ func titleOf(content, key string) string {
 		}
 	}
 	return key
-}
-
-// searchArgs are the arguments of search.
-type searchArgs struct {
-	page
-	Query string   `json:"query"`
-	Kinds []string `json:"kinds,omitempty"`
-}
-
-func (s *srv) searchTool(ctx context.Context, args searchArgs) (any, error) {
-	query := strings.TrimSpace(args.Query)
-	if query == "" {
-		return nil, argErrorf("argument 'query': must not be blank")
-	}
-	q := strings.ToLower(query)
-	var terms []string
-	seen := map[string]bool{}
-	for _, t := range strings.Fields(q) {
-		if !seen[t] {
-			seen[t] = true
-			terms = append(terms, t)
-		}
-	}
-	kinds := map[string]bool{}
-	list := args.Kinds
-	if len(list) == 0 {
-		list = searchKinds
-	}
-	for _, k := range list {
-		kinds[k] = true
-	}
-	limit := args.limitOr(20)
-	_, fp, err := s.store(ctx).HistoryTips(ctx)
-	if err != nil {
-		return nil, err
-	}
-	cur := newCursorFor("search", args, fp)
-	off, err := cur.start(args.page)
-	if err != nil {
-		return nil, err
-	}
-	docs, err := s.searchDocs(ctx, kinds)
-	if err != nil {
-		return nil, err
-	}
-	kindOrder := map[string]int{}
-	for i, k := range searchKinds {
-		kindOrder[k] = i
-	}
-	hits := []searchHit{}
-	for _, d := range docs {
-		head := strings.ToLower(d.title + "\n" + d.key)
-		body := strings.ToLower(d.body)
-		inHead, inBody := 0, 0
-		ok := true
-		for _, t := range terms {
-			h, b := strings.Contains(head, t), strings.Contains(body, t)
-			if !h && !b {
-				ok = false
-				break
-			}
-			if h {
-				inHead++
-			}
-			if b {
-				inBody++
-			}
-		}
-		if !ok {
-			continue
-		}
-		phraseHead, phraseBody := 0, 0
-		if strings.Contains(head, q) {
-			phraseHead = 1
-		}
-		if strings.Contains(body, q) {
-			phraseBody = 1
-		}
-		h := searchHit{Kind: d.kind, Key: d.key, Title: d.title, Scope: d.scope, URI: d.uri, MatchedIn: "body",
-			Score:   phraseHead*1000 + inHead*100 + phraseBody*10 + inBody,
-			Snippet: snippet(d.body, body, q, terms),
-			rank:    [3]int{phraseHead, inHead, phraseBody*1000 + inBody}}
-		if inHead > 0 {
-			h.MatchedIn = "title"
-		}
-		hits = append(hits, h)
-	}
-	sort.SliceStable(hits, func(i, j int) bool {
-		a, b := hits[i], hits[j]
-		if a.rank != b.rank {
-			for k := range a.rank {
-				if a.rank[k] != b.rank[k] {
-					return a.rank[k] > b.rank[k]
-				}
-			}
-		}
-		if a.Kind != b.Kind {
-			return kindOrder[a.Kind] < kindOrder[b.Kind]
-		}
-		return a.Key < b.Key
-	})
-	if err := checkOffset(off, len(hits)); err != nil {
-		return nil, err
-	}
-	return pageOf(hits, off, limit, cur.next, func(items []searchHit, pg pagination) any {
-		return struct {
-			Query      string      `json:"query"`
-			Kinds      []string    `json:"kinds"`
-			Total      int         `json:"total"`
-			Results    []searchHit `json:"results"`
-			Pagination pagination  `json:"pagination"`
-		}{query, list, len(hits), items, pg}
-	}), nil
 }
 
 // snippet is about 200 bytes of the body around the first hit of the phrase (else of a term), on rune

@@ -78,49 +78,58 @@ func TestHistoryToolsHappyPath(t *testing.T) {
 
 	res = structured(t, "sources", s.call(t, "sources", nil))
 	srcs := list(res, "sources")
-	if len(srcs) != 4 || obj(srcs[0])["kind"] != "branch" || obj(srcs[0])["tip"] != tip ||
-		obj(srcs[1])["kind"] != "private" || obj(srcs[1])["tip"] != nil ||
-		obj(srcs[3])["kind"] != "remote_tracking" || obj(srcs[3])["ref"] != "refs/remotes/origin/ctx" {
+	ctxSrc := obj(srcs[len(srcs)-1])
+	refs := list(ctxSrc, "refs")
+	if len(srcs) != 7 || ctxSrc["provider"] != "ctx" || len(refs) != 4 || obj(refs[0])["kind"] != "branch" || obj(refs[0])["tip"] != tip ||
+		obj(refs[1])["kind"] != "private" || obj(refs[1])["tip"] != nil ||
+		obj(refs[3])["kind"] != "remote_tracking" || obj(refs[3])["ref"] != "refs/remotes/origin/ctx" ||
+		res["automatic_discovery"] != true || obj(res["index"])["exists"] != false {
 		t.Errorf("sources = %v", res)
 	}
 
+	// Without an agent history index, search serves the context store (provider ctx) with a hint.
 	res = structured(t, "search", s.call(t, "search", map[string]any{"query": "NATS"}))
 	hits := list(res, "results")
-	if len(hits) != 3 || obj(hits[0])["kind"] != "decision" || obj(hits[0])["matched_in"] != "title" ||
-		obj(hits[1])["kind"] != "convention" || obj(hits[2])["kind"] != "session" ||
-		!strings.Contains(obj(hits[1])["snippet"].(string), "NATS") || obj(hits[0])["uri"] != "context://decisions/1" {
+	kinds := map[string]int{}
+	for _, h := range hits {
+		kinds[fmt.Sprint(obj(h)["kind"])]++
+		if obj(h)["provider"] != "ctx" {
+			t.Errorf("hit of provider %v", obj(h)["provider"])
+		}
+	}
+	for _, h := range hits {
+		if obj(h)["kind"] == "session" && obj(h)["ctx_session_id"] != "ctx:sess-1" {
+			t.Errorf("session hit = %v", h)
+		}
+	}
+	if kinds["decision"] != 1 || kinds["convention"] != 1 || kinds["session"] != 1 || kinds["commit"] < 1 ||
+		!strings.Contains(fmt.Sprint(res["hint"]), "ctx history import") || obj(res["filters"])["content_scope"] != "all" {
 		t.Errorf("search NATS = %v", res)
 	}
-	res = structured(t, "search kinds", s.call(t, "search", map[string]any{"query": "nats snake", "kinds": []any{"convention", "decision"}}))
-	if hits := list(res, "results"); len(hits) != 1 || obj(hits[0])["key"] != "naming" {
-		t.Errorf("search kinds = %v", res)
+	res = structured(t, "search snake", s.call(t, "search", map[string]any{"query": "nats snake", "content_scope": "transcript"}))
+	if hits := list(res, "results"); len(hits) != 1 || obj(hits[0])["key"] != "naming" || obj(hits[0])["uri"] != "context://conventions/naming" {
+		t.Errorf("search nats snake = %v", res)
+	}
+	res = structured(t, "search calls", s.call(t, "search", map[string]any{"query": "nats", "content_scope": "calls"}))
+	if hits := list(res, "results"); len(hits) != 0 {
+		t.Errorf("search calls over the context store = %v", res)
 	}
 	res = structured(t, "search page", s.call(t, "search", map[string]any{"query": "nats", "limit": 2}))
 	pg := obj(res["pagination"])
 	if pg["has_more"] != true || pg["returned"] != float64(2) {
 		t.Fatalf("search page 1 = %v", res)
 	}
-	res = structured(t, "search page 2", s.call(t, "search", map[string]any{"query": "nats", "limit": 2, "cursor": pg["next_cursor"]}))
-	if pg := obj(res["pagination"]); pg["has_more"] != false || pg["next_cursor"] != nil || len(list(res, "results")) != 1 {
-		t.Errorf("search page 2 = %v", res)
+	n := 2
+	for pg["has_more"] == true {
+		res = structured(t, "search page 2", s.call(t, "search", map[string]any{"query": "nats", "limit": 2, "cursor": pg["next_cursor"]}))
+		pg = obj(res["pagination"])
+		n += len(list(res, "results"))
+	}
+	if n != len(hits) {
+		t.Errorf("search paged %d results, want %d", n, len(hits))
 	}
 
-	res = structured(t, "query_events", s.call(t, "query_events", map[string]any{"agent": "codex"}))
-	evs := list(res, "events")
-	if len(evs) != 2 || obj(evs[0])["key"] != "naming" || obj(evs[1])["commit"] != codexCommit ||
-		obj(evs[1])["session"] != "sess-2" || fmt.Sprint(obj(evs[1])["paths"]) != "[knowledge/arch.md]" {
-		t.Errorf("query_events agent=codex = %v", res)
-	}
-	res = structured(t, "query_events op", s.call(t, "query_events", map[string]any{"op": "knowledge.set", "since": "2000-01-01T00:00:00Z"}))
-	if evs := list(res, "events"); len(evs) != 2 {
-		t.Errorf("query_events op = %v", res)
-	}
-	res = structured(t, "query_events until", s.call(t, "query_events", map[string]any{"until": "2000-01-01T00:00:00Z"}))
-	if evs := list(res, "events"); len(evs) != 0 {
-		t.Errorf("query_events until 2000 = %v", res)
-	}
-
-	res = structured(t, "show_event", s.call(t, "show_event", map[string]any{"commit": codexCommit[:8], "before": 1, "after": 5}))
+	res = structured(t, "show_event", s.call(t, "show_event", map[string]any{"ctx_event_id": "ctx:" + codexCommit[:8], "before": 1, "after": 5}))
 	ev := obj(res["event"])
 	files := list(ev, "files")
 	if ev["commit"] != codexCommit || ev["agent"] != "codex" || len(files) != 1 ||
@@ -130,12 +139,12 @@ func TestHistoryToolsHappyPath(t *testing.T) {
 		t.Errorf("show_event = %v", res)
 	}
 
-	res = structured(t, "show_session", s.call(t, "show_session", map[string]any{"session_id": "sess-1"}))
+	res = structured(t, "show_session", s.call(t, "show_session", map[string]any{"ctx_session_id": "ctx:sess-1"}))
 	if obj(res["session"])["summary"] != "wired the NATS bus" || len(list(res, "events")) != 3 ||
 		obj(list(res, "events")[0])["op"] != "knowledge.set" || obj(res["pagination"])["has_more"] != false {
 		t.Errorf("show_session = %v", res)
 	}
-	if code := errorCode(t, "show_session unknown", s.call(t, "show_session", map[string]any{"session_id": "nope"})); code != "not_found" {
+	if code := errorCode(t, "show_session unknown", s.call(t, "show_session", map[string]any{"ctx_session_id": "ctx:nope"})); code != "not_found" {
 		t.Errorf("show_session unknown: %s", code)
 	}
 
@@ -179,7 +188,7 @@ func TestHistoryPagingAndCursors(t *testing.T) {
 	var got []string
 	var cursor any
 	for page := 0; ; page++ {
-		args := map[string]any{"session_id": "sess-p", "limit": 3}
+		args := map[string]any{"ctx_session_id": "ctx:sess-p", "limit": 3}
 		if cursor != nil {
 			args["cursor"] = cursor
 		}
@@ -207,57 +216,30 @@ func TestHistoryPagingAndCursors(t *testing.T) {
 		t.Fatalf("show_session paged %d events, want 8", len(got))
 	}
 
-	// query_events: the same session newest first, in pages of 2, is the reverse.
-	var q []string
-	cursor = nil
-	for {
-		args := map[string]any{"session": "sess-p", "limit": 2}
-		if cursor != nil {
-			args["cursor"] = cursor
-		}
-		res := structured(t, "query_events page", s.call(t, "query_events", args))
-		for _, e := range list(res, "events") {
-			q = append(q, obj(e)["commit"].(string))
-		}
-		pg := obj(res["pagination"])
-		if pg["has_more"] != true {
-			break
-		}
-		cursor = pg["next_cursor"]
-	}
-	if len(q) != len(got) {
-		t.Fatalf("query_events paged %d events, want %d", len(q), len(got))
-	}
-	for i := range q {
-		if q[i] != got[len(got)-1-i] {
-			t.Errorf("query_events[%d] = %s, want %s", i, q[i], got[len(got)-1-i])
-		}
-	}
-
 	// Cursor errors.
-	res := structured(t, "first page", s.call(t, "show_session", map[string]any{"session_id": "sess-p", "limit": 2}))
+	res := structured(t, "first page", s.call(t, "show_session", map[string]any{"ctx_session_id": "ctx:sess-p", "limit": 2}))
 	c1 := obj(res["pagination"])["next_cursor"].(string)
-	if code := errorCode(t, "other session", s.call(t, "show_session", map[string]any{"session_id": "sess-q", "cursor": c1})); code != "cursor_mismatch" {
+	if code := errorCode(t, "other session", s.call(t, "show_session", map[string]any{"ctx_session_id": "ctx:sess-q", "cursor": c1})); code != "cursor_mismatch" {
 		t.Errorf("cursor of another session: %s", code)
 	}
-	if code := errorCode(t, "other tool", s.call(t, "query_events", map[string]any{"session": "sess-p", "cursor": c1})); code != "cursor_mismatch" {
-		t.Errorf("show_session cursor to query_events: %s", code)
+	if code := errorCode(t, "other tool", s.call(t, "search", map[string]any{"query": "fact", "cursor": c1})); code != "cursor_mismatch" {
+		t.Errorf("show_session cursor to search: %s", code)
 	}
 	for _, bad := range []string{"garbage!!", "eyJ0b29sIjoic2hvd19zZXNzaW9uIn0", c1[:len(c1)-2] + "AA"} {
-		if code := errorCode(t, "garbage", s.call(t, "show_session", map[string]any{"session_id": "sess-p", "cursor": bad})); code != "invalid_cursor" {
+		if code := errorCode(t, "garbage", s.call(t, "show_session", map[string]any{"ctx_session_id": "ctx:sess-p", "cursor": bad})); code != "invalid_cursor" {
 			t.Errorf("cursor %q: %s", bad, code)
 		}
 	}
 	// Another limit keeps the cursor valid.
-	structured(t, "other limit", s.call(t, "show_session", map[string]any{"session_id": "sess-p", "limit": 5, "cursor": c1}))
-	res = structured(t, "qe first page", s.call(t, "query_events", map[string]any{"limit": 1}))
+	structured(t, "other limit", s.call(t, "show_session", map[string]any{"ctx_session_id": "ctx:sess-p", "limit": 5, "cursor": c1}))
+	res = structured(t, "search first page", s.call(t, "search", map[string]any{"query": "fact", "limit": 1}))
 	c2 := obj(res["pagination"])["next_cursor"].(string)
 	setEntry(t, o, store.KnowledgeKind, "later", "a write between pages\n")
-	if code := errorCode(t, "stale", s.call(t, "show_session", map[string]any{"session_id": "sess-p", "limit": 2, "cursor": c1})); code != "cursor_stale" {
+	if code := errorCode(t, "stale", s.call(t, "show_session", map[string]any{"ctx_session_id": "ctx:sess-p", "limit": 2, "cursor": c1})); code != "cursor_stale" {
 		t.Errorf("show_session after a write: %s", code)
 	}
-	if code := errorCode(t, "stale", s.call(t, "query_events", map[string]any{"limit": 1, "cursor": c2})); code != "cursor_stale" {
-		t.Errorf("query_events after a write: %s", code)
+	if code := errorCode(t, "stale", s.call(t, "search", map[string]any{"query": "fact", "limit": 1, "cursor": c2})); code != "cursor_stale" {
+		t.Errorf("search after a write: %s", code)
 	}
 
 	// invalid_request for bad arguments.
@@ -266,28 +248,33 @@ func TestHistoryPagingAndCursors(t *testing.T) {
 		args map[string]any
 	}{
 		{"show_session", map[string]any{}},
-		{"show_session", map[string]any{"session_id": "sess-p", "limit": 0}},
-		{"show_session", map[string]any{"session_id": "sess-p", "limit": 4097}},
-		{"show_session", map[string]any{"session_id": "../x"}},
+		{"show_session", map[string]any{"ctx_session_id": "ctx:sess-p", "limit": 0}},
+		{"show_session", map[string]any{"ctx_session_id": "ctx:sess-p", "mode": "everything"}},
+		{"show_session", map[string]any{"ctx_session_id": "ctx:sess-p", "limit": 4097}},
+		{"show_session", map[string]any{"ctx_session_id": "ctx:../x"}},
 		{"query_events", map[string]any{"since": "yesterday"}},
 		{"query_events", map[string]any{"since": "2025-01-02T00:00:00Z", "until": "2025-01-01T00:00:00Z"}},
 		{"query_events", map[string]any{"limit": 501}},
 		{"query_events", map[string]any{"bogus": 1}},
-		{"show_event", map[string]any{"commit": "xyz"}},
-		{"show_event", map[string]any{"commit": "abcdef"}},
-		{"show_event", map[string]any{"commit": "abcdef0", "after": 51}},
+		{"show_event", map[string]any{"ctx_event_id": "ctx:xyz"}},
+		{"show_event", map[string]any{"ctx_event_id": "ctx:abcdef"}},
+		{"show_event", map[string]any{"ctx_event_id": "ctx:abcdef0", "after": 51}},
+		{"show_event", map[string]any{"ctx_event_id": "ctx:abcdef0", "after": 1, "window": 2}},
 		{"search", map[string]any{"query": "   "}},
-		{"search", map[string]any{"query": "x", "kinds": []any{"memo"}}},
+		{"search", map[string]any{"query": "x", "providers": []any{"memo"}}},
+		{"search", map[string]any{"query": "x", "content_scope": "all", "event_type": "message"}},
+		{"search", map[string]any{"query": "x", "source_roots": []any{"bad root!"}}},
+		{"search", map[string]any{"query": "x", "source_groups": []any{"team-a"}}},
 		{"search", map[string]any{"query": strings.Repeat("x", 257)}},
 		{"blame", map[string]any{"path": "../etc/passwd"}},
 		{"blame", map[string]any{}},
-		{"show_session", map[string]any{"session_id": "sess-p", "cursor": ""}},
+		{"show_session", map[string]any{"ctx_session_id": "ctx:sess-p", "cursor": ""}},
 	} {
 		if code := errorCode(t, c.tool, s.call(t, c.tool, c.args)); code != "invalid_request" {
 			t.Errorf("%s %v: %s, want invalid_request", c.tool, c.args, code)
 		}
 	}
-	if code := errorCode(t, "unknown commit", s.call(t, "show_event", map[string]any{"commit": "abcdef0"})); code != "not_found" {
+	if code := errorCode(t, "unknown commit", s.call(t, "show_event", map[string]any{"ctx_event_id": "ctx:abcdef0"})); code != "not_found" {
 		t.Errorf("show_event unknown commit: %s", code)
 	}
 }
@@ -303,14 +290,14 @@ func TestShowEventOutputLimit(t *testing.T) {
 	small := setEntry(t, w, store.KnowledgeKind, "small", "small\n")
 	s := serve(t, st, Options{}, "")
 
-	if code := errorCode(t, "big event", s.call(t, "show_event", map[string]any{"commit": big})); code != "output_limit_exceeded" {
+	if code := errorCode(t, "big event", s.call(t, "show_event", map[string]any{"ctx_event_id": "ctx:" + big})); code != "output_limit_exceeded" {
 		t.Errorf("show_event of a 1.5 MiB entry: %s", code)
 	}
-	res := structured(t, "big event without diff", s.call(t, "show_event", map[string]any{"commit": big, "diff": false}))
+	res := structured(t, "big event without diff", s.call(t, "show_event", map[string]any{"ctx_event_id": "ctx:" + big, "diff": false}))
 	if files := list(obj(res["event"]), "files"); len(files) != 1 || obj(files[0])["diff"] != nil {
 		t.Errorf("show_event diff:false = %v", res)
 	}
-	structured(t, "small event", s.call(t, "show_event", map[string]any{"commit": small, "before": 1}))
+	structured(t, "small event", s.call(t, "show_event", map[string]any{"ctx_event_id": "ctx:" + small, "before": 1}))
 
 	// blame pages a file too large for one response instead of failing.
 	res = structured(t, "blame big", s.call(t, "blame", map[string]any{"path": "knowledge/big.md", "limit": 10000}))

@@ -29,6 +29,7 @@ import (
 	"context"
 	"io"
 	"log"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -52,6 +53,12 @@ type Options struct {
 	Version      string        // the ctx version announced at initialize
 	Stderr       io.Writer     // logs; nil discards them
 	PollInterval time.Duration // how often to check whether the context refs moved; default DefaultPollInterval
+	// HistoryDir is the agent history index the read tools serve (docs/history.md "The index"); empty:
+	// history.DefaultDir of the store's git common dir, where `ctx history import` writes it.
+	HistoryDir string
+	// NoUsage switches the local usage accounting of stdio tool calls off (docs/mcp.md "Local usage");
+	// CTX_MCP_USAGE=off does too.
+	NoUsage bool
 }
 
 // srv is the state shared by the handlers of one MCP server.
@@ -66,6 +73,10 @@ type srv struct {
 	agents map[string]*store.Store // agent name -> st writing as that agent
 
 	tools []tool // as registered, in the order of srv.tools
+
+	hist  historyIndex // the agent history index, opened on first use (agent_history.go)
+	usage *usage       // local usage accounting (usage.go)
+	names map[string]bool
 }
 
 // Server is ctx's MCP server over one store: its resources, tools and prompts registered once, served
@@ -129,9 +140,12 @@ func newSrv(st *store.Store, opt Options) *srv {
 			"Every write is one commit on the context branch."),
 	)
 	s.addResources()
+	s.usage = newUsage(filepath.Join(st.CommonDir(), "ctx", "mcp-usage.json"), opt.NoUsage)
 	s.tools = s.allTools()
+	s.names = map[string]bool{}
 	sts := make([]server.ServerTool, 0, len(s.tools))
 	for _, t := range s.tools {
+		s.names[t.def.Name] = true
 		sts = append(sts, server.ServerTool{Tool: t.def, Handler: t.handler})
 	}
 	s.mcp.AddTools(sts...)

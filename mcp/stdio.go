@@ -39,8 +39,13 @@ func ServeStdio(ctx context.Context, st *store.Store, in io.Reader, out io.Write
 // ServeStdio is the package's ServeStdio on a server built by NewServer.
 func (x *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
 	s := x.s
+	defer s.closeIndex()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	usageCtx, stopUsage := context.WithCancel(context.Background())
+	usageDone := make(chan struct{})
+	go func() { s.usage.run(usageCtx); close(usageDone) }()
+	defer func() { stopUsage(); <-usageDone }() // the last counts are written before returning
 
 	sess := newStdioSession()
 	if err := s.mcp.RegisterSession(ctx, sess); err != nil {
@@ -165,14 +170,23 @@ loop:
 			if stream {
 				hctx = streamCtx // a stream, not a request to answer: it ends with the input
 			}
+			tool := "" // a tools/call of a known tool to count in the local usage, resolved before it runs
+			if base.Method == string(mcpgo.MethodToolsCall) && base.ID != nil && s.usage.enabled() {
+				tool = s.calledTool(line.b)
+			}
 			handle := func() {
 				resp := s.mcp.HandleMessage(hctx, msg)
 				if resp == nil {
 					return
 				}
-				if err := w.write(resp); err != nil {
+				n, err := w.writeN(resp)
+				if err != nil {
 					s.log.Printf("write response: %v", err)
 					cancel()
+					return
+				}
+				if tool != "" {
+					s.usage.delivered(tool, n) // after the whole line was written
 				}
 			}
 			if base.ID == nil || base.Method == "" {
@@ -304,21 +318,27 @@ type lineWriter struct {
 }
 
 func (l *lineWriter) write(v any) error {
+	_, err := l.writeN(v)
+	return err
+}
+
+// writeN is write that returns the bytes written, the newline included.
+func (l *lineWriter) writeN(v any) (int, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		return fmt.Errorf("encode message: %w", err)
+		return 0, fmt.Errorf("encode message: %w", err)
 	}
 	b = append(b, '\n')
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.err != nil {
-		return l.err
+		return 0, l.err
 	}
 	if _, err := l.w.Write(b); err != nil {
 		l.err = err
-		return err
+		return 0, err
 	}
-	return nil
+	return len(b), nil
 }
 
 func (l *lineWriter) failed() error {
@@ -428,4 +448,18 @@ func (s *stdioSession) SetClientCapabilities(c mcpgo.ClientCapabilities) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.caps = c
+}
+
+// calledTool is the name of the tool a tools/call request calls, "" when it names no tool of this server
+// (unknown tools are not counted in the local usage).
+func (s *srv) calledTool(line []byte) string {
+	var req struct {
+		Params struct {
+			Name string `json:"name"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(line, &req) != nil || !s.names[req.Params.Name] {
+		return ""
+	}
+	return req.Params.Name
 }

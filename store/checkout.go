@@ -48,6 +48,10 @@ type RecordEntry struct {
 	Stat *FileStat `json:"stat,omitempty"`
 }
 
+// CommonDir is the git common dir of the store's repository (for a linked worktree, the main
+// repository's git dir): where ctx keeps what is never pushed (docs/architecture.md "Where things live").
+func (s *Store) CommonDir() string { return s.repo.CommonDir() }
+
 // CheckoutRoot is the path of the checked-out tree, "" in a bare repository.
 func (s *Store) CheckoutRoot() string {
 	if s.repo.Bare() {

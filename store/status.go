@@ -150,6 +150,17 @@ func (s *Store) Status(ctx context.Context) (*Status, error) {
 			}
 		}
 	}
+	if PublicOnly(ctx) {
+		// Nothing of the private and ephemeral scopes for a public-only caller (WithPublicOnly).
+		st.Private, st.Ephemeral = "", ""
+		pub := st.HandEdits[:0:0]
+		for _, e := range st.HandEdits {
+			if e.Scope == Public {
+				pub = append(pub, e)
+			}
+		}
+		st.HandEdits, st.Stale = pub, []string{} // the counts come from a public-only view already
+	}
 	return st, nil
 }
 

@@ -1,0 +1,1094 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/ctx-dev/ctx/history"
+	"github.com/ctx-dev/ctx/store"
+)
+
+// The read tools status, sources, search, show_session, show_event and query_events over the agent
+// history index, with the context store as one more source, provider "ctx" (docs/mcp.md "History read
+// tools").
+
+func (s *srv) toolStatus() tool {
+	return newTool(toolSpec{name: "status", title: "Context store and history status", readOnly: true, coded: true,
+		desc: "The context store's status, as `ctx status --json` (branch, tip, remote-tracking ref and " +
+			"ahead/behind, entry counts, private and ephemeral tips, hand edits), plus read_only: true, " +
+			"history: the local agent history index (path, exists, generation, sessions, events, per provider), " +
+			"and local_usage: counts and response bytes of the tool calls this clone's servers answered."},
+		s.statusTool)
+}
+
+func (s *srv) toolSources() tool {
+	return newTool(toolSpec{name: "sources", title: "History sources", readOnly: true, coded: true,
+		desc: "The local agent history sources: automatic_discovery, and per provider (claude-code, codex, " +
+			"gemini-cli, opencode, cursor, copilot-cli) its root, whether it exists, how many sessions the index " +
+			"holds and its selection {kind, root, group}; plus the context store itself (provider ctx) with its " +
+			"refs and tips, the index, and issues."},
+		s.sourcesTool)
+}
+
+func (s *srv) toolSearch() tool {
+	return newTool(toolSpec{name: "search", title: "Search agent history", readOnly: true, coded: true,
+		desc: "Ranked full-text search (BM25 x class weight: messages 1.0, summaries 0.9, tool calls 0.8, " +
+			"outputs 0.6) over the local agent history index and the context store (provider ctx: entries " +
+			"and commits). One best result per root session first. Filters: content_scope (all, transcript, " +
+			"calls, outputs), event_type, providers, since/until, file, ctx_session_id, repo, primary_only. " +
+			"Each result names ctx_session_id, native_session_id and ctx_event_id (for show_event). Continue " +
+			"with pagination.next_cursor."},
+		s.searchTool)
+}
+
+func (s *srv) toolShowSession() tool {
+	return newTool(toolSpec{name: "show_session", title: "Show session", readOnly: true, coded: true,
+		desc: "A session's transcript, one page at a time: the session (provider, native id, parent/root, cwd, " +
+			"model, times, source file) and its events in order. mode transcript (default: everything but tool " +
+			"outputs), messages (messages and summaries) or log (every event). limit 1-4096 (default 200); " +
+			"continue with the same ctx_session_id and mode and pagination.next_cursor while " +
+			"pagination.has_more. ctx:<id> names a session of the context store's commits."},
+		s.showSessionTool)
+}
+
+func (s *srv) toolShowEvent() tool {
+	return newTool(toolSpec{name: "show_event", title: "Show event", readOnly: true, coded: true,
+		desc: "One event by ctx_event_id (or a unique prefix of 8+ hex digits) with up to 50 events before " +
+			"and after it in its session (before, after, or window for both). ctx:<commit> names a commit of " +
+			"the context store: its trailers and changed files with diffs (diff: false lists files only)."},
+		s.showEventTool)
+}
+
+func (s *srv) toolQueryEvents() tool {
+	return newTool(toolSpec{name: "query_events", title: "Query agent history events", readOnly: true, coded: true,
+		desc: "One bounded, deterministic page (event_range_page) of the indexed agent history events selected " +
+			"by ctx_session_id, providers, event_types, role, file, repo and a since/until time range, ordered " +
+			"by time (order asc or desc); content full, text or none. Continue with next_cursor (bound to the " +
+			"request and the index generation)."},
+		s.queryEventsTool)
+}
+
+// --- status, sources ---
+
+// historyStatus is the index part of status and sources.
+type historyStatus struct {
+	Path       string         `json:"path"`
+	Exists     bool           `json:"exists"`
+	Generation int64          `json:"generation"`
+	Sources    int            `json:"sources"`
+	Sessions   int            `json:"sessions"`
+	Events     int            `json:"events"`
+	ByProvider map[string]int `json:"sessions_by_provider"`
+	Hint       string         `json:"hint,omitempty"`
+}
+
+func (s *srv) historyStatus(ctx context.Context) (historyStatus, error) {
+	hs := historyStatus{Path: s.historyDir(), ByProvider: map[string]int{}}
+	ix, err := s.index(ctx)
+	if err != nil || ix == nil {
+		hs.Hint = importHint
+		return hs, err
+	}
+	st, err := ix.Stats(ctx)
+	if err != nil {
+		return hs, err
+	}
+	hs.Exists, hs.Generation, hs.Sources, hs.Sessions, hs.Events, hs.ByProvider = true, st.Generation, st.Sources,
+		st.Sessions, st.Events, st.ByProvider
+	return hs, nil
+}
+
+func (s *srv) statusTool(ctx context.Context, _ noArgs) (any, error) {
+	st, err := s.store(ctx).Status(ctx)
+	if err != nil {
+		return nil, err
+	}
+	hs, err := s.historyStatus(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return struct {
+		*store.Status
+		ReadOnly   bool          `json:"read_only"`
+		History    historyStatus `json:"history"`
+		LocalUsage localUsage    `json:"local_usage"`
+	}{st, true, hs, s.usage.report()}, nil
+}
+
+// selection is how a source was selected: every built-in source is automatic (its provider's root, no
+// configured root or group).
+type selection struct {
+	Kind  string  `json:"kind"`
+	Root  *string `json:"root"`
+	Group *string `json:"group"`
+}
+
+type providerSource struct {
+	Provider        string    `json:"provider"`
+	Root            string    `json:"root"`
+	EnvVar          string    `json:"env_var,omitempty"`
+	FromEnv         bool      `json:"from_env"`
+	Exists          bool      `json:"exists"`
+	IndexedSessions int       `json:"indexed_sessions"`
+	Selection       selection `json:"selection"`
+	Refs            []refRow  `json:"refs,omitempty"`
+}
+
+type refRow struct {
+	Name   string      `json:"name"`
+	Ref    string      `json:"ref"`
+	Kind   string      `json:"kind"` // branch, private, ephemeral, remote_tracking
+	Scope  store.Scope `json:"scope,omitempty"`
+	Remote string      `json:"remote,omitempty"`
+	Pushed bool        `json:"pushed"`
+	Tip    *string     `json:"tip"`
+}
+
+type sourceIssue struct {
+	Code     string `json:"code"`
+	Provider string `json:"provider"`
+	Message  string `json:"message"`
+}
+
+// ctxRefs lists the refs of the context store with their tips; nil when it is not initialised.
+func (s *srv) ctxRefs(ctx context.Context) ([]refRow, error) {
+	st := s.store(ctx)
+	ok, err := st.Initialized(ctx)
+	if err != nil || !ok {
+		return nil, err
+	}
+	rows := []refRow{
+		{Name: string(store.Public), Ref: st.RefOf(store.Public), Kind: "branch", Scope: store.Public, Pushed: true},
+		{Name: string(store.Private), Ref: st.RefOf(store.Private), Kind: "private", Scope: store.Private},
+		{Name: string(store.Ephemeral), Ref: st.RefOf(store.Ephemeral), Kind: "ephemeral", Scope: store.Ephemeral},
+	}
+	if store.PublicOnly(ctx) {
+		rows = rows[:1] // the private and ephemeral refs are the machine user's (store.WithPublicOnly)
+	}
+	remotes, err := st.Remotes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(remotes, func(i, j int) bool { return remotes[i].Name < remotes[j].Name })
+	for _, r := range remotes {
+		rows = append(rows, refRow{Name: r.Name + "/" + st.Branch(), Ref: st.TrackingRef(r.Name), Kind: "remote_tracking", Remote: r.Name})
+	}
+	for i := range rows {
+		h, err := st.Resolve(ctx, rows[i].Ref)
+		if err != nil {
+			return nil, err
+		}
+		if !h.IsZero() {
+			t := h.String()
+			rows[i].Tip = &t
+		}
+	}
+	return rows, nil
+}
+
+func (s *srv) sourcesTool(ctx context.Context, _ noArgs) (any, error) {
+	hs, err := s.historyStatus(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rows := []providerSource{}
+	issues := []sourceIssue{}
+	for _, r := range history.Roots(history.Env{}) {
+		if store.PublicOnly(ctx) {
+			break // the providers' roots are folders of this machine's user (docs/http.md)
+		}
+		rows = append(rows, providerSource{Provider: string(r.Provider), Root: r.Path, EnvVar: r.EnvVar, FromEnv: r.FromEnv,
+			Exists: r.Exists, IndexedSessions: hs.ByProvider[string(r.Provider)], Selection: selection{Kind: "automatic"}})
+		if r.FromEnv && !r.Exists {
+			issues = append(issues, sourceIssue{Code: "root_missing", Provider: string(r.Provider),
+				Message: r.EnvVar + " names a directory that does not exist"})
+		}
+	}
+	refs, err := s.ctxRefs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ctxRow := providerSource{Provider: ctxProvider, Root: s.st.CheckoutRoot(), Exists: refs != nil, Selection: selection{Kind: "automatic"}, Refs: refs}
+	if refs == nil {
+		issues = append(issues, sourceIssue{Code: "not_initialized", Provider: ctxProvider,
+			Message: "no context branch here: ctx init or ctx pull"})
+	}
+	rows = append(rows, ctxRow)
+	return struct {
+		AutomaticDiscovery bool             `json:"automatic_discovery"`
+		Sources            []providerSource `json:"sources"`
+		Index              historyStatus    `json:"index"`
+		Issues             []sourceIssue    `json:"issues"`
+		Truncated          bool             `json:"truncated"`
+	}{true, rows, hs, issues, false}, nil
+}
+
+// --- search ---
+
+// searchArgs are the arguments of search.
+type searchArgs struct {
+	page
+	Query                 string   `json:"query"`
+	ContentScope          *string  `json:"content_scope,omitempty"`
+	EventType             string   `json:"event_type,omitempty"`
+	Providers             []string `json:"providers,omitempty"`
+	SourceRoots           []string `json:"source_roots,omitempty"`
+	SourceGroups          []string `json:"source_groups,omitempty"`
+	PrimaryOnly           bool     `json:"primary_only,omitempty"`
+	IncludeCurrentSession *bool    `json:"include_current_session,omitempty"`
+	Since                 string   `json:"since,omitempty"`
+	Until                 string   `json:"until,omitempty"`
+	File                  string   `json:"file,omitempty"`
+	SessionID             string   `json:"ctx_session_id,omitempty"`
+	Repo                  string   `json:"repo,omitempty"`
+}
+
+// selectorName is a source_roots or source_groups entry.
+var selectorName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// searchMaxHits bounds the hits one search pages through.
+const searchMaxHits = 500
+
+// searchResult is one search hit, of the index or of the context store (provider ctx).
+type searchResult struct {
+	Provider        string  `json:"provider"`
+	CtxSessionID    string  `json:"ctx_session_id,omitempty"`
+	NativeSessionID string  `json:"native_session_id,omitempty"`
+	CtxEventID      string  `json:"ctx_event_id,omitempty"`
+	EventType       string  `json:"event_type"`
+	Role            string  `json:"role,omitempty"`
+	At              string  `json:"at,omitempty"`
+	Score           float64 `json:"score"`
+	Snippet         string  `json:"snippet"`
+	MoreInGroup     int     `json:"more_in_group"`
+	AgentScope      string  `json:"agent_scope,omitempty"`
+	RootSessionID   string  `json:"root_session_id,omitempty"`
+	Title           string  `json:"title,omitempty"`
+	SourcePath      string  `json:"source_path,omitempty"`
+	Tool            string  `json:"tool,omitempty"`
+	// Of the context store: the entry's kind (knowledge, convention, decision, skill, session, commit),
+	// key and resource URI.
+	Kind string `json:"kind,omitempty"`
+	Key  string `json:"key,omitempty"`
+	URI  string `json:"uri,omitempty"`
+
+	group string
+	rep   bool
+}
+
+// timeArg parses an optional RFC 3339 time argument; v "" is omitted.
+func timeArg(v, key string) (time.Time, bool, error) {
+	if v == "" {
+		return time.Time{}, false, nil
+	}
+	t, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		return time.Time{}, false, argErrorf("argument '%s': not an RFC 3339 time (e.g. 2025-01-31T09:00:00Z)", key)
+	}
+	return t, true, nil
+}
+
+func timeRange(since, until string) (time.Time, time.Time, error) {
+	s, _, err := timeArg(since, "since")
+	if err != nil {
+		return s, s, err
+	}
+	u, _, err := timeArg(until, "until")
+	if err != nil {
+		return s, u, err
+	}
+	if !s.IsZero() && !u.IsZero() && u.Before(s) {
+		return s, u, argErrorf("argument 'until': before 'since'")
+	}
+	return s, u, nil
+}
+
+// providerSet splits a providers argument into the index's providers and whether ctx is included
+// (everything when the list is empty).
+func providerSet(list []string) ([]history.Provider, bool) {
+	if len(list) == 0 {
+		return nil, true
+	}
+	var ps []history.Provider
+	withCtx := false
+	for _, p := range list {
+		if p == ctxProvider {
+			withCtx = true
+		} else if hp, ok := history.ParseProvider(p); ok {
+			ps = append(ps, hp)
+		}
+	}
+	return ps, withCtx
+}
+
+func (s *srv) searchTool(ctx context.Context, args searchArgs) (any, error) {
+	if strings.TrimSpace(args.Query) == "" {
+		return nil, argErrorf("argument 'query': must not be blank")
+	}
+	if args.ContentScope != nil && args.EventType != "" {
+		return nil, argErrorf("argument 'event_type': conflicts with content_scope (give one of them)")
+	}
+	for _, sel := range [][]string{args.SourceRoots, args.SourceGroups} {
+		for _, n := range sel {
+			if !selectorName.MatchString(n) {
+				return nil, argErrorf("argument 'source_roots'/'source_groups': an entry is not 1 to 64 ASCII letters, digits, '-' or '_'")
+			}
+		}
+	}
+	if len(args.SourceRoots) > 0 || len(args.SourceGroups) > 0 {
+		// Every source is automatic: no configured root or group exists to select (docs/mcp.md).
+		return nil, argErrorf("argument 'source_roots'/'source_groups': names no configured source root or group (see the sources tool)")
+	}
+	since, until, err := timeRange(args.Since, args.Until)
+	if err != nil {
+		return nil, err
+	}
+	scope := history.ScopeAll
+	if args.ContentScope != nil {
+		scope = *args.ContentScope
+	}
+	provs, withCtx := providerSet(args.Providers)
+	withIndex := len(args.Providers) == 0 || len(provs) > 0
+	limit := args.limitOr(20)
+
+	ix, err := s.index(ctx)
+	if err != nil {
+		return nil, err
+	}
+	gen, err := generation(ctx, ix)
+	if err != nil {
+		return nil, err
+	}
+	tip, err := s.ctxTip(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cur := newCursorFor("search", args, fmt.Sprintf("g%d/%s", gen, tip))
+	off, err := cur.start(args.page)
+	if err != nil {
+		return nil, err
+	}
+	want := min(searchMaxHits, off+limit+1)
+	var hits []searchResult
+	relaxed := false
+	if ix != nil && withIndex {
+		res, err := ix.Search(ctx, history.Query{Text: args.Query, Providers: provs, Since: since, Until: until,
+			File: args.File, SessionID: args.SessionID, Repo: args.Repo, Scope: scope,
+			EventType: history.EventType(args.EventType), PrimaryOnly: args.PrimaryOnly, Limit: want})
+		if err != nil {
+			return nil, err
+		}
+		relaxed = res.Relaxed
+		seen := map[string]bool{}
+		for _, h := range res.Hits {
+			g := h.Session.RootID
+			if g == "" {
+				g = h.Session.ID
+			}
+			r := searchResult{Provider: string(h.Session.Provider), CtxSessionID: h.Session.ID,
+				NativeSessionID: h.Session.NativeID, CtxEventID: h.Event.ID, EventType: string(h.Event.Type),
+				Role: h.Event.Role, Score: round(h.Score), Snippet: h.Snippet, MoreInGroup: h.More,
+				AgentScope: h.Session.Scope, RootSessionID: h.Session.RootID, Title: h.Session.Title,
+				SourcePath: h.Session.SourcePath, group: g, rep: !seen[g]}
+			if !h.Event.At.IsZero() {
+				r.At = h.Event.At.Format(atFormat)
+			}
+			if h.Event.Tool != nil {
+				r.Tool = h.Event.Tool.Name
+			}
+			seen[g] = true
+			hits = append(hits, r)
+		}
+	}
+	if withCtx && tip != "" && scope != history.ScopeCalls && scope != history.ScopeOutputs && args.Repo == "" {
+		ch, err := s.ctxSearch(ctx, args, since, until)
+		if err != nil {
+			return nil, err
+		}
+		hits = mergeHits(hits, ch)
+	}
+	if len(hits) > want {
+		hits = hits[:want]
+	}
+	if err := checkOffset(off, len(hits)); err != nil {
+		return nil, err
+	}
+	filters := map[string]any{"content_scope": scope}
+	if args.EventType != "" {
+		filters["event_type"] = args.EventType
+	}
+	for k, v := range map[string]string{"since": args.Since, "until": args.Until, "file": args.File,
+		"ctx_session_id": args.SessionID, "repo": args.Repo} {
+		if v != "" {
+			filters[k] = v
+		}
+	}
+	if len(args.Providers) > 0 {
+		filters["providers"] = args.Providers
+	}
+	if args.PrimaryOnly {
+		filters["primary_only"] = true
+	}
+	hint := ""
+	if ix == nil {
+		hint = importHint
+	}
+	return pageOf(hits, off, limit, cur.next, func(items []searchResult, pg pagination) any {
+		return struct {
+			Query      string         `json:"query"`
+			Filters    map[string]any `json:"filters"`
+			Relaxed    bool           `json:"relaxed"`
+			Generation int64          `json:"generation"`
+			Results    []searchResult `json:"results"`
+			Pagination pagination     `json:"pagination"`
+			Content    string         `json:"content"`
+			Hint       string         `json:"hint,omitempty"`
+		}{args.Query, filters, relaxed, gen, items, pg, quotedNote, hint}
+	}), nil
+}
+
+func round(f float64) float64 { return math.Round(f*1e4) / 1e4 }
+
+// mergeHits merges the context store's hits (each its own group) into the index's: the groups'
+// representatives first, by score, then the other hits in their order.
+func mergeHits(ix, ctxHits []searchResult) []searchResult {
+	var reps, rest []searchResult
+	for _, h := range ix {
+		if h.rep {
+			reps = append(reps, h)
+		} else {
+			rest = append(rest, h)
+		}
+	}
+	reps = append(reps, ctxHits...)
+	sort.SliceStable(reps, func(i, j int) bool { return reps[i].Score > reps[j].Score })
+	return append(reps, rest...)
+}
+
+// ctxDoc is an entry or a commit of the context store as the search sees it.
+type ctxDoc struct {
+	res    searchResult
+	text   string // what is searched
+	body   string // what the snippet is cut from
+	weight float64
+	paths  []string
+}
+
+// words splits text into lower-case tokens of letters and digits (with the parts of camelCase words),
+// the way the index tokenises (docs/history.md "Search").
+func words(text string) []string {
+	var out []string
+	f := strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	for _, w := range f {
+		out = append(out, strings.ToLower(w))
+		start := 0
+		rs := []rune(w)
+		for i := 1; i < len(rs); i++ {
+			if unicode.IsUpper(rs[i]) && unicode.IsLower(rs[i-1]) {
+				out = append(out, strings.ToLower(string(rs[start:i])))
+				start = i
+			}
+		}
+		if start > 0 {
+			out = append(out, strings.ToLower(string(rs[start:])))
+		}
+	}
+	return out
+}
+
+// ctxSearch ranks the context store's entries (as messages) and commits (as summaries) with BM25 (k1
+// 1.2, b 0.75) times the class weight, under the search's filters.
+func (s *srv) ctxSearch(ctx context.Context, args searchArgs, since, until time.Time) ([]searchResult, error) {
+	et := args.EventType
+	withEntries := (et == "" || et == string(history.Message)) && since.IsZero() && until.IsZero() && args.SessionID == ""
+	withCommits := et == "" || et == string(history.Summary)
+	if args.SessionID != "" && !strings.HasPrefix(args.SessionID, ctxIDPrefix) {
+		return nil, nil
+	}
+	var docs []ctxDoc
+	if withEntries {
+		kinds := map[string]bool{}
+		for _, k := range searchKinds {
+			kinds[k] = true
+		}
+		ds, err := s.searchDocs(ctx, kinds)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range ds {
+			p := strings.TrimPrefix(d.uri, scheme)
+			if d.kind == "knowledge" || d.kind == "convention" {
+				p += ".md"
+			}
+			r := searchResult{Provider: ctxProvider, EventType: string(history.Message), Kind: d.kind, Key: d.key,
+				Title: d.title, URI: d.uri}
+			if d.kind == "session" {
+				r.CtxSessionID = ctxIDPrefix + d.key // show_session lists its commits
+			}
+			docs = append(docs, ctxDoc{res: r, text: d.title + "\n" + d.key + "\n" + d.body, body: d.body, weight: 1.0,
+				paths: []string{p}})
+		}
+	}
+	if withCommits {
+		tips, _, err := s.store(ctx).HistoryTips(ctx)
+		if err != nil {
+			return nil, err
+		}
+		all, err := s.store(ctx).History(ctx, tips)
+		if err != nil {
+			return nil, err
+		}
+		for i := range all {
+			e := &all[i]
+			if (!since.IsZero() && e.When().Before(since)) || (!until.IsZero() && !e.When().Before(until)) {
+				continue
+			}
+			if args.SessionID != "" && ctxIDPrefix+e.Session != args.SessionID {
+				continue
+			}
+			r := searchResult{Provider: ctxProvider, CtxEventID: ctxIDPrefix + e.Commit, EventType: string(history.Summary),
+				Kind: "commit", Key: e.Key, At: e.When().UTC().Format(time.RFC3339), Title: e.Summary}
+			if e.Session != "" {
+				r.CtxSessionID = ctxIDPrefix + e.Session
+			}
+			d := ctxDoc{res: r, text: strings.Join([]string{e.Summary, e.Op, e.Key, e.Agent}, "\n"),
+				body: e.Summary, weight: 0.9}
+			if args.File != "" {
+				paths, err := s.store(ctx).EventPaths(ctx, e)
+				if err != nil {
+					return nil, err
+				}
+				d.paths = paths
+			}
+			docs = append(docs, d)
+		}
+	}
+	if args.File != "" {
+		kept := docs[:0]
+		for _, d := range docs {
+			for _, p := range d.paths {
+				if p == args.File || (strings.HasSuffix(args.File, "/") && strings.HasPrefix(p, args.File)) {
+					kept = append(kept, d)
+					break
+				}
+			}
+		}
+		docs = kept
+	}
+	terms := dedupe(words(args.Query))
+	if len(terms) == 0 || len(docs) == 0 {
+		return nil, nil
+	}
+	toks := make([]map[string]int, len(docs))
+	lens := make([]int, len(docs))
+	total := 0
+	df := map[string]int{}
+	for i, d := range docs {
+		toks[i] = map[string]int{}
+		ws := words(d.text)
+		lens[i] = len(ws)
+		total += len(ws)
+		for _, w := range ws {
+			toks[i][w]++
+		}
+		for _, t := range terms {
+			if toks[i][t] > 0 {
+				df[t]++
+			}
+		}
+	}
+	avg := float64(total) / float64(len(docs))
+	n := float64(len(docs))
+	score := func(i int, all bool) (float64, bool) {
+		sc := 0.0
+		for _, t := range terms {
+			tf := float64(toks[i][t])
+			if tf == 0 {
+				if all {
+					return 0, false
+				}
+				continue
+			}
+			idf := math.Log(1 + (n-float64(df[t])+0.5)/(float64(df[t])+0.5))
+			sc += idf * tf * 2.2 / (tf + 1.2*(0.25+0.75*float64(lens[i])/avg))
+		}
+		return sc, sc > 0
+	}
+	var out []searchResult
+	for _, all := range []bool{true, false} {
+		for i, d := range docs {
+			sc, ok := score(i, all)
+			if !ok {
+				continue
+			}
+			r := d.res
+			r.Score = round(sc * d.weight)
+			r.rep = true
+			low := strings.ToLower(d.body)
+			r.Snippet = snippet(d.body, low, strings.ToLower(args.Query), terms)
+			out = append(out, r)
+		}
+		if len(out) > 0 || len(terms) == 1 {
+			break
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
+	return out, nil
+}
+
+// --- show_session ---
+
+// showSessionArgs are the arguments of show_session.
+type showSessionArgs struct {
+	page
+	SessionID string `json:"ctx_session_id"`
+	Mode      string `json:"mode,omitempty"`
+}
+
+// Transcript modes of show_session.
+const (
+	modeTranscript = "transcript" // every event but tool outputs
+	modeMessages   = "messages"   // messages and summaries
+	modeLog        = "log"        // every event
+)
+
+func inMode(mode string, t history.EventType) bool {
+	switch mode {
+	case modeMessages:
+		return t == history.Message || t == history.Summary
+	case modeLog:
+		return true
+	}
+	return t != history.ToolOutput
+}
+
+func (s *srv) showSessionTool(ctx context.Context, args showSessionArgs) (any, error) {
+	mode := args.Mode
+	if mode == "" {
+		mode = modeTranscript
+	}
+	if id, ok := strings.CutPrefix(args.SessionID, ctxIDPrefix); ok {
+		return s.showCtxSession(ctx, args, id, mode)
+	}
+	limit := args.limitOr(200)
+	ix, err := s.index(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if ix == nil {
+		return nil, codedErrorf(codeNotFound, "session %q not found: %s", args.SessionID, importHint)
+	}
+	sess, err := ix.Session(ctx, args.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	gen, err := ix.Generation(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cur := newCursorFor("show_session", struct {
+		ID   string `json:"id"`
+		Mode string `json:"mode"`
+	}{sess.ID, mode}, fmt.Sprintf("g%d", gen))
+	after, err := cur.start(args.page)
+	if err != nil {
+		return nil, err
+	}
+	// The page's candidates: the next limit+1 events of the mode after the cursor's sequence number.
+	var evs []history.Event
+	seq := int64(after)
+	for len(evs) <= limit {
+		chunk, err := ix.Events(ctx, sess.ID, seq, 512)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range chunk {
+			if inMode(mode, e.Type) {
+				evs = append(evs, e)
+			}
+		}
+		if len(chunk) < 512 {
+			break
+		}
+		seq = chunk[len(chunk)-1].Seq
+	}
+	more := len(evs) > limit
+	if more {
+		evs = evs[:limit]
+	}
+	rows := make([]historyEvent, len(evs))
+	for i, e := range evs {
+		rows[i] = eventOut(e, sess.Provider)
+	}
+	return &paged{n: len(rows), build: func(k int) any {
+		pg := pagination{Limit: limit, Returned: k, HasMore: k < len(rows) || more}
+		if pg.HasMore {
+			pg.NextCursor = cur.next(int(rows[k-1].Seq))
+		}
+		return struct {
+			Kind       string          `json:"kind"`
+			Session    history.Session `json:"session"`
+			Mode       string          `json:"mode"`
+			Generation int64           `json:"generation"`
+			Events     []historyEvent  `json:"events"`
+			Pagination pagination      `json:"pagination"`
+			Content    string          `json:"content"`
+		}{"session_transcript", sess, mode, gen, rows[:k], pg, quotedNote}
+	}}, nil
+}
+
+// showCtxSession is show_session of a session of the context store: the commits with its Ctx-Session
+// trailer, oldest first, and its history/<id>.json record.
+func (s *srv) showCtxSession(ctx context.Context, args showSessionArgs, id, mode string) (any, error) {
+	if err := validKeyArg("ctx_session_id", id); err != nil {
+		return nil, err
+	}
+	limit := args.limitOr(200)
+	tips, fp, err := s.store(ctx).HistoryTips(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cur := newCursorFor("show_session", struct {
+		ID   string `json:"id"`
+		Mode string `json:"mode"`
+	}{args.SessionID, mode}, fp)
+	off, err := cur.start(args.page)
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.view(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var rec *store.SessionSummary
+	r, err := v.GetSession(ctx, id)
+	var nf *store.NotFoundError
+	switch {
+	case err == nil:
+		rec = &r
+	case !errors.As(err, &nf):
+		return nil, err
+	}
+	all, err := s.store(ctx).History(ctx, tips)
+	if err != nil {
+		return nil, err
+	}
+	var sel []store.HistoryEvent
+	for i := len(all) - 1; i >= 0; i-- { // oldest first
+		if all[i].Session == id {
+			sel = append(sel, all[i])
+		}
+	}
+	if rec == nil && len(sel) == 0 {
+		return nil, &store.NotFoundError{Msg: fmt.Sprintf("Session '%s' not found", id)}
+	}
+	if err := checkOffset(off, len(sel)); err != nil {
+		return nil, err
+	}
+	rows, err := s.eventRows(ctx, sel[off:min(off+limit, len(sel))])
+	if err != nil {
+		return nil, err
+	}
+	return pageWindow(rows, off, limit, len(sel), cur.next, func(items []eventRow, pg pagination) any {
+		return struct {
+			Kind       string                `json:"kind"`
+			SessionID  string                `json:"ctx_session_id"`
+			Provider   string                `json:"provider"`
+			Mode       string                `json:"mode"`
+			Session    *store.SessionSummary `json:"session"`
+			Events     []eventRow            `json:"events"`
+			Pagination pagination            `json:"pagination"`
+		}{"session_transcript", args.SessionID, ctxProvider, mode, rec, items, pg}
+	}), nil
+}
+
+// --- show_event ---
+
+// showEventArgs are the arguments of show_event; Diff nil is the default, true.
+type showEventArgs struct {
+	EventID string `json:"ctx_event_id"`
+	Before  *int   `json:"before,omitempty"`
+	After   *int   `json:"after,omitempty"`
+	Window  *int   `json:"window,omitempty"`
+	Diff    *bool  `json:"diff,omitempty"`
+}
+
+func (s *srv) showEventTool(ctx context.Context, args showEventArgs) (any, error) {
+	if args.Window != nil && (args.Before != nil || args.After != nil) {
+		return nil, argErrorf("argument 'window': conflicts with before and after (give window, or before and after)")
+	}
+	before, after := 0, 0
+	if args.Window != nil {
+		before, after = *args.Window, *args.Window
+	}
+	if args.Before != nil {
+		before = *args.Before
+	}
+	if args.After != nil {
+		after = *args.After
+	}
+	if commit, ok := strings.CutPrefix(args.EventID, ctxIDPrefix); ok {
+		return s.showCommit(ctx, commit, before, after, args.Diff)
+	}
+	ix, err := s.index(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if ix == nil {
+		return nil, codedErrorf(codeNotFound, "event %q not found: %s", args.EventID, importHint)
+	}
+	e, _, err := ix.Event(ctx, args.EventID, 0)
+	if err != nil {
+		return nil, err
+	}
+	sess, err := ix.Session(ctx, e.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	var around []history.Event
+	if before+after > 0 {
+		if around, err = ix.Events(ctx, e.SessionID, max(0, e.Seq-int64(before)-1), before+after+1); err != nil {
+			return nil, err
+		}
+	}
+	bs, as := []historyEvent{}, []historyEvent{}
+	for _, x := range around {
+		switch {
+		case x.Seq < e.Seq && x.Seq >= e.Seq-int64(before):
+			bs = append(bs, eventOut(x, sess.Provider))
+		case x.Seq > e.Seq && x.Seq <= e.Seq+int64(after):
+			as = append(as, eventOut(x, sess.Provider))
+		}
+	}
+	return struct {
+		Event   historyEvent    `json:"event"`
+		Session history.Session `json:"session"`
+		Before  []historyEvent  `json:"before"`
+		After   []historyEvent  `json:"after"`
+		Content string          `json:"content"`
+	}{eventOut(e, sess.Provider), sess, bs, as, quotedNote}, nil
+}
+
+// showCommit is show_event of a commit of the context store.
+func (s *srv) showCommit(ctx context.Context, commit string, before, after int, diff *bool) (any, error) {
+	if len(commit) < 7 || len(commit) > 40 || strings.Trim(strings.ToLower(commit), "0123456789abcdef") != "" {
+		return nil, argErrorf("argument 'ctx_event_id': ctx: must be followed by 7 to 40 hex digits of a commit")
+	}
+	want := strings.ToLower(commit)
+	withDiff := diff == nil || *diff
+	tips, _, err := s.store(ctx).HistoryTips(ctx)
+	if err != nil {
+		return nil, err
+	}
+	all, err := s.store(ctx).History(ctx, tips)
+	if err != nil {
+		return nil, err
+	}
+	idx := -1
+	for i := range all {
+		if strings.HasPrefix(all[i].Commit, want) {
+			if idx >= 0 && all[idx].Commit != all[i].Commit {
+				return nil, argErrorf("argument 'ctx_event_id': '%s' is ambiguous: give more hex digits", want)
+			}
+			idx = i
+		}
+	}
+	if idx < 0 {
+		return nil, &store.NotFoundError{Msg: fmt.Sprintf("Event '%s' not found on the context refs", want)}
+	}
+	e := &all[idx]
+	rows, err := s.eventRows(ctx, all[idx:idx+1])
+	if err != nil {
+		return nil, err
+	}
+	files, err := s.store(ctx).EventFiles(ctx, e, withDiff)
+	if err != nil {
+		return nil, err
+	}
+	// all is newest first: older neighbours follow idx, newer ones precede it. Both lists oldest first.
+	older := append([]store.HistoryEvent(nil), all[idx+1:min(idx+1+before, len(all))]...)
+	for i, j := 0, len(older)-1; i < j; i, j = i+1, j-1 {
+		older[i], older[j] = older[j], older[i]
+	}
+	newer := all[max(0, idx-after):idx]
+	newerChron := make([]store.HistoryEvent, 0, len(newer))
+	for i := len(newer) - 1; i >= 0; i-- {
+		newerChron = append(newerChron, newer[i])
+	}
+	beforeRows, err := s.eventRows(ctx, older)
+	if err != nil {
+		return nil, err
+	}
+	afterRows, err := s.eventRows(ctx, newerChron)
+	if err != nil {
+		return nil, err
+	}
+	type eventDetail struct {
+		eventRow
+		Files []store.EventFile `json:"files"`
+	}
+	out := struct {
+		Provider string      `json:"provider"`
+		Event    eventDetail `json:"event"`
+		Before   []eventRow  `json:"before"`
+		After    []eventRow  `json:"after"`
+	}{ctxProvider, eventDetail{rows[0], files}, beforeRows, afterRows}
+	if withDiff {
+		// An event whose diffs cannot fit is reported with the hint to ask again without them.
+		if _, size, err := render(out); err == nil && size > maxResponseBytes {
+			return nil, codedErrorf(codeOutputLimit, "event %s with its diffs is %d bytes, over the %d-byte "+
+				"response limit: call show_event again with diff: false", e.Commit, size, maxResponseBytes)
+		}
+	}
+	return out, nil
+}
+
+// --- query_events ---
+
+// queryEventsArgs are the arguments of query_events.
+type queryEventsArgs struct {
+	page
+	SessionID  string   `json:"ctx_session_id,omitempty"`
+	Providers  []string `json:"providers,omitempty"`
+	EventTypes []string `json:"event_types,omitempty"`
+	Role       string   `json:"role,omitempty"`
+	File       string   `json:"file,omitempty"`
+	Repo       string   `json:"repo,omitempty"`
+	Since      string   `json:"since,omitempty"`
+	Until      string   `json:"until,omitempty"`
+	Order      string   `json:"order,omitempty"`
+	Content    string   `json:"content,omitempty"`
+}
+
+// textEvent is an event row of query_events with content "text" or "none".
+type textEvent struct {
+	ID        string `json:"ctx_event_id"`
+	SessionID string `json:"ctx_session_id"`
+	Provider  string `json:"provider"`
+	Seq       int64  `json:"seq"`
+	At        string `json:"at,omitempty"`
+	Type      string `json:"type"`
+	Role      string `json:"role,omitempty"`
+	Text      string `json:"text,omitempty"`
+	Tool      string `json:"tool,omitempty"`
+}
+
+func (s *srv) queryEventsTool(ctx context.Context, args queryEventsArgs) (any, error) {
+	since, until, err := timeRange(args.Since, args.Until)
+	if err != nil {
+		return nil, err
+	}
+	order, content := args.Order, args.Content
+	if order == "" {
+		order = "asc"
+	}
+	if content == "" {
+		content = "full"
+	}
+	limit := args.limitOr(100)
+	ix, err := s.index(ctx)
+	if err != nil {
+		return nil, err
+	}
+	gen, err := generation(ctx, ix)
+	if err != nil {
+		return nil, err
+	}
+	q := history.EventQuery{Role: args.Role, File: args.File, Repo: args.Repo, Since: since, Until: until,
+		Desc: order == "desc", Limit: limit + 1}
+	for _, p := range args.Providers {
+		hp, _ := history.ParseProvider(p)
+		q.Providers = append(q.Providers, hp)
+	}
+	for _, t := range args.EventTypes {
+		q.Types = append(q.Types, history.EventType(t))
+	}
+	selection := map[string]any{"order": order, "content": content}
+	for k, v := range map[string]string{"role": args.Role, "file": args.File, "repo": args.Repo,
+		"since": args.Since, "until": args.Until} {
+		if v != "" {
+			selection[k] = v
+		}
+	}
+	if len(args.Providers) > 0 {
+		selection["providers"] = args.Providers
+	}
+	if len(args.EventTypes) > 0 {
+		selection["event_types"] = args.EventTypes
+	}
+	if ix != nil && args.SessionID != "" {
+		sess, err := ix.Session(ctx, args.SessionID)
+		if err != nil {
+			return nil, err
+		}
+		q.SessionID = sess.ID
+		selection["ctx_session_id"] = sess.ID
+	}
+	cur := newCursorFor("query_events", args, fmt.Sprintf("g%d", gen))
+	var evs []history.ListedEvent
+	if q.After, err = cur.startPos(args.page); err != nil {
+		return nil, err
+	}
+	if ix != nil {
+		if evs, err = ix.ListEvents(ctx, q); err != nil {
+			return nil, err
+		}
+	}
+	more := len(evs) > limit
+	if more {
+		evs = evs[:limit]
+	}
+	rows := make([]any, len(evs))
+	for i, le := range evs {
+		switch content {
+		case "full":
+			rows[i] = eventOut(le.Event, le.Provider)
+		default:
+			r := textEvent{ID: le.Event.ID, SessionID: le.Event.SessionID, Provider: string(le.Provider), Seq: le.Event.Seq,
+				Type: string(le.Event.Type), Role: le.Event.Role}
+			if !le.Event.At.IsZero() {
+				r.At = le.Event.At.Format(atFormat)
+			}
+			if content == "text" {
+				r.Text = le.Event.Text
+				if le.Event.Tool != nil {
+					r.Tool = le.Event.Tool.Name
+				}
+			}
+			rows[i] = r
+		}
+	}
+	hint := ""
+	if ix == nil {
+		hint = importHint
+	}
+	return &paged{n: len(rows), build: func(k int) any {
+		pg := pagination{Limit: limit, Returned: k, HasMore: k < len(rows) || more}
+		if pg.HasMore {
+			pg.NextCursor = cur.nextPos(evs[k-1].Pos)
+		}
+		return struct {
+			Kind       string         `json:"kind"`
+			Generation int64          `json:"generation"`
+			Selection  map[string]any `json:"selection"`
+			Events     []any          `json:"events"`
+			Terminal   bool           `json:"terminal"`
+			Truncated  bool           `json:"truncated"`
+			NextCursor string         `json:"next_cursor,omitempty"`
+			Pagination pagination     `json:"pagination"`
+			Content    string         `json:"content"`
+			Hint       string         `json:"hint,omitempty"`
+		}{"event_range_page", gen, selection, rows[:k], !pg.HasMore, k < len(rows), pg.NextCursor, pg, quotedNote, hint}
+	}}, nil
+}
+
+// atFormat is the time of an event in search and text rows: RFC 3339 in UTC with milliseconds (the
+// index's resolution), so that the strings sort as the times do.
+const atFormat = "2006-01-02T15:04:05.000Z07:00"

@@ -1,0 +1,188 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ctx-dev/ctx/internal/atomicfile"
+)
+
+// Local usage accounting (docs/mcp.md "Local usage"): the number of tools/call requests this machine's
+// stdio servers answered and the serialized bytes of those responses, counted only after the whole
+// response line was written to the client. It is local (a file in the git common dir, never pushed),
+// fail-open (an error is reported in status, never to a call) and switchable off with CTX_MCP_USAGE=off
+// or Options.NoUsage.
+
+// usageVersion is the version of the usage file's format.
+const usageVersion = 1
+
+// usageEnv switches the accounting off when set to off, 0 or false; it is read again for every call.
+const usageEnv = "CTX_MCP_USAGE"
+
+// usageFile is the file's content and the compact report's counters.
+type usageFile struct {
+	Version       int                   `json:"version"`
+	Calls         int64                 `json:"tool_calls"`
+	ResponseBytes int64                 `json:"mcp_response_bytes"`
+	ByTool        map[string]*toolUsage `json:"by_tool"`
+	UpdatedAt     string                `json:"updated_at,omitempty"`
+}
+
+type toolUsage struct {
+	Calls         int64 `json:"tool_calls"`
+	ResponseBytes int64 `json:"mcp_response_bytes"`
+}
+
+func (f *usageFile) add(tool string, calls, bytes int64) {
+	if f.ByTool == nil {
+		f.ByTool = map[string]*toolUsage{}
+	}
+	t := f.ByTool[tool]
+	if t == nil {
+		t = &toolUsage{}
+		f.ByTool[tool] = t
+	}
+	t.Calls += calls
+	t.ResponseBytes += bytes
+	f.Calls += calls
+	f.ResponseBytes += bytes
+}
+
+// usage records delivered calls of one server and writes them to path in the background.
+type usage struct {
+	path string
+	off  bool // Options.NoUsage
+
+	mu      sync.Mutex
+	pending usageFile // counted, not yet in the file
+	errCode string    // the last failure, content-free ("" when none)
+	kick    chan struct{}
+}
+
+func newUsage(path string, off bool) *usage {
+	return &usage{path: path, off: off, kick: make(chan struct{}, 1)}
+}
+
+// enabled re-resolves the switch: Options.NoUsage, then CTX_MCP_USAGE.
+func (u *usage) enabled() bool {
+	if u.off || u.path == "" {
+		return false
+	}
+	switch strings.ToLower(strings.TrimSpace(os.Getenv(usageEnv))) {
+	case "off", "0", "false", "no":
+		return false
+	}
+	return true
+}
+
+// delivered counts one tools/call of tool whose response of n bytes (the newline included) was written;
+// the caller resolved enabled() when the request arrived.
+func (u *usage) delivered(tool string, n int) {
+	u.mu.Lock()
+	u.pending.add(tool, 1, int64(n))
+	u.mu.Unlock()
+	select {
+	case u.kick <- struct{}{}:
+	default:
+	}
+}
+
+// run writes the counted calls to the file whenever there are new ones, and once more when ctx ends.
+func (u *usage) run(ctx context.Context) {
+	for {
+		select {
+		case <-u.kick:
+			u.flush()
+		case <-ctx.Done():
+			u.flush()
+			return
+		}
+	}
+}
+
+// flush adds the pending counts to the file (read, add, atomic write). On failure the counts stay
+// pending and the failure is reported in status.
+func (u *usage) flush() {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.pending.Calls == 0 {
+		return
+	}
+	f, err := readUsage(u.path)
+	if err != nil {
+		u.errCode = "usage_unreadable"
+		return
+	}
+	for name, t := range u.pending.ByTool {
+		f.add(name, t.Calls, t.ResponseBytes)
+	}
+	f.Version, f.UpdatedAt = usageVersion, time.Now().UTC().Format(time.RFC3339)
+	b, err := json.Marshal(f)
+	if err == nil {
+		if err = os.MkdirAll(filepath.Dir(u.path), 0o700); err == nil {
+			err = atomicfile.Write(u.path, b, 0o600)
+		}
+	}
+	if err != nil {
+		u.errCode = "usage_write_failed"
+		return
+	}
+	u.pending, u.errCode = usageFile{}, ""
+}
+
+// readUsage reads the usage file; a missing file is empty counts.
+func readUsage(path string) (usageFile, error) {
+	var f usageFile
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return f, nil
+	}
+	if err != nil {
+		return f, err
+	}
+	if err := json.Unmarshal(b, &f); err != nil || f.Version != usageVersion {
+		return usageFile{}, errors.New("unreadable usage file")
+	}
+	return f, nil
+}
+
+// localUsage is the compact report of status.
+type localUsage struct {
+	Enabled bool   `json:"enabled"`
+	State   string `json:"state"` // recording, disabled, unavailable
+	Error   string `json:"error,omitempty"`
+	usageFile
+}
+
+func (u *usage) report() localUsage {
+	r := localUsage{Enabled: u.enabled(), usageFile: usageFile{Version: usageVersion, ByTool: map[string]*toolUsage{}}}
+	if !r.Enabled {
+		r.State = "disabled"
+		return r
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	f, err := readUsage(u.path)
+	if err != nil {
+		r.State, r.Error = "unavailable", "usage_unreadable"
+		return r
+	}
+	for name, t := range u.pending.ByTool {
+		f.add(name, t.Calls, t.ResponseBytes)
+	}
+	if f.ByTool == nil {
+		f.ByTool = map[string]*toolUsage{}
+	}
+	f.Version = usageVersion
+	r.State, r.usageFile, r.Error = "recording", f, u.errCode
+	if u.errCode != "" {
+		r.State = "unavailable"
+	}
+	return r
+}
