@@ -220,6 +220,11 @@ func hookSources(in io.Reader, p history.Provider, srcs []history.Source) ([]his
 func runHistoryImport(ctx context.Context, e *env, o historyImportOptions) error {
 	var srcs []history.Source
 	if o.Path != "" {
+		// A root that is not there is a mistake of the command line, not an empty history (the import
+		// would say "0 sources" and exit 0).
+		if _, err := os.Stat(o.Path); err != nil {
+			return usagef("--path %s: %v", o.Path, errors.Unwrap(err))
+		}
 		s, err := history.Discover(ctx, o.Provider, o.Path, true)
 		if err != nil {
 			return err

@@ -41,6 +41,11 @@ func TestHistoryCLI(t *testing.T) {
 	}
 	refsBefore, _ := exec.Command("git", "-C", dir, "for-each-ref").Output()
 
+	// A --path that does not exist is a usage error, not an empty history (found by a new user: "0
+	// sources", exit 0).
+	if _, e, code := run("history", "import", "--provider", "claude-code", "--path", filepath.Join(dir, "nowhere")); code != ExitUsage || !strings.Contains(e, "nowhere") {
+		t.Errorf("import of a missing --path: exit %d, %q", code, e)
+	}
 	out, e, code := run("history", "import", "--provider", "claude-code", "--path", filepath.Join(corpus, "claude-code"), "--json")
 	if code != ExitOK {
 		t.Fatalf("import: %d %s", code, e)
