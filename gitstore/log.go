@@ -228,6 +228,19 @@ func (r *Repo) LogAll(ctx context.Context, tip Hash, n int, path string) ([]*Com
 		return out, nil
 	}
 	seen := map[Hash]bool{tip: true}
+	// pathAt is the object at path in a commit's tree, looked up once per commit (as itself and as the
+	// parent of each of its children).
+	at := map[Hash]Hash{}
+	pathAt := func(c *Commit) (Hash, error) {
+		if h, ok := at[c.Hash]; ok {
+			return h, nil
+		}
+		h, err := r.PathHash(ctx, c.TreeHash, path)
+		if err == nil {
+			at[c.Hash] = h
+		}
+		return h, err
+	}
 	var queue allQueue
 	c, err := r.Commit(ctx, tip)
 	if err != nil {
@@ -256,7 +269,7 @@ func (r *Repo) LogAll(ctx context.Context, tip Hash, n int, path string) ([]*Com
 		}
 		keep := true
 		if path != "" {
-			mine, err := r.PathHash(ctx, c.TreeHash, path)
+			mine, err := pathAt(c)
 			if err != nil {
 				return out, err
 			}
@@ -264,7 +277,7 @@ func (r *Repo) LogAll(ctx context.Context, tip Hash, n int, path string) ([]*Com
 				keep = !mine.IsZero()
 			}
 			for _, pc := range parents {
-				theirs, err := r.PathHash(ctx, pc.TreeHash, path)
+				theirs, err := pathAt(pc)
 				if err != nil {
 					return out, err
 				}

@@ -3,7 +3,6 @@ package history
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 )
@@ -67,20 +66,7 @@ func (ix *Index) ListEvents(ctx context.Context, q EventQuery) ([]ListedEvent, e
 	if !q.Until.IsZero() {
 		where, args = append(where, "e.at > 0 AND e.at < ?"), append(args, q.Until.UnixMilli())
 	}
-	if q.Repo != "" {
-		repo := filepath.Clean(q.Repo)
-		where = append(where, "(s.cwd = ? OR substr(s.cwd, 1, ?) = ?)")
-		args = append(args, repo, len(repo)+1, repo+string(filepath.Separator))
-	}
-	if q.File != "" {
-		if strings.HasSuffix(q.File, "/") {
-			where = append(where, "e.rowid IN (SELECT event FROM event_files WHERE substr(path, 1, ?) = ?)")
-			args = append(args, len(q.File), q.File)
-		} else {
-			where = append(where, "e.rowid IN (SELECT event FROM event_files WHERE path = ?)")
-			args = append(args, q.File)
-		}
-	}
+	where, args = repoFileWhere(where, args, q.Repo, q.File)
 	order, cmp := "ASC", ">"
 	if q.Desc {
 		order, cmp = "DESC", "<"

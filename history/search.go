@@ -196,20 +196,7 @@ func (ix *Index) candidates(ctx context.Context, q Query, scope, match string) (
 	if q.PrimaryOnly {
 		where = append(where, "s.scope <> 'subagent'")
 	}
-	if q.Repo != "" {
-		repo := filepath.Clean(q.Repo)
-		where = append(where, "(s.cwd = ? OR substr(s.cwd, 1, ?) = ?)")
-		args = append(args, repo, len(repo)+1, repo+string(filepath.Separator))
-	}
-	if q.File != "" {
-		if strings.HasSuffix(q.File, "/") {
-			where = append(where, "e.rowid IN (SELECT event FROM event_files WHERE substr(path, 1, ?) = ?)")
-			args = append(args, len(q.File), q.File)
-		} else {
-			where = append(where, "e.rowid IN (SELECT event FROM event_files WHERE path = ?)")
-			args = append(args, q.File)
-		}
-	}
+	where, args = repoFileWhere(where, args, q.Repo, q.File)
 	sqlText := `SELECT e.rowid, -bm25(ev_fts) * ` + weightSQL(scope) + ` AS score,
 		CASE WHEN s.root_id <> '' THEN s.root_id ELSE s.id END, s.scope
 		FROM ev_fts JOIN events e ON e.rowid = ev_fts.rowid JOIN sessions s ON s.id = e.session_id
@@ -372,4 +359,25 @@ func snippet(text string, terms []string) string {
 		s += "…"
 	}
 	return s
+}
+
+// repoFileWhere appends to where and args the conditions of the repo filter (a session whose cwd is repo
+// or below it) and the file filter (an event that touched file; a file ending in "/" is a folder prefix),
+// shared by Search and ListEvents. Empty values add nothing.
+func repoFileWhere(where []string, args []any, repo, file string) ([]string, []any) {
+	if repo != "" {
+		repo = filepath.Clean(repo)
+		where = append(where, "(s.cwd = ? OR substr(s.cwd, 1, ?) = ?)")
+		args = append(args, repo, len(repo)+1, repo+string(filepath.Separator))
+	}
+	if file != "" {
+		if strings.HasSuffix(file, "/") {
+			where = append(where, "e.rowid IN (SELECT event FROM event_files WHERE substr(path, 1, ?) = ?)")
+			args = append(args, len(file), file)
+		} else {
+			where = append(where, "e.rowid IN (SELECT event FROM event_files WHERE path = ?)")
+			args = append(args, file)
+		}
+	}
+	return where, args
 }

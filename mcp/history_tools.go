@@ -466,15 +466,11 @@ func (s *srv) blameCode(ctx context.Context, args blameArgs) (any, error) {
 		return nil, codedErrorf(codeInvalidRequest, "a bare repository has no files to blame")
 	}
 	wt := st.WorkTree()
-	common, err := store.CommonDir(ctx, wt)
+	// The server's index, opened once (nil while none exists: the notes alone then speak).
+	ix, err := s.index(ctx)
 	if err != nil {
 		return nil, err
 	}
-	ix, err := history.Open(ctx, history.DefaultDir(common))
-	if err != nil {
-		return nil, err
-	}
-	defer ix.Close()
 	b, err := blame.New(ctx, wt, ix)
 	if err != nil {
 		return nil, blameArgErr(err)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ctx-dev/ctx/internal/atomicfile"
+	"github.com/ctx-dev/ctx/internal/safepath"
 )
 
 // errLink is returned by checkoutFS for a path that is, or goes through, a symbolic link.
@@ -36,25 +37,14 @@ func openCheckout(dir string) (*checkoutFS, error) {
 
 func (c *checkoutFS) Close() error { return c.root.Close() }
 
-// noLinks fails with errLink when p or a folder on the way to it is a symbolic link; a missing part ends
-// the check (nothing below it exists).
+// noLinks fails with errLink when p or a folder on the way to it is a symbolic link (safepath.FirstLink).
 func (c *checkoutFS) noLinks(p string) error {
-	names := strings.Split(p, "/")
-	for i := range names {
-		sub := strings.Join(names[:i+1], "/")
-		fi, err := c.root.Lstat(sub)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if fi.Mode()&fs.ModeSymlink != 0 {
-			return fmt.Errorf("%s: %w", sub, errLink)
-		}
-		if i < len(names)-1 && !fi.IsDir() {
-			return nil // a file where a folder should be: nothing below it exists
-		}
+	link, err := safepath.FirstLink(c.root, p)
+	if err != nil {
+		return err
+	}
+	if link != "" {
+		return fmt.Errorf("%s: %w", link, errLink)
 	}
 	return nil
 }

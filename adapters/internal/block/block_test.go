@@ -180,10 +180,10 @@ func FuzzPutRemove(f *testing.F) {
 		f.Add(s, "body\n")
 	}
 	f.Fuzz(func(t *testing.T, user, body string) {
-		if strings.Contains(user, BeginPrefix) || strings.Contains(user, End) ||
-			strings.Contains(body, BeginPrefix) || strings.Contains(body, End) {
-			t.Skip()
+		if strings.Contains(user, BeginPrefix) || strings.Contains(user, End) {
+			t.Skip("a user file holding ctx's markers is refused by Put: outside this property")
 		}
+		// A body may hold marker text: Render escapes it (TestBodyCannotForgeMarkers).
 		out, _, err := Put([]byte(user), body)
 		if err != nil {
 			t.Fatalf("Put: %v", err)

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/ctx-dev/ctx/internal/atomicfile"
+	"github.com/ctx-dev/ctx/internal/safepath"
 )
 
 // ErrLink is wrapped by the error for a path that is, or goes through, a symbolic link.
@@ -35,24 +36,14 @@ func Open(dir string) (*FS, error) {
 // Close releases the root.
 func (f *FS) Close() error { return f.root.Close() }
 
-// noLinks fails with ErrLink when p or a folder on the way to it is a symbolic link.
+// noLinks fails with ErrLink when p or a folder on the way to it is a symbolic link (safepath.FirstLink).
 func (f *FS) noLinks(p string) error {
-	names := strings.Split(p, "/")
-	for i := range names {
-		sub := strings.Join(names[:i+1], "/")
-		fi, err := f.root.Lstat(sub)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if fi.Mode()&fs.ModeSymlink != 0 {
-			return fmt.Errorf("%s: %w", sub, ErrLink)
-		}
-		if i < len(names)-1 && !fi.IsDir() {
-			return nil
-		}
+	link, err := safepath.FirstLink(f.root, p)
+	if err != nil {
+		return err
+	}
+	if link != "" {
+		return fmt.Errorf("%s: %w", link, ErrLink)
 	}
 	return nil
 }
