@@ -175,6 +175,20 @@ func TestNeverTouchUsersSkillFolder(t *testing.T) {
 	v, _ := f.st.RefView(ctx)
 	sk, _ := v.GetSkill(ctx, "release")
 	f.write(t, ".claude/skills/release/SKILL.md", sk.Content)
+	// Status does not pass it off as ctx's: in step, with a note that it is the user's.
+	sts, err := Status(ctx, f.opts, f.content(t), "claude-code")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var note string
+	for _, fs := range sts[0].Files {
+		if fs.Path == ".claude/skills/release/SKILL.md" {
+			note = fs.Detail
+		}
+	}
+	if !strings.Contains(note, "the user's own file") {
+		t.Fatalf("status of the user's skill copy: detail %q, want it named the user's", note)
+	}
 	f.export(t, "claude-code")
 	if _, err := f.st.RemoveSkill(ctx, "release"); err != nil {
 		t.Fatal(err)

@@ -73,6 +73,7 @@ type Change struct {
 	// Tracked says git tracks the file; Skipped says a refresh leaves it for that reason.
 	Tracked, Skipped bool
 	created          bool // ctx creates the file (instruction files: recorded, so that removing the block deletes it)
+	foreign          bool // Unchanged: a file ctx did not write that already holds the export's bytes (a user's skill)
 	unblock          bool // the change takes ctx's block out: the file is no longer ctx's
 }
 
@@ -300,6 +301,7 @@ func (pl *Plan) add(w *wtfs.FS, p string, want *place) error {
 		return nil // not ours: never touched
 	case exists && bytes.Equal(old, want.data):
 		ch.Action, ch.New = Unchanged, want.data
+		ch.foreign = !ours && !recorded && want.kind == KindSkill
 	case exists && ours:
 		ch.Action, ch.New = Update, want.data
 	case exists && recorded:
@@ -318,6 +320,19 @@ func (pl *Plan) add(w *wtfs.FS, p string, want *place) error {
 	}
 	pl.Changes = append(pl.Changes, ch)
 	return nil
+}
+
+// Verb says in words what an export does to the file: "create", "update", "delete", "unchanged", and
+// "add ctx's block to" / "take ctx's block out of" for an instruction file that is there already (its
+// Action stays Create or Update).
+func (c Change) Verb() string {
+	switch {
+	case c.Kind == KindBlock && c.Action == Create && c.Old != nil:
+		return "add ctx's block to"
+	case c.unblock && c.Action == Update:
+		return "take ctx's block out of"
+	}
+	return string(c.Action)
 }
 
 // Pending returns the changes that write something (not Unchanged, not Skipped).

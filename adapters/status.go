@@ -26,7 +26,8 @@ type FileState struct {
 	Kind    Kind   `json:"kind"`
 	State   State  `json:"state"`
 	Tracked bool   `json:"tracked,omitempty"`
-	// Detail is the problem's text for HandEdited ("" otherwise).
+	// Detail is the problem's text for HandEdited; for InStep and Missing a note on a file that is the
+	// user's (a skill ctx did not write, an instruction file without ctx's block); "" otherwise.
 	Detail string `json:"detail,omitempty"`
 }
 
@@ -67,8 +68,14 @@ func Status(ctx context.Context, opts Options, c *Content, clients ...string) ([
 			switch ch.Action {
 			case Unchanged:
 				f.State = InStep
+				if ch.foreign {
+					f.Detail = "the user's own file, with the bytes an export writes; ctx leaves it alone and never updates or removes it"
+				}
 			case Create:
 				f.State = Missing
+				if ch.Old != nil {
+					f.Detail = "the file is there without ctx's block"
+				}
 			default:
 				f.State = Stale
 			}

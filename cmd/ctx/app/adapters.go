@@ -580,7 +580,7 @@ func applyOrShow(ctx context.Context, e *env, pl *adapters.Plan, dryRun bool) er
 	}
 	err := pl.Apply(ctx)
 	for _, ch := range pl.Pending() {
-		fmt.Fprintf(e.stdout, "%s %s\n", ch.Action, ch.Path)
+		fmt.Fprintf(e.stdout, "%s %s\n", ch.Verb(), ch.Path)
 	}
 	if len(pl.Pending()) == 0 && err == nil {
 		fmt.Fprintln(e.stdout, "nothing to change")
@@ -610,7 +610,7 @@ func refreshAdapters(ctx context.Context, e *env, s *store.Store) {
 			case ch.Skipped:
 				fmt.Fprintf(e.stderr, "ctx: adapters: %s is tracked by git: left as it is (ctx adapters status; ctx adapters enable --tracked ok)\n", ch.Path)
 			case ch.Action != adapters.Unchanged:
-				fmt.Fprintf(e.stderr, "ctx: adapters: %s %s\n", ch.Action, ch.Path)
+				fmt.Fprintf(e.stderr, "ctx: adapters: %s %s\n", ch.Verb(), ch.Path)
 			}
 		}
 	}
