@@ -40,16 +40,19 @@ func newTeamTokenAddCmd(e *env) *cli.Command {
 		Name: "add", Usage: "make a token for a member; prints it, alone, as the last line", ArgsUsage: "MEMBER",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "agent", Usage: "the agent `NAME` of the token's writes (Ctx-Agent); default: the client's own name"},
-			&cli.StringFlag{Name: "email", Usage: "the author `E-MAIL` of the token's commits"},
+			&cli.StringFlag{Name: "email", Usage: "the author `E-MAIL` of the token's commits; required unless --read-only (git would record \"MEMBER <>\")"},
 			&cli.StringFlag{Name: "expires", Usage: "lifetime `D`: 30d, 12h, 90m; default: never"},
 			&cli.BoolFlag{Name: "read-only", Usage: "the token gets the read-only tools only"},
 		},
 		Action: action(e, func(c *cli.Context) (teamTokenAddOptions, error) {
 			if c.NArg() != 1 {
-				return teamTokenAddOptions{}, usagef("usage: ctx team token add MEMBER [--agent NAME] [--email E-MAIL] [--expires D] [--read-only]")
+				return teamTokenAddOptions{}, usagef("usage: ctx team token add MEMBER --email E-MAIL [--agent NAME] [--expires D] [--read-only]")
 			}
 			sp := tokens.Spec{Member: strings.TrimSpace(c.Args().First()), Email: c.String("email"),
 				Agent: c.String("agent"), ReadOnly: c.Bool("read-only")}
+			if strings.TrimSpace(sp.Email) == "" && !sp.ReadOnly {
+				return teamTokenAddOptions{}, usagef("--email is required for a read-write token: it is the author e-mail of the token's commits (%s <E-MAIL>); a --read-only token makes no commits", sp.Member)
+			}
 			if sp.Agent != "" {
 				if err := store.ValidKey(sp.Agent); err != nil || sp.Agent == "cli" {
 					return teamTokenAddOptions{}, usagef("--agent %q: not a valid agent name (lower-case letters, digits, '-', '_', '.')", sp.Agent)
@@ -66,7 +69,7 @@ func newTeamTokenAddCmd(e *env) *cli.Command {
 		}, runTeamTokenAdd),
 	}, "Makes a token for the team member MEMBER and prints it, alone, as the last line of standard output\n"+
 		"(a note about it goes to standard error). It is shown only this once.",
-		[]string{"ctx team token add ada --agent claude-code --expires 30d", "TOKEN=$(ctx team token add ci-bot --read-only)"},
+		[]string{"ctx team token add ada --email ada@example.com --agent claude-code --expires 30d", "TOKEN=$(ctx team token add ci-bot --read-only)"},
 		exits(ExitUsage, ExitNoStore))
 }
 
