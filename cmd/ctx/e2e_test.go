@@ -224,3 +224,27 @@ func TestConcurrentProcesses(t *testing.T) {
 	}
 	_ = time.Second
 }
+
+// TestGetOnTerminalEndsLine: `ctx knowledge get` of an entry without a final newline ends the line on a
+// terminal (a real pty, made by util-linux script(1)), and gives the stored bytes to a pipe.
+func TestGetOnTerminalEndsLine(t *testing.T) {
+	scriptCmd, err := exec.LookPath("script")
+	if err != nil {
+		t.Skip("script(1) is not installed: no pty to test with")
+	}
+	dir := testenv.NewRepo(t)
+	run(t, dir, 0, "init", "--no-hooks")
+	run(t, dir, 0, "knowledge", "set", "k", "hello")
+	if got := run(t, dir, 0, "knowledge", "get", "k"); got != "hello" {
+		t.Fatalf("get through a pipe = %q, want the stored bytes %q", got, "hello")
+	}
+	cmd := exec.Command(scriptCmd, "-qec", ctxBin+" knowledge get k", "/dev/null")
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("script: %v: %s", err, out)
+	}
+	if got := strings.ReplaceAll(string(out), "\r\n", "\n"); got != "hello\n" {
+		t.Fatalf("get on a terminal = %q, want %q", got, "hello\n")
+	}
+}

@@ -170,6 +170,10 @@ func runEntryGet(ctx context.Context, e *env, o entryGetOptions) error {
 		return printJSON(e.stdout, en)
 	}
 	_, err = io.WriteString(e.stdout, en.Content)
+	if err == nil && terminal(e.rawOut) != nil && en.Content != "" && en.Content[len(en.Content)-1] != '\n' {
+		// On a terminal the prompt would follow the text on its line; a pipe or a file gets the bytes.
+		_, err = io.WriteString(e.stdout, "\n")
+	}
 	return err
 }
 
