@@ -239,24 +239,33 @@ func remoteLines(stderr string) string {
 }
 
 // lastLines is git's reason for a failure: its "error:" and "fatal:" lines in full (git prints hints after
-// them, which must not push them out), then its last line; without such lines its last 4 non-blank lines.
+// them, which must not push them out), then the text after the last of them (git's advice, such as "Please
+// make sure you have the correct access rights / and the repository exists.", one sentence wrapped on
+// lines: joined with spaces, at most 4 lines); without such lines its last 4 non-blank lines.
 func lastLines(stderr string, err error) string {
 	var lines, errs []string
 	seen := map[string]bool{}
+	lastErr := -1
 	for _, l := range strings.Split(stderr, "\n") {
 		l = strings.TrimSpace(l)
 		if l == "" {
 			continue
 		}
 		lines = append(lines, l)
-		if (strings.HasPrefix(l, "error:") || strings.HasPrefix(l, "fatal:")) && !seen[l] && len(errs) < 6 {
-			seen[l] = true
-			errs = append(errs, l)
+		if strings.HasPrefix(l, "error:") || strings.HasPrefix(l, "fatal:") {
+			lastErr = len(lines) - 1
+			if !seen[l] && len(errs) < 6 {
+				seen[l] = true
+				errs = append(errs, l)
+			}
 		}
 	}
 	if len(errs) > 0 {
-		if last := lines[len(lines)-1]; !seen[last] {
-			errs = append(errs, last)
+		if tail := lines[lastErr+1:]; len(tail) > 0 {
+			if len(tail) > 4 {
+				tail = tail[len(tail)-4:]
+			}
+			errs = append(errs, strings.Join(tail, " "))
 		}
 		lines = errs
 	} else if len(lines) > 4 {
