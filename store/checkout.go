@@ -687,6 +687,14 @@ func (s *Store) CommitHandEdits(ctx context.Context, msg string) (*Committed, []
 		}
 		disk[e.Path] = data
 	}
+	// A knowledge or convention entry edited by hand is the committer's now, as a write of theirs would
+	// be: its front matter names them, their agent and this time (docs/format.md "Front matter"), so a
+	// later conflict names the right writer.
+	if len(disk) > 0 {
+		if err := s.stampHandEdits(ctx, disk); err != nil {
+			return nil, edits, err
+		}
+	}
 	if len(problems) > 0 {
 		return nil, edits, invalidf("nothing committed: fix or remove these files of %s first:\n  %s", CheckoutDir, strings.Join(problems, "\n  "))
 	}
@@ -951,4 +959,36 @@ func (c *recordCache) put(fi os.FileInfo, statErr error, commits map[Scope]strin
 		return
 	}
 	c.mod, c.size, c.commits, c.scopes = fi.ModTime(), fi.Size(), commits, scopes
+}
+
+// stampHandEdits sets author, agent and updated_at in the front matter of the knowledge and convention
+// files of disk (path → content) to the committer's identity, agent and the time now. A file without
+// front matter is left as it is (ValidateFile accepted it).
+func (s *Store) stampHandEdits(ctx context.Context, disk map[string][]byte) error {
+	var who string
+	for p, data := range disk {
+		if !strings.HasPrefix(p, KnowledgeKind.Dir+"/") && !strings.HasPrefix(p, ConventionKind.Dir+"/") {
+			continue
+		}
+		fm, body, ok := SplitFrontMatter(data)
+		if !ok {
+			continue
+		}
+		m, err := ParseMeta(fm)
+		if err != nil {
+			continue
+		}
+		if who == "" {
+			id, err := s.repo.Identity(ctx)
+			if err != nil {
+				return err
+			}
+			who = id.Name + " <" + id.Email + ">"
+		}
+		m.Set("author", who)
+		m.Set("agent", s.Actor.Agent)
+		m.Set("updated_at", now())
+		disk[p] = JoinFrontMatter(m, body)
+	}
+	return nil
 }

@@ -555,3 +555,44 @@ func TestSetConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestHandEditNamesItsCommitter: an entry written last by a teammate and then edited by hand is, once
+// `ctx commit` records it, the committer's: author, agent and updated_at in its front matter are theirs
+// (a later conflict names the right writer), and the body is the hand edit.
+func TestHandEditNamesItsCommitter(t *testing.T) {
+	s, dir := storetest.New(t)
+	mate := store.WithIdentity(bg, "Grace Teammate", "grace@example.com")
+	other, err := store.Open(mate, dir, store.Actor{Agent: "codex"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.SetEntry(mate, store.KnowledgeKind, store.SetEntry{Key: "k", Content: "from grace\n"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Refresh(bg); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, ".context", "knowledge", "k.md")
+	b, err := os.ReadFile(p)
+	if err != nil || !strings.Contains(string(b), "author: Grace Teammate") {
+		t.Fatalf("checked-out file before the hand edit: %q %v", b, err)
+	}
+	if err := os.WriteFile(p, []byte(strings.Replace(string(b), "from grace", "edited by hand", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.CommitHandEdits(bg, ""); err != nil {
+		t.Fatal(err)
+	}
+	id, err := s.Identity(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := storetest.Show(t, dir, "ctx", "knowledge/k.md")
+	if !strings.Contains(got, "author: "+id.Name+" <"+id.Email+">\n") || !strings.Contains(got, "agent: "+s.Actor.Agent+"\n") ||
+		strings.Contains(got, "Grace") || strings.Contains(got, "codex") || !strings.Contains(got, "edited by hand") {
+		t.Fatalf("the committed hand edit does not name its committer:\n%s", got)
+	}
+	if edits, _ := s.HandEdits(bg); len(edits) != 0 {
+		t.Fatalf("the checked-out tree does not mirror the commit: %+v", edits)
+	}
+}
