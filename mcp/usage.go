@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ctx-dev/ctx/internal/atomicfile"
+	"github.com/rogpeppe/go-internal/lockedfile"
 )
 
 // Local usage accounting (docs/mcp.md "Local usage"): the number of tools/call requests this machine's
@@ -21,6 +22,10 @@ import (
 
 // usageVersion is the version of the usage file's format.
 const usageVersion = 1
+
+// usageFlushDelay is how long counted calls wait before they are written: a burst of calls costs one
+// file write, not one per call, off the response path.
+const usageFlushDelay = time.Second
 
 // usageEnv switches the accounting off when set to off, 0 or false; it is read again for every call.
 const usageEnv = "CTX_MCP_USAGE"
@@ -59,6 +64,10 @@ type usage struct {
 	path string
 	off  bool // Options.NoUsage
 
+	// fileMu serialises this server's reads and writes of the file (flush, report); between processes
+	// (several servers of one repository) the lock file <path>.lock does. mu guards pending and errCode
+	// only, so a delivered call never waits for the file.
+	fileMu  sync.Mutex
 	mu      sync.Mutex
 	pending usageFile // counted, not yet in the file
 	errCode string    // the last failure, content-free ("" when none)
@@ -93,12 +102,22 @@ func (u *usage) delivered(tool string, n int) {
 	}
 }
 
-// run writes the counted calls to the file whenever there are new ones, and once more when ctx ends.
+// run writes the counted calls to the file at most once per usageFlushDelay while there are new ones,
+// and once more when ctx ends.
 func (u *usage) run(ctx context.Context) {
 	for {
 		select {
 		case <-u.kick:
+			t := time.NewTimer(usageFlushDelay)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+			}
 			u.flush()
+			if ctx.Err() != nil {
+				return
+			}
 		case <-ctx.Done():
 			u.flush()
 			return
@@ -106,34 +125,55 @@ func (u *usage) run(ctx context.Context) {
 	}
 }
 
-// flush adds the pending counts to the file (read, add, atomic write). On failure the counts stay
-// pending and the failure is reported in status.
+// flush adds the pending counts to the file (under the lock file: read, add, atomic write). On failure
+// the counts go back to pending and the failure is reported in status.
 func (u *usage) flush() {
+	u.fileMu.Lock()
+	defer u.fileMu.Unlock()
+	u.mu.Lock()
+	p := u.pending
+	u.pending = usageFile{}
+	u.mu.Unlock()
+	if p.Calls == 0 {
+		return
+	}
+	code := u.write(p)
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	if u.pending.Calls == 0 {
-		return
+	if code != "" {
+		for name, t := range p.ByTool {
+			u.pending.add(name, t.Calls, t.ResponseBytes)
+		}
 	}
+	u.errCode = code
+}
+
+// write adds p to the file under its lock file; it returns "" or the failure's code.
+func (u *usage) write(p usageFile) string {
+	if err := os.MkdirAll(filepath.Dir(u.path), 0o700); err != nil {
+		return "usage_write_failed"
+	}
+	unlock, err := lockedfile.MutexAt(u.path + ".lock").Lock()
+	if err != nil {
+		return "usage_write_failed"
+	}
+	defer unlock()
 	f, err := readUsage(u.path)
 	if err != nil {
-		u.errCode = "usage_unreadable"
-		return
+		return "usage_unreadable"
 	}
-	for name, t := range u.pending.ByTool {
+	for name, t := range p.ByTool {
 		f.add(name, t.Calls, t.ResponseBytes)
 	}
 	f.Version, f.UpdatedAt = usageVersion, time.Now().UTC().Format(time.RFC3339)
 	b, err := json.Marshal(f)
 	if err == nil {
-		if err = os.MkdirAll(filepath.Dir(u.path), 0o700); err == nil {
-			err = atomicfile.Write(u.path, b, 0o600)
-		}
+		err = atomicfile.Write(u.path, b, 0o600)
 	}
 	if err != nil {
-		u.errCode = "usage_write_failed"
-		return
+		return "usage_write_failed"
 	}
-	u.pending, u.errCode = usageFile{}, ""
+	return ""
 }
 
 // readUsage reads the usage file; a missing file is empty counts.
@@ -166,9 +206,11 @@ func (u *usage) report() localUsage {
 		r.State = "disabled"
 		return r
 	}
+	u.fileMu.Lock()
+	defer u.fileMu.Unlock()
+	f, err := readUsage(u.path)
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	f, err := readUsage(u.path)
 	if err != nil {
 		r.State, r.Error = "unavailable", "usage_unreadable"
 		return r

@@ -90,12 +90,47 @@ func TestLocalUsageStatusAndSwitch(t *testing.T) {
 		t.Errorf("the search while off was counted: %v", lu)
 	}
 	s2 := serve(t, st, Options{}, "")
-	lu = obj(structured(t, "second server", s2.call(t, "status", nil))["local_usage"])
+	// The first server writes its counts within usageFlushDelay of the call: poll the second's status.
+	for range 60 {
+		lu = obj(structured(t, "second server", s2.call(t, "status", nil))["local_usage"])
+		if obj(obj(lu["by_tool"])["search"])["tool_calls"] == float64(1) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 	if obj(obj(lu["by_tool"])["search"])["tool_calls"] != float64(1) {
 		t.Errorf("local_usage of a second server = %v", lu)
 	}
 	s3 := serve(t, st, Options{NoUsage: true}, "")
 	if lu := obj(structured(t, "no usage", s3.call(t, "status", nil))["local_usage"]); lu["state"] != "disabled" {
 		t.Errorf("Options.NoUsage: %v", lu)
+	}
+}
+
+// TestLocalUsageTwoServersLoseNothing: two servers of one repository (two usage recorders on one file, as
+// two processes would be: the lock file serialises them) flushing at once keep every count.
+func TestLocalUsageTwoServersLoseNothing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ctx", "mcp-usage.json")
+	a, b := newUsage(path, false), newUsage(path, false)
+	const rounds = 50
+	done := make(chan struct{})
+	for _, u := range []*usage{a, b} {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for range rounds {
+				u.delivered("search", 10)
+				u.delivered("status", 1)
+				u.flush()
+			}
+		}()
+	}
+	<-done
+	<-done
+	f, err := readUsage(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Calls != 4*rounds || f.ResponseBytes != 2*rounds*11 || f.ByTool["search"].Calls != 2*rounds {
+		t.Fatalf("usage = %+v (by tool %v), want %d calls and %d bytes", f, f.ByTool, 4*rounds, 2*rounds*11)
 	}
 }
