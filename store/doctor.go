@@ -23,6 +23,11 @@ const maxSafeSearch = 1000
 // Doctor checks the context refs' tips: every entry ctx does not read, and for a ref whose tip holds an
 // unsafe one, the last commit before it that holds none.
 func (s *Store) Doctor(ctx context.Context) (*Diagnosis, error) {
+	if tip, err := s.repo.Resolve(ctx, s.BranchRef()); err != nil {
+		return nil, err
+	} else if !tip.IsZero() && !s.isContextTip(ctx, tip) {
+		return nil, s.notContextBranch() // the user's own branch: not ctx's to diagnose or repair
+	}
 	ps, err := s.TreeProblems(ctx)
 	if err != nil {
 		return nil, err
@@ -90,6 +95,9 @@ func (s *Store) RemoveProblems(ctx context.Context) (*Committed, []Problem, erro
 	refs := s.Refs()
 	res, err := s.repo.Transact(ctx, refs, func(tips map[string]gitstore.Tip) (map[string]*gitstore.Write, error) {
 		removed = nil
+		if err := s.checkContextTree(ctx, tips[s.BranchRef()].Tree); err != nil {
+			return nil, err
+		}
 		w := map[string]*gitstore.Write{}
 		for _, sc := range Scopes {
 			tip := tips[s.RefOf(sc)]

@@ -116,9 +116,11 @@ func (s *Store) Init(ctx context.Context, opt InitOptions) (*InitResult, error) 
 			return nil, err
 		}
 		// A store exists already under another name: init does not start a second one.
+		// (A branch of the default name that is not a context store is the user's own: --branch is how to
+		// choose another name then.)
 		if cur, err := s.repo.Resolve(ctx, s.BranchRef()); err != nil {
 			return nil, err
-		} else if !cur.IsZero() {
+		} else if !cur.IsZero() && s.isContextTip(ctx, cur) {
 			return nil, invalidf("this repository's context branch is %s already; ctx init --branch %s would start a second store (to rename it: git branch -m %s %s, then ctx config)",
 				s.BranchRef(), opt.Branch, s.cfg.Branch, opt.Branch)
 		}
@@ -217,6 +219,51 @@ func (s *Store) checkBranchIsContext(ctx context.Context) error {
 	}
 	return nil
 }
+
+// isContextTip says whether the commit tip holds a manifest.json at its root (false on any error).
+func (s *Store) isContextTip(ctx context.Context, tip gitstore.Hash) bool {
+	tree, err := s.repo.TreeOf(ctx, tip)
+	if err != nil {
+		return false
+	}
+	h, err := s.repo.PathHash(ctx, tree, ManifestPath)
+	return err == nil && !h.IsZero()
+}
+
+// ErrNotContextBranch is matched (errors.Is) by the error of a write or a doctor run on a context branch
+// name that holds a branch of the user's (no manifest.json at its root): ctx writes nothing to it. The
+// error also matches ErrNotInitialized (exit 4: there is no context store under that name).
+var ErrNotContextBranch = errors.New("not a context store")
+
+// notContextError is the error of ErrNotContextBranch, naming the branch.
+type notContextError struct{ branch string }
+
+func (e *notContextError) Error() string {
+	return fmt.Sprintf("branch %s is not a context store (it has no %s; it is a branch of yours): ctx writes nothing to it; make the store under another name with ctx init --branch NAME",
+		e.branch, ManifestPath)
+}
+
+func (e *notContextError) Is(target error) bool {
+	return target == ErrNotContextBranch || target == ErrNotInitialized
+}
+
+// checkContextTree fails with the ErrNotContextBranch error when the public tip's tree (zero: no branch
+// yet, fine) has no manifest.json.
+func (s *Store) checkContextTree(ctx context.Context, tree gitstore.Hash) error {
+	if tree.IsZero() {
+		return nil
+	}
+	h, err := s.repo.PathHash(ctx, tree, ManifestPath)
+	if err != nil {
+		return err
+	}
+	if h.IsZero() {
+		return s.notContextBranch()
+	}
+	return nil
+}
+
+func (s *Store) notContextBranch() error { return &notContextError{branch: s.cfg.Branch} }
 
 // checkCheckoutDirFree refuses to check the store out into a .context/ folder whose files git tracks in
 // the user's branch: they would mix with the store's files and be committed to the context branch.

@@ -130,6 +130,9 @@ type RejectedError struct {
 	Problems []Problem
 	More     bool   // more problems than listed
 	Fsck     string // git fsck's own words, when git refused the objects already
+	// NotStore: the commit's tree has no manifest.json either: it is a branch of someone's code that
+	// happens to have the context branch's name, not a context store to repair.
+	NotStore bool
 }
 
 // ErrRejected is wrapped by RejectedError.
@@ -159,6 +162,11 @@ func (e *RejectedError) Error() string {
 	}
 	if e.Fsck != "" {
 		fmt.Fprintf(&b, "\n  git fsck: %s", e.Fsck)
+	}
+	if e.NotStore {
+		fmt.Fprintf(&b, "\nIt has no %s: it is not a context store but a branch of code that has the context branch's name. "+
+			"Leave it alone; keep the team's context under another name (ctx config branch NAME, or ctx init --branch NAME)", ManifestPath)
+		return b.String()
 	}
 	b.WriteString("\nThe branch must be repaired where it was written: remove these entries with git (git rm, git commit) " +
 		"and push the fix; see docs/security.md")
@@ -219,6 +227,9 @@ func (s *Store) CheckIncoming(ctx context.Context, what string, theirs, ours git
 	}
 	if len(rej.Problems) == 0 {
 		return nil
+	}
+	if h, err := s.repo.PathHash(ctx, tree, ManifestPath); err == nil && h.IsZero() {
+		rej.NotStore = true
 	}
 	return rej
 }

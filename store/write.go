@@ -108,6 +108,10 @@ func (s *Store) Write(ctx context.Context, op Op, fn func(v *View) (Edits, error
 		if tips[s.BranchRef()].Commit.IsZero() {
 			return nil, ErrNotInitialized
 		}
+		// A branch of that name that is not a context store is the user's: ctx commits nothing onto it.
+		if err := s.checkContextTree(ctx, tips[s.BranchRef()].Tree); err != nil {
+			return nil, err
+		}
 		trees := map[Scope]gitstore.Hash{}
 		for _, sc := range Scopes {
 			trees[sc] = tips[s.RefOf(sc)].Tree
