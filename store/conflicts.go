@@ -6,10 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/ctx-dev/ctx/gitstore"
 	"io/fs"
 	"sort"
 	"strings"
+
+	"github.com/ctx-dev/ctx/gitstore"
 
 	"github.com/ctx-dev/ctx/merge"
 	"github.com/sergi/go-diff/diffmatchpatch"
@@ -68,7 +69,15 @@ type ConflictRecord struct {
 	// record), or "unknown" (Ours is Kept).
 	OursIs   string `json:"ours_is"`
 	OursFrom string `json:"ours_from"`
+	// Changed says the file no longer holds Kept: it was written since the conflict was recorded (a
+	// later write, or another conflict on the same path). Taking a recorded version would undo that, so
+	// ResolveConflict refuses to unless the choice is "file" or "current" (ErrConflictChanged).
+	Changed bool `json:"changed,omitempty"`
 }
+
+// ErrConflictChanged is matched by the error of ResolveConflict when the conflict's file was written
+// since the conflict was recorded and the choice is a recorded version (ours, theirs, kept, lost).
+var ErrConflictChanged = errors.New("the file changed since the conflict was recorded")
 
 // ParseConflictRecord decodes a conflicts/<id>.json file (merge.ParseRecord, the inverse of
 // merge.Conflict.Record). It fills neither Diff nor Ours/Theirs.
@@ -112,6 +121,12 @@ func (s *Store) readConflicts(ctx context.Context, v *View) ([]ConflictRecord, e
 			return nil, fmt.Errorf("%s: %w", p, err)
 		}
 		r.Diff = UnifiedDiff(r.Kept, r.Lost, 3)
+		// (A path that cannot be read otherwise is left unmarked: ResolveConflict reports its error.)
+		if cur, err := v.ReadIn(ctx, Public, r.Path); errors.Is(err, fs.ErrNotExist) {
+			r.Changed = true
+		} else if err == nil {
+			r.Changed = string(cur) != r.Kept
+		}
 		out = append(out, r)
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -210,6 +225,8 @@ func (s *Store) ResolveConflict(ctx context.Context, idOrPath, choice string, co
 		data, del = []byte(rec.Ours), rec.OursDeleted
 	case "theirs":
 		data, del = []byte(rec.Theirs), rec.TheirsDeleted
+	case "current":
+		// Close the record and keep the file as it is now (written since the conflict, or settled by hand).
 	case "file":
 		if content == nil {
 			return rec, nil, errors.New("resolve: choice \"file\" needs the content")
@@ -218,12 +235,12 @@ func (s *Store) ResolveConflict(ctx context.Context, idOrPath, choice string, co
 			return rec, nil, err
 		}
 	default:
-		return rec, nil, fmt.Errorf("resolve: invalid choice %q: use ours, theirs, kept, lost or file", choice)
+		return rec, nil, fmt.Errorf("resolve: invalid choice %q: use ours, theirs, kept, lost, file or current", choice)
 	}
 	if err := checkPath(rec.Path); err != nil {
 		return rec, nil, err
 	}
-	if !del {
+	if !del && choice != "current" {
 		if err := ValidText("resolution of "+rec.Path, string(data)); err != nil {
 			return rec, nil, err
 		}
@@ -241,6 +258,21 @@ func (s *Store) ResolveConflict(ctx context.Context, idOrPath, choice string, co
 			return nil, err
 		}
 		ed := Edits{}
+		cur, err := v.ReadIn(ctx, Public, rec.Path)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		changed := err != nil || string(cur) != rec.Kept
+		if changed && choice != "file" && choice != "current" && !(del && err != nil) && !(!del && err == nil && bytes.Equal(cur, data)) {
+			return nil, &invalidError{wrapped: ErrConflictChanged, msg: fmt.Sprintf(
+				"%s changed since conflict %s was recorded (a later write, or another conflict on it): taking the %s version would undo that. "+
+					"Look at both (ctx conflicts %s --full, and the file now), then settle it with --file F (your merge) or --current (keep the file as it is)",
+				rec.Path, rec.ID, choice, rec.ID)}
+		}
+		if choice == "current" {
+			ed.Del(Public, recPath)
+			return ed, nil
+		}
 		if del {
 			if _, err := v.ReadIn(ctx, Public, rec.Path); err == nil {
 				ed.Del(Public, rec.Path)

@@ -147,7 +147,8 @@ func TestConflictsListGetResolve(t *testing.T) {
 }
 
 // TestConflictsSeveralOnOnePath: two merges conflicting on one path leave two records; the path is then
-// ambiguous (the error lists both ids) and each id resolves alone; "file" writes given content.
+// ambiguous (the error lists both ids) and each id resolves alone; "file" writes given content; the other
+// record is then changed: a recorded version is refused over the hand merge, "current" closes it.
 func TestConflictsSeveralOnOnePath(t *testing.T) {
 	sa, sb, a, b := pair(t)
 	clash(t, sa, sb, a, b, "k", "v0\n")
@@ -181,8 +182,19 @@ func TestConflictsSeveralOnOnePath(t *testing.T) {
 	if got := storetest.Show(t, a, "ctx", "knowledge/k.md"); !strings.HasSuffix(got, "\n---\nhand merged") || !strings.Contains(got, "scope: public\n") {
 		t.Errorf("file resolution: %q", got)
 	}
-	if _, _, err := sa.ResolveConflict(bg, "knowledge/k.md", "kept", nil); err != nil {
+	// The other record's file now holds the hand merge: taking a recorded version would undo it.
+	v, _ = sa.RefView(bg)
+	if r, err := sa.GetConflict(bg, v, "knowledge/k.md"); err != nil || !r.Changed {
+		t.Errorf("the last conflict of the path after the hand merge: changed %v, %v", r.Changed, err)
+	}
+	if _, _, err := sa.ResolveConflict(bg, "knowledge/k.md", "kept", nil); !errors.Is(err, store.ErrConflictChanged) {
+		t.Errorf("kept over a newer hand merge: %v, want ErrConflictChanged", err)
+	}
+	if _, _, err := sa.ResolveConflict(bg, "knowledge/k.md", "current", nil); err != nil {
 		t.Errorf("the last conflict of the path: %v", err)
+	}
+	if got := storetest.Show(t, a, "ctx", "knowledge/k.md"); !strings.HasSuffix(got, "\n---\nhand merged") {
+		t.Errorf("--current changed the file: %q", got)
 	}
 	if f := conflictFiles(t, a); len(f) != 0 {
 		t.Errorf("records left: %v", f)

@@ -74,8 +74,12 @@ func printConflict(w io.Writer, r store.ConflictRecord, full bool) {
 	if field == "" {
 		field = "whole file"
 	}
-	fmt.Fprintf(w, "conflict %s: %s (%s)\n  rule: %s; the file holds %s\n", r.ID, r.Path, field, r.Rule, keptSide(r))
-	fmt.Fprintf(w, "  ours:   %s\n  theirs: %s\n", describeSide(r.OursBy, r.OursDeleted, r.OursIs == "kept", oursBasis(r)), describeSide(r.TheirsBy, r.TheirsDeleted, r.OursIs != "kept", ""))
+	holds := keptSide(r)
+	if r.Changed {
+		holds = "neither: it changed since (a later write); settle with --file F or --current"
+	}
+	fmt.Fprintf(w, "conflict %s: %s (%s)\n  rule: %s; the file holds %s\n", r.ID, r.Path, field, r.Rule, holds)
+	fmt.Fprintf(w, "  ours:   %s\n  theirs: %s\n", describeSide(r.OursBy, r.OursDeleted, !r.Changed && r.OursIs == "kept", oursBasis(r)), describeSide(r.TheirsBy, r.TheirsDeleted, !r.Changed && r.OursIs != "kept", ""))
 	ours, theirs := r.Ours, r.Theirs
 	if r.OursDeleted {
 		ours = ""
@@ -172,14 +176,15 @@ func newResolveCmd(e *env) *cli.Command {
 			&cli.BoolFlag{Name: "theirs", Usage: "take the other writer's version"},
 			&cli.BoolFlag{Name: "kept", Usage: "keep the version the merge kept in the file"},
 			&cli.BoolFlag{Name: "lost", Usage: "take the version the merge recorded as lost"},
+			&cli.BoolFlag{Name: "current", Usage: "keep the file as it is now and close the record (for a conflict whose file was written since: ctx conflicts says \"changed since\")"},
 			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "write the content of `FILE` (- for standard input), e.g. a hand merge; an entry keeps its front matter (a body alone is enough) with you as its author"},
 		},
 		Action: action(e, func(c *cli.Context) (resolveOptions, error) {
 			if c.NArg() != 1 {
-				return resolveOptions{}, usagef("usage: ctx resolve PATH|ID --ours|--theirs|--kept|--lost|--file F")
+				return resolveOptions{}, usagef("usage: ctx resolve PATH|ID --ours|--theirs|--kept|--lost|--current|--file F")
 			}
 			var choices []string
-			for _, f := range []string{"ours", "theirs", "kept", "lost"} {
+			for _, f := range []string{"ours", "theirs", "kept", "lost", "current"} {
 				if c.Bool(f) {
 					choices = append(choices, f)
 				}
@@ -188,7 +193,7 @@ func newResolveCmd(e *env) *cli.Command {
 				choices = append(choices, "file")
 			}
 			if len(choices) != 1 {
-				return resolveOptions{}, usagef("ctx resolve: pass exactly one of --ours, --theirs, --kept, --lost, --file F")
+				return resolveOptions{}, usagef("ctx resolve: pass exactly one of --ours, --theirs, --kept, --lost, --current, --file F")
 			}
 			return resolveOptions{Target: c.Args().First(), Choice: choices[0], File: c.String("file")}, nil
 		}, runResolve),
