@@ -168,7 +168,7 @@ func merge3(base, a, b []byte) (kept, lost []byte, conflicts int) {
 	ha := diffHunks(bs, as, bl, al)
 	hb := diffHunks(bs, cs, bl, cl)
 
-	var k, l strings.Builder
+	var k, l lineBuilder
 	k.Grow(len(a) + len(b))
 	emit := func(both bool, lines []string) {
 		for _, s := range lines {
@@ -241,6 +241,26 @@ func merge3(base, a, b []byte) (kept, lost []byte, conflicts int) {
 		l.WriteString(s)
 	}
 	return []byte(k.String()), []byte(l.String()), conflicts
+}
+
+// lineBuilder builds a merged text line by line. A line without a final newline is the last line of the
+// version it came from; when the merge puts more lines after it (the other side appended lines to a text
+// whose last line this side rewrote without a newline), it gets a newline first, so two lines are never
+// glued into one ("Step one.Step two.").
+type lineBuilder struct {
+	strings.Builder
+	open bool // the last line written has no newline
+}
+
+func (b *lineBuilder) WriteString(s string) {
+	if s == "" {
+		return
+	}
+	if b.open {
+		b.Builder.WriteByte('\n')
+	}
+	b.Builder.WriteString(s)
+	b.open = s[len(s)-1] != '\n'
 }
 
 // Lines is a line-level diff3 of ours and theirs against base, built on

@@ -29,6 +29,9 @@ func TestLines(t *testing.T) {
 		{"edit vs delete same line", base, "a\nb\nZ\nd\ne\n", "a\nb\nd\ne\n", "a\nb\nd\ne\n", true},
 		{"conflict plus clean", base, "A\nb\nX\nd\ne\n", "a\nb\nY\nd\nE\n", "A\nb\nY\nd\nE\n", true},
 		{"no trailing newline", "a\nb", "a\nb\nc", "z\nb", "z\nb\nc", false},
+		// One side rewrote the last line without a newline, the other appended after it: the lines
+		// stay two lines ("Step one (revised).Step two." was the bug).
+		{"rewritten last line without newline, other appends", "Step one.\n", "Step one (revised).", "Step one.\nStep two.\n", "Step one (revised).\nStep two.\n", false},
 		{"crlf", "a\r\nb\r\nc\r\n", "A\r\nb\r\nc\r\n", "a\r\nb\r\nC\r\n", "A\r\nb\r\nC\r\n", false},
 		{"empty base add add", "", "x\n", "y\n", "y\n", true},
 		{"delete all vs unchanged", base, "", base, "", false},
