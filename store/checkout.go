@@ -718,7 +718,9 @@ func (s *Store) CommitHandEdits(ctx context.Context, msg string) (*Committed, []
 	if op.Summary == "" {
 		op.Summary = "record hand edits of " + CheckoutDir
 	}
+	var conflicts []merge.Conflict
 	c, err := s.Write(ctx, op, func(v *View) (Edits, error) {
+		conflicts = nil // fn may run again when a ref moved
 		ed := Edits{}
 		decisionEdits := map[Scope][]HandEdit{}
 		for _, e := range edits {
@@ -740,7 +742,7 @@ func (s *Store) CommitHandEdits(ctx context.Context, msg string) (*Committed, []
 			if curExists {
 				ft[e.Path] = cur
 			}
-			s.mergeHandEdits(fb, ft, []HandEdit{e}, disk, e.Scope, ed)
+			conflicts = append(conflicts, s.mergeHandEdits(fb, ft, []HandEdit{e}, disk, e.Scope, ed)...)
 		}
 		for sc, des := range decisionEdits {
 			fb, err := s.recordedFiles(ctx, rec, sc, "decisions/", true)
@@ -762,13 +764,14 @@ func (s *Store) CommitHandEdits(ctx context.Context, msg string) (*Committed, []
 				}
 				ft["decisions/"+n.Name] = b
 			}
-			s.mergeHandEdits(fb, ft, des, disk, sc, ed)
+			conflicts = append(conflicts, s.mergeHandEdits(fb, ft, des, disk, sc, ed)...)
 		}
 		return ed, nil
 	})
 	if err != nil {
 		return c, edits, err
 	}
+	c.Conflicts = conflicts
 	// What was committed replaces the hand-edited files (their content is in the commit or in a conflict
 	// record), so that .context/ mirrors the branch again.
 	if _, err := s.refresh(ctx, force); err != nil {
@@ -798,7 +801,7 @@ func (s *Store) recordedFiles(ctx context.Context, rec *Record, sc Scope, p stri
 // absent) over the ref's current files ft, given the files as checked out, fb. When the ref has not
 // moved (ft == fb) the hand edits are taken as they are; otherwise base fb, ours (fb with the hand edits)
 // and theirs ft are merged with the merge layer and the result replaces ft (conflict records included).
-func (s *Store) mergeHandEdits(fb, ft merge.Files, es []HandEdit, disk map[string][]byte, sc Scope, ed Edits) {
+func (s *Store) mergeHandEdits(fb, ft merge.Files, es []HandEdit, disk map[string][]byte, sc Scope, ed Edits) []merge.Conflict {
 	fo := merge.Files{}
 	for p, b := range fb {
 		fo[p] = b
@@ -817,8 +820,10 @@ func (s *Store) mergeHandEdits(fb, ft merge.Files, es []HandEdit, disk map[strin
 		}
 	}
 	result := fo
+	var conflicts []merge.Conflict
 	if moved {
-		result = merge.Tree(fb, fo, ft).Files
+		m := merge.Tree(fb, fo, ft)
+		result, conflicts = m.Files, m.Conflicts
 	} else {
 		// Unchanged ref: the files the hand edits did not touch are as they are on the ref.
 		for p, b := range ft {
@@ -840,6 +845,7 @@ func (s *Store) mergeHandEdits(fb, ft merge.Files, es []HandEdit, disk map[strin
 			ed.Del(sc, p)
 		}
 	}
+	return conflicts
 }
 
 func touched(es []HandEdit, p string) bool {

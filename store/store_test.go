@@ -596,3 +596,31 @@ func TestHandEditNamesItsCommitter(t *testing.T) {
 		t.Fatalf("the checked-out tree does not mirror the commit: %+v", edits)
 	}
 }
+
+// TestHandEditConflictReported: a hand edit of the lines a newer write changed is committed as a conflict,
+// and CommitHandEdits names it (ctx commit prints it), so the user learns their edit is in the record.
+func TestHandEditConflictReported(t *testing.T) {
+	s, dir := storetest.New(t)
+	if _, err := s.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "k", Content: "one\n"}); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, ".context", "knowledge", "k.md")
+	b, _ := os.ReadFile(p)
+	if err := os.WriteFile(p, []byte(strings.Replace(string(b), "one\n", "by hand\n", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	other, _ := store.Open(bg, dir, store.Actor{Agent: "other"})
+	if _, err := other.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "k", Content: "newer write\n"}); err != nil {
+		t.Fatal(err)
+	}
+	c, _, err := s.CommitHandEdits(bg, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Conflicts) != 1 || c.Conflicts[0].Path != "knowledge/k.md" {
+		t.Fatalf("conflicts reported: %+v", c.Conflicts)
+	}
+	if !storetest.Files(t, dir, "ctx")["conflicts/"+c.Conflicts[0].ID+".json"] {
+		t.Fatalf("the reported conflict %s has no record on the branch", c.Conflicts[0].ID)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ctx-dev/ctx/gitstore"
+	"github.com/ctx-dev/ctx/merge"
 )
 
 // Op names one write for its commit message (docs/architecture.md "Commits"): Name is the Ctx-Op trailer
@@ -82,6 +83,9 @@ type Committed struct {
 	Commits  map[Scope]gitstore.Hash
 	Paths    []string
 	Warnings []string
+	// Conflicts are the conflicts the write recorded (conflicts/<id>.json): a hand edit that `ctx commit`
+	// merged with a newer write of the same lines.
+	Conflicts []merge.Conflict
 }
 
 // Changed reports whether any commit was made.

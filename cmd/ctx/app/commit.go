@@ -50,5 +50,10 @@ func runCommit(ctx context.Context, e *env, o commitOptions) error {
 		}
 	}
 	commitLine(e.stdout, "hand edits", res)
+	for _, c := range res.Conflicts {
+		// The hand edit met a newer write of the same lines: the file holds one version, the other is in
+		// the conflict record.
+		fmt.Fprintf(e.stderr, "ctx: conflict %s: %s: your hand edit and a newer write changed the same lines; the file holds one of them, the other is kept in the record: ctx conflicts %s\n", c.ID, c.Path, c.ID)
+	}
 	return nil
 }
