@@ -39,7 +39,7 @@ var ErrBroken = errors.New("ctx's managed block is broken")
 
 // ErrHandEdited is wrapped by the error for a block whose body is not what its checksum says: someone
 // edited it by hand.
-var ErrHandEdited = errors.New("ctx's managed block was edited by hand")
+var ErrHandEdited = errors.New("ctx's managed block was edited by hand (move your text outside the ctx markers, or delete the block with its markers, then export again)")
 
 // Span is where a block lies in a file: content[Start:End] is the block from the first byte of its begin
 // line to the end of its end line (its line ending included when it has one).

@@ -122,7 +122,7 @@ func newAdaptersExportCmd(e *env) *cli.Command {
 		Name:  "export",
 		Usage: "write the public context into the clients' files (never private or ephemeral entries; never a file ctx did not write)",
 		Flags: []cli.Flag{clientFlag(), dryRunFlag(),
-			&cli.IntFlag{Name: "max-bytes", Usage: "bound each managed block and Cursor rule to `N` bytes (default 16384, at least 2048)"}},
+			&cli.IntFlag{Name: "max-bytes", Usage: "bound each managed block and Cursor rule to `N` bytes (at least 2048)", DefaultText: "16384"}},
 		Action: action(e, func(c *cli.Context) (adaptersExportOptions, error) {
 			return adaptersExportOptions{Clients: c.StringSlice("client"), DryRun: c.Bool("dry-run"), MaxBytes: c.Int("max-bytes")},
 				noArgs(c, "ctx adapters export [--client CLIENT]... [--dry-run] [--max-bytes N]")
@@ -571,12 +571,10 @@ func adaptersSetup(ctx context.Context, e *env) (*store.Store, adapters.Options,
 // applyOrShow prints a plan's diff (dryRun) or applies it and lists what it wrote.
 func applyOrShow(ctx context.Context, e *env, pl *adapters.Plan, dryRun bool) error {
 	if dryRun {
+		// The same problems, and the same exit status, as the export itself would have.
 		fmt.Fprint(e.stdout, pl.Diff())
-		for _, p := range pl.Problems {
-			fmt.Fprintf(e.stderr, "ctx: %v\n", p)
-		}
 		fmt.Fprintf(e.stdout, "dry run: %s, nothing written\n", plural(len(pl.Pending()), "file would change", "files would change"))
-		return nil
+		return pl.Err()
 	}
 	err := pl.Apply(ctx)
 	for _, ch := range pl.Pending() {
