@@ -101,6 +101,9 @@ func (s *Store) SetEntry(ctx context.Context, k Kind, in SetEntry) (*Committed, 
 	if !utf8.ValidString(in.Content) {
 		return nil, invalidf("%s %s: the content is not UTF-8 text (entries are markdown; JSON and MCP readers cannot carry other bytes)", k.Name, in.Key)
 	}
+	if strings.TrimSpace(in.Content) == "" {
+		return nil, invalidf("%s %s: the content is empty: an entry holds text (to remove the entry: ctx %s rm %s)", k.Name, in.Key, k.Name, in.Key)
+	}
 	if in.Provenance != "" && !contains(Provenances, in.Provenance) {
 		return nil, invalidf("invalid provenance %q: use one of %s", in.Provenance, strings.Join(Provenances, ", "))
 	}
