@@ -48,9 +48,6 @@ const maxResponseBytes = 1 << 20
 // "result":...} and the newline).
 const responseEnvelope = 512
 
-// blameMaxCommits bounds blame's first-parent walk.
-const blameMaxCommits = 2000
-
 // Error codes of the history tools.
 const (
 	codeInvalidRequest = "invalid_request"
@@ -109,8 +106,8 @@ func pageOf[T any](all []T, off, limit int, next func(off int) string, mk func(i
 func (s *srv) toolBlame() tool {
 	return newTool(toolSpec{name: "blame", title: "Blame", readOnly: true, coded: true,
 		desc: "With path: which commit last changed each line of a context store file (e.g. knowledge/x.md) at the tip of " +
-			"the ref holding it: {line, text, commit, op, key, agent, session, author, time}. A first-parent walk, " +
-			"stopped after 2000 commits (limit_reached; lines not reached have commit \"\"). Paged by lines. " +
+			"the ref holding it: {line, text, commit, op, key, agent, session, author, time}. A first-parent walk " +
+			"back to the commit that added each line (no commit limit). Paged by lines. " +
 			"With file (+ start_line, end_line) or commit: which coding-agent session produced those committed lines of the " +
 			"user's repository, per commit proven (a ctx note or a commit receipt in a transcript), conflicting, possible " +
 			"(a matching edit) or none, with coverage counts and cited event ids; pages of at most 8 commits."},
@@ -415,23 +412,12 @@ func (s *srv) blameTool(ctx context.Context, args blameArgs) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := s.store(ctx).BlameFile(ctx, tips, p, blameMaxCommits)
+	b, err := s.store(ctx).BlameFile(ctx, tips, p)
 	if err != nil {
 		return nil, err
 	}
 	if err := checkOffset(off, len(b.Lines)); err != nil {
 		return nil, err
-	}
-	note := ""
-	if b.LimitReached {
-		n := 0
-		for _, l := range b.Lines {
-			if l.Commit == "" {
-				n++
-			}
-		}
-		note = "the walk stopped after " + strconv.Itoa(blameMaxCommits) + " commits: " + strconv.Itoa(n) +
-			" lines are older and not attributed (commit \"\")"
 	}
 	return pageOf(b.Lines, off, limit, cur.next, func(items []store.BlameLine, pg pagination) any {
 		return struct {
@@ -440,12 +426,9 @@ func (s *srv) blameTool(ctx context.Context, args blameArgs) (any, error) {
 			Tip           string            `json:"tip"`
 			TotalLines    int               `json:"total_lines"`
 			CommitsWalked int               `json:"commits_walked"`
-			MaxCommits    int               `json:"max_commits"`
-			LimitReached  bool              `json:"limit_reached"`
-			Note          string            `json:"note,omitempty"`
 			Lines         []store.BlameLine `json:"lines"`
 			Pagination    pagination        `json:"pagination"`
-		}{b.Path, b.Scope, b.Tip, len(b.Lines), b.CommitsWalked, b.MaxCommits, b.LimitReached, note, items, pg}
+		}{b.Path, b.Scope, b.Tip, len(b.Lines), b.CommitsWalked, items, pg}
 	}), nil
 }
 
