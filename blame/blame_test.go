@@ -395,3 +395,81 @@ func TestUserSideUntouched(t *testing.T) {
 	}
 	snap.Same(t, f.repo)
 }
+
+// A receipt names a commit that was later rewritten. The rewritten commit is proven through the rewrite
+// only when git reported the rewrite: the record ctx's post-rewrite hook writes after a real
+// `git commit --amend` (RecordRewrites reads HEAD's reflog), or the "(cherry picked from commit X)" line of
+// `git cherry-pick -x`. Without such a record (notes.rewriteRef not set up, or a plain cherry-pick) the
+// rewritten commit is at most possible (the session's matching edit): a similar patch proves nothing.
+func TestReceiptFollowsRewrites(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	f.claudeSession(t, "rewritten", f.repo, short(f.hello))
+	f.importAll(t)
+	sid := history.SessionID(history.ClaudeCode, "rewritten")
+	ev := receiptEvent(t, f.ix, sid)
+
+	amend := func(branch, msg string) string {
+		testenv.Git(t, f.repo, "checkout", "-q", "-b", branch, f.hello)
+		testenv.Git(t, f.repo, "commit", "-q", "--amend", "-m", msg)
+		return testenv.Git(t, f.repo, "rev-parse", "HEAD")
+	}
+	// Not set up: nothing recorded, nothing proven.
+	plain := amend("plain", "Add hello function (reworded)")
+	if n, err := RecordRewrites(ctx, f.repo, "amend", time.Now()); n != 0 || err != nil {
+		t.Fatalf("RecordRewrites without notes.rewriteRef: %d %v", n, err)
+	}
+	// The session's edit still matches: possible, never proven.
+	if cr, err := f.blamer(t, f.ix).Commit(ctx, plain); err != nil || cr.Outcome != Possible {
+		t.Fatalf("amended, no record: %+v %v", cr, err)
+	}
+
+	testenv.Git(t, f.repo, "config", "--add", "notes.rewriteRef", "refs/notes/*")
+	amended := amend("amended", "Add hello function, amended")
+	if n, err := RecordRewrites(ctx, f.repo, "amend", time.Now()); n != 1 || err != nil {
+		t.Fatalf("RecordRewrites: %d %v", n, err)
+	}
+	if n, _ := RecordRewrites(ctx, f.repo, "amend", time.Now()); n != 0 {
+		t.Errorf("a second run recorded the rewrite again")
+	}
+	note := testenv.Git(t, f.repo, "notes", "--ref=refs/notes/ctx", "show", amended)
+	if rs := ParseRewrites(note); len(rs) != 1 || rs[0].From != f.hello || rs[0].By != "amend" || len(ParseNote(note)) != 0 {
+		t.Fatalf("rewrite note %q", note)
+	}
+	// An amend of the amend: the chain is followed back to the receipt.
+	testenv.Git(t, f.repo, "commit", "-q", "--amend", "-m", "Add hello function, amended twice")
+	twice := testenv.Git(t, f.repo, "rev-parse", "HEAD")
+	if n, err := RecordRewrites(ctx, f.repo, "amend", time.Now()); n != 1 || err != nil {
+		t.Fatalf("RecordRewrites twice: %d %v", n, err)
+	}
+	for _, c := range []string{amended, twice} {
+		cr, err := f.blamer(t, f.ix).Commit(ctx, c)
+		if err != nil || cr.Outcome != Proven || len(cr.Sessions) != 1 || cr.Sessions[0] != sid {
+			t.Fatalf("amended %s: %+v %v", c, cr, err)
+		}
+		e := cr.Evidence[0]
+		if e.Kind != KindReceipt || e.EventID != ev || e.RewrittenFrom != f.hello || e.Rewrite != "amend" {
+			t.Errorf("evidence through the amend: %+v", e)
+		}
+	}
+	res, err := f.blamer(t, f.ix).File(ctx, "hello.py", 1, 0)
+	if err != nil || res.Outcome != Proven || res.Coverage != (Coverage{Lines: 2, Proven: 2}) {
+		t.Errorf("file at the amended commit: %+v %v", res, err)
+	}
+
+	// cherry-pick -x names its source; a plain cherry-pick does not.
+	testenv.Git(t, f.repo, "checkout", "-q", "-b", "picks", f.hello+"~1")
+	testenv.Git(t, f.repo, "commit", "-q", "--allow-empty", "-m", "another base")
+	testenv.Git(t, f.repo, "cherry-pick", "-x", f.hello)
+	picked := testenv.Git(t, f.repo, "rev-parse", "HEAD")
+	testenv.Git(t, f.repo, "reset", "-q", "--hard", "HEAD~1")
+	testenv.Git(t, f.repo, "cherry-pick", f.hello)
+	plainPick := testenv.Git(t, f.repo, "rev-parse", "HEAD")
+	cr, err := f.blamer(t, f.ix).Commit(ctx, picked)
+	if err != nil || cr.Outcome != Proven || cr.Evidence[0].RewrittenFrom != f.hello || cr.Evidence[0].Rewrite != "cherry-pick" {
+		t.Errorf("cherry-pick -x: %+v %v", cr, err)
+	}
+	if cr, err := f.blamer(t, f.ix).Commit(ctx, plainPick); err != nil || cr.Outcome != Possible {
+		t.Errorf("plain cherry-pick: %+v %v", cr, err)
+	}
+}
