@@ -2,6 +2,7 @@ package blame
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -471,5 +472,59 @@ func TestReceiptFollowsRewrites(t *testing.T) {
 	}
 	if cr, err := f.blamer(t, f.ix).Commit(ctx, plainPick); err != nil || cr.Outcome != Possible {
 		t.Errorf("plain cherry-pick: %+v %v", cr, err)
+	}
+}
+
+// A pull request's commits come from its head ref refs/pull/N/head, fetched from the remote as
+// `git fetch origin pull/N/head:refs/pull/N/head` does: open (base HEAD) and merged (base: the first parent
+// of its merge commit). Without the ref, or merged by a fast-forward, no commits are named.
+func TestPullRequest(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	remote := filepath.Join(t.TempDir(), "remote.git")
+	testenv.Git(t, "", "init", "-q", "--bare", remote)
+	testenv.Git(t, f.repo, "checkout", "-q", "-b", "feature")
+	write(t, filepath.Join(f.repo, "pr.go"), "package pr\n\nfunc ByAgent() {}\n")
+	testenv.Git(t, f.repo, "add", "pr.go")
+	testenv.Git(t, f.repo, "commit", "-q", "-m", "agent's part")
+	agent := testenv.Git(t, f.repo, "rev-parse", "HEAD")
+	testenv.Git(t, f.repo, "notes", "--ref=refs/notes/ctx", "add", "-m", NoteText(NoteRecord{Agent: "codex", Session: "pr-thread", Env: "CODEX_THREAD_ID"}), agent)
+	write(t, filepath.Join(f.repo, "pr.go"), "package pr\n\nfunc ByAgent() {}\n\nfunc ByPerson() {}\n")
+	testenv.Git(t, f.repo, "commit", "-q", "-am", "person's part")
+	person := testenv.Git(t, f.repo, "rev-parse", "HEAD")
+	// The forge publishes the head as refs/pull/7/head; a clone fetches it.
+	testenv.Git(t, f.repo, "push", "-q", remote, "feature:refs/pull/7/head")
+	testenv.Git(t, f.repo, "checkout", "-q", "main")
+	testenv.Git(t, f.repo, "branch", "-q", "-D", "feature")
+
+	b := f.blamer(t, f.ix)
+	if _, err := b.PullRequest(ctx, 7); !errors.Is(err, ErrNoPullRequestEvidence) {
+		t.Fatalf("no ref: %v", err)
+	}
+	if _, err := b.PullRequest(ctx, 0); !errors.Is(err, ErrUsage) {
+		t.Fatalf("pull request 0: %v", err)
+	}
+	testenv.Git(t, f.repo, "fetch", "-q", remote, "pull/7/head:refs/pull/7/head")
+	check := func(what string, merged bool) {
+		t.Helper()
+		res, err := f.blamer(t, f.ix).PullRequest(ctx, 7)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if res.Head != person || res.Merged != merged || len(res.Commits) != 2 || res.Commits[0].Commit != agent ||
+			res.Commits[1].Commit != person || res.Commits[0].Outcome != Proven || res.Commits[1].Outcome != None ||
+			res.Coverage != (Coverage{Lines: 2, Proven: 1, None: 1}) || res.Outcome != Proven || res.Source != "refs/pull/7/head" {
+			t.Errorf("%s: %+v", what, res)
+		}
+	}
+	check("open", false)
+	testenv.Git(t, f.repo, "merge", "-q", "--no-ff", "-m", "Merge pull request #7", "refs/pull/7/head")
+	check("merged", true)
+
+	// Fast-forwarded: nothing tells the pull request's commits from main's.
+	testenv.Git(t, f.repo, "push", "-q", remote, f.hello+":refs/pull/8/head")
+	testenv.Git(t, f.repo, "fetch", "-q", remote, "pull/8/head:refs/pull/8/head")
+	if _, err := f.blamer(t, f.ix).PullRequest(ctx, 8); !errors.Is(err, ErrNoPullRequestEvidence) {
+		t.Errorf("fast-forwarded: %v", err)
 	}
 }

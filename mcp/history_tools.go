@@ -110,7 +110,9 @@ func (s *srv) toolBlame() tool {
 			"back to the commit that added each line (no commit limit). Paged by lines. " +
 			"With file (+ start_line, end_line) or commit: which coding-agent session produced those committed lines of the " +
 			"user's repository, per commit proven (a ctx note or a commit receipt in a transcript), conflicting, possible " +
-			"(a matching edit) or none, with coverage counts and cited event ids; pages of at most 8 commits."},
+			"(a matching edit) or none, with coverage counts and cited event ids; pages of at most 8 commits. " +
+			"With pull_request (a number): the same for each commit of the pull request, known only from its fetched head ref " +
+			"refs/pull/N/head (not_found without it)."},
 		s.blameTool)
 }
 
@@ -380,6 +382,8 @@ type blameArgs struct {
 	StartLine int    `json:"start_line,omitempty"`
 	EndLine   int    `json:"end_line,omitempty"`
 	Commit    string `json:"commit,omitempty"`
+	// PullRequest is a pull request number: its commits, from the fetched head ref refs/pull/N/head.
+	PullRequest int `json:"pull_request,omitempty"`
 }
 
 func (s *srv) blameTool(ctx context.Context, args blameArgs) (any, error) {
@@ -389,13 +393,19 @@ func (s *srv) blameTool(ctx context.Context, args blameArgs) (any, error) {
 			n++
 		}
 	}
+	if args.PullRequest != 0 {
+		n++
+	}
 	if n != 1 {
-		return nil, argErrorf("give exactly one of 'path' (a context store file), 'file' (a file of the repository, with start_line and end_line) or 'commit'")
+		return nil, argErrorf("give exactly one of 'path' (a context store file), 'file' (a file of the repository, with start_line and end_line), 'commit' or 'pull_request'")
+	}
+	if args.PullRequest < 0 {
+		return nil, argErrorf("argument 'pull_request': a pull request number (at least 1)")
 	}
 	if args.File == "" && (args.StartLine != 0 || args.EndLine != 0) {
 		return nil, argErrorf("arguments 'start_line' and 'end_line' go with 'file'")
 	}
-	if args.File != "" || args.Commit != "" {
+	if args.File != "" || args.Commit != "" || args.PullRequest != 0 {
 		return s.blameCode(ctx, args)
 	}
 	p := args.Path
@@ -459,6 +469,34 @@ func (s *srv) blameCode(ctx context.Context, args blameArgs) (any, error) {
 		return nil, blameArgErr(err)
 	}
 	limit := min(args.limitOr(blameCodeMatches), blameCodeMatches)
+	if args.PullRequest != 0 {
+		res, err := b.PullRequest(ctx, args.PullRequest)
+		if errors.Is(err, blame.ErrNoPullRequestEvidence) {
+			return nil, codedErrorf(codeNotFound, "%v", err)
+		}
+		if err != nil {
+			return nil, blameArgErr(err)
+		}
+		// The cursor is bound to the arguments, HEAD and the pull request's head.
+		cur := newCursorFor("blame", args, res.Base+res.Head)
+		off, err := cur.start(args.page)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkOffset(off, len(res.Commits)); err != nil {
+			return nil, err
+		}
+		return pageOf(res.Commits, off, limit, cur.next, func(items []blame.Attribution, pg pagination) any {
+			r := res
+			r.Commits = items
+			return struct {
+				Target string `json:"target"`
+				blame.PullRequestResult
+				Provenance string     `json:"provenance"`
+				Pagination pagination `json:"pagination"`
+			}{"pull_request", r, historyProvenance, pg}
+		}), nil
+	}
 	if args.Commit != "" {
 		res, err := b.Commit(ctx, args.Commit)
 		if err != nil {
