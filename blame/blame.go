@@ -140,13 +140,16 @@ type CommitResult struct {
 
 // Blamer answers blame questions for one repository.
 type Blamer struct {
-	ix        *history.Index    // may be nil: notes only
-	top       string            // the repository's top level (symlinks resolved)
-	worktrees []string          // the top levels of the repository's worktrees; nil until loaded
-	cwdRepos  map[string]bool   // session working directory → inside one of the worktrees
-	cwds      []string          // sessions' working directories inside this worktree; nil until loaded
-	notes     map[string]bool   // commits with a note on NotesRef; nil until loaded
-	msgs      map[string]string // commit messages by full id, as loaded
+	ix        *history.Index            // may be nil: notes only
+	top       string                    // the repository's top level (symlinks resolved)
+	worktrees []string                  // the top levels of the repository's worktrees; nil until loaded
+	cwdRepos  map[string]bool           // session working directory → inside one of the worktrees
+	cwds      []string                  // sessions' working directories inside this worktree; nil until loaded
+	notes     map[string]bool           // commits with a note on NotesRef; nil until loaded
+	msgs      map[string]string         // commit messages by full id, as loaded
+	editsOf   map[string][]history.Edit // EditsOf answers by candidate paths
+	// receiptPrefixes are the 7-digit prefixes of the ids receipts print; nil until loaded.
+	receiptPrefixes map[string]bool
 }
 
 // ErrUsage marks a bad request (a path outside the repository, a bad line range, an unknown commit).

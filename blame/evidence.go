@@ -172,6 +172,16 @@ func (b *Blamer) inRepo(ctx context.Context, dir string) bool {
 // receipts are the transcripts' commit receipts of oid that resolve to oid in this repository: the
 // session's cwd is in this repository (any of its worktrees) and the printed id names exactly oid there.
 func (b *Blamer) receipts(ctx context.Context, oid string) ([]Evidence, error) {
+	if b.receiptPrefixes == nil {
+		p, err := b.ix.ReceiptPrefixes(ctx)
+		if err != nil {
+			return nil, err
+		}
+		b.receiptPrefixes = p
+	}
+	if len(oid) < 7 || !b.receiptPrefixes[oid[:7]] {
+		return nil, nil
+	}
 	rs, err := b.ix.ReceiptsFor(ctx, oid)
 	if err != nil {
 		return nil, err
@@ -248,9 +258,18 @@ func (b *Blamer) edits(ctx context.Context, at time.Time, added map[string][]str
 				}
 			}
 		}
-		eds, err := b.ix.EditsOf(ctx, cands, 0)
-		if err != nil {
-			return nil, err
+		// The edits of a path are the same for every commit of a file blame: looked up once.
+		key := strings.Join(cands, "\x00")
+		eds, ok := b.editsOf[key]
+		if !ok {
+			var err error
+			if eds, err = b.ix.EditsOf(ctx, cands, 0); err != nil {
+				return nil, err
+			}
+			if b.editsOf == nil {
+				b.editsOf = map[string][]history.Edit{}
+			}
+			b.editsOf[key] = eds
 		}
 		for _, ed := range eds {
 			if !ed.Event.At.IsZero() && !at.IsZero() && ed.Event.At.After(at.Add(skew)) {

@@ -144,3 +144,26 @@ func (ix *Index) eventAndSession(ctx context.Context, rowid int64) (Event, Sessi
 	}
 	return e, s, nil
 }
+
+// ReceiptPrefixes returns the first seven digits of every commit id printed by a receipt: a caller that
+// looks up many commits asks ReceiptsFor only for those whose prefix is in the set (one query, not one per
+// commit).
+func (ix *Index) ReceiptPrefixes(ctx context.Context) (map[string]bool, error) {
+	rows, err := ix.db.QueryContext(ctx, `SELECT DISTINCT substr(oid, 1, 7) FROM event_commits`)
+	if err != nil {
+		return nil, fmt.Errorf("receipt prefixes: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var p string
+		if err := rows.Scan(&p); err != nil {
+			return nil, fmt.Errorf("receipt prefixes: %w", err)
+		}
+		out[p] = true
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("receipt prefixes: %w", err)
+	}
+	return out, nil
+}
