@@ -37,6 +37,8 @@ const (
 	KindNote    = "note"    // a git note on refs/notes/ctx written by ctx's post-commit hook
 	KindReceipt = "receipt" // a `git commit` tool output in a transcript naming the commit
 	KindEdit    = "edit"    // an edit tool call whose added lines match the commit's
+	// KindPullRequest cites the gh call that names a pull request and its commits (docs/blame.md "Pull requests").
+	KindPullRequest = "pull_request"
 )
 
 // NotesRef is the notes ref ctx's post-commit hook writes to.

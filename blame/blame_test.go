@@ -2,7 +2,9 @@ package blame
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -513,7 +515,7 @@ func TestPullRequest(t *testing.T) {
 		}
 		if res.Head != person || res.Merged != merged || len(res.Commits) != 2 || res.Commits[0].Commit != agent ||
 			res.Commits[1].Commit != person || res.Commits[0].Outcome != Proven || res.Commits[1].Outcome != None ||
-			res.Coverage != (Coverage{Lines: 2, Proven: 1, None: 1}) || res.Outcome != Proven || res.Source != "refs/pull/7/head" {
+			res.Coverage != (Coverage{Lines: 2, Proven: 1, None: 1}) || res.Outcome != Proven || res.Source != "ref" || res.Ref != "refs/pull/7/head" {
 			t.Errorf("%s: %+v", what, res)
 		}
 	}
@@ -526,5 +528,68 @@ func TestPullRequest(t *testing.T) {
 	testenv.Git(t, f.repo, "fetch", "-q", remote, "pull/8/head:refs/pull/8/head")
 	if _, err := f.blamer(t, f.ix).PullRequest(ctx, 8); !errors.Is(err, ErrNoPullRequestEvidence) {
 		t.Errorf("fast-forwarded: %v", err)
+	}
+}
+
+// claudeCall is two lines of a Claude Code transcript: a Bash tool call running command in cwd and its
+// result (an error when isErr).
+func claudeCall(id, cwd, command, result string, isErr bool) string {
+	in, _ := json.Marshal(map[string]any{"command": command})
+	res, _ := json.Marshal(result)
+	return fmt.Sprintf(`{"type":"assistant","timestamp":"2025-12-24T11:00:00.000Z","sessionId":"s","cwd":%q,"message":{"role":"assistant","content":[{"type":"tool_use","id":%q,"name":"Bash","input":%s}]},"uuid":"u-%s"}`+"\n"+
+		`{"type":"user","timestamp":"2025-12-24T11:00:05.000Z","sessionId":"s","cwd":%q,"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":%q,"content":%s,"is_error":%t}]},"uuid":"r-%s"}`+"\n",
+		cwd, id, in, id, cwd, id, res, isErr, id)
+}
+
+// Pull requests from transcripts: gh pr create printing the URL (on one of this repository's remotes) and
+// naming the head branch, or gh pr view --json commits listing the commits, in a session working in this
+// repository. A URL printed by a failed call, on another repository, by a session elsewhere, or without a
+// head branch names no commits.
+func TestPullRequestFromTranscript(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	testenv.Git(t, f.repo, "remote", "add", "origin", "git@github.com:acme/widgets.git")
+	testenv.Git(t, f.repo, "checkout", "-q", "-b", "feature")
+	write(t, filepath.Join(f.repo, "pr.go"), "package pr\n\nfunc Feature() {}\n")
+	testenv.Git(t, f.repo, "add", "pr.go")
+	testenv.Git(t, f.repo, "commit", "-q", "-m", "feature")
+	feature := testenv.Git(t, f.repo, "rev-parse", "HEAD")
+	testenv.Git(t, f.repo, "notes", "--ref=refs/notes/ctx", "add", "-m", NoteText(NoteRecord{Agent: "codex", Session: "t-1", Env: "CODEX_THREAD_ID"}), feature)
+	testenv.Git(t, f.repo, "checkout", "-q", "main")
+
+	created := "\nCreating pull request for feature into main in acme/widgets\n\nhttps://github.com/acme/widgets/pull/21\n"
+	other := t.TempDir()
+	text := claudeCall("c1", f.repo, "gh pr create --title 'Feature' --body 'x'", created, false) +
+		// Not evidence: failed; another repository's URL; a session elsewhere; no head branch named.
+		claudeCall("c2", f.repo, "gh pr create --title 'x' --body 'y' --head feature", "https://github.com/acme/widgets/pull/22\n", true) +
+		claudeCall("c3", f.repo, "gh pr create --head feature", "https://github.com/evil/widgets/pull/23\n", false) +
+		claudeCall("c5", f.repo, "gh pr create --title t", "https://github.com/acme/widgets/pull/25\n", false) +
+		claudeCall("c6", f.repo, "gh pr view 26 --json commits,number", `{"commits":[{"oid":"`+f.hello+`"},{"oid":"`+f.person+`"}],"number":26}`, false) +
+		claudeCall("c7", f.repo, "gh pr view 27 --json commits", `{"commits":[{"oid":"`+strings.Repeat("0", 40)+`"}]}`, false)
+	write(t, filepath.Join(f.roots, "claude", "proj", "gh.jsonl"), text)
+	// The working directory is the session's: a session elsewhere is another file.
+	write(t, filepath.Join(f.roots, "claude", "proj", "elsewhere.jsonl"),
+		claudeCall("c4", other, "gh pr create --head feature", "https://github.com/acme/widgets/pull/24\n", false))
+	f.importAll(t)
+	b := f.blamer(t, f.ix)
+
+	res, err := b.PullRequest(ctx, 21)
+	if err != nil || res.Source != "gh pr create" || res.HeadBranch != "feature" || res.BaseBranch != "main" || res.Head != feature ||
+		len(res.Commits) != 1 || res.Commits[0].Commit != feature || res.Outcome != Proven || res.Evidence == nil ||
+		res.Evidence.Kind != KindPullRequest || !strings.Contains(res.Evidence.Excerpt, "pull/21") {
+		t.Fatalf("gh pr create: %+v %v", res, err)
+	}
+	if _, _, err := f.ix.Event(ctx, res.Evidence.EventID, 1); err != nil {
+		t.Errorf("the cited event does not open: %v", err)
+	}
+	for _, n := range []int{22, 23, 24, 25, 27, 28} {
+		if r, err := b.PullRequest(ctx, n); !errors.Is(err, ErrNoPullRequestEvidence) {
+			t.Errorf("pull request %d: %+v %v", n, r, err)
+		}
+	}
+	res, err = b.PullRequest(ctx, 26)
+	if err != nil || res.Source != "gh pr view" || len(res.Commits) != 2 || res.Commits[0].Commit != f.hello ||
+		res.Commits[1].Commit != f.person || res.Coverage.Lines != 2 {
+		t.Errorf("gh pr view: %+v %v", res, err)
 	}
 }

@@ -2,6 +2,7 @@ package history
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 )
@@ -164,6 +165,75 @@ func (ix *Index) ReceiptPrefixes(ctx context.Context) (map[string]bool, error) {
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("receipt prefixes: %w", err)
+	}
+	return out, nil
+}
+
+// Exchange is a tool call with the outputs linked to it by its call id, and its session.
+type Exchange struct {
+	Call    Event   `json:"call"`
+	Outputs []Event `json:"outputs"`
+	Session Session `json:"session"`
+}
+
+// maxExchanges bounds CallsContaining.
+const maxExchanges = 1000
+
+// CallsContaining returns the tool calls whose recorded tool (name and input, as stored) contains s, with
+// their linked outputs, oldest first (at most 1,000). The caller checks what the call ran: s only narrows
+// the scan (e.g. "gh pr " for the pull-request evidence of docs/blame.md).
+func (ix *Index) CallsContaining(ctx context.Context, s string) ([]Exchange, error) {
+	if s == "" {
+		return nil, nil
+	}
+	rows, err := ix.db.QueryContext(ctx, `SELECT rowid FROM events WHERE type = 'tool_call' AND instr(tool, ?) > 0
+		ORDER BY at, rowid LIMIT ?`, s, maxExchanges)
+	if err != nil {
+		return nil, fmt.Errorf("calls: %w", err)
+	}
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("calls: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("calls: %w", err)
+	}
+	var out []Exchange
+	for _, id := range ids {
+		call, sess, err := ix.eventAndSession(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		x := Exchange{Call: call, Session: sess}
+		if call.Tool != nil && call.Tool.CallID != "" {
+			key, _ := json.Marshal(call.Tool.CallID)
+			orows, err := ix.db.QueryContext(ctx, eventCols+` WHERE session_id = ? AND type = 'tool_output' AND instr(tool, ?) > 0 ORDER BY seq`,
+				call.SessionID, `"call_id":`+string(key))
+			if err != nil {
+				return nil, fmt.Errorf("calls: %w", err)
+			}
+			for orows.Next() {
+				e, err := ix.scanEvent(orows)
+				if err != nil {
+					orows.Close()
+					return nil, err
+				}
+				if e.Tool != nil && e.Tool.CallID == call.Tool.CallID {
+					x.Outputs = append(x.Outputs, e)
+				}
+			}
+			orows.Close()
+			if err := orows.Err(); err != nil {
+				return nil, fmt.Errorf("calls: %w", err)
+			}
+		}
+		out = append(out, x)
 	}
 	return out, nil
 }
