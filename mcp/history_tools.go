@@ -112,7 +112,7 @@ func (s *srv) toolBlame() tool {
 			"user's repository, per commit proven (a ctx note or a commit receipt in a transcript), conflicting, possible " +
 			"(a matching edit) or none, with coverage counts and cited event ids; pages of at most 8 commits. " +
 			"With pull_request (a number): the same for each commit of the pull request, known only from its fetched head ref " +
-			"refs/pull/N/head (not_found without it)."},
+			"refs/pull/N/head or an agent's gh pr view --json commits / gh pr create output (not_found without them)."},
 		s.blameTool)
 }
 

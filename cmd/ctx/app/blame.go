@@ -56,7 +56,7 @@ func newBlameCmd(e *env) *cli.Command {
 		Usage:     "trace committed lines or a commit to the coding-agent session that produced it (docs/blame.md)",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "commit", Usage: "the argument is a commit (a revision), not a file"},
-			&cli.IntFlag{Name: "pr", Usage: "blame the commits of pull request `N` (its head fetched as refs/pull/N/head)"},
+			&cli.IntFlag{Name: "pr", Usage: "blame the commits of pull request `N` (from refs/pull/N/head or an agent's gh output)"},
 			&cli.BoolFlag{Name: "no-import", Usage: "do not import new agent history before answering"},
 			historyIndexFlag(),
 			jsonFlag,
@@ -87,12 +87,14 @@ func newBlameCmd(e *env) *cli.Command {
 		"the same lines before the commit: \"possible\". Several proven sessions: \"conflicting\"; nothing:\n"+
 		"\"none\" (no evidence on this machine, not proof that no agent was involved). Cited events open with\n"+
 		"ctx history show event ID --window N. The agent history is imported first (--no-import skips it).\n"+
-		"--pr N blames the commits of pull request N, known only from its head ref refs/pull/N/head fetched\n"+
-		"into this repository (git fetch origin pull/N/head:refs/pull/N/head); without it ctx names no commits.",
+		"--pr N blames the commits of pull request N, known only from structured evidence: its head ref\n"+
+		"refs/pull/N/head fetched into this repository (git fetch origin pull/N/head:refs/pull/N/head), or an\n"+
+		"agent's gh pr view N --json commits / gh pr create output in a session of this repository; without it\n"+
+		"ctx names no commits.",
 		[]string{"ctx blame main.go", "ctx blame internal/server.go:40-80 --json", "ctx blame HEAD~2", "ctx blame --commit 1a2b3c4", "ctx blame --pr 42"},
 		[]exit{
 			{code: ExitUsage, when: "usage error: a bad line range, a file not in HEAD, a path outside the repository, an unknown commit"},
-			{code: ExitNotFound, when: "--pr N: no structured evidence names the pull request's commits (refs/pull/N/head not fetched)"},
+			{code: ExitNotFound, when: "--pr N: no structured evidence names the pull request's commits"},
 			{code: ExitNoStore, when: "not a git repository"},
 		})
 }
