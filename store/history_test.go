@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/ctx-dev/ctx/internal/testenv"
-
 	"github.com/ctx-dev/ctx/store"
 	"github.com/ctx-dev/ctx/store/storetest"
 )
