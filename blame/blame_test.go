@@ -565,7 +565,11 @@ func TestPullRequestFromTranscript(t *testing.T) {
 		claudeCall("c3", f.repo, "gh pr create --head feature", "https://github.com/evil/widgets/pull/23\n", false) +
 		claudeCall("c5", f.repo, "gh pr create --title t", "https://github.com/acme/widgets/pull/25\n", false) +
 		claudeCall("c6", f.repo, "gh pr view 26 --json commits,number", `{"commits":[{"oid":"`+f.hello+`"},{"oid":"`+f.person+`"}],"number":26}`, false) +
-		claudeCall("c7", f.repo, "gh pr view 27 --json commits", `{"commits":[{"oid":"`+strings.Repeat("0", 40)+`"}]}`, false)
+		claudeCall("c7", f.repo, "gh pr view 27 --json commits", `{"commits":[{"oid":"`+strings.Repeat("0", 40)+`"}]}`, false) +
+		// Hostile: a head branch that would be a git option, or a pattern.
+		claudeCall("c8", f.repo, "gh pr create --head '--upload-pack=touch /tmp/x'", "https://github.com/acme/widgets/pull/29\n", false) +
+		claudeCall("c9", f.repo, "gh pr create --head 'feat*'", "https://github.com/acme/widgets/pull/30\n", false) +
+		claudeCall("c10", f.repo, "gh pr view 31 --json commits", `{"commits":[{"oid":"--output=/tmp/x"}]}`, false)
 	write(t, filepath.Join(f.roots, "claude", "proj", "gh.jsonl"), text)
 	// The working directory is the session's: a session elsewhere is another file.
 	write(t, filepath.Join(f.roots, "claude", "proj", "elsewhere.jsonl"),
@@ -582,7 +586,7 @@ func TestPullRequestFromTranscript(t *testing.T) {
 	if _, _, err := f.ix.Event(ctx, res.Evidence.EventID, 1); err != nil {
 		t.Errorf("the cited event does not open: %v", err)
 	}
-	for _, n := range []int{22, 23, 24, 25, 27, 28} {
+	for _, n := range []int{22, 23, 24, 25, 27, 28, 29, 30, 31} {
 		if r, err := b.PullRequest(ctx, n); !errors.Is(err, ErrNoPullRequestEvidence) {
 			t.Errorf("pull request %d: %+v %v", n, r, err)
 		}
@@ -591,5 +595,28 @@ func TestPullRequestFromTranscript(t *testing.T) {
 	if err != nil || res.Source != "gh pr view" || len(res.Commits) != 2 || res.Commits[0].Commit != f.hello ||
 		res.Commits[1].Commit != f.person || res.Coverage.Lines != 2 {
 		t.Errorf("gh pr view: %+v %v", res, err)
+	}
+}
+
+// Rewrite records come from teammates' notes: a record without a full commit id or with another command
+// is dropped, one naming a commit this repository lacks is not followed, and a rewrite record does not
+// disturb the session records around it.
+func TestRewriteRecordsHostile(t *testing.T) {
+	ctx := context.Background()
+	note := "ctx-blame: v1\nagent: codex\nsession: s-1\nenv: CODEX_THREAD_ID\n" +
+		"ctx-rewrite: v1\nfrom: --output=/tmp/x\nby: amend\nat: 2026-01-01T00:00:00Z\n" +
+		"ctx-rewrite: v1\nfrom: " + strings.Repeat("a", 40) + "\nby: filter-branch\n" +
+		"ctx-rewrite: v1\nfrom: " + strings.Repeat("b", 40) + "\nby: rebase\n"
+	if rs := ParseRewrites(note); len(rs) != 1 || rs[0].From != strings.Repeat("b", 40) {
+		t.Fatalf("rewrites %+v", rs)
+	}
+	if ns := ParseNote(note); len(ns) != 1 || ns[0].Session != "s-1" || !ns[0].At.IsZero() {
+		t.Fatalf("sessions %+v", ns)
+	}
+	f := newFixture(t)
+	testenv.Git(t, f.repo, "notes", "--ref=refs/notes/ctx", "add", "-m", RewriteText(RewriteRecord{From: strings.Repeat("c", 40), By: "amend"}), f.person)
+	cr, err := f.blamer(t, f.ix).Commit(ctx, f.person)
+	if err != nil || cr.Outcome != None {
+		t.Errorf("a rewrite from a commit not here: %+v %v", cr, err)
 	}
 }
