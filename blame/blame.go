@@ -3,7 +3,7 @@
 // commit receipts found in transcripts, and, as a weaker tier, edits whose added lines match.
 //
 // It runs C git through gitstore (git blame --porcelain, rev-parse, notes) and reads the local history
-// index of package history. It writes nothing.
+// index of package history. Blaming writes nothing; the hooks write notes on refs/notes/ctx through RecordNote and RecordRewrites.
 package blame
 
 import (
