@@ -3,7 +3,7 @@
 // commit receipts found in transcripts, and, as a weaker tier, edits whose added lines match.
 //
 // It runs C git through gitstore (git blame --porcelain, rev-parse, notes) and reads the local history
-// index of package history. It writes nothing.
+// index of package history. Blaming writes nothing; the hooks write notes on refs/notes/ctx through RecordNote and RecordRewrites.
 package blame
 
 import (
@@ -37,6 +37,8 @@ const (
 	KindNote    = "note"    // a git note on refs/notes/ctx written by ctx's post-commit hook
 	KindReceipt = "receipt" // a `git commit` tool output in a transcript naming the commit
 	KindEdit    = "edit"    // an edit tool call whose added lines match the commit's
+	// KindPullRequest cites the gh call that names a pull request and its commits (docs/blame.md "Pull requests").
+	KindPullRequest = "pull_request"
 )
 
 // NotesRef is the notes ref ctx's post-commit hook writes to.
@@ -57,6 +59,10 @@ type Evidence struct {
 	Excerpt         string           `json:"excerpt,omitempty"` // the receipt line, the edit's added lines, or the note
 	Matched         int              `json:"matched_lines,omitempty"`
 	Env             string           `json:"env,omitempty"` // notes: the environment variable that named the session
+	// RewrittenFrom is set when the evidence proves an earlier commit this one was rewritten from (by
+	// Rewrite: amend, rebase or cherry-pick), as git reported it (docs/blame.md "Rewrites").
+	RewrittenFrom string `json:"rewritten_from,omitempty"`
+	Rewrite       string `json:"rewrite,omitempty"`
 }
 
 // Attribution is the producing session(s) of one commit.
@@ -136,12 +142,16 @@ type CommitResult struct {
 
 // Blamer answers blame questions for one repository.
 type Blamer struct {
-	ix        *history.Index  // may be nil: notes only
-	top       string          // the repository's top level (symlinks resolved)
-	worktrees []string        // the top levels of the repository's worktrees; nil until loaded
-	cwdRepos  map[string]bool // session working directory → inside one of the worktrees
-	cwds      []string        // sessions' working directories inside this worktree; nil until loaded
-	notes     map[string]bool // commits with a note on NotesRef; nil until loaded
+	ix        *history.Index            // may be nil: notes only
+	top       string                    // the repository's top level (symlinks resolved)
+	worktrees []string                  // the top levels of the repository's worktrees; nil until loaded
+	cwdRepos  map[string]bool           // session working directory → inside one of the worktrees
+	cwds      []string                  // sessions' working directories inside this worktree; nil until loaded
+	notes     map[string]bool           // commits with a note on NotesRef; nil until loaded
+	msgs      map[string]string         // commit messages by full id, as loaded
+	editsOf   map[string][]history.Edit // EditsOf answers by candidate paths
+	// receiptPrefixes are the 7-digit prefixes of the ids receipts print; nil until loaded.
+	receiptPrefixes map[string]bool
 }
 
 // ErrUsage marks a bad request (a path outside the repository, a bad line range, an unknown commit).
@@ -255,6 +265,9 @@ func (b *Blamer) File(ctx context.Context, path string, start, end int) (FileRes
 		}
 		byCommit[l.Commit] = append(byCommit[l.Commit], l.Text)
 	}
+	if err := b.loadMessages(ctx, order); err != nil {
+		return res, err
+	}
 	outcomes := map[string]Outcome{}
 	for _, c := range order {
 		ci := infos[c]
@@ -347,18 +360,9 @@ func (b *Blamer) git(ctx context.Context, args ...string) (string, error) {
 // (for file blame: the blamed lines of the commit), used for the edit tier.
 func (b *Blamer) attribute(ctx context.Context, oid string, at time.Time, added map[string][]string) (Attribution, error) {
 	a := Attribution{Commit: oid, Outcome: None}
-	var proofs []Evidence
-	n, err := b.note(ctx, oid)
+	proofs, err := b.proofs(ctx, oid)
 	if err != nil {
 		return a, err
-	}
-	proofs = append(proofs, n...)
-	if b.ix != nil {
-		rs, err := b.receipts(ctx, oid)
-		if err != nil {
-			return a, err
-		}
-		proofs = append(proofs, rs...)
 	}
 	if len(proofs) > 0 {
 		keys := sessionKeys(proofs)
@@ -395,6 +399,55 @@ func (b *Blamer) attribute(ctx context.Context, oid string, at time.Time, added 
 		a.Evidence = limitEvidence(edits)
 	}
 	return a, nil
+}
+
+// maxRewrites bounds how many rewrites back proofs follows (a chain of amends, a rebase of a rebase).
+const maxRewrites = 16
+
+// proofs are the notes and receipts of oid; when it has none, those of the commits it was rewritten from
+// (origins), nearest first, each marked with the rewrite.
+func (b *Blamer) proofs(ctx context.Context, oid string) ([]Evidence, error) {
+	seen := map[string]bool{oid: true}
+	cur := []origin{{oid: oid}}
+	for depth := 0; depth <= maxRewrites && len(cur) > 0; depth++ {
+		var out []Evidence
+		var next []origin
+		for _, o := range cur {
+			n, err := b.note(ctx, o.oid)
+			if err != nil {
+				return nil, err
+			}
+			ev := n
+			if b.ix != nil {
+				rs, err := b.receipts(ctx, o.oid)
+				if err != nil {
+					return nil, err
+				}
+				ev = append(ev, rs...)
+			}
+			for i := range ev {
+				if o.oid != oid {
+					ev[i].RewrittenFrom, ev[i].Rewrite = o.oid, o.by
+				}
+			}
+			out = append(out, ev...)
+			os, err := b.origins(ctx, o.oid)
+			if err != nil {
+				return nil, err
+			}
+			for _, x := range os {
+				if !seen[x.oid] {
+					seen[x.oid] = true
+					next = append(next, x)
+				}
+			}
+		}
+		if len(out) > 0 {
+			return out, nil
+		}
+		cur = next
+	}
+	return nil, nil
 }
 
 func sessionKey(e Evidence) string {

@@ -2,6 +2,9 @@ package blame
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -394,4 +397,226 @@ func TestUserSideUntouched(t *testing.T) {
 		t.Fatal(err)
 	}
 	snap.Same(t, f.repo)
+}
+
+// A receipt names a commit that was later rewritten. The rewritten commit is proven through the rewrite
+// only when git reported the rewrite: the record ctx's post-rewrite hook writes after a real
+// `git commit --amend` (RecordRewrites reads HEAD's reflog), or the "(cherry picked from commit X)" line of
+// `git cherry-pick -x`. Without such a record (notes.rewriteRef not set up, or a plain cherry-pick) the
+// rewritten commit is at most possible (the session's matching edit): a similar patch proves nothing.
+func TestReceiptFollowsRewrites(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	f.claudeSession(t, "rewritten", f.repo, short(f.hello))
+	f.importAll(t)
+	sid := history.SessionID(history.ClaudeCode, "rewritten")
+	ev := receiptEvent(t, f.ix, sid)
+
+	amend := func(branch, msg string) string {
+		testenv.Git(t, f.repo, "checkout", "-q", "-b", branch, f.hello)
+		testenv.Git(t, f.repo, "commit", "-q", "--amend", "-m", msg)
+		return testenv.Git(t, f.repo, "rev-parse", "HEAD")
+	}
+	// Not set up: nothing recorded, nothing proven.
+	plain := amend("plain", "Add hello function (reworded)")
+	if n, err := RecordRewrites(ctx, f.repo, "amend", time.Now()); n != 0 || err != nil {
+		t.Fatalf("RecordRewrites without notes.rewriteRef: %d %v", n, err)
+	}
+	// The session's edit still matches: possible, never proven.
+	if cr, err := f.blamer(t, f.ix).Commit(ctx, plain); err != nil || cr.Outcome != Possible {
+		t.Fatalf("amended, no record: %+v %v", cr, err)
+	}
+
+	testenv.Git(t, f.repo, "config", "--add", "notes.rewriteRef", "refs/notes/*")
+	amended := amend("amended", "Add hello function, amended")
+	if n, err := RecordRewrites(ctx, f.repo, "amend", time.Now()); n != 1 || err != nil {
+		t.Fatalf("RecordRewrites: %d %v", n, err)
+	}
+	if n, _ := RecordRewrites(ctx, f.repo, "amend", time.Now()); n != 0 {
+		t.Errorf("a second run recorded the rewrite again")
+	}
+	note := testenv.Git(t, f.repo, "notes", "--ref=refs/notes/ctx", "show", amended)
+	if rs := ParseRewrites(note); len(rs) != 1 || rs[0].From != f.hello || rs[0].By != "amend" || len(ParseNote(note)) != 0 {
+		t.Fatalf("rewrite note %q", note)
+	}
+	// An amend of the amend: the chain is followed back to the receipt.
+	testenv.Git(t, f.repo, "commit", "-q", "--amend", "-m", "Add hello function, amended twice")
+	twice := testenv.Git(t, f.repo, "rev-parse", "HEAD")
+	if n, err := RecordRewrites(ctx, f.repo, "amend", time.Now()); n != 1 || err != nil {
+		t.Fatalf("RecordRewrites twice: %d %v", n, err)
+	}
+	for _, c := range []string{amended, twice} {
+		cr, err := f.blamer(t, f.ix).Commit(ctx, c)
+		if err != nil || cr.Outcome != Proven || len(cr.Sessions) != 1 || cr.Sessions[0] != sid {
+			t.Fatalf("amended %s: %+v %v", c, cr, err)
+		}
+		e := cr.Evidence[0]
+		if e.Kind != KindReceipt || e.EventID != ev || e.RewrittenFrom != f.hello || e.Rewrite != "amend" {
+			t.Errorf("evidence through the amend: %+v", e)
+		}
+	}
+	res, err := f.blamer(t, f.ix).File(ctx, "hello.py", 1, 0)
+	if err != nil || res.Outcome != Proven || res.Coverage != (Coverage{Lines: 2, Proven: 2}) {
+		t.Errorf("file at the amended commit: %+v %v", res, err)
+	}
+
+	// cherry-pick -x names its source; a plain cherry-pick does not.
+	testenv.Git(t, f.repo, "checkout", "-q", "-b", "picks", f.hello+"~1")
+	testenv.Git(t, f.repo, "commit", "-q", "--allow-empty", "-m", "another base")
+	testenv.Git(t, f.repo, "cherry-pick", "-x", f.hello)
+	picked := testenv.Git(t, f.repo, "rev-parse", "HEAD")
+	testenv.Git(t, f.repo, "reset", "-q", "--hard", "HEAD~1")
+	testenv.Git(t, f.repo, "cherry-pick", f.hello)
+	plainPick := testenv.Git(t, f.repo, "rev-parse", "HEAD")
+	cr, err := f.blamer(t, f.ix).Commit(ctx, picked)
+	if err != nil || cr.Outcome != Proven || cr.Evidence[0].RewrittenFrom != f.hello || cr.Evidence[0].Rewrite != "cherry-pick" {
+		t.Errorf("cherry-pick -x: %+v %v", cr, err)
+	}
+	if cr, err := f.blamer(t, f.ix).Commit(ctx, plainPick); err != nil || cr.Outcome != Possible {
+		t.Errorf("plain cherry-pick: %+v %v", cr, err)
+	}
+}
+
+// A pull request's commits come from its head ref refs/pull/N/head, fetched from the remote as
+// `git fetch origin pull/N/head:refs/pull/N/head` does: open (base HEAD) and merged (base: the first parent
+// of its merge commit). Without the ref, or merged by a fast-forward, no commits are named.
+func TestPullRequest(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	remote := filepath.Join(t.TempDir(), "remote.git")
+	testenv.Git(t, "", "init", "-q", "--bare", remote)
+	testenv.Git(t, f.repo, "checkout", "-q", "-b", "feature")
+	write(t, filepath.Join(f.repo, "pr.go"), "package pr\n\nfunc ByAgent() {}\n")
+	testenv.Git(t, f.repo, "add", "pr.go")
+	testenv.Git(t, f.repo, "commit", "-q", "-m", "agent's part")
+	agent := testenv.Git(t, f.repo, "rev-parse", "HEAD")
+	testenv.Git(t, f.repo, "notes", "--ref=refs/notes/ctx", "add", "-m", NoteText(NoteRecord{Agent: "codex", Session: "pr-thread", Env: "CODEX_THREAD_ID"}), agent)
+	write(t, filepath.Join(f.repo, "pr.go"), "package pr\n\nfunc ByAgent() {}\n\nfunc ByPerson() {}\n")
+	testenv.Git(t, f.repo, "commit", "-q", "-am", "person's part")
+	person := testenv.Git(t, f.repo, "rev-parse", "HEAD")
+	// The forge publishes the head as refs/pull/7/head; a clone fetches it.
+	testenv.Git(t, f.repo, "push", "-q", remote, "feature:refs/pull/7/head")
+	testenv.Git(t, f.repo, "checkout", "-q", "main")
+	testenv.Git(t, f.repo, "branch", "-q", "-D", "feature")
+
+	b := f.blamer(t, f.ix)
+	if _, err := b.PullRequest(ctx, 7); !errors.Is(err, ErrNoPullRequestEvidence) {
+		t.Fatalf("no ref: %v", err)
+	}
+	if _, err := b.PullRequest(ctx, 0); !errors.Is(err, ErrUsage) {
+		t.Fatalf("pull request 0: %v", err)
+	}
+	testenv.Git(t, f.repo, "fetch", "-q", remote, "pull/7/head:refs/pull/7/head")
+	check := func(what string, merged bool) {
+		t.Helper()
+		res, err := f.blamer(t, f.ix).PullRequest(ctx, 7)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if res.Head != person || res.Merged != merged || len(res.Commits) != 2 || res.Commits[0].Commit != agent ||
+			res.Commits[1].Commit != person || res.Commits[0].Outcome != Proven || res.Commits[1].Outcome != None ||
+			res.Coverage != (Coverage{Lines: 2, Proven: 1, None: 1}) || res.Outcome != Proven || res.Source != "ref" || res.Ref != "refs/pull/7/head" {
+			t.Errorf("%s: %+v", what, res)
+		}
+	}
+	check("open", false)
+	testenv.Git(t, f.repo, "merge", "-q", "--no-ff", "-m", "Merge pull request #7", "refs/pull/7/head")
+	check("merged", true)
+
+	// Fast-forwarded: nothing tells the pull request's commits from main's.
+	testenv.Git(t, f.repo, "push", "-q", remote, f.hello+":refs/pull/8/head")
+	testenv.Git(t, f.repo, "fetch", "-q", remote, "pull/8/head:refs/pull/8/head")
+	if _, err := f.blamer(t, f.ix).PullRequest(ctx, 8); !errors.Is(err, ErrNoPullRequestEvidence) {
+		t.Errorf("fast-forwarded: %v", err)
+	}
+}
+
+// claudeCall is two lines of a Claude Code transcript: a Bash tool call running command in cwd and its
+// result (an error when isErr).
+func claudeCall(id, cwd, command, result string, isErr bool) string {
+	in, _ := json.Marshal(map[string]any{"command": command})
+	res, _ := json.Marshal(result)
+	return fmt.Sprintf(`{"type":"assistant","timestamp":"2025-12-24T11:00:00.000Z","sessionId":"s","cwd":%q,"message":{"role":"assistant","content":[{"type":"tool_use","id":%q,"name":"Bash","input":%s}]},"uuid":"u-%s"}`+"\n"+
+		`{"type":"user","timestamp":"2025-12-24T11:00:05.000Z","sessionId":"s","cwd":%q,"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":%q,"content":%s,"is_error":%t}]},"uuid":"r-%s"}`+"\n",
+		cwd, id, in, id, cwd, id, res, isErr, id)
+}
+
+// Pull requests from transcripts: gh pr create printing the URL (on one of this repository's remotes) and
+// naming the head branch, or gh pr view --json commits listing the commits, in a session working in this
+// repository. A URL printed by a failed call, on another repository, by a session elsewhere, or without a
+// head branch names no commits.
+func TestPullRequestFromTranscript(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	testenv.Git(t, f.repo, "remote", "add", "origin", "git@github.com:acme/widgets.git")
+	testenv.Git(t, f.repo, "checkout", "-q", "-b", "feature")
+	write(t, filepath.Join(f.repo, "pr.go"), "package pr\n\nfunc Feature() {}\n")
+	testenv.Git(t, f.repo, "add", "pr.go")
+	testenv.Git(t, f.repo, "commit", "-q", "-m", "feature")
+	feature := testenv.Git(t, f.repo, "rev-parse", "HEAD")
+	testenv.Git(t, f.repo, "notes", "--ref=refs/notes/ctx", "add", "-m", NoteText(NoteRecord{Agent: "codex", Session: "t-1", Env: "CODEX_THREAD_ID"}), feature)
+	testenv.Git(t, f.repo, "checkout", "-q", "main")
+
+	created := "\nCreating pull request for feature into main in acme/widgets\n\nhttps://github.com/acme/widgets/pull/21\n"
+	other := t.TempDir()
+	text := claudeCall("c1", f.repo, "gh pr create --title 'Feature' --body 'x'", created, false) +
+		// Not evidence: failed; another repository's URL; a session elsewhere; no head branch named.
+		claudeCall("c2", f.repo, "gh pr create --title 'x' --body 'y' --head feature", "https://github.com/acme/widgets/pull/22\n", true) +
+		claudeCall("c3", f.repo, "gh pr create --head feature", "https://github.com/evil/widgets/pull/23\n", false) +
+		claudeCall("c5", f.repo, "gh pr create --title t", "https://github.com/acme/widgets/pull/25\n", false) +
+		claudeCall("c6", f.repo, "gh pr view 26 --json commits,number", `{"commits":[{"oid":"`+f.hello+`"},{"oid":"`+f.person+`"}],"number":26}`, false) +
+		claudeCall("c7", f.repo, "gh pr view 27 --json commits", `{"commits":[{"oid":"`+strings.Repeat("0", 40)+`"}]}`, false) +
+		// Hostile: a head branch that would be a git option, or a pattern.
+		claudeCall("c8", f.repo, "gh pr create --head '--upload-pack=touch /tmp/x'", "https://github.com/acme/widgets/pull/29\n", false) +
+		claudeCall("c9", f.repo, "gh pr create --head 'feat*'", "https://github.com/acme/widgets/pull/30\n", false) +
+		claudeCall("c10", f.repo, "gh pr view 31 --json commits", `{"commits":[{"oid":"--output=/tmp/x"}]}`, false)
+	write(t, filepath.Join(f.roots, "claude", "proj", "gh.jsonl"), text)
+	// The working directory is the session's: a session elsewhere is another file.
+	write(t, filepath.Join(f.roots, "claude", "proj", "elsewhere.jsonl"),
+		claudeCall("c4", other, "gh pr create --head feature", "https://github.com/acme/widgets/pull/24\n", false))
+	f.importAll(t)
+	b := f.blamer(t, f.ix)
+
+	res, err := b.PullRequest(ctx, 21)
+	if err != nil || res.Source != "gh pr create" || res.HeadBranch != "feature" || res.BaseBranch != "main" || res.Head != feature ||
+		len(res.Commits) != 1 || res.Commits[0].Commit != feature || res.Outcome != Proven || res.Evidence == nil ||
+		res.Evidence.Kind != KindPullRequest || !strings.Contains(res.Evidence.Excerpt, "pull/21") {
+		t.Fatalf("gh pr create: %+v %v", res, err)
+	}
+	if _, _, err := f.ix.Event(ctx, res.Evidence.EventID, 1); err != nil {
+		t.Errorf("the cited event does not open: %v", err)
+	}
+	for _, n := range []int{22, 23, 24, 25, 27, 28, 29, 30, 31} {
+		if r, err := b.PullRequest(ctx, n); !errors.Is(err, ErrNoPullRequestEvidence) {
+			t.Errorf("pull request %d: %+v %v", n, r, err)
+		}
+	}
+	res, err = b.PullRequest(ctx, 26)
+	if err != nil || res.Source != "gh pr view" || len(res.Commits) != 2 || res.Commits[0].Commit != f.hello ||
+		res.Commits[1].Commit != f.person || res.Coverage.Lines != 2 {
+		t.Errorf("gh pr view: %+v %v", res, err)
+	}
+}
+
+// Rewrite records come from teammates' notes: a record without a full commit id or with another command
+// is dropped, one naming a commit this repository lacks is not followed, and a rewrite record does not
+// disturb the session records around it.
+func TestRewriteRecordsHostile(t *testing.T) {
+	ctx := context.Background()
+	note := "ctx-blame: v1\nagent: codex\nsession: s-1\nenv: CODEX_THREAD_ID\n" +
+		"ctx-rewrite: v1\nfrom: --output=/tmp/x\nby: amend\nat: 2026-01-01T00:00:00Z\n" +
+		"ctx-rewrite: v1\nfrom: " + strings.Repeat("a", 40) + "\nby: filter-branch\n" +
+		"ctx-rewrite: v1\nfrom: " + strings.Repeat("b", 40) + "\nby: rebase\n"
+	if rs := ParseRewrites(note); len(rs) != 1 || rs[0].From != strings.Repeat("b", 40) {
+		t.Fatalf("rewrites %+v", rs)
+	}
+	if ns := ParseNote(note); len(ns) != 1 || ns[0].Session != "s-1" || !ns[0].At.IsZero() {
+		t.Fatalf("sessions %+v", ns)
+	}
+	f := newFixture(t)
+	testenv.Git(t, f.repo, "notes", "--ref=refs/notes/ctx", "add", "-m", RewriteText(RewriteRecord{From: strings.Repeat("c", 40), By: "amend"}), f.person)
+	cr, err := f.blamer(t, f.ix).Commit(ctx, f.person)
+	if err != nil || cr.Outcome != None {
+		t.Errorf("a rewrite from a commit not here: %+v %v", cr, err)
+	}
 }

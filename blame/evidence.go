@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 	"unicode"
@@ -14,15 +15,9 @@ import (
 
 // note reads the note ctx's post-commit hook left on oid: one piece of evidence per recorded session.
 func (b *Blamer) note(ctx context.Context, oid string) ([]Evidence, error) {
-	if err := b.loadNotes(ctx); err != nil {
+	text, err := b.noteText(ctx, oid)
+	if err != nil || text == "" {
 		return nil, err
-	}
-	if !b.notes[oid] {
-		return nil, nil
-	}
-	text, err := b.git(ctx, "notes", "--ref="+NotesRef, "show", oid)
-	if err != nil {
-		return nil, fmt.Errorf("blame: read the note of %s: %w", oid, err)
 	}
 	var out []Evidence
 	for _, r := range ParseNote(text) {
@@ -35,6 +30,92 @@ func (b *Blamer) note(ctx context.Context, oid string) ([]Evidence, error) {
 		out = append(out, e)
 	}
 	return out, nil
+}
+
+// noteText is the note of oid on NotesRef, "" when it has none.
+func (b *Blamer) noteText(ctx context.Context, oid string) (string, error) {
+	if err := b.loadNotes(ctx); err != nil {
+		return "", err
+	}
+	if !b.notes[oid] {
+		return "", nil
+	}
+	text, err := b.git(ctx, "notes", "--ref="+NotesRef, "show", oid)
+	if err != nil {
+		return "", fmt.Errorf("blame: read the note of %s: %w", oid, err)
+	}
+	return text, nil
+}
+
+// origin is a commit that oid was made from by a rewrite git reported.
+type origin struct {
+	oid, by string
+}
+
+var cherryPickedRe = regexp.MustCompile(`(?m)^\(cherry picked from commit ([0-9a-f]{40}(?:[0-9a-f]{24})?)\)$`)
+
+// origins are the commits oid was rewritten from: the rewrite records of its note (ctx's post-rewrite
+// hook: git commit --amend, git rebase) and the "(cherry picked from commit X)" line git cherry-pick -x
+// writes into the message. Only origins that are commits of this repository count.
+func (b *Blamer) origins(ctx context.Context, oid string) ([]origin, error) {
+	var out []origin
+	text, err := b.noteText(ctx, oid)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range ParseRewrites(text) {
+		out = append(out, origin{oid: r.From, by: r.By})
+	}
+	msg, err := b.message(ctx, oid)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range cherryPickedRe.FindAllStringSubmatch(msg, -1) {
+		out = append(out, origin{oid: m[1], by: "cherry-pick"})
+	}
+	var ok []origin
+	for _, o := range out {
+		if o.oid == oid {
+			continue
+		}
+		if full, err := b.git(ctx, "rev-parse", "--verify", "--quiet", "--end-of-options", o.oid+"^{commit}"); err == nil && full == o.oid {
+			ok = append(ok, o)
+		}
+	}
+	return ok, nil
+}
+
+// message is the commit message of oid (from the messages loaded by loadMessages, else one git call).
+func (b *Blamer) message(ctx context.Context, oid string) (string, error) {
+	if m, ok := b.msgs[oid]; ok {
+		return m, nil
+	}
+	if err := b.loadMessages(ctx, []string{oid}); err != nil {
+		return "", err
+	}
+	return b.msgs[oid], nil
+}
+
+// loadMessages reads the messages of commits (full ids) in a few git calls (500 commits each).
+func (b *Blamer) loadMessages(ctx context.Context, oids []string) error {
+	if b.msgs == nil {
+		b.msgs = map[string]string{}
+	}
+	for len(oids) > 0 {
+		n := min(len(oids), 500)
+		args := append([]string{"log", "--no-walk=unsorted", "--format=%H%x01%B%x02", "--end-of-options"}, oids[:n]...)
+		out, err := b.git(ctx, args...)
+		if err != nil {
+			return fmt.Errorf("blame: read commit messages: %w", err)
+		}
+		for rec := range strings.SplitSeq(out, "\x02") {
+			if h, m, ok := strings.Cut(strings.TrimLeft(rec, "\n"), "\x01"); ok {
+				b.msgs[h] = m
+			}
+		}
+		oids = oids[n:]
+	}
+	return nil
 }
 
 // loadNotes lists the commits that have a note on NotesRef, once.
@@ -91,6 +172,16 @@ func (b *Blamer) inRepo(ctx context.Context, dir string) bool {
 // receipts are the transcripts' commit receipts of oid that resolve to oid in this repository: the
 // session's cwd is in this repository (any of its worktrees) and the printed id names exactly oid there.
 func (b *Blamer) receipts(ctx context.Context, oid string) ([]Evidence, error) {
+	if b.receiptPrefixes == nil {
+		p, err := b.ix.ReceiptPrefixes(ctx)
+		if err != nil {
+			return nil, err
+		}
+		b.receiptPrefixes = p
+	}
+	if len(oid) < 7 || !b.receiptPrefixes[oid[:7]] {
+		return nil, nil
+	}
 	rs, err := b.ix.ReceiptsFor(ctx, oid)
 	if err != nil {
 		return nil, err
@@ -167,9 +258,18 @@ func (b *Blamer) edits(ctx context.Context, at time.Time, added map[string][]str
 				}
 			}
 		}
-		eds, err := b.ix.EditsOf(ctx, cands, 0)
-		if err != nil {
-			return nil, err
+		// The edits of a path are the same for every commit of a file blame: looked up once.
+		key := strings.Join(cands, "\x00")
+		eds, ok := b.editsOf[key]
+		if !ok {
+			var err error
+			if eds, err = b.ix.EditsOf(ctx, cands, 0); err != nil {
+				return nil, err
+			}
+			if b.editsOf == nil {
+				b.editsOf = map[string][]history.Edit{}
+			}
+			b.editsOf[key] = eds
 		}
 		for _, ed := range eds {
 			if !ed.Event.At.IsZero() && !at.IsZero() && ed.Event.At.After(at.Add(skew)) {

@@ -2,7 +2,11 @@ package blame
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path"
 	"regexp"
 	"strings"
 	"time"
@@ -81,6 +85,8 @@ func ParseNote(text string) []NoteRecord {
 		case "ctx-blame":
 			flush()
 			cur = &NoteRecord{}
+		case "ctx-rewrite":
+			flush()
 		case "agent":
 			if cur != nil {
 				cur.Agent = v
@@ -132,4 +138,148 @@ func RecordNote(ctx context.Context, dir string, getenv func(string) string, now
 		return false, fmt.Errorf("note the agent session: %w", err)
 	}
 	return true, nil
+}
+
+// RewriteRecord is a rewrite recorded in a note on refs/notes/ctx by ctx's post-rewrite hook: the noted
+// commit was made by rewriting From (git commit --amend, git rebase), as git itself reported it.
+type RewriteRecord struct {
+	From string    // the full id of the original commit
+	By   string    // amend or rebase (git's post-rewrite argument)
+	At   time.Time // when the hook ran
+}
+
+// RewriteText is the text of the note record for r.
+func RewriteText(r RewriteRecord) string {
+	return fmt.Sprintf("ctx-rewrite: v1\nfrom: %s\nby: %s\nat: %s\n", r.From, r.By, r.At.UTC().Format(time.RFC3339))
+}
+
+var fullOIDRe = regexp.MustCompile(`^[0-9a-f]{40}([0-9a-f]{24})?$`)
+
+// ParseRewrites reads the rewrite records of a note; records without a full commit id or with another
+// command than amend or rebase are dropped.
+func ParseRewrites(text string) []RewriteRecord {
+	var out []RewriteRecord
+	var cur *RewriteRecord
+	flush := func() {
+		if cur != nil && fullOIDRe.MatchString(cur.From) && (cur.By == "amend" || cur.By == "rebase") {
+			out = append(out, *cur)
+		}
+		cur = nil
+	}
+	for line := range strings.SplitSeq(text, "\n") {
+		k, v, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if !ok {
+			continue
+		}
+		v = strings.TrimSpace(v)
+		switch k {
+		case "ctx-blame":
+			flush()
+		case "ctx-rewrite":
+			flush()
+			cur = &RewriteRecord{}
+		case "from":
+			if cur != nil {
+				cur.From = v
+			}
+		case "by":
+			if cur != nil {
+				cur.By = v
+			}
+		case "at":
+			if cur != nil {
+				cur.At, _ = time.Parse(time.RFC3339, v)
+			}
+		}
+	}
+	flush()
+	return out
+}
+
+// RewriteEnabled reports whether git copies the notes of refs/notes/ctx when commits are rewritten: a
+// value of notes.rewriteRef names it, exactly or by a glob (git-config(1) "notes.rewriteRef"). ctx hooks
+// install --blame sets it; ctx's post-rewrite hook records rewrites only then.
+func RewriteEnabled(ctx context.Context, dir string) bool {
+	out, err := gitstore.Git(ctx, dir, "config", "--get-all", "notes.rewriteRef")
+	if err != nil {
+		return false
+	}
+	for v := range strings.SplitSeq(out, "\n") {
+		if v = strings.TrimSpace(v); v == NotesRef {
+			return true
+		} else if ok, _ := path.Match(v, NotesRef); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// RecordRewrites notes, on each commit git just rewrote in the repository containing dir, the commit it
+// was rewritten from, for ctx's post-rewrite hook (command is git's argument: amend or rebase). The pairs
+// come from git itself: for amend, the newest entry of HEAD's reflog ("commit (amend): ...", its new and
+// old ids); for rebase, the list git hands the hook (the rebase's rewritten-list file, read while the hook
+// runs). It records nothing unless RewriteEnabled. It returns the number of records written.
+func RecordRewrites(ctx context.Context, dir, command string, now time.Time) (int, error) {
+	if (command != "amend" && command != "rebase") || !RewriteEnabled(ctx, dir) {
+		return 0, nil
+	}
+	var pairs [][2]string
+	switch command {
+	case "amend":
+		out, err := gitstore.Git(ctx, dir, "log", "-g", "-2", "--format=%H %gs", "HEAD")
+		if err != nil {
+			return 0, fmt.Errorf("record the rewrite: %w", err)
+		}
+		lines := strings.Split(out, "\n")
+		if len(lines) == 2 {
+			newID, subj, _ := strings.Cut(lines[0], " ")
+			oldID, _, _ := strings.Cut(lines[1], " ")
+			if strings.HasPrefix(subj, "commit (amend):") {
+				pairs = append(pairs, [2]string{oldID, newID})
+			}
+		}
+	case "rebase":
+		p, err := gitstore.Git(ctx, dir, "rev-parse", "--path-format=absolute", "--git-path", "rebase-merge/rewritten-list")
+		if err != nil {
+			return 0, fmt.Errorf("record the rewrite: %w", err)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return 0, nil
+			}
+			return 0, fmt.Errorf("record the rewrite: %w", err)
+		}
+		for line := range strings.SplitSeq(string(b), "\n") {
+			if f := strings.Fields(line); len(f) >= 2 {
+				pairs = append(pairs, [2]string{f[0], f[1]})
+			}
+		}
+	}
+	n := 0
+	for _, pr := range pairs {
+		oldID, newID := pr[0], pr[1]
+		if !fullOIDRe.MatchString(oldID) || !fullOIDRe.MatchString(newID) || oldID == newID {
+			continue
+		}
+		if list, err := gitstore.Git(ctx, dir, "notes", "--ref="+NotesRef, "list", newID); err == nil && list != "" {
+			old, err := gitstore.Git(ctx, dir, "notes", "--ref="+NotesRef, "show", newID)
+			if err != nil {
+				return n, fmt.Errorf("record the rewrite: %w", err)
+			}
+			dup := false
+			for _, r := range ParseRewrites(old) {
+				dup = dup || r.From == oldID
+			}
+			if dup {
+				continue
+			}
+		}
+		rec := RewriteRecord{From: oldID, By: command, At: now}
+		if _, err := gitstore.Git(ctx, dir, "notes", "--ref="+NotesRef, "append", "-m", RewriteText(rec), newID); err != nil {
+			return n, fmt.Errorf("record the rewrite: %w", err)
+		}
+		n++
+	}
+	return n, nil
 }

@@ -2,6 +2,7 @@ package history
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 )
@@ -143,4 +144,96 @@ func (ix *Index) eventAndSession(ctx context.Context, rowid int64) (Event, Sessi
 		return e, s, err
 	}
 	return e, s, nil
+}
+
+// ReceiptPrefixes returns the first seven digits of every commit id printed by a receipt: a caller that
+// looks up many commits asks ReceiptsFor only for those whose prefix is in the set (one query, not one per
+// commit).
+func (ix *Index) ReceiptPrefixes(ctx context.Context) (map[string]bool, error) {
+	rows, err := ix.db.QueryContext(ctx, `SELECT DISTINCT substr(oid, 1, 7) FROM event_commits`)
+	if err != nil {
+		return nil, fmt.Errorf("receipt prefixes: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var p string
+		if err := rows.Scan(&p); err != nil {
+			return nil, fmt.Errorf("receipt prefixes: %w", err)
+		}
+		out[p] = true
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("receipt prefixes: %w", err)
+	}
+	return out, nil
+}
+
+// Exchange is a tool call with the outputs linked to it by its call id, and its session.
+type Exchange struct {
+	Call    Event   `json:"call"`
+	Outputs []Event `json:"outputs"`
+	Session Session `json:"session"`
+}
+
+// maxExchanges bounds CallsContaining.
+const maxExchanges = 1000
+
+// CallsContaining returns the tool calls whose recorded tool (name and input, as stored) contains s, with
+// their linked outputs, oldest first (at most 1,000). The caller checks what the call ran: s only narrows
+// the scan (e.g. "gh pr " for the pull-request evidence of docs/blame.md).
+func (ix *Index) CallsContaining(ctx context.Context, s string) ([]Exchange, error) {
+	if s == "" {
+		return nil, nil
+	}
+	rows, err := ix.db.QueryContext(ctx, `SELECT rowid FROM events WHERE type = 'tool_call' AND instr(tool, ?) > 0
+		ORDER BY at, rowid LIMIT ?`, s, maxExchanges)
+	if err != nil {
+		return nil, fmt.Errorf("calls: %w", err)
+	}
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("calls: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("calls: %w", err)
+	}
+	var out []Exchange
+	for _, id := range ids {
+		call, sess, err := ix.eventAndSession(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		x := Exchange{Call: call, Session: sess}
+		if call.Tool != nil && call.Tool.CallID != "" {
+			key, _ := json.Marshal(call.Tool.CallID)
+			orows, err := ix.db.QueryContext(ctx, eventCols+` WHERE session_id = ? AND type = 'tool_output' AND instr(tool, ?) > 0 ORDER BY seq`,
+				call.SessionID, `"call_id":`+string(key))
+			if err != nil {
+				return nil, fmt.Errorf("calls: %w", err)
+			}
+			for orows.Next() {
+				e, err := ix.scanEvent(orows)
+				if err != nil {
+					orows.Close()
+					return nil, err
+				}
+				if e.Tool != nil && e.Tool.CallID == call.Tool.CallID {
+					x.Outputs = append(x.Outputs, e)
+				}
+			}
+			orows.Close()
+			if err := orows.Err(); err != nil {
+				return nil, fmt.Errorf("calls: %w", err)
+			}
+		}
+		out = append(out, x)
+	}
+	return out, nil
 }

@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/ctx-dev/ctx/internal/testenv"
 )
 
 var bg = context.Background()
@@ -690,5 +692,50 @@ func TestPostCommitOptIn(t *testing.T) {
 		if !strings.Contains(SnippetFor(m, Options{Blame: true}), "ctx hooks run post-commit") || strings.Contains(SnippetFor(m, Options{}), "post-commit") {
 			t.Errorf("%s snippet and post-commit", m)
 		}
+	}
+}
+
+// TestNotesRewriteConfig: Install with Blame adds refs/notes/ctx to notes.rewriteRef once; Uninstall
+// gives the config file back its bytes. A value the user already had that covers it (a glob) is kept by
+// both, and Install adds nothing then; notes.rewrite.amend=false is reported.
+func TestNotesRewriteConfig(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	cfg := filepath.Join(repo, ".git", "config")
+	read := func() string {
+		b, err := os.ReadFile(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	before := read()
+	for range 2 {
+		if _, err := Install(bg, repo, Options{Blame: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := testenv.Git(t, repo, "config", "--get-all", "notes.rewriteRef"); got != BlameNotesRef || !NotesRewriteConfigured(bg, repo) {
+		t.Fatalf("notes.rewriteRef = %q", got)
+	}
+	if _, err := Uninstall(bg, repo); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(); got != before {
+		t.Fatalf("config after uninstall:\n%s\nwant:\n%s", got, before)
+	}
+
+	testenv.Git(t, repo, "config", "notes.rewriteRef", "refs/notes/*")
+	testenv.Git(t, repo, "config", "notes.rewrite.amend", "false")
+	mine := read()
+	st, err := Install(bg, repo, Options{Blame: true})
+	if err != nil || read() != mine {
+		t.Fatalf("install over the user's glob changed the config: %v\n%s", err, read())
+	}
+	if !strings.Contains(strings.Join(st.Notes, "\n"), "notes.rewrite.amend is false") {
+		t.Errorf("notes: %q", st.Notes)
+	}
+	if _, err := Uninstall(bg, repo); err != nil || read() != mine {
+		t.Fatalf("uninstall removed the user's value: %v\n%s", err, read())
 	}
 }

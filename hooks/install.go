@@ -49,6 +49,12 @@ func Install(ctx context.Context, workTree string, opt Options) (Status, error) 
 			return report(st), fmt.Errorf("install %s hook: %w", hs.Name, err)
 		}
 	}
+	if opt.Blame {
+		// git copies the notes of refs/notes/ctx when amend and rebase rewrite a commit (docs/blame.md "Rewrites").
+		if err := installNotesRewrite(ctx, workTree, &st); err != nil {
+			return report(st), fmt.Errorf("install: %w", err)
+		}
+	}
 	return report(st), nil
 }
 
@@ -71,6 +77,9 @@ func Uninstall(ctx context.Context, workTree string) (Status, error) {
 		if err := uninstallOne(&st.Hooks[i]); err != nil {
 			return report(st), fmt.Errorf("uninstall %s hook: %w", st.Hooks[i].Name, err)
 		}
+	}
+	if err := uninstallNotesRewrite(ctx, workTree); err != nil {
+		return report(st), fmt.Errorf("uninstall: %w", err)
 	}
 	return report(st), nil
 }

@@ -115,6 +115,9 @@ type Actions struct {
 	Push func(ctx context.Context, workTree, remote string) error
 	// Note records the active agent session (from the environment) on the commit HEAD names.
 	Note func(ctx context.Context, workTree string) error
+	// Rewrite records, after `git commit --amend` or `git rebase` (command), which commit each rewritten
+	// commit was made from (docs/blame.md "Rewrites").
+	Rewrite func(ctx context.Context, workTree, command string) error
 }
 
 // Run runs hook h with git's arguments args in workTree, for
@@ -123,7 +126,7 @@ type Actions struct {
 //
 //	post-checkout  Refresh, then Activity(branch) when Refresh succeeded
 //	post-merge     Refresh
-//	post-rewrite   Refresh
+//	post-rewrite   Refresh, then Rewrite(command)
 //	pre-push       Push(remote)
 //	post-commit    Note
 //
@@ -147,6 +150,11 @@ func Run(ctx context.Context, workTree string, h Hook, args []string, a Actions)
 		}
 		// A failed refresh (an unsafe commit on the branch, a broken store) records no activity: that
 		// would be a commit on top of a branch ctx could not check out.
+		if h == PostRewrite && a.Rewrite != nil && len(args) > 0 {
+			if err := a.Rewrite(ctx, workTree, args[0]); err != nil {
+				errs = append(errs, fmt.Errorf("%s: record the rewrite: %w", h, err))
+			}
+		}
 		if h == PostCheckout && a.Activity != nil && refreshed {
 			branch, _ := git(ctx, workTree, "symbolic-ref", "--quiet", "--short", "HEAD")
 			if err := a.Activity(ctx, workTree, branch); err != nil {

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -95,5 +96,106 @@ func TestBlameCode(t *testing.T) {
 		if code := errorCode(t, fmt.Sprint(args), s.call(t, "blame", args)); code != "invalid_request" {
 			t.Errorf("%v: %s", args, code)
 		}
+	}
+}
+
+// TestBlameCodeReceiptAndPullRequest: over MCP, lines committed by the Claude sample session (its receipt
+// names the commit) are proven and the cited event opens with show_event; a forged cursor is
+// invalid_cursor; a pull request is not_found until its head ref refs/pull/N/head is fetched, then its
+// commits are attributed, paged like the other targets.
+func TestBlameCodeReceiptAndPullRequest(t *testing.T) {
+	ctx := context.Background()
+	dir, st := newRepo(t, store.Actor{Machine: "testbox"})
+	if err := os.WriteFile(filepath.Join(dir, "hello.py"), []byte("def hello():\n    return 'Hello, World!'\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git(t, dir, "add", "hello.py")
+	git(t, dir, "commit", "-q", "-m", "Add hello function")
+	hello := git(t, dir, "rev-parse", "HEAD")
+
+	text, err := os.ReadFile(filepath.Join(corpusDir(t), "claude-code", "claude-code-transcripts", "sample_session.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := strings.ReplaceAll(strings.ReplaceAll(string(text), "abc1234", hello[:7]), "/project", dir)
+	roots := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(roots, "proj"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(roots, "proj", "sample.jsonl"), []byte(tr), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hist := filepath.Join(t.TempDir(), "index")
+	ix, err := history.Open(ctx, hist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srcs, err := history.Discover(ctx, history.ClaudeCode, roots, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err := ix.Import(ctx, srcs); err != nil || st.Failed != 0 {
+		t.Fatalf("import: %+v %v", st, err)
+	}
+	ix.Close()
+	s := serve(t, st, Options{HistoryDir: hist}, "")
+
+	res := structured(t, "blame file", s.call(t, "blame", map[string]any{"file": "hello.py"}))
+	c := obj(list(res, "commits")[0])
+	ev := obj(list(c, "evidence")[0])
+	if res["outcome"] != "proven" || c["commit"] != hello || ev["kind"] != "receipt" ||
+		ev["ctx_session_id"] != history.SessionID(history.ClaudeCode, "sample") {
+		t.Fatalf("blame file = %v", res)
+	}
+	shown := structured(t, "show_event", s.call(t, "show_event", map[string]any{"ctx_event_id": ev["ctx_event_id"], "window": 2}))
+	if !strings.Contains(fmt.Sprint(shown), hello[:7]) {
+		t.Errorf("show_event of the cited receipt = %v", shown)
+	}
+
+	// A forged cursor.
+	for _, bad := range []string{"not-a-cursor", "eyJ0b29sIjoiYmxhbWUifQ", strings.Repeat("A", 64)} {
+		if code := errorCode(t, "forged", s.call(t, "blame", map[string]any{"file": "hello.py", "cursor": bad})); code != "invalid_cursor" {
+			t.Errorf("forged cursor %q: %s", bad, code)
+		}
+	}
+
+	// A pull request of 10 commits, the first noted by the hook.
+	remote := filepath.Join(t.TempDir(), "remote.git")
+	git(t, "", "init", "-q", "--bare", remote)
+	git(t, dir, "checkout", "-q", "-b", "feature")
+	var first string
+	for i := 1; i <= 10; i++ {
+		if err := os.WriteFile(filepath.Join(dir, "pr.go"), []byte(fmt.Sprintf("package pr // %d\n", i)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		git(t, dir, "add", "pr.go")
+		git(t, dir, "commit", "-q", "-m", fmt.Sprintf("pr %d", i))
+		if i == 1 {
+			first = git(t, dir, "rev-parse", "HEAD")
+		}
+	}
+	git(t, dir, "notes", "--ref=refs/notes/ctx", "add", "-m", blame.NoteText(blame.NoteRecord{Agent: "codex", Session: "pr-thread", Env: "CODEX_THREAD_ID"}), first)
+	git(t, dir, "push", "-q", remote, "feature:refs/pull/12/head")
+	git(t, dir, "checkout", "-q", "main")
+	if code := errorCode(t, "pr without ref", s.call(t, "blame", map[string]any{"pull_request": 12})); code != "not_found" {
+		t.Errorf("pull request without its head ref: %s", code)
+	}
+	if code := errorCode(t, "pr -1", s.call(t, "blame", map[string]any{"pull_request": -1})); code != "invalid_request" {
+		t.Errorf("pull request -1: %s", code)
+	}
+	git(t, dir, "fetch", "-q", remote, "pull/12/head:refs/pull/12/head")
+	res = structured(t, "blame pr", s.call(t, "blame", map[string]any{"pull_request": 12}))
+	pg := obj(res["pagination"])
+	if res["target"] != "pull_request" || res["outcome"] != "proven" || len(list(res, "commits")) != 8 || pg["has_more"] != true ||
+		obj(res["coverage"])["proven"] != float64(1) || obj(res["coverage"])["none"] != float64(9) ||
+		obj(list(res, "commits")[0])["commit"] != first {
+		t.Fatalf("blame pr = %v", res)
+	}
+	res = structured(t, "blame pr 2", s.call(t, "blame", map[string]any{"pull_request": 12, "cursor": pg["next_cursor"]}))
+	if len(list(res, "commits")) != 2 || obj(res["pagination"])["has_more"] != false {
+		t.Errorf("second page = %v", res)
+	}
+	if code := errorCode(t, "pr cursor on file", s.call(t, "blame", map[string]any{"file": "hello.py", "cursor": pg["next_cursor"]})); code != "cursor_mismatch" {
+		t.Errorf("a pull request's cursor for a file: %s", code)
 	}
 }

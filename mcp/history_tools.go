@@ -48,9 +48,6 @@ const maxResponseBytes = 1 << 20
 // "result":...} and the newline).
 const responseEnvelope = 512
 
-// blameMaxCommits bounds blame's first-parent walk.
-const blameMaxCommits = 2000
-
 // Error codes of the history tools.
 const (
 	codeInvalidRequest = "invalid_request"
@@ -109,11 +106,13 @@ func pageOf[T any](all []T, off, limit int, next func(off int) string, mk func(i
 func (s *srv) toolBlame() tool {
 	return newTool(toolSpec{name: "blame", title: "Blame", readOnly: true, coded: true,
 		desc: "With path: which commit last changed each line of a context store file (e.g. knowledge/x.md) at the tip of " +
-			"the ref holding it: {line, text, commit, op, key, agent, session, author, time}. A first-parent walk, " +
-			"stopped after 2000 commits (limit_reached; lines not reached have commit \"\"). Paged by lines. " +
+			"the ref holding it: {line, text, commit, op, key, agent, session, author, time}. A first-parent walk " +
+			"back to the commit that added each line (no commit limit). Paged by lines. " +
 			"With file (+ start_line, end_line) or commit: which coding-agent session produced those committed lines of the " +
 			"user's repository, per commit proven (a ctx note or a commit receipt in a transcript), conflicting, possible " +
-			"(a matching edit) or none, with coverage counts and cited event ids; pages of at most 8 commits."},
+			"(a matching edit) or none, with coverage counts and cited event ids; pages of at most 8 commits. " +
+			"With pull_request (a number): the same for each commit of the pull request, known only from its fetched head ref " +
+			"refs/pull/N/head or an agent's gh pr view --json commits / gh pr create output (not_found without them)."},
 		s.blameTool)
 }
 
@@ -383,6 +382,8 @@ type blameArgs struct {
 	StartLine int    `json:"start_line,omitempty"`
 	EndLine   int    `json:"end_line,omitempty"`
 	Commit    string `json:"commit,omitempty"`
+	// PullRequest is a pull request number: its commits, from the fetched head ref refs/pull/N/head.
+	PullRequest int `json:"pull_request,omitempty"`
 }
 
 func (s *srv) blameTool(ctx context.Context, args blameArgs) (any, error) {
@@ -392,13 +393,19 @@ func (s *srv) blameTool(ctx context.Context, args blameArgs) (any, error) {
 			n++
 		}
 	}
+	if args.PullRequest != 0 {
+		n++
+	}
 	if n != 1 {
-		return nil, argErrorf("give exactly one of 'path' (a context store file), 'file' (a file of the repository, with start_line and end_line) or 'commit'")
+		return nil, argErrorf("give exactly one of 'path' (a context store file), 'file' (a file of the repository, with start_line and end_line), 'commit' or 'pull_request'")
+	}
+	if args.PullRequest < 0 {
+		return nil, argErrorf("argument 'pull_request': a pull request number (at least 1)")
 	}
 	if args.File == "" && (args.StartLine != 0 || args.EndLine != 0) {
 		return nil, argErrorf("arguments 'start_line' and 'end_line' go with 'file'")
 	}
-	if args.File != "" || args.Commit != "" {
+	if args.File != "" || args.Commit != "" || args.PullRequest != 0 {
 		return s.blameCode(ctx, args)
 	}
 	p := args.Path
@@ -415,23 +422,12 @@ func (s *srv) blameTool(ctx context.Context, args blameArgs) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := s.store(ctx).BlameFile(ctx, tips, p, blameMaxCommits)
+	b, err := s.store(ctx).BlameFile(ctx, tips, p)
 	if err != nil {
 		return nil, err
 	}
 	if err := checkOffset(off, len(b.Lines)); err != nil {
 		return nil, err
-	}
-	note := ""
-	if b.LimitReached {
-		n := 0
-		for _, l := range b.Lines {
-			if l.Commit == "" {
-				n++
-			}
-		}
-		note = "the walk stopped after " + strconv.Itoa(blameMaxCommits) + " commits: " + strconv.Itoa(n) +
-			" lines are older and not attributed (commit \"\")"
 	}
 	return pageOf(b.Lines, off, limit, cur.next, func(items []store.BlameLine, pg pagination) any {
 		return struct {
@@ -440,12 +436,9 @@ func (s *srv) blameTool(ctx context.Context, args blameArgs) (any, error) {
 			Tip           string            `json:"tip"`
 			TotalLines    int               `json:"total_lines"`
 			CommitsWalked int               `json:"commits_walked"`
-			MaxCommits    int               `json:"max_commits"`
-			LimitReached  bool              `json:"limit_reached"`
-			Note          string            `json:"note,omitempty"`
 			Lines         []store.BlameLine `json:"lines"`
 			Pagination    pagination        `json:"pagination"`
-		}{b.Path, b.Scope, b.Tip, len(b.Lines), b.CommitsWalked, b.MaxCommits, b.LimitReached, note, items, pg}
+		}{b.Path, b.Scope, b.Tip, len(b.Lines), b.CommitsWalked, items, pg}
 	}), nil
 }
 
@@ -476,6 +469,34 @@ func (s *srv) blameCode(ctx context.Context, args blameArgs) (any, error) {
 		return nil, blameArgErr(err)
 	}
 	limit := min(args.limitOr(blameCodeMatches), blameCodeMatches)
+	if args.PullRequest != 0 {
+		res, err := b.PullRequest(ctx, args.PullRequest)
+		if errors.Is(err, blame.ErrNoPullRequestEvidence) {
+			return nil, codedErrorf(codeNotFound, "%v", err)
+		}
+		if err != nil {
+			return nil, blameArgErr(err)
+		}
+		// The cursor is bound to the arguments, HEAD and the pull request's head.
+		cur := newCursorFor("blame", args, res.Base+res.Head)
+		off, err := cur.start(args.page)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkOffset(off, len(res.Commits)); err != nil {
+			return nil, err
+		}
+		return pageOf(res.Commits, off, limit, cur.next, func(items []blame.Attribution, pg pagination) any {
+			r := res
+			r.Commits = items
+			return struct {
+				Target string `json:"target"`
+				blame.PullRequestResult
+				Provenance string     `json:"provenance"`
+				Pagination pagination `json:"pagination"`
+			}{"pull_request", r, historyProvenance, pg}
+		}), nil
+	}
 	if args.Commit != "" {
 		res, err := b.Commit(ctx, args.Commit)
 		if err != nil {

@@ -162,7 +162,7 @@ func TestHistoryToolsHappyPath(t *testing.T) {
 			t.Errorf("blame %q = %q, want %q (%v)", text, agents[text], agent, res)
 		}
 	}
-	if res["limit_reached"] != false || res["scope"] != "public" {
+	if _, ok := res["limit_reached"]; ok || res["scope"] != "public" {
 		t.Errorf("blame = %v", res)
 	}
 	if code := errorCode(t, "blame missing", s.call(t, "blame", map[string]any{"path": "knowledge/none.md"})); code != "not_found" {

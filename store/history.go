@@ -205,8 +205,7 @@ func (s *Store) readAt(ctx context.Context, tree gitstore.Hash, p string) ([]byt
 	return b, true, nil
 }
 
-// BlameLine is one line of a file at the tip with the commit that last changed it. Commit is "" for a
-// line the walk did not reach (Blame.LimitReached).
+// BlameLine is one line of a file at the tip with the commit that last changed it.
 type BlameLine struct {
 	Line    int    `json:"line"`
 	Text    string `json:"text"`
@@ -225,17 +224,17 @@ type Blame struct {
 	Scope         Scope       `json:"scope"`
 	Tip           string      `json:"tip"`
 	CommitsWalked int         `json:"commits_walked"`
-	MaxCommits    int         `json:"max_commits"`
-	LimitReached  bool        `json:"limit_reached"`
 	Lines         []BlameLine `json:"lines"`
 }
 
 // BlameFile attributes every line of a store file at the tip of the ref of the scope holding it (the
 // first scope that has it, in read precedence) to the commit that last changed it: a first-parent walk
-// from the tip diffing each changed version against its parent with go-diff in line mode. The walk stops
-// after maxCommits commits; lines not attributed by then have Commit "" and LimitReached is set.
-// *NotFoundError when no scope's ref has the file.
-func (s *Store) BlameFile(ctx context.Context, tips map[Scope]gitstore.Hash, p string, maxCommits int) (*Blame, error) {
+// from the tip diffing each changed version against its parent with go-diff in line mode. The walk has no
+// commit limit: it stops when every line is attributed or the file's first version is reached. Memory is
+// bounded by the file, not the history: one version of the file and one line map are held at a time, and a
+// commit whose parent has the same blob (compared by object name) is passed without reading the file
+// (docs/mcp.md). *NotFoundError when no scope's ref has the file.
+func (s *Store) BlameFile(ctx context.Context, tips map[Scope]gitstore.Hash, p string) (*Blame, error) {
 	var sc Scope
 	var content []byte
 	for _, x := range Scopes {
@@ -259,7 +258,7 @@ func (s *Store) BlameFile(ctx context.Context, tips map[Scope]gitstore.Hash, p s
 		return nil, &NotFoundError{Msg: fmt.Sprintf("File '%s' not found", p)}
 	}
 	lines := splitLines(string(content))
-	out := &Blame{Path: p, Scope: sc, Tip: tips[sc].String(), MaxCommits: maxCommits, Lines: make([]BlameLine, len(lines))}
+	out := &Blame{Path: p, Scope: sc, Tip: tips[sc].String(), Lines: make([]BlameLine, len(lines))}
 	for i, l := range lines {
 		out.Lines[i] = BlameLine{Line: i + 1, Text: strings.TrimSuffix(strings.TrimSuffix(l, "\n"), "\r")}
 	}
@@ -277,12 +276,16 @@ func (s *Store) BlameFile(ctx context.Context, tips map[Scope]gitstore.Hash, p s
 		left--
 	}
 	cur := string(content)
+	tipTree, err := s.repo.TreeOf(ctx, tips[sc])
+	if err != nil {
+		return nil, err
+	}
+	curBlob, err := s.repo.PathHash(ctx, tipTree, p)
+	if err != nil {
+		return nil, err
+	}
 	dmp := diffmatchpatch.New()
 	for h := tips[sc]; !h.IsZero() && left > 0; {
-		if out.CommitsWalked >= maxCommits {
-			out.LimitReached = true
-			break
-		}
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -296,17 +299,29 @@ func (s *Store) BlameFile(ctx context.Context, tips map[Scope]gitstore.Hash, p s
 		if err != nil {
 			return nil, err
 		}
-		old, ok, err := s.readAt(ctx, pt, p)
-		if err != nil {
-			return nil, err
+		var oldBlob gitstore.Hash
+		if !pt.IsZero() {
+			if oldBlob, err = s.repo.PathHash(ctx, pt, p); err != nil {
+				return nil, err
+			}
 		}
-		if !ok {
+		if oldBlob.IsZero() {
 			for _, o := range origin {
 				attribute(&e, o)
 			}
 			break
 		}
-		if string(old) != cur {
+		if oldBlob == curBlob {
+			h = e.parent
+			continue
+		}
+		oldBytes, err := s.repo.ReadBlob(ctx, oldBlob)
+		if err != nil {
+			return nil, err
+		}
+		old := string(oldBytes)
+		curBlob = oldBlob
+		if old != cur {
 			ra, rb, _ := dmp.DiffLinesToRunes(string(old), cur)
 			next := make([]int, len(ra))
 			i, j := 0, 0 // lines of old, of cur
@@ -327,7 +342,7 @@ func (s *Store) BlameFile(ctx context.Context, tips map[Scope]gitstore.Hash, p s
 					}
 				}
 			}
-			origin, cur = next, string(old)
+			origin, cur = next, old
 		}
 		h = e.parent
 	}

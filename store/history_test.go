@@ -2,9 +2,11 @@ package store_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/ctx-dev/ctx/internal/testenv"
 	"github.com/ctx-dev/ctx/store"
 	"github.com/ctx-dev/ctx/store/storetest"
 )
@@ -56,7 +58,7 @@ func TestHistoryEventsAndBlame(t *testing.T) {
 		t.Fatalf("EventFiles = %+v, %v", files, err)
 	}
 
-	bl, err := a.BlameFile(ctx, tips, "knowledge/x.md", 2000)
+	bl, err := a.BlameFile(ctx, tips, "knowledge/x.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,21 +69,65 @@ func TestHistoryEventsAndBlame(t *testing.T) {
 			t.Errorf("line %d not attributed", l.Line)
 		}
 	}
-	if by["one"] != "test-agent" || by["2"] != "codex" || by["three"] != "test-agent" || by["four"] != "codex" || bl.LimitReached {
+	if by["one"] != "test-agent" || by["2"] != "codex" || by["three"] != "test-agent" || by["four"] != "codex" {
 		t.Errorf("blame = %+v", bl)
 	}
-	bl, err = a.BlameFile(ctx, tips, "knowledge/x.md", 1)
-	if err != nil || !bl.LimitReached || bl.CommitsWalked != 1 {
-		t.Fatalf("blame with a 1-commit walk = %+v, %v", bl, err)
+	if _, err := a.BlameFile(ctx, tips, "knowledge/none.md"); err == nil {
+		t.Error("blame of a missing file: no error")
 	}
+}
+
+// TestBlameFilePastOldCap blames a store file whose lines were written 2,500 and more commits before the
+// tip (the walk used to stop after 2,000 commits and leave them unattributed): every line is attributed to
+// the commit that wrote it. The history is made by git fast-import on top of the store's public ref.
+func TestBlameFilePastOldCap(t *testing.T) {
+	ctx := context.Background()
+	a, dir := storetest.New(t)
+	if _, err := a.SetEntry(ctx, store.KnowledgeKind, store.SetEntry{Key: "seed", Content: "seed\n", Scope: store.Public}); err != nil {
+		t.Fatal(err)
+	}
+	ref := a.RefOf(store.Public)
+	var in strings.Builder
+	n := 0
+	commit := func(agent, path, content string) {
+		n++
+		msg := fmt.Sprintf("commit %d\n\nCtx-Op: knowledge.set\nCtx-Agent: %s\n", n, agent)
+		fmt.Fprintf(&in, "commit %s\ncommitter T <t@example.com> %d +0000\ndata %d\n%s", ref, 1700000000+n, len(msg), msg)
+		if n == 1 {
+			fmt.Fprintf(&in, "from %s^0\n", ref)
+		}
+		fmt.Fprintf(&in, "M 100644 inline %s\ndata %d\n%s\n", path, len(content), content)
+	}
+	commit("oldest", "knowledge/deep.md", "alpha\nbeta\n")
+	commit("second", "knowledge/deep.md", "alpha\nbeta\ngamma\n")
+	for i := range 2500 {
+		commit("churn", "knowledge/churn.md", fmt.Sprintf("churn %d\n", i))
+	}
+	commit("newest", "knowledge/deep.md", "alpha\nBETA\ngamma\n")
+	for i := range 10 {
+		commit("churn", "knowledge/churn.md", fmt.Sprintf("late %d\n", i))
+	}
+	testenv.GitIn(t, dir, in.String(), "fast-import", "--quiet")
+
+	tips, _, err := a.HistoryTips(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bl, err := a.BlameFile(ctx, tips, "knowledge/deep.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
 	for _, l := range bl.Lines {
-		older := l.Text == "one" || l.Text == "three" // written before the last commit: not reached
-		newer := l.Text == "2" || l.Text == "four"
-		if (older && l.Commit != "") || (newer && l.Commit == "") {
-			t.Errorf("1-commit blame line %q = %q", l.Text, l.Commit)
+		got[l.Text] = l.Agent
+	}
+	want := map[string]string{"alpha": "oldest", "BETA": "newest", "gamma": "second"}
+	for text, agent := range want {
+		if got[text] != agent {
+			t.Errorf("line %q = %q, want %q", text, got[text], agent)
 		}
 	}
-	if _, err := a.BlameFile(ctx, tips, "knowledge/none.md", 10); err == nil {
-		t.Error("blame of a missing file: no error")
+	if bl.CommitsWalked < 2510 {
+		t.Errorf("commits walked = %d, want past the old cap of 2,000", bl.CommitsWalked)
 	}
 }

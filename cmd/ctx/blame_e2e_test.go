@@ -94,3 +94,89 @@ func TestBlameHookNotesTravel(t *testing.T) {
 		t.Errorf("post-commit left after uninstall")
 	}
 }
+
+// TestBlameHookFollowsRewrites: ctx hooks install --blame makes git copy refs/notes/ctx on rewrite
+// (notes.rewriteRef), so an agent's commit stays proven after a person's `git commit --amend` and
+// `git rebase`; ctx's post-rewrite hook records the origin of each rewritten commit (also one without a
+// note, for receipts); ctx hooks uninstall gives the config file back its bytes.
+func TestBlameHookFollowsRewrites(t *testing.T) {
+	_, remote := seededRemote(t, "remote.git")
+	a := cloneURL(t, remote, "a")
+	mustCtx(t, a, nil, 0, "init")
+	cfg := filepath.Join(a, ".git", "config")
+	before, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustCtx(t, a, nil, 0, "hooks", "install", "--blame")
+	if got := testenv.GitEnv(t, a, nil, "config", "--get-all", "notes.rewriteRef"); got != "refs/notes/ctx" {
+		t.Fatalf("notes.rewriteRef = %q", got)
+	}
+	mustCtx(t, a, nil, 0, "hooks", "install", "--blame") // twice: one value
+	if got := testenv.GitEnv(t, a, nil, "config", "--get-all", "notes.rewriteRef"); got != "refs/notes/ctx" {
+		t.Fatalf("notes.rewriteRef after a second install = %q", got)
+	}
+	person := []string{"CODEX_THREAD_ID=", "CLAUDE_CODE_SESSION_ID=", "CTX_SESSION="}
+	const thread = "019d1afb-b2c7-72d3-b240-f3ee9d31b2c9"
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(a, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		testenv.GitEnv(t, a, nil, "add", name)
+	}
+	blameOf := func(target string) blame.FileResult {
+		var res blame.FileResult
+		if err := json.Unmarshal([]byte(mustCtx(t, a, nil, 0, "blame", target, "--json", "--no-import").stdout), &res); err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	testenv.GitEnv(t, a, nil, "checkout", "-q", "-b", "feature")
+	write("agent.go", "package main\n\nfunc agent() string { return \"by codex\" }\n")
+	testenv.GitEnv(t, a, []string{"CODEX_THREAD_ID=" + thread, "CLAUDE_CODE_SESSION_ID="}, "commit", "-qm", "agent's change")
+	orig := testenv.GitEnv(t, a, nil, "rev-parse", "HEAD")
+
+	testenv.GitEnv(t, a, person, "commit", "-q", "--amend", "-m", "agent's change, reworded by a person")
+	amended := testenv.GitEnv(t, a, nil, "rev-parse", "HEAD")
+	if res := blameOf("agent.go"); res.Outcome != blame.Proven || res.Commits[0].Commit != amended {
+		t.Errorf("after amend: %+v", res)
+	}
+	note := testenv.GitEnv(t, a, nil, "notes", "--ref=refs/notes/ctx", "show", amended)
+	if rs := blame.ParseRewrites(note); len(rs) != 1 || rs[0].From != orig || rs[0].By != "amend" {
+		t.Errorf("no amend record from the post-rewrite hook: %q", note)
+	}
+
+	// main moves on; a person rebases feature onto it.
+	testenv.GitEnv(t, a, nil, "checkout", "-q", "main")
+	write("other.go", "package main\n")
+	testenv.GitEnv(t, a, person, "commit", "-qm", "main moves")
+	testenv.GitEnv(t, a, nil, "checkout", "-q", "feature")
+	write("human.go", "package main\n\nfunc human() {}\n")
+	testenv.GitEnv(t, a, person, "commit", "-qm", "by hand")
+	human := testenv.GitEnv(t, a, nil, "rev-parse", "HEAD")
+	testenv.GitEnv(t, a, person, "rebase", "-q", "main")
+	rebased := testenv.GitEnv(t, a, nil, "rev-parse", "HEAD~1")
+	if rebased == amended {
+		t.Fatal("the rebase rewrote nothing")
+	}
+	if res := blameOf("agent.go"); res.Outcome != blame.Proven || res.Commits[0].Commit != rebased ||
+		res.Commits[0].Sessions[0] != history.SessionID(history.Codex, thread) {
+		t.Errorf("after rebase: %+v", res)
+	}
+	if res := blameOf("human.go"); res.Outcome != blame.None {
+		t.Errorf("the person's rebased lines: %+v", res)
+	}
+	hn := testenv.GitEnv(t, a, nil, "notes", "--ref=refs/notes/ctx", "show", "HEAD")
+	if rs := blame.ParseRewrites(hn); len(rs) != 1 || rs[0].From != human || rs[0].By != "rebase" || len(blame.ParseNote(hn)) != 0 {
+		t.Errorf("rebase record of the person's commit: %q", hn)
+	}
+
+	mustCtx(t, a, nil, 0, "hooks", "uninstall")
+	after, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(after) != string(before) {
+		t.Errorf("config after uninstall:\n%s\nwant:\n%s", after, before)
+	}
+}

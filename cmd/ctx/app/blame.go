@@ -24,6 +24,7 @@ type blameOptions struct {
 	End      int    // last line (0: to the end)
 	HasLines bool   // the argument had a :L1[-L2] suffix, so it names a file
 	Commit   bool   // --commit: the argument is a revision
+	PR       int    // --pr N: the pull request N (no argument)
 	NoImport bool   // do not refresh the history index first
 	Index    string
 	JSON     bool
@@ -51,17 +52,24 @@ func parseBlameTarget(arg string) (path string, start, end int, hasLines bool, e
 func newBlameCmd(e *env) *cli.Command {
 	return withHelp(&cli.Command{
 		Name:      "blame",
-		ArgsUsage: "FILE[:L1-L2] | COMMIT",
+		ArgsUsage: "FILE[:L1-L2] | COMMIT | --pr N",
 		Usage:     "trace committed lines or a commit to the coding-agent session that produced it (docs/blame.md)",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "commit", Usage: "the argument is a commit (a revision), not a file"},
+			&cli.IntFlag{Name: "pr", Usage: "blame the commits of pull request `N` (from refs/pull/N/head or an agent's gh output)"},
 			&cli.BoolFlag{Name: "no-import", Usage: "do not import new agent history before answering"},
 			historyIndexFlag(),
 			jsonFlag,
 		},
 		Action: action(e, func(c *cli.Context) (blameOptions, error) {
+			if c.IsSet("pr") {
+				if c.NArg() != 0 || c.Bool("commit") || c.Int("pr") < 1 {
+					return blameOptions{}, usagef("usage: ctx blame --pr N (N ≥ 1, no other target)")
+				}
+				return blameOptions{PR: c.Int("pr"), NoImport: c.Bool("no-import"), Index: c.String("index"), JSON: c.Bool("json")}, nil
+			}
 			if c.NArg() != 1 {
-				return blameOptions{}, usagef("usage: ctx blame FILE[:L1-L2] | COMMIT")
+				return blameOptions{}, usagef("usage: ctx blame FILE[:L1-L2] | COMMIT | --pr N")
 			}
 			o := blameOptions{Target: c.Args().First(), Commit: c.Bool("commit"), NoImport: c.Bool("no-import"), Index: c.String("index"), JSON: c.Bool("json")}
 			if o.Commit {
@@ -78,10 +86,15 @@ func newBlameCmd(e *env) *cli.Command {
 		"names the commit, in a session working in this repository): both \"proven\"; an agent's edit that added\n"+
 		"the same lines before the commit: \"possible\". Several proven sessions: \"conflicting\"; nothing:\n"+
 		"\"none\" (no evidence on this machine, not proof that no agent was involved). Cited events open with\n"+
-		"ctx history show event ID --window N. The agent history is imported first (--no-import skips it).",
-		[]string{"ctx blame main.go", "ctx blame internal/server.go:40-80 --json", "ctx blame HEAD~2", "ctx blame --commit 1a2b3c4"},
+		"ctx history show event ID --window N. The agent history is imported first (--no-import skips it).\n"+
+		"--pr N blames the commits of pull request N, known only from structured evidence: its head ref\n"+
+		"refs/pull/N/head fetched into this repository (git fetch origin pull/N/head:refs/pull/N/head), or an\n"+
+		"agent's gh pr view N --json commits / gh pr create output in a session of this repository; without it\n"+
+		"ctx names no commits.",
+		[]string{"ctx blame main.go", "ctx blame internal/server.go:40-80 --json", "ctx blame HEAD~2", "ctx blame --commit 1a2b3c4", "ctx blame --pr 42"},
 		[]exit{
 			{code: ExitUsage, when: "usage error: a bad line range, a file not in HEAD, a path outside the repository, an unknown commit"},
+			{code: ExitNotFound, when: "--pr N: no structured evidence names the pull request's commits"},
 			{code: ExitNoStore, when: "not a git repository"},
 		})
 }
@@ -105,6 +118,25 @@ func runBlame(ctx context.Context, e *env, o blameOptions) error {
 	b, err := blame.New(ctx, wd, ix)
 	if err != nil {
 		return blameErr(err)
+	}
+	if o.PR > 0 {
+		res, err := b.PullRequest(ctx, o.PR)
+		if errors.Is(err, blame.ErrNoPullRequestEvidence) {
+			return &store.NotFoundError{Msg: err.Error()}
+		}
+		if err != nil {
+			return blameErr(err)
+		}
+		if o.JSON {
+			return printJSON(e.stdout, res)
+		}
+		c := res.Coverage
+		fmt.Fprintf(e.stdout, "pull request %d (%s, %s..%s): %s (%d commits: %d proven, %d conflicting, %d possible, %d none)\n",
+			res.Number, res.Source, shortOID(res.Base), shortOID(res.Head), res.Outcome, c.Lines, c.Proven, c.Conflicting, c.Possible, c.None)
+		for _, a := range res.Commits {
+			printAttribution(e, a, "")
+		}
+		return nil
 	}
 	isFile := !o.Commit && (o.HasLines || fileExists(wd, o.Path))
 	if !isFile {

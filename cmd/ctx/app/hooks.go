@@ -144,6 +144,11 @@ func hookActions(e *env) hooks.Actions {
 			_, err := blame.RecordNote(ctx, wt, os.Getenv, time.Now())
 			return err
 		},
+		Rewrite: func(ctx context.Context, wt, command string) error {
+			// Which commit each rewritten one was made from, as git reports it (docs/blame.md "Rewrites").
+			_, err := blame.RecordRewrites(ctx, wt, command, time.Now())
+			return err
+		},
 		Push: func(ctx context.Context, wt, remote string) error {
 			s, err := openAt(ctx, wt)
 			if err != nil {
