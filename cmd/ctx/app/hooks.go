@@ -239,8 +239,27 @@ func runHooks(ctx context.Context, e *env, o hooksOptions) error {
 		st, err = hooks.Install(ctx, wt, hooks.Options{PrePush: s.Config().PushWithGit, Blame: o.Blame})
 		verb = "installed"
 	case "uninstall":
+		before, rerr := hooks.Report(ctx, wt)
+		if rerr != nil {
+			return rerr
+		}
 		st, err = hooks.Uninstall(ctx, wt)
 		verb = "uninstalled"
+		if err == nil && !o.JSON && st.Manager == hooks.NoManager {
+			// Say what was taken out, and say so when there was nothing to take out.
+			var names []string
+			for _, h := range before.Hooks {
+				if h.Installed {
+					names = append(names, string(h.Name))
+				}
+			}
+			if len(names) == 0 {
+				fmt.Fprintf(e.stdout, "no ctx hooks were installed in %s: nothing to uninstall\n", st.Dir)
+			} else {
+				fmt.Fprintf(e.stdout, "hooks uninstalled from %s: %s\n", st.Dir, strings.Join(names, ", "))
+			}
+			return nil
+		}
 	default:
 		st, err = hooks.Report(ctx, wt)
 	}
