@@ -186,7 +186,12 @@ func runDecisionGet(ctx context.Context, e *env, o decisionGetOptions) error {
 	if o.JSON {
 		return printJSON(e.stdout, d)
 	}
-	fmt.Fprintf(e.stdout, "# %d. %s\n\nStatus: %s\nDate: %s\nAuthor: %s\nScope: %s\n\n%s", d.ID, d.Title, d.Status, d.Date, d.Author, d.Scope, d.Body)
+	title, body := fmt.Sprintf("# %d. %s", d.ID, d.Title), d.Body
+	// An imported ADR's body starts with its own title heading: print that one, once.
+	if first, rest, _ := strings.Cut(strings.TrimLeft(body, "\n"), "\n"); strings.HasPrefix(first, "# ") {
+		title, body = strings.TrimRight(first, "\r"), strings.TrimLeft(rest, "\r\n")
+	}
+	fmt.Fprintf(e.stdout, "%s\n\nStatus: %s\nDate: %s\nAuthor: %s\nScope: %s\n\n%s", title, d.Status, d.Date, d.Author, d.Scope, body)
 	return nil
 }
 
