@@ -240,6 +240,14 @@ func (s *Store) ResolveConflict(ctx context.Context, idOrPath, choice string, co
 	if err := checkPath(rec.Path); err != nil {
 		return rec, nil, err
 	}
+	if !del && choice != "file" && choice != "current" {
+		// The resolution is a write of the resolver's, even when it keeps what the file holds: the entry
+		// names them and the time, so a teammate's opposite resolution of the same conflict (a delete, say)
+		// meets a change and conflicts again instead of winning silently.
+		if data, err = s.stampResolution(ctx, rec.Path, data); err != nil {
+			return rec, nil, err
+		}
+	}
 	if !del && choice != "current" {
 		if err := ValidText("resolution of "+rec.Path, string(data)); err != nil {
 			return rec, nil, err
@@ -372,6 +380,59 @@ func (s *Store) resolvedContent(ctx context.Context, rec ConflictRecord, content
 		return orderedJSON(kept, content, n)
 	}
 	return content, nil
+}
+
+// stampResolution names the resolver as the writer of data, the version a resolution writes to path: a
+// markdown entry's front matter gets the resolver's author, agent and updated_at (those keys it has); a
+// JSON record its updated_at, last_agent and last_machine (those it has). Anything else is returned as it
+// is.
+func (s *Store) stampResolution(ctx context.Context, path string, data []byte) ([]byte, error) {
+	if strings.HasSuffix(path, ".md") {
+		fm, body, ok := SplitFrontMatter(data)
+		if !ok {
+			return data, nil
+		}
+		m, err := ParseMeta(fm)
+		if err != nil || !m.Has("updated_at") {
+			return data, nil
+		}
+		if m.Has("author") {
+			id, err := s.repo.Identity(ctx)
+			if err != nil {
+				return nil, err
+			}
+			m.Set("author", id.Name+" <"+id.Email+">")
+		}
+		if m.Has("agent") && s.Actor.Agent != "" {
+			m.Set("agent", s.Actor.Agent)
+		}
+		m.Set("updated_at", now())
+		return JoinFrontMatter(m, body), nil
+	}
+	if strings.HasSuffix(path, ".json") {
+		var n map[string]json.RawMessage
+		if json.Unmarshal(data, &n) != nil || n == nil {
+			return data, nil
+		}
+		if _, ok := n["updated_at"]; !ok {
+			return data, nil
+		}
+		set := func(key string, v any) {
+			if _, ok := n[key]; ok {
+				b, _ := json.Marshal(v)
+				n[key] = b
+			}
+		}
+		set("updated_at", now())
+		if s.Actor.Agent != "" {
+			set("last_agent", s.Actor.Agent)
+		}
+		if s.Actor.Machine != "" {
+			set("last_machine", s.Actor.Machine)
+		}
+		return orderedJSON(data, data, n)
+	}
+	return data, nil
 }
 
 // orderedJSON renders the object n with the key order of first, then the keys only second has in

@@ -128,7 +128,8 @@ func TestConflictsListGetResolve(t *testing.T) {
 	if storetest.Count(t, a, "ctx") != before+1 {
 		t.Errorf("resolve made %d commits", storetest.Count(t, a, "ctx")-before)
 	}
-	if got := storetest.Show(t, a, "ctx", "knowledge/arch.md") + "\n"; got != want || want != r.Lost {
+	// The chosen version's text, written by the resolver (the front matter names them and the time).
+	if got := storetest.Show(t, a, "ctx", "knowledge/arch.md") + "\n"; body(got) != body(want) || want != r.Lost || !strings.Contains(got, "agent: a\n") {
 		t.Errorf("resolved file %q, want %q", got, want)
 	}
 	if f := conflictFiles(t, a); len(f) != 0 {
@@ -459,5 +460,53 @@ func TestPullStrategyDeleteVsEdit(t *testing.T) {
 				t.Errorf("--strategy %s left %q, want %q", st, ls, want)
 			}
 		})
+	}
+}
+
+// TestOppositeResolutionsConflictAgain: a delete-vs-edit conflict that A settles by keeping the edit and B
+// by keeping the delete, each pushing: the keep is a write of A's (it names A and the time), so B's push
+// merges a delete against a change, the entry survives and a conflict records the delete again: nothing of
+// either explicit choice is lost silently.
+func TestOppositeResolutionsConflictAgain(t *testing.T) {
+	sa, sb, a, b := pair(t)
+	mustSet(t, sa, "old", "v1\n")
+	if _, err := sa.Push(bg, store.PushOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sb.Pull(bg, store.PullOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sa.RemoveEntry(bg, store.KnowledgeKind, "old"); err != nil {
+		t.Fatal(err)
+	}
+	mustSet(t, sb, "old", "v2 by B\n")
+	if _, err := sb.Push(bg, store.PushOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sa.Push(bg, store.PushOptions{}); err != nil { // merges (the conflict) and publishes
+		t.Fatal(err)
+	}
+	if _, err := sb.Pull(bg, store.PullOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	id := strings.TrimSuffix(strings.TrimPrefix(conflictFiles(t, a)[0], "conflicts/"), ".json")
+	// A keeps the edit (the version in the file); B keeps the delete.
+	if _, _, err := sa.ResolveConflict(bg, id, "kept", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := sb.ResolveConflict(bg, id, "lost", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sa.Push(bg, store.PushOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sb.Push(bg, store.PushOptions{}); err != nil { // merges A's resolution
+		t.Fatal(err)
+	}
+	if got := storetest.Show(t, b, "ctx", "knowledge/old.md"); !strings.Contains(got, "v2 by B") {
+		t.Fatalf("the entry A chose to keep is gone after B's opposite resolution: %q", got)
+	}
+	if len(conflictFiles(t, b)) != 1 {
+		t.Fatalf("the opposite resolutions left no conflict to settle: %v", conflictFiles(t, b))
 	}
 }
