@@ -132,6 +132,8 @@ func TestSkillUsageFeedbackStats(t *testing.T) {
 		if _, err := f.s.Write(f.ctx, store.Op{Name: "test", Summary: "seed"}, func(v *store.View) (store.Edits, error) {
 			ed := store.Edits{}
 			ed.Put(store.Public, "skills/run-tests/.feedback.ndjson", []byte(b.String()))
+			// The flat log replaces the whole log: the month file of the rating above goes.
+			ed.Del(store.Public, merge.LogMonthPath("skills/run-tests", "feedback", mustMonth(t, fb[0].Timestamp)))
 			return ed, nil
 		}); err != nil {
 			t.Fatal(err)
