@@ -207,34 +207,62 @@ func joinLines(ls []ndLine) []byte {
 
 // canonicalize brings the three sides to one layout per entry before the merge, the same way whichever
 // side is ours:
-//   - a session held at several paths (history/<id>.json on one side, history/YYYY/MM/<id>.json on
-//     another) is moved on every side to its sharded path (the smallest one, when sides disagree on the
-//     month); a side holding both keeps the sharded version, with a note;
-//   - a skill log held flat on one side while any side holds month files is split into month files
-//     (SplitLog) on every side that holds it flat; lines whose timestamp does not parse stay in the flat
-//     file.
-func canonicalize(base, ours, theirs Files) (Files, Files, Files, []Note) {
+//   - a session that one side holds only at history/<id>.json and another only at
+//     history/YYYY/MM/<id>.json is moved on every side to its sharded path (the smallest one, when sides
+//     disagree on the month);
+//   - a skill log that one side holds only flat (.usage.ndjson) and another only as month files
+//     (.usage/YYYY-MM.ndjson) is split into month files (SplitLog) on every side that holds it flat;
+//     lines whose timestamp does not parse stay in the flat file.
+//
+// A side holding an entry in both layouts at once (written by hand) is left as it is, and so is every
+// entry all sides hold in the same layout: merging a side with itself or with an unchanged base still
+// returns that side.
+func canonicalize(base, ours, theirs Files) (Files, Files, Files) {
 	sides := []Files{base, ours, theirs}
-	var notes []Note
-	// Sessions: id -> every path it has on any side.
-	paths := map[string]map[string]bool{}
-	// Logs: "dir\x00log" with month files on any side, and those with a flat file on any side.
-	sharded, flat := map[string]bool{}, map[string]bool{}
-	for _, f := range sides {
+	const flatBit, shardBit = 1, 2
+	// Sessions: id -> the sharded paths it has on any side, and what each side holds.
+	sessions := map[string][]string{}
+	sessionSides := map[string]*[3]int{}
+	// Logs: "dir\x00log" -> what each side holds.
+	logSides := map[string]*[3]int{}
+	mark := func(m map[string]*[3]int, k string, i, bit int) {
+		if m[k] == nil {
+			m[k] = &[3]int{}
+		}
+		m[k][i] |= bit
+	}
+	for i, f := range sides {
 		for p := range f {
 			if id, ok := SessionID(p); ok {
-				if paths[id] == nil {
-					paths[id] = map[string]bool{}
+				if p == "history/"+id+".json" {
+					mark(sessionSides, id, i, flatBit)
+				} else {
+					mark(sessionSides, id, i, shardBit)
+					sessions[id] = append(sessions[id], p)
 				}
-				paths[id][p] = true
 			}
 			if d, l, ok := logSharded(p); ok {
-				sharded[d+"\x00"+l] = true
+				mark(logSides, d+"\x00"+l, i, shardBit)
 			}
 			if d, l, ok := logFlat(p); ok {
-				flat[d+"\x00"+l] = true
+				mark(logSides, d+"\x00"+l, i, flatBit)
 			}
 		}
+	}
+	// disagree: some side holds the entry only flat and another only sharded, and no side holds both.
+	disagree := func(h *[3]int) bool {
+		onlyFlat, onlyShard := false, false
+		for _, x := range h {
+			switch x {
+			case flatBit | shardBit:
+				return false
+			case flatBit:
+				onlyFlat = true
+			case shardBit:
+				onlyShard = true
+			}
+		}
+		return onlyFlat && onlyShard
 	}
 	copied := [3]bool{}
 	edit := func(i int) Files {
@@ -247,62 +275,30 @@ func canonicalize(base, ours, theirs Files) (Files, Files, Files, []Note) {
 		}
 		return sides[i]
 	}
-	ids := make([]string, 0, len(paths))
-	for id, ps := range paths {
-		if len(ps) > 1 {
+	ids := make([]string, 0, len(sessionSides))
+	for id, h := range sessionSides {
+		if disagree(h) {
 			ids = append(ids, id)
 		}
 	}
 	sort.Strings(ids)
 	for _, id := range ids {
-		var all []string
-		for p := range paths[id] {
-			all = append(all, p)
-		}
-		sort.Strings(all)
-		canon := ""
-		flatPath := "history/" + id + ".json"
-		for _, p := range all {
-			if p != flatPath {
-				canon = p
-				break
-			}
-		}
-		if canon == "" {
-			continue
-		}
+		sharded := sessions[id]
+		sort.Strings(sharded)
+		canon, flatPath := sharded[0], "history/"+id+".json"
 		for i, f := range sides {
-			var have []string
-			for _, p := range all {
-				if _, ok := f[p]; ok {
-					have = append(have, p)
+			for _, p := range append([]string{flatPath}, sharded...) {
+				if b, ok := f[p]; ok && p != canon {
+					e := edit(i)
+					delete(e, p)
+					e[canon] = b
 				}
 			}
-			if len(have) == 0 || (len(have) == 1 && have[0] == canon) {
-				continue
-			}
-			keep := have[0]
-			for _, p := range have {
-				if p != flatPath {
-					keep = p
-					break
-				}
-			}
-			e := edit(i)
-			data := e[keep]
-			for _, p := range have {
-				if p != keep && !bytes.Equal(e[p], data) {
-					notes = append(notes, Note{Path: canon, Kind: "duplicate-session",
-						Message: "one side holds session " + id + " at " + p + " and " + keep + ": " + keep + " is kept"})
-				}
-				delete(e, p)
-			}
-			e[canon] = data
 		}
 	}
-	keys := make([]string, 0, len(flat))
-	for k := range flat {
-		if sharded[k] {
+	keys := make([]string, 0, len(logSides))
+	for k, h := range logSides {
+		if disagree(h) {
 			keys = append(keys, k)
 		}
 	}
@@ -315,14 +311,13 @@ func canonicalize(base, ours, theirs Files) (Files, Files, Files, []Note) {
 			if !ok {
 				continue
 			}
-			e := edit(i)
 			months, residue := SplitLog(b)
+			if len(months) == 0 {
+				continue // nothing to split: the file stays as it is
+			}
+			e := edit(i)
 			for m, lines := range months {
-				mp := LogMonthPath(dir, log, m)
-				if old, ok := e[mp]; ok {
-					lines = JoinLogs(old, lines)
-				}
-				e[mp] = lines
+				e[LogMonthPath(dir, log, m)] = lines
 			}
 			if residue != nil {
 				e[flatPath] = residue
@@ -331,5 +326,5 @@ func canonicalize(base, ours, theirs Files) (Files, Files, Files, []Note) {
 			}
 		}
 	}
-	return sides[0], sides[1], sides[2], notes
+	return sides[0], sides[1], sides[2]
 }

@@ -126,12 +126,12 @@ type Note struct {
 // never panics and never fails: content that does not parse falls back to a
 // text or whole-file merge.
 func Tree(base, ours, theirs Files) Result {
-	base, ours, theirs, layoutNotes := canonicalize(base, ours, theirs)
+	base, ours, theirs = canonicalize(base, ours, theirs)
 	origOurs, origTheirs := ours, theirs
 	base, ours, theirs = followRenames(base, ours, theirs)
 	base, ours, theirs, renamed := followContentRenames(base, ours, theirs)
 	ours, theirs, notes := renumber(base, ours, theirs)
-	res := Result{Files: Files{}, Notes: append(append(notes, renamed...), layoutNotes...)}
+	res := Result{Files: Files{}, Notes: append(notes, renamed...)}
 	paths := map[string]bool{}
 	for _, f := range []Files{base, ours, theirs} {
 		for p := range f {
