@@ -116,6 +116,9 @@ func TestSessionLayouts(t *testing.T) {
 	if !strings.Contains(storetest.Show(t, dir, "ctx", store.ManifestPath), `"layout": 2`) {
 		t.Error("manifest not marked layout 2")
 	}
+	if st, err := s.Status(bg); err != nil || st.Counts["history"] != 5 {
+		t.Errorf("status counts %v sessions, want 5 (%v)", st.Counts, err)
+	}
 	if rep, err := s.Migrate(bg); err != nil || rep.Committed.Changed() {
 		t.Errorf("second migrate: %+v %v", rep, err)
 	}
