@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -33,8 +34,10 @@ func BenchmarkLayoutWrite(b *testing.B) {
 	if s := os.Getenv("CTX_LAYOUT_SIZES"); s != "" {
 		sizes = nil
 		for _, f := range strings.Split(s, ",") {
-			var n int
-			fmt.Sscan(f, &n)
+			n, err := strconv.Atoi(f)
+			if err != nil {
+				b.Fatalf("CTX_LAYOUT_SIZES: %v", err)
+			}
 			sizes = append(sizes, n)
 		}
 	}
@@ -119,8 +122,10 @@ func newTreeBytes(b *testing.B, dir, old, new string) int64 {
 	var total int64
 	for _, h := range strings.Fields(out) {
 		if testenv.Git(b, dir, "cat-file", "-t", h) == "tree" {
-			var n int64
-			fmt.Sscan(testenv.Git(b, dir, "cat-file", "-s", h), &n)
+			n, err := strconv.ParseInt(testenv.Git(b, dir, "cat-file", "-s", h), 10, 64)
+			if err != nil {
+				b.Fatal(err)
+			}
 			total += n
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -27,7 +28,10 @@ import (
 func BenchmarkSessionLookup(b *testing.B) {
 	n := 10000
 	if s := os.Getenv("CTX_LOOKUP_SIZE"); s != "" {
-		fmt.Sscan(s, &n)
+		var err error
+		if n, err = strconv.Atoi(s); err != nil {
+			b.Fatalf("CTX_LOOKUP_SIZE: %v", err)
+		}
 	}
 	s, dir := storetest.New(b)
 	now := time.Now().UTC()
