@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctx-dev/ctx/gitstore"
 	"github.com/ctx-dev/ctx/internal/testenv"
 	"github.com/ctx-dev/ctx/merge"
 	"github.com/ctx-dev/ctx/store"
@@ -165,6 +166,12 @@ func TestShardedLayoutHostileEntries(t *testing.T) {
 	tree = testenv.WithEntry(t, dir, tree, []string{"skills", "lint", ".usage", "notes.txt"}, "100644",
 		testenv.Blob(t, dir, `{"id":"x","timestamp":"2026-11-01T00:00:00Z"}`+"\n"))
 	bad := testenv.CommitTree(t, dir, tree, tip, "teammate's git")
+	// A pull would refuse that commit (the check every fetched tip passes), naming each path.
+	var rej *store.RejectedError
+	if err := s.CheckIncoming(bg, "origin's ctx branch", gitstore.NewHash(bad), gitstore.NewHash(tip), nil); !errors.As(err, &rej) ||
+		len(rej.Problems) != 5 {
+		t.Fatalf("CheckIncoming = %v", err)
+	}
 	testenv.Git(t, dir, "update-ref", "refs/heads/ctx", bad)
 
 	rv, err := s.RefView(bg)
