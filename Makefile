@@ -77,6 +77,7 @@ install: build
 
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./gitstore ./merge ./hooks
+	$(GO) test -run '^$$' -bench BenchmarkSessionLookup ./store
 	./bench/write.sh
 	$(GO) run ./bench/compare -ctx $(BIN) -sizes $(BENCH_SIZES)
 

@@ -56,7 +56,7 @@ func (s *srv) toolRemoveSkill() tool {
 
 func (s *srv) toolReportSkillUsage() tool {
 	return newTool(toolSpec{name: "context_report_skill_usage", title: "Report skill usage",
-		desc: "Record that a skill was used (skills/<name>/.usage.ndjson; counted in context://skills/stats). " +
+		desc: "Record that a skill was used (skills/<name>/.usage/YYYY-MM.ndjson; counted in context://skills/stats). " +
 			"One commit. Returns {skill_name, usage, commit}."},
 		s.reportSkillUsage)
 }

@@ -9,11 +9,14 @@
 //	knowledge/*.md, conventions/*.md,     front matter key by key (3-way),
 //	decisions/*.md, skills/*/SKILL.md      body by line-level diff3 (frontmatter.go, lines.go)
 //	manifest.json, state.json,             field by field, recursing into
-//	history/*.json, activity/**/*.json,    objects (jsonrec.go)
+//	history/*.json, history/YYYY/MM/*.json, objects (jsonrec.go)
+//	activity/**/*.json,
 //	skills/*/.proposals/*.json,
 //	conflicts/*.json
 //	*.ndjson                               union by id, sorted by timestamp then id (ndjson.go)
 //	decisions added twice with one number  renumbered first (decisions.go)
+//	an entry in layout 1 on one side and   moved to layout 2 on every side first
+//	layout 2 on another                    (layout.go; docs/merge.md "Two layouts, one entry")
 //	anything else                          text: diff3; binary: whole file
 //
 // Whole-file rules, for every path: same content on both sides, or one side
@@ -126,6 +129,7 @@ type Note struct {
 // never panics and never fails: content that does not parse falls back to a
 // text or whole-file merge.
 func Tree(base, ours, theirs Files) Result {
+	base, ours, theirs = canonicalize(base, ours, theirs)
 	origOurs, origTheirs := ours, theirs
 	base, ours, theirs = followRenames(base, ours, theirs)
 	base, ours, theirs, renamed := followContentRenames(base, ours, theirs)

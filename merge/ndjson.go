@@ -7,7 +7,8 @@ import (
 	"strings"
 )
 
-// .ndjson logs: skills/*/.feedback.ndjson, skills/*/.usage.ndjson and any
+// .ndjson logs: skills/*/.feedback/YYYY-MM.ndjson, skills/*/.usage/YYYY-MM.ndjson (layout 1:
+// skills/*/.feedback.ndjson, skills/*/.usage.ndjson) and any
 // other *.ndjson file (docs/format.md "Logs", docs/merge.md "union by id,
 // ordered by timestamp then id").
 //

@@ -96,7 +96,10 @@ func checkProperties(t testing.TB, base, ours, theirs Files) {
 			t.Fatalf("conflict markers written in %s", p)
 		}
 	}
-	checkInvariants(t, base, ours, theirs, r1)
+	// The path-by-path invariants hold over the sides as the merge sees them: one layout per entry
+	// (canonicalize, docs/merge.md "Two layouts, one entry").
+	cb, co, ct := canonicalize(base, ours, theirs)
+	checkInvariants(t, cb, co, ct, r1)
 	for _, x := range []Files{ours, theirs} {
 		if r := Tree(base, x, x); !reflect.DeepEqual(r.Files, x) || len(r.Conflicts)+len(r.Notes) != 0 {
 			t.Fatalf("merge(b, x, x) != x:\n%s", dump(r))
@@ -242,6 +245,25 @@ func (g gen) mutate(base Files, tag string) Files {
 	}
 	if g.r.Intn(2) == 0 {
 		f["history/"+tag+".json"] = []byte(jsonRecord(g.record()))
+	}
+	if g.r.Intn(4) == 0 {
+		// This side migrated to the date-sharded layout (docs/format.md "Layout for growth").
+		for p, c := range f {
+			if id, ok := SessionID(p); ok && p == "history/"+id+".json" {
+				delete(f, p)
+				f[SessionPath(id, "2026-11-01T00:00:00Z", true)] = c
+			}
+			if d, l, ok := logFlat(p); ok {
+				months, residue := SplitLog(c)
+				for m, lines := range months {
+					f[LogMonthPath(d, l, m)] = lines
+				}
+				delete(f, p)
+				if residue != nil {
+					f[p] = residue
+				}
+			}
+		}
 	}
 	if g.r.Intn(2) == 0 {
 		f[fmt.Sprintf("decisions/0002-%s.md", tag)] = []byte(adr(2, "u-"+tag+fmt.Sprint(g.r.Intn(9)), g.stamp(), tag, "[1]", "0", g.body()))

@@ -32,6 +32,9 @@ func kindOf(p string) kind {
 			return kindJSON
 		}
 	}
+	if _, ok := SessionID(p); ok {
+		return kindJSON
+	}
 	if strings.HasPrefix(p, "activity/") && strings.HasSuffix(p, ".json") {
 		return kindJSON
 	}

@@ -307,7 +307,8 @@ func (s *Store) createBranch(ctx context.Context) error {
 	t := now()
 	m := Manifest{SchemaVersion: SchemaVersion, Project: Project{Name: name, ID: uuid.NewString(), RepoURL: portableURL(url)},
 		Adapters: map[string]Adapter{}, Team: Team{Members: []Member{}}, CreatedAt: t, UpdatedAt: t}
-	b, err := MarshalRecord(m)
+	// A new store starts in the date-sharded layout (docs/format.md "Layout for growth").
+	b, err := marshalKeeping([]byte(fmt.Sprintf(`{"%s": %d}`, LayoutField, LayoutSharded)), m)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"github.com/ctx-dev/ctx/merge"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -271,7 +272,7 @@ func TestPrivateNamesStayOffThePublicBranch(t *testing.T) {
 	if len(list) != 1 || len(list[0].KnowledgeAdded) != 3 {
 		t.Errorf("ListSessions = %+v", list)
 	}
-	pub := storetest.Show(t, dir, "ctx", "history/sess-1.json")
+	pub := storetest.Show(t, dir, "ctx", merge.SessionPath("sess-1", got.Started, true))
 	if !strings.Contains(pub, "shared-notes") || strings.Contains(pub, privKnow) {
 		t.Errorf("public session record:\n%s", pub)
 	}

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"errors"
+	"github.com/ctx-dev/ctx/merge"
 	"strings"
 	"testing"
 
@@ -63,7 +64,7 @@ func TestSetScopeKnowledge(t *testing.T) {
 func TestSetScopeSkillAndDecision(t *testing.T) {
 	f := newFixture(t)
 	must[store.Skill](t)(f.s.AddSkill(f.ctx, "deploy", "Deploy", "steps", ""))
-	must[store.SkillFeedback](t)(f.s.RateSkill(f.ctx, "deploy", 5, "great"))
+	rated := must[store.SkillFeedback](t)(f.s.RateSkill(f.ctx, "deploy", 5, "great"))
 	sk := storetest.Show(t, f.dir, "ctx", "skills/deploy/SKILL.md")
 	f.commits("ctx", 1, func() {
 		if _, err := f.s.SetScope(f.ctx, "skill", "deploy", store.Private); err != nil {
@@ -71,15 +72,16 @@ func TestSetScopeSkillAndDecision(t *testing.T) {
 		}
 	})
 	pub, priv := storetest.Files(t, f.dir, "ctx"), storetest.Files(t, f.dir, store.RefPrivate)
-	if pub["skills/deploy/SKILL.md"] || pub["skills/deploy/.feedback.ndjson"] || !priv["skills/deploy/SKILL.md"] || !priv["skills/deploy/.feedback.ndjson"] {
+	fbLog := merge.LogMonthPath("skills/deploy", "feedback", mustMonth(t, rated.Timestamp))
+	if pub["skills/deploy/SKILL.md"] || pub[fbLog] || !priv["skills/deploy/SKILL.md"] || !priv[fbLog] {
 		t.Fatalf("skill folder not moved: public %v private %v", pub, priv)
 	}
 	if storetest.Show(t, f.dir, store.RefPrivate, "skills/deploy/SKILL.md") != sk {
 		t.Fatal("SKILL.md changed by the move")
 	}
 	// Sidecars keep working in the new scope.
-	must[store.SkillUsage](t)(f.s.ReportSkillUsage(f.ctx, "deploy", ""))
-	if !storetest.Files(t, f.dir, store.RefPrivate)["skills/deploy/.usage.ndjson"] {
+	used := must[store.SkillUsage](t)(f.s.ReportSkillUsage(f.ctx, "deploy", ""))
+	if !storetest.Files(t, f.dir, store.RefPrivate)[merge.LogMonthPath("skills/deploy", "usage", mustMonth(t, used.Timestamp))] {
 		t.Fatal("usage not written next to the moved skill")
 	}
 

@@ -12,14 +12,15 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/google/uuid"
+	"github.com/ctx-dev/ctx/merge"
 )
 
-// HistoryDir holds one SessionSummary per session (docs/format.md: history/<session-id>.json).
+// HistoryDir holds one SessionSummary per session (docs/format.md "Layout for growth":
+// history/YYYY/MM/<session-id>.json, or history/<session-id>.json in a store of LayoutFlat).
 const HistoryDir = "history"
 
 // SessionSummary is the SessionSummary record (docs/format.md "Records"; context://history), stored as
-// history/<id>.json:
+// history/YYYY/MM/<id>.json (month of started; history/<id>.json in a store of LayoutFlat):
 //
 //	{"id": "a1b2...", "agent": "claude-code", "user": "", "machine": "", "started": "2025-05-10T14:00:00Z",
 //	 "ended": null, "summary": "...", "knowledge_added": ["tech-stack"], "decisions_added": ["3"],
@@ -51,8 +52,6 @@ func (ss *SessionSummary) normalize() {
 		ss.SkillsUsed = []string{}
 	}
 }
-
-func sessionPath(id string) string { return HistoryDir + "/" + id + ".json" }
 
 func sessionMissing(id string) error {
 	return &NotFoundError{Msg: fmt.Sprintf("Session '%s' not found", id)}
@@ -101,6 +100,7 @@ func (n sessionNames) empty() bool {
 type sessionParts struct {
 	ss      SessionSummary // the record, its lists as stored in it
 	raw     []byte         // the record's file; nil when absent
+	path    string         // where the record is (either layout); "" when absent
 	priv    sessionNames   // the companion
 	privRaw []byte         // the companion's file; nil when absent
 }
@@ -115,21 +115,34 @@ func (p sessionParts) merged() SessionSummary {
 }
 
 func readSessionParts(ctx context.Context, v *View, id string) (sessionParts, error) {
-	var p sessionParts
-	b, sc, err := v.Read(ctx, sessionPath(id))
+	p, b, sc, err := findSession(ctx, v, id)
+	if err != nil || p == "" {
+		return sessionParts{}, err
+	}
+	return sessionPartsOf(ctx, v, id, p, b, sc)
+}
+
+// readSessionAt reads the session record at path p (of either layout) with its companion.
+func readSessionAt(ctx context.Context, v *View, id, p string) (sessionParts, error) {
+	b, sc, err := v.Read(ctx, p)
 	if errors.Is(err, fs.ErrNotExist) {
-		return p, nil
+		return sessionParts{}, nil
 	}
 	if err != nil {
-		return p, err
+		return sessionParts{}, err
 	}
+	return sessionPartsOf(ctx, v, id, p, b, sc)
+}
+
+func sessionPartsOf(ctx context.Context, v *View, id, path string, b []byte, sc Scope) (sessionParts, error) {
+	var p sessionParts
 	if err := json.Unmarshal(b, &p.ss); err != nil {
-		return p, fmt.Errorf("%s: %w", sessionPath(id), err)
+		return p, fmt.Errorf("%s: %w", path, err)
 	}
 	if p.ss.ID == "" {
 		p.ss.ID = id
 	}
-	p.ss.Scope, p.raw = sc, b
+	p.ss.Scope, p.raw, p.path = sc, b, path
 	p.ss.normalize()
 	if pb, err := v.ReadIn(ctx, Private, privateNamesPath(id)); err == nil {
 		if json.Unmarshal(pb, &p.priv) == nil {
@@ -237,17 +250,13 @@ func (v *View) GetSession(ctx context.Context, id string) (SessionSummary, error
 // ListSessions lists the sessions of every scope ordered by started (docs/format.md "Records"),
 // then id. Files that are not valid JSON are skipped.
 func (v *View) ListSessions(ctx context.Context) ([]SessionSummary, error) {
-	names, err := v.List(ctx, HistoryDir)
+	files, err := sessionFiles(ctx, v)
 	if err != nil {
 		return nil, err
 	}
 	out := []SessionSummary{}
-	for _, n := range names {
-		id, ok := strings.CutSuffix(n.Name, ".json")
-		if n.Dir || !ok {
-			continue
-		}
-		p, err := readSessionParts(ctx, v, id)
+	for id, path := range files {
+		p, err := readSessionAt(ctx, v, id, path)
 		if err != nil {
 			var se *json.SyntaxError
 			var te *json.UnmarshalTypeError
@@ -284,8 +293,12 @@ func (s *Store) AppendSession(ctx context.Context, in SessionUpdate) (SessionSum
 }
 
 func (s *Store) writeSession(ctx context.Context, in SessionUpdate, mustBeNew bool) (SessionSummary, *Committed, error) {
+	started := ""
 	if in.ID == "" {
-		in.ID = uuid.NewString()
+		var err error
+		if in.ID, started, err = newSessionID(); err != nil {
+			return SessionSummary{}, nil, err
+		}
 	}
 	if err := normKey(&in.ID); err != nil {
 		return SessionSummary{}, nil, fmt.Errorf("session id: %w", err)
@@ -313,7 +326,10 @@ func (s *Store) writeSession(ctx context.Context, in SessionUpdate, mustBeNew bo
 		}
 		ss := old
 		if raw == nil {
-			ss = SessionSummary{ID: in.ID, Agent: s.Actor.Agent, User: author.Name, Machine: s.Actor.Machine, Started: now(), Scope: Public}
+			if started == "" {
+				started = now()
+			}
+			ss = SessionSummary{ID: in.ID, Agent: s.Actor.Agent, User: author.Name, Machine: s.Actor.Machine, Started: started, Scope: Public}
 			ss.normalize()
 		}
 		ss.KnowledgeAdded = append([]string{}, ss.KnowledgeAdded...)
@@ -386,6 +402,20 @@ func (s *Store) EndSession(ctx context.Context, id, summary string) (SessionSumm
 // them all.
 func (s *Store) sessionEdits(ctx context.Context, v *View, parts sessionParts, ss SessionSummary) (Edits, error) {
 	ed := Edits{}
+	layout, err := v.Layout(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// A store of LayoutFlat keeps each record where it is (new ones flat, so that teammates' older ctx
+	// reads them); a sharded store writes history/YYYY/MM/<id>.json and moves a flat record there.
+	path := parts.path
+	if path == "" || layout >= LayoutSharded {
+		path = merge.SessionPath(ss.ID, ss.Started, layout >= LayoutSharded)
+	}
+	moved := parts.path != "" && parts.path != path
+	if moved {
+		ed.Del(ss.Scope, parts.path)
+	}
 	rec, priv := ss, sessionNames{ID: ss.ID}
 	if ss.Scope == Public {
 		var err error
@@ -397,8 +427,8 @@ func (s *Store) sessionEdits(ctx context.Context, v *View, parts sessionParts, s
 	if err != nil {
 		return nil, err
 	}
-	if !bytes.Equal(b, parts.raw) {
-		ed.Put(ss.Scope, sessionPath(ss.ID), b)
+	if moved || !bytes.Equal(b, parts.raw) {
+		ed.Put(ss.Scope, path, b)
 	}
 	switch {
 	case priv.empty() && parts.privRaw != nil:

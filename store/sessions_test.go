@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"errors"
+	"github.com/ctx-dev/ctx/merge"
 	"reflect"
 	"strings"
 	"testing"
@@ -22,7 +23,7 @@ func TestSessions(t *testing.T) {
 	if len(ss.ID) != 36 || ss.Ended != nil || ss.User != testenv.Name || ss.Machine != "laptop" || ss.Agent != "test-agent" {
 		t.Fatalf("new session: %+v", ss)
 	}
-	raw := storetest.Show(t, f.dir, "ctx", "history/"+ss.ID+".json")
+	raw := storetest.Show(t, f.dir, "ctx", merge.SessionPath(ss.ID, ss.Started, true))
 	for _, w := range []string{`"ended": null`, `"decisions_added": []`, `"skills_used": []`, `"knowledge_added": [`} {
 		if !strings.Contains(raw, w) {
 			t.Fatalf("history file lacks %s:\n%s", w, raw)

@@ -12,14 +12,15 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ctx-dev/ctx/merge"
 	"github.com/google/uuid"
 	"github.com/sergi/go-diff/diffmatchpatch"
 )
 
 // The sidecar files of a skill folder (docs/format.md).
 const (
-	SkillFeedbackFile = ".feedback.ndjson"
-	SkillUsageFile    = ".usage.ndjson"
+	SkillFeedbackFile = ".feedback.ndjson" // LayoutFlat; LayoutSharded: .feedback/YYYY-MM.ndjson
+	SkillUsageFile    = ".usage.ndjson"    // LayoutFlat; LayoutSharded: .usage/YYYY-MM.ndjson
 	SkillProposalsDir = ".proposals"
 )
 
@@ -239,7 +240,7 @@ func (s *Store) ReportSkillUsage(ctx context.Context, name, sessionID string) (S
 	}
 	u := SkillUsage{ID: uuid.NewString(), SessionID: sessionID, Agent: s.Actor.Agent, Timestamp: now()}
 	op := Op{Name: "skill.usage", Key: name, Summary: "report usage of skill " + name}
-	c, err := s.appendSkillLog(ctx, op, name, SkillUsageFile, u)
+	c, err := s.appendSkillLog(ctx, op, name, "usage", u)
 	if err != nil {
 		return SkillUsage{}, nil, err
 	}
@@ -258,14 +259,14 @@ func (s *Store) RateSkill(ctx context.Context, name string, rating int, comment 
 	}
 	f := SkillFeedback{ID: uuid.NewString(), Agent: s.Actor.Agent, Rating: float64(rating), Comment: comment, Timestamp: now()}
 	op := Op{Name: "skill.rate", Key: name, Summary: fmt.Sprintf("rate skill %s %d", name, rating)}
-	c, err := s.appendSkillLog(ctx, op, name, SkillFeedbackFile, f)
+	c, err := s.appendSkillLog(ctx, op, name, "feedback", f)
 	if err != nil {
 		return SkillFeedback{}, nil, err
 	}
 	return f, c, nil
 }
 
-func (s *Store) appendSkillLog(ctx context.Context, op Op, name, file string, rec any) (*Committed, error) {
+func (s *Store) appendSkillLog(ctx context.Context, op Op, name, log string, rec any) (*Committed, error) {
 	if err := normKey(&name); err != nil {
 		return nil, fmt.Errorf("skill: %w", err)
 	}
@@ -274,7 +275,15 @@ func (s *Store) appendSkillLog(ctx context.Context, op Op, name, file string, re
 		if err != nil {
 			return nil, err
 		}
-		p := skillDir(name) + "/" + file
+		layout, err := v.Layout(ctx)
+		if err != nil {
+			return nil, err
+		}
+		var key logKey
+		if b, err := json.Marshal(rec); err == nil {
+			_ = json.Unmarshal(b, &key)
+		}
+		p := skillLogPath(layout, name, log, key.Timestamp)
 		old, err := v.ReadIn(ctx, sc, p)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, err
@@ -358,18 +367,35 @@ func splitKeepNL(b []byte) [][]byte {
 	return out
 }
 
-// readLog decodes the lines of an .ndjson log of a skill (in the skill's scope); lines that are not valid
-// JSON objects are skipped. A missing file is an empty log.
-func readLog[T any](ctx context.Context, v *View, sc Scope, p string) ([]T, error) {
-	b, err := v.ReadIn(ctx, sc, p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return []T{}, nil
-	}
+// readLog decodes the lines of a skill log (log "usage" or "feedback", in the skill's scope): the flat
+// skills/<name>/.<log>.ndjson and the month files skills/<name>/.<log>/YYYY-MM.ndjson together, a record id
+// found twice read once, ordered by timestamp then id (docs/format.md "Logs"). Lines that are not valid
+// JSON objects are skipped. No file: an empty log.
+func readLog[T any](ctx context.Context, v *View, sc Scope, name, log string) ([]T, error) {
+	paths, err := skillLogPaths(ctx, v, sc, name, log)
 	if err != nil {
 		return nil, err
 	}
+	var parts [][]byte
+	for _, p := range paths {
+		b, err := v.ReadIn(ctx, sc, p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, b)
+	}
 	out := []T{}
-	for _, l := range splitKeepNL(b) {
+	if len(parts) == 0 {
+		return out, nil
+	}
+	all := parts[0]
+	if len(parts) > 1 {
+		all = merge.JoinLogs(parts...)
+	}
+	for _, l := range splitKeepNL(all) {
 		var x T
 		if json.Unmarshal(l, &x) == nil {
 			out = append(out, x)
@@ -385,7 +411,7 @@ func (v *View) SkillFeedback(ctx context.Context, name string) ([]SkillFeedback,
 	if err != nil {
 		return nil, err
 	}
-	return readLog[SkillFeedback](ctx, v, sc, skillDir(name)+"/"+SkillFeedbackFile)
+	return readLog[SkillFeedback](ctx, v, sc, name, "feedback")
 }
 
 // SkillUsages returns the skill's usage events in file order.
@@ -394,7 +420,7 @@ func (v *View) SkillUsages(ctx context.Context, name string) ([]SkillUsage, erro
 	if err != nil {
 		return nil, err
 	}
-	return readLog[SkillUsage](ctx, v, sc, skillDir(name)+"/"+SkillUsageFile)
+	return readLog[SkillUsage](ctx, v, sc, name, "usage")
 }
 
 // SkillStats is the SkillStats of docs/format.md "Records" (context://skills/stats):
@@ -433,11 +459,11 @@ func (v *View) SkillStats(ctx context.Context) ([]SkillStats, error) {
 	}
 	out := make([]SkillStats, 0, len(skills))
 	for _, sk := range skills {
-		uses, err := readLog[SkillUsage](ctx, v, sk.Scope, skillDir(sk.Name)+"/"+SkillUsageFile)
+		uses, err := readLog[SkillUsage](ctx, v, sk.Scope, sk.Name, "usage")
 		if err != nil {
 			return nil, err
 		}
-		fb, err := readLog[SkillFeedback](ctx, v, sk.Scope, skillDir(sk.Name)+"/"+SkillFeedbackFile)
+		fb, err := readLog[SkillFeedback](ctx, v, sk.Scope, sk.Name, "feedback")
 		if err != nil {
 			return nil, err
 		}

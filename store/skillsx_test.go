@@ -3,6 +3,7 @@ package store_test
 import (
 	"errors"
 	"fmt"
+	"github.com/ctx-dev/ctx/merge"
 	"strings"
 	"testing"
 
@@ -92,11 +93,12 @@ func TestSkillUsageFeedbackStats(t *testing.T) {
 	})
 	f.commits("ctx", 1, func() { must[store.SkillUsage](t)(f.s.ReportSkillUsage(f.ctx, "run-tests", "")) })
 	f.trailers("ctx", "skill.usage", "run-tests")
-	f.commits("ctx", 1, func() { must[store.SkillUsage](t)(f.s.ReportSkillUsage(f.ctx, "run-tests", "other")) })
+	var used store.SkillUsage
+	f.commits("ctx", 1, func() { used = must[store.SkillUsage](t)(f.s.ReportSkillUsage(f.ctx, "run-tests", "other")) })
 	f.commits("ctx", 1, func() { must[store.SkillFeedback](t)(f.s.RateSkill(f.ctx, "run-tests", 1, "broken")) })
 	f.trailers("ctx", "skill.rate", "run-tests")
 
-	usage := storetest.Show(t, f.dir, "ctx", "skills/run-tests/.usage.ndjson")
+	usage := storetest.Show(t, f.dir, "ctx", merge.LogMonthPath("skills/run-tests", "usage", mustMonth(t, used.Timestamp)))
 	// Lines are ordered by timestamp then id (docs/format.md); both writes may share a second.
 	if lines := strings.Split(usage, "\n"); len(lines) != 2 || !strings.Contains(usage, `"session_id":"s1"`) || !strings.Contains(usage, `"session_id":"other"`) {
 		t.Fatalf("usage log:\n%s", usage)
@@ -105,7 +107,7 @@ func TestSkillUsageFeedbackStats(t *testing.T) {
 	if err != nil || len(fb) != 1 || fb[0].Rating != 1 || fb[0].Comment != "broken" || fb[0].Agent != "test-agent" || fb[0].ID == "" {
 		t.Fatalf("feedback: %+v %v", fb, err)
 	}
-	if !strings.Contains(storetest.Show(t, f.dir, "ctx", "skills/run-tests/.feedback.ndjson"), `"rating":1,`) {
+	if !strings.Contains(storetest.Show(t, f.dir, "ctx", merge.LogMonthPath("skills/run-tests", "feedback", mustMonth(t, fb[0].Timestamp))), `"rating":1,`) {
 		t.Fatal("rating not written as a whole number")
 	}
 	stats := func() store.SkillStats {
@@ -130,6 +132,8 @@ func TestSkillUsageFeedbackStats(t *testing.T) {
 		if _, err := f.s.Write(f.ctx, store.Op{Name: "test", Summary: "seed"}, func(v *store.View) (store.Edits, error) {
 			ed := store.Edits{}
 			ed.Put(store.Public, "skills/run-tests/.feedback.ndjson", []byte(b.String()))
+			// The flat log replaces the whole log: the month file of the rating above goes.
+			ed.Del(store.Public, merge.LogMonthPath("skills/run-tests", "feedback", mustMonth(t, fb[0].Timestamp)))
 			return ed, nil
 		}); err != nil {
 			t.Fatal(err)
@@ -278,8 +282,17 @@ func TestLogLinesOrderedByTimestamp(t *testing.T) {
 		t.Fatal(err)
 	}
 	u := must[store.SkillUsage](t)(f.s.ReportSkillUsage(f.ctx, "s", "x"))
-	lines := strings.Split(storetest.Show(t, f.dir, "ctx", "skills/s/.usage.ndjson"), "\n")
-	if len(lines) != 3 || lines[0] != earlier || !strings.Contains(lines[1], u.ID) || lines[2] != later {
-		t.Fatalf("order: %q", lines)
+	// A sharded store appends to the month file and leaves the flat log as it was; readers read both,
+	// in timestamp order.
+	if got := storetest.Show(t, f.dir, "ctx", "skills/s/.usage.ndjson"); got != earlier+"\n"+later {
+		t.Fatalf("flat log changed: %q", got)
+	}
+	month := storetest.Show(t, f.dir, "ctx", merge.LogMonthPath("skills/s", "usage", mustMonth(t, u.Timestamp)))
+	if !strings.Contains(month, u.ID) || strings.Contains(month, "zz") {
+		t.Fatalf("month file: %q", month)
+	}
+	uses, err := f.view().SkillUsages(f.ctx, "s")
+	if err != nil || len(uses) != 3 || uses[0].ID != "aa" || uses[1].ID != u.ID || uses[2].ID != "zz" {
+		t.Fatalf("order: %+v %v", uses, err)
 	}
 }

@@ -96,6 +96,12 @@ func (s *Store) Status(ctx context.Context) (*Status, error) {
 		}
 		st.Counts[dir] = n
 	}
+	// Sessions are in history/YYYY/MM/ as well (docs/format.md "Layout for growth").
+	sessions, err := sessionFiles(ctx, v)
+	if err != nil {
+		return nil, err
+	}
+	st.Counts["history"] = len(sessions)
 	if st.Unreadable, err = s.TreeProblems(ctx); err != nil {
 		return nil, err
 	}

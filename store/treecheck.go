@@ -69,8 +69,10 @@ func placeHint(names []string) string {
 		return "a file where the store has the folder " + names[0] + "/"
 	case len(names) > 1 && (names[0] == ManifestPath || names[0] == StatePath):
 		return "a folder where the store has the file " + names[0]
+	case len(names) > 2 && names[0] == "history":
+		return "history/ holds <id>.json files and YYYY/MM/ folders of them"
 	case len(names) > 2 && (names[0] == "knowledge" || names[0] == "conventions" || names[0] == "decisions" ||
-		names[0] == "history" || names[0] == ConflictsDir):
+		names[0] == ConflictsDir):
 		return names[0] + "/ holds files only"
 	}
 	return "outside the layout of docs/format.md"

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ctx-dev/ctx/merge"
 )
 
 var decisionName = regexp.MustCompile(`^\d{4,}-[^/]+\.md$`)
@@ -51,7 +53,7 @@ const (
 // LayoutPath checks that the slash path p of a file is one of the store layout's (docs/format.md):
 // every name passes checkPath (git fsck's rules for tree entry names), and the place is a layout place
 // with valid keys and names — manifest.json, state.json, knowledge/<key>.md, conventions/<key>.md,
-// decisions/NNNN-<slug>.md, history/<id>.json, conflicts/<id>.json, activity/<member>/...json,
+// decisions/NNNN-<slug>.md, history/<id>.json, history/YYYY/MM/<id>.json, conflicts/<id>.json, activity/<member>/...json,
 // skills/<name>/... The error wraps ErrInvalid and names the path.
 func LayoutPath(p string) error {
 	_, err := layoutPath(p)
@@ -90,6 +92,12 @@ func layoutPath(p string) (layoutKind, error) {
 		return layoutJSON, key(parts[2], ".json")
 	case len(parts) == 2 && (parts[0] == "history" || parts[0] == ConflictsDir):
 		return layoutJSON, key(parts[1], ".json")
+	case len(parts) == 4 && parts[0] == "history":
+		// history/YYYY/MM/<id>.json (docs/format.md "Layout for growth").
+		if !merge.IsYear(parts[1]) || !merge.IsMonth(parts[2]) {
+			return 0, bad("session records are history/<id>.json or history/YYYY/MM/<id>.json (a year of four digits, a month 01 to 12)")
+		}
+		return layoutJSON, key(parts[3], ".json")
 	case len(parts) >= 2 && parts[0] == "activity":
 		for _, seg := range parts[1 : len(parts)-1] {
 			if err := ValidKey(seg); err != nil {
@@ -108,6 +116,11 @@ func layoutPath(p string) (layoutKind, error) {
 		case len(parts) == 3 && name == "SKILL.md":
 			return layoutMarkdown, nil
 		case len(parts) == 3 && (name == ".feedback.ndjson" || name == ".usage.ndjson"):
+			return layoutNDJSON, nil
+		case len(parts) == 4 && (parts[2] == ".feedback" || parts[2] == ".usage"):
+			if !merge.IsLogMonthFile(name) {
+				return 0, bad("a skill's %s/ folder holds month files YYYY-MM.ndjson", parts[2])
+			}
 			return layoutNDJSON, nil
 		case len(parts) == 4 && parts[2] == ".proposals":
 			return layoutJSON, key(name, ".json")

@@ -479,7 +479,14 @@ func (cv *convergence) check(remote string, clones []*clone) {
 	testenv.Git(t, remote, "fsck", "--strict", "--no-dangling")
 	// Usage logs are unions: every record written is there.
 	for name, n := range cv.usages {
-		out, _ := testenv.GitErr(remote, "show", "ctx:skills/"+name+"/.usage.ndjson")
+		// The log's month files (docs/format.md "Layout for growth") and a flat file, if any.
+		var out string
+		for _, p := range strings.Split(testenv.Git(t, remote, "ls-tree", "-r", "--name-only", "ctx", "skills/"+name+"/"), "\n") {
+			if strings.HasPrefix(p, "skills/"+name+"/.usage") {
+				part, _ := testenv.GitErr(remote, "show", "ctx:"+p)
+				out += part
+			}
+		}
 		if got := strings.Count(strings.TrimSpace(out), "\n") + 1; strings.TrimSpace(out) == "" || got != n {
 			t.Errorf("skill %s: %d usage records, %d written", name, got, n)
 		}

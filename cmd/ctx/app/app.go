@@ -94,6 +94,7 @@ func commands(e *env) []*cli.Command {
 		newResolveCmd(e),
 		newHooksCmd(e),
 		newDoctorCmd(e),
+		newMigrateCmd(e),
 		newExportCmd(e),
 		newIntegrationsCmd(e),
 		newAdaptersCmd(e),

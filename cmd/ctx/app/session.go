@@ -19,7 +19,7 @@ func newSessionCmd(e *env) *cli.Command {
 			newSessionListCmd(e),
 			newSessionShowCmd(e),
 		},
-	}, "One record per agent session (history/<id>.json): when it started and ended, the agent, a summary,\n"+
+	}, "One record per agent session (history/YYYY/MM/<id>.json): when it started and ended, the agent, a summary,\n"+
 		"and the knowledge, decisions and skills it added or used. Export the id of ctx session start as\n"+
 		"CTX_SESSION, so that every commit records it (Ctx-Session).",
 		[]string{"ctx session start   # prints the new session's id", "export CTX_SESSION=$(ctx session start)",
