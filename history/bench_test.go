@@ -182,3 +182,66 @@ func BenchmarkScaled(b *testing.B) {
 		ix.Close()
 	}
 }
+
+// generatedSources discovers the history that bench/histgen wrote under $CTX_BENCH_HISTORY (one folder
+// per provider); the benchmark is skipped when the variable is not set.
+func generatedSources(b *testing.B) []Source {
+	dir := os.Getenv("CTX_BENCH_HISTORY")
+	if dir == "" {
+		b.Skip("CTX_BENCH_HISTORY is not set (make bench-history generates one)")
+	}
+	var srcs []Source
+	for _, p := range Providers {
+		root := filepath.Join(dir, string(p))
+		if _, err := os.Stat(root); err != nil {
+			continue
+		}
+		s, err := Discover(context.Background(), p, root, true)
+		if err != nil {
+			b.Fatal(err)
+		}
+		srcs = append(srcs, s...)
+	}
+	return srcs
+}
+
+func BenchmarkGenerated(b *testing.B) {
+	srcs := generatedSources(b)
+	dir := b.TempDir()
+	b.Run("import", func(b *testing.B) {
+		b.SetBytes(corpusBytes(b, srcs))
+		for b.Loop() {
+			b.StopTimer()
+			idx := filepath.Join(dir, "fresh")
+			os.RemoveAll(idx)
+			ix, err := Open(context.Background(), idx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+			if _, err := ix.Import(context.Background(), srcs); err != nil {
+				b.Fatal(err)
+			}
+			b.StopTimer()
+			ix.Close()
+			b.StartTimer()
+		}
+	})
+	ix, err := Open(context.Background(), filepath.Join(dir, "fresh"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	if st, err := ix.Import(context.Background(), srcs); err != nil || st.Unchanged != len(srcs) {
+		b.Fatal(st.Unchanged, err)
+	}
+	b.Run("refresh-unchanged", func(b *testing.B) {
+		for b.Loop() {
+			st, err := ix.Import(context.Background(), srcs)
+			if err != nil || st.Unchanged != len(srcs) {
+				b.Fatal(st.Unchanged, err)
+			}
+		}
+	})
+	b.Run("search", func(b *testing.B) { benchSearch(b, ix) })
+}

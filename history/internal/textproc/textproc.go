@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -35,20 +34,18 @@ func SplitIdentifiers(s string) string {
 		}
 		word := s[start:end]
 		start = -1
-		if len(word) < 4 || len(word) > 256 {
+		if len(word) < 4 || len(word) > 256 || !hasCamelSplit(word) {
 			return
 		}
-		parts := camelParts(word)
-		if len(parts) < 2 {
-			return
-		}
-		for _, p := range parts {
+		for _, p := range camelParts(word) {
 			b.WriteString(strings.ToLower(p))
 			b.WriteByte(' ')
 		}
 	}
-	for i, r := range s {
-		if r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
+	// Bytes, not runes: a word is a run of ASCII letters and digits, and every byte of a multi-byte
+	// UTF-8 sequence is ≥ 0x80, a separator as its rune is.
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
 			if start < 0 {
 				start = i
 			}
@@ -58,6 +55,31 @@ func SplitIdentifiers(s string) string {
 	}
 	flush(len(s))
 	return strings.TrimSpace(b.String())
+}
+
+// hasCamelSplit reports whether camelParts would split the ASCII word w (without allocating): most
+// words are one case and split nowhere.
+func hasCamelSplit(w string) bool {
+	lower, upper, digit := false, false, false
+	for i := 0; i < len(w); i++ {
+		switch c := w[i]; {
+		case c >= 'a' && c <= 'z':
+			lower = true
+		case c >= 'A' && c <= 'Z':
+			upper = true
+		default:
+			digit = true
+		}
+	}
+	switch {
+	case digit:
+		return lower || upper
+	case !upper:
+		return false
+	case !lower:
+		return false // ALLCAPS: no lower→upper or ACRONYMWord boundary
+	}
+	return len(camelParts(w)) > 1 // "Title" is one part, "camelCase" two
 }
 
 // camelParts splits an ASCII word at lower→upper, letter↔digit and ACRONYMWord boundaries.
@@ -130,6 +152,11 @@ func RunningCell(output string) string {
 
 // ExitCode returns the exit code stated in tool output ("Process exited with code N", "Exit Code: N").
 func ExitCode(output string) (int, bool) {
+	// The regular expression is slow over long outputs: look for its literals first.
+	if !strings.Contains(output, "exited with code") && !strings.Contains(output, "Exit Code:") &&
+		!strings.Contains(output, "exit_code:") && !strings.Contains(output, "exit=") {
+		return 0, false
+	}
 	m := exitRe.FindStringSubmatch(output)
 	if m == nil {
 		return 0, false
