@@ -457,10 +457,14 @@ func (ix *Index) prepare(ctx context.Context, src Source) (SourceResult, *pendin
 		return res, nil, fmt.Errorf("encode parser state: %w", err)
 	}
 	unknownJSON, _ := json.Marshal(pr.Unknown)
+	encoded := make([]encodedEvent, len(pr.Events))
+	for i := range pr.Events {
+		encoded[i] = encodeEvent(&pr.Events[i])
+	}
 
 	return res, &pending{src: src, prev: prev, appended: appended, sessionID: sessionID, st: st, pr: pr,
 		size: size, mtime: mtime, fingerprint: fingerprint, contentHash: contentHash, checkHash: checkHash,
-		stateJSON: string(stateJSON), unknownJSON: string(unknownJSON)}, nil
+		stateJSON: string(stateJSON), unknownJSON: string(unknownJSON), encoded: encoded}, nil
 }
 
 // pending is a parsed source waiting to be written.
@@ -473,6 +477,7 @@ type pending struct {
 	pr                                                          *parseResult
 	size, mtime                                                 int64
 	fingerprint, contentHash, checkHash, stateJSON, unknownJSON string
+	encoded                                                     []encodedEvent // of pr.Events, in order
 }
 
 func (p *pending) textBytes() int {
@@ -482,6 +487,9 @@ func (p *pending) textBytes() int {
 		if e.Tool != nil {
 			n += len(e.Tool.Input) + len(e.Tool.Output)
 		}
+	}
+	for _, e := range p.encoded {
+		n += len(e.tool) + len(e.files) + len(e.facts) + len(e.body)
 	}
 	return n
 }
@@ -579,7 +587,7 @@ func (w *writer) writeSource(ctx context.Context, p *pending) (int, error) {
 			return 0, err
 		}
 	}
-	n, err := w.insertEvents(ctx, p.sessionID, p.pr.Events)
+	n, err := w.insertEvents(ctx, p.sessionID, p.pr.Events, p.encoded)
 	if err != nil {
 		return 0, fmt.Errorf("import %s: %w", src.Path, err)
 	}
@@ -743,7 +751,43 @@ func (w *writer) deleteSession(ctx context.Context, id string) error {
 	return nil
 }
 
-func (w *writer) insertEvents(ctx context.Context, sessionID string, evs []Event) (int, error) {
+// encodedEvent is what an event stores besides its columns, computed while parsing (on the parsing
+// goroutines): its tool, files and facts as JSON ("" for none) and its full-text body.
+type encodedEvent struct {
+	tool, files, facts, body string
+}
+
+func encodeEvent(e *Event) encodedEvent {
+	var enc encodedEvent
+	if e.Tool != nil {
+		t := *e.Tool
+		if t.Output == e.Text {
+			t.Output = "" // stored once, in text; scanEvent restores it
+		}
+		b, _ := json.Marshal(t)
+		enc.tool = string(b)
+	}
+	if len(e.Files) > 0 {
+		b, _ := json.Marshal(e.Files)
+		enc.files = string(b)
+	}
+	if len(e.Facts) > 0 {
+		b, _ := json.Marshal(e.Facts)
+		enc.facts = string(b)
+	}
+	enc.body = searchBody(e)
+	return enc
+}
+
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// insertEvents inserts a session's events; encoded, when not nil, holds encodeEvent of each.
+func (w *writer) insertEvents(ctx context.Context, sessionID string, evs []Event, encoded []encodedEvent) (int, error) {
 	ins, fts, ef, ec := w.ins, w.fts, w.ef, w.ec
 	n := 0
 	for i := range evs {
@@ -755,23 +799,11 @@ func (w *writer) insertEvents(ctx context.Context, sessionID string, evs []Event
 		e := &evs[i]
 		e.SessionID = sessionID
 		e.ID = EventID(sessionID, e.NativeKey)
-		var tool, files, facts any
-		if e.Tool != nil {
-			t := *e.Tool
-			if t.Output == e.Text {
-				t.Output = "" // stored once, in text; scanEvent restores it
-			}
-			b, _ := json.Marshal(t)
-			tool = string(b)
+		enc := encodeEvent(e)
+		if encoded != nil {
+			enc = encoded[i]
 		}
-		if len(e.Files) > 0 {
-			b, _ := json.Marshal(e.Files)
-			files = string(b)
-		}
-		if len(e.Facts) > 0 {
-			b, _ := json.Marshal(e.Facts)
-			facts = string(b)
-		}
+		tool, files, facts := nullable(enc.tool), nullable(enc.files), nullable(enc.facts)
 		var at int64
 		if !e.At.IsZero() {
 			at = e.At.UnixMilli()
@@ -796,7 +828,7 @@ func (w *writer) insertEvents(ctx context.Context, sessionID string, evs []Event
 		if rowid == 0 {
 			continue
 		}
-		if _, err := fts.ExecContext(ctx, rowid, searchBody(e)); err != nil {
+		if _, err := fts.ExecContext(ctx, rowid, enc.body); err != nil {
 			return n, fmt.Errorf("index event: %w", err)
 		}
 		for _, f := range e.Files {

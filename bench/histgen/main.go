@@ -14,8 +14,9 @@
 // replaced by a new one derived from the generated session's number, the native id by a new one, and the
 // template's working directory by one of 2,000 project directories drawn with a Zipf law
 // (/home/dev/src/proj-N), so project names, ids and paths vary as in a real history while the words
-// of the text keep the corpus's frequencies. Files are laid out under -out/<provider>/ so that
-// `ctx history import --provider P --path OUT/P` finds them. The same seed writes the same bytes.
+// of the text keep the corpus's frequencies. Files are laid out under -out/<provider>/ as each
+// provider lays them out under its root, so that `ctx history import` under the environment histgen
+// prints (CLAUDE_CONFIG_DIR=OUT/claude-code, CODEX_HOME=OUT/codex, …) finds them all. The same seed writes the same bytes.
 package main
 
 import (
@@ -66,6 +67,9 @@ func run(ctx context.Context, corpus, out string, nSessions, nEvents int, seed u
 	if _, err := os.Stat(out); err == nil {
 		return fmt.Errorf("%s exists", out)
 	}
+	if err := os.MkdirAll(filepath.Join(out, "home"), 0o755); err != nil {
+		return err
+	}
 	byProvider, err := loadTemplates(ctx, corpus)
 	if err != nil {
 		return err
@@ -114,6 +118,7 @@ func run(ctx context.Context, corpus, out string, nSessions, nEvents int, seed u
 		bytesOut += int64(len(data))
 	}
 	fmt.Printf("histgen: %d sessions, about %.0f events, %.1f MB of JSONL under %s\n", nSessions, written, float64(bytesOut)/1e6, out)
+	fmt.Printf("import it with: env %s ctx history import\n", strings.Join(Env(out), " "))
 	return nil
 }
 
@@ -132,6 +137,19 @@ func pick(rng *rand.Rand, ts []*template) *template {
 		}
 	}
 	return ts[len(ts)-1]
+}
+
+// Env is the environment under which discovery finds exactly the history written under out (HOME and
+// XDG_DATA_HOME point at empty folders under out).
+func Env(out string) []string {
+	return []string{
+		"HOME=" + filepath.Join(out, "home"), "XDG_DATA_HOME=" + filepath.Join(out, "home"),
+		"CLAUDE_CONFIG_DIR=" + filepath.Join(out, string(history.ClaudeCode)),
+		"CODEX_HOME=" + filepath.Join(out, string(history.Codex)),
+		"GEMINI_CLI_HOME=" + filepath.Join(out, string(history.GeminiCLI)),
+		"CURSOR_DATA_DIR=" + filepath.Join(out, string(history.Cursor)),
+		"COPILOT_HOME=" + filepath.Join(out, string(history.CopilotCLI)),
+	}
 }
 
 // newUUID derives a UUID (version 4 shape) from the generated session number and the old one.
@@ -168,7 +186,7 @@ func layout(out string, p history.Provider, native string, i int) string {
 	case history.Cursor:
 		return filepath.Join(out, string(p), "projects", fmt.Sprintf("p%d", i%500), "agent-transcripts", native, native+".jsonl")
 	default:
-		return filepath.Join(out, string(p), "tmp", fmt.Sprintf("p%d", i%500), "chats", native+".jsonl")
+		return filepath.Join(out, string(p), ".gemini", "tmp", fmt.Sprintf("p%d", i%500), "chats", native+".jsonl")
 	}
 }
 

@@ -57,45 +57,34 @@ func SplitIdentifiers(s string) string {
 	return strings.TrimSpace(b.String())
 }
 
-// hasCamelSplit reports whether camelParts would split the ASCII word w (without allocating): most
-// words are one case and split nowhere.
+// hasCamelSplit reports whether camelParts would split the ASCII word w, without allocating: most
+// words split nowhere. The boundaries are camelParts's.
 func hasCamelSplit(w string) bool {
-	lower, upper, digit := false, false, false
-	for i := 0; i < len(w); i++ {
-		switch c := w[i]; {
-		case c >= 'a' && c <= 'z':
-			lower = true
-		case c >= 'A' && c <= 'Z':
-			upper = true
-		default:
-			digit = true
+	for i := 1; i < len(w); i++ {
+		a, b := charClass(w[i-1]), charClass(w[i])
+		if (a == 1 && b == 2) || (a == 3) != (b == 3) || (a == 2 && b == 2 && i+1 < len(w) && charClass(w[i+1]) == 1) {
+			return true
 		}
 	}
+	return false
+}
+
+func charClass(c byte) int {
 	switch {
-	case digit:
-		return lower || upper
-	case !upper:
-		return false
-	case !lower:
-		return false // ALLCAPS: no lower→upper or ACRONYMWord boundary
+	case c >= 'a' && c <= 'z':
+		return 1
+	case c >= 'A' && c <= 'Z':
+		return 2
+	default:
+		return 3
 	}
-	return len(camelParts(w)) > 1 // "Title" is one part, "camelCase" two
 }
 
 // camelParts splits an ASCII word at lower→upper, letter↔digit and ACRONYMWord boundaries.
 func camelParts(w string) []string {
 	var parts []string
 	last := 0
-	class := func(c byte) int {
-		switch {
-		case c >= 'a' && c <= 'z':
-			return 1
-		case c >= 'A' && c <= 'Z':
-			return 2
-		default:
-			return 3
-		}
-	}
+	class := charClass
 	for i := 1; i < len(w); i++ {
 		a, b := class(w[i-1]), class(w[i])
 		split := (a == 1 && b == 2) || (a == 3) != (b == 3)
