@@ -4,9 +4,9 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"testing"
 	"unicode"
 	"unicode/utf8"
-	"testing"
 )
 
 func TestSplitIdentifiers(t *testing.T) {
