@@ -245,3 +245,26 @@ func BenchmarkGenerated(b *testing.B) {
 	})
 	b.Run("search", func(b *testing.B) { benchSearch(b, ix) })
 }
+
+// BenchmarkSearchIndex searches an existing index (the folder in $CTX_BENCH_INDEX, e.g. one that
+// `ctx history import` built over bench/histgen's output); $CTX_BENCH_QUERY narrows it to one query.
+func BenchmarkSearchIndex(b *testing.B) {
+	dir := os.Getenv("CTX_BENCH_INDEX")
+	if dir == "" {
+		b.Skip("CTX_BENCH_INDEX is not set")
+	}
+	ix, err := Open(context.Background(), dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	if q := os.Getenv("CTX_BENCH_QUERY"); q != "" {
+		for b.Loop() {
+			if _, err := ix.Search(context.Background(), Query{Text: q}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		return
+	}
+	benchSearch(b, ix)
+}
