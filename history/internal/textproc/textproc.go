@@ -37,9 +37,21 @@ func SplitIdentifiers(s string) string {
 		if len(word) < 4 || len(word) > 256 || !hasCamelSplit(word) {
 			return
 		}
-		for _, p := range camelParts(word) {
-			b.WriteString(strings.ToLower(p))
+		// camelParts's parts, lower-cased, without allocating them.
+		last := 0
+		for i := 1; i <= len(word); i++ {
+			if i < len(word) && !camelSplitAt(word, i) {
+				continue
+			}
+			for j := last; j < i; j++ {
+				c := word[j]
+				if c >= 'A' && c <= 'Z' {
+					c += 'a' - 'A'
+				}
+				b.WriteByte(c)
+			}
 			b.WriteByte(' ')
+			last = i
 		}
 	}
 	// Bytes, not runes: a word is a run of ASCII letters and digits, and every byte of a multi-byte
@@ -61,12 +73,17 @@ func SplitIdentifiers(s string) string {
 // words split nowhere. The boundaries are camelParts's.
 func hasCamelSplit(w string) bool {
 	for i := 1; i < len(w); i++ {
-		a, b := charClass(w[i-1]), charClass(w[i])
-		if (a == 1 && b == 2) || (a == 3) != (b == 3) || (a == 2 && b == 2 && i+1 < len(w) && charClass(w[i+1]) == 1) {
+		if camelSplitAt(w, i) {
 			return true
 		}
 	}
 	return false
+}
+
+// camelSplitAt reports whether camelParts splits w before byte i (0 < i < len(w)).
+func camelSplitAt(w string, i int) bool {
+	a, b := charClass(w[i-1]), charClass(w[i])
+	return (a == 1 && b == 2) || (a == 3) != (b == 3) || (a == 2 && b == 2 && i+1 < len(w) && charClass(w[i+1]) == 1)
 }
 
 func charClass(c byte) int {
