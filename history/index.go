@@ -167,7 +167,14 @@ func (ix *Index) ImportProgress(ctx context.Context, srcs []Source, progress fun
 		batch, batchRes, batchBytes = batch[:0], batchRes[:0], 0
 		return err
 	}
-	next, stop := ix.prepareAhead(ctx, srcs)
+	var known map[string]*sourceRow
+	if len(srcs) >= bulkStateMin {
+		var err error
+		if known, err = ix.loadSources(ctx); err != nil {
+			return st, err
+		}
+	}
+	next, stop := ix.prepareAhead(ctx, srcs, known)
 	defer stop()
 	for i := range srcs {
 		r, p, err := next(i)
@@ -221,10 +228,11 @@ func (ix *Index) ImportProgress(ctx context.Context, srcs []Source, progress fun
 }
 
 // prepareAhead reads and parses the sources on up to GOMAXPROCS goroutines while the caller writes
-// (SQLite takes one writer): next(i) returns source i's prepare, in order. At most prepareLookahead
+// (SQLite takes one writer): next(i) returns source i's prepare, in order (from known, the recorded
+// states by key, when not nil). At most prepareLookahead
 // parsed sources wait in memory. The caller calls next for i = 0, 1, … in order, then stop (which ends
 // the goroutines when the caller stopped early).
-func (ix *Index) prepareAhead(ctx context.Context, srcs []Source) (next func(i int) (SourceResult, *pending, error), stop func()) {
+func (ix *Index) prepareAhead(ctx context.Context, srcs []Source, known map[string]*sourceRow) (next func(i int) (SourceResult, *pending, error), stop func()) {
 	type prepared struct {
 		r   SourceResult
 		p   *pending
@@ -257,7 +265,16 @@ func (ix *Index) prepareAhead(ctx context.Context, srcs []Source) (next func(i i
 	for range workers {
 		wg.Go(func() {
 			for i := range work {
-				r, p, err := ix.prepare(ctx, srcs[i])
+				var (
+					r   SourceResult
+					p   *pending
+					err error
+				)
+				if known != nil {
+					r, p, err = ix.prepareFrom(ctx, srcs[i], known[srcs[i].key()])
+				} else {
+					r, p, err = ix.prepare(ctx, srcs[i])
+				}
 				slots[i] <- prepared{r, p, err}
 			}
 		})
@@ -274,6 +291,10 @@ func (ix *Index) prepareAhead(ctx context.Context, srcs []Source) (next func(i i
 	}
 	return next, stop
 }
+
+// bulkStateMin is the number of sources from which an import reads every source's state in one query
+// (a variable for the tests).
+var bulkStateMin = 64
 
 // prepareLookahead bounds the parsed sources waiting to be written (memory: docs/history.md).
 const prepareLookahead = 8
@@ -313,6 +334,39 @@ func (ix *Index) ImportSource(ctx context.Context, src Source) (SourceResult, er
 // prepare reads and parses a source. It returns a nil pending when there is nothing to write (the source
 // is unchanged, or failed: see the result).
 func (ix *Index) prepare(ctx context.Context, src Source) (SourceResult, *pending, error) {
+	prev, err := ix.loadSource(ctx, src.key())
+	if err != nil {
+		return SourceResult{Source: src}, nil, err
+	}
+	return ix.prepareFrom(ctx, src, prev)
+}
+
+// loadSources reads the recorded state of every source in one query (an import of many sources asks
+// once instead of once per source), by key.
+func (ix *Index) loadSources(ctx context.Context) (map[string]*sourceRow, error) {
+	rows, err := ix.db.QueryContext(ctx, `SELECT path, format, parser_rev, size, mtime, fingerprint, content_hash, offset, check_hash, state, session_id FROM sources`)
+	if err != nil {
+		return nil, fmt.Errorf("read source state: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]*sourceRow{}
+	for rows.Next() {
+		var key string
+		var r sourceRow
+		if err := rows.Scan(&key, &r.format, &r.rev, &r.size, &r.mtime, &r.fingerprint, &r.contentHash, &r.offset, &r.checkHash, &r.state, &r.sessionID); err != nil {
+			return nil, fmt.Errorf("read source state: %w", err)
+		}
+		out[key] = &r
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read source state: %w", err)
+	}
+	return out, nil
+}
+
+// prepareFrom is prepare with the source's recorded state already read (nil: never imported). prev is
+// not modified.
+func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (SourceResult, *pending, error) {
 	res := SourceResult{Source: src}
 	fail := func(err error) (SourceResult, *pending, error) {
 		if ctx.Err() != nil {
@@ -321,10 +375,11 @@ func (ix *Index) prepare(ctx context.Context, src Source) (SourceResult, *pendin
 		res.Action, res.Err = "failed", err.Error()
 		return res, nil, nil
 	}
-	prev, err := ix.loadSource(ctx, src.key())
-	if err != nil {
-		return res, nil, err
+	if prev != nil {
+		cp := *prev
+		prev = &cp
 	}
+	var err error
 	if prev != nil && (prev.rev != parserRev || prev.format != src.Format) {
 		prev.offset, prev.fingerprint, prev.contentHash = 0, "", "" // forces a whole re-import
 	}
