@@ -24,7 +24,7 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/ctx-histbench.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 
 cd "$ROOT"
-go run ./bench/histgen -corpus "$CORPUS" -out "$TMP/history" -sessions $((EVENTS / 15)) -events "$EVENTS" | head -1
+go run ./bench/histgen -corpus "$CORPUS" -out "$TMP/history" -sessions $((EVENTS / 15)) -events "$EVENTS" | sed -n 1p
 H=$TMP/history
 ENVS=(HOME="$H/home" XDG_DATA_HOME="$H/home" CLAUDE_CONFIG_DIR="$H/claude-code" CODEX_HOME="$H/codex"
 	GEMINI_CLI_HOME="$H/gemini-cli" CURSOR_DATA_DIR="$H/cursor" COPILOT_HOME="$H/copilot-cli")
