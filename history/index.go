@@ -135,7 +135,7 @@ type SourceResult struct {
 // transaction is atomic (an interrupted import leaves every source as it was before it or fully written).
 const (
 	batchMaxSources = 512
-	batchMaxBytes   = 64 << 20
+	batchMaxBytes   = 32 << 20
 )
 
 // ImportStats sums an Import.
@@ -297,7 +297,7 @@ func (ix *Index) prepareAhead(ctx context.Context, srcs []Source, known map[stri
 var bulkStateMin = 64
 
 // prepareLookahead bounds the parsed sources waiting to be written (memory: docs/history.md).
-const prepareLookahead = 8
+const prepareLookahead = 4
 
 type sourceRow struct {
 	format, fingerprint, contentHash, checkHash, state, sessionID string
