@@ -7,7 +7,8 @@
 #                 (installs the pinned golangci-lint into bin/tools on first use)
 #   make node-client  install the MCP TypeScript SDK the Node client test uses (npm ci, from package-lock.json)
 #   make install  put ctx on the PATH
-#   make bench    benchmarks and the write comparison against C git plumbing
+#   make bench    benchmarks, the write comparison against C git plumbing, and agent-history import and
+#                 search at HISTORY_EVENTS events (30000; HISTORY_EVENTS=300000 for the full size)
 #   make stress   the long adversarial suite: 100 kill -9 of each kind, concurrent writers, memory (figures: docs/locks.md)
 
 GO      ?= go
@@ -27,6 +28,9 @@ LINT_INSTALL_TIMEOUT ?= 900
 LINT_TIMEOUT ?= 900
 # Store sizes (knowledge entries) of bench/compare, comma-separated.
 BENCH_SIZES ?= 100,10000
+# Events of the generated agent history of bench/history.sh (sessions: a fifteenth); 300000 is the
+# issue's full size (~800 MB of JSONL, minutes of import).
+HISTORY_EVENTS ?= 30000
 
 # golangci-lint, pinned, built from source with this Go (its module comes through the Go module proxy).
 GOLANGCI_LINT_VERSION := v2.15.0
@@ -80,6 +84,8 @@ bench: build
 	$(GO) test -run '^$$' -bench BenchmarkSessionLookup ./store
 	./bench/write.sh
 	$(GO) run ./bench/compare -ctx $(BIN) -sizes $(BENCH_SIZES)
+	$(GO) test -run '^$$' -bench 'Corpus' -benchtime 20x ./history
+	EVENTS=$(HISTORY_EVENTS) CTX=$(BIN) ./bench/history.sh
 
 # The adversarial suite with 100 kill -9 of each kind instead of make test's 5 (writes, scope moves,
 # pushes, imports, pulls that merge, the post-checkout refresh), CLI and MCP writers at once, and the MCP

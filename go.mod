@@ -13,6 +13,7 @@ require (
 	github.com/pelletier/go-toml/v2 v2.4.3
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
+	github.com/segmentio/encoding v0.5.4
 	github.com/sergi/go-diff v1.4.0
 	github.com/tailscale/hujson v0.0.0-20260727124030-b80ff77dac4f
 	github.com/urfave/cli/v2 v2.27.7
@@ -21,6 +22,8 @@ require (
 	golang.org/x/time v0.16.0
 	modernc.org/sqlite v1.62.0
 )
+
+require github.com/segmentio/asm v1.1.3 // indirect
 
 require (
 	dario.cat/mergo v1.0.0 // indirect

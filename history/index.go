@@ -11,9 +11,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
@@ -133,7 +135,7 @@ type SourceResult struct {
 // transaction is atomic (an interrupted import leaves every source as it was before it or fully written).
 const (
 	batchMaxSources = 512
-	batchMaxBytes   = 64 << 20
+	batchMaxBytes   = 32 << 20
 )
 
 // ImportStats sums an Import.
@@ -165,8 +167,17 @@ func (ix *Index) ImportProgress(ctx context.Context, srcs []Source, progress fun
 		batch, batchRes, batchBytes = batch[:0], batchRes[:0], 0
 		return err
 	}
-	for i, s := range srcs {
-		r, p, err := ix.prepare(ctx, s)
+	var known map[string]*sourceRow
+	if len(srcs) >= bulkStateMin {
+		var err error
+		if known, err = ix.loadSources(ctx); err != nil {
+			return st, err
+		}
+	}
+	next, stop := ix.prepareAhead(ctx, srcs, known)
+	defer stop()
+	for i := range srcs {
+		r, p, err := next(i)
 		if err != nil {
 			return st, err
 		}
@@ -216,6 +227,78 @@ func (ix *Index) ImportProgress(ctx context.Context, srcs []Source, progress fun
 	return st, nil
 }
 
+// prepareAhead reads and parses the sources on up to GOMAXPROCS goroutines while the caller writes
+// (SQLite takes one writer): next(i) returns source i's prepare, in order (from known, the recorded
+// states by key, when not nil). At most prepareLookahead
+// parsed sources wait in memory. The caller calls next for i = 0, 1, … in order, then stop (which ends
+// the goroutines when the caller stopped early).
+func (ix *Index) prepareAhead(ctx context.Context, srcs []Source, known map[string]*sourceRow) (next func(i int) (SourceResult, *pending, error), stop func()) {
+	type prepared struct {
+		r   SourceResult
+		p   *pending
+		err error
+	}
+	workers := max(1, runtime.GOMAXPROCS(0))
+	slots := make([]chan prepared, len(srcs))
+	for i := range slots {
+		slots[i] = make(chan prepared, 1)
+	}
+	sem := make(chan struct{}, prepareLookahead)
+	done := make(chan struct{})
+	work := make(chan int)
+	go func() {
+		defer close(work)
+		for i := range srcs {
+			select {
+			case sem <- struct{}{}:
+			case <-done:
+				return
+			}
+			select {
+			case work <- i:
+			case <-done:
+				return
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := range work {
+				var (
+					r   SourceResult
+					p   *pending
+					err error
+				)
+				if known != nil {
+					r, p, err = ix.prepareFrom(ctx, srcs[i], known[srcs[i].key()])
+				} else {
+					r, p, err = ix.prepare(ctx, srcs[i])
+				}
+				slots[i] <- prepared{r, p, err}
+			}
+		})
+	}
+	var once sync.Once
+	stop = func() {
+		once.Do(func() { close(done) })
+		wg.Wait() // no prepare outlives the import
+	}
+	next = func(i int) (SourceResult, *pending, error) {
+		v := <-slots[i]
+		<-sem
+		return v.r, v.p, v.err
+	}
+	return next, stop
+}
+
+// bulkStateMin is the number of sources from which an import reads every source's state in one query
+// (a variable for the tests).
+var bulkStateMin = 64
+
+// prepareLookahead bounds the parsed sources waiting to be written (memory: docs/history.md).
+const prepareLookahead = 4
+
 type sourceRow struct {
 	format, fingerprint, contentHash, checkHash, state, sessionID string
 	rev, size, mtime, offset                                      int64
@@ -251,6 +334,39 @@ func (ix *Index) ImportSource(ctx context.Context, src Source) (SourceResult, er
 // prepare reads and parses a source. It returns a nil pending when there is nothing to write (the source
 // is unchanged, or failed: see the result).
 func (ix *Index) prepare(ctx context.Context, src Source) (SourceResult, *pending, error) {
+	prev, err := ix.loadSource(ctx, src.key())
+	if err != nil {
+		return SourceResult{Source: src}, nil, err
+	}
+	return ix.prepareFrom(ctx, src, prev)
+}
+
+// loadSources reads the recorded state of every source in one query (an import of many sources asks
+// once instead of once per source), by key.
+func (ix *Index) loadSources(ctx context.Context) (map[string]*sourceRow, error) {
+	rows, err := ix.db.QueryContext(ctx, `SELECT path, format, parser_rev, size, mtime, fingerprint, content_hash, offset, check_hash, state, session_id FROM sources`)
+	if err != nil {
+		return nil, fmt.Errorf("read source state: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]*sourceRow{}
+	for rows.Next() {
+		var key string
+		var r sourceRow
+		if err := rows.Scan(&key, &r.format, &r.rev, &r.size, &r.mtime, &r.fingerprint, &r.contentHash, &r.offset, &r.checkHash, &r.state, &r.sessionID); err != nil {
+			return nil, fmt.Errorf("read source state: %w", err)
+		}
+		out[key] = &r
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read source state: %w", err)
+	}
+	return out, nil
+}
+
+// prepareFrom is prepare with the source's recorded state already read (nil: never imported). prev is
+// not modified.
+func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (SourceResult, *pending, error) {
 	res := SourceResult{Source: src}
 	fail := func(err error) (SourceResult, *pending, error) {
 		if ctx.Err() != nil {
@@ -259,10 +375,11 @@ func (ix *Index) prepare(ctx context.Context, src Source) (SourceResult, *pendin
 		res.Action, res.Err = "failed", err.Error()
 		return res, nil, nil
 	}
-	prev, err := ix.loadSource(ctx, src.key())
-	if err != nil {
-		return res, nil, err
+	if prev != nil {
+		cp := *prev
+		prev = &cp
 	}
+	var err error
 	if prev != nil && (prev.rev != parserRev || prev.format != src.Format) {
 		prev.offset, prev.fingerprint, prev.contentHash = 0, "", "" // forces a whole re-import
 	}
@@ -395,10 +512,14 @@ func (ix *Index) prepare(ctx context.Context, src Source) (SourceResult, *pendin
 		return res, nil, fmt.Errorf("encode parser state: %w", err)
 	}
 	unknownJSON, _ := json.Marshal(pr.Unknown)
+	encoded := make([]encodedEvent, len(pr.Events))
+	for i := range pr.Events {
+		encoded[i] = encodeEvent(&pr.Events[i])
+	}
 
 	return res, &pending{src: src, prev: prev, appended: appended, sessionID: sessionID, st: st, pr: pr,
 		size: size, mtime: mtime, fingerprint: fingerprint, contentHash: contentHash, checkHash: checkHash,
-		stateJSON: string(stateJSON), unknownJSON: string(unknownJSON)}, nil
+		stateJSON: string(stateJSON), unknownJSON: string(unknownJSON), encoded: encoded}, nil
 }
 
 // pending is a parsed source waiting to be written.
@@ -411,6 +532,7 @@ type pending struct {
 	pr                                                          *parseResult
 	size, mtime                                                 int64
 	fingerprint, contentHash, checkHash, stateJSON, unknownJSON string
+	encoded                                                     []encodedEvent // of pr.Events, in order
 }
 
 func (p *pending) textBytes() int {
@@ -420,6 +542,9 @@ func (p *pending) textBytes() int {
 		if e.Tool != nil {
 			n += len(e.Tool.Input) + len(e.Tool.Output)
 		}
+	}
+	for _, e := range p.encoded {
+		n += len(e.tool) + len(e.files) + len(e.facts) + len(e.body)
 	}
 	return n
 }
@@ -435,8 +560,13 @@ func (ix *Index) writeBatch(ctx context.Context, batch []*pending, results []*So
 		return fmt.Errorf("import: %w", err)
 	}
 	defer tx.Rollback() //nolint:errcheck // after Commit this is a no-op
+	w, err := prepareWriter(ctx, tx)
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	defer w.close()
 	for i, p := range batch {
-		n, err := writeSource(ctx, tx, p)
+		n, err := w.writeSource(ctx, p)
 		if err != nil {
 			return err
 		}
@@ -457,27 +587,69 @@ func (ix *Index) writeBatch(ctx context.Context, batch []*pending, results []*So
 	return nil
 }
 
-func writeSource(ctx context.Context, tx *sql.Tx, p *pending) (int, error) {
+// writer holds the statements of one import transaction, prepared once for all its sources.
+type writer struct {
+	tx                                               *sql.Tx
+	has, ins, fts, ef, ec, count, session, sourceRow *sql.Stmt
+}
+
+func prepareWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
+	w := &writer{tx: tx}
+	for _, s := range []struct {
+		dst **sql.Stmt
+		sql string
+	}{
+		{&w.has, `SELECT 1 FROM events WHERE session_id=? LIMIT 1`},
+		{&w.ins, `INSERT INTO events(id, session_id, seq, native_key, at, type, role, text, tool, files, facts)
+		VALUES(?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO NOTHING`},
+		{&w.fts, `INSERT INTO ev_fts(rowid, body) VALUES(?,?)`},
+		{&w.ef, `INSERT INTO event_files(event, path, op) VALUES(?,?,?)`},
+		{&w.ec, `INSERT INTO event_commits(event, oid) VALUES(?,?)`},
+		{&w.count, `SELECT count(*) FROM events WHERE session_id=?`},
+		{&w.session, `INSERT OR REPLACE INTO sessions(id, provider, native_id, parent_id, root_id, scope, cwd, repo_url,
+		branch, commit_id, model, cli_version, title, started_at, ended_at, source_format, source_path, event_count)
+		VALUES(?,?,?,?,COALESCE((SELECT root_id FROM sessions WHERE id=?),''),?,?,?,?,?,?,?,?,?,?,?,?,?)`},
+		{&w.sourceRow, `INSERT OR REPLACE INTO sources(path, provider, format, parser_rev, size, mtime, fingerprint,
+		content_hash, offset, check_hash, state, session_id, unknown, bad_lines, imported_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`},
+	} {
+		st, err := tx.PrepareContext(ctx, s.sql)
+		if err != nil {
+			w.close()
+			return nil, err
+		}
+		*s.dst = st
+	}
+	return w, nil
+}
+
+func (w *writer) close() {
+	for _, st := range []*sql.Stmt{w.has, w.ins, w.fts, w.ef, w.ec, w.count, w.session, w.sourceRow} {
+		if st != nil {
+			st.Close()
+		}
+	}
+}
+
+func (w *writer) writeSource(ctx context.Context, p *pending) (int, error) {
 	src := p.src
 	if !p.appended && p.prev != nil && p.prev.sessionID != "" {
-		if err := deleteSession(ctx, tx, p.prev.sessionID); err != nil {
+		if err := w.deleteSession(ctx, p.prev.sessionID); err != nil {
 			return 0, err
 		}
 	}
 	if !p.appended {
-		if err := deleteSession(ctx, tx, p.sessionID); err != nil {
+		if err := w.deleteSession(ctx, p.sessionID); err != nil {
 			return 0, err
 		}
 	}
-	n, err := insertEvents(ctx, tx, p.sessionID, p.pr.Events)
+	n, err := w.insertEvents(ctx, p.sessionID, p.pr.Events, p.encoded)
 	if err != nil {
 		return 0, fmt.Errorf("import %s: %w", src.Path, err)
 	}
-	if err := upsertSession(ctx, tx, src, p.sessionID, &p.st); err != nil {
+	if err := w.upsertSession(ctx, src, p.sessionID, &p.st); err != nil {
 		return 0, fmt.Errorf("import %s: %w", src.Path, err)
 	}
-	_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO sources(path, provider, format, parser_rev, size, mtime, fingerprint,
-		content_hash, offset, check_hash, state, session_id, unknown, bad_lines, imported_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+	_, err = w.sourceRow.ExecContext(ctx,
 		src.key(), string(src.Provider), src.Format, parserRev, p.size, p.mtime, p.fingerprint, p.contentHash, p.pr.Offset, p.checkHash,
 		p.stateJSON, p.sessionID, p.unknownJSON, p.pr.BadLines, time.Now().UnixMilli())
 	if err != nil {
@@ -607,11 +779,12 @@ func hashFiles(files []string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-func deleteSession(ctx context.Context, tx *sql.Tx, id string) error {
+func (w *writer) deleteSession(ctx context.Context, id string) error {
+	tx := w.tx
 	// Only when there is something to delete: a DELETE on the FTS table flushes its pending writes, which
 	// costs a fresh import its batching.
 	var one int
-	err := tx.QueryRowContext(ctx, `SELECT 1 FROM events WHERE session_id=? LIMIT 1`, id).Scan(&one)
+	err := w.has.QueryRowContext(ctx, id).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		_, err = tx.ExecContext(ctx, `DELETE FROM sessions WHERE id=?`, id)
 		return err
@@ -633,28 +806,44 @@ func deleteSession(ctx context.Context, tx *sql.Tx, id string) error {
 	return nil
 }
 
-func insertEvents(ctx context.Context, tx *sql.Tx, sessionID string, evs []Event) (int, error) {
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO events(id, session_id, seq, native_key, at, type, role, text, tool, files, facts)
-		VALUES(?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO NOTHING`)
-	if err != nil {
-		return 0, err
+// encodedEvent is what an event stores besides its columns, computed while parsing (on the parsing
+// goroutines): its tool, files and facts as JSON ("" for none) and its full-text body.
+type encodedEvent struct {
+	tool, files, facts, body string
+}
+
+func encodeEvent(e *Event) encodedEvent {
+	var enc encodedEvent
+	if e.Tool != nil {
+		t := *e.Tool
+		if t.Output == e.Text {
+			t.Output = "" // stored once, in text; scanEvent restores it
+		}
+		b, _ := json.Marshal(t)
+		enc.tool = string(b)
 	}
-	defer ins.Close()
-	fts, err := tx.PrepareContext(ctx, `INSERT INTO ev_fts(rowid, body) VALUES(?,?)`)
-	if err != nil {
-		return 0, err
+	if len(e.Files) > 0 {
+		b, _ := json.Marshal(e.Files)
+		enc.files = string(b)
 	}
-	defer fts.Close()
-	ef, err := tx.PrepareContext(ctx, `INSERT INTO event_files(event, path, op) VALUES(?,?,?)`)
-	if err != nil {
-		return 0, err
+	if len(e.Facts) > 0 {
+		b, _ := json.Marshal(e.Facts)
+		enc.facts = string(b)
 	}
-	defer ef.Close()
-	ec, err := tx.PrepareContext(ctx, `INSERT INTO event_commits(event, oid) VALUES(?,?)`)
-	if err != nil {
-		return 0, err
+	enc.body = searchBody(e)
+	return enc
+}
+
+func nullable(s string) any {
+	if s == "" {
+		return nil
 	}
-	defer ec.Close()
+	return s
+}
+
+// insertEvents inserts a session's events; encoded, when not nil, holds encodeEvent of each.
+func (w *writer) insertEvents(ctx context.Context, sessionID string, evs []Event, encoded []encodedEvent) (int, error) {
+	ins, fts, ef, ec := w.ins, w.fts, w.ef, w.ec
 	n := 0
 	for i := range evs {
 		if i&255 == 0 {
@@ -665,23 +854,11 @@ func insertEvents(ctx context.Context, tx *sql.Tx, sessionID string, evs []Event
 		e := &evs[i]
 		e.SessionID = sessionID
 		e.ID = EventID(sessionID, e.NativeKey)
-		var tool, files, facts any
-		if e.Tool != nil {
-			t := *e.Tool
-			if t.Output == e.Text {
-				t.Output = "" // stored once, in text; scanEvent restores it
-			}
-			b, _ := json.Marshal(t)
-			tool = string(b)
+		enc := encodeEvent(e)
+		if encoded != nil {
+			enc = encoded[i]
 		}
-		if len(e.Files) > 0 {
-			b, _ := json.Marshal(e.Files)
-			files = string(b)
-		}
-		if len(e.Facts) > 0 {
-			b, _ := json.Marshal(e.Facts)
-			facts = string(b)
-		}
+		tool, files, facts := nullable(enc.tool), nullable(enc.files), nullable(enc.facts)
 		var at int64
 		if !e.At.IsZero() {
 			at = e.At.UnixMilli()
@@ -706,7 +883,7 @@ func insertEvents(ctx context.Context, tx *sql.Tx, sessionID string, evs []Event
 		if rowid == 0 {
 			continue
 		}
-		if _, err := fts.ExecContext(ctx, rowid, searchBody(e)); err != nil {
+		if _, err := fts.ExecContext(ctx, rowid, enc.body); err != nil {
 			return n, fmt.Errorf("index event: %w", err)
 		}
 		for _, f := range e.Files {
@@ -757,7 +934,7 @@ func searchBody(e *Event) string {
 	return body
 }
 
-func upsertSession(ctx context.Context, tx *sql.Tx, src Source, id string, st *parseState) error {
+func (w *writer) upsertSession(ctx context.Context, src Source, id string, st *parseState) error {
 	var parent string
 	if st.ParentNative != "" && st.ParentNative != st.NativeID {
 		parent = SessionID(src.Provider, st.ParentNative)
@@ -767,7 +944,7 @@ func upsertSession(ctx context.Context, tx *sql.Tx, src Source, id string, st *p
 		scope = "subagent"
 	}
 	var count int64
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM events WHERE session_id=?`, id).Scan(&count); err != nil {
+	if err := w.count.QueryRowContext(ctx, id).Scan(&count); err != nil {
 		return err
 	}
 	m := st.Meta
@@ -777,9 +954,7 @@ func upsertSession(ctx context.Context, tx *sql.Tx, src Source, id string, st *p
 		}
 		return t.UnixMilli()
 	}
-	_, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO sessions(id, provider, native_id, parent_id, root_id, scope, cwd, repo_url,
-		branch, commit_id, model, cli_version, title, started_at, ended_at, source_format, source_path, event_count)
-		VALUES(?,?,?,?,COALESCE((SELECT root_id FROM sessions WHERE id=?),''),?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+	_, err := w.session.ExecContext(ctx,
 		id, string(src.Provider), st.NativeID, parent, id, scope, m.CWD, m.RepoURL, m.Branch, m.Commit, m.Model, m.CLIVersion,
 		m.Title, ms(m.StartedAt), ms(m.EndedAt), src.Format, src.Path, count)
 	return err

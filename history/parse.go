@@ -3,8 +3,8 @@ package history
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
+	json "github.com/segmentio/encoding/json"
 	"io"
 	"strconv"
 	"strings"

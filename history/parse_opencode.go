@@ -2,8 +2,8 @@ package history
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
+	json "github.com/segmentio/encoding/json"
 	"os"
 	"path/filepath"
 	"slices"

@@ -1,7 +1,7 @@
 package history
 
 import (
-	"encoding/json"
+	json "github.com/segmentio/encoding/json"
 	"strings"
 )
 

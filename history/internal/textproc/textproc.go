@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -35,20 +34,30 @@ func SplitIdentifiers(s string) string {
 		}
 		word := s[start:end]
 		start = -1
-		if len(word) < 4 || len(word) > 256 {
+		if len(word) < 4 || len(word) > 256 || !hasCamelSplit(word) {
 			return
 		}
-		parts := camelParts(word)
-		if len(parts) < 2 {
-			return
-		}
-		for _, p := range parts {
-			b.WriteString(strings.ToLower(p))
+		// camelParts's parts, lower-cased, without allocating them.
+		last := 0
+		for i := 1; i <= len(word); i++ {
+			if i < len(word) && !camelSplitAt(word, i) {
+				continue
+			}
+			for j := last; j < i; j++ {
+				c := word[j]
+				if c >= 'A' && c <= 'Z' {
+					c += 'a' - 'A'
+				}
+				b.WriteByte(c)
+			}
 			b.WriteByte(' ')
+			last = i
 		}
 	}
-	for i, r := range s {
-		if r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
+	// Bytes, not runes: a word is a run of ASCII letters and digits, and every byte of a multi-byte
+	// UTF-8 sequence is ≥ 0x80, a separator as its rune is.
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
 			if start < 0 {
 				start = i
 			}
@@ -60,20 +69,39 @@ func SplitIdentifiers(s string) string {
 	return strings.TrimSpace(b.String())
 }
 
+// hasCamelSplit reports whether camelParts would split the ASCII word w, without allocating: most
+// words split nowhere. The boundaries are camelParts's.
+func hasCamelSplit(w string) bool {
+	for i := 1; i < len(w); i++ {
+		if camelSplitAt(w, i) {
+			return true
+		}
+	}
+	return false
+}
+
+// camelSplitAt reports whether camelParts splits w before byte i (0 < i < len(w)).
+func camelSplitAt(w string, i int) bool {
+	a, b := charClass(w[i-1]), charClass(w[i])
+	return (a == 1 && b == 2) || (a == 3) != (b == 3) || (a == 2 && b == 2 && i+1 < len(w) && charClass(w[i+1]) == 1)
+}
+
+func charClass(c byte) int {
+	switch {
+	case c >= 'a' && c <= 'z':
+		return 1
+	case c >= 'A' && c <= 'Z':
+		return 2
+	default:
+		return 3
+	}
+}
+
 // camelParts splits an ASCII word at lower→upper, letter↔digit and ACRONYMWord boundaries.
 func camelParts(w string) []string {
 	var parts []string
 	last := 0
-	class := func(c byte) int {
-		switch {
-		case c >= 'a' && c <= 'z':
-			return 1
-		case c >= 'A' && c <= 'Z':
-			return 2
-		default:
-			return 3
-		}
-	}
+	class := charClass
 	for i := 1; i < len(w); i++ {
 		a, b := class(w[i-1]), class(w[i])
 		split := (a == 1 && b == 2) || (a == 3) != (b == 3)
@@ -130,6 +158,11 @@ func RunningCell(output string) string {
 
 // ExitCode returns the exit code stated in tool output ("Process exited with code N", "Exit Code: N").
 func ExitCode(output string) (int, bool) {
+	// The regular expression is slow over long outputs: look for its literals first.
+	if !strings.Contains(output, "exited with code") && !strings.Contains(output, "Exit Code:") &&
+		!strings.Contains(output, "exit_code:") && !strings.Contains(output, "exit=") {
+		return 0, false
+	}
 	m := exitRe.FindStringSubmatch(output)
 	if m == nil {
 		return 0, false

@@ -2,7 +2,11 @@ package textproc
 
 import (
 	"reflect"
+	"strconv"
+	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 )
 
 func TestSplitIdentifiers(t *testing.T) {
@@ -64,4 +68,70 @@ func TestPatchFilesAndExitCode(t *testing.T) {
 	if Clean("a\xffb\x00c") != "a\uFFFDbc" {
 		t.Errorf("%q", Clean("a\xffb\x00c"))
 	}
+}
+
+// splitIdentifiersRef is SplitIdentifiers as first written (a rune loop, camelParts on every word): the
+// faster one must give the same output.
+func splitIdentifiersRef(s string) string {
+	var b strings.Builder
+	start := -1
+	flush := func(end int) {
+		if start < 0 {
+			return
+		}
+		word := s[start:end]
+		start = -1
+		if len(word) < 4 || len(word) > 256 {
+			return
+		}
+		parts := camelParts(word)
+		if len(parts) < 2 {
+			return
+		}
+		for _, p := range parts {
+			b.WriteString(strings.ToLower(p))
+			b.WriteByte(' ')
+		}
+	}
+	for i, r := range s {
+		if r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		flush(i)
+	}
+	flush(len(s))
+	return strings.TrimSpace(b.String())
+}
+
+func FuzzSplitIdentifiersSame(f *testing.F) {
+	for _, s := range []string{"parseSessionMeta HTTPServer v2Beta Title ALLCAPS é日本語fooBar", "x9 ab1 utf8Decode", "\xffabcDef\x80", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := SplitIdentifiers(s), splitIdentifiersRef(s); got != want {
+			t.Fatalf("SplitIdentifiers(%q) = %q, want %q", s, got, want)
+		}
+	})
+}
+
+func FuzzExitCodeSame(f *testing.F) {
+	for _, s := range []string{"Process exited with code 3", "x\nExit Code: -1", "exit_code: 7", "ok exit=0", "exit = 2", "nothing"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n, ok := ExitCode(s)
+		var wn int
+		var wok bool
+		if m := exitRe.FindStringSubmatch(s); m != nil {
+			if v, err := strconv.Atoi(m[1]); err == nil {
+				wn, wok = v, true
+			}
+		}
+		if n != wn || ok != wok {
+			t.Fatalf("ExitCode(%q) = %d %v, want %d %v", s, n, ok, wn, wok)
+		}
+	})
 }

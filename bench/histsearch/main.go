@@ -1,0 +1,152 @@
+// Command histsearch measures agent-history search as users meet it (bench/README.md "Agent history:
+// import and search"): whole `ctx history search` processes, `search` calls to one warm `ctx mcp serve`
+// over stdio (mcp-go's client), and the reference beside them, `rg` (or `grep -r` when rg is absent)
+// over the same JSONL files for the same terms.
+//
+//	go run ./bench/histsearch -ctx bin/ctx -repo DIR -history DIR [-runs 5] [-mcp-runs 20]
+//
+// -repo is a git repository whose history index is built (`ctx history import` under the environment
+// bench/histgen prints); -history is the folder histgen wrote. Each query runs -runs times as a process
+// (queries interleaved, one warm-up round first) and -mcp-runs times over MCP. It prints p50 and p99 of
+// wall time, and the median CPU time (user + sys) of the processes.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+)
+
+// queries are common, middling and rare terms of the corpus, and one that matches nothing.
+var queries = []string{"hello function", "onboarding", "todo", "npm run build", "apply_patch", "git commit",
+	"zzznomatch", "README", "error", "the", "session", "test"}
+
+func main() {
+	ctxBin := flag.String("ctx", "bin/ctx", "the ctx binary")
+	repo := flag.String("repo", "", "a git repository whose history index is built")
+	hist := flag.String("history", "", "the folder of JSONL files the index was built from (for the rg reference)")
+	runs := flag.Int("runs", 5, "process runs per query")
+	mcpRuns := flag.Int("mcp-runs", 20, "MCP calls per query")
+	flag.Parse()
+	if *repo == "" || *hist == "" {
+		fmt.Fprintln(os.Stderr, "usage: histsearch -ctx BIN -repo DIR -history DIR [-runs N] [-mcp-runs N]")
+		os.Exit(2)
+	}
+	if la, err := os.ReadFile("/proc/loadavg"); err == nil {
+		fmt.Printf("load average at start: %s", la)
+	}
+	ctxWall, ctxCPU := procRuns(*runs, func(q string) *exec.Cmd {
+		c := exec.Command(*ctxBin, append([]string{"-C", *repo, "history", "search", "--json"}, strings.Fields(q)...)...)
+		return c
+	})
+	report("ctx history search (process)", ctxWall, ctxCPU)
+	ref := "rg"
+	if _, err := exec.LookPath("rg"); err != nil {
+		ref = "grep"
+	}
+	refWall, refCPU := procRuns(*runs, func(q string) *exec.Cmd {
+		term := strings.Fields(q)[0]
+		if ref == "rg" {
+			return exec.Command("rg", "-l", "-i", "-F", "--", term, *hist)
+		}
+		return exec.Command("grep", "-r", "-l", "-i", "-F", "--", term, *hist)
+	})
+	report(ref+" -l -i over the JSONL (first term)", refWall, refCPU)
+	mcpWall, err := mcpRunsOf(*ctxBin, *repo, *mcpRuns)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "histsearch: mcp:", err)
+		os.Exit(1)
+	}
+	report("MCP search (warm ctx mcp serve)", mcpWall, nil)
+	if la, err := os.ReadFile("/proc/loadavg"); err == nil {
+		fmt.Printf("load average at end: %s", la)
+	}
+}
+
+func procRuns(runs int, cmd func(q string) *exec.Cmd) (wall, cpu []time.Duration) {
+	for round := -1; round < runs; round++ {
+		for _, q := range queries {
+			c := cmd(q)
+			t0 := time.Now()
+			out, err := c.CombinedOutput()
+			d := time.Since(t0)
+			if err != nil {
+				if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() > 1 { // rg and grep exit 1 on no match
+					fmt.Fprintf(os.Stderr, "histsearch: %v: %v\n%s", c.Args, err, out)
+					os.Exit(1)
+				}
+			}
+			if round < 0 {
+				continue // warm-up
+			}
+			wall = append(wall, d)
+			if ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage); ok {
+				cpu = append(cpu, time.Duration(ru.Utime.Nano()+ru.Stime.Nano()))
+			}
+		}
+	}
+	return wall, cpu
+}
+
+func mcpRunsOf(ctxBin, repo string, runs int) ([]time.Duration, error) {
+	c, err := client.NewStdioMCPClient(ctxBin, nil, "-C", repo, "mcp", "serve")
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	ctx := context.Background()
+	init := mcpgo.InitializeRequest{}
+	init.Params.ProtocolVersion = mcpgo.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcpgo.Implementation{Name: "histsearch", Version: "1"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		return nil, err
+	}
+	var wall []time.Duration
+	for round := -1; round < runs; round++ {
+		for _, q := range queries {
+			req := mcpgo.CallToolRequest{}
+			req.Params.Name = "search"
+			req.Params.Arguments = map[string]any{"query": q}
+			t0 := time.Now()
+			res, err := c.CallTool(ctx, req)
+			d := time.Since(t0)
+			if err != nil {
+				return nil, err
+			}
+			if res.IsError {
+				return nil, fmt.Errorf("search %q: %v", q, res.Content)
+			}
+			if round >= 0 {
+				wall = append(wall, d)
+			}
+		}
+	}
+	return wall, nil
+}
+
+func pct(ds []time.Duration, p int) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(a, b int) bool { return s[a] < s[b] })
+	return s[min(len(s)-1, len(s)*p/100)]
+}
+
+func report(what string, wall, cpu []time.Duration) {
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	fmt.Printf("%-40s n=%-4d wall p50 %7.1f ms  p99 %7.1f ms", what, len(wall), ms(pct(wall, 50)), ms(pct(wall, 99)))
+	if len(cpu) > 0 {
+		fmt.Printf("  cpu p50 %7.1f ms  p99 %7.1f ms", ms(pct(cpu, 50)), ms(pct(cpu, 99)))
+	}
+	fmt.Println()
+}
