@@ -30,8 +30,11 @@ type Query struct {
 	File      string    // a touched path: exact, or a prefix when it ends in "/"
 	SessionID string    // one session (ctx id)
 	Repo      string    // sessions whose cwd is this directory or inside it
-	Scope     string    // all (default), transcript, calls, outputs
-	EventType EventType // one event type; conflicts with a Scope other than all
+	// SourceDirs keeps sessions whose source file is inside one of these directories (the configured
+	// roots a search selects, docs/history.md "Configured roots"); empty: every source.
+	SourceDirs []string
+	Scope      string    // all (default), transcript, calls, outputs
+	EventType  EventType // one event type; conflicts with a Scope other than all
 	// PrimaryOnly drops subagent sessions.
 	PrimaryOnly bool
 	// Dense returns event hits in score order without the one-hit-per-root grouping.
@@ -197,6 +200,7 @@ func (ix *Index) candidates(ctx context.Context, q Query, scope, match string) (
 		where = append(where, "s.scope <> 'subagent'")
 	}
 	where, args = repoFileWhere(where, args, q.Repo, q.File)
+	where, args = sourceDirsWhere(where, args, q.SourceDirs)
 	sqlText := `SELECT e.rowid, -bm25(ev_fts) * ` + weightSQL(scope) + ` AS score,
 		CASE WHEN s.root_id <> '' THEN s.root_id ELSE s.id END, s.scope
 		FROM ev_fts JOIN events e ON e.rowid = ev_fts.rowid JOIN sessions s ON s.id = e.session_id
