@@ -1,0 +1,150 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ctx-dev/ctx/history"
+	"github.com/ctx-dev/ctx/internal/testenv"
+)
+
+// TestHistoryConfiguredSources: ctx history sources add keeps a configured root (name, group) in the
+// local ctx config, sources lists it as configured, import imports it; hostile names and paths are usage
+// errors that change nothing; remove takes it out; nothing reaches the repository's refs.
+func TestHistoryConfiguredSources(t *testing.T) {
+	corpus := historyCorpus(t)
+	t.Setenv("HOME", t.TempDir()) // no provider root of the machine running the test
+	for _, v := range []string{"CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "OPENCODE_DB", "XDG_DATA_HOME", "CURSOR_DATA_DIR", "COPILOT_HOME"} {
+		t.Setenv(v, "")
+	}
+	dir := testenv.NewRepo(t)
+	run := func(args ...string) (string, string, int) {
+		var out, errb bytes.Buffer
+		code := Run(context.Background(), append([]string{"ctx", "-C", dir}, args...), IO{In: strings.NewReader(""), Out: &out, Err: &errb})
+		return out.String(), errb.String(), code
+	}
+	refsBefore, _ := exec.Command("git", "-C", dir, "for-each-ref").Output()
+	cfgPath := filepath.Join(dir, ".git", "ctx", "config.json")
+
+	if out, e, code := run("history", "sources", "add", "--provider", "codex", "--path", filepath.Join(corpus, "codex"), "--group", "team"); code != ExitOK || !strings.Contains(out, "root codex-codex") {
+		t.Fatalf("add codex: %d %q %s", code, out, e)
+	}
+	if _, e, code := run("history", "sources", "add", "--provider", "cursor", "--path", filepath.Join(corpus, "cursor"), "--root", "cur"); code != ExitOK {
+		t.Fatalf("add cursor: %d %s", code, e)
+	}
+	before, err := os.ReadFile(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Hostile or wrong input: a usage error, the config unchanged.
+	file := filepath.Join(t.TempDir(), "f")
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(corpus, "codex"), link); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range [][]string{
+		{"--provider", "codex", "--path", filepath.Join(corpus, "codex"), "--root", "../etc"},
+		{"--provider", "codex", "--path", filepath.Join(corpus, "codex"), "--root", strings.Repeat("r", 65)},
+		{"--provider", "codex", "--path", filepath.Join(corpus, "codex"), "--root", "x", "--group", "a b"},
+		{"--provider", "codex", "--path", filepath.Join(corpus, "codex"), "--root", "x", "--group", ""},
+		{"--provider", "codex", "--path", filepath.Join(corpus, "codex"), "--root", "x"}, // the same directory again
+		{"--provider", "cursor", "--path", filepath.Join(corpus, "gemini-cli"), "--root", "cur"},
+		{"--provider", "nope", "--path", corpus},
+		{"--provider", "codex"},
+		{"--provider", "codex", "--path", filepath.Join(dir, "nowhere")},
+		{"--provider", "codex", "--path", file},
+		{"--provider", "codex", "--path", link},
+		{"--provider", "codex", "--path", "/"},
+		{"--provider", "codex", "--path", "/tmp/a\nb", "--root", "nl"},
+	} {
+		if _, e, code := run(append([]string{"history", "sources", "add"}, bad...)...); code != ExitUsage {
+			t.Errorf("add %q: exit %d (%s), want %d", bad, code, e, ExitUsage)
+		}
+	}
+	if after, _ := os.ReadFile(cfgPath); !bytes.Equal(before, after) {
+		t.Errorf("a refused add changed the config:\n%s\n→\n%s", before, after)
+	}
+
+	out, e, code := run("history", "sources", "--json")
+	if code != ExitOK {
+		t.Fatalf("sources: %d %s", code, e)
+	}
+	var rows []struct {
+		Provider  string `json:"provider"`
+		Path      string `json:"path"`
+		Exists    bool   `json:"exists"`
+		Sources   int    `json:"sources"`
+		Selection struct {
+			Kind  string  `json:"kind"`
+			Root  *string `json:"root"`
+			Group *string `json:"group"`
+		} `json:"selection"`
+	}
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatal(err)
+	}
+	configured := 0
+	for _, r := range rows {
+		switch r.Selection.Kind {
+		case "automatic":
+			if r.Selection.Root != nil || r.Selection.Group != nil || r.Sources != 0 {
+				t.Errorf("automatic row %+v", r)
+			}
+		case "configured":
+			configured++
+			switch *r.Selection.Root {
+			case "codex-codex":
+				if r.Provider != "codex" || r.Selection.Group == nil || *r.Selection.Group != "team" || r.Sources != 7 || !r.Exists {
+					t.Errorf("codex row %+v", r)
+				}
+			case "cur":
+				if r.Provider != "cursor" || r.Selection.Group != nil || r.Sources != 3 {
+					t.Errorf("cursor row %+v", r)
+				}
+			default:
+				t.Errorf("row %+v", r)
+			}
+		}
+	}
+	if configured != 2 || len(rows) != len(history.Providers)+2 {
+		t.Errorf("sources: %s", out)
+	}
+	if out, _, _ := run("history", "sources"); !strings.Contains(out, "configured codex-codex (group team)") {
+		t.Errorf("sources text: %q", out)
+	}
+
+	// import takes the configured roots (the automatic ones are empty here); --provider narrows them.
+	out, e, code = run("history", "import", "--provider", "cursor", "--json")
+	var st history.ImportStats
+	if code != ExitOK || json.Unmarshal([]byte(out), &st) != nil || st.Sources != 3 || st.Imported != 3 {
+		t.Fatalf("import --provider cursor: %d %s %q", code, e, out)
+	}
+	out, e, code = run("history", "import", "--json")
+	if code != ExitOK || json.Unmarshal([]byte(out), &st) != nil || st.Sources != 10 || st.Imported != 7 || st.Unchanged != 3 {
+		t.Fatalf("import: %d %s %+v", code, e, st)
+	}
+
+	if _, _, code := run("history", "sources", "remove", "nope"); code != ExitUsage {
+		t.Errorf("remove of an unknown root: exit %d", code)
+	}
+	if out, _, code := run("history", "sources", "remove", "cur"); code != ExitOK || !strings.Contains(out, "removed root cur") {
+		t.Errorf("remove: %d %q", code, out)
+	}
+	if cfg, _ := os.ReadFile(cfgPath); strings.Contains(string(cfg), `"cur"`) || !strings.Contains(string(cfg), `"codex-codex"`) {
+		t.Errorf("config after remove: %s", cfg)
+	}
+	refsAfter, _ := exec.Command("git", "-C", dir, "for-each-ref").Output()
+	if string(refsBefore) != string(refsAfter) {
+		t.Errorf("configuring sources touched the refs: %q → %q", refsBefore, refsAfter)
+	}
+}
