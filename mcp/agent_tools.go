@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -107,6 +108,25 @@ func (s *srv) historyStatus(ctx context.Context) (historyStatus, error) {
 }
 
 func (s *srv) statusTool(ctx context.Context, _ noArgs) (any, error) {
+	r, err := s.statusReport(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return struct {
+		*statusReport
+		ReadOnly bool `json:"read_only"`
+	}{r, true}, nil
+}
+
+// statusReport is the JSON of `ctx status --format json` (StatusReport): the store's status, the
+// agent-history index and the local usage of the MCP servers.
+type statusReport struct {
+	*store.Status
+	History    historyStatus `json:"history"`
+	LocalUsage localUsage    `json:"local_usage"`
+}
+
+func (s *srv) statusReport(ctx context.Context) (*statusReport, error) {
 	st, err := s.store(ctx).Status(ctx)
 	if err != nil {
 		return nil, err
@@ -115,12 +135,18 @@ func (s *srv) statusTool(ctx context.Context, _ noArgs) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return struct {
-		*store.Status
-		ReadOnly   bool          `json:"read_only"`
-		History    historyStatus `json:"history"`
-		LocalUsage localUsage    `json:"local_usage"`
-	}{st, true, hs, s.usage.report()}, nil
+	return &statusReport{st, hs, s.usage.report()}, nil
+}
+
+// StatusReport returns what `ctx status --format json` prints: the store's status, the agent-history
+// index of opt.HistoryDir (default: the repository's) and the local usage of this clone's MCP servers;
+// the MCP status tool returns the same object with read_only: true (docs/mcp.md). It reads only.
+func StatusReport(ctx context.Context, st *store.Store, opt Options) (any, error) {
+	opt.Agent = st.Actor.Agent
+	s := &srv{st: st, opt: opt, agents: map[string]*store.Store{},
+		usage: newUsage(filepath.Join(st.CommonDir(), "ctx", "mcp-usage.json"), opt.NoUsage)}
+	defer s.closeIndex()
+	return s.statusReport(ctx)
 }
 
 // selection is how a source was selected: every built-in source is automatic (its provider's root, no

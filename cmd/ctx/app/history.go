@@ -27,6 +27,7 @@ func newHistoryCmd(e *env) *cli.Command {
 			newHistoryImportCmd(e),
 			newHistorySearchCmd(e),
 			newHistoryShowCmd(e),
+			newHistoryListCmd(e),
 		},
 	}, "Reads the transcripts that coding agents (Claude Code, Codex CLI, Gemini CLI, OpenCode, Cursor, Copilot CLI)\n"+
 		"keep on this machine into a local index under the git common dir, and searches it. Nothing of it is on\n"+

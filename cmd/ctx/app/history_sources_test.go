@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ctx-dev/ctx/history"
 	"github.com/ctx-dev/ctx/internal/testenv"
@@ -146,5 +147,126 @@ func TestHistoryConfiguredSources(t *testing.T) {
 	refsAfter, _ := exec.Command("git", "-C", dir, "for-each-ref").Output()
 	if string(refsBefore) != string(refsAfter) {
 		t.Errorf("configuring sources touched the refs: %q → %q", refsBefore, refsAfter)
+	}
+}
+
+// TestHistoryListEventsAndAliases: ctx history list events streams every selected event (JSON Lines with
+// --json) in time order; the top-level names of the agent-history CLI (sources, search, show, list) run
+// the same commands; ctx status --format json adds the index and local usage.
+func TestHistoryListEventsAndAliases(t *testing.T) {
+	corpus := historyCorpus(t)
+	dir := testenv.NewRepo(t)
+	run := func(args ...string) (string, string, int) {
+		var out, errb bytes.Buffer
+		code := Run(context.Background(), append([]string{"ctx", "-C", dir}, args...), IO{In: strings.NewReader(""), Out: &out, Err: &errb})
+		return out.String(), errb.String(), code
+	}
+	out, e, code := run("history", "import", "--provider", "codex", "--path", filepath.Join(corpus, "codex"), "--json")
+	var st history.ImportStats
+	if code != ExitOK || json.Unmarshal([]byte(out), &st) != nil {
+		t.Fatalf("import: %d %s", code, e)
+	}
+	events := func(args ...string) []map[string]any {
+		t.Helper()
+		out, e, code := run(args...)
+		if code != ExitOK {
+			t.Fatalf("%v: %d %s", args, code, e)
+		}
+		var evs []map[string]any
+		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+			var m map[string]any
+			if err := json.Unmarshal([]byte(l), &m); err != nil {
+				t.Fatalf("%v: line %q: %v", args, l, err)
+			}
+			evs = append(evs, m)
+		}
+		return evs
+	}
+	// The index holds 283 events of the 6 Codex sessions (turn-2 replaces turn-1's session); pages of
+	// 1,000 are not needed to see them all, --limit is.
+	all := events("history", "list", "events", "--json")
+	ids := map[string]bool{}
+	var last time.Time
+	for _, ev := range all {
+		ids[ev["ctx_event_id"].(string)] = true
+		s, _ := ev["at"].(string)
+		at, _ := time.Parse(time.RFC3339Nano, s)
+		if s != "" && at.Before(last) || ev["provider"] != "codex" {
+			t.Fatalf("event out of order or provider: %v after %s", ev, last)
+		}
+		if s != "" {
+			last = at
+		}
+	}
+	if len(ids) != len(all) || len(all) < 200 {
+		t.Fatalf("list events: %d events, %d distinct", len(all), len(ids))
+	}
+	if desc := events("history", "list", "events", "--json", "--order", "desc", "--limit", "3"); len(desc) != 3 || desc[0]["ctx_event_id"] != all[len(all)-1]["ctx_event_id"] {
+		t.Errorf("--order desc --limit 3: %v", desc)
+	}
+	root := history.SessionID(history.Codex, "codex-session-root")
+	sess := events("list", "events", "--json", "--session", root[:13])
+	if len(sess) != 7 {
+		t.Errorf("--session: %d events, want 7", len(sess))
+	}
+	for _, ev := range sess {
+		if ev["ctx_session_id"] != root {
+			t.Errorf("--session returned %v", ev)
+		}
+	}
+	calls := events("list", "events", "--json", "--type", "tool_call", "--role", "assistant")
+	for _, ev := range calls {
+		if ev["type"] != "tool_call" {
+			t.Errorf("--type tool_call returned %v", ev["type"])
+		}
+	}
+	if len(calls) == 0 {
+		t.Error("no tool calls")
+	}
+	if out, _, code := run("list", "events", "--type", "tool_call", "--limit", "4"); code != ExitOK || strings.Count(out, "\n") != 4 || !strings.Contains(out, " codex tool_call") {
+		t.Errorf("text list: %d %q", code, out)
+	}
+	for _, bad := range [][]string{{"list", "events", "--type", "nope"}, {"list", "events", "--order", "up"}, {"list", "events", "--limit", "-1"},
+		{"list", "events", "--session", "zz"}, {"list", "events", "extra"}, {"status", "--format", "yaml"}} {
+		if _, _, code := run(bad...); code != ExitUsage {
+			t.Errorf("%v: exit %d, want %d", bad, code, ExitUsage)
+		}
+	}
+
+	// The top-level names are the history commands.
+	a, _, _ := run("history", "search", "apply_patch", "--json")
+	b, _, code := run("search", "apply_patch", "--json")
+	if code != ExitOK || a != b || !strings.Contains(a, "apply_patch") {
+		t.Errorf("ctx search differs from ctx history search")
+	}
+	if out, _, code := run("show", "session", root[:8]); code != ExitOK || !strings.Contains(out, "7 events") {
+		t.Errorf("ctx show session: %d %q", code, out)
+	}
+	if out, _, code := run("show", "event", sess[1]["ctx_event_id"].(string), "--window", "1"); code != ExitOK || !strings.Contains(out, sess[1]["ctx_event_id"].(string)) {
+		t.Errorf("ctx show event: %d %q", code, out)
+	}
+	if out, _, code := run("sources", "--json"); code != ExitOK || !strings.Contains(out, `"kind": "automatic"`) {
+		t.Errorf("ctx sources: %d %q", code, out)
+	}
+
+	// status --format json: the store's status, the index and local usage.
+	if _, e, code := run("init"); code != ExitOK {
+		t.Fatalf("init: %d %s", code, e)
+	}
+	out, e, code = run("status", "--format", "json")
+	var status struct {
+		Branch  string `json:"branch"`
+		History struct {
+			Exists bool `json:"exists"`
+			Events int  `json:"events"`
+		} `json:"history"`
+		LocalUsage map[string]any `json:"local_usage"`
+		ReadOnly   *bool          `json:"read_only"`
+	}
+	if code != ExitOK || json.Unmarshal([]byte(out), &status) != nil {
+		t.Fatalf("status --format json: %d %s %q", code, e, out)
+	}
+	if status.Branch == "" || !status.History.Exists || status.History.Events != len(all) || status.LocalUsage["state"] == nil || status.ReadOnly != nil {
+		t.Errorf("status --format json = %s", out)
 	}
 }
