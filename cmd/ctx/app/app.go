@@ -96,6 +96,7 @@ func commands(e *env) []*cli.Command {
 		newDoctorCmd(e),
 		newExportCmd(e),
 		newIntegrationsCmd(e),
+		newDocsCmd(e),
 		newAdaptersCmd(e),
 		newHistoryCmd(e),
 		historyAlias(newHistorySourcesCmd(e), "sources"),
