@@ -270,3 +270,46 @@ func TestHistoryListEventsAndAliases(t *testing.T) {
 		t.Errorf("status --format json = %s", out)
 	}
 }
+
+// TestHistoryIndexNeverPushed: after importing transcripts and configuring a root, ctx push and git push
+// --mirror give the remote no object holding the index, the configured root or a transcript's text.
+func TestHistoryIndexNeverPushed(t *testing.T) {
+	corpus := historyCorpus(t)
+	dir := testenv.NewRepo(t)
+	remote := testenv.BareRemote(t)
+	testenv.Git(t, dir, "remote", "add", "origin", remote)
+	run := func(args ...string) {
+		t.Helper()
+		var out, errb bytes.Buffer
+		if code := Run(context.Background(), append([]string{"ctx", "-C", dir}, args...), IO{In: strings.NewReader(""), Out: &out, Err: &errb}); code != ExitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, errb.String())
+		}
+	}
+	run("init")
+	run("history", "sources", "add", "--provider", "claude-code", "--path", filepath.Join(corpus, "claude-code"), "--root", "zanzibar-root")
+	run("history", "import")
+	run("knowledge", "set", "notes", "Nothing of the history.")
+	run("push")
+	testenv.Git(t, dir, "push", "-q", "--mirror", "origin") // even everything git itself would push
+	if !strings.Contains(testenv.Git(t, remote, "for-each-ref"), "refs/heads/ctx") {
+		t.Fatal("the context branch did not reach the remote")
+	}
+	objects := testenv.Git(t, remote, "rev-list", "--objects", "--all")
+	for _, bad := range []string{"index.db", "config.json", "mcp-usage.json"} {
+		if strings.Contains(objects, bad) {
+			t.Errorf("the remote holds %s:\n%s", bad, objects)
+		}
+	}
+	// No blob of any pushed ref holds a transcript's text or the configured root (the grep does find
+	// what was pushed).
+	if out, _ := testenv.GitErr(remote, "grep", "-F", "-l", "-e", "Nothing of the history", "refs/heads/ctx"); !strings.Contains(out, "knowledge/notes.md") {
+		t.Fatalf("git grep of the remote's context branch: %q", out)
+	}
+	for _, needle := range []string{"Create a hello world function", "zanzibar-root", corpus} {
+		for _, ref := range strings.Fields(testenv.Git(t, remote, "for-each-ref", "--format=%(refname)")) {
+			if out, _ := testenv.GitErr(remote, "grep", "-F", "-l", "-e", needle, ref); strings.TrimSpace(out) != "" {
+				t.Errorf("%s holds %q: %s", ref, needle, out)
+			}
+		}
+	}
+}
