@@ -18,7 +18,7 @@ func TestCodexMCPToolCalls(t *testing.T) {
 {"timestamp":"2026-02-01T10:00:04Z","type":"response_item","payload":{"type":"function_call","name":"evil__x","arguments":"{}","call_id":"c3"}}
 {"timestamp":"2026-02-01T10:00:05Z","type":"event_msg","payload":{"type":"mcp_tool_call_end","call_id":"c3","invocation":{"server":"a\u001b]52;b","tool":"x"}}}
 `
-	const tail = `{"timestamp":"2026-02-01T10:00:06Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"issue #7 created"}}
+	const tail = `{"timestamp":"2026-02-01T10:00:06Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"the issue is created"}}
 {"timestamp":"2026-02-01T10:00:07Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c2","output":"Process exited with code 0\nREADME"}}
 `
 	path := filepath.Join(t.TempDir(), "sessions", "2026", "02", "01", "rollout-2026-02-01T10-00-00-mcp-thread.jsonl")
