@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctx-dev/ctx/history"
 	"github.com/ctx-dev/ctx/store"
 )
 
@@ -104,6 +105,27 @@ func TestAgentHistoryConfiguredSources(t *testing.T) {
 		}
 		if txt := fmt.Sprint(r); strings.Contains(txt, "nowhere-root") || strings.Contains(txt, "../etc") {
 			t.Errorf("%v: the error echoes the name: %s", bad, txt)
+		}
+	}
+}
+
+// TestActivityOfNames: activity.invocation names the tool without the provider's prefix: Claude's
+// mcp__<server>__<tool>, Codex's <server>__<tool>; a call without protocol mcp has no activity.
+func TestActivityOfNames(t *testing.T) {
+	for _, c := range []struct {
+		tool     history.Tool
+		want     string
+		activity bool
+	}{
+		{history.Tool{Name: "mcp__github__create_issue", Protocol: "mcp", Server: "github"}, "create_issue", true},
+		{history.Tool{Name: "github__create_issue", Protocol: "mcp", Server: "github"}, "create_issue", true},
+		{history.Tool{Name: "create_issue", Protocol: "mcp", Server: "github"}, "create_issue", true},
+		{history.Tool{Name: "github__create_issue"}, "", false},
+	} {
+		tl := c.tool
+		a := activityOf(&history.Event{Tool: &tl})
+		if (a != nil) != c.activity || a != nil && (a.Invocation.Tool != c.want || a.Invocation.Server != "github" || a.Invocation.Protocol != "mcp") {
+			t.Errorf("%+v: %+v", c.tool, a)
 		}
 	}
 }
