@@ -67,3 +67,30 @@ func TestCodexMCPToolCalls(t *testing.T) {
 		}
 	}
 }
+
+// TestFiltersOnNonASCIIPaths: the repo, file-prefix and source-directory filters compare by characters,
+// as SQLite's substr counts them, so directories with non-ASCII names match.
+func TestFiltersOnNonASCIIPaths(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "sauvegardé")
+	ix := openTestIndex(t)
+	src := writeClaude(t, root, "-p", "s1",
+		rec("a1", "assistant", "/w/café", `[{"type":"tool_use","id":"t1","name":"Write","input":{"file_path":"/w/café/naïve/x.go","content":"zanzibar"}}]`))
+	importOne(t, ix, src)
+	for _, q := range []Query{
+		{Text: "zanzibar", Repo: "/w/café"},
+		{Text: "zanzibar", File: "/w/café/naïve/"},
+		{Text: "zanzibar", SourceDirs: []string{root}},
+	} {
+		res, err := ix.Search(context.Background(), q)
+		if err != nil || len(res.Hits) != 1 {
+			t.Errorf("%+v: %d hits, %v", q, len(res.Hits), err)
+		}
+	}
+	if n, err := ix.SessionsUnder(context.Background(), root); n != 1 || err != nil {
+		t.Errorf("SessionsUnder: %d %v", n, err)
+	}
+	evs, err := ix.ListEvents(context.Background(), EventQuery{Repo: "/w/café", File: "/w/café/naïve/"})
+	if err != nil || len(evs) != 1 {
+		t.Errorf("ListEvents: %d %v", len(evs), err)
+	}
+}

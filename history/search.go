@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Content scopes of a search (docs/history.md "Search").
@@ -372,12 +373,12 @@ func repoFileWhere(where []string, args []any, repo, file string) ([]string, []a
 	if repo != "" {
 		repo = filepath.Clean(repo)
 		where = append(where, "(s.cwd = ? OR substr(s.cwd, 1, ?) = ?)")
-		args = append(args, repo, len(repo)+1, repo+string(filepath.Separator))
+		args = append(args, repo, utf8.RuneCountInString(repo)+1, repo+string(filepath.Separator)) // substr counts characters
 	}
 	if file != "" {
 		if strings.HasSuffix(file, "/") {
 			where = append(where, "e.rowid IN (SELECT event FROM event_files WHERE substr(path, 1, ?) = ?)")
-			args = append(args, len(file), file)
+			args = append(args, utf8.RuneCountInString(file), file)
 		} else {
 			where = append(where, "e.rowid IN (SELECT event FROM event_files WHERE path = ?)")
 			args = append(args, file)
