@@ -26,7 +26,7 @@ import (
 )
 
 // parserRev is bumped when a parser changes what it produces: every source is then re-imported.
-const parserRev = 2
+const parserRev = 3
 
 // Bounds of the zstd decoder for .jsonl.zst rollouts.
 const (

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/ctx-dev/ctx/history/internal/lines"
 	"github.com/ctx-dev/ctx/history/internal/textproc"
@@ -47,6 +48,7 @@ type parseState struct {
 type pendingCall struct {
 	Name   string `json:"n"`
 	Commit bool   `json:"c,omitempty"` // the call runs git commit
+	Server string `json:"s,omitempty"` // the MCP server the provider says the call went to (markMCP)
 }
 
 // sessionMeta is the session metadata a parser learns from records.
@@ -119,6 +121,9 @@ func (b *builder) emit(key string, block int, e Event) {
 				if e.Tool.Name == "" {
 					e.Tool.Name = pc.Name
 				}
+				if pc.Server != "" && e.Tool.Protocol == "" {
+					e.Tool.Protocol, e.Tool.Server = "mcp", pc.Server
+				}
 				if pc.Commit && !e.Tool.IsError {
 					oids := textproc.CommitReceipts(e.Tool.Output)
 					for _, oid := range oids {
@@ -152,6 +157,30 @@ func (b *builder) emit(key string, block int, e Event) {
 	b.st.Seq++
 	e.Seq = b.st.Seq
 	b.res.Events = append(b.res.Events, e)
+}
+
+// markMCPWindow bounds how far back markMCP looks for the call among this parse's events.
+const markMCPWindow = 512
+
+// markMCP records that the tool call callID went to the MCP server named server, as a provider states it
+// after the call (Codex's mcp_tool_call_end): the call (and its output) among the last events of this
+// parse are marked protocol "mcp", and so is the output still to come. A call imported by an earlier
+// incremental read keeps its row. Empty or control-character names mark nothing.
+func (b *builder) markMCP(callID, server string) {
+	server = strings.TrimSpace(server)
+	if callID == "" || server == "" || len(server) > 256 || strings.IndexFunc(server, unicode.IsControl) >= 0 {
+		return
+	}
+	evs := b.res.Events
+	for i := len(evs) - 1; i >= 0 && i >= len(evs)-markMCPWindow; i-- {
+		if t := evs[i].Tool; t != nil && t.CallID == callID && t.Protocol == "" {
+			t.Protocol, t.Server = "mcp", server
+		}
+	}
+	if pc, ok := b.st.Calls[callID]; ok {
+		pc.Server = server
+		b.st.Calls[callID] = pc
+	}
 }
 
 // waitedCell is the cell id of a `wait` tool call (Codex's exec cells: {"cell_id": "..."}), "" otherwise.

@@ -135,6 +135,17 @@ func parseCodexLine(b *builder, data []byte) error {
 			return err
 		}
 		switch {
+		case p.Type == "mcp_tool_call_end":
+			// Codex states here that the call call_id went to an MCP server (docs/history.md "Events").
+			var m struct {
+				Invocation struct {
+					Server string `json:"server"`
+				} `json:"invocation"`
+			}
+			if json.Unmarshal(r.Payload, &m) == nil {
+				b.markMCP(p.CallID, m.Invocation.Server)
+			}
+			b.res.Skipped++
 		case codexEventSkip[p.Type]:
 			b.res.Skipped++
 		case codexEventNotice[p.Type]:

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Content scopes of a search (docs/history.md "Search").
@@ -30,8 +31,11 @@ type Query struct {
 	File      string    // a touched path: exact, or a prefix when it ends in "/"
 	SessionID string    // one session (ctx id)
 	Repo      string    // sessions whose cwd is this directory or inside it
-	Scope     string    // all (default), transcript, calls, outputs
-	EventType EventType // one event type; conflicts with a Scope other than all
+	// SourceDirs keeps sessions whose source file is inside one of these directories (the configured
+	// roots a search selects, docs/history.md "Configured roots"); empty: every source.
+	SourceDirs []string
+	Scope      string    // all (default), transcript, calls, outputs
+	EventType  EventType // one event type; conflicts with a Scope other than all
 	// PrimaryOnly drops subagent sessions.
 	PrimaryOnly bool
 	// Dense returns event hits in score order without the one-hit-per-root grouping.
@@ -197,6 +201,7 @@ func (ix *Index) candidates(ctx context.Context, q Query, scope, match string) (
 		where = append(where, "s.scope <> 'subagent'")
 	}
 	where, args = repoFileWhere(where, args, q.Repo, q.File)
+	where, args = sourceDirsWhere(where, args, q.SourceDirs)
 	sqlText := `SELECT e.rowid, -bm25(ev_fts) * ` + weightSQL(scope) + ` AS score,
 		CASE WHEN s.root_id <> '' THEN s.root_id ELSE s.id END, s.scope
 		FROM ev_fts JOIN events e ON e.rowid = ev_fts.rowid JOIN sessions s ON s.id = e.session_id
@@ -368,12 +373,12 @@ func repoFileWhere(where []string, args []any, repo, file string) ([]string, []a
 	if repo != "" {
 		repo = filepath.Clean(repo)
 		where = append(where, "(s.cwd = ? OR substr(s.cwd, 1, ?) = ?)")
-		args = append(args, repo, len(repo)+1, repo+string(filepath.Separator))
+		args = append(args, repo, utf8.RuneCountInString(repo)+1, repo+string(filepath.Separator)) // substr counts characters
 	}
 	if file != "" {
 		if strings.HasSuffix(file, "/") {
 			where = append(where, "e.rowid IN (SELECT event FROM event_files WHERE substr(path, 1, ?) = ?)")
-			args = append(args, len(file), file)
+			args = append(args, utf8.RuneCountInString(file), file)
 		} else {
 			where = append(where, "e.rowid IN (SELECT event FROM event_files WHERE path = ?)")
 			args = append(args, file)

@@ -335,6 +335,18 @@ func Clients() []string {
 	return names
 }
 
+// Table returns a copy of every supported client's description (name, scopes, key, format, docs), in
+// the order of [Clients]: the one table `ctx docs show mcp-integrations` prints with [ConfigPath] and
+// [Snippet].
+func Table() []Client {
+	out := make([]Client, len(clients))
+	for i, c := range clients {
+		out[i] = *c
+		out[i].Scopes = slices.Clone(c.Scopes)
+	}
+	return out
+}
+
 // ConfigPath returns the config file a client uses for a scope.
 func ConfigPath(client, projectDir, homeDir string, scope Scope) (string, error) {
 	c, err := lookup(client)

@@ -134,7 +134,10 @@ func activityOf(e *history.Event) *activity {
 		return nil
 	}
 	name := e.Tool.Name
+	// Claude names MCP tools mcp__<server>__<tool>, Codex <server>__<tool>.
 	if rest, ok := strings.CutPrefix(name, "mcp__"+e.Tool.Server+"__"); ok {
+		name = rest
+	} else if rest, ok := strings.CutPrefix(name, e.Tool.Server+"__"); ok {
 		name = rest
 	}
 	return &activity{Invocation: invocation{Protocol: "mcp", Server: e.Tool.Server, Tool: name}}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -106,6 +108,25 @@ func (s *srv) historyStatus(ctx context.Context) (historyStatus, error) {
 }
 
 func (s *srv) statusTool(ctx context.Context, _ noArgs) (any, error) {
+	r, err := s.statusReport(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return struct {
+		*statusReport
+		ReadOnly bool `json:"read_only"`
+	}{r, true}, nil
+}
+
+// statusReport is the JSON of `ctx status --format json` (StatusReport): the store's status, the
+// agent-history index and the local usage of the MCP servers.
+type statusReport struct {
+	*store.Status
+	History    historyStatus `json:"history"`
+	LocalUsage localUsage    `json:"local_usage"`
+}
+
+func (s *srv) statusReport(ctx context.Context) (*statusReport, error) {
 	st, err := s.store(ctx).Status(ctx)
 	if err != nil {
 		return nil, err
@@ -114,12 +135,18 @@ func (s *srv) statusTool(ctx context.Context, _ noArgs) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return struct {
-		*store.Status
-		ReadOnly   bool          `json:"read_only"`
-		History    historyStatus `json:"history"`
-		LocalUsage localUsage    `json:"local_usage"`
-	}{st, true, hs, s.usage.report()}, nil
+	return &statusReport{st, hs, s.usage.report()}, nil
+}
+
+// StatusReport returns what `ctx status --format json` prints: the store's status, the agent-history
+// index of opt.HistoryDir (default: the repository's) and the local usage of this clone's MCP servers;
+// the MCP status tool returns the same object with read_only: true (docs/mcp.md). It reads only.
+func StatusReport(ctx context.Context, st *store.Store, opt Options) (any, error) {
+	opt.Agent = st.Actor.Agent
+	s := &srv{st: st, opt: opt, agents: map[string]*store.Store{},
+		usage: newUsage(filepath.Join(st.CommonDir(), "ctx", "mcp-usage.json"), opt.NoUsage)}
+	defer s.closeIndex()
+	return s.statusReport(ctx)
 }
 
 // selection is how a source was selected: every built-in source is automatic (its provider's root, no
@@ -211,6 +238,29 @@ func (s *srv) sourcesTool(ctx context.Context, _ noArgs) (any, error) {
 				Message: r.EnvVar + " names a directory that does not exist"})
 		}
 	}
+	if !store.PublicOnly(ctx) {
+		conf, err := s.store(ctx).HistorySources()
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range conf {
+			sel := selection{Kind: "configured", Root: &h.Root}
+			if h.Group != "" {
+				sel.Group = &h.Group
+			}
+			fi, err := os.Stat(h.Path)
+			exists := err == nil && fi.IsDir()
+			n, err := s.sessionsUnder(ctx, h.Path)
+			if err != nil {
+				return nil, err
+			}
+			rows = append(rows, providerSource{Provider: h.Provider, Root: h.Path, Exists: exists, IndexedSessions: n, Selection: sel})
+			if !exists {
+				issues = append(issues, sourceIssue{Code: "root_missing", Provider: h.Provider,
+					Message: "configured root " + h.Root + " names a directory that does not exist"})
+			}
+		}
+	}
 	refs, err := s.ctxRefs(ctx)
 	if err != nil {
 		return nil, err
@@ -228,6 +278,52 @@ func (s *srv) sourcesTool(ctx context.Context, _ noArgs) (any, error) {
 		Issues             []sourceIssue    `json:"issues"`
 		Truncated          bool             `json:"truncated"`
 	}{true, rows, hs, issues, false}, nil
+}
+
+// sessionsUnder counts the indexed sessions whose source is inside dir (0 without an index).
+func (s *srv) sessionsUnder(ctx context.Context, dir string) (int, error) {
+	ix, err := s.index(ctx)
+	if err != nil || ix == nil {
+		return 0, err
+	}
+	return ix.SessionsUnder(ctx, dir)
+}
+
+// selectSources resolves the search selectors source_roots and source_groups (already checked for shape)
+// against the configured roots (ctx history sources add): nil when both are empty, else the directories
+// of every root named or in a group named (one OR set, docs/mcp.md). A name that matches no configured
+// root or group is an invalid_request whose message does not repeat it.
+func (s *srv) selectSources(ctx context.Context, roots, groups []string) ([]string, error) {
+	if len(roots) == 0 && len(groups) == 0 {
+		return nil, nil
+	}
+	var conf []store.HistorySource
+	if !store.PublicOnly(ctx) { // configured roots are this machine's folders, not served over HTTP
+		c, err := s.store(ctx).HistorySources()
+		if err != nil {
+			return nil, err
+		}
+		conf = c
+	}
+	dirs := []string{}
+	for _, list := range []struct {
+		names []string
+		of    func(store.HistorySource) string
+	}{{roots, func(h store.HistorySource) string { return h.Root }}, {groups, func(h store.HistorySource) string { return h.Group }}} {
+		for _, n := range list.names {
+			found := false
+			for _, h := range conf {
+				if list.of(h) == n {
+					found = true
+					dirs = append(dirs, h.Path)
+				}
+			}
+			if !found {
+				return nil, argErrorf("argument 'source_roots'/'source_groups': names no configured source root or group (see the sources tool)")
+			}
+		}
+	}
+	return dirs, nil
 }
 
 // --- search ---
@@ -342,10 +438,11 @@ func (s *srv) searchTool(ctx context.Context, args searchArgs) (any, error) {
 			}
 		}
 	}
-	if len(args.SourceRoots) > 0 || len(args.SourceGroups) > 0 {
-		// Every source is automatic: no configured root or group exists to select (docs/mcp.md).
-		return nil, argErrorf("argument 'source_roots'/'source_groups': names no configured source root or group (see the sources tool)")
+	sourceDirs, err := s.selectSources(ctx, args.SourceRoots, args.SourceGroups)
+	if err != nil {
+		return nil, err
 	}
+	selected := sourceDirs != nil
 	since, until, err := timeRange(args.Since, args.Until)
 	if err != nil {
 		return nil, err
@@ -355,6 +452,10 @@ func (s *srv) searchTool(ctx context.Context, args searchArgs) (any, error) {
 		scope = *args.ContentScope
 	}
 	provs, withCtx := providerSet(args.Providers)
+	if selected {
+		// Only the selected configured roots: the context store is not one of them (docs/mcp.md).
+		withCtx = false
+	}
 	withIndex := len(args.Providers) == 0 || len(provs) > 0
 	limit := args.limitOr(20)
 
@@ -381,7 +482,7 @@ func (s *srv) searchTool(ctx context.Context, args searchArgs) (any, error) {
 	if ix != nil && withIndex {
 		res, err := ix.Search(ctx, history.Query{Text: args.Query, Providers: provs, Since: since, Until: until,
 			File: args.File, SessionID: args.SessionID, Repo: args.Repo, Scope: scope,
-			EventType: history.EventType(args.EventType), PrimaryOnly: args.PrimaryOnly, Limit: want})
+			EventType: history.EventType(args.EventType), PrimaryOnly: args.PrimaryOnly, SourceDirs: sourceDirs, Limit: want})
 		if err != nil {
 			return nil, err
 		}
@@ -435,6 +536,12 @@ func (s *srv) searchTool(ctx context.Context, args searchArgs) (any, error) {
 	}
 	if args.PrimaryOnly {
 		filters["primary_only"] = true
+	}
+	if len(args.SourceRoots) > 0 {
+		filters["source_roots"] = args.SourceRoots
+	}
+	if len(args.SourceGroups) > 0 {
+		filters["source_groups"] = args.SourceGroups
 	}
 	hint := ""
 	if ix == nil {

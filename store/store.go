@@ -88,6 +88,9 @@ type Config struct {
 	PushWithGit  bool   `json:"sync.push-with-git,omitempty"`
 	TimeoutSecs  int    `json:"sync.timeout,omitempty"`
 	AgentDefault string `json:"agent,omitempty"`
+	// HistorySources are the agent-history roots configured for this repository (ctx history sources
+	// add), imported beside the providers' automatic roots (docs/history.md "Configured roots").
+	HistorySources []HistorySource `json:"history.sources,omitempty"`
 }
 
 // Store is an open context store of one repository: its writes (one commit each), sync, checkout and the
@@ -162,6 +165,9 @@ func (s *Store) loadConfig() error {
 	if err := validBranch(s.cfg.Branch); err != nil {
 		return fmt.Errorf("ctx config %s: %w (%s)", s.configPath(), err, hint)
 	}
+	if err := CheckHistorySources(s.cfg.HistorySources); err != nil {
+		return fmt.Errorf("ctx config %s: %w (%s)", s.configPath(), err, hint)
+	}
 	return nil
 }
 
@@ -179,6 +185,9 @@ func (s *Store) SetConfig(c Config) error {
 		if err := s.CheckRemote(c.Remote, RemoteFromUser); err != nil {
 			return err
 		}
+	}
+	if err := CheckHistorySources(c.HistorySources); err != nil {
+		return err
 	}
 	old := s.cfg
 	s.cfg = c

@@ -1,10 +1,12 @@
 package store_test
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -534,23 +536,47 @@ func TestSetConfig(t *testing.T) {
 	s, dir := storetest.New(t)
 	cfg := s.Config()
 	cfg.Remote, cfg.PushWithGit, cfg.TimeoutSecs = "origin", true, 7
+	cfg.HistorySources = []store.HistorySource{{Root: "laptop", Provider: "codex", Path: "/backup/.codex", Group: "old"}}
 	if err := s.SetConfig(cfg); err != nil {
 		t.Fatal(err)
 	}
 	s.SetTransferTimeout(90 * time.Second)
 	again := storetest.Open(t, dir, store.Actor{})
-	if got := again.Config(); got != cfg {
+	if got := again.Config(); !reflect.DeepEqual(got, cfg) {
 		t.Errorf("after Open: %+v, want %+v", got, cfg)
 	}
+	var badConfigs []store.Config
 	for _, bad := range []store.Config{
 		{Branch: "other", Remote: "origin"},
 		{Branch: cfg.Branch, Remote: "--upload-pack=touch pwned"},
 		{Branch: cfg.Branch, Remote: "ext::sh -c touch% pwned"},
 	} {
+		bad.Remote = cmp.Or(bad.Remote, cfg.Remote)
+		bad.HistorySources = cfg.HistorySources
+		badConfigs = append(badConfigs, bad)
+	}
+	// Hostile configured history roots: bad names, relative, unclean or control-character paths, repeats.
+	for _, h := range [][]store.HistorySource{
+		{{Root: "../etc", Provider: "codex", Path: "/x"}},
+		{{Root: "", Provider: "codex", Path: "/x"}},
+		{{Root: strings.Repeat("a", 65), Provider: "codex", Path: "/x"}},
+		{{Root: "ok", Provider: "codex", Path: "/x", Group: "a b"}},
+		{{Root: "ok", Provider: "", Path: "/x"}},
+		{{Root: "ok", Provider: "codex", Path: "relative/dir"}},
+		{{Root: "ok", Provider: "codex", Path: "/a/../etc"}},
+		{{Root: "ok", Provider: "codex", Path: "/"}},
+		{{Root: "ok", Provider: "codex", Path: "/a\nb"}},
+		{{Root: "ok", Provider: "codex", Path: "/a\x00b"}},
+		{{Root: "ok", Provider: "codex", Path: "/a"}, {Root: "ok", Provider: "claude-code", Path: "/b"}},
+		{{Root: "a", Provider: "codex", Path: "/a"}, {Root: "b", Provider: "codex", Path: "/a"}},
+	} {
+		badConfigs = append(badConfigs, store.Config{Branch: cfg.Branch, Remote: cfg.Remote, PushWithGit: true, TimeoutSecs: 7, HistorySources: h})
+	}
+	for _, bad := range badConfigs {
 		if err := again.SetConfig(bad); err == nil {
 			t.Errorf("SetConfig(%+v) accepted", bad)
 		}
-		if got := storetest.Open(t, dir, store.Actor{}).Config(); got != cfg || again.Config() != cfg {
+		if got := storetest.Open(t, dir, store.Actor{}).Config(); !reflect.DeepEqual(got, cfg) || !reflect.DeepEqual(again.Config(), cfg) {
 			t.Errorf("after a refused SetConfig(%+v): saved %+v, in memory %+v", bad, got, again.Config())
 		}
 	}

@@ -97,10 +97,23 @@ func commands(e *env) []*cli.Command {
 		newMigrateCmd(e),
 		newExportCmd(e),
 		newIntegrationsCmd(e),
+		newDocsCmd(e),
 		newAdaptersCmd(e),
 		newHistoryCmd(e),
+		historyAlias(newHistorySourcesCmd(e), "sources"),
+		historyAlias(newHistorySearchCmd(e), "search"),
+		historyAlias(newHistoryShowCmd(e), "show"),
+		historyAlias(newHistoryListCmd(e), "list"),
 		newBlameCmd(e),
 	}
+}
+
+// historyAlias is a ctx history subcommand also at the top level, under the names of the agent-history
+// CLI contract (ctx sources, ctx search, ctx show, ctx list; docs/history.md "CLI").
+func historyAlias(c *cli.Command, name string) *cli.Command {
+	c.Usage += " (= ctx history " + c.Name + ")"
+	c.Name = name
+	return c
 }
 
 // globals are the flags every command takes (read into env before any command runs).

@@ -27,6 +27,7 @@ func newHistoryCmd(e *env) *cli.Command {
 			newHistoryImportCmd(e),
 			newHistorySearchCmd(e),
 			newHistoryShowCmd(e),
+			newHistoryListCmd(e),
 		},
 	}, "Reads the transcripts that coding agents (Claude Code, Codex CLI, Gemini CLI, OpenCode, Cursor, Copilot CLI)\n"+
 		"keep on this machine into a local index under the git common dir, and searches it. Nothing of it is on\n"+
@@ -55,28 +56,64 @@ type historySourcesOptions struct{ JSON bool }
 func newHistorySourcesCmd(e *env) *cli.Command {
 	return withHelp(&cli.Command{
 		Name:  "sources",
-		Usage: "list each provider's history root and how many sessions it holds",
+		Usage: "list each provider's history root and the configured roots, and how many sessions each holds",
 		Flags: []cli.Flag{jsonFlag},
+		Subcommands: []*cli.Command{
+			newHistorySourcesAddCmd(e),
+			newHistorySourcesRemoveCmd(e),
+		},
 		Action: action(e, func(c *cli.Context) (historySourcesOptions, error) {
 			return historySourcesOptions{JSON: c.Bool("json")}, nil
 		}, runHistorySources),
-	}, "Lists each provider's one root (its override variable when set, else its default), whether it exists\n"+
-		"and how many sources (sessions) discovery finds under it. It only stats and lists files.",
-		[]string{"ctx history sources", "ctx history sources --json"},
+	}, "Lists each provider's one root (its override variable when set, else its default), then the roots\n"+
+		"configured for this repository (ctx history sources add), whether each exists and how many sources\n"+
+		"(sessions) discovery finds under it. It only stats and lists files. Each row's selection says how it\n"+
+		"was selected: automatic, or configured with its root name and group.",
+		[]string{"ctx history sources", "ctx history sources --json", "ctx history sources add --provider codex --path /backup/.codex --group backup",
+			"ctx history sources remove codex-backup"},
 		nil)
+}
+
+// sourceSelection is how a history root was selected: "automatic" (a provider's own root; Root and Group
+// null) or "configured" (ctx history sources add; Root its name, Group its group or null).
+type sourceSelection struct {
+	Kind  string  `json:"kind"`
+	Root  *string `json:"root"`
+	Group *string `json:"group"`
 }
 
 func runHistorySources(ctx context.Context, e *env, o historySourcesOptions) error {
 	type row struct {
 		history.Root
-		Sources int    `json:"sources"`
-		Error   string `json:"error,omitempty"`
+		Sources   int             `json:"sources"`
+		Error     string          `json:"error,omitempty"`
+		Selection sourceSelection `json:"selection"`
 	}
 	var rows []row
 	for _, r := range history.Roots(history.Env{}) {
-		x := row{Root: r}
+		x := row{Root: r, Selection: sourceSelection{Kind: "automatic"}}
 		if r.Exists {
 			srcs, err := history.Discover(ctx, r.Provider, r.Path, false)
+			if err != nil {
+				x.Error = err.Error()
+			}
+			x.Sources = len(srcs)
+		}
+		rows = append(rows, x)
+	}
+	conf, err := configuredSources(ctx, e)
+	if err != nil {
+		return err
+	}
+	for _, h := range conf {
+		x := row{Root: history.Root{Provider: history.Provider(h.Provider), Path: h.Path},
+			Selection: sourceSelection{Kind: "configured", Root: &h.Root}}
+		if h.Group != "" {
+			x.Selection.Group = &h.Group
+		}
+		if fi, err := os.Stat(h.Path); err == nil && fi.IsDir() {
+			x.Exists = true
+			srcs, err := history.Discover(ctx, x.Provider, h.Path, true)
 			if err != nil {
 				x.Error = err.Error()
 			}
@@ -88,7 +125,7 @@ func runHistorySources(ctx context.Context, e *env, o historySourcesOptions) err
 		return printJSON(e.stdout, rows)
 	}
 	tw := table(e.stdout)
-	fmt.Fprintln(tw, "PROVIDER\tSOURCES\tROOT")
+	fmt.Fprintln(tw, "PROVIDER\tSOURCES\tSELECTION\tROOT")
 	for _, r := range rows {
 		root := r.Path
 		if !r.Exists {
@@ -100,7 +137,14 @@ func runHistorySources(ctx context.Context, e *env, o historySourcesOptions) err
 		if r.Error != "" {
 			root += " error: " + r.Error
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\n", r.Provider, r.Sources, root)
+		sel := r.Selection.Kind
+		if r.Selection.Root != nil {
+			sel += " " + *r.Selection.Root
+		}
+		if r.Selection.Group != nil {
+			sel += " (group " + *r.Selection.Group + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", r.Provider, r.Sources, sel, root)
 	}
 	return tw.Flush()
 }
@@ -242,6 +286,28 @@ func runHistoryImport(ctx context.Context, e *env, o historyImportOptions) error
 			}
 			srcs = append(srcs, s...)
 		}
+		// The roots configured for this repository (ctx history sources add), of --provider only when given.
+		conf, err := configuredSources(ctx, e)
+		if err != nil {
+			return err
+		}
+		for _, h := range conf {
+			p := history.Provider(h.Provider)
+			if _, ok := history.ParseProvider(h.Provider); !ok || (o.Provider != "" && p != o.Provider) {
+				continue
+			}
+			if fi, err := os.Lstat(h.Path); err != nil || !fi.IsDir() {
+				fmt.Fprintf(e.stderr, "ctx: warning: configured root %s: %s is not a directory\n", h.Root, h.Path)
+				continue
+			}
+			s, err := history.Discover(ctx, p, h.Path, true)
+			if err != nil {
+				fmt.Fprintf(e.stderr, "ctx: warning: %v\n", err)
+				continue
+			}
+			srcs = append(srcs, s...)
+		}
+		srcs = uniqueSources(srcs)
 		if o.HookInput {
 			s, err := hookSources(e.stdin, o.Provider, srcs)
 			if err != nil {
@@ -288,6 +354,21 @@ func runHistoryImport(ctx context.Context, e *env, o historyImportOptions) error
 		}
 	}
 	return nil
+}
+
+// uniqueSources drops the repeats of a source found under two roots (a configured root inside a
+// provider's own), keeping the first.
+func uniqueSources(srcs []history.Source) []history.Source {
+	seen := map[[2]string]bool{}
+	out := srcs[:0]
+	for _, s := range srcs {
+		k := [2]string{s.Path, s.Session}
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // historySearchOptions are the arguments of ctx history search: the query (its Text the words of the

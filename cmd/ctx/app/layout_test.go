@@ -35,7 +35,9 @@ func TestLayoutPage(t *testing.T) {
 			p := path + " " + c.Name
 			if len(c.Subcommands) > 0 {
 				walk(p, c.Subcommands)
-				continue
+				if c.Action == nil { // a group only; one that also runs (ctx history sources) has its row
+					continue
+				}
 			}
 			if _, ok := rows[p]; !ok {
 				t.Errorf("docs/layout.md has no row for `%s`", p)

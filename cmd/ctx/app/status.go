@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/ctx-dev/ctx/mcp"
 	"github.com/ctx-dev/ctx/store"
 	"github.com/urfave/cli/v2"
 )
@@ -17,14 +18,25 @@ func newStatusCmd(e *env) *cli.Command {
 	return withHelp(&cli.Command{
 		Name:  "status",
 		Usage: "show the context branch, its tip, ahead/behind the remote, entry counts and hand edits of .context/",
-		Flags: []cli.Flag{jsonFlag},
+		Flags: []cli.Flag{jsonFlag, &cli.StringFlag{Name: "format", Value: "text", Usage: "`FORMAT`: text or json (json is --json)"}},
 		Action: action(e, func(c *cli.Context) (statusOptions, error) {
-			return statusOptions{JSON: c.Bool("json")}, nil
+			o := statusOptions{JSON: c.Bool("json")}
+			switch c.String("format") {
+			case "text":
+			case "json":
+				o.JSON = true
+			default:
+				return o, usagef("--format is text or json")
+			}
+			return o, nil
 		}, runStatus),
 	}, "Shows the context branch and its tip, how far it is ahead of or behind the remote's (as of the\n"+
 		"last pull or push: status does not fetch), the number of entries of each kind, git locks left in\n"+
-		"the repository, entries ctx does not read, and the hand edits of the checked-out tree .context/.",
-		[]string{"ctx status", "ctx status --json"},
+		"the repository, entries ctx does not read, and the hand edits of the checked-out tree .context/.\n"+
+		"With --json (--format json) it prints one JSON object: that status plus history (the agent-history\n"+
+		"index: path, generation, sources, sessions, events) and local_usage (the tool calls this clone's MCP\n"+
+		"servers answered); the MCP status tool returns the same object with read_only: true.",
+		[]string{"ctx status", "ctx status --json", "ctx status --format json"},
 		[]exit{{ExitNoStore, "not a git repository (a repository without a context branch shows status)"}})
 }
 
@@ -33,12 +45,16 @@ func runStatus(ctx context.Context, e *env, o statusOptions) error {
 	if err != nil {
 		return err
 	}
+	if o.JSON {
+		r, err := mcp.StatusReport(ctx, s, mcp.Options{})
+		if err != nil {
+			return err
+		}
+		return printJSON(e.stdout, r)
+	}
 	st, err := s.Status(ctx)
 	if err != nil {
 		return err
-	}
-	if o.JSON {
-		return printJSON(e.stdout, st)
 	}
 	w := e.stdout
 	fmt.Fprintf(w, "branch:   %s at %s\n", s.BranchRef(), st.Tip[:12])

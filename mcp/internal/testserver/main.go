@@ -2,7 +2,9 @@
 // exists (mcp/node_test.go): it opens the context store of the repository in its working directory and
 // serves MCP on stdin/stdout (newline-delimited JSON-RPC), logging to stderr.
 //
-// Usage: testserver [-agent NAME] [-session ID]
+// Usage: testserver [-agent NAME] [-session ID] [-history DIR]
+//
+// -history names the agent-history index the read tools serve (mcp.Options.HistoryDir).
 package main
 
 import (
@@ -20,19 +22,20 @@ import (
 func main() {
 	agent := flag.String("agent", "", "agent name recorded in the commits (default: the client's clientInfo.name)")
 	session := flag.String("session", "", "session id")
+	hist := flag.String("history", "", "agent-history index directory (default: the repository's)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, *agent, *session); err != nil {
+	if err := run(ctx, *agent, *session, *hist); err != nil {
 		fmt.Fprintln(os.Stderr, "testserver:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, agent, session string) error {
+func run(ctx context.Context, agent, session, hist string) error {
 	st, err := store.Open(ctx, ".", store.Actor{Agent: agent, Session: session})
 	if err != nil {
 		return err
 	}
-	return mcp.ServeStdio(ctx, st, os.Stdin, os.Stdout, mcp.Options{Agent: agent, Session: session, Version: "test", Stderr: os.Stderr})
+	return mcp.ServeStdio(ctx, st, os.Stdin, os.Stdout, mcp.Options{Agent: agent, Session: session, Version: "test", Stderr: os.Stderr, HistoryDir: hist})
 }

@@ -1,0 +1,315 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ctx-dev/ctx/history"
+	"github.com/ctx-dev/ctx/internal/testenv"
+)
+
+// TestHistoryConfiguredSources: ctx history sources add keeps a configured root (name, group) in the
+// local ctx config, sources lists it as configured, import imports it; hostile names and paths are usage
+// errors that change nothing; remove takes it out; nothing reaches the repository's refs.
+func TestHistoryConfiguredSources(t *testing.T) {
+	corpus := historyCorpus(t)
+	t.Setenv("HOME", t.TempDir()) // no provider root of the machine running the test
+	for _, v := range []string{"CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "OPENCODE_DB", "XDG_DATA_HOME", "CURSOR_DATA_DIR", "COPILOT_HOME"} {
+		t.Setenv(v, "")
+	}
+	dir := testenv.NewRepo(t)
+	run := func(args ...string) (string, string, int) {
+		var out, errb bytes.Buffer
+		code := Run(context.Background(), append([]string{"ctx", "-C", dir}, args...), IO{In: strings.NewReader(""), Out: &out, Err: &errb})
+		return out.String(), errb.String(), code
+	}
+	refsBefore, _ := exec.Command("git", "-C", dir, "for-each-ref").Output()
+	cfgPath := filepath.Join(dir, ".git", "ctx", "config.json")
+
+	if out, e, code := run("history", "sources", "add", "--provider", "codex", "--path", filepath.Join(corpus, "codex"), "--group", "team"); code != ExitOK || !strings.Contains(out, "root codex-codex") {
+		t.Fatalf("add codex: %d %q %s", code, out, e)
+	}
+	if _, e, code := run("history", "sources", "add", "--provider", "cursor", "--path", filepath.Join(corpus, "cursor"), "--root", "cur"); code != ExitOK {
+		t.Fatalf("add cursor: %d %s", code, e)
+	}
+	before, err := os.ReadFile(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Hostile or wrong input: a usage error, the config unchanged.
+	file := filepath.Join(t.TempDir(), "f")
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(corpus, "codex"), link); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range [][]string{
+		{"--provider", "codex", "--path", filepath.Join(corpus, "codex"), "--root", "../etc"},
+		{"--provider", "codex", "--path", filepath.Join(corpus, "codex"), "--root", strings.Repeat("r", 65)},
+		{"--provider", "codex", "--path", filepath.Join(corpus, "codex"), "--root", "x", "--group", "a b"},
+		{"--provider", "codex", "--path", filepath.Join(corpus, "codex"), "--root", "x", "--group", ""},
+		{"--provider", "codex", "--path", filepath.Join(corpus, "codex"), "--root", "x"}, // the same directory again
+		{"--provider", "cursor", "--path", filepath.Join(corpus, "gemini-cli"), "--root", "cur"},
+		{"--provider", "nope", "--path", corpus},
+		{"--provider", "codex"},
+		{"--provider", "codex", "--path", filepath.Join(dir, "nowhere")},
+		{"--provider", "codex", "--path", file},
+		{"--provider", "codex", "--path", link},
+		{"--provider", "codex", "--path", "/"},
+		{"--provider", "codex", "--path", "/tmp/a\nb", "--root", "nl"},
+	} {
+		if _, e, code := run(append([]string{"history", "sources", "add"}, bad...)...); code != ExitUsage {
+			t.Errorf("add %q: exit %d (%s), want %d", bad, code, e, ExitUsage)
+		}
+	}
+	if after, _ := os.ReadFile(cfgPath); !bytes.Equal(before, after) {
+		t.Errorf("a refused add changed the config:\n%s\n→\n%s", before, after)
+	}
+
+	out, e, code := run("history", "sources", "--json")
+	if code != ExitOK {
+		t.Fatalf("sources: %d %s", code, e)
+	}
+	var rows []struct {
+		Provider  string `json:"provider"`
+		Path      string `json:"path"`
+		Exists    bool   `json:"exists"`
+		Sources   int    `json:"sources"`
+		Selection struct {
+			Kind  string  `json:"kind"`
+			Root  *string `json:"root"`
+			Group *string `json:"group"`
+		} `json:"selection"`
+	}
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatal(err)
+	}
+	configured := 0
+	for _, r := range rows {
+		switch r.Selection.Kind {
+		case "automatic":
+			if r.Selection.Root != nil || r.Selection.Group != nil || r.Sources != 0 {
+				t.Errorf("automatic row %+v", r)
+			}
+		case "configured":
+			configured++
+			switch *r.Selection.Root {
+			case "codex-codex":
+				if r.Provider != "codex" || r.Selection.Group == nil || *r.Selection.Group != "team" || r.Sources != 7 || !r.Exists {
+					t.Errorf("codex row %+v", r)
+				}
+			case "cur":
+				if r.Provider != "cursor" || r.Selection.Group != nil || r.Sources != 3 {
+					t.Errorf("cursor row %+v", r)
+				}
+			default:
+				t.Errorf("row %+v", r)
+			}
+		}
+	}
+	if configured != 2 || len(rows) != len(history.Providers)+2 {
+		t.Errorf("sources: %s", out)
+	}
+	if out, _, _ := run("history", "sources"); !strings.Contains(out, "configured codex-codex (group team)") {
+		t.Errorf("sources text: %q", out)
+	}
+
+	// import takes the configured roots (the automatic ones are empty here); --provider narrows them.
+	out, e, code = run("history", "import", "--provider", "cursor", "--json")
+	var st history.ImportStats
+	if code != ExitOK || json.Unmarshal([]byte(out), &st) != nil || st.Sources != 3 || st.Imported != 3 {
+		t.Fatalf("import --provider cursor: %d %s %q", code, e, out)
+	}
+	out, e, code = run("history", "import", "--json")
+	if code != ExitOK || json.Unmarshal([]byte(out), &st) != nil || st.Sources != 10 || st.Imported != 7 || st.Unchanged != 3 {
+		t.Fatalf("import: %d %s %+v", code, e, st)
+	}
+
+	if _, _, code := run("history", "sources", "remove", "nope"); code != ExitUsage {
+		t.Errorf("remove of an unknown root: exit %d", code)
+	}
+	if out, _, code := run("history", "sources", "remove", "cur"); code != ExitOK || !strings.Contains(out, "removed root cur") {
+		t.Errorf("remove: %d %q", code, out)
+	}
+	if cfg, _ := os.ReadFile(cfgPath); strings.Contains(string(cfg), `"cur"`) || !strings.Contains(string(cfg), `"codex-codex"`) {
+		t.Errorf("config after remove: %s", cfg)
+	}
+	refsAfter, _ := exec.Command("git", "-C", dir, "for-each-ref").Output()
+	if string(refsBefore) != string(refsAfter) {
+		t.Errorf("configuring sources touched the refs: %q → %q", refsBefore, refsAfter)
+	}
+}
+
+// TestHistoryListEventsAndAliases: ctx history list events streams every selected event (JSON Lines with
+// --json) in time order; the top-level names of the agent-history CLI (sources, search, show, list) run
+// the same commands; ctx status --format json adds the index and local usage.
+func TestHistoryListEventsAndAliases(t *testing.T) {
+	corpus := historyCorpus(t)
+	dir := testenv.NewRepo(t)
+	run := func(args ...string) (string, string, int) {
+		var out, errb bytes.Buffer
+		code := Run(context.Background(), append([]string{"ctx", "-C", dir}, args...), IO{In: strings.NewReader(""), Out: &out, Err: &errb})
+		return out.String(), errb.String(), code
+	}
+	out, e, code := run("history", "import", "--provider", "codex", "--path", filepath.Join(corpus, "codex"), "--json")
+	var st history.ImportStats
+	if code != ExitOK || json.Unmarshal([]byte(out), &st) != nil {
+		t.Fatalf("import: %d %s", code, e)
+	}
+	events := func(args ...string) []map[string]any {
+		t.Helper()
+		out, e, code := run(args...)
+		if code != ExitOK {
+			t.Fatalf("%v: %d %s", args, code, e)
+		}
+		var evs []map[string]any
+		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+			var m map[string]any
+			if err := json.Unmarshal([]byte(l), &m); err != nil {
+				t.Fatalf("%v: line %q: %v", args, l, err)
+			}
+			evs = append(evs, m)
+		}
+		return evs
+	}
+	// The index holds 283 events of the 6 Codex sessions (turn-2 replaces turn-1's session); pages of
+	// 1,000 are not needed to see them all, --limit is.
+	all := events("history", "list", "events", "--json")
+	ids := map[string]bool{}
+	var last time.Time
+	for _, ev := range all {
+		ids[ev["ctx_event_id"].(string)] = true
+		s, _ := ev["at"].(string)
+		at, _ := time.Parse(time.RFC3339Nano, s)
+		if s != "" && at.Before(last) || ev["provider"] != "codex" {
+			t.Fatalf("event out of order or provider: %v after %s", ev, last)
+		}
+		if s != "" {
+			last = at
+		}
+	}
+	if len(ids) != len(all) || len(all) < 200 {
+		t.Fatalf("list events: %d events, %d distinct", len(all), len(ids))
+	}
+	if desc := events("history", "list", "events", "--json", "--order", "desc", "--limit", "3"); len(desc) != 3 || desc[0]["ctx_event_id"] != all[len(all)-1]["ctx_event_id"] {
+		t.Errorf("--order desc --limit 3: %v", desc)
+	}
+	root := history.SessionID(history.Codex, "codex-session-root")
+	sess := events("list", "events", "--json", "--session", root[:13])
+	if len(sess) != 7 {
+		t.Errorf("--session: %d events, want 7", len(sess))
+	}
+	for _, ev := range sess {
+		if ev["ctx_session_id"] != root {
+			t.Errorf("--session returned %v", ev)
+		}
+	}
+	calls := events("list", "events", "--json", "--type", "tool_call", "--role", "assistant")
+	for _, ev := range calls {
+		if ev["type"] != "tool_call" {
+			t.Errorf("--type tool_call returned %v", ev["type"])
+		}
+	}
+	if len(calls) == 0 {
+		t.Error("no tool calls")
+	}
+	if out, _, code := run("list", "events", "--type", "tool_call", "--limit", "4"); code != ExitOK || strings.Count(out, "\n") != 4 || !strings.Contains(out, " codex tool_call") {
+		t.Errorf("text list: %d %q", code, out)
+	}
+	for _, bad := range [][]string{{"list", "events", "--type", "nope"}, {"list", "events", "--order", "up"}, {"list", "events", "--limit", "-1"},
+		{"list", "events", "--session", "zz"}, {"list", "events", "extra"}, {"status", "--format", "yaml"}} {
+		if _, _, code := run(bad...); code != ExitUsage {
+			t.Errorf("%v: exit %d, want %d", bad, code, ExitUsage)
+		}
+	}
+
+	// The top-level names are the history commands.
+	a, _, _ := run("history", "search", "apply_patch", "--json")
+	b, _, code := run("search", "apply_patch", "--json")
+	if code != ExitOK || a != b || !strings.Contains(a, "apply_patch") {
+		t.Errorf("ctx search differs from ctx history search")
+	}
+	if out, _, code := run("show", "session", root[:8]); code != ExitOK || !strings.Contains(out, "7 events") {
+		t.Errorf("ctx show session: %d %q", code, out)
+	}
+	if out, _, code := run("show", "event", sess[1]["ctx_event_id"].(string), "--window", "1"); code != ExitOK || !strings.Contains(out, sess[1]["ctx_event_id"].(string)) {
+		t.Errorf("ctx show event: %d %q", code, out)
+	}
+	if out, _, code := run("sources", "--json"); code != ExitOK || !strings.Contains(out, `"kind": "automatic"`) {
+		t.Errorf("ctx sources: %d %q", code, out)
+	}
+
+	// status --format json: the store's status, the index and local usage.
+	if _, e, code := run("init"); code != ExitOK {
+		t.Fatalf("init: %d %s", code, e)
+	}
+	out, e, code = run("status", "--format", "json")
+	var status struct {
+		Branch  string `json:"branch"`
+		History struct {
+			Exists bool `json:"exists"`
+			Events int  `json:"events"`
+		} `json:"history"`
+		LocalUsage map[string]any `json:"local_usage"`
+		ReadOnly   *bool          `json:"read_only"`
+	}
+	if code != ExitOK || json.Unmarshal([]byte(out), &status) != nil {
+		t.Fatalf("status --format json: %d %s %q", code, e, out)
+	}
+	if status.Branch == "" || !status.History.Exists || status.History.Events != len(all) || status.LocalUsage["state"] == nil || status.ReadOnly != nil {
+		t.Errorf("status --format json = %s", out)
+	}
+}
+
+// TestHistoryIndexNeverPushed: after importing transcripts and configuring a root, ctx push and git push
+// --mirror give the remote no object holding the index, the configured root or a transcript's text.
+func TestHistoryIndexNeverPushed(t *testing.T) {
+	corpus := historyCorpus(t)
+	dir := testenv.NewRepo(t)
+	remote := testenv.BareRemote(t)
+	testenv.Git(t, dir, "remote", "add", "origin", remote)
+	run := func(args ...string) {
+		t.Helper()
+		var out, errb bytes.Buffer
+		if code := Run(context.Background(), append([]string{"ctx", "-C", dir}, args...), IO{In: strings.NewReader(""), Out: &out, Err: &errb}); code != ExitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, errb.String())
+		}
+	}
+	run("init")
+	run("history", "sources", "add", "--provider", "claude-code", "--path", filepath.Join(corpus, "claude-code"), "--root", "zanzibar-root")
+	run("history", "import")
+	run("knowledge", "set", "notes", "Nothing of the history.")
+	run("push")
+	testenv.Git(t, dir, "push", "-q", "--mirror", "origin") // even everything git itself would push
+	if !strings.Contains(testenv.Git(t, remote, "for-each-ref"), "refs/heads/ctx") {
+		t.Fatal("the context branch did not reach the remote")
+	}
+	objects := testenv.Git(t, remote, "rev-list", "--objects", "--all")
+	for _, bad := range []string{"index.db", "config.json", "mcp-usage.json"} {
+		if strings.Contains(objects, bad) {
+			t.Errorf("the remote holds %s:\n%s", bad, objects)
+		}
+	}
+	// No blob of any pushed ref holds a transcript's text or the configured root (the grep does find
+	// what was pushed).
+	if out, _ := testenv.GitErr(remote, "grep", "-F", "-l", "-e", "Nothing of the history", "refs/heads/ctx"); !strings.Contains(out, "knowledge/notes.md") {
+		t.Fatalf("git grep of the remote's context branch: %q", out)
+	}
+	for _, needle := range []string{"Create a hello world function", "zanzibar-root", corpus} {
+		for _, ref := range strings.Fields(testenv.Git(t, remote, "for-each-ref", "--format=%(refname)")) {
+			if out, _ := testenv.GitErr(remote, "grep", "-F", "-l", "-e", needle, ref); strings.TrimSpace(out) != "" {
+				t.Errorf("%s holds %q: %s", ref, needle, out)
+			}
+		}
+	}
+}
