@@ -165,6 +165,9 @@ func (b *bench) prepare(commits int) {
 	}
 	for c := 0; c < commits; c++ {
 		k := c % b.size
+		if c%20 == 0 {
+			k = 0 // k0 is the hot entry: commits/20 revisions, for the log-path row
+		}
 		when++
 		msg := fmt.Sprintf("ctx: set knowledge k%d\n\nCtx-Op: knowledge.set\nCtx-Key: k%d\nCtx-Agent: cli\n", k, k)
 		fmt.Fprintf(w, "commit refs/heads/ctx\ncommitter Bench <bench@example.com> %d +0000\n", when)
@@ -293,6 +296,11 @@ func (b *bench) rows() []row {
 		{"log-n20",
 			func() (time.Duration, time.Duration) { return proc(b.dir, "", b.ctx, "log", "-n", "20") },
 			func() (time.Duration, time.Duration) { return proc(b.dir, "", "git", "log", "-n", "20", "ctx") }},
+		{"log-path",
+			func() (time.Duration, time.Duration) { return proc(b.dir, "", b.ctx, "log", "knowledge/k0.md") },
+			func() (time.Duration, time.Duration) {
+				return proc(b.dir, "", "git", "log", "ctx", "--", "knowledge/k0.md")
+			}},
 		{"mcp-init",
 			b.mcpInit,
 			func() (time.Duration, time.Duration) { return proc(b.dir, "", "git", "rev-parse", "HEAD") }},
