@@ -10,6 +10,7 @@
 #   make bench    benchmarks, the write comparison against C git plumbing, and agent-history import and
 #                 search at HISTORY_EVENTS events (30000; HISTORY_EVENTS=300000 for the full size)
 #   make stress   the long adversarial suite: 100 kill -9 of each kind, concurrent writers, memory (figures: docs/locks.md)
+#   make sync-stress  10, 20 and 40 clones running ctx sync at once through git daemon (figures: docs/sync.md)
 
 GO      ?= go
 BIN     := bin/ctx
@@ -18,7 +19,7 @@ LDFLAGS := -X github.com/ctx-dev/ctx/cmd/ctx/app.Version=$(VERSION)
 # Where make install puts ctx: the first writable of /usr/local/bin and ~/.local/bin unless PREFIX is given.
 PREFIX  ?= $(shell [ -w /usr/local/bin ] && echo /usr/local || echo $(HOME)/.local)
 
-.PHONY: build demo test lint lint-tools node-client install bench fuzz stress clean
+.PHONY: build demo test lint lint-tools node-client install bench fuzz stress sync-stress clean
 
 # Bounds of the steps of a test run, in seconds (GNU timeout): each step fails alone instead of eating
 # the whole run's budget.
@@ -90,6 +91,11 @@ bench: build
 # The adversarial suite with 100 kill -9 of each kind instead of make test's 5 (writes, scope moves,
 # pushes, imports, pulls that merge, the post-checkout refresh), CLI and MCP writers at once, and the MCP
 # server's peak RSS under oversized and queued reads; -v prints the figures (docs/locks.md).
+# Many teammates: 10, 20 and 40 clones syncing at once through git daemon (docs/sync.md). Loads the
+# machine: run it once.
+sync-stress: build
+	CTX=$(BIN) bench/sync-stress.sh $(SYNC_CLONES)
+
 stress:
 	CTX_STRESS_KILLS=100 $(GO) test -tags stress -run 'TestKillStress|TestRefreshKilledAtRandom|TestConcurrentCLIAndMCPWriters|TestConcurrentProcesses' -count=1 -v -timeout 60m ./cmd/ctx
 	$(GO) test -run 'TestLargeEntryBoundedMemory|TestConcurrentReadsBounded' -count=1 -v -timeout 20m ./mcp

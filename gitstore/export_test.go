@@ -1,6 +1,7 @@
 package gitstore
 
 import (
+	"context"
 	"io"
 	"os"
 )
@@ -40,3 +41,16 @@ func (r *Repo) TreeDecoded(h Hash) bool { return r.trees.get(h) != nil }
 
 // ScanTree finds name in the raw bytes of a tree object without decoding it.
 func ScanTree(raw []byte, name string) (Entry, bool, error) { return scanTree(raw, name) }
+
+// LogAllWalk is LogAll done with go-git only (no C git), to compare the two.
+func (r *Repo) LogAllWalk(ctx context.Context, tip Hash, n int, path string) ([]*Commit, error) {
+	return r.logAllWalk(ctx, tip, n, path)
+}
+
+// GitPathOK reports whether LogAll gives path to C git.
+func GitPathOK(path string) bool { return gitPathOK(path) }
+
+// LogPathGit is LogAll's C git way, without the fallback to the walk.
+func (r *Repo) LogPathGit(ctx context.Context, tip Hash, n int, path string) ([]*Commit, error) {
+	return r.logPathGit(ctx, tip, n, path)
+}

@@ -222,7 +222,22 @@ func (q *commitQueue) Pop() any          { old := *q; x := old[len(old)-1]; *q =
 // When path is not "", only commits whose tree at path differs from that of every parent are returned
 // (a root commit: when path exists in it); a merge that took one side's version unchanged is left out, as
 // the commit that made that version is listed itself.
+//
+// With a path and a git binary, C git finds the commits that changed path (logPathGit: `git log
+// --full-history -- path`, which compares only the trees on the path) and ctx keeps its own order and merge
+// rule; without git, or when git fails, every commit's tree is looked up here (logAllWalk).
 func (r *Repo) LogAll(ctx context.Context, tip Hash, n int, path string) ([]*Commit, error) {
+	if path != "" && !tip.IsZero() && HasGit() && gitPathOK(path) {
+		if out, err := r.logPathGit(ctx, tip, n, path); err == nil || ctx.Err() != nil {
+			return out, err
+		}
+	}
+	return r.logAllWalk(ctx, tip, n, path)
+}
+
+// logAllWalk is LogAll done with go-git only: a walk of every parent that looks up path in each commit's
+// tree.
+func (r *Repo) logAllWalk(ctx context.Context, tip Hash, n int, path string) ([]*Commit, error) {
 	var out []*Commit
 	if tip.IsZero() {
 		return out, nil

@@ -74,7 +74,15 @@ func Block(h Hook, created bool) string {
 	b.WriteString("# Added by `ctx hooks install`; `ctx hooks uninstall` removes it. Set CTX_HOOKS=0 to skip.\n")
 	b.WriteString("# A missing, broken or slow ctx never fails this git command.\n")
 	b.WriteString("ctx_hook_rc=$?\n")
-	b.WriteString(`if [ "${CTX_HOOKS:-1}" != 0 ] && [ -z "${CTX_IN_HOOK:-}" ] && command -v ctx >/dev/null 2>&1; then` + "\n")
+	cond := `[ "${CTX_HOOKS:-1}" != 0 ] && [ -z "${CTX_IN_HOOK:-}" ] && command -v ctx >/dev/null 2>&1`
+	if h == PostCheckout {
+		cond = `[ "${3:-1}" != 0 ] && ` + cond // a file checkout moves no branch (GuardHook)
+	}
+	if refreshHook(h) {
+		b.WriteString(freshFunc)
+		cond += " && ! ctx_fresh"
+	}
+	b.WriteString("if " + cond + "; then\n")
 	b.WriteString("\tif command -v timeout >/dev/null 2>&1; then\n")
 	fmt.Fprintf(&b, "\t\tCTX_IN_HOOK=1 CTX_HOOK_TIMEOUT=%d timeout -k 1 %d %s%s%s\n", n, n, run, redirect, onFail)
 	b.WriteString("\telse\n")
@@ -85,6 +93,31 @@ func Block(h Hook, created bool) string {
 	b.WriteString(EndMarker + "\n")
 	return b.String()
 }
+
+// refreshHook reports whether h only brings .context/ in step with the refs (and so can be skipped when
+// nothing moved). post-rewrite is not one: it also records which commit each rewritten commit came from
+// (docs/blame.md "Rewrites"), and an amend moves no ref the stamp names.
+func refreshHook(h Hook) bool { return h == PostCheckout || h == PostMerge }
+
+// freshFunc is the shell function with which the shim of a refresh hook skips ctx when nothing moved since
+// the last refresh hook (docs/hooks.md "A checkout that moves nothing"): the checkout record exists, and
+// StampFile's line equals the refs' tips now (`git for-each-ref`) followed by `*` or by HEAD's full name
+// now. Two git processes, no ctx. Any doubt (no stamp, an odd ref name or path) runs ctx. The function's
+// `set --` does not touch the hook's own arguments.
+const freshFunc = `ctx_fresh() {
+	[ -f ` + CheckoutRecord + ` ] || return 1
+	set -- $(git rev-parse --git-path ` + StampFile + ` --symbolic-full-name HEAD 2>/dev/null)
+	[ $# = 2 ] && [ -f "$1" ] || return 1
+	ctx_head=$2
+	IFS='|' read -r ctx_refs ctx_want <"$1" || return 1
+	case " $ctx_refs" in *" -"* | *[!A-Za-z0-9/._\ -]*) return 1 ;; esac
+	ctx_have=
+	for ctx_w in $(git for-each-ref '--format=%(refname)=%(objectname)' $ctx_refs 2>/dev/null); do
+		ctx_have="$ctx_have$ctx_w "
+	done
+	[ "$ctx_want" = "${ctx_have}*" ] || [ "$ctx_want" = "$ctx_have$ctx_head" ]
+}
+`
 
 // NewFile is the content of a hook file ctx creates for h.
 func NewFile(h Hook) []byte {

@@ -118,6 +118,12 @@ type Actions struct {
 	// Rewrite records, after `git commit --amend` or `git rebase` (command), which commit each rewritten
 	// commit was made from (docs/blame.md "Rewrites").
 	Rewrite func(ctx context.Context, workTree, command string) error
+	// StampRefs names the context refs .context/ mirrors; with it, a successful refresh hook writes
+	// StampFile, which lets the shim skip ctx while they and HEAD stay where they were (nil: no stamp).
+	StampRefs func(ctx context.Context, workTree string) ([]string, error)
+	// FollowsBranch says whether Activity has something to keep in step with HEAD (this machine has an
+	// active activity entry); when it says no, post-checkout's stamp does not name HEAD (nil: it does).
+	FollowsBranch func(ctx context.Context, workTree string) (bool, error)
 }
 
 // Run runs hook h with git's arguments args in workTree, for
@@ -141,6 +147,7 @@ func Run(ctx context.Context, workTree string, h Hook, args []string, a Actions)
 	var errs []error
 	switch h {
 	case PostCheckout, PostMerge, PostRewrite:
+		st := beginStamp(ctx, workTree, a)
 		refreshed := true
 		if a.Refresh != nil {
 			if err := a.Refresh(ctx, workTree); err != nil {
@@ -159,6 +166,19 @@ func Run(ctx context.Context, workTree string, h Hook, args []string, a Actions)
 			branch, _ := git(ctx, workTree, "symbolic-ref", "--quiet", "--short", "HEAD")
 			if err := a.Activity(ctx, workTree, branch); err != nil {
 				errs = append(errs, fmt.Errorf("%s: record activity: %w", h, err))
+			}
+		}
+		if st != nil && len(errs) == 0 && ctx.Err() == nil {
+			// post-merge and post-rewrite do not record the branch: their stamp names HEAD, so that a
+			// checkout of another branch still runs post-checkout's Activity.
+			follows := true
+			if h == PostCheckout && a.FollowsBranch != nil {
+				if f, err := a.FollowsBranch(ctx, workTree); err == nil {
+					follows = f
+				}
+			}
+			if err := st.write(ctx, workTree, follows); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", h, err))
 			}
 		}
 	case PostCommit:

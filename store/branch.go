@@ -18,34 +18,72 @@ func (s *Store) UpdateBranch(ctx context.Context, branch string) (*Committed, er
 	op := Op{Name: "activity.branch", Key: member, Summary: "branch " + branch}
 	return s.Write(ctx, op, func(v *View) (Edits, error) {
 		ed := Edits{}
-		agents, err := v.List(ctx, "activity/"+member)
+		active, err := s.machineActivity(ctx, v, member)
 		if err != nil {
 			return nil, err
 		}
-		for _, a := range agents {
-			if a.Dir || !strings.HasSuffix(a.Name, "--"+s.Actor.Machine+".json") {
-				continue
-			}
-			p := "activity/" + member + "/" + a.Name
-			raw, err := v.ReadIn(ctx, a.Scope, p)
-			if err != nil {
-				return nil, err
-			}
-			var e ActivityEntry
-			if json.Unmarshal(raw, &e) != nil || e.Status != StatusActive {
-				continue
-			}
+		for _, a := range active {
+			e := a.entry
 			if (e.Branch == nil && branch == "") || (e.Branch != nil && *e.Branch == branch) {
 				continue
 			}
 			e.Branch = nullable(&branch)
 			e.UpdatedAt = now()
-			b, err := marshalKeeping(raw, e)
+			b, err := marshalKeeping(a.raw, e)
 			if err != nil {
 				return nil, err
 			}
-			ed.Put(a.Scope, p, b)
+			ed.Put(a.scope, a.path, b)
 		}
 		return ed, nil
 	})
+}
+
+// FollowsBranch reports whether this machine has an active activity entry of the member of the git
+// identity at the refs' tips: only then does UpdateBranch have something to keep in step with git's HEAD
+// (the post-checkout hook records this in its stamp, docs/hooks.md "A checkout that moves nothing").
+func (s *Store) FollowsBranch(ctx context.Context) (bool, error) {
+	member, err := s.member(ctx, "")
+	if err != nil {
+		return false, err
+	}
+	v, err := s.RefView(ctx)
+	if err != nil {
+		return false, err
+	}
+	active, err := s.machineActivity(ctx, v, member)
+	return len(active) > 0, err
+}
+
+// machineFile is one active activity entry of this machine.
+type machineFile struct {
+	scope Scope
+	path  string
+	raw   []byte
+	entry ActivityEntry
+}
+
+// machineActivity returns the active activity entries of member for this machine (any agent) in v.
+func (s *Store) machineActivity(ctx context.Context, v *View, member string) ([]machineFile, error) {
+	agents, err := v.List(ctx, "activity/"+member)
+	if err != nil {
+		return nil, err
+	}
+	var out []machineFile
+	for _, a := range agents {
+		if a.Dir || !strings.HasSuffix(a.Name, "--"+s.Actor.Machine+".json") {
+			continue
+		}
+		p := "activity/" + member + "/" + a.Name
+		raw, err := v.ReadIn(ctx, a.Scope, p)
+		if err != nil {
+			return nil, err
+		}
+		var e ActivityEntry
+		if json.Unmarshal(raw, &e) != nil || e.Status != StatusActive {
+			continue
+		}
+		out = append(out, machineFile{scope: a.Scope, path: p, raw: raw, entry: e})
+	}
+	return out, nil
 }

@@ -170,8 +170,18 @@ func (s *Store) lockCheckout(ctx context.Context) (func(), error) {
 	if err != nil {
 		return nil, fmt.Errorf("refresh: %w", err)
 	}
+	// .context/ may change from here on: the hooks' stamp, which says what it mirrors, no longer holds.
+	if err := os.Remove(filepath.Join(s.repo.GitDir(), HookStampFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		unlock()
+		return nil, fmt.Errorf("refresh: remove the hook stamp: %w", err)
+	}
 	return unlock, nil
 }
+
+// HookStampFile is the refresh hooks' stamp in the worktree's git dir (docs/hooks.md "A checkout that
+// moves nothing"): what .context/ mirrored after the last refresh hook. Whatever takes the checkout lock
+// removes it, so the stamp never survives a change of .context/ made by anything else.
+const HookStampFile = "ctx-hook-stamp"
 
 // journalPath is the refresh journal of this worktree (in its git dir, outside the checked-out tree).
 func (s *Store) journalPath() string {

@@ -48,6 +48,15 @@ func main() {
 		defer func() { _ = os.RemoveAll(tmp) }()
 	}
 	hermetic(tmp)
+	// The hooks' shim runs `ctx` from PATH: this binary, whatever its file is called.
+	binDir := filepath.Join(tmp, "bin")
+	if err := os.MkdirAll(binDir, 0o755); err != nil {
+		fatal(err)
+	}
+	if err := os.Symlink(bin, filepath.Join(binDir, "ctx")); err != nil {
+		fatal(err)
+	}
+	_ = os.Setenv("PATH", binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
 
 	gitVersion, _ := exec.Command("git", "--version").Output()
 	fmt.Printf("machine: %d CPUs, %s/%s, %s, %s", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH,
@@ -120,10 +129,43 @@ type bench struct {
 	ctx, tmp string
 	size     int
 	runs     int
-	dir      string // the repository ctx works in
-	gitDir   string // a copy of it for the C git writes
-	wt       string // a work tree of the context branch, for git status
-	n        int    // writes made so far (distinct keys per write)
+	dir      string            // the repository ctx works in
+	gitDir   string            // a copy of it for the C git writes
+	wt       string            // a work tree of the context branch, for git status
+	n        int               // writes made so far (distinct keys per write)
+	onOther  map[string]bool   // the checkout rows: which copies are on branch other
+	ctxTip   map[string]string // the checkout-moved row: each copy's context tip before the first move
+}
+
+// checkout switches the repository in dir between main and other (one `git checkout` per call).
+func (b *bench) checkout(dir string) (time.Duration, time.Duration) {
+	if b.onOther == nil {
+		b.onOther = map[string]bool{}
+	}
+	to := "other"
+	if b.onOther[dir] {
+		to = "main"
+	}
+	b.onOther[dir] = !b.onOther[dir]
+	return proc(dir, "", "git", "checkout", "-q", to)
+}
+
+// moveCtx moves refs/heads/ctx in dir to its first parent, or back to the tip it came from (untimed), as
+// a teammate's commit fetched by git would: the next checkout's hook has a one-entry refresh to make.
+func (b *bench) moveCtx(dir string) {
+	if b.ctxTip == nil {
+		b.ctxTip = map[string]string{}
+	}
+	tip, ok := b.ctxTip[dir]
+	if !ok {
+		tip = run(dir, nil, "git", "rev-parse", "refs/heads/ctx")
+		b.ctxTip[dir] = tip
+	}
+	to := tip
+	if run(dir, nil, "git", "rev-parse", "refs/heads/ctx") == tip {
+		to = run(dir, nil, "git", "rev-parse", tip+"~1")
+	}
+	run(dir, nil, "git", "update-ref", "refs/heads/ctx", to)
 }
 
 // run runs a command in dir and fails the benchmark when it fails.
@@ -165,6 +207,9 @@ func (b *bench) prepare(commits int) {
 	}
 	for c := 0; c < commits; c++ {
 		k := c % b.size
+		if c%20 == 0 {
+			k = 0 // k0 is the hot entry: commits/20 revisions, for the log-path row
+		}
 		when++
 		msg := fmt.Sprintf("ctx: set knowledge k%d\n\nCtx-Op: knowledge.set\nCtx-Key: k%d\nCtx-Agent: cli\n", k, k)
 		fmt.Fprintf(w, "commit refs/heads/ctx\ncommitter Bench <bench@example.com> %d +0000\n", when)
@@ -181,6 +226,12 @@ func (b *bench) prepare(commits int) {
 
 	b.gitDir = b.dir + "-git"
 	run(b.tmp, nil, "cp", "-a", b.dir, b.gitDir)
+	// The checkout rows: branch other (at main's commit) in both copies, and ctx's hooks in the ctx one
+	// (the shim finds ctx on PATH, see main).
+	for _, d := range []string{b.dir, b.gitDir} {
+		run(d, nil, "git", "branch", "other")
+	}
+	run(b.dir, nil, b.ctx, "hooks", "install")
 	b.wt = b.dir + "-wt"
 	run(b.dir, nil, "git", "worktree", "add", "-q", "--detach", b.wt, "refs/heads/ctx")
 	run(b.wt, nil, "git", "status", "--porcelain")
@@ -293,9 +344,22 @@ func (b *bench) rows() []row {
 		{"log-n20",
 			func() (time.Duration, time.Duration) { return proc(b.dir, "", b.ctx, "log", "-n", "20") },
 			func() (time.Duration, time.Duration) { return proc(b.dir, "", "git", "log", "-n", "20", "ctx") }},
+		{"log-path",
+			func() (time.Duration, time.Duration) { return proc(b.dir, "", b.ctx, "log", "knowledge/k0.md") },
+			func() (time.Duration, time.Duration) {
+				return proc(b.dir, "", "git", "log", "ctx", "--", "knowledge/k0.md")
+			}},
 		{"mcp-init",
 			b.mcpInit,
 			func() (time.Duration, time.Duration) { return proc(b.dir, "", "git", "rev-parse", "HEAD") }},
+		// git checkout with ctx's hooks (ctx side) and without (git side); nothing moved the context refs.
+		{"checkout",
+			func() (time.Duration, time.Duration) { return b.checkout(b.dir) },
+			func() (time.Duration, time.Duration) { return b.checkout(b.gitDir) }},
+		// The same after git moved refs/heads/ctx (untimed): the hook refreshes one entry of .context/.
+		{"checkout-moved",
+			func() (time.Duration, time.Duration) { b.moveCtx(b.dir); return b.checkout(b.dir) },
+			func() (time.Duration, time.Duration) { b.moveCtx(b.gitDir); return b.checkout(b.gitDir) }},
 	}
 }
 

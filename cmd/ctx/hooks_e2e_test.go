@@ -275,3 +275,99 @@ func TestHooksPrePushWithGit(t *testing.T) {
 		t.Fatalf("main not pushed")
 	}
 }
+
+// TestHookShimSkipsWhenNothingMoved: after a refresh hook, a `git checkout` that moves none of the context
+// refs does not start ctx at all (the shim compares the refs and HEAD with the stamp in the git dir); a
+// write by ctx, a ref moved by git, a removed .context/ or (with an active activity entry) another branch
+// starts it again, and .context/ then mirrors the new tip.
+func TestHookShimSkipsWhenNothingMoved(t *testing.T) {
+	repo := testenv.NewRepo(t)
+	mustCtx(t, repo, nil, 0, "init")
+	// A ctx on PATH that logs each start, then runs the real one.
+	wrap := t.TempDir()
+	logFile := filepath.Join(wrap, "log")
+	script := "#!/bin/sh\necho \"$*\" >>" + logFile + "\nexec " + ctxBin + " \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(wrap, "ctx"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"PATH=" + wrap + string(os.PathListSeparator) + os.Getenv("PATH")}
+	starts := func() int {
+		b, _ := os.ReadFile(logFile)
+		return strings.Count(string(b), "hooks run")
+	}
+	checkout := func(args ...string) {
+		t.Helper()
+		testenv.GitEnv(t, repo, env, append([]string{"checkout", "-q"}, args...)...)
+	}
+	stampPath := filepath.Join(repo, ".git", "ctx-hook-stamp")
+
+	checkout("-b", "x")
+	if starts() != 1 {
+		t.Fatalf("the first checkout started ctx %d times", starts())
+	}
+	st, err := os.ReadFile(stampPath)
+	if err != nil || !strings.HasSuffix(string(st), " *\n") || !strings.Contains(string(st), "refs/heads/ctx=") {
+		t.Fatalf("stamp after the first checkout: %q, %v", st, err)
+	}
+	checkout("main")
+	checkout("x")
+	testenv.GitEnv(t, repo, env, "checkout", "-q", "--", ".")
+	if starts() != 1 {
+		t.Errorf("checkouts that moved no context ref started ctx: %d starts", starts())
+	}
+
+	// ctx's own write moves refs/heads/ctx: the next checkout runs the hook once.
+	mustCtx(t, repo, nil, 0, "knowledge", "set", "k1", "one")
+	checkout("main")
+	checkout("x")
+	if starts() != 2 {
+		t.Errorf("after a write: %d starts, want 2", starts())
+	}
+
+	// git moves the branch by itself (a teammate's commit fetched with git): the hook checks it out.
+	tip := testenv.Git(t, repo, "rev-parse", "refs/heads/ctx")
+	tree := testenv.WithEntry(t, repo, testenv.Git(t, repo, "rev-parse", "refs/heads/ctx^{tree}"),
+		[]string{"knowledge", "k2.md"}, "100644", testenv.Blob(t, repo, "---\nauthor: A <a@example.com>\n---\ntwo\n"))
+	next := testenv.CommitTree(t, repo, tree, tip, "ctx: set knowledge k2")
+	testenv.Git(t, repo, "update-ref", "refs/heads/ctx", next, tip)
+	checkout("main")
+	if starts() != 3 {
+		t.Errorf("after git moved the branch: %d starts, want 3", starts())
+	}
+	if got, ok := readCtxFile(repo, "knowledge/k2.md"); !ok || !strings.Contains(got, "two") {
+		t.Errorf(".context/knowledge/k2.md after the hook: %q", got)
+	}
+
+	// Without the checkout record (a removed .context/), the hook runs.
+	if err := os.Remove(filepath.Join(repo, ".context", ".ctx-checkout.json")); err != nil {
+		t.Fatal(err)
+	}
+	checkout("x")
+	if starts() != 4 {
+		t.Errorf("without the checkout record: %d starts, want 4", starts())
+	}
+
+	// With an active activity entry of this machine, the stamp names HEAD: another branch runs the hook,
+	// which records the branch; the same branch again (once that record is stamped) does not.
+	mustCtx(t, repo, nil, 0, "activity", "check-in", "some task")
+	checkout("main")
+	n := starts()
+	checkout("-b", "y")
+	if starts() != n+1 {
+		t.Errorf("checkout of another branch with an active entry: %d starts, want %d", starts(), n+1)
+	}
+	if st, _ := os.ReadFile(stampPath); !strings.HasSuffix(string(st), " refs/heads/y\n") {
+		t.Errorf("stamp with an active entry: %q", st)
+	}
+	if got := testenv.Git(t, repo, "grep", "-h", "branch", "refs/heads/ctx", "--", "activity"); !strings.Contains(got, `"y"`) {
+		t.Errorf("activity entry after checkout of y: %s", got)
+	}
+	// The run that recorded the branch moved refs/heads/ctx after it read the refs: one more run finds
+	// nothing to record and leaves a stamp that holds.
+	checkout("y")
+	n = starts()
+	checkout("y")
+	if starts() != n {
+		t.Errorf("checkout of the same branch started ctx")
+	}
+}

@@ -139,6 +139,28 @@ func hookActions(e *env) hooks.Actions {
 			_, err = s.UpdateBranch(ctx, branch)
 			return err
 		},
+		StampRefs: func(ctx context.Context, wt string) ([]string, error) {
+			// The refs .context/ mirrors: the hook's stamp lets the shim skip ctx while they stay put.
+			s, err := openAt(ctx, wt)
+			if err != nil {
+				return nil, err
+			}
+			var refs []string
+			for _, sc := range store.Scopes {
+				refs = append(refs, s.RefOf(sc))
+			}
+			return refs, nil
+		},
+		FollowsBranch: func(ctx context.Context, wt string) (bool, error) {
+			s, err := store.Open(ctx, wt, store.Actor{})
+			if err != nil {
+				return true, err
+			}
+			if ok, _ := s.Initialized(ctx); !ok {
+				return false, nil
+			}
+			return s.FollowsBranch(ctx)
+		},
 		Note: func(ctx context.Context, wt string) error {
 			// The agent session of the commit HEAD names, from git's environment (docs/blame.md).
 			_, err := blame.RecordNote(ctx, wt, os.Getenv, time.Now())

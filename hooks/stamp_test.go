@@ -1,0 +1,140 @@
+package hooks
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestRunStamp: a successful refresh hook writes the stamp (the refs, their values read before the
+// refresh, then * or HEAD); a failed one, or refs named so that the shim could not pass them to git
+// safely, leaves none, and an older stamp is removed before the refresh runs.
+func TestRunStamp(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	gitIn(t, repo, "", "update-ref", "refs/heads/ctx", "HEAD")
+	head := gitIn(t, repo, "", "rev-parse", "HEAD")
+	stampPath := filepath.Join(repo, ".git", StampFile)
+	refs := func(context.Context, string) ([]string, error) {
+		return []string{"refs/heads/ctx", "refs/ctx/private"}, nil
+	}
+	follows := false
+	a := Actions{
+		Refresh:       func(context.Context, string) error { return nil },
+		StampRefs:     refs,
+		FollowsBranch: func(context.Context, string) (bool, error) { return follows, nil },
+	}
+	read := func() string {
+		b, err := os.ReadFile(stampPath)
+		if err != nil {
+			return ""
+		}
+		return string(b)
+	}
+	if _, _, err := Run(bg, repo, PostCheckout, []string{head, head, "1"}, a); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := read(), "refs/heads/ctx refs/ctx/private|refs/heads/ctx="+head+" *\n"; got != want {
+		t.Errorf("stamp = %q, want %q", got, want)
+	}
+	follows = true
+	if _, _, err := Run(bg, repo, PostCheckout, []string{head, head, "1"}, a); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := read(), "refs/heads/ctx refs/ctx/private|refs/heads/ctx="+head+" refs/heads/main\n"; got != want {
+		t.Errorf("stamp when following the branch = %q, want %q", got, want)
+	}
+	// post-merge does not record the branch: its stamp names HEAD.
+	follows = false
+	if _, _, err := Run(bg, repo, PostMerge, []string{"0"}, a); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(); got != "refs/heads/ctx refs/ctx/private|refs/heads/ctx="+head+" refs/heads/main\n" {
+		t.Errorf("post-merge stamp = %q", got)
+	}
+
+	failing := a
+	failing.Refresh = func(context.Context, string) error { return errors.New("broken store") }
+	if _, _, err := Run(bg, repo, PostCheckout, []string{head, head, "1"}, failing); err == nil {
+		t.Fatal("a failed refresh returned no error")
+	}
+	if got := read(); got != "" {
+		t.Errorf("a failed refresh left the stamp %q", got)
+	}
+
+	for _, bad := range []string{"--exec=x", "refs/heads/a b", "refs/heads/*", "HEAD"} {
+		odd := a
+		odd.StampRefs = func(context.Context, string) ([]string, error) { return []string{bad}, nil }
+		if _, _, err := Run(bg, repo, PostCheckout, []string{head, head, "1"}, odd); err != nil {
+			t.Fatal(err)
+		}
+		if got := read(); got != "" {
+			t.Errorf("ref %q: stamp %q", bad, got)
+		}
+	}
+}
+
+// TestShimStamp: the installed post-checkout shim skips ctx only when the stamp matches the refs and the
+// checkout record exists; a stamp whose refs would reach git as options or globs runs ctx instead, and
+// git never sees them.
+func TestShimStamp(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	if _, err := Install(bg, repo, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, repo, "", "update-ref", "refs/heads/ctx", "HEAD")
+	gitIn(t, repo, "", "branch", "other")
+	head := gitIn(t, repo, "", "rev-parse", "HEAD")
+	pathEnv, logFile := fakeCtx(t, "exit 0")
+	if err := os.MkdirAll(filepath.Join(repo, ".context"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(repo, CheckoutRecord), "{}", 0o644)
+	stampPath := filepath.Join(repo, ".git", StampFile)
+	calls := 0
+	for i, c := range []struct {
+		stamp string
+		skip  bool
+	}{
+		{"refs/heads/ctx|refs/heads/ctx=" + head + " *\n", true},
+		{"refs/heads/ctx|refs/heads/ctx=" + head + " refs/heads/other\n", true}, // checkout other: HEAD matches
+		{"refs/heads/ctx|refs/heads/ctx=" + head + " refs/heads/main\n", false},
+		{"refs/heads/ctx|refs/heads/ctx=0000000000000000000000000000000000000000 *\n", false},
+		{"--output=pwned refs/heads/ctx|refs/heads/ctx=" + head + " *\n", false},
+		{"refs/heads/* |refs/heads/ctx=" + head + " *\n", false},
+		{"refs/heads/ctx;touch${IFS}pwned|refs/heads/ctx=" + head + " *\n", false},
+	} {
+		writeFile(t, stampPath, c.stamp, 0o644)
+		to := "other"
+		if i%2 == 1 {
+			to = "main"
+		}
+		if i == 1 || i == 2 {
+			to = "other" // the stamp names HEAD after the checkout
+			gitIn(t, repo, pathEnv, "checkout", "-q", "main")
+			calls = len(readLog(t, logFile))
+			writeFile(t, stampPath, c.stamp, 0o644)
+		}
+		gitIn(t, repo, pathEnv, "checkout", "-q", to)
+		got := len(readLog(t, logFile))
+		if skipped := got == calls; skipped != c.skip {
+			t.Errorf("stamp %q: skipped=%v, want %v", c.stamp, skipped, c.skip)
+		}
+		calls = got
+	}
+	if _, err := os.Stat(filepath.Join(repo, "pwned")); err == nil {
+		t.Error("a stamp's refs reached git or the shell")
+	}
+	// Without the checkout record the shim runs ctx whatever the stamp says.
+	writeFile(t, stampPath, "refs/heads/ctx|refs/heads/ctx="+head+" *\n", 0o644)
+	if err := os.Remove(filepath.Join(repo, CheckoutRecord)); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, repo, pathEnv, "checkout", "-q", "main")
+	if len(readLog(t, logFile)) == calls {
+		t.Error("no checkout record: the shim skipped ctx")
+	}
+}
