@@ -73,7 +73,7 @@ func Open(ctx context.Context, path string) (*Repo, error) {
 		}
 		commonDir = filepath.Clean(c)
 	}
-	st := filesystem.NewStorageWithOptions(osfs.New(commonDir), cache.NewObjectLRUDefault(), filesystem.Options{})
+	st := filesystem.NewStorageWithOptions(osfs.New(commonDir), newObjectCache(), filesystem.Options{})
 	r := &Repo{gitDir: gitDir, commonDir: commonDir, workTree: workTree, st: st, objs: st}
 	r.Reindex()
 	return r, nil
@@ -278,3 +278,10 @@ func (r *Repo) ResolveHEAD(ctx context.Context) (Hash, error) {
 	}
 	return NewHash(s), nil
 }
+
+// objectCacheBytes bounds go-git's cache of decoded objects (delta bases and recently read objects) for
+// each object database. go-git's default, 96 MiB, filled with the big trees a long-running server writes
+// and read back; 8 MiB keeps the delta bases of a read and the tip's trees (docs/architecture.md).
+const objectCacheBytes = 8 * cache.MiByte
+
+func newObjectCache() cache.Object { return cache.NewObjectLRU(objectCacheBytes) }

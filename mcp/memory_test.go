@@ -1,0 +1,51 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"testing"
+
+	"github.com/ctx-dev/ctx/store"
+)
+
+// The server's memory stays bounded over writes: a server spawned as a process (mcp-go's stdio client)
+// makes 200 writes through context_add_knowledge into a store of 10,000 entries; its peak RSS must stay
+// under 80 MiB (the decoded-tree and object caches are bounded in bytes, docs/architecture.md). Before
+// they were, the same run reached ~250 MiB. CTX_MEMORY_WRITES and CTX_MEMORY_ENTRIES change the run
+// (make stress runs it as it is).
+func TestWritesBoundedMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 10,000 entries and 200 commits")
+	}
+	entries, writes := envInt("CTX_MEMORY_ENTRIES", 10000), envInt("CTX_MEMORY_WRITES", 200)
+	dir, st := newRepo(t, store.Actor{Agent: "cli"})
+	manyEntries(t, st, entries, 200)
+	p := spawn(t, buildTestServer(t), dir, "ctx-test")
+	ctx := context.Background()
+	for i := range writes {
+		res, err := p.c.CallTool(ctx, callReq("context_add_knowledge", map[string]any{
+			"key": fmt.Sprintf("note-%04d", i%entries), "content": fmt.Sprintf("rewritten %d\n", i)}))
+		if err != nil || res.IsError {
+			t.Fatalf("write %d: %v %v", i, err, res)
+		}
+		if i == 9 || i == writes-1 {
+			t.Logf("after %d writes: peak RSS %.1f MiB", i+1, float64(p.peakRSS(t))/mib)
+		}
+	}
+	res, err := p.read(fmt.Sprintf("context://knowledge/note-%04d", (writes-1)%entries))
+	if err != nil || fmt.Sprint(res.Contents) == "" {
+		t.Fatalf("read after the writes: %v", err)
+	}
+	if peak := p.peakRSS(t); peak > 80*mib {
+		t.Errorf("server peak RSS %.1f MiB after %d writes at %d entries, want at most 80 MiB", float64(peak)/mib, writes, entries)
+	}
+}
+
+func envInt(name string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(name)); err == nil && n > 0 {
+		return n
+	}
+	return def
+}
