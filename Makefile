@@ -85,7 +85,7 @@ bench: build
 # server's peak RSS under oversized and queued reads; -v prints the figures (docs/locks.md).
 stress:
 	CTX_STRESS_KILLS=100 $(GO) test -tags stress -run 'TestKillStress|TestRefreshKilledAtRandom|TestConcurrentCLIAndMCPWriters|TestConcurrentProcesses' -count=1 -v -timeout 60m ./cmd/ctx
-	$(GO) test -run 'TestLargeEntryBoundedMemory|TestConcurrentReadsBounded' -count=1 -v -timeout 20m ./mcp
+	CTX_STRESS_MEMORY=1 $(GO) test -run 'TestLargeEntryBoundedMemory|TestConcurrentReadsBounded|TestWritesBoundedMemory' -count=1 -v -timeout 20m ./mcp
 
 # FuzzTree checks every property on each input (several merges), so minimising a new input takes long:
 # -fuzzminimizetime keeps the fuzzer fuzzing instead of minimising for a minute per new input.

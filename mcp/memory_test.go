@@ -12,12 +12,13 @@ import (
 
 // The server's memory stays bounded over writes: a server spawned as a process (mcp-go's stdio client)
 // makes 200 writes through context_add_knowledge into a store of 10,000 entries; its peak RSS must stay
-// under 80 MiB (the decoded-tree and object caches are bounded in bytes, docs/architecture.md). Before
+// under 80 MiB (the decoded-tree and object caches are bounded in bytes and the server sets a soft
+// memory limit, mcp.LimitMemory; the goal is 60 MiB, measured 59.9 MiB). Before
 // they were, the same run reached ~250 MiB. CTX_MEMORY_WRITES and CTX_MEMORY_ENTRIES change the run
-// (make stress runs it as it is).
+// (make stress runs it with CTX_STRESS_MEMORY=1).
 func TestWritesBoundedMemory(t *testing.T) {
-	if testing.Short() {
-		t.Skip("writes 10,000 entries and 200 commits")
+	if os.Getenv("CTX_STRESS_MEMORY") == "" {
+		t.Skip("writes 10,000 entries and 200 commits (a minute or more): run by make stress, or with CTX_STRESS_MEMORY=1")
 	}
 	entries, writes := envInt("CTX_MEMORY_ENTRIES", 10000), envInt("CTX_MEMORY_WRITES", 200)
 	dir, st := newRepo(t, store.Actor{Agent: "cli"})

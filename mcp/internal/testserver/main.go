@@ -34,5 +34,6 @@ func run(ctx context.Context, agent, session string) error {
 	if err != nil {
 		return err
 	}
+	mcp.LimitMemory()
 	return mcp.ServeStdio(ctx, st, os.Stdin, os.Stdout, mcp.Options{Agent: agent, Session: session, Version: "test", Stderr: os.Stderr})
 }
