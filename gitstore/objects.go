@@ -56,6 +56,7 @@ func (r *Repo) writeBlob(ctx context.Context, st storer.EncodedObjectStorer, dat
 // loose object (writeLoose); an in-memory one (newMemory) takes o as it is.
 func (r *Repo) store(st storer.EncodedObjectStorer, o plumbing.EncodedObject) (Hash, error) {
 	h := Hash(o.Hash())
+	r.ensureIndex()
 	r.objMu.RLock()
 	defer r.objMu.RUnlock()
 	if err := st.HasEncodedObject(h.ph()); err == nil {

@@ -34,6 +34,7 @@ func run(ctx context.Context, agent, session string) error {
 	if err != nil {
 		return err
 	}
+	defer func() { _ = st.Close() }()
 	mcp.LimitMemory()
 	return mcp.ServeStdio(ctx, st, os.Stdin, os.Stdout, mcp.Options{Agent: agent, Session: session, Version: "test", Stderr: os.Stderr})
 }
