@@ -32,8 +32,12 @@ BENCH_SIZES ?= 100,10000
 GOLANGCI_LINT_VERSION := v2.15.0
 GOLANGCI_LINT := bin/tools/golangci-lint-$(GOLANGCI_LINT_VERSION)
 
+# urfave_cli_no_docs leaves out urfave/cli's man-page and markdown generation (blackfriday, md2man),
+# which ctx does not use: less to load and initialise in every process (bench/README.md).
+BUILD_TAGS := urfave_cli_no_docs
+
 build:
-	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/ctx
+	$(GO) build -tags "$(BUILD_TAGS)" -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/ctx
 
 demo: build
 	./scripts/demo.sh $(BIN)
