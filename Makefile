@@ -37,8 +37,12 @@ HISTORY_EVENTS ?= 30000
 GOLANGCI_LINT_VERSION := v2.15.0
 GOLANGCI_LINT := bin/tools/golangci-lint-$(GOLANGCI_LINT_VERSION)
 
+# urfave_cli_no_docs leaves out urfave/cli's man-page and markdown generation (blackfriday, md2man),
+# which ctx does not use: less to load and initialise in every process (bench/README.md).
+BUILD_TAGS := urfave_cli_no_docs
+
 build:
-	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/ctx
+	$(GO) build -tags "$(BUILD_TAGS)" -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/ctx
 
 demo: build
 	./scripts/demo.sh $(BIN)
@@ -98,7 +102,7 @@ sync-stress: build
 
 stress:
 	CTX_STRESS_KILLS=100 $(GO) test -tags stress -run 'TestKillStress|TestRefreshKilledAtRandom|TestConcurrentCLIAndMCPWriters|TestConcurrentProcesses' -count=1 -v -timeout 60m ./cmd/ctx
-	$(GO) test -run 'TestLargeEntryBoundedMemory|TestConcurrentReadsBounded' -count=1 -v -timeout 20m ./mcp
+	CTX_STRESS_MEMORY=1 $(GO) test -run 'TestLargeEntryBoundedMemory|TestConcurrentReadsBounded|TestWritesBoundedMemory' -count=1 -v -timeout 20m ./mcp
 
 # FuzzTree checks every property on each input (several merges), so minimising a new input takes long:
 # -fuzzminimizetime keeps the fuzzer fuzzing instead of minimising for a minute per new input.

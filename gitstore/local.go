@@ -11,9 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 )
@@ -117,7 +115,7 @@ func (r *Repo) openLocal() {
 }
 
 func newLocalStorage(dir string) *filesystem.Storage {
-	st := filesystem.NewStorageWithOptions(osfs.New(dir), cache.NewObjectLRUDefault(), filesystem.Options{})
+	st := newStorage(dir)
 	_ = st.HasEncodedObject(plumbing.ZeroHash) // builds the pack index now, not lazily under a read lock
 	return st
 }

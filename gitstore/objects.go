@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -55,6 +56,7 @@ func (r *Repo) writeBlob(ctx context.Context, st storer.EncodedObjectStorer, dat
 // loose object (writeLoose); an in-memory one (newMemory) takes o as it is.
 func (r *Repo) store(st storer.EncodedObjectStorer, o plumbing.EncodedObject) (Hash, error) {
 	h := Hash(o.Hash())
+	r.ensureIndex()
 	r.objMu.RLock()
 	defer r.objMu.RUnlock()
 	if err := st.HasEncodedObject(h.ph()); err == nil {
@@ -218,10 +220,26 @@ type treeCache struct {
 	mu    sync.Mutex
 	m     map[Hash]*object.Tree
 	order []Hash
+	bytes int // the estimated size of the trees in m (treeBytes)
 }
 
-// treeCacheSize bounds the cache (entries, not bytes: a 10,000-entry tree is about 1 MB decoded).
-const treeCacheSize = 64
+// treeCacheSize and treeCacheBytes bound the cache: at most 64 trees and about 16 MiB of decoded trees
+// (a 10,000-entry tree is about 1 MB decoded). A long-running process (ctx mcp serve) decodes a new big
+// tree on every write; a bound in entries alone let 64 of them stay alive (docs/architecture.md).
+const (
+	treeCacheSize  = 64
+	treeCacheBytes = 16 << 20
+)
+
+// treeBytes estimates the memory a decoded tree holds: the entries (name, mode, hash) and go-git's
+// name-to-entry map.
+func treeBytes(t *object.Tree) int {
+	n := 128
+	for _, e := range t.Entries {
+		n += len(e.Name) + int(unsafe.Sizeof(e)) + 48
+	}
+	return n
+}
 
 func (c *treeCache) get(h Hash) *object.Tree {
 	c.mu.Lock()
@@ -230,6 +248,10 @@ func (c *treeCache) get(h Hash) *object.Tree {
 }
 
 func (c *treeCache) put(h Hash, t *object.Tree) {
+	size := treeBytes(t)
+	if size > treeCacheBytes {
+		return
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil {
@@ -238,12 +260,14 @@ func (c *treeCache) put(h Hash, t *object.Tree) {
 	if _, ok := c.m[h]; ok {
 		return
 	}
-	if len(c.order) >= treeCacheSize {
+	for len(c.order) > 0 && (len(c.order) >= treeCacheSize || c.bytes+size > treeCacheBytes) {
+		c.bytes -= treeBytes(c.m[c.order[0]])
 		delete(c.m, c.order[0])
 		c.order = c.order[1:]
 	}
 	c.m[h] = t
 	c.order = append(c.order, h)
+	c.bytes += size
 }
 
 // sortEntries orders tree entries as git does (a directory sorts as if its name ended in '/'), without

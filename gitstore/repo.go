@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-git/go-billy/v5/osfs"
@@ -43,6 +44,10 @@ type Repo struct {
 	objs      storer.EncodedObjectStorer // where reads and writes of objects go: st, or the in-memory storage (newMemory)
 	trees     treeCache                  // decoded trees by object name
 	objMu     sync.RWMutex               // write-locked while the pack index is rebuilt (Reindex)
+	// packMu serialises the reads of objects (read): the storage keeps its packfiles open
+	// (KeepDescriptors), and a go-git packfile's scanner is not safe for concurrent use.
+	packMu  sync.Mutex
+	indexed atomic.Bool // the pack indexes are loaded (ensureIndex); cleared by Close
 
 	local map[string]bool     // refs kept in the local-only store (KeepLocal)
 	lst   *filesystem.Storage // the local-only store's objects; nil until it exists (guarded by objMu)
@@ -73,10 +78,51 @@ func Open(ctx context.Context, path string) (*Repo, error) {
 		}
 		commonDir = filepath.Clean(c)
 	}
-	st := filesystem.NewStorageWithOptions(osfs.New(commonDir), cache.NewObjectLRUDefault(), filesystem.Options{})
-	r := &Repo{gitDir: gitDir, commonDir: commonDir, workTree: workTree, st: st, objs: st}
+	st := newStorage(commonDir)
+	// The pack indexes are loaded on the first read of an object (ensureIndex), not here: a command that
+	// reads no object (ctx mcp serve until its first request, status, hooks that find nothing to do)
+	// does not pay for decoding and checksumming them.
+	return &Repo{gitDir: gitDir, commonDir: commonDir, workTree: workTree, st: st, objs: st}, nil
+}
+
+// newStorage opens the object database of a git dir with go-git, its packfiles kept open once opened
+// (KeepDescriptors: a read of many small objects does not reopen the pack for each) and its object
+// cache bounded (newObjectCache). Repo.Close closes them.
+func newStorage(dir string) *filesystem.Storage {
+	return filesystem.NewStorageWithOptions(osfs.New(dir), newObjectCache(), filesystem.Options{KeepDescriptors: true})
+}
+
+// Close closes the packfiles the object databases keep open. The Repo stays usable: a later read opens
+// them again. Safe to call more than once.
+func (r *Repo) Close() error {
+	if r.st == nil {
+		return nil
+	}
+	r.objMu.Lock()
+	defer r.objMu.Unlock()
+	r.closePacks()
+	r.indexed.Store(false)
+	return nil
+}
+
+// closePacks closes the open packfiles of both object databases and drops their pack indexes; call it
+// under objMu (write). go-git's Close closes each kept packfile and then the same files through its
+// DotGit, so the second close's "already closed" error is expected and ignored.
+func (r *Repo) closePacks() {
+	_ = r.st.Close()
+	r.st.Reindex()
+	if r.lst != nil {
+		_ = r.lst.Close()
+		r.lst.Reindex()
+	}
+}
+
+// ensureIndex loads the pack indexes if they are not loaded yet (Open leaves them for the first read).
+func (r *Repo) ensureIndex() {
+	if r.st == nil || r.indexed.Load() {
+		return
+	}
 	r.Reindex()
-	return r, nil
 }
 
 // discover returns the git dir and worktree root for a path, as git's setup_git_directory does for the
@@ -183,16 +229,18 @@ func (r *Repo) Reindex() {
 	}
 	r.objMu.Lock()
 	defer r.objMu.Unlock()
-	r.st.Reindex()
+	// The packfiles kept open may be gone (a repack beside ctx deletes them): close them, so that the
+	// reads after this one open the packs the new index names.
+	r.closePacks()
 	_ = r.st.HasEncodedObject(plumbing.ZeroHash) // builds the index now, not lazily under a read lock
 	if r.lst == nil && len(r.local) > 0 && isGitDir(r.LocalDir()) {
 		// Made by another process (or another Repo of this one) since this one was opened.
 		r.lst = newLocalStorage(r.LocalDir())
 	}
 	if r.lst != nil {
-		r.lst.Reindex()
 		_ = r.lst.HasEncodedObject(plumbing.ZeroHash)
 	}
+	r.indexed.Store(true)
 }
 
 // read runs fn under the read lock of the object database and, when it misses an object or a packfile,
@@ -201,19 +249,25 @@ func (r *Repo) Reindex() {
 // replaces the packs this process indexed: C git re-scans its packs on such a miss, and so does ctx. git
 // writes the new pack before it deletes the old ones, so a re-scan finds every object.
 func (r *Repo) read(fn func() error) error {
-	r.objMu.RLock()
-	err := fn()
-	r.objMu.RUnlock()
+	r.ensureIndex()
+	err := r.readOnce(fn)
 	for attempt := 0; attempt < 3 && missed(err); attempt++ {
 		if attempt > 0 {
 			time.Sleep(time.Duration(attempt) * 20 * time.Millisecond)
 		}
 		r.Reindex()
-		r.objMu.RLock()
-		err = fn()
-		r.objMu.RUnlock()
+		err = r.readOnce(fn)
 	}
 	return err
+}
+
+// readOnce runs fn under the read lock of the object database and the lock of its open packfiles.
+func (r *Repo) readOnce(fn func() error) error {
+	r.objMu.RLock()
+	defer r.objMu.RUnlock()
+	r.packMu.Lock()
+	defer r.packMu.Unlock()
+	return fn()
 }
 
 // missed reports whether err says an object or a packfile was not where the index said.
@@ -278,3 +332,10 @@ func (r *Repo) ResolveHEAD(ctx context.Context) (Hash, error) {
 	}
 	return NewHash(s), nil
 }
+
+// objectCacheBytes bounds go-git's cache of decoded objects (delta bases and recently read objects) for
+// each object database. go-git's default, 96 MiB, filled with the big trees a long-running server writes
+// and read back; 8 MiB keeps the delta bases of a read and the tip's trees (docs/architecture.md).
+const objectCacheBytes = 8 * cache.MiByte
+
+func newObjectCache() cache.Object { return cache.NewObjectLRU(objectCacheBytes) }

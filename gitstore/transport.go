@@ -13,7 +13,6 @@ import (
 	"github.com/go-git/go-billy/v5/osfs"
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
-	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/plumbing/transport"
@@ -317,7 +316,7 @@ func (localLoader) Load(ep *transport.Endpoint) (storer.Storer, error) {
 			return nil, transport.ErrRepositoryNotFound
 		}
 	}
-	return filesystem.NewStorage(osfs.New(dir), cache.NewObjectLRUDefault()), nil
+	return filesystem.NewStorage(osfs.New(dir), newObjectCache()), nil
 }
 
 // localTransport is go-git's in-process server with one fix: upload-pack fails with "object not found"

@@ -29,7 +29,9 @@ import (
 	"context"
 	"io"
 	"log"
+	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -244,3 +246,17 @@ func (s *srv) store(ctx context.Context) *store.Store {
 
 // maxAgents bounds the stores kept per agent name.
 const maxAgents = 64
+
+// serverMemoryLimit is the Go runtime's soft memory limit for a server process (LimitMemory).
+const serverMemoryLimit = 48 << 20
+
+// LimitMemory sets the Go runtime's soft memory limit of a long-running server process to 48 MiB,
+// unless the GOMEMLIMIT environment variable sets one: the garbage collector then runs more often as the
+// heap nears it, instead of letting the heap double between collections (GOGC) after each write's
+// big-tree work. It is a soft limit: a request that needs more still gets it. Call it once, from main
+// (`ctx mcp serve`); it changes the whole process.
+func LimitMemory() {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(serverMemoryLimit)
+	}
+}

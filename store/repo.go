@@ -83,5 +83,6 @@ func CommonDir(ctx context.Context, dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	defer func() { _ = r.Close() }()
 	return r.CommonDir(), nil
 }

@@ -106,6 +106,10 @@ type Store struct {
 	parsed   parsedRecord // the checkout record last parsed, by its bytes
 }
 
+// Close closes the packfiles the store's repository keeps open (gitstore.Repo.Close). The Store stays
+// usable: a later read opens them again.
+func (s *Store) Close() error { return s.repo.Close() }
+
 // Open opens the context store of the repository containing dir. It does not require the context branch
 // to exist (Init creates it; Pull can fetch it).
 func Open(ctx context.Context, dir string, actor Actor) (*Store, error) {
@@ -117,10 +121,12 @@ func Open(ctx context.Context, dir string, actor Actor) (*Store, error) {
 	// them (docs/security.md, "Private and ephemeral scopes"); a store made by an older ctx has them moved
 	// there now.
 	if err := repo.KeepLocal(ctx, RefPrivate, RefEphemeral); err != nil {
+		_ = repo.Close()
 		return nil, err
 	}
 	s := &Store{repo: repo, Actor: actor}
 	if err := s.loadConfig(); err != nil {
+		_ = repo.Close()
 		return nil, err
 	}
 	if s.Actor.Machine == "" {

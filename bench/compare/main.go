@@ -6,7 +6,11 @@
 // ratio is ctx's median over git's. Every repository is made with the git CLI under a temporary folder,
 // with a hermetic git configuration, and removed at the end.
 //
-// usage: go run ./bench/compare -ctx bin/ctx [-sizes 100,10000] [-runs 15] [-commits 5000]
+// With -base OTHER, a second ctx binary (the branch before a change) runs in the same alternation
+// (base, ctx, git, base, ctx, git, ...), so that a before/after comparison shares the machine's load;
+// its medians and its CPU ratio to git are printed too.
+//
+// usage: go run ./bench/compare -ctx bin/ctx [-base OLD] [-sizes 100,10000] [-runs 15] [-commits 5000]
 package main
 
 import (
@@ -31,12 +35,19 @@ func main() {
 	runs := flag.Int("runs", 15, "timed runs of each side of a row (after 2 warm-up runs each)")
 	commits := flag.Int("commits", 5000, "commits of history on the context branch (one entry changed each)")
 	only := flag.String("only", "", "measure only the rows whose name contains this")
+	baseBin := flag.String("base", "", "a second ctx binary measured in the same alternation (before a change)")
 	keep := flag.Bool("keep", false, "keep the generated stores (for profiling) and print where they are")
 	flag.Parse()
 
 	bin, err := filepath.Abs(*ctxBin)
 	if err != nil {
 		fatal(err)
+	}
+	base := ""
+	if *baseBin != "" {
+		if base, err = filepath.Abs(*baseBin); err != nil {
+			fatal(err)
+		}
 	}
 	tmp, err := os.MkdirTemp("", "ctx-compare.")
 	if err != nil {
@@ -64,20 +75,31 @@ func main() {
 	fmt.Printf("load average at start: %s\n", loadavg())
 	fmt.Printf("%d runs per side, alternating; medians of wall time (ms); cpu = user+sys of the children (ms);\n", *runs)
 	fmt.Printf("ctx/git = ratio of the wall medians, cpu x = ratio of the cpu medians (steadier on a loaded machine)\n\n")
-	fmt.Printf("%-8s %-10s %10s %10s %10s %10s %8s %8s\n", "entries", "row", "ctx ms", "ctx cpu", "git ms", "git cpu", "ctx/git", "cpu x")
+	if base != "" {
+		fmt.Printf("base = %s, measured in the same alternation; base x = base cpu / git cpu\n\n", base)
+		fmt.Printf("%-8s %-10s %10s %10s %10s %10s %10s %10s %8s %8s %8s\n", "entries", "row", "base ms", "base cpu",
+			"ctx ms", "ctx cpu", "git ms", "git cpu", "ctx/git", "cpu x", "base x")
+	} else {
+		fmt.Printf("%-8s %-10s %10s %10s %10s %10s %8s %8s\n", "entries", "row", "ctx ms", "ctx cpu", "git ms", "git cpu", "ctx/git", "cpu x")
+	}
 
 	for _, s := range strings.Split(*sizes, ",") {
 		size, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || size < 1 {
 			fatal(fmt.Errorf("bad size %q", s))
 		}
-		b := &bench{ctx: bin, tmp: tmp, size: size, runs: *runs}
+		b := &bench{ctx: bin, newCtx: bin, base: base, tmp: tmp, size: size, runs: *runs}
 		b.prepare(*commits)
 		for _, r := range b.rows() {
 			if *only != "" && !strings.Contains(r.name, *only) {
 				continue
 			}
-			a, g := b.measure(r)
+			a, g, o := b.measure(r)
+			if base != "" {
+				fmt.Printf("%-8d %-10s %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %8.2f %8.2f %8.2f\n", size, r.name,
+					o.wall, o.cpu, a.wall, a.cpu, g.wall, g.cpu, a.wall/g.wall, a.cpu/g.cpu, o.cpu/g.cpu)
+				continue
+			}
 			fmt.Printf("%-8d %-10s %10.1f %10.1f %10.1f %10.1f %8.2f %8.2f\n", size, r.name,
 				a.wall, a.cpu, g.wall, g.cpu, a.wall/g.wall, a.cpu/g.cpu)
 		}
@@ -126,7 +148,9 @@ func hermetic(tmp string) {
 }
 
 type bench struct {
-	ctx, tmp string
+	ctx, tmp string // ctx: the binary the rows run now (newCtx or base)
+	newCtx   string // the binary measured (-ctx)
+	base     string // the binary compared with it (-base), or ""
 	size     int
 	runs     int
 	dir      string            // the repository ctx works in
@@ -364,19 +388,34 @@ func (b *bench) rows() []row {
 }
 
 // measure runs two warm-up runs of each side, then b.runs alternating pairs, and returns the medians.
-func (b *bench) measure(r row) (ctx, git result) {
+func (b *bench) measure(r row) (ctx, git, base result) {
+	runBase := func() (time.Duration, time.Duration) {
+		b.ctx = b.base
+		defer func() { b.ctx = b.newCtx }()
+		return r.ctx()
+	}
 	for i := 0; i < 2; i++ {
+		if b.base != "" {
+			runBase()
+		}
 		r.ctx()
 		r.git()
 	}
-	var cw, cc, gw, gc []float64
+	var bw, bc, cw, cc, gw, gc []float64
 	for i := 0; i < b.runs; i++ {
+		if b.base != "" {
+			w, c := runBase()
+			bw, bc = append(bw, ms(w)), append(bc, ms(c))
+		}
 		w, c := r.ctx()
 		cw, cc = append(cw, ms(w)), append(cc, ms(c))
 		w, c = r.git()
 		gw, gc = append(gw, ms(w)), append(gc, ms(c))
 	}
-	return result{median(cw), median(cc)}, result{median(gw), median(gc)}
+	if b.base != "" {
+		base = result{median(bw), median(bc)}
+	}
+	return result{median(cw), median(cc)}, result{median(gw), median(gc)}, base
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -49,6 +49,7 @@ func Main() int {
 func Run(ctx context.Context, args []string, io IO) int {
 	e := newEnv(io)
 	defer e.flush()
+	defer e.close()
 	a := newApp(e)
 	// A write that committed succeeds; what failed after its commit is a warning on stderr (docs/locks.md).
 	ctx, warnings := store.WithWarnings(ctx)

@@ -107,6 +107,13 @@ func (e *env) open(ctx context.Context) (*store.Store, error) {
 	return s, nil
 }
 
+// close closes the store open lets this run use, if any (its open packfiles).
+func (e *env) close() {
+	if e.st != nil {
+		_ = e.st.Close()
+	}
+}
+
 // openInit opens the store and requires the context branch (store.ErrNotInitialized without it).
 func (e *env) openInit(ctx context.Context) (*store.Store, error) {
 	s, err := e.open(ctx)

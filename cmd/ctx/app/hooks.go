@@ -95,6 +95,7 @@ func hookActions(e *env) hooks.Actions {
 			if err != nil {
 				return err
 			}
+			defer func() { _ = s.Close() }()
 			r, err := s.Refresh(ctx)
 			if err != nil {
 				return err
@@ -133,6 +134,7 @@ func hookActions(e *env) hooks.Actions {
 			if err != nil {
 				return err
 			}
+			defer func() { _ = s.Close() }()
 			if ok, _ := s.Initialized(ctx); !ok {
 				return nil
 			}
@@ -176,6 +178,7 @@ func hookActions(e *env) hooks.Actions {
 			if err != nil {
 				return err
 			}
+			defer func() { _ = s.Close() }()
 			if ok, _ := s.Initialized(ctx); !ok {
 				return nil
 			}

@@ -60,6 +60,7 @@ func runMCPServe(ctx context.Context, e *env, o mcpServeOptions) error {
 	if err != nil {
 		return err
 	}
+	ctxmcp.LimitMemory()
 	if o.HTTP != "" {
 		return serveMCPHTTP(ctx, e, s, o)
 	}

@@ -37,5 +37,7 @@ func run(ctx context.Context, agent, session, hist string) error {
 	if err != nil {
 		return err
 	}
+	defer func() { _ = st.Close() }()
+	mcp.LimitMemory()
 	return mcp.ServeStdio(ctx, st, os.Stdin, os.Stdout, mcp.Options{Agent: agent, Session: session, Version: "test", Stderr: os.Stderr, HistoryDir: hist})
 }
