@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -74,6 +75,13 @@ func TestOpenCodeDatabase(t *testing.T) {
 	evs, _ := ix.Events(ctx, parent.ID, 0, 0)
 	if evs[1].Type != ToolCall || evs[2].Type != ToolOutput || evs[2].Tool.ExitCode == nil || *evs[2].Tool.ExitCode != 1 {
 		t.Fatalf("events: %+v", evs)
+	}
+	// The provider's own id (what search prints) opens the same session.
+	if byNative, err := ix.Session(ctx, "ses_parent"); err != nil || byNative.ID != parent.ID {
+		t.Fatalf("session by native id: %+v %v", byNative, err)
+	}
+	if _, err := ix.Session(ctx, "ses_nosuch"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("unknown native id: %v", err)
 	}
 	child, _ := ix.Session(ctx, SessionID(OpenCode, "ses_child"))
 	if child.ParentID != parent.ID || child.RootID != parent.ID || child.EventCount != 1 {

@@ -50,7 +50,22 @@ func (ix *Index) resolveID(ctx context.Context, table, id string) (string, error
 // ErrAmbiguous.
 func (ix *Index) Session(ctx context.Context, id string) (Session, error) {
 	var s Session
+	given := id
 	id, err := ix.resolveID(ctx, "sessions", id)
+	if err == nil {
+		err = ix.db.QueryRowContext(ctx, `SELECT id FROM sessions WHERE id=?`, id).Scan(&id)
+		if errors.Is(err, sql.ErrNoRows) {
+			err = fmt.Errorf("session %w: %s", ErrNotFound, id)
+		}
+	}
+	if errors.Is(err, ErrNotFound) {
+		// The provider's own session id (what search prints beside the provider) names it too.
+		if nid, nerr := ix.nativeSession(ctx, given); nerr == nil {
+			id, err = nid, nil
+		} else if !errors.Is(nerr, ErrNotFound) {
+			err = nerr
+		}
+	}
 	if err != nil {
 		return s, err
 	}
@@ -74,6 +89,38 @@ func (ix *Index) Session(ctx context.Context, id string) (Session, error) {
 		s.EndedAt = time.UnixMilli(ended).UTC()
 	}
 	return s, nil
+}
+
+// nativeSession returns the ctx id of the one session whose provider-native id is native. Errors wrap
+// ErrNotFound, or ErrAmbiguous when sessions of several providers share it.
+func (ix *Index) nativeSession(ctx context.Context, native string) (string, error) {
+	native = strings.TrimSpace(native)
+	if native == "" {
+		return "", fmt.Errorf("session %w", ErrNotFound)
+	}
+	rows, err := ix.db.QueryContext(ctx, `SELECT id FROM sessions WHERE native_id = ? ORDER BY id LIMIT 2`, native)
+	if err != nil {
+		return "", fmt.Errorf("resolve native id: %w", err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return "", err
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return "", err
+	}
+	switch len(ids) {
+	case 0:
+		return "", fmt.Errorf("session %w: %s", ErrNotFound, native)
+	case 1:
+		return ids[0], nil
+	}
+	return "", fmt.Errorf("%w: native session id %s names sessions of several providers: give the ctx id", ErrAmbiguous, native)
 }
 
 // Sessions lists sessions, newest first, optionally of one provider; limit ≤ 0 means all.

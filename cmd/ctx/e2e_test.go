@@ -248,3 +248,31 @@ func TestGetOnTerminalEndsLine(t *testing.T) {
 		t.Fatalf("get on a terminal = %q, want %q", got, "hello\n")
 	}
 }
+
+// TestInterruptSaysSo: SIGINT during a push that hangs in the transport (core.sshCommand sleeps) ends ctx
+// with exit 130 and "ctx: interrupted", not Go's "context canceled".
+func TestInterruptSaysSo(t *testing.T) {
+	dir := testenv.NewRepo(t)
+	run(t, dir, 0, "init", "--no-hooks")
+	testenv.Git(t, dir, "remote", "add", "origin", "ssh://git.example.invalid/team.git")
+	testenv.Git(t, dir, "config", "core.sshCommand", "sleep 60; true")
+	cmd := exec.Command(ctxBin, "push")
+	cmd.Dir = dir
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	ee, ok := err.(*exec.ExitError)
+	if !ok || ee.ExitCode() != 130 {
+		t.Fatalf("push after SIGINT: %v (stderr %q), want exit 130", err, errb.String())
+	}
+	if s := errb.String(); !strings.Contains(s, "ctx: interrupted") || strings.Contains(s, "context canceled") {
+		t.Fatalf("stderr after SIGINT: %q", s)
+	}
+}

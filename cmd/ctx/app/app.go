@@ -63,7 +63,15 @@ func Run(ctx context.Context, args []string, io IO) int {
 	for _, w := range warnings.List() {
 		fmt.Fprintf(e.stderr, "ctx: warning: %s\n", w)
 	}
-	if err != nil {
+	switch {
+	case err != nil && errors.Is(err, context.Canceled) && ctx.Err() != nil:
+		// SIGINT or SIGTERM: say so in words (the error itself reads "context canceled").
+		if msg := err.Error(); msg != context.Canceled.Error() {
+			fmt.Fprintf(e.stderr, "ctx: interrupted (%s)\n", strings.TrimSuffix(msg, ": "+context.Canceled.Error()))
+		} else {
+			fmt.Fprintln(e.stderr, "ctx: interrupted")
+		}
+	case err != nil:
 		fmt.Fprintf(e.stderr, "ctx: %v\n", err)
 	}
 	return ExitCode(err)

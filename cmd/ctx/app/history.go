@@ -492,6 +492,9 @@ func runHistorySearch(ctx context.Context, e *env, o historySearchOptions) error
 	}
 	if len(res.Hits) == 0 {
 		fmt.Fprintln(w, "no hits")
+		if ss, err := ix.Sessions(ctx, "", 1); err == nil && len(ss) == 0 {
+			fmt.Fprintln(e.stderr, "ctx: the history index holds no agent session yet: ctx history import reads your agents' transcripts (ctx history sources lists where)")
+		}
 	}
 	return nil
 }
