@@ -140,8 +140,34 @@ func entropy(s string) float64 {
 func Scan(text string) []Finding {
 	var out []Finding
 	seen := map[string]bool{}
+	for _, sp := range Spans(text) {
+		m := text[sp.Start:sp.End]
+		if seen[m] {
+			continue
+		}
+		seen[m] = true
+		out = append(out, Finding{Rule: sp.Rule.ID, Description: sp.Rule.Description, Line: 1 + strings.Count(text[:sp.Start], "\n"),
+			Redacted: redact(m), match: m})
+	}
+	sortFindings(out)
+	return out
+}
+
+// Span is where one rule matched in a text: the secret is text[Start:End] (byte offsets), without the
+// keyword or assignment around it. Package store/redact replaces spans.
+type Span struct {
+	Rule       *Rule
+	Start, End int
+}
+
+// Spans returns every match of every rule in text, in the order of Rules and then of position; every
+// occurrence is returned (Scan reports a repeated secret once). Matches may overlap when two rules match
+// the same text. Placeholders and values that fail a rule's check are left out, as in Scan.
+func Spans(text string) []Span {
+	var out []Span
 	lower := strings.ToLower(text)
-	for _, r := range Rules {
+	for i := range Rules {
+		r := &Rules[i]
 		if !containsAny(lower, r.keywords) {
 			continue
 		}
@@ -151,17 +177,18 @@ func Scan(text string) []Finding {
 				start, end = loc[2*r.group], loc[2*r.group+1]
 			}
 			m := text[start:end]
-			if seen[m] || placeholder(m) || r.check != nil && !r.check(m) {
+			if placeholder(m) || r.check != nil && !r.check(m) {
 				continue
 			}
-			seen[m] = true
-			out = append(out, Finding{Rule: r.ID, Description: r.Description, Line: 1 + strings.Count(text[:start], "\n"),
-				Redacted: redact(m), match: m})
+			out = append(out, Span{Rule: r, Start: start, End: end})
 		}
 	}
-	sortFindings(out)
 	return out
 }
+
+// Placeholder reports whether s stands for a secret rather than being one ("example", "xxxx", "<token>",
+// "${VAR}", "changeme", ...): the rule of Scan, for detectors that build on this package.
+func Placeholder(s string) bool { return placeholder(s) }
 
 // New returns the findings of text that are not in old (the same secret already there before a change
 // is not new).

@@ -1,0 +1,186 @@
+// Package redact removes credentials and home-directory prefixes from text before it is shared on the
+// context branch (ctx history share, docs/security.md "Redaction of shared sessions").
+//
+// It replaces, in this order:
+//
+//  1. every match of the secret detector's rules (package store/secrets: PEM private keys, AWS, GitHub,
+//     GitLab, Slack, Stripe, Anthropic, OpenAI, Google, npm, PyPI, Hugging Face tokens, JWTs, generated
+//     values assigned to password/secret/token keys) by "[REDACTED:<rule id>]";
+//  2. the broader shapes of Rules, which only redaction uses because they would refuse too many public
+//     writes: any value assigned to a key that names a secret (.env style, YAML, JSON), Authorization
+//     headers and bearer tokens, passwords in URLs, a PEM block whose end is cut off, and looser prefixes
+//     of the token families above;
+//  3. home-directory prefixes (/home/<user>, /Users/<user>, /root, C:\Users\<user>) by "~".
+//
+// Redaction is by shape: a secret of no known shape (a bare password in prose) is not found. The package
+// does no I/O.
+package redact
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/ctx-dev/ctx/store/secrets"
+)
+
+// Rule is one redaction-only detector: the secret is the capture group Group of RE (0: the whole match).
+type Rule struct {
+	ID    string
+	RE    *regexp.Regexp
+	Group int
+	// Keep, when set, reports values that are no secret (a placeholder, a variable reference).
+	Keep func(v string) bool
+}
+
+// secretKey is a key name that says its value is a secret (PWD is left out: it is the shell's working
+// directory; AUTH alone is left out: "author").
+const secretKey = `[A-Za-z0-9_.-]*(?i:password|passwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credentials?|auth[_-]?token|session[_-]?key|client[_-]?secret)[A-Za-z0-9_.-]*`
+
+// Rules are the redaction-only detectors, tried after the secret detector's rules.
+var Rules = []Rule{
+	{ID: "private-key", RE: regexp.MustCompile(`-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----|\z)`)},
+	{ID: "authorization-header", RE: regexp.MustCompile(`(?i)\b(?:proxy-)?authorization["']?\s*[:=]\s*["']?(?:(?:bearer|token|basic|digest|bot)\s+)?([A-Za-z0-9._~+/=:-]{6,})`), Group: 1, Keep: schemeOrReference},
+	{ID: "bearer-token", RE: regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/-]{12,}=*)`), Group: 1, Keep: reference},
+	{ID: "url-credentials", RE: regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.-]{1,20}://[^\s:/@"'<>]{1,256}:([^\s/@"'<>]{1,256})@`), Group: 1, Keep: reference},
+	{ID: "openai-api-key", RE: regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}`)},
+	{ID: "github-token", RE: regexp.MustCompile(`\b(?:gh[pousr]_[0-9A-Za-z]{20,}|github_pat_[0-9A-Za-z_]{22,})`)},
+	{ID: "slack-token", RE: regexp.MustCompile(`\bxox[a-z]-[0-9A-Za-z-]{10,}`)},
+	{ID: "stripe-key", RE: regexp.MustCompile(`\b[rsp]k_(?:live|test|prod)_[0-9A-Za-z]{10,}`)},
+	{ID: "google-api-key", RE: regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{30,}`)},
+	{ID: "aws-access-key-id", RE: regexp.MustCompile(`\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`)},
+	{ID: "jwt", RE: regexp.MustCompile(`\beyJ[0-9A-Za-z_-]{8,}\.eyJ[0-9A-Za-z_-]{8,}\.[0-9A-Za-z_-]{8,}`)},
+	{ID: "secret-assignment", RE: regexp.MustCompile(`(?:^|[^A-Za-z0-9_.-])` + secretKey + `\\?["']?\s*(?::=|=|:)\s*\\?["']?([^\s"'\\` + "`" + `,;)}\]]{1,512})`), Group: 1, Keep: notSecretValue},
+}
+
+// reference reports values that name a secret rather than hold one: a variable ($X, ${X}, %X%), a template
+// ({{x}}, <x>) or a placeholder of package secrets.
+func reference(v string) bool {
+	return strings.HasPrefix(v, "$") || strings.HasPrefix(v, "%") || strings.HasPrefix(v, "{") ||
+		strings.HasPrefix(v, "<") || strings.HasPrefix(v, "[REDACTED") || secrets.Placeholder(v)
+}
+
+// schemeOrReference keeps an authentication scheme's name (the value after it is the secret) and references.
+func schemeOrReference(v string) bool {
+	switch strings.ToLower(v) {
+	case "bearer", "token", "basic", "digest", "bot":
+		return true
+	}
+	return reference(v)
+}
+
+// notSecretValue keeps what an assignment to a secret-named key holds when it is no secret: a reference,
+// a boolean or null, a short number (max_tokens=4096), or a call or attribute (os.environ["X"], getToken()).
+func notSecretValue(v string) bool {
+	if reference(v) {
+		return true
+	}
+	switch strings.ToLower(v) {
+	case "true", "false", "null", "nil", "none", "yes", "no", "required", "optional", "string", "str", "bool", "int":
+		return true
+	}
+	if len(v) <= 8 && strings.Trim(v, "0123456789") == "" {
+		return true
+	}
+	return strings.ContainsAny(v, "([") || strings.HasPrefix(v, "os.") || strings.HasPrefix(v, "process.env")
+}
+
+// home matches home-directory prefixes (group 1): /home/<user>, /Users/<user>, /root, C:\Users\<user> (also
+// with doubled backslashes, as in JSON text), each followed by a separator or the end of the text.
+var home = regexp.MustCompile(`(/(?:home|Users)/[^/\\\s"'<>:]{1,128}|/root|(?i:[A-Z]):(?:\\{1,2}|/)(?i:users)(?:\\{1,2}|/)[^/\\\s"'<>:]{1,128})(?:[/\\\s"'<>:,;)\]}]|$)`)
+
+// Redaction is one replacement.
+type Redaction struct {
+	Rule string `json:"rule"` // the rule id, "home-dir" for a home-directory prefix
+	Line int    `json:"line"` // 1-based line of the text it was in
+}
+
+// Marker is what a redacted secret becomes: "[REDACTED:<rule id>]".
+func Marker(rule string) string { return "[REDACTED:" + rule + "]" }
+
+type span struct {
+	start, end int
+	rule       string
+}
+
+// String redacts text and lists what it replaced, in text order. Text without any match is returned as
+// it is (the same string).
+func String(text string) (string, []Redaction) {
+	if text == "" {
+		return text, nil
+	}
+	var spans []span
+	for _, sp := range secrets.Spans(text) {
+		spans = append(spans, span{sp.Start, sp.End, sp.Rule.ID})
+	}
+	for _, r := range Rules {
+		for _, loc := range r.RE.FindAllStringSubmatchIndex(text, -1) {
+			s, e := loc[0], loc[1]
+			if r.Group > 0 {
+				if loc[2*r.Group] < 0 {
+					continue
+				}
+				s, e = loc[2*r.Group], loc[2*r.Group+1]
+			}
+			if r.Keep != nil && r.Keep(text[s:e]) {
+				continue
+			}
+			spans = append(spans, span{s, e, r.ID})
+		}
+	}
+	out, reds := apply(text, spans, Marker)
+	// Home directories last, on the redacted text (a marker holds no path). A prefix must start a path:
+	// "/srv/home/x" is left alone.
+	var hs []span
+	for _, loc := range home.FindAllStringSubmatchIndex(out, -1) {
+		st, en := loc[2], loc[3]
+		if st > 0 && strings.IndexByte(pathByte, out[st-1]) >= 0 {
+			continue
+		}
+		hs = append(hs, span{st, en, "home-dir"})
+	}
+	out, hreds := apply(out, hs, func(string) string { return "~" })
+	reds = append(reds, hreds...)
+	sort.SliceStable(reds, func(i, j int) bool { return reds[i].Line < reds[j].Line })
+	return out, reds
+}
+
+// pathByte are the bytes that, before "/home/", make it the middle of a longer path.
+const pathByte = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-/~"
+
+// apply replaces the spans (overlapping ones merged into the first, longest one) by mark(rule).
+func apply(text string, spans []span, mark func(string) string) (string, []Redaction) {
+	if len(spans) == 0 {
+		return text, nil
+	}
+	sort.SliceStable(spans, func(i, j int) bool {
+		if spans[i].start != spans[j].start {
+			return spans[i].start < spans[j].start
+		}
+		return spans[i].end > spans[j].end
+	})
+	var b strings.Builder
+	var reds []Redaction
+	pos, line, lineAt := 0, 1, 0
+	for i := 0; i < len(spans); i++ {
+		sp := spans[i]
+		if sp.end <= pos {
+			continue // inside the previous replacement
+		}
+		start := max(sp.start, pos)
+		end := sp.end
+		// Swallow later spans that overlap this one.
+		for i+1 < len(spans) && spans[i+1].start < end {
+			end = max(end, spans[i+1].end)
+			i++
+		}
+		b.WriteString(text[pos:start])
+		line += strings.Count(text[lineAt:start], "\n")
+		lineAt = start
+		b.WriteString(mark(sp.rule))
+		reds = append(reds, Redaction{Rule: sp.rule, Line: line})
+		pos = end
+	}
+	b.WriteString(text[pos:])
+	return b.String(), reds
+}

