@@ -47,14 +47,14 @@ func TestPlantedSecretsAreRedacted(t *testing.T) {
 
 func TestHomeDirectories(t *testing.T) {
 	cases := map[string]string{
-		"cd /home/ada/src/app && ls":        "cd ~/src/app && ls",
-		"cwd: /home/ada":                    "cwd: ~",
-		"/Users/Ada Lovelace/x":             "/Users/Ada Lovelace/x", // a space ends the name: left as it is
-		"/Users/ada/proj/main.go:12":        "~/proj/main.go:12",
-		`C:\Users\ada\proj\main.go`:         `~\proj\main.go`,
-		`"C:\\Users\\ada\\proj"`:            `"~\\proj"`,
-		"/root/.bashrc":                     "~/.bashrc",
-		"/srv/home/ada/x":                   "/srv/home/ada/x",
+		"cd /home/ada/src/app && ls":       "cd ~/src/app && ls",
+		"cwd: /home/ada":                   "cwd: ~",
+		"/Users/Ada Lovelace/x":            "/Users/Ada Lovelace/x", // a space ends the name: left as it is
+		"/Users/ada/proj/main.go:12":       "~/proj/main.go:12",
+		`C:\Users\ada\proj\main.go`:        `~\proj\main.go`,
+		`"C:\\Users\\ada\\proj"`:           `"~\\proj"`,
+		"/root/.bashrc":                    "~/.bashrc",
+		"/srv/home/ada/x":                  "/srv/home/ada/x",
 		"see /home/ada/a and /home/bob/b.": "see ~/a and ~/b.",
 	}
 	for in, want := range cases {
