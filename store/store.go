@@ -88,6 +88,9 @@ type Config struct {
 	PushWithGit  bool   `json:"sync.push-with-git,omitempty"`
 	TimeoutSecs  int    `json:"sync.timeout,omitempty"`
 	AgentDefault string `json:"agent,omitempty"`
+	// HistoryShare limits `ctx history share`: "summaries" shares a session's header and summary events
+	// only; "" or "full" shares its events, redacted (docs/blame.md "Sharing").
+	HistoryShare string `json:"history.share,omitempty"`
 }
 
 // Store is an open context store of one repository: its writes (one commit each), sync, checkout and the
