@@ -40,7 +40,7 @@ const secretKey = `[A-Za-z0-9_.-]*(?i:password|passwd|passphrase|secret|token|ap
 // Rules are the redaction-only detectors, tried after the secret detector's rules.
 var Rules = []Rule{
 	{ID: "private-key", RE: regexp.MustCompile(`-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----|\z)`)},
-	{ID: "authorization-header", RE: regexp.MustCompile(`(?i)\b(?:proxy-)?authorization["']?\s*[:=]\s*["']?(?:(?:bearer|token|basic|digest|bot)\s+)?([A-Za-z0-9._~+/=:-]{6,})`), Group: 1, Keep: schemeOrReference},
+	{ID: "authorization-header", RE: regexp.MustCompile(`(?i)\b(?:proxy-)?authorization["']?[ \t]*[:=][ \t]*["']?(?:(?:bearer|token|basic|digest|bot)\s+)?([A-Za-z0-9._~+/=:-]{6,})`), Group: 1, Keep: schemeOrReference},
 	{ID: "bearer-token", RE: regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/-]{12,}=*)`), Group: 1, Keep: reference},
 	{ID: "url-credentials", RE: regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.-]{1,20}://[^\s:/@"'<>]{1,256}:([^\s/@"'<>]{1,256})@`), Group: 1, Keep: reference},
 	{ID: "openai-api-key", RE: regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}`)},
@@ -50,7 +50,7 @@ var Rules = []Rule{
 	{ID: "google-api-key", RE: regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{30,}`)},
 	{ID: "aws-access-key-id", RE: regexp.MustCompile(`\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`)},
 	{ID: "jwt", RE: regexp.MustCompile(`\beyJ[0-9A-Za-z_-]{8,}\.eyJ[0-9A-Za-z_-]{8,}\.[0-9A-Za-z_-]{8,}`)},
-	{ID: "secret-assignment", RE: regexp.MustCompile(`(?:^|[^A-Za-z0-9_.-])` + secretKey + `\\?["']?\s*(?::=|=|:)\s*\\?["']?([^\s"'\\` + "`" + `,;)}\]]{1,512})`), Group: 1, Keep: notSecretValue},
+	{ID: "secret-assignment", RE: regexp.MustCompile(`(?:^|[^A-Za-z0-9_.-])` + secretKey + `\\?["']?[ \t]*(?::=|=|:)[ \t]*\\?["']?([^\s"'\\` + "`" + `,;)}\]]{1,512})`), Group: 1, Keep: notSecretValue},
 }
 
 // reference reports values that name a secret rather than hold one: a variable ($X, ${X}, %X%), a template

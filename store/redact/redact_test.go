@@ -80,6 +80,7 @@ func TestKeepsWhatIsNoSecret(t *testing.T) {
 		"the author=ada wrote it",
 		"func parseSessionMeta(b []byte) error",
 		"PWD=/srv/app",
+		"here are my credentials:\nthe list follows",
 	} {
 		if got, reds := String(text); got != text {
 			t.Errorf("String(%q) = %q (%+v), want it unchanged", text, got, reds)
