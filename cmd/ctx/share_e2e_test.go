@@ -185,3 +185,72 @@ func TestHistoryShareAcrossTheTeam(t *testing.T) {
 		t.Errorf("b does not find c's new event: %s", hits)
 	}
 }
+
+// TestHistoryShareHostile: records a teammate pushed by hand are hostile input. One whose header names
+// another session than its file, or forges event ids, is not indexed (a warning; the pull stands); one
+// with terminal escapes in its text is indexed with them neutralised. A session whose native id (a
+// transcript's file name) holds control characters is refused by ctx history share.
+func TestHistoryShareHostile(t *testing.T) {
+	_, remote := seededRemote(t, "remote.git")
+	a := cloneURL(t, remote, "a")
+	mustCtx(t, a, nil, 0, "init", "--no-hooks")
+	mustCtx(t, a, nil, 0, "push")
+
+	victim := history.SessionID(history.ClaudeCode, "victim")
+	ok := history.SessionID(history.ClaudeCode, "hostile-ok")
+	rec := func(native string, evs ...history.SharedEvent) string {
+		var b strings.Builder
+		h := history.NewSharedHeader(history.Session{ID: history.SessionID(history.ClaudeCode, native), Provider: history.ClaudeCode, NativeID: native})
+		j, _ := json.Marshal(h)
+		b.Write(j)
+		b.WriteByte('\n')
+		for _, e := range evs {
+			j, _ := json.Marshal(e)
+			b.Write(j)
+			b.WriteByte('\n')
+		}
+		return b.String()
+	}
+	ev := func(sid, key, text string) history.SharedEvent {
+		return history.NewSharedEvent(history.Event{ID: history.EventID(sid, key), NativeKey: key, Type: history.Message, Role: "user", Text: text, Seq: 1})
+	}
+	// Forged: the file is named after the victim's session, the header is the attacker's.
+	forged := rec("attacker", ev(history.SessionID(history.ClaudeCode, "attacker"), "k1", "walrus forged words"))
+	escaped := rec("hostile-ok", ev(ok, "k1", "okapi \x1b]0;pwned\x07\x1b[2J escape"))
+	idx := filepath.Join(t.TempDir(), "index")
+	env := []string{"GIT_INDEX_FILE=" + idx}
+	testenv.GitEnv(t, a, env, "read-tree", "refs/heads/ctx")
+	for p, data := range map[string]string{"transcripts/2026/11/" + victim + ".ndjson": forged, "transcripts/2026/11/" + ok + ".ndjson": escaped} {
+		blob := testenv.GitIn(t, a, data, "hash-object", "-w", "--stdin")
+		testenv.GitEnv(t, a, env, "update-index", "--add", "--cacheinfo", "100644,"+blob+","+p)
+	}
+	tree := testenv.GitEnv(t, a, env, "write-tree")
+	commit := testenv.Git(t, a, "commit-tree", tree, "-p", "refs/heads/ctx", "-m", "by hand")
+	testenv.Git(t, a, "push", "-q", "origin", commit+":refs/heads/ctx")
+
+	b := cloneURL(t, remote, "b")
+	r := mustCtx(t, b, nil, 0, "pull")
+	if !strings.Contains(r.stderr, "not a valid shared session record") {
+		t.Errorf("the forged record gave no warning: %s", r.stderr)
+	}
+	if hits := mustCtx(t, b, nil, 0, "history", "search", "walrus").stdout; !strings.Contains(hits, "no hits") {
+		t.Errorf("the forged record was indexed: %s", hits)
+	}
+	if _, err := os.Stat(filepath.Join(b, ".context", "transcripts", "2026", "11", ok+".ndjson")); err != nil {
+		t.Errorf("the record is not checked out: %v", err)
+	}
+	show := mustCtx(t, b, nil, 0, "history", "show", "session", ok, "--json").stdout
+	if !strings.Contains(show, "okapi") || strings.Contains(show, "\x1b") || strings.Contains(show, `\u001b`) {
+		t.Errorf("escapes in the shared text: %q", show)
+	}
+
+	// A transcript whose file name (the Claude session id) holds control characters is not shared.
+	claude := t.TempDir()
+	writeFile(t, filepath.Join(claude, "projects", "-a", "evil\x1bname.jsonl"),
+		claudeLine(t, "u-1", "2026-11-30T10:00:00.000Z", a, map[string]any{"role": "user", "content": "hello"}, "user"))
+	bad := history.SessionID(history.ClaudeCode, "evil\x1bname")
+	r = mustCtx(t, a, []string{"CLAUDE_CONFIG_DIR=" + claude}, 2, "history", "share", bad)
+	if !strings.Contains(r.stderr, "control characters") {
+		t.Errorf("share of a session with control characters in its id: %s", r.stderr)
+	}
+}
