@@ -31,7 +31,8 @@ func shareFixture(t *testing.T) (dir string, st *store.Store, hist, sid, secret 
 		b, _ := json.Marshal(v)
 		return string(b) + "\n"
 	}
-	text := line(map[string]any{"type": "user", "uuid": "u1", "timestamp": "2026-11-30T10:00:00Z", "cwd": dir,
+	text := `{"type":"summary","summary":"Hello added (summary of the shared session)","leafUuid":"x"}` + "\n" +
+		line(map[string]any{"type": "user", "uuid": "u1", "timestamp": "2026-11-30T10:00:00Z", "cwd": dir,
 		"message": map[string]any{"role": "user", "content": "commit hello.py; the token is " + secret}}) +
 		line(map[string]any{"type": "assistant", "uuid": "a1", "timestamp": "2026-11-30T10:00:05Z", "cwd": dir,
 			"message": map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "tool_use", "id": "t1", "name": "Bash",
@@ -66,11 +67,29 @@ func TestShareSession(t *testing.T) {
 		}
 		return out
 	}(), "\n")
-	if res["dry_run"] != true || res["added"] != float64(4) || !strings.Contains(rec, "[REDACTED:github-pat]") || strings.Contains(rec, secret) {
+	if res["dry_run"] != true || res["added"] != float64(5) || !strings.Contains(rec, "[REDACTED:github-pat]") || strings.Contains(rec, secret) {
 		t.Fatalf("dry run: %v", res)
 	}
 	if refsOf(t, dir) != before {
 		t.Fatalf("the dry run committed")
+	}
+	// Summaries only: by argument, or by the repository's history.share.
+	res = structured(t, "summary only", s.call(t, "share_session", map[string]any{"ctx_session_id": sid, "dry_run": true, "summary_only": true}))
+	if res["events"] != float64(1) || res["summary_only"] != true || len(list(res, "record")) != 2 ||
+		!strings.Contains(list(res, "record")[1].(string), "summary of the shared session") {
+		t.Errorf("summary only: %v", res)
+	}
+	cfg := st.Config()
+	cfg.HistoryShare = "summaries"
+	if err := st.SetConfig(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if res := structured(t, "config summaries", s.call(t, "share_session", map[string]any{"ctx_session_id": sid, "dry_run": true})); res["events"] != float64(1) || res["summary_only"] != true {
+		t.Errorf("history.share = summaries: %v", res)
+	}
+	cfg.HistoryShare = ""
+	if err := st.SetConfig(cfg); err != nil {
+		t.Fatal(err)
 	}
 	res = structured(t, "share", s.call(t, "share_session", map[string]any{"ctx_session_id": sid}))
 	head := git(t, dir, "rev-parse", "HEAD")

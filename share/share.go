@@ -88,7 +88,11 @@ func Share(ctx context.Context, st *store.Store, ix *history.Index, b *blame.Bla
 	if sess.NativeID == "" || len(sess.NativeID) > maxKey || history.Neutral(sess.NativeID) != sess.NativeID {
 		return res, fmt.Errorf("%w: session %s has a native id with control characters or over %d bytes", ErrUsage, sess.ID, maxKey)
 	}
-	res.SummaryOnly = opts.SummaryOnly || st.Config().HistoryShare == ShareSummaries
+	cfg, err := st.SavedConfig()
+	if err != nil {
+		return res, err
+	}
+	res.SummaryOnly = opts.SummaryOnly || cfg.HistoryShare == ShareSummaries
 	res.Path, err = store.TranscriptPath(sess.ID, sess.StartedAt)
 	if err != nil {
 		return res, err
