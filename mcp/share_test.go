@@ -33,7 +33,7 @@ func shareFixture(t *testing.T) (dir string, st *store.Store, hist, sid, secret 
 	}
 	text := `{"type":"summary","summary":"Hello added (summary of the shared session)","leafUuid":"x"}` + "\n" +
 		line(map[string]any{"type": "user", "uuid": "u1", "timestamp": "2026-11-30T10:00:00Z", "cwd": dir,
-		"message": map[string]any{"role": "user", "content": "commit hello.py; the token is " + secret}}) +
+			"message": map[string]any{"role": "user", "content": "commit hello.py; the token is " + secret}}) +
 		line(map[string]any{"type": "assistant", "uuid": "a1", "timestamp": "2026-11-30T10:00:05Z", "cwd": dir,
 			"message": map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "tool_use", "id": "t1", "name": "Bash",
 				"input": map[string]any{"command": "git commit -am 'Add hello'"}}}}}) +
