@@ -6,10 +6,10 @@
 //  1. every match of the secret detector's rules (package store/secrets: PEM private keys, AWS, GitHub,
 //     GitLab, Slack, Stripe, Anthropic, OpenAI, Google, npm, PyPI, Hugging Face tokens, JWTs, generated
 //     values assigned to password/secret/token keys) by "[REDACTED:<rule id>]";
-//  2. the broader shapes of Rules, which only redaction uses because they would refuse too many public
-//     writes: any value assigned to a key that names a secret (.env style, YAML, JSON), Authorization
-//     headers and bearer tokens, passwords in URLs, a PEM block whose end is cut off, and looser prefixes
-//     of the token families above;
+//  2. the broader shapes that only redaction uses because they would refuse too many public writes: any
+//     value assigned to a key that names a secret (.env style, YAML, JSON: assignments), and the Rules:
+//     Authorization headers and bearer tokens, passwords in URLs, a PEM block whose end is cut off, and
+//     looser prefixes of the token families above;
 //  3. home-directory prefixes (/home/<user>, /Users/<user>, /root, C:\Users\<user>) by "~".
 //
 // Redaction is by shape: a secret of no known shape (a bare password in prose) is not found. The package
@@ -25,32 +25,113 @@ import (
 )
 
 // Rule is one redaction-only detector: the secret is the capture group Group of RE (0: the whole match).
+// RE runs only around the occurrences of Keywords (lower case), on their line unless Multiline
+// (secrets.FindAll).
 type Rule struct {
-	ID    string
-	RE    *regexp.Regexp
-	Group int
+	ID        string
+	Keywords  []string
+	Multiline bool
+	RE        *regexp.Regexp
+	Group     int
 	// Keep, when set, reports values that are no secret (a placeholder, a variable reference).
 	Keep func(v string) bool
 }
 
-// secretKey is a key name that says its value is a secret (PWD is left out: it is the shell's working
-// directory; AUTH alone is left out: "author").
-const secretKey = `[A-Za-z0-9_.-]*(?i:password|passwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credentials?|auth[_-]?token|session[_-]?key|client[_-]?secret)[A-Za-z0-9_.-]*`
-
 // Rules are the redaction-only detectors, tried after the secret detector's rules.
 var Rules = []Rule{
-	{ID: "private-key", RE: regexp.MustCompile(`-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----|\z)`)},
-	{ID: "authorization-header", RE: regexp.MustCompile(`(?i)\b(?:proxy-)?authorization["']?[ \t]*[:=][ \t]*["']?(?:(?:bearer|token|basic|digest|bot)\s+)?([A-Za-z0-9._~+/=:-]{6,})`), Group: 1, Keep: schemeOrReference},
-	{ID: "bearer-token", RE: regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/-]{12,}=*)`), Group: 1, Keep: reference},
-	{ID: "url-credentials", RE: regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.-]{1,20}://[^\s:/@"'<>]{1,256}:([^\s/@"'<>]{1,256})@`), Group: 1, Keep: reference},
-	{ID: "openai-api-key", RE: regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}`)},
-	{ID: "github-token", RE: regexp.MustCompile(`\b(?:gh[pousr]_[0-9A-Za-z]{20,}|github_pat_[0-9A-Za-z_]{22,})`)},
-	{ID: "slack-token", RE: regexp.MustCompile(`\bxox[a-z]-[0-9A-Za-z-]{10,}`)},
-	{ID: "stripe-key", RE: regexp.MustCompile(`\b[rsp]k_(?:live|test|prod)_[0-9A-Za-z]{10,}`)},
-	{ID: "google-api-key", RE: regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{30,}`)},
-	{ID: "aws-access-key-id", RE: regexp.MustCompile(`\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`)},
-	{ID: "jwt", RE: regexp.MustCompile(`\beyJ[0-9A-Za-z_-]{8,}\.eyJ[0-9A-Za-z_-]{8,}\.[0-9A-Za-z_-]{8,}`)},
-	{ID: "secret-assignment", RE: regexp.MustCompile(`(?:^|[^A-Za-z0-9_.-])` + secretKey + `\\?["']?[ \t]*(?::=|=|:)[ \t]*\\?["']?([^\s"'\\` + "`" + `,;)}\]]{1,512})`), Group: 1, Keep: notSecretValue},
+	{ID: "private-key", Keywords: []string{"private key"}, Multiline: true,
+		RE: regexp.MustCompile(`-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----(?:[\sA-Za-z0-9+/=:,.\\-]*?-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----|[\sA-Za-z0-9+/=:,.\\-]*)`)},
+	{ID: "authorization-header", Keywords: []string{"authorization"}, RE: regexp.MustCompile(`(?i)\b(?:proxy-)?authorization["']?[ \t]*[:=][ \t]*["']?(?:(?:bearer|token|basic|digest|bot)\s+)?([A-Za-z0-9._~+/=:-]{6,})`), Group: 1, Keep: schemeOrReference},
+	{ID: "bearer-token", Keywords: []string{"bearer"}, RE: regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/-]{12,}=*)`), Group: 1, Keep: reference},
+	{ID: "url-credentials", Keywords: []string{"://"}, RE: regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.-]{1,20}://[^\s:/@"'<>]{1,256}:([^\s/@"'<>]{1,256})@`), Group: 1, Keep: reference},
+	{ID: "openai-api-key", Keywords: []string{"sk-"}, RE: regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}`)},
+	{ID: "github-token", Keywords: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}, RE: regexp.MustCompile(`\b(?:gh[pousr]_[0-9A-Za-z]{20,}|github_pat_[0-9A-Za-z_]{22,})`)},
+	{ID: "slack-token", Keywords: []string{"xox"}, RE: regexp.MustCompile(`\bxox[a-z]-[0-9A-Za-z-]{10,}`)},
+	{ID: "stripe-key", Keywords: []string{"k_live_", "k_test_", "k_prod_"}, RE: regexp.MustCompile(`\b[rsp]k_(?:live|test|prod)_[0-9A-Za-z]{10,}`)},
+	{ID: "google-api-key", Keywords: []string{"aiza"}, RE: regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{30,}`)},
+	{ID: "aws-access-key-id", Keywords: []string{"akia", "asia", "abia", "acca", "a3t"}, RE: regexp.MustCompile(`\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`)},
+	{ID: "jwt", Keywords: []string{"eyj"}, RE: regexp.MustCompile(`\beyJ[0-9A-Za-z_-]{8,}\.eyJ[0-9A-Za-z_-]{8,}\.[0-9A-Za-z_-]{8,}`)},
+}
+
+// secretWords are the words (lower case) that make a key name a secret's: password, passwd, passphrase,
+// secret, token, api key, access key, private key, credential(s), session key. PWD is left out (the shell's
+// working directory), and so is "auth" alone ("author").
+var secretWords = []string{"passw", "passphrase", "secret", "token", "apikey", "api_key", "api-key", "accesskey",
+	"access_key", "access-key", "privatekey", "private_key", "private-key", "credential", "sessionkey", "session_key",
+	"session-key"}
+
+// assignments finds the values assigned to a key whose name holds a secret word, .env, shell, YAML or JSON
+// style (`DB_PASSWORD=v`, `export API_KEY="v"`, `token: v`, `"client_secret": "v"`, also with the quotes
+// escaped as in JSON text), rule "secret-assignment": the key is the run of letters, digits, '_', '.' and
+// '-' around the word; then an optional quote, ':', '=' or ':=' (spaces and tabs around it), an optional
+// quote, and the value up to a space, quote, backslash, backquote, ',', ';', ')', '}' or ']' (at most 512
+// bytes). Values notSecretValue keeps are left. A hand-written scan: linear in the text.
+func assignments(text, lower string) []span {
+	var out []span
+	seen := map[int]bool{}
+	n := len(text)
+	for _, w := range secretWords {
+		for from := 0; ; {
+			j := strings.Index(lower[from:], w)
+			if j < 0 {
+				break
+			}
+			at := from + j
+			from = at + len(w)
+			i := at + len(w)
+			for i < n && keyByte(text[i]) {
+				i++
+			}
+			if i < n && text[i] == '\\' {
+				i++
+			}
+			if i < n && (text[i] == '"' || text[i] == '\'') {
+				i++
+			}
+			for i < n && (text[i] == ' ' || text[i] == '\t') {
+				i++
+			}
+			switch {
+			case strings.HasPrefix(text[i:], ":="):
+				i += 2
+			case i < n && (text[i] == '=' || text[i] == ':'):
+				i++
+			default:
+				continue
+			}
+			for i < n && (text[i] == ' ' || text[i] == '\t') {
+				i++
+			}
+			if i < n && text[i] == '\\' {
+				i++
+			}
+			if i < n && (text[i] == '"' || text[i] == '\'') {
+				i++
+			}
+			vs := i
+			for i < n && i-vs < 512 && valueByte(text[i]) {
+				i++
+			}
+			if i == vs || seen[vs] || notSecretValue(text[vs:i]) {
+				continue
+			}
+			seen[vs] = true
+			out = append(out, span{vs, i, "secret-assignment"})
+		}
+	}
+	return out
+}
+
+func keyByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-'
+}
+
+func valueByte(c byte) bool {
+	switch c {
+	case ' ', '\t', '\n', '\r', '\f', '\v', '"', '\'', '\\', '`', ',', ';', ')', '}', ']':
+		return false
+	}
+	return true
 }
 
 // reference reports values that name a secret rather than hold one: a variable ($X, ${X}, %X%), a template
@@ -113,8 +194,9 @@ func String(text string) (string, []Redaction) {
 	for _, sp := range secrets.Spans(text) {
 		spans = append(spans, span{sp.Start, sp.End, sp.Rule.ID})
 	}
+	lower := secrets.Lower(text)
 	for _, r := range Rules {
-		for _, loc := range r.RE.FindAllStringSubmatchIndex(text, -1) {
+		for _, loc := range secrets.FindAll(r.RE, text, lower, r.Keywords, r.Multiline) {
 			s, e := loc[0], loc[1]
 			if r.Group > 0 {
 				if loc[2*r.Group] < 0 {
@@ -128,11 +210,12 @@ func String(text string) (string, []Redaction) {
 			spans = append(spans, span{s, e, r.ID})
 		}
 	}
+	spans = append(spans, assignments(text, lower)...)
 	out, reds := apply(text, spans, Marker)
 	// Home directories last, on the redacted text (a marker holds no path). A prefix must start a path:
 	// "/srv/home/x" is left alone.
 	var hs []span
-	for _, loc := range home.FindAllStringSubmatchIndex(out, -1) {
+	for _, loc := range secrets.FindAll(home, out, secrets.Lower(out), homeKeywords, false) {
 		st, en := loc[2], loc[3]
 		if st > 0 && strings.IndexByte(pathByte, out[st-1]) >= 0 {
 			continue
@@ -144,6 +227,9 @@ func String(text string) (string, []Redaction) {
 	sort.SliceStable(reds, func(i, j int) bool { return reds[i].Line < reds[j].Line })
 	return out, reds
 }
+
+// homeKeywords are what a home-directory prefix holds (lower case).
+var homeKeywords = []string{"/home/", "/users", "/root", "\\users"}
 
 // pathByte are the bytes that, before "/home/", make it the middle of a longer path.
 const pathByte = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-/~"

@@ -1,10 +1,14 @@
 package redact
 
 import (
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/ctx-dev/ctx/store/redact/redacttest"
+	"github.com/ctx-dev/ctx/store/secrets"
 )
 
 func TestPlantedSecretsAreRedacted(t *testing.T) {
@@ -109,4 +113,47 @@ func FuzzString(f *testing.F) {
 			t.Fatalf("not idempotent: %q -> %q -> %q (%+v)", s, out, again, reds)
 		}
 	})
+}
+
+// corpusText is the project's corpus of real transcripts (../shared/corpus/agent-history), concatenated;
+// the benchmark skips without it.
+func corpusText(b *testing.B) string {
+	for _, dir := range []string{os.Getenv("CTX_HISTORY_CORPUS"), "../../../shared/corpus/agent-history", "/work/shared/corpus/agent-history"} {
+		if dir == "" {
+			continue
+		}
+		var sb strings.Builder
+		_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && (strings.HasSuffix(p, ".jsonl") || strings.HasSuffix(p, ".json")) {
+				if data, err := os.ReadFile(p); err == nil {
+					sb.Write(data)
+				}
+			}
+			return nil
+		})
+		if sb.Len() > 0 {
+			return sb.String()
+		}
+	}
+	b.Skip("the agent-history corpus is not available")
+	return ""
+}
+
+// BenchmarkString redacts the corpus of real transcripts (about 2 MB): the cost `ctx history share` pays
+// per byte shared. Compare with BenchmarkDetect, the secret detector alone on the same text.
+func BenchmarkString(b *testing.B) {
+	text := corpusText(b)
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		String(text)
+	}
+}
+
+// BenchmarkDetect is the secret detector of public writes (package secrets) on the same text.
+func BenchmarkDetect(b *testing.B) {
+	text := corpusText(b)
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		secrets.Spans(text)
+	}
 }
