@@ -157,3 +157,18 @@ func BenchmarkDetect(b *testing.B) {
 		secrets.Spans(text)
 	}
 }
+
+// FuzzPlantedSurvives: whatever text surrounds a planted secret (on lines of its own), it is redacted.
+func FuzzPlantedSurvives(f *testing.F) {
+	f.Add("before", "after", uint8(0))
+	f.Add(strings.Repeat("key=", 300), strings.Repeat("x", 5000), uint8(7))
+	f.Add("-----BEGIN RSA PRIVATE KEY-----", "sk-", uint8(14))
+	plants := redacttest.Plants()
+	f.Fuzz(func(t *testing.T, before, after string, k uint8) {
+		p := plants[int(k)%len(plants)]
+		out, _ := String(before + "\n" + p.Line + "\n" + after)
+		if strings.Contains(out, p.Secret) {
+			t.Fatalf("%s survived between %q and %q", p.Kind, before, after)
+		}
+	})
+}
