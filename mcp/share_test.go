@@ -79,16 +79,21 @@ func TestShareSession(t *testing.T) {
 		!strings.Contains(list(res, "record")[1].(string), "summary of the shared session") {
 		t.Errorf("summary only: %v", res)
 	}
-	cfg := st.Config()
+	// `ctx config history.share summaries` in another process while the server runs.
+	other, err := store.Open(context.Background(), dir, store.Actor{Agent: "cli"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := other.Config()
 	cfg.HistoryShare = "summaries"
-	if err := st.SetConfig(cfg); err != nil {
+	if err := other.SetConfig(cfg); err != nil {
 		t.Fatal(err)
 	}
 	if res := structured(t, "config summaries", s.call(t, "share_session", map[string]any{"ctx_session_id": sid, "dry_run": true})); res["events"] != float64(1) || res["summary_only"] != true {
 		t.Errorf("history.share = summaries: %v", res)
 	}
 	cfg.HistoryShare = ""
-	if err := st.SetConfig(cfg); err != nil {
+	if err := other.SetConfig(cfg); err != nil {
 		t.Fatal(err)
 	}
 	res = structured(t, "share", s.call(t, "share_session", map[string]any{"ctx_session_id": sid}))
