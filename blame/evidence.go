@@ -191,7 +191,14 @@ func (b *Blamer) receipts(ctx context.Context, oid string) ([]Evidence, error) {
 		if !isHex(r.Short) || (r.Event.Tool != nil && r.Event.Tool.ExitCode != nil && *r.Event.Tool.ExitCode != 0) {
 			continue
 		}
-		if !b.inRepo(ctx, r.Session.CWD) {
+		if r.Session.SourceFormat == history.FormatShared {
+			// A teammate's shared session: its working directory was on their machine. The sharer resolved
+			// the receipt to the full commit id in the repository of that directory (ResolveReceipt), so
+			// a full id that names this commit here is the repository check (docs/blame.md "Sharing").
+			if len(r.Short) != len(oid) {
+				continue
+			}
+		} else if !b.inRepo(ctx, r.Session.CWD) {
 			continue
 		}
 		full, err := b.git(ctx, "rev-parse", "--verify", "--quiet", "--end-of-options", r.Short+"^{commit}")
@@ -208,6 +215,26 @@ func (b *Blamer) receipts(ctx context.Context, oid string) ([]Evidence, error) {
 	return out, nil
 }
 
+// InRepo reports whether dir, a session's working directory, is inside one of this repository's
+// worktrees (no git runs in dir).
+func (b *Blamer) InRepo(ctx context.Context, dir string) bool { return b.inRepo(ctx, dir) }
+
+// ResolveReceipt resolves short, a commit id printed by a session working in cwd, to the full id of the
+// commit it names in this repository: "" and false when cwd is not in this repository, or short names no
+// commit here or more than one. ctx history share stores the full id, which proves the commit on a
+// teammate's machine (docs/blame.md "Sharing").
+func (b *Blamer) ResolveReceipt(ctx context.Context, cwd, short string) (string, bool) {
+	short = strings.ToLower(short)
+	if !isHex(short) || !b.inRepo(ctx, cwd) {
+		return "", false
+	}
+	full, err := b.git(ctx, "rev-parse", "--verify", "--quiet", "--end-of-options", short+"^{commit}")
+	if err != nil || !strings.HasPrefix(full, short) {
+		return "", false
+	}
+	return full, true
+}
+
 func receiptLine(r history.Receipt) string {
 	text := r.Event.Text
 	if r.Event.Tool != nil && r.Event.Tool.Output != "" {
@@ -215,7 +242,7 @@ func receiptLine(r history.Receipt) string {
 	}
 	text = strings.ReplaceAll(text, `\n`, "\n")
 	for line := range strings.SplitSeq(text, "\n") {
-		if strings.HasPrefix(line, "[") && strings.Contains(line, r.Short) {
+		if strings.HasPrefix(line, "[") && strings.Contains(line, r.Short[:min(7, len(r.Short))]) {
 			return clipText(line, 200)
 		}
 	}

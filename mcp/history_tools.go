@@ -17,6 +17,7 @@ import (
 
 	"github.com/ctx-dev/ctx/blame"
 	"github.com/ctx-dev/ctx/history"
+	"github.com/ctx-dev/ctx/share"
 	"github.com/ctx-dev/ctx/store"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
@@ -114,6 +115,17 @@ func (s *srv) toolBlame() tool {
 			"With pull_request (a number): the same for each commit of the pull request, known only from its fetched head ref " +
 			"refs/pull/N/head or an agent's gh pr view --json commits / gh pr create output (not_found without them)."},
 		s.blameTool)
+}
+
+func (s *srv) toolShareSession() tool {
+	return newTool(toolSpec{name: "share_session", title: "Share session", coded: true,
+		desc: "Commit a redacted record of one session of the local agent history index to the context branch " +
+			"(transcripts/YYYY/MM/<ctx_session_id>.ndjson, one commit; context_push publishes it): secrets become " +
+			"[REDACTED:<rule>], home directories ~, commit receipts full commit ids (so blame proves them on a " +
+			"teammate's machine). Sharing again adds only new events. dry_run returns the record and its " +
+			"redactions and commits nothing; summary_only (or history.share = summaries) shares the summary only. " +
+			"The session must have worked in this repository. Not served over HTTP."},
+		s.shareSessionTool)
 }
 
 // historyError sorts an error into a typed tool error or a JSON-RPC error (a store failure).
@@ -552,6 +564,88 @@ func blameArgErr(err error) error {
 		return codedErrorf(codeInvalidRequest, "%v", err)
 	}
 	return err
+}
+
+// --- share_session ---
+
+// shareSessionArgs are the arguments of share_session.
+type shareSessionArgs struct {
+	SessionID   string `json:"ctx_session_id"`
+	DryRun      bool   `json:"dry_run,omitempty"`
+	SummaryOnly bool   `json:"summary_only,omitempty"`
+}
+
+// Bounds of a share_session result: a dry run's record and the listed redactions are left out past them
+// (record_omitted, redactions_total say so).
+const (
+	shareMaxRecord     = 768 << 10
+	shareMaxRedactions = 1000
+)
+
+// shareSessionTool shares a session of the index (docs/blame.md "Sharing"): the write of ctx history share.
+func (s *srv) shareSessionTool(ctx context.Context, args shareSessionArgs) (any, error) {
+	if store.PublicOnly(ctx) {
+		// The index holds the transcripts of this machine's user: a token holder over HTTP can neither
+		// read nor publish them (docs/http.md).
+		return nil, codedErrorf(codeInvalidRequest, "share_session publishes the agent history of the machine that serves it; it is not served over HTTP")
+	}
+	st := s.store(ctx)
+	if st.Bare() {
+		return nil, codedErrorf(codeInvalidRequest, "a bare repository has no sessions working in it")
+	}
+	if ok, err := st.Initialized(ctx); err != nil {
+		return nil, err
+	} else if !ok {
+		return nil, store.ErrNotInitialized
+	}
+	ix, err := s.index(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if ix == nil {
+		return nil, codedErrorf(codeNotFound, "session %q not found: %s", args.SessionID, importHint)
+	}
+	b, err := blame.New(ctx, st.WorkTree(), ix)
+	if err != nil {
+		return nil, blameArgErr(err)
+	}
+	res, err := share.Share(ctx, st, ix, b, share.Options{Session: args.SessionID, DryRun: args.DryRun, SummaryOnly: args.SummaryOnly})
+	var se *store.SecretError
+	switch {
+	case errors.Is(err, share.ErrUsage):
+		if errors.Is(err, history.ErrNotFound) {
+			return nil, codedErrorf(codeNotFound, "%v", err)
+		}
+		return nil, codedErrorf(codeInvalidRequest, "%v", err)
+	case errors.As(err, &se):
+		return nil, codedErrorf(codeInvalidRequest, "%v", err)
+	case err != nil:
+		return nil, err
+	}
+	out := struct {
+		share.Result
+		RedactionsTotal int      `json:"redactions_total"`
+		Record          []string `json:"record,omitempty"`
+		RecordOmitted   bool     `json:"record_omitted,omitempty"`
+	}{Result: res, RedactionsTotal: len(res.Redactions)}
+	if out.Redactions == nil {
+		out.Redactions = []share.Redaction{}
+	}
+	if len(out.Redactions) > shareMaxRedactions {
+		out.Redactions = out.Redactions[:shareMaxRedactions]
+	}
+	if args.DryRun {
+		n := 0
+		for _, l := range res.Record {
+			n += len(l) + 8
+		}
+		if n <= shareMaxRecord {
+			out.Record = res.Record
+		} else {
+			out.RecordOmitted = true
+		}
+	}
+	return out, nil
 }
 
 // --- search ---

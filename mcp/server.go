@@ -171,7 +171,7 @@ func (s *srv) allTools() []tool {
 		s.toolPush(), s.toolPull(),
 		// history read tools (history_tools.go)
 		s.toolStatus(), s.toolSources(), s.toolSearch(), s.toolQueryEvents(), s.toolShowSession(),
-		s.toolShowEvent(), s.toolBlame(),
+		s.toolShowEvent(), s.toolBlame(), s.toolShareSession(),
 	}
 }
 

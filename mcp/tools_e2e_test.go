@@ -20,7 +20,7 @@ var wantTools = []string{"blame", "context_add_convention", "context_add_knowled
 	"context_record_decision", "context_remove_convention", "context_remove_knowledge", "context_remove_skill",
 	"context_report_skill_usage", "context_resolve_conflict", "context_resolve_skill_proposal", "context_set_intent",
 	"context_set_scope", "context_update_decision_status", "context_update_state", "get_project_context",
-	"query_events", "search", "show_event", "show_session", "sources", "status"}
+	"query_events", "search", "share_session", "show_event", "show_session", "sources", "status"}
 
 var wantPrompts = []string{"context_handoff", "context_onboarding", "context_resolve_conflicts"}
 

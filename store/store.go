@@ -91,6 +91,9 @@ type Config struct {
 	// HistorySources are the agent-history roots configured for this repository (ctx history sources
 	// add), imported beside the providers' automatic roots (docs/history.md "Configured roots").
 	HistorySources []HistorySource `json:"history.sources,omitempty"`
+	// HistoryShare limits `ctx history share`: "summaries" shares a session's header and summary events
+	// only; "" or "full" shares its events, redacted (docs/blame.md "Sharing").
+	HistoryShare string `json:"history.share,omitempty"`
 }
 
 // Store is an open context store of one repository: its writes (one commit each), sync, checkout and the
@@ -153,29 +156,43 @@ func machineName() string {
 func (s *Store) configPath() string { return filepath.Join(s.repo.CtxDir(), "config.json") }
 
 func (s *Store) loadConfig() error {
-	s.cfg = Config{Branch: DefaultBranch}
-	b, err := os.ReadFile(s.configPath())
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
+	c, err := s.readConfig()
 	if err != nil {
-		return fmt.Errorf("read ctx config: %w", err)
+		return err
 	}
-	hint := "fix it or delete it: it holds only ctx's settings for this repository (ctx config), and the default branch is " + DefaultBranch
-	if err := json.Unmarshal(b, &s.cfg); err != nil {
-		return fmt.Errorf("ctx config %s: %w (%s)", s.configPath(), err, hint)
-	}
-	if s.cfg.Branch == "" {
-		s.cfg.Branch = DefaultBranch
-	}
-	if err := validBranch(s.cfg.Branch); err != nil {
-		return fmt.Errorf("ctx config %s: %w (%s)", s.configPath(), err, hint)
-	}
-	if err := CheckHistorySources(s.cfg.HistorySources); err != nil {
-		return fmt.Errorf("ctx config %s: %w (%s)", s.configPath(), err, hint)
-	}
+	s.cfg = c
 	return nil
 }
+
+// readConfig reads <git common dir>/ctx/config.json (the defaults when it does not exist).
+func (s *Store) readConfig() (Config, error) {
+	c := Config{Branch: DefaultBranch}
+	b, err := os.ReadFile(s.configPath())
+	if errors.Is(err, fs.ErrNotExist) {
+		return c, nil
+	}
+	if err != nil {
+		return c, fmt.Errorf("read ctx config: %w", err)
+	}
+	hint := "fix it or delete it: it holds only ctx's settings for this repository (ctx config), and the default branch is " + DefaultBranch
+	if err := json.Unmarshal(b, &c); err != nil {
+		return c, fmt.Errorf("ctx config %s: %w (%s)", s.configPath(), err, hint)
+	}
+	if c.Branch == "" {
+		c.Branch = DefaultBranch
+	}
+	if err := validBranch(c.Branch); err != nil {
+		return c, fmt.Errorf("ctx config %s: %w (%s)", s.configPath(), err, hint)
+	}
+	if err := CheckHistorySources(c.HistorySources); err != nil {
+		return c, fmt.Errorf("ctx config %s: %w (%s)", s.configPath(), err, hint)
+	}
+	return c, nil
+}
+
+// SavedConfig reads the configuration as it is saved now (a long-running server sees a setting changed
+// by `ctx config` since it opened the store); Config is the copy this Store was opened with.
+func (s *Store) SavedConfig() (Config, error) { return s.readConfig() }
 
 // Config is a copy of the repository's ctx configuration as this Store uses it.
 func (s *Store) Config() Config { return s.cfg }

@@ -63,7 +63,7 @@ func itemProblem(it gitstore.Item) (reason string, unsafe bool) {
 // produces most: a file where a folder should be, and a folder where a file should be.
 func placeHint(names []string) string {
 	folders := map[string]bool{"knowledge": true, "conventions": true, "decisions": true, "history": true,
-		"skills": true, "activity": true, ConflictsDir: true}
+		"skills": true, "activity": true, ConflictsDir: true, TranscriptsDir: true}
 	switch {
 	case len(names) == 1 && folders[names[0]]:
 		return "a file where the store has the folder " + names[0] + "/"

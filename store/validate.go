@@ -54,7 +54,7 @@ const (
 // every name passes checkPath (git fsck's rules for tree entry names), and the place is a layout place
 // with valid keys and names — manifest.json, state.json, knowledge/<key>.md, conventions/<key>.md,
 // decisions/NNNN-<slug>.md, history/<id>.json, history/YYYY/MM/<id>.json, conflicts/<id>.json, activity/<member>/...json,
-// skills/<name>/... The error wraps ErrInvalid and names the path.
+// skills/<name>/..., transcripts/YYYY/MM/<session id>.ndjson. The error wraps ErrInvalid and names the path.
 func LayoutPath(p string) error {
 	_, err := layoutPath(p)
 	return err
@@ -98,6 +98,8 @@ func layoutPath(p string) (layoutKind, error) {
 			return 0, bad("session records are history/<id>.json or history/YYYY/MM/<id>.json (a year of four digits, a month 01 to 12)")
 		}
 		return layoutJSON, key(parts[3], ".json")
+	case parts[0] == TranscriptsDir:
+		return layoutNDJSON, transcriptLayout(p)
 	case len(parts) >= 2 && parts[0] == "activity":
 		for _, seg := range parts[1 : len(parts)-1] {
 			if err := ValidKey(seg); err != nil {
@@ -127,7 +129,7 @@ func layoutPath(p string) (layoutKind, error) {
 		}
 		return layoutResource, nil // a skill's own scripts and resources
 	}
-	return 0, bad("not a path of the context store (knowledge/, conventions/, decisions/, history/, skills/, activity/, conflicts/, manifest.json, state.json)")
+	return 0, bad("not a path of the context store (knowledge/, conventions/, decisions/, history/, skills/, activity/, conflicts/, transcripts/, manifest.json, state.json)")
 }
 
 func validJSONObject(p string, b []byte) error {

@@ -81,15 +81,6 @@ var Rules = []Rule{
 		group:  1, check: random},
 }
 
-func containsAny(s string, words []string) bool {
-	for _, w := range words {
-		if strings.Contains(s, w) {
-			return true
-		}
-	}
-	return len(words) == 0
-}
-
 // placeholder reports values that stand for a secret rather than being one.
 func placeholder(s string) bool {
 	l := strings.ToLower(s)
@@ -140,28 +131,137 @@ func entropy(s string) float64 {
 func Scan(text string) []Finding {
 	var out []Finding
 	seen := map[string]bool{}
-	lower := strings.ToLower(text)
-	for _, r := range Rules {
-		if !containsAny(lower, r.keywords) {
+	for _, sp := range Spans(text) {
+		m := text[sp.Start:sp.End]
+		if seen[m] {
 			continue
 		}
-		for _, loc := range r.re.FindAllStringSubmatchIndex(text, -1) {
+		seen[m] = true
+		out = append(out, Finding{Rule: sp.Rule.ID, Description: sp.Rule.Description, Line: 1 + strings.Count(text[:sp.Start], "\n"),
+			Redacted: redact(m), match: m})
+	}
+	sortFindings(out)
+	return out
+}
+
+// Span is where one rule matched in a text: the secret is text[Start:End] (byte offsets), without the
+// keyword or assignment around it. Package store/redact replaces spans.
+type Span struct {
+	Rule       *Rule
+	Start, End int
+}
+
+// Spans returns every match of every rule in text, in the order of Rules and then of position; every
+// occurrence is returned (Scan reports a repeated secret once). Matches may overlap when two rules match
+// the same text. Placeholders and values that fail a rule's check are left out, as in Scan.
+//
+// A rule's expression runs only in windows around the occurrences of its keywords (FindAll), so that the
+// cost follows the text's length, not its length times the expressions' size: a match is found when it
+// lies on the line of a keyword, within 512 bytes before and 4 KiB after it (a PEM block: 32 KiB across
+// lines).
+func Spans(text string) []Span {
+	var out []Span
+	lower := Lower(text)
+	for i := range Rules {
+		r := &Rules[i]
+		for _, loc := range FindAll(r.re, text, lower, r.keywords, r.ID == "private-key") {
 			start, end := loc[0], loc[1]
 			if r.group > 0 && len(loc) > 2*r.group+1 && loc[2*r.group] >= 0 {
 				start, end = loc[2*r.group], loc[2*r.group+1]
 			}
 			m := text[start:end]
-			if seen[m] || placeholder(m) || r.check != nil && !r.check(m) {
+			if placeholder(m) || r.check != nil && !r.check(m) {
 				continue
 			}
-			seen[m] = true
-			out = append(out, Finding{Rule: r.ID, Description: r.Description, Line: 1 + strings.Count(text[:start], "\n"),
-				Redacted: redact(m), match: m})
+			out = append(out, Span{Rule: r, Start: start, End: end})
 		}
 	}
-	sortFindings(out)
 	return out
 }
+
+// Lower is text with ASCII letters in lower case and every other byte as it is (the same length, so that
+// offsets into it are offsets into text).
+func Lower(text string) string {
+	b := []byte(text)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// Window sizes of FindAll around a keyword, in bytes.
+const (
+	windowBefore     = 512
+	windowAfter      = 4 << 10
+	windowMultiline  = 32 << 10
+	windowMultiStart = 128
+)
+
+// FindAll returns the matches of re in text (as regexp's FindAllStringSubmatchIndex, offsets into text)
+// that lie in a window around an occurrence of one of keywords in lower (Lower(text); keywords in lower
+// case): the keyword's line, from 512 bytes before it to 4 KiB after it; with multiline, from 128 bytes
+// before it to 32 KiB after it, across lines. Overlapping windows are merged. No keywords: the whole
+// text.
+func FindAll(re *regexp.Regexp, text, lower string, keywords []string, multiline bool) [][]int {
+	if len(keywords) == 0 {
+		return re.FindAllStringSubmatchIndex(text, -1)
+	}
+	var wins [][2]int
+	for _, k := range keywords {
+		for from := 0; ; {
+			i := strings.Index(lower[from:], k)
+			if i < 0 {
+				break
+			}
+			at := from + i
+			from = at + len(k)
+			var w [2]int
+			if multiline {
+				w = [2]int{max(0, at-windowMultiStart), min(len(text), at+windowMultiline)}
+			} else {
+				w = [2]int{max(0, at-windowBefore), min(len(text), at+len(k)+windowAfter)}
+				if nl := strings.LastIndexByte(text[w[0]:at], '\n'); nl >= 0 {
+					w[0] += nl + 1
+				}
+				if nl := strings.IndexByte(text[at:w[1]], '\n'); nl >= 0 {
+					w[1] = at + nl
+				}
+			}
+			wins = append(wins, w)
+		}
+	}
+	if len(wins) == 0 {
+		return nil
+	}
+	sort.Slice(wins, func(i, j int) bool { return wins[i][0] < wins[j][0] })
+	merged := wins[:1]
+	for _, w := range wins[1:] {
+		last := &merged[len(merged)-1]
+		if w[0] <= last[1] {
+			last[1] = max(last[1], w[1])
+			continue
+		}
+		merged = append(merged, w)
+	}
+	var out [][]int
+	for _, w := range merged {
+		for _, loc := range re.FindAllStringSubmatchIndex(text[w[0]:w[1]], -1) {
+			for i := range loc {
+				if loc[i] >= 0 {
+					loc[i] += w[0]
+				}
+			}
+			out = append(out, loc)
+		}
+	}
+	return out
+}
+
+// Placeholder reports whether s stands for a secret rather than being one ("example", "xxxx", "<token>",
+// "${VAR}", "changeme", ...): the rule of Scan, for detectors that build on this package.
+func Placeholder(s string) bool { return placeholder(s) }
 
 // New returns the findings of text that are not in old (the same secret already there before a change
 // is not new).

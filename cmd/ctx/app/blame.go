@@ -212,6 +212,7 @@ func importDiscovered(ctx context.Context, e *env, ix *history.Index) {
 	if _, err := ix.ImportProgress(ctx, srcs, progressBar(e.errTerm, len(srcs))); err != nil {
 		fmt.Fprintf(e.stderr, "ctx: warning: importing agent history: %v\n", err)
 	}
+	indexShared(ctx, e, ix)
 }
 
 func printAttribution(e *env, a blame.Attribution, indent string) {

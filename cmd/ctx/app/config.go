@@ -6,12 +6,13 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/ctx-dev/ctx/share"
 	"github.com/ctx-dev/ctx/store"
 	"github.com/urfave/cli/v2"
 )
 
 // configKeys are the settings of ctx config, in the order they are printed.
-var configKeys = []string{"branch", "remote", "sync.push-with-git", "sync.timeout"}
+var configKeys = []string{"branch", "history.share", "remote", "sync.push-with-git", "sync.timeout"}
 
 // configOptions are the arguments of ctx config: no key prints every setting, a key prints it, a key and
 // a value (Set) sets it.
@@ -25,7 +26,7 @@ type configOptions struct {
 func newConfigCmd(e *env) *cli.Command {
 	return withHelp(&cli.Command{
 		Name:      "config",
-		Usage:     "show or set ctx's settings for this repository: branch, remote, sync.push-with-git (true/false), sync.timeout (a duration: 30s, 2m, or seconds)",
+		Usage:     "show or set ctx's settings for this repository: branch, history.share (full/summaries), remote, sync.push-with-git (true/false), sync.timeout (a duration: 30s, 2m, or seconds)",
 		ArgsUsage: "[KEY [VALUE]]",
 		Flags:     []cli.Flag{jsonFlag},
 		Action: action(e, func(c *cli.Context) (configOptions, error) {
@@ -42,8 +43,9 @@ func newConfigCmd(e *env) *cli.Command {
 	}, "Prints every setting of this repository (.git/ctx/config.json), one, or sets one. With --json the\n"+
 		"settings print as one JSON object (one setting: its JSON value). sync.timeout prints as a duration\n"+
 		"(\"30s\") and is set as one (\"5s\", \"2m\") or as a number of seconds (\"30\"), like --timeout.\n"+
-		"Turning sync.push-with-git on installs the pre-push hook, so that git push also pushes the context.",
-		[]string{"ctx config", "ctx config sync.timeout 2m", "ctx config sync.push-with-git true", "ctx config remote upstream", "ctx config --json"},
+		"Turning sync.push-with-git on installs the pre-push hook, so that git push also pushes the context.\n"+
+		"history.share = summaries limits ctx history share to a session's header and summary events.",
+		[]string{"ctx config", "ctx config sync.timeout 2m", "ctx config history.share summaries", "ctx config sync.push-with-git true", "ctx config remote upstream", "ctx config --json"},
 		[]exit{{ExitUsage, "usage error, an unknown setting, or a value it does not take"}, {ExitNoStore, "not a git repository"}})
 }
 
@@ -55,7 +57,13 @@ func runConfig(ctx context.Context, e *env, o configOptions) error {
 	}
 	cfg := s.Config()
 	get := map[string]func() any{
-		"branch":             func() any { return cfg.Branch },
+		"branch": func() any { return cfg.Branch },
+		"history.share": func() any {
+			if cfg.HistoryShare == "" {
+				return share.ShareFull
+			}
+			return cfg.HistoryShare
+		},
 		"remote":             func() any { return cfg.Remote },
 		"sync.push-with-git": func() any { return cfg.PushWithGit },
 		"sync.timeout": func() any {
@@ -81,7 +89,7 @@ func runConfig(ctx context.Context, e *env, o configOptions) error {
 	case !o.Set:
 		f, ok := get[o.Key]
 		if !ok {
-			return usagef("unknown setting %q (known: branch, remote, sync.push-with-git, sync.timeout)", o.Key)
+			return usagef("unknown setting %q (known: branch, history.share, remote, sync.push-with-git, sync.timeout)", o.Key)
 		}
 		if o.JSON {
 			return printJSON(e.stdout, f())
@@ -103,6 +111,11 @@ func runConfig(ctx context.Context, e *env, o configOptions) error {
 			}
 		}
 		cfg.Remote = o.Value
+	case "history.share":
+		if o.Value != share.ShareFull && o.Value != share.ShareSummaries {
+			return usagef("history.share takes full or summaries")
+		}
+		cfg.HistoryShare = o.Value
 	case "sync.push-with-git":
 		b, err := strconv.ParseBool(o.Value)
 		if err != nil {
@@ -116,7 +129,7 @@ func runConfig(ctx context.Context, e *env, o configOptions) error {
 		}
 		cfg.TimeoutSecs = n
 	default:
-		return usagef("unknown setting %q (known: branch, remote, sync.push-with-git, sync.timeout)", o.Key)
+		return usagef("unknown setting %q (known: branch, history.share, remote, sync.push-with-git, sync.timeout)", o.Key)
 	}
 	if err := s.SetConfig(cfg); err != nil {
 		return err

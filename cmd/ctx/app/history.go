@@ -28,10 +28,12 @@ func newHistoryCmd(e *env) *cli.Command {
 			newHistorySearchCmd(e),
 			newHistoryShowCmd(e),
 			newHistoryListCmd(e),
+			newHistoryShareCmd(e),
 		},
 	}, "Reads the transcripts that coding agents (Claude Code, Codex CLI, Gemini CLI, OpenCode, Cursor, Copilot CLI)\n"+
 		"keep on this machine into a local index under the git common dir, and searches it. Nothing of it is on\n"+
-		"the context branch or pushed; the providers' files are never written (docs/history.md).",
+		"the context branch or pushed, except a session you share with ctx history share (redacted, docs/blame.md);\n"+
+		"the providers' files are never written (docs/history.md).",
 		[]string{"ctx history sources", "ctx history import", "ctx history search flaky test --since 2026-11-01", "ctx history show session 3f2a9c1d"},
 		historyExits)
 }
@@ -328,6 +330,10 @@ func runHistoryImport(ctx context.Context, e *env, o historyImportOptions) error
 	st, err := ix.ImportProgress(ctx, srcs, progress)
 	if err != nil {
 		return err
+	}
+	if o.Provider == "" && o.Index == "" {
+		// The sessions teammates shared on the context branch (docs/blame.md "Sharing").
+		indexShared(ctx, e, ix)
 	}
 	if o.JSON {
 		return printJSON(e.stdout, st)

@@ -115,6 +115,8 @@ func runSync(ctx context.Context, e *env, o syncOptions) error {
 		}
 		// The agents' files enabled for refresh follow the pull (docs/adapters.md "Refresh").
 		refreshAdapters(ctx, e, s)
+		// Sessions teammates shared are indexed for search and blame (docs/blame.md "Sharing").
+		indexSharedAfterPull(ctx, e, s)
 		if !o.Push && r.Action == store.PullAdopted {
 			if hint := hooksHint(ctx, s); hint != "" {
 				fmt.Fprintln(e.stdout, hint)
