@@ -257,7 +257,7 @@ func (b *lineBuilder) WriteString(s string) {
 		return
 	}
 	if b.open {
-		b.Builder.WriteByte('\n')
+		b.WriteByte('\n')
 	}
 	b.Builder.WriteString(s)
 	b.open = s[len(s)-1] != '\n'
