@@ -184,12 +184,15 @@ type span struct {
 	rule       string
 }
 
-// String redacts text and lists what it replaced, in text order. Text without any match is returned as
-// it is (the same string).
+// String redacts text and lists what it replaced, in text order. The text is first normalised as a
+// terminal shows it (secrets.Normalize: escape sequences removed, CRLF and CR as LF), so that a colour code
+// glued to a key or a CRLF private key is redacted whole. Text without escapes, carriage returns or any
+// match is returned as it is (the same string).
 func String(text string) (string, []Redaction) {
 	if text == "" {
 		return text, nil
 	}
+	text = secrets.Normalize(text)
 	var spans []span
 	for _, sp := range secrets.Spans(text) {
 		spans = append(spans, span{sp.Start, sp.End, sp.Rule.ID})

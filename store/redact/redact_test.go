@@ -172,3 +172,26 @@ func FuzzPlantedSurvives(f *testing.F) {
 		}
 	})
 }
+
+// TestTerminalEscapesAndCRLF: a key right after a colour code (grep --color=always) and a private key with
+// CRLF line endings are redacted whole; the record keeps the text as a terminal shows it.
+func TestTerminalEscapesAndCRLF(t *testing.T) {
+	gh := "ghp_" + redacttest.Gen(2, 36, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+	aws := "AKIA" + redacttest.Gen(3, 16, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
+	body := redacttest.Gen(4, 64, "ABCDEFabcdef0123456789+/")
+	for name, text := range map[string]string{
+		"colour before github token": "GH=\x1b[32m" + gh + "\x1b[0m\n",
+		"grep colour before aws key": "AWS_ACCESS_KEY_ID=\x1b[01;31m\x1b[K" + aws + "\x1b[m\x1b[K\n",
+		"crlf private key":           "-----BEGIN PRIVATE KEY-----\r\n" + body + "\r\n" + body + "\r\n-----END PRIVATE KEY-----\r\n",
+	} {
+		got, reds := String(text)
+		for _, secret := range []string{gh, aws, body} {
+			if strings.Contains(got, secret) {
+				t.Errorf("%s: %q survived in %q", name, secret[:8], got)
+			}
+		}
+		if len(reds) == 0 || strings.ContainsAny(got, "\x1b\r") {
+			t.Errorf("%s: %d redactions, output %q", name, len(reds), got)
+		}
+	}
+}

@@ -127,21 +127,46 @@ func entropy(s string) float64 {
 }
 
 // Scan returns the findings in text, ordered by line; a text matched by several rules is reported once,
-// by the first. A match that is a placeholder (see the package doc) is not reported.
+// by the first. A match that is a placeholder (see the package doc) is not reported. Text holding terminal
+// escape sequences or carriage returns is also scanned as Normalize makes it, so that a colour code just
+// before a key ("\x1b[32mghp_...") or a CRLF private key hides nothing.
 func Scan(text string) []Finding {
 	var out []Finding
 	seen := map[string]bool{}
-	for _, sp := range Spans(text) {
-		m := text[sp.Start:sp.End]
-		if seen[m] {
-			continue
+	scan := func(text string) {
+		for _, sp := range Spans(text) {
+			m := text[sp.Start:sp.End]
+			if seen[m] {
+				continue
+			}
+			seen[m] = true
+			out = append(out, Finding{Rule: sp.Rule.ID, Description: sp.Rule.Description, Line: 1 + strings.Count(text[:sp.Start], "\n"),
+				Redacted: redact(m), match: m})
 		}
-		seen[m] = true
-		out = append(out, Finding{Rule: sp.Rule.ID, Description: sp.Rule.Description, Line: 1 + strings.Count(text[:sp.Start], "\n"),
-			Redacted: redact(m), match: m})
+	}
+	scan(text)
+	if n := Normalize(text); n != text {
+		scan(n)
 	}
 	sortFindings(out)
 	return out
+}
+
+// ansiEscape matches terminal escape sequences: CSI (colours, cursor moves: ESC [ ... final byte), OSC
+// (window titles, links: ESC ] ... BEL or ESC \) and the two-byte escapes (ESC followed by one byte).
+var ansiEscape = regexp.MustCompile("\x1b(?:\\[[0-?]*[ -/]*[@-~]|\\][^\x07\x1b]*(?:\x07|\x1b\\\\)?|[@-Z\\\\-_])")
+
+// Normalize is text as a terminal shows it, for detection: terminal escape sequences removed, CRLF and
+// lone CR turned into LF. Text without either is returned as it is.
+func Normalize(text string) string {
+	if strings.IndexByte(text, 0x1b) >= 0 {
+		text = ansiEscape.ReplaceAllString(text, "")
+	}
+	if strings.IndexByte(text, '\r') >= 0 {
+		text = strings.ReplaceAll(text, "\r\n", "\n")
+		text = strings.ReplaceAll(text, "\r", "\n")
+	}
+	return text
 }
 
 // Span is where one rule matched in a text: the secret is text[Start:End] (byte offsets), without the

@@ -159,3 +159,16 @@ func BenchmarkScan(b *testing.B) {
 		Scan(text)
 	}
 }
+
+// TestScanSeesThroughTerminalEscapes: the public-write check finds a key glued to a colour code and a
+// private key with CRLF endings.
+func TestScanSeesThroughTerminalEscapes(t *testing.T) {
+	for _, text := range []string{
+		"GH=\x1b[32mghp_" + strings.Repeat("aB3", 12) + "\x1b[0m",
+		"-----BEGIN PRIVATE KEY-----\r\n" + strings.Repeat("MIIEvQIBADANBgkqhkiG9w0BAQEFAASC", 2) + "\r\n-----END PRIVATE KEY-----\r\n",
+	} {
+		if f := Scan(text); len(f) == 0 {
+			t.Errorf("no finding in %q", text)
+		}
+	}
+}
