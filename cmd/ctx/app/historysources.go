@@ -87,6 +87,12 @@ func runHistorySourcesAdd(ctx context.Context, e *env, o historySourcesAddOption
 	if !fi.IsDir() {
 		return usagef("--path %s: not a directory (a symbolic link is not followed: give its target)", o.Path)
 	}
+	// Nor a link on the way to it: the path must be the directory's own (its target, when there is one).
+	if real, err := filepath.EvalSymlinks(o.Path); err != nil {
+		return usagef("--path %s: %v", o.Path, err)
+	} else if real != filepath.Clean(o.Path) {
+		return usagef("--path %s goes through a symbolic link (a link is not followed): give the real path %s", o.Path, real)
+	}
 	s, err := e.open(ctx)
 	if err != nil {
 		return err
