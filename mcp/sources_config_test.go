@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -24,7 +25,14 @@ func TestAgentHistoryConfiguredSources(t *testing.T) {
 		{Root: "claude", Provider: "claude-code", Path: filepath.Join(corpus, "claude-code")},
 		{Root: "gone", Provider: "gemini-cli", Path: filepath.Join(t.TempDir(), "missing")},
 	}
-	if err := e.st.SetConfig(cfg); err != nil {
+	// ctx history sources add runs in another process: another Store of the repository writes the config
+	// (the server's own Store is in use by its goroutines), and the server reads it from disk.
+	other, err := store.Open(context.Background(), e.dir, store.Actor{Machine: "testbox"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if err := other.SetConfig(cfg); err != nil {
 		t.Fatal(err)
 	}
 	s := e.s
