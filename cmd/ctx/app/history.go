@@ -396,7 +396,7 @@ func newHistorySearchCmd(e *env) *cli.Command {
 			&cli.StringFlag{Name: "type", Usage: "only events of `TYPE` (message, summary, tool_call, tool_output, reasoning, notice)"},
 			&cli.StringFlag{Name: "since", Usage: "events at or after `TIME` (RFC 3339 or YYYY-MM-DD)"},
 			&cli.StringFlag{Name: "until", Usage: "events before `TIME`"},
-			&cli.StringFlag{Name: "file", Usage: "events that touched `PATH` (a prefix when it ends in /)"},
+			&cli.StringFlag{Name: "file", Usage: "events that touched `PATH` (a prefix when it ends in /; a relative PATH is taken from the current directory)"},
 			&cli.StringFlag{Name: "in-session", Usage: "only the session `ID`"},
 			&cli.StringFlag{Name: "repo", Usage: "sessions whose cwd is inside `DIR`"},
 			&cli.BoolFlag{Name: "primary-only", Usage: "leave out subagent sessions"},
@@ -464,6 +464,9 @@ func runHistorySearch(ctx context.Context, e *env, o historySearchOptions) error
 		return err
 	}
 	defer ix.Close()
+	if q.File, err = e.absFile(q.File); err != nil {
+		return err
+	}
 	if q.SessionID != "" {
 		s, err := ix.Session(ctx, q.SessionID)
 		if err != nil {
@@ -557,6 +560,11 @@ func runHistoryShowSession(ctx context.Context, e *env, o historyShowSessionOpti
 	}
 	defer ix.Close()
 	s, err := ix.Session(ctx, o.ID)
+	if errors.Is(err, history.ErrNotFound) {
+		if ev, _, eerr := ix.Event(ctx, o.ID, 0); eerr == nil {
+			return usagef("%s is an event of session %s, not a session: ctx history show event %s (or ctx history show session %s)", o.ID, ev.SessionID, o.ID, ev.SessionID)
+		}
+	}
 	if err != nil {
 		return historyErr(err)
 	}
@@ -657,6 +665,27 @@ func runHistoryShowEvent(ctx context.Context, e *env, o historyShowEventOptions)
 		printEvent(e.stdout, x)
 	}
 	return nil
+}
+
+// absFile is the --file filter as the index holds paths: a relative PATH is taken from the directory ctx
+// runs in (-C, else the current one), as the agents' tools record the files they touch with absolute
+// paths; a trailing "/" (a folder prefix) is kept. "" stays "".
+func (e *env) absFile(p string) (string, error) {
+	if p == "" || filepath.IsAbs(p) {
+		return p, nil
+	}
+	wd, err := e.workDir()
+	if err != nil {
+		return "", err
+	}
+	abs, err := filepath.Abs(filepath.Join(wd, p))
+	if err != nil {
+		return "", err
+	}
+	if strings.HasSuffix(p, "/") {
+		abs += "/"
+	}
+	return abs, nil
 }
 
 // openHistory opens the index in dir, else (dir "") the one of the repository ctx runs in (-C, else the

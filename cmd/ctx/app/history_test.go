@@ -92,6 +92,15 @@ func TestHistoryCLI(t *testing.T) {
 	if code != ExitOK || !strings.Contains(out, "> #") {
 		t.Fatalf("show event: %d %q", code, out)
 	}
+	// The provider's own session id opens the session too; an event id given as a session says what it is.
+	out, e, code = run("history", "show", "session", hit.Session.NativeID)
+	if code != ExitOK || !strings.Contains(out, hit.Session.ID) {
+		t.Fatalf("show session by native id %s: %d %s %q", hit.Session.NativeID, code, e, out)
+	}
+	_, e, code = run("history", "show", "session", hit.Event.ID)
+	if code != ExitUsage || !strings.Contains(e, "ctx history show event "+hit.Event.ID) {
+		t.Fatalf("show session of an event id: %d %q", code, e)
+	}
 
 	for _, bad := range [][]string{
 		{"history", "import", "--provider", "nope"},
@@ -177,5 +186,19 @@ func TestHistoryImportHookInput(t *testing.T) {
 	// The hook imported the session and its subagent (2 sources), and nothing of the refused input.
 	if st.Sources != 9 || st.Unchanged != 2 || st.Imported != 7 || st.Failed != 0 {
 		t.Fatalf("the hook import took other sources than the session's: %+v", st)
+	}
+}
+
+// TestAbsFile: --file takes a relative PATH from the directory ctx runs in (-C), as the index holds the
+// absolute paths the agents' tools recorded; a folder prefix keeps its "/".
+func TestAbsFile(t *testing.T) {
+	e := &env{dir: "/work/repo/sub"}
+	for in, want := range map[string]string{
+		"": "", "hello.py": "/work/repo/sub/hello.py", "../x/y.go": "/work/repo/x/y.go", "src/": "/work/repo/sub/src/",
+		"/abs/path.go": "/abs/path.go",
+	} {
+		if got, err := e.absFile(in); err != nil || got != want {
+			t.Errorf("absFile(%q) = %q, %v; want %q", in, got, err, want)
+		}
 	}
 }

@@ -43,7 +43,7 @@ func newHistoryListEventsCmd(e *env) *cli.Command {
 			&cli.StringSliceFlag{Name: "provider", Usage: "only `PROVIDER` (repeatable)"},
 			&cli.StringSliceFlag{Name: "type", Usage: "only events of `TYPE` (repeatable: message, summary, tool_call, tool_output, reasoning, notice)"},
 			&cli.StringFlag{Name: "role", Usage: "only events of `ROLE` (user, assistant, system, developer, tool)"},
-			&cli.StringFlag{Name: "file", Usage: "events that touched `PATH` (a prefix when it ends in /)"},
+			&cli.StringFlag{Name: "file", Usage: "events that touched `PATH` (a prefix when it ends in /; a relative PATH is taken from the current directory)"},
 			&cli.StringFlag{Name: "repo", Usage: "sessions whose cwd is inside `DIR`"},
 			&cli.StringFlag{Name: "since", Usage: "events at or after `TIME` (RFC 3339 or YYYY-MM-DD)"},
 			&cli.StringFlag{Name: "until", Usage: "events before `TIME`"},
@@ -116,6 +116,9 @@ func runHistoryListEvents(ctx context.Context, e *env, o historyListEventsOption
 	}
 	defer ix.Close()
 	q := o.Query
+	if q.File, err = e.absFile(q.File); err != nil {
+		return err
+	}
 	if q.SessionID != "" {
 		s, err := ix.Session(ctx, q.SessionID)
 		if err != nil {
