@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -19,6 +18,8 @@ import (
 
 	"github.com/ctx-dev/ctx/gitstore"
 	"github.com/ctx-dev/ctx/history"
+
+	"github.com/ctx-dev/ctx/internal/lazyre"
 )
 
 // Outcome is what the evidence says about who produced a commit or a range of lines.
@@ -292,12 +293,12 @@ func (b *Blamer) File(ctx context.Context, path string, start, end int) (FileRes
 	return res, nil
 }
 
-var revRe = regexp.MustCompile(`^[A-Za-z0-9_./~^@{}-]{1,200}$`)
+var revRe = lazyre.New(`^[A-Za-z0-9_./~^@{}-]{1,200}$`)
 
 // Commit attributes one commit, named by any revision git understands (not starting with "-").
 func (b *Blamer) Commit(ctx context.Context, rev string) (CommitResult, error) {
 	var res CommitResult
-	if !revRe.MatchString(rev) || strings.HasPrefix(rev, "-") {
+	if !revRe.Get().MatchString(rev) || strings.HasPrefix(rev, "-") {
 		return res, fmt.Errorf("%w: %q is not a revision", ErrUsage, rev)
 	}
 	oid, err := b.git(ctx, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")

@@ -5,12 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 	"unicode"
 
 	"github.com/ctx-dev/ctx/history"
+
+	"github.com/ctx-dev/ctx/internal/lazyre"
 )
 
 // note reads the note ctx's post-commit hook left on oid: one piece of evidence per recorded session.
@@ -52,7 +53,7 @@ type origin struct {
 	oid, by string
 }
 
-var cherryPickedRe = regexp.MustCompile(`(?m)^\(cherry picked from commit ([0-9a-f]{40}(?:[0-9a-f]{24})?)\)$`)
+var cherryPickedRe = lazyre.New(`(?m)^\(cherry picked from commit ([0-9a-f]{40}(?:[0-9a-f]{24})?)\)$`)
 
 // origins are the commits oid was rewritten from: the rewrite records of its note (ctx's post-rewrite
 // hook: git commit --amend, git rebase) and the "(cherry picked from commit X)" line git cherry-pick -x
@@ -70,7 +71,7 @@ func (b *Blamer) origins(ctx context.Context, oid string) ([]origin, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, m := range cherryPickedRe.FindAllStringSubmatch(msg, -1) {
+	for _, m := range cherryPickedRe.Get().FindAllStringSubmatch(msg, -1) {
 		out = append(out, origin{oid: m[1], by: "cherry-pick"})
 	}
 	var ok []origin

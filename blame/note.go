@@ -7,11 +7,12 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/ctx-dev/ctx/gitstore"
+
+	"github.com/ctx-dev/ctx/internal/lazyre"
 )
 
 // AgentEnv is an environment variable through which a coding agent tells the commands it runs which
@@ -37,20 +38,20 @@ type NoteRecord struct {
 	At      time.Time // when the hook ran
 }
 
-var idRe = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
+var idRe = lazyre.New(`^[A-Za-z0-9._:-]{1,128}$`)
 
 // SessionFromEnv returns the active agent session named by the environment (getenv), if any. Values that
 // are not plain ids (1–128 letters, digits, ".", "_", ":", "-") are ignored.
 func SessionFromEnv(getenv func(string) string) (NoteRecord, bool) {
 	for _, a := range AgentEnvs {
 		v := strings.TrimSpace(getenv(a.Var))
-		if v == "" || !idRe.MatchString(v) {
+		if v == "" || !idRe.Get().MatchString(v) {
 			continue
 		}
 		agent := a.Agent
 		if agent == "" {
 			agent = strings.TrimSpace(getenv("CTX_AGENT"))
-			if !idRe.MatchString(agent) {
+			if !idRe.Get().MatchString(agent) {
 				agent = "unknown"
 			}
 		}
@@ -70,7 +71,7 @@ func ParseNote(text string) []NoteRecord {
 	var out []NoteRecord
 	var cur *NoteRecord
 	flush := func() {
-		if cur != nil && idRe.MatchString(cur.Agent) && idRe.MatchString(cur.Session) {
+		if cur != nil && idRe.Get().MatchString(cur.Agent) && idRe.Get().MatchString(cur.Session) {
 			out = append(out, *cur)
 		}
 		cur = nil
@@ -153,7 +154,7 @@ func RewriteText(r RewriteRecord) string {
 	return fmt.Sprintf("ctx-rewrite: v1\nfrom: %s\nby: %s\nat: %s\n", r.From, r.By, r.At.UTC().Format(time.RFC3339))
 }
 
-var fullOIDRe = regexp.MustCompile(`^[0-9a-f]{40}([0-9a-f]{24})?$`)
+var fullOIDRe = lazyre.New(`^[0-9a-f]{40}([0-9a-f]{24})?$`)
 
 // ParseRewrites reads the rewrite records of a note; records without a full commit id or with another
 // command than amend or rebase are dropped.
@@ -161,7 +162,7 @@ func ParseRewrites(text string) []RewriteRecord {
 	var out []RewriteRecord
 	var cur *RewriteRecord
 	flush := func() {
-		if cur != nil && fullOIDRe.MatchString(cur.From) && (cur.By == "amend" || cur.By == "rebase") {
+		if cur != nil && fullOIDRe.Get().MatchString(cur.From) && (cur.By == "amend" || cur.By == "rebase") {
 			out = append(out, *cur)
 		}
 		cur = nil
@@ -259,7 +260,7 @@ func RecordRewrites(ctx context.Context, dir, command string, now time.Time) (in
 	n := 0
 	for _, pr := range pairs {
 		oldID, newID := pr[0], pr[1]
-		if !fullOIDRe.MatchString(oldID) || !fullOIDRe.MatchString(newID) || oldID == newID {
+		if !fullOIDRe.Get().MatchString(oldID) || !fullOIDRe.Get().MatchString(newID) || oldID == newID {
 			continue
 		}
 		if list, err := gitstore.Git(ctx, dir, "notes", "--ref="+NotesRef, "list", newID); err == nil && list != "" {

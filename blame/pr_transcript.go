@@ -3,11 +3,12 @@ package blame
 import (
 	"context"
 	"encoding/json"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/ctx-dev/ctx/history"
+
+	"github.com/ctx-dev/ctx/internal/lazyre"
 )
 
 // prEvidence is what a transcript's gh call says about a pull request: its commits (gh pr view --json
@@ -19,10 +20,10 @@ type prEvidence struct {
 }
 
 var (
-	ghPRRe     = regexp.MustCompile(`(?:^|[\s;&|(])gh\s+pr\s+(create|view)(?:\s|$)`)
-	prURLRe    = regexp.MustCompile(`https?://([A-Za-z0-9.-]+)/([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+)/pull/([0-9]+)\b`)
-	creatingRe = regexp.MustCompile(`Creating (?:draft )?pull request for (\S+) into (\S+) in (\S+)`)
-	branchRe   = regexp.MustCompile(`^[A-Za-z0-9._/-]{1,200}$`)
+	ghPRRe     = lazyre.New(`(?:^|[\s;&|(])gh\s+pr\s+(create|view)(?:\s|$)`)
+	prURLRe    = lazyre.New(`https?://([A-Za-z0-9.-]+)/([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+)/pull/([0-9]+)\b`)
+	creatingRe = lazyre.New(`Creating (?:draft )?pull request for (\S+) into (\S+) in (\S+)`)
+	branchRe   = lazyre.New(`^[A-Za-z0-9._/-]{1,200}$`)
 )
 
 // commandOf is the shell command of a tool call's input: the "command" or "cmd" field of a JSON object
@@ -128,7 +129,7 @@ func (b *Blamer) transcriptPR(ctx context.Context, n int) (*prEvidence, error) {
 			continue
 		}
 		cmd := commandOf(x.Call.Tool.Input)
-		m := ghPRRe.FindStringSubmatch(cmd)
+		m := ghPRRe.Get().FindStringSubmatch(cmd)
 		if m == nil {
 			continue
 		}
@@ -178,7 +179,7 @@ func (b *Blamer) viewEvidence(ctx context.Context, n int, args []string, out str
 	if len(args) > 3 && !strings.HasPrefix(args[3], "-") {
 		if args[3] == strconv.Itoa(n) {
 			named = true
-		} else if u := prURLRe.FindStringSubmatch(args[3]); u != nil {
+		} else if u := prURLRe.Get().FindStringSubmatch(args[3]); u != nil {
 			named = u[4] == strconv.Itoa(n) && b.isRemote(ctx, u[1], u[2], u[3])
 		} else {
 			return nil // another pull request, or a branch name
@@ -189,7 +190,7 @@ func (b *Blamer) viewEvidence(ctx context.Context, n int, args []string, out str
 	}
 	p := &prEvidence{}
 	for _, c := range obj.Commits {
-		if !fullOIDRe.MatchString(c.OID) {
+		if !fullOIDRe.Get().MatchString(c.OID) {
 			return nil
 		}
 		full, err := b.git(ctx, "rev-parse", "--verify", "--quiet", "--end-of-options", c.OID+"^{commit}")
@@ -205,7 +206,7 @@ func (b *Blamer) viewEvidence(ctx context.Context, n int, args []string, out str
 // repository's remotes, and the head branch is named by --head or by gh's "Creating pull request for" line.
 func (b *Blamer) createEvidence(ctx context.Context, n int, args []string, out string) *prEvidence {
 	var u []string
-	for _, x := range prURLRe.FindAllStringSubmatch(out, -1) {
+	for _, x := range prURLRe.Get().FindAllStringSubmatch(out, -1) {
 		if x[4] == strconv.Itoa(n) {
 			u = x
 		}
@@ -214,7 +215,7 @@ func (b *Blamer) createEvidence(ctx context.Context, n int, args []string, out s
 		return nil
 	}
 	head, base := flagValue(args, "--head", "-H"), flagValue(args, "--base", "-B")
-	if c := creatingRe.FindStringSubmatch(out); c != nil {
+	if c := creatingRe.Get().FindStringSubmatch(out); c != nil {
 		if head == "" {
 			head = c[1]
 		}
@@ -232,7 +233,7 @@ func (b *Blamer) createEvidence(ctx context.Context, n int, args []string, out s
 }
 
 func validBranch(s string) bool {
-	return branchRe.MatchString(s) && !strings.HasPrefix(s, "-") && !strings.Contains(s, "..")
+	return branchRe.Get().MatchString(s) && !strings.HasPrefix(s, "-") && !strings.Contains(s, "..")
 }
 
 // isRemote reports whether one of the repository's remotes is host/owner/repo (https, ssh or scp-like

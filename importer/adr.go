@@ -3,11 +3,12 @@ package importer
 import (
 	"fmt"
 	"path"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/ctx-dev/ctx/internal/lazyre"
 )
 
 // Status words of a decision, as docs/format.md "Decisions" lists them.
@@ -68,7 +69,7 @@ func NormalizeStatus(raw string) (status, text string, known bool) {
 	if i := strings.IndexFunc(lower, func(r rune) bool { return !unicode.IsLetter(r) }); i > 0 {
 		word = lower[:i]
 	}
-	if partial.MatchString(lower) {
+	if partial.Get().MatchString(lower) {
 		return StatusAccepted, clean, true
 	}
 	status, known = statusWords[word]
@@ -91,7 +92,7 @@ func cleanInline(s string) string {
 }
 
 // partial is a status that says the decision was superseded in part only.
-var partial = regexp.MustCompile(`^(?:partially|partly|partial)\s+(?:superseded|replaced)`)
+var partial = lazyre.New(`^(?:partially|partly|partial)\s+(?:superseded|replaced)`)
 
 // adrRef is a reference to another ADR in a status ("Superseded by ADR-0019", "Supersedes [2. Use
 // X](0002-use-x.md)"): its number when the text or the link's file name gives one, and the link target
@@ -115,29 +116,29 @@ type adrInfo struct {
 
 var (
 	// refBy and refOf find the verbs of a status that name another ADR.
-	refBy = regexp.MustCompile(`(?i)\b(?:superseded|replaced|deprecated|obsoleted)\s+by\b`)
-	refOf = regexp.MustCompile(`(?i)\b(?:supersedes|replaces)\b`)
+	refBy = lazyre.New(`(?i)\b(?:superseded|replaced|deprecated|obsoleted)\s+by\b`)
+	refOf = lazyre.New(`(?i)\b(?:supersedes|replaces)\b`)
 	// refLink, refADR, refHash and refNum read the reference right after such a verb.
-	refLink = regexp.MustCompile(`^[\s:*_]*\[([^\]]*)\]\(<?([^)\s>]+)>?\)`)
-	refADR  = regexp.MustCompile(`^[\s:*_]*(?i:adr)[-_ #]?0*(\d{1,6})\b`)
-	refHash = regexp.MustCompile(`^[\s:*_]*#0*(\d{1,6})\b`)
-	refNum  = regexp.MustCompile(`^[\s:*_]*0*(\d{1,5})\b`)
+	refLink = lazyre.New(`^[\s:*_]*\[([^\]]*)\]\(<?([^)\s>]+)>?\)`)
+	refADR  = lazyre.New(`^[\s:*_]*(?i:adr)[-_ #]?0*(\d{1,6})\b`)
+	refHash = lazyre.New(`^[\s:*_]*#0*(\d{1,6})\b`)
+	refNum  = lazyre.New(`^[\s:*_]*0*(\d{1,5})\b`)
 )
 
 // parseRef reads the ADR reference at the start of s (see adrRef).
 func parseRef(s string) (adrRef, bool) {
-	if m := refLink.FindStringSubmatch(s); m != nil {
+	if m := refLink.Get().FindStringSubmatch(s); m != nil {
 		ref := adrRef{Target: m[2]}
 		text := cleanInline(m[1])
 		switch {
-		case adrHeading.MatchString(text):
-			ref.Number, _ = strconv.Atoi(adrHeading.FindStringSubmatch(text)[1])
-		case nygardHeading.MatchString(text):
-			ref.Number, _ = strconv.Atoi(nygardHeading.FindStringSubmatch(text)[1])
+		case adrHeading.Get().MatchString(text):
+			ref.Number, _ = strconv.Atoi(adrHeading.Get().FindStringSubmatch(text)[1])
+		case nygardHeading.Get().MatchString(text):
+			ref.Number, _ = strconv.Atoi(nygardHeading.Get().FindStringSubmatch(text)[1])
 		default:
 			stem := stripDocExt(path.Base(m[2]))
-			if dm := dateName.FindStringSubmatch(stem); dm == nil || !validDate(dm[1], dm[2], dm[3]) {
-				if nm := numberName.FindStringSubmatch(stem); nm != nil {
+			if dm := dateName.Get().FindStringSubmatch(stem); dm == nil || !validDate(dm[1], dm[2], dm[3]) {
+				if nm := numberName.Get().FindStringSubmatch(stem); nm != nil {
 					ref.Number, _ = strconv.Atoi(nm[1])
 				}
 			}
@@ -147,8 +148,8 @@ func parseRef(s string) (adrRef, bool) {
 		}
 		return ref, ref.Number > 0 || ref.Target != ""
 	}
-	for _, re := range []*regexp.Regexp{refADR, refHash, refNum} {
-		if m := re.FindStringSubmatch(s); m != nil {
+	for _, re := range []*lazyre.Regexp{refADR, refHash, refNum} {
+		if m := re.Get().FindStringSubmatch(s); m != nil {
 			n, _ := strconv.Atoi(m[1])
 			return adrRef{Number: n}, n > 0
 		}
@@ -159,12 +160,12 @@ func parseRef(s string) (adrRef, bool) {
 // statusRefs reads the ADRs a status text names: after "superseded by" (and alike) and after
 // "supersedes" / "replaces".
 func statusRefs(text string) (by adrRef, of []adrRef) {
-	for _, loc := range refBy.FindAllStringIndex(text, -1) {
+	for _, loc := range refBy.Get().FindAllStringIndex(text, -1) {
 		if r, ok := parseRef(text[loc[1]:]); ok && by == (adrRef{}) {
 			by = r
 		}
 	}
-	for _, loc := range refOf.FindAllStringIndex(text, -1) {
+	for _, loc := range refOf.Get().FindAllStringIndex(text, -1) {
 		if r, ok := parseRef(text[loc[1]:]); ok {
 			of = append(of, r)
 		}
@@ -174,20 +175,20 @@ func statusRefs(text string) (by adrRef, of []adrRef) {
 
 var (
 	// dateName is a log4brains file name: YYYYMMDD-slug, or YYYY-MM-DD-slug.
-	dateName = regexp.MustCompile(`^(\d{4})-?(\d{2})-?(\d{2})(?:[-_ ]|$)`)
+	dateName = lazyre.New(`^(\d{4})-?(\d{2})-?(\d{2})(?:[-_ ]|$)`)
 	// numberName is an ADR number at the start of a file name: 0001-slug, adr-009-slug, ADR0001_slug.
-	numberName = regexp.MustCompile(`^(?i:adr[-_ ]?)?(\d{1,7})(?:[-_ ]|$)`)
+	numberName = lazyre.New(`^(?i:adr[-_ ]?)?(\d{1,7})(?:[-_ ]|$)`)
 	// adrHeading is a title that starts with its number: "ADR 009: Soft Opt-Out", "ADR-12 - Foo".
-	adrHeading = regexp.MustCompile(`^(?i:adr)[-_ ]?0*(\d{1,7})\s*(?:[:.\-–—]\s*|\s+)(.*)$`)
+	adrHeading = lazyre.New(`^(?i:adr)[-_ ]?0*(\d{1,7})\s*(?:[:.\-–—]\s*|\s+)(.*)$`)
 	// nygardHeading is adr-tools' "1. Record architecture decisions" (also phodal's "1. 编写...").
-	nygardHeading = regexp.MustCompile(`^0*(\d{1,7})\.\s+(.*)$`)
+	nygardHeading = lazyre.New(`^0*(\d{1,7})\.\s+(.*)$`)
 	// atxHeading is a markdown heading line; group 1 the #s, group 2 the text.
-	atxHeading = regexp.MustCompile(`^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$`)
+	atxHeading = lazyre.New(`^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$`)
 	// metaLine is a "Status: x" or "Date: x" line in the preamble, bulleted or not, bold or not,
 	// with an ASCII or full-width colon (MADR 2 "* Status:", log4brains "- Status:", phodal "日期:").
-	metaLine = regexp.MustCompile(`^\s*(?:[*+-]\s+)?(?:\*\*|__)?(?i:(status|date|状态|日期))(?:\*\*|__)?\s*[:：]\s*(?:\*\*|__)?\s*(.*?)\s*$`)
+	metaLine = lazyre.New(`^\s*(?:[*+-]\s+)?(?:\*\*|__)?(?i:(status|date|状态|日期))(?:\*\*|__)?\s*[:：]\s*(?:\*\*|__)?\s*(.*?)\s*$`)
 	// datedLine is a status history line: "2017-11-22 提议" (phodal/adr).
-	datedLine = regexp.MustCompile(`^(\d{4}[-/.]\d{1,2}[-/.]\d{1,2})\s+(.+)$`)
+	datedLine = lazyre.New(`^(\d{4}[-/.]\d{1,2}[-/.]\d{1,2})\s+(.+)$`)
 )
 
 // mdLine is one line of a markdown body with what parseADR needs to know about it.
@@ -225,7 +226,7 @@ func scanMarkdown(body string) []mdLine {
 			l.fenced = true
 		}
 		if !l.fenced {
-			if m := atxHeading.FindStringSubmatch(t); m != nil {
+			if m := atxHeading.Get().FindStringSubmatch(t); m != nil {
 				l.level = len(m[1])
 				l.heading = strings.TrimSpace(strings.TrimRight(m[2], "#"))
 			} else if len(lines) > 0 && strings.Trim(trimmed, "=") == "" && trimmed != "" && indent <= 3 {
@@ -273,9 +274,9 @@ func parseADR(name string, content []byte) adrInfo {
 
 	// Number and file-name date.
 	fileNumber, fileDate := -1, ""
-	if m := dateName.FindStringSubmatch(stem); m != nil && validDate(m[1], m[2], m[3]) {
+	if m := dateName.Get().FindStringSubmatch(stem); m != nil && validDate(m[1], m[2], m[3]) {
 		fileDate = m[1] + "-" + m[2] + "-" + m[3]
-	} else if m := numberName.FindStringSubmatch(stem); m != nil {
+	} else if m := numberName.Get().FindStringSubmatch(stem); m != nil {
 		fileNumber, _ = strconv.Atoi(m[1])
 	}
 
@@ -287,12 +288,12 @@ func parseADR(name string, content []byte) adrInfo {
 			continue
 		}
 		h := cleanInline(l.heading)
-		if m := adrHeading.FindStringSubmatch(h); m != nil {
+		if m := adrHeading.Get().FindStringSubmatch(h); m != nil {
 			headingNumber, _ = strconv.Atoi(m[1])
 			headingTitle = strings.TrimSpace(m[2])
 		} else if l.level == 1 {
 			headingTitle = h
-			if m := nygardHeading.FindStringSubmatch(h); m != nil {
+			if m := nygardHeading.Get().FindStringSubmatch(h); m != nil {
 				headingNumber, _ = strconv.Atoi(m[1])
 				headingTitle = strings.TrimSpace(m[2])
 			}
@@ -334,7 +335,7 @@ func parseADR(name string, content []byte) adrInfo {
 		if l.fenced || l.level > 0 {
 			continue
 		}
-		if m := metaLine.FindStringSubmatch(l.text); m != nil {
+		if m := metaLine.Get().FindStringSubmatch(l.text); m != nil {
 			switch strings.ToLower(m[1]) {
 			case "status", "状态":
 				if metaStatus == "" {
@@ -420,7 +421,7 @@ func statusSection(lines []mdLine) (status, all string) {
 	all = strings.Join(body, "\n")
 	dated := ""
 	for _, t := range body {
-		if m := datedLine.FindStringSubmatch(cleanInline(t)); m != nil {
+		if m := datedLine.Get().FindStringSubmatch(cleanInline(t)); m != nil {
 			dated = m[2]
 		}
 	}
@@ -450,9 +451,9 @@ func validDate(y, m, d string) bool {
 // title").
 func titleFromName(stem string) string {
 	stem = path.Base(strings.ReplaceAll(stem, "\\", "/"))
-	if m := dateName.FindStringSubmatchIndex(stem); m != nil && validDate(stem[m[2]:m[3]], stem[m[4]:m[5]], stem[m[6]:m[7]]) {
+	if m := dateName.Get().FindStringSubmatchIndex(stem); m != nil && validDate(stem[m[2]:m[3]], stem[m[4]:m[5]], stem[m[6]:m[7]]) {
 		stem = stem[m[1]:]
-	} else if m := numberName.FindStringSubmatchIndex(stem); m != nil {
+	} else if m := numberName.Get().FindStringSubmatchIndex(stem); m != nil {
 		stem = stem[m[1]:]
 	}
 	t := strings.Join(strings.FieldsFunc(stem, func(r rune) bool { return r == '-' || r == '_' || unicode.IsSpace(r) }), " ")

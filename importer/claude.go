@@ -6,8 +6,9 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"strings"
+
+	"github.com/ctx-dev/ctx/internal/lazyre"
 )
 
 // maxImportDepth is how deep "@path" imports are followed (Claude Code's own limit is five hops).
@@ -18,10 +19,10 @@ const maxImportBytes = 256 << 10
 
 // atImport finds Claude Code's "@path" imports: an "@" at the start of a line or after a space or an
 // opening bracket, then a path.
-var atImport = regexp.MustCompile("(?:^|[\\s(\\[])@([^\\s`()\\[\\]<>\"'@]+)")
+var atImport = lazyre.New("(?:^|[\\s(\\[])@([^\\s`()\\[\\]<>\"'@]+)")
 
 // inlineCode matches a markdown code span, where "@path" is not an import.
-var inlineCode = regexp.MustCompile("`+[^`]*`+")
+var inlineCode = lazyre.New("`+[^`]*`+")
 
 // followImports appends to a CLAUDE.md's content the files its "@path" lines import (see ScanWith), and
 // returns the warnings about imports it did not follow, each naming the line ("line 4: ..." for the file
@@ -47,7 +48,7 @@ func (s *scanner) followImports(r *root, f file, content []byte) ([]byte, []stri
 			if fence != "" {
 				continue
 			}
-			for _, m := range atImport.FindAllStringSubmatch(inlineCode.ReplaceAllString(line, ""), -1) {
+			for _, m := range atImport.Get().FindAllStringSubmatch(inlineCode.Get().ReplaceAllString(line, ""), -1) {
 				ref := strings.TrimRight(m[1], ".,;:!?")
 				if ref == "" {
 					continue

@@ -767,7 +767,7 @@ func adrName(base string) bool {
 		return false
 	}
 	stem := stripDocExt(base)
-	return dateName.MatchString(stem) || numberName.MatchString(stem)
+	return dateName.Get().MatchString(stem) || numberName.Get().MatchString(stem)
 }
 
 // isADRIndex reports whether a markdown file of an ADR folder is its index or template, not a decision.

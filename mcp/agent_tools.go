@@ -7,7 +7,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -15,6 +14,8 @@ import (
 
 	"github.com/ctx-dev/ctx/history"
 	"github.com/ctx-dev/ctx/store"
+
+	"github.com/ctx-dev/ctx/internal/lazyre"
 )
 
 // The read tools status, sources, search, show_session, show_event and query_events over the agent
@@ -347,7 +348,7 @@ type searchArgs struct {
 }
 
 // selectorName is a source_roots or source_groups entry.
-var selectorName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+var selectorName = lazyre.New(`^[A-Za-z0-9_-]{1,64}$`)
 
 // searchMaxHits bounds the hits one search pages through.
 const searchMaxHits = 500
@@ -433,7 +434,7 @@ func (s *srv) searchTool(ctx context.Context, args searchArgs) (any, error) {
 	}
 	for _, sel := range [][]string{args.SourceRoots, args.SourceGroups} {
 		for _, n := range sel {
-			if !selectorName.MatchString(n) {
+			if !selectorName.Get().MatchString(n) {
 				return nil, argErrorf("argument 'source_roots'/'source_groups': an entry is not 1 to 64 ASCII letters, digits, '-' or '_'")
 			}
 		}

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -16,6 +15,8 @@ import (
 	"github.com/ctx-dev/ctx/store"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/ctx-dev/ctx/internal/lazyre"
 )
 
 // shutdownGrace is how long ServeStdio lets requests in flight finish after its input closed before it
@@ -284,12 +285,12 @@ func readLine(r *bufio.Reader, limit int) (inLine, error) {
 }
 
 // idPattern finds a JSON-RPC id in the beginning of a request.
-var idPattern = regexp.MustCompile(`"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?[0-9]+)`)
+var idPattern = lazyre.New(`"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?[0-9]+)`)
 
 // guessID returns the id of a request from its first bytes (a skipped request must still be answered
 // with its id), nil when there is none.
 func guessID(head []byte) any {
-	m := idPattern.FindSubmatch(head)
+	m := idPattern.Get().FindSubmatch(head)
 	if m == nil {
 		return nil
 	}

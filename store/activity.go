@@ -6,11 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/ctx-dev/ctx/internal/lazyre"
 )
 
 // ActivityDir holds the team pulse: activity/<member>/<agent>--<machine>.json (docs/format.md), one file
@@ -55,9 +56,9 @@ const (
 )
 
 var (
-	taskIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+	taskIDPattern = lazyre.New(`^[A-Za-z0-9_-]+$`)
 	// dateTimePattern is the date-time pattern of get_project_context's schemas (leap years included).
-	dateTimePattern = regexp.MustCompile(`^(?:(?:\d\d[2468][048]|\d\d[13579][26]|\d\d0[48]|[02468][048]00|[13579][26]00)-02-29|\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\d|30)|(?:02)-(?:0[1-9]|1\d|2[0-8])))T(?:(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d+)?(?:Z|([+-](?:[01]\d|2[0-3]):[0-5]\d)))$`)
+	dateTimePattern = lazyre.New(`^(?:(?:\d\d[2468][048]|\d\d[13579][26]|\d\d0[48]|[02468][048]00|[13579][26]00)-02-29|\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\d|30)|(?:02)-(?:0[1-9]|1\d|2[0-8])))T(?:(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d+)?(?:Z|([+-](?:[01]\d|2[0-3]):[0-5]\d)))$`)
 )
 
 // RunFailure is an activity entry's run_failure (docs/format.md "Activity"): {"class", "step"}, both
@@ -207,7 +208,7 @@ func ValidateActivity(e ActivityEntry) error {
 		if n := chars(*e.TaskID); n < 1 || n > MaxTaskID {
 			return bad("task_id", "is %d characters, 1 to %d allowed (or null)", n, MaxTaskID)
 		}
-		if !taskIDPattern.MatchString(*e.TaskID) {
+		if !taskIDPattern.Get().MatchString(*e.TaskID) {
 			return bad("task_id", "%q does not match ^[A-Za-z0-9_-]+$", *e.TaskID)
 		}
 	}
@@ -270,7 +271,7 @@ func ValidateIntent(in Intent) error {
 			return bad(fmt.Sprintf("areas[%d]", i), "is %d characters, 1 to %d allowed", n, MaxIntentArea)
 		}
 	}
-	if !dateTimePattern.MatchString(in.ExpiresAt) {
+	if !dateTimePattern.Get().MatchString(in.ExpiresAt) {
 		return bad("expires_at", "%q is not a date-time (RFC 3339, e.g. 2026-11-29T23:00:00Z)", in.ExpiresAt)
 	}
 	return nil

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -14,6 +13,8 @@ import (
 	"unicode"
 
 	"github.com/google/uuid"
+
+	"github.com/ctx-dev/ctx/internal/lazyre"
 )
 
 // DecisionStatuses are the decision status values (docs/format.md "Decisions"): the four of the MCP
@@ -53,7 +54,7 @@ type Decision struct {
 	Path         string `json:"path"`
 }
 
-var decisionFile = regexp.MustCompile(`^(\d{4,})-(.*)\.md$`)
+var decisionFile = lazyre.New(`^(\d{4,})-(.*)\.md$`)
 
 // MaxDecisionID is the largest decision number ctx gives or reads: nine digits, as the merge layer reads
 // them when it renumbers. A larger number found on the branch (a hand edit, a teammate's tool) is not a
@@ -73,7 +74,7 @@ func decisionID(s string) int {
 // MaxDecisionID, in the name or the front matter, is not a number for ctx.
 func ParseDecision(name string, sc Scope, b []byte) Decision {
 	d := Decision{Scope: sc, Path: "decisions/" + name, Body: string(b)}
-	if m := decisionFile.FindStringSubmatch(name); m != nil {
+	if m := decisionFile.Get().FindStringSubmatch(name); m != nil {
 		d.ID = decisionID(m[1])
 	}
 	if fm, body := ReadFrontMatter(b); fm.Present {

@@ -7,9 +7,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"unicode"
+
+	"github.com/ctx-dev/ctx/internal/lazyre"
 )
 
 // HistorySource is an agent-history root configured for one repository (ctx history sources add): the
@@ -26,10 +27,10 @@ type HistorySource struct {
 
 // sourceName is the shape of a root or group name: 1 to 64 ASCII letters, digits, '-' or '_' (the
 // selector names of the MCP search tool, docs/mcp.md).
-var sourceName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+var sourceName = lazyre.New(`^[A-Za-z0-9_-]{1,64}$`)
 
 // ValidSourceName reports whether name is a valid configured root or group name.
-func ValidSourceName(name string) bool { return sourceName.MatchString(name) }
+func ValidSourceName(name string) bool { return sourceName.Get().MatchString(name) }
 
 // maxHistorySources bounds the configured roots of one repository.
 const maxHistorySources = 256

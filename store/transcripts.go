@@ -7,9 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"regexp"
 	"sort"
 	"time"
+
+	"github.com/ctx-dev/ctx/internal/lazyre"
 )
 
 // Shared sessions (docs/format.md "Shared sessions", docs/blame.md "Sharing"): `ctx history share` commits
@@ -24,15 +25,15 @@ import (
 const TranscriptsDir = "transcripts"
 
 // transcriptIDRe is a ctx session id (a lower-case UUID, docs/history.md "Identity").
-var transcriptIDRe = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+var transcriptIDRe = lazyre.New(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 
 // transcriptPathRe is transcripts/YYYY/MM/<id>.ndjson; 0000/00 holds sessions with no recorded time.
-var transcriptPathRe = regexp.MustCompile(`^transcripts/(\d{4})/(\d{2})/([0-9a-f-]{36})\.ndjson$`)
+var transcriptPathRe = lazyre.New(`^transcripts/(\d{4})/(\d{2})/([0-9a-f-]{36})\.ndjson$`)
 
 // TranscriptPath is the path of session id's record, sharded by the session's start (UTC); a zero start
 // is transcripts/0000/00/. The error wraps ErrInvalid for an id that is not a ctx session id.
 func TranscriptPath(id string, start time.Time) (string, error) {
-	if !transcriptIDRe.MatchString(id) {
+	if !transcriptIDRe.Get().MatchString(id) {
 		return "", invalidf("shared session: %q is not a ctx session id (a lower-case UUID)", id)
 	}
 	y, m := 0, 0
@@ -48,8 +49,8 @@ func TranscriptPath(id string, start time.Time) (string, error) {
 
 // transcriptLayout checks a path under transcripts/ (LayoutPath).
 func transcriptLayout(p string) error {
-	m := transcriptPathRe.FindStringSubmatch(p)
-	if m == nil || !transcriptIDRe.MatchString(m[3]) || (m[2] > "12") || ((m[1] == "0000") != (m[2] == "00")) {
+	m := transcriptPathRe.Get().FindStringSubmatch(p)
+	if m == nil || !transcriptIDRe.Get().MatchString(m[3]) || (m[2] > "12") || ((m[1] == "0000") != (m[2] == "00")) {
 		return invalidf("%s: shared sessions are transcripts/YYYY/MM/<ctx session id>.ndjson", p)
 	}
 	return nil

@@ -4,14 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/ctx-dev/ctx/merge"
+
+	"github.com/ctx-dev/ctx/internal/lazyre"
 )
 
-var decisionName = regexp.MustCompile(`^\d{4,}-[^/]+\.md$`)
+var decisionName = lazyre.New(`^\d{4,}-[^/]+\.md$`)
 
 // ValidateFile checks a file of the checked-out tree before `ctx commit` records it (docs/format.md): the
 // path must be one of the layout's, with valid keys and names (LayoutPath); JSON records must parse as
@@ -84,7 +85,7 @@ func layoutPath(p string) (layoutKind, error) {
 	case len(parts) == 2 && (parts[0] == "knowledge" || parts[0] == "conventions"):
 		return layoutMarkdown, key(parts[1], ".md")
 	case len(parts) == 2 && parts[0] == "decisions":
-		if !decisionName.MatchString(parts[1]) {
+		if !decisionName.Get().MatchString(parts[1]) {
 			return 0, bad("decision files are named NNNN-slug.md")
 		}
 		return layoutMarkdown, nil

@@ -17,11 +17,12 @@
 package redact
 
 import (
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/ctx-dev/ctx/store/secrets"
+
+	"github.com/ctx-dev/ctx/internal/lazyre"
 )
 
 // Rule is one redaction-only detector: the secret is the capture group Group of RE (0: the whole match).
@@ -31,7 +32,7 @@ type Rule struct {
 	ID        string
 	Keywords  []string
 	Multiline bool
-	RE        *regexp.Regexp
+	RE        *lazyre.Regexp
 	Group     int
 	// Keep, when set, reports values that are no secret (a placeholder, a variable reference).
 	Keep func(v string) bool
@@ -40,17 +41,17 @@ type Rule struct {
 // Rules are the redaction-only detectors, tried after the secret detector's rules.
 var Rules = []Rule{
 	{ID: "private-key", Keywords: []string{"private key"}, Multiline: true,
-		RE: regexp.MustCompile(`-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----(?:[\sA-Za-z0-9+/=:,.\\-]*?-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----|[\sA-Za-z0-9+/=:,.\\-]*)`)},
-	{ID: "authorization-header", Keywords: []string{"authorization"}, RE: regexp.MustCompile(`(?i)\b(?:proxy-)?authorization["']?[ \t]*[:=][ \t]*["']?(?:(?:bearer|token|basic|digest|bot)\s+)?([A-Za-z0-9._~+/=:-]{6,})`), Group: 1, Keep: schemeOrReference},
-	{ID: "bearer-token", Keywords: []string{"bearer"}, RE: regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/-]{12,}=*)`), Group: 1, Keep: reference},
-	{ID: "url-credentials", Keywords: []string{"://"}, RE: regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.-]{1,20}://[^\s:/@"'<>]{1,256}:([^\s/@"'<>]{1,256})@`), Group: 1, Keep: reference},
-	{ID: "openai-api-key", Keywords: []string{"sk-"}, RE: regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}`)},
-	{ID: "github-token", Keywords: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}, RE: regexp.MustCompile(`\b(?:gh[pousr]_[0-9A-Za-z]{20,}|github_pat_[0-9A-Za-z_]{22,})`)},
-	{ID: "slack-token", Keywords: []string{"xox"}, RE: regexp.MustCompile(`\bxox[a-z]-[0-9A-Za-z-]{10,}`)},
-	{ID: "stripe-key", Keywords: []string{"k_live_", "k_test_", "k_prod_"}, RE: regexp.MustCompile(`\b[rsp]k_(?:live|test|prod)_[0-9A-Za-z]{10,}`)},
-	{ID: "google-api-key", Keywords: []string{"aiza"}, RE: regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{30,}`)},
-	{ID: "aws-access-key-id", Keywords: []string{"akia", "asia", "abia", "acca", "a3t"}, RE: regexp.MustCompile(`\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`)},
-	{ID: "jwt", Keywords: []string{"eyj"}, RE: regexp.MustCompile(`\beyJ[0-9A-Za-z_-]{8,}\.eyJ[0-9A-Za-z_-]{8,}\.[0-9A-Za-z_-]{8,}`)},
+		RE: lazyre.New(`-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----(?:[\sA-Za-z0-9+/=:,.\\-]*?-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----|[\sA-Za-z0-9+/=:,.\\-]*)`)},
+	{ID: "authorization-header", Keywords: []string{"authorization"}, RE: lazyre.New(`(?i)\b(?:proxy-)?authorization["']?[ \t]*[:=][ \t]*["']?(?:(?:bearer|token|basic|digest|bot)\s+)?([A-Za-z0-9._~+/=:-]{6,})`), Group: 1, Keep: schemeOrReference},
+	{ID: "bearer-token", Keywords: []string{"bearer"}, RE: lazyre.New(`(?i)\bbearer\s+([A-Za-z0-9._~+/-]{12,}=*)`), Group: 1, Keep: reference},
+	{ID: "url-credentials", Keywords: []string{"://"}, RE: lazyre.New(`(?i)\b[a-z][a-z0-9+.-]{1,20}://[^\s:/@"'<>]{1,256}:([^\s/@"'<>]{1,256})@`), Group: 1, Keep: reference},
+	{ID: "openai-api-key", Keywords: []string{"sk-"}, RE: lazyre.New(`\bsk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}`)},
+	{ID: "github-token", Keywords: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}, RE: lazyre.New(`\b(?:gh[pousr]_[0-9A-Za-z]{20,}|github_pat_[0-9A-Za-z_]{22,})`)},
+	{ID: "slack-token", Keywords: []string{"xox"}, RE: lazyre.New(`\bxox[a-z]-[0-9A-Za-z-]{10,}`)},
+	{ID: "stripe-key", Keywords: []string{"k_live_", "k_test_", "k_prod_"}, RE: lazyre.New(`\b[rsp]k_(?:live|test|prod)_[0-9A-Za-z]{10,}`)},
+	{ID: "google-api-key", Keywords: []string{"aiza"}, RE: lazyre.New(`\bAIza[0-9A-Za-z_-]{30,}`)},
+	{ID: "aws-access-key-id", Keywords: []string{"akia", "asia", "abia", "acca", "a3t"}, RE: lazyre.New(`\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`)},
+	{ID: "jwt", Keywords: []string{"eyj"}, RE: lazyre.New(`\beyJ[0-9A-Za-z_-]{8,}\.eyJ[0-9A-Za-z_-]{8,}\.[0-9A-Za-z_-]{8,}`)},
 }
 
 // secretWords are the words (lower case) that make a key name a secret's: password, passwd, passphrase,
@@ -168,7 +169,7 @@ func notSecretValue(v string) bool {
 
 // home matches home-directory prefixes (group 1): /home/<user>, /Users/<user>, /root, C:\Users\<user> (also
 // with doubled backslashes, as in JSON text), each followed by a separator or the end of the text.
-var home = regexp.MustCompile(`(/(?:home|Users)/[^/\\\s"'<>:]{1,128}|/root|(?i:[A-Z]):(?:\\{1,2}|/)(?i:users)(?:\\{1,2}|/)[^/\\\s"'<>:]{1,128})(?:[/\\\s"'<>:,;)\]}]|$)`)
+var home = lazyre.New(`(/(?:home|Users)/[^/\\\s"'<>:]{1,128}|/root|(?i:[A-Z]):(?:\\{1,2}|/)(?i:users)(?:\\{1,2}|/)[^/\\\s"'<>:]{1,128})(?:[/\\\s"'<>:,;)\]}]|$)`)
 
 // Redaction is one replacement.
 type Redaction struct {
@@ -199,7 +200,7 @@ func String(text string) (string, []Redaction) {
 	}
 	lower := secrets.Lower(text)
 	for _, r := range Rules {
-		for _, loc := range secrets.FindAll(r.RE, text, lower, r.Keywords, r.Multiline) {
+		for _, loc := range secrets.FindAll(r.RE.Get(), text, lower, r.Keywords, r.Multiline) {
 			s, e := loc[0], loc[1]
 			if r.Group > 0 {
 				if loc[2*r.Group] < 0 {
@@ -218,7 +219,7 @@ func String(text string) (string, []Redaction) {
 	// Home directories last, on the redacted text (a marker holds no path). A prefix must start a path:
 	// "/srv/home/x" is left alone.
 	var hs []span
-	for _, loc := range secrets.FindAll(home, out, secrets.Lower(out), homeKeywords, false) {
+	for _, loc := range secrets.FindAll(home.Get(), out, secrets.Lower(out), homeKeywords, false) {
 		st, en := loc[2], loc[3]
 		if st > 0 && strings.IndexByte(pathByte, out[st-1]) >= 0 {
 			continue

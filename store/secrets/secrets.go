@@ -15,6 +15,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/ctx-dev/ctx/internal/lazyre"
 )
 
 // Finding is one match: the rule that matched, its 1-based line in the scanned text and a redacted
@@ -35,7 +37,7 @@ type Rule struct {
 	ID          string
 	Description string
 	Source      string // where the shape comes from
-	re          *regexp.Regexp
+	re          *lazyre.Regexp
 	keywords    []string            // lower-case words one of which the text must hold (a fast pre-filter)
 	group       int                 // capture group holding the secret (0 = the whole match)
 	check       func(s string) bool // further test on the secret (nil = none)
@@ -44,40 +46,40 @@ type Rule struct {
 // Rules are the detectors, in the order they are tried.
 var Rules = []Rule{
 	{ID: "private-key", keywords: []string{"private key"}, Description: "a private key (PEM)", Source: "RFC 7468 labels; gitleaks private-key",
-		re: regexp.MustCompile(`-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----[\sA-Za-z0-9+/=:,.\\-]{64,}?-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----`)},
+		re: lazyre.New(`-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----[\sA-Za-z0-9+/=:,.\\-]{64,}?-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----`)},
 	{ID: "aws-access-key-id", keywords: []string{"akia", "asia", "abia", "acca", "a3t"}, Description: "an AWS access key ID", Source: "AWS IAM identifiers (AKIA/ASIA/ABIA/ACCA prefixes); gitleaks aws-access-token",
-		re: regexp.MustCompile(`\b((?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16})\b`), group: 1},
+		re: lazyre.New(`\b((?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16})\b`), group: 1},
 	{ID: "aws-secret-access-key", keywords: []string{"secret"}, Description: "an AWS secret access key", Source: "AWS CLI credentials file keys (aws_secret_access_key)",
-		re: regexp.MustCompile(`(?i)aws_?secret_?access_?key["']?\s*[:=]\s*["']?([A-Za-z0-9/+=]{40})\b`), group: 1, check: random},
+		re: lazyre.New(`(?i)aws_?secret_?access_?key["']?\s*[:=]\s*["']?([A-Za-z0-9/+=]{40})\b`), group: 1, check: random},
 	{ID: "github-pat", keywords: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}, Description: "a GitHub token", Source: "GitHub token formats (ghp_, gho_, ghu_, ghs_, ghr_); gitleaks github-pat",
-		re: regexp.MustCompile(`\b(gh[pousr]_[0-9A-Za-z]{36,255})\b`), group: 1},
+		re: lazyre.New(`\b(gh[pousr]_[0-9A-Za-z]{36,255})\b`), group: 1},
 	{ID: "github-fine-grained-pat", keywords: []string{"github_pat_"}, Description: "a GitHub fine-grained personal access token", Source: "GitHub token formats (github_pat_); gitleaks github-fine-grained-pat",
-		re: regexp.MustCompile(`\b(github_pat_[0-9A-Za-z_]{82})\b`), group: 1},
+		re: lazyre.New(`\b(github_pat_[0-9A-Za-z_]{82})\b`), group: 1},
 	{ID: "gitlab-pat", keywords: []string{"glpat-"}, Description: "a GitLab personal access token", Source: "GitLab token prefixes (glpat-); gitleaks gitlab-pat",
-		re: regexp.MustCompile(`\b(glpat-[0-9A-Za-z_-]{20,})\b`), group: 1},
+		re: lazyre.New(`\b(glpat-[0-9A-Za-z_-]{20,})\b`), group: 1},
 	{ID: "slack-token", keywords: []string{"xox"}, Description: "a Slack token", Source: "Slack token types (xoxb-, xoxp-, xoxa-, xoxr-, xoxs-, xoxe-); gitleaks slack-*-token",
-		re: regexp.MustCompile(`\b(xox[abeoprs]-(?:\d+-){1,3}[0-9A-Za-z-]{8,})\b`), group: 1},
+		re: lazyre.New(`\b(xox[abeoprs]-(?:\d+-){1,3}[0-9A-Za-z-]{8,})\b`), group: 1},
 	{ID: "slack-webhook", keywords: []string{"hooks.slack.com"}, Description: "a Slack incoming webhook URL", Source: "Slack incoming webhooks; gitleaks slack-webhook-url",
-		re: regexp.MustCompile(`https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9+/]{43,46}`)},
+		re: lazyre.New(`https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9+/]{43,46}`)},
 	{ID: "stripe-secret-key", keywords: []string{"_live_", "_prod_"}, Description: "a Stripe live secret key", Source: "Stripe API keys (sk_live_, rk_live_); gitleaks stripe-access-token",
-		re: regexp.MustCompile(`\b((?:sk|rk)_(?:live|prod)_[0-9A-Za-z]{10,99})\b`), group: 1},
+		re: lazyre.New(`\b((?:sk|rk)_(?:live|prod)_[0-9A-Za-z]{10,99})\b`), group: 1},
 	{ID: "anthropic-api-key", keywords: []string{"sk-ant-"}, Description: "an Anthropic API key", Source: "Anthropic API keys (sk-ant-api03-, sk-ant-admin01-); gitleaks anthropic-api-key",
-		re: regexp.MustCompile(`\b(sk-ant-[a-z]+\d*-[0-9A-Za-z_-]{32,})`), group: 1},
+		re: lazyre.New(`\b(sk-ant-[a-z]+\d*-[0-9A-Za-z_-]{32,})`), group: 1},
 	{ID: "openai-api-key", keywords: []string{"sk-"}, Description: "an OpenAI API key", Source: "OpenAI API keys (sk-proj-, sk-svcacct-, sk-admin-, legacy sk- with T3BlbkFJ); gitleaks openai-api-key",
-		re: regexp.MustCompile(`\b(sk-(?:(?:proj|svcacct|admin)-[0-9A-Za-z_-]{40,}|[0-9A-Za-z]{20}T3BlbkFJ[0-9A-Za-z]{20}|[0-9A-Za-z]{48}))\b`), group: 1},
+		re: lazyre.New(`\b(sk-(?:(?:proj|svcacct|admin)-[0-9A-Za-z_-]{40,}|[0-9A-Za-z]{20}T3BlbkFJ[0-9A-Za-z]{20}|[0-9A-Za-z]{48}))\b`), group: 1},
 	{ID: "google-api-key", keywords: []string{"aiza"}, Description: "a Google API key", Source: "Google Cloud API keys (AIza); gitleaks gcp-api-key",
-		re: regexp.MustCompile(`\b(AIza[0-9A-Za-z_-]{35})\b`), group: 1},
+		re: lazyre.New(`\b(AIza[0-9A-Za-z_-]{35})\b`), group: 1},
 	{ID: "npm-token", keywords: []string{"npm_"}, Description: "an npm access token", Source: "npm granular and classic tokens (npm_); gitleaks npm-access-token",
-		re: regexp.MustCompile(`\b(npm_[0-9A-Za-z]{36})\b`), group: 1},
+		re: lazyre.New(`\b(npm_[0-9A-Za-z]{36})\b`), group: 1},
 	{ID: "pypi-token", keywords: []string{"pypi-"}, Description: "a PyPI upload token", Source: "PyPI API tokens (pypi-AgEIcHlwaS5vcmc); gitleaks pypi-upload-token",
-		re: regexp.MustCompile(`\b(pypi-AgEIcHlwaS5vcmc[0-9A-Za-z_-]{50,})`), group: 1},
+		re: lazyre.New(`\b(pypi-AgEIcHlwaS5vcmc[0-9A-Za-z_-]{50,})`), group: 1},
 	{ID: "huggingface-token", keywords: []string{"hf_"}, Description: "a Hugging Face access token", Source: "Hugging Face user access tokens (hf_); gitleaks huggingface-access-token",
-		re: regexp.MustCompile(`\b(hf_[A-Za-z]{34})\b`), group: 1},
+		re: lazyre.New(`\b(hf_[A-Za-z]{34})\b`), group: 1},
 	{ID: "jwt", keywords: []string{"eyj"}, Description: "a JSON Web Token", Source: "RFC 7519 compact serialisation (base64url header starting eyJ); gitleaks jwt",
-		re: regexp.MustCompile(`\b(eyJ[0-9A-Za-z_-]{15,}\.eyJ[0-9A-Za-z_-]{15,}\.[0-9A-Za-z_-]{20,})`), group: 1},
+		re: lazyre.New(`\b(eyJ[0-9A-Za-z_-]{15,}\.eyJ[0-9A-Za-z_-]{15,}\.[0-9A-Za-z_-]{20,})`), group: 1},
 	{ID: "password-assignment", keywords: []string{"pass", "pwd", "secret", "key", "token"}, Description: "a password or secret assigned a random-looking value",
 		Source: "gitleaks generic-api-key (keyword, assignment, value with Shannon entropy >= 3.5)",
-		re:     regexp.MustCompile(`(?i)\b(?:password|passwd|pwd|secret|secret[_-]?key|api[_-]?key|apikey|access[_-]?token|auth[_-]?token|client[_-]?secret|private[_-]?token)["']?\s*(?::=|=|:)\s*["']?([^\s"'` + "`" + `;,]{12,100})`),
+		re:     lazyre.New(`(?i)\b(?:password|passwd|pwd|secret|secret[_-]?key|api[_-]?key|apikey|access[_-]?token|auth[_-]?token|client[_-]?secret|private[_-]?token)["']?\s*(?::=|=|:)\s*["']?([^\s"'` + "`" + `;,]{12,100})`),
 		group:  1, check: random},
 }
 
@@ -154,13 +156,13 @@ func Scan(text string) []Finding {
 
 // ansiEscape matches terminal escape sequences: CSI (colours, cursor moves: ESC [ ... final byte), OSC
 // (window titles, links: ESC ] ... BEL or ESC \) and the two-byte escapes (ESC followed by one byte).
-var ansiEscape = regexp.MustCompile("\x1b(?:\\[[0-?]*[ -/]*[@-~]|\\][^\x07\x1b]*(?:\x07|\x1b\\\\)?|[@-Z\\\\-_])")
+var ansiEscape = lazyre.New("\x1b(?:\\[[0-?]*[ -/]*[@-~]|\\][^\x07\x1b]*(?:\x07|\x1b\\\\)?|[@-Z\\\\-_])")
 
 // Normalize is text as a terminal shows it, for detection: terminal escape sequences removed, CRLF and
 // lone CR turned into LF. Text without either is returned as it is.
 func Normalize(text string) string {
 	if strings.IndexByte(text, 0x1b) >= 0 {
-		text = ansiEscape.ReplaceAllString(text, "")
+		text = ansiEscape.Get().ReplaceAllString(text, "")
 	}
 	if strings.IndexByte(text, '\r') >= 0 {
 		text = strings.ReplaceAll(text, "\r\n", "\n")
@@ -189,7 +191,7 @@ func Spans(text string) []Span {
 	lower := Lower(text)
 	for i := range Rules {
 		r := &Rules[i]
-		for _, loc := range FindAll(r.re, text, lower, r.keywords, r.ID == "private-key") {
+		for _, loc := range FindAll(r.re.Get(), text, lower, r.keywords, r.ID == "private-key") {
 			start, end := loc[0], loc[1]
 			if r.group > 0 && len(loc) > 2*r.group+1 && loc[2*r.group] >= 0 {
 				start, end = loc[2*r.group], loc[2*r.group+1]

@@ -3,11 +3,12 @@
 package textproc
 
 import (
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ctx-dev/ctx/internal/lazyre"
 )
 
 // Clean returns s as valid UTF-8 without NUL bytes (invalid sequences become U+FFFD).
@@ -117,15 +118,15 @@ func camelParts(w string) []string {
 }
 
 var (
-	gitCommitRe = regexp.MustCompile(`(?:^|[\s;&|(]|\x60|")git(?:\s+-[cC]\s+\S+)*\s+(?:commit|cherry-pick|revert)(?:\s|$|")`)
-	receiptRe   = regexp.MustCompile(`(?m)^\[[^\]\n]*?([0-9a-f]{7,40})\] `)
-	cellRe      = regexp.MustCompile(`(?m)^Script running with cell ID ([A-Za-z0-9_.:-]{1,128})\s*$`)
-	exitRe      = regexp.MustCompile(`(?m)(?:^Process exited with code|^Exit Code:|^exit_code:|\bexit=)\s*(-?\d+)`)
+	gitCommitRe = lazyre.New(`(?:^|[\s;&|(]|\x60|")git(?:\s+-[cC]\s+\S+)*\s+(?:commit|cherry-pick|revert)(?:\s|$|")`)
+	receiptRe   = lazyre.New(`(?m)^\[[^\]\n]*?([0-9a-f]{7,40})\] `)
+	cellRe      = lazyre.New(`(?m)^Script running with cell ID ([A-Za-z0-9_.:-]{1,128})\s*$`)
+	exitRe      = lazyre.New(`(?m)(?:^Process exited with code|^Exit Code:|^exit_code:|\bexit=)\s*(-?\d+)`)
 )
 
 // IsGitCommit reports whether a shell command line runs `git commit`, `git cherry-pick` or `git revert`
 // (also inside compound lines): the commands whose output prints a "[branch abc1234] subject" receipt.
-func IsGitCommit(cmd string) bool { return gitCommitRe.MatchString(cmd) }
+func IsGitCommit(cmd string) bool { return gitCommitRe.Get().MatchString(cmd) }
 
 // CommitReceipts returns the abbreviated commit ids of `git commit` receipts in output, lines like
 // "[main abc1234] subject" or "[main (root-commit) abc1234] subject".
@@ -134,7 +135,7 @@ func IsGitCommit(cmd string) bool { return gitCommitRe.MatchString(cmd) }
 func CommitReceipts(output string) []string {
 	var out []string
 	add := func(s string) {
-		for _, m := range receiptRe.FindAllStringSubmatch(s, 8) {
+		for _, m := range receiptRe.Get().FindAllStringSubmatch(s, 8) {
 			if !slices.Contains(out, m[1]) {
 				out = append(out, m[1])
 			}
@@ -150,7 +151,7 @@ func CommitReceipts(output string) []string {
 // RunningCell returns the cell id of a Codex exec cell still running ("Script running with cell ID X"),
 // whose output a later `wait` call prints; "" otherwise.
 func RunningCell(output string) string {
-	if m := cellRe.FindStringSubmatch(output); m != nil {
+	if m := cellRe.Get().FindStringSubmatch(output); m != nil {
 		return m[1]
 	}
 	return ""
@@ -163,7 +164,7 @@ func ExitCode(output string) (int, bool) {
 		!strings.Contains(output, "exit_code:") && !strings.Contains(output, "exit=") {
 		return 0, false
 	}
-	m := exitRe.FindStringSubmatch(output)
+	m := exitRe.Get().FindStringSubmatch(output)
 	if m == nil {
 		return 0, false
 	}

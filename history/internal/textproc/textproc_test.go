@@ -125,7 +125,7 @@ func FuzzExitCodeSame(f *testing.F) {
 		n, ok := ExitCode(s)
 		var wn int
 		var wok bool
-		if m := exitRe.FindStringSubmatch(s); m != nil {
+		if m := exitRe.Get().FindStringSubmatch(s); m != nil {
 			if v, err := strconv.Atoi(m[1]); err == nil {
 				wn, wok = v, true
 			}
