@@ -49,29 +49,31 @@ func (ix *Index) resolveID(ctx context.Context, table, id string) (string, error
 // Session returns the session with the ctx id (or unique prefix) id. Errors wrap ErrNotFound or
 // ErrAmbiguous.
 func (ix *Index) Session(ctx context.Context, id string) (Session, error) {
-	var s Session
 	given := id
 	id, err := ix.resolveID(ctx, "sessions", id)
+	var s Session
 	if err == nil {
-		err = ix.db.QueryRowContext(ctx, `SELECT id FROM sessions WHERE id=?`, id).Scan(&id)
-		if errors.Is(err, sql.ErrNoRows) {
-			err = fmt.Errorf("session %w: %s", ErrNotFound, id)
-		}
+		s, err = ix.sessionByID(ctx, id)
 	}
 	if errors.Is(err, ErrNotFound) {
 		// The provider's own session id (what search prints beside the provider) names it too.
-		if nid, nerr := ix.nativeSession(ctx, given); nerr == nil {
-			id, err = nid, nil
-		} else if !errors.Is(nerr, ErrNotFound) {
+		nid, nerr := ix.nativeSession(ctx, given)
+		switch {
+		case nerr == nil:
+			return ix.sessionByID(ctx, nid)
+		case !errors.Is(nerr, ErrNotFound):
 			err = nerr
 		}
 	}
-	if err != nil {
-		return s, err
-	}
+	return s, err
+}
+
+// sessionByID reads the session with the full ctx id id; an error wraps ErrNotFound when there is none.
+func (ix *Index) sessionByID(ctx context.Context, id string) (Session, error) {
+	var s Session
 	var prov string
 	var started, ended int64
-	err = ix.db.QueryRowContext(ctx, `SELECT id, provider, native_id, parent_id, root_id, scope, cwd, repo_url, branch, commit_id,
+	err := ix.db.QueryRowContext(ctx, `SELECT id, provider, native_id, parent_id, root_id, scope, cwd, repo_url, branch, commit_id,
 		model, cli_version, title, started_at, ended_at, source_format, source_path, event_count FROM sessions WHERE id=?`, id).
 		Scan(&s.ID, &prov, &s.NativeID, &s.ParentID, &s.RootID, &s.Scope, &s.CWD, &s.RepoURL, &s.Branch, &s.Commit,
 			&s.Model, &s.CLIVersion, &s.Title, &started, &ended, &s.SourceFormat, &s.SourcePath, &s.EventCount)

@@ -490,15 +490,7 @@ func (s *srv) blameCode(ctx context.Context, args blameArgs) (any, error) {
 			return nil, blameArgErr(err)
 		}
 		// The cursor is bound to the arguments, HEAD and the pull request's head.
-		cur := newCursorFor("blame", args, res.Base+res.Head)
-		off, err := cur.start(args.page)
-		if err != nil {
-			return nil, err
-		}
-		if err := checkOffset(off, len(res.Commits)); err != nil {
-			return nil, err
-		}
-		return pageOf(res.Commits, off, limit, cur.next, func(items []blame.Attribution, pg pagination) any {
+		return blamePage(args, res.Base+res.Head, res.Commits, limit, func(items []blame.Attribution, pg pagination) any {
 			r := res
 			r.Commits = items
 			return struct {
@@ -507,7 +499,7 @@ func (s *srv) blameCode(ctx context.Context, args blameArgs) (any, error) {
 				Provenance string     `json:"provenance"`
 				Pagination pagination `json:"pagination"`
 			}{"pull_request", r, historyProvenance, pg}
-		}), nil
+		})
 	}
 	if args.Commit != "" {
 		res, err := b.Commit(ctx, args.Commit)
@@ -534,15 +526,7 @@ func (s *srv) blameCode(ctx context.Context, args blameArgs) (any, error) {
 	if err != nil {
 		return nil, blameArgErr(err)
 	}
-	cur := newCursorFor("blame", args, res.Head)
-	off, err := cur.start(args.page)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkOffset(off, len(res.Commits)); err != nil {
-		return nil, err
-	}
-	return pageOf(res.Commits, off, limit, cur.next, func(items []blame.Attribution, pg pagination) any {
+	return blamePage(args, res.Head, res.Commits, limit, func(items []blame.Attribution, pg pagination) any {
 		r := res
 		r.Commits = items
 		return struct {
@@ -551,7 +535,21 @@ func (s *srv) blameCode(ctx context.Context, args blameArgs) (any, error) {
 			Provenance string     `json:"provenance"`
 			Pagination pagination `json:"pagination"`
 		}{"file", r, historyProvenance, pg}
-	}), nil
+	})
+}
+
+// blamePage is the page of commits that args' cursor names, at most limit, wrapped by wrap; the cursor is
+// bound to args and to bind (HEAD, and a pull request's base and head).
+func blamePage(args blameArgs, bind string, commits []blame.Attribution, limit int, wrap func([]blame.Attribution, pagination) any) (any, error) {
+	cur := newCursorFor("blame", args, bind)
+	off, err := cur.start(args.page)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkOffset(off, len(commits)); err != nil {
+		return nil, err
+	}
+	return pageOf(commits, off, limit, cur.next, wrap), nil
 }
 
 // historyProvenance marks transcript text in blame's evidence as quoted history, never instructions.

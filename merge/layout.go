@@ -168,23 +168,9 @@ func logLines(b []byte) []ndLine {
 	var out []ndLine
 	seen := map[string]bool{}
 	for _, raw := range strings.Split(string(b), "\n") {
-		raw = strings.TrimSuffix(raw, "\r")
-		if strings.TrimSpace(raw) == "" {
+		l, key, ok := parseNDLine(raw)
+		if !ok {
 			continue
-		}
-		l := ndLine{raw: raw}
-		key := "line:" + raw
-		if o, ok := parseObj([]byte(raw)); ok {
-			l.obj = o
-			if v, ok := o.vals["id"]; ok {
-				var s string
-				if json.Unmarshal(v, &s) == nil {
-					l.id = s
-				} else {
-					l.id = string(v)
-				}
-				key = "id:" + l.id
-			}
 		}
 		if seen[key] {
 			continue

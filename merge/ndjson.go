@@ -51,28 +51,38 @@ func (l ndLine) sortKey() string {
 	return ts + "\x00" + l.id + "\x00" + l.raw
 }
 
+// parseNDLine parses one line of a log (a trailing "\r" dropped): ok is false for a blank line; key is
+// "id:<id>" for a record with an id, else "line:<the line>".
+func parseNDLine(raw string) (l ndLine, key string, ok bool) {
+	raw = strings.TrimSuffix(raw, "\r")
+	if strings.TrimSpace(raw) == "" {
+		return l, "", false
+	}
+	l = ndLine{raw: raw}
+	key = "line:" + raw
+	if o, ok := parseObj([]byte(raw)); ok {
+		l.obj = o
+		if v, ok := o.vals["id"]; ok {
+			var s string
+			if json.Unmarshal(v, &s) == nil {
+				l.id = s
+			} else {
+				l.id = string(v)
+			}
+			key = "id:" + l.id
+		}
+	}
+	return l, key, true
+}
+
 // parseND returns the records of a log by key.
 func parseND(content []byte) map[string]ndLine {
 	out := map[string]ndLine{}
 	seen := map[string]int{}
 	for _, raw := range strings.Split(string(content), "\n") {
-		raw = strings.TrimSuffix(raw, "\r")
-		if strings.TrimSpace(raw) == "" {
+		l, key, ok := parseNDLine(raw)
+		if !ok {
 			continue
-		}
-		l := ndLine{raw: raw}
-		key := "line:" + raw
-		if o, ok := parseObj([]byte(raw)); ok {
-			l.obj = o
-			if v, ok := o.vals["id"]; ok {
-				var s string
-				if json.Unmarshal(v, &s) == nil {
-					l.id = s
-				} else {
-					l.id = string(v)
-				}
-				key = "id:" + l.id
-			}
 		}
 		if n := seen[key]; n > 0 {
 			seen[key] = n + 1

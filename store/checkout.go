@@ -981,7 +981,6 @@ func (c *recordCache) put(fi os.FileInfo, statErr error, commits map[Scope]strin
 // files of disk (path → content) to the committer's identity, agent and the time now. A file without
 // front matter is left as it is (ValidateFile accepted it).
 func (s *Store) stampHandEdits(ctx context.Context, disk map[string][]byte) error {
-	var who string
 	for p, data := range disk {
 		if !strings.HasPrefix(p, KnowledgeKind.Dir+"/") && !strings.HasPrefix(p, ConventionKind.Dir+"/") {
 			continue
@@ -994,16 +993,9 @@ func (s *Store) stampHandEdits(ctx context.Context, disk map[string][]byte) erro
 		if err != nil {
 			continue
 		}
-		if who == "" {
-			id, err := s.repo.Identity(ctx)
-			if err != nil {
-				return err
-			}
-			who = id.Name + " <" + id.Email + ">"
+		if err := s.stampMeta(ctx, m, nil); err != nil {
+			return err
 		}
-		m.Set("author", who)
-		m.Set("agent", s.Actor.Agent)
-		m.Set("updated_at", now())
 		disk[p] = JoinFrontMatter(m, body)
 	}
 	return nil

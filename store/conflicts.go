@@ -270,8 +270,9 @@ func (s *Store) ResolveConflict(ctx context.Context, idOrPath, choice string, co
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, err
 		}
-		changed := err != nil || string(cur) != rec.Kept
-		if changed && choice != "file" && choice != "current" && !(del && err != nil) && !(!del && err == nil && bytes.Equal(cur, data)) {
+		exists := err == nil
+		changed := !exists || string(cur) != rec.Kept
+		if changed && choice != "file" && choice != "current" && !(del && !exists) && !(!del && exists && bytes.Equal(cur, data)) {
 			return nil, &invalidError{wrapped: ErrConflictChanged, msg: fmt.Sprintf(
 				"%s changed since conflict %s was recorded (a later write, or another conflict on it): taking the %s version would undo that. "+
 					"Look at both (ctx conflicts %s --full, and the file now), then settle it with --file F (your merge) or --current (keep the file as it is)",
@@ -282,10 +283,8 @@ func (s *Store) ResolveConflict(ctx context.Context, idOrPath, choice string, co
 			return ed, nil
 		}
 		if del {
-			if _, err := v.ReadIn(ctx, Public, rec.Path); err == nil {
+			if exists {
 				ed.Del(Public, rec.Path)
-			} else if !errors.Is(err, fs.ErrNotExist) {
-				return nil, err
 			}
 		} else {
 			ed.Put(Public, rec.Path, data)
@@ -335,18 +334,8 @@ func (s *Store) resolvedContent(ctx context.Context, rec ConflictRecord, content
 			}
 			m, body = nm, b
 		}
-		if km.Has("author") {
-			id, err := s.repo.Identity(ctx)
-			if err != nil {
-				return nil, err
-			}
-			m.Set("author", id.Name+" <"+id.Email+">")
-		}
-		if km.Has("agent") && s.Actor.Agent != "" {
-			m.Set("agent", s.Actor.Agent)
-		}
-		if km.Has("updated_at") {
-			m.Set("updated_at", now())
+		if err := s.stampMeta(ctx, m, km.Has); err != nil {
+			return nil, err
 		}
 		return JoinFrontMatter(m, body), nil
 	}
@@ -358,24 +347,12 @@ func (s *Store) resolvedContent(ctx context.Context, rec ConflictRecord, content
 		if err := json.Unmarshal(content, &n); err != nil || n == nil {
 			return nil, invalidf("resolve %s: the given content is not a JSON object", rec.Path)
 		}
-		set := func(key string, v any) {
-			if _, ok := k[key]; ok {
-				b, _ := json.Marshal(v)
-				n[key] = b
-			}
-		}
 		for key, v := range k {
 			if _, ok := n[key]; !ok {
 				n[key] = v
 			}
 		}
-		set("updated_at", now())
-		if s.Actor.Agent != "" {
-			set("last_agent", s.Actor.Agent)
-		}
-		if s.Actor.Machine != "" {
-			set("last_machine", s.Actor.Machine)
-		}
+		s.stampJSON(n, func(key string) bool { _, ok := k[key]; return ok })
 		// Keep the kept version's key order, then new keys in the given content's order.
 		return orderedJSON(kept, content, n)
 	}
@@ -384,8 +361,8 @@ func (s *Store) resolvedContent(ctx context.Context, rec ConflictRecord, content
 
 // stampResolution names the resolver as the writer of data, the version a resolution writes to path: a
 // markdown entry's front matter gets the resolver's author, agent and updated_at (those keys it has); a
-// JSON record its updated_at, last_agent and last_machine (those it has). Anything else is returned as it
-// is.
+// JSON record its updated_at, last_agent and last_machine (those it has). Anything else, or a version
+// without updated_at, is returned as it is.
 func (s *Store) stampResolution(ctx context.Context, path string, data []byte) ([]byte, error) {
 	if strings.HasSuffix(path, ".md") {
 		fm, body, ok := SplitFrontMatter(data)
@@ -396,17 +373,9 @@ func (s *Store) stampResolution(ctx context.Context, path string, data []byte) (
 		if err != nil || !m.Has("updated_at") {
 			return data, nil
 		}
-		if m.Has("author") {
-			id, err := s.repo.Identity(ctx)
-			if err != nil {
-				return nil, err
-			}
-			m.Set("author", id.Name+" <"+id.Email+">")
+		if err := s.stampMeta(ctx, m, m.Has); err != nil {
+			return nil, err
 		}
-		if m.Has("agent") && s.Actor.Agent != "" {
-			m.Set("agent", s.Actor.Agent)
-		}
-		m.Set("updated_at", now())
 		return JoinFrontMatter(m, body), nil
 	}
 	if strings.HasSuffix(path, ".json") {
@@ -417,22 +386,48 @@ func (s *Store) stampResolution(ctx context.Context, path string, data []byte) (
 		if _, ok := n["updated_at"]; !ok {
 			return data, nil
 		}
-		set := func(key string, v any) {
-			if _, ok := n[key]; ok {
-				b, _ := json.Marshal(v)
-				n[key] = b
-			}
-		}
-		set("updated_at", now())
-		if s.Actor.Agent != "" {
-			set("last_agent", s.Actor.Agent)
-		}
-		if s.Actor.Machine != "" {
-			set("last_machine", s.Actor.Machine)
-		}
+		s.stampJSON(n, func(key string) bool { _, ok := n[key]; return ok })
 		return orderedJSON(data, data, n)
 	}
 	return data, nil
+}
+
+// stampMeta names this store's writer as the writer of a new version in front matter m: author (git's
+// identity), agent and updated_at (now). With has nil every one is set; else only the keys has reports,
+// and agent only when the store has one. Used by hand edits (ctx commit) and resolutions.
+func (s *Store) stampMeta(ctx context.Context, m *Meta, has func(key string) bool) error {
+	if has == nil || has("author") {
+		id, err := s.repo.Identity(ctx)
+		if err != nil {
+			return err
+		}
+		m.Set("author", id.Name+" <"+id.Email+">")
+	}
+	if has == nil || has("agent") && s.Actor.Agent != "" {
+		m.Set("agent", s.Actor.Agent)
+	}
+	if has == nil || has("updated_at") {
+		m.Set("updated_at", now())
+	}
+	return nil
+}
+
+// stampJSON names this store's writer in the JSON record n: updated_at (now), last_agent and
+// last_machine (when the store has them), each only where has reports the key.
+func (s *Store) stampJSON(n map[string]json.RawMessage, has func(key string) bool) {
+	set := func(key string, v any) {
+		if has(key) {
+			b, _ := json.Marshal(v)
+			n[key] = b
+		}
+	}
+	set("updated_at", now())
+	if s.Actor.Agent != "" {
+		set("last_agent", s.Actor.Agent)
+	}
+	if s.Actor.Machine != "" {
+		set("last_machine", s.Actor.Machine)
+	}
 }
 
 // orderedJSON renders the object n with the key order of first, then the keys only second has in

@@ -23,10 +23,15 @@ const maxSafeSearch = 1000
 // Doctor checks the context refs' tips: every entry ctx does not read, and for a ref whose tip holds an
 // unsafe one, the last commit before it that holds none.
 func (s *Store) Doctor(ctx context.Context) (*Diagnosis, error) {
-	if tip, err := s.repo.Resolve(ctx, s.BranchRef()); err != nil {
+	// The user's own branch under the context branch's name is not ctx's to diagnose or repair.
+	tip, err := s.repo.Resolve(ctx, s.BranchRef())
+	if err != nil {
 		return nil, err
-	} else if !tip.IsZero() && !s.isContextTip(ctx, tip) {
-		return nil, s.notContextBranch() // the user's own branch: not ctx's to diagnose or repair
+	}
+	if tree, err := s.repo.TreeOf(ctx, tip); err != nil {
+		return nil, err
+	} else if err := s.checkContextTree(ctx, tree); err != nil {
+		return nil, err
 	}
 	ps, err := s.TreeProblems(ctx)
 	if err != nil {

@@ -118,9 +118,17 @@ func (s *Store) Init(ctx context.Context, opt InitOptions) (*InitResult, error) 
 		// A store exists already under another name: init does not start a second one.
 		// (A branch of the default name that is not a context store is the user's own: --branch is how to
 		// choose another name then.)
-		if cur, err := s.repo.Resolve(ctx, s.BranchRef()); err != nil {
+		cur, err := s.repo.Resolve(ctx, s.BranchRef())
+		if err != nil {
 			return nil, err
-		} else if !cur.IsZero() && s.isContextTip(ctx, cur) {
+		}
+		isStore := false
+		if !cur.IsZero() {
+			if isStore, err = s.isContextTip(ctx, cur); err != nil {
+				return nil, err
+			}
+		}
+		if isStore {
 			return nil, invalidf("this repository's context branch is %s already; ctx init --branch %s would start a second store (to rename it: git branch -m %s %s, then ctx config)",
 				s.BranchRef(), opt.Branch, s.cfg.Branch, opt.Branch)
 		}
@@ -208,26 +216,27 @@ func (s *Store) checkBranchIsContext(ctx context.Context) error {
 	if err != nil || tip.IsZero() {
 		return err
 	}
-	tree, err := s.repo.TreeOf(ctx, tip)
-	if err != nil {
+	if ok, err := s.isContextTip(ctx, tip); err != nil {
 		return err
-	}
-	if h, err := s.repo.PathHash(ctx, tree, ManifestPath); err != nil {
-		return err
-	} else if h.IsZero() {
+	} else if !ok {
 		return invalidf("branch %s exists and is not a context store (it has no %s): choose another name with ctx init --branch NAME", s.cfg.Branch, ManifestPath)
 	}
 	return nil
 }
 
-// isContextTip says whether the commit tip holds a manifest.json at its root (false on any error).
-func (s *Store) isContextTip(ctx context.Context, tip gitstore.Hash) bool {
+// isContextTip says whether the commit tip holds a manifest.json at its root.
+func (s *Store) isContextTip(ctx context.Context, tip gitstore.Hash) (bool, error) {
 	tree, err := s.repo.TreeOf(ctx, tip)
 	if err != nil {
-		return false
+		return false, err
 	}
+	return s.hasManifest(ctx, tree)
+}
+
+// hasManifest says whether tree holds a manifest.json at its root.
+func (s *Store) hasManifest(ctx context.Context, tree gitstore.Hash) (bool, error) {
 	h, err := s.repo.PathHash(ctx, tree, ManifestPath)
-	return err == nil && !h.IsZero()
+	return err == nil && !h.IsZero(), err
 }
 
 // ErrNotContextBranch is matched (errors.Is) by the error of a write or a doctor run on a context branch
@@ -253,11 +262,9 @@ func (s *Store) checkContextTree(ctx context.Context, tree gitstore.Hash) error 
 	if tree.IsZero() {
 		return nil
 	}
-	h, err := s.repo.PathHash(ctx, tree, ManifestPath)
-	if err != nil {
+	if ok, err := s.hasManifest(ctx, tree); err != nil {
 		return err
-	}
-	if h.IsZero() {
+	} else if !ok {
 		return s.notContextBranch()
 	}
 	return nil

@@ -8,20 +8,20 @@
 package main
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"time"
+
+	"github.com/ctx-dev/ctx/bench/internal/benchproc"
 )
 
 func main() {
+	benchproc.Prog = "blame bench"
 	ctxBin := flag.String("ctx", "bin/ctx", "the ctx binary to measure")
 	runs := flag.Int("runs", 21, "timed runs of each side (after 2 warm-up runs each), alternating")
 	lines := flag.Int("lines", 2000, "lines of big.go")
@@ -103,73 +103,17 @@ func history(n, commits int) string {
 	return b.String()
 }
 
-func fatal(err error) {
-	fmt.Fprintln(os.Stderr, "blame bench:", err)
-	os.Exit(1)
-}
+// The helpers shared with the other process benchmarks (bench/internal/benchproc).
+var (
+	fatal    = benchproc.Fatal
+	loadavg  = benchproc.LoadAvg
+	hermetic = benchproc.Hermetic
+	run      = benchproc.Run
+	ms       = benchproc.Ms
+	median   = benchproc.Median
+)
 
-func loadavg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
-	}
-	if f := strings.Fields(string(b)); len(f) >= 3 {
-		return strings.Join(f[:3], " ")
-	}
-	return "unknown"
-}
-
-// hermetic makes git ignore the user's and the system's configuration and the agents' session variables.
-func hermetic(tmp string) {
-	home := filepath.Join(tmp, "home")
-	if err := os.MkdirAll(home, 0o755); err != nil {
-		fatal(err)
-	}
-	for k, v := range map[string]string{
-		"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config"), "GIT_CONFIG_NOSYSTEM": "1",
-		"GIT_AUTHOR_NAME": "Bench", "GIT_AUTHOR_EMAIL": "bench@example.com",
-		"GIT_COMMITTER_NAME": "Bench", "GIT_COMMITTER_EMAIL": "bench@example.com",
-	} {
-		_ = os.Setenv(k, v)
-	}
-	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "CTX_AGENT", "CTX_SESSION", "CODEX_THREAD_ID", "CLAUDE_CODE_SESSION_ID"} {
-		_ = os.Unsetenv(k)
-	}
-}
-
-func run(dir string, stdin io.Reader, name string, args ...string) {
-	cmd := exec.Command(name, args...)
-	cmd.Dir, cmd.Stdin = dir, stdin
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	if err := cmd.Run(); err != nil {
-		fatal(fmt.Errorf("%s %s: %v: %s", name, strings.Join(args, " "), err, errb.String()))
-	}
-}
-
-// proc runs one process and returns its wall time and its CPU time (user+sys, children included: ctx's
-// git processes count).
+// proc runs argv in dir (benchproc.Proc) and returns its wall and CPU time.
 func proc(dir string, argv []string) (time.Duration, time.Duration) {
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Dir = dir
-	var errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = io.Discard, &errb
-	t0 := time.Now()
-	if err := cmd.Run(); err != nil {
-		fatal(fmt.Errorf("%s: %v: %s", strings.Join(argv, " "), err, errb.String()))
-	}
-	wall := time.Since(t0)
-	return wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
-}
-
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
+	return benchproc.Proc(dir, "", argv[0], argv[1:]...)
 }

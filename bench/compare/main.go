@@ -23,13 +23,15 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ctx-dev/ctx/bench/internal/benchproc"
 )
 
 func main() {
+	benchproc.Prog = "compare"
 	ctxBin := flag.String("ctx", "bin/ctx", "the ctx binary to measure")
 	sizes := flag.String("sizes", "100,10000", "store sizes (knowledge entries), comma-separated")
 	runs := flag.Int("runs", 15, "timed runs of each side of a row (after 2 warm-up runs each)")
@@ -112,41 +114,6 @@ func main() {
 	fmt.Printf("\nload average at end: %s\n", loadavg())
 }
 
-func fatal(err error) {
-	fmt.Fprintln(os.Stderr, "compare:", err)
-	os.Exit(1)
-}
-
-func loadavg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "unknown"
-	}
-	return strings.Join(f[:3], " ")
-}
-
-// hermetic makes git ignore the user's and the system's configuration and gives it a fixed identity.
-func hermetic(tmp string) {
-	home := filepath.Join(tmp, "home")
-	if err := os.MkdirAll(home, 0o755); err != nil {
-		fatal(err)
-	}
-	for k, v := range map[string]string{
-		"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config"), "GIT_CONFIG_NOSYSTEM": "1",
-		"GIT_AUTHOR_NAME": "Bench", "GIT_AUTHOR_EMAIL": "bench@example.com",
-		"GIT_COMMITTER_NAME": "Bench", "GIT_COMMITTER_EMAIL": "bench@example.com",
-	} {
-		_ = os.Setenv(k, v)
-	}
-	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "CTX_AGENT", "CTX_SESSION"} {
-		_ = os.Unsetenv(k)
-	}
-}
-
 type bench struct {
 	ctx, tmp string // ctx: the binary the rows run now (newCtx or base)
 	newCtx   string // the binary measured (-ctx)
@@ -190,19 +157,6 @@ func (b *bench) moveCtx(dir string) {
 		to = run(dir, nil, "git", "rev-parse", tip+"~1")
 	}
 	run(dir, nil, "git", "update-ref", "refs/heads/ctx", to)
-}
-
-// run runs a command in dir and fails the benchmark when it fails.
-func run(dir string, stdin io.Reader, name string, args ...string) string {
-	cmd := exec.Command(name, args...)
-	cmd.Dir = dir
-	cmd.Stdin = stdin
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		fatal(fmt.Errorf("%s %s in %s: %v: %s", name, strings.Join(args, " "), dir, err, errb.String()))
-	}
-	return strings.TrimSpace(out.String())
 }
 
 func entry(text string) string {
@@ -267,21 +221,6 @@ type row struct {
 }
 
 type result struct{ wall, cpu float64 } // milliseconds
-
-// proc runs one process in dir and returns its wall and CPU time; a failure stops the benchmark.
-func proc(dir string, stdin string, name string, args ...string) (time.Duration, time.Duration) {
-	cmd := exec.Command(name, args...)
-	cmd.Dir = dir
-	cmd.Stdin = strings.NewReader(stdin)
-	var errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = io.Discard, &errb
-	t0 := time.Now()
-	if err := cmd.Run(); err != nil {
-		fatal(fmt.Errorf("%s %s: %v: %s", name, strings.Join(args, " "), err, errb.String()))
-	}
-	wall := time.Since(t0)
-	return wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
-}
 
 const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",` +
 	`"capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}` + "\n"
@@ -418,14 +357,13 @@ func (b *bench) measure(r row) (ctx, git, base result) {
 	return result{median(cw), median(cc)}, result{median(gw), median(gc)}, base
 }
 
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
-}
+// The helpers shared with the other process benchmarks (bench/internal/benchproc).
+var (
+	fatal    = benchproc.Fatal
+	loadavg  = benchproc.LoadAvg
+	hermetic = benchproc.Hermetic
+	run      = benchproc.Run
+	proc     = benchproc.Proc
+	ms       = benchproc.Ms
+	median   = benchproc.Median
+)

@@ -99,6 +99,24 @@ func newBlameCmd(e *env) *cli.Command {
 		})
 }
 
+// openBlamer opens the history index (index, else the repository's) and a Blamer of the repository at wd
+// over it, after importing the agents' new history unless noImport. The caller closes the index.
+func (e *env) openBlamer(ctx context.Context, wd, index string, noImport bool) (*history.Index, *blame.Blamer, error) {
+	ix, err := e.openHistory(ctx, index)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !noImport {
+		importDiscovered(ctx, e, ix)
+	}
+	b, err := blame.New(ctx, wd, ix)
+	if err != nil {
+		ix.Close()
+		return nil, nil, blameErr(err)
+	}
+	return ix, b, nil
+}
+
 func runBlame(ctx context.Context, e *env, o blameOptions) error {
 	wd, err := e.workDir()
 	if err != nil {
@@ -107,18 +125,11 @@ func runBlame(ctx context.Context, e *env, o blameOptions) error {
 	if _, err := store.CommonDir(ctx, wd); err != nil {
 		return err
 	}
-	ix, err := e.openHistory(ctx, o.Index)
+	ix, b, err := e.openBlamer(ctx, wd, o.Index, o.NoImport)
 	if err != nil {
 		return err
 	}
 	defer ix.Close()
-	if !o.NoImport {
-		importDiscovered(ctx, e, ix)
-	}
-	b, err := blame.New(ctx, wd, ix)
-	if err != nil {
-		return blameErr(err)
-	}
 	if o.PR > 0 {
 		res, err := b.PullRequest(ctx, o.PR)
 		if errors.Is(err, blame.ErrNoPullRequestEvidence) {

@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/ctx-dev/ctx/blame"
 	"github.com/ctx-dev/ctx/history"
 	"github.com/ctx-dev/ctx/share"
 	"github.com/ctx-dev/ctx/store"
@@ -72,18 +71,11 @@ func runHistoryShare(ctx context.Context, e *env, o historyShareOptions) error {
 	} else if !ok {
 		return store.ErrNotInitialized
 	}
-	ix, err := e.openHistory(ctx, o.Index)
+	ix, b, err := e.openBlamer(ctx, wd, o.Index, o.NoImport)
 	if err != nil {
 		return err
 	}
 	defer ix.Close()
-	if !o.NoImport {
-		importDiscovered(ctx, e, ix)
-	}
-	b, err := blame.New(ctx, wd, ix)
-	if err != nil {
-		return blameErr(err)
-	}
 	res, err := share.Share(ctx, s, ix, b, share.Options{Session: o.Session, DryRun: o.DryRun, SummaryOnly: o.SummaryOnly})
 	if errors.Is(err, share.ErrUsage) {
 		return usagef("%v", err)
