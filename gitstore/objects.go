@@ -86,7 +86,7 @@ var objectFile = func(f *os.File) io.Writer { return f }
 // looseCompression is the zlib level of the loose objects ctx writes: C git's default for
 // core.looseCompression, 1 (best speed), since loose objects are short-lived (gc packs them). A tree of
 // 10,000 entries compresses about 4 times faster than at zlib's default level (docs/architecture.md
-// "Object access").
+// "The write path").
 const looseCompression = zlib.BestSpeed
 
 // writeLoose stores o as a loose object of the repository at gitDir (the main one, or the local store)
