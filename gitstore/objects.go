@@ -85,8 +85,8 @@ var objectFile = func(f *os.File) io.Writer { return f }
 
 // looseCompression is the zlib level of the loose objects ctx writes: C git's default for
 // core.looseCompression, 1 (best speed), since loose objects are short-lived (gc packs them). A tree of
-// 10,000 entries compresses about 4 times faster than at zlib's default level (docs/architecture.md
-// "The write path").
+// 10,000 entries (370 KB) compresses in 2.5 ms instead of 49 ms with compress/zlib at its default
+// level, as go-git writes (docs/architecture.md "The write path").
 const looseCompression = zlib.BestSpeed
 
 // writeLoose stores o as a loose object of the repository at gitDir (the main one, or the local store)
