@@ -1,15 +1,13 @@
 package mcp
 
 import (
-	"context"
 	"fmt"
 	"sort"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/ctx-dev/ctx/store"
-	"github.com/ctx-dev/ctx/store/storetest"
+	"github.com/ctx-dev/ctx/internal/testenv"
 )
 
 // BenchmarkWriteTool measures context_add_knowledge, the MCP write tool, through mcp-go's stdio client
@@ -23,16 +21,7 @@ import (
 func BenchmarkWriteTool(b *testing.B) {
 	for _, entries := range []int{100, 10000} {
 		b.Run(fmt.Sprint(entries), func(b *testing.B) {
-			st, _ := storetest.New(b)
-			if _, err := st.Write(context.Background(), store.Op{Name: "bench", Summary: "bench"}, func(v *store.View) (store.Edits, error) {
-				ed := store.Edits{}
-				for i := range entries {
-					ed.Put(store.Public, fmt.Sprintf("knowledge/k%05d.md", i), []byte(fmt.Sprintf("---\nauthor: a\n---\nentry %d\n", i)))
-				}
-				return ed, nil
-			}); err != nil {
-				b.Fatal(err)
-			}
+			st := benchStore(b, entries)
 			s := serve(b, st, Options{Agent: "bench"}, "")
 			call := func(i int) {
 				res, err := s.callErr("context_add_knowledge", map[string]any{
@@ -46,7 +35,7 @@ func BenchmarkWriteTool(b *testing.B) {
 			}
 			call(-1) // first call: the schema compiles, caches fill
 			lat := make([]time.Duration, b.N)
-			cpu0 := cpuTime()
+			cpu0 := testenv.CPUTime(syscall.RUSAGE_SELF)
 			b.ResetTimer()
 			for i := range b.N {
 				t0 := time.Now()
@@ -54,20 +43,11 @@ func BenchmarkWriteTool(b *testing.B) {
 				lat[i] = time.Since(t0)
 			}
 			b.StopTimer()
-			cpu := cpuTime() - cpu0
+			cpu := testenv.CPUTime(syscall.RUSAGE_SELF) - cpu0
 			sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 			b.ReportMetric(float64(lat[len(lat)/2])/1e6, "p50-ms")
 			b.ReportMetric(float64(lat[(len(lat)*99)/100])/1e6, "p99-ms")
 			b.ReportMetric(float64(cpu)/1e6/float64(b.N), "cpu-ms/op")
 		})
 	}
-}
-
-// cpuTime is this process's user + system CPU time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
