@@ -1,0 +1,348 @@
+package store
+
+import (
+	"context"
+	crand "crypto/rand"
+	"crypto/sha1"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/ctx-dev/ctx/gitstore"
+)
+
+// One ref per machine (docs/sync.md "One ref per machine"): every machine pushes its context branch to
+// refs/ctx/machines/<machine id> on the remote, a ref only it writes, so its push never races another
+// machine's; a pull fetches every machine's ref with the shared branch and merges the tips it does not
+// have yet.
+
+// MachineRefPrefix is the folder of the machine refs on a remote: refs/ctx/machines/<machine id>.
+const MachineRefPrefix = "refs/ctx/machines/"
+
+// MaxMachineRefs bounds the machine refs a pull takes from one remote: a remote with more is refused
+// (nothing is merged, no ref moves), since no team has that many machines and each ref costs a check
+// and maybe a merge. docs/sync.md "Pruning" says how to remove the refs of machines gone.
+const MaxMachineRefs = 1000
+
+// machineIDFile holds this repository's machine id, in <git common dir>/ctx/: local, never pushed.
+const machineIDFile = "machine-id"
+
+// ValidMachineID checks a machine id, the last component of refs/ctx/machines/<id>: 1 to 64 characters
+// of [A-Za-z0-9._-], not starting with "-" or "." (git would read an option, or refuse the ref), without
+// "..", not ending in ".lock" (git-check-ref-format(1)). Ids of fetched machine refs are checked with it
+// before they name a local ref.
+func ValidMachineID(id string) error {
+	switch {
+	case id == "":
+		return errors.New("empty machine id")
+	case len(id) > 64:
+		return fmt.Errorf("machine id %.20q…: longer than 64 characters", id)
+	case id[0] == '-' || id[0] == '.':
+		return fmt.Errorf("machine id %q: starts with %q", id, id[:1])
+	case strings.Contains(id, ".."):
+		return fmt.Errorf("machine id %q: contains \"..\"", id)
+	case strings.HasSuffix(id, ".lock"):
+		return fmt.Errorf("machine id %q: ends with \".lock\"", id)
+	}
+	for _, c := range id {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return fmt.Errorf("machine id %q: %q is not one of [A-Za-z0-9._-]", id, c)
+		}
+	}
+	return nil
+}
+
+// MachineID returns this repository's machine id, made on first use and kept in <git common
+// dir>/ctx/machine-id (never pushed; every worktree of the repository shares it): the host name cut to
+// [A-Za-z0-9._-] and 40 characters, a "-" and 8 random hex digits, so that two clones on one host differ.
+// Two processes making it at once agree: the file is created once (a hard link, which never replaces) and
+// read back. A file edited into an invalid id is an error naming it.
+func (s *Store) MachineID() (string, error) {
+	path := filepath.Join(s.repo.CtxDir(), machineIDFile)
+	read := func() (string, error) {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return "", err
+		}
+		id := strings.TrimSpace(string(b))
+		if err := ValidMachineID(id); err != nil {
+			return "", fmt.Errorf("%s: %w (remove the file and ctx makes a new id)", path, err)
+		}
+		return id, nil
+	}
+	if id, err := read(); !errors.Is(err, fs.ErrNotExist) {
+		return id, err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+		return "", fmt.Errorf("machine id: %w", err)
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+machineIDFile+".tmp")
+	if err != nil {
+		return "", fmt.Errorf("machine id: %w", err)
+	}
+	defer os.Remove(f.Name())
+	_, err = f.WriteString(newMachineID(s.Actor.Machine) + "\n")
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		if err = os.Link(f.Name(), path); errors.Is(err, fs.ErrExist) {
+			err = nil // another process made it first: its id is the one
+		}
+	}
+	if err != nil {
+		return "", fmt.Errorf("machine id: %w", err)
+	}
+	return read()
+}
+
+// newMachineID makes a machine id from the machine's name (host name) and 8 random hex digits.
+func newMachineID(host string) string {
+	var b strings.Builder
+	for _, c := range host {
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.' {
+			b.WriteRune(c)
+		}
+	}
+	name := strings.TrimLeft(strings.ReplaceAll(b.String(), "..", "."), ".-")
+	name = strings.TrimRight(name[:min(len(name), 40)], ".")
+	if name == "" {
+		name = "machine"
+	}
+	var rnd [4]byte
+	_, _ = crand.Read(rnd[:])
+	return name + "-" + hex.EncodeToString(rnd[:])
+}
+
+// MachineRef is this machine's ref on the remote, refs/ctx/machines/<MachineID>.
+func (s *Store) MachineRef() (string, error) {
+	id, err := s.MachineID()
+	if err != nil {
+		return "", err
+	}
+	return MachineRefPrefix + id, nil
+}
+
+// MachinesTrackingPrefix is the local folder where a pull keeps the machine refs it fetched from remote
+// (as refs/remotes/ keeps branches; never pushed, never under refs/heads): refs/ctx/remotes/<remote>/
+// machines/ for a configured remote, refs/ctx/fetched/<first 12 hex of the SHA-1 of the URL>/machines/ for
+// a URL.
+func (s *Store) MachinesTrackingPrefix(remote string) string {
+	if s.repo.ConfiguredRemote(remote) {
+		return "refs/ctx/remotes/" + remote + "/machines/"
+	}
+	sum := sha1.Sum([]byte(remote))
+	return "refs/ctx/fetched/" + hex.EncodeToString(sum[:])[:12] + "/machines/"
+}
+
+// MachinesFetchRefspec is the second refspec of a pull: every machine ref of the remote into
+// MachinesTrackingPrefix (by way of quarantine refs, see fetchAll).
+func (s *Store) MachinesFetchRefspec(remote string) string {
+	return "+" + MachineRefPrefix + "*:" + s.MachinesTrackingPrefix(remote) + "*"
+}
+
+// remoteTip is one tip a pull takes from the remote: the shared branch or one machine's ref.
+type remoteTip struct {
+	Ref string        // the remote's ref: refs/heads/ctx, refs/ctx/machines/<id>
+	Tip gitstore.Hash // its commit, checked (CheckIncoming)
+}
+
+// fetchedTips is what fetchAll brought: the shared branch's tip and the machine refs', checked.
+type fetchedTips struct {
+	Shared   gitstore.Hash // ZeroHash: the remote has no shared context branch
+	Machines []remoteTip   // sorted by machine id; the remote's refs/ctx/machines/* with a valid id
+	Warnings []string      // machine refs left out (an invalid id)
+}
+
+// fetchAll fetches the remote's context branch and all its machine refs in one transfer, each into a
+// quarantine ref of its own under refs/ctx/incoming/<random>/ (removed afterwards), and checks them as
+// fetch checks the branch (docs/security.md "Trust boundaries: fetched trees"): every tip with
+// CheckIncoming before any local ref moves to it. A machine ref whose id ValidMachineID refuses is left
+// out with a warning (it never names a local ref); more than MaxMachineRefs machine refs are an error.
+// Then the remote-tracking ref of the branch and the machine refs' local copies
+// (MachinesTrackingPrefix) move to the checked tips, and local copies of machine refs the remote no longer
+// has are removed.
+func (s *Store) fetchAll(ctx context.Context, remote string, origin gitstore.RemoteOrigin) (*fetchedTips, error) {
+	tctx, cancel := context.WithTimeout(ctx, s.timeout())
+	defer cancel()
+	s.clearIncoming(ctx)
+	var rnd [8]byte
+	_, _ = crand.Read(rnd[:])
+	q := incomingPrefix + hex.EncodeToString(rnd[:]) + "/"
+	opt := gitstore.TransferOptions{Progress: progress(ctx), Origin: origin}
+	missing, err := s.repo.FetchRefs(tctx, remote, []string{
+		"?+" + s.BranchRef() + ":" + q + "shared",
+		"+" + MachineRefPrefix + "*:" + q + "machines/*",
+	}, opt)
+	defer s.dropQuarantine(context.WithoutCancel(ctx), q)
+	what := remote + "'s " + s.cfg.Branch + " branch"
+	if errors.Is(err, gitstore.ErrFsck) {
+		return nil, s.diagnoseFsck(tctx, remote, what, err, opt)
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := &fetchedTips{}
+	ours, err := s.repo.Resolve(ctx, s.BranchRef())
+	if err != nil {
+		return nil, err
+	}
+	// Tips already checked in this pull: a later tip's check walks only the commits none of them has.
+	known := []gitstore.Hash{}
+	if len(missing) == 0 {
+		theirs, err := s.repo.Resolve(ctx, q+"shared")
+		if err != nil {
+			return nil, err
+		}
+		tracking := s.TrackingRef(remote)
+		prev, err := s.repo.Resolve(ctx, tracking)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.CheckIncoming(ctx, what, theirs, ours, []gitstore.Hash{prev}); err != nil {
+			return nil, err
+		}
+		if err := s.moveTracking(ctx, remote, tracking, prev, theirs); err != nil {
+			return nil, err
+		}
+		out.Shared = theirs
+		known = append(known, theirs)
+	}
+	fetched, err := s.repo.RefsUnder(q+"machines/", MaxMachineRefs)
+	if errors.Is(err, gitstore.ErrTooManyRefs) {
+		return nil, fmt.Errorf("refusing %s's machine refs: it has more than %d under %s (nothing was changed: no ref moved, nothing merged); "+
+			"remove the refs of machines gone with `git push %s --delete %s<id>` (docs/sync.md \"Pruning\")",
+			remote, MaxMachineRefs, MachineRefPrefix, remote, MachineRefPrefix)
+	}
+	if err != nil {
+		return nil, err
+	}
+	prefix := s.MachinesTrackingPrefix(remote)
+	local, err := s.repo.RefsUnder(prefix, 0)
+	if err != nil {
+		return nil, err
+	}
+	for name, tip := range fetched {
+		id := strings.TrimPrefix(name, q+"machines/")
+		if err := ValidMachineID(id); err != nil {
+			out.Warnings = append(out.Warnings, warn(ctx, fmt.Sprintf("ignored %s's ref %q: %v", remote, MachineRefPrefix+id, err)))
+			continue
+		}
+		out.Machines = append(out.Machines, remoteTip{Ref: MachineRefPrefix + id, Tip: tip})
+	}
+	sort.Slice(out.Machines, func(i, j int) bool { return out.Machines[i].Ref < out.Machines[j].Ref })
+	sort.Strings(out.Warnings)
+	var ups []gitstore.RefUpdate
+	checked := map[gitstore.Hash]bool{ours: true, out.Shared: true}
+	for _, m := range out.Machines {
+		id := strings.TrimPrefix(m.Ref, MachineRefPrefix)
+		prev := local[prefix+id]
+		delete(local, prefix+id)
+		if !checked[m.Tip] && m.Tip != prev {
+			if err := s.CheckIncoming(ctx, remote+"'s machine ref "+id, m.Tip, ours, append(known, prev)); err != nil {
+				return nil, err
+			}
+			known = append(known, m.Tip)
+		}
+		checked[m.Tip] = true
+		if m.Tip != prev {
+			ups = append(ups, gitstore.RefUpdate{Name: prefix + id, Old: prev, New: m.Tip, Msg: "ctx fetch " + remote})
+		}
+	}
+	// The remote no longer has these machine refs (pruned): their local copies go too, as git fetch --prune
+	// does for branches.
+	for name, h := range local {
+		ups = append(ups, gitstore.RefUpdate{Name: name, Old: h, New: gitstore.ZeroHash, Msg: "ctx fetch " + remote + ": pruned"})
+	}
+	// The local copies are where a pull found each machine, for ctx machines list and as a hint to the next
+	// check; another pull moving them at the same moment is no failure of this one.
+	if err := s.repo.UpdateRefs(ctx, ups); err != nil && !errors.Is(err, gitstore.ErrStaleRef) {
+		return nil, err
+	}
+	return out, nil
+}
+
+// moveTracking moves the remote-tracking ref from prev to theirs, forced as in git's "+" refspec; another
+// process may move it at the same time (a concurrent fetch): retried on the value it found.
+func (s *Store) moveTracking(ctx context.Context, remote, tracking string, prev, theirs gitstore.Hash) error {
+	for attempt := 0; prev != theirs; attempt++ {
+		err := s.repo.UpdateRef(ctx, tracking, prev, theirs, "ctx fetch "+remote)
+		if err == nil || attempt >= 5 || !errors.Is(err, gitstore.ErrStaleRef) {
+			return err
+		}
+		if prev, err = s.repo.Resolve(ctx, tracking); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dropQuarantine removes the quarantine refs under q. Best effort: what is left is removed by the next
+// fetch (clearIncoming).
+func (s *Store) dropQuarantine(ctx context.Context, q string) {
+	refs, err := s.repo.RefsUnder(q, 0)
+	if err != nil || len(refs) == 0 {
+		return
+	}
+	ups := make([]gitstore.RefUpdate, 0, len(refs))
+	for name, h := range refs {
+		ups = append(ups, gitstore.RefUpdate{Name: name, Old: h, New: gitstore.ZeroHash, Msg: "ctx: drop quarantine ref"})
+	}
+	_ = s.repo.UpdateRefs(ctx, ups)
+	// The folders of the quarantine refs, deepest first, once empty (os.Remove leaves a folder that is not).
+	var dirs []string
+	_ = filepath.WalkDir(filepath.Join(s.repo.CommonDir(), filepath.FromSlash(q)), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			dirs = append(dirs, p)
+		}
+		return nil
+	})
+	for i := len(dirs) - 1; i >= 0; i-- {
+		_ = os.Remove(dirs[i])
+	}
+}
+
+// pullTips returns the tips of f a pull merges, in a fixed order (the shared branch, then the machine refs
+// by id): every distinct tip that is neither ours nor reachable from ours or from another tip of f. So a
+// tip that holds everything the others hold is a fast-forward, and no merge is made for a tip another
+// one already contains.
+func (s *Store) pullTips(ctx context.Context, f *fetchedTips, ours gitstore.Hash) ([]remoteTip, error) {
+	var all []remoteTip
+	seen := map[gitstore.Hash]bool{ours: true, gitstore.ZeroHash: true}
+	if !f.Shared.IsZero() {
+		all = append(all, remoteTip{Ref: s.BranchRef(), Tip: f.Shared})
+		seen[f.Shared] = true
+	}
+	for _, m := range f.Machines {
+		if !seen[m.Tip] {
+			seen[m.Tip] = true
+			all = append(all, m)
+		}
+	}
+	var out []remoteTip
+	for i, t := range all {
+		others := []gitstore.Hash{ours}
+		for j, o := range all {
+			if j != i {
+				others = append(others, o.Tip)
+			}
+		}
+		// Reachable from a set is reachable from one of its members.
+		news, err := s.repo.NewCommits(ctx, t.Tip, others)
+		if err != nil {
+			return nil, err
+		}
+		if len(news) > 0 {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
