@@ -240,8 +240,17 @@ func (s *Store) fetchAll(ctx context.Context, remote string, origin gitstore.Rem
 	}
 	sort.Slice(out.Machines, func(i, j int) bool { return out.Machines[i].Ref < out.Machines[j].Ref })
 	sort.Strings(out.Warnings)
+	// A tip that ours or the checked shared branch already holds brings no commit to check (nor to merge).
+	tips := make([]gitstore.Hash, len(out.Machines))
+	for i, m := range out.Machines {
+		tips[i] = m.Tip
+	}
+	checked, err := s.repo.Contained(ctx, tips, []gitstore.Hash{ours, out.Shared})
+	if err != nil {
+		return nil, err
+	}
+	checked[ours], checked[out.Shared] = true, true
 	var ups []gitstore.RefUpdate
-	checked := map[gitstore.Hash]bool{ours: true, out.Shared: true}
 	for _, m := range out.Machines {
 		id := strings.TrimPrefix(m.Ref, MachineRefPrefix)
 		prev := local[prefix+id]
@@ -327,20 +336,17 @@ func (s *Store) pullTips(ctx context.Context, f *fetchedTips, ours gitstore.Hash
 			all = append(all, m)
 		}
 	}
-	var out []remoteTip
+	hs := make([]gitstore.Hash, len(all))
 	for i, t := range all {
-		others := []gitstore.Hash{ours}
-		for j, o := range all {
-			if j != i {
-				others = append(others, o.Tip)
-			}
-		}
-		// Reachable from a set is reachable from one of its members.
-		news, err := s.repo.NewCommits(ctx, t.Tip, others)
-		if err != nil {
-			return nil, err
-		}
-		if len(news) > 0 {
+		hs[i] = t.Tip
+	}
+	contained, err := s.repo.Contained(ctx, hs, append(hs, ours))
+	if err != nil {
+		return nil, err
+	}
+	var out []remoteTip
+	for _, t := range all {
+		if !contained[t.Tip] {
 			out = append(out, t)
 		}
 	}
