@@ -720,6 +720,12 @@ func (s *Store) Push(ctx context.Context, o PushOptions) (*PushResult, error) {
 				// the shared branch alone, as older ctx pushes it.
 				res.Legacy = true
 				res.Warnings = append(res.Warnings, warn(ctx, fmt.Sprintf("the remote refuses %s (%v): pushing the shared branch alone, merging first whenever it moved (docs/sync.md)", machine, mine)))
+				if shared != nil {
+					// A pre-receive hook refuses the whole push for one ref: the shared branch alone, at once.
+					res.Shared = ""
+					attempt--
+					continue
+				}
 			default:
 				// The machine ref moved past this tip: a clone with the same machine id pushed to it. Pull it
 				// (and everything else) and try again.
