@@ -3,9 +3,11 @@
 #
 # N clones of one remote served by a real `git daemon` on 127.0.0.1 each make W context writes (untimed),
 # then all N run `ctx sync` at the same moment. Measured: how many syncs failed (exit status other than 0),
-# the wall time until every sync has finished (converge), the total CPU time of the syncs, and whether the
-# remote's context branch holds all N×W entries (0 lost). The same N syncs run one after another on a copy
-# of the same clones give the serial figure; the goal is converge ≤ 2× serial with 0 failed syncs.
+# the wall time until every sync has finished (converge), the total CPU time of the syncs, whether the
+# remote holds all N×W entries on its context branch and machine refs together (0 lost; docs/sync.md "One
+# ref per machine"), and how many the shared branch holds right after the storm and after one more sync of
+# one clone. The same N syncs run one after another on a copy of the same clones give the serial figure;
+# the goal is converge ≤ 2× serial with 0 failed syncs.
 #
 # It is a stress run, not a test: it is not part of `make test`. Run it once; it loads the machine.
 #
