@@ -503,3 +503,48 @@ func (r *Repo) pushGoGit(ctx context.Context, remote, refspec string) error {
 	}
 	return &TransferError{Op: "push", Remote: remote, Reason: err.Error(), Err: err}
 }
+
+// DeleteRemoteRef deletes ref (a full ref name) on remote, only while it still names expect: git push
+// --force-with-lease=<ref>:<expect> <remote> :<ref>, so that a ref moved since the caller looked at it is
+// kept (a *TransferError wrapping ErrNonFastForward then). remote is checked as Push checks it; without a
+// git binary it is go-git's push with RequireRemoteRefs.
+func (r *Repo) DeleteRemoteRef(ctx context.Context, remote, ref string, expect Hash, opt TransferOptions) error {
+	if err := r.CheckRemote(remote, opt.Origin); err != nil {
+		return err
+	}
+	if err := ValidRefName(ref); err != nil {
+		return fmt.Errorf("delete %s: %w", remote, err)
+	}
+	if expect.IsZero() {
+		return fmt.Errorf("delete %s %s: no expected value", remote, ref)
+	}
+	if !HasGit() {
+		useInProcessFileTransport()
+		rm, err := r.remoteForGoGit(remote)
+		if err != nil {
+			return err
+		}
+		err = rm.PushContext(ctx, &git.PushOptions{RemoteName: rm.Config().Name, RefSpecs: []config.RefSpec{config.RefSpec(":" + ref)},
+			RequireRemoteRefs: []config.RefSpec{config.RefSpec(expect.String() + ":" + ref)}})
+		if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
+			return &TransferError{Op: "push", Remote: remote, Reason: err.Error(), Err: ErrNonFastForward}
+		}
+		return nil
+	}
+	args := []string{"--git-dir=" + r.commonDir, "push", "--porcelain", "--no-verify", "--force-with-lease=" + ref + ":" + expect.String(), "--", remote, ":" + ref}
+	stdout, stderr, err := r.runGit(ctx, opt, nil, args...)
+	for _, line := range strings.Split(stdout, "\n") {
+		if parts := strings.SplitN(line, "\t", 3); len(parts) == 3 && parts[0] == "!" {
+			reason := strings.TrimSpace(parts[2])
+			var cause error = errors.New("rejected")
+			if strings.Contains(reason, "stale info") || strings.Contains(reason, "fetch first") {
+				cause = ErrNonFastForward
+			}
+			return &TransferError{Op: "push", Remote: remote, Reason: ref + ": " + reason + remoteLines(stderr), Err: cause}
+		}
+	}
+	if err != nil {
+		return &TransferError{Op: "push", Remote: remote, Reason: lastLines(stderr, err), Err: err}
+	}
+	return nil
+}

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/ctx-dev/ctx/gitstore"
 )
@@ -351,4 +352,112 @@ func (s *Store) pullTips(ctx context.Context, f *fetchedTips, ours gitstore.Hash
 		}
 	}
 	return out, nil
+}
+
+// Machine is one machine ref of a remote as this repository's last pull saw it (its local copy under
+// MachinesTrackingPrefix), or this machine's own id.
+type Machine struct {
+	ID     string    `json:"id"`
+	Ref    string    `json:"ref"`    // on the remote: refs/ctx/machines/<id>
+	Tip    string    `json:"tip"`    // "" for this machine before its first push
+	Date   time.Time `json:"date"`   // committer time of the tip
+	Self   bool      `json:"self"`   // this machine
+	Merged bool      `json:"merged"` // the local context branch holds the tip
+}
+
+// Machines lists the machine refs of remote ("": RemoteName) known from the last pull and push, sorted by
+// id, with this machine's own always among them. It reads local refs only (no transfer).
+func (s *Store) Machines(ctx context.Context, remote string) ([]Machine, error) {
+	if remote == "" {
+		remote = s.RemoteName(ctx)
+	}
+	self, err := s.MachineID()
+	if err != nil {
+		return nil, err
+	}
+	prefix := s.MachinesTrackingPrefix(remote)
+	refs, err := s.repo.RefsUnder(prefix, 0)
+	if err != nil {
+		return nil, err
+	}
+	ours, err := s.repo.Resolve(ctx, s.BranchRef())
+	if err != nil {
+		return nil, err
+	}
+	var tips []gitstore.Hash
+	for _, h := range refs {
+		tips = append(tips, h)
+	}
+	merged, err := s.repo.Contained(ctx, tips, []gitstore.Hash{ours})
+	if err != nil {
+		return nil, err
+	}
+	out := []Machine{}
+	for name, h := range refs {
+		id := strings.TrimPrefix(name, prefix)
+		if ValidMachineID(id) != nil {
+			continue
+		}
+		m := Machine{ID: id, Ref: MachineRefPrefix + id, Tip: h.String(), Self: id == self, Merged: merged[h] || h == ours}
+		if c, err := s.repo.Commit(ctx, h); err == nil {
+			m.Date = c.Committer.When
+		}
+		out = append(out, m)
+	}
+	if _, ok := refs[prefix+self]; !ok {
+		out = append(out, Machine{ID: self, Ref: MachineRefPrefix + self, Self: true})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out, nil
+}
+
+// ForgetMachine deletes machine id's ref on remote ("": RemoteName) and its local copy (docs/sync.md
+// "Pruning"). Refused: an invalid id (ErrInvalid), this machine's own id (its next push would make it
+// again), an id the last pull did not see (*NotFoundError), and a machine whose tip the local context
+// branch does not hold (pull first: its writes would be on no ref of the remote but its own). The remote
+// ref is deleted only while it still names the tip seen (git push --force-with-lease): a machine that
+// pushed since keeps its ref (a *TransferError).
+func (s *Store) ForgetMachine(ctx context.Context, remote, id string, origin RemoteOrigin) error {
+	if err := ValidMachineID(id); err != nil {
+		return fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
+	if remote == "" {
+		remote = s.RemoteName(ctx)
+	}
+	if remote == "" {
+		return errors.New("no remote: add one with `git remote add origin <url>` or pass --remote")
+	}
+	if err := s.CheckRemote(remote, origin); err != nil {
+		return err
+	}
+	self, err := s.MachineID()
+	if err != nil {
+		return err
+	}
+	if id == self {
+		return fmt.Errorf("%w: %s is this machine (its next push would make its ref again)", ErrInvalid, id)
+	}
+	local := s.MachinesTrackingPrefix(remote) + id
+	tip, err := s.repo.Resolve(ctx, local)
+	if err != nil {
+		return err
+	}
+	if tip.IsZero() {
+		return &NotFoundError{Msg: fmt.Sprintf("no machine %s on %s as of the last pull (ctx pull, then ctx machines list)", id, remote)}
+	}
+	ours, err := s.repo.Resolve(ctx, s.BranchRef())
+	if err != nil {
+		return err
+	}
+	if news, err := s.repo.NewCommits(ctx, tip, []gitstore.Hash{ours}); err != nil {
+		return err
+	} else if len(news) > 0 {
+		return fmt.Errorf("machine %s has %d commits the context branch does not hold: ctx pull first, so that its writes stay on the remote", id, len(news))
+	}
+	tctx, cancel := context.WithTimeout(ctx, s.timeout())
+	defer cancel()
+	if err := s.repo.DeleteRemoteRef(tctx, remote, MachineRefPrefix+id, tip, gitstore.TransferOptions{Progress: progress(ctx), Origin: origin}); err != nil {
+		return err
+	}
+	return s.repo.UpdateRef(ctx, local, tip, gitstore.ZeroHash, "ctx machines forget")
 }
