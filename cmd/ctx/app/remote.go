@@ -64,6 +64,6 @@ func runRemote(ctx context.Context, e *env, o remoteOptions) error {
 		return nil
 	}
 	fmt.Fprintf(e.stdout, "remote: %s %s\nfetch:  %s\n        %s\npush:   %s\n        %s\n", name, url, info["fetch_refspec"],
-		info["machines_fetch_refspec"], info["machine_push_refspec"], info["push_refspec"])
+		info["machines_fetch_refspec"], info["push_refspec"], info["machine_push_refspec"])
 	return nil
 }
