@@ -536,7 +536,7 @@ func (r *Repo) DeleteRemoteRef(ctx context.Context, remote, ref string, expect H
 	for _, line := range strings.Split(stdout, "\n") {
 		if parts := strings.SplitN(line, "\t", 3); len(parts) == 3 && parts[0] == "!" {
 			reason := strings.TrimSpace(parts[2])
-			var cause error = errors.New("rejected")
+			cause := errors.New("rejected")
 			if strings.Contains(reason, "stale info") || strings.Contains(reason, "fetch first") {
 				cause = ErrNonFastForward
 			}
