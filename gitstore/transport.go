@@ -13,6 +13,7 @@ import (
 	"github.com/go-git/go-billy/v5/osfs"
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/plumbing/transport"
@@ -547,4 +548,74 @@ func (r *Repo) DeleteRemoteRef(ctx context.Context, remote, ref string, expect H
 		return &TransferError{Op: "push", Remote: remote, Reason: lastLines(stderr, err), Err: err}
 	}
 	return nil
+}
+
+// LsRemote returns the refs of remote whose full names are among names or, for a name ending in "/*",
+// start with the part before the "*" (git ls-remote --refs <remote> <patterns>): one connection, no
+// objects transferred. Names are full ref names or such patterns; remote is checked as Fetch checks it.
+// A ref the remote advertises twice keeps its first value. Errors: a *TransferError with git's reason.
+func (r *Repo) LsRemote(ctx context.Context, remote string, names []string, opt TransferOptions) (map[string]Hash, error) {
+	if err := r.CheckRemote(remote, opt.Origin); err != nil {
+		return nil, err
+	}
+	var exact, prefixes []string
+	for _, n := range names {
+		if p, ok := strings.CutSuffix(n, "/*"); ok {
+			if err := ValidRefName(p + "/x"); err != nil {
+				return nil, fmt.Errorf("ls-remote %s: %w", remote, err)
+			}
+			prefixes = append(prefixes, p+"/")
+			continue
+		}
+		if err := ValidRefName(n); err != nil {
+			return nil, fmt.Errorf("ls-remote %s: %w", remote, err)
+		}
+		exact = append(exact, n)
+	}
+	out := map[string]Hash{}
+	add := func(name string, h Hash) {
+		if _, dup := out[name]; dup {
+			return
+		}
+		keep := false
+		for _, e := range exact {
+			keep = keep || name == e
+		}
+		for _, p := range prefixes {
+			keep = keep || strings.HasPrefix(name, p)
+		}
+		if keep {
+			out[name] = h
+		}
+	}
+	if !HasGit() {
+		useInProcessFileTransport()
+		rm, err := r.remoteForGoGit(remote)
+		if err != nil {
+			return nil, err
+		}
+		refs, err := rm.ListContext(ctx, &git.ListOptions{})
+		if err != nil {
+			return nil, &TransferError{Op: "ls-remote", Remote: remote, Reason: err.Error(), Err: err}
+		}
+		for _, ref := range refs {
+			if ref.Type() == plumbing.HashReference {
+				add(ref.Name().String(), Hash(ref.Hash()))
+			}
+		}
+		return out, nil
+	}
+	args := []string{"--git-dir=" + r.commonDir, "ls-remote", "--refs", "--", remote}
+	args = append(args, names...)
+	stdout, stderr, err := r.runGit(ctx, opt, nil, args...)
+	if err != nil {
+		return nil, &TransferError{Op: "ls-remote", Remote: remote, Reason: lastLines(stderr, err), Err: err}
+	}
+	for _, line := range strings.Split(stdout, "\n") {
+		hash, name, ok := strings.Cut(line, "\t")
+		if ok && plumbing.IsHash(hash) {
+			add(name, NewHash(hash))
+		}
+	}
+	return out, nil
 }

@@ -163,66 +163,45 @@ type fetchedTips struct {
 	Warnings []string      // machine refs left out (an invalid id)
 }
 
-// fetchAll fetches the remote's context branch and all its machine refs in one transfer, each into a
-// quarantine ref of its own under refs/ctx/incoming/<random>/ (removed afterwards), and checks them as
-// fetch checks the branch (docs/security.md "Trust boundaries: fetched trees"): every tip with
-// CheckIncoming before any local ref moves to it. A machine ref whose id ValidMachineID refuses is left
-// out with a warning (it never names a local ref); more than MaxMachineRefs machine refs are an error.
-// Then the remote-tracking ref of the branch and the machine refs' local copies
-// (MachinesTrackingPrefix) move to the checked tips, and local copies of machine refs the remote no longer
-// has are removed.
+// fetchAll brings the remote's context branch and all its machine refs. First it lists them (git
+// ls-remote: no object transferred), and refuses more than MaxMachineRefs machine refs before fetching
+// anything; a machine ref whose id ValidMachineID refuses is left out with a warning and never reaches a
+// refspec or a local ref. Then one fetch brings only the tips that moved since the last pull (none: no
+// fetch), each into a quarantine ref of its own under refs/ctx/incoming/<random>/ (removed afterwards),
+// and every fetched tip is checked as fetch checks the branch (docs/security.md "Trust boundaries: fetched
+// trees") before any local ref moves to it. Then the remote-tracking ref of the branch and the machine
+// refs' local copies (MachinesTrackingPrefix) move to the checked tips, and local copies of machine refs the
+// remote no longer has are removed.
 func (s *Store) fetchAll(ctx context.Context, remote string, origin gitstore.RemoteOrigin) (*fetchedTips, error) {
 	tctx, cancel := context.WithTimeout(ctx, s.timeout())
 	defer cancel()
-	s.clearIncoming(ctx)
-	var rnd [8]byte
-	_, _ = crand.Read(rnd[:])
-	q := incomingPrefix + hex.EncodeToString(rnd[:]) + "/"
 	opt := gitstore.TransferOptions{Progress: progress(ctx), Origin: origin}
-	missing, err := s.repo.FetchRefs(tctx, remote, []string{
-		"?+" + s.BranchRef() + ":" + q + "shared",
-		"+" + MachineRefPrefix + "*:" + q + "machines/*",
-	}, opt)
-	defer s.dropQuarantine(context.WithoutCancel(ctx), q)
-	what := remote + "'s " + s.cfg.Branch + " branch"
-	if errors.Is(err, gitstore.ErrFsck) {
-		return nil, s.diagnoseFsck(tctx, remote, what, err, opt)
-	}
+	adv, err := s.repo.LsRemote(tctx, remote, []string{s.BranchRef(), MachineRefPrefix + "*"}, opt)
 	if err != nil {
 		return nil, err
 	}
 	out := &fetchedTips{}
-	ours, err := s.repo.Resolve(ctx, s.BranchRef())
-	if err != nil {
-		return nil, err
+	advertised := map[string]gitstore.Hash{} // valid machine id -> tip
+	n := 0
+	for name, tip := range adv {
+		id, ok := strings.CutPrefix(name, MachineRefPrefix)
+		if !ok {
+			continue
+		}
+		if n++; n > MaxMachineRefs {
+			return nil, fmt.Errorf("refusing %s's machine refs: it has more than %d under %s (nothing was fetched or changed); "+
+				"remove the refs of machines gone with `ctx machines forget ID` or `git push %s --delete %s<id>` (docs/sync.md \"Pruning\")",
+				remote, MaxMachineRefs, MachineRefPrefix, remote, MachineRefPrefix)
+		}
+		if err := ValidMachineID(id); err != nil {
+			out.Warnings = append(out.Warnings, warn(ctx, fmt.Sprintf("ignored %s's ref %q: %v", remote, name, err)))
+			continue
+		}
+		advertised[id] = tip
 	}
-	// Tips already checked in this pull: a later tip's check walks only the commits none of them has.
-	known := []gitstore.Hash{}
-	if len(missing) == 0 {
-		theirs, err := s.repo.Resolve(ctx, q+"shared")
-		if err != nil {
-			return nil, err
-		}
-		tracking := s.TrackingRef(remote)
-		prev, err := s.repo.Resolve(ctx, tracking)
-		if err != nil {
-			return nil, err
-		}
-		if err := s.CheckIncoming(ctx, what, theirs, ours, []gitstore.Hash{prev}); err != nil {
-			return nil, err
-		}
-		if err := s.moveTracking(ctx, remote, tracking, prev, theirs); err != nil {
-			return nil, err
-		}
-		out.Shared = theirs
-		known = append(known, theirs)
-	}
-	fetched, err := s.repo.RefsUnder(q+"machines/", MaxMachineRefs)
-	if errors.Is(err, gitstore.ErrTooManyRefs) {
-		return nil, fmt.Errorf("refusing %s's machine refs: it has more than %d under %s (nothing was changed: no ref moved, nothing merged); "+
-			"remove the refs of machines gone with `git push %s --delete %s<id>` (docs/sync.md \"Pruning\")",
-			remote, MaxMachineRefs, MachineRefPrefix, remote, MachineRefPrefix)
-	}
+	sort.Strings(out.Warnings)
+	tracking := s.TrackingRef(remote)
+	prevShared, err := s.repo.Resolve(ctx, tracking)
 	if err != nil {
 		return nil, err
 	}
@@ -231,16 +210,73 @@ func (s *Store) fetchAll(ctx context.Context, remote string, origin gitstore.Rem
 	if err != nil {
 		return nil, err
 	}
-	for name, tip := range fetched {
-		id := strings.TrimPrefix(name, q+"machines/")
-		if err := ValidMachineID(id); err != nil {
-			out.Warnings = append(out.Warnings, warn(ctx, fmt.Sprintf("ignored %s's ref %q: %v", remote, MachineRefPrefix+id, err)))
-			continue
+	// What moved since the last pull (or is not in this repository): fetched into quarantine refs.
+	s.clearIncoming(ctx)
+	var rnd [8]byte
+	_, _ = crand.Read(rnd[:])
+	q := incomingPrefix + hex.EncodeToString(rnd[:]) + "/"
+	have := func(h gitstore.Hash) bool { _, err := s.repo.Commit(ctx, h); return err == nil }
+	var specs []string
+	sharedAdv, hasShared := adv[s.BranchRef()]
+	if hasShared && (sharedAdv != prevShared || !have(sharedAdv)) {
+		specs = append(specs, "?+"+s.BranchRef()+":"+q+"shared")
+	}
+	ids := make([]string, 0, len(advertised))
+	for id, tip := range advertised {
+		ids = append(ids, id)
+		if tip != local[prefix+id] || !have(tip) {
+			specs = append(specs, "?+"+MachineRefPrefix+id+":"+q+"machines/"+id)
+		}
+	}
+	sort.Strings(ids)
+	fetched := map[string]gitstore.Hash{}
+	if len(specs) > 0 {
+		_, err := s.repo.FetchRefs(tctx, remote, specs, opt)
+		defer s.dropQuarantine(context.WithoutCancel(ctx), q)
+		what := remote + "'s " + s.cfg.Branch + " branch"
+		if errors.Is(err, gitstore.ErrFsck) {
+			return nil, s.diagnoseFsck(tctx, remote, what, err, opt)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if fetched, err = s.repo.RefsUnder(q, 0); err != nil {
+			return nil, err
+		}
+	}
+	ours, err := s.repo.Resolve(ctx, s.BranchRef())
+	if err != nil {
+		return nil, err
+	}
+	// Tips already checked in this pull: a later tip's check walks only the commits none of them has.
+	known := []gitstore.Hash{}
+	theirs, ok := fetched[q+"shared"]
+	if !ok && hasShared && sharedAdv == prevShared {
+		// Unchanged since the tracking ref moved there; checked again all the same, as plain git (git fetch
+		// origin) may have moved the tracking ref without ctx's checks.
+		theirs, ok = sharedAdv, true
+	}
+	if ok {
+		if err := s.CheckIncoming(ctx, remote+"'s "+s.cfg.Branch+" branch", theirs, ours, []gitstore.Hash{prevShared}); err != nil {
+			return nil, err
+		}
+		if err := s.moveTracking(ctx, remote, tracking, prevShared, theirs); err != nil {
+			return nil, err
+		}
+		out.Shared = theirs
+		known = append(known, theirs)
+	}
+	for _, id := range ids {
+		tip := advertised[id]
+		if len(specs) > 0 {
+			if h, ok := fetched[q+"machines/"+id]; ok {
+				tip = h
+			} else if tip != local[prefix+id] {
+				continue // gone from the remote between the listing and the fetch
+			}
 		}
 		out.Machines = append(out.Machines, remoteTip{Ref: MachineRefPrefix + id, Tip: tip})
 	}
-	sort.Slice(out.Machines, func(i, j int) bool { return out.Machines[i].Ref < out.Machines[j].Ref })
-	sort.Strings(out.Warnings)
 	// A tip that ours or the checked shared branch already holds brings no commit to check (nor to merge).
 	tips := make([]gitstore.Hash, len(out.Machines))
 	for i, m := range out.Machines {
@@ -255,7 +291,6 @@ func (s *Store) fetchAll(ctx context.Context, remote string, origin gitstore.Rem
 	for _, m := range out.Machines {
 		id := strings.TrimPrefix(m.Ref, MachineRefPrefix)
 		prev := local[prefix+id]
-		delete(local, prefix+id)
 		if !checked[m.Tip] && m.Tip != prev {
 			if err := s.CheckIncoming(ctx, remote+"'s machine ref "+id, m.Tip, ours, append(known, prev)); err != nil {
 				return nil, err
@@ -270,10 +305,12 @@ func (s *Store) fetchAll(ctx context.Context, remote string, origin gitstore.Rem
 	// The remote no longer has these machine refs (pruned): their local copies go too, as git fetch --prune
 	// does for branches.
 	for name, h := range local {
-		ups = append(ups, gitstore.RefUpdate{Name: name, Old: h, New: gitstore.ZeroHash, Msg: "ctx fetch " + remote + ": pruned"})
+		if _, ok := advertised[strings.TrimPrefix(name, prefix)]; !ok {
+			ups = append(ups, gitstore.RefUpdate{Name: name, Old: h, New: gitstore.ZeroHash, Msg: "ctx fetch " + remote + ": pruned"})
+		}
 	}
-	// The local copies are where a pull found each machine, for ctx machines list and as a hint to the next
-	// check; another pull moving them at the same moment is no failure of this one.
+	// The local copies are where a pull found each machine, for ctx machines list and to know what moved at
+	// the next pull; another pull moving them at the same moment is no failure of this one.
 	if err := s.repo.UpdateRefs(ctx, ups); err != nil && !errors.Is(err, gitstore.ErrStaleRef) {
 		return nil, err
 	}
