@@ -47,6 +47,15 @@ func refSetsScenario(t *testing.T, noGit bool) {
 	if got := gitWithPath(t, bare, "rev-parse", "refs/heads/ctx"); got != theirs.New.String() {
 		t.Fatalf("the refused ref moved: %s", got)
 	}
+	// The listing: only the names asked for, exactly or below a pattern's folder.
+	gitWithPath(t, bare, "update-ref", "refs/ctx/machinesX", first.New.String())
+	adv, err := r.LsRemote(bg, bare, []string{"refs/heads/ctx", "refs/ctx/machines/*"}, gitstore.TransferOptions{})
+	if err != nil || len(adv) != 2 || adv["refs/heads/ctx"] != theirs.New || adv["refs/ctx/machines/m1"] != mine.New {
+		t.Fatalf("ls-remote: %v %v", adv, err)
+	}
+	if _, err := r.LsRemote(bg, bare, []string{"refs/ctx/-x/*"}, gitstore.TransferOptions{}); err == nil {
+		t.Errorf("ls-remote of an option-like pattern accepted")
+	}
 	// A fetch of an optional missing branch and a pattern: the pattern's refs land, the branch is missing.
 	missing, err := r.FetchRefs(bg, bare, []string{"?+refs/heads/nope:refs/q/shared", "+refs/ctx/machines/*:refs/q/m/*"}, gitstore.TransferOptions{})
 	if err != nil || len(missing) != 1 || missing[0] != "refs/heads/nope" {
@@ -68,7 +77,7 @@ func refSetsScenario(t *testing.T, noGit bool) {
 	if err := r.DeleteRemoteRef(bg, bare, "refs/ctx/machines/m1", mine.New, gitstore.TransferOptions{}); err != nil {
 		t.Fatalf("deletion: %v", err)
 	}
-	if out, _ := testenv.GitErr(bare, "for-each-ref", "refs/ctx/"); out != "" {
+	if out, _ := testenv.GitErr(bare, "for-each-ref", "refs/ctx/machines/"); out != "" {
 		t.Fatalf("the remote kept %s", out)
 	}
 }
