@@ -112,6 +112,7 @@ type refUpdate struct {
 	name     string
 	old, new Hash
 	msg      string
+	noSync   bool // RefUpdate.NoSync
 }
 
 // afterRefRenamed, when set (tests only), runs after each ref of a multi-ref update is renamed into place;
@@ -166,6 +167,17 @@ func (r *Repo) updateRefs(ctx context.Context, ups []refUpdate) error {
 			f.Close()
 			continue
 		}
+		if u.noSync {
+			_, err := f.WriteString(u.new.String() + "\n")
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				drop(0)
+				return fmt.Errorf("update ref %s: write lock: %w", u.name, err)
+			}
+			continue
+		}
 		if err := writeLock(f, u.new); err != nil {
 			drop(0)
 			return fmt.Errorf("update ref %s: %w", u.name, err)
@@ -174,7 +186,11 @@ func (r *Repo) updateRefs(ctx context.Context, ups []refUpdate) error {
 	FaultPoint("refs-prepared", "")
 	// Every lock holds its new value: from here a crash is completed by the next ctx process that takes
 	// the ctx lock (recoverTransaction), as the journal says. One ref needs no journal.
-	if len(ups) > 1 {
+	durable := false
+	for _, u := range ups {
+		durable = durable || !u.noSync
+	}
+	if len(ups) > 1 && durable {
 		if err := r.writeJournal(ups); err != nil {
 			drop(0)
 			return fmt.Errorf("update refs: %w", err)
@@ -421,6 +437,10 @@ type RefUpdate struct {
 	Name     string
 	Old, New Hash
 	Msg      string // the reflog message
+	// NoSync: a ref ctx can rebuild (a local copy of a remote's ref, a quarantine ref), written without
+	// fsync; an update of such refs only has no journal, so a crash may leave some of them moved and
+	// others not (each is still whole: the lock protocol holds).
+	NoSync bool
 }
 
 // UpdateRefs moves every ref of ups or none, as one transaction under the ctx lock (taken here), with the
@@ -440,7 +460,7 @@ func (r *Repo) UpdateRefs(ctx context.Context, ups []RefUpdate) error {
 	defer unlock()
 	in := make([]refUpdate, len(ups))
 	for i, u := range ups {
-		in[i] = refUpdate{name: u.Name, old: u.Old, new: u.New, msg: u.Msg}
+		in[i] = refUpdate{name: u.Name, old: u.Old, new: u.New, msg: u.Msg, noSync: u.NoSync}
 	}
 	return r.updateRefs(ctx, in)
 }

@@ -299,18 +299,19 @@ func (s *Store) fetchAll(ctx context.Context, remote string, origin gitstore.Rem
 		}
 		checked[m.Tip] = true
 		if m.Tip != prev {
-			ups = append(ups, gitstore.RefUpdate{Name: prefix + id, Old: prev, New: m.Tip, Msg: "ctx fetch " + remote})
+			ups = append(ups, gitstore.RefUpdate{Name: prefix + id, Old: prev, New: m.Tip, Msg: "ctx fetch " + remote, NoSync: true})
 		}
 	}
 	// The remote no longer has these machine refs (pruned): their local copies go too, as git fetch --prune
 	// does for branches.
 	for name, h := range local {
 		if _, ok := advertised[strings.TrimPrefix(name, prefix)]; !ok {
-			ups = append(ups, gitstore.RefUpdate{Name: name, Old: h, New: gitstore.ZeroHash, Msg: "ctx fetch " + remote + ": pruned"})
+			ups = append(ups, gitstore.RefUpdate{Name: name, Old: h, New: gitstore.ZeroHash, Msg: "ctx fetch " + remote + ": pruned", NoSync: true})
 		}
 	}
 	// The local copies are where a pull found each machine, for ctx machines list and to know what moved at
-	// the next pull; another pull moving them at the same moment is no failure of this one.
+	// the next pull: hints, written without fsync (a copy a crash left behind makes the next pull fetch and
+	// check that tip again); another pull moving them at the same moment is no failure of this one.
 	if err := s.repo.UpdateRefs(ctx, ups); err != nil && !errors.Is(err, gitstore.ErrStaleRef) {
 		return nil, err
 	}
@@ -341,7 +342,7 @@ func (s *Store) dropQuarantine(ctx context.Context, q string) {
 	}
 	ups := make([]gitstore.RefUpdate, 0, len(refs))
 	for name, h := range refs {
-		ups = append(ups, gitstore.RefUpdate{Name: name, Old: h, New: gitstore.ZeroHash, Msg: "ctx: drop quarantine ref"})
+		ups = append(ups, gitstore.RefUpdate{Name: name, Old: h, New: gitstore.ZeroHash, Msg: "ctx: drop quarantine ref", NoSync: true})
 	}
 	_ = s.repo.UpdateRefs(ctx, ups)
 	// The folders of the quarantine refs, deepest first, once empty (os.Remove leaves a folder that is not).
