@@ -144,8 +144,8 @@ func (s *Store) MachinesTrackingPrefix(remote string) string {
 	return "refs/ctx/fetched/" + hex.EncodeToString(sum[:])[:12] + "/machines/"
 }
 
-// MachinesFetchRefspec is the second refspec of a pull: every machine ref of the remote into
-// MachinesTrackingPrefix (by way of quarantine refs, see fetchAll).
+// MachinesFetchRefspec says, as a git refspec, where a pull keeps the remote's machine refs: every one
+// into MachinesTrackingPrefix (ctx fetches only those that moved, by way of quarantine refs: fetchAll).
 func (s *Store) MachinesFetchRefspec(remote string) string {
 	return "+" + MachineRefPrefix + "*:" + s.MachinesTrackingPrefix(remote) + "*"
 }
