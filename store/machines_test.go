@@ -289,3 +289,56 @@ func TestMachineRefsRefused(t *testing.T) {
 	}
 	_ = b
 }
+
+// TestPullFetchesOnlyWhatMoved: a pull lists the remote's refs and fetches only the tips that moved since
+// the last pull (git's reference-transaction hook logs the quarantine refs git writes): none when nothing
+// moved, the moved machine's ref and the branch when one machine pushed, never an unchanged machine's.
+func TestPullFetchesOnlyWhatMoved(t *testing.T) {
+	remote := testenv.BareRemote(t)
+	sa, _ := machineClone(t, remote, "a")
+	sc, _ := machineClone(t, remote, "c")
+	sb, b := machineClone(t, remote, "b")
+	for _, s := range []*store.Store{sa, sc} {
+		mustSet(t, s, "k-"+s.Actor.Agent, "v\n")
+		if _, err := s.Push(bg, store.PushOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := sb.Pull(bg, store.PullOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(t.TempDir(), "refs.log")
+	hook := "#!/bin/sh\n[ \"$1\" = committed ] || exit 0\ngrep ' refs/ctx/incoming/' >> '" + log + "'\nexit 0\n"
+	if err := os.WriteFile(filepath.Join(b, ".git", "hooks", "reference-transaction"), []byte(hook), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fetched := func() string {
+		t.Helper()
+		out, _ := os.ReadFile(log)
+		_ = os.Remove(log)
+		return string(out)
+	}
+	if r, err := sb.Pull(bg, store.PullOptions{}); err != nil || r.Action != store.PullUpToDate {
+		t.Fatalf("pull with nothing moved: %+v %v", r, err)
+	}
+	if got := fetched(); got != "" {
+		t.Errorf("a pull with nothing moved fetched:\n%s", got)
+	}
+	mustSet(t, sa, "k-a2", "v\n")
+	pa, err := sa.Push(bg, store.PushOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	idc, _ := sc.MachineID()
+	if r, err := sb.Pull(bg, store.PullOptions{}); err != nil || r.Action == store.PullUpToDate {
+		t.Fatalf("pull after A pushed: %+v %v", r, err)
+	}
+	got := fetched()
+	ida := strings.TrimPrefix(pa.Machine, store.MachineRefPrefix)
+	if !strings.Contains(got, "/machines/"+ida) || strings.Contains(got, "/machines/"+idc) {
+		t.Errorf("fetched %q, want A's machine ref (%s) and not C's (%s)", got, ida, idc)
+	}
+	if !knowledgeKeys(t, b, "ctx")["k-a2"] {
+		t.Errorf("B lacks A's new write")
+	}
+}
