@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -94,15 +95,6 @@ func ftsQuery(text string, any bool) (string, int) {
 	return strings.Join(phrases, sep), len(phrases)
 }
 
-// weightSQL is the class weight of an event type under a scope.
-func weightSQL(scope string) string {
-	if scope == ScopeCalls || scope == ScopeOutputs {
-		return "1.0"
-	}
-	return `(CASE e.type WHEN 'message' THEN 1.0 WHEN 'summary' THEN 0.9 WHEN 'tool_call' THEN 0.8
-		WHEN 'tool_output' THEN 0.6 ELSE 0.8 END)`
-}
-
 // Search ranks events by BM25 × class weight (messages 1.0, summaries 0.9, tool calls 0.8, outputs 0.6),
 // then returns the best hit of each root session group before any group repeats (docs/history.md
 // "Search"). Errors wrap ErrBadQuery for a malformed request.
@@ -159,27 +151,57 @@ func (ix *Index) Search(ctx context.Context, q Query) (Result, error) {
 	return res, nil
 }
 
+// scopeSQL is the condition on an ev_fts rowid (whose low bits are the event's class) of a scope or an
+// event type, and weightSQL the class weight of a row (docs/history.md "Search"): under all and
+// transcript each class's weight, under calls and outputs (one class each) 1. typeFilter is set when the
+// event type's class holds other types too: the events row must be checked.
+func scopeSQL(scope string, typ EventType) (cond, weight string, typeFilter bool) {
+	class := func(ns ...int) string {
+		var parts []string
+		for _, n := range ns {
+			parts = append(parts, strconv.Itoa(n))
+		}
+		return "(ev_fts.rowid & " + strconv.Itoa(1<<ftsClassBits-1) + ") IN (" + strings.Join(parts, ",") + ")"
+	}
+	var b strings.Builder
+	b.WriteString("(CASE ev_fts.rowid & " + strconv.Itoa(1<<ftsClassBits-1))
+	for i, c := range ftsClasses {
+		fmt.Fprintf(&b, " WHEN %d THEN %v", i, c.weight)
+	}
+	b.WriteString(" END)")
+	weight = b.String()
+	switch {
+	case typ != "":
+		n := classOf(typ)
+		return class(n), weight, len(ftsClasses[n].types) != 1
+	case scope == ScopeTranscript:
+		return class(classMessage, classSummary), weight, false
+	case scope == ScopeCalls:
+		return class(classCall), "1.0", false
+	case scope == ScopeOutputs:
+		return class(classOutput), "1.0", false
+	}
+	return class(classMessage, classSummary, classCall, classOutput, classOther), weight, false
+}
+
+// candidate is a ranked event before grouping: its ev_fts rowid and score.
 type candidate struct {
 	rowid int64
 	score float64
-	group string
-	scope string
 }
 
+// candidates returns the maxCandidates best events by class weight × BM25 (ties by rowid), each with its
+// root group and session scope. The class weight is read from the ev_fts rowid, so without a filter on
+// events or sessions FTS5 ranks alone and only the maxCandidates best are joined with their events;
+// with one, every match is joined (and the filter applied) before ranking.
 func (ix *Index) candidates(ctx context.Context, q Query, scope, match string) ([]Hit, error) {
-	where := []string{"ev_fts MATCH ?"}
+	cond, weight, typeFilter := scopeSQL(scope, q.EventType)
+	where := []string{"ev_fts MATCH ?", cond}
 	args := []any{match}
-	switch {
-	case q.EventType != "":
+	joined := false
+	if typeFilter {
 		where, args = append(where, "e.type = ?"), append(args, string(q.EventType))
-	case scope == ScopeAll:
-		where = append(where, "e.type NOT IN ('reasoning','notice')")
-	case scope == ScopeTranscript:
-		where = append(where, "e.type IN ('message','summary')")
-	case scope == ScopeCalls:
-		where = append(where, "e.type = 'tool_call'")
-	case scope == ScopeOutputs:
-		where = append(where, "e.type = 'tool_output'")
+		joined = true
 	}
 	if len(q.Providers) > 0 {
 		ph := strings.TrimSuffix(strings.Repeat("?,", len(q.Providers)), ",")
@@ -202,26 +224,73 @@ func (ix *Index) candidates(ctx context.Context, q Query, scope, match string) (
 	}
 	where, args = repoFileWhere(where, args, q.Repo, q.File)
 	where, args = sourceDirsWhere(where, args, q.SourceDirs)
-	sqlText := `SELECT e.rowid, -bm25(ev_fts) * ` + weightSQL(scope) + ` AS score,
-		CASE WHEN s.root_id <> '' THEN s.root_id ELSE s.id END, s.scope
-		FROM ev_fts JOIN events e ON e.rowid = ev_fts.rowid JOIN sessions s ON s.id = e.session_id
-		WHERE ` + strings.Join(where, " AND ") + ` ORDER BY score DESC, e.rowid LIMIT ?`
-	args = append(args, maxCandidates)
-	rows, err := ix.db.QueryContext(ctx, sqlText, args...)
+	from := "ev_fts"
+	if joined || len(where) > 2 {
+		from = `ev_fts JOIN events e ON e.rowid = ev_fts.rowid >> ` + strconv.Itoa(ftsClassBits) + ` JOIN sessions s ON s.id = e.session_id`
+	}
+	sqlText := `SELECT ev_fts.rowid, bm25(ev_fts) * ` + weight + ` AS score FROM ` + from + `
+		WHERE ` + strings.Join(where, " AND ") + ` ORDER BY score, ev_fts.rowid LIMIT ?`
+	rows, err := ix.db.QueryContext(ctx, sqlText, append(args, maxCandidates)...)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
 	defer rows.Close()
-	var out []Hit
+	var cands []candidate
 	for rows.Next() {
 		var c candidate
-		if err := rows.Scan(&c.rowid, &c.score, &c.group, &c.scope); err != nil {
+		if err := rows.Scan(&c.rowid, &c.score); err != nil {
 			return nil, fmt.Errorf("search: %w", err)
 		}
-		out = append(out, Hit{Score: c.score, Event: Event{Seq: c.rowid}, Session: Session{RootID: c.group, Scope: c.scope}})
+		c.score = -c.score // FTS5's bm25() is negative: lower is better
+		cands = append(cands, c)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("search: %w", err)
+	}
+	return ix.withGroups(ctx, cands)
+}
+
+// withGroups turns candidates into hits carrying the event's rowid (in Event.Seq), its root group (in
+// Session.RootID) and its session's scope, in the candidates' order.
+func (ix *Index) withGroups(ctx context.Context, cands []candidate) ([]Hit, error) {
+	type info struct{ group, scope string }
+	infos := make(map[int64]info, len(cands))
+	const chunk = 500
+	for start := 0; start < len(cands); start += chunk {
+		part := cands[start:min(len(cands), start+chunk)]
+		args := make([]any, len(part))
+		for i, c := range part {
+			args[i] = c.rowid >> ftsClassBits
+		}
+		rows, err := ix.db.QueryContext(ctx, `SELECT e.rowid, CASE WHEN s.root_id <> '' THEN s.root_id ELSE s.id END, s.scope
+			FROM events e JOIN sessions s ON s.id = e.session_id
+			WHERE e.rowid IN (`+strings.TrimSuffix(strings.Repeat("?,", len(part)), ",")+`)`, args...)
+		if err != nil {
+			return nil, fmt.Errorf("search: %w", err)
+		}
+		for rows.Next() {
+			var id int64
+			var in info
+			if err := rows.Scan(&id, &in.group, &in.scope); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("search: %w", err)
+			}
+			infos[id] = in
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, fmt.Errorf("search: %w", err)
+		}
+	}
+	out := make([]Hit, 0, len(cands))
+	for _, c := range cands {
+		id := c.rowid >> ftsClassBits
+		in, ok := infos[id]
+		if !ok {
+			continue // an index row without its event: not shown
+		}
+		out = append(out, Hit{Score: c.score, Event: Event{Seq: id}, Session: Session{RootID: in.group, Scope: in.scope}})
 	}
 	return out, nil
 }
