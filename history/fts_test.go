@@ -43,13 +43,16 @@ func TestSearchRankingPathsAgree(t *testing.T) {
 	for _, text := range []string{"the", "error", "test", "git commit", "README", "function", "npm run build"} {
 		for _, scope := range []string{ScopeAll, ScopeTranscript, ScopeCalls, ScopeOutputs} {
 			match, _ := ftsQuery(text, false)
-			fast, err := ix.candidates(ctx, Query{Text: text}, scope, match)
+			fast, fastWindowed, err := ix.candidates(ctx, Query{Text: text}, scope, match)
 			if err != nil {
 				t.Fatal(err)
 			}
-			joined, err := ix.candidates(ctx, Query{Text: text, Providers: Providers}, scope, match)
+			joined, joinedWindowed, err := ix.candidates(ctx, Query{Text: text, Providers: Providers}, scope, match)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if fastWindowed || joinedWindowed {
+				t.Errorf("%q %s: the corpus is smaller than the rank window", text, scope)
 			}
 			if len(fast) == 0 && scope == ScopeAll {
 				t.Errorf("%q: no hit in the corpus", text)
@@ -194,5 +197,42 @@ func TestOpenRebuildsOldIndex(t *testing.T) {
 	var n int
 	if err := db.QueryRow(`SELECT count(*) FROM events`).Scan(&n); err != nil || n != 1 {
 		t.Fatalf("the newer index was changed: %d events, %v", n, err)
+	}
+}
+
+// TestSearchRankWindow: when more events match than rankWindow, only the most recently imported
+// rankWindow are ranked and the result says so; with exactly rankWindow matches nothing is left out.
+// Both the FTS5-only and the joined search behave alike.
+func TestSearchRankWindow(t *testing.T) {
+	ix := openTestIndex(t)
+	ctx := context.Background()
+	root := t.TempDir()
+	// Imported in order: the first session holds the strongest hit (the word twice in a short message).
+	texts := []string{`"kiwi kiwi"`, `"kiwi and some more words here"`, `"a kiwi among many other words in this one"`,
+		`"kiwi again with several other words around it"`, `"and kiwi once in a long message of many words that go on"`}
+	for i, txt := range texts {
+		src := writeClaude(t, root, "-p", fmt.Sprintf("s%d", i), rec(fmt.Sprintf("u%d", i), "user", "/w", txt))
+		if _, err := ix.Import(ctx, []Source{src}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := rankWindow
+	t.Cleanup(func() { rankWindow = old })
+	for _, q := range []Query{{Text: "kiwi"}, {Text: "kiwi", Providers: []Provider{ClaudeCode}}} {
+		rankWindow = len(texts)
+		res, err := ix.Search(ctx, q)
+		if err != nil || len(res.Hits) != len(texts) || res.Window != 0 || res.Hits[0].Session.NativeID != "s0" {
+			t.Fatalf("window of every match: %+v %v", res, err)
+		}
+		rankWindow = 3
+		res, err = ix.Search(ctx, q)
+		if err != nil || len(res.Hits) != 3 || res.Window != 3 {
+			t.Fatalf("window of 3: %+v %v", res, err)
+		}
+		for _, h := range res.Hits {
+			if n := h.Session.NativeID; n != "s2" && n != "s3" && n != "s4" {
+				t.Errorf("window of 3: a hit of %s, imported before the 3 newest", n)
+			}
+		}
 	}
 }

@@ -62,6 +62,9 @@ type Result struct {
 	Relaxed bool `json:"relaxed,omitempty"`
 	// MoreAvailable is true when more hits than Limit matched.
 	MoreAvailable bool `json:"more_available"`
+	// Window is set (to rankWindow) when more events matched than a search ranks: the hits are the best
+	// of the Window most recently imported matching events (docs/history.md "Search").
+	Window int `json:"ranked_window,omitempty"`
 }
 
 // ErrBadQuery is wrapped by Search errors about the request itself.
@@ -73,6 +76,12 @@ const primaryTolerance = 0.95
 
 // maxCandidates bounds the hits ranked before grouping.
 const maxCandidates = 2000
+
+// rankWindow bounds the matching events a search scores: the most recently imported ones (the highest
+// rowids). Scoring costs FTS5 a BM25 computation and a document-length read per event, about 2 µs each
+// (bench/README.md "Agent history"), so a term found in most events would otherwise cost hundreds of
+// milliseconds at 300,000 events. A variable for the tests.
+var rankWindow = 20000
 
 // ftsQuery turns free text into an FTS5 query: each whitespace-separated word becomes a quoted phrase
 // (so no user text is ever FTS5 syntax), joined by AND, or by OR when any is true.
@@ -123,16 +132,19 @@ func (ix *Index) Search(ctx context.Context, q Query) (Result, error) {
 	if n == 0 {
 		return res, fmt.Errorf("%w: the query has no words", ErrBadQuery)
 	}
-	hits, err := ix.candidates(ctx, q, scope, match)
+	hits, windowed, err := ix.candidates(ctx, q, scope, match)
 	if err != nil {
 		return res, err
 	}
 	if len(hits) == 0 && n > 1 {
 		match, _ = ftsQuery(q.Text, true)
-		if hits, err = ix.candidates(ctx, q, scope, match); err != nil {
+		if hits, windowed, err = ix.candidates(ctx, q, scope, match); err != nil {
 			return res, err
 		}
 		res.Relaxed = len(hits) > 0
+	}
+	if windowed {
+		res.Window = rankWindow
 	}
 	if !q.Dense {
 		hits = groupByRoot(hits)
@@ -194,7 +206,7 @@ type candidate struct {
 // root group and session scope. The class weight is read from the ev_fts rowid, so without a filter on
 // events or sessions FTS5 ranks alone and only the maxCandidates best are joined with their events;
 // with one, every match is joined (and the filter applied) before ranking.
-func (ix *Index) candidates(ctx context.Context, q Query, scope, match string) ([]Hit, error) {
+func (ix *Index) candidates(ctx context.Context, q Query, scope, match string) ([]Hit, bool, error) {
 	cond, weight, typeFilter := scopeSQL(scope, q.EventType)
 	where := []string{"ev_fts MATCH ?", cond}
 	args := []any{match}
@@ -228,26 +240,53 @@ func (ix *Index) candidates(ctx context.Context, q Query, scope, match string) (
 	if joined || len(where) > 2 {
 		from = `ev_fts JOIN events e ON e.rowid = ev_fts.rowid >> ` + strconv.Itoa(ftsClassBits) + ` JOIN sessions s ON s.id = e.session_id`
 	}
-	sqlText := `SELECT ev_fts.rowid, bm25(ev_fts) * ` + weight + ` AS score FROM ` + from + `
-		WHERE ` + strings.Join(where, " AND ") + ` ORDER BY score, ev_fts.rowid LIMIT ?`
-	rows, err := ix.db.QueryContext(ctx, sqlText, append(args, maxCandidates)...)
-	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
-	}
-	defer rows.Close()
+	// The newest rankWindow matches (FTS5 walks its doclists by descending rowid and stops there) are
+	// scored; n counts them, so n == rankWindow asks whether an older match was left out.
+	matches := `FROM ` + from + ` WHERE ` + strings.Join(where, " AND ") + ` ORDER BY ev_fts.rowid DESC`
+	sqlText := `SELECT r, score, count(*) OVER () FROM (SELECT ev_fts.rowid AS r, bm25(ev_fts) * ` + weight + ` AS score
+		` + matches + ` LIMIT ?) ORDER BY score, r LIMIT ?`
 	var cands []candidate
-	for rows.Next() {
+	n := 0
+	err := ix.scanRows(ctx, sqlText, append(args[:len(args):len(args)], rankWindow, maxCandidates), func(r *sql.Rows) error {
 		var c candidate
-		if err := rows.Scan(&c.rowid, &c.score); err != nil {
-			return nil, fmt.Errorf("search: %w", err)
+		if err := r.Scan(&c.rowid, &c.score, &n); err != nil {
+			return err
 		}
 		c.score = -c.score // FTS5's bm25() is negative: lower is better
 		cands = append(cands, c)
+		return nil
+	})
+	if err != nil {
+		return nil, false, fmt.Errorf("search: %w", err)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("search: %w", err)
+	windowed := false
+	if n >= rankWindow {
+		var older int64
+		err := ix.db.QueryRowContext(ctx, `SELECT ev_fts.rowid `+matches+` LIMIT 1 OFFSET ?`, append(args, rankWindow)...).Scan(&older)
+		switch {
+		case err == nil:
+			windowed = true
+		case !errors.Is(err, sql.ErrNoRows):
+			return nil, false, fmt.Errorf("search: %w", err)
+		}
 	}
-	return ix.withGroups(ctx, cands)
+	hits, err := ix.withGroups(ctx, cands)
+	return hits, windowed, err
+}
+
+// scanRows runs a query and calls each for every row.
+func (ix *Index) scanRows(ctx context.Context, query string, args []any, each func(*sql.Rows) error) error {
+	rows, err := ix.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := each(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
 }
 
 // withGroups turns candidates into hits carrying the event's rowid (in Event.Seq), its root group (in

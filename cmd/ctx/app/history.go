@@ -488,6 +488,9 @@ func runHistorySearch(ctx context.Context, e *env, o historySearchOptions) error
 	if res.Relaxed {
 		fmt.Fprintln(w, "(no event has every word: hits match any word)")
 	}
+	if res.Window > 0 {
+		fmt.Fprintf(w, "(more than %d events match: ranked the %d most recently imported; add words or filters to narrow)\n", res.Window, res.Window)
+	}
 	for _, h := range res.Hits {
 		when := ""
 		if !h.Event.At.IsZero() {
