@@ -1,12 +1,14 @@
 package history
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -240,16 +242,20 @@ func (ix *Index) candidates(ctx context.Context, q Query, scope, match string) (
 	if joined || len(where) > 2 {
 		from = `ev_fts JOIN events e ON e.rowid = ev_fts.rowid >> ` + strconv.Itoa(ftsClassBits) + ` JOIN sessions s ON s.id = e.session_id`
 	}
-	// The newest rankWindow matches (FTS5 walks its doclists by descending rowid and stops there) are
-	// scored; n counts them, so n == rankWindow asks whether an older match was left out.
-	matches := `FROM ` + from + ` WHERE ` + strings.Join(where, " AND ") + ` ORDER BY ev_fts.rowid DESC`
-	sqlText := `SELECT r, score, count(*) OVER () FROM (SELECT ev_fts.rowid AS r, bm25(ev_fts) * ` + weight + ` AS score
-		` + matches + ` LIMIT ?) ORDER BY score, r LIMIT ?`
+	// The newest rankWindow matches are scored (FTS5 walks its doclists by descending rowid and stops
+	// there); one more row says whether an older match was left out. The best maxCandidates are kept
+	// here rather than by an SQL ORDER BY: SQLite's bounded sort inserts every row into a B-tree.
+	sqlText := `SELECT ev_fts.rowid, bm25(ev_fts) * ` + weight + ` FROM ` + from + ` WHERE ` + strings.Join(where, " AND ") + `
+		ORDER BY ev_fts.rowid DESC LIMIT ?`
 	var cands []candidate
-	n := 0
-	err := ix.scanRows(ctx, sqlText, append(args[:len(args):len(args)], rankWindow, maxCandidates), func(r *sql.Rows) error {
+	n, windowed := 0, false
+	err := ix.scanRows(ctx, sqlText, append(args, rankWindow+1), func(r *sql.Rows) error {
+		if n++; n > rankWindow {
+			windowed = true
+			return nil
+		}
 		var c candidate
-		if err := r.Scan(&c.rowid, &c.score, &n); err != nil {
+		if err := r.Scan(&c.rowid, &c.score); err != nil {
 			return err
 		}
 		c.score = -c.score // FTS5's bm25() is negative: lower is better
@@ -259,16 +265,14 @@ func (ix *Index) candidates(ctx context.Context, q Query, scope, match string) (
 	if err != nil {
 		return nil, false, fmt.Errorf("search: %w", err)
 	}
-	windowed := false
-	if n >= rankWindow {
-		var older int64
-		err := ix.db.QueryRowContext(ctx, `SELECT ev_fts.rowid `+matches+` LIMIT 1 OFFSET ?`, append(args, rankWindow)...).Scan(&older)
-		switch {
-		case err == nil:
-			windowed = true
-		case !errors.Is(err, sql.ErrNoRows):
-			return nil, false, fmt.Errorf("search: %w", err)
+	slices.SortFunc(cands, func(a, b candidate) int {
+		if c := cmp.Compare(b.score, a.score); c != 0 {
+			return c
 		}
+		return cmp.Compare(a.rowid, b.rowid)
+	})
+	if len(cands) > maxCandidates {
+		cands = cands[:maxCandidates]
 	}
 	hits, err := ix.withGroups(ctx, cands)
 	return hits, windowed, err
@@ -290,48 +294,70 @@ func (ix *Index) scanRows(ctx context.Context, query string, args []any, each fu
 }
 
 // withGroups turns candidates into hits carrying the event's rowid (in Event.Seq), its root group (in
-// Session.RootID) and its session's scope, in the candidates' order.
+// Session.RootID) and its session's scope, in the candidates' order: one read of the candidates'
+// events (by rowid, in order), then one of their distinct sessions.
 func (ix *Index) withGroups(ctx context.Context, cands []candidate) ([]Hit, error) {
 	type info struct{ group, scope string }
-	infos := make(map[int64]info, len(cands))
-	const chunk = 500
-	for start := 0; start < len(cands); start += chunk {
-		part := cands[start:min(len(cands), start+chunk)]
-		args := make([]any, len(part))
-		for i, c := range part {
-			args[i] = c.rowid >> ftsClassBits
+	ids := make([]int64, len(cands))
+	for i, c := range cands {
+		ids[i] = c.rowid >> ftsClassBits
+	}
+	slices.Sort(ids)
+	sessionOf := make(map[int64]string, len(cands))
+	sessions := map[string]info{}
+	err := ix.scanRows(ctx, `SELECT rowid, session_id FROM events WHERE rowid IN (SELECT value FROM json_each(?))`, []any{int64List(ids)}, func(r *sql.Rows) error {
+		var id int64
+		var sid string
+		if err := r.Scan(&id, &sid); err != nil {
+			return err
 		}
-		rows, err := ix.db.QueryContext(ctx, `SELECT e.rowid, CASE WHEN s.root_id <> '' THEN s.root_id ELSE s.id END, s.scope
-			FROM events e JOIN sessions s ON s.id = e.session_id
-			WHERE e.rowid IN (`+strings.TrimSuffix(strings.Repeat("?,", len(part)), ",")+`)`, args...)
-		if err != nil {
-			return nil, fmt.Errorf("search: %w", err)
+		sessionOf[id] = sid
+		sessions[sid] = info{}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	sids := make([]string, 0, len(sessions))
+	for sid := range sessions {
+		sids = append(sids, sid)
+	}
+	list, _ := json.Marshal(sids)
+	err = ix.scanRows(ctx, `SELECT id, CASE WHEN root_id <> '' THEN root_id ELSE id END, scope FROM sessions WHERE id IN (SELECT value FROM json_each(?))`, []any{string(list)}, func(r *sql.Rows) error {
+		var sid string
+		var in info
+		if err := r.Scan(&sid, &in.group, &in.scope); err != nil {
+			return err
 		}
-		for rows.Next() {
-			var id int64
-			var in info
-			if err := rows.Scan(&id, &in.group, &in.scope); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("search: %w", err)
-			}
-			infos[id] = in
-		}
-		err = rows.Err()
-		rows.Close()
-		if err != nil {
-			return nil, fmt.Errorf("search: %w", err)
-		}
+		sessions[sid] = in
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
 	}
 	out := make([]Hit, 0, len(cands))
 	for _, c := range cands {
 		id := c.rowid >> ftsClassBits
-		in, ok := infos[id]
-		if !ok {
-			continue // an index row without its event: not shown
+		in := sessions[sessionOf[id]]
+		if in.group == "" {
+			continue // an index row without its event or session: not shown
 		}
 		out = append(out, Hit{Score: c.score, Event: Event{Seq: id}, Session: Session{RootID: in.group, Scope: in.scope}})
 	}
 	return out, nil
+}
+
+// int64List is ids as a JSON array (for json_each).
+func int64List(ids []int64) string {
+	b := make([]byte, 0, len(ids)*8+2)
+	b = append(b, '[')
+	for i, id := range ids {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, id, 10)
+	}
+	return string(append(b, ']'))
 }
 
 // groupByRoot orders hits so that each root group's representative comes first (in order of the
