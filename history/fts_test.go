@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -61,7 +62,7 @@ func TestSearchRankingPathsAgree(t *testing.T) {
 				t.Errorf("%q %s: the two paths differ: %d and %d candidates", text, scope, len(fast), len(joined))
 			}
 			for i := 1; i < len(fast); i++ {
-				if fast[i].Score > fast[i-1].Score {
+				if fast[i].score > fast[i-1].score {
 					t.Fatalf("%q %s: not in score order at %d", text, scope, i)
 				}
 			}
@@ -235,4 +236,120 @@ func TestSearchRankWindow(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestLazyGroupingIsExact: over the corpus, the grouped ranking that reads only the candidates it needs
+// gives the same hits (events, scores, representatives, more_in_group, order) and the same more flag as
+// grouping every candidate, for common and rare words, every limit from 1 to 40 and both scopes that
+// group subagents (primary and subagent sessions of the corpus both rank).
+func TestLazyGroupingIsExact(t *testing.T) {
+	ix := openTestIndex(t)
+	importCorpus(t, ix)
+	ctx := context.Background()
+	stopped := 0
+	for _, text := range []string{"the", "error", "test", "file", "git commit", "README", "function", "a"} {
+		for _, scope := range []string{ScopeAll, ScopeTranscript} {
+			match, _ := ftsQuery(text, false)
+			cands, _, err := ix.candidates(ctx, Query{Text: text}, scope, match)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for limit := 1; limit <= 40; limit++ {
+				lazy, lazyMore, err := ix.rank(ctx, cands, limit, false, true)
+				if err != nil {
+					t.Fatal(err)
+				}
+				full, fullMore, err := ix.rank(ctx, cands, limit, false, false)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(lazy, full) || lazyMore != fullMore {
+					t.Fatalf("%q %s limit %d: lazy %v (more %v), full %v (more %v)", text, scope, limit, brief(lazy), lazyMore, brief(full), fullMore)
+				}
+				if len(cands) > 4*limit+64 {
+					stopped++
+				}
+			}
+		}
+	}
+	if stopped < 100 {
+		t.Fatalf("only %d rankings had enough candidates to stop early", stopped)
+	}
+}
+
+// TestLazyGroupingIsExactWithSubagents: the same comparison over 150 generated session trees whose
+// primary and subagent hits score close to each other (so representatives fall on both sides of the 95 %
+// tolerance), several hits per session.
+func TestLazyGroupingIsExactWithSubagents(t *testing.T) {
+	ix := openTestIndex(t)
+	ctx := context.Background()
+	root := t.TempDir()
+	rnd := rand.New(rand.NewPCG(1, 2))
+	body := func() string {
+		words := make([]string, 0, 40)
+		for range 1 + rnd.IntN(3) {
+			words = append(words, "kiwi")
+		}
+		for range rnd.IntN(30) {
+			words = append(words, "filler")
+		}
+		rnd.Shuffle(len(words), func(i, j int) { words[i], words[j] = words[j], words[i] })
+		return `"` + strings.Join(words, " ") + `"`
+	}
+	var srcs []Source
+	for i := range 150 {
+		parent := fmt.Sprintf("p%03d", i)
+		var recs []string
+		for j := range 1 + rnd.IntN(3) {
+			recs = append(recs, rec(fmt.Sprintf("%s-%d", parent, j), "user", "/w", body()))
+		}
+		srcs = append(srcs, writeClaude(t, root, "-w", parent, recs...))
+		for k := range rnd.IntN(3) {
+			recs = nil
+			for j := range 1 + rnd.IntN(3) {
+				recs = append(recs, rec(fmt.Sprintf("%s-a%d-%d", parent, k, j), "user", "/w", body()))
+			}
+			sub := writeClaude(t, root, "-w/"+parent+"/subagents", fmt.Sprintf("agent-%s-%d", parent, k), recs...)
+			sub.ParentNative = parent
+			srcs = append(srcs, sub)
+		}
+	}
+	if _, err := ix.Import(ctx, srcs); err != nil {
+		t.Fatal(err)
+	}
+	match, _ := ftsQuery("kiwi", false)
+	cands, _, err := ix.candidates(ctx, Query{Text: "kiwi"}, ScopeAll, match)
+	if err != nil || len(cands) < 300 {
+		t.Fatalf("%d candidates, %v", len(cands), err)
+	}
+	subagentReps := 0
+	for limit := 1; limit <= 120; limit++ {
+		lazy, lazyMore, err := ix.rank(ctx, cands, limit, false, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		full, fullMore, err := ix.rank(ctx, cands, limit, false, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(lazy, full) || lazyMore != fullMore {
+			t.Fatalf("limit %d: lazy %v (more %v), full %v (more %v)", limit, brief(lazy), lazyMore, brief(full), fullMore)
+		}
+		for _, h := range full {
+			if h.Session.Scope == "subagent" {
+				subagentReps++
+			}
+		}
+	}
+	if subagentReps == 0 {
+		t.Fatal("no subagent hit represented its group: the data does not test the tolerance")
+	}
+}
+
+func brief(hs []Hit) []string {
+	var out []string
+	for _, h := range hs {
+		out = append(out, fmt.Sprintf("%d/%.4f/%s/+%d", h.Event.Seq, h.Score, h.Session.Scope, h.More))
+	}
+	return out
 }

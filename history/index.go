@@ -58,6 +58,7 @@ CREATE TABLE IF NOT EXISTS events(
 	native_key TEXT NOT NULL, at INTEGER NOT NULL, type TEXT NOT NULL, role TEXT NOT NULL, text TEXT NOT NULL,
 	tool TEXT, files TEXT, facts TEXT);
 CREATE INDEX IF NOT EXISTS events_session ON events(session_id, seq);
+CREATE INDEX IF NOT EXISTS sessions_root ON sessions(root_id);
 CREATE TABLE IF NOT EXISTS event_files(event INTEGER NOT NULL, path TEXT NOT NULL, op TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS event_files_path ON event_files(path);
 CREATE INDEX IF NOT EXISTS event_files_event ON event_files(event);

@@ -134,26 +134,25 @@ func (ix *Index) Search(ctx context.Context, q Query) (Result, error) {
 	if n == 0 {
 		return res, fmt.Errorf("%w: the query has no words", ErrBadQuery)
 	}
-	hits, windowed, err := ix.candidates(ctx, q, scope, match)
+	cands, windowed, err := ix.candidates(ctx, q, scope, match)
 	if err != nil {
 		return res, err
 	}
-	if len(hits) == 0 && n > 1 {
+	if len(cands) == 0 && n > 1 {
 		match, _ = ftsQuery(q.Text, true)
-		if hits, windowed, err = ix.candidates(ctx, q, scope, match); err != nil {
+		if cands, windowed, err = ix.candidates(ctx, q, scope, match); err != nil {
 			return res, err
 		}
-		res.Relaxed = len(hits) > 0
+		res.Relaxed = len(cands) > 0
 	}
 	if windowed {
 		res.Window = rankWindow
 	}
-	if !q.Dense {
-		hits = groupByRoot(hits)
+	hits, more, err := ix.rank(ctx, cands, limit, q.Dense, true)
+	if err != nil {
+		return res, err
 	}
-	if len(hits) > limit {
-		hits, res.MoreAvailable = hits[:limit], true
-	}
+	res.MoreAvailable = more
 	terms := strings.Fields(strings.ToLower(q.Text))
 	for i := range hits {
 		if err := ix.hydrate(ctx, &hits[i]); err != nil {
@@ -204,11 +203,11 @@ type candidate struct {
 	score float64
 }
 
-// candidates returns the maxCandidates best events by class weight × BM25 (ties by rowid), each with its
-// root group and session scope. The class weight is read from the ev_fts rowid, so without a filter on
+// candidates returns the maxCandidates best events by class weight × BM25 (ties by rowid) and whether
+// the rank window left matches out. The class weight is read from the ev_fts rowid, so without a filter on
 // events or sessions FTS5 ranks alone and only the maxCandidates best are joined with their events;
 // with one, every match is joined (and the filter applied) before ranking.
-func (ix *Index) candidates(ctx context.Context, q Query, scope, match string) ([]Hit, bool, error) {
+func (ix *Index) candidates(ctx context.Context, q Query, scope, match string) ([]candidate, bool, error) {
 	cond, weight, typeFilter := scopeSQL(scope, q.EventType)
 	where := []string{"ev_fts MATCH ?", cond}
 	args := []any{match}
@@ -274,23 +273,195 @@ func (ix *Index) candidates(ctx context.Context, q Query, scope, match string) (
 	if len(cands) > maxCandidates {
 		cands = cands[:maxCandidates]
 	}
-	hits, err := ix.withGroups(ctx, cands)
-	return hits, windowed, err
+	return cands, windowed, nil
 }
 
-// scanRows runs a query and calls each for every row.
-func (ix *Index) scanRows(ctx context.Context, query string, args []any, each func(*sql.Rows) error) error {
-	rows, err := ix.db.QueryContext(ctx, query, args...)
-	if err != nil {
-		return err
+// rank orders candidates as Search returns them and cuts them to limit (more: some were cut): in score
+// order when dense, else grouped by root (groupByRoot). Lazily, it reads the groups of only as many
+// candidates as the first limit hits need (rankGrouped); otherwise of all of them (the reference the
+// tests compare the lazy ranking with).
+func (ix *Index) rank(ctx context.Context, cands []candidate, limit int, dense, lazy bool) ([]Hit, bool, error) {
+	if dense || !lazy {
+		n := len(cands)
+		if dense && lazy {
+			n = min(n, limit)
+		}
+		hits, err := ix.withGroups(ctx, cands[:n])
+		if err != nil {
+			return nil, false, err
+		}
+		if !dense {
+			hits = groupByRoot(hits)
+		}
+		more := len(hits) > limit || n < len(cands)
+		return hits[:min(len(hits), limit)], more, nil
 	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := each(rows); err != nil {
-			return err
+	return ix.rankGrouped(ctx, cands, limit)
+}
+
+// rankGrouped is groupByRoot over every candidate cut to limit, without reading every candidate's event.
+// It reads the candidates in score order, skipping those of groups already known; the first one of a
+// group not yet known is that group's best hit. Each new group is then resolved whole: its sessions (by
+// root) and their events among the candidates (groupMembers), which gives its representative and
+// more_in_group exactly. Every group not yet seen has all its hits among the candidates not yet placed,
+// so its representative scores at most t, the best score among those. When limit known groups have
+// representatives scoring above t, they are the first limit hits, in their order; when every candidate
+// is placed, the result is groupByRoot's.
+func (ix *Index) rankGrouped(ctx context.Context, cands []candidate, limit int) ([]Hit, bool, error) {
+	type group struct {
+		key     string
+		members []int // indexes in cands, ascending
+		rep     int
+	}
+	indexOf := make(map[int64]int, len(cands)) // event rowid → index in cands
+	for i, c := range cands {
+		indexOf[c.rowid>>ftsClassBits] = i
+	}
+	placed := make([]*group, len(cands))
+	scopes := make([]string, len(cands))
+	groups := map[string]*group{}
+	var order []*group
+	next := 0 // every candidate before next is placed
+	for {
+		for next < len(cands) && placed[next] != nil {
+			next++
+		}
+		if next == len(cands) {
+			break
+		}
+		var sure []*group
+		for _, g := range order {
+			if cands[g.rep].score > cands[next].score {
+				sure = append(sure, g)
+			}
+		}
+		if len(sure) >= limit {
+			sort.SliceStable(sure, func(a, b int) bool { return cands[sure[a].rep].score > cands[sure[b].rep].score })
+			out := make([]Hit, limit)
+			for i, g := range sure[:limit] {
+				out[i] = Hit{Score: cands[g.rep].score, Event: Event{Seq: cands[g.rep].rowid >> ftsClassBits},
+					Session: Session{RootID: g.key, Scope: scopes[g.rep]}, More: len(g.members) - 1}
+			}
+			return out, len(cands) > limit, nil
+		}
+		// Read the next unplaced candidates (at least 16, more as groups accumulate), learn their groups.
+		var batch []candidate
+		for i := next; i < len(cands) && len(batch) < max(16, len(order)); i++ {
+			if placed[i] == nil {
+				batch = append(batch, cands[i])
+			}
+		}
+		hits, err := ix.withGroups(ctx, batch)
+		if err != nil {
+			return nil, false, err
+		}
+		if len(hits) != len(batch) { // an index row without its event: rank what exists, all of it
+			return ix.rank(ctx, cands, limit, false, false)
+		}
+		var keys []string
+		for _, h := range hits {
+			if groups[h.Session.RootID] == nil {
+				g := &group{key: h.Session.RootID}
+				groups[g.key] = g
+				order = append(order, g)
+				keys = append(keys, g.key)
+			}
+		}
+		members, err := ix.groupMembers(ctx, keys, indexOf)
+		if err != nil {
+			return nil, false, err
+		}
+		for _, m := range members {
+			g := groups[m.group]
+			if g == nil || placed[m.index] != nil {
+				continue
+			}
+			g.members = append(g.members, m.index)
+			placed[m.index], scopes[m.index] = g, m.scope
+		}
+		for i := range batch {
+			if placed[indexOf[batch[i].rowid>>ftsClassBits]] == nil {
+				// A candidate read here that its group's sessions do not hold (a session changed
+				// meanwhile): rank what exists, all of it.
+				return ix.rank(ctx, cands, limit, false, false)
+			}
+		}
+		for _, key := range keys {
+			g := groups[key]
+			slices.Sort(g.members)
+			g.rep = g.members[0]
+			for _, i := range g.members {
+				if scopes[i] != "subagent" {
+					if cands[i].score >= primaryTolerance*cands[g.members[0]].score {
+						g.rep = i
+					}
+					break
+				}
+			}
 		}
 	}
-	return rows.Err()
+	hits := make([]Hit, len(cands))
+	for i, c := range cands {
+		hits[i] = Hit{Score: c.score, Event: Event{Seq: c.rowid >> ftsClassBits}, Session: Session{RootID: placed[i].key, Scope: scopes[i]}}
+	}
+	hits = groupByRoot(hits)
+	return hits[:min(len(hits), limit)], len(hits) > limit, nil
+}
+
+// groupMember is a candidate found in a group's sessions: its index in the candidates, its group and its
+// session's scope.
+type groupMember struct {
+	index        int
+	group, scope string
+}
+
+// groupMembers lists the candidates (indexOf: event rowid → index) whose event belongs to a session of
+// one of the root groups keys: the groups' sessions (by id and by root, indexed), then their events'
+// rowids (the events_session index covers them), so no candidate's event row is read.
+func (ix *Index) groupMembers(ctx context.Context, keys []string, indexOf map[int64]int) ([]groupMember, error) {
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	list, _ := json.Marshal(keys)
+	type sess struct{ group, scope string }
+	sessions := map[string]sess{}
+	// The unary + keeps SQLite from reading every root session through sessions_root for root_id = ''.
+	err := ix.scanRows(ctx, `SELECT id, id, scope FROM sessions WHERE id IN (SELECT value FROM json_each(?1)) AND +root_id = ''
+		UNION ALL SELECT id, root_id, scope FROM sessions WHERE root_id IN (SELECT value FROM json_each(?1))`,
+		[]any{string(list)}, func(r *sql.Rows) error {
+			var sid string
+			var s sess
+			if err := r.Scan(&sid, &s.group, &s.scope); err != nil {
+				return err
+			}
+			sessions[sid] = s
+			return nil
+		})
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	sids := make([]string, 0, len(sessions))
+	for sid := range sessions {
+		sids = append(sids, sid)
+	}
+	list, _ = json.Marshal(sids)
+	var out []groupMember
+	err = ix.scanRows(ctx, `SELECT rowid, session_id FROM events WHERE session_id IN (SELECT value FROM json_each(?))`,
+		[]any{string(list)}, func(r *sql.Rows) error {
+			var id int64
+			var sid string
+			if err := r.Scan(&id, &sid); err != nil {
+				return err
+			}
+			if i, ok := indexOf[id]; ok {
+				out = append(out, groupMember{index: i, group: sessions[sid].group, scope: sessions[sid].scope})
+			}
+			return nil
+		})
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	return out, nil
 }
 
 // withGroups turns candidates into hits carrying the event's rowid (in Event.Seq), its root group (in
@@ -519,4 +690,19 @@ func repoFileWhere(where []string, args []any, repo, file string) ([]string, []a
 		}
 	}
 	return where, args
+}
+
+// scanRows runs a query and calls each for every row.
+func (ix *Index) scanRows(ctx context.Context, query string, args []any, each func(*sql.Rows) error) error {
+	rows, err := ix.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := each(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
 }
