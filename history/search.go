@@ -108,7 +108,8 @@ func ftsQuery(text string, any bool) (string, int) {
 
 // Search ranks events by BM25 × class weight (messages 1.0, summaries 0.9, tool calls 0.8, outputs 0.6),
 // then returns the best hit of each root session group before any group repeats (docs/history.md
-// "Search"). Errors wrap ErrBadQuery for a malformed request.
+// "Search"). It scores at most the rankWindow most recently imported matching events (Result.Window says
+// when more matched). Errors wrap ErrBadQuery for a malformed request.
 func (ix *Index) Search(ctx context.Context, q Query) (Result, error) {
 	scope := q.Scope
 	if scope == "" {
@@ -203,10 +204,10 @@ type candidate struct {
 	score float64
 }
 
-// candidates returns the maxCandidates best events by class weight × BM25 (ties by rowid) and whether
-// the rank window left matches out. The class weight is read from the ev_fts rowid, so without a filter on
-// events or sessions FTS5 ranks alone and only the maxCandidates best are joined with their events;
-// with one, every match is joined (and the filter applied) before ranking.
+// candidates returns the maxCandidates best of the rankWindow newest matching events by class weight ×
+// BM25 (ties: the older first) and whether the window left matches out. The class and its weight are
+// read from the ev_fts rowid, so without a filter on events or sessions FTS5 ranks alone and no event is
+// read here; with one, each match is joined with its event and session and filtered before it is scored.
 func (ix *Index) candidates(ctx context.Context, q Query, scope, match string) ([]candidate, bool, error) {
 	cond, weight, typeFilter := scopeSQL(scope, q.EventType)
 	where := []string{"ev_fts MATCH ?", cond}
