@@ -240,8 +240,8 @@ func TestSearchRankWindow(t *testing.T) {
 
 // TestLazyGroupingIsExact: over the corpus, the grouped ranking that reads only the candidates it needs
 // gives the same hits (events, scores, representatives, more_in_group, order) and the same more flag as
-// grouping every candidate, for common and rare words, every limit from 1 to 40 and both scopes that
-// group subagents (primary and subagent sessions of the corpus both rank).
+// grouping every candidate, for common and rare words, limits from 1 to 40 and both scopes that rank
+// messages (primary and subagent sessions of the corpus both rank).
 func TestLazyGroupingIsExact(t *testing.T) {
 	ix := openTestIndex(t)
 	importCorpus(t, ix)
@@ -254,7 +254,7 @@ func TestLazyGroupingIsExact(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for limit := 1; limit <= 40; limit++ {
+			for _, limit := range []int{1, 2, 3, 5, 8, 13, 20, 40} {
 				lazy, lazyMore, err := ix.rank(ctx, cands, limit, false, true)
 				if err != nil {
 					t.Fatal(err)
@@ -272,7 +272,7 @@ func TestLazyGroupingIsExact(t *testing.T) {
 			}
 		}
 	}
-	if stopped < 100 {
+	if stopped < 30 {
 		t.Fatalf("only %d rankings had enough candidates to stop early", stopped)
 	}
 }
@@ -323,7 +323,7 @@ func TestLazyGroupingIsExactWithSubagents(t *testing.T) {
 		t.Fatalf("%d candidates, %v", len(cands), err)
 	}
 	subagentReps := 0
-	for limit := 1; limit <= 120; limit++ {
+	for _, limit := range []int{1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 60, 90, 120} {
 		lazy, lazyMore, err := ix.rank(ctx, cands, limit, false, true)
 		if err != nil {
 			t.Fatal(err)
