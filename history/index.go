@@ -35,8 +35,8 @@ const (
 )
 
 // schemaVersion is the index's PRAGMA user_version: Open creates the schema when it is missing and
-// rebuilds an index of an older version (docs/history.md "The index"). Version 2: one FTS5 table per
-// class of event (ftsClasses) instead of one ev_fts table.
+// rebuilds an index of an older version (docs/history.md "The index"). Version 2: the ev_fts rowid
+// carries the event's class (ftsRowid); sessions_root.
 const schemaVersion = 2
 
 // schema is the index's tables but the full-text one (ftsSchema).
