@@ -305,9 +305,10 @@ func (ix *Index) rank(ctx context.Context, cands []candidate, limit int, dense, 
 // group not yet known is that group's best hit. Each new group is then resolved whole: its sessions (by
 // root) and their events among the candidates (groupMembers), which gives its representative and
 // more_in_group exactly. Every group not yet seen has all its hits among the candidates not yet placed,
-// so its representative scores at most t, the best score among those. When limit known groups have
-// representatives scoring above t, they are the first limit hits, in their order; when every candidate
-// is placed, the result is groupByRoot's.
+// so its representative scores at most t, the score of the first of those (next), and its best hit comes
+// after next, while a known group's comes before (every candidate read is placed). So when limit known
+// groups have representatives scoring at least t, they are the first limit hits, in their order; when
+// every candidate is placed, the result is groupByRoot's.
 func (ix *Index) rankGrouped(ctx context.Context, cands []candidate, limit int) ([]Hit, bool, error) {
 	type group struct {
 		key     string
@@ -331,8 +332,11 @@ func (ix *Index) rankGrouped(ctx context.Context, cands []candidate, limit int) 
 			break
 		}
 		var sure []*group
+		t := cands[next].score
 		for _, g := range order {
-			if cands[g.rep].score > cands[next].score {
+			// On a tie with t, g still comes first: groupByRoot keeps groups in the order of their best
+			// hits, g's is before next (every candidate read is placed) and an unknown group's after.
+			if cands[g.rep].score >= t {
 				sure = append(sure, g)
 			}
 		}
