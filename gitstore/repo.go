@@ -320,6 +320,23 @@ func (r *Repo) CurrentBranch() string {
 	return ref
 }
 
+// HeadName is what `git rev-parse --symbolic-full-name HEAD` prints: the full name of the ref this
+// worktree's HEAD points at ("refs/heads/main"), or "HEAD" when HEAD is detached.
+func (r *Repo) HeadName() (string, error) {
+	b, err := os.ReadFile(filepath.Join(r.gitDir, "HEAD"))
+	if err != nil {
+		return "", fmt.Errorf("read HEAD: %w", err)
+	}
+	s := strings.TrimSpace(string(b))
+	if target, ok := strings.CutPrefix(s, "ref: "); ok {
+		return target, nil
+	}
+	if !plumbing.IsHash(s) {
+		return "", fmt.Errorf("HEAD holds %q, neither a ref nor an object name", s)
+	}
+	return "HEAD", nil
+}
+
 // ResolveHEAD returns the commit of this worktree's HEAD, ZeroHash when it is unborn.
 func (r *Repo) ResolveHEAD(ctx context.Context) (Hash, error) {
 	b, err := os.ReadFile(filepath.Join(r.gitDir, "HEAD"))

@@ -34,6 +34,10 @@ type Record struct {
 	// interrupted (a kill, the hook's time limit) and what it had written was recorded afterwards from its
 	// journal. The next refresh compares every path instead of the changes since Commits.
 	Incomplete bool `json:"incomplete,omitempty"`
+	// Clean says that the trees of Commits hold no entry ctx does not check out (no Problem): the next
+	// refresh then knows the tips' problems from what changed since (Refreshed.Clean), and the hooks need
+	// not walk the whole tree to find none (docs/hooks.md).
+	Clean bool `json:"clean,omitempty"`
 
 	raw []byte // the bytes the record was read from (writeRecordFS skips writing the same bytes)
 }
@@ -99,7 +103,7 @@ func (c *parsedRecord) parse(name string, b []byte) (*Record, error) {
 		c.raw, c.rec = b, rec
 	}
 	return &Record{Commits: maps.Clone(c.rec.Commits), Files: maps.Clone(c.rec.Files), Incomplete: c.rec.Incomplete,
-		raw: c.raw}, nil
+		Clean: c.rec.Clean, raw: c.raw}, nil
 }
 
 // recordsParsed counts parseRecord's calls (tests check that one command parses the record once).
@@ -160,6 +164,9 @@ type Refreshed struct {
 	// Skipped are the entries of the refs that changed since the last refresh and that ctx does not check
 	// out (Problem): never written, reported once here, and listed by ctx status and ctx doctor.
 	Skipped []Problem
+	// Clean says that the tips hold no entry ctx does not check out (TreeProblems would return none),
+	// known without walking their trees when the previous tips were known clean.
+	Clean bool
 }
 
 func blobHash(b []byte) gitstore.Hash { return gitstore.BlobHash(b) }
@@ -420,6 +427,19 @@ func (s *Store) refresh(ctx context.Context, force map[string]bool) (*Refreshed,
 		}
 	}
 	rec.Incomplete = false
+	// The tips' problems are those of what changed when the recorded tips had none (or every path was
+	// compared); otherwise they are looked for once in the whole trees, and the record remembers the answer.
+	switch {
+	case full || rec.Clean:
+		rec.Clean = len(out.Skipped) == 0
+	default:
+		ps, err := s.TreeProblems(ctx)
+		if err != nil {
+			return nil, err
+		}
+		rec.Clean = len(ps) == 0
+	}
+	out.Clean = rec.Clean
 	if len(ops) > 0 {
 		if err := s.applyRefresh(ctx, fsys, ops, out); err != nil {
 			// What was written is recorded now rather than at the next refresh.
