@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -15,42 +14,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
-	"time"
 
 	"github.com/ctx-dev/ctx/gitstore"
 	"github.com/ctx-dev/ctx/merge"
 )
-
-// RecordFile is the checkout record inside the checked-out tree: which commit of each scope it mirrors
-// and the blob of every file it wrote, so that hand edits can be told apart from ctx's own writes.
-const RecordFile = ".ctx-checkout.json"
-
-// Record is the content of RecordFile.
-type Record struct {
-	Commits map[Scope]string       `json:"commits"`
-	Files   map[string]RecordEntry `json:"files"`
-	// Incomplete says that Files is what is on disk but may not be all of Commits: a refresh was
-	// interrupted (a kill, the hook's time limit) and what it had written was recorded afterwards from its
-	// journal. The next refresh compares every path instead of the changes since Commits.
-	Incomplete bool `json:"incomplete,omitempty"`
-	// Clean says that the trees of Commits hold no entry ctx does not check out (no Problem): the next
-	// refresh then knows the tips' problems from what changed since (Refreshed.Clean), and the hooks need
-	// not walk the whole tree to find none (docs/hooks.md).
-	Clean bool `json:"clean,omitempty"`
-
-	raw []byte // the bytes the record was read from (writeRecordFS skips writing the same bytes)
-}
-
-// RecordEntry is one file of the checkout record.
-type RecordEntry struct {
-	Scope Scope  `json:"scope"`
-	Blob  string `json:"blob"`
-	// Stat is the file's stat data when ctx last knew it held Blob, as git's index keeps it: while the
-	// file's stat data are the same (and it is older than the record, see HandEdits), it is not read
-	// again. Absent in the journal and in records of older ctx versions: the file is then read.
-	Stat *FileStat `json:"stat,omitempty"`
-}
 
 // CommonDir is the git common dir of the store's repository (for a linked worktree, the main
 // repository's git dir): where ctx keeps what is never pushed (docs/architecture.md "Where things live").
@@ -62,99 +29,6 @@ func (s *Store) CheckoutRoot() string {
 		return ""
 	}
 	return filepath.Join(s.repo.WorkTree(), CheckoutDir)
-}
-
-// ReadRecord reads the checkout record; nil when the tree was never checked out.
-func (s *Store) ReadRecord() (*Record, error) {
-	root := s.CheckoutRoot()
-	if root == "" {
-		return nil, nil
-	}
-	b, err := os.ReadFile(filepath.Join(root, RecordFile))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read checkout record: %w", err)
-	}
-	return s.parsed.parse(filepath.Join(root, RecordFile), b)
-}
-
-// parsedRecord keeps the checkout record a Store parsed last with the bytes it was parsed from: one
-// command reads the record several times (ctx status: the refresh, the hand-edit scan), and parsing a
-// record of 10,000 files took most of ctx status; a copy of the parsed record is much cheaper. The bytes
-// are compared whole, so a record rewritten by another process is always parsed again.
-type parsedRecord struct {
-	mu  sync.Mutex
-	raw []byte
-	rec *Record
-}
-
-// parse is parseRecord through the cache. The Record returned is the caller's to change (its maps are
-// copies; a RecordEntry's Stat is never changed in place, only replaced).
-func (c *parsedRecord) parse(name string, b []byte) (*Record, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.rec == nil || !bytes.Equal(c.raw, b) {
-		rec, err := parseRecord(name, b)
-		if err != nil {
-			return nil, err
-		}
-		c.raw, c.rec = b, rec
-	}
-	return &Record{Commits: maps.Clone(c.rec.Commits), Files: maps.Clone(c.rec.Files), Incomplete: c.rec.Incomplete,
-		Clean: c.rec.Clean, raw: c.raw}, nil
-}
-
-// recordsParsed counts parseRecord's calls (tests check that one command parses the record once).
-var recordsParsed atomic.Int64
-
-func parseRecord(name string, b []byte) (*Record, error) {
-	recordsParsed.Add(1)
-	var rec Record
-	if err := json.Unmarshal(b, &rec); err != nil {
-		return nil, fmt.Errorf("checkout record %s: %w", name, err)
-	}
-	if rec.Files == nil {
-		rec.Files = map[string]RecordEntry{}
-	}
-	if rec.Commits == nil {
-		rec.Commits = map[Scope]string{}
-	}
-	rec.raw = b
-	return &rec, nil
-}
-
-// readRecordFS reads the checkout record through the checked-out tree's root; an empty record (no
-// commits, no files) when there is none.
-func (s *Store) readRecordFS(fsys *checkoutFS) (rec *Record, found bool, err error) {
-	b, err := fsys.readFile(RecordFile)
-	if errors.Is(err, fs.ErrNotExist) {
-		return &Record{Commits: map[Scope]string{}, Files: map[string]RecordEntry{}}, false, nil
-	}
-	if err != nil {
-		return nil, false, fmt.Errorf("read checkout record: %w", err)
-	}
-	rec, err = s.parsed.parse(filepath.Join(s.CheckoutRoot(), RecordFile), b)
-	return rec, err == nil, err
-}
-
-// writeRecordFS writes the record as compact JSON, unless the file holds these bytes already (a refresh
-// with nothing to do writes nothing).
-func writeRecordFS(fsys *checkoutFS, rec *Record) error {
-	b, err := json.Marshal(rec)
-	if err != nil {
-		return err
-	}
-	b = append(b, '\n')
-	if bytes.Equal(b, rec.raw) {
-		return nil
-	}
-	if err := fsys.writeFile(RecordFile, b); err != nil {
-		return fmt.Errorf("write checkout record: %w", err)
-	}
-	rec.raw = b
-	return nil
 }
 
 // Refreshed reports what Refresh did.
@@ -316,7 +190,15 @@ func (s *Store) refresh(ctx context.Context, force map[string]bool) (*Refreshed,
 		return nil, fmt.Errorf("refresh: %w", err)
 	}
 	defer fsys.Close()
-	rec, found, err := s.recoverRefresh(fsys)
+	// After an interrupted refresh (its journal is there) the record is recovered whole; otherwise only
+	// the entries of the paths that changed are read from it (readRecordLazy).
+	var rec *Record
+	var found bool
+	if _, jerr := os.Lstat(s.journalPath()); jerr == nil {
+		rec, found, err = s.recoverRefresh(fsys)
+	} else {
+		rec, found, err = s.readRecordLazy(fsys)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -366,6 +248,9 @@ func (s *Store) refresh(ctx context.Context, force map[string]bool) (*Refreshed,
 		}
 	}
 	if full {
+		if err := rec.loadAll(); err != nil {
+			return nil, err
+		}
 		for p := range rec.Files {
 			changed[p] = true
 		}
@@ -396,7 +281,7 @@ func (s *Store) refresh(ctx context.Context, force map[string]bool) (*Refreshed,
 			out.Kept = append(out.Kept, p)
 			continue
 		}
-		old, had := rec.Files[p]
+		old, had := rec.entry(p)
 		switch {
 		case onDisk && !newBlob.IsZero() && blobHash(cur) == newBlob:
 			// already what the ref has
@@ -411,13 +296,17 @@ func (s *Store) refresh(ctx context.Context, force map[string]bool) (*Refreshed,
 			ops = append(ops, refreshOp{path: p, blob: newBlob, scope: newScope})
 		}
 		if newBlob.IsZero() {
-			delete(rec.Files, p)
+			if had {
+				rec.remove(p)
+			}
 		} else {
 			e := RecordEntry{Scope: newScope, Blob: newBlob.String()}
 			if onDisk && before != nil && blobHash(cur) == newBlob {
 				e.Stat = statOf(before)
 			}
-			rec.Files[p] = e
+			if !had || !sameEntry(e, old) {
+				rec.put(p, e)
+			}
 		}
 	}
 	for _, sc := range Scopes {
@@ -453,9 +342,9 @@ func (s *Store) refresh(ctx context.Context, force map[string]bool) (*Refreshed,
 				continue
 			}
 			if fi, err := fsys.lstat(op.path); err == nil {
-				e := rec.Files[op.path]
+				e, _ := rec.entry(op.path)
 				e.Stat = statOf(fi)
-				rec.Files[op.path] = e
+				rec.put(op.path, e)
 			}
 		}
 	}
@@ -468,6 +357,14 @@ func (s *Store) refresh(ctx context.Context, force map[string]bool) (*Refreshed,
 		}
 	}
 	return out, nil
+}
+
+// sameEntry reports whether two entries record the same blob, scope and stat data.
+func sameEntry(a, b RecordEntry) bool {
+	if a.Scope != b.Scope || a.Blob != b.Blob || (a.Stat == nil) != (b.Stat == nil) {
+		return false
+	}
+	return a.Stat == nil || *a.Stat == *b.Stat
 }
 
 // applyRefresh writes the journal of ops, then does them.
@@ -597,7 +494,8 @@ func (s *Store) handEdits(ctx context.Context) ([]HandEdit, *Record, error) {
 	}
 	// A file is trusted by its stat data only when it is older than the record: one modified in the same
 	// clock tick as the record was written could have changed after its stat data were taken (git's
-	// "racily clean" entries, gitformat-index(5)); those are read.
+	// "racily clean" entries, gitformat-index(5)); those are read. The time is RecordFile's: the entries of
+	// RecordLogFile are newer, so their files are read (a few, until the record is written whole).
 	var recTime int64
 	if fi, err := fsys.lstat(RecordFile); err == nil {
 		recTime = fi.ModTime().UnixNano()
@@ -611,7 +509,7 @@ func (s *Store) handEdits(ctx context.Context) ([]HandEdit, *Record, error) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if de.IsDir() || p == RecordFile || isTemp(path.Base(p)) {
+		if de.IsDir() || p == RecordFile || p == RecordLogFile || isTemp(path.Base(p)) {
 			return nil
 		}
 		seen[p] = true
@@ -926,8 +824,8 @@ func (s *Store) CheckoutView(ctx context.Context) (*View, error) {
 	// until the next refresh has recorded it.
 	_, jerr := os.Stat(s.journalPath())
 	unfinished := jerr == nil
-	fi, statErr := os.Stat(filepath.Join(root, RecordFile))
-	if scopes := s.recCache.get(fi, statErr, want); scopes != nil && !unfinished {
+	key, keyOK := recordKeyOf(root)
+	if scopes := s.recCache.get(key, keyOK, want); scopes != nil && !unfinished {
 		return scopedView(ctx, NewView(&DirReader{Root: root, Scopes: scopes})), nil
 	}
 	rec, err := s.ReadRecord()
@@ -949,8 +847,8 @@ func (s *Store) CheckoutView(ctx context.Context) (*View, error) {
 	for p, f := range rec.Files {
 		scopes[p] = f.Scope
 	}
-	fi, statErr = os.Stat(filepath.Join(root, RecordFile))
-	s.recCache.put(fi, statErr, rec.Commits, scopes)
+	key, keyOK = recordKeyOf(root)
+	s.recCache.put(key, keyOK, rec.Commits, scopes)
 	return scopedView(ctx, NewView(&DirReader{Root: root, Scopes: scopes})), nil
 }
 
@@ -964,37 +862,57 @@ func sameCommits(rec map[Scope]string, want map[Scope]string) bool {
 	return true
 }
 
-// recordCache remembers the scopes of the checkout record as last read, with the record file's
-// modification time and size and the commits it mirrors.
+// recordKey tells a change of the checkout record's files: the modification time and size of RecordFile
+// and of RecordLogFile (zero when there is none).
+type recordKey struct {
+	mod, size, logMod, logSize int64 // nanoseconds since the epoch, bytes
+}
+
+// recordKeyOf stats the record's files under the checked-out tree root; ok false when RecordFile cannot
+// be stat'ed.
+func recordKeyOf(root string) (recordKey, bool) {
+	fi, err := os.Stat(filepath.Join(root, RecordFile))
+	if err != nil {
+		return recordKey{}, false
+	}
+	k := recordKey{mod: fi.ModTime().UnixNano(), size: fi.Size()}
+	if li, err := os.Stat(filepath.Join(root, RecordLogFile)); err == nil {
+		k.logMod, k.logSize = li.ModTime().UnixNano(), li.Size()
+	}
+	return k, true
+}
+
+// recordCache remembers the scopes of the checkout record as last read, with the key of its files and
+// the commits it mirrors.
 type recordCache struct {
 	mu      sync.Mutex
-	mod     time.Time
-	size    int64
+	key     recordKey
 	commits map[Scope]string
 	scopes  map[string]Scope
 }
 
-// get returns the cached scopes when the record file is the one read last and mirrors want; nil otherwise.
-func (c *recordCache) get(fi os.FileInfo, statErr error, want map[Scope]string) map[string]Scope {
-	if statErr != nil {
+// get returns the cached scopes when the record's files are the ones read last and mirror want; nil
+// otherwise.
+func (c *recordCache) get(key recordKey, ok bool, want map[Scope]string) map[string]Scope {
+	if !ok {
 		return nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.scopes == nil || !fi.ModTime().Equal(c.mod) || fi.Size() != c.size || !sameCommits(c.commits, want) {
+	if c.scopes == nil || key != c.key || !sameCommits(c.commits, want) {
 		return nil
 	}
 	return c.scopes
 }
 
-func (c *recordCache) put(fi os.FileInfo, statErr error, commits map[Scope]string, scopes map[string]Scope) {
+func (c *recordCache) put(key recordKey, ok bool, commits map[Scope]string, scopes map[string]Scope) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if statErr != nil {
+	if !ok {
 		c.scopes = nil
 		return
 	}
-	c.mod, c.size, c.commits, c.scopes = fi.ModTime(), fi.Size(), commits, scopes
+	c.key, c.commits, c.scopes = key, commits, scopes
 }
 
 // stampHandEdits sets author, agent and updated_at in the front matter of the knowledge and convention

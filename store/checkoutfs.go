@@ -82,6 +82,24 @@ func (c *checkoutFS) writeFile(p string, data []byte) error {
 	return atomicfile.WriteIn(c.root, p, data, 0o644, atomicfile.NoSync)
 }
 
+// appendFile appends data to the file at p (made when missing) with one write: a crash leaves the file
+// with or without data, or with a part of it at the end (RecordLogFile's readers ignore a last line
+// without its newline).
+func (c *checkoutFS) appendFile(p string, data []byte) error {
+	if err := c.noLinks(p); err != nil {
+		return err
+	}
+	f, err := c.root.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		_ = f.Close()
+		return err
+	}
+	return f.Close()
+}
+
 // remove removes the file at p and the folders it leaves empty.
 func (c *checkoutFS) remove(p string) error {
 	if err := c.noLinks(p); err != nil {
