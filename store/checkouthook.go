@@ -31,3 +31,8 @@ func (s *Store) RefValues(ctx context.Context, refs []string) ([]string, error) 
 // Head is what `git rev-parse --symbolic-full-name HEAD` prints: the full name of this worktree's branch,
 // or "HEAD" when it is detached.
 func (s *Store) Head(context.Context) (string, error) { return s.repo.HeadName() }
+
+// ReadWithGit makes the store read objects through one `git cat-file --batch` process instead of go-git's
+// pack reader: cheaper for a short-lived process that reads a few objects of a big store, such as a git
+// hook's refresh (docs/hooks.md). Call it right after Open.
+func (s *Store) ReadWithGit() { s.repo.ReadWithGit() }

@@ -100,6 +100,9 @@ func hookActions(e *env) (a hooks.Actions, closeStore func()) {
 		if !opened {
 			opened = true
 			shared, sharedErr = store.Open(ctx, wt, store.Actor{})
+			if sharedErr == nil {
+				shared.ReadWithGit() // a few objects of a possibly big pack (docs/hooks.md)
+			}
 		}
 		return shared, sharedErr
 	}
