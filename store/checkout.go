@@ -199,6 +199,11 @@ func (s *Store) refresh(ctx context.Context, force map[string]bool) (*Refreshed,
 	} else {
 		rec, found, err = s.readRecordLazy(fsys)
 	}
+	if errors.Is(err, errRecordCorrupt) {
+		// Every path is compared, as without a record: a file that differs from the ref is kept as a
+		// hand edit, never overwritten.
+		rec, found, err = &Record{Commits: map[Scope]string{}, Files: map[string]RecordEntry{}}, false, nil
+	}
 	if err != nil {
 		return nil, err
 	}

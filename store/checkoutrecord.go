@@ -79,7 +79,11 @@ type recordLine struct {
 // above it, changes are appended to RecordLogFile until the log reaches a quarter of the record, when
 // the record is written whole again (each entry is rewritten after at most four times its size of
 // appended changes).
-const lazyRecordMin = 256 << 10
+var lazyRecordMin = 256 << 10 // a variable for tests
+
+// errRecordCorrupt is a checkout record that is not valid JSON of its shape (cut short, edited by hand):
+// a refresh then compares every path, as without a record.
+var errRecordCorrupt = errors.New("corrupt checkout record")
 
 // entry returns the entry of p.
 func (r *Record) entry(p string) (RecordEntry, bool) {
@@ -234,7 +238,7 @@ func parseRecordLog(name string, b, log []byte) (*Record, error) {
 	recordsParsed.Add(1)
 	var rec Record
 	if err := json.Unmarshal(b, &rec); err != nil {
-		return nil, fmt.Errorf("checkout record %s: %w", name, err)
+		return nil, fmt.Errorf("checkout record %s: %w: %w", name, errRecordCorrupt, err)
 	}
 	if rec.Files == nil {
 		rec.Files = map[string]RecordEntry{}
