@@ -226,6 +226,9 @@ func (s *Store) refresh(ctx context.Context, force map[string]bool) (*Refreshed,
 		}
 	}
 	changed := map[string]bool{}
+	// What the diff of each scope says of a path of the new tree, so that the new blob of a changed path
+	// is not looked up through a folder of 10,000 entries again (readableAt).
+	known := map[Scope]*diffKnown{}
 	for _, sc := range Scopes {
 		old := oldTrees[sc]
 		if full {
@@ -235,6 +238,7 @@ func (s *Store) refresh(ctx context.Context, force map[string]bool) (*Refreshed,
 		if err != nil {
 			return nil, err
 		}
+		known[sc] = newDiffKnown(added, removed)
 		for _, it := range added {
 			if reason, unsafe := itemProblem(it); reason != "" {
 				out.Skipped = append(out.Skipped, Problem{Commit: tips[sc].String(), Scope: sc, Path: it.Path(),
@@ -274,7 +278,7 @@ func (s *Store) refresh(ctx context.Context, force map[string]bool) (*Refreshed,
 	sort.Strings(paths)
 	var ops []refreshOp
 	for _, p := range paths {
-		newScope, newBlob, err := s.readableAt(ctx, trees, p)
+		newScope, newBlob, err := s.readableAt(ctx, trees, p, known)
 		if err != nil {
 			return nil, err
 		}
@@ -335,7 +339,8 @@ func (s *Store) refresh(ctx context.Context, force map[string]bool) (*Refreshed,
 	}
 	out.Clean = rec.Clean
 	if len(ops) > 0 {
-		if err := s.applyRefresh(ctx, fsys, ops, out); err != nil {
+		stats, err := s.applyRefresh(ctx, fsys, ops, out)
+		if err != nil {
 			// What was written is recorded now rather than at the next refresh.
 			if _, _, rerr := s.recoverRefresh(fsys); rerr != nil {
 				err = errors.Join(err, rerr)
@@ -343,10 +348,7 @@ func (s *Store) refresh(ctx context.Context, force map[string]bool) (*Refreshed,
 			return nil, err
 		}
 		for _, op := range ops {
-			if op.remove {
-				continue
-			}
-			if fi, err := fsys.lstat(op.path); err == nil {
+			if fi := stats[op.path]; fi != nil && !op.remove {
 				e, _ := rec.entry(op.path)
 				e.Stat = statOf(fi)
 				rec.put(op.path, e)
@@ -372,8 +374,8 @@ func sameEntry(a, b RecordEntry) bool {
 	return a.Stat == nil || *a.Stat == *b.Stat
 }
 
-// applyRefresh writes the journal of ops, then does them.
-func (s *Store) applyRefresh(ctx context.Context, fsys *checkoutFS, ops []refreshOp, out *Refreshed) error {
+// applyRefresh writes the journal of ops, then does them; it returns the stat data of the files written.
+func (s *Store) applyRefresh(ctx context.Context, fsys *checkoutFS, ops []refreshOp, out *Refreshed) (map[string]fs.FileInfo, error) {
 	j := journal{Write: map[string]RecordEntry{}}
 	for _, op := range ops {
 		if op.remove {
@@ -384,53 +386,105 @@ func (s *Store) applyRefresh(ctx context.Context, fsys *checkoutFS, ops []refres
 	}
 	b, err := json.Marshal(j)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := writeFileAtomic(s.journalPath(), b, 0o644); err != nil {
-		return fmt.Errorf("refresh: write journal: %w", err)
+		return nil, fmt.Errorf("refresh: write journal: %w", err)
 	}
+	w := fsys.dirWriter()
+	defer w.Close()
+	stats := make(map[string]fs.FileInfo, len(ops))
 	for i, op := range ops {
 		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("refresh: %w", err)
+			return nil, fmt.Errorf("refresh: %w", err)
 		}
 		if op.remove {
-			if err := fsys.remove(op.path); err != nil {
-				return fmt.Errorf("refresh: remove %s: %w", op.path, err)
+			if err := w.remove(op.path); err != nil {
+				return nil, fmt.Errorf("refresh: remove %s: %w", op.path, err)
 			}
 			out.Removed = append(out.Removed, op.path)
 		} else {
 			data, err := s.repo.ReadBlob(ctx, op.blob)
 			if err != nil {
-				return err
+				return nil, err
 			}
-			if err := fsys.writeFile(op.path, data); err != nil {
-				return fmt.Errorf("refresh %s: %w", op.path, err)
+			fi, err := w.writeFile(op.path, data)
+			if err != nil {
+				return nil, fmt.Errorf("refresh %s: %w", op.path, err)
 			}
+			stats[op.path] = fi
 			out.Written = append(out.Written, op.path)
 		}
 		if refreshInterrupt != nil {
 			refreshInterrupt(i + 1)
 		}
 	}
-	return nil
+	return stats, nil
 }
 
 // readableAt returns the scope and blob of the file at the slash path p in the first scope that has a
 // file ctx reads there (a regular file at a place of the layout); ZeroHash when none has.
-func (s *Store) readableAt(ctx context.Context, trees map[Scope]gitstore.Hash, p string) (Scope, gitstore.Hash, error) {
+func (s *Store) readableAt(ctx context.Context, trees map[Scope]gitstore.Hash, p string, known map[Scope]*diffKnown) (Scope, gitstore.Hash, error) {
 	if LayoutPath(p) != nil {
 		return "", gitstore.ZeroHash, nil
 	}
 	for _, sc := range Scopes {
-		it, ok, err := s.repo.Stat(ctx, trees[sc], p)
-		if err != nil {
-			return "", gitstore.ZeroHash, err
+		it, ok, decided := known[sc].at(p)
+		if !decided {
+			var err error
+			if it, ok, err = s.repo.Stat(ctx, trees[sc], p); err != nil {
+				return "", gitstore.ZeroHash, err
+			}
 		}
 		if ok && it.IsFile() {
 			return sc, it.Hash, nil
 		}
 	}
 	return "", gitstore.ZeroHash, nil
+}
+
+// diffKnown is what a diff of a scope's trees (DiffItems from the recorded tree to the new one) tells of
+// the new tree: the leaves it added (with their mode and blob) and the paths it no longer holds.
+type diffKnown struct {
+	added map[string]gitstore.Item
+	gone  map[string]bool
+}
+
+// newDiffKnown indexes DiffItems' results; nil (every path is looked up) when a name is duplicated in
+// the new tree, where a path can name an entry that Stat refuses.
+func newDiffKnown(added, removed []gitstore.Item) *diffKnown {
+	k := &diffKnown{added: make(map[string]gitstore.Item, len(added)), gone: map[string]bool{}}
+	for _, it := range added {
+		if it.Duplicate {
+			return nil
+		}
+		// A name holding "/" would make its joined path look like a nested one: only entries whose names
+		// are all safe say anything of a path.
+		if namesSafe(it.Names) {
+			k.added[it.Path()] = it
+		}
+	}
+	for _, it := range removed {
+		if namesSafe(it.Names) {
+			k.gone[it.Path()] = true
+		}
+	}
+	return k
+}
+
+// at returns the new tree's entry at p as Stat would (decided), or decided false when the diff does not
+// say (p is unchanged in this scope, or no diff is known).
+func (k *diffKnown) at(p string) (it gitstore.Item, ok, decided bool) {
+	if k == nil {
+		return gitstore.Item{}, false, false
+	}
+	if it, found := k.added[p]; found {
+		return it, true, true
+	}
+	if k.gone[p] {
+		return gitstore.Item{}, false, true
+	}
+	return gitstore.Item{}, false, false
 }
 
 // namesSafe reports whether every name passes gitstore.CheckName (so that the joined path names the entry
