@@ -76,10 +76,14 @@ type recordLine struct {
 }
 
 // Record sizes: below lazyRecordMin bytes the record is read and written whole (cheaper than two files);
-// above it, changes are appended to RecordLogFile until the log reaches a quarter of the record, when
-// the record is written whole again (each entry is rewritten after at most four times its size of
-// appended changes).
+// above it, changes are appended to RecordLogFile until the log reaches a quarter of the record or
+// maxRecordLog bytes, when the record is written whole again: each entry is rewritten after at most four
+// times its size of appended changes, and every refresh parses at most maxRecordLog bytes of log (about
+// 200 refreshes of one file; a whole rewrite at 10,000 entries costs about as much as parsing 64 KiB of
+// log 30 times).
 var lazyRecordMin = 256 << 10 // a variable for tests
+
+const maxRecordLog = 64 << 10
 
 // errRecordCorrupt is a checkout record that is not valid JSON of its shape (cut short, edited by hand):
 // a refresh then compares every path, as without a record.
@@ -454,7 +458,7 @@ func appendRecordLog(fsys *checkoutFS, rec *Record) (done bool, err error) {
 		return false, err
 	}
 	b = append(b, '\n')
-	if len(rec.logRaw)+len(b) > len(rec.raw)/4 {
+	if n := len(rec.logRaw) + len(b); n > len(rec.raw)/4 || n > maxRecordLog {
 		return false, nil
 	}
 	if err := fsys.appendFile(RecordLogFile, b); err != nil {
