@@ -276,6 +276,13 @@ func (s *Store) refresh(ctx context.Context, force map[string]bool) (*Refreshed,
 		}
 	}
 	sort.Strings(paths)
+	// Each lookup in a lazily read record scans its bytes: for many paths (a pull of a teammate's week)
+	// parsing the record once is cheaper.
+	if len(paths) > lazyLookupMax {
+		if err := rec.loadAll(); err != nil {
+			return nil, err
+		}
+	}
 	var ops []refreshOp
 	for _, p := range paths {
 		newScope, newBlob, err := s.readableAt(ctx, trees, p, known)
