@@ -336,6 +336,19 @@ func (r *Repo) CurrentBranch() string {
 	return ref
 }
 
+// ResolveInRepository is Resolve in the repository's own refs, even for a ref kept in the local-only
+// store (KeepLocal): what `git for-each-ref` run in the repository sees (ZeroHash when it has no such ref).
+func (r *Repo) ResolveInRepository(ctx context.Context, name string) (Hash, error) {
+	if err := ctx.Err(); err != nil {
+		return ZeroHash, err
+	}
+	h, err := readRef(r.commonDir, name)
+	if err != nil {
+		return ZeroHash, fmt.Errorf("resolve %s: %w", name, err)
+	}
+	return h, nil
+}
+
 // HeadName is what `git rev-parse --symbolic-full-name HEAD` prints: the full name of the ref this
 // worktree's HEAD points at ("refs/heads/main"), or "HEAD" when HEAD is detached.
 func (r *Repo) HeadName() (string, error) {

@@ -11,13 +11,15 @@ import (
 func (s *Store) GitPath(name string) string { return filepath.Join(s.repo.GitDir(), name) }
 
 // RefValues is what `git for-each-ref --format='%(refname)=%(objectname)' REF...` prints for the full ref
-// names refs (the hooks' stamp, docs/hooks.md): "REF=OID" of each ref that exists, sorted by name.
+// names refs (the hooks' stamp, docs/hooks.md): "REF=OID" of each ref that exists in the repository,
+// sorted by name. The private and ephemeral refs live in a repository of their own, which git's
+// for-each-ref does not see, and neither does this.
 func (s *Store) RefValues(ctx context.Context, refs []string) ([]string, error) {
 	sorted := append([]string(nil), refs...)
 	sort.Strings(sorted) // by name, as git sorts: "refs/x" before "refs/x2" ('=' sorts after '2')
 	var out []string
 	for _, r := range sorted {
-		h, err := s.repo.Resolve(ctx, r)
+		h, err := s.repo.ResolveInRepository(ctx, r)
 		if err != nil {
 			return nil, err
 		}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ctx-dev/ctx/internal/testenv"
+	"github.com/ctx-dev/ctx/store"
 	"github.com/ctx-dev/ctx/store/storetest"
 )
 
@@ -12,13 +13,17 @@ import (
 // shim's git prints, byte for byte, or the stamp would never match (or match a state it does not hold).
 func TestHookLocalMatchesGit(t *testing.T) {
 	s, dir := storetest.New(t)
+	// A private entry: refs/ctx/private lives in the local-only store, which git's for-each-ref does not see.
+	if _, err := s.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "p", Content: "private\n", Scope: store.Private}); err != nil {
+		t.Fatal(err)
+	}
 	head := testenv.Git(t, dir, "rev-parse", "HEAD")
 	// Names that sort differently as "REF=OID" strings than as ref names, a packed ref and a missing one.
 	testenv.Git(t, dir, "update-ref", "refs/ctx/x2", head)
 	testenv.Git(t, dir, "update-ref", "refs/ctx/x", head)
 	testenv.Git(t, dir, "pack-refs", "--all")
 	testenv.Git(t, dir, "update-ref", "refs/ctx/x", "HEAD~0")
-	refs := []string{"refs/ctx/x2", "refs/heads/ctx", "refs/ctx/missing", "refs/ctx/x"}
+	refs := append(s.Refs(), "refs/ctx/x2", "refs/ctx/missing", "refs/ctx/x")
 	got, err := s.RefValues(bg, refs)
 	if err != nil {
 		t.Fatal(err)
