@@ -54,3 +54,11 @@ func GitPathOK(path string) bool { return gitPathOK(path) }
 func (r *Repo) LogPathGit(ctx context.Context, tip Hash, n int, path string) ([]*Commit, error) {
 	return r.logPathGit(ctx, tip, n, path)
 }
+
+// SetMapDiffOnly makes DiffItems take its general path (maps of names) for every tree, and returns the
+// function that restores it.
+func SetMapDiffOnly(on bool) func() {
+	old := mapDiffOnly
+	mapDiffOnly = on
+	return func() { mapDiffOnly = old }
+}

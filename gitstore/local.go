@@ -163,9 +163,21 @@ func (r *Repo) ensureLocal() error {
 type objects struct {
 	storer.EncodedObjectStorer
 	local *filesystem.Storage
+	cf    *catFile // tried first when set (Repo.ReadWithGit)
+	repo  *Repo
 }
 
 func (o objects) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	if o.cf != nil {
+		typ, data, err := o.cf.read(o.repo, Hash(h))
+		if err == nil {
+			if t != plumbing.AnyObject && typ != t {
+				return nil, plumbing.ErrObjectNotFound // as go-git's storage answers a type mismatch
+			}
+			return &rawObject{h: h, t: typ, data: data}, nil
+		}
+		// Missing or failed: go-git looks (and Repo.read re-indexes on a miss).
+	}
 	obj, err := o.EncodedObjectStorer.EncodedObject(t, h)
 	if errors.Is(err, plumbing.ErrObjectNotFound) && o.local != nil {
 		return o.local.EncodedObject(t, h)
@@ -192,7 +204,9 @@ func (o objects) EncodedObjectSize(h plumbing.Hash) (int64, error) {
 var _ storer.EncodedObjectStorer = objects{}
 
 // reader is the object database of reads; call it under objMu (read).
-func (r *Repo) reader() objects { return objects{EncodedObjectStorer: r.objs, local: r.lst} }
+func (r *Repo) reader() objects {
+	return objects{EncodedObjectStorer: r.objs, local: r.lst, cf: r.cf, repo: r}
+}
 
 // moveToLocal moves ref name from the repository's refs into the local store (see KeepLocal). It runs
 // under the ctx lock.

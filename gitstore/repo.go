@@ -49,6 +49,8 @@ type Repo struct {
 	packMu  sync.Mutex
 	indexed atomic.Bool // the pack indexes are loaded (ensureIndex); cleared by Close
 
+	cf *catFile // reads through git cat-file (ReadWithGit), or nil
+
 	local map[string]bool     // refs kept in the local-only store (KeepLocal)
 	lst   *filesystem.Storage // the local-only store's objects; nil until it exists (guarded by objMu)
 }
@@ -95,6 +97,9 @@ func newStorage(dir string) *filesystem.Storage {
 // Close closes the packfiles the object databases keep open. The Repo stays usable: a later read opens
 // them again. Safe to call more than once.
 func (r *Repo) Close() error {
+	if r.cf != nil {
+		r.cf.Close()
+	}
 	if r.st == nil {
 		return nil
 	}
@@ -114,6 +119,15 @@ func (r *Repo) closePacks() {
 	if r.lst != nil {
 		_ = r.lst.Close()
 		r.lst.Reindex()
+	}
+}
+
+// ReadWithGit makes r read objects through one `git cat-file --batch` process (go-git when git is
+// missing or does not have an object): for a short-lived process that reads a few objects of a big
+// store, such as a git hook's refresh (catFile). Call it right after Open, before any read.
+func (r *Repo) ReadWithGit() {
+	if r.st != nil && HasGit() {
+		r.cf = &catFile{}
 	}
 }
 
@@ -249,7 +263,9 @@ func (r *Repo) Reindex() {
 // replaces the packs this process indexed: C git re-scans its packs on such a miss, and so does ctx. git
 // writes the new pack before it deletes the old ones, so a re-scan finds every object.
 func (r *Repo) read(fn func() error) error {
-	r.ensureIndex()
+	if r.cf == nil {
+		r.ensureIndex()
+	}
 	err := r.readOnce(fn)
 	for attempt := 0; attempt < 3 && missed(err); attempt++ {
 		if attempt > 0 {
@@ -318,6 +334,36 @@ func (r *Repo) CurrentBranch() string {
 		return ""
 	}
 	return ref
+}
+
+// ResolveInRepository is Resolve in the repository's own refs, even for a ref kept in the local-only
+// store (KeepLocal): what `git for-each-ref` run in the repository sees (ZeroHash when it has no such ref).
+func (r *Repo) ResolveInRepository(ctx context.Context, name string) (Hash, error) {
+	if err := ctx.Err(); err != nil {
+		return ZeroHash, err
+	}
+	h, err := readRef(r.commonDir, name)
+	if err != nil {
+		return ZeroHash, fmt.Errorf("resolve %s: %w", name, err)
+	}
+	return h, nil
+}
+
+// HeadName is what `git rev-parse --symbolic-full-name HEAD` prints: the full name of the ref this
+// worktree's HEAD points at ("refs/heads/main"), or "HEAD" when HEAD is detached.
+func (r *Repo) HeadName() (string, error) {
+	b, err := os.ReadFile(filepath.Join(r.gitDir, "HEAD"))
+	if err != nil {
+		return "", fmt.Errorf("read HEAD: %w", err)
+	}
+	s := strings.TrimSpace(string(b))
+	if target, ok := strings.CutPrefix(s, "ref: "); ok {
+		return target, nil
+	}
+	if !plumbing.IsHash(s) {
+		return "", fmt.Errorf("HEAD holds %q, neither a ref nor an object name", s)
+	}
+	return "HEAD", nil
 }
 
 // ResolveHEAD returns the commit of this worktree's HEAD, ZeroHash when it is unborn.

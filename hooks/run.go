@@ -35,6 +35,11 @@ const (
 // MERGE_HEAD in place while it runs post-merge after a successful merge, so
 // refusing would turn post-merge off. Use GuardHook for a hook's own rules.
 func Guard(ctx context.Context, workTree string) (run bool, why string) {
+	return guard(ctx, workTree, nil)
+}
+
+// guard is Guard; with loc, the paths come from it instead of a git process.
+func guard(ctx context.Context, workTree string, loc Local) (run bool, why string) {
 	if v, ok := os.LookupEnv(EnvHooks); ok && strings.TrimSpace(v) == "0" {
 		return false, "CTX_HOOKS=0"
 	}
@@ -44,18 +49,25 @@ func Guard(ctx context.Context, workTree string) (run bool, why string) {
 		{"CHERRY_PICK_HEAD", "cherry-pick in progress"},
 		{"REVERT_HEAD", "revert in progress"},
 	}
-	// One git process for the four paths (the hook runs on every checkout: keep it fast).
-	args := []string{"rev-parse"}
-	for _, st := range states {
-		args = append(args, "--git-path", st.name)
-	}
-	out, err := git(ctx, workTree, args...)
-	if err != nil {
-		return false, fmt.Sprintf("not a git repository: %v", err)
-	}
-	paths := strings.Split(out, "\n")
-	if len(paths) != len(states) {
-		return false, fmt.Sprintf("git rev-parse --git-path: unexpected output %q", out)
+	paths := make([]string, len(states))
+	if loc != nil {
+		for i, st := range states {
+			paths[i] = loc.GitPath(st.name)
+		}
+	} else {
+		// One git process for the four paths (the hook runs on every checkout: keep it fast).
+		args := []string{"rev-parse"}
+		for _, st := range states {
+			args = append(args, "--git-path", st.name)
+		}
+		out, err := git(ctx, workTree, args...)
+		if err != nil {
+			return false, fmt.Sprintf("not a git repository: %v", err)
+		}
+		paths = strings.Split(out, "\n")
+		if len(paths) != len(states) {
+			return false, fmt.Sprintf("git rev-parse --git-path: unexpected output %q", out)
+		}
 	}
 	for i, st := range states {
 		path, err := absFrom(workTree, strings.TrimSpace(paths[i]))
@@ -77,13 +89,17 @@ func Guard(ctx context.Context, workTree string) (run bool, why string) {
 //     2.39's sequencer calls post-rewrite just before it removes its state,
 //     and that call is the signal that the rebase is complete.
 func GuardHook(ctx context.Context, workTree string, h Hook, args []string) (run bool, why string) {
+	return guardHook(ctx, workTree, h, args, nil)
+}
+
+func guardHook(ctx context.Context, workTree string, h Hook, args []string, loc Local) (run bool, why string) {
 	if !h.Valid() {
 		return false, fmt.Sprintf("unknown hook %q", h)
 	}
 	if h == PostCheckout && len(args) >= 3 && args[2] != "1" {
 		return false, "file checkout"
 	}
-	run, why = Guard(ctx, workTree)
+	run, why = guard(ctx, workTree, loc)
 	if !run && h == PostRewrite && len(args) >= 1 && args[0] == "rebase" &&
 		(why == "rebase in progress" || why == "rebase or am in progress") {
 		return true, ""
@@ -124,6 +140,23 @@ type Actions struct {
 	// FollowsBranch says whether Activity has something to keep in step with HEAD (this machine has an
 	// active activity entry); when it says no, post-checkout's stamp does not name HEAD (nil: it does).
 	FollowsBranch func(ctx context.Context, workTree string) (bool, error)
+	// Local, when set, answers in process what Run otherwise asks git (the guard's and the stamp's paths,
+	// the refs' values, HEAD): each git process is a few milliseconds of the user's checkout
+	// (docs/hooks.md "A checkout after the context branch moved"). An error falls back to git.
+	Local func(ctx context.Context, workTree string) (Local, error)
+}
+
+// Local is what a hook reads of the repository without starting git.
+type Local interface {
+	// GitPath is `git rev-parse --git-path name` for a file git keeps per worktree (HEAD's neighbours:
+	// rebase-merge, CHERRY_PICK_HEAD, ctx's hook stamp), as an absolute path.
+	GitPath(name string) string
+	// RefValues is what `git for-each-ref --format='%(refname)=%(objectname)' REF...` prints for full ref
+	// names: REF=OID of each ref that exists, sorted by name.
+	RefValues(ctx context.Context, refs []string) ([]string, error)
+	// Head is `git rev-parse --symbolic-full-name HEAD`: the full name of HEAD's branch, or "HEAD" when it
+	// is detached.
+	Head(ctx context.Context) (string, error)
 }
 
 // Run runs hook h with git's arguments args in workTree, for
@@ -141,13 +174,19 @@ type Actions struct {
 func Run(ctx context.Context, workTree string, h Hook, args []string, a Actions) (ran bool, why string, err error) {
 	ctx, cancel := context.WithTimeout(ctx, Timeout(h))
 	defer cancel()
-	if run, why := GuardHook(ctx, workTree, h, args); !run {
+	var loc Local
+	if a.Local != nil {
+		if l, err := a.Local(ctx, workTree); err == nil {
+			loc = l
+		}
+	}
+	if run, why := guardHook(ctx, workTree, h, args, loc); !run {
 		return false, why, nil
 	}
 	var errs []error
 	switch h {
 	case PostCheckout, PostMerge, PostRewrite:
-		st := beginStamp(ctx, workTree, a)
+		st := beginStamp(ctx, workTree, a, loc)
 		refreshed := true
 		if a.Refresh != nil {
 			if err := a.Refresh(ctx, workTree); err != nil {
@@ -163,7 +202,7 @@ func Run(ctx context.Context, workTree string, h Hook, args []string, a Actions)
 			}
 		}
 		if h == PostCheckout && a.Activity != nil && refreshed {
-			branch, _ := git(ctx, workTree, "symbolic-ref", "--quiet", "--short", "HEAD")
+			branch := currentBranch(ctx, workTree, loc)
 			if err := a.Activity(ctx, workTree, branch); err != nil {
 				errs = append(errs, fmt.Errorf("%s: record activity: %w", h, err))
 			}
@@ -177,7 +216,7 @@ func Run(ctx context.Context, workTree string, h Hook, args []string, a Actions)
 					follows = f
 				}
 			}
-			if err := st.write(ctx, workTree, follows); err != nil {
+			if err := st.write(ctx, workTree, follows, loc); err != nil {
 				errs = append(errs, fmt.Errorf("%s: %w", h, err))
 			}
 		}
@@ -199,4 +238,21 @@ func Run(ctx context.Context, workTree string, h Hook, args []string, a Actions)
 		}
 	}
 	return true, "", errors.Join(errs...)
+}
+
+// currentBranch is `git symbolic-ref --quiet --short HEAD`: the short name of HEAD's branch, "" when
+// detached.
+func currentBranch(ctx context.Context, workTree string, loc Local) string {
+	if loc != nil {
+		if head, err := loc.Head(ctx); err == nil {
+			if head == "HEAD" {
+				return ""
+			}
+			if b, ok := strings.CutPrefix(head, "refs/heads/"); ok {
+				return b
+			}
+		}
+	}
+	branch, _ := git(ctx, workTree, "symbolic-ref", "--quiet", "--short", "HEAD")
+	return branch
 }

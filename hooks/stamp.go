@@ -47,10 +47,15 @@ type stamp struct {
 // one runs ctx) and reads the refs' tips before the refresh: when refs move while the hook runs, the stamp
 // names the older tips and the next hook runs ctx again. It returns nil when there is nothing to stamp
 // (no StampRefs action, a ref name the shim could not pass safely, git failing).
-func beginStamp(ctx context.Context, workTree string, a Actions) *stamp {
-	p, err := gitPath(ctx, workTree, StampFile)
-	if err != nil {
-		return nil
+func beginStamp(ctx context.Context, workTree string, a Actions, loc Local) *stamp {
+	var p string
+	if loc != nil {
+		p = loc.GitPath(StampFile)
+	} else {
+		var err error
+		if p, err = gitPath(ctx, workTree, StampFile); err != nil {
+			return nil
+		}
 	}
 	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -67,12 +72,20 @@ func beginStamp(ctx context.Context, workTree string, a Actions) *stamp {
 			return nil
 		}
 	}
-	out, err := git(ctx, workTree, append([]string{"for-each-ref", "--format=%(refname)=%(objectname)"}, refs...)...)
-	if err != nil {
-		return nil
+	var values []string
+	if loc != nil {
+		if values, err = loc.RefValues(ctx, refs); err != nil {
+			return nil
+		}
+	} else {
+		out, err := git(ctx, workTree, append([]string{"for-each-ref", "--format=%(refname)=%(objectname)"}, refs...)...)
+		if err != nil {
+			return nil
+		}
+		values = strings.Fields(out)
 	}
 	var key strings.Builder
-	for _, f := range strings.Fields(out) {
+	for _, f := range values {
 		key.WriteString(f + " ")
 	}
 	return &stamp{path: p, refs: refs, key: key.String()}
@@ -80,10 +93,16 @@ func beginStamp(ctx context.Context, workTree string, a Actions) *stamp {
 
 // write records the stamp after a successful hook: followsHead says whether what the hook did depends on
 // git's HEAD (this machine's activity records the branch).
-func (st *stamp) write(ctx context.Context, workTree string, followsHead bool) error {
+func (st *stamp) write(ctx context.Context, workTree string, followsHead bool, loc Local) error {
 	head := "*"
 	if followsHead {
-		h, err := git(ctx, workTree, "rev-parse", "--symbolic-full-name", "HEAD")
+		var h string
+		var err error
+		if loc != nil {
+			h, err = loc.Head(ctx)
+		} else {
+			h, err = git(ctx, workTree, "rev-parse", "--symbolic-full-name", "HEAD")
+		}
 		if err != nil {
 			return err
 		}

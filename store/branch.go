@@ -11,6 +11,13 @@ import (
 // machine's activity (branch)"). One commit when an entry changed; none when this machine has no active
 // entry or the branch is already recorded.
 func (s *Store) UpdateBranch(ctx context.Context, branch string) (*Committed, error) {
+	// Most machines have no active entry: tell that from the names of the activity folder, without
+	// asking git for the identity or taking the lock of a write (the post-checkout hook, docs/hooks.md).
+	if v, err := s.RefView(ctx); err == nil {
+		if some, err := s.anyMachineFile(ctx, v); err == nil && !some {
+			return &Committed{}, nil
+		}
+	}
 	member, err := s.member(ctx, "")
 	if err != nil {
 		return nil, err
@@ -43,16 +50,43 @@ func (s *Store) UpdateBranch(ctx context.Context, branch string) (*Committed, er
 // identity at the refs' tips: only then does UpdateBranch have something to keep in step with git's HEAD
 // (the post-checkout hook records this in its stamp, docs/hooks.md "A checkout that moves nothing").
 func (s *Store) FollowsBranch(ctx context.Context) (bool, error) {
-	member, err := s.member(ctx, "")
+	v, err := s.RefView(ctx)
 	if err != nil {
 		return false, err
 	}
-	v, err := s.RefView(ctx)
+	if some, err := s.anyMachineFile(ctx, v); err != nil || !some {
+		return false, err
+	}
+	member, err := s.member(ctx, "")
 	if err != nil {
 		return false, err
 	}
 	active, err := s.machineActivity(ctx, v, member)
 	return len(active) > 0, err
+}
+
+// anyMachineFile reports whether any member's activity folder in v holds a file of this machine
+// ("<agent>--<machine>.json"), active or not: when none does, no entry of this machine can be active.
+func (s *Store) anyMachineFile(ctx context.Context, v *View) (bool, error) {
+	members, err := v.List(ctx, "activity")
+	if err != nil {
+		return false, err
+	}
+	for _, m := range members {
+		if !m.Dir {
+			continue
+		}
+		files, err := v.List(ctx, "activity/"+m.Name)
+		if err != nil {
+			return false, err
+		}
+		for _, f := range files {
+			if !f.Dir && strings.HasSuffix(f.Name, "--"+s.Actor.Machine+".json") {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
 }
 
 // machineFile is one active activity entry of this machine.

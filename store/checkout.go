@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -15,38 +14,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
-	"time"
 
 	"github.com/ctx-dev/ctx/gitstore"
 	"github.com/ctx-dev/ctx/merge"
 )
-
-// RecordFile is the checkout record inside the checked-out tree: which commit of each scope it mirrors
-// and the blob of every file it wrote, so that hand edits can be told apart from ctx's own writes.
-const RecordFile = ".ctx-checkout.json"
-
-// Record is the content of RecordFile.
-type Record struct {
-	Commits map[Scope]string       `json:"commits"`
-	Files   map[string]RecordEntry `json:"files"`
-	// Incomplete says that Files is what is on disk but may not be all of Commits: a refresh was
-	// interrupted (a kill, the hook's time limit) and what it had written was recorded afterwards from its
-	// journal. The next refresh compares every path instead of the changes since Commits.
-	Incomplete bool `json:"incomplete,omitempty"`
-
-	raw []byte // the bytes the record was read from (writeRecordFS skips writing the same bytes)
-}
-
-// RecordEntry is one file of the checkout record.
-type RecordEntry struct {
-	Scope Scope  `json:"scope"`
-	Blob  string `json:"blob"`
-	// Stat is the file's stat data when ctx last knew it held Blob, as git's index keeps it: while the
-	// file's stat data are the same (and it is older than the record, see HandEdits), it is not read
-	// again. Absent in the journal and in records of older ctx versions: the file is then read.
-	Stat *FileStat `json:"stat,omitempty"`
-}
 
 // CommonDir is the git common dir of the store's repository (for a linked worktree, the main
 // repository's git dir): where ctx keeps what is never pushed (docs/architecture.md "Where things live").
@@ -60,99 +31,6 @@ func (s *Store) CheckoutRoot() string {
 	return filepath.Join(s.repo.WorkTree(), CheckoutDir)
 }
 
-// ReadRecord reads the checkout record; nil when the tree was never checked out.
-func (s *Store) ReadRecord() (*Record, error) {
-	root := s.CheckoutRoot()
-	if root == "" {
-		return nil, nil
-	}
-	b, err := os.ReadFile(filepath.Join(root, RecordFile))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read checkout record: %w", err)
-	}
-	return s.parsed.parse(filepath.Join(root, RecordFile), b)
-}
-
-// parsedRecord keeps the checkout record a Store parsed last with the bytes it was parsed from: one
-// command reads the record several times (ctx status: the refresh, the hand-edit scan), and parsing a
-// record of 10,000 files took most of ctx status; a copy of the parsed record is much cheaper. The bytes
-// are compared whole, so a record rewritten by another process is always parsed again.
-type parsedRecord struct {
-	mu  sync.Mutex
-	raw []byte
-	rec *Record
-}
-
-// parse is parseRecord through the cache. The Record returned is the caller's to change (its maps are
-// copies; a RecordEntry's Stat is never changed in place, only replaced).
-func (c *parsedRecord) parse(name string, b []byte) (*Record, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.rec == nil || !bytes.Equal(c.raw, b) {
-		rec, err := parseRecord(name, b)
-		if err != nil {
-			return nil, err
-		}
-		c.raw, c.rec = b, rec
-	}
-	return &Record{Commits: maps.Clone(c.rec.Commits), Files: maps.Clone(c.rec.Files), Incomplete: c.rec.Incomplete,
-		raw: c.raw}, nil
-}
-
-// recordsParsed counts parseRecord's calls (tests check that one command parses the record once).
-var recordsParsed atomic.Int64
-
-func parseRecord(name string, b []byte) (*Record, error) {
-	recordsParsed.Add(1)
-	var rec Record
-	if err := json.Unmarshal(b, &rec); err != nil {
-		return nil, fmt.Errorf("checkout record %s: %w", name, err)
-	}
-	if rec.Files == nil {
-		rec.Files = map[string]RecordEntry{}
-	}
-	if rec.Commits == nil {
-		rec.Commits = map[Scope]string{}
-	}
-	rec.raw = b
-	return &rec, nil
-}
-
-// readRecordFS reads the checkout record through the checked-out tree's root; an empty record (no
-// commits, no files) when there is none.
-func (s *Store) readRecordFS(fsys *checkoutFS) (rec *Record, found bool, err error) {
-	b, err := fsys.readFile(RecordFile)
-	if errors.Is(err, fs.ErrNotExist) {
-		return &Record{Commits: map[Scope]string{}, Files: map[string]RecordEntry{}}, false, nil
-	}
-	if err != nil {
-		return nil, false, fmt.Errorf("read checkout record: %w", err)
-	}
-	rec, err = s.parsed.parse(filepath.Join(s.CheckoutRoot(), RecordFile), b)
-	return rec, err == nil, err
-}
-
-// writeRecordFS writes the record as compact JSON, unless the file holds these bytes already (a refresh
-// with nothing to do writes nothing).
-func writeRecordFS(fsys *checkoutFS, rec *Record) error {
-	b, err := json.Marshal(rec)
-	if err != nil {
-		return err
-	}
-	b = append(b, '\n')
-	if bytes.Equal(b, rec.raw) {
-		return nil
-	}
-	if err := fsys.writeFile(RecordFile, b); err != nil {
-		return fmt.Errorf("write checkout record: %w", err)
-	}
-	rec.raw = b
-	return nil
-}
-
 // Refreshed reports what Refresh did.
 type Refreshed struct {
 	Written, Removed []string // paths updated from the refs
@@ -160,6 +38,9 @@ type Refreshed struct {
 	// Skipped are the entries of the refs that changed since the last refresh and that ctx does not check
 	// out (Problem): never written, reported once here, and listed by ctx status and ctx doctor.
 	Skipped []Problem
+	// Clean says that the tips hold no entry ctx does not check out (TreeProblems would return none),
+	// known without walking their trees when the previous tips were known clean.
+	Clean bool
 }
 
 func blobHash(b []byte) gitstore.Hash { return gitstore.BlobHash(b) }
@@ -309,7 +190,20 @@ func (s *Store) refresh(ctx context.Context, force map[string]bool) (*Refreshed,
 		return nil, fmt.Errorf("refresh: %w", err)
 	}
 	defer fsys.Close()
-	rec, found, err := s.recoverRefresh(fsys)
+	// After an interrupted refresh (its journal is there) the record is recovered whole; otherwise only
+	// the entries of the paths that changed are read from it (readRecordLazy).
+	var rec *Record
+	var found bool
+	if _, jerr := os.Lstat(s.journalPath()); jerr == nil {
+		rec, found, err = s.recoverRefresh(fsys)
+	} else {
+		rec, found, err = s.readRecordLazy(fsys)
+	}
+	if errors.Is(err, errRecordCorrupt) {
+		// Every path is compared, as without a record: a file that differs from the ref is kept as a
+		// hand edit, never overwritten.
+		rec, found, err = &Record{Commits: map[Scope]string{}, Files: map[string]RecordEntry{}}, false, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -332,6 +226,9 @@ func (s *Store) refresh(ctx context.Context, force map[string]bool) (*Refreshed,
 		}
 	}
 	changed := map[string]bool{}
+	// What the diff of each scope says of a path of the new tree, so that the new blob of a changed path
+	// is not looked up through a folder of 10,000 entries again (readableAt).
+	known := map[Scope]*diffKnown{}
 	for _, sc := range Scopes {
 		old := oldTrees[sc]
 		if full {
@@ -341,6 +238,7 @@ func (s *Store) refresh(ctx context.Context, force map[string]bool) (*Refreshed,
 		if err != nil {
 			return nil, err
 		}
+		known[sc] = newDiffKnown(added, removed)
 		for _, it := range added {
 			if reason, unsafe := itemProblem(it); reason != "" {
 				out.Skipped = append(out.Skipped, Problem{Commit: tips[sc].String(), Scope: sc, Path: it.Path(),
@@ -359,6 +257,9 @@ func (s *Store) refresh(ctx context.Context, force map[string]bool) (*Refreshed,
 		}
 	}
 	if full {
+		if err := rec.loadAll(); err != nil {
+			return nil, err
+		}
 		for p := range rec.Files {
 			changed[p] = true
 		}
@@ -375,9 +276,16 @@ func (s *Store) refresh(ctx context.Context, force map[string]bool) (*Refreshed,
 		}
 	}
 	sort.Strings(paths)
+	// Each lookup in a lazily read record scans its bytes: for many paths (a pull of a teammate's week)
+	// parsing the record once is cheaper.
+	if len(paths) > lazyLookupMax {
+		if err := rec.loadAll(); err != nil {
+			return nil, err
+		}
+	}
 	var ops []refreshOp
 	for _, p := range paths {
-		newScope, newBlob, err := s.readableAt(ctx, trees, p)
+		newScope, newBlob, err := s.readableAt(ctx, trees, p, known)
 		if err != nil {
 			return nil, err
 		}
@@ -389,7 +297,7 @@ func (s *Store) refresh(ctx context.Context, force map[string]bool) (*Refreshed,
 			out.Kept = append(out.Kept, p)
 			continue
 		}
-		old, had := rec.Files[p]
+		old, had := rec.entry(p)
 		switch {
 		case onDisk && !newBlob.IsZero() && blobHash(cur) == newBlob:
 			// already what the ref has
@@ -404,13 +312,17 @@ func (s *Store) refresh(ctx context.Context, force map[string]bool) (*Refreshed,
 			ops = append(ops, refreshOp{path: p, blob: newBlob, scope: newScope})
 		}
 		if newBlob.IsZero() {
-			delete(rec.Files, p)
+			if had {
+				rec.remove(p)
+			}
 		} else {
 			e := RecordEntry{Scope: newScope, Blob: newBlob.String()}
 			if onDisk && before != nil && blobHash(cur) == newBlob {
 				e.Stat = statOf(before)
 			}
-			rec.Files[p] = e
+			if !had || !sameEntry(e, old) {
+				rec.put(p, e)
+			}
 		}
 	}
 	for _, sc := range Scopes {
@@ -420,8 +332,22 @@ func (s *Store) refresh(ctx context.Context, force map[string]bool) (*Refreshed,
 		}
 	}
 	rec.Incomplete = false
+	// The tips' problems are those of what changed when the recorded tips had none (or every path was
+	// compared); otherwise they are looked for once in the whole trees, and the record remembers the answer.
+	switch {
+	case full || rec.Clean:
+		rec.Clean = len(out.Skipped) == 0
+	default:
+		ps, err := s.TreeProblems(ctx)
+		if err != nil {
+			return nil, err
+		}
+		rec.Clean = len(ps) == 0
+	}
+	out.Clean = rec.Clean
 	if len(ops) > 0 {
-		if err := s.applyRefresh(ctx, fsys, ops, out); err != nil {
+		stats, err := s.applyRefresh(ctx, fsys, ops, out)
+		if err != nil {
 			// What was written is recorded now rather than at the next refresh.
 			if _, _, rerr := s.recoverRefresh(fsys); rerr != nil {
 				err = errors.Join(err, rerr)
@@ -429,13 +355,10 @@ func (s *Store) refresh(ctx context.Context, force map[string]bool) (*Refreshed,
 			return nil, err
 		}
 		for _, op := range ops {
-			if op.remove {
-				continue
-			}
-			if fi, err := fsys.lstat(op.path); err == nil {
-				e := rec.Files[op.path]
+			if fi := stats[op.path]; fi != nil && !op.remove {
+				e, _ := rec.entry(op.path)
 				e.Stat = statOf(fi)
-				rec.Files[op.path] = e
+				rec.put(op.path, e)
 			}
 		}
 	}
@@ -450,8 +373,16 @@ func (s *Store) refresh(ctx context.Context, force map[string]bool) (*Refreshed,
 	return out, nil
 }
 
-// applyRefresh writes the journal of ops, then does them.
-func (s *Store) applyRefresh(ctx context.Context, fsys *checkoutFS, ops []refreshOp, out *Refreshed) error {
+// sameEntry reports whether two entries record the same blob, scope and stat data.
+func sameEntry(a, b RecordEntry) bool {
+	if a.Scope != b.Scope || a.Blob != b.Blob || (a.Stat == nil) != (b.Stat == nil) {
+		return false
+	}
+	return a.Stat == nil || *a.Stat == *b.Stat
+}
+
+// applyRefresh writes the journal of ops, then does them; it returns the stat data of the files written.
+func (s *Store) applyRefresh(ctx context.Context, fsys *checkoutFS, ops []refreshOp, out *Refreshed) (map[string]fs.FileInfo, error) {
 	j := journal{Write: map[string]RecordEntry{}}
 	for _, op := range ops {
 		if op.remove {
@@ -462,53 +393,105 @@ func (s *Store) applyRefresh(ctx context.Context, fsys *checkoutFS, ops []refres
 	}
 	b, err := json.Marshal(j)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := writeFileAtomic(s.journalPath(), b, 0o644); err != nil {
-		return fmt.Errorf("refresh: write journal: %w", err)
+		return nil, fmt.Errorf("refresh: write journal: %w", err)
 	}
+	w := fsys.dirWriter()
+	defer w.Close()
+	stats := make(map[string]fs.FileInfo, len(ops))
 	for i, op := range ops {
 		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("refresh: %w", err)
+			return nil, fmt.Errorf("refresh: %w", err)
 		}
 		if op.remove {
-			if err := fsys.remove(op.path); err != nil {
-				return fmt.Errorf("refresh: remove %s: %w", op.path, err)
+			if err := w.remove(op.path); err != nil {
+				return nil, fmt.Errorf("refresh: remove %s: %w", op.path, err)
 			}
 			out.Removed = append(out.Removed, op.path)
 		} else {
 			data, err := s.repo.ReadBlob(ctx, op.blob)
 			if err != nil {
-				return err
+				return nil, err
 			}
-			if err := fsys.writeFile(op.path, data); err != nil {
-				return fmt.Errorf("refresh %s: %w", op.path, err)
+			fi, err := w.writeFile(op.path, data)
+			if err != nil {
+				return nil, fmt.Errorf("refresh %s: %w", op.path, err)
 			}
+			stats[op.path] = fi
 			out.Written = append(out.Written, op.path)
 		}
 		if refreshInterrupt != nil {
 			refreshInterrupt(i + 1)
 		}
 	}
-	return nil
+	return stats, nil
 }
 
 // readableAt returns the scope and blob of the file at the slash path p in the first scope that has a
 // file ctx reads there (a regular file at a place of the layout); ZeroHash when none has.
-func (s *Store) readableAt(ctx context.Context, trees map[Scope]gitstore.Hash, p string) (Scope, gitstore.Hash, error) {
+func (s *Store) readableAt(ctx context.Context, trees map[Scope]gitstore.Hash, p string, known map[Scope]*diffKnown) (Scope, gitstore.Hash, error) {
 	if LayoutPath(p) != nil {
 		return "", gitstore.ZeroHash, nil
 	}
 	for _, sc := range Scopes {
-		it, ok, err := s.repo.Stat(ctx, trees[sc], p)
-		if err != nil {
-			return "", gitstore.ZeroHash, err
+		it, ok, decided := known[sc].at(p)
+		if !decided {
+			var err error
+			if it, ok, err = s.repo.Stat(ctx, trees[sc], p); err != nil {
+				return "", gitstore.ZeroHash, err
+			}
 		}
 		if ok && it.IsFile() {
 			return sc, it.Hash, nil
 		}
 	}
 	return "", gitstore.ZeroHash, nil
+}
+
+// diffKnown is what a diff of a scope's trees (DiffItems from the recorded tree to the new one) tells of
+// the new tree: the leaves it added (with their mode and blob) and the paths it no longer holds.
+type diffKnown struct {
+	added map[string]gitstore.Item
+	gone  map[string]bool
+}
+
+// newDiffKnown indexes DiffItems' results; nil (every path is looked up) when a name is duplicated in
+// the new tree, where a path can name an entry that Stat refuses.
+func newDiffKnown(added, removed []gitstore.Item) *diffKnown {
+	k := &diffKnown{added: make(map[string]gitstore.Item, len(added)), gone: map[string]bool{}}
+	for _, it := range added {
+		if it.Duplicate {
+			return nil
+		}
+		// A name holding "/" would make its joined path look like a nested one: only entries whose names
+		// are all safe say anything of a path.
+		if namesSafe(it.Names) {
+			k.added[it.Path()] = it
+		}
+	}
+	for _, it := range removed {
+		if namesSafe(it.Names) {
+			k.gone[it.Path()] = true
+		}
+	}
+	return k
+}
+
+// at returns the new tree's entry at p as Stat would (decided), or decided false when the diff does not
+// say (p is unchanged in this scope, or no diff is known).
+func (k *diffKnown) at(p string) (it gitstore.Item, ok, decided bool) {
+	if k == nil {
+		return gitstore.Item{}, false, false
+	}
+	if it, found := k.added[p]; found {
+		return it, true, true
+	}
+	if k.gone[p] {
+		return gitstore.Item{}, false, true
+	}
+	return gitstore.Item{}, false, false
 }
 
 // namesSafe reports whether every name passes gitstore.CheckName (so that the joined path names the entry
@@ -577,7 +560,8 @@ func (s *Store) handEdits(ctx context.Context) ([]HandEdit, *Record, error) {
 	}
 	// A file is trusted by its stat data only when it is older than the record: one modified in the same
 	// clock tick as the record was written could have changed after its stat data were taken (git's
-	// "racily clean" entries, gitformat-index(5)); those are read.
+	// "racily clean" entries, gitformat-index(5)); those are read. The time is RecordFile's: the entries of
+	// RecordLogFile are newer, so their files are read (a few, until the record is written whole).
 	var recTime int64
 	if fi, err := fsys.lstat(RecordFile); err == nil {
 		recTime = fi.ModTime().UnixNano()
@@ -591,7 +575,7 @@ func (s *Store) handEdits(ctx context.Context) ([]HandEdit, *Record, error) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if de.IsDir() || p == RecordFile || isTemp(path.Base(p)) {
+		if de.IsDir() || p == RecordFile || p == RecordLogFile || isTemp(path.Base(p)) {
 			return nil
 		}
 		seen[p] = true
@@ -906,8 +890,8 @@ func (s *Store) CheckoutView(ctx context.Context) (*View, error) {
 	// until the next refresh has recorded it.
 	_, jerr := os.Stat(s.journalPath())
 	unfinished := jerr == nil
-	fi, statErr := os.Stat(filepath.Join(root, RecordFile))
-	if scopes := s.recCache.get(fi, statErr, want); scopes != nil && !unfinished {
+	key, keyOK := recordKeyOf(root)
+	if scopes := s.recCache.get(key, keyOK, want); scopes != nil && !unfinished {
 		return scopedView(ctx, NewView(&DirReader{Root: root, Scopes: scopes})), nil
 	}
 	rec, err := s.ReadRecord()
@@ -929,8 +913,8 @@ func (s *Store) CheckoutView(ctx context.Context) (*View, error) {
 	for p, f := range rec.Files {
 		scopes[p] = f.Scope
 	}
-	fi, statErr = os.Stat(filepath.Join(root, RecordFile))
-	s.recCache.put(fi, statErr, rec.Commits, scopes)
+	key, keyOK = recordKeyOf(root)
+	s.recCache.put(key, keyOK, rec.Commits, scopes)
 	return scopedView(ctx, NewView(&DirReader{Root: root, Scopes: scopes})), nil
 }
 
@@ -944,37 +928,57 @@ func sameCommits(rec map[Scope]string, want map[Scope]string) bool {
 	return true
 }
 
-// recordCache remembers the scopes of the checkout record as last read, with the record file's
-// modification time and size and the commits it mirrors.
+// recordKey tells a change of the checkout record's files: the modification time and size of RecordFile
+// and of RecordLogFile (zero when there is none).
+type recordKey struct {
+	mod, size, logMod, logSize int64 // nanoseconds since the epoch, bytes
+}
+
+// recordKeyOf stats the record's files under the checked-out tree root; ok false when RecordFile cannot
+// be stat'ed.
+func recordKeyOf(root string) (recordKey, bool) {
+	fi, err := os.Stat(filepath.Join(root, RecordFile))
+	if err != nil {
+		return recordKey{}, false
+	}
+	k := recordKey{mod: fi.ModTime().UnixNano(), size: fi.Size()}
+	if li, err := os.Stat(filepath.Join(root, RecordLogFile)); err == nil {
+		k.logMod, k.logSize = li.ModTime().UnixNano(), li.Size()
+	}
+	return k, true
+}
+
+// recordCache remembers the scopes of the checkout record as last read, with the key of its files and
+// the commits it mirrors.
 type recordCache struct {
 	mu      sync.Mutex
-	mod     time.Time
-	size    int64
+	key     recordKey
 	commits map[Scope]string
 	scopes  map[string]Scope
 }
 
-// get returns the cached scopes when the record file is the one read last and mirrors want; nil otherwise.
-func (c *recordCache) get(fi os.FileInfo, statErr error, want map[Scope]string) map[string]Scope {
-	if statErr != nil {
+// get returns the cached scopes when the record's files are the ones read last and mirror want; nil
+// otherwise.
+func (c *recordCache) get(key recordKey, ok bool, want map[Scope]string) map[string]Scope {
+	if !ok {
 		return nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.scopes == nil || !fi.ModTime().Equal(c.mod) || fi.Size() != c.size || !sameCommits(c.commits, want) {
+	if c.scopes == nil || key != c.key || !sameCommits(c.commits, want) {
 		return nil
 	}
 	return c.scopes
 }
 
-func (c *recordCache) put(fi os.FileInfo, statErr error, commits map[Scope]string, scopes map[string]Scope) {
+func (c *recordCache) put(key recordKey, ok bool, commits map[Scope]string, scopes map[string]Scope) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if statErr != nil {
+	if !ok {
 		c.scopes = nil
 		return
 	}
-	c.mod, c.size, c.commits, c.scopes = fi.ModTime(), fi.Size(), commits, scopes
+	c.key, c.commits, c.scopes = key, commits, scopes
 }
 
 // stampHandEdits sets author, agent and updated_at in the front matter of the knowledge and convention

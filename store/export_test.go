@@ -23,3 +23,11 @@ func SetOnCheckoutRead(f func(p string)) func() {
 
 // RecordsParsed is how many times a checkout record was parsed in this process.
 func RecordsParsed() int64 { return recordsParsed.Load() }
+
+// SetLazyRecordMin sets the size from which a refresh reads the checkout record lazily and appends its
+// changes to RecordLogFile, and returns the function that restores it.
+func SetLazyRecordMin(n int) func() {
+	old := lazyRecordMin
+	lazyRecordMin = n
+	return func() { lazyRecordMin = old }
+}

@@ -36,7 +36,7 @@ func TestHandEditsUsesStatData(t *testing.T) {
 	}
 	var read []string
 	defer store.SetOnCheckoutRead(func(p string) {
-		if p != store.RecordFile {
+		if p != store.RecordFile && p != store.RecordLogFile {
 			read = append(read, p)
 		}
 	})()

@@ -138,6 +138,14 @@ func (b *bench) checkout(dir string) (time.Duration, time.Duration) {
 		to = "main"
 	}
 	b.onOther[dir] = !b.onOther[dir]
+	// The shim runs the ctx of PATH: point it at the binary this run measures (-base alternates two).
+	link := filepath.Join(b.tmp, "bin", "ctx")
+	if cur, err := os.Readlink(link); err != nil || cur != b.ctx {
+		_ = os.Remove(link)
+		if err := os.Symlink(b.ctx, link); err != nil {
+			fatal(err)
+		}
+	}
 	return proc(dir, "", "git", "checkout", "-q", to)
 }
 

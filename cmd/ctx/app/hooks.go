@@ -84,18 +84,46 @@ func describeHooks(st hooks.Status, verb string) string {
 	return out
 }
 
-// hookActions are what ctx's git hooks do, from the store of the worktree (package hooks runs them).
-func hookActions(e *env) hooks.Actions {
+// hookActions are what ctx's git hooks do, from the store of the worktree (package hooks runs them). The
+// refresh hooks open the store once for all their actions (each open reads config and refs again); close
+// closes it.
+func hookActions(e *env) (a hooks.Actions, closeStore func()) {
 	openAt := func(ctx context.Context, wt string) (*store.Store, error) {
 		return store.Open(ctx, wt, e.actor)
 	}
+	// The store of the refresh hooks' actions, opened on first use. Its actor is the zero one, as the
+	// activity entry's branch is this machine's, whichever agent ran git.
+	var shared *store.Store
+	var sharedErr error
+	opened := false
+	open := func(ctx context.Context, wt string) (*store.Store, error) {
+		if !opened {
+			opened = true
+			shared, sharedErr = store.Open(ctx, wt, store.Actor{})
+			if sharedErr == nil {
+				shared.ReadWithGit() // a few objects of a possibly big pack (docs/hooks.md)
+			}
+		}
+		return shared, sharedErr
+	}
+	closeStore = func() {
+		if shared != nil {
+			_ = shared.Close()
+		}
+	}
 	return hooks.Actions{
+		Local: func(ctx context.Context, wt string) (hooks.Local, error) {
+			s, err := open(ctx, wt)
+			if err != nil {
+				return nil, err
+			}
+			return s, nil
+		},
 		Refresh: func(ctx context.Context, wt string) error {
-			s, err := openAt(ctx, wt)
+			s, err := open(ctx, wt)
 			if err != nil {
 				return err
 			}
-			defer func() { _ = s.Close() }()
 			r, err := s.Refresh(ctx)
 			if err != nil {
 				return err
@@ -110,19 +138,22 @@ func hookActions(e *env) hooks.Actions {
 			}
 			// git moved the branch (git fetch origin ctx:ctx, git update-ref) without ctx's checks: a tip
 			// holding entries that could write outside .context/ is reported on every hook run (none of them
-			// was written), and the hook records nothing on top of it (no activity write).
-			ps, err := s.TreeProblems(ctx)
-			if err != nil {
-				return err
-			}
-			var unsafe []string
-			for _, p := range ps {
-				if p.Unsafe {
-					unsafe = append(unsafe, p.String())
+			// was written), and the hook records nothing on top of it (no activity write). The refresh
+			// knows when the tips hold no such entry (it checked what changed since tips it knew clean).
+			if !r.Clean {
+				ps, err := s.TreeProblems(ctx)
+				if err != nil {
+					return err
 				}
-			}
-			if len(unsafe) > 0 {
-				return fmt.Errorf("the context branch holds unsafe entries, not checked out:\n  %s\n(see ctx doctor)", strings.Join(unsafe, "\n  "))
+				var unsafe []string
+				for _, p := range ps {
+					if p.Unsafe {
+						unsafe = append(unsafe, p.String())
+					}
+				}
+				if len(unsafe) > 0 {
+					return fmt.Errorf("the context branch holds unsafe entries, not checked out:\n  %s\n(see ctx doctor)", strings.Join(unsafe, "\n  "))
+				}
 			}
 			// The agents' files enabled for refresh follow the branch (docs/adapters.md "Refresh").
 			refreshAdapters(ctx, e, s)
@@ -130,11 +161,10 @@ func hookActions(e *env) hooks.Actions {
 		},
 		Activity: func(ctx context.Context, wt, branch string) error {
 			// This machine's branch in its activity entry.
-			s, err := store.Open(ctx, wt, store.Actor{})
+			s, err := open(ctx, wt)
 			if err != nil {
 				return err
 			}
-			defer func() { _ = s.Close() }()
 			if ok, _ := s.Initialized(ctx); !ok {
 				return nil
 			}
@@ -143,18 +173,14 @@ func hookActions(e *env) hooks.Actions {
 		},
 		StampRefs: func(ctx context.Context, wt string) ([]string, error) {
 			// The refs .context/ mirrors: the hook's stamp lets the shim skip ctx while they stay put.
-			s, err := openAt(ctx, wt)
+			s, err := open(ctx, wt)
 			if err != nil {
 				return nil, err
 			}
-			var refs []string
-			for _, sc := range store.Scopes {
-				refs = append(refs, s.RefOf(sc))
-			}
-			return refs, nil
+			return s.Refs(), nil
 		},
 		FollowsBranch: func(ctx context.Context, wt string) (bool, error) {
-			s, err := store.Open(ctx, wt, store.Actor{})
+			s, err := open(ctx, wt)
 			if err != nil {
 				return true, err
 			}
@@ -185,7 +211,7 @@ func hookActions(e *env) hooks.Actions {
 			_, err = s.Push(ctx, store.PushOptions{Remote: remote})
 			return err
 		},
-	}
+	}, closeStore
 }
 
 func newHooksCmd(e *env) *cli.Command {
@@ -334,7 +360,9 @@ func runHooksRun(ctx context.Context, e *env, o hooksRunOptions) error {
 	if err != nil {
 		return err
 	}
-	_, _, err = hooks.Run(ctx, wt, o.Hook, o.Args, hookActions(e))
+	a, closeStore := hookActions(e)
+	defer closeStore()
+	_, _, err = hooks.Run(ctx, wt, o.Hook, o.Args, a)
 	return err
 }
 

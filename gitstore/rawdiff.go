@@ -1,0 +1,205 @@
+package gitstore
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"sort"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// rawEntry is one entry of a tree object as it is stored (gitformat-tree(5)): the name is a slice of the
+// object's bytes.
+type rawEntry struct {
+	name []byte
+	mode FileMode
+	hash Hash
+}
+
+func (e rawEntry) dir() bool { return e.mode == ModeDir }
+
+// gitOrder compares two entries in git's tree order (base_name_compare: a folder's name is compared as
+// if it ended with "/").
+func gitOrder(a, b rawEntry) int {
+	n := min(len(a.name), len(b.name))
+	if c := bytes.Compare(a.name[:n], b.name[:n]); c != 0 {
+		return c
+	}
+	next := func(e rawEntry) int {
+		switch {
+		case len(e.name) > n:
+			return int(e.name[n])
+		case e.dir():
+			return '/'
+		}
+		return 0
+	}
+	return next(a) - next(b)
+}
+
+// rawEntries reads tree h and parses its entries without decoding them into go-git's type; ok false
+// when the tree is not strictly in git's order or holds a name twice (as a file and as a folder too), or
+// is malformed: diffItems then takes the general path, which reports such trees.
+func (r *Repo) rawEntries(h Hash) (es []rawEntry, ok bool, err error) {
+	if h.IsZero() {
+		return nil, true, nil
+	}
+	var raw []byte
+	err = r.read(func() error {
+		o, err := r.reader().EncodedObject(plumbing.TreeObject, h.ph())
+		if err != nil {
+			return err
+		}
+		if ro, isRaw := o.(*rawObject); isRaw {
+			raw = ro.data
+			return nil
+		}
+		rd, err := o.Reader()
+		if err != nil {
+			return err
+		}
+		defer func() { _ = rd.Close() }()
+		raw, err = io.ReadAll(rd)
+		return err
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	for len(raw) > 0 {
+		sp := bytes.IndexByte(raw, ' ')
+		if sp <= 0 {
+			return nil, false, nil
+		}
+		var mode uint32
+		for _, c := range raw[:sp] {
+			if c < '0' || c > '7' {
+				return nil, false, nil
+			}
+			mode = mode<<3 | uint32(c-'0')
+		}
+		rest := raw[sp+1:]
+		nul := bytes.IndexByte(rest, 0)
+		if nul <= 0 || len(rest) < nul+1+len(Hash{}) {
+			return nil, false, nil
+		}
+		e := rawEntry{name: rest[:nul], mode: FileMode(mode)}
+		copy(e.hash[:], rest[nul+1:])
+		if len(es) > 0 && gitOrder(es[len(es)-1], e) >= 0 {
+			return nil, false, nil
+		}
+		es = append(es, e)
+		raw = rest[nul+1+len(Hash{}):]
+	}
+	// A folder and a file of the same name are not neighbours in git's order: look for each folder's name.
+	for _, e := range es {
+		if !e.dir() {
+			continue
+		}
+		f := rawEntry{name: e.name, mode: ModeRegular}
+		i := sort.Search(len(es), func(i int) bool { return gitOrder(es[i], f) >= 0 })
+		if i < len(es) && bytes.Equal(es[i].name, e.name) && !es[i].dir() {
+			return nil, false, nil
+		}
+	}
+	return es, true, nil
+}
+
+// diffSorted is diffItems for two trees whose entries are in git's order with no name twice: a merge of
+// the two lists, which touches no entry twice and allocates only for what changed.
+func (r *Repo) diffSorted(ctx context.Context, ea, eb []rawEntry, names []string, added, removed *[]Item) error {
+	path := func(n []byte) []string {
+		p := make([]string, len(names)+1)
+		copy(p, names)
+		p[len(names)] = string(n)
+		return p
+	}
+	var onlyA, onlyB []rawEntry
+	type pair struct{ a, b rawEntry }
+	var changed []pair
+	i, j := 0, 0
+	for i < len(ea) && j < len(eb) {
+		switch c := gitOrder(ea[i], eb[j]); {
+		case c < 0:
+			onlyA = append(onlyA, ea[i])
+			i++
+		case c > 0:
+			onlyB = append(onlyB, eb[j])
+			j++
+		default:
+			if ea[i].mode != eb[j].mode || ea[i].hash != eb[j].hash {
+				changed = append(changed, pair{ea[i], eb[j]})
+			}
+			i++
+			j++
+		}
+	}
+	onlyA = append(onlyA, ea[i:]...)
+	onlyB = append(onlyB, eb[j:]...)
+	// A name that is a file on one side and a folder on the other is a change of that name.
+	byName := map[string]int{}
+	for k, e := range onlyA {
+		byName[string(e.name)] = k
+	}
+	usedA := make([]bool, len(onlyA))
+	var newOnly []rawEntry
+	for _, e := range onlyB {
+		if k, ok := byName[string(e.name)]; ok {
+			changed = append(changed, pair{onlyA[k], e})
+			usedA[k] = true
+			continue
+		}
+		newOnly = append(newOnly, e)
+	}
+	for _, p := range changed {
+		if err := r.diffName(ctx, &p.a, p.b, path(p.b.name), added, removed); err != nil {
+			return err
+		}
+	}
+	for _, e := range newOnly {
+		if err := r.diffName(ctx, nil, e, path(e.name), added, removed); err != nil {
+			return err
+		}
+	}
+	for k, e := range onlyA {
+		if usedA[k] {
+			continue
+		}
+		if e.dir() {
+			if err := r.diffItems(ctx, e.hash, ZeroHash, path(e.name), &[]Item{}, removed); err != nil {
+				return err
+			}
+			continue
+		}
+		*removed = append(*removed, Item{Names: path(e.name), Mode: e.mode, Hash: e.hash})
+	}
+	return nil
+}
+
+// diffName is diffItems' rule for one name p of tree b, present in a as ea (nil: absent), not identical.
+func (r *Repo) diffName(ctx context.Context, ea *rawEntry, eb rawEntry, p []string, added, removed *[]Item) error {
+	inA := ea != nil
+	if eb.dir() {
+		var base Hash
+		if inA && ea.dir() {
+			base = ea.hash
+		}
+		before := len(*added)
+		if err := r.diffItems(ctx, base, eb.hash, p, added, removed); err != nil {
+			return err
+		}
+		if len(*added) == before && (!inA || !ea.dir()) {
+			// A new folder with no leaves: its name must still be seen.
+			*added = append(*added, Item{Names: p, Mode: eb.mode, Hash: eb.hash})
+		}
+		if inA && !ea.dir() {
+			*removed = append(*removed, Item{Names: p, Mode: ea.mode, Hash: ea.hash})
+		}
+		return nil
+	}
+	*added = append(*added, Item{Names: p, Mode: eb.mode, Hash: eb.hash})
+	if inA && ea.dir() {
+		return r.diffItems(ctx, ea.hash, ZeroHash, p, &[]Item{}, removed)
+	}
+	return nil
+}
