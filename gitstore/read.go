@@ -13,7 +13,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // Entry is one name in a tree listing.
@@ -282,151 +281,26 @@ func (r *Repo) FilesAt(ctx context.Context, root Hash, paths []string, dirs []st
 }
 
 // DiffTrees returns the paths of files that differ between trees a and b (added, removed or changed),
-// sorted. Subtrees with the same object name are skipped without being read.
+// sorted: the paths of DiffItems' leaves (a mode change counts, as in git diff-tree; an empty folder does
+// not). Subtrees with the same object name are skipped without being read.
 func (r *Repo) DiffTrees(ctx context.Context, a, b Hash) ([]string, error) {
+	added, removed, err := r.DiffItems(ctx, a, b)
+	if err != nil {
+		return nil, err
+	}
+	seen := make(map[string]bool, len(added)+len(removed))
 	var out []string
-	err := r.diff(ctx, a, b, "", &out)
+	for _, it := range append(added, removed...) {
+		if it.Mode == ModeDir { // an empty folder: no file changed
+			continue
+		}
+		if p := it.Path(); !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
 	sort.Strings(out)
-	return out, err
-}
-
-func (r *Repo) diff(ctx context.Context, a, b Hash, prefix string, out *[]string) error {
-	if a == b {
-		return nil
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	ta, err := r.tree(a)
-	if err != nil {
-		return err
-	}
-	tb, err := r.tree(b)
-	if err != nil {
-		return err
-	}
-	if sortedEntries(ta.Entries) && sortedEntries(tb.Entries) {
-		return r.diffSorted(ctx, ta.Entries, tb.Entries, prefix, out)
-	}
-	return r.diffByName(ctx, ta.Entries, tb.Entries, prefix, out)
-}
-
-// diffEntry reports one name of a tree diff: a (or b) is nil where the name is absent on that side.
-// A file is reported by its path; a directory is compared below.
-func (r *Repo) diffEntry(ctx context.Context, a, b *object.TreeEntry, prefix string, out *[]string) error {
-	p := prefix
-	var da, db Hash
-	dir, file := false, false
-	for i, e := range []*object.TreeEntry{a, b} {
-		if e == nil {
-			continue
-		}
-		p = prefix + e.Name
-		if e.Mode != filemode.Dir {
-			file = true
-			continue
-		}
-		dir = true
-		if i == 0 {
-			da = Hash(e.Hash)
-		} else {
-			db = Hash(e.Hash)
-		}
-	}
-	if dir {
-		if err := r.diff(ctx, da, db, p+"/", out); err != nil {
-			return err
-		}
-	}
-	if file {
-		*out = append(*out, p)
-	}
-	return nil
-}
-
-// diffSorted compares two trees in git's order in one pass over both. A name that is a file on one side
-// and a directory on the other sorts at two places and is reported from each, as diffByName does.
-func (r *Repo) diffSorted(ctx context.Context, a, b []object.TreeEntry, prefix string, out *[]string) error {
-	i, j := 0, 0
-	for i < len(a) || j < len(b) {
-		var err error
-		switch {
-		case j == len(b) || (i < len(a) && entryLess(a[i], b[j])):
-			err = r.diffEntry(ctx, &a[i], nil, prefix, out)
-			i++
-		case i == len(a) || entryLess(b[j], a[i]):
-			err = r.diffEntry(ctx, nil, &b[j], prefix, out)
-			j++
-		default: // the same name, both files or both directories
-			if a[i].Hash != b[j].Hash {
-				err = r.diffEntry(ctx, &a[i], &b[j], prefix, out)
-			}
-			i++
-			j++
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// diffByName is diffSorted for trees that are not in git's order (duplicate or unsorted names): it
-// matches entries by name.
-func (r *Repo) diffByName(ctx context.Context, ta, tb []object.TreeEntry, prefix string, out *[]string) error {
-	type side struct {
-		h   Hash
-		dir bool
-	}
-	ma := map[string]side{}
-	for _, e := range ta {
-		ma[e.Name] = side{Hash(e.Hash), e.Mode == filemode.Dir}
-	}
-	mb := map[string]side{}
-	for _, e := range tb {
-		mb[e.Name] = side{Hash(e.Hash), e.Mode == filemode.Dir}
-	}
-	names := map[string]bool{}
-	for n := range ma {
-		names[n] = true
-	}
-	for n := range mb {
-		names[n] = true
-	}
-	for n := range names {
-		ea, okA := ma[n]
-		eb, okB := mb[n]
-		if okA && okB && ea == eb {
-			continue
-		}
-		p := prefix + n
-		var da, db Hash
-		if okA && ea.dir {
-			da = ea.h
-		}
-		if okB && eb.dir {
-			db = eb.h
-		}
-		if (okA && ea.dir) || (okB && eb.dir) {
-			if err := r.diff(ctx, da, db, p+"/", out); err != nil {
-				return err
-			}
-		}
-		if (okA && !ea.dir) || (okB && !eb.dir) {
-			*out = append(*out, p)
-		}
-	}
-	return nil
-}
-
-// sortedEntries reports whether es is strictly in git's tree order (what git fsck requires).
-func sortedEntries(es []object.TreeEntry) bool {
-	for i := 1; i < len(es); i++ {
-		if !entryLess(es[i-1], es[i]) {
-			return false
-		}
-	}
-	return true
+	return out, nil
 }
 
 func isNotFound(err error) bool { return errors.Is(err, ErrNotFound) }
