@@ -854,9 +854,11 @@ func (w *writer) insertEvents(ctx context.Context, sessionID string, evs []Event
 		e := &evs[i]
 		e.SessionID = sessionID
 		e.ID = EventID(sessionID, e.NativeKey)
-		enc := encodeEvent(e)
+		var enc encodedEvent
 		if encoded != nil {
-			enc = encoded[i]
+			enc = encoded[i] // computed on a parsing goroutine
+		} else {
+			enc = encodeEvent(e)
 		}
 		tool, files, facts := nullable(enc.tool), nullable(enc.files), nullable(enc.facts)
 		var at int64
