@@ -736,17 +736,30 @@ func nativeFromPath(src Source) string {
 // before n. A rewrite of the prefix that keeps both unchanged is not detected (docs/history.md).
 func checkPrefix(f *os.File, n int64) (string, error) {
 	h := sha256.New()
-	fmt.Fprintf(h, "%d\x00", n)
-	head := min(n, 64<<10)
-	if _, err := io.Copy(h, io.NewSectionReader(f, 0, head)); err != nil {
-		return "", fmt.Errorf("hash %s: %w", f.Name(), err)
-	}
-	tailStart := max(head, n-4096)
-	if _, err := io.Copy(h, io.NewSectionReader(f, tailStart, n-tailStart)); err != nil {
-		return "", fmt.Errorf("hash %s: %w", f.Name(), err)
+	h.Write(strconv.AppendInt(nil, n, 10))
+	h.Write([]byte{0})
+	buf := checkBufs.Get().(*[]byte)
+	defer checkBufs.Put(buf)
+	head := min(n, checkHead)
+	tailStart := max(head, n-checkTail)
+	for _, part := range [2][2]int64{{0, head}, {tailStart, n}} {
+		b := (*buf)[:part[1]-part[0]]
+		if _, err := f.ReadAt(b, part[0]); err != nil {
+			return "", fmt.Errorf("hash %s: %w", f.Name(), err)
+		}
+		h.Write(b)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
+
+// The parts of a file that checkPrefix hashes: its head and the bytes before the offset.
+const (
+	checkHead = 64 << 10
+	checkTail = 4 << 10
+)
+
+// checkBufs are checkPrefix's read buffers (one per import goroutine at a time).
+var checkBufs = sync.Pool{New: func() any { b := make([]byte, checkHead); return &b }}
 
 func fingerprintFiles(files []string) (fp string, size, mtime int64, err error) {
 	h := sha256.New()

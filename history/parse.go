@@ -228,6 +228,7 @@ type lineParser func(b *builder, rec []byte) error
 func parseJSONL(ctx context.Context, r io.Reader, start int64, st *parseState, p lineParser) (*parseResult, error) {
 	b := newBuilder(st)
 	lr := lines.New(r, start, maxLineBytes)
+	defer lr.Close()
 	b.res.Offset = start
 	for n := 0; ; n++ {
 		if n&1023 == 0 {
