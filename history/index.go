@@ -922,32 +922,51 @@ func (w *writer) insertEvents(ctx context.Context, sessionID string, evs []Event
 // searchBody is the text the full-text index sees for an event: its text, the tool name and input,
 // the touched paths and the facts, plus the parts of camelCase identifiers (docs/history.md "Search").
 func searchBody(e *Event) string {
-	var b strings.Builder
-	b.WriteString(e.Text)
+	parts := make([]string, 0, 4+len(e.Files)+len(e.Facts))
+	parts = append(parts, e.Text)
 	if e.Tool != nil {
-		b.WriteString("\n")
-		b.WriteString(e.Tool.Name)
+		parts = append(parts, e.Tool.Name)
 		if e.Type == ToolCall && !strings.Contains(e.Text, e.Tool.Input) {
-			b.WriteString("\n")
-			b.WriteString(e.Tool.Input)
+			parts = append(parts, e.Tool.Input)
 		}
 	}
 	for _, f := range e.Files {
-		b.WriteString("\n")
-		b.WriteString(f.Path)
+		parts = append(parts, f.Path)
 	}
 	for _, f := range e.Facts {
 		if f.Kind != "command" {
-			b.WriteString("\n")
-			b.WriteString(f.Value)
+			parts = append(parts, f.Value)
 		}
 	}
-	body := b.String()
-	if extra := textproc.SplitIdentifiers(body); extra != "" {
-		body += "\n" + extra
+	// The identifier parts of each part (a word never spans two: they are joined by a newline).
+	xp := splitBufs.Get().(*[]byte)
+	extra := (*xp)[:0]
+	n := len(parts) - 1
+	for _, p := range parts {
+		extra = textproc.AppendSplitIdentifiers(extra, p)
+		n += len(p)
 	}
-	return body
+	var b strings.Builder
+	b.Grow(n + len(extra))
+	for i, p := range parts {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(p)
+	}
+	if len(extra) > 0 {
+		b.WriteByte('\n')
+		b.Write(extra[:len(extra)-1]) // without the last part's space
+	}
+	if cap(extra) <= 1<<20 {
+		*xp = extra
+		splitBufs.Put(xp)
+	}
+	return b.String()
 }
+
+// splitBufs hold searchBody's identifier parts while the body is assembled.
+var splitBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
 func (w *writer) upsertSession(ctx context.Context, src Source, id string, st *parseState) error {
 	var parent string

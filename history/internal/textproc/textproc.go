@@ -27,59 +27,88 @@ func Clean(s string) string {
 // already are not repeated (the full-text tokenizer sees them in the body). Snake case and path segments
 // need nothing here: the tokenizer splits on '_', '/', '.' and '-' itself.
 func SplitIdentifiers(s string) string {
-	var b strings.Builder
-	start := -1
-	flush := func(end int) {
-		if start < 0 {
-			return
-		}
-		word := s[start:end]
-		start = -1
-		if len(word) < 4 || len(word) > 256 || !hasCamelSplit(word) {
-			return
-		}
-		// camelParts's parts, lower-cased, without allocating them.
-		last := 0
-		for i := 1; i <= len(word); i++ {
-			if i < len(word) && !camelSplitAt(word, i) {
-				continue
-			}
-			for j := last; j < i; j++ {
-				c := word[j]
-				if c >= 'A' && c <= 'Z' {
-					c += 'a' - 'A'
-				}
-				b.WriteByte(c)
-			}
-			b.WriteByte(' ')
-			last = i
-		}
+	b := AppendSplitIdentifiers(nil, s)
+	if len(b) == 0 {
+		return ""
 	}
-	// Bytes, not runes: a word is a run of ASCII letters and digits, and every byte of a multi-byte
-	// UTF-8 sequence is ≥ 0x80, a separator as its rune is.
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
-			if start < 0 {
-				start = i
-			}
-			continue
-		}
-		flush(i)
-	}
-	flush(len(s))
-	return strings.TrimSpace(b.String())
+	return string(b[:len(b)-1])
 }
 
-// hasCamelSplit reports whether camelParts would split the ASCII word w, without allocating: most
-// words split nowhere. The boundaries are camelParts's.
-func hasCamelSplit(w string) bool {
-	for i := 1; i < len(w); i++ {
-		if camelSplitAt(w, i) {
-			return true
+// AppendSplitIdentifiers appends SplitIdentifiers(s) to dst, each part followed by one space (so the
+// parts of several strings can be gathered in one buffer; the caller drops the last space).
+func AppendSplitIdentifiers(dst []byte, s string) []byte {
+	// Bytes, not runes: a word is a run of ASCII letters and digits, and every byte of a multi-byte
+	// UTF-8 sequence is ≥ 0x80, a separator as its rune is. One pass finds the words and whether each
+	// has a camelParts boundary (most words have none), with camelSplitAt's rules: lower→upper,
+	// letter↔digit, and the last capital of a run before a lower-case letter ("HTTPServer").
+	n := len(s)
+	for i := 0; i < n; {
+		c := wordClass[s[i]]
+		if c == 0 {
+			i++
+			continue
+		}
+		start := i
+		split := false
+		var pp, p byte = 0, c
+		for i++; i < n; i++ {
+			c = wordClass[s[i]]
+			if c == 0 {
+				break
+			}
+			if !split && (p == clLower && c == clUpper || (p == clDigit) != (c == clDigit) ||
+				pp == clUpper && p == clUpper && c == clLower) {
+				split = true
+			}
+			pp, p = p, c
+		}
+		if w := i - start; split && w >= 4 && w <= 256 {
+			dst = appendCamelParts(dst, s[start:i])
 		}
 	}
-	return false
+	return dst
 }
+
+// appendCamelParts appends camelParts(word), lower-cased, each followed by a space, without allocating
+// the parts.
+func appendCamelParts(dst []byte, word string) []byte {
+	last := 0
+	for i := 1; i <= len(word); i++ {
+		if i < len(word) && !camelSplitAt(word, i) {
+			continue
+		}
+		for j := last; j < i; j++ {
+			c := word[j]
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			dst = append(dst, c)
+		}
+		dst = append(dst, ' ')
+		last = i
+	}
+	return dst
+}
+
+// Classes of the bytes of a word (0: not in a word), as charClass: lower, upper, digit.
+const (
+	clLower = 1
+	clUpper = 2
+	clDigit = 3
+)
+
+var wordClass = func() (t [256]byte) {
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = clLower
+	}
+	for c := 'A'; c <= 'Z'; c++ {
+		t[c] = clUpper
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = clDigit
+	}
+	return t
+}()
 
 // camelSplitAt reports whether camelParts splits w before byte i (0 < i < len(w)).
 func camelSplitAt(w string, i int) bool {
