@@ -268,6 +268,17 @@ func parseJSONL(ctx context.Context, r io.Reader, start int64, st *parseState, p
 	return b.res, nil
 }
 
+// decodeRec decodes one JSON record of a line as json.Unmarshal does (the same errors for trailing
+// bytes), except that json.RawMessage fields point into data instead of holding copies: data (the line
+// reader's buffer) outlives the record's parse, and nothing keeps a RawMessage beyond it.
+func decodeRec(data []byte, v any) error {
+	rest, err := json.Parse(data, v, json.DontCopyRawMessage)
+	if err == nil && len(rest) != 0 {
+		return fmt.Errorf("invalid character %q after top-level value", rest[0])
+	}
+	return err
+}
+
 // parseTime reads an RFC 3339 timestamp; a malformed one is zero (unknown), never guessed.
 func parseTime(s string) time.Time {
 	if s == "" {

@@ -69,7 +69,7 @@ var codexItemSkip = map[string]bool{
 
 func parseCodexLine(b *builder, data []byte) error {
 	var r codexRec
-	if err := json.Unmarshal(data, &r); err != nil {
+	if err := decodeRec(data, &r); err != nil {
 		return err
 	}
 	at := parseTime(r.Timestamp)
@@ -77,7 +77,7 @@ func parseCodexLine(b *builder, data []byte) error {
 	switch r.Type {
 	case "session_meta":
 		var p codexMeta
-		if err := json.Unmarshal(r.Payload, &p); err != nil {
+		if err := decodeRec(r.Payload, &p); err != nil {
 			return err
 		}
 		if b.st.NativeID != "" {
@@ -107,7 +107,7 @@ func parseCodexLine(b *builder, data []byte) error {
 		return nil
 	case "turn_context":
 		var p codexItem
-		if err := json.Unmarshal(r.Payload, &p); err != nil {
+		if err := decodeRec(r.Payload, &p); err != nil {
 			return err
 		}
 		if p.Model != "" {
@@ -120,7 +120,7 @@ func parseCodexLine(b *builder, data []byte) error {
 		return nil
 	case "compacted":
 		var p codexItem
-		if err := json.Unmarshal(r.Payload, &p); err != nil {
+		if err := decodeRec(r.Payload, &p); err != nil {
 			return err
 		}
 		if strings.TrimSpace(p.Message) == "" {
@@ -131,7 +131,7 @@ func parseCodexLine(b *builder, data []byte) error {
 		return nil
 	case "event_msg":
 		var p codexItem
-		if err := json.Unmarshal(r.Payload, &p); err != nil {
+		if err := decodeRec(r.Payload, &p); err != nil {
 			return err
 		}
 		switch {
@@ -166,7 +166,7 @@ func parseCodexLine(b *builder, data []byte) error {
 		return nil
 	case "response_item":
 		var p codexItem
-		if err := json.Unmarshal(r.Payload, &p); err != nil {
+		if err := decodeRec(r.Payload, &p); err != nil {
 			return err
 		}
 		return codexItemEvent(b, at, p)
