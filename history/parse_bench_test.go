@@ -2,6 +2,8 @@ package history
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
@@ -39,7 +41,7 @@ func BenchmarkParseGenerated(b *testing.B) {
 func reportCPU(b *testing.B, cpu time.Duration, bytes int64) {
 	per := cpu.Seconds() / float64(b.N)
 	b.ReportMetric(per*1000, "cpu-ms/op")
-	if per > 0 {
+	if per > 0 && bytes > 0 {
 		b.ReportMetric(float64(bytes)/1e6/per, "MB/cpu-s")
 	}
 }
@@ -49,4 +51,51 @@ func processCPU() time.Duration {
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkRefreshIndex is `ctx history import` with nothing new: the discovery of every provider's
+// root under histgen's history ($CTX_BENCH_HISTORY, laid out as bench/history.sh points the providers'
+// variables at it) and the import of what it finds into an index built beforehand over it
+// ($CTX_BENCH_INDEX, e.g. the .git/ctx/history of bench/history.sh's repository).
+func BenchmarkRefreshIndex(b *testing.B) {
+	dir, hist := os.Getenv("CTX_BENCH_INDEX"), os.Getenv("CTX_BENCH_HISTORY")
+	if dir == "" || hist == "" {
+		b.Skip("CTX_BENCH_INDEX and CTX_BENCH_HISTORY are not set")
+	}
+	vars := map[string]string{"CLAUDE_CONFIG_DIR": "claude-code", "CODEX_HOME": "codex", "GEMINI_CLI_HOME": "gemini-cli",
+		"CURSOR_DATA_DIR": "cursor", "COPILOT_HOME": "copilot-cli", "XDG_DATA_HOME": "home"}
+	env := Env{Home: filepath.Join(hist, "home"), Getenv: func(k string) string {
+		if v, ok := vars[k]; ok {
+			return filepath.Join(hist, v)
+		}
+		return ""
+	}}
+	ctx := context.Background()
+	ix, err := Open(ctx, dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	var cpu time.Duration
+	for b.Loop() {
+		before := processCPU()
+		var srcs []Source
+		for _, r := range Roots(env) {
+			if !r.Exists {
+				continue
+			}
+			s, err := Discover(ctx, r.Provider, r.Path, false)
+			if err != nil {
+				b.Fatal(err)
+			}
+			srcs = append(srcs, s...)
+		}
+		st, err := ix.Import(ctx, srcs)
+		if err != nil || st.Unchanged != len(srcs) {
+			b.Fatal(st.Unchanged, len(srcs), err)
+		}
+		cpu += processCPU() - before
+		b.ReportMetric(float64(len(srcs)), "sources")
+	}
+	reportCPU(b, cpu, 0)
 }
