@@ -41,6 +41,8 @@ CREATE TABLE IF NOT EXISTS sources(
 	size INTEGER NOT NULL, mtime INTEGER NOT NULL, fingerprint TEXT NOT NULL, content_hash TEXT NOT NULL,
 	offset INTEGER NOT NULL, check_hash TEXT NOT NULL, state TEXT NOT NULL, session_id TEXT NOT NULL,
 	unknown TEXT NOT NULL, bad_lines INTEGER NOT NULL, imported_at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS dirs(path TEXT PRIMARY KEY, stamp TEXT NOT NULL, entries TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS sources_stamp ON sources(path, format, parser_rev, size, mtime, offset, session_id);
 CREATE TABLE IF NOT EXISTS sessions(
 	id TEXT PRIMARY KEY, provider TEXT NOT NULL, native_id TEXT NOT NULL, parent_id TEXT NOT NULL,
 	root_id TEXT NOT NULL, scope TEXT NOT NULL, cwd TEXT NOT NULL, repo_url TEXT NOT NULL, branch TEXT NOT NULL,
