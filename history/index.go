@@ -221,6 +221,7 @@ func (ix *Index) ImportProgress(ctx context.Context, srcs []Source, progress fun
 	if err := flush(); err != nil {
 		return st, err
 	}
+	st.Results = make([]SourceResult, 0, len(results))
 	for _, r := range results {
 		st.Sources++
 		switch r.Action {

@@ -168,6 +168,10 @@ func walkDir(ctx context.Context, dir, rel string, depth int, fi os.FileInfo, c 
 		}
 		return nil // unreadable subdirectory: skip it
 	}
+	sep := string(filepath.Separator)
+	if strings.HasSuffix(dir, sep) {
+		sep = "" // the root of the file system
+	}
 	for len(entries) > 0 {
 		end := strings.IndexByte(entries, 0)
 		if end < 1 {
@@ -175,7 +179,7 @@ func walkDir(ctx context.Context, dir, rel string, depth int, fi os.FileInfo, c 
 		}
 		kind, name := entries[0], entries[1:end]
 		entries = entries[end+1:]
-		path := filepath.Join(dir, name)
+		path := dir + sep + name // dir is clean and name one element (validEntries): filepath.Join's result
 		erel := name
 		if rel != "" {
 			erel = rel + string(filepath.Separator) + name
