@@ -136,10 +136,15 @@ type SourceResult struct {
 
 // An import writes parsed sources in transactions of at most this many sources or bytes of text: each
 // transaction is atomic (an interrupted import leaves every source as it was before it or fully written).
-const (
+// (Variables for the tests.)
+var (
 	batchMaxSources = 512
 	batchMaxBytes   = 32 << 20
 )
+
+// testHookWritten, when set (by the tests), is called inside writeBatch's transaction after each source
+// is written.
+var testHookWritten func()
 
 // ImportStats sums an Import.
 type ImportStats struct {
@@ -635,6 +640,9 @@ func (ix *Index) writeBatch(ctx context.Context, batch []*pending, results []*So
 			return err
 		}
 		results[i].Events = n
+		if testHookWritten != nil {
+			testHookWritten()
+		}
 		if p.appended {
 			results[i].Action = "appended"
 		} else {
