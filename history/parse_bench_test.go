@@ -54,7 +54,7 @@ func processCPU() time.Duration {
 }
 
 // BenchmarkRefreshIndex is `ctx history import` with nothing new: the discovery of every provider's
-// root under histgen's history ($CTX_BENCH_HISTORY, laid out as bench/history.sh points the providers'
+// root (with the directory cache) under histgen's history ($CTX_BENCH_HISTORY, laid out as bench/history.sh points the providers'
 // variables at it) and the import of what it finds into an index built beforehand over it
 // ($CTX_BENCH_INDEX, e.g. the .git/ctx/history of bench/history.sh's repository).
 func BenchmarkRefreshIndex(b *testing.B) {
@@ -80,11 +80,12 @@ func BenchmarkRefreshIndex(b *testing.B) {
 	for b.Loop() {
 		before := processCPU()
 		var srcs []Source
+		dirs := ix.LoadDirCache(ctx) // as ctx history import does
 		for _, r := range Roots(env) {
 			if !r.Exists {
 				continue
 			}
-			s, err := Discover(ctx, r.Provider, r.Path, false)
+			s, err := DiscoverCached(ctx, r.Provider, r.Path, false, dirs)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -93,6 +94,9 @@ func BenchmarkRefreshIndex(b *testing.B) {
 		st, err := ix.Import(ctx, srcs)
 		if err != nil || st.Unchanged != len(srcs) {
 			b.Fatal(st.Unchanged, len(srcs), err)
+		}
+		if err := ix.SaveDirCache(ctx, dirs); err != nil {
+			b.Fatal(err)
 		}
 		cpu += processCPU() - before
 		b.ReportMetric(float64(len(srcs)), "sources")
