@@ -34,7 +34,7 @@ func TestImportKilledMidTransaction(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			cmd.Process.Kill()
+			_ = cmd.Process.Kill()
 			t.Fatal("the importing child never reached its third transaction")
 		}
 		time.Sleep(10 * time.Millisecond)
@@ -85,7 +85,9 @@ func TestImportKilledMidTransaction(t *testing.T) {
 		m := map[string]bool{}
 		for rows.Next() {
 			var id string
-			rows.Scan(&id)
+			if err := rows.Scan(&id); err != nil {
+				t.Fatal(err)
+			}
 			m[id] = true
 		}
 		return m
