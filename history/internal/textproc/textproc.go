@@ -38,35 +38,39 @@ func SplitIdentifiers(s string) string {
 // parts of several strings can be gathered in one buffer; the caller drops the last space).
 func AppendSplitIdentifiers(dst []byte, s string) []byte {
 	// Bytes, not runes: a word is a run of ASCII letters and digits, and every byte of a multi-byte
-	// UTF-8 sequence is ≥ 0x80, a separator as its rune is. One pass finds the words and whether each
-	// has a camelParts boundary (most words have none), with camelSplitAt's rules: lower→upper,
-	// letter↔digit, and the last capital of a run before a lower-case letter ("HTTPServer").
+	// UTF-8 sequence is ≥ 0x80, a separator as its rune is. One pass finds the words and the classes
+	// of their bytes; only a word of two classes or more can have a camelParts boundary (lower→upper,
+	// letter↔digit, the last capital of a run before a lower-case letter: "HTTPServer").
 	n := len(s)
 	for i := 0; i < n; {
-		c := wordClass[s[i]]
-		if c == 0 {
+		if wordClass[s[i]] == 0 {
 			i++
 			continue
 		}
 		start := i
-		split := false
-		var pp, p byte = 0, c
-		for i++; i < n; i++ {
-			c = wordClass[s[i]]
+		var mask byte // the classes seen: a word of one class (most) has no boundary
+		for ; i < n; i++ {
+			c := wordClass[s[i]]
 			if c == 0 {
 				break
 			}
-			if !split && (p == clLower && c == clUpper || (p == clDigit) != (c == clDigit) ||
-				pp == clUpper && p == clUpper && c == clLower) {
-				split = true
-			}
-			pp, p = p, c
+			mask |= c
 		}
-		if w := i - start; split && w >= 4 && w <= 256 {
+		if w := i - start; w >= 4 && w <= 256 && mask&(mask-1) != 0 && hasCamelSplit(s[start:i]) {
 			dst = appendCamelParts(dst, s[start:i])
 		}
 	}
 	return dst
+}
+
+// hasCamelSplit reports whether camelParts would split the ASCII word w (camelSplitAt's boundaries).
+func hasCamelSplit(w string) bool {
+	for i := 1; i < len(w); i++ {
+		if camelSplitAt(w, i) {
+			return true
+		}
+	}
+	return false
 }
 
 // appendCamelParts appends camelParts(word), lower-cased, each followed by a space, without allocating
@@ -90,11 +94,11 @@ func appendCamelParts(dst []byte, word string) []byte {
 	return dst
 }
 
-// Classes of the bytes of a word (0: not in a word), as charClass: lower, upper, digit.
+// Classes of the bytes of a word (0: not in a word), one bit each: lower, upper, digit.
 const (
 	clLower = 1
 	clUpper = 2
-	clDigit = 3
+	clDigit = 4
 )
 
 var wordClass = func() (t [256]byte) {
@@ -155,7 +159,10 @@ var (
 
 // IsGitCommit reports whether a shell command line runs `git commit`, `git cherry-pick` or `git revert`
 // (also inside compound lines): the commands whose output prints a "[branch abc1234] subject" receipt.
-func IsGitCommit(cmd string) bool { return gitCommitRe.Get().MatchString(cmd) }
+func IsGitCommit(cmd string) bool {
+	// Every match holds "git": most commands do not, and the expression costs more than the look.
+	return strings.Contains(cmd, "git") && gitCommitRe.Get().MatchString(cmd)
+}
 
 // CommitReceipts returns the abbreviated commit ids of `git commit` receipts in output, lines like
 // "[main abc1234] subject" or "[main (root-commit) abc1234] subject".
