@@ -90,7 +90,6 @@ func Open(ctx context.Context, dir string) (*Index, error) {
 	}
 	f.Close()
 	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(0)&_pragma=cache_size(-65536)&_pragma=mmap_size(268435456)&_txlock=immediate"
-	dsn += os.Getenv("CTX_EXP_DSN")
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open history index: %w", err)
