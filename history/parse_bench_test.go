@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -44,13 +43,6 @@ func reportCPU(b *testing.B, cpu time.Duration, bytes int64) {
 	if per > 0 && bytes > 0 {
 		b.ReportMetric(float64(bytes)/1e6/per, "MB/cpu-s")
 	}
-}
-
-// processCPU is the user+sys CPU time of this process so far.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkRefreshIndex is `ctx history import` with nothing new: the discovery of every provider's
