@@ -14,7 +14,7 @@ import (
 )
 
 // DirCache remembers the listing of each directory discovery walked, under the directory's stamp (its
-// inode, mtime, ctime and size where the system has them; docs/history.md "Discovery"), as git's
+// inode, mtime, ctime and size on Linux, mtime and size elsewhere; docs/history.md "Discovery"), as git's
 // untracked cache does: a directory whose stamp did not change since it was listed is not read again,
 // only its subdirectories are lstat'ed. Adding, removing or renaming an entry changes a directory's
 // mtime and ctime; appending to a file changes neither, so every source file is still lstat'ed by the
