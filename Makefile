@@ -87,6 +87,9 @@ install: build
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./gitstore ./merge ./hooks
 	$(GO) test -run '^$$' -bench BenchmarkSessionLookup ./store
+	$(GO) test -run '^$$' -bench BenchmarkPullVsGit -benchtime 3x ./store
+	$(GO) test -run '^$$' -bench ResourceRead -benchtime 5000x ./mcp
+	$(GO) test -run '^$$' -bench WriteTool -benchtime 200x ./mcp
 	./bench/write.sh
 	$(GO) run ./bench/compare -ctx $(BIN) -sizes $(BENCH_SIZES)
 	$(GO) test -run '^$$' -bench 'Corpus' -benchtime 20x ./history

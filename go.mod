@@ -59,3 +59,7 @@ require (
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
 )
+
+// A copy of santhosh-tekuri/jsonschema v6.0.3 whose metaschemas compile on first use instead of in init
+// (third_party/santhosh-tekuri-jsonschema/PATCH.md, docs/architecture.md "Start-up").
+replace github.com/santhosh-tekuri/jsonschema/v6 => ./third_party/santhosh-tekuri-jsonschema

@@ -3,9 +3,11 @@
 #
 # N clones of one remote served by a real `git daemon` on 127.0.0.1 each make W context writes (untimed),
 # then all N run `ctx sync` at the same moment. Measured: how many syncs failed (exit status other than 0),
-# the wall time until every sync has finished (converge), the total CPU time of the syncs, and whether the
-# remote's context branch holds all N×W entries (0 lost). The same N syncs run one after another on a copy
-# of the same clones give the serial figure; the goal is converge ≤ 2× serial with 0 failed syncs.
+# the wall time until every sync has finished (converge), the total CPU time of the syncs, whether the
+# remote holds all N×W entries on its context branch and machine refs together (0 lost; docs/sync.md "One
+# ref per machine"), and how many the shared branch holds right after the storm and after one more sync of
+# one clone. The same N syncs run one after another on a copy of the same clones give the serial figure;
+# the goal is converge ≤ 2× serial with 0 failed syncs.
 #
 # It is a stress run, not a test: it is not part of `make test`. Run it once; it loads the machine.
 #
@@ -53,7 +55,7 @@ HZ=$(getconf CLK_TCK)
 
 echo "machine: $(nproc) CPUs, $(uname -sm), $(git --version), ctx $CTX"
 echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-7s %-9s %8s %9s %9s %8s %7s %8s\n' clones mode failed "wall s" "cpu s" retries entries missing
+printf '%-7s %-9s %8s %9s %9s %8s %7s %8s %7s\n' clones mode failed "wall s" "cpu s" retries entries missing shared
 
 # setup N: a remote with the context branch and N clones, each with W writes not yet pushed.
 setup() {
@@ -70,17 +72,27 @@ setup() {
 	done
 }
 
-# report N MODE DIR REMOTE WALL CPU: failed syncs, retries (pulls after the first), entries on the remote (missing: writes
-# a failed sync left unpushed in its clone).
+# entries REMOTE REF...: the distinct clone writes (knowledge/c<i>-w<j>.md) on the remote's refs REF...
+entries() {
+	local remote=$1 ref
+	shift
+	for ref in "$@"; do git --git-dir="$remote" ls-tree --name-only "$ref" knowledge/ 2>/dev/null; done | grep '/c[0-9]*-w' | sort -u | wc -l
+}
+
+# report N MODE DIR REMOTE WALL CPU: failed syncs, retries (pulls after the first), entries on the remote
+# (on the shared branch and the machine refs together; missing: writes a failed sync left unpushed in its
+# clone), and entries on the shared branch alone (it catches up with the machine refs at the next sync).
 report() {
-	local n=$1 mode=$2 dir=$3 remote=$4 failed=0 retries=0 entries pulls
+	local n=$1 mode=$2 dir=$3 remote=$4 failed=0 retries=0 all shared pulls
 	for i in $(seq "$n"); do
 		[ "$(cat "$dir/c$i.rc")" = 0 ] || failed=$((failed + 1))
-		pulls=$(grep -c "^pull " "$dir/c$i.out" || true)
+		pulls=$(grep -c "^pull origin: [^r]" "$dir/c$i.out" || true)
 		retries=$((retries + (pulls > 0 ? pulls - 1 : 0)))
 	done
-	entries=$(git --git-dir="$remote" ls-tree --name-only ctx knowledge/ 2>/dev/null | grep -c '/c[0-9]*-w' || true)
-	printf '%-7s %-9s %8s %9s %9s %8s %7s %8s\n' "$n" "$mode" "$failed" "$5" "$6" "$retries" "$entries" $((n * W - entries))
+	# shellcheck disable=SC2046
+	all=$(entries "$remote" refs/heads/ctx $(git --git-dir="$remote" for-each-ref --format='%(refname)' refs/ctx/machines/))
+	shared=$(entries "$remote" refs/heads/ctx)
+	printf '%-7s %-9s %8s %9s %9s %8s %7s %8s %7s\n' "$n" "$mode" "$failed" "$5" "$6" "$retries" "$all" $((n * W - all)) "$shared"
 }
 
 # syncs N DIR MODE: runs `ctx sync` in each clone of DIR, one after another (serial) or all at once.
@@ -119,6 +131,9 @@ for n in "${COUNTS[@]}"; do
 	for i in $(seq "$n"); do
 		if [ "$(cat "$T/run$n/c$i.rc")" != 0 ]; then echo "  c$i exit $(cat "$T/run$n/c$i.rc"): $(tail -1 "$T/run$n/c$i.out")"; fi
 	done
+	# One more sync, of one clone, after the storm: the shared branch then holds every write pushed.
+	(cd "$T/run$n/c1" && "$CTX" sync >/dev/null 2>&1) || echo "  the sync after the storm failed"
+	echo "  after one more sync of c1: $(entries "$T/srv/r$n.git" refs/heads/ctx) entries on the shared branch"
 	rm -rf "$T/run$n" "$T/ser$n" "$T/srv/r$n.git" "$T/srv/s$n.git"
 done
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -78,11 +78,11 @@ func BenchmarkLayoutWrite(b *testing.B) {
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {
 					ch := []gitstore.Change{{Path: l.path(n + i), Data: []byte(fmt.Sprintf("{\"id\": %d}\n", n+i))}}
-					before := rusage(syscall.RUSAGE_SELF)
+					before := testenv.CPUTime(syscall.RUSAGE_SELF)
 					res, err := r.Transact(bg, []string{pub}, func(map[string]gitstore.Tip) (map[string]*gitstore.Write, error) {
 						return map[string]*gitstore.Write{pub: {Changes: ch, Message: "ctx: add"}}, nil
 					})
-					cpu += rusage(syscall.RUSAGE_SELF) - before
+					cpu += testenv.CPUTime(syscall.RUSAGE_SELF) - before
 					if err != nil || !res[0].Committed {
 						b.Fatalf("write %d: %v", i, err)
 					}
@@ -96,24 +96,17 @@ func BenchmarkLayoutWrite(b *testing.B) {
 				// The peer: C git writing the same kind of path into the same store, a few times.
 				const peerRuns = 5
 				idx := filepath.Join(b.TempDir(), "index")
-				before := rusage(syscall.RUSAGE_CHILDREN)
+				before := testenv.CPUTime(syscall.RUSAGE_CHILDREN)
 				for i := 0; i < peerRuns; i++ {
 					blob := testenv.Blob(b, dir, fmt.Sprintf("{\"peer\": %d}\n", i))
 					gitIdx(b, dir, idx, "read-tree", pub)
 					gitIdx(b, dir, idx, "update-index", "--add", "--cacheinfo", "100644,"+blob+","+l.path(10*n+i))
 					gitIdx(b, dir, idx, "write-tree")
 				}
-				b.ReportMetric(float64((rusage(syscall.RUSAGE_CHILDREN)-before).Microseconds())/1000/peerRuns, "cgit-cpu-ms/op")
+				b.ReportMetric(float64((testenv.CPUTime(syscall.RUSAGE_CHILDREN)-before).Microseconds())/1000/peerRuns, "cgit-cpu-ms/op")
 			})
 		}
 	}
-}
-
-// rusage is the user+sys CPU time of this process (RUSAGE_SELF) or of its waited-for children.
-func rusage(who int) time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(who, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // newTreeBytes sums the sizes of the tree objects commit new has and old has not (git's own count).

@@ -328,3 +328,77 @@ func (q *allQueue) Pop() any {
 	*q = old[:len(old)-1]
 	return c
 }
+
+// Contained returns the commits of tips that are reachable from a commit of from other than themselves
+// (git merge-base --is-ancestor for many pairs at once). One walk back from the parents of from, newest
+// committer time first, which stops once every commit left to visit is older than every tip not found
+// yet; so the cost is the commits since the oldest tip, not the whole history. A committer clock set back
+// can only make a contained tip look not contained (the caller then merges or checks a tip it did not
+// need to), never the reverse.
+func (r *Repo) Contained(ctx context.Context, tips, from []Hash) (map[Hash]bool, error) {
+	out := map[Hash]bool{}
+	want := map[Hash]time.Time{}
+	for _, t := range tips {
+		if t.IsZero() {
+			continue
+		}
+		c, err := r.Commit(ctx, t)
+		if err != nil {
+			return nil, err
+		}
+		want[t] = c.Committer.When
+	}
+	seen := map[Hash]bool{}
+	q := &commitQueue{}
+	push := func(h Hash) error {
+		if seen[h] {
+			return nil
+		}
+		seen[h] = true
+		if _, ok := want[h]; ok {
+			out[h] = true
+			delete(want, h)
+		}
+		c, err := r.Commit(ctx, h)
+		if err != nil {
+			return err
+		}
+		heap.Push(q, queued{c: c})
+		return nil
+	}
+	for _, f := range from {
+		if f.IsZero() {
+			continue
+		}
+		c, err := r.Commit(ctx, f)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range c.ParentHashes {
+			if err := push(p); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for q.Len() > 0 && len(want) > 0 {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		oldest := time.Time{}
+		for _, w := range want {
+			if oldest.IsZero() || w.Before(oldest) {
+				oldest = w
+			}
+		}
+		if (*q)[0].c.Committer.When.Before(oldest) {
+			break
+		}
+		it := heap.Pop(q).(queued)
+		for _, p := range it.c.ParentHashes {
+			if err := push(p); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
+}

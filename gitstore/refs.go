@@ -112,6 +112,7 @@ type refUpdate struct {
 	name     string
 	old, new Hash
 	msg      string
+	noSync   bool // RefUpdate.NoSync
 }
 
 // afterRefRenamed, when set (tests only), runs after each ref of a multi-ref update is renamed into place;
@@ -166,6 +167,17 @@ func (r *Repo) updateRefs(ctx context.Context, ups []refUpdate) error {
 			f.Close()
 			continue
 		}
+		if u.noSync {
+			_, err := f.WriteString(u.new.String() + "\n")
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				drop(0)
+				return fmt.Errorf("update ref %s: write lock: %w", u.name, err)
+			}
+			continue
+		}
 		if err := writeLock(f, u.new); err != nil {
 			drop(0)
 			return fmt.Errorf("update ref %s: %w", u.name, err)
@@ -174,7 +186,11 @@ func (r *Repo) updateRefs(ctx context.Context, ups []refUpdate) error {
 	FaultPoint("refs-prepared", "")
 	// Every lock holds its new value: from here a crash is completed by the next ctx process that takes
 	// the ctx lock (recoverTransaction), as the journal says. One ref needs no journal.
-	if len(ups) > 1 {
+	durable := false
+	for _, u := range ups {
+		durable = durable || !u.noSync
+	}
+	if len(ups) > 1 && durable {
 		if err := r.writeJournal(ups); err != nil {
 			drop(0)
 			return fmt.Errorf("update refs: %w", err)
@@ -415,3 +431,107 @@ func short(h Hash) string {
 	}
 	return h.String()[:12]
 }
+
+// RefUpdate is one ref move of UpdateRefs: Name from Old to New (ZeroHash: must not exist / delete).
+type RefUpdate struct {
+	Name     string
+	Old, New Hash
+	Msg      string // the reflog message
+	// NoSync: a ref ctx can rebuild (a local copy of a remote's ref, a quarantine ref), written without
+	// fsync; an update of such refs only has no journal, so a crash may leave some of them moved and
+	// others not (each is still whole: the lock protocol holds).
+	NoSync bool
+}
+
+// UpdateRefs moves every ref of ups or none, as one transaction under the ctx lock (taken here), with the
+// compare-and-swap of UpdateRef for each: ErrStaleRef when any ref no longer holds its Old value, and then
+// no ref moved. A deletion removes the loose ref only, as UpdateRef does. No update is no work.
+func (r *Repo) UpdateRefs(ctx context.Context, ups []RefUpdate) error {
+	if len(ups) == 0 {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	unlock, err := r.Lock(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	in := make([]refUpdate, len(ups))
+	for i, u := range ups {
+		in[i] = refUpdate{name: u.Name, old: u.Old, new: u.New, msg: u.Msg, noSync: u.NoSync}
+	}
+	return r.updateRefs(ctx, in)
+}
+
+// RefsUnder returns the refs whose full names start with prefix (a folder of refs ending in "/", such as
+// "refs/ctx/remotes/origin/machines/"), loose and packed (a loose ref wins over its packed line), with the
+// commits they name. It stops with ErrTooManyRefs once more than limit refs were found (limit <= 0: no
+// bound), so that a folder filled by a hostile remote costs at most limit+1 reads.
+func (r *Repo) RefsUnder(prefix string, limit int) (map[string]Hash, error) {
+	if !strings.HasPrefix(prefix, "refs/") || !strings.HasSuffix(prefix, "/") || strings.Contains(prefix, "..") {
+		return nil, fmt.Errorf("refs under %q: not a folder of refs", prefix)
+	}
+	dir := r.refDir(prefix)
+	out := map[string]Hash{}
+	over := func() bool { return limit > 0 && len(out) > limit }
+	if f, err := os.Open(filepath.Join(dir, "packed-refs")); err == nil {
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 64*1024), 1024*1024)
+		for sc.Scan() && !over() {
+			line := sc.Text()
+			if line == "" || line[0] == '#' || line[0] == '^' {
+				continue
+			}
+			if hash, ref, ok := strings.Cut(line, " "); ok && strings.HasPrefix(ref, prefix) && plumbing.IsHash(hash) {
+				out[ref] = NewHash(hash)
+			}
+		}
+		err = sc.Err()
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("refs under %s: packed-refs: %w", prefix, err)
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("refs under %s: %w", prefix, err)
+	}
+	root := filepath.Join(dir, filepath.FromSlash(prefix))
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		if d.IsDir() || strings.HasSuffix(p, ".lock") {
+			return nil
+		}
+		if over() {
+			return filepath.SkipAll
+		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			return err
+		}
+		name := prefix + filepath.ToSlash(rel)
+		h, err := readRef(dir, name)
+		if err != nil {
+			return err
+		}
+		if !h.IsZero() {
+			out[name] = h
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("refs under %s: %w", prefix, err)
+	}
+	if over() {
+		return nil, fmt.Errorf("refs under %s: more than %d: %w", prefix, limit, ErrTooManyRefs)
+	}
+	return out, nil
+}
+
+// ErrTooManyRefs is returned by RefsUnder when a folder holds more refs than the caller's bound.
+var ErrTooManyRefs = errors.New("too many refs")

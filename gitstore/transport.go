@@ -13,6 +13,7 @@ import (
 	"github.com/go-git/go-billy/v5/osfs"
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/plumbing/transport"
@@ -75,21 +76,65 @@ type TransferOptions struct {
 // remote must pass CheckRemote (a *RemoteError otherwise, before git runs) and refspec must be a refspec
 // of full ref names; both go after "--" on git's command line, so neither is ever read as an option.
 func (r *Repo) Fetch(ctx context.Context, remote string, refspec string, opt TransferOptions) (found bool, err error) {
-	optional := strings.HasPrefix(refspec, "?")
-	refspec = strings.TrimPrefix(refspec, "?")
+	missing, err := r.FetchRefs(ctx, remote, []string{refspec}, opt)
+	return err == nil && len(missing) == 0, err
+}
+
+// FetchRefs fetches several refspecs in one transfer (one connection, one pack), as Fetch does one. A
+// refspec may also be a pattern whose last component, on both sides, is "*" ("+refs/ctx/machines/*:
+// refs/ctx/incoming/x/m/*"): it matches any number of the remote's refs, none included, and git applies its
+// own ref-name rules to each name it receives. A "?" prefix marks a non-pattern refspec whose source is
+// optional: when the remote lacks it, the fetch is run again without it, and its source is returned in
+// missing (a remote without any of them fetches nothing). Errors as Fetch.
+func (r *Repo) FetchRefs(ctx context.Context, remote string, refspecs []string, opt TransferOptions) (missing []string, err error) {
 	if err := r.CheckRemote(remote, opt.Origin); err != nil {
-		return false, err
+		return nil, err
 	}
-	if err := checkRefspec(refspec); err != nil {
-		return false, fmt.Errorf("fetch %s: %w", remote, err)
+	optional := map[string]bool{} // by source
+	var specs, dsts []string
+	for _, spec := range refspecs {
+		isOptional, spec := strings.HasPrefix(spec, "?"), strings.TrimPrefix(spec, "?")
+		if err := checkRefspec(spec, true); err != nil {
+			return nil, fmt.Errorf("fetch %s: %w", remote, err)
+		}
+		src, dst, _ := strings.Cut(strings.TrimPrefix(spec, "+"), ":")
+		if isOptional && !strings.HasSuffix(src, "/*") {
+			optional[src] = true
+		}
+		specs = append(specs, spec)
+		if !strings.HasSuffix(dst, "/*") {
+			dsts = append(dsts, dst)
+		}
 	}
-	_, dst, _ := strings.Cut(strings.TrimPrefix(refspec, "+"), ":")
-	if err := r.RecoverLocks(ctx, []string{dst}); err != nil {
-		return false, fmt.Errorf("fetch %s: %w", remote, err)
+	if err := r.RecoverLocks(ctx, dsts); err != nil {
+		return nil, fmt.Errorf("fetch %s: %w", remote, err)
 	}
-	if !HasGit() {
-		return r.fetchGoGit(ctx, remote, refspec, optional)
+	for len(specs) > 0 {
+		var src string
+		if !HasGit() {
+			src, err = r.fetchGoGit(ctx, remote, specs)
+		} else {
+			src, err = r.fetchGit(ctx, remote, specs, dsts, opt)
+		}
+		if err == nil || src == "" || !optional[src] {
+			return missing, err
+		}
+		// The remote lacks an optional source: fetch the others without it.
+		missing = append(missing, src)
+		kept := specs[:0:0]
+		for _, spec := range specs {
+			if s, _, _ := strings.Cut(strings.TrimPrefix(spec, "+"), ":"); s != src {
+				kept = append(kept, spec)
+			}
+		}
+		specs = kept
 	}
+	return missing, nil
+}
+
+// fetchGit is one git fetch of FetchRefs. When git says the remote has no ref named by a refspec's
+// source ("couldn't find remote ref <src>"), src names it.
+func (r *Repo) fetchGit(ctx context.Context, remote string, specs, lockRefs []string, opt TransferOptions) (src string, err error) {
 	// fsck every received object with git's own rules (a tree entry named "..", ".git" or one of its
 	// aliases, a "/" in a name...): a hostile remote's objects are refused before any ref moves
 	// (docs/security.md).
@@ -108,19 +153,21 @@ func (r *Repo) Fetch(ctx context.Context, remote string, refspec string, opt Tra
 		// sent again.
 		args = append(args, "--depth=2147483646")
 	}
-	args = append(args, "--", remote, refspec)
-	_, stderr, err := r.runGit(ctx, opt, []string{dst}, args...)
+	args = append(args, "--", remote)
+	args = append(args, specs...)
+	_, stderr, err := r.runGit(ctx, opt, lockRefs, args...)
 	if err != nil {
-		if optional && strings.Contains(stderr, "couldn't find remote ref") {
-			return false, nil
+		if _, rest, ok := strings.Cut(stderr, "couldn't find remote ref "); ok {
+			src, _, _ = strings.Cut(rest, "\n")
+			src = strings.TrimSpace(src)
 		}
 		if isFsckFailure(stderr) {
 			err = errors.Join(ErrFsck, err)
 		}
-		return false, &TransferError{Op: "fetch", Remote: remote, Reason: lastLines(stderr, err), Err: err}
+		return src, &TransferError{Op: "fetch", Remote: remote, Reason: lastLines(stderr, err), Err: err}
 	}
 	r.Reindex() // git may have stored what it received as a new pack
-	return true, nil
+	return "", nil
 }
 
 // Push pushes refspec (never forced: a leading "+" is refused) to remote with the system git (go-git's
@@ -128,61 +175,125 @@ func (r *Repo) Fetch(ctx context.Context, remote string, refspec string, opt Tra
 // and a TransferError with the remote's reason for any other refusal or failure. remote and refspec are
 // checked as Fetch checks them and go after "--".
 func (r *Repo) Push(ctx context.Context, remote string, refspec string, opt TransferOptions) error {
-	if strings.HasPrefix(refspec, "+") {
-		return fmt.Errorf("push %s: refusing forced refspec %q", remote, refspec)
-	}
-	if err := r.CheckRemote(remote, opt.Origin); err != nil {
+	st, err := r.PushRefs(ctx, remote, []string{refspec}, opt)
+	if err != nil {
 		return err
 	}
-	if err := checkRefspec(refspec); err != nil {
-		return fmt.Errorf("push %s: %w", remote, err)
+	return st[0].Err
+}
+
+// PushStatus is what the remote did with one refspec of PushRefs.
+type PushStatus struct {
+	Ref string // the remote ref: the refspec's destination
+	// Err is nil when the remote ref now holds the pushed commit (updated, created, or already there);
+	// else a *TransferError with the remote's reason, wrapping ErrNonFastForward when the remote ref had
+	// moved past what was pushed (another pusher won).
+	Err error
+}
+
+// PushRefs pushes several refspecs in one transfer, none forced (a leading "+" is refused), and returns
+// one PushStatus per refspec, in their order. The push is not atomic (git push without --atomic): the
+// remote takes or refuses each ref on its own, and a refused ref is a PushStatus error, not an error of
+// PushRefs. The error is for a push that did not happen at all: an unreachable remote, a refused remote or
+// refspec (checked as Push checks them). opt.TrackingRef as in Push.
+func (r *Repo) PushRefs(ctx context.Context, remote string, refspecs []string, opt TransferOptions) ([]PushStatus, error) {
+	out := make([]PushStatus, len(refspecs))
+	for i, spec := range refspecs {
+		if strings.HasPrefix(spec, "+") {
+			return nil, fmt.Errorf("push %s: refusing forced refspec %q", remote, spec)
+		}
+		_, dst, _ := strings.Cut(spec, ":")
+		out[i].Ref = dst
+	}
+	if err := r.CheckRemote(remote, opt.Origin); err != nil {
+		return nil, err
+	}
+	for _, spec := range refspecs {
+		if err := checkRefspec(spec, false); err != nil {
+			return nil, fmt.Errorf("push %s: %w", remote, err)
+		}
 	}
 	var lockRefs []string
 	if opt.TrackingRef != "" {
 		lockRefs = append(lockRefs, opt.TrackingRef)
 		if err := r.RecoverLocks(ctx, lockRefs); err != nil {
-			return fmt.Errorf("push %s: %w", remote, err)
+			return nil, fmt.Errorf("push %s: %w", remote, err)
 		}
 	}
 	if !HasGit() {
-		return r.pushGoGit(ctx, remote, refspec)
+		for i, spec := range refspecs {
+			out[i].Err = r.pushGoGit(ctx, remote, spec)
+			var te *TransferError
+			if out[i].Err != nil && !errors.Is(out[i].Err, ErrNonFastForward) && !(errors.As(out[i].Err, &te) && strings.Contains(te.Reason, "rejected")) {
+				return nil, out[i].Err // not a refusal of the ref: the remote could not be reached
+			}
+		}
+		return out, nil
 	}
 	args := []string{"--git-dir=" + r.commonDir, "push", "--porcelain", "--no-verify", "--no-recurse-submodules"}
 	if opt.Progress != nil {
 		args = append(args, "--progress")
 	}
-	args = append(args, "--", remote, refspec)
+	args = append(args, "--", remote)
+	args = append(args, refspecs...)
 	stdout, stderr, err := r.runGit(ctx, opt, lockRefs, args...)
+	// git push --porcelain prints one line per ref: "<flag>\t<src>:<dst>\t<summary>", flag "!" for a
+	// refused ref (git-push(1) "OUTPUT").
+	seen := make([]bool, len(refspecs))
 	for _, line := range strings.Split(stdout, "\n") {
-		if !strings.HasPrefix(line, "!\t") {
+		parts := strings.SplitN(line, "\t", 3)
+		if len(parts) < 3 || len(parts[0]) != 1 {
 			continue
 		}
-		parts := strings.SplitN(line, "\t", 3)
-		reason := strings.TrimSpace(parts[len(parts)-1])
-		// "failed to update ref" / "failed to lock": the remote's ref moved between its advertisement and
-		// its update (another pusher won the race; stderr says "cannot lock ref ... but expected ..."):
-		// fetch, merge and retry like a non-fast-forward.
-		if strings.Contains(reason, "fetch first") || strings.Contains(reason, "non-fast-forward") ||
-			strings.Contains(reason, "failed to update ref") || strings.Contains(reason, "failed to lock") {
-			return &TransferError{Op: "push", Remote: remote, Reason: reason + remoteLines(stderr), Err: ErrNonFastForward}
+		_, dst, _ := strings.Cut(parts[1], ":")
+		for i := range out {
+			if out[i].Ref != dst || seen[i] {
+				continue
+			}
+			seen[i] = true
+			if parts[0] != "!" {
+				break
+			}
+			reason := strings.TrimSpace(parts[2])
+			// "failed to update ref" / "failed to lock": the remote's ref moved between its advertisement and
+			// its update (another pusher won the race; stderr says "cannot lock ref ... but expected ..."):
+			// fetch, merge and retry like a non-fast-forward.
+			if strings.Contains(reason, "fetch first") || strings.Contains(reason, "non-fast-forward") ||
+				strings.Contains(reason, "failed to update ref") || strings.Contains(reason, "failed to lock") {
+				out[i].Err = &TransferError{Op: "push", Remote: remote, Reason: reason + remoteLines(stderr), Err: ErrNonFastForward}
+			} else {
+				out[i].Err = &TransferError{Op: "push", Remote: remote, Reason: reason + remoteLines(stderr), Err: errors.New("rejected")}
+			}
+			break
 		}
-		return &TransferError{Op: "push", Remote: remote, Reason: reason + remoteLines(stderr), Err: errors.New("rejected")}
 	}
 	if err != nil {
-		return &TransferError{Op: "push", Remote: remote, Reason: lastLines(stderr, err), Err: err}
+		for i := range out {
+			if !seen[i] {
+				return nil, &TransferError{Op: "push", Remote: remote, Reason: lastLines(stderr, err), Err: err}
+			}
+		}
 	}
-	return nil
+	return out, nil
 }
 
 // checkRefspec accepts "[+]<src>:<dst>" where both are full ref names (refs/...) that git's
-// check-ref-format accepts: the only refspecs ctx builds. Anything else is a programming error or a value
+// check-ref-format accepts: the only refspecs ctx builds. With patterns, both sides may instead end in the
+// component "*" (refs/ctx/machines/*), and nowhere else. Anything else is a programming error or a value
 // from outside that must not reach git.
-func checkRefspec(spec string) error {
+func checkRefspec(spec string, patterns bool) error {
 	src, dst, ok := strings.Cut(strings.TrimPrefix(spec, "+"), ":")
 	if !ok {
 		return fmt.Errorf("refspec %q: want <src>:<dst>", spec)
 	}
+	srcGlob, dstGlob := strings.HasSuffix(src, "/*"), strings.HasSuffix(dst, "/*")
+	if srcGlob != dstGlob || srcGlob && !patterns {
+		return fmt.Errorf("refspec %q: a pattern needs \"/*\" at the end of both sides", spec)
+	}
 	for _, ref := range []string{src, dst} {
+		if srcGlob {
+			ref = strings.TrimSuffix(ref, "*") + "x"
+		}
 		if err := ValidRefName(ref); err != nil {
 			return fmt.Errorf("refspec %q: %w", spec, err)
 		}
@@ -352,21 +463,30 @@ func (k *knownHaves) UploadPack(ctx context.Context, req *packp.UploadPackReques
 	return k.UploadPackSession.UploadPack(ctx, req)
 }
 
-func (r *Repo) fetchGoGit(ctx context.Context, remote, refspec string, optional bool) (bool, error) {
+// fetchGoGit is one fetch of FetchRefs with go-git's transport; src as in fetchGit.
+func (r *Repo) fetchGoGit(ctx context.Context, remote string, specs []string) (src string, err error) {
 	useInProcessFileTransport()
 	rm, err := r.remoteForGoGit(remote)
 	if err != nil {
-		return false, err
+		return "", err
 	}
-	err = rm.FetchContext(ctx, &git.FetchOptions{RemoteName: rm.Config().Name, RefSpecs: []config.RefSpec{config.RefSpec(refspec)}, Tags: git.NoTags})
+	rs := make([]config.RefSpec, len(specs))
+	for i, spec := range specs {
+		rs[i] = config.RefSpec(spec)
+	}
+	err = rm.FetchContext(ctx, &git.FetchOptions{RemoteName: rm.Config().Name, RefSpecs: rs, Tags: git.NoTags})
 	switch {
 	case err == nil, errors.Is(err, git.NoErrAlreadyUpToDate):
 		r.Reindex()
-		return true, nil
-	case optional && (errors.Is(err, git.NoMatchingRefSpecError{}) || strings.Contains(err.Error(), "couldn't find remote ref")):
-		return false, nil
+		return "", nil
+	case errors.Is(err, git.NoMatchingRefSpecError{}) || strings.Contains(err.Error(), "couldn't find remote ref"):
+		// go-git names the refspec: couldn't find remote ref "<src>:<dst>" (or the source alone).
+		_, rest, _ := strings.Cut(err.Error(), "couldn't find remote ref ")
+		rest = strings.Trim(strings.TrimPrefix(strings.TrimSpace(rest), "+"), "\"")
+		src, _, _ = strings.Cut(rest, ":")
+		return src, &TransferError{Op: "fetch", Remote: remote, Reason: err.Error(), Err: err}
 	}
-	return false, &TransferError{Op: "fetch", Remote: remote, Reason: err.Error(), Err: err}
+	return "", &TransferError{Op: "fetch", Remote: remote, Reason: err.Error(), Err: err}
 }
 
 func (r *Repo) pushGoGit(ctx context.Context, remote, refspec string) error {
@@ -383,4 +503,119 @@ func (r *Repo) pushGoGit(ctx context.Context, remote, refspec string) error {
 		return &TransferError{Op: "push", Remote: remote, Reason: err.Error(), Err: ErrNonFastForward}
 	}
 	return &TransferError{Op: "push", Remote: remote, Reason: err.Error(), Err: err}
+}
+
+// DeleteRemoteRef deletes ref (a full ref name) on remote, only while it still names expect: git push
+// --force-with-lease=<ref>:<expect> <remote> :<ref>, so that a ref moved since the caller looked at it is
+// kept (a *TransferError wrapping ErrNonFastForward then). remote is checked as Push checks it; without a
+// git binary it is go-git's push with RequireRemoteRefs.
+func (r *Repo) DeleteRemoteRef(ctx context.Context, remote, ref string, expect Hash, opt TransferOptions) error {
+	if err := r.CheckRemote(remote, opt.Origin); err != nil {
+		return err
+	}
+	if err := ValidRefName(ref); err != nil {
+		return fmt.Errorf("delete %s: %w", remote, err)
+	}
+	if expect.IsZero() {
+		return fmt.Errorf("delete %s %s: no expected value", remote, ref)
+	}
+	if !HasGit() {
+		useInProcessFileTransport()
+		rm, err := r.remoteForGoGit(remote)
+		if err != nil {
+			return err
+		}
+		err = rm.PushContext(ctx, &git.PushOptions{RemoteName: rm.Config().Name, RefSpecs: []config.RefSpec{config.RefSpec(":" + ref)},
+			RequireRemoteRefs: []config.RefSpec{config.RefSpec(expect.String() + ":" + ref)}})
+		if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
+			return &TransferError{Op: "push", Remote: remote, Reason: err.Error(), Err: ErrNonFastForward}
+		}
+		return nil
+	}
+	args := []string{"--git-dir=" + r.commonDir, "push", "--porcelain", "--no-verify", "--force-with-lease=" + ref + ":" + expect.String(), "--", remote, ":" + ref}
+	stdout, stderr, err := r.runGit(ctx, opt, nil, args...)
+	for _, line := range strings.Split(stdout, "\n") {
+		if parts := strings.SplitN(line, "\t", 3); len(parts) == 3 && parts[0] == "!" {
+			reason := strings.TrimSpace(parts[2])
+			cause := errors.New("rejected")
+			if strings.Contains(reason, "stale info") || strings.Contains(reason, "fetch first") {
+				cause = ErrNonFastForward
+			}
+			return &TransferError{Op: "push", Remote: remote, Reason: ref + ": " + reason + remoteLines(stderr), Err: cause}
+		}
+	}
+	if err != nil {
+		return &TransferError{Op: "push", Remote: remote, Reason: lastLines(stderr, err), Err: err}
+	}
+	return nil
+}
+
+// LsRemote returns the refs of remote whose full names are among names or, for a name ending in "/*",
+// start with the part before the "*" (git ls-remote --refs <remote> <patterns>): one connection, no
+// objects transferred. Names are full ref names or such patterns; remote is checked as Fetch checks it.
+// A ref the remote advertises twice keeps its first value. Errors: a *TransferError with git's reason.
+func (r *Repo) LsRemote(ctx context.Context, remote string, names []string, opt TransferOptions) (map[string]Hash, error) {
+	if err := r.CheckRemote(remote, opt.Origin); err != nil {
+		return nil, err
+	}
+	var exact, prefixes []string
+	for _, n := range names {
+		if p, ok := strings.CutSuffix(n, "/*"); ok {
+			if err := ValidRefName(p + "/x"); err != nil {
+				return nil, fmt.Errorf("ls-remote %s: %w", remote, err)
+			}
+			prefixes = append(prefixes, p+"/")
+			continue
+		}
+		if err := ValidRefName(n); err != nil {
+			return nil, fmt.Errorf("ls-remote %s: %w", remote, err)
+		}
+		exact = append(exact, n)
+	}
+	out := map[string]Hash{}
+	add := func(name string, h Hash) {
+		if _, dup := out[name]; dup {
+			return
+		}
+		keep := false
+		for _, e := range exact {
+			keep = keep || name == e
+		}
+		for _, p := range prefixes {
+			keep = keep || strings.HasPrefix(name, p)
+		}
+		if keep {
+			out[name] = h
+		}
+	}
+	if !HasGit() {
+		useInProcessFileTransport()
+		rm, err := r.remoteForGoGit(remote)
+		if err != nil {
+			return nil, err
+		}
+		refs, err := rm.ListContext(ctx, &git.ListOptions{})
+		if err != nil {
+			return nil, &TransferError{Op: "ls-remote", Remote: remote, Reason: err.Error(), Err: err}
+		}
+		for _, ref := range refs {
+			if ref.Type() == plumbing.HashReference {
+				add(ref.Name().String(), Hash(ref.Hash()))
+			}
+		}
+		return out, nil
+	}
+	args := []string{"--git-dir=" + r.commonDir, "ls-remote", "--refs", "--", remote}
+	args = append(args, names...)
+	stdout, stderr, err := r.runGit(ctx, opt, nil, args...)
+	if err != nil {
+		return nil, &TransferError{Op: "ls-remote", Remote: remote, Reason: lastLines(stderr, err), Err: err}
+	}
+	for _, line := range strings.Split(stdout, "\n") {
+		hash, name, ok := strings.Cut(line, "\t")
+		if ok && plumbing.IsHash(hash) {
+			add(name, NewHash(hash))
+		}
+	}
+	return out, nil
 }

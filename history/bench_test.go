@@ -197,3 +197,24 @@ func BenchmarkSearchIndex(b *testing.B) {
 	}
 	benchSearch(b, ix)
 }
+
+// BenchmarkOpenSearchIndex is what one `ctx history search` process does with the index besides the
+// query's own work: open the index in $CTX_BENCH_INDEX (the schema version check), search a word that
+// matches nothing, close (the floor of the process, bench/README.md "Agent history").
+func BenchmarkOpenSearchIndex(b *testing.B) {
+	dir := os.Getenv("CTX_BENCH_INDEX")
+	if dir == "" {
+		b.Skip("CTX_BENCH_INDEX is not set")
+	}
+	ctx := context.Background()
+	for b.Loop() {
+		ix, err := Open(ctx, dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := ix.Search(ctx, Query{Text: "zzznomatch"}); err != nil {
+			b.Fatal(err)
+		}
+		ix.Close()
+	}
+}

@@ -34,6 +34,19 @@ const (
 	maxZstdWindow = 128 << 20
 )
 
+// schemaVersion is the index's PRAGMA user_version: Open creates the schema when it is missing and
+// rebuilds an index of an older version (docs/history.md "The index"). Version 2: the ev_fts rowid
+// carries the event's class (ftsRowid); sessions_root. Version 3: the directory cache (dirs) and the
+// covering index sources_stamp, added to a version 2 index without a rebuild (schemaAdded).
+const schemaVersion = 3
+
+// schemaAdded is what version 3 adds to version 2: created in place, the rows kept.
+const schemaAdded = `
+CREATE TABLE IF NOT EXISTS dirs(path TEXT PRIMARY KEY, stamp TEXT NOT NULL, entries TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS sources_stamp ON sources(path, format, parser_rev, size, mtime, offset, session_id);
+`
+
+// schema is the index's tables but the full-text one (ftsSchema).
 const schema = `
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS sources(
@@ -41,8 +54,6 @@ CREATE TABLE IF NOT EXISTS sources(
 	size INTEGER NOT NULL, mtime INTEGER NOT NULL, fingerprint TEXT NOT NULL, content_hash TEXT NOT NULL,
 	offset INTEGER NOT NULL, check_hash TEXT NOT NULL, state TEXT NOT NULL, session_id TEXT NOT NULL,
 	unknown TEXT NOT NULL, bad_lines INTEGER NOT NULL, imported_at INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS dirs(path TEXT PRIMARY KEY, stamp TEXT NOT NULL, entries TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS sources_stamp ON sources(path, format, parser_rev, size, mtime, offset, session_id);
 CREATE TABLE IF NOT EXISTS sessions(
 	id TEXT PRIMARY KEY, provider TEXT NOT NULL, native_id TEXT NOT NULL, parent_id TEXT NOT NULL,
 	root_id TEXT NOT NULL, scope TEXT NOT NULL, cwd TEXT NOT NULL, repo_url TEXT NOT NULL, branch TEXT NOT NULL,
@@ -54,15 +65,84 @@ CREATE TABLE IF NOT EXISTS events(
 	native_key TEXT NOT NULL, at INTEGER NOT NULL, type TEXT NOT NULL, role TEXT NOT NULL, text TEXT NOT NULL,
 	tool TEXT, files TEXT, facts TEXT);
 CREATE INDEX IF NOT EXISTS events_session ON events(session_id, seq);
+CREATE INDEX IF NOT EXISTS sessions_root ON sessions(root_id);
 CREATE TABLE IF NOT EXISTS event_files(event INTEGER NOT NULL, path TEXT NOT NULL, op TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS event_files_path ON event_files(path);
 CREATE INDEX IF NOT EXISTS event_files_event ON event_files(event);
 CREATE TABLE IF NOT EXISTS event_commits(event INTEGER NOT NULL, oid TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS event_commits_oid ON event_commits(substr(oid, 1, 7));
 CREATE INDEX IF NOT EXISTS event_commits_event ON event_commits(event);
-CREATE VIRTUAL TABLE IF NOT EXISTS ev_fts USING fts5(body, content='', contentless_delete=1,
+`
+
+// oldTables are the tables of an index older than schemaVersion that Open drops (their rows are rebuilt
+// from the providers' files by the next import).
+var oldTables = []string{"ev_fts", "events", "event_files", "event_commits", "sessions", "sources"}
+
+// ftsSchema is the full-text table: contentless (the text is in events), deletable by rowid. Its rowid
+// is ftsRowid(event rowid, type): the event's class rides in the low bits, so a search weights and
+// narrows FTS5's matches without joining them with events (docs/history.md "Search").
+const ftsSchema = `CREATE VIRTUAL TABLE IF NOT EXISTS ev_fts USING fts5(body, content='', contentless_delete=1,
 	tokenize='unicode61 remove_diacritics 2');
 `
+
+// ftsClass is a class of events: searched together and weighted alike (docs/history.md "Search").
+type ftsClass struct {
+	types  []EventType // the types it holds; nil: every type no other class holds
+	weight float64     // the class weight under content_scope all and transcript
+}
+
+// Class numbers: the low ftsClassBits of an ev_fts rowid. They are stored in the index: a change needs a
+// schemaVersion bump.
+const (
+	classMessage = iota
+	classSummary
+	classCall
+	classOutput
+	classQuiet // reasoning and notices: left out of content_scope all
+	classOther // any other type (the set is open)
+
+	ftsClassBits = 3
+)
+
+// ftsClasses, by class number.
+var ftsClasses = []ftsClass{
+	classMessage: {types: []EventType{Message}, weight: 1.0},
+	classSummary: {types: []EventType{Summary}, weight: 0.9},
+	classCall:    {types: []EventType{ToolCall}, weight: 0.8},
+	classOutput:  {types: []EventType{ToolOutput}, weight: 0.6},
+	classQuiet:   {types: []EventType{Reasoning, Notice}, weight: 0.8},
+	classOther:   {weight: 0.8},
+}
+
+// classOf is the class number of events of type t.
+func classOf(t EventType) int {
+	for i, c := range ftsClasses {
+		for _, ct := range c.types {
+			if ct == t {
+				return i
+			}
+		}
+	}
+	return classOther
+}
+
+// ftsRowid is the ev_fts rowid of an event's search body.
+func ftsRowid(eventRowid int64, t EventType) int64 {
+	return eventRowid<<ftsClassBits | int64(classOf(t))
+}
+
+// classSQL is an SQL expression of the class number of the events row e (the SQL twin of classOf).
+func classSQL(e string) string {
+	var b strings.Builder
+	b.WriteString("(CASE " + e + ".type")
+	for i, c := range ftsClasses {
+		for _, t := range c.types {
+			fmt.Fprintf(&b, " WHEN '%s' THEN %d", t, i)
+		}
+	}
+	fmt.Fprintf(&b, " ELSE %d END)", classOther)
+	return b.String()
+}
 
 // Index is the local history index: one SQLite database (index.db, mode 0600) in a directory of mode
 // 0700. It is safe for use by several goroutines; several processes serialise their writes through
@@ -94,11 +174,71 @@ func Open(ctx context.Context, dir string) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open history index: %w", err)
 	}
-	if _, err := db.ExecContext(ctx, schema); err != nil {
+	if err := ensureSchema(ctx, db); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("open history index: create schema: %w", err)
+		return nil, fmt.Errorf("open history index: %w", err)
 	}
 	return &Index{db: db, dir: dir}, nil
+}
+
+// ensureSchema creates the schema of an index whose PRAGMA user_version is not schemaVersion (a new
+// index, or one an older ctx built: its tables are dropped first and its generation bumped, so the next
+// import rebuilds it and cursors of the old one go stale). An index at schemaVersion costs one read here.
+// A version above schemaVersion (a newer ctx) is an error.
+func ensureSchema(ctx context.Context, db *sql.DB) error {
+	version := func(q interface {
+		QueryRowContext(context.Context, string, ...any) *sql.Row
+	}) (int, error) {
+		var v int
+		err := q.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v)
+		return v, err
+	}
+	v, err := version(db)
+	if err != nil {
+		return fmt.Errorf("read schema version: %w", err)
+	}
+	if v == schemaVersion {
+		return nil
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("create schema: %w", err)
+	}
+	defer tx.Rollback() //nolint:errcheck // after Commit this is a no-op
+	if v, err = version(tx); err != nil {
+		return fmt.Errorf("read schema version: %w", err)
+	}
+	switch {
+	case v == schemaVersion: // another process created it meanwhile
+		return nil
+	case v > schemaVersion:
+		return fmt.Errorf("the index was built by a newer ctx (schema %d, this ctx reads %d)", v, schemaVersion)
+	}
+	if v == 2 { // what version 3 adds, in place
+		if _, err := tx.ExecContext(ctx, schemaAdded); err != nil {
+			return fmt.Errorf("create schema: %w", err)
+		}
+	} else {
+		for _, t := range oldTables {
+			if _, err := tx.ExecContext(ctx, `DROP TABLE IF EXISTS `+t); err != nil {
+				return fmt.Errorf("drop old table %s: %w", t, err)
+			}
+		}
+		if _, err := tx.ExecContext(ctx, schema+schemaAdded+ftsSchema); err != nil {
+			return fmt.Errorf("create schema: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) SELECT 'generation', '1' WHERE EXISTS (SELECT 1 FROM meta WHERE key='generation')
+		ON CONFLICT(key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)`); err != nil {
+			return fmt.Errorf("bump generation: %w", err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion)); err != nil {
+		return fmt.Errorf("set schema version: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("create schema: %w", err)
+	}
+	return nil
 }
 
 // Close closes the database.
@@ -877,7 +1017,7 @@ func (w *writer) deleteSession(ctx context.Context, id string) error {
 		return fmt.Errorf("delete session %s: %w", id, err)
 	}
 	for _, q := range []string{
-		`DELETE FROM ev_fts WHERE rowid IN (SELECT rowid FROM events WHERE session_id=?)`,
+		`DELETE FROM ev_fts WHERE rowid IN (SELECT rowid << ` + strconv.Itoa(ftsClassBits) + ` | ` + classSQL("events") + ` FROM events WHERE session_id=?)`,
 		`DELETE FROM event_files WHERE event IN (SELECT rowid FROM events WHERE session_id=?)`,
 		`DELETE FROM event_commits WHERE event IN (SELECT rowid FROM events WHERE session_id=?)`,
 		`DELETE FROM events WHERE session_id=?`,
@@ -927,7 +1067,7 @@ func nullable(s string) any {
 
 // insertEvents inserts a session's events; encoded, when not nil, holds encodeEvent of each.
 func (w *writer) insertEvents(ctx context.Context, sessionID string, evs []Event, encoded []encodedEvent) (int, error) {
-	ins, fts, ef, ec := w.ins, w.fts, w.ef, w.ec
+	ins, ef, ec := w.ins, w.ef, w.ec
 	n := 0
 	for i := range evs {
 		if i&255 == 0 {
@@ -969,7 +1109,7 @@ func (w *writer) insertEvents(ctx context.Context, sessionID string, evs []Event
 		if rowid == 0 {
 			continue
 		}
-		if _, err := fts.ExecContext(ctx, rowid, enc.body); err != nil {
+		if _, err := w.fts.ExecContext(ctx, ftsRowid(rowid, e.Type), enc.body); err != nil {
 			return n, fmt.Errorf("index event: %w", err)
 		}
 		for _, f := range e.Files {

@@ -78,3 +78,43 @@ func TestRefreshStatPath(t *testing.T) {
 		t.Fatalf("touched source: %+v %v", row, err)
 	}
 }
+
+// TestOpenAddsVersion3InPlace: an index of schema version 2 (before the directory cache) gets the dirs
+// table and the sources_stamp index from Open, keeps its rows and generation, and is version 3.
+func TestOpenAddsVersion3InPlace(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "history")
+	ix, err := Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	importCorpus(t, ix)
+	before, _ := ix.Stats(ctx)
+	gen, _ := ix.Generation(ctx)
+	for _, q := range []string{`DROP TABLE dirs`, `DROP INDEX sources_stamp`, `PRAGMA user_version = 2`} {
+		if _, err := ix.db.ExecContext(ctx, q); err != nil {
+			t.Fatal(q, err)
+		}
+	}
+	ix.Close()
+	ix, err = Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	var v, n int
+	if err := ix.db.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v); err != nil || v != schemaVersion {
+		t.Fatalf("user_version %d %v", v, err)
+	}
+	if err := ix.db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE name IN ('dirs', 'sources_stamp')`).Scan(&n); err != nil || n != 2 {
+		t.Fatalf("%d of dirs and sources_stamp (%v)", n, err)
+	}
+	after, _ := ix.Stats(ctx)
+	gen2, _ := ix.Generation(ctx)
+	if after.Events != before.Events || after.Sources != before.Sources || gen2 != gen {
+		t.Fatalf("rows or generation changed: %+v gen %d, was %+v gen %d", after, gen2, before, gen)
+	}
+	if st := importCorpus(t, ix); st.Unchanged != st.Sources {
+		t.Fatalf("import after the upgrade: %+v", st)
+	}
+}

@@ -1,13 +1,16 @@
 package history
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -61,6 +64,9 @@ type Result struct {
 	Relaxed bool `json:"relaxed,omitempty"`
 	// MoreAvailable is true when more hits than Limit matched.
 	MoreAvailable bool `json:"more_available"`
+	// Window is set (to rankWindow) when more events matched than a search ranks: the hits are the best
+	// of the Window most recently imported matching events (docs/history.md "Search").
+	Window int `json:"ranked_window,omitempty"`
 }
 
 // ErrBadQuery is wrapped by Search errors about the request itself.
@@ -72,6 +78,12 @@ const primaryTolerance = 0.95
 
 // maxCandidates bounds the hits ranked before grouping.
 const maxCandidates = 2000
+
+// rankWindow bounds the matching events a search scores: the most recently imported ones (the highest
+// rowids). Scoring costs FTS5 a BM25 computation and a document-length read per event, about 2 µs each
+// (bench/README.md "Agent history"), so a term found in most events would otherwise cost hundreds of
+// milliseconds at 300,000 events. A variable for the tests.
+var rankWindow = 20000
 
 // ftsQuery turns free text into an FTS5 query: each whitespace-separated word becomes a quoted phrase
 // (so no user text is ever FTS5 syntax), joined by AND, or by OR when any is true.
@@ -94,18 +106,10 @@ func ftsQuery(text string, any bool) (string, int) {
 	return strings.Join(phrases, sep), len(phrases)
 }
 
-// weightSQL is the class weight of an event type under a scope.
-func weightSQL(scope string) string {
-	if scope == ScopeCalls || scope == ScopeOutputs {
-		return "1.0"
-	}
-	return `(CASE e.type WHEN 'message' THEN 1.0 WHEN 'summary' THEN 0.9 WHEN 'tool_call' THEN 0.8
-		WHEN 'tool_output' THEN 0.6 ELSE 0.8 END)`
-}
-
 // Search ranks events by BM25 × class weight (messages 1.0, summaries 0.9, tool calls 0.8, outputs 0.6),
 // then returns the best hit of each root session group before any group repeats (docs/history.md
-// "Search"). Errors wrap ErrBadQuery for a malformed request.
+// "Search"). It scores at most the rankWindow most recently imported matching events (Result.Window says
+// when more matched). Errors wrap ErrBadQuery for a malformed request.
 func (ix *Index) Search(ctx context.Context, q Query) (Result, error) {
 	scope := q.Scope
 	if scope == "" {
@@ -131,23 +135,25 @@ func (ix *Index) Search(ctx context.Context, q Query) (Result, error) {
 	if n == 0 {
 		return res, fmt.Errorf("%w: the query has no words", ErrBadQuery)
 	}
-	hits, err := ix.candidates(ctx, q, scope, match)
+	cands, windowed, err := ix.candidates(ctx, q, scope, match)
 	if err != nil {
 		return res, err
 	}
-	if len(hits) == 0 && n > 1 {
+	if len(cands) == 0 && n > 1 {
 		match, _ = ftsQuery(q.Text, true)
-		if hits, err = ix.candidates(ctx, q, scope, match); err != nil {
+		if cands, windowed, err = ix.candidates(ctx, q, scope, match); err != nil {
 			return res, err
 		}
-		res.Relaxed = len(hits) > 0
+		res.Relaxed = len(cands) > 0
 	}
-	if !q.Dense {
-		hits = groupByRoot(hits)
+	if windowed {
+		res.Window = rankWindow
 	}
-	if len(hits) > limit {
-		hits, res.MoreAvailable = hits[:limit], true
+	hits, more, err := ix.rank(ctx, cands, limit, q.Dense, true)
+	if err != nil {
+		return res, err
 	}
+	res.MoreAvailable = more
 	terms := strings.Fields(strings.ToLower(q.Text))
 	for i := range hits {
 		if err := ix.hydrate(ctx, &hits[i]); err != nil {
@@ -159,27 +165,57 @@ func (ix *Index) Search(ctx context.Context, q Query) (Result, error) {
 	return res, nil
 }
 
+// scopeSQL is the condition on an ev_fts rowid (whose low bits are the event's class) of a scope or an
+// event type, and weightSQL the class weight of a row (docs/history.md "Search"): under all and
+// transcript each class's weight, under calls and outputs (one class each) 1. typeFilter is set when the
+// event type's class holds other types too: the events row must be checked.
+func scopeSQL(scope string, typ EventType) (cond, weight string, typeFilter bool) {
+	class := func(ns ...int) string {
+		var parts []string
+		for _, n := range ns {
+			parts = append(parts, strconv.Itoa(n))
+		}
+		return "(ev_fts.rowid & " + strconv.Itoa(1<<ftsClassBits-1) + ") IN (" + strings.Join(parts, ",") + ")"
+	}
+	var b strings.Builder
+	b.WriteString("(CASE ev_fts.rowid & " + strconv.Itoa(1<<ftsClassBits-1))
+	for i, c := range ftsClasses {
+		fmt.Fprintf(&b, " WHEN %d THEN %v", i, c.weight)
+	}
+	b.WriteString(" END)")
+	weight = b.String()
+	switch {
+	case typ != "":
+		n := classOf(typ)
+		return class(n), weight, len(ftsClasses[n].types) != 1
+	case scope == ScopeTranscript:
+		return class(classMessage, classSummary), weight, false
+	case scope == ScopeCalls:
+		return class(classCall), "1.0", false
+	case scope == ScopeOutputs:
+		return class(classOutput), "1.0", false
+	}
+	return class(classMessage, classSummary, classCall, classOutput, classOther), weight, false
+}
+
+// candidate is a ranked event before grouping: its ev_fts rowid and score.
 type candidate struct {
 	rowid int64
 	score float64
-	group string
-	scope string
 }
 
-func (ix *Index) candidates(ctx context.Context, q Query, scope, match string) ([]Hit, error) {
-	where := []string{"ev_fts MATCH ?"}
+// candidates returns the maxCandidates best of the rankWindow newest matching events by class weight ×
+// BM25 (ties: the older first) and whether the window left matches out. The class and its weight are
+// read from the ev_fts rowid, so without a filter on events or sessions FTS5 ranks alone and no event is
+// read here; with one, each match is joined with its event and session and filtered before it is scored.
+func (ix *Index) candidates(ctx context.Context, q Query, scope, match string) ([]candidate, bool, error) {
+	cond, weight, typeFilter := scopeSQL(scope, q.EventType)
+	where := []string{"ev_fts MATCH ?", cond}
 	args := []any{match}
-	switch {
-	case q.EventType != "":
+	joined := false
+	if typeFilter {
 		where, args = append(where, "e.type = ?"), append(args, string(q.EventType))
-	case scope == ScopeAll:
-		where = append(where, "e.type NOT IN ('reasoning','notice')")
-	case scope == ScopeTranscript:
-		where = append(where, "e.type IN ('message','summary')")
-	case scope == ScopeCalls:
-		where = append(where, "e.type = 'tool_call'")
-	case scope == ScopeOutputs:
-		where = append(where, "e.type = 'tool_output'")
+		joined = true
 	}
 	if len(q.Providers) > 0 {
 		ph := strings.TrimSuffix(strings.Repeat("?,", len(q.Providers)), ",")
@@ -202,28 +238,302 @@ func (ix *Index) candidates(ctx context.Context, q Query, scope, match string) (
 	}
 	where, args = repoFileWhere(where, args, q.Repo, q.File)
 	where, args = sourceDirsWhere(where, args, q.SourceDirs)
-	sqlText := `SELECT e.rowid, -bm25(ev_fts) * ` + weightSQL(scope) + ` AS score,
-		CASE WHEN s.root_id <> '' THEN s.root_id ELSE s.id END, s.scope
-		FROM ev_fts JOIN events e ON e.rowid = ev_fts.rowid JOIN sessions s ON s.id = e.session_id
-		WHERE ` + strings.Join(where, " AND ") + ` ORDER BY score DESC, e.rowid LIMIT ?`
-	args = append(args, maxCandidates)
-	rows, err := ix.db.QueryContext(ctx, sqlText, args...)
+	from := "ev_fts"
+	if joined || len(where) > 2 {
+		from = `ev_fts JOIN events e ON e.rowid = ev_fts.rowid >> ` + strconv.Itoa(ftsClassBits) + ` JOIN sessions s ON s.id = e.session_id`
+	}
+	// The newest rankWindow matches are scored (FTS5 walks its doclists by descending rowid and stops
+	// there); one more row says whether an older match was left out. The best maxCandidates are kept
+	// here rather than by an SQL ORDER BY: SQLite's bounded sort inserts every row into a B-tree.
+	sqlText := `SELECT ev_fts.rowid, bm25(ev_fts) * ` + weight + ` FROM ` + from + ` WHERE ` + strings.Join(where, " AND ") + `
+		ORDER BY ev_fts.rowid DESC LIMIT ?`
+	var cands []candidate
+	n, windowed := 0, false
+	err := ix.scanRows(ctx, sqlText, append(args, rankWindow+1), func(r *sql.Rows) error {
+		if n++; n > rankWindow {
+			windowed = true
+			return nil
+		}
+		var c candidate
+		if err := r.Scan(&c.rowid, &c.score); err != nil {
+			return err
+		}
+		c.score = -c.score // FTS5's bm25() is negative: lower is better
+		cands = append(cands, c)
+		return nil
+	})
+	if err != nil {
+		return nil, false, fmt.Errorf("search: %w", err)
+	}
+	slices.SortFunc(cands, func(a, b candidate) int {
+		if c := cmp.Compare(b.score, a.score); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.rowid, b.rowid)
+	})
+	if len(cands) > maxCandidates {
+		cands = cands[:maxCandidates]
+	}
+	return cands, windowed, nil
+}
+
+// rank orders candidates as Search returns them and cuts them to limit (more: some were cut): in score
+// order when dense, else grouped by root (groupByRoot). Lazily, it reads the groups of only as many
+// candidates as the first limit hits need (rankGrouped); otherwise of all of them (the reference the
+// tests compare the lazy ranking with).
+func (ix *Index) rank(ctx context.Context, cands []candidate, limit int, dense, lazy bool) ([]Hit, bool, error) {
+	if dense || !lazy {
+		n := len(cands)
+		if dense && lazy {
+			n = min(n, limit)
+		}
+		hits, err := ix.withGroups(ctx, cands[:n])
+		if err != nil {
+			return nil, false, err
+		}
+		if !dense {
+			hits = groupByRoot(hits)
+		}
+		more := len(hits) > limit || n < len(cands)
+		return hits[:min(len(hits), limit)], more, nil
+	}
+	return ix.rankGrouped(ctx, cands, limit)
+}
+
+// rankGrouped is groupByRoot over every candidate cut to limit, without reading every candidate's event.
+// It reads the candidates in score order, skipping those of groups already known; the first one of a
+// group not yet known is that group's best hit. Each new group is then resolved whole: its sessions (by
+// root) and their events among the candidates (groupMembers), which gives its representative and
+// more_in_group exactly. Every group not yet seen has all its hits among the candidates not yet placed,
+// so its representative scores at most t, the score of the first of those (next), and its best hit comes
+// after next, while a known group's comes before (every candidate read is placed). So when limit known
+// groups have representatives scoring at least t, they are the first limit hits, in their order; when
+// every candidate is placed, the result is groupByRoot's.
+func (ix *Index) rankGrouped(ctx context.Context, cands []candidate, limit int) ([]Hit, bool, error) {
+	type group struct {
+		key     string
+		members []int // indexes in cands, ascending
+		rep     int
+	}
+	indexOf := make(map[int64]int, len(cands)) // event rowid → index in cands
+	for i, c := range cands {
+		indexOf[c.rowid>>ftsClassBits] = i
+	}
+	placed := make([]*group, len(cands))
+	scopes := make([]string, len(cands))
+	groups := map[string]*group{}
+	var order []*group
+	next := 0 // every candidate before next is placed
+	for {
+		for next < len(cands) && placed[next] != nil {
+			next++
+		}
+		if next == len(cands) {
+			break
+		}
+		var sure []*group
+		t := cands[next].score
+		for _, g := range order {
+			// On a tie with t, g still comes first: groupByRoot keeps groups in the order of their best
+			// hits, g's is before next (every candidate read is placed) and an unknown group's after.
+			if cands[g.rep].score >= t {
+				sure = append(sure, g)
+			}
+		}
+		if len(sure) >= limit {
+			sort.SliceStable(sure, func(a, b int) bool { return cands[sure[a].rep].score > cands[sure[b].rep].score })
+			out := make([]Hit, limit)
+			for i, g := range sure[:limit] {
+				out[i] = Hit{Score: cands[g.rep].score, Event: Event{Seq: cands[g.rep].rowid >> ftsClassBits},
+					Session: Session{RootID: g.key, Scope: scopes[g.rep]}, More: len(g.members) - 1}
+			}
+			return out, len(cands) > limit, nil
+		}
+		// Read the next unplaced candidates (at least 16, more as groups accumulate), learn their groups.
+		var batch []candidate
+		for i := next; i < len(cands) && len(batch) < max(16, len(order)); i++ {
+			if placed[i] == nil {
+				batch = append(batch, cands[i])
+			}
+		}
+		hits, err := ix.withGroups(ctx, batch)
+		if err != nil {
+			return nil, false, err
+		}
+		if len(hits) != len(batch) { // an index row without its event: rank what exists, all of it
+			return ix.rank(ctx, cands, limit, false, false)
+		}
+		var keys []string
+		for _, h := range hits {
+			if groups[h.Session.RootID] == nil {
+				g := &group{key: h.Session.RootID}
+				groups[g.key] = g
+				order = append(order, g)
+				keys = append(keys, g.key)
+			}
+		}
+		members, err := ix.groupMembers(ctx, keys, indexOf)
+		if err != nil {
+			return nil, false, err
+		}
+		for _, m := range members {
+			g := groups[m.group]
+			if g == nil || placed[m.index] != nil {
+				continue
+			}
+			g.members = append(g.members, m.index)
+			placed[m.index], scopes[m.index] = g, m.scope
+		}
+		for i := range batch {
+			if placed[indexOf[batch[i].rowid>>ftsClassBits]] == nil {
+				// A candidate read here that its group's sessions do not hold (a session changed
+				// meanwhile): rank what exists, all of it.
+				return ix.rank(ctx, cands, limit, false, false)
+			}
+		}
+		for _, key := range keys {
+			g := groups[key]
+			slices.Sort(g.members)
+			g.rep = g.members[0]
+			for _, i := range g.members {
+				if scopes[i] != "subagent" {
+					if cands[i].score >= primaryTolerance*cands[g.members[0]].score {
+						g.rep = i
+					}
+					break
+				}
+			}
+		}
+	}
+	hits := make([]Hit, len(cands))
+	for i, c := range cands {
+		hits[i] = Hit{Score: c.score, Event: Event{Seq: c.rowid >> ftsClassBits}, Session: Session{RootID: placed[i].key, Scope: scopes[i]}}
+	}
+	hits = groupByRoot(hits)
+	return hits[:min(len(hits), limit)], len(hits) > limit, nil
+}
+
+// groupMember is a candidate found in a group's sessions: its index in the candidates, its group and its
+// session's scope.
+type groupMember struct {
+	index        int
+	group, scope string
+}
+
+// groupMembers lists the candidates (indexOf: event rowid → index) whose event belongs to a session of
+// one of the root groups keys: the groups' sessions (by id and by root, indexed), then their events'
+// rowids (the events_session index covers them), so no candidate's event row is read.
+func (ix *Index) groupMembers(ctx context.Context, keys []string, indexOf map[int64]int) ([]groupMember, error) {
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	list, _ := json.Marshal(keys)
+	type sess struct{ group, scope string }
+	sessions := map[string]sess{}
+	// The unary + keeps SQLite from reading every root session through sessions_root for root_id = ''.
+	err := ix.scanRows(ctx, `SELECT id, id, scope FROM sessions WHERE id IN (SELECT value FROM json_each(?1)) AND +root_id = ''
+		UNION ALL SELECT id, root_id, scope FROM sessions WHERE root_id IN (SELECT value FROM json_each(?1))`,
+		[]any{string(list)}, func(r *sql.Rows) error {
+			var sid string
+			var s sess
+			if err := r.Scan(&sid, &s.group, &s.scope); err != nil {
+				return err
+			}
+			sessions[sid] = s
+			return nil
+		})
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
-	defer rows.Close()
-	var out []Hit
-	for rows.Next() {
-		var c candidate
-		if err := rows.Scan(&c.rowid, &c.score, &c.group, &c.scope); err != nil {
-			return nil, fmt.Errorf("search: %w", err)
-		}
-		out = append(out, Hit{Score: c.score, Event: Event{Seq: c.rowid}, Session: Session{RootID: c.group, Scope: c.scope}})
+	sids := make([]string, 0, len(sessions))
+	for sid := range sessions {
+		sids = append(sids, sid)
 	}
-	if err := rows.Err(); err != nil {
+	list, _ = json.Marshal(sids)
+	var out []groupMember
+	err = ix.scanRows(ctx, `SELECT rowid, session_id FROM events WHERE session_id IN (SELECT value FROM json_each(?))`,
+		[]any{string(list)}, func(r *sql.Rows) error {
+			var id int64
+			var sid string
+			if err := r.Scan(&id, &sid); err != nil {
+				return err
+			}
+			if i, ok := indexOf[id]; ok {
+				out = append(out, groupMember{index: i, group: sessions[sid].group, scope: sessions[sid].scope})
+			}
+			return nil
+		})
+	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
 	return out, nil
+}
+
+// withGroups turns candidates into hits carrying the event's rowid (in Event.Seq), its root group (in
+// Session.RootID) and its session's scope, in the candidates' order: one read of the candidates'
+// events (by rowid, in order), then one of their distinct sessions.
+func (ix *Index) withGroups(ctx context.Context, cands []candidate) ([]Hit, error) {
+	type info struct{ group, scope string }
+	ids := make([]int64, len(cands))
+	for i, c := range cands {
+		ids[i] = c.rowid >> ftsClassBits
+	}
+	slices.Sort(ids)
+	sessionOf := make(map[int64]string, len(cands))
+	sessions := map[string]info{}
+	err := ix.scanRows(ctx, `SELECT rowid, session_id FROM events WHERE rowid IN (SELECT value FROM json_each(?))`, []any{int64List(ids)}, func(r *sql.Rows) error {
+		var id int64
+		var sid string
+		if err := r.Scan(&id, &sid); err != nil {
+			return err
+		}
+		sessionOf[id] = sid
+		sessions[sid] = info{}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	sids := make([]string, 0, len(sessions))
+	for sid := range sessions {
+		sids = append(sids, sid)
+	}
+	list, _ := json.Marshal(sids)
+	err = ix.scanRows(ctx, `SELECT id, CASE WHEN root_id <> '' THEN root_id ELSE id END, scope FROM sessions WHERE id IN (SELECT value FROM json_each(?))`, []any{string(list)}, func(r *sql.Rows) error {
+		var sid string
+		var in info
+		if err := r.Scan(&sid, &in.group, &in.scope); err != nil {
+			return err
+		}
+		sessions[sid] = in
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	out := make([]Hit, 0, len(cands))
+	for _, c := range cands {
+		id := c.rowid >> ftsClassBits
+		in := sessions[sessionOf[id]]
+		if in.group == "" {
+			continue // an index row without its event or session: not shown
+		}
+		out = append(out, Hit{Score: c.score, Event: Event{Seq: id}, Session: Session{RootID: in.group, Scope: in.scope}})
+	}
+	return out, nil
+}
+
+// int64List is ids as a JSON array (for json_each).
+func int64List(ids []int64) string {
+	b := make([]byte, 0, len(ids)*8+2)
+	b = append(b, '[')
+	for i, id := range ids {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, id, 10)
+	}
+	return string(append(b, ']'))
 }
 
 // groupByRoot orders hits so that each root group's representative comes first (in order of the
@@ -385,4 +695,19 @@ func repoFileWhere(where []string, args []any, repo, file string) ([]string, []a
 		}
 	}
 	return where, args
+}
+
+// scanRows runs a query and calls each for every row.
+func (ix *Index) scanRows(ctx context.Context, query string, args []any, each func(*sql.Rows) error) error {
+	rows, err := ix.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := each(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
 }

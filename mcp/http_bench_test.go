@@ -23,16 +23,7 @@ import (
 //	go test -run '^$' -bench ResourceRead -benchtime 5000x ./mcp
 func BenchmarkResourceRead(b *testing.B) {
 	const entries, clients = 10000, 16
-	st, _ := storetest.New(b)
-	if _, err := st.Write(context.Background(), store.Op{Name: "bench", Summary: "bench"}, func(v *store.View) (store.Edits, error) {
-		ed := store.Edits{}
-		for i := range entries {
-			ed.Put(store.Public, fmt.Sprintf("knowledge/k%05d.md", i), []byte(fmt.Sprintf("---\nauthor: a\n---\nentry %d\n", i)))
-		}
-		return ed, nil
-	}); err != nil {
-		b.Fatal(err)
-	}
+	st := benchStore(b, entries)
 	connect := map[string]func(b *testing.B) []*session{
 		"stdio": func(b *testing.B) []*session {
 			var ss []*session
@@ -88,4 +79,20 @@ func BenchmarkResourceRead(b *testing.B) {
 			b.ReportMetric(float64(lat[(len(lat)*99)/100])/1e6, "p99-ms")
 		})
 	}
+}
+
+// benchStore is an initialised store with n knowledge entries k00000..k<n-1>, committed in one write.
+func benchStore(b *testing.B, n int) *store.Store {
+	b.Helper()
+	st, _ := storetest.New(b)
+	if _, err := st.Write(context.Background(), store.Op{Name: "bench", Summary: "bench"}, func(v *store.View) (store.Edits, error) {
+		ed := store.Edits{}
+		for i := range n {
+			ed.Put(store.Public, fmt.Sprintf("knowledge/k%05d.md", i), []byte(fmt.Sprintf("---\nauthor: a\n---\nentry %d\n", i)))
+		}
+		return ed, nil
+	}); err != nil {
+		b.Fatal(err)
+	}
+	return st
 }

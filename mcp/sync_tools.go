@@ -8,8 +8,9 @@ import (
 )
 
 // The sync tools (docs/mcp.md), over store.Push and store.Pull: push publishes the context
-// branch without force (merging first when the remote moved), pull fetches and merges it. Neither writes
-// anything else; pull may make one merge commit. A transfer the remote refused or could not do is a tool
+// branch without force (to this machine's ref and the shared branch, docs/sync.md), pull fetches and merges
+// it and every machine's ref. Neither writes
+// anything else; pull may make merge commits (one per machine tip it merges). A transfer the remote refused or could not do is a tool
 // error carrying git's reason (never reported as success), since the model can relay it; a store that is
 // not initialised is too.
 
@@ -21,14 +22,17 @@ func (e *transferFailure) Unwrap() error { return e.err }
 
 func (s *srv) toolPush() tool {
 	return newTool(toolSpec{name: "context_push", title: "Push context", openWorld: true,
-		desc: "Publish the context branch to the remote (never forced; when the remote moved, its changes " +
-			"are merged first). Private and ephemeral entries are never pushed. Returns {remote, tip, retries, merges}."},
+		desc: "Publish the context branch to this machine's ref on the remote (refs/ctx/machines/<id>) and try " +
+			"to move the shared branch to it; shared is \"behind\" when another machine moved it first, which is " +
+			"no failure (the next pull merges both). Never forced. Private and ephemeral entries are never pushed. " +
+			"Returns {remote, tip, machine_ref, shared, retries, merges}."},
 		s.push)
 }
 
 func (s *srv) toolPull() tool {
 	return newTool(toolSpec{name: "context_pull", title: "Pull context", openWorld: true,
-		desc: "Fetch the remote's context branch and merge it (fast-forward or a merge commit); conflicts " +
+		desc: "Fetch the remote's context branch and every machine's ref and merge what is new (fast-forward or " +
+			"merge commits); conflicts " +
 			"keep a deterministic winner and are listed by context_merge_status. " +
 			"Returns {remote, found, action, old, new, conflicts, notes}."},
 		s.pull)
@@ -73,9 +77,11 @@ func (s *srv) push(ctx context.Context, a remoteArgs) (any, error) {
 	return struct {
 		Remote  string `json:"remote"`
 		Tip     string `json:"tip"`
+		Machine string `json:"machine_ref"` // refs/ctx/machines/<id>; "" when the remote refuses machine refs
+		Shared  string `json:"shared"`      // updated, behind (another machine pushed first: no failure), refused
 		Retries int    `json:"retries"`
 		Merges  int    `json:"merges"`
-	}{res.Remote, res.Tip.String(), res.Retries, len(res.Pulls)}, nil
+	}{res.Remote, res.Tip.String(), res.Machine, string(res.Shared), res.Retries, len(res.Pulls)}, nil
 }
 
 type pullConflict struct {

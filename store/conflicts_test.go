@@ -483,7 +483,10 @@ func TestOppositeResolutionsConflictAgain(t *testing.T) {
 	if _, err := sb.Push(bg, store.PushOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := sa.Push(bg, store.PushOptions{}); err != nil { // merges (the conflict) and publishes
+	if _, err := sa.Pull(bg, store.PullOptions{}); err != nil { // merges (the conflict)
+		t.Fatal(err)
+	}
+	if _, err := sa.Push(bg, store.PushOptions{}); err != nil { // and publishes
 		t.Fatal(err)
 	}
 	if _, err := sb.Pull(bg, store.PullOptions{}); err != nil {
@@ -500,7 +503,7 @@ func TestOppositeResolutionsConflictAgain(t *testing.T) {
 	if _, err := sa.Push(bg, store.PushOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := sb.Push(bg, store.PushOptions{}); err != nil { // merges A's resolution
+	if _, err := sb.Pull(bg, store.PullOptions{}); err != nil { // merges A's resolution
 		t.Fatal(err)
 	}
 	if got := storetest.Show(t, b, "ctx", "knowledge/old.md"); !strings.Contains(got, "v2 by B") {

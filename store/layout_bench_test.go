@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctx-dev/ctx/internal/testenv"
 	"github.com/ctx-dev/ctx/store"
 	"github.com/ctx-dev/ctx/store/storetest"
 	"github.com/google/uuid"
@@ -69,13 +70,13 @@ func BenchmarkSessionLookup(b *testing.B) {
 		b.Run(fmt.Sprintf("%s/sessions=%d", c.name, n), func(b *testing.B) {
 			var cpu time.Duration
 			for i := 0; i < b.N; i++ {
-				before := benchCPU(syscall.RUSAGE_SELF)
+				before := testenv.CPUTime(syscall.RUSAGE_SELF)
 				v, err := s.RefView(bg)
 				if err != nil {
 					b.Fatal(err)
 				}
 				ss, err := v.GetSession(bg, c.id)
-				cpu += benchCPU(syscall.RUSAGE_SELF) - before
+				cpu += testenv.CPUTime(syscall.RUSAGE_SELF) - before
 				if err != nil || ss.ID != c.id {
 					b.Fatalf("%s: %+v %v", c.id, ss, err)
 				}
@@ -83,7 +84,7 @@ func BenchmarkSessionLookup(b *testing.B) {
 			b.StopTimer()
 			b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
 			const peerRuns = 5
-			before := benchCPU(syscall.RUSAGE_CHILDREN)
+			before := testenv.CPUTime(syscall.RUSAGE_CHILDREN)
 			for i := 0; i < peerRuns; i++ {
 				cmd := exec.Command("git", "cat-file", "blob", "ctx:"+c.path)
 				cmd.Dir = dir
@@ -91,13 +92,7 @@ func BenchmarkSessionLookup(b *testing.B) {
 					b.Fatalf("git cat-file %s: %v", c.path, err)
 				}
 			}
-			b.ReportMetric(float64((benchCPU(syscall.RUSAGE_CHILDREN)-before).Microseconds())/1000/peerRuns, "cgit-cpu-ms/op")
+			b.ReportMetric(float64((testenv.CPUTime(syscall.RUSAGE_CHILDREN)-before).Microseconds())/1000/peerRuns, "cgit-cpu-ms/op")
 		})
 	}
-}
-
-func benchCPU(who int) time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(who, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

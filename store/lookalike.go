@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/mtibben/confusables"
 	"golang.org/x/text/unicode/norm"
@@ -13,7 +14,50 @@ import (
 // "a"), then the skeleton of Unicode Technical Standard #39 (Cyrillic "а" → "a", "1" → "l", "rn" →
 // "m"...), from the Unicode confusables table. Two different keys with the same skeleton are refused in one
 // folder (docs/format.md, "Keys and names").
-func Skeleton(key string) string { return confusables.Skeleton(norm.NFKC.String(key)) }
+func Skeleton(key string) string {
+	if sk, ok := asciiSkeleton(key); ok {
+		return sk
+	}
+	return confusables.Skeleton(norm.NFKC.String(key))
+}
+
+// asciiSkeletons holds the skeleton of each ASCII byte, "" for a byte whose skeleton is not ASCII.
+var asciiSkeletons = sync.OnceValue(func() *[128]string {
+	var t [128]string
+	for b := range 128 {
+		sk := confusables.Skeleton(string(rune(b)))
+		if isASCII(sk) {
+			t[b] = sk
+		}
+	}
+	return &t
+})
+
+// asciiSkeleton is Skeleton for a key of ASCII bytes, the common case, by table: for ASCII, NFKC and
+// NFD change nothing and the skeleton is the concatenation of each byte's (the confusables table maps
+// code points one by one; TestASCIISkeletonSame checks it against the library). ok is false for any
+// other key.
+func asciiSkeleton(key string) (string, bool) {
+	t := asciiSkeletons()
+	var b strings.Builder
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		if c >= 128 || t[c] == "" {
+			return "", false
+		}
+		b.WriteString(t[c])
+	}
+	return b.String(), true
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 128 {
+			return false
+		}
+	}
+	return true
+}
 
 // lookalike returns the key of dir (over every scope, and over the files ed already writes) whose
 // skeleton equals key's while the key differs, "" when there is none. Keys of dir are the names of its

@@ -306,16 +306,29 @@ func TestPullPushMergeAndStatus(t *testing.T) {
 	if err != nil || st.Ahead != 1 || st.Behind != 0 {
 		t.Errorf("status before pull: %+v %v", st, err)
 	}
+	// A's push lands on A's machine ref without merging; the shared branch, which B moved first, stays
+	// (docs/sync.md): not a failure.
 	pr, err := sa.Push(bg, store.PushOptions{})
-	if err != nil || pr.Retries != 1 || len(pr.Pulls) != 1 || pr.Pulls[0].Action != "merge" {
-		t.Fatalf("push with merge: %+v %v", pr, err)
+	if err != nil || pr.Retries != 0 || len(pr.Pulls) != 0 || pr.Shared != store.SharedBehind || !strings.HasPrefix(pr.Machine, "refs/ctx/machines/laptop-") {
+		t.Fatalf("push: %+v %v", pr, err)
 	}
-	if parents := strings.Fields(testenv.Git(t, a, "log", "-1", "--format=%P", "ctx")); len(parents) != 2 {
+	if got := testenv.Git(t, remote, "rev-parse", pr.Machine); got != testenv.Git(t, a, "rev-parse", "ctx") {
+		t.Errorf("A's machine ref on the remote is %s", got)
+	}
+	// B's pull merges A's machine ref; A's next pull fast-forwards to B's merge.
+	r, err := sb.Pull(bg, store.PullOptions{})
+	if err != nil || r.Action != "merge" {
+		t.Fatalf("pull of B: %+v %v", r, err)
+	}
+	if parents := strings.Fields(testenv.Git(t, b, "log", "-1", "--format=%P", "ctx")); len(parents) != 2 {
 		t.Errorf("merge parents: %v", parents)
 	}
-	r, err := sb.Pull(bg, store.PullOptions{})
+	if pr, err := sb.Push(bg, store.PushOptions{}); err != nil || pr.Shared != store.SharedUpdated {
+		t.Fatalf("push of B: %+v %v", pr, err)
+	}
+	r, err = sa.Pull(bg, store.PullOptions{})
 	if err != nil || r.Action != "fast-forward" {
-		t.Fatalf("pull: %+v %v", r, err)
+		t.Fatalf("pull of A: %+v %v", r, err)
 	}
 	if testenv.Git(t, a, "rev-parse", "ctx") != testenv.Git(t, b, "rev-parse", "ctx") {
 		t.Errorf("tips differ")

@@ -149,19 +149,8 @@ func (s *Store) fetch(ctx context.Context, remote string, origin gitstore.Remote
 	if err := s.CheckIncoming(ctx, what, theirs, ours, []gitstore.Hash{prev}); err != nil {
 		return gitstore.ZeroHash, false, err
 	}
-	// The remote-tracking ref follows the remote, forced as in git's "+" refspec; another process may move
-	// it at the same time (a concurrent fetch): retry on the value it found.
-	for attempt := 0; prev != theirs; attempt++ {
-		err := s.repo.UpdateRef(ctx, tracking, prev, theirs, "ctx fetch "+remote)
-		if err == nil || attempt >= 5 || !errors.Is(err, gitstore.ErrStaleRef) {
-			if err != nil {
-				return gitstore.ZeroHash, false, err
-			}
-			break
-		}
-		if prev, err = s.repo.Resolve(ctx, tracking); err != nil {
-			return gitstore.ZeroHash, false, err
-		}
+	if err := s.moveTracking(ctx, remote, tracking, prev, theirs); err != nil {
+		return gitstore.ZeroHash, false, err
 	}
 	return theirs, true, nil
 }
@@ -344,15 +333,16 @@ func (s *Store) Pull(ctx context.Context, o PullOptions) (*PullResult, error) {
 		}
 		res.HandEdits = edits
 	}
-	theirs, found, err := s.fetch(ctx, remote, o.Origin)
+	fetched, err := s.fetchAll(ctx, remote, o.Origin)
 	if err != nil {
 		return nil, err
 	}
-	res.Found = found
-	if !found {
+	res.Warnings = append(res.Warnings, fetched.Warnings...)
+	res.Found = !fetched.Shared.IsZero() || len(fetched.Machines) > 0
+	if !res.Found {
 		return res, nil
 	}
-	if err := s.integrate(ctx, theirs, res); err != nil {
+	if err := s.integrateAll(ctx, fetched, res); err != nil {
 		return nil, err
 	}
 	if err := s.ensureExcluded(); err != nil {
@@ -366,6 +356,43 @@ func (s *Store) Pull(ctx context.Context, o PullOptions) (*PullResult, error) {
 	}
 	res.RefreshKept, res.RefreshSkipped = ref.Kept, ref.Skipped
 	return res, nil
+}
+
+// integrateAll brings the tips of f into the local branch, one after another in pullTips' order, each
+// adopted, fast-forwarded or merged by integrate (a merge commit names the machine ref it merged:
+// "merge origin machines/<id>"). res sums them up: the first Old, the last New, the strongest action
+// (merge, then adopted, then fast-forward), every conflict and note.
+func (s *Store) integrateAll(ctx context.Context, f *fetchedTips, res *PullResult) error {
+	ours, err := s.repo.Resolve(ctx, s.BranchRef())
+	if err != nil {
+		return err
+	}
+	res.Action, res.Old, res.New = PullUpToDate, ours, ours
+	tips, err := s.pullTips(ctx, f, ours)
+	if err != nil {
+		return err
+	}
+	rank := map[PullAction]int{PullUpToDate: 0, PullFastForward: 1, PullAdopted: 2, PullMerged: 3}
+	for i, t := range tips {
+		one := &PullResult{Remote: res.Remote, Strategy: res.Strategy}
+		if id, ok := strings.CutPrefix(t.Ref, MachineRefPrefix); ok {
+			one.Remote += " machines/" + id
+		}
+		if err := s.integrate(ctx, t.Tip, one); err != nil {
+			return err
+		}
+		if i == 0 {
+			res.Old = one.Old
+		}
+		res.New = one.New
+		if rank[one.Action] > rank[res.Action] {
+			res.Action = one.Action
+		}
+		res.Conflicts = append(res.Conflicts, one.Conflicts...)
+		res.Decided = append(res.Decided, one.Decided...)
+		res.Notes = append(res.Notes, one.Notes...)
+	}
+	return nil
 }
 
 // integrate brings commit theirs into the local branch: adopt, fast-forward, or merge.
@@ -586,8 +613,18 @@ func (s *Store) recordPushed(ctx context.Context, tr string, tip gitstore.Hash) 
 
 // PushResult says what Push did.
 type PushResult struct {
-	Remote  string
-	Tip     gitstore.Hash
+	Remote string
+	Tip    gitstore.Hash
+	// Machine is this machine's ref on the remote that now holds Tip (refs/ctx/machines/<id>); "" when
+	// the remote refuses machine refs and only the shared branch was pushed (Legacy).
+	Machine string
+	// Shared says what became of the remote's shared context branch (refs/heads/ctx): SharedUpdated, or
+	// SharedBehind (another machine updated it first; not a failure: the next sync of any machine merges
+	// this one's commits into it), or SharedRefused (a hook or a protected branch; Warnings says why).
+	Shared SharedState
+	// Legacy: the remote refused refs/ctx/machines/, so Push pushed the shared branch alone with the
+	// fetch-merge-retry loop of older ctx (docs/sync.md).
+	Legacy  bool
 	Retries int          // how many times the remote had moved and was merged first
 	Pulls   []PullResult // the merges made on the way
 	// Warnings are problems after the remote accepted the push (the push landed): the remote-tracking ref
@@ -595,10 +632,26 @@ type PushResult struct {
 	Warnings []string
 }
 
-// Push publishes the context branch to the remote without force (docs/architecture.md "Sync"). When the remote moved, it
-// pulls (fetch, merge) and retries, at most maxPushRetries times and for pushBudgetTimeout transfer timeouts
-// in all (docs/sync.md). A refusal (a hook, a protected branch) or
-// an unreachable remote is an error carrying git's reason.
+// SharedState is what a push did to the remote's shared context branch (PushResult.Shared).
+type SharedState string
+
+// The states of the shared branch after a push.
+const (
+	SharedUpdated SharedState = "updated" // it holds the pushed tip
+	SharedBehind  SharedState = "behind"  // another machine moved it first; not a failure
+	SharedRefused SharedState = "refused" // the remote refused it (a hook, a protected branch)
+)
+
+// Push publishes the context branch without force (docs/architecture.md "Sync", docs/sync.md). In one
+// transfer it pushes the branch to this machine's own ref, refs/ctx/machines/<MachineID> (a fast-forward of
+// its own history, which no other machine writes), and tries once to fast-forward the shared branch
+// refs/heads/ctx to it; losing that race is not a failure (PushResult.Shared).
+//
+// When the machine ref moved (another clone with the same machine id, a copied repository), it pulls and
+// tries again. When the remote refuses refs/ctx/machines/ (some forges refuse refs outside heads and tags),
+// it says so in a warning and pushes the shared branch alone, pulling (fetch, merge) and retrying while
+// the remote moved, at most maxPushRetries times and for pushBudgetTimeout transfer timeouts in all. A
+// refusal of the shared branch in that mode, or an unreachable remote, is an error carrying git's reason.
 // The merges it makes on the way use o.Strategy, as Pull does.
 func (s *Store) Push(ctx context.Context, o PushOptions) (*PushResult, error) {
 	remote := o.Remote
@@ -616,27 +669,75 @@ func (s *Store) Push(ctx context.Context, o PushOptions) (*PushResult, error) {
 	} else if !ok {
 		return nil, ErrNotInitialized
 	}
+	machine, err := s.MachineRef()
+	if err != nil {
+		return nil, err
+	}
 	res := &PushResult{Remote: remote}
+	tr := s.TrackingRef(remote)
 	deadline := time.Now().Add(pushBudgetTimeout * s.timeout())
 	for attempt := 0; ; attempt++ {
 		tip, err := s.repo.Resolve(ctx, s.BranchRef())
 		if err != nil {
 			return nil, err
 		}
-		tr := s.TrackingRef(remote)
+		specs := []string{s.PushRefspec()}
+		if !res.Legacy {
+			specs = append(specs, s.BranchRef()+":"+machine)
+		}
 		pctx, cancel := context.WithTimeout(ctx, s.timeout())
-		err = s.repo.Push(pctx, remote, s.PushRefspec(), gitstore.TransferOptions{Progress: progress(ctx), Origin: o.Origin, TrackingRef: tr})
+		sts, err := s.repo.PushRefs(pctx, remote, specs, gitstore.TransferOptions{Progress: progress(ctx), Origin: o.Origin, TrackingRef: tr})
 		cancel()
-		if err == nil {
-			res.Tip = tip
+		if err != nil {
+			return res, err
+		}
+		shared := sts[0].Err
+		if shared == nil {
+			res.Shared = SharedUpdated
 			if err := s.recordPushed(ctx, tr, tip); err != nil {
 				res.Warnings = append(res.Warnings, warn(ctx, fmt.Sprintf("pushed %s, but %s still names the older tip (ctx status counts against it until the next pull): %v",
 					tip.String()[:12], tr, err)))
 			}
+		}
+		if !res.Legacy {
+			mine := sts[1].Err
+			switch {
+			case mine == nil:
+				res.Tip, res.Machine = tip, machine
+				id := strings.TrimPrefix(machine, MachineRefPrefix)
+				_ = s.recordPushed(ctx, s.MachinesTrackingPrefix(remote)+id, tip) // a hint for ctx machines; the next pull sets it
+				switch {
+				case shared == nil:
+				case errors.Is(shared, gitstore.ErrNonFastForward):
+					res.Shared = SharedBehind
+				default:
+					res.Shared = SharedRefused
+					res.Warnings = append(res.Warnings, warn(ctx, fmt.Sprintf("pushed %s, but the remote refused the shared branch: %v", machine, s.nameRefused(shared))))
+				}
+				return res, nil
+			case !errors.Is(mine, gitstore.ErrNonFastForward):
+				// A remote that refuses the machine ref (a forge that takes only branches and tags, a hook):
+				// the shared branch alone, as older ctx pushes it.
+				res.Legacy = true
+				res.Warnings = append(res.Warnings, warn(ctx, fmt.Sprintf("the remote refuses %s (%v): pushing the shared branch alone, merging first whenever it moved (docs/sync.md)", machine, mine)))
+				if shared != nil {
+					// A pre-receive hook refuses the whole push for one ref: the shared branch alone, at once.
+					res.Shared = ""
+					attempt--
+					continue
+				}
+			default:
+				// The machine ref moved past this tip: a clone with the same machine id pushed to it. Pull it
+				// (and everything else) and try again.
+				shared = mine
+			}
+		}
+		if res.Legacy && shared == nil {
+			res.Tip = tip
 			return res, nil
 		}
-		if !errors.Is(err, gitstore.ErrNonFastForward) || attempt >= maxPushRetries || time.Now().After(deadline) {
-			return res, s.nameRefused(err)
+		if !errors.Is(shared, gitstore.ErrNonFastForward) || attempt >= maxPushRetries || time.Now().After(deadline) {
+			return res, s.nameRefused(shared)
 		}
 		res.Retries++
 		pr, perr := s.Pull(ctx, PullOptions{Remote: remote, Strategy: o.Strategy, Origin: o.Origin})

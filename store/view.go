@@ -62,15 +62,40 @@ type Listed struct {
 // List returns the union of a directory's names over the scopes, sorted by name; a name present in
 // several scopes is listed once, with the scope that wins by precedence.
 func (v *View) List(ctx context.Context, dir string) ([]Listed, error) {
-	seen := map[string]Listed{}
-	for i := len(Scopes) - 1; i >= 0; i-- {
-		sc := Scopes[i]
+	lists := make([][]gitstore.Entry, len(Scopes))
+	only, nonEmpty := -1, 0
+	for i, sc := range Scopes {
 		es, err := v.r.List(ctx, sc, dir)
 		if err != nil {
 			return nil, err
 		}
-		for _, e := range es {
-			seen[e.Name] = Listed{Name: e.Name, Dir: e.Dir, Scope: sc}
+		lists[i] = es
+		if len(es) > 0 {
+			only, nonEmpty = i, nonEmpty+1
+		}
+	}
+	if nonEmpty == 0 {
+		return []Listed{}, nil
+	}
+	if nonEmpty == 1 {
+		// The common case, one scope holds the folder: its names, already in order when they are files
+		// (git's tree order is byte order but for folders), need no map and no sort.
+		out := make([]Listed, len(lists[only]))
+		for i, e := range lists[only] {
+			out[i] = Listed{Name: e.Name, Dir: e.Dir, Scope: Scopes[only]}
+			if i > 0 && out[i-1].Name >= e.Name {
+				out = nil
+				break
+			}
+		}
+		if out != nil {
+			return out, nil
+		}
+	}
+	seen := map[string]Listed{}
+	for i := len(Scopes) - 1; i >= 0; i-- {
+		for _, e := range lists[i] {
+			seen[e.Name] = Listed{Name: e.Name, Dir: e.Dir, Scope: Scopes[i]}
 		}
 	}
 	out := make([]Listed, 0, len(seen))

@@ -3,10 +3,10 @@
 // over stdio (mcp-go's client), and the reference beside them, `rg` (or `grep -r` when rg is absent)
 // over the same JSONL files for the same terms.
 //
-//	go run ./bench/histsearch -ctx bin/ctx -repo DIR -history DIR [-runs 5] [-mcp-runs 20]
+//	go run ./bench/histsearch -ctx bin/ctx -repo DIR -history DIR [-runs 5] [-mcp-runs 20] [-per-query]
 //
 // -repo is a git repository whose history index is built (`ctx history import` under the environment
-// bench/histgen prints); -history is the folder histgen wrote. Each query runs -runs times as a process
+// bench/histgen prints); -history is the folder histgen wrote. -per-query adds each query's median CPU time. Each query runs -runs times as a process
 // (queries interleaved, one warm-up round first) and -mcp-runs times over MCP. It prints p50 and p99 of
 // wall time, and the median CPU time (user + sys) of the processes.
 package main
@@ -36,6 +36,7 @@ func main() {
 	hist := flag.String("history", "", "the folder of JSONL files the index was built from (for the rg reference)")
 	runs := flag.Int("runs", 5, "process runs per query")
 	mcpRuns := flag.Int("mcp-runs", 20, "MCP calls per query")
+	perQuery := flag.Bool("per-query", false, "also print each query's median CPU time (whole processes)")
 	flag.Parse()
 	if *repo == "" || *hist == "" {
 		fmt.Fprintln(os.Stderr, "usage: histsearch -ctx BIN -repo DIR -history DIR [-runs N] [-mcp-runs N]")
@@ -49,6 +50,9 @@ func main() {
 		return c
 	})
 	report("ctx history search (process)", ctxWall, ctxCPU)
+	if *perQuery {
+		perQueryCPU(ctxCPU)
+	}
 	ref := "rg"
 	if _, err := exec.LookPath("rg"); err != nil {
 		ref = "grep"
@@ -95,6 +99,17 @@ func procRuns(runs int, cmd func(q string) *exec.Cmd) (wall, cpu []time.Duration
 		}
 	}
 	return wall, cpu
+}
+
+// perQueryCPU prints the median CPU time of each query; cpu holds procRuns' samples, queries interleaved.
+func perQueryCPU(cpu []time.Duration) {
+	for i, q := range queries {
+		var ds []time.Duration
+		for j := i; j < len(cpu); j += len(queries) {
+			ds = append(ds, cpu[j])
+		}
+		fmt.Printf("  %-16s cpu p50 %7.1f ms  max %7.1f ms\n", q, float64(pct(ds, 50).Microseconds())/1000, float64(pct(ds, 100).Microseconds())/1000)
+	}
 }
 
 func mcpRunsOf(ctxBin, repo string, runs int) ([]time.Duration, error) {

@@ -112,8 +112,8 @@ func killGitAt(t testing.TB, dir, ref string, args ...string) {
 	t.Helper()
 	ready := filepath.Join(t.TempDir(), "ready")
 	hook := filepath.Join(dir, ".git", "hooks", "reference-transaction")
-	// A ref ending in "/" names a folder: any ref below it (ctx pull fetches into a quarantine ref of a
-	// random name, refs/ctx/incoming/<random>).
+	// A ref ending in "/" names a folder: any ref below it (ctx pull fetches into quarantine refs below a
+	// folder of a random name, refs/ctx/incoming/<random>/).
 	pattern := " " + ref + "$"
 	if strings.HasSuffix(ref, "/") {
 		pattern = " " + ref
@@ -156,9 +156,13 @@ func killGitAt(t testing.TB, dir, ref string, args ...string) {
 	lock := filepath.Join(dir, ".git", filepath.FromSlash(ref)+".lock")
 	for i := 0; i < 200 && !exists(lock); i++ {
 		if strings.HasSuffix(ref, "/") {
-			if m, _ := filepath.Glob(filepath.Join(dir, ".git", filepath.FromSlash(ref), "*.lock")); len(m) > 0 {
-				lock = m[0]
-			}
+			// Any lock below the folder (a quarantine ref is refs/ctx/incoming/<random>/shared).
+			_ = filepath.WalkDir(filepath.Join(dir, ".git", filepath.FromSlash(ref)), func(p string, d os.DirEntry, err error) error {
+				if err == nil && strings.HasSuffix(p, ".lock") {
+					lock = p
+				}
+				return nil
+			})
 		}
 		time.Sleep(5 * time.Millisecond)
 	}

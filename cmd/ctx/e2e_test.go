@@ -124,7 +124,7 @@ func TestEndToEnd(t *testing.T) {
 	run(t, b, 0, "convention", "set", "git", "-f", filepath.Join(corpus(t), "conventions", "restic", "CONTRIBUTING.md"))
 	run(t, a, 0, "decision", "add", "Use PostgreSQL", "--context", "ACID", "--decision", "PostgreSQL 16", "--consequences", "ops", "--status", "accepted")
 	run(t, b, 0, "push")
-	run(t, a, 0, "push") // the remote moved: A pulls, merges and retries
+	run(t, a, 0, "sync") // the remote moved: A merges B's push and publishes the merge (docs/sync.md)
 	run(t, b, 0, "pull")
 	snapB.Same(t, b)
 	snap.Same(t, a)

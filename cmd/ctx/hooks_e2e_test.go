@@ -102,7 +102,7 @@ func TestHooksRefreshFollowsTheBranch(t *testing.T) {
 	mustCtx(t, b, nil, 0, "knowledge", "set", "from-b", "three")
 	mustCtx(t, b, nil, 0, "pull")
 	mustCtx(t, a, nil, 0, "push")
-	mustCtx(t, b, nil, 0, "push")
+	mustCtx(t, b, nil, 0, "sync") // merges A's push, then moves the shared branch
 	testenv.Git(t, a, "fetch", "-q", "origin", "ctx:ctx")
 	if _, ok := readCtxFile(a, "knowledge/from-b.md"); ok {
 		t.Fatalf("A's .context/ changed before the checkout")

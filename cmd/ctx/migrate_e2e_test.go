@@ -127,7 +127,7 @@ func TestMigrateMergesWithTeammateOnFlatLayout(t *testing.T) {
 			`{"id":"u2","session_id":"s-old2","agent":"a","timestamp":"2025-06-01T09:05:00Z"}` + "\n" +
 			`{"id":"u3","session_id":"s-b","agent":"b","timestamp":"2025-07-02T10:05:00Z"}` + "\n",
 	}, "B's flat-layout writes")
-	mustCtx(t, b, nil, 0, "push") // the remote moved: ctx merges A's migration, then pushes
+	mustCtx(t, b, nil, 0, "sync") // the remote moved: ctx merges A's migration, then pushes
 	mustCtx(t, a, nil, 0, "pull")
 
 	if ta, tb := testenv.Git(t, a, "rev-parse", "ctx"), testenv.Git(t, b, "rev-parse", "ctx"); ta != tb {

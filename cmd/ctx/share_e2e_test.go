@@ -167,7 +167,7 @@ func TestHistoryShareAcrossTheTeam(t *testing.T) {
 		t.Errorf("share on c: %s", out)
 	}
 	mustCtx(t, a, nil, 0, "push")
-	mustCtx(t, c, nil, 0, "push") // the remote moved: c merges and pushes
+	mustCtx(t, c, nil, 0, "sync") // the remote moved: c merges and pushes
 	rec := testenv.Git(t, remote, "show", "ctx:transcripts/2026/11/"+sid+".ndjson")
 	for _, want := range []string{"aardvark", "capybara", "zebrafinch"} {
 		if strings.Count(rec, want) != 1 {

@@ -91,6 +91,7 @@ func commands(e *env) []*cli.Command {
 		newPushCmd(e),
 		newSyncCmd(e),
 		newRemoteCmd(e),
+		newMachinesCmd(e),
 		newImportCmd(e),
 		newMCPCmd(e),
 		newConfigCmd(e),

@@ -1,8 +1,8 @@
 package app
 
 import (
-	"fmt"
-	"sort"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -40,27 +40,42 @@ var appExits = exits(ExitOK, ExitFailure, ExitUsage, ExitNotFound, ExitNoStore, 
 // exitSection is the EXIT STATUS section of a help page: the codes given, and 0, 1 and 130 that every
 // command may return, in numeric order.
 func exitSection(list []exit) string {
-	byCode := map[int]exit{}
-	for _, x := range append(exits(ExitOK, ExitFailure, exitInterrupted), list...) {
-		if _, ok := byCode[x.code]; !ok || x.when != "" {
-			byCode[x.code] = x
-		}
-	}
-	codes := make([]int, 0, len(byCode))
-	for c := range byCode {
-		codes = append(codes, c)
-	}
-	sort.Ints(codes)
 	var b strings.Builder
-	b.WriteString("\nEXIT STATUS:\n")
-	for _, c := range codes {
-		when := byCode[c].when
-		if when == "" {
-			when = exitMeaning[c]
-		}
-		fmt.Fprintf(&b, "   %-3d  %s\n", c, when)
-	}
+	writeExitSection(&b, list)
 	return b.String()
+}
+
+// writeExitSection writes exitSection(list) to b. It runs for every command of every ctx process (the
+// help pages are built with the command tree), so it avoids maps, sorting packages and fmt: a list has a
+// handful of codes.
+func writeExitSection(b *strings.Builder, list []exit) {
+	all := make([]exit, 0, 3+len(list))
+	for _, x := range append(exits(ExitOK, ExitFailure, exitInterrupted), list...) {
+		i := slices.IndexFunc(all, func(y exit) bool { return y.code == x.code })
+		switch {
+		case i < 0:
+			all = append(all, x)
+		case x.when != "":
+			all[i] = x
+		}
+	}
+	slices.SortFunc(all, func(x, y exit) int { return x.code - y.code })
+	b.WriteString("\nEXIT STATUS:\n")
+	for _, x := range all {
+		when := x.when
+		if when == "" {
+			when = exitMeaning[x.code]
+		}
+		if strings.Contains(when, "{{") {
+			when = strings.ReplaceAll(when, "{{", `{{"{{"}}`)
+		}
+		code := strconv.Itoa(x.code)
+		b.WriteString("   ")
+		b.WriteString(code)
+		b.WriteString("     "[:max(2, 5-len(code))])
+		b.WriteString(when)
+		b.WriteByte('\n')
+	}
 }
 
 // withHelp completes c's help page: the description, the examples (command lines, one a line, "#"
@@ -72,14 +87,21 @@ func withHelp(c *cli.Command, description string, examples []string, codes []exi
 		base = cli.SubcommandHelpTemplate
 	}
 	var b strings.Builder
+	b.Grow(len(base) + 512)
+	b.WriteString(base)
 	if len(examples) > 0 {
 		b.WriteString("\nEXAMPLES:\n")
 		for _, ex := range examples {
-			fmt.Fprintf(&b, "   %s\n", ex)
+			b.WriteString("   ")
+			// The sections are literal text in the template: braces cannot start an action.
+			if strings.Contains(ex, "{{") {
+				ex = strings.ReplaceAll(ex, "{{", `{{"{{"}}`)
+			}
+			b.WriteString(ex)
+			b.WriteByte('\n')
 		}
 	}
-	b.WriteString(exitSection(codes))
-	// The sections are literal text in the template: braces cannot start an action.
-	c.CustomHelpTemplate = base + strings.ReplaceAll(b.String(), "{{", `{{"{{"}}`)
+	writeExitSection(&b, codes)
+	c.CustomHelpTemplate = b.String()
 	return c
 }

@@ -490,6 +490,10 @@ func parseWhen(s string) (time.Time, error) {
 }
 
 func runHistorySearch(ctx context.Context, e *env, o historySearchOptions) error {
+	// A search allocates a row per scored event (up to 20,000) and lives a few tens of milliseconds: the
+	// garbage collector's cycles at the default target cost it about 15 % of its CPU (bench/README.md
+	// "Agent history"). The heap stays small; the previous target is restored on return.
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	q := o.Query
 	ix, err := e.openHistory(ctx, o.Index)
 	if err != nil {
@@ -519,6 +523,9 @@ func runHistorySearch(ctx context.Context, e *env, o historySearchOptions) error
 	w := e.stdout
 	if res.Relaxed {
 		fmt.Fprintln(w, "(no event has every word: hits match any word)")
+	}
+	if res.Window > 0 {
+		fmt.Fprintf(w, "(more than %d events match: ranked the %d most recently imported; add words or filters to narrow)\n", res.Window, res.Window)
 	}
 	for _, h := range res.Hits {
 		when := ""

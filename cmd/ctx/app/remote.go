@@ -22,7 +22,8 @@ func newRemoteCmd(e *env) *cli.Command {
 			return remoteOptions{Remote: c.String("remote"), JSON: c.Bool("json")}, nil
 		}, runRemote),
 	}, "Shows the remote ctx pull and push use (ctx config remote, else origin), its URL, and the refspecs\n"+
-		"of the fetch and the push of the context branch.",
+		"of the fetch and the push: the context branch, and the machine refs (refs/ctx/machines/*; this\n"+
+		"machine pushes its own, see docs/sync.md).",
 		[]string{"ctx remote", "ctx remote --remote upstream --json"},
 		[]exit{{ExitNoStore, "not a git repository"}})
 }
@@ -49,6 +50,11 @@ func runRemote(ctx context.Context, e *env, o remoteOptions) error {
 		info["fetch_refspec"] = s.FetchRefspec(name)
 		info["push_refspec"] = s.PushRefspec()
 		info["tracking_ref"] = s.TrackingRef(name)
+		info["machines_fetch_refspec"] = s.MachinesFetchRefspec(name)
+		if ref, err := s.MachineRef(); err == nil {
+			info["machine_ref"] = ref
+			info["machine_push_refspec"] = s.BranchRef() + ":" + ref
+		}
 	}
 	if o.JSON {
 		return printJSON(e.stdout, info)
@@ -57,6 +63,7 @@ func runRemote(ctx context.Context, e *env, o remoteOptions) error {
 		fmt.Fprintln(e.stdout, "no remote: add one with git remote add origin <url>")
 		return nil
 	}
-	fmt.Fprintf(e.stdout, "remote: %s %s\nfetch:  %s\npush:   %s\n", name, url, info["fetch_refspec"], info["push_refspec"])
+	fmt.Fprintf(e.stdout, "remote: %s %s\nfetch:  %s\n        %s\npush:   %s\n        %s\n", name, url, info["fetch_refspec"],
+		info["machines_fetch_refspec"], info["push_refspec"], info["machine_push_refspec"])
 	return nil
 }

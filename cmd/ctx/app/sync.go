@@ -59,8 +59,9 @@ func newPullCmd(e *env) *cli.Command {
 		Usage:  "fetch the remote's context branch and fast-forward or merge it",
 		Flags:  []cli.Flag{remoteFlag, timeoutFlag, strategyFlag},
 		Action: action(e, syncParse(true, false), runSync),
-	}, "Records the hand edits of .context/ first, fetches the remote's context branch (every object checked\n"+
-		"by git fsck, the tip checked before any ref moves), then fast-forwards or merges it field by field.\n"+
+	}, "Records the hand edits of .context/ first, fetches the remote's context branch and every machine's\n"+
+		"ref (refs/ctx/machines/*; every object checked by git fsck, every tip checked before any ref moves),\n"+
+		"then fast-forwards or merges each tip the branch does not hold yet, field by field.\n"+
 		"A conflict keeps one version in the file and the other in conflicts/<id>.json (see ctx conflicts),\n"+
 		"unless --strategy decides them all. The first pull of a clone adopts the remote's branch.",
 		[]string{"ctx pull", "ctx pull --remote upstream --timeout 2m", "ctx pull --strategy theirs"},
@@ -70,12 +71,15 @@ func newPullCmd(e *env) *cli.Command {
 func newPushCmd(e *env) *cli.Command {
 	return withHelp(&cli.Command{
 		Name:   "push",
-		Usage:  "publish the context branch (never forced; merges the remote's new commits first when it moved)",
+		Usage:  "publish the context branch to this machine's ref and the shared branch (never forced)",
 		Flags:  []cli.Flag{remoteFlag, timeoutFlag},
 		Action: action(e, syncParse(false, true), runSync),
-	}, "Pushes the context branch to the remote's branch of the same name. The push is never forced: when\n"+
-		"the remote moved, its commits are pulled and merged first, then the push is tried again. Private and\n"+
-		"ephemeral entries live outside this repository's refs and are never pushed.",
+	}, "Pushes the context branch to this machine's own ref on the remote, refs/ctx/machines/<id> (no other\n"+
+		"machine writes it, so the push never races), and tries once to move the remote's branch of the same\n"+
+		"name to it; when another machine moved that branch first, the next sync merges both (not a failure).\n"+
+		"A remote that refuses refs/ctx/machines/ gets the branch alone: when it moved, its commits are pulled\n"+
+		"and merged first, then the push is tried again. Nothing is ever forced. Private and ephemeral entries\n"+
+		"live outside this repository's refs and are never pushed.",
 		[]string{"ctx push", "ctx push --remote upstream"},
 		syncExits)
 }
@@ -135,7 +139,7 @@ func runSync(ctx context.Context, e *env, o syncOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "push %s: %s at %s\n", r.Remote, s.BranchRef(), r.Tip.String()[:12])
+	printPush(e, s.BranchRef(), r)
 	nr, err := s.PushNotes(ctx, r.Remote, store.RemoteFromUser)
 	if err != nil {
 		return err
@@ -144,6 +148,20 @@ func runSync(ctx context.Context, e *env, o syncOptions) error {
 		fmt.Fprintf(e.stdout, "push %s: %s at %s\n", r.Remote, store.NotesRef, nr.Tip.String()[:12])
 	}
 	return nil
+}
+
+// printPush says what a push did: this machine's ref, and the shared branch (docs/sync.md). A shared branch
+// another machine moved first is no failure: one line says so.
+func printPush(e *env, branch string, r *store.PushResult) {
+	if r.Machine != "" {
+		fmt.Fprintf(e.stdout, "push %s: %s at %s\n", r.Remote, r.Machine, r.Tip.String()[:12])
+	}
+	switch r.Shared {
+	case store.SharedUpdated:
+		fmt.Fprintf(e.stdout, "push %s: %s at %s\n", r.Remote, branch, r.Tip.String()[:12])
+	case store.SharedBehind:
+		fmt.Fprintf(e.stdout, "push %s: %s not moved: another machine pushed first (the next sync merges both)\n", r.Remote, branch)
+	}
 }
 
 // printPull says what a pull did: the hand edits recorded first, the action, notes, conflicts and what

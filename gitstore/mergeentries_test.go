@@ -1,0 +1,72 @@
+package gitstore
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// mergeEntries (one pass over a sorted tree) gives the same entries as rebuilding the tree from a map
+// and sorting it, for random trees and edits: names that sort differently as a file and as a directory
+// ("a" / "a-b" / "a.b"), replacements that change a file into a directory, deletions of absent names.
+func TestMergeEntriesMatchesRebuild(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(1, 2))
+	names := []string{"a", "a-b", "a.b", "a0", "a/", "b", "ab", "k00", "k01", "k1", "z", "Z", "é"}
+	entry := func(name string) object.TreeEntry {
+		mode := filemode.Regular
+		if rnd.IntN(3) == 0 {
+			mode = filemode.Dir
+		}
+		return object.TreeEntry{Name: name, Mode: mode, Hash: plumbing.NewHash(fmt.Sprintf("%040x", rnd.IntN(1<<30)))}
+	}
+	for round := range 2000 {
+		var old []object.TreeEntry
+		for _, n := range names {
+			if n != "a/" && rnd.IntN(2) == 0 {
+				old = append(old, entry(n))
+			}
+		}
+		sortEntries(old)
+		mods := map[string]*object.TreeEntry{}
+		for range rnd.IntN(5) {
+			n := names[rnd.IntN(len(names))]
+			if n == "a/" {
+				continue
+			}
+			if rnd.IntN(3) == 0 {
+				mods[n] = nil
+			} else {
+				e := entry(n)
+				mods[n] = &e
+			}
+		}
+		got, want := mergeEntries(old, mods), rebuildEntries(old, mods)
+		if len(got) == 0 && len(want) == 0 {
+			continue
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("round %d: old %v mods %v:\n got %v\nwant %v", round, old, mods, got, want)
+		}
+	}
+}
+
+// A tree that is not in git's order (a local object written by another tool) is rebuilt rather than
+// merged: the result is sorted with one entry per name.
+func TestMergeEntriesUnsortedTree(t *testing.T) {
+	h := plumbing.NewHash("0123456789012345678901234567890123456789")
+	old := []object.TreeEntry{{Name: "b", Mode: filemode.Regular, Hash: h}, {Name: "a", Mode: filemode.Regular, Hash: h},
+		{Name: "a", Mode: filemode.Regular, Hash: h}}
+	got := mergeEntries(old, map[string]*object.TreeEntry{"c": {Name: "c", Mode: filemode.Regular, Hash: h}})
+	var names []string
+	for _, e := range got {
+		names = append(names, e.Name)
+	}
+	if !reflect.DeepEqual(names, []string{"a", "b", "c"}) {
+		t.Fatalf("entries %v, want a b c", names)
+	}
+}

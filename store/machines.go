@@ -1,0 +1,501 @@
+package store
+
+import (
+	"context"
+	crand "crypto/rand"
+	"crypto/sha1"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/ctx-dev/ctx/gitstore"
+)
+
+// One ref per machine (docs/sync.md "One ref per machine"): every machine pushes its context branch to
+// refs/ctx/machines/<machine id> on the remote, a ref only it writes, so its push never races another
+// machine's; a pull fetches every machine's ref with the shared branch and merges the tips it does not
+// have yet.
+
+// MachineRefPrefix is the folder of the machine refs on a remote: refs/ctx/machines/<machine id>.
+const MachineRefPrefix = "refs/ctx/machines/"
+
+// MaxMachineRefs bounds the machine refs a pull takes from one remote: a remote with more is refused
+// (nothing is merged, no ref moves), since no team has that many machines and each ref costs a check
+// and maybe a merge. docs/sync.md "Pruning" says how to remove the refs of machines gone.
+const MaxMachineRefs = 1000
+
+// machineIDFile holds this repository's machine id, in <git common dir>/ctx/: local, never pushed.
+const machineIDFile = "machine-id"
+
+// ValidMachineID checks a machine id, the last component of refs/ctx/machines/<id>: 1 to 64 characters
+// of [A-Za-z0-9._-], not starting with "-" or "." (git would read an option, or refuse the ref), without
+// "..", not ending in ".lock" (git-check-ref-format(1)). Ids of fetched machine refs are checked with it
+// before they name a local ref.
+func ValidMachineID(id string) error {
+	switch {
+	case id == "":
+		return errors.New("empty machine id")
+	case len(id) > 64:
+		return fmt.Errorf("machine id %.20q…: longer than 64 characters", id)
+	case id[0] == '-' || id[0] == '.':
+		return fmt.Errorf("machine id %q: starts with %q", id, id[:1])
+	case strings.Contains(id, ".."):
+		return fmt.Errorf("machine id %q: contains \"..\"", id)
+	case strings.HasSuffix(id, ".lock"):
+		return fmt.Errorf("machine id %q: ends with \".lock\"", id)
+	}
+	for _, c := range id {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return fmt.Errorf("machine id %q: %q is not one of [A-Za-z0-9._-]", id, c)
+		}
+	}
+	return nil
+}
+
+// MachineID returns this repository's machine id, made on first use and kept in <git common
+// dir>/ctx/machine-id (never pushed; every worktree of the repository shares it): the host name cut to
+// [A-Za-z0-9._-] and 40 characters, a "-" and 8 random hex digits, so that two clones on one host differ.
+// Two processes making it at once agree: the file is created once (a hard link, which never replaces) and
+// read back. A file edited into an invalid id is an error naming it.
+func (s *Store) MachineID() (string, error) {
+	path := filepath.Join(s.repo.CtxDir(), machineIDFile)
+	read := func() (string, error) {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return "", err
+		}
+		id := strings.TrimSpace(string(b))
+		if err := ValidMachineID(id); err != nil {
+			return "", fmt.Errorf("%s: %w (remove the file and ctx makes a new id)", path, err)
+		}
+		return id, nil
+	}
+	if id, err := read(); !errors.Is(err, fs.ErrNotExist) {
+		return id, err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+		return "", fmt.Errorf("machine id: %w", err)
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+machineIDFile+".tmp")
+	if err != nil {
+		return "", fmt.Errorf("machine id: %w", err)
+	}
+	defer os.Remove(f.Name())
+	_, err = f.WriteString(newMachineID(s.Actor.Machine) + "\n")
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		if err = os.Link(f.Name(), path); errors.Is(err, fs.ErrExist) {
+			err = nil // another process made it first: its id is the one
+		}
+	}
+	if err != nil {
+		return "", fmt.Errorf("machine id: %w", err)
+	}
+	return read()
+}
+
+// newMachineID makes a machine id from the machine's name (host name) and 8 random hex digits.
+func newMachineID(host string) string {
+	var b strings.Builder
+	for _, c := range host {
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.' {
+			b.WriteRune(c)
+		}
+	}
+	name := strings.TrimLeft(strings.ReplaceAll(b.String(), "..", "."), ".-")
+	name = strings.TrimRight(name[:min(len(name), 40)], ".")
+	if name == "" {
+		name = "machine"
+	}
+	var rnd [4]byte
+	_, _ = crand.Read(rnd[:])
+	return name + "-" + hex.EncodeToString(rnd[:])
+}
+
+// MachineRef is this machine's ref on the remote, refs/ctx/machines/<MachineID>.
+func (s *Store) MachineRef() (string, error) {
+	id, err := s.MachineID()
+	if err != nil {
+		return "", err
+	}
+	return MachineRefPrefix + id, nil
+}
+
+// MachinesTrackingPrefix is the local folder where a pull keeps the machine refs it fetched from remote
+// (as refs/remotes/ keeps branches; never pushed, never under refs/heads): refs/ctx/remotes/<remote>/
+// machines/ for a configured remote, refs/ctx/fetched/<first 12 hex of the SHA-1 of the URL>/machines/ for
+// a URL.
+func (s *Store) MachinesTrackingPrefix(remote string) string {
+	if s.repo.ConfiguredRemote(remote) {
+		return "refs/ctx/remotes/" + remote + "/machines/"
+	}
+	sum := sha1.Sum([]byte(remote))
+	return "refs/ctx/fetched/" + hex.EncodeToString(sum[:])[:12] + "/machines/"
+}
+
+// MachinesFetchRefspec says, as a git refspec, where a pull keeps the remote's machine refs: every one
+// into MachinesTrackingPrefix (ctx fetches only those that moved, by way of quarantine refs: fetchAll).
+func (s *Store) MachinesFetchRefspec(remote string) string {
+	return "+" + MachineRefPrefix + "*:" + s.MachinesTrackingPrefix(remote) + "*"
+}
+
+// remoteTip is one tip a pull takes from the remote: the shared branch or one machine's ref.
+type remoteTip struct {
+	Ref string        // the remote's ref: refs/heads/ctx, refs/ctx/machines/<id>
+	Tip gitstore.Hash // its commit, checked (CheckIncoming)
+}
+
+// fetchedTips is what fetchAll brought: the shared branch's tip and the machine refs', checked.
+type fetchedTips struct {
+	Shared   gitstore.Hash // ZeroHash: the remote has no shared context branch
+	Machines []remoteTip   // sorted by machine id; the remote's refs/ctx/machines/* with a valid id
+	Warnings []string      // machine refs left out (an invalid id)
+}
+
+// fetchAll brings the remote's context branch and all its machine refs. First it lists them (git
+// ls-remote: no object transferred), and refuses more than MaxMachineRefs machine refs before fetching
+// anything; a machine ref whose id ValidMachineID refuses is left out with a warning and never reaches a
+// refspec or a local ref. Then one fetch brings only the tips that moved since the last pull (none: no
+// fetch), each into a quarantine ref of its own under refs/ctx/incoming/<random>/ (removed afterwards),
+// and every fetched tip is checked as fetch checks the branch (docs/security.md "Trust boundaries: fetched
+// trees") before any local ref moves to it. Then the remote-tracking ref of the branch and the machine
+// refs' local copies (MachinesTrackingPrefix) move to the checked tips, and local copies of machine refs the
+// remote no longer has are removed.
+func (s *Store) fetchAll(ctx context.Context, remote string, origin gitstore.RemoteOrigin) (*fetchedTips, error) {
+	tctx, cancel := context.WithTimeout(ctx, s.timeout())
+	defer cancel()
+	opt := gitstore.TransferOptions{Progress: progress(ctx), Origin: origin}
+	adv, err := s.repo.LsRemote(tctx, remote, []string{s.BranchRef(), MachineRefPrefix + "*"}, opt)
+	if err != nil {
+		return nil, err
+	}
+	out := &fetchedTips{}
+	advertised := map[string]gitstore.Hash{} // valid machine id -> tip
+	n := 0
+	for name, tip := range adv {
+		id, ok := strings.CutPrefix(name, MachineRefPrefix)
+		if !ok {
+			continue
+		}
+		if n++; n > MaxMachineRefs {
+			return nil, fmt.Errorf("refusing %s's machine refs: it has more than %d under %s (nothing was fetched or changed); "+
+				"remove the refs of machines gone with `ctx machines forget ID` or `git push %s --delete %s<id>` (docs/sync.md \"Pruning\")",
+				remote, MaxMachineRefs, MachineRefPrefix, remote, MachineRefPrefix)
+		}
+		if err := ValidMachineID(id); err != nil {
+			out.Warnings = append(out.Warnings, warn(ctx, fmt.Sprintf("ignored %s's ref %q: %v", remote, name, err)))
+			continue
+		}
+		advertised[id] = tip
+	}
+	sort.Strings(out.Warnings)
+	tracking := s.TrackingRef(remote)
+	prevShared, err := s.repo.Resolve(ctx, tracking)
+	if err != nil {
+		return nil, err
+	}
+	prefix := s.MachinesTrackingPrefix(remote)
+	local, err := s.repo.RefsUnder(prefix, 0)
+	if err != nil {
+		return nil, err
+	}
+	// What moved since the last pull (or is not in this repository): fetched into quarantine refs.
+	s.clearIncoming(ctx)
+	var rnd [8]byte
+	_, _ = crand.Read(rnd[:])
+	q := incomingPrefix + hex.EncodeToString(rnd[:]) + "/"
+	have := func(h gitstore.Hash) bool { _, err := s.repo.Commit(ctx, h); return err == nil }
+	var specs []string
+	sharedAdv, hasShared := adv[s.BranchRef()]
+	if hasShared && (sharedAdv != prevShared || !have(sharedAdv)) {
+		specs = append(specs, "?+"+s.BranchRef()+":"+q+"shared")
+	}
+	ids := make([]string, 0, len(advertised))
+	for id, tip := range advertised {
+		ids = append(ids, id)
+		if tip != local[prefix+id] || !have(tip) {
+			specs = append(specs, "?+"+MachineRefPrefix+id+":"+q+"machines/"+id)
+		}
+	}
+	sort.Strings(ids)
+	fetched := map[string]gitstore.Hash{}
+	if len(specs) > 0 {
+		_, err := s.repo.FetchRefs(tctx, remote, specs, opt)
+		defer s.dropQuarantine(context.WithoutCancel(ctx), q)
+		what := remote + "'s " + s.cfg.Branch + " branch"
+		if errors.Is(err, gitstore.ErrFsck) {
+			return nil, s.diagnoseFsck(tctx, remote, what, err, opt)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if fetched, err = s.repo.RefsUnder(q, 0); err != nil {
+			return nil, err
+		}
+	}
+	ours, err := s.repo.Resolve(ctx, s.BranchRef())
+	if err != nil {
+		return nil, err
+	}
+	// Tips already checked in this pull: a later tip's check walks only the commits none of them has.
+	known := []gitstore.Hash{}
+	theirs, ok := fetched[q+"shared"]
+	if !ok && hasShared && sharedAdv == prevShared {
+		// Unchanged since the tracking ref moved there; checked again all the same, as plain git (git fetch
+		// origin) may have moved the tracking ref without ctx's checks.
+		theirs, ok = sharedAdv, true
+	}
+	if ok {
+		if err := s.CheckIncoming(ctx, remote+"'s "+s.cfg.Branch+" branch", theirs, ours, []gitstore.Hash{prevShared}); err != nil {
+			return nil, err
+		}
+		if err := s.moveTracking(ctx, remote, tracking, prevShared, theirs); err != nil {
+			return nil, err
+		}
+		out.Shared = theirs
+		known = append(known, theirs)
+	}
+	for _, id := range ids {
+		tip := advertised[id]
+		if len(specs) > 0 {
+			if h, ok := fetched[q+"machines/"+id]; ok {
+				tip = h
+			} else if tip != local[prefix+id] {
+				continue // gone from the remote between the listing and the fetch
+			}
+		}
+		out.Machines = append(out.Machines, remoteTip{Ref: MachineRefPrefix + id, Tip: tip})
+	}
+	// A tip that ours or the checked shared branch already holds brings no commit to check (nor to merge).
+	tips := make([]gitstore.Hash, len(out.Machines))
+	for i, m := range out.Machines {
+		tips[i] = m.Tip
+	}
+	checked, err := s.repo.Contained(ctx, tips, []gitstore.Hash{ours, out.Shared})
+	if err != nil {
+		return nil, err
+	}
+	checked[ours], checked[out.Shared] = true, true
+	var ups []gitstore.RefUpdate
+	for _, m := range out.Machines {
+		id := strings.TrimPrefix(m.Ref, MachineRefPrefix)
+		prev := local[prefix+id]
+		if !checked[m.Tip] && m.Tip != prev {
+			if err := s.CheckIncoming(ctx, remote+"'s machine ref "+id, m.Tip, ours, append(known, prev)); err != nil {
+				return nil, err
+			}
+			known = append(known, m.Tip)
+		}
+		checked[m.Tip] = true
+		if m.Tip != prev {
+			ups = append(ups, gitstore.RefUpdate{Name: prefix + id, Old: prev, New: m.Tip, Msg: "ctx fetch " + remote, NoSync: true})
+		}
+	}
+	// The remote no longer has these machine refs (pruned): their local copies go too, as git fetch --prune
+	// does for branches.
+	for name, h := range local {
+		if _, ok := advertised[strings.TrimPrefix(name, prefix)]; !ok {
+			ups = append(ups, gitstore.RefUpdate{Name: name, Old: h, New: gitstore.ZeroHash, Msg: "ctx fetch " + remote + ": pruned", NoSync: true})
+		}
+	}
+	// The local copies are where a pull found each machine, for ctx machines list and to know what moved at
+	// the next pull: hints, written without fsync (a copy a crash left behind makes the next pull fetch and
+	// check that tip again); another pull moving them at the same moment is no failure of this one.
+	if err := s.repo.UpdateRefs(ctx, ups); err != nil && !errors.Is(err, gitstore.ErrStaleRef) {
+		return nil, err
+	}
+	return out, nil
+}
+
+// moveTracking moves the remote-tracking ref from prev to theirs, forced as in git's "+" refspec; another
+// process may move it at the same time (a concurrent fetch): retried on the value it found.
+func (s *Store) moveTracking(ctx context.Context, remote, tracking string, prev, theirs gitstore.Hash) error {
+	for attempt := 0; prev != theirs; attempt++ {
+		err := s.repo.UpdateRef(ctx, tracking, prev, theirs, "ctx fetch "+remote)
+		if err == nil || attempt >= 5 || !errors.Is(err, gitstore.ErrStaleRef) {
+			return err
+		}
+		if prev, err = s.repo.Resolve(ctx, tracking); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dropQuarantine removes the quarantine refs under q. Best effort: what is left is removed by the next
+// fetch (clearIncoming).
+func (s *Store) dropQuarantine(ctx context.Context, q string) {
+	refs, err := s.repo.RefsUnder(q, 0)
+	if err != nil || len(refs) == 0 {
+		return
+	}
+	ups := make([]gitstore.RefUpdate, 0, len(refs))
+	for name, h := range refs {
+		ups = append(ups, gitstore.RefUpdate{Name: name, Old: h, New: gitstore.ZeroHash, Msg: "ctx: drop quarantine ref", NoSync: true})
+	}
+	_ = s.repo.UpdateRefs(ctx, ups)
+	// The folders of the quarantine refs, deepest first, once empty (os.Remove leaves a folder that is not).
+	var dirs []string
+	_ = filepath.WalkDir(filepath.Join(s.repo.CommonDir(), filepath.FromSlash(q)), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			dirs = append(dirs, p)
+		}
+		return nil
+	})
+	for i := len(dirs) - 1; i >= 0; i-- {
+		_ = os.Remove(dirs[i])
+	}
+}
+
+// pullTips returns the tips of f a pull merges, in a fixed order (the shared branch, then the machine refs
+// by id): every distinct tip that is neither ours nor reachable from ours or from another tip of f. So a
+// tip that holds everything the others hold is a fast-forward, and no merge is made for a tip another
+// one already contains.
+func (s *Store) pullTips(ctx context.Context, f *fetchedTips, ours gitstore.Hash) ([]remoteTip, error) {
+	var all []remoteTip
+	seen := map[gitstore.Hash]bool{ours: true, gitstore.ZeroHash: true}
+	if !f.Shared.IsZero() {
+		all = append(all, remoteTip{Ref: s.BranchRef(), Tip: f.Shared})
+		seen[f.Shared] = true
+	}
+	for _, m := range f.Machines {
+		if !seen[m.Tip] {
+			seen[m.Tip] = true
+			all = append(all, m)
+		}
+	}
+	hs := make([]gitstore.Hash, len(all))
+	for i, t := range all {
+		hs[i] = t.Tip
+	}
+	contained, err := s.repo.Contained(ctx, hs, append(hs, ours))
+	if err != nil {
+		return nil, err
+	}
+	var out []remoteTip
+	for _, t := range all {
+		if !contained[t.Tip] {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+// Machine is one machine ref of a remote as this repository's last pull saw it (its local copy under
+// MachinesTrackingPrefix), or this machine's own id.
+type Machine struct {
+	ID     string    `json:"id"`
+	Ref    string    `json:"ref"`    // on the remote: refs/ctx/machines/<id>
+	Tip    string    `json:"tip"`    // "" for this machine before its first push
+	Date   time.Time `json:"date"`   // committer time of the tip
+	Self   bool      `json:"self"`   // this machine
+	Merged bool      `json:"merged"` // the local context branch holds the tip
+}
+
+// Machines lists the machine refs of remote ("": RemoteName) known from the last pull and push, sorted by
+// id, with this machine's own always among them. It reads local refs only (no transfer).
+func (s *Store) Machines(ctx context.Context, remote string) ([]Machine, error) {
+	if remote == "" {
+		remote = s.RemoteName(ctx)
+	}
+	self, err := s.MachineID()
+	if err != nil {
+		return nil, err
+	}
+	prefix := s.MachinesTrackingPrefix(remote)
+	refs, err := s.repo.RefsUnder(prefix, 0)
+	if err != nil {
+		return nil, err
+	}
+	ours, err := s.repo.Resolve(ctx, s.BranchRef())
+	if err != nil {
+		return nil, err
+	}
+	var tips []gitstore.Hash
+	for _, h := range refs {
+		tips = append(tips, h)
+	}
+	merged, err := s.repo.Contained(ctx, tips, []gitstore.Hash{ours})
+	if err != nil {
+		return nil, err
+	}
+	out := []Machine{}
+	for name, h := range refs {
+		id := strings.TrimPrefix(name, prefix)
+		if ValidMachineID(id) != nil {
+			continue
+		}
+		m := Machine{ID: id, Ref: MachineRefPrefix + id, Tip: h.String(), Self: id == self, Merged: merged[h] || h == ours}
+		if c, err := s.repo.Commit(ctx, h); err == nil {
+			m.Date = c.Committer.When
+		}
+		out = append(out, m)
+	}
+	if _, ok := refs[prefix+self]; !ok {
+		out = append(out, Machine{ID: self, Ref: MachineRefPrefix + self, Self: true})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out, nil
+}
+
+// ForgetMachine deletes machine id's ref on remote ("": RemoteName) and its local copy (docs/sync.md
+// "Pruning"). Refused: an invalid id (ErrInvalid), this machine's own id (its next push would make it
+// again), an id the last pull did not see (*NotFoundError), and a machine whose tip the local context
+// branch does not hold (pull first: its writes would be on no ref of the remote but its own). The remote
+// ref is deleted only while it still names the tip seen (git push --force-with-lease): a machine that
+// pushed since keeps its ref (a *TransferError).
+func (s *Store) ForgetMachine(ctx context.Context, remote, id string, origin RemoteOrigin) error {
+	if err := ValidMachineID(id); err != nil {
+		return fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
+	if remote == "" {
+		remote = s.RemoteName(ctx)
+	}
+	if remote == "" {
+		return errors.New("no remote: add one with `git remote add origin <url>` or pass --remote")
+	}
+	if err := s.CheckRemote(remote, origin); err != nil {
+		return err
+	}
+	self, err := s.MachineID()
+	if err != nil {
+		return err
+	}
+	if id == self {
+		return fmt.Errorf("%w: %s is this machine (its next push would make its ref again)", ErrInvalid, id)
+	}
+	local := s.MachinesTrackingPrefix(remote) + id
+	tip, err := s.repo.Resolve(ctx, local)
+	if err != nil {
+		return err
+	}
+	if tip.IsZero() {
+		return &NotFoundError{Msg: fmt.Sprintf("no machine %s on %s as of the last pull (ctx pull, then ctx machines list)", id, remote)}
+	}
+	ours, err := s.repo.Resolve(ctx, s.BranchRef())
+	if err != nil {
+		return err
+	}
+	if news, err := s.repo.NewCommits(ctx, tip, []gitstore.Hash{ours}); err != nil {
+		return err
+	} else if len(news) > 0 {
+		return fmt.Errorf("machine %s has %d commits the context branch does not hold: ctx pull first, so that its writes stay on the remote", id, len(news))
+	}
+	tctx, cancel := context.WithTimeout(ctx, s.timeout())
+	defer cancel()
+	if err := s.repo.DeleteRemoteRef(tctx, remote, MachineRefPrefix+id, tip, gitstore.TransferOptions{Progress: progress(ctx), Origin: origin}); err != nil {
+		return err
+	}
+	return s.repo.UpdateRef(ctx, local, tip, gitstore.ZeroHash, "ctx machines forget")
+}
