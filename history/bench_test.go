@@ -133,7 +133,10 @@ func BenchmarkGenerated(b *testing.B) {
 	srcs := generatedSources(b)
 	dir := b.TempDir()
 	b.Run("import", func(b *testing.B) {
-		b.SetBytes(corpusBytes(b, srcs))
+		bytes := corpusBytes(b, srcs)
+		b.SetBytes(bytes)
+		var cpu time.Duration
+		defer func() { reportCPU(b, cpu, bytes) }()
 		for b.Loop() {
 			b.StopTimer()
 			idx := filepath.Join(dir, "fresh")
@@ -143,9 +146,11 @@ func BenchmarkGenerated(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.StartTimer()
+			before := processCPU()
 			if _, err := ix.Import(context.Background(), srcs); err != nil {
 				b.Fatal(err)
 			}
+			cpu += processCPU() - before
 			b.StopTimer()
 			ix.Close()
 			b.StartTimer()

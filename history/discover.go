@@ -127,6 +127,12 @@ func Roots(env Env) []Root {
 // offline and read-only, and never follows a symbolic link: links inside root are skipped. A missing
 // root yields no sources and no error.
 func Discover(ctx context.Context, p Provider, root string, explicit bool) ([]Source, error) {
+	return DiscoverCached(ctx, p, root, explicit, nil)
+}
+
+// DiscoverCached is Discover reading the listings of unchanged directories from c (nil: none; see
+// DirCache) and recording the others in it.
+func DiscoverCached(ctx context.Context, p Provider, root string, explicit bool, c *DirCache) ([]Source, error) {
 	fi, err := os.Stat(root)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -144,33 +150,7 @@ func Discover(ctx context.Context, p Provider, root string, explicit bool) ([]So
 	var out []Source
 	count := 0
 	zst := map[string]bool{}
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if path == root {
-				return err
-			}
-			return nil // unreadable subdirectory: skip it
-		}
-		if cerr := ctx.Err(); cerr != nil {
-			return cerr
-		}
-		rel, _ := filepath.Rel(root, path)
-		depth := 0
-		if rel != "." {
-			depth = strings.Count(rel, string(filepath.Separator)) + 1
-		}
-		if d.Type()&fs.ModeSymlink != 0 {
-			return nil // never followed
-		}
-		if d.IsDir() {
-			if depth > maxWalkDepth || (depth > 0 && strings.HasPrefix(d.Name(), ".")) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
+	err = walk(ctx, root, c, func(path, rel string) error {
 		count++
 		if count > maxDiscoveredFiles {
 			return fmt.Errorf("more than %d files under %s", maxDiscoveredFiles, root)

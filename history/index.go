@@ -36,8 +36,15 @@ const (
 
 // schemaVersion is the index's PRAGMA user_version: Open creates the schema when it is missing and
 // rebuilds an index of an older version (docs/history.md "The index"). Version 2: the ev_fts rowid
-// carries the event's class (ftsRowid); sessions_root.
-const schemaVersion = 2
+// carries the event's class (ftsRowid); sessions_root. Version 3: the directory cache (dirs) and the
+// covering index sources_stamp, added to a version 2 index without a rebuild (schemaAdded).
+const schemaVersion = 3
+
+// schemaAdded is what version 3 adds to version 2: created in place, the rows kept.
+const schemaAdded = `
+CREATE TABLE IF NOT EXISTS dirs(path TEXT PRIMARY KEY, stamp TEXT NOT NULL, entries TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS sources_stamp ON sources(path, format, parser_rev, size, mtime, offset, session_id);
+`
 
 // schema is the index's tables but the full-text one (ftsSchema).
 const schema = `
@@ -207,17 +214,23 @@ func ensureSchema(ctx context.Context, db *sql.DB) error {
 	case v > schemaVersion:
 		return fmt.Errorf("the index was built by a newer ctx (schema %d, this ctx reads %d)", v, schemaVersion)
 	}
-	for _, t := range oldTables {
-		if _, err := tx.ExecContext(ctx, `DROP TABLE IF EXISTS `+t); err != nil {
-			return fmt.Errorf("drop old table %s: %w", t, err)
+	if v == 2 { // what version 3 adds, in place
+		if _, err := tx.ExecContext(ctx, schemaAdded); err != nil {
+			return fmt.Errorf("create schema: %w", err)
 		}
-	}
-	if _, err := tx.ExecContext(ctx, schema+ftsSchema); err != nil {
-		return fmt.Errorf("create schema: %w", err)
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) SELECT 'generation', '1' WHERE EXISTS (SELECT 1 FROM meta WHERE key='generation')
+	} else {
+		for _, t := range oldTables {
+			if _, err := tx.ExecContext(ctx, `DROP TABLE IF EXISTS `+t); err != nil {
+				return fmt.Errorf("drop old table %s: %w", t, err)
+			}
+		}
+		if _, err := tx.ExecContext(ctx, schema+schemaAdded+ftsSchema); err != nil {
+			return fmt.Errorf("create schema: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) SELECT 'generation', '1' WHERE EXISTS (SELECT 1 FROM meta WHERE key='generation')
 		ON CONFLICT(key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)`); err != nil {
-		return fmt.Errorf("bump generation: %w", err)
+			return fmt.Errorf("bump generation: %w", err)
+		}
 	}
 	if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion)); err != nil {
 		return fmt.Errorf("set schema version: %w", err)
@@ -262,10 +275,15 @@ type SourceResult struct {
 
 // An import writes parsed sources in transactions of at most this many sources or bytes of text: each
 // transaction is atomic (an interrupted import leaves every source as it was before it or fully written).
-const (
+// (Variables for the tests.)
+var (
 	batchMaxSources = 512
 	batchMaxBytes   = 32 << 20
 )
+
+// testHookWritten, when set (by the tests), is called inside writeBatch's transaction after each source
+// is written.
+var testHookWritten func()
 
 // ImportStats sums an Import.
 type ImportStats struct {
@@ -297,16 +315,36 @@ func (ix *Index) ImportProgress(ctx context.Context, srcs []Source, progress fun
 		return err
 	}
 	var known map[string]*sourceRow
+	todo := make([]int, 0, len(srcs)) // the sources to read: all but the append-only logs lstat finds unchanged
 	if len(srcs) >= bulkStateMin {
 		var err error
 		if known, err = ix.loadSources(ctx); err != nil {
 			return st, err
 		}
+		same := statUnchanged(ctx, srcs, known)
+		for i, s := range srcs {
+			if same[i] {
+				results[i] = SourceResult{Source: s, Action: "unchanged", SessionID: known[s.key()].sessionID}
+			} else {
+				todo = append(todo, i)
+			}
+		}
+		if progress != nil && len(todo) < len(srcs) {
+			progress(len(srcs)-len(todo), len(srcs))
+		}
+	} else {
+		for i := range srcs {
+			todo = append(todo, i)
+		}
 	}
-	next, stop := ix.prepareAhead(ctx, srcs, known)
+	sub := make([]Source, len(todo))
+	for j, i := range todo {
+		sub[j] = srcs[i]
+	}
+	next, stop := ix.prepareAhead(ctx, sub, known)
 	defer stop()
-	for i := range srcs {
-		r, p, err := next(i)
+	for j, i := range todo {
+		r, p, err := next(j)
 		if err != nil {
 			return st, err
 		}
@@ -321,12 +359,13 @@ func (ix *Index) ImportProgress(ctx context.Context, srcs []Source, progress fun
 			}
 		}
 		if progress != nil {
-			progress(i+1, len(srcs))
+			progress(len(srcs)-len(todo)+j+1, len(srcs))
 		}
 	}
 	if err := flush(); err != nil {
 		return st, err
 	}
+	st.Results = make([]SourceResult, 0, len(results))
 	for _, r := range results {
 		st.Sources++
 		switch r.Action {
@@ -400,7 +439,13 @@ func (ix *Index) prepareAhead(ctx context.Context, srcs []Source, known map[stri
 					err error
 				)
 				if known != nil {
-					r, p, err = ix.prepareFrom(ctx, srcs[i], known[srcs[i].key()])
+					prev := known[srcs[i].key()]
+					if prev != nil && prev.partial {
+						prev, err = ix.loadSource(ctx, srcs[i].key())
+					}
+					if err == nil {
+						r, p, err = ix.prepareFrom(ctx, srcs[i], prev)
+					}
 				} else {
 					r, p, err = ix.prepare(ctx, srcs[i])
 				}
@@ -431,6 +476,38 @@ const prepareLookahead = 4
 type sourceRow struct {
 	format, fingerprint, contentHash, checkHash, state, sessionID string
 	rev, size, mtime, offset                                      int64
+	// partial: only format, rev, size, mtime, offset and sessionID were read (loadSources); loadSource
+	// reads the rest.
+	partial bool
+}
+
+// statUnchanged reports, per source, whether it is an append-only log that lstat finds as it was
+// recorded in known (same parser, format, size and mtime): what prepareFrom would call unchanged after
+// opening it, found with one system call and without the parsing goroutines (a refresh of 20,000
+// sources: bench/README.md). Anything else (not recorded, changed, not a regular file, another format)
+// is false and goes through prepareFrom.
+func statUnchanged(ctx context.Context, srcs []Source, known map[string]*sourceRow) []bool {
+	same := make([]bool, len(srcs))
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(srcs)/1024))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < len(srcs); i += workers {
+				if i&1023 == 0 && ctx.Err() != nil {
+					return
+				}
+				s := srcs[i]
+				prev := known[s.key()]
+				if prev == nil || !appendOnly(s.Format) || prev.rev != parserRev || prev.format != s.Format || prev.offset <= 0 {
+					continue
+				}
+				fi, err := os.Lstat(s.Path)
+				same[i] = err == nil && fi.Mode().IsRegular() && fi.Size() == prev.size && fi.ModTime().UnixNano() == prev.mtime
+			}
+		})
+	}
+	wg.Wait()
+	return same
 }
 
 func (ix *Index) loadSource(ctx context.Context, path string) (*sourceRow, error) {
@@ -473,7 +550,9 @@ func (ix *Index) prepare(ctx context.Context, src Source) (SourceResult, *pendin
 // loadSources reads the recorded state of every source in one query (an import of many sources asks
 // once instead of once per source), by key.
 func (ix *Index) loadSources(ctx context.Context) (map[string]*sourceRow, error) {
-	rows, err := ix.db.QueryContext(ctx, `SELECT path, format, parser_rev, size, mtime, fingerprint, content_hash, offset, check_hash, state, session_id FROM sources`)
+	// The columns that tell an unchanged source; the parser state and hashes of the others are read
+	// when they are prepared (a refresh reads 20,000 rows and needs none of them).
+	rows, err := ix.db.QueryContext(ctx, `SELECT path, format, parser_rev, size, mtime, offset, session_id FROM sources`)
 	if err != nil {
 		return nil, fmt.Errorf("read source state: %w", err)
 	}
@@ -481,8 +560,8 @@ func (ix *Index) loadSources(ctx context.Context) (map[string]*sourceRow, error)
 	out := map[string]*sourceRow{}
 	for rows.Next() {
 		var key string
-		var r sourceRow
-		if err := rows.Scan(&key, &r.format, &r.rev, &r.size, &r.mtime, &r.fingerprint, &r.contentHash, &r.offset, &r.checkHash, &r.state, &r.sessionID); err != nil {
+		r := sourceRow{partial: true}
+		if err := rows.Scan(&key, &r.format, &r.rev, &r.size, &r.mtime, &r.offset, &r.sessionID); err != nil {
 			return nil, fmt.Errorf("read source state: %w", err)
 		}
 		out[key] = &r
@@ -700,6 +779,9 @@ func (ix *Index) writeBatch(ctx context.Context, batch []*pending, results []*So
 			return err
 		}
 		results[i].Events = n
+		if testHookWritten != nil {
+			testHookWritten()
+		}
 		if p.appended {
 			results[i].Action = "appended"
 		} else {
@@ -865,17 +947,30 @@ func nativeFromPath(src Source) string {
 // before n. A rewrite of the prefix that keeps both unchanged is not detected (docs/history.md).
 func checkPrefix(f *os.File, n int64) (string, error) {
 	h := sha256.New()
-	fmt.Fprintf(h, "%d\x00", n)
-	head := min(n, 64<<10)
-	if _, err := io.Copy(h, io.NewSectionReader(f, 0, head)); err != nil {
-		return "", fmt.Errorf("hash %s: %w", f.Name(), err)
-	}
-	tailStart := max(head, n-4096)
-	if _, err := io.Copy(h, io.NewSectionReader(f, tailStart, n-tailStart)); err != nil {
-		return "", fmt.Errorf("hash %s: %w", f.Name(), err)
+	h.Write(strconv.AppendInt(nil, n, 10))
+	h.Write([]byte{0})
+	buf := checkBufs.Get().(*[]byte)
+	defer checkBufs.Put(buf)
+	head := min(n, checkHead)
+	tailStart := max(head, n-checkTail)
+	for _, part := range [2][2]int64{{0, head}, {tailStart, n}} {
+		b := (*buf)[:part[1]-part[0]]
+		if _, err := f.ReadAt(b, part[0]); err != nil {
+			return "", fmt.Errorf("hash %s: %w", f.Name(), err)
+		}
+		h.Write(b)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
+
+// The parts of a file that checkPrefix hashes: its head and the bytes before the offset.
+const (
+	checkHead = 64 << 10
+	checkTail = 4 << 10
+)
+
+// checkBufs are checkPrefix's read buffers (one per import goroutine at a time).
+var checkBufs = sync.Pool{New: func() any { b := make([]byte, checkHead); return &b }}
 
 func fingerprintFiles(files []string) (fp string, size, mtime int64, err error) {
 	h := sha256.New()
@@ -983,9 +1078,11 @@ func (w *writer) insertEvents(ctx context.Context, sessionID string, evs []Event
 		e := &evs[i]
 		e.SessionID = sessionID
 		e.ID = EventID(sessionID, e.NativeKey)
-		enc := encodeEvent(e)
+		var enc encodedEvent
 		if encoded != nil {
-			enc = encoded[i]
+			enc = encoded[i] // computed on a parsing goroutine
+		} else {
+			enc = encodeEvent(e)
 		}
 		tool, files, facts := nullable(enc.tool), nullable(enc.files), nullable(enc.facts)
 		var at int64
@@ -1036,32 +1133,51 @@ func (w *writer) insertEvents(ctx context.Context, sessionID string, evs []Event
 // searchBody is the text the full-text index sees for an event: its text, the tool name and input,
 // the touched paths and the facts, plus the parts of camelCase identifiers (docs/history.md "Search").
 func searchBody(e *Event) string {
-	var b strings.Builder
-	b.WriteString(e.Text)
+	parts := make([]string, 0, 4+len(e.Files)+len(e.Facts))
+	parts = append(parts, e.Text)
 	if e.Tool != nil {
-		b.WriteString("\n")
-		b.WriteString(e.Tool.Name)
+		parts = append(parts, e.Tool.Name)
 		if e.Type == ToolCall && !strings.Contains(e.Text, e.Tool.Input) {
-			b.WriteString("\n")
-			b.WriteString(e.Tool.Input)
+			parts = append(parts, e.Tool.Input)
 		}
 	}
 	for _, f := range e.Files {
-		b.WriteString("\n")
-		b.WriteString(f.Path)
+		parts = append(parts, f.Path)
 	}
 	for _, f := range e.Facts {
 		if f.Kind != "command" {
-			b.WriteString("\n")
-			b.WriteString(f.Value)
+			parts = append(parts, f.Value)
 		}
 	}
-	body := b.String()
-	if extra := textproc.SplitIdentifiers(body); extra != "" {
-		body += "\n" + extra
+	// The identifier parts of each part (a word never spans two: they are joined by a newline).
+	xp := splitBufs.Get().(*[]byte)
+	extra := (*xp)[:0]
+	n := len(parts) - 1
+	for _, p := range parts {
+		extra = textproc.AppendSplitIdentifiers(extra, p)
+		n += len(p)
 	}
-	return body
+	var b strings.Builder
+	b.Grow(n + len(extra))
+	for i, p := range parts {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(p)
+	}
+	if len(extra) > 0 {
+		b.WriteByte('\n')
+		b.Write(extra[:len(extra)-1]) // without the last part's space
+	}
+	if cap(extra) <= 1<<20 {
+		*xp = extra
+		splitBufs.Put(xp)
+	}
+	return b.String()
 }
+
+// splitBufs hold searchBody's identifier parts while the body is assembled.
+var splitBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
 func (w *writer) upsertSession(ctx context.Context, src Source, id string, st *parseState) error {
 	var parent string

@@ -228,6 +228,7 @@ type lineParser func(b *builder, rec []byte) error
 func parseJSONL(ctx context.Context, r io.Reader, start int64, st *parseState, p lineParser) (*parseResult, error) {
 	b := newBuilder(st)
 	lr := lines.New(r, start, maxLineBytes)
+	defer lr.Close()
 	b.res.Offset = start
 	for n := 0; ; n++ {
 		if n&1023 == 0 {
@@ -265,6 +266,17 @@ func parseJSONL(ctx context.Context, r io.Reader, start int64, st *parseState, p
 		}
 	}
 	return b.res, nil
+}
+
+// decodeRec decodes one JSON record of a line as json.Unmarshal does (the same errors for trailing
+// bytes), except that json.RawMessage fields point into data instead of holding copies: data (the line
+// reader's buffer) outlives the record's parse, and nothing keeps a RawMessage beyond it.
+func decodeRec(data []byte, v any) error {
+	rest, err := json.Parse(data, v, json.DontCopyRawMessage)
+	if err == nil && len(rest) != 0 {
+		return fmt.Errorf("invalid character %q after top-level value", rest[0])
+	}
+	return err
 }
 
 // parseTime reads an RFC 3339 timestamp; a malformed one is zero (unknown), never guessed.
@@ -389,9 +401,59 @@ func toolCallEvent(at time.Time, role, name, callID string, input json.RawMessag
 	e := Event{At: at, Type: ToolCall, Role: role, Tool: &Tool{Name: name, CallID: callID, Input: rawText(input)}}
 	var m map[string]any
 	if len(input) > 0 && input[0] == '{' {
-		_ = json.Unmarshal(input, &m)
+		m = toolArgs(input)
 	}
 	return finishToolCall(e, m)
+}
+
+// toolArgKeys are the members of a tool input that finishToolCall reads (toolFiles, commandOf, the
+// working directory, an apply_patch input), decoded without the rest of the input (file contents,
+// edits) that a map of everything would hold.
+type toolArgKeys struct {
+	FilePath     json.RawMessage `json:"file_path"`
+	FilePath2    json.RawMessage `json:"filePath"`
+	Path         json.RawMessage `json:"path"`
+	NotebookPath json.RawMessage `json:"notebook_path"`
+	AbsolutePath json.RawMessage `json:"absolute_path"`
+	Command      json.RawMessage `json:"command"`
+	Cmd          json.RawMessage `json:"cmd"`
+	Argv         json.RawMessage `json:"argv"`
+	Workdir      json.RawMessage `json:"workdir"`
+	CWD          json.RawMessage `json:"cwd"`
+	Input        json.RawMessage `json:"input"`
+}
+
+// toolArgs decodes a tool input object into the map finishToolCall reads: the members of toolArgKeys
+// (keys matched exactly, as a map's are) that are strings or arrays, each as json.Unmarshal into a
+// map[string]any would give it. Nil when input does not decode.
+func toolArgs(input json.RawMessage) map[string]any {
+	var k toolArgKeys
+	rest, err := json.Parse(input, &k, json.DontMatchCaseInsensitiveStructFields|json.DontCopyRawMessage)
+	if err != nil || len(rest) != 0 {
+		var m map[string]any
+		if json.Unmarshal(input, &m) != nil {
+			return nil
+		}
+		return m
+	}
+	m := make(map[string]any, 4)
+	for _, f := range [...]struct {
+		key string
+		raw json.RawMessage
+	}{
+		{"file_path", k.FilePath}, {"filePath", k.FilePath2}, {"path", k.Path}, {"notebook_path", k.NotebookPath},
+		{"absolute_path", k.AbsolutePath}, {"command", k.Command}, {"cmd", k.Cmd}, {"argv", k.Argv},
+		{"workdir", k.Workdir}, {"cwd", k.CWD}, {"input", k.Input},
+	} {
+		if len(f.raw) == 0 || (f.raw[0] != '"' && f.raw[0] != '[') {
+			continue // absent, or of a type finishToolCall never reads
+		}
+		var v any
+		if json.Unmarshal(f.raw, &v) == nil {
+			m[f.key] = v
+		}
+	}
+	return m
 }
 
 func finishToolCall(e Event, m map[string]any) Event {

@@ -53,7 +53,7 @@ var claudeSkip = map[string]bool{
 
 func parseClaudeLine(b *builder, data []byte) error {
 	var r claudeRec
-	if err := json.Unmarshal(data, &r); err != nil {
+	if err := decodeRec(data, &r); err != nil {
 		return err
 	}
 	m := &b.st.Meta
@@ -100,7 +100,7 @@ func parseClaudeLine(b *builder, data []byte) error {
 			return nil
 		}
 		var blocks []claudeBlock
-		if err := json.Unmarshal(raw, &blocks); err != nil {
+		if err := decodeRec(raw, &blocks); err != nil {
 			return err
 		}
 		for i, bl := range blocks {

@@ -17,9 +17,13 @@ type codexRec struct {
 }
 
 type codexMeta struct {
+	codexMetaFields
+	CWD string `json:"cwd"`
+}
+
+type codexMetaFields struct {
 	ID         string          `json:"id"`
 	Timestamp  string          `json:"timestamp"`
-	CWD        string          `json:"cwd"`
 	CLIVersion string          `json:"cli_version"`
 	Source     json.RawMessage `json:"source"`
 	Git        *struct {
@@ -30,6 +34,11 @@ type codexMeta struct {
 }
 
 type codexItem struct {
+	codexItemFields
+	CWD string `json:"cwd"`
+}
+
+type codexItemFields struct {
 	Type      string          `json:"type"`
 	Role      string          `json:"role"`
 	Content   json.RawMessage `json:"content"`
@@ -43,7 +52,6 @@ type codexItem struct {
 	Action    json.RawMessage `json:"action"`
 	Status    json.RawMessage `json:"status"`
 	Model     string          `json:"model"`
-	CWD       string          `json:"cwd"`
 }
 
 // codexEventSkip: event_msg types that duplicate response items or carry nothing to index.
@@ -67,17 +75,109 @@ var codexItemSkip = map[string]bool{
 	"ghost_snapshot": true, "image_generation_call": true, "tool_search_call": true, "tool_search_output": true,
 }
 
+// codexLine is a rollout record decoded in one pass: its payload holds the fields of every record type
+// parseCodexLine reads. A line that does not decode so (a field of a type the record's own type never
+// reads, say) is decoded again as codexRec, each payload as its type needs it, as it always was.
+type codexLine struct {
+	Timestamp string        `json:"timestamp"`
+	Type      string        `json:"type"`
+	Payload   *codexPayload `json:"payload"`
+}
+
+type codexPayload struct {
+	codexItemFields
+	codexMetaFields
+	CWD        string `json:"cwd"`
+	Invocation *struct {
+		Server string `json:"server"`
+	} `json:"invocation"`
+	LastAgentMessage string `json:"last_agent_message"`
+}
+
+// codexFields gives parseCodexRecord a record's payload as the record's type reads it.
+type codexFields interface {
+	meta() (codexMeta, error)
+	item() (codexItem, error)
+	server() (string, bool) // mcp_tool_call_end's invocation.server
+	last() string           // last_agent_message
+}
+
+// decodedPayload is a payload decoded in one pass (codexLine).
+type decodedPayload struct{ p *codexPayload }
+
+func (d decodedPayload) meta() (codexMeta, error) {
+	return codexMeta{d.p.codexMetaFields, d.p.CWD}, nil
+}
+
+func (d decodedPayload) item() (codexItem, error) {
+	return codexItem{d.p.codexItemFields, d.p.CWD}, nil
+}
+
+func (d decodedPayload) server() (string, bool) {
+	if d.p.Invocation == nil {
+		return "", true
+	}
+	return d.p.Invocation.Server, true
+}
+
+func (d decodedPayload) last() string { return d.p.LastAgentMessage }
+
+// rawPayload decodes a payload for each use, as the record's type needs it.
+type rawPayload json.RawMessage
+
+func (r rawPayload) meta() (codexMeta, error) {
+	var p codexMeta
+	err := decodeRec(r, &p)
+	return p, err
+}
+
+func (r rawPayload) item() (codexItem, error) {
+	var p codexItem
+	err := decodeRec(r, &p)
+	return p, err
+}
+
+func (r rawPayload) server() (string, bool) {
+	var m struct {
+		Invocation struct {
+			Server string `json:"server"`
+		} `json:"invocation"`
+	}
+	if json.Unmarshal(r, &m) != nil {
+		return "", false
+	}
+	return m.Invocation.Server, true
+}
+
+func (r rawPayload) last() string {
+	var extra struct {
+		Last string `json:"last_agent_message"`
+	}
+	if json.Unmarshal(r, &extra) != nil {
+		return ""
+	}
+	return extra.Last
+}
+
 func parseCodexLine(b *builder, data []byte) error {
+	var l codexLine
+	if decodeRec(data, &l) == nil && l.Payload != nil {
+		return parseCodexRecord(b, l.Timestamp, l.Type, decodedPayload{l.Payload})
+	}
 	var r codexRec
-	if err := json.Unmarshal(data, &r); err != nil {
+	if err := decodeRec(data, &r); err != nil {
 		return err
 	}
-	at := parseTime(r.Timestamp)
+	return parseCodexRecord(b, r.Timestamp, r.Type, rawPayload(r.Payload))
+}
+
+func parseCodexRecord(b *builder, timestamp, typ string, f codexFields) error {
+	at := parseTime(timestamp)
 	m := &b.st.Meta
-	switch r.Type {
+	switch typ {
 	case "session_meta":
-		var p codexMeta
-		if err := json.Unmarshal(r.Payload, &p); err != nil {
+		p, err := f.meta()
+		if err != nil {
 			return err
 		}
 		if b.st.NativeID != "" {
@@ -106,8 +206,8 @@ func parseCodexLine(b *builder, data []byte) error {
 		}
 		return nil
 	case "turn_context":
-		var p codexItem
-		if err := json.Unmarshal(r.Payload, &p); err != nil {
+		p, err := f.item()
+		if err != nil {
 			return err
 		}
 		if p.Model != "" {
@@ -119,8 +219,8 @@ func parseCodexLine(b *builder, data []byte) error {
 		b.res.Skipped++
 		return nil
 	case "compacted":
-		var p codexItem
-		if err := json.Unmarshal(r.Payload, &p); err != nil {
+		p, err := f.item()
+		if err != nil {
 			return err
 		}
 		if strings.TrimSpace(p.Message) == "" {
@@ -130,20 +230,15 @@ func parseCodexLine(b *builder, data []byte) error {
 		b.emit("", 0, Event{At: at, Type: Summary, Text: p.Message})
 		return nil
 	case "event_msg":
-		var p codexItem
-		if err := json.Unmarshal(r.Payload, &p); err != nil {
+		p, err := f.item()
+		if err != nil {
 			return err
 		}
 		switch {
 		case p.Type == "mcp_tool_call_end":
 			// Codex states here that the call call_id went to an MCP server (docs/history.md "Events").
-			var m struct {
-				Invocation struct {
-					Server string `json:"server"`
-				} `json:"invocation"`
-			}
-			if json.Unmarshal(r.Payload, &m) == nil {
-				b.markMCP(p.CallID, m.Invocation.Server)
+			if server, ok := f.server(); ok {
+				b.markMCP(p.CallID, server)
 			}
 			b.res.Skipped++
 		case codexEventSkip[p.Type]:
@@ -153,11 +248,8 @@ func parseCodexLine(b *builder, data []byte) error {
 			if p.Message != "" {
 				text += ": " + p.Message
 			}
-			var extra struct {
-				Last string `json:"last_agent_message"`
-			}
-			if json.Unmarshal(r.Payload, &extra) == nil && extra.Last != "" {
-				text += ": " + extra.Last
+			if last := f.last(); last != "" {
+				text += ": " + last
 			}
 			b.emit("", 0, Event{At: at, Type: Notice, Text: text})
 		default:
@@ -165,13 +257,13 @@ func parseCodexLine(b *builder, data []byte) error {
 		}
 		return nil
 	case "response_item":
-		var p codexItem
-		if err := json.Unmarshal(r.Payload, &p); err != nil {
+		p, err := f.item()
+		if err != nil {
 			return err
 		}
 		return codexItemEvent(b, at, p)
 	}
-	b.unknown("codex:" + r.Type)
+	b.unknown("codex:" + typ)
 	return nil
 }
 

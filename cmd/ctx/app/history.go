@@ -265,35 +265,56 @@ func hookSources(in io.Reader, p history.Provider, srcs []history.Source) ([]his
 }
 
 func runHistoryImport(ctx context.Context, e *env, o historyImportOptions) error {
+	importGC()
 	var srcs []history.Source
+	var ix *history.Index
+	var dirs *history.DirCache // the directory listings of the last import (docs/history.md "Discovery")
+	openIndex := func() error {
+		var err error
+		if ix, err = e.openHistory(ctx, o.Index); err != nil {
+			return err
+		}
+		dirs = ix.LoadDirCache(ctx)
+		return nil
+	}
 	if o.Path != "" {
 		// A root that is not there is a mistake of the command line, not an empty history (the import
 		// would say "0 sources" and exit 0).
 		if _, err := os.Stat(o.Path); err != nil {
 			return usagef("--path %s: %v", o.Path, errors.Unwrap(err))
 		}
-		s, err := history.Discover(ctx, o.Provider, o.Path, true)
+		if err := openIndex(); err != nil {
+			return err
+		}
+		defer ix.Close()
+		s, err := history.DiscoverCached(ctx, o.Provider, o.Path, true, dirs)
 		if err != nil {
 			return err
 		}
 		srcs = s
 	} else {
+		// The roots configured for this repository (ctx history sources add), read before the index is
+		// opened (a config error creates nothing).
+		conf, err := configuredSources(ctx, e)
+		if err != nil {
+			return err
+		}
+		if err := openIndex(); err != nil {
+			return err
+		}
+		defer ix.Close()
 		for _, r := range history.Roots(history.Env{}) {
 			if (o.Provider != "" && r.Provider != o.Provider) || !r.Exists {
 				continue
 			}
-			s, err := history.Discover(ctx, r.Provider, r.Path, false)
+			s, err := history.DiscoverCached(ctx, r.Provider, r.Path, false, dirs)
 			if err != nil {
 				fmt.Fprintf(e.stderr, "ctx: warning: %v\n", err)
 				continue
 			}
 			srcs = append(srcs, s...)
 		}
-		// The roots configured for this repository (ctx history sources add), of --provider only when given.
-		conf, err := configuredSources(ctx, e)
-		if err != nil {
-			return err
-		}
+		// The configured roots, of --provider only when given.
 		for _, h := range conf {
 			p := history.Provider(h.Provider)
 			if _, ok := history.ParseProvider(h.Provider); !ok || (o.Provider != "" && p != o.Provider) {
@@ -303,7 +324,7 @@ func runHistoryImport(ctx context.Context, e *env, o historyImportOptions) error
 				fmt.Fprintf(e.stderr, "ctx: warning: configured root %s: %s is not a directory\n", h.Root, h.Path)
 				continue
 			}
-			s, err := history.Discover(ctx, p, h.Path, true)
+			s, err := history.DiscoverCached(ctx, p, h.Path, true, dirs)
 			if err != nil {
 				fmt.Fprintf(e.stderr, "ctx: warning: %v\n", err)
 				continue
@@ -319,11 +340,6 @@ func runHistoryImport(ctx context.Context, e *env, o historyImportOptions) error
 			srcs = s
 		}
 	}
-	ix, err := e.openHistory(ctx, o.Index)
-	if err != nil {
-		return err
-	}
-	defer ix.Close()
 	var progress func(done, total int)
 	if !o.Quiet {
 		progress = progressBar(e.errTerm, len(srcs))
@@ -331,6 +347,9 @@ func runHistoryImport(ctx context.Context, e *env, o historyImportOptions) error
 	st, err := ix.ImportProgress(ctx, srcs, progress)
 	if err != nil {
 		return err
+	}
+	if err := ix.SaveDirCache(ctx, dirs); err != nil {
+		fmt.Fprintf(e.stderr, "ctx: warning: %v\n", err) // the next import lists the directories again
 	}
 	if o.Provider == "" && o.Index == "" {
 		// The sessions teammates shared on the context branch (docs/blame.md "Sharing").
@@ -361,6 +380,18 @@ func runHistoryImport(ctx context.Context, e *env, o historyImportOptions) error
 		}
 	}
 	return nil
+}
+
+// importGC sets the collector for an import process, unless GOGC or GOMEMLIMIT say otherwise: GOGC 400
+// under a soft limit of 160 MiB. A refresh with nothing new allocates a few tens of MB and exits:
+// collecting it four times less often saves a tenth of its CPU; a first import's heap reaches the limit
+// and is collected there, about where GOGC 100 would (docs/history.md "Limits").
+func importGC() {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	debug.SetGCPercent(400)
+	debug.SetMemoryLimit(160 << 20)
 }
 
 // uniqueSources drops the repeats of a source found under two roots (a configured root inside a

@@ -56,3 +56,36 @@ func TestReaderLongerThanBuffer(t *testing.T) {
 		t.Fatalf("%q %v", l.Data, err)
 	}
 }
+
+// Readers closed and made again reuse their buffers: a line never carries bytes of an earlier input,
+// whether it fits in the read buffer, spans it, or is the partial last line.
+func TestReaderReuse(t *testing.T) {
+	long := strings.Repeat("L", bufSize+17)
+	inputs := []string{
+		"first\n" + long + "\nshort\n",
+		"x\n" + long[:bufSize-1] + "\ntail",
+		"a\nb",
+	}
+	for round := range 3 {
+		for _, in := range inputs {
+			r := New(strings.NewReader(in), 0, 4*bufSize)
+			var got []string
+			for {
+				l, err := r.Next()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, string(l.Data))
+			}
+			r.Close()
+			r.Close() // a second Close is harmless
+			want := strings.Split(strings.TrimSuffix(in, "\n"), "\n")
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Fatalf("round %d: %d lines, want %d", round, len(got), len(want))
+			}
+		}
+	}
+}

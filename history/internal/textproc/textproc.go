@@ -27,51 +27,43 @@ func Clean(s string) string {
 // already are not repeated (the full-text tokenizer sees them in the body). Snake case and path segments
 // need nothing here: the tokenizer splits on '_', '/', '.' and '-' itself.
 func SplitIdentifiers(s string) string {
-	var b strings.Builder
-	start := -1
-	flush := func(end int) {
-		if start < 0 {
-			return
-		}
-		word := s[start:end]
-		start = -1
-		if len(word) < 4 || len(word) > 256 || !hasCamelSplit(word) {
-			return
-		}
-		// camelParts's parts, lower-cased, without allocating them.
-		last := 0
-		for i := 1; i <= len(word); i++ {
-			if i < len(word) && !camelSplitAt(word, i) {
-				continue
-			}
-			for j := last; j < i; j++ {
-				c := word[j]
-				if c >= 'A' && c <= 'Z' {
-					c += 'a' - 'A'
-				}
-				b.WriteByte(c)
-			}
-			b.WriteByte(' ')
-			last = i
-		}
+	b := AppendSplitIdentifiers(nil, s)
+	if len(b) == 0 {
+		return ""
 	}
-	// Bytes, not runes: a word is a run of ASCII letters and digits, and every byte of a multi-byte
-	// UTF-8 sequence is ≥ 0x80, a separator as its rune is.
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
-			if start < 0 {
-				start = i
-			}
-			continue
-		}
-		flush(i)
-	}
-	flush(len(s))
-	return strings.TrimSpace(b.String())
+	return string(b[:len(b)-1])
 }
 
-// hasCamelSplit reports whether camelParts would split the ASCII word w, without allocating: most
-// words split nowhere. The boundaries are camelParts's.
+// AppendSplitIdentifiers appends SplitIdentifiers(s) to dst, each part followed by one space (so the
+// parts of several strings can be gathered in one buffer; the caller drops the last space).
+func AppendSplitIdentifiers(dst []byte, s string) []byte {
+	// Bytes, not runes: a word is a run of ASCII letters and digits, and every byte of a multi-byte
+	// UTF-8 sequence is ≥ 0x80, a separator as its rune is. One pass finds the words and the classes
+	// of their bytes; only a word of two classes or more can have a camelParts boundary (lower→upper,
+	// letter↔digit, the last capital of a run before a lower-case letter: "HTTPServer").
+	n := len(s)
+	for i := 0; i < n; {
+		if wordClass[s[i]] == 0 {
+			i++
+			continue
+		}
+		start := i
+		var mask byte // the classes seen: a word of one class (most) has no boundary
+		for ; i < n; i++ {
+			c := wordClass[s[i]]
+			if c == 0 {
+				break
+			}
+			mask |= c
+		}
+		if w := i - start; w >= 4 && w <= 256 && mask&(mask-1) != 0 && hasCamelSplit(s[start:i]) {
+			dst = appendCamelParts(dst, s[start:i])
+		}
+	}
+	return dst
+}
+
+// hasCamelSplit reports whether camelParts would split the ASCII word w (camelSplitAt's boundaries).
 func hasCamelSplit(w string) bool {
 	for i := 1; i < len(w); i++ {
 		if camelSplitAt(w, i) {
@@ -80,6 +72,47 @@ func hasCamelSplit(w string) bool {
 	}
 	return false
 }
+
+// appendCamelParts appends camelParts(word), lower-cased, each followed by a space, without allocating
+// the parts.
+func appendCamelParts(dst []byte, word string) []byte {
+	last := 0
+	for i := 1; i <= len(word); i++ {
+		if i < len(word) && !camelSplitAt(word, i) {
+			continue
+		}
+		for j := last; j < i; j++ {
+			c := word[j]
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			dst = append(dst, c)
+		}
+		dst = append(dst, ' ')
+		last = i
+	}
+	return dst
+}
+
+// Classes of the bytes of a word (0: not in a word), one bit each: lower, upper, digit.
+const (
+	clLower = 1
+	clUpper = 2
+	clDigit = 4
+)
+
+var wordClass = func() (t [256]byte) {
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = clLower
+	}
+	for c := 'A'; c <= 'Z'; c++ {
+		t[c] = clUpper
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = clDigit
+	}
+	return t
+}()
 
 // camelSplitAt reports whether camelParts splits w before byte i (0 < i < len(w)).
 func camelSplitAt(w string, i int) bool {
@@ -126,7 +159,10 @@ var (
 
 // IsGitCommit reports whether a shell command line runs `git commit`, `git cherry-pick` or `git revert`
 // (also inside compound lines): the commands whose output prints a "[branch abc1234] subject" receipt.
-func IsGitCommit(cmd string) bool { return gitCommitRe.Get().MatchString(cmd) }
+func IsGitCommit(cmd string) bool {
+	// Every match holds "git": most commands do not, and the expression costs more than the look.
+	return strings.Contains(cmd, "git") && gitCommitRe.Get().MatchString(cmd)
+}
 
 // CommitReceipts returns the abbreviated commit ids of `git commit` receipts in output, lines like
 // "[main abc1234] subject" or "[main (root-commit) abc1234] subject".
