@@ -190,11 +190,12 @@ func (s *Store) fetchAll(ctx context.Context, remote string, origin gitstore.Rem
 		}
 		if n++; n > MaxMachineRefs {
 			return nil, fmt.Errorf("refusing %s's machine refs: it has more than %d under %s (nothing was fetched or changed); "+
-				"remove the refs of machines gone with `ctx machines forget ID` or `git push %s --delete %s<id>` (docs/sync.md \"Pruning\")",
+				"remove the refs of machines gone with `git push %s --delete %s<id>` (docs/sync.md \"Pruning\")",
 				remote, MaxMachineRefs, MachineRefPrefix, remote, MachineRefPrefix)
 		}
 		if err := ValidMachineID(id); err != nil {
-			out.Warnings = append(out.Warnings, warn(ctx, fmt.Sprintf("ignored %s's ref %q: %v", remote, name, err)))
+			out.Warnings = append(out.Warnings, warn(ctx, fmt.Sprintf("ignored %s's ref %q: %v (to remove it: git ls-remote %s 'refs/ctx/machines/*' "+
+				"lists the refs; git push %s --delete REF deletes one)", remote, name, err, remote, remote)))
 			continue
 		}
 		advertised[id] = tip
@@ -235,6 +236,9 @@ func (s *Store) fetchAll(ctx context.Context, remote string, origin gitstore.Rem
 		defer s.dropQuarantine(context.WithoutCancel(ctx), q)
 		what := remote + "'s " + s.cfg.Branch + " branch"
 		if errors.Is(err, gitstore.ErrFsck) {
+			if culprit, ferr := s.fsckCulprit(tctx, remote, specs, q, opt); culprit != "" {
+				return nil, machineRejected(remote, culprit, &RejectedError{What: remote + "'s machine ref " + culprit, Fsck: fsckReason(ferr)})
+			}
 			return nil, s.diagnoseFsck(tctx, remote, what, err, opt)
 		}
 		if err != nil {
@@ -275,6 +279,12 @@ func (s *Store) fetchAll(ctx context.Context, remote string, origin gitstore.Rem
 				continue // gone from the remote between the listing and the fetch
 			}
 		}
+		if _, err := s.repo.Commit(ctx, tip); err != nil {
+			// A ref to a blob or a tree (or to an object the fetch did not bring): no machine's branch.
+			out.Warnings = append(out.Warnings, warn(ctx, fmt.Sprintf("ignored %s's machine ref %s: its tip %s is not a commit "+
+				"(to remove it: git push %s --delete %s%s)", remote, id, tip.String()[:12], remote, MachineRefPrefix, id)))
+			continue
+		}
 		out.Machines = append(out.Machines, remoteTip{Ref: MachineRefPrefix + id, Tip: tip})
 	}
 	// A tip that ours or the checked shared branch already holds brings no commit to check (nor to merge).
@@ -293,7 +303,7 @@ func (s *Store) fetchAll(ctx context.Context, remote string, origin gitstore.Rem
 		prev := local[prefix+id]
 		if !checked[m.Tip] && m.Tip != prev {
 			if err := s.CheckIncoming(ctx, remote+"'s machine ref "+id, m.Tip, ours, append(known, prev)); err != nil {
-				return nil, err
+				return nil, machineRejected(remote, id, err)
 			}
 			known = append(known, m.Tip)
 		}
@@ -490,7 +500,7 @@ func (s *Store) ForgetMachine(ctx context.Context, remote, id string, origin Rem
 	if news, err := s.repo.NewCommits(ctx, tip, []gitstore.Hash{ours}); err != nil {
 		return err
 	} else if len(news) > 0 {
-		return fmt.Errorf("machine %s has %d commits the context branch does not hold: ctx pull first, so that its writes stay on the remote", id, len(news))
+		return fmt.Errorf("machine %s has %s the context branch does not hold: ctx pull first, so that its writes stay on the remote", id, commitCount(len(news)))
 	}
 	tctx, cancel := context.WithTimeout(ctx, s.timeout())
 	defer cancel()
@@ -498,4 +508,58 @@ func (s *Store) ForgetMachine(ctx context.Context, remote, id string, origin Rem
 		return err
 	}
 	return s.repo.UpdateRef(ctx, local, tip, gitstore.ZeroHash, "ctx machines forget")
+}
+
+// machineRejected gives a refusal of a machine ref the advice that fits it: one machine's ref is repaired
+// by deleting it on the remote (its owner's next push writes it again from their own branch), not by
+// renaming the context branch or rewriting the shared branch. Other errors are returned as they are.
+func machineRejected(remote, id string, err error) error {
+	var rej *RejectedError
+	if errors.As(err, &rej) {
+		rej.MachineRef, rej.Remote = MachineRefPrefix+id, remote
+	}
+	return err
+}
+
+// maxFsckProbes bounds the refs fsckCulprit fetches one by one.
+const maxFsckProbes = 64
+
+// fsckCulprit finds, after a fetch of several refs that git's fsck refused, the machine whose ref sent
+// the refused objects: it fetches each machine spec alone (up to maxFsckProbes) and returns the id of the
+// first that git refuses again, with git's error. "" when none does (the shared branch, or more refs than
+// it probes): the caller diagnoses the shared branch as before.
+func (s *Store) fsckCulprit(ctx context.Context, remote string, specs []string, q string, opt gitstore.TransferOptions) (string, error) {
+	var machines []string
+	for _, sp := range specs {
+		if strings.Contains(sp, ":"+q+"machines/") {
+			machines = append(machines, sp)
+		}
+	}
+	if len(machines) == 0 || len(machines) > maxFsckProbes {
+		return "", nil
+	}
+	for _, sp := range machines {
+		if _, err := s.repo.FetchRefs(ctx, remote, []string{sp}, opt); errors.Is(err, gitstore.ErrFsck) {
+			_, id, _ := strings.Cut(sp, ":"+q+"machines/")
+			return id, err
+		}
+	}
+	return "", nil
+}
+
+// fsckReason is git's own words from a refused fetch.
+func fsckReason(err error) string {
+	var te *gitstore.TransferError
+	if errors.As(err, &te) {
+		return te.Reason
+	}
+	return err.Error()
+}
+
+// commitCount is "1 commit" or "n commits".
+func commitCount(n int) string {
+	if n == 1 {
+		return "1 commit"
+	}
+	return fmt.Sprintf("%d commits", n)
 }

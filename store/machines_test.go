@@ -193,6 +193,10 @@ func TestMachineRefsHostile(t *testing.T) {
 	if !errors.As(err, &rej) || !strings.Contains(err.Error(), "machine ref mallory-1") || !strings.Contains(err.Error(), "evil.sh") {
 		t.Fatalf("pull of a hostile machine tip: %v", err)
 	}
+	// The advice is to delete that machine's ref, not to repair or rename the shared branch.
+	if msg := err.Error(); !strings.Contains(msg, "git push origin --delete refs/ctx/machines/mallory-1") || strings.Contains(msg, "ctx config branch") {
+		t.Errorf("refusal of a machine ref, advice: %s", msg)
+	}
 	if after := testenv.Git(t, b, "rev-parse", "ctx"); after != before {
 		t.Errorf("a refused pull moved the branch")
 	}
@@ -200,6 +204,28 @@ func TestMachineRefsHostile(t *testing.T) {
 		t.Errorf("a local ref names the refused commit: %s", local)
 	}
 	testenv.Git(t, remote, "update-ref", "-d", "refs/ctx/machines/mallory-1")
+
+	// A machine ref whose objects git's fsck refuses (a tree entry "../escape") is named as the culprit,
+	// not the healthy shared branch.
+	escape := testenv.WithEntry(t, remote, testenv.Git(t, remote, "rev-parse", tip+"^{tree}"), []string{"../escape"}, "100644", testenv.Blob(t, remote, "x\n"))
+	testenv.Git(t, remote, "update-ref", "refs/ctx/machines/mallory-2", testenv.CommitTree(t, remote, escape, tip, "escape"))
+	_, err = sb.Pull(bg, store.PullOptions{})
+	if !errors.As(err, &rej) || !strings.Contains(err.Error(), "machine ref mallory-2") ||
+		!strings.Contains(err.Error(), "git push origin --delete refs/ctx/machines/mallory-2") || strings.Contains(err.Error(), "ctx branch") {
+		t.Errorf("pull of a machine ref git's fsck refuses: %v", err)
+	}
+	if after := testenv.Git(t, b, "rev-parse", "ctx"); after != before {
+		t.Errorf("a refused pull moved the branch")
+	}
+	testenv.Git(t, remote, "update-ref", "-d", "refs/ctx/machines/mallory-2")
+
+	// A machine ref to a blob is no machine's branch: left out with a warning, the pull goes on.
+	testenv.Git(t, remote, "update-ref", "refs/ctx/machines/blobby", testenv.Blob(t, remote, "hi\n"))
+	r, err = sb.Pull(bg, store.PullOptions{})
+	if err != nil || !strings.Contains(strings.Join(r.Warnings, "\n"), "machine ref blobby: its tip") {
+		t.Errorf("pull with a machine ref to a blob: %v, warnings %q", err, r.Warnings)
+	}
+	testenv.Git(t, remote, "update-ref", "-d", "refs/ctx/machines/blobby")
 
 	// More machine refs than the bound.
 	var stdin strings.Builder

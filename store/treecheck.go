@@ -135,6 +135,9 @@ type RejectedError struct {
 	// NotStore: the commit's tree has no manifest.json either: it is a branch of someone's code that
 	// happens to have the context branch's name, not a context store to repair.
 	NotStore bool
+	// MachineRef and Remote are set when the commit is the tip of one machine's ref on Remote
+	// (refs/ctx/machines/<id>, docs/sync.md): the advice is to delete that ref.
+	MachineRef, Remote string
 }
 
 // ErrRejected is wrapped by RejectedError.
@@ -155,7 +158,11 @@ func (e *RejectedError) Error() string {
 	case len(e.Problems) == 0:
 		what = "objects git's fsck refuses"
 	}
-	fmt.Fprintf(&b, "refusing commit %s of %s: it holds %s (nothing was changed: no ref moved, nothing written):", e.Commit, e.What, what)
+	if e.Commit.IsZero() {
+		fmt.Fprintf(&b, "refusing %s: it holds %s (nothing was changed: no ref moved, nothing written):", e.What, what)
+	} else {
+		fmt.Fprintf(&b, "refusing commit %s of %s: it holds %s (nothing was changed: no ref moved, nothing written):", e.Commit, e.What, what)
+	}
 	for _, p := range e.Problems {
 		fmt.Fprintf(&b, "\n  %s", p)
 	}
@@ -164,6 +171,11 @@ func (e *RejectedError) Error() string {
 	}
 	if e.Fsck != "" {
 		fmt.Fprintf(&b, "\n  git fsck: %s", e.Fsck)
+	}
+	if e.MachineRef != "" {
+		fmt.Fprintf(&b, "\nIt is one machine's ref, not the shared branch: delete it on the remote with git push %s --delete %s "+
+			"(if it is your own, your next ctx push writes it again from your branch; see docs/sync.md \"Pruning\")", e.Remote, e.MachineRef)
+		return b.String()
 	}
 	if e.NotStore {
 		fmt.Fprintf(&b, "\nIt has no %s: it is not a context store but a branch of code that has the context branch's name. "+

@@ -283,6 +283,9 @@ func TestHostileRemote(t *testing.T) {
 // checkRefusal checks that a refused pull names the commit and every hostile path.
 func checkRefusal(t *testing.T, r result, commit string, es []entry) {
 	t.Helper()
+	if r.code != 5 {
+		t.Errorf("a refused pull exits %d, want 5 (the remote sent what ctx refuses)", r.code)
+	}
 	if !strings.Contains(r.stderr, commit[:12]) {
 		t.Errorf("the refusal does not name commit %s:\n%s", commit[:12], r.stderr)
 	}

@@ -50,7 +50,8 @@ func ExitCode(err error) int {
 		return ExitNotFound
 	case errors.Is(err, store.ErrNotInitialized), errors.Is(err, store.ErrNotRepository):
 		return ExitNoStore
-	case errors.As(err, &te):
+	case errors.As(err, &te), errors.Is(err, store.ErrRejected):
+		// A remote that sent what ctx refuses (a refused pull, docs/security.md) is a failed transfer.
 		return ExitTransfer
 	}
 	return ExitFailure

@@ -160,7 +160,7 @@ func printPush(e *env, branch string, r *store.PushResult) {
 	case store.SharedUpdated:
 		fmt.Fprintf(e.stdout, "push %s: %s at %s\n", r.Remote, branch, r.Tip.String()[:12])
 	case store.SharedBehind:
-		fmt.Fprintf(e.stdout, "push %s: %s not moved: another machine pushed first (the next sync merges both)\n", r.Remote, branch)
+		fmt.Fprintf(e.stdout, "push %s: %s not moved: it has commits this machine has not merged yet (another machine pushed first; the next ctx sync merges both)\n", r.Remote, branch)
 	}
 }
 
