@@ -50,7 +50,8 @@ func (s *Store) Status(ctx context.Context) (*Status, error) {
 	if tips[Public].IsZero() {
 		return nil, ErrNotInitialized
 	}
-	if _, err := s.Refresh(ctx); err != nil {
+	refreshed, err := s.Refresh(ctx)
+	if err != nil {
 		// Status still reports what it can (the refs, the locks); the hand edits below are then against
 		// the last refresh that completed.
 		warn(ctx, fmt.Sprintf("refreshing %s failed: %v", CheckoutDir, err))
@@ -102,8 +103,12 @@ func (s *Store) Status(ctx context.Context) (*Status, error) {
 		return nil, err
 	}
 	st.Counts["history"] = len(sessions)
-	if st.Unreadable, err = s.TreeProblems(ctx); err != nil {
-		return nil, err
+	// The refresh knows when the tips hold no entry ctx does not read (the checkout record remembers it
+	// per tip): the trees are walked only when there is something to list.
+	if refreshed == nil || !refreshed.Clean || s.CheckoutRoot() == "" {
+		if st.Unreadable, err = s.TreeProblems(ctx); err != nil {
+			return nil, err
+		}
 	}
 	if st.Unreadable == nil {
 		st.Unreadable = []Problem{}
