@@ -131,6 +131,29 @@ func (r *Repo) ReadWithGit() {
 	}
 }
 
+// bigPackBytes is the pack size from which ReadWithGitForBigPacks reads through git: about a 10,000-entry
+// folder with a short history, or a small store with thousands of commits.
+const bigPackBytes = 512 << 10
+
+// ReadWithGitForBigPacks is ReadWithGit when the repository's object database holds a pack of at least
+// bigPackBytes, else nothing. go-git loads a pack's whole index and inflates objects in Go before the
+// first object is read; C git is quicker at both, but starting it costs about 2 ms, more than a small
+// store's reads. Measured on a 10,000-entry store: ctx knowledge get 17.8 -> 12.3 ms of CPU, on a
+// 100-entry one with loose objects 8.5 -> 11.0 (docs/architecture.md "Reads"). For
+// commands that read trees or blobs; not for a long-running process. Call it right after Open.
+func (r *Repo) ReadWithGitForBigPacks() {
+	if r.st == nil || r.cf != nil {
+		return
+	}
+	packs, _ := filepath.Glob(filepath.Join(r.commonDir, "objects", "pack", "*.pack"))
+	for _, p := range packs {
+		if fi, err := os.Stat(p); err == nil && fi.Size() >= bigPackBytes {
+			r.ReadWithGit()
+			return
+		}
+	}
+}
+
 // ensureIndex loads the pack indexes if they are not loaded yet (Open leaves them for the first read).
 func (r *Repo) ensureIndex() {
 	if r.st == nil || r.indexed.Load() {

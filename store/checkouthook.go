@@ -38,3 +38,7 @@ func (s *Store) Head(context.Context) (string, error) { return s.repo.HeadName()
 // pack reader: cheaper for a short-lived process that reads a few objects of a big store, such as a git
 // hook's refresh (docs/hooks.md). Call it right after Open.
 func (s *Store) ReadWithGit() { s.repo.ReadWithGit() }
+
+// ReadWithGitForBigPacks is ReadWithGit when the repository holds a big pack (gitstore's
+// ReadWithGitForBigPacks): what a one-shot command that reads entries uses. Call it right after Open.
+func (s *Store) ReadWithGitForBigPacks() { s.repo.ReadWithGitForBigPacks() }

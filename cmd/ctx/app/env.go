@@ -31,6 +31,9 @@ type env struct {
 	allowSecret bool
 
 	st *store.Store // opened by open
+	// goGitReads keeps the store opened by open on go-git's object reads: a long-running server, or a
+	// command that reads commits only (ctx log), where starting git cat-file costs more than it saves.
+	goGitReads bool
 
 	// unknown is the usage error of an unknown command (urfave/cli reports it without an error).
 	unknown error
@@ -102,6 +105,10 @@ func (e *env) open(ctx context.Context) (*store.Store, error) {
 	s, err := store.Open(ctx, dir, e.actor)
 	if err != nil {
 		return nil, err
+	}
+	if !e.goGitReads {
+		// A one-shot command reads trees and blobs of a possibly big pack (docs/architecture.md "Reads").
+		s.ReadWithGitForBigPacks()
 	}
 	e.st = s
 	return s, nil

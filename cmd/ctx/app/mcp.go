@@ -56,6 +56,7 @@ func newMCPServeCmd(e *env) *cli.Command {
 }
 
 func runMCPServe(ctx context.Context, e *env, o mcpServeOptions) error {
+	e.goGitReads = true // a long-running server keeps go-git with its caches
 	s, err := e.open(ctx)
 	if err != nil {
 		return err
