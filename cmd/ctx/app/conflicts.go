@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/ctx-dev/ctx/store"
@@ -208,9 +207,9 @@ func runResolve(ctx context.Context, e *env, o resolveOptions) error {
 	if o.Choice == "file" {
 		var err error
 		if o.File == "-" {
-			content, err = io.ReadAll(e.stdin)
+			content, err = readInput(ctx, e.stdin, "standard input")
 		} else {
-			content, err = os.ReadFile(o.File)
+			content, err = readInputFile(ctx, o.File)
 		}
 		if err != nil {
 			return fmt.Errorf("resolve: read the content: %w", err)

@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
@@ -85,9 +84,9 @@ func newDecisionAddCmd(e *env) *cli.Command {
 func runDecisionAdd(ctx context.Context, e *env, o decisionAddOptions) error {
 	in := o.Decision
 	if o.File != "" {
-		b, err := os.ReadFile(o.File)
+		b, err := readInputFile(ctx, o.File)
 		if err != nil {
-			return fmt.Errorf("read %s: %w", o.File, err)
+			return err
 		}
 		body := string(b)
 		in.Body = &body

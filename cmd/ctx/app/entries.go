@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/ctx-dev/ctx/store"
 	"github.com/urfave/cli/v2"
@@ -50,23 +49,18 @@ func contentOf(c *cli.Context, i int) (content, error) {
 	return in, nil
 }
 
-// read returns the content.
-func (in content) read(stdin io.Reader) (string, error) {
+// read returns the content: the TEXT argument, or the file or standard input through readInput (at most
+// maxInputBytes; a SIGINT stops a blocked read).
+func (in content) read(ctx context.Context, stdin io.Reader) (string, error) {
 	switch {
 	case in.HasText:
 		return in.Text, nil
 	case in.File == "-" || in.File == "":
-		b, err := io.ReadAll(stdin)
-		if err != nil {
-			return "", fmt.Errorf("read standard input: %w", err)
-		}
-		return string(b), nil
+		b, err := readInput(ctx, stdin, "standard input")
+		return string(b), err
 	}
-	b, err := os.ReadFile(in.File)
-	if err != nil {
-		return "", fmt.Errorf("read %s: %w", in.File, err)
-	}
-	return string(b), nil
+	b, err := readInputFile(ctx, in.File)
+	return string(b), err
 }
 
 // entrySetOptions are the arguments of ctx knowledge|convention set.
@@ -116,7 +110,7 @@ func newEntrySetCmd(e *env, k store.Kind, name string) *cli.Command {
 }
 
 func runEntrySet(ctx context.Context, e *env, o entrySetOptions) error {
-	text, err := o.Content.read(e.stdin)
+	text, err := o.Content.read(ctx, e.stdin)
 	if err != nil {
 		return err
 	}

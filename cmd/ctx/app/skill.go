@@ -75,7 +75,7 @@ func newSkillAddCmd(e *env) *cli.Command {
 }
 
 func runSkillAdd(ctx context.Context, e *env, o skillAddOptions) error {
-	body, err := o.Instructions.read(e.stdin)
+	body, err := o.Instructions.read(ctx, e.stdin)
 	if err != nil {
 		return err
 	}
@@ -338,7 +338,7 @@ func newSkillProposeCmd(e *env) *cli.Command {
 }
 
 func runSkillPropose(ctx context.Context, e *env, o skillProposeOptions) error {
-	text, err := o.Content.read(e.stdin)
+	text, err := o.Content.read(ctx, e.stdin)
 	if err != nil {
 		return err
 	}

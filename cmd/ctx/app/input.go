@@ -1,0 +1,59 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+)
+
+// maxInputBytes is the most a command takes from a file or standard input as one entry, skill, decision
+// body or conflict resolution: 32 MiB (docs/limits.md "What the CLI reads"). Larger input is a usage
+// error, refused before it is read whole, so that `-f /dev/zero` or a wrong file cannot fill the memory.
+const maxInputBytes = 32 << 20
+
+// readInput reads r whole, up to maxInputBytes; what names it in errors ("standard input", a path).
+// A cancelled ctx (SIGINT, SIGTERM) ends the wait at once even while r blocks (a slow pipe, a FIFO): the
+// read is abandoned to the process's exit. Errors: ctx's error, a *usageError for input over the limit,
+// or the read error wrapped with what.
+func readInput(ctx context.Context, r io.Reader, what string) ([]byte, error) {
+	type result struct {
+		b   []byte
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		b, err := io.ReadAll(io.LimitReader(r, maxInputBytes+1))
+		done <- result{b, err}
+	}()
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case res := <-done:
+		if res.err != nil {
+			return nil, fmt.Errorf("read %s: %w", what, res.err)
+		}
+		if len(res.b) > maxInputBytes {
+			return nil, tooLarge(what)
+		}
+		return res.b, nil
+	}
+}
+
+// readInputFile is readInput of the file at path; a regular file over the limit is refused from its
+// size, unread.
+func readInputFile(ctx context.Context, path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > maxInputBytes {
+		return nil, tooLarge(path)
+	}
+	return readInput(ctx, f, path)
+}
+
+func tooLarge(what string) error {
+	return usagef("%s is over %d MiB, the most ctx takes as one entry (docs/limits.md \"What the CLI reads\")", what, maxInputBytes>>20)
+}

@@ -1,0 +1,83 @@
+package main_test
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ctx-dev/ctx/internal/testenv"
+)
+
+// Input over 32 MiB is refused, unread or read only to the limit (docs/limits.md "What the CLI reads"):
+// an endless file (/dev/zero), a big regular file, a big standard input. Nothing is committed, and the
+// store keeps working.
+func TestInputOverLimitRefused(t *testing.T) {
+	dir := testenv.NewRepo(t)
+	run(t, dir, 0, "init", "--no-hooks")
+	tip := testenv.Git(t, dir, "rev-parse", "ctx")
+	big := filepath.Join(t.TempDir(), "big.md")
+	if err := os.WriteFile(big, bytes.Repeat([]byte("x"), 33<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"knowledge", "set", "zero", "-f", "/dev/zero"},
+		{"knowledge", "set", "big", "-f", big},
+		{"decision", "add", "Big", "-f", big},
+	} {
+		_, stderr, code := runCode(dir, "", args...)
+		if code != 2 || !strings.Contains(stderr, "is over 32 MiB") {
+			t.Errorf("ctx %s: exit %d, stderr %q; want exit 2 and the limit named", strings.Join(args, " "), code, stderr)
+		}
+	}
+	_, stderr, code := runCode(dir, strings.Repeat("y", 32<<20+1), "knowledge", "set", "stdin")
+	if code != 2 || !strings.Contains(stderr, "standard input is over 32 MiB") {
+		t.Errorf("33 MiB on standard input: exit %d, stderr %q", code, stderr)
+	}
+	if got := testenv.Git(t, dir, "rev-parse", "ctx"); got != tip {
+		t.Errorf("a refused input committed: %s -> %s", tip, got)
+	}
+	run(t, dir, 0, "knowledge", "set", "small", "fits")
+}
+
+// SIGINT while ctx waits for standard input that never ends (a pipe kept open) ends ctx at once with exit
+// 130, not when the input ends.
+func TestInterruptWhileReadingInput(t *testing.T) {
+	dir := testenv.NewRepo(t)
+	run(t, dir, 0, "init", "--no-hooks")
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pw.Close()
+	cmd := exec.Command(ctxBin, "knowledge", "set", "slow")
+	cmd.Dir, cmd.Stdin = dir, pr
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pr.Close()
+	if _, err := pw.Write([]byte("partial ")); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		ee, ok := err.(*exec.ExitError)
+		if !ok || ee.ExitCode() != 130 || !strings.Contains(errb.String(), "ctx: interrupted") {
+			t.Fatalf("after SIGINT: %v, stderr %q; want exit 130", err, errb.String())
+		}
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatal("ctx still waits for its input 30 s after SIGINT")
+	}
+}
