@@ -679,6 +679,10 @@ func (s *Store) CommitHandEdits(ctx context.Context, msg string) (*Committed, []
 			problems = append(problems, err.Error())
 			continue
 		}
+		if msg := scopeEdited(e.Path, e.Scope, data); msg != "" {
+			problems = append(problems, msg)
+			continue
+		}
 		disk[e.Path] = data
 	}
 	// A knowledge or convention entry edited by hand is the committer's now, as a write of theirs would
@@ -1003,4 +1007,36 @@ func (s *Store) stampHandEdits(ctx context.Context, disk map[string][]byte) erro
 		disk[p] = JoinFrontMatter(m, body)
 	}
 	return nil
+}
+
+// scopeEdited says why a hand-edited file cannot be committed as it is when its front matter's scope
+// names another scope than the one the file is in (sc), or no scope at all: a hand edit of "scope:" does
+// not move an entry, and committing it would publish a file labelled private (docs/format.md, the
+// scopes at its top). "" when the front matter has no scope or the right one.
+func scopeEdited(p string, sc Scope, data []byte) string {
+	fm, _ := ReadFrontMatter(data)
+	v, has := fm.Values["scope"]
+	if !has || v == string(sc) {
+		return ""
+	}
+	how := fmt.Sprintf("put back scope: %s", sc)
+	if kind, key, ok := entryOfPath(p); ok {
+		if named, err := ParseScope(v); err == nil {
+			how = fmt.Sprintf("move it with ctx %s scope %s %s, or put back scope: %s", kind, key, named, sc)
+		}
+	}
+	return fmt.Sprintf("%s: its front matter says scope: %s, but the file is %s (a hand edit of scope: does not move an entry): %s", p, v, sc, how)
+}
+
+// entryOfPath names the command and key of a knowledge or convention entry's path: "knowledge",
+// "architecture" for knowledge/architecture.md.
+func entryOfPath(p string) (kind, key string, ok bool) {
+	for dir, name := range map[string]string{"knowledge/": "knowledge", "conventions/": "convention"} {
+		if rest, found := strings.CutPrefix(p, dir); found && !strings.Contains(rest, "/") {
+			if key, found := strings.CutSuffix(rest, ".md"); found {
+				return name, key, true
+			}
+		}
+	}
+	return "", "", false
 }
