@@ -362,13 +362,13 @@ func parseADR(name string, content []byte) adrInfo {
 	}
 	info.SupersededBy, info.Supersedes = statusRefs(refText)
 	if raw == "" {
-		warn("no status (no front-matter status, \"Status:\" line or \"## Status\" section); status left empty")
+		warn("no status (no front-matter status, \"Status:\" line or \"## Status\" section); stored as proposed")
 	} else {
 		status, text, known := NormalizeStatus(raw)
 		info.Status, info.StatusText = status, text
 		switch {
 		case !known:
-			warn("status %q is not a known word; status left empty, the word kept in status_text", text)
+			warn("status %q is not a known word; stored as proposed, the word kept in status_text", text)
 		case text != "":
 			warn("status %q read as %q", text, status)
 		}
