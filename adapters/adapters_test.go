@@ -517,3 +517,14 @@ func TestRemoveKeepsUsersChanges(t *testing.T) {
 		t.Fatal("edited skill removed")
 	}
 }
+
+// An entry cut in a rendered file says where the rest is for an agent with MCP and for one without: the
+// MCP server refuses an entry over its response limit, the CLI prints it whole.
+func TestCutEntryNamesBothWays(t *testing.T) {
+	for prefix, cmd := range map[string]string{"context://knowledge/": "ctx knowledge get big", "context://conventions/": "ctx convention get big"} {
+		got := entryItem(prefix, store.Entry{Key: "big", Content: strings.Repeat("x", maxItem+10)})
+		if !strings.Contains(got, "[truncated: 10 more bytes; read "+prefix+"big or run "+cmd+"]") {
+			t.Errorf("%s: %q", prefix, got[len(got)-120:])
+		}
+	}
+}

@@ -43,7 +43,13 @@ func entryItem(uriPrefix string, e store.Entry) string {
 	body := strings.TrimRight(e.Content, "\n")
 	if len(body) > maxItem {
 		cut := cutUTF8(body, maxItem)
-		body = cut + fmt.Sprintf("\n\n[truncated: %d more bytes; read %s%s]", len(body)-len(cut), uriPrefix, e.Key)
+		// Both ways to the rest: the MCP resource, and the CLI, which prints an entry of any size (the MCP
+		// server refuses one over its response limit, docs/limits.md).
+		cmd := "knowledge"
+		if strings.Contains(uriPrefix, "conventions") {
+			cmd = "convention"
+		}
+		body = cut + fmt.Sprintf("\n\n[truncated: %d more bytes; read %s%s or run ctx %s get %s]", len(body)-len(cut), uriPrefix, e.Key, cmd, e.Key)
 	}
 	return fmt.Sprintf("### %s\n\n%s\n\n", e.Key, body)
 }
