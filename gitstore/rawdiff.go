@@ -45,24 +45,7 @@ func (r *Repo) rawEntries(h Hash) (es []rawEntry, ok bool, err error) {
 	if h.IsZero() {
 		return nil, true, nil
 	}
-	var raw []byte
-	err = r.read(func() error {
-		o, err := r.reader().EncodedObject(plumbing.TreeObject, h.ph())
-		if err != nil {
-			return err
-		}
-		if ro, isRaw := o.(*rawObject); isRaw {
-			raw = ro.data
-			return nil
-		}
-		rd, err := o.Reader()
-		if err != nil {
-			return err
-		}
-		defer func() { _ = rd.Close() }()
-		raw, err = io.ReadAll(rd)
-		return err
-	})
+	raw, err := r.rawTree(h)
 	if err != nil {
 		return nil, false, err
 	}
@@ -202,4 +185,28 @@ func (r *Repo) diffName(ctx context.Context, ea *rawEntry, eb rawEntry, p []stri
 		return r.diffItems(ctx, ea.hash, ZeroHash, p, &[]Item{}, removed)
 	}
 	return nil
+}
+
+// rawTree returns the bytes of tree object h as stored (gitformat-tree(5)), without decoding them: the
+// bytes git cat-file gave (ReadWithGit) as they are, else go-git's object inflated.
+func (r *Repo) rawTree(h Hash) ([]byte, error) {
+	var raw []byte
+	err := r.read(func() error {
+		o, err := r.reader().EncodedObject(plumbing.TreeObject, h.ph())
+		if err != nil {
+			return err
+		}
+		if ro, isRaw := o.(*rawObject); isRaw {
+			raw = ro.data
+			return nil
+		}
+		rd, err := o.Reader()
+		if err != nil {
+			return err
+		}
+		defer func() { _ = rd.Close() }()
+		raw, err = io.ReadAll(rd)
+		return err
+	})
+	return raw, err
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"path"
 	"slices"
 	"sort"
@@ -73,20 +72,7 @@ func (r *Repo) entryIn(h Hash, name string) (Entry, bool, error) {
 		}
 		return Entry{}, false, nil
 	}
-	var raw []byte
-	err := r.read(func() error {
-		o, err := r.reader().EncodedObject(plumbing.TreeObject, h.ph())
-		if err != nil {
-			return err
-		}
-		rd, err := o.Reader()
-		if err != nil {
-			return err
-		}
-		defer func() { _ = rd.Close() }()
-		raw, err = io.ReadAll(rd)
-		return err
-	})
+	raw, err := r.rawTree(h)
 	if err != nil {
 		return Entry{}, false, fmt.Errorf("read tree %s: %w", h, err)
 	}
