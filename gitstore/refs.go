@@ -89,15 +89,7 @@ func readPackedRef(gitDir, name string) (Hash, error) {
 // is left to git). Errors: ErrStaleRef, a *LockError (ErrRefLocked), or an I/O error; on error the ref is
 // unchanged.
 func (r *Repo) UpdateRef(ctx context.Context, name string, old, new Hash, msg string) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	unlock, err := r.Lock(ctx)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	return r.updateRefs(ctx, []refUpdate{{name: name, old: old, new: new, msg: msg}})
+	return r.UpdateRefs(ctx, []RefUpdate{{Name: name, Old: old, New: new, Msg: msg}})
 }
 
 // errPartial marks an update whose refs could not all be put back after a failure (WriteError.Landed).

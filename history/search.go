@@ -428,28 +428,13 @@ func (ix *Index) groupMembers(ctx context.Context, keys []string, indexOf map[in
 		return nil, nil
 	}
 	list, _ := json.Marshal(keys)
-	type sess struct{ group, scope string }
-	sessions := map[string]sess{}
 	// The unary + keeps SQLite from reading every root session through sessions_root for root_id = ''.
-	err := ix.scanRows(ctx, `SELECT id, id, scope FROM sessions WHERE id IN (SELECT value FROM json_each(?1)) AND +root_id = ''
-		UNION ALL SELECT id, root_id, scope FROM sessions WHERE root_id IN (SELECT value FROM json_each(?1))`,
-		[]any{string(list)}, func(r *sql.Rows) error {
-			var sid string
-			var s sess
-			if err := r.Scan(&sid, &s.group, &s.scope); err != nil {
-				return err
-			}
-			sessions[sid] = s
-			return nil
-		})
+	sessions, err := ix.sessionGroups(ctx, `SELECT id, id, scope FROM sessions WHERE id IN (SELECT value FROM json_each(?1)) AND +root_id = ''
+		UNION ALL SELECT id, root_id, scope FROM sessions WHERE root_id IN (SELECT value FROM json_each(?1))`, string(list))
 	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
+		return nil, err
 	}
-	sids := make([]string, 0, len(sessions))
-	for sid := range sessions {
-		sids = append(sids, sid)
-	}
-	list, _ = json.Marshal(sids)
+	list = jsonKeys(sessions)
 	var out []groupMember
 	err = ix.scanRows(ctx, `SELECT rowid, session_id FROM events WHERE session_id IN (SELECT value FROM json_each(?))`,
 		[]any{string(list)}, func(r *sql.Rows) error {
@@ -473,14 +458,13 @@ func (ix *Index) groupMembers(ctx context.Context, keys []string, indexOf map[in
 // Session.RootID) and its session's scope, in the candidates' order: one read of the candidates'
 // events (by rowid, in order), then one of their distinct sessions.
 func (ix *Index) withGroups(ctx context.Context, cands []candidate) ([]Hit, error) {
-	type info struct{ group, scope string }
 	ids := make([]int64, len(cands))
 	for i, c := range cands {
 		ids[i] = c.rowid >> ftsClassBits
 	}
 	slices.Sort(ids)
 	sessionOf := make(map[int64]string, len(cands))
-	sessions := map[string]info{}
+	distinct := map[string]bool{}
 	err := ix.scanRows(ctx, `SELECT rowid, session_id FROM events WHERE rowid IN (SELECT value FROM json_each(?))`, []any{int64List(ids)}, func(r *sql.Rows) error {
 		var id int64
 		var sid string
@@ -488,28 +472,16 @@ func (ix *Index) withGroups(ctx context.Context, cands []candidate) ([]Hit, erro
 			return err
 		}
 		sessionOf[id] = sid
-		sessions[sid] = info{}
+		distinct[sid] = true
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
-	sids := make([]string, 0, len(sessions))
-	for sid := range sessions {
-		sids = append(sids, sid)
-	}
-	list, _ := json.Marshal(sids)
-	err = ix.scanRows(ctx, `SELECT id, CASE WHEN root_id <> '' THEN root_id ELSE id END, scope FROM sessions WHERE id IN (SELECT value FROM json_each(?))`, []any{string(list)}, func(r *sql.Rows) error {
-		var sid string
-		var in info
-		if err := r.Scan(&sid, &in.group, &in.scope); err != nil {
-			return err
-		}
-		sessions[sid] = in
-		return nil
-	})
+	sessions, err := ix.sessionGroups(ctx, `SELECT id, CASE WHEN root_id <> '' THEN root_id ELSE id END, scope FROM sessions WHERE id IN (SELECT value FROM json_each(?))`,
+		string(jsonKeys(distinct)))
 	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
+		return nil, err
 	}
 	out := make([]Hit, 0, len(cands))
 	for _, c := range cands {
@@ -521,6 +493,38 @@ func (ix *Index) withGroups(ctx context.Context, cands []candidate) ([]Hit, erro
 		out = append(out, Hit{Score: c.score, Event: Event{Seq: id}, Session: Session{RootID: in.group, Scope: in.scope}})
 	}
 	return out, nil
+}
+
+// sessionGroup is a session's root group (its root session's id, or its own) and its scope.
+type sessionGroup struct{ group, scope string }
+
+// sessionGroups runs query (one argument, arg) whose rows are (session id, root group, scope) and
+// returns them by session id.
+func (ix *Index) sessionGroups(ctx context.Context, query string, arg any) (map[string]sessionGroup, error) {
+	out := map[string]sessionGroup{}
+	err := ix.scanRows(ctx, query, []any{arg}, func(r *sql.Rows) error {
+		var sid string
+		var g sessionGroup
+		if err := r.Scan(&sid, &g.group, &g.scope); err != nil {
+			return err
+		}
+		out[sid] = g
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	return out, nil
+}
+
+// jsonKeys is the keys of m as a JSON array of strings (for json_each).
+func jsonKeys[V any](m map[string]V) []byte {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	b, _ := json.Marshal(keys)
+	return b
 }
 
 // int64List is ids as a JSON array (for json_each).

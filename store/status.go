@@ -105,7 +105,7 @@ func (s *Store) Status(ctx context.Context) (*Status, error) {
 	st.Counts["history"] = len(sessions)
 	// The refresh knows when the tips hold no entry ctx does not read (the checkout record remembers it
 	// per tip): the trees are walked only when there is something to list.
-	if refreshed == nil || !refreshed.Clean || s.CheckoutRoot() == "" {
+	if refreshed == nil || !refreshed.Clean {
 		if st.Unreadable, err = s.TreeProblems(ctx); err != nil {
 			return nil, err
 		}

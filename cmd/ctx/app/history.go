@@ -265,7 +265,7 @@ func hookSources(in io.Reader, p history.Provider, srcs []history.Source) ([]his
 }
 
 func runHistoryImport(ctx context.Context, e *env, o historyImportOptions) error {
-	importGC()
+	defer lessGC(160 << 20)()
 	var srcs []history.Source
 	var ix *history.Index
 	var dirs *history.DirCache // the directory listings of the last import (docs/history.md "Discovery")
@@ -382,16 +382,26 @@ func runHistoryImport(ctx context.Context, e *env, o historyImportOptions) error
 	return nil
 }
 
-// importGC sets the collector for an import process, unless GOGC or GOMEMLIMIT say otherwise: GOGC 400
-// under a soft limit of 160 MiB. A refresh with nothing new allocates a few tens of MB and exits:
-// collecting it four times less often saves a tenth of its CPU; a first import's heap reaches the limit
-// and is collected there, about where GOGC 100 would (docs/history.md "Limits").
-func importGC() {
+// lessGC runs the collector less often for a history command, unless GOGC or GOMEMLIMIT say otherwise:
+// GOGC 400, and a soft memory limit of limit bytes when limit > 0. It returns what restores the previous
+// settings. An import (limit 160 MiB): a refresh with nothing new allocates a few tens of MB and exits,
+// collecting it four times less often saves a tenth of its CPU, and a first import's heap reaches the
+// limit and is collected there, about where GOGC 100 would (docs/history.md "Limits"). A search (no
+// limit): it allocates a row per scored event (up to 20,000) and lives a few tens of milliseconds; the
+// default target's cycles cost it about 15 % of its CPU (bench/README.md "Agent history").
+func lessGC(limit int64) (restore func()) {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
-		return
+		return func() {}
 	}
-	debug.SetGCPercent(400)
-	debug.SetMemoryLimit(160 << 20)
+	gc := debug.SetGCPercent(400)
+	mem := debug.SetMemoryLimit(-1)
+	if limit > 0 {
+		debug.SetMemoryLimit(limit)
+	}
+	return func() {
+		debug.SetGCPercent(gc)
+		debug.SetMemoryLimit(mem)
+	}
 }
 
 // uniqueSources drops the repeats of a source found under two roots (a configured root inside a
@@ -490,10 +500,7 @@ func parseWhen(s string) (time.Time, error) {
 }
 
 func runHistorySearch(ctx context.Context, e *env, o historySearchOptions) error {
-	// A search allocates a row per scored event (up to 20,000) and lives a few tens of milliseconds: the
-	// garbage collector's cycles at the default target cost it about 15 % of its CPU (bench/README.md
-	// "Agent history"). The heap stays small; the previous target is restored on return.
-	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	defer lessGC(0)()
 	q := o.Query
 	ix, err := e.openHistory(ctx, o.Index)
 	if err != nil {
