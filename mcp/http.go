@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -338,6 +339,15 @@ func (h *httpHandler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			reason = "body"
 			refuse(w, http.StatusBadRequest, "cannot read the request body")
+			return
+		}
+		if b := bytesTrimLeft(body); len(b) > 0 && b[0] != '{' && json.Valid(b) {
+			// a batch or other JSON that is no request object: -32600, as over stdio (mcp-go would
+			// answer -32700, a parse error)
+			reason = "batch"
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			_ = json.NewEncoder(w).Encode(notRequest(b))
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))

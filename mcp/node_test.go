@@ -22,8 +22,10 @@ import (
 // TestNodeClient drives a server binary (mcp/internal/testserver: the store of its working directory on
 // stdio, as `ctx mcp serve` does) with the official MCP TypeScript SDK (mcp/node/client.mjs), which
 // lists and reads the resources, lists the tools and calls get_project_context; the SDK also checks
-// structuredContent against the tool's outputSchema. The same client then runs over the SDK's
-// Streamable HTTP transport against the HTTP server, with a bearer token.
+// structuredContent against the tool's outputSchema, for the tool errors of malformed arguments too (it
+// calls get_project_context, context_add_knowledge and context_update_state with bad arguments). The
+// same client then runs over the SDK's Streamable HTTP transport against the HTTP server, with a
+// bearer token.
 //
 // The SDK is provisioned beforehand by `make node-client` (npm ci into mcp/node/node_modules, which
 // .ci/run runs before `make test`): the test never installs anything. Without node or the provisioned
@@ -65,6 +67,12 @@ func nodeClient(t *testing.T, node, clientDir, target, arg string) {
 		ProjectContextError bool                      `json:"projectContextError"`
 		Prompts             []string                  `json:"prompts"`
 		Onboarding          string                    `json:"onboarding"`
+		ArgErrors           map[string]struct {
+			IsError bool           `json:"isError"`
+			Value   map[string]any `json:"value"`
+			Text    string         `json:"text"`
+			Thrown  string         `json:"thrown"`
+		} `json:"argErrors"`
 	}
 	if err := json.Unmarshal(out, &got); err != nil {
 		t.Fatalf("node client output %q: %v\nstderr: %s", out, err, stderr.String())
@@ -101,6 +109,16 @@ func nodeClient(t *testing.T, node, clientDir, target, arg string) {
 	}
 	if got.ProjectContextError || got.ProjectContext["project"].(map[string]any)["slug"] != "engine-notes" {
 		t.Errorf("get_project_context = %v (isError %v)", got.ProjectContext, got.ProjectContextError)
+	}
+	// Malformed arguments: coded invalid_request errors the SDK accepts (no exception thrown by its
+	// outputSchema check), the diagnostic as text.
+	for label, want := range map[string]string{"projectNotString": "argument 'project'", "projectUnknown": "unknown project",
+		"projectNotObject": "expected an object", "addKnowledgeMissing": "content", "updateStateEmpty": "give at least one of"} {
+		r, ok := got.ArgErrors[label]
+		msg, _ := r.Value["message"].(string)
+		if !ok || r.Thrown != "" || !r.IsError || r.Value["error_code"] != "invalid_request" || !strings.Contains(msg, want) || r.Text != msg {
+			t.Errorf("%s: %+v, want an invalid_request error with %q", label, r, want)
+		}
 	}
 }
 

@@ -148,7 +148,7 @@ loop:
 				Method string `json:"method"`
 			}
 			if err := json.Unmarshal(line.b, &base); err != nil {
-				resp := mcpgo.NewJSONRPCError(mcpgo.NewRequestId(nil), mcpgo.PARSE_ERROR, "Parse error", nil)
+				resp := notRequest(line.b)
 				if err := w.write(resp); err != nil {
 					result = fmt.Errorf("mcp: write stdout: %w", err)
 					break loop
@@ -249,6 +249,22 @@ loop:
 	return result
 }
 
+// notRequest is the answer to a line that does not decode as a JSON-RPC message: -32700 (parse error)
+// when it is not JSON; -32600 (invalid request) when it is JSON but not an object of JSON-RPC's members,
+// such as a batch (an array): the MCP revisions from 2025-06-18 have no batches, and JSON-RPC 2.0 answers
+// an invalid request (an empty batch included) with one error whose id is null (docs/mcp.md "Transport
+// and identity").
+func notRequest(b []byte) mcpgo.JSONRPCError {
+	if !json.Valid(b) {
+		return mcpgo.NewJSONRPCError(mcpgo.NewRequestId(nil), mcpgo.PARSE_ERROR, "Parse error", nil)
+	}
+	msg := "Invalid Request: not a JSON-RPC request object"
+	if b = bytesTrimLeft(b); len(b) > 0 && b[0] == '[' {
+		msg = "Invalid Request: JSON-RPC batches are not supported (MCP 2025-06-18 removed them): send one request object a line"
+	}
+	return mcpgo.NewJSONRPCError(mcpgo.NewRequestId(nil), mcpgo.INVALID_REQUEST, msg, nil)
+}
+
 // inLine is one line of input: b is the line, or only its beginning (at most idHead bytes) when over is
 // set (the line was longer than the request limit and was skipped); size is its length in bytes (at
 // least the limit when over).
@@ -302,6 +318,14 @@ func guessID(head []byte) any {
 		return int64(f)
 	}
 	return id
+}
+
+// bytesTrimLeft is b without its leading JSON white space.
+func bytesTrimLeft(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\r' || b[0] == '\n') {
+		b = b[1:]
+	}
+	return b
 }
 
 func bytesTrim(b []byte) []byte {

@@ -34,7 +34,7 @@ type toolSpec struct {
 	output            bool
 	// coded selects the error model of the history read tools (docs/mcp.md): every tool error
 	// has structuredContent {error_code, message}, and a paged result is shortened to fit the response
-	// limit.
+	// limit. Without it, argument errors are coded (invalid_request) and the other tool errors are text.
 	coded bool
 	// prepare, when set, may rewrite the raw arguments before they are validated and returns a hint
 	// appended to an argument error.
@@ -46,7 +46,10 @@ type toolSpec struct {
 // run. run's result is rendered as structuredContent plus the same JSON as text. An *argError, a
 // *store.NotFoundError, a *store.AmbiguousError, a *transferFailure (push/pull), a *codedError, or an
 // error wrapping store.ErrInvalidKey, store.ErrInvalid or store.ErrNotInitialized becomes a tool error
-// (isError: something the model can act on); any other error is a JSON-RPC error (docs/mcp.md).
+// (isError: something the model can act on); any other error is a JSON-RPC error (docs/mcp.md). Every
+// argument error (*argError: the schema, arguments that are not an object, the prepare hint, run's own
+// checks) carries structuredContent {"error_code": "invalid_request", "message"} (toolError,
+// historyError).
 func newTool[A any](sp toolSpec, run func(ctx context.Context, a A) (any, error)) tool {
 	// Compiled on the tool's first call, not when the server starts: a server that is only asked to
 	// initialise, list or read compiles none (TestEmbeddedSchemasCompile checks that each compiles).

@@ -26,6 +26,24 @@ out.tools = (await client.listTools()).tools.map((t) => t.name).sort();
 const call = await client.callTool({ name: "get_project_context", arguments: { project } });
 out.projectContext = call.structuredContent;
 out.projectContextError = call.isError ?? false;
+// Malformed arguments of tools other than the history tools: coded tool errors. The SDK checks the
+// structuredContent of get_project_context's errors against its outputSchema too (it does even when
+// isError is set), so these calls also prove the output schema admits the error object.
+out.argErrors = {};
+for (const [label, name, args] of [
+  ["projectNotString", "get_project_context", { project: 42 }],
+  ["projectUnknown", "get_project_context", { project: "another-project" }],
+  ["projectNotObject", "get_project_context", ["engine-notes"]],
+  ["addKnowledgeMissing", "context_add_knowledge", { key: "k" }],
+  ["updateStateEmpty", "context_update_state", {}],
+]) {
+  try {
+    const r = await client.callTool({ name, arguments: args });
+    out.argErrors[label] = { isError: r.isError ?? false, value: r.structuredContent, text: r.content?.[0]?.text };
+  } catch (e) {
+    out.argErrors[label] = { thrown: String(e) };
+  }
+}
 out.prompts = (await client.listPrompts()).prompts.map((p) => p.name).sort();
 const onboarding = await client.getPrompt({ name: "context_onboarding" });
 out.onboarding = onboarding.messages[0].content.text;

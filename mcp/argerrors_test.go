@@ -1,0 +1,247 @@
+package mcp
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/ctx-dev/ctx/store"
+	"github.com/ctx-dev/ctx/store/tokens"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// codedArgError checks that res is an argument error: isError, structuredContent {"error_code":
+// "invalid_request", "message"} and the message as text (after "invalid_request: " for the history
+// tools, whose texts always carried the code). It returns the message.
+func codedArgError(t *testing.T, what string, res *mcpgo.CallToolResult) string {
+	t.Helper()
+	if !res.IsError {
+		t.Errorf("%s: not a tool error: %s", what, resultText(res))
+		return ""
+	}
+	sc, _ := res.StructuredContent.(map[string]any)
+	msg, _ := sc["message"].(string)
+	if sc["error_code"] != codeInvalidRequest || msg == "" || len(sc) != 2 {
+		t.Errorf("%s: structuredContent %v, want {error_code: invalid_request, message}", what, res.StructuredContent)
+		return ""
+	}
+	if text := resultText(res); text != msg && text != codeInvalidRequest+": "+msg {
+		t.Errorf("%s: text %q does not carry the message %q", what, text, msg)
+	}
+	return msg
+}
+
+// TestArgumentErrorsCoded: every tool the server lists answers malformed arguments (an unknown or
+// missing argument, arguments that are not an object) with a coded invalid_request tool error and writes
+// nothing; the tools' own argument checks (run after the schema) answer the same way, and
+// get_project_context's error is valid against its output schema (clients that check an error's
+// structuredContent against outputSchema accept it).
+func TestArgumentErrorsCoded(t *testing.T) {
+	repoIdentity(t)
+	dir, st := newRepo(t, store.Actor{Agent: "cli"})
+	seed(t, st)
+	s := serve(t, st, Options{}, "")
+	refs := git(t, dir, "for-each-ref")
+
+	lt, err := s.c.ListTools(context.Background(), mcpgo.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lt.Tools) != len(wantTools) {
+		t.Fatalf("%d tools listed, want %d", len(lt.Tools), len(wantTools))
+	}
+	call := func(name string, args any) *mcpgo.CallToolResult {
+		t.Helper()
+		req := mcpgo.CallToolRequest{}
+		req.Params.Name = name
+		req.Params.Arguments = args
+		res, err := s.c.CallTool(context.Background(), req)
+		if err != nil {
+			t.Fatalf("%s(%v): JSON-RPC error %v", name, args, err)
+		}
+		return res
+	}
+	for _, tl := range lt.Tools {
+		for _, args := range []any{
+			map[string]any{"no_such_argument": true},
+			[]any{1, 2},
+			"project",
+			42,
+		} {
+			what := tl.Name + " " + toJSON(t, args)
+			msg := codedArgError(t, what, call(tl.Name, args))
+			if _, isMap := args.(map[string]any); !isMap && !strings.Contains(msg, "expected an object") {
+				t.Errorf("%s: message %q", what, msg)
+			}
+		}
+	}
+
+	// Argument errors of the tools' own checks, after the schema, and the prepare hint.
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"context_update_state", map[string]any{}, "give at least one of"},
+		{"context_record_decision", map[string]any{"title": "   "}, "argument 'title'"},
+		{"context_update_decision_status", map[string]any{"id": 1, "status": "accepted", "superseded_by": 2}, "superseded_by"},
+		{"get_project_context", map[string]any{"project": "another-project"}, "unknown project 'another-project'"},
+		{"get_project_context", map[string]any{"project": 42}, "this store's project is 'engine-notes'"},
+		{"search", map[string]any{"query": "  "}, "argument 'query'"},
+	} {
+		what := c.tool + " " + toJSON(t, c.args)
+		if msg := codedArgError(t, what, call(c.tool, c.args)); !strings.Contains(msg, c.want) {
+			t.Errorf("%s: message %q, want %q", what, msg, c.want)
+		}
+	}
+
+	// Every output schema accepts the error object and rejects it mixed with a result.
+	for _, tl := range lt.Tools {
+		if tl.RawOutputSchema == nil {
+			continue
+		}
+		sch, err := compileSchema(tl.Name + ".output.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := call(tl.Name, map[string]any{"no_such_argument": true})
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader([]byte(toJSON(t, res.StructuredContent))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sch.Validate(doc); err != nil {
+			t.Errorf("%s: the argument error's structuredContent fails the output schema: %v", tl.Name, err)
+		}
+		ok := structured(t, tl.Name, call(tl.Name, map[string]any{"project": "engine-notes"}))
+		ok["error_code"], ok["message"] = codeInvalidRequest, "x"
+		doc, _ = jsonschema.UnmarshalJSON(bytes.NewReader([]byte(toJSON(t, ok))))
+		if sch.Validate(doc) == nil {
+			t.Errorf("%s: the output schema accepts a result with error_code", tl.Name)
+		}
+	}
+	if got := git(t, dir, "for-each-ref"); got != refs {
+		t.Errorf("argument errors moved refs:\n%s\nwas\n%s", got, refs)
+	}
+}
+
+func toJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestBatchInvalidRequest: over real stdio (the server binary), a JSON-RPC batch (a JSON array; MCP
+// 2025-06-18 removed batching), an empty batch and JSON that is no object are answered with one -32600
+// Invalid Request of id null each, as JSON-RPC 2.0 answers an invalid request; text that is not JSON
+// stays a -32700 parse error; the server serves the next request.
+func TestBatchInvalidRequest(t *testing.T) {
+	dir, _ := newRepo(t, store.Actor{Agent: "cli"})
+	cmd := exec.Command(buildTestServer(t))
+	cmd.Dir = dir
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stdin.Close(); _ = cmd.Wait() })
+	out := bufio.NewReader(stdout)
+	send := func(s string) {
+		t.Helper()
+		if _, err := io.WriteString(stdin, s+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recv := func() map[string]any {
+		t.Helper()
+		b, err := out.ReadBytes('\n')
+		if err != nil {
+			t.Fatalf("read response: %v\nstderr: %s", err, stderr.String())
+		}
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatalf("response %q: %v", b, err)
+		}
+		return m
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	if m := recv(); m["id"] != float64(1) || m["result"] == nil {
+		t.Fatalf("initialize: %v", m)
+	}
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	for _, c := range []struct {
+		line string
+		code float64
+		want string
+	}{
+		{`[{"jsonrpc":"2.0","id":2,"method":"ping"},{"jsonrpc":"2.0","id":3,"method":"ping"}]`, mcpgo.INVALID_REQUEST, "batches are not supported"},
+		{`  [{"jsonrpc":"2.0","method":"notifications/initialized"}]`, mcpgo.INVALID_REQUEST, "batches are not supported"},
+		{`[]`, mcpgo.INVALID_REQUEST, "batches are not supported"},
+		{`42`, mcpgo.INVALID_REQUEST, "not a JSON-RPC request object"},
+		{`"ping"`, mcpgo.INVALID_REQUEST, "not a JSON-RPC request object"},
+		{`{"jsonrpc":"2.0","id":9,"method":7}`, mcpgo.INVALID_REQUEST, "not a JSON-RPC request object"},
+		{`[{"jsonrpc":"2.0","id":2,"method":"ping"}`, mcpgo.PARSE_ERROR, "Parse error"},
+		{`{"jsonrpc":"2.0","id":4,`, mcpgo.PARSE_ERROR, "Parse error"},
+	} {
+		send(c.line)
+		m := recv()
+		e, _ := m["error"].(map[string]any)
+		if _, hasID := m["id"]; !hasID || m["id"] != nil || e == nil || e["code"] != c.code ||
+			!strings.Contains(e["message"].(string), c.want) {
+			t.Errorf("%s: answered %v, want error %v %q with id null", c.line, m, c.code, c.want)
+		}
+	}
+	send(`{"jsonrpc":"2.0","id":5,"method":"ping"}`)
+	if m := recv(); m["id"] != float64(5) || m["result"] == nil {
+		t.Fatalf("after the batches: %v", m)
+	}
+}
+
+// TestHTTPBatchInvalidRequest: over HTTP, a batch and other JSON that is no request object are 400 with
+// one -32600 Invalid Request of id null, as over stdio, and nothing in them runs.
+func TestHTTPBatchInvalidRequest(t *testing.T) {
+	dir, st := newRepo(t, store.Actor{Agent: "cli"})
+	h := startHTTP(t, st, Options{}, HTTPOptions{})
+	auth := map[string]string{"Authorization": "Bearer " + h.token(t, tokens.Spec{Member: "Ada Lovelace"})}
+	before := refsOf(t, dir)
+	for body, want := range map[string]string{
+		"[" + initializeBody + "," + string(writeBody("batched")) + "]": "batches are not supported",
+		" []": "batches are not supported",
+		"42":  "not a JSON-RPC request object",
+	} {
+		code, got := h.post(t, auth, []byte(body))
+		var m map[string]any
+		if err := json.Unmarshal([]byte(got), &m); err != nil {
+			t.Fatalf("%.60s: status %d, body %q: %v", body, code, got, err)
+		}
+		e, _ := m["error"].(map[string]any)
+		if _, hasID := m["id"]; code != http.StatusBadRequest || !hasID || m["id"] != nil || e == nil ||
+			e["code"] != float64(mcpgo.INVALID_REQUEST) || !strings.Contains(e["message"].(string), want) {
+			t.Errorf("%.60s: status %d, %v", body, code, m)
+		}
+	}
+	if after := refsOf(t, dir); after != before {
+		t.Errorf("a batch wrote")
+	}
+	// a request object still works
+	if code, got := h.post(t, auth, []byte(initializeBody)); code != http.StatusOK || !strings.Contains(got, `"result"`) {
+		t.Errorf("initialize after the batches: %d %s", code, got)
+	}
+}
