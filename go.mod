@@ -63,3 +63,7 @@ require (
 // A copy of santhosh-tekuri/jsonschema v6.0.3 whose metaschemas compile on first use instead of in init
 // (third_party/santhosh-tekuri-jsonschema/PATCH.md, docs/architecture.md "Start-up").
 replace github.com/santhosh-tekuri/jsonschema/v6 => ./third_party/santhosh-tekuri-jsonschema
+
+// A copy of mtibben/confusables whose 6,300-entry table is built on first use instead of in init
+// (third_party/mtibben-confusables/PATCH.md, docs/architecture.md "Start-up").
+replace github.com/mtibben/confusables => ./third_party/mtibben-confusables

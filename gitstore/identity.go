@@ -7,12 +7,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/ctx-dev/ctx/internal/lazyre"
 	"github.com/go-git/go-git/v5/config"
 )
 
@@ -124,7 +124,7 @@ func (r *Repo) identStamp() string {
 }
 
 // identLine is git's ident: "Name <email> 1700000000 +0100".
-var identLine = regexp.MustCompile(`^(.*) <(.*)> -?\d+ [-+]\d{4}$`)
+var identLine = lazyre.New(`^(.*) <(.*)> -?\d+ [-+]\d{4}$`)
 
 // gitIdents asks git for the author and committer identities; exec.ErrNotFound without a git binary.
 func (r *Repo) gitIdents(ctx context.Context) (identities, error) {
@@ -155,7 +155,7 @@ func (r *Repo) gitIdents(ctx context.Context) (identities, error) {
 			}
 			return identities{}, fmt.Errorf("git var %s: %w: %s", v.name, err, lastLine(msg))
 		}
-		m := identLine.FindStringSubmatch(strings.TrimSpace(out))
+		m := identLine.Get().FindStringSubmatch(strings.TrimSpace(out))
 		if m == nil || m[1] == "" || m[2] == "" {
 			return identities{}, ErrNoIdentity
 		}

@@ -9,13 +9,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/ctx-dev/ctx/history/internal/textproc"
+	"github.com/ctx-dev/ctx/internal/lazyre"
 )
 
 // A shared session is a redacted record of one session committed to the context branch by `ctx history
@@ -109,10 +109,10 @@ const (
 )
 
 // sharedIDRe is the shape of a ctx id (docs/history.md "Identity").
-var sharedIDRe = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+var sharedIDRe = lazyre.New(`^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
 
 // ValidSessionID reports whether id has the shape of a ctx session id (a lower-case UUIDv8).
-func ValidSessionID(id string) bool { return sharedIDRe.MatchString(id) }
+func ValidSessionID(id string) bool { return sharedIDRe.Get().MatchString(id) }
 
 // ParseShared reads a shared session record: its header (kind "session", wherever it is in the log) and
 // its events (kind "event"), ordered by seq then time then id, renumbered from 1. The header's

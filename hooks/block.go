@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"path"
-	"regexp"
 	"strings"
+
+	"github.com/ctx-dev/ctx/internal/lazyre"
 )
 
 // Markers delimit ctx's block in a hook file. Everything between them
@@ -182,7 +183,7 @@ func findBlocks(lines []string) ([]span, error) {
 
 // finalCommand matches a last command that ends the script: ctx's block goes
 // before it, or it would never run.
-var finalCommand = regexp.MustCompile(`^\s*(exec|exit)(\s|;|$)`)
+var finalCommand = lazyre.New(`^\s*(exec|exit)(\s|;|$)`)
 
 // insertPoint returns the index of the line before which the block goes:
 // before the final `exec ...` or `exit ...` command of the user's script
@@ -205,7 +206,7 @@ func insertPoint(lines []string) int {
 	for start > 0 && strings.HasSuffix(trimEOL(lines[start-1]), `\`) {
 		start--
 	}
-	if finalCommand.MatchString(trimEOL(lines[start])) {
+	if finalCommand.Get().MatchString(trimEOL(lines[start])) {
 		return start
 	}
 	return len(lines)

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"regexp"
 	"strings"
 
 	"github.com/ctx-dev/ctx/internal/atomicfile"
+	"github.com/ctx-dev/ctx/internal/lazyre"
 	"github.com/ctx-dev/ctx/store"
 )
 
@@ -34,7 +34,7 @@ const CheckoutRecord = store.CheckoutDir + "/" + store.RecordFile
 
 // stampRef is what a ref of the stamp may look like: the shim splits the list on spaces and gives it to
 // git for-each-ref, so no option, space, glob or quote can reach it.
-var stampRef = regexp.MustCompile(`^refs/[A-Za-z0-9._/-]+$`)
+var stampRef = lazyre.New(`^refs/[A-Za-z0-9._/-]+$`)
 
 // stamp is the state a refresh hook read before it ran.
 type stamp struct {
@@ -68,7 +68,7 @@ func beginStamp(ctx context.Context, workTree string, a Actions, loc Local) *sta
 		return nil
 	}
 	for _, r := range refs {
-		if !stampRef.MatchString(r) {
+		if !stampRef.Get().MatchString(r) {
 			return nil
 		}
 	}

@@ -3,11 +3,11 @@ package integrations
 import (
 	"bytes"
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
 
+	"github.com/ctx-dev/ctx/internal/lazyre"
 	"github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
 )
@@ -258,10 +258,10 @@ func tomlValue(v any) string {
 	panic(fmt.Sprintf("integrations: unsupported TOML value %T", v))
 }
 
-var bareKey = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+var bareKey = lazyre.New(`^[A-Za-z0-9_-]+$`)
 
 func tomlKey(k string) string {
-	if bareKey.MatchString(k) {
+	if bareKey.Get().MatchString(k) {
 		return k
 	}
 	return tomlString(k)

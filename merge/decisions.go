@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Decisions numbered twice, docs/merge.md: both sides added decisions/<NNNN>-*.md
@@ -24,7 +25,7 @@ import (
 // which side is ours, so every machine picks the same numbers. Numbers
 // written in a decision's body text are not rewritten.
 
-var decisionPath = regexp.MustCompile(`^decisions/([0-9]+)((?:-[^/]*)?\.md)$`)
+var decisionPath = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^decisions/([0-9]+)((?:-[^/]*)?\.md)$`) })
 
 type decision struct {
 	side    int // 0 ours, 1 theirs
@@ -44,7 +45,7 @@ func (d decision) identity() string {
 }
 
 func decisionNum(path string) (int, string, bool) {
-	m := decisionPath.FindStringSubmatch(path)
+	m := decisionPath().FindStringSubmatch(path)
 	if m == nil || len(m[1]) > 9 {
 		return 0, "", false
 	}

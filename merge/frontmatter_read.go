@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -95,10 +96,10 @@ func (fm FrontMatter) Get(key string) string {
 }
 
 // yamlLine finds the line number in a yaml.v3 error message ("yaml: line 3: ...").
-var yamlLine = regexp.MustCompile(`line (\d+)`)
+var yamlLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`line (\d+)`) })
 
 // topKey matches a top-level "key:" line of a front matter block.
-var topKey = regexp.MustCompile(`^([^\s#:"'][^:]*?)[ \t]*:(?:[ \t]|$)`)
+var topKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([^\s#:"'][^:]*?)[ \t]*:(?:[ \t]|$)`) })
 
 // ReadFrontMatter reads the front matter of a markdown file by one rule, the same on every path (import,
 // dry run, hand edit and `ctx commit`, a pulled commit, skill list, MCP reads):
@@ -139,12 +140,12 @@ func ReadFrontMatter(b []byte) (fm FrontMatter, body []byte) {
 		fm.Problems = append(fm.Problems, FrontMatterProblem{Line: first, Msg: "the front matter is not a YAML mapping"})
 	} else {
 		line := first
-		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+		if m := yamlLine().FindStringSubmatch(err.Error()); m != nil {
 			n, _ := strconv.Atoi(m[1])
 			line = first + n - 1
 		}
 		msg := strings.TrimPrefix(err.Error(), "yaml: ")
-		msg = strings.TrimSpace(yamlLine.ReplaceAllString(msg, ""))
+		msg = strings.TrimSpace(yamlLine().ReplaceAllString(msg, ""))
 		msg = strings.TrimLeft(msg, ": ")
 		fm.Problems = append(fm.Problems, FrontMatterProblem{Line: line, Msg: "not valid YAML (" + oneLine(msg) + "); each top-level \"key: value\" line read on its own"})
 	}
@@ -169,7 +170,7 @@ func (fm *FrontMatter) readLines(block []byte, first int) {
 	lines := strings.SplitAfter(string(block), "\n")
 	for i := 0; i < len(lines); i++ {
 		t := strings.TrimRight(lines[i], "\r\n")
-		m := topKey.FindStringSubmatch(t)
+		m := topKey().FindStringSubmatch(t)
 		if m == nil {
 			continue
 		}

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // The date-sharded layout of the kinds that grow without bound (docs/format.md "Layout for growth"):
@@ -20,20 +21,20 @@ import (
 
 var (
 	// monthFolder matches the YYYY/MM folders of history/: a year of four digits, a month 01 to 12.
-	yearName  = regexp.MustCompile(`^[0-9]{4}$`)
-	monthName = regexp.MustCompile(`^(0[1-9]|1[0-2])$`)
+	yearName  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]{4}$`) })
+	monthName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(0[1-9]|1[0-2])$`) })
 	// logMonthFile matches a month file of a sharded skill log.
-	logMonthFile = regexp.MustCompile(`^[0-9]{4}-(0[1-9]|1[0-2])\.ndjson$`)
+	logMonthFile = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]{4}-(0[1-9]|1[0-2])\.ndjson$`) })
 )
 
 // IsYear reports whether name is a year folder of history/ ("2026").
-func IsYear(name string) bool { return yearName.MatchString(name) }
+func IsYear(name string) bool { return yearName().MatchString(name) }
 
 // IsMonth reports whether name is a month folder of history/YYYY/ ("01" to "12").
-func IsMonth(name string) bool { return monthName.MatchString(name) }
+func IsMonth(name string) bool { return monthName().MatchString(name) }
 
 // IsLogMonthFile reports whether name is a month file of a sharded skill log ("2026-11.ndjson").
-func IsLogMonthFile(name string) bool { return logMonthFile.MatchString(name) }
+func IsLogMonthFile(name string) bool { return logMonthFile().MatchString(name) }
 
 // Month returns the UTC month of a timestamp as "YYYY/MM", false when it does not parse (RFC 3339 with or
 // without fraction, or a plain date; the same rule as the conflict winner's) or its year is not 1..9999.

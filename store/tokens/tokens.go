@@ -20,12 +20,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/ctx-dev/ctx/internal/lazyre"
 	"github.com/gofrs/flock"
 )
 
@@ -86,8 +86,8 @@ func Open(dir string) *Store {
 func (s *Store) Path() string { return s.path }
 
 var (
-	tokenRE = regexp.MustCompile(`^ctx_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$`)
-	idRE    = regexp.MustCompile(`^[0-9a-f]{12}$`)
+	tokenRE = lazyre.New(`^ctx_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$`)
+	idRE    = lazyre.New(`^[0-9a-f]{12}$`)
 )
 
 // Add makes a token for sp, stores its hash and returns the token (to be shown once) with its record.
@@ -155,7 +155,7 @@ func (s *Store) Revoke(ctx context.Context, what string) ([]Token, error) {
 // Verify returns the record of a presented token: ErrMalformed, ErrUnknown (also for a revoked one) or
 // ErrExpired when it must be refused. The hash comparison takes constant time.
 func (s *Store) Verify(ctx context.Context, token string) (Token, error) {
-	m := tokenRE.FindStringSubmatch(token)
+	m := tokenRE.Get().FindStringSubmatch(token)
 	if m == nil {
 		return Token{}, ErrMalformed
 	}
@@ -228,7 +228,7 @@ func (s *Store) read() ([]Token, error) {
 		return nil, fmt.Errorf("token file %s: %w", s.path, err)
 	}
 	for _, t := range f.Tokens {
-		if !idRE.MatchString(t.ID) || len(t.Hash) != 64 {
+		if !idRE.Get().MatchString(t.ID) || len(t.Hash) != 64 {
 			return nil, fmt.Errorf("token file %s: a record with a bad id or hash", s.path)
 		}
 	}

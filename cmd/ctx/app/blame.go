@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/ctx-dev/ctx/blame"
 	"github.com/ctx-dev/ctx/history"
+	"github.com/ctx-dev/ctx/internal/lazyre"
 	"github.com/ctx-dev/ctx/store"
 	"github.com/urfave/cli/v2"
 )
@@ -30,11 +30,11 @@ type blameOptions struct {
 	JSON     bool
 }
 
-var lineSuffixRe = regexp.MustCompile(`^(.+):([0-9]{1,9})(?:-([0-9]{1,9}))?$`)
+var lineSuffixRe = lazyre.New(`^(.+):([0-9]{1,9})(?:-([0-9]{1,9}))?$`)
 
 // parseBlameTarget splits FILE[:L1[-L2]].
 func parseBlameTarget(arg string) (path string, start, end int, hasLines bool, err error) {
-	m := lineSuffixRe.FindStringSubmatch(arg)
+	m := lineSuffixRe.Get().FindStringSubmatch(arg)
 	if m == nil {
 		return arg, 1, 0, false, nil
 	}

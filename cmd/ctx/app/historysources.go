@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 
 	"github.com/ctx-dev/ctx/history"
+	"github.com/ctx-dev/ctx/internal/lazyre"
 	"github.com/ctx-dev/ctx/store"
 	"github.com/urfave/cli/v2"
 )
@@ -44,7 +44,7 @@ func newHistorySourcesAddCmd(e *env) *cli.Command {
 }
 
 // rootNameChars are the characters a root name derived from a directory's name keeps.
-var rootNameChars = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
+var rootNameChars = lazyre.New(`[^A-Za-z0-9_-]+`)
 
 func parseHistorySourcesAdd(c *cli.Context) (historySourcesAddOptions, error) {
 	o := historySourcesAddOptions{Root: c.String("root"), Group: c.String("group")}
@@ -68,7 +68,7 @@ func parseHistorySourcesAdd(c *cli.Context) (historySourcesAddOptions, error) {
 		return o, usagef("--group: not 1 to 64 ASCII letters, digits, '-' or '_'")
 	}
 	if o.Root == "" {
-		o.Root = rootNameChars.ReplaceAllString(filepath.Base(abs), "-")
+		o.Root = rootNameChars.Get().ReplaceAllString(filepath.Base(abs), "-")
 		o.Root = string(p) + "-" + o.Root
 		if len(o.Root) > 64 {
 			o.Root = o.Root[:64]
