@@ -112,6 +112,7 @@ func toolError(name string, err error) (*mcpgo.CallToolResult, error) {
 	var nf *store.NotFoundError
 	var amb *store.AmbiguousError
 	var tf *transferFailure
+	var hd *store.HandDeletionsError
 	var ce *codedError
 	if errors.As(err, &ce) {
 		return codedResult(ce.code, ce.msg), nil
@@ -120,7 +121,7 @@ func toolError(name string, err error) (*mcpgo.CallToolResult, error) {
 	if errors.As(err, &tl) {
 		return codedResult(codeOutputLimit, fmt.Sprintf("%v (the MCP server loads at most %d bytes of one file)", tl, maxFileRead)), nil
 	}
-	if errors.As(err, &nf) || errors.As(err, &amb) || errors.As(err, &tf) ||
+	if errors.As(err, &nf) || errors.As(err, &amb) || errors.As(err, &tf) || errors.As(err, &hd) ||
 		errors.Is(err, store.ErrInvalidKey) || errors.Is(err, store.ErrInvalid) || errors.Is(err, store.ErrNotInitialized) {
 		return mcpgo.NewToolResultError(err.Error()), nil
 	}

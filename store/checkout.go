@@ -645,12 +645,29 @@ func scopeFromContent(b []byte) Scope {
 // ref's version): a newer write is never silently reverted, and an overlapping change becomes a conflict
 // record. The checked-out tree then mirrors what was committed.
 func (s *Store) CommitHandEdits(ctx context.Context, msg string) (*Committed, []HandEdit, error) {
+	return s.commitHandEdits(ctx, msg, false)
+}
+
+// commitHandEdits is CommitHandEdits; with auto (the hand edits a pull records on its own) a file deleted
+// by hand is not recorded: the whole call fails with a *HandDeletionsError and commits nothing.
+func (s *Store) commitHandEdits(ctx context.Context, msg string, auto bool) (*Committed, []HandEdit, error) {
 	edits, err := s.HandEdits(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
 	if len(edits) == 0 {
 		return &Committed{}, nil, nil
+	}
+	if auto {
+		var deleted []string
+		for _, e := range edits {
+			if e.Change == ChangeDeleted {
+				deleted = append(deleted, e.Path)
+			}
+		}
+		if len(deleted) > 0 {
+			return nil, edits, &HandDeletionsError{Paths: deleted}
+		}
 	}
 	rec, err := s.ReadRecord()
 	if err != nil {

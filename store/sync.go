@@ -307,7 +307,8 @@ type PushOptions struct {
 // Pull fetches the remote's context branch into its remote-tracking ref, then fast-forwards the local
 // branch or makes a two-parent merge commit of both sides with the merge layer (docs/merge.md,
 // docs/architecture.md "Sync"), and refreshes the checked-out tree. Hand edits pending in .context/ are
-// committed first, so none is lost. A repository without a local context branch adopts the remote's (a
+// committed first, so none is lost; files deleted by hand are not: the pull fails with a
+// *HandDeletionsError, having fetched and committed nothing (docs/architecture.md "Hand edits"). A repository without a local context branch adopts the remote's (a
 // fresh clone).
 // With o.Strategy set, conflicts of the merge are decided in the merge commit itself (applyStrategy).
 // Without o.Strategy, conflicts are recorded as conflicts/<id>.json (docs/format.md).
@@ -327,7 +328,11 @@ func (s *Store) Pull(ctx context.Context, o PullOptions) (*PullResult, error) {
 	}
 	res := &PullResult{Remote: remote, Action: PullNone, Strategy: o.Strategy}
 	if ok, _ := s.Initialized(ctx); ok {
-		_, edits, err := s.CommitHandEdits(ctx, "")
+		_, edits, err := s.commitHandEdits(ctx, "", true)
+		var hd *HandDeletionsError
+		if errors.As(err, &hd) {
+			return nil, err
+		}
 		if err != nil {
 			return nil, fmt.Errorf("record hand edits before pull: %w", err)
 		}

@@ -86,6 +86,7 @@ func commands(e *env) []*cli.Command {
 		newDecisionCmd(e),
 		newStatusCmd(e),
 		newCommitCmd(e),
+		newRestoreCmd(e),
 		newLogCmd(e),
 		newPullCmd(e),
 		newPushCmd(e),

@@ -59,7 +59,8 @@ func newPullCmd(e *env) *cli.Command {
 		Usage:  "fetch the remote's context branch and fast-forward or merge it",
 		Flags:  []cli.Flag{remoteFlag, timeoutFlag, strategyFlag},
 		Action: action(e, syncParse(true, false), runSync),
-	}, "Records the hand edits of .context/ first, fetches the remote's context branch and every machine's\n"+
+	}, "Records the hand edits of .context/ first (files deleted by hand are not: the pull stops and asks\n"+
+		"for ctx commit or ctx restore), fetches the remote's context branch and every machine's\n"+
 		"ref (refs/ctx/machines/*; every object checked by git fsck, every tip checked before any ref moves),\n"+
 		"then fast-forwards or merges each tip the branch does not hold yet, field by field.\n"+
 		"A conflict keeps one version in the file and the other in conflicts/<id>.json (see ctx conflicts),\n"+

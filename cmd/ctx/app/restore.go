@@ -1,0 +1,62 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// restoreOptions are the flags and arguments of ctx restore.
+type restoreOptions struct {
+	Paths []string
+	JSON  bool
+}
+
+func newRestoreCmd(e *env) *cli.Command {
+	return withHelp(&cli.Command{
+		Name:      "restore",
+		Usage:     "discard hand edits of .context/: write the context branch's version back",
+		ArgsUsage: "[PATH...]",
+		Flags:     []cli.Flag{jsonFlag},
+		Action: action(e, func(c *cli.Context) (restoreOptions, error) {
+			return restoreOptions{Paths: c.Args().Slice(), JSON: c.Bool("json")}, nil
+		}, runRestore),
+	}, "Writes back, from the tip of the context branch, every file of .context/ changed or deleted by hand\n"+
+		"(ctx status lists them), as git restore does for a work tree. With PATHs (under .context/, or\n"+
+		"folders of it), only those. Files added by hand are left alone: remove them yourself, or record them\n"+
+		"with ctx commit.",
+		[]string{"ctx restore", "ctx restore knowledge", "ctx restore .context/knowledge/auth.md"},
+		exits(ExitUsage, ExitNoStore))
+}
+
+func runRestore(ctx context.Context, e *env, o restoreOptions) error {
+	s, err := e.openInit(ctx)
+	if err != nil {
+		return err
+	}
+	res, err := s.Restore(ctx, o.Paths)
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		if err := printJSON(e.stdout, res); err != nil {
+			return err
+		}
+	} else {
+		if len(res.Written) == 0 && len(res.Left) == 0 && len(res.Blocked) == 0 {
+			fmt.Fprintln(e.stdout, "nothing to restore: .context/ matches the context branch")
+		}
+		for _, w := range res.Written {
+			fmt.Fprintf(e.stdout, "  restored %-8s %s\n", w.Change, w.Path)
+		}
+		for _, p := range res.Left {
+			fmt.Fprintf(e.stdout, "  left     added    %s (added by hand: remove it yourself or record it with ctx commit)\n", p)
+		}
+	}
+	if len(res.Blocked) > 0 {
+		return fmt.Errorf("not restored: %s: something that is not a regular file stands there (ctx never writes through a link or over a folder): remove it and run ctx restore again", strings.Join(res.Blocked, ", "))
+	}
+	return nil
+}

@@ -1,0 +1,121 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"strings"
+)
+
+// HandDeletionsError is the refusal of a pull (and so of ctx sync) to record files deleted by hand from
+// the checked-out tree on its own: a deletion recorded and pushed deletes the entries for the whole team,
+// and `rm -rf .context/knowledge` is an easy slip (a missing .context/ is checked out again, so a user
+// expects the same of a folder). Paths are the deleted files (slash paths under .context/), sorted.
+// Nothing was fetched or committed. `ctx commit` records the deletions; Restore brings the files back
+// (docs/architecture.md "Hand edits").
+type HandDeletionsError struct{ Paths []string }
+
+func (e *HandDeletionsError) Error() string {
+	const show = 5
+	list := e.Paths
+	more := ""
+	if len(list) > show {
+		list, more = list[:show], fmt.Sprintf(" and %d more", len(e.Paths)-show)
+	}
+	files := "file"
+	if len(e.Paths) != 1 {
+		files = "files"
+	}
+	return fmt.Sprintf("%d %s of %s/ deleted by hand (%s%s): a pull does not record deletions on its own; "+
+		"record them with `ctx commit` (the entries are then deleted for everyone at the next push) or bring "+
+		"the files back with `ctx restore`", len(e.Paths), files, CheckoutDir, strings.Join(list, ", "), more)
+}
+
+// Restored is what Restore did: the files written back from the context refs, and the files added by
+// hand that it left alone (Restore never deletes a file the branch does not have).
+type Restored struct {
+	Written []HandEdit `json:"written"` // modified or deleted by hand, now the refs' version again
+	Left    []string   `json:"left"`    // added by hand: not ctx's to delete
+	// Blocked are the paths that could not be written because something that is not a regular file
+	// stands there (a symbolic link, a folder): ctx never writes through or over those.
+	Blocked []string `json:"blocked"`
+}
+
+// Restore discards hand edits of the checked-out tree, as `git restore` does for a work tree: each file
+// modified or deleted by hand is written again from the tip of its context ref (atomically, as a refresh
+// writes). With paths, only the hand edits at those slash paths under .context/ or inside those folders
+// are restored; a path that matches no hand edit is an error wrapping ErrInvalid and nothing is written.
+// Files added by hand are listed in Left, never removed.
+func (s *Store) Restore(ctx context.Context, paths []string) (*Restored, error) {
+	edits, err := s.HandEdits(ctx)
+	if err != nil {
+		return nil, err
+	}
+	match := func(p string) bool { return len(paths) == 0 }
+	if len(paths) > 0 {
+		clean := make([]string, len(paths))
+		for i, p := range paths {
+			c := path.Clean(strings.TrimPrefix(strings.TrimPrefix(p, CheckoutDir+"/"), "./"))
+			if c == "." || c == CheckoutDir {
+				c = ""
+			}
+			if strings.HasPrefix(c, "../") || c == ".." || path.IsAbs(c) {
+				return nil, invalidf("restore %s: not a path under %s/", p, CheckoutDir)
+			}
+			clean[i] = c
+		}
+		used := make([]bool, len(clean))
+		match = func(p string) bool {
+			hit := false
+			for i, c := range clean {
+				if c == "" || p == c || strings.HasPrefix(p, c+"/") {
+					used[i], hit = true, true
+				}
+			}
+			return hit
+		}
+		for _, e := range edits {
+			match(e.Path)
+		}
+		for i, u := range used {
+			if !u {
+				return nil, invalidf("restore %s: no hand edit of %s/ there (ctx status lists them)", paths[i], CheckoutDir)
+			}
+		}
+	}
+	out := &Restored{Written: []HandEdit{}, Left: []string{}, Blocked: []string{}}
+	force := map[string]bool{}
+	for _, e := range edits {
+		if !match(e.Path) {
+			continue
+		}
+		if e.Change == ChangeAdded {
+			out.Left = append(out.Left, e.Path)
+			continue
+		}
+		force[e.Path] = true
+		out.Written = append(out.Written, e)
+	}
+	if len(force) == 0 {
+		return out, nil
+	}
+	r, err := s.refresh(ctx, force)
+	if err != nil {
+		return nil, fmt.Errorf("restore: %w", err)
+	}
+	blocked := map[string]bool{}
+	for _, p := range r.Kept {
+		if force[p] {
+			blocked[p] = true
+			out.Blocked = append(out.Blocked, p)
+		}
+	}
+	written := out.Written[:0]
+	for _, e := range out.Written {
+		if !blocked[e.Path] {
+			written = append(written, e)
+		}
+	}
+	out.Written = written
+	return out, nil
+}
