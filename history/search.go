@@ -154,11 +154,11 @@ func (ix *Index) Search(ctx context.Context, q Query) (Result, error) {
 		return res, err
 	}
 	res.MoreAvailable = more
+	if err := ix.hydrate(ctx, hits); err != nil {
+		return res, err
+	}
 	terms := strings.Fields(strings.ToLower(q.Text))
 	for i := range hits {
-		if err := ix.hydrate(ctx, &hits[i]); err != nil {
-			return res, err
-		}
 		hits[i].Snippet = snippet(hits[i].Event.Text, terms)
 	}
 	res.Hits = hits
@@ -586,19 +586,67 @@ func groupByRoot(hits []Hit) []Hit {
 	return out
 }
 
-// hydrate loads the event (whose rowid candidates carry in Event.Seq) and its session.
-func (ix *Index) hydrate(ctx context.Context, h *Hit) error {
-	e, err := ix.scanEvent(ix.db.QueryRowContext(ctx, eventCols+` WHERE rowid = ?`, h.Event.Seq))
-	if err != nil {
-		return fmt.Errorf("search: load event: %w", err)
+// hydrate loads the events (whose rowids the hits carry in Event.Seq) and their sessions: one read of
+// the events by rowid, one of their distinct sessions. An event or session that is missing is an error.
+func (ix *Index) hydrate(ctx context.Context, hits []Hit) error {
+	if len(hits) == 0 {
+		return nil
 	}
-	s, err := ix.Session(ctx, e.SessionID)
-	if err != nil {
-		return fmt.Errorf("search: load session: %w", err)
+	ids := make([]int64, len(hits))
+	for i := range hits {
+		ids[i] = hits[i].Event.Seq
 	}
-	h.Event, h.Session = e, s
+	slices.Sort(ids)
+	events := make(map[int64]Event, len(hits))
+	sessions := map[string]Session{}
+	err := ix.scanRows(ctx, `SELECT rowid, `+strings.TrimPrefix(eventCols, "SELECT ")+` WHERE rowid IN (SELECT value FROM json_each(?))`,
+		[]any{int64List(ids)}, func(r *sql.Rows) error {
+			var id int64
+			e, err := ix.scanEvent(prefixScanner{r, &id})
+			if err != nil {
+				return err
+			}
+			events[id] = e
+			sessions[e.SessionID] = Session{}
+			return nil
+		})
+	if err != nil {
+		return fmt.Errorf("search: load events: %w", err)
+	}
+	err = ix.scanRows(ctx, sessionCols+` WHERE id IN (SELECT value FROM json_each(?))`, []any{string(jsonKeys(sessions))},
+		func(r *sql.Rows) error {
+			s, err := scanSession(r)
+			if err != nil {
+				return err
+			}
+			sessions[s.ID] = s
+			return nil
+		})
+	if err != nil {
+		return fmt.Errorf("search: load sessions: %w", err)
+	}
+	for i := range hits {
+		e, ok := events[hits[i].Event.Seq]
+		if !ok {
+			return fmt.Errorf("search: load event %d: %w", hits[i].Event.Seq, sql.ErrNoRows)
+		}
+		s := sessions[e.SessionID]
+		if s.ID == "" {
+			return fmt.Errorf("search: load session: session %w: %s", ErrNotFound, e.SessionID)
+		}
+		hits[i].Event, hits[i].Session = e, s
+	}
 	return nil
 }
+
+// prefixScanner scans a row whose first column is an event's rowid (into id) and whose others are what
+// the reader of r expects.
+type prefixScanner struct {
+	r  *sql.Rows
+	id *int64
+}
+
+func (p prefixScanner) Scan(dest ...any) error { return p.r.Scan(append([]any{p.id}, dest...)...) }
 
 const eventCols = `SELECT id, session_id, seq, native_key, at, type, role, text, tool, files, facts FROM events`
 
