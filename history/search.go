@@ -80,10 +80,13 @@ const primaryTolerance = 0.95
 const maxCandidates = 2000
 
 // rankWindow bounds the matching events a search scores: the most recently imported ones (the highest
-// rowids). Scoring costs FTS5 a BM25 computation and a document-length read per event, about 2 µs each
-// (bench/README.md "Agent history"), so a term found in most events would otherwise cost hundreds of
-// milliseconds at 300,000 events. A variable for the tests.
-var rankWindow = 20000
+// rowids). Scoring costs FTS5 a BM25 computation and a document-length read per event (a statement of
+// its own on the docsize table), about 1.5 µs each on a quiet machine, and nothing outside FTS5 can
+// make it cheaper (the contentless index gives no term frequencies to a query; bench/README.md "Third
+// round"), so a term found in most events would otherwise cost hundreds of milliseconds at 300,000
+// events. 5,000 keeps a search process at 300,000 events under 20 ms at the median (it was 20,000,
+// docs/history.md "Rank window"). A variable for the tests.
+var rankWindow = 5000
 
 // ftsQuery turns free text into an FTS5 query: each whitespace-separated word becomes a quoted phrase
 // (so no user text is ever FTS5 syntax), joined by AND, or by OR when any is true.
