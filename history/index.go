@@ -144,13 +144,6 @@ func classSQL(e string) string {
 	return b.String()
 }
 
-// mmapBytes is the index's PRAGMA mmap_size: SQLite's ceiling (SQLITE_MAX_MMAP_SIZE), so that every page
-// of an index up to 2 GiB is read in place from the OS page cache. Beyond the mapped part each page read
-// is a pread and a copy into the process's own page cache, which a search process starts empty: with 256
-// MiB, the pages past it cost a `ctx history search` at 300,000 events (a 590 MB index) about 12 % of its
-// CPU (bench/README.md "Third round"). Address space only; where the mapping fails SQLite reads instead.
-const mmapBytes = 0x7fff0000
-
 // Index is the local history index: one SQLite database (index.db, mode 0600) in a directory of mode
 // 0700. It is safe for use by several goroutines; several processes serialise their writes through
 // SQLite's locking.
@@ -176,7 +169,7 @@ func Open(ctx context.Context, dir string) (*Index, error) {
 		return nil, fmt.Errorf("open history index: %w", err)
 	}
 	f.Close()
-	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(0)&_pragma=cache_size(-65536)&_pragma=mmap_size(" + strconv.Itoa(mmapBytes) + ")&_txlock=immediate"
+	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(0)&_pragma=cache_size(-65536)&_pragma=mmap_size(268435456)&_txlock=immediate"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open history index: %w", err)
