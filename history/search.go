@@ -84,8 +84,8 @@ const maxCandidates = 2000
 // its own on the docsize table), about 1.5 µs each on a quiet machine, and nothing outside FTS5 can
 // make it cheaper (the contentless index gives no term frequencies to a query; bench/README.md "Third
 // round"), so a term found in most events would otherwise cost hundreds of milliseconds at 300,000
-// events. 5,000 keeps a search process at 300,000 events under 20 ms at the median (it was 20,000,
-// docs/history.md "Rank window"). A variable for the tests.
+// events. At 5,000 (it was 20,000, docs/history.md "Rank window") a common word's search at 300,000
+// events costs about a third of what it did. A variable for the tests.
 var rankWindow = 5000
 
 // ftsQuery turns free text into an FTS5 query: each whitespace-separated word becomes a quoted phrase
