@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -176,7 +177,8 @@ func BenchmarkGenerated(b *testing.B) {
 }
 
 // BenchmarkSearchIndex searches an existing index (the folder in $CTX_BENCH_INDEX, e.g. one that
-// `ctx history import` built over bench/histgen's output); $CTX_BENCH_QUERY narrows it to one query.
+// `ctx history import` built over bench/histgen's output); $CTX_BENCH_QUERY narrows it to one query (and
+// reports its CPU time), $CTX_BENCH_WINDOW sets the rank window.
 func BenchmarkSearchIndex(b *testing.B) {
 	dir := os.Getenv("CTX_BENCH_INDEX")
 	if dir == "" {
@@ -187,12 +189,23 @@ func BenchmarkSearchIndex(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer ix.Close()
+	if w := os.Getenv("CTX_BENCH_WINDOW"); w != "" {
+		n, err := strconv.Atoi(w)
+		if err != nil || n < 1 {
+			b.Fatalf("CTX_BENCH_WINDOW=%q: not a positive number", w)
+		}
+		old := rankWindow
+		rankWindow = n
+		defer func() { rankWindow = old }()
+	}
 	if q := os.Getenv("CTX_BENCH_QUERY"); q != "" {
+		before := processCPU()
 		for b.Loop() {
 			if _, err := ix.Search(context.Background(), Query{Text: q}); err != nil {
 				b.Fatal(err)
 			}
 		}
+		reportCPU(b, processCPU()-before, 0)
 		return
 	}
 	benchSearch(b, ix)

@@ -80,10 +80,13 @@ const primaryTolerance = 0.95
 const maxCandidates = 2000
 
 // rankWindow bounds the matching events a search scores: the most recently imported ones (the highest
-// rowids). Scoring costs FTS5 a BM25 computation and a document-length read per event, about 2 µs each
-// (bench/README.md "Agent history"), so a term found in most events would otherwise cost hundreds of
-// milliseconds at 300,000 events. A variable for the tests.
-var rankWindow = 20000
+// rowids). Scoring costs FTS5 a BM25 computation and a document-length read per event (a statement of
+// its own on the docsize table), about 1.5 µs each on a quiet machine, and nothing outside FTS5 can
+// make it cheaper (the contentless index gives no term frequencies to a query; bench/README.md "Third
+// round"), so a term found in most events would otherwise cost hundreds of milliseconds at 300,000
+// events. At 5,000 (it was 20,000, docs/history.md "Rank window") a common word's search at 300,000
+// events costs about a third of what it did. A variable for the tests.
+var rankWindow = 5000
 
 // ftsQuery turns free text into an FTS5 query: each whitespace-separated word becomes a quoted phrase
 // (so no user text is ever FTS5 syntax), joined by AND, or by OR when any is true.
@@ -154,11 +157,11 @@ func (ix *Index) Search(ctx context.Context, q Query) (Result, error) {
 		return res, err
 	}
 	res.MoreAvailable = more
+	if err := ix.hydrate(ctx, hits); err != nil {
+		return res, err
+	}
 	terms := strings.Fields(strings.ToLower(q.Text))
 	for i := range hits {
-		if err := ix.hydrate(ctx, &hits[i]); err != nil {
-			return res, err
-		}
 		hits[i].Snippet = snippet(hits[i].Event.Text, terms)
 	}
 	res.Hits = hits
@@ -586,19 +589,67 @@ func groupByRoot(hits []Hit) []Hit {
 	return out
 }
 
-// hydrate loads the event (whose rowid candidates carry in Event.Seq) and its session.
-func (ix *Index) hydrate(ctx context.Context, h *Hit) error {
-	e, err := ix.scanEvent(ix.db.QueryRowContext(ctx, eventCols+` WHERE rowid = ?`, h.Event.Seq))
-	if err != nil {
-		return fmt.Errorf("search: load event: %w", err)
+// hydrate loads the events (whose rowids the hits carry in Event.Seq) and their sessions: one read of
+// the events by rowid, one of their distinct sessions. An event or session that is missing is an error.
+func (ix *Index) hydrate(ctx context.Context, hits []Hit) error {
+	if len(hits) == 0 {
+		return nil
 	}
-	s, err := ix.Session(ctx, e.SessionID)
-	if err != nil {
-		return fmt.Errorf("search: load session: %w", err)
+	ids := make([]int64, len(hits))
+	for i := range hits {
+		ids[i] = hits[i].Event.Seq
 	}
-	h.Event, h.Session = e, s
+	slices.Sort(ids)
+	events := make(map[int64]Event, len(hits))
+	sessions := map[string]Session{}
+	err := ix.scanRows(ctx, `SELECT rowid, `+strings.TrimPrefix(eventCols, "SELECT ")+` WHERE rowid IN (SELECT value FROM json_each(?))`,
+		[]any{int64List(ids)}, func(r *sql.Rows) error {
+			var id int64
+			e, err := ix.scanEvent(prefixScanner{r, &id})
+			if err != nil {
+				return err
+			}
+			events[id] = e
+			sessions[e.SessionID] = Session{}
+			return nil
+		})
+	if err != nil {
+		return fmt.Errorf("search: load events: %w", err)
+	}
+	err = ix.scanRows(ctx, sessionCols+` WHERE id IN (SELECT value FROM json_each(?))`, []any{string(jsonKeys(sessions))},
+		func(r *sql.Rows) error {
+			s, err := scanSession(r)
+			if err != nil {
+				return err
+			}
+			sessions[s.ID] = s
+			return nil
+		})
+	if err != nil {
+		return fmt.Errorf("search: load sessions: %w", err)
+	}
+	for i := range hits {
+		e, ok := events[hits[i].Event.Seq]
+		if !ok {
+			return fmt.Errorf("search: load event %d: %w", hits[i].Event.Seq, sql.ErrNoRows)
+		}
+		s := sessions[e.SessionID]
+		if s.ID == "" {
+			return fmt.Errorf("search: load session: session %w: %s", ErrNotFound, e.SessionID)
+		}
+		hits[i].Event, hits[i].Session = e, s
+	}
 	return nil
 }
+
+// prefixScanner scans a row whose first column is an event's rowid (into id) and whose others are what
+// the reader of r expects.
+type prefixScanner struct {
+	r  *sql.Rows
+	id *int64
+}
+
+func (p prefixScanner) Scan(dest ...any) error { return p.r.Scan(append([]any{p.id}, dest...)...) }
 
 const eventCols = `SELECT id, session_id, seq, native_key, at, type, role, text, tool, files, facts FROM events`
 

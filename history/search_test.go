@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -203,5 +204,31 @@ func TestImportCancelledLeavesNothing(t *testing.T) {
 	}
 	if st, err := ix.Import(context.Background(), srcs); err != nil || st.Imported != 2 {
 		t.Fatalf("import after: %+v %v", st, err)
+	}
+}
+
+// TestSearchHydratesEveryHit: the hits' events and sessions, read together for all hits, are those the
+// one-at-a-time readers (Event, Session) return, across sessions, a subagent and an event with a tool.
+func TestSearchHydratesEveryHit(t *testing.T) {
+	ix := setupSearch(t)
+	ctx := context.Background()
+	for _, q := range []Query{{Text: "quokka"}, {Text: "zanzibar"}, {Text: "quokka zanzibar flag", Dense: true}} {
+		res, err := ix.Search(ctx, q)
+		if err != nil || len(res.Hits) < 2 {
+			t.Fatalf("%q: %+v %v", q.Text, res, err)
+		}
+		for _, h := range res.Hits {
+			e, _, err := ix.Event(ctx, h.Event.ID, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := ix.Session(ctx, e.SessionID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(h.Event, e) || !reflect.DeepEqual(h.Session, s) || h.Session.ID != e.SessionID {
+				t.Errorf("%q: hit %+v / %+v, read alone %+v / %+v", q.Text, h.Event, h.Session, e, s)
+			}
+		}
 	}
 }

@@ -70,18 +70,28 @@ func (ix *Index) Session(ctx context.Context, id string) (Session, error) {
 
 // sessionByID reads the session with the full ctx id id; an error wraps ErrNotFound when there is none.
 func (ix *Index) sessionByID(ctx context.Context, id string) (Session, error) {
-	var s Session
-	var prov string
-	var started, ended int64
-	err := ix.db.QueryRowContext(ctx, `SELECT id, provider, native_id, parent_id, root_id, scope, cwd, repo_url, branch, commit_id,
-		model, cli_version, title, started_at, ended_at, source_format, source_path, event_count FROM sessions WHERE id=?`, id).
-		Scan(&s.ID, &prov, &s.NativeID, &s.ParentID, &s.RootID, &s.Scope, &s.CWD, &s.RepoURL, &s.Branch, &s.Commit,
-			&s.Model, &s.CLIVersion, &s.Title, &started, &ended, &s.SourceFormat, &s.SourcePath, &s.EventCount)
+	s, err := scanSession(ix.db.QueryRowContext(ctx, sessionCols+` WHERE id=?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return s, fmt.Errorf("session %w: %s", ErrNotFound, id)
 	}
 	if err != nil {
 		return s, fmt.Errorf("read session %s: %w", id, err)
+	}
+	return s, nil
+}
+
+// sessionCols selects the columns scanSession reads.
+const sessionCols = `SELECT id, provider, native_id, parent_id, root_id, scope, cwd, repo_url, branch, commit_id,
+		model, cli_version, title, started_at, ended_at, source_format, source_path, event_count FROM sessions`
+
+// scanSession reads a row of sessionCols.
+func scanSession(r rowScanner) (Session, error) {
+	var s Session
+	var prov string
+	var started, ended int64
+	if err := r.Scan(&s.ID, &prov, &s.NativeID, &s.ParentID, &s.RootID, &s.Scope, &s.CWD, &s.RepoURL, &s.Branch, &s.Commit,
+		&s.Model, &s.CLIVersion, &s.Title, &started, &ended, &s.SourceFormat, &s.SourcePath, &s.EventCount); err != nil {
+		return s, err
 	}
 	s.Provider = Provider(prov)
 	if started > 0 {

@@ -3,10 +3,12 @@
 // over stdio (mcp-go's client), and the reference beside them, `rg` (or `grep -r` when rg is absent)
 // over the same JSONL files for the same terms.
 //
-//	go run ./bench/histsearch -ctx bin/ctx -repo DIR -history DIR [-runs 5] [-mcp-runs 20] [-per-query]
+//	go run ./bench/histsearch -ctx bin/ctx -repo DIR -history DIR [-runs 5] [-mcp-runs 20] [-per-query] [-ref=false]
 //
 // -repo is a git repository whose history index is built (`ctx history import` under the environment
-// bench/histgen prints); -history is the folder histgen wrote. -per-query adds each query's median CPU time. Each query runs -runs times as a process
+// bench/histgen prints); -history is the folder histgen wrote. -per-query adds each query's median CPU
+// time; -ref=false leaves the reference out (for a second binary in the same run). Each query runs -runs
+// times as a process
 // (queries interleaved, one warm-up round first) and -mcp-runs times over MCP. It prints p50 and p99 of
 // wall time, and the median CPU time (user + sys) of the processes.
 package main
@@ -37,6 +39,7 @@ func main() {
 	runs := flag.Int("runs", 5, "process runs per query")
 	mcpRuns := flag.Int("mcp-runs", 20, "MCP calls per query")
 	perQuery := flag.Bool("per-query", false, "also print each query's median CPU time (whole processes)")
+	withRef := flag.Bool("ref", true, "also run the reference (rg or grep) over the JSONL")
 	flag.Parse()
 	if *repo == "" || *hist == "" {
 		fmt.Fprintln(os.Stderr, "usage: histsearch -ctx BIN -repo DIR -history DIR [-runs N] [-mcp-runs N]")
@@ -53,18 +56,20 @@ func main() {
 	if *perQuery {
 		perQueryCPU(ctxCPU)
 	}
-	ref := "rg"
-	if _, err := exec.LookPath("rg"); err != nil {
-		ref = "grep"
-	}
-	refWall, refCPU := procRuns(*runs, func(q string) *exec.Cmd {
-		term := strings.Fields(q)[0]
-		if ref == "rg" {
-			return exec.Command("rg", "-l", "-i", "-F", "--", term, *hist)
+	if *withRef {
+		ref := "rg"
+		if _, err := exec.LookPath("rg"); err != nil {
+			ref = "grep"
 		}
-		return exec.Command("grep", "-r", "-l", "-i", "-F", "--", term, *hist)
-	})
-	report(ref+" -l -i over the JSONL (first term)", refWall, refCPU)
+		refWall, refCPU := procRuns(*runs, func(q string) *exec.Cmd {
+			term := strings.Fields(q)[0]
+			if ref == "rg" {
+				return exec.Command("rg", "-l", "-i", "-F", "--", term, *hist)
+			}
+			return exec.Command("grep", "-r", "-l", "-i", "-F", "--", term, *hist)
+		})
+		report(ref+" -l -i over the JSONL (first term)", refWall, refCPU)
+	}
 	mcpWall, err := mcpRunsOf(*ctxBin, *repo, *mcpRuns)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "histsearch: mcp:", err)

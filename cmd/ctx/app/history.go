@@ -387,7 +387,7 @@ func runHistoryImport(ctx context.Context, e *env, o historyImportOptions) error
 // settings. An import (limit 160 MiB): a refresh with nothing new allocates a few tens of MB and exits,
 // collecting it four times less often saves a tenth of its CPU, and a first import's heap reaches the
 // limit and is collected there, about where GOGC 100 would (docs/history.md "Limits"). A search (no
-// limit): it allocates a row per scored event (up to 20,000) and lives a few tens of milliseconds; the
+// limit): it allocates a row per scored event (up to 5,000) and lives a few tens of milliseconds; the
 // default target's cycles cost it about 15 % of its CPU (bench/README.md "Agent history").
 func lessGC(limit int64) (restore func()) {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
