@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -14,7 +13,6 @@ import (
 	"github.com/ctx-dev/ctx/store"
 	"github.com/ctx-dev/ctx/store/tokens"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // codedArgError checks that res is an argument error: isError, structuredContent {"error_code":
@@ -76,6 +74,9 @@ func TestArgumentErrorsCoded(t *testing.T) {
 			42,
 		} {
 			what := tl.Name + " " + toJSON(t, args)
+			if hasOutputSchema(tl) {
+				continue // checked below
+			}
 			msg := codedArgError(t, what, call(tl.Name, args))
 			if _, isMap := args.(map[string]any); !isMap && !strings.Contains(msg, "expected an object") {
 				t.Errorf("%s: message %q", what, msg)
@@ -92,8 +93,6 @@ func TestArgumentErrorsCoded(t *testing.T) {
 		{"context_update_state", map[string]any{}, "give at least one of"},
 		{"context_record_decision", map[string]any{"title": "   "}, "argument 'title'"},
 		{"context_update_decision_status", map[string]any{"id": 1, "status": "accepted", "superseded_by": 2}, "superseded_by"},
-		{"get_project_context", map[string]any{"project": "another-project"}, "unknown project 'another-project'"},
-		{"get_project_context", map[string]any{"project": 42}, "this store's project is 'engine-notes'"},
 		{"search", map[string]any{"query": "  "}, "argument 'query'"},
 	} {
 		what := c.tool + " " + toJSON(t, c.args)
@@ -102,33 +101,30 @@ func TestArgumentErrorsCoded(t *testing.T) {
 		}
 	}
 
-	// Every output schema accepts the error object and rejects it mixed with a result.
+	// A tool whose output schema is the contract's (get_project_context) answers with the text alone: no
+	// structuredContent for a client to check against a schema that has no room for an error.
+	checked := 0
 	for _, tl := range lt.Tools {
-		if tl.RawOutputSchema == nil {
+		if !hasOutputSchema(tl) {
 			continue
 		}
-		sch, err := compileSchema(tl.Name + ".output.json")
-		if err != nil {
-			t.Fatal(err)
-		}
+		checked++
 		res := call(tl.Name, map[string]any{"no_such_argument": true})
-		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader([]byte(toJSON(t, res.StructuredContent))))
-		if err != nil {
-			t.Fatal(err)
+		if !res.IsError || res.StructuredContent != nil || !strings.Contains(resultText(res), "invalid arguments") {
+			t.Errorf("%s: argument error %+v, want isError with the diagnostic as text and no structuredContent", tl.Name, res)
 		}
-		if err := sch.Validate(doc); err != nil {
-			t.Errorf("%s: the argument error's structuredContent fails the output schema: %v", tl.Name, err)
-		}
-		ok := structured(t, tl.Name, call(tl.Name, map[string]any{"project": "engine-notes"}))
-		ok["error_code"], ok["message"] = codeInvalidRequest, "x"
-		doc, _ = jsonschema.UnmarshalJSON(bytes.NewReader([]byte(toJSON(t, ok))))
-		if sch.Validate(doc) == nil {
-			t.Errorf("%s: the output schema accepts a result with error_code", tl.Name)
-		}
+	}
+	if checked == 0 {
+		t.Error("no listed tool has an output schema (get_project_context has)")
 	}
 	if got := git(t, dir, "for-each-ref"); got != refs {
 		t.Errorf("argument errors moved refs:\n%s\nwas\n%s", got, refs)
 	}
+}
+
+// hasOutputSchema reports whether a listed tool declares an output schema.
+func hasOutputSchema(tl mcpgo.Tool) bool {
+	return tl.RawOutputSchema != nil || tl.OutputSchema.Type != ""
 }
 
 func toJSON(t *testing.T, v any) string {

@@ -110,11 +110,18 @@ func nodeClient(t *testing.T, node, clientDir, target, arg string) {
 	if got.ProjectContextError || got.ProjectContext["project"].(map[string]any)["slug"] != "engine-notes" {
 		t.Errorf("get_project_context = %v (isError %v)", got.ProjectContext, got.ProjectContextError)
 	}
-	// Malformed arguments: coded invalid_request errors the SDK accepts (no exception thrown by its
-	// outputSchema check), the diagnostic as text.
+	// Malformed arguments: coded invalid_request errors, the diagnostic as text; get_project_context's
+	// are text alone, which the SDK's outputSchema check accepts (it throws on an error object there).
 	for label, want := range map[string]string{"projectNotString": "argument 'project'", "projectUnknown": "unknown project",
 		"projectNotObject": "expected an object", "addKnowledgeMissing": "content", "updateStateEmpty": "give at least one of"} {
 		r, ok := got.ArgErrors[label]
+		if strings.HasPrefix(label, "project") {
+			// get_project_context's output schema is the contract's: its errors are text alone.
+			if !ok || r.Thrown != "" || !r.IsError || r.Value != nil || !strings.Contains(r.Text, want) {
+				t.Errorf("%s: %+v, want a tool error with %q as text and no structuredContent", label, r, want)
+			}
+			continue
+		}
 		msg, _ := r.Value["message"].(string)
 		if !ok || r.Thrown != "" || !r.IsError || r.Value["error_code"] != "invalid_request" || !strings.Contains(msg, want) || r.Text != msg {
 			t.Errorf("%s: %+v, want an invalid_request error with %q", label, r, want)

@@ -74,7 +74,14 @@ func newTool[A any](sp toolSpec, run func(ctx context.Context, a A) (any, error)
 		if sp.coded {
 			return historyError(sp.name, err)
 		}
-		return toolError(sp.name, err)
+		r, jerr := toolError(sp.name, err)
+		if sp.output && r != nil {
+			// The output schema is the contract's, exact (get_project_context: docs/mcp.md "Errors of the
+			// other tools"): it has no room for {error_code, message}, and clients that check an error's
+			// structuredContent against it would throw, so the error is its text alone.
+			r.StructuredContent = nil
+		}
+		return r, jerr
 	}
 	h := func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 		if c := callerOf(ctx); c != nil && c.ReadOnly && !sp.readOnly {

@@ -26,9 +26,9 @@ out.tools = (await client.listTools()).tools.map((t) => t.name).sort();
 const call = await client.callTool({ name: "get_project_context", arguments: { project } });
 out.projectContext = call.structuredContent;
 out.projectContextError = call.isError ?? false;
-// Malformed arguments of tools other than the history tools: coded tool errors. The SDK checks the
-// structuredContent of get_project_context's errors against its outputSchema too (it does even when
-// isError is set), so these calls also prove the output schema admits the error object.
+// Malformed arguments of tools other than the history tools: coded tool errors, except
+// get_project_context's (its outputSchema is the contract's and has no room for an error object, which
+// the SDK would check even when isError is set): text alone.
 out.argErrors = {};
 for (const [label, name, args] of [
   ["projectNotString", "get_project_context", { project: 42 }],
