@@ -107,6 +107,7 @@ type Store struct {
 
 	recCache recordCache  // the checkout record's scopes as CheckoutView last read them
 	parsed   parsedRecord // the checkout record last parsed, by its bytes
+	skels    skelCache    // the look-alike index of the folders writes check (lookalike)
 }
 
 // Close closes the packfiles the store's repository keeps open (gitstore.Repo.Close). The Store stays
