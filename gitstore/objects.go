@@ -252,12 +252,13 @@ type treeCache struct {
 	bytes int // the estimated size of the trees in m (treeBytes)
 }
 
-// treeCacheSize and treeCacheBytes bound the cache: at most 64 trees and about 16 MiB of decoded trees
-// (a 10,000-entry tree is about 1 MB decoded). A long-running process (ctx mcp serve) decodes a new big
-// tree on every write; a bound in entries alone let 64 of them stay alive (docs/architecture.md).
+// treeCacheSize and treeCacheBytes bound the cache: at most 64 trees and about 8 MiB of decoded trees
+// (a 10,000-entry tree is estimated at about 1 MB decoded). A long-running process (ctx mcp serve) decodes
+// a new big tree on every write; a bound in entries alone let 64 of them stay alive, and at 16 MiB the
+// trees of past writes, which no later write reads, were most of the server's heap (docs/architecture.md).
 const (
 	treeCacheSize  = 64
-	treeCacheBytes = 16 << 20
+	treeCacheBytes = 8 << 20
 )
 
 // treeBytes estimates the memory a decoded tree holds: the entries (name, mode, hash) and go-git's

@@ -122,12 +122,12 @@ type rawCached struct {
 	size int // len(raw) + the entries' memory
 }
 
-// rawCacheSize and rawCacheBytes bound rawCache: 8 trees, about 8 MiB (a 10,000-entry folder is 370 KB
-// of bytes and 560 KB of entries). A write needs two (the folder before and after); a long-running
+// rawCacheSize and rawCacheBytes bound rawCache: 8 trees, about 4 MiB (a 10,000-entry folder is 370 KB
+// of bytes and about 640 KB of entries). A write needs two (the folder before and after); a long-running
 // server keeps no more than this whatever it writes.
 const (
 	rawCacheSize  = 8
-	rawCacheBytes = 8 << 20
+	rawCacheBytes = 4 << 20
 )
 
 func (c *rawCache) get(h Hash) ([]rawEntry, bool, bool) {
