@@ -178,7 +178,7 @@ func (s *Store) RefView(ctx context.Context) (*View, error) {
 		}
 		trees[sc] = t
 	}
-	return scopedView(ctx, NewView(&RefReader{repo: s.repo, Trees: trees, skels: &s.skels})), nil
+	return scopedView(ctx, NewView(&RefReader{repo: s.repo, Trees: trees, skels: s.skels})), nil
 }
 
 // DirReader reads the checked-out tree: the files of .context/ with the scope each path was checked out
