@@ -133,6 +133,16 @@ func (r *Repo) ReadFile(ctx context.Context, root Hash, p string) ([]byte, error
 	return r.ReadBlob(ctx, e.Hash)
 }
 
+// Lookup returns the entry at the slash path p below tree root (p "" is root itself, as a folder); found is
+// false when the path is absent (a name of the path missing, or one before the last not a folder).
+func (r *Repo) Lookup(ctx context.Context, root Hash, p string) (e Entry, found bool, err error) {
+	e, err = r.lookup(ctx, root, p)
+	if isNotFound(err) {
+		return Entry{}, false, nil
+	}
+	return e, err == nil, err
+}
+
 // PathHash returns the object name at path in tree root (a blob or a tree), ZeroHash when absent.
 func (r *Repo) PathHash(ctx context.Context, root Hash, p string) (Hash, error) {
 	e, err := r.lookup(ctx, root, p)

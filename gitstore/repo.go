@@ -43,6 +43,7 @@ type Repo struct {
 	st        *filesystem.Storage
 	objs      storer.EncodedObjectStorer // where reads and writes of objects go: st, or the in-memory storage (newMemory)
 	trees     treeCache                  // decoded trees by object name
+	raws      rawCache                   // parsed raw entries of trees by object name (rawEntries)
 	objMu     sync.RWMutex               // write-locked while the pack index is rebuilt (Reindex)
 	// packMu serialises the reads of objects (read): the storage keeps its packfiles open
 	// (KeepDescriptors), and a go-git packfile's scanner is not safe for concurrent use.

@@ -3,8 +3,11 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
+
+	"github.com/ctx-dev/ctx/gitstore"
 
 	"github.com/mtibben/confusables"
 	"golang.org/x/text/unicode/norm"
@@ -61,25 +64,23 @@ func isASCII(s string) bool {
 
 // lookalike returns the key of dir (over every scope, and over the files ed already writes) whose
 // skeleton equals key's while the key differs, "" when there is none. Keys of dir are the names of its
-// files with suffix removed, or, when suffix is "", the names of its subfolders.
+// files with suffix removed, or, when suffix is "", the names of its subfolders. Of several, it returns
+// the one whose name comes first. A view of the refs with the store's index (RefReader.skels) answers from
+// the index of each scope's folder (skelIndex); any other reads the folder's listing.
 func lookalike(ctx context.Context, v *View, ed Edits, dir, suffix, key string) (string, error) {
 	sk := Skeleton(key)
 	check := func(name string) bool {
 		return name != key && Skeleton(name) == sk
 	}
-	names, err := v.List(ctx, dir)
-	if err != nil {
-		return "", err
+	var found string
+	var err error
+	if rr, scopes, ok := indexedReader(v); ok {
+		found, err = rr.lookalike(ctx, scopes, dir, suffix, key, sk)
+	} else {
+		found, err = listedLookalike(ctx, v, dir, suffix, check)
 	}
-	for _, n := range names {
-		name, ok := n.Name, n.Dir
-		if suffix != "" {
-			name, ok = strings.CutSuffix(n.Name, suffix)
-			ok = ok && !n.Dir
-		}
-		if ok && check(name) {
-			return name, nil
-		}
+	if err != nil || found != "" {
+		return found, err
 	}
 	for _, cs := range ed {
 		for _, c := range cs {
@@ -99,6 +100,255 @@ func lookalike(ctx context.Context, v *View, ed Edits, dir, suffix, key string) 
 		}
 	}
 	return "", nil
+}
+
+// listedLookalike is lookalike's search of dir's listing: the first key of the listing for which check
+// holds.
+func listedLookalike(ctx context.Context, v *View, dir, suffix string, check func(string) bool) (string, error) {
+	names, err := v.List(ctx, dir)
+	if err != nil {
+		return "", err
+	}
+	for _, n := range names {
+		name, ok := n.Name, n.Dir
+		if suffix != "" {
+			name, ok = strings.CutSuffix(n.Name, suffix)
+			ok = ok && !n.Dir
+		}
+		if ok && check(name) {
+			return name, nil
+		}
+	}
+	return "", nil
+}
+
+// indexedReader returns the RefReader under v, with the scopes v reads, when it has the store's
+// look-alike index.
+func indexedReader(v *View) (*RefReader, []Scope, bool) {
+	switch r := v.r.(type) {
+	case *RefReader:
+		return r, Scopes, r.skels != nil
+	case publicReader:
+		rr, ok := r.r.(*RefReader)
+		return rr, []Scope{Public}, ok && rr.skels != nil
+	case publicPrefixReader:
+		rr, ok := r.r.(*RefReader)
+		return rr, []Scope{Public}, ok && rr.skels != nil
+	}
+	return nil, nil, false
+}
+
+// lookalike is listedLookalike answered from the index of dir in each scope's tree: the same name
+// (TestIndexedLookalikeSameAsListed). A name present in several scopes counts once, as the first scope
+// holding it has it (View.List).
+func (r *RefReader) lookalike(ctx context.Context, scopes []Scope, dir, suffix, key, sk string) (string, error) {
+	r.skels.mu.Lock() // the indexes change under it (index)
+	defer r.skels.mu.Unlock()
+	var seen []*skelIndex // the indexes of the scopes before this one
+	best := ""
+	bestName := ""
+	for _, sc := range scopes {
+		t := r.Trees[sc]
+		if t.IsZero() {
+			continue
+		}
+		idx, err := r.skels.index(ctx, r.repo, skelSlot{scope: sc, dir: dir, suffix: suffix}, t)
+		if err != nil {
+			return "", err
+		}
+		if idx == nil {
+			continue
+		}
+	names:
+		for _, n := range idx.bySkel[sk] {
+			for _, o := range seen {
+				if o.has(sk, n.name) {
+					continue names
+				}
+			}
+			if n.key == key || n.dir != (suffix == "") {
+				continue
+			}
+			if bestName == "" || n.name < bestName {
+				best, bestName = n.key, n.name
+			}
+		}
+		seen = append(seen, idx)
+	}
+	return best, nil
+}
+
+// skelIndex is the look-alike index of one folder of one scope's tree: its keys by skeleton. Keys are
+// what lookalike compares: names that pass RefReader.List's filter (a file or a folder, a name CheckName
+// accepts), with the suffix removed; with a suffix, names without it are left out.
+type skelIndex struct {
+	folder gitstore.Hash // the folder's tree object
+	bySkel map[string][]skelName
+}
+
+// skelName is one name of a skelIndex: the entry's name, its key, and whether it is a folder.
+type skelName struct {
+	name, key string
+	dir       bool
+}
+
+func (x *skelIndex) has(sk, name string) bool {
+	for _, n := range x.bySkel[sk] {
+		if n.name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// add indexes entry e of the folder, unless lookalike does not read it. An entry of a name already held
+// replaces it (a tree holding a name twice lists as its last entry, View.List).
+func (x *skelIndex) add(e gitstore.Entry, suffix string) {
+	if !(e.Dir || e.IsFile()) || gitstore.CheckName(e.Name) != nil {
+		return
+	}
+	key := e.Name
+	if suffix != "" {
+		var ok bool
+		if key, ok = strings.CutSuffix(e.Name, suffix); !ok {
+			return
+		}
+	}
+	sk := Skeleton(key)
+	n := skelName{name: e.Name, key: key, dir: e.Dir}
+	for i, o := range x.bySkel[sk] {
+		if o.name == e.Name {
+			x.bySkel[sk][i] = n
+			return
+		}
+	}
+	x.bySkel[sk] = append(x.bySkel[sk], n)
+}
+
+// remove takes name out of the index.
+func (x *skelIndex) remove(name, suffix string) {
+	key := name
+	if suffix != "" {
+		var ok bool
+		if key, ok = strings.CutSuffix(name, suffix); !ok {
+			return
+		}
+	}
+	sk := Skeleton(key)
+	ns := x.bySkel[sk]
+	for i, n := range ns {
+		if n.name == name {
+			ns = append(ns[:i:i], ns[i+1:]...)
+			break
+		}
+	}
+	if len(ns) == 0 {
+		delete(x.bySkel, sk)
+	} else {
+		x.bySkel[sk] = ns
+	}
+}
+
+// skelSlot names the index of one folder (dir, keys with suffix removed) of one scope.
+type skelSlot struct {
+	scope       Scope
+	dir, suffix string
+}
+
+// skelCache holds the look-alike index of the folders a long-lived Store (ctx mcp serve) checks, so that
+// a write does not compute the skeleton of every key of a folder of 10,000 (4 ms). An index is valid for
+// one tree of the folder (its object name): when the scope's ref has moved, by this process or another
+// one, the folder's tree differs, and the index is moved to it by the diff of the two trees (what changed
+// is indexed again; TestLookalikeIndexAfterOtherWriters). A diff of more than skelDiffMax names, or of a
+// tree holding a name twice, builds the index again from the listing.
+type skelCache struct {
+	mu sync.Mutex
+	m  map[skelSlot]*skelIndex
+}
+
+// skelDiffMax is the largest diff moved into an index; a larger one rebuilds it.
+const skelDiffMax = 256
+
+// skelSlots bounds the indexes a Store keeps (a few folders are checked: the kinds' folders, skills).
+const skelSlots = 16
+
+// index returns the index of folder dir of tree root for slot (nil when the folder is absent). The caller
+// holds c.mu while it uses the index.
+func (c *skelCache) index(ctx context.Context, repo *gitstore.Repo, slot skelSlot, root gitstore.Hash) (*skelIndex, error) {
+	e, found, err := repo.Lookup(ctx, root, slot.dir)
+	if err != nil {
+		return nil, err
+	}
+	if !found || !e.Dir || e.Hash.IsZero() {
+		return nil, nil
+	}
+	old := c.m[slot]
+	if old != nil && old.folder == e.Hash {
+		return old, nil
+	}
+	if old != nil {
+		if ok, err := old.move(ctx, repo, e.Hash, slot.suffix); err != nil {
+			return nil, err
+		} else if ok {
+			return old, nil
+		}
+		delete(c.m, slot) // a failed move may have left it half done
+	}
+	idx := &skelIndex{folder: e.Hash, bySkel: map[string][]skelName{}}
+	es, err := repo.List(ctx, e.Hash, "")
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range es {
+		idx.add(e, slot.suffix)
+	}
+	if c.m == nil {
+		c.m = map[skelSlot]*skelIndex{}
+	}
+	if len(c.m) >= skelSlots {
+		clear(c.m)
+	}
+	c.m[slot] = idx
+	return idx, nil
+}
+
+// move updates the index to folder tree h by the diff from its folder; false when it cannot (too many
+// names changed, a name held twice): the caller builds the index again.
+func (x *skelIndex) move(ctx context.Context, repo *gitstore.Repo, h gitstore.Hash, suffix string) (bool, error) {
+	added, removed, err := repo.DiffItems(ctx, x.folder, h)
+	if err != nil {
+		return false, err
+	}
+	if len(added)+len(removed) > skelDiffMax {
+		return false, nil
+	}
+	var names []string // the names of the folder the diff touched (a leaf below a subfolder touches it)
+	for _, its := range [][]gitstore.Item{added, removed} {
+		for _, it := range its {
+			if it.Duplicate {
+				return false, nil
+			}
+			names = append(names, it.Names[0])
+		}
+	}
+	slices.Sort(names)
+	names = slices.Compact(names)
+	for _, n := range names {
+		x.remove(n, suffix)
+		if gitstore.CheckName(n) != nil {
+			continue
+		}
+		e, found, err := repo.Lookup(ctx, h, n)
+		if err != nil {
+			return false, err
+		}
+		if found {
+			e.Name = n
+			x.add(e, suffix)
+		}
+	}
+	x.folder = h
+	return true, nil
 }
 
 // refuseLookalike returns an error when a new key of dir looks like an existing one (see lookalike).

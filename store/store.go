@@ -107,6 +107,7 @@ type Store struct {
 
 	recCache recordCache  // the checkout record's scopes as CheckoutView last read them
 	parsed   parsedRecord // the checkout record last parsed, by its bytes
+	skels    *skelCache   // the look-alike index of the folders writes check (lookalike); shared by WithActor's stores
 }
 
 // Close closes the packfiles the store's repository keeps open (gitstore.Repo.Close). The Store stays
@@ -127,7 +128,7 @@ func Open(ctx context.Context, dir string, actor Actor) (*Store, error) {
 		_ = repo.Close()
 		return nil, err
 	}
-	s := &Store{repo: repo, Actor: actor}
+	s := &Store{repo: repo, Actor: actor, skels: &skelCache{}}
 	if err := s.loadConfig(); err != nil {
 		_ = repo.Close()
 		return nil, err

@@ -110,6 +110,7 @@ func (v *View) List(ctx context.Context, dir string) ([]Listed, error) {
 type RefReader struct {
 	repo  *gitstore.Repo
 	Trees map[Scope]gitstore.Hash // the tree of each scope; ZeroHash or absent: the scope is empty
+	skels *skelCache              // the store's look-alike index (lookalike), or nil
 }
 
 // ReadFile implements Reader.
@@ -177,7 +178,7 @@ func (s *Store) RefView(ctx context.Context) (*View, error) {
 		}
 		trees[sc] = t
 	}
-	return scopedView(ctx, NewView(&RefReader{repo: s.repo, Trees: trees})), nil
+	return scopedView(ctx, NewView(&RefReader{repo: s.repo, Trees: trees, skels: s.skels})), nil
 }
 
 // DirReader reads the checked-out tree: the files of .context/ with the scope each path was checked out

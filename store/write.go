@@ -120,7 +120,7 @@ func (s *Store) Write(ctx context.Context, op Op, fn func(v *View) (Edits, error
 		for _, sc := range Scopes {
 			trees[sc] = tips[s.RefOf(sc)].Tree
 		}
-		v := scopedView(ctx, NewView(&RefReader{repo: s.repo, Trees: trees}))
+		v := scopedView(ctx, NewView(&RefReader{repo: s.repo, Trees: trees, skels: s.skels}))
 		edits, err := fn(v)
 		if err != nil {
 			return nil, err
