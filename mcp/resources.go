@@ -157,11 +157,43 @@ func (s *srv) render(ctx context.Context, uri string) ([]mcpgo.ResourceContents,
 		}
 		segs = append(segs, d)
 	}
-	v, err := s.view(ctx)
+	// The read cache (readcache.go): served from memory while the refs, the record and the entry's files
+	// are unchanged; otherwise read as below, and kept when it may be.
+	key := uri
+	if store.PublicOnly(ctx) {
+		key = "public-only\x00" + uri
+	}
+	rc := s.reads
+	cache := rc != nil && !(len(segs) == 1 && segs[0] == "activity")
+	var gen uint64
+	if cache {
+		files := rc.refFiles()
+		if files == nil {
+			files = s.st.CheckoutViewFiles()
+			rc.setFiles(files)
+		}
+		var fresh bool
+		gen, fresh = rc.check(rc.takeStamp(files))
+		if fresh {
+			if out, ok := rc.get(key, gen); ok {
+				rc.hits.Add(1)
+				return out, nil
+			}
+		} else {
+			rc.setFiles(s.st.CheckoutViewFiles())
+		}
+		rc.misses.Add(1)
+	}
+	v, err := s.st.CheckoutView(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("read the checked-out tree: %w", err)
 	}
-	out, err := s.resource(ctx, v, segs)
+	var deps *readDeps
+	if cache {
+		deps = newReadDeps(s.st.CheckoutRoot(), rc.margin)
+		v = v.Observe(deps.before)
+	}
+	out, err := s.resource(ctx, v.WithMaxRead(maxFileRead), segs)
 	var nf *store.NotFoundError
 	var amb *store.AmbiguousError
 	var tl *store.TooLargeError
@@ -179,7 +211,11 @@ func (s *srv) render(ctx context.Context, uri string) ([]mcpgo.ResourceContents,
 	case err != nil:
 		return nil, fmt.Errorf("read %s: %w", uri, err)
 	}
-	return fitContents(uri, out)
+	contents, err := fitContents(uri, out)
+	if err == nil && cache && deps.keep {
+		rc.put(key, gen, deps.deps, contents)
+	}
+	return contents, err
 }
 
 var errNoResource = errors.New("no such resource")
