@@ -213,7 +213,7 @@ func (s *session) clearNotes() {
 }
 
 // read reads a resource and returns its only contents' text, checking uri and mimeType.
-func (s *session) read(t *testing.T, uri string) string {
+func (s *session) read(t testing.TB, uri string) string {
 	t.Helper()
 	req := mcpgo.ReadResourceRequest{}
 	req.Params.URI = uri

@@ -18,9 +18,11 @@ import (
 // files, and each is checked by its stat data, as git's index checks the work tree (gitformat-index(5)):
 //
 //   - the refs and the checkout record (store.CheckoutViewFiles: the loose ref file and packed-refs of
-//     each scope's ref, .context/.ctx-checkout.json and its log), checked once per read: when any of them
-//     changed, a ref moved (a write of this or another process, a pull, `git update-ref`) or a refresh
-//     ran, and every cached answer is dropped (a new generation);
+//     each scope's ref, .context/.ctx-checkout.json, its log and the refresh journal), checked once per
+//     read: when any of them changed, a ref moved (a write of this or another process, a pull, `git
+//     update-ref`) or a refresh ran, and every cached answer is dropped (a new generation); while none
+//     changed, the view of the last store.Store.CheckoutView serves the reads that miss, without reading
+//     the refs and the record again;
 //   - the files the answer was read from (store.View.Observe), checked at each hit: a hand edit or a
 //     removal of the entry's file misses, and the read is done again as without the cache.
 //
@@ -42,6 +44,7 @@ type readCache struct {
 	files []string
 	lru   *lru.Cache // key -> *cachedRead
 	bytes int64      // the size of what lru holds (cachedRead.size)
+	views [2]*store.View // the view CheckoutView gave in this generation: [0] the owner's, [1] public-only
 
 	hits, misses atomic.Int64 // resources/read answered from memory, and computed (for tests and profiles)
 }
@@ -122,6 +125,30 @@ func (s stamp) same(t stamp) bool {
 	return true
 }
 
+// lookup is the first step of a read of key (public-only when pub): the answer kept for it when the refs,
+// the record and its files are unchanged (kept non-nil); else the generation to keep the new answer in
+// and, while the refs and record are unchanged, the view of the checked-out tree to read it from (nil:
+// call st.CheckoutView, and setView).
+func (c *readCache) lookup(st *store.Store, key string, pub bool) (kept []mcpgo.ResourceContents, gen uint64, v *store.View) {
+	files := c.refFiles()
+	if files == nil {
+		files = st.CheckoutViewFiles()
+		c.setFiles(files)
+	}
+	gen, fresh := c.check(c.takeStamp(files))
+	if !fresh {
+		c.setFiles(st.CheckoutViewFiles()) // a ref that became symbolic names other files
+		c.misses.Add(1)
+		return nil, gen, nil
+	}
+	if out, ok := c.get(key, gen); ok {
+		c.hits.Add(1)
+		return out, gen, nil
+	}
+	c.misses.Add(1)
+	return nil, gen, c.view(gen, pub)
+}
+
 // refFiles is the list of files the last full check stamped (store.CheckoutViewFiles).
 func (c *readCache) refFiles() []string {
 	c.mu.Lock()
@@ -141,6 +168,7 @@ func (c *readCache) check(st stamp) (gen uint64, fresh bool) {
 	c.gen++
 	c.lru.Clear()
 	c.bytes = 0
+	c.views = [2]*store.View{}
 	c.stamp, c.known = st, true
 	return c.gen, false
 }
@@ -161,6 +189,34 @@ func (c *readCache) setFiles(files []string) {
 	}
 	c.files = files
 	c.known = false
+}
+
+// view returns the view of the checked-out tree kept for generation gen (nil when none): while the refs,
+// the record and the refresh journal are unchanged, CheckoutView would give the same one (its files are
+// read from disk at each read).
+func (c *readCache) view(gen uint64, publicOnly bool) *store.View {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if gen != c.gen {
+		return nil
+	}
+	return c.views[b2i(publicOnly)]
+}
+
+// setView keeps v, the view CheckoutView gave after the stamp of generation gen was taken.
+func (c *readCache) setView(gen uint64, publicOnly bool, v *store.View) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if gen == c.gen {
+		c.views[b2i(publicOnly)] = v
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // get returns the answer kept under key for generation gen whose files are unchanged.

@@ -264,3 +264,43 @@ func TestReadCacheNotKept(t *testing.T) {
 	readMiss(t, s, x, "context://manifest")
 	readHit(t, s, x, "context://manifest")
 }
+
+// TestReadCacheProcesses: two `ctx mcp serve` processes (the test server binary, with the production race
+// margin) on one repository. Once the reader's answers are old enough to be kept, a write made by the
+// other server process, and then `git update-ref`, are seen by the reader's next read.
+func TestReadCacheProcesses(t *testing.T) {
+	dir, st := newRepo(t, store.Actor{Agent: "cli"})
+	setKnowledge(t, st, "arch", "Monolith.\n", "")
+	bin := buildTestServer(t)
+	reader := spawn(t, bin, dir, "reader")
+	writer := spawn(t, bin, dir, "writer")
+	const uri = "context://knowledge/arch"
+	text := func(want string) {
+		t.Helper()
+		res, err := reader.read(uri)
+		if err != nil {
+			t.Fatalf("read %s: %v", uri, err)
+		}
+		if got := res.Contents[0].(mcpgo.TextResourceContents).Text; !strings.Contains(got, want) {
+			t.Fatalf("read %s: %s, want %q", uri, got, want)
+		}
+	}
+	first := git(t, dir, "rev-parse", st.BranchRef())
+	aged := func() { // past raceMargin: the reader keeps what it reads from now on
+		time.Sleep(raceMargin + 100*time.Millisecond)
+		text("")
+		text("")
+	}
+	aged()
+	text("Monolith.")
+	req := mcpgo.CallToolRequest{}
+	req.Params.Name = "context_add_knowledge"
+	req.Params.Arguments = map[string]any{"key": "arch", "content": "Services now.\n"}
+	if res, err := writer.c.CallTool(context.Background(), req); err != nil || res.IsError {
+		t.Fatalf("write through the other server: %v %v", err, res)
+	}
+	text("Services now.")
+	aged()
+	git(t, dir, "update-ref", st.BranchRef(), first)
+	text("Monolith.")
+}

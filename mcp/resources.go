@@ -159,34 +159,29 @@ func (s *srv) render(ctx context.Context, uri string) ([]mcpgo.ResourceContents,
 	}
 	// The read cache (readcache.go): served from memory while the refs, the record and the entry's files
 	// are unchanged; otherwise read as below, and kept when it may be.
+	pub := store.PublicOnly(ctx)
 	key := uri
-	if store.PublicOnly(ctx) {
+	if pub {
 		key = "public-only\x00" + uri
 	}
 	rc := s.reads
 	cache := rc != nil && !(len(segs) == 1 && segs[0] == "activity")
 	var gen uint64
+	var v *store.View
 	if cache {
-		files := rc.refFiles()
-		if files == nil {
-			files = s.st.CheckoutViewFiles()
-			rc.setFiles(files)
+		var kept []mcpgo.ResourceContents
+		if kept, gen, v = rc.lookup(s.st, key, pub); kept != nil {
+			return kept, nil
 		}
-		var fresh bool
-		gen, fresh = rc.check(rc.takeStamp(files))
-		if fresh {
-			if out, ok := rc.get(key, gen); ok {
-				rc.hits.Add(1)
-				return out, nil
-			}
-		} else {
-			rc.setFiles(s.st.CheckoutViewFiles())
-		}
-		rc.misses.Add(1)
 	}
-	v, err := s.st.CheckoutView(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("read the checked-out tree: %w", err)
+	if v == nil {
+		var err error
+		if v, err = s.st.CheckoutView(ctx); err != nil {
+			return nil, fmt.Errorf("read the checked-out tree: %w", err)
+		}
+		if cache {
+			rc.setView(gen, pub, v)
+		}
 	}
 	var deps *readDeps
 	if cache {

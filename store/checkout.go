@@ -1044,7 +1044,8 @@ func entryOfPath(p string) (kind, key string, ok bool) {
 // CheckoutViewFiles lists the files besides the entries' own whose stat data tell whether CheckoutView
 // may serve something else than it did when they were last seen unchanged: the loose ref file and
 // packed-refs of each scope's ref (gitstore.Repo.RefFiles; the private and ephemeral refs' are in the
-// local-only repository) and, with a checked-out tree, the checkout record and its log. Each listed once;
+// local-only repository) and, with a checked-out tree, the checkout record, its log and the refresh
+// journal. Each listed once;
 // paths that do not exist are listed too. A reader that caches what it read keys it by these files' stat
 // data and by those of every file it read (View.Observe): a write, a pull or `git update-ref` replaces a
 // ref file, a refresh rewrites the record, a hand edit changes the entry's file.
@@ -1065,6 +1066,7 @@ func (s *Store) CheckoutViewFiles() []string {
 	if root := s.CheckoutRoot(); root != "" {
 		add(filepath.Join(root, RecordFile))
 		add(filepath.Join(root, RecordLogFile))
+		add(s.journalPath()) // a refresh under way, or killed: CheckoutView finishes it first
 	}
 	return out
 }
