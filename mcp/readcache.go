@@ -42,8 +42,8 @@ type readCache struct {
 	known bool   // stamp was taken
 	gen   uint64 // bumped whenever the refs or record changed (or could not be trusted): older answers are dropped
 	files []string
-	lru   *lru.Cache // key -> *cachedRead
-	bytes int64      // the size of what lru holds (cachedRead.size)
+	lru   *lru.Cache     // key -> *cachedRead
+	bytes int64          // the size of what lru holds (cachedRead.size)
 	views [2]*store.View // the view CheckoutView gave in this generation: [0] the owner's, [1] public-only
 
 	hits, misses atomic.Int64 // resources/read answered from memory, and computed (for tests and profiles)
