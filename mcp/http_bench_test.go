@@ -114,6 +114,18 @@ func BenchmarkResourceRead(b *testing.B) {
 		s := serveServer(b, x, stderr, "", "ctx-test")
 		sequentialReads(b, s, func(int) string { return uri })
 	})
+	// The floor of a template resource: mcp-go matches the URI against each resource template (a regular
+	// expression, then uritemplate's matcher) before the handler runs, as for context://knowledge/{key}.
+	b.Run("floor-template-one", func(b *testing.B) {
+		stderr := &syncBuffer{}
+		x := NewServer(st, Options{Agent: "bench", Stderr: stderr})
+		x.MCP().AddResourceTemplate(mcpgo.NewResourceTemplate("bench://floor/{key}", "floor"),
+			func(_ context.Context, req mcpgo.ReadResourceRequest) ([]mcpgo.ResourceContents, error) {
+				return jsonContents(req.Params.URI, []byte(`{"key":"k00000","content":"entry 0\n"}`)), nil
+			})
+		s := serveServer(b, x, stderr, "", "ctx-test")
+		sequentialReads(b, s, func(i int) string { return fmt.Sprintf("bench://floor/k%05d", i%entries) })
+	})
 }
 
 // sequentialReads reads b.N resources one after the other on one session, the i-th named by uri(i), and
