@@ -27,6 +27,31 @@ var ErrRefLocked = errors.New("ref is locked")
 // core.filesRefLockTimeout (default 100 ms; ctx waits longer because its writers queue on the ctx lock).
 const refLockTimeout = 2 * time.Second
 
+// RefFiles lists the files that hold ref name, whose stat data tell a reader that the ref may have moved
+// without reading it: the loose ref file and packed-refs of the git dir that holds it
+// (gitrepository-layout(5)), in that order, and when the loose file is a symbolic ref ("ref: ..."), the
+// files of its target too (at most 5 levels, like readRef). Paths that do not exist are listed too: a ref
+// written later creates them. A move of the ref replaces one of these files (C git and ctx write a
+// <file>.lock and rename it over the file, so the file gets a new inode and change time).
+func (r *Repo) RefFiles(name string) []string {
+	var out []string
+	for depth := 0; depth < 5; depth++ {
+		dir := r.refDir(name)
+		loose := filepath.Join(dir, filepath.FromSlash(name))
+		out = append(out, loose, filepath.Join(dir, "packed-refs"))
+		b, err := os.ReadFile(loose)
+		if err != nil {
+			break
+		}
+		target, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "ref: ")
+		if !ok {
+			break
+		}
+		name = target
+	}
+	return out
+}
+
 // readRef reads a ref of a git dir: the loose file first, then packed-refs (gitrepository-layout(5)).
 // A symbolic ref ("ref: ...") is followed. A missing ref is ZeroHash with no error.
 func readRef(gitDir, name string) (Hash, error) {

@@ -115,16 +115,24 @@ func serve(t testing.TB, st *store.Store, opt Options, protocolVersion string) *
 // serveAs is serve with a client whose clientInfo.name is clientName.
 func serveAs(t testing.TB, st *store.Store, opt Options, protocolVersion, clientName string) *session {
 	t.Helper()
+	stderr := &syncBuffer{}
+	if opt.Stderr == nil {
+		opt.Stderr = stderr
+	}
+	return serveServer(t, NewServer(st, opt), stderr, protocolVersion, clientName)
+}
+
+// serveServer is serveAs on a server built by NewServer (whose Options.Stderr writes to stderr), for a
+// test that registers more on it first.
+func serveServer(t testing.TB, x *Server, stderr *syncBuffer, protocolVersion, clientName string) *session {
+	t.Helper()
 	serverIn, clientOut := io.Pipe()
 	clientIn, serverOut := io.Pipe()
-	s := &session{noteCh: make(chan struct{}, 1024), stderr: &syncBuffer{}}
-	if opt.Stderr == nil {
-		opt.Stderr = s.stderr
-	}
+	s := &session{noteCh: make(chan struct{}, 1024), stderr: stderr}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		err := ServeStdio(ctx, st, serverIn, serverOut, opt)
+		err := x.ServeStdio(ctx, serverIn, serverOut)
 		serverOut.Close()
 		done <- err
 	}()
@@ -205,7 +213,7 @@ func (s *session) clearNotes() {
 }
 
 // read reads a resource and returns its only contents' text, checking uri and mimeType.
-func (s *session) read(t *testing.T, uri string) string {
+func (s *session) read(t testing.TB, uri string) string {
 	t.Helper()
 	req := mcpgo.ReadResourceRequest{}
 	req.Params.URI = uri

@@ -6,9 +6,11 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/ctx-dev/ctx/internal/testenv"
 	"github.com/ctx-dev/ctx/store"
 	"github.com/ctx-dev/ctx/store/storetest"
 	"github.com/ctx-dev/ctx/store/tokens"
@@ -79,6 +81,87 @@ func BenchmarkResourceRead(b *testing.B) {
 			b.ReportMetric(float64(lat[(len(lat)*99)/100])/1e6, "p99-ms")
 		})
 	}
+	// One stdio session reading sequentially, the way one agent reads: context://knowledge/kNNNNN in key
+	// order, each entry for the first time since the server started (stdio-one; -benchtime 10000x at
+	// most), or after every entry was read once (stdio-one-warm); and the floor: the same session reading
+	// a resource whose handler returns a constant, which is what mcp-go's JSON-RPC decoding and encoding,
+	// the stdio transport and the client cost per read without any of ctx's work. The store's files are
+	// first left 2 s old, as a store written before the session is (a file changed within the read
+	// cache's race margin is read again at each read, docs/mcp.md "Reads from memory").
+	time.Sleep(2 * time.Second)
+	key := func(i int) string { return fmt.Sprintf("context://knowledge/k%05d", i%entries) }
+	b.Run("stdio-one", func(b *testing.B) {
+		if b.N > entries {
+			b.Fatalf("stdio-one reads each entry once: -benchtime %dx at most", entries)
+		}
+		sequentialReads(b, serve(b, st, Options{Agent: "bench"}, ""), key)
+	})
+	b.Run("stdio-one-warm", func(b *testing.B) {
+		s := serve(b, st, Options{Agent: "bench"}, "")
+		for i := range entries {
+			s.read(b, key(i))
+		}
+		sequentialReads(b, s, key)
+	})
+	b.Run("floor-one", func(b *testing.B) {
+		stderr := &syncBuffer{}
+		x := NewServer(st, Options{Agent: "bench", Stderr: stderr})
+		const uri = "bench://floor"
+		x.MCP().AddResource(mcpgo.NewResource(uri, "floor", mcpgo.WithMIMEType("application/json")),
+			func(context.Context, mcpgo.ReadResourceRequest) ([]mcpgo.ResourceContents, error) {
+				return jsonContents(uri, []byte(`{"key":"k00000","content":"entry 0\n"}`)), nil
+			})
+		s := serveServer(b, x, stderr, "", "ctx-test")
+		sequentialReads(b, s, func(int) string { return uri })
+	})
+	// The floor of a template resource: mcp-go matches the URI against each resource template (a regular
+	// expression, then uritemplate's matcher) before the handler runs, as for context://knowledge/{key}.
+	b.Run("floor-template-one", func(b *testing.B) {
+		stderr := &syncBuffer{}
+		x := NewServer(st, Options{Agent: "bench", Stderr: stderr})
+		x.MCP().AddResourceTemplate(mcpgo.NewResourceTemplate("bench://floor/{key}", "floor"),
+			func(_ context.Context, req mcpgo.ReadResourceRequest) ([]mcpgo.ResourceContents, error) {
+				return jsonContents(req.Params.URI, []byte(`{"key":"k00000","content":"entry 0\n"}`)), nil
+			})
+		s := serveServer(b, x, stderr, "", "ctx-test")
+		sequentialReads(b, s, func(i int) string { return fmt.Sprintf("bench://floor/k%05d", i%entries) })
+	})
+}
+
+// sequentialReads reads b.N resources one after the other on one session, the i-th named by uri(i), and
+// reports reads/s, the median and 99th percentile latency (p50-ms, p99-ms) and the process's CPU time per
+// read (cpu-us/op: client and server run in this process).
+func sequentialReads(b *testing.B, s *session, uri func(i int) string) {
+	b.Helper()
+	read := func(i int) {
+		req := mcpgo.ReadResourceRequest{}
+		req.Params.URI = uri(i)
+		res, err := s.c.ReadResource(context.Background(), req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(res.Contents) != 1 {
+			b.Fatalf("read %s: %d contents", req.Params.URI, len(res.Contents))
+		}
+	}
+	read(0)
+	lat := make([]time.Duration, b.N)
+	cpu0 := testenv.CPUTime(syscall.RUSAGE_SELF)
+	b.ResetTimer()
+	start := time.Now()
+	for i := range b.N {
+		t0 := time.Now()
+		read(i)
+		lat[i] = time.Since(t0)
+	}
+	elapsed := time.Since(start)
+	b.StopTimer()
+	cpu := testenv.CPUTime(syscall.RUSAGE_SELF) - cpu0
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "reads/s")
+	b.ReportMetric(float64(lat[len(lat)/2])/1e6, "p50-ms")
+	b.ReportMetric(float64(lat[(len(lat)*99)/100])/1e6, "p99-ms")
+	b.ReportMetric(float64(cpu)/1e3/float64(b.N), "cpu-us/op")
 }
 
 // benchStore is an initialised store with n knowledge entries k00000..k<n-1>, committed in one write.

@@ -157,11 +157,38 @@ func (s *srv) render(ctx context.Context, uri string) ([]mcpgo.ResourceContents,
 		}
 		segs = append(segs, d)
 	}
-	v, err := s.view(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("read the checked-out tree: %w", err)
+	// The read cache (readcache.go): served from memory while the refs, the record and the entry's files
+	// are unchanged; otherwise read as below, and kept when it may be.
+	pub := store.PublicOnly(ctx)
+	key := uri
+	if pub {
+		key = "public-only\x00" + uri
 	}
-	out, err := s.resource(ctx, v, segs)
+	rc := s.reads
+	cache := rc != nil && !(len(segs) == 1 && segs[0] == "activity")
+	var gen uint64
+	var v *store.View
+	if cache {
+		var kept []mcpgo.ResourceContents
+		if kept, gen, v = rc.lookup(s.st, key, pub); kept != nil {
+			return kept, nil
+		}
+	}
+	if v == nil {
+		var err error
+		if v, err = s.st.CheckoutView(ctx); err != nil {
+			return nil, fmt.Errorf("read the checked-out tree: %w", err)
+		}
+		if cache {
+			rc.setView(gen, pub, v)
+		}
+	}
+	var deps *readDeps
+	if cache {
+		deps = newReadDeps(s.st.CheckoutRoot(), rc.margin)
+		v = v.Observe(deps.before)
+	}
+	out, err := s.resource(ctx, v.WithMaxRead(maxFileRead), segs)
 	var nf *store.NotFoundError
 	var amb *store.AmbiguousError
 	var tl *store.TooLargeError
@@ -179,7 +206,11 @@ func (s *srv) render(ctx context.Context, uri string) ([]mcpgo.ResourceContents,
 	case err != nil:
 		return nil, fmt.Errorf("read %s: %w", uri, err)
 	}
-	return fitContents(uri, out)
+	contents, err := fitContents(uri, out)
+	if err == nil && cache && deps.keep {
+		rc.put(key, gen, deps.deps, contents)
+	}
+	return contents, err
 }
 
 var errNoResource = errors.New("no such resource")

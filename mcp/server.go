@@ -61,6 +61,8 @@ type Options struct {
 	// NoUsage switches the local usage accounting of stdio tool calls off (docs/mcp.md "Local usage");
 	// CTX_MCP_USAGE=off does too.
 	NoUsage bool
+
+	raceMargin time.Duration // tests: the read cache's race margin (readcache.go); 0 is raceMargin
 }
 
 // srv is the state shared by the handlers of one MCP server.
@@ -79,6 +81,8 @@ type srv struct {
 	hist  historyIndex // the agent history index, opened on first use (agent_history.go)
 	usage *usage       // local usage accounting (usage.go)
 	names map[string]bool
+
+	reads *readCache // resources/read answers kept in memory (readcache.go)
 }
 
 // Server is ctx's MCP server over one store: its resources, tools and prompts registered once, served
@@ -123,7 +127,10 @@ func newSrv(st *store.Store, opt Options) *srv {
 		st.Actor.Session = opt.Session
 	}
 	s := &srv{st: st, opt: opt, log: log.New(opt.Stderr, "ctx mcp: ", log.LstdFlags), hub: newHub(),
-		agents: map[string]*store.Store{}}
+		agents: map[string]*store.Store{}, reads: newReadCache(opt.raceMargin)}
+	if opt.raceMargin == 0 {
+		s.reads.margin = raceMargin
+	}
 	hooks := &server.Hooks{}
 	hooks.AddOnRegisterSession(func(ctx context.Context, cs server.ClientSession) { s.hub.add(cs) })
 	hooks.AddOnUnregisterSession(func(ctx context.Context, cs server.ClientSession) { s.hub.remove(cs) })

@@ -1057,3 +1057,33 @@ func entryOfPath(p string) (kind, key string, ok bool) {
 	}
 	return "", "", false
 }
+
+// CheckoutViewFiles lists the files besides the entries' own whose stat data tell whether CheckoutView
+// may serve something else than it did when they were last seen unchanged: the loose ref file and
+// packed-refs of each scope's ref (gitstore.Repo.RefFiles; the private and ephemeral refs' are in the
+// local-only repository) and, with a checked-out tree, the checkout record, its log and the refresh
+// journal. Each listed once;
+// paths that do not exist are listed too. A reader that caches what it read keys it by these files' stat
+// data and by those of every file it read (View.Observe): a write, a pull or `git update-ref` replaces a
+// ref file, a refresh rewrites the record, a hand edit changes the entry's file.
+func (s *Store) CheckoutViewFiles() []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(p string) {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	for _, sc := range Scopes {
+		for _, p := range s.repo.RefFiles(s.RefOf(sc)) {
+			add(p)
+		}
+	}
+	if root := s.CheckoutRoot(); root != "" {
+		add(filepath.Join(root, RecordFile))
+		add(filepath.Join(root, RecordLogFile))
+		add(s.journalPath()) // a refresh under way, or killed: CheckoutView finishes it first
+	}
+	return out
+}

@@ -14,6 +14,9 @@ type FileStat struct {
 	Ino   uint64 `json:"ino,omitempty"`
 }
 
+// StatOf is the stat data of fi (from os.Stat or os.Lstat).
+func StatOf(fi fs.FileInfo) FileStat { return *statOf(fi) }
+
 // statOf takes the stat data of fi (an lstat).
 func statOf(fi fs.FileInfo) *FileStat {
 	st := &FileStat{Size: fi.Size(), Mtime: fi.ModTime().UnixNano()}
