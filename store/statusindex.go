@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"github.com/ctx-dev/ctx/gitstore"
@@ -52,6 +53,11 @@ type statusIndex struct {
 
 	entries []indexEntry // sorted by path
 	dirs    []indexDir   // sorted by path
+
+	// prechecked: the stat data of entries and folders were checked against their own stamps when the
+	// index was built (indexFromRecord, carry), and stand as they are (never written: a written index is
+	// checked against its stamp).
+	prechecked bool
 }
 
 // recordKey2 identifies the bytes of the checkout record's two files: their stat data (zero for a
@@ -108,7 +114,8 @@ func keyOf(rec, log []byte, recSt, logSt FileStat) recordKey2 {
 // indexFromRecord builds the entries of an index from a parsed checkout record: the stat data of an entry
 // count only when older than RecordFile (recTime), as HandEdits has always trusted them.
 func indexFromRecord(rec *Record, key recordKey2, recTime int64) *statusIndex {
-	x := &statusIndex{stamp: recTime, key: key, commits: map[Scope]string{}, incomplete: rec.Incomplete, clean: rec.Clean}
+	x := &statusIndex{stamp: recTime, key: key, commits: map[Scope]string{}, incomplete: rec.Incomplete, clean: rec.Clean,
+		prechecked: true}
 	for sc, c := range rec.Commits {
 		x.commits[sc] = c
 	}
@@ -116,13 +123,51 @@ func indexFromRecord(rec *Record, key recordKey2, recTime int64) *statusIndex {
 	for p, f := range rec.Files {
 		e := indexEntry{path: p, scope: f.Scope, blob: gitstore.NewHash(f.Blob),
 			noFile: checkPath(p) != nil || join(path.Dir(p), path.Base(p)) != p}
-		if f.Stat != nil {
+		if f.Stat != nil && f.Stat.Mtime < recTime && f.Stat.Ctime < recTime {
 			e.hasStat, e.st = true, *f.Stat
 		}
 		x.entries = append(x.entries, e)
 	}
 	sort.Slice(x.entries, func(i, j int) bool { return x.entries[i].path < x.entries[j].path })
 	return x
+}
+
+// carry takes into x, an index just built from a new record, what the previous index old knew that still
+// holds: the entry counts (per tips), the stat data verified for a file that still has the same blob,
+// and the folders whose stat data old trusted, with the names in them that are not files of the new
+// record (a write changes the record, not the files a scan verified: the first status after it neither
+// reads them nor lists their folders).
+func (x *statusIndex) carry(old *statusIndex) {
+	if old.countsOK {
+		x.countsOK, x.countTips, x.countsPub, x.countNames, x.countVals = true, old.countTips, old.countsPub, old.countNames, old.countVals
+	}
+	for i := range x.entries {
+		e := &x.entries[i]
+		if o, ok := old.entry(e.path); ok && !e.hasStat && o.blob == e.blob && o.hasStat && old.trusted(o.st) {
+			e.hasStat, e.st = true, o.st
+		}
+	}
+	oldNames := map[string][]string{} // folder -> the names of old's files in it
+	for _, e := range old.entries {
+		if !e.noFile {
+			d := path.Dir(e.path)
+			oldNames[d] = append(oldNames[d], path.Base(e.path))
+		}
+	}
+	for _, d := range old.dirs {
+		if !old.trusted(d.st) {
+			continue
+		}
+		// The names in the folder, unchanged since old listed it, that are not files of x.
+		nd := indexDir{path: d.path, st: d.st}
+		for _, n := range append(append([]string(nil), d.extras...), oldNames[d.path]...) {
+			if e, ok := x.entry(join(d.path, n)); !ok || e.noFile {
+				nd.extras = append(nd.extras, n)
+			}
+		}
+		slices.Sort(nd.extras)
+		x.dirs = append(x.dirs, nd)
+	}
 }
 
 // encode writes the index in its binary form (little-endian; strings with a 32-bit length), ending with

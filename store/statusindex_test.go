@@ -89,6 +89,39 @@ func TestStatusIndexStatsOnly(t *testing.T) {
 	if n := store.RecordsParsed() - before; n != 0 || len(l.read) != 0 || len(l.listed) != 0 {
 		t.Errorf("ctx status of an unchanged store parsed the record %d times, read %v, listed %v", n, l.read, l.listed)
 	}
+	// After a write (a new record), the index is built from the record again but keeps what it verified:
+	// at most the written file is read and its folder listed (and .context/ itself, where the record's
+	// files were replaced).
+	if _, err := s.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "k07", Content: "v2\n"}); err != nil {
+		t.Fatal(err)
+	}
+	l.reset()
+	if edits, err := s.HandEdits(bg); err != nil || len(edits) != 0 {
+		t.Fatalf("after a write: %v, %v", edits, err)
+	}
+	if len(l.read) > 1 || len(l.read) == 1 && l.read[0] != "knowledge/k07.md" {
+		t.Errorf("after a write the scan read %v; want at most the written file", l.read)
+	}
+	for _, d := range l.listed {
+		if d != "." && d != "knowledge" {
+			t.Errorf("after a write the scan listed %v; want at most .context/ and knowledge/", l.listed)
+		}
+	}
+	// A file added by hand and a file the record no longer has (its entry deleted with the file kept) are
+	// found after a write too.
+	if err := os.WriteFile(filepath.Join(dir, ".context", "knowledge", "hand.md"), []byte("hand\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.HandEdits(bg); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "k08", Content: "v2\n"}); err != nil {
+		t.Fatal(err)
+	}
+	edits, err = s.HandEdits(bg)
+	if got := editsString(edits); err != nil || got != "added knowledge/hand.md public" {
+		t.Errorf("a hand-added file after a write: %q, %v", got, err)
+	}
 }
 
 // Every kind of hand edit is found through the index: an edit in place of the same size with the

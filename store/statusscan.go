@@ -123,8 +123,8 @@ func (s *Store) scanCheckout(ctx context.Context, o scanOptions) ([]HandEdit, *s
 			// entries of RecordLogFile are newer than RecordFile, so their files are read (until an index
 			// holds them).
 			x = indexFromRecord(rec, key, recSt.Mtime)
-			if old != nil && old.countsOK {
-				x.countsOK, x.countTips, x.countsPub, x.countNames, x.countVals = true, old.countTips, old.countsPub, old.countNames, old.countVals
+			if old != nil {
+				x.carry(old)
 			}
 		}
 	}
@@ -264,7 +264,7 @@ func (sc *scan) visit(dir string, r *os.Root) error {
 	st := *statOf(fi)
 	recorded := sc.byDir[dir]
 	var extras []string
-	if old := sc.oldDirs[dir]; old != nil && old.st == st && sc.x.trusted(st) {
+	if old := sc.oldDirs[dir]; old != nil && old.st == st && (sc.x.prechecked || sc.x.trusted(st)) {
 		extras = old.extras
 	} else {
 		// Listed: the names that are not files of the record.
@@ -325,7 +325,7 @@ func (sc *scan) recordedFile(dir string, r *os.Root, f *os.File, i int) error {
 		return nil
 	}
 	sc.seen[i] = true
-	if e.hasStat && e.st == st && sc.x.trusted(st) {
+	if e.hasStat && e.st == st && (sc.x.prechecked || sc.x.trusted(st)) {
 		return nil // unchanged since ctx wrote or read it
 	}
 	data, err := sc.fsys.readFile(e.path)
