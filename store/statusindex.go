@@ -37,7 +37,7 @@ type statusIndex struct {
 	// dir, before the scan that wrote this index: stat data whose modification or change time is not
 	// older than it are "racily clean" (gitformat-index(5)) and the file or folder is read again.
 	stamp int64
-	key   recordKey2 // the checkout record the entries come from
+	key   indexKey // the checkout record the entries come from
 
 	commits    map[Scope]string // the record's small fields
 	incomplete bool
@@ -60,11 +60,11 @@ type statusIndex struct {
 	prechecked bool
 }
 
-// recordKey2 identifies the bytes of the checkout record's two files: their stat data (zero for a
+// indexKey identifies the bytes of the checkout record's two files: their stat data (zero for a
 // missing RecordLogFile), lengths and CRC-32C. While the stat data are unchanged and older than the
 // index's stamp the files are not read; when they are racily clean, the checksums decide; when they
 // changed, the index is built again from the record.
-type recordKey2 struct {
+type indexKey struct {
 	recStat, logStat FileStat
 	recLen, logLen   int64
 	recSum, logSum   uint32
@@ -106,14 +106,14 @@ func (x *statusIndex) entry(p string) (indexEntry, bool) {
 }
 
 // keyOf computes the key of the record's bytes rec and log, with the stat data of their files.
-func keyOf(rec, log []byte, recSt, logSt FileStat) recordKey2 {
-	return recordKey2{recStat: recSt, logStat: logSt, recLen: int64(len(rec)), logLen: int64(len(log)),
+func keyOf(rec, log []byte, recSt, logSt FileStat) indexKey {
+	return indexKey{recStat: recSt, logStat: logSt, recLen: int64(len(rec)), logLen: int64(len(log)),
 		recSum: crc32.Checksum(rec, castagnoli), logSum: crc32.Checksum(log, castagnoli)}
 }
 
 // indexFromRecord builds the entries of an index from a parsed checkout record: the stat data of an entry
 // count only when older than RecordFile (recTime), as HandEdits has always trusted them.
-func indexFromRecord(rec *Record, key recordKey2, recTime int64) *statusIndex {
+func indexFromRecord(rec *Record, key indexKey, recTime int64) *statusIndex {
 	x := &statusIndex{stamp: recTime, key: key, commits: map[Scope]string{}, incomplete: rec.Incomplete, clean: rec.Clean,
 		prechecked: true}
 	for sc, c := range rec.Commits {
@@ -236,7 +236,7 @@ func appendStat(b []byte, st FileStat) []byte {
 	return binary.LittleEndian.AppendUint64(b, st.Ino)
 }
 
-func appendKey(b []byte, k recordKey2) []byte {
+func appendKey(b []byte, k indexKey) []byte {
 	b = appendStat(b, k.recStat)
 	b = appendStat(b, k.logStat)
 	b = binary.LittleEndian.AppendUint64(b, uint64(k.recLen))
@@ -325,7 +325,7 @@ func decodeIndex(b []byte) (*statusIndex, error) {
 	}
 	r := &indexReader{b: body[len(statusIndexMagic):], s: string(body[len(statusIndexMagic):])}
 	x := &statusIndex{stamp: int64(r.u64()), commits: map[Scope]string{}}
-	x.key = recordKey2{recStat: r.stat(), logStat: r.stat(), recLen: int64(r.u64()), logLen: int64(r.u64()), recSum: r.u32(), logSum: r.u32()}
+	x.key = indexKey{recStat: r.stat(), logStat: r.stat(), recLen: int64(r.u64()), logLen: int64(r.u64()), recSum: r.u32(), logSum: r.u32()}
 	for _, sc := range Scopes {
 		if c := r.str(); c != "" {
 			x.commits[sc] = c
