@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -530,91 +529,8 @@ type HandEdit struct {
 // interrupted is recorded first (recoverRefresh), so its half-written files are never hand edits. A
 // symbolic link in .context/ is listed (ctx commit refuses it) and never followed.
 func (s *Store) HandEdits(ctx context.Context) ([]HandEdit, error) {
-	edits, _, err := s.handEdits(ctx)
+	edits, _, err := s.scanCheckout(ctx, scanOptions{})
 	return edits, err
-}
-
-// handEdits is HandEdits; it also returns the checkout record it compared against (nil when there is
-// none).
-func (s *Store) handEdits(ctx context.Context) ([]HandEdit, *Record, error) {
-	root := s.CheckoutRoot()
-	if root == "" {
-		return nil, nil, nil
-	}
-	if _, err := os.Stat(root); errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, nil // never checked out, or removed by hand (the next refresh checks it out again)
-	}
-	unlock, err := s.lockCheckout(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer unlock()
-	fsys, err := openCheckout(root)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer fsys.Close()
-	rec, found, err := s.recoverRefresh(fsys)
-	if err != nil || !found {
-		return nil, nil, err
-	}
-	// A file is trusted by its stat data only when it is older than the record: one modified in the same
-	// clock tick as the record was written could have changed after its stat data were taken (git's
-	// "racily clean" entries, gitformat-index(5)); those are read. The time is RecordFile's: the entries of
-	// RecordLogFile are newer, so their files are read (a few, until the record is written whole).
-	var recTime int64
-	if fi, err := fsys.lstat(RecordFile); err == nil {
-		recTime = fi.ModTime().UnixNano()
-	}
-	var out []HandEdit
-	seen := map[string]bool{}
-	err = fs.WalkDir(fsys.root.FS(), ".", func(p string, de fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if de.IsDir() || p == RecordFile || p == RecordLogFile || isTemp(path.Base(p)) {
-			return nil
-		}
-		seen[p] = true
-		f, ok := rec.Files[p]
-		if de.Type()&fs.ModeSymlink != 0 {
-			if ok {
-				out = append(out, HandEdit{Path: p, Change: ChangeModified, Scope: f.Scope})
-			} else {
-				out = append(out, HandEdit{Path: p, Change: ChangeAdded, Scope: Public})
-			}
-			return nil
-		}
-		if ok && f.Stat != nil && f.Stat.Mtime < recTime && de.Type().IsRegular() {
-			if fi, err := de.Info(); err == nil && *statOf(fi) == *f.Stat {
-				return nil // unchanged since ctx wrote or read it
-			}
-		}
-		data, err := fsys.readFile(p)
-		if err != nil {
-			return err
-		}
-		switch {
-		case !ok:
-			out = append(out, HandEdit{Path: p, Change: ChangeAdded, Scope: scopeFromContent(data)})
-		case blobHash(data).String() != f.Blob:
-			out = append(out, HandEdit{Path: p, Change: ChangeModified, Scope: f.Scope})
-		}
-		return nil
-	})
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, fmt.Errorf("scan %s: %w", root, err)
-	}
-	for p, f := range rec.Files {
-		if !seen[p] {
-			out = append(out, HandEdit{Path: p, Change: ChangeDeleted, Scope: f.Scope})
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	return out, rec, nil
 }
 
 // scopeFromContent reads the scope of a file added by hand from its front matter (`scope: private`);

@@ -31,3 +31,14 @@ func SetLazyRecordMin(n int) func() {
 	lazyRecordMin = n
 	return func() { lazyRecordMin = old }
 }
+
+// SetOnCheckoutList installs f as the hook called with every folder of the checked-out tree a hand-edit
+// scan lists, and returns the function that removes it.
+func SetOnCheckoutList(f func(dir string)) func() {
+	old := onCheckoutList
+	onCheckoutList = f
+	return func() { onCheckoutList = old }
+}
+
+// StatusIndexPath is where the store's status index is.
+func (s *Store) StatusIndexPath() string { return s.statusIndexPath() }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -39,9 +40,15 @@ type Status struct {
 	Locks []gitstore.LockInfo `json:"locks"`
 }
 
-// Status computes the store's status. ErrNotInitialized when there is no context branch. It first brings
-// the checked-out tree up to the refs (Refresh: a write from another worktree or process, or a .context/
-// removed by hand), so that the hand edits it reports are edits, not a stale view.
+// Status computes the store's status. ErrNotInitialized when there is no context branch. When the
+// checked-out tree does not mirror the refs (a write from another worktree or process, a pull by git, or
+// a .context/ removed by hand) it first brings it up to them (Refresh), so that the hand edits it reports
+// are edits, not a stale view.
+//
+// It stats only what could have changed, as git status does with its index (docs/architecture.md "The
+// status index"): the entry counts are kept per tips, the record's entries and the stat data of every
+// file and folder of .context/ in the status index, so that a status of an unchanged store reads no
+// object, parses no record and lists no folder.
 func (s *Store) Status(ctx context.Context) (*Status, error) {
 	tips, err := s.Tips(ctx)
 	if err != nil {
@@ -50,13 +57,40 @@ func (s *Store) Status(ctx context.Context) (*Status, error) {
 	if tips[Public].IsZero() {
 		return nil, ErrNotInitialized
 	}
-	refreshed, err := s.Refresh(ctx)
-	if err != nil {
-		// Status still reports what it can (the refs, the locks); the hand edits below are then against
-		// the last refresh that completed.
-		warn(ctx, fmt.Sprintf("refreshing %s failed: %v", CheckoutDir, err))
-	}
 	st := &Status{Branch: s.cfg.Branch, Tip: tips[Public].String(), Counts: map[string]int{}, HandEdits: []HandEdit{}, Stale: []string{}}
+	countAt := func() (map[string]int, error) { return s.entryCounts(ctx) }
+	root := s.CheckoutRoot()
+	var x *statusIndex
+	clean, cleanKnown := false, false
+	if root != "" {
+		o := scanOptions{tips: tips, mirror: true, counts: countAt}
+		st.HandEdits, x, err = s.scanCheckout(ctx, o)
+		if errors.Is(err, errNeedRefresh) {
+			refreshed, rerr := s.Refresh(ctx)
+			if rerr != nil {
+				// Status still reports what it can (the refs, the locks); the hand edits below are then
+				// against the last refresh that completed.
+				warn(ctx, fmt.Sprintf("refreshing %s failed: %v", CheckoutDir, rerr))
+			} else {
+				clean, cleanKnown = refreshed.Clean, true
+			}
+			o.mirror = false
+			st.HandEdits, x, err = s.scanCheckout(ctx, o)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if x != nil && x.countsOK {
+		st.Counts = x.counts()
+	} else if st.Counts, err = countAt(); err != nil {
+		return nil, err
+	}
+	// The record knows when the tips it mirrors hold no entry ctx does not read: the trees are walked only
+	// when there is something to list.
+	if !cleanKnown && x != nil && !x.incomplete && sameCommits(x.commits, tipStrings(tips)) {
+		clean = x.clean
+	}
 	st.Locks = s.Locks(ctx)
 	if !tips[Private].IsZero() {
 		st.Private = tips[Private].String()
@@ -80,32 +114,7 @@ func (s *Store) Status(ctx context.Context) (*Status, error) {
 			}
 		}
 	}
-	v, err := s.RefView(ctx)
-	if err != nil {
-		return nil, err
-	}
-	for _, dir := range []string{"knowledge", "conventions", "decisions", "skills", "history", "activity", "conflicts"} {
-		names, err := v.List(ctx, dir)
-		if err != nil {
-			return nil, err
-		}
-		n := 0
-		for _, l := range names {
-			if dir == "skills" || dir == "activity" || !l.Dir {
-				n++
-			}
-		}
-		st.Counts[dir] = n
-	}
-	// Sessions are in history/YYYY/MM/ as well (docs/format.md "Layout for growth").
-	sessions, err := sessionFiles(ctx, v)
-	if err != nil {
-		return nil, err
-	}
-	st.Counts["history"] = len(sessions)
-	// The refresh knows when the tips hold no entry ctx does not read (the checkout record remembers it
-	// per tip): the trees are walked only when there is something to list.
-	if refreshed == nil || !refreshed.Clean {
+	if !clean {
 		if st.Unreadable, err = s.TreeProblems(ctx); err != nil {
 			return nil, err
 		}
@@ -113,12 +122,8 @@ func (s *Store) Status(ctx context.Context) (*Status, error) {
 	if st.Unreadable == nil {
 		st.Unreadable = []Problem{}
 	}
-	if root := s.CheckoutRoot(); root != "" {
+	if root != "" {
 		st.Checkout = root
-		var rec *Record
-		if st.HandEdits, rec, err = s.handEdits(ctx); err != nil {
-			return nil, err
-		}
 		if st.HandEdits == nil {
 			st.HandEdits = []HandEdit{}
 		}
@@ -126,29 +131,24 @@ func (s *Store) Status(ctx context.Context) (*Status, error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, sc := range Scopes {
-			want := ""
-			if !now[sc].IsZero() {
-				want = now[sc].String()
-			}
-			if rec == nil || rec.Commits[sc] != want {
-				st.CheckoutBehind = true
-			}
+		want := tipStrings(now)
+		if x == nil || !sameCommits(x.commits, want) {
+			st.CheckoutBehind = true
 		}
 		// A hand-edited file is behind when the branch's version is no longer the one it was edited from.
 		for _, e := range st.HandEdits {
-			if rec == nil || e.Change == ChangeAdded {
+			if x == nil || e.Change == ChangeAdded {
 				continue
 			}
-			f, ok := rec.Files[e.Path]
+			f, ok := x.entry(e.Path)
 			if !ok {
 				continue
 			}
-			if now[f.Scope].IsZero() {
+			if now[f.scope].IsZero() {
 				st.Stale = append(st.Stale, e.Path)
 				continue
 			}
-			tree, err := s.repo.TreeOf(ctx, now[f.Scope])
+			tree, err := s.repo.TreeOf(ctx, now[f.scope])
 			if err != nil {
 				return nil, err
 			}
@@ -156,7 +156,7 @@ func (s *Store) Status(ctx context.Context) (*Status, error) {
 			if err != nil {
 				return nil, err
 			}
-			if h.String() != f.Blob {
+			if h != f.blob {
 				st.Stale = append(st.Stale, e.Path)
 			}
 		}
@@ -173,6 +173,35 @@ func (s *Store) Status(ctx context.Context) (*Status, error) {
 		st.HandEdits, st.Stale = pub, []string{} // the counts come from a public-only view already
 	}
 	return st, nil
+}
+
+// entryCounts counts the entries of each kind at the refs' tips, as ctx status shows them.
+func (s *Store) entryCounts(ctx context.Context) (map[string]int, error) {
+	v, err := s.RefView(ctx)
+	if err != nil {
+		return nil, err
+	}
+	counts := map[string]int{}
+	for _, dir := range []string{"knowledge", "conventions", "decisions", "skills", "history", "activity", "conflicts"} {
+		names, err := v.List(ctx, dir)
+		if err != nil {
+			return nil, err
+		}
+		n := 0
+		for _, l := range names {
+			if dir == "skills" || dir == "activity" || !l.Dir {
+				n++
+			}
+		}
+		counts[dir] = n
+	}
+	// Sessions are in history/YYYY/MM/ as well (docs/format.md "Layout for growth").
+	sessions, err := sessionFiles(ctx, v)
+	if err != nil {
+		return nil, err
+	}
+	counts["history"] = len(sessions)
+	return counts, nil
 }
 
 // Locks lists the lock files that block ctx's work (docs/locks.md): on the refs of the three scopes, on the

@@ -1,0 +1,396 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"sort"
+
+	"github.com/ctx-dev/ctx/gitstore"
+)
+
+// onCheckoutList, when set (tests), is called with every folder of the checked-out tree a hand-edit scan
+// lists.
+var onCheckoutList func(dir string)
+
+// errNeedRefresh is scanCheckout's answer when the checked-out tree does not mirror the tips it was given.
+var errNeedRefresh = errors.New("the checked-out tree does not mirror the context refs")
+
+// scanOptions are what ctx status asks of a hand-edit scan besides the hand edits.
+type scanOptions struct {
+	tips map[Scope]gitstore.Hash // the tips of the context refs (for mirror and counts)
+	// mirror: first check that the record mirrors tips (no refresh journal, not incomplete, the same
+	// commits) and return errNeedRefresh without scanning when it does not.
+	mirror bool
+	// counts, when set, computes the entry counts at tips; it is called only when the index does not hold
+	// them for these tips (and this caller's public-only view), and the index keeps its answer.
+	counts func() (map[string]int, error)
+}
+
+// scanCheckout lists the hand edits of the checked-out tree (HandEdits) and returns the status index it
+// compared against (nil when the tree was never checked out).
+//
+// It stats only what could have changed, as git does with its index (docs/architecture.md "The status
+// index"): one lstat per file of the record, compared with the stat data the index keeps (a file is read
+// only when they differ or are racily clean), and one stat per folder, listed only when its stat data
+// changed (a file added, removed or renamed in it).
+func (s *Store) scanCheckout(ctx context.Context, o scanOptions) ([]HandEdit, *statusIndex, error) {
+	tips := o.tips
+	if !o.mirror {
+		tips = nil
+	}
+	root := s.CheckoutRoot()
+	if root == "" {
+		return nil, nil, nil
+	}
+	if _, err := os.Stat(root); errors.Is(err, fs.ErrNotExist) {
+		if tips != nil {
+			return nil, nil, errNeedRefresh
+		}
+		return nil, nil, nil // never checked out, or removed by hand (the next refresh checks it out again)
+	}
+	// The lock serialises the scan with refreshes; it does not remove the hooks' stamp, since a scan
+	// changes nothing of .context/ (a recovered journal does: recoverRefresh takes it then).
+	unlock, err := s.repo.LockCheckout(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("hand edits: %w", err)
+	}
+	defer unlock()
+	fsys, err := openCheckout(root)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer fsys.Close()
+	var rec *Record
+	if _, jerr := os.Lstat(s.journalPath()); jerr == nil {
+		if tips != nil {
+			return nil, nil, errNeedRefresh
+		}
+		if err := os.Remove(s.GitPath(HookStampFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, fmt.Errorf("hand edits: remove the hook stamp: %w", err)
+		}
+		found := false
+		if rec, found, err = s.recoverRefresh(fsys); err != nil || !found {
+			return nil, nil, err
+		}
+	}
+	recFI, err := fsys.lstat(RecordFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		if tips != nil {
+			return nil, nil, errNeedRefresh
+		}
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("read checkout record: %w", err)
+	}
+	recSt, logSt := *statOf(recFI), FileStat{}
+	if li, err := fsys.lstat(RecordLogFile); err == nil {
+		logSt = *statOf(li)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, fmt.Errorf("read checkout record: %w", err)
+	}
+	old := s.readStatusIndex()
+	x := old
+	keyRacy := false
+	// The record's files are read only when their stat data changed or are racily clean.
+	if rec != nil || x == nil || x.key.recStat != recSt || x.key.logStat != logSt || !x.trusted(recSt) || !x.trusted(logSt) {
+		recBytes, err := fsys.readFile(RecordFile)
+		if err != nil {
+			return nil, nil, fmt.Errorf("read checkout record: %w", err)
+		}
+		logBytes, err := fsys.readFile(RecordLogFile)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, fmt.Errorf("read checkout record: %w", err)
+		}
+		key := keyOf(recBytes, logBytes, recSt, logSt)
+		keyRacy = x != nil && x.key == key
+		if x == nil || x.key != key {
+			if rec == nil {
+				if rec, err = s.parsed.parse(filepath.Join(root, RecordFile), recBytes, logBytes); err != nil {
+					return nil, nil, err
+				}
+			}
+			// A file is trusted by the record's stat data only when it is older than the record: one
+			// modified in the same clock tick as the record was written could have changed after its stat
+			// data were taken (git's "racily clean" entries, gitformat-index(5)); those are read. The
+			// entries of RecordLogFile are newer than RecordFile, so their files are read (until an index
+			// holds them).
+			x = indexFromRecord(rec, key, recSt.Mtime)
+			if old != nil {
+				x.carry(old)
+			}
+		}
+	}
+	if tips != nil && (x.incomplete || !sameCommits(x.commits, tipStrings(tips))) {
+		return nil, nil, errNeedRefresh
+	}
+	countsDirty := false
+	if o.counts != nil {
+		tt, pub := tipArray(o.tips), PublicOnly(ctx)
+		if !x.countsOK || x.countTips != tt || x.countsPub != pub {
+			m, err := o.counts()
+			if err != nil {
+				return nil, nil, err
+			}
+			x.countsOK, x.countTips, x.countsPub, x.countNames, x.countVals = true, tt, pub, nil, nil
+			for _, n := range slices.Sorted(maps.Keys(m)) {
+				x.countNames = append(x.countNames, n)
+				x.countVals = append(x.countVals, m[n])
+			}
+			countsDirty = true
+		}
+	}
+	w := s.newIndexWriter()
+	sc := &scan{ctx: ctx, fsys: fsys, x: x, rebuilt: x != old, seen: make([]bool, len(x.entries)),
+		byDir: map[string][]int{}, oldDirs: map[string]*indexDir{}, newStamp: -1 << 63}
+	if w != nil {
+		sc.newStamp = w.stamp
+	}
+	for i := range x.entries {
+		// A path that is not a store path (a record of an older ctx may hold anything) names no file: it is
+		// never seen, so it is listed as deleted.
+		if !x.entries[i].noFile {
+			d := path.Dir(x.entries[i].path)
+			sc.byDir[d] = append(sc.byDir[d], i)
+		}
+	}
+	for i := range x.dirs {
+		sc.oldDirs[x.dirs[i].path] = &x.dirs[i]
+	}
+	if err := sc.visit(".", fsys.root); err != nil {
+		if w != nil {
+			w.discard()
+		}
+		return nil, nil, fmt.Errorf("scan %s: %w", root, err)
+	}
+	for i, e := range x.entries {
+		if !sc.seen[i] {
+			sc.out = append(sc.out, HandEdit{Path: e.path, Change: ChangeDeleted, Scope: e.scope})
+		}
+	}
+	sort.Slice(sc.out, func(i, j int) bool { return sc.out[i].Path < sc.out[j].Path })
+	sort.Slice(sc.dirs, func(i, j int) bool { return sc.dirs[i].path < sc.dirs[j].path })
+	// A racily clean key checked by its checksums is trusted by its stat data once the index is newer.
+	keyRacy = keyRacy && recSt.Mtime < sc.newStamp && recSt.Ctime < sc.newStamp && logSt.Mtime < sc.newStamp && logSt.Ctime < sc.newStamp
+	if len(sc.dirs) != len(x.dirs) || countsDirty || keyRacy {
+		sc.dirty = true // a folder removed, new counts
+	}
+	x.dirs = sc.dirs
+	if w != nil {
+		if sc.dirty || sc.rebuilt {
+			if err := w.commit(s, x); err != nil {
+				warn(ctx, fmt.Sprintf("write the status index: %v", err))
+			}
+		} else {
+			w.discard()
+		}
+	}
+	return sc.out, x, nil
+}
+
+// tipArray is tips in the order of Scopes.
+func tipArray(tips map[Scope]gitstore.Hash) [3]gitstore.Hash {
+	var out [3]gitstore.Hash
+	for i, sc := range Scopes {
+		out[i] = tips[sc]
+	}
+	return out
+}
+
+// counts returns the entry counts the index holds (valid when countsOK).
+func (x *statusIndex) counts() map[string]int {
+	out := make(map[string]int, len(x.countNames))
+	for i, n := range x.countNames {
+		out[n] = x.countVals[i]
+	}
+	return out
+}
+
+// tipStrings is tips as a checkout record names them (scope -> commit; absent: no ref).
+func tipStrings(tips map[Scope]gitstore.Hash) map[Scope]string {
+	out := map[Scope]string{}
+	for sc, h := range tips {
+		if !h.IsZero() {
+			out[sc] = h.String()
+		}
+	}
+	return out
+}
+
+// scan is one hand-edit scan of the checked-out tree.
+type scan struct {
+	ctx      context.Context
+	fsys     *checkoutFS
+	x        *statusIndex
+	rebuilt  bool  // x was built from the record (no index, or another record)
+	newStamp int64 // the stamp of the index this scan writes
+	seen     []bool
+	byDir    map[string][]int     // folder -> indices of its record entries
+	oldDirs  map[string]*indexDir // the folders as the index knew them
+	dirs     []indexDir           // the folders as found
+	dirty    bool                 // the index is worth writing again
+	out      []HandEdit
+}
+
+// join is the slash path of name in folder dir.
+func join(dir, name string) string {
+	if dir == "." {
+		return name
+	}
+	return dir + "/" + name
+}
+
+// visit scans the folder dir of .context/, opened as r.
+func (sc *scan) visit(dir string, r *os.Root) error {
+	if err := sc.ctx.Err(); err != nil {
+		return err
+	}
+	f, err := r.Open(".")
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	st := *statOf(fi)
+	recorded := sc.byDir[dir]
+	var extras []string
+	if old := sc.oldDirs[dir]; old != nil && old.st == st && (sc.x.prechecked || sc.x.trusted(st)) {
+		extras = old.extras
+	} else {
+		// Listed: the names that are not files of the record.
+		if onCheckoutList != nil {
+			onCheckoutList(dir)
+		}
+		names, err := f.Readdirnames(-1)
+		if err != nil {
+			return err
+		}
+		known := make(map[string]bool, len(recorded))
+		for _, i := range recorded {
+			known[path.Base(sc.x.entries[i].path)] = true
+		}
+		for _, n := range names {
+			if !known[n] {
+				extras = append(extras, n)
+			}
+		}
+		slices.Sort(extras)
+		if st.Mtime < sc.newStamp && st.Ctime < sc.newStamp {
+			sc.dirty = true
+		}
+	}
+	sc.dirs = append(sc.dirs, indexDir{path: dir, st: st, extras: extras})
+	for _, i := range recorded {
+		if err := sc.recordedFile(dir, r, f, i); err != nil {
+			return err
+		}
+	}
+	for _, n := range extras {
+		if err := sc.other(dir, r, f, n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// recordedFile compares the file of record entry i, in folder dir opened as r, with the record.
+func (sc *scan) recordedFile(dir string, r *os.Root, f *os.File, i int) error {
+	e := &sc.x.entries[i]
+	name := e.path[len(e.path)-len(path.Base(e.path)):]
+	typ, st, err := lstatIn(r, f, name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // deleted
+	}
+	if err != nil {
+		return err
+	}
+	switch typ {
+	case 0: // a regular file
+	case fs.ModeDir:
+		// A folder where the record has a file: the file is deleted, what is in the folder is added.
+		return sc.subdir(dir, r, name)
+	default: // a symbolic link (never followed), a device, a pipe
+		sc.seen[i] = true
+		sc.out = append(sc.out, HandEdit{Path: e.path, Change: ChangeModified, Scope: e.scope})
+		return nil
+	}
+	sc.seen[i] = true
+	if e.hasStat && e.st == st && (sc.x.prechecked || sc.x.trusted(st)) {
+		return nil // unchanged since ctx wrote or read it
+	}
+	data, err := sc.fsys.readFile(e.path)
+	if err != nil {
+		return err
+	}
+	if blobHash(data) != e.blob {
+		sc.out = append(sc.out, HandEdit{Path: e.path, Change: ChangeModified, Scope: e.scope})
+		return nil
+	}
+	// The content is the record's: its stat data, taken before the read, stand for it from now on (they
+	// are trusted once older than an index's stamp).
+	if !e.hasStat || e.st != st || st.Mtime < sc.newStamp && st.Ctime < sc.newStamp {
+		e.hasStat, e.st = true, st
+		sc.dirty = true
+	}
+	return nil
+}
+
+// other looks at a name of folder dir that is not a file of the record.
+func (sc *scan) other(dir string, r *os.Root, f *os.File, name string) error {
+	if dir == "." && (name == RecordFile || name == RecordLogFile) || isTemp(name) {
+		return nil
+	}
+	p := join(dir, name)
+	typ, _, err := lstatIn(r, f, name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	switch typ {
+	case fs.ModeDir:
+		return sc.subdir(dir, r, name)
+	case 0:
+		data, err := sc.fsys.readFile(p)
+		if err != nil {
+			return err
+		}
+		sc.out = append(sc.out, HandEdit{Path: p, Change: ChangeAdded, Scope: scopeFromContent(data)})
+	default: // a symbolic link (never followed), a device, a pipe
+		sc.out = append(sc.out, HandEdit{Path: p, Change: ChangeAdded, Scope: Public})
+	}
+	return nil
+}
+
+// subdir scans the folder name of dir (r), which an lstat found a folder.
+func (sc *scan) subdir(dir string, r *os.Root, name string) error {
+	sub, err := r.OpenRoot(name)
+	if err != nil {
+		return err
+	}
+	defer sub.Close()
+	// OpenRoot follows a symbolic link that stays inside r: the folder must still be the one the lstat saw.
+	fi, err := r.Lstat(name)
+	if err != nil {
+		return err
+	}
+	si, err := sub.Stat(".")
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() || !os.SameFile(fi, si) {
+		return fmt.Errorf("%s: %w", join(dir, name), errLink)
+	}
+	return sc.visit(join(dir, name), sub)
+}
