@@ -319,6 +319,12 @@ func TestTouchedFileIsNoop(t *testing.T) {
 	if g, _ := ix.Generation(ctx); g != gen {
 		t.Fatalf("generation moved %d → %d", gen, g)
 	}
+	// Both touches were recorded (by the import's writer, not the parsing goroutines).
+	for _, s := range srcs {
+		if row, err := ix.loadSource(ctx, s.key()); err != nil || row == nil || row.mtime != later.UnixNano() {
+			t.Fatalf("%s: recorded %+v %v, want mtime %d", s.Path, row, err, later.UnixNano())
+		}
+	}
 }
 
 // TestOpenCodePartChangeReimports: a changed part file (filed under the message's id, not its file name)

@@ -303,17 +303,7 @@ func (ix *Index) Import(ctx context.Context, srcs []Source) (ImportStats, error)
 func (ix *Index) ImportProgress(ctx context.Context, srcs []Source, progress func(done, total int)) (ImportStats, error) {
 	st := ImportStats{Unknown: map[string]int{}}
 	changed := false
-	var (
-		batch      []*pending
-		batchRes   []*SourceResult
-		batchBytes int
-	)
 	results := make([]SourceResult, len(srcs))
-	flush := func() error {
-		err := ix.writeBatch(ctx, batch, batchRes)
-		batch, batchRes, batchBytes = batch[:0], batchRes[:0], 0
-		return err
-	}
 	var known map[string]*sourceRow
 	todo := make([]int, 0, len(srcs)) // the sources to read: all but the append-only logs lstat finds unchanged
 	if len(srcs) >= bulkStateMin {
@@ -343,6 +333,14 @@ func (ix *Index) ImportProgress(ctx context.Context, srcs []Source, progress fun
 	}
 	next, stop := ix.prepareAhead(ctx, sub, known)
 	defer stop()
+	// Each parsed source is written as soon as it is ready, into a transaction left open until it holds
+	// batchMaxSources sources or batchMaxBytes of text: the parsed events are not kept once written.
+	var tx *batchTx
+	defer func() {
+		if tx != nil {
+			tx.rollback()
+		}
+	}()
 	for j, i := range todo {
 		r, p, err := next(j)
 		if err != nil {
@@ -350,10 +348,18 @@ func (ix *Index) ImportProgress(ctx context.Context, srcs []Source, progress fun
 		}
 		results[i] = r
 		if p != nil {
-			batch, batchRes = append(batch, p), append(batchRes, &results[i])
-			batchBytes += p.textBytes()
-			if batchBytes >= batchMaxBytes || len(batch) >= batchMaxSources {
-				if err := flush(); err != nil {
+			if tx == nil {
+				if tx, err = ix.beginBatch(ctx); err != nil {
+					return st, err
+				}
+			}
+			if err := tx.write(ctx, p, &results[i]); err != nil {
+				return st, err
+			}
+			if tx.bytes >= batchMaxBytes || tx.sources >= batchMaxSources {
+				err := tx.commit(ctx)
+				tx = nil
+				if err != nil {
 					return st, err
 				}
 			}
@@ -362,8 +368,12 @@ func (ix *Index) ImportProgress(ctx context.Context, srcs []Source, progress fun
 			progress(len(srcs)-len(todo)+j+1, len(srcs))
 		}
 	}
-	if err := flush(); err != nil {
-		return st, err
+	if tx != nil {
+		err := tx.commit(ctx)
+		tx = nil
+		if err != nil {
+			return st, err
+		}
 	}
 	st.Results = make([]SourceResult, 0, len(results))
 	for _, r := range results {
@@ -631,12 +641,10 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 			return fail(err)
 		}
 		if appended && pr.Offset == start && len(pr.Events) == 0 {
-			// Same bytes (only touched) or nothing complete yet: record the new size and mtime only.
-			if _, err := ix.db.ExecContext(ctx, `UPDATE sources SET size=?, mtime=? WHERE path=?`, size, mtime, src.key()); err != nil {
-				return res, nil, fmt.Errorf("update source state: %w", err)
-			}
+			// Same bytes (only touched) or nothing complete yet: record the new size and mtime only (by the
+			// writer: a parsing goroutine does not write while the import's transaction is open).
 			res.Action, res.SessionID = "unchanged", prev.sessionID
-			return res, nil, nil
+			return res, &pending{src: src, touch: true, size: size, mtime: mtime, fingerprint: prev.fingerprint}, nil
 		}
 		if checkHash, err = checkPrefix(f, pr.Offset); err != nil {
 			return fail(err)
@@ -686,11 +694,8 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 			return fail(err)
 		}
 		if prev != nil && prev.contentHash == contentHash {
-			if _, err := ix.db.ExecContext(ctx, `UPDATE sources SET fingerprint=?, size=?, mtime=? WHERE path=?`, fingerprint, size, mtime, src.key()); err != nil {
-				return res, nil, fmt.Errorf("update source state: %w", err)
-			}
 			res.Action, res.SessionID = "unchanged", prev.sessionID
-			return res, nil, nil
+			return res, &pending{src: src, touch: true, size: size, mtime: mtime, fingerprint: fingerprint}, nil
 		}
 		st.ParentNative = src.ParentNative
 		if pr, err = parseWhole(ctx, src, &st); err != nil {
@@ -730,8 +735,10 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 		stateJSON: string(stateJSON), unknownJSON: string(unknownJSON), encoded: encoded}, nil
 }
 
-// pending is a parsed source waiting to be written.
+// pending is a parsed source waiting to be written, or (touch) an unchanged source whose recorded size,
+// mtime and fingerprint move.
 type pending struct {
+	touch                                                       bool
 	src                                                         Source
 	prev                                                        *sourceRow
 	appended                                                    bool
@@ -763,39 +770,119 @@ func (ix *Index) writeBatch(ctx context.Context, batch []*pending, results []*So
 	if len(batch) == 0 {
 		return nil
 	}
-	tx, err := ix.db.BeginTx(ctx, nil)
+	tx, err := ix.beginBatch(ctx)
 	if err != nil {
-		return fmt.Errorf("import: %w", err)
+		return err
 	}
-	defer tx.Rollback() //nolint:errcheck // after Commit this is a no-op
-	w, err := prepareWriter(ctx, tx)
-	if err != nil {
-		return fmt.Errorf("import: %w", err)
-	}
-	defer w.close()
 	for i, p := range batch {
-		n, err := w.writeSource(ctx, p)
-		if err != nil {
+		if err := tx.write(ctx, p, results[i]); err != nil {
+			tx.rollback()
 			return err
 		}
-		results[i].Events = n
-		if testHookWritten != nil {
-			testHookWritten()
-		}
-		if p.appended {
-			results[i].Action = "appended"
-		} else {
-			results[i].Action = "imported"
-		}
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES('generation', '1')
+	return tx.commit(ctx)
+}
+
+// ftsHashSize is FTS5's hashsize for ev_fts (bytes): how much of a transaction's postings it keeps in
+// memory before writing them as a segment (FTS5's default is 1 MiB). Each flush writes one segment, which
+// FTS5 then merges with others: with 1 MiB a 30k-event import flushed dozens of segments and spent a
+// quarter of its FTS5 time writing and merging them (bench/README.md "Third round"). Writing also
+// flushes at each commit, so a transaction's text (batchMaxBytes) bounds what is held as well.
+const ftsHashSize = 8 << 20
+
+// setFTSHashSize records ftsHashSize in ev_fts's configuration when it is not there yet (an index built
+// before the setting existed gets it at its next import).
+func setFTSHashSize(ctx context.Context, tx *sql.Tx) error {
+	var v int64
+	err := tx.QueryRowContext(ctx, `SELECT v FROM ev_fts_config WHERE k='hashsize'`).Scan(&v)
+	if err == nil && v == ftsHashSize {
+		return nil
+	}
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("read FTS5 hashsize: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO ev_fts(ev_fts, rank) VALUES('hashsize', ?)`, ftsHashSize); err != nil {
+		return fmt.Errorf("set FTS5 hashsize: %w", err)
+	}
+	return nil
+}
+
+// batchTx is an import transaction: sources are written into it one by one, then it commits (all or
+// none).
+type batchTx struct {
+	tx      *sql.Tx
+	w       *writer
+	sources int // sources written
+	bytes   int // their textBytes
+	changed bool
+}
+
+// beginBatch starts an import transaction.
+func (ix *Index) beginBatch(ctx context.Context) (*batchTx, error) {
+	tx, err := ix.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("import: %w", err)
+	}
+	if err := setFTSHashSize(ctx, tx); err != nil {
+		tx.Rollback() //nolint:errcheck // the error is the setting's
+		return nil, fmt.Errorf("import: %w", err)
+	}
+	w, err := prepareWriter(ctx, tx)
+	if err != nil {
+		tx.Rollback() //nolint:errcheck // the error is the prepare's
+		return nil, fmt.Errorf("import: %w", err)
+	}
+	return &batchTx{tx: tx, w: w}, nil
+}
+
+// write writes one parsed source and sets its result's event count and action.
+func (b *batchTx) write(ctx context.Context, p *pending, res *SourceResult) error {
+	b.sources++
+	if p.touch {
+		// Same content: only the recorded size, mtime and fingerprint move.
+		if _, err := b.tx.ExecContext(ctx, `UPDATE sources SET fingerprint=?, size=?, mtime=? WHERE path=?`,
+			p.fingerprint, p.size, p.mtime, p.src.key()); err != nil {
+			return fmt.Errorf("update source state: %w", err)
+		}
+		return nil
+	}
+	b.bytes += p.textBytes()
+	n, err := b.w.writeSource(ctx, p)
+	if err != nil {
+		return err
+	}
+	b.changed = true
+	res.Events = n
+	if testHookWritten != nil {
+		testHookWritten()
+	}
+	if p.appended {
+		res.Action = "appended"
+	} else {
+		res.Action = "imported"
+	}
+	return nil
+}
+
+// commit bumps the generation (when a source's events changed) and commits.
+func (b *batchTx) commit(ctx context.Context) error {
+	defer b.w.close()
+	defer b.tx.Rollback() //nolint:errcheck // after Commit this is a no-op
+	if b.changed {
+		if _, err := b.tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES('generation', '1')
 		ON CONFLICT(key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)`); err != nil {
-		return fmt.Errorf("import: bump generation: %w", err)
+			return fmt.Errorf("import: bump generation: %w", err)
+		}
 	}
-	if err := tx.Commit(); err != nil {
+	if err := b.tx.Commit(); err != nil {
 		return fmt.Errorf("import: commit: %w", err)
 	}
 	return nil
+}
+
+func (b *batchTx) rollback() {
+	b.w.close()
+	b.tx.Rollback() //nolint:errcheck // nothing to report: the transaction is abandoned
 }
 
 // writer holds the statements of one import transaction, prepared once for all its sources.
@@ -857,7 +944,11 @@ func (w *writer) writeSource(ctx context.Context, p *pending) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("import %s: %w", src.Path, err)
 	}
-	if err := w.upsertSession(ctx, src, p.sessionID, &p.st); err != nil {
+	count := int64(-1) // the session's events, counted when earlier ones were kept (appended)
+	if !p.appended {
+		count = int64(n) // the session's events were deleted above: it holds the n just inserted
+	}
+	if err := w.upsertSession(ctx, src, p.sessionID, &p.st, count); err != nil {
 		return 0, fmt.Errorf("import %s: %w", src.Path, err)
 	}
 	_, err = w.sourceRow.ExecContext(ctx,
@@ -1179,7 +1270,8 @@ func searchBody(e *Event) string {
 // splitBufs hold searchBody's identifier parts while the body is assembled.
 var splitBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
-func (w *writer) upsertSession(ctx context.Context, src Source, id string, st *parseState) error {
+// upsertSession writes a session's row; count is its number of events, or -1 to count them.
+func (w *writer) upsertSession(ctx context.Context, src Source, id string, st *parseState, count int64) error {
 	var parent string
 	if st.ParentNative != "" && st.ParentNative != st.NativeID {
 		parent = SessionID(src.Provider, st.ParentNative)
@@ -1188,9 +1280,10 @@ func (w *writer) upsertSession(ctx context.Context, src Source, id string, st *p
 	if st.Subagent || parent != "" {
 		scope = "subagent"
 	}
-	var count int64
-	if err := w.count.QueryRowContext(ctx, id).Scan(&count); err != nil {
-		return err
+	if count < 0 {
+		if err := w.count.QueryRowContext(ctx, id).Scan(&count); err != nil {
+			return err
+		}
 	}
 	m := st.Meta
 	ms := func(t time.Time) int64 {

@@ -306,8 +306,7 @@ func rawText(raw json.RawMessage) string {
 		return ""
 	}
 	if raw[0] == '"' {
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
+		if s, err := unquote(raw); err == nil {
 			return s
 		}
 	}
@@ -326,8 +325,7 @@ func contentText(raw json.RawMessage) string {
 	}
 	switch raw[0] {
 	case '"':
-		var s string
-		_ = json.Unmarshal(raw, &s)
+		s, _ := unquote(raw)
 		return s
 	case '[':
 		var blocks []struct {

@@ -88,8 +88,8 @@ func parseClaudeLine(b *builder, data []byte) error {
 		}
 		raw := r.Message.Content
 		if len(raw) > 0 && raw[0] == '"' {
-			var s string
-			if err := json.Unmarshal(raw, &s); err != nil {
+			s, err := unquote(raw)
+			if err != nil {
 				return err
 			}
 			typ := Message

@@ -358,7 +358,7 @@ func (ix *Index) ImportShared(ctx context.Context, path, blob, wantID string, da
 		Branch: s.Branch, Commit: s.Commit, Model: s.Model, CLIVersion: s.CLIVersion, Title: s.Title, StartedAt: s.StartedAt,
 		EndedAt: s.EndedAt}}
 	src := Source{Provider: s.Provider, Format: FormatShared, Path: key}
-	if err := w.upsertSession(ctx, src, s.ID, &st); err != nil {
+	if err := w.upsertSession(ctx, src, s.ID, &st, int64(n)); err != nil {
 		return res, fmt.Errorf("import shared %s: %w", path, err)
 	}
 	if s.ParentID != "" {
