@@ -89,6 +89,17 @@ var objectFile = func(f *os.File) io.Writer { return f }
 // level, as go-git writes (docs/architecture.md "The write path").
 const looseCompression = zlib.BestSpeed
 
+// zlibWriters keeps the compressors of writeLoose: a new one allocates and clears its tables (about half
+// of the CPU time of writing a small loose object, 500 of them in a pull that merges 1,000 entries); one
+// that is Reset is as new.
+var zlibWriters = sync.Pool{New: func() any {
+	w, err := zlib.NewWriterLevel(nil, looseCompression)
+	if err != nil {
+		panic(err) // looseCompression is a valid level
+	}
+	return w
+}}
+
 // writeLoose stores o as a loose object of the repository at gitDir (the main one, or the local store)
 // the way C git does: the header "<type> <size>\x00" and the content, zlib-compressed at
 // looseCompression into a temporary file objects/xx/tmp_obj_* (the name git's own prune knows), then
@@ -114,10 +125,12 @@ func (r *Repo) writeLoose(gitDir string, o plumbing.EncodedObject) error {
 		os.Remove(tmp)
 		return err
 	}
-	w, err := zlib.NewWriterLevel(objectFile(f), looseCompression)
-	if err != nil {
-		return fail(err)
-	}
+	w := zlibWriters.Get().(*zlib.Writer)
+	w.Reset(objectFile(f))
+	defer func() {
+		w.Reset(nil)
+		zlibWriters.Put(w)
+	}()
 	if _, err := fmt.Fprintf(w, "%s %d\x00", o.Type(), o.Size()); err != nil {
 		return fail(err)
 	}
