@@ -69,7 +69,11 @@ func TestPullMergesManyEntriesAgainstGit(t *testing.T) {
 	if parents := strings.Fields(testenv.Git(t, dir, "log", "-1", "--format=%P", "ctx")); len(parents) != 2 || parents[0] != ours {
 		t.Fatalf("merge parents %v, want %s first", parents, ours)
 	}
-	// Both sides' edits are in the merge: ours only, theirs only, and both in one file.
+	// The merge is git's own merge of the two sides (git merge-tree), and holds both sides' edits: ours
+	// only, theirs only, and both in one file.
+	if got, want := testenv.Git(t, dir, "rev-parse", "ctx^{tree}"), testenv.Git(t, dir, "merge-tree", "--write-tree", ours, "theirs"); got != want {
+		t.Errorf("ctx's merge is tree %s, git's %s", got, want)
+	}
 	for _, c := range []struct {
 		i    int
 		want []string
