@@ -101,3 +101,65 @@ func TestScanTreeAgainstGit(t *testing.T) {
 		}
 	}
 }
+
+// FilesAt reads many paths of one big folder from one scan of it, and answers exactly what git cat-file
+// answers for each path: absent paths, folders and paths through a file are left out; duplicates are
+// read once; the folder is not decoded.
+func TestFilesAtAgainstGit(t *testing.T) {
+	dir := testenv.NewRepo(t)
+	w := open(t, dir)
+	var ch []gitstore.Change
+	for i := 0; i < 300; i++ {
+		ch = append(ch, put(fmt.Sprintf("knowledge/k%03d.md", i), fmt.Sprintf("entry %d\n", i)))
+	}
+	ch = append(ch, put("knowledge/sub/inner.md", "inner\n"), put("decisions/0001-a.md", "decision\n"),
+		put("a/b/c.md", "deep\n"), put("manifest.json", "{}\n"))
+	root := edit(t, w, gitstore.ZeroHash, ch...)
+	commitTree(t, w, root)
+
+	var paths []string
+	for i := 0; i < 300; i += 7 {
+		paths = append(paths, fmt.Sprintf("knowledge/k%03d.md", i))
+	}
+	paths = append(paths, "knowledge/k007.md", "knowledge/k007.md", // twice
+		"knowledge/nope.md", "nowhere/x.md", "knowledge/sub", "manifest.json/x", "a/b/c.md", "manifest.json",
+		"decisions/0001-a.md", "knowledge/sub/inner.md", "knowledge/sub/none.md")
+	want := map[string]string{}
+	for _, p := range paths {
+		cmd := exec.Command("git", "cat-file", "blob", root.String()+":"+p)
+		cmd.Dir = dir
+		if out, err := cmd.Output(); err == nil {
+			want[p] = string(out)
+		}
+	}
+	if len(want) != 300/7+1+4 { // every 7th entry, and a/b/c.md, manifest.json, the decision, inner.md
+		t.Fatalf("git found %d of the paths", len(want))
+	}
+	r := open(t, dir) // nothing decoded yet
+	folder, err := r.PathHash(bg, root, "knowledge")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, decoded := range []bool{false, true} {
+		if decoded {
+			if _, err := r.List(bg, root, "knowledge"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := r.FilesAt(bg, root, paths, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) {
+			t.Errorf("decoded %v: FilesAt found %d paths, git %d", decoded, len(got), len(want))
+		}
+		for p, w := range want {
+			if string(got[p]) != w {
+				t.Errorf("decoded %v: FilesAt[%s] = %q, git says %q", decoded, p, got[p], w)
+			}
+		}
+		if !decoded && r.TreeDecoded(folder) {
+			t.Errorf("FilesAt decoded the 300-entry folder")
+		}
+	}
+}

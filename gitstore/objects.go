@@ -132,7 +132,10 @@ func (r *Repo) writeLoose(gitDir string, o plumbing.EncodedObject) error {
 	if err != nil {
 		return fail(err)
 	}
-	defer zlibWriters.Put(w)
+	defer func() {
+		w.Reset(nil) // drops the file
+		zlibWriters.Put(w)
+	}()
 	hdr := append(append(append([]byte(o.Type().String()), ' '), strconv.FormatInt(o.Size(), 10)...), 0)
 	if _, err := w.Write(hdr); err != nil {
 		return fail(err)

@@ -88,9 +88,12 @@ func (c *checkoutFS) writeFile(p string, data []byte) error {
 type dirWriter struct {
 	c     *checkoutFS
 	roots map[string]*os.Root
+	dirs  map[string]*os.File // each root's folder opened, for atomicfile.WriteInDir
 }
 
-func (c *checkoutFS) dirWriter() *dirWriter { return &dirWriter{c: c, roots: map[string]*os.Root{}} }
+func (c *checkoutFS) dirWriter() *dirWriter {
+	return &dirWriter{c: c, roots: map[string]*os.Root{}, dirs: map[string]*os.File{}}
+}
 
 // writeFile is checkoutFS.writeFile through the folder's root; it returns the file's stat data (an lstat
 // right after the write).
@@ -115,9 +118,14 @@ func (d *dirWriter) writeFile(p string, data []byte) (fs.FileInfo, error) {
 		if r, err = d.c.root.OpenRoot(dir); err != nil {
 			return nil, err
 		}
-		d.roots[dir] = r
+		f, err := r.Open(".")
+		if err != nil {
+			_ = r.Close()
+			return nil, err
+		}
+		d.roots[dir], d.dirs[dir] = r, f
 	}
-	if err := atomicfile.WriteIn(r, base, data, 0o644, atomicfile.NoSync); err != nil {
+	if err := atomicfile.WriteInDir(r, d.dirs[dir], base, data, 0o644, atomicfile.NoSync); err != nil {
 		return nil, err
 	}
 	return r.Lstat(base)
@@ -128,7 +136,9 @@ func (d *dirWriter) remove(p string) error {
 	for dir := path.Dir(p); dir != "." && dir != "/"; dir = path.Dir(dir) {
 		if r, ok := d.roots[dir]; ok {
 			_ = r.Close()
+			_ = d.dirs[dir].Close()
 			delete(d.roots, dir)
+			delete(d.dirs, dir)
 		}
 	}
 	return d.c.remove(p)
@@ -139,7 +149,10 @@ func (d *dirWriter) Close() {
 	for _, r := range d.roots {
 		_ = r.Close()
 	}
-	d.roots = nil
+	for _, f := range d.dirs {
+		_ = f.Close()
+	}
+	d.roots, d.dirs = nil, nil
 }
 
 // appendFile appends data to the file at p (made when missing) with one write: a crash leaves the file

@@ -3,6 +3,7 @@ package atomicfile
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -128,5 +129,120 @@ func TestTempNames(t *testing.T) {
 	}
 	if IsTemp("state.json") {
 		t.Error("IsTemp(state.json) = true")
+	}
+}
+
+// openDir opens dir as an os.Root and the folder itself, as a writer of many files does.
+func openDir(t *testing.T, dir string) (*os.Root, *os.File) {
+	t.Helper()
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := r.Open(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close(); r.Close() })
+	return r, f
+}
+
+func TestWriteInDirReplacesAndCreates(t *testing.T) {
+	dir := t.TempDir()
+	r, d := openDir(t, dir)
+	if err := os.WriteFile(filepath.Join(dir, "a.md"), []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, durable := range []Durability{NoSync, Durable} {
+		for _, name := range []string{"a.md", "new.md"} {
+			want := []byte("new " + name)
+			if err := WriteInDir(r, d, name, want, 0o644, durable); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if got, err := os.ReadFile(filepath.Join(dir, name)); err != nil || !bytes.Equal(got, want) {
+				t.Fatalf("%s: %q, %v", name, got, err)
+			}
+		}
+	}
+	if l := leftovers(t, dir); len(l) != 0 {
+		t.Errorf("temporary files left: %v", l)
+	}
+	for _, bad := range []string{"", ".", "..", "sub/a.md"} {
+		if err := WriteInDir(r, d, bad, []byte("x"), 0o644, NoSync); err == nil {
+			t.Errorf("WriteInDir(%q) wrote", bad)
+		}
+	}
+}
+
+// A folder where the file should be: the write fails as a rename over it does, and the folder stays where
+// it was (the exchange of names is undone), with no temporary file left.
+func TestWriteInDirKeepsAFolder(t *testing.T) {
+	dir := t.TempDir()
+	r, d := openDir(t, dir)
+	for _, name := range []string{"empty", "full"} {
+		if err := os.MkdirAll(filepath.Join(dir, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "full", "inside"), []byte("kept"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"empty", "full"} {
+		if err := WriteInDir(r, d, name, []byte("file"), 0o644, NoSync); err == nil {
+			t.Fatalf("%s: a file replaced a folder", name)
+		}
+		if fi, err := os.Lstat(filepath.Join(dir, name)); err != nil || !fi.IsDir() {
+			t.Fatalf("%s: no longer a folder: %v, %v", name, fi, err)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "full", "inside")); err != nil || string(b) != "kept" {
+		t.Errorf("the folder's file: %q, %v", b, err)
+	}
+	if l := leftovers(t, dir); len(l) != 0 {
+		t.Errorf("temporary files left: %v", l)
+	}
+}
+
+// A reader never sees the file missing or partly written while it is replaced again and again.
+func TestWriteInDirReaderSeesOldOrNew(t *testing.T) {
+	dir := t.TempDir()
+	r, d := openDir(t, dir)
+	p := filepath.Join(dir, "f.md")
+	a, b := bytes.Repeat([]byte("a"), 64<<10), bytes.Repeat([]byte("b"), 32<<10)
+	if err := os.WriteFile(p, a, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	bad := make(chan string, 1)
+	go func() {
+		defer close(bad)
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			got, err := os.ReadFile(p)
+			if err != nil || !bytes.Equal(got, a) && !bytes.Equal(got, b) {
+				bad <- fmt.Sprintf("read %d bytes, %v", len(got), err)
+				return
+			}
+		}
+	}()
+	for i := 0; i < 500; i++ {
+		data := a
+		if i%2 == 0 {
+			data = b
+		}
+		if err := WriteInDir(r, d, "f.md", data, 0o644, NoSync); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(done)
+	if msg, ok := <-bad; ok {
+		t.Fatalf("a reader saw neither the old nor the new file: %s", msg)
+	}
+	if l := leftovers(t, dir); len(l) != 0 {
+		t.Errorf("temporary files left: %v", l)
 	}
 }

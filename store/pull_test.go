@@ -1,0 +1,134 @@
+package store_test
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ctx-dev/ctx/internal/atomicfile"
+	"github.com/ctx-dev/ctx/internal/testenv"
+	"github.com/ctx-dev/ctx/store"
+	"github.com/ctx-dev/ctx/store/storetest"
+)
+
+// A pull that merges hundreds of entries of one folder changed on both sides (the shape of
+// BenchmarkPullVsGit, smaller): the merge commit is clean for git fsck --strict and has both parents,
+// and afterwards every file of .context/ is byte for byte what git has at the new tip, with no temporary
+// file left and no hand edit seen.
+func TestPullMergesManyEntriesAgainstGit(t *testing.T) {
+	const entries, changed = 400, 150
+	dir := storetest.Repo(t)
+	var in bytes.Buffer
+	file := func(p, content string) {
+		fmt.Fprintf(&in, "M 100644 inline %s\ndata %d\n%s\n", p, len(content), content)
+	}
+	commit := func(ref string, mark, from int, msg string) {
+		fmt.Fprintf(&in, "commit %s\nmark :%d\ncommitter T <t@example.com> 1767225600 +0000\ndata %d\n%s\n", ref, mark, len(msg), msg)
+		if from > 0 {
+			fmt.Fprintf(&in, "from :%d\n", from)
+		}
+	}
+	commit("refs/heads/base", 1, 0, "base")
+	file("manifest.json", "{\n  \"version\": 1\n}\n")
+	for i := 0; i < entries; i++ {
+		file(fmt.Sprintf("knowledge/k%03d.md", i), benchEntry(i, "Title line.", "Fourth line."))
+	}
+	commit("refs/heads/ctx", 2, 1, "ours")
+	for i := 0; i < changed; i++ {
+		file(fmt.Sprintf("knowledge/k%03d.md", i), benchEntry(i, "Title line, edited by ours.", "Fourth line."))
+	}
+	commit("refs/heads/theirs", 3, 1, "theirs")
+	for i := changed / 2; i < changed/2+changed; i++ {
+		file(fmt.Sprintf("knowledge/k%03d.md", i), benchEntry(i, "Title line.", "Fourth line, edited by theirs."))
+	}
+	cmd := exec.Command("git", "fast-import", "--quiet")
+	cmd.Dir, cmd.Stdin = dir, &in
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("fast-import: %v\n%s", err, out)
+	}
+	ours := testenv.Git(t, dir, "rev-parse", "ctx")
+	remote := filepath.Join(t.TempDir(), "remote.git")
+	testenv.Git(t, "", "clone", "-q", "--bare", dir, remote)
+	testenv.Git(t, remote, "update-ref", "refs/heads/ctx", testenv.Git(t, dir, "rev-parse", "theirs"))
+	testenv.Git(t, dir, "remote", "add", "origin", remote)
+	s := storetest.Open(t, dir, store.Actor{Agent: "t", Machine: "t"})
+	if _, err := s.Refresh(bg); err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Pull(bg, store.PullOptions{Remote: "origin"})
+	if err != nil || r.Action != store.PullMerged || len(r.Conflicts) != 0 || len(r.HandEdits) != 0 || len(r.RefreshKept) != 0 {
+		t.Fatalf("pull: %+v, %v", r, err)
+	}
+	testenv.Git(t, dir, "fsck", "--strict", "--no-dangling", "--no-progress")
+	if parents := strings.Fields(testenv.Git(t, dir, "log", "-1", "--format=%P", "ctx")); len(parents) != 2 || parents[0] != ours {
+		t.Fatalf("merge parents %v, want %s first", parents, ours)
+	}
+	// The merge is git's own merge of the two sides (git merge-tree), and holds both sides' edits: ours
+	// only, theirs only, and both in one file.
+	if got, want := testenv.Git(t, dir, "rev-parse", "ctx^{tree}"), testenv.Git(t, dir, "merge-tree", "--write-tree", ours, "theirs"); got != want {
+		t.Errorf("ctx's merge is tree %s, git's %s", got, want)
+	}
+	for _, c := range []struct {
+		i    int
+		want []string
+	}{{10, []string{"edited by ours", "Fourth line.\n"}}, {100, []string{"edited by ours", "edited by theirs"}},
+		{200, []string{"Title line.\n", "edited by theirs"}}, {300, []string{"Title line.\n", "Fourth line.\n"}}} {
+		got := testenv.Git(t, dir, "show", fmt.Sprintf("ctx:knowledge/k%03d.md", c.i))
+		for _, w := range c.want {
+			if !strings.Contains(got+"\n", w) {
+				t.Errorf("k%03d after the merge lacks %q:\n%s", c.i, w, got)
+			}
+		}
+	}
+	// Every file of the new tip, read by git cat-file --batch, against .context/.
+	names := strings.Fields(testenv.Git(t, dir, "ls-tree", "-r", "--name-only", "ctx"))
+	batch := exec.Command("git", "cat-file", "--batch")
+	batch.Dir = dir
+	var req bytes.Buffer
+	for _, p := range names {
+		fmt.Fprintf(&req, "ctx:%s\n", p)
+	}
+	batch.Stdin = &req
+	out, err := batch.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd := bufio.NewReader(bytes.NewReader(out))
+	root := filepath.Join(dir, store.CheckoutDir)
+	for _, p := range names {
+		var hash, typ string
+		var size int
+		if _, err := fmt.Fscanf(rd, "%s %s %d\n", &hash, &typ, &size); err != nil {
+			t.Fatalf("cat-file %s: %v", p, err)
+		}
+		want := make([]byte, size+1)
+		if _, err := io.ReadFull(rd, want); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(p)))
+		if err != nil || !bytes.Equal(got, want[:size]) {
+			t.Fatalf(".context/%s = %q, %v; git has %q", p, got, err, want[:size])
+		}
+	}
+	if len(names) != entries+1 {
+		t.Fatalf("the merge holds %d files, want %d", len(names), entries+1)
+	}
+	err = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && atomicfile.IsTemp(d.Name()) {
+			t.Errorf("temporary file left: %s", p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if edits, err := s.HandEdits(bg); err != nil || len(edits) != 0 {
+		t.Errorf("hand edits after the pull: %v, %v", edits, err)
+	}
+}
