@@ -39,6 +39,13 @@
 // last_machine, last_seen) are taken together from the winner, without a
 // conflict, whenever both sides changed the file.
 //
+// A conflict of the base settled on both sides in different ways (its record
+// deleted on both, the file different in more than those fields) is
+// recorded again: the later settlement in the file, the other in a new
+// Conflict (resolutions.go). manifest.json of two stores of different
+// project.id keeps the identity of the store created first (jsonrec.go,
+// firstIdentity).
+//
 // Tree(base, ours, theirs) and Tree(base, theirs, ours) return the same
 // Files, Conflicts and Notes.
 package merge
