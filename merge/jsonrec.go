@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -336,8 +337,9 @@ func identityNote(x, y *jobj, xFirst bool) Note {
 	}
 	kid, kc := identity(x)
 	lid, lc := identity(y)
-	return Note{Path: manifestPath, Kind: "identity", Message: "two stores of different identity merged: project " + kid +
-		" (created " + kc + ") keeps its identity; project " + lid + " (created " + lc + ") is the conflict's lost version"}
+	q := strconv.Quote // the values come from fetched trees: no control characters in a message
+	return Note{Path: manifestPath, Kind: "identity", Message: "two stores of different identity merged: project " + q(kid) +
+		" (created " + q(kc) + ") keeps its identity; project " + q(lid) + " (created " + q(lc) + ") is the conflict's lost version"}
 }
 
 func stampsOf(o *jobj) map[string]string {

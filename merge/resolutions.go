@@ -35,7 +35,8 @@ func resolvedTwice(base, ours, theirs, files Files, conflicted map[string]bool) 
 		}
 		rec, err := ParseRecord(rb)
 		p := rec.Path
-		if err != nil || strings.HasPrefix(p, "conflicts/") || conflicted[p] || done[p] {
+		// A record is well formed when its file is named by its id (conflicts/<id>.json); others are left.
+		if err != nil || rp != "conflicts/"+rec.ID+".json" || strings.HasPrefix(p, "conflicts/") || conflicted[p] || done[p] {
 			continue
 		}
 		o, ook := ours[p]
