@@ -61,6 +61,32 @@ func TestSettledTwice(t *testing.T) {
 		t.Errorf("delete against keep: %s %+v", r.Files[d], r.Conflicts)
 	}
 
+	// A crafted record (not named by its id, or about a conflict record) is not a settlement to compare.
+	for _, craft := range []func(Files){
+		func(f Files) {
+			f["conflicts/0000000000000000.json"] = f["conflicts/"+id+".json"]
+			delete(f, "conflicts/"+id+".json")
+		},
+		func(f Files) {
+			c := newConflict("conflicts/x.json", nil, nil, false, []byte("{}"), []byte("[]"), "")
+			f[c.RecordPath()] = c.Record()
+			f["conflicts/x.json"] = []byte("{}")
+			delete(f, "conflicts/"+id+".json")
+		},
+	} {
+		cb := Files{}
+		for k, v := range base {
+			cb[k] = v
+		}
+		craft(cb)
+		r := treeBoth(t, cb, files(p, byA), files(p, byB))
+		for _, c := range r.Conflicts {
+			if strings.HasPrefix(c.Rule, "settled twice") {
+				t.Errorf("crafted record compared settlements: %+v", c)
+			}
+		}
+	}
+
 	// Only one side settled: the usual 3-way merge (the settlement wins, the record is gone).
 	r = treeBoth(t, base, files(p, byA), base)
 	if len(r.Conflicts) != 0 || string(r.Files[p]) != byA {
