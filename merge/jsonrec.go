@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -268,6 +270,12 @@ func mergeRecord(path string, base []byte, baseOK bool, x, y []byte) (kept, lost
 		return wholeFile(x, y, stampsOf(xo), stampsOf(yo))
 	}
 	aWins, rule := pickWinner(x, y, xo.stamps(), yo.stamps())
+	xFirst, twoIDs := false, false
+	if path == manifestPath {
+		if xFirst, twoIDs = firstIdentity(xo, yo); twoIDs {
+			aWins, rule = xFirst, identityRule
+		}
+	}
 	a, b := xo, yo
 	if !aWins {
 		a, b = yo, xo
@@ -279,7 +287,59 @@ func mergeRecord(path string, base []byte, baseOK bool, x, y []byte) (kept, lost
 	log := &fieldLog{path: path}
 	k := mergeObj(bo, a, b, true, "", log)
 	l := mergeObj(bo, a, b, false, "", nil)
-	return k.record(), l.record(), log.fields, rule, log.notes
+	notes = log.notes
+	if twoIDs && slices.Contains(log.fields, "project.id") {
+		notes = append(notes, identityNote(xo, yo, xFirst))
+	}
+	return k.record(), l.record(), log.fields, rule, notes
+}
+
+// manifestPath is the store's manifest (docs/format.md "Records").
+const manifestPath = "manifest.json"
+
+// identityRule is the rule of a manifest conflict between two stores of different identity.
+const identityRule = "the store created first keeps its identity: earlier created_at, ties by smaller project.id"
+
+// identity returns a manifest's project.id and created_at ("" when absent or not a string).
+func identity(o *jobj) (id, created string) {
+	if p, ok := parseObj(o.vals["project"]); ok {
+		_ = json.Unmarshal(p.vals["id"], &id)
+	}
+	_ = json.Unmarshal(o.vals["created_at"], &created)
+	return id, created
+}
+
+// firstIdentity decides the manifest merge of two stores of different identity (project.id set on both
+// sides and different: a store created offline by `ctx init` merged with the team's, or two stores
+// started apart): the store that existed first wins every conflicting field, its project (id, name,
+// repo_url) and created_at included, and the other version is the conflict's lost one (docs/merge.md
+// "Two stores, one identity"). First is the earlier created_at (as time, when both parse and differ),
+// else the byte-wise smaller project.id. ok is false when the sides share one identity (or either lacks
+// one): the usual rule applies.
+func firstIdentity(x, y *jobj) (xFirst, ok bool) {
+	xid, xc := identity(x)
+	yid, yc := identity(y)
+	if xid == "" || yid == "" || xid == yid {
+		return false, false
+	}
+	if tx, okx := parseTime(xc); okx {
+		if ty, oky := parseTime(yc); oky && !tx.Equal(ty) {
+			return tx.Before(ty), true
+		}
+	}
+	return xid < yid, true
+}
+
+// identityNote reports the merge of two stores of different identity: which one kept it.
+func identityNote(x, y *jobj, xFirst bool) Note {
+	if !xFirst {
+		x, y = y, x
+	}
+	kid, kc := identity(x)
+	lid, lc := identity(y)
+	q := strconv.Quote // the values come from fetched trees: no control characters in a message
+	return Note{Path: manifestPath, Kind: "identity", Message: "two stores of different identity merged: project " + q(kid) +
+		" (created " + q(kc) + ") keeps its identity; project " + q(lid) + " (created " + q(lc) + ") is the conflict's lost version"}
 }
 
 func stampsOf(o *jobj) map[string]string {

@@ -39,6 +39,13 @@
 // last_machine, last_seen) are taken together from the winner, without a
 // conflict, whenever both sides changed the file.
 //
+// A conflict of the base settled on both sides in different ways (its record
+// deleted on both, the file different in more than those fields) is
+// recorded again: the later settlement in the file, the other in a new
+// Conflict (resolutions.go). manifest.json of two stores of different
+// project.id keeps the identity of the store created first (jsonrec.go,
+// firstIdentity).
+//
 // Tree(base, ours, theirs) and Tree(base, theirs, ours) return the same
 // Files, Conflicts and Notes.
 package merge
@@ -120,7 +127,12 @@ type Note struct {
 	// "renamed" (a file renamed on one side and changed on the other: the
 	// change followed the rename), "renumbered" (a
 	// decision got a new number), "renumbered-reference" (supersedes or
-	// superseded_by rewritten after a renumbering).
+	// superseded_by rewritten after a renumbering), "settled-twice" (a
+	// conflict of the base settled differently on the two sides: one
+	// settlement is in the file, the other recorded as a new Conflict),
+	// "identity" (manifest.json of two stores of different project.id: the
+	// store created first keeps its identity, the other is a Conflict's
+	// lost version).
 	Kind    string
 	Message string
 }
@@ -155,6 +167,13 @@ func Tree(base, ours, theirs Files) Result {
 			conflicts = append(conflicts, *c)
 		}
 	}
+	conflicted := map[string]bool{}
+	for _, c := range conflicts {
+		conflicted[c.Path] = true
+	}
+	twice, twiceNotes := resolvedTwice(base, ours, theirs, res.Files, conflicted)
+	conflicts = append(conflicts, twice...)
+	res.Notes = append(res.Notes, twiceNotes...)
 	res.Notes = append(res.Notes, uniqueNumbers(base, origOurs, origTheirs, res.Files)...)
 	for _, c := range conflicts {
 		res.Files[c.RecordPath()] = c.Record()
