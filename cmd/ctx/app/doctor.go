@@ -71,14 +71,41 @@ func runDoctor(ctx context.Context, e *env, o doctorOptions) error {
 		if len(d.Problems) > 0 {
 			return errUnhealthy
 		}
+		if len(d.Clashes) > 0 {
+			return errClashes
+		}
 		return nil
 	}
-	if len(d.Problems) == 0 {
+	if len(d.Problems) == 0 && len(d.Clashes) == 0 {
 		fmt.Fprintln(w, "ok: every entry of the context refs is readable")
 		return nil
 	}
-	printDiagnosis(w, s, d)
-	return errUnhealthy
+	if len(d.Problems) > 0 {
+		printDiagnosis(w, s, d)
+	}
+	printClashes(w, d.Clashes)
+	if len(d.Problems) > 0 {
+		return errUnhealthy
+	}
+	return errClashes
+}
+
+// errClashes is doctor's exit status 1 when entries clash (look-alike keys, decisions sharing a number).
+var errClashes = errors.New("entries of the context refs clash (see above)")
+
+// printClashes prints the clashes of readable entries and how to repair each.
+func printClashes(w io.Writer, cs []store.Clash) {
+	if len(cs) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "%s of entries ctx would not write side by side (a merge, an older ctx or plain git put them there):\n", plural(len(cs), "clash", "clashes"))
+	for _, c := range cs {
+		fmt.Fprintf(w, "  %s:\n", c.Kind)
+		for _, p := range c.Paths {
+			fmt.Fprintf(w, "    %s: %s\n", p.Scope, p.Path)
+		}
+		fmt.Fprintf(w, "    repair: %s\n", c.Fix)
+	}
 }
 
 func nonNil(ps []store.Problem) []store.Problem {
