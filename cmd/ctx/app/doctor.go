@@ -20,7 +20,8 @@ func newDoctorCmd(e *env) *cli.Command {
 	return withHelp(&cli.Command{
 		Name: "doctor",
 		Usage: "check the context refs for entries ctx does not read (unsafe names, links, gitlinks, paths outside the layout); " +
-			"exit 1 when there are some; --fix removes them in one commit per ref",
+			"and for entries that clash (look-alike keys, decisions sharing a number or uid); " +
+			"exit 1 when there are some; --fix removes the unreadable ones in one commit per ref",
 		Flags: []cli.Flag{
 			jsonFlag,
 			&cli.BoolFlag{Name: "fix", Usage: "remove those entries from the tips of the context refs (one commit per ref)"},
@@ -30,9 +31,12 @@ func newDoctorCmd(e *env) *cli.Command {
 		}, runDoctor),
 	}, "Checks the tips of the context refs for entries every command skips: names that could write outside\n"+
 		".context/, symbolic links, gitlinks and paths outside the layout. Without --fix it prints them and how to\n"+
-		"repair them; --fix removes them in one commit per ref (they stay in the history: see docs/security.md).",
+		"repair them; --fix removes them in one commit per ref (they stay in the history: see docs/security.md).\n"+
+		"It also reports readable entries ctx would not write side by side (a merge, an older ctx or plain git\n"+
+		"put them there): keys that look alike or fold to one name, decisions sharing a number or uid; rename or\n"+
+		"remove one of each (docs/security.md \"Look-alike keys\").",
 		[]string{"ctx doctor", "ctx doctor --json", "ctx doctor --fix && ctx push"},
-		[]exit{{ExitOK, "every entry is readable (or --fix removed the others)"}, {ExitFailure, "entries ctx does not read were found, or a failure"}, {ExitNoStore, ""}})
+		[]exit{{ExitOK, "every entry is readable (or --fix removed the others)"}, {ExitFailure, "entries ctx does not read were found (or entries that clash), or a failure"}, {ExitNoStore, ""}})
 }
 
 func runDoctor(ctx context.Context, e *env, o doctorOptions) error {
