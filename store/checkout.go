@@ -626,6 +626,17 @@ func (s *Store) commitHandEdits(ctx context.Context, msg string, auto bool) (*Co
 			return nil, edits, err
 		}
 	}
+	if len(disk) > 0 {
+		v, err := s.RefView(ctx)
+		if err != nil {
+			return nil, edits, err
+		}
+		more, err := handEditRules(ctx, v, edits, disk)
+		if err != nil {
+			return nil, edits, err
+		}
+		problems = append(problems, more...)
+	}
 	if len(problems) > 0 {
 		return nil, edits, invalidf("nothing committed: fix or remove these files of %s first:\n  %s", CheckoutDir, strings.Join(problems, "\n  "))
 	}

@@ -151,7 +151,7 @@ func (v *View) ListDecisions(ctx context.Context) ([]Decision, error) {
 	return out, nil
 }
 
-// AmbiguousError is a title that names several decisions; it lists them.
+// AmbiguousError is a title, or a number held by two files, that names several decisions; it lists them.
 type AmbiguousError struct {
 	Ref     string
 	Matches []Decision
@@ -162,21 +162,34 @@ func (e *AmbiguousError) Error() string {
 	for _, d := range e.Matches {
 		ids = append(ids, fmt.Sprintf("%d (%s)", d.ID, d.Path))
 	}
+	if _, err := strconv.Atoi(strings.TrimSpace(e.Ref)); err == nil {
+		return fmt.Sprintf("decision %s is ambiguous: two files hold that number: %s; give one of them a free number (ctx doctor lists them)", e.Ref, strings.Join(ids, ", "))
+	}
 	return fmt.Sprintf("decision %q is ambiguous: it matches %s; use the id", e.Ref, strings.Join(ids, ", "))
 }
 
 // FindDecision looks a decision up by numeric id or exact title (docs/format.md "Not-found texts"). Errors:
-// *NotFoundError ("Decision '99' not found"), *AmbiguousError for a title used twice.
+// *NotFoundError ("Decision '99' not found"), *AmbiguousError for a title used twice or a number two files
+// hold (neither is picked).
 func (v *View) FindDecision(ctx context.Context, ref string) (Decision, error) {
 	all, err := v.ListDecisions(ctx)
 	if err != nil {
 		return Decision{}, err
 	}
 	if id, err := strconv.Atoi(strings.TrimSpace(ref)); err == nil {
+		var byID []Decision
 		for _, d := range all {
 			if d.ID == id {
-				return d, nil
+				byID = append(byID, d)
 			}
+		}
+		switch len(byID) {
+		case 1:
+			return byID[0], nil
+		case 0:
+		default:
+			// Two files of one number (a hand copy, a merge of an older ctx): neither is picked.
+			return Decision{}, &AmbiguousError{Ref: ref, Matches: byID}
 		}
 	}
 	var matches []Decision

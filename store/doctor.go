@@ -15,13 +15,16 @@ type Diagnosis struct {
 	// whose tree holds none ("" when none was found within the commits looked at): the commit to reset the
 	// branch to (docs/security.md).
 	LastSafe map[Scope]string `json:"last_safe,omitempty"`
+	// Clashes are entries ctx reads but would not have written side by side: look-alike keys, decisions
+	// sharing a number or a uid (Clash). Never nil.
+	Clashes []Clash `json:"clashes"`
 }
 
 // maxSafeSearch bounds the first-parent commits Doctor looks at for LastSafe.
 const maxSafeSearch = 1000
 
 // Doctor checks the context refs' tips: every entry ctx does not read, and for a ref whose tip holds an
-// unsafe one, the last commit before it that holds none.
+// unsafe one, the last commit before it that holds none; and the clashes of readable entries (Clashes).
 func (s *Store) Doctor(ctx context.Context) (*Diagnosis, error) {
 	// The user's own branch under the context branch's name is not ctx's to diagnose or repair.
 	tip, err := s.repo.Resolve(ctx, s.BranchRef())
@@ -40,6 +43,12 @@ func (s *Store) Doctor(ctx context.Context) (*Diagnosis, error) {
 	d := &Diagnosis{Problems: ps}
 	if d.Problems == nil {
 		d.Problems = []Problem{}
+	}
+	if d.Clashes, err = s.Clashes(ctx); err != nil {
+		return nil, err
+	}
+	if d.Clashes == nil {
+		d.Clashes = []Clash{}
 	}
 	unsafe := map[Scope]bool{}
 	for _, p := range ps {

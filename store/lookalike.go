@@ -10,19 +10,25 @@ import (
 	"github.com/ctx-dev/ctx/gitstore"
 
 	"github.com/mtibben/confusables"
+	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
 )
 
 // Skeleton is the form two keys share when they look alike: the NFKC form of the key (fullwidth "ａ" →
-// "a"), then the skeleton of Unicode Technical Standard #39 (Cyrillic "а" → "a", "1" → "l", "rn" →
+// "a"), case-folded ("ς" → "σ", "Σ" → "σ", "A" → "a"), then the skeleton of Unicode Technical Standard #39 (Cyrillic "а" → "a", "1" → "l", "rn" →
 // "m"...), from the Unicode confusables table. Two different keys with the same skeleton are refused in one
 // folder (docs/format.md, "Keys and names").
 func Skeleton(key string) string {
 	if sk, ok := asciiSkeleton(key); ok {
 		return sk
 	}
-	return confusables.Skeleton(norm.NFKC.String(key))
+	// Case folding first (NFKC, full case fold, NFKC again: Unicode's NFKC_Casefold in effect), so that
+	// keys one case-insensitive file system holds as one name ("σ" and final "ς") look alike too.
+	return confusables.Skeleton(norm.NFKC.String(caseFold.String(norm.NFKC.String(key))))
 }
+
+// caseFold is Unicode full case folding (CaseFolding.txt, C and F mappings).
+var caseFold = cases.Fold()
 
 // asciiSkeletons holds the skeleton of each ASCII byte, "" for a byte whose skeleton is not ASCII.
 var asciiSkeletons = sync.OnceValue(func() *[128]string {
@@ -45,6 +51,9 @@ func asciiSkeleton(key string) (string, bool) {
 	var b strings.Builder
 	for i := 0; i < len(key); i++ {
 		c := key[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A' // case folding of ASCII
+		}
 		if c >= 128 || t[c] == "" {
 			return "", false
 		}

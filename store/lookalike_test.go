@@ -5,15 +5,34 @@ import (
 	"testing"
 
 	"github.com/mtibben/confusables"
+	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/ctx-dev/ctx/store"
 )
 
-// reference is Skeleton as the library computes it for any key.
-func reference(key string) string { return confusables.Skeleton(norm.NFKC.String(key)) }
+// reference is Skeleton as the libraries compute it for any key: NFKC, full case folding, NFKC, then the
+// confusables skeleton.
+func reference(key string) string {
+	return confusables.Skeleton(norm.NFKC.String(cases.Fold().String(norm.NFKC.String(key))))
+}
 
-// Skeleton's table for ASCII keys gives the library's skeleton for every ASCII string of one and two
+// Keys equal under Unicode case folding look alike: a case-insensitive file system (macOS, Windows)
+// would hold them as one name. Keys are lower case, but "σ" and final "ς" are both lower case.
+func TestCaseFoldedKeysLookAlike(t *testing.T) {
+	for _, p := range [][2]string{{"σ", "ς"}, {"ὀδυσσεύς", "ὀδυσσεύσ"}, {"straße", "strasse"}, {"ſ", "s"}, {"auth", "Auth"}} {
+		if a, b := store.Skeleton(p[0]), store.Skeleton(p[1]); a != b {
+			t.Errorf("Skeleton(%q) = %q, Skeleton(%q) = %q: want equal", p[0], a, p[1], b)
+		}
+	}
+	for _, p := range [][2]string{{"auth", "author"}, {"σ", "τ"}} {
+		if store.Skeleton(p[0]) == store.Skeleton(p[1]) {
+			t.Errorf("Skeleton(%q) = Skeleton(%q): want different", p[0], p[1])
+		}
+	}
+}
+
+// Skeleton's table for ASCII keys gives the libraries' skeleton for every ASCII string of one and two
 // bytes, and for random longer ones (keys such as "rn-1-O0", "Il1|").
 func TestASCIISkeletonSame(t *testing.T) {
 	for a := range 128 {

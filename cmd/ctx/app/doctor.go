@@ -20,7 +20,8 @@ func newDoctorCmd(e *env) *cli.Command {
 	return withHelp(&cli.Command{
 		Name: "doctor",
 		Usage: "check the context refs for entries ctx does not read (unsafe names, links, gitlinks, paths outside the layout); " +
-			"exit 1 when there are some; --fix removes them in one commit per ref",
+			"and for entries that clash (look-alike keys, decisions sharing a number or uid); " +
+			"exit 1 when there are some; --fix removes the unreadable ones in one commit per ref",
 		Flags: []cli.Flag{
 			jsonFlag,
 			&cli.BoolFlag{Name: "fix", Usage: "remove those entries from the tips of the context refs (one commit per ref)"},
@@ -30,9 +31,12 @@ func newDoctorCmd(e *env) *cli.Command {
 		}, runDoctor),
 	}, "Checks the tips of the context refs for entries every command skips: names that could write outside\n"+
 		".context/, symbolic links, gitlinks and paths outside the layout. Without --fix it prints them and how to\n"+
-		"repair them; --fix removes them in one commit per ref (they stay in the history: see docs/security.md).",
+		"repair them; --fix removes them in one commit per ref (they stay in the history: see docs/security.md).\n"+
+		"It also reports readable entries ctx would not write side by side (a merge, an older ctx or plain git\n"+
+		"put them there): keys that look alike or fold to one name, decisions sharing a number or uid; rename or\n"+
+		"remove one of each (docs/security.md \"Look-alike keys\").",
 		[]string{"ctx doctor", "ctx doctor --json", "ctx doctor --fix && ctx push"},
-		[]exit{{ExitOK, "every entry is readable (or --fix removed the others)"}, {ExitFailure, "entries ctx does not read were found, or a failure"}, {ExitNoStore, ""}})
+		[]exit{{ExitOK, "every entry is readable (or --fix removed the others)"}, {ExitFailure, "entries ctx does not read were found (or entries that clash), or a failure"}, {ExitNoStore, ""}})
 }
 
 func runDoctor(ctx context.Context, e *env, o doctorOptions) error {
@@ -71,14 +75,41 @@ func runDoctor(ctx context.Context, e *env, o doctorOptions) error {
 		if len(d.Problems) > 0 {
 			return errUnhealthy
 		}
+		if len(d.Clashes) > 0 {
+			return errClashes
+		}
 		return nil
 	}
-	if len(d.Problems) == 0 {
+	if len(d.Problems) == 0 && len(d.Clashes) == 0 {
 		fmt.Fprintln(w, "ok: every entry of the context refs is readable")
 		return nil
 	}
-	printDiagnosis(w, s, d)
-	return errUnhealthy
+	if len(d.Problems) > 0 {
+		printDiagnosis(w, s, d)
+	}
+	printClashes(w, d.Clashes)
+	if len(d.Problems) > 0 {
+		return errUnhealthy
+	}
+	return errClashes
+}
+
+// errClashes is doctor's exit status 1 when entries clash (look-alike keys, decisions sharing a number).
+var errClashes = errors.New("entries of the context refs clash (see above)")
+
+// printClashes prints the clashes of readable entries and how to repair each.
+func printClashes(w io.Writer, cs []store.Clash) {
+	if len(cs) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "%s of entries ctx would not write side by side (a merge, an older ctx or plain git put them there):\n", plural(len(cs), "clash", "clashes"))
+	for _, c := range cs {
+		fmt.Fprintf(w, "  %s:\n", c.Kind)
+		for _, p := range c.Paths {
+			fmt.Fprintf(w, "    %s: %s\n", p.Scope, p.Path)
+		}
+		fmt.Fprintf(w, "    repair: %s\n", c.Fix)
+	}
 }
 
 func nonNil(ps []store.Problem) []store.Problem {

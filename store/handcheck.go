@@ -1,0 +1,241 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// keyedFolders are the folders whose keys must not look alike (refuseLookalike): the kinds' folders of
+// <key>.md files and the skills' folder of <name>/ folders.
+var keyedFolders = []struct{ what, dir, suffix string }{
+	{KnowledgeKind.Name, KnowledgeKind.Dir, ".md"},
+	{ConventionKind.Name, ConventionKind.Dir, ".md"},
+	{"skill", "skills", ""},
+}
+
+// keyOf returns the folder (index in keyedFolders) and key of path p of the checked-out tree, ok false for
+// a path of no keyed folder.
+func keyOf(p string) (int, string, bool) {
+	for i, f := range keyedFolders {
+		rest, ok := strings.CutPrefix(p, f.dir+"/")
+		if !ok {
+			continue
+		}
+		if f.suffix == "" {
+			name, _, _ := strings.Cut(rest, "/")
+			return i, name, name != ""
+		}
+		key, ok := strings.CutSuffix(rest, f.suffix)
+		return i, key, ok && !strings.Contains(key, "/")
+	}
+	return 0, "", false
+}
+
+// handEditRules checks the hand edits that ValidateFile passed (disk: their content) against the rules
+// every write of ctx enforces, with v the refs' tips: a new key must not look like an existing one (the
+// write path's refuseLookalike, same message), a knowledge or convention entry must hold text, and a new
+// decision must not take the number or uid of another. It returns one problem a file, each naming it.
+func handEditRules(ctx context.Context, v *View, edits []HandEdit, disk map[string][]byte) ([]string, error) {
+	var problems []string
+	gone := map[string]bool{} // paths the hand edits delete: their keys and numbers are free
+	for _, e := range edits {
+		if e.Change == ChangeDeleted {
+			gone[e.Path] = true
+		}
+	}
+	// Empty entries.
+	for _, e := range edits {
+		data, ok := disk[e.Path]
+		if !ok {
+			continue
+		}
+		if i, key, ok := keyOf(e.Path); ok && keyedFolders[i].suffix != "" {
+			if _, body := ReadFrontMatter(data); strings.TrimSpace(string(body)) == "" {
+				problems = append(problems, fmt.Sprintf("%s: the content is empty: an entry holds text (to remove the entry: delete the file, or ctx %s rm %s)",
+					e.Path, keyedFolders[i].what, key))
+			}
+		}
+	}
+	// Look-alike keys: a key added by hand against the keys of the refs (but those it deletes) and against
+	// the other keys added by hand.
+	added := map[int][]string{} // keyedFolders index -> keys added, in path order
+	seenKey := map[string]bool{}
+	for _, e := range edits {
+		if e.Change != ChangeAdded {
+			continue
+		}
+		if _, ok := disk[e.Path]; !ok {
+			continue
+		}
+		i, key, ok := keyOf(e.Path)
+		if !ok || seenKey[keyedFolders[i].dir+"/"+key] {
+			continue
+		}
+		seenKey[keyedFolders[i].dir+"/"+key] = true
+		added[i] = append(added[i], key)
+	}
+	for i, keys := range added {
+		f := keyedFolders[i]
+		for j, key := range keys {
+			ed := Edits{}
+			for _, o := range keys[:j] {
+				p := f.dir + "/" + o + f.suffix
+				if f.suffix == "" {
+					p += "/SKILL.md"
+				}
+				ed.Put(Public, p, nil)
+			}
+			other, err := lookalike(ctx, v, ed, f.dir, f.suffix, key)
+			if err != nil {
+				return nil, err
+			}
+			if other != "" && !gone[f.dir+"/"+other+f.suffix] {
+				problems = append(problems, fmt.Sprintf("%s: %s %q looks like the existing %s %q (they differ only in characters that look alike: %s): use %q, or a key that reads differently",
+					f.dir+"/"+key+f.suffix, f.what, key, f.what, other, describeDiff(key, other), other+f.suffix))
+			}
+		}
+	}
+	// Decision numbers and uids.
+	var newDecisions []Decision
+	for _, e := range edits {
+		data, ok := disk[e.Path]
+		if !ok || e.Change != ChangeAdded || !strings.HasPrefix(e.Path, "decisions/") {
+			continue
+		}
+		newDecisions = append(newDecisions, ParseDecision(strings.TrimPrefix(e.Path, "decisions/"), e.Scope, data))
+	}
+	if len(newDecisions) > 0 {
+		all, err := v.ListDecisions(ctx)
+		if err != nil {
+			return nil, err
+		}
+		var held []Decision
+		for _, d := range all {
+			if !gone[d.Path] {
+				held = append(held, d)
+			}
+		}
+		for _, d := range newDecisions {
+			for _, o := range held {
+				switch {
+				case d.ID > 0 && d.ID == o.ID:
+					problems = append(problems, fmt.Sprintf("%s: decision number %d is already %s: decisions are numbered once (add a decision with ctx decision add, or give the file a free number)", d.Path, d.ID, o.Path))
+				case d.UID != "" && d.UID == o.UID:
+					problems = append(problems, fmt.Sprintf("%s: uid %s is already that of %s: a copied decision needs its own uid (remove the uid line, or add it with ctx decision add)", d.Path, d.UID, o.Path))
+				default:
+					continue
+				}
+				break
+			}
+			held = append(held, d)
+		}
+	}
+	sort.Strings(problems)
+	return problems, nil
+}
+
+// Clash is a pair (or more) of entries of the context refs that ctx's writes never make side by side but
+// that a merge, an older ctx or plain git can put there (ctx doctor): keys that look alike
+// (refuseLookalike), or decisions that share a number or a uid. Every entry stays readable; the clash is
+// repaired by renaming or removing one of them.
+type Clash struct {
+	// Kind is "lookalike", "decision-number" or "decision-uid".
+	Kind string `json:"kind"`
+	// Paths are the entries' paths (a skill's folder ends in "/"), sorted, with their scope.
+	Paths []ScopedPath `json:"paths"`
+	// Fix says how to repair it.
+	Fix string `json:"fix"`
+}
+
+// ScopedPath is a path of a context ref with the scope that holds it.
+type ScopedPath struct {
+	Scope Scope  `json:"scope"`
+	Path  string `json:"path"`
+}
+
+// Clashes returns the clashes of the refs' tips (see Clash), in a stable order: look-alike keys by
+// folder, then decisions by number and uid.
+func (s *Store) Clashes(ctx context.Context) ([]Clash, error) {
+	v, err := s.RefView(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return clashes(ctx, v)
+}
+
+func clashes(ctx context.Context, v *View) ([]Clash, error) {
+	var out []Clash
+	for _, f := range keyedFolders {
+		names, err := v.List(ctx, f.dir)
+		if err != nil {
+			return nil, err
+		}
+		bySkel := map[string][]ScopedPath{}
+		var skels []string
+		for _, n := range names {
+			key, ok := n.Name, n.Dir
+			if f.suffix != "" {
+				key, ok = strings.CutSuffix(n.Name, f.suffix)
+				ok = ok && !n.Dir
+			}
+			if !ok {
+				continue
+			}
+			p := f.dir + "/" + n.Name
+			if n.Dir {
+				p += "/"
+			}
+			sk := Skeleton(key)
+			if bySkel[sk] == nil {
+				skels = append(skels, sk)
+			}
+			bySkel[sk] = append(bySkel[sk], ScopedPath{Scope: n.Scope, Path: p})
+		}
+		sort.Strings(skels)
+		for _, sk := range skels {
+			if ps := bySkel[sk]; len(ps) > 1 {
+				out = append(out, Clash{Kind: "lookalike", Paths: ps,
+					Fix: fmt.Sprintf("these %s keys look alike (or fold to one name on a case-insensitive file system): keep one, rename or remove the others (ctx %s rm <key>)", f.what, f.what)})
+			}
+		}
+	}
+	all, err := v.ListDecisions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	byID, byUID := map[int][]ScopedPath{}, map[string][]ScopedPath{}
+	var ids []int
+	var uids []string
+	for _, d := range all {
+		sp := ScopedPath{Scope: d.Scope, Path: d.Path}
+		if d.ID > 0 {
+			if byID[d.ID] == nil {
+				ids = append(ids, d.ID)
+			}
+			byID[d.ID] = append(byID[d.ID], sp)
+		}
+		if d.UID != "" {
+			if byUID[d.UID] == nil {
+				uids = append(uids, d.UID)
+			}
+			byUID[d.UID] = append(byUID[d.UID], sp)
+		}
+	}
+	sort.Ints(ids)
+	sort.Strings(uids)
+	for _, id := range ids {
+		if ps := byID[id]; len(ps) > 1 {
+			out = append(out, Clash{Kind: "decision-number", Paths: ps,
+				Fix: fmt.Sprintf("decisions share the number %d, so commands that take it refuse it: give all but one a free number (rename the file, change its id: line and remove its uid: line), then ctx commit", id)})
+		}
+	}
+	for _, u := range uids {
+		if ps := byUID[u]; len(ps) > 1 {
+			out = append(out, Clash{Kind: "decision-uid", Paths: ps,
+				Fix: "decisions share the uid " + u + ": remove the uid: line of the copies (or remove the copies), then ctx commit"})
+		}
+	}
+	return out, nil
+}
