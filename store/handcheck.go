@@ -15,9 +15,9 @@ var keyedFolders = []struct{ what, dir, suffix string }{
 	{"skill", "skills", ""},
 }
 
-// keyOf returns the folder (index in keyedFolders) and key of path p of the checked-out tree, ok false for
+// keyedPathOf returns the folder (index in keyedFolders) and key of path p of the checked-out tree, ok false for
 // a path of no keyed folder.
-func keyOf(p string) (int, string, bool) {
+func keyedPathOf(p string) (int, string, bool) {
 	for i, f := range keyedFolders {
 		rest, ok := strings.CutPrefix(p, f.dir+"/")
 		if !ok {
@@ -51,7 +51,7 @@ func handEditRules(ctx context.Context, v *View, edits []HandEdit, disk map[stri
 		if !ok {
 			continue
 		}
-		if i, key, ok := keyOf(e.Path); ok && keyedFolders[i].suffix != "" {
+		if i, key, ok := keyedPathOf(e.Path); ok && keyedFolders[i].suffix != "" {
 			if _, body := ReadFrontMatter(data); strings.TrimSpace(string(body)) == "" {
 				problems = append(problems, fmt.Sprintf("%s: the content is empty: an entry holds text (to remove the entry: delete the file, or ctx %s rm %s)",
 					e.Path, keyedFolders[i].what, key))
@@ -69,7 +69,7 @@ func handEditRules(ctx context.Context, v *View, edits []HandEdit, disk map[stri
 		if _, ok := disk[e.Path]; !ok {
 			continue
 		}
-		i, key, ok := keyOf(e.Path)
+		i, key, ok := keyedPathOf(e.Path)
 		if !ok || seenKey[keyedFolders[i].dir+"/"+key] {
 			continue
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/ctx-dev/ctx/mcp"
@@ -80,19 +79,6 @@ func runStatus(ctx context.Context, e *env, o statusOptions) error {
 		fmt.Fprintf(w, "skipped:  %s ctx does not read (repair: ctx doctor):\n", plural(len(st.Unreadable), "entry", "entries"))
 		for _, p := range st.Unreadable {
 			fmt.Fprintf(w, "  %s: %s\n", p.Scope, p)
-		}
-	}
-	// Look-alike keys and decisions sharing a number that a merge or plain git put side by side.
-	if cs, err := s.Clashes(ctx); err != nil {
-		return err
-	} else if len(cs) > 0 {
-		fmt.Fprintf(w, "clashes:  %s (look-alike keys, decisions sharing a number or uid; repair: ctx doctor):\n", plural(len(cs), "clash", "clashes"))
-		for _, c := range cs {
-			var ps []string
-			for _, p := range c.Paths {
-				ps = append(ps, p.Path)
-			}
-			fmt.Fprintf(w, "  %s: %s\n", c.Kind, strings.Join(ps, ", "))
 		}
 	}
 	if st.Checkout != "" {

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/ctx-dev/ctx/store"
@@ -111,6 +112,9 @@ func runSync(ctx context.Context, e *env, o syncOptions) error {
 			return err
 		}
 		printPull(e, r)
+		if r.Found && r.Action != store.PullUpToDate {
+			warnClashes(ctx, e, s)
+		}
 		// The notes of ctx's post-commit hook travel with the context branch (docs/blame.md); a failure
 		// there is a warning, the branch's pull stands.
 		if nr, err := s.PullNotes(ctx, r.Remote, store.RemoteFromUser); err != nil {
@@ -149,6 +153,29 @@ func runSync(ctx context.Context, e *env, o syncOptions) error {
 		fmt.Fprintf(e.stdout, "push %s: %s at %s\n", r.Remote, store.NotesRef, nr.Tip.String()[:12])
 	}
 	return nil
+}
+
+// warnClashes warns, after a pull that moved the branch, of clashes on it (store.Clash: look-alike keys,
+// decisions sharing a number or uid): each write passed its own check, a merge of two machines' writes
+// can still put them side by side (docs/security.md "Look-alike keys"). ctx doctor reports them too; a
+// clash costs ctx status nothing, since only a pull brings one from elsewhere.
+func warnClashes(ctx context.Context, e *env, s *store.Store) {
+	cs, err := s.Clashes(ctx)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "ctx: warning: looking for look-alike keys after the pull: %v\n", err)
+		return
+	}
+	if len(cs) == 0 {
+		return
+	}
+	fmt.Fprintf(e.stderr, "ctx: warning: the context branch holds %s (look-alike keys, decisions sharing a number or uid; repair: ctx doctor):\n", plural(len(cs), "clash", "clashes"))
+	for _, c := range cs {
+		ps := make([]string, 0, len(c.Paths))
+		for _, p := range c.Paths {
+			ps = append(ps, p.Path)
+		}
+		fmt.Fprintf(e.stderr, "  %s: %s\n", c.Kind, strings.Join(ps, ", "))
+	}
 }
 
 // printPush says what a push did: this machine's ref, and the shared branch (docs/sync.md). A shared branch
