@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -142,22 +141,7 @@ func toJSON(t *testing.T, v any) string {
 // stays a -32700 parse error; the server serves the next request.
 func TestBatchInvalidRequest(t *testing.T) {
 	dir, _ := newRepo(t, store.Actor{Agent: "cli"})
-	cmd := exec.Command(buildTestServer(t))
-	cmd.Dir = dir
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr syncBuffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { stdin.Close(); _ = cmd.Wait() })
+	_, stdin, stdout, stderr := startTestServer(t, dir)
 	out := bufio.NewReader(stdout)
 	send := func(s string) {
 		t.Helper()

@@ -227,23 +227,8 @@ func TestConcurrentReadsBounded(t *testing.T) {
 	if _, err := st.SetEntry(ctx, store.KnowledgeKind, store.SetEntry{Key: "mid", Content: body}); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(buildTestServer(t))
-	cmd.Dir = dir
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr syncBuffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, stdin, stdout, stderr := startTestServer(t, dir)
 	p := &proc{cmd: cmd}
-	t.Cleanup(func() { stdin.Close(); _ = cmd.Wait() })
 	out := bufio.NewReaderSize(stdout, 1<<20)
 	line := func() []byte {
 		b, err := out.ReadBytes('\n')
@@ -371,4 +356,27 @@ func mustView(t *testing.T, st *store.Store) *store.View {
 		t.Fatal(err)
 	}
 	return v
+}
+
+// startTestServer starts the test server binary (buildTestServer) in dir, its stdin and stdout piped
+// and its stderr kept; the cleanup closes stdin and waits for it.
+func startTestServer(t *testing.T, dir string) (*exec.Cmd, io.WriteCloser, io.Reader, *syncBuffer) {
+	t.Helper()
+	cmd := exec.Command(buildTestServer(t))
+	cmd.Dir = dir
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stdin.Close(); _ = cmd.Wait() })
+	return cmd, stdin, stdout, stderr
 }

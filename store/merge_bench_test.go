@@ -35,7 +35,16 @@ func benchEntry(i int, l1, l4 string) string {
 // descend from base (10,000 entries): ours rewrites line 1 of entries 0-999, theirs line 4 of 500-1499.
 func benchHistories(b *testing.B) (dir string, ours, theirs string) {
 	b.Helper()
-	dir = storetest.Repo(b)
+	return histories(b, benchEntries, benchChanged)
+}
+
+// histories builds, with git fast-import, a repository whose branch ctx (ours) and theirs both descend
+// from base (entries knowledge/k<i>.md, i < entries, keys of five digits): ours rewrites line 1 of
+// entries [0, changed), theirs line 4 of [changed/2, changed/2+changed), so both sides change the
+// middle ones and every merge is clean. It returns the folder and the commits of ctx and theirs.
+func histories(tb testing.TB, entries, changed int) (dir string, ours, theirs string) {
+	tb.Helper()
+	dir = storetest.Repo(tb)
 	var in bytes.Buffer
 	file := func(p, content string) {
 		fmt.Fprintf(&in, "M 100644 inline %s\ndata %d\n%s\n", p, len(content), content)
@@ -48,24 +57,24 @@ func benchHistories(b *testing.B) (dir string, ours, theirs string) {
 	}
 	commit("refs/heads/base", 1, 0, "base")
 	file("manifest.json", "{\n  \"version\": 1\n}\n")
-	for i := 0; i < benchEntries; i++ {
+	for i := 0; i < entries; i++ {
 		file(fmt.Sprintf("knowledge/k%05d.md", i), benchEntry(i, "Title line.", "Fourth line."))
 	}
 	commit("refs/heads/ctx", 2, 1, "ours")
-	for i := 0; i < benchChanged; i++ {
+	for i := 0; i < changed; i++ {
 		file(fmt.Sprintf("knowledge/k%05d.md", i), benchEntry(i, "Title line, edited by ours.", "Fourth line."))
 	}
 	commit("refs/heads/theirs", 3, 1, "theirs")
-	for i := benchChanged / 2; i < benchChanged/2+benchChanged; i++ {
+	for i := changed / 2; i < changed/2+changed; i++ {
 		file(fmt.Sprintf("knowledge/k%05d.md", i), benchEntry(i, "Title line.", "Fourth line, edited by theirs."))
 	}
 	cmd := exec.Command("git", "fast-import", "--quiet")
 	cmd.Dir = dir
 	cmd.Stdin = &in
 	if out, err := cmd.CombinedOutput(); err != nil {
-		b.Fatalf("fast-import: %v\n%s", err, out)
+		tb.Fatalf("fast-import: %v\n%s", err, out)
 	}
-	return dir, testenv.Git(b, dir, "rev-parse", "ctx"), testenv.Git(b, dir, "rev-parse", "theirs")
+	return dir, testenv.Git(tb, dir, "rev-parse", "ctx"), testenv.Git(tb, dir, "rev-parse", "theirs")
 }
 
 // benchResult keeps the ns/op of the last run of each sub-benchmark, for the ratio.

@@ -23,36 +23,7 @@ import (
 // file left and no hand edit seen.
 func TestPullMergesManyEntriesAgainstGit(t *testing.T) {
 	const entries, changed = 400, 150
-	dir := storetest.Repo(t)
-	var in bytes.Buffer
-	file := func(p, content string) {
-		fmt.Fprintf(&in, "M 100644 inline %s\ndata %d\n%s\n", p, len(content), content)
-	}
-	commit := func(ref string, mark, from int, msg string) {
-		fmt.Fprintf(&in, "commit %s\nmark :%d\ncommitter T <t@example.com> 1767225600 +0000\ndata %d\n%s\n", ref, mark, len(msg), msg)
-		if from > 0 {
-			fmt.Fprintf(&in, "from :%d\n", from)
-		}
-	}
-	commit("refs/heads/base", 1, 0, "base")
-	file("manifest.json", "{\n  \"version\": 1\n}\n")
-	for i := 0; i < entries; i++ {
-		file(fmt.Sprintf("knowledge/k%03d.md", i), benchEntry(i, "Title line.", "Fourth line."))
-	}
-	commit("refs/heads/ctx", 2, 1, "ours")
-	for i := 0; i < changed; i++ {
-		file(fmt.Sprintf("knowledge/k%03d.md", i), benchEntry(i, "Title line, edited by ours.", "Fourth line."))
-	}
-	commit("refs/heads/theirs", 3, 1, "theirs")
-	for i := changed / 2; i < changed/2+changed; i++ {
-		file(fmt.Sprintf("knowledge/k%03d.md", i), benchEntry(i, "Title line.", "Fourth line, edited by theirs."))
-	}
-	cmd := exec.Command("git", "fast-import", "--quiet")
-	cmd.Dir, cmd.Stdin = dir, &in
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("fast-import: %v\n%s", err, out)
-	}
-	ours := testenv.Git(t, dir, "rev-parse", "ctx")
+	dir, ours, _ := histories(t, entries, changed)
 	remote := filepath.Join(t.TempDir(), "remote.git")
 	testenv.Git(t, "", "clone", "-q", "--bare", dir, remote)
 	testenv.Git(t, remote, "update-ref", "refs/heads/ctx", testenv.Git(t, dir, "rev-parse", "theirs"))
@@ -79,10 +50,10 @@ func TestPullMergesManyEntriesAgainstGit(t *testing.T) {
 		want []string
 	}{{10, []string{"edited by ours", "Fourth line.\n"}}, {100, []string{"edited by ours", "edited by theirs"}},
 		{200, []string{"Title line.\n", "edited by theirs"}}, {300, []string{"Title line.\n", "Fourth line.\n"}}} {
-		got := testenv.Git(t, dir, "show", fmt.Sprintf("ctx:knowledge/k%03d.md", c.i))
+		got := testenv.Git(t, dir, "show", fmt.Sprintf("ctx:knowledge/k%05d.md", c.i))
 		for _, w := range c.want {
 			if !strings.Contains(got+"\n", w) {
-				t.Errorf("k%03d after the merge lacks %q:\n%s", c.i, w, got)
+				t.Errorf("k%05d after the merge lacks %q:\n%s", c.i, w, got)
 			}
 		}
 	}
