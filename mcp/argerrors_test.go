@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ctx-dev/ctx/store"
 	"github.com/ctx-dev/ctx/store/tokens"
@@ -137,7 +138,8 @@ func toJSON(t *testing.T, v any) string {
 
 // TestBatchInvalidRequest: over real stdio (the server binary), a JSON-RPC batch (a JSON array; MCP
 // 2025-06-18 removed batching), an empty batch and JSON that is no object are answered with one -32600
-// Invalid Request of id null each, as JSON-RPC 2.0 answers an invalid request; text that is not JSON
+// Invalid Request of id null each, as JSON-RPC 2.0 answers an invalid request, and so is a request whose id
+// is null (MCP forbids it) or neither a string nor a number (it got no answer at all); text that is not JSON
 // stays a -32700 parse error; the server serves the next request.
 func TestBatchInvalidRequest(t *testing.T) {
 	dir, _ := newRepo(t, store.Actor{Agent: "cli"})
@@ -151,9 +153,21 @@ func TestBatchInvalidRequest(t *testing.T) {
 	}
 	recv := func() map[string]any {
 		t.Helper()
-		b, err := out.ReadBytes('\n')
-		if err != nil {
-			t.Fatalf("read response: %v\nstderr: %s", err, stderr.String())
+		type read struct {
+			b   []byte
+			err error
+		}
+		got := make(chan read, 1)
+		go func() { b, err := out.ReadBytes('\n'); got <- read{b, err} }()
+		var b []byte
+		select {
+		case r := <-got:
+			if r.err != nil {
+				t.Fatalf("read response: %v\nstderr: %s", r.err, stderr.String())
+			}
+			b = r.b
+		case <-time.After(20 * time.Second): // a hang guard, not a timing: an unanswered request waits forever
+			t.Fatalf("no response\nstderr: %s", stderr.String())
 		}
 		var m map[string]any
 		if err := json.Unmarshal(b, &m); err != nil {
@@ -177,6 +191,11 @@ func TestBatchInvalidRequest(t *testing.T) {
 		{`42`, mcpgo.INVALID_REQUEST, "not a JSON-RPC request object"},
 		{`"ping"`, mcpgo.INVALID_REQUEST, "not a JSON-RPC request object"},
 		{`{"jsonrpc":"2.0","id":9,"method":7}`, mcpgo.INVALID_REQUEST, "not a JSON-RPC request object"},
+		{`{"jsonrpc":"2.0","id":null,"method":"ping"}`, mcpgo.INVALID_REQUEST, "id must be a string or a number"},
+		{`{"jsonrpc":"2.0","id": null ,"method":"tools/call","params":{"name":"write_memory"}}`, mcpgo.INVALID_REQUEST, "id must be a string or a number"},
+		{`{"jsonrpc":"2.0","id":true,"method":"ping"}`, mcpgo.INVALID_REQUEST, "id must be a string or a number"},
+		{`{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`, mcpgo.INVALID_REQUEST, "id must be a string or a number"},
+		{`{"jsonrpc":"2.0","id":[1],"method":"ping"}`, mcpgo.INVALID_REQUEST, "id must be a string or a number"},
 		{`[{"jsonrpc":"2.0","id":2,"method":"ping"}`, mcpgo.PARSE_ERROR, "Parse error"},
 		{`{"jsonrpc":"2.0","id":4,`, mcpgo.PARSE_ERROR, "Parse error"},
 	} {
@@ -187,6 +206,12 @@ func TestBatchInvalidRequest(t *testing.T) {
 			!strings.Contains(e["message"].(string), c.want) {
 			t.Errorf("%s: answered %v, want error %v %q with id null", c.line, m, c.code, c.want)
 		}
+	}
+	// a notification (no id) is still not answered, a string id still is
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	send(`{"jsonrpc":"2.0","id":"s-1","method":"ping"}`)
+	if m := recv(); m["id"] != "s-1" || m["result"] == nil {
+		t.Fatalf("string id: %v", m)
 	}
 	send(`{"jsonrpc":"2.0","id":5,"method":"ping"}`)
 	if m := recv(); m["id"] != float64(5) || m["result"] == nil {
@@ -205,6 +230,8 @@ func TestHTTPBatchInvalidRequest(t *testing.T) {
 		"[" + initializeBody + "," + string(writeBody("batched")) + "]": "batches are not supported",
 		" []": "batches are not supported",
 		"42":  "not a JSON-RPC request object",
+		`{"jsonrpc":"2.0","id":null,"method":"ping"}`:                                "id must be a string or a number",
+		`{"jsonrpc":"2.0","id":null,"method":"tools/call","params":{"name":"ping"}}`: "id must be a string or a number",
 	} {
 		code, got := h.post(t, auth, []byte(body))
 		var m map[string]any

@@ -350,6 +350,15 @@ func (h *httpHandler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 			_ = json.NewEncoder(w).Encode(notRequest(b))
 			return
 		}
+		if bad := badRequestID(body); bad != nil {
+			// a request of id null (or true, ...): -32600, as over stdio (mcp-go would take it for a
+			// notification and answer nothing)
+			reason = "batch"
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			_ = json.NewEncoder(w).Encode(*bad)
+			return
+		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 	}
 	h.mcp.ServeHTTP(w, r)

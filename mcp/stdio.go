@@ -155,6 +155,13 @@ loop:
 				}
 				continue
 			}
+			if bad := badRequestID(line.b); bad != nil {
+				if err := w.write(*bad); err != nil {
+					result = fmt.Errorf("mcp: write stdout: %w", err)
+					break loop
+				}
+				continue
+			}
 			if why := checkUTF8(line.b); why != "" && base.ID != nil {
 				if err := w.write(mcpgo.NewJSONRPCError(mcpgo.NewRequestId(base.ID), mcpgo.INVALID_PARAMS, why, nil)); err != nil {
 					result = fmt.Errorf("mcp: write stdout: %w", err)
@@ -263,6 +270,31 @@ func notRequest(b []byte) mcpgo.JSONRPCError {
 		msg = "Invalid Request: JSON-RPC batches are not supported (MCP 2025-06-18 removed them): send one request object a line"
 	}
 	return mcpgo.NewJSONRPCError(mcpgo.NewRequestId(nil), mcpgo.INVALID_REQUEST, msg, nil)
+}
+
+// badRequestID is the answer to a request (a message with a method) whose id is present but neither a
+// string nor a number (null, true, an object, an array): -32600 Invalid Request with id null, as JSON-RPC
+// 2.0 answers a request whose id cannot be read (MCP forbids a null id). Without it such a request would
+// be taken for a notification and get no answer at all, and its client would wait forever. It is nil for
+// any other message (a request with a valid id, a notification without an id, a response).
+func badRequestID(b []byte) *mcpgo.JSONRPCError {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method json.RawMessage `json:"method"`
+	}
+	if err := json.Unmarshal(b, &m); err != nil || m.ID == nil || m.Method == nil {
+		return nil
+	}
+	switch id := bytesTrim(m.ID); {
+	case len(id) > 0 && id[0] == '"':
+		return nil
+	case len(id) > 0 && (id[0] == '-' || id[0] >= '0' && id[0] <= '9'):
+		return nil
+	}
+	e := mcpgo.NewJSONRPCError(mcpgo.NewRequestId(nil), mcpgo.INVALID_REQUEST,
+		"Invalid Request: a request's id must be a string or a number (MCP forbids null): "+
+			"send a notification without an id, or give the request an id", nil)
+	return &e
 }
 
 // inLine is one line of input: b is the line, or only its beginning (at most idHead bytes) when over is
