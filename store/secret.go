@@ -78,3 +78,17 @@ func checkSecrets(ctx context.Context, v *View, public []gitstore.Change) error 
 	}
 	return nil
 }
+
+// checkMessageSecrets refuses the message of a public commit (its summary, a `ctx commit -m` text, and
+// its trailers: the agent and session names) when it holds text that looks like a secret: a commit
+// message is pushed with the branch as an entry is. The finding's path is "commit message".
+func checkMessageSecrets(msg string) error {
+	var found []SecretFinding
+	for _, f := range secrets.New("", msg) {
+		found = append(found, SecretFinding{Path: "commit message", Finding: f})
+	}
+	if len(found) > 0 {
+		return &SecretError{Findings: found}
+	}
+	return nil
+}

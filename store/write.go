@@ -136,6 +136,15 @@ func (s *Store) Write(ctx context.Context, op Op, fn func(v *View) (Edits, error
 			if err := checkSecrets(ctx, v, edits[Public]); err != nil {
 				return nil, err
 			}
+			if len(edits[Public]) > 0 {
+				pm := msg
+				if o, ok := op.Scoped[Public]; ok {
+					pm = s.Message(o)
+				}
+				if err := checkMessageSecrets(pm); err != nil {
+					return nil, err
+				}
+			}
 		}
 		w := map[string]*gitstore.Write{}
 		for sc, ch := range edits {

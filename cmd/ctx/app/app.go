@@ -151,6 +151,16 @@ func newApp(e *env) *cli.App {
 		Before: func(c *cli.Context) error {
 			e.dir = c.String("C")
 			e.actor = store.Actor{Agent: c.String("agent"), Session: c.String("session")}
+			// Agent and session names follow the key rules (docs/format.md "Keys and names"): they become
+			// trailers of every commit, which a space or a line break would garble.
+			for _, f := range []struct{ flag, v string }{{"agent", e.actor.Agent}, {"session", e.actor.Session}} {
+				if f.v == "" {
+					continue
+				}
+				if err := store.ValidKey(f.v); err != nil {
+					return usagef("--%s (or CTX_%s): %v", f.flag, strings.ToUpper(f.flag), err)
+				}
+			}
 			e.allowSecret = c.Bool("allow-secret")
 			return nil
 		},
