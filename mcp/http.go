@@ -341,18 +341,10 @@ func (h *httpHandler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 			refuse(w, http.StatusBadRequest, "cannot read the request body")
 			return
 		}
-		if b := bytesTrimLeft(body); len(b) > 0 && b[0] != '{' && json.Valid(b) {
-			// a batch or other JSON that is no request object: -32600, as over stdio (mcp-go would
-			// answer -32700, a parse error)
-			reason = "batch"
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusBadRequest)
-			_ = json.NewEncoder(w).Encode(notRequest(b))
-			return
-		}
-		if bad := badRequestID(body); bad != nil {
-			// a request of id null (or true, ...): -32600, as over stdio (mcp-go would take it for a
-			// notification and answer nothing)
+		if _, bad := readEnvelope(body); bad != nil && json.Valid(body) {
+			// a batch, other JSON that is no request object, or a request whose id is null (or true,
+			// ...): -32600, as over stdio (mcp-go would answer -32700, a parse error, or take the
+			// request for a notification and answer nothing); text that is not JSON is mcp-go's to answer
 			reason = "batch"
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusBadRequest)

@@ -143,19 +143,8 @@ loop:
 				}
 				continue
 			}
-			var base struct {
-				ID     any    `json:"id"`
-				Method string `json:"method"`
-			}
-			if err := json.Unmarshal(line.b, &base); err != nil {
-				resp := notRequest(line.b)
-				if err := w.write(resp); err != nil {
-					result = fmt.Errorf("mcp: write stdout: %w", err)
-					break loop
-				}
-				continue
-			}
-			if bad := badRequestID(line.b); bad != nil {
+			base, bad := readEnvelope(line.b)
+			if bad != nil {
 				if err := w.write(*bad); err != nil {
 					result = fmt.Errorf("mcp: write stdout: %w", err)
 					break loop
@@ -272,29 +261,43 @@ func notRequest(b []byte) mcpgo.JSONRPCError {
 	return mcpgo.NewJSONRPCError(mcpgo.NewRequestId(nil), mcpgo.INVALID_REQUEST, msg, nil)
 }
 
-// badRequestID is the answer to a request (a message with a method) whose id is present but neither a
-// string nor a number (null, true, an object, an array): -32600 Invalid Request with id null, as JSON-RPC
-// 2.0 answers a request whose id cannot be read (MCP forbids a null id). Without it such a request would
-// be taken for a notification and get no answer at all, and its client would wait forever. It is nil for
-// any other message (a request with a valid id, a notification without an id, a response).
-func badRequestID(b []byte) *mcpgo.JSONRPCError {
+// envelope is what ctx reads of a JSON-RPC message before mcp-go handles it: its id (nil when it has
+// none: a notification) and its method.
+type envelope struct {
+	ID     any
+	Method string
+}
+
+// readEnvelope reads the id and method of message b in one parse. A message that is not a request
+// object (notRequest), or a request (a message with a method) whose id is present but neither a string
+// nor a number (null, true, an object, an array), returns the answer it gets instead of being handled:
+// -32600 Invalid Request with id null, as JSON-RPC 2.0 answers a request whose id cannot be read (MCP
+// forbids a null id). Without it such a request would be taken for a notification and get no answer at
+// all, and its client would wait forever. Used by stdio and HTTP alike.
+func readEnvelope(b []byte) (envelope, *mcpgo.JSONRPCError) {
+	fail := func(e mcpgo.JSONRPCError) (envelope, *mcpgo.JSONRPCError) { return envelope{}, &e }
 	var m struct {
 		ID     json.RawMessage `json:"id"`
 		Method json.RawMessage `json:"method"`
 	}
-	if err := json.Unmarshal(b, &m); err != nil || m.ID == nil || m.Method == nil {
-		return nil
+	var env envelope
+	if json.Unmarshal(b, &m) != nil || m.Method != nil && json.Unmarshal(m.Method, &env.Method) != nil {
+		return fail(notRequest(b))
+	}
+	if m.ID == nil {
+		return env, nil
 	}
 	switch id := bytesTrim(m.ID); {
-	case len(id) > 0 && id[0] == '"':
-		return nil
-	case len(id) > 0 && (id[0] == '-' || id[0] >= '0' && id[0] <= '9'):
-		return nil
+	case len(id) > 0 && (id[0] == '"' || id[0] == '-' || id[0] >= '0' && id[0] <= '9'):
+		if json.Unmarshal(id, &env.ID) != nil {
+			return fail(notRequest(b))
+		}
+	case m.Method != nil:
+		return fail(mcpgo.NewJSONRPCError(mcpgo.NewRequestId(nil), mcpgo.INVALID_REQUEST,
+			"Invalid Request: a request's id must be a string or a number (MCP forbids null): "+
+				"send a notification without an id, or give the request an id", nil))
 	}
-	e := mcpgo.NewJSONRPCError(mcpgo.NewRequestId(nil), mcpgo.INVALID_REQUEST,
-		"Invalid Request: a request's id must be a string or a number (MCP forbids null): "+
-			"send a notification without an id, or give the request an id", nil)
-	return &e
+	return env, nil
 }
 
 // inLine is one line of input: b is the line, or only its beginning (at most idHead bytes) when over is

@@ -51,42 +51,29 @@ func (s *Store) Restore(ctx context.Context, paths []string) (*Restored, error) 
 	if err != nil {
 		return nil, err
 	}
-	match := func(p string) bool { return len(paths) == 0 }
-	if len(paths) > 0 {
-		clean := make([]string, len(paths))
-		for i, p := range paths {
-			c := path.Clean(strings.TrimPrefix(strings.TrimPrefix(p, CheckoutDir+"/"), "./"))
-			if c == "." || c == CheckoutDir {
-				c = ""
-			}
-			if strings.HasPrefix(c, "../") || c == ".." || path.IsAbs(c) {
-				return nil, invalidf("restore %s: not a path under %s/", p, CheckoutDir)
-			}
-			clean[i] = c
+	picked := map[string]bool{} // with paths: the hand edits they name
+	for _, p := range paths {
+		c := path.Clean(strings.TrimPrefix(strings.TrimPrefix(p, CheckoutDir+"/"), "./"))
+		if c == "." || c == CheckoutDir {
+			c = ""
 		}
-		used := make([]bool, len(clean))
-		match = func(p string) bool {
-			hit := false
-			for i, c := range clean {
-				if c == "" || p == c || strings.HasPrefix(p, c+"/") {
-					used[i], hit = true, true
-				}
-			}
-			return hit
+		if strings.HasPrefix(c, "../") || c == ".." || path.IsAbs(c) {
+			return nil, invalidf("restore %s: not a path under %s/", p, CheckoutDir)
 		}
+		hit := false
 		for _, e := range edits {
-			match(e.Path)
-		}
-		for i, u := range used {
-			if !u {
-				return nil, invalidf("restore %s: no hand edit of %s/ there (ctx status lists them)", paths[i], CheckoutDir)
+			if c == "" || e.Path == c || strings.HasPrefix(e.Path, c+"/") {
+				picked[e.Path], hit = true, true
 			}
+		}
+		if !hit {
+			return nil, invalidf("restore %s: no hand edit of %s/ there (ctx status lists them)", p, CheckoutDir)
 		}
 	}
 	out := &Restored{Written: []HandEdit{}, Left: []string{}, Blocked: []string{}}
 	force := map[string]bool{}
 	for _, e := range edits {
-		if !match(e.Path) {
+		if len(paths) > 0 && !picked[e.Path] {
 			continue
 		}
 		if e.Change == ChangeAdded {

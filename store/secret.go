@@ -57,10 +57,18 @@ func secretsAllowed(ctx context.Context) bool {
 }
 
 // checkSecrets refuses public changes that add text looking like a secret (package secrets): for each
-// file written on the public ref, the findings not already in that file's current version. Private and
-// ephemeral writes are never checked: they are not pushed (docs/security.md, "Secrets").
-func checkSecrets(ctx context.Context, v *View, public []gitstore.Change) error {
+// file written on the public ref, the findings not already in that file's current version, and those of
+// msg, the message of the public commit (pushed with it: its summary and trailers), reported as the path
+// "commit message". Private and ephemeral writes are never checked: they are not pushed
+// (docs/security.md, "Secrets").
+func checkSecrets(ctx context.Context, v *View, public []gitstore.Change, msg string) error {
+	if len(public) == 0 {
+		return nil
+	}
 	var found []SecretFinding
+	for _, f := range secrets.New("", msg) {
+		found = append(found, SecretFinding{Path: "commit message", Finding: f})
+	}
 	for _, c := range public {
 		if c.Delete {
 			continue
@@ -72,20 +80,6 @@ func checkSecrets(ctx context.Context, v *View, public []gitstore.Change) error 
 		for _, f := range secrets.New(string(old), string(c.Data)) {
 			found = append(found, SecretFinding{Path: c.Path, Finding: f})
 		}
-	}
-	if len(found) > 0 {
-		return &SecretError{Findings: found}
-	}
-	return nil
-}
-
-// checkMessageSecrets refuses the message of a public commit (its summary, a `ctx commit -m` text, and
-// its trailers: the agent and session names) when it holds text that looks like a secret: a commit
-// message is pushed with the branch as an entry is. The finding's path is "commit message".
-func checkMessageSecrets(msg string) error {
-	var found []SecretFinding
-	for _, f := range secrets.New("", msg) {
-		found = append(found, SecretFinding{Path: "commit message", Finding: f})
 	}
 	if len(found) > 0 {
 		return &SecretError{Findings: found}

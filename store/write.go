@@ -132,20 +132,6 @@ func (s *Store) Write(ctx context.Context, op Op, fn func(v *View) (Edits, error
 				}
 			}
 		}
-		if !secretsAllowed(ctx) {
-			if err := checkSecrets(ctx, v, edits[Public]); err != nil {
-				return nil, err
-			}
-			if len(edits[Public]) > 0 {
-				pm := msg
-				if o, ok := op.Scoped[Public]; ok {
-					pm = s.Message(o)
-				}
-				if err := checkMessageSecrets(pm); err != nil {
-					return nil, err
-				}
-			}
-		}
 		w := map[string]*gitstore.Write{}
 		for sc, ch := range edits {
 			if len(ch) > 0 {
@@ -154,6 +140,11 @@ func (s *Store) Write(ctx context.Context, op Op, fn func(v *View) (Edits, error
 					m = s.Message(o)
 				}
 				w[s.RefOf(sc)] = &gitstore.Write{Changes: ch, Message: m}
+			}
+		}
+		if pw := w[s.RefOf(Public)]; pw != nil && !secretsAllowed(ctx) {
+			if err := checkSecrets(ctx, v, pw.Changes, pw.Message); err != nil {
+				return nil, err
 			}
 		}
 		return w, nil
