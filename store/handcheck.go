@@ -1,8 +1,10 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -172,8 +174,7 @@ func clashes(ctx context.Context, v *View) ([]Clash, error) {
 		if err != nil {
 			return nil, err
 		}
-		bySkel := map[string][]ScopedPath{}
-		var skels []string
+		bySkel := pathGroups[string]{}
 		for _, n := range names {
 			key, ok := n.Name, n.Dir
 			if f.suffix != "" {
@@ -188,54 +189,50 @@ func clashes(ctx context.Context, v *View) ([]Clash, error) {
 				p += "/"
 			}
 			sk := Skeleton(key)
-			if bySkel[sk] == nil {
-				skels = append(skels, sk)
-			}
 			bySkel[sk] = append(bySkel[sk], ScopedPath{Scope: n.Scope, Path: p})
 		}
-		sort.Strings(skels)
-		for _, sk := range skels {
-			if ps := bySkel[sk]; len(ps) > 1 {
-				out = append(out, Clash{Kind: "lookalike", Paths: ps,
-					Fix: fmt.Sprintf("these %s keys look alike (or fold to one name on a case-insensitive file system): keep one, rename or remove the others (ctx %s rm <key>)", f.what, f.what)})
-			}
+		for _, sk := range bySkel.shared() {
+			out = append(out, Clash{Kind: "lookalike", Paths: bySkel[sk],
+				Fix: fmt.Sprintf("these %s keys look alike (or fold to one name on a case-insensitive file system): keep one, rename or remove the others (ctx %s rm <key>)", f.what, f.what)})
 		}
 	}
 	all, err := v.ListDecisions(ctx)
 	if err != nil {
 		return nil, err
 	}
-	byID, byUID := map[int][]ScopedPath{}, map[string][]ScopedPath{}
-	var ids []int
-	var uids []string
+	byID, byUID := pathGroups[int]{}, pathGroups[string]{}
 	for _, d := range all {
 		sp := ScopedPath{Scope: d.Scope, Path: d.Path}
 		if d.ID > 0 {
-			if byID[d.ID] == nil {
-				ids = append(ids, d.ID)
-			}
 			byID[d.ID] = append(byID[d.ID], sp)
 		}
 		if d.UID != "" {
-			if byUID[d.UID] == nil {
-				uids = append(uids, d.UID)
-			}
 			byUID[d.UID] = append(byUID[d.UID], sp)
 		}
 	}
-	sort.Ints(ids)
-	sort.Strings(uids)
-	for _, id := range ids {
-		if ps := byID[id]; len(ps) > 1 {
-			out = append(out, Clash{Kind: "decision-number", Paths: ps,
-				Fix: fmt.Sprintf("decisions share the number %d, so commands that take it refuse it: give all but one a free number (rename the file, change its id: line and remove its uid: line), then ctx commit", id)})
-		}
+	for _, id := range byID.shared() {
+		out = append(out, Clash{Kind: "decision-number", Paths: byID[id],
+			Fix: fmt.Sprintf("decisions share the number %d, so commands that take it refuse it: give all but one a free number (rename the file, change its id: line and remove its uid: line), then ctx commit", id)})
 	}
-	for _, u := range uids {
-		if ps := byUID[u]; len(ps) > 1 {
-			out = append(out, Clash{Kind: "decision-uid", Paths: ps,
-				Fix: "decisions share the uid " + u + ": remove the uid: line of the copies (or remove the copies), then ctx commit"})
-		}
+	for _, u := range byUID.shared() {
+		out = append(out, Clash{Kind: "decision-uid", Paths: byUID[u],
+			Fix: "decisions share the uid " + u + ": remove the uid: line of the copies (or remove the copies), then ctx commit"})
 	}
 	return out, nil
+}
+
+// pathGroups are the paths that hold each value of K (a skeleton, a decision number, a uid), in the order
+// they were found.
+type pathGroups[K cmp.Ordered] map[K][]ScopedPath
+
+// shared returns the values held by more than one path, sorted.
+func (g pathGroups[K]) shared() []K {
+	var out []K
+	for k, ps := range g {
+		if len(ps) > 1 {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
