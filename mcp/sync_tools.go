@@ -25,7 +25,7 @@ func (s *srv) toolPush() tool {
 		desc: "Publish the context branch to this machine's ref on the remote (refs/ctx/machines/<id>) and try " +
 			"to move the shared branch to it; shared is \"behind\" when another machine moved it first, which is " +
 			"no failure (the next pull merges both). Never forced. Private and ephemeral entries are never pushed. " +
-			"Returns {remote, tip, machine_ref, shared, retries, merges}."},
+			"Returns {remote, tip, machine_ref, shared, retries, merges, pulls, warnings}."},
 		s.push)
 }
 
@@ -34,7 +34,8 @@ func (s *srv) toolPull() tool {
 		desc: "Fetch the remote's context branch and every machine's ref and merge what is new (fast-forward or " +
 			"merge commits); conflicts " +
 			"keep a deterministic winner and are listed by context_merge_status. " +
-			"Returns {remote, found, action, old, new, conflicts, notes}."},
+			"Returns {remote, found, action, old, new, conflicts, decided, notes, hand_edits, refresh_kept, " +
+			"refresh_skipped, warnings}."},
 		s.pull)
 }
 
@@ -74,27 +75,7 @@ func (s *srv) push(ctx context.Context, a remoteArgs) (any, error) {
 	if err != nil {
 		return nil, &transferFailure{err}
 	}
-	return struct {
-		Remote  string `json:"remote"`
-		Tip     string `json:"tip"`
-		Machine string `json:"machine_ref"` // refs/ctx/machines/<id>; "" when the remote refuses machine refs
-		Shared  string `json:"shared"`      // updated, behind (another machine pushed first: no failure), refused
-		Retries int    `json:"retries"`
-		Merges  int    `json:"merges"`
-	}{res.Remote, res.Tip.String(), res.Machine, string(res.Shared), res.Retries, len(res.Pulls)}, nil
-}
-
-type pullConflict struct {
-	ID    string `json:"id"`
-	Path  string `json:"path"`
-	Field string `json:"field"`
-	Rule  string `json:"rule"`
-}
-
-type pullNote struct {
-	Path    string `json:"path"`
-	Kind    string `json:"kind"`
-	Message string `json:"message"`
+	return res.Report(), nil
 }
 
 // pull is context_pull (store.Pull).
@@ -108,31 +89,5 @@ func (s *srv) pull(ctx context.Context, a remoteArgs) (any, error) {
 	if err != nil {
 		return nil, &transferFailure{err}
 	}
-	return pullOut(res), nil
-}
-
-func pullOut(res *store.PullResult) any {
-	cs := []pullConflict{}
-	for _, c := range res.Conflicts {
-		cs = append(cs, pullConflict{c.ID, c.Path, c.Field, c.Rule})
-	}
-	ns := []pullNote{}
-	for _, n := range res.Notes {
-		ns = append(ns, pullNote{n.Path, n.Kind, n.Message})
-	}
-	hash := func(h store.Hash) string {
-		if h.IsZero() {
-			return ""
-		}
-		return h.String()
-	}
-	return struct {
-		Remote    string         `json:"remote"`
-		Found     bool           `json:"found"`
-		Action    string         `json:"action"`
-		Old       string         `json:"old"`
-		New       string         `json:"new"`
-		Conflicts []pullConflict `json:"conflicts"`
-		Notes     []pullNote     `json:"notes"`
-	}{res.Remote, res.Found, res.Action.String(), hash(res.Old), hash(res.New), cs, ns}
+	return res.Report(), nil
 }

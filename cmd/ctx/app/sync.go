@@ -32,12 +32,15 @@ type syncOptions struct {
 	Timeout    time.Duration // used when HasTimeout; else the configured sync.timeout
 	HasTimeout bool
 	Strategy   store.Strategy
+	// JSON prints one JSON object on standard output instead of the lines of text (docs/sync.md "JSON
+	// output"): pull's store.PullReport, push's store.PushReport, sync's {"pull": ..., "push": ...}.
+	JSON bool
 }
 
 // syncParse maps the flags of pull, push and sync to their options.
 func syncParse(pull, push bool) func(c *cli.Context) (syncOptions, error) {
 	return func(c *cli.Context) (syncOptions, error) {
-		o := syncOptions{Pull: pull, Push: push, Remote: c.String("remote"), Strategy: store.Strategy(c.String("strategy"))}
+		o := syncOptions{Pull: pull, Push: push, Remote: c.String("remote"), Strategy: store.Strategy(c.String("strategy")), JSON: c.Bool("json")}
 		if c.NArg() > 0 {
 			// git push REMOTE habits: a name given as an argument must not be ignored (the push would go to
 			// the configured remote instead).
@@ -58,7 +61,7 @@ func newPullCmd(e *env) *cli.Command {
 	return withHelp(&cli.Command{
 		Name:   "pull",
 		Usage:  "fetch the remote's context branch and fast-forward or merge it",
-		Flags:  []cli.Flag{remoteFlag, timeoutFlag, strategyFlag},
+		Flags:  []cli.Flag{remoteFlag, timeoutFlag, strategyFlag, jsonFlag},
 		Action: action(e, syncParse(true, false), runSync),
 	}, "Records the hand edits of .context/ first (files deleted by hand are not: the pull stops and asks\n"+
 		"for ctx commit or ctx restore), fetches the remote's context branch and every machine's\n"+
@@ -66,7 +69,7 @@ func newPullCmd(e *env) *cli.Command {
 		"then fast-forwards or merges each tip the branch does not hold yet, field by field.\n"+
 		"A conflict keeps one version in the file and the other in conflicts/<id>.json (see ctx conflicts),\n"+
 		"unless --strategy decides them all. The first pull of a clone adopts the remote's branch.",
-		[]string{"ctx pull", "ctx pull --remote upstream --timeout 2m", "ctx pull --strategy theirs"},
+		[]string{"ctx pull", "ctx pull --remote upstream --timeout 2m", "ctx pull --strategy theirs", "ctx pull --json"},
 		syncExits)
 }
 
@@ -74,7 +77,7 @@ func newPushCmd(e *env) *cli.Command {
 	return withHelp(&cli.Command{
 		Name:   "push",
 		Usage:  "publish the context branch to this machine's ref and the shared branch (never forced)",
-		Flags:  []cli.Flag{remoteFlag, timeoutFlag},
+		Flags:  []cli.Flag{remoteFlag, timeoutFlag, jsonFlag},
 		Action: action(e, syncParse(false, true), runSync),
 	}, "Pushes the context branch to this machine's own ref on the remote, refs/ctx/machines/<id> (no other\n"+
 		"machine writes it, so the push never races), and tries once to move the remote's branch of the same\n"+
@@ -82,7 +85,7 @@ func newPushCmd(e *env) *cli.Command {
 		"A remote that refuses refs/ctx/machines/ gets the branch alone: when it moved, its commits are pulled\n"+
 		"and merged first, then the push is tried again. Nothing is ever forced. Private and ephemeral entries\n"+
 		"live outside this repository's refs and are never pushed.",
-		[]string{"ctx push", "ctx push --remote upstream"},
+		[]string{"ctx push", "ctx push --remote upstream", "ctx push --json"},
 		syncExits)
 }
 
@@ -90,14 +93,18 @@ func newSyncCmd(e *env) *cli.Command {
 	return withHelp(&cli.Command{
 		Name:   "sync",
 		Usage:  "pull, then push",
-		Flags:  []cli.Flag{remoteFlag, timeoutFlag, strategyFlag},
+		Flags:  []cli.Flag{remoteFlag, timeoutFlag, strategyFlag, jsonFlag},
 		Action: action(e, syncParse(true, true), runSync),
-	}, "Runs ctx pull, then ctx push, with the same remote and timeout.",
-		[]string{"ctx sync", "ctx sync --strategy ours --timeout 1m"},
+	}, "Runs ctx pull, then ctx push, with the same remote and timeout. With --json it prints one object,\n"+
+		"{\"pull\": ..., \"push\": ...}, each as ctx pull --json and ctx push --json print it.",
+		[]string{"ctx sync", "ctx sync --strategy ours --timeout 1m", "ctx sync --json"},
 		syncExits)
 }
 
 // runSync is ctx pull (o.Pull), ctx push (o.Push) and ctx sync (both): the pull first, then the push.
+// With o.JSON the lines of text become one JSON object on standard output, printed when every step
+// succeeded (a refusal prints its error alone), and what is not part of the result (the notes ref, the
+// hooks hint) goes to standard error.
 func runSync(ctx context.Context, e *env, o syncOptions) error {
 	s, err := e.open(ctx)
 	if err != nil {
@@ -106,12 +113,25 @@ func runSync(ctx context.Context, e *env, o syncOptions) error {
 	if o.HasTimeout {
 		s.SetTransferTimeout(max(o.Timeout, time.Second))
 	}
+	info := e.stdout // lines that are not part of the result
+	if o.JSON {
+		info = e.stderr
+	}
+	var report struct {
+		Pull *store.PullReport `json:"pull,omitempty"`
+		Push *store.PushReport `json:"push,omitempty"`
+	}
 	if o.Pull {
 		r, err := s.Pull(ctx, store.PullOptions{Remote: o.Remote, Strategy: o.Strategy})
 		if err != nil {
 			return err
 		}
-		printPull(e, r)
+		if o.JSON {
+			pr := r.Report()
+			report.Pull = &pr
+		} else {
+			printPull(e, r)
+		}
 		if r.Found && r.Action != store.PullUpToDate {
 			warnClashes(ctx, e, s)
 		}
@@ -120,7 +140,7 @@ func runSync(ctx context.Context, e *env, o syncOptions) error {
 		if nr, err := s.PullNotes(ctx, r.Remote, store.RemoteFromUser); err != nil {
 			fmt.Fprintf(e.stderr, "ctx: warning: %v\n", err)
 		} else if nr.Found {
-			fmt.Fprintf(e.stdout, "pull %s: %s at %s\n", r.Remote, store.NotesRef, nr.Tip.String()[:12])
+			fmt.Fprintf(info, "pull %s: %s at %s\n", r.Remote, store.NotesRef, nr.Tip.String()[:12])
 		}
 		// The agents' files enabled for refresh follow the pull (docs/adapters.md "Refresh").
 		refreshAdapters(ctx, e, s)
@@ -128,31 +148,44 @@ func runSync(ctx context.Context, e *env, o syncOptions) error {
 		indexSharedAfterPull(ctx, e, s)
 		if !o.Push && r.Action == store.PullAdopted {
 			if hint := hooksHint(ctx, s); hint != "" {
-				fmt.Fprintln(e.stdout, hint)
+				fmt.Fprintln(info, hint)
 			}
 		}
 	}
-	if !o.Push {
-		return nil
-	}
-	r, err := s.Push(ctx, store.PushOptions{Remote: o.Remote, Strategy: o.Strategy})
-	if r != nil {
-		for i := range r.Pulls {
-			printPull(e, &r.Pulls[i])
+	if o.Push {
+		r, err := s.Push(ctx, store.PushOptions{Remote: o.Remote, Strategy: o.Strategy})
+		if r != nil && !o.JSON {
+			for i := range r.Pulls {
+				printPull(e, &r.Pulls[i])
+			}
+		}
+		if err != nil {
+			return err
+		}
+		if o.JSON {
+			pr := r.Report()
+			report.Push = &pr
+		} else {
+			printPush(e, s.BranchRef(), r)
+		}
+		nr, err := s.PushNotes(ctx, r.Remote, store.RemoteFromUser)
+		if err != nil {
+			return err
+		}
+		if nr.Found {
+			fmt.Fprintf(info, "push %s: %s at %s\n", r.Remote, store.NotesRef, nr.Tip.String()[:12])
 		}
 	}
-	if err != nil {
-		return err
+	switch {
+	case !o.JSON:
+		return nil
+	case o.Pull && o.Push:
+		return printJSON(e.stdout, report)
+	case o.Pull:
+		return printJSON(e.stdout, report.Pull)
+	default:
+		return printJSON(e.stdout, report.Push)
 	}
-	printPush(e, s.BranchRef(), r)
-	nr, err := s.PushNotes(ctx, r.Remote, store.RemoteFromUser)
-	if err != nil {
-		return err
-	}
-	if nr.Found {
-		fmt.Fprintf(e.stdout, "push %s: %s at %s\n", r.Remote, store.NotesRef, nr.Tip.String()[:12])
-	}
-	return nil
 }
 
 // warnClashes warns, after a pull that moved the branch, of clashes on it (store.Clash: look-alike keys,
