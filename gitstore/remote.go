@@ -273,9 +273,12 @@ func ValidRefName(name string) error {
 	return nil
 }
 
-// ValidBranchName checks a branch name as git check-ref-format(1) does for refs/heads/<name>, and also
-// refuses names that git accepts but that would read as an option, a revision expression or a pattern
-// (a leading "-", spaces, ~ ^ : ? * [ \).
+// ValidBranchName checks a branch name as git check-ref-format(1) does for refs/heads/<name> (which
+// refuses "HEAD", as git branch does), and also refuses names that git accepts but that would read as an
+// option, a revision expression or a pattern (a leading "-", spaces, ~ ^ : ? * [ \), or that name
+// something else first when git resolves the name alone (gitrevisions(7), "<refname>": the files of the
+// git dir such as FETCH_HEAD or ORIG_HEAD — all capitals and '_' ending in HEAD, git's pseudo-ref
+// shape — then refs/<name>, so a name starting with refs/, heads/, tags/ or remotes/ is ambiguous).
 func ValidBranchName(name string) error {
 	ref := "refs/heads/" + name
 	if err := plumbing.ReferenceName(ref).Validate(); err != nil {
@@ -284,5 +287,32 @@ func ValidBranchName(name string) error {
 	if strings.ContainsAny(name, " ~^:?*[\\") || strings.HasPrefix(name, "-") {
 		return fmt.Errorf("branch %q: a space, one of ~^:?*[\\ or a leading '-'", name)
 	}
+	if pseudoRefShape(name) {
+		return fmt.Errorf("branch %q: git reads this name as its own ref (HEAD, FETCH_HEAD, ORIG_HEAD...), not a branch", name)
+	}
+	if first, _, _ := strings.Cut(name, "/"); first == "refs" || first == "heads" || first == "tags" || first == "remotes" {
+		other := "refs/" + name
+		if first == "refs" {
+			other = name
+		}
+		return fmt.Errorf("branch %q: git resolves the name to %s before refs/heads/%s: name the branch without %s/", name, other, name, first)
+	}
 	return ValidRefName(ref)
+}
+
+// pseudoRefShape says whether name has the shape of a ref git keeps in its git dir rather than under
+// refs/: HEAD, or capitals and '_' ending in "_HEAD" (FETCH_HEAD, ORIG_HEAD, MERGE_HEAD, ...).
+func pseudoRefShape(name string) bool {
+	if name == "HEAD" {
+		return true
+	}
+	if !strings.HasSuffix(name, "_HEAD") {
+		return false
+	}
+	for _, r := range name {
+		if (r < 'A' || r > 'Z') && r != '_' {
+			return false
+		}
+	}
+	return true
 }

@@ -3,6 +3,7 @@ package gitstore_test
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -118,6 +119,28 @@ func TestValidRemoteName(t *testing.T) {
 	for _, bad := range []string{"", "-x", "a..b", ".hidden", "x.lock", "a b", "a:b", "a\x01", "@", "a@{1}", "a/", "a~1", "a*"} {
 		if err := gitstore.ValidRemoteName(bad); err == nil {
 			t.Errorf("ValidRemoteName(%q) accepted", bad)
+		}
+	}
+}
+
+// TestValidBranchName: every name ValidBranchName accepts, git check-ref-format --branch accepts too (the
+// real git CLI as the peer), and names git accepts but that git's own revision lookup reads as another
+// ref first (HEAD, FETCH_HEAD, refs/heads/main, heads/x) are refused.
+func TestValidBranchName(t *testing.T) {
+	good := []string{"ctx", "context", "team/ctx", "ctx-2", "HEADS", "MY_HEADER", "head", "Fetch_HEAD", "refsx/y"}
+	bad := []string{"", "HEAD", "FETCH_HEAD", "ORIG_HEAD", "MERGE_HEAD", "CHERRY_PICK_HEAD", "refs/heads/main",
+		"refs/x", "heads/x", "tags/v1", "remotes/origin/main", "-x", "a..b", "a b", "x.lock", "@", "a@{1}", "a/", "a~1", "a*"}
+	for _, name := range good {
+		if err := gitstore.ValidBranchName(name); err != nil {
+			t.Errorf("ValidBranchName(%q): %v", name, err)
+		}
+		if out, err := exec.Command("git", "check-ref-format", "--branch", name).CombinedOutput(); err != nil {
+			t.Errorf("ValidBranchName accepts %q, git check-ref-format --branch refuses it: %s", name, out)
+		}
+	}
+	for _, name := range bad {
+		if err := gitstore.ValidBranchName(name); err == nil {
+			t.Errorf("ValidBranchName(%q) accepted", name)
 		}
 	}
 }

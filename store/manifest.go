@@ -200,7 +200,7 @@ func (s *Store) Init(ctx context.Context, opt InitOptions) (*InitResult, error) 
 // validBranch checks a context branch name as git check-ref-format(1) does for refs/heads/<name>.
 func validBranch(name string) error {
 	if err := gitstore.ValidBranchName(name); err != nil {
-		return invalidf("invalid branch name %q", name)
+		return invalidf("invalid branch name %q: %s", name, strings.TrimPrefix(err.Error(), fmt.Sprintf("branch %q: ", name)))
 	}
 	return nil
 }
