@@ -18,6 +18,9 @@ type Diagnosis struct {
 	// Clashes are entries ctx reads but would not have written side by side: look-alike keys, decisions
 	// sharing a number or a uid (Clash). Never nil.
 	Clashes []Clash `json:"clashes"`
+	// Manifest is set when the context branch's manifest.json cannot be read (ManifestProblem): every read
+	// of the project, team and adapters fails until ctx doctor --fix puts back the last one that reads.
+	Manifest *ManifestProblem `json:"manifest,omitempty"`
 }
 
 // maxSafeSearch bounds the first-parent commits Doctor looks at for LastSafe.
@@ -49,6 +52,9 @@ func (s *Store) Doctor(ctx context.Context) (*Diagnosis, error) {
 	}
 	if d.Clashes == nil {
 		d.Clashes = []Clash{}
+	}
+	if d.Manifest, _, err = s.checkManifest(ctx); err != nil {
+		return nil, err
 	}
 	unsafe := map[Scope]bool{}
 	for _, p := range ps {

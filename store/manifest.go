@@ -63,14 +63,8 @@ func (v *View) ReadManifest(ctx context.Context) (Manifest, error) {
 	if err != nil {
 		return m, fmt.Errorf("read manifest: %w", err)
 	}
-	if err := json.Unmarshal(b, &m); err != nil {
-		return m, fmt.Errorf("manifest.json: %w", err)
-	}
-	if m.Adapters == nil {
-		m.Adapters = map[string]Adapter{}
-	}
-	if m.Team.Members == nil {
-		m.Team.Members = []Member{}
+	if m, err = parseManifest(b); err != nil {
+		return m, fmt.Errorf("%s: %w (repair: ctx doctor)", ManifestPath, err)
 	}
 	return m, nil
 }

@@ -138,6 +138,8 @@ type RejectedError struct {
 	// MachineRef and Remote are set when the commit is the tip of one machine's ref on Remote
 	// (refs/ctx/machines/<id>, docs/sync.md): the advice is to delete that ref.
 	MachineRef, Remote string
+	// Manifest: one of Problems is the tip's manifest.json, which does not read (manifestProblem).
+	Manifest bool
 }
 
 // ErrRejected is wrapped by RejectedError.
@@ -180,6 +182,15 @@ func (e *RejectedError) Error() string {
 	if e.NotStore {
 		fmt.Fprintf(&b, "\nIt has no %s: it is not a context store but a branch of code that has the context branch's name. "+
 			"Leave it alone; keep the team's context under another name (ctx config branch NAME, or ctx init --branch NAME)", ManifestPath)
+		return b.String()
+	}
+	if e.Manifest {
+		fmt.Fprintf(&b, "\nThe branch must be repaired where it was written: there, ctx doctor --fix puts back the last %s "+
+			"that reads, and ctx push publishes it", ManifestPath)
+		if len(e.Problems) == 1 {
+			return b.String()
+		}
+		b.WriteString("; remove the other entries with git (git rm, git commit) and push the fix; see docs/security.md")
 		return b.String()
 	}
 	b.WriteString("\nThe branch must be repaired where it was written: remove these entries with git (git rm, git commit) " +
@@ -234,6 +245,12 @@ func (s *Store) CheckIncoming(ctx context.Context, what string, theirs, ours git
 	}
 	for _, p := range tps {
 		add(p)
+	}
+	if reason, err := s.manifestProblem(ctx, tree, ourTree); err != nil {
+		return fmt.Errorf("check %s: %w", what, err)
+	} else if reason != "" {
+		add(Problem{Commit: theirs.String(), Path: ManifestPath, Entry: "file", Reason: "the manifest cannot be read: " + reason})
+		rej.Manifest = true
 	}
 	for _, np := range hist {
 		reason, _ := itemProblem(np.Item)

@@ -21,7 +21,8 @@ func newDoctorCmd(e *env) *cli.Command {
 		Name: "doctor",
 		Usage: "check the context refs for entries ctx does not read (unsafe names, links, gitlinks, paths outside the layout); " +
 			"and for entries that clash (look-alike keys, decisions sharing a number or uid); " +
-			"exit 1 when there are some; --fix removes the unreadable ones in one commit per ref",
+			"and for a manifest.json that does not read; exit 1 when there are some; --fix removes the unreadable ones " +
+			"in one commit per ref and puts back the last manifest that reads",
 		Flags: []cli.Flag{
 			jsonFlag,
 			&cli.BoolFlag{Name: "fix", Usage: "remove those entries from the tips of the context refs (one commit per ref)"},
@@ -34,7 +35,8 @@ func newDoctorCmd(e *env) *cli.Command {
 		"repair them; --fix removes them in one commit per ref (they stay in the history: see docs/security.md).\n"+
 		"It also reports readable entries ctx would not write side by side (a merge, an older ctx or plain git\n"+
 		"put them there): keys that look alike or fold to one name, decisions sharing a number or uid; rename or\n"+
-		"remove one of each (docs/security.md \"Look-alike keys\").",
+		"remove one of each (docs/security.md \"Look-alike keys\"). A manifest.json that does not read (plain git\n"+
+		"wrote it) is reported too; --fix puts back the newest one of the branch's history that does.",
 		[]string{"ctx doctor", "ctx doctor --json", "ctx doctor --fix && ctx push"},
 		[]exit{{ExitOK, "every entry is readable (or --fix removed the others)"}, {ExitFailure, "entries ctx does not read were found (or entries that clash), or a failure"}, {ExitNoStore, ""}})
 }
@@ -50,17 +52,33 @@ func runDoctor(ctx context.Context, e *env, o doctorOptions) error {
 		if err != nil {
 			return err
 		}
-		if o.JSON {
-			return printJSON(w, map[string]any{"removed": nonNil(removed), "commits": res.Commits})
+		// The manifest is put back, not removed: the store needs one (store.RepairManifest).
+		mres, mp, err := s.RepairManifest(ctx)
+		if err != nil {
+			return err
 		}
-		if len(removed) == 0 {
+		if o.JSON {
+			out := map[string]any{"removed": nonNil(removed), "commits": res.Commits}
+			if mp != nil {
+				out["manifest_restored_from"] = mp.LastGood
+				out["manifest_commits"] = mres.Commits
+			}
+			return printJSON(w, out)
+		}
+		if len(removed) == 0 && mp == nil {
 			fmt.Fprintln(w, "nothing to fix: every entry of the context refs is readable")
 			return nil
 		}
 		for _, p := range removed {
 			fmt.Fprintf(w, "  removed %s\n", p)
 		}
-		commitLine(w, "doctor --fix", res)
+		if len(removed) > 0 {
+			commitLine(w, "doctor --fix", res)
+		}
+		if mp != nil {
+			fmt.Fprintf(w, "  put back %s of commit %.12s (the tip's: %s)\n", store.ManifestPath, mp.LastGood, mp.Reason)
+			commitLine(w, "doctor --fix", mres)
+		}
 		fmt.Fprintln(w, "publish the repair with ctx push (an unsafe entry stays in the history: see docs/security.md)")
 		return nil
 	}
@@ -72,7 +90,7 @@ func runDoctor(ctx context.Context, e *env, o doctorOptions) error {
 		if err := printJSON(w, d); err != nil {
 			return err
 		}
-		if len(d.Problems) > 0 {
+		if len(d.Problems) > 0 || d.Manifest != nil {
 			return errUnhealthy
 		}
 		if len(d.Clashes) > 0 {
@@ -80,15 +98,16 @@ func runDoctor(ctx context.Context, e *env, o doctorOptions) error {
 		}
 		return nil
 	}
-	if len(d.Problems) == 0 && len(d.Clashes) == 0 {
+	if len(d.Problems) == 0 && len(d.Clashes) == 0 && d.Manifest == nil {
 		fmt.Fprintln(w, "ok: every entry of the context refs is readable")
 		return nil
 	}
 	if len(d.Problems) > 0 {
 		printDiagnosis(w, s, d)
 	}
+	printManifestProblem(w, d.Manifest)
 	printClashes(w, d.Clashes)
-	if len(d.Problems) > 0 {
+	if len(d.Problems) > 0 || d.Manifest != nil {
 		return errUnhealthy
 	}
 	return errClashes
@@ -96,6 +115,19 @@ func runDoctor(ctx context.Context, e *env, o doctorOptions) error {
 
 // errClashes is doctor's exit status 1 when entries clash (look-alike keys, decisions sharing a number).
 var errClashes = errors.New("entries of the context refs clash (see above)")
+
+// printManifestProblem says why the branch's manifest.json cannot be read and how to repair it.
+func printManifestProblem(w io.Writer, p *store.ManifestProblem) {
+	if p == nil {
+		return
+	}
+	fmt.Fprintf(w, "%s of commit %.12s cannot be read: %s\n", store.ManifestPath, p.Commit, p.Reason)
+	if p.LastGood == "" {
+		fmt.Fprintf(w, "  repair: no earlier commit holds one that reads: write it by hand (docs/format.md \"Records\"), then ctx commit\n")
+		return
+	}
+	fmt.Fprintf(w, "  repair: ctx doctor --fix puts back the one of commit %.12s; then ctx push\n", p.LastGood)
+}
 
 // printClashes prints the clashes of readable entries and how to repair each.
 func printClashes(w io.Writer, cs []store.Clash) {
