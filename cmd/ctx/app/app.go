@@ -57,6 +57,12 @@ func Run(ctx context.Context, args []string, io IO) int {
 	if err == nil {
 		err = e.unknown
 	}
+	if err == nil && ctx.Err() != nil && !e.signalStops {
+		// A signal came while the command finished: what it committed stands (the warnings say what was
+		// left undone, e.g. a refresh the next command completes), but the run was interrupted: exit 130,
+		// as a shell expects of a command stopped by Ctrl-C.
+		err = fmt.Errorf("what was committed before it stands, see the warnings: %w", context.Canceled)
+	}
 	if errors.Is(err, store.ErrSecret) {
 		err = fmt.Errorf("%w with --allow-secret", err)
 	}

@@ -84,6 +84,22 @@ func TestRunInProcess(t *testing.T) {
 	}
 }
 
+// TestInterruptedRunNeverExitsZero: a signal that arrives while a command finishes (its context is
+// cancelled, the command did not notice) still ends the run with exit 130 and "ctx: interrupted": a tester's
+// Ctrl-C during the refresh at the end of a pull exited 0.
+func TestInterruptedRunNeverExitsZero(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errb bytes.Buffer
+	code := Run(ctx, []string{"ctx", "--version"}, IO{In: strings.NewReader(""), Out: &out, Err: &errb})
+	if code != 130 || !strings.Contains(errb.String(), "ctx: interrupted") || strings.Contains(errb.String(), "context canceled") {
+		t.Fatalf("ctx --version with a cancelled context: exit %d, stderr %q; want 130 and ctx: interrupted", code, errb.String())
+	}
+	if out.Len() == 0 {
+		t.Fatalf("the command's own output is lost: stdout empty")
+	}
+}
+
 // TestReportedRoughEdges covers a new user's report: exit codes of unknown commands and invalid values,
 // session update of an unknown id, a decision superseding itself, log paths under .context/, config
 // --json and durations, empty state, list columns, import messages, proposals of every skill.

@@ -37,6 +37,9 @@ type env struct {
 
 	// unknown is the usage error of an unknown command (urfave/cli reports it without an error).
 	unknown error
+	// signalStops: SIGINT or SIGTERM is this command's normal end, exit 0 (a server: docs/http.md
+	// "Shutdown"); for every other command a signal is an interruption, exit 130 (Run).
+	signalStops bool
 	// capture, when set (tests), receives the options of the leaf command instead of running it.
 	capture func(opts any)
 }

@@ -30,6 +30,9 @@ func hooksHint(ctx context.Context, s *store.Store) string {
 		return ""
 	}
 	st, err := hooks.Report(ctx, s.WorkTree())
+	if ctx.Err() != nil {
+		return "" // interrupted: the failure is the interruption's, not the hooks'
+	}
 	if err != nil {
 		return fmt.Sprintf("hint: ctx's git hooks cannot run here (%v)", err)
 	}

@@ -57,6 +57,7 @@ func newMCPServeCmd(e *env) *cli.Command {
 
 func runMCPServe(ctx context.Context, e *env, o mcpServeOptions) error {
 	e.goGitReads = true // a long-running server keeps go-git with its caches
+	e.signalStops = true
 	s, err := e.open(ctx)
 	if err != nil {
 		return err
