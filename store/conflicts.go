@@ -196,7 +196,7 @@ func pickConflict(recs []ConflictRecord, idOrPath string) (ConflictRecord, error
 	for i, r := range byPath {
 		ids[i] = r.ID
 	}
-	return ConflictRecord{}, fmt.Errorf("%s has %d open conflicts (%s): pass one id", key, len(byPath), strings.Join(ids, ", "))
+	return ConflictRecord{}, invalidf("%s has %d open conflicts (%s): pass one id", key, len(byPath), strings.Join(ids, ", "))
 }
 
 // ResolveConflict settles one open conflict: it writes the chosen content to the conflict's path (or

@@ -83,6 +83,10 @@ func (s *Store) FetchRefspec(remote string) string {
 // PushRefspec is the only refspec ctx pushes: the context branch to the same name, never forced.
 func (s *Store) PushRefspec() string { return s.BranchRef() + ":" + s.BranchRef() }
 
+// TransferTimeout is how long one fetch or push may take before ctx gives up: SetTransferTimeout's, else
+// the configured sync.timeout, else DefaultTimeout.
+func (s *Store) TransferTimeout() time.Duration { return s.timeout() }
+
 func (s *Store) timeout() time.Duration {
 	if s.timeoutOverride > 0 {
 		return s.timeoutOverride

@@ -523,7 +523,7 @@ func TestRemoteTimeout(t *testing.T) {
 			if r.took > 4*time.Second {
 				t.Errorf("ctx %s %s --timeout 1s took %v", op, url, r.took)
 			}
-			if !strings.Contains(r.stderr, "deadline exceeded") {
+			if !strings.Contains(r.stderr, "deadline exceeded") || !strings.Contains(r.stderr, "gave up after 1s") || !strings.Contains(r.stderr, "ctx config sync.timeout") {
 				t.Errorf("ctx %s %s: the error should say it timed out:\n%s", op, url, r.stderr)
 			}
 			t.Logf("ctx %s %s --timeout 1s: exit %d after %v", op, url, r.code, r.took.Round(time.Millisecond))

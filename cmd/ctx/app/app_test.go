@@ -72,6 +72,8 @@ func TestRunInProcess(t *testing.T) {
 		{[]string{"knowledge", "set", "k", "text", "-f", f}, ExitUsage, "not both"},
 		{[]string{"decision", "add", "T", "--bogus"}, ExitUsage, "flag provided but not defined"},
 		{[]string{"push"}, ExitFailure, "no remote"},
+		{[]string{"knowledge", "set", "k", "-f", filepath.Join(dir, "nonexistent")}, ExitUsage, "cannot read " + filepath.Join(dir, "nonexistent") + ": no such file"},
+		{[]string{"knowledge", "set", "k", "-f", dir}, ExitUsage, dir + " is a directory"},
 	} {
 		_, e, code := run("", c.args...)
 		if code != c.code || !strings.Contains(e, c.msg) {

@@ -41,7 +41,8 @@ func newHistoryCmd(e *env) *cli.Command {
 
 // historyExits are the exit codes of the history commands that open the index.
 var historyExits = []exit{
-	{code: ExitUsage, when: "usage error: a bad flag, argument or value, an unknown or ambiguous session or event ID"},
+	{code: ExitUsage, when: "usage error: a bad flag, argument or value, a session or event ID prefix that matches several"},
+	{code: ExitNotFound, when: "no session or event has that ID"},
 	{code: ExitNoStore, when: "not a git repository (and no --index)"},
 }
 
@@ -752,10 +753,14 @@ func (e *env) openHistory(ctx context.Context, dir string) (*history.Index, erro
 	return history.Open(ctx, dir)
 }
 
-// historyErr maps the index's not-found errors to ctx's exit codes.
+// historyErr maps the index's errors to ctx's exit codes: an id that matches nothing is not found (3, as
+// for entries), a prefix that matches several is a usage error (2: give more of it).
 func historyErr(err error) error {
-	if errors.Is(err, history.ErrNotFound) || errors.Is(err, history.ErrAmbiguous) {
+	switch {
+	case errors.Is(err, history.ErrAmbiguous):
 		return usagef("%v", err)
+	case errors.Is(err, history.ErrNotFound):
+		return &store.NotFoundError{Msg: err.Error()}
 	}
 	return err
 }

@@ -227,10 +227,13 @@ func TestHistoryListEventsAndAliases(t *testing.T) {
 		t.Errorf("text list: %d %q", code, out)
 	}
 	for _, bad := range [][]string{{"list", "events", "--type", "nope"}, {"list", "events", "--order", "up"}, {"list", "events", "--limit", "-1"},
-		{"list", "events", "--session", "zz"}, {"list", "events", "extra"}, {"status", "--format", "yaml"}} {
+		{"list", "events", "extra"}, {"status", "--format", "yaml"}} {
 		if _, _, code := run(bad...); code != ExitUsage {
 			t.Errorf("%v: exit %d, want %d", bad, code, ExitUsage)
 		}
+	}
+	if _, _, code := run("list", "events", "--session", "zz"); code != ExitNotFound {
+		t.Errorf("list events --session of no session: exit %d, want %d (not found)", code, ExitNotFound)
 	}
 
 	// The top-level names are the history commands.

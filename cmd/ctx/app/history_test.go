@@ -106,10 +106,14 @@ func TestHistoryCLI(t *testing.T) {
 		{"history", "import", "--provider", "nope"},
 		{"history", "import", "--path", corpus},
 		{"history", "search", "x", "--scope", "everything"},
-		{"history", "show", "session", "zz"},
 	} {
 		if _, _, code := run(bad...); code != ExitUsage {
 			t.Errorf("%v: exit %d, want %d", bad, code, ExitUsage)
+		}
+	}
+	for _, missing := range [][]string{{"history", "show", "session", "zz"}, {"history", "show", "event", "nope"}} {
+		if _, e, code := run(missing...); code != ExitNotFound || !strings.Contains(e, "nope") && !strings.Contains(e, "zz") {
+			t.Errorf("%v: exit %d (%q), want %d (not found)", missing, code, e, ExitNotFound)
 		}
 	}
 

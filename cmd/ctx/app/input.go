@@ -2,8 +2,10 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 )
 
@@ -41,14 +43,23 @@ func readInput(ctx context.Context, r io.Reader, what string) ([]byte, error) {
 }
 
 // readInputFile is readInput of the file at path; a regular file over the limit is refused from its
-// size, unread.
+// size, unread. A path that names no file, a folder or a file ctx may not read is a mistake of the
+// command line: a *usageError (exit 2), as ctx import PATH says of a missing path.
 func readInputFile(ctx context.Context, path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the path is said once
+		}
+		return nil, usagef("cannot read %s: %v", path, err)
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > maxInputBytes {
+	fi, err := f.Stat()
+	if err == nil && fi.IsDir() {
+		return nil, usagef("%s is a directory: name a file", path)
+	}
+	if err == nil && fi.Mode().IsRegular() && fi.Size() > maxInputBytes {
 		return nil, tooLarge(path)
 	}
 	return readInput(ctx, f, path)

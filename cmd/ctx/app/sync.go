@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -113,6 +114,20 @@ func runSync(ctx context.Context, e *env, o syncOptions) error {
 	if o.HasTimeout {
 		s.SetTransferTimeout(max(o.Timeout, time.Second))
 	}
+	return timeoutHint(runSyncSteps(ctx, e, o, s), s)
+}
+
+// timeoutHint names the setting behind a transfer that ran out of time ("context deadline exceeded" says
+// nothing of it).
+func timeoutHint(err error, s *store.Store) error {
+	if err != nil && errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%w (gave up after %v, the transfer timeout: --timeout DURATION, or ctx config sync.timeout DURATION)", err, s.TransferTimeout())
+	}
+	return err
+}
+
+// runSyncSteps runs the steps of runSync on the opened store s.
+func runSyncSteps(ctx context.Context, e *env, o syncOptions, s *store.Store) error {
 	info := e.stdout // lines that are not part of the result
 	if o.JSON {
 		info = e.stderr
