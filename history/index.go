@@ -287,9 +287,15 @@ var testHookWritten func()
 
 // ImportStats sums an Import.
 type ImportStats struct {
-	Sources, Unchanged, Appended, Imported, Failed, Events, BadLines int
-	Unknown                                                          map[string]int
-	Results                                                          []SourceResult
+	Sources   int            `json:"sources"`
+	Unchanged int            `json:"unchanged"`
+	Appended  int            `json:"appended"`
+	Imported  int            `json:"imported"`
+	Failed    int            `json:"failed"`
+	Events    int            `json:"events"`
+	BadLines  int            `json:"bad_lines"`
+	Unknown   map[string]int `json:"unknown"`
+	Results   []SourceResult `json:"results"`
 }
 
 // Import imports every source. A source that fails (unreadable, not the format it claims) is reported

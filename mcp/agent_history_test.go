@@ -146,6 +146,11 @@ func TestAgentHistorySearch(t *testing.T) {
 			}
 		}
 	}
+	// No hits: an empty array, never null.
+	res = structured(t, "no hits", s.call(t, "search", map[string]any{"query": "zzqxjnomatchword"}))
+	if hits, ok := res["results"].([]any); !ok || len(hits) != 0 {
+		t.Errorf("search with no hits: results = %#v, want []", res["results"])
+	}
 	// One provider.
 	res = structured(t, "cursor only", s.call(t, "search", map[string]any{"query": "the", "providers": []any{"cursor"}, "limit": 50}))
 	if hits := list(res, "results"); len(hits) == 0 {

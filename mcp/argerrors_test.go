@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -217,6 +218,27 @@ func TestBatchInvalidRequest(t *testing.T) {
 	if m := recv(); m["id"] != float64(5) || m["result"] == nil {
 		t.Fatalf("after the batches: %v", m)
 	}
+	// resources/read, subscribe and unsubscribe without a URI string: -32602 Invalid params with the id.
+	for i, line := range []string{
+		`{"jsonrpc":"2.0","id":%d,"method":"resources/read"}`,
+		`{"jsonrpc":"2.0","id":%d,"method":"resources/read","params":{}}`,
+		`{"jsonrpc":"2.0","id":%d,"method":"resources/read","params":{"uri":5}}`,
+		`{"jsonrpc":"2.0","id":%d,"method":"resources/read","params":{"uri":""}}`,
+		`{"jsonrpc":"2.0","id":%d,"method":"resources/subscribe","params":{"uri":null}}`,
+		`{"jsonrpc":"2.0","id":%d,"method":"resources/unsubscribe","params":[]}`,
+	} {
+		id := 100 + i
+		send(fmt.Sprintf(line, id))
+		m := recv()
+		e, _ := m["error"].(map[string]any)
+		if m["id"] != float64(id) || e == nil || e["code"] != float64(mcpgo.INVALID_PARAMS) || !strings.Contains(e["message"].(string), "params.uri") {
+			t.Errorf("%s: answered %v, want -32602 naming params.uri", fmt.Sprintf(line, id), m)
+		}
+	}
+	send(`{"jsonrpc":"2.0","id":6,"method":"resources/read","params":{"uri":"context://manifest"}}`)
+	if m := recv(); m["id"] != float64(6) || m["result"] == nil {
+		t.Fatalf("resources/read with a uri: %v", m)
+	}
 }
 
 // TestHTTPBatchInvalidRequest: over HTTP, a batch and other JSON that is no request object are 400 with
@@ -246,6 +268,11 @@ func TestHTTPBatchInvalidRequest(t *testing.T) {
 	}
 	if after := refsOf(t, dir); after != before {
 		t.Errorf("a batch wrote")
+	}
+	// resources/read without a URI string: -32602 with the request's id, as over stdio.
+	if code, got := h.post(t, auth, []byte(`{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{"uri":5}}`)); code != http.StatusOK ||
+		!strings.Contains(got, `"code":-32602`) || !strings.Contains(got, `"id":7`) || !strings.Contains(got, "params.uri") {
+		t.Errorf("resources/read with uri 5 over HTTP: %d %s", code, got)
 	}
 	// a request object still works
 	if code, got := h.post(t, auth, []byte(initializeBody)); code != http.StatusOK || !strings.Contains(got, `"result"`) {

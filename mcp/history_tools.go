@@ -95,6 +95,9 @@ type pagination struct {
 func pageOf[T any](all []T, off, limit int, next func(off int) string, mk func(items []T, pg pagination) any) *paged {
 	end := min(off+limit, len(all))
 	cand := all[off:end]
+	if cand == nil {
+		cand = []T{} // no hits is [] in JSON, never null (every list of the results is an array)
+	}
 	return &paged{n: len(cand), build: func(k int) any {
 		pg := pagination{Limit: limit, Returned: k, HasMore: off+k < len(all)}
 		if pg.HasMore {

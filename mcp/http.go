@@ -341,7 +341,17 @@ func (h *httpHandler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 			refuse(w, http.StatusBadRequest, "cannot read the request body")
 			return
 		}
-		if _, bad := readEnvelope(body); bad != nil && json.Valid(body) {
+		env, bad := readEnvelope(body)
+		if bad == nil && env.ID != nil {
+			if why := uriParamProblem(body, env.Method); why != "" {
+				// answered as mcp-go answers a request's error: HTTP 200 with the JSON-RPC error
+				reason = "params"
+				w.Header().Set("Content-Type", "application/json")
+				_ = json.NewEncoder(w).Encode(mcpgo.NewJSONRPCError(mcpgo.NewRequestId(env.ID), mcpgo.INVALID_PARAMS, why, nil))
+				return
+			}
+		}
+		if bad != nil && json.Valid(body) {
 			// a batch, other JSON that is no request object, or a request whose id is null (or true,
 			// ...): -32600, as over stdio (mcp-go would answer -32700, a parse error, or take the
 			// request for a notification and answer nothing); text that is not JSON is mcp-go's to answer

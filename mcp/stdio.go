@@ -151,7 +151,11 @@ loop:
 				}
 				continue
 			}
-			if why := checkUTF8(line.b); why != "" && base.ID != nil {
+			why := checkUTF8(line.b)
+			if why == "" && base.ID != nil {
+				why = uriParamProblem(line.b, base.Method)
+			}
+			if why != "" && base.ID != nil {
 				if err := w.write(mcpgo.NewJSONRPCError(mcpgo.NewRequestId(base.ID), mcpgo.INVALID_PARAMS, why, nil)); err != nil {
 					result = fmt.Errorf("mcp: write stdout: %w", err)
 					break loop
@@ -293,11 +297,39 @@ func readEnvelope(b []byte) (envelope, *mcpgo.JSONRPCError) {
 			return fail(notRequest(b))
 		}
 	case m.Method != nil:
+		why := "Invalid Request: a request's id must be a string or a number"
+		if string(id) == "null" {
+			why += " (MCP forbids null)"
+		}
 		return fail(mcpgo.NewJSONRPCError(mcpgo.NewRequestId(nil), mcpgo.INVALID_REQUEST,
-			"Invalid Request: a request's id must be a string or a number (MCP forbids null): "+
-				"send a notification without an id, or give the request an id", nil))
+			why+": send a notification without an id, or give the request an id", nil))
 	}
 	return env, nil
+}
+
+// uriParamProblem says why the params of request b (method) lack the resource URI the method needs
+// (resources/read, resources/subscribe, resources/unsubscribe: params.uri, a non-empty string), "" when
+// they have one or the method needs none: the request is answered -32602 Invalid params, as JSON-RPC 2.0
+// says, rather than with mcp-go's "handler not found for resource URI ''" (-32002) or -32600.
+func uriParamProblem(b []byte, method string) string {
+	switch mcpgo.MCPMethod(method) {
+	case mcpgo.MethodResourcesRead, mcpgo.MethodResourcesSubscribe, mcpgo.MethodResourcesUnsubscribe:
+	default:
+		return ""
+	}
+	var m struct {
+		Params *struct {
+			URI json.RawMessage `json:"uri"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(b, &m) != nil || m.Params == nil || m.Params.URI == nil {
+		return "Invalid params: " + method + " needs params.uri, the resource's URI (a string such as context://knowledge)"
+	}
+	var uri string
+	if json.Unmarshal(m.Params.URI, &uri) != nil || uri == "" {
+		return "Invalid params: params.uri of " + method + " must be a non-empty string (a URI such as context://knowledge)"
+	}
+	return ""
 }
 
 // inLine is one line of input: b is the line, or only its beginning (at most idHead bytes) when over is

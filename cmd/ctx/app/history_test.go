@@ -57,6 +57,16 @@ func TestHistoryCLI(t *testing.T) {
 	if st.Sources != 9 || st.Imported != 9 || st.Failed != 0 || st.BadLines != 0 || st.Events == 0 {
 		t.Fatalf("import stats %+v", st)
 	}
+	// Its keys are snake_case at every level, as in every other --json of ctx.
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(out), &keys); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"sources", "unchanged", "appended", "imported", "failed", "events", "bad_lines", "unknown", "results"} {
+		if _, ok := keys[k]; !ok {
+			t.Errorf("history import --json has no %q: %s", k, out)
+		}
+	}
 	if fi, err := os.Stat(filepath.Join(dir, ".git", "ctx", "history", "index.db")); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("index: %v %v", fi, err)
 	}
