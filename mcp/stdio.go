@@ -310,7 +310,7 @@ func readEnvelope(b []byte) (envelope, *mcpgo.JSONRPCError) {
 // uriParamProblem says why the params of request b (method) lack the resource URI the method needs
 // (resources/read, resources/subscribe, resources/unsubscribe: params.uri, a non-empty string), "" when
 // they have one or the method needs none: the request is answered -32602 Invalid params, as JSON-RPC 2.0
-// says, rather than with mcp-go's "handler not found for resource URI ”" (-32002) or -32600.
+// says, rather than with mcp-go's -32002 "handler not found for resource URI" or -32600.
 func uriParamProblem(b []byte, method string) string {
 	switch mcpgo.MCPMethod(method) {
 	case mcpgo.MethodResourcesRead, mcpgo.MethodResourcesSubscribe, mcpgo.MethodResourcesUnsubscribe:
