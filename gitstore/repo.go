@@ -90,10 +90,18 @@ func Open(ctx context.Context, path string) (*Repo, error) {
 
 // newStorage opens the object database of a git dir with go-git, its packfiles kept open once opened
 // (KeepDescriptors: a read of many small objects does not reopen the pack for each) and its object
-// cache bounded (newObjectCache). Repo.Close closes them.
+// cache bounded (newObjectCache). Objects over largeObjectBytes are read lazily, as streams, and never
+// cached: a reader of a large entry's size or first bytes (ReadBlobPrefix) does not inflate the whole
+// object into memory. Repo.Close closes them.
 func newStorage(dir string) *filesystem.Storage {
-	return filesystem.NewStorageWithOptions(osfs.New(dir), newObjectCache(), filesystem.Options{KeepDescriptors: true})
+	return filesystem.NewStorageWithOptions(osfs.New(dir), newObjectCache(),
+		filesystem.Options{KeepDescriptors: true, LargeObjectThreshold: largeObjectBytes})
 }
+
+// largeObjectBytes is the size over which go-git streams an object instead of loading it (1 MiB): an entry
+// is a few KiB; a teammate's entry of tens of MiB would otherwise be inflated whole, and copied, by every
+// read that needs only its size or its first line (docs/limits.md).
+const largeObjectBytes = 1 << 20
 
 // Close closes the packfiles the object databases keep open. The Repo stays usable: a later read opens
 // them again. Safe to call more than once.

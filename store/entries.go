@@ -82,6 +82,30 @@ func (v *View) ListEntries(ctx context.Context, k Kind) ([]Entry, error) {
 	return out, nil
 }
 
+// ListEntryHeads is ListEntries reading at most n bytes of each entry (n > 0): its front matter and the
+// beginning of its body, whatever the entries' sizes, for listings that show a line of each (ctx knowledge
+// list). An entry longer than n has only its first n bytes parsed, so its Content is the beginning of the
+// body (possibly cut inside a UTF-8 sequence at the end: show its first line only).
+func (v *View) ListEntryHeads(ctx context.Context, k Kind, n int64) ([]Entry, error) {
+	names, err := v.List(ctx, k.Dir)
+	if err != nil {
+		return nil, err
+	}
+	out := []Entry{}
+	for _, e := range names {
+		key, ok := strings.CutSuffix(e.Name, ".md")
+		if e.Dir || !ok {
+			continue
+		}
+		b, _, err := v.ReadPrefix(ctx, e.Scope, k.Dir+"/"+e.Name, n)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ParseEntry(key, e.Scope, b))
+	}
+	return out, nil
+}
+
 // SetEntry is the input of SetEntry: Scope "" keeps the entry's current scope (public for a new one).
 type SetEntry struct {
 	Key, Content string

@@ -190,17 +190,27 @@ func newEntryListCmd(e *env, k store.Kind, name string) *cli.Command {
 		exits(ExitNoStore))
 }
 
+// listHeadBytes is how much of each entry ctx knowledge|convention list reads: the front matter and the
+// first lines (64 KiB).
+const listHeadBytes = 64 << 10
+
 func runEntryList(ctx context.Context, e *env, o entryListOptions) error {
 	_, v, err := e.view(ctx)
 	if err != nil {
 		return err
 	}
-	list, err := v.ListEntries(ctx, o.Kind)
+	if o.JSON {
+		list, err := v.ListEntries(ctx, o.Kind)
+		if err != nil {
+			return err
+		}
+		return printJSON(e.stdout, list)
+	}
+	// The table shows one line of each entry: the beginning of each is enough, however large the entries
+	// a teammate pushed (docs/limits.md "What the CLI reads").
+	list, err := v.ListEntryHeads(ctx, o.Kind, listHeadBytes)
 	if err != nil {
 		return err
-	}
-	if o.JSON {
-		return printJSON(e.stdout, list)
 	}
 	tw := table(e.stdout)
 	for _, en := range list {
