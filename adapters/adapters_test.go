@@ -451,6 +451,38 @@ func TestSymlinkNotFollowed(t *testing.T) {
 	}
 }
 
+// TestLinkWritesNothing: with CLAUDE.md a symbolic link and the skills folder free, an export writes
+// nothing at all (not the skill files before failing on the link), says the path once, and records
+// nothing; once the link is gone the export writes everything.
+func TestLinkWritesNothing(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	if err := os.Symlink(filepath.Join(t.TempDir(), "nowhere.md"), filepath.Join(f.dir, "CLAUDE.md")); err != nil {
+		t.Skip("no symlinks here")
+	}
+	pl, err := PlanExport(ctx, f.opts, f.content(t), "claude-code")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = pl.Apply(ctx)
+	if err == nil || !strings.Contains(err.Error(), "symbolic link") || strings.Count(err.Error(), "CLAUDE.md") != 1 {
+		t.Fatalf("Apply = %v, want one error naming CLAUDE.md once", err)
+	}
+	if f.exists(".claude") {
+		t.Fatal("the skill files were written although CLAUDE.md is a link")
+	}
+	if len(pl.Pending()) != 0 {
+		t.Fatalf("Pending after a refused Apply = %+v, want none (nothing was written)", pl.Pending())
+	}
+	if err := os.Remove(filepath.Join(f.dir, "CLAUDE.md")); err != nil {
+		t.Fatal(err)
+	}
+	f.export(t, "claude-code")
+	if !f.exists("CLAUDE.md") || !f.exists(".claude") {
+		t.Fatal("the export after the link went wrote nothing")
+	}
+}
+
 // TestRuleRemovedWhenSectionEmpties: ctx's Cursor rule for a section goes when the section has nothing
 // left; the user's own rules stay.
 func TestRuleRemovedWhenSectionEmpties(t *testing.T) {

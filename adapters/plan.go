@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -86,7 +87,13 @@ type Problem struct {
 	Err     error
 }
 
-func (p Problem) Error() string { return p.Path + ": " + p.Err.Error() }
+func (p Problem) Error() string {
+	msg := p.Err.Error()
+	if strings.HasPrefix(msg, p.Path+": ") {
+		return msg // the path is said once
+	}
+	return p.Path + ": " + msg
+}
 func (p Problem) Unwrap() error { return p.Err }
 
 // Errors of a Problem.
@@ -398,9 +405,17 @@ func (pl *Plan) Diff() string {
 
 // Apply writes the pending changes (each file atomically; a Delete removes ctx's file and then its
 // folder when empty) and records what it wrote. Files with Problems are left alone; Apply returns
-// Plan.Err after writing the rest, so the caller reports them and fails. An I/O error stops Apply: the
-// files written so far are recorded.
+// Plan.Err after writing the rest, so the caller reports them and fails. The exception is a symbolic link
+// where ctx would write (wtfs.ErrLink): then Apply writes nothing at all and returns Plan.Err, since a link
+// in the work tree where ctx's files go is the user's setup or a hostile checkout, not one file to skip.
+// An I/O error stops Apply: the files written so far are recorded.
 func (pl *Plan) Apply(ctx context.Context) error {
+	for _, p := range pl.Problems {
+		if errors.Is(p.Err, wtfs.ErrLink) {
+			pl.Changes = slices.DeleteFunc(pl.Changes, func(c Change) bool { return c.Action != Unchanged })
+			return pl.Err()
+		}
+	}
 	w, err := wtfs.Open(pl.opts.Root)
 	if err != nil {
 		return err
