@@ -15,6 +15,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/ctx-dev/ctx/history/internal/ftsrank"
 )
 
 // Content scopes of a search (docs/history.md "Search").
@@ -244,12 +246,12 @@ func (ix *Index) candidates(ctx context.Context, q Query, scope, match string) (
 	where, args = sourceDirsWhere(where, args, q.SourceDirs)
 	from := "ev_fts"
 	if joined || len(where) > 2 {
-		from = `ev_fts JOIN events e ON e.rowid = ev_fts.rowid >> ` + strconv.Itoa(ftsClassBits) + ` JOIN sessions s ON s.id = e.session_id`
+		from = `ev_fts JOIN events e ON e.rowid = ev_fts.rowid >> ` + strconv.Itoa(ftsrank.ClassBits+ftsrank.LenBits) + ` JOIN sessions s ON s.id = e.session_id`
 	}
 	// The newest rankWindow matches are scored (FTS5 walks its doclists by descending rowid and stops
 	// there); one more row says whether an older match was left out. The best maxCandidates are kept
 	// here rather than by an SQL ORDER BY: SQLite's bounded sort inserts every row into a B-tree.
-	sqlText := `SELECT ev_fts.rowid, bm25(ev_fts) * ` + weight + ` FROM ` + from + ` WHERE ` + strings.Join(where, " AND ") + `
+	sqlText := `SELECT ev_fts.rowid, ctx_bm25(ev_fts) * ` + weight + ` FROM ` + from + ` WHERE ` + strings.Join(where, " AND ") + `
 		ORDER BY ev_fts.rowid DESC LIMIT ?`
 	var cands []candidate
 	n, windowed := 0, false
@@ -321,7 +323,7 @@ func (ix *Index) rankGrouped(ctx context.Context, cands []candidate, limit int) 
 	}
 	indexOf := make(map[int64]int, len(cands)) // event rowid → index in cands
 	for i, c := range cands {
-		indexOf[c.rowid>>ftsClassBits] = i
+		indexOf[ftsrank.Event(c.rowid)] = i
 	}
 	placed := make([]*group, len(cands))
 	scopes := make([]string, len(cands))
@@ -348,7 +350,7 @@ func (ix *Index) rankGrouped(ctx context.Context, cands []candidate, limit int) 
 			sort.SliceStable(sure, func(a, b int) bool { return cands[sure[a].rep].score > cands[sure[b].rep].score })
 			out := make([]Hit, limit)
 			for i, g := range sure[:limit] {
-				out[i] = Hit{Score: cands[g.rep].score, Event: Event{Seq: cands[g.rep].rowid >> ftsClassBits},
+				out[i] = Hit{Score: cands[g.rep].score, Event: Event{Seq: ftsrank.Event(cands[g.rep].rowid)},
 					Session: Session{RootID: g.key, Scope: scopes[g.rep]}, More: len(g.members) - 1}
 			}
 			return out, len(cands) > limit, nil
@@ -389,7 +391,7 @@ func (ix *Index) rankGrouped(ctx context.Context, cands []candidate, limit int) 
 			placed[m.index], scopes[m.index] = g, m.scope
 		}
 		for i := range batch {
-			if placed[indexOf[batch[i].rowid>>ftsClassBits]] == nil {
+			if placed[indexOf[ftsrank.Event(batch[i].rowid)]] == nil {
 				// A candidate read here that its group's sessions do not hold (a session changed
 				// meanwhile): rank what exists, all of it.
 				return ix.rank(ctx, cands, limit, false, false)
@@ -411,7 +413,7 @@ func (ix *Index) rankGrouped(ctx context.Context, cands []candidate, limit int) 
 	}
 	hits := make([]Hit, len(cands))
 	for i, c := range cands {
-		hits[i] = Hit{Score: c.score, Event: Event{Seq: c.rowid >> ftsClassBits}, Session: Session{RootID: placed[i].key, Scope: scopes[i]}}
+		hits[i] = Hit{Score: c.score, Event: Event{Seq: ftsrank.Event(c.rowid)}, Session: Session{RootID: placed[i].key, Scope: scopes[i]}}
 	}
 	hits = groupByRoot(hits)
 	return hits[:min(len(hits), limit)], len(hits) > limit, nil
@@ -464,7 +466,7 @@ func (ix *Index) groupMembers(ctx context.Context, keys []string, indexOf map[in
 func (ix *Index) withGroups(ctx context.Context, cands []candidate) ([]Hit, error) {
 	ids := make([]int64, len(cands))
 	for i, c := range cands {
-		ids[i] = c.rowid >> ftsClassBits
+		ids[i] = ftsrank.Event(c.rowid)
 	}
 	slices.Sort(ids)
 	sessionOf := make(map[int64]string, len(cands))
@@ -489,7 +491,7 @@ func (ix *Index) withGroups(ctx context.Context, cands []candidate) ([]Hit, erro
 	}
 	out := make([]Hit, 0, len(cands))
 	for _, c := range cands {
-		id := c.rowid >> ftsClassBits
+		id := ftsrank.Event(c.rowid)
 		in := sessions[sessionOf[id]]
 		if in.group == "" {
 			continue // an index row without its event or session: not shown
