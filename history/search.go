@@ -204,6 +204,18 @@ func scopeSQL(scope string, typ EventType) (cond, weight string, typeFilter bool
 	return class(classMessage, classSummary, classCall, classOutput, classOther), weight, false
 }
 
+// scopeWeights is the weight of each class under scope, as weightSQL says: the class weights under all
+// and transcript, 1 under calls and outputs (one class each, the others not matched).
+func scopeWeights(scope string) (w [1 << ftsClassBits]float64) {
+	for i, c := range ftsClasses {
+		w[i] = c.weight
+		if scope == ScopeCalls || scope == ScopeOutputs {
+			w[i] = 1
+		}
+	}
+	return w
+}
+
 // candidate is a ranked event before grouping: its ev_fts rowid and score.
 type candidate struct {
 	rowid int64
@@ -251,25 +263,48 @@ func (ix *Index) candidates(ctx context.Context, q Query, scope, match string) (
 	// The newest rankWindow matches are scored (FTS5 walks its doclists by descending rowid and stops
 	// there); one more row says whether an older match was left out. The best maxCandidates are kept
 	// here rather than by an SQL ORDER BY: SQLite's bounded sort inserts every row into a B-tree.
-	sqlText := `SELECT ev_fts.rowid, ctx_bm25(ev_fts) * ` + weight + ` FROM ` + from + ` WHERE ` + strings.Join(where, " AND ") + `
-		ORDER BY ev_fts.rowid DESC LIMIT ?`
 	var cands []candidate
 	n, windowed := 0, false
-	err := ix.scanRows(ctx, sqlText, append(args, rankWindow+1), func(r *sql.Rows) error {
-		if n++; n > rankWindow {
-			windowed = true
+	if from == "ev_fts" {
+		// FTS5 alone: ctx_collect hands the scored rows to Go as SQLite evaluates them, one row back.
+		col := ftsrank.Collector{Weights: scopeWeights(scope)}
+		id, done := col.Start()
+		defer done()
+		sqlText := `SELECT count(*), sum(c) FROM (SELECT ctx_collect(ev_fts, ?) AS c FROM ev_fts WHERE ` + strings.Join(where, " AND ") + `
+			ORDER BY ev_fts.rowid DESC LIMIT ?)`
+		var sum sql.NullInt64
+		if err := ix.db.QueryRowContext(ctx, sqlText, append(append([]any{id}, args...), rankWindow+1)...).Scan(&n, &sum); err != nil {
+			return nil, false, fmt.Errorf("search: %w", err)
+		}
+		if n != len(col.Rows) {
+			return nil, false, fmt.Errorf("search: %d rows matched, %d were scored", n, len(col.Rows))
+		}
+		if windowed = n > rankWindow; windowed {
+			col.Rows = col.Rows[:rankWindow] // in descending rowid order: the oldest is last
+		}
+		cands = make([]candidate, len(col.Rows))
+		for i, r := range col.Rows {
+			cands[i] = candidate{rowid: r.Rowid, score: -r.Score} // ctx_bm25 is negative: lower is better
+		}
+	} else {
+		sqlText := `SELECT ev_fts.rowid, ctx_bm25(ev_fts) * ` + weight + ` FROM ` + from + ` WHERE ` + strings.Join(where, " AND ") + `
+		ORDER BY ev_fts.rowid DESC LIMIT ?`
+		err := ix.scanRows(ctx, sqlText, append(args, rankWindow+1), func(r *sql.Rows) error {
+			if n++; n > rankWindow {
+				windowed = true
+				return nil
+			}
+			var c candidate
+			if err := r.Scan(&c.rowid, &c.score); err != nil {
+				return err
+			}
+			c.score = -c.score // FTS5's bm25() is negative: lower is better
+			cands = append(cands, c)
 			return nil
+		})
+		if err != nil {
+			return nil, false, fmt.Errorf("search: %w", err)
 		}
-		var c candidate
-		if err := r.Scan(&c.rowid, &c.score); err != nil {
-			return err
-		}
-		c.score = -c.score // FTS5's bm25() is negative: lower is better
-		cands = append(cands, c)
-		return nil
-	})
-	if err != nil {
-		return nil, false, fmt.Errorf("search: %w", err)
 	}
 	slices.SortFunc(cands, func(a, b candidate) int {
 		if c := cmp.Compare(b.score, a.score); c != 0 {

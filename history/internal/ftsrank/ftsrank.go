@@ -153,7 +153,68 @@ func Register(conn driver.Conn) error {
 	if rc := create(tls, api, zName, 0, cfunc(rank), 0); rc != sqlite3.SQLITE_OK {
 		return fmt.Errorf("ftsrank: create ctx_bm25: error %d", rc)
 	}
+	zCollect, err := libc.CString("ctx_collect")
+	if err != nil {
+		return fmt.Errorf("ftsrank: %w", err)
+	}
+	defer libc.Xfree(tls, zCollect)
+	if rc := create(tls, api, zCollect, 0, cfunc(collect), 0); rc != sqlite3.SQLITE_OK {
+		return fmt.Errorf("ftsrank: create ctx_collect: error %d", rc)
+	}
 	return nil
+}
+
+// Scored is a row a Collector gathered: its rowid and its score, ctx_bm25 × the weight of its class.
+type Scored struct {
+	Rowid int64
+	Score float64
+}
+
+// Collector gathers the rows of one query whose result column is ctx_collect(table, id): each row's
+// rowid and ctx_bm25(table) × Weights[Class(rowid)], appended to Rows in the order SQLite evaluates them.
+// ctx_collect returns 0. One statement then returns one row (e.g. the count of a subquery's) however
+// many rows it scores, without database/sql's cost per row.
+type Collector struct {
+	Weights [1 << ClassBits]float64
+	Rows    []Scored
+}
+
+var collectors sync.Map // int64 → *Collector
+
+var nextCollector atomic.Int64
+
+// Start registers c for the queries that pass id to ctx_collect, until done is called.
+func (c *Collector) Start() (id int64, done func()) {
+	id = nextCollector.Add(1)
+	collectors.Store(id, c)
+	return id, func() { collectors.Delete(id) }
+}
+
+// collect is ctx_collect(table, id).
+func collect(tls *libc.TLS, pApi, pFts, pCtx uintptr, nVal int32, apVal uintptr) {
+	if nVal != 1 {
+		zErr, _ := libc.CString("ctx_collect: one argument, the collector")
+		sqlite3.Xsqlite3_result_error(tls, pCtx, zErr, -1)
+		libc.Xfree(tls, zErr)
+		return
+	}
+	c, ok := collectors.Load(sqlite3.Xsqlite3_value_int64(tls, *uptr(apVal)))
+	if !ok {
+		zErr, _ := libc.CString("ctx_collect: no such collector")
+		sqlite3.Xsqlite3_result_error(tls, pCtx, zErr, -1)
+		libc.Xfree(tls, zErr)
+		return
+	}
+	api := (*sqlite3.TFts5ExtensionApi)(cmem(pApi))
+	bm, rc := score(tls, api, pFts)
+	if rc != sqlite3.SQLITE_OK {
+		sqlite3.Xsqlite3_result_error_code(tls, pCtx, rc)
+		return
+	}
+	rowid := call[func(*libc.TLS, uintptr) int64](api.FxRowid)(tls, pFts)
+	col := c.(*Collector)
+	col.Rows = append(col.Rows, Scored{Rowid: rowid, Score: bm * col.Weights[Class(rowid)]})
+	sqlite3.Xsqlite3_result_int(tls, pCtx, 0)
 }
 
 // queryData is what bm25() computes once per query (FTS5's Fts5Bm25Data): each phrase's IDF, the
@@ -226,7 +287,16 @@ func getData(tls *libc.TLS, api *sqlite3.TFts5ExtensionApi, pFts uintptr) (*quer
 
 // rank is ctx_bm25(table): fts5Bm25Function without column weights, the document length from the rowid.
 func rank(tls *libc.TLS, pApi, pFts, pCtx uintptr, _ int32, _ uintptr) {
-	api := (*sqlite3.TFts5ExtensionApi)(cmem(pApi))
+	v, rc := score(tls, (*sqlite3.TFts5ExtensionApi)(cmem(pApi)), pFts)
+	if rc != sqlite3.SQLITE_OK {
+		sqlite3.Xsqlite3_result_error_code(tls, pCtx, rc)
+		return
+	}
+	sqlite3.Xsqlite3_result_double(tls, pCtx, v)
+}
+
+// score is ctx_bm25 of the current row (negative: lower is better, as bm25()).
+func score(tls *libc.TLS, api *sqlite3.TFts5ExtensionApi, pFts uintptr) (float64, int32) {
 	k1, b := float64(1.2), float64(0.75)
 	d, rc := getData(tls, api, pFts)
 	p := tls.Alloc(16) // nInst at p, ip at p+4, ic at p+8, io at p+12
@@ -257,8 +327,7 @@ func rank(tls *libc.TLS, pApi, pFts, pCtx uintptr, _ int32, _ uintptr) {
 		}
 	}
 	if rc != sqlite3.SQLITE_OK {
-		sqlite3.Xsqlite3_result_error_code(tls, pCtx, rc)
-		return
+		return 0, rc
 	}
 	score := float64(0)
 	for i := range d.idf {
@@ -266,7 +335,7 @@ func rank(tls *libc.TLS, pApi, pFts, pCtx uintptr, _ int32, _ uintptr) {
 		// result is bm25()'s to the bit.
 		score = score + float64(d.idf[i]*(float64(d.freq[i]*(k1+float64(1)))/(d.freq[i]+float64(k1*(float64(1)-b+float64(b*D)/d.avgdl)))))
 	}
-	sqlite3.Xsqlite3_result_double(tls, pCtx, float64(-float64(1)*score))
+	return float64(-float64(1) * score), sqlite3.SQLITE_OK
 }
 
 // cmem is the address p of C memory (libc's heap or a thread's stack, never Go's) as a pointer.
