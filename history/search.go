@@ -282,10 +282,18 @@ func (ix *Index) candidates(ctx context.Context, q Query, scope, match string) (
 		if windowed = n > rankWindow; windowed {
 			col.Rows = col.Rows[:rankWindow] // in descending rowid order: the oldest is last
 		}
-		cands = make([]candidate, len(col.Rows))
-		for i, r := range col.Rows {
-			cands[i] = candidate{rowid: r.Rowid, score: -r.Score} // ctx_bm25 is negative: lower is better
+		// ctx_bm25 is negative (lower is better): the best are the lowest, ties the older first.
+		best := bestFirst(col.Rows, maxCandidates, func(a, b ftsrank.Scored) int {
+			if c := cmp.Compare(a.Score, b.Score); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.Rowid, b.Rowid)
+		})
+		cands = make([]candidate, len(best))
+		for i, r := range best {
+			cands[i] = candidate{rowid: r.Rowid, score: -r.Score}
 		}
+		return cands, windowed, nil
 	} else {
 		sqlText := `SELECT ev_fts.rowid, ctx_bm25(ev_fts) * ` + weight + ` FROM ` + from + ` WHERE ` + strings.Join(where, " AND ") + `
 		ORDER BY ev_fts.rowid DESC LIMIT ?`
@@ -306,16 +314,63 @@ func (ix *Index) candidates(ctx context.Context, q Query, scope, match string) (
 			return nil, false, fmt.Errorf("search: %w", err)
 		}
 	}
-	slices.SortFunc(cands, func(a, b candidate) int {
+	cands = bestFirst(cands, maxCandidates, func(a, b candidate) int {
 		if c := cmp.Compare(b.score, a.score); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.rowid, b.rowid)
 	})
-	if len(cands) > maxCandidates {
-		cands = cands[:maxCandidates]
-	}
 	return cands, windowed, nil
+}
+
+// bestFirst returns the k first elements of s in the order of cmp (a total order), sorted: s[:k] after
+// a selection (quickselect, median of three) that moves them there, then a sort of those k only. s is
+// reordered.
+func bestFirst[T any](s []T, k int, cmp func(a, b T) int) []T {
+	if k >= len(s) {
+		slices.SortFunc(s, cmp)
+		return s
+	}
+	lo, hi := 0, len(s)-1 // the k-th smallest is in s[lo..hi]
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if cmp(s[mid], s[lo]) < 0 {
+			s[mid], s[lo] = s[lo], s[mid]
+		}
+		if cmp(s[hi], s[lo]) < 0 {
+			s[hi], s[lo] = s[lo], s[hi]
+		}
+		if cmp(s[hi], s[mid]) < 0 {
+			s[hi], s[mid] = s[mid], s[hi]
+		}
+		pivot := s[mid]
+		i, j := lo, hi
+		for i <= j {
+			for cmp(s[i], pivot) < 0 {
+				i++
+			}
+			for cmp(pivot, s[j]) < 0 {
+				j--
+			}
+			if i <= j {
+				s[i], s[j] = s[j], s[i]
+				i++
+				j--
+			}
+		}
+		// Now s[lo..j] <= pivot <= s[i..hi], and s[j+1..i-1] == pivot.
+		switch {
+		case k-1 <= j:
+			hi = j
+		case k-1 >= i:
+			lo = i
+		default:
+			lo = hi
+		}
+	}
+	s = s[:k]
+	slices.SortFunc(s, cmp)
+	return s
 }
 
 // rank orders candidates as Search returns them and cuts them to limit (more: some were cut): in score

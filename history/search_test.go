@@ -1,11 +1,14 @@
 package history
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -228,6 +231,50 @@ func TestSearchHydratesEveryHit(t *testing.T) {
 			}
 			if !reflect.DeepEqual(h.Event, e) || !reflect.DeepEqual(h.Session, s) || h.Session.ID != e.SessionID {
 				t.Errorf("%q: hit %+v / %+v, read alone %+v / %+v", q.Text, h.Event, h.Session, e, s)
+			}
+		}
+	}
+}
+
+// TestBestFirstIsSortPrefix: bestFirst gives the first k of a full sort, for random and adversarial
+// inputs (sorted, reversed, equal scores told apart by rowid) and every k around the edges.
+func TestBestFirstIsSortPrefix(t *testing.T) {
+	less := func(a, b candidate) int {
+		if c := cmp.Compare(b.score, a.score); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.rowid, b.rowid)
+	}
+	rnd := rand.New(rand.NewPCG(7, 8))
+	for _, n := range []int{0, 1, 2, 3, 10, 100, 2500} {
+		for _, shape := range []string{"random", "sorted", "reversed", "ties"} {
+			s := make([]candidate, n)
+			for i := range s {
+				s[i] = candidate{rowid: int64(i), score: rnd.Float64()}
+				switch shape {
+				case "sorted":
+					s[i].score = float64(n - i)
+				case "reversed":
+					s[i].score = float64(i)
+				case "ties":
+					s[i].score = float64(rnd.IntN(3))
+				}
+			}
+			rnd.Shuffle(len(s), func(i, j int) {
+				if shape == "random" || shape == "ties" {
+					s[i], s[j] = s[j], s[i]
+				}
+			})
+			want := slices.Clone(s)
+			slices.SortFunc(want, less)
+			for _, k := range []int{1, 2, n / 2, n - 1, n, n + 1, 2000} {
+				if k < 1 {
+					continue
+				}
+				got := bestFirst(slices.Clone(s), k, less)
+				if !slices.Equal(got, want[:min(k, n)]) {
+					t.Fatalf("n %d %s k %d: %v, want %v", n, shape, k, got[:min(len(got), 5)], want[:min(k, n, 5)])
+				}
 			}
 		}
 	}

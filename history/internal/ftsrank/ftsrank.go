@@ -177,6 +177,9 @@ type Scored struct {
 type Collector struct {
 	Weights [1 << ClassBits]float64
 	Rows    []Scored
+
+	fts  uintptr // the FTS5 cursor data belongs to
+	data *queryData
 }
 
 var collectors sync.Map // int64 → *Collector
@@ -206,13 +209,21 @@ func collect(tls *libc.TLS, pApi, pFts, pCtx uintptr, nVal int32, apVal uintptr)
 		return
 	}
 	api := (*sqlite3.TFts5ExtensionApi)(cmem(pApi))
-	bm, rc := score(tls, api, pFts)
+	col := c.(*Collector)
+	if col.data == nil || col.fts != pFts { // the query's data, kept here rather than looked up per row
+		d, rc := getData(tls, api, pFts)
+		if rc != sqlite3.SQLITE_OK {
+			sqlite3.Xsqlite3_result_error_code(tls, pCtx, rc)
+			return
+		}
+		col.data, col.fts = d, pFts
+	}
+	bm, rc := score(tls, api, pFts, col.data)
 	if rc != sqlite3.SQLITE_OK {
 		sqlite3.Xsqlite3_result_error_code(tls, pCtx, rc)
 		return
 	}
 	rowid := call[func(*libc.TLS, uintptr) int64](api.FxRowid)(tls, pFts)
-	col := c.(*Collector)
 	col.Rows = append(col.Rows, Scored{Rowid: rowid, Score: bm * col.Weights[Class(rowid)]})
 	sqlite3.Xsqlite3_result_int(tls, pCtx, 0)
 }
@@ -287,7 +298,12 @@ func getData(tls *libc.TLS, api *sqlite3.TFts5ExtensionApi, pFts uintptr) (*quer
 
 // rank is ctx_bm25(table): fts5Bm25Function without column weights, the document length from the rowid.
 func rank(tls *libc.TLS, pApi, pFts, pCtx uintptr, _ int32, _ uintptr) {
-	v, rc := score(tls, (*sqlite3.TFts5ExtensionApi)(cmem(pApi)), pFts)
+	api := (*sqlite3.TFts5ExtensionApi)(cmem(pApi))
+	d, rc := getData(tls, api, pFts)
+	var v float64
+	if rc == sqlite3.SQLITE_OK {
+		v, rc = score(tls, api, pFts, d)
+	}
 	if rc != sqlite3.SQLITE_OK {
 		sqlite3.Xsqlite3_result_error_code(tls, pCtx, rc)
 		return
@@ -295,19 +311,15 @@ func rank(tls *libc.TLS, pApi, pFts, pCtx uintptr, _ int32, _ uintptr) {
 	sqlite3.Xsqlite3_result_double(tls, pCtx, v)
 }
 
-// score is ctx_bm25 of the current row (negative: lower is better, as bm25()).
-func score(tls *libc.TLS, api *sqlite3.TFts5ExtensionApi, pFts uintptr) (float64, int32) {
+// score is ctx_bm25 of the current row (negative: lower is better, as bm25()); d is the query's data.
+func score(tls *libc.TLS, api *sqlite3.TFts5ExtensionApi, pFts uintptr, d *queryData) (float64, int32) {
 	k1, b := float64(1.2), float64(0.75)
-	d, rc := getData(tls, api, pFts)
 	p := tls.Alloc(16) // nInst at p, ip at p+4, ic at p+8, io at p+12
 	defer tls.Free(16)
-	var nInst int32
-	if rc == sqlite3.SQLITE_OK {
-		clear(d.freq)
-		*i32(p) = 0
-		rc = call[func(*libc.TLS, uintptr, uintptr) int32](api.FxInstCount)(tls, pFts, p)
-		nInst = *i32(p)
-	}
+	clear(d.freq)
+	*i32(p) = 0
+	rc := call[func(*libc.TLS, uintptr, uintptr) int32](api.FxInstCount)(tls, pFts, p)
+	nInst := *i32(p)
 	inst := call[func(*libc.TLS, uintptr, int32, uintptr, uintptr, uintptr) int32](api.FxInst)
 	for i := int32(0); rc == sqlite3.SQLITE_OK && i < nInst; i++ {
 		rc = inst(tls, pFts, i, p+4, p+8, p+12)
