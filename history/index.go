@@ -167,8 +167,10 @@ func classSQL(e string) string {
 // 0700. It is safe for use by several goroutines; several processes serialise their writes through
 // SQLite's locking.
 type Index struct {
-	db  *sql.DB
-	dir string
+	db    *sql.DB
+	dir   string
+	stmts sync.Map  // SQL text → *sql.Stmt (stmt)
+	hits  hitCounts // per FTS5 query, its phrases' document counts at a generation (Search)
 }
 
 // Open opens (creating when missing) the index in dir.
@@ -254,7 +256,13 @@ func ensureSchema(ctx context.Context, db *sql.DB) error {
 }
 
 // Close closes the database.
-func (ix *Index) Close() error { return ix.db.Close() }
+func (ix *Index) Close() error {
+	ix.stmts.Range(func(_, st any) bool {
+		st.(*sql.Stmt).Close()
+		return true
+	})
+	return ix.db.Close()
+}
 
 // Dir is the index directory.
 func (ix *Index) Dir() string { return ix.dir }

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -267,17 +268,37 @@ func (ix *Index) candidates(ctx context.Context, q Query, scope, match string) (
 	n, windowed := 0, false
 	if from == "ev_fts" {
 		// FTS5 alone: ctx_collect hands the scored rows to Go as SQLite evaluates them, one row back.
-		col := ftsrank.Collector{Weights: scopeWeights(scope)}
-		id, done := col.Start()
-		defer done()
-		sqlText := `SELECT count(*), sum(c) FROM (SELECT ctx_collect(ev_fts, ?) AS c FROM ev_fts WHERE ` + strings.Join(where, " AND ") + `
-			ORDER BY ev_fts.rowid DESC LIMIT ?)`
-		var sum sql.NullInt64
-		if err := ix.db.QueryRowContext(ctx, sqlText, append(append([]any{id}, args...), rankWindow+1)...).Scan(&n, &sum); err != nil {
-			return nil, false, fmt.Errorf("search: %w", err)
-		}
-		if n != len(col.Rows) {
-			return nil, false, fmt.Errorf("search: %d rows matched, %d were scored", n, len(col.Rows))
+		// The phrases' document counts of an earlier search over the same generation are reused (a
+		// warm MCP server); the generation is read by the same statement, so in the same snapshot: when
+		// it moved meanwhile, the search runs again counting them.
+		sqlText := `SELECT count(*), sum(c), (SELECT value FROM meta WHERE key = 'generation') FROM (SELECT ctx_collect(ev_fts, ?) AS c
+			FROM ev_fts WHERE ` + strings.Join(where, " AND ") + ` ORDER BY ev_fts.rowid DESC LIMIT ?)`
+		hits, cachedGen, cached := ix.hits.get(match)
+		var col ftsrank.Collector
+		for {
+			col = ftsrank.Collector{Weights: scopeWeights(scope)}
+			if cached {
+				col.Hits = slices.Clone(hits)
+			}
+			id, done := col.Start()
+			var sum sql.NullInt64
+			var gen sql.NullString
+			err := ix.queryRow(ctx, sqlText, append(append([]any{id}, args...), rankWindow+1), &n, &sum, &gen)
+			done()
+			if err != nil {
+				return nil, false, fmt.Errorf("search: %w", err)
+			}
+			if n != len(col.Rows) {
+				return nil, false, fmt.Errorf("search: %d rows matched, %d were scored", n, len(col.Rows))
+			}
+			if cached && n > 0 && gen.String != cachedGen {
+				cached = false // the counts were of another generation: count again
+				continue
+			}
+			if n > 0 {
+				ix.hits.put(match, gen.String, col.Hits)
+			}
+			break
 		}
 		if windowed = n > rankWindow; windowed {
 			col.Rows = col.Rows[:rankWindow] // in descending rowid order: the oldest is last
@@ -532,7 +553,7 @@ func (ix *Index) groupMembers(ctx context.Context, keys []string, indexOf map[in
 	}
 	list = jsonKeys(sessions)
 	var out []groupMember
-	err = ix.scanRows(ctx, `SELECT rowid, session_id FROM events WHERE session_id IN (SELECT value FROM json_each(?))`,
+	err = ix.queryRows(ctx, `SELECT rowid, session_id FROM events WHERE session_id IN (SELECT value FROM json_each(?))`,
 		[]any{string(list)}, func(r *sql.Rows) error {
 			var id int64
 			var sid string
@@ -561,7 +582,7 @@ func (ix *Index) withGroups(ctx context.Context, cands []candidate) ([]Hit, erro
 	slices.Sort(ids)
 	sessionOf := make(map[int64]string, len(cands))
 	distinct := map[string]bool{}
-	err := ix.scanRows(ctx, `SELECT rowid, session_id FROM events WHERE rowid IN (SELECT value FROM json_each(?))`, []any{int64List(ids)}, func(r *sql.Rows) error {
+	err := ix.queryRows(ctx, `SELECT rowid, session_id FROM events WHERE rowid IN (SELECT value FROM json_each(?))`, []any{int64List(ids)}, func(r *sql.Rows) error {
 		var id int64
 		var sid string
 		if err := r.Scan(&id, &sid); err != nil {
@@ -598,7 +619,7 @@ type sessionGroup struct{ group, scope string }
 // returns them by session id.
 func (ix *Index) sessionGroups(ctx context.Context, query string, arg any) (map[string]sessionGroup, error) {
 	out := map[string]sessionGroup{}
-	err := ix.scanRows(ctx, query, []any{arg}, func(r *sql.Rows) error {
+	err := ix.queryRows(ctx, query, []any{arg}, func(r *sql.Rows) error {
 		var sid string
 		var g sessionGroup
 		if err := r.Scan(&sid, &g.group, &g.scope); err != nil {
@@ -695,7 +716,7 @@ func (ix *Index) hydrate(ctx context.Context, hits []Hit) error {
 	slices.Sort(ids)
 	events := make(map[int64]Event, len(hits))
 	sessions := map[string]Session{}
-	err := ix.scanRows(ctx, `SELECT rowid, `+strings.TrimPrefix(eventCols, "SELECT ")+` WHERE rowid IN (SELECT value FROM json_each(?))`,
+	err := ix.queryRows(ctx, `SELECT rowid, `+strings.TrimPrefix(eventCols, "SELECT ")+` WHERE rowid IN (SELECT value FROM json_each(?))`,
 		[]any{int64List(ids)}, func(r *sql.Rows) error {
 			var id int64
 			e, err := ix.scanEvent(prefixScanner{r, &id})
@@ -709,7 +730,7 @@ func (ix *Index) hydrate(ctx context.Context, hits []Hit) error {
 	if err != nil {
 		return fmt.Errorf("search: load events: %w", err)
 	}
-	err = ix.scanRows(ctx, sessionCols+` WHERE id IN (SELECT value FROM json_each(?))`, []any{string(jsonKeys(sessions))},
+	err = ix.queryRows(ctx, sessionCols+` WHERE id IN (SELECT value FROM json_each(?))`, []any{string(jsonKeys(sessions))},
 		func(r *sql.Rows) error {
 			s, err := scanSession(r)
 			if err != nil {
@@ -843,6 +864,81 @@ func repoFileWhere(where []string, args []any, repo, file string) ([]string, []a
 		}
 	}
 	return where, args
+}
+
+// stmt is query prepared once for the index's life (the fixed statements of Search: a long-lived index, an
+// MCP server, parses them once).
+func (ix *Index) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	if st, ok := ix.stmts.Load(query); ok {
+		return st.(*sql.Stmt), nil
+	}
+	st, err := ix.db.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if old, loaded := ix.stmts.LoadOrStore(query, st); loaded {
+		st.Close()
+		return old.(*sql.Stmt), nil
+	}
+	return st, nil
+}
+
+// queryRows is scanRows with the statement prepared once (stmt): for fixed SQL text only.
+func (ix *Index) queryRows(ctx context.Context, query string, args []any, each func(*sql.Rows) error) error {
+	st, err := ix.stmt(ctx, query)
+	if err != nil {
+		return err
+	}
+	rows, err := st.QueryContext(ctx, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := each(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// queryRow runs a one-row query prepared once (stmt) and scans its row into dest.
+func (ix *Index) queryRow(ctx context.Context, query string, args []any, dest ...any) error {
+	st, err := ix.stmt(ctx, query)
+	if err != nil {
+		return err
+	}
+	return st.QueryRowContext(ctx, args...).Scan(dest...)
+}
+
+// hitCounts keeps, per FTS5 query, the number of rows each of its phrases matches and the index
+// generation they were counted at (at most maxHitQueries queries; then it starts again).
+type hitCounts struct {
+	mu sync.Mutex
+	m  map[string]hitCount
+}
+
+type hitCount struct {
+	gen  string
+	hits []int64
+}
+
+const maxHitQueries = 512
+
+func (h *hitCounts) get(match string) ([]int64, string, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	c, ok := h.m[match]
+	return c.hits, c.gen, ok
+}
+
+func (h *hitCounts) put(match, gen string, hits []int64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.m == nil || len(h.m) >= maxHitQueries {
+		h.m = map[string]hitCount{}
+	}
+	h.m[match] = hitCount{gen: gen, hits: slices.Clone(hits)}
 }
 
 // scanRows runs a query and calls each for every row.

@@ -279,3 +279,59 @@ func TestBestFirstIsSortPrefix(t *testing.T) {
 		}
 	}
 }
+
+// TestHitCountsFollowGeneration: a long-lived index reuses a query's document counts only at the
+// generation they were counted at: poisoned counts of the current generation change the scores (they
+// are used), of another generation they are counted again; after an import the scores are a fresh
+// index's.
+func TestHitCountsFollowGeneration(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "history")
+	ix, err := Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	importCorpus(t, ix)
+	scores := func(ix *Index) []float64 {
+		t.Helper()
+		res, err := ix.Search(ctx, Query{Text: "error", Limit: 30, Dense: true})
+		if err != nil || len(res.Hits) == 0 {
+			t.Fatalf("search: %+v %v", res, err)
+		}
+		var out []float64
+		for _, h := range res.Hits {
+			out = append(out, h.Score)
+		}
+		return out
+	}
+	first := scores(ix)
+	if again := scores(ix); !slices.Equal(again, first) {
+		t.Fatalf("second search %v, first %v", again, first)
+	}
+	match, _ := ftsQuery("error", false)
+	_, gen, ok := ix.hits.get(match)
+	if !ok {
+		t.Fatal("no counts kept")
+	}
+	ix.hits.put(match, gen, []int64{1})
+	if poisoned := scores(ix); slices.Equal(poisoned, first) {
+		t.Fatal("counts of the current generation were not used")
+	}
+	ix.hits.put(match, "other", []int64{1})
+	if s := scores(ix); !slices.Equal(s, first) {
+		t.Fatalf("counts of another generation were used: %v, want %v", s, first)
+	}
+	src := writeClaude(t, t.TempDir(), "-a", "s1", rec("u1", "user", "/w", `"an error and another error"`))
+	if _, err := ix.Import(ctx, []Source{src}); err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fresh.Close()
+	if s, want := scores(ix), scores(fresh); !slices.Equal(s, want) || slices.Equal(s, first) {
+		t.Fatalf("after an import: %v, a fresh index %v (before %v)", s, want, first)
+	}
+}

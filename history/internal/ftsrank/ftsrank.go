@@ -177,6 +177,11 @@ type Scored struct {
 type Collector struct {
 	Weights [1 << ClassBits]float64
 	Rows    []Scored
+	// Hits, when it holds one count per phrase of the query, are the numbers of rows each phrase matches
+	// (what bm25() counts for its IDFs, walking each phrase's whole doclist), taken as they are; else the
+	// query counts them and leaves them here. A caller keeps them for the next query of the same phrases
+	// over the same index contents.
+	Hits []int64
 
 	fts  uintptr // the FTS5 cursor data belongs to
 	data *queryData
@@ -211,7 +216,7 @@ func collect(tls *libc.TLS, pApi, pFts, pCtx uintptr, nVal int32, apVal uintptr)
 	api := (*sqlite3.TFts5ExtensionApi)(cmem(pApi))
 	col := c.(*Collector)
 	if col.data == nil || col.fts != pFts { // the query's data, kept here rather than looked up per row
-		d, rc := getData(tls, api, pFts)
+		d, rc := getDataWith(tls, api, pFts, &col.Hits)
 		if rc != sqlite3.SQLITE_OK {
 			sqlite3.Xsqlite3_result_error_code(tls, pCtx, rc)
 			return
@@ -253,6 +258,12 @@ func call[T any](fp uintptr) T { return *(*T)(unsafe.Pointer(&struct{ uintptr }{
 
 // getData is fts5Bm25GetData: the query's data, computed at its first row.
 func getData(tls *libc.TLS, api *sqlite3.TFts5ExtensionApi, pFts uintptr) (*queryData, int32) {
+	return getDataWith(tls, api, pFts, nil)
+}
+
+// getDataWith is getData with each phrase's number of matching rows taken from hits (when it has one per
+// phrase) instead of counted, and recorded there when counted.
+func getDataWith(tls *libc.TLS, api *sqlite3.TFts5ExtensionApi, pFts uintptr, hits *[]int64) (*queryData, int32) {
 	h := call[func(*libc.TLS, uintptr, int32) uintptr](api.FxGetAuxdata)(tls, pFts, 0)
 	if h != 0 {
 		if d, ok := queries.Load(h); ok {
@@ -272,11 +283,22 @@ func getData(tls *libc.TLS, api *sqlite3.TFts5ExtensionApi, pFts uintptr) (*quer
 	if rc == sqlite3.SQLITE_OK {
 		d.avgdl = float64(nToken) / float64(nRow)
 	}
+	preset := hits != nil && len(*hits) == int(nPhrase)
+	if hits != nil && !preset {
+		*hits = make([]int64, nPhrase)
+	}
 	for i := int32(0); rc == sqlite3.SQLITE_OK && i < nPhrase; i++ {
 		*i64(p + 16) = 0
-		rc = call[func(*libc.TLS, uintptr, int32, uintptr, uintptr) int32](api.FxQueryPhrase)(tls, pFts, i, p+16, cfunc(countHit))
+		if preset {
+			*i64(p + 16) = (*hits)[i]
+		} else {
+			rc = call[func(*libc.TLS, uintptr, int32, uintptr, uintptr) int32](api.FxQueryPhrase)(tls, pFts, i, p+16, cfunc(countHit))
+		}
 		if rc == sqlite3.SQLITE_OK {
 			nHit := *i64(p + 16)
+			if hits != nil {
+				(*hits)[i] = nHit
+			}
 			idf := libc.Xlog(tls, (float64(nRow-nHit)+float64(0.5))/(float64(nHit)+float64(0.5)))
 			if idf <= 0 {
 				idf = 1e-06
