@@ -92,7 +92,7 @@ func TestTokenCharsMatchSQLite(t *testing.T) {
 			}
 		}
 		rnd := rand.New(rand.NewPCG(1, 2))
-		for len(cps) < 40000 {
+		for len(cps) < 12000 {
 			if r := rune(rnd.IntN(utf8.MaxRune + 1)); utf8.ValidRune(r) {
 				cps = append(cps, r)
 			}
@@ -183,7 +183,7 @@ func TestTokenCountMatchesSQLite(t *testing.T) {
 	}
 	rnd := rand.New(rand.NewPCG(3, 4))
 	var texts []string
-	for range 3000 {
+	for range 1500 {
 		var b strings.Builder
 		for range rnd.IntN(12) {
 			b.WriteString(pool[rnd.IntN(len(pool))])
