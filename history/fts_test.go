@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	_ "modernc.org/sqlite"
+
+	"github.com/ctx-dev/ctx/history/internal/ftsrank"
 )
 
 // TestClassSQLMatchesClassOf: the SQL expression that deletes an event's ev_fts row computes the class
@@ -23,9 +25,20 @@ func TestClassSQLMatchesClassOf(t *testing.T) {
 		if err := ix.db.QueryRow(`SELECT `+classSQL("e")+` FROM (SELECT ? AS type) e`, string(typ)).Scan(&got); err != nil {
 			t.Fatal(err)
 		}
-		if got != classOf(typ) || ftsRowid(5, typ) != 5<<ftsClassBits|int64(got) {
-			t.Errorf("%q: SQL class %d, classOf %d, rowid %d", typ, got, classOf(typ), ftsRowid(5, typ))
+		if got != classOf(typ) || ftsRowid(5, typ, 9) != 5<<(ftsClassBits+ftsrank.LenBits)|9<<ftsClassBits|int64(got) {
+			t.Errorf("%q: SQL class %d, classOf %d, rowid %d", typ, got, classOf(typ), ftsRowid(5, typ, 9))
 		}
+		for _, n := range []int{0, 9, ftsrank.LenUnknown} {
+			var r int64
+			if err := ix.db.QueryRow(`SELECT `+ftsRowidSQL("e")+` FROM (SELECT 5 AS rowid, ? AS type, ? AS fts_len) e`, string(typ), n).Scan(&r); err != nil || r != ftsRowid(5, typ, n) {
+				t.Errorf("%q, length %d: SQL rowid %d, ftsRowid %d (%v)", typ, n, r, ftsRowid(5, typ, n), err)
+			}
+		}
+	}
+	// An events row written without a length (the column's default) says "unknown".
+	var def int
+	if err := ix.db.QueryRow(`SELECT dflt_value FROM pragma_table_info('events') WHERE name = 'fts_len'`).Scan(&def); err != nil || def != ftsrank.LenUnknown {
+		t.Errorf("fts_len default %d (%v)", def, err)
 	}
 	if len(ftsClasses) > 1<<ftsClassBits {
 		t.Fatalf("%d classes do not fit in %d bits", len(ftsClasses), ftsClassBits)
@@ -352,4 +365,58 @@ func brief(hs []Hit) []string {
 		out = append(out, fmt.Sprintf("%d/%.4f/%s/+%d", h.Event.Seq, h.Score, h.Session.Scope, h.More))
 	}
 	return out
+}
+
+// TestFTSLengthIsFTS5s: over the corpus, the length each event's ev_fts rowid carries is the one FTS5
+// recorded (its docsize table), or unknown (and then FTS5's is read when ranking).
+func TestFTSLengthIsFTS5s(t *testing.T) {
+	ix := openTestIndex(t)
+	importCorpus(t, ix)
+	rows, err := ix.db.Query(`SELECT e.fts_len, d.id, d.sz FROM events e JOIN ev_fts_docsize d ON d.id = ` + ftsRowidSQL("e"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	n, unknown := 0, 0
+	for rows.Next() {
+		var stored int
+		var id int64
+		var sz []byte
+		if err := rows.Scan(&stored, &id, &sz); err != nil {
+			t.Fatal(err)
+		}
+		var size uint64 // SQLite's varint: big-endian groups of 7 bits
+		for i, b := range sz {
+			if i == 8 {
+				size = size<<8 | uint64(b)
+				break
+			}
+			size = size<<7 | uint64(b&0x7f)
+			if b < 0x80 {
+				break
+			}
+		}
+		got, ok := ftsrank.Length(id)
+		switch {
+		case !ok:
+			unknown++
+			if stored != ftsrank.LenUnknown {
+				t.Errorf("rowid %d: unknown length but fts_len %d", id, stored)
+			}
+		case got != int(size) || got != stored:
+			t.Errorf("rowid %d: length %d (fts_len %d), FTS5 recorded %d", id, got, stored, size)
+		}
+		n++
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	var events int
+	if err := ix.db.QueryRow(`SELECT count(*) FROM events`).Scan(&events); err != nil || n != events || n < 500 {
+		t.Fatalf("%d ev_fts rows found by their events' lengths, %d events (%v)", n, events, err)
+	}
+	if unknown > n/100 {
+		t.Errorf("%d of %d lengths unknown", unknown, n)
+	}
+	t.Logf("%d events, %d lengths unknown", n, unknown)
 }

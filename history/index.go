@@ -20,6 +20,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/ctx-dev/ctx/history/internal/ftsrank"
 	"github.com/ctx-dev/ctx/history/internal/textproc"
 
 	_ "modernc.org/sqlite" // the index's SQLite engine (pure Go, FTS5)
@@ -37,8 +38,9 @@ const (
 // schemaVersion is the index's PRAGMA user_version: Open creates the schema when it is missing and
 // rebuilds an index of an older version (docs/history.md "The index"). Version 2: the ev_fts rowid
 // carries the event's class (ftsRowid); sessions_root. Version 3: the directory cache (dirs) and the
-// covering index sources_stamp, added to a version 2 index without a rebuild (schemaAdded).
-const schemaVersion = 3
+// covering index sources_stamp, added to a version 2 index without a rebuild (schemaAdded). Version 4:
+// the ev_fts rowid also carries the body's length in tokens (ftsrank.Rowid), events.fts_len.
+const schemaVersion = 4
 
 // schemaAdded is what version 3 adds to version 2: created in place, the rows kept.
 const schemaAdded = `
@@ -63,7 +65,7 @@ CREATE TABLE IF NOT EXISTS sessions(
 CREATE TABLE IF NOT EXISTS events(
 	rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, session_id TEXT NOT NULL, seq INTEGER NOT NULL,
 	native_key TEXT NOT NULL, at INTEGER NOT NULL, type TEXT NOT NULL, role TEXT NOT NULL, text TEXT NOT NULL,
-	tool TEXT, files TEXT, facts TEXT);
+	tool TEXT, files TEXT, facts TEXT, fts_len INTEGER NOT NULL DEFAULT 65535);
 CREATE INDEX IF NOT EXISTS events_session ON events(session_id, seq);
 CREATE INDEX IF NOT EXISTS sessions_root ON sessions(root_id);
 CREATE TABLE IF NOT EXISTS event_files(event INTEGER NOT NULL, path TEXT NOT NULL, op TEXT NOT NULL);
@@ -79,10 +81,11 @@ CREATE INDEX IF NOT EXISTS event_commits_event ON event_commits(event);
 var oldTables = []string{"ev_fts", "events", "event_files", "event_commits", "sessions", "sources"}
 
 // ftsSchema is the full-text table: contentless (the text is in events), deletable by rowid. Its rowid
-// is ftsRowid(event rowid, type): the event's class rides in the low bits, so a search weights and
-// narrows FTS5's matches without joining them with events (docs/history.md "Search").
+// is ftsRowid(event rowid, type, length): the event's class rides in the low bits and the body's length
+// in tokens above them, so a search weights and narrows FTS5's matches without joining them with events
+// and ranks them without FTS5's per-row read of the length (ftsrank, docs/history.md "Search").
 const ftsSchema = `CREATE VIRTUAL TABLE IF NOT EXISTS ev_fts USING fts5(body, content='', contentless_delete=1,
-	tokenize='unicode61 remove_diacritics 2');
+	tokenize='` + ftsrank.Tokenizer + `');
 `
 
 // ftsClass is a class of events: searched together and weighted alike (docs/history.md "Search").
@@ -101,7 +104,7 @@ const (
 	classQuiet // reasoning and notices: left out of content_scope all
 	classOther // any other type (the set is open)
 
-	ftsClassBits = 3
+	ftsClassBits = ftsrank.ClassBits
 )
 
 // ftsClasses, by class number.
@@ -126,9 +129,25 @@ func classOf(t EventType) int {
 	return classOther
 }
 
-// ftsRowid is the ev_fts rowid of an event's search body.
-func ftsRowid(eventRowid int64, t EventType) int64 {
-	return eventRowid<<ftsClassBits | int64(classOf(t))
+// ftsRowid is the ev_fts rowid of an event's search body, whose length field is ftsLen (ftsLenOf).
+func ftsRowid(eventRowid int64, t EventType, ftsLen int) int64 {
+	return ftsrank.Rowid(eventRowid, classOf(t), ftsLen, true)
+}
+
+// ftsLenOf is the length field of a search body's ev_fts rowid (and of its events row): its length in
+// tokens, or ftsrank.LenUnknown.
+func ftsLenOf(body string) int {
+	n, ok := ftsrank.TokenCount(body)
+	if !ok || n > ftsrank.LenUnknown {
+		return ftsrank.LenUnknown
+	}
+	return n
+}
+
+// ftsRowidSQL is the SQL twin of ftsRowid for the events row e.
+func ftsRowidSQL(e string) string {
+	// SQLite's <<, >>, & and | share one precedence, left to right: every shift in parentheses.
+	return "((" + e + ".rowid << " + strconv.Itoa(ftsrank.ClassBits+ftsrank.LenBits) + ") | (" + e + ".fts_len << " + strconv.Itoa(ftsrank.ClassBits) + ") | " + classSQL(e) + ")"
 }
 
 // classSQL is an SQL expression of the class number of the events row e (the SQL twin of classOf).
@@ -148,8 +167,10 @@ func classSQL(e string) string {
 // 0700. It is safe for use by several goroutines; several processes serialise their writes through
 // SQLite's locking.
 type Index struct {
-	db  *sql.DB
-	dir string
+	db    *sql.DB
+	dir   string
+	stmts sync.Map  // SQL text → *sql.Stmt (stmt)
+	hits  hitCounts // per FTS5 query, its phrases' document counts at a generation (Search)
 }
 
 // Open opens (creating when missing) the index in dir.
@@ -170,10 +191,7 @@ func Open(ctx context.Context, dir string) (*Index, error) {
 	}
 	f.Close()
 	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(0)&_pragma=cache_size(-65536)&_pragma=mmap_size(268435456)&_txlock=immediate"
-	db, err := sql.Open("sqlite", dsn)
-	if err != nil {
-		return nil, fmt.Errorf("open history index: %w", err)
-	}
+	db := sql.OpenDB(&ftsrank.Connector{DSN: dsn})
 	if err := ensureSchema(ctx, db); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open history index: %w", err)
@@ -214,11 +232,7 @@ func ensureSchema(ctx context.Context, db *sql.DB) error {
 	case v > schemaVersion:
 		return fmt.Errorf("the index was built by a newer ctx (schema %d, this ctx reads %d)", v, schemaVersion)
 	}
-	if v == 2 { // what version 3 adds, in place
-		if _, err := tx.ExecContext(ctx, schemaAdded); err != nil {
-			return fmt.Errorf("create schema: %w", err)
-		}
-	} else {
+	{
 		for _, t := range oldTables {
 			if _, err := tx.ExecContext(ctx, `DROP TABLE IF EXISTS `+t); err != nil {
 				return fmt.Errorf("drop old table %s: %w", t, err)
@@ -242,7 +256,13 @@ func ensureSchema(ctx context.Context, db *sql.DB) error {
 }
 
 // Close closes the database.
-func (ix *Index) Close() error { return ix.db.Close() }
+func (ix *Index) Close() error {
+	ix.stmts.Range(func(_, st any) bool {
+		st.(*sql.Stmt).Close()
+		return true
+	})
+	return ix.db.Close()
+}
 
 // Dir is the index directory.
 func (ix *Index) Dir() string { return ix.dir }
@@ -904,8 +924,8 @@ func prepareWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 		sql string
 	}{
 		{&w.has, `SELECT 1 FROM events WHERE session_id=? LIMIT 1`},
-		{&w.ins, `INSERT INTO events(id, session_id, seq, native_key, at, type, role, text, tool, files, facts)
-		VALUES(?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO NOTHING`},
+		{&w.ins, `INSERT INTO events(id, session_id, seq, native_key, at, type, role, text, tool, files, facts, fts_len)
+		VALUES(?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO NOTHING`},
 		{&w.fts, `INSERT INTO ev_fts(rowid, body) VALUES(?,?)`},
 		{&w.ef, `INSERT INTO event_files(event, path, op) VALUES(?,?,?)`},
 		{&w.ec, `INSERT INTO event_commits(event, oid) VALUES(?,?)`},
@@ -1114,7 +1134,7 @@ func (w *writer) deleteSession(ctx context.Context, id string) error {
 		return fmt.Errorf("delete session %s: %w", id, err)
 	}
 	for _, q := range []string{
-		`DELETE FROM ev_fts WHERE rowid IN (SELECT rowid << ` + strconv.Itoa(ftsClassBits) + ` | ` + classSQL("events") + ` FROM events WHERE session_id=?)`,
+		`DELETE FROM ev_fts WHERE rowid IN (SELECT ` + ftsRowidSQL("events") + ` FROM events WHERE session_id=?)`,
 		`DELETE FROM event_files WHERE event IN (SELECT rowid FROM events WHERE session_id=?)`,
 		`DELETE FROM event_commits WHERE event IN (SELECT rowid FROM events WHERE session_id=?)`,
 		`DELETE FROM events WHERE session_id=?`,
@@ -1131,6 +1151,7 @@ func (w *writer) deleteSession(ctx context.Context, id string) error {
 // goroutines): its tool, files and facts as JSON ("" for none) and its full-text body.
 type encodedEvent struct {
 	tool, files, facts, body string
+	ftsLen                   int // ftsLenOf(body)
 }
 
 func encodeEvent(e *Event) encodedEvent {
@@ -1152,6 +1173,7 @@ func encodeEvent(e *Event) encodedEvent {
 		enc.facts = string(b)
 	}
 	enc.body = searchBody(e)
+	enc.ftsLen = ftsLenOf(enc.body)
 	return enc
 }
 
@@ -1188,7 +1210,7 @@ func (w *writer) insertEvents(ctx context.Context, sessionID string, evs []Event
 		}
 		var rowid int64
 		for attempt := 0; ; attempt++ {
-			r, err := ins.ExecContext(ctx, e.ID, sessionID, e.Seq, e.NativeKey, at, string(e.Type), e.Role, e.Text, tool, files, facts)
+			r, err := ins.ExecContext(ctx, e.ID, sessionID, e.Seq, e.NativeKey, at, string(e.Type), e.Role, e.Text, tool, files, facts, enc.ftsLen)
 			if err != nil {
 				return n, fmt.Errorf("insert event: %w", err)
 			}
@@ -1206,7 +1228,7 @@ func (w *writer) insertEvents(ctx context.Context, sessionID string, evs []Event
 		if rowid == 0 {
 			continue
 		}
-		if _, err := w.fts.ExecContext(ctx, ftsRowid(rowid, e.Type), enc.body); err != nil {
+		if _, err := w.fts.ExecContext(ctx, ftsRowid(rowid, e.Type, enc.ftsLen), enc.body); err != nil {
 			return n, fmt.Errorf("index event: %w", err)
 		}
 		for _, f := range e.Files {

@@ -79,9 +79,9 @@ func TestRefreshStatPath(t *testing.T) {
 	}
 }
 
-// TestOpenAddsVersion3InPlace: an index of schema version 2 (before the directory cache) gets the dirs
-// table and the sources_stamp index from Open, keeps its rows and generation, and is version 3.
-func TestOpenAddsVersion3InPlace(t *testing.T) {
+// TestOpenRebuildsVersion3: an index of schema version 3 (ev_fts rowids without the body's length) is
+// emptied by Open (its generation bumped) and rebuilt by the next import, which ranks as before.
+func TestOpenRebuildsVersion3(t *testing.T) {
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "history")
 	ix, err := Open(ctx, dir)
@@ -91,10 +91,17 @@ func TestOpenAddsVersion3InPlace(t *testing.T) {
 	importCorpus(t, ix)
 	before, _ := ix.Stats(ctx)
 	gen, _ := ix.Generation(ctx)
-	for _, q := range []string{`DROP TABLE dirs`, `DROP INDEX sources_stamp`, `PRAGMA user_version = 2`} {
-		if _, err := ix.db.ExecContext(ctx, q); err != nil {
-			t.Fatal(q, err)
+	queries := []string{"error", "session meta", "the"}
+	var want []Result
+	for _, q := range queries {
+		res, err := ix.Search(ctx, Query{Text: q, Limit: 50})
+		if err != nil || len(res.Hits) == 0 {
+			t.Fatalf("%s: %+v %v", q, res, err)
 		}
+		want = append(want, res)
+	}
+	if _, err := ix.db.ExecContext(ctx, `PRAGMA user_version = 3`); err != nil {
+		t.Fatal(err)
 	}
 	ix.Close()
 	ix, err = Open(ctx, dir)
@@ -102,19 +109,29 @@ func TestOpenAddsVersion3InPlace(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ix.Close()
-	var v, n int
+	var v int
 	if err := ix.db.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v); err != nil || v != schemaVersion {
 		t.Fatalf("user_version %d %v", v, err)
 	}
-	if err := ix.db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE name IN ('dirs', 'sources_stamp')`).Scan(&n); err != nil || n != 2 {
-		t.Fatalf("%d of dirs and sources_stamp (%v)", n, err)
-	}
-	after, _ := ix.Stats(ctx)
+	emptied, _ := ix.Stats(ctx)
 	gen2, _ := ix.Generation(ctx)
-	if after.Events != before.Events || after.Sources != before.Sources || gen2 != gen {
-		t.Fatalf("rows or generation changed: %+v gen %d, was %+v gen %d", after, gen2, before, gen)
+	if emptied.Events != 0 || emptied.Sources != 0 || gen2 != gen+1 {
+		t.Fatalf("after Open of a version 3 index: %+v gen %d, was gen %d", emptied, gen2, gen)
 	}
-	if st := importCorpus(t, ix); st.Unchanged != st.Sources {
-		t.Fatalf("import after the upgrade: %+v", st)
+	importCorpus(t, ix)
+	after, _ := ix.Stats(ctx)
+	if after.Events != before.Events || after.Sources != before.Sources {
+		t.Fatalf("rebuilt: %+v, was %+v", after, before)
+	}
+	for i, q := range queries {
+		res, err := ix.Search(ctx, Query{Text: q, Limit: 50})
+		if err != nil || len(res.Hits) != len(want[i].Hits) {
+			t.Fatalf("%s after the rebuild: %d hits, was %d (%v)", q, len(res.Hits), len(want[i].Hits), err)
+		}
+		for j, h := range res.Hits {
+			if w := want[i].Hits[j]; h.Event.ID != w.Event.ID || h.Score != w.Score {
+				t.Errorf("%s, hit %d: %s %v, was %s %v", q, j, h.Event.ID, h.Score, w.Event.ID, w.Score)
+			}
+		}
 	}
 }

@@ -12,9 +12,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/ctx-dev/ctx/history/internal/ftsrank"
 )
 
 // Content scopes of a search (docs/history.md "Search").
@@ -202,6 +205,18 @@ func scopeSQL(scope string, typ EventType) (cond, weight string, typeFilter bool
 	return class(classMessage, classSummary, classCall, classOutput, classOther), weight, false
 }
 
+// scopeWeights is the weight of each class under scope, as weightSQL says: the class weights under all
+// and transcript, 1 under calls and outputs (one class each, the others not matched).
+func scopeWeights(scope string) (w [1 << ftsClassBits]float64) {
+	for i, c := range ftsClasses {
+		w[i] = c.weight
+		if scope == ScopeCalls || scope == ScopeOutputs {
+			w[i] = 1
+		}
+	}
+	return w
+}
+
 // candidate is a ranked event before grouping: its ev_fts rowid and score.
 type candidate struct {
 	rowid int64
@@ -244,41 +259,139 @@ func (ix *Index) candidates(ctx context.Context, q Query, scope, match string) (
 	where, args = sourceDirsWhere(where, args, q.SourceDirs)
 	from := "ev_fts"
 	if joined || len(where) > 2 {
-		from = `ev_fts JOIN events e ON e.rowid = ev_fts.rowid >> ` + strconv.Itoa(ftsClassBits) + ` JOIN sessions s ON s.id = e.session_id`
+		from = `ev_fts JOIN events e ON e.rowid = ev_fts.rowid >> ` + strconv.Itoa(ftsrank.ClassBits+ftsrank.LenBits) + ` JOIN sessions s ON s.id = e.session_id`
 	}
 	// The newest rankWindow matches are scored (FTS5 walks its doclists by descending rowid and stops
 	// there); one more row says whether an older match was left out. The best maxCandidates are kept
 	// here rather than by an SQL ORDER BY: SQLite's bounded sort inserts every row into a B-tree.
-	sqlText := `SELECT ev_fts.rowid, bm25(ev_fts) * ` + weight + ` FROM ` + from + ` WHERE ` + strings.Join(where, " AND ") + `
-		ORDER BY ev_fts.rowid DESC LIMIT ?`
 	var cands []candidate
 	n, windowed := 0, false
-	err := ix.scanRows(ctx, sqlText, append(args, rankWindow+1), func(r *sql.Rows) error {
-		if n++; n > rankWindow {
-			windowed = true
+	if from == "ev_fts" {
+		// FTS5 alone: ctx_collect hands the scored rows to Go as SQLite evaluates them, one row back.
+		// The phrases' document counts of an earlier search over the same generation are reused (a
+		// warm MCP server); the generation is read by the same statement, so in the same snapshot: when
+		// it moved meanwhile, the search runs again counting them.
+		sqlText := `SELECT count(*), sum(c), (SELECT value FROM meta WHERE key = 'generation') FROM (SELECT ctx_collect(ev_fts, ?) AS c
+			FROM ev_fts WHERE ` + strings.Join(where, " AND ") + ` ORDER BY ev_fts.rowid DESC LIMIT ?)`
+		hits, cachedGen, cached := ix.hits.get(match)
+		var col ftsrank.Collector
+		for {
+			col = ftsrank.Collector{Weights: scopeWeights(scope)}
+			if cached {
+				col.Hits = slices.Clone(hits)
+			}
+			id, done := col.Start()
+			var sum sql.NullInt64
+			var gen sql.NullString
+			err := ix.queryRow(ctx, sqlText, append(append([]any{id}, args...), rankWindow+1), &n, &sum, &gen)
+			done()
+			if err != nil {
+				return nil, false, fmt.Errorf("search: %w", err)
+			}
+			if n != len(col.Rows) {
+				return nil, false, fmt.Errorf("search: %d rows matched, %d were scored", n, len(col.Rows))
+			}
+			if cached && n > 0 && gen.String != cachedGen {
+				cached = false // the counts were of another generation: count again
+				continue
+			}
+			if n > 0 {
+				ix.hits.put(match, gen.String, col.Hits)
+			}
+			break
+		}
+		if windowed = n > rankWindow; windowed {
+			col.Rows = col.Rows[:rankWindow] // in descending rowid order: the oldest is last
+		}
+		// ctx_bm25 is negative (lower is better): the best are the lowest, ties the older first.
+		best := bestFirst(col.Rows, maxCandidates, func(a, b ftsrank.Scored) int {
+			if c := cmp.Compare(a.Score, b.Score); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.Rowid, b.Rowid)
+		})
+		cands = make([]candidate, len(best))
+		for i, r := range best {
+			cands[i] = candidate{rowid: r.Rowid, score: -r.Score}
+		}
+		return cands, windowed, nil
+	} else {
+		sqlText := `SELECT ev_fts.rowid, ctx_bm25(ev_fts) * ` + weight + ` FROM ` + from + ` WHERE ` + strings.Join(where, " AND ") + `
+		ORDER BY ev_fts.rowid DESC LIMIT ?`
+		err := ix.scanRows(ctx, sqlText, append(args, rankWindow+1), func(r *sql.Rows) error {
+			if n++; n > rankWindow {
+				windowed = true
+				return nil
+			}
+			var c candidate
+			if err := r.Scan(&c.rowid, &c.score); err != nil {
+				return err
+			}
+			c.score = -c.score // FTS5's bm25() is negative: lower is better
+			cands = append(cands, c)
 			return nil
+		})
+		if err != nil {
+			return nil, false, fmt.Errorf("search: %w", err)
 		}
-		var c candidate
-		if err := r.Scan(&c.rowid, &c.score); err != nil {
-			return err
-		}
-		c.score = -c.score // FTS5's bm25() is negative: lower is better
-		cands = append(cands, c)
-		return nil
-	})
-	if err != nil {
-		return nil, false, fmt.Errorf("search: %w", err)
 	}
-	slices.SortFunc(cands, func(a, b candidate) int {
+	cands = bestFirst(cands, maxCandidates, func(a, b candidate) int {
 		if c := cmp.Compare(b.score, a.score); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.rowid, b.rowid)
 	})
-	if len(cands) > maxCandidates {
-		cands = cands[:maxCandidates]
-	}
 	return cands, windowed, nil
+}
+
+// bestFirst returns the k first elements of s in the order of cmp (a total order), sorted: s[:k] after
+// a selection (quickselect, median of three) that moves them there, then a sort of those k only. s is
+// reordered.
+func bestFirst[T any](s []T, k int, cmp func(a, b T) int) []T {
+	if k >= len(s) {
+		slices.SortFunc(s, cmp)
+		return s
+	}
+	lo, hi := 0, len(s)-1 // the k-th smallest is in s[lo..hi]
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if cmp(s[mid], s[lo]) < 0 {
+			s[mid], s[lo] = s[lo], s[mid]
+		}
+		if cmp(s[hi], s[lo]) < 0 {
+			s[hi], s[lo] = s[lo], s[hi]
+		}
+		if cmp(s[hi], s[mid]) < 0 {
+			s[hi], s[mid] = s[mid], s[hi]
+		}
+		pivot := s[mid]
+		i, j := lo, hi
+		for i <= j {
+			for cmp(s[i], pivot) < 0 {
+				i++
+			}
+			for cmp(pivot, s[j]) < 0 {
+				j--
+			}
+			if i <= j {
+				s[i], s[j] = s[j], s[i]
+				i++
+				j--
+			}
+		}
+		// Now s[lo..j] <= pivot <= s[i..hi], and s[j+1..i-1] == pivot.
+		switch {
+		case k-1 <= j:
+			hi = j
+		case k-1 >= i:
+			lo = i
+		default:
+			lo = hi
+		}
+	}
+	s = s[:k]
+	slices.SortFunc(s, cmp)
+	return s
 }
 
 // rank orders candidates as Search returns them and cuts them to limit (more: some were cut): in score
@@ -321,7 +434,7 @@ func (ix *Index) rankGrouped(ctx context.Context, cands []candidate, limit int) 
 	}
 	indexOf := make(map[int64]int, len(cands)) // event rowid → index in cands
 	for i, c := range cands {
-		indexOf[c.rowid>>ftsClassBits] = i
+		indexOf[ftsrank.Event(c.rowid)] = i
 	}
 	placed := make([]*group, len(cands))
 	scopes := make([]string, len(cands))
@@ -348,7 +461,7 @@ func (ix *Index) rankGrouped(ctx context.Context, cands []candidate, limit int) 
 			sort.SliceStable(sure, func(a, b int) bool { return cands[sure[a].rep].score > cands[sure[b].rep].score })
 			out := make([]Hit, limit)
 			for i, g := range sure[:limit] {
-				out[i] = Hit{Score: cands[g.rep].score, Event: Event{Seq: cands[g.rep].rowid >> ftsClassBits},
+				out[i] = Hit{Score: cands[g.rep].score, Event: Event{Seq: ftsrank.Event(cands[g.rep].rowid)},
 					Session: Session{RootID: g.key, Scope: scopes[g.rep]}, More: len(g.members) - 1}
 			}
 			return out, len(cands) > limit, nil
@@ -389,7 +502,7 @@ func (ix *Index) rankGrouped(ctx context.Context, cands []candidate, limit int) 
 			placed[m.index], scopes[m.index] = g, m.scope
 		}
 		for i := range batch {
-			if placed[indexOf[batch[i].rowid>>ftsClassBits]] == nil {
+			if placed[indexOf[ftsrank.Event(batch[i].rowid)]] == nil {
 				// A candidate read here that its group's sessions do not hold (a session changed
 				// meanwhile): rank what exists, all of it.
 				return ix.rank(ctx, cands, limit, false, false)
@@ -411,7 +524,7 @@ func (ix *Index) rankGrouped(ctx context.Context, cands []candidate, limit int) 
 	}
 	hits := make([]Hit, len(cands))
 	for i, c := range cands {
-		hits[i] = Hit{Score: c.score, Event: Event{Seq: c.rowid >> ftsClassBits}, Session: Session{RootID: placed[i].key, Scope: scopes[i]}}
+		hits[i] = Hit{Score: c.score, Event: Event{Seq: ftsrank.Event(c.rowid)}, Session: Session{RootID: placed[i].key, Scope: scopes[i]}}
 	}
 	hits = groupByRoot(hits)
 	return hits[:min(len(hits), limit)], len(hits) > limit, nil
@@ -440,7 +553,7 @@ func (ix *Index) groupMembers(ctx context.Context, keys []string, indexOf map[in
 	}
 	list = jsonKeys(sessions)
 	var out []groupMember
-	err = ix.scanRows(ctx, `SELECT rowid, session_id FROM events WHERE session_id IN (SELECT value FROM json_each(?))`,
+	err = ix.queryRows(ctx, `SELECT rowid, session_id FROM events WHERE session_id IN (SELECT value FROM json_each(?))`,
 		[]any{string(list)}, func(r *sql.Rows) error {
 			var id int64
 			var sid string
@@ -464,12 +577,12 @@ func (ix *Index) groupMembers(ctx context.Context, keys []string, indexOf map[in
 func (ix *Index) withGroups(ctx context.Context, cands []candidate) ([]Hit, error) {
 	ids := make([]int64, len(cands))
 	for i, c := range cands {
-		ids[i] = c.rowid >> ftsClassBits
+		ids[i] = ftsrank.Event(c.rowid)
 	}
 	slices.Sort(ids)
 	sessionOf := make(map[int64]string, len(cands))
 	distinct := map[string]bool{}
-	err := ix.scanRows(ctx, `SELECT rowid, session_id FROM events WHERE rowid IN (SELECT value FROM json_each(?))`, []any{int64List(ids)}, func(r *sql.Rows) error {
+	err := ix.queryRows(ctx, `SELECT rowid, session_id FROM events WHERE rowid IN (SELECT value FROM json_each(?))`, []any{int64List(ids)}, func(r *sql.Rows) error {
 		var id int64
 		var sid string
 		if err := r.Scan(&id, &sid); err != nil {
@@ -489,7 +602,7 @@ func (ix *Index) withGroups(ctx context.Context, cands []candidate) ([]Hit, erro
 	}
 	out := make([]Hit, 0, len(cands))
 	for _, c := range cands {
-		id := c.rowid >> ftsClassBits
+		id := ftsrank.Event(c.rowid)
 		in := sessions[sessionOf[id]]
 		if in.group == "" {
 			continue // an index row without its event or session: not shown
@@ -506,7 +619,7 @@ type sessionGroup struct{ group, scope string }
 // returns them by session id.
 func (ix *Index) sessionGroups(ctx context.Context, query string, arg any) (map[string]sessionGroup, error) {
 	out := map[string]sessionGroup{}
-	err := ix.scanRows(ctx, query, []any{arg}, func(r *sql.Rows) error {
+	err := ix.queryRows(ctx, query, []any{arg}, func(r *sql.Rows) error {
 		var sid string
 		var g sessionGroup
 		if err := r.Scan(&sid, &g.group, &g.scope); err != nil {
@@ -603,7 +716,7 @@ func (ix *Index) hydrate(ctx context.Context, hits []Hit) error {
 	slices.Sort(ids)
 	events := make(map[int64]Event, len(hits))
 	sessions := map[string]Session{}
-	err := ix.scanRows(ctx, `SELECT rowid, `+strings.TrimPrefix(eventCols, "SELECT ")+` WHERE rowid IN (SELECT value FROM json_each(?))`,
+	err := ix.queryRows(ctx, `SELECT rowid, `+strings.TrimPrefix(eventCols, "SELECT ")+` WHERE rowid IN (SELECT value FROM json_each(?))`,
 		[]any{int64List(ids)}, func(r *sql.Rows) error {
 			var id int64
 			e, err := ix.scanEvent(prefixScanner{r, &id})
@@ -617,7 +730,7 @@ func (ix *Index) hydrate(ctx context.Context, hits []Hit) error {
 	if err != nil {
 		return fmt.Errorf("search: load events: %w", err)
 	}
-	err = ix.scanRows(ctx, sessionCols+` WHERE id IN (SELECT value FROM json_each(?))`, []any{string(jsonKeys(sessions))},
+	err = ix.queryRows(ctx, sessionCols+` WHERE id IN (SELECT value FROM json_each(?))`, []any{string(jsonKeys(sessions))},
 		func(r *sql.Rows) error {
 			s, err := scanSession(r)
 			if err != nil {
@@ -751,6 +864,81 @@ func repoFileWhere(where []string, args []any, repo, file string) ([]string, []a
 		}
 	}
 	return where, args
+}
+
+// stmt is query prepared once for the index's life (the fixed statements of Search: a long-lived index, an
+// MCP server, parses them once).
+func (ix *Index) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	if st, ok := ix.stmts.Load(query); ok {
+		return st.(*sql.Stmt), nil
+	}
+	st, err := ix.db.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if old, loaded := ix.stmts.LoadOrStore(query, st); loaded {
+		st.Close()
+		return old.(*sql.Stmt), nil
+	}
+	return st, nil
+}
+
+// queryRows is scanRows with the statement prepared once (stmt): for fixed SQL text only.
+func (ix *Index) queryRows(ctx context.Context, query string, args []any, each func(*sql.Rows) error) error {
+	st, err := ix.stmt(ctx, query)
+	if err != nil {
+		return err
+	}
+	rows, err := st.QueryContext(ctx, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := each(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// queryRow runs a one-row query prepared once (stmt) and scans its row into dest.
+func (ix *Index) queryRow(ctx context.Context, query string, args []any, dest ...any) error {
+	st, err := ix.stmt(ctx, query)
+	if err != nil {
+		return err
+	}
+	return st.QueryRowContext(ctx, args...).Scan(dest...)
+}
+
+// hitCounts keeps, per FTS5 query, the number of rows each of its phrases matches and the index
+// generation they were counted at (at most maxHitQueries queries; then it starts again).
+type hitCounts struct {
+	mu sync.Mutex
+	m  map[string]hitCount
+}
+
+type hitCount struct {
+	gen  string
+	hits []int64
+}
+
+const maxHitQueries = 512
+
+func (h *hitCounts) get(match string) ([]int64, string, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	c, ok := h.m[match]
+	return c.hits, c.gen, ok
+}
+
+func (h *hitCounts) put(match, gen string, hits []int64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.m == nil || len(h.m) >= maxHitQueries {
+		h.m = map[string]hitCount{}
+	}
+	h.m[match] = hitCount{gen: gen, hits: slices.Clone(hits)}
 }
 
 // scanRows runs a query and calls each for every row.

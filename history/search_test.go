@@ -1,11 +1,14 @@
 package history
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -230,5 +233,105 @@ func TestSearchHydratesEveryHit(t *testing.T) {
 				t.Errorf("%q: hit %+v / %+v, read alone %+v / %+v", q.Text, h.Event, h.Session, e, s)
 			}
 		}
+	}
+}
+
+// TestBestFirstIsSortPrefix: bestFirst gives the first k of a full sort, for random and adversarial
+// inputs (sorted, reversed, equal scores told apart by rowid) and every k around the edges.
+func TestBestFirstIsSortPrefix(t *testing.T) {
+	less := func(a, b candidate) int {
+		if c := cmp.Compare(b.score, a.score); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.rowid, b.rowid)
+	}
+	rnd := rand.New(rand.NewPCG(7, 8))
+	for _, n := range []int{0, 1, 2, 3, 10, 100, 2500} {
+		for _, shape := range []string{"random", "sorted", "reversed", "ties"} {
+			s := make([]candidate, n)
+			for i := range s {
+				s[i] = candidate{rowid: int64(i), score: rnd.Float64()}
+				switch shape {
+				case "sorted":
+					s[i].score = float64(n - i)
+				case "reversed":
+					s[i].score = float64(i)
+				case "ties":
+					s[i].score = float64(rnd.IntN(3))
+				}
+			}
+			rnd.Shuffle(len(s), func(i, j int) {
+				if shape == "random" || shape == "ties" {
+					s[i], s[j] = s[j], s[i]
+				}
+			})
+			want := slices.Clone(s)
+			slices.SortFunc(want, less)
+			for _, k := range []int{1, 2, n / 2, n - 1, n, n + 1, 2000} {
+				if k < 1 {
+					continue
+				}
+				got := bestFirst(slices.Clone(s), k, less)
+				if !slices.Equal(got, want[:min(k, n)]) {
+					t.Fatalf("n %d %s k %d: %v, want %v", n, shape, k, got[:min(len(got), 5)], want[:min(k, n, 5)])
+				}
+			}
+		}
+	}
+}
+
+// TestHitCountsFollowGeneration: a long-lived index reuses a query's document counts only at the
+// generation they were counted at: poisoned counts of the current generation change the scores (they
+// are used), of another generation they are counted again; after an import the scores are a fresh
+// index's.
+func TestHitCountsFollowGeneration(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "history")
+	ix, err := Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	importCorpus(t, ix)
+	scores := func(ix *Index) []float64 {
+		t.Helper()
+		res, err := ix.Search(ctx, Query{Text: "error", Limit: 30, Dense: true})
+		if err != nil || len(res.Hits) == 0 {
+			t.Fatalf("search: %+v %v", res, err)
+		}
+		var out []float64
+		for _, h := range res.Hits {
+			out = append(out, h.Score)
+		}
+		return out
+	}
+	first := scores(ix)
+	if again := scores(ix); !slices.Equal(again, first) {
+		t.Fatalf("second search %v, first %v", again, first)
+	}
+	match, _ := ftsQuery("error", false)
+	_, gen, ok := ix.hits.get(match)
+	if !ok {
+		t.Fatal("no counts kept")
+	}
+	ix.hits.put(match, gen, []int64{1})
+	if poisoned := scores(ix); slices.Equal(poisoned, first) {
+		t.Fatal("counts of the current generation were not used")
+	}
+	ix.hits.put(match, "other", []int64{1})
+	if s := scores(ix); !slices.Equal(s, first) {
+		t.Fatalf("counts of another generation were used: %v, want %v", s, first)
+	}
+	src := writeClaude(t, t.TempDir(), "-a", "s1", rec("u1", "user", "/w", `"an error and another error"`))
+	if _, err := ix.Import(ctx, []Source{src}); err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fresh.Close()
+	if s, want := scores(ix), scores(fresh); !slices.Equal(s, want) || slices.Equal(s, first) {
+		t.Fatalf("after an import: %v, a fresh index %v (before %v)", s, want, first)
 	}
 }

@@ -10,7 +10,7 @@
 // time; -ref=false leaves the reference out (for a second binary in the same run). Each query runs -runs
 // times as a process
 // (queries interleaved, one warm-up round first) and -mcp-runs times over MCP. It prints p50 and p99 of
-// wall time, and the median CPU time (user + sys) of the processes.
+// wall time, the CPU time (user + sys) of the processes, and the server's CPU time per MCP call (Linux).
 package main
 
 import (
@@ -19,7 +19,9 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -70,12 +72,12 @@ func main() {
 		})
 		report(ref+" -l -i over the JSONL (first term)", refWall, refCPU)
 	}
-	mcpWall, err := mcpRunsOf(*ctxBin, *repo, *mcpRuns)
+	mcpWall, mcpCPU, err := mcpRunsOf(*ctxBin, *repo, *mcpRuns)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "histsearch: mcp:", err)
 		os.Exit(1)
 	}
-	report("MCP search (warm ctx mcp serve)", mcpWall, nil)
+	report("MCP search (warm ctx mcp serve)", mcpWall, mcpCPU)
 	if la, err := os.ReadFile("/proc/loadavg"); err == nil {
 		fmt.Printf("load average at end: %s", la)
 	}
@@ -117,10 +119,13 @@ func perQueryCPU(cpu []time.Duration) {
 	}
 }
 
-func mcpRunsOf(ctxBin, repo string, runs int) ([]time.Duration, error) {
+// mcpRunsOf calls search runs times per query on one warm server and returns each call's wall time and,
+// on Linux, the server's CPU time during the call (the sum of its threads' run time from
+// /proc/PID/task/*/schedstat, in nanoseconds; none elsewhere).
+func mcpRunsOf(ctxBin, repo string, runs int) (wall, cpu []time.Duration, err error) {
 	c, err := client.NewStdioMCPClient(ctxBin, nil, "-C", repo, "mcp", "serve")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer c.Close()
 	ctx := context.Background()
@@ -128,29 +133,66 @@ func mcpRunsOf(ctxBin, repo string, runs int) ([]time.Duration, error) {
 	init.Params.ProtocolVersion = mcpgo.LATEST_PROTOCOL_VERSION
 	init.Params.ClientInfo = mcpgo.Implementation{Name: "histsearch", Version: "1"}
 	if _, err := c.Initialize(ctx, init); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var wall []time.Duration
+	server := childPID()
 	for round := -1; round < runs; round++ {
 		for _, q := range queries {
 			req := mcpgo.CallToolRequest{}
 			req.Params.Name = "search"
 			req.Params.Arguments = map[string]any{"query": q}
+			c0 := runTime(server)
 			t0 := time.Now()
 			res, err := c.CallTool(ctx, req)
 			d := time.Since(t0)
+			c1 := runTime(server)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if res.IsError {
-				return nil, fmt.Errorf("search %q: %v", q, res.Content)
+				return nil, nil, fmt.Errorf("search %q: %v", q, res.Content)
 			}
 			if round >= 0 {
 				wall = append(wall, d)
+				if server > 0 {
+					cpu = append(cpu, c1-c0)
+				}
 			}
 		}
 	}
-	return wall, nil
+	return wall, cpu, nil
+}
+
+// childPID is the pid of this process's one child (the server), 0 when not known.
+func childPID() int {
+	tasks, _ := filepath.Glob("/proc/self/task/*/children")
+	var pids []string
+	for _, t := range tasks {
+		b, _ := os.ReadFile(t)
+		pids = append(pids, strings.Fields(string(b))...)
+	}
+	if len(pids) != 1 {
+		return 0
+	}
+	pid, _ := strconv.Atoi(pids[0])
+	return pid
+}
+
+// runTime is the CPU time process pid has run, summed over its threads (0 when unknown).
+func runTime(pid int) time.Duration {
+	if pid == 0 {
+		return 0
+	}
+	stats, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
+	var ns int64
+	for _, p := range stats {
+		b, _ := os.ReadFile(p)
+		if f := strings.Fields(string(b)); len(f) > 0 {
+			v, _ := strconv.ParseInt(f[0], 10, 64)
+			ns += v
+		}
+	}
+	return time.Duration(ns)
 }
 
 func pct(ds []time.Duration, p int) time.Duration {
