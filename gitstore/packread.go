@@ -398,10 +398,23 @@ func (p *packFile) header(off int64) (packEntry, error) {
 	return e, nil
 }
 
-// inflate reads size bytes of the zlib stream at off.
+// inflate reads size bytes of the zlib stream at off. The stream is read with one pread of as many bytes
+// as a stream of size bytes takes at most in practice (zlib stores incompressible data in blocks with a
+// few bytes of header), then, if it is longer, from the file as it goes.
 func (pr *packReader) inflate(p *packFile, off, size int64) ([]byte, error) {
-	src := io.NewSectionReader(p.f, off, p.size-20-off)
-	return pr.inflateFrom(src, size)
+	end := p.size - 20
+	want := size + size/256 + 64
+	if want > end-off {
+		want = end - off
+	}
+	buf := make([]byte, want)
+	n, err := p.f.ReadAt(buf, off)
+	if int64(n) == want || (err == io.EOF && n > 0) {
+		if out, err := pr.inflateFrom(bytes.NewReader(buf[:n]), size); err == nil {
+			return out, nil
+		}
+	}
+	return pr.inflateFrom(io.NewSectionReader(p.f, off, end-off), size)
 }
 
 func (pr *packReader) inflateFrom(src io.Reader, size int64) ([]byte, error) {
@@ -444,11 +457,11 @@ func streamEnd(zr io.Reader) error {
 // loose reads loose object h of objects directory dir.
 func (pr *packReader) loose(dir string, h Hash) (plumbing.ObjectType, []byte, error) {
 	s := h.String()
-	f, err := os.Open(filepath.Join(dir, s[:2], s[2:]))
+	b, err := os.ReadFile(filepath.Join(dir, s[:2], s[2:]))
 	if err != nil {
 		return 0, nil, err
 	}
-	defer f.Close()
+	f := bytes.NewReader(b)
 	if pr.zr == nil {
 		zr, err := zlib.NewReader(f)
 		if err != nil {
