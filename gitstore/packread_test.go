@@ -3,6 +3,7 @@ package gitstore
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -309,4 +310,81 @@ func FuzzApplyDelta(f *testing.F) {
 			t.Fatal("no error and no result")
 		}
 	})
+}
+
+// A Repo reading in process (ReadInProcess) never loads go-git's pack indexes for what a one-shot command
+// does (the history of a ref, a path of a tree, a blob, and a write that finds its blob and tree already
+// packed or writes them loose), starts no git process, and reads the same bytes as a Repo on go-git.
+func TestReadInProcessLoadsNoIndex(t *testing.T) {
+	dir := historyRepo(t)
+	testenv.Git(t, dir, "repack", "-a", "-d", "-f", "-q", "--depth=50", "--window=50")
+	tip, err := ParseHash(testenv.Git(t, dir, "rev-parse", "refs/heads/hist"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	r.ReadInProcess()
+	if _, ok := r.cf.(*packReader); !ok {
+		t.Fatalf("reads go to %T", r.cf)
+	}
+	plain, err := Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+
+	log, err := r.LogAll(context.Background(), tip, 20, "")
+	if err != nil || len(log) != 20 {
+		t.Fatalf("LogAll: %d commits, %v", len(log), err)
+	}
+	want, err := plain.LogAll(context.Background(), tip, 20, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range log {
+		if log[i].Hash != want[i].Hash || log[i].Message != want[i].Message {
+			t.Fatalf("commit %d: %s %q, go-git: %s %q", i, log[i].Hash, log[i].Message, want[i].Hash, want[i].Message)
+		}
+	}
+	tree, err := r.TreeOf(context.Background(), tip)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"knowledge/k005.md", "long.md"} {
+		got, err := r.ReadFile(context.Background(), tree, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w, _ := plain.ReadFile(context.Background(), tree, p); !bytes.Equal(got, w) || len(got) == 0 {
+			t.Fatalf("%s: %q, go-git %q", p, got, w)
+		}
+	}
+	// A write of a packed blob and of a new one, and a tree edit.
+	if _, err := r.WriteBlob(context.Background(), []byte(testenv.Git(t, dir, "cat-file", "blob", "refs/heads/hist:knowledge/k005.md")+"\n")); err != nil {
+		t.Fatal(err)
+	}
+	nb, err := r.WriteBlob(context.Background(), []byte("a new blob\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	nt, err := r.EditTree(context.Background(), tree, []Change{{Path: "knowledge/new.md", Data: []byte("new\n")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := testenv.Git(t, dir, "cat-file", "-p", nb.String()); got != "a new blob" {
+		t.Fatalf("the new blob reads %q in git", got)
+	}
+	if got := testenv.Git(t, dir, "cat-file", "-p", nt.String()+":knowledge/new.md"); got != "new" {
+		t.Fatalf("the new tree's entry reads %q in git", got)
+	}
+	if r.indexed.Load() {
+		t.Fatal("go-git's pack indexes were loaded")
+	}
+	if pr := r.cf.(*packReader); len(pr.packs) != 1 {
+		t.Fatalf("the reader mapped %d packs", len(pr.packs))
+	}
 }
