@@ -1,6 +1,7 @@
 package gitstore
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -598,5 +599,89 @@ func (p *packFile) close() {
 	if p.f != nil {
 		_ = p.f.Close()
 		p.f = nil
+	}
+}
+
+// treeEntry looks for name in tree h while inflating it, and stops at the first entry of that name (as
+// scanTree does): a read of one path through a folder of 10,000 entries inflates the folder's tree only
+// up to that entry, as much as half of it on average. handled is false when h is not a whole tree in a
+// mapped pack (a delta, a loose object, a miss, a damaged stream): the caller reads it whole. A tree
+// whose bytes do not follow git's format before the entry is errMalformedTree.
+func (pr *packReader) treeEntry(h Hash, name string) (e Entry, found, handled bool, err error) {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	if !pr.loaded {
+		pr.load()
+	}
+	var src io.Reader
+	var size int64
+	for _, p := range pr.packs {
+		off, ok := p.find(h)
+		if !ok {
+			continue
+		}
+		hd, err := p.header(off)
+		if err != nil || hd.typ != plumbing.TreeObject {
+			return Entry{}, false, false, nil
+		}
+		src, size = bufio.NewReaderSize(io.NewSectionReader(p.f, hd.data, p.size-20-hd.data), 32<<10), hd.size
+		break
+	}
+	if src == nil {
+		return Entry{}, false, false, nil
+	}
+	if pr.zr == nil {
+		if pr.zr, err = zlib.NewReader(src); err != nil {
+			pr.zr = nil
+			return Entry{}, false, false, nil
+		}
+	} else if err := pr.zr.(zlib.Resetter).Reset(src, nil); err != nil {
+		return Entry{}, false, false, nil
+	}
+	buf := make([]byte, 0, min(size, 32<<10))
+	var read int64
+	pos := 0
+	for {
+		for {
+			rest := buf[pos:]
+			nul := bytes.IndexByte(rest, 0)
+			if nul < 0 || len(rest) < nul+1+len(Hash{}) {
+				break
+			}
+			one := rest[:nul+1+len(Hash{})]
+			if err := eachRawEntry(one, func(n []byte, mode FileMode, eh *Hash) bool {
+				if string(n) == name {
+					e, found = Entry{Name: name, Dir: mode == ModeDir, Hash: *eh, Mode: mode}, true
+				}
+				return false
+			}); err != nil {
+				return Entry{}, false, true, err
+			}
+			if found {
+				return e, true, true, nil
+			}
+			pos += len(one)
+		}
+		if read == size {
+			if pos != len(buf) {
+				return Entry{}, false, true, errMalformedTree
+			}
+			if streamEnd(pr.zr) != nil {
+				return Entry{}, false, false, nil
+			}
+			return Entry{}, false, true, nil
+		}
+		n := copy(buf, buf[pos:])
+		buf, pos = buf[:n], 0
+		if len(buf) == cap(buf) {
+			buf = append(buf, make([]byte, cap(buf))...)[:n]
+		}
+		want := min(int64(cap(buf)-len(buf)), size-read)
+		m, err := io.ReadFull(pr.zr, buf[len(buf):len(buf)+int(want)])
+		if err != nil {
+			return Entry{}, false, false, nil
+		}
+		buf = buf[:len(buf)+m]
+		read += int64(m)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -386,5 +387,72 @@ func TestReadInProcessLoadsNoIndex(t *testing.T) {
 	}
 	if pr := r.cf.(*packReader); len(pr.packs) != 1 {
 		t.Fatalf("the reader mapped %d packs", len(pr.packs))
+	}
+}
+
+// treeEntry, which stops inflating a packed tree at the entry it looks for, finds what scanTree finds in
+// the whole tree: every name of a 3,000-entry tree (bigger than its buffer), names that are not there,
+// and a tree stored as a delta is left to the caller.
+func TestTreeEntryStreams(t *testing.T) {
+	dir := historyRepo(t)
+	blob := testenv.Blob(t, dir, "x\n")
+	var in strings.Builder
+	var names []string
+	for i := 0; i < 3000; i++ {
+		names = append(names, fmt.Sprintf("entry-with-a-longer-name-%05d.md", i))
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(&in, "100644 blob %s\t%s\n", blob, n)
+	}
+	big := testenv.GitIn(t, dir, in.String(), "mktree")
+	testenv.Git(t, dir, "update-ref", "refs/heads/big", testenv.CommitTree(t, dir, big, "", "big"))
+	testenv.Git(t, dir, "repack", "-a", "-d", "-f", "-q", "--depth=50", "--window=50")
+	pr := newPackReader(filepath.Join(dir, ".git", "objects"))
+	defer pr.Close()
+
+	trees := []string{big}
+	for _, l := range strings.Split(testenv.Git(t, dir, "cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objecttype)"), "\n") {
+		if f := strings.Fields(l); len(f) == 2 && f[1] == "tree" && f[0] != big {
+			trees = append(trees, f[0])
+		}
+	}
+	streamed, whole := 0, 0
+	for _, ts := range trees {
+		h, err := ParseHash(ts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, raw, err := pr.read(nil, h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		if err := eachRawEntry(raw, func(n []byte, _ FileMode, _ *Hash) bool { want = append(want, string(n)); return true }); err != nil {
+			t.Fatal(err)
+		}
+		if len(want) > 500 {
+			// Every 13th name, the first and the last: each look-up inflates up to its entry.
+			var some []string
+			for i := 0; i < len(want); i += 13 {
+				some = append(some, want[i])
+			}
+			want = append(some, want[len(want)-1])
+		}
+		for _, name := range append(want, "absent.md", "", "zzz", "entry-with-a-longer-name-0150") {
+			we, wfound, werr := scanTree(raw, name)
+			e, found, handled, err := pr.treeEntry(h, name)
+			if !handled {
+				whole++
+				continue
+			}
+			streamed++
+			if found != wfound || e != we || (err == nil) != (werr == nil) {
+				t.Fatalf("tree %s, %q: %+v %v %v; scanTree: %+v %v %v", ts, name, e, found, err, we, wfound, werr)
+			}
+		}
+	}
+	if streamed < 500 || whole == 0 {
+		t.Fatalf("%d look-ups streamed, %d left whole: the test covers neither a big whole tree nor a delta", streamed, whole)
 	}
 }
