@@ -29,6 +29,13 @@ type catFile struct {
 	broken bool // the process failed: reads go to go-git
 }
 
+// rawReader reads objects before go-git does (Repo.cf): read returns an object's type and content, an
+// error when it does not have it (go-git is asked then); Close releases what it holds.
+type rawReader interface {
+	read(r *Repo, h Hash) (plumbing.ObjectType, []byte, error)
+	Close()
+}
+
 // errCatFileMissing is a miss of cat-file (the caller falls back to go-git, which may re-index).
 var errCatFileMissing = errors.New("cat-file: missing")
 

@@ -7,10 +7,19 @@ import (
 	"github.com/ctx-dev/ctx/internal/testenv"
 )
 
-// A Repo reading through git cat-file (ReadWithGit) reads what go-git reads: packed objects, loose ones
-// written after the cat-file process started, objects of the local-only store, and a missing object is
-// the same not-found error.
+// A Repo reading through git cat-file (ReadWithGit) or ctx's own pack reader (ReadInProcess) reads what
+// go-git reads: packed objects, loose ones written after its first read, objects of the local-only
+// store, and a missing object is the same not-found error.
 func TestReadWithGit(t *testing.T) {
+	for _, mode := range []struct {
+		name string
+		set  func(*gitstore.Repo)
+	}{{"cat-file", (*gitstore.Repo).ReadWithGit}, {"in-process", (*gitstore.Repo).ReadInProcess}} {
+		t.Run(mode.name, func(t *testing.T) { testRawReads(t, mode.set) })
+	}
+}
+
+func testRawReads(t *testing.T, mode func(*gitstore.Repo)) {
 	dir := testenv.NewRepo(t)
 	w := open(t, dir)
 	defer w.Close()
@@ -23,7 +32,7 @@ func TestReadWithGit(t *testing.T) {
 
 	r := open(t, dir)
 	defer r.Close()
-	r.ReadWithGit()
+	mode(r)
 	tree, err := r.TreeOf(bg, first.New)
 	if err != nil {
 		t.Fatal(err)
@@ -31,7 +40,7 @@ func TestReadWithGit(t *testing.T) {
 	if b, err := r.ReadFile(bg, tree, "a/x.md"); err != nil || string(b) != "x\n" {
 		t.Errorf("packed a/x.md = %q, %v", b, err)
 	}
-	// Loose objects written by another Repo after r's cat-file started.
+	// Loose objects written by another Repo after r's first read.
 	second := set(t, w, "refs/heads/ctx", "two", map[string]string{"b.md": "b2\n"})
 	tree2, err := r.TreeOf(bg, second.New)
 	if err != nil {

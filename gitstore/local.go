@@ -163,7 +163,7 @@ func (r *Repo) ensureLocal() error {
 type objects struct {
 	storer.EncodedObjectStorer
 	local *filesystem.Storage
-	cf    *catFile // tried first when set (Repo.ReadWithGit)
+	cf    rawReader // tried first when set (Repo.ReadWithGit, Repo.ReadInProcess)
 	repo  *Repo
 }
 

@@ -57,13 +57,28 @@ func (r *Repo) writeBlob(ctx context.Context, st storer.EncodedObjectStorer, dat
 // loose object (writeLoose); an in-memory one (newMemory) takes o as it is.
 func (r *Repo) store(st storer.EncodedObjectStorer, o plumbing.EncodedObject) (Hash, error) {
 	h := Hash(o.Hash())
+	fst, onDisk := st.(*filesystem.Storage)
+	pr, inProcess := r.cf.(*packReader)
+	if inProcess && onDisk && fst == r.st {
+		// The pack reader's look-up (mapped indexes, the loose file) instead of go-git loading every pack
+		// index. A pack written since its first read is not seen: the object is written loose again,
+		// which git allows.
+		r.objMu.RLock()
+		defer r.objMu.RUnlock()
+		if pr.has(filepath.Join(r.commonDir, "objects"), h) {
+			return h, nil
+		}
+		if err := r.writeLoose(r.commonDir, o); err != nil {
+			return ZeroHash, fmt.Errorf("store %s %s: %w", o.Type(), h, err)
+		}
+		return h, nil
+	}
 	r.ensureIndex()
 	r.objMu.RLock()
 	defer r.objMu.RUnlock()
 	if err := st.HasEncodedObject(h.ph()); err == nil {
 		return h, nil
 	}
-	fst, onDisk := st.(*filesystem.Storage)
 	if !onDisk {
 		if _, err := st.SetEncodedObject(o); err != nil {
 			return ZeroHash, fmt.Errorf("store %s %s: %w", o.Type(), h, err)

@@ -72,6 +72,14 @@ func (r *Repo) entryIn(h Hash, name string) (Entry, bool, error) {
 		}
 		return Entry{}, false, nil
 	}
+	if pr, ok := r.cf.(*packReader); ok {
+		if e, found, handled, err := pr.treeEntry(h, name); handled {
+			if err != nil {
+				return Entry{}, false, fmt.Errorf("read tree %s: %w", h, err)
+			}
+			return e, found, nil
+		}
+	}
 	raw, err := r.rawTree(h)
 	if err != nil {
 		return Entry{}, false, fmt.Errorf("read tree %s: %w", h, err)

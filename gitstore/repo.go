@@ -50,7 +50,9 @@ type Repo struct {
 	packMu  sync.Mutex
 	indexed atomic.Bool // the pack indexes are loaded (ensureIndex); cleared by Close
 
-	cf *catFile // reads through git cat-file (ReadWithGit), or nil
+	// cf is tried first by every object read when set: git cat-file (ReadWithGit) or ctx's own pack reader
+	// (ReadInProcess); go-git reads what it misses.
+	cf rawReader
 
 	local map[string]bool     // refs kept in the local-only store (KeepLocal)
 	lst   *filesystem.Storage // the local-only store's objects; nil until it exists (guarded by objMu)
@@ -140,27 +142,21 @@ func (r *Repo) ReadWithGit() {
 	}
 }
 
-// bigPackBytes is the pack size from which ReadWithGitForBigPacks reads through git: about a 10,000-entry
-// folder with a short history, or a small store with thousands of commits.
-const bigPackBytes = 512 << 10
-
-// ReadWithGitForBigPacks is ReadWithGit when the repository's object database holds a pack of at least
-// bigPackBytes, else nothing. go-git loads a pack's whole index and inflates objects in Go before the
-// first object is read; C git is quicker at both, but starting it costs about 2 ms, more than a small
-// store's reads. Measured on a 10,000-entry store: ctx knowledge get 17.8 -> 12.3 ms of CPU, on a
-// 100-entry one with loose objects 8.5 -> 11.0 (docs/architecture.md "Reads"). For
-// commands that read trees or blobs; not for a long-running process. Call it right after Open.
-func (r *Repo) ReadWithGitForBigPacks() {
+// ReadInProcess makes r read objects with ctx's own reader of packs and loose objects first (packReader:
+// each pack index memory-mapped and searched, as C git does), go-git for what it misses: what a one-shot
+// command that reads a few objects uses. go-git decodes and checksums every pack index on the first read
+// and builds an offset-to-name table of the whole pack on the first packed object; starting git
+// cat-file instead costs a process (docs/architecture.md "Reads"). Not for a long-running process, which
+// keeps go-git's caches. Call it right after Open, before any read.
+func (r *Repo) ReadInProcess() {
 	if r.st == nil || r.cf != nil {
 		return
 	}
-	packs, _ := filepath.Glob(filepath.Join(r.commonDir, "objects", "pack", "*.pack"))
-	for _, p := range packs {
-		if fi, err := os.Stat(p); err == nil && fi.Size() >= bigPackBytes {
-			r.ReadWithGit()
-			return
-		}
+	dirs := []string{filepath.Join(r.commonDir, "objects")}
+	if isGitDir(r.LocalDir()) {
+		dirs = append(dirs, filepath.Join(r.LocalDir(), "objects"))
 	}
+	r.cf = newPackReader(dirs...)
 }
 
 // ensureIndex loads the pack indexes if they are not loaded yet (Open leaves them for the first read).

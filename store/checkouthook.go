@@ -39,6 +39,6 @@ func (s *Store) Head(context.Context) (string, error) { return s.repo.HeadName()
 // hook's refresh (docs/hooks.md). Call it right after Open.
 func (s *Store) ReadWithGit() { s.repo.ReadWithGit() }
 
-// ReadWithGitForBigPacks is ReadWithGit when the repository holds a big pack (gitstore's
-// ReadWithGitForBigPacks): what a one-shot command that reads entries uses. Call it right after Open.
-func (s *Store) ReadWithGitForBigPacks() { s.repo.ReadWithGitForBigPacks() }
+// ReadInProcess makes the store read objects with gitstore's own pack reader first (gitstore's
+// ReadInProcess): what a one-shot command that reads entries or commits uses. Call it right after Open.
+func (s *Store) ReadInProcess() { s.repo.ReadInProcess() }

@@ -36,7 +36,7 @@ func main() {
 	sizes := flag.String("sizes", "100,10000", "store sizes (knowledge entries), comma-separated")
 	runs := flag.Int("runs", 15, "timed runs of each side of a row (after 2 warm-up runs each)")
 	commits := flag.Int("commits", 5000, "commits of history on the context branch (one entry changed each)")
-	only := flag.String("only", "", "measure only the rows whose name contains this")
+	only := flag.String("only", "", "measure only the rows whose name contains one of these (comma-separated)")
 	baseBin := flag.String("base", "", "a second ctx binary measured in the same alternation (before a change)")
 	keep := flag.Bool("keep", false, "keep the generated stores (for profiling) and print where they are")
 	flag.Parse()
@@ -93,7 +93,7 @@ func main() {
 		b := &bench{ctx: bin, newCtx: bin, base: base, tmp: tmp, size: size, runs: *runs}
 		b.prepare(*commits)
 		for _, r := range b.rows() {
-			if *only != "" && !strings.Contains(r.name, *only) {
+			if !selected(r.name, *only) {
 				continue
 			}
 			a, g, o := b.measure(r)
@@ -375,3 +375,17 @@ var (
 	ms       = benchproc.Ms
 	median   = benchproc.Median
 )
+
+// selected reports whether row name is measured under -only: empty selects every row, else name contains
+// one of its comma-separated parts.
+func selected(name, only string) bool {
+	if only == "" {
+		return true
+	}
+	for _, part := range strings.Split(only, ",") {
+		if part = strings.TrimSpace(part); part != "" && strings.Contains(name, part) {
+			return true
+		}
+	}
+	return false
+}

@@ -37,6 +37,7 @@ type IO struct {
 // Main runs ctx with the process's arguments and standard streams, stopping at SIGINT or SIGTERM, and
 // returns the exit code (the body of the ctx executable, and of the in-process ctx of the test scripts).
 func Main() int {
+	deferGC()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return Run(ctx, os.Args, IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})

@@ -31,8 +31,7 @@ type env struct {
 	allowSecret bool
 
 	st *store.Store // opened by open
-	// goGitReads keeps the store opened by open on go-git's object reads: a long-running server, or a
-	// command that reads commits only (ctx log), where starting git cat-file costs more than it saves.
+	// goGitReads keeps the store opened by open on go-git's object reads and caches: a long-running server.
 	goGitReads bool
 
 	// unknown is the usage error of an unknown command (urfave/cli reports it without an error).
@@ -110,8 +109,8 @@ func (e *env) open(ctx context.Context) (*store.Store, error) {
 		return nil, err
 	}
 	if !e.goGitReads {
-		// A one-shot command reads trees and blobs of a possibly big pack (docs/architecture.md "Reads").
-		s.ReadWithGitForBigPacks()
+		// A one-shot command reads a few objects of a possibly big pack (docs/architecture.md "Reads").
+		s.ReadInProcess()
 	}
 	e.st = s
 	return s, nil

@@ -391,6 +391,7 @@ func runHistoryImport(ctx context.Context, e *env, o historyImportOptions) error
 // limit): it allocates a row per scored event (up to 5,000) and lives a few tens of milliseconds; the
 // default target's cycles cost it about 15 % of its CPU (bench/README.md "Agent history").
 func lessGC(limit int64) (restore func()) {
+	normalGC()
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return func() {}
 	}

@@ -104,7 +104,7 @@ func hookActions(e *env) (a hooks.Actions, closeStore func()) {
 			opened = true
 			shared, sharedErr = store.Open(ctx, wt, store.Actor{})
 			if sharedErr == nil {
-				shared.ReadWithGit() // a few objects of a possibly big pack (docs/hooks.md)
+				shared.ReadInProcess() // a few objects of a possibly big pack (docs/hooks.md)
 			}
 		}
 		return shared, sharedErr

@@ -39,7 +39,6 @@ func newLogCmd(e *env) *cli.Command {
 }
 
 func runLog(ctx context.Context, e *env, o logOptions) error {
-	e.goGitReads = true // commits only: cheaper through go-git than by starting git cat-file
 	s, err := e.openInit(ctx)
 	if err != nil {
 		return err

@@ -62,6 +62,7 @@ func runMCPServe(ctx context.Context, e *env, o mcpServeOptions) error {
 	if err != nil {
 		return err
 	}
+	normalGC() // a long-running server: the collector's defaults, then its own limit
 	ctxmcp.LimitMemory()
 	if o.HTTP != "" {
 		return serveMCPHTTP(ctx, e, s, o)

@@ -1,0 +1,11 @@
+//go:build !unix
+
+package gitstore
+
+import "os"
+
+// mapFile reads the file at path into memory (no mmap on this platform).
+func mapFile(path string) (data []byte, unmap func(), err error) {
+	data, err = os.ReadFile(path)
+	return data, func() {}, err
+}

@@ -1,0 +1,458 @@
+package gitstore
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ctx-dev/ctx/internal/testenv"
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// gitObject is one object as git cat-file gives it.
+type gitObject struct {
+	h    Hash
+	typ  string
+	data []byte
+}
+
+// allObjects is every object of the repository at dir, packed or loose, read by git cat-file.
+func allObjects(t *testing.T, dir string) []gitObject {
+	t.Helper()
+	cmd := exec.Command("git", "cat-file", "--batch-all-objects", "--batch")
+	cmd.Dir = dir
+	raw, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var objs []gitObject
+	rd := bufio.NewReader(bytes.NewReader(raw))
+	for {
+		line, err := rd.ReadString('\n')
+		if err != nil {
+			break
+		}
+		f := strings.Fields(line)
+		if len(f) != 3 {
+			t.Fatalf("cat-file: %q", line)
+		}
+		n, _ := strconv.Atoi(f[2])
+		data := make([]byte, n+1)
+		if _, err := io.ReadFull(rd, data); err != nil {
+			t.Fatal(err)
+		}
+		h, err := ParseHash(f[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		objs = append(objs, gitObject{h, f[1], data[:n]})
+	}
+	return objs
+}
+
+// deltaObjects counts the objects stored as deltas in the packs of dir and the deepest chain
+// (git verify-pack -v).
+func deltaObjects(t *testing.T, dir string) (n, depth int) {
+	t.Helper()
+	idxs, _ := filepath.Glob(filepath.Join(dir, ".git", "objects", "pack", "*.idx"))
+	for _, idx := range idxs {
+		for _, l := range strings.Split(testenv.Git(t, dir, "verify-pack", "-v", idx), "\n") {
+			f := strings.Fields(l)
+			// "<oid> <type> <size> <size-in-pack> <offset> <depth> <base-oid>"
+			if len(f) == 7 && len(f[0]) == 40 {
+				n++
+				if d, _ := strconv.Atoi(f[5]); d > depth {
+					depth = d
+				}
+			}
+		}
+	}
+	return n, depth
+}
+
+// historyRepo makes a repository whose packs hold delta chains: 40 commits that each change a few of
+// 200 entries of a folder and append to a longer file.
+func historyRepo(t *testing.T) string {
+	t.Helper()
+	dir := testenv.NewRepo(t)
+	var b strings.Builder
+	b.WriteString("reset refs/heads/hist\n")
+	long := ""
+	for c := 0; c < 40; c++ {
+		long += fmt.Sprintf("line %d of a file that grows with every commit, so its versions delta well\n", c)
+		fmt.Fprintf(&b, "commit refs/heads/hist\ncommitter T <t@example.com> %d +0000\ndata %d\n%s\n", 1700000000+c, len(fmt.Sprint("c", c)), fmt.Sprint("c", c))
+		files := map[string]string{"long.md": long}
+		for k := 0; k < 200; k++ {
+			if c == 0 || k%37 == c%37 {
+				files[fmt.Sprintf("knowledge/k%03d.md", k)] = fmt.Sprintf("---\nkey: k%03d\n---\nentry %d, version %d\n", k, k, c)
+			}
+		}
+		for p, d := range files {
+			fmt.Fprintf(&b, "M 100644 inline %s\ndata %d\n%s\n", p, len(d), d)
+		}
+	}
+	testenv.GitIn(t, dir, b.String(), "fast-import", "--quiet")
+	return dir
+}
+
+func checkAll(t *testing.T, dir string, wantDeltas bool) (ofs, ref int) {
+	t.Helper()
+	objs := allObjects(t, dir)
+	if len(objs) < 100 {
+		t.Fatalf("%d objects", len(objs))
+	}
+	if wantDeltas {
+		if n, depth := deltaObjects(t, dir); n < 50 || depth < 3 {
+			t.Fatalf("the packs hold %d deltas, chains of at most %d: the test reads no delta chain", n, depth)
+		}
+	}
+	pr := newPackReader(filepath.Join(dir, ".git", "objects"))
+	defer pr.Close()
+	for _, o := range objs {
+		typ, data, err := pr.read(nil, o.h)
+		if err != nil {
+			t.Fatalf("%s: %v", o.h, err)
+		}
+		if typ.String() != o.typ || !bytes.Equal(data, o.data) {
+			t.Fatalf("%s: %s of %d bytes, git cat-file: %s of %d", o.h, typ, len(data), o.typ, len(o.data))
+		}
+	}
+	if _, _, err := pr.read(nil, BlobHash([]byte("never written\n"))); !errors.Is(err, errRawMissing) {
+		t.Errorf("a missing object: %v", err)
+	}
+	for _, p := range pr.packs {
+		for i := uint32(0); i < p.n; i++ {
+			off, ok := p.offset(i)
+			if !ok {
+				t.Fatalf("object %d: no offset", i)
+			}
+			e, err := p.header(off)
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch e.typ {
+			case plumbing.OFSDeltaObject:
+				ofs++
+			case plumbing.REFDeltaObject:
+				ref++
+			}
+		}
+	}
+	return ofs, ref
+}
+
+// The pack reader reads every object of a repository as git cat-file does: packed with offset deltas,
+// with deltas naming their base (REF_DELTA), in two packs, and loose.
+func TestPackReaderMatchesGit(t *testing.T) {
+	dir := historyRepo(t)
+	t.Run("loose", func(t *testing.T) {
+		packs, _ := filepath.Glob(filepath.Join(dir, ".git", "objects", "pack", "pack-*"))
+		var pack string
+		for _, p := range packs {
+			moved := filepath.Join(t.TempDir(), filepath.Base(p))
+			if err := os.Rename(p, moved); err != nil {
+				t.Fatal(err)
+			}
+			if strings.HasSuffix(p, ".pack") {
+				pack = moved
+			}
+		}
+		data, err := os.ReadFile(pack)
+		if err != nil {
+			t.Fatal(err)
+		}
+		testenv.GitIn(t, dir, string(data), "unpack-objects", "-q")
+		if n := testenv.Git(t, dir, "count-objects"); strings.HasPrefix(n, "0 ") {
+			t.Fatalf("count-objects: %s", n)
+		}
+		checkAll(t, dir, false)
+	})
+	t.Run("ofs-delta", func(t *testing.T) {
+		testenv.Git(t, dir, "repack", "-a", "-d", "-f", "-q", "--depth=50", "--window=50")
+		if ofs, ref := checkAll(t, dir, true); ofs == 0 || ref != 0 {
+			t.Errorf("%d offset deltas, %d named deltas", ofs, ref)
+		}
+	})
+	t.Run("ref-delta", func(t *testing.T) {
+		testenv.Git(t, dir, "-c", "repack.useDeltaBaseOffset=false", "repack", "-a", "-d", "-f", "-q", "--depth=50", "--window=50")
+		if ofs, ref := checkAll(t, dir, true); ofs != 0 || ref == 0 {
+			t.Errorf("%d offset deltas, %d named deltas", ofs, ref)
+		}
+	})
+	t.Run("two-packs-and-loose", func(t *testing.T) {
+		testenv.Git(t, dir, "repack", "-a", "-d", "-f", "-q", "--depth=50", "--window=50")
+		blob := testenv.Blob(t, dir, "a loose blob\n")
+		testenv.Git(t, dir, "update-ref", "refs/heads/other", testenv.CommitTree(t, dir, testenv.RawTree(t, dir, testenv.TreeEntry{Mode: "100644", Hash: blob, Name: "x.md"}), "", "other"))
+		testenv.GitIn(t, dir, blob+"\n", "pack-objects", "-q", filepath.Join(dir, ".git", "objects", "pack", "pack"))
+		checkAll(t, dir, true)
+	})
+}
+
+// A damaged pack is an error or the right bytes, never other bytes or a panic: each byte of every
+// object's entry flipped in turn.
+func TestPackReaderDamagedPack(t *testing.T) {
+	dir := historyRepo(t)
+	testenv.Git(t, dir, "repack", "-a", "-d", "-f", "-q", "--depth=50", "--window=50")
+	objs := allObjects(t, dir)
+	packs, _ := filepath.Glob(filepath.Join(dir, ".git", "objects", "pack", "*.pack"))
+	if len(packs) != 1 {
+		t.Fatalf("%d packs", len(packs))
+	}
+	orig, err := os.ReadFile(packs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = os.Chmod(packs[0], 0o644)
+	errorsSeen := 0
+	for at := 12; at < len(orig)-20; at += len(orig) / 97 {
+		bad := bytes.Clone(orig)
+		bad[at] ^= 0x5a
+		if err := os.WriteFile(packs[0], bad, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		pr := newPackReader(filepath.Join(dir, ".git", "objects"))
+		for _, o := range objs {
+			typ, data, err := pr.read(nil, o.h)
+			if err != nil {
+				errorsSeen++
+				continue
+			}
+			if typ.String() != o.typ || !bytes.Equal(data, o.data) {
+				t.Fatalf("byte %d flipped: %s read as %s of %d bytes, not %s of %d", at, o.h, typ, len(data), o.typ, len(o.data))
+			}
+		}
+		pr.Close()
+	}
+	if errorsSeen == 0 {
+		t.Fatal("no flipped byte made a read fail: the test damaged nothing")
+	}
+}
+
+// A pack index that is not version 2, is cut short or has a descending fan-out is left to go-git (the
+// reader misses), without a panic.
+func TestPackReaderDamagedIndex(t *testing.T) {
+	dir := historyRepo(t)
+	testenv.Git(t, dir, "repack", "-a", "-d", "-q")
+	objs := allObjects(t, dir)
+	idxs, _ := filepath.Glob(filepath.Join(dir, ".git", "objects", "pack", "*.idx"))
+	orig, err := os.ReadFile(idxs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = os.Chmod(idxs[0], 0o644)
+	for name, bad := range map[string][]byte{
+		"empty":      {},
+		"short":      orig[:len(orig)/2],
+		"version 1":  append([]byte{0xff, 't', 'O', 'c', 0, 0, 0, 1}, orig[8:]...),
+		"fan-out":    append(append(bytes.Clone(orig[:8+4*200]), 0, 0, 0, 0), orig[8+4*201:]...),
+		"longer":     append(bytes.Clone(orig), 1, 2, 3),
+		"big offset": withOffset(orig, 0x80000000|5),
+	} {
+		if err := os.WriteFile(idxs[0], bad, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		pr := newPackReader(filepath.Join(dir, ".git", "objects"))
+		for _, o := range objs[:20] {
+			if _, data, err := pr.read(nil, o.h); err == nil && !bytes.Equal(data, o.data) {
+				t.Errorf("%s: %s read as other bytes", name, o.h)
+			}
+		}
+		pr.Close()
+	}
+}
+
+// withOffset is idx with the offset of its first object set to o.
+func withOffset(idx []byte, o uint32) []byte {
+	b := bytes.Clone(idx)
+	n := int(b[8+4*255])<<24 | int(b[8+4*255+1])<<16 | int(b[8+4*255+2])<<8 | int(b[8+4*255+3])
+	at := 8 + 1024 + n*24
+	b[at], b[at+1], b[at+2], b[at+3] = byte(o>>24), byte(o>>16), byte(o>>8), byte(o)
+	return b
+}
+
+// Crafted deltas are errors: a copy outside the base, an insert past the end, sizes that disagree.
+func TestApplyDeltaHostile(t *testing.T) {
+	base := []byte("0123456789")
+	for name, d := range map[string][]byte{
+		"empty":         {},
+		"wrong base":    {9, 3, 0x90, 3},
+		"copy past end": {10, 5, 0x91, 8, 5},
+		"insert past":   {10, 2, 5, 'a', 'b'},
+		"zero op":       {10, 1, 0},
+		"short result":  {10, 5, 0x90, 3},
+		"truncated":     {10, 5, 0x91},
+		"huge result":   {10, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f},
+	} {
+		if out, err := applyDelta(base, d); err == nil {
+			t.Errorf("%s: %q, no error", name, out)
+		}
+	}
+	out, err := applyDelta(base, []byte{10, 6, 0x91, 2, 3, 3, 'a', 'b', 'c'})
+	if err != nil || string(out) != "234abc" {
+		t.Errorf("a good delta: %q, %v", out, err)
+	}
+}
+
+func FuzzApplyDelta(f *testing.F) {
+	f.Add([]byte("0123456789"), []byte{10, 6, 0x91, 2, 3, 3, 'a', 'b', 'c'})
+	f.Fuzz(func(t *testing.T, base, delta []byte) {
+		out, err := applyDelta(base, delta)
+		if err == nil && out == nil {
+			t.Fatal("no error and no result")
+		}
+	})
+}
+
+// A Repo reading in process (ReadInProcess) never loads go-git's pack indexes for what a one-shot command
+// does (the history of a ref, a path of a tree, a blob, and a write that finds its blob and tree already
+// packed or writes them loose), starts no git process, and reads the same bytes as a Repo on go-git.
+func TestReadInProcessLoadsNoIndex(t *testing.T) {
+	dir := historyRepo(t)
+	testenv.Git(t, dir, "repack", "-a", "-d", "-f", "-q", "--depth=50", "--window=50")
+	tip, err := ParseHash(testenv.Git(t, dir, "rev-parse", "refs/heads/hist"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	r.ReadInProcess()
+	if _, ok := r.cf.(*packReader); !ok {
+		t.Fatalf("reads go to %T", r.cf)
+	}
+	plain, err := Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+
+	log, err := r.LogAll(context.Background(), tip, 20, "")
+	if err != nil || len(log) != 20 {
+		t.Fatalf("LogAll: %d commits, %v", len(log), err)
+	}
+	want, err := plain.LogAll(context.Background(), tip, 20, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range log {
+		if log[i].Hash != want[i].Hash || log[i].Message != want[i].Message {
+			t.Fatalf("commit %d: %s %q, go-git: %s %q", i, log[i].Hash, log[i].Message, want[i].Hash, want[i].Message)
+		}
+	}
+	tree, err := r.TreeOf(context.Background(), tip)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"knowledge/k005.md", "long.md"} {
+		got, err := r.ReadFile(context.Background(), tree, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w, _ := plain.ReadFile(context.Background(), tree, p); !bytes.Equal(got, w) || len(got) == 0 {
+			t.Fatalf("%s: %q, go-git %q", p, got, w)
+		}
+	}
+	// A write of a packed blob and of a new one, and a tree edit.
+	if _, err := r.WriteBlob(context.Background(), []byte(testenv.Git(t, dir, "cat-file", "blob", "refs/heads/hist:knowledge/k005.md")+"\n")); err != nil {
+		t.Fatal(err)
+	}
+	nb, err := r.WriteBlob(context.Background(), []byte("a new blob\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	nt, err := r.EditTree(context.Background(), tree, []Change{{Path: "knowledge/new.md", Data: []byte("new\n")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := testenv.Git(t, dir, "cat-file", "-p", nb.String()); got != "a new blob" {
+		t.Fatalf("the new blob reads %q in git", got)
+	}
+	if got := testenv.Git(t, dir, "cat-file", "-p", nt.String()+":knowledge/new.md"); got != "new" {
+		t.Fatalf("the new tree's entry reads %q in git", got)
+	}
+	if r.indexed.Load() {
+		t.Fatal("go-git's pack indexes were loaded")
+	}
+	if pr := r.cf.(*packReader); len(pr.packs) != 1 {
+		t.Fatalf("the reader mapped %d packs", len(pr.packs))
+	}
+}
+
+// treeEntry, which stops inflating a packed tree at the entry it looks for, finds what scanTree finds in
+// the whole tree: every name of a 3,000-entry tree (bigger than its buffer), names that are not there,
+// and a tree stored as a delta is left to the caller.
+func TestTreeEntryStreams(t *testing.T) {
+	dir := historyRepo(t)
+	blob := testenv.Blob(t, dir, "x\n")
+	var in strings.Builder
+	var names []string
+	for i := 0; i < 3000; i++ {
+		names = append(names, fmt.Sprintf("entry-with-a-longer-name-%05d.md", i))
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(&in, "100644 blob %s\t%s\n", blob, n)
+	}
+	big := testenv.GitIn(t, dir, in.String(), "mktree")
+	testenv.Git(t, dir, "update-ref", "refs/heads/big", testenv.CommitTree(t, dir, big, "", "big"))
+	testenv.Git(t, dir, "repack", "-a", "-d", "-f", "-q", "--depth=50", "--window=50")
+	pr := newPackReader(filepath.Join(dir, ".git", "objects"))
+	defer pr.Close()
+
+	trees := []string{big}
+	for _, l := range strings.Split(testenv.Git(t, dir, "cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objecttype)"), "\n") {
+		if f := strings.Fields(l); len(f) == 2 && f[1] == "tree" && f[0] != big {
+			trees = append(trees, f[0])
+		}
+	}
+	streamed, whole := 0, 0
+	for _, ts := range trees {
+		h, err := ParseHash(ts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, raw, err := pr.read(nil, h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		if err := eachRawEntry(raw, func(n []byte, _ FileMode, _ *Hash) bool { want = append(want, string(n)); return true }); err != nil {
+			t.Fatal(err)
+		}
+		if len(want) > 500 {
+			// Every 13th name, the first and the last: each look-up inflates up to its entry.
+			var some []string
+			for i := 0; i < len(want); i += 13 {
+				some = append(some, want[i])
+			}
+			want = append(some, want[len(want)-1])
+		}
+		for _, name := range append(want, "absent.md", "", "zzz", "entry-with-a-longer-name-0150") {
+			we, wfound, werr := scanTree(raw, name)
+			e, found, handled, err := pr.treeEntry(h, name)
+			if !handled {
+				whole++
+				continue
+			}
+			streamed++
+			if found != wfound || e != we || (err == nil) != (werr == nil) {
+				t.Fatalf("tree %s, %q: %+v %v %v; scanTree: %+v %v %v", ts, name, e, found, err, we, wfound, werr)
+			}
+		}
+	}
+	if streamed < 500 || whole == 0 {
+		t.Fatalf("%d look-ups streamed, %d left whole: the test covers neither a big whole tree nor a delta", streamed, whole)
+	}
+}

@@ -1,0 +1,32 @@
+//go:build unix
+
+package gitstore
+
+import (
+	"errors"
+	"os"
+	"syscall"
+)
+
+// mapFile maps the file at path read-only into memory; unmap releases it. Git never rewrites a pack index
+// in place (a new one is written beside and renamed), so the mapping stays valid while it is used.
+func mapFile(path string) (data []byte, unmap func(), err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	size := fi.Size()
+	if size <= 0 || size > 1<<40 || int64(int(size)) != size {
+		return nil, nil, errors.New("map " + path + ": bad size")
+	}
+	data, err = syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		return nil, nil, &os.PathError{Op: "mmap", Path: path, Err: err}
+	}
+	return data, func() { _ = syscall.Munmap(data) }, nil
+}
