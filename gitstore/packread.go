@@ -38,6 +38,12 @@ type packReader struct {
 // maxRawObject is the largest object (inflated) the pack reader returns; bigger ones go to go-git.
 const maxRawObject = 256 << 20
 
+// maxRawBlob is the largest blob the pack reader returns whole (largeObjectBytes): a bigger one goes to
+// go-git, which streams it, so that a read of its size or first bytes (ReadBlobPrefix: ctx knowledge
+// list, the MCP server's limits) does not load a teammate's 30 MiB entry. Trees and commits have no cap
+// below maxRawObject: every read needs them whole.
+const maxRawBlob = largeObjectBytes
+
 // maxDeltaDepth bounds a delta chain (git's own limit on writing is 4095): a longer one, or a cycle in a
 // crafted pack, is a miss.
 const maxDeltaDepth = 10000
@@ -270,6 +276,9 @@ func (pr *packReader) at(p *packFile, off int64, depth int) (plumbing.ObjectType
 		if err != nil {
 			return 0, nil, err
 		}
+		if e.typ == plumbing.BlobObject && len(chain) == 0 && e.size > maxRawBlob {
+			return 0, nil, errRawMissing // go-git streams it
+		}
 		raw, err := pr.inflate(p, e.data, e.size)
 		if err != nil {
 			return 0, nil, err
@@ -458,11 +467,13 @@ func streamEnd(zr io.Reader) error {
 // loose reads loose object h of objects directory dir.
 func (pr *packReader) loose(dir string, h Hash) (plumbing.ObjectType, []byte, error) {
 	s := h.String()
-	b, err := os.ReadFile(filepath.Join(dir, s[:2], s[2:]))
+	file, err := os.Open(filepath.Join(dir, s[:2], s[2:]))
 	if err != nil {
 		return 0, nil, err
 	}
-	f := bytes.NewReader(b)
+	defer file.Close()
+	// One read for an object of a few KiB; a large one is not read past its header (maxRawBlob).
+	f := bufio.NewReaderSize(file, 64<<10)
 	if pr.zr == nil {
 		zr, err := zlib.NewReader(f)
 		if err != nil {
@@ -492,7 +503,7 @@ func (pr *packReader) loose(dir string, h Hash) (plumbing.ObjectType, []byte, er
 		return 0, nil, errRawMissing
 	}
 	size, err := strconv.ParseInt(string(hdr[sp+1:n]), 10, 64)
-	if err != nil || size < 0 || size > maxRawObject {
+	if err != nil || size < 0 || size > maxRawObject || t == plumbing.BlobObject && size > maxRawBlob {
 		return 0, nil, errRawMissing
 	}
 	out := make([]byte, size)

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -455,4 +456,49 @@ func TestTreeEntryStreams(t *testing.T) {
 	if streamed < 500 || whole == 0 {
 		t.Fatalf("%d look-ups streamed, %d left whole: the test covers neither a big whole tree nor a delta", streamed, whole)
 	}
+}
+
+// TestReadBlobPrefixLargeBlobStreams: the size and first bytes of a 30 MiB blob, loose and packed, read
+// with the in-process reader (one-shot commands) and with go-git alone (the server), allocate a small
+// fraction of the blob: a large blob is left to go-git, which streams it (largeObjectBytes), instead of
+// being inflated whole. ctx knowledge list reads 64 KiB of each entry this way.
+func TestReadBlobPrefixLargeBlobStreams(t *testing.T) {
+	dir := testenv.NewRepo(t)
+	big := "first line\n" + strings.Repeat(strings.Repeat("x", 1023)+"\n", 30<<10)
+	h, err := ParseHash(testenv.GitIn(t, dir, big, "hash-object", "-w", "--stdin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	check := func(t *testing.T, inProcess bool) {
+		r, err := Open(ctx, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		if inProcess {
+			r.ReadInProcess()
+		}
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		data, size, err := r.ReadBlobPrefix(ctx, h, 64<<10)
+		runtime.ReadMemStats(&after)
+		if err != nil || size != int64(len(big)) || string(data) != big[:64<<10] {
+			t.Fatalf("ReadBlobPrefix = %d bytes, size %d, %v; want the first 64 KiB and size %d", len(data), size, err, len(big))
+		}
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 8<<20 {
+			t.Fatalf("ReadBlobPrefix of 64 KiB of a %d MiB blob allocated %d MiB", len(big)>>20, alloc>>20)
+		}
+		// The whole blob still reads right.
+		if whole, err := r.ReadBlob(ctx, h); err != nil || string(whole) != big {
+			t.Fatalf("ReadBlob: %d bytes, %v", len(whole), err)
+		}
+	}
+	t.Run("loose/in-process", func(t *testing.T) { check(t, true) })
+	t.Run("loose/go-git", func(t *testing.T) { check(t, false) })
+	testenv.GitIn(t, dir, h.String()+"\n", "pack-objects", "-q", filepath.Join(dir, ".git", "objects", "pack", "pack"))
+	testenv.Git(t, dir, "prune-packed")
+	t.Run("packed/in-process", func(t *testing.T) { check(t, true) })
+	t.Run("packed/go-git", func(t *testing.T) { check(t, false) })
 }
