@@ -22,9 +22,10 @@ func entryOf(n int, fill string) string {
 }
 
 // The store's file limit (docs/limits.md "Files of the store"): a write of a larger file is refused with
-// nothing committed; a merge that would write one (the conflict record of two rewrites of a 12 MiB entry
-// holds the base and both versions: 36 MiB) is refused as a pull is (ErrRejected), with no ref moved,
-// and merges with --strategy, which writes no record.
+// nothing committed; a merge that would write one (the conflict record of two rewrites of an entry holds
+// the base and both versions: three times the entry) is refused as a pull is (ErrRejected), with no ref
+// moved, and merges with --strategy, which writes no record. The merge runs under a limit lowered to
+// 256 KiB (SetMaxFileBytes), with a 94 KiB entry.
 func TestFileLimit(t *testing.T) {
 	s, dir := storetest.New(t)
 	before := testenv.Git(t, dir, "rev-parse", "ctx")
@@ -40,7 +41,8 @@ func TestFileLimit(t *testing.T) {
 		t.Fatalf("a refused write moved ctx")
 	}
 
-	const lines = 12 << 20 / 80
+	defer store.SetMaxFileBytes(256 << 10)()
+	const lines = 1200
 	put := func(content string) {
 		t.Helper()
 		if _, err := s.Write(bg, store.Op{Name: "test"}, func(*store.View) (store.Edits, error) {

@@ -329,7 +329,7 @@ func (sc *scan) recordedFile(dir string, r *os.Root, f *os.File, i int) error {
 		return nil // unchanged since ctx wrote or read it
 	}
 	var h gitstore.Hash
-	if st.Size > MaxFileBytes {
+	if st.Size > maxFileBytes {
 		// Never read whole (ctx commit refuses it from its size; a ref may hold one from before the limit).
 		h, err = sc.fsys.hashFile(e.path, st.Size)
 	} else {
@@ -370,7 +370,7 @@ func (sc *scan) other(dir string, r *os.Root, f *os.File, name string) error {
 	case fs.ModeDir:
 		return sc.subdir(dir, r, name)
 	case 0:
-		if st.Size > MaxFileBytes {
+		if st.Size > maxFileBytes {
 			// Not read: ctx commit refuses it from its size, whatever its scope.
 			sc.out = append(sc.out, HandEdit{Path: p, Change: ChangeAdded, Scope: Public})
 			return nil

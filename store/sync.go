@@ -593,7 +593,7 @@ func (s *Store) mergeCommit(ctx context.Context, theirs gitstore.Hash, res *Pull
 func mergeTooLarge(files, of map[string][]byte, res *PullResult) error {
 	var big []string
 	for p, b := range files {
-		if old, ok := of[p]; int64(len(b)) > MaxFileBytes && (!ok || string(old) != string(b)) {
+		if old, ok := of[p]; int64(len(b)) > maxFileBytes && (!ok || string(old) != string(b)) {
 			big = append(big, fmt.Sprintf("%s: %s", p, sizeOf(int64(len(b)))))
 		}
 	}
@@ -611,7 +611,7 @@ func mergeTooLarge(files, of map[string][]byte, res *PullResult) error {
 		n = strconv.Itoa(len(big)) + " files"
 	}
 	return &tooLargeError{msg: fmt.Sprintf("merge %s: refused: it would write %s over the limit of one file of the store (%s, docs/limits.md \"Files of the store\"); "+
-		"this merge wrote nothing and moved no ref; %s:\n  %s", res.Remote, n, sizeOf(MaxFileBytes), hint, strings.Join(big, "\n  "))}
+		"this merge wrote nothing and moved no ref; %s:\n  %s", res.Remote, n, sizeOf(maxFileBytes), hint, strings.Join(big, "\n  "))}
 }
 
 // tooLargeError is a pull refused because its merge would write a file over MaxFileBytes: a refused pull

@@ -175,9 +175,9 @@ func (s *Store) Write(ctx context.Context, op Op, fn func(v *View) (Edits, error
 func checkFileSizes(edits Edits) error {
 	for _, ch := range edits {
 		for _, c := range ch {
-			if n := int64(len(c.Data)); n > MaxFileBytes {
+			if n := int64(len(c.Data)); n > maxFileBytes {
 				return invalidf("%s would be %s, over the limit of one file of the store (%s, docs/limits.md \"Files of the store\"): nothing written",
-					c.Path, sizeOf(n), sizeOf(MaxFileBytes))
+					c.Path, sizeOf(n), sizeOf(maxFileBytes))
 			}
 		}
 	}
