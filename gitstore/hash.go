@@ -3,6 +3,7 @@ package gitstore
 import (
 	"encoding/hex"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -36,6 +37,20 @@ func ParseHash(s string) (Hash, error) {
 
 // BlobHash is the object name git gives a blob of these bytes (`git hash-object`), without writing it.
 func BlobHash(b []byte) Hash { return Hash(plumbing.ComputeHash(plumbing.BlobObject, b)) }
+
+// BlobHashOf is BlobHash of the size bytes read from r, streamed: memory stays constant whatever the size.
+// An r that holds fewer or more than size bytes is an error.
+func BlobHashOf(r io.Reader, size int64) (Hash, error) {
+	h := plumbing.NewHasher(plumbing.BlobObject, size)
+	n, err := io.Copy(h, io.LimitReader(r, size+1))
+	if err != nil {
+		return ZeroHash, fmt.Errorf("hash a blob: %w", err)
+	}
+	if n != size {
+		return ZeroHash, fmt.Errorf("hash a blob: read %d bytes, want %d (the file changed)", n, size)
+	}
+	return Hash(h.Sum()), nil
+}
 
 // String is the 40-hex-digit form.
 func (h Hash) String() string { return hex.EncodeToString(h[:]) }

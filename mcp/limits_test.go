@@ -146,7 +146,16 @@ func TestLargeEntryBoundedMemory(t *testing.T) {
 	dir, st := newRepo(t, store.Actor{Agent: "cli"})
 	ctx := context.Background()
 	big := strings.Repeat("0123456789abcdef\n", 50*mib/17+1)
-	if _, err := st.SetEntry(ctx, store.KnowledgeKind, store.SetEntry{Key: "big", Content: big}); err != nil {
+	// ctx writes no file over store.MaxFileBytes (32 MiB and a little): the 50 MiB entry reached the branch
+	// with plain git (or before that limit), as ctx doctor would report it.
+	if _, err := st.SetEntry(ctx, store.KnowledgeKind, store.SetEntry{Key: "big", Content: "placeholder\n"}); err != nil {
+		t.Fatal(err)
+	}
+	content := strings.Replace(testenv.Git(t, dir, "show", "ctx:knowledge/big.md"), "placeholder", strings.TrimSuffix(big, "\n"), 1) + "\n"
+	tree := testenv.WithEntry(t, dir, testenv.Git(t, dir, "rev-parse", "ctx^{tree}"), []string{"knowledge", "big.md"}, "100644",
+		testenv.Blob(t, dir, content))
+	testenv.Git(t, dir, "update-ref", "refs/heads/ctx", testenv.CommitTree(t, dir, tree, testenv.Git(t, dir, "rev-parse", "ctx"), "a 50 MiB entry"))
+	if _, err := st.Refresh(ctx); err != nil { // .context/ holds it before the server starts, as after a write
 		t.Fatal(err)
 	}
 	if _, err := st.SetEntry(ctx, store.KnowledgeKind, store.SetEntry{Key: "small", Content: "hello\n"}); err != nil {

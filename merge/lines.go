@@ -26,8 +26,23 @@ import (
 // both sides changed to the same text takes it; anything else is a conflict.
 
 // maxDiffLines bounds the input of go-diff's rune encoding (one code point a
-// line). Bigger texts are merged as a single hunk.
-const maxDiffLines = 500_000
+// distinct line; it panics past 1,112,060). Bigger texts are merged as a
+// single hunk. A million lines lets the two versions of an entry of the
+// largest size a store holds (store.MaxFileBytes, 32 MiB) merge line by line
+// when their lines average 34 bytes or more.
+const maxDiffLines = 1_000_000
+
+// maxDiffWork bounds the work of one line diff: Myers' algorithm, which
+// go-diff runs without a timeout, costs about (N+M)·D line comparisons for
+// N and M lines that differ in D inserted and deleted lines, so a side that
+// rewrote every other line of a 4 MiB entry of short lines took minutes. A
+// diff whose N+M (once the common first and last lines are set aside) times
+// D would exceed it is not run: the side is taken as a single hunk, so an
+// edit of the other side conflicts with it as a whole. The test is
+// editsWithin's, on the input alone, so every machine merges alike. About a
+// second of go-diff at worst; a 30 MiB entry of 100,000 lines still merges
+// two sides that each changed up to 300 lines.
+const maxDiffWork = 64 << 20
 
 // hunk replaces base lines [start,end) with lines.
 type hunk struct {
@@ -68,6 +83,10 @@ func diffHunks(base, side string, baseLines, sideLines []string) []hunk {
 	dmp := diffmatchpatch.New()
 	dmp.DiffTimeout = 0 // deterministic, optimal diff
 	r1, r2, _ := dmp.DiffLinesToRunes(base, side)
+	a, b := trimCommon(r1, r2)
+	if n := len(a) + len(b); n > 0 && !editsWithin(a, b, min(maxDiffWork/n, n)) {
+		return []hunk{{start: 0, end: len(baseLines), lines: sideLines}}
+	}
 	diffs := dmp.DiffMainRunes(r1, r2, false)
 	var out []hunk
 	var cur *hunk
@@ -101,6 +120,53 @@ func diffHunks(base, side string, baseLines, sideLines []string) []hunk {
 	}
 	flush()
 	return out
+}
+
+// trimCommon returns a and b without their common first and last elements
+// (go-diff sets them aside before its search too).
+func trimCommon(a, b []rune) ([]rune, []rune) {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	a, b = a[i:], b[i:]
+	j := 0
+	for j < len(a) && j < len(b) && a[len(a)-1-j] == b[len(b)-1-j] {
+		j++
+	}
+	return a[:len(a)-j], b[:len(b)-j]
+}
+
+// editsWithin reports whether b is a with at most max elements inserted or
+// deleted: Myers' greedy forward search for the shortest edit script, stopped
+// at max, in O((len(a)+len(b))·max) time and O(max) memory.
+func editsWithin(a, b []rune, max int) bool {
+	n, m := len(a), len(b)
+	if n-m > max || m-n > max {
+		return false
+	}
+	off := max + 1
+	v := make([]int, 2*max+3) // v[off+k]: the furthest x reached on diagonal k = x-y
+	for d := 0; d <= max; d++ {
+		for k := -d; k <= d; k += 2 {
+			var x int
+			if k == -d || k != d && v[off+k-1] < v[off+k+1] {
+				x = v[off+k+1] // down: an insertion
+			} else {
+				x = v[off+k-1] + 1 // right: a deletion
+			}
+			y := x - k
+			for x < n && y < m && a[x] == b[y] {
+				x++
+				y++
+			}
+			v[off+k] = x
+			if x >= n && y >= m {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // overlaps reports whether hunk h overlaps a group covering base [gs,ge).

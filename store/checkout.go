@@ -600,6 +600,11 @@ func (s *Store) commitHandEdits(ctx context.Context, msg string, auto bool) (*Co
 		if e.Change == ChangeDeleted {
 			continue
 		}
+		if fi, err := fsys.lstat(e.Path); err == nil && fi.Mode().IsRegular() && fi.Size() > maxFileBytes {
+			problems = append(problems, fmt.Sprintf("%s: %s, over the limit of one file of the store (%s, docs/limits.md \"Files of the store\"): "+
+				"shrink it, or split it into several entries", e.Path, sizeOf(fi.Size()), sizeOf(maxFileBytes)))
+			continue
+		}
 		data, err := fsys.readFile(e.Path)
 		if errors.Is(err, errLink) {
 			problems = append(problems, fmt.Sprintf("%s: %v", e.Path, err))

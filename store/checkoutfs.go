@@ -8,6 +8,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/ctx-dev/ctx/gitstore"
 	"github.com/ctx-dev/ctx/internal/atomicfile"
 	"github.com/ctx-dev/ctx/internal/safepath"
 )
@@ -61,6 +62,24 @@ func (c *checkoutFS) readFile(p string) ([]byte, error) {
 		return nil, err
 	}
 	return c.root.ReadFile(p)
+}
+
+// hashFile returns the blob name of the file at p, streamed (for a file too large to read whole: over
+// MaxFileBytes); size is its size from an lstat.
+func (c *checkoutFS) hashFile(p string, size int64) (gitstore.Hash, error) {
+	if err := c.noLinks(p); err != nil {
+		return gitstore.ZeroHash, err
+	}
+	f, err := c.root.Open(p)
+	if err != nil {
+		return gitstore.ZeroHash, err
+	}
+	defer f.Close()
+	h, err := gitstore.BlobHashOf(f, size)
+	if err != nil {
+		return gitstore.ZeroHash, fmt.Errorf("%s: %w", p, err)
+	}
+	return h, nil
 }
 
 // lstat is os.Root.Lstat.

@@ -21,6 +21,10 @@ type Diagnosis struct {
 	// Manifest is set when the context branch's manifest.json cannot be read (ManifestProblem): every read
 	// of the project, team and adapters fails until ctx doctor --fix puts back the last one that reads.
 	Manifest *ManifestProblem `json:"manifest,omitempty"`
+	// Oversized are the files of the context refs' tips over MaxFileBytes (a tip of a teammate's that adds
+	// one is refused by every pull; one may be on the branch from before the limit, or written with plain
+	// git): readable, but to shrink or remove. Never nil.
+	Oversized []Problem `json:"oversized"`
 }
 
 // maxSafeSearch bounds the first-parent commits Doctor looks at for LastSafe.
@@ -54,6 +58,9 @@ func (s *Store) Doctor(ctx context.Context) (*Diagnosis, error) {
 		d.Clashes = []Clash{}
 	}
 	if d.Manifest, _, err = s.checkManifest(ctx); err != nil {
+		return nil, err
+	}
+	if d.Oversized, err = s.OversizedFiles(ctx); err != nil {
 		return nil, err
 	}
 	unsafe := map[Scope]bool{}
@@ -94,6 +101,35 @@ func (s *Store) Doctor(ctx context.Context) (*Diagnosis, error) {
 		}
 	}
 	return d, nil
+}
+
+// OversizedFiles lists the files of the context refs' tips over MaxFileBytes, every scope, sorted by scope
+// then path, from the objects' sizes (no file is read). Never nil.
+func (s *Store) OversizedFiles(ctx context.Context) ([]Problem, error) {
+	tips, err := s.Tips(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := []Problem{}
+	for _, sc := range Scopes {
+		if tips[sc].IsZero() {
+			continue
+		}
+		tree, err := s.repo.TreeOf(ctx, tips[sc])
+		if err != nil {
+			return nil, err
+		}
+		ps, err := checkTree(ctx, s.repo, tips[sc], sc, tree, gitstore.ZeroHash, true)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range ps {
+			if p.Size > 0 {
+				out = append(out, p)
+			}
+		}
+	}
+	return out, nil
 }
 
 func anyUnsafe(ps []Problem) bool {

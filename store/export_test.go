@@ -42,3 +42,10 @@ func SetOnCheckoutList(f func(dir string)) func() {
 
 // StatusIndexPath is where the store's status index is.
 func (s *Store) StatusIndexPath() string { return s.statusIndexPath() }
+
+// SetMaxFileBytes sets the store's file limit (MaxFileBytes) to n and returns the function that restores it.
+func SetMaxFileBytes(n int64) func() {
+	old := maxFileBytes
+	maxFileBytes = n
+	return func() { maxFileBytes = old }
+}

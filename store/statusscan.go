@@ -328,11 +328,19 @@ func (sc *scan) recordedFile(dir string, r *os.Root, f *os.File, i int) error {
 	if e.hasStat && e.st == st && (sc.x.prechecked || sc.x.trusted(st)) {
 		return nil // unchanged since ctx wrote or read it
 	}
-	data, err := sc.fsys.readFile(e.path)
+	var h gitstore.Hash
+	if st.Size > maxFileBytes {
+		// Never read whole (ctx commit refuses it from its size; a ref may hold one from before the limit).
+		h, err = sc.fsys.hashFile(e.path, st.Size)
+	} else {
+		var data []byte
+		data, err = sc.fsys.readFile(e.path)
+		h = blobHash(data)
+	}
 	if err != nil {
 		return err
 	}
-	if blobHash(data) != e.blob {
+	if h != e.blob {
 		sc.out = append(sc.out, HandEdit{Path: e.path, Change: ChangeModified, Scope: e.scope})
 		return nil
 	}
@@ -351,7 +359,7 @@ func (sc *scan) other(dir string, r *os.Root, f *os.File, name string) error {
 		return nil
 	}
 	p := join(dir, name)
-	typ, _, err := lstatIn(r, f, name)
+	typ, st, err := lstatIn(r, f, name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -362,6 +370,11 @@ func (sc *scan) other(dir string, r *os.Root, f *os.File, name string) error {
 	case fs.ModeDir:
 		return sc.subdir(dir, r, name)
 	case 0:
+		if st.Size > maxFileBytes {
+			// Not read: ctx commit refuses it from its size, whatever its scope.
+			sc.out = append(sc.out, HandEdit{Path: p, Change: ChangeAdded, Scope: Public})
+			return nil
+		}
 		data, err := sc.fsys.readFile(p)
 		if err != nil {
 			return err

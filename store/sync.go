@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -557,6 +558,9 @@ func (s *Store) mergeCommit(ctx context.Context, theirs gitstore.Hash, res *Pull
 			return nil, fmt.Errorf("merge: name the writers of the conflicts: %w", err)
 		}
 		res.Conflicts, res.Notes = m.Conflicts, m.Notes
+		if err := mergeTooLarge(m.Files, of, res); err != nil {
+			return nil, err
+		}
 		var changes []gitstore.Change
 		for p, b := range m.Files {
 			if old, ok := of[p]; !ok || string(old) != string(b) {
@@ -586,6 +590,40 @@ func (s *Store) mergeCommit(ctx context.Context, theirs gitstore.Hash, res *Pull
 	res.Action, res.New = PullMerged, out[0].New
 	return nil
 }
+
+// mergeTooLarge refuses a merge that would write a file over MaxFileBytes (of are ours' files before it):
+// two sides under the limit can make a larger one, most often a conflict record, which holds the base and
+// both versions of a file. Nothing is written; the error says how to pull without such a record.
+func mergeTooLarge(files, of map[string][]byte, res *PullResult) error {
+	var big []string
+	for p, b := range files {
+		if old, ok := of[p]; int64(len(b)) > maxFileBytes && (!ok || string(old) != string(b)) {
+			big = append(big, fmt.Sprintf("%s: %s", p, sizeOf(int64(len(b)))))
+		}
+	}
+	if len(big) == 0 {
+		return nil
+	}
+	sort.Strings(big)
+	hint := "pull again with --strategy ours or --strategy theirs: the merge commit then decides the conflicts without a record " +
+		"(the other version stays in the history), or make the two versions of the file agree first"
+	if res.Strategy != StrategyRecord {
+		hint = "make the two versions of the file agree (or shrink it) on one side, then pull again"
+	}
+	n := "a file"
+	if len(big) > 1 {
+		n = strconv.Itoa(len(big)) + " files"
+	}
+	return &tooLargeError{msg: fmt.Sprintf("merge %s: refused: it would write %s over the limit of one file of the store (%s, docs/limits.md \"Files of the store\"); "+
+		"this merge wrote nothing and moved no ref; %s:\n  %s", res.Remote, n, sizeOf(maxFileBytes), hint, strings.Join(big, "\n  "))}
+}
+
+// tooLargeError is a pull refused because its merge would write a file over MaxFileBytes: a refused pull
+// (errors.Is ErrRejected; CLI exit 5).
+type tooLargeError struct{ msg string }
+
+func (e *tooLargeError) Error() string { return e.msg }
+func (e *tooLargeError) Unwrap() error { return ErrRejected }
 
 // nameRefused makes a failed push name the ref it was pushing (git's "! [remote rejected] ctx -> ctx
 // (reason)" line; the transport reports the reason alone): "push origin: refs/heads/ctx: [remote

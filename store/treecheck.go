@@ -24,6 +24,9 @@ type Problem struct {
 	Entry  string `json:"entry"`  // what the entry is: file, folder, symbolic link, gitlink (submodule)...
 	Reason string `json:"reason"` // why ctx does not read it
 	Unsafe bool   `json:"unsafe"`
+	// Size is the size in bytes of a file over MaxFileBytes (read from its object's header); 0 for the
+	// other problems.
+	Size int64 `json:"size,omitempty"`
 
 	names []string // the entry's raw names (RemoveProblems)
 }
@@ -85,18 +88,76 @@ func (s *Store) treeProblems(ctx context.Context, commit gitstore.Hash, sc Scope
 }
 
 func treeProblemsIn(ctx context.Context, repo *gitstore.Repo, commit gitstore.Hash, sc Scope, tree, against gitstore.Hash) ([]Problem, error) {
+	return checkTree(ctx, repo, commit, sc, tree, against, false)
+}
+
+// checkTree is treeProblemsIn; with sizes, the files it adds are also checked against MaxFileBytes
+// (oversized), from their objects' headers.
+func checkTree(ctx context.Context, repo *gitstore.Repo, commit gitstore.Hash, sc Scope, tree, against gitstore.Hash, sizes bool) ([]Problem, error) {
 	added, _, err := repo.DiffItems(ctx, against, tree)
 	if err != nil {
 		return nil, fmt.Errorf("check the tree of %s: %w", commit, err)
 	}
 	var out []Problem
+	var files []gitstore.Item
 	for _, it := range added {
 		if reason, unsafe := itemProblem(it); reason != "" {
 			out = append(out, Problem{Commit: commit.String(), Scope: sc, Path: it.Path(), Entry: it.Kind(), Reason: reason, Unsafe: unsafe, names: it.Names})
+		} else if sizes && it.IsFile() {
+			files = append(files, it)
 		}
+	}
+	if len(files) > 0 {
+		big, err := oversized(ctx, repo, commit, sc, files)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, big...)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out, nil
+}
+
+// MaxEntryBytes is the most content ctx takes as one entry, skill, decision body or conflict resolution
+// from a command's file or standard input: 32 MiB (docs/limits.md "What the CLI reads").
+const MaxEntryBytes = 32 << 20
+
+// MaxFileBytes is the largest file of the store ctx writes, merges or takes from a remote: MaxEntryBytes
+// and 256 KiB of room for what ctx adds to such content (front matter, a record's quoting), so that nothing
+// a ctx write made is ever refused by a teammate's pull. A fetched tip that adds a larger file is refused
+// before any merge (CheckIncoming, from the objects' sizes: the file is never read), ctx commit refuses
+// such a hand edit from its size, a write or a merge that would make one fails with nothing written, and
+// ctx doctor lists one already on a ref (docs/limits.md "Files of the store").
+const MaxFileBytes = MaxEntryBytes + 256<<10
+
+// maxFileBytes is the limit the checks use: MaxFileBytes, lowered by tests (SetMaxFileBytes) so that they
+// need no 33 MiB files.
+var maxFileBytes int64 = MaxFileBytes
+
+// oversized returns a Problem for each of files (items of commit's tree) whose blob is over MaxFileBytes,
+// from the objects' headers only (gitstore.Repo.ObjectSizes): the content is never read.
+func oversized(ctx context.Context, repo *gitstore.Repo, commit gitstore.Hash, sc Scope, files []gitstore.Item) ([]Problem, error) {
+	hs := make([]gitstore.Hash, len(files))
+	for i, it := range files {
+		hs[i] = it.Hash
+	}
+	sizes, err := repo.ObjectSizes(ctx, hs)
+	if err != nil {
+		return nil, fmt.Errorf("check the sizes of the files of %s: %w", commit, err)
+	}
+	var out []Problem
+	for _, it := range files {
+		if n := sizes[it.Hash]; n > maxFileBytes {
+			out = append(out, Problem{Commit: commit.String(), Scope: sc, Path: it.Path(), Entry: it.Kind(), Size: n, names: it.Names,
+				Reason: fmt.Sprintf("%s, over the limit of one file of the store (%s, docs/limits.md \"Files of the store\")", sizeOf(n), sizeOf(maxFileBytes))})
+		}
+	}
+	return out, nil
+}
+
+// sizeOf writes n bytes for a person: "157286400 bytes (150.0 MiB)".
+func sizeOf(n int64) string {
+	return fmt.Sprintf("%d bytes (%.1f MiB)", n, float64(n)/(1<<20))
 }
 
 // TreeProblems lists the entries of the context refs' tips that ctx does not read (Problem), every scope,
@@ -154,11 +215,17 @@ func (e *RejectedError) Error() string {
 		unsafe = unsafe || p.Unsafe
 	}
 	what := "entries ctx cannot read"
+	big := len(e.Problems) > 0
+	for _, p := range e.Problems {
+		big = big && p.Size > 0
+	}
 	switch {
 	case unsafe:
 		what = "unsafe entries"
 	case len(e.Problems) == 0:
 		what = "objects git's fsck refuses"
+	case big:
+		what = "files over the size limit"
 	}
 	if e.Commit.IsZero() {
 		fmt.Fprintf(&b, "refusing %s: it holds %s (nothing was changed: no ref moved, nothing written):", e.What, what)
@@ -177,6 +244,10 @@ func (e *RejectedError) Error() string {
 	if e.MachineRef != "" {
 		fmt.Fprintf(&b, "\nIt is one machine's ref, not the shared branch: delete it on the remote with git push %s --delete %s "+
 			"(if it is your own, your next ctx push writes it again from your branch; see docs/sync.md \"Pruning\")", e.Remote, e.MachineRef)
+		if big {
+			b.WriteString("; its machine must shrink or remove these files first (ctx knowledge set KEY -f SMALLER, ctx knowledge rm KEY), " +
+				"or its next push brings them back (docs/limits.md \"Files of the store\")")
+		}
 		return b.String()
 	}
 	if e.NotStore {
@@ -191,6 +262,12 @@ func (e *RejectedError) Error() string {
 			return b.String()
 		}
 		b.WriteString("; remove the other entries with git (git rm, git commit) and push the fix; see docs/security.md")
+		return b.String()
+	}
+	if big {
+		b.WriteString("\nThe branch must be repaired where it was written: whoever pushed it shrinks or removes these files " +
+			"(ctx knowledge set KEY -f SMALLER, ctx knowledge rm KEY, or git rm and git commit on the branch) and pushes the fix; " +
+			"a pull checks the tip only, so the large blob may stay in the history (docs/limits.md \"Files of the store\")")
 		return b.String()
 	}
 	b.WriteString("\nThe branch must be repaired where it was written: remove these entries with git (git rm, git commit) " +
@@ -239,7 +316,7 @@ func (s *Store) CheckIncoming(ctx context.Context, what string, theirs, ours git
 	if err != nil {
 		return err
 	}
-	tps, err := s.treeProblems(ctx, theirs, "", tree, ourTree)
+	tps, err := checkTree(ctx, s.repo, theirs, "", tree, ourTree, true)
 	if err != nil {
 		return err
 	}

@@ -132,6 +132,9 @@ func (s *Store) Write(ctx context.Context, op Op, fn func(v *View) (Edits, error
 				}
 			}
 		}
+		if err := checkFileSizes(edits); err != nil {
+			return nil, err
+		}
 		w := map[string]*gitstore.Write{}
 		for sc, ch := range edits {
 			if len(ch) > 0 {
@@ -165,6 +168,20 @@ func (s *Store) Write(ctx context.Context, op Op, fn func(v *View) (Edits, error
 		}
 	}
 	return out, nil
+}
+
+// checkFileSizes refuses (ErrInvalid) a write of a file over MaxFileBytes: a teammate's pull would refuse
+// the commit (docs/limits.md "Files of the store").
+func checkFileSizes(edits Edits) error {
+	for _, ch := range edits {
+		for _, c := range ch {
+			if n := int64(len(c.Data)); n > maxFileBytes {
+				return invalidf("%s would be %s, over the limit of one file of the store (%s, docs/limits.md \"Files of the store\"): nothing written",
+					c.Path, sizeOf(n), sizeOf(maxFileBytes))
+			}
+		}
+	}
+	return nil
 }
 
 // refreshWarning is the warning of a write that committed but could not refresh .context/.

@@ -20,8 +20,8 @@ func newDoctorCmd(e *env) *cli.Command {
 	return withHelp(&cli.Command{
 		Name: "doctor",
 		Usage: "check the context refs for entries ctx does not read (unsafe names, links, gitlinks, paths outside the layout); " +
-			"and for entries that clash (look-alike keys, decisions sharing a number or uid); " +
-			"and for a manifest.json that does not read; exit 1 when there are some; --fix removes the unreadable ones " +
+			"and for entries that clash (look-alike keys, decisions sharing a number or uid), files over the size limit " +
+			"and a manifest.json that does not read; exit 1 when there are some; --fix removes the unreadable ones " +
 			"in one commit per ref and puts back the last manifest that reads",
 		Flags: []cli.Flag{
 			jsonFlag,
@@ -35,10 +35,12 @@ func newDoctorCmd(e *env) *cli.Command {
 		"repair them; --fix removes them in one commit per ref (they stay in the history: see docs/security.md).\n"+
 		"It also reports readable entries ctx would not write side by side (a merge, an older ctx or plain git\n"+
 		"put them there): keys that look alike or fold to one name, decisions sharing a number or uid; rename or\n"+
-		"remove one of each (docs/security.md \"Look-alike keys\"). A manifest.json that does not read (plain git\n"+
-		"wrote it) is reported too; --fix puts back the newest one of the branch's history that does.",
+		"remove one of each (docs/security.md \"Look-alike keys\"). And files over the limit of one file of the store\n"+
+		"(docs/limits.md \"Files of the store\"), which a teammate's pull would refuse: shrink or remove them.\n"+
+		"A manifest.json that does not read (plain git wrote it) is reported too; --fix puts back the newest one\n"+
+		"of the branch's history that does.",
 		[]string{"ctx doctor", "ctx doctor --json", "ctx doctor --fix && ctx push"},
-		[]exit{{ExitOK, "every entry is readable (or --fix removed the others)"}, {ExitFailure, "entries ctx does not read were found (or entries that clash), or a failure"}, {ExitNoStore, ""}})
+		[]exit{{ExitOK, "every entry is readable (or --fix removed the others)"}, {ExitFailure, "entries ctx does not read were found (or entries that clash, or files over the size limit), or a failure"}, {ExitNoStore, ""}})
 }
 
 func runDoctor(ctx context.Context, e *env, o doctorOptions) error {
@@ -96,9 +98,12 @@ func runDoctor(ctx context.Context, e *env, o doctorOptions) error {
 		if len(d.Clashes) > 0 {
 			return errClashes
 		}
+		if len(d.Oversized) > 0 {
+			return errOversized
+		}
 		return nil
 	}
-	if len(d.Problems) == 0 && len(d.Clashes) == 0 && d.Manifest == nil {
+	if len(d.Problems) == 0 && len(d.Clashes) == 0 && len(d.Oversized) == 0 && d.Manifest == nil {
 		fmt.Fprintln(w, "ok: every entry of the context refs is readable")
 		return nil
 	}
@@ -107,10 +112,30 @@ func runDoctor(ctx context.Context, e *env, o doctorOptions) error {
 	}
 	printManifestProblem(w, d.Manifest)
 	printClashes(w, d.Clashes)
-	if len(d.Problems) > 0 || d.Manifest != nil {
+	printOversized(w, d.Oversized)
+	switch {
+	case len(d.Problems) > 0 || d.Manifest != nil:
 		return errUnhealthy
+	case len(d.Clashes) > 0:
+		return errClashes
 	}
-	return errClashes
+	return errOversized
+}
+
+// errOversized is doctor's exit status 1 when files are over the store's size limit.
+var errOversized = errors.New("files of the context refs are over the size limit (see above)")
+
+// printOversized prints the files over store.MaxFileBytes and how to repair them.
+func printOversized(w io.Writer, ps []store.Problem) {
+	if len(ps) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "%s over the limit of one file of the store (%d bytes; a teammate's pull refuses a tip that adds one):\n",
+		plural(len(ps), "file", "files"), store.MaxFileBytes)
+	for _, p := range ps {
+		fmt.Fprintf(w, "  %s: %s\n", p.Scope, p)
+	}
+	fmt.Fprintln(w, "repair: shrink or remove each (ctx knowledge set KEY -f SMALLER, ctx knowledge rm KEY, or split it into several entries); then ctx push")
 }
 
 // errClashes is doctor's exit status 1 when entries clash (look-alike keys, decisions sharing a number).

@@ -7,12 +7,14 @@ import (
 	"io"
 	"io/fs"
 	"os"
+
+	"github.com/ctx-dev/ctx/store"
 )
 
 // maxInputBytes is the most a command takes from a file or standard input as one entry, skill, decision
 // body or conflict resolution: 32 MiB (docs/limits.md "What the CLI reads"). Larger input is a usage
 // error, refused before it is read whole, so that `-f /dev/zero` or a wrong file cannot fill the memory.
-const maxInputBytes = 32 << 20
+const maxInputBytes = store.MaxEntryBytes
 
 // readInput reads r whole, up to maxInputBytes; what names it in errors ("standard input", a path).
 // A cancelled ctx (SIGINT, SIGTERM) ends the wait at once even while r blocks (a slow pipe, a FIFO): the
