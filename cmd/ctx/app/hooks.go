@@ -113,7 +113,9 @@ func hookActions(e *env) (a hooks.Actions, closeStore func()) {
 	}
 	return hooks.Actions{
 		Local: func(ctx context.Context, wt string) (hooks.Local, error) {
-			s, err := open(ctx, wt)
+			// Paths and refs only: the store runHooksRun opened already answers, so that a hook with nothing
+			// to do opens one store (hooks.Run returns before the refresh's own is opened).
+			s, err := e.open(ctx)
 			if err != nil {
 				return nil, err
 			}
@@ -366,6 +368,9 @@ func runHooksRun(ctx context.Context, e *env, o hooksRunOptions) error {
 		fmt.Fprintf(e.stderr, "ctx: hooks run %s: still running after its time limit; stopped\n", o.Hook)
 		os.Exit(ExitFailure)
 	})()
+	// The store of e.workTree answers hooks.Local (paths and refs, no objects): it needs no cat-file
+	// process, nor the listing of the packs that decides whether to start one.
+	e.goGitReads = true
 	wt, err := e.workTree(ctx)
 	if err != nil {
 		return err
