@@ -113,7 +113,15 @@ func (st *stamp) write(ctx context.Context, workTree string, followsHead bool, l
 		}
 	}
 	line := strings.Join(st.refs, " ") + "|" + st.key + head + "\n"
-	if err := atomicfile.Write(st.path, []byte(line), 0o644); err != nil {
+	// Atomic but not synced: the stamp is a cache, like the files of .context/ it vouches for (written
+	// without fsync too), and its two fsyncs were 5 to 15 ms of the user's checkout on a busy disk. Lost
+	// in a crash, the next hook runs ctx.
+	root, err := os.OpenRoot(filepath.Dir(st.path))
+	if err != nil {
+		return fmt.Errorf("hook stamp: %w", err)
+	}
+	defer root.Close()
+	if err := atomicfile.WriteIn(root, filepath.Base(st.path), []byte(line), 0o644, atomicfile.NoSync); err != nil {
 		return fmt.Errorf("hook stamp: %w", err)
 	}
 	return nil
