@@ -49,8 +49,9 @@ func timeoutSeconds(h Hook) int {
 //   - is skipped when CTX_HOOKS=0 (the user's switch) or CTX_IN_HOOK is set
 //     (ctx itself runs git from a hook, e.g. `ctx push` from pre-push, which
 //     would otherwise run the hook again);
-//   - bounds the call with `timeout -k 1 N` when timeout(1) exists and always
-//     passes CTX_HOOK_TIMEOUT=N, which `ctx hooks run` honours by itself;
+//   - passes CTX_HOOK_TIMEOUT=N, the bound `ctx hooks run` puts on itself (a
+//     deadline on its work, then an exit whatever it is blocked on): no
+//     timeout(1) process between the shell and ctx;
 //   - gives ctx no stdin (pre-push and post-rewrite read theirs from stdin:
 //     it stays for the user's lines) and, for the refresh hooks, no output;
 //   - pre-push: ctx's messages go to stderr and a failure prints one line
@@ -84,11 +85,7 @@ func Block(h Hook, created bool) string {
 		cond += " && ! ctx_fresh"
 	}
 	b.WriteString("if " + cond + "; then\n")
-	b.WriteString("\tif command -v timeout >/dev/null 2>&1; then\n")
-	fmt.Fprintf(&b, "\t\tCTX_IN_HOOK=1 CTX_HOOK_TIMEOUT=%d timeout -k 1 %d %s%s%s\n", n, n, run, redirect, onFail)
-	b.WriteString("\telse\n")
-	fmt.Fprintf(&b, "\t\tCTX_IN_HOOK=1 CTX_HOOK_TIMEOUT=%d %s%s%s\n", n, run, redirect, onFail)
-	b.WriteString("\tfi\n")
+	fmt.Fprintf(&b, "\tCTX_IN_HOOK=1 CTX_HOOK_TIMEOUT=%d %s%s%s\n", n, run, redirect, onFail)
 	b.WriteString("fi\n")
 	b.WriteString(`[ "$ctx_hook_rc" = 0 ] || (exit "$ctx_hook_rc")` + "\n")
 	b.WriteString(EndMarker + "\n")
@@ -103,13 +100,24 @@ func refreshHook(h Hook) bool { return h == PostCheckout || h == PostMerge }
 // freshFunc is the shell function with which the shim of a refresh hook skips ctx when nothing moved since
 // the last refresh hook (docs/hooks.md "A checkout that moves nothing"): the checkout record exists, and
 // StampFile's line equals the refs' tips now (`git for-each-ref`) followed by `*` or by HEAD's full name
-// now. Two git processes, no ctx. Any doubt (no stamp, an odd ref name or path) runs ctx. The function's
-// `set --` does not touch the hook's own arguments.
+// now. One git process, no ctx: the stamp and HEAD are read by the shell from the git dir git gives its
+// hooks ($GIT_DIR in a linked worktree, .git in the main one); only when neither is a folder holding HEAD
+// (a .git file of a separate git dir) does `git rev-parse` find them. A HEAD that is not `ref: refs/...`
+// is detached ("HEAD", as `git rev-parse --symbolic-full-name HEAD` prints it). Any doubt (no stamp, an
+// odd ref name or path) runs ctx. The function's `set --` does not touch the hook's own arguments.
 const freshFunc = `ctx_fresh() {
 	[ -f ` + CheckoutRecord + ` ] || return 1
-	set -- $(git rev-parse --git-path ` + StampFile + ` --symbolic-full-name HEAD 2>/dev/null)
-	[ $# = 2 ] && [ -f "$1" ] || return 1
-	ctx_head=$2
+	ctx_gd=${GIT_DIR:-.git}
+	if [ -d "$ctx_gd" ] && [ -f "$ctx_gd/HEAD" ]; then
+		IFS= read -r ctx_head <"$ctx_gd/HEAD" || return 1
+		case $ctx_head in "ref: refs/"*) ctx_head=${ctx_head#ref: } ;; *) ctx_head=HEAD ;; esac
+		set -- "$ctx_gd/` + StampFile + `"
+	else
+		set -- $(git rev-parse --git-path ` + StampFile + ` --symbolic-full-name HEAD 2>/dev/null)
+		[ $# = 2 ] || return 1
+		ctx_head=$2
+	fi
+	[ -f "$1" ] || return 1
 	IFS='|' read -r ctx_refs ctx_want <"$1" || return 1
 	case " $ctx_refs" in *" -"* | *[!A-Za-z0-9/._\ -]*) return 1 ;; esac
 	ctx_have=

@@ -152,7 +152,6 @@ func TestFailOpen(t *testing.T) {
 	cases := []struct{ name, body string }{
 		{"missing", ""},
 		{"exit1", "echo broken >&2; exit 1"},
-		{"slow", "sleep 10"},
 		{"reads-stdin", "cat >/dev/null"},
 	}
 	for _, c := range cases {
@@ -181,6 +180,68 @@ func TestFailOpen(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestShimStartsCtxDirectly: the shim starts ctx itself, with its time limit in CTX_HOOK_TIMEOUT (ctx
+// bounds itself: cmd/ctx's hook watchdog), and no other process (timeout(1)) between the hook's shell and
+// ctx.
+func TestShimStartsCtxDirectly(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	if _, err := Install(bg, repo, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	// The fake ctx logs its argv, then its limit and the name of the process that started it.
+	pathEnv, logFile := fakeCtx(t, `printf '%s %s\n' "$CTX_HOOK_TIMEOUT" "$(cat /proc/$PPID/comm)" >> "$(dirname "$0")/ctx.log"`)
+	if _, err := os.Stat("/proc/self/comm"); err != nil {
+		t.Skip("no /proc: cannot name the parent process")
+	}
+	gitIn(t, repo, pathEnv, "checkout", "-q", "-b", "x")
+	got := readLog(t, logFile)
+	if len(got) != 2 || !strings.HasPrefix(got[0], "hooks run post-checkout ") {
+		t.Fatalf("ctx calls: %q", got)
+	}
+	if got[1] != "2 post-checkout" {
+		t.Errorf("ctx started with limit and parent %q, want %q (the hook's shell)", got[1], "2 post-checkout")
+	}
+}
+
+// TestInstallUpgradesOldShim: a hook holding the block of an earlier ctx (the one that ran timeout(1)),
+// among the user's lines, gets the current block in its place; the user's lines stay as they were.
+func TestInstallUpgradesOldShim(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	old := readFile(t, filepath.Join(goldenDir, "post-checkout.user-exec.v1"))
+	if !strings.Contains(old, "timeout -k 1 2 ctx hooks run") {
+		t.Fatal("the fixture is not an old shim")
+	}
+	p := filepath.Join(repo, ".git", "hooks", "post-checkout")
+	writeFile(t, p, old, 0o755)
+	st, err := Install(bg, repo, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mustHook(t, st, PostCheckout).Changed {
+		t.Error("install left the old block in place")
+	}
+	got := readFile(t, p)
+	if strings.Contains(got, "timeout") {
+		t.Errorf("the upgraded hook still runs timeout(1):\n%s", got)
+	}
+	if !strings.Contains(got, Block(PostCheckout, false)) {
+		t.Errorf("the upgraded hook lacks the current block:\n%s", got)
+	}
+	userOld, _, err := RemoveBlocks([]byte(old))
+	if err != nil {
+		t.Fatal(err)
+	}
+	userNew, _, err := RemoveBlocks([]byte(got))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(userOld) != string(userNew) {
+		t.Errorf("the user's lines changed:\n%s\nwant\n%s", userNew, userOld)
 	}
 }
 

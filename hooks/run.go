@@ -107,6 +107,10 @@ func guardHook(ctx context.Context, workTree string, h Hook, args []string, loc 
 	return run, why
 }
 
+// NothingMoved is Run's reason when a refresh hook had nothing to do: the stamp (StampFile) still holds
+// for the refs and HEAD, and the checkout record is there.
+const NothingMoved = "nothing moved since the last refresh hook"
+
 // Timeout returns how long `ctx hooks run h` may take: CTX_HOOK_TIMEOUT
 // (seconds, as the shim sets it; a decimal like 0.5 works) when valid, else
 // 2 s for the refresh hooks and 30 s for pre-push.
@@ -182,6 +186,11 @@ func Run(ctx context.Context, workTree string, h Hook, args []string, a Actions)
 	}
 	if run, why := guardHook(ctx, workTree, h, args, loc); !run {
 		return false, why, nil
+	}
+	// What the shim checks before it starts ctx, for a caller that does not (a hook manager's snippet, an
+	// older shim, CTX_HOOKS switched back on): nothing moved, nothing to do, nothing written.
+	if refreshHook(h) && loc != nil && fresh(ctx, workTree, loc) {
+		return false, NothingMoved, nil
 	}
 	var errs []error
 	switch h {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/ctx-dev/ctx/internal/atomicfile"
@@ -112,8 +113,59 @@ func (st *stamp) write(ctx context.Context, workTree string, followsHead bool, l
 		}
 	}
 	line := strings.Join(st.refs, " ") + "|" + st.key + head + "\n"
-	if err := atomicfile.Write(st.path, []byte(line), 0o644); err != nil {
+	// Atomic but not synced: the stamp is a cache, like the files of .context/ it vouches for (written
+	// without fsync too), and its two fsyncs were 5 to 15 ms of the user's checkout on a busy disk. Lost
+	// in a crash, the next hook runs ctx.
+	root, err := os.OpenRoot(filepath.Dir(st.path))
+	if err != nil {
+		return fmt.Errorf("hook stamp: %w", err)
+	}
+	defer root.Close()
+	if err := atomicfile.WriteIn(root, filepath.Base(st.path), []byte(line), 0o644, atomicfile.NoSync); err != nil {
 		return fmt.Errorf("hook stamp: %w", err)
 	}
 	return nil
+}
+
+// fresh is the shim's ctx_fresh in process (docs/hooks.md "A checkout that moves nothing"): the checkout
+// record exists and the stamp's line equals the refs' values now followed by `*` or by HEAD's full name.
+// It reads the stamp, stats the record and resolves the stamp's refs and HEAD; any doubt is false.
+func fresh(ctx context.Context, workTree string, loc Local) bool {
+	if _, err := os.Stat(filepath.Join(workTree, filepath.FromSlash(CheckoutRecord))); err != nil {
+		return false
+	}
+	b, err := os.ReadFile(loc.GitPath(StampFile))
+	if err != nil || len(b) > 64<<10 {
+		return false
+	}
+	line, ok := strings.CutSuffix(string(b), "\n")
+	if !ok || strings.Contains(line, "\n") {
+		return false
+	}
+	list, want, ok := strings.Cut(line, "|")
+	if !ok {
+		return false
+	}
+	refs := strings.Fields(list)
+	if len(refs) == 0 {
+		return false
+	}
+	for _, r := range refs {
+		if !stampRef.Get().MatchString(r) {
+			return false
+		}
+	}
+	values, err := loc.RefValues(ctx, refs)
+	if err != nil {
+		return false
+	}
+	var have strings.Builder
+	for _, v := range values {
+		have.WriteString(v + " ")
+	}
+	if want == have.String()+"*" {
+		return true
+	}
+	head, err := loc.Head(ctx)
+	return err == nil && head != "" && want == have.String()+head
 }

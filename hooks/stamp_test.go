@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -137,4 +138,80 @@ func TestShimStamp(t *testing.T) {
 	if len(readLog(t, logFile)) == calls {
 		t.Error("no checkout record: the shim skipped ctx")
 	}
+}
+
+// gitLocal is Local answered by git processes (the store's own, store.TestHookLocalMatchesGit, is
+// compared with these answers).
+type gitLocal struct {
+	t    *testing.T
+	repo string
+}
+
+func (l gitLocal) GitPath(name string) string { return filepath.Join(l.repo, ".git", name) }
+
+func (l gitLocal) RefValues(_ context.Context, refs []string) ([]string, error) {
+	out := gitIn(l.t, l.repo, "", append([]string{"for-each-ref", "--format=%(refname)=%(objectname)"}, refs...)...)
+	return strings.Fields(out), nil
+}
+
+func (l gitLocal) Head(context.Context) (string, error) {
+	return gitIn(l.t, l.repo, "", "rev-parse", "--symbolic-full-name", "HEAD"), nil
+}
+
+// TestRunNothingMoved: started while the stamp still holds (a hook manager's snippet has no ctx_fresh),
+// a refresh hook does nothing and keeps the stamp; a moved ref, another branch when the stamp names HEAD,
+// or a missing checkout record runs the refresh. post-rewrite always runs.
+func TestRunNothingMoved(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	gitIn(t, repo, "", "update-ref", "refs/heads/ctx", "HEAD")
+	gitIn(t, repo, "", "branch", "other")
+	head := gitIn(t, repo, "", "rev-parse", "HEAD")
+	if err := os.MkdirAll(filepath.Join(repo, ".context"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(repo, CheckoutRecord), "{}", 0o644)
+	refreshes := 0
+	follows := true
+	a := Actions{
+		Refresh:       func(context.Context, string) error { refreshes++; return nil },
+		StampRefs:     func(context.Context, string) ([]string, error) { return []string{"refs/heads/ctx"}, nil },
+		FollowsBranch: func(context.Context, string) (bool, error) { return follows, nil },
+		Local:         func(context.Context, string) (Local, error) { return gitLocal{t, repo}, nil },
+	}
+	args := []string{head, head, "1"}
+	step := func(name string, h Hook, wantRefresh bool) {
+		t.Helper()
+		before := refreshes
+		ran, why, err := Run(bg, repo, h, args, a)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if got := refreshes > before; got != wantRefresh {
+			t.Errorf("%s: refreshed=%v (ran=%v, %q), want %v", name, got, ran, why, wantRefresh)
+		}
+		if !wantRefresh && why != NothingMoved {
+			t.Errorf("%s: why %q, want %q", name, why, NothingMoved)
+		}
+	}
+	step("first", PostCheckout, true)
+	step("again", PostCheckout, false)
+	step("post-merge", PostMerge, false)
+	step("post-rewrite", PostRewrite, true)
+	step("after post-rewrite", PostCheckout, false)
+	gitIn(t, repo, "", "checkout", "-q", "other") // no hooks installed: the stamp names refs/heads/main
+	step("other branch", PostCheckout, true)
+	step("other branch again", PostCheckout, false)
+	gitIn(t, repo, "", "commit", "-q", "--allow-empty", "-m", "moved")
+	gitIn(t, repo, "", "update-ref", "refs/heads/ctx", "HEAD")
+	step("ref moved", PostCheckout, true)
+	step("ref moved again", PostCheckout, false)
+	if err := os.Remove(filepath.Join(repo, CheckoutRecord)); err != nil {
+		t.Fatal(err)
+	}
+	step("no record", PostCheckout, true)
+	writeFile(t, filepath.Join(repo, CheckoutRecord), "{}", 0o644)
+	step("record back", PostCheckout, false)
+	writeFile(t, filepath.Join(repo, ".git", StampFile), "--upload-pack=x|refs/heads/ctx="+head+" *\n", 0o644)
+	step("odd stamp", PostCheckout, true)
 }

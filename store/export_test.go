@@ -49,3 +49,19 @@ func SetMaxFileBytes(n int64) func() {
 	maxFileBytes = n
 	return func() { maxFileBytes = old }
 }
+
+// SetOnIndexRebuild installs f as the hook called whenever a hand-edit scan builds the status index from
+// the whole checkout record, and returns the function that removes it.
+func SetOnIndexRebuild(f func()) func() {
+	old := onIndexRebuild
+	onIndexRebuild = f
+	return func() { onIndexRebuild = old }
+}
+
+// SetOnIndexExtend installs f as the hook called whenever a hand-edit scan brings the status index up to
+// the lines a refresh appended to the checkout record's log, and returns the function that removes it.
+func SetOnIndexExtend(f func(paths int)) func() {
+	old := onIndexExtend
+	onIndexExtend = f
+	return func() { onIndexExtend = old }
+}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/crc32"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -18,6 +20,10 @@ import (
 // onCheckoutList, when set (tests), is called with every folder of the checked-out tree a hand-edit scan
 // lists.
 var onCheckoutList func(dir string)
+
+// onIndexRebuild, when set (tests), is called whenever a scan builds the status index from the whole
+// checkout record (no index, a damaged one, or a record the index cannot be brought up to by its log).
+var onIndexRebuild func()
 
 // errNeedRefresh is scanCheckout's answer when the checked-out tree does not mirror the tips it was given.
 var errNeedRefresh = errors.New("the checked-out tree does not mirror the context refs")
@@ -99,8 +105,16 @@ func (s *Store) scanCheckout(ctx context.Context, o scanOptions) ([]HandEdit, *s
 	old := s.readStatusIndex()
 	x := old
 	keyRacy := false
+	// A refresh (after a write, a pull, a hook) that appended its changes to RecordLogFile left RecordFile
+	// as the index knew it: the index takes the new lines' entries instead of being built again.
+	extended := false
+	if rec == nil && x != nil && x.key.recStat == recSt && x.trusted(recSt) && x.key.logStat != logSt {
+		if nx := s.extendIndex(fsys, x, recSt, logSt); nx != nil {
+			x, extended = nx, true
+		}
+	}
 	// The record's files are read only when their stat data changed or are racily clean.
-	if rec != nil || x == nil || x.key.recStat != recSt || x.key.logStat != logSt || !x.trusted(recSt) || !x.trusted(logSt) {
+	if !extended && (rec != nil || x == nil || x.key.recStat != recSt || x.key.logStat != logSt || !x.trusted(recSt) || !x.trusted(logSt)) {
 		recBytes, err := fsys.readFile(RecordFile)
 		if err != nil {
 			return nil, nil, fmt.Errorf("read checkout record: %w", err)
@@ -122,6 +136,9 @@ func (s *Store) scanCheckout(ctx context.Context, o scanOptions) ([]HandEdit, *s
 			// data were taken (git's "racily clean" entries, gitformat-index(5)); those are read. The
 			// entries of RecordLogFile are newer than RecordFile, so their files are read (until an index
 			// holds them).
+			if onIndexRebuild != nil {
+				onIndexRebuild()
+			}
 			x = indexFromRecord(rec, key, recSt.Mtime)
 			if old != nil {
 				x.carry(old)
@@ -406,4 +423,100 @@ func (sc *scan) subdir(dir string, r *os.Root, name string) error {
 		return fmt.Errorf("%s: %w", join(dir, name), errLink)
 	}
 	return sc.visit(join(dir, name), sub)
+}
+
+// recordHeadMax is how much of RecordFile extendIndex reads for its Gen: the small fields come first
+// (Record), well within it.
+const recordHeadMax = 8 << 10
+
+// extendIndex returns the index x brought up to the checkout record after refreshes appended lines to
+// RecordLogFile (docs/architecture.md "The status index"): RecordFile is the one x was built from (the
+// caller checked its stat data, trusted), RecordLogFile still begins with the bytes x was built with, and
+// every line after them ends in a newline. The entries those lines name take their scope and blob, and no
+// stat data (the scan reads the files once, then keeps their stat data); an entry they remove goes; a
+// folder holding a changed path is listed again (a name in it may have become, or stopped being, a file
+// of the record). What x knew of every other file and folder stands, checked against its own stamp. It
+// returns nil when the index must be built again from the record: the log is not an extension of x's,
+// or RecordFile's Gen cannot be read.
+func (s *Store) extendIndex(fsys *checkoutFS, x *statusIndex, recSt, logSt FileStat) *statusIndex {
+	logBytes, err := fsys.readFile(RecordLogFile)
+	if err != nil || int64(len(logBytes)) < x.key.logLen || logSt.Size != int64(len(logBytes)) {
+		return nil
+	}
+	prefix, suffix := logBytes[:x.key.logLen], logBytes[x.key.logLen:]
+	if crc32.Checksum(prefix, castagnoli) != x.key.logSum || len(suffix) > 0 && suffix[len(suffix)-1] != '\n' {
+		return nil
+	}
+	gen, ok := s.recordGen(fsys)
+	if !ok {
+		return nil
+	}
+	nx := &statusIndex{stamp: x.stamp, key: x.key, commits: maps.Clone(x.commits), incomplete: x.incomplete, clean: x.clean,
+		countsOK: x.countsOK, countTips: x.countTips, countsPub: x.countsPub, countNames: x.countNames, countVals: x.countVals}
+	nx.key.logStat, nx.key.logLen, nx.key.logSum = logSt, int64(len(logBytes)), crc32.Checksum(logBytes, castagnoli)
+	changed := map[string]*RecordEntry{}
+	for _, l := range logLines(suffix, gen) {
+		nx.commits = map[Scope]string{}
+		for sc, c := range l.Commits {
+			if c != "" {
+				nx.commits[sc] = c
+			}
+		}
+		nx.incomplete, nx.clean = l.Incomplete, l.Clean
+		for p, e := range l.Files {
+			changed[p] = e
+		}
+	}
+	dirty := map[string]bool{}
+	nx.entries = make([]indexEntry, 0, len(x.entries)+len(changed))
+	for _, e := range x.entries {
+		if _, ok := changed[e.path]; !ok {
+			nx.entries = append(nx.entries, e)
+		}
+	}
+	for p, e := range changed {
+		dirty[path.Dir(p)] = true
+		if e != nil {
+			nx.entries = append(nx.entries, indexEntry{path: p, scope: e.Scope, blob: gitstore.NewHash(e.Blob),
+				noFile: checkPath(p) != nil || join(path.Dir(p), path.Base(p)) != p})
+		}
+	}
+	if len(changed) > 0 {
+		sort.Slice(nx.entries, func(i, j int) bool { return nx.entries[i].path < nx.entries[j].path })
+	}
+	for _, d := range x.dirs {
+		if !dirty[d.path] {
+			nx.dirs = append(nx.dirs, d)
+		}
+	}
+	if onIndexExtend != nil {
+		onIndexExtend(len(changed))
+	}
+	return nx
+}
+
+// onIndexExtend, when set (tests), is called with the number of paths each time extendIndex brings the
+// status index up to the record's log.
+var onIndexExtend func(paths int)
+
+// recordGen reads the Gen of RecordFile from its first bytes.
+func (s *Store) recordGen(fsys *checkoutFS) (string, bool) {
+	if err := fsys.noLinks(RecordFile); err != nil {
+		return "", false
+	}
+	f, err := fsys.root.Open(RecordFile)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	b := make([]byte, recordHeadMax)
+	n, err := io.ReadFull(f, b)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return "", false
+	}
+	rec, _, ok := parseRecordHead(b[:n])
+	if !ok || rec.Gen == "" {
+		return "", false
+	}
+	return rec.Gen, true
 }

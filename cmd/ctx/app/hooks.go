@@ -116,7 +116,9 @@ func hookActions(e *env) (a hooks.Actions, closeStore func()) {
 	}
 	return hooks.Actions{
 		Local: func(ctx context.Context, wt string) (hooks.Local, error) {
-			s, err := open(ctx, wt)
+			// Paths and refs only: the store runHooksRun opened already answers, so that a hook with nothing
+			// to do opens one store (hooks.Run returns before the refresh's own is opened).
+			s, err := e.open(ctx)
 			if err != nil {
 				return nil, err
 			}
@@ -362,6 +364,16 @@ func runHooksRun(ctx context.Context, e *env, o hooksRunOptions) error {
 	// A hook is a short-lived process (bounded by its time limit) whose heap stays small: collecting it
 	// cost about a tenth of a refresh hook's CPU at 10,000 entries (bench/README.md "Third round").
 	defer lessGC(1 << 30)()
+	// The bound the shim once got from timeout(1), a second process on every checkout: hooks.Run's
+	// deadline stops the work (and the git processes it started), and should anything not heed it, the
+	// process ends a second later whatever it is blocked on (docs/hooks.md "The shim").
+	defer hookWatchdog(hooks.Timeout(o.Hook)+hookGrace, func() {
+		fmt.Fprintf(e.stderr, "ctx: hooks run %s: still running after its time limit; stopped\n", o.Hook)
+		os.Exit(ExitFailure)
+	})()
+	// The store of e.workTree answers hooks.Local (paths and refs, no objects): it needs no cat-file
+	// process, nor the listing of the packs that decides whether to start one.
+	e.goGitReads = true
 	wt, err := e.workTree(ctx)
 	if err != nil {
 		return err
@@ -370,6 +382,17 @@ func runHooksRun(ctx context.Context, e *env, o hooksRunOptions) error {
 	defer closeStore()
 	_, _, err = hooks.Run(ctx, wt, o.Hook, o.Args, a)
 	return err
+}
+
+// hookGrace is how long `ctx hooks run` may outlive its time limit before hookWatchdog ends it (timeout(1)'s
+// `-k 1` in the shims of earlier versions).
+const hookGrace = time.Second
+
+// hookWatchdog calls stop once d has passed, unless the returned cancel was called first. stop must end the
+// process: it runs on a goroutine of its own while the rest may be blocked.
+func hookWatchdog(d time.Duration, stop func()) (cancel func()) {
+	t := time.AfterFunc(d, stop)
+	return func() { t.Stop() }
 }
 
 // warnNotOnPath warns on standard error when no ctx is on PATH: the git hooks (and the agents' MCP
