@@ -173,6 +173,14 @@ type Index struct {
 	hits  hitCounts // per FTS5 query, its phrases' document counts at a generation (Search)
 }
 
+// mmapSize is the index's PRAGMA mmap_size (bytes): searches read its pages through the map. An import
+// writes with importMmap instead (ImportProgress).
+const mmapSize = 256 << 20
+
+// importMmap is the mmap_size of an import's connection (a variable for the benchmarks): 0, its pages
+// are read into SQLite's page cache (cache_size, 64 MiB) and not kept mapped.
+var importMmap = 0
+
 // Open opens (creating when missing) the index in dir.
 func Open(ctx context.Context, dir string) (*Index, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -190,7 +198,7 @@ func Open(ctx context.Context, dir string) (*Index, error) {
 		return nil, fmt.Errorf("open history index: %w", err)
 	}
 	f.Close()
-	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(0)&_pragma=cache_size(-65536)&_pragma=mmap_size(268435456)&_txlock=immediate"
+	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(0)&_pragma=cache_size(-65536)&_pragma=mmap_size(" + strconv.Itoa(mmapSize) + ")&_txlock=immediate"
 	db := sql.OpenDB(&ftsrank.Connector{DSN: dsn})
 	if err := ensureSchema(ctx, db); err != nil {
 		db.Close()
@@ -330,17 +338,17 @@ func (ix *Index) ImportProgress(ctx context.Context, srcs []Source, progress fun
 	st := ImportStats{Unknown: map[string]int{}}
 	changed := false
 	results := make([]SourceResult, len(srcs))
-	var known map[string]*sourceRow
+	var known []*sourceRow            // by source, when read in bulk
 	todo := make([]int, 0, len(srcs)) // the sources to read: all but the append-only logs lstat finds unchanged
 	if len(srcs) >= bulkStateMin {
 		var err error
-		if known, err = ix.loadSources(ctx); err != nil {
+		if known, err = ix.loadSources(ctx, srcs); err != nil {
 			return st, err
 		}
 		same := statUnchanged(ctx, srcs, known)
 		for i, s := range srcs {
 			if same[i] {
-				results[i] = SourceResult{Source: s, Action: "unchanged", SessionID: known[s.key()].sessionID}
+				results[i] = SourceResult{Source: s, Action: "unchanged", SessionID: known[i].sessionID}
 			} else {
 				todo = append(todo, i)
 			}
@@ -354,11 +362,28 @@ func (ix *Index) ImportProgress(ctx context.Context, srcs []Source, progress fun
 		}
 	}
 	sub := make([]Source, len(todo))
+	var subKnown []*sourceRow
+	if known != nil {
+		subKnown = make([]*sourceRow, len(todo))
+	}
 	for j, i := range todo {
 		sub[j] = srcs[i]
+		if known != nil {
+			subKnown[j] = known[i]
+		}
 	}
-	next, stop := ix.prepareAhead(ctx, sub, known)
+	next, stop := ix.prepareAhead(ctx, sub, subKnown)
 	defer stop()
+	// The import's transactions run on one connection that reads the index without the memory map
+	// (importMmap): the pages of the B-trees and FTS5 segments it reads would otherwise stay mapped in
+	// the process, up to mmapSize, and its peak RSS grow with the index (bench/README.md "Fourth round").
+	var conn *sql.Conn
+	defer func() {
+		if conn != nil {
+			conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf(`PRAGMA mmap_size=%d`, mmapSize)) //nolint:errcheck // the pool's other connections keep theirs; this one is closed on failure
+			conn.Close()
+		}
+	}()
 	// Each parsed source is written as soon as it is ready, into a transaction left open until it holds
 	// batchMaxSources sources or batchMaxBytes of text: the parsed events are not kept once written.
 	var tx *batchTx
@@ -374,8 +399,16 @@ func (ix *Index) ImportProgress(ctx context.Context, srcs []Source, progress fun
 		}
 		results[i] = r
 		if p != nil {
+			if conn == nil {
+				if conn, err = ix.db.Conn(ctx); err != nil {
+					return st, fmt.Errorf("import: %w", err)
+				}
+				if _, err := conn.ExecContext(ctx, fmt.Sprintf(`PRAGMA mmap_size=%d`, importMmap)); err != nil {
+					return st, fmt.Errorf("import: %w", err)
+				}
+			}
 			if tx == nil {
-				if tx, err = ix.beginBatch(ctx); err != nil {
+				if tx, err = ix.beginBatch(ctx, conn); err != nil {
 					return st, err
 				}
 			}
@@ -432,11 +465,11 @@ func (ix *Index) ImportProgress(ctx context.Context, srcs []Source, progress fun
 }
 
 // prepareAhead reads and parses the sources on up to GOMAXPROCS goroutines while the caller writes
-// (SQLite takes one writer): next(i) returns source i's prepare, in order (from known, the recorded
-// states by key, when not nil). At most prepareLookahead
+// (SQLite takes one writer): next(i) returns source i's prepare, in order (from known[i], source i's
+// recorded state, when known is not nil). At most prepareLookahead
 // parsed sources wait in memory. The caller calls next for i = 0, 1, … in order, then stop (which ends
 // the goroutines when the caller stopped early).
-func (ix *Index) prepareAhead(ctx context.Context, srcs []Source, known map[string]*sourceRow) (next func(i int) (SourceResult, *pending, error), stop func()) {
+func (ix *Index) prepareAhead(ctx context.Context, srcs []Source, known []*sourceRow) (next func(i int) (SourceResult, *pending, error), stop func()) {
 	type prepared struct {
 		r   SourceResult
 		p   *pending
@@ -475,7 +508,7 @@ func (ix *Index) prepareAhead(ctx context.Context, srcs []Source, known map[stri
 					err error
 				)
 				if known != nil {
-					prev := known[srcs[i].key()]
+					prev := known[i]
 					if prev != nil && prev.partial {
 						prev, err = ix.loadSource(ctx, srcs[i].key())
 					}
@@ -518,27 +551,31 @@ type sourceRow struct {
 }
 
 // statUnchanged reports, per source, whether it is an append-only log that lstat finds as it was
-// recorded in known (same parser, format, size and mtime): what prepareFrom would call unchanged after
+// recorded in known[i] (same parser, format, size and mtime): what prepareFrom would call unchanged after
 // opening it, found with one system call and without the parsing goroutines (a refresh of 20,000
 // sources: bench/README.md). Anything else (not recorded, changed, not a regular file, another format)
 // is false and goes through prepareFrom.
-func statUnchanged(ctx context.Context, srcs []Source, known map[string]*sourceRow) []bool {
+func statUnchanged(ctx context.Context, srcs []Source, known []*sourceRow) []bool {
 	same := make([]bool, len(srcs))
 	workers := max(1, min(runtime.GOMAXPROCS(0), len(srcs)/1024))
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
-			for i := w; i < len(srcs); i += workers {
+			// A contiguous share of the sources: discovery lists a directory's files together, so the
+			// statter resolves each directory once for them.
+			var st statter
+			defer st.close()
+			for i := w * len(srcs) / workers; i < (w+1)*len(srcs)/workers; i++ {
 				if i&1023 == 0 && ctx.Err() != nil {
 					return
 				}
 				s := srcs[i]
-				prev := known[s.key()]
+				prev := known[i]
 				if prev == nil || !appendOnly(s.Format) || prev.rev != parserRev || prev.format != s.Format || prev.offset <= 0 {
 					continue
 				}
-				fi, err := os.Lstat(s.Path)
-				same[i] = err == nil && fi.Mode().IsRegular() && fi.Size() == prev.size && fi.ModTime().UnixNano() == prev.mtime
+				size, mtime, regular, ok := st.lstat(s.Path)
+				same[i] = ok && regular && size == prev.size && mtime == prev.mtime
 			}
 		})
 	}
@@ -583,24 +620,46 @@ func (ix *Index) prepare(ctx context.Context, src Source) (SourceResult, *pendin
 	return ix.prepareFrom(ctx, src, prev)
 }
 
-// loadSources reads the recorded state of every source in one query (an import of many sources asks
-// once instead of once per source), by key.
-func (ix *Index) loadSources(ctx context.Context) (map[string]*sourceRow, error) {
+// loadSources reads the recorded state of the sources srcs in one query (an import of many sources
+// asks once instead of once per source): out[i] is srcs[i]'s, nil when it was never imported. The rows
+// come in key order (the covering index sources_stamp) and are matched with the sources sorted by key,
+// so a row of a source not in srcs costs no allocation and no map is built (a refresh of 20,000 sources:
+// bench/README.md "Fourth round").
+func (ix *Index) loadSources(ctx context.Context, srcs []Source) ([]*sourceRow, error) {
+	keys := make([]string, len(srcs))
+	order := make([]int, len(srcs))
+	for i, s := range srcs {
+		keys[i], order[i] = s.key(), i
+	}
+	sort.Slice(order, func(a, b int) bool { return keys[order[a]] < keys[order[b]] })
+	out := make([]*sourceRow, len(srcs))
 	// The columns that tell an unchanged source; the parser state and hashes of the others are read
 	// when they are prepared (a refresh reads 20,000 rows and needs none of them).
-	rows, err := ix.db.QueryContext(ctx, `SELECT path, format, parser_rev, size, mtime, offset, session_id FROM sources`)
+	rows, err := ix.db.QueryContext(ctx, `SELECT path, format, parser_rev, size, mtime, offset, session_id FROM sources ORDER BY path`)
 	if err != nil {
 		return nil, fmt.Errorf("read source state: %w", err)
 	}
 	defer rows.Close()
-	out := map[string]*sourceRow{}
-	for rows.Next() {
-		var key string
-		r := sourceRow{partial: true}
-		if err := rows.Scan(&key, &r.format, &r.rev, &r.size, &r.mtime, &r.offset, &r.sessionID); err != nil {
+	var (
+		key, format, session     sql.RawBytes // reused: a row is copied only when it is a source's
+		rev, size, mtime, offset int64
+	)
+	j := 0 // the first of order whose key is not below the rows read
+	for j < len(order) && rows.Next() {
+		if err := rows.Scan(&key, &format, &rev, &size, &mtime, &offset, &session); err != nil {
 			return nil, fmt.Errorf("read source state: %w", err)
 		}
-		out[key] = &r
+		for j < len(order) && keys[order[j]] < string(key) {
+			j++
+		}
+		if j == len(order) || keys[order[j]] != string(key) {
+			continue
+		}
+		r := sourceRow{partial: true, format: string(format), rev: rev, size: size, mtime: mtime, offset: offset, sessionID: string(session)}
+		for ; j < len(order) && keys[order[j]] == string(key); j++ {
+			cp := r
+			out[order[j]] = &cp
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("read source state: %w", err)
@@ -796,7 +855,7 @@ func (ix *Index) writeBatch(ctx context.Context, batch []*pending, results []*So
 	if len(batch) == 0 {
 		return nil
 	}
-	tx, err := ix.beginBatch(ctx)
+	tx, err := ix.beginBatch(ctx, ix.db)
 	if err != nil {
 		return err
 	}
@@ -843,9 +902,11 @@ type batchTx struct {
 	changed bool
 }
 
-// beginBatch starts an import transaction.
-func (ix *Index) beginBatch(ctx context.Context) (*batchTx, error) {
-	tx, err := ix.db.BeginTx(ctx, nil)
+// beginBatch starts an import transaction on db (the index's pool, or one connection of it).
+func (ix *Index) beginBatch(ctx context.Context, db interface {
+	BeginTx(context.Context, *sql.TxOptions) (*sql.Tx, error)
+}) (*batchTx, error) {
+	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("import: %w", err)
 	}
