@@ -78,9 +78,18 @@ func runDoctor(ctx context.Context, e *env, o doctorOptions) error {
 		if len(d.Clashes) > 0 {
 			return errClashes
 		}
+		if d.Checkout != "" {
+			return errCheckout
+		}
 		return nil
 	}
+	if d.Checkout != "" {
+		fmt.Fprintf(w, "checkout: %s\n", d.Checkout)
+	}
 	if len(d.Problems) == 0 && len(d.Clashes) == 0 {
+		if d.Checkout != "" {
+			return errCheckout
+		}
 		fmt.Fprintln(w, "ok: every entry of the context refs is readable")
 		return nil
 	}
@@ -93,6 +102,9 @@ func runDoctor(ctx context.Context, e *env, o doctorOptions) error {
 	}
 	return errClashes
 }
+
+// errCheckout is doctor's exit status 1 when .context/ cannot be used (Diagnosis.Checkout).
+var errCheckout = errors.New(".context/ cannot be used (see above)")
 
 // errClashes is doctor's exit status 1 when entries clash (look-alike keys, decisions sharing a number).
 var errClashes = errors.New("entries of the context refs clash (see above)")

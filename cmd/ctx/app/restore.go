@@ -45,7 +45,9 @@ func runRestore(ctx context.Context, e *env, o restoreOptions) error {
 			return err
 		}
 	} else {
-		if len(res.Written) == 0 && len(res.Left) == 0 && len(res.Blocked) == 0 {
+		if res.Recreated {
+			fmt.Fprintf(e.stdout, "checked .context/ out again (it was missing): %d files written\n", res.CheckedOut)
+		} else if len(res.Written) == 0 && len(res.Left) == 0 && len(res.Blocked) == 0 {
 			fmt.Fprintln(e.stdout, "nothing to restore: .context/ matches the context branch")
 		}
 		for _, w := range res.Written {
