@@ -32,14 +32,14 @@ type Status struct {
 	Stale []string `json:"stale"`
 	// CheckoutBehind is set when the checked-out tree does not mirror the tips of the context refs (its
 	// record names older commits: a refresh that could not finish).
-	CheckoutBehind bool   `json:"checkout_behind,omitempty"`
+	CheckoutBehind bool `json:"checkout_behind,omitempty"`
 	// CheckoutProblem says why .context/ was neither scanned nor refreshed: it is missing after it was
 	// checked out here (CheckoutMissing, ctx restore brings it back), or it is not ctx's to use (a symbolic
 	// link, a file, files the user's repository tracks: CheckoutDirError). "" when none.
 	CheckoutProblem string `json:"checkout_problem,omitempty"`
 	CheckoutMissing bool   `json:"checkout_missing,omitempty"`
-	Private        string `json:"private_tip,omitempty"`
-	Ephemeral      string `json:"ephemeral_tip,omitempty"`
+	Private         string `json:"private_tip,omitempty"`
+	Ephemeral       string `json:"ephemeral_tip,omitempty"`
 	// Locks are the lock files on the context refs and the remote-tracking ref (docs/locks.md): ctx's own
 	// stale ones, which its next write or sync removes, live ones, and foreign ones with the fix.
 	Locks []gitstore.LockInfo `json:"locks"`
