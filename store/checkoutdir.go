@@ -191,20 +191,11 @@ func (s *Store) trackedFiles(ctx context.Context, e *CheckoutDirError) bool {
 	if err != nil {
 		return false
 	}
-	// HEAD's tree is looked up in process; git lists it only when it has .context.
-	var head []string
-	if h, err := s.repo.ResolveHEAD(ctx); err == nil && !h.IsZero() {
-		tree, err := s.repo.TreeOf(ctx, h)
-		if err != nil {
-			return false
-		}
-		if _, ok, err := s.repo.Stat(ctx, tree, CheckoutDir); err != nil {
-			return false
-		} else if ok {
-			if head, err = s.repo.TrackedInHead(ctx, CheckoutDir); err != nil {
-				return false
-			}
-		}
+	// git ls-tree with the path reads HEAD's root tree and what is below .context only: cheaper than
+	// opening the user's packs in process (a reindex of a big pack).
+	head, err := s.repo.TrackedInHead(ctx, CheckoutDir)
+	if err != nil {
+		return false
 	}
 	seen := map[string]bool{}
 	for _, p := range append(idx, head...) {
