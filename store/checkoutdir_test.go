@@ -101,3 +101,34 @@ func TestTrackedCheckCache(t *testing.T) {
 		t.Fatalf("after the fix: %v", err)
 	}
 }
+
+// TestRestoreChecksOutMissing: ctx restore checks out a missing .context/, whether it was checked out
+// here before (CheckoutMissingError, which a refresh does not undo) or never was.
+func TestRestoreChecksOutMissing(t *testing.T) {
+	s, dir := storetest.New(t)
+	if _, err := s.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "k", Content: "v\n"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, forget := range []bool{false, true} {
+		if err := os.RemoveAll(filepath.Join(dir, store.CheckoutDir)); err != nil {
+			t.Fatal(err)
+		}
+		if forget {
+			if err := s.ForgetCheckout(); err != nil {
+				t.Fatal(err)
+			}
+		} else if _, err := s.Refresh(bg); !errors.Is(err, store.ErrCheckoutMissing) {
+			t.Fatalf("refresh of a removed .context/: %v, want ErrCheckoutMissing", err)
+		}
+		r, err := s.Restore(bg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !r.Recreated || r.CheckedOut == 0 {
+			t.Fatalf("forget %v: restore %+v", forget, r)
+		}
+		if _, err := os.Stat(filepath.Join(dir, store.CheckoutDir, "knowledge", "k.md")); err != nil {
+			t.Fatalf("forget %v: %v", forget, err)
+		}
+	}
+}

@@ -54,8 +54,12 @@ type Restored struct {
 // missing as a whole is checked out again (Recreated), whatever paths name. A .context/ that is not ctx's
 // to use (a symbolic link, tracked files) is a *CheckoutDirError, and nothing is written.
 func (s *Store) Restore(ctx context.Context, paths []string) (*Restored, error) {
+	exists, err := s.checkCheckoutDir(ctx)
+	if err != nil {
+		return nil, err
+	}
 	edits, err := s.HandEdits(ctx)
-	if errors.Is(err, ErrCheckoutMissing) {
+	if errors.Is(err, ErrCheckoutMissing) || (err == nil && !exists && s.CheckoutRoot() != "") {
 		r, err := s.refreshWith(ctx, nil, true)
 		if err != nil {
 			return nil, fmt.Errorf("restore: %w", err)
