@@ -56,3 +56,47 @@ func splitZ(stdout string) []string {
 	}
 	return out
 }
+
+// TrackedInHead lists the files of HEAD's tree (git ls-tree -r) below dir, a slash-separated path relative
+// to the work tree root (dir itself when it is a file or a symbolic link), with paths relative to that
+// root. None when HEAD is unborn or the repository is bare. ErrNoGit without a git binary.
+func (r *Repo) TrackedInHead(ctx context.Context, dir string) ([]string, error) {
+	if r.workTree == "" {
+		return []string{}, nil
+	}
+	if h, err := r.ResolveHEAD(ctx); err != nil || h.IsZero() {
+		return []string{}, nil // unborn (or unreadable: the index check still runs)
+	}
+	stdout, stderr, err := gitCmd{dir: r.workTree, args: append(r.repoArgs(),
+		"ls-tree", "-r", "-z", "--name-only", "--full-tree", "HEAD", "--", dir)}.run(ctx)
+	if errors.Is(err, ErrNoGit) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list the files HEAD tracks in %s: %w: %s", dir, err, strings.TrimSpace(stderr))
+	}
+	return splitZ(stdout), nil
+}
+
+// LastCommitTouching is the abbreviated name of the last commit of HEAD's history that changed a file
+// below dir (`git log -1 --format=%h HEAD -- dir`), "" when there is none. ErrNoGit without a git binary.
+func (r *Repo) LastCommitTouching(ctx context.Context, dir string) (string, error) {
+	if r.workTree == "" {
+		return "", nil
+	}
+	if h, err := r.ResolveHEAD(ctx); err != nil || h.IsZero() {
+		return "", nil
+	}
+	stdout, stderr, err := gitCmd{dir: r.workTree, args: append(r.repoArgs(),
+		"log", "-1", "--format=%h", "HEAD", "--", dir)}.run(ctx)
+	if err != nil {
+		return "", fmt.Errorf("find the last commit of %s: %w: %s", dir, err, strings.TrimSpace(stderr))
+	}
+	out := strings.TrimSpace(stdout)
+	for _, c := range out {
+		if !strings.ContainsRune("0123456789abcdef", c) {
+			return "", nil
+		}
+	}
+	return out, nil
+}

@@ -10,5 +10,5 @@ func (s *Store) WithActor(a Actor) *Store {
 	if a.Agent == "" {
 		a.Agent = s.Actor.Agent
 	}
-	return &Store{repo: s.repo, cfg: s.cfg, Actor: a, timeoutOverride: s.timeoutOverride, skels: s.skels}
+	return &Store{repo: s.repo, cfg: s.cfg, Actor: a, timeoutOverride: s.timeoutOverride, skels: s.skels, dirOK: s.dirOK}
 }

@@ -171,6 +171,12 @@ type refreshOp struct {
 // refresh is Refresh; the paths in force are rewritten from the refs even when edited by hand (after
 // ctx commit recorded them).
 func (s *Store) refresh(ctx context.Context, force map[string]bool) (*Refreshed, error) {
+	return s.refreshWith(ctx, force, false)
+}
+
+// refreshWith is refresh; with recreate, a .context/ that was checked out here and is missing now is
+// checked out again (Restore), where refresh fails with a *CheckoutMissingError.
+func (s *Store) refreshWith(ctx context.Context, force map[string]bool, recreate bool) (*Refreshed, error) {
 	root := s.CheckoutRoot()
 	out := &Refreshed{}
 	if root == "" {
@@ -178,6 +184,17 @@ func (s *Store) refresh(ctx context.Context, force map[string]bool) (*Refreshed,
 	}
 	if ok, err := s.Initialized(ctx); err != nil || !ok {
 		return out, err
+	}
+	// The user's branch may have put a link or tracked files at .context (docs/security.md): nothing is
+	// written there. A .context/ deleted as a whole is not checked out again behind the user's back.
+	exists, err := s.checkCheckoutDir(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !recreate {
+		if err := s.checkoutMissing(exists); err != nil {
+			return nil, err
+		}
 	}
 	unlock, err := s.lockCheckout(ctx)
 	if err != nil {
@@ -264,7 +281,8 @@ func (s *Store) refresh(ctx context.Context, force map[string]bool) (*Refreshed,
 		}
 	}
 	// A file deleted by hand from .context/ is a hand edit (ctx status lists it, ctx commit records it),
-	// not something to restore; only a missing .context/ (no record) is checked out whole again.
+	// not something to restore; only a .context/ without a record (a first checkout, or ctx restore of a
+	// removed one) is checked out whole.
 	for p := range force {
 		changed[p] = true
 	}
@@ -362,6 +380,9 @@ func (s *Store) refresh(ctx context.Context, force map[string]bool) (*Refreshed,
 		}
 	}
 	if err := writeRecordFS(fsys, rec); err != nil {
+		return nil, fmt.Errorf("refresh: %w", err)
+	}
+	if err := s.markCheckoutMade(); err != nil {
 		return nil, fmt.Errorf("refresh: %w", err)
 	}
 	if len(ops) > 0 {
@@ -829,6 +850,19 @@ func (s *Store) CheckoutView(ctx context.Context) (*View, error) {
 	}
 	root := s.CheckoutRoot()
 	if root == "" {
+		return s.RefView(ctx)
+	}
+	// A .context that is not ctx's (a link, tracked files) is never read, and a removed one is not checked
+	// out again behind the user's back: the refs serve, and the caller is told why.
+	exists, err := s.checkCheckoutDir(ctx)
+	if err == nil {
+		err = s.checkoutMissing(exists)
+	}
+	if err != nil {
+		if !errors.Is(err, ErrCheckoutDir) && !errors.Is(err, ErrCheckoutMissing) {
+			return nil, err
+		}
+		warn(ctx, fmt.Sprintf("read from the context branch, not %s: %v", CheckoutDir, err))
 		return s.RefView(ctx)
 	}
 	want := map[Scope]string{}

@@ -24,14 +24,37 @@ type checkoutFS struct {
 	root *os.Root
 }
 
-// openCheckout opens (creating it when missing) the checked-out tree at dir.
+// openCheckout opens (creating it when missing) the checked-out tree at dir, never through a symbolic
+// link: dir is made with mkdir (which does not follow a link at its place), checked with lstat to be a
+// folder, opened, and the opened folder must be the one lstat saw (a folder swapped for a link in between
+// is refused). *CheckoutDirError when dir is a link or not a folder (docs/security.md "Trust boundaries:
+// the user's branches").
 func openCheckout(dir string) (*checkoutFS, error) {
-	if err := os.MkdirAll(dir, 0o777); err != nil {
+	if err := os.Mkdir(dir, 0o777); err != nil && !errors.Is(err, fs.ErrExist) {
 		return nil, fmt.Errorf("open %s: %w", dir, err)
+	}
+	before, err := os.Lstat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", dir, err)
+	}
+	if before.Mode()&fs.ModeSymlink != 0 {
+		link, _ := os.Readlink(dir)
+		if link == "" {
+			link = "?"
+		}
+		return nil, &CheckoutDirError{Dir: dir, Link: link}
+	}
+	if !before.IsDir() {
+		return nil, &CheckoutDirError{Dir: dir, NotDir: true}
 	}
 	r, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", dir, err)
+	}
+	after, err := r.Stat(".")
+	if err != nil || !os.SameFile(before, after) {
+		_ = r.Close()
+		return nil, fmt.Errorf("open %s: %w", dir, &CheckoutDirError{Dir: dir, Link: "?"})
 	}
 	return &checkoutFS{root: r}, nil
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/ctx-dev/ctx/gitstore"
@@ -25,6 +26,10 @@ type Diagnosis struct {
 	// one is refused by every pull; one may be on the branch from before the limit, or written with plain
 	// git): readable, but to shrink or remove. Never nil.
 	Oversized []Problem `json:"oversized"`
+	// Checkout says why .context/ cannot be used (a symbolic link or a file at its place, files the user's
+	// repository tracks there: CheckoutDirError; missing after it was checked out here:
+	// CheckoutMissingError), with the fix; "" when it can.
+	Checkout string `json:"checkout,omitempty"`
 }
 
 // maxSafeSearch bounds the first-parent commits Doctor looks at for LastSafe.
@@ -48,6 +53,15 @@ func (s *Store) Doctor(ctx context.Context) (*Diagnosis, error) {
 		return nil, err
 	}
 	d := &Diagnosis{Problems: ps}
+	exists, err := s.checkCheckoutDir(ctx)
+	if err == nil {
+		err = s.checkoutMissing(exists)
+	}
+	if errors.Is(err, ErrCheckoutDir) || errors.Is(err, ErrCheckoutMissing) {
+		d.Checkout = err.Error()
+	} else if err != nil {
+		return nil, err
+	}
 	if d.Problems == nil {
 		d.Problems = []Problem{}
 	}

@@ -1,6 +1,10 @@
 package store
 
-import "github.com/ctx-dev/ctx/gitstore"
+import (
+	"os"
+
+	"github.com/ctx-dev/ctx/gitstore"
+)
 
 // GitRepo is the store's repository, for tests that move refs by hand.
 func (s *Store) GitRepo() *gitstore.Repo { return s.repo }
@@ -64,4 +68,16 @@ func SetOnIndexExtend(f func(paths int)) func() {
 	old := onIndexExtend
 	onIndexExtend = f
 	return func() { onIndexExtend = old }
+}
+
+// ForgetCheckout puts the worktree back to before its first checkout (a fresh clone): it removes
+// .context/, the marker that it was checked out here and the status index, so that the next refresh checks
+// it out whole instead of refusing with a *CheckoutMissingError.
+func (s *Store) ForgetCheckout() error {
+	for _, p := range []string{s.CheckoutRoot(), s.GitPath("ctx/" + checkoutMadeFile), s.statusIndexPath()} {
+		if err := os.RemoveAll(p); err != nil {
+			return err
+		}
+	}
+	return nil
 }

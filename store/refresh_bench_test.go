@@ -2,8 +2,6 @@ package store_test
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/ctx-dev/ctx/internal/testenv"
@@ -30,7 +28,9 @@ func BenchmarkRefresh(b *testing.B) {
 	b.Run("full", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			b.StopTimer()
-			os.RemoveAll(filepath.Join(dir, ".context"))
+			if err := s.ForgetCheckout(); err != nil {
+				b.Fatal(err)
+			}
 			b.StartTimer()
 			if _, err := s.Refresh(bg); err != nil {
 				b.Fatal(err)

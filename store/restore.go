@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path"
 	"strings"
@@ -9,8 +10,8 @@ import (
 
 // HandDeletionsError is the refusal of a pull (and so of ctx sync) to record files deleted by hand from
 // the checked-out tree on its own: a deletion recorded and pushed deletes the entries for the whole team,
-// and `rm -rf .context/knowledge` is an easy slip (a missing .context/ is checked out again, so a user
-// expects the same of a folder). Paths are the deleted files (slash paths under .context/), sorted.
+// and `rm -rf .context/knowledge` is an easy slip (a .context/ missing as a whole is a
+// CheckoutMissingError, which ctx restore checks out again). Paths are the deleted files (slash paths under .context/), sorted.
 // Nothing was fetched or committed. `ctx commit` records the deletions; Restore brings the files back
 // (docs/architecture.md "Hand edits").
 type HandDeletionsError struct{ Paths []string }
@@ -39,15 +40,32 @@ type Restored struct {
 	// Blocked are the paths that could not be written because something that is not a regular file
 	// stands there (a symbolic link, a folder): ctx never writes through or over those.
 	Blocked []string `json:"blocked"`
+	// Recreated says that .context/ was missing as a whole (CheckoutMissingError) and was checked out
+	// again: CheckedOut files written.
+	Recreated  bool `json:"recreated,omitempty"`
+	CheckedOut int  `json:"checked_out,omitempty"`
 }
 
 // Restore discards hand edits of the checked-out tree, as `git restore` does for a work tree: each file
 // modified or deleted by hand is written again from the tip of its context ref (atomically, as a refresh
 // writes). With paths, only the hand edits at those slash paths under .context/ or inside those folders
 // are restored; a path that matches no hand edit is an error wrapping ErrInvalid and nothing is written.
-// Files added by hand are listed in Left, never removed.
+// Files added by hand are listed in Left, never removed. A .context/ that was checked out here and is
+// missing as a whole is checked out again (Recreated), whatever paths name. A .context/ that is not ctx's
+// to use (a symbolic link, tracked files) is a *CheckoutDirError, and nothing is written.
 func (s *Store) Restore(ctx context.Context, paths []string) (*Restored, error) {
+	exists, err := s.checkCheckoutDir(ctx)
+	if err != nil {
+		return nil, err
+	}
 	edits, err := s.HandEdits(ctx)
+	if errors.Is(err, ErrCheckoutMissing) || (err == nil && !exists && s.CheckoutRoot() != "") {
+		r, err := s.refreshWith(ctx, nil, true)
+		if err != nil {
+			return nil, fmt.Errorf("restore: %w", err)
+		}
+		return &Restored{Written: []HandEdit{}, Left: []string{}, Blocked: append([]string{}, r.Kept...), Recreated: true, CheckedOut: len(r.Written)}, nil
+	}
 	if err != nil {
 		return nil, err
 	}

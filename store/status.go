@@ -32,18 +32,24 @@ type Status struct {
 	Stale []string `json:"stale"`
 	// CheckoutBehind is set when the checked-out tree does not mirror the tips of the context refs (its
 	// record names older commits: a refresh that could not finish).
-	CheckoutBehind bool   `json:"checkout_behind,omitempty"`
-	Private        string `json:"private_tip,omitempty"`
-	Ephemeral      string `json:"ephemeral_tip,omitempty"`
+	CheckoutBehind bool `json:"checkout_behind,omitempty"`
+	// CheckoutProblem says why .context/ was neither scanned nor refreshed: it is missing after it was
+	// checked out here (CheckoutMissing, ctx restore brings it back), or it is not ctx's to use (a symbolic
+	// link, a file, files the user's repository tracks: CheckoutDirError). "" when none.
+	CheckoutProblem string `json:"checkout_problem,omitempty"`
+	CheckoutMissing bool   `json:"checkout_missing,omitempty"`
+	Private         string `json:"private_tip,omitempty"`
+	Ephemeral       string `json:"ephemeral_tip,omitempty"`
 	// Locks are the lock files on the context refs and the remote-tracking ref (docs/locks.md): ctx's own
 	// stale ones, which its next write or sync removes, live ones, and foreign ones with the fix.
 	Locks []gitstore.LockInfo `json:"locks"`
 }
 
 // Status computes the store's status. ErrNotInitialized when there is no context branch. When the
-// checked-out tree does not mirror the refs (a write from another worktree or process, a pull by git, or
-// a .context/ removed by hand) it first brings it up to them (Refresh), so that the hand edits it reports
-// are edits, not a stale view.
+// checked-out tree does not mirror the refs (a write from another worktree or process, a pull by git) it
+// first brings it up to them (Refresh), so that the hand edits it reports are edits, not a stale view. A
+// .context/ that is missing after it was checked out here, or is not ctx's to use (a symbolic link,
+// tracked files: CheckoutDirError), is neither scanned nor refreshed: CheckoutProblem says why.
 //
 // It stats only what could have changed, as git status does with its index (docs/architecture.md "The
 // status index"): the entry counts are kept per tips, the record's entries and the stat data of every
@@ -65,6 +71,13 @@ func (s *Store) Status(ctx context.Context) (*Status, error) {
 	if root != "" {
 		o := scanOptions{tips: tips, mirror: true, counts: countAt}
 		st.HandEdits, x, err = s.scanCheckout(ctx, o)
+		if errors.Is(err, ErrCheckoutDir) || errors.Is(err, ErrCheckoutMissing) {
+			// Reported, never refreshed: a link is not followed, a tracked file not overwritten, a removed
+			// .context/ not checked out again behind the user's back (ctx restore does).
+			st.CheckoutProblem, st.CheckoutMissing = err.Error(), errors.Is(err, ErrCheckoutMissing)
+			st.HandEdits, x, err = []HandEdit{}, nil, nil
+			root = ""
+		}
 		if errors.Is(err, errNeedRefresh) {
 			refreshed, rerr := s.Refresh(ctx)
 			if rerr != nil {

@@ -55,11 +55,21 @@ func (s *Store) scanCheckout(ctx context.Context, o scanOptions) ([]HandEdit, *s
 	if root == "" {
 		return nil, nil, nil
 	}
-	if _, err := os.Stat(root); errors.Is(err, fs.ErrNotExist) {
+	// A link or tracked files at .context are the user's branch's (docs/security.md): never scanned.
+	exists, err := s.checkCheckoutDir(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !exists {
+		// Removed as a whole after it was checked out here: not the deletion of every entry
+		// (CheckoutMissingError); never checked out: nothing to scan.
+		if err := s.checkoutMissing(false); err != nil {
+			return nil, nil, err
+		}
 		if tips != nil {
 			return nil, nil, errNeedRefresh
 		}
-		return nil, nil, nil // never checked out, or removed by hand (the next refresh checks it out again)
+		return nil, nil, nil
 	}
 	// The lock serialises the scan with refreshes; it does not remove the hooks' stamp, since a scan
 	// changes nothing of .context/ (a recovered journal does: recoverRefresh takes it then).

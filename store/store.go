@@ -108,6 +108,7 @@ type Store struct {
 	recCache recordCache  // the checkout record's scopes as CheckoutView last read them
 	parsed   parsedRecord // the checkout record last parsed, by its bytes
 	skels    *skelCache   // the look-alike index of the folders writes check (lookalike); shared by WithActor's stores
+	dirOK    *dirVerified // the last tracked-files check of .context/ that found none (checkCheckoutDir); shared too
 }
 
 // Close closes the packfiles the store's repository keeps open (gitstore.Repo.Close). The Store stays
@@ -128,7 +129,7 @@ func Open(ctx context.Context, dir string, actor Actor) (*Store, error) {
 		_ = repo.Close()
 		return nil, err
 	}
-	s := &Store{repo: repo, Actor: actor, skels: &skelCache{}}
+	s := &Store{repo: repo, Actor: actor, skels: &skelCache{}, dirOK: &dirVerified{}}
 	if err := s.loadConfig(); err != nil {
 		_ = repo.Close()
 		return nil, err

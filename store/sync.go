@@ -332,10 +332,15 @@ func (s *Store) Pull(ctx context.Context, o PullOptions) (*PullResult, error) {
 		return nil, err
 	}
 	res := &PullResult{Remote: remote, Action: PullNone, Strategy: o.Strategy}
+	// A link or tracked files at .context are refused before anything is fetched (docs/security.md
+	// "Trust boundaries: the user's branches"), also on a fresh clone that has no context branch yet.
+	if _, err := s.checkCheckoutDir(ctx); err != nil {
+		return nil, err
+	}
 	if ok, _ := s.Initialized(ctx); ok {
 		_, edits, err := s.commitHandEdits(ctx, "", true)
 		var hd *HandDeletionsError
-		if errors.As(err, &hd) {
+		if errors.As(err, &hd) || errors.Is(err, ErrCheckoutMissing) || errors.Is(err, ErrCheckoutDir) {
 			return nil, err
 		}
 		if err != nil {

@@ -133,7 +133,9 @@ func TestRefreshNeverWritesOutside(t *testing.T) {
 	root := filepath.Dir(dir)
 	for _, fresh := range []bool{true, false} {
 		if fresh {
-			os.RemoveAll(filepath.Join(dir, ".context"))
+			if err := s.ForgetCheckout(); err != nil {
+				t.Fatal(err)
+			}
 		} else {
 			testenv.Git(t, dir, "update-ref", "refs/heads/ctx", base)
 			if _, err := s.Refresh(bg); err != nil {

@@ -101,9 +101,18 @@ func runDoctor(ctx context.Context, e *env, o doctorOptions) error {
 		if len(d.Oversized) > 0 {
 			return errOversized
 		}
+		if d.Checkout != "" {
+			return errCheckout
+		}
 		return nil
 	}
+	if d.Checkout != "" {
+		fmt.Fprintf(w, "checkout: %s\n", d.Checkout)
+	}
 	if len(d.Problems) == 0 && len(d.Clashes) == 0 && len(d.Oversized) == 0 && d.Manifest == nil {
+		if d.Checkout != "" {
+			return errCheckout
+		}
 		fmt.Fprintln(w, "ok: every entry of the context refs is readable")
 		return nil
 	}
@@ -137,6 +146,9 @@ func printOversized(w io.Writer, ps []store.Problem) {
 	}
 	fmt.Fprintln(w, "repair: shrink or remove each (ctx knowledge set KEY -f SMALLER, ctx knowledge rm KEY, or split it into several entries); then ctx push")
 }
+
+// errCheckout is doctor's exit status 1 when .context/ cannot be used (Diagnosis.Checkout).
+var errCheckout = errors.New(".context/ cannot be used (see above)")
 
 // errClashes is doctor's exit status 1 when entries clash (look-alike keys, decisions sharing a number).
 var errClashes = errors.New("entries of the context refs clash (see above)")

@@ -26,7 +26,8 @@ func newRestoreCmd(e *env) *cli.Command {
 	}, "Writes back, from the tip of the context branch, every file of .context/ changed or deleted by hand\n"+
 		"(ctx status lists them), as git restore does for a work tree. With PATHs (under .context/, or\n"+
 		"folders of it), only those. Files added by hand are left alone: remove them yourself, or record them\n"+
-		"with ctx commit.",
+		"with ctx commit. A .context/ missing as a whole (rm -rf .context, git clean -X) is checked out\n"+
+		"again; ctx status, commit, pull and sync refuse to take it for deleted entries.",
 		[]string{"ctx restore", "ctx restore knowledge", "ctx restore .context/knowledge/auth.md"},
 		exits(ExitUsage, ExitNoStore))
 }
@@ -45,7 +46,9 @@ func runRestore(ctx context.Context, e *env, o restoreOptions) error {
 			return err
 		}
 	} else {
-		if len(res.Written) == 0 && len(res.Left) == 0 && len(res.Blocked) == 0 {
+		if res.Recreated {
+			fmt.Fprintf(e.stdout, "checked .context/ out again (it was missing): %d files written\n", res.CheckedOut)
+		} else if len(res.Written) == 0 && len(res.Left) == 0 && len(res.Blocked) == 0 {
 			fmt.Fprintln(e.stdout, "nothing to restore: .context/ matches the context branch")
 		}
 		for _, w := range res.Written {

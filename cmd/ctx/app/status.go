@@ -81,7 +81,9 @@ func runStatus(ctx context.Context, e *env, o statusOptions) error {
 			fmt.Fprintf(w, "  %s: %s\n", p.Scope, p)
 		}
 	}
-	if st.Checkout != "" {
+	if st.CheckoutProblem != "" {
+		fmt.Fprintf(w, "checkout: %s\n", st.CheckoutProblem)
+	} else if st.Checkout != "" {
 		printCheckoutStatus(w, st)
 	}
 	if st.Behind > 0 {

@@ -1,0 +1,134 @@
+package store_test
+
+import (
+	"errors"
+	"maps"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ctx-dev/ctx/internal/testenv"
+	"github.com/ctx-dev/ctx/store"
+	"github.com/ctx-dev/ctx/store/storetest"
+)
+
+// TestCheckoutViewNeverFollowsLink: with .context replaced by a symbolic link to a folder that holds a
+// record and an entry of its own (what a hostile commit of the user's branch checks out), the MCP
+// server's view reads the refs, with a warning, and never the link's target; a refresh writes nothing
+// there.
+func TestCheckoutViewNeverFollowsLink(t *testing.T) {
+	s, dir := storetest.New(t)
+	if _, err := s.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "real", Content: "from the branch\n"}); err != nil {
+		t.Fatal(err)
+	}
+	target := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(target, "knowledge"), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	for p, b := range map[string]string{"knowledge/planted.md": "planted\n", store.RecordFile: `{"commits":{},"files":{"knowledge/planted.md":{"scope":"public","blob":"x"}}}`} {
+		if err := os.WriteFile(filepath.Join(target, filepath.FromSlash(p)), []byte(b), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := fileState(t, target)
+	if err := os.RemoveAll(filepath.Join(dir, store.CheckoutDir)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, filepath.Join(dir, store.CheckoutDir)); err != nil {
+		t.Fatal(err)
+	}
+	fresh := storetest.Open(t, dir, store.Actor{}) // no cached record
+	ctx, warnings := store.WithWarnings(bg)
+	v, err := fresh.CheckoutView(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, err := v.List(ctx, "knowledge")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(names) != 1 || names[0].Name != "real.md" {
+		t.Fatalf("the view lists %v, want only real.md from the branch", names)
+	}
+	if w := warnings.List(); len(w) == 0 || !strings.Contains(w[0], "symbolic link") {
+		t.Fatalf("warnings: %v", w)
+	}
+	if _, err := fresh.Refresh(bg); !errors.Is(err, store.ErrCheckoutDir) {
+		t.Fatalf("refresh through the link: %v, want ErrCheckoutDir", err)
+	}
+	if _, err := fresh.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "more", Content: "x\n"}); err != nil {
+		t.Fatalf("a write commits even so (its refresh warns): %v", err)
+	}
+	if after := fileState(t, target); !maps.Equal(after, before) {
+		t.Fatalf("the link's target changed:\n%s\n->\n%s", before, after)
+	}
+}
+
+// TestTrackedCheckCache: the tracked-files check is cached by the index's stat data and HEAD; a file
+// added to the index afterwards, and one that only HEAD still has (git rm --cached, not committed), are
+// both seen.
+func TestTrackedCheckCache(t *testing.T) {
+	s, dir := storetest.New(t)
+	if err := s.CheckCheckoutDir(bg); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CheckCheckoutDir(bg); err != nil { // cached
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, store.CheckoutDir, "knowledge", "x.md")
+	if err := os.MkdirAll(filepath.Dir(p), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte("tracked\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Git(t, dir, "add", "-f", ".context/knowledge/x.md")
+	var de *store.CheckoutDirError
+	if err := s.CheckCheckoutDir(bg); !errors.As(err, &de) || len(de.Tracked) != 1 || de.Tracked[0] != ".context/knowledge/x.md" {
+		t.Fatalf("after git add: %v", err)
+	}
+	if _, err := s.HandEdits(bg); !errors.Is(err, store.ErrCheckoutDir) {
+		t.Fatalf("hand edits with a tracked file: %v", err)
+	}
+	testenv.Git(t, dir, "commit", "-q", "-m", "track")
+	testenv.Git(t, dir, "rm", "-q", "--cached", ".context/knowledge/x.md")
+	if err := s.CheckCheckoutDir(bg); !errors.As(err, &de) || de.Commit == "" {
+		t.Fatalf("tracked in HEAD only: %v (want the commit named)", err)
+	}
+	testenv.Git(t, dir, "commit", "-q", "-m", "untrack")
+	if err := s.CheckCheckoutDir(bg); err != nil {
+		t.Fatalf("after the fix: %v", err)
+	}
+}
+
+// TestRestoreChecksOutMissing: ctx restore checks out a missing .context/, whether it was checked out
+// here before (CheckoutMissingError, which a refresh does not undo) or never was.
+func TestRestoreChecksOutMissing(t *testing.T) {
+	s, dir := storetest.New(t)
+	if _, err := s.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "k", Content: "v\n"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, forget := range []bool{false, true} {
+		if err := os.RemoveAll(filepath.Join(dir, store.CheckoutDir)); err != nil {
+			t.Fatal(err)
+		}
+		if forget {
+			if err := s.ForgetCheckout(); err != nil {
+				t.Fatal(err)
+			}
+		} else if _, err := s.Refresh(bg); !errors.Is(err, store.ErrCheckoutMissing) {
+			t.Fatalf("refresh of a removed .context/: %v, want ErrCheckoutMissing", err)
+		}
+		r, err := s.Restore(bg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !r.Recreated || r.CheckedOut == 0 {
+			t.Fatalf("forget %v: restore %+v", forget, r)
+		}
+		if _, err := os.Stat(filepath.Join(dir, store.CheckoutDir, "knowledge", "k.md")); err != nil {
+			t.Fatalf("forget %v: %v", forget, err)
+		}
+	}
+}
