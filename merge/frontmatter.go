@@ -50,6 +50,15 @@ func parseMD(content []byte) (d mdDoc, ok bool) {
 	if !has {
 		return d, true
 	}
+	if pre, keys, chunks, ok := simpleFM(fm); ok {
+		d.pre, d.keys, d.chunks = pre, keys, chunks
+		return d, true
+	}
+	return parseFMYAML(d, fm)
+}
+
+// parseFMYAML is parseMD's cut of the front matter fm by the YAML parser (d holds the rest).
+func parseFMYAML(d mdDoc, fm string) (mdDoc, bool) {
 	var n yaml.Node
 	if err := yaml.Unmarshal([]byte(fm), &n); err != nil {
 		return d, false
@@ -86,6 +95,71 @@ func parseMD(content []byte) (d mdDoc, ok bool) {
 		d.chunks[d.keys[len(d.keys)-1]] = strings.Join(lines[prev:], "")
 	}
 	return d, true
+}
+
+// simpleFM cuts front matter fm without the YAML parser when every line is "key: value\n" (or "key:\n")
+// with a key of [A-Za-z_][A-Za-z0-9_]* (at most 64 bytes) and a value of printable ASCII that cannot
+// start or end a YAML structure: not starting with an indicator (-?:,[]{}#&*!|>'"%@`), no "#", no ": ",
+// no tab, no trailing ':' or space. Such a block is a YAML mapping with one plain key a line and no
+// comment, which parseFMYAML cuts the same way (TestSimpleFMAsYAML); the entries ctx writes are of this
+// shape, and the YAML parser was most of a merge of 500 changed entries (bench/README.md). ok is false
+// for anything else, and for a duplicated key (the YAML path refuses it too).
+func simpleFM(fm string) (pre string, keys []string, chunks map[string]string, ok bool) {
+	if fm == "" {
+		return "", nil, nil, false
+	}
+	chunks = map[string]string{}
+	for rest := fm; rest != ""; {
+		i := strings.IndexByte(rest, '\n')
+		if i < 0 {
+			return "", nil, nil, false // the closing delimiter follows a newline
+		}
+		line := rest[:i]
+		rest = rest[i+1:]
+		colon := strings.IndexByte(line, ':')
+		if colon <= 0 || colon > 64 || !simpleKey(line[:colon]) {
+			return "", nil, nil, false
+		}
+		if v := line[colon+1:]; v != "" && (v[0] != ' ' || !simpleValue(v[1:])) {
+			return "", nil, nil, false
+		}
+		k := line[:colon]
+		if _, dup := chunks[k]; dup {
+			return "", nil, nil, false
+		}
+		keys = append(keys, k)
+		chunks[k] = line + "\n"
+	}
+	return "", keys, chunks, true
+}
+
+func simpleKey(k string) bool {
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '_':
+		case c >= '0' && c <= '9' && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func simpleValue(v string) bool {
+	if v == "" || strings.IndexByte("-?:,[]{}#&*!|>'\"%@` ", v[0]) >= 0 {
+		return false
+	}
+	if last := v[len(v)-1]; last == ':' || last == ' ' {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if c < 0x20 || c > 0x7e || c == '#' || c == ':' && v[i+1] == ' ' {
+			return false
+		}
+	}
+	return true
 }
 
 // render writes the document back: front matter block (when it has one or

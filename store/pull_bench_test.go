@@ -52,6 +52,7 @@ func BenchmarkPullVsGit(b *testing.B) {
 	var res = map[string]float64{}
 	cpu := map[string]time.Duration{}
 	b.Run("ctx", func(b *testing.B) {
+		cpu["ctx"] = 0 // the function runs once with b.N = 1, then with b.N = -benchtime: count the last run only
 		for i := 0; i < b.N; i++ {
 			b.StopTimer()
 			reset()
@@ -77,6 +78,7 @@ func BenchmarkPullVsGit(b *testing.B) {
 	testenv.Git(b, scratch, "config", "user.email", "bench@example.com")
 	testenv.Git(b, scratch, "checkout", "-q", "-B", "ctx", ours)
 	b.Run("git", func(b *testing.B) {
+		cpu["git"] = 0
 		for i := 0; i < b.N; i++ {
 			b.StopTimer()
 			testenv.Git(b, scratch, "reset", "-q", "--hard", ours)
