@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
@@ -333,11 +334,78 @@ func (d mdDoc) stamps() map[string]string {
 		if !ok {
 			continue
 		}
+		if v, ok := plainDate(k, c); ok {
+			out[k] = v
+			continue
+		}
 		if v, ok := chunkValue(k, c); ok {
 			out[k] = scalarString(v)
 		}
 	}
 	return out
+}
+
+// plainDate returns what scalarString(chunkValue(key, chunk)) returns for a chunk "key: VALUE\n" whose
+// VALUE is shaped as a date or an RFC 3339 time (2026-01-02, 2026-01-02T15:04:05Z,
+// 2026-01-02T15:04:05.5+02:00), without the YAML parser: yaml.v3 reads such a plain scalar as a
+// timestamp when time.Parse takes it in its layouts (then written back in RFC 3339 with nanoseconds),
+// else as the text itself (TestPlainDateAsYAML). stamps reads one per side of every file both sides
+// changed. ok is false for any other chunk.
+func plainDate(key, chunk string) (string, bool) {
+	v, ok := strings.CutPrefix(chunk, key+": ")
+	if !ok || !strings.HasSuffix(v, "\n") {
+		return "", false
+	}
+	v = v[:len(v)-1]
+	// digits and separators by position: DDDD-DD-DD, then TDD:DD:DD, .D{1,9}, Z or +DD:DD / -DD:DD
+	const date = "dddd-dd-dd"
+	if len(v) < len(date) || !shaped(v[:len(date)], date) {
+		return "", false
+	}
+	rest := v[len(date):]
+	if rest == "" {
+		return yamlTime("2006-1-2", v), true
+	}
+	if len(rest) < 9 || !shaped(rest[:9], "Tdd:dd:dd") {
+		return "", false
+	}
+	rest = rest[9:]
+	if strings.HasPrefix(rest, ".") {
+		n := 1
+		for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
+			n++
+		}
+		if n < 2 || n > 10 {
+			return "", false
+		}
+		rest = rest[n:]
+	}
+	if rest == "Z" || len(rest) == 6 && (rest[0] == '+' || rest[0] == '-') && shaped(rest[1:], "dd:dd") {
+		return yamlTime("2006-1-2T15:4:5.999999999Z07:00", v), true
+	}
+	return "", false
+}
+
+// yamlTime is v as yaml.v3 gives it back: parsed with layout (the one of its timestamp layouts that v's
+// shape can match) and written in RFC 3339 with nanoseconds, or v itself when it does not parse.
+func yamlTime(layout, v string) string {
+	if t, err := time.Parse(layout, v); err == nil {
+		return t.Format(time.RFC3339Nano)
+	}
+	return v
+}
+
+// shaped reports whether s has the shape of pattern: 'd' a digit, any other byte itself.
+func shaped(s, pattern string) bool {
+	if len(s) != len(pattern) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if pattern[i] == 'd' && (s[i] < '0' || s[i] > '9') || pattern[i] != 'd' && s[i] != pattern[i] {
+			return false
+		}
+	}
+	return true
 }
 
 func scalarString(v any) string {

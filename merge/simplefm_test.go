@@ -63,3 +63,45 @@ func TestSimpleFMAsYAML(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainDateAsYAML: every value plainDate reads is the one the YAML path gives (scalarString of
+// chunkValue), over generated dates and times, valid or not (month 13, hour 25, leap seconds), with and
+// without fractions and offsets, and near misses (a space, a lower-case t, no seconds, a trailing
+// comment), which plainDate leaves to the YAML parser.
+func TestPlainDateAsYAML(t *testing.T) {
+	parts := [][]string{
+		{"2026", "1999", "0000", "9999", "202", "20260"},
+		{"-01-02", "-13-01", "-02-30", "-1-2", "-00-00", "/01/02"},
+		{"", "T15:04:05", "T25:61:61", "t15:04:05", " 15:04:05", "T15:04", "T23:59:60"},
+		{"", ".5", ".123456789", ".1234567890", ".", ".x"},
+		{"", "Z", "+02:00", "-11:30", "+2", "z", "+0200", " # c", "Z "},
+	}
+	rng := rand.New(rand.NewSource(15))
+	read := 0
+	for n := 0; n < 60000; n++ {
+		var v strings.Builder
+		for _, p := range parts {
+			v.WriteString(p[rng.Intn(len(p))])
+		}
+		key := stampKeys[rng.Intn(len(stampKeys))]
+		chunk := key + ": " + v.String() + "\n"
+		got, ok := plainDate(key, chunk)
+		if !ok {
+			continue
+		}
+		read++
+		yv, yok := chunkValue(key, chunk)
+		if !yok || scalarString(yv) != got {
+			t.Fatalf("%q: plainDate %q, the YAML path %q (%v)", chunk, got, scalarString(yv), yok)
+		}
+	}
+	if read < 1000 {
+		t.Fatalf("plainDate read %d of 60,000 generated values: the test checks too little", read)
+	}
+	for _, c := range []string{"updated_at: 2026-01-01T00:00:00Z\n", "date: 2026-01-02\n", "timestamp: 2026-01-02T03:04:05.123+01:00\n"} {
+		k, _, _ := strings.Cut(c, ":")
+		if _, ok := plainDate(k, c); !ok {
+			t.Errorf("plainDate refuses %q", c)
+		}
+	}
+}
