@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
@@ -50,6 +51,15 @@ func parseMD(content []byte) (d mdDoc, ok bool) {
 	if !has {
 		return d, true
 	}
+	if pre, keys, chunks, ok := simpleFM(fm); ok {
+		d.pre, d.keys, d.chunks = pre, keys, chunks
+		return d, true
+	}
+	return parseFMYAML(d, fm)
+}
+
+// parseFMYAML is parseMD's cut of the front matter fm by the YAML parser (d holds the rest).
+func parseFMYAML(d mdDoc, fm string) (mdDoc, bool) {
 	var n yaml.Node
 	if err := yaml.Unmarshal([]byte(fm), &n); err != nil {
 		return d, false
@@ -86,6 +96,71 @@ func parseMD(content []byte) (d mdDoc, ok bool) {
 		d.chunks[d.keys[len(d.keys)-1]] = strings.Join(lines[prev:], "")
 	}
 	return d, true
+}
+
+// simpleFM cuts front matter fm without the YAML parser when every line is "key: value\n" (or "key:\n")
+// with a key of [A-Za-z_][A-Za-z0-9_]* (at most 64 bytes) and a value of printable ASCII that cannot
+// start or end a YAML structure: not starting with an indicator (-?:,[]{}#&*!|>'"%@`), no "#", no ": ",
+// no tab, no trailing ':' or space. Such a block is a YAML mapping with one plain key a line and no
+// comment, which parseFMYAML cuts the same way (TestSimpleFMAsYAML); the entries ctx writes are of this
+// shape, and the YAML parser was most of a merge of 500 changed entries (bench/README.md). ok is false
+// for anything else, and for a duplicated key (the YAML path refuses it too).
+func simpleFM(fm string) (pre string, keys []string, chunks map[string]string, ok bool) {
+	if fm == "" {
+		return "", nil, nil, false
+	}
+	chunks = map[string]string{}
+	for rest := fm; rest != ""; {
+		i := strings.IndexByte(rest, '\n')
+		if i < 0 {
+			return "", nil, nil, false // the closing delimiter follows a newline
+		}
+		line := rest[:i]
+		rest = rest[i+1:]
+		colon := strings.IndexByte(line, ':')
+		if colon <= 0 || colon > 64 || !simpleKey(line[:colon]) {
+			return "", nil, nil, false
+		}
+		if v := line[colon+1:]; v != "" && (v[0] != ' ' || !simpleValue(v[1:])) {
+			return "", nil, nil, false
+		}
+		k := line[:colon]
+		if _, dup := chunks[k]; dup {
+			return "", nil, nil, false
+		}
+		keys = append(keys, k)
+		chunks[k] = line + "\n"
+	}
+	return "", keys, chunks, true
+}
+
+func simpleKey(k string) bool {
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '_':
+		case c >= '0' && c <= '9' && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func simpleValue(v string) bool {
+	if v == "" || strings.IndexByte("-?:,[]{}#&*!|>'\"%@` ", v[0]) >= 0 {
+		return false
+	}
+	if last := v[len(v)-1]; last == ':' || last == ' ' {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if c < 0x20 || c > 0x7e || c == '#' || c == ':' && v[i+1] == ' ' {
+			return false
+		}
+	}
+	return true
 }
 
 // render writes the document back: front matter block (when it has one or
@@ -259,11 +334,78 @@ func (d mdDoc) stamps() map[string]string {
 		if !ok {
 			continue
 		}
+		if v, ok := plainDate(k, c); ok {
+			out[k] = v
+			continue
+		}
 		if v, ok := chunkValue(k, c); ok {
 			out[k] = scalarString(v)
 		}
 	}
 	return out
+}
+
+// plainDate returns what scalarString(chunkValue(key, chunk)) returns for a chunk "key: VALUE\n" whose
+// VALUE is shaped as a date or an RFC 3339 time (2026-01-02, 2026-01-02T15:04:05Z,
+// 2026-01-02T15:04:05.5+02:00), without the YAML parser: yaml.v3 reads such a plain scalar as a
+// timestamp when time.Parse takes it in its layouts (then written back in RFC 3339 with nanoseconds),
+// else as the text itself (TestPlainDateAsYAML). stamps reads one per side of every file both sides
+// changed. ok is false for any other chunk.
+func plainDate(key, chunk string) (string, bool) {
+	v, ok := strings.CutPrefix(chunk, key+": ")
+	if !ok || !strings.HasSuffix(v, "\n") {
+		return "", false
+	}
+	v = v[:len(v)-1]
+	// digits and separators by position: DDDD-DD-DD, then TDD:DD:DD, .D{1,9}, Z or +DD:DD / -DD:DD
+	const date = "dddd-dd-dd"
+	if len(v) < len(date) || !shaped(v[:len(date)], date) {
+		return "", false
+	}
+	rest := v[len(date):]
+	if rest == "" {
+		return yamlTime("2006-1-2", v), true
+	}
+	if len(rest) < 9 || !shaped(rest[:9], "Tdd:dd:dd") {
+		return "", false
+	}
+	rest = rest[9:]
+	if strings.HasPrefix(rest, ".") {
+		n := 1
+		for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
+			n++
+		}
+		if n < 2 || n > 10 {
+			return "", false
+		}
+		rest = rest[n:]
+	}
+	if rest == "Z" || len(rest) == 6 && (rest[0] == '+' || rest[0] == '-') && shaped(rest[1:], "dd:dd") {
+		return yamlTime("2006-1-2T15:4:5.999999999Z07:00", v), true
+	}
+	return "", false
+}
+
+// yamlTime is v as yaml.v3 gives it back: parsed with layout (the one of its timestamp layouts that v's
+// shape can match) and written in RFC 3339 with nanoseconds, or v itself when it does not parse.
+func yamlTime(layout, v string) string {
+	if t, err := time.Parse(layout, v); err == nil {
+		return t.Format(time.RFC3339Nano)
+	}
+	return v
+}
+
+// shaped reports whether s has the shape of pattern: 'd' a digit, any other byte itself.
+func shaped(s, pattern string) bool {
+	if len(s) != len(pattern) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if pattern[i] == 'd' && (s[i] < '0' || s[i] > '9') || pattern[i] != 'd' && s[i] != pattern[i] {
+			return false
+		}
+	}
+	return true
 }
 
 func scalarString(v any) string {

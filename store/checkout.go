@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -210,10 +212,12 @@ func (s *Store) refreshWith(ctx context.Context, force map[string]bool, recreate
 	// the entries of the paths that changed are read from it (readRecordLazy).
 	var rec *Record
 	var found bool
+	trustStat := false // the record's stat data may stand for the files' content (below)
 	if _, jerr := os.Lstat(s.journalPath()); jerr == nil {
 		rec, found, err = s.recoverRefresh(fsys)
 	} else {
 		rec, found, err = s.readRecordLazy(fsys)
+		trustStat = err == nil && found
 	}
 	if errors.Is(err, errRecordCorrupt) {
 		// Every path is compared, as without a record: a file that differs from the ref is kept as a
@@ -300,6 +304,17 @@ func (s *Store) refreshWith(ctx context.Context, force map[string]bool, recreate
 			return nil, err
 		}
 	}
+	// A file whose stat data are the record's, older than RecordFile (so not "racily clean",
+	// gitformat-index(5)), still holds the recorded blob, as HandEdits trusts them (indexFromRecord):
+	// it is not read again. Files the last refresh wrote are older than the record it wrote whole; those
+	// of a line of RecordLogFile are newer than RecordFile and are read.
+	recTime := int64(math.MinInt64)
+	if trustStat {
+		if fi, err := fsys.lstat(RecordFile); err == nil {
+			recTime = fi.ModTime().UnixNano()
+		}
+	}
+	linkFree := map[string]bool{} // folders of .context/ checked for symbolic links on the way
 	var ops []refreshOp
 	for _, p := range paths {
 		newScope, newBlob, err := s.readableAt(ctx, trees, p, known)
@@ -307,18 +322,27 @@ func (s *Store) refreshWith(ctx context.Context, force map[string]bool, recreate
 			return nil, err
 		}
 		before, _ := fsys.lstat(p) // stat data before the read: a change after it changes them
-		cur, derr := fsys.readFile(p)
-		onDisk := derr == nil
-		if derr != nil && !errors.Is(derr, fs.ErrNotExist) {
-			// A symbolic link, a folder where a file should be: not ctx's to overwrite.
-			out.Kept = append(out.Kept, p)
-			continue
-		}
 		old, had := rec.entry(p)
+		var cur gitstore.Hash // the blob of the file on disk, when onDisk
+		onDisk := false
+		if had && old.Stat != nil && old.Stat.Mtime < recTime && old.Stat.Ctime < recTime && before != nil &&
+			before.Mode().IsRegular() && *statOf(before) == *old.Stat && fsys.dirLinkFree(path.Dir(p), linkFree) {
+			cur, onDisk = gitstore.NewHash(old.Blob), true
+		} else {
+			data, derr := fsys.readFile(p)
+			if derr != nil && !errors.Is(derr, fs.ErrNotExist) {
+				// A symbolic link, a folder where a file should be: not ctx's to overwrite.
+				out.Kept = append(out.Kept, p)
+				continue
+			}
+			if onDisk = derr == nil; onDisk {
+				cur = blobHash(data)
+			}
+		}
 		switch {
-		case onDisk && !newBlob.IsZero() && blobHash(cur) == newBlob:
+		case onDisk && !newBlob.IsZero() && cur == newBlob:
 			// already what the ref has
-		case onDisk && !force[p] && (!had || blobHash(cur).String() != old.Blob):
+		case onDisk && !force[p] && (!had || cur.String() != old.Blob):
 			out.Kept = append(out.Kept, p)
 			continue
 		case newBlob.IsZero():
@@ -334,7 +358,7 @@ func (s *Store) refreshWith(ctx context.Context, force map[string]bool, recreate
 			}
 		} else {
 			e := RecordEntry{Scope: newScope, Blob: newBlob.String()}
-			if onDisk && before != nil && blobHash(cur) == newBlob {
+			if onDisk && before != nil && cur == newBlob {
 				e.Stat = statOf(before)
 			}
 			if !had || !sameEntry(e, old) {

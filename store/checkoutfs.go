@@ -73,6 +73,22 @@ func (c *checkoutFS) noLinks(p string) error {
 	return nil
 }
 
+// dirLinkFree reports whether the folder dir of the tree ("." for the tree itself) exists and neither it
+// nor a folder on the way to it is a symbolic link; ok remembers the answers (one refresh's lookups).
+func (c *checkoutFS) dirLinkFree(dir string, ok map[string]bool) bool {
+	if dir == "." {
+		return true
+	}
+	if v, seen := ok[dir]; seen {
+		return v
+	}
+	link, err := safepath.FirstLink(c.root, dir)
+	fi, serr := c.root.Lstat(dir)
+	v := err == nil && link == "" && serr == nil && fi.IsDir()
+	ok[dir] = v
+	return v
+}
+
 // onCheckoutRead, when set (tests), is called with the path of every file read from the checked-out tree.
 var onCheckoutRead func(p string)
 

@@ -147,7 +147,14 @@ func (r *Record) loadAll() error {
 	if r.src == nil {
 		return nil
 	}
-	whole, err := parseRecordLog(r.src.name, r.raw, r.logRaw)
+	var whole *Record
+	var err error
+	if r.src.cache != nil {
+		// The record a hand-edit scan of this process parsed already (a pull scans, merges, then refreshes).
+		whole, err = r.src.cache.parse(r.src.name, r.raw, r.logRaw)
+	} else {
+		whole, err = parseRecordLog(r.src.name, r.raw, r.logRaw)
+	}
 	if err != nil {
 		return err
 	}
@@ -165,7 +172,8 @@ func (r *Record) loadAll() error {
 // recordSource finds entries in the bytes of RecordFile without decoding the others.
 type recordSource struct {
 	name  string
-	files []byte // the bytes of the "files" object, from its '{'
+	files []byte        // the bytes of the "files" object, from its '{'
+	cache *parsedRecord // the Store's parsed record, which loadAll goes through; nil: parse
 }
 
 // lookup finds p's entry: json.Marshal writes a map's keys escaped one way and sorted, each preceded by
@@ -334,7 +342,7 @@ func (s *Store) readRecordLazy(fsys *checkoutFS) (rec *Record, found bool, err e
 		return nil, false, fmt.Errorf("read checkout record: %w", err)
 	}
 	rec.raw, rec.logRaw = b, lb
-	rec.src = &recordSource{name: name, files: b[off:]}
+	rec.src = &recordSource{name: name, files: b[off:], cache: &s.parsed}
 	rec.Files, rec.gone = map[string]RecordEntry{}, map[string]bool{}
 	for _, l := range logLines(lb, rec.Gen) {
 		rec.Commits, rec.Incomplete, rec.Clean = l.Commits, l.Incomplete, l.Clean

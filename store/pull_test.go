@@ -29,12 +29,19 @@ func TestPullMergesManyEntriesAgainstGit(t *testing.T) {
 	testenv.Git(t, remote, "update-ref", "refs/heads/ctx", testenv.Git(t, dir, "rev-parse", "theirs"))
 	testenv.Git(t, dir, "remote", "add", "origin", remote)
 	s := storetest.Open(t, dir, store.Actor{Agent: "t", Machine: "t"})
+	// The record is read lazily by the refresh, as at 10,000 entries.
+	t.Cleanup(store.SetLazyRecordMin(1 << 10))
 	if _, err := s.Refresh(bg); err != nil {
 		t.Fatal(err)
 	}
+	parsed := store.RecordsParsed()
 	r, err := s.Pull(bg, store.PullOptions{Remote: "origin"})
 	if err != nil || r.Action != store.PullMerged || len(r.Conflicts) != 0 || len(r.HandEdits) != 0 || len(r.RefreshKept) != 0 {
 		t.Fatalf("pull: %+v, %v", r, err)
+	}
+	// The hand-edit scan before the merge parses the record; the refresh after it reuses that parse.
+	if n := store.RecordsParsed() - parsed; n != 1 {
+		t.Errorf("the pull parsed the checkout record %d times, want once", n)
 	}
 	testenv.Git(t, dir, "fsck", "--strict", "--no-dangling", "--no-progress")
 	if parents := strings.Fields(testenv.Git(t, dir, "log", "-1", "--format=%P", "ctx")); len(parents) != 2 || parents[0] != ours {
