@@ -1,6 +1,8 @@
 package importer
 
 import (
+	"strings"
+
 	"github.com/ctx-dev/ctx/store"
 )
 
@@ -13,9 +15,9 @@ func Batch(p Plan, sc store.Scope) store.Batch {
 	for _, it := range p.Items {
 		switch it.Kind {
 		case KindKnowledge:
-			b.Entries = append(b.Entries, store.BatchEntry{Kind: store.KnowledgeKind, SetEntry: store.SetEntry{Key: it.Key, Content: string(it.Content), Scope: sc}})
+			b.Entries = append(b.Entries, store.BatchEntry{Kind: store.KnowledgeKind, SetEntry: store.SetEntry{Key: it.Key, Content: fileContent(it.Content), Scope: sc}})
 		case KindConvention:
-			b.Entries = append(b.Entries, store.BatchEntry{Kind: store.ConventionKind, SetEntry: store.SetEntry{Key: it.Key, Content: string(it.Content), Scope: sc}})
+			b.Entries = append(b.Entries, store.BatchEntry{Kind: store.ConventionKind, SetEntry: store.SetEntry{Key: it.Key, Content: fileContent(it.Content), Scope: sc}})
 		case KindSkill:
 			b.Skills = append(b.Skills, store.NewSkill{Name: it.Key, Content: it.Content, Scope: sc})
 		case KindDecision:
@@ -34,3 +36,8 @@ func Batch(p Plan, sc store.Scope) store.Batch {
 	}
 	return b
 }
+
+// fileContent is the content of an entry imported from a text file: the file less its final newline,
+// which ends its last line and is no content (store.EntryContent), so that the entry's file on the branch
+// holds the file's bytes: importing again, or a store imported by an older ctx, changes nothing.
+func fileContent(b []byte) string { return strings.TrimSuffix(string(b), "\n") }

@@ -25,7 +25,8 @@ import (
 func (s *srv) toolStatus() tool {
 	return newTool(toolSpec{name: "status", title: "Context store and history status", readOnly: true, coded: true,
 		desc: "The context store's status, as `ctx status --json` (branch, tip, remote-tracking ref and " +
-			"ahead/behind, entry counts, private and ephemeral tips, hand edits), plus read_only: true, " +
+			"ahead/behind, entry counts, private and ephemeral tips, hand edits, clashes: look-alike keys and " +
+			"decisions sharing a number or uid as the last pull or ctx doctor found them), plus read_only: true, " +
 			"history: the local agent history index (path, exists, generation, sessions, events, per provider), " +
 			"and local_usage: counts and response bytes of the tool calls this clone's servers answered."},
 		s.statusTool)

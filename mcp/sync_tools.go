@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/ctx-dev/ctx/store"
 )
@@ -85,9 +86,17 @@ func (s *srv) pull(ctx context.Context, a remoteArgs) (any, error) {
 		return nil, err
 	}
 	o.Remote = remote
-	res, err := s.store(ctx).Pull(ctx, o)
+	st := s.store(ctx)
+	res, err := st.Pull(ctx, o)
 	if err != nil {
 		return nil, &transferFailure{err}
+	}
+	if res.Found && res.Action != store.PullUpToDate {
+		// As ctx pull: a merge can bring clashes (look-alike keys, decisions sharing a number or uid); the
+		// check records them for the status tool (store.RecordedClashes). A failure leaves the last record.
+		if _, err := st.Clashes(ctx); err != nil {
+			store.Warn(ctx, fmt.Sprintf("looking for clashes after the pull: %v", err))
+		}
 	}
 	return res.Report(), nil
 }

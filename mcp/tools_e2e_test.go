@@ -448,7 +448,7 @@ func TestMergeTools(t *testing.T) {
 	if ms := r.read(s, "context_merge_status", nil); ms["open_conflicts"] != float64(0) {
 		t.Errorf("after resolve: %v", ms)
 	}
-	if got := s.readJSON(t, "context://knowledge/db").(map[string]any)["content"]; got != "Use PostgreSQL, SQLite in tests.\n" {
+	if got := s.readJSON(t, "context://knowledge/db").(map[string]any)["content"]; got != "Use PostgreSQL, SQLite in tests." {
 		t.Errorf("knowledge/db = %q", got)
 	}
 	r.fail(s, "context_resolve_conflict", map[string]any{"id": c["id"], "choice": "kept"}, "not found")

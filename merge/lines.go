@@ -229,6 +229,16 @@ func merge3(base, a, b []byte) (kept, lost []byte, conflicts int) {
 	if bytes.Equal(base, b) {
 		return a, a, 0
 	}
+	if nb, na, nc, final, ok := finalNewlines(base, a, b); ok {
+		kept, lost, conflicts = merge3(nb, na, nc)
+		var open [][]byte // the sides whose last line has no newline
+		for _, x := range [][]byte{a, b} {
+			if !endsLine(x) {
+				open = append(open, x)
+			}
+		}
+		return withFinalNewline(kept, final, open), withFinalNewline(lost, final, open), conflicts
+	}
 	bs, as, cs := string(base), string(a), string(b)
 	bl, al, cl := splitLines(bs), splitLines(as), splitLines(cs)
 	ha := diffHunks(bs, as, bl, al)
@@ -307,6 +317,57 @@ func merge3(base, a, b []byte) (kept, lost []byte, conflicts int) {
 		l.WriteString(s)
 	}
 	return []byte(k.String()), []byte(l.String()), conflicts
+}
+
+// endsLine reports whether x ends in a newline; an empty text counts as one that does (it has no last
+// line to end).
+func endsLine(x []byte) bool { return len(x) == 0 || x[len(x)-1] == '\n' }
+
+// finalNewlines separates the final newline from the lines (docs/merge.md "A final newline"): when some
+// non-empty side's last line has no newline, it returns the three sides each with one (empty ones as they
+// are), so that adding or removing only the final newline no longer changes the last line, and final, the
+// 3-way merge of "ends in a newline" (the side that changed it wins; two booleans that both changed agree).
+// ok is false when every side already ends in one: nothing to separate. An empty side has no say: it
+// counts as unchanged.
+func finalNewlines(base, a, b []byte) (nb, na, nc []byte, final, ok bool) {
+	if endsLine(base) && endsLine(a) && endsLine(b) {
+		return base, a, b, true, false
+	}
+	fb, fa, fc := endsLine(base), endsLine(a), endsLine(b)
+	if len(a) == 0 {
+		fa = fb
+	}
+	if len(b) == 0 {
+		fc = fb
+	}
+	final = fc
+	if fa != fb {
+		final = fa
+	}
+	add := func(x []byte) []byte {
+		if endsLine(x) {
+			return x
+		}
+		return append(x[:len(x):len(x)], '\n')
+	}
+	return add(base), add(a), add(b), final, true
+}
+
+// withFinalNewline returns the merged text x (every line ending in a newline) with its final newline
+// removed when final is false and its last line is the last line of a side in open (the sides that
+// lack the final newline; their last line as written): a side's missing newline belongs to its last line,
+// and a line the merge placed after it keeps its newline.
+func withFinalNewline(x []byte, final bool, open [][]byte) []byte {
+	if final || len(x) == 0 || x[len(x)-1] != '\n' {
+		return x
+	}
+	last := x[bytes.LastIndexByte(x[:len(x)-1], '\n')+1 : len(x)-1]
+	for _, o := range open {
+		if bytes.Equal(o[bytes.LastIndexByte(o, '\n')+1:], last) {
+			return x[:len(x)-1]
+		}
+	}
+	return x
 }
 
 // lineBuilder builds a merged text line by line. A line without a final newline is the last line of the

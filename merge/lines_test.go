@@ -32,6 +32,12 @@ func TestLines(t *testing.T) {
 		// One side rewrote the last line without a newline, the other appended after it: the lines
 		// stay two lines ("Step one (revised).Step two." was the bug).
 		{"rewritten last line without newline, other appends", "Step one.\n", "Step one (revised).", "Step one.\nStep two.\n", "Step one (revised).\nStep two.\n", false},
+		// A final newline is merged apart from the last line (docs/merge.md): a teammate's older ctx wrote
+		// entries without one, a newer ctx writes it; their edits of different lines still merge cleanly.
+		{"final newline added vs last line edited", "a\nb", "a\nb\n", "a\nB", "a\nB\n", false},
+		{"old format edits last line, new format edits first", "a\nb", "a\nB", "A\nb\n", "A\nB\n", false},
+		{"both without final newline", "a\nb\nc", "A\nb\nc", "a\nb\nC", "A\nb\nC", false},
+		{"final newline removed, other edits elsewhere", "a\nb\n", "a\nb", "A\nb\n", "A\nb", false},
 		{"crlf", "a\r\nb\r\nc\r\n", "A\r\nb\r\nc\r\n", "a\r\nb\r\nC\r\n", "A\r\nb\r\nC\r\n", false},
 		{"empty base add add", "", "x\n", "y\n", "y\n", true},
 		{"delete all vs unchanged", base, "", base, "", false},

@@ -168,3 +168,8 @@ func followContentRenames(base, ours, theirs Files) (Files, Files, Files, []Note
 	}
 	return nb, out[0], out[1], notes
 }
+
+// Similarity is how alike two texts are, by the measure the merge follows renames with (docs/merge.md
+// "Renames", git's -M): 2 × the bytes of the lines a and b have in common over their total size, from 0
+// (nothing in common) to 1 (equal; two empty texts included).
+func Similarity(a, b string) float64 { return similarity(a, b) }

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -13,6 +15,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ctx-dev/ctx/internal/lazyre"
+	"github.com/ctx-dev/ctx/merge"
 	"github.com/google/uuid"
 )
 
@@ -84,6 +88,8 @@ func (s *Store) Apply(ctx context.Context, op Op, b Batch) (*Committed, []Decisi
 //     inside the work tree, from older versions, matches too) is the same decision: when its body
 //     changed it is updated in place (same id and uid; title, status, date, body and source follow the
 //     file) and the item lists the changes; when not, it is left alone;
+//   - a decision whose Source no stored decision has may be one renamed (git mv, a new title): see
+//     renamedDecisions; it is then updated as above, its source following the file;
 //   - SupersededByRef and SupersedesRefs link decisions of the batch, or imported decisions already
 //     stored (by source, else by id): superseded_by on one side, supersedes on the other.
 func (s *Store) ApplyReport(ctx context.Context, op Op, b Batch) (*Applied, error) {
@@ -263,12 +269,16 @@ func (s *Store) decisionBatch(ctx context.Context, v *View, in []NewDecision, wh
 			order = append(order, i)
 		}
 	}
+	renamed := s.renamedDecisions(in, existing, bySource)
 	planned := make([]*plannedDecision, len(in))
 	for _, i := range order {
 		nd := in[i]
 		p := &plannedDecision{in: nd}
 		planned[i] = p
 		old, ok := bySource[nd.Source]
+		if !ok && nd.Source != "" {
+			old, ok = renamed[i]
+		}
 		if !ok || nd.Source == "" {
 			status := nd.Status
 			if status == "" {
@@ -323,7 +333,9 @@ func (s *Store) decisionBatch(ctx context.Context, v *View, in []NewDecision, wh
 		}
 		note("title", d.Title, strings.TrimSpace(nd.Title))
 		note("status", d.Status, status)
-		note("date", d.Date, nd.Date)
+		if nd.Date != "" { // an ADR without a date keeps the stored one
+			note("date", d.Date, nd.Date)
+		}
 		if d.Body != bodyOf(nd) {
 			p.changes = append(p.changes, "body")
 		}
@@ -450,6 +462,109 @@ func (s *Store) decisionBatch(ctx context.Context, v *View, in []NewDecision, wh
 			Action: ActionUpdated, Changes: []string{"links"}})
 	}
 	return nil
+}
+
+// adrFileNumber reads the ADR number at the start of a file name as the importer does (0003-x.md,
+// adr-009-x.md, ADR0001_x.md): 0 when there is none, or when the name starts with a date (log4brains).
+var (
+	adrFileNumber = lazyre.New(`^(?i:adr[-_ ]?)?(\d{1,7})(?:[-_ .]|$)`)
+	adrFileDate   = lazyre.New(`^\d{4}-?\d{2}-?\d{2}(?:[-_ .]|$)`)
+)
+
+func adrNumberOf(source string) int {
+	name := path.Base(source)
+	if adrFileDate.Get().MatchString(name) {
+		return 0
+	}
+	m := adrFileNumber.Get().FindStringSubmatch(name)
+	if m == nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
+}
+
+// minRenameSimilarity is how alike (merge.Similarity) the bodies of an ADR whose file name gives no number
+// and a stored decision must be for the ADR to be that decision renamed: git's default for renames (-M50%).
+const minRenameSimilarity = 0.5
+
+// renamedDecisions finds, for the decisions of a batch whose source no stored decision has, the stored
+// decision they were renamed from (docs/format.md "Import": an ADR renamed or retitled is the same
+// decision). A stored decision can be the old name only when its file is gone: its source is relative,
+// not imported by this batch and not a file of the work tree. Among those, in the same folder as the new
+// source, it is the one whose file name has the same ADR number (when exactly one has; ADR numbers are
+// never reused), else, for ADRs without numbers (log4brains' dated names), the one whose body is most
+// alike, at least minRenameSimilarity. Each stored decision is the old name of one batch decision at most.
+// The result maps batch indexes to stored decisions.
+func (s *Store) renamedDecisions(in []NewDecision, existing []Decision, bySource map[string]Decision) map[int]Decision {
+	inBatch := map[string]bool{}
+	var fresh []int
+	for i, nd := range in {
+		inBatch[nd.Source] = true
+		if _, ok := bySource[nd.Source]; !ok && nd.Source != "" && !path.IsAbs(nd.Source) {
+			fresh = append(fresh, i)
+		}
+	}
+	if len(fresh) == 0 {
+		return nil
+	}
+	root := s.repo.WorkTree()
+	var gone []Decision
+	for _, d := range existing {
+		if d.Source == "" || filepath.IsAbs(d.Source) || inBatch[d.Source] || !fs.ValidPath(d.Source) {
+			continue
+		}
+		if root != "" {
+			if _, err := os.Lstat(filepath.Join(root, filepath.FromSlash(d.Source))); !errors.Is(err, fs.ErrNotExist) {
+				continue // still there (or unreadable): not renamed
+			}
+		}
+		gone = append(gone, d)
+	}
+	if len(gone) == 0 {
+		return nil
+	}
+	out := map[int]Decision{}
+	claimed := map[int]bool{}
+	// By ADR number first, for every new source, so that a similar body never takes a numbered match.
+	for _, i := range fresh {
+		nd := in[i]
+		n := adrNumberOf(nd.Source)
+		if n == 0 {
+			n = nd.Number
+		}
+		if n <= 0 {
+			continue
+		}
+		var match []Decision
+		for _, d := range gone {
+			if !claimed[d.ID] && path.Dir(d.Source) == path.Dir(nd.Source) && adrNumberOf(d.Source) == n {
+				match = append(match, d)
+			}
+		}
+		if len(match) == 1 {
+			out[i], claimed[match[0].ID] = match[0], true
+		}
+	}
+	for _, i := range fresh {
+		nd := in[i]
+		if _, ok := out[i]; ok || adrNumberOf(nd.Source) > 0 {
+			continue
+		}
+		best, bestSim := Decision{}, 0.0
+		for _, d := range gone {
+			if claimed[d.ID] || path.Dir(d.Source) != path.Dir(nd.Source) || adrNumberOf(d.Source) > 0 {
+				continue
+			}
+			if sim := merge.Similarity(d.Body, bodyOf(nd)); sim >= minRenameSimilarity && sim > bestSim {
+				best, bestSim = d, sim
+			}
+		}
+		if bestSim > 0 {
+			out[i], claimed[best.ID] = best, true
+		}
+	}
+	return out
 }
 
 // bodyOf is the body a NewDecision is stored with (see decisionPlan).

@@ -2,6 +2,8 @@ package store_test
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -106,6 +108,67 @@ func TestBatchUpdatesDecisionsBySource(t *testing.T) {
 	res, err = s.ApplyReport(bg, store.Op{Name: "import", Summary: "x"}, b2)
 	if err != nil || res.Changed() {
 		t.Errorf("a third import changed something: %+v %v", res.Items, err)
+	}
+}
+
+// TestBatchFollowsRenamedADR: an ADR whose file was renamed (and retitled) is the decision imported from
+// its old name, as long as the old file is gone: same id and uid, source and title follow the file. The
+// same number in a new file while the old one is still in the work tree is another decision.
+func TestBatchFollowsRenamedADR(t *testing.T) {
+	s, dir := storetest.New(t)
+	body := func(s string) *string { return &s }
+	op := store.Op{Name: "import", Summary: "x"}
+	if err := os.MkdirAll(filepath.Join(dir, "docs", "adr"), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"0001-mysql.md", "0002-pg.md"} {
+		if err := os.WriteFile(filepath.Join(dir, "docs", "adr", n), []byte("x\n"), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := s.ApplyReport(bg, op, store.Batch{Decisions: []store.NewDecision{
+		{Title: "Use MySQL", Status: "accepted", Source: "docs/adr/0001-mysql.md", Number: 1, Body: body("# 1. Use MySQL\n")},
+		{Title: "Use Postgres", Status: "proposed", Source: "docs/adr/0002-pg.md", Number: 2, Body: body("# 2. Use Postgres\n")},
+	}})
+	if err != nil || len(res.Decisions) != 2 {
+		t.Fatal(res, err)
+	}
+	uid := res.Decisions[1].UID
+	rename := store.NewDecision{Title: "Use Postgres 16", Status: "accepted", Source: "docs/adr/0002-use-postgres.md", Number: 2, Body: body("# 2. Use Postgres 16\n")}
+	// The old file is still there: a second ADR numbered 2 (a copy), not a rename.
+	if err := os.WriteFile(filepath.Join(dir, "docs", "adr", "0002-pg-copy.md"), []byte("x\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	cp := rename
+	cp.Source = "docs/adr/0002-pg-copy.md"
+	res, err = s.ApplyReport(bg, op, store.Batch{Decisions: []store.NewDecision{cp}})
+	if err != nil || len(res.Items) != 1 || res.Items[0].Action != store.ActionAdded || res.Decisions[0].ID != 3 {
+		t.Fatalf("copy while the old file is there: %+v %v", res.Items, err)
+	}
+	// git mv: the old file is gone.
+	if err := os.Remove(filepath.Join(dir, "docs", "adr", "0002-pg.md")); err != nil {
+		t.Fatal(err)
+	}
+	res, err = s.ApplyReport(bg, op, store.Batch{Decisions: []store.NewDecision{rename}})
+	if err != nil || len(res.Items) != 1 || res.Items[0].Action != store.ActionUpdated || res.Items[0].Key != "2" {
+		t.Fatalf("rename: %+v %v", res.Items, err)
+	}
+	if ch := strings.Join(res.Items[0].Changes, ", "); !strings.Contains(ch, `title "Use Postgres" -> "Use Postgres 16"`) || !strings.Contains(ch, "source") {
+		t.Errorf("changes: %s", ch)
+	}
+	v, _ := s.RefView(bg)
+	all, _ := v.ListDecisions(bg)
+	if len(all) != 3 || all[1].UID != uid || all[1].Source != "docs/adr/0002-use-postgres.md" || all[1].Title != "Use Postgres 16" {
+		t.Fatalf("after the rename: %+v", all)
+	}
+	// Another folder's ADR 1 is not ADR 1 of docs/adr renamed, even with docs/adr/0001-mysql.md gone.
+	if err := os.Remove(filepath.Join(dir, "docs", "adr", "0001-mysql.md")); err != nil {
+		t.Fatal(err)
+	}
+	res, err = s.ApplyReport(bg, op, store.Batch{Decisions: []store.NewDecision{
+		{Title: "Use gRPC", Status: "accepted", Source: "services/api/adr/0001-grpc.md", Number: 1, Body: body("# 1. Use gRPC\n")}}})
+	if err != nil || res.Items[0].Action != store.ActionAdded {
+		t.Fatalf("another folder: %+v %v", res.Items, err)
 	}
 }
 

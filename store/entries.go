@@ -39,12 +39,22 @@ type Entry struct {
 func (k Kind) path(key string) string { return k.Dir + "/" + key + ".md" }
 
 // ParseEntry reads an entry file (front matter by ReadFrontMatter). A file without front matter is all
-// body.
+// body. The entry's Content is the body less exactly one final newline (EntryContent).
 func ParseEntry(key string, sc Scope, b []byte) Entry {
 	fm, body := ReadFrontMatter(b)
-	return Entry{Key: key, Scope: sc, Content: string(body), Author: fm.Values["author"], Agent: fm.Values["agent"],
+	return Entry{Key: key, Scope: sc, Content: EntryContent(body), Author: fm.Values["author"], Agent: fm.Values["agent"],
 		UpdatedAt: fm.Values["updated_at"], Provenance: fm.Values["provenance"]}
 }
+
+// EntryContent is the content of a knowledge or convention entry whose file has body: the body without
+// its final newline, exactly one "\n" removed when there is one (docs/format.md "Knowledge and
+// conventions"). A write stores content + "\n" (EntryBody), so that every entry file ends in a newline as
+// git users expect, and every content reads back exactly as written, newlines of its own included. A body
+// without a final newline (written by a ctx before this rule, or by hand) reads as it is.
+func EntryContent(body []byte) string { return strings.TrimSuffix(string(body), "\n") }
+
+// EntryBody is the body an entry's file holds for content: content and one newline (see EntryContent).
+func EntryBody(content string) []byte { return []byte(content + "\n") }
 
 // GetEntry reads one entry; a *NotFoundError with the not-found text of docs/format.md when absent.
 func (v *View) GetEntry(ctx context.Context, k Kind, key string) (Entry, error) {
@@ -115,7 +125,9 @@ type SetEntry struct {
 
 // SetEntry writes an entry (one commit; none when nothing changed). Scope "" keeps the entry where it
 // is; naming another scope than the one holding it is an error wrapping ErrScopeClash (a write never
-// moves an entry: SetScope does), and nothing is written. The body is stored byte for byte; the
+// moves an entry: SetScope does), and nothing is written. The content is stored byte for byte, followed
+// by one newline that reading removes (EntryBody, EntryContent); content equal to what the entry holds
+// (EntryContent of its body, so an older file without the newline too) writes nothing. The
 // front matter keeps unknown keys of the previous version and records author, agent, updated_at,
 // provenance and scope.
 func (s *Store) SetEntry(ctx context.Context, k Kind, in SetEntry) (*Committed, error) {
@@ -173,7 +185,7 @@ func (s *Store) entryEdits(ctx context.Context, v *View, k Kind, in SetEntry, au
 				m = pm
 			}
 			// Unchanged content and scope: nothing to write, not even a new timestamp.
-			if string(body) == in.Content && sc == oldScope && (in.Provenance == "" || in.Provenance == m.String("provenance")) {
+			if EntryContent(body) == in.Content && sc == oldScope && (in.Provenance == "" || in.Provenance == m.String("provenance")) {
 				return nil
 			}
 		}
@@ -193,7 +205,7 @@ func (s *Store) entryEdits(ctx context.Context, v *View, k Kind, in SetEntry, au
 	m.Set("updated_at", now())
 	m.Set("provenance", prov)
 	m.Set("scope", string(sc))
-	ed.Put(sc, p, JoinFrontMatter(m, []byte(in.Content)))
+	ed.Put(sc, p, JoinFrontMatter(m, EntryBody(in.Content)))
 	return nil
 }
 

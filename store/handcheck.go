@@ -158,13 +158,25 @@ type ScopedPath struct {
 }
 
 // Clashes returns the clashes of the refs' tips (see Clash), in a stable order: look-alike keys by
-// folder, then decisions by number and uid.
+// folder, then decisions by number and uid. It records them for Status (RecordedClashes), keyed by the
+// tips it checked.
 func (s *Store) Clashes(ctx context.Context) ([]Clash, error) {
+	tips, err := s.Tips(ctx)
+	if err != nil {
+		return nil, err
+	}
 	v, err := s.RefView(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return clashes(ctx, v)
+	cs, err := clashes(ctx, v)
+	if err != nil {
+		return nil, err
+	}
+	// The view may be of newer tips than those read first (a write in between): the record is then keyed
+	// by the older ones, which RecordedClashes only trusts as far as the clashes' paths still exist.
+	s.recordClashes(ctx, tips, cs)
+	return cs, nil
 }
 
 func clashes(ctx context.Context, v *View) ([]Clash, error) {

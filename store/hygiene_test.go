@@ -3,6 +3,8 @@ package store_test
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -96,5 +98,63 @@ func TestInvalidUTF8Refused(t *testing.T) {
 	check("check-in", err)
 	if n := storetest.Count(t, dir, "ctx"); n != before {
 		t.Errorf("refused writes made %d commits", n-before)
+	}
+}
+
+// TestRecordedClashesIsACheckedCache: the clash record status reads is ctx's own file, still checked: a
+// record that is not JSON, too big, or names paths outside the tree gives no clash, and one of older tips
+// keeps only the clashes whose files are all still checked out.
+func TestRecordedClashesIsACheckedCache(t *testing.T) {
+	s, dir := storetest.New(t)
+	if _, err := s.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "auth", Content: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	tips, err := s.Tips(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(dir, store.CheckoutDir)
+	rec := filepath.Join(s.LocalDir(), "clashes.json")
+	write := func(b string) {
+		t.Helper()
+		if err := os.WriteFile(rec, []byte(b), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tip := tips[store.Public].String()
+	clash := func(paths ...string) string {
+		var ps []string
+		for _, p := range paths {
+			ps = append(ps, `{"scope":"public","path":"`+p+`"}`)
+		}
+		return `{"kind":"lookalike","paths":[` + strings.Join(ps, ",") + `],"fix":"f"}`
+	}
+	for name, b := range map[string]string{
+		"not json":  `{"tips":`,
+		"no tips":   `{"clashes":[` + clash("knowledge/auth.md", "knowledge/b.md") + `]}`,
+		"too big":   `{"tips":{"public":"` + tip + `"},"clashes":[],"pad":"` + strings.Repeat("x", 5<<20) + `"}`,
+		"traversal": `{"tips":{"public":"` + tip + `"},"clashes":[` + clash("../../etc/passwd", "knowledge/auth.md") + `]}`,
+		"one path":  `{"tips":{"public":"` + tip + `"},"clashes":[` + clash("knowledge/auth.md") + `]}`,
+	} {
+		write(b)
+		if cs, _ := s.RecordedClashes(tips, root); len(cs) != 0 {
+			t.Errorf("%s: %+v", name, cs)
+		}
+	}
+	// The same tips: the record as it is; other tips: only clashes whose paths are all in .context/.
+	write(`{"tips":{"public":"` + tip + `"},"clashes":[` + clash("knowledge/auth.md", "knowledge/gone.md") + `]}`)
+	if cs, at := s.RecordedClashes(tips, root); len(cs) != 1 || at != tip {
+		t.Fatalf("same tips: %+v %q", cs, at)
+	}
+	if _, err := s.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "other", Content: "y"}); err != nil {
+		t.Fatal(err)
+	}
+	moved, _ := s.Tips(bg)
+	if cs, _ := s.RecordedClashes(moved, root); len(cs) != 0 {
+		t.Fatalf("a clash with a path gone is kept: %+v", cs)
+	}
+	write(`{"tips":{"public":"` + tip + `"},"clashes":[` + clash("knowledge/auth.md", "knowledge/other.md") + `]}`)
+	if cs, _ := s.RecordedClashes(moved, root); len(cs) != 1 {
+		t.Fatalf("a clash whose paths are all there is dropped: %+v", cs)
 	}
 }

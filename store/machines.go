@@ -464,8 +464,22 @@ func (s *Store) Machines(ctx context.Context, remote string) ([]Machine, error) 
 // again), an id the last pull did not see (*NotFoundError), and a machine whose tip the local context
 // branch does not hold (pull first: its writes would be on no ref of the remote but its own). The remote
 // ref is deleted only while it still names the tip seen (git push --force-with-lease): a machine that
-// pushed since keeps its ref (a *TransferError).
-func (s *Store) ForgetMachine(ctx context.Context, remote, id string, origin RemoteOrigin) error {
+// pushed since keeps its ref: a *TransferError wrapping gitstore.ErrNonFastForward whose Reason says in
+// plain words what happened and what to run (git's own word for it, "stale info", tells a user nothing).
+// A ref that is already gone from the remote (another clone forgot it) is not an error: its local copy is
+// deleted and gone is true.
+func (s *Store) ForgetMachine(ctx context.Context, remote, id string, origin RemoteOrigin) (gone bool, err error) {
+	err = s.forgetMachine(ctx, remote, id, origin)
+	if errors.Is(err, errMachineGone) {
+		return true, nil
+	}
+	return false, err
+}
+
+// errMachineGone is forgetMachine's way to say the remote ref was gone already (its local copy deleted).
+var errMachineGone = errors.New("machine ref already gone from the remote")
+
+func (s *Store) forgetMachine(ctx context.Context, remote, id string, origin RemoteOrigin) error {
 	if err := ValidMachineID(id); err != nil {
 		return fmt.Errorf("%w: %v", ErrInvalid, err)
 	}
@@ -504,10 +518,40 @@ func (s *Store) ForgetMachine(ctx context.Context, remote, id string, origin Rem
 	}
 	tctx, cancel := context.WithTimeout(ctx, s.timeout())
 	defer cancel()
-	if err := s.repo.DeleteRemoteRef(tctx, remote, MachineRefPrefix+id, tip, gitstore.TransferOptions{Progress: progress(ctx), Origin: origin}); err != nil {
-		return err
+	opt := gitstore.TransferOptions{Progress: progress(ctx), Origin: origin}
+	if err := s.repo.DeleteRemoteRef(tctx, remote, MachineRefPrefix+id, tip, opt); err != nil {
+		if !errors.Is(err, gitstore.ErrNonFastForward) {
+			return err
+		}
+		return s.forgetRefused(ctx, remote, id, local, tip, opt, err)
 	}
 	return s.repo.UpdateRef(ctx, local, tip, gitstore.ZeroHash, "ctx machines forget")
+}
+
+// forgetRefused explains a delete the remote refused because its ref no longer names tip (git's "stale
+// info"): it asks the remote what the ref names now (one ls-remote). Gone: the local copy is deleted too
+// (errMachineGone). Moved: a *TransferError saying so in plain words, with the commands to run. When the
+// remote cannot be asked, the refusal is returned with the same advice.
+func (s *Store) forgetRefused(ctx context.Context, remote, id, local string, tip gitstore.Hash, opt gitstore.TransferOptions, refused error) error {
+	ref := MachineRefPrefix + id
+	advice := "run `ctx pull`, then `ctx machines list`; forget it again only if that machine is really gone"
+	tctx, cancel := context.WithTimeout(ctx, s.timeout())
+	defer cancel()
+	refs, err := s.repo.LsRemote(tctx, remote, []string{ref}, opt)
+	if err != nil {
+		return &TransferError{Op: "push", Remote: remote, Err: gitstore.ErrNonFastForward, Reason: fmt.Sprintf(
+			"%s was not deleted: the remote's ref no longer names %s, the tip your last pull saw (%v); %s", ref, tip.String()[:12], refused, advice)}
+	}
+	now, ok := refs[ref]
+	if !ok {
+		if err := s.repo.UpdateRef(ctx, local, tip, gitstore.ZeroHash, "ctx machines forget: gone from the remote"); err != nil {
+			return err
+		}
+		return errMachineGone
+	}
+	return &TransferError{Op: "push", Remote: remote, Err: gitstore.ErrNonFastForward, Reason: fmt.Sprintf(
+		"%s was not deleted: machine %s pushed since your last pull (the remote's ref is now %s, your last pull saw %s), "+
+			"so it is kept: its new writes are on no other ref yet; %s", ref, id, now.String()[:12], tip.String()[:12], advice)}
 }
 
 // machineRejected gives a refusal of a machine ref the advice that fits it: one machine's ref is repaired

@@ -174,7 +174,7 @@ func TestMoveOldPrivateRefs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e, err := v.GetEntry(ctx, store.KnowledgeKind, "old-secret"); err != nil || e.Content != "OLD-PRIVATE-2\n" || e.Scope != store.Private {
+	if e, err := v.GetEntry(ctx, store.KnowledgeKind, "old-secret"); err != nil || e.Content != "OLD-PRIVATE-2" || e.Scope != store.Private {
 		t.Errorf("old-secret = %+v, %v", e, err)
 	}
 	if e, err := v.GetEntry(ctx, store.KnowledgeKind, "old-scratch"); err != nil || e.Scope != store.Ephemeral {

@@ -43,6 +43,13 @@ type Status struct {
 	// Locks are the lock files on the context refs and the remote-tracking ref (docs/locks.md): ctx's own
 	// stale ones, which its next write or sync removes, live ones, and foreign ones with the fix.
 	Locks []gitstore.LockInfo `json:"locks"`
+	// Clashes are the entries of the context refs ctx would not write side by side (look-alike keys,
+	// decisions sharing a number or uid) as the last check found them (RecordedClashes): a pull that moved
+	// the branch, or ctx doctor. Never nil.
+	Clashes []Clash `json:"clashes"`
+	// ClashesCheckedAt is the context branch's tip at that check; "" when none was recorded (ctx doctor
+	// checks).
+	ClashesCheckedAt string `json:"clashes_checked_at"`
 }
 
 // Status computes the store's status. ErrNotInitialized when there is no context branch. When the
@@ -105,6 +112,7 @@ func (s *Store) Status(ctx context.Context) (*Status, error) {
 		clean = x.clean
 	}
 	st.Locks = s.Locks(ctx)
+	st.Clashes, st.ClashesCheckedAt = s.RecordedClashes(tips, root)
 	if !tips[Private].IsZero() {
 		st.Private = tips[Private].String()
 	}

@@ -43,3 +43,7 @@ func warn(ctx context.Context, msg string) string {
 	}
 	return msg
 }
+
+// Warn reports a warning to the context's collector, if any (a front end's own warning about a call that
+// still succeeded, as the store's writes report theirs).
+func Warn(ctx context.Context, msg string) { warn(ctx, msg) }

@@ -538,7 +538,7 @@ func TestConflictsCLI(t *testing.T) {
 	if after := testenv.Git(t, a, "rev-list", "--count", "ctx"); after == before {
 		t.Errorf("resolve made no commit")
 	}
-	if got := run(t, a, 0, "knowledge", "get", "arch"); got != "B's arch\n" {
+	if got := run(t, a, 0, "knowledge", "get", "arch"); got != "B's arch\n\n" {
 		t.Errorf("after resolve --theirs: %q", got)
 	}
 	if got := run(t, a, 0, "conflicts", "--json"); strings.TrimSpace(got) != "[]" {
@@ -553,7 +553,7 @@ func TestConflictsCLI(t *testing.T) {
 	if !strings.Contains(out, "(0 conflicts)") || !strings.Contains(out, "decided") {
 		t.Errorf("pull --strategy ours: %s", out)
 	}
-	if got := run(t, a, 0, "knowledge", "get", "deploy"); got != "A's deploy\n" {
+	if got := run(t, a, 0, "knowledge", "get", "deploy"); got != "A's deploy\n\n" {
 		t.Errorf("--strategy ours kept %q", got)
 	}
 	if ls := testenv.Git(t, a, "ls-tree", "--name-only", "ctx", "conflicts/"); ls != "" {
@@ -573,7 +573,7 @@ func TestConflictsCLI(t *testing.T) {
 	if !strings.Contains(out, "recorded 1 hand edit ") {
 		t.Errorf("sync: %s", out)
 	}
-	if got := run(t, a, 0, "knowledge", "get", "testing"); got != "B's testing\n" {
+	if got := run(t, a, 0, "knowledge", "get", "testing"); got != "B's testing\n\n" {
 		t.Errorf("--strategy theirs kept %q", got)
 	}
 	run(t, b, 0, "pull")

@@ -189,7 +189,7 @@ func TestKillDuringWrite(t *testing.T) {
 	}
 	run(t, dir, 0, "knowledge", "set", "c", "three")
 	noLocks(t, dir)
-	if got := run(t, dir, 0, "knowledge", "get", "c"); got != "three" {
+	if got := run(t, dir, 0, "knowledge", "get", "c"); got != "three\n" {
 		t.Errorf("c = %q", got)
 	}
 	if _, _, code := runCode(dir, "", "knowledge", "get", "b"); code != 3 {
@@ -338,7 +338,7 @@ func TestScopeMoveAtomic(t *testing.T) {
 	if got := inRef(t, dir, "refs/ctx/private", "knowledge/k.md"); !got {
 		t.Fatalf("k left the private scope although the move failed")
 	}
-	if got := run(t, dir, 0, "knowledge", "get", "k"); got != "secret" {
+	if got := run(t, dir, 0, "knowledge", "get", "k"); got != "secret\n" {
 		t.Fatalf("k = %q after a failed move", got)
 	}
 

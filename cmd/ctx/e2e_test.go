@@ -118,7 +118,7 @@ func TestEndToEnd(t *testing.T) {
 	b := testenv.Clone(t, remote, "b")
 	snapB := testenv.Take(t, b)
 	run(t, b, 0, "pull")
-	if got := run(t, b, 0, "knowledge", "get", "architecture"); got != "Hexagonal, one binary." {
+	if got := run(t, b, 0, "knowledge", "get", "architecture"); got != "Hexagonal, one binary.\n" {
 		t.Fatalf("B reads %q", got)
 	}
 	run(t, b, 0, "convention", "set", "git", "-f", filepath.Join(corpus(t), "conventions", "restic", "CONTRIBUTING.md"))
@@ -225,8 +225,9 @@ func TestConcurrentProcesses(t *testing.T) {
 	_ = time.Second
 }
 
-// TestGetOnTerminalEndsLine: `ctx knowledge get` of an entry without a final newline ends the line on a
-// terminal (a real pty, made by util-linux script(1)), and gives the stored bytes to a pipe.
+// TestGetOnTerminalEndsLine: `ctx knowledge get` prints the entry's body as its file holds it, the content
+// and one newline (docs/format.md "Knowledge and conventions"), on a terminal (a real pty, made by
+// util-linux script(1)) and in a pipe alike: the line is ended, and `get > f` then `set -f f` round-trips.
 func TestGetOnTerminalEndsLine(t *testing.T) {
 	scriptCmd, err := exec.LookPath("script")
 	if err != nil {
@@ -235,8 +236,8 @@ func TestGetOnTerminalEndsLine(t *testing.T) {
 	dir := testenv.NewRepo(t)
 	run(t, dir, 0, "init", "--no-hooks")
 	run(t, dir, 0, "knowledge", "set", "k", "hello")
-	if got := run(t, dir, 0, "knowledge", "get", "k"); got != "hello" {
-		t.Fatalf("get through a pipe = %q, want the stored bytes %q", got, "hello")
+	if got := run(t, dir, 0, "knowledge", "get", "k"); got != "hello\n" {
+		t.Fatalf("get through a pipe = %q, want the stored body %q", got, "hello\n")
 	}
 	cmd := exec.Command(scriptCmd, "-qec", ctxBin+" knowledge get k", "/dev/null")
 	cmd.Dir = dir

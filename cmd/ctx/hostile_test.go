@@ -362,7 +362,7 @@ func TestUnreadableRemoteEntries(t *testing.T) {
 	mustCtx(t, a, nil, 0, "push")
 	// The other member pulls the repaired branch.
 	mustCtx(t, b, nil, 0, "pull")
-	if got := mustCtx(t, b, nil, 0, "knowledge", "get", "k2").stdout; got != "written next to a gitlink" {
+	if got := mustCtx(t, b, nil, 0, "knowledge", "get", "k2").stdout; got != "written next to a gitlink\n" {
 		t.Errorf("B reads k2 = %q", got)
 	}
 	mustCtx(t, b, nil, 0, "doctor")

@@ -402,7 +402,7 @@ func TestKeysNFCAndReservedNames(t *testing.T) {
 	dir := newInitRepo(t)
 	nfc, nfd := "caf\u00e9", "cafe\u0301"
 	run(t, dir, 0, "knowledge", "set", nfc, "espresso")
-	if got := run(t, dir, 0, "knowledge", "get", nfd); got != "espresso" {
+	if got := run(t, dir, 0, "knowledge", "get", nfd); got != "espresso\n" {
 		t.Errorf("get by the NFD key: %q", got)
 	}
 	run(t, dir, 0, "knowledge", "set", nfd, "ristretto")

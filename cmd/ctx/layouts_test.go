@@ -30,7 +30,7 @@ func TestLayoutLinkedWorktrees(t *testing.T) {
 
 	// A write in wt: main's .context/ follows after main's next ctx write...
 	mustCtx(t, wt, nil, 0, "knowledge", "set", "from-wt", "written in the worktree")
-	if got := mustCtx(t, main, nil, 0, "knowledge", "get", "from-wt").stdout; got != "written in the worktree" {
+	if got := mustCtx(t, main, nil, 0, "knowledge", "get", "from-wt").stdout; got != "written in the worktree\n" {
 		t.Fatalf("main reads %q", got)
 	}
 	mustCtx(t, main, nil, 0, "convention", "set", "style", "gofmt")
@@ -71,7 +71,7 @@ func TestLayoutBare(t *testing.T) {
 		t.Errorf("bare init mentions a checked-out tree:\n%s", out)
 	}
 	mustCtx(t, bare, nil, 0, "knowledge", "set", "arch", "from the bare repo")
-	if got := mustCtx(t, bare, nil, 0, "knowledge", "get", "arch").stdout; got != "from the bare repo" {
+	if got := mustCtx(t, bare, nil, 0, "knowledge", "get", "arch").stdout; got != "from the bare repo\n" {
 		t.Errorf("bare get: %q", got)
 	}
 	if _, err := os.Stat(filepath.Join(bare, ".context")); err == nil {
@@ -104,7 +104,7 @@ func TestLayoutGitDirEnv(t *testing.T) {
 	env := []string{"GIT_DIR=" + filepath.Join(repo, ".git"), "GIT_WORK_TREE=" + repo}
 	mustCtx(t, elsewhere, env, 0, "init", "--no-hooks")
 	mustCtx(t, elsewhere, env, 0, "knowledge", "set", "k", "via GIT_DIR")
-	if got := mustCtx(t, repo, nil, 0, "knowledge", "get", "k").stdout; got != "via GIT_DIR" {
+	if got := mustCtx(t, repo, nil, 0, "knowledge", "get", "k").stdout; got != "via GIT_DIR\n" {
 		t.Errorf("read back in the repo: %q", got)
 	}
 	if _, ok := readCtxFile(repo, "knowledge/k.md"); !ok {
@@ -131,7 +131,7 @@ func TestLayoutMovedRepository(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustCtx(t, moved, nil, 0, "knowledge", "set", "k2", "after the move")
-	if got := mustCtx(t, moved, nil, 0, "knowledge", "get", "k").stdout; got != "before the move" {
+	if got := mustCtx(t, moved, nil, 0, "knowledge", "get", "k").stdout; got != "before the move\n" {
 		t.Errorf("after mv: %q", got)
 	}
 	if _, ok := readCtxFile(moved, "knowledge/k2.md"); !ok {

@@ -98,7 +98,7 @@ func roundTrip(t *testing.T, a, b string, env []string) {
 	mustCtx(t, a, env, 0, "knowledge", "set", "from-a", "written on A")
 	mustCtx(t, a, env, 0, "push")
 	mustCtx(t, b, env, 0, "pull")
-	if got := mustCtx(t, b, env, 0, "knowledge", "get", "from-a").stdout; got != "written on A" {
+	if got := mustCtx(t, b, env, 0, "knowledge", "get", "from-a").stdout; got != "written on A\n" {
 		t.Fatalf("B reads %q", got)
 	}
 	mustCtx(t, b, env, 0, "knowledge", "set", "from-b", "written on B")
@@ -402,7 +402,7 @@ func TestRemoteCommandAndRemoteFlag(t *testing.T) {
 	b := cloneURL(t, origin, "b")
 	testenv.Git(t, b, "remote", "add", "backup", backup)
 	mustCtx(t, b, nil, 0, "pull", "--remote", "backup")
-	if got := mustCtx(t, b, nil, 0, "knowledge", "get", "k").stdout; got != "v" {
+	if got := mustCtx(t, b, nil, 0, "knowledge", "get", "k").stdout; got != "v\n" {
 		t.Errorf("B pulled %q from backup", got)
 	}
 	if _, err := testenv.GitErr(b, "rev-parse", "--verify", "-q", "refs/remotes/backup/ctx"); err != nil {
@@ -567,7 +567,7 @@ func TestRemoteShallowAndSingleBranchClones(t *testing.T) {
 			b := cloneURL(t, "file://"+remote, "b", tc.opts...)
 			shallow := testenv.Git(t, b, "rev-parse", "--is-shallow-repository") == "true"
 			mustCtx(t, b, nil, 0, "pull")
-			if got := mustCtx(t, b, nil, 0, "knowledge", "get", "old-0").stdout; got != "history" {
+			if got := mustCtx(t, b, nil, 0, "knowledge", "get", "old-0").stdout; got != "history\n" {
 				t.Fatalf("B reads %q", got)
 			}
 			key := "b-" + tc.name

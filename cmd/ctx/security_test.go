@@ -105,8 +105,8 @@ func TestTerminalEscapesSanitized(t *testing.T) {
 	var got struct {
 		Content string `json:"content"`
 	}
-	if err := json.Unmarshal([]byte(run(t, dir, 0, "knowledge", "get", "notes", "--json")), &got); err != nil || got.Content != nasty {
-		t.Errorf("--json: %v, content %q, want %q", err, got.Content, nasty)
+	if err := json.Unmarshal([]byte(run(t, dir, 0, "knowledge", "get", "notes", "--json")), &got); err != nil || got.Content != strings.TrimSuffix(nasty, "\n") { // -f: the file's final newline is no content
+		t.Errorf("--json: %v, content %q, want %q", err, got.Content, strings.TrimSuffix(nasty, "\n"))
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/ctx-dev/ctx/store"
 	"github.com/urfave/cli/v2"
@@ -100,7 +101,9 @@ func newEntrySetCmd(e *env, k store.Kind, name string) *cli.Command {
 			return o, nil
 		}, runEntrySet),
 	}, "Writes the entry KEY (a file name without .md: letters, digits, '-', '_', '.') in one commit; the\n"+
-		"same content again makes no commit. Text that looks like a secret is refused in the public scope.",
+		"same content again makes no commit. Text that looks like a secret is refused in the public scope.\n"+
+		"The file on the branch ends in a newline; a FILE's (or standard input's) own final newline ends its\n"+
+		"last line and is not part of the content, as with $(cat FILE).",
 		[]string{
 			fmt.Sprintf("ctx %s set architecture 'Hexagonal; one binary.'", name),
 			fmt.Sprintf("ctx %s set onboarding -f docs/onboarding.md --scope private", name),
@@ -113,6 +116,11 @@ func runEntrySet(ctx context.Context, e *env, o entrySetOptions) error {
 	text, err := o.Content.read(ctx, e.stdin)
 	if err != nil {
 		return err
+	}
+	if !o.Content.HasText {
+		// A file (or standard input) is text whose final newline ends its last line, as $(cat f) drops
+		// it: the entry's file then holds the file's bytes (docs/format.md "Knowledge and conventions").
+		text = strings.TrimSuffix(text, "\n")
 	}
 	s, err := e.openInit(ctx)
 	if err != nil {
@@ -145,8 +153,8 @@ func newEntryGetCmd(e *env, k store.Kind, name string) *cli.Command {
 			}
 			return entryGetOptions{Kind: k, Key: c.Args().Get(0), JSON: c.Bool("json")}, nil
 		}, runEntryGet),
-	}, "Prints the content of the entry KEY as stored, whatever its scope; --json adds its key, scope and\n"+
-		"front matter.",
+	}, "Prints the content of the entry KEY as stored, whatever its scope, and a newline (the body of its\n"+
+		"file); --json gives the content exactly, with its key, scope and front matter.",
 		[]string{fmt.Sprintf("ctx %s get architecture", name), fmt.Sprintf("ctx %s get architecture --json", name)},
 		exits(ExitUsage, ExitNotFound, ExitNoStore))
 }
@@ -163,11 +171,10 @@ func runEntryGet(ctx context.Context, e *env, o entryGetOptions) error {
 	if o.JSON {
 		return printJSON(e.stdout, en)
 	}
-	_, err = io.WriteString(e.stdout, en.Content)
-	if err == nil && terminal(e.rawOut) != nil && en.Content != "" && en.Content[len(en.Content)-1] != '\n' {
-		// On a terminal the prompt would follow the text on its line; a pipe or a file gets the bytes.
-		_, err = io.WriteString(e.stdout, "\n")
-	}
+	// The body as the entry's file holds it: the content and one newline (store.EntryBody), on a terminal
+	// and in a pipe alike, as git show prints a blob. `ctx knowledge get K > f` then `set K -f f` (which
+	// drops one final newline) gives the same content back.
+	_, err = e.stdout.Write(store.EntryBody(en.Content))
 	return err
 }
 

@@ -89,7 +89,9 @@ func newMachinesForgetCmd(e *env) *cli.Command {
 		}, runMachinesForget),
 	}, "Deletes refs/ctx/machines/ID on the remote and its local copy, once the context branch holds its\n"+
 		"tip (ctx pull first), and only while the remote's ref still names that tip: a machine that pushed\n"+
-		"since keeps its ref. This machine's own id is refused (its next push would make it again).",
+		"since keeps its ref (exit 5, saying what the ref names now: ctx pull, then decide again). A ref already\n"+
+		"gone from the remote (another clone forgot it) is not an error: its local copy is deleted. This\n"+
+		"machine's own id is refused (its next push would make it again).",
 		[]string{"ctx machines forget old-laptop-3f9a2c1b", "ctx machines forget ci-runner-0a1b2c3d --remote upstream"},
 		[]exit{{ExitFailure, "the context branch does not hold the machine's tip yet (ctx pull first)"},
 			{ExitUsage, "usage error, an invalid id, or this machine's own"}, {ExitNotFound, "no such machine as of the last pull"},
@@ -101,8 +103,13 @@ func runMachinesForget(ctx context.Context, e *env, o machinesForgetOptions) err
 	if err != nil {
 		return err
 	}
-	if err := s.ForgetMachine(ctx, o.Remote, o.ID, store.RemoteFromUser); err != nil {
+	gone, err := s.ForgetMachine(ctx, o.Remote, o.ID, store.RemoteFromUser)
+	if err != nil {
 		return err
+	}
+	if gone {
+		fmt.Fprintf(e.stdout, "forgot machine %s: %s%s was already gone from the remote; deleted the local copy\n", o.ID, store.MachineRefPrefix, o.ID)
+		return nil
 	}
 	fmt.Fprintf(e.stdout, "forgot machine %s: deleted %s%s on the remote\n", o.ID, store.MachineRefPrefix, o.ID)
 	return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/ctx-dev/ctx/mcp"
@@ -79,6 +80,17 @@ func runStatus(ctx context.Context, e *env, o statusOptions) error {
 		fmt.Fprintf(w, "skipped:  %s ctx does not read (repair: ctx doctor):\n", plural(len(st.Unreadable), "entry", "entries"))
 		for _, p := range st.Unreadable {
 			fmt.Fprintf(w, "  %s: %s\n", p.Scope, p)
+		}
+	}
+	if len(st.Clashes) > 0 {
+		fmt.Fprintf(w, "clashes:  %s found at %s (look-alike keys, decisions sharing a number or uid; repair: ctx doctor):\n",
+			plural(len(st.Clashes), "clash", "clashes"), st.ClashesCheckedAt[:12])
+		for _, c := range st.Clashes {
+			ps := make([]string, 0, len(c.Paths))
+			for _, p := range c.Paths {
+				ps = append(ps, p.Path)
+			}
+			fmt.Fprintf(w, "  %s: %s\n", c.Kind, strings.Join(ps, ", "))
 		}
 	}
 	if st.CheckoutProblem != "" {

@@ -205,8 +205,9 @@ func runSyncSteps(ctx context.Context, e *env, o syncOptions, s *store.Store) er
 
 // warnClashes warns, after a pull that moved the branch, of clashes on it (store.Clash: look-alike keys,
 // decisions sharing a number or uid): each write passed its own check, a merge of two machines' writes
-// can still put them side by side (docs/security.md "Look-alike keys"). ctx doctor reports them too; a
-// clash costs ctx status nothing, since only a pull brings one from elsewhere.
+// can still put them side by side (docs/security.md "Look-alike keys"). ctx doctor reports them too. The
+// check records what it found (store.RecordedClashes), which ctx status and the MCP status tool report
+// without checking again: only a pull brings a clash from elsewhere.
 func warnClashes(ctx context.Context, e *env, s *store.Store) {
 	cs, err := s.Clashes(ctx)
 	if err != nil {
