@@ -890,16 +890,7 @@ func (ix *Index) queryRows(ctx context.Context, query string, args []any, each f
 		return err
 	}
 	rows, err := st.QueryContext(ctx, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := each(rows); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+	return eachRow(rows, err, each)
 }
 
 // queryRow runs a one-row query prepared once (stmt) and scans its row into dest.
@@ -944,6 +935,12 @@ func (h *hitCounts) put(match, gen string, hits []int64) {
 // scanRows runs a query and calls each for every row.
 func (ix *Index) scanRows(ctx context.Context, query string, args []any, each func(*sql.Rows) error) error {
 	rows, err := ix.db.QueryContext(ctx, query, args...)
+	return eachRow(rows, err, each)
+}
+
+// eachRow calls each for every row of rows (the result of a query that failed with err, or not), then
+// closes them.
+func eachRow(rows *sql.Rows, err error, each func(*sql.Rows) error) error {
 	if err != nil {
 		return err
 	}
