@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ctx-dev/ctx/gitstore"
 
@@ -677,11 +678,43 @@ func closerToOurs(ours, kept, lost []byte) bool {
 }
 
 // lineDistance is go-diff's Levenshtein distance of a line-mode diff of a and b: the size of the lines
-// inserted or deleted (diffmatchpatch DiffLinesToRunes, DiffMainRunes, DiffCharsToLines).
+// inserted or deleted (diffmatchpatch DiffLinesToRunes, DiffMainRunes, DiffCharsToLines). It must give
+// every machine the same answer for the same inputs (the side it names goes into the conflict record a
+// merge commits), so it never depends on the clock: go-diff runs without its time limit, and above
+// maxExactDistanceLines lines, where the diff could take seconds, the distance is counted from the two
+// multisets of lines instead (multisetLineDistance), in time linear in the input.
 func lineDistance(a, b string) int {
+	if strings.Count(a, "\n")+strings.Count(b, "\n") > maxExactDistanceLines {
+		return multisetLineDistance(a, b)
+	}
 	dmp := diffmatchpatch.New()
+	dmp.DiffTimeout = 0 // no clock
 	ra, rb, lines := dmp.DiffLinesToRunes(a, b)
 	return dmp.DiffLevenshtein(dmp.DiffCharsToLines(dmp.DiffMainRunes(ra, rb, false), lines))
+}
+
+// maxExactDistanceLines bounds the lines (both texts) lineDistance diffs exactly: go-diff's O(N·D) at 4,000
+// lines is at most a few tens of milliseconds.
+const maxExactDistanceLines = 4000
+
+// multisetLineDistance is the size in runes of the lines one of a and b holds more often than the other:
+// the lines a diff would insert or delete, without their order.
+func multisetLineDistance(a, b string) int {
+	count := map[string]int{}
+	for _, l := range strings.SplitAfter(a, "\n") {
+		count[l]++
+	}
+	for _, l := range strings.SplitAfter(b, "\n") {
+		count[l]--
+	}
+	d := 0
+	for l, n := range count {
+		if n < 0 {
+			n = -n
+		}
+		d += n * utf8.RuneCountInString(l)
+	}
+	return d
 }
 
 // Strategy decides every conflict of one pull at once (`ctx pull --strategy`), in the merge commit itself.
