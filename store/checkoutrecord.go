@@ -247,6 +247,13 @@ func (c *parsedRecord) parse(name string, b, log []byte) (*Record, error) {
 		Clean: c.rec.Clean, Gen: c.rec.Gen, raw: c.raw, logRaw: c.log}, nil
 }
 
+// drop forgets the parsed record.
+func (c *parsedRecord) drop() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.raw, c.log, c.rec = nil, nil, nil
+}
+
 // recordsParsed counts parseRecord's calls (tests check that one command parses the record once).
 var recordsParsed atomic.Int64
 
