@@ -420,3 +420,41 @@ func TestFTSLengthIsFTS5s(t *testing.T) {
 	}
 	t.Logf("%d events, %d lengths unknown", n, unknown)
 }
+
+// TestSearchWithoutRankFunctions: on the modernc.org/sqlite this module pins, ctx_bm25 and ctx_collect
+// are registered (Available: a driver change that breaks that would otherwise only show as a slower
+// search); and when they cannot be, searches rank with FTS5's bm25() and give the same candidates with
+// the same scores, bit for bit.
+func TestSearchWithoutRankFunctions(t *testing.T) {
+	ix := openTestIndex(t)
+	importCorpus(t, ix)
+	if !ftsrank.Available() {
+		t.Fatal("ctx_bm25 could not be registered on this driver's connections")
+	}
+	ctx := context.Background()
+	type run struct {
+		cands    []candidate
+		windowed bool
+	}
+	queries := []Query{{Text: "the"}, {Text: "npm run build"}, {Text: "error", Providers: Providers}, {Text: "README"}}
+	with := map[int]run{}
+	for i, q := range queries {
+		match, _ := ftsQuery(q.Text, false)
+		c, w, err := ix.candidates(ctx, q, ScopeAll, match)
+		if err != nil || len(c) == 0 {
+			t.Fatalf("%q: %d candidates, %v", q.Text, len(c), err)
+		}
+		with[i] = run{c, w}
+	}
+	defer ftsrank.SetUnavailable()()
+	for i, q := range queries {
+		match, _ := ftsQuery(q.Text, false)
+		c, w, err := ix.candidates(ctx, q, ScopeAll, match)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(with[i], run{c, w}) {
+			t.Errorf("%q: bm25() ranks %d candidates differently from ctx_bm25's %d", q.Text, len(c), len(with[i].cands))
+		}
+	}
+}

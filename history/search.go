@@ -266,7 +266,7 @@ func (ix *Index) candidates(ctx context.Context, q Query, scope, match string) (
 	// here rather than by an SQL ORDER BY: SQLite's bounded sort inserts every row into a B-tree.
 	var cands []candidate
 	n, windowed := 0, false
-	if from == "ev_fts" {
+	if from == "ev_fts" && ftsrank.Available() {
 		// FTS5 alone: ctx_collect hands the scored rows to Go as SQLite evaluates them, one row back.
 		// The phrases' document counts of an earlier search over the same generation are reused (a
 		// warm MCP server); the generation is read by the same statement, so in the same snapshot: when
@@ -316,7 +316,11 @@ func (ix *Index) candidates(ctx context.Context, q Query, scope, match string) (
 		}
 		return cands, windowed, nil
 	} else {
-		sqlText := `SELECT ev_fts.rowid, ctx_bm25(ev_fts) * ` + weight + ` FROM ` + from + ` WHERE ` + strings.Join(where, " AND ") + `
+		rank := "ctx_bm25" // bm25() with the length from the rowid (ftsrank): the same scores
+		if !ftsrank.Available() {
+			rank = "bm25"
+		}
+		sqlText := `SELECT ev_fts.rowid, ` + rank + `(ev_fts) * ` + weight + ` FROM ` + from + ` WHERE ` + strings.Join(where, " AND ") + `
 		ORDER BY ev_fts.rowid DESC LIMIT ?`
 		err := ix.scanRows(ctx, sqlText, append(args, rankWindow+1), func(r *sql.Rows) error {
 			if n++; n > rankWindow {

@@ -8,7 +8,9 @@
 // modernc.org/sqlite registers no FTS5 auxiliary function from Go: the function is created through the
 // transpiled C API (modernc.org/sqlite/lib) on each connection a Connector opens, with the connection's
 // handle read from the driver's connection by reflection. When that is not possible (a driver whose
-// connection no longer holds the handle), Connect fails and says so.
+// connection no longer holds the handle), Connect returns the connection without them and Available
+// reports false: the history index then ranks with bm25() itself, with the same scores
+// (history's TestSearchWithoutRankFunctions checks both).
 package ftsrank
 
 import (
@@ -68,7 +70,10 @@ type Connector struct {
 	drv sqlite.Driver
 }
 
-// Connect opens a connection and registers ctx_bm25 on it.
+// Connect opens a connection and registers ctx_bm25 and ctx_collect on it. When they cannot be
+// registered (a modernc.org/sqlite whose connection no longer holds the handle this package reads), the
+// connection is returned without them and Available reports false from then on: the index ranks with
+// FTS5's own bm25() instead, the same scores, at the speed of before (history's search checks Available).
 func (c *Connector) Connect(ctx context.Context) (driver.Conn, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -77,11 +82,27 @@ func (c *Connector) Connect(ctx context.Context) (driver.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
+	if unavailable.Load() {
+		return conn, nil
+	}
 	if err := Register(conn); err != nil {
-		conn.Close()
-		return nil, err
+		unavailable.Store(true)
 	}
 	return conn, nil
+}
+
+// unavailable is set once ctx_bm25 could not be registered on a connection (or by SetUnavailable).
+var unavailable atomic.Bool
+
+// Available reports whether the connections of Connectors have ctx_bm25 and ctx_collect; false once one
+// could not get them, after which no connection gets them (so every connection ranks alike).
+func Available() bool { return !unavailable.Load() }
+
+// SetUnavailable makes Available report false, as when registering fails, and returns the function that
+// puts it back: for the tests of the fallback to bm25().
+func SetUnavailable() (restore func()) {
+	old := unavailable.Swap(true)
+	return func() { unavailable.Store(old) }
 }
 
 // Driver is the driver of the connections.
