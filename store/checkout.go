@@ -623,6 +623,15 @@ func (s *Store) commitHandEdits(ctx context.Context, msg string, auto bool) (*Co
 	if len(edits) == 0 {
 		return &Committed{}, nil, nil
 	}
+	if err := s.refuseGitWritten(edits); err != nil {
+		return nil, edits, err
+	}
+	for _, e := range edits {
+		if e.Path == ManifestPath && e.Change == ChangeDeleted {
+			// Without it the branch is no context store for anyone who pulls it (docs/security.md).
+			return nil, edits, invalidf("nothing committed: %s/%s was deleted, and a context store needs it: bring it back with ctx restore %s", CheckoutDir, ManifestPath, ManifestPath)
+		}
+	}
 	if auto {
 		var deleted []string
 		for _, e := range edits {

@@ -207,6 +207,8 @@ func (s *Store) trackedFiles(ctx context.Context, e *CheckoutDirError) bool {
 	if len(e.Tracked) > 0 {
 		e.Commit, _ = s.repo.LastCommitTouching(ctx, CheckoutDir)
 		e.Replaced = s.checkoutMade()
+		// Once untracked, what git wrote there must not pass for hand edits (gitwritten.go).
+		_ = s.rememberGitWritten(e.Tracked)
 	}
 	return true
 }

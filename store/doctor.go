@@ -46,7 +46,10 @@ func (s *Store) Doctor(ctx context.Context) (*Diagnosis, error) {
 	if tree, err := s.repo.TreeOf(ctx, tip); err != nil {
 		return nil, err
 	} else if err := s.checkContextTree(ctx, tree); err != nil {
-		return nil, err
+		// A manifest deleted from a store (plain git) is the store's to repair: an earlier commit holds one.
+		if mp, _, merr := s.checkManifest(ctx); merr != nil || mp == nil || mp.LastGood == "" {
+			return nil, err
+		}
 	}
 	ps, err := s.TreeProblems(ctx)
 	if err != nil {

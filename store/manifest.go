@@ -242,8 +242,9 @@ var ErrNotContextBranch = errors.New("not a context store")
 type notContextError struct{ branch string }
 
 func (e *notContextError) Error() string {
-	return fmt.Sprintf("branch %s is not a context store (it has no %s; it is a branch of yours): ctx writes nothing to it; make the store under another name with ctx init --branch NAME",
-		e.branch, ManifestPath)
+	return fmt.Sprintf("branch %s is not a context store (it has no %s; it is a branch of yours): ctx writes nothing to it; make the store under another name with ctx init --branch NAME "+
+		"(if it is your team's store and its %s was deleted, ctx doctor --fix puts it back)",
+		e.branch, ManifestPath, ManifestPath)
 }
 
 func (e *notContextError) Is(target error) bool {

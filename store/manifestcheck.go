@@ -50,8 +50,17 @@ func parseManifest(b []byte) (Manifest, error) {
 // ctx cannot read it. It reads at most maxManifestBytes.
 func (s *Store) manifestProblem(ctx context.Context, tree, against gitstore.Hash) (string, error) {
 	h, err := s.repo.PathHash(ctx, tree, ManifestPath)
-	if err != nil || h.IsZero() {
+	if err != nil {
 		return "", err
+	}
+	if h.IsZero() {
+		if against.IsZero() {
+			return "", nil // not a store: checked elsewhere (RejectedError.NotStore, checkContextTree)
+		}
+		if old, err := s.repo.PathHash(ctx, against, ManifestPath); err != nil || old.IsZero() {
+			return "", err
+		}
+		return "deleted, and a context store needs it (every command of a teammate who pulls it would stop)", nil
 	}
 	if !against.IsZero() {
 		if old, err := s.repo.PathHash(ctx, against, ManifestPath); err != nil {
@@ -71,6 +80,16 @@ func (s *Store) manifestProblem(ctx context.Context, tree, against gitstore.Hash
 		return err.Error(), nil
 	}
 	return "", nil
+}
+
+// manifestRepairKey marks the context of RepairManifest's write: the branch's tip may have no manifest
+// (deleted with plain git), which every other write refuses as "not a context store".
+type manifestRepairKey struct{}
+
+// repairingManifest reports whether ctx is RepairManifest's.
+func repairingManifest(ctx context.Context) bool {
+	v, _ := ctx.Value(manifestRepairKey{}).(bool)
+	return v
 }
 
 // ManifestProblem is a manifest.json on the context branch's tip that ctx cannot read (Diagnosis).
@@ -93,8 +112,14 @@ func (s *Store) checkManifest(ctx context.Context) (*ManifestProblem, gitstore.H
 		return nil, gitstore.ZeroHash, err
 	}
 	reason, err := s.manifestProblem(ctx, tree, gitstore.ZeroHash)
-	if err != nil || reason == "" {
+	if err != nil {
 		return nil, gitstore.ZeroHash, err
+	}
+	if reason == "" {
+		if h, err := s.repo.PathHash(ctx, tree, ManifestPath); err != nil || !h.IsZero() {
+			return nil, gitstore.ZeroHash, err
+		}
+		reason = "deleted" // a store only if an earlier commit holds one (LastGood); else not a store at all
 	}
 	p := &ManifestProblem{Commit: tip.String(), Reason: reason}
 	h := tip
@@ -139,7 +164,7 @@ func (s *Store) RepairManifest(ctx context.Context) (*Committed, *ManifestProble
 		return nil, p, err
 	}
 	op := Op{Name: "doctor.fix", Summary: fmt.Sprintf("put back %s of %.12s (the tip's cannot be read)", ManifestPath, p.LastGood)}
-	c, err := s.Write(ctx, op, func(v *View) (Edits, error) {
+	c, err := s.Write(context.WithValue(ctx, manifestRepairKey{}, true), op, func(v *View) (Edits, error) {
 		e := Edits{}
 		e.Put(Public, ManifestPath, good)
 		return e, nil

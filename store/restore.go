@@ -122,5 +122,12 @@ func (s *Store) Restore(ctx context.Context, paths []string) (*Restored, error) 
 		}
 	}
 	out.Written = written
+	restored := make([]string, 0, len(written))
+	for _, e := range written {
+		restored = append(restored, e.Path)
+	}
+	if err := s.forgetGitWritten(restored); err != nil {
+		return out, fmt.Errorf("restore: the files are back, but forgetting that git wrote them failed: %w", err)
+	}
 	return out, nil
 }

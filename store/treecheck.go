@@ -336,7 +336,7 @@ func (s *Store) CheckIncoming(ctx context.Context, what string, theirs, ours git
 	if len(rej.Problems) == 0 {
 		return nil
 	}
-	if h, err := s.repo.PathHash(ctx, tree, ManifestPath); err == nil && h.IsZero() {
+	if h, err := s.repo.PathHash(ctx, tree, ManifestPath); err == nil && h.IsZero() && !rej.Manifest {
 		rej.NotStore = true
 	}
 	return rej

@@ -113,7 +113,7 @@ func (s *Store) Write(ctx context.Context, op Op, fn func(v *View) (Edits, error
 			return nil, ErrNotInitialized
 		}
 		// A branch of that name that is not a context store is the user's: ctx commits nothing onto it.
-		if err := s.checkContextTree(ctx, tips[s.BranchRef()].Tree); err != nil {
+		if err := s.checkContextTree(ctx, tips[s.BranchRef()].Tree); err != nil && !repairingManifest(ctx) {
 			return nil, err
 		}
 		trees := map[Scope]gitstore.Hash{}

@@ -211,9 +211,19 @@ func TestTrackedFilesUnderContext(t *testing.T) {
 	if show := testenv.Git(t, ada, "show", "ctx:knowledge/arch.md"); strings.Contains(show, "INJECTED") {
 		t.Fatalf("the injected text reached the context branch:\n%s", show)
 	}
-	// The fix.
+	// The fix. Untracked, the file git wrote is still there and differs from the branch: it is not Ada's
+	// hand edit, and neither sync, pull nor commit records it in her name (a tester pushed a teammate's
+	// text this way); ctx restore puts the branch's version back.
 	testenv.Git(t, ada, "rm", "-r", "-q", "--cached", ".context")
 	testenv.Git(t, ada, "commit", "-q", "-m", "untrack .context")
+	for _, args := range [][]string{{"sync"}, {"pull"}, {"commit"}} {
+		if r := mustCtx(t, ada, nil, 2, args...); !strings.Contains(r.stderr, "not edits of yours") || !strings.Contains(r.stderr, "knowledge/arch.md") {
+			t.Errorf("ctx %s after untracking:\n%s", args[0], r.stderr)
+		}
+	}
+	if show := testenv.Git(t, remote, "show", "ctx:knowledge/arch.md"); strings.Contains(show, "INJECTED") {
+		t.Fatalf("the injected text reached the remote after untracking:\n%s", show)
+	}
 	mustCtx(t, ada, nil, 0, "restore", "knowledge/arch.md")
 	if got, _ := readCtxFile(ada, "knowledge/arch.md"); !strings.Contains(got, "orig") {
 		t.Errorf("ctx restore: %q", got)

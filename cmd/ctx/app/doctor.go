@@ -50,12 +50,13 @@ func runDoctor(ctx context.Context, e *env, o doctorOptions) error {
 	}
 	w := e.stdout
 	if o.Fix {
-		res, removed, err := s.RemoveProblems(ctx)
+		// The manifest first, put back, not removed: the store needs one (store.RepairManifest), and the
+		// other repairs write to the branch only once it is a store again.
+		mres, mp, err := s.RepairManifest(ctx)
 		if err != nil {
 			return err
 		}
-		// The manifest is put back, not removed: the store needs one (store.RepairManifest).
-		mres, mp, err := s.RepairManifest(ctx)
+		res, removed, err := s.RemoveProblems(ctx)
 		if err != nil {
 			return err
 		}
