@@ -168,6 +168,9 @@ func (ix *Index) Search(ctx context.Context, q Query) (Result, error) {
 	for i := range hits {
 		hits[i].Snippet = snippet(hits[i].Event.Text, terms)
 	}
+	if hits == nil {
+		hits = []Hit{} // no hits is [] in JSON, never null
+	}
 	res.Hits = hits
 	return res, nil
 }

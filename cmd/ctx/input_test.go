@@ -41,6 +41,29 @@ func TestInputOverLimitRefused(t *testing.T) {
 		t.Errorf("a refused input committed: %s -> %s", tip, got)
 	}
 	run(t, dir, 0, "knowledge", "set", "small", "fits")
+
+	// An entry of exactly the limit reads back: get prints it with a final newline, set -f takes it (the
+	// newline is not content), and the content is unchanged (a tester's 32 MiB round trip was refused).
+	limit := filepath.Join(t.TempDir(), "limit.md")
+	if err := os.WriteFile(limit, bytes.Repeat([]byte("a"), 32<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run(t, dir, 0, "knowledge", "set", "limit", "-f", limit)
+	back := filepath.Join(t.TempDir(), "back.md")
+	if err := os.WriteFile(back, []byte(run(t, dir, 0, "knowledge", "get", "limit")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(back); err != nil || fi.Size() != 32<<20+1 {
+		t.Fatalf("ctx knowledge get of a 32 MiB entry printed %v bytes (%v), want the content and a newline", fi.Size(), err)
+	}
+	before := testenv.Git(t, dir, "rev-parse", "ctx")
+	run(t, dir, 0, "knowledge", "set", "limit", "-f", back)
+	if after := testenv.Git(t, dir, "rev-parse", "ctx"); after != before {
+		t.Errorf("setting back what get printed changed the entry: %s -> %s", before, after)
+	}
+	if _, stderr, code := runCode(dir, "", "knowledge", "set", "limit2", "-f", big); code != 2 || !strings.Contains(stderr, "over 32 MiB") {
+		t.Errorf("33 MiB still refused? exit %d %q", code, stderr)
+	}
 }
 
 // SIGINT while ctx waits for standard input that never ends (a pipe kept open) ends ctx at once with exit

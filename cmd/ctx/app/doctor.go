@@ -60,15 +60,30 @@ func runDoctor(ctx context.Context, e *env, o doctorOptions) error {
 		if err != nil {
 			return err
 		}
+		// Files over the size limit are readable content: --fix leaves them, and says so (exit 1).
+		over, err := s.OversizedFiles(ctx)
+		if err != nil {
+			return err
+		}
 		if o.JSON {
-			out := map[string]any{"removed": nonNil(removed), "commits": res.Commits}
+			out := map[string]any{"removed": nonNil(removed), "commits": res.Commits, "oversized": nonNil(over)}
 			if mp != nil {
 				out["manifest_restored_from"] = mp.LastGood
 				out["manifest_commits"] = mres.Commits
 			}
-			return printJSON(w, out)
+			if err := printJSON(w, out); err != nil {
+				return err
+			}
+			if len(over) > 0 {
+				return errOversized
+			}
+			return nil
 		}
 		if len(removed) == 0 && mp == nil {
+			if len(over) > 0 {
+				printOversized(w, over)
+				return errOversized
+			}
 			fmt.Fprintln(w, "nothing to fix: every entry of the context refs is readable")
 			return nil
 		}
@@ -83,6 +98,10 @@ func runDoctor(ctx context.Context, e *env, o doctorOptions) error {
 			commitLine(w, "doctor --fix", mres)
 		}
 		fmt.Fprintln(w, "publish the repair with ctx push (an unsafe entry stays in the history: see docs/security.md)")
+		if len(over) > 0 {
+			printOversized(w, over)
+			return errOversized
+		}
 		return nil
 	}
 	d, err := s.Doctor(ctx)

@@ -121,6 +121,10 @@ func TestHistoryCLI(t *testing.T) {
 			t.Errorf("%v: exit %d, want %d", bad, code, ExitUsage)
 		}
 	}
+	// No hits: "hits" is an empty list in --json, never null.
+	if out, _, code := run("history", "search", "zzqxjnomatchword", "--json"); code != ExitOK || !strings.Contains(out, `"hits": []`) {
+		t.Errorf("search with no hits --json: exit %d\n%s", code, out)
+	}
 	for _, missing := range [][]string{{"history", "show", "session", "zz"}, {"history", "show", "event", "nope"}} {
 		if _, e, code := run(missing...); code != ExitNotFound || !strings.Contains(e, "nope") && !strings.Contains(e, "zz") {
 			t.Errorf("%v: exit %d (%q), want %d (not found)", missing, code, e, ExitNotFound)
