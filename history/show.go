@@ -110,21 +110,19 @@ func (ix *Index) nativeSession(ctx context.Context, native string) (string, erro
 	if native == "" {
 		return "", fmt.Errorf("session %w", ErrNotFound)
 	}
-	rows, err := ix.db.QueryContext(ctx, `SELECT id FROM sessions WHERE native_id = ? ORDER BY id LIMIT 2`, native)
+	ids, err := ix.sessionIDs(ctx, `SELECT id FROM sessions WHERE native_id = ? ORDER BY id LIMIT 2`, native)
 	if err != nil {
-		return "", fmt.Errorf("resolve native id: %w", err)
+		return "", err
 	}
-	defer rows.Close()
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
+	if len(ids) == 0 && len(native) >= 8 {
+		// A unique prefix of at least 8 characters, as for ctx ids: what a reader copies from the native
+		// id search prints.
+		if ids, err = ix.sessionIDs(ctx, `SELECT id FROM sessions WHERE native_id >= ? AND native_id < ? ORDER BY id LIMIT 2`, native, native+"\xff"); err != nil {
 			return "", err
 		}
-		ids = append(ids, id)
-	}
-	if err := rows.Err(); err != nil {
-		return "", err
+		if len(ids) > 1 {
+			return "", fmt.Errorf("%w: %s is the beginning of several sessions' native ids: give more of it", ErrAmbiguous, native)
+		}
 	}
 	switch len(ids) {
 	case 0:
@@ -133,6 +131,23 @@ func (ix *Index) nativeSession(ctx context.Context, native string) (string, erro
 		return ids[0], nil
 	}
 	return "", fmt.Errorf("%w: native session id %s names sessions of several providers: give the ctx id", ErrAmbiguous, native)
+}
+
+// sessionIDs runs query (selecting sessions' ids) with args and returns the ids.
+func (ix *Index) sessionIDs(ctx context.Context, query string, args ...any) ([]string, error) {
+	var ids []string
+	err := ix.scanRows(ctx, query, args, func(r *sql.Rows) error {
+		var id string
+		if err := r.Scan(&id); err != nil {
+			return err
+		}
+		ids = append(ids, id)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("resolve native id: %w", err)
+	}
+	return ids, nil
 }
 
 // Sessions lists sessions, newest first, optionally of one provider; limit ≤ 0 means all.
