@@ -3,6 +3,7 @@ package gitstore
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -40,17 +41,23 @@ type rawReader interface {
 var errCatFileMissing = errors.New("cat-file: missing")
 
 // start starts git cat-file --batch on the object database of r.
-func (c *catFile) start(r *Repo) error {
-	if !HasGit() {
-		return ErrNoGit
-	}
-	cmd := exec.Command("git", "--git-dir="+r.commonDir, "cat-file", "--batch")
+// catFileCmd is `git cat-file ARG` on the repository's object database, the local-only store's
+// objects (LocalDir) included as an alternate: the one way ctx starts cat-file (catFile, batchCheck).
+func (r *Repo) catFileCmd(ctx context.Context, arg string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, "git", "--git-dir="+r.commonDir, "cat-file", arg)
 	env := gitEnv(os.Environ(), false)
 	if isGitDir(r.LocalDir()) {
 		env = append(env, "GIT_ALTERNATE_OBJECT_DIRECTORIES="+filepath.Join(r.LocalDir(), "objects"))
 	}
-	cmd.Env = env
-	cmd.Dir = r.commonDir
+	cmd.Env, cmd.Dir = env, r.commonDir
+	return cmd
+}
+
+func (c *catFile) start(r *Repo) error {
+	if !HasGit() {
+		return ErrNoGit
+	}
+	cmd := r.catFileCmd(context.Background(), "--batch") // a long-lived reader: stop ends it
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return err

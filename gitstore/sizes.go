@@ -7,9 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -62,12 +59,7 @@ func (r *Repo) ObjectSizes(ctx context.Context, hs []Hash) (map[Hash]int64, erro
 
 // batchCheck fills out with the sizes of hs from one `git cat-file --batch-check` process.
 func (r *Repo) batchCheck(ctx context.Context, hs []Hash, out map[Hash]int64) error {
-	cmd := exec.CommandContext(ctx, "git", "--git-dir="+r.commonDir, "cat-file", "--batch-check=%(objectname) %(objectsize)")
-	env := gitEnv(os.Environ(), false)
-	if isGitDir(r.LocalDir()) {
-		env = append(env, "GIT_ALTERNATE_OBJECT_DIRECTORIES="+filepath.Join(r.LocalDir(), "objects"))
-	}
-	cmd.Env, cmd.Dir = env, r.commonDir
+	cmd := r.catFileCmd(ctx, "--batch-check=%(objectname) %(objectsize)")
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return err

@@ -27,8 +27,8 @@ import (
 // line.
 const gitWrittenFile = "checkout-git-written"
 
-// ErrGitWritten is what a *GitWrittenError is (errors.Is); it wraps ErrInvalid (exit 2).
-var ErrGitWritten = fmt.Errorf("%w: files of %s/ written by git from the user's branch", ErrInvalid, CheckoutDir)
+// ErrGitWritten is what a *GitWrittenError is (errors.Is), as ErrInvalid is (exit 2).
+var ErrGitWritten = errors.New("files of " + CheckoutDir + "/ written by git from the user's branch")
 
 // GitWrittenError refuses to record hand edits of files git wrote into (or deleted from) .context/ from a
 // commit of the user's branch: they are not the user's edits. Nothing was committed.

@@ -25,15 +25,18 @@ const maxManifestBytes = 1 << 20
 // fields have their types (docs/format.md "Records"). The error says what is wrong, without the path.
 func parseManifest(b []byte) (Manifest, error) {
 	var m Manifest
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(b, &obj); err != nil {
-		return m, fmt.Errorf("not a JSON object: %w", err)
+	// One parse: into the struct, which refuses anything but an object except null (let through as no
+	// field at all).
+	if t := bytes.TrimSpace(b); len(t) == 0 || t[0] != '{' {
+		if err := json.Unmarshal(b, &m); err != nil {
+			return m, fmt.Errorf("not a JSON object: %w", err)
+		}
+		return m, errors.New("not a JSON object")
 	}
-	if obj == nil {
-		return m, errors.New("not a JSON object: null")
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	if err := dec.Decode(&m); err != nil {
+	if err := json.Unmarshal(b, &m); err != nil {
+		if _, syntax := errors.AsType[*json.SyntaxError](err); syntax {
+			return m, fmt.Errorf("not a JSON object: %w", err)
+		}
 		return m, fmt.Errorf("not a manifest: %w", err)
 	}
 	if m.Adapters == nil {
