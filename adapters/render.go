@@ -144,7 +144,7 @@ func blockBody(c *Content, path string, limit int) string {
 	if len(sk.items) > 0 {
 		sk.items[len(sk.items)-1] += "\n"
 	}
-	name := c.Project
+	name := oneLine(c.Project)
 	if name == "" {
 		name = "this project"
 	}

@@ -103,37 +103,37 @@ const (
 
 // HookStatus describes one hook file.
 type HookStatus struct {
-	Name Hook
+	Name Hook `json:"name"`
 	// Path is the absolute path of the hook file (it may not exist).
-	Path string
+	Path string `json:"path"`
 	// Installed: the file holds ctx's block.
-	Installed bool
+	Installed bool `json:"installed"`
 	// UserContent: the file has lines of the user's besides ctx's block (and
 	// besides the "#!/bin/sh" ctx wrote when it created the file).
-	UserContent bool
+	UserContent bool `json:"user_content"`
 	// Exists: the file exists.
-	Exists bool
+	Exists bool `json:"exists"`
 	// Executable: the file is executable by its owner. git ignores hook files
 	// that are not executable; ctx never changes a user's file mode.
-	Executable bool
+	Executable bool `json:"executable"`
 	// Changed: this Install/Uninstall call rewrote or removed the file.
-	Changed bool
+	Changed bool `json:"changed"`
 	// Skipped says why ctx left this file alone (a symlink, not a shell
 	// script, ...); empty otherwise.
-	Skipped string
+	Skipped string `json:"skipped,omitempty"`
 }
 
-// Status is the result of Install, Uninstall and Report.
+// Status is the result of Install, Uninstall and Report; `ctx hooks status --json` prints it (snake_case keys).
 type Status struct {
 	// Dir is the absolute hooks directory git uses.
-	Dir string
+	Dir string `json:"dir"`
 	// Manager is the hook manager found, if any. When set, Install writes
 	// nothing and Snippet holds the text to paste into the manager's config.
-	Manager Manager
-	Hooks   []HookStatus
-	Snippet string
+	Manager Manager      `json:"manager"`
+	Hooks   []HookStatus `json:"hooks"`
+	Snippet string       `json:"snippet,omitempty"`
 	// Notes are human-readable remarks for `ctx hooks status`.
-	Notes []string
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Hook returns the status of hook h, and false when h is not in s.Hooks.

@@ -234,13 +234,13 @@ type Server struct {
 // Result is the outcome for one client.
 type Result struct {
 	// Client is the client name.
-	Client string
+	Client string `json:"client"`
 	// Path is the config file that was examined.
-	Path string
+	Path string `json:"path"`
 	// Action is one of the Action* constants.
-	Action string
+	Action string `json:"action"`
 	// Message is a short human-readable explanation.
-	Message string
+	Message string `json:"message,omitempty"`
 }
 
 // DefaultServerName is the entry name used when [Server.Name] is empty.

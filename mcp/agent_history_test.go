@@ -540,8 +540,9 @@ func TestAgentHistoryNoIndex(t *testing.T) {
 	}
 }
 
-// TestAgentHistoryOutputLimit: an event too large for a response is output_limit_exceeded in show_event,
-// ends a show_session page early (has_more) and is listed by query_events with content none.
+// TestAgentHistoryOutputLimit: an event that fits a response once but not with its copy as text comes
+// in structuredContent only (show_event, a show_session page of its own), ends the show_session page
+// before it early (has_more) and is listed by query_events with content none.
 func TestAgentHistoryOutputLimit(t *testing.T) {
 	_, st := newRepo(t, store.Actor{Machine: "testbox"})
 	ctx := context.Background()
@@ -568,8 +569,14 @@ func TestAgentHistoryOutputLimit(t *testing.T) {
 	if len(list(res, "events")) != 1 || pg["returned"] != float64(1) || pg["has_more"] != true {
 		t.Fatalf("page 1 = %v", pg)
 	}
-	if code := errorCode(t, "page 2", s.call(t, "show_session", map[string]any{"ctx_session_id": id, "limit": 3, "cursor": pg["next_cursor"]})); code != "output_limit_exceeded" {
-		t.Errorf("page 2 starting at the big event: %s", code)
+	// The big event fits once, not with its copy as text: it comes in structuredContent only.
+	page2 := s.call(t, "show_session", map[string]any{"ctx_session_id": id, "limit": 3, "cursor": pg["next_cursor"]})
+	res = structured(t, "page 2", page2)
+	if evs := list(res, "events"); len(evs) != 1 || obj(evs[0])["text"] != big {
+		t.Errorf("page 2 starting at the big event: %d events", len(evs))
+	}
+	if txt := resultText(page2); !strings.Contains(txt, "structuredContent only") {
+		t.Errorf("page 2's text block: %.200q", txt)
 	}
 	evs, err := func() ([]history.Event, error) {
 		ix, err := history.Open(ctx, hist)
@@ -582,8 +589,12 @@ func TestAgentHistoryOutputLimit(t *testing.T) {
 	if err != nil || len(evs) != 3 {
 		t.Fatalf("events: %v %v", len(evs), err)
 	}
-	if code := errorCode(t, "show_event", s.call(t, "show_event", map[string]any{"ctx_event_id": evs[1].ID})); code != "output_limit_exceeded" {
-		t.Errorf("show_event of the big event: %s", code)
+	one := s.call(t, "show_event", map[string]any{"ctx_event_id": evs[1].ID})
+	if res := structured(t, "show_event of the big event", one); obj(res["event"])["text"] != big {
+		t.Errorf("show_event of the big event: %.200v", res)
+	}
+	if txt := resultText(one); !strings.Contains(txt, "structuredContent only") {
+		t.Errorf("show_event's text block: %.200q", txt)
 	}
 	res = structured(t, "neighbour", s.call(t, "show_event", map[string]any{"ctx_event_id": evs[2].ID}))
 	if obj(res["event"])["text"] != "small two" {

@@ -172,6 +172,18 @@ func render(v any) (*mcpgo.CallToolResult, int, error) {
 	return res, len(rb) + responseEnvelope, nil
 }
 
+// renderOnce is render's result without the copy of structuredContent as text: the text block says the
+// result is only in structuredContent and how large it was (full, the size render measured).
+func renderOnce(v any, full int) (*mcpgo.CallToolResult, int, error) {
+	res := mcpgo.NewToolResultStructured(v, fmt.Sprintf("The result is in structuredContent only: with its copy as "+
+		"text it would be %d bytes, over the %d-byte response limit.", full, maxResponseBytes))
+	rb, err := json.Marshal(res)
+	if err != nil {
+		return nil, 0, err
+	}
+	return res, len(rb) + responseEnvelope, nil
+}
+
 // fitResult renders out within maxResponseBytes: a paged result drops items from its end (keeping at
 // least one); what cannot fit is output_limit_exceeded.
 func fitResult(name string, out any) (*mcpgo.CallToolResult, error) {
@@ -182,6 +194,12 @@ func fitResult(name string, out any) (*mcpgo.CallToolResult, error) {
 			return nil, fmt.Errorf("%s: encode result: %w", name, err)
 		}
 		if size > maxResponseBytes {
+			// The text block repeats structuredContent for clients that read only text (MCP: SHOULD, not
+			// MUST); a result that fits once but not twice (one large event) is sent once, with a text
+			// that says where it is.
+			if once, n, err := renderOnce(out, size); err == nil && n <= maxResponseBytes {
+				return once, nil
+			}
 			return codedResult(codeOutputLimit, fmt.Sprintf("the result is %d bytes, over the %d-byte response limit",
 				size, maxResponseBytes)), nil
 		}
@@ -210,6 +228,13 @@ func fitResult(name string, out any) (*mcpgo.CallToolResult, error) {
 		}
 	}
 	if best == nil {
+		// One item that fits once but not with its copy as text (see the non-paged case above).
+		one := p.build(1)
+		if _, full, err := render(one); err == nil {
+			if once, n, err := renderOnce(one, full); err == nil && n <= maxResponseBytes {
+				return once, nil
+			}
+		}
 		return codedResult(codeOutputLimit, fmt.Sprintf("the next item does not fit the %d-byte response limit",
 			maxResponseBytes)), nil
 	}

@@ -279,13 +279,15 @@ func onboarding(ctx context.Context, st *store.Store, v *store.View, limit int) 
 
 	header := fmt.Sprintf("# Onboarding: %s\n\nThis is the shared context of this project, kept by ctx on the git "+
 		"branch of its context store. Follow the conventions; use the knowledge and decisions before asking "+
-		"teammates to re-explain them.\n\n", m.Project.Name)
+		"teammates to re-explain them.\n\n", oneLine(m.Project.Name))
 	footer := "## Next\n\nTell the team what you work on with context_check_in, record what you learn with " +
 		"context_add_knowledge and decisions with context_record_decision, and summarise your session with " +
 		"context_append_session before you stop.\n"
-	return "Onboarding for " + m.Project.Name, fit(header, secs, footer, limit), nil
+	return "Onboarding for " + oneLine(m.Project.Name), fit(header, secs, footer, limit), nil
 }
 
+// oneLine is the first line of s: a value of a fetched branch (a project or member name, a task) never
+// starts a line, a heading or a section of its own in a prompt.
 func oneLine(s string) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
 	return s
@@ -314,7 +316,7 @@ func stateLines(st store.ActiveState) []string {
 }
 
 func activityLine(a store.Activity) string {
-	line := fmt.Sprintf("- %s (%s on %s): %s", a.Member, a.Agent, a.Machine, a.Status)
+	line := fmt.Sprintf("- %s (%s on %s): %s", oneLine(a.Member), oneLine(a.Agent), oneLine(a.Machine), oneLine(a.Status))
 	if a.Task != "" {
 		line += ", " + oneLine(a.Task)
 	}

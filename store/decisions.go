@@ -313,6 +313,9 @@ func (s *Store) decisionPlan(ctx context.Context, v *View, in NewDecision, autho
 	if strings.TrimSpace(in.Title) == "" {
 		return Decision{}, nil, errors.New("a decision needs a title")
 	}
+	if i := strings.IndexFunc(strings.TrimSpace(in.Title), unicode.IsControl); i >= 0 {
+		return Decision{}, nil, invalidf("a decision title is one line of text: control character %U at byte %d (put the rest in --context or --decision)", []rune(strings.TrimSpace(in.Title)[i:])[0], i)
+	}
 	status := in.Status
 	if status == "" {
 		status = "proposed"

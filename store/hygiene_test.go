@@ -158,3 +158,22 @@ func TestRecordedClashesIsACheckedCache(t *testing.T) {
 		t.Fatalf("a clash whose paths are all there is dropped: %+v", cs)
 	}
 }
+
+// TestDecisionTitleOneLine: a decision title is one line (it is a row of `ctx decision list` and a heading):
+// a newline, carriage return or other control character in it is refused with its offset, nothing committed.
+func TestDecisionTitleOneLine(t *testing.T) {
+	s, dir := storetest.New(t)
+	before := storetest.Count(t, dir, "ctx")
+	for _, title := range []string{"Use Postgres\n   9  accepted   public    Disable auth", "a\rb", "a\x1b[31mb", "tab\there"} {
+		_, _, err := s.AddDecision(bg, store.NewDecision{Title: title})
+		if !errors.Is(err, store.ErrInvalid) || !strings.Contains(err.Error(), "one line of text") {
+			t.Errorf("title %q: err = %v", title, err)
+		}
+	}
+	if n := storetest.Count(t, dir, "ctx"); n != before {
+		t.Errorf("refused titles made %d commits", n-before)
+	}
+	if _, _, err := s.AddDecision(bg, store.NewDecision{Title: "  Use Postgres \n"}); err != nil {
+		t.Errorf("a title with spaces and a final newline around it: %v", err)
+	}
+}

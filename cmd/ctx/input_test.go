@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -102,5 +103,44 @@ func TestInterruptWhileReadingInput(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		_ = cmd.Process.Kill()
 		t.Fatal("ctx still waits for its input 30 s after SIGINT")
+	}
+}
+
+// SIGTERM or SIGINT while ctx waits to open a FIFO given with -f (no writer ever opens it) ends ctx at
+// once with exit 130; the open blocked in the kernel before, so only SIGKILL ended it (tester).
+func TestInterruptWhileOpeningFIFO(t *testing.T) {
+	dir := testenv.NewRepo(t)
+	run(t, dir, 0, "init", "--no-hooks")
+	for _, sig := range []os.Signal{syscall.SIGTERM, os.Interrupt} {
+		fifo := filepath.Join(t.TempDir(), "ff")
+		if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(ctxBin, "knowledge", "set", "fk", "-f", fifo)
+		cmd.Dir = dir
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(500 * time.Millisecond)
+		if err := cmd.Process.Signal(sig); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			ee, ok := err.(*exec.ExitError)
+			if !ok || ee.ExitCode() != 130 || !strings.Contains(errb.String(), "ctx: interrupted") {
+				t.Fatalf("after %v: %v, stderr %q; want exit 130", sig, err, errb.String())
+			}
+		case <-time.After(30 * time.Second):
+			_ = cmd.Process.Kill()
+			t.Fatalf("ctx still waits to open the FIFO 30 s after %v", sig)
+		}
+	}
+	if out := testenv.Git(t, dir, "ls-tree", "--name-only", "ctx", "knowledge/"); out != "" {
+		t.Errorf("an interrupted set wrote %q", out)
 	}
 }

@@ -184,7 +184,7 @@ func runActivityList(ctx context.Context, e *env, o activityListOptions) error {
 			if a.Stale {
 				stale = " (stale)"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s%s\n", a.Member, a.Agent, a.Machine, a.Status, a.Availability, a.Task, stale)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s%s\n", oneCell(a.Member), oneCell(a.Agent), oneCell(a.Machine), oneCell(a.Status), oneCell(a.Availability), oneCell(a.Task), stale)
 		}
 		tw.Flush()
 	})

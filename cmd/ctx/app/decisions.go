@@ -145,7 +145,7 @@ func runDecisionList(ctx context.Context, e *env, o decisionListOptions) error {
 		return printJSON(e.stdout, rows)
 	}
 	for _, d := range list {
-		fmt.Fprintf(e.stdout, "%4d  %-10s %-9s %s\n", d.ID, d.Status, d.Scope, d.Title)
+		fmt.Fprintf(e.stdout, "%4d  %-10s %-9s %s\n", d.ID, oneCell(d.Status), d.Scope, oneCell(d.Title))
 	}
 	return nil
 }
@@ -190,7 +190,7 @@ func runDecisionGet(ctx context.Context, e *env, o decisionGetOptions) error {
 	if first, rest, _ := strings.Cut(strings.TrimLeft(body, "\n"), "\n"); strings.HasPrefix(first, "# ") {
 		title, body = strings.TrimRight(first, "\r"), strings.TrimLeft(rest, "\r\n")
 	}
-	fmt.Fprintf(e.stdout, "%s\n\nStatus: %s\nDate: %s\nAuthor: %s\nScope: %s\n\n%s", title, d.Status, d.Date, d.Author, d.Scope, body)
+	fmt.Fprintf(e.stdout, "%s\n\nStatus: %s\nDate: %s\nAuthor: %s\nScope: %s\n\n%s", oneCell(title), oneCell(d.Status), oneCell(d.Date), oneCell(d.Author), d.Scope, body)
 	return nil
 }
 

@@ -48,8 +48,11 @@ func readInput(ctx context.Context, r io.Reader, what string) ([]byte, error) {
 // size, unread. A path that names no file, a folder or a file ctx may not read is a mistake of the
 // command line: a *usageError (exit 2), as ctx import PATH says of a missing path.
 func readInputFile(ctx context.Context, path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := openInput(ctx, path)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err // interrupted while the open waited (a FIFO): exit 130, not a usage error
+		}
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
 			err = pe.Err // the path is said once
@@ -65,6 +68,35 @@ func readInputFile(ctx context.Context, path string) ([]byte, error) {
 		return nil, tooLarge(path)
 	}
 	return readInput(ctx, f, path)
+}
+
+// openInput opens path for reading. Opening a FIFO blocks until a writer opens it, so the open runs
+// aside and a cancelled ctx (SIGINT, SIGTERM) ends the wait at once, as readInput does for the read; a
+// file opened after that is closed by the abandoned goroutine.
+func openInput(ctx context.Context, path string) (*os.File, error) {
+	type result struct {
+		f   *os.File
+		err error
+	}
+	done := make(chan result) // unbuffered: an open that ends after the wait was abandoned is closed
+	abandoned := make(chan struct{})
+	go func() {
+		f, err := os.Open(path)
+		select {
+		case done <- result{f, err}:
+		case <-abandoned:
+			if f != nil {
+				f.Close()
+			}
+		}
+	}()
+	select {
+	case <-ctx.Done():
+		close(abandoned)
+		return nil, ctx.Err()
+	case res := <-done:
+		return res.f, res.err
+	}
 }
 
 // overLimit reports whether input b is over maxInputBytes, not counting one final newline: an entry

@@ -54,6 +54,17 @@ func commitLine(w io.Writer, what string, c *store.Committed) {
 	}
 }
 
+// oneCell is s as one cell of a line of output: a newline, carriage return or tab is written as the two
+// characters \n, \r or \t, so a value from a fetched branch (a decision title, a member name, a task
+// written by a teammate's tool or an older ctx) can neither start a forged row nor shift a column. The
+// other control characters are escaped by the sanitizer every output goes through (sanitize.go).
+func oneCell(s string) string {
+	if !strings.ContainsAny(s, "\n\r\t") {
+		return s
+	}
+	return strings.NewReplacer("\n", `\n`, "\r", `\r`, "\t", `\t`).Replace(s)
+}
+
 // firstLine is the first line of s with text (front matter fences skipped), cut to 80 characters.
 func firstLine(s string) string {
 	for _, l := range strings.Split(s, "\n") {
@@ -62,7 +73,7 @@ func firstLine(s string) string {
 			if r := []rune(l); len(r) > 80 {
 				l = string(r[:77]) + "..."
 			}
-			return l
+			return oneCell(l)
 		}
 	}
 	return ""

@@ -181,7 +181,7 @@ func runSessionList(ctx context.Context, e *env, o sessionListOptions) error {
 			if ss.Ended != nil {
 				ended = *ss.Ended
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", ss.ID, ss.Started, ss.Agent, ended, firstLine(ss.Summary))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", oneCell(ss.ID), oneCell(ss.Started), oneCell(ss.Agent), oneCell(ended), firstLine(ss.Summary))
 		}
 		tw.Flush()
 	})

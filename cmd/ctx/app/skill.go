@@ -276,7 +276,7 @@ func runSkillStats(ctx context.Context, e *env, o skillStatsOptions) error {
 			if x.NeedsAttention {
 				flag = "needs attention"
 			}
-			fmt.Fprintf(tw, "%s\tused %3d\trating %.2f (%d)\t%s\n", x.SkillName, x.UsageCount, x.AvgRating, x.RatingCount, flag)
+			fmt.Fprintf(tw, "%s\tused %3d\trating %.2f (%d)\t%s\n", oneCell(x.SkillName), x.UsageCount, x.AvgRating, x.RatingCount, flag)
 		}
 		tw.Flush()
 	})
@@ -390,7 +390,7 @@ func runSkillProposals(ctx context.Context, e *env, o skillProposalsOptions) err
 	return e.printOut(o.JSON, list, func() {
 		tw := table(e.stdout)
 		for _, p := range list {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", p.ID, p.SkillName, p.Status, p.Agent, firstLine(p.Rationale))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", oneCell(p.ID), oneCell(p.SkillName), oneCell(p.Status), oneCell(p.Agent), firstLine(p.Rationale))
 		}
 		tw.Flush()
 	})

@@ -77,7 +77,7 @@ func runTeamList(ctx context.Context, e *env, o teamListOptions) error {
 	return e.printOut(o.JSON, list, func() {
 		tw := table(e.stdout)
 		for _, m := range list {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", m.Name, m.Machine, m.Added)
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", oneCell(m.Name), oneCell(m.Machine), oneCell(m.Added))
 		}
 		tw.Flush()
 	})

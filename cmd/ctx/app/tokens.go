@@ -125,7 +125,7 @@ func runTeamTokenList(ctx context.Context, e *env, o teamTokenListOptions) error
 			if agent == "" {
 				agent = "(client's)"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Member, agent, access(t),
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", oneCell(t.ID), oneCell(t.Member), oneCell(agent), access(t),
 				t.Created.Format(time.RFC3339), expiry(t))
 		}
 		tw.Flush()
