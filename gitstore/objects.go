@@ -113,17 +113,35 @@ var objectFile = func(f *os.File) io.Writer { return f }
 // level, as go-git writes (docs/architecture.md "The write path").
 const looseCompression = zlib.BestSpeed
 
-// zlibWriters holds zlib writers at looseCompression for reuse: setting one up allocates and clears
-// about 1 MB of tables, more than compressing a blob or a commit costs.
-var zlibWriters sync.Pool
+// treeCompression is the zlib level of the loose trees ctx writes: none (deflate's stored blocks, which
+// every zlib reader, C git's included, inflates). A tree is mostly 20-byte object names, which do not
+// compress: level 1 makes a 10,000-entry folder's tree (359 KB) only 31% smaller (246 KB), and deflating
+// it on the write, then inflating it on every later read until gc packs it (packs are compressed at
+// git's own level), was a third of a write's CPU in such a store (bench/README.md, "Fifth round").
+const treeCompression = zlib.NoCompression
 
-// looseWriter returns a zlib writer at looseCompression writing to dst, from zlibWriters when one is free.
-func looseWriter(dst io.Writer) (*zlib.Writer, error) {
-	if w, ok := zlibWriters.Get().(*zlib.Writer); ok {
-		w.Reset(dst)
-		return w, nil
+// zlibWriters and treeWriters hold zlib writers at looseCompression and treeCompression for reuse:
+// setting one up allocates and clears about 1 MB of tables, more than compressing a blob or a commit
+// costs.
+var zlibWriters, treeWriters sync.Pool
+
+// looseWriter returns a zlib writer writing to dst at the level of objects of type t, from zlibWriters
+// or treeWriters when one is free; put gives it back.
+func looseWriter(dst io.Writer, t plumbing.ObjectType) (w *zlib.Writer, put func(), err error) {
+	pool, level := &zlibWriters, looseCompression
+	if t == plumbing.TreeObject {
+		pool, level = &treeWriters, treeCompression
 	}
-	return zlib.NewWriterLevel(dst, looseCompression)
+	if pw, ok := pool.Get().(*zlib.Writer); ok {
+		pw.Reset(dst)
+		w = pw
+	} else if w, err = zlib.NewWriterLevel(dst, level); err != nil {
+		return nil, nil, err
+	}
+	return w, func() {
+		w.Reset(nil) // drops the file
+		pool.Put(w)
+	}, nil
 }
 
 // writeLoose stores o as a loose object of the repository at gitDir (the main one, or the local store)
@@ -151,14 +169,11 @@ func (r *Repo) writeLoose(gitDir string, o plumbing.EncodedObject) error {
 		os.Remove(tmp)
 		return err
 	}
-	w, err := looseWriter(objectFile(f))
+	w, put, err := looseWriter(objectFile(f), o.Type())
 	if err != nil {
 		return fail(err)
 	}
-	defer func() {
-		w.Reset(nil) // drops the file
-		zlibWriters.Put(w)
-	}()
+	defer put()
 	hdr := append(append(append([]byte(o.Type().String()), ' '), strconv.FormatInt(o.Size(), 10)...), 0)
 	if _, err := w.Write(hdr); err != nil {
 		return fail(err)
@@ -254,6 +269,18 @@ func (r *Repo) tree(h Hash) (*object.Tree, error) {
 		return &object.Tree{}, nil
 	}
 	if t := r.trees.get(h); t != nil {
+		return t, nil
+	}
+	// Through the parsed entries (rawEntries), which the same write's look-ups, diffs and refresh read
+	// too: the tree's object is inflated once per process, not once per reader (a 10,000-entry folder's
+	// loose tree was inflated four times per write). A tree not strictly in git's order is decoded by
+	// go-git, which keeps it as stored.
+	if es, ok, err := r.rawEntries(h); err == nil && ok {
+		t := &object.Tree{Hash: h.ph(), Entries: make([]object.TreeEntry, len(es))}
+		for i, e := range es {
+			t.Entries[i] = object.TreeEntry{Name: string(e.name), Mode: filemode.FileMode(e.mode), Hash: e.hash.ph()}
+		}
+		r.trees.put(h, t)
 		return t, nil
 	}
 	var t *object.Tree
