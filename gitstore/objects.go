@@ -472,9 +472,15 @@ func (r *Repo) editTree(ctx context.Context, st storer.EncodedObjectStorer, root
 	if err := ctx.Err(); err != nil {
 		return ZeroHash, err
 	}
-	t, err := r.tree(root)
-	if err != nil {
-		return ZeroHash, err
+	// A tree strictly in git's order (as git writes them) is edited in its parsed form (rawEntries, the
+	// form the same write's look-ups and diffs read): no decoding into go-git's entries, one pass that
+	// copies the unchanged entries' bytes. Any other is decoded by go-git and rebuilt (mergeEntries).
+	var t *object.Tree
+	olds, sorted, err := r.rawEntries(root)
+	if err != nil || !sorted {
+		if t, err = r.tree(root); err != nil {
+			return ZeroHash, err
+		}
 	}
 	// The edits of this level: mods[name] is the new entry, or nil to delete it. The tree's other
 	// entries are copied as they are, so an edit of one entry among 10,000 neither builds a map of the
@@ -504,9 +510,17 @@ func (r *Repo) editTree(ctx context.Context, st storer.EncodedObjectStorer, root
 	var existing map[string]object.TreeEntry // the old entries of the directories edited below
 	if len(subOrder) > 0 {
 		existing = make(map[string]object.TreeEntry, len(subOrder))
-		for _, e := range t.Entries {
-			if _, ok := sub[e.Name]; ok {
-				existing[e.Name] = e
+		if t == nil {
+			for _, e := range olds {
+				if _, ok := sub[string(e.name)]; ok {
+					existing[string(e.name)] = object.TreeEntry{Name: string(e.name), Mode: filemode.FileMode(e.mode), Hash: e.hash.ph()}
+				}
+			}
+		} else {
+			for _, e := range t.Entries {
+				if _, ok := sub[e.Name]; ok {
+					existing[e.Name] = e
+				}
 			}
 		}
 	}
@@ -538,13 +552,24 @@ func (r *Repo) editTree(ctx context.Context, st storer.EncodedObjectStorer, root
 			mods[name] = &object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: h.ph()}
 		}
 	}
-	entries := mergeEntries(t.Entries, mods)
-	if len(entries) == 0 {
-		return ZeroHash, nil
-	}
-	raw, err := encodeTree(entries)
-	if err != nil {
-		return ZeroHash, fmt.Errorf("encode tree: %w", err)
+	var entries []object.TreeEntry // set on go-git's path
+	var raw []byte
+	var newEs []rawEntry
+	if t == nil {
+		if raw, newEs, err = mergeRaw(olds, mods); err != nil {
+			return ZeroHash, fmt.Errorf("encode tree: %w", err)
+		}
+		if len(newEs) == 0 {
+			return ZeroHash, nil
+		}
+	} else {
+		entries = mergeEntries(t.Entries, mods)
+		if len(entries) == 0 {
+			return ZeroHash, nil
+		}
+		if raw, err = encodeTree(entries); err != nil {
+			return ZeroHash, fmt.Errorf("encode tree: %w", err)
+		}
 	}
 	o := st.NewEncodedObject()
 	o.SetType(plumbing.TreeObject)
@@ -564,12 +589,83 @@ func (r *Repo) editTree(ctx context.Context, st storer.EncodedObjectStorer, root
 	if err != nil {
 		return ZeroHash, err
 	}
-	// The new tree is the next write's base, and this write's diff and refresh read it: keep it decoded
-	// (its entries as they are) and parsed (rawEntries), not read back from the loose object just written.
-	r.trees.put(h, &object.Tree{Hash: h.ph(), Entries: entries})
-	es, ok := parseRawEntries(raw)
-	r.raws.put(h, raw, es, ok)
+	// The new tree is the next write's base, and this write's diff and refresh read it: keep it parsed
+	// (rawEntries; decoded too when go-git's path made it), not read back from the loose object just
+	// written.
+	if entries != nil {
+		r.trees.put(h, &object.Tree{Hash: h.ph(), Entries: entries})
+		newEs, _ = parseRawEntries(raw)
+	}
+	r.raws.put(h, raw, newEs, newEs != nil)
 	return h, nil
+}
+
+// mergeRaw is mergeEntries and encodeTree for a tree whose parsed entries old are strictly in git's
+// order (parseRawEntries said ok): it returns the bytes of the tree with the edits of mods and their
+// parsed entries (whose names point into the bytes). The bytes are those encodeTree gives for the same
+// entries (TestMergeRawSameAsDecoded). Errors: a name holding a NUL or a '/'.
+func mergeRaw(old []rawEntry, mods map[string]*object.TreeEntry) ([]byte, []rawEntry, error) {
+	added := make([]rawEntry, 0, len(mods))
+	for _, m := range mods {
+		if m == nil {
+			continue
+		}
+		if m.Name == "" || strings.ContainsAny(m.Name, "\x00/") {
+			return nil, nil, fmt.Errorf("malformed filename %q", m.Name)
+		}
+		added = append(added, rawEntry{name: []byte(m.Name), mode: FileMode(m.Mode), hash: Hash(m.Hash)})
+	}
+	sort.Slice(added, func(a, b int) bool { return gitOrder(added[a], added[b]) < 0 })
+	for i := 1; i < len(added); i++ {
+		if gitOrder(added[i-1], added[i]) == 0 {
+			return nil, nil, fmt.Errorf("entry %q twice", added[i].name)
+		}
+	}
+	size := 0
+	for _, e := range old {
+		if _, edited := mods[string(e.name)]; !edited {
+			size += rawEntrySize(e)
+		}
+	}
+	for _, e := range added {
+		size += rawEntrySize(e)
+	}
+	raw := make([]byte, 0, size)
+	es := make([]rawEntry, 0, len(old)+len(added))
+	emit := func(e rawEntry) {
+		raw = strconv.AppendUint(raw, uint64(e.mode), 8)
+		raw = append(raw, ' ')
+		start := len(raw)
+		raw = append(raw, e.name...)
+		e.name = raw[start:len(raw):len(raw)] // raw never grows past size: the names stay in place
+		raw = append(raw, 0)
+		raw = append(raw, e.hash[:]...)
+		es = append(es, e)
+	}
+	j := 0
+	for _, e := range old {
+		if _, edited := mods[string(e.name)]; edited {
+			continue
+		}
+		for j < len(added) && gitOrder(added[j], e) < 0 {
+			emit(added[j])
+			j++
+		}
+		emit(e)
+	}
+	for ; j < len(added); j++ {
+		emit(added[j])
+	}
+	return raw, es, nil
+}
+
+// rawEntrySize is the number of bytes of e in a tree object: octal mode, space, name, NUL, object name.
+func rawEntrySize(e rawEntry) int {
+	n := 1
+	for m := uint32(e.mode) >> 3; m > 0; m >>= 3 {
+		n++
+	}
+	return n + 1 + len(e.name) + 1 + len(Hash{})
 }
 
 // encodeTree returns the bytes of a tree object holding entries (gitformat-tree(5)): for each entry its
