@@ -99,7 +99,7 @@ func TestMergeRawSameAsDecoded(t *testing.T) {
 			t.Fatalf("round %d: a sorted tree not parsed", round)
 		}
 		mods := map[string]*object.TreeEntry{}
-		for range rnd.IntN(6) {
+		for range rnd.IntN(20) { // up to all 13 names: both ways of telling an edited entry
 			n := names[rnd.IntN(len(names))]
 			if rnd.IntN(3) == 0 {
 				mods[n] = nil

@@ -621,9 +621,30 @@ func mergeRaw(old []rawEntry, mods map[string]*object.TreeEntry) ([]byte, []rawE
 			return nil, nil, fmt.Errorf("entry %q twice", added[i].name)
 		}
 	}
+	// Whether an old entry is edited: a map look-up per entry of a 10,000-entry folder cost more than the
+	// few names of a write compared one by one.
+	var names []string
+	if len(mods) <= 8 {
+		names = make([]string, 0, len(mods))
+		for n := range mods {
+			names = append(names, n)
+		}
+	}
+	edited := func(name []byte) bool {
+		if names == nil {
+			_, ok := mods[string(name)]
+			return ok
+		}
+		for _, n := range names {
+			if n == string(name) {
+				return true
+			}
+		}
+		return false
+	}
 	size := 0
 	for _, e := range old {
-		if _, edited := mods[string(e.name)]; !edited {
+		if !edited(e.name) {
 			size += rawEntrySize(e)
 		}
 	}
@@ -633,7 +654,14 @@ func mergeRaw(old []rawEntry, mods map[string]*object.TreeEntry) ([]byte, []rawE
 	raw := make([]byte, 0, size)
 	es := make([]rawEntry, 0, len(old)+len(added))
 	emit := func(e rawEntry) {
-		raw = strconv.AppendUint(raw, uint64(e.mode), 8)
+		switch e.mode {
+		case ModeRegular:
+			raw = append(raw, "100644"...)
+		case ModeDir:
+			raw = append(raw, "40000"...)
+		default:
+			raw = strconv.AppendUint(raw, uint64(e.mode), 8)
+		}
 		raw = append(raw, ' ')
 		start := len(raw)
 		raw = append(raw, e.name...)
@@ -644,7 +672,7 @@ func mergeRaw(old []rawEntry, mods map[string]*object.TreeEntry) ([]byte, []rawE
 	}
 	j := 0
 	for _, e := range old {
-		if _, edited := mods[string(e.name)]; edited {
+		if edited(e.name) {
 			continue
 		}
 		for j < len(added) && gitOrder(added[j], e) < 0 {
