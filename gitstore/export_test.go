@@ -62,3 +62,9 @@ func SetMapDiffOnly(on bool) func() {
 	mapDiffOnly = on
 	return func() { mapDiffOnly = old }
 }
+
+// ForgetIdentities empties this process's cache of identities, as a new process starts.
+func ForgetIdentities() { identCache.Clear() }
+
+// IdentityFile is where the identities asked of git are kept for the next process.
+func (r *Repo) IdentityFile() string { return r.identFile() }

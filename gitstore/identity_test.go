@@ -198,3 +198,54 @@ func TestIdentityEMAIL(t *testing.T) {
 		t.Fatalf("without EMAIL: %v", err)
 	}
 }
+
+// The identities git gave are kept in .git/ctx/identity.json for the next process, under a digest of
+// what they depend on: a changed config or environment asks git again, a config that includes another
+// file is never taken from the file, and the environment's values are not written out.
+func TestIdentitySavedForTheNextProcess(t *testing.T) {
+	dir := testenv.NewRepo(t)
+	noIdentityEnv(t)
+	t.Setenv("GIT_CONFIG_PARAMETERS", "'http.extraheader'='Authorization: Bearer s3cr3t-t0ken'")
+	testenv.Git(t, dir, "config", "user.name", "Repo Person")
+	testenv.Git(t, dir, "config", "user.email", "repo@example.com")
+	r := open(t, dir)
+	if err := os.MkdirAll(r.CtxDir(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ident := func(want string) {
+		t.Helper()
+		gitstore.ForgetIdentities()
+		sig, err := open(t, dir).Identity(bg)
+		if err != nil || sig.Name+" <"+sig.Email+">" != want {
+			t.Fatalf("Identity = %+v, %v; want %s", sig, err, want)
+		}
+	}
+	ident("Repo Person <repo@example.com>")
+	saved, err := os.ReadFile(r.IdentityFile())
+	if err != nil {
+		t.Fatalf("identities not saved: %v", err)
+	}
+	if strings.Contains(string(saved), "s3cr3t") || strings.Contains(string(saved), os.Getenv("HOME")) {
+		t.Fatalf("the environment written out: %s", saved)
+	}
+	// A new process takes the file (here edited, to tell it from git's answer).
+	writeFile(t, r.IdentityFile(), strings.ReplaceAll(string(saved), "Repo Person", "Saved Person"))
+	ident("Saved Person <repo@example.com>")
+	// A name that cannot go in a commit header is not taken from the file.
+	writeFile(t, r.IdentityFile(), strings.ReplaceAll(string(saved), "Repo Person", `Bad \u003e Person`))
+	ident("Repo Person <repo@example.com>")
+	// Another config, or another environment, asks git again.
+	testenv.Git(t, dir, "config", "user.name", "Renamed Person")
+	ident("Renamed Person <repo@example.com>")
+	t.Setenv("GIT_AUTHOR_EMAIL", "env@example.com")
+	ident("Renamed Person <env@example.com>")
+	testenv.Unsetenv(t, "GIT_AUTHOR_EMAIL")
+	// A config that includes another file: the included file's changes are seen by the next process.
+	other := filepath.Join(t.TempDir(), "other.gitconfig")
+	writeFile(t, other, "[user]\n\tname = Included A\n")
+	testenv.Git(t, dir, "config", "--unset", "user.name")
+	testenv.Git(t, dir, "config", "include.path", other)
+	ident("Included A <repo@example.com>")
+	writeFile(t, other, "[user]\n\tname = Included B\n")
+	ident("Included B <repo@example.com>")
+}

@@ -1,6 +1,7 @@
 package gitstore
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
@@ -68,5 +69,64 @@ func TestMergeEntriesUnsortedTree(t *testing.T) {
 	}
 	if !reflect.DeepEqual(names, []string{"a", "b", "c"}) {
 		t.Fatalf("entries %v, want a b c", names)
+	}
+}
+
+// mergeRaw, the edit of a tree in its parsed form, gives the bytes that mergeEntries and encodeTree give
+// for the same tree and edits, and parsed entries equal to parsing those bytes: random trees of every
+// mode, edits that add, replace (a file by a directory too), delete and delete what is not there.
+func TestMergeRawSameAsDecoded(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(5, 6))
+	names := []string{"a", "a-b", "a.b", "a0", "b", "ab", "k00", "k01", "k1", "z", "Z", "é", "x y"}
+	modes := []filemode.FileMode{filemode.Regular, filemode.Executable, filemode.Dir, filemode.Symlink, filemode.Submodule}
+	entry := func(name string) object.TreeEntry {
+		return object.TreeEntry{Name: name, Mode: modes[rnd.IntN(len(modes))], Hash: plumbing.NewHash(fmt.Sprintf("%040x", rnd.Uint64()))}
+	}
+	for round := range 3000 {
+		var old []object.TreeEntry
+		for _, n := range names {
+			if rnd.IntN(2) == 0 {
+				old = append(old, entry(n))
+			}
+		}
+		sortEntries(old)
+		oldRaw, err := encodeTree(old)
+		if err != nil {
+			t.Fatal(err)
+		}
+		olds, ok := parseRawEntries(oldRaw)
+		if !ok {
+			t.Fatalf("round %d: a sorted tree not parsed", round)
+		}
+		mods := map[string]*object.TreeEntry{}
+		for range rnd.IntN(20) { // up to all 13 names: both ways of telling an edited entry
+			n := names[rnd.IntN(len(names))]
+			if rnd.IntN(3) == 0 {
+				mods[n] = nil
+			} else {
+				e := entry(n)
+				mods[n] = &e
+			}
+		}
+		want, err := encodeTree(mergeEntries(old, mods))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, es, err := mergeRaw(olds, mods)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("round %d: mergeRaw %q, %v; want %q", round, got, err, want)
+		}
+		parsed, _ := parseRawEntries(want)
+		if len(es) != len(parsed) {
+			t.Fatalf("round %d: %d entries, want %d", round, len(es), len(parsed))
+		}
+		for i := range es {
+			if !bytes.Equal(es[i].name, parsed[i].name) || es[i].mode != parsed[i].mode || es[i].hash != parsed[i].hash {
+				t.Fatalf("round %d entry %d: %+v, want %+v", round, i, es[i], parsed[i])
+			}
+		}
+	}
+	if _, _, err := mergeRaw(nil, map[string]*object.TreeEntry{"a\x00b": {Name: "a\x00b", Mode: filemode.Regular}}); err == nil {
+		t.Fatal("a NUL in a name was encoded")
 	}
 }

@@ -113,17 +113,35 @@ var objectFile = func(f *os.File) io.Writer { return f }
 // level, as go-git writes (docs/architecture.md "The write path").
 const looseCompression = zlib.BestSpeed
 
-// zlibWriters holds zlib writers at looseCompression for reuse: setting one up allocates and clears
-// about 1 MB of tables, more than compressing a blob or a commit costs.
-var zlibWriters sync.Pool
+// treeCompression is the zlib level of the loose trees ctx writes: none (deflate's stored blocks, which
+// every zlib reader, C git's included, inflates). A tree is mostly 20-byte object names, which do not
+// compress: level 1 makes a 10,000-entry folder's tree (359 KB) only 31% smaller (246 KB), and deflating
+// it on the write, then inflating it on every later read until gc packs it (packs are compressed at
+// git's own level), was a third of a write's CPU in such a store (bench/README.md, "Fifth round").
+const treeCompression = zlib.NoCompression
 
-// looseWriter returns a zlib writer at looseCompression writing to dst, from zlibWriters when one is free.
-func looseWriter(dst io.Writer) (*zlib.Writer, error) {
-	if w, ok := zlibWriters.Get().(*zlib.Writer); ok {
-		w.Reset(dst)
-		return w, nil
+// zlibWriters and treeWriters hold zlib writers at looseCompression and treeCompression for reuse:
+// setting one up allocates and clears about 1 MB of tables, more than compressing a blob or a commit
+// costs.
+var zlibWriters, treeWriters sync.Pool
+
+// looseWriter returns a zlib writer writing to dst at the level of objects of type t, from zlibWriters
+// or treeWriters when one is free; put gives it back.
+func looseWriter(dst io.Writer, t plumbing.ObjectType) (w *zlib.Writer, put func(), err error) {
+	pool, level := &zlibWriters, looseCompression
+	if t == plumbing.TreeObject {
+		pool, level = &treeWriters, treeCompression
 	}
-	return zlib.NewWriterLevel(dst, looseCompression)
+	if pw, ok := pool.Get().(*zlib.Writer); ok {
+		pw.Reset(dst)
+		w = pw
+	} else if w, err = zlib.NewWriterLevel(dst, level); err != nil {
+		return nil, nil, err
+	}
+	return w, func() {
+		w.Reset(nil) // drops the file
+		pool.Put(w)
+	}, nil
 }
 
 // writeLoose stores o as a loose object of the repository at gitDir (the main one, or the local store)
@@ -151,14 +169,11 @@ func (r *Repo) writeLoose(gitDir string, o plumbing.EncodedObject) error {
 		os.Remove(tmp)
 		return err
 	}
-	w, err := looseWriter(objectFile(f))
+	w, put, err := looseWriter(objectFile(f), o.Type())
 	if err != nil {
 		return fail(err)
 	}
-	defer func() {
-		w.Reset(nil) // drops the file
-		zlibWriters.Put(w)
-	}()
+	defer put()
 	hdr := append(append(append([]byte(o.Type().String()), ' '), strconv.FormatInt(o.Size(), 10)...), 0)
 	if _, err := w.Write(hdr); err != nil {
 		return fail(err)
@@ -254,6 +269,18 @@ func (r *Repo) tree(h Hash) (*object.Tree, error) {
 		return &object.Tree{}, nil
 	}
 	if t := r.trees.get(h); t != nil {
+		return t, nil
+	}
+	// Through the parsed entries (rawEntries), which the same write's look-ups, diffs and refresh read
+	// too: the tree's object is inflated once per process, not once per reader (a 10,000-entry folder's
+	// loose tree was inflated four times per write). A tree not strictly in git's order is decoded by
+	// go-git, which keeps it as stored.
+	if es, ok, err := r.rawEntries(h); err == nil && ok {
+		t := &object.Tree{Hash: h.ph(), Entries: make([]object.TreeEntry, len(es))}
+		for i, e := range es {
+			t.Entries[i] = object.TreeEntry{Name: string(e.name), Mode: filemode.FileMode(e.mode), Hash: e.hash.ph()}
+		}
+		r.trees.put(h, t)
 		return t, nil
 	}
 	var t *object.Tree
@@ -445,9 +472,15 @@ func (r *Repo) editTree(ctx context.Context, st storer.EncodedObjectStorer, root
 	if err := ctx.Err(); err != nil {
 		return ZeroHash, err
 	}
-	t, err := r.tree(root)
-	if err != nil {
-		return ZeroHash, err
+	// A tree strictly in git's order (as git writes them) is edited in its parsed form (rawEntries, the
+	// form the same write's look-ups and diffs read): no decoding into go-git's entries, one pass that
+	// copies the unchanged entries' bytes. Any other is decoded by go-git and rebuilt (mergeEntries).
+	var t *object.Tree
+	olds, sorted, err := r.rawEntries(root)
+	if err != nil || !sorted {
+		if t, err = r.tree(root); err != nil {
+			return ZeroHash, err
+		}
 	}
 	// The edits of this level: mods[name] is the new entry, or nil to delete it. The tree's other
 	// entries are copied as they are, so an edit of one entry among 10,000 neither builds a map of the
@@ -477,9 +510,17 @@ func (r *Repo) editTree(ctx context.Context, st storer.EncodedObjectStorer, root
 	var existing map[string]object.TreeEntry // the old entries of the directories edited below
 	if len(subOrder) > 0 {
 		existing = make(map[string]object.TreeEntry, len(subOrder))
-		for _, e := range t.Entries {
-			if _, ok := sub[e.Name]; ok {
-				existing[e.Name] = e
+		if t == nil {
+			for _, e := range olds {
+				if _, ok := sub[string(e.name)]; ok {
+					existing[string(e.name)] = object.TreeEntry{Name: string(e.name), Mode: filemode.FileMode(e.mode), Hash: e.hash.ph()}
+				}
+			}
+		} else {
+			for _, e := range t.Entries {
+				if _, ok := sub[e.Name]; ok {
+					existing[e.Name] = e
+				}
 			}
 		}
 	}
@@ -511,13 +552,24 @@ func (r *Repo) editTree(ctx context.Context, st storer.EncodedObjectStorer, root
 			mods[name] = &object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: h.ph()}
 		}
 	}
-	entries := mergeEntries(t.Entries, mods)
-	if len(entries) == 0 {
-		return ZeroHash, nil
-	}
-	raw, err := encodeTree(entries)
-	if err != nil {
-		return ZeroHash, fmt.Errorf("encode tree: %w", err)
+	var entries []object.TreeEntry // set on go-git's path
+	var raw []byte
+	var newEs []rawEntry
+	if t == nil {
+		if raw, newEs, err = mergeRaw(olds, mods); err != nil {
+			return ZeroHash, fmt.Errorf("encode tree: %w", err)
+		}
+		if len(newEs) == 0 {
+			return ZeroHash, nil
+		}
+	} else {
+		entries = mergeEntries(t.Entries, mods)
+		if len(entries) == 0 {
+			return ZeroHash, nil
+		}
+		if raw, err = encodeTree(entries); err != nil {
+			return ZeroHash, fmt.Errorf("encode tree: %w", err)
+		}
 	}
 	o := st.NewEncodedObject()
 	o.SetType(plumbing.TreeObject)
@@ -537,12 +589,111 @@ func (r *Repo) editTree(ctx context.Context, st storer.EncodedObjectStorer, root
 	if err != nil {
 		return ZeroHash, err
 	}
-	// The new tree is the next write's base, and this write's diff and refresh read it: keep it decoded
-	// (its entries as they are) and parsed (rawEntries), not read back from the loose object just written.
-	r.trees.put(h, &object.Tree{Hash: h.ph(), Entries: entries})
-	es, ok := parseRawEntries(raw)
-	r.raws.put(h, raw, es, ok)
+	// The new tree is the next write's base, and this write's diff and refresh read it: keep it parsed
+	// (rawEntries; decoded too when go-git's path made it), not read back from the loose object just
+	// written.
+	if entries != nil {
+		r.trees.put(h, &object.Tree{Hash: h.ph(), Entries: entries})
+		newEs, _ = parseRawEntries(raw)
+	}
+	r.raws.put(h, raw, newEs, newEs != nil)
 	return h, nil
+}
+
+// mergeRaw is mergeEntries and encodeTree for a tree whose parsed entries old are strictly in git's
+// order (parseRawEntries said ok): it returns the bytes of the tree with the edits of mods and their
+// parsed entries (whose names point into the bytes). The bytes are those encodeTree gives for the same
+// entries (TestMergeRawSameAsDecoded). Errors: a name holding a NUL or a '/'.
+func mergeRaw(old []rawEntry, mods map[string]*object.TreeEntry) ([]byte, []rawEntry, error) {
+	added := make([]rawEntry, 0, len(mods))
+	for _, m := range mods {
+		if m == nil {
+			continue
+		}
+		if m.Name == "" || strings.ContainsAny(m.Name, "\x00/") {
+			return nil, nil, fmt.Errorf("malformed filename %q", m.Name)
+		}
+		added = append(added, rawEntry{name: []byte(m.Name), mode: FileMode(m.Mode), hash: Hash(m.Hash)})
+	}
+	sort.Slice(added, func(a, b int) bool { return gitOrder(added[a], added[b]) < 0 })
+	for i := 1; i < len(added); i++ {
+		if gitOrder(added[i-1], added[i]) == 0 {
+			return nil, nil, fmt.Errorf("entry %q twice", added[i].name)
+		}
+	}
+	// Whether an old entry is edited: a map look-up per entry of a 10,000-entry folder cost more than the
+	// few names of a write compared one by one.
+	var names []string
+	if len(mods) <= 8 {
+		names = make([]string, 0, len(mods))
+		for n := range mods {
+			names = append(names, n)
+		}
+	}
+	edited := func(name []byte) bool {
+		if names == nil {
+			_, ok := mods[string(name)]
+			return ok
+		}
+		for _, n := range names {
+			if n == string(name) {
+				return true
+			}
+		}
+		return false
+	}
+	size := 0
+	for _, e := range old {
+		if !edited(e.name) {
+			size += rawEntrySize(e)
+		}
+	}
+	for _, e := range added {
+		size += rawEntrySize(e)
+	}
+	raw := make([]byte, 0, size)
+	es := make([]rawEntry, 0, len(old)+len(added))
+	emit := func(e rawEntry) {
+		switch e.mode {
+		case ModeRegular:
+			raw = append(raw, "100644"...)
+		case ModeDir:
+			raw = append(raw, "40000"...)
+		default:
+			raw = strconv.AppendUint(raw, uint64(e.mode), 8)
+		}
+		raw = append(raw, ' ')
+		start := len(raw)
+		raw = append(raw, e.name...)
+		e.name = raw[start:len(raw):len(raw)] // raw never grows past size: the names stay in place
+		raw = append(raw, 0)
+		raw = append(raw, e.hash[:]...)
+		es = append(es, e)
+	}
+	j := 0
+	for _, e := range old {
+		if edited(e.name) {
+			continue
+		}
+		for j < len(added) && gitOrder(added[j], e) < 0 {
+			emit(added[j])
+			j++
+		}
+		emit(e)
+	}
+	for ; j < len(added); j++ {
+		emit(added[j])
+	}
+	return raw, es, nil
+}
+
+// rawEntrySize is the number of bytes of e in a tree object: octal mode, space, name, NUL, object name.
+func rawEntrySize(e rawEntry) int {
+	n := 1
+	for m := uint32(e.mode) >> 3; m > 0; m >>= 3 {
+		n++
+	}
+	return n + 1 + len(e.name) + 1 + len(Hash{})
 }
 
 // encodeTree returns the bytes of a tree object holding entries (gitformat-tree(5)): for each entry its

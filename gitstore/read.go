@@ -80,15 +80,35 @@ func (r *Repo) entryIn(h Hash, name string) (Entry, bool, error) {
 			return e, found, nil
 		}
 	}
+	if es, ok, hit := r.raws.get(h); hit && ok {
+		return rawEntryNamed(es, name)
+	}
 	raw, err := r.rawTree(h)
 	if err != nil {
 		return Entry{}, false, fmt.Errorf("read tree %s: %w", h, err)
+	}
+	// A loose tree is inflated whole: its entries are kept (rawCache) for the other readers of the same
+	// write (the secrets check, the edit, the diff of the commit, the refresh of .context/).
+	if es, ok := parseRawEntries(raw); ok {
+		r.raws.put(h, raw, es, ok)
+		return rawEntryNamed(es, name)
 	}
 	e, found, err := scanTree(raw, name)
 	if err != nil {
 		return Entry{}, false, fmt.Errorf("read tree %s: %w", h, err)
 	}
 	return e, found, nil
+}
+
+// rawEntryNamed finds name among the parsed entries of a tree in git's order (parseRawEntries said ok, so
+// no name is there twice).
+func rawEntryNamed(es []rawEntry, name string) (Entry, bool, error) {
+	for _, e := range es {
+		if string(e.name) == name {
+			return Entry{Name: name, Dir: e.dir(), Hash: e.hash, Mode: e.mode}, true, nil
+		}
+	}
+	return Entry{}, false, nil
 }
 
 // errMalformedTree reports a tree object whose bytes do not follow git's tree format.

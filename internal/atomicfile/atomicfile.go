@@ -54,6 +54,14 @@ func Write(path string, data []byte, perm fs.FileMode) error {
 	return write(osFiles{}, dir, base, data, perm, true, Durable)
 }
 
+// WriteNoSync is Write without the fsyncs (NoSync): readers and a killed process see the old or the new
+// contents whole, but after a power loss the file may be old, empty or missing. For files that a crash
+// of the machine may lose without harm (a journal that its reader accepts damaged).
+func WriteNoSync(path string, data []byte, perm fs.FileMode) error {
+	dir, base := filepath.Split(path)
+	return write(osFiles{}, dir, base, data, perm, true, NoSync)
+}
+
 // Durability says whether a write waits until its data and its rename are on disk.
 type Durability int
 

@@ -246,3 +246,28 @@ func TestWriteInDirReaderSeesOldOrNew(t *testing.T) {
 		t.Errorf("temporary files left: %v", l)
 	}
 }
+
+// WriteNoSync creates and replaces a file whole, with the mode asked for, leaving no temporary file, and
+// fails without a folder to write in.
+func TestWriteNoSync(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "journal.json")
+	for _, data := range []string{"first", "second, longer"} {
+		if err := WriteNoSync(p, []byte(data), 0o640); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(p)
+		if err != nil || string(got) != data {
+			t.Fatalf("contents %q, %v; want %q", got, err, data)
+		}
+	}
+	if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != 0o640 {
+		t.Fatalf("mode %v, %v; want 0640", fi.Mode().Perm(), err)
+	}
+	if l := leftovers(t, dir); len(l) != 0 {
+		t.Errorf("temporary files left: %v", l)
+	}
+	if err := WriteNoSync(filepath.Join(dir, "missing", "x"), []byte("x"), 0o644); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("write into a missing folder: %v", err)
+	}
+}

@@ -200,7 +200,7 @@ func String(text string) (string, []Redaction) {
 	}
 	lower := secrets.Lower(text)
 	for _, r := range Rules {
-		for _, loc := range secrets.FindAll(r.RE.Get(), text, lower, r.Keywords, r.Multiline) {
+		for _, loc := range secrets.FindAll(r.RE, text, lower, r.Keywords, r.Multiline) {
 			s, e := loc[0], loc[1]
 			if r.Group > 0 {
 				if loc[2*r.Group] < 0 {
@@ -219,7 +219,7 @@ func String(text string) (string, []Redaction) {
 	// Home directories last, on the redacted text (a marker holds no path). A prefix must start a path:
 	// "/srv/home/x" is left alone.
 	var hs []span
-	for _, loc := range secrets.FindAll(home.Get(), out, secrets.Lower(out), homeKeywords, false) {
+	for _, loc := range secrets.FindAll(home, out, secrets.Lower(out), homeKeywords, false) {
 		st, en := loc[2], loc[3]
 		if st > 0 && strings.IndexByte(pathByte, out[st-1]) >= 0 {
 			continue

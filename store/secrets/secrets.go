@@ -11,7 +11,6 @@ package secrets
 
 import (
 	"math"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -191,7 +190,7 @@ func Spans(text string) []Span {
 	lower := Lower(text)
 	for i := range Rules {
 		r := &Rules[i]
-		for _, loc := range FindAll(r.re.Get(), text, lower, r.keywords, r.ID == "private-key") {
+		for _, loc := range FindAll(r.re, text, lower, r.keywords, r.ID == "private-key") {
 			start, end := loc[0], loc[1]
 			if r.group > 0 && len(loc) > 2*r.group+1 && loc[2*r.group] >= 0 {
 				start, end = loc[2*r.group], loc[2*r.group+1]
@@ -230,10 +229,11 @@ const (
 // that lie in a window around an occurrence of one of keywords in lower (Lower(text); keywords in lower
 // case): the keyword's line, from 512 bytes before it to 4 KiB after it; with multiline, from 128 bytes
 // before it to 32 KiB after it, across lines. Overlapping windows are merged. No keywords: the whole
-// text.
-func FindAll(re *regexp.Regexp, text, lower string, keywords []string, multiline bool) [][]int {
+// text. re is compiled only when a keyword is there: most texts hold none of a rule's keywords, and
+// compiling every rule's expression cost a one-shot write about 0.7 ms (bench/README.md, "Fifth round").
+func FindAll(re *lazyre.Regexp, text, lower string, keywords []string, multiline bool) [][]int {
 	if len(keywords) == 0 {
-		return re.FindAllStringSubmatchIndex(text, -1)
+		return re.Get().FindAllStringSubmatchIndex(text, -1)
 	}
 	var wins [][2]int
 	for _, k := range keywords {
@@ -274,7 +274,7 @@ func FindAll(re *regexp.Regexp, text, lower string, keywords []string, multiline
 	}
 	var out [][]int
 	for _, w := range merged {
-		for _, loc := range re.FindAllStringSubmatchIndex(text[w[0]:w[1]], -1) {
+		for _, loc := range re.Get().FindAllStringSubmatchIndex(text[w[0]:w[1]], -1) {
 			for i := range loc {
 				if loc[i] >= 0 {
 					loc[i] += w[0]

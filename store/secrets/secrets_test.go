@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ctx-dev/ctx/internal/lazyre"
 )
 
 // gen returns n characters of alphabet from a fixed-seed generator: test tokens are built at run time so
@@ -171,4 +173,20 @@ func TestScanSeesThroughTerminalEscapes(t *testing.T) {
 			t.Errorf("no finding in %q", text)
 		}
 	}
+}
+
+// FindAll compiles a rule's expression only for a text that holds one of its keywords: an expression
+// that cannot compile (lazyre panics then) is never compiled for a text without them.
+func TestFindAllCompilesOnlyWithKeyword(t *testing.T) {
+	bad := lazyre.New(`(`)
+	text := "---\nauthor: A <a@example.com>\n---\nnothing to see\n"
+	if got := FindAll(bad, text, Lower(text), []string{"zzkeyword"}, false); got != nil {
+		t.Fatalf("FindAll = %v", got)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("the expression was not compiled for a text holding its keyword")
+		}
+	}()
+	FindAll(bad, text+"zzKeyword", Lower(text+"zzKeyword"), []string{"zzkeyword"}, false)
 }
