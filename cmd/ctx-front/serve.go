@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"container/heap"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -104,6 +105,7 @@ func plainKey(k string) bool {
 // store is the repository as ctx-full's store.Open would find it, read only.
 type store struct {
 	common string // the git common dir
+	branch string // the context branch's ref
 	local  string // the local-only store (<common>/ctx/private.git), "" when it does not exist
 	r      *objread.Reader
 }
@@ -113,7 +115,7 @@ type store struct {
 const maxEntryBytes = 64 << 20
 
 // openStore finds the repository of the working directory and checks that ctx-full would read it as it
-// is: no ctx config (a branch other than "ctx", settings), no interrupted ref transaction (ctx-full
+// is: a ctx config configBranch reads, no interrupted ref transaction (ctx-full
 // completes it first, under the ctx lock), no private or ephemeral ref left in the repository by an older
 // ctx (ctx-full moves them into the local store first).
 func openStore() (*store, bool) {
@@ -127,17 +129,19 @@ func openStore() (*store, bool) {
 	}
 	common := objread.CommonDir(gitDir)
 	ctxDir := filepath.Join(common, "ctx")
-	for _, f := range []string{"config.json", "transaction.json"} {
-		if _, err := os.Lstat(filepath.Join(ctxDir, f)); !errors.Is(err, os.ErrNotExist) {
-			return nil, false
-		}
+	if _, err := os.Lstat(filepath.Join(ctxDir, "transaction.json")); !errors.Is(err, os.ErrNotExist) {
+		return nil, false
+	}
+	branch, ok := configBranch(filepath.Join(ctxDir, "config.json"))
+	if !ok {
+		return nil, false
 	}
 	for _, ref := range []string{refPrivate, refEphemeral} {
 		if h, err := objread.ReadRef(common, ref); err != nil || !h.IsZero() {
 			return nil, false
 		}
 	}
-	s := &store{common: common}
+	s := &store{common: common, branch: "refs/heads/" + branch}
 	dirs := []string{filepath.Join(common, "objects")}
 	if local := filepath.Join(ctxDir, "private.git"); objread.IsGitDir(local) {
 		s.local = local
@@ -149,17 +153,16 @@ func openStore() (*store, bool) {
 
 func (s *store) close() { s.r.Close() }
 
-// The refs of the scopes (store.RefPrivate, RefEphemeral, the default branch).
+// The refs of the private and ephemeral scopes (store.RefPrivate, RefEphemeral).
 const (
 	refPrivate   = "refs/ctx/private"
 	refEphemeral = "refs/ctx/ephemeral"
-	refBranch    = "refs/heads/ctx"
 )
 
 // tip is the commit of a scope's ref: the private and ephemeral refs live in the local store.
 func (s *store) tip(ref string) (objread.Hash, bool) {
 	dir := s.common
-	if ref != refBranch {
+	if ref != s.branch {
 		if s.local == "" {
 			return objread.Hash{}, true
 		}
@@ -172,11 +175,11 @@ func (s *store) tip(ref string) (objread.Hash, bool) {
 // entry is ctx-full's `ctx <kind> get KEY` (store.View.GetEntry, then store.EntryBody of the content):
 // the first scope of ephemeral, private, public whose tree holds dir/name as a regular file.
 func (s *store) entry(dir, name string) ([]byte, bool) {
-	pub, ok := s.tip(refBranch)
+	pub, ok := s.tip(s.branch)
 	if !ok || pub.IsZero() {
 		return nil, false // not initialised: ctx-full says so
 	}
-	for _, ref := range []string{refEphemeral, refPrivate, refBranch} {
+	for _, ref := range []string{refEphemeral, refPrivate, s.branch} {
 		tip, ok := s.tip(ref)
 		if !ok {
 			return nil, false
@@ -338,7 +341,7 @@ func signature(b []byte) (name, email string, when time.Time, ok bool) {
 // commit reachable from the branch, newest committer time first (ties: the greater hash first), at most
 // n (0: all), in its text form.
 func (s *store) log(n int) ([]byte, bool) {
-	tip, ok := s.tip(refBranch)
+	tip, ok := s.tip(s.branch)
 	if !ok || tip.IsZero() {
 		return nil, false
 	}
@@ -468,4 +471,64 @@ func splitFrontMatter(b []byte) (open, block, close, body []byte, ok bool) {
 		p = end
 	}
 	return nil, nil, nil, b, false
+}
+
+// configKeys are the settings of <git common dir>/ctx/config.json (store.Config) that do not change what
+// a read shows, with their JSON types. history.sources, which ctx-full validates on open, is not one.
+var configKeys = map[string]byte{"branch": '"', "remote": '"', "agent": '"', "history.share": '"',
+	"sync.push-with-git": 'b', "sync.timeout": 'n'}
+
+// configBranch reads the context branch from the ctx config at path as store.readConfig does ("ctx"
+// when the file does not exist), only when the file is one ctx-full reads without error or question: a
+// JSON object of configKeys spelled exactly (encoding/json would also match "Branch"), each of its type,
+// and a branch of lower-case ASCII letters, digits, '-' and '_' in '/'-separated parts (a valid branch
+// name whatever git's other rules).
+func configBranch(path string) (string, bool) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return "ctx", true
+	}
+	if err != nil {
+		return "", false
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil || m == nil {
+		return "", false
+	}
+	branch := "ctx"
+	for k, v := range m {
+		typ, known := configKeys[k]
+		if !known {
+			return "", false
+		}
+		var err error
+		switch typ {
+		case '"':
+			var s string
+			err = json.Unmarshal(v, &s)
+			if k == "branch" && s != "" {
+				branch = s
+			}
+		case 'b':
+			var x bool
+			err = json.Unmarshal(v, &x)
+		case 'n':
+			var x int
+			err = json.Unmarshal(v, &x)
+		}
+		if err != nil {
+			return "", false
+		}
+	}
+	for _, part := range strings.Split(branch, "/") {
+		if part == "" || part[0] == '-' {
+			return "", false
+		}
+		for i := 0; i < len(part); i++ {
+			if c := part[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+				return "", false
+			}
+		}
+	}
+	return branch, true
 }
