@@ -30,14 +30,14 @@ import (
 // back to a reader that handles it (gitstore: go-git; cmd/ctx: the full binary). Packs are mapped on the
 // first read: packs written after it are not seen. Safe for concurrent use.
 type Reader struct {
-	mu     sync.Mutex
+	mu      sync.Mutex
 	dirs    []string // objects directories, searched in order
 	maxBlob int64    // largest blob returned whole, inflated bytes
-	loaded bool
-	packs  []*packFile
-	zr     io.ReadCloser // a zlib reader kept for reuse (zlib.Resetter)
-	cache  map[packPos]cachedObject
-	cached int // bytes held by cache
+	loaded  bool
+	packs   []*packFile
+	zr      io.ReadCloser // a zlib reader kept for reuse (zlib.Resetter)
+	cache   map[packPos]cachedObject
+	cached  int // bytes held by cache
 }
 
 // MaxObject is the largest object (inflated, bytes) a Reader returns; bigger ones are ErrMissing.
