@@ -129,10 +129,32 @@ func makeStore(t *testing.T) string {
 	full(t, dir, "knowledge", "set", "--scope", "private", "mine", "private only")
 	full(t, dir, "knowledge", "set", "--scope", "ephemeral", "scratch", "ephemeral only")
 	full(t, dir, "convention", "set", "style", "gofmt everything")
+	// Files only a teammate or git could put on the branch.
+	plant(t, dir, "knowledge/help.md", "100644", "an entry named help\n")
+	plant(t, dir, "knowledge/mine.md", "100644", "public text under a private key\n")
+	plant(t, dir, "knowledge/raw.md", "100644", "no front matter, no final newline")
+	plant(t, dir, "knowledge/bom.md", "100644", "\xef\xbb\xbf---\r\nauthor: x\r\n---\r\nbody after a BOM\r\n")
+	plant(t, dir, "knowledge/unclosed.md", "100644", "---\nauthor: x\nbody with no closing line\n")
+	plant(t, dir, "knowledge/link.md", "120000", "arch.md")
+	plant(t, dir, "knowledge/exec.md", "100755", "an executable entry\n")
+	plant(t, dir, "knowledge/dir.md/x", "100644", "a folder named like an entry\n")
 	for i := 0; i < 30; i++ { // revisions of one entry: deltas once packed
 		set("arch", fmt.Sprintf("line one\nline two\nrevision %d\n%s", i, strings.Repeat("same text\n", 50)))
 	}
 	return dir
+}
+
+// plant commits a file of the given mode and content at path on the context branch with git's plumbing,
+// as a teammate's ctx or plain git could (not through ctx's validation).
+func plant(t *testing.T, dir, path, mode, content string) {
+	t.Helper()
+	blob := testenv.GitIn(t, dir, content, "hash-object", "-w", "--stdin")
+	env := []string{"GIT_INDEX_FILE=" + filepath.Join(t.TempDir(), "index")}
+	testenv.GitEnv(t, dir, env, "read-tree", "refs/heads/ctx")
+	testenv.GitEnv(t, dir, env, "update-index", "--add", "--cacheinfo", mode+","+blob+","+path)
+	tree := testenv.GitEnv(t, dir, env, "write-tree")
+	commit := testenv.Git(t, dir, "commit-tree", tree, "-p", "refs/heads/ctx", "-m", "plant "+path)
+	testenv.Git(t, dir, "update-ref", "refs/heads/ctx", commit)
 }
 
 var getCases = []struct {
@@ -160,6 +182,14 @@ var getCases = []struct {
 	{[]string{"knowledge", "get", "a..b"}, false},
 	{[]string{"knowledge", "get", ".hidden"}, false},
 	{[]string{"knowledge", "get", "con"}, false},
+	{[]string{"knowledge", "get", "help"}, false}, // ctx-full prints the command's help, whatever the store holds
+	{[]string{"knowledge", "get", "raw"}, true},
+	{[]string{"knowledge", "get", "bom"}, true},
+	{[]string{"knowledge", "get", "unclosed"}, true},
+	{[]string{"knowledge", "get", "exec"}, true},
+	{[]string{"knowledge", "get", "link"}, false},
+	{[]string{"knowledge", "get", "dir"}, false},
+	{[]string{"knowledge", "get", "h"}, false},
 	{[]string{"knowledge", "get", "café"}, false},
 	{[]string{"knowledge", "get", strings.Repeat("k", 129)}, false},
 	{[]string{"knowledge", "get", "arch", "--json"}, false},

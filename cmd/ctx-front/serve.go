@@ -86,10 +86,11 @@ var windowsReserved = map[string]bool{"con": true, "prn": true, "aux": true, "nu
 
 // plainKey accepts the keys that store.NormalizeKey returns unchanged and store.ValidKey accepts, in
 // their ASCII subset: 1 to 128 bytes of a-z, 0-9, '-', '_', '.', not starting with '.' or '-', not
-// ending with '.', no "..", not a Windows device name. Every other key (letters of other scripts
-// included) goes to ctx-full, which normalises and validates it.
+// ending with '.', no "..", not a Windows device name, and not "help" or "h", which ctx-full's command
+// line reads as a request for the command's help. Every other key (letters of other scripts included)
+// goes to ctx-full, which normalises and validates it.
 func plainKey(k string) bool {
-	if k == "" || len(k) > 128 || k[0] == '.' || k[0] == '-' || k[len(k)-1] == '.' || strings.Contains(k, "..") {
+	if k == "help" || k == "h" || k == "" || len(k) > 128 || k[0] == '.' || k[0] == '-' || k[len(k)-1] == '.' || strings.Contains(k, "..") {
 		return false
 	}
 	for i := 0; i < len(k); i++ {
