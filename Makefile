@@ -6,7 +6,7 @@
 #                 staticcheck, errcheck) and comments that cite documents outside the repository
 #                 (installs the pinned golangci-lint into bin/tools on first use)
 #   make node-client  install the MCP TypeScript SDK the Node client test uses (npm ci, from package-lock.json)
-#   make install  put ctx on the PATH
+#   make install  put ctx on the PATH (the pair: ctx, the lean front, and ctx-full beside it)
 #   make bench    benchmarks, the write comparison against C git plumbing, and agent-history import and
 #                 search at HISTORY_EVENTS events (30000; HISTORY_EVENTS=300000 for the full size)
 #   make stress   the long adversarial suite: 100 kill -9 of each kind, concurrent writers, memory (figures: docs/locks.md)
@@ -14,6 +14,9 @@
 
 GO      ?= go
 BIN     := bin/ctx
+# ctx is two programs side by side (docs/architecture.md "The lean front"): bin/ctx answers a few read
+# commands itself and execs bin/ctx-full, the whole CLI, for everything else.
+FULL    := bin/ctx-full
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X github.com/ctx-dev/ctx/cmd/ctx/app.Version=$(VERSION)
 # Where make install puts ctx: the first writable of /usr/local/bin and ~/.local/bin unless PREFIX is given.
@@ -42,7 +45,8 @@ GOLANGCI_LINT := bin/tools/golangci-lint-$(GOLANGCI_LINT_VERSION)
 BUILD_TAGS := urfave_cli_no_docs
 
 build:
-	$(GO) build -tags "$(BUILD_TAGS)" -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/ctx
+	$(GO) build -tags "$(BUILD_TAGS)" -ldflags "$(LDFLAGS)" -o $(FULL) ./cmd/ctx
+	$(GO) build -o $(BIN) ./cmd/ctx-front
 
 demo: build
 	./scripts/demo.sh $(BIN)
@@ -80,8 +84,9 @@ mcp/node/node_modules/.package-lock.json: mcp/node/package.json mcp/node/package
 
 install: build
 	mkdir -p $(PREFIX)/bin
+	install -m 0755 $(FULL) $(PREFIX)/bin/ctx-full
 	install -m 0755 $(BIN) $(PREFIX)/bin/ctx
-	@echo "installed $(PREFIX)/bin/ctx"
+	@echo "installed $(PREFIX)/bin/ctx and $(PREFIX)/bin/ctx-full"
 	@case ":$$PATH:" in *":$(PREFIX)/bin:"*) ;; *) echo "note: add $(PREFIX)/bin to your PATH";; esac
 
 bench: build

@@ -17,7 +17,6 @@ import (
 	"testing"
 
 	"github.com/ctx-dev/ctx/internal/testenv"
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // gitObject is one object as git cat-file gives it.
@@ -131,23 +130,9 @@ func checkAll(t *testing.T, dir string, wantDeltas bool) (ofs, ref int) {
 	if _, _, err := pr.read(nil, BlobHash([]byte("never written\n"))); !errors.Is(err, errRawMissing) {
 		t.Errorf("a missing object: %v", err)
 	}
-	for _, p := range pr.packs {
-		for i := uint32(0); i < p.n; i++ {
-			off, ok := p.offset(i)
-			if !ok {
-				t.Fatalf("object %d: no offset", i)
-			}
-			e, err := p.header(off)
-			if err != nil {
-				t.Fatal(err)
-			}
-			switch e.typ {
-			case plumbing.OFSDeltaObject:
-				ofs++
-			case plumbing.REFDeltaObject:
-				ref++
-			}
-		}
+	ofs, ref, err := pr.r.Deltas()
+	if err != nil {
+		t.Fatal(err)
 	}
 	return ofs, ref
 }
@@ -386,8 +371,8 @@ func TestReadInProcessLoadsNoIndex(t *testing.T) {
 	if r.indexed.Load() {
 		t.Fatal("go-git's pack indexes were loaded")
 	}
-	if pr := r.cf.(*packReader); len(pr.packs) != 1 {
-		t.Fatalf("the reader mapped %d packs", len(pr.packs))
+	if pr := r.cf.(*packReader); pr.r.Packs() != 1 {
+		t.Fatalf("the reader mapped %d packs", pr.r.Packs())
 	}
 }
 

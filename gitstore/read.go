@@ -1,10 +1,10 @@
 package gitstore
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ctx-dev/ctx/gitstore/objread"
 	"path"
 	"slices"
 	"sort"
@@ -112,53 +112,22 @@ func rawEntryNamed(es []rawEntry, name string) (Entry, bool, error) {
 }
 
 // errMalformedTree reports a tree object whose bytes do not follow git's tree format.
-var errMalformedTree = errors.New("malformed tree object")
+var errMalformedTree = objread.ErrMalformedTree
 
 // scanTree finds name in the raw bytes of a tree object: a sequence of "<octal mode> <name>\x00<20-byte
 // object name>" (gitformat-tree(5)). The first entry of that name wins.
 func scanTree(raw []byte, name string) (e Entry, found bool, err error) {
-	err = eachRawEntry(raw, func(n []byte, mode FileMode, h *Hash) bool {
-		if string(n) != name {
-			return true
-		}
-		e, found = Entry{Name: name, Dir: mode == ModeDir, Hash: *h, Mode: mode}, true
-		return false
-	})
-	if err != nil {
-		return Entry{}, false, err
-	}
-	return e, found, nil
+	oe, found, err := objread.FindTreeEntry(raw, name)
+	return Entry{Name: oe.Name, Dir: oe.Dir, Hash: Hash(oe.Hash), Mode: FileMode(oe.Mode)}, found, err
 }
 
 // eachRawEntry calls fn with the name (a slice of raw), mode and object name of each entry of the raw
-// bytes of a tree object, in the order stored, until fn returns false. It fails with errMalformedTree
-// where the bytes do not follow git's tree format (entries before that point were given to fn).
+// bytes of a tree object, in the order stored, until fn returns false (objread.EachTreeEntry). It fails
+// with errMalformedTree where the bytes do not follow git's tree format.
 func eachRawEntry(raw []byte, fn func(name []byte, mode FileMode, h *Hash) bool) error {
-	var h Hash
-	for len(raw) > 0 {
-		sp := bytes.IndexByte(raw, ' ')
-		if sp <= 0 {
-			return errMalformedTree
-		}
-		var mode uint32
-		for _, c := range raw[:sp] {
-			if c < '0' || c > '7' {
-				return errMalformedTree
-			}
-			mode = mode<<3 | uint32(c-'0')
-		}
-		rest := raw[sp+1:]
-		nul := bytes.IndexByte(rest, 0)
-		if nul <= 0 || len(rest) < nul+1+len(Hash{}) {
-			return errMalformedTree
-		}
-		copy(h[:], rest[nul+1:])
-		if !fn(rest[:nul], FileMode(mode), &h) {
-			return nil
-		}
-		raw = rest[nul+1+len(Hash{}):]
-	}
-	return nil
+	return objread.EachTreeEntry(raw, func(n []byte, mode objread.FileMode, h *objread.Hash) bool {
+		return fn(n, FileMode(mode), (*Hash)(h))
+	})
 }
 
 // ReadFile returns the content of the file at path in tree root. Errors wrap ErrNotFound when the path

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ctx-dev/ctx/gitstore/objread"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -52,57 +53,11 @@ func (r *Repo) RefFiles(name string) []string {
 	return out
 }
 
-// readRef reads a ref of a git dir: the loose file first, then packed-refs (gitrepository-layout(5)).
-// A symbolic ref ("ref: ...") is followed. A missing ref is ZeroHash with no error.
+// readRef reads a ref of a git dir: the loose file first, then packed-refs (objread.ReadRef). A symbolic
+// ref ("ref: ...") is followed. A missing ref is ZeroHash with no error.
 func readRef(gitDir, name string) (Hash, error) {
-	for depth := 0; depth < 5; depth++ {
-		b, err := os.ReadFile(filepath.Join(gitDir, filepath.FromSlash(name)))
-		if err == nil {
-			s := strings.TrimSpace(string(b))
-			if target, ok := strings.CutPrefix(s, "ref: "); ok {
-				name = target
-				continue
-			}
-			if !plumbing.IsHash(s) {
-				return ZeroHash, fmt.Errorf("ref %s holds %q, not an object name", name, s)
-			}
-			return NewHash(s), nil
-		}
-		if !errors.Is(err, fs.ErrNotExist) && !isDirErr(err) {
-			return ZeroHash, err
-		}
-		return readPackedRef(gitDir, name)
-	}
-	return ZeroHash, fmt.Errorf("ref %s: too many levels of symbolic refs", name)
-}
-
-func isDirErr(err error) bool {
-	var pe *fs.PathError
-	return errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "is a directory")
-}
-
-func readPackedRef(gitDir, name string) (Hash, error) {
-	f, err := os.Open(filepath.Join(gitDir, "packed-refs"))
-	if errors.Is(err, fs.ErrNotExist) {
-		return ZeroHash, nil
-	}
-	if err != nil {
-		return ZeroHash, err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64*1024), 1024*1024)
-	for sc.Scan() {
-		line := sc.Text()
-		if line == "" || line[0] == '#' || line[0] == '^' {
-			continue
-		}
-		hash, ref, ok := strings.Cut(line, " ")
-		if ok && ref == name {
-			return NewHash(hash), nil
-		}
-	}
-	return ZeroHash, sc.Err()
+	h, err := objread.ReadRef(gitDir, name)
+	return Hash(h), err
 }
 
 // UpdateRef moves ref name from old to new with a compare-and-swap done the way C git's files backend does

@@ -11,10 +11,10 @@
 package gitstore
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ctx-dev/ctx/gitstore/objread"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,7 +31,7 @@ import (
 )
 
 // ErrNotRepository is returned by Open when no git repository contains the path.
-var ErrNotRepository = errors.New("not a git repository (or any of the parent directories)")
+var ErrNotRepository = objread.ErrNotRepository
 
 // Repo is an open repository: the object database and refs of the git common dir, and the paths of the
 // current worktree. Safe for concurrent use by goroutines of one process; writes from several processes
@@ -75,14 +75,7 @@ func Open(ctx context.Context, path string) (*Repo, error) {
 	if err != nil {
 		return nil, err
 	}
-	commonDir := gitDir
-	if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
-		c := strings.TrimSpace(string(b))
-		if !filepath.IsAbs(c) {
-			c = filepath.Join(gitDir, c)
-		}
-		commonDir = filepath.Clean(c)
-	}
+	commonDir := objread.CommonDir(gitDir)
 	st := newStorage(commonDir)
 	// The pack indexes are loaded on the first read of an object (ensureIndex), not here: a command that
 	// reads no object (ctx mcp serve until its first request, status, hooks that find nothing to do)
@@ -167,98 +160,10 @@ func (r *Repo) ensureIndex() {
 	r.Reindex()
 }
 
-// discover returns the git dir and worktree root for a path, as git's setup_git_directory does for the
-// common cases: $GIT_DIR (with $GIT_WORK_TREE or the current directory), a .git directory or gitfile,
-// or a bare repository (a directory with HEAD, objects/ and refs/).
-func discover(abs string) (gitDir, workTree string, err error) {
-	if env := os.Getenv("GIT_DIR"); env != "" {
-		gd, err := filepath.Abs(env)
-		if err != nil {
-			return "", "", fmt.Errorf("GIT_DIR %s: %w", env, err)
-		}
-		if !isGitDir(gd) {
-			return "", "", fmt.Errorf("GIT_DIR %s: %w", env, ErrNotRepository)
-		}
-		wt := os.Getenv("GIT_WORK_TREE")
-		if wt == "" {
-			if bare(gd) {
-				return gd, "", nil
-			}
-			wt = abs
-		}
-		wt, err = filepath.Abs(wt)
-		if err != nil {
-			return "", "", fmt.Errorf("GIT_WORK_TREE: %w", err)
-		}
-		return gd, wt, nil
-	}
-	dir := abs
-	for {
-		dotgit := filepath.Join(dir, ".git")
-		if fi, err := os.Stat(dotgit); err == nil {
-			if fi.IsDir() && isGitDir(dotgit) {
-				return dotgit, dir, nil
-			}
-			if !fi.IsDir() {
-				gd, err := readGitFile(dotgit)
-				if err != nil {
-					return "", "", err
-				}
-				return gd, dir, nil
-			}
-		}
-		if isGitDir(dir) {
-			return dir, "", nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", "", fmt.Errorf("%s: %w", abs, ErrNotRepository)
-		}
-		dir = parent
-	}
-}
+// discover returns the git dir and worktree root for a path (objread.Discover).
+func discover(abs string) (gitDir, workTree string, err error) { return objread.Discover(abs) }
 
-// readGitFile reads a "gitdir: <path>" file (gitrepository-layout(5)).
-func readGitFile(path string) (string, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "", fmt.Errorf("read %s: %w", path, err)
-	}
-	line := strings.TrimSpace(string(b))
-	gd, ok := strings.CutPrefix(line, "gitdir:")
-	if !ok {
-		return "", fmt.Errorf("%s: not a gitfile: %w", path, ErrNotRepository)
-	}
-	gd = strings.TrimSpace(gd)
-	if !filepath.IsAbs(gd) {
-		gd = filepath.Join(filepath.Dir(path), gd)
-	}
-	return filepath.Clean(gd), nil
-}
-
-func isGitDir(dir string) bool {
-	if _, err := os.Stat(filepath.Join(dir, "HEAD")); err != nil {
-		return false
-	}
-	if _, err := os.Stat(filepath.Join(dir, "commondir")); err == nil {
-		return true
-	}
-	for _, d := range []string{"objects", "refs"} {
-		if fi, err := os.Stat(filepath.Join(dir, d)); err != nil || !fi.IsDir() {
-			return false
-		}
-	}
-	return true
-}
-
-// bare reports whether the config of a git dir says core.bare = true.
-func bare(gitDir string) bool {
-	b, err := os.ReadFile(filepath.Join(gitDir, "config"))
-	if err != nil {
-		return false
-	}
-	return bytes.Contains(bytes.ToLower(b), []byte("bare = true"))
-}
+func isGitDir(dir string) bool { return objread.IsGitDir(dir) }
 
 // Reindex makes the object database see packfiles written since it was opened: by the system git's
 // fetch (more than fetch.unpackLimit objects arrive as a new pack), by `git gc` (loose objects move into

@@ -1,0 +1,31 @@
+// Command ctx-front is the ctx that `make build` and `make install` put on the PATH as `ctx`: a small
+// program that answers a few read commands itself, exactly as the full program would, and hands every
+// other run to the full program, installed beside it as ctx-full (docs/architecture.md "The lean front").
+//
+// It links no go-git, SQLite, MCP or CLI library (a guard test and depguard check it), so it starts in
+// about the time of a Go hello world, where the full program initialises some 190 packages. It answers
+// only the exact argument shapes it knows (see serve), only when the store is in the state it reads
+// (no ctx config, no interrupted transaction, no scope move pending, every object found), and only
+// output the full program would print unchanged; anything else, an error included, is run by ctx-full,
+// so help, errors and every other behaviour stay in one place.
+package main
+
+import (
+	"bufio"
+	"os"
+)
+
+// fullName is the file name of the full program, looked for in the folder of this executable.
+const fullName = "ctx-full"
+
+func main() {
+	if out, ok := serve(os.Args[1:]); ok {
+		w := bufio.NewWriterSize(os.Stdout, 64<<10)
+		_, _ = w.Write(out)
+		if err := w.Flush(); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(runFull(os.Args))
+}

@@ -1,0 +1,127 @@
+package objread_test
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ctx-dev/ctx/gitstore/objread"
+	"github.com/ctx-dev/ctx/internal/testenv"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
+
+func hash(t *testing.T, s string) objread.Hash {
+	t.Helper()
+	var h objread.Hash
+	if len(s) != 40 {
+		t.Fatalf("not an object name: %q", s)
+	}
+	for i := range h {
+		var b byte
+		for _, c := range s[2*i : 2*i+2] {
+			b <<= 4
+			switch {
+			case c >= '0' && c <= '9':
+				b |= byte(c - '0')
+			default:
+				b |= byte(c-'a') + 10
+			}
+		}
+		h[i] = b
+	}
+	return h
+}
+
+// The blob limit of NewReader: a blob over it is ErrMissing, packed or loose, and read whole under a
+// larger one; trees and commits have no such limit.
+func TestBlobLimit(t *testing.T) {
+	dir := testenv.NewRepo(t)
+	big := strings.Repeat("a line of a large blob\n", 100000) // 2.3 MB
+	if err := os.WriteFile(filepath.Join(dir, "big.txt"), []byte(big), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Git(t, dir, "add", "big.txt")
+	testenv.Git(t, dir, "commit", "-q", "-m", "big")
+	blob := hash(t, testenv.Git(t, dir, "rev-parse", "HEAD:big.txt"))
+	tree := hash(t, testenv.Git(t, dir, "rev-parse", "HEAD^{tree}"))
+	objs := filepath.Join(dir, ".git", "objects")
+	for _, packed := range []bool{false, true} {
+		if packed {
+			testenv.Git(t, dir, "gc", "-q")
+		}
+		small := objread.NewReader(1<<20, objs)
+		if _, _, err := small.Read(blob); !errors.Is(err, objread.ErrMissing) {
+			t.Errorf("packed %v: a blob over the limit: %v, want ErrMissing", packed, err)
+		}
+		if typ, _, err := small.Read(tree); err != nil || typ != objread.Tree {
+			t.Errorf("packed %v: the tree: %v %v", packed, typ, err)
+		}
+		small.Close()
+		large := objread.NewReader(8<<20, objs)
+		typ, data, err := large.Read(blob)
+		if err != nil || typ != objread.Blob || !bytes.Equal(data, []byte(big)) {
+			t.Errorf("packed %v: the blob under a larger limit: %v %d bytes %v", packed, typ, len(data), err)
+		}
+		e, found, err := findIn(large, tree, "big.txt")
+		if err != nil || !found || e.Hash != blob || e.Mode != objread.ModeRegular {
+			t.Errorf("packed %v: tree entry %+v %v %v", packed, e, found, err)
+		}
+		large.Close()
+	}
+}
+
+func findIn(r *objread.Reader, tree objread.Hash, name string) (objread.Entry, bool, error) {
+	if e, found, handled, err := r.TreeEntry(tree, name); handled {
+		return e, found, err
+	}
+	_, raw, err := r.Read(tree)
+	if err != nil {
+		return objread.Entry{}, false, err
+	}
+	return objread.FindTreeEntry(raw, name)
+}
+
+// ReadRef follows symbolic refs, reads packed-refs, and gives the zero Hash for a missing ref; Discover
+// finds the git dir from a subdirectory and from a linked worktree, whose CommonDir is the main one.
+func TestRefsAndDiscovery(t *testing.T) {
+	dir := testenv.NewRepo(t)
+	head := hash(t, testenv.Git(t, dir, "rev-parse", "HEAD"))
+	gd := filepath.Join(dir, ".git")
+	if h, err := objread.ReadRef(gd, "HEAD"); err != nil || h != head {
+		t.Errorf("HEAD: %v %v", h, err)
+	}
+	testenv.Git(t, dir, "tag", "v1")
+	testenv.Git(t, dir, "pack-refs", "--all")
+	if h, err := objread.ReadRef(gd, "refs/tags/v1"); err != nil || h != head {
+		t.Errorf("packed tag: %v %v", h, err)
+	}
+	if h, err := objread.ReadRef(gd, "refs/heads/none"); err != nil || !h.IsZero() {
+		t.Errorf("missing ref: %v %v", h, err)
+	}
+	if err := os.WriteFile(filepath.Join(gd, "refs", "heads", "bad"), []byte("not a hash\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := objread.ReadRef(gd, "refs/heads/bad"); err == nil {
+		t.Error("a loose ref holding no object name: no error")
+	}
+	sub := filepath.Join(dir, "a", "b")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if g, wt, err := objread.Discover(sub); err != nil || g != gd || wt != dir {
+		t.Errorf("from a subdirectory: %q %q %v", g, wt, err)
+	}
+	wt := filepath.Join(t.TempDir(), "wt")
+	testenv.Git(t, dir, "worktree", "add", "-q", wt)
+	g, w, err := objread.Discover(wt)
+	if err != nil || w != wt || objread.CommonDir(g) != gd {
+		t.Errorf("linked worktree: %q %q %v (common %q)", g, w, err, objread.CommonDir(g))
+	}
+	if _, _, err := objread.Discover(t.TempDir()); !errors.Is(err, objread.ErrNotRepository) {
+		t.Errorf("outside a repository: %v", err)
+	}
+}

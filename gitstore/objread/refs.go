@@ -1,0 +1,188 @@
+package objread
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// ErrNotRepository is returned by Discover when no git repository contains the path.
+var ErrNotRepository = errors.New("not a git repository (or any of the parent directories)")
+
+// ReadRef reads ref name (a full name, "refs/heads/ctx") of a git dir: the loose file first, then
+// packed-refs (gitrepository-layout(5)). A symbolic ref ("ref: ...") is followed, at most 5 levels. A
+// missing ref is the zero Hash with no error; a loose ref that does not hold 40 hex digits is an error.
+func ReadRef(gitDir, name string) (Hash, error) {
+	for depth := 0; depth < 5; depth++ {
+		b, err := os.ReadFile(filepath.Join(gitDir, filepath.FromSlash(name)))
+		if err == nil {
+			s := strings.TrimSpace(string(b))
+			if target, ok := strings.CutPrefix(s, "ref: "); ok {
+				name = target
+				continue
+			}
+			var h Hash
+			if len(s) != 40 {
+				return Hash{}, fmt.Errorf("ref %s holds %q, not an object name", name, s)
+			}
+			if _, err := hex.Decode(h[:], []byte(s)); err != nil {
+				return Hash{}, fmt.Errorf("ref %s holds %q, not an object name", name, s)
+			}
+			return h, nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) && !isDirErr(err) {
+			return Hash{}, err
+		}
+		return readPackedRef(gitDir, name)
+	}
+	return Hash{}, fmt.Errorf("ref %s: too many levels of symbolic refs", name)
+}
+
+func isDirErr(err error) bool {
+	var pe *fs.PathError
+	return errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "is a directory")
+}
+
+func readPackedRef(gitDir, name string) (Hash, error) {
+	f, err := os.Open(filepath.Join(gitDir, "packed-refs"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return Hash{}, nil
+	}
+	if err != nil {
+		return Hash{}, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" || line[0] == '#' || line[0] == '^' {
+			continue
+		}
+		hash, ref, ok := strings.Cut(line, " ")
+		if ok && ref == name {
+			// As lenient as git's get_oid_hex of a packed line (and go-git's NewHash): the hex digits
+			// decoded up to the first bad one.
+			var h Hash
+			b, _ := hex.DecodeString(hash)
+			copy(h[:], b)
+			return h, nil
+		}
+	}
+	return Hash{}, sc.Err()
+}
+
+// Discover returns the git dir and worktree root for an absolute path, as git's setup_git_directory does
+// for the common cases: $GIT_DIR (with $GIT_WORK_TREE or the current directory), a .git directory or
+// gitfile, or a bare repository (a directory with HEAD, objects/ and refs/); workTree is "" for a bare
+// repository. Errors wrap ErrNotRepository when no repository contains abs.
+func Discover(abs string) (gitDir, workTree string, err error) {
+	if env := os.Getenv("GIT_DIR"); env != "" {
+		gd, err := filepath.Abs(env)
+		if err != nil {
+			return "", "", fmt.Errorf("GIT_DIR %s: %w", env, err)
+		}
+		if !IsGitDir(gd) {
+			return "", "", fmt.Errorf("GIT_DIR %s: %w", env, ErrNotRepository)
+		}
+		wt := os.Getenv("GIT_WORK_TREE")
+		if wt == "" {
+			if bare(gd) {
+				return gd, "", nil
+			}
+			wt = abs
+		}
+		wt, err = filepath.Abs(wt)
+		if err != nil {
+			return "", "", fmt.Errorf("GIT_WORK_TREE: %w", err)
+		}
+		return gd, wt, nil
+	}
+	dir := abs
+	for {
+		dotgit := filepath.Join(dir, ".git")
+		if fi, err := os.Stat(dotgit); err == nil {
+			if fi.IsDir() && IsGitDir(dotgit) {
+				return dotgit, dir, nil
+			}
+			if !fi.IsDir() {
+				gd, err := readGitFile(dotgit)
+				if err != nil {
+					return "", "", err
+				}
+				return gd, dir, nil
+			}
+		}
+		if IsGitDir(dir) {
+			return dir, "", nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", "", fmt.Errorf("%s: %w", abs, ErrNotRepository)
+		}
+		dir = parent
+	}
+}
+
+// CommonDir is the shared git dir of gitDir: the one its commondir file names (a linked worktree), else
+// gitDir itself.
+func CommonDir(gitDir string) string {
+	b, err := os.ReadFile(filepath.Join(gitDir, "commondir"))
+	if err != nil {
+		return gitDir
+	}
+	c := strings.TrimSpace(string(b))
+	if !filepath.IsAbs(c) {
+		c = filepath.Join(gitDir, c)
+	}
+	return filepath.Clean(c)
+}
+
+// readGitFile reads a "gitdir: <path>" file (gitrepository-layout(5)).
+func readGitFile(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", path, err)
+	}
+	line := strings.TrimSpace(string(b))
+	gd, ok := strings.CutPrefix(line, "gitdir:")
+	if !ok {
+		return "", fmt.Errorf("%s: not a gitfile: %w", path, ErrNotRepository)
+	}
+	gd = strings.TrimSpace(gd)
+	if !filepath.IsAbs(gd) {
+		gd = filepath.Join(filepath.Dir(path), gd)
+	}
+	return filepath.Clean(gd), nil
+}
+
+// IsGitDir reports whether dir looks like a git dir: HEAD, and objects/ and refs/ or a commondir file.
+func IsGitDir(dir string) bool {
+	if _, err := os.Stat(filepath.Join(dir, "HEAD")); err != nil {
+		return false
+	}
+	if _, err := os.Stat(filepath.Join(dir, "commondir")); err == nil {
+		return true
+	}
+	for _, d := range []string{"objects", "refs"} {
+		if fi, err := os.Stat(filepath.Join(dir, d)); err != nil || !fi.IsDir() {
+			return false
+		}
+	}
+	return true
+}
+
+// bare reports whether the config of a git dir says core.bare = true.
+func bare(gitDir string) bool {
+	b, err := os.ReadFile(filepath.Join(gitDir, "config"))
+	if err != nil {
+		return false
+	}
+	return bytes.Contains(bytes.ToLower(b), []byte("bare = true"))
+}
