@@ -20,6 +20,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/klauspost/compress/zstd"
+	sjson "github.com/segmentio/encoding/json"
 
 	"github.com/ctx-dev/ctx/history/internal/ftsrank"
 	"github.com/ctx-dev/ctx/history/internal/textproc"
@@ -1223,15 +1224,15 @@ func encodeEvent(e *Event) encodedEvent {
 		if t.Output == e.Text {
 			t.Output = "" // stored once, in text; scanEvent restores it
 		}
-		b, _ := json.Marshal(t)
+		b, _ := sjson.Marshal(t)
 		enc.tool = string(b)
 	}
 	if len(e.Files) > 0 {
-		b, _ := json.Marshal(e.Files)
+		b, _ := sjson.Marshal(e.Files)
 		enc.files = string(b)
 	}
 	if len(e.Facts) > 0 {
-		b, _ := json.Marshal(e.Facts)
+		b, _ := sjson.Marshal(e.Facts)
 		enc.facts = string(b)
 	}
 	enc.body = searchBody(e)
