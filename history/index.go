@@ -978,6 +978,7 @@ func (b *batchTx) rollback() {
 type writer struct {
 	tx                                               *sql.Tx
 	has, ins, fts, ef, ec, count, session, sourceRow *sql.Stmt
+	noSession                                        *sql.Stmt // deletes the row of a session without events
 }
 
 func prepareWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
@@ -987,6 +988,7 @@ func prepareWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 		sql string
 	}{
 		{&w.has, `SELECT 1 FROM events WHERE session_id=? LIMIT 1`},
+		{&w.noSession, `DELETE FROM sessions WHERE id=?`},
 		{&w.ins, `INSERT INTO events(id, session_id, seq, native_key, at, type, role, text, tool, files, facts, fts_len)
 		VALUES(?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO NOTHING`},
 		{&w.fts, `INSERT INTO ev_fts(rowid, body) VALUES(?,?)`},
@@ -1010,7 +1012,7 @@ func prepareWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 }
 
 func (w *writer) close() {
-	for _, st := range []*sql.Stmt{w.has, w.ins, w.fts, w.ef, w.ec, w.count, w.session, w.sourceRow} {
+	for _, st := range []*sql.Stmt{w.has, w.ins, w.fts, w.ef, w.ec, w.count, w.session, w.sourceRow, w.noSession} {
 		if st != nil {
 			st.Close()
 		}
@@ -1190,7 +1192,7 @@ func (w *writer) deleteSession(ctx context.Context, id string) error {
 	var one int
 	err := w.has.QueryRowContext(ctx, id).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
-		_, err = tx.ExecContext(ctx, `DELETE FROM sessions WHERE id=?`, id)
+		_, err = w.noSession.ExecContext(ctx, id) // prepared once: a first import runs it for every source
 		return err
 	}
 	if err != nil {
