@@ -11,20 +11,16 @@ import (
 // it over letters, digits and the diacritics it removes (tokenCont); the tables are measured on the
 // SQLite this is built with (TestTokenCharsMatchSQLite).
 func TokenCount(s string) (n int, ok bool) {
-	in := false
+	var in uint8 // 1 inside a token
 	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if asciiTokenChar[c] {
-				if !in {
-					n++
-				}
-				in = true
-			} else {
-				in = false
-			}
-			i++
-			continue
+		// A run of ASCII: a token starts at each token byte after a non-token one (no branch per byte).
+		for ; i < len(s) && s[i] < utf8.RuneSelf; i++ {
+			t := asciiTokenByte[s[i]]
+			n += int(t &^ in)
+			in = t
+		}
+		if i == len(s) {
+			break
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && size == 1 {
@@ -32,15 +28,27 @@ func TokenCount(s string) (n int, ok bool) {
 		}
 		i += size
 		switch {
-		case in:
-			in = inRanges(tokenCont, r)
+		case in == 1:
+			if !inRanges(tokenCont, r) {
+				in = 0
+			}
 		case inRanges(tokenStart, r):
 			n++
-			in = true
+			in = 1
 		}
 	}
 	return n, true
 }
+
+// asciiTokenByte: 1 for digits and letters, 0 for any other ASCII byte.
+var asciiTokenByte = func() (t [utf8.RuneSelf]uint8) {
+	for c := range t {
+		if asciiTokenChar[c] {
+			t[c] = 1
+		}
+	}
+	return t
+}()
 
 // asciiTokenChar: digits and letters.
 var asciiTokenChar = func() (t [utf8.RuneSelf]bool) {

@@ -204,3 +204,11 @@ func TestTokenCountMatchesSQLite(t *testing.T) {
 		}
 	}
 }
+
+func BenchmarkTokenCount(b *testing.B) {
+	s := strings.Repeat("func (ix *Index) Import(ctx context.Context, srcs []Source) — ошибка: 42 files\n", 200)
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		TokenCount(s)
+	}
+}
