@@ -17,7 +17,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/klauspost/compress/zstd"
 	sjson "github.com/segmentio/encoding/json"
@@ -1317,12 +1316,8 @@ func (w *writer) insertEvents(ctx context.Context, sessionID string, evs []Event
 // searchBody is the text the full-text index sees for an event: its text, the tool name and input,
 // the touched paths and the facts, plus the parts of camelCase identifiers (docs/history.md "Search").
 func searchBody(e *Event) string {
-	parts := make([]string, 0, 5+len(e.Files)+len(e.Facts))
-	if head, tail, cut := outputIndexed(e); cut {
-		parts = append(parts, head, tail)
-	} else {
-		parts = append(parts, e.Text)
-	}
+	parts := make([]string, 0, 4+len(e.Files)+len(e.Facts))
+	parts = append(parts, e.Text)
 	if e.Tool != nil {
 		parts = append(parts, e.Tool.Name)
 		if e.Type == ToolCall && !strings.Contains(e.Text, e.Tool.Input) {
@@ -1362,54 +1357,6 @@ func searchBody(e *Event) string {
 		splitBufs.Put(xp)
 	}
 	return b.String()
-}
-
-// The part of a long tool output's text that the full-text index sees: its first outputIndexHead and
-// last outputIndexTail bytes (docs/history.md "Search"). The event keeps its whole text (show, search
-// results); a word only in the middle of a longer output is not found. An 8 KiB cap took 40 % of a
-// generated history's indexed text away (the 8 % of outputs longer than that held half of the bytes) and
-// with it that share of FTS5's tokenizing and postings (bench/README.md "Fifth round").
-const (
-	outputIndexHead = 6 << 10
-	outputIndexTail = 2 << 10
-)
-
-// outputIndexed returns the head and tail of e's text that the index sees when e is a tool output
-// longer than outputIndexHead+outputIndexTail bytes (cut is true), each cut at a word boundary when one
-// is near (so no word is indexed half) and always at a UTF-8 boundary.
-func outputIndexed(e *Event) (head, tail string, cut bool) {
-	s := e.Text
-	if e.Type != ToolOutput || len(s) <= outputIndexHead+outputIndexTail {
-		return "", "", false
-	}
-	const near = 64 // how far a cut moves to find a byte between words
-	h := outputIndexHead
-	for i := h; i > outputIndexHead-near; i-- {
-		if !wordByte(s[i-1]) || !wordByte(s[i]) {
-			h = i
-			break
-		}
-	}
-	for h > 0 && !utf8.RuneStart(s[h]) {
-		h--
-	}
-	t := len(s) - outputIndexTail
-	for i := t; i < t+near; i++ {
-		if !wordByte(s[i]) {
-			t = i + 1
-			break
-		}
-	}
-	for t < len(s) && !utf8.RuneStart(s[t]) {
-		t++
-	}
-	return s[:h], s[t:], true
-}
-
-// wordByte reports whether c can be part of a word for the index's tokenizer (ASCII letters and
-// digits, and every byte of a multi-byte character, which may be a letter).
-func wordByte(c byte) bool {
-	return c >= utf8.RuneSelf || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 // splitBufs hold searchBody's identifier parts while the body is assembled.

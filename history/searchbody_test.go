@@ -13,11 +13,7 @@ import (
 // searchBody must give every event of the corpus the same body, so an index keeps its search results.
 func searchBodyRef(e *Event) string {
 	var b strings.Builder
-	if head, tail, cut := outputIndexed(e); cut {
-		b.WriteString(head + "\n" + tail)
-	} else {
-		b.WriteString(e.Text)
-	}
+	b.WriteString(e.Text)
 	if e.Tool != nil {
 		b.WriteString("\n")
 		b.WriteString(e.Tool.Name)
