@@ -180,13 +180,14 @@ func (ix *Index) Search(ctx context.Context, q Query) (Result, error) {
 // transcript each class's weight, under calls and outputs (one class each) 1. typeFilter is set when the
 // event type's class holds other types too: the events row must be checked.
 func scopeSQL(scope string, typ EventType) (cond, weight string, typeFilter bool) {
-	class := func(ns ...int) string {
-		var parts []string
-		for _, n := range ns {
+	var parts []string
+	classes := scopeClasses(scope, typ)
+	for n := range 1 << ftsClassBits {
+		if classes&(1<<n) != 0 {
 			parts = append(parts, strconv.Itoa(n))
 		}
-		return "(ev_fts.rowid & " + strconv.Itoa(1<<ftsClassBits-1) + ") IN (" + strings.Join(parts, ",") + ")"
 	}
+	cond = "(ev_fts.rowid & " + strconv.Itoa(1<<ftsClassBits-1) + ") IN (" + strings.Join(parts, ",") + ")"
 	var b strings.Builder
 	b.WriteString("(CASE ev_fts.rowid & " + strconv.Itoa(1<<ftsClassBits-1))
 	for i, c := range ftsClasses {
@@ -196,17 +197,41 @@ func scopeSQL(scope string, typ EventType) (cond, weight string, typeFilter bool
 	weight = b.String()
 	switch {
 	case typ != "":
-		n := classOf(typ)
-		return class(n), weight, len(ftsClasses[n].types) != 1
-	case scope == ScopeTranscript:
-		return class(classMessage, classSummary), weight, false
-	case scope == ScopeCalls:
-		return class(classCall), "1.0", false
-	case scope == ScopeOutputs:
-		return class(classOutput), "1.0", false
+		return cond, weight, len(ftsClasses[classOf(typ)].types) != 1
+	case scope == ScopeCalls, scope == ScopeOutputs:
+		return cond, "1.0", false
 	}
-	return class(classMessage, classSummary, classCall, classOutput, classOther), weight, false
+	return cond, weight, false
 }
+
+// scopeClasses is the set of classes (bit n for class n) a scope or an event type searches.
+func scopeClasses(scope string, typ EventType) uint8 {
+	set := func(ns ...int) (m uint8) {
+		for _, n := range ns {
+			m |= 1 << n
+		}
+		return m
+	}
+	switch {
+	case typ != "":
+		return set(classOf(typ))
+	case scope == ScopeTranscript:
+		return set(classMessage, classSummary)
+	case scope == ScopeCalls:
+		return set(classCall)
+	case scope == ScopeOutputs:
+		return set(classOutput)
+	}
+	return set(classMessage, classSummary, classCall, classOutput, classOther)
+}
+
+// betweenCounts, when set (by tests), runs between a windowed one-phrase search's scan and its count of
+// the older matches.
+var betweenCounts func()
+
+// onePhrase reports whether the FTS5 query match (ftsQuery's) is one phrase: its phrases hold no
+// space, and two are joined by " AND " or " OR ".
+func onePhrase(match string) bool { return match != "" && !strings.Contains(match, " ") }
 
 // scopeWeights is the weight of each class under scope, as weightSQL says: the class weights under all
 // and transcript, 1 under calls and outputs (one class each, the others not matched).
@@ -273,32 +298,71 @@ func (ix *Index) candidates(ctx context.Context, q Query, scope, match string) (
 		// FTS5 alone: ctx_collect hands the scored rows to Go as SQLite evaluates them, one row back.
 		// The phrases' document counts of an earlier search over the same generation are reused (a
 		// warm MCP server); the generation is read by the same statement, so in the same snapshot: when
-		// it moved meanwhile, the search runs again counting them.
+		// it moved meanwhile, the search runs again counting them. Without them, a query of one phrase
+		// visits every row the phrase matches, newest first, and counts them as it goes (its document
+		// count: no second walk of the doclist for the IDF), ctx_collect keeping the rankWindow newest
+		// of the scope's classes (ftsrank.Collector.Count).
+		hits, cachedGen, cached := ix.hits.get(match)
+		count := !cached && onePhrase(match)
 		sqlText := `SELECT count(*), sum(c), (SELECT value FROM meta WHERE key = 'generation') FROM (SELECT ctx_collect(ev_fts, ?) AS c
 			FROM ev_fts WHERE ` + strings.Join(where, " AND ") + ` ORDER BY ev_fts.rowid DESC LIMIT ?)`
-		hits, cachedGen, cached := ix.hits.get(match)
+		countSQL := `SELECT count(*), 0, (SELECT value FROM meta WHERE key = 'generation') FROM (SELECT 1 FROM (SELECT ctx_collect(ev_fts, ?) AS c
+			FROM ev_fts WHERE ev_fts MATCH ? ORDER BY ev_fts.rowid DESC) WHERE c = 1 LIMIT ?)`
 		var col ftsrank.Collector
 		for {
 			col = ftsrank.Collector{Weights: scopeWeights(scope)}
 			if cached {
 				col.Hits = slices.Clone(hits)
 			}
+			query, qargs := sqlText, append(append([]any{nil}, args...), rankWindow+1)
+			if count {
+				query = countSQL
+				col.Count, col.Classes, col.Window = true, scopeClasses(scope, q.EventType), rankWindow
+				qargs = []any{nil, match, rankWindow + 1}
+			}
 			id, done := col.Start()
+			qargs[0] = id
 			var sum sql.NullInt64
 			var gen sql.NullString
-			err := ix.queryRow(ctx, sqlText, append(append([]any{id}, args...), rankWindow+1), &n, &sum, &gen)
+			err := ix.queryRow(ctx, query, qargs, &n, &sum, &gen)
 			done()
 			if err != nil {
 				return nil, false, fmt.Errorf("search: %w", err)
 			}
-			if n != len(col.Rows) {
+			if count {
+				if n != min(col.Matched, rankWindow+1) {
+					return nil, false, fmt.Errorf("search: %d rows matched, %d were counted", n, col.Matched)
+				}
+				nHit := int64(col.Visited)
+				if col.Matched > rankWindow {
+					// Stopped at the window: the phrase's older matches are counted, in a statement
+					// of their own (FTS5 starts at the rowid bound). When an import changed the index
+					// in between, the search runs again as one statement (counting with FTS5).
+					if betweenCounts != nil {
+						betweenCounts()
+					}
+					var older int64
+					var gen2 sql.NullString
+					if err := ix.queryRow(ctx, `SELECT count(*), (SELECT value FROM meta WHERE key = 'generation') FROM ev_fts WHERE ev_fts MATCH ? AND ev_fts.rowid < ?`,
+						[]any{match, col.Last}, &older, &gen2); err != nil {
+						return nil, false, fmt.Errorf("search: %w", err)
+					}
+					if gen2 != gen {
+						count = false
+						continue
+					}
+					nHit += older
+				}
+				col.Finish(nHit)
+				n = col.Matched
+			} else if n != len(col.Rows) {
 				return nil, false, fmt.Errorf("search: %d rows matched, %d were scored", n, len(col.Rows))
 			}
 			if cached && n > 0 && gen.String != cachedGen {
 				cached = false // the counts were of another generation: count again
 				continue
 			}
-			if n > 0 {
+			if len(col.Hits) > 0 {
 				ix.hits.put(match, gen.String, col.Hits)
 			}
 			break
