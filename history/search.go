@@ -1,6 +1,7 @@
 package history
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"database/sql"
@@ -609,30 +610,39 @@ type groupMember struct {
 }
 
 // groupMembers lists the candidates (indexOf: event rowid → index) whose event belongs to a session of
-// one of the root groups keys: the groups' sessions (by id and by root, indexed), then their events'
-// rowids (the events_session index covers them), so no candidate's event row is read.
+// one of the root groups keys, in one statement: the groups' sessions (by id and by root, indexed), each
+// with its events' rowids (the events_session index covers them) joined in one column, so no
+// candidate's event row is read and a session's events cost one row, not one each.
 func (ix *Index) groupMembers(ctx context.Context, keys []string, indexOf map[int64]int) ([]groupMember, error) {
 	if len(keys) == 0 {
 		return nil, nil
 	}
 	list, _ := json.Marshal(keys)
 	// The unary + keeps SQLite from reading every root session through sessions_root for root_id = ''.
-	sessions, err := ix.sessionGroups(ctx, `SELECT id, id, scope FROM sessions WHERE id IN (SELECT value FROM json_each(?1)) AND +root_id = ''
-		UNION ALL SELECT id, root_id, scope FROM sessions WHERE root_id IN (SELECT value FROM json_each(?1))`, string(list))
-	if err != nil {
-		return nil, err
-	}
-	list = jsonKeys(sessions)
 	var out []groupMember
-	err = ix.queryRows(ctx, `SELECT rowid, session_id FROM events WHERE session_id IN (SELECT value FROM json_each(?))`,
+	err := ix.queryRows(ctx, `WITH g(id, grp, scope) AS (
+			SELECT id, id, scope FROM sessions WHERE id IN (SELECT value FROM json_each(?1)) AND +root_id = ''
+			UNION ALL SELECT id, root_id, scope FROM sessions WHERE root_id IN (SELECT value FROM json_each(?1)))
+		SELECT grp, scope, (SELECT group_concat(rowid) FROM events WHERE session_id = g.id) FROM g`,
 		[]any{string(list)}, func(r *sql.Rows) error {
-			var id int64
-			var sid string
-			if err := r.Scan(&id, &sid); err != nil {
+			var group, scope string
+			var ids sql.RawBytes
+			if err := r.Scan(&group, &scope, &ids); err != nil {
 				return err
 			}
-			if i, ok := indexOf[id]; ok {
-				out = append(out, groupMember{index: i, group: sessions[sid].group, scope: sessions[sid].scope})
+			for len(ids) > 0 {
+				i := bytes.IndexByte(ids, ',')
+				if i < 0 {
+					i = len(ids)
+				}
+				id, err := strconv.ParseInt(string(ids[:i]), 10, 64)
+				if err != nil {
+					return fmt.Errorf("event rowids of group %s: %w", group, err)
+				}
+				if c, ok := indexOf[id]; ok {
+					out = append(out, groupMember{index: c, group: group, scope: scope})
+				}
+				ids = ids[min(i+1, len(ids)):]
 			}
 			return nil
 		})
@@ -644,66 +654,41 @@ func (ix *Index) groupMembers(ctx context.Context, keys []string, indexOf map[in
 
 // withGroups turns candidates into hits carrying the event's rowid (in Event.Seq), its root group (in
 // Session.RootID) and its session's scope, in the candidates' order: one read of the candidates'
-// events (by rowid, in order), then one of their distinct sessions.
+// events (by rowid) joined with their sessions.
 func (ix *Index) withGroups(ctx context.Context, cands []candidate) ([]Hit, error) {
 	ids := make([]int64, len(cands))
 	for i, c := range cands {
 		ids[i] = ftsrank.Event(c.rowid)
 	}
 	slices.Sort(ids)
-	sessionOf := make(map[int64]string, len(cands))
-	distinct := map[string]bool{}
-	err := ix.queryRows(ctx, `SELECT rowid, session_id FROM events WHERE rowid IN (SELECT value FROM json_each(?))`, []any{int64List(ids)}, func(r *sql.Rows) error {
+	in := make(map[int64]sessionGroup, len(cands))
+	err := ix.queryRows(ctx, `SELECT e.rowid, CASE WHEN s.root_id <> '' THEN s.root_id ELSE s.id END, s.scope
+		FROM events e JOIN sessions s ON s.id = e.session_id WHERE e.rowid IN (SELECT value FROM json_each(?))`, []any{int64List(ids)}, func(r *sql.Rows) error {
 		var id int64
-		var sid string
-		if err := r.Scan(&id, &sid); err != nil {
+		var g sessionGroup
+		if err := r.Scan(&id, &g.group, &g.scope); err != nil {
 			return err
 		}
-		sessionOf[id] = sid
-		distinct[sid] = true
+		in[id] = g
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
-	sessions, err := ix.sessionGroups(ctx, `SELECT id, CASE WHEN root_id <> '' THEN root_id ELSE id END, scope FROM sessions WHERE id IN (SELECT value FROM json_each(?))`,
-		string(jsonKeys(distinct)))
-	if err != nil {
-		return nil, err
-	}
 	out := make([]Hit, 0, len(cands))
 	for _, c := range cands {
 		id := ftsrank.Event(c.rowid)
-		in := sessions[sessionOf[id]]
-		if in.group == "" {
+		g := in[id]
+		if g.group == "" {
 			continue // an index row without its event or session: not shown
 		}
-		out = append(out, Hit{Score: c.score, Event: Event{Seq: id}, Session: Session{RootID: in.group, Scope: in.scope}})
+		out = append(out, Hit{Score: c.score, Event: Event{Seq: id}, Session: Session{RootID: g.group, Scope: g.scope}})
 	}
 	return out, nil
 }
 
 // sessionGroup is a session's root group (its root session's id, or its own) and its scope.
 type sessionGroup struct{ group, scope string }
-
-// sessionGroups runs query (one argument, arg) whose rows are (session id, root group, scope) and
-// returns them by session id.
-func (ix *Index) sessionGroups(ctx context.Context, query string, arg any) (map[string]sessionGroup, error) {
-	out := map[string]sessionGroup{}
-	err := ix.queryRows(ctx, query, []any{arg}, func(r *sql.Rows) error {
-		var sid string
-		var g sessionGroup
-		if err := r.Scan(&sid, &g.group, &g.scope); err != nil {
-			return err
-		}
-		out[sid] = g
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
-	}
-	return out, nil
-}
 
 // jsonKeys is the keys of m as a JSON array of strings (for json_each).
 func jsonKeys[V any](m map[string]V) []byte {
