@@ -277,10 +277,10 @@ func collect(tls *libc.TLS, pApi, pFts, pCtx uintptr, nVal int32, apVal uintptr)
 	var v float64
 	rc := int32(sqlite3.SQLITE_OK)
 	if col.deferred {
-		v, rc = tfPart(tls, api, pFts, col.data)
+		v, rc = tfPart(tls, api, pFts, col.data, rowid)
 	} else {
 		var bm float64
-		if bm, rc = score(tls, api, pFts, col.data); rc == sqlite3.SQLITE_OK {
+		if bm, rc = score(tls, api, pFts, col.data, rowid); rc == sqlite3.SQLITE_OK {
 			v = bm * col.Weights[Class(rowid)]
 		}
 	}
@@ -423,7 +423,7 @@ func rank(tls *libc.TLS, pApi, pFts, pCtx uintptr, _ int32, _ uintptr) {
 	d, rc := getData(tls, api, pFts)
 	var v float64
 	if rc == sqlite3.SQLITE_OK {
-		v, rc = score(tls, api, pFts, d)
+		v, rc = score(tls, api, pFts, d, call[func(*libc.TLS, uintptr) int64](api.FxRowid)(tls, pFts))
 	}
 	if rc != sqlite3.SQLITE_OK {
 		sqlite3.Xsqlite3_result_error_code(tls, pCtx, rc)
@@ -432,12 +432,12 @@ func rank(tls *libc.TLS, pApi, pFts, pCtx uintptr, _ int32, _ uintptr) {
 	sqlite3.Xsqlite3_result_double(tls, pCtx, v)
 }
 
-// score is ctx_bm25 of the current row (negative: lower is better, as bm25()); d is the query's data.
-func score(tls *libc.TLS, api *sqlite3.TFts5ExtensionApi, pFts uintptr, d *queryData) (float64, int32) {
+// score is ctx_bm25 of the current row, whose rowid is rowid (negative: lower is better, as bm25()); d is the query's data.
+func score(tls *libc.TLS, api *sqlite3.TFts5ExtensionApi, pFts uintptr, d *queryData, rowid int64) (float64, int32) {
 	rc := phraseFreqs(tls, api, pFts, d)
 	var D float64
 	if rc == sqlite3.SQLITE_OK {
-		D, rc = docLength(tls, api, pFts)
+		D, rc = docLength(tls, api, pFts, rowid)
 	}
 	if rc != sqlite3.SQLITE_OK {
 		return 0, rc
@@ -449,13 +449,13 @@ func score(tls *libc.TLS, api *sqlite3.TFts5ExtensionApi, pFts uintptr, d *query
 	return float64(-float64(1) * score), sqlite3.SQLITE_OK
 }
 
-// tfPart is the current row's term-frequency part of ctx_bm25 for a query of one phrase: its score is
+// tfPart is the current row's (rowid's) term-frequency part of ctx_bm25 for a query of one phrase: its score is
 // -(0 + IDF × tfPart) (Collector.Finish).
-func tfPart(tls *libc.TLS, api *sqlite3.TFts5ExtensionApi, pFts uintptr, d *queryData) (float64, int32) {
+func tfPart(tls *libc.TLS, api *sqlite3.TFts5ExtensionApi, pFts uintptr, d *queryData, rowid int64) (float64, int32) {
 	rc := phraseFreqs(tls, api, pFts, d)
 	var D float64
 	if rc == sqlite3.SQLITE_OK {
-		D, rc = docLength(tls, api, pFts)
+		D, rc = docLength(tls, api, pFts, rowid)
 	}
 	if rc != sqlite3.SQLITE_OK {
 		return 0, rc
@@ -471,27 +471,58 @@ func termPart(freq, D, avgdl float64) float64 {
 	return float64(freq*(k1+float64(1))) / (freq + float64(k1*(float64(1)-b+float64(b*D)/avgdl)))
 }
 
-// phraseFreqs sets d.freq to the number of instances of each phrase in the current row.
+// phraseFreqs sets d.freq to the number of instances of each phrase in the current row: the entries of
+// the phrase's position list for the row (xPhraseFirst gives its bytes), counted here as xPhraseNext
+// walks them, which is what bm25() counts with xInstCount and xInst, without FTS5 building the row's
+// array of every phrase's instances (the table has one column and full detail).
 func phraseFreqs(tls *libc.TLS, api *sqlite3.TFts5ExtensionApi, pFts uintptr, d *queryData) int32 {
-	p := tls.Alloc(16) // nInst at p, ip at p+4, ic at p+8, io at p+12
-	defer tls.Free(16)
-	clear(d.freq)
-	*i32(p) = 0
-	rc := call[func(*libc.TLS, uintptr, uintptr) int32](api.FxInstCount)(tls, pFts, p)
-	nInst := *i32(p)
-	inst := call[func(*libc.TLS, uintptr, int32, uintptr, uintptr, uintptr) int32](api.FxInst)
-	for i := int32(0); rc == sqlite3.SQLITE_OK && i < nInst; i++ {
-		rc = inst(tls, pFts, i, p+4, p+8, p+12)
-		if rc == sqlite3.SQLITE_OK {
-			d.freq[*i32(p + 4)] += float64(1)
+	p := tls.Alloc(24) // the Fts5PhraseIter (a, b) at p, iCol at p+16, iOff at p+20
+	defer tls.Free(24)
+	first := call[func(*libc.TLS, uintptr, int32, uintptr, uintptr, uintptr) int32](api.FxPhraseFirst)
+	for i := range d.freq {
+		*uptr(p), *uptr(p + 8), *i32(p + 16) = 0, 0, -1
+		if rc := first(tls, pFts, int32(i), p, p+16, p+20); rc != sqlite3.SQLITE_OK {
+			return rc
 		}
+		n := 0
+		if *i32(p + 16) >= 0 { // the first instance, already read: count the rest
+			n = 1 + positions(*uptr(p), *uptr(p + 8))
+		}
+		d.freq[i] = float64(n)
 	}
-	return rc
+	return sqlite3.SQLITE_OK
 }
 
-// docLength is the current row's length in tokens: the rowid's (Length), else FTS5's (docsize).
-func docLength(tls *libc.TLS, api *sqlite3.TFts5ExtensionApi, pFts uintptr) (float64, int32) {
-	rowid := call[func(*libc.TLS, uintptr) int64](api.FxRowid)(tls, pFts)
+// positions is the number of instances in the position-list bytes [a, b) of C memory, as xPhraseNext
+// reads them: a varint each, where the value 1 is followed by a column number and then the varint of
+// the instance.
+func positions(a, b uintptr) int {
+	n := 0
+	for a < b {
+		v1 := *(*byte)(cmem(a)) == 1
+		a += varintLen(a, b)
+		if v1 {
+			a += varintLen(a, b) // the column
+			a += varintLen(a, b) // the offset in it
+		}
+		n++
+	}
+	return n
+}
+
+// varintLen is the length of the SQLite varint at a (at most 9 bytes, not past b; 0 at b).
+func varintLen(a, b uintptr) uintptr {
+	for i := uintptr(0); a+i < b; i++ {
+		if *(*byte)(cmem(a + i)) < 0x80 || i == 8 {
+			return i + 1
+		}
+	}
+	return b - a
+}
+
+// docLength is the length in tokens of the current row (whose rowid is rowid): the rowid's (Length),
+// else FTS5's (docsize).
+func docLength(tls *libc.TLS, api *sqlite3.TFts5ExtensionApi, pFts uintptr, rowid int64) (float64, int32) {
 	if n, ok := Length(rowid); ok {
 		return float64(n), sqlite3.SQLITE_OK
 	}

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"modernc.org/libc"
 )
 
 // TestRowidBounds: the layout holds every class, length and event up to their bounds; a length too
@@ -210,4 +212,37 @@ func weightCases(w [1 << ClassBits]float64) string {
 		fmt.Fprintf(&b, " WHEN %d THEN %v", c, v)
 	}
 	return b.String()
+}
+
+// TestPositions: instances counted in position-list bytes as xPhraseNext reads them: one varint each,
+// multi-byte varints, a column marker (1, the column, then the offset), and truncated or hostile bytes
+// never read past the end.
+func TestPositions(t *testing.T) {
+	tls := libc.NewTLS()
+	defer tls.Close()
+	for _, c := range []struct {
+		b    []byte
+		want int
+	}{
+		{nil, 0},
+		{[]byte{0x02}, 1},
+		{[]byte{0x02, 0x03, 0x05}, 3},
+		{[]byte{0x81, 0x00, 0x02}, 2},
+		{[]byte{0x02, 0x01, 0x01, 0x02, 0x03}, 3},
+		{[]byte{0x01, 0x81, 0x80, 0x00, 0x85, 0x02}, 1},
+		{[]byte{0x81}, 1},
+		{[]byte{0x02, 0x01}, 2},
+		{[]byte{0x02, 0x01, 0x83}, 2},
+		{[]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02}, 2},
+	} {
+		p := tls.Alloc(len(c.b) + 1)
+		for i, v := range c.b {
+			*(*byte)(cmem(p + uintptr(i))) = v
+		}
+		*(*byte)(cmem(p + uintptr(len(c.b)))) = 0x02 // past the end: never counted
+		if got := positions(p, p+uintptr(len(c.b))); got != c.want {
+			t.Errorf("% x: %d instances, want %d", c.b, got, c.want)
+		}
+		tls.Free(len(c.b) + 1)
+	}
 }
