@@ -275,7 +275,7 @@ func collect(tls *libc.TLS, pApi, pFts, pCtx uintptr, nVal int32, apVal uintptr)
 		}
 	}
 	var v float64
-	rc := int32(sqlite3.SQLITE_OK)
+	var rc int32
 	if col.deferred {
 		v, rc = tfPart(tls, api, pFts, col.data, rowid)
 	} else {
