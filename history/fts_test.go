@@ -48,42 +48,63 @@ func TestClassSQLMatchesClassOf(t *testing.T) {
 // TestSearchRankingPathsAgree: over the corpus, the search FTS5 ranks alone (no filter) and the one that
 // joins every match with its event and session (a filter that keeps everything: every provider) give the
 // same candidates with the same scores, in every scope; an event type of the reasoning-and-notice class
-// finds only that type.
+// finds only that type. The FTS5-only search is run twice: first counting a one-word query's matches as
+// it walks them (ftsrank.Collector.Count), then with the document counts that search kept; and with a
+// rank window of the whole corpus and one that leaves matches out.
 func TestSearchRankingPathsAgree(t *testing.T) {
 	ix := openTestIndex(t)
 	importCorpus(t, ix)
 	ctx := context.Background()
-	compared := 0
-	for _, text := range []string{"the", "error", "test", "git commit", "README", "function", "npm run build"} {
-		for _, scope := range []string{ScopeAll, ScopeTranscript, ScopeCalls, ScopeOutputs} {
-			match, _ := ftsQuery(text, false)
-			fast, fastWindowed, err := ix.candidates(ctx, Query{Text: text}, scope, match)
-			if err != nil {
-				t.Fatal(err)
-			}
-			joined, joinedWindowed, err := ix.candidates(ctx, Query{Text: text, Providers: Providers}, scope, match)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if fastWindowed || joinedWindowed {
-				t.Errorf("%q %s: the corpus is smaller than the rank window", text, scope)
-			}
-			if len(fast) == 0 && scope == ScopeAll {
-				t.Errorf("%q: no hit in the corpus", text)
-			}
-			if !reflect.DeepEqual(fast, joined) {
-				t.Errorf("%q %s: the two paths differ: %d and %d candidates", text, scope, len(fast), len(joined))
-			}
-			for i := 1; i < len(fast); i++ {
-				if fast[i].score > fast[i-1].score {
-					t.Fatalf("%q %s: not in score order at %d", text, scope, i)
+	compared, windowedSeen := 0, 0
+	old := rankWindow
+	t.Cleanup(func() { rankWindow = old })
+	for _, window := range []int{old, 12} {
+		rankWindow = window
+		ix.hits = hitCounts{}
+		for _, text := range []string{"the", "error", "test", "git commit", "README", "function", "npm run build", "apply_patch"} {
+			for _, scope := range []string{ScopeAll, ScopeTranscript, ScopeCalls, ScopeOutputs} {
+				match, _ := ftsQuery(text, false)
+				fast, fastWindowed, err := ix.candidates(ctx, Query{Text: text}, scope, match)
+				if err != nil {
+					t.Fatal(err)
 				}
+				if _, _, cached := ix.hits.get(match); !cached && len(fast) > 0 {
+					t.Errorf("%q %s: the document counts were not kept", text, scope)
+				}
+				again, againWindowed, err := ix.candidates(ctx, Query{Text: text}, scope, match)
+				if err != nil {
+					t.Fatal(err)
+				}
+				joined, joinedWindowed, err := ix.candidates(ctx, Query{Text: text, Providers: Providers}, scope, match)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if window == old && (fastWindowed || joinedWindowed) {
+					t.Errorf("%q %s: the corpus is smaller than the rank window", text, scope)
+				}
+				if fastWindowed {
+					windowedSeen++
+				}
+				if len(fast) == 0 && scope == ScopeAll {
+					t.Errorf("%q: no hit in the corpus", text)
+				}
+				if !sameCandidates(fast, joined) || fastWindowed != joinedWindowed {
+					t.Errorf("%q %s window %d: the two paths differ: %d and %d candidates (windowed %v, %v)", text, scope, window, len(fast), len(joined), fastWindowed, joinedWindowed)
+				}
+				if !sameCandidates(fast, again) || fastWindowed != againWindowed {
+					t.Errorf("%q %s window %d: counting and kept counts differ: %d and %d candidates", text, scope, window, len(fast), len(again))
+				}
+				for i := 1; i < len(fast); i++ {
+					if fast[i].score > fast[i-1].score {
+						t.Fatalf("%q %s: not in score order at %d", text, scope, i)
+					}
+				}
+				compared += len(fast)
 			}
-			compared += len(fast)
 		}
 	}
-	if compared < 1000 {
-		t.Fatalf("only %d candidates compared", compared)
+	if compared < 1000 || windowedSeen < 10 {
+		t.Fatalf("only %d candidates compared, %d searches windowed", compared, windowedSeen)
 	}
 	for _, typ := range []EventType{Notice, Reasoning, ToolCall} {
 		res, err := ix.Search(ctx, Query{Text: "the", EventType: typ, Dense: true, Limit: 200})
@@ -99,6 +120,11 @@ func TestSearchRankingPathsAgree(t *testing.T) {
 			}
 		}
 	}
+}
+
+// sameCandidates: the same candidates in the same order (none and nil alike).
+func sameCandidates(a, b []candidate) bool {
+	return len(a) == 0 && len(b) == 0 || reflect.DeepEqual(a, b)
 }
 
 // TestReimportReplacesFullText: a rewritten source re-imported whole leaves no full-text row of its old
@@ -248,6 +274,49 @@ func TestSearchRankWindow(t *testing.T) {
 				t.Errorf("window of 3: a hit of %s, imported before the 3 newest", n)
 			}
 		}
+	}
+}
+
+// TestSearchCountAcrossImport: when an import changes the index between a windowed one-word search's
+// scan and its count of the older matches, the search runs again in one statement: its hits and scores
+// are those of a search after the import (no count of one snapshot with the rows of another).
+func TestSearchCountAcrossImport(t *testing.T) {
+	ix := openTestIndex(t)
+	ctx := context.Background()
+	root := t.TempDir()
+	for i := range 6 {
+		src := writeClaude(t, root, "-p", fmt.Sprintf("s%d", i), rec(fmt.Sprintf("u%d", i), "user", "/w", fmt.Sprintf(`"kiwi %s"`, strings.Repeat("word ", i))))
+		if _, err := ix.Import(ctx, []Source{src}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := rankWindow
+	rankWindow = 3
+	t.Cleanup(func() { rankWindow, betweenCounts = old, nil })
+	imported := 0
+	betweenCounts = func() {
+		if imported++; imported > 1 {
+			return
+		}
+		src := writeClaude(t, root, "-p", "late", rec("late", "user", "/w", `"kiwi kiwi kiwi"`))
+		if _, err := ix.Import(ctx, []Source{src}); err != nil {
+			t.Error(err)
+		}
+	}
+	during, err := ix.Search(ctx, Query{Text: "kiwi", Dense: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if imported == 0 {
+		t.Fatal("the search did not count the older matches apart")
+	}
+	ix.hits = hitCounts{}
+	after, err := ix.Search(ctx, Query{Text: "kiwi", Dense: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(during, after) || len(after.Hits) != 3 || after.Hits[0].Session.NativeID != "late" {
+		t.Fatalf("during the import %+v, after it %+v", brief(during.Hits), brief(after.Hits))
 	}
 }
 

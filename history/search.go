@@ -1,6 +1,7 @@
 package history
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"database/sql"
@@ -180,13 +181,14 @@ func (ix *Index) Search(ctx context.Context, q Query) (Result, error) {
 // transcript each class's weight, under calls and outputs (one class each) 1. typeFilter is set when the
 // event type's class holds other types too: the events row must be checked.
 func scopeSQL(scope string, typ EventType) (cond, weight string, typeFilter bool) {
-	class := func(ns ...int) string {
-		var parts []string
-		for _, n := range ns {
+	var parts []string
+	classes := scopeClasses(scope, typ)
+	for n := range 1 << ftsClassBits {
+		if classes&(1<<n) != 0 {
 			parts = append(parts, strconv.Itoa(n))
 		}
-		return "(ev_fts.rowid & " + strconv.Itoa(1<<ftsClassBits-1) + ") IN (" + strings.Join(parts, ",") + ")"
 	}
+	cond = "(ev_fts.rowid & " + strconv.Itoa(1<<ftsClassBits-1) + ") IN (" + strings.Join(parts, ",") + ")"
 	var b strings.Builder
 	b.WriteString("(CASE ev_fts.rowid & " + strconv.Itoa(1<<ftsClassBits-1))
 	for i, c := range ftsClasses {
@@ -196,17 +198,41 @@ func scopeSQL(scope string, typ EventType) (cond, weight string, typeFilter bool
 	weight = b.String()
 	switch {
 	case typ != "":
-		n := classOf(typ)
-		return class(n), weight, len(ftsClasses[n].types) != 1
-	case scope == ScopeTranscript:
-		return class(classMessage, classSummary), weight, false
-	case scope == ScopeCalls:
-		return class(classCall), "1.0", false
-	case scope == ScopeOutputs:
-		return class(classOutput), "1.0", false
+		return cond, weight, len(ftsClasses[classOf(typ)].types) != 1
+	case scope == ScopeCalls, scope == ScopeOutputs:
+		return cond, "1.0", false
 	}
-	return class(classMessage, classSummary, classCall, classOutput, classOther), weight, false
+	return cond, weight, false
 }
+
+// scopeClasses is the set of classes (bit n for class n) a scope or an event type searches.
+func scopeClasses(scope string, typ EventType) uint8 {
+	set := func(ns ...int) (m uint8) {
+		for _, n := range ns {
+			m |= 1 << n
+		}
+		return m
+	}
+	switch {
+	case typ != "":
+		return set(classOf(typ))
+	case scope == ScopeTranscript:
+		return set(classMessage, classSummary)
+	case scope == ScopeCalls:
+		return set(classCall)
+	case scope == ScopeOutputs:
+		return set(classOutput)
+	}
+	return set(classMessage, classSummary, classCall, classOutput, classOther)
+}
+
+// betweenCounts, when set (by tests), runs between a windowed one-phrase search's scan and its count of
+// the older matches.
+var betweenCounts func()
+
+// onePhrase reports whether the FTS5 query match (ftsQuery's) is one phrase: its phrases hold no
+// space, and two are joined by " AND " or " OR ".
+func onePhrase(match string) bool { return match != "" && !strings.Contains(match, " ") }
 
 // scopeWeights is the weight of each class under scope, as weightSQL says: the class weights under all
 // and transcript, 1 under calls and outputs (one class each, the others not matched).
@@ -273,32 +299,71 @@ func (ix *Index) candidates(ctx context.Context, q Query, scope, match string) (
 		// FTS5 alone: ctx_collect hands the scored rows to Go as SQLite evaluates them, one row back.
 		// The phrases' document counts of an earlier search over the same generation are reused (a
 		// warm MCP server); the generation is read by the same statement, so in the same snapshot: when
-		// it moved meanwhile, the search runs again counting them.
+		// it moved meanwhile, the search runs again counting them. Without them, a query of one phrase
+		// visits every row the phrase matches, newest first, and counts them as it goes (its document
+		// count: no second walk of the doclist for the IDF), ctx_collect keeping the rankWindow newest
+		// of the scope's classes (ftsrank.Collector.Count).
+		hits, cachedGen, cached := ix.hits.get(match)
+		count := !cached && onePhrase(match)
 		sqlText := `SELECT count(*), sum(c), (SELECT value FROM meta WHERE key = 'generation') FROM (SELECT ctx_collect(ev_fts, ?) AS c
 			FROM ev_fts WHERE ` + strings.Join(where, " AND ") + ` ORDER BY ev_fts.rowid DESC LIMIT ?)`
-		hits, cachedGen, cached := ix.hits.get(match)
+		countSQL := `SELECT count(*), 0, (SELECT value FROM meta WHERE key = 'generation') FROM (SELECT 1 FROM (SELECT ctx_collect(ev_fts, ?) AS c
+			FROM ev_fts WHERE ev_fts MATCH ? ORDER BY ev_fts.rowid DESC) WHERE c = 1 LIMIT ?)`
 		var col ftsrank.Collector
 		for {
 			col = ftsrank.Collector{Weights: scopeWeights(scope)}
 			if cached {
 				col.Hits = slices.Clone(hits)
 			}
+			query, qargs := sqlText, append(append([]any{nil}, args...), rankWindow+1)
+			if count {
+				query = countSQL
+				col.Count, col.Classes, col.Window = true, scopeClasses(scope, q.EventType), rankWindow
+				qargs = []any{nil, match, rankWindow + 1}
+			}
 			id, done := col.Start()
+			qargs[0] = id
 			var sum sql.NullInt64
 			var gen sql.NullString
-			err := ix.queryRow(ctx, sqlText, append(append([]any{id}, args...), rankWindow+1), &n, &sum, &gen)
+			err := ix.queryRow(ctx, query, qargs, &n, &sum, &gen)
 			done()
 			if err != nil {
 				return nil, false, fmt.Errorf("search: %w", err)
 			}
-			if n != len(col.Rows) {
+			if count {
+				if n != min(col.Matched, rankWindow+1) {
+					return nil, false, fmt.Errorf("search: %d rows matched, %d were counted", n, col.Matched)
+				}
+				nHit := int64(col.Visited)
+				if col.Matched > rankWindow {
+					// Stopped at the window: the phrase's older matches are counted, in a statement
+					// of their own (FTS5 starts at the rowid bound). When an import changed the index
+					// in between, the search runs again as one statement (counting with FTS5).
+					if betweenCounts != nil {
+						betweenCounts()
+					}
+					var older int64
+					var gen2 sql.NullString
+					if err := ix.queryRow(ctx, `SELECT count(*), (SELECT value FROM meta WHERE key = 'generation') FROM ev_fts WHERE ev_fts MATCH ? AND ev_fts.rowid < ?`,
+						[]any{match, col.Last}, &older, &gen2); err != nil {
+						return nil, false, fmt.Errorf("search: %w", err)
+					}
+					if gen2 != gen {
+						count = false
+						continue
+					}
+					nHit += older
+				}
+				col.Finish(nHit)
+				n = col.Matched
+			} else if n != len(col.Rows) {
 				return nil, false, fmt.Errorf("search: %d rows matched, %d were scored", n, len(col.Rows))
 			}
 			if cached && n > 0 && gen.String != cachedGen {
 				cached = false // the counts were of another generation: count again
 				continue
 			}
-			if n > 0 {
+			if len(col.Hits) > 0 {
 				ix.hits.put(match, gen.String, col.Hits)
 			}
 			break
@@ -545,30 +610,39 @@ type groupMember struct {
 }
 
 // groupMembers lists the candidates (indexOf: event rowid → index) whose event belongs to a session of
-// one of the root groups keys: the groups' sessions (by id and by root, indexed), then their events'
-// rowids (the events_session index covers them), so no candidate's event row is read.
+// one of the root groups keys, in one statement: the groups' sessions (by id and by root, indexed), each
+// with its events' rowids (the events_session index covers them) joined in one column, so no
+// candidate's event row is read and a session's events cost one row, not one each.
 func (ix *Index) groupMembers(ctx context.Context, keys []string, indexOf map[int64]int) ([]groupMember, error) {
 	if len(keys) == 0 {
 		return nil, nil
 	}
 	list, _ := json.Marshal(keys)
 	// The unary + keeps SQLite from reading every root session through sessions_root for root_id = ''.
-	sessions, err := ix.sessionGroups(ctx, `SELECT id, id, scope FROM sessions WHERE id IN (SELECT value FROM json_each(?1)) AND +root_id = ''
-		UNION ALL SELECT id, root_id, scope FROM sessions WHERE root_id IN (SELECT value FROM json_each(?1))`, string(list))
-	if err != nil {
-		return nil, err
-	}
-	list = jsonKeys(sessions)
 	var out []groupMember
-	err = ix.queryRows(ctx, `SELECT rowid, session_id FROM events WHERE session_id IN (SELECT value FROM json_each(?))`,
+	err := ix.queryRows(ctx, `WITH g(id, grp, scope) AS (
+			SELECT id, id, scope FROM sessions WHERE id IN (SELECT value FROM json_each(?1)) AND +root_id = ''
+			UNION ALL SELECT id, root_id, scope FROM sessions WHERE root_id IN (SELECT value FROM json_each(?1)))
+		SELECT grp, scope, (SELECT group_concat(rowid) FROM events WHERE session_id = g.id) FROM g`,
 		[]any{string(list)}, func(r *sql.Rows) error {
-			var id int64
-			var sid string
-			if err := r.Scan(&id, &sid); err != nil {
+			var group, scope string
+			var ids sql.RawBytes
+			if err := r.Scan(&group, &scope, &ids); err != nil {
 				return err
 			}
-			if i, ok := indexOf[id]; ok {
-				out = append(out, groupMember{index: i, group: sessions[sid].group, scope: sessions[sid].scope})
+			for len(ids) > 0 {
+				i := bytes.IndexByte(ids, ',')
+				if i < 0 {
+					i = len(ids)
+				}
+				id, err := strconv.ParseInt(string(ids[:i]), 10, 64)
+				if err != nil {
+					return fmt.Errorf("event rowids of group %s: %w", group, err)
+				}
+				if c, ok := indexOf[id]; ok {
+					out = append(out, groupMember{index: c, group: group, scope: scope})
+				}
+				ids = ids[min(i+1, len(ids)):]
 			}
 			return nil
 		})
@@ -580,66 +654,41 @@ func (ix *Index) groupMembers(ctx context.Context, keys []string, indexOf map[in
 
 // withGroups turns candidates into hits carrying the event's rowid (in Event.Seq), its root group (in
 // Session.RootID) and its session's scope, in the candidates' order: one read of the candidates'
-// events (by rowid, in order), then one of their distinct sessions.
+// events (by rowid) joined with their sessions.
 func (ix *Index) withGroups(ctx context.Context, cands []candidate) ([]Hit, error) {
 	ids := make([]int64, len(cands))
 	for i, c := range cands {
 		ids[i] = ftsrank.Event(c.rowid)
 	}
 	slices.Sort(ids)
-	sessionOf := make(map[int64]string, len(cands))
-	distinct := map[string]bool{}
-	err := ix.queryRows(ctx, `SELECT rowid, session_id FROM events WHERE rowid IN (SELECT value FROM json_each(?))`, []any{int64List(ids)}, func(r *sql.Rows) error {
+	in := make(map[int64]sessionGroup, len(cands))
+	err := ix.queryRows(ctx, `SELECT e.rowid, CASE WHEN s.root_id <> '' THEN s.root_id ELSE s.id END, s.scope
+		FROM events e JOIN sessions s ON s.id = e.session_id WHERE e.rowid IN (SELECT value FROM json_each(?))`, []any{int64List(ids)}, func(r *sql.Rows) error {
 		var id int64
-		var sid string
-		if err := r.Scan(&id, &sid); err != nil {
+		var g sessionGroup
+		if err := r.Scan(&id, &g.group, &g.scope); err != nil {
 			return err
 		}
-		sessionOf[id] = sid
-		distinct[sid] = true
+		in[id] = g
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
-	sessions, err := ix.sessionGroups(ctx, `SELECT id, CASE WHEN root_id <> '' THEN root_id ELSE id END, scope FROM sessions WHERE id IN (SELECT value FROM json_each(?))`,
-		string(jsonKeys(distinct)))
-	if err != nil {
-		return nil, err
-	}
 	out := make([]Hit, 0, len(cands))
 	for _, c := range cands {
 		id := ftsrank.Event(c.rowid)
-		in := sessions[sessionOf[id]]
-		if in.group == "" {
+		g := in[id]
+		if g.group == "" {
 			continue // an index row without its event or session: not shown
 		}
-		out = append(out, Hit{Score: c.score, Event: Event{Seq: id}, Session: Session{RootID: in.group, Scope: in.scope}})
+		out = append(out, Hit{Score: c.score, Event: Event{Seq: id}, Session: Session{RootID: g.group, Scope: g.scope}})
 	}
 	return out, nil
 }
 
 // sessionGroup is a session's root group (its root session's id, or its own) and its scope.
 type sessionGroup struct{ group, scope string }
-
-// sessionGroups runs query (one argument, arg) whose rows are (session id, root group, scope) and
-// returns them by session id.
-func (ix *Index) sessionGroups(ctx context.Context, query string, arg any) (map[string]sessionGroup, error) {
-	out := map[string]sessionGroup{}
-	err := ix.queryRows(ctx, query, []any{arg}, func(r *sql.Rows) error {
-		var sid string
-		var g sessionGroup
-		if err := r.Scan(&sid, &g.group, &g.scope); err != nil {
-			return err
-		}
-		out[sid] = g
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
-	}
-	return out, nil
-}
 
 // jsonKeys is the keys of m as a JSON array of strings (for json_each).
 func jsonKeys[V any](m map[string]V) []byte {

@@ -204,8 +204,25 @@ type Collector struct {
 	// over the same index contents.
 	Hits []int64
 
-	fts  uintptr // the FTS5 cursor data belongs to
-	data *queryData
+	// Count is for a query of one phrase whose statement visits the rows the phrase matches newest
+	// first, with the MATCH its only condition: the rows it visits then count toward the phrase's
+	// document count (what bm25() counts with a walk of the phrase's whole doclist, xQueryPhrase, not
+	// made here). Each visited row is counted in Visited and its rowid left in Last; a row of a class in
+	// Classes (bit c for class c) is counted in Matched, collected into Rows while Matched is at most
+	// Window (every one when Window is 0), and gets 1 from ctx_collect (0 otherwise), so that the
+	// statement can stop after Window+1 of them (e.g. WHERE c = 1 LIMIT Window+1). Finish then scores
+	// the rows with the document count it is given: the IDF is only known then. A query of several
+	// phrases (or with Hits preset) is counted as without Count, and filtered and bounded the same way.
+	Count   bool
+	Classes uint8
+	Window  int
+	Visited int
+	Matched int
+	Last    int64
+
+	fts      uintptr // the FTS5 cursor data belongs to
+	data     *queryData
+	deferred bool // Rows hold each row's term-frequency part (tfPart), scored by Finish
 }
 
 var collectors sync.Map // int64 → *Collector
@@ -237,21 +254,67 @@ func collect(tls *libc.TLS, pApi, pFts, pCtx uintptr, nVal int32, apVal uintptr)
 	api := (*sqlite3.TFts5ExtensionApi)(cmem(pApi))
 	col := c.(*Collector)
 	if col.data == nil || col.fts != pFts { // the query's data, kept here rather than looked up per row
-		d, rc := getDataWith(tls, api, pFts, &col.Hits)
+		d, deferred, rc := getDataFor(tls, api, pFts, &col.Hits, col.Count)
 		if rc != sqlite3.SQLITE_OK {
 			sqlite3.Xsqlite3_result_error_code(tls, pCtx, rc)
 			return
 		}
-		col.data, col.fts = d, pFts
+		col.data, col.fts, col.deferred = d, pFts, deferred
 	}
-	bm, rc := score(tls, api, pFts, col.data)
+	rowid := call[func(*libc.TLS, uintptr) int64](api.FxRowid)(tls, pFts)
+	if col.Count {
+		col.Visited++
+		col.Last = rowid
+		if col.Classes&(1<<Class(rowid)) == 0 {
+			sqlite3.Xsqlite3_result_int(tls, pCtx, 0)
+			return
+		}
+		if col.Matched++; col.Window > 0 && col.Matched > col.Window {
+			sqlite3.Xsqlite3_result_int(tls, pCtx, 1)
+			return
+		}
+	}
+	var v float64
+	var rc int32
+	if col.deferred {
+		v, rc = tfPart(tls, api, pFts, col.data, rowid)
+	} else {
+		var bm float64
+		if bm, rc = score(tls, api, pFts, col.data, rowid); rc == sqlite3.SQLITE_OK {
+			v = bm * col.Weights[Class(rowid)]
+		}
+	}
 	if rc != sqlite3.SQLITE_OK {
 		sqlite3.Xsqlite3_result_error_code(tls, pCtx, rc)
 		return
 	}
-	rowid := call[func(*libc.TLS, uintptr) int64](api.FxRowid)(tls, pFts)
-	col.Rows = append(col.Rows, Scored{Rowid: rowid, Score: bm * col.Weights[Class(rowid)]})
+	col.Rows = append(col.Rows, Scored{Rowid: rowid, Score: v})
+	if col.Count {
+		sqlite3.Xsqlite3_result_int(tls, pCtx, 1)
+		return
+	}
 	sqlite3.Xsqlite3_result_int(tls, pCtx, 0)
+}
+
+// Finish completes a Count query's scores once its statement has run, nHit the phrase's document
+// count (Visited when the statement visited every match, else Visited plus the matches older than
+// Last): the rows collected without the IDF get ctx_bm25 × their class's weight, the same arithmetic as
+// a row scored as it is visited, and Hits is set to nHit. It does nothing when the rows were scored as
+// they were visited (several phrases, Hits preset, or no row).
+func (c *Collector) Finish(nHit int64) {
+	if !c.deferred {
+		return
+	}
+	c.deferred = false
+	tls := libc.NewTLS()
+	defer tls.Close()
+	idf := idfOf(tls, c.data.nRow, nHit)
+	c.Hits = []int64{nHit}
+	for i := range c.Rows {
+		score := float64(0)
+		score = score + float64(idf*c.Rows[i].Score)
+		c.Rows[i].Score = float64(-float64(1)*score) * c.Weights[Class(c.Rows[i].Rowid)]
+	}
 }
 
 // queryData is what bm25() computes once per query (FTS5's Fts5Bm25Data): each phrase's IDF, the
@@ -259,6 +322,7 @@ func collect(tls *libc.TLS, pApi, pFts, pCtx uintptr, nVal int32, apVal uintptr)
 type queryData struct {
 	idf, freq []float64
 	avgdl     float64
+	nRow      int64
 }
 
 // queries holds the queryData of running queries by the handle FTS5 keeps as auxiliary data.
@@ -285,18 +349,25 @@ func getData(tls *libc.TLS, api *sqlite3.TFts5ExtensionApi, pFts uintptr) (*quer
 // getDataWith is getData with each phrase's number of matching rows taken from hits (when it has one per
 // phrase) instead of counted, and recorded there when counted.
 func getDataWith(tls *libc.TLS, api *sqlite3.TFts5ExtensionApi, pFts uintptr, hits *[]int64) (*queryData, int32) {
+	d, _, rc := getDataFor(tls, api, pFts, hits, false)
+	return d, rc
+}
+
+// getDataFor is getDataWith, except that with defer set, a query of one phrase whose count is not in
+// hits is not counted (deferred true): its IDF is left for Collector.Finish.
+func getDataFor(tls *libc.TLS, api *sqlite3.TFts5ExtensionApi, pFts uintptr, hits *[]int64, deferCount bool) (d *queryData, deferred bool, rc int32) {
 	h := call[func(*libc.TLS, uintptr, int32) uintptr](api.FxGetAuxdata)(tls, pFts, 0)
 	if h != 0 {
 		if d, ok := queries.Load(h); ok {
-			return d.(*queryData), sqlite3.SQLITE_OK
+			return d.(*queryData), false, sqlite3.SQLITE_OK
 		}
 	}
 	nPhrase := call[func(*libc.TLS, uintptr) int32](api.FxPhraseCount)(tls, pFts)
-	d := &queryData{idf: make([]float64, nPhrase), freq: make([]float64, nPhrase)}
+	d = &queryData{idf: make([]float64, nPhrase), freq: make([]float64, nPhrase)}
 	p := tls.Alloc(24) // nRow at p, nToken at p+8, nHit at p+16
 	defer tls.Free(24)
 	*i64(p), *i64(p + 8) = 0, 0
-	rc := call[func(*libc.TLS, uintptr, uintptr) int32](api.FxRowCount)(tls, pFts, p)
+	rc = call[func(*libc.TLS, uintptr, uintptr) int32](api.FxRowCount)(tls, pFts, p)
 	if rc == sqlite3.SQLITE_OK {
 		rc = call[func(*libc.TLS, uintptr, int32, uintptr) int32](api.FxColumnTotalSize)(tls, pFts, -1, p+8)
 	}
@@ -304,11 +375,13 @@ func getDataWith(tls *libc.TLS, api *sqlite3.TFts5ExtensionApi, pFts uintptr, hi
 	if rc == sqlite3.SQLITE_OK {
 		d.avgdl = float64(nToken) / float64(nRow)
 	}
+	d.nRow = nRow
 	preset := hits != nil && len(*hits) == int(nPhrase)
-	if hits != nil && !preset {
+	deferred = deferCount && !preset && nPhrase == 1
+	if hits != nil && !preset && !deferred {
 		*hits = make([]int64, nPhrase)
 	}
-	for i := int32(0); rc == sqlite3.SQLITE_OK && i < nPhrase; i++ {
+	for i := int32(0); rc == sqlite3.SQLITE_OK && i < nPhrase && !deferred; i++ {
 		*i64(p + 16) = 0
 		if preset {
 			*i64(p + 16) = (*hits)[i]
@@ -320,23 +393,28 @@ func getDataWith(tls *libc.TLS, api *sqlite3.TFts5ExtensionApi, pFts uintptr, hi
 			if hits != nil {
 				(*hits)[i] = nHit
 			}
-			idf := libc.Xlog(tls, (float64(nRow-nHit)+float64(0.5))/(float64(nHit)+float64(0.5)))
-			if idf <= 0 {
-				idf = 1e-06
-			}
-			d.idf[i] = idf
+			d.idf[i] = idfOf(tls, nRow, nHit)
 		}
 	}
 	if rc != sqlite3.SQLITE_OK {
-		return nil, rc
+		return nil, false, rc
 	}
 	h = nextQuery.Add(1)
 	queries.Store(h, d)
 	if rc = call[func(*libc.TLS, uintptr, uintptr, uintptr) int32](api.FxSetAuxdata)(tls, pFts, h, cfunc(freeQuery)); rc != sqlite3.SQLITE_OK {
 		queries.Delete(h)
-		return nil, rc
+		return nil, false, rc
 	}
-	return d, sqlite3.SQLITE_OK
+	return d, deferred, sqlite3.SQLITE_OK
+}
+
+// idfOf is bm25()'s IDF of a phrase that nHit of nRow rows match (at least 1e-06).
+func idfOf(tls *libc.TLS, nRow, nHit int64) float64 {
+	idf := libc.Xlog(tls, (float64(nRow-nHit)+float64(0.5))/(float64(nHit)+float64(0.5)))
+	if idf <= 0 {
+		idf = 1e-06
+	}
+	return idf
 }
 
 // rank is ctx_bm25(table): fts5Bm25Function without column weights, the document length from the rowid.
@@ -345,7 +423,7 @@ func rank(tls *libc.TLS, pApi, pFts, pCtx uintptr, _ int32, _ uintptr) {
 	d, rc := getData(tls, api, pFts)
 	var v float64
 	if rc == sqlite3.SQLITE_OK {
-		v, rc = score(tls, api, pFts, d)
+		v, rc = score(tls, api, pFts, d, call[func(*libc.TLS, uintptr) int64](api.FxRowid)(tls, pFts))
 	}
 	if rc != sqlite3.SQLITE_OK {
 		sqlite3.Xsqlite3_result_error_code(tls, pCtx, rc)
@@ -354,43 +432,105 @@ func rank(tls *libc.TLS, pApi, pFts, pCtx uintptr, _ int32, _ uintptr) {
 	sqlite3.Xsqlite3_result_double(tls, pCtx, v)
 }
 
-// score is ctx_bm25 of the current row (negative: lower is better, as bm25()); d is the query's data.
-func score(tls *libc.TLS, api *sqlite3.TFts5ExtensionApi, pFts uintptr, d *queryData) (float64, int32) {
-	k1, b := float64(1.2), float64(0.75)
-	p := tls.Alloc(16) // nInst at p, ip at p+4, ic at p+8, io at p+12
-	defer tls.Free(16)
-	clear(d.freq)
-	*i32(p) = 0
-	rc := call[func(*libc.TLS, uintptr, uintptr) int32](api.FxInstCount)(tls, pFts, p)
-	nInst := *i32(p)
-	inst := call[func(*libc.TLS, uintptr, int32, uintptr, uintptr, uintptr) int32](api.FxInst)
-	for i := int32(0); rc == sqlite3.SQLITE_OK && i < nInst; i++ {
-		rc = inst(tls, pFts, i, p+4, p+8, p+12)
-		if rc == sqlite3.SQLITE_OK {
-			d.freq[*i32(p + 4)] += float64(1)
-		}
-	}
+// score is ctx_bm25 of the current row, whose rowid is rowid (negative: lower is better, as bm25()); d is the query's data.
+func score(tls *libc.TLS, api *sqlite3.TFts5ExtensionApi, pFts uintptr, d *queryData, rowid int64) (float64, int32) {
+	rc := phraseFreqs(tls, api, pFts, d)
 	var D float64
 	if rc == sqlite3.SQLITE_OK {
-		rowid := call[func(*libc.TLS, uintptr) int64](api.FxRowid)(tls, pFts)
-		if n, ok := Length(rowid); ok {
-			D = float64(n)
-		} else {
-			*i32(p) = 0
-			rc = call[func(*libc.TLS, uintptr, int32, uintptr) int32](api.FxColumnSize)(tls, pFts, -1, p)
-			D = float64(*i32(p))
-		}
+		D, rc = docLength(tls, api, pFts, rowid)
 	}
 	if rc != sqlite3.SQLITE_OK {
 		return 0, rc
 	}
 	score := float64(0)
 	for i := range d.idf {
-		// The conversions keep Go from fusing a multiply and an add (as the transpiled C does): the
-		// result is bm25()'s to the bit.
-		score = score + float64(d.idf[i]*(float64(d.freq[i]*(k1+float64(1)))/(d.freq[i]+float64(k1*(float64(1)-b+float64(b*D)/d.avgdl)))))
+		score = score + float64(d.idf[i]*termPart(d.freq[i], D, d.avgdl))
 	}
 	return float64(-float64(1) * score), sqlite3.SQLITE_OK
+}
+
+// tfPart is the current row's (rowid's) term-frequency part of ctx_bm25 for a query of one phrase: its score is
+// -(0 + IDF × tfPart) (Collector.Finish).
+func tfPart(tls *libc.TLS, api *sqlite3.TFts5ExtensionApi, pFts uintptr, d *queryData, rowid int64) (float64, int32) {
+	rc := phraseFreqs(tls, api, pFts, d)
+	var D float64
+	if rc == sqlite3.SQLITE_OK {
+		D, rc = docLength(tls, api, pFts, rowid)
+	}
+	if rc != sqlite3.SQLITE_OK {
+		return 0, rc
+	}
+	return termPart(d.freq[0], D, d.avgdl), sqlite3.SQLITE_OK
+}
+
+// termPart is bm25()'s factor of a phrase's IDF: its frequency in a row of length D (k1 1.2, b 0.75).
+// The conversions keep Go from fusing a multiply and an add (as the transpiled C does): the result is
+// bm25()'s to the bit.
+func termPart(freq, D, avgdl float64) float64 {
+	k1, b := float64(1.2), float64(0.75)
+	return float64(freq*(k1+float64(1))) / (freq + float64(k1*(float64(1)-b+float64(b*D)/avgdl)))
+}
+
+// phraseFreqs sets d.freq to the number of instances of each phrase in the current row: the entries of
+// the phrase's position list for the row (xPhraseFirst gives its bytes), counted here as xPhraseNext
+// walks them, which is what bm25() counts with xInstCount and xInst, without FTS5 building the row's
+// array of every phrase's instances (the table has one column and full detail).
+func phraseFreqs(tls *libc.TLS, api *sqlite3.TFts5ExtensionApi, pFts uintptr, d *queryData) int32 {
+	p := tls.Alloc(24) // the Fts5PhraseIter (a, b) at p, iCol at p+16, iOff at p+20
+	defer tls.Free(24)
+	first := call[func(*libc.TLS, uintptr, int32, uintptr, uintptr, uintptr) int32](api.FxPhraseFirst)
+	for i := range d.freq {
+		*uptr(p), *uptr(p + 8), *i32(p + 16) = 0, 0, -1
+		if rc := first(tls, pFts, int32(i), p, p+16, p+20); rc != sqlite3.SQLITE_OK {
+			return rc
+		}
+		n := 0
+		if *i32(p + 16) >= 0 { // the first instance, already read: count the rest
+			n = 1 + positions(*uptr(p), *uptr(p + 8))
+		}
+		d.freq[i] = float64(n)
+	}
+	return sqlite3.SQLITE_OK
+}
+
+// positions is the number of instances in the position-list bytes [a, b) of C memory, as xPhraseNext
+// reads them: a varint each, where the value 1 is followed by a column number and then the varint of
+// the instance.
+func positions(a, b uintptr) int {
+	n := 0
+	for a < b {
+		v1 := *(*byte)(cmem(a)) == 1
+		a += varintLen(a, b)
+		if v1 {
+			a += varintLen(a, b) // the column
+			a += varintLen(a, b) // the offset in it
+		}
+		n++
+	}
+	return n
+}
+
+// varintLen is the length of the SQLite varint at a (at most 9 bytes, not past b; 0 at b).
+func varintLen(a, b uintptr) uintptr {
+	for i := uintptr(0); a+i < b; i++ {
+		if *(*byte)(cmem(a + i)) < 0x80 || i == 8 {
+			return i + 1
+		}
+	}
+	return b - a
+}
+
+// docLength is the length in tokens of the current row (whose rowid is rowid): the rowid's (Length),
+// else FTS5's (docsize).
+func docLength(tls *libc.TLS, api *sqlite3.TFts5ExtensionApi, pFts uintptr, rowid int64) (float64, int32) {
+	if n, ok := Length(rowid); ok {
+		return float64(n), sqlite3.SQLITE_OK
+	}
+	p := tls.Alloc(8)
+	defer tls.Free(8)
+	*i32(p) = 0
+	rc := call[func(*libc.TLS, uintptr, int32, uintptr) int32](api.FxColumnSize)(tls, pFts, -1, p)
+	return float64(*i32(p)), rc
 }
 
 // cmem is the address p of C memory (libc's heap or a thread's stack, never Go's) as a pointer.
