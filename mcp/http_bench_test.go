@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"sync"
@@ -238,6 +240,7 @@ func inFlightReads(b *testing.B, c *client.Client, uri func(i int) string, n int
 	var next atomic.Int64
 	var failed atomic.Value
 	cpu0 := testenv.CPUTime(syscall.RUSAGE_SELF)
+	stopProfile := profileLoop(b)
 	b.ResetTimer()
 	start := time.Now()
 	var wg sync.WaitGroup
@@ -260,6 +263,7 @@ func inFlightReads(b *testing.B, c *client.Client, uri func(i int) string, n int
 	wg.Wait()
 	elapsed := time.Since(start)
 	b.StopTimer()
+	stopProfile()
 	if err := failed.Load(); err != nil {
 		b.Fatal(err)
 	}
@@ -285,4 +289,29 @@ func benchStore(b *testing.B, n int) *store.Store {
 		b.Fatal(err)
 	}
 	return st
+}
+
+// profileLoop starts a CPU profile of the measured loop alone (without building the store and warming the
+// cache, which -cpuprofile would include) when CTX_BENCH_CPUPROFILE names a file; the returned function
+// stops it. Both sides of the pipe run in this process, so the profile holds the client's and the
+// server's work.
+func profileLoop(b *testing.B) func() {
+	b.Helper()
+	path := os.Getenv("CTX_BENCH_CPUPROFILE")
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		b.Fatal(err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
