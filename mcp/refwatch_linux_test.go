@@ -15,11 +15,13 @@ import (
 // refuses what it cannot watch soundly (a symbolic link, a relative path).
 func TestRefWatch(t *testing.T) {
 	dir := t.TempDir()
-	a := filepath.Join(dir, "a")
+	noErr(t, os.MkdirAll(filepath.Join(dir, "x"), 0o755))
+	noErr(t, os.MkdirAll(filepath.Join(dir, "y"), 0o755))
+	a := filepath.Join(dir, "x", "a")
 	if err := os.WriteFile(a, []byte("1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	missing := filepath.Join(dir, "refs", "ctx", "private") // refs/ctx/ does not exist yet
+	missing := filepath.Join(dir, "y", "refs", "ctx", "private") // y/refs/ does not exist yet: y is watched
 	files := []string{a, missing}
 	changes := map[string]func(){
 		"write in place": func() {
@@ -53,7 +55,7 @@ func TestRefWatch(t *testing.T) {
 		}
 		w.close()
 		if name == "missing dir" {
-			noErr(t, os.RemoveAll(filepath.Join(dir, "refs")))
+			noErr(t, os.RemoveAll(filepath.Join(dir, "y", "refs")))
 		}
 	}
 	link := filepath.Join(dir, "link")
@@ -78,7 +80,7 @@ func noErr(t *testing.T, err error) {
 // TestReadCacheWatch: while the watch of the refs' directories is quiet, reads skip the stat of the refs
 // and record (the watched count grows), and a change the stat data could miss or that lands where nothing
 // existed is still seen by the next read: the loose ref rewritten in place with another commit of the same
-// length, and a private ref created by another process while refs/ctx/ did not exist.
+// length, and a private ref created by another process while its directory did not exist.
 func TestReadCacheWatch(t *testing.T) {
 	dir, st := newRepo(t, store.Actor{Agent: "cli"})
 	ctx := context.Background()
@@ -114,9 +116,15 @@ func TestReadCacheWatch(t *testing.T) {
 		t.Fatalf("after the ref was rewritten in place: %s", got)
 	}
 
-	// a private ref created where refs/ctx/ did not exist
-	if _, err := os.Stat(filepath.Join(dir, ".git", "refs", "ctx")); err == nil {
-		t.Fatal("refs/ctx/ exists before the first private write: the case is not tested")
+	// a private ref created where its directory did not exist
+	var private string
+	for _, f := range st.CheckoutViewFiles() {
+		if strings.HasSuffix(filepath.ToSlash(f), store.RefPrivate) {
+			private = f
+		}
+	}
+	if _, err := os.Stat(filepath.Dir(private)); private == "" || err == nil {
+		t.Fatalf("the private ref's directory exists before the first private write (%q): the case is not tested", private)
 	}
 	settle()
 	readSettled(t, s, secret)

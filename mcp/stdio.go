@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -418,23 +419,33 @@ func (l *lineWriter) write(v any) error {
 	return err
 }
 
-// writeN is write that returns the bytes written, the newline included.
+// lineBufs are the buffers messages are encoded in, reused from one message to the next.
+var lineBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// writeN is write that returns the bytes written, the newline included. The message is encoded (as
+// json.Marshal does, followed by a newline) into a reused buffer, outside the lock, and written in one
+// Write.
 func (l *lineWriter) writeN(v any) (int, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
+	buf := lineBufs.Get().(*bytes.Buffer)
+	buf.Reset()
+	defer func() {
+		if buf.Cap() <= 64<<10 { // a large answer's buffer is not kept
+			lineBufs.Put(buf)
+		}
+	}()
+	if err := json.NewEncoder(buf).Encode(v); err != nil {
 		return 0, fmt.Errorf("encode message: %w", err)
 	}
-	b = append(b, '\n')
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.err != nil {
 		return 0, l.err
 	}
-	if _, err := l.w.Write(b); err != nil {
+	if _, err := l.w.Write(buf.Bytes()); err != nil {
 		l.err = err
 		return 0, err
 	}
-	return len(b), nil
+	return buf.Len(), nil
 }
 
 func (l *lineWriter) failed() error {
