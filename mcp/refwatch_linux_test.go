@@ -46,8 +46,10 @@ func TestRefWatch(t *testing.T) {
 		if w == nil {
 			t.Fatalf("%s: no watch of %v", name, files)
 		}
-		if !w.quiet() || !w.quiet() {
-			t.Fatalf("%s: not quiet before the change", name)
+		for range 2 { // a quiet read consumes nothing
+			if !w.quiet() {
+				t.Fatalf("%s: not quiet before the change", name)
+			}
 		}
 		changes[name]()
 		if w.quiet() {
