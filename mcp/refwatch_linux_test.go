@@ -15,6 +15,9 @@ import (
 // refuses what it cannot watch soundly (a symbolic link, a relative path).
 func TestRefWatch(t *testing.T) {
 	dir := t.TempDir()
+	if !localFS(dir) {
+		t.Skipf("%s is on a file system the watch is not used on", dir)
+	}
 	noErr(t, os.MkdirAll(filepath.Join(dir, "x"), 0o755))
 	noErr(t, os.MkdirAll(filepath.Join(dir, "y"), 0o755))
 	a := filepath.Join(dir, "x", "a")
@@ -85,6 +88,9 @@ func noErr(t *testing.T, err error) {
 // length, and a private ref created by another process while its directory did not exist.
 func TestReadCacheWatch(t *testing.T) {
 	dir, st := newRepo(t, store.Actor{Agent: "cli"})
+	if !localFS(dir) {
+		t.Skipf("%s is on a file system the watch is not used on", dir)
+	}
 	ctx := context.Background()
 	setKnowledge(t, st, "arch", "Monolith.\n", "")
 	first := git(t, dir, "rev-parse", st.BranchRef())
