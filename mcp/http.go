@@ -122,6 +122,7 @@ func (x *Server) ServeHTTP(ctx context.Context, ln net.Listener, opt HTTPOptions
 		hs.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 		ln = tls.NewListener(ln, hs.TLSConfig)
 	}
+	defer x.s.reads.close()
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
 	var bg sync.WaitGroup
@@ -343,7 +344,7 @@ func (h *httpHandler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		}
 		env, bad := readEnvelope(body)
 		if bad == nil && env.ID != nil {
-			if why := uriParamProblem(body, env.Method); why != "" {
+			if why := uriParamProblem(env); why != "" {
 				// answered as mcp-go answers a request's error: HTTP 200 with the JSON-RPC error
 				reason = "params"
 				w.Header().Set("Content-Type", "application/json")

@@ -3,7 +3,11 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"io"
+	"os"
+	"runtime/pprof"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -14,7 +18,10 @@ import (
 	"github.com/ctx-dev/ctx/store"
 	"github.com/ctx-dev/ctx/store/storetest"
 	"github.com/ctx-dev/ctx/store/tokens"
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 )
 
 // BenchmarkResourceRead measures resources/read of one knowledge entry (context://knowledge/kNNNNN) on
@@ -128,34 +135,138 @@ func BenchmarkResourceRead(b *testing.B) {
 	})
 }
 
+// BenchmarkResourceReadInFlight measures one stdio session with 1, 2, 4, 8 and 16 resources/read
+// requests in flight (JSON-RPC lets a client send a request before the previous one is answered; mcp-go's
+// client pairs the responses by id): warm reads of context://knowledge/kNNNNN on the 10,000-entry store
+// (each entry read once first), beside the floor (a resource whose handler returns a constant, served by
+// ctx's ServeStdio) and mcp-go's own floor (the same resource on a bare mcp-go server behind mcp-go's
+// StdioServer, nothing of ctx). Each reports reads/s, p50-ms, p99-ms and cpu-us/op (client and server
+// in this process). Results: bench/README.md.
+//
+//	go test -run '^$' -bench ResourceReadInFlight -benchtime 4000x ./mcp
+func BenchmarkResourceReadInFlight(b *testing.B) {
+	const entries = 10000
+	st := benchStore(b, entries)
+	time.Sleep(2 * time.Second) // the store's files older than the read cache's race margin
+	key := func(i int) string { return fmt.Sprintf("context://knowledge/k%05d", i%entries) }
+	const floorURI = "bench://floor"
+	floorText := []byte(`{"key":"k00000","content":"entry 0\n"}`)
+	floorHandler := func(context.Context, mcpgo.ReadResourceRequest) ([]mcpgo.ResourceContents, error) {
+		return jsonContents(floorURI, floorText), nil
+	}
+	for _, n := range []int{1, 2, 4, 8, 16} {
+		b.Run(fmt.Sprintf("warm-%d", n), func(b *testing.B) {
+			s := serve(b, st, Options{Agent: "bench"}, "")
+			for i := range entries {
+				s.read(b, key(i))
+			}
+			inFlightReads(b, s.c, key, n)
+		})
+		b.Run(fmt.Sprintf("floor-%d", n), func(b *testing.B) {
+			stderr := &syncBuffer{}
+			x := NewServer(st, Options{Agent: "bench", Stderr: stderr})
+			x.MCP().AddResource(mcpgo.NewResource(floorURI, "floor", mcpgo.WithMIMEType("application/json")), floorHandler)
+			s := serveServer(b, x, stderr, "", "ctx-test")
+			inFlightReads(b, s.c, func(int) string { return floorURI }, n)
+		})
+		b.Run(fmt.Sprintf("mcpgo-floor-%d", n), func(b *testing.B) {
+			ms := server.NewMCPServer("floor", "1", server.WithResourceCapabilities(false, false))
+			ms.AddResource(mcpgo.NewResource(floorURI, "floor", mcpgo.WithMIMEType("application/json")), floorHandler)
+			inFlightReads(b, mcpgoStdio(b, ms), func(int) string { return floorURI }, n)
+		})
+	}
+}
+
+// mcpgoStdio serves ms with mcp-go's own StdioServer over pipes and returns an initialised client.
+func mcpgoStdio(b *testing.B, ms *server.MCPServer) *client.Client {
+	b.Helper()
+	serverIn, clientOut := io.Pipe()
+	clientIn, serverOut := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		_ = server.NewStdioServer(ms).Listen(ctx, serverIn, serverOut)
+		serverOut.Close()
+		close(done)
+	}()
+	c := client.NewClient(transport.NewIO(clientIn, clientOut, io.NopCloser(strings.NewReader(""))))
+	if err := c.Start(ctx); err != nil {
+		b.Fatal(err)
+	}
+	ireq := mcpgo.InitializeRequest{}
+	ireq.Params.ProtocolVersion = mcpgo.LATEST_PROTOCOL_VERSION
+	ireq.Params.ClientInfo = mcpgo.Implementation{Name: "bench", Version: "1"}
+	if _, err := c.Initialize(ctx, ireq); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		cancel()
+		c.Close()
+		serverIn.Close()
+		go func() { _, _ = io.Copy(io.Discard, clientIn) }()
+		<-done
+	})
+	return c
+}
+
 // sequentialReads reads b.N resources one after the other on one session, the i-th named by uri(i), and
 // reports reads/s, the median and 99th percentile latency (p50-ms, p99-ms) and the process's CPU time per
 // read (cpu-us/op: client and server run in this process).
 func sequentialReads(b *testing.B, s *session, uri func(i int) string) {
 	b.Helper()
-	read := func(i int) {
+	inFlightReads(b, s.c, uri, 1)
+}
+
+// inFlightReads is sequentialReads with n requests in flight on the one session: n goroutines each send
+// a request when their last one was answered, together b.N reads.
+func inFlightReads(b *testing.B, c *client.Client, uri func(i int) string, n int) {
+	b.Helper()
+	read := func(i int) error {
 		req := mcpgo.ReadResourceRequest{}
 		req.Params.URI = uri(i)
-		res, err := s.c.ReadResource(context.Background(), req)
+		res, err := c.ReadResource(context.Background(), req)
 		if err != nil {
-			b.Fatal(err)
+			return err
 		}
 		if len(res.Contents) != 1 {
-			b.Fatalf("read %s: %d contents", req.Params.URI, len(res.Contents))
+			return fmt.Errorf("read %s: %d contents", req.Params.URI, len(res.Contents))
 		}
+		return nil
 	}
-	read(0)
+	if err := read(0); err != nil {
+		b.Fatal(err)
+	}
 	lat := make([]time.Duration, b.N)
+	var next atomic.Int64
+	var failed atomic.Value
 	cpu0 := testenv.CPUTime(syscall.RUSAGE_SELF)
+	stopProfile := profileLoop(b)
 	b.ResetTimer()
 	start := time.Now()
-	for i := range b.N {
-		t0 := time.Now()
-		read(i)
-		lat[i] = time.Since(t0)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= b.N {
+					return
+				}
+				t0 := time.Now()
+				if err := read(i); err != nil {
+					failed.Store(err)
+					return
+				}
+				lat[i] = time.Since(t0)
+			}
+		})
 	}
+	wg.Wait()
 	elapsed := time.Since(start)
 	b.StopTimer()
+	stopProfile()
+	if err := failed.Load(); err != nil {
+		b.Fatal(err)
+	}
 	cpu := testenv.CPUTime(syscall.RUSAGE_SELF) - cpu0
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "reads/s")
@@ -178,4 +289,29 @@ func benchStore(b *testing.B, n int) *store.Store {
 		b.Fatal(err)
 	}
 	return st
+}
+
+// profileLoop starts a CPU profile of the measured loop alone (without building the store and warming the
+// cache, which -cpuprofile would include) when CTX_BENCH_CPUPROFILE names a file; the returned function
+// stops it. Both sides of the pipe run in this process, so the profile holds the client's and the
+// server's work.
+func profileLoop(b *testing.B) func() {
+	b.Helper()
+	path := os.Getenv("CTX_BENCH_CPUPROFILE")
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		b.Fatal(err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

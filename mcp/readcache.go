@@ -22,7 +22,9 @@ import (
 //     read: when any of them changed, a ref moved (a write of this or another process, a pull, `git
 //     update-ref`) or a refresh ran, and every cached answer is dropped (a new generation); while none
 //     changed, the view of the last store.Store.CheckoutView serves the reads that miss, without reading
-//     the refs and the record again;
+//     the refs and the record again. On Linux the check is one non-blocking read of an inotify instance
+//     watching their directories (refWatch) while it is quiet; any event there, and the files are stat-ed
+//     as above (and the watch armed again);
 //   - the files the answer was read from (store.View.Observe), checked at each hit: a hand edit or a
 //     removal of the entry's file misses, and the read is done again as without the cache.
 //
@@ -45,8 +47,14 @@ type readCache struct {
 	lru   *lru.Cache     // key -> *cachedRead
 	bytes int64          // the size of what lru holds (cachedRead.size)
 	views [2]*store.View // the view CheckoutView gave in this generation: [0] the owner's, [1] public-only
+	// w watches the directories of files (refwatch_linux.go), nil when there is none: while it is set,
+	// it was armed before stamp was taken and stamp is trusted, so a read that finds it quiet knows the
+	// refs and record are those of stamp without stat-ing them.
+	w          *refWatch
+	watchAfter time.Time // no watch is armed before then (the last attempt failed)
 
 	hits, misses atomic.Int64 // resources/read answered from memory, and computed (for tests and profiles)
+	watched      atomic.Int64 // lookups whose refs and record were known unchanged from a quiet watch
 }
 
 // Bounds of the read cache.
@@ -55,6 +63,7 @@ const (
 	readCacheMaxEntry = 1 << 20 // an answer larger than this is not kept
 	readCacheMaxDeps  = 64      // an answer read from more files than this is not kept
 	raceMargin        = 2 * time.Second
+	watchRetry        = 10 * time.Second // after a watch could not be armed (refwatch_linux.go)
 )
 
 // cachedRead is one kept answer.
@@ -129,13 +138,32 @@ func (s stamp) same(t stamp) bool {
 // the record and its files are unchanged (kept non-nil); else the generation to keep the new answer in
 // and, while the refs and record are unchanged, the view of the checked-out tree to read it from (nil:
 // call st.CheckoutView, and setView).
+//
+// While the watch of the refs' and record's directories is quiet, the full check (a stat of each of
+// their files) is skipped: the refs and record are those of the last full check.
 func (c *readCache) lookup(st *store.Store, key string, pub bool) (kept []mcpgo.ResourceContents, gen uint64, v *store.View) {
+	if e, gen, v, ok := c.quick(key, pub); ok {
+		if e != nil && c.depsSame(e) {
+			c.hits.Add(1)
+			return e.contents, gen, nil
+		}
+		c.misses.Add(1)
+		return nil, gen, v
+	}
 	files := c.refFiles()
 	if files == nil {
 		files = st.CheckoutViewFiles()
 		c.setFiles(files)
 	}
-	gen, fresh := c.check(c.takeStamp(files))
+	gen, fresh := c.check(c.takeStamp(files), nil)
+	if fresh && c.wantWatch() {
+		// Armed, then stamped again: a change after that stamp is an event.
+		if w := newRefWatch(files); w != nil {
+			gen, fresh = c.check(c.takeStamp(files), w)
+		} else {
+			c.noWatch()
+		}
+	}
 	if !fresh {
 		c.setFiles(st.CheckoutViewFiles()) // a ref that became symbolic names other files
 		c.misses.Add(1)
@@ -149,6 +177,54 @@ func (c *readCache) lookup(st *store.Store, key string, pub bool) (kept []mcpgo.
 	return nil, gen, c.view(gen, pub)
 }
 
+// quick is lookup's path while the watch is quiet (ok): the refs and record are those of the last full
+// check, of generation gen; e is the answer kept under key in that generation (nil when none; its files
+// are still to be checked) and v the view kept for pub. When the watch saw an event, it is closed and ok
+// is false: the full check follows.
+func (c *readCache) quick(key string, pub bool) (e *cachedRead, gen uint64, v *store.View, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.w == nil {
+		return nil, 0, nil, false
+	}
+	if !c.known || !c.stamp.trusted || !c.w.quiet() {
+		c.w.close()
+		c.w = nil
+		return nil, 0, nil, false
+	}
+	c.watched.Add(1)
+	if x, found := c.lru.Get(key); found && x.(*cachedRead).gen == c.gen {
+		e = x.(*cachedRead)
+	}
+	return e, c.gen, c.views[b2i(pub)], true
+}
+
+// wantWatch reports whether a watch should be armed: none is set, and the last attempt did not fail
+// within watchRetry.
+func (c *readCache) wantWatch() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.w == nil && time.Now().After(c.watchAfter)
+}
+
+// noWatch records that a watch could not be armed: the next attempt is after watchRetry.
+func (c *readCache) noWatch() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.watchAfter = time.Now().Add(watchRetry)
+}
+
+// close closes the watch (the server's session ended; nil: no cache); a later read arms a new one.
+func (c *readCache) close() {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.w.close()
+	c.w = nil
+}
+
 // refFiles is the list of files the last full check stamped (store.CheckoutViewFiles).
 func (c *readCache) refFiles() []string {
 	c.mu.Lock()
@@ -158,11 +234,17 @@ func (c *readCache) refFiles() []string {
 
 // check compares the refs and record with the last full check: fresh when both are the same and
 // trusted, so that a kept answer of generation gen may be served. Otherwise the answers kept so far are
-// dropped and st (taken before the read that follows) becomes the stamp to compare with.
-func (c *readCache) check(st stamp) (gen uint64, fresh bool) {
+// dropped and st (taken before the read that follows) becomes the stamp to compare with. w, armed before
+// st was taken (nil: none), becomes the cache's watch when st is trusted and no other watch is set; it
+// is closed otherwise.
+func (c *readCache) check(st stamp, w *refWatch) (gen uint64, fresh bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.known && c.stamp.trusted && st.trusted && c.stamp.same(st) {
+		if c.w == nil {
+			c.w, w = w, nil
+		}
+		w.close()
 		return c.gen, true
 	}
 	c.gen++
@@ -170,6 +252,12 @@ func (c *readCache) check(st stamp) (gen uint64, fresh bool) {
 	c.bytes = 0
 	c.views = [2]*store.View{}
 	c.stamp, c.known = st, true
+	c.w.close()
+	c.w = nil
+	if st.trusted {
+		c.w, w = w, nil
+	}
+	w.close()
 	return c.gen, false
 }
 
@@ -189,6 +277,8 @@ func (c *readCache) setFiles(files []string) {
 	}
 	c.files = files
 	c.known = false
+	c.w.close()
+	c.w = nil
 }
 
 // view returns the view of the checked-out tree kept for generation gen (nil when none): while the refs,
@@ -228,16 +318,21 @@ func (c *readCache) get(key string, gen uint64) ([]mcpgo.ResourceContents, bool)
 		return nil, false
 	}
 	e := v.(*cachedRead)
-	if e.gen != gen {
+	if e.gen != gen || !c.depsSame(e) {
 		return nil, false
 	}
+	return e.contents, true
+}
+
+// depsSame reports whether the files e was read from are unchanged (a stat of each).
+func (c *readCache) depsSame(e *cachedRead) bool {
 	now := time.Now()
 	for _, d := range e.deps {
 		if cur, _ := statFile(d.path, now, c.margin); !cur.same(d) {
-			return nil, false
+			return false
 		}
 	}
-	return e.contents, true
+	return true
 }
 
 // put keeps an answer of generation gen read from deps.

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -41,6 +42,7 @@ func ServeStdio(ctx context.Context, st *store.Store, in io.Reader, out io.Write
 func (x *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
 	s := x.s
 	defer s.closeIndex()
+	defer s.reads.close()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	usageCtx, stopUsage := context.WithCancel(context.Background())
@@ -153,7 +155,7 @@ loop:
 			}
 			why := checkUTF8(line.b)
 			if why == "" && base.ID != nil {
-				why = uriParamProblem(line.b, base.Method)
+				why = uriParamProblem(base)
 			}
 			if why != "" && base.ID != nil {
 				if err := w.write(mcpgo.NewJSONRPCError(mcpgo.NewRequestId(base.ID), mcpgo.INVALID_PARAMS, why, nil)); err != nil {
@@ -266,10 +268,11 @@ func notRequest(b []byte) mcpgo.JSONRPCError {
 }
 
 // envelope is what ctx reads of a JSON-RPC message before mcp-go handles it: its id (nil when it has
-// none: a notification) and its method.
+// none: a notification), its method and its params as they are (nil when absent).
 type envelope struct {
 	ID     any
 	Method string
+	Params json.RawMessage
 }
 
 // readEnvelope reads the id and method of message b in one parse. A message that is not a request
@@ -283,11 +286,13 @@ func readEnvelope(b []byte) (envelope, *mcpgo.JSONRPCError) {
 	var m struct {
 		ID     json.RawMessage `json:"id"`
 		Method json.RawMessage `json:"method"`
+		Params json.RawMessage `json:"params"`
 	}
 	var env envelope
 	if json.Unmarshal(b, &m) != nil || m.Method != nil && json.Unmarshal(m.Method, &env.Method) != nil {
 		return fail(notRequest(b))
 	}
+	env.Params = m.Params
 	if m.ID == nil {
 		return env, nil
 	}
@@ -307,26 +312,26 @@ func readEnvelope(b []byte) (envelope, *mcpgo.JSONRPCError) {
 	return env, nil
 }
 
-// uriParamProblem says why the params of request b (method) lack the resource URI the method needs
-// (resources/read, resources/subscribe, resources/unsubscribe: params.uri, a non-empty string), "" when
-// they have one or the method needs none: the request is answered -32602 Invalid params, as JSON-RPC 2.0
-// says, rather than with mcp-go's -32002 "handler not found for resource URI" or -32600.
-func uriParamProblem(b []byte, method string) string {
+// uriParamProblem says why the params of request env (read by readEnvelope) lack the resource URI its
+// method needs (resources/read, resources/subscribe, resources/unsubscribe: params.uri, a non-empty
+// string), "" when they have one or the method needs none: the request is answered -32602 Invalid
+// params, as JSON-RPC 2.0 says, rather than with mcp-go's -32002 "handler not found for resource URI" or
+// -32600. Only the params are parsed again, not the whole message.
+func uriParamProblem(env envelope) string {
+	method := env.Method
 	switch mcpgo.MCPMethod(method) {
 	case mcpgo.MethodResourcesRead, mcpgo.MethodResourcesSubscribe, mcpgo.MethodResourcesUnsubscribe:
 	default:
 		return ""
 	}
-	var m struct {
-		Params *struct {
-			URI json.RawMessage `json:"uri"`
-		} `json:"params"`
+	var params *struct {
+		URI json.RawMessage `json:"uri"`
 	}
-	if json.Unmarshal(b, &m) != nil || m.Params == nil || m.Params.URI == nil {
+	if env.Params == nil || json.Unmarshal(env.Params, &params) != nil || params == nil || params.URI == nil {
 		return "Invalid params: " + method + " needs params.uri, the resource's URI (a string such as context://knowledge)"
 	}
 	var uri string
-	if json.Unmarshal(m.Params.URI, &uri) != nil || uri == "" {
+	if json.Unmarshal(params.URI, &uri) != nil || uri == "" {
 		return "Invalid params: params.uri of " + method + " must be a non-empty string (a URI such as context://knowledge)"
 	}
 	return ""
@@ -414,23 +419,33 @@ func (l *lineWriter) write(v any) error {
 	return err
 }
 
-// writeN is write that returns the bytes written, the newline included.
+// lineBufs are the buffers messages are encoded in, reused from one message to the next.
+var lineBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// writeN is write that returns the bytes written, the newline included. The message is encoded (as
+// json.Marshal does, followed by a newline) into a reused buffer, outside the lock, and written in one
+// Write.
 func (l *lineWriter) writeN(v any) (int, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
+	buf := lineBufs.Get().(*bytes.Buffer)
+	buf.Reset()
+	defer func() {
+		if buf.Cap() <= 64<<10 { // a large answer's buffer is not kept
+			lineBufs.Put(buf)
+		}
+	}()
+	if err := json.NewEncoder(buf).Encode(v); err != nil {
 		return 0, fmt.Errorf("encode message: %w", err)
 	}
-	b = append(b, '\n')
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.err != nil {
 		return 0, l.err
 	}
-	if _, err := l.w.Write(b); err != nil {
+	if _, err := l.w.Write(buf.Bytes()); err != nil {
 		l.err = err
 		return 0, err
 	}
-	return len(b), nil
+	return buf.Len(), nil
 }
 
 func (l *lineWriter) failed() error {
