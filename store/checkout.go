@@ -443,7 +443,10 @@ func (s *Store) applyRefresh(ctx context.Context, fsys *checkoutFS, ops []refres
 	if err != nil {
 		return nil, err
 	}
-	if err := writeFileAtomic(s.journalPath(), b, 0o644); err != nil {
+	// Atomic, not synced: the files it describes are written without fsync (atomicfile.NoSync), so a
+	// power loss can leave them old or empty whatever the journal says, and a killed process needs no
+	// fsync for the journal to be read back (docs/locks.md "The refresh journal").
+	if err := writeJournal(s.journalPath(), b); err != nil {
 		return nil, fmt.Errorf("refresh: write journal: %w", err)
 	}
 	w := fsys.dirWriter()

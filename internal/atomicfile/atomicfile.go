@@ -54,6 +54,14 @@ func Write(path string, data []byte, perm fs.FileMode) error {
 	return write(osFiles{}, dir, base, data, perm, true, Durable)
 }
 
+// WriteNoSync is Write without its two fsyncs (NoSync): readers and a killed process see the old or the
+// new contents whole, a power loss may leave the file old or empty. For files that only describe others
+// written without fsync (the refresh journal of .context/). Errors are Write's.
+func WriteNoSync(path string, data []byte, perm fs.FileMode) error {
+	dir, base := filepath.Split(path)
+	return write(osFiles{}, dir, base, data, perm, true, NoSync)
+}
+
 // Durability says whether a write waits until its data and its rename are on disk.
 type Durability int
 
