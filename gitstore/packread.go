@@ -52,6 +52,10 @@ const maxDeltaDepth = 10000
 // as git's delta base cache).
 const deltaBaseCacheBytes = 16 << 20
 
+// onInflate, when set (tests), is called with the size of every object or delta the pack reader inflates
+// from a pack.
+var onInflate func(size int64)
+
 // errRawMissing is a miss of the pack reader.
 var errRawMissing = errors.New("pack reader: missing")
 
@@ -418,6 +422,9 @@ func (p *packFile) header(off int64) (packEntry, error) {
 // as a stream of size bytes takes at most in practice (zlib stores incompressible data in blocks with a
 // few bytes of header), then, if it is longer, from the file as it goes.
 func (pr *packReader) inflate(p *packFile, off, size int64) ([]byte, error) {
+	if onInflate != nil {
+		onInflate(size)
+	}
 	end := p.size - 20
 	want := size + size/256 + 64
 	if want > end-off {
