@@ -450,7 +450,7 @@ func (s *Store) applyRefresh(ctx context.Context, fsys *checkoutFS, w *dirWriter
 	}
 	// Atomic, not synced: the files it describes are written without fsync (atomicfile.NoSync), so a
 	// power loss can leave them old or empty whatever the journal says, and a killed process needs no
-	// fsync for the journal to be read back (docs/locks.md "The refresh journal").
+	// fsync for the journal to be read back (docs/security.md "Interrupted refreshes").
 	if err := writeJournal(s.journalPath(), b); err != nil {
 		return nil, fmt.Errorf("refresh: write journal: %w", err)
 	}
