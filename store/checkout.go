@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"math"
 	"os"
-	"path"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -17,7 +16,6 @@ import (
 	"sync"
 
 	"github.com/ctx-dev/ctx/gitstore"
-	"github.com/ctx-dev/ctx/internal/atomicfile"
 	"github.com/ctx-dev/ctx/merge"
 )
 
@@ -319,19 +317,25 @@ func (s *Store) refreshWith(ctx context.Context, force map[string]bool, recreate
 			recTime = fi.ModTime().UnixNano()
 		}
 	}
-	linkFree := map[string]bool{} // folders of .context/ checked for symbolic links on the way
+	// The folders of .context/ are opened once, checked for symbolic links on the way, for the lstat of
+	// each path and then the writes (applyRefresh).
+	w := fsys.dirWriter()
+	defer w.Close()
 	var ops []refreshOp
 	for _, p := range paths {
 		newScope, newBlob, err := s.readableAt(ctx, trees, p, known)
 		if err != nil {
 			return nil, err
 		}
-		before, _ := fsys.lstat(p) // stat data before the read: a change after it changes them
+		// Stat data before the read: a change after it changes them. A folder on the way that is a link
+		// fails here, and the read below keeps the path.
+		typ, st, lerr := w.lstat(p)
+		before := lerr == nil && typ == 0 // a regular file, through folders without links
 		old, had := rec.entry(p)
 		var cur gitstore.Hash // the blob of the file on disk, when onDisk
 		onDisk := false
-		if had && old.Stat != nil && old.Stat.Mtime < recTime && old.Stat.Ctime < recTime && before != nil &&
-			before.Mode().IsRegular() && *statOf(before) == *old.Stat && fsys.dirLinkFree(path.Dir(p), linkFree) {
+		if had && old.Stat != nil && old.Stat.Mtime < recTime && old.Stat.Ctime < recTime && before &&
+			st == *old.Stat {
 			cur, onDisk = gitstore.NewHash(old.Blob), true
 		} else {
 			data, derr := fsys.readFile(p)
@@ -363,8 +367,8 @@ func (s *Store) refreshWith(ctx context.Context, force map[string]bool, recreate
 			}
 		} else {
 			e := RecordEntry{Scope: newScope, Blob: newBlob.String()}
-			if onDisk && before != nil && cur == newBlob {
-				e.Stat = statOf(before)
+			if onDisk && before && cur == newBlob {
+				e.Stat = &st
 			}
 			if !had || !sameEntry(e, old) {
 				rec.put(p, e)
@@ -392,7 +396,7 @@ func (s *Store) refreshWith(ctx context.Context, force map[string]bool, recreate
 	}
 	out.Clean = rec.Clean
 	if len(ops) > 0 {
-		stats, err := s.applyRefresh(ctx, fsys, ops, out)
+		stats, err := s.applyRefresh(ctx, fsys, w, ops, out)
 		if err != nil {
 			// What was written is recorded now rather than at the next refresh.
 			if _, _, rerr := s.recoverRefresh(fsys); rerr != nil {
@@ -401,9 +405,9 @@ func (s *Store) refreshWith(ctx context.Context, force map[string]bool, recreate
 			return nil, err
 		}
 		for _, op := range ops {
-			if fi := stats[op.path]; fi != nil && !op.remove {
+			if st := stats[op.path]; st != nil && !op.remove {
 				e, _ := rec.entry(op.path)
-				e.Stat = statOf(fi)
+				e.Stat = st
 				rec.put(op.path, e)
 			}
 		}
@@ -431,7 +435,7 @@ func sameEntry(a, b RecordEntry) bool {
 }
 
 // applyRefresh writes the journal of ops, then does them; it returns the stat data of the files written.
-func (s *Store) applyRefresh(ctx context.Context, fsys *checkoutFS, ops []refreshOp, out *Refreshed) (map[string]fs.FileInfo, error) {
+func (s *Store) applyRefresh(ctx context.Context, fsys *checkoutFS, w *dirWriter, ops []refreshOp, out *Refreshed) (map[string]*FileStat, error) {
 	j := journal{Write: map[string]RecordEntry{}}
 	for _, op := range ops {
 		if op.remove {
@@ -444,20 +448,13 @@ func (s *Store) applyRefresh(ctx context.Context, fsys *checkoutFS, ops []refres
 	if err != nil {
 		return nil, err
 	}
-	// Written atomically, not durably: the journal is there for a refresh killed half way, whose writes
-	// the next process sees whatever the disk holds. After a power loss the files of .context/ and the
-	// record, never fsynced, may be old or empty whatever the journal says, and a journal lost or cut short
-	// only leaves the record Incomplete (recoverRefresh): its two fsyncs, which C git's checkout does not
-	// pay, made a third of the CPU of a one-entry refresh (bench/README.md, "Fifth round").
-	if err := os.MkdirAll(filepath.Dir(s.journalPath()), 0o777); err != nil {
+	// Atomic, not synced: the files it describes are written without fsync (atomicfile.NoSync), so a
+	// power loss can leave them old or empty whatever the journal says, and a killed process needs no
+	// fsync for the journal to be read back (docs/security.md "Interrupted refreshes").
+	if err := writeJournal(s.journalPath(), b); err != nil {
 		return nil, fmt.Errorf("refresh: write journal: %w", err)
 	}
-	if err := atomicfile.WriteNoSync(s.journalPath(), b, 0o644); err != nil {
-		return nil, fmt.Errorf("refresh: write journal: %w", err)
-	}
-	w := fsys.dirWriter()
-	defer w.Close()
-	stats := make(map[string]fs.FileInfo, len(ops))
+	stats := make(map[string]*FileStat, len(ops))
 	for i, op := range ops {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("refresh: %w", err)

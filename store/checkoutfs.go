@@ -73,22 +73,6 @@ func (c *checkoutFS) noLinks(p string) error {
 	return nil
 }
 
-// dirLinkFree reports whether the folder dir of the tree ("." for the tree itself) exists and neither it
-// nor a folder on the way to it is a symbolic link; ok remembers the answers (one refresh's lookups).
-func (c *checkoutFS) dirLinkFree(dir string, ok map[string]bool) bool {
-	if dir == "." {
-		return true
-	}
-	if v, seen := ok[dir]; seen {
-		return v
-	}
-	link, err := safepath.FirstLink(c.root, dir)
-	fi, serr := c.root.Lstat(dir)
-	v := err == nil && link == "" && serr == nil && fi.IsDir()
-	ok[dir] = v
-	return v
-}
-
 // onCheckoutRead, when set (tests), is called with the path of every file read from the checked-out tree.
 var onCheckoutRead func(p string)
 
@@ -155,38 +139,79 @@ func (c *checkoutFS) dirWriter() *dirWriter {
 
 // writeFile is checkoutFS.writeFile through the folder's root; it returns the file's stat data (an lstat
 // right after the write).
-func (d *dirWriter) writeFile(p string, data []byte) (fs.FileInfo, error) {
+func (d *dirWriter) writeFile(p string, data []byte) (*FileStat, error) {
 	dir, base := path.Split(p)
 	dir = strings.TrimSuffix(dir, "/")
 	if dir == "" {
 		if err := d.c.writeFile(p, data); err != nil {
 			return nil, err
 		}
-		return d.c.lstat(p)
-	}
-	r, ok := d.roots[dir]
-	if !ok {
-		if err := d.c.noLinks(dir); err != nil {
-			return nil, err
-		}
-		if err := d.c.root.MkdirAll(dir, 0o777); err != nil {
-			return nil, err
-		}
-		var err error
-		if r, err = d.c.root.OpenRoot(dir); err != nil {
-			return nil, err
-		}
-		f, err := r.Open(".")
+		fi, err := d.c.lstat(p)
 		if err != nil {
-			_ = r.Close()
 			return nil, err
 		}
-		d.roots[dir], d.dirs[dir] = r, f
+		return statOf(fi), nil
 	}
-	if err := atomicfile.WriteInDir(r, d.dirs[dir], base, data, 0o644, atomicfile.NoSync); err != nil {
+	r, f, err := d.open(dir, true)
+	if err != nil {
 		return nil, err
 	}
-	return r.Lstat(base)
+	if err := atomicfile.WriteInDir(r, f, base, data, 0o644, atomicfile.NoSync); err != nil {
+		return nil, err
+	}
+	_, st, err := lstatIn(r, f, base)
+	return &st, err
+}
+
+// open returns the root of folder dir of the tree and the folder opened, checked once for links on the
+// way; with mkdir the folder is made when missing.
+func (d *dirWriter) open(dir string, mkdir bool) (*os.Root, *os.File, error) {
+	if r, ok := d.roots[dir]; ok {
+		return r, d.dirs[dir], nil
+	}
+	if err := d.c.noLinks(dir); err != nil {
+		return nil, nil, err
+	}
+	if mkdir {
+		if err := d.c.root.MkdirAll(dir, 0o777); err != nil {
+			return nil, nil, err
+		}
+	}
+	r, err := d.c.root.OpenRoot(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err := r.Open(".")
+	if err != nil {
+		_ = r.Close()
+		return nil, nil, err
+	}
+	d.roots[dir], d.dirs[dir] = r, f
+	return r, f, nil
+}
+
+// lstat is an lstat of the file at p through its folder, opened once for all the files of the folder (an
+// lstat through the tree's root opens and closes every folder on the way: three calls for one). typ is
+// lstatIn's; an error when p, or a folder on the way, is missing or a symbolic link.
+func (d *dirWriter) lstat(p string) (typ fs.FileMode, st FileStat, err error) {
+	dir, base := path.Split(p)
+	dir = strings.TrimSuffix(dir, "/")
+	if dir == "" {
+		fi, err := d.c.lstat(p)
+		if err != nil {
+			return 0, FileStat{}, err
+		}
+		typ = fi.Mode().Type()
+		if typ&^(fs.ModeDir|fs.ModeSymlink) != 0 {
+			typ = fs.ModeIrregular
+		}
+		return typ, *statOf(fi), nil
+	}
+	r, f, err := d.open(dir, false)
+	if err != nil {
+		return 0, FileStat{}, err
+	}
+	return lstatIn(r, f, base)
 }
 
 // remove is checkoutFS.remove; the folders it may remove are forgotten (a later write makes them again).

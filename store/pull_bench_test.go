@@ -19,7 +19,8 @@ import (
 // same run: ours and theirs each changed 1,000 entries of a 10,000-entry store (benchHistories), the
 // remote is a bare repository whose ctx is theirs. Between iterations (untimed) ctx is reset to ours and
 // .context/ refreshed to it, and git's clone is reset --hard to ours; both sides already hold theirs'
-// objects after the first iteration, so the fetch is the negotiation only on both. bench/README.md
+// objects after the first iteration, so the fetch is the negotiation only on both. Each pull opens its store
+// as `ctx pull` does (Open, ReadInProcess), timed. bench/README.md
 // "Merge" records the figures; `-cpuprofile` shows where ctx's time goes.
 func BenchmarkPullVsGit(b *testing.B) {
 	if _, err := exec.LookPath("git"); err != nil {
@@ -59,7 +60,15 @@ func BenchmarkPullVsGit(b *testing.B) {
 			reset()
 			b.StartTimer()
 			before, beforeKids := cpuTime(), childrenTime()
-			r, err := s.Pull(bg, store.PullOptions{Remote: "origin"})
+			// As `ctx pull` does: a store opened for the command, reading objects with gitstore's own
+			// reader (cmd/ctx/app env.open; the figures before the fifth round read through go-git).
+			ps, err := store.Open(bg, dir, store.Actor{Agent: "bench", Machine: "bench"})
+			if err != nil {
+				b.Fatal(err)
+			}
+			ps.ReadInProcess()
+			r, err := ps.Pull(bg, store.PullOptions{Remote: "origin"})
+			_ = ps.Close()
 			cpu["ctx"] += cpuTime() - before
 			kids += childrenTime() - beforeKids
 			if err != nil {

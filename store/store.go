@@ -271,6 +271,15 @@ func (s *Store) Initialized(ctx context.Context) (bool, error) {
 	return !h.IsZero(), err
 }
 
+// writeJournal writes the refresh journal at path (its folder made if missing) atomically, without fsync
+// (atomicfile.WriteNoSync).
+func writeJournal(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+		return err
+	}
+	return atomicfile.WriteNoSync(path, data, 0o644)
+}
+
 // writeFileAtomic makes path's folder and replaces path with data through atomicfile.Write.
 func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {

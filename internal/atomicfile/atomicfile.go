@@ -104,9 +104,7 @@ func WriteInDir(root *os.Root, dir *os.File, name string, data []byte, perm fs.F
 	if d == Durable || dir == nil {
 		return write(root, "", name, data, perm, false, d)
 	}
-	return writeWith(root, "", name, data, perm, false, d, func(tmp, target string) error {
-		return replaceByExchange(root, dir, tmp, target)
-	})
+	return writeInDir(root, dir, name, data, perm)
 }
 
 // write writes dir+base through fsys. chmod sets perm exactly after creating the temporary file.
