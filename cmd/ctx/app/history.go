@@ -346,6 +346,12 @@ func runHistoryImport(ctx context.Context, e *env, o historyImportOptions) error
 			srcs = append(srcs, s...)
 		}
 		srcs = uniqueSources(srcs)
+		if o.Provider == "" && o.Index == "" {
+			// Every root this repository's index is kept for was walked: the listings of one-off --path
+			// roots, removed configured roots and roots that no longer exist are dropped (docs/history.md
+			// "Discovery"). Another --index may serve several repositories, whose roots differ.
+			dirs.ForgetOtherRoots()
+		}
 		if o.HookInput {
 			s, err := hookSources(e.stdin, o.Provider, srcs)
 			if err != nil {
