@@ -301,5 +301,5 @@ func beforeInitialize(ctx context.Context, _ any, message any) error {
 	if mcpgo.IsModernProtocol(m.Params.Meta.ProtocolVersion()) {
 		return nil
 	}
-	return fmt.Errorf("Invalid Request: %s before initialize: send initialize first (the MCP lifecycle), then notifications/initialized", m.Method)
+	return fmt.Errorf("%s before initialize: send initialize first (the MCP lifecycle), then notifications/initialized", m.Method)
 }
