@@ -29,6 +29,21 @@ type DirCache struct {
 	seen  map[string]bool      // every directory walked
 	roots []string             // the roots walked
 	start time.Time            // when the first walk started
+	all   bool                 // the walks covered every root the imports keep (ForgetOtherRoots)
+}
+
+// ForgetOtherRoots says that this process walks every root the imports of this index keep (a full import:
+// every provider's root and every configured root), so SaveDirCache also forgets the listings of
+// directories under no root walked: those of a one-off `ctx history import --provider P --path DIR`, of
+// a configured root since removed, of a root that no longer exists. Without it only the directories under
+// the walked roots that the walks no longer found are forgotten.
+func (c *DirCache) ForgetOtherRoots() {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.all = true
 }
 
 type cachedDir struct {
@@ -61,7 +76,8 @@ func (ix *Index) LoadDirCache(ctx context.Context) *DirCache {
 }
 
 // SaveDirCache records the listings this process made, in one transaction, and forgets the
-// directories under the walked roots that the walks no longer found.
+// directories under the walked roots that the walks no longer found (after ForgetOtherRoots, every
+// directory the walks did not find).
 func (ix *Index) SaveDirCache(ctx context.Context, c *DirCache) error {
 	if c == nil {
 		return nil
@@ -70,7 +86,7 @@ func (ix *Index) SaveDirCache(ctx context.Context, c *DirCache) error {
 	defer c.mu.Unlock()
 	var gone []string
 	for p := range c.old {
-		if !c.seen[p] && underAny(p, c.roots) {
+		if !c.seen[p] && (c.all || underAny(p, c.roots)) {
 			gone = append(gone, p)
 		}
 	}

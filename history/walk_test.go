@@ -297,3 +297,47 @@ func TestDirCacheRacyAndDamaged(t *testing.T) {
 		t.Fatalf("damaged cache: %d sources %v (want %d), %d directories listed", len(got), err, len(want), dirReads.Load()-reads)
 	}
 }
+
+// TestDirCacheForgetsOtherRoots: the listings of a one-off root (an import with --path) stay while only
+// other one-off roots are walked, and are forgotten by the next walk of every root (ForgetOtherRoots, a
+// full import); the walked root's listings stay. Before, nothing ever removed them.
+func TestDirCacheForgetsOtherRoots(t *testing.T) {
+	ctx := context.Background()
+	ix := openTestIndex(t)
+	oneOff, standing := walkTree(t), walkTree(t)
+	rows := func(root string) int {
+		t.Helper()
+		var n int
+		if err := ix.db.QueryRow(`SELECT count(*) FROM dirs WHERE path = ? OR path LIKE ?`, root, root+string(filepath.Separator)+"%").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	walkSave := func(root string, all bool) {
+		t.Helper()
+		c := cacheAt(ix)
+		if _, err := DiscoverCached(ctx, ClaudeCode, root, true, c); err != nil {
+			t.Fatal(err)
+		}
+		if all {
+			c.ForgetOtherRoots()
+		}
+		if err := ix.SaveDirCache(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	walkSave(oneOff, false)
+	walkSave(standing, false)
+	if rows(oneOff) == 0 || rows(standing) == 0 {
+		t.Fatalf("nothing cached: %d, %d rows", rows(oneOff), rows(standing))
+	}
+	walkSave(standing, true)
+	if n := rows(oneOff); n != 0 {
+		t.Errorf("the one-off root's listings survived a walk of every root: %d rows", n)
+	}
+	if rows(standing) == 0 {
+		t.Errorf("the walked root's listings were dropped")
+	}
+	var nilCache *DirCache
+	nilCache.ForgetOtherRoots() // no cache: nothing to do
+}

@@ -53,7 +53,10 @@ func timeoutSeconds(h Hook) int {
 //     deadline on its work, then an exit whatever it is blocked on): no
 //     timeout(1) process between the shell and ctx;
 //   - gives ctx no stdin (pre-push and post-rewrite read theirs from stdin:
-//     it stays for the user's lines) and, for the refresh hooks, no output;
+//     it stays for the user's lines); for the other hooks it discards ctx's
+//     stdout and keeps its stderr, which git shows: ctx is silent when all
+//     went well and says why when a refresh failed (a conflict, a lock held,
+//     a `.context` symlink refused), and the hook still succeeds;
 //   - pre-push: ctx's messages go to stderr and a failure prints one line
 //     but the hook still succeeds: the user's `git push` is never blocked by
 //     the context branch.
@@ -65,7 +68,7 @@ func Block(h Hook, created bool) string {
 		redirect = ` >&2`
 		onFail = ` || echo 'ctx: pushing the context branch failed; git push goes on (run "ctx push" to retry)' >&2`
 	} else {
-		redirect = ` >/dev/null 2>&1`
+		redirect = ` >/dev/null` // stderr stays: ctx's warnings, nothing when all went well
 		onFail = ` || :`
 	}
 	var b strings.Builder

@@ -74,7 +74,7 @@ func shellLine(h Hook, args string) string {
 	if h == PrePush {
 		return fmt.Sprintf(`if [ "$CTX_HOOKS" != 0 ] && [ -z "$CTX_IN_HOOK" ] && command -v ctx >/dev/null 2>&1; then CTX_IN_HOOK=1 CTX_HOOK_TIMEOUT=%d ctx hooks run %s %s </dev/null >&2 || echo 'ctx: pushing the context branch failed; git push goes on' >&2; fi`, n, h, args)
 	}
-	return fmt.Sprintf(`if [ "$CTX_HOOKS" != 0 ] && [ -z "$CTX_IN_HOOK" ] && command -v ctx >/dev/null 2>&1; then CTX_IN_HOOK=1 CTX_HOOK_TIMEOUT=%d ctx hooks run %s %s </dev/null >/dev/null 2>&1 || :; fi`, n, h, args)
+	return fmt.Sprintf(`if [ "$CTX_HOOKS" != 0 ] && [ -z "$CTX_IN_HOOK" ] && command -v ctx >/dev/null 2>&1; then CTX_IN_HOOK=1 CTX_HOOK_TIMEOUT=%d ctx hooks run %s %s </dev/null >/dev/null || :; fi`, n, h, args)
 }
 
 // lefthookArgs are lefthook's templates for git's arguments ({1}, {2}, ...).

@@ -300,6 +300,8 @@ func parseADR(name string, content []byte) adrInfo {
 		}
 		break
 	}
+	// What the store does with a decision that has no number, and how to choose one.
+	const noNumber = "ctx numbers it: a decision imported before under another name keeps its number; a new one gets the next free number, or the one its file name starts with (0012-title.md)"
 	switch {
 	case fileNumber >= 0:
 		info.Number = fileNumber
@@ -312,9 +314,9 @@ func parseADR(name string, content []byte) adrInfo {
 	case headingNumber >= 0:
 		info.Number = headingNumber
 	case fileDate != "":
-		warn("the file name starts with the date %s (log4brains style), not an ADR number; number left 0", fileDate)
+		warn("the file name starts with the date %s (log4brains style), not an ADR number: %s", fileDate, noNumber)
 	default:
-		warn("no ADR number in the file name or title; number left 0")
+		warn("no ADR number in the file name or title: %s", noNumber)
 	}
 	switch {
 	case fm.get("title") != "":

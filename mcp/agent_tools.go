@@ -222,7 +222,23 @@ func (s *srv) ctxRefs(ctx context.Context) ([]refRow, error) {
 	return rows, nil
 }
 
+// SourcesReport returns what `ctx history sources --json` prints: the object the MCP sources tool returns
+// (docs/mcp.md "History read tools"), for the index of opt.HistoryDir (default: the repository's). st nil
+// (outside a git repository) gives the providers' roots only, with the issue not_a_repository instead of
+// the configured roots and the row of provider ctx. It reads only (stats the roots, never walks them).
+func SourcesReport(ctx context.Context, st *store.Store, opt Options) (any, error) {
+	s := &srv{st: st, opt: opt, agents: map[string]*store.Store{}}
+	if st != nil {
+		s.opt.Agent = st.Actor.Agent
+	}
+	defer s.closeIndex()
+	return s.sourcesTool(ctx, noArgs{})
+}
+
 func (s *srv) sourcesTool(ctx context.Context, _ noArgs) (any, error) {
+	if s.st == nil {
+		return s.sourcesOutside(), nil
+	}
 	hs, err := s.historyStatus(ctx)
 	if err != nil {
 		return nil, err
@@ -273,13 +289,33 @@ func (s *srv) sourcesTool(ctx context.Context, _ noArgs) (any, error) {
 			Message: "no context branch here: ctx init or ctx pull"})
 	}
 	rows = append(rows, ctxRow)
-	return struct {
-		AutomaticDiscovery bool             `json:"automatic_discovery"`
-		Sources            []providerSource `json:"sources"`
-		Index              historyStatus    `json:"index"`
-		Issues             []sourceIssue    `json:"issues"`
-		Truncated          bool             `json:"truncated"`
-	}{true, rows, hs, issues, false}, nil
+	return sourcesResult{true, rows, hs, issues, false}, nil
+}
+
+// sourcesResult is the sources tool's structured content (and `ctx history sources --json`).
+type sourcesResult struct {
+	AutomaticDiscovery bool             `json:"automatic_discovery"`
+	Sources            []providerSource `json:"sources"`
+	Index              historyStatus    `json:"index"`
+	Issues             []sourceIssue    `json:"issues"`
+	Truncated          bool             `json:"truncated"`
+}
+
+// sourcesOutside is SourcesReport outside a git repository: the providers' roots, no index (it lives in a
+// repository's git dir unless opt.HistoryDir names one), no configured roots, no context store.
+func (s *srv) sourcesOutside() sourcesResult {
+	rows := []providerSource{}
+	issues := []sourceIssue{{Code: "not_a_repository", Provider: ctxProvider,
+		Message: "not in a git repository: no context store, no configured roots, no index"}}
+	for _, r := range history.Roots(history.Env{}) {
+		rows = append(rows, providerSource{Provider: string(r.Provider), Root: r.Path, EnvVar: r.EnvVar, FromEnv: r.FromEnv,
+			Exists: r.Exists, Selection: selection{Kind: "automatic"}})
+		if r.FromEnv && !r.Exists {
+			issues = append(issues, sourceIssue{Code: "root_missing", Provider: string(r.Provider),
+				Message: r.EnvVar + " names a directory that does not exist"})
+		}
+	}
+	return sourcesResult{true, rows, historyStatus{ByProvider: map[string]int{}, Hint: importHint}, issues, false}
 }
 
 // sessionsUnder counts the indexed sessions whose source is inside dir (0 without an index).

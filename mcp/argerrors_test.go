@@ -279,3 +279,81 @@ func TestHTTPBatchInvalidRequest(t *testing.T) {
 		t.Errorf("initialize after the batches: %d %s", code, got)
 	}
 }
+
+// TestLifecycleAndSubscribeURI: over real stdio, a request before initialize is refused (-32600, naming
+// the lifecycle) while ping is answered, also when the client does not wait for initialize's answer; and
+// resources/subscribe to a URI that names no resource or template (another scheme, an unknown name, a
+// template's key with a '/') is the JSON-RPC error resources/read gives the same URI (-32002), while a
+// fixed resource or a template's entry (even a missing one) is subscribed. Before, tools/list was
+// answered before initialize and any URI was subscribed.
+func TestLifecycleAndSubscribeURI(t *testing.T) {
+	dir, _ := newRepo(t, store.Actor{Agent: "cli"})
+	_, stdin, stdout, stderr := startTestServer(t, dir)
+	out := bufio.NewReader(stdout)
+	send := func(s string) {
+		t.Helper()
+		if _, err := io.WriteString(stdin, s+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recv := func() map[string]any {
+		t.Helper()
+		got := make(chan []byte, 1)
+		go func() { b, _ := out.ReadBytes('\n'); got <- b }()
+		select {
+		case b := <-got:
+			var m map[string]any
+			if err := json.Unmarshal(b, &m); err != nil {
+				t.Fatalf("response %q: %v\nstderr: %s", b, err, stderr.String())
+			}
+			return m
+		case <-time.After(20 * time.Second): // a hang guard, not a timing
+			t.Fatalf("no response\nstderr: %s", stderr.String())
+		}
+		return nil
+	}
+	code := func(m map[string]any) float64 {
+		e, _ := m["error"].(map[string]any)
+		if e == nil {
+			return 0
+		}
+		return e["code"].(float64)
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	if m := recv(); m["id"] != float64(1) || code(m) != mcpgo.INVALID_REQUEST || !strings.Contains(fmt.Sprint(m["error"]), "before initialize") {
+		t.Errorf("tools/list before initialize: %v", m)
+	}
+	send(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+	if m := recv(); m["id"] != float64(2) || m["result"] == nil {
+		t.Errorf("ping before initialize: %v", m)
+	}
+	// initialize and a request right behind it, without waiting for the answer: both answered.
+	send(`{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	send(`{"jsonrpc":"2.0","id":4,"method":"tools/list"}`)
+	for range 2 {
+		if m := recv(); m["result"] == nil {
+			t.Errorf("initialize, then tools/list: %v", m)
+		}
+	}
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	for i, c := range []struct {
+		method, uri string
+		code        float64
+	}{
+		{"resources/read", "context://nope", mcpgo.RESOURCE_NOT_FOUND},
+		{"resources/subscribe", "context://nope", mcpgo.RESOURCE_NOT_FOUND},
+		{"resources/subscribe", "file:///etc/passwd", mcpgo.RESOURCE_NOT_FOUND},
+		{"resources/subscribe", "context://knowledge/a/b", mcpgo.RESOURCE_NOT_FOUND},
+		{"resources/read", "context://knowledge/a/b", mcpgo.RESOURCE_NOT_FOUND},
+		{"resources/subscribe", "context://knowledge", 0},
+		{"resources/subscribe", "context://knowledge/not-yet", 0},
+		{"resources/subscribe", "context://skills/x/feedback", 0},
+	} {
+		id := 10 + i
+		send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{"uri":%q}}`, id, c.method, c.uri))
+		m := recv()
+		if m["id"] != float64(id) || code(m) != c.code || c.code == 0 && m["result"] == nil {
+			t.Errorf("%s %s: %v, want code %v", c.method, c.uri, m, c.code)
+		}
+	}
+}

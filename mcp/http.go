@@ -351,6 +351,12 @@ func (h *httpHandler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 				_ = json.NewEncoder(w).Encode(mcpgo.NewJSONRPCError(mcpgo.NewRequestId(env.ID), mcpgo.INVALID_PARAMS, why, nil))
 				return
 			}
+			if e := unknownSubscription(body, env.Method, env.ID); e != nil {
+				reason = "params"
+				w.Header().Set("Content-Type", "application/json")
+				_ = json.NewEncoder(w).Encode(*e)
+				return
+			}
 		}
 		if bad != nil && json.Valid(body) {
 			// a batch, other JSON that is no request object, or a request whose id is null (or true,

@@ -682,3 +682,37 @@ func TestHTTPPrivateScopeHidden(t *testing.T) {
 		t.Errorf("privk is now %s %q", e.Scope, e.Content)
 	}
 }
+
+// TestHTTPSubscribeUnknownURI: over HTTP too, resources/subscribe to a URI that names no resource or
+// template is -32002 (as resources/read of it), and a known one is acknowledged.
+func TestHTTPSubscribeUnknownURI(t *testing.T) {
+	_, st := newRepo(t, store.Actor{Agent: "cli"})
+	h := startHTTP(t, st, Options{}, HTTPOptions{})
+	a := h.token(t, tokens.Spec{Member: "A"})
+	req, _ := http.NewRequest(http.MethodPost, h.url+HTTPPath, strings.NewReader(initializeBody))
+	req.Header.Set("Authorization", "Bearer "+a)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	sid := resp.Header.Get("Mcp-Session-Id")
+	if sid == "" {
+		t.Fatal("no session id")
+	}
+	hdr := map[string]string{"Authorization": "Bearer " + a, "Mcp-Session-Id": sid}
+	for uri, want := range map[string]string{
+		"context://nope":          `"code":-32002`,
+		"file:///etc/passwd":      `"code":-32002`,
+		"context://knowledge":     `"result":{}`,
+		"context://decisions/12":  `"result":{}`,
+		"context://knowledge/a/b": `"code":-32002`,
+	} {
+		code, got := h.post(t, hdr, []byte(`{"jsonrpc":"2.0","id":3,"method":"resources/subscribe","params":{"uri":"`+uri+`"}}`))
+		if code != http.StatusOK || !strings.Contains(got, want) || !strings.Contains(got, `"id":3`) {
+			t.Errorf("subscribe %s over HTTP: %d %s, want %s", uri, code, got, want)
+		}
+	}
+}

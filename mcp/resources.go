@@ -2,10 +2,13 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
+	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/ctx-dev/ctx/store"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
@@ -78,6 +81,58 @@ func (s *srv) addResources() {
 		})
 	}
 	s.mcp.AddResourceTemplates(tpls...)
+}
+
+// resourcePatterns match the URIs resources/read serves: the fixed resources, and the templates as mcp-go
+// matches them (their uritemplate's regular expression).
+var resourcePatterns = sync.OnceValue(func() []*regexp.Regexp {
+	var out []*regexp.Regexp
+	for _, r := range fixedResources {
+		out = append(out, regexp.MustCompile("^"+regexp.QuoteMeta(r.uri)+"$"))
+	}
+	for _, r := range templateResources {
+		out = append(out, mcpgo.NewResourceTemplate(r.uri, r.name).URITemplate.Regexp())
+	}
+	return out
+})
+
+// knownResource reports whether uri names a resource or matches a template of the server: what
+// resources/read answers with contents (or the error object of a missing entry) rather than the JSON-RPC
+// error resource not found.
+func knownResource(uri string) bool {
+	for _, re := range resourcePatterns() {
+		if re.MatchString(uri) {
+			return true
+		}
+	}
+	return false
+}
+
+// unknownSubscription returns the JSON-RPC error for a resources/subscribe request b whose params.uri names
+// no resource or template (knownResource), nil otherwise: the code resources/read gives the same URI,
+// -32002 resource not found, or -32602 for a request of protocol 2026-07-28 (as mcp-go answers a read).
+// mcp-go's own subscribe accepts any URI; both transports check it before dispatch (docs/mcp.md
+// "Resource errors").
+func unknownSubscription(b []byte, method string, id any) *mcpgo.JSONRPCError {
+	if mcpgo.MCPMethod(method) != mcpgo.MethodResourcesSubscribe {
+		return nil
+	}
+	var m struct {
+		Params struct {
+			URI  string      `json:"uri"`
+			Meta *mcpgo.Meta `json:"_meta"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(b, &m) != nil || m.Params.URI == "" || knownResource(m.Params.URI) {
+		return nil // no URI: uriParamProblem's answer
+	}
+	code := mcpgo.RESOURCE_NOT_FOUND
+	if mcpgo.IsModernProtocol(m.Params.Meta.ProtocolVersion()) {
+		code = mcpgo.INVALID_PARAMS
+	}
+	e := mcpgo.NewJSONRPCError(mcpgo.NewRequestId(id), code, fmt.Sprintf("Resource not found: %s names no resource or "+
+		"template of this server (resources/list, resources/templates/list): nothing to subscribe to", m.Params.URI), map[string]any{"uri": m.Params.URI})
+	return &e
 }
 
 // errorObject is the error object of docs/mcp.md "Resource errors", served as a resource's contents.

@@ -55,6 +55,7 @@ func TestInvalidUTF8Refused(t *testing.T) {
 	dir, st := newRepo(t, store.Actor{})
 	tip := git(t, dir, "rev-parse", "ctx")
 	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`,
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"context_add_knowledge","arguments":{"key":"k","content":"caf` + "\xff" + `"}}}`,
 		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"context_add_knowledge","arguments":{"key":"k","content":"a\ud800b"}}}`,
 		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"context_add_knowledge","arguments":{"key":"k","content":"ok \ud83d\ude00 \\ud800 \\\\"}}}`,

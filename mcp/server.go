@@ -27,6 +27,8 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"log"
 	"os"
@@ -134,6 +136,7 @@ func newSrv(st *store.Store, opt Options) *srv {
 	hooks := &server.Hooks{}
 	hooks.AddOnRegisterSession(func(ctx context.Context, cs server.ClientSession) { s.hub.add(cs) })
 	hooks.AddOnUnregisterSession(func(ctx context.Context, cs server.ClientSession) { s.hub.remove(cs) })
+	hooks.AddOnRequestInitialization(beforeInitialize)
 	s.mcp = server.NewMCPServer(ServerName, opt.Version,
 		server.WithResourceCapabilities(true, true),
 		server.WithToolCapabilities(false),
@@ -266,4 +269,37 @@ func LimitMemory() {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(serverMemoryLimit)
 	}
+}
+
+// beforeInitialize refuses a request of a session that has not been initialised (mcp-go answers the error
+// as -32600 Invalid Request): the MCP lifecycle (protocol 2025-06-18, "Lifecycle") has the client send
+// initialize first and nothing but pings before the server answered it. Allowed: initialize, ping,
+// server/discover, and any request of protocol 2026-07-28, which has no handshake (its _meta carries
+// what initialize did). A request outside a session (none in the context) is left to mcp-go.
+func beforeInitialize(ctx context.Context, _ any, message any) error {
+	cs := server.ClientSessionFromContext(ctx)
+	if cs == nil || cs.Initialized() {
+		return nil
+	}
+	raw, ok := message.(json.RawMessage)
+	if !ok {
+		return nil
+	}
+	var m struct {
+		Method string `json:"method"`
+		Params struct {
+			Meta *mcpgo.Meta `json:"_meta"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(raw, &m) != nil {
+		return nil // mcp-go reports a malformed request
+	}
+	switch mcpgo.MCPMethod(m.Method) {
+	case mcpgo.MethodInitialize, mcpgo.MethodPing, mcpgo.MethodServerDiscover:
+		return nil
+	}
+	if mcpgo.IsModernProtocol(m.Params.Meta.ProtocolVersion()) {
+		return nil
+	}
+	return fmt.Errorf("%s before initialize: send initialize first (the MCP lifecycle), then notifications/initialized", m.Method)
 }

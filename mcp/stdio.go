@@ -157,6 +157,15 @@ loop:
 			if why == "" && base.ID != nil {
 				why = uriParamProblem(base)
 			}
+			if why == "" && base.ID != nil {
+				if e := unknownSubscription(line.b, base.Method, base.ID); e != nil {
+					if err := w.write(*e); err != nil {
+						result = fmt.Errorf("mcp: write stdout: %w", err)
+						break loop
+					}
+					continue
+				}
+			}
 			if why != "" && base.ID != nil {
 				if err := w.write(mcpgo.NewJSONRPCError(mcpgo.NewRequestId(base.ID), mcpgo.INVALID_PARAMS, why, nil)); err != nil {
 					result = fmt.Errorf("mcp: write stdout: %w", err)
@@ -192,9 +201,12 @@ loop:
 					s.usage.delivered(tool, n) // after the whole line was written
 				}
 			}
-			if base.ID == nil || base.Method == "" {
+			if base.ID == nil || base.Method == "" || !sess.Initialized() {
 				// Notifications and responses keep their order with the requests that follow them
-				// (notifications/initialized before the first request).
+				// (notifications/initialized before the first request), and so does every request until
+				// the session is initialised: initialize itself, so that a request sent right behind it
+				// (without waiting for its answer) finds the session initialised, and a request sent before
+				// it, which beforeInitialize refuses then and there.
 				handle()
 				continue
 			}

@@ -494,7 +494,9 @@ const minRenameSimilarity = 0.5
 // not imported by this batch and not a file of the work tree. Among those, in the same folder as the new
 // source, it is the one whose file name has the same ADR number (when exactly one has; ADR numbers are
 // never reused), else, for ADRs without numbers (log4brains' dated names), the one whose body is most
-// alike, at least minRenameSimilarity. Each stored decision is the old name of one batch decision at most.
+// alike, at least minRenameSimilarity, else, for a renumbered ADR (either name has a number, and they
+// differ), the most alike whose title is the same or whose body is at least minRenumberSimilarity alike.
+// Each stored decision is the old name of one batch decision at most.
 // The result maps batch indexes to stored decisions.
 func (s *Store) renamedDecisions(in []NewDecision, existing []Decision, bySource map[string]Decision) map[int]Decision {
 	inBatch := map[string]bool{}
@@ -546,25 +548,49 @@ func (s *Store) renamedDecisions(in []NewDecision, existing []Decision, bySource
 			out[i], claimed[match[0].ID] = match[0], true
 		}
 	}
-	for _, i := range fresh {
-		nd := in[i]
-		if _, ok := out[i]; ok || adrNumberOf(nd.Source) > 0 {
-			continue
-		}
-		best, bestSim := Decision{}, 0.0
-		for _, d := range gone {
-			if claimed[d.ID] || path.Dir(d.Source) != path.Dir(nd.Source) || adrNumberOf(d.Source) > 0 {
+	// Then by body: an ADR without a number whose old name had none either (log4brains), or, when both
+	// names have a number, a renumbered ADR (`git mv 0003-x.md 0007-x.md`, a number dropped or added): the
+	// same title and a body at least minRenameSimilarity alike, or a body at least minRenumberSimilarity
+	// alike (a retitled and renumbered ADR). Unnumbered names first, so that they never lose their match
+	// to a renumbered one.
+	for _, numbered := range []bool{false, true} {
+		for _, i := range fresh {
+			nd := in[i]
+			if _, ok := out[i]; ok {
 				continue
 			}
-			if sim := merge.Similarity(d.Body, bodyOf(nd)); sim >= minRenameSimilarity && sim > bestSim {
-				best, bestSim = d, sim
+			best, bestSim := Decision{}, 0.0
+			for _, d := range gone {
+				if claimed[d.ID] || path.Dir(d.Source) != path.Dir(nd.Source) {
+					continue
+				}
+				if (adrNumberOf(nd.Source) > 0 || adrNumberOf(d.Source) > 0) != numbered {
+					continue
+				}
+				sim := merge.Similarity(d.Body, bodyOf(nd))
+				ok := sim >= minRenameSimilarity
+				if numbered {
+					ok = ok && (sameTitle(d.Title, nd.Title) || sim >= minRenumberSimilarity)
+				}
+				if ok && sim > bestSim {
+					best, bestSim = d, sim
+				}
 			}
-		}
-		if bestSim > 0 {
-			out[i], claimed[best.ID] = best, true
+			if bestSim > 0 {
+				out[i], claimed[best.ID] = best, true
+			}
 		}
 	}
 	return out
+}
+
+// minRenumberSimilarity is how alike the bodies of a renumbered ADR and a stored decision of another title
+// must be for the ADR to be that decision renumbered (and retitled).
+const minRenumberSimilarity = 0.8
+
+// sameTitle compares decision titles as a reader would: case and spacing aside.
+func sameTitle(a, b string) bool {
+	return strings.EqualFold(strings.Join(strings.Fields(a), " "), strings.Join(strings.Fields(b), " "))
 }
 
 // bodyOf is the body a NewDecision is stored with (see decisionPlan).

@@ -172,6 +172,55 @@ func TestBatchFollowsRenamedADR(t *testing.T) {
 	}
 }
 
+// TestBatchFollowsRenumberedADR: an ADR renumbered (git mv 0003-x.md 0007-x.md, heading too) and imported
+// again is the decision it was, found by title and body (at least half alike), or by body alone when
+// retitled too (at least 80% alike); it keeps its id. A new ADR whose title matches a gone one but whose
+// body does not, or whose body is unlike, adds a decision.
+func TestBatchFollowsRenumberedADR(t *testing.T) {
+	s, dir := storetest.New(t)
+	body := func(s string) *string { return &s }
+	op := store.Op{Name: "import", Summary: "x"}
+	adr := filepath.Join(dir, "docs", "adr")
+	if err := os.MkdirAll(adr, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	cacheBody := "## Context\n\nThe API is slow under load.\nReads dominate.\nData changes hourly.\n\n## Decision\n\nPut a cache in front of the API.\n"
+	queueBody := "## Context\n\nJobs pile up at night.\nWorkers crash.\nRetries are manual.\n\n## Decision\n\nUse a queue with retries.\n"
+	res, err := s.ApplyReport(bg, op, store.Batch{Decisions: []store.NewDecision{
+		{Title: "Use a cache", Status: "accepted", Source: "docs/adr/0003-cache.md", Number: 3, Body: body(cacheBody)},
+		{Title: "Use a queue", Status: "accepted", Source: "docs/adr/0004-queue.md", Number: 4, Body: body(queueBody)},
+	}})
+	if err != nil || len(res.Decisions) != 2 || res.Decisions[0].ID != 3 {
+		t.Fatal(res, err)
+	}
+	uid := res.Decisions[0].UID
+	// Renumbered, same title, a line edited: decision 3.
+	res, err = s.ApplyReport(bg, op, store.Batch{Decisions: []store.NewDecision{
+		{Title: "Use a cache", Status: "accepted", Source: "docs/adr/0007-cache.md", Number: 7, Body: body(strings.Replace(cacheBody, "hourly", "daily", 1))}}})
+	if err != nil || len(res.Items) != 1 || res.Items[0].Action != store.ActionUpdated || res.Items[0].Key != "3" || res.Decisions[0].UID != uid {
+		t.Fatalf("renumbered: %+v %+v %v", res.Items, res.Decisions, err)
+	}
+	// Renumbered and retitled, the body as it was: decision 4.
+	res, err = s.ApplyReport(bg, op, store.Batch{Decisions: []store.NewDecision{
+		{Title: "Queue the jobs", Status: "accepted", Source: "docs/adr/0009-jobs.md", Number: 9, Body: body(queueBody)}}})
+	if err != nil || len(res.Items) != 1 || res.Items[0].Action != store.ActionUpdated || res.Items[0].Key != "4" {
+		t.Fatalf("renumbered and retitled: %+v %v", res.Items, err)
+	}
+	v, _ := s.RefView(bg)
+	if all, _ := v.ListDecisions(bg); len(all) != 2 {
+		t.Fatalf("after the renumbers: %+v", all)
+	}
+	// Gone again (0007 and 0009 are not files of the work tree either): a new ADR with decision 3's title
+	// but another body, and one with another title and body, are new decisions.
+	res, err = s.ApplyReport(bg, op, store.Batch{Decisions: []store.NewDecision{
+		{Title: "Use a cache", Status: "proposed", Source: "docs/adr/0010-cache.md", Number: 10, Body: body("## Context\n\nPages render slowly.\nUsers leave.\n\n## Decision\n\nA CDN in front of the site.\n")},
+		{Title: "Use Rust", Status: "proposed", Source: "docs/adr/0011-rust.md", Number: 11, Body: body("## Context\n\nSpeed.\n")},
+	}})
+	if err != nil || len(res.Items) != 2 || res.Items[0].Action != store.ActionAdded || res.Items[1].Action != store.ActionAdded {
+		t.Fatalf("new ADRs: %+v %v", res.Items, err)
+	}
+}
+
 // TestRejectedAndSupersede: rejected is a status; SetDecisionStatus superseded records supersedes on the
 // replacing decision; a decision cannot supersede itself.
 func TestRejectedAndSupersede(t *testing.T) {

@@ -465,7 +465,8 @@ func (s *Store) Machines(ctx context.Context, remote string) ([]Machine, error) 
 // branch does not hold (pull first: its writes would be on no ref of the remote but its own). The remote
 // ref is deleted only while it still names the tip seen (git push --force-with-lease): a machine that
 // pushed since keeps its ref: a *TransferError wrapping gitstore.ErrNonFastForward whose Reason says in
-// plain words what happened and what to run (git's own word for it, "stale info", tells a user nothing).
+// plain words what happened, whether the remote's shared branch holds the machine's new writes, and what
+// to run (git's own word for it, "stale info", tells a user nothing).
 // A ref that is already gone from the remote (another clone forgot it) is not an error: its local copy is
 // deleted and gone is true.
 func (s *Store) ForgetMachine(ctx context.Context, remote, id string, origin RemoteOrigin) (gone bool, err error) {
@@ -514,7 +515,13 @@ func (s *Store) forgetMachine(ctx context.Context, remote, id string, origin Rem
 	if news, err := s.repo.NewCommits(ctx, tip, []gitstore.Hash{ours}); err != nil {
 		return err
 	} else if len(news) > 0 {
-		return fmt.Errorf("machine %s has %s the context branch does not hold: ctx pull first, so that its writes stay on the remote", id, commitCount(len(news)))
+		// Whether the remote's shared branch (as the last pull saw it) holds them decides what is at stake.
+		if shared, err := s.repo.Resolve(ctx, s.TrackingRef(remote)); err == nil && !shared.IsZero() && s.holds(ctx, shared, tip) {
+			return fmt.Errorf("machine %s has %s your context branch does not hold yet; the remote's shared branch %s holds them, "+
+				"but ctx forgets a machine only once this clone has merged its tip: ctx pull, then forget it again", id, commitCount(len(news)), s.BranchRef())
+		}
+		return fmt.Errorf("machine %s has %s that neither your context branch nor the remote's shared branch (as of your last pull) holds: "+
+			"deleting its ref would leave them on no ref of the remote; ctx pull first (it merges them), then forget it again", id, commitCount(len(news)))
 	}
 	tctx, cancel := context.WithTimeout(ctx, s.timeout())
 	defer cancel()
@@ -529,7 +536,7 @@ func (s *Store) forgetMachine(ctx context.Context, remote, id string, origin Rem
 }
 
 // forgetRefused explains a delete the remote refused because its ref no longer names tip (git's "stale
-// info"): it asks the remote what the ref names now (one ls-remote). Gone: the local copy is deleted too
+// info"): it asks the remote what the ref and the shared branch name now (one ls-remote). Gone: the local copy is deleted too
 // (errMachineGone). Moved: a *TransferError saying so in plain words, with the commands to run. When the
 // remote cannot be asked, the refusal is returned with the same advice.
 func (s *Store) forgetRefused(ctx context.Context, remote, id, local string, tip gitstore.Hash, opt gitstore.TransferOptions, refused error) error {
@@ -537,7 +544,8 @@ func (s *Store) forgetRefused(ctx context.Context, remote, id, local string, tip
 	advice := "run `ctx pull`, then `ctx machines list`; forget it again only if that machine is really gone"
 	tctx, cancel := context.WithTimeout(ctx, s.timeout())
 	defer cancel()
-	refs, err := s.repo.LsRemote(tctx, remote, []string{ref}, opt)
+	shared := s.BranchRef()
+	refs, err := s.repo.LsRemote(tctx, remote, []string{ref, shared}, opt)
 	if err != nil {
 		return &TransferError{Op: "push", Remote: remote, Err: gitstore.ErrNonFastForward, Reason: fmt.Sprintf(
 			"%s was not deleted: the remote's ref no longer names %s, the tip your last pull saw (%v); %s", ref, tip.String()[:12], refused, advice)}
@@ -549,9 +557,44 @@ func (s *Store) forgetRefused(ctx context.Context, remote, id, local string, tip
 		}
 		return errMachineGone
 	}
+	// Where the machine's new writes are decides what the refusal protects: the remote's shared branch may
+	// hold them already (the machine's push moved it too), and this clone may not have their objects.
+	var where string
+	switch sharedNow, ok := refs[shared]; {
+	case ok && (sharedNow == now || s.holds(ctx, sharedNow, now)):
+		where = fmt.Sprintf("the remote's shared branch %s holds its new writes too, but this clone has not merged them, and ctx forgets "+
+			"a machine only at a tip this clone holds", shared)
+	case ok && s.known(ctx, sharedNow, now):
+		where = fmt.Sprintf("the remote's shared branch %s does not hold its new writes, so deleting the ref could lose them", shared)
+	default:
+		where = fmt.Sprintf("whether the remote's shared branch %s holds its new writes is not known before a pull (this clone has not fetched them)", shared)
+	}
 	return &TransferError{Op: "push", Remote: remote, Err: gitstore.ErrNonFastForward, Reason: fmt.Sprintf(
-		"%s was not deleted: machine %s pushed since your last pull (the remote's ref is now %s, your last pull saw %s), "+
-			"so it is kept: its new writes are on no other ref yet; %s", ref, id, now.String()[:12], tip.String()[:12], advice)}
+		"%s was not deleted: machine %s pushed since your last pull (the remote's ref is now %s, your last pull saw %s); "+
+			"%s; %s", ref, id, now.String()[:12], tip.String()[:12], where, advice)}
+}
+
+// holds reports whether commit from contains commit tip (equal included); false when either is not in
+// the object database or the walk fails.
+func (s *Store) holds(ctx context.Context, from, tip gitstore.Hash) bool {
+	if from == tip {
+		return true
+	}
+	if !s.known(ctx, from, tip) {
+		return false
+	}
+	in, err := s.repo.Contained(ctx, []gitstore.Hash{tip}, []gitstore.Hash{from})
+	return err == nil && in[tip]
+}
+
+// known reports whether every commit of hs is in the object database.
+func (s *Store) known(ctx context.Context, hs ...gitstore.Hash) bool {
+	for _, h := range hs {
+		if _, err := s.repo.Commit(ctx, h); err != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // machineRejected gives a refusal of a machine ref the advice that fits it: one machine's ref is repaired

@@ -1,9 +1,13 @@
 package main_test
 
 import (
+	"bytes"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/ctx-dev/ctx/internal/testenv"
@@ -369,5 +373,105 @@ func TestHookShimSkipsWhenNothingMoved(t *testing.T) {
 	checkout("y")
 	if starts() != n {
 		t.Errorf("checkout of the same branch started ctx")
+	}
+}
+
+// gitStderr runs git with args in dir and returns its exit status and stderr (the hooks' stderr, which git
+// passes on).
+func gitStderr(t testing.TB, dir string, args ...string) (int, string) {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatalf("git %v: %v", args, err)
+	}
+	return cmd.ProcessState.ExitCode(), stderr.String()
+}
+
+// TestHooksSayWhyTheRefreshFailed: the refresh hooks are silent when all went well (git checkout, merge,
+// pull, rebase, commit --amend after the context branch moved), and when the refresh fails (checkout lock
+// held, .context a symbolic link of the user's branch, a broken config) git's stderr says why and that the
+// git command succeeded; the git command still succeeds. Before, the shim sent ctx's stderr to /dev/null.
+func TestHooksSayWhyTheRefreshFailed(t *testing.T) {
+	repo := testenv.NewRepo(t)
+	mustCtx(t, repo, nil, 0, "init")
+	mustCtx(t, repo, nil, 0, "knowledge", "set", "k", "v1")
+	testenv.Git(t, repo, "branch", "feature")
+	moved := func(v string) { // the context branch moves behind .context/'s back
+		t.Helper()
+		mustCtx(t, repo, nil, 0, "knowledge", "set", "k", v)
+		testenv.Git(t, repo, "update-ref", "refs/heads/ctx", "ctx~1")
+	}
+	quiet := func(args ...string) {
+		t.Helper()
+		if code, stderr := gitStderr(t, repo, args...); code != 0 || stderr != "" {
+			t.Errorf("git %v: exit %d, stderr %q (want 0 and nothing)", args, code, stderr)
+		}
+	}
+	moved("v2")
+	quiet("checkout", "-q", "feature")
+	if got, _ := readCtxFile(repo, "knowledge/k.md"); !strings.Contains(got, "v1") {
+		t.Fatalf("the checkout did not refresh .context/: %q", got)
+	}
+	testenv.Git(t, repo, "commit", "-q", "--allow-empty", "-m", "f")
+	moved("v3")
+	quiet("checkout", "-q", "main")
+	moved("v4")
+	quiet("merge", "-q", "--no-edit", "feature")
+	moved("v5")
+	quiet("commit", "-q", "--amend", "--allow-empty", "-m", "f2")
+
+	// The checkout lock held by another process past the hook's time limit.
+	moved("v6")
+	lock, err := os.OpenFile(filepath.Join(repo, ".git", "ctx", "checkout.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	code, stderr := gitStderr(t, repo, "checkout", "-q", "feature")
+	_ = syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+	_ = lock.Close()
+	if code != 0 || !strings.Contains(stderr, "post-checkout: refresh .context") || !strings.Contains(stderr, "checkout lock") ||
+		!strings.Contains(stderr, "git's own command succeeded") {
+		t.Errorf("git checkout with the checkout lock held: exit %d, stderr:\n%s", code, stderr)
+	}
+
+	// A broken config: ctx cannot open the store.
+	cfg := filepath.Join(repo, ".git", "ctx", "config.json")
+	good, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, []byte("{not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stderr = gitStderr(t, repo, "checkout", "-q", "main")
+	if code != 0 || !strings.Contains(stderr, "config.json") || !strings.Contains(stderr, "git's own command succeeded") {
+		t.Errorf("git checkout with a broken config: exit %d, stderr:\n%s", code, stderr)
+	}
+	if err := os.WriteFile(cfg, good, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	// The user's branch puts a symbolic link at .context.
+	testenv.Git(t, repo, "checkout", "-q", "-b", "evil")
+	if err := os.RemoveAll(filepath.Join(repo, ".context")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(t.TempDir(), filepath.Join(repo, ".context")); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Git(t, repo, "add", "-f", ".context")
+	testenv.Git(t, repo, "commit", "-q", "-m", "link")
+	testenv.Git(t, repo, "checkout", "-q", "main")
+	code, stderr = gitStderr(t, repo, "checkout", "-q", "evil")
+	if code != 0 || !strings.Contains(stderr, "symbolic link") || !strings.Contains(stderr, "git's own command succeeded") {
+		t.Errorf("git checkout of a branch with a .context link: exit %d, stderr:\n%s", code, stderr)
 	}
 }

@@ -595,8 +595,9 @@ func dash(s string) string {
 
 // refreshAdapters re-exports the clients enabled in s's work tree: after ctx pull and sync, and in git's
 // hooks (docs/adapters.md "Refresh"). Its problems are warnings on standard error: the pull or the git
-// command succeeded.
-func refreshAdapters(ctx context.Context, e *env, s *store.Store) {
+// command succeeded. notices also says which files it wrote (not in git's hooks, which are silent when all
+// went well).
+func refreshAdapters(ctx context.Context, e *env, s *store.Store, notices bool) {
 	opts, err := adapters.OptionsFor(ctx, s)
 	if err != nil {
 		return // a bare repository: nothing to refresh
@@ -607,7 +608,7 @@ func refreshAdapters(ctx context.Context, e *env, s *store.Store) {
 			switch {
 			case ch.Skipped:
 				fmt.Fprintf(e.stderr, "ctx: adapters: %s is tracked by git: left as it is (ctx adapters status; ctx adapters enable --tracked ok)\n", ch.Path)
-			case ch.Action != adapters.Unchanged:
+			case ch.Action != adapters.Unchanged && notices:
 				fmt.Fprintf(e.stderr, "ctx: adapters: %s %s\n", ch.Verb(), ch.Path)
 			}
 		}

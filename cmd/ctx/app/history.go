@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ctx-dev/ctx/history"
+	"github.com/ctx-dev/ctx/mcp"
 	"github.com/ctx-dev/ctx/store"
 	"github.com/urfave/cli/v2"
 )
@@ -87,6 +88,21 @@ type sourceSelection struct {
 }
 
 func runHistorySources(ctx context.Context, e *env, o historySourcesOptions) error {
+	if o.JSON {
+		// The MCP sources tool's object (docs/mcp.md "History read tools"): one shape for both.
+		s, err := e.open(ctx)
+		switch {
+		case errors.Is(err, store.ErrNotRepository):
+			s = nil // outside a repository: the providers' roots only
+		case err != nil:
+			return err
+		}
+		r, err := mcp.SourcesReport(ctx, s, mcp.Options{})
+		if err != nil {
+			return err
+		}
+		return printJSON(e.stdout, r)
+	}
 	type row struct {
 		history.Root
 		Sources   int             `json:"sources"`
@@ -124,9 +140,6 @@ func runHistorySources(ctx context.Context, e *env, o historySourcesOptions) err
 			x.Sources = len(srcs)
 		}
 		rows = append(rows, x)
-	}
-	if o.JSON {
-		return printJSON(e.stdout, rows)
 	}
 	tw := table(e.stdout)
 	fmt.Fprintln(tw, "PROVIDER\tSOURCES\tSELECTION\tROOT")
@@ -333,6 +346,12 @@ func runHistoryImport(ctx context.Context, e *env, o historyImportOptions) error
 			srcs = append(srcs, s...)
 		}
 		srcs = uniqueSources(srcs)
+		if o.Provider == "" && o.Index == "" {
+			// Every root this repository's index is kept for was walked: the listings of one-off --path
+			// roots, removed configured roots and roots that no longer exist are dropped (docs/history.md
+			// "Discovery"). Another --index may serve several repositories, whose roots differ.
+			dirs.ForgetOtherRoots()
+		}
 		if o.HookInput {
 			s, err := hookSources(e.stdin, o.Provider, srcs)
 			if err != nil {

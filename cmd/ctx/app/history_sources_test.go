@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -80,47 +81,59 @@ func TestHistoryConfiguredSources(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("sources: %d %s", code, e)
 	}
-	var rows []struct {
-		Provider  string `json:"provider"`
-		Path      string `json:"path"`
-		Exists    bool   `json:"exists"`
-		Sources   int    `json:"sources"`
-		Selection struct {
+	// --json is the MCP sources tool's object (docs/mcp.md): rows with the sessions the index holds.
+	type row struct {
+		Provider        string `json:"provider"`
+		Root            string `json:"root"`
+		Exists          bool   `json:"exists"`
+		IndexedSessions int    `json:"indexed_sessions"`
+		Selection       struct {
 			Kind  string  `json:"kind"`
 			Root  *string `json:"root"`
 			Group *string `json:"group"`
 		} `json:"selection"`
 	}
-	if err := json.Unmarshal([]byte(out), &rows); err != nil {
-		t.Fatal(err)
-	}
-	configured := 0
-	for _, r := range rows {
-		switch r.Selection.Kind {
-		case "automatic":
-			if r.Selection.Root != nil || r.Selection.Group != nil || r.Sources != 0 {
-				t.Errorf("automatic row %+v", r)
-			}
-		case "configured":
-			configured++
-			switch *r.Selection.Root {
-			case "codex-codex":
-				if r.Provider != "codex" || r.Selection.Group == nil || *r.Selection.Group != "team" || r.Sources != 7 || !r.Exists {
-					t.Errorf("codex row %+v", r)
+	checkRows := func(out string, codexN, curN int) {
+		t.Helper()
+		var obj struct {
+			AutomaticDiscovery bool  `json:"automatic_discovery"`
+			Sources            []row `json:"sources"`
+		}
+		if err := json.Unmarshal([]byte(out), &obj); err != nil {
+			t.Fatal(err)
+		}
+		configured := 0
+		for _, r := range obj.Sources {
+			switch {
+			case r.Provider == "ctx":
+			case r.Selection.Kind == "automatic": // indexed_sessions: every session of the provider
+				if r.Selection.Root != nil || r.Selection.Group != nil || codexN == 0 && r.IndexedSessions != 0 {
+					t.Errorf("automatic row %+v", r)
 				}
-			case "cur":
-				if r.Provider != "cursor" || r.Selection.Group != nil || r.Sources != 3 {
-					t.Errorf("cursor row %+v", r)
+			case r.Selection.Kind == "configured":
+				configured++
+				switch *r.Selection.Root {
+				case "codex-codex":
+					if r.Provider != "codex" || r.Selection.Group == nil || *r.Selection.Group != "team" || r.IndexedSessions != codexN || !r.Exists {
+						t.Errorf("codex row %+v", r)
+					}
+				case "cur":
+					if r.Provider != "cursor" || r.Selection.Group != nil || r.IndexedSessions != curN {
+						t.Errorf("cursor row %+v", r)
+					}
+				default:
+					t.Errorf("row %+v", r)
 				}
-			default:
-				t.Errorf("row %+v", r)
 			}
 		}
+		if !obj.AutomaticDiscovery || configured != 2 || len(obj.Sources) != len(history.Providers)+3 {
+			t.Errorf("sources: %s", out)
+		}
 	}
-	if configured != 2 || len(rows) != len(history.Providers)+2 {
-		t.Errorf("sources: %s", out)
-	}
-	if out, _, _ := run("history", "sources"); !strings.Contains(out, "configured codex-codex (group team)") {
+	checkRows(out, 0, 0)
+	// The table counts what discovery finds under each root.
+	if out, _, _ := run("history", "sources"); !strings.Contains(out, "configured codex-codex (group team)") ||
+		!regexp.MustCompile(`(?m)^codex +7 +configured codex-codex`).MatchString(out) || !regexp.MustCompile(`(?m)^cursor +3 +configured cur`).MatchString(out) {
 		t.Errorf("sources text: %q", out)
 	}
 
@@ -134,6 +147,8 @@ func TestHistoryConfiguredSources(t *testing.T) {
 	if code != ExitOK || json.Unmarshal([]byte(out), &st) != nil || st.Sources != 10 || st.Imported != 7 || st.Unchanged != 3 {
 		t.Fatalf("import: %d %s %+v", code, e, st)
 	}
+	out, _, _ = run("history", "sources", "--json")
+	checkRows(out, 6, 3) // the sessions the index now holds under each configured root (its 7 codex sources are 6 sessions)
 
 	if _, _, code := run("history", "sources", "remove", "nope"); code != ExitUsage {
 		t.Errorf("remove of an unknown root: exit %d", code)

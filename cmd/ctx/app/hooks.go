@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -160,8 +161,9 @@ func hookActions(e *env) (a hooks.Actions, closeStore func()) {
 					return fmt.Errorf("the context branch holds unsafe entries, not checked out:\n  %s\n(see ctx doctor)", strings.Join(unsafe, "\n  "))
 				}
 			}
-			// The agents' files enabled for refresh follow the branch (docs/adapters.md "Refresh").
-			refreshAdapters(ctx, e, s)
+			// The agents' files enabled for refresh follow the branch (docs/adapters.md "Refresh"); in a hook,
+			// only their problems are said (git shows the hook's stderr: a checkout that went well is silent).
+			refreshAdapters(ctx, e, s, false)
 			return nil
 		},
 		Activity: func(ctx context.Context, wt, branch string) error {
@@ -374,6 +376,22 @@ func runHooksRun(ctx context.Context, e *env, o hooksRunOptions) error {
 	// The store of e.workTree answers hooks.Local (paths and refs, no objects): it needs no cat-file
 	// process, nor the listing of the packs that decides whether to start one.
 	e.goGitReads = true
+	err := runHook(ctx, e, o)
+	if err != nil && o.Hook != hooks.PrePush {
+		// The shim shows ctx's standard error (git passes it on) and ignores its exit status: say that the
+		// user's git command went on, and where to look (docs/hooks.md "The shim").
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("%w (the hook's time limit is %s)", err, hooks.Timeout(o.Hook))
+		}
+		return fmt.Errorf("%w\n%s", err, hookFailedHint)
+	}
+	return err
+}
+
+// hookFailedHint follows what a failed hook printed: the shim's git command succeeded all the same.
+const hookFailedHint = "ctx: (git's own command succeeded; ctx status says what is left to fix; CTX_HOOKS=0 turns ctx's git hooks off)"
+
+func runHook(ctx context.Context, e *env, o hooksRunOptions) error {
 	wt, err := e.workTree(ctx)
 	if err != nil {
 		return err

@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/ctx-dev/ctx/importer"
@@ -244,10 +246,24 @@ func printApplied(w, ew io.Writer, plan importer.Plan, res *store.Applied) {
 		fmt.Fprintln(w, "nothing new to import: every item is already in the store")
 		return
 	}
+	applied := map[string]store.AppliedItem{}
+	for _, it := range res.Items {
+		if it.Kind == "decision" {
+			applied[it.Key] = it
+		}
+	}
 	for _, d := range res.Decisions {
 		for _, it := range plan.Items {
-			if it.Kind == importer.KindDecision && it.Number > 0 && it.Number != d.ID && it.Path == d.Source {
+			if it.Kind != importer.KindDecision || it.Number <= 0 || it.Number == d.ID || it.Path != d.Source {
+				continue
+			}
+			switch a := applied[strconv.Itoa(d.ID)]; {
+			case a.Action == store.ActionAdded:
 				fmt.Fprintf(ew, "ctx: warning: %s: number %d was taken, recorded as decision %d\n", it.Source, it.Number, d.ID)
+			case a.Action == store.ActionUpdated && slices.ContainsFunc(a.Changes, func(c string) bool { return strings.HasPrefix(c, "source") }):
+				// A renamed ADR whose number changed is the decision it was (docs/format.md "Import").
+				fmt.Fprintf(ew, "ctx: note: %s (ADR %d) is decision %d renamed and renumbered: it keeps number %d (a decision's number never changes; other decisions and commits refer to it)\n",
+					it.Source, it.Number, d.ID, d.ID)
 			}
 		}
 	}

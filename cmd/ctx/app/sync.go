@@ -158,7 +158,7 @@ func runSyncSteps(ctx context.Context, e *env, o syncOptions, s *store.Store) er
 			fmt.Fprintf(info, "pull %s: %s at %s\n", r.Remote, store.NotesRef, nr.Tip.String()[:12])
 		}
 		// The agents' files enabled for refresh follow the pull (docs/adapters.md "Refresh").
-		refreshAdapters(ctx, e, s)
+		refreshAdapters(ctx, e, s, true)
 		// Sessions teammates shared are indexed for search and blame (docs/blame.md "Sharing").
 		indexSharedAfterPull(ctx, e, s)
 		if !o.Push && r.Action == store.PullAdopted {
