@@ -2,6 +2,8 @@ package hooks
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"path"
 	"strings"
@@ -91,8 +93,32 @@ func Block(h Hook, created bool) string {
 	fmt.Fprintf(&b, "\tCTX_IN_HOOK=1 CTX_HOOK_TIMEOUT=%d %s%s%s\n", n, run, redirect, onFail)
 	b.WriteString("fi\n")
 	b.WriteString(`[ "$ctx_hook_rc" = 0 ] || (exit "$ctx_hook_rc")` + "\n")
+	b.WriteString(sumLine(b.String()))
 	b.WriteString(EndMarker + "\n")
 	return b.String()
+}
+
+// sumPrefix starts the line of ctx's block, just before EndMarker, that holds the SHA-256 of the block's
+// lines before it (as the adapters' managed blocks do): a block whose lines no longer hash to it was edited
+// by hand, and `ctx hooks uninstall` leaves it in place rather than delete the user's lines.
+const sumPrefix = "# ctx-block-sha256: "
+
+// sumLine is the checksum line of text, the block's lines before it.
+func sumLine(text string) string {
+	h := sha256.Sum256([]byte(text))
+	return sumPrefix + hex.EncodeToString(h[:]) + "\n"
+}
+
+// blockEdited reports whether block (the lines of one span, BeginMarker to EndMarker, each keeping its
+// "\n") was edited since ctx wrote it: its checksum line is not the one of the lines before it, or lines
+// follow it before EndMarker. A block without a checksum line (written by an older ctx) cannot tell: false.
+func blockEdited(block []string) bool {
+	for i, l := range block {
+		if strings.HasPrefix(l, sumPrefix) {
+			return trimEOL(l)+"\n" != sumLine(strings.Join(block[:i], "")) || i != len(block)-2
+		}
+	}
+	return false
 }
 
 // refreshHook reports whether h only brings .context/ in step with the refs (and so can be skipped when

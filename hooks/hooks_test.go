@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -599,6 +600,45 @@ func TestUninstallKeepsUserLinesInCreatedFile(t *testing.T) {
 	}
 	if got := readFile(t, p); got != "#!/bin/sh\necho mine\n" {
 		t.Errorf("left %q", got)
+	}
+}
+
+// TestUninstallKeepsEditedBlock: a line the user added inside ctx's block (or a line of it changed) no
+// longer matches the block's SHA-256 line: uninstall leaves that file as it is and says why (Skipped),
+// and still removes the untouched blocks of the other hooks. A block without the checksum line (an older
+// ctx wrote it) is removed as before.
+func TestUninstallKeepsEditedBlock(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	st, err := Install(bg, repo, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := mustHook(t, st, PostMerge).Path
+	edited := strings.Replace(readFile(t, p), "ctx_hook_rc=$?\n", "ctx_hook_rc=$?\necho MINE\n", 1)
+	writeFile(t, p, edited, 0o755)
+	pc := mustHook(t, st, PostCheckout).Path
+	st, err = Uninstall(bg, repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, p); got != edited {
+		t.Errorf("the edited hook was changed:\n%s", got)
+	}
+	if hs := mustHook(t, st, PostMerge); hs.Changed || !strings.Contains(hs.Skipped, "edited by hand") {
+		t.Errorf("post-merge: %+v", hs)
+	}
+	if _, err := os.Stat(pc); !os.IsNotExist(err) {
+		t.Errorf("post-checkout, not edited, is still there: %v", err)
+	}
+	// Legacy block: no checksum line, removed whole.
+	legacy := regexp.MustCompile(`(?m)^# ctx-block-sha256: [0-9a-f]+\n`).ReplaceAllString(readFile(t, p), "")
+	writeFile(t, p, legacy, 0o755)
+	if _, err := Uninstall(bg, repo); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(p); !os.IsNotExist(err) {
+		t.Errorf("a block without checksum was not removed: %v", err)
 	}
 }
 

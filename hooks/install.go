@@ -225,6 +225,18 @@ func uninstallOne(hs *HookStatus) error {
 	if err != nil {
 		return fmt.Errorf("read %s: %w", hs.Path, err)
 	}
+	lines := splitLines(old)
+	spans, err := findBlocks(lines)
+	if err != nil {
+		return fmt.Errorf("%s: %w", hs.Path, err)
+	}
+	for _, s := range spans {
+		if blockEdited(lines[s.begin : s.end+1]) {
+			// Lines the user added (or changed) inside ctx's block are theirs: the file is left as it is.
+			hs.Skipped = fmt.Sprintf("ctx's block (lines %d-%d) was edited by hand: left in place; remove it yourself, keeping your lines", s.begin+1, s.end+1)
+			return nil
+		}
+	}
 	updated, remove, err := RemoveBlocks(old)
 	if err != nil {
 		return fmt.Errorf("%s: %w", hs.Path, err)

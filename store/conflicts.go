@@ -117,6 +117,9 @@ func (s *Store) readConflicts(ctx context.Context, v *View) ([]ConflictRecord, e
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", p, err)
 		}
+		if conflictRecordProblem(n.Name, b) != "" {
+			continue // ctx doctor reports it, --fix removes it (checkTree)
+		}
 		r, err := ParseConflictRecord(b)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", p, err)
@@ -759,4 +762,42 @@ func applyStrategy(m *merge.Result, st Strategy, ours, theirs map[string][]byte)
 	}
 	m.Conflicts = nil
 	return decided
+}
+
+// conflictRecordProblem says why the file conflicts/<name> (content b) is not a conflict record ctx can
+// list and resolve, or "" when it is one: it must parse (ParseConflictRecord), its id must be its file
+// name's, its path a file of the store layout (LayoutPath: no "..", no ".git", never a conflict record
+// itself), and the writers' commits hex object names. A fetched tip that adds another is refused like an
+// entry ctx cannot read (checkTree), ctx doctor lists one already on a ref and --fix removes it, and the
+// readers skip it (readConflicts): resolving it would write where the record says.
+func conflictRecordProblem(name string, b []byte) string {
+	r, err := ParseConflictRecord(b)
+	if err != nil {
+		return "a conflict record that does not read: " + err.Error()
+	}
+	if stem, _ := strings.CutSuffix(name, ".json"); r.ID != stem {
+		return fmt.Sprintf("a conflict record whose id %q is not its file name's", r.ID)
+	}
+	if err := LayoutPath(r.Path); err != nil || strings.HasPrefix(r.Path, ConflictsDir+"/") {
+		return fmt.Sprintf("a conflict record whose path %q is no file of the store", r.Path)
+	}
+	for _, sd := range []*merge.Side{r.KeptBy, r.LostBy} {
+		if sd != nil && sd.Commit != "" && !isHexName(sd.Commit) {
+			return fmt.Sprintf("a conflict record whose commit %q is no object name", sd.Commit)
+		}
+	}
+	return ""
+}
+
+// isHexName says whether s is a full object name: 40 (SHA-1) or 64 (SHA-256) lower-case hex digits.
+func isHexName(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -143,7 +144,8 @@ func handEditRules(ctx context.Context, v *View, edits []HandEdit, disk map[stri
 // (refuseLookalike), or decisions that share a number or a uid. Every entry stays readable; the clash is
 // repaired by renaming or removing one of them.
 type Clash struct {
-	// Kind is "lookalike", "decision-number" or "decision-uid".
+	// Kind is "lookalike", "decision-number", "decision-uid" or "scopes" (one entry held by two or more
+	// scopes' refs: Paths holds the same path once per scope).
 	Kind string `json:"kind"`
 	// Paths are the entries' paths (a skill's folder ends in "/"), sorted, with their scope.
 	Paths []ScopedPath `json:"paths"`
@@ -229,6 +231,75 @@ func clashes(ctx context.Context, v *View) ([]Clash, error) {
 	for _, u := range byUID.shared() {
 		out = append(out, Clash{Kind: "decision-uid", Paths: byUID[u],
 			Fix: "decisions share the uid " + u + ": remove the uid: line of the copies (or remove the copies), then ctx commit"})
+	}
+	sc, err := scopeClashes(ctx, v)
+	return append(out, sc...), err
+}
+
+// scopeFolders are the folders of entries, with the command that moves one (ctx <what> scope KEY SCOPE)
+// and whether an entry is a folder (a skill) rather than a file.
+var scopeFolders = []struct {
+	what, dir string
+	folder    bool
+}{
+	{KnowledgeKind.Name, KnowledgeKind.Dir, false},
+	{ConventionKind.Name, ConventionKind.Dir, false},
+	{"decision", "decisions", false},
+	{"skill", "skills", true},
+}
+
+// scopeClashes returns the entries held by more than one scope's ref (kind "scopes"), by folder then
+// name. ctx's writes never put an entry in two scopes (docs/format.md), but a merge can: this machine
+// moves a public entry to the private scope while another edits it, and the merge of the other machine,
+// which cannot see this one's private ref, keeps the edit (a change wins over a delete). The readers see
+// the copy of the first scope by precedence (ephemeral, private, public), so the other is hidden until
+// ctx <kind> scope KEY SCOPE keeps the copy of SCOPE and removes the others (SetScope).
+func scopeClashes(ctx context.Context, v *View) ([]Clash, error) {
+	var out []Clash
+	for _, f := range scopeFolders {
+		held := map[string][]ScopedPath{}
+		var names []string
+		for _, sc := range Scopes {
+			es, err := v.r.List(ctx, sc, f.dir)
+			if err != nil {
+				return nil, err
+			}
+			for _, e := range es {
+				if e.Dir != f.folder || (!f.folder && !strings.HasSuffix(e.Name, ".md")) {
+					continue
+				}
+				p := f.dir + "/" + e.Name
+				if f.folder {
+					p += "/"
+				}
+				if held[e.Name] == nil {
+					names = append(names, e.Name)
+				}
+				held[e.Name] = append(held[e.Name], ScopedPath{Scope: sc, Path: p})
+			}
+		}
+		slices.Sort(names)
+		for _, n := range names {
+			ps := held[n]
+			if len(ps) < 2 {
+				continue
+			}
+			key := strings.TrimSuffix(n, ".md")
+			if num, _, _ := strings.Cut(key, "-"); f.dir == "decisions" {
+				if id, err := strconv.Atoi(num); err == nil {
+					key = strconv.Itoa(id)
+				}
+			}
+			scs := make([]string, len(ps))
+			for i, p := range ps {
+				scs[i] = string(p.Scope)
+			}
+			out = append(out, Clash{Kind: "scopes", Paths: ps, Fix: fmt.Sprintf(
+				"%s %s is held by the %s scopes (a merge kept another machine's edit of it while this one moved it): "+
+					"ctx reads the %s copy, the others are hidden; keep one with `ctx %s scope %s SCOPE`, "+
+					"which keeps the copy of SCOPE and removes the others (read the public one with `git show %s`)",
+				f.what, key, strings.Join(scs, " and "), ps[0].Scope, f.what, key, "<context branch>:"+ps[len(ps)-1].Path)})
+		}
 	}
 	return out, nil
 }

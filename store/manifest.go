@@ -86,14 +86,19 @@ func MarshalRecord(v any) ([]byte, error) {
 type InitOptions struct {
 	Branch string // context branch name; "" = the configured one, else "ctx"
 	Remote string // remote to adopt an existing context branch from; "" = origin when it exists
+	// Adopt takes the files of an existing .context/ that ctx did not write into the context branch (one
+	// commit of hand edits, InitResult.AdoptedFiles); without it Init refuses them (ErrForeignCheckout).
+	Adopt bool
 }
 
 // InitResult says what Init did.
 type InitResult struct {
-	Created  bool          // a new context branch with a manifest was committed
-	Adopted  string        // the remote whose context branch was adopted, if any
-	Existing bool          // the branch existed already: nothing changed
-	Tip      gitstore.Hash // the branch's tip
+	Created  bool   // a new context branch with a manifest was committed
+	Adopted  string // the remote whose context branch was adopted, if any
+	Existing bool   // the branch existed already: nothing changed
+	// AdoptedFiles are the files of .context/ that ctx did not write, committed with InitOptions.Adopt.
+	AdoptedFiles []HandEdit
+	Tip          gitstore.Hash // the branch's tip
 	// Unreachable is set when the remote could not be reached to look for its context branch: the store
 	// was created offline, and Unreachable holds the transfer error (git's words). A later pull merges the
 	// remote's branch, if it has one.
@@ -145,8 +150,18 @@ func (s *Store) Init(ctx context.Context, opt InitOptions) (*InitResult, error) 
 	if err != nil {
 		return nil, err
 	}
+	// refuseForeign refuses, before anything is written, a .context/ holding files ctx did not write.
+	refuseForeign := func(pub gitstore.Hash) error {
+		if opt.Adopt {
+			return nil
+		}
+		return s.refuseForeignCheckout(ctx, pub)
+	}
 	switch {
 	case !tip.IsZero():
+		if err := refuseForeign(tip); err != nil {
+			return nil, err
+		}
 		res.Existing = true
 	default:
 		remote := s.RemoteName(ctx)
@@ -161,12 +176,18 @@ func (s *Store) Init(ctx context.Context, opt InitOptions) (*InitResult, error) 
 				return nil, err
 			}
 			if found {
+				if err := refuseForeign(rt); err != nil {
+					return nil, err
+				}
 				if err := s.repo.UpdateRef(ctx, s.BranchRef(), gitstore.ZeroHash, rt, "ctx init: adopt "+remote); err != nil {
 					return nil, err
 				}
 				res.Adopted = remote
 				break
 			}
+		}
+		if err := refuseForeign(gitstore.ZeroHash); err != nil {
+			return nil, err
 		}
 		if err := s.createBranch(ctx); err != nil {
 			return nil, err
@@ -187,6 +208,12 @@ func (s *Store) Init(ctx context.Context, opt InitOptions) (*InitResult, error) 
 	if _, err := s.Refresh(ctx); err != nil {
 		// The branch exists now: init succeeded, and the next command checks .context/ out.
 		warn(ctx, fmt.Sprintf("the context branch is ready, but checking out %s failed: %v", CheckoutDir, err))
+	} else if opt.Adopt {
+		// The files ctx did not write are hand edits now (the refresh kept them): one commit records them,
+		// with the checks of ctx commit (a file it refuses fails init with its reason; the branch stays).
+		if _, res.AdoptedFiles, err = s.CommitHandEdits(ctx, "ctx init --adopt: files of the existing "+CheckoutDir+"/"); err != nil {
+			return res, fmt.Errorf("the context branch is ready, but committing the files of the existing %s/ failed (fix them, then ctx commit): %w", CheckoutDir, err)
+		}
 	}
 	return res, nil
 }

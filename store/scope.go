@@ -28,6 +28,9 @@ func scopeClash(kind, key string, have, want Scope) error {
 // its whole folder (SKILL.md, feedback, usage, proposals). Knowledge and conventions get their `scope`
 // front-matter field updated (docs/format.md); decisions and SKILL.md have no such field and move byte for
 // byte. Already in that scope: no commit. Missing: *NotFoundError with the not-found text of docs/format.md.
+// An entry a merge left in two or more scopes (a "scopes" Clash) ends in scope alone: the copy scope holds
+// stays as it is and the others are removed; when scope holds none, the copy read (ephemeral, private,
+// public first) moves there and the others are removed.
 func (s *Store) SetScope(ctx context.Context, kind, key string, scope Scope) (*Committed, error) {
 	sc, err := ParseScope(string(scope))
 	if err != nil {
@@ -49,12 +52,17 @@ func (s *Store) SetScope(ctx context.Context, kind, key string, scope Scope) (*C
 		}
 		fn = func(v *View) (Edits, error) {
 			p := kd.path(key)
-			b, old, err := v.Read(ctx, p)
+			b, _, err := v.Read(ctx, p)
 			if errors.Is(err, fs.ErrNotExist) {
 				return nil, &NotFoundError{Msg: fmt.Sprintf(kd.Missing, key)}
 			}
-			if err != nil || old == sc {
+			if err != nil {
 				return nil, err
+			}
+			ed, held, err := otherCopies(ctx, v, p, sc)
+			if err != nil || held {
+				// Already in sc: nothing to do, or the copies a merge left in other scopes to remove.
+				return ed, err
 			}
 			if fm, body, ok := SplitFrontMatter(b); ok {
 				if m, err := ParseMeta(fm); err == nil {
@@ -62,33 +70,66 @@ func (s *Store) SetScope(ctx context.Context, kind, key string, scope Scope) (*C
 					b = JoinFrontMatter(m, body)
 				}
 			}
-			ed := Edits{}
-			ed.Put(sc, p, b)
-			ed.Del(old, p)
+			ed.Put(sc, p, b) // ed deletes it from old (and from a third scope holding a copy)
 			return ed, nil
 		}
 	case "decision":
 		fn = func(v *View) (Edits, error) {
 			d, err := v.FindDecision(ctx, key)
-			if err != nil || d.Scope == sc {
+			if err != nil {
 				return nil, err
+			}
+			ed, held, err := otherCopies(ctx, v, d.Path, sc)
+			if err != nil || held {
+				return ed, err
 			}
 			b, err := v.ReadIn(ctx, d.Scope, d.Path)
 			if err != nil {
 				return nil, err
 			}
-			ed := Edits{}
 			ed.Put(sc, d.Path, b)
-			ed.Del(d.Scope, d.Path)
 			return ed, nil
 		}
 	case "skill":
 		fn = func(v *View) (Edits, error) {
 			old, _, err := findSkill(ctx, v, key)
-			if err != nil || old == sc {
+			if err != nil {
+				return nil, err
+			}
+			if _, err := v.ReadIn(ctx, sc, skillPath(key)); err == nil {
+				// SCOPE holds the skill, and perhaps another scope too (a merge; scopeClashes): its
+				// folder stays, the others' go.
+				ed := Edits{}
+				for _, o := range Scopes {
+					if o == sc {
+						continue
+					}
+					files, err := filesUnder(ctx, v, o, skillDir(key))
+					if err != nil {
+						return nil, err
+					}
+					for _, f := range files {
+						ed.Del(o, f)
+					}
+				}
+				return ed, nil
+			} else if !errors.Is(err, fs.ErrNotExist) {
 				return nil, err
 			}
 			ed := Edits{}
+			// A copy in a third scope (a merge) goes too: the entry ends in SCOPE alone.
+			for _, o := range Scopes {
+				if o == sc || o == old {
+					continue
+				}
+				files, err := filesUnder(ctx, v, o, skillDir(key))
+				if err != nil {
+					return nil, err
+				}
+				for _, f := range files {
+					ed.Del(o, f)
+				}
+			}
 			return ed, moveFolder(ctx, v, old, sc, skillDir(key), ed)
 		}
 	default:
@@ -96,4 +137,24 @@ func (s *Store) SetScope(ctx context.Context, kind, key string, scope Scope) (*C
 	}
 	c, err := s.Write(ctx, op, fn)
 	return c, wrapErr("set scope of "+k+" "+key, err)
+}
+
+// otherCopies returns the edits that delete file p from every scope but keep that holds it, and whether
+// keep holds it. An entry is in one scope's ref, but a merge can leave it in two (scopeClashes): SetScope
+// then keeps the copy of the scope asked for, or moves the one read, and removes the others.
+func otherCopies(ctx context.Context, v *View, p string, keep Scope) (Edits, bool, error) {
+	ed, held := Edits{}, false
+	for _, o := range Scopes {
+		_, err := v.ReadIn(ctx, o, p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			return nil, false, err
+		case o == keep:
+			held = true
+		default:
+			ed.Del(o, p)
+		}
+	}
+	return ed, held, nil
 }

@@ -2,9 +2,14 @@ package store_test
 
 import (
 	"errors"
-	"github.com/ctx-dev/ctx/merge"
+	"os/exec"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/ctx-dev/ctx/internal/testenv"
+	"github.com/ctx-dev/ctx/merge"
 
 	"github.com/ctx-dev/ctx/store"
 	"github.com/ctx-dev/ctx/store/storetest"
@@ -105,4 +110,70 @@ func TestSetScopeSkillAndDecision(t *testing.T) {
 	if !storetest.Files(t, f.dir, "ctx")[d.Path] || len(storetest.Files(t, f.dir, store.RefEphemeral)) != 0 {
 		t.Fatal("decision not moved back")
 	}
+}
+
+// TestSetScopeRepairsTwoScopes: an entry a merge left in two scopes (this machine moved it to the private
+// scope, another machine's edit of the public one came back with a pull; made here with git plumbing on
+// the public branch) is a "scopes" clash, and SetScope keeps the copy of the scope asked for and removes
+// the other, in either direction.
+func TestSetScopeRepairsTwoScopes(t *testing.T) {
+	for _, keep := range []store.Scope{store.Public, store.Private} {
+		t.Run(string(keep), func(t *testing.T) {
+			f := newFixture(t)
+			if _, err := f.s.SetEntry(f.ctx, store.KnowledgeKind, store.SetEntry{Key: "shared", Content: "v1\n"}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := f.s.SetScope(f.ctx, "knowledge", "shared", store.Private); err != nil {
+				t.Fatal(err)
+			}
+			// The other machine's edit of the public entry, as its merge left it on the branch.
+			idx := filepath.Join(t.TempDir(), "index")
+			env := []string{"GIT_INDEX_FILE=" + idx}
+			testenv.GitEnv(t, f.dir, env, "read-tree", "refs/heads/ctx")
+			b := storetest.GitRef(t, f.dir, "ctx", "rev-parse", "ctx")
+			blob := gitStdin(t, f.dir, "---\nscope: public\n---\nB edit\n", "hash-object", "-w", "--stdin")
+			testenv.GitEnv(t, f.dir, env, "update-index", "--add", "--cacheinfo", "100644,"+blob+",knowledge/shared.md")
+			tree := testenv.GitEnv(t, f.dir, env, "write-tree")
+			c := testenv.Git(t, f.dir, "commit-tree", "-p", b, "-m", "merge of another machine", tree)
+			testenv.Git(t, f.dir, "update-ref", "refs/heads/ctx", c)
+
+			cs, err := f.s.Clashes(f.ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []store.ScopedPath{{Scope: store.Private, Path: "knowledge/shared.md"}, {Scope: store.Public, Path: "knowledge/shared.md"}}
+			if len(cs) != 1 || cs[0].Kind != "scopes" || !reflect.DeepEqual(cs[0].Paths, want) ||
+				!strings.Contains(cs[0].Fix, "ctx knowledge scope shared SCOPE") {
+				t.Fatalf("clashes: %+v", cs)
+			}
+			if _, err := f.s.SetScope(f.ctx, "knowledge", "shared", keep); err != nil {
+				t.Fatal(err)
+			}
+			e, err := f.view().GetEntry(f.ctx, store.KnowledgeKind, "shared")
+			wantBody := map[store.Scope]string{store.Public: "B edit", store.Private: "v1\n"}[keep]
+			if err != nil || e.Scope != keep || e.Content != wantBody {
+				t.Fatalf("after scope %s: %+v, %v", keep, e, err)
+			}
+			for _, ref := range []string{"ctx", store.RefPrivate} {
+				has := storetest.Files(t, f.dir, ref)["knowledge/shared.md"]
+				if has != ((ref == "ctx") == (keep == store.Public)) {
+					t.Errorf("%s holds knowledge/shared.md: %v", ref, has)
+				}
+			}
+			if cs, err := f.s.Clashes(f.ctx); err != nil || len(cs) != 0 {
+				t.Fatalf("clashes after the repair: %+v, %v", cs, err)
+			}
+		})
+	}
+}
+
+func gitStdin(t *testing.T, dir, in string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir, cmd.Stdin = dir, strings.NewReader(in)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("git %v: %v", args, err)
+	}
+	return strings.TrimSpace(string(out))
 }

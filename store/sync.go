@@ -419,6 +419,11 @@ func (s *Store) integrate(ctx context.Context, theirs gitstore.Hash, res *PullRe
 		}
 		res.Old, res.New = ours, ours
 		if ours.IsZero() {
+			// A fresh clone's pull checks .context/ out for the first time: files ctx did not write there
+			// are refused as ctx init refuses them, before the branch is adopted.
+			if err := s.refuseForeignCheckout(ctx, theirs); err != nil {
+				return err
+			}
 			if err := s.repo.UpdateRef(ctx, s.BranchRef(), ours, theirs, "ctx pull: adopt"); errors.Is(err, gitstore.ErrStaleRef) {
 				continue
 			} else if err != nil {

@@ -103,6 +103,18 @@ func checkTree(ctx context.Context, repo *gitstore.Repo, commit gitstore.Hash, s
 	for _, it := range added {
 		if reason, unsafe := itemProblem(it); reason != "" {
 			out = append(out, Problem{Commit: commit.String(), Scope: sc, Path: it.Path(), Entry: it.Kind(), Reason: reason, Unsafe: unsafe, names: it.Names})
+		} else if it.IsFile() && len(it.Names) == 2 && it.Names[0] == ConflictsDir {
+			// A conflict record is read: one whose path is not a file of the store (a teammate's
+			// conflicts/x.json naming ../.git/hooks/post-merge) could never be resolved.
+			b, err := repo.ReadBlob(ctx, it.Hash)
+			if err != nil {
+				return nil, fmt.Errorf("check %s of %s: %w", it.Path(), commit, err)
+			}
+			if reason := conflictRecordProblem(it.Names[1], b); reason != "" {
+				out = append(out, Problem{Commit: commit.String(), Scope: sc, Path: it.Path(), Entry: it.Kind(), Reason: reason, names: it.Names})
+			} else if sizes {
+				files = append(files, it)
+			}
 		} else if sizes && it.IsFile() {
 			files = append(files, it)
 		}

@@ -475,3 +475,64 @@ func TestHostileRemoteMCPPull(t *testing.T) {
 		t.Errorf("context_pull changed files: %v", ch)
 	}
 }
+
+// TestBogusConflictRecords: conflict records a teammate pushed with plain git whose path is outside the
+// store (../.git/hooks/post-merge), whose id is not their file name's, or that do not parse: a pull refuses
+// them like any entry ctx cannot read; fetched with plain git they are not listed by ctx conflicts,
+// ctx doctor reports them (exit 1) and --fix removes them in a commit.
+func TestBogusConflictRecords(t *testing.T) {
+	_, remote := seededRemote(t, "remote.git")
+	a := cloneURL(t, remote, "a")
+	mustCtx(t, a, nil, 0, "init", "--no-hooks")
+	mustCtx(t, a, nil, 0, "knowledge", "set", "k", "team knowledge")
+	mustCtx(t, a, nil, 0, "push")
+
+	e := cloneURL(t, remote, "teammate")
+	parent := testenv.Git(t, e, "rev-parse", "origin/ctx")
+	tree := testenv.Git(t, e, "rev-parse", "origin/ctx^{tree}")
+	rec := func(id, path string) string {
+		return fmt.Sprintf(`{"id":%q,"path":%q,"field":"","base":null,"kept":"k","lost":"#!/bin/sh\nid\n","rule":"x","kept_by":{"author":"Eve <e@x>","commit":%q}}`+"\n", id, path, parent)
+	}
+	bogus := map[string]string{
+		"1111111111111111.json": rec("1111111111111111", "../.git/hooks/post-merge"),
+		"2222222222222222.json": rec("3333333333333333", "knowledge/k.md"),
+		"4444444444444444.json": "not json\n",
+	}
+	for name, body := range bogus {
+		tree = testenv.WithEntry(t, e, tree, []string{"conflicts", name}, "100644", testenv.Blob(t, e, body))
+	}
+	bad := testenv.CommitTree(t, e, tree, parent, "teammate's plain git")
+	testenv.Git(t, e, "push", "-q", "origin", bad+":refs/heads/ctx")
+
+	refsBefore := refs(t, a)
+	r := ctxEnv(a, nil, "pull")
+	if r.code == 0 {
+		t.Fatalf("ctx pull of bogus conflict records succeeded:\n%s", r.stdout)
+	}
+	for _, want := range []string{bad[:12], `"conflicts/1111111111111111.json"`, `"../.git/hooks/post-merge" is no file of the store`,
+		`"conflicts/2222222222222222.json"`, `"conflicts/4444444444444444.json"`} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("the refusal does not say %s:\n%s", want, r.stderr)
+		}
+	}
+	if got := refs(t, a); got != refsBefore {
+		t.Fatalf("the refused pull moved refs:\nbefore:\n%s\nafter:\n%s", refsBefore, got)
+	}
+
+	testenv.Git(t, a, "fetch", "-q", "origin", "ctx:ctx")
+	if out := mustCtx(t, a, nil, 0, "conflicts").stdout; strings.Contains(out, "1111") || strings.Contains(out, "2222") {
+		t.Errorf("ctx conflicts lists bogus records:\n%s", out)
+	}
+	doc := ctxEnv(a, nil, "doctor")
+	if doc.code != 1 || !strings.Contains(doc.stdout, "conflicts/1111111111111111.json") || !strings.Contains(doc.stdout, "ctx doctor --fix") {
+		t.Errorf("ctx doctor: exit %d\n%s%s", doc.code, doc.stdout, doc.stderr)
+	}
+	mustCtx(t, a, nil, 0, "doctor", "--fix")
+	for name := range bogus {
+		if _, err := testenv.GitErr(a, "cat-file", "-e", "refs/heads/ctx:conflicts/"+name); err == nil {
+			t.Errorf("doctor --fix left conflicts/%s", name)
+		}
+	}
+	mustCtx(t, a, nil, 0, "doctor")
+	mustCtx(t, a, nil, 0, "push")
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"time"
 
@@ -284,7 +285,7 @@ func (e *env) workTree(ctx context.Context) (string, error) {
 	return s.WorkTree(), nil
 }
 
-func runHooks(ctx context.Context, e *env, o hooksOptions) error {
+func runHooks(ctx context.Context, e *env, o hooksOptions) (rerr error) {
 	wt, err := e.workTree(ctx)
 	if err != nil {
 		return err
@@ -297,17 +298,34 @@ func runHooks(ctx context.Context, e *env, o hooksOptions) error {
 		st, err = hooks.Install(ctx, wt, hooks.Options{PrePush: s.Config().PushWithGit, Blame: o.Blame})
 		verb = "installed"
 	case "uninstall":
-		before, rerr := hooks.Report(ctx, wt)
-		if rerr != nil {
-			return rerr
+		before, berr := hooks.Report(ctx, wt)
+		if berr != nil {
+			return berr
 		}
 		st, err = hooks.Uninstall(ctx, wt)
 		verb = "uninstalled"
+		// A block edited by hand is left in place (hooks.HookStatus.Skipped): a partial result, exit 1.
+		var kept []string
+		for _, h := range st.Hooks {
+			if h.Skipped != "" {
+				kept = append(kept, string(h.Name))
+				if !o.JSON {
+					fmt.Fprintf(e.stderr, "ctx: warning: %s: %s\n", h.Path, h.Skipped)
+				}
+			}
+		}
+		if err == nil && len(kept) > 0 {
+			defer func() {
+				if rerr == nil {
+					rerr = fmt.Errorf("hooks left in place, their ctx block edited by hand: %s", strings.Join(kept, ", "))
+				}
+			}()
+		}
 		if err == nil && !o.JSON && st.Manager == hooks.NoManager {
 			// Say what was taken out, and say so when there was nothing to take out.
 			var names []string
 			for _, h := range before.Hooks {
-				if h.Installed {
+				if h.Installed && !slices.Contains(kept, string(h.Name)) {
 					names = append(names, string(h.Name))
 				}
 			}

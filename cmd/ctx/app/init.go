@@ -11,7 +11,7 @@ import (
 // initOptions are the flags of ctx init.
 type initOptions struct {
 	Branch, Remote string
-	NoHooks        bool
+	NoHooks, Adopt bool
 }
 
 func newInitCmd(e *env) *cli.Command {
@@ -22,17 +22,20 @@ func newInitCmd(e *env) *cli.Command {
 			&cli.StringFlag{Name: "branch", Usage: "context branch `NAME` (default ctx)"},
 			&cli.StringFlag{Name: "remote", Usage: "remote `NAME` to sync with (default origin)"},
 			&cli.BoolFlag{Name: "no-hooks", Usage: "do not install the git hooks"},
+			&cli.BoolFlag{Name: "adopt", Usage: "commit the files of an existing .context/ that ctx did not write to the context branch"},
 		},
 		Action: action(e, func(c *cli.Context) (initOptions, error) {
 			if c.NArg() > 0 {
 				return initOptions{}, usagef("ctx init takes no arguments")
 			}
-			return initOptions{Branch: c.String("branch"), Remote: c.String("remote"), NoHooks: c.Bool("no-hooks")}, nil
+			return initOptions{Branch: c.String("branch"), Remote: c.String("remote"), NoHooks: c.Bool("no-hooks"), Adopt: c.Bool("adopt")}, nil
 		}, runInit),
 	}, "Creates refs/heads/ctx (or --branch) with a manifest.json, without touching HEAD, the index or\n"+
 		"your files. Where the remote already has a context branch, it is adopted; when the remote cannot be\n"+
-		"reached, the store is created offline with a warning. Running it again changes nothing.",
-		[]string{"ctx init", "ctx init --branch team-context --remote upstream", "ctx init --no-hooks   # refresh .context/ only when ctx runs"},
+		"reached, the store is created offline with a warning. Running it again changes nothing. A .context/\n"+
+		"that holds files ctx did not write is refused (exit 2, nothing written): move them away, or pass\n"+
+		"--adopt to commit them to the context branch (published by the next ctx sync).",
+		[]string{"ctx init", "ctx init --branch team-context --remote upstream", "ctx init --no-hooks   # refresh .context/ only when ctx runs", "ctx init --adopt      # keep the files already in .context/"},
 		[]exit{{ExitNoStore, "not a git repository"}, {ExitUsage, ""}})
 }
 
@@ -41,7 +44,7 @@ func runInit(ctx context.Context, e *env, opt initOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := s.Init(ctx, store.InitOptions{Branch: opt.Branch, Remote: opt.Remote})
+	res, err := s.Init(ctx, store.InitOptions{Branch: opt.Branch, Remote: opt.Remote, Adopt: opt.Adopt})
 	if err != nil {
 		return err
 	}
@@ -57,6 +60,9 @@ func runInit(ctx context.Context, e *env, opt initOptions) error {
 		fmt.Fprintf(w, "adopted the context branch of %s: %s at %s\n", res.Adopted, s.BranchRef(), res.Tip.String()[:12])
 	default:
 		fmt.Fprintf(w, "created context branch %s at %s\n", s.BranchRef(), res.Tip.String()[:12])
+	}
+	for _, ed := range res.AdoptedFiles {
+		fmt.Fprintf(e.stdout, "adopted %s/%s\n", store.CheckoutDir, ed.Path)
 	}
 	if root := s.CheckoutRoot(); root != "" {
 		fmt.Fprintf(w, "checked-out tree: %s (listed in .git/info/exclude)\n", root)

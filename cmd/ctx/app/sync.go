@@ -217,11 +217,15 @@ func warnClashes(ctx context.Context, e *env, s *store.Store) {
 	if len(cs) == 0 {
 		return
 	}
-	fmt.Fprintf(e.stderr, "ctx: warning: the context branch holds %s (look-alike keys, decisions sharing a number or uid; repair: ctx doctor):\n", plural(len(cs), "clash", "clashes"))
+	fmt.Fprintf(e.stderr, "ctx: warning: the context branch holds %s (look-alike keys, decisions sharing a number or uid, an entry in two scopes; repair: ctx doctor):\n", plural(len(cs), "clash", "clashes"))
 	for _, c := range cs {
 		ps := make([]string, 0, len(c.Paths))
 		for _, p := range c.Paths {
-			ps = append(ps, p.Path)
+			if c.Kind == "scopes" {
+				ps = append(ps, string(p.Scope)+" "+p.Path)
+			} else {
+				ps = append(ps, p.Path)
+			}
 		}
 		fmt.Fprintf(e.stderr, "  %s: %s\n", c.Kind, strings.Join(ps, ", "))
 	}
