@@ -61,6 +61,12 @@ func (s *Store) HistoryTips(ctx context.Context) (map[Scope]gitstore.Hash, strin
 // History lists the context commits reachable by first parents from the given tips (HistoryTips),
 // newest first across the scopes' refs.
 func (s *Store) History(ctx context.Context, tips map[Scope]gitstore.Hash) ([]HistoryEvent, error) {
+	return s.HistoryRecent(ctx, tips, 0)
+}
+
+// HistoryRecent is History cut to the n newest commits (n <= 0: all): each scope's first-parent chain
+// is read no further than n commits back, so the cost is bounded by n, not by the branches' length.
+func (s *Store) HistoryRecent(ctx context.Context, tips map[Scope]gitstore.Hash, n int) ([]HistoryEvent, error) {
 	order := []Scope{Public, Private, Ephemeral}
 	chains := make([][]HistoryEvent, len(order))
 	total := 0
@@ -68,7 +74,7 @@ func (s *Store) History(ctx context.Context, tips map[Scope]gitstore.Hash) ([]Hi
 		if tips[sc].IsZero() {
 			continue
 		}
-		commits, err := s.repo.Log(ctx, tips[sc], 0, "")
+		commits, err := s.repo.Log(ctx, tips[sc], max(n, 0), "")
 		if err != nil {
 			return nil, err
 		}
@@ -76,6 +82,9 @@ func (s *Store) History(ctx context.Context, tips map[Scope]gitstore.Hash) ([]Hi
 			chains[i] = append(chains[i], eventOf(c, sc))
 		}
 		total += len(chains[i])
+	}
+	if n > 0 {
+		total = min(total, n)
 	}
 	out := make([]HistoryEvent, 0, total)
 	pos := make([]int, len(chains))

@@ -443,9 +443,11 @@ func uniqueSources(srcs []history.Source) []history.Source {
 // historySearchOptions are the arguments of ctx history search: the query (its Text the words of the
 // command line joined by spaces) and where the index is.
 type historySearchOptions struct {
-	Query history.Query
-	Index string
-	JSON  bool
+	Query   history.Query
+	Index   string
+	JSON    bool
+	WithCtx bool     // --provider ctx given
+	Names   []string // the --provider values as given
 }
 
 func newHistorySearchCmd(e *env) *cli.Command {
@@ -489,7 +491,12 @@ func parseHistorySearch(c *cli.Context) (historySearchOptions, error) {
 	if c.Int("limit") < 1 {
 		return historySearchOptions{}, usagef("--limit must be between 1 and 500")
 	}
+	withCtx := false
 	for _, p := range c.StringSlice("provider") {
+		if p == "ctx" {
+			withCtx = true
+			continue
+		}
 		pp, ok := history.ParseProvider(p)
 		if !ok {
 			return historySearchOptions{}, usagef("unknown provider %q", p)
@@ -503,7 +510,11 @@ func parseHistorySearch(c *cli.Context) (historySearchOptions, error) {
 	if q.Until, err = parseWhen(c.String("until")); err != nil {
 		return historySearchOptions{}, err
 	}
-	return historySearchOptions{Query: q, Index: c.String("index"), JSON: c.Bool("json")}, nil
+	if withCtx && q.Dense {
+		return historySearchOptions{}, usagef("--events lists the index's events only: it does not take --provider ctx")
+	}
+	return historySearchOptions{Query: q, Index: c.String("index"), JSON: c.Bool("json"), WithCtx: withCtx,
+		Names: c.StringSlice("provider")}, nil
 }
 
 // parseWhen reads a --since or --until value: RFC 3339 or YYYY-MM-DD (UTC midnight); "" is no bound.
@@ -522,6 +533,13 @@ func parseWhen(s string) (time.Time, error) {
 
 func runHistorySearch(ctx context.Context, e *env, o historySearchOptions) error {
 	defer lessGC(0)()
+	if !o.Query.Dense {
+		if st, err := e.open(ctx); err == nil {
+			return runUnifiedSearch(ctx, e, st, o)
+		} else if o.WithCtx {
+			return err
+		}
+	}
 	q := o.Query
 	ix, err := e.openHistory(ctx, o.Index)
 	if err != nil {

@@ -78,14 +78,26 @@ func TestHistoryCLI(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("search: %d %s", code, e)
 	}
-	var res history.Result
+	// The MCP search tool's structuredContent (docs/history.md "Search"): results with ctx ids.
+	var res struct {
+		Results []struct {
+			Provider        string `json:"provider"`
+			CtxSessionID    string `json:"ctx_session_id"`
+			NativeSessionID string `json:"native_session_id"`
+			CtxEventID      string `json:"ctx_event_id"`
+		} `json:"results"`
+	}
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Hits) == 0 || res.Hits[0].Session.NativeID != "test-session-id" && res.Hits[0].Session.NativeID != "sample_session" {
-		t.Fatalf("search hits %+v", res.Hits)
+	if len(res.Results) == 0 || res.Results[0].NativeSessionID != "test-session-id" && res.Results[0].NativeSessionID != "sample_session" {
+		t.Fatalf("search hits %+v", res.Results)
 	}
-	hit := res.Hits[0]
+	var hit struct {
+		Session struct{ ID, NativeID string }
+		Event   struct{ ID string }
+	}
+	hit.Session.ID, hit.Session.NativeID, hit.Event.ID = res.Results[0].CtxSessionID, res.Results[0].NativeSessionID, res.Results[0].CtxEventID
 	if out, _, code := run("history", "search", "hello", "function"); code != ExitOK || !strings.Contains(out, hit.Event.ID) {
 		t.Errorf("text search: %d %q", code, out)
 	}
@@ -121,8 +133,8 @@ func TestHistoryCLI(t *testing.T) {
 			t.Errorf("%v: exit %d, want %d", bad, code, ExitUsage)
 		}
 	}
-	// No hits: "hits" is an empty list in --json, never null.
-	if out, _, code := run("history", "search", "zzqxjnomatchword", "--json"); code != ExitOK || !strings.Contains(out, `"hits": []`) {
+	// No hits: "results" is an empty list in --json, never null.
+	if out, _, code := run("history", "search", "zzqxjnomatchword", "--json"); code != ExitOK || !strings.Contains(out, `"results": []`) {
 		t.Errorf("search with no hits --json: exit %d\n%s", code, out)
 	}
 	for _, missing := range [][]string{{"history", "show", "session", "zz"}, {"history", "show", "event", "nope"}} {
@@ -135,6 +147,25 @@ func TestHistoryCLI(t *testing.T) {
 	status, _ := exec.Command("git", "-C", dir, "status", "--porcelain", "--ignored").Output()
 	if string(refsBefore) != string(refsAfter) || len(bytes.TrimSpace(status)) != 0 {
 		t.Errorf("the import touched the repository: refs %q → %q, status %q", refsBefore, refsAfter, status)
+	}
+	// The context store is a source of the same search (provider ctx), as in the MCP search tool.
+	if _, e, code := run("init"); code != ExitOK {
+		t.Fatalf("init: %d %s", code, e)
+	}
+	if _, e, code := run("knowledge", "set", "deploy", "Deploy with make release zebraword"); code != ExitOK {
+		t.Fatalf("knowledge set: %d %s", code, e)
+	}
+	for _, args := range [][]string{{"zebraword", "--json"}, {"zebraword", "--provider", "ctx", "--json"}} {
+		out, e, code := run(append([]string{"history", "search"}, args...)...)
+		if code != ExitOK || !strings.Contains(out, `"uri": "context://knowledge/deploy"`) || !strings.Contains(out, `"provider": "ctx"`) {
+			t.Errorf("search %v: %d %s\n%s", args, code, e, out)
+		}
+	}
+	if out, _, code := run("history", "search", "zebraword"); code != ExitOK || !strings.Contains(out, "ctx knowledge deploy  context://knowledge/deploy") {
+		t.Errorf("text search of the store: %d %q", code, out)
+	}
+	if out, _, code := run("history", "search", "zebraword", "--provider", "codex", "--json"); code != ExitOK || !strings.Contains(out, `"results": []`) {
+		t.Errorf("search --provider codex found the store: %d %q", code, out)
 	}
 }
 

@@ -1,0 +1,54 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/ctx-dev/ctx/store"
+)
+
+// ErrInvalidArgument is wrapped by [Search]'s error when an argument is invalid (the search tool's
+// input schema, or its own checks: a blank query, since after until, ...): the CLI's usage error.
+var ErrInvalidArgument = errors.New("invalid argument")
+
+// Search runs the MCP search tool over st and the agent history index of opt.HistoryDir (default: the
+// repository's) with args, the tool's arguments as JSON values (query, providers, content_scope,
+// event_type, since, until, file, ctx_session_id, repo, primary_only, limit, cursor: docs/mcp.md
+// "search"): validated by the tool's input schema, ranked and merged with the context store's entries
+// and commits (provider ctx) by the same code. It returns the object the tool returns as
+// structuredContent ({query, filters, relaxed, generation, results, pagination, content, hint}), so
+// `ctx history search --json` prints what the tool returns. It reads only; an invalid argument is an
+// error wrapping [ErrInvalidArgument].
+func Search(ctx context.Context, st *store.Store, opt Options, args map[string]any) (any, error) {
+	opt.Agent = st.Actor.Agent
+	s := &srv{st: st, opt: opt, agents: map[string]*store.Store{},
+		usage: newUsage(filepath.Join(st.CommonDir(), "ctx", "mcp-usage.json"), true)}
+	defer s.closeIndex()
+	sch, err := compileSchema("search.input.json")
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	out, err := func() (any, error) {
+		if err := validateArgs(sch, args); err != nil {
+			return nil, err
+		}
+		a, err := decodeArgs[searchArgs](args)
+		if err != nil {
+			return nil, err
+		}
+		out, err := s.searchTool(ctx, a)
+		if p, ok := out.(*paged); ok && err == nil {
+			// The whole page: a terminal has no response limit (the tool's fitResult may cut a page
+			// over maxResponseBytes short, and its cursor then continues where that page stopped).
+			return p.build(p.n), nil
+		}
+		return out, err
+	}()
+	var ae *argError
+	if errors.As(err, &ae) {
+		return nil, fmt.Errorf("%w: %s", ErrInvalidArgument, ae.msg)
+	}
+	return out, err
+}
