@@ -7,14 +7,17 @@ import (
 	"github.com/ctx-dev/ctx/internal/testenv"
 )
 
-// TestNoEscapeSequencesInCommits: a title holding terminal escape sequences (OSC
+// TestNoEscapeSequencesInCommits: a task holding terminal escape sequences (OSC
 // sets the window title, CSI clears the screen) never reaches a commit message of the context branch,
 // which `git log` prints raw to a teammate's terminal; a --session value holding one is refused. Found by a
 // new user.
 func TestNoEscapeSequencesInCommits(t *testing.T) {
 	dir := testenv.NewRepo(t)
 	run(t, dir, 0, "init", "--no-hooks")
-	run(t, dir, 0, "decision", "add", "Evil \x1b]0;PWNED\a\x1b[31mRED\u009b2J", "--context", "c", "--decision", "d", "--consequences", "q")
+	// A decision title is one line without control characters: refused (exit 2). A task is free text that
+	// a commit's summary quotes: escaped there.
+	run(t, dir, 2, "decision", "add", "Evil \x1b]0;PWNED\a\x1b[31mRED\u009b2J", "--context", "c", "--decision", "d", "--consequences", "q")
+	run(t, dir, 0, "activity", "check-in", "Evil \x1b]0;PWNED\a\x1b[31mRED\u009b2J")
 	// A --session value is a key: one holding a control character is refused (exit 2), nothing written.
 	run(t, dir, 2, "--session", "s\x1b[2J", "knowledge", "set", "k", "v")
 	run(t, dir, 0, "--session", "s", "knowledge", "set", "k", "v")

@@ -70,7 +70,7 @@ func TestCorpusImportsWithoutSecretRefusal(t *testing.T) {
 	}
 }
 
-// TestTerminalEscapesSanitized: an entry or a title holding terminal control sequences (OSC 52 writes
+// TestTerminalEscapesSanitized: an entry or a decision's text holding terminal control sequences (OSC 52 writes
 // the clipboard, CSI changes colours, a bidi override reorders text) prints them escaped in every human
 // output; --json output stays valid JSON with the same text.
 func TestTerminalEscapesSanitized(t *testing.T) {
@@ -83,7 +83,8 @@ func TestTerminalEscapesSanitized(t *testing.T) {
 		t.Fatal(err)
 	}
 	run(t, dir, 0, "knowledge", "set", "notes", "-f", f)
-	run(t, dir, 0, "decision", "add", "Title "+osc52, "--context", "c")
+	run(t, dir, 2, "decision", "add", "Title "+osc52, "--context", "c") // a title is one line of text
+	run(t, dir, 0, "decision", "add", "Title", "--context", "c "+osc52)
 	raw := []string{"\x1b", "\x07", "\u009b", "\u202e", "\r"}
 	for _, args := range [][]string{
 		{"knowledge", "list"}, {"knowledge", "get", "notes"}, {"decision", "list"}, {"decision", "get", "1"},
