@@ -413,3 +413,47 @@ func TestLinksNoHeavyPackage(t *testing.T) {
 		}
 	}
 }
+
+// TestEnvAndFullDisk: ctx-full checks CTX_AGENT and CTX_SESSION on every command, a read included, so a
+// value that is not a valid key is refused by both programs alike (the front answered, exit 0: second
+// tester); output that cannot be written (/dev/full) is exit 1 with the same message from both (ctx-full's
+// log exited 0 with a cut file).
+func TestEnvAndFullDisk(t *testing.T) {
+	dir := makeStore(t)
+	for _, env := range []string{"CTX_AGENT=Claude Code", "CTX_AGENT=a\nb", "CTX_SESSION=S1", "CTX_SESSION=s 1"} {
+		t.Setenv(strings.SplitN(env, "=", 2)[0], strings.SplitN(env, "=", 2)[1])
+		for _, args := range [][]string{{"knowledge", "get", "arch"}, {"log"}, {"log", "-n", "1"}} {
+			if r := same(t, dir, false, args...); r.code != 2 || !strings.Contains(r.stderr, "invalid key") {
+				t.Errorf("%q ctx %q: exit %d %q, want 2 and the invalid key", env, args, r.code, r.stderr)
+			}
+		}
+		os.Unsetenv("CTX_AGENT")
+		os.Unsetenv("CTX_SESSION")
+	}
+	t.Setenv("CTX_AGENT", "claude-code")
+	same(t, dir, true, "knowledge", "get", "arch")
+
+	devFull, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip("no /dev/full:", err)
+	}
+	defer devFull.Close()
+	for _, args := range [][]string{{"knowledge", "get", "arch"}, {"log"}, {"log", "-n", "1"}} {
+		var got [2]string
+		for i, prog := range []string{"ctx", "ctx-full"} {
+			cmd := exec.Command(filepath.Join(bin, prog), args...)
+			cmd.Dir, cmd.Stdout = dir, devFull
+			var errb bytes.Buffer
+			cmd.Stderr = &errb
+			err := cmd.Run()
+			ee, ok := err.(*exec.ExitError)
+			if !ok || ee.ExitCode() != 1 || !strings.Contains(errb.String(), "no space left on device") {
+				t.Errorf("%s %q > /dev/full: %v %q, want exit 1 and the error", prog, args, err, errb.String())
+			}
+			got[i] = errb.String()
+		}
+		if got[0] != got[1] {
+			t.Errorf("ctx %q > /dev/full: front says %q, ctx-full %q", args, got[0], got[1])
+		}
+	}
+}

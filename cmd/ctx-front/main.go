@@ -12,6 +12,7 @@ package main
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 )
 
@@ -23,6 +24,8 @@ func main() {
 		w := bufio.NewWriterSize(os.Stdout, 64<<10)
 		_, _ = w.Write(out)
 		if err := w.Flush(); err != nil {
+			// As ctx-full says it (app.Run): the output could not be written, exit 1.
+			fmt.Fprintf(os.Stderr, "ctx: %v\n", err)
 			os.Exit(1)
 		}
 		os.Exit(0)

@@ -24,6 +24,13 @@ import (
 // serve returns the bytes ctx-full would write on standard output with exit 0, and ok; ok is false when
 // anything differs from the happy path, and then nothing has been written.
 func serve(args []string) (out []byte, ok bool) {
+	// ctx-full checks --agent and --session (CTX_AGENT, CTX_SESSION) on every command, a read included:
+	// a value that is not plainly a valid key is ctx-full's to refuse.
+	for _, v := range []string{"CTX_AGENT", "CTX_SESSION"} {
+		if s := os.Getenv(v); s != "" && !plainKey(s) {
+			return nil, false
+		}
+	}
 	switch {
 	case len(args) == 3 && args[1] == "get" && (args[0] == "knowledge" || args[0] == "convention"):
 		if !plainKey(args[2]) {

@@ -58,6 +58,14 @@ func Run(ctx context.Context, args []string, io IO) int {
 	if err == nil {
 		err = e.unknown
 	}
+	// Output that could not be written (a full disk, a closed file) is a failure, whatever the command
+	// returned: `ctx log > file` on a full disk must not exit 0 with a cut file.
+	e.flush()
+	if err == nil {
+		if werr := e.flushers[0].failed(); werr != nil {
+			err = werr // "write /dev/stdout: no space left on device"
+		}
+	}
 	if err == nil && ctx.Err() != nil && !e.signalStops {
 		// A signal came while the command finished: what it committed stands (the warnings say what was
 		// left undone, e.g. a refresh the next command completes), but the run was interrupted: exit 130,

@@ -19,6 +19,14 @@ type sanitizer struct {
 	mu      sync.Mutex
 	w       io.Writer
 	pending []byte // an incomplete UTF-8 sequence or a CR held until the next write
+	err     error  // the first error of a write to w (a full disk, a closed file), kept for Run
+}
+
+// failed is the first error a write to the stream returned, nil when every write succeeded.
+func (s *sanitizer) failed() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
 }
 
 func newSanitizer(w io.Writer) *sanitizer { return &sanitizer{w: w} }
@@ -68,6 +76,9 @@ func (s *sanitizer) Write(p []byte) (int, error) {
 		i += n
 	}
 	if _, err := s.w.Write(out.Bytes()); err != nil {
+		if s.err == nil {
+			s.err = err
+		}
 		return 0, err
 	}
 	return len(p), nil
@@ -78,10 +89,14 @@ func (s *sanitizer) flush() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, c := range s.pending {
+		var err error
 		if c == '\r' {
-			fmt.Fprintf(s.w, `\u%04x`, c)
+			_, err = fmt.Fprintf(s.w, `\u%04x`, c)
 		} else {
-			fmt.Fprintf(s.w, `\x%02X`, c)
+			_, err = fmt.Fprintf(s.w, `\x%02X`, c)
+		}
+		if err != nil && s.err == nil {
+			s.err = err
 		}
 	}
 	s.pending = nil
