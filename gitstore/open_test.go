@@ -200,3 +200,27 @@ func TestOpenNotARepository(t *testing.T) {
 		t.Fatalf("Open with a bad .git file = %v, want ErrNotRepository", err)
 	}
 }
+
+// TestOpenRefusesSHA256: a repository made with `git init --object-format=sha256` is refused before
+// anything is written (ctx wrote SHA-1 objects and a 40-hex ref there, which git reads as broken and its
+// gc fails on: second tester); a sha1 one named explicitly opens.
+func TestOpenRefusesSHA256(t *testing.T) {
+	for _, format := range []string{"sha256", "sha1"} {
+		dir := t.TempDir()
+		testenv.Git(t, dir, "init", "-q", "--object-format="+format)
+		r, err := gitstore.Open(bg, dir)
+		if format == "sha1" {
+			if err != nil {
+				t.Fatalf("sha1: %v", err)
+			}
+			r.Close()
+			continue
+		}
+		if !errors.Is(err, gitstore.ErrObjectFormat) {
+			t.Fatalf("sha256: Open = %v, want ErrObjectFormat", err)
+		}
+		if out := testenv.Git(t, dir, "for-each-ref"); out != "" {
+			t.Errorf("refs written: %s", out)
+		}
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/ctx-dev/ctx/gitstore/objread"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,6 +26,7 @@ import (
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
+	gitconfig "github.com/go-git/go-git/v5/plumbing/format/config"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
@@ -76,11 +78,38 @@ func Open(ctx context.Context, path string) (*Repo, error) {
 		return nil, err
 	}
 	commonDir := objread.CommonDir(gitDir)
+	if err := checkObjectFormat(commonDir); err != nil {
+		return nil, err
+	}
 	st := newStorage(commonDir)
 	// The pack indexes are loaded on the first read of an object (ensureIndex), not here: a command that
 	// reads no object (ctx mcp serve until its first request, status, hooks that find nothing to do)
 	// does not pay for decoding and checksumming them.
 	return &Repo{gitDir: gitDir, commonDir: commonDir, workTree: workTree, st: st, objs: st}, nil
+}
+
+// ErrObjectFormat reports a repository whose objects are not named by SHA-1 (git init
+// --object-format=sha256): ctx writes SHA-1 objects and refs only, which git cannot read there (its gc
+// then fails), so such a repository is refused before anything is read or written.
+var ErrObjectFormat = errors.New("unsupported object format")
+
+// checkObjectFormat reads extensions.objectFormat from the repository's config (commonDir/config, with
+// go-git's config decoder): absent or "sha1" is fine, anything else is ErrObjectFormat. A config that
+// does not read is left to the commands that need it.
+func checkObjectFormat(commonDir string) error {
+	f, err := os.Open(filepath.Join(commonDir, "config"))
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	cfg := gitconfig.New()
+	if err := gitconfig.NewDecoder(io.LimitReader(f, 1<<20)).Decode(cfg); err != nil {
+		return nil
+	}
+	if v := strings.ToLower(cfg.Section("extensions").Option("objectformat")); v != "" && v != "sha1" {
+		return fmt.Errorf("%w: the repository at %s names its objects with %s (extensions.objectFormat); ctx supports SHA-1 repositories only, and its objects would be unreadable by git there", ErrObjectFormat, commonDir, v)
+	}
+	return nil
 }
 
 // newStorage opens the object database of a git dir with go-git, its packfiles kept open once opened
