@@ -54,8 +54,11 @@ func newTeamTokenAddCmd(e *env) *cli.Command {
 				return teamTokenAddOptions{}, usagef("--email is required for a read-write token: it is the author e-mail of the token's commits (%s <E-MAIL>); a --read-only token makes no commits", sp.Member)
 			}
 			if sp.Agent != "" {
-				if err := store.ValidKey(sp.Agent); err != nil || sp.Agent == "cli" {
-					return teamTokenAddOptions{}, usagef("--agent %q: not a valid agent name (lower-case letters, digits, '-', '_', '.')", sp.Agent)
+				if sp.Agent == "cli" {
+					return teamTokenAddOptions{}, usagef("--agent cli: \"cli\" is the agent name of a person at the command line, not of a token's MCP client; name the client (e.g. claude-code) or leave --agent out to take the client's own name")
+				}
+				if err := store.ValidKey(sp.Agent); err != nil {
+					return teamTokenAddOptions{}, usagef("--agent %q: not a valid agent name: %v", sp.Agent, err)
 				}
 			}
 			if x := c.String("expires"); x != "" {
