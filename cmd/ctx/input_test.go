@@ -89,7 +89,14 @@ func TestInterruptWhileReadingInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(500 * time.Millisecond)
-	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+	signalInterrupts(t, cmd, &errb, os.Interrupt)
+}
+
+// signalInterrupts sends sig to the running ctx of cmd and fails unless it ends within 30 s with exit
+// 130 and "ctx: interrupted" on its standard error errb.
+func signalInterrupts(t *testing.T, cmd *exec.Cmd, errb *bytes.Buffer, sig os.Signal) {
+	t.Helper()
+	if err := cmd.Process.Signal(sig); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
@@ -98,11 +105,11 @@ func TestInterruptWhileReadingInput(t *testing.T) {
 	case err := <-done:
 		ee, ok := err.(*exec.ExitError)
 		if !ok || ee.ExitCode() != 130 || !strings.Contains(errb.String(), "ctx: interrupted") {
-			t.Fatalf("after SIGINT: %v, stderr %q; want exit 130", err, errb.String())
+			t.Fatalf("after %v: %v, stderr %q; want exit 130", sig, err, errb.String())
 		}
 	case <-time.After(30 * time.Second):
 		_ = cmd.Process.Kill()
-		t.Fatal("ctx still waits for its input 30 s after SIGINT")
+		t.Fatalf("ctx still waits 30 s after %v", sig)
 	}
 }
 
@@ -124,21 +131,7 @@ func TestInterruptWhileOpeningFIFO(t *testing.T) {
 			t.Fatal(err)
 		}
 		time.Sleep(500 * time.Millisecond)
-		if err := cmd.Process.Signal(sig); err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case err := <-done:
-			ee, ok := err.(*exec.ExitError)
-			if !ok || ee.ExitCode() != 130 || !strings.Contains(errb.String(), "ctx: interrupted") {
-				t.Fatalf("after %v: %v, stderr %q; want exit 130", sig, err, errb.String())
-			}
-		case <-time.After(30 * time.Second):
-			_ = cmd.Process.Kill()
-			t.Fatalf("ctx still waits to open the FIFO 30 s after %v", sig)
-		}
+		signalInterrupts(t, cmd, &errb, sig)
 	}
 	if out := testenv.Git(t, dir, "ls-tree", "--name-only", "ctx", "knowledge/"); out != "" {
 		t.Errorf("an interrupted set wrote %q", out)
