@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ctx-dev/ctx/internal/atomicfile"
 	"github.com/ctx-dev/ctx/internal/lazyre"
 	"github.com/go-git/go-git/v5/config"
 )
@@ -153,8 +154,8 @@ func validIdent(sig Signature) bool {
 	return sig.Name != "" && sig.Email != "" && !strings.ContainsAny(sig.Name+sig.Email, "<>\n\x00")
 }
 
-// saveIdents writes id under key into identFile (a temporary file renamed into place, not fsynced: a
-// lost or stale file only makes the next process ask git). Failures are ignored.
+// saveIdents writes id under key into identFile (atomically, not fsynced: a lost or stale file only makes
+// the next process ask git). Failures are ignored.
 func (r *Repo) saveIdents(key string, id identities) {
 	d := stampDigest(key)
 	if d == "" {
@@ -165,14 +166,7 @@ func (r *Repo) saveIdents(key string, id identities) {
 	if err != nil {
 		return
 	}
-	f, err := os.CreateTemp(r.CtxDir(), ".identity.json.tmp")
-	if err != nil {
-		return
-	}
-	_, werr := f.Write(b)
-	if cerr := f.Close(); werr != nil || cerr != nil || os.Rename(f.Name(), r.identFile()) != nil {
-		_ = os.Remove(f.Name())
-	}
+	_ = atomicfile.WriteNoSync(r.identFile(), b, 0o644)
 }
 
 // identStamp names what an identity depends on: the repository, the environment git reads it from, and

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 )
 
@@ -100,35 +101,14 @@ func (s *Store) SetScope(ctx context.Context, kind, key string, scope Scope) (*C
 				// SCOPE holds the skill, and perhaps another scope too (a merge; scopeClashes): its
 				// folder stays, the others' go.
 				ed := Edits{}
-				for _, o := range Scopes {
-					if o == sc {
-						continue
-					}
-					files, err := filesUnder(ctx, v, o, skillDir(key))
-					if err != nil {
-						return nil, err
-					}
-					for _, f := range files {
-						ed.Del(o, f)
-					}
-				}
-				return ed, nil
+				return ed, dropSkillCopies(ctx, v, key, ed, sc)
 			} else if !errors.Is(err, fs.ErrNotExist) {
 				return nil, err
 			}
 			ed := Edits{}
 			// A copy in a third scope (a merge) goes too: the entry ends in SCOPE alone.
-			for _, o := range Scopes {
-				if o == sc || o == old {
-					continue
-				}
-				files, err := filesUnder(ctx, v, o, skillDir(key))
-				if err != nil {
-					return nil, err
-				}
-				for _, f := range files {
-					ed.Del(o, f)
-				}
+			if err := dropSkillCopies(ctx, v, key, ed, sc, old); err != nil {
+				return nil, err
 			}
 			return ed, moveFolder(ctx, v, old, sc, skillDir(key), ed)
 		}
@@ -157,4 +137,22 @@ func otherCopies(ctx context.Context, v *View, p string, keep Scope) (Edits, boo
 		}
 	}
 	return ed, held, nil
+}
+
+// dropSkillCopies adds to ed the deletion of the skill key's folder in every scope but keep (a skill held
+// by two scopes after a merge: scopeClashes).
+func dropSkillCopies(ctx context.Context, v *View, key string, ed Edits, keep ...Scope) error {
+	for _, o := range Scopes {
+		if slices.Contains(keep, o) {
+			continue
+		}
+		files, err := filesUnder(ctx, v, o, skillDir(key))
+		if err != nil {
+			return err
+		}
+		for _, f := range files {
+			ed.Del(o, f)
+		}
+	}
+	return nil
 }

@@ -434,11 +434,7 @@ func rank(tls *libc.TLS, pApi, pFts, pCtx uintptr, _ int32, _ uintptr) {
 
 // score is ctx_bm25 of the current row, whose rowid is rowid (negative: lower is better, as bm25()); d is the query's data.
 func score(tls *libc.TLS, api *sqlite3.TFts5ExtensionApi, pFts uintptr, d *queryData, rowid int64) (float64, int32) {
-	rc := phraseFreqs(tls, api, pFts, d)
-	var D float64
-	if rc == sqlite3.SQLITE_OK {
-		D, rc = docLength(tls, api, pFts, rowid)
-	}
+	D, rc := rowStats(tls, api, pFts, d, rowid)
 	if rc != sqlite3.SQLITE_OK {
 		return 0, rc
 	}
@@ -452,15 +448,20 @@ func score(tls *libc.TLS, api *sqlite3.TFts5ExtensionApi, pFts uintptr, d *query
 // tfPart is the current row's (rowid's) term-frequency part of ctx_bm25 for a query of one phrase: its score is
 // -(0 + IDF × tfPart) (Collector.Finish).
 func tfPart(tls *libc.TLS, api *sqlite3.TFts5ExtensionApi, pFts uintptr, d *queryData, rowid int64) (float64, int32) {
-	rc := phraseFreqs(tls, api, pFts, d)
-	var D float64
-	if rc == sqlite3.SQLITE_OK {
-		D, rc = docLength(tls, api, pFts, rowid)
-	}
+	D, rc := rowStats(tls, api, pFts, d, rowid)
 	if rc != sqlite3.SQLITE_OK {
 		return 0, rc
 	}
 	return termPart(d.freq[0], D, d.avgdl), sqlite3.SQLITE_OK
+}
+
+// rowStats reads the current row's phrase frequencies into d.freq (phraseFreqs) and returns its
+// document length D (docLength of rowid).
+func rowStats(tls *libc.TLS, api *sqlite3.TFts5ExtensionApi, pFts uintptr, d *queryData, rowid int64) (float64, int32) {
+	if rc := phraseFreqs(tls, api, pFts, d); rc != sqlite3.SQLITE_OK {
+		return 0, rc
+	}
+	return docLength(tls, api, pFts, rowid)
 }
 
 // termPart is bm25()'s factor of a phrase's IDF: its frequency in a row of length D (k1 1.2, b 0.75).
