@@ -116,6 +116,9 @@ type HookStatus struct {
 	// Executable: the file is executable by its owner. git ignores hook files
 	// that are not executable; ctx never changes a user's file mode.
 	Executable bool `json:"executable"`
+	// Outdated: the file holds ctx's block, but not the one this ctx writes (an older ctx installed it):
+	// `ctx hooks install` updates it.
+	Outdated bool `json:"outdated"`
 	// Changed: this Install/Uninstall call rewrote or removed the file.
 	Changed bool `json:"changed"`
 	// Skipped says why ctx left this file alone (a symlink, not a shell

@@ -219,12 +219,26 @@ func TestInstallUpgradesOldShim(t *testing.T) {
 	}
 	p := filepath.Join(repo, ".git", "hooks", "post-checkout")
 	writeFile(t, p, old, 0o755)
+	// Report says the block is another version's, and how to update it.
+	rep, err := Report(bg, repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mustHook(t, rep, PostCheckout).Outdated || !strings.Contains(strings.Join(rep.Notes, "\n"), "post-checkout was written by another version of ctx: run ctx hooks install") {
+		t.Errorf("report of an old block: %+v", rep)
+	}
 	st, err := Install(bg, repo, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !mustHook(t, st, PostCheckout).Changed {
 		t.Error("install left the old block in place")
+	}
+	if mustHook(t, st, PostCheckout).Outdated {
+		t.Error("the block just installed is reported outdated")
+	}
+	if rep, err = Report(bg, repo); err != nil || mustHook(t, rep, PostCheckout).Outdated || strings.Contains(strings.Join(rep.Notes, "\n"), "another version") {
+		t.Errorf("report after install: %+v %v", rep, err)
 	}
 	got := readFile(t, p)
 	if strings.Contains(got, "timeout") {

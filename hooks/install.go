@@ -140,7 +140,7 @@ func within(p, dir string) bool {
 func report(st Status) Status {
 	for i := range st.Hooks {
 		hs := &st.Hooks[i]
-		hs.Exists, hs.Installed, hs.UserContent, hs.Executable = false, false, false, false
+		hs.Exists, hs.Installed, hs.UserContent, hs.Executable, hs.Outdated = false, false, false, false, false
 		fi, err := os.Lstat(hs.Path)
 		if err != nil {
 			continue
@@ -156,12 +156,26 @@ func report(st Status) Status {
 		if err != nil {
 			continue
 		}
-		spans, err := findBlocks(splitLines(b))
+		lines := splitLines(b)
+		spans, err := findBlocks(lines)
 		hs.Installed = err == nil && len(spans) > 0
 		hs.UserContent = userContent(b)
+		if hs.Installed && !blockEdited(lines[spans[0].begin:spans[0].end+1]) {
+			updated, err := AddBlock(b, hs.Name)
+			hs.Outdated = err == nil && !bytes.Equal(updated, b)
+		}
 		if hs.Installed && !hs.Executable {
 			st.Notes = append(st.Notes, fmt.Sprintf("%s is not executable: git does not run it (ctx leaves file modes to you: chmod +x %s)", hs.Path, hs.Path))
 		}
+	}
+	var old []string
+	for _, hs := range st.Hooks {
+		if hs.Outdated {
+			old = append(old, string(hs.Name))
+		}
+	}
+	if len(old) > 0 {
+		st.Notes = append(st.Notes, fmt.Sprintf("ctx's block in %s was written by another version of ctx: run ctx hooks install to update it", strings.Join(old, ", ")))
 	}
 	return st
 }

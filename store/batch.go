@@ -270,6 +270,21 @@ func (s *Store) decisionBatch(ctx context.Context, v *View, in []NewDecision, wh
 		}
 	}
 	renamed := s.renamedDecisions(in, existing, bySource)
+	// The numbers the batch's new decisions bring in their names: a decision whose own number is taken
+	// gets a number beyond these too, so that it never takes one another ADR of the same import claims
+	// (two ADR folders both numbered from 1, imported at once).
+	claimed := map[int]bool{}
+	for i, nd := range in {
+		if _, ok := bySource[nd.Source]; ok && nd.Source != "" {
+			continue
+		}
+		if _, ok := renamed[i]; ok {
+			continue
+		}
+		if nd.Number > 0 && nd.Number <= MaxDecisionID {
+			claimed[nd.Number] = true
+		}
+	}
 	planned := make([]*plannedDecision, len(in))
 	for _, i := range order {
 		nd := in[i]
@@ -289,12 +304,10 @@ func (s *Store) decisionBatch(ctx context.Context, v *View, in []NewDecision, wh
 			}
 			id := nd.Number
 			if id <= 0 || taken[id] {
-				id = 1
-				for n := range taken {
-					if n >= id {
-						id = n + 1
-					}
-				}
+				id = nextDecisionID(taken, claimed)
+			}
+			if id > MaxDecisionID {
+				return invalidf("decision from %s: no decision number left: %d is the largest (renumber the decisions)", nd.Source, MaxDecisionID)
 			}
 			taken[id] = true
 			p.d = Decision{ID: id, Title: strings.TrimSpace(nd.Title), Status: status, StatusText: nd.StatusText, Date: nd.Date,
@@ -482,6 +495,23 @@ func adrNumberOf(source string) int {
 	}
 	n, _ := strconv.Atoi(m[1])
 	return n
+}
+
+// nextDecisionID is the number a new decision gets when it brings none or its own is taken: one more than
+// the largest taken or claimed, else (that would pass MaxDecisionID) one more than the largest taken.
+// Past MaxDecisionID it is returned as is, for the caller to refuse.
+func nextDecisionID(taken, claimed map[int]bool) int {
+	top, topTaken := 0, 0
+	for n := range taken {
+		top, topTaken = max(top, n), max(topTaken, n)
+	}
+	for n := range claimed {
+		top = max(top, n)
+	}
+	if top < MaxDecisionID {
+		return top + 1
+	}
+	return topTaken + 1
 }
 
 // minRenameSimilarity is how alike (merge.Similarity) the bodies of an ADR whose file name gives no number

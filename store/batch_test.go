@@ -293,3 +293,32 @@ func TestKeyNormalisationAndReservedNames(t *testing.T) {
 		t.Errorf("stored under %q, %v", e.Key, err)
 	}
 }
+
+// TestBatchNumbersNeverTakeAClaimedOne: two ADR folders numbered from 1, imported at once. An ADR whose
+// number is taken gets a number beyond every number the batch's ADRs bring, so no later ADR of the same
+// import loses its own number to it (the corpus: madr's 0001 became 23, then phodal's 0023 became 30).
+func TestBatchNumbersNeverTakeAClaimedOne(t *testing.T) {
+	s, _ := storetest.New(t)
+	body := func(s string) *string { return &s }
+	b := store.Batch{Decisions: []store.NewDecision{
+		{Title: "A one", Source: "a/0001-one.md", Number: 1, Body: body("a1\n")},
+		{Title: "A two", Source: "a/0002-two.md", Number: 2, Body: body("a2\n")},
+		{Title: "B one", Source: "b/0001-one.md", Number: 1, Body: body("b1\n")},
+		{Title: "B three", Source: "b/0003-three.md", Number: 3, Body: body("b3\n")},
+		{Title: "No number", Source: "c/adr.md", Body: body("c\n")},
+	}}
+	res, err := s.ApplyReport(bg, store.Op{Name: "import", Summary: "x"}, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	for _, d := range res.Decisions {
+		got[d.Source] = d.ID
+	}
+	want := map[string]int{"a/0001-one.md": 1, "a/0002-two.md": 2, "b/0003-three.md": 3, "b/0001-one.md": 4, "c/adr.md": 5}
+	for src, id := range want {
+		if got[src] != id {
+			t.Errorf("%s: decision %d, want %d (all: %v)", src, got[src], id, got)
+		}
+	}
+}

@@ -81,18 +81,20 @@ func handEditRules(ctx context.Context, v *View, edits []HandEdit, disk map[stri
 	}
 	for i, keys := range added {
 		f := keyedFolders[i]
-		for j, key := range keys {
-			ed := Edits{}
-			for _, o := range keys[:j] {
-				p := f.dir + "/" + o + f.suffix
-				if f.suffix == "" {
-					p += "/SKILL.md"
-				}
-				ed.Put(Public, p, nil)
-			}
-			other, err := lookalike(ctx, v, ed, f.dir, f.suffix, key)
+		// The skeleton of each key added before, to its first key: one pass, not one over every earlier
+		// key per key (2,000 files added by hand were 2 million skeletons).
+		earlier := map[string]string{}
+		for _, key := range keys {
+			other, err := lookalike(ctx, v, nil, f.dir, f.suffix, key)
 			if err != nil {
 				return nil, err
+			}
+			sk := Skeleton(key)
+			if other == "" {
+				other = earlier[sk]
+			}
+			if _, ok := earlier[sk]; !ok {
+				earlier[sk] = key
 			}
 			if other != "" && !gone[f.dir+"/"+other+f.suffix] {
 				problems = append(problems, fmt.Sprintf("%s: %s %q looks like the existing %s %q (they differ only in characters that look alike: %s): use %q, or a key that reads differently",

@@ -663,3 +663,41 @@ func TestHandEditConflictReported(t *testing.T) {
 		t.Fatalf("the reported conflict %s has no record on the branch", c.Conflicts[0].ID)
 	}
 }
+
+// TestHandEditLookalikes: keys added by hand are checked against the refs' keys and against each other,
+// in path order, with one message per file naming the first key it looks like; keys that only differ
+// from each other are fine.
+func TestHandEditLookalikes(t *testing.T) {
+	s, dir := storetest.New(t)
+	if _, err := s.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "auth", Content: "x\n"}); err != nil {
+		t.Fatal(err)
+	}
+	kdir := filepath.Join(dir, ".context", "knowledge")
+	for _, key := range []string{"pay-paypa1", "pay-paypal", "pay-rnoney", "pay-money", "zz-auth", "zz-ok", "zz-other"} {
+		if err := os.WriteFile(filepath.Join(kdir, key+".md"), []byte(key+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(kdir, "\u0430uth.md"), []byte("cyrillic\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	n := storetest.Count(t, dir, "ctx")
+	_, _, err := s.CommitHandEdits(bg, "hand")
+	if err == nil {
+		t.Fatal("look-alike keys committed")
+	}
+	msg := err.Error()
+	for _, want := range []string{`"pay-paypal" looks like the existing knowledge "pay-paypa1"`, `"pay-rnoney" looks like the existing knowledge "pay-money"`, "\"\u0430uth\" looks like the existing knowledge \"auth\""} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error does not say %s:\n%s", want, msg)
+		}
+	}
+	for _, not := range []string{`"pay-paypa1" looks`, `"pay-money" looks`, "zz-ok", "zz-other", `"zz-auth" looks`} {
+		if strings.Contains(msg, not) {
+			t.Errorf("error names %s:\n%s", not, msg)
+		}
+	}
+	if storetest.Count(t, dir, "ctx") != n {
+		t.Error("a commit was made")
+	}
+}

@@ -159,6 +159,10 @@ func runBlame(ctx context.Context, e *env, o blameOptions) error {
 					return printFileBlame(e, fres, o.JSON)
 				}
 			}
+			// FILE:junk where FILE is a file: the line range is what is wrong.
+			if i := strings.LastIndexByte(o.Target, ':'); i > 0 && fileExists(wd, o.Target[:i]) {
+				return usagef("bad line range %s (want L1-L2 with 1 ≤ L1 ≤ L2 ≤ 999999999)", o.Target)
+			}
 			return usagef("%s is neither a file of HEAD nor a commit", o.Target)
 		}
 		if err != nil {

@@ -108,6 +108,9 @@ func runDoctor(ctx context.Context, e *env, o doctorOptions) error {
 	if err != nil {
 		return err
 	}
+	if hint := outdatedHooksHint(ctx, s); hint != "" {
+		fmt.Fprintln(e.stderr, hint)
+	}
 	if o.JSON {
 		if err := printJSON(w, d); err != nil {
 			return err

@@ -49,6 +49,28 @@ func hooksHint(ctx context.Context, s *store.Store) string {
 	return "hint: ctx's git hooks are not installed, so .context/ is refreshed only when ctx runs (not on git checkout, merge or rebase): install them with ctx hooks install"
 }
 
+// outdatedHooksHint is doctor's line about git hooks whose ctx block another version of ctx wrote (they
+// may lack what this version's hooks do): which, and the command that updates them; "" when none is.
+func outdatedHooksHint(ctx context.Context, s *store.Store) string {
+	if s.Bare() {
+		return ""
+	}
+	st, err := hooks.Report(ctx, s.WorkTree())
+	if err != nil {
+		return ""
+	}
+	var old []string
+	for _, h := range st.Hooks {
+		if h.Outdated {
+			old = append(old, string(h.Name))
+		}
+	}
+	if len(old) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("hint: ctx's block in the git hooks %s was written by another version of ctx: update it with ctx hooks install", strings.Join(old, ", "))
+}
+
 // pushHookChanged installs or removes the pre-push hook after ctx config sync.push-with-git.
 func pushHookChanged(ctx context.Context, e *env, s *store.Store) error {
 	if s.Bare() {
