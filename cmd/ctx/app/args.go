@@ -1,6 +1,7 @@
 package app
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -24,8 +25,9 @@ func normalizeArgs(a *cli.App, args []string) []string {
 		}
 		if strings.HasPrefix(arg, "-") && arg != "-" {
 			// A global flag given after the command (ctx mcp serve --agent x) goes back to the front.
+			// --help stays with the command it follows (ctx knowledge get k --help: get's help).
 			dst := &fl
-			if !isFlag(flags, arg) && isFlag(a.Flags, arg) {
+			if !isFlag(flags, arg) && isFlag(a.Flags, arg) && !isHelpFlag(arg) {
 				dst = &global
 			}
 			*dst = append(*dst, arg)
@@ -39,6 +41,11 @@ func normalizeArgs(a *cli.App, args []string) []string {
 	}
 	out = append(out[:1], append(global, out[1:]...)...)
 	out = append(out, fl...)
+	if slices.ContainsFunc(fl, isHelpFlag) {
+		// urfave/cli's help reads a positional argument as a subcommand to explain: a command's help
+		// ignores its arguments instead, as git's does.
+		pos = nil
+	}
 	if len(pos) > 0 {
 		out = append(out, "--")
 		out = append(out, pos...)
@@ -80,6 +87,9 @@ func walkCommands(a *cli.App, args []string) (int, []string, []cli.Flag) {
 	}
 	return i, path, flags
 }
+
+// isHelpFlag reports whether arg asks for help (urfave/cli's --help, -h).
+func isHelpFlag(arg string) bool { return arg == "--help" || arg == "-h" || arg == "-help" }
 
 // isFlag reports whether arg names one of flags.
 func isFlag(flags []cli.Flag, arg string) bool {
