@@ -278,7 +278,25 @@ func hookSources(in io.Reader, p history.Provider, srcs []history.Source) ([]his
 	return out, nil
 }
 
+// runHistoryImport imports; an index found damaged (history.IsDamaged) is removed and rebuilt from the
+// transcripts once, with a warning (it only caches them: docs/history.md "A damaged index").
 func runHistoryImport(ctx context.Context, e *env, o historyImportOptions) error {
+	err := importHistory(ctx, e, o)
+	if !history.IsDamaged(err) || o.HookInput { // the hook's input is read: no second run
+		return historyErr(err)
+	}
+	dir, derr := e.historyDir(ctx, o.Index)
+	if derr != nil {
+		return historyErr(err)
+	}
+	fmt.Fprintf(e.stderr, "ctx: warning: the agent history index in %s is damaged (%v): rebuilding it from the transcripts\n", dir, err)
+	if rerr := history.RemoveIndex(dir); rerr != nil {
+		return fmt.Errorf("remove the damaged agent history index: %w", rerr)
+	}
+	return historyErr(importHistory(ctx, e, o))
+}
+
+func importHistory(ctx context.Context, e *env, o historyImportOptions) error {
 	defer lessGC(160 << 20)()
 	var srcs []history.Source
 	var ix *history.Index
@@ -777,18 +795,27 @@ func (e *env) absFile(p string) (string, error) {
 // current directory). It finds the git common dir with store.CommonDir, which writes nothing to the
 // repository (store.Open could).
 func (e *env) openHistory(ctx context.Context, dir string) (*history.Index, error) {
-	if dir == "" {
-		wd, err := e.workDir()
-		if err != nil {
-			return nil, err
-		}
-		common, err := store.CommonDir(ctx, wd)
-		if err != nil {
-			return nil, err
-		}
-		dir = history.DefaultDir(common)
+	dir, err := e.historyDir(ctx, dir)
+	if err != nil {
+		return nil, err
 	}
 	return history.Open(ctx, dir)
+}
+
+// historyDir is dir, else (dir "") the index directory of the repository ctx runs in.
+func (e *env) historyDir(ctx context.Context, dir string) (string, error) {
+	if dir != "" {
+		return dir, nil
+	}
+	wd, err := e.workDir()
+	if err != nil {
+		return "", err
+	}
+	common, err := store.CommonDir(ctx, wd)
+	if err != nil {
+		return "", err
+	}
+	return history.DefaultDir(common), nil
 }
 
 // historyErr maps the index's errors to ctx's exit codes: an id that matches nothing is not found (3, as
@@ -799,6 +826,8 @@ func historyErr(err error) error {
 		return usagef("%v", err)
 	case errors.Is(err, history.ErrNotFound):
 		return &store.NotFoundError{Msg: err.Error()}
+	case history.IsDamaged(err):
+		return fmt.Errorf("%w: the agent history index is damaged; it only caches the transcripts: ctx history import rebuilds it", err)
 	}
 	return err
 }
