@@ -311,7 +311,7 @@ func (s *Store) publicRefs(ctx context.Context, v *View, ids []int, field string
 // decisionPlan computes the edits that add a decision on view v; shared by AddDecision and imports.
 func (s *Store) decisionPlan(ctx context.Context, v *View, in NewDecision, author string, taken map[int]bool) (Decision, Edits, error) {
 	if strings.TrimSpace(in.Title) == "" {
-		return Decision{}, nil, errors.New("a decision needs a title")
+		return Decision{}, nil, invalidf("a decision needs a title")
 	}
 	if i := strings.IndexFunc(strings.TrimSpace(in.Title), unicode.IsControl); i >= 0 {
 		return Decision{}, nil, invalidf("a decision title is one line of text: control character %U at byte %d (put the rest in --context or --decision)", []rune(strings.TrimSpace(in.Title)[i:])[0], i)

@@ -23,6 +23,11 @@ func normalizeArgs(a *cli.App, args []string) []string {
 			pos = append(pos, args[i+1:]...)
 			break
 		}
+		if len(arg) > 2 && arg[0] == '-' && arg[1] != '-' && isDigits(arg[2:]) && takesValue(flags, arg[:2]) {
+			// A one-letter flag with its number joined (ctx log -n1, as git takes it): -n 1.
+			fl = append(fl, arg[:2], arg[2:])
+			continue
+		}
 		if strings.HasPrefix(arg, "-") && arg != "-" {
 			// A global flag given after the command (ctx mcp serve --agent x) goes back to the front.
 			// --help stays with the command it follows (ctx knowledge get k --help: get's help).
@@ -86,6 +91,11 @@ func walkCommands(a *cli.App, args []string) (int, []string, []cli.Flag) {
 		}
 	}
 	return i, path, flags
+}
+
+// isDigits reports whether s is one or more ASCII digits.
+func isDigits(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
 }
 
 // isHelpFlag reports whether arg asks for help (urfave/cli's --help, -h).

@@ -506,6 +506,9 @@ func parseHistorySearch(c *cli.Context) (historySearchOptions, error) {
 		File: c.String("file"), SessionID: c.String("in-session"), Repo: c.String("repo"),
 		PrimaryOnly: c.Bool("primary-only"), Dense: c.Bool("events"), Limit: c.Int("limit"),
 	}
+	if strings.TrimSpace(q.Text) == "" {
+		return historySearchOptions{}, usagef("the query is empty: give the words to search for")
+	}
 	if c.Int("limit") < 1 {
 		return historySearchOptions{}, usagef("--limit must be between 1 and 500")
 	}
@@ -826,6 +829,8 @@ func historyErr(err error) error {
 		return usagef("%v", err)
 	case errors.Is(err, history.ErrNotFound):
 		return &store.NotFoundError{Msg: err.Error()}
+	case errors.Is(err, history.ErrBadQuery):
+		return usagef("%v", err)
 	case history.IsDamaged(err):
 		return fmt.Errorf("%w: the agent history index is damaged; it only caches the transcripts: ctx history import rebuilds it", err)
 	}

@@ -287,3 +287,24 @@ func TestHistoryDamagedIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestHistorySearchBadQuery: a query with no words (punctuation only, or blank) is a usage error (exit 2)
+// in ctx's words, not a JSON Schema message or exit 1.
+func TestHistorySearchBadQuery(t *testing.T) {
+	corpus := historyCorpus(t)
+	dir := testenv.NewRepo(t)
+	run := func(args ...string) (string, string, int) {
+		var out, errb bytes.Buffer
+		code := Run(context.Background(), append([]string{"ctx", "-C", dir}, args...), IO{In: strings.NewReader(""), Out: &out, Err: &errb})
+		return out.String(), errb.String(), code
+	}
+	if _, e, code := run("history", "import", "--provider", "claude-code", "--path", filepath.Join(corpus, "claude-code")); code != ExitOK {
+		t.Fatalf("import: %d %s", code, e)
+	}
+	for _, q := range []string{`"`, "*", "(", "", "  "} {
+		_, e, code := run("search", q)
+		if code != ExitUsage || strings.Contains(e, "minLength") || !(strings.Contains(e, "no words") || strings.Contains(e, "the query is empty")) {
+			t.Errorf("search %q: exit %d, %s", q, code, e)
+		}
+	}
+}
