@@ -147,7 +147,7 @@ func newEntryGetCmd(e *env, k store.Kind, name string) *cli.Command {
 		Name:      "get",
 		Usage:     "print an entry's content",
 		ArgsUsage: "KEY",
-		Flags: []cli.Flag{jsonFlag, &cli.BoolFlag{Name: "raw", Usage: "print the content's bytes as they are, control characters included"}},
+		Flags:     []cli.Flag{jsonFlag, &cli.BoolFlag{Name: "raw", Usage: "print the content's bytes as they are, control characters included"}},
 		Action: action(e, func(c *cli.Context) (entryGetOptions, error) {
 			if c.NArg() != 1 {
 				return entryGetOptions{}, usagef("usage: ctx %s get KEY", name)
