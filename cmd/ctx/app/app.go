@@ -165,14 +165,6 @@ func newApp(e *env) *cli.App {
 		HideHelpCommand: true,
 		Before: func(c *cli.Context) error {
 			e.dir = c.String("C")
-			if e.dir != "" {
-				// As git -C: a directory that is not there is the command line's mistake, said as such.
-				if fi, err := os.Stat(e.dir); err != nil {
-					return usagef("-C %s: %v", e.dir, errors.Unwrap(err))
-				} else if !fi.IsDir() {
-					return usagef("-C %s: not a directory", e.dir)
-				}
-			}
 			e.actor = store.Actor{Agent: c.String("agent"), Session: c.String("session")}
 			// Agent and session names follow the key rules (docs/format.md "Keys and names"): they become
 			// trailers of every commit, which a space or a line break would garble.
