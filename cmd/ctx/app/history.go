@@ -780,9 +780,12 @@ func (e *env) absFile(p string) (string, error) {
 	if p == "" || filepath.IsAbs(p) {
 		return p, nil
 	}
-	wd, err := e.workDir()
-	if err != nil {
-		return "", err
+	wd := e.dir // a path filter names files, not the repository: -C need not exist here
+	if wd == "" {
+		var err error
+		if wd, err = os.Getwd(); err != nil {
+			return "", err
+		}
 	}
 	abs, err := filepath.Abs(filepath.Join(wd, p))
 	if err != nil {
