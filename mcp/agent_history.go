@@ -28,6 +28,19 @@ const ctxIDPrefix = "ctx:"
 // importHint is the hint of a result read without an index.
 const importHint = "no agent history index yet: run `ctx history import` to index this machine's coding-agent transcripts"
 
+// publicOnlyHint is the hint of a result read over HTTP, where the index is never served (it holds this
+// machine's user's transcripts; docs/http.md): importing would not change the answer.
+const publicOnlyHint = "the agent history of this machine is not served over HTTP (docs/http.md): only the context store is searched; run ctx on this machine, or its MCP server over stdio, to read it"
+
+// noIndexHint is the hint of a result read without an index: how to make one, or, over HTTP, that the
+// index is not served there.
+func noIndexHint(ctx context.Context) string {
+	if store.PublicOnly(ctx) {
+		return publicOnlyHint
+	}
+	return importHint
+}
+
 // historyIndex is the lazily opened index of a server.
 type historyIndex struct {
 	mu  sync.Mutex

@@ -97,7 +97,7 @@ func (s *srv) historyStatus(ctx context.Context) (historyStatus, error) {
 	hs := historyStatus{Path: s.historyDir(), ByProvider: map[string]int{}}
 	ix, err := s.index(ctx)
 	if err != nil || ix == nil {
-		hs.Hint = importHint
+		hs.Hint = noIndexHint(ctx)
 		return hs, err
 	}
 	st, err := ix.Stats(ctx)
@@ -583,7 +583,7 @@ func (s *srv) searchTool(ctx context.Context, args searchArgs) (any, error) {
 	}
 	hint := ""
 	if ix == nil {
-		hint = importHint
+		hint = noIndexHint(ctx)
 	}
 	return pageOf(hits, off, limit, cur.next, func(items []searchResult, pg pagination) any {
 		return struct {
@@ -833,7 +833,7 @@ func (s *srv) showSessionTool(ctx context.Context, args showSessionArgs) (any, e
 		return nil, err
 	}
 	if ix == nil {
-		return nil, codedErrorf(codeNotFound, "session %q not found: %s", args.SessionID, importHint)
+		return nil, codedErrorf(codeNotFound, "session %q not found: %s", args.SessionID, noIndexHint(ctx))
 	}
 	sess, err := ix.Session(ctx, args.SessionID)
 	if err != nil {
@@ -992,7 +992,7 @@ func (s *srv) showEventTool(ctx context.Context, args showEventArgs) (any, error
 		return nil, err
 	}
 	if ix == nil {
-		return nil, codedErrorf(codeNotFound, "event %q not found: %s", args.EventID, importHint)
+		return nil, codedErrorf(codeNotFound, "event %q not found: %s", args.EventID, noIndexHint(ctx))
 	}
 	e, _, err := ix.Event(ctx, args.EventID, 0)
 	if err != nil {
@@ -1217,7 +1217,7 @@ func (s *srv) queryEventsTool(ctx context.Context, args queryEventsArgs) (any, e
 	}
 	hint := ""
 	if ix == nil {
-		hint = importHint
+		hint = noIndexHint(ctx)
 	}
 	return &paged{n: len(rows), build: func(k int) any {
 		pg := pagination{Limit: limit, Returned: k, HasMore: k < len(rows) || more}

@@ -642,7 +642,11 @@ func TestHTTPPrivateScopeHidden(t *testing.T) {
 			}
 		}
 	}
-	// The local agent-history index (the machine user's transcripts) is not served either.
+	// The local agent-history index (the machine user's transcripts) is not served either, and the hint
+	// says so instead of sending the caller to import it.
+	if res, err := ro.callErr("search", map[string]any{"query": "architecture"}); err != nil || !strings.Contains(resultText(res), "not served over HTTP") || strings.Contains(resultText(res), "ctx history import") {
+		t.Errorf("search over HTTP: hint %s %v", resultText(res), err)
+	}
 	if res, err := ro.callErr("blame", map[string]any{"file": "README.md"}); err == nil && (res == nil || !res.IsError) {
 		t.Errorf("blame of code over HTTP answered: %s", resultText(res))
 	}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -321,4 +323,57 @@ func TestBatchNumbersNeverTakeAClaimedOne(t *testing.T) {
 			t.Errorf("%s: decision %d, want %d (all: %v)", src, got[src], id, got)
 		}
 	}
+}
+
+// TestSupersedeNoCycleAndLinksInStep: a decision cannot supersede one that replaces it, directly or down a
+// chain; moving a decision to another replacement or another status takes it off the old replacement's
+// supersedes list and drops its superseded_by.
+func TestSupersedeNoCycleAndLinksInStep(t *testing.T) {
+	s, _ := storetest.New(t)
+	for _, title := range []string{"One", "Two", "Three", "Four"} {
+		if _, _, err := s.AddDecision(bg, store.NewDecision{Title: title, Status: "accepted"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	get := func(id int) store.Decision {
+		t.Helper()
+		v, err := s.RefView(bg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := v.FindDecision(bg, strconv.Itoa(id))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	must := func(ref string, status string, by int) {
+		t.Helper()
+		if _, _, err := s.SetDecisionStatus(bg, ref, status, by); err != nil {
+			t.Fatal(err)
+		}
+	}
+	must("1", "superseded", 2)
+	if _, _, err := s.SetDecisionStatus(bg, "2", "superseded", 1); !errors.Is(err, store.ErrInvalid) || !strings.Contains(err.Error(), "already superseded by") {
+		t.Errorf("2 superseded by 1 after 1 by 2: %v", err)
+	}
+	must("2", "superseded", 3)
+	if _, _, err := s.SetDecisionStatus(bg, "3", "superseded", 1); !errors.Is(err, store.ErrInvalid) {
+		t.Errorf("3 superseded by 1 closes 1 → 2 → 3: %v", err)
+	}
+	if d := get(3); d.Status != "accepted" || d.SupersededBy != 0 {
+		t.Errorf("a refused supersede changed 3: %+v", d)
+	}
+	// 1 moves from 2 to 4: 2 no longer lists it.
+	must("1", "superseded", 4)
+	if d2, d4 := get(2), get(4); slices.Contains(d2.Supersedes, 1) || !slices.Contains(d4.Supersedes, 1) || get(1).SupersededBy != 4 {
+		t.Errorf("after moving 1 to 4: 2 supersedes %v, 4 supersedes %v", d2.Supersedes, d4.Supersedes)
+	}
+	// 1 accepted again: no superseded_by, 4 no longer lists it.
+	must("1", "accepted", 0)
+	if d1, d4 := get(1), get(4); d1.SupersededBy != 0 || slices.Contains(d4.Supersedes, 1) {
+		t.Errorf("after accepting 1: %+v, 4 supersedes %v", d1, d4.Supersedes)
+	}
+	// Now 4 may be superseded by 1 (no cycle left).
+	must("4", "superseded", 1)
 }

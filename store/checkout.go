@@ -653,39 +653,12 @@ func (s *Store) commitHandEdits(ctx context.Context, msg string, auto bool) (*Co
 	if err != nil {
 		return nil, nil, err
 	}
-	fsys, err := openCheckout(s.CheckoutRoot())
+	disk, problems, err := s.handEditProblems(ctx, edits)
 	if err != nil {
-		return nil, nil, err
+		return nil, edits, err
 	}
-	defer fsys.Close()
-	disk := map[string][]byte{}
-	var problems []string
-	for _, e := range edits {
-		if e.Change == ChangeDeleted {
-			continue
-		}
-		if fi, err := fsys.lstat(e.Path); err == nil && fi.Mode().IsRegular() && fi.Size() > maxFileBytes {
-			problems = append(problems, fmt.Sprintf("%s: %s, over the limit of one file of the store (%s, docs/limits.md \"Files of the store\"): "+
-				"shrink it, or split it into several entries", e.Path, sizeOf(fi.Size()), sizeOf(maxFileBytes)))
-			continue
-		}
-		data, err := fsys.readFile(e.Path)
-		if errors.Is(err, errLink) {
-			problems = append(problems, fmt.Sprintf("%s: %v", e.Path, err))
-			continue
-		}
-		if err != nil {
-			return nil, nil, fmt.Errorf("read %s: %w", e.Path, err)
-		}
-		if err := ValidateFile(e.Path, data); err != nil {
-			problems = append(problems, err.Error())
-			continue
-		}
-		if msg := scopeEdited(e.Path, e.Scope, data); msg != "" {
-			problems = append(problems, msg)
-			continue
-		}
-		disk[e.Path] = data
+	if len(problems) > 0 {
+		return nil, edits, invalidf("nothing committed: fix or remove these files of %s first:\n  %s", CheckoutDir, strings.Join(problems, "\n  "))
 	}
 	// A knowledge or convention entry edited by hand is the committer's now, as a write of theirs would
 	// be: its front matter names them, their agent and this time (docs/format.md "Front matter"), so a
@@ -694,20 +667,6 @@ func (s *Store) commitHandEdits(ctx context.Context, msg string, auto bool) (*Co
 		if err := s.stampHandEdits(ctx, disk); err != nil {
 			return nil, edits, err
 		}
-	}
-	if len(disk) > 0 {
-		v, err := s.RefView(ctx)
-		if err != nil {
-			return nil, edits, err
-		}
-		more, err := handEditRules(ctx, v, edits, disk)
-		if err != nil {
-			return nil, edits, err
-		}
-		problems = append(problems, more...)
-	}
-	if len(problems) > 0 {
-		return nil, edits, invalidf("nothing committed: fix or remove these files of %s first:\n  %s", CheckoutDir, strings.Join(problems, "\n  "))
 	}
 	// One commit per scope, each naming only the paths of its own scope: the public commit must not list
 	// a private path (docs/security.md).

@@ -256,6 +256,13 @@ func (s *Store) ResolveConflict(ctx context.Context, idOrPath, choice string, co
 		if err := ValidText("resolution of "+rec.Path, string(data)); err != nil {
 			return rec, nil, err
 		}
+		// An entry holds text, as every write of one requires (SetEntry, the hand-edit rules).
+		if i, key, ok := keyedPathOf(rec.Path); ok && keyedFolders[i].suffix != "" {
+			if _, body := ReadFrontMatter(data); strings.TrimSpace(string(body)) == "" {
+				return rec, nil, invalidf("resolve conflict %s: the content for %s is empty: an entry holds text (to remove the entry: resolve with the side that deleted it, or ctx %s rm %s after resolving)",
+					rec.ID, rec.Path, keyedFolders[i].what, key)
+			}
+		}
 		if err := ValidateFile(rec.Path, data); err != nil {
 			return rec, nil, fmt.Errorf("resolve conflict %s: %w", rec.ID, err)
 		}

@@ -408,6 +408,15 @@ func TestResolveFileKeepsMetadata(t *testing.T) {
 		t.Fatal(err)
 	}
 	sa.Actor.Agent = "resolver-agent"
+	// Empty content is refused, as for every write of an entry; the record stays open.
+	for _, empty := range []string{"", "\n  \n", "---\nagent: x\n---\n\n"} {
+		if _, _, err := sa.ResolveConflict(bg, "knowledge/arch.md", "file", []byte(empty)); !errors.Is(err, store.ErrInvalid) || !strings.Contains(err.Error(), "is empty") {
+			t.Errorf("resolve with %q: %v", empty, err)
+		}
+	}
+	if out := testenv.Git(t, a, "ls-tree", "--name-only", "ctx", "conflicts/"); out == "" {
+		t.Fatal("a refused resolution closed the record")
+	}
 	if _, _, err := sa.ResolveConflict(bg, "knowledge/arch.md", "file", []byte("both A and B\n")); err != nil {
 		t.Fatal(err)
 	}

@@ -311,7 +311,7 @@ func (s *Store) publicRefs(ctx context.Context, v *View, ids []int, field string
 // decisionPlan computes the edits that add a decision on view v; shared by AddDecision and imports.
 func (s *Store) decisionPlan(ctx context.Context, v *View, in NewDecision, author string, taken map[int]bool) (Decision, Edits, error) {
 	if strings.TrimSpace(in.Title) == "" {
-		return Decision{}, nil, errors.New("a decision needs a title")
+		return Decision{}, nil, invalidf("a decision needs a title")
 	}
 	if i := strings.IndexFunc(strings.TrimSpace(in.Title), unicode.IsControl); i >= 0 {
 		return Decision{}, nil, invalidf("a decision title is one line of text: control character %U at byte %d (put the rest in --context or --decision)", []rune(strings.TrimSpace(in.Title)[i:])[0], i)
@@ -437,6 +437,24 @@ func (s *Store) SetDecisionStatus(ctx context.Context, ref, status string, super
 			if nd.ID == d.ID {
 				return nil, invalidf("decision %d cannot supersede itself: give the id of the decision that replaces it", d.ID)
 			}
+			// No cycle: the replacing decision must not itself be replaced, directly or down a chain of
+			// superseded_by links, by the decision it replaces.
+			seen := map[int]bool{nd.ID: true}
+			for next := nd; next.Status == "superseded" && next.SupersededBy > 0; {
+				if next.SupersededBy == d.ID {
+					return nil, invalidf("decision %d cannot supersede %d: %d is already superseded by %d (directly or through others); set %d's status first (ctx decision set-status %d accepted)",
+						nd.ID, d.ID, nd.ID, d.ID, nd.ID, nd.ID)
+				}
+				if seen[next.SupersededBy] {
+					break
+				}
+				seen[next.SupersededBy] = true
+				n, err := v.FindDecision(ctx, strconv.Itoa(next.SupersededBy))
+				if err != nil {
+					break // a link to a decision that is gone (or private) ends the chain
+				}
+				next = n
+			}
 			if !slices.Contains(nd.Supersedes, d.ID) {
 				list := append(slices.Clone(nd.Supersedes), d.ID)
 				slices.Sort(list)
@@ -447,16 +465,39 @@ func (s *Store) SetDecisionStatus(ctx context.Context, ref, status string, super
 				ed.Put(nd.Scope, nd.Path, b)
 			}
 		}
+		// The decision that replaced d until now no longer does when d gets another status or another
+		// replacement: its supersedes list drops d, so the two sides of the link stay in step.
+		if old := d.SupersededBy; old > 0 && old != d.ID && (st != "superseded" || (supersededBy > 0 && supersededBy != old)) {
+			if od, err := v.FindDecision(ctx, strconv.Itoa(old)); err == nil && slices.Contains(od.Supersedes, d.ID) {
+				list := slices.DeleteFunc(slices.Clone(od.Supersedes), func(n int) bool { return n == d.ID })
+				b, err := s.editDecisionMeta(ctx, v, od, func(m *Meta) {
+					if len(list) == 0 {
+						m.Delete("supersedes")
+					} else {
+						m.Set("supersedes", list)
+					}
+				})
+				if err != nil {
+					return nil, err
+				}
+				ed.Put(od.Scope, od.Path, b)
+			}
+		}
 		b, err := s.editDecisionMeta(ctx, v, d, func(m *Meta) {
 			m.Set("status", st)
 			if supersededBy > 0 {
 				m.Set("superseded_by", supersededBy)
+			} else if st != "superseded" {
+				m.Delete("superseded_by")
 			}
 		})
 		if err != nil {
 			return nil, err
 		}
-		d.Status, d.SupersededBy = st, supersededBy
+		if supersededBy > 0 || st != "superseded" {
+			d.SupersededBy = supersededBy
+		}
+		d.Status = st
 		out = d
 		ed.Put(d.Scope, d.Path, b)
 		return ed, nil

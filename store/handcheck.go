@@ -3,6 +3,7 @@ package store
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -320,4 +321,76 @@ func (g pathGroups[K]) shared() []K {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// handEditProblems reads the files of the hand edits (all but deletions) from the checkout and checks them
+// as CommitHandEdits does before it commits: size, links, paths and content (ValidateFile), scopes, then
+// the rules of handEditRules. It returns the files' content by path and one problem a file, each starting
+// with the file's path and ": ".
+func (s *Store) handEditProblems(ctx context.Context, edits []HandEdit) (map[string][]byte, []string, error) {
+	fsys, err := openCheckout(s.CheckoutRoot())
+	if err != nil {
+		return nil, nil, err
+	}
+	defer fsys.Close()
+	disk := map[string][]byte{}
+	var problems []string
+	for _, e := range edits {
+		if e.Change == ChangeDeleted {
+			continue
+		}
+		if fi, err := fsys.lstat(e.Path); err == nil && fi.Mode().IsRegular() && fi.Size() > maxFileBytes {
+			problems = append(problems, fmt.Sprintf("%s: %s, over the limit of one file of the store (%s, docs/limits.md \"Files of the store\"): "+
+				"shrink it, or split it into several entries", e.Path, sizeOf(fi.Size()), sizeOf(maxFileBytes)))
+			continue
+		}
+		data, err := fsys.readFile(e.Path)
+		if errors.Is(err, errLink) {
+			problems = append(problems, fmt.Sprintf("%s: %v", e.Path, err))
+			continue
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("read %s: %w", e.Path, err)
+		}
+		if err := ValidateFile(e.Path, data); err != nil {
+			problems = append(problems, err.Error())
+			continue
+		}
+		if msg := scopeEdited(e.Path, e.Scope, data); msg != "" {
+			problems = append(problems, msg)
+			continue
+		}
+		disk[e.Path] = data
+	}
+	if len(disk) > 0 {
+		v, err := s.RefView(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		more, err := handEditRules(ctx, v, edits, disk)
+		if err != nil {
+			return nil, nil, err
+		}
+		problems = append(problems, more...)
+	}
+	return disk, problems, nil
+}
+
+// HandEditProblems is what `ctx commit` would refuse of edits (HandEdits' result), by path (the path of
+// .context/ the problem names, as in HandEdit.Path): the reason, as CommitHandEdits words it. Reading
+// only: `ctx status` and `ctx restore` use it so that they never advise `ctx commit` for a file it
+// refuses.
+func (s *Store) HandEditProblems(ctx context.Context, edits []HandEdit) (map[string]string, error) {
+	_, problems, err := s.handEditProblems(ctx, edits)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, p := range problems {
+		path, _, _ := strings.Cut(p, ": ")
+		if _, ok := out[path]; !ok {
+			out[path] = p
+		}
+	}
+	return out, nil
 }

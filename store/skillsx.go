@@ -68,6 +68,15 @@ func renderSkillBody(instructions string) []byte {
 // are the same, the body when it equals the instructions (ignoring surrounding blank space). Unknown
 // front-matter keys are kept (the file is parsed with yaml.v3).
 func skillContent(old []byte, name, description, instructions string) []byte {
+	// Instructions that are a whole SKILL.md (front matter, then the body): its front matter is the skill's,
+	// with the name and description given, not a second block in the body.
+	if fm, body, ok := SplitFrontMatter([]byte(instructions)); ok {
+		if m, err := ParseMeta(fm); err == nil {
+			m.Set("name", name)
+			m.Set("description", description)
+			return JoinFrontMatter(m, renderSkillBody(string(body)))
+		}
+	}
 	if old != nil {
 		if fm, body, ok := SplitFrontMatter(old); ok {
 			if m, err := ParseMeta(fm); err == nil {
@@ -95,7 +104,9 @@ func skillContent(old []byte, name, description, instructions string) []byte {
 
 // AddSkill writes skills/<name>/SKILL.md in the Agent Skills format (front matter name and description,
 // then the instructions as the markdown body), one commit; none when nothing changes. An existing
-// SKILL.md keeps its unknown front-matter keys, and its original bytes where they do not change. scope ""
+// SKILL.md keeps its unknown front-matter keys, and its original bytes where they do not change; instructions
+// that are a whole SKILL.md bring their own front matter instead (name and description set from the
+// arguments). scope ""
 // keeps the skill's current scope (public for a new one); another scope than the one holding it is an
 // error wrapping ErrScopeClash (SetScope moves a skill). The name must pass ValidSkillName; the description
 // must be 1..1024 characters (Agent Skills specification).

@@ -296,3 +296,22 @@ func TestLogLinesOrderedByTimestamp(t *testing.T) {
 		t.Fatalf("order: %+v %v", uses, err)
 	}
 }
+
+// TestAddSkillFromWholeFile: instructions that are a whole SKILL.md (front matter and body, as `ctx skill
+// add NAME -d D -f SKILL.md` reads them) make one front matter: the file's keys, with the name and
+// description given; the body is the file's body. Adding the same file again changes nothing.
+func TestAddSkillFromWholeFile(t *testing.T) {
+	f := newFixture(t)
+	file := "---\nname: other-name\ndescription: the file's own\nallowed-tools: Bash(git:*)\nlicense: MIT\n---\n\n# Review\n\nCheck the tests.\n"
+	f.commits("ctx", 1, func() {
+		must[store.Skill](t)(f.s.AddSkill(f.ctx, "review", "Review a pull request", file, ""))
+	})
+	got := storetest.Show(t, f.dir, "ctx", "skills/review/SKILL.md") + "\n"
+	want := "---\nname: review\ndescription: Review a pull request\nallowed-tools: Bash(git:*)\nlicense: MIT\n---\n\n# Review\n\nCheck the tests.\n"
+	if got != want {
+		t.Fatalf("SKILL.md:\n%s\nwant\n%s", got, want)
+	}
+	f.commits("ctx", 0, func() {
+		must[store.Skill](t)(f.s.AddSkill(f.ctx, "review", "Review a pull request", file, ""))
+	})
+}

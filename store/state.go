@@ -97,14 +97,14 @@ func (s *Store) UpdateState(ctx context.Context, p StatePatch) (ActiveState, *Co
 	if p.Blockers != nil {
 		for i, b := range *p.Blockers {
 			if strings.TrimSpace(b) == "" {
-				return ActiveState{}, nil, fmt.Errorf("update state: blockers[%d] is empty", i)
+				return ActiveState{}, nil, invalidf("update state: blockers[%d] is empty", i)
 			}
 		}
 	}
 	if p.Progress != nil {
 		for k := range *p.Progress {
 			if strings.TrimSpace(k) == "" {
-				return ActiveState{}, nil, errors.New("update state: a progress key is empty")
+				return ActiveState{}, nil, invalidf("update state: a progress key is empty")
 			}
 		}
 	}

@@ -28,6 +28,11 @@ func TestNormalizeArgs(t *testing.T) {
 		{[]string{"ctx", "log", "-n", "3", "knowledge/a.md"}, []string{"ctx", "log", "-n", "3", "--", "knowledge/a.md"}},
 		{[]string{"ctx", "knowledge", "set", "k", "--", "-text starting with a dash"}, []string{"ctx", "knowledge", "set", "--", "k", "-text starting with a dash"}},
 		{[]string{"ctx", "decision", "add", "T", "--status=accepted"}, []string{"ctx", "decision", "add", "--status=accepted", "--", "T"}},
+		{[]string{"ctx", "knowledge", "get", "k", "--help"}, []string{"ctx", "knowledge", "get", "--help"}},
+		{[]string{"ctx", "status", "x", "-h"}, []string{"ctx", "status", "-h"}},
+		{[]string{"ctx", "log", "-n1"}, []string{"ctx", "log", "-n", "1"}},
+		{[]string{"ctx", "log", "-n20", "knowledge/a.md"}, []string{"ctx", "log", "-n", "20", "--", "knowledge/a.md"}},
+		{[]string{"ctx", "knowledge", "set", "k", "--", "--help"}, []string{"ctx", "knowledge", "set", "--", "k", "--help"}},
 	}
 	for _, c := range cases {
 		if got := normalizeArgs(a, c.in); !reflect.DeepEqual(got, c.want) {

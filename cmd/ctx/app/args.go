@@ -1,6 +1,7 @@
 package app
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -22,10 +23,16 @@ func normalizeArgs(a *cli.App, args []string) []string {
 			pos = append(pos, args[i+1:]...)
 			break
 		}
+		if len(arg) > 2 && arg[0] == '-' && arg[1] != '-' && isDigits(arg[2:]) && takesValue(flags, arg[:2]) {
+			// A one-letter flag with its number joined (ctx log -n1, as git takes it): -n 1.
+			fl = append(fl, arg[:2], arg[2:])
+			continue
+		}
 		if strings.HasPrefix(arg, "-") && arg != "-" {
 			// A global flag given after the command (ctx mcp serve --agent x) goes back to the front.
+			// --help stays with the command it follows (ctx knowledge get k --help: get's help).
 			dst := &fl
-			if !isFlag(flags, arg) && isFlag(a.Flags, arg) {
+			if !isFlag(flags, arg) && isFlag(a.Flags, arg) && !isHelpFlag(arg) {
 				dst = &global
 			}
 			*dst = append(*dst, arg)
@@ -39,6 +46,11 @@ func normalizeArgs(a *cli.App, args []string) []string {
 	}
 	out = append(out[:1], append(global, out[1:]...)...)
 	out = append(out, fl...)
+	if slices.ContainsFunc(fl, isHelpFlag) {
+		// urfave/cli's help reads a positional argument as a subcommand to explain: a command's help
+		// ignores its arguments instead, as git's does.
+		pos = nil
+	}
 	if len(pos) > 0 {
 		out = append(out, "--")
 		out = append(out, pos...)
@@ -80,6 +92,14 @@ func walkCommands(a *cli.App, args []string) (int, []string, []cli.Flag) {
 	}
 	return i, path, flags
 }
+
+// isDigits reports whether s is one or more ASCII digits.
+func isDigits(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
+}
+
+// isHelpFlag reports whether arg asks for help (urfave/cli's --help, -h).
+func isHelpFlag(arg string) bool { return arg == "--help" || arg == "-h" || arg == "-help" }
 
 // isFlag reports whether arg names one of flags.
 func isFlag(flags []cli.Flag, arg string) bool {

@@ -139,6 +139,7 @@ type entryGetOptions struct {
 	Kind store.Kind
 	Key  string
 	JSON bool
+	Raw  bool // the bytes as stored, not through the sanitizer
 }
 
 func newEntryGetCmd(e *env, k store.Kind, name string) *cli.Command {
@@ -146,16 +147,22 @@ func newEntryGetCmd(e *env, k store.Kind, name string) *cli.Command {
 		Name:      "get",
 		Usage:     "print an entry's content",
 		ArgsUsage: "KEY",
-		Flags:     []cli.Flag{jsonFlag},
+		Flags:     []cli.Flag{jsonFlag, &cli.BoolFlag{Name: "raw", Usage: "print the content's bytes as they are, control characters included"}},
 		Action: action(e, func(c *cli.Context) (entryGetOptions, error) {
 			if c.NArg() != 1 {
 				return entryGetOptions{}, usagef("usage: ctx %s get KEY", name)
 			}
-			return entryGetOptions{Kind: k, Key: c.Args().Get(0), JSON: c.Bool("json")}, nil
+			if c.Bool("raw") && c.Bool("json") {
+				return entryGetOptions{}, usagef("--raw and --json: give one")
+			}
+			return entryGetOptions{Kind: k, Key: c.Args().Get(0), JSON: c.Bool("json"), Raw: c.Bool("raw")}, nil
 		}, runEntryGet),
-	}, "Prints the content of the entry KEY as stored, whatever its scope, and a newline (the body of its\n"+
-		"file); --json gives the content exactly, with its key, scope and front matter.",
-		[]string{fmt.Sprintf("ctx %s get architecture", name), fmt.Sprintf("ctx %s get architecture --json", name)},
+	}, "Prints the content of the entry KEY, whatever its scope, and a newline (the body of its file). Control\n"+
+		"characters that could drive a terminal (escape sequences, bidirectional overrides) are shown as \\uXXXX,\n"+
+		"as in all of ctx's output (docs/security.md \"Input hygiene\"); --raw prints the bytes as stored, for a\n"+
+		"file or a program (ctx "+name+" get KEY --raw > f, then set KEY -f f, gives the same content back);\n"+
+		"--json gives the content exactly, with its key, scope and front matter.",
+		[]string{fmt.Sprintf("ctx %s get architecture", name), fmt.Sprintf("ctx %s get architecture --raw > architecture.md", name), fmt.Sprintf("ctx %s get architecture --json", name)},
 		exits(ExitUsage, ExitNotFound, ExitNoStore))
 }
 
@@ -172,9 +179,14 @@ func runEntryGet(ctx context.Context, e *env, o entryGetOptions) error {
 		return printJSON(e.stdout, en)
 	}
 	// The body as the entry's file holds it: the content and one newline (store.EntryBody), on a terminal
-	// and in a pipe alike, as git show prints a blob. `ctx knowledge get K > f` then `set K -f f` (which
-	// drops one final newline) gives the same content back.
-	_, err = e.stdout.Write(store.EntryBody(en.Content))
+	// and in a pipe alike. With --raw its bytes go out as they are, as git show prints a blob: `ctx
+	// knowledge get K --raw > f` then `set K -f f` (which drops one final newline) gives the same content
+	// back; without it, control characters are escaped (sanitizer).
+	w := e.stdout
+	if o.Raw {
+		w = e.rawOut
+	}
+	_, err = w.Write(store.EntryBody(en.Content))
 	return err
 }
 

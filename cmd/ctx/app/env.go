@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"io"
 	"os"
 
@@ -90,6 +91,12 @@ func (e *env) context(ctx context.Context) context.Context {
 // workDir is the directory ctx runs in: -C DIR, else the current one.
 func (e *env) workDir() (string, error) {
 	if e.dir != "" {
+		// As git -C: a directory that is not there is the command line's mistake, said as such.
+		if fi, err := os.Stat(e.dir); err != nil {
+			return "", usagef("-C %s: %v", e.dir, errors.Unwrap(err))
+		} else if !fi.IsDir() {
+			return "", usagef("-C %s: not a directory", e.dir)
+		}
 		return e.dir, nil
 	}
 	return os.Getwd()

@@ -278,7 +278,25 @@ func hookSources(in io.Reader, p history.Provider, srcs []history.Source) ([]his
 	return out, nil
 }
 
+// runHistoryImport imports; an index found damaged (history.IsDamaged) is removed and rebuilt from the
+// transcripts once, with a warning (it only caches them: docs/history.md "A damaged index").
 func runHistoryImport(ctx context.Context, e *env, o historyImportOptions) error {
+	err := importHistory(ctx, e, o)
+	if !history.IsDamaged(err) || o.HookInput { // the hook's input is read: no second run
+		return historyErr(err)
+	}
+	dir, derr := e.historyDir(ctx, o.Index)
+	if derr != nil {
+		return historyErr(err)
+	}
+	fmt.Fprintf(e.stderr, "ctx: warning: the agent history index in %s is damaged (%v): rebuilding it from the transcripts\n", dir, err)
+	if rerr := history.RemoveIndex(dir); rerr != nil {
+		return fmt.Errorf("remove the damaged agent history index: %w", rerr)
+	}
+	return historyErr(importHistory(ctx, e, o))
+}
+
+func importHistory(ctx context.Context, e *env, o historyImportOptions) error {
 	defer lessGC(160 << 20)()
 	var srcs []history.Source
 	var ix *history.Index
@@ -487,6 +505,9 @@ func parseHistorySearch(c *cli.Context) (historySearchOptions, error) {
 		Text: strings.Join(c.Args().Slice(), " "), Scope: c.String("scope"), EventType: history.EventType(c.String("type")),
 		File: c.String("file"), SessionID: c.String("in-session"), Repo: c.String("repo"),
 		PrimaryOnly: c.Bool("primary-only"), Dense: c.Bool("events"), Limit: c.Int("limit"),
+	}
+	if strings.TrimSpace(q.Text) == "" {
+		return historySearchOptions{}, usagef("the query is empty: give the words to search for")
 	}
 	if c.Int("limit") < 1 {
 		return historySearchOptions{}, usagef("--limit must be between 1 and 500")
@@ -759,9 +780,12 @@ func (e *env) absFile(p string) (string, error) {
 	if p == "" || filepath.IsAbs(p) {
 		return p, nil
 	}
-	wd, err := e.workDir()
-	if err != nil {
-		return "", err
+	wd := e.dir // a path filter names files, not the repository: -C need not exist here
+	if wd == "" {
+		var err error
+		if wd, err = os.Getwd(); err != nil {
+			return "", err
+		}
 	}
 	abs, err := filepath.Abs(filepath.Join(wd, p))
 	if err != nil {
@@ -777,18 +801,27 @@ func (e *env) absFile(p string) (string, error) {
 // current directory). It finds the git common dir with store.CommonDir, which writes nothing to the
 // repository (store.Open could).
 func (e *env) openHistory(ctx context.Context, dir string) (*history.Index, error) {
-	if dir == "" {
-		wd, err := e.workDir()
-		if err != nil {
-			return nil, err
-		}
-		common, err := store.CommonDir(ctx, wd)
-		if err != nil {
-			return nil, err
-		}
-		dir = history.DefaultDir(common)
+	dir, err := e.historyDir(ctx, dir)
+	if err != nil {
+		return nil, err
 	}
 	return history.Open(ctx, dir)
+}
+
+// historyDir is dir, else (dir "") the index directory of the repository ctx runs in.
+func (e *env) historyDir(ctx context.Context, dir string) (string, error) {
+	if dir != "" {
+		return dir, nil
+	}
+	wd, err := e.workDir()
+	if err != nil {
+		return "", err
+	}
+	common, err := store.CommonDir(ctx, wd)
+	if err != nil {
+		return "", err
+	}
+	return history.DefaultDir(common), nil
 }
 
 // historyErr maps the index's errors to ctx's exit codes: an id that matches nothing is not found (3, as
@@ -799,6 +832,10 @@ func historyErr(err error) error {
 		return usagef("%v", err)
 	case errors.Is(err, history.ErrNotFound):
 		return &store.NotFoundError{Msg: err.Error()}
+	case errors.Is(err, history.ErrBadQuery):
+		return usagef("%v", err)
+	case history.IsDamaged(err):
+		return fmt.Errorf("%w: the agent history index is damaged; it only caches the transcripts: ctx history import rebuilds it", err)
 	}
 	return err
 }

@@ -251,3 +251,60 @@ func TestAbsFile(t *testing.T) {
 		}
 	}
 }
+
+// TestHistoryDamagedIndex: a damaged index (truncated, or not a database at all) makes a search fail with
+// the remedy, and the next import rebuilds it from the transcripts with a warning; the search then works.
+func TestHistoryDamagedIndex(t *testing.T) {
+	corpus := historyCorpus(t)
+	dir := testenv.NewRepo(t)
+	run := func(args ...string) (string, string, int) {
+		var out, errb bytes.Buffer
+		code := Run(context.Background(), append([]string{"ctx", "-C", dir}, args...), IO{In: strings.NewReader(""), Out: &out, Err: &errb})
+		return out.String(), errb.String(), code
+	}
+	imp := []string{"history", "import", "--provider", "claude-code", "--path", filepath.Join(corpus, "claude-code")}
+	if _, e, code := run(imp...); code != ExitOK {
+		t.Fatalf("import: %d %s", code, e)
+	}
+	db := filepath.Join(dir, ".git", "ctx", "history", "index.db")
+	for _, damage := range []func() error{
+		func() error { return os.Truncate(db, 8192) },
+		func() error { return os.WriteFile(db, bytes.Repeat([]byte("not sqlite "), 2000), 0o600) },
+	} {
+		if err := damage(); err != nil {
+			t.Fatal(err)
+		}
+		_, e, code := run("search", "files", "--provider", "claude-code")
+		if code == ExitOK || !strings.Contains(e, "the agent history index is damaged") || !strings.Contains(e, "ctx history import rebuilds it") {
+			t.Errorf("search of a damaged index: exit %d, %s", code, e)
+		}
+		_, e, code = run(imp...)
+		if code != ExitOK || !strings.Contains(e, "is damaged") || !strings.Contains(e, "rebuilding it from the transcripts") {
+			t.Errorf("import of a damaged index: exit %d, %s", code, e)
+		}
+		if out, e, code := run("search", "files", "--provider", "claude-code"); code != ExitOK || out == "" {
+			t.Errorf("search after the rebuild: exit %d, %q %s", code, out, e)
+		}
+	}
+}
+
+// TestHistorySearchBadQuery: a query with no words (punctuation only, or blank) is a usage error (exit 2)
+// in ctx's words, not a JSON Schema message or exit 1.
+func TestHistorySearchBadQuery(t *testing.T) {
+	corpus := historyCorpus(t)
+	dir := testenv.NewRepo(t)
+	run := func(args ...string) (string, string, int) {
+		var out, errb bytes.Buffer
+		code := Run(context.Background(), append([]string{"ctx", "-C", dir}, args...), IO{In: strings.NewReader(""), Out: &out, Err: &errb})
+		return out.String(), errb.String(), code
+	}
+	if _, e, code := run("history", "import", "--provider", "claude-code", "--path", filepath.Join(corpus, "claude-code")); code != ExitOK {
+		t.Fatalf("import: %d %s", code, e)
+	}
+	for _, q := range []string{`"`, "*", "(", "", "  "} {
+		_, e, code := run("search", q)
+		if code != ExitUsage || strings.Contains(e, "minLength") || !(strings.Contains(e, "no words") || strings.Contains(e, "the query is empty")) {
+			t.Errorf("search %q: exit %d, %s", q, code, e)
+		}
+	}
+}

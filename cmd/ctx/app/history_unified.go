@@ -103,7 +103,7 @@ func runUnifiedSearch(ctx context.Context, e *env, st *store.Store, o historySea
 			return usagef("%v", err)
 		}
 		if err != nil {
-			return err
+			return historyErr(err)
 		}
 		b, err := json.Marshal(out)
 		if err != nil {

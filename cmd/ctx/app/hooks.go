@@ -88,7 +88,15 @@ func pushHookChanged(ctx context.Context, e *env, s *store.Store) error {
 
 func describeHooks(st hooks.Status, verb string) string {
 	if st.Manager != hooks.NoManager {
-		return fmt.Sprintf("hooks: %s manages %s; add this to its configuration:\n%s", st.Manager, st.Dir, st.Snippet)
+		// ctx writes nothing in a hook manager's files: it says what belongs there, and whether a
+		// command changed anything (never).
+		switch verb {
+		case "uninstalled":
+			return fmt.Sprintf("hooks: %s manages %s; ctx changed nothing there: remove the ctx lines you added to its configuration (any of these):\n%s", st.Manager, st.Dir, st.Snippet)
+		case "installed":
+			return fmt.Sprintf("hooks: %s manages %s; ctx wrote nothing there: add this to its configuration:\n%s", st.Manager, st.Dir, st.Snippet)
+		}
+		return fmt.Sprintf("hooks: %s manages %s; ctx does not read its configuration: these are the lines to have there for ctx's hooks:\n%s", st.Manager, st.Dir, st.Snippet)
 	}
 	var names []string
 	for _, h := range st.Hooks {

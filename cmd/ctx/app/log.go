@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"strings"
 
@@ -46,7 +47,12 @@ func runLog(ctx context.Context, e *env, o logOptions) error {
 	if o.N < 0 {
 		return usagef("-n takes a number of commits >= 0 (0: all)")
 	}
-	entries, err := s.Log(ctx, o.N, e.storePath(s, o.Path))
+	path := e.storePath(s, o.Path)
+	if path != "" && (filepath.IsAbs(filepath.FromSlash(path)) || !fs.ValidPath(strings.TrimSuffix(path, "/"))) {
+		// Like git log -- PATH outside the repository: a mistake, not an empty history.
+		return usagef("%s is not a path of the context branch (knowledge/KEY.md, or a file of %s/)", o.Path, store.CheckoutDir)
+	}
+	entries, err := s.Log(ctx, o.N, path)
 	if err != nil {
 		return err
 	}

@@ -54,7 +54,22 @@ func runRestore(ctx context.Context, e *env, o restoreOptions) error {
 		for _, w := range res.Written {
 			fmt.Fprintf(e.stdout, "  restored %-8s %s\n", w.Change, w.Path)
 		}
+		var refused map[string]string
+		if len(res.Left) > 0 {
+			// The hand edits left now (the files added by hand, and any edit outside the paths given).
+			left, err := s.HandEdits(ctx)
+			if err != nil {
+				return err
+			}
+			if refused, err = s.HandEditProblems(ctx, left); err != nil {
+				return err
+			}
+		}
 		for _, p := range res.Left {
+			if why, ok := refused[p]; ok {
+				fmt.Fprintf(e.stdout, "  left     added    %s (added by hand, and ctx commit refuses it: %s: remove it yourself)\n", p, reason(why, p))
+				continue
+			}
 			fmt.Fprintf(e.stdout, "  left     added    %s (added by hand: remove it yourself or record it with ctx commit)\n", p)
 		}
 	}
@@ -62,4 +77,12 @@ func runRestore(ctx context.Context, e *env, o restoreOptions) error {
 		return fmt.Errorf("not restored: %s: something that is not a regular file stands there (ctx never writes through a link or over a folder): remove it and run ctx restore again", strings.Join(res.Blocked, ", "))
 	}
 	return nil
+}
+
+// reason is a problem of store.HandEditProblems without the path it starts with (once or twice).
+func reason(problem, path string) string {
+	for strings.HasPrefix(problem, path+": ") {
+		problem = strings.TrimPrefix(problem, path+": ")
+	}
+	return problem
 }

@@ -96,7 +96,15 @@ func runStatus(ctx context.Context, e *env, o statusOptions) error {
 	if st.CheckoutProblem != "" {
 		fmt.Fprintf(w, "checkout: %s\n", st.CheckoutProblem)
 	} else if st.Checkout != "" {
-		printCheckoutStatus(w, st)
+		var refused map[string]string
+		if len(st.HandEdits) > 0 {
+			// What ctx commit would refuse, so that the advice below is never one it turns down. Only
+			// when there are hand edits: a clean status reads no file.
+			if refused, err = s.HandEditProblems(ctx, st.HandEdits); err != nil {
+				return err
+			}
+		}
+		printCheckoutStatus(w, st, refused)
 	}
 	if st.Behind > 0 {
 		fmt.Fprintf(w, "behind:   .context/ lacks %s of %s: ctx pull\n", plural(st.Behind, "commit", "commits"), st.Tracking)
@@ -107,7 +115,8 @@ func runStatus(ctx context.Context, e *env, o statusOptions) error {
 
 // printCheckoutStatus is the checkout line of ctx status: "clean" only when .context/ mirrors the branch
 // (no hand edit, no file behind it).
-func printCheckoutStatus(w io.Writer, st *store.Status) {
+// refused holds, by path, the hand edits ctx commit would refuse and why.
+func printCheckoutStatus(w io.Writer, st *store.Status, refused map[string]string) {
 	switch {
 	case st.CheckoutBehind:
 		fmt.Fprintf(w, "checkout: %s, behind the context branch (its refresh did not finish: ctx status or any write refreshes it)\n", st.Checkout)
@@ -116,11 +125,17 @@ func printCheckoutStatus(w io.Writer, st *store.Status) {
 		return
 	case len(st.HandEdits) == 0:
 		fmt.Fprintf(w, "checkout: %s:\n", st.Checkout)
-	default:
+	case len(refused) == 0:
 		fmt.Fprintf(w, "checkout: %s, %s (record them with ctx commit):\n", st.Checkout, plural(len(st.HandEdits), "hand edit", "hand edits"))
+	default:
+		fmt.Fprintf(w, "checkout: %s, %s; ctx commit refuses %d of them (fix or remove those files, then record the rest with ctx commit):\n",
+			st.Checkout, plural(len(st.HandEdits), "hand edit", "hand edits"), len(refused))
 	}
 	for _, e := range st.HandEdits {
 		fmt.Fprintf(w, "  %-8s %s (%s)\n", e.Change, e.Path, e.Scope)
+		if why, ok := refused[e.Path]; ok {
+			fmt.Fprintf(w, "           refused: %s\n", reason(why, e.Path))
+		}
 	}
 	for _, p := range st.Stale {
 		fmt.Fprintf(w, "  behind   %s (the branch changed it; your hand edit is kept: ctx commit merges the two)\n", p)
