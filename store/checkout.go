@@ -465,9 +465,14 @@ func (s *Store) applyRefresh(ctx context.Context, fsys *checkoutFS, w *dirWriter
 			}
 			out.Removed = append(out.Removed, op.path)
 		} else {
-			data, err := s.repo.ReadBlob(ctx, op.blob)
-			if err != nil {
-				return nil, err
+			data, ok := s.made.get(op.blob) // a file the pull's merge made (madeBlobs)
+			if ok {
+				madeBlobsUsed.Add(1)
+			} else {
+				var err error
+				if data, err = s.repo.ReadBlob(ctx, op.blob); err != nil {
+					return nil, err
+				}
 			}
 			fi, err := w.writeFile(op.path, data)
 			if err != nil {

@@ -34,10 +34,16 @@ func TestPullMergesManyEntriesAgainstGit(t *testing.T) {
 	if _, err := s.Refresh(bg); err != nil {
 		t.Fatal(err)
 	}
-	parsed := store.RecordsParsed()
+	parsed, made := store.RecordsParsed(), store.MadeBlobsUsed()
 	r, err := s.Pull(bg, store.PullOptions{Remote: "origin"})
 	if err != nil || r.Action != store.PullMerged || len(r.Conflicts) != 0 || len(r.HandEdits) != 0 || len(r.RefreshKept) != 0 {
 		t.Fatalf("pull: %+v, %v", r, err)
+	}
+	// The refresh writes the files theirs changed (those both changed included) from the merge's own
+	// bytes, reading none of them back from the objects it had just written; they are checked against
+	// git below.
+	if n := store.MadeBlobsUsed() - made; n != changed {
+		t.Errorf("the refresh wrote %d files from the merge's contents, want %d", n, changed)
 	}
 	// The hand-edit scan before the merge parses the record; the refresh after it reuses that parse.
 	if n := store.RecordsParsed() - parsed; n != 1 {
