@@ -877,7 +877,11 @@ func touched(es []HandEdit, p string) bool {
 // name git's fsck accepts for a tree entry, with ctx's stricter rules (gitstore.CheckName: no "", ".",
 // "..", ".git" or its aliases, no NUL, no backslash).
 func checkPath(p string) error {
-	for _, seg := range strings.Split(p, "/") {
+	// Each "/"-separated name in turn, without splitting p into a slice (a scan checks every path of the
+	// record: 10,000 at a time).
+	for rest, more := p, true; more; {
+		var seg string
+		seg, rest, more = strings.Cut(rest, "/")
 		if err := gitstore.CheckName(seg); err != nil {
 			return fmt.Errorf("%s: not a valid path in the store: %w", p, err)
 		}
