@@ -554,18 +554,11 @@ func (s *Store) mergeCommit(ctx context.Context, theirs gitstore.Hash, res *Pull
 		}
 		paths := append(changedOurs, changedTheirs...)
 		together := []string{"decisions", ConflictsDir}
-		bf, err := s.repo.FilesAt(ctx, baseTree, paths, together)
+		sides, err := s.repo.FilesAtEach(ctx, []gitstore.Hash{baseTree, ours.Tree, theirTree}, paths, together)
 		if err != nil {
 			return nil, err
 		}
-		of, err := s.repo.FilesAt(ctx, ours.Tree, paths, together)
-		if err != nil {
-			return nil, err
-		}
-		tf, err := s.repo.FilesAt(ctx, theirTree, paths, together)
-		if err != nil {
-			return nil, err
-		}
+		bf, of, tf := sides[0], sides[1], sides[2]
 		m := merge.Tree(merge.Files(bf), merge.Files(of), merge.Files(tf))
 		res.Decided = applyStrategy(&m, res.Strategy, of, tf)
 		if err := s.nameSides(ctx, &m, ours.Commit, theirs, base, of, tf); err != nil {
