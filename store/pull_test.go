@@ -116,3 +116,65 @@ func TestPullMergesManyEntriesAgainstGit(t *testing.T) {
 		t.Errorf("hand edits after the pull: %v, %v", edits, err)
 	}
 }
+
+// PullNotes after a pull uses the pull's listing of the remote (its notes ref listed with the branch):
+// no notes there, or the notes already fetched, need no transfer, so they answer with the remote gone;
+// notes that moved are fetched and merged.
+func TestPullNotesAfterPullFetchesOnlyWhatMoved(t *testing.T) {
+	dir, _, theirs := histories(t, 20, 4)
+	remote := filepath.Join(t.TempDir(), "remote.git")
+	testenv.Git(t, "", "clone", "-q", "--bare", dir, remote)
+	testenv.Git(t, remote, "update-ref", "refs/heads/ctx", theirs)
+	testenv.Git(t, dir, "remote", "add", "origin", remote)
+	s := storetest.Open(t, dir, store.Actor{Agent: "t", Machine: "t"})
+	gone := remote + ".gone"
+	pullThenNotes := func(moveAway bool) (store.NotesResult, error) {
+		t.Helper()
+		if _, err := s.Pull(bg, store.PullOptions{Remote: "origin"}); err != nil {
+			t.Fatal(err)
+		}
+		if moveAway {
+			if err := os.Rename(remote, gone); err != nil {
+				t.Fatal(err)
+			}
+			defer func() {
+				if err := os.Rename(gone, remote); err != nil {
+					t.Fatal(err)
+				}
+			}()
+		}
+		return s.PullNotes(bg, "origin", store.RemoteFromUser)
+	}
+	// No notes on the remote: nothing to fetch.
+	if r, err := pullThenNotes(true); err != nil || r.Found {
+		t.Fatalf("notes of a remote without them: %+v, %v", r, err)
+	}
+	// Without a pull just before, PullNotes fetches (and fails with the remote gone).
+	if err := os.Rename(remote, gone); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.PullNotes(bg, "origin", store.RemoteFromUser); err == nil {
+		t.Errorf("PullNotes without a pull before it reached no remote and did not fail")
+	}
+	if err := os.Rename(gone, remote); err != nil {
+		t.Fatal(err)
+	}
+	// Notes on the remote: fetched the first time, answered from the fetch ref the second.
+	testenv.Git(t, dir, "notes", "--ref=refs/notes/ctx", "add", "-m", "first", "ctx")
+	testenv.Git(t, dir, "push", "-q", remote, "refs/notes/ctx")
+	first := testenv.Git(t, dir, "rev-parse", "refs/notes/ctx")
+	testenv.Git(t, dir, "update-ref", "-d", "refs/notes/ctx")
+	for i, away := range []bool{false, true} {
+		r, err := pullThenNotes(away)
+		if err != nil || !r.Found || r.Tip.String() != first {
+			t.Fatalf("pull %d of the notes: %+v, %v; want %s", i, r, err, first)
+		}
+	}
+	// The remote's notes moved: fetched and merged.
+	testenv.Git(t, remote, "notes", "--ref=refs/notes/ctx", "add", "-f", "-m", "second", theirs)
+	second := testenv.Git(t, remote, "rev-parse", "refs/notes/ctx")
+	r, err := pullThenNotes(false)
+	if err != nil || !r.Found || r.Tip.String() != second {
+		t.Fatalf("notes that moved: %+v, %v; want %s", r, err, second)
+	}
+}
