@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ctx-dev/ctx/gitstore"
+	"github.com/ctx-dev/ctx/gitstore/objread"
 	"github.com/ctx-dev/ctx/internal/testenv"
 )
 
@@ -161,5 +162,96 @@ func TestFilesAtAgainstGit(t *testing.T) {
 		if !decoded && r.TreeDecoded(folder) {
 			t.Errorf("FilesAt decoded the 300-entry folder")
 		}
+	}
+}
+
+// FilesAtEach answers what FilesAt answers for each tree, reading a blob that two trees share once, and
+// each map has its own bytes (a merge's sides are changed independently).
+func TestFilesAtEachReadsSharedBlobsOnce(t *testing.T) {
+	dir := testenv.NewRepo(t)
+	w := open(t, dir)
+	var ch []gitstore.Change
+	for i := 0; i < 200; i++ {
+		ch = append(ch, put(fmt.Sprintf("knowledge/k%03d.md", i), fmt.Sprintf("entry %d, long enough to be worth a pack entry of its own\n", i)))
+	}
+	ch = append(ch, put("decisions/0001-a.md", "decision\n"))
+	base := edit(t, w, gitstore.ZeroHash, ch...)
+	commitTree(t, w, base)
+	ch = nil
+	for i := 0; i < 200; i += 4 {
+		ch = append(ch, put(fmt.Sprintf("knowledge/k%03d.md", i), fmt.Sprintf("entry %d, changed by ours\n", i)))
+	}
+	ours := edit(t, w, base, ch...)
+	commitTree(t, w, ours)
+	ch = nil
+	for i := 0; i < 200; i += 5 {
+		ch = append(ch, put(fmt.Sprintf("knowledge/k%03d.md", i), fmt.Sprintf("entry %d, changed by theirs\n", i)))
+	}
+	theirs := edit(t, w, base, ch...)
+	commitTree(t, w, theirs)
+	testenv.Git(t, dir, "repack", "-a", "-d", "-q")
+	var paths []string
+	for i := 0; i < 200; i += 2 {
+		paths = append(paths, fmt.Sprintf("knowledge/k%03d.md", i))
+	}
+	roots := []gitstore.Hash{base, ours, theirs}
+	// Inflations of small objects (the blobs, the small trees) by separate FilesAt calls, then by one
+	// FilesAtEach, each on a newly opened repository reading in process.
+	inflations := func(f func(r *gitstore.Repo) []map[string][]byte) ([]map[string][]byte, int) {
+		r := open(t, dir)
+		r.ReadInProcess()
+		n := 0
+		objread.OnInflate = func(size int64) {
+			if size < 100 {
+				n++
+			}
+		}
+		defer func() { objread.OnInflate = nil }()
+		return f(r), n
+	}
+	sep, nSep := inflations(func(r *gitstore.Repo) []map[string][]byte {
+		var out []map[string][]byte
+		for _, root := range roots {
+			m, err := r.FilesAt(bg, root, paths, []string{"decisions"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, m)
+		}
+		return out
+	})
+	each, nEach := inflations(func(r *gitstore.Repo) []map[string][]byte {
+		out, err := r.FilesAtEach(bg, roots, paths, []string{"decisions"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	})
+	for i := range roots {
+		if len(each[i]) != len(sep[i]) || len(each[i]) != len(paths)+1 {
+			t.Fatalf("tree %d: FilesAtEach found %d files, FilesAt %d, want %d", i, len(each[i]), len(sep[i]), len(paths)+1)
+		}
+		for p, b := range sep[i] {
+			if !bytes.Equal(each[i][p], b) {
+				t.Errorf("tree %d: FilesAtEach[%s] = %q, FilesAt %q", i, p, each[i][p], b)
+			}
+		}
+	}
+	distinct := map[string]bool{}
+	for i := range roots {
+		for _, b := range sep[i] {
+			distinct[string(b)] = true
+		}
+	}
+	// Both also inflate the same small trees (the decisions folder's): the difference is the blobs.
+	if saved, want := nSep-nEach, 3*(len(paths)+1)-len(distinct); saved != want || want < len(paths) {
+		t.Errorf("FilesAtEach inflated %d small objects fewer than three FilesAt calls (%d, %d), want %d fewer (%d distinct blobs)",
+			saved, nSep, nEach, want, len(distinct))
+	}
+	// The same blob in two maps is two copies.
+	p := "knowledge/k002.md" // changed by neither side
+	each[0][p][0] ^= 0xff
+	if each[1][p][0] == each[0][p][0] || each[2][p][0] == each[0][p][0] {
+		t.Errorf("FilesAtEach's maps share the bytes of %s", p)
 	}
 }

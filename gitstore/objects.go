@@ -1,6 +1,7 @@
 package gitstore
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -212,6 +213,19 @@ func (r *Repo) ReadBlob(ctx context.Context, h Hash) ([]byte, error) {
 	}
 	var data []byte
 	err := r.read(func() error {
+		// The in-process reader's bytes as they are, without go-git's object and reader around them (two
+		// copies and an io.ReadAll per blob; a pull's merge reads ~3,500 blobs). Cloned: the reader may
+		// keep them as a delta base for later reads. Anything else (a miss, another type) goes the way it
+		// went before, through go-git.
+		if r.cf != nil {
+			if typ, b, err := r.cf.read(r, h); err == nil && typ == plumbing.BlobObject {
+				data = bytes.Clone(b)
+				if data == nil {
+					data = []byte{}
+				}
+				return nil
+			}
+		}
 		b, err := object.GetBlob(r.reader(), h.ph())
 		if err != nil {
 			return err

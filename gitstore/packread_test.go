@@ -141,6 +141,22 @@ func checkAll(t *testing.T, dir string, wantDeltas bool) (ofs, ref int) {
 // The pack reader reads every object of a repository as git cat-file does: packed with offset deltas,
 // with deltas naming their base (REF_DELTA), in two packs, and loose.
 func TestPackReaderMatchesGit(t *testing.T) {
+	forEachPackAccess(t, testPackReaderMatchesGit)
+}
+
+// forEachPackAccess runs f with packs mapped (on Unix) and read with pread (as elsewhere).
+func forEachPackAccess(t *testing.T, f func(t *testing.T)) {
+	for _, mapped := range []bool{true, false} {
+		t.Run(fmt.Sprintf("mapped=%v", mapped), func(t *testing.T) {
+			old := objread.MapPacks
+			objread.MapPacks = mapped
+			defer func() { objread.MapPacks = old }()
+			f(t)
+		})
+	}
+}
+
+func testPackReaderMatchesGit(t *testing.T) {
 	dir := historyRepo(t)
 	t.Run("loose", func(t *testing.T) {
 		packs, _ := filepath.Glob(filepath.Join(dir, ".git", "objects", "pack", "pack-*"))
@@ -188,6 +204,10 @@ func TestPackReaderMatchesGit(t *testing.T) {
 // A damaged pack is an error or the right bytes, never other bytes or a panic: each byte of every
 // object's entry flipped in turn.
 func TestPackReaderDamagedPack(t *testing.T) {
+	forEachPackAccess(t, testPackReaderDamagedPack)
+}
+
+func testPackReaderDamagedPack(t *testing.T) {
 	dir := historyRepo(t)
 	testenv.Git(t, dir, "repack", "-a", "-d", "-f", "-q", "--depth=50", "--window=50")
 	objs := allObjects(t, dir)

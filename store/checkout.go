@@ -465,9 +465,14 @@ func (s *Store) applyRefresh(ctx context.Context, fsys *checkoutFS, w *dirWriter
 			}
 			out.Removed = append(out.Removed, op.path)
 		} else {
-			data, err := s.repo.ReadBlob(ctx, op.blob)
-			if err != nil {
-				return nil, err
+			data, ok := s.made.get(op.blob) // a file the pull's merge made (madeBlobs)
+			if ok {
+				madeBlobsUsed.Add(1)
+			} else {
+				var err error
+				if data, err = s.repo.ReadBlob(ctx, op.blob); err != nil {
+					return nil, err
+				}
 			}
 			fi, err := w.writeFile(op.path, data)
 			if err != nil {
@@ -831,7 +836,11 @@ func touched(es []HandEdit, p string) bool {
 // name git's fsck accepts for a tree entry, with ctx's stricter rules (gitstore.CheckName: no "", ".",
 // "..", ".git" or its aliases, no NUL, no backslash).
 func checkPath(p string) error {
-	for _, seg := range strings.Split(p, "/") {
+	// Each "/"-separated name in turn, without splitting p into a slice (a scan checks every path of the
+	// record: 10,000 at a time).
+	for rest, more := p, true; more; {
+		var seg string
+		seg, rest, more = strings.Cut(rest, "/")
 		if err := gitstore.CheckName(seg); err != nil {
 			return fmt.Errorf("%s: not a valid path in the store: %w", p, err)
 		}

@@ -435,7 +435,7 @@ func writeRecordFS(fsys *checkoutFS, rec *Record) error {
 	if gen == "" || len(rec.logRaw) > 0 {
 		rec.Gen = newGen()
 	}
-	b, err := json.Marshal(rec)
+	b, err := encodeRecord(rec)
 	if err != nil {
 		rec.Gen = gen
 		return err

@@ -44,7 +44,10 @@ func (s *Store) recordClashes(ctx context.Context, tips map[Scope]gitstore.Hash,
 	b, err := json.Marshal(clashRecord{Tips: tipStrings(tips), Clashes: cs})
 	if err == nil {
 		if err = os.MkdirAll(s.repo.CtxDir(), 0o777); err == nil {
-			err = atomicfile.Write(s.clashRecordPath(), append(b, '\n'), 0o644)
+			// Atomic, not synced (docs/security.md "Look-alike keys"): a power loss may leave the record old,
+			// empty or missing, as a failed write leaves it (a warning); the pull's own warning was printed
+			// already, and `ctx doctor` or the next pull that moves the branch records it again.
+			err = atomicfile.WriteNoSync(s.clashRecordPath(), append(b, '\n'), 0o644)
 		}
 	}
 	if err != nil {

@@ -25,6 +25,9 @@ func SetOnCheckoutRead(f func(p string)) func() {
 	return func() { onCheckoutRead = old }
 }
 
+// MadeBlobsUsed is how many files refreshes wrote from the contents their pull's merge made, in this process.
+func MadeBlobsUsed() int64 { return madeBlobsUsed.Load() }
+
 // RecordsParsed is how many times a checkout record was parsed in this process.
 func RecordsParsed() int64 { return recordsParsed.Load() }
 

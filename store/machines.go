@@ -176,10 +176,13 @@ func (s *Store) fetchAll(ctx context.Context, remote string, origin gitstore.Rem
 	tctx, cancel := context.WithTimeout(ctx, s.timeout())
 	defer cancel()
 	opt := gitstore.TransferOptions{Progress: progress(ctx), Origin: origin}
-	adv, err := s.repo.LsRemote(tctx, remote, []string{s.BranchRef(), MachineRefPrefix + "*"}, opt)
+	// The notes ref is listed in the same call: PullNotes, which follows a pull, then fetches only when
+	// the remote's notes moved since they were last fetched (notesSeen).
+	adv, err := s.repo.LsRemote(tctx, remote, []string{s.BranchRef(), MachineRefPrefix + "*", NotesRef}, opt)
 	if err != nil {
 		return nil, err
 	}
+	s.notes.saw(remote, adv[NotesRef])
 	out := &fetchedTips{}
 	advertised := map[string]gitstore.Hash{} // valid machine id -> tip
 	n := 0

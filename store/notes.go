@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"sync"
+	"time"
 
 	"github.com/ctx-dev/ctx/gitstore"
 )
@@ -40,12 +42,24 @@ func (s *Store) PullNotes(ctx context.Context, remote string, origin RemoteOrigi
 	if err := s.CheckRemote(remote, origin); err != nil {
 		return res, err
 	}
-	tctx, cancel := context.WithTimeout(ctx, s.timeout())
-	defer cancel()
 	fetched := notesFetchRef(remote)
-	found, err := s.repo.Fetch(tctx, remote, "?+"+NotesRef+":"+fetched, gitstore.TransferOptions{Progress: progress(ctx), Origin: origin})
-	if err != nil {
-		return res, fmt.Errorf("pull notes: %w", err)
+	// The pull just before listed the remote's notes ref (fetchAll): no notes there, or the tip fetched
+	// last time, needs no fetch (a git fetch and the remote's upload-pack, for nothing).
+	tip, listed := s.notes.take(remote)
+	var found bool
+	switch {
+	case listed && tip.IsZero():
+		return res, nil
+	case listed && s.hasFetchedNotes(ctx, fetched, tip):
+		found = true
+	default:
+		tctx, cancel := context.WithTimeout(ctx, s.timeout())
+		defer cancel()
+		var err error
+		found, err = s.repo.Fetch(tctx, remote, "?+"+NotesRef+":"+fetched, gitstore.TransferOptions{Progress: progress(ctx), Origin: origin})
+		if err != nil {
+			return res, fmt.Errorf("pull notes: %w", err)
+		}
 	}
 	if !found {
 		return res, nil
@@ -71,6 +85,47 @@ func (s *Store) PullNotes(ctx context.Context, remote string, origin RemoteOrigi
 	}
 	res.Tip, err = s.repo.Resolve(ctx, NotesRef)
 	return res, err
+}
+
+// hasFetchedNotes reports whether the fetch ref of the remote's notes is at tip and its commit is here.
+func (s *Store) hasFetchedNotes(ctx context.Context, fetched string, tip gitstore.Hash) bool {
+	cur, err := s.repo.Resolve(ctx, fetched)
+	if err != nil || cur != tip {
+		return false
+	}
+	_, err = s.repo.Commit(ctx, tip)
+	return err == nil
+}
+
+// notesSeen is the remote's notes tip as a pull's listing of the remote gave it (ZeroHash: no notes
+// there), for the PullNotes that follows it in the same command (ctx pull, ctx sync). It is taken once,
+// and only within notesSeenFor of the listing: a later PullNotes (a long-lived server's) fetches.
+type notesSeen struct {
+	mu     sync.Mutex
+	remote string
+	tip    gitstore.Hash
+	at     time.Time
+}
+
+// notesSeenFor bounds how old a listing PullNotes trusts: the remote's notes may move after it, as they
+// may after a fetch; a pull's own checks and merge take seconds at most.
+const notesSeenFor = time.Minute
+
+// saw records the listing of remote.
+func (n *notesSeen) saw(remote string, tip gitstore.Hash) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.remote, n.tip, n.at = remote, tip, time.Now()
+}
+
+// take returns and forgets the listing of remote; ok is false when there is none that recent.
+func (n *notesSeen) take(remote string) (tip gitstore.Hash, ok bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	ok = n.remote == remote && !n.at.IsZero() && time.Since(n.at) < notesSeenFor
+	tip = n.tip
+	n.remote, n.tip, n.at = "", gitstore.ZeroHash, time.Time{}
+	return tip, ok
 }
 
 // PushNotes pushes refs/notes/ctx to the same name on the remote, never forced; when the remote's notes

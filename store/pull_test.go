@@ -34,10 +34,16 @@ func TestPullMergesManyEntriesAgainstGit(t *testing.T) {
 	if _, err := s.Refresh(bg); err != nil {
 		t.Fatal(err)
 	}
-	parsed := store.RecordsParsed()
+	parsed, made := store.RecordsParsed(), store.MadeBlobsUsed()
 	r, err := s.Pull(bg, store.PullOptions{Remote: "origin"})
 	if err != nil || r.Action != store.PullMerged || len(r.Conflicts) != 0 || len(r.HandEdits) != 0 || len(r.RefreshKept) != 0 {
 		t.Fatalf("pull: %+v, %v", r, err)
+	}
+	// The refresh writes the files theirs changed (those both changed included) from the merge's own
+	// bytes, reading none of them back from the objects it had just written; they are checked against
+	// git below.
+	if n := store.MadeBlobsUsed() - made; n != changed {
+		t.Errorf("the refresh wrote %d files from the merge's contents, want %d", n, changed)
 	}
 	// The hand-edit scan before the merge parses the record; the refresh after it reuses that parse.
 	if n := store.RecordsParsed() - parsed; n != 1 {
@@ -108,5 +114,67 @@ func TestPullMergesManyEntriesAgainstGit(t *testing.T) {
 	}
 	if edits, err := s.HandEdits(bg); err != nil || len(edits) != 0 {
 		t.Errorf("hand edits after the pull: %v, %v", edits, err)
+	}
+}
+
+// PullNotes after a pull uses the pull's listing of the remote (its notes ref listed with the branch):
+// no notes there, or the notes already fetched, need no transfer, so they answer with the remote gone;
+// notes that moved are fetched and merged.
+func TestPullNotesAfterPullFetchesOnlyWhatMoved(t *testing.T) {
+	dir, _, theirs := histories(t, 20, 4)
+	remote := filepath.Join(t.TempDir(), "remote.git")
+	testenv.Git(t, "", "clone", "-q", "--bare", dir, remote)
+	testenv.Git(t, remote, "update-ref", "refs/heads/ctx", theirs)
+	testenv.Git(t, dir, "remote", "add", "origin", remote)
+	s := storetest.Open(t, dir, store.Actor{Agent: "t", Machine: "t"})
+	gone := remote + ".gone"
+	pullThenNotes := func(moveAway bool) (store.NotesResult, error) {
+		t.Helper()
+		if _, err := s.Pull(bg, store.PullOptions{Remote: "origin"}); err != nil {
+			t.Fatal(err)
+		}
+		if moveAway {
+			if err := os.Rename(remote, gone); err != nil {
+				t.Fatal(err)
+			}
+			defer func() {
+				if err := os.Rename(gone, remote); err != nil {
+					t.Fatal(err)
+				}
+			}()
+		}
+		return s.PullNotes(bg, "origin", store.RemoteFromUser)
+	}
+	// No notes on the remote: nothing to fetch.
+	if r, err := pullThenNotes(true); err != nil || r.Found {
+		t.Fatalf("notes of a remote without them: %+v, %v", r, err)
+	}
+	// Without a pull just before, PullNotes fetches (and fails with the remote gone).
+	if err := os.Rename(remote, gone); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.PullNotes(bg, "origin", store.RemoteFromUser); err == nil {
+		t.Errorf("PullNotes without a pull before it reached no remote and did not fail")
+	}
+	if err := os.Rename(gone, remote); err != nil {
+		t.Fatal(err)
+	}
+	// Notes on the remote: fetched the first time, answered from the fetch ref the second.
+	testenv.Git(t, dir, "notes", "--ref=refs/notes/ctx", "add", "-m", "first", "ctx")
+	testenv.Git(t, dir, "push", "-q", remote, "refs/notes/ctx")
+	first := testenv.Git(t, dir, "rev-parse", "refs/notes/ctx")
+	testenv.Git(t, dir, "update-ref", "-d", "refs/notes/ctx")
+	for i, away := range []bool{false, true} {
+		r, err := pullThenNotes(away)
+		if err != nil || !r.Found || r.Tip.String() != first {
+			t.Fatalf("pull %d of the notes: %+v, %v; want %s", i, r, err, first)
+		}
+	}
+	// The remote's notes moved: fetched and merged.
+	testenv.Git(t, remote, "notes", "--ref=refs/notes/ctx", "add", "-f", "-m", "second", theirs)
+	second := testenv.Git(t, remote, "rev-parse", "refs/notes/ctx")
+	r, err := pullThenNotes(false)
+	if err != nil || !r.Found || r.Tip.String() != second {
+		t.Fatalf("notes that moved: %+v, %v; want %s", r, err, second)
 	}
 }

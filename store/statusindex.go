@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/ctx-dev/ctx/gitstore"
 )
@@ -128,7 +129,7 @@ func indexFromRecord(rec *Record, key indexKey, recTime int64) *statusIndex {
 		}
 		x.entries = append(x.entries, e)
 	}
-	sort.Slice(x.entries, func(i, j int) bool { return x.entries[i].path < x.entries[j].path })
+	slices.SortFunc(x.entries, func(a, b indexEntry) int { return strings.Compare(a.path, b.path) })
 	return x
 }
 

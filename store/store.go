@@ -107,6 +107,8 @@ type Store struct {
 
 	recCache recordCache  // the checkout record's scopes as CheckoutView last read them
 	parsed   parsedRecord // the checkout record last parsed, by its bytes
+	made     madeBlobs    // the files a pull's merge wrote, for its refresh (Pull drops them)
+	notes    notesSeen    // the remote's notes tip as the last pull's listing gave it, for PullNotes
 	skels    *skelCache   // the look-alike index of the folders writes check (lookalike); shared by WithActor's stores
 	dirOK    *dirVerified // the last tracked-files check of .context/ that found none (checkCheckoutDir); shared too
 }

@@ -332,6 +332,7 @@ func (s *Store) Pull(ctx context.Context, o PullOptions) (*PullResult, error) {
 		return nil, err
 	}
 	res := &PullResult{Remote: remote, Action: PullNone, Strategy: o.Strategy}
+	defer s.made.drop()
 	// A link or tracked files at .context are refused before anything is fetched (docs/security.md
 	// "Trust boundaries: the user's branches"), also on a fresh clone that has no context branch yet.
 	if _, err := s.checkCheckoutDir(ctx); err != nil {
@@ -501,6 +502,7 @@ func (s *Store) MergeCommit(ctx context.Context, theirs gitstore.Hash, o PullOpt
 		return nil, err
 	}
 	res := &PullResult{Remote: theirs.String()[:12], Action: PullNone, Found: true, Strategy: o.Strategy}
+	defer s.made.drop() // no refresh follows
 	old, err := s.repo.Resolve(ctx, s.BranchRef())
 	if err != nil {
 		return nil, err
@@ -523,7 +525,9 @@ func (s *Store) MergeCommit(ctx context.Context, theirs gitstore.Hash, o PullOpt
 // res.Strategy set also Ctx-Strategy and Ctx-Decided, the number of conflicts it decided).
 func (s *Store) mergeCommit(ctx context.Context, theirs gitstore.Hash, res *PullResult) error {
 	ref := s.BranchRef()
+	var written [][]byte // the files of the last attempt's merge that differ from ours
 	out, err := s.repo.Transact(ctx, []string{ref}, func(tips map[string]gitstore.Tip) (map[string]*gitstore.Write, error) {
+		written = written[:0]
 		ours := tips[ref]
 		base, err := s.repo.MergeBase(ctx, ours.Commit, theirs)
 		if err != nil {
@@ -550,18 +554,11 @@ func (s *Store) mergeCommit(ctx context.Context, theirs gitstore.Hash, res *Pull
 		}
 		paths := append(changedOurs, changedTheirs...)
 		together := []string{"decisions", ConflictsDir}
-		bf, err := s.repo.FilesAt(ctx, baseTree, paths, together)
+		sides, err := s.repo.FilesAtEach(ctx, []gitstore.Hash{baseTree, ours.Tree, theirTree}, paths, together)
 		if err != nil {
 			return nil, err
 		}
-		of, err := s.repo.FilesAt(ctx, ours.Tree, paths, together)
-		if err != nil {
-			return nil, err
-		}
-		tf, err := s.repo.FilesAt(ctx, theirTree, paths, together)
-		if err != nil {
-			return nil, err
-		}
+		bf, of, tf := sides[0], sides[1], sides[2]
 		m := merge.Tree(merge.Files(bf), merge.Files(of), merge.Files(tf))
 		res.Decided = applyStrategy(&m, res.Strategy, of, tf)
 		if err := s.nameSides(ctx, &m, ours.Commit, theirs, base, of, tf); err != nil {
@@ -575,6 +572,7 @@ func (s *Store) mergeCommit(ctx context.Context, theirs gitstore.Hash, res *Pull
 		for p, b := range m.Files {
 			if old, ok := of[p]; !ok || string(old) != string(b) {
 				changes = append(changes, gitstore.Change{Path: p, Data: b})
+				written = append(written, b)
 			}
 		}
 		for p := range of {
@@ -597,6 +595,8 @@ func (s *Store) mergeCommit(ctx context.Context, theirs gitstore.Hash, res *Pull
 	if err != nil {
 		return err
 	}
+	// The refresh after the pull writes these files: from memory, not read back from the objects.
+	s.made.add(written)
 	res.Action, res.New = PullMerged, out[0].New
 	return nil
 }

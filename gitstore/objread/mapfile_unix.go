@@ -8,6 +8,10 @@ import (
 	"syscall"
 )
 
+// MapPacks says whether packs are mapped whole (Unix), not read with pread; tests set it false to read
+// through pread as on other platforms.
+var MapPacks = true
+
 // mapFile maps the file at path read-only into memory; unmap releases it. Git never rewrites a pack index
 // in place (a new one is written beside and renamed), so the mapping stays valid while it is used.
 func mapFile(path string) (data []byte, unmap func(), err error) {
