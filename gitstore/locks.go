@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -102,16 +105,79 @@ func (r *Repo) Lock(ctx context.Context) (unlock func(), err error) {
 		return nil, fmt.Errorf("ctx lock: %w", err)
 	}
 	fl := flock.New(filepath.Join(r.CtxDir(), "lock"))
-	ok, err := fl.TryLockContext(ctx, 2*time.Millisecond)
-	if err != nil {
+	holder := filepath.Join(r.CtxDir(), "lock.holder")
+	if err := waitFlock(ctx, fl, holder); err != nil {
 		return nil, fmt.Errorf("ctx lock %s: %w", fl.Path(), err)
 	}
-	if !ok {
-		return nil, fmt.Errorf("ctx lock %s: not acquired", fl.Path())
-	}
+	// Who holds the lock, for the processes that wait (waitFlock): removed before the lock is released.
+	_ = os.WriteFile(holder, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o666)
 	r.recoverTransaction(ctx) // a multi-ref update a killed ctx process left half done
 	r.sweepStale()
-	return func() { _ = fl.Unlock() }, nil
+	r.sweepQuarantines(ctx) // the quarantine refs of fetches whose process is gone
+	return func() {
+		_ = os.Remove(holder)
+		_ = fl.Unlock()
+	}, nil
+}
+
+// LockWaitNotice receives the one line a process writes when it has waited lockNoticeAfter for a lock
+// (waitFlock): standard error by default (standard output is a command's result, or the MCP protocol).
+var LockWaitNotice io.Writer = os.Stderr
+
+// lockNoticeAfter is how long a process waits for a lock before it says so; lockMaxDelay is the longest
+// pause between two tries: a process that waits costs a few wake-ups a second, and takes the lock at most
+// that late after it is released.
+const (
+	lockNoticeAfter = time.Second
+	lockMaxDelay    = 64 * time.Millisecond
+)
+
+// waitFlock takes fl, waiting until it is free or ctx ends (ctx.Err). It tries at once, then after pauses
+// that double from 1 ms to lockMaxDelay, and after lockNoticeAfter writes one line to LockWaitNotice naming
+// the lock and the process that holds it, as recorded in holder (a pid, written by Lock; "" for none).
+// There is no other bound: the lock is held for the length of one ctx write or ref update, and Ctrl-C
+// (ctx) ends the wait (docs/locks.md "Waiting for the ctx lock").
+func waitFlock(ctx context.Context, fl *flock.Flock, holder string) error {
+	start, delay, told := time.Now(), time.Millisecond, false
+	for {
+		lockTries.Add(1)
+		ok, err := fl.TryLock()
+		if err != nil {
+			return err
+		}
+		if ok {
+			return nil
+		}
+		if !told && time.Since(start) >= lockNoticeAfter && LockWaitNotice != nil {
+			told = true
+			fmt.Fprintf(LockWaitNotice, "ctx: waiting for the lock %s held by %s\n", fl.Path(), lockHolder(holder))
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+		delay = min(2*delay, lockMaxDelay)
+	}
+}
+
+// lockTries counts the tries of waitFlock (tests: a wait must cost a few tries a second).
+var lockTries atomic.Int64
+
+// lockHolder names the process recorded in holder ("another process (pid 123)") when that process is
+// alive, else "another process" (the file is gone, or names a process killed while it held the lock: the
+// holder now is not ctx, e.g. flock(1) or a git hook).
+func lockHolder(holder string) string {
+	if holder != "" {
+		if b, err := os.ReadFile(holder); err == nil {
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 0 && pid != os.Getpid() && processAlive(pid) {
+				return fmt.Sprintf("another ctx process (pid %d)", pid)
+			}
+		}
+	}
+	return "another process (not a ctx process that recorded its pid)"
 }
 
 // LockCheckout takes the lock that serialises writes to this worktree's checked-out files,
@@ -124,12 +190,8 @@ func (r *Repo) LockCheckout(ctx context.Context) (unlock func(), err error) {
 		return nil, fmt.Errorf("checkout lock: %w", err)
 	}
 	fl := flock.New(filepath.Join(dir, "checkout.lock"))
-	ok, err := fl.TryLockContext(ctx, 2*time.Millisecond)
-	if err != nil {
+	if err := waitFlock(ctx, fl, ""); err != nil {
 		return nil, fmt.Errorf("checkout lock %s: %w", fl.Path(), err)
-	}
-	if !ok {
-		return nil, fmt.Errorf("checkout lock %s: not acquired", fl.Path())
 	}
 	return func() { _ = fl.Unlock() }, nil
 }

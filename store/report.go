@@ -10,6 +10,10 @@ import "github.com/ctx-dev/ctx/merge"
 type PullReport struct {
 	Remote string `json:"remote"`
 	Found  bool   `json:"found"`  // the remote has a context branch
+	// NoShared: the remote has machine refs but no shared branch (PullResult.NoShared); SharedPruned: its
+	// remote-tracking ref was removed.
+	NoShared     bool `json:"no_shared_branch,omitempty"`
+	SharedPruned bool `json:"shared_pruned,omitempty"`
 	Action string `json:"action"` // none, up-to-date, fast-forward, merge, adopted (PullAction)
 	Old    string `json:"old"`
 	New    string `json:"new"`
@@ -64,7 +68,7 @@ type PushReport struct {
 // Report is r as JSON (PullReport).
 func (r *PullResult) Report() PullReport {
 	out := PullReport{
-		Remote: r.Remote, Found: r.Found, Action: r.Action.String(), Old: hashString(r.Old), New: hashString(r.New),
+		Remote: r.Remote, Found: r.Found, NoShared: r.Found && r.NoShared, SharedPruned: r.SharedPruned, Action: r.Action.String(), Old: hashString(r.Old), New: hashString(r.New),
 		Conflicts: conflictReports(r.Conflicts), Decided: conflictReports(r.Decided), Notes: []NoteReport{},
 		HandEdits: nonNil(r.HandEdits), RefreshKept: nonNil(r.RefreshKept), RefreshSkipped: nonNil(r.RefreshSkipped),
 		Warnings: nonNil(r.Warnings),

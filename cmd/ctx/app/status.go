@@ -66,7 +66,7 @@ func runStatus(ctx context.Context, e *env, o statusOptions) error {
 	case st.Remote == "":
 		fmt.Fprintln(w, "remote:   none")
 	case st.TrackingTip == "":
-		fmt.Fprintf(w, "remote:   %s (never synced: ctx push or ctx pull)\n", st.Remote)
+		fmt.Fprintf(w, "remote:   %s: no %s (never synced, or the remote has no context branch as of the last pull: ctx push publishes it)\n", st.Remote, st.Tracking)
 	default:
 		fmt.Fprintf(w, "remote:   %s: %d ahead, %d behind %s\n", st.Remote, st.Ahead, st.Behind, st.Tracking)
 	}
