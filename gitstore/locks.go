@@ -250,6 +250,16 @@ func (r *Repo) RecoverInterrupted(ctx context.Context) error {
 	return nil
 }
 
+// CtxLockHolder says who holds the ctx lock right now: "" when it is free, else its path and holder
+// ("/repo/.git/ctx/lock held by another ctx process (pid 4242)", as a waiting process says it). ctx
+// status shows it (docs/locks.md "Waiting for the ctx lock").
+func (r *Repo) CtxLockHolder() string {
+	if _, err := os.Stat(filepath.Join(r.CtxDir(), "lock")); err != nil || r.ctxLockFree() {
+		return ""
+	}
+	return filepath.Join(r.CtxDir(), "lock") + " held by " + lockHolder(filepath.Join(r.CtxDir(), "lock.holder"))
+}
+
 // ctxLockFree reports whether no process holds the ctx lock right now (it is taken and released at once).
 func (r *Repo) ctxLockFree() bool {
 	fl := flock.New(filepath.Join(r.CtxDir(), "lock"))

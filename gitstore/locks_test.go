@@ -277,6 +277,10 @@ func TestLockWaitBackoffAndNotice(t *testing.T) {
 	default:
 	}
 	tries := gitstore.LockTries() - before
+	// ctx status names the holder the same way.
+	if got, want := r.CtxLockHolder(), filepath.Join(ctxDir, "lock")+" held by another ctx process (pid "+strconv.Itoa(sleeper.Process.Pid)+")"; got != want {
+		t.Errorf("CtxLockHolder = %q, want %q", got, want)
+	}
 	want := "ctx: waiting for the lock " + filepath.Join(ctxDir, "lock") + " held by another ctx process (pid " + strconv.Itoa(sleeper.Process.Pid) + ")\n"
 	if n := notice.String(); n != want {
 		t.Errorf("notice = %q, want %q", n, want)
@@ -289,6 +293,9 @@ func TestLockWaitBackoffAndNotice(t *testing.T) {
 	_ = holder.Unlock()
 	if err := <-got; err != nil {
 		t.Fatalf("Lock after the release: %v", err)
+	}
+	if got := r.CtxLockHolder(); got != "" {
+		t.Errorf("CtxLockHolder of a free lock = %q", got)
 	}
 	// The holder's record is gone with the lock, so the next waiter does not name a process that left.
 	if _, err := os.Stat(filepath.Join(ctxDir, "lock.holder")); err == nil {

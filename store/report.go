@@ -10,10 +10,6 @@ import "github.com/ctx-dev/ctx/merge"
 type PullReport struct {
 	Remote string `json:"remote"`
 	Found  bool   `json:"found"`  // the remote has a context branch
-	// NoShared: the remote has machine refs but no shared branch (PullResult.NoShared); SharedPruned: its
-	// remote-tracking ref was removed.
-	NoShared     bool `json:"no_shared_branch,omitempty"`
-	SharedPruned bool `json:"shared_pruned,omitempty"`
 	Action string `json:"action"` // none, up-to-date, fast-forward, merge, adopted (PullAction)
 	Old    string `json:"old"`
 	New    string `json:"new"`
@@ -31,6 +27,10 @@ type PullReport struct {
 	RefreshSkipped []Problem `json:"refresh_skipped"`
 	// Warnings are problems after the branch moved (the pull landed).
 	Warnings []string `json:"warnings"`
+	// NoShared: the remote has machine refs but no shared branch (PullResult.NoShared); SharedPruned: its
+	// remote-tracking ref was removed.
+	NoShared     bool `json:"no_shared_branch,omitempty"`
+	SharedPruned bool `json:"shared_pruned,omitempty"`
 }
 
 // ConflictReport is one conflict of a merge: its record's id, the path, the field(s) and the rule that

@@ -268,10 +268,7 @@ func (s *Store) CheckRemote(remote string, origin RemoteOrigin) error {
 // PullResult says what Pull did.
 type PullResult struct {
 	Remote      string
-	Found       bool             // the remote has a context branch (its shared branch or a machine ref)
-	// NoShared: the remote has machine refs but no shared branch (refs/heads/ctx deleted there); SharedPruned:
-	// the remote-tracking ref that named it was removed by this pull. The next push publishes the branch.
-	NoShared, SharedPruned bool
+	Found       bool             // the remote has a context branch
 	Action      PullAction       // what happened to the local context branch
 	Old, New    gitstore.Hash    // local tip before and after
 	Conflicts   []merge.Conflict // open conflicts written as conflicts/<id>.json by the merge
@@ -283,6 +280,9 @@ type PullResult struct {
 	// RefreshSkipped are entries of the refs the refresh did not check out (Refreshed.Skipped).
 	RefreshSkipped []Problem
 	Warnings       []string // problems after the branch moved (the pull landed): refreshing .context/ failed
+	// NoShared: the remote has machine refs (Found) but no shared branch (deleted there); SharedPruned:
+	// the remote-tracking ref that named it was removed by this pull. The next push publishes the branch.
+	NoShared, SharedPruned bool
 }
 
 // PullAction says what Pull (or MergeCommit) did to the local context branch.

@@ -73,6 +73,9 @@ func runStatus(ctx context.Context, e *env, o statusOptions) error {
 	fmt.Fprintf(w, "entries:  %d knowledge, %d conventions, %d decisions, %d skills, %d sessions, %d activity, %d conflicts\n",
 		st.Counts["knowledge"], st.Counts["conventions"], st.Counts["decisions"], st.Counts["skills"],
 		st.Counts["history"], st.Counts["activity"], st.Counts["conflicts"])
+	if st.CtxLock != "" {
+		fmt.Fprintf(w, "lock:     %s (ctx writes wait for it)\n", st.CtxLock)
+	}
 	for _, l := range st.Locks {
 		fmt.Fprintf(w, "locked:   %s: %s (%s old), %s\n", l.Ref, l.Path, time.Duration(l.AgeS)*time.Second, lockOwner(l))
 	}
