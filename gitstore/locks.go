@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -106,7 +107,8 @@ func (r *Repo) Lock(ctx context.Context) (unlock func(), err error) {
 	}
 	fl := flock.New(filepath.Join(r.CtxDir(), "lock"))
 	holder := filepath.Join(r.CtxDir(), "lock.holder")
-	if err := waitFlock(ctx, fl, holder); err != nil {
+	release, err := waitFlock(ctx, fl, holder)
+	if err != nil {
 		return nil, fmt.Errorf("ctx lock %s: %w", fl.Path(), err)
 	}
 	// Who holds the lock, for the processes that wait (waitFlock): removed before the lock is released.
@@ -116,7 +118,7 @@ func (r *Repo) Lock(ctx context.Context) (unlock func(), err error) {
 	r.sweepQuarantines(ctx) // the quarantine refs of fetches whose process is gone
 	return func() {
 		_ = os.Remove(holder)
-		_ = fl.Unlock()
+		release()
 	}, nil
 }
 
@@ -137,7 +139,38 @@ const (
 // the lock and the process that holds it, as recorded in holder (a pid, written by Lock; "" for none).
 // There is no other bound: the lock is held for the length of one ctx write or ref update, and Ctrl-C
 // (ctx) ends the wait (docs/locks.md "Waiting for the ctx lock").
-func waitFlock(ctx context.Context, fl *flock.Flock, holder string) error {
+//
+// Goroutines of one process wait in line first (a channel per lock file, handed over at once on
+// release), so that only one of them polls the flock: the backoff's pauses then cost nothing between
+// the writers of one process (an MCP server's concurrent requests). release unlocks the flock, then lets
+// the next goroutine in.
+func waitFlock(ctx context.Context, fl *flock.Flock, holder string) (release func(), err error) {
+	line := inProcess(fl.Path())
+	select {
+	case line <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if err := pollFlock(ctx, fl, holder); err != nil {
+		<-line
+		return nil, err
+	}
+	return func() {
+		_ = fl.Unlock()
+		<-line
+	}, nil
+}
+
+// inProcessLines holds one channel of capacity 1 per lock path (waitFlock).
+var inProcessLines sync.Map // string -> chan struct{}
+
+func inProcess(path string) chan struct{} {
+	ch, _ := inProcessLines.LoadOrStore(path, make(chan struct{}, 1))
+	return ch.(chan struct{})
+}
+
+// pollFlock is waitFlock's wait for the flock itself (held by another process).
+func pollFlock(ctx context.Context, fl *flock.Flock, holder string) error {
 	start, delay, told := time.Now(), time.Millisecond, false
 	for {
 		lockTries.Add(1)
@@ -190,10 +223,11 @@ func (r *Repo) LockCheckout(ctx context.Context) (unlock func(), err error) {
 		return nil, fmt.Errorf("checkout lock: %w", err)
 	}
 	fl := flock.New(filepath.Join(dir, "checkout.lock"))
-	if err := waitFlock(ctx, fl, ""); err != nil {
+	release, err := waitFlock(ctx, fl, "")
+	if err != nil {
 		return nil, fmt.Errorf("checkout lock %s: %w", fl.Path(), err)
 	}
-	return func() { _ = fl.Unlock() }, nil
+	return release, nil
 }
 
 // sweepStale removes every stale lock ctx knows as its own (docs/locks.md): the marked ref locks (the

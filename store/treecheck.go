@@ -354,8 +354,10 @@ func (s *Store) CheckIncoming(ctx context.Context, what string, theirs, ours git
 		known = append(known, ours)
 	}
 	// Commit objects over gitstore.MaxCommitBytes (a 60 MB message): refused before anything reads them
-	// (docs/limits.md "Commit messages and notes: 1 MiB"); the sizes come from the objects' headers.
-	if big, err := s.oversizedCommits(ctx, theirs, known); err != nil {
+	// (docs/limits.md "Commit messages and notes: 1 MiB"); the sizes come from the objects' headers. Every
+	// commit the local branch does not hold is checked, also those of a remote-tracking ref that plain git
+	// moved (git clone, git fetch): nothing else vouches for them.
+	if big, err := s.oversizedCommits(ctx, theirs, []gitstore.Hash{ours}); err != nil {
 		return fmt.Errorf("check %s: %w", what, err)
 	} else if len(big) > 0 {
 		for _, p := range big {
