@@ -119,6 +119,14 @@ func (c *catFile) request(h Hash) (plumbing.ObjectType, []byte, error) {
 	if err != nil || n < 0 {
 		return 0, nil, fmt.Errorf("cat-file: unexpected answer %q", line)
 	}
+	if t == plumbing.CommitObject && n > MaxCommitBytes {
+		// A commit too large to read whole (a hostile message): skipped unread, and go-git streams its
+		// beginning (Repo.ogCommit).
+		if _, err := io.CopyN(io.Discard, c.out, n+1); err != nil {
+			return 0, nil, fmt.Errorf("cat-file: %w", err)
+		}
+		return 0, nil, errCatFileMissing
+	}
 	data := make([]byte, n+1) // the content and its newline
 	if _, err := io.ReadFull(c.out, data); err != nil {
 		return 0, nil, fmt.Errorf("cat-file: %w", err)

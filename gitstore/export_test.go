@@ -68,3 +68,6 @@ func ForgetIdentities() { identCache.Clear() }
 
 // IdentityFile is where the identities asked of git are kept for the next process.
 func (r *Repo) IdentityFile() string { return r.identFile() }
+
+// LockTries is how many times a wait for a lock tried the flock so far (waitFlock).
+func LockTries() int64 { return lockTries.Load() }

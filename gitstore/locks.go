@@ -5,11 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -102,16 +106,111 @@ func (r *Repo) Lock(ctx context.Context) (unlock func(), err error) {
 		return nil, fmt.Errorf("ctx lock: %w", err)
 	}
 	fl := flock.New(filepath.Join(r.CtxDir(), "lock"))
-	ok, err := fl.TryLockContext(ctx, 2*time.Millisecond)
+	holder := filepath.Join(r.CtxDir(), "lock.holder")
+	release, err := waitFlock(ctx, fl, holder)
 	if err != nil {
 		return nil, fmt.Errorf("ctx lock %s: %w", fl.Path(), err)
 	}
-	if !ok {
-		return nil, fmt.Errorf("ctx lock %s: not acquired", fl.Path())
-	}
+	// Who holds the lock, for the processes that wait (waitFlock): removed before the lock is released.
+	_ = os.WriteFile(holder, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o666)
 	r.recoverTransaction(ctx) // a multi-ref update a killed ctx process left half done
 	r.sweepStale()
-	return func() { _ = fl.Unlock() }, nil
+	r.sweepQuarantines(ctx) // the quarantine refs of fetches whose process is gone
+	return func() {
+		_ = os.Remove(holder)
+		release()
+	}, nil
+}
+
+// LockWaitNotice receives the one line a process writes when it has waited lockNoticeAfter for a lock
+// (waitFlock): standard error by default (standard output is a command's result, or the MCP protocol).
+var LockWaitNotice io.Writer = os.Stderr
+
+// lockNoticeAfter is how long a process waits for a lock before it says so; lockMaxDelay is the longest
+// pause between two tries: a process that waits costs a few wake-ups a second, and takes the lock at most
+// that late after it is released.
+const (
+	lockNoticeAfter = time.Second
+	lockMaxDelay    = 64 * time.Millisecond
+)
+
+// waitFlock takes fl, waiting until it is free or ctx ends (ctx.Err). It tries at once, then after pauses
+// that double from 1 ms to lockMaxDelay, and after lockNoticeAfter writes one line to LockWaitNotice naming
+// the lock and the process that holds it, as recorded in holder (a pid, written by Lock; "" for none).
+// There is no other bound: the lock is held for the length of one ctx write or ref update, and Ctrl-C
+// (ctx) ends the wait (docs/locks.md "Waiting for the ctx lock").
+//
+// Goroutines of one process wait in line first (a channel per lock file, handed over at once on
+// release), so that only one of them polls the flock: the backoff's pauses then cost nothing between
+// the writers of one process (an MCP server's concurrent requests). release unlocks the flock, then lets
+// the next goroutine in.
+func waitFlock(ctx context.Context, fl *flock.Flock, holder string) (release func(), err error) {
+	line := inProcess(fl.Path())
+	select {
+	case line <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if err := pollFlock(ctx, fl, holder); err != nil {
+		<-line
+		return nil, err
+	}
+	return func() {
+		_ = fl.Unlock()
+		<-line
+	}, nil
+}
+
+// inProcessLines holds one channel of capacity 1 per lock path (waitFlock).
+var inProcessLines sync.Map // string -> chan struct{}
+
+func inProcess(path string) chan struct{} {
+	ch, _ := inProcessLines.LoadOrStore(path, make(chan struct{}, 1))
+	return ch.(chan struct{})
+}
+
+// pollFlock is waitFlock's wait for the flock itself (held by another process).
+func pollFlock(ctx context.Context, fl *flock.Flock, holder string) error {
+	start, delay, told := time.Now(), time.Millisecond, false
+	for {
+		lockTries.Add(1)
+		ok, err := fl.TryLock()
+		if err != nil {
+			return err
+		}
+		if ok {
+			return nil
+		}
+		if !told && time.Since(start) >= lockNoticeAfter && LockWaitNotice != nil {
+			told = true
+			fmt.Fprintf(LockWaitNotice, "ctx: waiting for the lock %s held by %s\n", fl.Path(), lockHolder(holder))
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+		delay = min(2*delay, lockMaxDelay)
+	}
+}
+
+// lockTries counts the tries of waitFlock (tests: a wait must cost a few tries a second).
+var lockTries atomic.Int64
+
+// lockHolder names the process recorded in holder ("another process (pid 123)") when that process is
+// alive, else "another process" (the file is gone, or names a process killed while it held the lock: the
+// holder now is not ctx, e.g. flock(1) or a git hook).
+func lockHolder(holder string) string {
+	if holder != "" {
+		if b, err := os.ReadFile(holder); err == nil {
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 0 && pid != os.Getpid() && processAlive(pid) {
+				return fmt.Sprintf("another ctx process (pid %d)", pid)
+			}
+		}
+	}
+	return "another process (not a ctx process that recorded its pid)"
 }
 
 // LockCheckout takes the lock that serialises writes to this worktree's checked-out files,
@@ -124,14 +223,11 @@ func (r *Repo) LockCheckout(ctx context.Context) (unlock func(), err error) {
 		return nil, fmt.Errorf("checkout lock: %w", err)
 	}
 	fl := flock.New(filepath.Join(dir, "checkout.lock"))
-	ok, err := fl.TryLockContext(ctx, 2*time.Millisecond)
+	release, err := waitFlock(ctx, fl, "")
 	if err != nil {
 		return nil, fmt.Errorf("checkout lock %s: %w", fl.Path(), err)
 	}
-	if !ok {
-		return nil, fmt.Errorf("checkout lock %s: not acquired", fl.Path())
-	}
-	return func() { _ = fl.Unlock() }, nil
+	return release, nil
 }
 
 // sweepStale removes every stale lock ctx knows as its own (docs/locks.md): the marked ref locks (the
@@ -186,6 +282,16 @@ func (r *Repo) RecoverInterrupted(ctx context.Context) error {
 	}
 	unlock()
 	return nil
+}
+
+// CtxLockHolder says who holds the ctx lock right now: "" when it is free, else its path and holder
+// ("/repo/.git/ctx/lock held by another ctx process (pid 4242)", as a waiting process says it). ctx
+// status shows it (docs/locks.md "Waiting for the ctx lock").
+func (r *Repo) CtxLockHolder() string {
+	if _, err := os.Stat(filepath.Join(r.CtxDir(), "lock")); err != nil || r.ctxLockFree() {
+		return ""
+	}
+	return filepath.Join(r.CtxDir(), "lock") + " held by " + lockHolder(filepath.Join(r.CtxDir(), "lock.holder"))
 }
 
 // ctxLockFree reports whether no process holds the ctx lock right now (it is taken and released at once).

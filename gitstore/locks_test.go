@@ -1,15 +1,20 @@
 package gitstore_test
 
 import (
+	"bytes"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/ctx-dev/ctx/gitstore"
 	"github.com/ctx-dev/ctx/internal/testenv"
+	"github.com/gofrs/flock"
 )
 
 // deadLock leaves <ref>.lock as a ctx process killed between creating and renaming it leaves it: the lock
@@ -223,4 +228,95 @@ func TestTransactAllOrNothing(t *testing.T) {
 func exists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
+}
+
+// TestLockWaitBackoffAndNotice: a process waiting for the ctx lock held by another process tries it a few
+// times a second (it retried every 2 ms, burning a core for as long as it waited), says after a second which
+// lock it waits for and who holds it (the pid the holder recorded, while that process lives), and takes
+// the lock once it is released.
+func TestLockWaitBackoffAndNotice(t *testing.T) {
+	dir, r, _, _ := twoCommits(t)
+	ctxDir := filepath.Join(dir, ".git", "ctx")
+	if err := os.MkdirAll(ctxDir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	// The holder: the flock taken through another open file (as another process holds it), and the pid of a
+	// live process recorded as Lock records its own.
+	holder := flock.New(filepath.Join(ctxDir, "lock"))
+	if ok, err := holder.TryLock(); err != nil || !ok {
+		t.Fatalf("take the lock: %v %v", ok, err)
+	}
+	sleeper := exec.Command("sleep", "30")
+	if err := sleeper.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = sleeper.Process.Kill(); _ = sleeper.Wait() }()
+	writeFile(t, filepath.Join(ctxDir, "lock.holder"), strconv.Itoa(sleeper.Process.Pid)+"\n")
+
+	var notice syncBuffer
+	gitstore.LockWaitNotice = &notice
+	defer func() { gitstore.LockWaitNotice = os.Stderr }()
+	before := gitstore.LockTries()
+	got := make(chan error, 1)
+	go func() {
+		unlock, err := r.Lock(bg)
+		if err == nil {
+			unlock()
+		}
+		got <- err
+	}()
+	// Wait until the notice is written (after about a second), then some more.
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(notice.String(), "waiting") && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(time.Second)
+	select {
+	case err := <-got:
+		t.Fatalf("Lock returned while the lock was held: %v", err)
+	default:
+	}
+	tries := gitstore.LockTries() - before
+	// ctx status names the holder the same way.
+	if got, want := r.CtxLockHolder(), filepath.Join(ctxDir, "lock")+" held by another ctx process (pid "+strconv.Itoa(sleeper.Process.Pid)+")"; got != want {
+		t.Errorf("CtxLockHolder = %q, want %q", got, want)
+	}
+	want := "ctx: waiting for the lock " + filepath.Join(ctxDir, "lock") + " held by another ctx process (pid " + strconv.Itoa(sleeper.Process.Pid) + ")\n"
+	if n := notice.String(); n != want {
+		t.Errorf("notice = %q, want %q", n, want)
+	}
+	// At least 2 s of waiting: with a fixed 2 ms pause that is about 1,000 tries; with the backoff to 64 ms,
+	// about 40.
+	if tries > 100 {
+		t.Errorf("%d tries of the flock in about 2 s of waiting: no backoff", tries)
+	}
+	_ = holder.Unlock()
+	if err := <-got; err != nil {
+		t.Fatalf("Lock after the release: %v", err)
+	}
+	if got := r.CtxLockHolder(); got != "" {
+		t.Errorf("CtxLockHolder of a free lock = %q", got)
+	}
+	// The holder's record is gone with the lock, so the next waiter does not name a process that left.
+	if _, err := os.Stat(filepath.Join(ctxDir, "lock.holder")); err == nil {
+		t.Error("lock.holder left after unlock")
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for one writer and one reader at once.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

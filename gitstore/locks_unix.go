@@ -26,3 +26,10 @@ func ownerAlive(p string) bool {
 	_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 	return false
 }
+
+// processAlive reports whether a process with this pid exists (kill(2) with signal 0; EPERM: it exists,
+// owned by another user).
+func processAlive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || err == syscall.EPERM
+}

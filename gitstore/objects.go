@@ -257,13 +257,44 @@ func (r *Repo) ogCommit(ctx context.Context, h Hash) (*object.Commit, error) {
 	}
 	var c *object.Commit
 	err := r.read(func() (err error) {
-		c, err = object.GetCommit(r.reader(), h.ph())
+		rd := r.reader()
+		o, err := rd.EncodedObject(plumbing.CommitObject, h.ph())
+		if err != nil {
+			return err
+		}
+		if o.Size() > MaxCommitBytes {
+			if o, err = commitPrefix(o); err != nil {
+				return err
+			}
+		}
+		c, err = object.DecodeCommit(rd, o)
 		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("read commit %s: %w", h, err)
 	}
 	return c, nil
+}
+
+// MaxCommitBytes bounds what ctx reads of one commit object (its headers and message): 1 MiB. A larger
+// commit (a teammate's 60 MB message, pushed with plain git) is read up to this size only: its message is
+// cut there, and trailers after the cut are not seen. A pull refuses fetched commits over it (store
+// CheckIncoming; docs/limits.md "Commit messages and notes: 1 MiB").
+const MaxCommitBytes = 1 << 20
+
+// commitPrefix returns the first MaxCommitBytes of commit object o as an object to decode (its headers
+// and the beginning of its message); o is read as a stream, never whole.
+func commitPrefix(o plumbing.EncodedObject) (plumbing.EncodedObject, error) {
+	rc, err := o.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	data, err := io.ReadAll(io.LimitReader(rc, MaxCommitBytes))
+	if err != nil {
+		return nil, err
+	}
+	return &rawObject{h: o.Hash(), t: plumbing.CommitObject, data: data}, nil
 }
 
 // TreeOf returns the tree of a commit; the empty tree (ZeroHash) for ZeroHash.

@@ -557,3 +557,58 @@ func TestDiffInflatesTheBaseOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestCommitLargeMessageBounded: a commit with a 32 MiB message (a teammate's, pushed with plain git) is
+// read up to MaxCommitBytes, never whole, by every reader (in process, git cat-file, go-git), loose and
+// packed: its tree, parents and the beginning of its message read right, and one read allocates a few MiB
+// (about 5 MiB with -race; the whole message is 32 MiB; ctx status took 1 GB of memory reading such a
+// commit again and again).
+func TestCommitLargeMessageBounded(t *testing.T) {
+	dir := testenv.NewRepo(t)
+	parent := testenv.Git(t, dir, "rev-parse", "HEAD")
+	tree := testenv.Git(t, dir, "rev-parse", "HEAD^{tree}")
+	msg := "ctx: big\n\n" + strings.Repeat("M", 32<<20)
+	h, err := ParseHash(testenv.GitIn(t, dir, msg, "commit-tree", "-p", parent, tree))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	check := func(t *testing.T, mode string) {
+		r, err := Open(ctx, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		switch mode {
+		case "in-process":
+			r.ReadInProcess()
+		case "cat-file":
+			r.ReadWithGit()
+		}
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		c, err := r.Commit(ctx, h)
+		runtime.ReadMemStats(&after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.TreeHash.String() != tree || len(c.ParentHashes) != 1 || c.ParentHashes[0].String() != parent {
+			t.Fatalf("commit read wrong: tree %s parents %v", c.TreeHash, c.ParentHashes)
+		}
+		if !strings.HasPrefix(c.Message, "ctx: big\n\nMMM") || len(c.Message) > MaxCommitBytes {
+			t.Fatalf("message of %d bytes (%.12q...), want its first bytes, at most %d", len(c.Message), c.Message, MaxCommitBytes)
+		}
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 16<<20 {
+			t.Fatalf("reading a commit with a %d MiB message allocated %d MiB", len(msg)>>20, alloc>>20)
+		}
+	}
+	for _, m := range []string{"in-process", "cat-file", "go-git"} {
+		t.Run("loose/"+m, func(t *testing.T) { check(t, m) })
+	}
+	testenv.GitIn(t, dir, h.String()+"\n", "pack-objects", "-q", filepath.Join(dir, ".git", "objects", "pack", "pack"))
+	testenv.Git(t, dir, "prune-packed")
+	for _, m := range []string{"in-process", "cat-file", "go-git"} {
+		t.Run("packed/"+m, func(t *testing.T) { check(t, m) })
+	}
+}

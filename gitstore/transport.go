@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/go-git/go-billy/v5/osfs"
 	git "github.com/go-git/go-git/v5"
@@ -348,16 +349,24 @@ func remoteLines(stderr string) string {
 	return "; remote says: " + strings.Join(out, " / ")
 }
 
-// lastLines is git's reason for a failure: its "error:" and "fatal:" lines in full (git prints hints after
-// them, which must not push them out), then the text after the last of them (git's advice, such as "Please
-// make sure you have the correct access rights / and the repository exists.", one sentence wrapped on
-// lines: joined with spaces, at most 4 lines); without such lines its last 4 non-blank lines.
+// lastLines is git's reason for a failure: the lines its transport printed before its first "error:" or
+// "fatal:" line (the ssh client's own words, "ssh: connect to host ... Connection refused", "Permission
+// denied (publickey)": at most the last 4, never git's "hint:" lines), its "error:" and "fatal:" lines in
+// full (git prints hints after them, which must not push them out), then the text after the last of them
+// (git's advice, such as "Please make sure you have the correct access rights / and the repository
+// exists.", one sentence wrapped on lines: joined with spaces, at most 4 lines); without such lines its
+// last 4 non-blank lines. Control characters (a hostile server's escape sequences) become "?"; of a line
+// that progress output rewrote with carriage returns, the last version is kept.
 func lastLines(stderr string, err error) string {
-	var lines, errs []string
+	var lines, errs, before []string
 	seen := map[string]bool{}
 	lastErr := -1
 	for _, l := range strings.Split(stderr, "\n") {
 		l = strings.TrimSpace(l)
+		if i := strings.LastIndexByte(l, '\r'); i >= 0 {
+			l = strings.TrimSpace(l[i+1:])
+		}
+		l = sanitizeLine(l)
 		if l == "" {
 			continue
 		}
@@ -368,9 +377,15 @@ func lastLines(stderr string, err error) string {
 				seen[l] = true
 				errs = append(errs, l)
 			}
+		} else if len(errs) == 0 && !strings.HasPrefix(l, "hint:") && !strings.HasPrefix(l, "remote:") && !isProgress(l) {
+			before = append(before, l)
 		}
 	}
 	if len(errs) > 0 {
+		if len(before) > 4 {
+			before = before[len(before)-4:]
+		}
+		errs = append(before, errs...)
 		if tail := lines[lastErr+1:]; len(tail) > 0 {
 			if len(tail) > 4 {
 				tail = tail[len(tail)-4:]
@@ -386,6 +401,22 @@ func lastLines(stderr string, err error) string {
 		return err.Error()
 	}
 	return s
+}
+
+// isProgress reports whether l is a line of git's progress output ("Receiving objects: 100% (5/5), done.").
+func isProgress(l string) bool {
+	return strings.Contains(l, " objects: ") || strings.HasPrefix(l, "Resolving deltas:")
+}
+
+// sanitizeLine replaces the control characters of one line of git's output (tabs included) and invalid
+// UTF-8 with "?", so that a remote's text cannot move the terminal's cursor or hide itself.
+func sanitizeLine(l string) string {
+	return strings.Map(func(c rune) rune {
+		if c < 0x20 || c == 0x7f || (c >= 0x80 && c <= 0x9f) || c == utf8.RuneError {
+			return '?'
+		}
+		return c
+	}, l)
 }
 
 // remoteForGoGit returns a go-git remote for a configured remote name or a URL. It reads the remotes from

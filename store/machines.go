@@ -161,6 +161,8 @@ type fetchedTips struct {
 	Shared   gitstore.Hash // ZeroHash: the remote has no shared context branch
 	Machines []remoteTip   // sorted by machine id; the remote's refs/ctx/machines/* with a valid id
 	Warnings []string      // machine refs left out (an invalid id)
+	// SharedPruned: the remote has no shared branch, and the remote-tracking ref that named it was removed.
+	SharedPruned bool
 }
 
 // fetchAll brings the remote's context branch and all its machine refs. First it lists them (git
@@ -219,6 +221,8 @@ func (s *Store) fetchAll(ctx context.Context, remote string, origin gitstore.Rem
 	var rnd [8]byte
 	_, _ = crand.Read(rnd[:])
 	q := incomingPrefix + hex.EncodeToString(rnd[:]) + "/"
+	release := s.holdQuarantine(q)
+	defer release()
 	have := func(h gitstore.Hash) bool { _, err := s.repo.Commit(ctx, h); return err == nil }
 	var specs []string
 	sharedAdv, hasShared := adv[s.BranchRef()]
@@ -262,6 +266,14 @@ func (s *Store) fetchAll(ctx context.Context, remote string, origin gitstore.Rem
 		// Unchanged since the tracking ref moved there; checked again all the same, as plain git (git fetch
 		// origin) may have moved the tracking ref without ctx's checks.
 		theirs, ok = sharedAdv, true
+	}
+	if !hasShared && !prevShared.IsZero() {
+		// The remote's shared branch is gone (deleted there): its remote-tracking ref goes too, as git fetch
+		// --prune does, so that ctx status does not count against a branch the remote no longer has.
+		if err := s.repo.UpdateRef(ctx, tracking, prevShared, gitstore.ZeroHash, "ctx fetch "+remote+": pruned"); err != nil && !errors.Is(err, gitstore.ErrStaleRef) {
+			return nil, err
+		}
+		out.SharedPruned = true
 	}
 	if ok {
 		if err := s.CheckIncoming(ctx, remote+"'s "+s.cfg.Branch+" branch", theirs, ours, []gitstore.Hash{prevShared}); err != nil {

@@ -2,10 +2,13 @@ package store
 
 import (
 	"context"
+	crand "crypto/rand"
 	"crypto/sha1"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -43,36 +46,57 @@ func (s *Store) PullNotes(ctx context.Context, remote string, origin RemoteOrigi
 		return res, err
 	}
 	fetched := notesFetchRef(remote)
-	// The pull just before listed the remote's notes ref (fetchAll): no notes there, or the tip fetched
-	// last time, needs no fetch (a git fetch and the remote's upload-pack, for nothing).
-	tip, listed := s.notes.take(remote)
-	var found bool
-	switch {
-	case listed && tip.IsZero():
-		return res, nil
-	case listed && s.hasFetchedNotes(ctx, fetched, tip):
-		found = true
-	default:
-		tctx, cancel := context.WithTimeout(ctx, s.timeout())
-		defer cancel()
-		var err error
-		found, err = s.repo.Fetch(tctx, remote, "?+"+NotesRef+":"+fetched, gitstore.TransferOptions{Progress: progress(ctx), Origin: origin})
-		if err != nil {
-			return res, fmt.Errorf("pull notes: %w", err)
-		}
-	}
-	if !found {
-		return res, nil
-	}
-	res.Found = true
-	theirs, err := s.repo.Resolve(ctx, fetched)
-	if err != nil {
-		return res, fmt.Errorf("pull notes: %w", err)
-	}
 	ours, err := s.repo.Resolve(ctx, NotesRef)
 	if err != nil {
 		return res, fmt.Errorf("pull notes: %w", err)
 	}
+	prev, err := s.repo.Resolve(ctx, fetched)
+	if err != nil {
+		return res, fmt.Errorf("pull notes: %w", err)
+	}
+	// The pull just before listed the remote's notes ref (fetchAll): no notes there, or the tip fetched
+	// last time, needs no fetch (a git fetch and the remote's upload-pack, for nothing).
+	tip, listed := s.notes.take(remote)
+	var theirs gitstore.Hash
+	switch {
+	case listed && tip.IsZero():
+		return res, nil
+	case listed && s.hasFetchedNotes(ctx, fetched, tip):
+		// Fetched and checked before its fetch ref moved; checked again against ours, which costs
+		// nothing once merged (a fetch ref an older ctx moved unchecked is checked here).
+		if err := s.checkNotes(ctx, remote, tip, []gitstore.Hash{ours}); err != nil {
+			return res, err
+		}
+		theirs = tip
+	default:
+		// Into a quarantine ref first (as the context branch: fetchAll), checked before any ref moves.
+		tctx, cancel := context.WithTimeout(ctx, s.timeout())
+		defer cancel()
+		s.clearIncoming(ctx)
+		var rnd [8]byte
+		_, _ = crand.Read(rnd[:])
+		q := incomingPrefix + hex.EncodeToString(rnd[:]) + "/"
+		release := s.holdQuarantine(q)
+		defer release()
+		found, err := s.repo.Fetch(tctx, remote, "?+"+NotesRef+":"+q+"notes", gitstore.TransferOptions{Progress: progress(ctx), Origin: origin})
+		defer s.dropQuarantine(context.WithoutCancel(ctx), q)
+		if err != nil {
+			return res, fmt.Errorf("pull notes: %w", err)
+		}
+		if !found {
+			return res, nil
+		}
+		if theirs, err = s.repo.Resolve(ctx, q+"notes"); err != nil {
+			return res, fmt.Errorf("pull notes: %w", err)
+		}
+		if err := s.checkNotes(ctx, remote, theirs, []gitstore.Hash{ours, prev}); err != nil {
+			return res, err
+		}
+		if err := s.moveTracking(ctx, remote, fetched, prev, theirs); err != nil {
+			return res, fmt.Errorf("pull notes: %w", err)
+		}
+	}
+	res.Found = true
 	switch {
 	case ours.IsZero():
 		if err := s.repo.UpdateRef(ctx, NotesRef, gitstore.ZeroHash, theirs, "ctx pull: notes"); err != nil {
@@ -127,6 +151,87 @@ func (n *notesSeen) take(remote string) (tip gitstore.Hash, ok bool) {
 	n.remote, n.tip, n.at = "", gitstore.ZeroHash, time.Time{}
 	return tip, ok
 }
+
+// MaxNoteBytes bounds one note of refs/notes/ctx a pull takes (1 MiB): a note holds a few ctx-blame
+// records of a commit (docs/blame.md), a few hundred bytes each.
+const MaxNoteBytes = 1 << 20
+
+// checkNotes refuses fetched notes tip theirs when a commit of its history not reachable from known is
+// over gitstore.MaxCommitBytes, or adds a note (a blob of the notes tree) over MaxNoteBytes: the error names
+// the commit, the note (the annotated object's name) and the limit; nothing is read but the objects'
+// headers, and no ref has moved (docs/limits.md "Commit messages and notes: 1 MiB").
+func (s *Store) checkNotes(ctx context.Context, remote string, theirs gitstore.Hash, known []gitstore.Hash) error {
+	what := remote + "'s " + NotesRef
+	big, err := s.oversizedCommits(ctx, theirs, known)
+	if err != nil {
+		return fmt.Errorf("pull notes: check %s: %w", what, err)
+	}
+	if len(big) == 0 {
+		commits, err := s.repo.NewCommits(ctx, theirs, known)
+		if err != nil {
+			return fmt.Errorf("pull notes: check %s: %w", what, err)
+		}
+		var notes []gitstore.Hash
+		where := map[gitstore.Hash]Problem{}
+		for _, h := range commits {
+			c, err := s.repo.Commit(ctx, h)
+			if err != nil {
+				return fmt.Errorf("pull notes: check %s: %w", what, err)
+			}
+			var parentTree gitstore.Hash
+			if len(c.ParentHashes) > 0 {
+				if parentTree, err = s.repo.TreeOf(ctx, c.ParentHashes[0]); err != nil {
+					return fmt.Errorf("pull notes: check %s: %w", what, err)
+				}
+			}
+			added, _, err := s.repo.DiffItems(ctx, parentTree, c.TreeHash)
+			if err != nil {
+				return fmt.Errorf("pull notes: check %s: %w", what, err)
+			}
+			for _, it := range added {
+				if it.IsFile() {
+					notes = append(notes, it.Hash)
+					where[it.Hash] = Problem{Commit: h.String(), Path: it.Path(), Entry: "note"}
+				}
+			}
+		}
+		sizes, err := s.repo.ObjectSizes(ctx, notes)
+		if err != nil {
+			return fmt.Errorf("pull notes: check %s: %w", what, err)
+		}
+		for _, n := range notes {
+			if sz := sizes[n]; sz > MaxNoteBytes {
+				p := where[n]
+				p.Size = sz
+				p.Reason = fmt.Sprintf("the note of %s is %s, over the limit of one note (%s)", strings.ReplaceAll(p.Path, "/", ""), sizeOf(sz), sizeOf(MaxNoteBytes))
+				big = append(big, p)
+				delete(where, n)
+			}
+		}
+	}
+	if len(big) == 0 {
+		return nil
+	}
+	sort.Slice(big, func(i, j int) bool { return big[i].Commit+big[i].Path < big[j].Commit+big[j].Path })
+	var b strings.Builder
+	fmt.Fprintf(&b, "pull notes: refusing %s at %s: it holds notes or commits over the size limit (nothing was changed: no ref moved):", what, theirs)
+	for i, p := range big {
+		if i == maxListedProblems {
+			b.WriteString("\n  (more not listed)")
+			break
+		}
+		fmt.Fprintf(&b, "\n  %s", p)
+	}
+	fmt.Fprintf(&b, "\nWhoever pushed them removes them (git notes --ref=ctx remove OBJECT, or resets %s) and pushes the fix "+
+		"(docs/limits.md \"Commit messages and notes\")", NotesRef)
+	return &notesRejected{b.String()}
+}
+
+// notesRejected is fetched notes that checkNotes refuses; it wraps ErrRejected.
+type notesRejected struct{ msg string }
+
+func (e *notesRejected) Error() string { return e.msg }
+func (e *notesRejected) Unwrap() error { return ErrRejected }
 
 // PushNotes pushes refs/notes/ctx to the same name on the remote, never forced; when the remote's notes
 // moved it pulls them (PullNotes) and tries again, at most three times. Without local notes it does nothing.

@@ -27,6 +27,10 @@ type PullReport struct {
 	RefreshSkipped []Problem `json:"refresh_skipped"`
 	// Warnings are problems after the branch moved (the pull landed).
 	Warnings []string `json:"warnings"`
+	// NoShared: the remote has machine refs but no shared branch (PullResult.NoShared); SharedPruned: its
+	// remote-tracking ref was removed.
+	NoShared     bool `json:"no_shared_branch,omitempty"`
+	SharedPruned bool `json:"shared_pruned,omitempty"`
 }
 
 // ConflictReport is one conflict of a merge: its record's id, the path, the field(s) and the rule that
@@ -64,7 +68,7 @@ type PushReport struct {
 // Report is r as JSON (PullReport).
 func (r *PullResult) Report() PullReport {
 	out := PullReport{
-		Remote: r.Remote, Found: r.Found, Action: r.Action.String(), Old: hashString(r.Old), New: hashString(r.New),
+		Remote: r.Remote, Found: r.Found, NoShared: r.Found && r.NoShared, SharedPruned: r.SharedPruned, Action: r.Action.String(), Old: hashString(r.Old), New: hashString(r.New),
 		Conflicts: conflictReports(r.Conflicts), Decided: conflictReports(r.Decided), Notes: []NoteReport{},
 		HandEdits: nonNil(r.HandEdits), RefreshKept: nonNil(r.RefreshKept), RefreshSkipped: nonNil(r.RefreshSkipped),
 		Warnings: nonNil(r.Warnings),

@@ -43,6 +43,9 @@ type Status struct {
 	// Locks are the lock files on the context refs and the remote-tracking ref (docs/locks.md): ctx's own
 	// stale ones, which its next write or sync removes, live ones, and foreign ones with the fix.
 	Locks []gitstore.LockInfo `json:"locks"`
+	// CtxLock says who holds the ctx lock while status runs ("" when free): a ctx process waiting for it
+	// says the same (docs/locks.md "Waiting for the ctx lock").
+	CtxLock string `json:"ctx_lock,omitempty"`
 	// Clashes are the entries of the context refs ctx would not write side by side (look-alike keys,
 	// decisions sharing a number or uid) as the last check found them (RecordedClashes): a pull that moved
 	// the branch, or ctx doctor. Never nil.
@@ -112,6 +115,7 @@ func (s *Store) Status(ctx context.Context) (*Status, error) {
 		clean = x.clean
 	}
 	st.Locks = s.Locks(ctx)
+	st.CtxLock = s.repo.CtxLockHolder()
 	st.Clashes, st.ClashesCheckedAt = s.RecordedClashes(tips, root)
 	if !tips[Private].IsZero() {
 		st.Private = tips[Private].String()

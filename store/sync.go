@@ -123,6 +123,8 @@ func (s *Store) fetch(ctx context.Context, remote string, origin gitstore.Remote
 	var rnd [8]byte
 	_, _ = crand.Read(rnd[:])
 	incoming := incomingPrefix + hex.EncodeToString(rnd[:])
+	release := s.holdQuarantine(incoming)
+	defer release()
 	opt := gitstore.TransferOptions{Progress: progress(ctx), Origin: origin}
 	found, err := s.repo.Fetch(tctx, remote, "?+"+s.BranchRef()+":"+incoming, opt)
 	var theirs gitstore.Hash
@@ -161,7 +163,14 @@ func (s *Store) fetch(ctx context.Context, remote string, origin gitstore.Remote
 }
 
 // incomingPrefix is the folder of the quarantine refs of fetches (see fetch).
-const incomingPrefix = "refs/ctx/incoming/"
+const incomingPrefix = gitstore.QuarantinePrefix
+
+// holdQuarantine marks the quarantine ref or folder q (under incomingPrefix) as this process's until
+// release: a process killed before removing them leaves them to the next one that takes the ctx lock
+// (gitstore.Repo.HoldQuarantine, docs/locks.md).
+func (s *Store) holdQuarantine(q string) (release func()) {
+	return s.repo.HoldQuarantine(strings.TrimSuffix(strings.TrimPrefix(q, incomingPrefix), "/"))
+}
 
 // clearIncoming removes what killed fetches left of their quarantine refs: ctx's own stale locks
 // (RecoverLocks; a live fetch's lock is waited for) and refs older than the transfer timeout, which no
@@ -271,6 +280,9 @@ type PullResult struct {
 	// RefreshSkipped are entries of the refs the refresh did not check out (Refreshed.Skipped).
 	RefreshSkipped []Problem
 	Warnings       []string // problems after the branch moved (the pull landed): refreshing .context/ failed
+	// NoShared: the remote has machine refs (Found) but no shared branch (deleted there); SharedPruned:
+	// the remote-tracking ref that named it was removed by this pull. The next push publishes the branch.
+	NoShared, SharedPruned bool
 }
 
 // PullAction says what Pull (or MergeCommit) did to the local context branch.
@@ -355,6 +367,7 @@ func (s *Store) Pull(ctx context.Context, o PullOptions) (*PullResult, error) {
 	}
 	res.Warnings = append(res.Warnings, fetched.Warnings...)
 	res.Found = !fetched.Shared.IsZero() || len(fetched.Machines) > 0
+	res.NoShared, res.SharedPruned = fetched.Shared.IsZero(), fetched.SharedPruned
 	if !res.Found {
 		return res, nil
 	}

@@ -36,6 +36,9 @@ func (p Problem) String() string {
 	if len(c) > 12 {
 		c = c[:12]
 	}
+	if p.Entry == "commit" && p.Path == "" {
+		return fmt.Sprintf("commit %s: %s", c, p.Reason)
+	}
 	return fmt.Sprintf("commit %s: %q (%s): %s", c, p.Path, p.Entry, p.Reason)
 }
 
@@ -213,6 +216,8 @@ type RejectedError struct {
 	MachineRef, Remote string
 	// Manifest: one of Problems is the tip's manifest.json, which does not read (manifestProblem).
 	Manifest bool
+	// Commits: Problems are commits over gitstore.MaxCommitBytes (oversizedCommits), not entries.
+	Commits bool
 }
 
 // ErrRejected is wrapped by RejectedError.
@@ -232,6 +237,9 @@ func (e *RejectedError) Error() string {
 		big = big && p.Size > 0
 	}
 	switch {
+	case e.Commits:
+		what = "commits over the size limit"
+		big = false
 	case unsafe:
 		what = "unsafe entries"
 	case len(e.Problems) == 0:
@@ -262,6 +270,13 @@ func (e *RejectedError) Error() string {
 		}
 		return b.String()
 	}
+	if e.Commits {
+		if e.MachineRef == "" {
+			b.WriteString("\nThe branch must be repaired where it was written: whoever pushed it resets the branch to the commit before " +
+				"the large one and pushes that (git push --force-with-lease); until then no pull takes it (docs/limits.md \"Commit messages and notes\")")
+		}
+		return b.String()
+	}
 	if e.NotStore {
 		fmt.Fprintf(&b, "\nIt has no %s: it is not a context store but a branch of code that has the context branch's name. "+
 			"Leave it alone; keep the team's context under another name (ctx config branch NAME, or ctx init --branch NAME)", ManifestPath)
@@ -285,6 +300,29 @@ func (e *RejectedError) Error() string {
 	b.WriteString("\nThe branch must be repaired where it was written: remove these entries with git (git rm, git commit) " +
 		"and push the fix; see docs/security.md")
 	return b.String()
+}
+
+// oversizedCommits returns a Problem for each commit of theirs' history not reachable from known whose
+// object (headers and message) is over gitstore.MaxCommitBytes, from the objects' headers (one git
+// cat-file --batch-check): such a commit is never inflated.
+func (s *Store) oversizedCommits(ctx context.Context, theirs gitstore.Hash, known []gitstore.Hash) ([]Problem, error) {
+	commits, err := s.repo.NewCommits(ctx, theirs, known)
+	if err != nil || len(commits) == 0 {
+		return nil, err
+	}
+	sizes, err := s.repo.ObjectSizes(ctx, commits)
+	if err != nil {
+		return nil, err
+	}
+	var out []Problem
+	for _, h := range commits {
+		if n := sizes[h]; n > gitstore.MaxCommitBytes {
+			out = append(out, Problem{Commit: h.String(), Entry: "commit", Size: n,
+				Reason: fmt.Sprintf("the commit object (headers and message) is %s, over the limit of one commit (%s, docs/limits.md \"Commit messages and notes\")",
+					sizeOf(n), sizeOf(gitstore.MaxCommitBytes))})
+		}
+	}
+	return out, nil
 }
 
 // maxListedProblems bounds the problems a RejectedError lists.
@@ -314,6 +352,19 @@ func (s *Store) CheckIncoming(ctx context.Context, what string, theirs, ours git
 	}
 	if !ours.IsZero() {
 		known = append(known, ours)
+	}
+	// Commit objects over gitstore.MaxCommitBytes (a 60 MB message): refused before anything reads them
+	// (docs/limits.md "Commit messages and notes: 1 MiB"); the sizes come from the objects' headers. Every
+	// commit the local branch does not hold is checked, also those of a remote-tracking ref that plain git
+	// moved (git clone, git fetch): nothing else vouches for them.
+	if big, err := s.oversizedCommits(ctx, theirs, []gitstore.Hash{ours}); err != nil {
+		return fmt.Errorf("check %s: %w", what, err)
+	} else if len(big) > 0 {
+		for _, p := range big {
+			add(p)
+		}
+		rej.Commits = true
+		return rej
 	}
 	hist, err := s.repo.CheckHistory(ctx, theirs, known, maxListedProblems+1)
 	if err != nil {

@@ -414,3 +414,41 @@ func atoiT(t testing.TB, s string) int {
 	}
 	return n
 }
+
+// TestKillDuringPullLeavesNoQuarantine: a pull killed (SIGKILL) after its fetch, while its quarantine refs
+// (refs/ctx/incoming/<random>/...) still hold the fetched tips, leaves them; the next ctx command that
+// takes the ctx lock (a write) removes them, since no live process holds them. Before, they stayed forever
+// (later pulls removed only those older than two minutes, ctx doctor none), kept the objects alive, and
+// git push --mirror published them. A quarantine a live process holds is not touched (gitstore
+// TestSweepQuarantines).
+func TestKillDuringPullLeavesNoQuarantine(t *testing.T) {
+	_, origin := seededRemote(t, "origin.git")
+	a := cloneURL(t, origin, "a")
+	b := cloneURL(t, origin, "b")
+	mustCtx(t, a, nil, 0, "init", "--no-hooks")
+	mustCtx(t, a, nil, 0, "push")
+	mustCtx(t, b, nil, 0, "init", "--no-hooks")
+	mustCtx(t, b, nil, 0, "pull")
+	incoming := func() string { return testenv.Git(t, b, "for-each-ref", "--format=%(refname)", "refs/ctx/incoming/") }
+	for i := 0; i < 2; i++ {
+		mustCtx(t, a, nil, 0, "knowledge", "set", "k", fmt.Sprintf("v%d", i))
+		mustCtx(t, a, nil, 0, "push")
+		// Killed as it moves the remote-tracking ref to the checked tip: the quarantine refs exist.
+		killAt(t, b, "ref-locked:refs/remotes/origin/ctx", "pull")
+		if incoming() == "" {
+			t.Fatalf("kill %d: no quarantine ref left: the kill did not land where the test needs it", i)
+		}
+	}
+	mustCtx(t, b, nil, 0, "knowledge", "set", "local", "x")
+	if left := incoming(); left != "" {
+		t.Errorf("quarantine refs of killed pulls left after the next write:\n%s", left)
+	}
+	if out := mustCtx(t, b, nil, 0, "pull").stdout; !strings.Contains(out, "merged") && !strings.Contains(out, "fast-forward") {
+		t.Errorf("pull after the kills: %s", out)
+	}
+	if left := incoming(); left != "" {
+		t.Errorf("quarantine refs left after a pull:\n%s", left)
+	}
+	noLocks(t, b)
+	fsck(t, b)
+}

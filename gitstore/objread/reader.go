@@ -26,13 +26,13 @@ import (
 // of a possibly big store: each pack's .idx is memory-mapped and binary-searched, the object is inflated
 // at its offset and its delta chain applied; loose objects are inflated from their files. Version 2
 // indexes only; anything it does not understand (an index of another version, an object over
-// MaxObject, a blob over the Reader's blob limit, a damaged entry) is ErrMissing, and the caller falls
+// MaxObject, a blob or a commit over the Reader's blob limit, a damaged entry) is ErrMissing, and the caller falls
 // back to a reader that handles it (gitstore: go-git; cmd/ctx: the full binary). Packs are mapped on the
 // first read: packs written after it are not seen. Safe for concurrent use.
 type Reader struct {
 	mu      sync.Mutex
 	dirs    []string // objects directories, searched in order
-	maxBlob int64    // largest blob returned whole, inflated bytes
+	maxBlob int64    // largest blob or commit returned whole, inflated bytes
 	loaded  bool
 	packs   []*packFile
 	zr      io.ReadCloser // a zlib reader kept for reuse (zlib.Resetter)
@@ -91,7 +91,9 @@ const (
 var OnInflate func(size int64)
 
 // NewReader reads the object directories dirs (an "objects" folder each, searched in order); a blob of
-// more than maxBlob bytes is ErrMissing (a caller that streams large blobs reads them its own way).
+// more than maxBlob bytes is ErrMissing (a caller that streams large blobs reads them its own way), and so
+// is a commit of more than maxBlob bytes (a teammate's commit message of 60 MB: the caller reads only its
+// beginning, gitstore.MaxCommitBytes).
 func NewReader(maxBlob int64, dirs ...string) *Reader { return &Reader{dirs: dirs, maxBlob: maxBlob} }
 
 // Read returns the type and content of object h; ErrMissing when no pack or loose object of the
@@ -297,8 +299,8 @@ func (pr *Reader) at(p *packFile, off int64, depth int) (Type, []byte, error) {
 		if err != nil {
 			return 0, nil, err
 		}
-		if e.typ == Blob && len(chain) == 0 && e.size > pr.maxBlob {
-			return 0, nil, ErrMissing // the caller streams it
+		if (e.typ == Blob || e.typ == Commit) && len(chain) == 0 && e.size > pr.maxBlob {
+			return 0, nil, ErrMissing // the caller streams it (a commit: reads its beginning only)
 		}
 		raw, err := pr.inflate(p, e.data, e.size)
 		if err != nil {
@@ -550,7 +552,7 @@ func (pr *Reader) loose(dir string, h Hash) (Type, []byte, error) {
 		return 0, nil, ErrMissing
 	}
 	size, err := strconv.ParseInt(string(hdr[sp+1:n]), 10, 64)
-	if err != nil || size < 0 || size > maxRawObject || t == Blob && size > pr.maxBlob {
+	if err != nil || size < 0 || size > maxRawObject || (t == Blob || t == Commit) && size > pr.maxBlob {
 		return 0, nil, ErrMissing
 	}
 	out := make([]byte, size)

@@ -66,13 +66,16 @@ func runStatus(ctx context.Context, e *env, o statusOptions) error {
 	case st.Remote == "":
 		fmt.Fprintln(w, "remote:   none")
 	case st.TrackingTip == "":
-		fmt.Fprintf(w, "remote:   %s (never synced: ctx push or ctx pull)\n", st.Remote)
+		fmt.Fprintf(w, "remote:   %s: no %s (never synced, or the remote has no context branch as of the last pull: ctx push publishes it)\n", st.Remote, st.Tracking)
 	default:
 		fmt.Fprintf(w, "remote:   %s: %d ahead, %d behind %s\n", st.Remote, st.Ahead, st.Behind, st.Tracking)
 	}
 	fmt.Fprintf(w, "entries:  %d knowledge, %d conventions, %d decisions, %d skills, %d sessions, %d activity, %d conflicts\n",
 		st.Counts["knowledge"], st.Counts["conventions"], st.Counts["decisions"], st.Counts["skills"],
 		st.Counts["history"], st.Counts["activity"], st.Counts["conflicts"])
+	if st.CtxLock != "" {
+		fmt.Fprintf(w, "lock:     %s (ctx writes wait for it)\n", st.CtxLock)
+	}
 	for _, l := range st.Locks {
 		fmt.Fprintf(w, "locked:   %s: %s (%s old), %s\n", l.Ref, l.Path, time.Duration(l.AgeS)*time.Second, lockOwner(l))
 	}

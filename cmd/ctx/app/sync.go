@@ -253,6 +253,8 @@ func printPull(e *env, r *store.PullResult) {
 		fmt.Fprintf(w, "recorded %s of .context/ first\n", plural(len(r.HandEdits), "hand edit", "hand edits"))
 	}
 	switch {
+	case !r.Found && r.SharedPruned:
+		fmt.Fprintf(w, "pull %s: the remote has no context branch any more (deleted there; its remote-tracking ref was removed): your next ctx push publishes yours again\n", r.Remote)
 	case !r.Found:
 		fmt.Fprintf(w, "pull %s: the remote has no context branch yet (ctx push publishes yours)\n", r.Remote)
 	case r.Action == store.PullUpToDate:
@@ -261,6 +263,9 @@ func printPull(e *env, r *store.PullResult) {
 		fmt.Fprintf(w, "pull %s: merged into %s (%s)\n", r.Remote, r.New.String()[:12], plural(len(r.Conflicts), "conflict", "conflicts"))
 	default:
 		fmt.Fprintf(w, "pull %s: %s to %s\n", r.Remote, r.Action, r.New.String()[:12])
+	}
+	if r.Found && r.NoShared {
+		fmt.Fprintf(w, "  note: the remote has no shared context branch (deleted there?), only machine refs, which were merged; your next ctx push publishes the branch again\n")
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "  note: %s: %s\n", n.Path, n.Message)
