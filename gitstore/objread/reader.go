@@ -318,8 +318,8 @@ func (pr *Reader) at(p *packFile, off int64, depth int) (Type, []byte, error) {
 	}
 	// The objects of the chain nearest the one read are kept (the likeliest bases of the next reads: its
 	// neighbours in history), within a sixteenth of the cache; the others are written into two scratch
-	// buffers used in turn. After git gc, a 10,000-entry folder's tree (559 KB) sits 42 deltas deep: each
-	// delta applied into a new slice was 23 MB of fresh memory per read, most of a refresh hook's CPU in
+	// buffers used in turn. After git gc, a 10,000-entry folder's tree (359 KB) sits 42 deltas deep: each
+	// delta applied into a new slice was 15 MB of fresh memory per read, a third of a refresh hook's CPU in
 	// copies and page faults (bench/README.md "Sixth round", hook6).
 	keepTo, budget := 0, deltaBaseCacheBytes/16
 	for i := 1; i < len(chain); i++ {
