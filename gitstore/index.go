@@ -17,8 +17,9 @@ import (
 // a file at or below dir, a single folder name at the work tree's root (".context"): what `git ls-files --
 // dir` and `git ls-tree -r HEAD -- dir` would both print nothing for. It answers true only when it is sure;
 // false means "maybe" (an entry there, or an index or object it does not read: a split index, an index
-// version it does not know, HEAD's commit not readable in process) and the caller asks git
-// (TrackedFiles, TrackedInHead), whose lists also name the files. A bare repository tracks nothing there.
+// version it does not know, GIT_INDEX_FILE naming another index, HEAD's commit not readable in process)
+// and the caller asks git (TrackedFiles, TrackedInHead), whose lists also name the files. A bare
+// repository tracks nothing there.
 //
 // The index is read only up to the entries that sort after dir (git keeps them sorted by name); HEAD's tree
 // is read only when this Repo reads objects in process (ReadInProcess), as its root tree's names only: a
@@ -32,6 +33,9 @@ func (r *Repo) NothingTrackedIn(ctx context.Context, dir string) bool {
 	}
 	if _, ok := r.cf.(*packReader); !ok {
 		return false // go-git would index the user's packs: git ls-tree is cheaper
+	}
+	if os.Getenv("GIT_INDEX_FILE") != "" {
+		return false // another index than the worktree's: git reads the one it names
 	}
 	if split, err := r.splitIndex(); err != nil || split {
 		return false

@@ -150,6 +150,13 @@ func TestNothingTrackedInUnknown(t *testing.T) {
 		_ = r.Close()
 	}
 
+	t.Run("GIT_INDEX_FILE", func(t *testing.T) {
+		t.Setenv("GIT_INDEX_FILE", filepath.Join(t.TempDir(), "other-index"))
+		if nothingTracked(t, dir) {
+			t.Error("NothingTrackedIn = true with GIT_INDEX_FILE naming another index")
+		}
+	})
+
 	split := testenv.NewRepo(t)
 	testenv.Git(t, split, "update-index", "--split-index")
 	if nothingTracked(t, split) {
