@@ -64,7 +64,7 @@ func timeoutSeconds(h Hook) int {
 //     the context branch.
 func Block(h Hook, created bool) string {
 	n := timeoutSeconds(h)
-	run := fmt.Sprintf(`ctx hooks run %s "$@" </dev/null`, h)
+	run := fmt.Sprintf(`"$ctx_bin" hooks run %s "$@" </dev/null`, h)
 	var redirect, onFail string
 	if h == PrePush {
 		redirect = ` >&2`
@@ -90,6 +90,7 @@ func Block(h Hook, created bool) string {
 		cond += " && ! ctx_fresh"
 	}
 	b.WriteString("if " + cond + "; then\n")
+	b.WriteString(fullLines)
 	fmt.Fprintf(&b, "\tCTX_IN_HOOK=1 CTX_HOOK_TIMEOUT=%d %s%s%s\n", n, run, redirect, onFail)
 	b.WriteString("fi\n")
 	b.WriteString(`[ "$ctx_hook_rc" = 0 ] || (exit "$ctx_hook_rc")` + "\n")
@@ -97,6 +98,20 @@ func Block(h Hook, created bool) string {
 	b.WriteString(EndMarker + "\n")
 	return b.String()
 }
+
+// fullLines pick the program the shim starts (docs/hooks.md "The shim starts ctx-full"): ctx_bin is the ctx
+// that `command -v ctx` finds, or the ctx-full beside it when that is an executable file there (`make install`
+// puts the two side by side, docs/architecture.md "The lean front"). The lean front would only execve
+// ctx-full for `ctx hooks run` (it answers no hook), so starting ctx-full itself saves the front's start-up
+// on every hook that runs ctx. A ctx found through a relative PATH entry, or without a ctx-full beside it
+// (an older install, a symbolic link elsewhere, a single-program build), is started as before, by name.
+// One subshell for the path: the cost of `$(...)` in sh, paid only when the hook runs ctx.
+const fullLines = `	ctx_bin=$(command -v ctx 2>/dev/null) || ctx_bin=ctx
+	case $ctx_bin in
+	/*/ctx) if [ -f "${ctx_bin%/ctx}/ctx-full" ] && [ -x "${ctx_bin%/ctx}/ctx-full" ]; then ctx_bin=${ctx_bin%/ctx}/ctx-full; else ctx_bin=ctx; fi ;;
+	*) ctx_bin=ctx ;;
+	esac
+`
 
 // sumPrefix starts the line of ctx's block, just before EndMarker, that holds the SHA-256 of the block's
 // lines before it (as the adapters' managed blocks do): a block whose lines no longer hash to it was edited

@@ -3,6 +3,7 @@ package hooks
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -205,6 +206,91 @@ func TestShimStartsCtxDirectly(t *testing.T) {
 	}
 	if got[1] != "2 post-checkout" {
 		t.Errorf("ctx started with limit and parent %q, want %q (the hook's shell)", got[1], "2 post-checkout")
+	}
+}
+
+// TestShimStartsFullBesideCtx: the shim starts the ctx-full that sits beside the ctx `command -v` finds
+// (what the lean front would execve for `ctx hooks run`), with the same arguments, limit and streams; it
+// starts ctx by name when there is no executable file ctx-full there (a front or an older single program
+// alone, a ctx-full folder or one without the x bit, a ctx reached through a symbolic link from another
+// folder), and nothing when no ctx is on the PATH, whatever ctx-full is.
+func TestShimStartsFullBesideCtx(t *testing.T) {
+	t.Parallel()
+	logLine := func(name string) string {
+		return fmt.Sprintf("#!/bin/sh\nprintf '%s %%s|%%s\\n' \"$*\" \"$CTX_HOOK_TIMEOUT\" >> \"$(dirname \"$0\")/calls.log\"\n", name)
+	}
+	cases := []struct {
+		name  string
+		setup func(t *testing.T, bin string) string // returns the PATH entry to put first
+		want  string                                // the program called ("" = none)
+	}{
+		{"beside", func(t *testing.T, bin string) string {
+			writeFile(t, filepath.Join(bin, "ctx"), logLine("ctx"), 0o755)
+			writeFile(t, filepath.Join(bin, "ctx-full"), logLine("ctx-full"), 0o755)
+			return bin
+		}, "ctx-full"},
+		{"alone", func(t *testing.T, bin string) string {
+			writeFile(t, filepath.Join(bin, "ctx"), logLine("ctx"), 0o755)
+			return bin
+		}, "ctx"},
+		{"not executable", func(t *testing.T, bin string) string {
+			writeFile(t, filepath.Join(bin, "ctx"), logLine("ctx"), 0o755)
+			writeFile(t, filepath.Join(bin, "ctx-full"), logLine("ctx-full"), 0o644)
+			return bin
+		}, "ctx"},
+		{"folder", func(t *testing.T, bin string) string {
+			writeFile(t, filepath.Join(bin, "ctx"), logLine("ctx"), 0o755)
+			if err := os.Mkdir(filepath.Join(bin, "ctx-full"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			return bin
+		}, "ctx"},
+		{"link from elsewhere", func(t *testing.T, bin string) string {
+			real := filepath.Join(bin, "real")
+			writeFile(t, filepath.Join(real, "ctx"), logLine("ctx"), 0o755)
+			writeFile(t, filepath.Join(real, "ctx-full"), logLine("ctx-full"), 0o755)
+			links := filepath.Join(bin, "links")
+			if err := os.Mkdir(links, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(filepath.Join(real, "ctx"), filepath.Join(links, "ctx")); err != nil {
+				t.Fatal(err)
+			}
+			return links
+		}, "ctx"},
+		{"no ctx", func(t *testing.T, bin string) string {
+			writeFile(t, filepath.Join(bin, "ctx-full"), logLine("ctx-full"), 0o755)
+			return bin
+		}, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			repo := newRepo(t)
+			if _, err := Install(bg, repo, Options{}); err != nil {
+				t.Fatal(err)
+			}
+			bin := t.TempDir()
+			first := c.setup(t, bin)
+			gitIn(t, repo, first+string(os.PathListSeparator)+pathWithoutCtx(), "checkout", "-q", "-b", "x")
+			logs, _ := filepath.Glob(filepath.Join(bin, "*", "calls.log"))
+			if l, err := filepath.Glob(filepath.Join(bin, "calls.log")); err == nil {
+				logs = append(logs, l...)
+			}
+			var got []string
+			for _, l := range logs {
+				got = append(got, readLog(t, l)...)
+			}
+			if c.want == "" {
+				if len(got) != 0 {
+					t.Fatalf("calls without ctx on the PATH: %q", got)
+				}
+				return
+			}
+			if len(got) != 1 || !strings.HasPrefix(got[0], c.want+" hooks run post-checkout ") || !strings.HasSuffix(got[0], " 1|2") {
+				t.Fatalf("calls: %q, want one of %s hooks run post-checkout OLD NEW 1 with limit 2", got, c.want)
+			}
+		})
 	}
 }
 

@@ -150,18 +150,25 @@ func (s *Store) checkCheckoutDir(ctx context.Context) (exists bool, err error) {
 			return exists, nil
 		}
 	}
-	e := &CheckoutDirError{Dir: root}
-	if !s.trackedFiles(ctx, e) {
-		return exists, nil // no git: nothing known, nothing cached
-	}
-	if len(e.Tracked) > 0 {
-		return exists, e
+	// A checkout of the user's branch changes both parts of the key: read in process first (the index up to
+	// .context's place, HEAD's root tree), and start git only when something may be tracked there, for the
+	// list of files the refusal names (docs/hooks.md "A checkout after the context branch moved").
+	if !s.repo.NothingTrackedIn(ctx, CheckoutDir) {
+		e := &CheckoutDirError{Dir: root}
+		if !s.trackedFiles(ctx, e) {
+			return exists, nil // no git: nothing known, nothing cached
+		}
+		if len(e.Tracked) > 0 {
+			return exists, e
+		}
 	}
 	if key != "" {
 		s.dirOK.set(key)
 		p := s.GitPath(filepath.Join("ctx", checkoutDirFile))
 		if err := os.MkdirAll(filepath.Dir(p), 0o777); err == nil {
-			_ = atomicfile.Write(p, []byte(key), 0o644) // a cache: a failed write only costs the next check
+			// A cache: a lost or failed write only costs the next check, so no fsync (two on every checkout,
+			// each a journal commit of the file system that the user's git checkout waited for).
+			_ = atomicfile.WriteNoSync(p, []byte(key), 0o644)
 		}
 	}
 	return exists, nil

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"errors"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -67,9 +68,19 @@ func TestCheckoutViewNeverFollowsLink(t *testing.T) {
 
 // TestTrackedCheckCache: the tracked-files check is cached by the index's stat data and HEAD; a file
 // added to the index afterwards, and one that only HEAD still has (git rm --cached, not committed), are
-// both seen.
+// both seen; with objects read in process (as the hooks read them), where the check reads the index and
+// HEAD's root tree itself before it asks git, as without.
 func TestTrackedCheckCache(t *testing.T) {
+	for _, inProcess := range []bool{false, true} {
+		t.Run(fmt.Sprintf("in process %v", inProcess), func(t *testing.T) { trackedCheckCache(t, inProcess) })
+	}
+}
+
+func trackedCheckCache(t *testing.T, inProcess bool) {
 	s, dir := storetest.New(t)
+	if inProcess {
+		s.ReadInProcess()
+	}
 	if err := s.CheckCheckoutDir(bg); err != nil {
 		t.Fatal(err)
 	}

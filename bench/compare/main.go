@@ -61,14 +61,13 @@ func main() {
 		defer func() { _ = os.RemoveAll(tmp) }()
 	}
 	hermetic(tmp)
-	// The hooks' shim runs `ctx` from PATH: this binary, whatever its file is called.
+	// The hooks' shim runs `ctx` from PATH: this binary, whatever its file is called, with the ctx-full
+	// beside it linked beside the link, as make install puts the pair (the shim starts that ctx-full).
 	binDir := filepath.Join(tmp, "bin")
 	if err := os.MkdirAll(binDir, 0o755); err != nil {
 		fatal(err)
 	}
-	if err := os.Symlink(bin, filepath.Join(binDir, "ctx")); err != nil {
-		fatal(err)
-	}
+	linkPair(bin, binDir)
 	_ = os.Setenv("PATH", binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
 
 	gitVersion, _ := exec.Command("git", "--version").Output()
@@ -140,12 +139,8 @@ func (b *bench) checkout(dir string) (time.Duration, time.Duration) {
 	}
 	b.onOther[dir] = !b.onOther[dir]
 	// The shim runs the ctx of PATH: point it at the binary this run measures (-base alternates two).
-	link := filepath.Join(b.tmp, "bin", "ctx")
-	if cur, err := os.Readlink(link); err != nil || cur != b.ctx {
-		_ = os.Remove(link)
-		if err := os.Symlink(b.ctx, link); err != nil {
-			fatal(err)
-		}
+	if cur, err := os.Readlink(filepath.Join(b.tmp, "bin", "ctx")); err != nil || cur != b.ctx {
+		linkPair(b.ctx, filepath.Join(b.tmp, "bin"))
 	}
 	// Each binary runs under the shim it installs (untimed; install rewrites ctx's block in place).
 	if dir == b.dir && b.hooksBy != b.ctx {
@@ -153,6 +148,29 @@ func (b *bench) checkout(dir string) (time.Duration, time.Duration) {
 		b.hooksBy = b.ctx
 	}
 	return proc(dir, "", "git", "checkout", "-q", to)
+}
+
+// linkPair makes binDir/ctx a link to ctx and, when a ctx-full sits beside ctx (the pair of make build),
+// binDir/ctx-full a link to it; otherwise no ctx-full is left in binDir.
+func linkPair(ctx, binDir string) {
+	for _, name := range []string{"ctx", "ctx-full"} {
+		link := filepath.Join(binDir, name)
+		_ = os.Remove(link)
+		target := ctx
+		if name == "ctx-full" {
+			real, err := filepath.EvalSymlinks(ctx)
+			if err != nil {
+				fatal(err)
+			}
+			target = filepath.Join(filepath.Dir(real), "ctx-full")
+			if _, err := os.Stat(target); err != nil {
+				continue
+			}
+		}
+		if err := os.Symlink(target, link); err != nil {
+			fatal(err)
+		}
+	}
 }
 
 // moveCtx moves refs/heads/ctx in dir to its first parent, or back to the tip it came from (untimed), as

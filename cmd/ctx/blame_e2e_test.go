@@ -21,7 +21,7 @@ func TestBlameHookNotesTravel(t *testing.T) {
 	a := cloneURL(t, remote, "a")
 	mustCtx(t, a, nil, 0, "init")
 	out := mustCtx(t, a, nil, 0, "hooks", "install", "--blame").stdout
-	if !strings.Contains(out, "post-commit") || !strings.Contains(hookFile(t, a, "post-commit"), "ctx hooks run post-commit") {
+	if !strings.Contains(out, "post-commit") || !strings.Contains(hookFile(t, a, "post-commit"), "\"$ctx_bin\" hooks run post-commit") {
 		t.Fatalf("hooks install --blame: %s", out)
 	}
 	const thread = "019d1afb-b2c7-72d3-b240-f3ee9d31b2c9"

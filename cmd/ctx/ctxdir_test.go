@@ -25,7 +25,7 @@ func ctxDirTeam(t *testing.T) (remote, ada string) {
 	mustCtx(t, ada, nil, 0, "init")
 	mustCtx(t, ada, nil, 0, "knowledge", "set", "arch", "orig")
 	mustCtx(t, ada, nil, 0, "push")
-	if !strings.Contains(hookFile(t, ada, "post-merge"), "ctx hooks run post-merge") {
+	if !strings.Contains(hookFile(t, ada, "post-merge"), "\"$ctx_bin\" hooks run post-merge") {
 		t.Fatal("ctx init installed no post-merge hook")
 	}
 	return remote, ada

@@ -44,7 +44,7 @@ func TestHooksInstallStatusUninstall(t *testing.T) {
 		t.Errorf("ctx init should say it installed the hooks:\n%s", out)
 	}
 	for _, h := range []string{"post-checkout", "post-merge", "post-rewrite"} {
-		if !strings.Contains(hookFile(t, repo, h), "ctx hooks run "+h) {
+		if !strings.Contains(hookFile(t, repo, h), "\"$ctx_bin\" hooks run "+h) {
 			t.Errorf("%s not installed by ctx init", h)
 		}
 	}
@@ -245,7 +245,7 @@ func TestHooksPrePushWithGit(t *testing.T) {
 	a := cloneURL(t, remote, "a")
 	mustCtx(t, a, nil, 0, "init")
 	mustCtx(t, a, nil, 0, "config", "sync.push-with-git", "true")
-	if !strings.Contains(hookFile(t, a, "pre-push"), "ctx hooks run pre-push") {
+	if !strings.Contains(hookFile(t, a, "pre-push"), "\"$ctx_bin\" hooks run pre-push") {
 		t.Fatalf("pre-push not installed:\n%s", hookFile(t, a, "pre-push"))
 	}
 	mustCtx(t, a, nil, 0, "knowledge", "set", "k", "v")

@@ -3,8 +3,11 @@ package objread_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -123,5 +126,83 @@ func TestRefsAndDiscovery(t *testing.T) {
 	}
 	if _, _, err := objread.Discover(t.TempDir()); !errors.Is(err, objread.ErrNotRepository) {
 		t.Errorf("outside a repository: %v", err)
+	}
+}
+
+// Deep delta chains of a big tree (what git gc leaves of a folder that changes and adds an entry per commit): every
+// version reads back as git's bytes, in every order, with one Reader for all reads (its cache of bases and
+// its scratch buffers in play) and a fresh one per read (the whole chain applied each time).
+func TestDeepDeltaChains(t *testing.T) {
+	dir := testenv.NewRepo(t)
+	const entries, versions = 3000, 80
+	var fi strings.Builder
+	blob := func(s string) { fmt.Fprintf(&fi, "data %d\n%s\n", len(s), s) }
+	for v := 0; v < versions; v++ {
+		fmt.Fprintf(&fi, "commit refs/heads/deep\ncommitter T <t@example.com> %d +0000\n", 1700000000+v)
+		blob(fmt.Sprintf("version %d", v))
+		if v == 0 {
+			for i := 0; i < entries; i++ {
+				fmt.Fprintf(&fi, "M 100644 inline folder/entry-with-a-longish-name-%05d.md\n", i)
+				blob(fmt.Sprintf("entry %d", i))
+			}
+			continue
+		}
+		fmt.Fprintf(&fi, "M 100644 inline folder/entry-with-a-longish-name-%05d.md\n", (v*37)%entries)
+		blob(fmt.Sprintf("entry %d version %d", (v*37)%entries, v))
+		// A new entry near the start: each version's bytes shift against the last one's.
+		fmt.Fprintf(&fi, "M 100644 inline folder/added-%05d.md\n", versions-v)
+		blob(fmt.Sprintf("added %d", v))
+	}
+	testenv.GitIn(t, dir, fi.String(), "fast-import", "--quiet")
+	testenv.Git(t, dir, "repack", "-adfq", "--depth=100", "--window=250")
+
+	var trees []string
+	for v := 0; v < versions; v++ {
+		trees = append(trees, strings.TrimSpace(testenv.Git(t, dir, "rev-parse", fmt.Sprintf("deep~%d:folder", v))))
+	}
+	depth := 0
+	packs, _ := filepath.Glob(filepath.Join(dir, ".git", "objects", "pack", "*.idx"))
+	for _, l := range strings.Split(testenv.Git(t, dir, append([]string{"verify-pack", "-v"}, packs...)...), "\n") {
+		f := strings.Fields(l)
+		if len(f) >= 7 && f[1] == "tree" {
+			if d, err := strconv.Atoi(f[5]); err == nil && d > depth {
+				depth = d
+			}
+		}
+	}
+	if depth < 40 {
+		t.Fatalf("the deepest tree delta is %d deep: the case does not test long chains", depth)
+	}
+	want := map[string]string{}
+	for _, h := range trees {
+		want[h] = testenv.Git(t, dir, "cat-file", "tree", h)
+	}
+	objs := filepath.Join(dir, ".git", "objects")
+	check := func(r *objread.Reader, h, order string) {
+		t.Helper()
+		typ, data, err := r.Read(hash(t, h))
+		if err != nil || typ != objread.Tree || string(data) != want[h] {
+			t.Fatalf("%s: tree %s: %v %v, %d bytes (want %d)", order, h, typ, err, len(data), len(want[h]))
+		}
+	}
+	orders := map[string][]string{"newest first": trees, "oldest first": make([]string, 0, versions), "shuffled": make([]string, 0, versions)}
+	for i := versions - 1; i >= 0; i-- {
+		orders["oldest first"] = append(orders["oldest first"], trees[i])
+	}
+	for _, i := range rand.New(rand.NewPCG(1, 2)).Perm(versions) {
+		orders["shuffled"] = append(orders["shuffled"], trees[i])
+	}
+	for name, order := range orders {
+		shared := objread.NewReader(1<<20, objs)
+		for _, h := range order {
+			check(shared, h, name)
+			check(shared, h, name+", again")
+		}
+		shared.Close()
+	}
+	for _, h := range trees[:10] {
+		fresh := objread.NewReader(1<<20, objs)
+		check(fresh, h, "fresh reader")
+		fresh.Close()
 	}
 }
