@@ -65,6 +65,7 @@ type Options struct {
 	NoUsage bool
 
 	raceMargin time.Duration // tests: the read cache's race margin (readcache.go); 0 is raceMargin
+	noFastRead bool          // tests: ServeStdio sends every request through mcp-go (no stdio fast path)
 }
 
 // srv is the state shared by the handlers of one MCP server.
