@@ -155,6 +155,9 @@ loop:
 				}
 				continue
 			}
+			if base.Method != string(mcpgo.MethodInitialize) {
+				s.ensureTools() // initialize is answered without them (server.go ensureTools)
+			}
 			why := checkUTF8(line.b)
 			if why == "" && base.ID != nil && fast && sess.Initialized() {
 				// The fast path (docs/mcp.md "The stdio fast path"): a resources/read whose answer is in
