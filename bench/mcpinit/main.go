@@ -14,6 +14,7 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/sha256"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -40,7 +41,7 @@ func main() {
 	flag.Parse()
 	bins := flag.Args()
 	if len(bins) == 0 {
-		benchproc.Fatal(fmt.Errorf("usage: mcpinit [-entries N] [-runs N] BIN..."))
+		benchproc.Fatal(errors.New("usage: mcpinit [-entries N] [-runs N] BIN [BIN ...]"))
 	}
 	for i, b := range bins {
 		a, err := filepath.Abs(b)
