@@ -33,6 +33,7 @@ func (x *Server) Catalog() Catalog {
 	for _, r := range templateResources {
 		c.Templates = append(c.Templates, CatalogItem{Name: r.uri, Description: r.desc})
 	}
+	x.s.ensureTools()
 	for _, t := range x.s.tools {
 		a := t.def.Annotations
 		c.Tools = append(c.Tools, CatalogItem{Name: t.def.Name, Description: t.def.Description,

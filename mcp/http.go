@@ -206,6 +206,7 @@ func (x *Server) httpHandler(opt HTTPOptions) (*httpHandler, error) {
 	// Stateful: session ids are checked against the sessions this server made (a single process serves
 	// one clone); sessions idle for an hour are dropped. No event store: mcp-go's in-memory one keeps a
 	// session's events without bound, so streams are not resumable (docs/http.md).
+	x.s.ensureTools()
 	h.mcp = server.NewStreamableHTTPServer(x.s.mcp, server.WithEndpointPath(HTTPPath), server.WithStateful(true),
 		server.WithSessionIdleTTL(time.Hour), server.WithHeartbeatInterval(30*time.Second))
 	return h, nil

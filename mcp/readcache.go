@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"encoding/json"
 	"os"
 	"path"
 	"path/filepath"
@@ -54,6 +55,7 @@ type readCache struct {
 	watchAfter time.Time // no watch is armed before then (the last attempt failed)
 
 	hits, misses atomic.Int64 // resources/read answered from memory, and computed (for tests and profiles)
+	fast         atomic.Int64 // of the hits, those answered by the stdio fast path (peek; stdio.go fastRead)
 	watched      atomic.Int64 // lookups whose refs and record were known unchanged from a quiet watch
 }
 
@@ -72,6 +74,9 @@ type cachedRead struct {
 	deps     []fileStamp
 	contents []mcpgo.ResourceContents
 	size     int64
+	// result is contents encoded as mcp-go encodes the result of resources/read ({"contents":[...]}),
+	// made at the first answer of the stdio fast path (peek) and reused by the next ones; nil before.
+	result atomic.Pointer[[]byte]
 }
 
 // fileStamp is the stat data of one file, or its absence.
@@ -197,6 +202,49 @@ func (c *readCache) quick(key string, pub bool) (e *cachedRead, gen uint64, v *s
 		e = x.(*cachedRead)
 	}
 	return e, c.gen, c.views[b2i(pub)], true
+}
+
+// peek is the lookup of the stdio fast path (stdio.go fastRead): the encoded result kept under key
+// ({"contents":[...]}, as mcp-go encodes a resources/read result) when the watch of the refs' and
+// record's directories is quiet, the answer was kept in the current generation and its files are
+// unchanged; nil otherwise, and then nothing was counted: the read goes through mcp-go and lookup, which
+// does the full check when the watch is not quiet (or not armed) and counts the hit or the miss.
+//
+// A watch that saw an event is closed here, as lookup would: the full check follows.
+func (c *readCache) peek(key string, pub bool) []byte {
+	e, _, _, ok := c.quick(key, pub)
+	if !ok {
+		return nil
+	}
+	if e == nil || !c.depsSame(e) {
+		c.watched.Add(-1) // lookup counts it again
+		return nil
+	}
+	b := e.result.Load()
+	if b == nil {
+		enc, err := json.Marshal(mcpgo.ReadResourceResult{Contents: e.contents})
+		if err != nil {
+			return nil
+		}
+		b = &enc
+		c.mu.Lock()
+		if e.result.CompareAndSwap(nil, b) {
+			// The encoded copy counts in the cache's bound from now on (eviction subtracts e.size).
+			if x, found := c.lru.Get(key); found && x.(*cachedRead) == e {
+				e.size += int64(len(enc))
+				c.bytes += int64(len(enc))
+				for c.bytes > readCacheBytes {
+					c.lru.RemoveOldest()
+				}
+			}
+		} else {
+			b = e.result.Load()
+		}
+		c.mu.Unlock()
+	}
+	c.hits.Add(1)
+	c.fast.Add(1)
+	return *b
 }
 
 // wantWatch reports whether a watch should be armed: none is set, and the last attempt did not fail

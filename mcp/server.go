@@ -65,6 +65,7 @@ type Options struct {
 	NoUsage bool
 
 	raceMargin time.Duration // tests: the read cache's race margin (readcache.go); 0 is raceMargin
+	noFastRead bool          // tests: ServeStdio sends every request through mcp-go (no stdio fast path)
 }
 
 // srv is the state shared by the handlers of one MCP server.
@@ -78,11 +79,12 @@ type srv struct {
 	mu     sync.Mutex
 	agents map[string]*store.Store // agent name -> st writing as that agent
 
-	tools []tool // as registered, in the order of srv.tools
+	toolsOnce sync.Once // ensureTools
+	tools     []tool    // as registered, in the order of srv.tools (set by ensureTools)
 
-	hist  historyIndex // the agent history index, opened on first use (agent_history.go)
-	usage *usage       // local usage accounting (usage.go)
-	names map[string]bool
+	hist  historyIndex    // the agent history index, opened on first use (agent_history.go)
+	usage *usage          // local usage accounting (usage.go)
+	names map[string]bool // the tools' names (set by ensureTools)
 
 	reads *readCache // resources/read answers kept in memory (readcache.go)
 }
@@ -101,8 +103,11 @@ func NewServer(st *store.Store, opt Options) *Server {
 	return &Server{s: newSrv(st, opt)}
 }
 
-// MCP returns the mcp-go server, for a transport other than stdio.
-func (x *Server) MCP() *server.MCPServer { return x.s.mcp }
+// MCP returns the mcp-go server, for a transport other than stdio, with every tool registered.
+func (x *Server) MCP() *server.MCPServer {
+	x.s.ensureTools()
+	return x.s.mcp
+}
 
 // Watch polls the context refs every Options.PollInterval and, when they move (a write of this server,
 // another process, a pull), sends notifications/resources/list_changed to every session and
@@ -153,16 +158,29 @@ func newSrv(st *store.Store, opt Options) *srv {
 	)
 	s.addResources()
 	s.usage = newUsage(filepath.Join(st.CommonDir(), "ctx", "mcp-usage.json"), opt.NoUsage)
-	s.tools = s.allTools()
-	s.names = map[string]bool{}
-	sts := make([]server.ServerTool, 0, len(s.tools))
-	for _, t := range s.tools {
-		s.names[t.def.Name] = true
-		sts = append(sts, server.ServerTool{Tool: t.def, Handler: t.handler})
-	}
-	s.mcp.AddTools(sts...)
 	s.addPrompts()
 	return s
+}
+
+// ensureTools builds the tools (allTools) and registers them with mcp-go, once: ServeStdio calls it
+// before it handles any message other than initialize, so that `ctx mcp serve` answers initialize
+// without building them (get_project_context's description reads the store's manifest; mcp-go's
+// AddTools re-encodes and decodes every input schema to check its x-mcp-header annotations: about 3 ms
+// of a start's CPU); every other way to the tools (Server.MCP, ServeHTTP, Catalog) calls it first. The
+// tool list is the same whenever it is built: the capabilities announced at initialize do not depend
+// on it (tools, listChanged false).
+func (s *srv) ensureTools() {
+	s.toolsOnce.Do(func() {
+		s.tools = s.allTools()
+		names := make(map[string]bool, len(s.tools))
+		sts := make([]server.ServerTool, 0, len(s.tools))
+		for _, t := range s.tools {
+			names[t.def.Name] = true
+			sts = append(sts, server.ServerTool{Tool: t.def, Handler: t.handler})
+		}
+		s.mcp.AddTools(sts...)
+		s.names = names
+	})
 }
 
 // allTools is every tool of the server, each from its constructor (tools/list sorts them by name).

@@ -61,6 +61,8 @@ func (x *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	defer cancelStreams()
 
 	w := &lineWriter{w: out}
+	fast := s.reads != nil && !s.opt.noFastRead
+	pub := store.PublicOnly(ctx) // the read cache's keys hold it (resources.go render)
 	var bg sync.WaitGroup
 	defer bg.Wait()
 	defer cancel()
@@ -153,7 +155,21 @@ loop:
 				}
 				continue
 			}
+			if base.Method != string(mcpgo.MethodInitialize) {
+				s.ensureTools() // initialize is answered without them (server.go ensureTools)
+			}
 			why := checkUTF8(line.b)
+			if why == "" && base.ID != nil && fast && sess.Initialized() {
+				// The fast path (docs/mcp.md "The stdio fast path"): a resources/read whose answer is in
+				// the read cache and valid per its watch is answered here, as mcp-go would answer it.
+				if answer := s.fastRead(base, pub); answer != nil {
+					if _, err := w.writeResult(base.ID, answer); err != nil {
+						result = fmt.Errorf("mcp: write stdout: %w", err)
+						break loop
+					}
+					continue
+				}
+			}
 			if why == "" && base.ID != nil {
 				why = uriParamProblem(base)
 			}
@@ -285,6 +301,10 @@ type envelope struct {
 	ID     any
 	Method string
 	Params json.RawMessage
+	// JSONRPC is the jsonrpc member as sent (nil when absent); hasResult is set when the message has a
+	// result member. Only the stdio fast path looks at them (fastRead); mcp-go checks them itself.
+	JSONRPC   json.RawMessage
+	hasResult bool
 }
 
 // readEnvelope reads the id and method of message b in one parse. A message that is not a request
@@ -296,15 +316,17 @@ type envelope struct {
 func readEnvelope(b []byte) (envelope, *mcpgo.JSONRPCError) {
 	fail := func(e mcpgo.JSONRPCError) (envelope, *mcpgo.JSONRPCError) { return envelope{}, &e }
 	var m struct {
-		ID     json.RawMessage `json:"id"`
-		Method json.RawMessage `json:"method"`
-		Params json.RawMessage `json:"params"`
+		ID      json.RawMessage `json:"id"`
+		Method  json.RawMessage `json:"method"`
+		Params  json.RawMessage `json:"params"`
+		JSONRPC json.RawMessage `json:"jsonrpc"`
+		Result  json.RawMessage `json:"result"`
 	}
 	var env envelope
 	if json.Unmarshal(b, &m) != nil || m.Method != nil && json.Unmarshal(m.Method, &env.Method) != nil {
 		return fail(notRequest(b))
 	}
-	env.Params = m.Params
+	env.Params, env.JSONRPC, env.hasResult = m.Params, m.JSONRPC, m.Result != nil
 	if m.ID == nil {
 		return env, nil
 	}
@@ -322,6 +344,39 @@ func readEnvelope(b []byte) (envelope, *mcpgo.JSONRPCError) {
 			why+": send a notification without an id, or give the request an id", nil))
 	}
 	return env, nil
+}
+
+// fastRead is the stdio fast path's answer to request env (read by readEnvelope, its line valid UTF-8,
+// the session initialised; docs/mcp.md "The stdio fast path"): the encoded result of a resources/read
+// whose answer the read cache holds, valid per the watch of the refs and record (readCache.peek), for a
+// caller that sees the public scope only when pub; nil for anything else, which mcp-go's HandleMessage
+// then handles as it would without this path.
+//
+// Only the plainest request is taken: jsonrpc exactly "2.0" as sent, no result member, params an object
+// whose only member is uri (exactly so spelled), a non-empty string. A request with _meta (protocol
+// 2026-07-28's version and capabilities, trace context, a progress token), arguments or any other
+// parameter goes through mcp-go, and so does a read the cache cannot answer. What is answered is what
+// mcp-go would answer for the same request: the URI was kept by render, the handler mcp-go routes it to
+// (a kept URI matched a resource or template when it was read), and the answer is encoded as mcp-go
+// encodes it (lineWriter.writeResult).
+func (s *srv) fastRead(env envelope, pub bool) []byte {
+	if env.Method != string(mcpgo.MethodResourcesRead) || env.hasResult ||
+		string(env.JSONRPC) != `"`+mcpgo.JSONRPC_VERSION+`"` || len(env.Params) == 0 || env.Params[0] != '{' {
+		return nil
+	}
+	var params map[string]json.RawMessage
+	if json.Unmarshal(env.Params, &params) != nil || len(params) != 1 {
+		return nil
+	}
+	var uri string
+	if raw, ok := params["uri"]; !ok || len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &uri) != nil || uri == "" {
+		return nil
+	}
+	key := uri
+	if pub {
+		key = "public-only\x00" + uri
+	}
+	return s.reads.peek(key, pub)
 }
 
 // uriParamProblem says why the params of request env (read by readEnvelope) lack the resource URI its
@@ -448,6 +503,39 @@ func (l *lineWriter) writeN(v any) (int, error) {
 	if err := json.NewEncoder(buf).Encode(v); err != nil {
 		return 0, fmt.Errorf("encode message: %w", err)
 	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.err != nil {
+		return 0, l.err
+	}
+	if _, err := l.w.Write(buf.Bytes()); err != nil {
+		l.err = err
+		return 0, err
+	}
+	return buf.Len(), nil
+}
+
+// writeResult writes the response to request id whose result is already encoded, as writeN writes
+// mcpgo.NewJSONRPCResultResponse(mcpgo.NewRequestId(id), result): the same members in the same order, the
+// id encoded by mcp-go's RequestId (a number as the float64 it was decoded to, as mcp-go echoes it). It
+// returns the bytes written, the newline included.
+func (l *lineWriter) writeResult(id any, result []byte) (int, error) {
+	idb, err := mcpgo.NewRequestId(id).MarshalJSON()
+	if err != nil {
+		return 0, fmt.Errorf("encode message: %w", err)
+	}
+	buf := lineBufs.Get().(*bytes.Buffer)
+	buf.Reset()
+	defer func() {
+		if buf.Cap() <= 64<<10 {
+			lineBufs.Put(buf)
+		}
+	}()
+	buf.WriteString(`{"jsonrpc":"` + mcpgo.JSONRPC_VERSION + `","id":`)
+	buf.Write(idb)
+	buf.WriteString(`,"result":`)
+	buf.Write(result)
+	buf.WriteString("}\n")
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.err != nil {
