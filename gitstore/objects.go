@@ -670,15 +670,24 @@ func (r *Repo) writeCommit(ctx context.Context, st storer.EncodedObjectStorer, s
 		}
 		tree = h
 	}
-	c := &object.Commit{
-		Author:       spec.Author.og(),
-		Committer:    spec.Committer.og(),
-		Message:      spec.Message,
-		TreeHash:     tree.ph(),
-		ParentHashes: phs(spec.Parents),
+	// objwrite's encoder (the one the lean front links) writes go-git's bytes without its fmt calls.
+	parents := make([]objread.Hash, len(spec.Parents))
+	for i, p := range spec.Parents {
+		parents[i] = objread.Hash(p)
 	}
+	raw := objwrite.EncodeCommit(objread.Hash(tree), parents, spec.Author.lean(), spec.Committer.lean(), spec.Message)
 	o := st.NewEncodedObject()
-	if err := c.Encode(o); err != nil {
+	o.SetType(plumbing.CommitObject)
+	o.SetSize(int64(len(raw)))
+	w, err := o.Writer()
+	if err != nil {
+		return ZeroHash, fmt.Errorf("encode commit: %w", err)
+	}
+	if _, err := w.Write(raw); err != nil {
+		w.Close()
+		return ZeroHash, fmt.Errorf("encode commit: %w", err)
+	}
+	if err := w.Close(); err != nil {
 		return ZeroHash, fmt.Errorf("encode commit: %w", err)
 	}
 	return r.store(st, o)
