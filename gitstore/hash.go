@@ -3,6 +3,7 @@ package gitstore
 import (
 	"encoding/hex"
 	"fmt"
+	"github.com/ctx-dev/ctx/gitstore/objwrite"
 	"io"
 	"time"
 
@@ -73,18 +74,6 @@ func hashes(in []plumbing.Hash) []Hash {
 	return out
 }
 
-// phs converts object names to go-git's type.
-func phs(in []Hash) []plumbing.Hash {
-	if in == nil {
-		return nil
-	}
-	out := make([]plumbing.Hash, len(in))
-	for i, h := range in {
-		out[i] = plumbing.Hash(h)
-	}
-	return out
-}
-
 // FileMode is a tree entry's mode as git records it (octal 040000 for a folder, 100644 for a file...).
 type FileMode uint32
 
@@ -111,8 +100,8 @@ func sigOf(s object.Signature) Signature {
 	return Signature{Name: s.Name, Email: s.Email, When: s.When}
 }
 
-func (s Signature) og() object.Signature {
-	return object.Signature{Name: s.Name, Email: s.Email, When: s.When}
+func (s Signature) lean() objwrite.Signature {
+	return objwrite.Signature{Name: s.Name, Email: s.Email, When: s.When}
 }
 
 // Commit is a decoded commit object.

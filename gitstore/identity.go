@@ -1,11 +1,7 @@
 package gitstore
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -16,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ctx-dev/ctx/internal/atomicfile"
+	"github.com/ctx-dev/ctx/gitstore/identcache"
 	"github.com/ctx-dev/ctx/internal/lazyre"
 	"github.com/go-git/go-git/v5/config"
 )
@@ -102,119 +98,31 @@ func (r *Repo) idents(ctx context.Context) (identities, error) {
 }
 
 // identFile is where the last identities asked of git are kept for the next process, beside the digest
-// of their identStamp: asking `git var` twice cost a one-shot write about 5 ms of CPU, a quarter of
-// `ctx knowledge set` in a small store (bench/README.md, "Fifth round").
-func (r *Repo) identFile() string { return filepath.Join(r.CtxDir(), "identity.json") }
-
-// savedIdent is the content of identFile. Stamp is the SHA-256 of identStamp, so that the values of the
-// environment it covers (GIT_CONFIG_PARAMETERS may hold a credential) are not written to disk.
-type savedIdent struct {
-	Stamp          string `json:"stamp"`
-	AuthorName     string `json:"author_name"`
-	AuthorEmail    string `json:"author_email"`
-	CommitterName  string `json:"committer_name"`
-	CommitterEmail string `json:"committer_email"`
-}
-
-// stampDigest is the hex SHA-256 of an identStamp, or "" when the stamp cannot be trusted across
-// processes: a config file it names includes others (include.path, includeIf), whose changes the stamp
-// does not see.
-func stampDigest(key string) string {
-	if strings.Contains(key, "\x00include") {
-		return ""
-	}
-	sum := sha256.Sum256([]byte(key))
-	return hex.EncodeToString(sum[:])
-}
+// of their identStamp (package identcache, which the lean front reads too): asking `git var` twice cost a
+// one-shot write about 5 ms of CPU, a quarter of `ctx knowledge set` in a small store (bench/README.md,
+// "Fifth round").
+func (r *Repo) identFile() string { return filepath.Join(r.CtxDir(), identcache.FileName) }
 
 // savedIdents returns the identities of identFile when they were saved under the same stamp.
 func (r *Repo) savedIdents(key string) (identities, bool) {
-	d := stampDigest(key)
-	if d == "" {
+	p, ok := identcache.Load(r.identFile(), key)
+	if !ok {
 		return identities{}, false
 	}
-	b, err := os.ReadFile(r.identFile())
-	if err != nil || len(b) > 4096 {
-		return identities{}, false
-	}
-	var s savedIdent
-	if json.Unmarshal(b, &s) != nil || s.Stamp != d {
-		return identities{}, false
-	}
-	id := identities{author: Signature{Name: s.AuthorName, Email: s.AuthorEmail},
-		committer: Signature{Name: s.CommitterName, Email: s.CommitterEmail}}
-	if !validIdent(id.author) || !validIdent(id.committer) {
-		return identities{}, false
-	}
-	return id, true
+	return identities{author: Signature{Name: p.Author.Name, Email: p.Author.Email},
+		committer: Signature{Name: p.Committer.Name, Email: p.Committer.Email}}, true
 }
 
-// validIdent reports whether sig can be written in a commit header as it is.
-func validIdent(sig Signature) bool {
-	return sig.Name != "" && sig.Email != "" && !strings.ContainsAny(sig.Name+sig.Email, "<>\n\x00")
-}
-
-// saveIdents writes id under key into identFile (atomically, not fsynced: a lost or stale file only makes
-// the next process ask git). Failures are ignored.
+// saveIdents writes id under key into identFile (identcache.Save). Failures are ignored.
 func (r *Repo) saveIdents(key string, id identities) {
-	d := stampDigest(key)
-	if d == "" {
-		return
-	}
-	b, err := json.Marshal(savedIdent{Stamp: d, AuthorName: id.author.Name, AuthorEmail: id.author.Email,
-		CommitterName: id.committer.Name, CommitterEmail: id.committer.Email})
-	if err != nil {
-		return
-	}
-	_ = atomicfile.WriteNoSync(r.identFile(), b, 0o644)
+	identcache.Save(r.identFile(), key, identcache.Pair{
+		Author:    identcache.Ident{Name: id.author.Name, Email: id.author.Email},
+		Committer: identcache.Ident{Name: id.committer.Name, Email: id.committer.Email}})
 }
 
-// identStamp names what an identity depends on: the repository, the environment git reads it from, and
-// the size and modification time of the config files (so that `git config user.name X` is seen at once).
-func (r *Repo) identStamp() string {
-	var b strings.Builder
-	b.WriteString(r.gitDir)
-	env := os.Environ()
-	sort.Strings(env)
-	for _, kv := range env {
-		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "GIT_") || k == "HOME" || k == "XDG_CONFIG_HOME" || k == "EMAIL" {
-			b.WriteString("\x00" + kv)
-		}
-	}
-	home, _ := os.UserHomeDir()
-	xdg := os.Getenv("XDG_CONFIG_HOME")
-	if xdg == "" && home != "" {
-		xdg = filepath.Join(home, ".config")
-	}
-	files := []string{filepath.Join(r.commonDir, "config"), filepath.Join(r.gitDir, "config.worktree"),
-		os.Getenv("GIT_CONFIG_GLOBAL"), filepath.Join(home, ".gitconfig"), filepath.Join(xdg, "git", "config"),
-		os.Getenv("GIT_CONFIG_SYSTEM"), "/etc/gitconfig"}
-	for _, f := range files {
-		if f == "" {
-			continue
-		}
-		if fi, err := os.Stat(f); err == nil {
-			fmt.Fprintf(&b, "\x00%s:%d:%d", f, fi.Size(), fi.ModTime().UnixNano())
-			// A config that includes others depends on files the stamp does not name: marked, so that
-			// stampDigest does not carry it to another process (this one's cache keeps it, as before).
-			if fi.Size() < 1<<20 {
-				if data, err := os.ReadFile(f); err == nil && includes(data) {
-					b.WriteString("\x00include")
-				}
-			}
-		}
-	}
-	// The login's passwd entry is where git takes a name from when none is configured ($EMAIL set).
-	fmt.Fprintf(&b, "\x00uid:%d", os.Getuid())
-	return b.String()
-}
-
-// includes reports whether config text may include another file (include.path, includeIf.*.path; git
-// matches section names without regard to case).
-func includes(data []byte) bool {
-	return bytes.Contains(bytes.ToLower(data), []byte("include"))
-}
+// identStamp names what an identity depends on (identcache.Stamp): the repository, the environment git
+// reads it from, and the size and modification time of the config files.
+func (r *Repo) identStamp() string { return identcache.Stamp(r.gitDir, r.commonDir) }
 
 // identLine is git's ident: "Name <email> 1700000000 +0100".
 var identLine = lazyre.New(`^(.*) <(.*)> -?\d+ [-+]\d{4}$`)

@@ -15,12 +15,13 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/ctx-dev/ctx/gitstore/objread"
+	"github.com/ctx-dev/ctx/gitstore/objwrite"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/storage/filesystem"
-	"github.com/klauspost/compress/zlib"
 )
 
 // ErrNotFound is returned when a path does not exist in a tree.
@@ -108,102 +109,17 @@ func (r *Repo) store(st storer.EncodedObjectStorer, o plumbing.EncodedObject) (H
 // does.
 var objectFile = func(f *os.File) io.Writer { return f }
 
-// looseCompression is the zlib level of the loose objects ctx writes: C git's default for
-// core.looseCompression, 1 (best speed), since loose objects are short-lived (gc packs them). A tree of
-// 10,000 entries (370 KB) compresses in 2.5 ms instead of 49 ms with compress/zlib at its default
-// level, as go-git writes (docs/architecture.md "The write path").
-const looseCompression = zlib.BestSpeed
-
-// treeCompression is the zlib level of the loose trees ctx writes: none (deflate's stored blocks, which
-// every zlib reader, C git's included, inflates). A tree is mostly 20-byte object names, which do not
-// compress: level 1 makes a 10,000-entry folder's tree (359 KB) only 31% smaller (246 KB), and deflating
-// it on the write, then inflating it on every later read until gc packs it (packs are compressed at
-// git's own level), was a third of a write's CPU in such a store (bench/README.md, "Fifth round").
-const treeCompression = zlib.NoCompression
-
-// zlibWriters and treeWriters hold zlib writers at looseCompression and treeCompression for reuse:
-// setting one up allocates and clears about 1 MB of tables, more than compressing a blob or a commit
-// costs.
-var zlibWriters, treeWriters sync.Pool
-
-// looseWriter returns a zlib writer writing to dst at the level of objects of type t, from zlibWriters
-// or treeWriters when one is free; put gives it back.
-func looseWriter(dst io.Writer, t plumbing.ObjectType) (w *zlib.Writer, put func(), err error) {
-	pool, level := &zlibWriters, looseCompression
-	if t == plumbing.TreeObject {
-		pool, level = &treeWriters, treeCompression
-	}
-	if pw, ok := pool.Get().(*zlib.Writer); ok {
-		pw.Reset(dst)
-		w = pw
-	} else if w, err = zlib.NewWriterLevel(dst, level); err != nil {
-		return nil, nil, err
-	}
-	return w, func() {
-		w.Reset(nil) // drops the file
-		pool.Put(w)
-	}, nil
-}
-
 // writeLoose stores o as a loose object of the repository at gitDir (the main one, or the local store)
-// the way C git does: the header "<type> <size>\x00" and the content, zlib-compressed at
-// looseCompression into a temporary file objects/xx/tmp_obj_* (the name git's own prune knows), then
-// renamed to objects/xx/<rest of the name> and made read-only. On any failure (a full disk) the temporary file is removed: a failed write leaves
-// nothing behind (go-git's own writer left tmp_obj_* files in objects/pack on ENOSPC).
+// the way C git does, through objwrite.Loose (the writer the lean front shares): a temporary file
+// objects/xx/tmp_obj_* renamed into place, nothing left behind on a failure (go-git's own writer left
+// tmp_obj_* files in objects/pack on ENOSPC).
 func (r *Repo) writeLoose(gitDir string, o plumbing.EncodedObject) error {
-	hex := o.Hash().String()
-	dir := filepath.Join(gitDir, "objects", hex[:2])
-	final := filepath.Join(dir, hex[2:])
-	if _, err := os.Lstat(final); err == nil {
-		return nil
-	}
-	if err := os.MkdirAll(dir, 0o777); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, "tmp_obj_")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	fail := func(err error) error {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	w, put, err := looseWriter(objectFile(f), o.Type())
-	if err != nil {
-		return fail(err)
-	}
-	defer put()
-	hdr := append(append(append([]byte(o.Type().String()), ' '), strconv.FormatInt(o.Size(), 10)...), 0)
-	if _, err := w.Write(hdr); err != nil {
-		return fail(err)
-	}
 	rd, err := o.Reader()
 	if err != nil {
-		return fail(err)
-	}
-	n, err := io.Copy(w, rd)
-	rd.Close()
-	if err != nil {
-		return fail(err)
-	}
-	if n != o.Size() {
-		return fail(fmt.Errorf("object of %d bytes declared as %d", n, o.Size()))
-	}
-	if err := w.Close(); err != nil {
-		return fail(err)
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
 		return err
 	}
-	if err := os.Rename(tmp, final); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	_ = os.Chmod(final, 0o444)
-	return nil
+	defer rd.Close()
+	return objwrite.Loose(gitDir, objread.Hash(o.Hash()), objread.Type(o.Type()), o.Size(), rd, objectFile)
 }
 
 // ReadBlob returns the content of a blob.
@@ -799,15 +715,24 @@ func (r *Repo) writeCommit(ctx context.Context, st storer.EncodedObjectStorer, s
 		}
 		tree = h
 	}
-	c := &object.Commit{
-		Author:       spec.Author.og(),
-		Committer:    spec.Committer.og(),
-		Message:      spec.Message,
-		TreeHash:     tree.ph(),
-		ParentHashes: phs(spec.Parents),
+	// objwrite's encoder (the one the lean front links) writes go-git's bytes without its fmt calls.
+	parents := make([]objread.Hash, len(spec.Parents))
+	for i, p := range spec.Parents {
+		parents[i] = objread.Hash(p)
 	}
+	raw := objwrite.EncodeCommit(objread.Hash(tree), parents, spec.Author.lean(), spec.Committer.lean(), spec.Message)
 	o := st.NewEncodedObject()
-	if err := c.Encode(o); err != nil {
+	o.SetType(plumbing.CommitObject)
+	o.SetSize(int64(len(raw)))
+	w, err := o.Writer()
+	if err != nil {
+		return ZeroHash, fmt.Errorf("encode commit: %w", err)
+	}
+	if _, err := w.Write(raw); err != nil {
+		w.Close()
+		return ZeroHash, fmt.Errorf("encode commit: %w", err)
+	}
+	if err := w.Close(); err != nil {
 		return ZeroHash, fmt.Errorf("encode commit: %w", err)
 	}
 	return r.store(st, o)

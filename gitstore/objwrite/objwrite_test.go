@@ -1,0 +1,145 @@
+package objwrite_test
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ctx-dev/ctx/gitstore/objread"
+	"github.com/ctx-dev/ctx/gitstore/objwrite"
+)
+
+func git(t *testing.T, dir string, stdin []byte, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Stdin = bytes.NewReader(stdin)
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func newRepo(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	git(t, dir, nil, "init", "-q")
+	return dir
+}
+
+// TestWriteAsGit writes a blob, a tree and a commit and checks them against C git: the same names as
+// git hash-object, the same content by git cat-file, a repository git fsck --strict accepts, and objread
+// reads them back.
+func TestWriteAsGit(t *testing.T) {
+	dir := newRepo(t)
+	gitDir := filepath.Join(dir, ".git")
+	blob := []byte("hello\x00world\n" + strings.Repeat("ctx ", 5000))
+	bh, err := objwrite.Write(gitDir, objread.Blob, blob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := git(t, dir, blob, "hash-object", "--stdin"); bh.String() != want {
+		t.Fatalf("blob named %s, git says %s", bh, want)
+	}
+	tree := append([]byte("100644 a.md\x00"), bh[:]...)
+	th, err := objwrite.Write(gitDir, objread.Tree, tree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := git(t, dir, nil, "ls-tree", th.String()), "100644 blob "+bh.String()+"\ta.md"; got != want {
+		t.Fatalf("ls-tree: %q, want %q", got, want)
+	}
+	commit := []byte("tree " + th.String() + "\nauthor A <a@x> 1700000000 +0000\ncommitter A <a@x> 1700000000 +0000\n\nmessage\n")
+	ch, err := objwrite.Write(gitDir, objread.Commit, commit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := git(t, dir, commit, "hash-object", "-t", "commit", "--stdin"); ch.String() != want {
+		t.Fatalf("commit named %s, git says %s", ch, want)
+	}
+	if got := git(t, dir, nil, "cat-file", "-p", ch.String()); got != strings.TrimSpace(string(commit)) {
+		t.Fatalf("cat-file: %q", got)
+	}
+	git(t, dir, nil, "update-ref", "refs/heads/main", ch.String())
+	git(t, dir, nil, "fsck", "--strict", "--no-dangling")
+	r := objread.NewReader(64<<20, filepath.Join(gitDir, "objects"))
+	defer r.Close()
+	for _, o := range []struct {
+		h    objread.Hash
+		t    objread.Type
+		data []byte
+	}{{bh, objread.Blob, blob}, {th, objread.Tree, tree}, {ch, objread.Commit, commit}} {
+		typ, b, err := r.Read(o.h)
+		if err != nil || typ != o.t || !bytes.Equal(b, o.data) {
+			t.Fatalf("objread %s: type %d, err %v, same %v", o.h, typ, err, bytes.Equal(b, o.data))
+		}
+		fi, err := os.Stat(filepath.Join(gitDir, "objects", o.h.String()[:2], o.h.String()[2:]))
+		if err != nil || fi.Mode().Perm()&0o222 != 0 {
+			t.Fatalf("%s: %v, mode %v (want read-only)", o.h, err, fi.Mode())
+		}
+	}
+	noTemp(t, gitDir)
+}
+
+// TestLooseKeepsExisting: an object already there is not written again (its file is left as it is).
+func TestLooseKeepsExisting(t *testing.T) {
+	gitDir := filepath.Join(newRepo(t), ".git")
+	h, err := objwrite.Write(gitDir, objread.Blob, []byte("x\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(gitDir, "objects", h.String()[:2], h.String()[2:])
+	before, _ := os.Stat(p)
+	wrap := func(*os.File) io.Writer { t.Fatal("wrote an object that was there"); return nil }
+	if err := objwrite.Loose(gitDir, h, objread.Blob, 2, strings.NewReader("x\n"), wrap); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := os.Stat(p)
+	if !os.SameFile(before, after) {
+		t.Fatal("the object's file was replaced")
+	}
+}
+
+type fullDisk struct{}
+
+func (fullDisk) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
+
+// TestLooseFailsClean: a full disk, a content of another size than declared and a type that is not an
+// object's fail, and leave no file behind.
+func TestLooseFailsClean(t *testing.T) {
+	gitDir := filepath.Join(newRepo(t), ".git")
+	data := []byte(strings.Repeat("y", 100000))
+	h := objwrite.Name(objread.Blob, data)
+	if err := objwrite.Loose(gitDir, h, objread.Blob, int64(len(data)), bytes.NewReader(data),
+		func(*os.File) io.Writer { return fullDisk{} }); err == nil || !strings.Contains(err.Error(), "no space") {
+		t.Fatalf("full disk: %v", err)
+	}
+	if err := objwrite.Loose(gitDir, h, objread.Blob, int64(len(data))+1, bytes.NewReader(data), nil); err == nil {
+		t.Fatal("a short content was written")
+	}
+	if _, err := objwrite.Write(gitDir, objread.OFSDelta, data); err == nil {
+		t.Fatal("a delta was written as a loose object")
+	}
+	if _, err := os.Stat(filepath.Join(gitDir, "objects", h.String()[:2], h.String()[2:])); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("object file: %v", err)
+	}
+	noTemp(t, gitDir)
+}
+
+// noTemp fails if a temporary object file is left under gitDir/objects.
+func noTemp(t *testing.T, gitDir string) {
+	t.Helper()
+	_ = filepath.Walk(filepath.Join(gitDir, "objects"), func(p string, fi os.FileInfo, err error) error {
+		if err == nil && strings.HasPrefix(fi.Name(), "tmp_obj_") {
+			t.Errorf("temporary file left: %s", p)
+		}
+		return nil
+	})
+}
