@@ -60,6 +60,10 @@ type ctxIndex struct {
 	mu     sync.Mutex
 	db     *sql.DB
 	failed bool // opening failed: the store is read directly
+	// the documents last read and the tips' fingerprint they are of (a server's next search with the
+	// refs unmoved reads no row)
+	fp   string
+	docs []ctxDoc
 }
 
 func (c *ctxIndex) close() {
@@ -70,6 +74,7 @@ func (c *ctxIndex) close() {
 		c.db = nil
 	}
 	c.failed = false
+	c.fp, c.docs = "", nil
 }
 
 // open opens (creating when missing) the copy in dir.
@@ -260,6 +265,9 @@ func (s *srv) cachedCtxDocs(ctx context.Context) ([]ctxDoc, error) {
 	}
 	s.ctxIx.mu.Lock()
 	defer s.ctxIx.mu.Unlock()
+	if s.ctxIx.docs != nil && s.ctxIx.fp == fp {
+		return append([]ctxDoc(nil), s.ctxIx.docs...), nil // the caller filters its slice in place
+	}
 	db, err := s.ctxIx.open(ctx, s.historyDir())
 	if err != nil {
 		return nil, err
@@ -280,7 +288,12 @@ func (s *srv) cachedCtxDocs(ctx context.Context) ([]ctxDoc, error) {
 			return nil, err
 		}
 	}
-	return readCtxIndex(ctx, db)
+	docs, err := readCtxIndex(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	s.ctxIx.fp, s.ctxIx.docs = fp, docs
+	return append([]ctxDoc(nil), docs...), nil
 }
 
 // readCtxIndex reads every document of the copy in the search's order.

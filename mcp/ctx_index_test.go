@@ -261,3 +261,36 @@ func TestCtxIndexUnusableFallsBack(t *testing.T) {
 		t.Errorf("the symbolic link's target was written: %q", b)
 	}
 }
+
+// A long-lived server keeps the documents it read in memory while the refs do not move, and reads the
+// copy again when they do: an entry set or removed between two calls is found or gone on the next.
+func TestCtxIndexServerFollowsWrites(t *testing.T) {
+	_, st := newRepo(t, store.Actor{Agent: "cli"})
+	ctx := context.Background()
+	hist := filepath.Join(t.TempDir(), "history")
+	setEntry(t, st, store.KnowledgeKind, "db", "Use PostgreSQL.\n")
+	s := serve(t, st, Options{HistoryDir: hist}, "")
+	find := func(q string) string {
+		b, err := json.Marshal(structured(t, q, s.call(t, "search", map[string]any{"query": q, "providers": []any{"ctx"}, "event_type": "message"})))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	if got := find("postgresql"); !strings.Contains(got, `"key":"db"`) {
+		t.Fatalf("first search: %s", got)
+	}
+	if got := find("walrus"); strings.Contains(got, `"key":"walrus"`) {
+		t.Fatalf("walrus before it was set: %s", got)
+	}
+	setEntry(t, st, store.KnowledgeKind, "walrus", "The walrus runs the migrations.\n")
+	if got := find("walrus"); !strings.Contains(got, `"key":"walrus"`) {
+		t.Errorf("walrus after it was set: %s", got)
+	}
+	if _, err := st.RemoveEntry(ctx, store.KnowledgeKind, "db"); err != nil {
+		t.Fatal(err)
+	}
+	if got := find("postgresql"); strings.Contains(got, `"key":"db"`) {
+		t.Errorf("db after it was removed: %s", got)
+	}
+}
