@@ -35,16 +35,19 @@ const ctxIndexFile = "store-search.db"
 
 // ctxIndexVersion is the copy's PRAGMA user_version. A file of another version is rebuilt (an older
 // one) or left alone, the store read directly (a newer one).
-const ctxIndexVersion = 1
+const ctxIndexVersion = 2
 
 const ctxIndexSchema = `
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS docs(
-	id TEXT PRIMARY KEY, cls INTEGER NOT NULL, name TEXT NOT NULL, ord INTEGER NOT NULL,
+	cls INTEGER NOT NULL, name TEXT NOT NULL, ord INTEGER NOT NULL, id TEXT NOT NULL UNIQUE,
 	kind TEXT NOT NULL, key TEXT NOT NULL, title TEXT NOT NULL, uri TEXT NOT NULL, sess TEXT NOT NULL,
-	event TEXT NOT NULL, at TEXT NOT NULL, text TEXT NOT NULL, body TEXT NOT NULL, path TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS docs_order ON docs(cls, name, ord);
+	event TEXT NOT NULL, at TEXT NOT NULL, text TEXT NOT NULL, body TEXT NOT NULL, path TEXT NOT NULL,
+	PRIMARY KEY (cls, name, ord)) WITHOUT ROWID;
 `
+
+// The rows are clustered in the search's order (cls, name, ord: a search reads them in one pass of the
+// table, no lookup per row); id (e:<kind>/<key>, c:<commit>) names a row for an update.
 
 // ctxClassCommit is the cls of a commit; entries have their kind's position in searchKinds.
 const ctxClassCommit = 5
