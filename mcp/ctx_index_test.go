@@ -294,3 +294,48 @@ func TestCtxIndexServerFollowsWrites(t *testing.T) {
 		t.Errorf("db after it was removed: %s", got)
 	}
 }
+
+// Searches running at once after the refs moved (each with its own connection, as processes have)
+// update the copy once between them and all answer as the direct read does.
+func TestCtxIndexConcurrentUpdate(t *testing.T) {
+	t.Cleanup(func() { ctxIndexDisabled = false })
+	_, st := newRepo(t, store.Actor{Agent: "cli"})
+	hist := filepath.Join(t.TempDir(), "history")
+	setEntry(t, st, store.KnowledgeKind, "db", "Use PostgreSQL for the deploy.\n")
+	args := map[string]any{"query": "deploy", "limit": 50}
+	searchJSON(t, st, hist, args) // the first build
+	for i := 0; i < 3; i++ {
+		setEntry(t, st, store.KnowledgeKind, fmt.Sprintf("k%d", i), "deploy note\n")
+	}
+	ctxIndexDisabled = true
+	want := searchJSON(t, st, hist, args)
+	ctxIndexDisabled = false
+	updated := ctxIndexStats.updated.Load()
+	const n = 6
+	got := make([]string, n)
+	errs := make([]error, n)
+	done := make(chan int)
+	for i := 0; i < n; i++ {
+		go func(i int) {
+			defer func() { done <- i }()
+			out, err := Search(context.Background(), st, Options{HistoryDir: hist}, args)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			b, err := json.Marshal(out)
+			got[i], errs[i] = string(b), err
+		}(i)
+	}
+	for i := 0; i < n; i++ {
+		<-done
+	}
+	for i := 0; i < n; i++ {
+		if errs[i] != nil || got[i] != want {
+			t.Errorf("search %d: %v\n%s\nwant %s", i, errs[i], got[i], want)
+		}
+	}
+	if u := ctxIndexStats.updated.Load() - updated; u != 1 {
+		t.Errorf("the copy was updated %d times by %d searches of the same refs, want 1", u, n)
+	}
+}
