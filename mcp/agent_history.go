@@ -92,8 +92,9 @@ func (s *srv) index(ctx context.Context) (*history.Index, error) {
 	return ix, nil
 }
 
-// closeIndex closes the index when it was opened.
+// closeIndex closes the index (and the search's copy of the store) when they were opened.
 func (s *srv) closeIndex() {
+	s.ctxIx.close()
 	s.hist.mu.Lock()
 	defer s.hist.mu.Unlock()
 	if s.hist.ix != nil {

@@ -629,6 +629,10 @@ type ctxDoc struct {
 	body   string // what the snippet is cut from
 	weight float64
 	paths  []string
+	// of a commit: its time and Ctx-Session (the since, until and ctx_session_id filters)
+	commit  bool
+	when    time.Time
+	session string
 }
 
 // words splits text into lower-case tokens of letters and digits (with the parts of camelCase words),
@@ -662,64 +666,23 @@ func (s *srv) ctxSearch(ctx context.Context, args searchArgs, since, until time.
 	if args.SessionID != "" && !strings.HasPrefix(args.SessionID, ctxIDPrefix) {
 		return nil, nil
 	}
-	var docs []ctxDoc
-	if withEntries {
-		kinds := map[string]bool{}
-		for _, k := range searchKinds {
-			kinds[k] = true
-		}
-		ds, err := s.searchDocs(ctx, kinds)
-		if err != nil {
-			return nil, err
-		}
-		for _, d := range ds {
-			p := strings.TrimPrefix(d.uri, scheme)
-			if d.kind == "knowledge" || d.kind == "convention" {
-				p += ".md"
-			}
-			r := searchResult{Provider: ctxProvider, EventType: string(history.Message), Kind: d.kind, Key: d.key,
-				Title: d.title, URI: d.uri}
-			if d.kind == "session" {
-				r.CtxSessionID = ctxIDPrefix + d.key // show_session lists its commits
-			}
-			docs = append(docs, ctxDoc{res: r, text: d.title + "\n" + d.key + "\n" + d.body, body: d.body, weight: 1.0,
-				paths: []string{p}})
-		}
+	docs, err := s.ctxDocs(ctx, withEntries, withCommits, args.File != "")
+	if err != nil {
+		return nil, err
 	}
-	if withCommits {
-		tips, _, err := s.store(ctx).HistoryTips(ctx)
-		if err != nil {
-			return nil, err
-		}
-		all, err := s.store(ctx).HistoryRecent(ctx, tips, ctxSearchCommits)
-		if err != nil {
-			return nil, err
-		}
-		for i := range all {
-			e := &all[i]
-			if (!since.IsZero() && e.When().Before(since)) || (!until.IsZero() && !e.When().Before(until)) {
+	kept := docs[:0]
+	for _, d := range docs {
+		if d.commit {
+			if (!since.IsZero() && d.when.Before(since)) || (!until.IsZero() && !d.when.Before(until)) {
 				continue
 			}
-			if args.SessionID != "" && ctxIDPrefix+e.Session != args.SessionID {
+			if args.SessionID != "" && ctxIDPrefix+d.session != args.SessionID {
 				continue
 			}
-			r := searchResult{Provider: ctxProvider, CtxEventID: ctxIDPrefix + e.Commit, EventType: string(history.Summary),
-				Kind: "commit", Key: e.Key, At: e.When().UTC().Format(time.RFC3339), Title: e.Summary}
-			if e.Session != "" {
-				r.CtxSessionID = ctxIDPrefix + e.Session
-			}
-			d := ctxDoc{res: r, text: strings.Join([]string{e.Summary, e.Op, e.Key, e.Agent}, "\n"),
-				body: e.Summary, weight: 0.9}
-			if args.File != "" {
-				paths, err := s.store(ctx).EventPaths(ctx, e)
-				if err != nil {
-					return nil, err
-				}
-				d.paths = paths
-			}
-			docs = append(docs, d)
 		}
+		kept = append(kept, d)
 	}
+	docs = kept
 	if args.File != "" {
 		kept := docs[:0]
 		for _, d := range docs {

@@ -149,6 +149,11 @@ type partEntry struct {
 // of each. A larger file is read up to its share plus fmSlack (for its
 // front matter); a file whose front matter does not end within that is shown from its first byte.
 func loadEntries(ctx context.Context, v *store.View, k store.Kind, share func(sizes []int) []int) ([]partEntry, error) {
+	return loadEntriesOf(ctx, v, k, nil, share)
+}
+
+// loadEntriesOf is loadEntries of the entries whose key keep accepts (nil: every entry).
+func loadEntriesOf(ctx context.Context, v *store.View, k store.Kind, keep func(key string) bool, share func(sizes []int) []int) ([]partEntry, error) {
 	names, err := v.List(ctx, k.Dir)
 	if err != nil {
 		return nil, err
@@ -162,7 +167,7 @@ func loadEntries(ctx context.Context, v *store.View, k store.Kind, share func(si
 	var sizes []int
 	for _, n := range names {
 		key, ok := strings.CutSuffix(n.Name, ".md")
-		if n.Dir || !ok {
+		if n.Dir || !ok || (keep != nil && !keep(key)) {
 			continue
 		}
 		_, size, err := v.ReadPrefix(ctx, n.Scope, k.Dir+"/"+n.Name, 0)

@@ -684,19 +684,21 @@ type searchDoc struct {
 	scope                       store.Scope
 }
 
-// searchDocs reads the current entries of the wanted kinds from the checked-out view.
-func (s *srv) searchDocs(ctx context.Context, kinds map[string]bool) ([]searchDoc, error) {
-	v, err := s.view(ctx)
-	if err != nil {
-		return nil, err
-	}
+// searchDocs reads the current entries of the wanted kinds from v; keep, when not nil, narrows the
+// knowledge entries and conventions read to the keys it accepts (the other kinds are read whole).
+func searchDocs(ctx context.Context, v *store.View, kinds map[string]bool, keep func(kind, key string) bool) ([]searchDoc, error) {
 	var docs []searchDoc
 	for _, k := range []store.Kind{store.KnowledgeKind, store.ConventionKind} {
 		if !kinds[k.Name] {
 			continue
 		}
 		// An entry larger than the read limit is searched in its first maxFileRead bytes.
-		es, err := loadEntries(ctx, v, k, func(sizes []int) []int {
+		var kf func(string) bool
+		if keep != nil {
+			kind := k.Name
+			kf = func(key string) bool { return keep(kind, key) }
+		}
+		es, err := loadEntriesOf(ctx, v, k, kf, func(sizes []int) []int {
 			out := make([]int, len(sizes))
 			for i, n := range sizes {
 				out[i] = min(n, maxFileRead)

@@ -19,8 +19,9 @@ var ErrInvalidArgument = errors.New("invalid argument")
 // "search"): validated by the tool's input schema, ranked and merged with the context store's entries
 // and commits (provider ctx) by the same code. It returns the object the tool returns as
 // structuredContent ({query, filters, relaxed, generation, results, pagination, content, hint}), so
-// `ctx history search --json` prints what the tool returns. It reads only; an invalid argument is an
-// error wrapping [ErrInvalidArgument].
+// `ctx history search --json` prints what the tool returns. It reads only, but for the search copy of
+// the store it keeps beside the index (store-search.db, brought up to the refs: docs/history.md "The
+// store's search copy"); an invalid argument is an error wrapping [ErrInvalidArgument].
 func Search(ctx context.Context, st *store.Store, opt Options, args map[string]any) (any, error) {
 	opt.Agent = st.Actor.Agent
 	s := &srv{st: st, opt: opt, agents: map[string]*store.Store{},

@@ -46,6 +46,16 @@ func TestSearchMatchesTool(t *testing.T) {
 		if len(list(want, "results")) == 0 || !reflect.DeepEqual(m, want) {
 			t.Errorf("%s:\nSearch %s\ntool   %v", name, b, want)
 		}
+		// The store's search copy serves both; reading the store directly gives the same object.
+		ctxIndexDisabled = true
+		direct, err := Search(ctx, e.st, Options{HistoryDir: e.hist}, args)
+		ctxIndexDisabled = false
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if db, _ := json.Marshal(direct); string(db) != string(b) {
+			t.Errorf("%s:\ncopy   %s\ndirect %s", name, b, db)
+		}
 		for _, h := range list(m, "results") {
 			sawCtx = sawCtx || obj(h)["provider"] == "ctx"
 		}

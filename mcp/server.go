@@ -83,6 +83,7 @@ type srv struct {
 	tools     []tool    // as registered, in the order of srv.tools (set by ensureTools)
 
 	hist  historyIndex    // the agent history index, opened on first use (agent_history.go)
+	ctxIx ctxIndex        // the search's copy of the context store, opened on first use (ctx_index.go)
 	usage *usage          // local usage accounting (usage.go)
 	names map[string]bool // the tools' names (set by ensureTools)
 

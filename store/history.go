@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"sort"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -355,5 +356,72 @@ func (s *Store) BlameFile(ctx context.Context, tips map[Scope]gitstore.Hash, p s
 		}
 		h = e.parent
 	}
+	return out, nil
+}
+
+// ChangedPaths lists the store paths whose files differ between two states of the context refs, from
+// and to (scope -> commit id as hex; a scope absent or "" has no ref): per scope, the paths that differ
+// between the two commits' trees (gitstore.Repo.DiffTrees: added, removed or changed, subtrees with the
+// same object name skipped unread), merged and sorted. A scope whose ref appeared or went away lists its
+// whole tree. It reads only trees (no blob), so its cost follows the change, not the store's size; an
+// unreadable commit (a bad id, an object gone after a force-push and gc) is an error.
+func (s *Store) ChangedPaths(ctx context.Context, from, to map[Scope]string) ([]string, error) {
+	tree := func(id string) (gitstore.Hash, error) {
+		if id == "" {
+			return gitstore.ZeroHash, nil
+		}
+		h, err := gitstore.ParseHash(id)
+		if err != nil {
+			return gitstore.ZeroHash, fmt.Errorf("changed paths: %w", err)
+		}
+		t, err := s.repo.TreeOf(ctx, h)
+		if err != nil {
+			return gitstore.ZeroHash, fmt.Errorf("changed paths: %w", err)
+		}
+		return t, nil
+	}
+	seen := map[string]bool{}
+	var out []string
+	add := func(p string) error {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+		return nil
+	}
+	for _, sc := range Scopes {
+		if from[sc] == to[sc] {
+			continue
+		}
+		a, err := tree(from[sc])
+		if err != nil {
+			return nil, err
+		}
+		b, err := tree(to[sc])
+		if err != nil {
+			return nil, err
+		}
+		if a == b {
+			continue
+		}
+		if a.IsZero() || b.IsZero() {
+			whole := a
+			if whole.IsZero() {
+				whole = b
+			}
+			if err := s.repo.Walk(ctx, whole, func(p string, _ gitstore.Hash) error { return add(p) }); err != nil {
+				return nil, fmt.Errorf("changed paths: %w", err)
+			}
+			continue
+		}
+		paths, err := s.repo.DiffTrees(ctx, a, b)
+		if err != nil {
+			return nil, fmt.Errorf("changed paths: %w", err)
+		}
+		for _, p := range paths {
+			_ = add(p)
+		}
+	}
+	sort.Strings(out)
 	return out, nil
 }

@@ -17,6 +17,17 @@ type Compiler struct {
 	assertContent bool
 }
 
+// SkipMetaValidation makes the compiler trust its schemas: they are compiled without first being
+// validated against their metaschema. A schema that breaks its metaschema then compiles to what its
+// keywords say, or fails later; use it for schemas validated elsewhere (a test).
+//
+// ctx patch (see PATCH.md): validating a schema against its metaschema compiles the five drafts'
+// metaschemas (compileDrafts), about 7 ms of CPU, which a one-shot process that compiles one embedded
+// schema (ctx history search) paid for every run.
+func (c *Compiler) SkipMetaValidation() {
+	c.roots.skipMeta = true
+}
+
 // NewCompiler create Compiler Object.
 func NewCompiler() *Compiler {
 	return &Compiler{

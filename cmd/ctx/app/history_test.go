@@ -167,6 +167,24 @@ func TestHistoryCLI(t *testing.T) {
 	if out, _, code := run("history", "search", "zebraword", "--provider", "codex", "--json"); code != ExitOK || !strings.Contains(out, `"results": []`) {
 		t.Errorf("search --provider codex found the store: %d %q", code, out)
 	}
+	// The store's search copy (docs/history.md "The store's search copy") is kept beside the index, across
+	// processes, and follows the branch: an entry set by another process is found, one removed is not,
+	// and `ctx search` (the top-level name) is the same command.
+	if fi, err := os.Stat(filepath.Join(dir, ".git", "ctx", "history", "store-search.db")); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the store's search copy: %v %v", fi, err)
+	}
+	if _, e, code := run("knowledge", "set", "walrus", "The walrus keeps the zebraword runbook"); code != ExitOK {
+		t.Fatalf("knowledge set: %d %s", code, e)
+	}
+	if _, e, code := run("knowledge", "rm", "deploy"); code != ExitOK {
+		t.Fatalf("knowledge rm: %d %s", code, e)
+	}
+	for _, cmd := range [][]string{{"history", "search"}, {"search"}} {
+		out, e, code := run(append(cmd, "zebraword", "--provider", "ctx", "--json")...)
+		if code != ExitOK || !strings.Contains(out, `"uri": "context://knowledge/walrus"`) || strings.Contains(out, "knowledge/deploy") {
+			t.Errorf("%v after set walrus, rm deploy: %d %s\n%s", cmd, code, e, out)
+		}
+	}
 }
 
 // TestHistoryImportHookInput: the import ctx's SessionEnd hook runs takes the session named by the

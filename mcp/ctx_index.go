@@ -1,0 +1,474 @@
+package mcp
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ctx-dev/ctx/history"
+	"github.com/ctx-dev/ctx/store"
+)
+
+// The search's copy of the context store (docs/mcp.md "search", docs/history.md "The store's search
+// copy"): the documents the search ranks for provider ctx — the entries of every searched kind and the
+// newest ctxSearchCommits commits — kept in a small SQLite file beside the agent history index
+// (ctxIndexFile in history.DefaultDir: inside the git common dir, never pushed), keyed by the context
+// refs' tips. A search reads the refs, compares their fingerprint with the one the copy was made at, and
+// reads the documents from the file instead of reading every entry's blob and 200 commits. When the refs
+// moved (a set, a pull, `ctx knowledge rm`, another clone's push fetched), the first search updates the
+// copy in one transaction: the knowledge entries and conventions whose files changed between the old and
+// the new tips' trees (store.ChangedPaths) are read again, the other kinds (decisions, skills, session
+// summaries: small) are read again when any of their files changed, and the commits are read again.
+// Any failure of the copy (no writable directory, a file another ctx made newer) falls back to reading
+// the store as before: the copy is a cache, never the truth.
+
+// ctxIndexFile is the copy's file name in the agent history index's directory.
+const ctxIndexFile = "store-search.db"
+
+// ctxIndexVersion is the copy's PRAGMA user_version. A file of another version is rebuilt (an older
+// one) or left alone, the store read directly (a newer one).
+const ctxIndexVersion = 2
+
+const ctxIndexSchema = `
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS docs(
+	cls INTEGER NOT NULL, name TEXT NOT NULL, ord INTEGER NOT NULL, id TEXT NOT NULL UNIQUE,
+	kind TEXT NOT NULL, key TEXT NOT NULL, title TEXT NOT NULL, uri TEXT NOT NULL, sess TEXT NOT NULL,
+	event TEXT NOT NULL, at TEXT NOT NULL, text TEXT NOT NULL, body TEXT NOT NULL, path TEXT NOT NULL,
+	PRIMARY KEY (cls, name, ord)) WITHOUT ROWID;
+`
+
+// The rows are clustered in the search's order (cls, name, ord: a search reads them in one pass of the
+// table, no lookup per row); id (e:<kind>/<key>, c:<commit>) names a row for an update.
+
+// ctxClassCommit is the cls of a commit; entries have their kind's position in searchKinds.
+const ctxClassCommit = 5
+
+// ctxIndexDisabled makes every search read the store directly (the tests' reference).
+var ctxIndexDisabled bool
+
+// ctxIndexStats counts what the copy did (tests): searches served from it, full builds, updates.
+var ctxIndexStats struct{ served, built, updated, fallback atomic.Int64 }
+
+// ctxIndex is a server's open copy.
+type ctxIndex struct {
+	mu     sync.Mutex
+	db     *sql.DB
+	failed bool // opening failed: the store is read directly
+	// the documents last read and the tips' fingerprint they are of (a server's next search with the
+	// refs unmoved reads no row)
+	fp   string
+	docs []ctxDoc
+}
+
+func (c *ctxIndex) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.db != nil {
+		_ = c.db.Close()
+		c.db = nil
+	}
+	c.failed = false
+	c.fp, c.docs = "", nil
+}
+
+// open opens (creating when missing) the copy in dir.
+func (c *ctxIndex) open(ctx context.Context, dir string) (*sql.DB, error) {
+	if c.db != nil || c.failed {
+		if c.failed {
+			return nil, errors.New("store search copy: unavailable")
+		}
+		return c.db, nil
+	}
+	db, err := openCtxIndex(ctx, dir)
+	if err != nil {
+		c.failed = true
+		return nil, err
+	}
+	c.db = db
+	return db, nil
+}
+
+func openCtxIndex(ctx context.Context, dir string) (*sql.DB, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("store search copy: %w", err)
+	}
+	path := filepath.Join(dir, ctxIndexFile)
+	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("store search copy: %s is not a regular file", path)
+	}
+	// The entries' text, private ones included: readable by the user only (as the history index).
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("store search copy: %w", err)
+	}
+	f.Close()
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)&_txlock=immediate")
+	if err != nil {
+		return nil, fmt.Errorf("store search copy: %w", err)
+	}
+	db.SetMaxOpenConns(1)
+	var v int
+	if err := db.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store search copy: %w", err)
+	}
+	if v == ctxIndexVersion {
+		return db, nil
+	}
+	if v > ctxIndexVersion {
+		db.Close()
+		return nil, fmt.Errorf("store search copy: made by a newer ctx (version %d)", v)
+	}
+	// Persistent: set once. WAL lets searches read while another process updates the copy.
+	if _, err := db.ExecContext(ctx, `PRAGMA journal_mode=WAL`); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store search copy: %w", err)
+	}
+	if _, err := db.ExecContext(ctx, `DROP TABLE IF EXISTS docs; DROP TABLE IF EXISTS meta;`+ctxIndexSchema+
+		fmt.Sprintf(`PRAGMA user_version = %d`, ctxIndexVersion)); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store search copy: create: %w", err)
+	}
+	return db, nil
+}
+
+// ctxDocs returns the context store's documents the search ranks: the entries (withEntries) and the
+// newest commits (withCommits; with their changed paths when withPaths), entries first in searchKinds
+// order and by file name, then commits newest first — from the copy when it can serve, else read from
+// the store.
+func (s *srv) ctxDocs(ctx context.Context, withEntries, withCommits, withPaths bool) ([]ctxDoc, error) {
+	if !withEntries && !withCommits {
+		return nil, nil
+	}
+	// A public-only caller (HTTP token holder) sees the public scope only: not what the copy holds.
+	if !ctxIndexDisabled && !store.PublicOnly(ctx) && (withEntries || !withPaths) {
+		docs, err := s.cachedCtxDocs(ctx)
+		if err == nil {
+			ctxIndexStats.served.Add(1)
+			out := docs[:0]
+			for _, d := range docs {
+				if (d.commit && withCommits && !withPaths) || (!d.commit && withEntries) {
+					out = append(out, d)
+				}
+			}
+			if withCommits && withPaths {
+				cs, err := s.liveCommitDocs(ctx, true)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, cs...)
+			}
+			return out, nil
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		ctxIndexStats.fallback.Add(1)
+	}
+	var docs []ctxDoc
+	if withEntries {
+		v, err := s.view(ctx)
+		if err != nil {
+			return nil, err
+		}
+		es, err := entryDocs(ctx, v, nil)
+		if err != nil {
+			return nil, err
+		}
+		docs = es
+	}
+	if withCommits {
+		cs, err := s.liveCommitDocs(ctx, withPaths)
+		if err != nil {
+			return nil, err
+		}
+		docs = append(docs, cs...)
+	}
+	return docs, nil
+}
+
+// entryDocs reads the entries of every searched kind from v (keep as for searchDocs).
+func entryDocs(ctx context.Context, v *store.View, keep func(kind, key string) bool) ([]ctxDoc, error) {
+	kinds := map[string]bool{}
+	for _, k := range searchKinds {
+		kinds[k] = true
+	}
+	ds, err := searchDocs(ctx, v, kinds, keep)
+	if err != nil {
+		return nil, err
+	}
+	docs := make([]ctxDoc, 0, len(ds))
+	for _, d := range ds {
+		p := strings.TrimPrefix(d.uri, scheme)
+		if d.kind == "knowledge" || d.kind == "convention" {
+			p += ".md"
+		}
+		r := searchResult{Provider: ctxProvider, EventType: string(history.Message), Kind: d.kind, Key: d.key,
+			Title: d.title, URI: d.uri}
+		if d.kind == "session" {
+			r.CtxSessionID = ctxIDPrefix + d.key // show_session lists its commits
+		}
+		docs = append(docs, ctxDoc{res: r, text: d.title + "\n" + d.key + "\n" + d.body, body: d.body, weight: 1.0,
+			paths: []string{p}})
+	}
+	return docs, nil
+}
+
+// liveCommitDocs reads the newest ctxSearchCommits commits across the scopes' refs (with the paths each
+// changed when withPaths).
+func (s *srv) liveCommitDocs(ctx context.Context, withPaths bool) ([]ctxDoc, error) {
+	st := s.store(ctx)
+	tips, _, err := st.HistoryTips(ctx)
+	if err != nil {
+		return nil, err
+	}
+	all, err := st.HistoryRecent(ctx, tips, ctxSearchCommits)
+	if err != nil {
+		return nil, err
+	}
+	docs := make([]ctxDoc, 0, len(all))
+	for i := range all {
+		e := &all[i]
+		d := commitDoc(e.Commit, e.Key, e.Summary, e.Op, e.Agent, e.Session, e.When())
+		if withPaths {
+			if d.paths, err = st.EventPaths(ctx, e); err != nil {
+				return nil, err
+			}
+		}
+		docs = append(docs, d)
+	}
+	return docs, nil
+}
+
+// commitDoc is the search's document of a commit.
+func commitDoc(commit, key, summary, op, agent, session string, when time.Time) ctxDoc {
+	r := searchResult{Provider: ctxProvider, CtxEventID: ctxIDPrefix + commit, EventType: string(history.Summary),
+		Kind: "commit", Key: key, At: when.UTC().Format(time.RFC3339), Title: summary}
+	if session != "" {
+		r.CtxSessionID = ctxIDPrefix + session
+	}
+	return ctxDoc{res: r, text: strings.Join([]string{summary, op, key, agent}, "\n"), body: summary, weight: 0.9,
+		commit: true, when: when, session: session}
+}
+
+// cachedCtxDocs reads the documents from the copy, updating it first when the refs moved.
+func (s *srv) cachedCtxDocs(ctx context.Context) ([]ctxDoc, error) {
+	tips, fp, err := s.st.HistoryTips(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.ctxIx.mu.Lock()
+	defer s.ctxIx.mu.Unlock()
+	if s.ctxIx.docs != nil && s.ctxIx.fp == fp {
+		return append([]ctxDoc(nil), s.ctxIx.docs...), nil // the caller filters its slice in place
+	}
+	db, err := s.ctxIx.open(ctx, s.historyDir())
+	if err != nil {
+		return nil, err
+	}
+	var have string
+	err = db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key='fp'`).Scan(&have)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("store search copy: %w", err)
+	}
+	if have != fp {
+		want := map[store.Scope]string{}
+		for sc, h := range tips {
+			if !h.IsZero() {
+				want[sc] = h.String()
+			}
+		}
+		if err := s.updateCtxIndex(ctx, db, fp, want); err != nil {
+			return nil, err
+		}
+	}
+	docs, err := readCtxIndex(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	s.ctxIx.fp, s.ctxIx.docs = fp, docs
+	return append([]ctxDoc(nil), docs...), nil
+}
+
+// readCtxIndex reads every document of the copy in the search's order.
+func readCtxIndex(ctx context.Context, db *sql.DB) ([]ctxDoc, error) {
+	rows, err := db.QueryContext(ctx, `SELECT cls, kind, key, title, uri, sess, event, at, text, body, path FROM docs ORDER BY cls, name, ord`)
+	if err != nil {
+		return nil, fmt.Errorf("store search copy: %w", err)
+	}
+	defer rows.Close()
+	var docs []ctxDoc
+	for rows.Next() {
+		var cls int
+		var kind, key, title, uri, sess, event, at, text, body, path string
+		if err := rows.Scan(&cls, &kind, &key, &title, &uri, &sess, &event, &at, &text, &body, &path); err != nil {
+			return nil, fmt.Errorf("store search copy: %w", err)
+		}
+		if cls == ctxClassCommit {
+			when, err := time.Parse(time.RFC3339, at)
+			if err != nil {
+				return nil, fmt.Errorf("store search copy: commit %s: %w", event, err)
+			}
+			d := commitDoc(event, key, title, "", "", sess, when)
+			d.text = text
+			docs = append(docs, d)
+			continue
+		}
+		r := searchResult{Provider: ctxProvider, EventType: string(history.Message), Kind: kind, Key: key,
+			Title: title, URI: uri}
+		if sess != "" {
+			r.CtxSessionID = ctxIDPrefix + sess
+		}
+		docs = append(docs, ctxDoc{res: r, text: text, body: body, weight: 1.0, paths: []string{path}})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store search copy: %w", err)
+	}
+	return docs, nil
+}
+
+// updateCtxIndex brings the copy to the tips want (fingerprint fp) in one transaction: only what changed
+// since the tips it was made at, or everything when those are unknown or unreadable.
+func (s *srv) updateCtxIndex(ctx context.Context, db *sql.DB, fp string, want map[store.Scope]string) error {
+	tx, err := db.BeginTx(ctx, nil) // BEGIN IMMEDIATE (_txlock): one updater at a time
+	if err != nil {
+		return fmt.Errorf("store search copy: %w", err)
+	}
+	defer tx.Rollback() //nolint:errcheck // after Commit this is a no-op
+	var have, oldJSON string
+	_ = tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key='fp'`).Scan(&have)
+	if have == fp { // another process updated it meanwhile
+		return tx.Commit()
+	}
+	_ = tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key='tips'`).Scan(&oldJSON)
+	v, err := s.st.RefView(ctx)
+	if err != nil {
+		return fmt.Errorf("store search copy: %w", err)
+	}
+	v = v.WithMaxRead(maxFileRead)
+	full := true
+	var changedKeys map[string]map[string]bool // kind -> keys of knowledge and conventions
+	others := false                            // a file of another kind changed
+	var old map[store.Scope]string
+	if oldJSON != "" && json.Unmarshal([]byte(oldJSON), &old) == nil && have != "" {
+		if paths, err := s.st.ChangedPaths(ctx, old, want); err == nil {
+			full = false
+			changedKeys = map[string]map[string]bool{}
+			for _, p := range paths {
+				dir, name, _ := strings.Cut(p, "/")
+				key, isMD := strings.CutSuffix(name, ".md")
+				kind := map[string]string{store.KnowledgeKind.Dir: "knowledge", store.ConventionKind.Dir: "convention"}[dir]
+				if kind != "" && isMD && !strings.Contains(name, "/") {
+					if changedKeys[kind] == nil {
+						changedKeys[kind] = map[string]bool{}
+					}
+					changedKeys[kind][key] = true
+				} else if kind == "" {
+					others = true
+				}
+			}
+		}
+	}
+	ins, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO docs(id, cls, name, ord, kind, key, title, uri, sess, event, at, text, body, path)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return fmt.Errorf("store search copy: %w", err)
+	}
+	defer ins.Close()
+	cls := map[string]int{}
+	for i, k := range searchKinds {
+		cls[k] = i
+	}
+	var docs []ctxDoc
+	switch {
+	case full:
+		if _, err := tx.ExecContext(ctx, `DELETE FROM docs`); err != nil {
+			return fmt.Errorf("store search copy: %w", err)
+		}
+		if docs, err = entryDocs(ctx, v, nil); err != nil {
+			return err
+		}
+		ctxIndexStats.built.Add(1)
+	default:
+		// The knowledge entries and conventions whose files changed; every decision, skill and session
+		// summary when one of theirs did (store.View reads those whole).
+		for kind, keys := range changedKeys {
+			for key := range keys {
+				if _, err := tx.ExecContext(ctx, `DELETE FROM docs WHERE id = ?`, "e:"+kind+"/"+key); err != nil {
+					return fmt.Errorf("store search copy: %w", err)
+				}
+			}
+		}
+		if others {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM docs WHERE cls IN (?, ?, ?)`, cls["decision"], cls["skill"], cls["session"]); err != nil {
+				return fmt.Errorf("store search copy: %w", err)
+			}
+		}
+		if len(changedKeys) > 0 || others {
+			keep := func(kind, key string) bool { return changedKeys[kind][key] }
+			if docs, err = entryDocs(ctx, v, keep); err != nil {
+				return err
+			}
+			if !others {
+				kept := docs[:0]
+				for _, d := range docs {
+					if d.res.Kind == "knowledge" || d.res.Kind == "convention" {
+						kept = append(kept, d)
+					}
+				}
+				docs = kept
+			}
+		}
+		ctxIndexStats.updated.Add(1)
+	}
+	for i, d := range docs {
+		name, ord := "", i
+		if d.res.Kind == "knowledge" || d.res.Kind == "convention" {
+			name, ord = d.res.Key+".md", 0
+		}
+		sess := strings.TrimPrefix(d.res.CtxSessionID, ctxIDPrefix)
+		if _, err := ins.ExecContext(ctx, "e:"+d.res.Kind+"/"+d.res.Key, cls[d.res.Kind], name, ord, d.res.Kind, d.res.Key,
+			d.res.Title, d.res.URI, sess, "", "", d.text, d.body, d.paths[0]); err != nil {
+			return fmt.Errorf("store search copy: %w", err)
+		}
+	}
+	// The commits: the newest ctxSearchCommits again (bounded, whatever moved).
+	if _, err := tx.ExecContext(ctx, `DELETE FROM docs WHERE cls = ?`, ctxClassCommit); err != nil {
+		return fmt.Errorf("store search copy: %w", err)
+	}
+	cs, err := s.liveCommitDocs(ctx, false)
+	if err != nil {
+		return err
+	}
+	for i, d := range cs {
+		commit := strings.TrimPrefix(d.res.CtxEventID, ctxIDPrefix)
+		if _, err := ins.ExecContext(ctx, "c:"+commit, ctxClassCommit, "", i, "commit", d.res.Key, d.res.Title, "",
+			d.session, commit, d.res.At, d.text, d.body, ""); err != nil {
+			return fmt.Errorf("store search copy: %w", err)
+		}
+	}
+	// The refs may have moved while this read them: then what was read is of no single state.
+	if _, fp2, err := s.st.HistoryTips(ctx); err != nil || fp2 != fp {
+		return fmt.Errorf("store search copy: the context refs moved during the update")
+	}
+	tj, err := json.Marshal(want)
+	if err != nil {
+		return fmt.Errorf("store search copy: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key, value) VALUES ('fp', ?), ('tips', ?)`, fp, string(tj)); err != nil {
+		return fmt.Errorf("store search copy: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store search copy: %w", err)
+	}
+	return nil
+}
