@@ -436,7 +436,7 @@ func (ix *Index) ImportProgress(ctx context.Context, srcs []Source, progress fun
 			return st, err
 		}
 	}
-	st.Results = make([]SourceResult, 0, len(results))
+	st.Results = results
 	for _, r := range results {
 		st.Sources++
 		switch r.Action {
@@ -456,7 +456,6 @@ func (ix *Index) ImportProgress(ctx context.Context, srcs []Source, progress fun
 		for k, v := range r.Unknown {
 			st.Unknown[k] += v
 		}
-		st.Results = append(st.Results, r)
 	}
 	if changed {
 		if err := ix.relink(ctx); err != nil {
@@ -609,7 +608,10 @@ func statUnchanged(ctx context.Context, srcs []Source, known []*sourceRow) []boo
 				if prev == nil || !appendOnly(s.Format) || prev.rev != parserRev || prev.format != s.Format || prev.offset <= 0 {
 					continue
 				}
-				size, mtime, regular, ok := st.lstat(s.Path)
+				size, mtime, regular, ok := s.stat.size, s.stat.mtime, s.stat.regular, s.stat.ok
+				if !s.stat.known || s.Session != "" {
+					size, mtime, regular, ok = st.lstat(s.Path)
+				}
 				same[i] = ok && regular && size == prev.size && mtime == prev.mtime
 			}
 		})

@@ -199,6 +199,19 @@ func loadSnapshot(data []byte, dirty map[string]*sourceRow, keys []string, order
 	}
 	var r snapRow
 	have := d.next(&r)
+	// The rows of the sources found, allocated together; a format string is shared by the rows that
+	// have it (there are a handful).
+	rows := make([]sourceRow, 0, len(keys))
+	var formats []string
+	format := func(b []byte) string {
+		for _, f := range formats {
+			if f == string(b) {
+				return f
+			}
+		}
+		formats = append(formats, string(b))
+		return formats[len(formats)-1]
+	}
 	seen := uint64(0)
 	if have {
 		seen++
@@ -206,7 +219,8 @@ func loadSnapshot(data []byte, dirty map[string]*sourceRow, keys []string, order
 	for j := 0; j < len(order); {
 		key := keys[order[j]]
 		var row *sourceRow
-		if dr, isDirty := dirty[key]; isDirty {
+		dr, isDirty := dirty[key]
+		if isDirty {
 			row = dr
 		} else {
 			for have && string(r.key) < key {
@@ -218,16 +232,22 @@ func loadSnapshot(data []byte, dirty map[string]*sourceRow, keys []string, order
 				return nil, false
 			}
 			if have && string(r.key) == key {
-				row = &sourceRow{partial: true, format: string(r.format), rev: r.rev, size: r.size, mtime: r.mtime,
-					offset: r.offset, sessionID: string(r.session)}
+				rows = append(rows, sourceRow{partial: true, format: format(r.format), rev: r.rev, size: r.size, mtime: r.mtime,
+					offset: r.offset, sessionID: string(r.session)})
+				row = &rows[len(rows)-1]
 			}
 		}
 		// A source named twice gets a row of its own (prepareFrom must not see another's changes).
-		for ; j < len(order) && keys[order[j]] == key; j++ {
-			if row != nil {
+		for first := true; j < len(order) && keys[order[j]] == key; j++ {
+			switch {
+			case row == nil:
+			case first && !isDirty:
+				out[order[j]] = row
+			default:
 				cp := *row
 				out[order[j]] = &cp
 			}
+			first = false
 		}
 	}
 	// The rest is decoded too: a snapshot is read only whole, with the number of rows it says.
