@@ -465,7 +465,11 @@ func (ix *Index) ImportProgress(ctx context.Context, srcs []Source, progress fun
 	if known != nil && (repack || conn != nil) {
 		// The snapshot is a cache: when it cannot be packed, the next refresh reads sources.
 		if repack || ix.snapshotStale(ctx, len(srcs)) {
-			ix.packSnapshot(ctx) //nolint:errcheck // see above
+			if conn != nil {
+				packSnapshot(ctx, conn) //nolint:errcheck // see above
+			} else {
+				packSnapshot(ctx, ix.db) //nolint:errcheck // see above
+			}
 		}
 	}
 	return st, nil

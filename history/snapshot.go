@@ -262,10 +262,13 @@ func loadSnapshot(data []byte, dirty map[string]*sourceRow, keys []string, order
 	return out, true
 }
 
-// packSnapshot packs every row of sources into the snapshot, in one write transaction that also creates
-// the tables and triggers when missing and empties sources_dirty.
-func (ix *Index) packSnapshot(ctx context.Context) error {
-	tx, err := ix.db.BeginTx(ctx, nil)
+// packSnapshot packs every row of sources into the snapshot, in one write transaction on db (the
+// import's connection, whose memory map is off, or the index's pool) that also creates the tables and
+// triggers when missing and empties sources_dirty.
+func packSnapshot(ctx context.Context, db interface {
+	BeginTx(context.Context, *sql.TxOptions) (*sql.Tx, error)
+}) error {
+	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("pack source snapshot: %w", err)
 	}

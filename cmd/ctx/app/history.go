@@ -331,6 +331,11 @@ func runHistoryImport(ctx context.Context, e *env, o historyImportOptions) error
 			wg.Go(func() { found[i], errs[i] = history.DiscoverCached(ctx, r.Provider, r.Path, false, dirs) })
 		}
 		wg.Wait()
+		n := 0
+		for _, f := range found {
+			n += len(f)
+		}
+		srcs = make([]history.Source, 0, n)
 		for i := range roots {
 			if errs[i] != nil {
 				fmt.Fprintf(e.stderr, "ctx: warning: %v\n", errs[i])
