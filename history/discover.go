@@ -46,6 +46,15 @@ type Source struct {
 	// ParentNative is the provider's id of the parent session when the layout says so (Claude's
 	// <session>/subagents/agent-<id>.jsonl).
 	ParentNative string `json:"parent_native_id,omitempty"`
+	// stat is the file's lstat as discovery found it (known false: not read; statUnchanged reads it).
+	stat fileStat
+}
+
+// fileStat is a source's lstat: size, mtime (Unix nanoseconds), whether it is a regular file, whether
+// it could be read (ok) and whether it was read at all (known).
+type fileStat struct {
+	size, mtime        int64
+	regular, ok, known bool
 }
 
 // key identifies a source in the index: its path, plus the session for a multi-session database.
@@ -150,13 +159,14 @@ func DiscoverCached(ctx context.Context, p Provider, root string, explicit bool,
 	var out []Source
 	count := 0
 	zst := map[string]bool{}
-	err = walk(ctx, root, c, func(path, rel string) error {
+	err = walk(ctx, root, c, func(path, rel string, st walkStat, ok bool) error {
 		count++
 		if count > maxDiscoveredFiles {
 			return fmt.Errorf("more than %d files under %s", maxDiscoveredFiles, root)
 		}
-		if s, ok := classify(p, rel, explicit); ok {
+		if s, isSource := classify(p, rel, explicit); isSource {
 			s.Path = path
+			s.stat = fileStat{size: st.size, mtime: st.mtime, regular: st.regular, ok: ok, known: true}
 			if s.Format == FormatCodexZstd {
 				zst[path] = true
 			}

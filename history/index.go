@@ -79,7 +79,7 @@ CREATE INDEX IF NOT EXISTS event_commits_event ON event_commits(event);
 
 // oldTables are the tables of an index older than schemaVersion that Open drops (their rows are rebuilt
 // from the providers' files by the next import).
-var oldTables = []string{"ev_fts", "events", "event_files", "event_commits", "sessions", "sources"}
+var oldTables = []string{"ev_fts", "events", "event_files", "event_commits", "sessions", "sources", "sources_snap", "sources_dirty"}
 
 // ftsSchema is the full-text table: contentless (the text is in events), deletable by rowid. Its rowid
 // is ftsRowid(event rowid, type, length): the event's class rides in the low bits and the body's length
@@ -341,9 +341,10 @@ func (ix *Index) ImportProgress(ctx context.Context, srcs []Source, progress fun
 	results := make([]SourceResult, len(srcs))
 	var known []*sourceRow            // by source, when read in bulk
 	todo := make([]int, 0, len(srcs)) // the sources to read: all but the append-only logs lstat finds unchanged
+	repack := false                   // pack the source snapshot after the import (snapshot.go)
 	if len(srcs) >= bulkStateMin {
 		var err error
-		if known, err = ix.loadSources(ctx, srcs); err != nil {
+		if known, repack, err = ix.loadKnown(ctx, srcs); err != nil {
 			return st, err
 		}
 		same := statUnchanged(ctx, srcs, known)
@@ -435,7 +436,7 @@ func (ix *Index) ImportProgress(ctx context.Context, srcs []Source, progress fun
 			return st, err
 		}
 	}
-	st.Results = make([]SourceResult, 0, len(results))
+	st.Results = results
 	for _, r := range results {
 		st.Sources++
 		switch r.Action {
@@ -455,14 +456,50 @@ func (ix *Index) ImportProgress(ctx context.Context, srcs []Source, progress fun
 		for k, v := range r.Unknown {
 			st.Unknown[k] += v
 		}
-		st.Results = append(st.Results, r)
 	}
 	if changed {
 		if err := ix.relink(ctx); err != nil {
 			return st, err
 		}
 	}
+	if known != nil && (repack || conn != nil) {
+		// The snapshot is a cache: when it cannot be packed, the next refresh reads sources.
+		if repack || ix.snapshotStale(ctx, len(srcs)) {
+			if conn != nil {
+				packSnapshot(ctx, conn) //nolint:errcheck // see above
+			} else {
+				packSnapshot(ctx, ix.db) //nolint:errcheck // see above
+			}
+		}
+	}
 	return st, nil
+}
+
+// loadKnown is loadSources from the source snapshot when there is a valid one (snapshot.go); repack
+// says it is missing or holds too many changed rows.
+func (ix *Index) loadKnown(ctx context.Context, srcs []Source) (known []*sourceRow, repack bool, err error) {
+	if data, dirty, ok := ix.readSnapshot(ctx); ok {
+		keys, order := sortedKeys(srcs)
+		if known, ok := loadSnapshot(data, dirty, keys, order); ok {
+			return known, len(dirty) > snapRepackLimit(len(srcs)), nil
+		}
+	}
+	known, err = ix.loadSources(ctx, srcs)
+	return known, true, err
+}
+
+// snapRepackLimit is the number of rows changed since the snapshot was packed above which an import of
+// n sources packs it again.
+func snapRepackLimit(n int) int { return max(snapRepackMin, n/16) }
+
+// snapshotStale reports whether more rows changed since the snapshot was packed than an import of n
+// sources tolerates (an error counts as stale).
+func (ix *Index) snapshotStale(ctx context.Context, n int) bool {
+	var dirty int
+	if err := ix.db.QueryRowContext(ctx, `SELECT count(*) FROM sources_dirty`).Scan(&dirty); err != nil {
+		return true
+	}
+	return dirty > snapRepackLimit(n)
 }
 
 // prepareAhead reads and parses the sources on up to GOMAXPROCS goroutines while the caller writes
@@ -575,7 +612,10 @@ func statUnchanged(ctx context.Context, srcs []Source, known []*sourceRow) []boo
 				if prev == nil || !appendOnly(s.Format) || prev.rev != parserRev || prev.format != s.Format || prev.offset <= 0 {
 					continue
 				}
-				size, mtime, regular, ok := st.lstat(s.Path)
+				size, mtime, regular, ok := s.stat.size, s.stat.mtime, s.stat.regular, s.stat.ok
+				if !s.stat.known || s.Session != "" {
+					size, mtime, regular, ok = st.lstat(s.Path)
+				}
 				same[i] = ok && regular && size == prev.size && mtime == prev.mtime
 			}
 		})
@@ -627,12 +667,7 @@ func (ix *Index) prepare(ctx context.Context, src Source) (SourceResult, *pendin
 // so a row of a source not in srcs costs no allocation and no map is built (a refresh of 20,000 sources:
 // bench/README.md "Fourth round").
 func (ix *Index) loadSources(ctx context.Context, srcs []Source) ([]*sourceRow, error) {
-	keys := make([]string, len(srcs))
-	order := make([]int, len(srcs))
-	for i, s := range srcs {
-		keys[i], order[i] = s.key(), i
-	}
-	sort.Slice(order, func(a, b int) bool { return keys[order[a]] < keys[order[b]] })
+	keys, order := sortedKeys(srcs)
 	out := make([]*sourceRow, len(srcs))
 	// The columns that tell an unchanged source; the parser state and hashes of the others are read
 	// when they are prepared (a refresh reads 20,000 rows and needs none of them).

@@ -147,8 +147,9 @@ func underAny(p string, roots []string) bool {
 	return false
 }
 
-// walkFn is called for each regular file with its path and its path relative to the root.
-type walkFn func(path, rel string) error
+// walkFn is called for each regular file with its path, its path relative to the root and its lstat
+// (ok false: it could not be read).
+type walkFn func(path, rel string, st walkStat, ok bool) error
 
 // walk visits the regular files under root in lexical order, depth first, as filepath.WalkDir would:
 // it never follows a symbolic link (a root that is one has no files), skips hidden directories below the
@@ -170,14 +171,21 @@ func walk(ctx context.Context, root string, c *DirCache, fn walkFn) error {
 		c.roots = append(c.roots, root)
 		c.mu.Unlock()
 	}
-	return walkDir(ctx, root, "", 0, fi, c, fn, true)
+	d, err := openWalkRoot(root)
+	if err != nil {
+		return err
+	}
+	defer d.close()
+	stamp, changed := dirStamp(fi)
+	return walkDir(ctx, root, d, "", 0, stamp, changed, c, fn, true)
 }
 
-func walkDir(ctx context.Context, dir, rel string, depth int, fi os.FileInfo, c *DirCache, fn walkFn, isRoot bool) error {
+// walkDir walks dir, open as d, whose stamp is stamp and changed (DirCache).
+func walkDir(ctx context.Context, dir string, d dirFD, rel string, depth int, stamp string, changed time.Time, c *DirCache, fn walkFn, isRoot bool) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	entries, err := listDir(dir, fi, c)
+	entries, err := listDir(dir, stamp, changed, c)
 	if err != nil {
 		if isRoot {
 			return err
@@ -201,7 +209,8 @@ func walkDir(ctx context.Context, dir, rel string, depth int, fi os.FileInfo, c 
 			erel = rel + string(filepath.Separator) + name
 		}
 		if kind == 'f' {
-			if err := fn(path, erel); err != nil {
+			st, ok := d.lstat(name, path)
+			if err := fn(path, erel, st, ok); err != nil {
 				return err
 			}
 			continue
@@ -209,15 +218,20 @@ func walkDir(ctx context.Context, dir, rel string, depth int, fi os.FileInfo, c 
 		if depth+1 > maxWalkDepth || strings.HasPrefix(name, ".") {
 			continue
 		}
-		var sub os.FileInfo
-		if c != nil {
-			// The subdirectory's stamp decides whether its cached listing holds; lstat also tells a
-			// directory replaced by a symbolic link, which is skipped.
-			if sub, err = os.Lstat(path); err != nil || !sub.IsDir() {
-				continue
-			}
+		// The subdirectory's stamp decides whether its cached listing holds; lstat also tells a
+		// directory replaced by a symbolic link, which is skipped (and never opened through one).
+		st, ok := d.lstat(name, path)
+		if !ok || !st.dir {
+			continue
 		}
-		if err := walkDir(ctx, path, erel, depth+1, sub, c, fn, false); err != nil {
+		sub, err := d.sub(name, path)
+		if err != nil {
+			continue
+		}
+		subStamp, subChanged := st.stamp()
+		err = walkDir(ctx, path, sub, erel, depth+1, subStamp, subChanged, c, fn, false)
+		sub.close()
+		if err != nil {
 			return err
 		}
 	}
@@ -225,12 +239,9 @@ func walkDir(ctx context.Context, dir, rel string, depth int, fi os.FileInfo, c 
 }
 
 // listDir returns the directories and regular files of dir ('d' or 'f', the name, NUL; by name), from
-// the cache when dir's stamp (from fi, dir's lstat) is the one recorded.
-func listDir(dir string, fi os.FileInfo, c *DirCache) (string, error) {
-	var stamp string
-	var changed time.Time
-	if c != nil && fi != nil {
-		stamp, changed = dirStamp(fi)
+// the cache when dir's stamp (dirStamp of its lstat) is the one recorded.
+func listDir(dir, stamp string, changed time.Time, c *DirCache) (string, error) {
+	if c != nil {
 		c.mu.Lock()
 		c.seen[dir] = true
 		d, ok := c.put[dir] // listed by an earlier walk of this process
@@ -263,7 +274,7 @@ func listDir(dir string, fi os.FileInfo, c *DirCache) (string, error) {
 		b.WriteByte(0)
 	}
 	entries := b.String()
-	if c != nil && fi != nil {
+	if c != nil {
 		c.mu.Lock()
 		if changed.Before(c.start.Add(-racyWindow)) {
 			c.put[dir] = cachedDir{stamp: stamp, entries: entries}

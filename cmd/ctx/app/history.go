@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ctx-dev/ctx/history"
@@ -335,16 +336,30 @@ func importHistory(ctx context.Context, e *env, o historyImportOptions) error {
 			return err
 		}
 		defer ix.Close()
-		for _, r := range history.Roots(history.Env{}) {
+		// The providers' roots are walked at once (each walk is a run of system calls: most of a refresh
+		// with nothing new), their sources kept in the roots' order.
+		roots := history.Roots(history.Env{})
+		found := make([][]history.Source, len(roots))
+		errs := make([]error, len(roots))
+		var wg sync.WaitGroup
+		for i, r := range roots {
 			if (o.Provider != "" && r.Provider != o.Provider) || !r.Exists {
 				continue
 			}
-			s, err := history.DiscoverCached(ctx, r.Provider, r.Path, false, dirs)
-			if err != nil {
-				fmt.Fprintf(e.stderr, "ctx: warning: %v\n", err)
+			wg.Go(func() { found[i], errs[i] = history.DiscoverCached(ctx, r.Provider, r.Path, false, dirs) })
+		}
+		wg.Wait()
+		n := 0
+		for _, f := range found {
+			n += len(f)
+		}
+		srcs = make([]history.Source, 0, n)
+		for i := range roots {
+			if errs[i] != nil {
+				fmt.Fprintf(e.stderr, "ctx: warning: %v\n", errs[i])
 				continue
 			}
-			srcs = append(srcs, s...)
+			srcs = append(srcs, found[i]...)
 		}
 		// The configured roots, of --provider only when given.
 		for _, h := range conf {
