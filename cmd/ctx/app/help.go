@@ -89,7 +89,7 @@ func withHelp(c *cli.Command, description string, examples []string, codes []exi
 	c.Description = description
 	helpPages.Lock()
 	if helpPages.m == nil {
-		helpPages.m = map[*cli.Command]helpPage{}
+		helpPages.m = make(map[*cli.Command]helpPage, 128) // ~100 commands: no growth
 	}
 	helpPages.m[c] = helpPage{sub: len(c.Subcommands) > 0, examples: examples, codes: codes}
 	helpPages.Unlock()
