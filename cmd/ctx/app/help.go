@@ -115,13 +115,19 @@ var helpPages struct {
 	m map[*cli.Command]helpPage
 }
 
-// forgetHelp drops the recorded pages of cmds and their subcommands.
+// forgetHelp drops the recorded pages of cmds and their subcommands. The tree may hold cycles: urfave/cli
+// appends its help command, whose subcommands include itself, to a command whose help it prints.
 func forgetHelp(cmds []*cli.Command) {
 	helpPages.Lock()
 	defer helpPages.Unlock()
+	seen := map[*cli.Command]bool{}
 	var walk func([]*cli.Command)
 	walk = func(cmds []*cli.Command) {
 		for _, c := range cmds {
+			if seen[c] {
+				continue
+			}
+			seen[c] = true
 			delete(helpPages.m, c)
 			walk(c.Subcommands)
 		}
