@@ -44,9 +44,15 @@ GOLANGCI_LINT := bin/tools/golangci-lint-$(GOLANGCI_LINT_VERSION)
 # which ctx does not use: less to load and initialise in every process (bench/README.md).
 BUILD_TAGS := urfave_cli_no_docs
 
+# CGO_ENABLED=0: both programs are static executables. ctx needs no C (modernc's SQLite is Go); with cgo,
+# net and os/user (linked through go-git's transports) made ctx-full a dynamic executable that loads
+# ld.so and libc in every process: ~60 page faults and ~7 % of the CPU of `ctx-full --version`
+# (bench/README.md "Start-up at the floor"). Without cgo, os/user reads /etc/passwd (then $$USER, $$HOME)
+# instead of NSS, and net always uses Go's own resolver; go-git asks os/user only for a `~user/` path and
+# for its ssh transport's default user (used when no git binary is on PATH).
 build:
-	$(GO) build -tags "$(BUILD_TAGS)" -ldflags "$(LDFLAGS)" -o $(FULL) ./cmd/ctx
-	$(GO) build -o $(BIN) ./cmd/ctx-front
+	CGO_ENABLED=0 $(GO) build -tags "$(BUILD_TAGS)" -ldflags "$(LDFLAGS)" -o $(FULL) ./cmd/ctx
+	CGO_ENABLED=0 $(GO) build -o $(BIN) ./cmd/ctx-front
 
 demo: build
 	./scripts/demo.sh $(BIN)

@@ -297,8 +297,14 @@ func (s *srv) projectContext(ctx context.Context, a projectArgs) (any, error) {
 
 // projectHint is the sentence of get_project_context's description that names this store's project
 // (when the store can be read): agents cannot guess the slug.
+//
+// It runs before the server answers initialize, so it reads through a second, short-lived handle of the
+// store that reads objects in process (gitstore's pack reader, as a one-shot command does): read through
+// the server's own handle, the manifest made go-git decode every pack index first, ~45 % of the CPU of
+// `ctx mcp serve` up to initialize at 10,000 entries (bench/README.md "Start-up at the floor"). The
+// server's handle loads them on its first read of an object, as before.
 func (s *srv) projectHint(ctx context.Context) string {
-	names, err := s.currentProjectNames(ctx)
+	names, err := s.startProjectNames(ctx)
 	if err != nil {
 		return " Pass project: this store's project slug (a wrong one is an error naming it)."
 	}
@@ -315,6 +321,30 @@ func quoteList(xs []string) string {
 		q[i] = strconv.Quote(x)
 	}
 	return strings.Join(q, ", ")
+}
+
+// startProjectNames is currentProjectNames through a handle of the store of its own that reads in
+// process (projectHint); through the server's handle when that cannot be opened (a bare repository).
+func (s *srv) startProjectNames(ctx context.Context) ([]string, error) {
+	wt := s.st.WorkTree()
+	if wt == "" {
+		return s.currentProjectNames(ctx)
+	}
+	one, err := store.Open(ctx, wt, s.st.Actor)
+	if err != nil {
+		return s.currentProjectNames(ctx)
+	}
+	defer func() { _ = one.Close() }()
+	one.ReadInProcess()
+	v, err := one.RefView(ctx)
+	if err != nil {
+		return nil, err
+	}
+	m, err := v.WithMaxRead(maxFileRead).ReadManifest(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.projectNames(m), nil
 }
 
 // currentProjectNames reads the manifest at the context refs' tips and returns projectNames.

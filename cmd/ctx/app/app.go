@@ -52,6 +52,7 @@ func Run(ctx context.Context, args []string, io IO) int {
 	defer e.flush()
 	defer e.close()
 	a := newApp(e)
+	defer forgetHelp(a.Commands)
 	// A write that committed succeeds; what failed after its commit is a warning on stderr (docs/locks.md).
 	ctx, warnings := store.WithWarnings(ctx)
 	err := a.RunContext(ctx, normalizeArgs(a, args))

@@ -1,9 +1,11 @@
 package app
 
 import (
+	"io"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/urfave/cli/v2"
 )
@@ -79,19 +81,73 @@ func writeExitSection(b *strings.Builder, list []exit) {
 }
 
 // withHelp completes c's help page: the description, the examples (command lines, one a line, "#"
-// comments allowed) and the EXIT STATUS section with the codes the command returns.
+// comments allowed) and the EXIT STATUS section with the codes the command returns. The page's template
+// is built only when it is printed (printHelp): building it for each of the ~100 commands of the tree
+// was ~3 % of the CPU of every ctx-full process, which prints at most one page (bench/README.md
+// "Start-up at the floor").
 func withHelp(c *cli.Command, description string, examples []string, codes []exit) *cli.Command {
 	c.Description = description
+	helpPages.Lock()
+	if helpPages.m == nil {
+		helpPages.m = make(map[*cli.Command]helpPage, 128) // ~100 commands: no growth
+	}
+	helpPages.m[c] = helpPage{sub: len(c.Subcommands) > 0, examples: examples, codes: codes}
+	helpPages.Unlock()
+	c.CustomHelpTemplate = deferredHelp
+	return c
+}
+
+// deferredHelp is the CustomHelpTemplate of a command whose page withHelp recorded: printHelp replaces
+// it with the page's template (alone it renders nothing).
+const deferredHelp = "{{/* ctx: the help page is built when printed */}}"
+
+// helpPage is what withHelp was given for a command's page; sub is whether the command has subcommands.
+type helpPage struct {
+	sub      bool
+	examples []string
+	codes    []exit
+}
+
+// helpPages holds the recorded pages of the command trees of the Runs in progress (forgetHelp drops a
+// tree's at the end of its Run).
+var helpPages struct {
+	sync.Mutex
+	m map[*cli.Command]helpPage
+}
+
+// forgetHelp drops the recorded pages of cmds and their subcommands. The tree may hold cycles: urfave/cli
+// appends its help command, whose subcommands include itself, to a command whose help it prints.
+func forgetHelp(cmds []*cli.Command) {
+	helpPages.Lock()
+	defer helpPages.Unlock()
+	seen := map[*cli.Command]bool{}
+	var walk func([]*cli.Command)
+	walk = func(cmds []*cli.Command) {
+		for _, c := range cmds {
+			if seen[c] {
+				continue
+			}
+			seen[c] = true
+			delete(helpPages.m, c)
+			walk(c.Subcommands)
+		}
+	}
+	walk(cmds)
+}
+
+// helpTemplate is the template of a recorded page: urfave/cli's own, the examples and the EXIT STATUS
+// section.
+func helpTemplate(p helpPage) string {
 	base := cli.CommandHelpTemplate
-	if len(c.Subcommands) > 0 {
+	if p.sub {
 		base = cli.SubcommandHelpTemplate
 	}
 	var b strings.Builder
 	b.Grow(len(base) + 512)
 	b.WriteString(base)
-	if len(examples) > 0 {
+	if len(p.examples) > 0 {
 		b.WriteString("\nEXAMPLES:\n")
-		for _, ex := range examples {
+		for _, ex := range p.examples {
 			b.WriteString("   ")
 			// The sections are literal text in the template: braces cannot start an action.
 			if strings.Contains(ex, "{{") {
@@ -101,7 +157,23 @@ func withHelp(c *cli.Command, description string, examples []string, codes []exi
 			b.WriteByte('\n')
 		}
 	}
-	writeExitSection(&b, codes)
-	c.CustomHelpTemplate = b.String()
-	return c
+	writeExitSection(&b, p.codes)
+	return b.String()
 }
+
+// printHelp is cli.HelpPrinter: a command's page recorded by withHelp is printed with its template.
+func printHelp(next func(w io.Writer, templ string, data any)) func(w io.Writer, templ string, data any) {
+	return func(w io.Writer, templ string, data any) {
+		if c, ok := data.(*cli.Command); ok && templ == deferredHelp {
+			helpPages.Lock()
+			p, ok := helpPages.m[c]
+			helpPages.Unlock()
+			if ok {
+				templ = helpTemplate(p)
+			}
+		}
+		next(w, templ, data)
+	}
+}
+
+func init() { cli.HelpPrinter = printHelp(cli.HelpPrinter) }
