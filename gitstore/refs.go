@@ -310,6 +310,13 @@ func (r *Repo) commitRef(u refUpdate) error {
 		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("delete: %w", err)
 		}
+		// A ref git packed (git clone, git gc) lives in packed-refs too: without its line there the
+		// delete would only bring the packed value back.
+		if err := removePacked(r.refDir(u.name), u.name); err != nil {
+			os.Remove(lockPath)
+			r.unmark(u.name)
+			return fmt.Errorf("delete: %w", err)
+		}
 		os.Remove(lockPath)
 		r.unmark(u.name)
 		return nil

@@ -183,6 +183,29 @@ func TestUpdateRefPacked(t *testing.T) {
 	if h, _ := r.Resolve(bg, "refs/heads/alias"); h != b {
 		t.Fatalf("Resolve(symref) = %s, want %s", h, b)
 	}
+	// Deleting a packed ref (a remote-tracking ref git clone packed, say) removes its packed line too, and
+	// only it: the ref does not come back at its packed value, and the other packed refs (an annotated
+	// tag with its peeled line) stay.
+	const gone = "refs/remotes/origin/ctx"
+	testenv.Git(t, dir, "update-ref", gone, a.String())
+	testenv.Git(t, dir, "tag", "-a", "-m", "t", "v1", b.String())
+	testenv.Git(t, dir, "pack-refs", "--all")
+	if err := r.UpdateRef(bg, gone, a, gitstore.ZeroHash, "pruned"); err != nil {
+		t.Fatal(err)
+	}
+	if out := testenv.Git(t, dir, "for-each-ref", "--format=%(refname)", gone); out != "" {
+		t.Errorf("deleted packed ref still listed: %q", out)
+	}
+	if h, err := r.Resolve(bg, gone); err == nil && !h.IsZero() {
+		t.Errorf("Resolve of the deleted ref = %s", h)
+	}
+	if got := revParse(t, dir, "v1^{commit}"); got != b.String() {
+		t.Errorf("the packed tag: %s", got)
+	}
+	if got := revParse(t, dir, ref); got != b.String() {
+		t.Errorf("%s after the delete: %s", ref, got)
+	}
+	fsck(t, dir)
 }
 
 // TestUpdateRefNeverEmpty moves a ref back and forth while readers (our own file reads and git rev-parse)

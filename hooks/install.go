@@ -160,7 +160,9 @@ func report(st Status) Status {
 		spans, err := findBlocks(lines)
 		hs.Installed = err == nil && len(spans) > 0
 		hs.UserContent = userContent(b)
-		if hs.Installed && !blockEdited(lines[spans[0].begin:spans[0].end+1]) {
+		if hs.Installed && blockEdited(lines[spans[0].begin:spans[0].end+1]) {
+			st.Notes = append(st.Notes, fmt.Sprintf("ctx's block in %s was edited by hand: ctx hooks install and uninstall leave it as it is", hs.Name))
+		} else if hs.Installed {
 			updated, err := AddBlock(b, hs.Name)
 			hs.Outdated = err == nil && !bytes.Equal(updated, b)
 		}
@@ -208,6 +210,19 @@ func installOne(hs *HookStatus) error {
 	if why := notShell(old); why != "" {
 		hs.Skipped = why + ": add `ctx hooks run " + string(hs.Name) + "` with the hook's arguments yourself"
 		return nil
+	}
+	// A block edited by hand (its checksum line no longer matches) holds lines of the user's: replacing
+	// it would delete them. It is left as it is, as uninstall leaves it (docs/hooks.md).
+	{
+		lines := splitLines(old)
+		if spans, err := findBlocks(lines); err == nil {
+			for _, sp := range spans {
+				if blockEdited(lines[sp.begin : sp.end+1]) {
+					hs.Skipped = fmt.Sprintf("ctx's block (lines %d-%d) was edited by hand: left in place so your lines are kept; move them out of the block (or delete the block) and run ctx hooks install again", sp.begin+1, sp.end+1)
+					return nil
+				}
+			}
+		}
 	}
 	updated, err := AddBlock(old, hs.Name)
 	if err != nil {

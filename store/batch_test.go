@@ -377,3 +377,26 @@ func TestSupersedeNoCycleAndLinksInStep(t *testing.T) {
 	// Now 4 may be superseded by 1 (no cycle left).
 	must("4", "superseded", 1)
 }
+
+// TestSetStatusSupersededByOnlyWithSuperseded: a replacement goes with status superseded only, and is a
+// decision number (as the MCP tool's schema says); nothing is written otherwise.
+func TestSetStatusSupersededByOnlyWithSuperseded(t *testing.T) {
+	s, dir := storetest.New(t)
+	for _, title := range []string{"A", "B"} {
+		if _, _, err := s.AddDecision(bg, store.NewDecision{Title: title, Status: "accepted"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n := storetest.Count(t, dir, "ctx")
+	for _, c := range []struct {
+		status string
+		by     int
+	}{{"accepted", 2}, {"proposed", -5}, {"superseded", -1}} {
+		if _, _, err := s.SetDecisionStatus(bg, "1", c.status, c.by); !errors.Is(err, store.ErrInvalid) {
+			t.Errorf("set-status 1 %s --superseded-by %d: %v", c.status, c.by, err)
+		}
+	}
+	if storetest.Count(t, dir, "ctx") != n {
+		t.Error("a refused status change committed")
+	}
+}

@@ -411,6 +411,12 @@ func (s *Store) SetDecisionStatus(ctx context.Context, ref, status string, super
 	if err != nil {
 		return Decision{}, nil, err
 	}
+	switch {
+	case supersededBy < 0:
+		return Decision{}, nil, invalidf("superseded_by %d: a decision number is 1 or more", supersededBy)
+	case supersededBy > 0 && st != "superseded":
+		return Decision{}, nil, invalidf("superseded_by: only with status superseded (status %s)", st)
+	}
 	var out Decision
 	op := Op{Name: "decision.status", Key: ref, Summary: fmt.Sprintf("set decision %s status %s", ref, st)}
 	c, err := s.Write(ctx, op, func(v *View) (Edits, error) {

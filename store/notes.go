@@ -222,8 +222,8 @@ func (s *Store) checkNotes(ctx context.Context, remote string, theirs gitstore.H
 		}
 		fmt.Fprintf(&b, "\n  %s", p)
 	}
-	fmt.Fprintf(&b, "\nWhoever pushed them removes them (git notes --ref=ctx remove OBJECT, or resets %s) and pushes the fix "+
-		"(docs/limits.md \"Commit messages and notes\")", NotesRef)
+	fmt.Fprintf(&b, "\nThe notes' history keeps a note removed later (git notes remove), so whoever made them resets %s to a commit "+
+		"before them (git update-ref %s COMMIT) and force-pushes it (git push --force REMOTE %s) (docs/limits.md \"Commit messages and notes\")", NotesRef, NotesRef, NotesRef)
 	return &notesRejected{b.String()}
 }
 
@@ -249,6 +249,15 @@ func (s *Store) PushNotes(ctx context.Context, remote string, origin RemoteOrigi
 			return res, err
 		}
 		res.Found, res.Tip = true, tip
+		// What every teammate's pull would refuse is not published: the notes' new commits (those the last
+		// fetch of the remote's notes lacks) are checked as a pull checks them.
+		prev, err := s.repo.Resolve(ctx, notesFetchRef(remote))
+		if err != nil {
+			return res, fmt.Errorf("push notes: %w", err)
+		}
+		if err := s.checkNotes(ctx, "this clone", tip, []gitstore.Hash{prev}); err != nil {
+			return res, fmt.Errorf("push notes: not pushed, as every pull would refuse them: %w", err)
+		}
 		pctx, cancel := context.WithTimeout(ctx, s.timeout())
 		err = s.repo.Push(pctx, remote, NotesRef+":"+NotesRef, gitstore.TransferOptions{Progress: progress(ctx), Origin: origin})
 		cancel()

@@ -30,6 +30,8 @@ func TestNormalizeArgs(t *testing.T) {
 		{[]string{"ctx", "decision", "add", "T", "--status=accepted"}, []string{"ctx", "decision", "add", "--status=accepted", "--", "T"}},
 		{[]string{"ctx", "knowledge", "get", "k", "--help"}, []string{"ctx", "knowledge", "get", "--help"}},
 		{[]string{"ctx", "status", "x", "-h"}, []string{"ctx", "status", "-h"}},
+		{[]string{"ctx", "knowlege", "--help"}, []string{"ctx", "--help", "--", "knowlege"}},
+		{[]string{"ctx", "knowledge", "gte", "k", "--help"}, []string{"ctx", "knowledge", "--help", "--", "gte", "k"}},
 		{[]string{"ctx", "log", "-n1"}, []string{"ctx", "log", "-n", "1"}},
 		{[]string{"ctx", "log", "-n20", "knowledge/a.md"}, []string{"ctx", "log", "-n", "20", "--", "knowledge/a.md"}},
 		{[]string{"ctx", "knowledge", "set", "k", "--", "--help"}, []string{"ctx", "knowledge", "set", "--", "k", "--help"}},

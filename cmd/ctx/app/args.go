@@ -14,7 +14,7 @@ func normalizeArgs(a *cli.App, args []string) []string {
 	if len(args) < 2 {
 		return args
 	}
-	i, _, flags := walkCommands(a, args)
+	i, path, flags := walkCommands(a, args)
 	out := append([]string{}, args[:i]...)
 	var fl, pos, global []string
 	for ; i < len(args); i++ {
@@ -46,9 +46,10 @@ func normalizeArgs(a *cli.App, args []string) []string {
 	}
 	out = append(out[:1], append(global, out[1:]...)...)
 	out = append(out, fl...)
-	if slices.ContainsFunc(fl, isHelpFlag) {
+	if slices.ContainsFunc(fl, isHelpFlag) && isLeaf(a, path) {
 		// urfave/cli's help reads a positional argument as a subcommand to explain: a command's help
-		// ignores its arguments instead, as git's does.
+		// ignores its arguments instead, as git's does. Not for a command with subcommands (or the
+		// application): there the argument is a subcommand name, and a misspelt one is an error.
 		pos = nil
 	}
 	if len(pos) > 0 {
@@ -91,6 +92,29 @@ func walkCommands(a *cli.App, args []string) (int, []string, []cli.Flag) {
 		}
 	}
 	return i, path, flags
+}
+
+// isLeaf reports whether path (as walkCommands returns it: "ctx", then command names) names a command
+// without subcommands.
+func isLeaf(a *cli.App, path []string) bool {
+	if len(path) < 2 {
+		return false
+	}
+	cmds := a.Commands
+	var c *cli.Command
+	for _, name := range path[1:] {
+		c = nil
+		for _, x := range cmds {
+			if x.HasName(name) {
+				c = x
+			}
+		}
+		if c == nil {
+			return false
+		}
+		cmds = c.Subcommands
+	}
+	return len(c.Subcommands) == 0
 }
 
 // isDigits reports whether s is one or more ASCII digits.

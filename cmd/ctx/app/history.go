@@ -290,7 +290,7 @@ func runHistoryImport(ctx context.Context, e *env, o historyImportOptions) error
 	if derr != nil {
 		return historyErr(err)
 	}
-	fmt.Fprintf(e.stderr, "ctx: warning: the agent history index in %s is damaged (%v): rebuilding it from the transcripts\n", dir, err)
+	fmt.Fprintf(e.stderr, "ctx: warning: the agent history index in %s is damaged (%v): rebuilding it from the transcripts (sessions imported with --path come back with ctx history import --provider P --path DIR)\n", dir, err)
 	if rerr := history.RemoveIndex(dir); rerr != nil {
 		return fmt.Errorf("remove the damaged agent history index: %w", rerr)
 	}
@@ -502,7 +502,7 @@ func newHistorySearchCmd(e *env) *cli.Command {
 			&cli.IntFlag{Name: "limit", Value: 20, Usage: "at most `N` hits (1-500)"},
 			historyIndexFlag(), jsonFlag,
 		},
-		Action: action(e, parseHistorySearch, runHistorySearch),
+		Action: action(e, parseHistorySearch, withHistoryErr(runHistorySearch)),
 	}, "Searches the imported events for the words of QUERY (events with every word; when none has them all,\n"+
 		"events with any word, and the output says so), ranked by relevance. By default the best hit of each\n"+
 		"root session comes first, with how many more hits its session tree holds. Each hit prints its score,\n"+
@@ -666,7 +666,7 @@ func newHistoryShowSessionCmd(e *env) *cli.Command {
 				return historyShowSessionOptions{}, usagef("usage: ctx history show session ID")
 			}
 			return historyShowSessionOptions{ID: c.Args().First(), MaxEvents: c.Int("max-events"), Index: c.String("index"), JSON: c.Bool("json")}, nil
-		}, runHistoryShowSession),
+		}, withHistoryErr(runHistoryShowSession)),
 	}, "Prints the session (its provider, native id, source file, parent and root, cwd and event count), then\n"+
 		"its events in order: sequence number, time, type, role, tool and event ID, then the text (cut at 4000\n"+
 		"bytes). With --json: the session, then one event a line, in full.",
@@ -756,7 +756,7 @@ func newHistoryShowEventCmd(e *env) *cli.Command {
 				return historyShowEventOptions{}, usagef("usage: ctx history show event ID [--window N]")
 			}
 			return historyShowEventOptions{ID: c.Args().First(), Window: c.Int("window"), Index: c.String("index"), JSON: c.Bool("json")}, nil
-		}, runHistoryShowEvent),
+		}, withHistoryErr(runHistoryShowEvent)),
 	}, "Prints the event ID (as ctx history search names it), with --window N the N events before and after it\n"+
 		"in its session, the event itself marked with \">\".",
 		[]string{"ctx history show event 0b7c5e12-4d1a-8f3e-9a2b-6c8d0e1f2a3b", "ctx history show event 0b7c5e12-4d1a-8f3e-9a2b-6c8d0e1f2a3b --window 3 --json"},
@@ -839,6 +839,12 @@ func (e *env) historyDir(ctx context.Context, dir string) (string, error) {
 	return history.DefaultDir(common), nil
 }
 
+// withHistoryErr is run with its error through historyErr: the history commands' errors say what they
+// mean (not found, ambiguous, a damaged index and its remedy) whichever step returned them.
+func withHistoryErr[O any](run func(context.Context, *env, O) error) func(context.Context, *env, O) error {
+	return func(ctx context.Context, e *env, o O) error { return historyErr(run(ctx, e, o)) }
+}
+
 // historyErr maps the index's errors to ctx's exit codes: an id that matches nothing is not found (3, as
 // for entries), a prefix that matches several is a usage error (2: give more of it).
 func historyErr(err error) error {
@@ -850,7 +856,10 @@ func historyErr(err error) error {
 	case errors.Is(err, history.ErrBadQuery):
 		return usagef("%v", err)
 	case history.IsDamaged(err):
-		return fmt.Errorf("%w: the agent history index is damaged; it only caches the transcripts: ctx history import rebuilds it", err)
+		if strings.Contains(err.Error(), "the agent history index is damaged") {
+			return err
+		}
+		return fmt.Errorf("%w: the agent history index is damaged; it only caches the transcripts: ctx history import rebuilds it (and ctx history import --provider P --path DIR the roots you imported with --path)", err)
 	}
 	return err
 }

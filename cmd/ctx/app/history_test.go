@@ -296,6 +296,9 @@ func TestHistoryDamagedIndex(t *testing.T) {
 		if code == ExitOK || !strings.Contains(e, "the agent history index is damaged") || !strings.Contains(e, "ctx history import rebuilds it") {
 			t.Errorf("search of a damaged index: exit %d, %s", code, e)
 		}
+		if _, e, code := run("history", "list", "events"); code == ExitOK || !strings.Contains(e, "ctx history import rebuilds it") {
+			t.Errorf("list events of a damaged index: exit %d, %s", code, e)
+		}
 		_, e, code = run(imp...)
 		if code != ExitOK || !strings.Contains(e, "is damaged") || !strings.Contains(e, "rebuilding it from the transcripts") {
 			t.Errorf("import of a damaged index: exit %d, %s", code, e)

@@ -51,7 +51,7 @@ func newHistoryListEventsCmd(e *env) *cli.Command {
 			&cli.IntFlag{Name: "limit", Usage: "at most `N` events (0: all)"},
 			historyIndexFlag(), jsonFlag,
 		},
-		Action: action(e, parseHistoryListEvents, runHistoryListEvents),
+		Action: action(e, parseHistoryListEvents, withHistoryErr(runHistoryListEvents)),
 	}, "Prints the events of the index that match every filter, ordered by time then import order, as a\n"+
 		"stream: one line per event (time, provider, type, role, event ID and the start of its text), or with\n"+
 		"--json one JSON object per line (the normalised event of docs/history.md plus provider). The MCP tool\n"+
