@@ -336,20 +336,17 @@ func (s *srv) startProjectNames(ctx context.Context) ([]string, error) {
 	}
 	defer func() { _ = one.Close() }()
 	one.ReadInProcess()
-	v, err := one.RefView(ctx)
-	if err != nil {
-		return nil, err
-	}
-	m, err := v.WithMaxRead(maxFileRead).ReadManifest(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return s.projectNames(m), nil
+	return s.projectNamesOf(ctx, one)
 }
 
 // currentProjectNames reads the manifest at the context refs' tips and returns projectNames.
 func (s *srv) currentProjectNames(ctx context.Context) ([]string, error) {
-	v, err := s.st.RefView(ctx)
+	return s.projectNamesOf(ctx, s.st)
+}
+
+// projectNamesOf is projectNames of the manifest at st's context refs' tips.
+func (s *srv) projectNamesOf(ctx context.Context, st *store.Store) ([]string, error) {
+	v, err := st.RefView(ctx)
 	if err != nil {
 		return nil, err
 	}

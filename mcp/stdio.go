@@ -503,6 +503,12 @@ func (l *lineWriter) writeN(v any) (int, error) {
 	if err := json.NewEncoder(buf).Encode(v); err != nil {
 		return 0, fmt.Errorf("encode message: %w", err)
 	}
+	return l.flush(buf)
+}
+
+// flush writes buf, one whole message, in one Write under the lock; after a failed write every later one
+// returns that error. It returns the bytes written.
+func (l *lineWriter) flush(buf *bytes.Buffer) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.err != nil {
@@ -536,16 +542,7 @@ func (l *lineWriter) writeResult(id any, result []byte) (int, error) {
 	buf.WriteString(`,"result":`)
 	buf.Write(result)
 	buf.WriteString("}\n")
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.err != nil {
-		return 0, l.err
-	}
-	if _, err := l.w.Write(buf.Bytes()); err != nil {
-		l.err = err
-		return 0, err
-	}
-	return buf.Len(), nil
+	return l.flush(buf)
 }
 
 func (l *lineWriter) failed() error {

@@ -217,11 +217,7 @@ func (s *Store) fetchAll(ctx context.Context, remote string, origin gitstore.Rem
 		return nil, err
 	}
 	// What moved since the last pull (or is not in this repository): fetched into quarantine refs.
-	s.clearIncoming(ctx)
-	var rnd [8]byte
-	_, _ = crand.Read(rnd[:])
-	q := incomingPrefix + hex.EncodeToString(rnd[:]) + "/"
-	release := s.holdQuarantine(q)
+	q, release := s.newQuarantine(ctx)
 	defer release()
 	have := func(h gitstore.Hash) bool { _, err := s.repo.Commit(ctx, h); return err == nil }
 	var specs []string

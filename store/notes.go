@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	crand "crypto/rand"
 	"crypto/sha1"
 	"encoding/hex"
 	"errors"
@@ -72,11 +71,7 @@ func (s *Store) PullNotes(ctx context.Context, remote string, origin RemoteOrigi
 		// Into a quarantine ref first (as the context branch: fetchAll), checked before any ref moves.
 		tctx, cancel := context.WithTimeout(ctx, s.timeout())
 		defer cancel()
-		s.clearIncoming(ctx)
-		var rnd [8]byte
-		_, _ = crand.Read(rnd[:])
-		q := incomingPrefix + hex.EncodeToString(rnd[:]) + "/"
-		release := s.holdQuarantine(q)
+		q, release := s.newQuarantine(ctx)
 		defer release()
 		found, err := s.repo.Fetch(tctx, remote, "?+"+NotesRef+":"+q+"notes", gitstore.TransferOptions{Progress: progress(ctx), Origin: origin})
 		defer s.dropQuarantine(context.WithoutCancel(ctx), q)

@@ -165,6 +165,16 @@ func (s *Store) fetch(ctx context.Context, remote string, origin gitstore.Remote
 // incomingPrefix is the folder of the quarantine refs of fetches (see fetch).
 const incomingPrefix = gitstore.QuarantinePrefix
 
+// newQuarantine clears the quarantine refs of earlier pulls (clearIncoming) and returns a new folder of
+// quarantine refs, "refs/ctx/incoming/<16 hex>/", held as this process's until release.
+func (s *Store) newQuarantine(ctx context.Context) (q string, release func()) {
+	s.clearIncoming(ctx)
+	var rnd [8]byte
+	_, _ = crand.Read(rnd[:])
+	q = incomingPrefix + hex.EncodeToString(rnd[:]) + "/"
+	return q, s.holdQuarantine(q)
+}
+
 // holdQuarantine marks the quarantine ref or folder q (under incomingPrefix) as this process's until
 // release: a process killed before removing them leaves them to the next one that takes the ctx lock
 // (gitstore.Repo.HoldQuarantine, docs/locks.md).
