@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -607,5 +608,19 @@ func TestAgentHistoryOutputLimit(t *testing.T) {
 	res = structured(t, "text", s.call(t, "query_events", map[string]any{"ctx_session_id": id, "content": "text"}))
 	if len(list(res, "events")) != 1 || res["truncated"] != true || res["terminal"] != false {
 		t.Errorf("query_events content text: %d events, truncated %v", len(list(res, "events")), res["truncated"])
+	}
+}
+
+// TestAgentHistoryDamagedIndex: an index damaged after the server opened it makes the read tools fail
+// with a JSON-RPC error (nothing the model can repair) whose message names the user's remedy.
+func TestAgentHistoryDamagedIndex(t *testing.T) {
+	e := corpusServer(t)
+	db := filepath.Join(e.hist, "index.db")
+	if err := os.WriteFile(db, bytes.Repeat([]byte("not sqlite "), 4000), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.s.callErr("search", map[string]any{"query": "apply_patch"})
+	if err == nil || !strings.Contains(err.Error(), "ctx history import rebuilds it") {
+		t.Errorf("search of a damaged index: %v %s", err, resultText(res))
 	}
 }

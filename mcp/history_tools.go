@@ -154,6 +154,10 @@ func historyError(name string, err error) (*mcpgo.CallToolResult, error) {
 	if errors.As(err, &tl) {
 		return codedResult(codeOutputLimit, fmt.Sprintf("%v (the MCP server loads at most %d bytes of one file)", tl, maxFileRead)), nil
 	}
+	if history.IsDamaged(err) {
+		// Not the model's to repair: a JSON-RPC error, with the user's remedy (docs/history.md "A damaged index").
+		return nil, fmt.Errorf("%s: %w: the agent history index is damaged; it only caches the transcripts: ctx history import rebuilds it", name, err)
+	}
 	return nil, fmt.Errorf("%s: %w", name, err)
 }
 
