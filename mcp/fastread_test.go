@@ -424,7 +424,14 @@ func TestFastReadMCPGoClient(t *testing.T) {
 	// protocol 2025-06-18: a request of 2026-07-28 carries _meta, which the fast path leaves to mcp-go
 	const legacy = "2025-06-18"
 	slow := serve(t, st, Options{Agent: "claude-code", raceMargin: testMargin, noFastRead: true}, legacy)
-	x := NewServer(st, Options{Agent: "claude-code", raceMargin: testMargin})
+	// A store of its own: a server sets its store's actor, and the first server's tools are built (reading
+	// its store's actor) while this one starts.
+	st2, err := store.Open(context.Background(), dir, store.Actor{Agent: "cli"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st2.Close() })
+	x := NewServer(st2, Options{Agent: "claude-code", raceMargin: testMargin})
 	s := serveServer(t, x, &syncBuffer{}, legacy, "ctx-test")
 	for _, u := range []string{"context://knowledge/architecture", "context://decisions/2", "context://manifest"} {
 		want := slow.read(t, u)

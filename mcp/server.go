@@ -126,12 +126,18 @@ func newSrv(st *store.Store, opt Options) *srv {
 	if opt.Version == "" {
 		opt.Version = "dev"
 	}
+	// The store's actor is written only when it changes: a second server over the same store (tests) then
+	// does not write what the first one's goroutines read.
+	agent := st.Actor.Agent
 	if opt.Agent != "" {
-		st.Actor.Agent = opt.Agent
-	} else if st.Actor.Agent == "" || st.Actor.Agent == "cli" {
-		st.Actor.Agent = FallbackAgent // a server is never a person at the terminal
+		agent = opt.Agent
+	} else if agent == "" || agent == "cli" {
+		agent = FallbackAgent // a server is never a person at the terminal
 	}
-	if opt.Session != "" {
+	if st.Actor.Agent != agent {
+		st.Actor.Agent = agent
+	}
+	if opt.Session != "" && st.Actor.Session != opt.Session {
 		st.Actor.Session = opt.Session
 	}
 	s := &srv{st: st, opt: opt, log: log.New(opt.Stderr, "ctx mcp: ", log.LstdFlags), hub: newHub(),
