@@ -99,24 +99,30 @@ type snapDecoder struct {
 
 func (d *snapDecoder) uvarint() uint64 {
 	v, n := binary.Uvarint(d.data)
-	if n <= 0 {
-		d.err = errors.New("source snapshot: bad varint")
-		d.data = nil
+	if !d.skip(n) {
 		return 0
 	}
-	d.data = d.data[n:]
 	return v
 }
 
 func (d *snapDecoder) varint() int64 {
 	v, n := binary.Varint(d.data)
+	if !d.skip(n) {
+		return 0
+	}
+	return v
+}
+
+// skip drops the n bytes a varint read took; n <= 0 (binary.Uvarint's "no varint here") is the
+// decoder's error and ends the data.
+func (d *snapDecoder) skip(n int) bool {
 	if n <= 0 {
 		d.err = errors.New("source snapshot: bad varint")
 		d.data = nil
-		return 0
+		return false
 	}
 	d.data = d.data[n:]
-	return v
+	return true
 }
 
 func (d *snapDecoder) bytes() []byte {

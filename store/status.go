@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ctx-dev/ctx/gitstore"
+	"github.com/ctx-dev/ctx/gitstore/objread"
 )
 
 // Status is what `ctx status` shows (issue: branch, tip, ahead/behind against the remote-tracking ref,
@@ -259,20 +260,7 @@ type LogEntry struct {
 }
 
 // Trailers parses the "Key: value" lines of a commit message's last paragraph (git-interpret-trailers(1)).
-func Trailers(msg string) map[string]string {
-	out := map[string]string{}
-	paras := strings.Split(strings.TrimRight(msg, "\n"), "\n\n")
-	if len(paras) < 2 {
-		return out
-	}
-	for _, line := range strings.Split(paras[len(paras)-1], "\n") {
-		k, v, ok := strings.Cut(line, ": ")
-		if ok && !strings.Contains(k, " ") {
-			out[k] = strings.TrimSpace(v)
-		}
-	}
-	return out
-}
+func Trailers(msg string) map[string]string { return objread.Trailers(msg) }
 
 // Log lists up to n context commits of the public branch (all when n <= 0), newest first, following
 // first parents; path filters to commits that changed that file or folder of the store.

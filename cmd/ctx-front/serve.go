@@ -373,29 +373,13 @@ func (s *store) log(n int) ([]byte, bool) {
 				heap.Push(q, pc)
 			}
 		}
-		t := trailers(c.message)
+		t := objread.Trailers(c.message)
 		summary, _, _ := strings.Cut(c.message, "\n")
 		fmt.Fprintf(&out, "%s %s %-16s %-24s agent=%s session=%s machine=%s\n    %s  (%s)\n",
 			c.hash.String()[:12], c.authored.Format(time.RFC3339), t["Ctx-Op"], t["Ctx-Key"], t["Ctx-Agent"],
 			t["Ctx-Session"], t["Ctx-Machine"], summary, c.author)
 	}
 	return out.Bytes(), printable(out.Bytes())
-}
-
-// trailers is store.Trailers: "Key: value" lines of the message's last paragraph.
-func trailers(msg string) map[string]string {
-	out := map[string]string{}
-	paras := strings.Split(strings.TrimRight(msg, "\n"), "\n\n")
-	if len(paras) < 2 {
-		return out
-	}
-	for _, line := range strings.Split(paras[len(paras)-1], "\n") {
-		k, v, ok := strings.Cut(line, ": ")
-		if ok && !strings.Contains(k, " ") {
-			out[k] = strings.TrimSpace(v)
-		}
-	}
-	return out
 }
 
 // queue is a max-heap of commits by committer time (ties: by hash), as gitstore's allQueue.
