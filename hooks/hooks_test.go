@@ -940,3 +940,51 @@ func TestNotesRewriteConfig(t *testing.T) {
 		t.Fatalf("uninstall removed the user's value: %v\n%s", err, read())
 	}
 }
+
+// TestHuskyUninstallSnippetAsTold: what `ctx hooks uninstall` prints for husky, run as told after the
+// install snippet, deletes ctx's lines from .husky/<hook> and nothing else: the user's own lines and the
+// file's exec bit stay, a hook with no ctx line is untouched, and running it twice changes nothing more.
+// (It used to print the install commands, which added the lines back.)
+func TestHuskyUninstallSnippetAsTold(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	mine := "#!/usr/bin/env sh\n. \"$(dirname -- \"$0\")/_/husky.sh\"\n\ntouch merged-by-user\n"
+	writeFile(t, filepath.Join(repo, ".husky", "post-merge"), mine, 0o755)
+	writeFile(t, filepath.Join(repo, ".husky", "pre-commit"), "#!/usr/bin/env sh\nnpm test\n", 0o755)
+	gitIn(t, repo, "", "config", "core.hooksPath", ".husky")
+	sh := func(script string) {
+		t.Helper()
+		cmd := exec.Command("sh", "-c", script)
+		cmd.Dir = repo
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("snippet: %v\n%s", err, out)
+		}
+	}
+	sh(SnippetFor(Husky, Options{PrePush: true, Blame: true}))
+	if !strings.Contains(readFile(t, filepath.Join(repo, ".husky", "post-merge")), "ctx hooks run post-merge ") {
+		t.Fatal("install snippet added no line: the premise changed")
+	}
+	st, err := Uninstall(bg, repo)
+	if err != nil || st.Manager != Husky || strings.Contains(st.Snippet, "ctx_hook ") {
+		t.Fatalf("uninstall: %v, snippet:\n%s", err, st.Snippet)
+	}
+	for range 2 {
+		sh(st.Snippet)
+	}
+	if got := readFile(t, filepath.Join(repo, ".husky", "post-merge")); got != mine {
+		t.Errorf(".husky/post-merge:\n%q\nwant\n%q", got, mine)
+	}
+	if got := readFile(t, filepath.Join(repo, ".husky", "pre-commit")); got != "#!/usr/bin/env sh\nnpm test\n" {
+		t.Errorf(".husky/pre-commit changed:\n%s", got)
+	}
+	for _, h := range []string{"post-checkout", "post-merge", "post-rewrite", "pre-push", "post-commit"} {
+		p := filepath.Join(repo, ".husky", h)
+		fi, err := os.Stat(p)
+		if err != nil || fi.Mode()&0o100 == 0 || strings.Contains(readFile(t, p), "ctx hooks run") {
+			t.Errorf("%s: %v %v\n%s", h, fi, err, readFile(t, p))
+		}
+		if _, err := os.Stat(p + ".ctx-tmp"); !os.IsNotExist(err) {
+			t.Errorf("%s.ctx-tmp left behind", h)
+		}
+	}
+}

@@ -62,15 +62,15 @@ func Install(ctx context.Context, workTree string, opt Options) (Status, error) 
 // Dir(workTree): a file ctx created that holds nothing else is deleted, a
 // user's file gets back the bytes it had before Install. It removes ctx's
 // blocks even when a hook manager is detected (ctx only ever removes its own
-// lines), and then returns the manager's Snippet as a reminder of what to
-// remove from its config.
+// lines), and then returns in Snippet what undoes the manager's install snippet
+// (UninstallSnippetFor): for husky, commands that delete ctx's lines.
 func Uninstall(ctx context.Context, workTree string) (Status, error) {
 	st, err := begin(ctx, workTree)
 	if err != nil {
 		return st, err
 	}
 	if st.Manager != NoManager {
-		st.Snippet = SnippetFor(st.Manager, Options{PrePush: true, Blame: true})
+		st.Snippet = UninstallSnippetFor(st.Manager, Options{PrePush: true, Blame: true})
 		st.Notes = append(st.Notes, fmt.Sprintf("%s manages this repository's hooks: remove the ctx lines you added to its config", st.Manager))
 	}
 	for i := range st.Hooks {

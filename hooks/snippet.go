@@ -65,6 +65,37 @@ func SnippetFor(m Manager, opt Options) string {
 	return b.String()
 }
 
+// UninstallSnippetFor returns the text that undoes SnippetFor(m, opt): what `ctx hooks uninstall` prints
+// when manager m owns the hooks (ctx edits no manager's files). For husky, whose snippet is commands, these
+// are commands too: they delete from .husky/<hook> every line that runs `ctx hooks run <hook> ` and keep
+// every other line, the file and its mode (a file left with only its shebang stays). For the managers
+// configured by a file (lefthook, pre-commit) it is the entries to delete from that file. NoManager gets "".
+func UninstallSnippetFor(m Manager, opt Options) string {
+	if m != Husky {
+		install := SnippetFor(m, opt)
+		if install == "" {
+			return ""
+		}
+		return "# delete these entries from the configuration (they are what ctx hooks install printed):\n" + install
+	}
+	hooks := append([]Hook{}, DefaultHooks...)
+	if opt.PrePush {
+		hooks = append(hooks, PrePush)
+	}
+	if opt.Blame {
+		hooks = append(hooks, PostCommit)
+	}
+	var b strings.Builder
+	b.WriteString("# husky (v8 and v9): run these commands in a shell at the top of the repository. For each hook they\n")
+	b.WriteString("# delete the lines that run `ctx hooks run <hook>` from .husky/<hook> and keep every other line.\n")
+	b.WriteString(`ctx_unhook() { f=.husky/$1; [ -f "$f" ] || return 0; grep -vF "ctx hooks run $1 " "$f" >"$f.ctx-tmp"; cat "$f.ctx-tmp" >"$f" && rm -f "$f.ctx-tmp"; }` + "\n")
+	for _, h := range hooks {
+		fmt.Fprintf(&b, "ctx_unhook %s\n", h)
+	}
+	b.WriteString("unset -f ctx_unhook\n")
+	return b.String()
+}
+
 // shellLine is the one-line, fail-open form of ctx's block, with the same
 // CTX_HOOKS / CTX_IN_HOOK switches (CTX_IN_HOOK stops `ctx push`'s own git
 // push from running pre-push again). It writes $VAR without braces because

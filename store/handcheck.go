@@ -103,14 +103,17 @@ func handEditRules(ctx context.Context, v *View, edits []HandEdit, disk map[stri
 			}
 		}
 	}
-	// Decision numbers and uids.
+	// Decision numbers, uids and supersede links, of the decisions added and of those edited (an edit of
+	// the front matter's id, uid or superseded_by can clash as an added file can).
 	var newDecisions []Decision
+	edited := map[string]bool{} // paths of the decisions added or edited
 	for _, e := range edits {
 		data, ok := disk[e.Path]
-		if !ok || e.Change != ChangeAdded || !strings.HasPrefix(e.Path, "decisions/") {
+		if !ok || (e.Change != ChangeAdded && e.Change != ChangeModified) || !strings.HasPrefix(e.Path, "decisions/") {
 			continue
 		}
 		newDecisions = append(newDecisions, ParseDecision(strings.TrimPrefix(e.Path, "decisions/"), e.Scope, data))
+		edited[e.Path] = true
 	}
 	if len(newDecisions) > 0 {
 		all, err := v.ListDecisions(ctx)
@@ -119,10 +122,11 @@ func handEditRules(ctx context.Context, v *View, edits []HandEdit, disk map[stri
 		}
 		var held []Decision
 		for _, d := range all {
-			if !gone[d.Path] {
+			if !gone[d.Path] && !edited[d.Path] {
 				held = append(held, d)
 			}
 		}
+		problems = append(problems, supersedeCycles(held, newDecisions)...)
 		for _, d := range newDecisions {
 			for _, o := range held {
 				switch {
@@ -140,6 +144,45 @@ func handEditRules(ctx context.Context, v *View, edits []HandEdit, disk map[stri
 	}
 	sort.Strings(problems)
 	return problems, nil
+}
+
+// supersedeCycles returns a problem for each decision of edited whose superseded_by chain, over held and
+// edited together, comes back to it (a cycle ctx decision set-status refuses; readers following the
+// links would go round for ever). Links to numbers no decision holds end a chain.
+func supersedeCycles(held, edited []Decision) []string {
+	next := map[int]int{}
+	for _, ds := range [][]Decision{held, edited} {
+		for _, d := range ds {
+			if d.ID > 0 && d.Status == "superseded" && d.SupersededBy > 0 {
+				next[d.ID] = d.SupersededBy
+			}
+		}
+	}
+	var problems []string
+	for _, d := range edited {
+		if d.ID <= 0 {
+			continue
+		}
+		chain := []int{d.ID}
+		seen := map[int]bool{d.ID: true}
+		for id, ok := next[d.ID]; ok; id, ok = next[id] {
+			chain = append(chain, id)
+			if id == d.ID {
+				parts := make([]string, len(chain))
+				for i, n := range chain {
+					parts[i] = strconv.Itoa(n)
+				}
+				problems = append(problems, fmt.Sprintf("%s: superseded_by makes a cycle (%s): a decision cannot be replaced, directly or through others, by one it replaces (set one of them back with status accepted)",
+					d.Path, strings.Join(parts, " -> ")))
+				break
+			}
+			if seen[id] {
+				break // a cycle that does not pass through d: reported for its own members if edited
+			}
+			seen[id] = true
+		}
+	}
+	return problems
 }
 
 // Clash is a pair (or more) of entries of the context refs that ctx's writes never make side by side but

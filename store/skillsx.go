@@ -67,15 +67,21 @@ func renderSkillBody(instructions string) []byte {
 // new). Parts that do not change keep their original bytes: the front matter when name and description
 // are the same, the body when it equals the instructions (ignoring surrounding blank space). Unknown
 // front-matter keys are kept (the file is parsed with yaml.v3).
-func skillContent(old []byte, name, description, instructions string) []byte {
+//
+// Instructions that begin with a front-matter block that does not parse are refused (an error for which
+// IsInvalid is true, naming the YAML error): stored as they are, they would give the file a second block
+// that agents read as part of the instructions.
+func skillContent(old []byte, name, description, instructions string) ([]byte, error) {
 	// Instructions that are a whole SKILL.md (front matter, then the body): its front matter is the skill's,
 	// with the name and description given, not a second block in the body.
 	if fm, body, ok := SplitFrontMatter([]byte(instructions)); ok {
-		if m, err := ParseMeta(fm); err == nil {
-			m.Set("name", name)
-			m.Set("description", description)
-			return JoinFrontMatter(m, renderSkillBody(string(body)))
+		m, err := ParseMeta(fm)
+		if err != nil {
+			return nil, invalidf("skill %s: the instructions begin with a front-matter block that does not parse (%v); fix the block, or remove it and pass name and description as arguments", name, err)
 		}
+		m.Set("name", name)
+		m.Set("description", description)
+		return JoinFrontMatter(m, renderSkillBody(string(body))), nil
 	}
 	if old != nil {
 		if fm, body, ok := SplitFrontMatter(old); ok {
@@ -88,18 +94,18 @@ func skillContent(old []byte, name, description, instructions string) []byte {
 				}
 				if fmSame {
 					prefix := old[:len(old)-len(body)]
-					return append(append([]byte{}, prefix...), newBody...)
+					return append(append([]byte{}, prefix...), newBody...), nil
 				}
 				m.Set("name", name)
 				m.Set("description", description)
-				return JoinFrontMatter(m, newBody)
+				return JoinFrontMatter(m, newBody), nil
 			}
 		}
 	}
 	m := NewMeta()
 	m.Set("name", name)
 	m.Set("description", description)
-	return JoinFrontMatter(m, renderSkillBody(instructions))
+	return JoinFrontMatter(m, renderSkillBody(instructions)), nil
 }
 
 // AddSkill writes skills/<name>/SKILL.md in the Agent Skills format (front matter name and description,
@@ -150,7 +156,10 @@ func (s *Store) AddSkill(ctx context.Context, name, description, instructions st
 				sc = oldScope
 			}
 		}
-		content := skillContent(old, name, description, instructions)
+		content, err := skillContent(old, name, description, instructions)
+		if err != nil {
+			return nil, err
+		}
 		out = ParseSkill(name, sc, content)
 		ed := Edits{}
 		if exists && sc != oldScope {

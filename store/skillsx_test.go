@@ -315,3 +315,23 @@ func TestAddSkillFromWholeFile(t *testing.T) {
 		must[store.Skill](t)(f.s.AddSkill(f.ctx, "review", "Review a pull request", file, ""))
 	})
 }
+
+// TestAddSkillFrontMatterDoesNotParse: instructions that begin with a front-matter block that does not
+// parse are refused as invalid input, naming the YAML error, and nothing is committed (stored as they
+// were, the file had a second block that agents read as instructions). A `---` line later in the body is
+// not a front matter and is kept.
+func TestAddSkillFrontMatterDoesNotParse(t *testing.T) {
+	f := newFixture(t)
+	f.commits("ctx", 0, func() {
+		_, _, err := f.s.AddSkill(f.ctx, "demo", "a demo", "---\nname: x\ndescription: [unclosed\n---\nBody text\n", "")
+		if !errors.Is(err, store.ErrInvalid) || !strings.Contains(err.Error(), "does not parse") || !strings.Contains(err.Error(), "line") {
+			t.Fatalf("err = %v, want ErrInvalid naming the YAML error", err)
+		}
+	})
+	f.commits("ctx", 1, func() {
+		must[store.Skill](t)(f.s.AddSkill(f.ctx, "demo", "a demo", "Intro\n\n---\nname: [not front matter\n---\n", ""))
+	})
+	if got := storetest.Show(t, f.dir, "ctx", "skills/demo/SKILL.md"); !strings.Contains(got, "name: [not front matter") {
+		t.Fatalf("body lost:\n%s", got)
+	}
+}

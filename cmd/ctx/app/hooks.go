@@ -92,7 +92,7 @@ func describeHooks(st hooks.Status, verb string) string {
 		// command changed anything (never).
 		switch verb {
 		case "uninstalled":
-			return fmt.Sprintf("hooks: %s manages %s; ctx changed nothing there: remove the ctx lines you added to its configuration (any of these):\n%s", st.Manager, st.Dir, st.Snippet)
+			return fmt.Sprintf("hooks: %s manages %s; ctx changed nothing there: remove the ctx lines you added to its configuration:\n%s", st.Manager, st.Dir, st.Snippet)
 		case "installed":
 			return fmt.Sprintf("hooks: %s manages %s; ctx wrote nothing there: add this to its configuration:\n%s", st.Manager, st.Dir, st.Snippet)
 		}
