@@ -1479,13 +1479,19 @@ func (ix *Index) relink(ctx context.Context) error {
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
-	tx, err := ix.db.BeginTx(ctx, nil)
+	sctx := context.WithoutCancel(ctx) // as the writer's statements (writer.sctx)
+	tx, err := ix.db.BeginTx(sctx, nil)
 	if err != nil {
 		return fmt.Errorf("link sessions: %w", err)
 	}
 	defer tx.Rollback() //nolint:errcheck // after Commit this is a no-op
-	for _, id := range ids {
-		if _, err := tx.ExecContext(ctx, `UPDATE sessions SET root_id=? WHERE id=?`, changes[id], id); err != nil {
+	for i, id := range ids {
+		if i&255 == 0 {
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("link sessions: %w", err)
+			}
+		}
+		if _, err := tx.ExecContext(sctx, `UPDATE sessions SET root_id=? WHERE id=?`, changes[id], id); err != nil {
 			return fmt.Errorf("link sessions: %w", err)
 		}
 	}
