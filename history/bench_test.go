@@ -148,7 +148,11 @@ func BenchmarkGenerated(b *testing.B) {
 			}
 			b.StartTimer()
 			before := processCPU()
-			if _, err := ix.Import(context.Background(), srcs); err != nil {
+			// A cancellable context, as the CLI's (SIGINT, SIGTERM): the driver treats it differently.
+			ctx, cancel := context.WithCancel(context.Background())
+			_, err = ix.Import(ctx, srcs)
+			cancel()
+			if err != nil {
 				b.Fatal(err)
 			}
 			cpu += processCPU() - before

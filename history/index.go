@@ -942,15 +942,18 @@ type batchTx struct {
 func (ix *Index) beginBatch(ctx context.Context, db interface {
 	BeginTx(context.Context, *sql.TxOptions) (*sql.Tx, error)
 }) (*batchTx, error) {
-	tx, err := db.BeginTx(ctx, nil)
+	// The transaction and its statements run under ctx without its cancellation (writer.sctx); the
+	// writer checks ctx itself between sources and every 256 events.
+	sctx := context.WithoutCancel(ctx)
+	tx, err := db.BeginTx(sctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("import: %w", err)
 	}
-	if err := setFTSHashSize(ctx, tx); err != nil {
+	if err := setFTSHashSize(sctx, tx); err != nil {
 		tx.Rollback() //nolint:errcheck // the error is the setting's
 		return nil, fmt.Errorf("import: %w", err)
 	}
-	w, err := prepareWriter(ctx, tx)
+	w, err := prepareWriter(sctx, tx)
 	if err != nil {
 		tx.Rollback() //nolint:errcheck // the error is the prepare's
 		return nil, fmt.Errorf("import: %w", err)
@@ -960,10 +963,13 @@ func (ix *Index) beginBatch(ctx context.Context, db interface {
 
 // write writes one parsed source and sets its result's event count and action.
 func (b *batchTx) write(ctx context.Context, p *pending, res *SourceResult) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
 	b.sources++
 	if p.touch {
 		// Same content: only the recorded size, mtime and fingerprint move.
-		if _, err := b.tx.ExecContext(ctx, `UPDATE sources SET fingerprint=?, size=?, mtime=? WHERE path=?`,
+		if _, err := b.tx.ExecContext(b.w.sctx, `UPDATE sources SET fingerprint=?, size=?, mtime=? WHERE path=?`,
 			p.fingerprint, p.size, p.mtime, p.src.key()); err != nil {
 			return fmt.Errorf("update source state: %w", err)
 		}
@@ -991,8 +997,11 @@ func (b *batchTx) write(ctx context.Context, p *pending, res *SourceResult) erro
 func (b *batchTx) commit(ctx context.Context) error {
 	defer b.w.close()
 	defer b.tx.Rollback() //nolint:errcheck // after Commit this is a no-op
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
 	if b.changed {
-		if _, err := b.tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES('generation', '1')
+		if _, err := b.tx.ExecContext(b.w.sctx, `INSERT INTO meta(key, value) VALUES('generation', '1')
 		ON CONFLICT(key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)`); err != nil {
 			return fmt.Errorf("import: bump generation: %w", err)
 		}
@@ -1008,15 +1017,20 @@ func (b *batchTx) rollback() {
 	b.tx.Rollback() //nolint:errcheck // nothing to report: the transaction is abandoned
 }
 
-// writer holds the statements of one import transaction, prepared once for all its sources.
+// writer holds the statements of one import transaction, prepared once for all its sources. They run
+// under sctx, the import's context without its cancellation: modernc.org/sqlite watches the context of
+// every statement run under a cancellable one with a goroutine, a channel and a progress handler, which
+// cost a whole-process first import 3–5 % of its CPU (bench/README.md "Seventh round"); the writer
+// checks the import's context itself, between sources and every 256 events.
 type writer struct {
 	tx                                               *sql.Tx
+	sctx                                             context.Context
 	has, ins, fts, ef, ec, count, session, sourceRow *sql.Stmt
 	noSession                                        *sql.Stmt // deletes the row of a session without events
 }
 
 func prepareWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
-	w := &writer{tx: tx}
+	w := &writer{tx: tx, sctx: context.WithoutCancel(ctx)}
 	for _, s := range []struct {
 		dst **sql.Stmt
 		sql string
@@ -1076,7 +1090,7 @@ func (w *writer) writeSource(ctx context.Context, p *pending) (int, error) {
 	if err := w.upsertSession(ctx, src, p.sessionID, &p.st, count); err != nil {
 		return 0, fmt.Errorf("import %s: %w", src.Path, err)
 	}
-	_, err = w.sourceRow.ExecContext(ctx,
+	_, err = w.sourceRow.ExecContext(w.sctx,
 		src.key(), string(src.Provider), src.Format, parserRev, p.size, p.mtime, p.fingerprint, p.contentHash, p.pr.Offset, p.checkHash,
 		p.stateJSON, p.sessionID, p.unknownJSON, p.pr.BadLines, time.Now().UnixMilli())
 	if err != nil {
@@ -1224,9 +1238,9 @@ func (w *writer) deleteSession(ctx context.Context, id string) error {
 	// Only when there is something to delete: a DELETE on the FTS table flushes its pending writes, which
 	// costs a fresh import its batching.
 	var one int
-	err := w.has.QueryRowContext(ctx, id).Scan(&one)
+	err := w.has.QueryRowContext(w.sctx, id).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
-		_, err = w.noSession.ExecContext(ctx, id) // prepared once: a first import runs it for every source
+		_, err = w.noSession.ExecContext(w.sctx, id) // prepared once: a first import runs it for every source
 		return err
 	}
 	if err != nil {
@@ -1239,7 +1253,7 @@ func (w *writer) deleteSession(ctx context.Context, id string) error {
 		`DELETE FROM events WHERE session_id=?`,
 		`DELETE FROM sessions WHERE id=?`,
 	} {
-		if _, err := tx.ExecContext(ctx, q, id); err != nil {
+		if _, err := tx.ExecContext(w.sctx, q, id); err != nil {
 			return fmt.Errorf("delete session %s: %w", id, err)
 		}
 	}
@@ -1309,7 +1323,7 @@ func (w *writer) insertEvents(ctx context.Context, sessionID string, evs []Event
 		}
 		var rowid int64
 		for attempt := 0; ; attempt++ {
-			r, err := ins.ExecContext(ctx, e.ID, sessionID, e.Seq, e.NativeKey, at, string(e.Type), e.Role, e.Text, tool, files, facts, enc.ftsLen)
+			r, err := ins.ExecContext(w.sctx, e.ID, sessionID, e.Seq, e.NativeKey, at, string(e.Type), e.Role, e.Text, tool, files, facts, enc.ftsLen)
 			if err != nil {
 				return n, fmt.Errorf("insert event: %w", err)
 			}
@@ -1327,11 +1341,11 @@ func (w *writer) insertEvents(ctx context.Context, sessionID string, evs []Event
 		if rowid == 0 {
 			continue
 		}
-		if _, err := w.fts.ExecContext(ctx, ftsRowid(rowid, e.Type, enc.ftsLen), enc.body); err != nil {
+		if _, err := w.fts.ExecContext(w.sctx, ftsRowid(rowid, e.Type, enc.ftsLen), enc.body); err != nil {
 			return n, fmt.Errorf("index event: %w", err)
 		}
 		for _, f := range e.Files {
-			if _, err := ef.ExecContext(ctx, rowid, f.Path, string(f.Op)); err != nil {
+			if _, err := ef.ExecContext(w.sctx, rowid, f.Path, string(f.Op)); err != nil {
 				return n, fmt.Errorf("index event files: %w", err)
 			}
 		}
@@ -1339,7 +1353,7 @@ func (w *writer) insertEvents(ctx context.Context, sessionID string, evs []Event
 			if f.Kind != "commit" {
 				continue
 			}
-			if _, err := ec.ExecContext(ctx, rowid, strings.ToLower(f.Value)); err != nil {
+			if _, err := ec.ExecContext(w.sctx, rowid, strings.ToLower(f.Value)); err != nil {
 				return n, fmt.Errorf("index event commits: %w", err)
 			}
 		}
@@ -1408,7 +1422,7 @@ func (w *writer) upsertSession(ctx context.Context, src Source, id string, st *p
 		scope = "subagent"
 	}
 	if count < 0 {
-		if err := w.count.QueryRowContext(ctx, id).Scan(&count); err != nil {
+		if err := w.count.QueryRowContext(w.sctx, id).Scan(&count); err != nil {
 			return err
 		}
 	}
@@ -1419,7 +1433,7 @@ func (w *writer) upsertSession(ctx context.Context, src Source, id string, st *p
 		}
 		return t.UnixMilli()
 	}
-	_, err := w.session.ExecContext(ctx,
+	_, err := w.session.ExecContext(w.sctx,
 		id, string(src.Provider), st.NativeID, parent, id, scope, m.CWD, m.RepoURL, m.Branch, m.Commit, m.Model, m.CLIVersion,
 		m.Title, ms(m.StartedAt), ms(m.EndedAt), src.Format, src.Path, count)
 	return err
@@ -1465,13 +1479,19 @@ func (ix *Index) relink(ctx context.Context) error {
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
-	tx, err := ix.db.BeginTx(ctx, nil)
+	sctx := context.WithoutCancel(ctx) // as the writer's statements (writer.sctx)
+	tx, err := ix.db.BeginTx(sctx, nil)
 	if err != nil {
 		return fmt.Errorf("link sessions: %w", err)
 	}
 	defer tx.Rollback() //nolint:errcheck // after Commit this is a no-op
-	for _, id := range ids {
-		if _, err := tx.ExecContext(ctx, `UPDATE sessions SET root_id=? WHERE id=?`, changes[id], id); err != nil {
+	for i, id := range ids {
+		if i&255 == 0 {
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("link sessions: %w", err)
+			}
+		}
+		if _, err := tx.ExecContext(sctx, `UPDATE sessions SET root_id=? WHERE id=?`, changes[id], id); err != nil {
 			return fmt.Errorf("link sessions: %w", err)
 		}
 	}
