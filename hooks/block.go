@@ -90,7 +90,13 @@ func Block(h Hook, created bool) string {
 		cond += " && ! ctx_fresh"
 	}
 	b.WriteString("if " + cond + "; then\n")
-	b.WriteString(fullLines)
+	if h == PostCheckout {
+		// The lean front answers post-checkout itself on its happy path (docs/hooks.md "The shim starts
+		// ctx-full"): started by name, with no subshell.
+		run = strings.Replace(run, `"$ctx_bin"`, "ctx", 1)
+	} else {
+		b.WriteString(fullLines)
+	}
 	fmt.Fprintf(&b, "\tCTX_IN_HOOK=1 CTX_HOOK_TIMEOUT=%d %s%s%s\n", n, run, redirect, onFail)
 	b.WriteString("fi\n")
 	b.WriteString(`[ "$ctx_hook_rc" = 0 ] || (exit "$ctx_hook_rc")` + "\n")
