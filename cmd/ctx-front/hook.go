@@ -268,6 +268,11 @@ func (s *store) planRefresh() (*refresh, bool) {
 	if _, err := os.Lstat(filepath.Join(ctxDir, "checkout-journal.json")); !errors.Is(err, fs.ErrNotExist) {
 		return nil, false // an interrupted refresh: ctx-full recovers it
 	}
+	// store.Refresh reads the tips under the lock: a branch that moved since the stamp's values were read
+	// is ctx-full's (its stamp then names the older tips, and the next hook runs again).
+	if again, ok := s.tip(s.branch); !ok || again != pub {
+		return nil, false
+	}
 	// store.openCheckout: the folder opened must be the one lstat saw.
 	before, err := os.Lstat(root)
 	if err != nil || !before.IsDir() {

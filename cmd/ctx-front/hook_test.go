@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ctx-dev/ctx/internal/testenv"
 	"github.com/ctx-dev/ctx/store/checkoutrec"
@@ -264,5 +265,166 @@ func TestPostCheckoutSameAsFull(t *testing.T) {
 	r := runBin(t, a, filepath.Join(front, "ctx"), "hooks", "run", "post-checkout", strings.Repeat("0", 40), strings.Repeat("0", 40), "1")
 	if r != (result{}) || handedOver(t, log) != "" {
 		t.Errorf("a hook with nothing moved: %+v, handed over %v", r, r)
+	}
+}
+
+// TestPostCheckoutHandsOver: off the happy path, the front hands the hook to ctx-full before it writes
+// anything, so what is left (files, record, stamp, journal, cache), the output and the exit code are those
+// of ctx-full alone, run on a copy of the same repository; each case is one thing the front does not do.
+func TestPostCheckoutHandsOver(t *testing.T) {
+	base := testenv.NewRepo(t)
+	full(t, base, "init")
+	for _, k := range []string{"a", "b", "c"} {
+		full(t, base, "knowledge", "set", k, "entry "+k)
+	}
+	full(t, base, "hooks", "install")
+	t0 := strings.TrimSpace(testenv.Git(t, base, "rev-parse", "refs/heads/ctx"))
+	full(t, base, "knowledge", "set", "c", "entry c, second version")
+	t1 := strings.TrimSpace(testenv.Git(t, base, "rev-parse", "refs/heads/ctx"))
+	testenv.Git(t, base, "update-ref", "refs/heads/ctx", t0)
+	full(t, base, "hooks", "run", "post-checkout", t0, t0, "1")
+	front, _, log := hookBins(t)
+
+	write := func(p, content string) func(t *testing.T, d string) {
+		return func(t *testing.T, d string) {
+			t.Helper()
+			if err := os.MkdirAll(filepath.Dir(filepath.Join(d, p)), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(d, p), []byte(content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	editRecord := func(old, new string) func(t *testing.T, d string) {
+		return func(t *testing.T, d string) {
+			t.Helper()
+			p := filepath.Join(d, ".context", checkoutrec.RecordFile)
+			b, err := os.ReadFile(p)
+			if err != nil || !strings.Contains(string(b), old) {
+				t.Fatalf("record: %v %q", err, b)
+			}
+			if err := os.WriteFile(p, []byte(strings.Replace(string(b), old, new, 1)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	cases := []struct {
+		name string
+		prep func(t *testing.T, d string) // on the repository both copies are made of, before the move
+		move func(t *testing.T, d string) // on each copy, after the context branch moved
+		to   string                       // where the context branch moves ("": t1)
+		env  []string
+		flag string
+	}{
+		{name: "hand edit", move: write(".context/knowledge/c.md", "my own text\n")},
+		{name: "hand edit, same size", move: func(t *testing.T, d string) {
+			p := filepath.Join(d, ".context", "knowledge", "c.md")
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b[len(b)-2] = 'X'
+			fi, _ := os.Stat(p)
+			if err := os.WriteFile(p, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_ = os.Chtimes(p, fi.ModTime(), fi.ModTime())
+		}},
+		{name: "journal left", move: write(".git/ctx/checkout-journal.json", `{"write":{},"remove":null}`)},
+		{name: "record incomplete", move: editRecord(`"clean":true`, `"incomplete":true,"clean":true`)},
+		{name: "record not clean", move: editRecord(`,"clean":true`, ``)},
+		{name: "record corrupt", move: write(".context/"+checkoutrec.RecordFile, `{"commits":`)},
+		{name: "adapters", move: write(".git/ctx/adapters/0000000000000000.json", "{}")},
+		{name: "rebase", move: write(".git/rebase-merge/head-name", "refs/heads/main\n")},
+		{name: "hooks off", env: []string{"CTX_HOOKS=0"}},
+		{name: "another index", env: []string{"GIT_INDEX_FILE=.git/index"}},
+		{name: "file checkout", flag: "0"},
+		{name: "a private entry", prep: func(t *testing.T, d string) {
+			full(t, d, "knowledge", "set", "--scope", "private", "mine", "private text")
+		}},
+		{name: "activity", prep: func(t *testing.T, d string) {
+			testenv.Git(t, d, "update-ref", "refs/heads/ctx", t1)
+			plant(t, d, "activity/someone/cli--elsewhere.json", "100644", "{}\n")
+		}, to: "ctx"},
+		{name: "an executable entry", prep: func(t *testing.T, d string) {
+			testenv.Git(t, d, "update-ref", "refs/heads/ctx", t1)
+			plant(t, d, "knowledge/run.md", "100755", "run me\n")
+		}, to: "ctx"},
+		{name: "a folder entry", prep: func(t *testing.T, d string) {
+			testenv.Git(t, d, "update-ref", "refs/heads/ctx", t1)
+			plant(t, d, "knowledge/x/y.md", "100644", "nested\n")
+		}, to: "ctx"},
+		{name: "checkout lock held", move: func(t *testing.T, d string) {
+			// Held for a moment by another process: the front does not wait, ctx-full does.
+			holder := exec.Command("flock", filepath.Join(d, ".git", "ctx", "checkout.lock"), "sleep", "0.5")
+			if err := holder.Start(); err != nil {
+				t.Skip("no flock(1):", err)
+			}
+			t.Cleanup(func() { _ = holder.Wait() })
+			for i := 0; i < 100; i++ { // until the lock is taken
+				if exec.Command("flock", "-n", filepath.Join(d, ".git", "ctx", "checkout.lock"), "true").Run() != nil {
+					return
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+			t.Fatal("flock(1) did not take the lock")
+		}},
+		{name: "tracked in HEAD", prep: func(t *testing.T, d string) {
+			write("tracked/.keep", "")(t, d)
+			testenv.Git(t, d, "add", "-f", ".context/knowledge/a.md")
+			testenv.Git(t, d, "commit", "-q", "-m", "track a file of .context")
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			caseBase := filepath.Join(t.TempDir(), "base")
+			if out, err := exec.Command("cp", "-a", base, caseBase).CombinedOutput(); err != nil {
+				t.Fatalf("cp: %v: %s", err, out)
+			}
+			to := t1
+			if c.prep != nil {
+				c.prep(t, caseBase)
+				if c.to == "ctx" {
+					to = strings.TrimSpace(testenv.Git(t, caseBase, "rev-parse", "refs/heads/ctx"))
+					testenv.Git(t, caseBase, "update-ref", "refs/heads/ctx", t0)
+				}
+			}
+			a, b := copies(t, caseBase)
+			flag := "1"
+			if c.flag != "" {
+				flag = c.flag
+			}
+			var outs [2]string
+			for i, d := range []string{a, b} {
+				testenv.Git(t, d, "update-ref", "refs/heads/ctx", to)
+				if c.move != nil {
+					c.move(t, d)
+				}
+				prog := filepath.Join(front, "ctx")
+				if d == b {
+					prog = filepath.Join(bin, "ctx-full")
+				}
+				cmd := exec.Command(prog, "hooks", "run", "post-checkout", t0, to, flag)
+				cmd.Dir, cmd.Env = d, append(os.Environ(), c.env...)
+				out, err := cmd.CombinedOutput()
+				code := 0
+				if ee, ok := err.(*exec.ExitError); ok {
+					code = ee.ExitCode()
+				} else if err != nil {
+					t.Fatal(err)
+				}
+				outs[i] = fmt.Sprintf("exit %d\n%s", code, strings.ReplaceAll(string(out), d, "DIR"))
+			}
+			if got := handedOver(t, log); !strings.Contains(got, "hooks run post-checkout") {
+				t.Errorf("the front answered: want ctx-full (%q)", got)
+			}
+			if outs[0] != outs[1] {
+				t.Errorf("through the front:\n%s\nctx-full alone:\n%s", outs[0], outs[1])
+			}
+			if l1, l2 := left(t, a), left(t, b); l1 != l2 {
+				t.Errorf("the front left\n%s\nctx-full left\n%s", clip(l1), clip(l2))
+			}
+		})
 	}
 }
