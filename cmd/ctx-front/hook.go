@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strings"
 
@@ -65,6 +67,10 @@ func postCheckout(args []string) bool {
 	if v, ok := os.LookupEnv("CTX_HOOKS"); ok && strings.TrimSpace(v) == "0" {
 		return false
 	}
+	// A short-lived process whose heap stays small (the trees of two folders, a few files): no collection
+	// below 256 MiB, as ctx-full's hooks run with the collector mostly off.
+	debug.SetGCPercent(-1)
+	debug.SetMemoryLimit(256 << 20)
 	s, ok := openStore()
 	if !ok {
 		return false
@@ -457,124 +463,180 @@ func (s *store) untracked(ctxDir string) (key string, ok bool) {
 	return key, true
 }
 
-// treeEntries parses tree h into its entries, only when they are in git's order with no name twice (a tree
-// git fsck accepts); ok false otherwise.
-func (s *store) treeEntries(h objread.Hash) ([]objread.Entry, bool) {
+// rawTree reads tree h's bytes.
+func (s *store) rawTree(h objread.Hash) ([]byte, bool) {
 	t, raw, err := s.r.Read(h)
-	if err != nil || t != objread.Tree {
-		return nil, false
-	}
-	var es []objread.Entry
-	err = objread.EachTreeEntry(raw, func(name []byte, mode objread.FileMode, hash *objread.Hash) bool {
-		es = append(es, objread.Entry{Name: string(name), Dir: mode == objread.ModeDir, Hash: *hash, Mode: mode})
-		return true
-	})
-	if err != nil {
-		return nil, false
-	}
-	for i := 1; i < len(es); i++ {
-		if gitKey(es[i-1]) >= gitKey(es[i]) {
-			return nil, false
-		}
-	}
-	return es, true
+	return raw, err == nil && t == objread.Tree
 }
 
-// gitKey is the name git sorts a tree entry by: a folder's name with a '/' after it.
-func gitKey(e objread.Entry) string {
-	if e.Dir {
-		return e.Name + "/"
+// rawEntry is one entry of a tree's bytes: name and hash are slices of them.
+type rawEntry struct {
+	name []byte
+	mode objread.FileMode
+	hash []byte
+}
+
+// nextEntry parses the first entry of a tree's bytes raw ("<octal mode> <name>\x00<20 bytes>", as
+// objread.EachTreeEntry) and returns the rest; ok false when raw is not in git's format.
+func nextEntry(raw []byte) (e rawEntry, rest []byte, ok bool) {
+	sp := bytes.IndexByte(raw, ' ')
+	if sp <= 0 {
+		return e, nil, false
 	}
-	return e.Name
+	var mode uint32
+	for _, c := range raw[:sp] {
+		if c < '0' || c > '7' {
+			return e, nil, false
+		}
+		mode = mode<<3 | uint32(c-'0')
+	}
+	raw = raw[sp+1:]
+	nul := bytes.IndexByte(raw, 0)
+	if nul <= 0 || len(raw) < nul+21 {
+		return e, nil, false
+	}
+	return rawEntry{name: raw[:nul], mode: objread.FileMode(mode), hash: raw[nul+1 : nul+21]}, raw[nul+21:], true
+}
+
+// gitCompare orders two entries as git sorts a tree: by name, a folder's name read with a '/' after it.
+func gitCompare(a, b rawEntry) int {
+	n := min(len(a.name), len(b.name))
+	if c := bytes.Compare(a.name[:n], b.name[:n]); c != 0 {
+		return c
+	}
+	ca, cb := byte(0), byte(0)
+	if len(a.name) > n {
+		ca = a.name[n]
+	} else if a.mode == objread.ModeDir {
+		ca = '/'
+	}
+	if len(b.name) > n {
+		cb = b.name[n]
+	} else if b.mode == objread.ModeDir {
+		cb = '/'
+	}
+	switch {
+	case ca < cb:
+		return -1
+	case ca > cb:
+		return 1
+	}
+	if len(a.name) == len(b.name) {
+		return 0 // the same name (folder or not: a name twice, refused below)
+	}
+	// One name is a prefix of the other and the shorter read its '/' (or 0) against the longer's byte.
+	if len(a.name) < len(b.name) {
+		return -1
+	}
+	return 1
 }
 
 // diffEntries is gitstore.Repo.DiffItems of the public trees a and b, on the happy path only: the root
 // trees differ in the folders knowledge/ and conventions/ (trees on both sides) and nowhere else, and in
 // those only regular files named KEY.md (plainKey) changed. It returns the changed paths with their new
-// blob (the zero Hash: removed); ok false for anything else. No activity folder (ctx-full's hook may record
-// this machine's branch there).
+// blob (the zero Hash: removed); ok false for anything else, a tree not in git's order (or holding a name
+// twice) included, and a root holding activity/ (ctx-full's hook may record this machine's branch there).
+// The trees' bytes are walked in place: a folder of 10,000 entries is not decoded into entries.
 func (s *store) diffEntries(a, b objread.Hash) (map[string]objread.Hash, bool) {
-	ea, ok := s.treeEntries(a)
+	ra, ok := s.rawTree(a)
 	if !ok {
 		return nil, false
 	}
-	eb, ok := s.treeEntries(b)
+	rb, ok := s.rawTree(b)
 	if !ok {
 		return nil, false
-	}
-	for _, e := range eb {
-		if e.Name == "activity" {
-			return nil, false
-		}
 	}
 	changed := map[string]objread.Hash{}
-	ok = mergeEntries(ea, eb, func(x, y *objread.Entry) bool {
-		name := ""
-		if x != nil {
-			name = x.Name
-		} else {
-			name = y.Name
-		}
-		if x == nil || y == nil || !x.Dir || !y.Dir || x.Mode != objread.ModeDir || y.Mode != objread.ModeDir || (name != "knowledge" && name != "conventions") {
+	activity := false
+	ok = mergeRaw(ra, rb, func(e rawEntry) { activity = activity || string(e.name) == "activity" }, func(x, y *rawEntry) bool {
+		if x == nil || y == nil || x.mode != objread.ModeDir || y.mode != objread.ModeDir ||
+			(string(x.name) != "knowledge" && string(x.name) != "conventions") {
 			return false
 		}
-		fa, ok := s.treeEntries(x.Hash)
+		name := string(x.name)
+		fa, ok := s.rawTree(objread.Hash(x.hash))
 		if !ok {
 			return false
 		}
-		fb, ok := s.treeEntries(y.Hash)
+		fb, ok := s.rawTree(objread.Hash(y.hash))
 		if !ok {
 			return false
 		}
-		return mergeEntries(fa, fb, func(f, g *objread.Entry) bool {
-			for _, e := range []*objread.Entry{f, g} {
+		return mergeRaw(fa, fb, nil, func(f, g *rawEntry) bool {
+			for _, e := range []*rawEntry{f, g} {
 				if e == nil {
 					continue
 				}
-				key, isMD := strings.CutSuffix(e.Name, ".md")
-				if e.Mode != objread.ModeRegular || !isMD || !plainKey(key) {
+				key, isMD := bytes.CutSuffix(e.name, []byte(".md"))
+				if e.mode != objread.ModeRegular || !isMD || !plainKey(string(key)) {
 					return false
 				}
 			}
-			p := name + "/"
 			if g != nil {
-				p += g.Name
-				changed[p] = g.Hash
+				changed[name+"/"+string(g.name)] = objread.Hash(g.hash)
 			} else {
-				p += f.Name
-				changed[p] = objread.Hash{}
+				changed[name+"/"+string(f.name)] = objread.Hash{}
 			}
 			return true
 		})
 	})
-	return changed, ok
+	return changed, ok && !activity
 }
 
-// mergeEntries walks two sorted entry lists and calls fn for each name whose entry differs (mode or
-// object), with nil for the side that lacks it; it stops at the first false.
-func mergeEntries(a, b []objread.Entry, fn func(x, y *objread.Entry) bool) bool {
-	i, j := 0, 0
-	for i < len(a) || j < len(b) {
+// mergeRaw walks the bytes of two trees in git's order and calls fn for each name whose entry differs
+// (mode or object), with nil for the side that lacks it, and each (when not nil) with the entries of b (an
+// entry may be given more than once); it stops at the first false. false too when either tree is malformed or not strictly in git's order.
+func mergeRaw(a, b []byte, each func(rawEntry), fn func(x, y *rawEntry) bool) bool {
+	var x, y, px, py rawEntry
+	hasX, hasY, ok := false, false, true
+	next := func(raw *[]byte, e, prev *rawEntry, has *bool) bool {
+		if len(*raw) == 0 {
+			*has = false
+			return true
+		}
+		*prev = *e
+		*e, *raw, ok = nextEntry(*raw)
+		if !ok || *has && gitCompare(*prev, *e) >= 0 {
+			return false
+		}
+		*has = true
+		return true
+	}
+	if !next(&a, &x, &px, &hasX) || !next(&b, &y, &py, &hasY) {
+		return false
+	}
+	for hasX || hasY {
+		if hasY && each != nil {
+			each(y)
+		}
+		c := 0
 		switch {
-		case j == len(b) || i < len(a) && gitKey(a[i]) < gitKey(b[j]):
-			// A name that only changed between file and folder sorts apart: both calls refuse it.
-			if !fn(&a[i], nil) {
-				return false
-			}
-			i++
-		case i == len(a) || gitKey(b[j]) < gitKey(a[i]):
-			if !fn(nil, &b[j]) {
-				return false
-			}
-			j++
+		case !hasY:
+			c = -1
+		case !hasX:
+			c = 1
 		default:
-			if a[i].Mode != b[j].Mode || a[i].Hash != b[j].Hash {
-				if !fn(&a[i], &b[j]) {
+			c = gitCompare(x, y)
+		}
+		switch {
+		case c < 0:
+			// A name that only changed between file and folder sorts apart: both calls refuse it.
+			if !fn(&x, nil) || !next(&a, &x, &px, &hasX) {
+				return false
+			}
+		case c > 0:
+			if !fn(nil, &y) || !next(&b, &y, &py, &hasY) {
+				return false
+			}
+		default:
+			if x.mode != y.mode || !bytes.Equal(x.hash, y.hash) {
+				if !fn(&x, &y) {
 					return false
 				}
 			}
-			i++
-			j++
+			if !next(&a, &x, &px, &hasX) || !next(&b, &y, &py, &hasY) {
+				return false
+			}
 		}
 	}
 	return true
@@ -725,6 +787,20 @@ func (f rootFiles) noLinks(p string) error {
 func (f rootFiles) ReadFile(p string) ([]byte, error) {
 	if err := f.noLinks(p); err != nil {
 		return nil, err
+	}
+	if p == checkoutrec.RecordFile {
+		// The record of a big checkout (1.8 MB at 10,000 entries) is mapped, not copied: a lazy read looks
+		// at its first bytes and at the entries of the paths that changed only.
+		file, err := f.root.Open(p)
+		if err != nil {
+			return nil, err
+		}
+		defer file.Close()
+		if fi, err := file.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() >= int64(checkoutrec.LazyRecordMin) && fi.Size() < 1<<30 {
+			if b, err := mapFile(file, fi.Size()); err == nil {
+				return b, nil
+			}
+		}
 	}
 	return f.root.ReadFile(p)
 }
