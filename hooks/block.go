@@ -90,7 +90,13 @@ func Block(h Hook, created bool) string {
 		cond += " && ! ctx_fresh"
 	}
 	b.WriteString("if " + cond + "; then\n")
-	b.WriteString(fullLines)
+	if h == PostCheckout {
+		// The lean front answers post-checkout itself on its happy path (docs/hooks.md "The shim starts
+		// ctx-full"): started by name, with no subshell.
+		run = strings.Replace(run, `"$ctx_bin"`, "ctx", 1)
+	} else {
+		b.WriteString(fullLines)
+	}
 	fmt.Fprintf(&b, "\tCTX_IN_HOOK=1 CTX_HOOK_TIMEOUT=%d %s%s%s\n", n, run, redirect, onFail)
 	b.WriteString("fi\n")
 	b.WriteString(`[ "$ctx_hook_rc" = 0 ] || (exit "$ctx_hook_rc")` + "\n")
@@ -148,7 +154,11 @@ func refreshHook(h Hook) bool { return h == PostCheckout || h == PostMerge }
 // hooks ($GIT_DIR in a linked worktree, .git in the main one); only when neither is a folder holding HEAD
 // (a .git file of a separate git dir) does `git rev-parse` find them. A HEAD that is not `ref: refs/...`
 // is detached ("HEAD", as `git rev-parse --symbolic-full-name HEAD` prints it). Any doubt (no stamp, an
-// odd ref name or path) runs ctx. The function's `set --` does not touch the hook's own arguments.
+// odd ref name or path) runs ctx. The function's `set --` does not touch the hook's own arguments. Before
+// git runs, a ref of the stamp that is a loose file of the git dir (git writes one when it moves a ref:
+// update-ref, fetch) is read by the shell: a value the stamp does not name means that something moved, and
+// ctx runs without the git process (a loose ref is the ref's value whatever packed-refs says; anything else,
+// a symbolic ref, a ref packed only, a linked worktree's git dir, leaves the answer to git for-each-ref).
 const freshFunc = `ctx_fresh() {
 	[ -f ` + CheckoutRecord + ` ] || return 1
 	ctx_gd=${GIT_DIR:-.git}
@@ -164,6 +174,11 @@ const freshFunc = `ctx_fresh() {
 	[ -f "$1" ] || return 1
 	IFS='|' read -r ctx_refs ctx_want <"$1" || return 1
 	case " $ctx_refs" in *" -"* | *[!A-Za-z0-9/._\ -]*) return 1 ;; esac
+	for ctx_w in $ctx_refs; do
+		[ -f "$ctx_gd/$ctx_w" ] && IFS= read -r ctx_v <"$ctx_gd/$ctx_w" || continue
+		case $ctx_v in "" | *[!0-9a-f]*) continue ;; esac
+		case " $ctx_want" in *" $ctx_w=$ctx_v "*) ;; *) return 1 ;; esac
+	done
 	ctx_have=
 	for ctx_w in $(git for-each-ref '--format=%(refname)=%(objectname)' $ctx_refs 2>/dev/null); do
 		ctx_have="$ctx_have$ctx_w "

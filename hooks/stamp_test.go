@@ -3,7 +3,9 @@ package hooks
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -214,4 +216,66 @@ func TestRunNothingMoved(t *testing.T) {
 	step("record back", PostCheckout, false)
 	writeFile(t, filepath.Join(repo, ".git", StampFile), "--upload-pack=x|refs/heads/ctx="+head+" *\n", 0o644)
 	step("odd stamp", PostCheckout, true)
+}
+
+// TestShimReadsLooseRef: the post-checkout shim, run as git runs it, reads a stamp's ref that is a loose
+// file itself: a value the stamp does not name runs ctx without a git process; the value the stamp names,
+// a ref only in packed-refs, or a symbolic ref leave the answer to git for-each-ref, which still decides
+// (skip or run) as before.
+func TestShimReadsLooseRef(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	if _, err := Install(bg, repo, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	head := gitIn(t, repo, "", "rev-parse", "HEAD")
+	writeFile(t, filepath.Join(repo, CheckoutRecord), "{}", 0o644)
+	pathEnv, ctxLog := fakeCtx(t, "exit 0")
+	realGit, err := exec.LookPath("git")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gitBin := t.TempDir()
+	gitLog := filepath.Join(gitBin, "git.log")
+	writeFile(t, filepath.Join(gitBin, "git"), fmt.Sprintf("#!/bin/sh\nprintf '%%s\\n' \"$1\" >> '%s'\nexec '%s' \"$@\"\n", gitLog, realGit), 0o755)
+	moved := gitIn(t, repo, "", "commit-tree", head+"^{tree}", "-p", head, "-m", "moved")
+	stamp := "refs/ctx/ephemeral refs/ctx/private refs/heads/ctx|refs/heads/ctx=" + head + " *\n"
+	for _, c := range []struct {
+		name     string
+		setup    func()
+		ran, git bool // ctx started; git for-each-ref started
+	}{
+		{"loose, as stamped", func() { gitIn(t, repo, "", "update-ref", "refs/heads/ctx", head) }, false, true},
+		{"loose, moved", func() { gitIn(t, repo, "", "update-ref", "refs/heads/ctx", moved) }, true, false},
+		{"packed only, as stamped", func() {
+			gitIn(t, repo, "", "update-ref", "refs/heads/ctx", head)
+			gitIn(t, repo, "", "pack-refs", "--all", "--prune")
+		}, false, true},
+		{"packed only, moved", func() {
+			gitIn(t, repo, "", "update-ref", "refs/heads/ctx", moved)
+			gitIn(t, repo, "", "pack-refs", "--all", "--prune")
+		}, true, true},
+		{"symbolic", func() { gitIn(t, repo, "", "symbolic-ref", "refs/heads/ctx", "refs/heads/main") }, false, true},
+		{"private loose, moved", func() {
+			gitIn(t, repo, "", "update-ref", "--no-deref", "refs/heads/ctx", head)
+			gitIn(t, repo, "", "update-ref", "refs/ctx/private", head)
+		}, true, false},
+	} {
+		c.setup()
+		writeFile(t, filepath.Join(repo, ".git", StampFile), stamp, 0o644)
+		_ = os.Remove(ctxLog)
+		_ = os.Remove(gitLog)
+		cmd := exec.Command("sh", filepath.Join(repo, ".git", "hooks", "post-checkout"), head, head, "1")
+		cmd.Dir = repo
+		cmd.Env = append(os.Environ(), "PATH="+gitBin+string(os.PathListSeparator)+pathEnv)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: the hook: %v: %s", c.name, err, out)
+		}
+		ran := len(readLog(t, ctxLog)) > 0
+		ranGit := strings.Contains(strings.Join(readLog(t, gitLog), " "), "for-each-ref")
+		if ran != c.ran || ranGit != c.git {
+			t.Errorf("%s: ctx started %v (want %v), git for-each-ref %v (want %v)", c.name, ran, c.ran, ranGit, c.git)
+		}
+		gitIn(t, repo, "", "update-ref", "-d", "refs/ctx/private")
+	}
 }

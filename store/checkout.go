@@ -175,7 +175,7 @@ func (s *Store) refresh(ctx context.Context, force map[string]bool) (*Refreshed,
 	// The record parsed by this operation's hand-edit scan serves this refresh (a pull: scan, merge,
 	// refresh) and no later one: a long-lived server would otherwise keep the last record's bytes and
 	// maps for its whole life (about 5 MB at 10,000 entries; bench/README.md "Fourth round").
-	defer s.parsed.drop()
+	defer s.parsed.Drop()
 	return s.refreshWith(ctx, force, false)
 }
 
@@ -280,7 +280,7 @@ func (s *Store) refreshWith(ctx context.Context, force map[string]bool, recreate
 		}
 	}
 	if full {
-		if err := rec.loadAll(); err != nil {
+		if err := rec.LoadAll(); err != nil {
 			return nil, err
 		}
 		for p := range rec.Files {
@@ -303,7 +303,7 @@ func (s *Store) refreshWith(ctx context.Context, force map[string]bool, recreate
 	// Each lookup in a lazily read record scans its bytes: for many paths (a pull of a teammate's week)
 	// parsing the record once is cheaper.
 	if len(paths) > lazyLookupMax {
-		if err := rec.loadAll(); err != nil {
+		if err := rec.LoadAll(); err != nil {
 			return nil, err
 		}
 	}
@@ -331,7 +331,7 @@ func (s *Store) refreshWith(ctx context.Context, force map[string]bool, recreate
 		// fails here, and the read below keeps the path.
 		typ, st, lerr := w.lstat(p)
 		before := lerr == nil && typ == 0 // a regular file, through folders without links
-		old, had := rec.entry(p)
+		old, had := rec.Entry(p)
 		var cur gitstore.Hash // the blob of the file on disk, when onDisk
 		onDisk := false
 		if had && old.Stat != nil && old.Stat.Mtime < recTime && old.Stat.Ctime < recTime && before &&
@@ -363,7 +363,7 @@ func (s *Store) refreshWith(ctx context.Context, force map[string]bool, recreate
 		}
 		if newBlob.IsZero() {
 			if had {
-				rec.remove(p)
+				rec.Remove(p)
 			}
 		} else {
 			e := RecordEntry{Scope: newScope, Blob: newBlob.String()}
@@ -371,7 +371,7 @@ func (s *Store) refreshWith(ctx context.Context, force map[string]bool, recreate
 				e.Stat = &st
 			}
 			if !had || !sameEntry(e, old) {
-				rec.put(p, e)
+				rec.Put(p, e)
 			}
 		}
 	}
@@ -406,9 +406,9 @@ func (s *Store) refreshWith(ctx context.Context, force map[string]bool, recreate
 		}
 		for _, op := range ops {
 			if st := stats[op.path]; st != nil && !op.remove {
-				e, _ := rec.entry(op.path)
+				e, _ := rec.Entry(op.path)
 				e.Stat = st
-				rec.put(op.path, e)
+				rec.Put(op.path, e)
 			}
 		}
 	}

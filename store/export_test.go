@@ -4,6 +4,7 @@ import (
 	"os"
 
 	"github.com/ctx-dev/ctx/gitstore"
+	"github.com/ctx-dev/ctx/store/checkoutrec"
 )
 
 // GitRepo is the store's repository, for tests that move refs by hand.
@@ -29,14 +30,14 @@ func SetOnCheckoutRead(f func(p string)) func() {
 func MadeBlobsUsed() int64 { return madeBlobsUsed.Load() }
 
 // RecordsParsed is how many times a checkout record was parsed in this process.
-func RecordsParsed() int64 { return recordsParsed.Load() }
+func RecordsParsed() int64 { return checkoutrec.ParseCount.Load() }
 
 // SetLazyRecordMin sets the size from which a refresh reads the checkout record lazily and appends its
 // changes to RecordLogFile, and returns the function that restores it.
 func SetLazyRecordMin(n int) func() {
-	old := lazyRecordMin
-	lazyRecordMin = n
-	return func() { lazyRecordMin = old }
+	old := checkoutrec.LazyRecordMin
+	checkoutrec.LazyRecordMin = n
+	return func() { checkoutrec.LazyRecordMin = old }
 }
 
 // SetOnCheckoutList installs f as the hook called with every folder of the checked-out tree a hand-edit

@@ -137,7 +137,7 @@ func (s *Store) scanCheckout(ctx context.Context, o scanOptions) ([]HandEdit, *s
 		keyRacy = x != nil && x.key == key
 		if x == nil || x.key != key {
 			if rec == nil {
-				if rec, err = s.parsed.parse(filepath.Join(root, RecordFile), recBytes, logBytes); err != nil {
+				if rec, err = s.parsed.Parse(filepath.Join(root, RecordFile), recBytes, logBytes); err != nil {
 					return nil, nil, err
 				}
 			}

@@ -21,14 +21,15 @@ import (
 
 	"github.com/ctx-dev/ctx/gitstore"
 	"github.com/ctx-dev/ctx/internal/atomicfile"
+	"github.com/ctx-dev/ctx/store/checkoutrec"
 )
 
 // Hash is a git object name (a commit's, a tree's or a blob's): gitstore's type, so that callers of store
 // need not import gitstore.
 type Hash = gitstore.Hash
 
-// Scope is where an entry lives (docs/format.md).
-type Scope string
+// Scope is where an entry lives (docs/format.md): checkoutrec.Scope, the type of the checkout record.
+type Scope = checkoutrec.Scope
 
 // The three scopes.
 const (
@@ -105,12 +106,12 @@ type Store struct {
 
 	timeoutOverride time.Duration // SetTransferTimeout; 0: the configured timeout
 
-	recCache recordCache  // the checkout record's scopes as CheckoutView last read them
-	parsed   parsedRecord // the checkout record last parsed, by its bytes
-	made     madeBlobs    // the files a pull's merge wrote, for its refresh (Pull drops them)
-	notes    notesSeen    // the remote's notes tip as the last pull's listing gave it, for PullNotes
-	skels    *skelCache   // the look-alike index of the folders writes check (lookalike); shared by WithActor's stores
-	dirOK    *dirVerified // the last tracked-files check of .context/ that found none (checkCheckoutDir); shared too
+	recCache recordCache       // the checkout record's scopes as CheckoutView last read them
+	parsed   checkoutrec.Cache // the checkout record last parsed, by its bytes
+	made     madeBlobs         // the files a pull's merge wrote, for its refresh (Pull drops them)
+	notes    notesSeen         // the remote's notes tip as the last pull's listing gave it, for PullNotes
+	skels    *skelCache        // the look-alike index of the folders writes check (lookalike); shared by WithActor's stores
+	dirOK    *dirVerified      // the last tracked-files check of .context/ that found none (checkCheckoutDir); shared too
 }
 
 // Close closes the packfiles the store's repository keeps open (gitstore.Repo.Close). The Store stays

@@ -20,6 +20,7 @@ import (
 //
 //	ctx knowledge get KEY     ctx convention get KEY     (KEY: see plainKey)
 //	ctx log                   ctx log -n N               (N: 0 or a decimal without leading zeros)
+//	ctx hooks run post-checkout OLD NEW 1                (see postCheckout: its output is none)
 //
 // serve returns the bytes ctx-full would write on standard output with exit 0, and ok; ok is false when
 // anything differs from the happy path, and then nothing has been written.
@@ -42,6 +43,8 @@ func serve(args []string) (out []byte, ok bool) {
 		}
 		defer s.close()
 		return s.entry(kindDir[args[0]], args[2]+".md")
+	case len(args) == 6 && args[0] == "hooks" && args[1] == "run" && args[2] == "post-checkout":
+		return nil, postCheckout(args[3:])
 	case len(args) == 1 && args[0] == "log":
 		s, ok := openStore()
 		if !ok {
@@ -112,10 +115,12 @@ func plainKey(k string) bool {
 
 // store is the repository as ctx-full's store.Open would find it, read only.
 type store struct {
-	common string // the git common dir
-	branch string // the context branch's ref
-	local  string // the local-only store (<common>/ctx/private.git), "" when it does not exist
-	r      *objread.Reader
+	gitDir   string // the worktree's git dir
+	workTree string // the work tree's root, "" in a bare repository
+	common   string // the git common dir
+	branch   string // the context branch's ref
+	local    string // the local-only store (<common>/ctx/private.git), "" when it does not exist
+	r        *objread.Reader
 }
 
 // maxEntryBytes is the largest entry blob read here (ctx's own limit on an entry is 32 MiB); a larger
@@ -131,7 +136,7 @@ func openStore() (*store, bool) {
 	if err != nil {
 		return nil, false
 	}
-	gitDir, _, err := objread.Discover(wd)
+	gitDir, workTree, err := objread.Discover(wd)
 	if err != nil {
 		return nil, false
 	}
@@ -149,7 +154,7 @@ func openStore() (*store, bool) {
 			return nil, false
 		}
 	}
-	s := &store{common: common, branch: "refs/heads/" + branch}
+	s := &store{gitDir: gitDir, workTree: workTree, common: common, branch: "refs/heads/" + branch}
 	dirs := []string{filepath.Join(common, "objects")}
 	if local := filepath.Join(ctxDir, "private.git"); objread.IsGitDir(local) {
 		s.local = local

@@ -1,4 +1,4 @@
-package store
+package checkoutrec
 
 import (
 	"bytes"
@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// TestEncodeRecordAsJSON: encodeRecord writes what json.Marshal writes for records of generated paths,
+// TestEncodeRecordAsJSON: Encode writes what json.Marshal writes for records of generated paths,
 // blobs, scopes and stat data, including strings encoding/json escapes (quotes, backslashes, control
 // bytes, <>&, invalid UTF-8, U+2028) and the omitempty fields both present and absent.
 func TestEncodeRecordAsJSON(t *testing.T) {
@@ -56,7 +56,7 @@ func TestEncodeRecordAsJSON(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := encodeRecord(rec)
+		got, err := Encode(rec)
 		if err != nil {
 			t.Fatal(err)
 		}

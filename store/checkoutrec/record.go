@@ -1,4 +1,8 @@
-package store
+// Package checkoutrec is the checkout record of .context/ (RecordFile, RecordLogFile: which commits the
+// checked-out tree mirrors and the blob and stat data of every file a refresh wrote) and the stat data it
+// keeps, read and written the same way by store and by the lean front (cmd/ctx-front), which answers the
+// post-checkout hook on its happy path (docs/architecture.md "The lean front"). Standard library only.
+package checkoutrec
 
 import (
 	"bytes"
@@ -9,13 +13,9 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
-
-	fastjson "github.com/segmentio/encoding/json"
 )
 
 // RecordFile is the checkout record inside the checked-out tree: which commit of each scope it mirrors
@@ -28,8 +28,11 @@ const RecordFile = ".ctx-checkout.json"
 // changes apart from a shared index (gitformat-index(5) "Split index").
 const RecordLogFile = ".ctx-checkout.log"
 
+// Scope is where an entry lives (store.Scope, docs/format.md): "public", "private" or "ephemeral".
+type Scope string
+
 // Record is the content of RecordFile. The small fields come before Files, so that a refresh reads them
-// without decoding the files (readRecordLazy).
+// without decoding the files (ReadLazy).
 type Record struct {
 	Commits map[Scope]string `json:"commits"`
 	// Incomplete says that Files is what is on disk but may not be all of Commits: a refresh was
@@ -45,16 +48,16 @@ type Record struct {
 	Gen   string                 `json:"gen,omitempty"`
 	Files map[string]RecordEntry `json:"files"`
 
-	raw    []byte // the bytes of RecordFile the record was read from (writeRecordFS skips writing the same bytes)
+	raw    []byte // the bytes of RecordFile the record was read from (Write skips writing the same bytes)
 	logRaw []byte // the bytes of RecordLogFile it was read with
 
-	// A record read lazily (readRecordLazy) has in Files only the entries looked up or changed: src finds
+	// A record read lazily (ReadLazy) has in Files only the entries looked up or changed: src finds
 	// the others in RecordFile's bytes; gone are paths removed since (by the log or this process), and
-	// changed what this process changed (what writeRecordFS appends to the log).
+	// changed what this process changed (what Write appends to the log).
 	src     *recordSource
 	gone    map[string]bool
 	changed map[string]bool
-	head    recordLine // the small fields as read (an append that changes nothing is not written)
+	head    LogLine // the small fields as read (an append that changes nothing is not written)
 }
 
 // RecordEntry is one file of the checkout record.
@@ -67,9 +70,9 @@ type RecordEntry struct {
 	Stat *FileStat `json:"stat,omitempty"`
 }
 
-// recordLine is one line of RecordLogFile: the record's small fields after a refresh and the entries it
+// LogLine is one line of RecordLogFile: the record's small fields after a refresh and the entries it
 // changed (null: removed).
-type recordLine struct {
+type LogLine struct {
 	Gen        string                  `json:"gen"`
 	Commits    map[Scope]string        `json:"commits"`
 	Incomplete bool                    `json:"incomplete,omitempty"`
@@ -77,26 +80,31 @@ type recordLine struct {
 	Files      map[string]*RecordEntry `json:"files"`
 }
 
-// Record sizes: below lazyRecordMin bytes the record is read and written whole (cheaper than two files);
+// Record sizes: below LazyRecordMin bytes the record is read and written whole (cheaper than two files);
 // above it, changes are appended to RecordLogFile until the log reaches a quarter of the record or
 // maxRecordLog bytes, when the record is written whole again: each entry is rewritten after at most four
 // times its size of appended changes, and every refresh parses at most maxRecordLog bytes of log (about
 // 200 refreshes of one file; a whole rewrite at 10,000 entries costs about as much as parsing 64 KiB of
 // log 30 times).
-var lazyRecordMin = 256 << 10 // a variable for tests
+var LazyRecordMin = 256 << 10 // a variable for tests
 
-const maxRecordLog = 64 << 10
+const MaxRecordLog = 64 << 10
 
-// lazyLookupMax is how many entries a refresh looks up in a lazily read record's bytes (Record.entry scans
+// LazyLookupMax is how many entries a refresh looks up in a lazily read record's bytes (Record.Entry scans
 // them, about 0.1 ms at 10,000 entries) before it parses the record whole instead (about 25 ms).
-const lazyLookupMax = 100
+const LazyLookupMax = 100
 
-// errRecordCorrupt is a checkout record that is not valid JSON of its shape (cut short, edited by hand):
+// ErrCorrupt is a checkout record that is not valid JSON of its shape (cut short, edited by hand):
 // a refresh then compares every path, as without a record.
-var errRecordCorrupt = errors.New("corrupt checkout record")
+var ErrCorrupt = errors.New("corrupt checkout record")
 
-// entry returns the entry of p.
-func (r *Record) entry(p string) (RecordEntry, bool) {
+// Unmarshal decodes the record and its log's lines: encoding/json's, or a decoder that decodes the same
+// (store sets segmentio/encoding/json's, about twice as fast: parsing the record was a third of ctx status
+// at 10,000 entries; the lean front keeps encoding/json's, which it links already).
+var Unmarshal = json.Unmarshal
+
+// Entry returns the entry of p.
+func (r *Record) Entry(p string) (RecordEntry, bool) {
 	if e, ok := r.Files[p]; ok {
 		return e, true
 	}
@@ -106,7 +114,7 @@ func (r *Record) entry(p string) (RecordEntry, bool) {
 	if !strings.ContainsAny(p, "./") {
 		// A name that could be a field of an entry ("blob"): no store path is one, but look it up in the
 		// parsed record rather than guess.
-		if r.loadAll() != nil {
+		if r.LoadAll() != nil {
 			return RecordEntry{}, false
 		}
 		e, ok := r.Files[p]
@@ -119,15 +127,15 @@ func (r *Record) entry(p string) (RecordEntry, bool) {
 	return e, ok
 }
 
-// put records e for p.
-func (r *Record) put(p string, e RecordEntry) {
+// Put records e for p.
+func (r *Record) Put(p string, e RecordEntry) {
 	r.Files[p] = e
 	delete(r.gone, p)
 	r.mark(p)
 }
 
-// remove removes p from the record.
-func (r *Record) remove(p string) {
+// Remove removes p from the record.
+func (r *Record) Remove(p string) {
 	delete(r.Files, p)
 	if r.src != nil {
 		r.gone[p] = true
@@ -142,8 +150,8 @@ func (r *Record) mark(p string) {
 	r.changed[p] = true
 }
 
-// loadAll makes Files hold every entry (a lazily read record is parsed whole, its changes kept).
-func (r *Record) loadAll() error {
+// LoadAll makes Files hold every entry (a lazily read record is parsed whole, its changes kept).
+func (r *Record) LoadAll() error {
 	if r.src == nil {
 		return nil
 	}
@@ -151,9 +159,9 @@ func (r *Record) loadAll() error {
 	var err error
 	if r.src.cache != nil {
 		// The record a hand-edit scan of this process parsed already (a pull scans, merges, then refreshes).
-		whole, err = r.src.cache.parse(r.src.name, r.raw, r.logRaw)
+		whole, err = r.src.cache.Parse(r.src.name, r.raw, r.logRaw)
 	} else {
-		whole, err = parseRecordLog(r.src.name, r.raw, r.logRaw)
+		whole, err = Parse(r.src.name, r.raw, r.logRaw)
 	}
 	if err != nil {
 		return err
@@ -172,8 +180,8 @@ func (r *Record) loadAll() error {
 // recordSource finds entries in the bytes of RecordFile without decoding the others.
 type recordSource struct {
 	name  string
-	files []byte        // the bytes of the "files" object, from its '{'
-	cache *parsedRecord // the Store's parsed record, which loadAll goes through; nil: parse
+	files []byte // the bytes of the "files" object, from its '{'
+	cache *Cache // the Store's parsed record, which loadAll goes through; nil: parse
 }
 
 // lookup finds p's entry: json.Marshal writes a map's keys escaped one way and sorted, each preceded by
@@ -201,43 +209,23 @@ func (src *recordSource) lookup(p string) (RecordEntry, bool) {
 	}
 }
 
-// ReadRecord reads the checkout record; nil when the tree was never checked out.
-func (s *Store) ReadRecord() (*Record, error) {
-	root := s.CheckoutRoot()
-	if root == "" {
-		return nil, nil
-	}
-	b, err := os.ReadFile(filepath.Join(root, RecordFile))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read checkout record: %w", err)
-	}
-	lb, err := os.ReadFile(filepath.Join(root, RecordLogFile))
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("read checkout record: %w", err)
-	}
-	return s.parsed.parse(filepath.Join(root, RecordFile), b, lb)
-}
-
-// parsedRecord keeps the checkout record a Store parsed last with the bytes it was parsed from: one
+// Cache keeps the checkout record a Store parsed last with the bytes it was parsed from: one
 // command reads the record several times (ctx status: the refresh, the hand-edit scan), and parsing a
 // record of 10,000 files took most of ctx status; a copy of the parsed record is much cheaper. The bytes
 // are compared whole, so a record rewritten by another process is always parsed again.
-type parsedRecord struct {
+type Cache struct {
 	mu       sync.Mutex
 	raw, log []byte
 	rec      *Record
 }
 
-// parse is parseRecordLog through the cache. The Record returned is the caller's to change (its maps are
+// Parse is Parse through the cache. The Record returned is the caller's to change (its maps are
 // copies; a RecordEntry's Stat is never changed in place, only replaced).
-func (c *parsedRecord) parse(name string, b, log []byte) (*Record, error) {
+func (c *Cache) Parse(name string, b, log []byte) (*Record, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.rec == nil || !bytes.Equal(c.raw, b) || !bytes.Equal(c.log, log) {
-		rec, err := parseRecordLog(name, b, log)
+		rec, err := Parse(name, b, log)
 		if err != nil {
 			return nil, err
 		}
@@ -247,25 +235,23 @@ func (c *parsedRecord) parse(name string, b, log []byte) (*Record, error) {
 		Clean: c.rec.Clean, Gen: c.rec.Gen, raw: c.raw, logRaw: c.log}, nil
 }
 
-// drop forgets the parsed record.
-func (c *parsedRecord) drop() {
+// Drop forgets the parsed record.
+func (c *Cache) Drop() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.raw, c.log, c.rec = nil, nil, nil
 }
 
-// recordsParsed counts parseRecord's calls (tests check that one command parses the record once).
-var recordsParsed atomic.Int64
+// ParseCount counts Parse's calls (tests check that one command parses the record once).
+var ParseCount atomic.Int64
 
-// parseRecordLog parses RecordFile's bytes b whole and applies the lines of RecordLogFile's bytes log
+// Parse parses RecordFile's bytes b whole and applies the lines of RecordLogFile's bytes log
 // that carry its Gen (a last line cut short by a crash is ignored).
-func parseRecordLog(name string, b, log []byte) (*Record, error) {
-	recordsParsed.Add(1)
+func Parse(name string, b, log []byte) (*Record, error) {
+	ParseCount.Add(1)
 	var rec Record
-	// segmentio/encoding/json decodes the same as encoding/json (the history importer uses it too) in
-	// about half the time: this parse was a third of ctx status at 10,000 entries (bench/README.md).
-	if err := fastjson.Unmarshal(b, &rec); err != nil {
-		return nil, fmt.Errorf("checkout record %s: %w: %w", name, errRecordCorrupt, err)
+	if err := Unmarshal(b, &rec); err != nil {
+		return nil, fmt.Errorf("checkout record %s: %w: %w", name, ErrCorrupt, err)
 	}
 	if rec.Files == nil {
 		rec.Files = map[string]RecordEntry{}
@@ -274,7 +260,7 @@ func parseRecordLog(name string, b, log []byte) (*Record, error) {
 		rec.Commits = map[Scope]string{}
 	}
 	rec.raw, rec.logRaw = b, log
-	for _, l := range logLines(log, rec.Gen) {
+	for _, l := range LogLines(log, rec.Gen) {
 		rec.Commits, rec.Incomplete, rec.Clean = l.Commits, l.Incomplete, l.Clean
 		for p, e := range l.Files {
 			if e == nil {
@@ -287,10 +273,10 @@ func parseRecordLog(name string, b, log []byte) (*Record, error) {
 	return &rec, nil
 }
 
-// logLines returns the complete lines of log that belong to the record writing gen ("" when the record
+// LogLines returns the complete lines of log that belong to the record writing gen ("" when the record
 // has none: no line does).
-func logLines(log []byte, gen string) []recordLine {
-	var out []recordLine
+func LogLines(log []byte, gen string) []LogLine {
+	var out []LogLine
 	if gen == "" {
 		return nil
 	}
@@ -299,10 +285,10 @@ func logLines(log []byte, gen string) []recordLine {
 		if i < 0 {
 			break // cut short by a crash: its refresh left a journal, which the next refresh applies
 		}
-		var l recordLine
-		// segmentio's decoder, as for the record: the log reaches 64 KiB, and with encoding/json its lines
-		// were half of reading the record in a hook's refresh at 10,000 entries.
-		if fastjson.Unmarshal(log[:i], &l) == nil && l.Gen == gen && l.Commits != nil {
+		var l LogLine
+		// Unmarshal, as for the record: the log reaches 64 KiB, and with encoding/json its lines were half of
+		// reading the record in a hook's refresh at 10,000 entries (segmentio's decoder in store).
+		if Unmarshal(log[:i], &l) == nil && l.Gen == gen && l.Commits != nil {
 			out = append(out, l)
 		}
 		log = log[i+1:]
@@ -310,48 +296,61 @@ func logLines(log []byte, gen string) []recordLine {
 	return out
 }
 
-// readRecordFS reads the checkout record through the checked-out tree's root; an empty record (no
-// commits, no files) when there is none.
-func (s *Store) readRecordFS(fsys *checkoutFS) (rec *Record, found bool, err error) {
-	b, err := fsys.readFile(RecordFile)
+// Files is the checked-out tree as the record is read and written through it (store's checkoutFS, which
+// refuses symbolic links, or the lean front's): slash paths relative to .context/. WriteFile replaces a
+// file atomically; AppendFile appends with one write; Remove of a missing file is no error.
+type Files interface {
+	ReadFile(p string) ([]byte, error)
+	WriteFile(p string, data []byte) error
+	AppendFile(p string, data []byte) error
+	Remove(p string) error
+}
+
+// Read reads the checkout record through fsys and parses it whole (through cache when not nil; name, the
+// record's path, is for errors); an empty record (no commits, no files) and found false when there is none.
+func Read(fsys Files, name string, cache *Cache) (rec *Record, found bool, err error) {
+	b, err := fsys.ReadFile(RecordFile)
 	if errors.Is(err, fs.ErrNotExist) {
-		return &Record{Commits: map[Scope]string{}, Files: map[string]RecordEntry{}}, false, nil
+		return Empty(), false, nil
 	}
 	if err != nil {
 		return nil, false, fmt.Errorf("read checkout record: %w", err)
 	}
-	lb, err := fsys.readFile(RecordLogFile)
+	lb, err := fsys.ReadFile(RecordLogFile)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, false, fmt.Errorf("read checkout record: %w", err)
 	}
-	rec, err = s.parsed.parse(filepath.Join(s.CheckoutRoot(), RecordFile), b, lb)
+	if cache != nil {
+		rec, err = cache.Parse(name, b, lb)
+	} else {
+		rec, err = Parse(name, b, lb)
+	}
 	return rec, err == nil, err
 }
 
-// readRecordLazy reads the checkout record for a refresh: the small fields and the log, the entries of
-// RecordFile only when looked up (Record.entry). A record below lazyRecordMin bytes, or one written by an
-// older ctx (no Gen), is parsed whole.
-func (s *Store) readRecordLazy(fsys *checkoutFS) (rec *Record, found bool, err error) {
-	b, err := fsys.readFile(RecordFile)
-	if errors.Is(err, fs.ErrNotExist) || err == nil && len(b) < lazyRecordMin {
-		return s.readRecordFS(fsys)
+// ReadLazy reads the checkout record for a refresh: the small fields and the log, the entries of
+// RecordFile only when looked up (Record.Entry; LoadAll parses it whole through cache when not nil). A
+// record below LazyRecordMin bytes, or one written by an older ctx (no Gen), is parsed whole (Read).
+func ReadLazy(fsys Files, name string, cache *Cache) (rec *Record, found bool, err error) {
+	b, err := fsys.ReadFile(RecordFile)
+	if errors.Is(err, fs.ErrNotExist) || err == nil && len(b) < LazyRecordMin {
+		return Read(fsys, name, cache)
 	}
 	if err != nil {
 		return nil, false, fmt.Errorf("read checkout record: %w", err)
 	}
-	name := filepath.Join(s.CheckoutRoot(), RecordFile)
-	rec, off, ok := parseRecordHead(b)
+	rec, off, ok := ParseHead(b)
 	if !ok {
-		return s.readRecordFS(fsys)
+		return Read(fsys, name, cache)
 	}
-	lb, err := fsys.readFile(RecordLogFile)
+	lb, err := fsys.ReadFile(RecordLogFile)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, false, fmt.Errorf("read checkout record: %w", err)
 	}
 	rec.raw, rec.logRaw = b, lb
-	rec.src = &recordSource{name: name, files: b[off:], cache: &s.parsed}
+	rec.src = &recordSource{name: name, files: b[off:], cache: cache}
 	rec.Files, rec.gone = map[string]RecordEntry{}, map[string]bool{}
-	for _, l := range logLines(lb, rec.Gen) {
+	for _, l := range LogLines(lb, rec.Gen) {
 		rec.Commits, rec.Incomplete, rec.Clean = l.Commits, l.Incomplete, l.Clean
 		for p, e := range l.Files {
 			if e == nil {
@@ -363,14 +362,14 @@ func (s *Store) readRecordLazy(fsys *checkoutFS) (rec *Record, found bool, err e
 			}
 		}
 	}
-	rec.head = recordLine{Commits: maps.Clone(rec.Commits), Incomplete: rec.Incomplete, Clean: rec.Clean}
+	rec.head = LogLine{Commits: maps.Clone(rec.Commits), Incomplete: rec.Incomplete, Clean: rec.Clean}
 	return rec, true, nil
 }
 
-// parseRecordHead decodes the fields of RecordFile's bytes b before "files" and returns the offset of the
+// ParseHead decodes the fields of RecordFile's bytes b before "files" and returns the offset of the
 // files object; ok false when "files" is not the last field or the record has no Gen (an older ctx wrote
 // it: it is parsed whole).
-func parseRecordHead(b []byte) (rec *Record, off int, ok bool) {
+func ParseHead(b []byte) (rec *Record, off int, ok bool) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return nil, 0, false
@@ -410,6 +409,9 @@ func parseRecordHead(b []byte) (rec *Record, off int, ok bool) {
 	return nil, 0, false
 }
 
+// Empty is a record of no commits and no files (a tree never checked out, or a record that is corrupt).
+func Empty() *Record { return &Record{Commits: map[Scope]string{}, Files: map[string]RecordEntry{}} }
+
 // newGen is a new Record.Gen.
 func newGen() string {
 	var b [8]byte
@@ -417,17 +419,17 @@ func newGen() string {
 	return hex.EncodeToString(b[:])
 }
 
-// writeRecordFS writes the record: a lazily read one whose changes are small appends them to
+// Write writes the record through fsys: a lazily read one whose changes are small appends them to
 // RecordLogFile; otherwise RecordFile is written whole as compact JSON (with a new Gen, which voids the
 // log's lines, and the log removed), unless it holds these bytes already (a refresh with nothing to do
 // writes nothing).
-func writeRecordFS(fsys *checkoutFS, rec *Record) error {
+func Write(fsys Files, rec *Record) error {
 	if rec.src != nil {
 		done, err := appendRecordLog(fsys, rec)
 		if done || err != nil {
 			return err
 		}
-		if err := rec.loadAll(); err != nil {
+		if err := rec.LoadAll(); err != nil {
 			return err
 		}
 	}
@@ -435,7 +437,7 @@ func writeRecordFS(fsys *checkoutFS, rec *Record) error {
 	if gen == "" || len(rec.logRaw) > 0 {
 		rec.Gen = newGen()
 	}
-	b, err := encodeRecord(rec)
+	b, err := Encode(rec)
 	if err != nil {
 		rec.Gen = gen
 		return err
@@ -444,13 +446,13 @@ func writeRecordFS(fsys *checkoutFS, rec *Record) error {
 	if bytes.Equal(b, rec.raw) && len(rec.logRaw) == 0 {
 		return nil
 	}
-	if err := fsys.writeFile(RecordFile, b); err != nil {
+	if err := fsys.WriteFile(RecordFile, b); err != nil {
 		rec.Gen = gen
 		return fmt.Errorf("write checkout record: %w", err)
 	}
 	rec.raw = b
 	if len(rec.logRaw) > 0 {
-		if err := fsys.remove(RecordLogFile); err != nil {
+		if err := fsys.Remove(RecordLogFile); err != nil {
 			return fmt.Errorf("write checkout record: %w", err)
 		}
 		rec.logRaw = nil
@@ -461,11 +463,11 @@ func writeRecordFS(fsys *checkoutFS, rec *Record) error {
 
 // appendRecordLog appends rec's changes to RecordLogFile; done false when the record must be written
 // whole instead (the log would pass a quarter of the record, or its last line was cut short).
-func appendRecordLog(fsys *checkoutFS, rec *Record) (done bool, err error) {
+func appendRecordLog(fsys Files, rec *Record) (done bool, err error) {
 	if len(rec.logRaw) > 0 && rec.logRaw[len(rec.logRaw)-1] != '\n' {
 		return false, nil
 	}
-	l := recordLine{Gen: rec.Gen, Commits: rec.Commits, Incomplete: rec.Incomplete, Clean: rec.Clean,
+	l := LogLine{Gen: rec.Gen, Commits: rec.Commits, Incomplete: rec.Incomplete, Clean: rec.Clean,
 		Files: map[string]*RecordEntry{}}
 	if len(rec.changed) == 0 && rec.Incomplete == rec.head.Incomplete && rec.Clean == rec.head.Clean &&
 		maps.Equal(rec.Commits, rec.head.Commits) {
@@ -483,10 +485,10 @@ func appendRecordLog(fsys *checkoutFS, rec *Record) (done bool, err error) {
 		return false, err
 	}
 	b = append(b, '\n')
-	if n := len(rec.logRaw) + len(b); n > len(rec.raw)/4 || n > maxRecordLog {
+	if n := len(rec.logRaw) + len(b); n > len(rec.raw)/4 || n > MaxRecordLog {
 		return false, nil
 	}
-	if err := fsys.appendFile(RecordLogFile, b); err != nil {
+	if err := fsys.AppendFile(RecordLogFile, b); err != nil {
 		return false, fmt.Errorf("write checkout record: %w", err)
 	}
 	rec.logRaw = append(rec.logRaw, b...)

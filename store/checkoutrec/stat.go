@@ -1,4 +1,4 @@
-package store
+package checkoutrec
 
 import (
 	"io/fs"
@@ -14,11 +14,8 @@ type FileStat struct {
 	Ino   uint64 `json:"ino,omitempty"`
 }
 
-// StatOf is the stat data of fi (from os.Stat or os.Lstat).
-func StatOf(fi fs.FileInfo) FileStat { return *statOf(fi) }
-
-// statOf takes the stat data of fi (an lstat).
-func statOf(fi fs.FileInfo) *FileStat {
+// StatOf takes the stat data of fi (from os.Stat or os.Lstat).
+func StatOf(fi fs.FileInfo) *FileStat {
 	st := &FileStat{Size: fi.Size(), Mtime: fi.ModTime().UnixNano()}
 	sysStat(fi, st)
 	return st

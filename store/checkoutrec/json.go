@@ -1,4 +1,4 @@
-package store
+package checkoutrec
 
 import (
 	"encoding/json"
@@ -6,11 +6,11 @@ import (
 	"strconv"
 )
 
-// encodeRecord is json.Marshal(rec), byte for byte (Record's fields in order, map keys sorted, the
+// Encode is json.Marshal(rec), byte for byte (Record's fields in order, map keys sorted, the
 // omitempty fields left out, strings escaped as encoding/json does), without reflection: the record of a
 // 10,000-file checkout is written whole by a refresh that changed many files, and encoding/json took
 // ~15 ms of it (bench/README.md "Sixth round", branch pull6). TestEncodeRecordAsJSON compares both.
-func encodeRecord(rec *Record) ([]byte, error) {
+func Encode(rec *Record) ([]byte, error) {
 	b := make([]byte, 0, 64+len(rec.Files)*150)
 	b = append(b, `{"commits":`...)
 	if rec.Commits == nil {

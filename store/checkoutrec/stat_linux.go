@@ -1,4 +1,4 @@
-package store
+package checkoutrec
 
 import (
 	"io/fs"
@@ -16,10 +16,10 @@ func sysStat(fi fs.FileInfo, st *FileStat) {
 	}
 }
 
-// lstatIn is an lstat of name in the folder d, opened in r (fstatat(2) with AT_SYMLINK_NOFOLLOW on d's
+// LstatIn is an lstat of name in the folder d, opened in r (fstatat(2) with AT_SYMLINK_NOFOLLOW on d's
 // descriptor, which never follows a link): the type bits of its mode (fs.ModeSymlink, fs.ModeDir, 0 for a
-// regular file, fs.ModeIrregular otherwise) and its stat data as statOf takes them, without a FileInfo.
-func lstatIn(_ *os.Root, d *os.File, name string) (fs.FileMode, FileStat, error) {
+// regular file, fs.ModeIrregular otherwise) and its stat data as StatOf takes them, without a FileInfo.
+func LstatIn(_ *os.Root, d *os.File, name string) (fs.FileMode, FileStat, error) {
 	var s unix.Stat_t
 	fd := int(d.Fd())
 	for {

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package store
+package checkoutrec
 
 import (
 	"io/fs"
@@ -10,10 +10,10 @@ import (
 // sysStat adds nothing outside Linux: size and modification time decide.
 func sysStat(fs.FileInfo, *FileStat) {}
 
-// lstatIn is an lstat of name in the folder d, opened in r (os.Root.Lstat, which never follows a link at
+// LstatIn is an lstat of name in the folder d, opened in r (os.Root.Lstat, which never follows a link at
 // the last name): the type bits of its mode (fs.ModeSymlink, fs.ModeDir, 0 for a regular file,
-// fs.ModeIrregular otherwise) and its stat data as statOf takes them.
-func lstatIn(r *os.Root, _ *os.File, name string) (fs.FileMode, FileStat, error) {
+// fs.ModeIrregular otherwise) and its stat data as StatOf takes them.
+func LstatIn(r *os.Root, _ *os.File, name string) (fs.FileMode, FileStat, error) {
 	fi, err := r.Lstat(name)
 	if err != nil {
 		return 0, FileStat{}, err
@@ -22,5 +22,5 @@ func lstatIn(r *os.Root, _ *os.File, name string) (fs.FileMode, FileStat, error)
 	if typ&^(fs.ModeDir|fs.ModeSymlink) != 0 {
 		typ = fs.ModeIrregular
 	}
-	return typ, *statOf(fi), nil
+	return typ, *StatOf(fi), nil
 }
