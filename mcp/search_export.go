@@ -24,6 +24,7 @@ var ErrInvalidArgument = errors.New("invalid argument")
 // store's search copy"); an invalid argument is an error wrapping [ErrInvalidArgument].
 func Search(ctx context.Context, st *store.Store, opt Options, args map[string]any) (any, error) {
 	opt.Agent = st.Actor.Agent
+	opt.oneShot = true
 	s := &srv{st: st, opt: opt, agents: map[string]*store.Store{},
 		usage: newUsage(filepath.Join(st.CommonDir(), "ctx", "mcp-usage.json"), true)}
 	defer s.closeIndex()
