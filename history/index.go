@@ -182,10 +182,11 @@ type Index struct {
 const mmapSize = 256 << 20
 
 // oneShotMmapSize is the mmap_size of an index opened by OpenOneShot: the whole file, up to SQLite's
-// own cap (SQLITE_MAX_MMAP_SIZE, 2 GiB less 64 KiB on 64-bit Linux; a larger value is cut to it). Every
+// own cap (SQLITE_MAX_MMAP_SIZE, 2 GiB less 64 KiB on 64-bit Linux, which also fits a 32-bit int;
+// where SQLite's cap is lower, it cuts the value to it). Every
 // page a search reads is then one page fault on the map (the kernel maps the cached pages around it
 // too), not a pread into a page-cache buffer of fresh memory (bench/README.md "Seventh round").
-const oneShotMmapSize = 2 << 30
+const oneShotMmapSize = 1<<31 - 1<<16
 
 // importMmap is the mmap_size of an import's connection (a variable for the benchmarks): 0, its pages
 // are read into SQLite's page cache (cache_size, 64 MiB) and not kept mapped.
