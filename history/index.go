@@ -172,18 +172,41 @@ type Index struct {
 	dir   string
 	stmts sync.Map  // SQL text → *sql.Stmt (stmt)
 	hits  hitCounts // per FTS5 query, its phrases' document counts at a generation (Search)
+	mmap  int       // the connections' mmap_size (Open, OpenOneShot)
 }
 
-// mmapSize is the index's PRAGMA mmap_size (bytes): searches read its pages through the map. An import
-// writes with importMmap instead (ImportProgress).
+// mmapSize is the index's PRAGMA mmap_size (bytes) in a long-lived process (an MCP server): searches
+// read its pages through the map, the rest through SQLite's page cache (cache_size, 64 MiB), so a
+// server's resident pages of the index stay bounded. An import writes with importMmap instead
+// (ImportProgress); a one-shot process maps it all (OpenOneShot).
 const mmapSize = 256 << 20
+
+// oneShotMmapSize is the mmap_size of an index opened by OpenOneShot: the whole file, up to SQLite's
+// own cap (SQLITE_MAX_MMAP_SIZE, 2 GiB less 64 KiB on 64-bit Linux, which also fits a 32-bit int;
+// where SQLite's cap is lower, it cuts the value to it). Every
+// page a search reads is then one page fault on the map (the kernel maps the cached pages around it
+// too), not a pread into a page-cache buffer of fresh memory (bench/README.md "Seventh round").
+const oneShotMmapSize = 1<<31 - 1<<16
 
 // importMmap is the mmap_size of an import's connection (a variable for the benchmarks): 0, its pages
 // are read into SQLite's page cache (cache_size, 64 MiB) and not kept mapped.
 var importMmap = 0
 
-// Open opens (creating when missing) the index in dir.
+// Open opens (creating when missing) the index in dir, for a long-lived process (an MCP server): up to
+// mmapSize of it is memory-mapped.
 func Open(ctx context.Context, dir string) (*Index, error) {
+	return open(ctx, dir, mmapSize)
+}
+
+// OpenOneShot is Open for a process that runs a few statements and exits (a CLI command): the whole
+// index is memory-mapped (up to SQLite's cap), which a search reads with fewer system calls and page
+// faults; the mapped pages it touches are released when it exits. An import on such an index still
+// writes without the map.
+func OpenOneShot(ctx context.Context, dir string) (*Index, error) {
+	return open(ctx, dir, oneShotMmapSize)
+}
+
+func open(ctx context.Context, dir string, mmap int) (*Index, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("open history index: %w", err)
 	}
@@ -199,13 +222,13 @@ func Open(ctx context.Context, dir string) (*Index, error) {
 		return nil, fmt.Errorf("open history index: %w", err)
 	}
 	f.Close()
-	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(0)&_pragma=cache_size(-65536)&_pragma=mmap_size(" + strconv.Itoa(mmapSize) + ")&_txlock=immediate"
+	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(0)&_pragma=cache_size(-65536)&_pragma=mmap_size(" + strconv.Itoa(mmap) + ")&_txlock=immediate"
 	db := sql.OpenDB(&ftsrank.Connector{DSN: dsn})
 	if err := ensureSchema(ctx, db); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open history index: %w", err)
 	}
-	return &Index{db: db, dir: dir}, nil
+	return &Index{db: db, dir: dir, mmap: mmap}, nil
 }
 
 // ensureSchema creates the schema of an index whose PRAGMA user_version is not schemaVersion (a new
@@ -378,11 +401,11 @@ func (ix *Index) ImportProgress(ctx context.Context, srcs []Source, progress fun
 	defer stop()
 	// The import's transactions run on one connection that reads the index without the memory map
 	// (importMmap): the pages of the B-trees and FTS5 segments it reads would otherwise stay mapped in
-	// the process, up to mmapSize, and its peak RSS grow with the index (bench/README.md "Fourth round").
+	// the process, up to its mmap_size, and its peak RSS grow with the index (bench/README.md "Fourth round").
 	var conn *sql.Conn
 	defer func() {
 		if conn != nil {
-			conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf(`PRAGMA mmap_size=%d`, mmapSize)) //nolint:errcheck // the pool's other connections keep theirs; this one is closed on failure
+			conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf(`PRAGMA mmap_size=%d`, ix.mmap)) //nolint:errcheck // the pool's other connections keep theirs; this one is closed on failure
 			conn.Close()
 		}
 	}()

@@ -311,7 +311,11 @@ func (ix *Index) candidates(ctx context.Context, q Query, scope, match string) (
 			FROM ev_fts WHERE ev_fts MATCH ? ORDER BY ev_fts.rowid DESC) WHERE c = 1 LIMIT ?)`
 		var col ftsrank.Collector
 		for {
-			col = ftsrank.Collector{Weights: scopeWeights(scope)}
+			// The rows' slice is made once at its bound (rankWindow+1: the statement's LIMIT, or the
+			// window of a count): appending never copies it, and its pages are touched only as far as
+			// rows are collected (a process's fresh pages: growing it by doubling was a tenth of a
+			// search's page faults).
+			col = ftsrank.Collector{Weights: scopeWeights(scope), Rows: make([]ftsrank.Scored, 0, rankWindow+1)}
 			if cached {
 				col.Hits = slices.Clone(hits)
 			}

@@ -84,7 +84,11 @@ func (s *srv) index(ctx context.Context) (*history.Index, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("agent history index: %s is not a regular file", filepath.Join(h.dir, "index.db"))
 	}
-	ix, err := history.Open(ctx, h.dir)
+	open := history.Open
+	if s.opt.oneShot {
+		open = history.OpenOneShot // a CLI search (Search): one call, then the process exits
+	}
+	ix, err := open(ctx, h.dir)
 	if err != nil {
 		return nil, err
 	}

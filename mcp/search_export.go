@@ -24,9 +24,23 @@ var ErrInvalidArgument = errors.New("invalid argument")
 // store's search copy"); an invalid argument is an error wrapping [ErrInvalidArgument].
 func Search(ctx context.Context, st *store.Store, opt Options, args map[string]any) (any, error) {
 	opt.Agent = st.Actor.Agent
+	opt.oneShot = true
 	s := &srv{st: st, opt: opt, agents: map[string]*store.Store{},
 		usage: newUsage(filepath.Join(st.CommonDir(), "ctx", "mcp-usage.json"), true)}
-	defer s.closeIndex()
+	// The index is opened on a goroutine while the schema is compiled and the arguments are checked (a
+	// free core's work in a process that does only this search): searchTool's s.index waits for it
+	// (hist.mu) and takes it, or opens it itself when it comes first or the opening failed (the same
+	// error again). An invalid argument is still reported as before; opening an index of an older
+	// schema empties it then as a valid search would (docs/history.md "The index").
+	opened := make(chan struct{})
+	go func() {
+		defer close(opened)
+		_, _ = s.index(ctx)
+	}()
+	defer func() {
+		<-opened
+		s.closeIndex()
+	}()
 	sch, err := compileSchema("search.input.json")
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)

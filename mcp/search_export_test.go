@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"reflect"
 	"testing"
 
@@ -68,5 +69,50 @@ func TestSearchMatchesTool(t *testing.T) {
 		if _, err := Search(ctx, e.st, Options{HistoryDir: e.hist}, bad); !errors.Is(err, ErrInvalidArgument) {
 			t.Errorf("%v: %v, want ErrInvalidArgument", bad, err)
 		}
+	}
+}
+
+// TestSearchClosesTheIndexItOpensAhead: Search opens the history index on a goroutine while it checks
+// the arguments; whatever the outcome (hits, an invalid argument found before the index is used, a
+// missing index), the index it opened is closed when it returns: no file of the process stays open.
+func TestSearchClosesTheIndexItOpensAhead(t *testing.T) {
+	e := corpusServer(t)
+	ctx := context.Background()
+	fds := func() int {
+		ents, err := os.ReadDir("/proc/self/fd")
+		if err != nil {
+			t.Skip("no /proc/self/fd")
+		}
+		return len(ents)
+	}
+	calls := []struct {
+		args map[string]any
+		dir  string
+		bad  bool
+	}{
+		{map[string]any{"query": "apply_patch"}, e.hist, false},
+		{map[string]any{"query": "x", "providers": []any{"nope"}}, e.hist, true},
+		{map[string]any{"query": ""}, e.hist, true},
+		{map[string]any{"query": "apply_patch"}, t.TempDir(), false}, // no index.db there
+	}
+	for _, c := range calls { // once first: what the first calls open for good (the store's packs)
+		if _, err := Search(ctx, e.st, Options{HistoryDir: c.dir}, c.args); (err != nil) != c.bad {
+			t.Fatalf("%v: %v", c.args, err)
+		}
+	}
+	before := fds()
+	for range 10 {
+		for _, c := range calls {
+			_, err := Search(ctx, e.st, Options{HistoryDir: c.dir}, c.args)
+			if c.bad && !errors.Is(err, ErrInvalidArgument) {
+				t.Fatalf("%v: %v, want ErrInvalidArgument", c.args, err)
+			}
+			if !c.bad && err != nil {
+				t.Fatalf("%v: %v", c.args, err)
+			}
+		}
+	}
+	if after := fds(); after > before {
+		t.Fatalf("%d files open after 40 searches, %d before: the index opened ahead was not closed", after, before)
 	}
 }

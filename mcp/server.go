@@ -64,6 +64,7 @@ type Options struct {
 	// CTX_MCP_USAGE=off does too.
 	NoUsage bool
 
+	oneShot    bool          // Search: one call in a process that then exits (the index is opened with history.OpenOneShot)
 	raceMargin time.Duration // tests: the read cache's race margin (readcache.go); 0 is raceMargin
 	noFastRead bool          // tests: ServeStdio sends every request through mcp-go (no stdio fast path)
 }

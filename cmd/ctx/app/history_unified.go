@@ -78,7 +78,7 @@ func runUnifiedSearch(ctx context.Context, e *env, st *store.Store, o historySea
 		return err
 	}
 	if id := o.Query.SessionID; id != "" && !strings.HasPrefix(id, "ctx:") {
-		ix, err := e.openHistory(ctx, o.Index)
+		ix, err := e.openHistoryRead(ctx, o.Index)
 		if err != nil {
 			return err
 		}

@@ -110,7 +110,7 @@ type listedEvent struct {
 }
 
 func runHistoryListEvents(ctx context.Context, e *env, o historyListEventsOptions) error {
-	ix, err := e.openHistory(ctx, o.Index)
+	ix, err := e.openHistoryRead(ctx, o.Index)
 	if err != nil {
 		return err
 	}

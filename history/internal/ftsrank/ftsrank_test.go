@@ -246,3 +246,32 @@ func TestPositions(t *testing.T) {
 		tls.Free(len(c.b) + 1)
 	}
 }
+
+// TestCollectorOfFindsEach: ctx_collect's lookup finds each registered collector by its id, the one
+// started last (its fast path) and the others (the map), and none once done; a collector's done does
+// not unregister another started after it.
+func TestCollectorOfFindsEach(t *testing.T) {
+	var a, b Collector
+	idA, doneA := a.Start()
+	idB, doneB := b.Start()
+	if c, ok := collectorOf(idA); !ok || c != &a {
+		t.Fatalf("collectorOf(a) = %p, %v; want %p", c, ok, &a)
+	}
+	if c, ok := collectorOf(idB); !ok || c != &b {
+		t.Fatalf("collectorOf(b) = %p, %v; want %p", c, ok, &b)
+	}
+	doneA()
+	if _, ok := collectorOf(idA); ok {
+		t.Fatal("a collector is found after its done")
+	}
+	if c, ok := collectorOf(idB); !ok || c != &b {
+		t.Fatalf("after a's done, collectorOf(b) = %p, %v; want %p", c, ok, &b)
+	}
+	doneB()
+	if _, ok := collectorOf(idB); ok {
+		t.Fatal("b is found after its done")
+	}
+	if _, ok := collectorOf(idB + 1000); ok {
+		t.Fatal("an id never started is found")
+	}
+}
