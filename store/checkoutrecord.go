@@ -422,13 +422,20 @@ func newGen() string {
 // log's lines, and the log removed), unless it holds these bytes already (a refresh with nothing to do
 // writes nothing).
 func writeRecordFS(fsys *checkoutFS, rec *Record) error {
+	_, err := writeRecordWhole(fsys, rec)
+	return err
+}
+
+// writeRecordWhole is writeRecordFS; whole reports that it wrote RecordFile whole (rec.raw its bytes, no
+// RecordLogFile left).
+func writeRecordWhole(fsys *checkoutFS, rec *Record) (whole bool, err error) {
 	if rec.src != nil {
 		done, err := appendRecordLog(fsys, rec)
 		if done || err != nil {
-			return err
+			return false, err
 		}
 		if err := rec.loadAll(); err != nil {
-			return err
+			return false, err
 		}
 	}
 	gen := rec.Gen
@@ -438,25 +445,25 @@ func writeRecordFS(fsys *checkoutFS, rec *Record) error {
 	b, err := encodeRecord(rec)
 	if err != nil {
 		rec.Gen = gen
-		return err
+		return false, err
 	}
 	b = append(b, '\n')
 	if bytes.Equal(b, rec.raw) && len(rec.logRaw) == 0 {
-		return nil
+		return false, nil
 	}
 	if err := fsys.writeFile(RecordFile, b); err != nil {
 		rec.Gen = gen
-		return fmt.Errorf("write checkout record: %w", err)
+		return false, fmt.Errorf("write checkout record: %w", err)
 	}
 	rec.raw = b
 	if len(rec.logRaw) > 0 {
 		if err := fsys.remove(RecordLogFile); err != nil {
-			return fmt.Errorf("write checkout record: %w", err)
+			return false, fmt.Errorf("write checkout record: %w", err)
 		}
 		rec.logRaw = nil
 	}
 	rec.changed = nil
-	return nil
+	return true, nil
 }
 
 // appendRecordLog appends rec's changes to RecordLogFile; done false when the record must be written
