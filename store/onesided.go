@@ -105,7 +105,9 @@ func (s *Store) takeTheirs(ctx context.Context, oursTree, theirTree gitstore.Has
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	file := func(e gitstore.Entry) bool { return e.Mode == gitstore.ModeRegular || e.Mode == gitstore.ModeExecutable }
+	file := func(e gitstore.Entry) bool {
+		return e.Mode == gitstore.ModeRegular || e.Mode == gitstore.ModeExecutable
+	}
 	data = map[string][]byte{}
 	for _, p := range paths {
 		o, ook := eo[p]

@@ -587,7 +587,7 @@ func (s *Store) mergeCommit(ctx context.Context, theirs gitstore.Hash, res *Pull
 			return nil, err
 		}
 		bf, of, tf := sides[0], sides[1], sides[2]
-		var taken []gitstore.Change       // theirs' one-sided changes, by blob name
+		var taken []gitstore.Change     // theirs' one-sided changes, by blob name
 		var takenData map[string][]byte // the content of each blob taken
 		if len(oursOnly)+len(theirsOnly) > 0 {
 			one := append(oursOnly, theirsOnly...)
