@@ -412,8 +412,7 @@ func (s *Store) refreshWith(ctx context.Context, force map[string]bool, recreate
 			}
 		}
 	}
-	whole, err := writeRecordWhole(fsys, rec)
-	if err != nil {
+	if err := writeRecordFS(fsys, rec); err != nil {
 		return nil, fmt.Errorf("refresh: %w", err)
 	}
 	if err := s.markCheckoutMade(); err != nil {
@@ -423,9 +422,6 @@ func (s *Store) refreshWith(ctx context.Context, force map[string]bool, recreate
 		if err := os.Remove(s.journalPath()); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("refresh: remove journal: %w", err)
 		}
-	}
-	if whole {
-		s.indexWholeRecord(fsys, rec)
 	}
 	return out, nil
 }

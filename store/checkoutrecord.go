@@ -422,20 +422,13 @@ func newGen() string {
 // log's lines, and the log removed), unless it holds these bytes already (a refresh with nothing to do
 // writes nothing).
 func writeRecordFS(fsys *checkoutFS, rec *Record) error {
-	_, err := writeRecordWhole(fsys, rec)
-	return err
-}
-
-// writeRecordWhole is writeRecordFS; whole reports that it wrote RecordFile whole (rec.raw its bytes, no
-// RecordLogFile left).
-func writeRecordWhole(fsys *checkoutFS, rec *Record) (whole bool, err error) {
 	if rec.src != nil {
 		done, err := appendRecordLog(fsys, rec)
 		if done || err != nil {
-			return false, err
+			return err
 		}
 		if err := rec.loadAll(); err != nil {
-			return false, err
+			return err
 		}
 	}
 	gen := rec.Gen
@@ -445,25 +438,25 @@ func writeRecordWhole(fsys *checkoutFS, rec *Record) (whole bool, err error) {
 	b, err := encodeRecord(rec)
 	if err != nil {
 		rec.Gen = gen
-		return false, err
+		return err
 	}
 	b = append(b, '\n')
 	if bytes.Equal(b, rec.raw) && len(rec.logRaw) == 0 {
-		return false, nil
+		return nil
 	}
 	if err := fsys.writeFile(RecordFile, b); err != nil {
 		rec.Gen = gen
-		return false, fmt.Errorf("write checkout record: %w", err)
+		return fmt.Errorf("write checkout record: %w", err)
 	}
 	rec.raw = b
 	if len(rec.logRaw) > 0 {
 		if err := fsys.remove(RecordLogFile); err != nil {
-			return false, fmt.Errorf("write checkout record: %w", err)
+			return fmt.Errorf("write checkout record: %w", err)
 		}
 		rec.logRaw = nil
 	}
 	rec.changed = nil
-	return true, nil
+	return nil
 }
 
 // appendRecordLog appends rec's changes to RecordLogFile; done false when the record must be written

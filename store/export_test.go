@@ -95,11 +95,3 @@ func SetOneSidedOff(off bool) (restore func()) {
 
 // OneSidedTaken is how many paths merges have decided by name so far.
 func OneSidedTaken() int64 { return oneSidedTaken.Load() }
-
-// SetOnIndexFromRefresh installs f as the hook called whenever a refresh writes the status index of the
-// checkout record it wrote whole; it returns the function that removes it.
-func SetOnIndexFromRefresh(f func()) func() {
-	old := onIndexFromRefresh
-	onIndexFromRefresh = f
-	return func() { onIndexFromRefresh = old }
-}

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
-	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -13,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/ctx-dev/ctx/gitstore"
-	"github.com/ctx-dev/ctx/internal/atomicfile"
 )
 
 // StatusIndexFile is the status index in the worktree's git dir (under ctx/): what the hand-edit scan
@@ -397,39 +395,6 @@ func (s *Store) readStatusIndex() *statusIndex {
 	}
 	return x
 }
-
-// indexWholeRecord writes the status index of a checkout record a refresh has just written whole (rec,
-// its bytes rec.raw, no RecordLogFile): the index the next hand-edit scan would otherwise build from the
-// record (parse, indexFromRecord, carry), built here from the parsed record in memory, with the record's
-// modification time as its stamp, so that it trusts the same stat data the scan's build would (those older
-// than the record: docs/architecture.md "The status index"). A failure leaves the index as it was, and
-// the scan builds it (the index is a cache).
-func (s *Store) indexWholeRecord(fsys *checkoutFS, rec *Record) {
-	fi, err := fsys.lstat(RecordFile)
-	if err != nil {
-		return
-	}
-	if _, err := fsys.lstat(RecordLogFile); !errors.Is(err, fs.ErrNotExist) {
-		return // a log written since (another process): the scan decides
-	}
-	recSt := *statOf(fi)
-	if int64(len(rec.raw)) != recSt.Size {
-		return
-	}
-	x := indexFromRecord(rec, keyOf(rec.raw, nil, recSt, FileStat{}), recSt.Mtime)
-	if old := s.readStatusIndex(); old != nil {
-		x.carry(old)
-	}
-	x.stamp = recSt.Mtime
-	if onIndexFromRefresh != nil {
-		onIndexFromRefresh()
-	}
-	_ = atomicfile.WriteNoSync(s.statusIndexPath(), x.encode(), 0o666)
-}
-
-// onIndexFromRefresh, when set (tests), is called whenever a refresh writes the status index of the record
-// it wrote whole.
-var onIndexFromRefresh func()
 
 // indexWriter is the next status index's file, created before a scan so that its modification time is
 // the file system's time before any stat data the scan takes (the new index's stamp).
