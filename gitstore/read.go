@@ -245,6 +245,12 @@ func (r *Repo) Files(ctx context.Context, root Hash) (map[string][]byte, error) 
 	return out, err
 }
 
+// IsMissingBlob reports whether err, from ReadBlob, says the object is not there or is not a blob: what
+// FilesAt leaves out as an absent file.
+func IsMissingBlob(err error) bool {
+	return err != nil && (errors.Is(err, plumbing.ErrObjectNotFound) || strings.Contains(err.Error(), "not a blob"))
+}
+
 // EntriesAt returns the entries of tree root at the given paths that are not folders, keyed by slash path
 // as given, found as FilesAt finds the files it reads (the same cleaning of a path, the first entry of a
 // name): a caller that takes a file's object name instead of its content (a merge's one-sided change,
@@ -362,7 +368,7 @@ func (r *Repo) filesAt(ctx context.Context, root Hash, paths []string, dirs []st
 	err := r.entriesAt(ctx, root, paths, func(f Entry, given []string) error {
 		b, err := blob(f.Hash)
 		if err != nil {
-			if errors.Is(err, plumbing.ErrObjectNotFound) || strings.Contains(err.Error(), "not a blob") {
+			if IsMissingBlob(err) {
 				return nil
 			}
 			return err

@@ -2,15 +2,12 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
-	"strings"
 	"sync/atomic"
 
 	"github.com/ctx-dev/ctx/gitstore"
 	"github.com/ctx-dev/ctx/merge"
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // A merge's changes made on one side only (docs/merge.md "What a pull reads"): a path that ours changed
@@ -119,7 +116,7 @@ func (s *Store) takeTheirs(ctx context.Context, oursTree, theirTree gitstore.Has
 		switch {
 		case tok && (!ook || o.Hash != t.Hash):
 			b, err := s.repo.ReadBlob(ctx, t.Hash)
-			if errors.Is(err, plumbing.ErrObjectNotFound) || err != nil && strings.Contains(err.Error(), "not a blob") {
+			if gitstore.IsMissingBlob(err) {
 				rest = append(rest, p) // FilesAt takes it for absent: merged as before
 				continue
 			}
