@@ -71,3 +71,7 @@ func (r *Repo) IdentityFile() string { return r.identFile() }
 
 // LockTries is how many times a wait for a lock tried the flock so far (waitFlock).
 func LockTries() int64 { return lockTries.Load() }
+
+// IsHFSDotGit and IsHFSDotGitUTF8 are CheckName's HFS+ alias check with its ASCII fast path, and the
+// general path it stands for (TestHFSDotGitASCIIFastPath).
+var IsHFSDotGit, IsHFSDotGitUTF8 = isHFSDotGit, isHFSDotGitUTF8

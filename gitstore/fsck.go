@@ -97,6 +97,19 @@ func hfsIgnorable(r rune) bool {
 // isHFSDotGit reports whether HFS+ would open name as ".git": ".git" in any case once the ignorable code
 // points are dropped (git's is_hfs_dotgit).
 func isHFSDotGit(name string) bool {
+	// Every ignorable code point is outside ASCII: a name of ASCII bytes only (every name ctx writes) is
+	// ".git" in some case or not, without decoding it (a fetched tree or a checkout record has 10,000 names
+	// to check, and the general path below builds a string for each).
+	for i := 0; i < len(name); i++ {
+		if name[i] >= utf8.RuneSelf {
+			return isHFSDotGitUTF8(name)
+		}
+	}
+	return len(name) == 4 && strings.EqualFold(name, ".git")
+}
+
+// isHFSDotGitUTF8 is isHFSDotGit for any name (the path of names with bytes outside ASCII).
+func isHFSDotGitUTF8(name string) bool {
 	if !utf8.ValidString(name) {
 		return false
 	}

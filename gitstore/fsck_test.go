@@ -2,6 +2,7 @@ package gitstore_test
 
 import (
 	"errors"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -146,4 +147,50 @@ func sortStrings(s []string) []string {
 		}
 	}
 	return out
+}
+
+// TestHFSDotGitASCIIFastPath: for names of ASCII bytes, the HFS+ alias check answers without decoding the
+// name, as the general path does, over every name of up to 5 bytes drawn from the letters of ".git" in
+// both cases, the NTFS look-alikes' characters and a few others, and over random ASCII names.
+func TestHFSDotGitASCIIFastPath(t *testing.T) {
+	alphabet := []byte(".gitGIT~1 :/\\xa-_")
+	var names []string
+	var gen func(prefix []byte)
+	gen = func(prefix []byte) {
+		names = append(names, string(prefix))
+		if len(prefix) == 4 {
+			return
+		}
+		for _, c := range alphabet {
+			gen(append(prefix, c))
+		}
+	}
+	gen(nil)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 20000; i++ {
+		b := make([]byte, 1+rng.IntN(12))
+		for j := range b {
+			b[j] = byte(rng.IntN(128))
+		}
+		names = append(names, string(b))
+	}
+	hits := 0
+	for _, n := range names {
+		got, want := gitstore.IsHFSDotGit(n), gitstore.IsHFSDotGitUTF8(n)
+		if got != want {
+			t.Fatalf("%q: fast path %v, general path %v", n, got, want)
+		}
+		if got {
+			hits++
+		}
+	}
+	if hits != 8 { // ".git" in each of its 8 cases
+		t.Fatalf("%d names taken for .git, want the 8 cases of .git", hits)
+	}
+	// Names outside ASCII still go the general way.
+	for _, n := range []string{".g\u200cit", "\ufeff.GIT", ".gït"} {
+		if gitstore.IsHFSDotGit(n) != gitstore.IsHFSDotGitUTF8(n) {
+			t.Fatalf("%q: paths disagree", n)
+		}
+	}
 }

@@ -402,6 +402,10 @@ type Change struct {
 	Path   string
 	Data   []byte
 	Delete bool
+	// Blob, when not ZeroHash (and Delete unset), is the file's content by object name: a blob already in the
+	// repository, taken as it is instead of Data (a merge's change made on one side only). The entry is a
+	// regular file (100644), as with Data.
+	Blob Hash
 }
 
 // EditTree returns the tree made by applying changes to the tree root (ZeroHash = empty tree). Only the trees
@@ -455,16 +459,19 @@ func (r *Repo) editTree(ctx context.Context, st storer.EncodedObjectStorer, root
 			if _, seen := sub[first]; !seen {
 				subOrder = append(subOrder, first)
 			}
-			sub[first] = append(sub[first], Change{Path: rest, Data: c.Data, Delete: c.Delete})
+			sub[first] = append(sub[first], Change{Path: rest, Data: c.Data, Delete: c.Delete, Blob: c.Blob})
 			continue
 		}
 		if c.Delete {
 			mods[first] = nil
 			continue
 		}
-		h, err := r.writeBlob(ctx, st, c.Data)
-		if err != nil {
-			return ZeroHash, err
+		h := c.Blob
+		if h.IsZero() {
+			var err error
+			if h, err = r.writeBlob(ctx, st, c.Data); err != nil {
+				return ZeroHash, err
+			}
 		}
 		mods[first] = &object.TreeEntry{Name: first, Mode: filemode.Regular, Hash: h.ph()}
 	}

@@ -245,6 +245,85 @@ func (r *Repo) Files(ctx context.Context, root Hash) (map[string][]byte, error) 
 	return out, err
 }
 
+// IsMissingBlob reports whether err, from ReadBlob, says the object is not there or is not a blob: what
+// FilesAt leaves out as an absent file.
+func IsMissingBlob(err error) bool {
+	return err != nil && (errors.Is(err, plumbing.ErrObjectNotFound) || strings.Contains(err.Error(), "not a blob"))
+}
+
+// EntriesAt returns the entries of tree root at the given paths that are not folders, keyed by slash path
+// as given, found as FilesAt finds the files it reads (the same cleaning of a path, the first entry of a
+// name): a caller that takes a file's object name instead of its content (a merge's one-sided change,
+// docs/merge.md "What a pull reads") sees what FilesAt would have read. Absent paths are left out; objects
+// are not read.
+func (r *Repo) EntriesAt(ctx context.Context, root Hash, paths []string) (map[string]Entry, error) {
+	out := map[string]Entry{}
+	err := r.entriesAt(ctx, root, paths, func(f Entry, given []string) error {
+		for _, p := range given {
+			out[p] = f
+		}
+		return nil
+	})
+	return out, err
+}
+
+// entriesAt calls found with each entry of tree root at the given paths that is not a folder (the first
+// entry of its name), with the paths as given that name it. Each folder holding some of the paths is read
+// and scanned once.
+func (r *Repo) entriesAt(ctx context.Context, root Hash, paths []string, found func(f Entry, given []string) error) error {
+	// The wanted names of each folder (cleaned as lookup cleans a path), and the paths asking for each.
+	type want struct {
+		names map[string][]string // base name -> the paths as given
+	}
+	folders := map[string]*want{}
+	var order []string
+	given := make(map[string]bool, len(paths))
+	for _, p := range paths {
+		if given[p] {
+			continue
+		}
+		given[p] = true
+		clean := strings.Trim(path.Clean("/"+p), "/")
+		if clean == "" {
+			continue // the root is a folder, not a file
+		}
+		dir, base := path.Split(clean)
+		w := folders[dir]
+		if w == nil {
+			w = &want{names: map[string][]string{}}
+			folders[dir] = w
+			order = append(order, dir)
+		}
+		w.names[base] = append(w.names[base], p)
+	}
+	for _, dir := range order {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		w := folders[dir]
+		e, err := r.lookup(ctx, root, dir)
+		if isNotFound(err) || err == nil && (!e.Dir || e.Hash.IsZero()) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		es, err := r.entriesNamed(e.Hash, w.names)
+		if err != nil {
+			return err
+		}
+		for _, f := range es {
+			if f.Dir {
+				continue
+			}
+			if err := found(f, w.names[f.Name]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // FilesAt returns the files of tree root at the given paths (absent ones, folders and entries whose object
 // is not a blob are left out; duplicates are read once) and every file below the given directories, keyed
 // by slash path as given. It reads only those blobs: a merge of two sides that changed 1,000 entries of a
@@ -286,62 +365,21 @@ func (r *Repo) filesAt(ctx context.Context, root Hash, paths []string, dirs []st
 		return b, err
 	}
 	out := map[string][]byte{}
-	// The wanted names of each folder (cleaned as lookup cleans a path), and the paths asking for each.
-	type want struct {
-		names map[string][]string // base name -> the paths as given
-	}
-	folders := map[string]*want{}
-	var order []string
-	given := make(map[string]bool, len(paths))
-	for _, p := range paths {
-		if given[p] {
-			continue
-		}
-		given[p] = true
-		clean := strings.Trim(path.Clean("/"+p), "/")
-		if clean == "" {
-			continue // the root is a folder, not a file
-		}
-		dir, base := path.Split(clean)
-		w := folders[dir]
-		if w == nil {
-			w = &want{names: map[string][]string{}}
-			folders[dir] = w
-			order = append(order, dir)
-		}
-		w.names[base] = append(w.names[base], p)
-	}
-	for _, dir := range order {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		w := folders[dir]
-		e, err := r.lookup(ctx, root, dir)
-		if isNotFound(err) || err == nil && (!e.Dir || e.Hash.IsZero()) {
-			continue
-		}
+	err := r.entriesAt(ctx, root, paths, func(f Entry, given []string) error {
+		b, err := blob(f.Hash)
 		if err != nil {
-			return nil, err
-		}
-		found, err := r.entriesNamed(e.Hash, w.names)
-		if err != nil {
-			return nil, err
-		}
-		for _, f := range found {
-			if f.Dir {
-				continue
+			if IsMissingBlob(err) {
+				return nil
 			}
-			b, err := blob(f.Hash)
-			if err != nil {
-				if errors.Is(err, plumbing.ErrObjectNotFound) || strings.Contains(err.Error(), "not a blob") {
-					continue
-				}
-				return nil, err
-			}
-			for _, p := range w.names[f.Name] {
-				out[p] = b
-			}
+			return err
 		}
+		for _, p := range given {
+			out[p] = b
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	for _, d := range dirs {
 		e, err := r.lookup(ctx, root, d)

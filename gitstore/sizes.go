@@ -9,6 +9,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/ctx-dev/ctx/gitstore/objread"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 )
@@ -29,13 +30,34 @@ func (r *Repo) ObjectSizes(ctx context.Context, hs []Hash) (map[Hash]int64, erro
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	// The in-process reader (ReadInProcess) reads the headers where it finds the objects, without starting
+	// git: a pull's checks ask twice (its new commits, the files of the fetched tip).
+	if pr, ok := r.cf.(*packReader); ok {
+		var miss []Hash
+		for _, h := range hs {
+			if _, ok := out[h]; ok {
+				continue
+			}
+			if n, err := pr.r.Size(objread.Hash(h)); err == nil {
+				out[h] = n
+			} else {
+				miss = append(miss, h)
+			}
+		}
+		if len(miss) == 0 {
+			return out, nil
+		}
+		hs = miss
+	}
 	if _, onDisk := r.objs.(*filesystem.Storage); onDisk && HasGit() {
 		err := r.batchCheck(ctx, hs, out)
 		if err == nil || errors.Is(err, plumbing.ErrObjectNotFound) || ctx.Err() != nil {
 			return out, err
 		}
 		// git failed (not a miss): go-git answers.
-		clear(out)
+		for _, h := range hs {
+			delete(out, h)
+		}
 	}
 	err := r.read(func() error {
 		rd := r.reader()

@@ -8,12 +8,14 @@ import (
 	"testing"
 
 	"github.com/ctx-dev/ctx/gitstore"
+	"github.com/ctx-dev/ctx/gitstore/objread"
 	"github.com/ctx-dev/ctx/internal/testenv"
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // ObjectSizes gives git's own sizes (git cat-file -s) for loose objects, packed ones, deltas and objects of
-// the local-only store, with C git and with go-git alone (no git binary); a missing object is
+// the local-only store, with C git, with the in-process reader (ReadInProcess; objread.Reader.Size, checked
+// over every object of the repository) and with go-git alone (no git binary); a missing object is
 // plumbing.ErrObjectNotFound.
 func TestObjectSizes(t *testing.T) {
 	dir := testenv.NewRepo(t)
@@ -59,13 +61,40 @@ func TestObjectSizes(t *testing.T) {
 	for _, h := range hs {
 		want[h] = gitSize(t, dir, h)
 	}
-	for _, noGit := range []bool{false, true} {
+	// Every object of the repository and of the local-only store by the in-process reader's headers alone,
+	// against git's answer (loose objects, packed ones, deltas).
+	objs := []string{filepath.Join(dir, ".git", "objects"), filepath.Join(dir, ".git", "ctx", gitstore.LocalStoreName, "objects")}
+	rd := objread.NewReader(1<<30, objs...)
+	all := strings.Fields(testenv.GitEnv(t, dir, []string{"GIT_ALTERNATE_OBJECT_DIRECTORIES=" + objs[1]},
+		"cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objectsize)"))
+	for i := 0; i+1 < len(all); i += 2 {
+		h, err := gitstore.ParseHash(all[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := rd.Size(objread.Hash(h))
+		if err != nil || strconv.FormatInt(n, 10) != all[i+1] {
+			t.Errorf("Reader.Size(%s) = %d, %v; git: %s", h, n, err, all[i+1])
+		}
+	}
+	if len(all) < 10 {
+		t.Fatalf("git listed %d objects", len(all)/2)
+	}
+	if _, err := rd.Size(objread.Hash(gitstore.BlobHash([]byte("never written\n")))); !errors.Is(err, objread.ErrMissing) {
+		t.Errorf("Reader.Size of a missing object: %v, want ErrMissing", err)
+	}
+	rd.Close()
+	for _, mode := range []string{"git", "in process", "no git"} {
+		noGit := mode == "no git"
 		if noGit {
 			t.Setenv("PATH", "")
 		}
 		r := open(t, dir)
 		if err := r.KeepLocal(bg, "refs/ctx/private"); err != nil { // as the store opens it
 			t.Fatal(err)
+		}
+		if mode == "in process" {
+			r.ReadInProcess()
 		}
 		sizes, err := r.ObjectSizes(bg, hs)
 		r.Close()
@@ -78,6 +107,9 @@ func TestObjectSizes(t *testing.T) {
 			}
 		}
 		r = open(t, dir)
+		if mode == "in process" {
+			r.ReadInProcess()
+		}
 		missing := gitstore.BlobHash([]byte("never written\n"))
 		if _, err := r.ObjectSizes(bg, []gitstore.Hash{lh, missing}); !errors.Is(err, plumbing.ErrObjectNotFound) {
 			t.Errorf("ObjectSizes of a missing object (no git: %v) = %v, want ErrObjectNotFound", noGit, err)

@@ -85,3 +85,14 @@ func (s *Store) ForgetCheckout() error {
 	}
 	return nil
 }
+
+// SetOneSidedOff makes merges read and merge every changed path (true), as before one-sided changes were
+// taken by name; it returns the function that puts it back.
+func SetOneSidedOff(off bool) (restore func()) {
+	old := oneSidedOff
+	oneSidedOff = off
+	return func() { oneSidedOff = old }
+}
+
+// OneSidedTaken is how many paths merges have decided by name so far.
+func OneSidedTaken() int64 { return oneSidedTaken.Load() }

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"sort"
@@ -567,28 +568,53 @@ func (s *Store) mergeCommit(ctx context.Context, theirs gitstore.Hash, res *Pull
 		// Only the paths either side changed since the merge base take part, plus the folders whose files
 		// are merged together (decisions: renumbering; conflicts: the records); every other path is the same
 		// on both sides and stays as it is (merge.Tree merges path by path otherwise).
-		changedOurs, err := s.repo.DiffTrees(ctx, baseTree, ours.Tree)
+		changedOurs, dupOurs, err := s.changedPaths(ctx, baseTree, ours.Tree)
 		if err != nil {
 			return nil, err
 		}
-		changedTheirs, err := s.repo.DiffTrees(ctx, baseTree, theirTree)
+		changedTheirs, dupTheirs, err := s.changedPaths(ctx, baseTree, theirTree)
 		if err != nil {
 			return nil, err
 		}
-		paths := append(changedOurs, changedTheirs...)
+		// A path only one side changed merges to that side's version (docs/merge.md "What a pull reads"):
+		// one only ours changed stays as ours has it, without being read; one only theirs changed takes
+		// theirs' blob by name (theirsOnly), read later by the refresh alone, unless the rest of the merge
+		// could move it (merge.NeedsOneSided: then every changed path is read and merged, as before).
+		paths, oursOnly, theirsOnly := splitOneSided(changedOurs, changedTheirs, dupOurs, dupTheirs)
 		together := []string{"decisions", ConflictsDir}
 		sides, err := s.repo.FilesAtEach(ctx, []gitstore.Hash{baseTree, ours.Tree, theirTree}, paths, together)
 		if err != nil {
 			return nil, err
 		}
 		bf, of, tf := sides[0], sides[1], sides[2]
+		var taken []gitstore.Change     // theirs' one-sided changes, by blob name
+		var takenData map[string][]byte // the content of each blob taken
+		if len(oursOnly)+len(theirsOnly) > 0 {
+			one := append(oursOnly, theirsOnly...)
+			if !merge.NeedsOneSided(bf, of, tf) {
+				taken, takenData, one, err = s.takeTheirs(ctx, ours.Tree, theirTree, theirsOnly)
+				if err != nil {
+					return nil, err
+				}
+				oneSidedTaken.Add(int64(len(oursOnly) + len(theirsOnly) - len(one)))
+			}
+			if len(one) > 0 {
+				more, err := s.repo.FilesAtEach(ctx, []gitstore.Hash{baseTree, ours.Tree, theirTree}, one, nil)
+				if err != nil {
+					return nil, err
+				}
+				for i, m := range more {
+					maps.Copy(sides[i], m)
+				}
+			}
+		}
 		m := merge.Tree(merge.Files(bf), merge.Files(of), merge.Files(tf))
 		res.Decided = applyStrategy(&m, res.Strategy, of, tf)
 		if err := s.nameSides(ctx, &m, ours.Commit, theirs, base, of, tf); err != nil {
 			return nil, fmt.Errorf("merge: name the writers of the conflicts: %w", err)
 		}
 		res.Conflicts, res.Notes = m.Conflicts, m.Notes
-		if err := mergeTooLarge(m.Files, of, res); err != nil {
+		if err := mergeTooLarge(m.Files, of, takenData, res); err != nil {
 			return nil, err
 		}
 		var changes []gitstore.Change
@@ -601,6 +627,20 @@ func (s *Store) mergeCommit(ctx context.Context, theirs gitstore.Hash, res *Pull
 		for p := range of {
 			if _, ok := m.Files[p]; !ok {
 				changes = append(changes, gitstore.Change{Path: p, Delete: true})
+			}
+		}
+		if len(taken) > 0 {
+			for _, c := range taken {
+				if _, ok := m.Files[c.Path]; ok {
+					return nil, fmt.Errorf("merge: %s changed on one side only and merged too (a bug)", c.Path)
+				}
+				if _, ok := of[c.Path]; ok {
+					return nil, fmt.Errorf("merge: %s changed on one side only and read too (a bug)", c.Path)
+				}
+			}
+			changes = append(changes, taken...)
+			for _, b := range takenData {
+				written = append(written, b)
 			}
 		}
 		tree, err := s.repo.EditTree(ctx, ours.Tree, changes)
@@ -624,13 +664,19 @@ func (s *Store) mergeCommit(ctx context.Context, theirs gitstore.Hash, res *Pull
 	return nil
 }
 
-// mergeTooLarge refuses a merge that would write a file over MaxFileBytes (of are ours' files before it):
+// mergeTooLarge refuses a merge that would write a file over MaxFileBytes (of are ours' files before it,
+// taken the files of theirs' one-sided changes, takeTheirs):
 // two sides under the limit can make a larger one, most often a conflict record, which holds the base and
 // both versions of a file. Nothing is written; the error says how to pull without such a record.
-func mergeTooLarge(files, of map[string][]byte, res *PullResult) error {
+func mergeTooLarge(files, of, taken map[string][]byte, res *PullResult) error {
 	var big []string
 	for p, b := range files {
 		if old, ok := of[p]; int64(len(b)) > maxFileBytes && (!ok || string(old) != string(b)) {
+			big = append(big, fmt.Sprintf("%s: %s", p, sizeOf(int64(len(b)))))
+		}
+	}
+	for p, b := range taken { // theirs' one-sided changes, none of them ours' content
+		if int64(len(b)) > maxFileBytes {
 			big = append(big, fmt.Sprintf("%s: %s", p, sizeOf(int64(len(b)))))
 		}
 	}

@@ -124,6 +124,120 @@ func (pr *Reader) object(h Hash, depth int) (Type, []byte, error) {
 	return 0, nil, ErrMissing
 }
 
+// Size returns the size of object h's content, from its header only, as `git cat-file --batch-check`
+// reports it: a packed object's entry header, a packed delta's own header (the first bytes of its zlib
+// stream hold the size of the object it makes), a loose object's "<type> <size>" header. Nothing past
+// the header is inflated, whatever the size. ErrMissing when no pack or loose object of the directories
+// holds it, or holds it in a shape the Reader leaves to another reader.
+func (pr *Reader) Size(h Hash) (int64, error) {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	if !pr.loaded {
+		pr.load()
+	}
+	for _, p := range pr.packs {
+		if off, ok := p.find(h); ok {
+			if n, err := pr.packedSize(p, off); err == nil {
+				return n, nil
+			}
+		}
+	}
+	for _, d := range pr.dirs {
+		if n, err := pr.looseSize(d, h); err == nil {
+			return n, nil
+		}
+	}
+	return 0, ErrMissing
+}
+
+// packedSize is the size of the content of the object at off of p.
+func (pr *Reader) packedSize(p *packFile, off int64) (int64, error) {
+	e, err := p.header(off)
+	if err != nil {
+		return 0, err
+	}
+	switch e.typ {
+	case Commit, Tree, Blob, Tag:
+		return e.size, nil
+	}
+	// A delta: its stream starts with the base's size and the result's (two varints of up to 10 bytes).
+	end := p.size - 20
+	if e.data < 0 || e.data > end {
+		return 0, ErrMissing
+	}
+	var src io.Reader
+	if p.pack != nil {
+		src = bytes.NewReader(p.pack[e.data:end])
+	} else {
+		src = io.NewSectionReader(p.f, e.data, end-e.data)
+	}
+	if pr.zr == nil {
+		zr, err := zlib.NewReader(src)
+		if err != nil {
+			return 0, err
+		}
+		pr.zr = zr
+	} else if err := pr.zr.(zlib.Resetter).Reset(src, nil); err != nil {
+		return 0, err
+	}
+	var head [20]byte
+	n, err := io.ReadFull(pr.zr, head[:min(int64(len(head)), e.size)])
+	if err != nil && n == 0 {
+		return 0, err
+	}
+	size, ok := deltaResultSize(head[:n])
+	if !ok || size > maxRawObject {
+		return 0, ErrMissing
+	}
+	return int64(size), nil
+}
+
+// looseSize is the size of loose object h of objects directory dir, from its header.
+func (pr *Reader) looseSize(dir string, h Hash) (int64, error) {
+	s := h.String()
+	file, err := os.Open(filepath.Join(dir, s[:2], s[2:]))
+	if err != nil {
+		return 0, err
+	}
+	defer file.Close()
+	var buf [512]byte
+	n, err := io.ReadFull(file, buf[:])
+	if n == 0 {
+		return 0, err
+	}
+	if pr.zr == nil {
+		zr, err := zlib.NewReader(bytes.NewReader(buf[:n]))
+		if err != nil {
+			return 0, err
+		}
+		pr.zr = zr
+	} else if err := pr.zr.(zlib.Resetter).Reset(bytes.NewReader(buf[:n]), nil); err != nil {
+		return 0, err
+	}
+	var hdr [32]byte
+	i := 0
+	for ; i < len(hdr); i++ {
+		if _, err := io.ReadFull(pr.zr, hdr[i:i+1]); err != nil {
+			return 0, err
+		}
+		if hdr[i] == 0 {
+			break
+		}
+	}
+	sp := bytes.IndexByte(hdr[:i], ' ')
+	if i == len(hdr) || sp < 0 {
+		return 0, ErrMissing
+	}
+	if _, ok := typeNamed[string(hdr[:sp])]; !ok {
+		return 0, ErrMissing
+	}
+	size, err := strconv.ParseInt(string(hdr[sp+1:i]), 10, 64)
+	if err != nil || size < 0 {
+		return 0, ErrMissing
+	}
+	return size, nil
+}
+
 // Has reports whether objects directory dir (one of the reader's) holds h, in a pack the reader has
 // mapped or as a loose object.
 func (pr *Reader) Has(dir string, h Hash) bool {
