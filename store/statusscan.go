@@ -184,7 +184,7 @@ func (s *Store) scanCheckout(ctx context.Context, o scanOptions) ([]HandEdit, *s
 		// A path that is not a store path (a record of an older ctx may hold anything) names no file: it is
 		// never seen, so it is listed as deleted.
 		if !x.entries[i].noFile {
-			d := path.Dir(x.entries[i].path)
+			d := dirName(x.entries[i].path)
 			sc.byDir[d] = append(sc.byDir[d], i)
 		}
 	}
@@ -264,6 +264,7 @@ type scan struct {
 	dirs     []indexDir           // the folders as found
 	dirty    bool                 // the index is worth writing again
 	out      []HandEdit
+	checks   []fileCheck // checkFiles' answers for one batch, reused
 }
 
 // join is the slash path of name in folder dir.
@@ -317,9 +318,19 @@ func (sc *scan) visit(dir string, r *os.Root) error {
 		}
 	}
 	sc.dirs = append(sc.dirs, indexDir{path: dir, st: st, extras: extras})
-	for _, i := range recorded {
-		if err := sc.recordedFile(dir, r, f, i); err != nil {
-			return err
+	// The files are stat'ed (and read when their stat data do not stand for them) a batch at a time, on
+	// several goroutines in a big folder (statuspreload.go), then compared with the record in order.
+	for lo := 0; lo < len(recorded); lo += statPreloadBatch {
+		batch := recorded[lo:min(lo+statPreloadBatch, len(recorded))]
+		if cap(sc.checks) < len(batch) {
+			sc.checks = make([]fileCheck, min(len(recorded), statPreloadBatch))
+		}
+		checks := sc.checks[:len(batch)]
+		sc.checkFiles(r, f, batch, checks)
+		for k, i := range batch {
+			if err := sc.recordedFile(dir, r, i, &checks[k]); err != nil {
+				return err
+			}
 		}
 	}
 	for _, n := range extras {
@@ -330,49 +341,43 @@ func (sc *scan) visit(dir string, r *os.Root) error {
 	return nil
 }
 
-// recordedFile compares the file of record entry i, in folder dir opened as r, with the record.
-func (sc *scan) recordedFile(dir string, r *os.Root, f *os.File, i int) error {
+// recordedFile compares the file of record entry i, in folder dir opened as r, with the record, from what
+// checkFile found of it (c).
+func (sc *scan) recordedFile(dir string, r *os.Root, i int, c *fileCheck) error {
 	e := &sc.x.entries[i]
-	name := e.path[len(e.path)-len(path.Base(e.path)):]
-	typ, st, err := lstatIn(r, f, name)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil // deleted
+	if c.read {
+		if c.err != nil {
+			return c.err
+		}
+	} else {
+		if errors.Is(c.err, fs.ErrNotExist) {
+			return nil // deleted
+		}
+		if c.err != nil {
+			return c.err
+		}
 	}
-	if err != nil {
-		return err
-	}
-	switch typ {
+	switch c.typ {
 	case 0: // a regular file
 	case fs.ModeDir:
 		// A folder where the record has a file: the file is deleted, what is in the folder is added.
-		return sc.subdir(dir, r, name)
+		return sc.subdir(dir, r, baseName(e.path))
 	default: // a symbolic link (never followed), a device, a pipe
 		sc.seen[i] = true
 		sc.out = append(sc.out, HandEdit{Path: e.path, Change: ChangeModified, Scope: e.scope})
 		return nil
 	}
 	sc.seen[i] = true
-	if e.hasStat && e.st == st && (sc.x.prechecked || sc.x.trusted(st)) {
+	if !c.read {
 		return nil // unchanged since ctx wrote or read it
 	}
-	var h gitstore.Hash
-	if st.Size > maxFileBytes {
-		// Never read whole (ctx commit refuses it from its size; a ref may hold one from before the limit).
-		h, err = sc.fsys.hashFile(e.path, st.Size)
-	} else {
-		var data []byte
-		data, err = sc.fsys.readFile(e.path)
-		h = blobHash(data)
-	}
-	if err != nil {
-		return err
-	}
-	if h != e.blob {
+	if c.blob != e.blob {
 		sc.out = append(sc.out, HandEdit{Path: e.path, Change: ChangeModified, Scope: e.scope})
 		return nil
 	}
 	// The content is the record's: its stat data, taken before the read, stand for it from now on (they
 	// are trusted once older than an index's stamp).
+	st := c.st
 	if !e.hasStat || e.st != st || st.Mtime < sc.newStamp && st.Ctime < sc.newStamp {
 		e.hasStat, e.st = true, st
 		sc.dirty = true
