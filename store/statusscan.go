@@ -176,17 +176,9 @@ func (s *Store) scanCheckout(ctx context.Context, o scanOptions) ([]HandEdit, *s
 	}
 	w := s.newIndexWriter()
 	sc := &scan{ctx: ctx, fsys: fsys, x: x, rebuilt: x != old, seen: make([]bool, len(x.entries)),
-		byDir: map[string][]int{}, oldDirs: map[string]*indexDir{}, newStamp: -1 << 63}
+		byDir: entriesByDir(x.entries), oldDirs: map[string]*indexDir{}, newStamp: -1 << 63}
 	if w != nil {
 		sc.newStamp = w.stamp
-	}
-	for i := range x.entries {
-		// A path that is not a store path (a record of an older ctx may hold anything) names no file: it is
-		// never seen, so it is listed as deleted.
-		if !x.entries[i].noFile {
-			d := dirName(x.entries[i].path)
-			sc.byDir[d] = append(sc.byDir[d], i)
-		}
 	}
 	for i := range x.dirs {
 		sc.oldDirs[x.dirs[i].path] = &x.dirs[i]
@@ -220,6 +212,46 @@ func (s *Store) scanCheckout(ctx context.Context, o scanOptions) ([]HandEdit, *s
 		}
 	}
 	return sc.out, x, nil
+}
+
+// entriesByDir maps each folder to the indices of the entries (sorted by path) of the files in it. A path
+// that is not a store path (a record of an older ctx may hold anything) names no file: it is in no
+// folder, never seen, so it is listed as deleted. The entries of a folder come in runs (its files sort
+// together, between those of its sub-folders): the map is looked up once a run, and each folder's list
+// is made at its size.
+func entriesByDir(entries []indexEntry) map[string][]int {
+	type run struct {
+		dir    string
+		lo, hi int
+	}
+	var runs []run
+	for i := range entries {
+		if entries[i].noFile {
+			continue
+		}
+		d := dirName(entries[i].path)
+		if n := len(runs); n > 0 && runs[n-1].hi == i && runs[n-1].dir == d {
+			runs[n-1].hi++
+		} else {
+			runs = append(runs, run{dir: d, lo: i, hi: i + 1})
+		}
+	}
+	sizes := map[string]int{}
+	for _, r := range runs {
+		sizes[r.dir] += r.hi - r.lo
+	}
+	out := make(map[string][]int, len(sizes))
+	for _, r := range runs {
+		l, ok := out[r.dir]
+		if !ok {
+			l = make([]int, 0, sizes[r.dir])
+		}
+		for i := r.lo; i < r.hi; i++ {
+			l = append(l, i)
+		}
+		out[r.dir] = l
+	}
+	return out
 }
 
 // tipArray is tips in the order of Scopes.
