@@ -2,6 +2,7 @@ package store
 
 import (
 	"os"
+	"sync"
 
 	"github.com/ctx-dev/ctx/gitstore"
 	"github.com/ctx-dev/ctx/store/checkoutrec"
@@ -23,7 +24,37 @@ func SetRefreshInterrupt(f func(done int)) func() {
 func SetOnCheckoutRead(f func(p string)) func() {
 	old := onCheckoutRead
 	onCheckoutRead = f
+	if f != nil {
+		// A scan reads the files of a big folder on several goroutines (statuspreload.go): f is called
+		// one at a time.
+		var mu sync.Mutex
+		onCheckoutRead = func(p string) {
+			mu.Lock()
+			defer mu.Unlock()
+			f(p)
+		}
+	}
 	return func() { onCheckoutRead = old }
+}
+
+// SetStatPreload makes a scan stat a folder of at least 2*perWorker files on up to workers goroutines,
+// whatever the machine's processors (statuspreload.go), batch files at a time, and returns the function
+// that restores the defaults.
+func SetStatPreload(perWorker, workers, batch int) func() {
+	oldPer, oldMax, oldProcs, oldBatch := statPreloadPerWorker, statPreloadMaxWorkers, statPreloadProcs, statPreloadBatch
+	statPreloadPerWorker, statPreloadMaxWorkers, statPreloadBatch = perWorker, workers, batch
+	statPreloadProcs = func(int) int { return workers }
+	return func() {
+		statPreloadPerWorker, statPreloadMaxWorkers, statPreloadProcs, statPreloadBatch = oldPer, oldMax, oldProcs, oldBatch
+	}
+}
+
+// SetOnStatPreload installs f as the hook called with the files and goroutines of every batch a scan
+// stats on more than one goroutine, and returns the function that removes it.
+func SetOnStatPreload(f func(files, workers int)) func() {
+	old := onStatPreload
+	onStatPreload = f
+	return func() { onStatPreload = old }
 }
 
 // MadeBlobsUsed is how many files refreshes wrote from the contents their pull's merge made, in this process.

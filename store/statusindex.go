@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unsafe"
 
 	"github.com/ctx-dev/ctx/gitstore"
 )
@@ -315,8 +316,13 @@ func (r *indexReader) count() int {
 	return int(n)
 }
 
-// decodeIndex parses the binary form; errIndexDamaged when it is not whole and well formed.
-func decodeIndex(b []byte) (*statusIndex, error) {
+// decodeIndex parses the binary form; errIndexDamaged when it is not whole and well formed. The index's
+// names are substrings of a copy of b.
+func decodeIndex(b []byte) (*statusIndex, error) { return decodeIndexIn(b, false) }
+
+// decodeIndexIn is decodeIndex; with owned, the names are substrings of b itself, which the caller hands
+// over: it is never written again (readStatusIndex's buffer: no copy of an index of megabytes).
+func decodeIndexIn(b []byte, owned bool) (*statusIndex, error) {
 	if len(b) < len(statusIndexMagic)+4 || string(b[:len(statusIndexMagic)]) != statusIndexMagic {
 		return nil, errIndexDamaged
 	}
@@ -324,7 +330,14 @@ func decodeIndex(b []byte) (*statusIndex, error) {
 	if crc32.Checksum(body, castagnoli) != binary.LittleEndian.Uint32(b[len(b)-4:]) {
 		return nil, errIndexDamaged
 	}
-	r := &indexReader{b: body[len(statusIndexMagic):], s: string(body[len(statusIndexMagic):])}
+	rest := body[len(statusIndexMagic):]
+	var str string
+	if owned {
+		str = unsafe.String(unsafe.SliceData(rest), len(rest))
+	} else {
+		str = string(rest)
+	}
+	r := &indexReader{b: rest, s: str}
 	x := &statusIndex{stamp: int64(r.u64()), commits: map[Scope]string{}}
 	x.key = indexKey{recStat: r.stat(), logStat: r.stat(), recLen: int64(r.u64()), logLen: int64(r.u64()), recSum: r.u32(), logSum: r.u32()}
 	for _, sc := range Scopes {
@@ -389,7 +402,7 @@ func (s *Store) readStatusIndex() *statusIndex {
 	if err != nil {
 		return nil
 	}
-	x, err := decodeIndex(b)
+	x, err := decodeIndexIn(b, true) // b is not used again
 	if err != nil {
 		return nil
 	}

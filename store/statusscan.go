@@ -176,17 +176,9 @@ func (s *Store) scanCheckout(ctx context.Context, o scanOptions) ([]HandEdit, *s
 	}
 	w := s.newIndexWriter()
 	sc := &scan{ctx: ctx, fsys: fsys, x: x, rebuilt: x != old, seen: make([]bool, len(x.entries)),
-		byDir: map[string][]int{}, oldDirs: map[string]*indexDir{}, newStamp: -1 << 63}
+		byDir: entriesByDir(x.entries), oldDirs: map[string]*indexDir{}, newStamp: -1 << 63}
 	if w != nil {
 		sc.newStamp = w.stamp
-	}
-	for i := range x.entries {
-		// A path that is not a store path (a record of an older ctx may hold anything) names no file: it is
-		// never seen, so it is listed as deleted.
-		if !x.entries[i].noFile {
-			d := path.Dir(x.entries[i].path)
-			sc.byDir[d] = append(sc.byDir[d], i)
-		}
 	}
 	for i := range x.dirs {
 		sc.oldDirs[x.dirs[i].path] = &x.dirs[i]
@@ -220,6 +212,46 @@ func (s *Store) scanCheckout(ctx context.Context, o scanOptions) ([]HandEdit, *s
 		}
 	}
 	return sc.out, x, nil
+}
+
+// entriesByDir maps each folder to the indices of the entries (sorted by path) of the files in it. A path
+// that is not a store path (a record of an older ctx may hold anything) names no file: it is in no
+// folder, never seen, so it is listed as deleted. The entries of a folder come in runs (its files sort
+// together, between those of its sub-folders): the map is looked up once a run, and each folder's list
+// is made at its size.
+func entriesByDir(entries []indexEntry) map[string][]int {
+	type run struct {
+		dir    string
+		lo, hi int
+	}
+	var runs []run
+	for i := range entries {
+		if entries[i].noFile {
+			continue
+		}
+		d := dirName(entries[i].path)
+		if n := len(runs); n > 0 && runs[n-1].hi == i && runs[n-1].dir == d {
+			runs[n-1].hi++
+		} else {
+			runs = append(runs, run{dir: d, lo: i, hi: i + 1})
+		}
+	}
+	sizes := map[string]int{}
+	for _, r := range runs {
+		sizes[r.dir] += r.hi - r.lo
+	}
+	out := make(map[string][]int, len(sizes))
+	for _, r := range runs {
+		l, ok := out[r.dir]
+		if !ok {
+			l = make([]int, 0, sizes[r.dir])
+		}
+		for i := r.lo; i < r.hi; i++ {
+			l = append(l, i)
+		}
+		out[r.dir] = l
+	}
+	return out
 }
 
 // tipArray is tips in the order of Scopes.
@@ -264,6 +296,7 @@ type scan struct {
 	dirs     []indexDir           // the folders as found
 	dirty    bool                 // the index is worth writing again
 	out      []HandEdit
+	checks   []fileCheck // checkFiles' answers for one batch, reused
 }
 
 // join is the slash path of name in folder dir.
@@ -317,9 +350,19 @@ func (sc *scan) visit(dir string, r *os.Root) error {
 		}
 	}
 	sc.dirs = append(sc.dirs, indexDir{path: dir, st: st, extras: extras})
-	for _, i := range recorded {
-		if err := sc.recordedFile(dir, r, f, i); err != nil {
-			return err
+	// The files are stat'ed (and read when their stat data do not stand for them) a batch at a time, on
+	// several goroutines in a big folder (statuspreload.go), then compared with the record in order.
+	for lo := 0; lo < len(recorded); lo += statPreloadBatch {
+		batch := recorded[lo:min(lo+statPreloadBatch, len(recorded))]
+		if cap(sc.checks) < len(batch) {
+			sc.checks = make([]fileCheck, min(len(recorded), statPreloadBatch))
+		}
+		checks := sc.checks[:len(batch)]
+		sc.checkFiles(r, f, batch, checks)
+		for k, i := range batch {
+			if err := sc.recordedFile(dir, r, i, &checks[k]); err != nil {
+				return err
+			}
 		}
 	}
 	for _, n := range extras {
@@ -330,49 +373,43 @@ func (sc *scan) visit(dir string, r *os.Root) error {
 	return nil
 }
 
-// recordedFile compares the file of record entry i, in folder dir opened as r, with the record.
-func (sc *scan) recordedFile(dir string, r *os.Root, f *os.File, i int) error {
+// recordedFile compares the file of record entry i, in folder dir opened as r, with the record, from what
+// checkFile found of it (c).
+func (sc *scan) recordedFile(dir string, r *os.Root, i int, c *fileCheck) error {
 	e := &sc.x.entries[i]
-	name := e.path[len(e.path)-len(path.Base(e.path)):]
-	typ, st, err := lstatIn(r, f, name)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil // deleted
+	if c.read {
+		if c.err != nil {
+			return c.err
+		}
+	} else {
+		if errors.Is(c.err, fs.ErrNotExist) {
+			return nil // deleted
+		}
+		if c.err != nil {
+			return c.err
+		}
 	}
-	if err != nil {
-		return err
-	}
-	switch typ {
+	switch c.typ {
 	case 0: // a regular file
 	case fs.ModeDir:
 		// A folder where the record has a file: the file is deleted, what is in the folder is added.
-		return sc.subdir(dir, r, name)
+		return sc.subdir(dir, r, baseName(e.path))
 	default: // a symbolic link (never followed), a device, a pipe
 		sc.seen[i] = true
 		sc.out = append(sc.out, HandEdit{Path: e.path, Change: ChangeModified, Scope: e.scope})
 		return nil
 	}
 	sc.seen[i] = true
-	if e.hasStat && e.st == st && (sc.x.prechecked || sc.x.trusted(st)) {
+	if !c.read {
 		return nil // unchanged since ctx wrote or read it
 	}
-	var h gitstore.Hash
-	if st.Size > maxFileBytes {
-		// Never read whole (ctx commit refuses it from its size; a ref may hold one from before the limit).
-		h, err = sc.fsys.hashFile(e.path, st.Size)
-	} else {
-		var data []byte
-		data, err = sc.fsys.readFile(e.path)
-		h = blobHash(data)
-	}
-	if err != nil {
-		return err
-	}
-	if h != e.blob {
+	if c.blob != e.blob {
 		sc.out = append(sc.out, HandEdit{Path: e.path, Change: ChangeModified, Scope: e.scope})
 		return nil
 	}
 	// The content is the record's: its stat data, taken before the read, stand for it from now on (they
 	// are trusted once older than an index's stamp).
+	st := c.st
 	if !e.hasStat || e.st != st || st.Mtime < sc.newStamp && st.Ctime < sc.newStamp {
 		e.hasStat, e.st = true, st
 		sc.dirty = true
