@@ -21,6 +21,9 @@ type Status struct {
 	TrackingTip string         `json:"tracking_tip,omitempty"`
 	Ahead       int            `json:"ahead"`
 	Behind      int            `json:"behind"`
+	// PullRefused is the last pull of Remote that refused the remote's tip (nil: none since the last
+	// accepted fetch): Ahead and Behind count against TrackingTip, what was last accepted, not the remote.
+	PullRefused *PullRefused `json:"pull_refused,omitempty"`
 	Counts      map[string]int `json:"counts"`
 	Checkout    string         `json:"checkout,omitempty"`
 	HandEdits   []HandEdit     `json:"hand_edits"`
@@ -138,6 +141,9 @@ func (s *Store) Status(ctx context.Context) (*Status, error) {
 			if st.Behind, err = s.repo.CountAhead(ctx, tt, tips[Public]); err != nil {
 				return nil, err
 			}
+		}
+		if r, err := s.LastPullRefused(); err == nil && r != nil && r.Remote == remote && r.Tip != st.TrackingTip {
+			st.PullRefused = r
 		}
 	}
 	if !clean {
