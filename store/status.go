@@ -14,16 +14,16 @@ import (
 // Status is what `ctx status` shows (issue: branch, tip, ahead/behind against the remote-tracking ref,
 // entry counts, hand edits of the checked-out tree).
 type Status struct {
-	Branch      string         `json:"branch"`
-	Tip         string         `json:"tip"`
-	Remote      string         `json:"remote,omitempty"`
-	Tracking    string         `json:"tracking_ref,omitempty"`
-	TrackingTip string         `json:"tracking_tip,omitempty"`
-	Ahead       int            `json:"ahead"`
-	Behind      int            `json:"behind"`
+	Branch      string `json:"branch"`
+	Tip         string `json:"tip"`
+	Remote      string `json:"remote,omitempty"`
+	Tracking    string `json:"tracking_ref,omitempty"`
+	TrackingTip string `json:"tracking_tip,omitempty"`
+	Ahead       int    `json:"ahead"`
+	Behind      int    `json:"behind"`
 	// PullRefused is the last pull of Remote that refused the remote's tip (nil: none since the last
 	// accepted fetch): Ahead and Behind count against TrackingTip, what was last accepted, not the remote.
-	PullRefused *PullRefused `json:"pull_refused,omitempty"`
+	PullRefused *PullRefused   `json:"pull_refused,omitempty"`
 	Counts      map[string]int `json:"counts"`
 	Checkout    string         `json:"checkout,omitempty"`
 	HandEdits   []HandEdit     `json:"hand_edits"`
