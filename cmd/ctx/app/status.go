@@ -129,6 +129,10 @@ func runStatus(ctx context.Context, e *env, o statusOptions) error {
 // (no hand edit, no file behind it).
 // refused holds, by path, the hand edits ctx commit would refuse and why.
 func printCheckoutStatus(w io.Writer, st *store.Status, refused map[string]string) {
+	if r := st.Refreshed; r != nil {
+		fmt.Fprintf(w, "checkout: %s was behind the context branch (a write from another worktree or process): "+
+			"brought up to date (%s written, %d removed)\n", st.Checkout, plural(r.Written, "file", "files"), r.Removed)
+	}
 	switch {
 	case st.CheckoutBehind:
 		fmt.Fprintf(w, "checkout: %s, behind the context branch (its refresh did not finish: ctx status or any write refreshes it)\n", st.Checkout)
