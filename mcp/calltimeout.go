@@ -28,3 +28,32 @@ func timedOut(name string, parent, call context.Context, err error) *mcpgo.CallT
 	return codedResult(codeTimeout, fmt.Sprintf("%s did not finish within %s and was stopped: ask for less "+
 		"(a narrower query, a filter, a smaller limit) or use the CLI (`ctx search`, `ctx history`)", name, toolCallTimeout))
 }
+
+// untimedKey holds, in a read-only tool call's context, its context before the call's own deadline.
+type untimedKey struct{}
+
+// untimed returns a context that ends when ctx's caller goes away (the context before the tool call's
+// deadline: a client gone, a server stopping) but not at that deadline; ctx itself outside a tool call.
+// stop releases it.
+func untimed(ctx context.Context) (context.Context, func()) {
+	parent, ok := ctx.Value(untimedKey{}).(context.Context)
+	if !ok {
+		return ctx, func() {}
+	}
+	c, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stopAfter := context.AfterFunc(parent, cancel)
+	return c, func() { stopAfter(); cancel() }
+}
+
+// lock takes the copy's lock, or returns ctx's error when ctx ends first.
+func (c *ctxIndex) lock(ctx context.Context) error {
+	c.semOnce.Do(func() { c.sem = make(chan struct{}, 1) })
+	select {
+	case c.sem <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (c *ctxIndex) unlock() { <-c.sem }

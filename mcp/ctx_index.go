@@ -68,9 +68,10 @@ var ctxIndexStats struct{ served, built, updated, fallback atomic.Int64 }
 
 // ctxIndex is a server's open copy.
 type ctxIndex struct {
-	mu     sync.Mutex
-	db     *sql.DB
-	failed bool // opening failed: the store is read directly
+	semOnce sync.Once
+	sem     chan struct{} // held while the copy is used or updated (lock, unlock)
+	db      *sql.DB
+	failed  bool // opening failed: the store is read directly
 	// the documents last read and the tips' fingerprint they are of (a server's next search with the
 	// refs unmoved reads no row)
 	fp   string
@@ -78,8 +79,8 @@ type ctxIndex struct {
 }
 
 func (c *ctxIndex) close() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	_ = c.lock(context.Background())
+	defer c.unlock()
 	if c.db != nil {
 		_ = c.db.Close()
 		c.db = nil
@@ -288,8 +289,11 @@ func (s *srv) cachedCtxDocs(ctx context.Context, terms []string) ([]ctxDoc, erro
 	if err != nil {
 		return nil, err
 	}
-	s.ctxIx.mu.Lock()
-	defer s.ctxIx.mu.Unlock()
+	if err := s.ctxIx.lock(ctx); err != nil {
+		return nil, err
+	}
+	unlock := s.ctxIx.unlock
+	defer func() { unlock() }()
 	db, err := s.ctxIx.open(ctx, s.historyDir())
 	if err != nil {
 		return nil, err
@@ -307,8 +311,22 @@ func (s *srv) cachedCtxDocs(ctx context.Context, terms []string) ([]ctxDoc, erro
 					want[sc] = h.String()
 				}
 			}
-			if err := s.updateCtxIndex(ctx, db, fp, want); err != nil {
-				return nil, err
+			// The update is not cut short by a tool call's own deadline (toolCallTimeout), only by the
+			// caller going away: a first build of a large store that takes longer than one call is finished
+			// for the next call rather than rolled back on every call. Past the deadline, this call answers
+			// and the update goes on, holding the copy's lock until it ends.
+			uctx, stop := untimed(ctx)
+			done := make(chan error, 1)
+			go func() { defer stop(); done <- s.updateCtxIndex(uctx, db, fp, want) }()
+			select {
+			case err := <-done:
+				if err != nil {
+					return nil, err
+				}
+			case <-ctx.Done():
+				unlock = func() {}
+				go func() { <-done; s.ctxIx.unlock() }()
+				return nil, ctx.Err()
 			}
 		}
 		docs, err := readCtxIndex(ctx, db)

@@ -92,7 +92,7 @@ func newTool[A any](sp toolSpec, run func(ctx context.Context, a A) (any, error)
 		if sp.readOnly {
 			parent := ctx
 			var cancel context.CancelFunc
-			ctx, cancel = context.WithTimeout(ctx, toolCallTimeout)
+			ctx, cancel = context.WithTimeout(context.WithValue(ctx, untimedKey{}, parent), toolCallTimeout)
 			defer cancel()
 			callCtx, fail0 := ctx, fail
 			fail = func(err error) (*mcpgo.CallToolResult, error) {
