@@ -325,7 +325,12 @@ func (s *srv) cachedCtxDocs(ctx context.Context, terms []string) ([]ctxDoc, erro
 				}
 			case <-ctx.Done():
 				unlock = func() {}
-				go func() { <-done; s.ctxIx.unlock() }()
+				go func() {
+					if err := <-done; err != nil {
+						s.log.Printf("search: the store's search copy was not updated: %v (the next search retries)", err)
+					}
+					s.ctxIx.unlock()
+				}()
 				return nil, ctx.Err()
 			}
 		}
