@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"math"
@@ -633,6 +634,12 @@ type ctxDoc struct {
 	commit  bool
 	when    time.Time
 	session string
+	// of a document of the store's search copy (ctx_index.go): its id, number of words, the counts of the
+	// query's words in it (text is empty), and the copy its body is loaded from (body is empty)
+	id string
+	nw int
+	tf map[string]int
+	db *sql.DB
 }
 
 // words splits text into lower-case tokens of letters and digits (with the parts of camelCase words),
@@ -666,7 +673,11 @@ func (s *srv) ctxSearch(ctx context.Context, args searchArgs, since, until time.
 	if args.SessionID != "" && !strings.HasPrefix(args.SessionID, ctxIDPrefix) {
 		return nil, nil
 	}
-	docs, err := s.ctxDocs(ctx, withEntries, withCommits, args.File != "")
+	terms := dedupe(words(args.Query))
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	docs, err := s.ctxDocs(ctx, terms, withEntries, withCommits, args.File != "")
 	if err != nil {
 		return nil, err
 	}
@@ -695,8 +706,7 @@ func (s *srv) ctxSearch(ctx context.Context, args searchArgs, since, until time.
 		}
 		docs = kept
 	}
-	terms := dedupe(words(args.Query))
-	if len(terms) == 0 || len(docs) == 0 {
+	if len(docs) == 0 {
 		return nil, nil
 	}
 	toks := make([]map[string]int, len(docs))
@@ -704,13 +714,20 @@ func (s *srv) ctxSearch(ctx context.Context, args searchArgs, since, until time.
 	total := 0
 	df := map[string]int{}
 	for i, d := range docs {
-		toks[i] = map[string]int{}
-		ws := words(d.text)
-		lens[i] = len(ws)
-		total += len(ws)
-		for _, w := range ws {
-			toks[i][w]++
+		if err := ctx.Err(); err != nil {
+			return nil, err
 		}
+		if d.tf != nil { // counted when the copy was made
+			toks[i], lens[i] = d.tf, d.nw
+		} else {
+			toks[i] = map[string]int{}
+			ws := words(boundText(d.text))
+			lens[i] = len(ws)
+			for _, w := range ws {
+				toks[i][w]++
+			}
+		}
+		total += lens[i]
 		for _, t := range terms {
 			if toks[i][t] > 0 {
 				df[t]++
@@ -744,8 +761,12 @@ func (s *srv) ctxSearch(ctx context.Context, args searchArgs, since, until time.
 			r := d.res
 			r.Score = round(sc * d.weight)
 			r.rep = true
-			low := strings.ToLower(d.body)
-			r.Snippet = snippet(d.body, low, strings.ToLower(args.Query), terms)
+			body, err := d.loadBody(ctx)
+			if err != nil {
+				return nil, err
+			}
+			low := strings.ToLower(body)
+			r.Snippet = snippet(body, low, strings.ToLower(args.Query), terms)
 			out = append(out, r)
 		}
 		if len(out) > 0 || len(terms) == 1 {

@@ -35,19 +35,27 @@ const ctxIndexFile = "store-search.db"
 
 // ctxIndexVersion is the copy's PRAGMA user_version. A file of another version is rebuilt (an older
 // one) or left alone, the store read directly (a newer one).
-const ctxIndexVersion = 2
+const ctxIndexVersion = 3
 
 const ctxIndexSchema = `
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS docs(
 	cls INTEGER NOT NULL, name TEXT NOT NULL, ord INTEGER NOT NULL, id TEXT NOT NULL UNIQUE,
 	kind TEXT NOT NULL, key TEXT NOT NULL, title TEXT NOT NULL, uri TEXT NOT NULL, sess TEXT NOT NULL,
-	event TEXT NOT NULL, at TEXT NOT NULL, text TEXT NOT NULL, body TEXT NOT NULL, path TEXT NOT NULL,
+	event TEXT NOT NULL, at TEXT NOT NULL, path TEXT NOT NULL, nw INTEGER NOT NULL,
 	PRIMARY KEY (cls, name, ord)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS bodies(id TEXT PRIMARY KEY, body TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS terms(term TEXT NOT NULL, id TEXT NOT NULL, tf INTEGER NOT NULL,
+	PRIMARY KEY (term, id)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS terms_by_id ON terms(id);
 `
 
-// The rows are clustered in the search's order (cls, name, ord: a search reads them in one pass of the
-// table, no lookup per row); id (e:<kind>/<key>, c:<commit>) names a row for an update.
+// The docs rows are small (no text: a search reads them all, in the search's order cls, name, ord, in
+// one pass of the table); id (e:<kind>/<key>, c:<commit>) names a row for an update. terms holds each
+// document's words (words(), of at most maxSearchText bytes of its text) with their counts: a search
+// reads the rows of its query's words only, and the bodies (for the snippets) of its hits only — never
+// an entry's whole text (version 2 kept the text in docs, and every search read and tokenised all of it:
+// 15 s of CPU a search on a store of 25 entries of 4 MB).
 
 // ctxClassCommit is the cls of a commit; entries have their kind's position in searchKinds.
 const ctxClassCommit = 5
@@ -60,9 +68,10 @@ var ctxIndexStats struct{ served, built, updated, fallback atomic.Int64 }
 
 // ctxIndex is a server's open copy.
 type ctxIndex struct {
-	mu     sync.Mutex
-	db     *sql.DB
-	failed bool // opening failed: the store is read directly
+	semOnce sync.Once
+	sem     chan struct{} // held while the copy is used or updated (lock, unlock)
+	db      *sql.DB
+	failed  bool // opening failed: the store is read directly
 	// the documents last read and the tips' fingerprint they are of (a server's next search with the
 	// refs unmoved reads no row)
 	fp   string
@@ -70,8 +79,8 @@ type ctxIndex struct {
 }
 
 func (c *ctxIndex) close() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	_ = c.lock(context.Background())
+	defer c.unlock()
 	if c.db != nil {
 		_ = c.db.Close()
 		c.db = nil
@@ -133,10 +142,18 @@ func openCtxIndex(ctx context.Context, dir string) (*sql.DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("store search copy: %w", err)
 	}
-	if _, err := db.ExecContext(ctx, `DROP TABLE IF EXISTS docs; DROP TABLE IF EXISTS meta;`+ctxIndexSchema+
+	if _, err := db.ExecContext(ctx, `DROP TABLE IF EXISTS docs; DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS bodies; DROP TABLE IF EXISTS terms;`+ctxIndexSchema+
 		fmt.Sprintf(`PRAGMA user_version = %d`, ctxIndexVersion)); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("store search copy: create: %w", err)
+	}
+	if v != 0 {
+		// An older copy's pages are free now (version 2 held every entry's text: 144 MB for 25 entries of
+		// 4 MB): give them back.
+		if _, err := db.ExecContext(ctx, `VACUUM`); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("store search copy: vacuum: %w", err)
+		}
 	}
 	return db, nil
 }
@@ -145,13 +162,17 @@ func openCtxIndex(ctx context.Context, dir string) (*sql.DB, error) {
 // newest commits (withCommits; with their changed paths when withPaths), entries first in searchKinds
 // order and by file name, then commits newest first — from the copy when it can serve, else read from
 // the store.
-func (s *srv) ctxDocs(ctx context.Context, withEntries, withCommits, withPaths bool) ([]ctxDoc, error) {
+//
+// Documents from the copy carry their counts of terms (the query's words) and their number of words, not
+// their text, and load their body (for the snippet) on demand; documents read from the store carry their
+// text, of at most maxSearchText bytes.
+func (s *srv) ctxDocs(ctx context.Context, terms []string, withEntries, withCommits, withPaths bool) ([]ctxDoc, error) {
 	if !withEntries && !withCommits {
 		return nil, nil
 	}
 	// A public-only caller (HTTP token holder) sees the public scope only: not what the copy holds.
 	if !ctxIndexDisabled && !store.PublicOnly(ctx) && (withEntries || !withPaths) {
-		docs, err := s.cachedCtxDocs(ctx)
+		docs, err := s.cachedCtxDocs(ctx, terms)
 		if err == nil {
 			ctxIndexStats.served.Add(1)
 			out := docs[:0]
@@ -217,8 +238,8 @@ func entryDocs(ctx context.Context, v *store.View, keep func(kind, key string) b
 		if d.kind == "session" {
 			r.CtxSessionID = ctxIDPrefix + d.key // show_session lists its commits
 		}
-		docs = append(docs, ctxDoc{res: r, text: d.title + "\n" + d.key + "\n" + d.body, body: d.body, weight: 1.0,
-			paths: []string{p}})
+		docs = append(docs, ctxDoc{res: r, text: boundText(d.title + "\n" + d.key + "\n" + d.body), body: boundText(d.body),
+			weight: 1.0, paths: []string{p}})
 	}
 	return docs, nil
 }
@@ -260,57 +281,147 @@ func commitDoc(commit, key, summary, op, agent, session string, when time.Time) 
 		commit: true, when: when, session: session}
 }
 
-// cachedCtxDocs reads the documents from the copy, updating it first when the refs moved.
-func (s *srv) cachedCtxDocs(ctx context.Context) ([]ctxDoc, error) {
+// cachedCtxDocs reads the documents from the copy, updating it first when the refs moved: their rows
+// (kept in memory while the refs do not move) and the counts of terms in each (read per search: the rows
+// of terms only).
+func (s *srv) cachedCtxDocs(ctx context.Context, terms []string) ([]ctxDoc, error) {
 	tips, fp, err := s.st.HistoryTips(ctx)
 	if err != nil {
 		return nil, err
 	}
-	s.ctxIx.mu.Lock()
-	defer s.ctxIx.mu.Unlock()
-	if s.ctxIx.docs != nil && s.ctxIx.fp == fp {
-		return append([]ctxDoc(nil), s.ctxIx.docs...), nil // the caller filters its slice in place
+	if err := s.ctxIx.lock(ctx); err != nil {
+		return nil, err
 	}
+	unlock := s.ctxIx.unlock
+	defer func() { unlock() }()
 	db, err := s.ctxIx.open(ctx, s.historyDir())
 	if err != nil {
 		return nil, err
 	}
-	var have string
-	err = db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key='fp'`).Scan(&have)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("store search copy: %w", err)
-	}
-	if have != fp {
-		want := map[store.Scope]string{}
-		for sc, h := range tips {
-			if !h.IsZero() {
-				want[sc] = h.String()
+	if s.ctxIx.docs == nil || s.ctxIx.fp != fp {
+		var have string
+		err = db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key='fp'`).Scan(&have)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return nil, fmt.Errorf("store search copy: %w", err)
+		}
+		if have != fp {
+			want := map[store.Scope]string{}
+			for sc, h := range tips {
+				if !h.IsZero() {
+					want[sc] = h.String()
+				}
+			}
+			// The update is not cut short by a tool call's own deadline (toolCallTimeout), only by the
+			// caller going away: a first build of a large store that takes longer than one call is finished
+			// for the next call rather than rolled back on every call. Past the deadline, this call answers
+			// and the update goes on, holding the copy's lock until it ends.
+			uctx, stop := untimed(ctx)
+			done := make(chan error, 1)
+			go func() { defer stop(); done <- s.updateCtxIndex(uctx, db, fp, want) }()
+			select {
+			case err := <-done:
+				if err != nil {
+					return nil, err
+				}
+			case <-ctx.Done():
+				unlock = func() {}
+				go func() {
+					if err := <-done; err != nil {
+						s.log.Printf("search: the store's search copy was not updated: %v (the next search retries)", err)
+					}
+					s.ctxIx.unlock()
+				}()
+				return nil, ctx.Err()
 			}
 		}
-		if err := s.updateCtxIndex(ctx, db, fp, want); err != nil {
+		docs, err := readCtxIndex(ctx, db)
+		if err != nil {
 			return nil, err
 		}
+		s.ctxIx.fp, s.ctxIx.docs = fp, docs
 	}
-	docs, err := readCtxIndex(ctx, db)
+	tfs, err := readCtxTerms(ctx, db, terms)
 	if err != nil {
 		return nil, err
 	}
-	s.ctxIx.fp, s.ctxIx.docs = fp, docs
-	return append([]ctxDoc(nil), docs...), nil
+	out := make([]ctxDoc, len(s.ctxIx.docs))
+	for i, d := range s.ctxIx.docs {
+		d.tf = tfs[d.id]
+		if d.tf == nil {
+			d.tf = map[string]int{}
+		}
+		d.body = ""
+		d.db = db
+		out[i] = d
+	}
+	return out, nil
 }
 
-// readCtxIndex reads every document of the copy in the search's order.
+// readCtxTerms reads the counts of terms in the copy's documents: id -> term -> count, for the documents
+// holding one of terms (ctxTermsRead counts the rows read: tests).
+func readCtxTerms(ctx context.Context, db *sql.DB, terms []string) (map[string]map[string]int, error) {
+	out := map[string]map[string]int{}
+	for _, t := range terms {
+		rows, err := db.QueryContext(ctx, `SELECT id, tf FROM terms WHERE term = ?`, t)
+		if err != nil {
+			return nil, fmt.Errorf("store search copy: %w", err)
+		}
+		for rows.Next() {
+			var id string
+			var tf int
+			if err := rows.Scan(&id, &tf); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("store search copy: %w", err)
+			}
+			ctxTermsRead.Add(1)
+			if out[id] == nil {
+				out[id] = map[string]int{}
+			}
+			out[id][t] = tf
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, fmt.Errorf("store search copy: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// ctxTermsRead counts the rows of terms searches read (tests: a search reads its words' rows only).
+var ctxTermsRead atomic.Int64
+
+// ctxBodiesRead counts the bodies searches loaded from the copy (tests: the hits' only).
+var ctxBodiesRead atomic.Int64
+
+// loadBody returns d's body: its own, or the copy's row.
+func (d *ctxDoc) loadBody(ctx context.Context) (string, error) {
+	if d.db == nil {
+		return d.body, nil
+	}
+	var body string
+	if err := d.db.QueryRowContext(ctx, `SELECT body FROM bodies WHERE id = ?`, d.id).Scan(&body); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return "", nil // updated meanwhile by another process: no snippet
+		}
+		return "", fmt.Errorf("store search copy: %w", err)
+	}
+	ctxBodiesRead.Add(1)
+	return body, nil
+}
+
+// readCtxIndex reads every document's row of the copy in the search's order (no text: small rows).
 func readCtxIndex(ctx context.Context, db *sql.DB) ([]ctxDoc, error) {
-	rows, err := db.QueryContext(ctx, `SELECT cls, kind, key, title, uri, sess, event, at, text, body, path FROM docs ORDER BY cls, name, ord`)
+	rows, err := db.QueryContext(ctx, `SELECT cls, id, kind, key, title, uri, sess, event, at, path, nw FROM docs ORDER BY cls, name, ord`)
 	if err != nil {
 		return nil, fmt.Errorf("store search copy: %w", err)
 	}
 	defer rows.Close()
 	var docs []ctxDoc
 	for rows.Next() {
-		var cls int
-		var kind, key, title, uri, sess, event, at, text, body, path string
-		if err := rows.Scan(&cls, &kind, &key, &title, &uri, &sess, &event, &at, &text, &body, &path); err != nil {
+		var cls, nw int
+		var id, kind, key, title, uri, sess, event, at, path string
+		if err := rows.Scan(&cls, &id, &kind, &key, &title, &uri, &sess, &event, &at, &path, &nw); err != nil {
 			return nil, fmt.Errorf("store search copy: %w", err)
 		}
 		if cls == ctxClassCommit {
@@ -319,7 +430,7 @@ func readCtxIndex(ctx context.Context, db *sql.DB) ([]ctxDoc, error) {
 				return nil, fmt.Errorf("store search copy: commit %s: %w", event, err)
 			}
 			d := commitDoc(event, key, title, "", "", sess, when)
-			d.text = text
+			d.text, d.id, d.nw = "", id, nw
 			docs = append(docs, d)
 			continue
 		}
@@ -328,10 +439,13 @@ func readCtxIndex(ctx context.Context, db *sql.DB) ([]ctxDoc, error) {
 		if sess != "" {
 			r.CtxSessionID = ctxIDPrefix + sess
 		}
-		docs = append(docs, ctxDoc{res: r, text: text, body: body, weight: 1.0, paths: []string{path}})
+		docs = append(docs, ctxDoc{res: r, id: id, nw: nw, weight: 1.0, paths: []string{path}})
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("store search copy: %w", err)
+	}
+	if docs == nil {
+		docs = []ctxDoc{} // cached: an empty store is not "not read"
 	}
 	return docs, nil
 }
@@ -378,12 +492,11 @@ func (s *srv) updateCtxIndex(ctx context.Context, db *sql.DB, fp string, want ma
 			}
 		}
 	}
-	ins, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO docs(id, cls, name, ord, kind, key, title, uri, sess, event, at, text, body, path)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	ins, err := newCtxInserter(ctx, tx)
 	if err != nil {
-		return fmt.Errorf("store search copy: %w", err)
+		return err
 	}
-	defer ins.Close()
+	defer ins.close()
 	cls := map[string]int{}
 	for i, k := range searchKinds {
 		cls[k] = i
@@ -391,7 +504,7 @@ func (s *srv) updateCtxIndex(ctx context.Context, db *sql.DB, fp string, want ma
 	var docs []ctxDoc
 	switch {
 	case full:
-		if _, err := tx.ExecContext(ctx, `DELETE FROM docs`); err != nil {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM docs; DELETE FROM bodies; DELETE FROM terms;`); err != nil {
 			return fmt.Errorf("store search copy: %w", err)
 		}
 		if docs, err = entryDocs(ctx, v, nil); err != nil {
@@ -403,14 +516,14 @@ func (s *srv) updateCtxIndex(ctx context.Context, db *sql.DB, fp string, want ma
 		// summary when one of theirs did (store.View reads those whole).
 		for kind, keys := range changedKeys {
 			for key := range keys {
-				if _, err := tx.ExecContext(ctx, `DELETE FROM docs WHERE id = ?`, "e:"+kind+"/"+key); err != nil {
-					return fmt.Errorf("store search copy: %w", err)
+				if err := deleteCtxDocs(ctx, tx, `id = ?`, "e:"+kind+"/"+key); err != nil {
+					return err
 				}
 			}
 		}
 		if others {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM docs WHERE cls IN (?, ?, ?)`, cls["decision"], cls["skill"], cls["session"]); err != nil {
-				return fmt.Errorf("store search copy: %w", err)
+			if err := deleteCtxDocs(ctx, tx, `cls IN (?, ?, ?)`, cls["decision"], cls["skill"], cls["session"]); err != nil {
+				return err
 			}
 		}
 		if len(changedKeys) > 0 || others {
@@ -436,14 +549,14 @@ func (s *srv) updateCtxIndex(ctx context.Context, db *sql.DB, fp string, want ma
 			name, ord = d.res.Key+".md", 0
 		}
 		sess := strings.TrimPrefix(d.res.CtxSessionID, ctxIDPrefix)
-		if _, err := ins.ExecContext(ctx, "e:"+d.res.Kind+"/"+d.res.Key, cls[d.res.Kind], name, ord, d.res.Kind, d.res.Key,
+		if err := ins.add(ctx, "e:"+d.res.Kind+"/"+d.res.Key, cls[d.res.Kind], name, ord, d.res.Kind, d.res.Key,
 			d.res.Title, d.res.URI, sess, "", "", d.text, d.body, d.paths[0]); err != nil {
-			return fmt.Errorf("store search copy: %w", err)
+			return err
 		}
 	}
 	// The commits: the newest ctxSearchCommits again (bounded, whatever moved).
-	if _, err := tx.ExecContext(ctx, `DELETE FROM docs WHERE cls = ?`, ctxClassCommit); err != nil {
-		return fmt.Errorf("store search copy: %w", err)
+	if err := deleteCtxDocs(ctx, tx, `cls = ?`, ctxClassCommit); err != nil {
+		return err
 	}
 	cs, err := s.liveCommitDocs(ctx, false)
 	if err != nil {
@@ -451,9 +564,9 @@ func (s *srv) updateCtxIndex(ctx context.Context, db *sql.DB, fp string, want ma
 	}
 	for i, d := range cs {
 		commit := strings.TrimPrefix(d.res.CtxEventID, ctxIDPrefix)
-		if _, err := ins.ExecContext(ctx, "c:"+commit, ctxClassCommit, "", i, "commit", d.res.Key, d.res.Title, "",
+		if err := ins.add(ctx, "c:"+commit, ctxClassCommit, "", i, "commit", d.res.Key, d.res.Title, "",
 			d.session, commit, d.res.At, d.text, d.body, ""); err != nil {
-			return fmt.Errorf("store search copy: %w", err)
+			return err
 		}
 	}
 	// The refs may have moved while this read them: then what was read is of no single state.

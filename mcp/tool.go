@@ -88,6 +88,20 @@ func newTool[A any](sp toolSpec, run func(ctx context.Context, a A) (any, error)
 			// filterTools hides the tool already; this holds should a call get past the filter
 			return mcpgo.NewToolResultError(sp.name + ": this token is read-only: it cannot write"), nil
 		}
+		fail := fail // this call's: a read-only call's own deadline is its `timeout`
+		if sp.readOnly {
+			parent := ctx
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(context.WithValue(ctx, untimedKey{}, parent), toolCallTimeout)
+			defer cancel()
+			callCtx, fail0 := ctx, fail
+			fail = func(err error) (*mcpgo.CallToolResult, error) {
+				if r := timedOut(sp.name, parent, callCtx, err); r != nil {
+					return r, nil
+				}
+				return fail0(err)
+			}
+		}
 		args := req.GetArguments()
 		if args == nil {
 			if req.Params.Arguments != nil {

@@ -13,6 +13,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"os/user"
 	"strings"
 
 	"github.com/ctx-dev/ctx/blame"
@@ -101,8 +103,17 @@ func Share(ctx context.Context, st *store.Store, ix *history.Index, b *blame.Bla
 	if err != nil {
 		return res, err
 	}
+	// $HOME too when it is not under /home, /Users or /root (which redact finds by shape), and the
+	// passwd home when HOME differs from it.
+	var homes []string
+	if h := os.Getenv("HOME"); h != "" {
+		homes = append(homes, h)
+	}
+	if u, err := user.Current(); err == nil && u.HomeDir != "" {
+		homes = append(homes, u.HomeDir)
+	}
 	red := func(where, s string) string {
-		out, rs := redact.String(history.Neutral(s))
+		out, rs := redact.StringHomes(history.Neutral(s), homes)
 		for _, r := range rs {
 			res.Redactions = append(res.Redactions, Redaction{Where: where, Rule: r.Rule, Line: r.Line})
 		}

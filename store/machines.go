@@ -242,7 +242,9 @@ func (s *Store) fetchAll(ctx context.Context, remote string, origin gitstore.Rem
 			if culprit, ferr := s.fsckCulprit(tctx, remote, specs, q, opt); culprit != "" {
 				return nil, machineRejected(remote, culprit, &RejectedError{What: remote + "'s machine ref " + culprit, Fsck: fsckReason(ferr)})
 			}
-			return nil, s.diagnoseFsck(tctx, remote, what, err, opt)
+			err = s.diagnoseFsck(tctx, remote, what, err, opt)
+			s.recordPullRefused(ctx, remote, sharedAdv, err)
+			return nil, err
 		}
 		if err != nil {
 			return nil, err
@@ -273,11 +275,13 @@ func (s *Store) fetchAll(ctx context.Context, remote string, origin gitstore.Rem
 	}
 	if ok {
 		if err := s.CheckIncoming(ctx, remote+"'s "+s.cfg.Branch+" branch", theirs, ours, []gitstore.Hash{prevShared}); err != nil {
+			s.recordPullRefused(ctx, remote, theirs, err) // ctx status says so (pullrefused.go)
 			return nil, err
 		}
 		if err := s.moveTracking(ctx, remote, tracking, prevShared, theirs); err != nil {
 			return nil, err
 		}
+		s.clearPullRefused(remote)
 		out.Shared = theirs
 		known = append(known, theirs)
 	}

@@ -14,13 +14,16 @@ import (
 // Status is what `ctx status` shows (issue: branch, tip, ahead/behind against the remote-tracking ref,
 // entry counts, hand edits of the checked-out tree).
 type Status struct {
-	Branch      string         `json:"branch"`
-	Tip         string         `json:"tip"`
-	Remote      string         `json:"remote,omitempty"`
-	Tracking    string         `json:"tracking_ref,omitempty"`
-	TrackingTip string         `json:"tracking_tip,omitempty"`
-	Ahead       int            `json:"ahead"`
-	Behind      int            `json:"behind"`
+	Branch      string `json:"branch"`
+	Tip         string `json:"tip"`
+	Remote      string `json:"remote,omitempty"`
+	Tracking    string `json:"tracking_ref,omitempty"`
+	TrackingTip string `json:"tracking_tip,omitempty"`
+	Ahead       int    `json:"ahead"`
+	Behind      int    `json:"behind"`
+	// PullRefused is the last pull of Remote that refused the remote's tip (nil: none since the last
+	// accepted fetch): Ahead and Behind count against TrackingTip, what was last accepted, not the remote.
+	PullRefused *PullRefused   `json:"pull_refused,omitempty"`
 	Counts      map[string]int `json:"counts"`
 	Checkout    string         `json:"checkout,omitempty"`
 	HandEdits   []HandEdit     `json:"hand_edits"`
@@ -34,6 +37,10 @@ type Status struct {
 	// CheckoutBehind is set when the checked-out tree does not mirror the tips of the context refs (its
 	// record names older commits: a refresh that could not finish).
 	CheckoutBehind bool `json:"checkout_behind,omitempty"`
+	// Refreshed is set when .context/ was behind the context refs (a write from another worktree, another
+	// process, a pull by git) and this status brought it up to them before scanning it: what it wrote and
+	// removed (nil: it mirrored the refs already).
+	Refreshed *RefreshedCounts `json:"refreshed,omitempty"`
 	// CheckoutProblem says why .context/ was neither scanned nor refreshed: it is missing after it was
 	// checked out here (CheckoutMissing, ctx restore brings it back), or it is not ctx's to use (a symbolic
 	// link, a file, files the user's repository tracks: CheckoutDirError). "" when none.
@@ -97,6 +104,9 @@ func (s *Store) Status(ctx context.Context) (*Status, error) {
 				warn(ctx, fmt.Sprintf("refreshing %s failed: %v", CheckoutDir, rerr))
 			} else {
 				clean, cleanKnown = refreshed.Clean, true
+				if n, m := len(refreshed.Written), len(refreshed.Removed); n+m > 0 {
+					st.Refreshed = &RefreshedCounts{Written: n, Removed: m}
+				}
 			}
 			o.mirror = false
 			st.HandEdits, x, err = s.scanCheckout(ctx, o)
@@ -138,6 +148,9 @@ func (s *Store) Status(ctx context.Context) (*Status, error) {
 			if st.Behind, err = s.repo.CountAhead(ctx, tt, tips[Public]); err != nil {
 				return nil, err
 			}
+		}
+		if r, err := s.LastPullRefused(); err == nil && r != nil && r.Remote == remote && r.Tip != st.TrackingTip {
+			st.PullRefused = r
 		}
 	}
 	if !clean {
@@ -288,4 +301,10 @@ func (s *Store) Log(ctx context.Context, n int, path string) ([]LogEntry, error)
 		out = append(out, e)
 	}
 	return out, nil
+}
+
+// RefreshedCounts is what a status's refresh of .context/ did: files written and removed.
+type RefreshedCounts struct {
+	Written int `json:"written"`
+	Removed int `json:"removed"`
 }

@@ -140,7 +140,9 @@ func (s *Store) fetch(ctx context.Context, remote string, origin gitstore.Remote
 	}
 	what := remote + "'s " + s.cfg.Branch + " branch"
 	if errors.Is(err, gitstore.ErrFsck) {
-		return gitstore.ZeroHash, false, s.diagnoseFsck(tctx, remote, what, err, opt)
+		err = s.diagnoseFsck(tctx, remote, what, err, opt)
+		s.recordPullRefused(ctx, remote, theirs, err)
+		return gitstore.ZeroHash, false, err
 	}
 	if err != nil || !found {
 		return gitstore.ZeroHash, false, err
@@ -155,11 +157,13 @@ func (s *Store) fetch(ctx context.Context, remote string, origin gitstore.Remote
 		return gitstore.ZeroHash, false, err
 	}
 	if err := s.CheckIncoming(ctx, what, theirs, ours, []gitstore.Hash{prev}); err != nil {
+		s.recordPullRefused(ctx, remote, theirs, err)
 		return gitstore.ZeroHash, false, err
 	}
 	if err := s.moveTracking(ctx, remote, tracking, prev, theirs); err != nil {
 		return gitstore.ZeroHash, false, err
 	}
+	s.clearPullRefused(remote)
 	return theirs, true, nil
 }
 

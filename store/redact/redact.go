@@ -189,7 +189,12 @@ type span struct {
 // terminal shows it (secrets.Normalize: escape sequences removed, CRLF and CR as LF), so that a colour code
 // glued to a key or a CRLF private key is redacted whole. Text without escapes, carriage returns or any
 // match is returned as it is (the same string).
-func String(text string) (string, []Redaction) {
+func String(text string) (string, []Redaction) { return StringHomes(text, nil) }
+
+// StringHomes is String that also replaces by "~" each of homes (absolute paths, such as $HOME when it is
+// not under /home, /Users or /root: HOME=/srv/ci/agent) where it starts a path and is followed by a
+// separator or the end of the text. A home that is not absolute, or is "/", is ignored.
+func StringHomes(text string, homes []string) (string, []Redaction) {
 	if text == "" {
 		return text, nil
 	}
@@ -226,6 +231,7 @@ func String(text string) (string, []Redaction) {
 		}
 		hs = append(hs, span{st, en, "home-dir"})
 	}
+	hs = append(hs, extraHomes(out, homes)...)
 	out, hreds := apply(out, hs, func(string) string { return "~" })
 	reds = append(reds, hreds...)
 	sort.SliceStable(reds, func(i, j int) bool { return reds[i].Line < reds[j].Line })
@@ -273,4 +279,31 @@ func apply(text string, spans []span, mark func(string) string) (string, []Redac
 	}
 	b.WriteString(text[pos:])
 	return b.String(), reds
+}
+
+// extraHomes finds the prefixes homes in text (see StringHomes).
+func extraHomes(text string, homes []string) []span {
+	var hs []span
+	for _, h := range homes {
+		h = strings.TrimRight(h, "/")
+		if len(h) < 2 || h[0] != '/' {
+			continue
+		}
+		for from := 0; from < len(text); {
+			i := strings.Index(text[from:], h)
+			if i < 0 {
+				break
+			}
+			st, en := from+i, from+i+len(h)
+			from = en
+			if st > 0 && strings.IndexByte(pathByte, text[st-1]) >= 0 {
+				continue // the middle of a longer path
+			}
+			if en < len(text) && strings.IndexByte("/\\ \t\n\"'<>:,;)]}", text[en]) < 0 {
+				continue // /srv/ci/agent2 is not /srv/ci/agent
+			}
+			hs = append(hs, span{st, en, "home-dir"})
+		}
+	}
+	return hs
 }

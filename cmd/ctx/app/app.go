@@ -49,6 +49,7 @@ func Main() int {
 // included) as it parses.
 func Run(ctx context.Context, args []string, io IO) int {
 	e := newEnv(io)
+	e.args = args
 	defer e.flush()
 	defer e.close()
 	a := newApp(e)

@@ -218,6 +218,18 @@ func TestReportedRoughEdges(t *testing.T) {
 	if n := strings.Count(must("", "log", "-n", "0"), "\n    "); n < 10 {
 		t.Errorf("log -n 0 shows %d commits, want all", n)
 	}
+	// log PATH no commit touched: a usage error (git log foo: "ambiguous argument"); after -- an empty
+	// history, exit 0 (git log -- foo), "-x" included.
+	for _, args := range [][]string{{"log", "foo"}, {"log", "knowledge/nope.md"}, {"log", "-n", "3", "foo"}} {
+		if out, e, code := run("", args...); code != ExitUsage || out != "" || !strings.Contains(e, "no commit of the context branch touched") {
+			t.Errorf("ctx %s: exit %d, stdout %q, stderr %q; want exit 2", strings.Join(args, " "), code, out, e)
+		}
+	}
+	for _, args := range [][]string{{"log", "--", "foo"}, {"log", "--", "-x"}, {"log", "-n", "3", "--", "knowledge/nope.md"}} {
+		if out, e, code := run("", args...); code != ExitOK || out != "" {
+			t.Errorf("ctx %s: exit %d, stdout %q, stderr %q; want exit 0, nothing", strings.Join(args, " "), code, out, e)
+		}
+	}
 
 	// config: --json, durations and seconds.
 	must("", "config", "sync.timeout", "5s")

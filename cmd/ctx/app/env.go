@@ -35,6 +35,9 @@ type env struct {
 	// goGitReads keeps the store opened by open on go-git's object reads and caches: a long-running server.
 	goGitReads bool
 
+	// args are the command line's arguments as Run got them (ctx log tells "--" PATH from PATH).
+	args []string
+
 	// unknown is the usage error of an unknown command (urfave/cli reports it without an error).
 	unknown error
 	// signalStops: SIGINT or SIGTERM is this command's normal end, exit 0 (a server: docs/http.md

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/ctx-dev/ctx/store"
@@ -16,6 +17,9 @@ type logOptions struct {
 	N    int    // at most N commits, 0: all
 	Path string // as given: a path of the branch, or of .context/ (see storePath)
 	JSON bool
+	// DashDash: PATH came after "--" (git's pathspec separator): a path no commit touched is an empty
+	// history, not an error.
+	DashDash bool
 }
 
 func newLogCmd(e *env) *cli.Command {
@@ -31,10 +35,14 @@ func newLogCmd(e *env) *cli.Command {
 			if c.NArg() > 1 {
 				return logOptions{}, usagef("usage: ctx log [-n N] [--json] [PATH]")
 			}
-			return logOptions{N: c.Int("n"), Path: c.Args().Get(0), JSON: c.Bool("json")}, nil
+			return logOptions{N: c.Int("n"), Path: c.Args().Get(0), JSON: c.Bool("json"),
+				DashDash: c.NArg() == 1 && slices.Contains(e.args, "--")}, nil
 		}, runLog),
 	}, "Lists the commits of the context branch, newest first, with what each did (Ctx-Op, the key), who\n"+
-		"did it (agent, session, machine, author) and when. PATH keeps the commits that touched that file.",
+		"did it (agent, session, machine, author) and when. PATH keeps the commits that touched that file.\n\n"+
+		"As git log: a PATH that no commit of the context branch touched (a typo, a word) is a usage error\n"+
+		"(exit 2, git's \"ambiguous argument\"); after -- (ctx log -- PATH) it is an empty history (nothing\n"+
+		"printed, exit 0), as git log -- PATH. A PATH outside the branch (absolute, ../) is always an error.",
 		[]string{"ctx log -n 10", "ctx log knowledge/architecture.md", "ctx log .context/decisions/0001-use-postgresql.md --json"},
 		exits(ExitUsage, ExitNoStore))
 }
@@ -55,6 +63,11 @@ func runLog(ctx context.Context, e *env, o logOptions) error {
 	entries, err := s.Log(ctx, o.N, path)
 	if err != nil {
 		return err
+	}
+	if path != "" && len(entries) == 0 && !o.DashDash {
+		// git log foo: "ambiguous argument 'foo': unknown revision or path not in the working tree".
+		return usagef("%s: no commit of the context branch touched this path (a path of the branch is "+
+			"knowledge/KEY.md, or a file of %s/); use 'ctx log -- %s' for its empty history", o.Path, store.CheckoutDir, o.Path)
 	}
 	if o.JSON {
 		return printJSON(e.stdout, entries)

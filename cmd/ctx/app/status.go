@@ -70,6 +70,15 @@ func runStatus(ctx context.Context, e *env, o statusOptions) error {
 	default:
 		fmt.Fprintf(w, "remote:   %s: %d ahead, %d behind %s\n", st.Remote, st.Ahead, st.Behind, st.Tracking)
 	}
+	if r := st.PullRefused; r != nil {
+		// The counts above are against what was last accepted, not against the remote (docs/sync.md).
+		tip := "its tip"
+		if len(r.Tip) >= 12 {
+			tip = "its tip " + r.Tip[:12]
+		}
+		fmt.Fprintf(w, "          the last pull (%s) refused %s: the counts are against what was last accepted, not the remote: %s\n",
+			r.At, tip, r.Reason)
+	}
 	fmt.Fprintf(w, "entries:  %d knowledge, %d conventions, %d decisions, %d skills, %d sessions, %d activity, %d conflicts\n",
 		st.Counts["knowledge"], st.Counts["conventions"], st.Counts["decisions"], st.Counts["skills"],
 		st.Counts["history"], st.Counts["activity"], st.Counts["conflicts"])
@@ -120,6 +129,10 @@ func runStatus(ctx context.Context, e *env, o statusOptions) error {
 // (no hand edit, no file behind it).
 // refused holds, by path, the hand edits ctx commit would refuse and why.
 func printCheckoutStatus(w io.Writer, st *store.Status, refused map[string]string) {
+	if r := st.Refreshed; r != nil {
+		fmt.Fprintf(w, "checkout: %s was behind the context branch (a write from another worktree or process): "+
+			"brought up to date (%s written, %d removed)\n", st.Checkout, plural(r.Written, "file", "files"), r.Removed)
+	}
 	switch {
 	case st.CheckoutBehind:
 		fmt.Fprintf(w, "checkout: %s, behind the context branch (its refresh did not finish: ctx status or any write refreshes it)\n", st.Checkout)
