@@ -524,8 +524,12 @@ func parseHistorySearch(c *cli.Context) (historySearchOptions, error) {
 	if strings.TrimSpace(q.Text) == "" {
 		return historySearchOptions{}, usagef("the query is empty: give the words to search for")
 	}
-	if c.Int("limit") < 1 {
+	if n := c.Int("limit"); n < 1 || n > 500 {
 		return historySearchOptions{}, usagef("--limit must be between 1 and 500")
+	}
+	if c.IsSet("scope") && c.IsSet("type") {
+		// as the MCP tool refuses content_scope with event_type (docs/mcp.md "search")
+		return historySearchOptions{}, usagef("--type conflicts with --scope: give one of them")
 	}
 	withCtx := false
 	for _, p := range c.StringSlice("provider") {
