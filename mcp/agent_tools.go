@@ -814,6 +814,16 @@ func (s *srv) showSessionTool(ctx context.Context, args showSessionArgs) (any, e
 	if err != nil {
 		return nil, err
 	}
+	if after > 0 {
+		// The cursor names the last event of the previous page: an event of this session.
+		at, err := ix.Events(ctx, sess.ID, int64(after-1), 1)
+		if err != nil {
+			return nil, err
+		}
+		if len(at) == 0 || at[0].Seq != int64(after) {
+			return nil, codedErrorf(codeInvalidCursor, "the cursor is malformed: pass a pagination.next_cursor unchanged")
+		}
+	}
 	// The page's candidates: the next limit+1 events of the mode after the cursor's sequence number.
 	var evs []history.Event
 	seq := int64(after)

@@ -272,11 +272,32 @@ func decodeCursor(s string) (cursorBody, bool) {
 	}
 	dec := json.NewDecoder(strings.NewReader(string(j)))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil || c.Tool == "" || c.Offset < 0 {
+	if err := dec.Decode(&c); err != nil || c.Tool == "" || c.Offset < 0 || c.Offset > maxCursorOffset {
 		return c, false
+	}
+	if c.Pos != nil {
+		// A position names an event: both fields present ({} would read as {0, 0}, the start), a row
+		// id of SQLite's (from 1) and a time in Unix milliseconds (0 for events without a time).
+		var p struct {
+			Pos struct {
+				At  *int64 `json:"at"`
+				Row *int64 `json:"row"`
+			} `json:"pos"`
+		}
+		if json.Unmarshal(j, &p) != nil || p.Pos.At == nil || p.Pos.Row == nil || *p.Pos.Row < 1 || *p.Pos.At < minPosAt {
+			return c, false
+		}
 	}
 	return c, true
 }
+
+// maxCursorOffset bounds a cursor's offset (an index into a list of at most a few thousand items, or an
+// event's sequence number), so that offset+limit never overflows.
+const maxCursorOffset = 1<<31 - 1
+
+// minPosAt is the earliest event time a position may hold: year -9999 in Unix milliseconds (Go's and
+// SQLite's times before it are not events' times).
+const minPosAt = -377705116800000
 
 // argsHash identifies a call's arguments apart from cursor and limit (which may change between pages):
 // args is a tool's argument struct, whose omitted fields are left out of its JSON.
