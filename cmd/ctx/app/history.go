@@ -63,19 +63,27 @@ func newHistorySourcesCmd(e *env) *cli.Command {
 	return withHelp(&cli.Command{
 		Name:  "sources",
 		Usage: "list each provider's history root and the configured roots, and how many sessions each holds",
-		Flags: []cli.Flag{jsonFlag},
+		Flags: []cli.Flag{jsonFlag, &cli.StringFlag{Name: "format", Value: "text", Usage: "`FORMAT`: text or json (json is --json)"}},
 		Subcommands: []*cli.Command{
 			newHistorySourcesAddCmd(e),
 			newHistorySourcesRemoveCmd(e),
 		},
 		Action: action(e, func(c *cli.Context) (historySourcesOptions, error) {
-			return historySourcesOptions{JSON: c.Bool("json")}, nil
+			o := historySourcesOptions{JSON: c.Bool("json")}
+			switch c.String("format") { // seed 004 spells it --format json, as ctx status takes it
+			case "text":
+			case "json":
+				o.JSON = true
+			default:
+				return o, usagef("--format is text or json")
+			}
+			return o, nil
 		}, runHistorySources),
 	}, "Lists each provider's one root (its override variable when set, else its default), then the roots\n"+
 		"configured for this repository (ctx history sources add), whether each exists and how many sources\n"+
 		"(sessions) discovery finds under it. It only stats and lists files. Each row's selection says how it\n"+
 		"was selected: automatic, or configured with its root name and group.",
-		[]string{"ctx history sources", "ctx history sources --json", "ctx history sources add --provider codex --path /backup/.codex --group backup",
+		[]string{"ctx history sources", "ctx history sources --json", "ctx sources --format json", "ctx history sources add --provider codex --path /backup/.codex --group backup",
 			"ctx history sources remove codex-backup"},
 		nil)
 }
