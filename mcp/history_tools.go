@@ -533,7 +533,7 @@ func (s *srv) blameCode(ctx context.Context, args blameArgs) (any, error) {
 	if err != nil {
 		return nil, blameArgErr(err)
 	}
-	limit := min(args.limitOr(blameCodeMatches), blameCodeMatches)
+	limit := args.limitOr(blameCodeMatches) // the request's, as pagination reports it; a page holds at most 8
 	if args.PullRequest != 0 {
 		res, err := b.PullRequest(ctx, args.PullRequest)
 		if errors.Is(err, blame.ErrNoPullRequestEvidence) {
@@ -591,8 +591,9 @@ func (s *srv) blameCode(ctx context.Context, args blameArgs) (any, error) {
 	})
 }
 
-// blamePage is the page of commits that args' cursor names, at most limit, wrapped by wrap; the cursor is
-// bound to args and to bind (HEAD, and a pull request's base and head).
+// blamePage is the page of commits that args' cursor names, at most limit and at most blameCodeMatches,
+// wrapped by wrap; pagination.limit is limit, the request's. The cursor is bound to args and to bind
+// (HEAD, and a pull request's base and head).
 func blamePage(args blameArgs, bind string, commits []blame.Attribution, limit int, wrap func([]blame.Attribution, pagination) any) (any, error) {
 	cur := newCursorFor("blame", args, bind)
 	off, err := cur.start(args.page)
@@ -602,7 +603,10 @@ func blamePage(args blameArgs, bind string, commits []blame.Attribution, limit i
 	if err := checkOffset(off, len(commits)); err != nil {
 		return nil, err
 	}
-	return pageOf(commits, off, limit, cur.next, wrap), nil
+	return pageOf(commits, off, min(limit, blameCodeMatches), cur.next, func(items []blame.Attribution, pg pagination) any {
+		pg.Limit = limit
+		return wrap(items, pg)
+	}), nil
 }
 
 // historyProvenance marks transcript text in blame's evidence as quoted history, never instructions.
