@@ -168,12 +168,37 @@ func render(v any) (*mcpgo.CallToolResult, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	res := mcpgo.NewToolResultStructured(v, string(b))
+	res := mcpgo.NewToolResultStructured(v, escapeUnsafe(b))
 	rb, err := json.Marshal(res)
 	if err != nil {
 		return nil, 0, err
 	}
 	return res, len(rb) + responseEnvelope, nil
+}
+
+// escapeUnsafe is JSON text b with the characters that would drive a terminal rather than show up in it
+// written as \uXXXX, as the CLI writes them (cmd/ctx/app/sanitize.go, docs/security.md "Input hygiene"):
+// DEL, the C1 controls and the bidirectional overrides and isolates (U+202A-U+202E, U+2066-U+2069), which
+// encoding/json leaves raw (it escapes C0 itself). They occur only inside strings, where the escape means
+// the same character: the JSON is unchanged in meaning. b must be valid UTF-8 (json.Marshal's output is).
+func escapeUnsafe(b []byte) string {
+	var out strings.Builder
+	last := 0
+	for i, r := range string(b) {
+		if r == 0x7f || (r >= 0x80 && r <= 0x9f) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) {
+			if last == 0 {
+				out.Grow(len(b) + 16)
+			}
+			out.Write(b[last:i])
+			fmt.Fprintf(&out, `\u%04x`, r)
+			last = i + utf8.RuneLen(r)
+		}
+	}
+	if last == 0 {
+		return string(b)
+	}
+	out.Write(b[last:])
+	return out.String()
 }
 
 // renderOnce is render's result without the copy of structuredContent as text: the text block says the

@@ -318,3 +318,26 @@ func TestShowEventOutputLimit(t *testing.T) {
 		t.Errorf("blame of a large file: pagination %v", pg)
 	}
 }
+
+// TestTextFallbackEscapesTerminalControls: the text copy of a result writes the characters that would
+// drive a terminal (a bidirectional override, a C1 control, DEL) as \uXXXX, as the CLI does; the JSON
+// means the same and structuredContent keeps the characters.
+func TestTextFallbackEscapesTerminalControls(t *testing.T) {
+	dir, st := newRepo(t, store.Actor{Machine: "testbox"})
+	w := writer(t, dir, "claude-code", "sess-b")
+	setEntry(t, w, store.KnowledgeKind, "bidi", "zorblax \u202egnp.exe\u202c \u009b31m \u007f done\n")
+	s := serve(t, st, Options{}, "")
+	res := s.call(t, "search", map[string]any{"query": "zorblax"})
+	text := resultText(res)
+	if strings.ContainsAny(text, "\u202e\u202c\u009b\u007f") || !strings.Contains(text, `\u202e`) || !strings.Contains(text, `\u009b`) {
+		t.Errorf("text fallback %q", text)
+	}
+	var back map[string]any
+	if err := json.Unmarshal([]byte(text), &back); err != nil {
+		t.Fatalf("text fallback is not JSON: %v", err)
+	}
+	sc := structured(t, "search", res)
+	if fmt.Sprint(back) != fmt.Sprint(sc) || !strings.Contains(fmt.Sprint(sc), "\u202e") {
+		t.Errorf("text %v\nstructured %v", back, sc)
+	}
+}
