@@ -70,7 +70,7 @@ func newHistorySourcesCmd(e *env) *cli.Command {
 		},
 		Action: action(e, func(c *cli.Context) (historySourcesOptions, error) {
 			o := historySourcesOptions{JSON: c.Bool("json")}
-			switch c.String("format") { // seed 004 spells it --format json, as ctx status takes it
+			switch c.String("format") { // --format json as ctx status takes it (docs/history.md)
 			case "text":
 			case "json":
 				o.JSON = true
