@@ -94,3 +94,70 @@ func TestFiltersOnNonASCIIPaths(t *testing.T) {
 		t.Errorf("ListEvents: %d %v", len(evs), err)
 	}
 }
+
+// TestClaudeMCPToolOutputs: Claude names MCP tools mcp__<server>__<tool> on the call only; the output
+// (a tool_result) is marked protocol "mcp" with the call's server and name, as Codex's are.
+func TestClaudeMCPToolOutputs(t *testing.T) {
+	ix := openTestIndex(t)
+	src := writeClaude(t, t.TempDir(), "-p", "s1",
+		rec("a1", "assistant", "/w", `[{"type":"tool_use","id":"t1","name":"mcp__ctx__search","input":{"query":"wombat"}}]`),
+		rec("u1", "user", "/w", `[{"type":"tool_result","tool_use_id":"t1","content":"wombat results"}]`),
+		rec("a2", "assistant", "/w", `[{"type":"tool_use","id":"t2","name":"Bash","input":{"command":"ls"}}]`),
+		rec("u2", "user", "/w", `[{"type":"tool_result","tool_use_id":"t2","content":"README"}]`))
+	r := importOne(t, ix, src)
+	evs, err := ix.Events(context.Background(), r.SessionID, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range evs {
+		if e.Tool == nil {
+			continue
+		}
+		n++
+		mcp := e.Tool.CallID == "t1"
+		if mcp && (e.Tool.Protocol != "mcp" || e.Tool.Server != "ctx" || e.Tool.Name != "mcp__ctx__search") ||
+			!mcp && (e.Tool.Protocol != "" || e.Tool.Server != "") {
+			t.Errorf("%s %s: %+v", e.Type, e.Tool.CallID, e.Tool)
+		}
+	}
+	if n != 4 {
+		t.Errorf("%d tool events, want 4", n)
+	}
+}
+
+// TestCodexMCPToolNameFromEnd: an output whose call is not in the transcript takes the tool name that
+// mcp_tool_call_end gives with the server.
+func TestCodexMCPToolNameFromEnd(t *testing.T) {
+	const lines = `{"timestamp":"2026-02-01T10:00:00Z","type":"session_meta","payload":{"id":"mcp-thread2","cwd":"/w/app"}}
+{"timestamp":"2026-02-01T10:00:06Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c9","output":"done"}}
+{"timestamp":"2026-02-01T10:00:07Z","type":"event_msg","payload":{"type":"mcp_tool_call_end","call_id":"c9","invocation":{"server":"example","tool":"example_tool","arguments":{}}}}
+{"timestamp":"2026-02-01T10:00:08Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c8","output":"done"}}
+{"timestamp":"2026-02-01T10:00:09Z","type":"event_msg","payload":{"type":"mcp_tool_call_end","call_id":"c8","invocation":{"server":"example","tool":"bad\u001b]52;x"}}}
+`
+	path := filepath.Join(t.TempDir(), "sessions", "2026", "02", "01", "rollout-2026-02-01T10-00-00-mcp-thread2.jsonl")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ix := openTestIndex(t)
+	r := importOne(t, ix, Source{Provider: Codex, Format: FormatCodex, Path: path})
+	evs, err := ix.Events(context.Background(), r.SessionID, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Tool{}
+	for _, e := range evs {
+		if e.Tool != nil {
+			got[e.Tool.CallID] = *e.Tool
+		}
+	}
+	if tl := got["c9"]; tl.Protocol != "mcp" || tl.Server != "example" || tl.Name != "example_tool" {
+		t.Errorf("c9: %+v", tl)
+	}
+	if tl := got["c8"]; tl.Protocol != "mcp" || tl.Name != "" {
+		t.Errorf("c8 (hostile tool name): %+v", tl)
+	}
+}

@@ -114,7 +114,11 @@ func (b *builder) emit(key string, block int, e Event) {
 				commit = true // waiting on a cell that runs git commit: its output carries the receipt
 				delete(b.st.Cells, cell)
 			}
-			b.st.Calls[e.Tool.CallID] = pendingCall{Name: e.Tool.Name, Commit: commit}
+			pc := pendingCall{Name: e.Tool.Name, Commit: commit}
+			if e.Tool.Protocol == "mcp" {
+				pc.Server = e.Tool.Server // the call's name says MCP (Claude's mcp__<server>__<tool>): so does its output
+			}
+			b.st.Calls[e.Tool.CallID] = pc
 		}
 		if e.Type == ToolOutput && e.Tool.CallID != "" {
 			if pc, ok := b.st.Calls[e.Tool.CallID]; ok {
@@ -164,23 +168,39 @@ const markMCPWindow = 512
 
 // markMCP records that the tool call callID went to the MCP server named server, as a provider states it
 // after the call (Codex's mcp_tool_call_end): the call (and its output) among the last events of this
-// parse are marked protocol "mcp", and so is the output still to come. A call imported by an earlier
-// incremental read keeps its row. Empty or control-character names mark nothing.
-func (b *builder) markMCP(callID, server string) {
+// parse are marked protocol "mcp", and so is the output still to come; those without a tool name take
+// tool, the name the provider gives with the server. A call imported by an earlier incremental read keeps
+// its row. Empty or control-character server names mark nothing; such a tool name names nothing.
+func (b *builder) markMCP(callID, server, tool string) {
 	server = strings.TrimSpace(server)
-	if callID == "" || server == "" || len(server) > 256 || strings.IndexFunc(server, unicode.IsControl) >= 0 {
+	if callID == "" || !cleanName(server) {
 		return
+	}
+	if tool = strings.TrimSpace(tool); !cleanName(tool) {
+		tool = ""
 	}
 	evs := b.res.Events
 	for i := len(evs) - 1; i >= 0 && i >= len(evs)-markMCPWindow; i-- {
 		if t := evs[i].Tool; t != nil && t.CallID == callID && t.Protocol == "" {
 			t.Protocol, t.Server = "mcp", server
+			if t.Name == "" {
+				t.Name = tool
+			}
 		}
 	}
 	if pc, ok := b.st.Calls[callID]; ok {
 		pc.Server = server
+		if pc.Name == "" {
+			pc.Name = tool
+		}
 		b.st.Calls[callID] = pc
 	}
+}
+
+// cleanName reports whether s is a usable server or tool name: not empty, at most 256 bytes, no control
+// characters.
+func cleanName(s string) bool {
+	return s != "" && len(s) <= 256 && strings.IndexFunc(s, unicode.IsControl) < 0
 }
 
 // waitedCell is the cell id of a `wait` tool call (Codex's exec cells: {"cell_id": "..."}), "" otherwise.

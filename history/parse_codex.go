@@ -90,6 +90,7 @@ type codexPayload struct {
 	CWD        string `json:"cwd"`
 	Invocation *struct {
 		Server string `json:"server"`
+		Tool   string `json:"tool"`
 	} `json:"invocation"`
 	LastAgentMessage string `json:"last_agent_message"`
 }
@@ -98,8 +99,8 @@ type codexPayload struct {
 type codexFields interface {
 	meta() (codexMeta, error)
 	item() (codexItem, error)
-	server() (string, bool) // mcp_tool_call_end's invocation.server
-	last() string           // last_agent_message
+	server() (server, tool string, ok bool) // mcp_tool_call_end's invocation.server and .tool
+	last() string                           // last_agent_message
 }
 
 // decodedPayload is a payload decoded in one pass (codexLine).
@@ -113,11 +114,11 @@ func (d decodedPayload) item() (codexItem, error) {
 	return codexItem{d.p.codexItemFields, d.p.CWD}, nil
 }
 
-func (d decodedPayload) server() (string, bool) {
+func (d decodedPayload) server() (server, tool string, ok bool) {
 	if d.p.Invocation == nil {
-		return "", true
+		return "", "", true
 	}
-	return d.p.Invocation.Server, true
+	return d.p.Invocation.Server, d.p.Invocation.Tool, true
 }
 
 func (d decodedPayload) last() string { return d.p.LastAgentMessage }
@@ -137,16 +138,17 @@ func (r rawPayload) item() (codexItem, error) {
 	return p, err
 }
 
-func (r rawPayload) server() (string, bool) {
+func (r rawPayload) server() (server, tool string, ok bool) {
 	var m struct {
 		Invocation struct {
 			Server string `json:"server"`
+			Tool   string `json:"tool"`
 		} `json:"invocation"`
 	}
 	if json.Unmarshal(r, &m) != nil {
-		return "", false
+		return "", "", false
 	}
-	return m.Invocation.Server, true
+	return m.Invocation.Server, m.Invocation.Tool, true
 }
 
 func (r rawPayload) last() string {
@@ -237,8 +239,8 @@ func parseCodexRecord(b *builder, timestamp, typ string, f codexFields) error {
 		switch {
 		case p.Type == "mcp_tool_call_end":
 			// Codex states here that the call call_id went to an MCP server (docs/history.md "Events").
-			if server, ok := f.server(); ok {
-				b.markMCP(p.CallID, server)
+			if server, tool, ok := f.server(); ok {
+				b.markMCP(p.CallID, server, tool)
 			}
 			b.res.Skipped++
 		case codexEventSkip[p.Type]:

@@ -3,7 +3,11 @@ package mcp
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"slices"
@@ -622,5 +626,59 @@ func TestAgentHistoryDamagedIndex(t *testing.T) {
 	res, err := e.s.callErr("search", map[string]any{"query": "apply_patch"})
 	if err == nil || !strings.Contains(err.Error(), "ctx history import rebuilds it") {
 		t.Errorf("search of a damaged index: %v %s", err, resultText(res))
+	}
+}
+
+// rawCursor is a cursor of body j as the server encodes one (JSON and its CRC-32): what anyone can forge.
+func rawCursor(j []byte) string {
+	return base64.RawURLEncoding.EncodeToString(binary.BigEndian.AppendUint32(append([]byte(nil), j...), crc32.ChecksumIEEE(j)))
+}
+
+// TestForgedCursors: a cursor rebuilt with a valid checksum but an offset that names no event of the
+// session, or a query_events position with missing or impossible fields, is invalid_cursor, never an
+// empty last page or a silent restart; the genuine cursors still page.
+func TestForgedCursors(t *testing.T) {
+	s := corpusServer(t).s
+	codexID := history.SessionID(history.Codex, codexNative)
+	args := map[string]any{"ctx_session_id": codexID, "mode": "log", "limit": 2}
+	res := structured(t, "session", s.call(t, "show_session", args))
+	c, ok := decodeCursor(obj(res["pagination"])["next_cursor"].(string))
+	if !ok {
+		t.Fatal("the server's cursor does not decode")
+	}
+	n := len(list(structured(t, "all", s.call(t, "show_session", map[string]any{"ctx_session_id": codexID, "mode": "log", "limit": 4096})), "events"))
+	for _, off := range []int{c.Offset + 1e6, 1e9, 1<<63 - 1} {
+		f := c
+		f.Offset = off
+		args["cursor"] = encodeCursor(f)
+		if code := errorCode(t, "forged offset", s.call(t, "show_session", args)); code != "invalid_cursor" {
+			t.Errorf("show_session offset %d (session of %d log events): %s", off, n, code)
+		}
+	}
+	f := c
+	f.Offset = 4
+	args["cursor"] = encodeCursor(f)
+	if got := list(structured(t, "offset 4", s.call(t, "show_session", args)), "events"); len(got) != 2 || obj(got[0])["seq"] != float64(5) {
+		t.Errorf("a cursor naming event 4: %v", got)
+	}
+
+	qargs := map[string]any{"content": "none", "limit": 2}
+	res = structured(t, "query_events", s.call(t, "query_events", qargs))
+	qc, ok := decodeCursor(res["next_cursor"].(string))
+	if !ok || qc.Pos == nil {
+		t.Fatalf("query_events cursor %v", res["next_cursor"])
+	}
+	qc.Pos = nil
+	j, _ := json.Marshal(qc)
+	base := strings.TrimSuffix(string(j), "}")
+	for _, pos := range []string{`{}`, `{"at":0}`, `{"row":3}`, `{"at":null,"row":null}`, `{"at":0,"row":-5}`, `{"at":-9223372036854775807,"row":1}`, `{"at":"x","row":1}`} {
+		qargs["cursor"] = rawCursor([]byte(base + `,"pos":` + pos + `}`))
+		if code := errorCode(t, "forged pos", s.call(t, "query_events", qargs)); code != "invalid_cursor" {
+			t.Errorf("query_events pos %s: %s", pos, code)
+		}
+	}
+	qargs["cursor"] = res["next_cursor"]
+	if got := list(structured(t, "page 2", s.call(t, "query_events", qargs)), "events"); len(got) != 2 {
+		t.Errorf("genuine cursor: %v", got)
 	}
 }

@@ -835,6 +835,16 @@ func (s *srv) showSessionTool(ctx context.Context, args showSessionArgs) (any, e
 	if err != nil {
 		return nil, err
 	}
+	if after > 0 {
+		// The cursor names the last event of the previous page: an event of this session.
+		at, err := ix.Events(ctx, sess.ID, int64(after-1), 1)
+		if err != nil {
+			return nil, err
+		}
+		if len(at) == 0 || at[0].Seq != int64(after) {
+			return nil, codedErrorf(codeInvalidCursor, "the cursor is malformed: pass a pagination.next_cursor unchanged")
+		}
+	}
 	// The page's candidates: the next limit+1 events of the mode after the cursor's sequence number.
 	var evs []history.Event
 	seq := int64(after)
@@ -930,16 +940,27 @@ func (s *srv) showCtxSession(ctx context.Context, args showSessionArgs, id, mode
 	if err != nil {
 		return nil, err
 	}
+	// generation is the index's, as search reports it beside ctx hits (0 without an index)
+	ix, err := s.index(ctx)
+	if err != nil {
+		return nil, err
+	}
+	gen, err := generation(ctx, ix)
+	if err != nil {
+		return nil, err
+	}
 	return pageWindow(rows, off, limit, len(sel), cur.next, func(items []eventRow, pg pagination) any {
 		return struct {
 			Kind       string                `json:"kind"`
 			SessionID  string                `json:"ctx_session_id"`
 			Provider   string                `json:"provider"`
 			Mode       string                `json:"mode"`
+			Generation int64                 `json:"generation"`
 			Session    *store.SessionSummary `json:"session"`
 			Events     []eventRow            `json:"events"`
 			Pagination pagination            `json:"pagination"`
-		}{"session_transcript", args.SessionID, ctxProvider, mode, rec, items, pg}
+			Content    string                `json:"content"`
+		}{"session_transcript", args.SessionID, ctxProvider, mode, gen, rec, items, pg, quotedNote}
 	}), nil
 }
 
@@ -1068,12 +1089,30 @@ func (s *srv) showCommit(ctx context.Context, commit string, before, after int, 
 		eventRow
 		Files []store.EventFile `json:"files"`
 	}
+	// session is the store's record of the commit's Ctx-Session (null when it has none or none is kept)
+	var rec *store.SessionSummary
+	if e.Session != "" {
+		v, err := s.view(ctx)
+		if err != nil {
+			return nil, err
+		}
+		r, err := v.GetSession(ctx, e.Session)
+		var nf *store.NotFoundError
+		switch {
+		case err == nil:
+			rec = &r
+		case !errors.As(err, &nf) && !errors.Is(err, store.ErrInvalid) && !errors.Is(err, store.ErrInvalidKey):
+			return nil, err
+		}
+	}
 	out := struct {
-		Provider string      `json:"provider"`
-		Event    eventDetail `json:"event"`
-		Before   []eventRow  `json:"before"`
-		After    []eventRow  `json:"after"`
-	}{ctxProvider, eventDetail{rows[0], files}, beforeRows, afterRows}
+		Provider string                `json:"provider"`
+		Event    eventDetail           `json:"event"`
+		Session  *store.SessionSummary `json:"session"`
+		Before   []eventRow            `json:"before"`
+		After    []eventRow            `json:"after"`
+		Content  string                `json:"content"`
+	}{ctxProvider, eventDetail{rows[0], files}, rec, beforeRows, afterRows, quotedNote}
 	if withDiff {
 		// An event whose diffs cannot fit is reported with the hint to ask again without them.
 		if _, size, err := render(out); err == nil && size > maxResponseBytes {

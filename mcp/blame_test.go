@@ -195,6 +195,15 @@ func TestBlameCodeReceiptAndPullRequest(t *testing.T) {
 	if len(list(res, "commits")) != 2 || obj(res["pagination"])["has_more"] != false {
 		t.Errorf("second page = %v", res)
 	}
+	// pagination.limit is the request's; a page still holds at most 8 commits.
+	res = structured(t, "blame pr limit 9", s.call(t, "blame", map[string]any{"pull_request": 12, "limit": 9}))
+	if pg := obj(res["pagination"]); pg["limit"] != float64(9) || pg["returned"] != float64(8) || len(list(res, "commits")) != 8 {
+		t.Errorf("limit 9: pagination %v", pg)
+	}
+	// A cursor that is not printable ASCII is an argument error, as on the other paged tools.
+	if code := errorCode(t, "non-ASCII cursor", s.call(t, "blame", map[string]any{"pull_request": 12, "cursor": "curs\u00e9"})); code != "invalid_request" {
+		t.Errorf("non-ASCII cursor: %s", code)
+	}
 	if code := errorCode(t, "pr cursor on file", s.call(t, "blame", map[string]any{"file": "hello.py", "cursor": pg["next_cursor"]})); code != "cursor_mismatch" {
 		t.Errorf("a pull request's cursor for a file: %s", code)
 	}

@@ -168,12 +168,37 @@ func render(v any) (*mcpgo.CallToolResult, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	res := mcpgo.NewToolResultStructured(v, string(b))
+	res := mcpgo.NewToolResultStructured(v, escapeUnsafe(b))
 	rb, err := json.Marshal(res)
 	if err != nil {
 		return nil, 0, err
 	}
 	return res, len(rb) + responseEnvelope, nil
+}
+
+// escapeUnsafe is JSON text b with the characters that would drive a terminal rather than show up in it
+// written as \uXXXX, as the CLI writes them (cmd/ctx/app/sanitize.go, docs/security.md "Input hygiene"):
+// DEL, the C1 controls and the bidirectional overrides and isolates (U+202A-U+202E, U+2066-U+2069), which
+// encoding/json leaves raw (it escapes C0 itself). They occur only inside strings, where the escape means
+// the same character: the JSON is unchanged in meaning. b must be valid UTF-8 (json.Marshal's output is).
+func escapeUnsafe(b []byte) string {
+	var out strings.Builder
+	last := 0
+	for i, r := range string(b) {
+		if r == 0x7f || (r >= 0x80 && r <= 0x9f) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) {
+			if last == 0 {
+				out.Grow(len(b) + 16)
+			}
+			out.Write(b[last:i])
+			fmt.Fprintf(&out, `\u%04x`, r)
+			last = i + utf8.RuneLen(r)
+		}
+	}
+	if last == 0 {
+		return string(b)
+	}
+	out.Write(b[last:])
+	return out.String()
 }
 
 // renderOnce is render's result without the copy of structuredContent as text: the text block says the
@@ -272,11 +297,32 @@ func decodeCursor(s string) (cursorBody, bool) {
 	}
 	dec := json.NewDecoder(strings.NewReader(string(j)))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil || c.Tool == "" || c.Offset < 0 {
+	if err := dec.Decode(&c); err != nil || c.Tool == "" || c.Offset < 0 || c.Offset > maxCursorOffset {
 		return c, false
+	}
+	if c.Pos != nil {
+		// A position names an event: both fields present ({} would read as {0, 0}, the start), a row
+		// id of SQLite's (from 1) and a time in Unix milliseconds (0 for events without a time).
+		var p struct {
+			Pos struct {
+				At  *int64 `json:"at"`
+				Row *int64 `json:"row"`
+			} `json:"pos"`
+		}
+		if json.Unmarshal(j, &p) != nil || p.Pos.At == nil || p.Pos.Row == nil || *p.Pos.Row < 1 || *p.Pos.At < minPosAt {
+			return c, false
+		}
 	}
 	return c, true
 }
+
+// maxCursorOffset bounds a cursor's offset (an index into a list of at most a few thousand items, or an
+// event's sequence number), so that offset+limit never overflows.
+const maxCursorOffset = 1<<31 - 1
+
+// minPosAt is the earliest event time a position may hold: year -9999 in Unix milliseconds (Go's and
+// SQLite's times before it are not events' times).
+const minPosAt = -377705116800000
 
 // argsHash identifies a call's arguments apart from cursor and limit (which may change between pages):
 // args is a tool's argument struct, whose omitted fields are left out of its JSON.
@@ -512,7 +558,7 @@ func (s *srv) blameCode(ctx context.Context, args blameArgs) (any, error) {
 	if err != nil {
 		return nil, blameArgErr(err)
 	}
-	limit := min(args.limitOr(blameCodeMatches), blameCodeMatches)
+	limit := args.limitOr(blameCodeMatches) // the request's, as pagination reports it; a page holds at most 8
 	if args.PullRequest != 0 {
 		res, err := b.PullRequest(ctx, args.PullRequest)
 		if errors.Is(err, blame.ErrNoPullRequestEvidence) {
@@ -570,8 +616,9 @@ func (s *srv) blameCode(ctx context.Context, args blameArgs) (any, error) {
 	})
 }
 
-// blamePage is the page of commits that args' cursor names, at most limit, wrapped by wrap; the cursor is
-// bound to args and to bind (HEAD, and a pull request's base and head).
+// blamePage is the page of commits that args' cursor names, at most limit and at most blameCodeMatches,
+// wrapped by wrap; pagination.limit is limit, the request's. The cursor is bound to args and to bind
+// (HEAD, and a pull request's base and head).
 func blamePage(args blameArgs, bind string, commits []blame.Attribution, limit int, wrap func([]blame.Attribution, pagination) any) (any, error) {
 	cur := newCursorFor("blame", args, bind)
 	off, err := cur.start(args.page)
@@ -581,7 +628,10 @@ func blamePage(args blameArgs, bind string, commits []blame.Attribution, limit i
 	if err := checkOffset(off, len(commits)); err != nil {
 		return nil, err
 	}
-	return pageOf(commits, off, limit, cur.next, wrap), nil
+	return pageOf(commits, off, min(limit, blameCodeMatches), cur.next, func(items []blame.Attribution, pg pagination) any {
+		pg.Limit = limit
+		return wrap(items, pg)
+	}), nil
 }
 
 // historyProvenance marks transcript text in blame's evidence as quoted history, never instructions.

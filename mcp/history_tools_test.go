@@ -138,11 +138,23 @@ func TestHistoryToolsHappyPath(t *testing.T) {
 		obj(list(res, "after")[1])["op"] != "decision.add" {
 		t.Errorf("show_event = %v", res)
 	}
+	// Commits carry teammates' text: the result is labelled quoted history, with the commit's session
+	// record (none kept for sess-2; sess-1's below).
+	if sess, ok := res["session"]; !ok || sess != nil || !strings.HasPrefix(fmt.Sprint(res["content"]), "quoted history") {
+		t.Errorf("show_event session/content = %v / %v", res["session"], res["content"])
+	}
+	res = structured(t, "show_event sess-1", s.call(t, "show_event", map[string]any{"ctx_event_id": "ctx:" + fmt.Sprint(obj(list(res, "before")[0])["commit"])}))
+	if obj(res["session"])["summary"] != "wired the NATS bus" {
+		t.Errorf("show_event of a sess-1 commit: session %v", res["session"])
+	}
 
 	res = structured(t, "show_session", s.call(t, "show_session", map[string]any{"ctx_session_id": "ctx:sess-1"}))
 	if obj(res["session"])["summary"] != "wired the NATS bus" || len(list(res, "events")) != 3 ||
 		obj(list(res, "events")[0])["op"] != "knowledge.set" || obj(res["pagination"])["has_more"] != false {
 		t.Errorf("show_session = %v", res)
+	}
+	if gen, ok := res["generation"]; !ok || gen != float64(0) || !strings.HasPrefix(fmt.Sprint(res["content"]), "quoted history") {
+		t.Errorf("show_session generation/content = %v / %v", res["generation"], res["content"])
 	}
 	if code := errorCode(t, "show_session unknown", s.call(t, "show_session", map[string]any{"ctx_session_id": "ctx:nope"})); code != "not_found" {
 		t.Errorf("show_session unknown: %s", code)
@@ -304,5 +316,28 @@ func TestShowEventOutputLimit(t *testing.T) {
 	pg := obj(res["pagination"])
 	if pg["has_more"] != true || pg["returned"].(float64) >= 10000 || pg["returned"].(float64) < 1000 {
 		t.Errorf("blame of a large file: pagination %v", pg)
+	}
+}
+
+// TestTextFallbackEscapesTerminalControls: the text copy of a result writes the characters that would
+// drive a terminal (a bidirectional override, a C1 control, DEL) as \uXXXX, as the CLI does; the JSON
+// means the same and structuredContent keeps the characters.
+func TestTextFallbackEscapesTerminalControls(t *testing.T) {
+	dir, st := newRepo(t, store.Actor{Machine: "testbox"})
+	w := writer(t, dir, "claude-code", "sess-b")
+	setEntry(t, w, store.KnowledgeKind, "bidi", "zorblax \u202egnp.exe\u202c \u009b31m \u007f done\n")
+	s := serve(t, st, Options{}, "")
+	res := s.call(t, "search", map[string]any{"query": "zorblax"})
+	text := resultText(res)
+	if strings.ContainsAny(text, "\u202e\u202c\u009b\u007f") || !strings.Contains(text, `\u202e`) || !strings.Contains(text, `\u009b`) {
+		t.Errorf("text fallback %q", text)
+	}
+	var back map[string]any
+	if err := json.Unmarshal([]byte(text), &back); err != nil {
+		t.Fatalf("text fallback is not JSON: %v", err)
+	}
+	sc := structured(t, "search", res)
+	if fmt.Sprint(back) != fmt.Sprint(sc) || !strings.Contains(fmt.Sprint(sc), "\u202e") {
+		t.Errorf("text %v\nstructured %v", back, sc)
 	}
 }

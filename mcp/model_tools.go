@@ -226,6 +226,10 @@ func (s *srv) appendSession(ctx context.Context, a appendSessionArgs) (any, erro
 	}
 	if callerOf(ctx) != nil {
 		agent = s.clientAgent(ctx) // over HTTP the token says who writes, never an argument (docs/http.md)
+	} else if err := store.ValidKey(agent); err != nil || strings.Contains(agent, "--") {
+		// the argument is recorded as the session's agent: a name like every Ctx-Agent (no newline that
+		// would forge lines of the onboarding prompt, no "--", the activity files' separator)
+		return nil, argErrorf("argument 'agent': one name such as claude-code (no '/', control character, or \"--\"): %q", agent)
 	}
 	summary := a.Summary
 	if strings.TrimSpace(summary) == "" {

@@ -63,19 +63,27 @@ func newHistorySourcesCmd(e *env) *cli.Command {
 	return withHelp(&cli.Command{
 		Name:  "sources",
 		Usage: "list each provider's history root and the configured roots, and how many sessions each holds",
-		Flags: []cli.Flag{jsonFlag},
+		Flags: []cli.Flag{jsonFlag, &cli.StringFlag{Name: "format", Value: "text", Usage: "`FORMAT`: text or json (json is --json)"}},
 		Subcommands: []*cli.Command{
 			newHistorySourcesAddCmd(e),
 			newHistorySourcesRemoveCmd(e),
 		},
 		Action: action(e, func(c *cli.Context) (historySourcesOptions, error) {
-			return historySourcesOptions{JSON: c.Bool("json")}, nil
+			o := historySourcesOptions{JSON: c.Bool("json")}
+			switch c.String("format") { // --format json as ctx status takes it (docs/history.md)
+			case "text":
+			case "json":
+				o.JSON = true
+			default:
+				return o, usagef("--format is text or json")
+			}
+			return o, nil
 		}, runHistorySources),
 	}, "Lists each provider's one root (its override variable when set, else its default), then the roots\n"+
 		"configured for this repository (ctx history sources add), whether each exists and how many sources\n"+
 		"(sessions) discovery finds under it. It only stats and lists files. Each row's selection says how it\n"+
 		"was selected: automatic, or configured with its root name and group.",
-		[]string{"ctx history sources", "ctx history sources --json", "ctx history sources add --provider codex --path /backup/.codex --group backup",
+		[]string{"ctx history sources", "ctx history sources --json", "ctx sources --format json", "ctx history sources add --provider codex --path /backup/.codex --group backup",
 			"ctx history sources remove codex-backup"},
 		nil)
 }
@@ -524,8 +532,12 @@ func parseHistorySearch(c *cli.Context) (historySearchOptions, error) {
 	if strings.TrimSpace(q.Text) == "" {
 		return historySearchOptions{}, usagef("the query is empty: give the words to search for")
 	}
-	if c.Int("limit") < 1 {
+	if n := c.Int("limit"); n < 1 || n > 500 {
 		return historySearchOptions{}, usagef("--limit must be between 1 and 500")
+	}
+	if c.IsSet("scope") && c.IsSet("type") {
+		// as the MCP tool refuses content_scope with event_type (docs/mcp.md "search")
+		return historySearchOptions{}, usagef("--type conflicts with --scope: give one of them")
 	}
 	withCtx := false
 	for _, p := range c.StringSlice("provider") {

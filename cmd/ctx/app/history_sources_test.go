@@ -78,6 +78,12 @@ func TestHistoryConfiguredSources(t *testing.T) {
 	}
 
 	out, e, code := run("history", "sources", "--json")
+	if out2, e2, code2 := run("sources", "--format", "json"); code2 != ExitOK || out2 != out {
+		t.Errorf("sources --format json: exit %d, %s; differs from --json: %v", code2, e2, out2 != out)
+	}
+	if _, _, code2 := run("sources", "--format", "yaml"); code2 != ExitUsage {
+		t.Errorf("sources --format yaml: exit %d", code2)
+	}
 	if code != ExitOK {
 		t.Fatalf("sources: %d %s", code, e)
 	}

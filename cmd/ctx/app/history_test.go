@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -327,5 +328,55 @@ func TestHistorySearchBadQuery(t *testing.T) {
 		if code != ExitUsage || strings.Contains(e, "minLength") || !(strings.Contains(e, "no words") || strings.Contains(e, "the query is empty")) {
 			t.Errorf("search %q: exit %d, %s", q, code, e)
 		}
+	}
+}
+
+// TestHistorySearchLimitsAndPages: --limit is 1 to 500; above 100 hits (the MCP tool's page) --json
+// prints one object whose pagination describes the whole answer (the request's limit, every result) and
+// gives no cursor bound to an inner page; --type with --scope is refused as the MCP tool refuses
+// event_type with content_scope.
+func TestHistorySearchLimitsAndPages(t *testing.T) {
+	corpus := historyCorpus(t)
+	dir := testenv.NewRepo(t)
+	run := func(args ...string) (string, string, int) {
+		var out, errb bytes.Buffer
+		code := Run(context.Background(), append([]string{"ctx", "-C", dir}, args...), IO{In: strings.NewReader(""), Out: &out, Err: &errb})
+		return out.String(), errb.String(), code
+	}
+	for _, p := range []string{"claude-code", "codex"} {
+		if _, e, code := run("history", "import", "--provider", p, "--path", filepath.Join(corpus, p)); code != ExitOK {
+			t.Fatalf("import: %d %s", code, e)
+		}
+	}
+	for _, args := range [][]string{
+		{"--limit", "501"}, {"--limit", "5000"}, {"--limit", "0"},
+		{"--scope", "calls", "--type", "message"}, {"--scope", "all", "--type", "tool_call"},
+	} {
+		if _, e, code := run(append([]string{"history", "search", "the", "--json"}, args...)...); code != ExitUsage {
+			t.Errorf("%v: exit %d, %s", args, code, e)
+		}
+	}
+	for _, limit := range []int{150, 300} {
+		out, e, code := run("history", "search", "the", "--json", "--limit", strconv.Itoa(limit))
+		if code != ExitOK {
+			t.Fatalf("--limit %d: exit %d, %s", limit, code, e)
+		}
+		var res struct {
+			Results    []any          `json:"results"`
+			Pagination map[string]any `json:"pagination"`
+		}
+		if err := json.Unmarshal([]byte(out), &res); err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Results) <= 100 {
+			t.Fatalf("--limit %d: %d results, the corpus should give more than 100", limit, len(res.Results))
+		}
+		pg := res.Pagination
+		if pg["limit"] != float64(limit) || pg["returned"] != float64(len(res.Results)) || pg["next_cursor"] != nil {
+			t.Errorf("--limit %d: %d results, pagination %v", limit, len(res.Results), pg)
+		}
+	}
+	if out, e, code := run("history", "search", "the", "--json", "--type", "message"); code != ExitOK || !strings.Contains(out, `"event_type": "message"`) {
+		t.Errorf("--type alone: exit %d, %s", code, e)
 	}
 }

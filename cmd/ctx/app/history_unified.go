@@ -119,9 +119,15 @@ func runUnifiedSearch(ctx context.Context, e *env, st *store.Store, o historySea
 		if first == nil {
 			first = m
 		}
-		first["pagination"] = m["pagination"]
-		next, _ := m["pagination"].(map[string]any)["next_cursor"].(string)
+		pg, _ := m["pagination"].(map[string]any)
+		first["pagination"] = pg
+		next, _ := pg["next_cursor"].(string)
 		if left <= 0 || next == "" || len(rs) == 0 {
+			if cursor != "" {
+				// Several pages: the pagination describes the whole answer. The last page's cursor is
+				// bound to that page's limit, which is not the request's: no cursor is given.
+				first["pagination"] = map[string]any{"limit": o.Query.Limit, "returned": len(all), "has_more": pg["has_more"]}
+			}
 			break
 		}
 		cursor = next
