@@ -15,13 +15,7 @@ func Snippet(m Manager) string { return SnippetFor(m, Options{}) }
 // Each command fails open like ctx's own block: a missing ctx is skipped, a
 // failing or slow one never fails the git command.
 func SnippetFor(m Manager, opt Options) string {
-	hooks := append([]Hook{}, DefaultHooks...)
-	if opt.PrePush {
-		hooks = append(hooks, PrePush)
-	}
-	if opt.Blame {
-		hooks = append(hooks, PostCommit)
-	}
+	hooks := snippetHooks(opt)
 	var b strings.Builder
 	switch m {
 	case Husky:
@@ -78,13 +72,7 @@ func UninstallSnippetFor(m Manager, opt Options) string {
 		}
 		return "# delete these entries from the configuration (they are what ctx hooks install printed):\n" + install
 	}
-	hooks := append([]Hook{}, DefaultHooks...)
-	if opt.PrePush {
-		hooks = append(hooks, PrePush)
-	}
-	if opt.Blame {
-		hooks = append(hooks, PostCommit)
-	}
+	hooks := snippetHooks(opt)
 	var b strings.Builder
 	b.WriteString("# husky (v8 and v9): run these commands in a shell at the top of the repository. For each hook they\n")
 	b.WriteString("# delete the lines that run `ctx hooks run <hook>` from .husky/<hook> and keep every other line.\n")
@@ -94,6 +82,19 @@ func UninstallSnippetFor(m Manager, opt Options) string {
 	}
 	b.WriteString("unset -f ctx_unhook\n")
 	return b.String()
+}
+
+// snippetHooks are the hooks a snippet covers: DefaultHooks, then pre-push when opt.PrePush and
+// post-commit when opt.Blame.
+func snippetHooks(opt Options) []Hook {
+	hooks := append([]Hook{}, DefaultHooks...)
+	if opt.PrePush {
+		hooks = append(hooks, PrePush)
+	}
+	if opt.Blame {
+		hooks = append(hooks, PostCommit)
+	}
+	return hooks
 }
 
 // shellLine is the one-line, fail-open form of ctx's block, with the same
