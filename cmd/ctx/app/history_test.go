@@ -273,7 +273,7 @@ func TestAbsFile(t *testing.T) {
 
 // TestHistoryDamagedIndex: a damaged index (truncated, or not a database at all) makes a search fail with
 // the remedy, and the next import rebuilds it from the transcripts with a warning; the search then works.
-// A search of the context store alone (--provider ctx) does not read the index and works throughout.
+// A search of the context store alone (--provider ctx) does not need the index and works throughout.
 func TestHistoryDamagedIndex(t *testing.T) {
 	corpus := historyCorpus(t)
 	dir := testenv.NewRepo(t)
