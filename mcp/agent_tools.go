@@ -498,13 +498,18 @@ func (s *srv) searchTool(ctx context.Context, args searchArgs) (any, error) {
 	withIndex := len(args.Providers) == 0 || len(provs) > 0
 	limit := args.limitOr(20)
 
+	// A search of the context store alone (providers ["ctx"]) does not need the index: it reports the
+	// index's generation when the index can be read, and 0 when it cannot (damaged), instead of failing.
 	ix, err := s.index(ctx)
-	if err != nil {
+	if err != nil && withIndex {
 		return nil, err
 	}
 	gen, err := generation(ctx, ix)
-	if err != nil {
+	if err != nil && withIndex {
 		return nil, err
+	}
+	if err != nil {
+		ix, gen = nil, 0
 	}
 	tip, err := s.ctxTip(ctx)
 	if err != nil {

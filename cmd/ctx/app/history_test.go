@@ -273,6 +273,7 @@ func TestAbsFile(t *testing.T) {
 
 // TestHistoryDamagedIndex: a damaged index (truncated, or not a database at all) makes a search fail with
 // the remedy, and the next import rebuilds it from the transcripts with a warning; the search then works.
+// A search of the context store alone (--provider ctx) does not need the index and works throughout.
 func TestHistoryDamagedIndex(t *testing.T) {
 	corpus := historyCorpus(t)
 	dir := testenv.NewRepo(t)
@@ -284,6 +285,12 @@ func TestHistoryDamagedIndex(t *testing.T) {
 	imp := []string{"history", "import", "--provider", "claude-code", "--path", filepath.Join(corpus, "claude-code")}
 	if _, e, code := run(imp...); code != ExitOK {
 		t.Fatalf("import: %d %s", code, e)
+	}
+	// A search of the context store alone does not need the index: it works whatever state the index is in.
+	for _, args := range [][]string{{"init", "--no-hooks"}, {"knowledge", "set", "storeword", "zebrafinch lives in the store"}} {
+		if _, e, code := run(args...); code != ExitOK {
+			t.Fatalf("%v: %d %s", args, code, e)
+		}
 	}
 	db := filepath.Join(dir, ".git", "ctx", "history", "index.db")
 	for _, damage := range []func() error{
@@ -299,6 +306,9 @@ func TestHistoryDamagedIndex(t *testing.T) {
 		}
 		if _, e, code := run("history", "list", "events"); code == ExitOK || !strings.Contains(e, "ctx history import rebuilds it") {
 			t.Errorf("list events of a damaged index: exit %d, %s", code, e)
+		}
+		if out, e, code := run("search", "zebrafinch", "--provider", "ctx"); code != ExitOK || !strings.Contains(out, "storeword") {
+			t.Errorf("search of the context store alone beside a damaged index: exit %d, %q %s", code, out, e)
 		}
 		_, e, code = run(imp...)
 		if code != ExitOK || !strings.Contains(e, "is damaged") || !strings.Contains(e, "rebuilding it from the transcripts") {
