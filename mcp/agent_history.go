@@ -107,12 +107,18 @@ func (s *srv) closeIndex() {
 	}
 }
 
-// generation is the index's generation, 0 without an index.
-func generation(ctx context.Context, ix *history.Index) (int64, error) {
-	if ix == nil {
-		return 0, nil
+// indexGeneration is the index (s.index: nil without one) and its generation (0 without an index), which
+// the history tools bind their cursors to and report.
+func (s *srv) indexGeneration(ctx context.Context) (*history.Index, int64, error) {
+	ix, err := s.index(ctx)
+	if err != nil || ix == nil {
+		return nil, 0, err
 	}
-	return ix.Generation(ctx)
+	gen, err := ix.Generation(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	return ix, gen, nil
 }
 
 // ctxTip is the fingerprint of the context refs' tips, "" when the store is not initialised.

@@ -500,16 +500,9 @@ func (s *srv) searchTool(ctx context.Context, args searchArgs) (any, error) {
 
 	// A search of the context store alone (providers ["ctx"]) does not need the index: it reports the
 	// index's generation when the index can be read, and 0 when it cannot (damaged), instead of failing.
-	ix, err := s.index(ctx)
+	ix, gen, err := s.indexGeneration(ctx)
 	if err != nil && withIndex {
 		return nil, err
-	}
-	gen, err := generation(ctx, ix)
-	if err != nil && withIndex {
-		return nil, err
-	}
-	if err != nil {
-		ix, gen = nil, 0
 	}
 	tip, err := s.ctxTip(ctx)
 	if err != nil {
@@ -946,11 +939,7 @@ func (s *srv) showCtxSession(ctx context.Context, args showSessionArgs, id, mode
 		return nil, err
 	}
 	// generation is the index's, as search reports it beside ctx hits (0 without an index)
-	ix, err := s.index(ctx)
-	if err != nil {
-		return nil, err
-	}
-	gen, err := generation(ctx, ix)
+	_, gen, err := s.indexGeneration(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -1171,11 +1160,7 @@ func (s *srv) queryEventsTool(ctx context.Context, args queryEventsArgs) (any, e
 		content = "full"
 	}
 	limit := args.limitOr(100)
-	ix, err := s.index(ctx)
-	if err != nil {
-		return nil, err
-	}
-	gen, err := generation(ctx, ix)
+	ix, gen, err := s.indexGeneration(ctx)
 	if err != nil {
 		return nil, err
 	}

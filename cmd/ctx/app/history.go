@@ -63,21 +63,14 @@ func newHistorySourcesCmd(e *env) *cli.Command {
 	return withHelp(&cli.Command{
 		Name:  "sources",
 		Usage: "list each provider's history root and the configured roots, and how many sessions each holds",
-		Flags: []cli.Flag{jsonFlag, &cli.StringFlag{Name: "format", Value: "text", Usage: "`FORMAT`: text or json (json is --json)"}},
+		Flags: []cli.Flag{jsonFlag, formatFlag},
 		Subcommands: []*cli.Command{
 			newHistorySourcesAddCmd(e),
 			newHistorySourcesRemoveCmd(e),
 		},
 		Action: action(e, func(c *cli.Context) (historySourcesOptions, error) {
-			o := historySourcesOptions{JSON: c.Bool("json")}
-			switch c.String("format") { // --format json as ctx status takes it (docs/history.md)
-			case "text":
-			case "json":
-				o.JSON = true
-			default:
-				return o, usagef("--format is text or json")
-			}
-			return o, nil
+			js, err := jsonOrFormat(c) // --format json as ctx status takes it (docs/history.md)
+			return historySourcesOptions{JSON: js}, err
 		}, runHistorySources),
 	}, "Lists each provider's one root (its override variable when set, else its default), then the roots\n"+
 		"configured for this repository (ctx history sources add), whether each exists and how many sources\n"+

@@ -13,6 +13,21 @@ import (
 
 var jsonFlag = &cli.BoolFlag{Name: "json", Usage: "print JSON"}
 
+// formatFlag is seed 004's spelling of jsonFlag for `ctx status` and `ctx sources`: --format text or json.
+var formatFlag = &cli.StringFlag{Name: "format", Value: "text", Usage: "`FORMAT`: text or json (json is --json)"}
+
+// jsonOrFormat is whether a command with jsonFlag and formatFlag prints JSON: --json, or --format json.
+// Another --format value is a usage error.
+func jsonOrFormat(c *cli.Context) (bool, error) {
+	switch c.String("format") {
+	case "text":
+		return c.Bool("json"), nil
+	case "json":
+		return true, nil
+	}
+	return false, usagef("--format is text or json")
+}
+
 func printJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)

@@ -19,17 +19,10 @@ func newStatusCmd(e *env) *cli.Command {
 	return withHelp(&cli.Command{
 		Name:  "status",
 		Usage: "show the context branch, its tip, ahead/behind the remote, entry counts and hand edits of .context/",
-		Flags: []cli.Flag{jsonFlag, &cli.StringFlag{Name: "format", Value: "text", Usage: "`FORMAT`: text or json (json is --json)"}},
+		Flags: []cli.Flag{jsonFlag, formatFlag},
 		Action: action(e, func(c *cli.Context) (statusOptions, error) {
-			o := statusOptions{JSON: c.Bool("json")}
-			switch c.String("format") {
-			case "text":
-			case "json":
-				o.JSON = true
-			default:
-				return o, usagef("--format is text or json")
-			}
-			return o, nil
+			js, err := jsonOrFormat(c)
+			return statusOptions{JSON: js}, err
 		}, runStatus),
 	}, "Shows the context branch and its tip, how far it is ahead of or behind the remote's (as of the\n"+
 		"last pull or push: status does not fetch), the number of entries of each kind, git locks left in\n"+
