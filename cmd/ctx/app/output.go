@@ -13,7 +13,7 @@ import (
 
 var jsonFlag = &cli.BoolFlag{Name: "json", Usage: "print JSON"}
 
-// formatFlag is seed 004's spelling of jsonFlag for `ctx status` and `ctx sources`: --format text or json.
+// formatFlag is jsonFlag's other spelling for `ctx status` and `ctx sources` (docs/history.md "CLI"): --format text or json.
 var formatFlag = &cli.StringFlag{Name: "format", Value: "text", Usage: "`FORMAT`: text or json (json is --json)"}
 
 // jsonOrFormat is whether a command with jsonFlag and formatFlag prints JSON: --json, or --format json.
