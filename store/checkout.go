@@ -176,6 +176,7 @@ func (s *Store) refresh(ctx context.Context, force map[string]bool) (*Refreshed,
 	// refresh) and no later one: a long-lived server would otherwise keep the last record's bytes and
 	// maps for its whole life (about 5 MB at 10,000 entries; bench/README.md "Fourth round").
 	defer s.parsed.Drop()
+	defer s.scanned.drop()
 	return s.refreshWith(ctx, force, false)
 }
 
@@ -216,9 +217,14 @@ func (s *Store) refreshWith(ctx context.Context, force map[string]bool, recreate
 	var rec *Record
 	var found bool
 	trustStat := false // the record's stat data may stand for the files' content (below)
+	// The stat data of the record's files before they are read: with the bytes read, the key of the
+	// status index of that record (statusindexcarry.go).
+	var recSt0, logSt0 FileStat
+	statOK := false
 	if _, jerr := os.Lstat(s.journalPath()); jerr == nil {
 		rec, found, err = s.recoverRefresh(fsys)
 	} else {
+		recSt0, logSt0, statOK = recordStats(fsys)
 		rec, found, err = s.readRecordLazy(fsys)
 		trustStat = err == nil && found
 	}
@@ -302,8 +308,17 @@ func (s *Store) refreshWith(ctx context.Context, force map[string]bool, recreate
 	sort.Strings(paths)
 	// Each lookup in a lazily read record scans its bytes: for many paths (a pull of a teammate's week)
 	// parsing the record once is cheaper.
+	// When the status index of the record read is at hand, its entries are the record's (and the refresh
+	// writes the index of the record it writes, carriedIndex).
+	var base *statusIndex
 	if len(paths) > lazyLookupMax {
-		if err := rec.LoadAll(); err != nil {
+		if statOK && rec.Lazy() {
+			raw, logRaw := rec.Bytes()
+			base = s.baseIndex(keyOf(raw, logRaw, recSt0, logSt0))
+		}
+		if base != nil {
+			rec.LoadAllWith(base.recordFiles())
+		} else if err := rec.LoadAll(); err != nil {
 			return nil, err
 		}
 	}
@@ -412,8 +427,23 @@ func (s *Store) refreshWith(ctx context.Context, force map[string]bool, recreate
 			}
 		}
 	}
+	// The next index's stamp is taken after the files were written and before the record is: the record
+	// is racily clean against it (the next scan checks its bytes), the files written in an earlier clock
+	// tick are not.
+	var iw *indexWriter
+	var changedPaths []string
+	if base != nil {
+		changedPaths = rec.Changed()
+		iw = s.newIndexWriter()
+	}
 	if err := writeRecordFS(fsys, rec); err != nil {
+		if iw != nil {
+			iw.discard()
+		}
 		return nil, fmt.Errorf("refresh: %w", err)
+	}
+	if iw != nil {
+		s.writeCarriedIndex(ctx, fsys, iw, base, rec, changedPaths)
 	}
 	if err := s.markCheckoutMade(); err != nil {
 		return nil, fmt.Errorf("refresh: %w", err)
@@ -627,7 +657,9 @@ func (s *Store) CommitHandEdits(ctx context.Context, msg string) (*Committed, []
 // commitHandEdits is CommitHandEdits; with auto (the hand edits a pull records on its own) a file deleted
 // by hand is not recorded: the whole call fails with a *HandDeletionsError and commits nothing.
 func (s *Store) commitHandEdits(ctx context.Context, msg string, auto bool) (*Committed, []HandEdit, error) {
-	edits, err := s.HandEdits(ctx)
+	// A pull (auto) refreshes after this scan: the scan's status index is kept for that refresh
+	// (indexHandoff), which Pull drops.
+	edits, _, err := s.scanCheckout(ctx, scanOptions{handoff: auto})
 	if err != nil {
 		return nil, nil, err
 	}

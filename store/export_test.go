@@ -127,3 +127,19 @@ func SetOneSidedOff(off bool) (restore func()) {
 
 // OneSidedTaken is how many paths merges have decided by name so far.
 func OneSidedTaken() int64 { return oneSidedTaken.Load() }
+
+// SetOnIndexCarried installs f as the hook called whenever a refresh writes the status index of the record
+// it wrote (carriedIndex), and returns the function that removes it.
+func SetOnIndexCarried(f func(paths int)) func() {
+	old := onIndexCarried
+	onIndexCarried = f
+	return func() { onIndexCarried = old }
+}
+
+// SetCarryIndex turns off (or on) the refresh's use of the status index as the record's entries and its
+// writing of the next index, and returns the function that restores it.
+func SetCarryIndex(on bool) func() {
+	old := carryIndex
+	carryIndex = on
+	return func() { carryIndex = old }
+}

@@ -37,6 +37,8 @@ type scanOptions struct {
 	// counts, when set, computes the entry counts at tips; it is called only when the index does not hold
 	// them for these tips (and this caller's public-only view), and the index keeps its answer.
 	counts func() (map[string]int, error)
+	// handoff keeps the index compared against for the refresh that follows (indexHandoff).
+	handoff bool
 }
 
 // scanCheckout lists the hand edits of the checked-out tree (HandEdits) and returns the status index it
@@ -206,10 +208,16 @@ func (s *Store) scanCheckout(ctx context.Context, o scanOptions) ([]HandEdit, *s
 		if sc.dirty || sc.rebuilt {
 			if err := w.commit(s, x); err != nil {
 				warn(ctx, fmt.Sprintf("write the status index: %v", err))
+			} else {
+				x.prechecked = false // what was written: its stat data stand against its stamp now
 			}
 		} else {
 			w.discard()
 		}
+	}
+	if o.handoff && !x.prechecked {
+		// For a refresh that follows (a pull), instead of reading the index again (statusindexcarry.go).
+		s.scanned.put(x)
 	}
 	return sc.out, x, nil
 }

@@ -108,6 +108,7 @@ type Store struct {
 
 	recCache recordCache       // the checkout record's scopes as CheckoutView last read them
 	parsed   checkoutrec.Cache // the checkout record last parsed, by its bytes
+	scanned  indexHandoff      // the status index of the last hand-edit scan, for the refresh after it
 	made     madeBlobs         // the files a pull's merge wrote, for its refresh (Pull drops them)
 	notes    notesSeen         // the remote's notes tip as the last pull's listing gave it, for PullNotes
 	skels    *skelCache        // the look-alike index of the folders writes check (lookalike); shared by WithActor's stores

@@ -360,6 +360,7 @@ func (s *Store) Pull(ctx context.Context, o PullOptions) (*PullResult, error) {
 	}
 	res := &PullResult{Remote: remote, Action: PullNone, Strategy: o.Strategy}
 	defer s.made.drop()
+	defer s.scanned.drop()
 	// A link or tracked files at .context are refused before anything is fetched (docs/security.md
 	// "Trust boundaries: the user's branches"), also on a fresh clone that has no context branch yet.
 	if _, err := s.checkCheckoutDir(ctx); err != nil {

@@ -177,6 +177,40 @@ func (r *Record) LoadAll() error {
 	return nil
 }
 
+// LoadAllWith is LoadAll with the whole record given instead of parsed: whole holds every entry of
+// RecordFile's bytes with RecordLogFile's lines applied, as Parse of the record's bytes (Bytes) would
+// return them, and becomes the record's (the caller keeps no reference to it). This process's changes are
+// kept. A record not read lazily is left as it is.
+func (r *Record) LoadAllWith(whole map[string]RecordEntry) {
+	if r.src == nil {
+		return
+	}
+	for p := range r.changed {
+		if e, ok := r.Files[p]; ok {
+			whole[p] = e
+		} else {
+			delete(whole, p)
+		}
+	}
+	r.Files, r.src, r.gone = whole, nil, nil
+}
+
+// Lazy reports whether the record was read lazily and not loaded whole yet (ReadLazy, LoadAll).
+func (r *Record) Lazy() bool { return r.src != nil }
+
+// Bytes returns the bytes of RecordFile and RecordLogFile the record was read from, or last written as
+// (Write); not to be changed.
+func (r *Record) Bytes() (rec, log []byte) { return r.raw, r.logRaw }
+
+// Changed returns the paths this process put or removed since the record was read or last written.
+func (r *Record) Changed() []string {
+	out := make([]string, 0, len(r.changed))
+	for p := range r.changed {
+		out = append(out, p)
+	}
+	return out
+}
+
 // recordSource finds entries in the bytes of RecordFile without decoding the others.
 type recordSource struct {
 	name  string
