@@ -683,7 +683,7 @@ func (s *srv) shareSessionTool(ctx context.Context, args shareSessionArgs) (any,
 		return nil, err
 	}
 	if ix == nil {
-		return nil, codedErrorf(codeNotFound, "session %q not found: %s", args.SessionID, noIndexHint(ctx))
+		return nil, codedErrorf(codeNotFound, "session %q not found: %s", args.SessionID, s.noIndexHint(ctx))
 	}
 	b, err := blame.New(ctx, st.WorkTree(), ix)
 	if err != nil {

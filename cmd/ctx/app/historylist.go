@@ -126,6 +126,10 @@ func runHistoryListEvents(ctx context.Context, e *env, o historyListEventsOption
 		}
 		q.SessionID = s.ID
 	}
+	gen, err := ix.Generation(ctx)
+	if err != nil {
+		return err
+	}
 	shown := 0
 	for {
 		q.Limit = listPage
@@ -146,12 +150,33 @@ func runHistoryListEvents(ctx context.Context, e *env, o historyListEventsOption
 			}
 		}
 		shown += len(evs)
-		if len(evs) < q.Limit || (o.Max > 0 && shown >= o.Max) {
-			return nil
+		if len(evs) > 0 {
+			pos := evs[len(evs)-1].Pos
+			q.After = &pos
 		}
-		pos := evs[len(evs)-1].Pos
-		q.After = &pos
+		if len(evs) < q.Limit || (o.Max > 0 && shown >= o.Max) {
+			break
+		}
 	}
+	if !o.JSON {
+		return nil
+	}
+	// The stream ends with its completion record (docs/history.md "CLI").
+	truncated := false
+	if o.Max > 0 && shown >= o.Max {
+		q.Limit = 1
+		rest, err := ix.ListEvents(ctx, q)
+		if err != nil {
+			return err
+		}
+		truncated = len(rest) > 0
+	}
+	c := streamCompletion{Kind: "completion", Stream: "events", Complete: !truncated, Truncated: truncated,
+		Returned: shown, Generation: gen}
+	if o.Max > 0 {
+		c.Limit = &o.Max
+	}
+	return printJSONLine(e.stdout, c)
 }
 
 // printListedEvent prints one event as one line: time ("-" when none), provider, type/role, tool, event
