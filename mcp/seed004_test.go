@@ -3,8 +3,10 @@ package mcp
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -95,7 +97,7 @@ func TestQueryEventsFreshnessFrontier(t *testing.T) {
 	var cursor any
 	var lastID string
 	for i := 0; ; i++ {
-		args := map[string]any{"limit": 300, "content": "none", "providers": []any{"codex"}}
+		args := map[string]any{"limit": 100, "content": "none", "providers": []any{"codex"}}
 		if cursor != nil {
 			args["cursor"] = cursor
 		}
@@ -127,4 +129,102 @@ func TestQueryEventsFreshnessFrontier(t *testing.T) {
 	if obj(res["freshness"])["state"] != "no_index" || obj(res["frontier"])["last_event_id"] != nil || obj(res["frontier"])["reached_end"] != true {
 		t.Errorf("query_events without an index = %v", res)
 	}
+}
+
+// shapeOf is the JSON shape of v: an object's keys with their shapes, an array's elements' shapes merged
+// (objects: the union of their keys), a scalar's type; shapes that differ join as "a|b".
+func shapeOf(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		m := map[string]any{}
+		for k, e := range x {
+			m[k] = shapeOf(e)
+		}
+		return m
+	case []any:
+		var merged any
+		for _, e := range x {
+			merged = mergeShape(merged, shapeOf(e))
+		}
+		if merged == nil {
+			return []any{}
+		}
+		return []any{merged}
+	case string:
+		return "string"
+	case float64:
+		return "number"
+	case bool:
+		return "boolean"
+	case nil:
+		return "null"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+func mergeShape(a, b any) any {
+	if a == nil {
+		return b
+	}
+	am, aok := a.(map[string]any)
+	bm, bok := b.(map[string]any)
+	if aok && bok {
+		out := map[string]any{}
+		for k, v := range am {
+			out[k] = v
+		}
+		for k, v := range bm {
+			out[k] = mergeShape(out[k], v)
+		}
+		return out
+	}
+	as, bs := fmt.Sprint(a), fmt.Sprint(b)
+	if as == bs {
+		return a
+	}
+	if aok || bok {
+		return "object|" + map[bool]string{true: bs, false: as}[aok]
+	}
+	parts := map[string]bool{}
+	for _, p := range strings.Split(as+"|"+bs, "|") {
+		parts[p] = true
+	}
+	keys := make([]string, 0, len(parts))
+	for p := range parts {
+		keys = append(keys, p)
+	}
+	slices.Sort(keys)
+	return strings.Join(keys, "|")
+}
+
+// TestHistoryOutputShapes snapshots the structuredContent shapes of the history read tools (every key
+// and its JSON type, array elements merged) over the corpus: a field added, renamed, dropped or retyped
+// against seed 004's contract shows here; review the difference, then -update.
+func TestHistoryOutputShapes(t *testing.T) {
+	e := corpusServer(t)
+	s := e.s
+	out := map[string]any{}
+	add := func(name, tool string, args map[string]any) map[string]any {
+		t.Helper()
+		res := structured(t, name, s.call(t, tool, args))
+		out[name] = shapeOf(res)
+		return res
+	}
+	add("status", "status", nil)
+	add("sources", "sources", nil)
+	sr := add("search", "search", map[string]any{"query": "apply_patch", "limit": 5})
+	hit := obj(list(sr, "results")[0])
+	add("show_session", "show_session", map[string]any{"ctx_session_id": hit["ctx_session_id"], "mode": "log", "limit": 3})
+	add("show_event", "show_event", map[string]any{"ctx_event_id": hit["ctx_event_id"], "window": 1})
+	for _, c := range []string{"full", "text", "none"} {
+		add("query_events/"+c, "query_events", map[string]any{"providers": []any{"codex"}, "content": c, "limit": 20})
+	}
+	res := s.call(t, "show_session", map[string]any{"ctx_session_id": hit["ctx_session_id"], "cursor": "AAAA"})
+	b, err := json.Marshal(res.StructuredContent)
+	var m map[string]any
+	if err != nil || json.Unmarshal(b, &m) != nil || !res.IsError || m["error_code"] != "invalid_cursor" {
+		t.Fatalf("a malformed cursor: %v %s", res.IsError, b)
+	}
+	out["error"] = shapeOf(m)
+	golden(t, "history_outputs.golden.json", indentJSON(t, out))
 }

@@ -664,7 +664,7 @@ func newHistoryShowSessionCmd(e *env) *cli.Command {
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "max-events", Usage: "stop after `N` events"},
 			historyIndexFlag(),
-			&cli.BoolFlag{Name: "json", Usage: "print JSON lines: the session, then one event per line"},
+			&cli.BoolFlag{Name: "json", Usage: "print JSON lines: the session, one event per line, then the completion record"},
 		},
 		Action: action(e, func(c *cli.Context) (historyShowSessionOptions, error) {
 			if c.NArg() != 1 {
@@ -674,7 +674,8 @@ func newHistoryShowSessionCmd(e *env) *cli.Command {
 		}, withHistoryErr(runHistoryShowSession)),
 	}, "Prints the session (its provider, native id, source file, parent and root, cwd and event count), then\n"+
 		"its events in order: sequence number, time, type, role, tool and event ID, then the text (cut at 4000\n"+
-		"bytes). With --json: the session, then one event a line, in full.",
+		"bytes). With --json: the session, then one event a line, in full, then the completion record\n"+
+		"{kind: \"completion\", complete, truncated, returned, max_events, generation, ...} (docs/history.md).",
 		[]string{"ctx history show session 3f2a9c1d", "ctx history show session 3f2a9c1d --max-events 20 --json"},
 		historyExits)
 }

@@ -54,7 +54,8 @@ func newHistoryListEventsCmd(e *env) *cli.Command {
 		Action: action(e, parseHistoryListEvents, withHistoryErr(runHistoryListEvents)),
 	}, "Prints the events of the index that match every filter, ordered by time then import order, as a\n"+
 		"stream: one line per event (time, provider, type, role, event ID and the start of its text), or with\n"+
-		"--json one JSON object per line (the normalised event of docs/history.md plus provider). The MCP tool\n"+
+		"--json one JSON object per line (the normalised event of docs/history.md plus provider), then the\n"+
+		"completion record {kind: \"completion\", complete, truncated, returned, limit, generation}. The MCP tool\n"+
 		"query_events pages the same listing.",
 		[]string{"ctx history list events --provider codex --type tool_call --since 2026-11-01",
 			"ctx history list events --session 3f2a9c1d --json", "ctx history list events --file store/ --order desc --limit 20"},
