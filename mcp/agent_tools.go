@@ -116,10 +116,23 @@ func (s *srv) statusTool(ctx context.Context, _ noArgs) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	return statusResult{r, true}, nil
+}
+
+// statusResult is the status tool's structuredContent: the status report with read_only: true.
+type statusResult struct {
+	*statusReport
+	ReadOnly bool `json:"read_only"`
+}
+
+// textFallback is the store's status and the history report: upgrade, local_usage and read_only are
+// machine-only, in structuredContent alone (seed 004: "The added facts remain machine-only and do not
+// expand the MCP text fallback").
+func (r statusResult) textFallback() any {
 	return struct {
-		*statusReport
-		ReadOnly bool `json:"read_only"`
-	}{r, true}, nil
+		*store.Status
+		History historyStatus `json:"history"`
+	}{r.Status, r.History}
 }
 
 // statusReport is the JSON of `ctx status --format json` (StatusReport): the store's status, the

@@ -14,12 +14,21 @@ import (
 	"github.com/ctx-dev/ctx/store"
 )
 
-// TestStatusUpgradeSection: status carries seed 004's upgrade section beside history and local_usage:
+// TestStatusUpgradeSection: status carries seed 004's upgrade section beside history and local_usage
+// (in structuredContent only, not in the text fallback):
 // everything current over a freshly imported index and a new store (date-sharded layout), with this
 // ctx's schema version and the index path as a local diagnostic.
 func TestStatusUpgradeSection(t *testing.T) {
 	e := corpusServer(t)
-	st := structured(t, "status", e.s.call(t, "status", nil))
+	res := e.s.call(t, "status", nil)
+	st := structured(t, "status", res)
+	// The machine-only facts are in structuredContent alone: the text fallback is the store's status and
+	// the history report (seed 004: they "do not expand the MCP text fallback").
+	var text map[string]any
+	if err := json.Unmarshal([]byte(resultText(res)), &text); err != nil || text["history"] == nil || text["branch"] == nil ||
+		text["upgrade"] != nil || text["local_usage"] != nil || text["read_only"] != nil {
+		t.Errorf("status text fallback = %.400s (%v)", resultText(res), err)
+	}
 	up := obj(st["upgrade"])
 	hi, cs := obj(up["history_index"]), obj(up["context_store"])
 	if st["read_only"] != true || up["state"] != "current" || up["ctx_version"] == "" || len(list(up, "actions")) != 0 ||
