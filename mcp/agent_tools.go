@@ -126,7 +126,7 @@ type statusResult struct {
 }
 
 // textFallback is the store's status and the history report: upgrade, local_usage and read_only are
-// machine-only, in structuredContent alone (seed 004: "The added facts remain machine-only and do not
+// machine-only, in structuredContent alone (docs/mcp.md "History read tools": "The added facts remain machine-only and do not
 // expand the MCP text fallback").
 func (r statusResult) textFallback() any {
 	return struct {

@@ -203,7 +203,7 @@ const (
 )
 
 // localUsage is the compact report of status: enablement, state, the definition and retention versions
-// and a stable content-free error when unavailable; never counts (seed: "Compact local_usage contains
+// and a stable content-free error when unavailable; never counts (docs/mcp.md "Local usage": "Compact local_usage contains
 // only enablement, state, definition/retention versions, and a stable content-free error").
 type localUsage struct {
 	Enabled           bool   `json:"enabled"`

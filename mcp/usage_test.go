@@ -54,7 +54,7 @@ func TestLocalUsageCountsDeliveredCalls(t *testing.T) {
 }
 
 // TestLocalUsageStatusAndSwitch: status reports the compact local usage (only enablement, state, the
-// definition and retention versions and an error: seed 004's fields, never counts), LocalUsage (ctx mcp
+// definition and retention versions and an error: docs/mcp.md "Local usage", never counts), LocalUsage (ctx mcp
 // usage) the counts; CTX_MCP_USAGE=off stops the counting of the calls that arrive after it and status
 // says disabled; counts persist across servers.
 func TestLocalUsageStatusAndSwitch(t *testing.T) {

@@ -107,7 +107,7 @@ func TestHistoryCLI(t *testing.T) {
 	if code != ExitOK || !strings.Contains(out, "Create a hello world function") || !strings.Contains(out, "9 events") {
 		t.Fatalf("show session: %d %s %q", code, e, out)
 	}
-	// JSON lines: the session, the events, then the completion record (seed 004: "CLI JSONL ends with
+	// JSON lines: the session, the events, then the completion record (docs/history.md "The end of a JSON Lines stream": "CLI JSONL ends with
 	// completion metadata rather than a cursor"): truncated by --max-events, complete without it.
 	completion := func(out string, events int) map[string]any {
 		t.Helper()

@@ -14,7 +14,7 @@ import (
 	"github.com/ctx-dev/ctx/store"
 )
 
-// TestStatusUpgradeSection: status carries seed 004's upgrade section beside history and local_usage
+// TestStatusUpgradeSection: status carries the agent-history contract's upgrade section (docs/mcp.md) beside history and local_usage
 // (in structuredContent only, not in the text fallback):
 // everything current over a freshly imported index and a new store (date-sharded layout), with this
 // ctx's schema version and the index path as a local diagnostic.
@@ -23,7 +23,7 @@ func TestStatusUpgradeSection(t *testing.T) {
 	res := e.s.call(t, "status", nil)
 	st := structured(t, "status", res)
 	// The machine-only facts are in structuredContent alone: the text fallback is the store's status and
-	// the history report (seed 004: they "do not expand the MCP text fallback").
+	// the history report (docs/mcp.md: they "do not expand the MCP text fallback").
 	var text map[string]any
 	if err := json.Unmarshal([]byte(resultText(res)), &text); err != nil || text["history"] == nil || text["branch"] == nil ||
 		text["upgrade"] != nil || text["local_usage"] != nil || text["read_only"] != nil {
@@ -208,7 +208,7 @@ func mergeShape(a, b any) any {
 
 // TestHistoryOutputShapes snapshots the structuredContent shapes of the history read tools (every key
 // and its JSON type, array elements merged) over the corpus: a field added, renamed, dropped or retyped
-// against seed 004's contract shows here; review the difference, then -update.
+// against the agent-history contract (docs/mcp.md) shows here; review the difference, then -update.
 func TestHistoryOutputShapes(t *testing.T) {
 	e := corpusServer(t)
 	s := e.s
