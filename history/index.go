@@ -1028,6 +1028,11 @@ func (b *batchTx) commit(ctx context.Context) error {
 		ON CONFLICT(key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)`); err != nil {
 			return fmt.Errorf("import: bump generation: %w", err)
 		}
+		// changed_at: when the generation last moved (Freshness), in Unix milliseconds
+		if _, err := b.tx.ExecContext(b.w.sctx, `INSERT INTO meta(key, value) VALUES('changed_at', ?)
+		ON CONFLICT(key) DO UPDATE SET value = excluded.value`, strconv.FormatInt(time.Now().UnixMilli(), 10)); err != nil {
+			return fmt.Errorf("import: record its time: %w", err)
+		}
 	}
 	if err := b.tx.Commit(); err != nil {
 		return fmt.Errorf("import: commit: %w", err)

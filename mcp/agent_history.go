@@ -43,9 +43,27 @@ func noIndexHint(ctx context.Context) string {
 
 // historyIndex is the lazily opened index of a server.
 type historyIndex struct {
-	mu  sync.Mutex
-	dir string
-	ix  *history.Index
+	mu   sync.Mutex
+	dir  string
+	ix   *history.Index
+	hint string // why there is no index to read although index.db exists (an older schema), else ""
+}
+
+// rebuildHint is the hint of a result read while the index has an older schema (its version, this ctx's).
+const rebuildHint = "the agent history index was built by an older ctx (schema %d, this ctx reads %d): " +
+	"run `ctx history import` to rebuild it; until then only the context store is searched"
+
+// noIndexHint is the hint of a result read without an index to read: noIndexHint(ctx), or why the
+// index.db there is not read (an older schema: rebuildHint).
+func (s *srv) noIndexHint(ctx context.Context) string {
+	if !store.PublicOnly(ctx) {
+		s.hist.mu.Lock()
+		defer s.hist.mu.Unlock()
+		if s.hist.hint != "" {
+			return s.hist.hint
+		}
+	}
+	return noIndexHint(ctx)
 }
 
 // historyDir is the index directory: Options.HistoryDir, else history.DefaultDir of the store's git
@@ -83,6 +101,14 @@ func (s *srv) index(ctx context.Context) (*history.Index, error) {
 	}
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("agent history index: %s is not a regular file", filepath.Join(h.dir, "index.db"))
+	}
+	// The server never rebuilds an index of an older schema (Open would empty it): it is read as no index,
+	// with a hint to rebuild it, until `ctx history import` does (docs/mcp.md "History read tools").
+	h.hint = ""
+	if st := history.Inspect(ctx, h.dir); st.Exists && st.Err == nil && !st.Damaged && st.SchemaVersion > 0 &&
+		st.SchemaVersion < history.SchemaVersion {
+		h.hint = fmt.Sprintf(rebuildHint, st.SchemaVersion, history.SchemaVersion)
+		return nil, nil
 	}
 	open := history.Open
 	if s.opt.oneShot {

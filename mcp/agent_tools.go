@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -29,7 +28,8 @@ func (s *srv) toolStatus() tool {
 			"ahead/behind, entry counts, private and ephemeral tips, hand edits, clashes: look-alike keys and " +
 			"decisions sharing a number or uid as the last pull or ctx doctor found them), plus read_only: true, " +
 			"history: the local agent history index (path, exists, generation, sessions, events, per provider), " +
-			"and local_usage: counts and response bytes of the tool calls this clone's servers answered."},
+			"upgrade: whether the index and the store are at this ctx's versions and what brings them there, " +
+			"and local_usage: the compact state of the local tool-call accounting (enabled, state, versions)."},
 		s.statusTool)
 }
 
@@ -75,8 +75,9 @@ func (s *srv) toolQueryEvents() tool {
 	return newTool(toolSpec{name: "query_events", title: "Query agent history events", readOnly: true, coded: true,
 		desc: "One bounded, deterministic page (event_range_page) of the indexed agent history events selected " +
 			"by ctx_session_id, providers, event_types, role, file, repo and a since/until time range, ordered " +
-			"by time (order asc or desc); content full, text or none. Continue with next_cursor (bound to the " +
-			"request and the index generation)."},
+			"by time (order asc or desc); content full, text or none. Each page says its freshness (the index " +
+			"generation and when it was imported) and frontier (its last event; reached_end). Continue with " +
+			"next_cursor (bound to the request and the index generation)."},
 		s.queryEventsTool)
 }
 
@@ -98,7 +99,7 @@ func (s *srv) historyStatus(ctx context.Context) (historyStatus, error) {
 	hs := historyStatus{Path: s.historyDir(), ByProvider: map[string]int{}}
 	ix, err := s.index(ctx)
 	if err != nil || ix == nil {
-		hs.Hint = noIndexHint(ctx)
+		hs.Hint = s.noIndexHint(ctx)
 		return hs, err
 	}
 	st, err := ix.Stats(ctx)
@@ -115,18 +116,125 @@ func (s *srv) statusTool(ctx context.Context, _ noArgs) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	return statusResult{r, true}, nil
+}
+
+// statusResult is the status tool's structuredContent: the status report with read_only: true.
+type statusResult struct {
+	*statusReport
+	ReadOnly bool `json:"read_only"`
+}
+
+// textFallback is the store's status and the history report: upgrade, local_usage and read_only are
+// machine-only, in structuredContent alone (docs/mcp.md "History read tools": "The added facts remain machine-only and do not
+// expand the MCP text fallback").
+func (r statusResult) textFallback() any {
 	return struct {
-		*statusReport
-		ReadOnly bool `json:"read_only"`
-	}{r, true}, nil
+		*store.Status
+		History historyStatus `json:"history"`
+	}{r.Status, r.History}
 }
 
 // statusReport is the JSON of `ctx status --format json` (StatusReport): the store's status, the
-// agent-history index and the local usage of the MCP servers.
+// agent-history index, the upgrade state of both and the local usage of the MCP servers.
 type statusReport struct {
 	*store.Status
 	History    historyStatus `json:"history"`
+	Upgrade    upgradeStatus `json:"upgrade"`
 	LocalUsage localUsage    `json:"local_usage"`
+}
+
+// upgradeStatus is status's upgrade section (docs/mcp.md "status"): whether what this ctx reads is at the
+// version it writes, and what brings it there. Reading it changes nothing: the index is inspected
+// read-only (history.Inspect), never rebuilt, and no migration runs.
+type upgradeStatus struct {
+	// State is current (nothing to do), available (an optional migration: ctx migrate) or
+	// action_required (the index must be rebuilt, or was written by a newer ctx, or cannot be read).
+	State        string       `json:"state"`
+	CtxVersion   string       `json:"ctx_version"`
+	HistoryIndex indexUpgrade `json:"history_index"`
+	ContextStore storeUpgrade `json:"context_store"`
+	Actions      []string     `json:"actions"`
+}
+
+// indexUpgrade is the agent-history index's part of upgradeStatus.
+type indexUpgrade struct {
+	// State: current, missing (no index yet: ctx history import), rebuild_required (an older schema: the
+	// next ctx history import rebuilds it), newer (written by a newer ctx: this one refuses it), damaged,
+	// unreadable.
+	State            string `json:"state"`
+	SchemaVersion    int    `json:"schema_version"` // found; 0 when missing or unreadable
+	SupportedVersion int    `json:"supported_version"`
+	Path             string `json:"path"` // a local diagnostic path of this machine
+}
+
+// storeUpgrade is the context store's part of upgradeStatus.
+type storeUpgrade struct {
+	// State: current, migration_available (the older flat layout, which ctx still reads and writes: ctx
+	// migrate moves it to the sharded one) or not_initialized.
+	State           string `json:"state"`
+	SchemaVersion   string `json:"schema_version,omitempty"` // manifest.json's schema_version
+	Layout          int    `json:"layout,omitempty"`
+	SupportedLayout int    `json:"supported_layout"`
+}
+
+func (s *srv) upgradeStatus(ctx context.Context) (upgradeStatus, error) {
+	u := upgradeStatus{State: "current", CtxVersion: s.opt.Version, Actions: []string{},
+		ContextStore: storeUpgrade{State: "not_initialized", SupportedLayout: store.LayoutSharded}}
+	if u.CtxVersion == "" {
+		u.CtxVersion = "dev"
+	}
+	need := func(state, action string) {
+		if u.State != "action_required" {
+			u.State = state
+		}
+		u.Actions = append(u.Actions, action)
+	}
+	if store.PublicOnly(ctx) {
+		u.HistoryIndex = indexUpgrade{State: "missing", SupportedVersion: history.SchemaVersion} // not served over HTTP
+	} else {
+		ist := history.Inspect(ctx, s.historyDir())
+		u.HistoryIndex = indexUpgrade{SchemaVersion: ist.SchemaVersion, SupportedVersion: history.SchemaVersion, Path: ist.Path}
+		switch {
+		case ist.Damaged:
+			u.HistoryIndex.State = "damaged"
+			need("action_required", "ctx history import (rebuilds the damaged agent history index)")
+		case ist.Err != nil:
+			u.HistoryIndex.State = "unreadable"
+			need("action_required", "check the agent history index file "+ist.Path)
+		case !ist.Exists || ist.SchemaVersion == 0:
+			u.HistoryIndex.State = "missing"
+		case ist.SchemaVersion < history.SchemaVersion:
+			u.HistoryIndex.State = "rebuild_required"
+			need("action_required", "ctx history import (rebuilds the agent history index of an older ctx)")
+		case ist.SchemaVersion > history.SchemaVersion:
+			u.HistoryIndex.State = "newer"
+			need("action_required", "upgrade ctx (the agent history index was written by a newer ctx)")
+		default:
+			u.HistoryIndex.State = "current"
+		}
+	}
+	ok, err := s.store(ctx).Initialized(ctx)
+	if err != nil || !ok {
+		return u, err
+	}
+	v, err := s.view(ctx)
+	if err != nil {
+		return u, err
+	}
+	layout, err := v.Layout(ctx)
+	if err != nil {
+		return u, err
+	}
+	u.ContextStore.State, u.ContextStore.Layout = "current", layout
+	if m, err := v.ReadManifest(ctx); err == nil {
+		u.ContextStore.SchemaVersion = m.SchemaVersion
+	}
+	if layout < store.LayoutSharded {
+		u.ContextStore.State = "migration_available"
+		need("available", "ctx migrate (moves the context store to the date-sharded layout; optional)")
+	}
+	return u, nil
 }
 
 func (s *srv) statusReport(ctx context.Context) (*statusReport, error) {
@@ -138,7 +246,11 @@ func (s *srv) statusReport(ctx context.Context) (*statusReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &statusReport{st, hs, s.usage.report()}, nil
+	up, err := s.upgradeStatus(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &statusReport{st, hs, up, s.usage.report()}, nil
 }
 
 // StatusReport returns what `ctx status --format json` prints: the store's status, the agent-history
@@ -147,7 +259,7 @@ func (s *srv) statusReport(ctx context.Context) (*statusReport, error) {
 func StatusReport(ctx context.Context, st *store.Store, opt Options) (any, error) {
 	opt.Agent = st.Actor.Agent
 	s := &srv{st: st, opt: opt, agents: map[string]*store.Store{},
-		usage: newUsage(filepath.Join(st.CommonDir(), "ctx", "mcp-usage.json"), opt.NoUsage)}
+		usage: newUsage(usagePath(st.CommonDir()), opt.NoUsage)}
 	defer s.closeIndex()
 	return s.statusReport(ctx)
 }
@@ -582,7 +694,7 @@ func (s *srv) searchTool(ctx context.Context, args searchArgs) (any, error) {
 	}
 	hint := ""
 	if ix == nil {
-		hint = noIndexHint(ctx)
+		hint = s.noIndexHint(ctx)
 	}
 	return pageOf(hits, off, limit, cur.next, func(items []searchResult, pg pagination) any {
 		return struct {
@@ -815,7 +927,7 @@ func (s *srv) showSessionTool(ctx context.Context, args showSessionArgs) (any, e
 		return nil, err
 	}
 	if ix == nil {
-		return nil, codedErrorf(codeNotFound, "session %q not found: %s", args.SessionID, noIndexHint(ctx))
+		return nil, codedErrorf(codeNotFound, "session %q not found: %s", args.SessionID, s.noIndexHint(ctx))
 	}
 	sess, err := ix.Session(ctx, args.SessionID)
 	if err != nil {
@@ -991,7 +1103,7 @@ func (s *srv) showEventTool(ctx context.Context, args showEventArgs) (any, error
 		return nil, err
 	}
 	if ix == nil {
-		return nil, codedErrorf(codeNotFound, "event %q not found: %s", args.EventID, noIndexHint(ctx))
+		return nil, codedErrorf(codeNotFound, "event %q not found: %s", args.EventID, s.noIndexHint(ctx))
 	}
 	e, _, err := ix.Event(ctx, args.EventID, 0)
 	if err != nil {
@@ -1160,9 +1272,24 @@ func (s *srv) queryEventsTool(ctx context.Context, args queryEventsArgs) (any, e
 		content = "full"
 	}
 	limit := args.limitOr(100)
-	ix, gen, err := s.indexGeneration(ctx)
+	ix, err := s.index(ctx)
 	if err != nil {
 		return nil, err
+	}
+	fresh := freshness{State: "no_index", RefreshedBy: "ctx history import"}
+	var gen int64
+	if ix != nil {
+		var changed time.Time
+		if gen, changed, err = ix.Freshness(ctx); err != nil {
+			return nil, err
+		}
+		fresh.State, fresh.Generation = "indexed", gen
+		if !changed.IsZero() {
+			c := changed.Format(atFormat)
+			fresh.ChangedAt = &c
+		}
+	} else if s.noIndexHint(ctx) != noIndexHint(ctx) {
+		fresh.State = "rebuild_required"
 	}
 	q := history.EventQuery{Role: args.Role, File: args.File, Repo: args.Repo, Since: since, Until: until,
 		Desc: order == "desc", Limit: limit + 1}
@@ -1230,26 +1357,57 @@ func (s *srv) queryEventsTool(ctx context.Context, args queryEventsArgs) (any, e
 	}
 	hint := ""
 	if ix == nil {
-		hint = noIndexHint(ctx)
+		hint = s.noIndexHint(ctx)
 	}
 	return &paged{n: len(rows), build: func(k int) any {
 		pg := pagination{Limit: limit, Returned: k, HasMore: k < len(rows) || more}
 		if pg.HasMore {
 			pg.NextCursor = cur.nextPos(evs[k-1].Pos)
 		}
+		fr := frontier{ReachedEnd: !pg.HasMore}
+		if k > 0 {
+			last := evs[k-1].Event
+			fr.LastEventID = &last.ID
+			if !last.At.IsZero() {
+				a := last.At.Format(atFormat)
+				fr.LastAt = &a
+			}
+		}
 		return struct {
 			Kind       string         `json:"kind"`
 			Generation int64          `json:"generation"`
 			Selection  map[string]any `json:"selection"`
 			Events     []any          `json:"events"`
+			Freshness  freshness      `json:"freshness"`
+			Frontier   frontier       `json:"frontier"`
 			Terminal   bool           `json:"terminal"`
 			Truncated  bool           `json:"truncated"`
 			NextCursor string         `json:"next_cursor,omitempty"`
 			Pagination pagination     `json:"pagination"`
 			Content    string         `json:"content"`
 			Hint       string         `json:"hint,omitempty"`
-		}{"event_range_page", gen, selection, rows[:k], !pg.HasMore, k < len(rows), pg.NextCursor, pg, quotedNote, hint}
+		}{"event_range_page", gen, selection, rows[:k], fresh, fr, !pg.HasMore, k < len(rows), pg.NextCursor, pg, quotedNote, hint}
 	}}, nil
+}
+
+// freshness is how current an event_range_page's data is (docs/mcp.md "query_events"): the server never
+// imports, so a page is as of the last `ctx history import` that changed the index.
+type freshness struct {
+	// State: indexed, no_index (none yet) or rebuild_required (an index of an older ctx, not read).
+	State      string  `json:"state"`
+	Generation int64   `json:"generation"`
+	ChangedAt  *string `json:"changed_at"` // when that import ran (null: not recorded, or no index)
+	// RefreshedBy is the command that brings the index up to the providers' files.
+	RefreshedBy string `json:"refreshed_by"`
+}
+
+// frontier is where an event_range_page stands in its selection, at its generation: the last event of
+// the page (the position the next page continues from) and whether the selection ends there. A client
+// that reached the end can later ask again from last_at (since, order asc) for what an import added.
+type frontier struct {
+	ReachedEnd  bool    `json:"reached_end"`
+	LastEventID *string `json:"last_event_id"`
+	LastAt      *string `json:"last_at"`
 }
 
 // atFormat is the time of an event in search and text rows: RFC 3339 in UTC with milliseconds (the

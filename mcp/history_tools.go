@@ -164,7 +164,11 @@ func historyError(name string, err error) (*mcpgo.CallToolResult, error) {
 // render makes the tool result of v (structuredContent plus the same JSON as text) and its size as a
 // JSON-RPC response.
 func render(v any) (*mcpgo.CallToolResult, int, error) {
-	b, err := json.Marshal(v)
+	text := v
+	if f, ok := v.(textFallback); ok {
+		text = f.textFallback()
+	}
+	b, err := json.Marshal(text)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -175,6 +179,10 @@ func render(v any) (*mcpgo.CallToolResult, int, error) {
 	}
 	return res, len(rb) + responseEnvelope, nil
 }
+
+// textFallback is a result whose text block is not all of its structuredContent: status, whose upgrade,
+// local_usage and read_only are machine-only facts that do not expand its text fallback (docs/mcp.md).
+type textFallback interface{ textFallback() any }
 
 // escapeUnsafe is JSON text b with the characters that would drive a terminal rather than show up in it
 // written as \uXXXX, as the CLI writes them (cmd/ctx/app/sanitize.go, docs/security.md "Input hygiene"):
@@ -683,7 +691,7 @@ func (s *srv) shareSessionTool(ctx context.Context, args shareSessionArgs) (any,
 		return nil, err
 	}
 	if ix == nil {
-		return nil, codedErrorf(codeNotFound, "session %q not found: %s", args.SessionID, noIndexHint(ctx))
+		return nil, codedErrorf(codeNotFound, "session %q not found: %s", args.SessionID, s.noIndexHint(ctx))
 	}
 	b, err := blame.New(ctx, st.WorkTree(), ix)
 	if err != nil {

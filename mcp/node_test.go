@@ -235,10 +235,12 @@ func TestNodeClientHistory(t *testing.T) {
 		} `json:"showSession"`
 		ShowEvent   result `json:"showEvent"`
 		QueryEvents struct {
-			IDs      []string       `json:"ids"`
-			Pages    int            `json:"pages"`
-			Terminal bool           `json:"terminal"`
-			Error    map[string]any `json:"error"`
+			IDs       []string       `json:"ids"`
+			Pages     int            `json:"pages"`
+			Terminal  bool           `json:"terminal"`
+			Error     map[string]any `json:"error"`
+			Freshness map[string]any `json:"freshness"`
+			Frontier  map[string]any `json:"frontier"`
 		} `json:"queryEvents"`
 		Blame  result            `json:"blame"`
 		Errors map[string]result `json:"errors"`
@@ -255,6 +257,12 @@ func TestNodeClientHistory(t *testing.T) {
 	h := obj(got.Status.Value["history"])
 	if got.Status.IsError || got.Status.Value["read_only"] != true || h["events"] != float64(stats.Events) || stats.Events < 900 || h["exists"] != true {
 		t.Errorf("status = %v", got.Status)
+	}
+	// ... with the upgrade section and the compact local_usage (no counters).
+	up, lu := obj(got.Status.Value["upgrade"]), obj(got.Status.Value["local_usage"])
+	if obj(up["history_index"])["state"] != "current" || up["state"] != "current" || lu["state"] == nil ||
+		lu["definition_version"] == nil || lu["retention_version"] == nil || lu["tool_calls"] != nil {
+		t.Errorf("status upgrade = %v, local_usage = %v", up, lu)
 	}
 	// sources: the six providers, automatic, and the context store.
 	provs := map[string]string{}
@@ -295,6 +303,10 @@ func TestNodeClientHistory(t *testing.T) {
 	var want []string
 	for _, e := range codexEvents {
 		want = append(want, e.Event.ID)
+	}
+	if fr, fe := got.QueryEvents.Frontier, got.QueryEvents.Freshness; fr["reached_end"] != true || len(want) == 0 ||
+		fr["last_event_id"] != want[len(want)-1] || fe["state"] != "indexed" || fe["generation"] == nil {
+		t.Errorf("query_events' last page: frontier %v, freshness %v", fr, fe)
 	}
 	if got.QueryEvents.Error != nil || !got.QueryEvents.Terminal || !slices.Equal(got.QueryEvents.IDs, want) || got.QueryEvents.Pages < 2 {
 		t.Errorf("query_events: %d ids in %d pages (terminal %v, %v), want %d", len(got.QueryEvents.IDs), got.QueryEvents.Pages,

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 
 	"github.com/ctx-dev/ctx/store"
 )
@@ -26,7 +25,7 @@ func Search(ctx context.Context, st *store.Store, opt Options, args map[string]a
 	opt.Agent = st.Actor.Agent
 	opt.oneShot = true
 	s := &srv{st: st, opt: opt, agents: map[string]*store.Store{},
-		usage: newUsage(filepath.Join(st.CommonDir(), "ctx", "mcp-usage.json"), true)}
+		usage: newUsage(usagePath(st.CommonDir()), true)}
 	// The index is opened on a goroutine while the schema is compiled and the arguments are checked (a
 	// free core's work in a process that does only this search): searchTool's s.index waits for it
 	// (hist.mu) and takes it, or opens it itself when it comes first or the opening failed (the same

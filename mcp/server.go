@@ -32,7 +32,6 @@ import (
 	"io"
 	"log"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 	"sync"
 	"time"
@@ -165,7 +164,7 @@ func newSrv(st *store.Store, opt Options) *srv {
 			"Every write is one commit on the context branch."),
 	)
 	s.addResources()
-	s.usage = newUsage(filepath.Join(st.CommonDir(), "ctx", "mcp-usage.json"), opt.NoUsage)
+	s.usage = newUsage(usagePath(st.CommonDir()), opt.NoUsage)
 	s.addPrompts()
 	return s
 }

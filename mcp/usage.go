@@ -192,17 +192,50 @@ func readUsage(path string) (usageFile, error) {
 	return f, nil
 }
 
-// localUsage is the compact report of status.
+// Versions of the local usage report (docs/mcp.md "Local usage"). usageDefinitionVersion is what a
+// counted call is (a tools/call of a known tool whose whole response line was written and flushed; its
+// bytes are that line with its newline); usageRetentionVersion is what is kept (aggregate counters per
+// tool in the usage file, no per-call records, nothing of a call's arguments or result, kept until the
+// file is removed). Either changes when its rule does.
+const (
+	usageDefinitionVersion = 1
+	usageRetentionVersion  = 1
+)
+
+// localUsage is the compact report of status: enablement, state, the definition and retention versions
+// and a stable content-free error when unavailable; never counts (docs/mcp.md "Local usage": "Compact local_usage contains
+// only enablement, state, definition/retention versions, and a stable content-free error").
 type localUsage struct {
-	Enabled bool   `json:"enabled"`
-	State   string `json:"state"` // recording, disabled, unavailable
-	Error   string `json:"error,omitempty"`
+	Enabled           bool   `json:"enabled"`
+	State             string `json:"state"` // recording, disabled, unavailable
+	DefinitionVersion int    `json:"definition_version"`
+	RetentionVersion  int    `json:"retention_version"`
+	Error             string `json:"error,omitempty"` // usage_unreadable, usage_write_failed
+}
+
+// UsageReport is the full local usage report (`ctx mcp usage --json`): the compact report's fields plus
+// the counters, {tool_calls, mcp_response_bytes, by_tool {<tool> {tool_calls, mcp_response_bytes}},
+// updated_at}.
+type UsageReport struct {
+	localUsage
 	usageFile
 }
 
+// report is the compact report; it reads the file only to say whether it is readable.
 func (u *usage) report() localUsage {
-	r := localUsage{Enabled: u.enabled(), usageFile: usageFile{Version: usageVersion, ByTool: map[string]*toolUsage{}}}
-	if !r.Enabled {
+	if !u.enabled() {
+		// disabled: no I/O at all (an explicit off takes effect before the file is touched)
+		return localUsage{State: "disabled", DefinitionVersion: usageDefinitionVersion, RetentionVersion: usageRetentionVersion}
+	}
+	return u.full().localUsage
+}
+
+// full is the compact report with the counters (the file's plus those counted and not yet written).
+func (u *usage) full() UsageReport {
+	r := UsageReport{localUsage: localUsage{Enabled: u.enabled(), DefinitionVersion: usageDefinitionVersion,
+		RetentionVersion: usageRetentionVersion}}
+	r.Version, r.ByTool = usageVersion, map[string]*toolUsage{}
+	if u.path == "" {
 		r.State = "disabled"
 		return r
 	}
@@ -211,8 +244,13 @@ func (u *usage) report() localUsage {
 	f, err := readUsage(u.path)
 	u.mu.Lock()
 	defer u.mu.Unlock()
+	if !r.Enabled {
+		r.State = "disabled"
+	}
 	if err != nil {
-		r.State, r.Error = "unavailable", "usage_unreadable"
+		if r.Enabled {
+			r.State, r.Error = "unavailable", "usage_unreadable"
+		}
 		return r
 	}
 	for name, t := range u.pending.ByTool {
@@ -222,9 +260,24 @@ func (u *usage) report() localUsage {
 		f.ByTool = map[string]*toolUsage{}
 	}
 	f.Version = usageVersion
-	r.State, r.usageFile, r.Error = "recording", f, u.errCode
-	if u.errCode != "" {
-		r.State = "unavailable"
+	r.usageFile = f
+	if r.Enabled {
+		r.State, r.Error = "recording", u.errCode
+		if u.errCode != "" {
+			r.State = "unavailable"
+		}
 	}
 	return r
+}
+
+// LocalUsage returns the full local usage report of the repository whose git common dir is commonDir
+// (`ctx mcp usage --json`, docs/mcp.md "Local usage"). It only reads; noUsage reports it disabled, as
+// Options.NoUsage does, with the counters kept so far.
+func LocalUsage(commonDir string, noUsage bool) UsageReport {
+	return newUsage(usagePath(commonDir), noUsage).full()
+}
+
+// usagePath is the usage file of the repository whose git common dir is commonDir.
+func usagePath(commonDir string) string {
+	return filepath.Join(commonDir, "ctx", "mcp-usage.json")
 }

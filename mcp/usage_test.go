@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -52,57 +53,80 @@ func TestLocalUsageCountsDeliveredCalls(t *testing.T) {
 	}
 }
 
-// TestLocalUsageStatusAndSwitch: status reports the compact local usage; CTX_MCP_USAGE=off stops the
-// counting of the calls that arrive after it and status says disabled; counts persist across servers.
+// TestLocalUsageStatusAndSwitch: status reports the compact local usage (only enablement, state, the
+// definition and retention versions and an error: docs/mcp.md "Local usage", never counts), LocalUsage (ctx mcp
+// usage) the counts; CTX_MCP_USAGE=off stops the counting of the calls that arrive after it and status
+// says disabled; counts persist across servers.
 func TestLocalUsageStatusAndSwitch(t *testing.T) {
-	_, st := newRepo(t, store.Actor{Machine: "testbox"})
-	s := serve(t, st, Options{}, "")
-	lu := obj(structured(t, "status", s.call(t, "status", nil))["local_usage"])
-	if lu["enabled"] != true || lu["state"] != "recording" || lu["tool_calls"] != float64(0) || lu["version"] != float64(1) {
-		t.Fatalf("local_usage = %v", lu)
+	dir, st := newRepo(t, store.Actor{Machine: "testbox"})
+	common := git(t, dir, "rev-parse", "--git-common-dir")
+	if !filepath.IsAbs(common) {
+		common = filepath.Join(dir, common)
 	}
-	s.call(t, "search", map[string]any{"query": "x"})
-	// A call is counted right after its response was written: the client may ask before that.
-	searches := func() map[string]any {
-		var lu map[string]any
-		for range 100 {
-			lu = obj(structured(t, "status", s.call(t, "status", nil))["local_usage"])
-			if obj(obj(lu["by_tool"])["search"])["tool_calls"] == float64(1) {
-				break
-			}
-			time.Sleep(10 * time.Millisecond)
+	s := serve(t, st, Options{}, "")
+	compact := func(what string, s *session) map[string]any {
+		t.Helper()
+		lu := obj(structured(t, what, s.call(t, "status", nil))["local_usage"])
+		keys := []string{}
+		for k := range lu {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		if want := []string{"definition_version", "enabled", "retention_version", "state"}; !slices.Equal(keys, want) ||
+			lu["definition_version"] != float64(usageDefinitionVersion) || lu["retention_version"] != float64(usageRetentionVersion) {
+			t.Errorf("%s: local_usage = %v, want exactly the keys %v", what, lu, want)
 		}
 		return lu
 	}
-	lu = searches()
-	if obj(obj(lu["by_tool"])["search"])["tool_calls"] != float64(1) || lu["mcp_response_bytes"].(float64) < 100 ||
-		obj(obj(lu["by_tool"])["status"])["tool_calls"].(float64) < 1 {
-		t.Errorf("local_usage after status and search = %v", lu)
+	if lu := compact("status", s); lu["enabled"] != true || lu["state"] != "recording" {
+		t.Fatalf("local_usage = %v", lu)
+	}
+	if r := LocalUsage(common, false); r.Calls != 0 || r.State != "recording" || r.Version != 1 {
+		t.Fatalf("LocalUsage before any call = %+v", r)
+	}
+	s.call(t, "search", map[string]any{"query": "x"})
+	// A call is counted right after its response was written, and written within usageFlushDelay.
+	searches := func(want int64) UsageReport {
+		var r UsageReport
+		for range 100 {
+			if r = LocalUsage(common, false); r.ByTool["search"] != nil && r.ByTool["search"].Calls == want {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		return r
+	}
+	r := searches(1)
+	if r.ByTool["search"] == nil || r.ByTool["search"].Calls != 1 || r.ResponseBytes < 100 || r.ByTool["status"] == nil {
+		t.Errorf("usage after status and search = %+v", r)
 	}
 	t.Setenv(usageEnv, "off")
 	s.call(t, "search", map[string]any{"query": "x"})
-	lu = obj(structured(t, "status off", s.call(t, "status", nil))["local_usage"])
-	if lu["enabled"] != false || lu["state"] != "disabled" || lu["tool_calls"] != float64(0) {
+	if lu := compact("status off", s); lu["enabled"] != false || lu["state"] != "disabled" {
 		t.Errorf("local_usage off = %v", lu)
 	}
-	t.Setenv(usageEnv, "")
-	if lu = searches(); obj(obj(lu["by_tool"])["search"])["tool_calls"] != float64(1) {
-		t.Errorf("the search while off was counted: %v", lu)
+	if r := LocalUsage(common, false); r.State != "disabled" || r.Enabled {
+		t.Errorf("LocalUsage while off = %+v", r)
 	}
-	s2 := serve(t, st, Options{}, "")
-	// The first server writes its counts within usageFlushDelay of the call: poll the second's status.
-	for range 60 {
-		lu = obj(structured(t, "second server", s2.call(t, "status", nil))["local_usage"])
-		if obj(obj(lu["by_tool"])["search"])["tool_calls"] == float64(1) {
+	t.Setenv(usageEnv, "")
+	s.call(t, "status", nil) // the second counted status: once it is written, so is anything counted before it
+	var after UsageReport
+	for range 100 {
+		if after = LocalUsage(common, false); after.ByTool["status"] != nil && after.ByTool["status"].Calls == 2 {
 			break
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond)
 	}
-	if obj(obj(lu["by_tool"])["search"])["tool_calls"] != float64(1) {
-		t.Errorf("local_usage of a second server = %v", lu)
+	if after.ByTool["status"].Calls != 2 || after.ByTool["search"].Calls != 1 {
+		t.Errorf("the calls while off were counted (status %+v, search %+v)", after.ByTool["status"], after.ByTool["search"])
+	}
+	s2 := serve(t, st, Options{}, "")
+	s2.call(t, "search", map[string]any{"query": "y"})
+	if r := searches(2); r.ByTool["search"].Calls != 2 {
+		t.Errorf("a second server's search: %+v", r.ByTool["search"])
 	}
 	s3 := serve(t, st, Options{NoUsage: true}, "")
-	if lu := obj(structured(t, "no usage", s3.call(t, "status", nil))["local_usage"]); lu["state"] != "disabled" {
+	if lu := compact("no usage", s3); lu["state"] != "disabled" {
 		t.Errorf("Options.NoUsage: %v", lu)
 	}
 }

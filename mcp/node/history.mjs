@@ -52,7 +52,8 @@ out.showEvent = await call("show_event", { ctx_event_id: first, window: 1 });
 
 const q = await pages("query_events", { providers: ["codex"], limit: 9, content: "none" }, (v) => v.next_cursor ?? undefined,
   (v) => v.events.map((e) => e.ctx_event_id));
-out.queryEvents = { ids: q.rows, pages: q.pages, terminal: q.last?.terminal, error: q.error };
+out.queryEvents = { ids: q.rows, pages: q.pages, terminal: q.last?.terminal, error: q.error,
+  freshness: q.last?.freshness, frontier: q.last?.frontier };
 
 out.blame = await call("blame", { file: "engine.go" });
 

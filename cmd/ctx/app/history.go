@@ -664,7 +664,7 @@ func newHistoryShowSessionCmd(e *env) *cli.Command {
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "max-events", Usage: "stop after `N` events"},
 			historyIndexFlag(),
-			&cli.BoolFlag{Name: "json", Usage: "print JSON lines: the session, then one event per line"},
+			&cli.BoolFlag{Name: "json", Usage: "print JSON lines: the session, one event per line, then the completion record"},
 		},
 		Action: action(e, func(c *cli.Context) (historyShowSessionOptions, error) {
 			if c.NArg() != 1 {
@@ -674,7 +674,8 @@ func newHistoryShowSessionCmd(e *env) *cli.Command {
 		}, withHistoryErr(runHistoryShowSession)),
 	}, "Prints the session (its provider, native id, source file, parent and root, cwd and event count), then\n"+
 		"its events in order: sequence number, time, type, role, tool and event ID, then the text (cut at 4000\n"+
-		"bytes). With --json: the session, then one event a line, in full.",
+		"bytes). With --json: the session, then one event a line, in full, then the completion record\n"+
+		"{kind: \"completion\", complete, truncated, returned, max_events, generation, ...} (docs/history.md).",
 		[]string{"ctx history show session 3f2a9c1d", "ctx history show session 3f2a9c1d --max-events 20 --json"},
 		historyExits)
 }
@@ -695,6 +696,10 @@ func runHistoryShowSession(ctx context.Context, e *env, o historyShowSessionOpti
 		return historyErr(err)
 	}
 	w := e.stdout
+	gen, err := ix.Generation(ctx)
+	if err != nil {
+		return historyErr(err)
+	}
 	if o.JSON {
 		if err := printJSONLine(w, s); err != nil {
 			return err
@@ -738,7 +743,44 @@ func runHistoryShowSession(ctx context.Context, e *env, o historyShowSessionOpti
 			break
 		}
 	}
-	return nil
+	if !o.JSON {
+		return nil
+	}
+	// The stream ends with its completion record (docs/history.md "CLI"): whether every event was
+	// written, or --max-events stopped it with more to come.
+	truncated := false
+	if o.MaxEvents > 0 && shown >= o.MaxEvents {
+		rest, err := ix.Events(ctx, s.ID, after, 1)
+		if err != nil {
+			return err
+		}
+		truncated = len(rest) > 0
+	}
+	c := streamCompletion{Kind: "completion", Stream: "session_events", Complete: !truncated, Truncated: truncated,
+		Returned: shown, Generation: gen, CtxSessionID: s.ID}
+	if o.MaxEvents > 0 {
+		c.MaxEvents = &o.MaxEvents
+	}
+	return printJSONLine(w, c)
+}
+
+// streamCompletion is the last line of a JSON Lines stream of `ctx history show session --json` and
+// `ctx history list events --json` (docs/history.md "CLI"): the stream's completion metadata instead of a
+// cursor. Kind is always "completion", which no other line of the streams has.
+type streamCompletion struct {
+	Kind   string `json:"kind"`
+	Stream string `json:"stream"` // session_events, events
+	// Complete is true when every selected event was written; Truncated when --max-events (show session)
+	// or --limit (list events) stopped the stream with more selected events left.
+	Complete  bool `json:"complete"`
+	Truncated bool `json:"truncated"`
+	Returned  int  `json:"returned"`   // event lines written
+	MaxEvents *int `json:"max_events"` // show session's --max-events (null: none)
+	Limit     *int `json:"limit"`      // list events' --limit (null: none)
+	// Generation is the index generation when the stream started (an import during the stream can add
+	// events to it: they are written when they fall after the stream's position).
+	Generation   int64  `json:"generation"`
+	CtxSessionID string `json:"ctx_session_id,omitempty"`
 }
 
 // historyShowEventOptions are the arguments of ctx history show event: the event ID and how many events

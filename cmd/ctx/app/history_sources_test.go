@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -187,6 +188,7 @@ func TestHistoryListEventsAndAliases(t *testing.T) {
 	if code != ExitOK || json.Unmarshal([]byte(out), &st) != nil {
 		t.Fatalf("import: %d %s", code, e)
 	}
+	completions := map[string]map[string]any{}
 	events := func(args ...string) []map[string]any {
 		t.Helper()
 		out, e, code := run(args...)
@@ -201,7 +203,13 @@ func TestHistoryListEventsAndAliases(t *testing.T) {
 			}
 			evs = append(evs, m)
 		}
-		return evs
+		// The stream ends with its completion record, and holds no other.
+		last := evs[len(evs)-1]
+		if last["kind"] != "completion" || last["stream"] != "events" || last["returned"] != float64(len(evs)-1) {
+			t.Fatalf("%v: the last line is not the completion record: %v", args, last)
+		}
+		completions[strings.Join(args, " ")] = last
+		return evs[:len(evs)-1]
 	}
 	// The index holds 283 events of the 6 Codex sessions (turn-2 replaces turn-1's session); pages of
 	// 1,000 are not needed to see them all, --limit is.
@@ -224,6 +232,16 @@ func TestHistoryListEventsAndAliases(t *testing.T) {
 	}
 	if desc := events("history", "list", "events", "--json", "--order", "desc", "--limit", "3"); len(desc) != 3 || desc[0]["ctx_event_id"] != all[len(all)-1]["ctx_event_id"] {
 		t.Errorf("--order desc --limit 3: %v", desc)
+	}
+	if c := completions["history list events --json --order desc --limit 3"]; c["truncated"] != true || c["complete"] != false || c["limit"] != float64(3) {
+		t.Errorf("--limit 3 completion: %v", c)
+	}
+	if c := completions["history list events --json"]; c["truncated"] != false || c["complete"] != true || c["limit"] != nil || c["generation"] == float64(0) {
+		t.Errorf("list events completion: %v", c)
+	}
+	events("history", "list", "events", "--json", "--limit", fmt.Sprint(len(all)))
+	if c := completions["history list events --json --limit "+fmt.Sprint(len(all))]; c["truncated"] != false || c["complete"] != true {
+		t.Errorf("--limit of exactly every event: %v", c)
 	}
 	root := history.SessionID(history.Codex, "codex-session-root")
 	sess := events("list", "events", "--json", "--session", root[:13])
@@ -284,14 +302,31 @@ func TestHistoryListEventsAndAliases(t *testing.T) {
 			Exists bool `json:"exists"`
 			Events int  `json:"events"`
 		} `json:"history"`
+		Upgrade struct {
+			State        string         `json:"state"`
+			HistoryIndex map[string]any `json:"history_index"`
+			ContextStore map[string]any `json:"context_store"`
+		} `json:"upgrade"`
 		LocalUsage map[string]any `json:"local_usage"`
 		ReadOnly   *bool          `json:"read_only"`
 	}
 	if code != ExitOK || json.Unmarshal([]byte(out), &status) != nil {
 		t.Fatalf("status --format json: %d %s %q", code, e, out)
 	}
-	if status.Branch == "" || !status.History.Exists || status.History.Events != len(all) || status.LocalUsage["state"] == nil || status.ReadOnly != nil {
+	if status.Branch == "" || !status.History.Exists || status.History.Events != len(all) || status.LocalUsage["state"] == nil || status.ReadOnly != nil ||
+		status.LocalUsage["tool_calls"] != nil || status.LocalUsage["definition_version"] == nil ||
+		status.Upgrade.State != "current" || status.Upgrade.HistoryIndex["state"] != "current" || status.Upgrade.ContextStore["state"] != "current" {
 		t.Errorf("status --format json = %s", out)
+	}
+	// The counters are ctx mcp usage's (none yet: no MCP server ran here).
+	out, e, code = run("mcp", "usage", "--json")
+	var usage map[string]any
+	if code != ExitOK || json.Unmarshal([]byte(out), &usage) != nil || usage["tool_calls"] != float64(0) || usage["state"] != "recording" ||
+		usage["mcp_response_bytes"] != float64(0) || usage["definition_version"] == nil {
+		t.Errorf("mcp usage --json: %d %s %q", code, e, out)
+	}
+	if out, _, code = run("mcp", "usage"); code != ExitOK || !strings.Contains(out, "0 tool calls, 0 response bytes") {
+		t.Errorf("mcp usage: %d %q", code, out)
 	}
 }
 

@@ -107,9 +107,34 @@ func TestHistoryCLI(t *testing.T) {
 	if code != ExitOK || !strings.Contains(out, "Create a hello world function") || !strings.Contains(out, "9 events") {
 		t.Fatalf("show session: %d %s %q", code, e, out)
 	}
+	// JSON lines: the session, the events, then the completion record (docs/history.md "The end of a JSON Lines stream": "CLI JSONL ends with
+	// completion metadata rather than a cursor"): truncated by --max-events, complete without it.
+	completion := func(out string, events int) map[string]any {
+		t.Helper()
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		var c map[string]any
+		if len(lines) != events+2 || json.Unmarshal([]byte(lines[len(lines)-1]), &c) != nil || c["kind"] != "completion" {
+			t.Fatalf("show session --json: %d lines, want %d, the last a completion record: %q", len(lines), events+2, out)
+		}
+		for _, l := range lines[1 : len(lines)-1] {
+			if strings.Contains(l, `"kind":"completion"`) {
+				t.Fatalf("a completion record inside the stream: %q", l)
+			}
+		}
+		return c
+	}
 	out, _, code = run("history", "show", "session", hit.Session.ID, "--json", "--max-events", "2")
-	if lines := strings.Split(strings.TrimSpace(out), "\n"); code != ExitOK || len(lines) != 3 {
-		t.Fatalf("show session --json --max-events 2: %d %q", code, out)
+	if c := completion(out, 2); code != ExitOK || c["complete"] != false || c["truncated"] != true || c["returned"] != float64(2) ||
+		c["max_events"] != float64(2) || c["stream"] != "session_events" || c["ctx_session_id"] != hit.Session.ID || c["generation"] != float64(1) {
+		t.Fatalf("show session --json --max-events 2: %d %v", code, c)
+	}
+	out, _, code = run("history", "show", "session", hit.Session.ID, "--json")
+	if c := completion(out, 9); code != ExitOK || c["complete"] != true || c["truncated"] != false || c["returned"] != float64(9) || c["max_events"] != nil {
+		t.Fatalf("show session --json: %d %v", code, c)
+	}
+	out, _, code = run("history", "show", "session", hit.Session.ID, "--json", "--max-events", "9")
+	if c := completion(out, 9); code != ExitOK || c["complete"] != true || c["truncated"] != false {
+		t.Fatalf("show session --json --max-events 9 (exactly all): %d %v", code, c)
 	}
 	out, _, code = run("history", "show", "event", hit.Event.ID, "--window", "1")
 	if code != ExitOK || !strings.Contains(out, "> #") {

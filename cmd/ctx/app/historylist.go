@@ -54,7 +54,8 @@ func newHistoryListEventsCmd(e *env) *cli.Command {
 		Action: action(e, parseHistoryListEvents, withHistoryErr(runHistoryListEvents)),
 	}, "Prints the events of the index that match every filter, ordered by time then import order, as a\n"+
 		"stream: one line per event (time, provider, type, role, event ID and the start of its text), or with\n"+
-		"--json one JSON object per line (the normalised event of docs/history.md plus provider). The MCP tool\n"+
+		"--json one JSON object per line (the normalised event of docs/history.md plus provider), then the\n"+
+		"completion record {kind: \"completion\", complete, truncated, returned, limit, generation}. The MCP tool\n"+
 		"query_events pages the same listing.",
 		[]string{"ctx history list events --provider codex --type tool_call --since 2026-11-01",
 			"ctx history list events --session 3f2a9c1d --json", "ctx history list events --file store/ --order desc --limit 20"},
@@ -126,6 +127,10 @@ func runHistoryListEvents(ctx context.Context, e *env, o historyListEventsOption
 		}
 		q.SessionID = s.ID
 	}
+	gen, err := ix.Generation(ctx)
+	if err != nil {
+		return err
+	}
 	shown := 0
 	for {
 		q.Limit = listPage
@@ -146,12 +151,33 @@ func runHistoryListEvents(ctx context.Context, e *env, o historyListEventsOption
 			}
 		}
 		shown += len(evs)
-		if len(evs) < q.Limit || (o.Max > 0 && shown >= o.Max) {
-			return nil
+		if len(evs) > 0 {
+			pos := evs[len(evs)-1].Pos
+			q.After = &pos
 		}
-		pos := evs[len(evs)-1].Pos
-		q.After = &pos
+		if len(evs) < q.Limit || (o.Max > 0 && shown >= o.Max) {
+			break
+		}
 	}
+	if !o.JSON {
+		return nil
+	}
+	// The stream ends with its completion record (docs/history.md "CLI").
+	truncated := false
+	if o.Max > 0 && shown >= o.Max {
+		q.Limit = 1
+		rest, err := ix.ListEvents(ctx, q)
+		if err != nil {
+			return err
+		}
+		truncated = len(rest) > 0
+	}
+	c := streamCompletion{Kind: "completion", Stream: "events", Complete: !truncated, Truncated: truncated,
+		Returned: shown, Generation: gen}
+	if o.Max > 0 {
+		c.Limit = &o.Max
+	}
+	return printJSONLine(e.stdout, c)
 }
 
 // printListedEvent prints one event as one line: time ("-" when none), provider, type/role, tool, event

@@ -2,8 +2,11 @@ package app
 
 import (
 	"context"
+	"fmt"
+	"sort"
 
 	ctxmcp "github.com/ctx-dev/ctx/mcp"
+	"github.com/ctx-dev/ctx/store"
 	"github.com/urfave/cli/v2"
 )
 
@@ -11,7 +14,7 @@ func newMCPCmd(e *env) *cli.Command {
 	return withHelp(&cli.Command{
 		Name:        "mcp",
 		Usage:       "Model Context Protocol server for agents",
-		Subcommands: []*cli.Command{newMCPServeCmd(e)},
+		Subcommands: []*cli.Command{newMCPServeCmd(e), newMCPUsageCmd(e)},
 	}, "The MCP server agents use to read and write the context (README.md lists its resources and tools).",
 		[]string{"ctx mcp serve --agent claude-code", "ctx integrations install mcp   # register it with your coding agents"},
 		[]exit{{ExitNoStore, "not a git repository"}})
@@ -70,4 +73,60 @@ func runMCPServe(ctx context.Context, e *env, o mcpServeOptions) error {
 	return ctxmcp.ServeStdio(ctx, s, e.stdin, e.rawOut, ctxmcp.Options{
 		Agent: e.actor.Agent, Session: e.actor.Session, Version: Version, Stderr: e.stderr,
 	})
+}
+
+// mcpUsageOptions are the flags of ctx mcp usage.
+type mcpUsageOptions struct{ JSON bool }
+
+func newMCPUsageCmd(e *env) *cli.Command {
+	return withHelp(&cli.Command{
+		Name:  "usage",
+		Usage: "show the local usage counts of this clone's MCP servers (tool calls and response bytes)",
+		Flags: []cli.Flag{jsonFlag, formatFlag},
+		Action: action(e, func(c *cli.Context) (mcpUsageOptions, error) {
+			js, err := jsonOrFormat(c)
+			return mcpUsageOptions{JSON: js}, err
+		}, runMCPUsage),
+	}, "Shows how many tools/call requests the stdio MCP servers of this clone answered, per tool, and the\n"+
+		"serialized bytes of those responses (the JSON-RPC line with its newline: bytes, not tokens), as kept in\n"+
+		"<git common dir>/ctx/mcp-usage.json. Nothing of a call's arguments or results is kept, and nothing\n"+
+		"is sent anywhere. ctx status --json and the MCP status tool report only its compact state\n"+
+		"(local_usage: enabled, state, definition and retention versions, error); CTX_MCP_USAGE=off stops the\n"+
+		"counting. It only reads.",
+		[]string{"ctx mcp usage", "ctx mcp usage --json"},
+		[]exit{{ExitNoStore, "not a git repository"}})
+}
+
+func runMCPUsage(ctx context.Context, e *env, o mcpUsageOptions) error {
+	wd, err := e.workDir()
+	if err != nil {
+		return err
+	}
+	common, err := store.CommonDir(ctx, wd)
+	if err != nil {
+		return err
+	}
+	r := ctxmcp.LocalUsage(common, false)
+	if o.JSON {
+		return printJSON(e.stdout, r)
+	}
+	w := e.stdout
+	fmt.Fprintf(w, "local usage: %s", r.State)
+	if r.Error != "" {
+		fmt.Fprintf(w, " (%s)", r.Error)
+	}
+	fmt.Fprintf(w, "\n%d tool calls, %d response bytes", r.Calls, r.ResponseBytes)
+	if r.UpdatedAt != "" {
+		fmt.Fprintf(w, ", updated %s", r.UpdatedAt)
+	}
+	fmt.Fprintln(w)
+	names := make([]string, 0, len(r.ByTool))
+	for n := range r.ByTool {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-28s %8d calls %12d bytes\n", n, r.ByTool[n].Calls, r.ByTool[n].ResponseBytes)
+	}
+	return nil
 }

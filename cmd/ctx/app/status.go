@@ -43,7 +43,7 @@ func runStatus(ctx context.Context, e *env, o statusOptions) error {
 		return err
 	}
 	if o.JSON {
-		r, err := mcp.StatusReport(ctx, s, mcp.Options{})
+		r, err := mcp.StatusReport(ctx, s, mcp.Options{Version: Version})
 		if err != nil {
 			return err
 		}
