@@ -93,11 +93,13 @@ const maxCandidates = 2000
 // (docs/history.md "Rank window"). A variable for the tests.
 var rankWindow = 20000
 
-// ftsQuery turns free text into an FTS5 query: each whitespace-separated word becomes a quoted phrase
+// ftsQuery turns free text into an FTS5 query: each word (separated by white space or NUL) becomes a quoted phrase
 // (so no user text is ever FTS5 syntax), joined by AND, or by OR when any is true.
 func ftsQuery(text string, any bool) (string, int) {
 	var phrases []string
-	for w := range strings.FieldsSeq(text) {
+	// NUL separates words too: FTS5's query parser reads a phrase as a C string, so a NUL inside one
+	// ended it early ("unterminated string", an internal error instead of a search).
+	for w := range strings.FieldsFuncSeq(text, func(r rune) bool { return r == 0 || unicode.IsSpace(r) }) {
 		hasWord := strings.IndexFunc(w, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0
 		if !hasWord {
 			continue

@@ -335,3 +335,26 @@ func TestHitCountsFollowGeneration(t *testing.T) {
 		t.Fatalf("after an import: %v, a fresh index %v (before %v)", s, want, first)
 	}
 }
+
+// TestSearchQueryWithNUL: a NUL inside a query word separates words, as white space does: the search
+// answers (it was SQLite's "unterminated string", an internal error), and a query of NULs alone has no
+// words (ErrBadQuery).
+func TestSearchQueryWithNUL(t *testing.T) {
+	ix := openTestIndex(t)
+	importCorpus(t, ix)
+	ctx := context.Background()
+	want, err := ix.Search(ctx, Query{Text: "git commit"})
+	if err != nil || len(want.Hits) == 0 {
+		t.Fatalf("git commit: %d hits, %v", len(want.Hits), err)
+	}
+	got, err := ix.Search(ctx, Query{Text: "git\x00commit\x00"})
+	if err != nil {
+		t.Fatalf("git NUL commit NUL: %v", err)
+	}
+	if len(got.Hits) != len(want.Hits) || got.Hits[0].Event.ID != want.Hits[0].Event.ID {
+		t.Errorf("git NUL commit: %d hits, want the %d of git commit", len(got.Hits), len(want.Hits))
+	}
+	if _, err := ix.Search(ctx, Query{Text: "\x00\x00"}); !errors.Is(err, ErrBadQuery) {
+		t.Errorf("NULs alone: %v, want ErrBadQuery", err)
+	}
+}

@@ -36,7 +36,7 @@ func (s *statter) lstat(path string) (size, mtime int64, regular, ok bool) {
 	if err := unix.Fstatat(s.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 		return 0, 0, false, false
 	}
-	return st.Size, st.Mtim.Sec*1e9 + st.Mtim.Nsec, st.Mode&unix.S_IFMT == unix.S_IFREG, true //nolint:unconvert // int32 on 32-bit systems
+	return st.Size, st.Mtim.Nano(), st.Mode&unix.S_IFMT == unix.S_IFREG, true
 }
 
 // close closes the open directory.

@@ -50,8 +50,8 @@ func (d dirFD) lstat(name, _ string) (walkStat, bool) {
 		return walkStat{}, false
 	}
 	return walkStat{
-		size: st.Size, mtime: st.Mtim.Sec*1e9 + st.Mtim.Nsec, //nolint:unconvert // int32 on 32-bit systems
-		ctime: st.Ctim.Sec*1e9 + st.Ctim.Nsec, ino: st.Ino, //nolint:unconvert // int32 on 32-bit systems
+		size: st.Size, mtime: st.Mtim.Nano(),
+		ctime: st.Ctim.Nano(), ino: st.Ino,
 		regular: st.Mode&unix.S_IFMT == unix.S_IFREG, dir: st.Mode&unix.S_IFMT == unix.S_IFDIR,
 	}, true
 }

@@ -240,6 +240,28 @@ func TestBatchInvalidRequest(t *testing.T) {
 			t.Errorf("%s: answered %v, want -32602 naming params.uri", fmt.Sprintf(line, id), m)
 		}
 	}
+	// tools/call whose params mcp-go cannot decode: -32602 Invalid params naming the member, no Go type
+	// names (mcp-go answered -32600 "unparsable tools/call request: json: cannot unmarshal ... Go struct
+	// field").
+	for i, c := range []struct{ line, want string }{
+		{`{"jsonrpc":"2.0","id":%d,"method":"tools/call"}`, "tools/call needs params"},
+		{`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":"foo"}`, "tools/call needs params"},
+		{`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":[1]}`, "tools/call needs params"},
+		{`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":5}}`, "params.name"},
+		{`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":""}}`, "params.name"},
+		{`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"search","arguments":[1]}}`, "params.arguments"},
+		{`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"search","_meta":"bad"}}`, "params._meta"},
+		{`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"search","arguments":{"query":"x","limit":1e400}}}`, "out of range"},
+	} {
+		id := 200 + i
+		send(fmt.Sprintf(c.line, id))
+		m := recv()
+		e, _ := m["error"].(map[string]any)
+		if m["id"] != float64(id) || e == nil || e["code"] != float64(mcpgo.INVALID_PARAMS) ||
+			!strings.Contains(e["message"].(string), c.want) || strings.Contains(e["message"].(string), "Go ") {
+			t.Errorf("%s: answered %v, want -32602 naming %q", fmt.Sprintf(c.line, id), m, c.want)
+		}
+	}
 	send(`{"jsonrpc":"2.0","id":6,"method":"resources/read","params":{"uri":"context://manifest"}}`)
 	if m := recv(); m["id"] != float64(6) || m["result"] == nil {
 		t.Fatalf("resources/read with a uri: %v", m)

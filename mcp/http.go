@@ -345,7 +345,7 @@ func (h *httpHandler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		}
 		env, bad := readEnvelope(body)
 		if bad == nil && env.ID != nil {
-			if why := uriParamProblem(env); why != "" {
+			if why := paramProblem(env); why != "" {
 				// answered as mcp-go answers a request's error: HTTP 200 with the JSON-RPC error
 				reason = "params"
 				w.Header().Set("Content-Type", "application/json")

@@ -124,7 +124,7 @@ func unknownSubscription(b []byte, method string, id any) *mcpgo.JSONRPCError {
 		} `json:"params"`
 	}
 	if json.Unmarshal(b, &m) != nil || m.Params.URI == "" || knownResource(m.Params.URI) {
-		return nil // no URI: uriParamProblem's answer
+		return nil // no URI: paramProblem's answer
 	}
 	code := mcpgo.RESOURCE_NOT_FOUND
 	if mcpgo.IsModernProtocol(m.Params.Meta.ProtocolVersion()) {

@@ -171,7 +171,7 @@ loop:
 				}
 			}
 			if why == "" && base.ID != nil {
-				why = uriParamProblem(base)
+				why = paramProblem(base)
 			}
 			if why == "" && base.ID != nil {
 				if e := unknownSubscription(line.b, base.Method, base.ID); e != nil {
@@ -379,22 +379,31 @@ func (s *srv) fastRead(env envelope, pub bool) []byte {
 	return s.reads.peek(key, pub)
 }
 
-// uriParamProblem says why the params of request env (read by readEnvelope) lack the resource URI its
-// method needs (resources/read, resources/subscribe, resources/unsubscribe: params.uri, a non-empty
-// string), "" when they have one or the method needs none: the request is answered -32602 Invalid
+// paramProblem says why the params of request env (read by readEnvelope) cannot be used by its
+// method, "" when they can or the method is not checked here: the request is answered -32602 Invalid
 // params, as JSON-RPC 2.0 says, rather than with mcp-go's -32002 "handler not found for resource URI" or
-// -32600. Only the params are parsed again, not the whole message.
-func uriParamProblem(env envelope) string {
+// its -32600 "unparsable request", whose message names Go types. Checked: resources/read,
+// resources/subscribe and resources/unsubscribe (params.uri, a non-empty string) and tools/call
+// (params an object; name a non-empty string; arguments and _meta absent, null or objects; every number
+// in arguments within float64's range, as mcp-go decodes them). Only the params are parsed again, not
+// the whole message; a tool's own argument checks stay the tool's (tool errors, docs/mcp.md).
+func paramProblem(env envelope) string {
 	method := env.Method
 	switch mcpgo.MCPMethod(method) {
 	case mcpgo.MethodResourcesRead, mcpgo.MethodResourcesSubscribe, mcpgo.MethodResourcesUnsubscribe:
-	default:
-		return ""
+		return uriParamProblem(method, env.Params)
+	case mcpgo.MethodToolsCall:
+		return toolCallParamProblem(env.Params)
 	}
+	return ""
+}
+
+// uriParamProblem: params of a resources/ method without a URI string (paramProblem).
+func uriParamProblem(method string, raw json.RawMessage) string {
 	var params *struct {
 		URI json.RawMessage `json:"uri"`
 	}
-	if env.Params == nil || json.Unmarshal(env.Params, &params) != nil || params == nil || params.URI == nil {
+	if raw == nil || json.Unmarshal(raw, &params) != nil || params == nil || params.URI == nil {
 		return "Invalid params: " + method + " needs params.uri, the resource's URI (a string such as context://knowledge)"
 	}
 	var uri string
@@ -402,6 +411,47 @@ func uriParamProblem(env envelope) string {
 		return "Invalid params: params.uri of " + method + " must be a non-empty string (a URI such as context://knowledge)"
 	}
 	return ""
+}
+
+// toolCallParamProblem: params of tools/call that mcp-go could not decode (paramProblem).
+func toolCallParamProblem(raw json.RawMessage) string {
+	var params *struct {
+		Name      json.RawMessage `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+		Meta      json.RawMessage `json:"_meta"`
+	}
+	if raw == nil || !isJSONObject(raw) || json.Unmarshal(raw, &params) != nil || params == nil {
+		return "Invalid params: tools/call needs params, an object with name (the tool's name) and arguments (an object)"
+	}
+	var name string
+	if params.Name == nil || json.Unmarshal(params.Name, &name) != nil || name == "" {
+		return "Invalid params: params.name of tools/call must be a non-empty string (the tool's name)"
+	}
+	if !nullOrObject(params.Arguments) {
+		return "Invalid params: params.arguments of tools/call must be an object"
+	}
+	if !nullOrObject(params.Meta) {
+		return "Invalid params: params._meta of tools/call must be an object"
+	}
+	if params.Arguments != nil {
+		var args map[string]any
+		if json.Unmarshal(params.Arguments, &args) != nil {
+			return "Invalid params: params.arguments of tools/call holds a number out of range"
+		}
+	}
+	return ""
+}
+
+// isJSONObject reports whether raw (valid JSON) is an object.
+func isJSONObject(raw json.RawMessage) bool {
+	b := bytes.TrimLeft(raw, " \t\r\n")
+	return len(b) > 0 && b[0] == '{'
+}
+
+// nullOrObject reports whether raw is absent, null or an object.
+func nullOrObject(raw json.RawMessage) bool {
+	b := bytes.TrimSpace(raw)
+	return len(b) == 0 || bytes.Equal(b, []byte("null")) || b[0] == '{'
 }
 
 // inLine is one line of input: b is the line, or only its beginning (at most idHead bytes) when over is

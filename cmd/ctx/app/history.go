@@ -482,6 +482,7 @@ type historySearchOptions struct {
 	JSON    bool
 	WithCtx bool     // --provider ctx given
 	Names   []string // the --provider values as given
+	Cursor  string   // --cursor: the next_cursor of an earlier --json answer to the same search
 }
 
 func newHistorySearchCmd(e *env) *cli.Command {
@@ -501,6 +502,7 @@ func newHistorySearchCmd(e *env) *cli.Command {
 			&cli.BoolFlag{Name: "primary-only", Usage: "leave out subagent sessions"},
 			&cli.BoolFlag{Name: "events", Usage: "plain event hits, without grouping by root session"},
 			&cli.IntFlag{Name: "limit", Value: 20, Usage: "at most `N` hits (1-500)"},
+			&cli.StringFlag{Name: "cursor", Usage: "the next page: `CURSOR` is pagination.next_cursor of an earlier --json answer with the same query and flags"},
 			historyIndexFlag(), jsonFlag,
 		},
 		Action: action(e, parseHistorySearch, withHistoryErr(runHistorySearch)),
@@ -554,8 +556,11 @@ func parseHistorySearch(c *cli.Context) (historySearchOptions, error) {
 	if withCtx && q.Dense {
 		return historySearchOptions{}, usagef("--events lists the index's events only: it does not take --provider ctx")
 	}
+	if c.IsSet("cursor") && q.Dense {
+		return historySearchOptions{}, usagef("--cursor pages the grouped search: it does not take --events")
+	}
 	return historySearchOptions{Query: q, Index: c.String("index"), JSON: c.Bool("json"), WithCtx: withCtx,
-		Names: c.StringSlice("provider")}, nil
+		Names: c.StringSlice("provider"), Cursor: c.String("cursor")}, nil
 }
 
 // parseWhen reads a --since or --until value: RFC 3339 or YYYY-MM-DD (UTC midnight); "" is no bound.
@@ -577,7 +582,7 @@ func runHistorySearch(ctx context.Context, e *env, o historySearchOptions) error
 	if !o.Query.Dense {
 		if st, err := e.open(ctx); err == nil {
 			return runUnifiedSearch(ctx, e, st, o)
-		} else if o.WithCtx {
+		} else if o.WithCtx || o.Cursor != "" {
 			return err
 		}
 	}
@@ -797,10 +802,14 @@ func newHistoryShowEventCmd(e *env) *cli.Command {
 		Name:      "event",
 		ArgsUsage: "ID",
 		Usage:     "print an event, with --window N events around it",
-		Flags:     []cli.Flag{&cli.IntFlag{Name: "window", Usage: "`N` events before and after"}, historyIndexFlag(), jsonFlag},
+		Flags:     []cli.Flag{&cli.IntFlag{Name: "window", Usage: "`N` events before and after (0-50)"}, historyIndexFlag(), jsonFlag},
 		Action: action(e, func(c *cli.Context) (historyShowEventOptions, error) {
 			if c.NArg() != 1 {
 				return historyShowEventOptions{}, usagef("usage: ctx history show event ID [--window N]")
+			}
+			if w := c.Int("window"); w < 0 || w > 50 {
+				// the MCP tool's bound (show_event's window, docs/mcp.md); -1 was taken as 0
+				return historyShowEventOptions{}, usagef("--window must be between 0 and 50")
 			}
 			return historyShowEventOptions{ID: c.Args().First(), Window: c.Int("window"), Index: c.String("index"), JSON: c.Bool("json")}, nil
 		}, withHistoryErr(runHistoryShowEvent)),

@@ -193,6 +193,50 @@ func TestHistoryCLI(t *testing.T) {
 	if out, _, code := run("history", "search", "zebraword", "--provider", "codex", "--json"); code != ExitOK || !strings.Contains(out, `"results": []`) {
 		t.Errorf("search --provider codex found the store: %d %q", code, out)
 	}
+	// --cursor continues from an earlier --json answer's next_cursor (the same query and flags): the next
+	// hits, none of the first page's; a cursor of another query or a forged one is refused.
+	type page struct {
+		Results []struct {
+			ID string `json:"ctx_event_id"`
+		} `json:"results"`
+		Pagination struct {
+			NextCursor string `json:"next_cursor"`
+		} `json:"pagination"`
+	}
+	pageOf := func(args ...string) (page, string, int) {
+		out, e, code := run(append([]string{"search", "the", "--limit", "3", "--json"}, args...)...)
+		var p page
+		if code == ExitOK {
+			if err := json.Unmarshal([]byte(out), &p); err != nil {
+				t.Fatalf("search %v: %v\n%s", args, err, out)
+			}
+		}
+		return p, e, code
+	}
+	p1, _, code := pageOf()
+	if code != ExitOK || len(p1.Results) != 3 || p1.Pagination.NextCursor == "" {
+		t.Fatalf("first page: %d %+v", code, p1)
+	}
+	p2, e2, code := pageOf("--cursor", p1.Pagination.NextCursor)
+	if code != ExitOK || len(p2.Results) == 0 {
+		t.Fatalf("second page: %d %s %+v", code, e2, p2)
+	}
+	for _, a := range p1.Results {
+		for _, b := range p2.Results {
+			if a.ID == b.ID {
+				t.Errorf("the second page repeats %s", a.ID)
+			}
+		}
+	}
+	if _, e, code := run("search", "function", "--limit", "3", "--json", "--cursor", p1.Pagination.NextCursor); code == ExitOK || !strings.Contains(e, "cursor") {
+		t.Errorf("a cursor of another query: %d %q", code, e)
+	}
+	if _, e, code := run("search", "the", "--limit", "3", "--json", "--cursor", "forged"); code == ExitOK || !strings.Contains(e, "cursor") {
+		t.Errorf("a forged cursor: %d %q", code, e)
+	}
+	if _, e, code := run("search", "the", "--events", "--cursor", p1.Pagination.NextCursor); code != ExitUsage || !strings.Contains(e, "--events") {
+		t.Errorf("--cursor with --events: %d %q", code, e)
+	}
 	// The store's search copy (docs/history.md "The store's search copy") is kept beside the index, across
 	// processes, and follows the branch: an entry set by another process is found, one removed is not,
 	// and `ctx search` (the top-level name) is the same command.
@@ -362,6 +406,16 @@ func TestHistorySearchBadQuery(t *testing.T) {
 		_, e, code := run("search", q)
 		if code != ExitUsage || strings.Contains(e, "minLength") || !(strings.Contains(e, "no words") || strings.Contains(e, "the query is empty")) {
 			t.Errorf("search %q: exit %d, %s", q, code, e)
+		}
+	}
+	// a NUL inside a word separates words (it was SQLite's "unterminated string", exit 1)
+	if _, e, code := run("search", "hello\x00function"); code != ExitOK {
+		t.Errorf("search hello NUL function: exit %d, %s", code, e)
+	}
+	// show event's --window has the MCP tool's bounds (-1 was taken as 0)
+	for _, w := range []string{"-1", "51"} {
+		if _, e, code := run("history", "show", "event", "x", "--window", w); code != ExitUsage || !strings.Contains(e, "--window must be between 0 and 50") {
+			t.Errorf("--window %s: exit %d, %s", w, code, e)
 		}
 	}
 }

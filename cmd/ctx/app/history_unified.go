@@ -92,12 +92,13 @@ func runUnifiedSearch(ctx context.Context, e *env, st *store.Store, o historySea
 	left := o.Query.Limit
 	var first map[string]any
 	var all []any
-	var cursor string
+	cursor, pages := o.Cursor, 0
 	for {
 		args := unifiedArgs(o, min(left, 100))
 		if cursor != "" {
 			args["cursor"] = cursor
 		}
+		pages++
 		out, err := mcp.Search(ctx, st, mcp.Options{HistoryDir: o.Index}, args)
 		if errors.Is(err, mcp.ErrInvalidArgument) {
 			return usagef("%v", err)
@@ -123,7 +124,7 @@ func runUnifiedSearch(ctx context.Context, e *env, st *store.Store, o historySea
 		first["pagination"] = pg
 		next, _ := pg["next_cursor"].(string)
 		if left <= 0 || next == "" || len(rs) == 0 {
-			if cursor != "" {
+			if pages > 1 {
 				// Several pages: the pagination describes the whole answer. The last page's cursor is
 				// bound to that page's limit, which is not the request's: no cursor is given.
 				first["pagination"] = map[string]any{"limit": o.Query.Limit, "returned": len(all), "has_more": pg["has_more"]}
