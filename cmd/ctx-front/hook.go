@@ -725,13 +725,15 @@ func (h *refresh) takeLock() bool {
 	return true
 }
 
-// release releases the lock and closes the checked-out tree.
+// release releases the lock and closes the checked-out tree; a second call does nothing.
 func (h *refresh) release() {
 	if h.root != nil {
 		_ = h.root.Close()
+		h.root = nil
 	}
 	if h.lock != nil {
 		_ = h.lock.Close() // closing the only descriptor releases the flock
+		h.lock = nil
 	}
 }
 
