@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -213,9 +214,14 @@ func TestSetConcurrent(t *testing.T) {
 		}
 	}
 	after := strings.TrimSpace(testenv.Git(t, dir, "rev-list", "--count", "refs/heads/ctx"))
-	var nb, na int
-	fmt.Sscan(before, &nb)
-	fmt.Sscan(after, &na)
+	nb, err := strconv.Atoi(before)
+	if err != nil {
+		t.Fatal(err)
+	}
+	na, err := strconv.Atoi(after)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if na-nb != procs*writes {
 		t.Errorf("%d commits for %d writes", na-nb, procs*writes)
 	}
