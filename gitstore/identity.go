@@ -10,9 +10,9 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/ctx-dev/ctx/gitstore/identcache"
+	"github.com/ctx-dev/ctx/internal/clock"
 	"github.com/ctx-dev/ctx/internal/lazyre"
 	"github.com/go-git/go-git/v5/config"
 )
@@ -35,7 +35,7 @@ var ErrNoIdentity = errors.New("no git identity: set it with git config user.nam
 // MCP HTTP request's token, docs/http.md); the committer stays this process's identity.
 func (r *Repo) Identity(ctx context.Context) (Signature, error) {
 	if sig, ok := ctx.Value(identityKey{}).(Signature); ok {
-		sig.When = time.Now()
+		sig.When = clock.Now()
 		return sig, nil
 	}
 	id, err := r.idents(ctx)
@@ -43,7 +43,7 @@ func (r *Repo) Identity(ctx context.Context) (Signature, error) {
 		return Signature{}, err
 	}
 	sig := id.author
-	sig.When = time.Now()
+	sig.When = clock.Now()
 	return sig, nil
 }
 
@@ -63,7 +63,7 @@ func (r *Repo) Committer(ctx context.Context) (Signature, error) {
 		return Signature{}, err
 	}
 	sig := id.committer
-	sig.When = time.Now()
+	sig.When = clock.Now()
 	return sig, nil
 }
 

@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ctx-dev/ctx/gitstore/reflock"
 	"github.com/gofrs/flock"
 )
 
@@ -312,9 +313,7 @@ func (r *Repo) refPath(name string) string {
 }
 
 // markPath is where ctx hard-links a ref lock it creates.
-func (r *Repo) markPath(name string) string {
-	return filepath.Join(r.CtxDir(), "reflocks", url.PathEscape(name))
-}
+func (r *Repo) markPath(name string) string { return reflock.MarkPath(r.CtxDir(), name) }
 
 // createRefLock creates <ref>.lock exclusively, marked as ctx's from its first instant. Call with the ctx
 // lock held. The file is created as its mark, <common dir>/ctx/reflocks/<ref>, and then hard-linked as
@@ -364,29 +363,7 @@ func (r *Repo) createRefLock(ctx context.Context, name string) (*os.File, error)
 // file system has no hard links, the lock is created with O_EXCL unmarked (a crash then leaves a lock that
 // ctx reports as foreign).
 func (r *Repo) createMarked(name, lockPath string) (*os.File, error) {
-	if _, err := os.Lstat(lockPath); err == nil {
-		return nil, fs.ErrExist
-	}
-	m := r.markPath(name)
-	if err := os.MkdirAll(filepath.Dir(m), 0o777); err != nil {
-		return os.OpenFile(lockPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
-	}
-	// No lock exists, so a mark of this ref is left over from a process killed before its link: stale.
-	_ = os.Remove(m)
-	f, err := os.OpenFile(m, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
-	if err != nil {
-		return os.OpenFile(lockPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
-	}
-	FaultPoint("ref-marked", name)
-	if err := os.Link(m, lockPath); err != nil {
-		f.Close()
-		_ = os.Remove(m)
-		if errors.Is(err, fs.ErrExist) {
-			return nil, err
-		}
-		return os.OpenFile(lockPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
-	}
-	return f, nil
+	return reflock.CreateMarked(r.markPath(name), lockPath, func() { FaultPoint("ref-marked", name) })
 }
 
 func later(a, b time.Time) time.Time {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/ctx-dev/ctx/gitstore/objread"
+	"github.com/ctx-dev/ctx/gitstore/reflock"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -286,20 +287,7 @@ func (r *Repo) recoverTransaction(ctx context.Context) {
 }
 
 // writeLock writes an object name into a lock file, fsyncs and closes it.
-func writeLock(f *os.File, h Hash) error {
-	if _, err := f.WriteString(h.String() + "\n"); err != nil {
-		f.Close()
-		return fmt.Errorf("write lock: %w", err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("fsync lock: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("close lock: %w", err)
-	}
-	return nil
-}
+func writeLock(f *os.File, h Hash) error { return reflock.WriteLock(f, h.String()) }
 
 // commitRef puts a prepared update in place: renames <ref>.lock over the ref, or for a deletion removes
 // the loose ref and then the lock.
@@ -321,11 +309,7 @@ func (r *Repo) commitRef(u refUpdate) error {
 		r.unmark(u.name)
 		return nil
 	}
-	if err := os.Rename(lockPath, path); err != nil {
-		return fmt.Errorf("rename lock: %w", err)
-	}
-	r.unmark(u.name)
-	return nil
+	return reflock.Rename(path, r.markPath(u.name))
 }
 
 // rollback puts the refs of done (already moved) back to their old values after a later ref failed, and
@@ -386,22 +370,7 @@ func (r *Repo) appendReflog(name string, old, new Hash, msg string) {
 	if err != nil {
 		return
 	}
-	if err := os.MkdirAll(filepath.Dir(logPath), 0o777); err != nil {
-		return
-	}
-	f, err := os.OpenFile(logPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
-	if err != nil {
-		return
-	}
-	defer f.Close()
-	_, offset := sig.When.Zone()
-	sign := '+'
-	if offset < 0 {
-		sign, offset = '-', -offset
-	}
-	msg = strings.ReplaceAll(strings.SplitN(msg, "\n", 2)[0], "\t", " ")
-	fmt.Fprintf(f, "%s %s %s <%s> %d %c%02d%02d\t%s\n", old, new, sig.Name, sig.Email, sig.When.Unix(),
-		sign, offset/3600, (offset%3600)/60, msg)
+	reflock.AppendReflog(logPath, name, reflock.ReflogLine(old.String(), new.String(), sig.Name, sig.Email, sig.When, msg))
 }
 
 func short(h Hash) string {

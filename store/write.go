@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ctx-dev/ctx/gitstore"
+	"github.com/ctx-dev/ctx/internal/clock"
 	"github.com/ctx-dev/ctx/merge"
 )
 
@@ -190,4 +191,4 @@ func refreshWarning(err error) string {
 }
 
 // now is the clock of records, RFC 3339 UTC with seconds (docs/format.md).
-func now() string { return time.Now().UTC().Format(time.RFC3339) }
+func now() string { return clock.Now().UTC().Format(time.RFC3339) }

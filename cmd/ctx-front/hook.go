@@ -209,6 +209,9 @@ type refresh struct {
 	stamp    string // the stamp's line
 	untrKey  string // the tracked-files check's key to cache, "" when cached already
 	lockPath string
+	// hookStamp: apply writes the hooks' stamp at the end (the post-checkout hook); a write's refresh
+	// only removes it, as store.Refresh does.
+	hookStamp bool
 }
 
 // refreshOp is one file written (blob) or removed (remove) in .context/.
@@ -231,6 +234,29 @@ func (s *store) planRefresh() (*refresh, bool) {
 	if !ok || pub.IsZero() {
 		return nil, false // not initialised: ctx-full has nothing to do, or says why
 	}
+	h, ok := s.prepareRefresh()
+	if !ok {
+		return nil, false
+	}
+	// store.Refresh reads the tips under the lock: a branch that moved since the stamp's values were read
+	// is ctx-full's (its stamp then names the older tips, and the next hook runs again).
+	if again, ok := s.tip(s.branch); !ok || again != pub {
+		h.release()
+		return nil, false
+	}
+	if !h.plan(pub) {
+		h.release()
+		return nil, false
+	}
+	h.hookStamp = true
+	return h, true
+}
+
+// prepareRefresh checks what store.Refresh checks before it reads the record (.context/ a folder ctx
+// checked out here, no adapters record, the tracked-files check, no private or ephemeral ref, no refresh
+// journal) and takes the checkout lock without waiting; ok false (nothing held, nothing written) for
+// anything off the happy path. The caller plans (plan) and applies (apply) or releases.
+func (s *store) prepareRefresh() (*refresh, bool) {
 	for _, ref := range []string{refPrivate, refEphemeral} {
 		if t, ok := s.tip(ref); !ok || !t.IsZero() {
 			return nil, false
@@ -274,11 +300,6 @@ func (s *store) planRefresh() (*refresh, bool) {
 	if _, err := os.Lstat(filepath.Join(ctxDir, "checkout-journal.json")); !errors.Is(err, fs.ErrNotExist) {
 		return nil, false // an interrupted refresh: ctx-full recovers it
 	}
-	// store.Refresh reads the tips under the lock: a branch that moved since the stamp's values were read
-	// is ctx-full's (its stamp then names the older tips, and the next hook runs again).
-	if again, ok := s.tip(s.branch); !ok || again != pub {
-		return nil, false
-	}
 	// store.openCheckout: the folder opened must be the one lstat saw.
 	before, err := os.Lstat(root)
 	if err != nil || !before.IsDir() {
@@ -290,30 +311,41 @@ func (s *store) planRefresh() (*refresh, bool) {
 	if after, err := h.root.Stat("."); err != nil || !os.SameFile(before, after) {
 		return nil, false
 	}
+	done = true
+	return h, true
+}
+
+// plan decides what store.Refresh decides for the public tip pub (a commit whose objects are in the
+// repository), with the checkout lock held (prepareRefresh): the record read lazily, the paths that
+// changed since its tip, each file on disk checked against it. It writes nothing; false for anything off
+// the happy path (a hand edit to keep included).
+func (h *refresh) plan(pub objread.Hash) bool {
+	s := h.s
+	root := filepath.Join(s.workTree, checkoutDir)
 	files := rootFiles{h.root}
 	rec, found, err := checkoutrec.ReadLazy(files, filepath.Join(root, checkoutrec.RecordFile), nil)
 	if err != nil || !found || rec.Incomplete || !rec.Clean {
-		return nil, false
+		return false
 	}
 	h.rec = rec
 	if rec.Commits["private"] != "" || rec.Commits["ephemeral"] != "" || rec.Commits["public"] == "" {
-		return nil, false
+		return false
 	}
 	oldTip, ok := parseHash(rec.Commits["public"])
 	if !ok {
-		return nil, false
+		return false
 	}
 	oldC, ok := s.commit(oldTip)
 	if !ok {
-		return nil, false
+		return false
 	}
 	newC, ok := s.commit(pub)
 	if !ok {
-		return nil, false
+		return false
 	}
 	changed, ok := s.diffEntries(oldC.tree, newC.tree)
 	if !ok || len(changed) > checkoutrec.LazyLookupMax {
-		return nil, false
+		return false
 	}
 	paths := make([]string, 0, len(changed))
 	for p := range changed {
@@ -337,7 +369,7 @@ func (s *store) planRefresh() (*refresh, bool) {
 		d, ok := dirs[dir]
 		if !ok {
 			if d, ok = h.openDir(dir); !ok {
-				return nil, false
+				return false
 			}
 			dirs[dir] = d
 		}
@@ -353,13 +385,13 @@ func (s *store) planRefresh() (*refresh, bool) {
 		if had && old.Stat != nil && old.Stat.Mtime < recTime && old.Stat.Ctime < recTime && before && st == *old.Stat {
 			cur, ok = parseHash(old.Blob)
 			if !ok {
-				return nil, false
+				return false
 			}
 			onDisk = true
 		} else {
 			data, err := files.ReadFile(p)
 			if err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return nil, false // a link, a folder: kept by ctx-full, which says so
+				return false // a link, a folder: kept by ctx-full, which says so
 			}
 			if onDisk = err == nil; onDisk {
 				cur = objwrite.Name(objread.Blob, data)
@@ -369,7 +401,7 @@ func (s *store) planRefresh() (*refresh, bool) {
 		case onDisk && !newBlob.IsZero() && cur == newBlob:
 			// already what the ref has
 		case onDisk && (!had || cur.String() != old.Blob):
-			return nil, false // a hand edit: ctx-full keeps it and says so
+			return false // a hand edit: ctx-full keeps it and says so
 		case newBlob.IsZero():
 			if onDisk {
 				h.ops = append(h.ops, refreshOp{path: p, remove: true})
@@ -394,8 +426,7 @@ func (s *store) planRefresh() (*refresh, bool) {
 	rec.Commits["ephemeral"], rec.Commits["private"], rec.Commits["public"] = "", "", pub.String()
 	rec.Incomplete = false
 	rec.Clean = true // the recorded tips were clean and nothing that changed is a problem (itemProblem)
-	done = true
-	return h, true
+	return true
 }
 
 // sameEntry is store's: the same blob, scope and stat data.
@@ -694,13 +725,15 @@ func (h *refresh) takeLock() bool {
 	return true
 }
 
-// release releases the lock and closes the checked-out tree.
+// release releases the lock and closes the checked-out tree; a second call does nothing.
 func (h *refresh) release() {
 	if h.root != nil {
 		_ = h.root.Close()
+		h.root = nil
 	}
 	if h.lock != nil {
 		_ = h.lock.Close() // closing the only descriptor releases the flock
+		h.lock = nil
 	}
 }
 
@@ -760,6 +793,9 @@ func (h *refresh) apply() bool {
 		if err := os.Remove(journalPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return false
 		}
+	}
+	if !h.hookStamp {
+		return true
 	}
 	root, err := os.OpenRoot(s.gitDir)
 	if err != nil {

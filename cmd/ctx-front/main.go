@@ -1,6 +1,7 @@
 // Command ctx-front is the ctx that `make build` and `make install` put on the PATH as `ctx`: a small
-// program that answers a few read commands itself, exactly as the full program would, and hands every
-// other run to the full program, installed beside it as ctx-full (docs/architecture.md "The lean front").
+// program that answers a few commands itself (reads, the post-checkout hook, a write of an existing
+// entry), exactly as the full program would, and hands every other run to the full program, installed
+// beside it as ctx-full (docs/architecture.md "The lean front").
 //
 // It links no go-git, SQLite, MCP or CLI library (a guard test and depguard check it), so it starts in
 // about the time of a Go hello world, where the full program initialises some 190 packages. It answers

@@ -21,6 +21,7 @@ import (
 //	ctx knowledge get KEY     ctx convention get KEY     (KEY: see plainKey)
 //	ctx log                   ctx log -n N               (N: 0 or a decimal without leading zeros)
 //	ctx hooks run post-checkout OLD NEW 1                (see postCheckout: its output is none)
+//	ctx knowledge set KEY TEXT   ctx convention set KEY TEXT  (an existing public entry: see setEntry)
 //
 // serve returns the bytes ctx-full would write on standard output with exit 0, and ok; ok is false when
 // anything differs from the happy path, and then nothing has been written.
@@ -43,6 +44,8 @@ func serve(args []string) (out []byte, ok bool) {
 		}
 		defer s.close()
 		return s.entry(kindDir[args[0]], args[2]+".md")
+	case len(args) == 4 && args[1] == "set" && (args[0] == "knowledge" || args[0] == "convention"):
+		return setEntry(args[0], args[2], args[3])
 	case len(args) == 6 && args[0] == "hooks" && args[1] == "run" && args[2] == "post-checkout":
 		return nil, postCheckout(args[3:])
 	case len(args) == 1 && args[0] == "log":

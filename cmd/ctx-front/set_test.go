@@ -1,0 +1,234 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/ctx-dev/ctx/internal/testenv"
+)
+
+// runEnv runs program path with args in dir with extra environment variables.
+func runEnv(t *testing.T, dir, path string, env []string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(path, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("run %s: %v", path, err)
+	}
+	return result{out.String(), errb.String(), code}
+}
+
+// writeState is what a write leaves in repository dir that both programs must leave alike: the context
+// branch's tip (an object name: equal tips are equal commits, trees and blobs, byte for byte), the last
+// line of its reflog, the lock and mark files, the write counter, and .context/ with its checkout record
+// (left).
+func writeState(t *testing.T, dir string) string {
+	t.Helper()
+	var b strings.Builder
+	fmt.Fprintf(&b, "tip %s", testenv.Git(t, dir, "rev-parse", "refs/heads/ctx"))
+	logb, _ := os.ReadFile(filepath.Join(dir, ".git", "logs", "refs", "heads", "ctx"))
+	lines := strings.Split(strings.TrimSuffix(string(logb), "\n"), "\n")
+	fmt.Fprintf(&b, "reflog %d lines, last %q\n", len(lines), lines[len(lines)-1])
+	for _, p := range []string{"refs/heads/ctx.lock", "ctx/transaction.json", "ctx/lock.holder"} {
+		_, err := os.Lstat(filepath.Join(dir, ".git", p))
+		fmt.Fprintf(&b, "%s %v\n", p, err == nil)
+	}
+	marks, _ := os.ReadDir(filepath.Join(dir, ".git", "ctx", "reflocks"))
+	writes, _ := os.ReadFile(filepath.Join(dir, ".git", "ctx", "writes"))
+	fmt.Fprintf(&b, "marks %d writes %q\n", len(marks), writes)
+	b.WriteString(left(t, dir))
+	return b.String()
+}
+
+// setBins is hookBins for writes: front holds the front as ctx beside a ctx-full that logs its runs,
+// alone ctx-full under the name ctx.
+func setBins(t *testing.T) (front, alone, log string) { return hookBins(t) }
+
+// TestSetSameAsFull: `ctx knowledge set KEY TEXT` and `ctx convention set KEY TEXT` of existing public
+// entries, written by the front on two copies of one repository, one whose ctx is the pair and one whose
+// ctx is ctx-full alone, with one clock (CTX_TEST_NOW): the same standard output, standard error and
+// exit code, the same commit (so the same blob, trees and commit bytes), reflog line, counter,
+// .context/ files and checkout record, and git fsck clean. Each write the front must answer is checked to
+// have started no ctx-full; each case it must hand over (a flag, a new key, a private entry, a ref locked
+// by git, an interrupted transaction, a hand edit, a secret, a missing identity cache, the branch checked
+// out, unknown front matter kept...) is checked to have started ctx-full and to leave what ctx-full alone
+// leaves.
+func TestSetSameAsFull(t *testing.T) {
+	base := testenv.NewRepo(t)
+	full(t, base, "init")
+	for _, k := range []string{"arch", "raw", "fm", "agent"} {
+		full(t, base, "knowledge", "set", k, "entry "+k)
+	}
+	full(t, base, "convention", "set", "style", "gofmt")
+	// Front matter a teammate's tool wrote: unknown keys, comments, odd quoting, kept by both.
+	plant(t, base, "knowledge/fm.md", "100644", "---\ntitle: \"A: title\"\n# a comment\nauthor: someone <s@x>\ntags: [a, b]\nupdated_at: 2020-01-01T00:00:00Z\nprovenance: owner_approved\nextra:\n  nested: 1\n---\nbody\n")
+	plant(t, base, "knowledge/raw.md", "100644", "no front matter at all")
+	full(t, base, "knowledge", "set", "agent", "refresh after the plants")
+	frontBin, aloneBin, log := setBins(t)
+	a, b := copies(t, base)
+	clock := 1_800_000_000
+	step := func(name string, served bool, env []string, args ...string) {
+		t.Helper()
+		clock += 7
+		env = append([]string{fmt.Sprintf("CTX_TEST_NOW=%d", clock)}, env...)
+		handedOver(t, log)
+		got := runEnv(t, a, filepath.Join(frontBin, "ctx"), env, args...)
+		runs := handedOver(t, log)
+		want := runEnv(t, b, filepath.Join(aloneBin, "ctx"), env, args...)
+		if served && runs != "" || !served && runs == "" {
+			t.Errorf("%s: ctx %q: ctx-full ran %q, want served by the front %v", name, args, runs, served)
+		}
+		if got != want {
+			t.Errorf("%s: ctx %q:\nfront: exit %d %q stderr %q\nctx-full: exit %d %q stderr %q", name, args,
+				got.code, got.stdout, got.stderr, want.code, want.stdout, want.stderr)
+		}
+		if ga, gb := writeState(t, a), writeState(t, b); ga != gb {
+			t.Errorf("%s: ctx %q left\n%s\nctx-full alone left\n%s", name, args, ga, gb)
+		}
+	}
+	// The copies have new paths: the identity cache's stamp does not hold, so the first write is ctx-full's
+	// (which asks git and saves the cache).
+	step("missing identity cache", false, nil, "knowledge", "set", "arch", "first version here")
+	step("changed entry", true, nil, "knowledge", "set", "arch", "second version\nwith two lines")
+	step("same content", true, nil, "knowledge", "set", "arch", "second version\nwith two lines")
+	step("convention", true, nil, "convention", "set", "style", "gofmt and vet")
+	step("unknown front matter kept", true, nil, "knowledge", "set", "fm", "new body: with a colon")
+	step("no front matter", true, nil, "knowledge", "set", "raw", "now with front matter")
+	step("agent and session", true, []string{"CTX_AGENT=claude-code", "CTX_SESSION=s-1", "CTX_MACHINE=box"},
+		"knowledge", "set", "agent", "written by an agent")
+	step("quoting", true, nil, "knowledge", "set", "arch", "'quotes' \"and\" # hashes: --- yes\n---\nno: front")
+	step("unicode", true, nil, "knowledge", "set", "arch", "naïve café — 日本語 ✓\ttab")
+	step("a flag", false, nil, "knowledge", "set", "--provenance", "owner_approved", "arch", "x y")
+	step("text like a flag", false, nil, "knowledge", "set", "arch", "-x")
+	step("new key", false, nil, "knowledge", "set", "newkey", "a new entry")
+	step("blank", false, nil, "knowledge", "set", "arch", "   ")
+	step("secret in the text", false, nil, "knowledge", "set", "arch", "token: ghp_Zx8Kq2Lm9Np4Rt6Vw1Yb3Cd5Fg7Hj0Ks2Mq4")
+	for _, d := range []string{a, b} {
+		if err := os.WriteFile(filepath.Join(d, ".context", "knowledge", "arch.md"), []byte("edited by hand\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	step("hand-edited file", false, nil, "knowledge", "set", "arch", "over a hand edit")
+	for _, d := range []string{a, b} {
+		if err := os.WriteFile(filepath.Join(d, ".git", "ctx", "transaction.json"), []byte("[]"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	step("interrupted transaction", false, nil, "knowledge", "set", "style", "after a journal")
+	step("served again", true, nil, "knowledge", "set", "style", "after a journal, again")
+	for _, d := range []string{a, b} {
+		testenv.Git(t, d, "checkout", "-q", "ctx")
+	}
+	step("branch checked out", false, nil, "knowledge", "set", "style", "on the checked-out branch")
+	for _, d := range []string{a, b} {
+		testenv.Git(t, d, "checkout", "-q", "-")
+	}
+	step("served once more", true, nil, "knowledge", "set", "style", "back on the main branch")
+	step("private entry", false, nil, "knowledge", "set", "--scope", "private", "mine", "private")
+	step("with a private ref", false, nil, "knowledge", "set", "style", "a private ref is there")
+	step("remove the private entry", false, nil, "knowledge", "rm", "mine")
+	// The private ref stays (its tip an empty tree): every later write is ctx-full's.
+	step("a private ref, empty", false, nil, "knowledge", "set", "style", "the private ref is still there")
+	for _, d := range []string{a, b} {
+		if out, err := exec.Command("git", "-C", d, "fsck", "--strict", "--no-dangling").CombinedOutput(); err != nil {
+			t.Errorf("git fsck in %s: %v\n%s", d, err, out)
+		}
+	}
+}
+
+// TestSetRefLocked: a <ref>.lock of git's (not ctx's) makes the front hand over before it writes; ctx-full
+// waits for it and refuses, and the branch does not move.
+func TestSetRefLocked(t *testing.T) {
+	dir := testenv.NewRepo(t)
+	full(t, dir, "init")
+	full(t, dir, "knowledge", "set", "arch", "one")
+	frontBin, _, log := setBins(t)
+	tip := testenv.Git(t, dir, "rev-parse", "refs/heads/ctx")
+	if err := os.WriteFile(filepath.Join(dir, ".git", "refs", "heads", "ctx.lock"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runEnv(t, dir, filepath.Join(frontBin, "ctx"), nil, "knowledge", "set", "arch", "two")
+	if r.code == 0 || !strings.Contains(r.stderr, "is locked") || handedOver(t, log) == "" {
+		t.Fatalf("with a foreign ref lock: exit %d, stderr %q, want ctx-full's refusal", r.code, r.stderr)
+	}
+	if now := testenv.Git(t, dir, "rev-parse", "refs/heads/ctx"); now != tip {
+		t.Fatal("the branch moved under a foreign lock")
+	}
+}
+
+// TestSetConcurrent: several processes of the pair and of ctx-full alone write at once, each its own
+// entries in turn: every write is acknowledged, each entry ends as its last write, the branch holds a
+// commit per write, and git fsck is clean. Fronts that find the ctx lock taken hand over to ctx-full,
+// which waits for it.
+func TestSetConcurrent(t *testing.T) {
+	dir := testenv.NewRepo(t)
+	full(t, dir, "init")
+	const procs, writes = 6, 8
+	for p := 0; p < procs; p++ {
+		full(t, dir, "knowledge", "set", fmt.Sprintf("p%d", p), "start")
+	}
+	frontBin, aloneBin, _ := setBins(t)
+	before := strings.TrimSpace(testenv.Git(t, dir, "rev-list", "--count", "refs/heads/ctx"))
+	var wg sync.WaitGroup
+	errs := make(chan string, procs*writes)
+	for p := 0; p < procs; p++ {
+		bin := filepath.Join(frontBin, "ctx")
+		if p%3 == 2 {
+			bin = filepath.Join(aloneBin, "ctx")
+		}
+		wg.Add(1)
+		go func(p int, bin string) {
+			defer wg.Done()
+			for i := 0; i < writes; i++ {
+				cmd := exec.Command(bin, "knowledge", "set", fmt.Sprintf("p%d", p), fmt.Sprintf("write %d of %d", i, p))
+				cmd.Dir = dir
+				if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), ": committed ") {
+					errs <- fmt.Sprintf("p%d write %d: %v %s", p, i, err, out)
+				}
+			}
+		}(p, bin)
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	for p := 0; p < procs; p++ {
+		got := full(t, dir, "knowledge", "get", fmt.Sprintf("p%d", p))
+		if want := fmt.Sprintf("write %d of %d\n", writes-1, p); got != want {
+			t.Errorf("p%d holds %q, want %q", p, got, want)
+		}
+	}
+	after := strings.TrimSpace(testenv.Git(t, dir, "rev-list", "--count", "refs/heads/ctx"))
+	nb, err := strconv.Atoi(before)
+	if err != nil {
+		t.Fatal(err)
+	}
+	na, err := strconv.Atoi(after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if na-nb != procs*writes {
+		t.Errorf("%d commits for %d writes", na-nb, procs*writes)
+	}
+	if out, err := exec.Command("git", "-C", dir, "fsck", "--strict", "--no-dangling").CombinedOutput(); err != nil {
+		t.Errorf("git fsck: %v\n%s", err, out)
+	}
+	if st := full(t, dir, "status"); strings.Contains(st, "hand") {
+		t.Errorf("status after concurrent writes: %s", st)
+	}
+}
