@@ -301,6 +301,7 @@ func runHistoryImport(ctx context.Context, e *env, o historyImportOptions) error
 func importHistory(ctx context.Context, e *env, o historyImportOptions) error {
 	defer lessGC(160 << 20)()
 	var srcs []history.Source
+	var walked []string // the roots walked whole: a source under one whose file is gone is forgotten
 	var ix *history.Index
 	var dirs *history.DirCache // the directory listings of the last import (docs/history.md "Discovery")
 	openIndex := func() error {
@@ -326,6 +327,9 @@ func importHistory(ctx context.Context, e *env, o historyImportOptions) error {
 			return err
 		}
 		srcs = s
+		if abs, err := filepath.Abs(o.Path); err == nil {
+			walked = append(walked, abs)
+		}
 	} else {
 		// The roots configured for this repository (ctx history sources add), read before the index is
 		// opened (a config error creates nothing).
@@ -360,6 +364,9 @@ func importHistory(ctx context.Context, e *env, o historyImportOptions) error {
 				fmt.Fprintf(e.stderr, "ctx: warning: %v\n", errs[i])
 				continue
 			}
+			if (o.Provider == "" || roots[i].Provider == o.Provider) && roots[i].Exists {
+				walked = append(walked, roots[i].Path)
+			}
 			srcs = append(srcs, found[i]...)
 		}
 		// The configured roots, of --provider only when given.
@@ -377,6 +384,7 @@ func importHistory(ctx context.Context, e *env, o historyImportOptions) error {
 				fmt.Fprintf(e.stderr, "ctx: warning: %v\n", err)
 				continue
 			}
+			walked = append(walked, h.Path)
 			srcs = append(srcs, s...)
 		}
 		srcs = uniqueSources(srcs)
@@ -392,6 +400,7 @@ func importHistory(ctx context.Context, e *env, o historyImportOptions) error {
 				return err
 			}
 			srcs = s
+			walked = nil // the hook names its sources: the roots were not imported whole
 		}
 	}
 	var progress func(done, total int)
@@ -400,6 +409,10 @@ func importHistory(ctx context.Context, e *env, o historyImportOptions) error {
 	}
 	st, err := ix.ImportProgress(ctx, srcs, progress)
 	if err != nil {
+		return err
+	}
+	// The sources whose files were deleted leave the index (their sessions keep their other files').
+	if st.Removed, err = ix.PruneMissing(ctx, walked); err != nil {
 		return err
 	}
 	if err := ix.SaveDirCache(ctx, dirs); err != nil {
@@ -418,6 +431,9 @@ func importHistory(ctx context.Context, e *env, o historyImportOptions) error {
 	}
 	fmt.Fprintf(w, "%d sources: %d imported, %d appended, %d unchanged, %d failed; %d events added\n",
 		st.Sources, st.Imported, st.Appended, st.Unchanged, st.Failed, st.Events)
+	if st.Removed > 0 {
+		fmt.Fprintf(w, "%d sources removed (their files are gone)\n", st.Removed)
+	}
 	if st.BadLines > 0 {
 		fmt.Fprintf(w, "%d bad lines skipped\n", st.BadLines)
 	}
