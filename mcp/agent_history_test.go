@@ -3,6 +3,7 @@ package mcp
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
@@ -627,6 +628,48 @@ func TestAgentHistoryDamagedIndex(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "ctx history import rebuilds it") {
 		t.Errorf("search of a damaged index: %v %s", err, resultText(res))
 	}
+	// status and sources answer: the index's problem and its remedy are in their history and index parts.
+	checkIndexProblem(t, e.s, "not a database", "ctx history import rebuilds it")
+}
+
+// checkIndexProblem: the status and sources tools answer (no protocol error) over an index that cannot
+// be read, naming the problem and the remedy in their history (status) and index (sources) parts.
+func checkIndexProblem(t *testing.T, s *session, problem, remedy string) {
+	t.Helper()
+	for _, c := range []struct{ tool, part string }{{"status", "history"}, {"sources", "index"}} {
+		res, err := s.callErr(c.tool, nil)
+		if err != nil {
+			t.Errorf("%s over an unreadable index: %v", c.tool, err)
+			continue
+		}
+		h := obj(structured(t, c.tool, res)[c.part])
+		if !strings.Contains(fmt.Sprint(h["error"]), problem) || !strings.Contains(fmt.Sprint(h["hint"]), remedy) || h["exists"] != true {
+			t.Errorf("%s: %s = %v, want the error %q and the remedy %q", c.tool, c.part, h, problem, remedy)
+		}
+	}
+}
+
+// TestAgentHistoryNewerIndex: an index written by a newer ctx (a higher schema version) is left alone; status
+// and sources say so, with the remedy.
+func TestAgentHistoryNewerIndex(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	_, st := newRepo(t, store.Actor{Machine: "testbox"})
+	hist := filepath.Join(t.TempDir(), "history")
+	ix, err := history.Open(context.Background(), hist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.Close()
+	db, err := sql.Open("sqlite", filepath.Join(hist, "index.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`PRAGMA user_version = 99`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	s := serve(t, st, Options{HistoryDir: hist}, "")
+	checkIndexProblem(t, s, "newer ctx", "use that ctx, or remove")
 }
 
 // rawCursor is a cursor of body j as the server encodes one (JSON and its CRC-32): what anyone can forge.

@@ -91,23 +91,50 @@ type historyStatus struct {
 	Sessions   int            `json:"sessions"`
 	Events     int            `json:"events"`
 	ByProvider map[string]int `json:"sessions_by_provider"`
-	Hint       string         `json:"hint,omitempty"`
+	// Error is why the index cannot be read (damaged, written by a newer ctx, ...); Hint then says
+	// the remedy (docs/history.md "A damaged index").
+	Error string `json:"error,omitempty"`
+	Hint  string `json:"hint,omitempty"`
 }
 
+// historyStatus reads the index's figures. An index that cannot be read is reported in the result
+// (Error, and the remedy in Hint), not as an error: status and sources still answer (docs/mcp.md).
+// The error is only ctx's.
 func (s *srv) historyStatus(ctx context.Context) (historyStatus, error) {
 	hs := historyStatus{Path: s.historyDir(), ByProvider: map[string]int{}}
 	ix, err := s.index(ctx)
-	if err != nil || ix == nil {
+	if err == nil && ix == nil {
 		hs.Hint = noIndexHint(ctx)
-		return hs, err
+		return hs, nil
 	}
-	st, err := ix.Stats(ctx)
+	var st history.Stats
+	if err == nil {
+		st, err = ix.Stats(ctx)
+	}
 	if err != nil {
-		return hs, err
+		if ctx.Err() != nil {
+			return hs, ctx.Err()
+		}
+		hs.Exists = true
+		hs.Error, hs.Hint = err.Error(), indexRemedy(err, hs.Path)
+		return hs, nil
 	}
 	hs.Exists, hs.Generation, hs.Sources, hs.Sessions, hs.Events, hs.ByProvider = true, st.Generation, st.Sources,
 		st.Sessions, st.Events, st.ByProvider
 	return hs, nil
+}
+
+// indexRemedy is what the user does about an index that cannot be read: err says why, dir is where.
+func indexRemedy(err error, dir string) string {
+	switch {
+	case history.IsDamaged(err):
+		return "the agent history index is damaged; it only caches the transcripts: ctx history import rebuilds it"
+	case errors.Is(err, history.ErrNewerIndex):
+		return "the agent history index was written by a newer ctx: use that ctx, or remove " +
+			filepath.Join(dir, "index.db") + " and run ctx history import to rebuild it with this one"
+	}
+	return "the agent history index cannot be read; it only caches the transcripts: remove " +
+		filepath.Join(dir, "index.db") + " and run ctx history import to rebuild it"
 }
 
 func (s *srv) statusTool(ctx context.Context, _ noArgs) (any, error) {
@@ -246,12 +273,24 @@ func (s *srv) sourcesTool(ctx context.Context, _ noArgs) (any, error) {
 	}
 	rows := []providerSource{}
 	issues := []sourceIssue{}
+	// indexed counts the sessions whose source is under a root (0 when the index cannot be read: hs says
+	// why).
+	indexed := func(dir string) (int, error) {
+		if hs.Error != "" {
+			return 0, nil
+		}
+		return s.sessionsUnder(ctx, dir)
+	}
 	for _, r := range history.Roots(history.Env{}) {
 		if store.PublicOnly(ctx) {
 			break // the providers' roots are folders of this machine's user (docs/http.md)
 		}
+		n, err := indexed(r.Path)
+		if err != nil {
+			return nil, err
+		}
 		rows = append(rows, providerSource{Provider: string(r.Provider), Root: r.Path, EnvVar: r.EnvVar, FromEnv: r.FromEnv,
-			Exists: r.Exists, IndexedSessions: hs.ByProvider[string(r.Provider)], Selection: selection{Kind: "automatic"}})
+			Exists: r.Exists, IndexedSessions: n, Selection: selection{Kind: "automatic"}})
 		if r.FromEnv && !r.Exists {
 			issues = append(issues, sourceIssue{Code: "root_missing", Provider: string(r.Provider),
 				Message: r.EnvVar + " names a directory that does not exist"})
@@ -269,7 +308,7 @@ func (s *srv) sourcesTool(ctx context.Context, _ noArgs) (any, error) {
 			}
 			fi, err := os.Stat(h.Path)
 			exists := err == nil && fi.IsDir()
-			n, err := s.sessionsUnder(ctx, h.Path)
+			n, err := indexed(h.Path)
 			if err != nil {
 				return nil, err
 			}
