@@ -725,3 +725,19 @@ func TestForgedCursors(t *testing.T) {
 		t.Errorf("genuine cursor: %v", got)
 	}
 }
+
+// TestSourcesIndexedPerRoot: indexed_sessions counts the sessions under each row's root, not the
+// provider's: the corpus imported from elsewhere is under none of the (empty) providers' roots.
+func TestSourcesIndexedPerRoot(t *testing.T) {
+	e := corpusServer(t)
+	res := structured(t, "sources", e.s.call(t, "sources", nil))
+	byProvider := obj(obj(res["index"])["sessions_by_provider"])
+	if byProvider["claude-code"] == nil || byProvider["claude-code"].(float64) == 0 {
+		t.Fatalf("the corpus has no claude-code session: %v", byProvider)
+	}
+	for _, r := range list(res, "sources") {
+		if row := obj(r); row["provider"] != "ctx" && row["indexed_sessions"] != float64(0) {
+			t.Errorf("%v under %v: %v sessions, want 0", row["provider"], row["root"], row["indexed_sessions"])
+		}
+	}
+}
