@@ -741,3 +741,25 @@ func TestSourcesIndexedPerRoot(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchSessionResolves: search's ctx_session_id takes what show_session and query_events take (a
+// ctx id, a unique prefix of it, the provider's own id) and an unknown id is not_found, not 0 results.
+func TestSearchSessionResolves(t *testing.T) {
+	e := corpusServer(t)
+	codexID := history.SessionID(history.Codex, codexNative)
+	for _, id := range []string{codexID, codexID[:8], codexNative} {
+		res := structured(t, "search", e.s.call(t, "search", map[string]any{"query": "apply_patch", "ctx_session_id": id}))
+		hits := list(res, "results")
+		if len(hits) == 0 {
+			t.Errorf("ctx_session_id %q: no result", id)
+		}
+		for _, h := range hits {
+			if obj(h)["ctx_session_id"] != codexID {
+				t.Errorf("ctx_session_id %q: a hit of %v", id, obj(h)["ctx_session_id"])
+			}
+		}
+	}
+	if code := errorCode(t, "unknown", e.s.call(t, "search", map[string]any{"query": "apply_patch", "ctx_session_id": "deadbeefdeadbeef"})); code != "not_found" {
+		t.Errorf("an unknown session: %s, want not_found", code)
+	}
+}

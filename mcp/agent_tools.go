@@ -556,8 +556,18 @@ func (s *srv) searchTool(ctx context.Context, args searchArgs) (any, error) {
 	var hits []searchResult
 	relaxed := false
 	if ix != nil && withIndex {
+		sessionID := args.SessionID
+		if sessionID != "" && !strings.HasPrefix(sessionID, ctxIDPrefix) {
+			// A prefix or the provider's own id names the session as in show_session and query_events
+			// (history.Index.Session); an unknown one is not_found, not an empty answer.
+			sess, err := ix.Session(ctx, sessionID)
+			if err != nil {
+				return nil, err
+			}
+			sessionID = sess.ID
+		}
 		res, err := ix.Search(ctx, history.Query{Text: args.Query, Providers: provs, Since: since, Until: until,
-			File: args.File, SessionID: args.SessionID, Repo: args.Repo, Scope: scope,
+			File: args.File, SessionID: sessionID, Repo: args.Repo, Scope: scope,
 			EventType: history.EventType(args.EventType), PrimaryOnly: args.PrimaryOnly, SourceDirs: sourceDirs, Limit: want})
 		if err != nil {
 			return nil, err
