@@ -31,11 +31,38 @@ import (
 // parserRev is bumped when a parser changes what it produces: every source is then re-imported.
 const parserRev = 3
 
-// Bounds of the zstd decoder for .jsonl.zst rollouts.
+// Bounds of the zstd decoder for .jsonl.zst rollouts (docs/limits.md).
 const (
-	maxZstdBytes  = 256 << 20
-	maxZstdWindow = 128 << 20
+	zstdDecoderMemory = 256 << 20
+	maxZstdWindow     = 128 << 20
 )
+
+// maxZstdBytes is how much of a .jsonl.zst is read decompressed (bytes); the rest is not imported and the
+// source's result says so (SourceResult.Truncated). A variable so that tests can lower it.
+var maxZstdBytes int64 = 256 << 20
+
+// cappedReader reads r up to n bytes, then reports EOF; cut is set when r had more.
+type cappedReader struct {
+	r   io.Reader
+	n   int64
+	cut bool
+}
+
+func (c *cappedReader) Read(p []byte) (int, error) {
+	if c.n <= 0 {
+		var one [1]byte
+		if k, _ := io.ReadFull(c.r, one[:]); k > 0 {
+			c.cut = true
+		}
+		return 0, io.EOF
+	}
+	if int64(len(p)) > c.n {
+		p = p[:c.n]
+	}
+	k, err := c.r.Read(p)
+	c.n -= int64(k)
+	return k, err
+}
 
 // schemaVersion is the index's PRAGMA user_version: Open creates the schema when it is missing and
 // rebuilds an index of an older version (docs/history.md "The index"). Version 2: the ev_fts rowid
@@ -325,7 +352,8 @@ type SourceResult struct {
 	Skipped   int            `json:"skipped"`
 	BadLines  int            `json:"bad_lines"`
 	Errors    []string       `json:"errors,omitempty"`
-	Err       string         `json:"error,omitempty"` // set when Action is "failed"
+	Truncated bool           `json:"truncated,omitempty"` // the source was read only up to a limit (docs/limits.md)
+	Err       string         `json:"error,omitempty"`     // set when Action is "failed"
 }
 
 // An import writes parsed sources in transactions of at most this many sources or bytes of text: each
@@ -347,7 +375,8 @@ type ImportStats struct {
 	Appended  int            `json:"appended"`
 	Imported  int            `json:"imported"`
 	Failed    int            `json:"failed"`
-	Removed   int            `json:"removed"` // sources whose files are gone, forgotten (PruneMissing)
+	Removed   int            `json:"removed"`   // sources whose files are gone, forgotten (PruneMissing)
+	Truncated int            `json:"truncated"` // sources read only up to a limit (docs/limits.md)
 	Events    int            `json:"events"`
 	BadLines  int            `json:"bad_lines"`
 	Unknown   map[string]int `json:"unknown"`
@@ -480,6 +509,9 @@ func (ix *Index) ImportProgress(ctx context.Context, srcs []Source, progress fun
 		}
 		st.Events += r.Events
 		st.BadLines += r.BadLines
+		if r.Truncated {
+			st.Truncated++
+		}
 		for k, v := range r.Unknown {
 			st.Unknown[k] += v
 		}
@@ -865,7 +897,7 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 	}
 	sessionID := SessionID(src.Provider, st.NativeID)
 	res.SessionID = sessionID
-	res.Unknown, res.Skipped, res.BadLines, res.Errors = pr.Unknown, pr.Skipped, pr.BadLines, pr.Errors
+	res.Unknown, res.Skipped, res.BadLines, res.Errors, res.Truncated = pr.Unknown, pr.Skipped, pr.BadLines, pr.Errors, pr.Truncated
 	if len(res.Unknown) == 0 {
 		res.Unknown = nil
 	}
@@ -1176,14 +1208,19 @@ func parseWhole(ctx context.Context, src Source, st *parseState) (*parseResult, 
 			return nil, err
 		}
 		defer f.Close()
-		dec, err := zstd.NewReader(f, zstd.WithDecoderMaxMemory(maxZstdBytes), zstd.WithDecoderMaxWindow(maxZstdWindow), zstd.WithDecoderConcurrency(1))
+		dec, err := zstd.NewReader(f, zstd.WithDecoderMaxMemory(zstdDecoderMemory), zstd.WithDecoderMaxWindow(maxZstdWindow), zstd.WithDecoderConcurrency(1))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", src.Path, err)
 		}
 		defer dec.Close()
-		pr, err := parseJSONL(ctx, io.LimitReader(dec, maxZstdBytes), 0, st, parseCodexLine)
+		cr := &cappedReader{r: dec, n: maxZstdBytes}
+		pr, err := parseJSONL(ctx, cr, 0, st, parseCodexLine)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", src.Path, err)
+		}
+		if cr.cut {
+			pr.Truncated = true
+			pr.Errors = append(pr.Errors, fmt.Sprintf("decompressed to more than the limit of %d MiB: the rest is not imported (docs/limits.md)", maxZstdBytes>>20))
 		}
 		return pr, nil
 	case FormatOpenCode:

@@ -64,12 +64,13 @@ type sessionMeta struct {
 
 // parseResult is what one parse of a source produced.
 type parseResult struct {
-	Events   []Event
-	Unknown  map[string]int // record types the parser does not know, counted and skipped
-	Skipped  int            // known records that carry nothing to index (token counts, snapshots, ...)
-	BadLines int            // lines that are not JSON objects, too long, or too deep
-	Errors   []string       // the first few bad-line diagnostics
-	Offset   int64          // end of the consumed bytes (append-only formats)
+	Events    []Event
+	Unknown   map[string]int // record types the parser does not know, counted and skipped
+	Skipped   int            // known records that carry nothing to index (token counts, snapshots, ...)
+	BadLines  int            // lines that are not JSON objects, too long, or too deep
+	Errors    []string       // the first few bad-line diagnostics
+	Offset    int64          // end of the consumed bytes (append-only formats)
+	Truncated bool           // the source was read only up to a limit (a .jsonl.zst's decompressed size)
 }
 
 // builder accumulates events while a parser walks records.

@@ -315,8 +315,9 @@ func importHistory(ctx context.Context, e *env, o historyImportOptions) error {
 	if o.Path != "" {
 		// A root that is not there is a mistake of the command line, not an empty history (the import
 		// would say "0 sources" and exit 0).
-		if _, err := os.Stat(o.Path); err != nil {
-			return usagef("--path %s: %v", o.Path, errors.Unwrap(err))
+		// Nor one that is, or goes through, a symbolic link: discovery follows none (as sources add).
+		if _, err := checkRootPath(o.Path); err != nil {
+			return err
 		}
 		if err := openIndex(); err != nil {
 			return err
@@ -447,6 +448,9 @@ func importHistory(ctx context.Context, e *env, o historyImportOptions) error {
 	for _, r := range st.Results {
 		if r.Action == "failed" {
 			fmt.Fprintf(e.stderr, "ctx: warning: %s: %s\n", r.Source.Path, r.Err)
+		}
+		if r.Truncated {
+			fmt.Fprintf(e.stderr, "ctx: warning: %s: imported only in part: %s\n", r.Source.Path, r.Errors[len(r.Errors)-1])
 		}
 	}
 	return nil
