@@ -763,3 +763,44 @@ func TestSearchSessionResolves(t *testing.T) {
 		t.Errorf("an unknown session: %s, want not_found", code)
 	}
 }
+
+// TestSearchReportsRankWindow: a word in more events than a search ranks (20,000) gives results that
+// say so (ranked_window), and their scores, small for so common a word, are not rounded to 0.
+func TestSearchReportsRankWindow(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	_, st := newRepo(t, store.Actor{Machine: "testbox"})
+	hist := filepath.Join(t.TempDir(), "history")
+	root := t.TempDir()
+	var b strings.Builder
+	b.WriteString(`{"timestamp":"2026-03-01T03:00:00Z","type":"session_meta","payload":{"id":"019fdddd-0000-7000-8000-0000000000aa"}}` + "\n")
+	for i := range 20001 {
+		fmt.Fprintf(&b, `{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"alpha %d%s"}]}}`+"\n", i, strings.Repeat(" beta", i%7))
+	}
+	p := filepath.Join(root, "rollout-2026-03-01T03-00-00-w.jsonl")
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := history.Open(context.Background(), hist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.Import(context.Background(), []history.Source{{Provider: history.Codex, Format: history.FormatCodex, Path: p}}); err != nil {
+		t.Fatal(err)
+	}
+	ix.Close()
+	s := serve(t, st, Options{HistoryDir: hist}, "")
+	res := structured(t, "search", s.call(t, "search", map[string]any{"query": "alpha", "limit": 20}))
+	if res["ranked_window"] != float64(20000) {
+		t.Errorf("ranked_window = %v, want 20000", res["ranked_window"])
+	}
+	for _, h := range list(res, "results") {
+		sc, _ := obj(h)["score"].(float64)
+		if sc == 0 {
+			t.Errorf("a hit of score 0: %v", h)
+		}
+	}
+	res = structured(t, "search", s.call(t, "search", map[string]any{"query": "beta"}))
+	if res["ranked_window"] != nil {
+		t.Errorf("ranked_window of a search within the window: %v", res["ranked_window"])
+	}
+}

@@ -555,6 +555,7 @@ func (s *srv) searchTool(ctx context.Context, args searchArgs) (any, error) {
 	want := min(searchMaxHits, off+limit+1)
 	var hits []searchResult
 	relaxed := false
+	window := 0 // the rank window, when more events matched than a search ranks (docs/history.md "Search")
 	if ix != nil && withIndex {
 		sessionID := args.SessionID
 		if sessionID != "" && !strings.HasPrefix(sessionID, ctxIDPrefix) {
@@ -572,7 +573,7 @@ func (s *srv) searchTool(ctx context.Context, args searchArgs) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		relaxed = res.Relaxed
+		relaxed, window = res.Relaxed, res.Window
 		seen := map[string]bool{}
 		for _, h := range res.Hits {
 			g := h.Session.RootID
@@ -638,16 +639,25 @@ func (s *srv) searchTool(ctx context.Context, args searchArgs) (any, error) {
 			Query      string         `json:"query"`
 			Filters    map[string]any `json:"filters"`
 			Relaxed    bool           `json:"relaxed"`
+			Window     int            `json:"ranked_window,omitempty"` // set when it applied: the newest N matching events were ranked
 			Generation int64          `json:"generation"`
 			Results    []searchResult `json:"results"`
 			Pagination pagination     `json:"pagination"`
 			Content    string         `json:"content"`
 			Hint       string         `json:"hint,omitempty"`
-		}{args.Query, filters, relaxed, gen, items, pg, quotedNote, hint}
+		}{args.Query, filters, relaxed, window, gen, items, pg, quotedNote, hint}
 	}), nil
 }
 
-func round(f float64) float64 { return math.Round(f*1e4) / 1e4 }
+// round keeps 4 significant digits of a score: a common word's BM25 scores are small, and rounding to a
+// fixed number of decimals made them all 0, hiding their order.
+func round(f float64) float64 {
+	if f == 0 || math.IsInf(f, 0) || math.IsNaN(f) {
+		return f
+	}
+	p := math.Pow(10, 3-math.Floor(math.Log10(math.Abs(f))))
+	return math.Round(f*p) / p
+}
 
 // mergeHits merges the context store's hits (each its own group) into the index's: the groups'
 // representatives first, by score, then the other hits in their order.

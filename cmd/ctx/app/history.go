@@ -639,7 +639,7 @@ func runHistorySearch(ctx context.Context, e *env, o historySearchOptions) error
 		if !h.Event.At.IsZero() {
 			when = h.Event.At.Format("2006-01-02 15:04")
 		}
-		fmt.Fprintf(w, "%.2f  %s  %s %s  %s  %s", h.Score, when, h.Session.Provider, h.Session.NativeID, h.Event.Type, h.Event.ID)
+		fmt.Fprintf(w, "%s  %s  %s %s  %s  %s", scoreText(h.Score), when, h.Session.Provider, h.Session.NativeID, h.Event.Type, h.Event.ID)
 		if h.More > 0 {
 			fmt.Fprintf(w, "  (+%d in this session tree)", h.More)
 		}
