@@ -273,7 +273,9 @@ func TestSidechainInlineStaysPrimary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.WriteString(side("u2") + "\n")
+	if _, err := f.WriteString(side("u2") + "\n"); err != nil {
+		t.Fatal(err)
+	}
 	f.Close()
 	if r2 := importOne(t, ix, src); r2.Action != "appended" {
 		t.Fatalf("%+v", r2)

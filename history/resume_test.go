@@ -89,7 +89,9 @@ func TestSameSessionTwoFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.WriteString(codexMsg("2026-03-01T03:00:03Z", "RESUMEAPPENDED"))
+	if _, err := f.WriteString(codexMsg("2026-03-01T03:00:03Z", "RESUMEAPPENDED")); err != nil {
+		t.Fatal(err)
+	}
 	f.Close()
 	if st := imp(); st.Appended != 1 {
 		t.Fatalf("append: %+v", st)
