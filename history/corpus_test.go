@@ -243,9 +243,51 @@ func TestCorpusParentLinks(t *testing.T) {
 			t.Errorf("%s: parent %q root %q scope %q, want parent and root %q", c.rel, s.ParentID, s.RootID, s.Scope, want)
 		}
 	}
-	root, _ := corpusSession(t, ix, st, "codex/ctxrs/sessions/2026/06/23/codex-session-root.jsonl")
-	if root.ParentID != "" || root.RootID != "" || root.Scope != "primary" {
-		t.Errorf("codex root: %+v", root)
+	for _, rel := range []string{
+		"codex/ctxrs/sessions/2026/06/23/codex-session-root.jsonl",
+		// A primary session whose file holds 405 inline sidechain records after its own (TestSidechainInlineStaysPrimary).
+		"claude-code/claude-code-viewer/sample-project/fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl",
+	} {
+		root, _ := corpusSession(t, ix, st, rel)
+		if root.ParentID != "" || root.RootID != "" || root.Scope != "primary" {
+			t.Errorf("%s: %+v, want a primary root", rel, root)
+		}
+	}
+}
+
+// TestSidechainInlineStaysPrimary: a Claude session file that starts with its own records and later
+// holds a subagent's inline sidechain records is primary, also when the sidechain records come in a later
+// incremental read; a file whose first records are sidechain ones is a subagent's.
+func TestSidechainInlineStaysPrimary(t *testing.T) {
+	root := t.TempDir()
+	side := func(uuid string) string {
+		return `{"type":"user","isSidechain":true,"sessionId":"s1","uuid":"` + uuid + `","message":{"role":"user","content":"side"}}`
+	}
+	main := func(uuid string) string {
+		return `{"type":"user","isSidechain":false,"sessionId":"s1","uuid":"` + uuid + `","message":{"role":"user","content":"main"}}`
+	}
+	ix := openTestIndex(t)
+	src := writeClaude(t, root, "-w", "11111111-1111-4111-8111-111111111111", main("u1"))
+	r := importOne(t, ix, src)
+	f, err := os.OpenFile(src.Path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(side("u2") + "\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if r2 := importOne(t, ix, src); r2.Action != "appended" {
+		t.Fatalf("%+v", r2)
+	}
+	s, err := ix.Session(context.Background(), r.SessionID)
+	if err != nil || s.Scope != "primary" || s.EventCount != 2 {
+		t.Fatalf("%+v %v: want a primary session of 2 events", s, err)
+	}
+	sub := writeClaude(t, root, "-w", "22222222-2222-4222-8222-222222222222", side("v1"), main("v2"))
+	rs := importOne(t, ix, sub)
+	if s, err := ix.Session(context.Background(), rs.SessionID); err != nil || s.Scope != "subagent" {
+		t.Fatalf("%+v %v: want a subagent", s, err)
 	}
 }
 

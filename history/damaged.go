@@ -8,6 +8,10 @@ import (
 	"modernc.org/sqlite"
 )
 
+// ErrNewerIndex is the error of opening an index whose schema is newer than this ctx reads (written by a
+// newer ctx): it is left as it is (docs/history.md "The index").
+var ErrNewerIndex = errors.New("the index was built by a newer ctx")
+
 // IsDamaged reports whether err (anywhere in its chain) is SQLite's SQLITE_CORRUPT ("database disk image
 // is malformed") or SQLITE_NOTADB ("file is not a database"): the index file is damaged, by a crash of
 // the disk or a hand edit. The index only caches the transcripts, so the remedy is to rebuild it

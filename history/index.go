@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -30,18 +31,47 @@ import (
 // parserRev is bumped when a parser changes what it produces: every source is then re-imported.
 const parserRev = 3
 
-// Bounds of the zstd decoder for .jsonl.zst rollouts.
+// Bounds of the zstd decoder for .jsonl.zst rollouts (docs/limits.md).
 const (
-	maxZstdBytes  = 256 << 20
-	maxZstdWindow = 128 << 20
+	zstdDecoderMemory = 256 << 20
+	maxZstdWindow     = 128 << 20
 )
+
+// maxZstdBytes is how much of a .jsonl.zst is read decompressed (bytes); the rest is not imported and the
+// source's result says so (SourceResult.Truncated). A variable so that tests can lower it.
+var maxZstdBytes int64 = 256 << 20
+
+// cappedReader reads r up to n bytes, then reports EOF; cut is set when r had more.
+type cappedReader struct {
+	r   io.Reader
+	n   int64
+	cut bool
+}
+
+func (c *cappedReader) Read(p []byte) (int, error) {
+	if c.n <= 0 {
+		var one [1]byte
+		if k, _ := io.ReadFull(c.r, one[:]); k > 0 {
+			c.cut = true
+		}
+		return 0, io.EOF
+	}
+	if int64(len(p)) > c.n {
+		p = p[:c.n]
+	}
+	k, err := c.r.Read(p)
+	c.n -= int64(k)
+	return k, err
+}
 
 // schemaVersion is the index's PRAGMA user_version: Open creates the schema when it is missing and
 // rebuilds an index of an older version (docs/history.md "The index"). Version 2: the ev_fts rowid
 // carries the event's class (ftsRowid); sessions_root. Version 3: the directory cache (dirs) and the
 // covering index sources_stamp, added to a version 2 index without a rebuild (schemaAdded). Version 4:
-// the ev_fts rowid also carries the body's length in tokens (ftsrank.Rowid), events.fts_len.
-const schemaVersion = 4
+// the ev_fts rowid also carries the body's length in tokens (ftsrank.Rowid), events.fts_len. Version 5:
+// events.src, the key of the source an event came from (a session may have several: docs/history.md
+// "Identity"), and the line-keyed events' native keys name their file.
+const schemaVersion = 5
 
 // schemaAdded is what version 3 adds to version 2: created in place, the rows kept.
 const schemaAdded = `
@@ -66,7 +96,7 @@ CREATE TABLE IF NOT EXISTS sessions(
 CREATE TABLE IF NOT EXISTS events(
 	rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, session_id TEXT NOT NULL, seq INTEGER NOT NULL,
 	native_key TEXT NOT NULL, at INTEGER NOT NULL, type TEXT NOT NULL, role TEXT NOT NULL, text TEXT NOT NULL,
-	tool TEXT, files TEXT, facts TEXT, fts_len INTEGER NOT NULL DEFAULT 65535);
+	tool TEXT, files TEXT, facts TEXT, fts_len INTEGER NOT NULL DEFAULT 65535, src TEXT NOT NULL DEFAULT '');
 CREATE INDEX IF NOT EXISTS events_session ON events(session_id, seq);
 CREATE INDEX IF NOT EXISTS sessions_root ON sessions(root_id);
 CREATE TABLE IF NOT EXISTS event_files(event INTEGER NOT NULL, path TEXT NOT NULL, op TEXT NOT NULL);
@@ -262,7 +292,7 @@ func ensureSchema(ctx context.Context, db *sql.DB) error {
 	case v == schemaVersion: // another process created it meanwhile
 		return nil
 	case v > schemaVersion:
-		return fmt.Errorf("the index was built by a newer ctx (schema %d, this ctx reads %d)", v, schemaVersion)
+		return fmt.Errorf("%w (schema %d, this ctx reads %d)", ErrNewerIndex, v, schemaVersion)
 	}
 	{
 		for _, t := range oldTables {
@@ -322,7 +352,8 @@ type SourceResult struct {
 	Skipped   int            `json:"skipped"`
 	BadLines  int            `json:"bad_lines"`
 	Errors    []string       `json:"errors,omitempty"`
-	Err       string         `json:"error,omitempty"` // set when Action is "failed"
+	Truncated bool           `json:"truncated,omitempty"` // the source was read only up to a limit (docs/limits.md)
+	Err       string         `json:"error,omitempty"`     // set when Action is "failed"
 }
 
 // An import writes parsed sources in transactions of at most this many sources or bytes of text: each
@@ -344,6 +375,8 @@ type ImportStats struct {
 	Appended  int            `json:"appended"`
 	Imported  int            `json:"imported"`
 	Failed    int            `json:"failed"`
+	Removed   int            `json:"removed"`   // sources whose files are gone, forgotten (PruneMissing)
+	Truncated int            `json:"truncated"` // sources read only up to a limit (docs/limits.md)
 	Events    int            `json:"events"`
 	BadLines  int            `json:"bad_lines"`
 	Unknown   map[string]int `json:"unknown"`
@@ -476,6 +509,9 @@ func (ix *Index) ImportProgress(ctx context.Context, srcs []Source, progress fun
 		}
 		st.Events += r.Events
 		st.BadLines += r.BadLines
+		if r.Truncated {
+			st.Truncated++
+		}
 		for k, v := range r.Unknown {
 			st.Unknown[k] += v
 		}
@@ -776,6 +812,7 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 		if !appended {
 			st = parseState{}
 		}
+		st.File = sourceName(src)
 		if _, err := f.Seek(start, io.SeekStart); err != nil {
 			return fail(fmt.Errorf("seek %s: %w", src.Path, err))
 		}
@@ -841,7 +878,7 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 			res.Action, res.SessionID = "unchanged", prev.sessionID
 			return res, &pending{src: src, touch: true, size: size, mtime: mtime, fingerprint: fingerprint}, nil
 		}
-		st.ParentNative = src.ParentNative
+		st.ParentNative, st.File = src.ParentNative, sourceName(src)
 		if pr, err = parseWhole(ctx, src, &st); err != nil {
 			return fail(err)
 		}
@@ -860,7 +897,7 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 	}
 	sessionID := SessionID(src.Provider, st.NativeID)
 	res.SessionID = sessionID
-	res.Unknown, res.Skipped, res.BadLines, res.Errors = pr.Unknown, pr.Skipped, pr.BadLines, pr.Errors
+	res.Unknown, res.Skipped, res.BadLines, res.Errors, res.Truncated = pr.Unknown, pr.Skipped, pr.BadLines, pr.Errors, pr.Truncated
 	if len(res.Unknown) == 0 {
 		res.Unknown = nil
 	}
@@ -1054,6 +1091,7 @@ type writer struct {
 	tx                                               *sql.Tx
 	sctx                                             context.Context
 	has, ins, fts, ef, ec, count, session, sourceRow *sql.Stmt
+	hasSrc, hasOther                                 *sql.Stmt // events of the session from this source, from others
 	noSession                                        *sql.Stmt // deletes the row of a session without events
 }
 
@@ -1064,9 +1102,11 @@ func prepareWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 		sql string
 	}{
 		{&w.has, `SELECT 1 FROM events WHERE session_id=? LIMIT 1`},
+		{&w.hasSrc, `SELECT 1 FROM events WHERE session_id=? AND src=? LIMIT 1`},
+		{&w.hasOther, `SELECT 1 FROM events WHERE session_id=? AND src<>? LIMIT 1`},
 		{&w.noSession, `DELETE FROM sessions WHERE id=?`},
-		{&w.ins, `INSERT INTO events(id, session_id, seq, native_key, at, type, role, text, tool, files, facts, fts_len)
-		VALUES(?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO NOTHING`},
+		{&w.ins, `INSERT INTO events(id, session_id, seq, native_key, at, type, role, text, tool, files, facts, fts_len, src)
+		VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO NOTHING`},
 		{&w.fts, `INSERT INTO ev_fts(rowid, body) VALUES(?,?)`},
 		{&w.ef, `INSERT INTO event_files(event, path, op) VALUES(?,?,?)`},
 		{&w.ec, `INSERT INTO event_commits(event, oid) VALUES(?,?)`},
@@ -1088,7 +1128,7 @@ func prepareWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 }
 
 func (w *writer) close() {
-	for _, st := range []*sql.Stmt{w.has, w.ins, w.fts, w.ef, w.ec, w.count, w.session, w.sourceRow, w.noSession} {
+	for _, st := range []*sql.Stmt{w.has, w.hasSrc, w.hasOther, w.ins, w.fts, w.ef, w.ec, w.count, w.session, w.sourceRow, w.noSession} {
 		if st != nil {
 			st.Close()
 		}
@@ -1097,29 +1137,32 @@ func (w *writer) close() {
 
 func (w *writer) writeSource(ctx context.Context, p *pending) (int, error) {
 	src := p.src
-	if !p.appended && p.prev != nil && p.prev.sessionID != "" {
-		if err := w.deleteSession(ctx, p.prev.sessionID); err != nil {
-			return 0, err
-		}
-	}
+	key := src.key()
+	others := false // the session holds events of other sources (docs/history.md "Identity")
 	if !p.appended {
-		if err := w.deleteSession(ctx, p.sessionID); err != nil {
+		if p.prev != nil && p.prev.sessionID != "" && p.prev.sessionID != p.sessionID {
+			if err := w.dropSource(ctx, p.prev.sessionID, key, true); err != nil {
+				return 0, err
+			}
+		}
+		var err error
+		if others, err = w.dropSourceEvents(ctx, p.sessionID, key); err != nil {
 			return 0, err
 		}
 	}
-	n, err := w.insertEvents(ctx, p.sessionID, p.pr.Events, p.encoded)
+	n, err := w.insertEvents(ctx, p.sessionID, key, p.pr.Events, p.encoded)
 	if err != nil {
 		return 0, fmt.Errorf("import %s: %w", src.Path, err)
 	}
-	count := int64(-1) // the session's events, counted when earlier ones were kept (appended)
-	if !p.appended {
+	count := int64(-1) // the session's events, counted when earlier ones or other sources' were kept
+	if !p.appended && !others {
 		count = int64(n) // the session's events were deleted above: it holds the n just inserted
 	}
-	if err := w.upsertSession(ctx, src, p.sessionID, &p.st, count); err != nil {
+	if err := w.upsertSession(ctx, src, p.sessionID, &p.st, count, others || p.appended); err != nil {
 		return 0, fmt.Errorf("import %s: %w", src.Path, err)
 	}
 	_, err = w.sourceRow.ExecContext(w.sctx,
-		src.key(), string(src.Provider), src.Format, parserRev, p.size, p.mtime, p.fingerprint, p.contentHash, p.pr.Offset, p.checkHash,
+		key, string(src.Provider), src.Format, parserRev, p.size, p.mtime, p.fingerprint, p.contentHash, p.pr.Offset, p.checkHash,
 		p.stateJSON, p.sessionID, p.unknownJSON, p.pr.BadLines, time.Now().UnixMilli())
 	if err != nil {
 		return 0, fmt.Errorf("import %s: record source: %w", src.Path, err)
@@ -1170,20 +1213,33 @@ func parseWhole(ctx context.Context, src Source, st *parseState) (*parseResult, 
 			return nil, err
 		}
 		defer f.Close()
-		dec, err := zstd.NewReader(f, zstd.WithDecoderMaxMemory(maxZstdBytes), zstd.WithDecoderMaxWindow(maxZstdWindow), zstd.WithDecoderConcurrency(1))
+		dec, err := zstd.NewReader(f, zstd.WithDecoderMaxMemory(zstdDecoderMemory), zstd.WithDecoderMaxWindow(maxZstdWindow), zstd.WithDecoderConcurrency(1))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", src.Path, err)
 		}
 		defer dec.Close()
-		pr, err := parseJSONL(ctx, io.LimitReader(dec, maxZstdBytes), 0, st, parseCodexLine)
+		cr := &cappedReader{r: dec, n: maxZstdBytes}
+		pr, err := parseJSONL(ctx, cr, 0, st, parseCodexLine)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", src.Path, err)
+		}
+		if cr.cut {
+			pr.Truncated = true
+			pr.Errors = append(pr.Errors, fmt.Sprintf("decompressed to more than the limit of %d MiB: the rest is not imported (docs/limits.md)", maxZstdBytes>>20))
 		}
 		return pr, nil
 	case FormatOpenCode:
 		return parseOpenCode(ctx, src.Path, st)
 	}
 	return nil, fmt.Errorf("%s: unknown format %q", src.Path, src.Format)
+}
+
+// sourceName names a source file among the files of its session without a path of this machine: its
+// file name, without the ".zst" of a compressed copy (a rollout and its copy are one file). It prefixes
+// the keys of events keyed by their line (docs/history.md "Identity"), so that two files of one session
+// (a resumed Codex rollout) do not give the same ids, and the ids are the same on every machine.
+func sourceName(src Source) string {
+	return strings.TrimSuffix(filepath.Base(src.Path), ".zst")
 }
 
 // nativeFromPath is the fallback native id: the file name without its extensions (Claude and Cursor name
@@ -1261,28 +1317,65 @@ func hashFiles(files []string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-func (w *writer) deleteSession(ctx context.Context, id string) error {
-	tx := w.tx
+// dropSourceEvents deletes the events the source key gave the session id and reports whether the
+// session still holds events of other sources; when it holds none, its row is deleted too.
+func (w *writer) dropSourceEvents(ctx context.Context, id, key string) (others bool, err error) {
 	// Only when there is something to delete: a DELETE on the FTS table flushes its pending writes, which
 	// costs a fresh import its batching.
 	var one int
-	err := w.has.QueryRowContext(w.sctx, id).Scan(&one)
+	err = w.has.QueryRowContext(w.sctx, id).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		_, err = w.noSession.ExecContext(w.sctx, id) // prepared once: a first import runs it for every source
-		return err
+		return false, err
 	}
 	if err != nil {
-		return fmt.Errorf("delete session %s: %w", id, err)
+		return false, fmt.Errorf("delete session %s: %w", id, err)
 	}
-	for _, q := range []string{
-		`DELETE FROM ev_fts WHERE rowid IN (SELECT ` + ftsRowidSQL("events") + ` FROM events WHERE session_id=?)`,
-		`DELETE FROM event_files WHERE event IN (SELECT rowid FROM events WHERE session_id=?)`,
-		`DELETE FROM event_commits WHERE event IN (SELECT rowid FROM events WHERE session_id=?)`,
-		`DELETE FROM events WHERE session_id=?`,
-		`DELETE FROM sessions WHERE id=?`,
-	} {
-		if _, err := tx.ExecContext(w.sctx, q, id); err != nil {
-			return fmt.Errorf("delete session %s: %w", id, err)
+	err = w.hasSrc.QueryRowContext(w.sctx, id, key).Scan(&one)
+	switch {
+	case err == nil:
+		for _, q := range []string{
+			`DELETE FROM ev_fts WHERE rowid IN (SELECT ` + ftsRowidSQL("events") + ` FROM events WHERE session_id=? AND src=?)`,
+			`DELETE FROM event_files WHERE event IN (SELECT rowid FROM events WHERE session_id=? AND src=?)`,
+			`DELETE FROM event_commits WHERE event IN (SELECT rowid FROM events WHERE session_id=? AND src=?)`,
+			`DELETE FROM events WHERE session_id=? AND src=?`,
+		} {
+			if _, err := w.tx.ExecContext(w.sctx, q, id, key); err != nil {
+				return false, fmt.Errorf("delete session %s: %w", id, err)
+			}
+		}
+	case !errors.Is(err, sql.ErrNoRows):
+		return false, fmt.Errorf("delete session %s: %w", id, err)
+	}
+	err = w.hasOther.QueryRowContext(w.sctx, id, key).Scan(&one)
+	if err == nil {
+		return true, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return false, fmt.Errorf("delete session %s: %w", id, err)
+	}
+	if _, err := w.noSession.ExecContext(w.sctx, id); err != nil {
+		return false, fmt.Errorf("delete session %s: %w", id, err)
+	}
+	return false, nil
+}
+
+// dropSource deletes the events the source key gave the session id: the session keeps those of its
+// other sources (its event count follows), or goes when it has none left. Unless keepRow, the source's
+// row goes too.
+func (w *writer) dropSource(ctx context.Context, id, key string, keepRow bool) error {
+	others, err := w.dropSourceEvents(ctx, id, key)
+	if err != nil {
+		return err
+	}
+	if others {
+		if _, err := w.tx.ExecContext(w.sctx, `UPDATE sessions SET event_count=(SELECT count(*) FROM events WHERE session_id=?) WHERE id=?`, id, id); err != nil {
+			return fmt.Errorf("count session %s: %w", id, err)
+		}
+	}
+	if !keepRow {
+		if _, err := w.tx.ExecContext(w.sctx, `DELETE FROM sources WHERE path=?`, key); err != nil {
+			return fmt.Errorf("forget source %s: %w", key, err)
 		}
 	}
 	return nil
@@ -1326,7 +1419,7 @@ func nullable(s string) any {
 }
 
 // insertEvents inserts a session's events; encoded, when not nil, holds encodeEvent of each.
-func (w *writer) insertEvents(ctx context.Context, sessionID string, evs []Event, encoded []encodedEvent) (int, error) {
+func (w *writer) insertEvents(ctx context.Context, sessionID, srcKey string, evs []Event, encoded []encodedEvent) (int, error) {
 	ins, ef, ec := w.ins, w.ef, w.ec
 	n := 0
 	for i := range evs {
@@ -1351,7 +1444,7 @@ func (w *writer) insertEvents(ctx context.Context, sessionID string, evs []Event
 		}
 		var rowid int64
 		for attempt := 0; ; attempt++ {
-			r, err := ins.ExecContext(w.sctx, e.ID, sessionID, e.Seq, e.NativeKey, at, string(e.Type), e.Role, e.Text, tool, files, facts, enc.ftsLen)
+			r, err := ins.ExecContext(w.sctx, e.ID, sessionID, e.Seq, e.NativeKey, at, string(e.Type), e.Role, e.Text, tool, files, facts, enc.ftsLen, srcKey)
 			if err != nil {
 				return n, fmt.Errorf("insert event: %w", err)
 			}
@@ -1439,8 +1532,9 @@ func searchBody(e *Event) string {
 // splitBufs hold searchBody's identifier parts while the body is assembled.
 var splitBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
-// upsertSession writes a session's row; count is its number of events, or -1 to count them.
-func (w *writer) upsertSession(ctx context.Context, src Source, id string, st *parseState, count int64) error {
+// upsertSession writes a session's row; count is its number of events, or -1 to count them. merge: the
+// session keeps other events (earlier reads, other sources), whose times its start and end span too.
+func (w *writer) upsertSession(ctx context.Context, src Source, id string, st *parseState, count int64, merge bool) error {
 	var parent string
 	if st.ParentNative != "" && st.ParentNative != st.NativeID {
 		parent = SessionID(src.Provider, st.ParentNative)
@@ -1461,9 +1555,21 @@ func (w *writer) upsertSession(ctx context.Context, src Source, id string, st *p
 		}
 		return t.UnixMilli()
 	}
+	started, ended := ms(m.StartedAt), ms(m.EndedAt)
+	if merge {
+		var s0, e0 int64
+		err := w.tx.QueryRowContext(w.sctx, `SELECT started_at, ended_at FROM sessions WHERE id=?`, id).Scan(&s0, &e0)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		if s0 != 0 && (started == 0 || s0 < started) {
+			started = s0
+		}
+		ended = max(ended, e0)
+	}
 	_, err := w.session.ExecContext(w.sctx,
 		id, string(src.Provider), st.NativeID, parent, id, scope, m.CWD, m.RepoURL, m.Branch, m.Commit, m.Model, m.CLIVersion,
-		m.Title, ms(m.StartedAt), ms(m.EndedAt), src.Format, src.Path, count)
+		m.Title, started, ended, src.Format, src.Path, count)
 	return err
 }
 
@@ -1527,4 +1633,61 @@ func (ix *Index) relink(ctx context.Context) error {
 		return fmt.Errorf("link sessions: %w", err)
 	}
 	return nil
+}
+
+// PruneMissing forgets the sources under the directories roots (absolute, clean) whose files are gone:
+// their events leave their sessions (a session with none left goes), their rows leave sources
+// (docs/history.md "Incremental import"). A source whose file cannot be lstat'ed for another reason is
+// kept. It returns how many sources it forgot; the generation moves when it forgot any.
+func (ix *Index) PruneMissing(ctx context.Context, roots []string) (int, error) {
+	if len(roots) == 0 {
+		return 0, nil
+	}
+	rows, err := ix.db.QueryContext(ctx, `SELECT path, format, session_id FROM sources WHERE format<>?`, FormatShared)
+	if err != nil {
+		return 0, fmt.Errorf("read sources: %w", err)
+	}
+	type gone struct{ key, session string }
+	var drop []gone
+	for rows.Next() {
+		var key, format, session string
+		if err := rows.Scan(&key, &format, &session); err != nil {
+			rows.Close()
+			return 0, fmt.Errorf("read sources: %w", err)
+		}
+		file := key
+		if format == FormatOpenCodeDB {
+			if i := strings.LastIndexByte(key, '#'); i > 0 {
+				file = key[:i]
+			}
+		}
+		if !underAny(file, roots) {
+			continue
+		}
+		if _, err := os.Lstat(file); errors.Is(err, fs.ErrNotExist) {
+			drop = append(drop, gone{key, session})
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("read sources: %w", err)
+	}
+	if len(drop) == 0 {
+		return 0, nil
+	}
+	tx, err := ix.beginBatch(ctx, ix.db)
+	if err != nil {
+		return 0, err
+	}
+	for _, g := range drop {
+		if err := tx.w.dropSource(ctx, g.session, g.key, false); err != nil {
+			tx.rollback()
+			return 0, err
+		}
+	}
+	tx.changed = true
+	if err := tx.commit(ctx); err != nil {
+		return 0, err
+	}
+	return len(drop), ix.relink(ctx)
 }

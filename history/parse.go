@@ -30,9 +30,14 @@ var maxLineBytes = 64 << 20
 
 // parseState is what an append-only parser needs to resume at an offset. It is kept in the index.
 type parseState struct {
+	// File names the source among the session's files, machine-independently (sourceName): it prefixes
+	// the line keys (docs/history.md "Identity"). Set before each parse, not kept.
+	File         string `json:"-"`
 	NativeID     string `json:"native_id,omitempty"`
 	ParentNative string `json:"parent_native,omitempty"`
 	Subagent     bool   `json:"subagent,omitempty"`
+	// SideSeen: a record stating isSidechain was read (Claude): the first decides Subagent.
+	SideSeen bool `json:"side_seen,omitempty"`
 	// RecordSession is the first session id named inside the records (Claude's sessionId), which for a
 	// legacy sibling subagent file agent-<id>.jsonl is its parent's.
 	RecordSession string                 `json:"record_session,omitempty"`
@@ -59,12 +64,13 @@ type sessionMeta struct {
 
 // parseResult is what one parse of a source produced.
 type parseResult struct {
-	Events   []Event
-	Unknown  map[string]int // record types the parser does not know, counted and skipped
-	Skipped  int            // known records that carry nothing to index (token counts, snapshots, ...)
-	BadLines int            // lines that are not JSON objects, too long, or too deep
-	Errors   []string       // the first few bad-line diagnostics
-	Offset   int64          // end of the consumed bytes (append-only formats)
+	Events    []Event
+	Unknown   map[string]int // record types the parser does not know, counted and skipped
+	Skipped   int            // known records that carry nothing to index (token counts, snapshots, ...)
+	BadLines  int            // lines that are not JSON objects, too long, or too deep
+	Errors    []string       // the first few bad-line diagnostics
+	Offset    int64          // end of the consumed bytes (append-only formats)
+	Truncated bool           // the source was read only up to a limit (a .jsonl.zst's decompressed size)
 }
 
 // builder accumulates events while a parser walks records.
@@ -102,6 +108,9 @@ func (b *builder) bad(format string, args ...any) {
 func (b *builder) emit(key string, block int, e Event) {
 	if key == "" {
 		key = "L" + strconv.FormatInt(b.line, 10)
+		if b.st.File != "" {
+			key = b.st.File + ":" + key // two files of one session have the same line numbers
+		}
 	}
 	e.NativeKey = key + "#" + strconv.Itoa(block)
 	e.Text = clip(textproc.Clean(e.Text))

@@ -16,7 +16,7 @@ type claudeRec struct {
 	CWD         string          `json:"cwd"`
 	GitBranch   string          `json:"gitBranch"`
 	Version     string          `json:"version"`
-	IsSidechain bool            `json:"isSidechain"`
+	IsSidechain *bool           `json:"isSidechain"` // nil: not stated
 	IsMeta      bool            `json:"isMeta"`
 	Message     *claudeMsg      `json:"message"`
 	Summary     string          `json:"summary"`
@@ -69,8 +69,14 @@ func parseClaudeLine(b *builder, data []byte) error {
 	if r.SessionID != "" && b.st.RecordSession == "" {
 		b.st.RecordSession = r.SessionID
 	}
-	if r.IsSidechain {
-		b.st.Subagent = true
+	// A file whose first record that states isSidechain says true is a subagent's (the older sibling
+	// layout); a primary session's file also holds its subagents' sidechain records inline later on:
+	// those are events of it, and it stays primary (docs/history.md "Sessions").
+	if r.IsSidechain != nil && !b.st.SideSeen {
+		b.st.SideSeen = true
+		if *r.IsSidechain {
+			b.st.Subagent = true
+		}
 	}
 	at := parseTime(r.Timestamp)
 	switch r.Type {

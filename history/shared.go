@@ -347,10 +347,11 @@ func (ix *Index) ImportShared(ctx context.Context, path, blob, wantID string, da
 		return res, fmt.Errorf("import shared %s: %w", path, err)
 	}
 	defer w.close()
-	if err := w.deleteSession(ctx, s.ID); err != nil {
+	others, err := w.dropSourceEvents(ctx, s.ID, key)
+	if err != nil {
 		return res, err
 	}
-	n, err := w.insertEvents(ctx, s.ID, evs, nil)
+	n, err := w.insertEvents(ctx, s.ID, key, evs, nil)
 	if err != nil {
 		return res, fmt.Errorf("import shared %s: %w", path, err)
 	}
@@ -358,7 +359,11 @@ func (ix *Index) ImportShared(ctx context.Context, path, blob, wantID string, da
 		Branch: s.Branch, Commit: s.Commit, Model: s.Model, CLIVersion: s.CLIVersion, Title: s.Title, StartedAt: s.StartedAt,
 		EndedAt: s.EndedAt}}
 	src := Source{Provider: s.Provider, Format: FormatShared, Path: key}
-	if err := w.upsertSession(ctx, src, s.ID, &st, int64(n)); err != nil {
+	count := int64(n)
+	if others {
+		count = -1
+	}
+	if err := w.upsertSession(ctx, src, s.ID, &st, count, others); err != nil {
 		return res, fmt.Errorf("import shared %s: %w", path, err)
 	}
 	if s.ParentID != "" {

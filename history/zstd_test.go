@@ -65,3 +65,47 @@ func TestCodexZstd(t *testing.T) {
 		t.Fatalf("corrupt zstd: %+v", r)
 	}
 }
+
+// TestCodexZstdCapReported: a .jsonl.zst that decompresses to more than the limit imports what fits and
+// says so (Truncated, a diagnostic, ImportStats.Truncated), as does one whose single line passes the
+// limit (it imports nothing and still says so); one within the limit is not marked.
+func TestCodexZstdCapReported(t *testing.T) {
+	old := maxZstdBytes
+	maxZstdBytes = 4096
+	t.Cleanup(func() { maxZstdBytes = old })
+	ctx := context.Background()
+	root := t.TempDir()
+	enc, _ := zstd.NewWriter(nil)
+	write := func(name, data string) Source {
+		p := filepath.Join(root, name)
+		if err := os.WriteFile(p, enc.EncodeAll([]byte(data), nil), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return Source{Provider: Codex, Format: FormatCodexZstd, Path: p}
+	}
+	meta := `{"timestamp":"2026-03-01T03:00:00Z","type":"session_meta","payload":{"id":"019fdddd-0000-7000-8000-00000000000%s"}}` + "\n"
+	var many strings.Builder
+	many.WriteString(strings.Replace(meta, "%s", "1", 1))
+	for many.Len() < 3*4096 {
+		many.WriteString(codexMsg("2026-03-01T03:00:01Z", "filler words"))
+	}
+	bomb := strings.Replace(meta, "%s", "2", 1) + codexMsg("2026-03-01T03:00:01Z", strings.Repeat("x", 8192))
+	small := strings.Replace(meta, "%s", "3", 1) + codexMsg("2026-03-01T03:00:01Z", "small")
+	srcs := []Source{write("rollout-many.jsonl.zst", many.String()), write("rollout-bomb.jsonl.zst", bomb), write("rollout-small.jsonl.zst", small)}
+	st, err := openTestIndex(t).Import(ctx, srcs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Truncated != 2 || st.Failed != 0 {
+		t.Fatalf("import: %+v", st)
+	}
+	for i, r := range st.Results {
+		cut := i < 2
+		if r.Truncated != cut || cut && !strings.Contains(strings.Join(r.Errors, "\n"), "more than the limit") {
+			t.Errorf("%s: truncated %v, errors %q; want truncated %v", r.Source.Path, r.Truncated, r.Errors, cut)
+		}
+	}
+	if st.Results[0].Events == 0 || st.Results[2].Events != 1 {
+		t.Errorf("what fits the limit is not imported: %+v", st.Results)
+	}
+}

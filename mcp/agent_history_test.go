@@ -3,6 +3,7 @@ package mcp
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
@@ -627,6 +628,48 @@ func TestAgentHistoryDamagedIndex(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "ctx history import rebuilds it") {
 		t.Errorf("search of a damaged index: %v %s", err, resultText(res))
 	}
+	// status and sources answer: the index's problem and its remedy are in their history and index parts.
+	checkIndexProblem(t, e.s, "not a database", "ctx history import rebuilds it")
+}
+
+// checkIndexProblem: the status and sources tools answer (no protocol error) over an index that cannot
+// be read, naming the problem and the remedy in their history (status) and index (sources) parts.
+func checkIndexProblem(t *testing.T, s *session, problem, remedy string) {
+	t.Helper()
+	for _, c := range []struct{ tool, part string }{{"status", "history"}, {"sources", "index"}} {
+		res, err := s.callErr(c.tool, nil)
+		if err != nil {
+			t.Errorf("%s over an unreadable index: %v", c.tool, err)
+			continue
+		}
+		h := obj(structured(t, c.tool, res)[c.part])
+		if !strings.Contains(fmt.Sprint(h["error"]), problem) || !strings.Contains(fmt.Sprint(h["hint"]), remedy) || h["exists"] != true {
+			t.Errorf("%s: %s = %v, want the error %q and the remedy %q", c.tool, c.part, h, problem, remedy)
+		}
+	}
+}
+
+// TestAgentHistoryNewerIndex: an index written by a newer ctx (a higher schema version) is left alone; status
+// and sources say so, with the remedy.
+func TestAgentHistoryNewerIndex(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	_, st := newRepo(t, store.Actor{Machine: "testbox"})
+	hist := filepath.Join(t.TempDir(), "history")
+	ix, err := history.Open(context.Background(), hist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.Close()
+	db, err := sql.Open("sqlite", filepath.Join(hist, "index.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`PRAGMA user_version = 99`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	s := serve(t, st, Options{HistoryDir: hist}, "")
+	checkIndexProblem(t, s, "newer ctx", "use that ctx, or remove")
 }
 
 // rawCursor is a cursor of body j as the server encodes one (JSON and its CRC-32): what anyone can forge.
@@ -680,5 +723,84 @@ func TestForgedCursors(t *testing.T) {
 	qargs["cursor"] = res["next_cursor"]
 	if got := list(structured(t, "page 2", s.call(t, "query_events", qargs)), "events"); len(got) != 2 {
 		t.Errorf("genuine cursor: %v", got)
+	}
+}
+
+// TestSourcesIndexedPerRoot: indexed_sessions counts the sessions under each row's root, not the
+// provider's: the corpus imported from elsewhere is under none of the (empty) providers' roots.
+func TestSourcesIndexedPerRoot(t *testing.T) {
+	e := corpusServer(t)
+	res := structured(t, "sources", e.s.call(t, "sources", nil))
+	byProvider := obj(obj(res["index"])["sessions_by_provider"])
+	if byProvider["claude-code"] == nil || byProvider["claude-code"].(float64) == 0 {
+		t.Fatalf("the corpus has no claude-code session: %v", byProvider)
+	}
+	for _, r := range list(res, "sources") {
+		if row := obj(r); row["provider"] != "ctx" && row["indexed_sessions"] != float64(0) {
+			t.Errorf("%v under %v: %v sessions, want 0", row["provider"], row["root"], row["indexed_sessions"])
+		}
+	}
+}
+
+// TestSearchSessionResolves: search's ctx_session_id takes what show_session and query_events take (a
+// ctx id, a unique prefix of it, the provider's own id) and an unknown id is not_found, not 0 results.
+func TestSearchSessionResolves(t *testing.T) {
+	e := corpusServer(t)
+	codexID := history.SessionID(history.Codex, codexNative)
+	for _, id := range []string{codexID, codexID[:8], codexNative} {
+		res := structured(t, "search", e.s.call(t, "search", map[string]any{"query": "apply_patch", "ctx_session_id": id}))
+		hits := list(res, "results")
+		if len(hits) == 0 {
+			t.Errorf("ctx_session_id %q: no result", id)
+		}
+		for _, h := range hits {
+			if obj(h)["ctx_session_id"] != codexID {
+				t.Errorf("ctx_session_id %q: a hit of %v", id, obj(h)["ctx_session_id"])
+			}
+		}
+	}
+	if code := errorCode(t, "unknown", e.s.call(t, "search", map[string]any{"query": "apply_patch", "ctx_session_id": "deadbeefdeadbeef"})); code != "not_found" {
+		t.Errorf("an unknown session: %s, want not_found", code)
+	}
+}
+
+// TestSearchReportsRankWindow: a word in more events than a search ranks (20,000) gives results that
+// say so (ranked_window), and their scores, small for so common a word, are not rounded to 0.
+func TestSearchReportsRankWindow(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	_, st := newRepo(t, store.Actor{Machine: "testbox"})
+	hist := filepath.Join(t.TempDir(), "history")
+	root := t.TempDir()
+	var b strings.Builder
+	b.WriteString(`{"timestamp":"2026-03-01T03:00:00Z","type":"session_meta","payload":{"id":"019fdddd-0000-7000-8000-0000000000aa"}}` + "\n")
+	for i := range 20001 {
+		fmt.Fprintf(&b, `{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"alpha %d%s"}]}}`+"\n", i, strings.Repeat(" beta", i%7))
+	}
+	p := filepath.Join(root, "rollout-2026-03-01T03-00-00-w.jsonl")
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := history.Open(context.Background(), hist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.Import(context.Background(), []history.Source{{Provider: history.Codex, Format: history.FormatCodex, Path: p}}); err != nil {
+		t.Fatal(err)
+	}
+	ix.Close()
+	s := serve(t, st, Options{HistoryDir: hist}, "")
+	res := structured(t, "search", s.call(t, "search", map[string]any{"query": "alpha", "limit": 20}))
+	if res["ranked_window"] != float64(20000) {
+		t.Errorf("ranked_window = %v, want 20000", res["ranked_window"])
+	}
+	for _, h := range list(res, "results") {
+		sc, _ := obj(h)["score"].(float64)
+		if sc == 0 {
+			t.Errorf("a hit of score 0: %v", h)
+		}
+	}
+	res = structured(t, "search", s.call(t, "search", map[string]any{"query": "beta"}))
+	if res["ranked_window"] != nil {
+		t.Errorf("ranked_window of a search within the window: %v", res["ranked_window"])
 	}
 }

@@ -92,23 +92,50 @@ type historyStatus struct {
 	Sessions   int            `json:"sessions"`
 	Events     int            `json:"events"`
 	ByProvider map[string]int `json:"sessions_by_provider"`
-	Hint       string         `json:"hint,omitempty"`
+	// Error is why the index cannot be read (damaged, written by a newer ctx, ...); Hint then says
+	// the remedy (docs/history.md "A damaged index").
+	Error string `json:"error,omitempty"`
+	Hint  string `json:"hint,omitempty"`
 }
 
+// historyStatus reads the index's figures. An index that cannot be read is reported in the result
+// (Error, and the remedy in Hint), not as an error: status and sources still answer (docs/mcp.md).
+// The error is only ctx's.
 func (s *srv) historyStatus(ctx context.Context) (historyStatus, error) {
 	hs := historyStatus{Path: s.historyDir(), ByProvider: map[string]int{}}
 	ix, err := s.index(ctx)
-	if err != nil || ix == nil {
+	if err == nil && ix == nil {
 		hs.Hint = s.noIndexHint(ctx)
-		return hs, err
+		return hs, nil
 	}
-	st, err := ix.Stats(ctx)
+	var st history.Stats
+	if err == nil {
+		st, err = ix.Stats(ctx)
+	}
 	if err != nil {
-		return hs, err
+		if ctx.Err() != nil {
+			return hs, ctx.Err()
+		}
+		hs.Exists = true
+		hs.Error, hs.Hint = err.Error(), indexRemedy(err, hs.Path)
+		return hs, nil
 	}
 	hs.Exists, hs.Generation, hs.Sources, hs.Sessions, hs.Events, hs.ByProvider = true, st.Generation, st.Sources,
 		st.Sessions, st.Events, st.ByProvider
 	return hs, nil
+}
+
+// indexRemedy is what the user does about an index that cannot be read: err says why, dir is where.
+func indexRemedy(err error, dir string) string {
+	switch {
+	case history.IsDamaged(err):
+		return "the agent history index is damaged; it only caches the transcripts: ctx history import rebuilds it"
+	case errors.Is(err, history.ErrNewerIndex):
+		return "the agent history index was written by a newer ctx: use that ctx, or remove " +
+			filepath.Join(dir, "index.db") + " and run ctx history import to rebuild it with this one"
+	}
+	return "the agent history index cannot be read; it only caches the transcripts: remove " +
+		filepath.Join(dir, "index.db") + " and run ctx history import to rebuild it"
 }
 
 func (s *srv) statusTool(ctx context.Context, _ noArgs) (any, error) {
@@ -358,12 +385,24 @@ func (s *srv) sourcesTool(ctx context.Context, _ noArgs) (any, error) {
 	}
 	rows := []providerSource{}
 	issues := []sourceIssue{}
+	// indexed counts the sessions whose source is under a root (0 when the index cannot be read: hs says
+	// why).
+	indexed := func(dir string) (int, error) {
+		if hs.Error != "" {
+			return 0, nil
+		}
+		return s.sessionsUnder(ctx, dir)
+	}
 	for _, r := range history.Roots(history.Env{}) {
 		if store.PublicOnly(ctx) {
 			break // the providers' roots are folders of this machine's user (docs/http.md)
 		}
+		n, err := indexed(r.Path)
+		if err != nil {
+			return nil, err
+		}
 		rows = append(rows, providerSource{Provider: string(r.Provider), Root: r.Path, EnvVar: r.EnvVar, FromEnv: r.FromEnv,
-			Exists: r.Exists, IndexedSessions: hs.ByProvider[string(r.Provider)], Selection: selection{Kind: "automatic"}})
+			Exists: r.Exists, IndexedSessions: n, Selection: selection{Kind: "automatic"}})
 		if r.FromEnv && !r.Exists {
 			issues = append(issues, sourceIssue{Code: "root_missing", Provider: string(r.Provider),
 				Message: r.EnvVar + " names a directory that does not exist"})
@@ -381,7 +420,7 @@ func (s *srv) sourcesTool(ctx context.Context, _ noArgs) (any, error) {
 			}
 			fi, err := os.Stat(h.Path)
 			exists := err == nil && fi.IsDir()
-			n, err := s.sessionsUnder(ctx, h.Path)
+			n, err := indexed(h.Path)
 			if err != nil {
 				return nil, err
 			}
@@ -628,14 +667,25 @@ func (s *srv) searchTool(ctx context.Context, args searchArgs) (any, error) {
 	want := min(searchMaxHits, off+limit+1)
 	var hits []searchResult
 	relaxed := false
+	window := 0 // the rank window, when more events matched than a search ranks (docs/history.md "Search")
 	if ix != nil && withIndex {
+		sessionID := args.SessionID
+		if sessionID != "" && !strings.HasPrefix(sessionID, ctxIDPrefix) {
+			// A prefix or the provider's own id names the session as in show_session and query_events
+			// (history.Index.Session); an unknown one is not_found, not an empty answer.
+			sess, err := ix.Session(ctx, sessionID)
+			if err != nil {
+				return nil, err
+			}
+			sessionID = sess.ID
+		}
 		res, err := ix.Search(ctx, history.Query{Text: args.Query, Providers: provs, Since: since, Until: until,
-			File: args.File, SessionID: args.SessionID, Repo: args.Repo, Scope: scope,
+			File: args.File, SessionID: sessionID, Repo: args.Repo, Scope: scope,
 			EventType: history.EventType(args.EventType), PrimaryOnly: args.PrimaryOnly, SourceDirs: sourceDirs, Limit: want})
 		if err != nil {
 			return nil, err
 		}
-		relaxed = res.Relaxed
+		relaxed, window = res.Relaxed, res.Window
 		seen := map[string]bool{}
 		for _, h := range res.Hits {
 			g := h.Session.RootID
@@ -701,16 +751,25 @@ func (s *srv) searchTool(ctx context.Context, args searchArgs) (any, error) {
 			Query      string         `json:"query"`
 			Filters    map[string]any `json:"filters"`
 			Relaxed    bool           `json:"relaxed"`
+			Window     int            `json:"ranked_window,omitempty"` // set when it applied: the newest N matching events were ranked
 			Generation int64          `json:"generation"`
 			Results    []searchResult `json:"results"`
 			Pagination pagination     `json:"pagination"`
 			Content    string         `json:"content"`
 			Hint       string         `json:"hint,omitempty"`
-		}{args.Query, filters, relaxed, gen, items, pg, quotedNote, hint}
+		}{args.Query, filters, relaxed, window, gen, items, pg, quotedNote, hint}
 	}), nil
 }
 
-func round(f float64) float64 { return math.Round(f*1e4) / 1e4 }
+// round keeps 4 significant digits of a score: a common word's BM25 scores are small, and rounding to a
+// fixed number of decimals made them all 0, hiding their order.
+func round(f float64) float64 {
+	if f == 0 || math.IsInf(f, 0) || math.IsNaN(f) {
+		return f
+	}
+	p := math.Pow(10, 3-math.Floor(math.Log10(math.Abs(f))))
+	return math.Round(f*p) / p
+}
 
 // mergeHits merges the context store's hits (each its own group) into the index's: the groups'
 // representatives first, by score, then the other hits in their order.

@@ -301,6 +301,7 @@ func runHistoryImport(ctx context.Context, e *env, o historyImportOptions) error
 func importHistory(ctx context.Context, e *env, o historyImportOptions) error {
 	defer lessGC(160 << 20)()
 	var srcs []history.Source
+	var walked []string // the roots walked whole: a source under one whose file is gone is forgotten
 	var ix *history.Index
 	var dirs *history.DirCache // the directory listings of the last import (docs/history.md "Discovery")
 	openIndex := func() error {
@@ -314,8 +315,9 @@ func importHistory(ctx context.Context, e *env, o historyImportOptions) error {
 	if o.Path != "" {
 		// A root that is not there is a mistake of the command line, not an empty history (the import
 		// would say "0 sources" and exit 0).
-		if _, err := os.Stat(o.Path); err != nil {
-			return usagef("--path %s: %v", o.Path, errors.Unwrap(err))
+		// Nor one that is, or goes through, a symbolic link: discovery follows none (as sources add).
+		if _, err := checkRootPath(o.Path); err != nil {
+			return err
 		}
 		if err := openIndex(); err != nil {
 			return err
@@ -326,6 +328,9 @@ func importHistory(ctx context.Context, e *env, o historyImportOptions) error {
 			return err
 		}
 		srcs = s
+		if abs, err := filepath.Abs(o.Path); err == nil {
+			walked = append(walked, abs)
+		}
 	} else {
 		// The roots configured for this repository (ctx history sources add), read before the index is
 		// opened (a config error creates nothing).
@@ -360,6 +365,9 @@ func importHistory(ctx context.Context, e *env, o historyImportOptions) error {
 				fmt.Fprintf(e.stderr, "ctx: warning: %v\n", errs[i])
 				continue
 			}
+			if (o.Provider == "" || roots[i].Provider == o.Provider) && roots[i].Exists {
+				walked = append(walked, roots[i].Path)
+			}
 			srcs = append(srcs, found[i]...)
 		}
 		// The configured roots, of --provider only when given.
@@ -377,6 +385,7 @@ func importHistory(ctx context.Context, e *env, o historyImportOptions) error {
 				fmt.Fprintf(e.stderr, "ctx: warning: %v\n", err)
 				continue
 			}
+			walked = append(walked, h.Path)
 			srcs = append(srcs, s...)
 		}
 		srcs = uniqueSources(srcs)
@@ -392,6 +401,7 @@ func importHistory(ctx context.Context, e *env, o historyImportOptions) error {
 				return err
 			}
 			srcs = s
+			walked = nil // the hook names its sources: the roots were not imported whole
 		}
 	}
 	var progress func(done, total int)
@@ -400,6 +410,10 @@ func importHistory(ctx context.Context, e *env, o historyImportOptions) error {
 	}
 	st, err := ix.ImportProgress(ctx, srcs, progress)
 	if err != nil {
+		return err
+	}
+	// The sources whose files were deleted leave the index (their sessions keep their other files').
+	if st.Removed, err = ix.PruneMissing(ctx, walked); err != nil {
 		return err
 	}
 	if err := ix.SaveDirCache(ctx, dirs); err != nil {
@@ -418,6 +432,9 @@ func importHistory(ctx context.Context, e *env, o historyImportOptions) error {
 	}
 	fmt.Fprintf(w, "%d sources: %d imported, %d appended, %d unchanged, %d failed; %d events added\n",
 		st.Sources, st.Imported, st.Appended, st.Unchanged, st.Failed, st.Events)
+	if st.Removed > 0 {
+		fmt.Fprintf(w, "%d sources removed (their files are gone)\n", st.Removed)
+	}
 	if st.BadLines > 0 {
 		fmt.Fprintf(w, "%d bad lines skipped\n", st.BadLines)
 	}
@@ -431,6 +448,9 @@ func importHistory(ctx context.Context, e *env, o historyImportOptions) error {
 	for _, r := range st.Results {
 		if r.Action == "failed" {
 			fmt.Fprintf(e.stderr, "ctx: warning: %s: %s\n", r.Source.Path, r.Err)
+		}
+		if r.Truncated {
+			fmt.Fprintf(e.stderr, "ctx: warning: %s: imported only in part: %s\n", r.Source.Path, r.Errors[len(r.Errors)-1])
 		}
 	}
 	return nil
@@ -624,7 +644,7 @@ func runHistorySearch(ctx context.Context, e *env, o historySearchOptions) error
 		if !h.Event.At.IsZero() {
 			when = h.Event.At.Format("2006-01-02 15:04")
 		}
-		fmt.Fprintf(w, "%.2f  %s  %s %s  %s  %s", h.Score, when, h.Session.Provider, h.Session.NativeID, h.Event.Type, h.Event.ID)
+		fmt.Fprintf(w, "%s  %s  %s %s  %s  %s", scoreText(h.Score), when, h.Session.Provider, h.Session.NativeID, h.Event.Type, h.Event.ID)
 		if h.More > 0 {
 			fmt.Fprintf(w, "  (+%d in this session tree)", h.More)
 		}

@@ -372,3 +372,35 @@ func TestHistoryIndexNeverPushed(t *testing.T) {
 		}
 	}
 }
+
+// TestHistoryImportPathSymlink: ctx history import --path refuses a symbolic link, and a path through
+// one, as ctx history sources add does (discovery follows no link): a usage error naming the real path,
+// nothing imported.
+func TestHistoryImportPathSymlink(t *testing.T) {
+	corpus := historyCorpus(t)
+	dir := testenv.NewRepo(t)
+	run := func(args ...string) (string, string, int) {
+		var out, errb bytes.Buffer
+		code := Run(context.Background(), append([]string{"ctx", "-C", dir}, args...), IO{In: strings.NewReader(""), Out: &out, Err: &errb})
+		return out.String(), errb.String(), code
+	}
+	links := t.TempDir()
+	if err := os.Symlink(filepath.Join(corpus, "claude-code"), filepath.Join(links, "cc")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(corpus, filepath.Join(links, "corpus")); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{filepath.Join(links, "cc"), filepath.Join(links, "corpus", "claude-code")} {
+		for _, cmd := range [][]string{{"history", "import", "--provider", "claude-code", "--path", p},
+			{"history", "sources", "add", "--provider", "claude-code", "--path", p, "--root", "x"}} {
+			out, e, code := run(cmd...)
+			if code != ExitUsage || !strings.Contains(e, "symbolic link") || !strings.Contains(e, filepath.Join(corpus, "claude-code")) {
+				t.Errorf("%v: exit %d, %q %s", cmd, code, out, e)
+			}
+		}
+	}
+	if out, _, _ := run("history", "sources", "--format", "json"); !strings.Contains(out, `"sessions": 0`) {
+		t.Errorf("something was imported: %s", out)
+	}
+}

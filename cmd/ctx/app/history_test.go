@@ -376,6 +376,13 @@ func TestHistoryDamagedIndex(t *testing.T) {
 		if _, e, code := run("history", "list", "events"); code == ExitOK || !strings.Contains(e, "ctx history import rebuilds it") {
 			t.Errorf("list events of a damaged index: exit %d, %s", code, e)
 		}
+		// status and sources answer, the index's problem and its remedy in their output.
+		if out, e, code := run("status", "--format", "json"); code != ExitOK || !strings.Contains(out, `"error":`) || !strings.Contains(out, "ctx history import rebuilds it") {
+			t.Errorf("status --format json over a damaged index: exit %d, %q %s", code, out, e)
+		}
+		if out, e, code := run("history", "sources", "--format", "json"); code != ExitOK || !strings.Contains(out, `"error":`) || !strings.Contains(out, "ctx history import rebuilds it") {
+			t.Errorf("history sources --format json over a damaged index: exit %d, %q %s", code, out, e)
+		}
 		if out, e, code := run("search", "zebrafinch", "--provider", "ctx"); code != ExitOK || !strings.Contains(out, "storeword") {
 			t.Errorf("search of the context store alone beside a damaged index: exit %d, %q %s", code, out, e)
 		}

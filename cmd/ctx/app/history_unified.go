@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 // unifiedPage is the part of the MCP search tool's structuredContent the text output reads.
 type unifiedPage struct {
 	Relaxed bool `json:"relaxed"`
+	Window  int  `json:"ranked_window"`
 	Results []struct {
 		Provider        string  `json:"provider"`
 		CtxEventID      string  `json:"ctx_event_id"`
@@ -152,6 +154,9 @@ func runUnifiedSearch(ctx context.Context, e *env, st *store.Store, o historySea
 	if pg.Relaxed {
 		fmt.Fprintln(w, "(no event has every word: hits match any word)")
 	}
+	if pg.Window > 0 {
+		fmt.Fprintf(w, "(more than %d events match: ranked the %d most recently imported; add words or filters to narrow)\n", pg.Window, pg.Window)
+	}
 	for _, h := range pg.Results {
 		when := ""
 		if t, err := time.Parse(time.RFC3339Nano, h.At); err == nil {
@@ -159,7 +164,7 @@ func runUnifiedSearch(ctx context.Context, e *env, st *store.Store, o historySea
 		}
 		if h.Provider == "ctx" {
 			// an entry (kind, key, URI) or a commit (its ctx:<commit> id, the key it touched)
-			fmt.Fprintf(w, "%.2f  %s  ctx %s %s", h.Score, when, h.Kind, h.Key)
+			fmt.Fprintf(w, "%s  %s  ctx %s %s", scoreText(h.Score), when, h.Kind, h.Key)
 			if h.URI != "" {
 				fmt.Fprintf(w, "  %s", h.URI)
 			}
@@ -167,7 +172,7 @@ func runUnifiedSearch(ctx context.Context, e *env, st *store.Store, o historySea
 				fmt.Fprintf(w, "  %s", h.CtxEventID)
 			}
 		} else {
-			fmt.Fprintf(w, "%.2f  %s  %s %s  %s  %s", h.Score, when, h.Provider, h.NativeSessionID, h.EventType, h.CtxEventID)
+			fmt.Fprintf(w, "%s  %s  %s %s  %s  %s", scoreText(h.Score), when, h.Provider, h.NativeSessionID, h.EventType, h.CtxEventID)
 			if h.MoreInGroup > 0 {
 				fmt.Fprintf(w, "  (+%d in this session tree)", h.MoreInGroup)
 			}
@@ -181,4 +186,13 @@ func runUnifiedSearch(ctx context.Context, e *env, st *store.Store, o historySea
 		}
 	}
 	return nil
+}
+
+// scoreText prints a hit's score with 3 significant digits (at least 2 decimals): a common word's BM25
+// scores are small, and "0.00" for all of them hid their order.
+func scoreText(f float64) string {
+	if f >= 1 || f <= -1 || f == 0 {
+		return strconv.FormatFloat(f, 'f', 2, 64)
+	}
+	return strconv.FormatFloat(f, 'g', 3, 64)
 }

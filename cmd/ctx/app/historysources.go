@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -77,21 +78,37 @@ func parseHistorySourcesAdd(c *cli.Context) (historySourcesAddOptions, error) {
 	return o, nil
 }
 
+// checkRootPath checks a --path naming a provider's files (ctx history sources add, ctx history import):
+// it exists, and neither it nor a folder on the way to it is a symbolic link, which discovery never follows
+// (docs/history.md "Providers and discovery"): a usage error that gives the real path. It returns the
+// path's lstat.
+func checkRootPath(path string) (os.FileInfo, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil, usagef("--path %s: %v", path, errors.Unwrap(err))
+	}
+	if fi.Mode()&os.ModeSymlink != 0 {
+		real, _ := filepath.EvalSymlinks(path)
+		return nil, usagef("--path %s is a symbolic link (a link is not followed): give the real path %s", path, real)
+	}
+	// Nor a link on the way to it: the path must be the directory's own (its target, when there is one).
+	if real, err := filepath.EvalSymlinks(path); err != nil {
+		return nil, usagef("--path %s: %v", path, err)
+	} else if real != filepath.Clean(path) {
+		return nil, usagef("--path %s goes through a symbolic link (a link is not followed): give the real path %s", path, real)
+	}
+	return fi, nil
+}
+
 func runHistorySourcesAdd(ctx context.Context, e *env, o historySourcesAddOptions) error {
 	// The directory must exist and be one, and is not followed if it is a symbolic link (discovery never
 	// follows links, docs/history.md).
-	fi, err := os.Lstat(o.Path)
+	fi, err := checkRootPath(o.Path)
 	if err != nil {
-		return usagef("--path %s: %v", o.Path, err)
+		return err
 	}
 	if !fi.IsDir() {
-		return usagef("--path %s: not a directory (a symbolic link is not followed: give its target)", o.Path)
-	}
-	// Nor a link on the way to it: the path must be the directory's own (its target, when there is one).
-	if real, err := filepath.EvalSymlinks(o.Path); err != nil {
-		return usagef("--path %s: %v", o.Path, err)
-	} else if real != filepath.Clean(o.Path) {
-		return usagef("--path %s goes through a symbolic link (a link is not followed): give the real path %s", o.Path, real)
+		return usagef("--path %s: not a directory", o.Path)
 	}
 	s, err := e.open(ctx)
 	if err != nil {
