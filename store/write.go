@@ -19,6 +19,10 @@ type Op struct {
 	Summary string
 	Extra   [][2]string // further trailers, e.g. {"Ctx-Conflicts", "2"}
 
+	// KeyOf, when set, gives the Ctx-Key once the write's edits are computed: the key of a write that
+	// learns it only then (a new decision's number). It is called after fn, on each try of Write.
+	KeyOf func() string
+
 	// Scoped gives the message of one scope's commit when it must differ from the others': a write that
 	// commits on the public ref and on another one in one step must not name a private entry in the public
 	// commit (docs/security.md), so such a write gives the public scope an Op that names only what the
@@ -106,7 +110,6 @@ func (s *Store) Write(ctx context.Context, op Op, fn func(v *View) (Edits, error
 	if s.repo.CurrentBranch() == s.cfg.Branch {
 		return nil, invalidf("branch %s is checked out in this worktree: ctx does not write to the branch you work on (see ctx config branch)", s.cfg.Branch)
 	}
-	msg := s.Message(op)
 	refs := s.Refs()
 	res, err := s.repo.Transact(ctx, refs, func(tips map[string]gitstore.Tip) (map[string]*gitstore.Write, error) {
 		if tips[s.BranchRef()].Commit.IsZero() {
@@ -135,6 +138,11 @@ func (s *Store) Write(ctx context.Context, op Op, fn func(v *View) (Edits, error
 		if err := checkFileSizes(edits); err != nil {
 			return nil, err
 		}
+		o := op
+		if o.KeyOf != nil {
+			o.Key = o.KeyOf()
+		}
+		msg := s.Message(o)
 		w := map[string]*gitstore.Write{}
 		for sc, ch := range edits {
 			if len(ch) > 0 {
