@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -193,8 +194,16 @@ func checkFileSizes(edits Edits) error {
 }
 
 // refreshWarning is the warning of a write that committed but could not refresh .context/.
-func refreshWarning(err error) string {
-	return fmt.Sprintf("committed, but refreshing %s failed (the next ctx command refreshes it; ctx status shows what it holds): %v", CheckoutDir, err)
+func refreshWarning(err error) string { return refreshFailed("committed", err) }
+
+// refreshFailed is the warning of a write or a pull (done: "committed", "pulled") that landed but could
+// not refresh .context/. What to do next is true for the error: a missing checkout is not refreshed by
+// the next command (CheckoutMissingError: each one refuses until `ctx restore`), anything else is.
+func refreshFailed(done string, err error) string {
+	if errors.Is(err, ErrCheckoutMissing) {
+		return fmt.Sprintf("%s, but %s was not refreshed: %v", done, CheckoutDir, err)
+	}
+	return fmt.Sprintf("%s, but refreshing %s failed (the next ctx command refreshes it; ctx status shows what it holds): %v", done, CheckoutDir, err)
 }
 
 // now is the clock of records, RFC 3339 UTC with seconds (docs/format.md).
