@@ -358,6 +358,9 @@ func (s *Store) Pull(ctx context.Context, o PullOptions) (*PullResult, error) {
 	if err := s.CheckRemote(remote, o.Origin); err != nil {
 		return nil, err
 	}
+	if err := s.checkBranchNotCheckedOut(); err != nil {
+		return nil, err
+	}
 	res := &PullResult{Remote: remote, Action: PullNone, Strategy: o.Strategy}
 	defer s.made.drop()
 	// A link or tracked files at .context are refused before anything is fetched (docs/security.md

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -108,8 +109,8 @@ func (c *Committed) Changed() bool { return len(c.Commits) > 0 }
 // *SecretError (nothing is written) unless ctx comes from AllowSecrets (docs/security.md, "Secrets").
 func (s *Store) Write(ctx context.Context, op Op, fn func(v *View) (Edits, error)) (*Committed, error) {
 	out := &Committed{Commits: map[Scope]gitstore.Hash{}}
-	if s.repo.CurrentBranch() == s.cfg.Branch {
-		return nil, invalidf("branch %s is checked out in this worktree: ctx does not write to the branch you work on (see ctx config branch)", s.cfg.Branch)
+	if err := s.checkBranchNotCheckedOut(); err != nil {
+		return nil, err
 	}
 	refs := s.Refs()
 	res, err := s.repo.Transact(ctx, refs, func(tips map[string]gitstore.Tip) (map[string]*gitstore.Write, error) {
@@ -177,6 +178,20 @@ func (s *Store) Write(ctx context.Context, op Op, fn func(v *View) (Edits, error
 		}
 	}
 	return out, nil
+}
+
+// checkBranchNotCheckedOut refuses (ErrInvalid) to move the context branch while a worktree has it checked
+// out, this one or another (`git worktree add ../w ctx`): that worktree's files would no longer match its
+// HEAD, so git refuses as well (docs/architecture.md "The lean front", step 2 of a write). The error names the worktree.
+func (s *Store) checkBranchNotCheckedOut() error {
+	wt := s.repo.WorktreeOf(s.cfg.Branch)
+	switch {
+	case wt == "":
+		return nil
+	case s.repo.WorkTree() != "" && filepath.Clean(wt) == filepath.Clean(s.repo.WorkTree()):
+		return invalidf("branch %s is checked out in this worktree: ctx does not write to the branch you work on (see ctx config branch)", s.cfg.Branch)
+	}
+	return invalidf("branch %s is checked out in the worktree %s: ctx does not move a branch a worktree has checked out, as git does not (check another branch out there, or git worktree remove it)", s.cfg.Branch, wt)
 }
 
 // checkFileSizes refuses (ErrInvalid) a write of a file over MaxFileBytes: a teammate's pull would refuse
