@@ -389,7 +389,7 @@ func (pl *Plan) Diff() string {
 			to = "/dev/null"
 		}
 		text, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
-			A: difflib.SplitLines(string(c.Old)), B: difflib.SplitLines(string(c.New)),
+			A: diffLines(c.Old), B: diffLines(c.New),
 			FromFile: from, ToFile: to, Context: 3,
 		})
 		if err != nil {
@@ -401,6 +401,21 @@ func (pl *Plan) Diff() string {
 		}
 	}
 	return b.String()
+}
+
+// diffLines splits b into the lines of a unified diff that `git apply` accepts: none for an empty or
+// missing file (difflib.SplitLines gives one blank line, a malformed hunk), each line with its "\n", and a
+// last line without one followed by git's "\ No newline at end of file" marker.
+func diffLines(b []byte) []string {
+	if len(b) == 0 {
+		return nil
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	if lines[len(lines)-1] == "" {
+		return lines[:len(lines)-1]
+	}
+	lines[len(lines)-1] += "\n\\ No newline at end of file\n"
+	return lines
 }
 
 // Apply writes the pending changes (each file atomically; a Delete removes ctx's file and then its

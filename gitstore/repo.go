@@ -298,6 +298,40 @@ func (r *Repo) CurrentBranch() string {
 	return ref
 }
 
+// WorktreeOf is the root of a worktree of this repository whose HEAD is the branch (short name, "ctx"):
+// this one or a linked one (`git worktree add`), as git finds it before it moves a branch ("" when none
+// has it checked out). A worktree whose folder is gone but not pruned still counts, as it does for git.
+func (r *Repo) WorktreeOf(branch string) string {
+	want := "ref: refs/heads/" + branch
+	head := func(gitDir string) bool {
+		b, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
+		return err == nil && strings.TrimSpace(string(b)) == want
+	}
+	if r.workTree != "" && head(r.gitDir) {
+		return r.workTree
+	}
+	// The main worktree: the common dir's own HEAD, unless the repository is bare (core.bare).
+	if r.gitDir != r.commonDir && filepath.Base(r.commonDir) == ".git" && head(r.commonDir) {
+		return filepath.Dir(r.commonDir)
+	}
+	ents, err := os.ReadDir(filepath.Join(r.commonDir, "worktrees"))
+	if err != nil {
+		return ""
+	}
+	for _, e := range ents {
+		d := filepath.Join(r.commonDir, "worktrees", e.Name())
+		if !e.IsDir() || d == filepath.Clean(r.gitDir) || !head(d) {
+			continue
+		}
+		// gitdir holds the path of the worktree's .git file.
+		if g, err := os.ReadFile(filepath.Join(d, "gitdir")); err == nil {
+			return filepath.Dir(strings.TrimSpace(string(g)))
+		}
+		return d
+	}
+	return ""
+}
+
 // ResolveInRepository is Resolve in the repository's own refs, even for a ref kept in the local-only
 // store (KeepLocal): what `git for-each-ref` run in the repository sees (ZeroHash when it has no such ref).
 func (r *Repo) ResolveInRepository(ctx context.Context, name string) (Hash, error) {

@@ -581,9 +581,6 @@ func TestManagers(t *testing.T) {
 			writeFile(t, filepath.Join(repo, ".husky", "_", "pre-commit"), "#!/usr/bin/env sh\n. \"$(dirname \"$0\")/h\"\n", 0o755)
 			gitIn(t, repo, "", "config", "core.hooksPath", ".husky/_")
 		}},
-		{"husky-dir-only", Husky, func(t *testing.T, repo string) {
-			writeFile(t, filepath.Join(repo, ".husky", "pre-commit"), "npm test\n", 0o644)
-		}},
 		{"lefthook", Lefthook, func(t *testing.T, repo string) {
 			writeFile(t, filepath.Join(repo, "lefthook.yml"), "pre-commit:\n  commands:\n    lint:\n      run: make lint\n", 0o644)
 		}},
@@ -992,6 +989,37 @@ func TestHuskyUninstallSnippetAsTold(t *testing.T) {
 		}
 		if _, err := os.Stat(p + ".ctx-tmp"); !os.IsNotExist(err) {
 			t.Errorf("%s.ctx-tmp left behind", h)
+		}
+	}
+}
+
+// TestHuskyFolderWithoutHooksPath: a .husky/ folder (empty, or husky's files before `npm install` ran
+// `husky`) with core.hooksPath unset is not husky in charge: git runs .git/hooks, so ctx installs there;
+// once core.hooksPath points into .husky/ (husky v9: .husky/_), husky is in charge.
+func TestHuskyFolderWithoutHooksPath(t *testing.T) {
+	t.Parallel()
+	for _, files := range [][2]string{{}, {"pre-commit", "npm test\n"}} {
+		repo := newRepo(t)
+		if err := os.MkdirAll(filepath.Join(repo, ".husky"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if files[0] != "" {
+			writeFile(t, filepath.Join(repo, ".husky", files[0]), files[1], 0o644)
+		}
+		st, err := Install(bg, repo, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Manager != NoManager {
+			t.Fatalf(".husky/ %v without core.hooksPath: manager %q", files, st.Manager)
+		}
+		if b := readFile(t, filepath.Join(repo, ".git", "hooks", "post-merge")); !strings.Contains(b, "# >>> ctx hooks >>>") {
+			t.Fatalf(".git/hooks/post-merge:\n%s", b)
+		}
+		// Now husky v9 takes over: it is in charge, and the blocks already in .git/hooks are still reported.
+		gitIn(t, repo, "", "config", "core.hooksPath", ".husky/_")
+		if m := DetectManager(bg, repo, filepath.Join(repo, ".husky", "_")); m != Husky {
+			t.Fatalf("core.hooksPath=.husky/_: manager %q", m)
 		}
 	}
 }

@@ -143,3 +143,28 @@ func TestRestoreChecksOutMissing(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteWarnsRestoreWhenCheckoutMissing: a write after .context/ was removed (git clean -fdx) commits
+// and warns what is true: the next command does not refresh the checkout (status refuses), `ctx restore`
+// does.
+func TestWriteWarnsRestoreWhenCheckoutMissing(t *testing.T) {
+	s, dir := storetest.New(t)
+	if _, err := s.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "k", Content: "v\n"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(dir, store.CheckoutDir)); err != nil {
+		t.Fatal(err)
+	}
+	c, err := s.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "k2", Content: "w\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := strings.Join(c.Warnings, "\n")
+	if !strings.Contains(w, "ctx restore") || strings.Contains(w, "next ctx command refreshes") {
+		t.Fatalf("warning %q: want one pointing to ctx restore, not to the next command", w)
+	}
+	// The next command indeed does not refresh it.
+	if _, err := s.Refresh(bg); !errors.Is(err, store.ErrCheckoutMissing) {
+		t.Fatalf("refresh after the write: %v, want ErrCheckoutMissing", err)
+	}
+}

@@ -388,7 +388,9 @@ func (s *Store) AddDecision(ctx context.Context, in NewDecision) (Decision, *Com
 		return Decision{}, nil, err
 	}
 	var out Decision
-	op := Op{Name: "decision.add", Summary: "add decision " + strings.TrimSpace(in.Title)}
+	// Ctx-Key is the decision's number, known once the write has picked it (docs/architecture.md "Commits").
+	op := Op{Name: "decision.add", Summary: "add decision " + strings.TrimSpace(in.Title),
+		KeyOf: func() string { return strconv.Itoa(out.ID) }}
 	c, err := s.Write(ctx, op, func(v *View) (Edits, error) {
 		taken, err := takenIDs(ctx, s, v)
 		if err != nil {

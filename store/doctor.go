@@ -165,6 +165,9 @@ func anyUnsafe(ps []Problem) bool {
 // not by this commit alone (docs/security.md).
 func (s *Store) RemoveProblems(ctx context.Context) (*Committed, []Problem, error) {
 	var removed []Problem
+	if err := s.checkBranchNotCheckedOut(); err != nil {
+		return nil, nil, err
+	}
 	refs := s.Refs()
 	res, err := s.repo.Transact(ctx, refs, func(tips map[string]gitstore.Tip) (map[string]*gitstore.Write, error) {
 		removed = nil

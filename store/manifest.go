@@ -233,6 +233,9 @@ func (s *Store) checkBranchIsContext(ctx context.Context) error {
 	if s.repo.CurrentBranch() == s.cfg.Branch {
 		return invalidf("branch %s is checked out in this worktree: the context branch must be a branch of its own (the default is %s)", s.cfg.Branch, DefaultBranch)
 	}
+	if err := s.checkBranchNotCheckedOut(); err != nil {
+		return err
+	}
 	tip, err := s.repo.Resolve(ctx, s.BranchRef())
 	if err != nil || tip.IsZero() {
 		return err

@@ -358,6 +358,9 @@ func (s *Store) Pull(ctx context.Context, o PullOptions) (*PullResult, error) {
 	if err := s.CheckRemote(remote, o.Origin); err != nil {
 		return nil, err
 	}
+	if err := s.checkBranchNotCheckedOut(); err != nil {
+		return nil, err
+	}
 	res := &PullResult{Remote: remote, Action: PullNone, Strategy: o.Strategy}
 	defer s.made.drop()
 	defer s.scanned.drop()
@@ -396,7 +399,7 @@ func (s *Store) Pull(ctx context.Context, o PullOptions) (*PullResult, error) {
 	ref, err := s.Refresh(ctx)
 	if err != nil {
 		// The branch moved: the pull landed. A retry would find it up to date and refresh again.
-		res.Warnings = append(res.Warnings, warn(ctx, fmt.Sprintf("pulled, but refreshing %s failed (the next ctx command refreshes it): %v", CheckoutDir, err)))
+		res.Warnings = append(res.Warnings, warn(ctx, refreshFailed("pulled", err)))
 		return res, nil
 	}
 	res.RefreshKept, res.RefreshSkipped = ref.Kept, ref.Skipped

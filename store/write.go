@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -19,6 +21,10 @@ type Op struct {
 	Key     string
 	Summary string
 	Extra   [][2]string // further trailers, e.g. {"Ctx-Conflicts", "2"}
+
+	// KeyOf, when set, gives the Ctx-Key once the write's edits are computed: the key of a write that
+	// learns it only then (a new decision's number). It is called after fn, on each try of Write.
+	KeyOf func() string
 
 	// Scoped gives the message of one scope's commit when it must differ from the others': a write that
 	// commits on the public ref and on another one in one step must not name a private entry in the public
@@ -104,10 +110,9 @@ func (c *Committed) Changed() bool { return len(c.Commits) > 0 }
 // *SecretError (nothing is written) unless ctx comes from AllowSecrets (docs/security.md, "Secrets").
 func (s *Store) Write(ctx context.Context, op Op, fn func(v *View) (Edits, error)) (*Committed, error) {
 	out := &Committed{Commits: map[Scope]gitstore.Hash{}}
-	if s.repo.CurrentBranch() == s.cfg.Branch {
-		return nil, invalidf("branch %s is checked out in this worktree: ctx does not write to the branch you work on (see ctx config branch)", s.cfg.Branch)
+	if err := s.checkBranchNotCheckedOut(); err != nil {
+		return nil, err
 	}
-	msg := s.Message(op)
 	refs := s.Refs()
 	res, err := s.repo.Transact(ctx, refs, func(tips map[string]gitstore.Tip) (map[string]*gitstore.Write, error) {
 		if tips[s.BranchRef()].Commit.IsZero() {
@@ -136,6 +141,11 @@ func (s *Store) Write(ctx context.Context, op Op, fn func(v *View) (Edits, error
 		if err := checkFileSizes(edits); err != nil {
 			return nil, err
 		}
+		o := op
+		if o.KeyOf != nil {
+			o.Key = o.KeyOf()
+		}
+		msg := s.Message(o)
 		w := map[string]*gitstore.Write{}
 		for sc, ch := range edits {
 			if len(ch) > 0 {
@@ -171,6 +181,20 @@ func (s *Store) Write(ctx context.Context, op Op, fn func(v *View) (Edits, error
 	return out, nil
 }
 
+// checkBranchNotCheckedOut refuses (ErrInvalid) to move the context branch while a worktree has it checked
+// out, this one or another (`git worktree add ../w ctx`): that worktree's files would no longer match its
+// HEAD, so git refuses as well (docs/architecture.md "The lean front", step 2 of a write). The error names the worktree.
+func (s *Store) checkBranchNotCheckedOut() error {
+	wt := s.repo.WorktreeOf(s.cfg.Branch)
+	switch {
+	case wt == "":
+		return nil
+	case s.repo.WorkTree() != "" && filepath.Clean(wt) == filepath.Clean(s.repo.WorkTree()):
+		return invalidf("branch %s is checked out in this worktree: ctx does not write to the branch you work on (see ctx config branch)", s.cfg.Branch)
+	}
+	return invalidf("branch %s is checked out in the worktree %s: ctx does not move a branch a worktree has checked out, as git does not (check another branch out there, or git worktree remove it)", s.cfg.Branch, wt)
+}
+
 // checkFileSizes refuses (ErrInvalid) a write of a file over MaxFileBytes: a teammate's pull would refuse
 // the commit (docs/limits.md "Files of the store").
 func checkFileSizes(edits Edits) error {
@@ -186,8 +210,16 @@ func checkFileSizes(edits Edits) error {
 }
 
 // refreshWarning is the warning of a write that committed but could not refresh .context/.
-func refreshWarning(err error) string {
-	return fmt.Sprintf("committed, but refreshing %s failed (the next ctx command refreshes it; ctx status shows what it holds): %v", CheckoutDir, err)
+func refreshWarning(err error) string { return refreshFailed("committed", err) }
+
+// refreshFailed is the warning of a write or a pull (done: "committed", "pulled") that landed but could
+// not refresh .context/. What to do next is true for the error: a missing checkout is not refreshed by
+// the next command (CheckoutMissingError: each one refuses until `ctx restore`), anything else is.
+func refreshFailed(done string, err error) string {
+	if errors.Is(err, ErrCheckoutMissing) {
+		return fmt.Sprintf("%s, but %s was not refreshed: %v", done, CheckoutDir, err)
+	}
+	return fmt.Sprintf("%s, but refreshing %s failed (the next ctx command refreshes it; ctx status shows what it holds): %v", done, CheckoutDir, err)
 }
 
 // now is the clock of records, RFC 3339 UTC with seconds (docs/format.md).

@@ -190,7 +190,18 @@ func runDecisionGet(ctx context.Context, e *env, o decisionGetOptions) error {
 	if first, rest, _ := strings.Cut(strings.TrimLeft(body, "\n"), "\n"); strings.HasPrefix(first, "# ") {
 		title, body = strings.TrimRight(first, "\r"), strings.TrimLeft(rest, "\r\n")
 	}
-	fmt.Fprintf(e.stdout, "%s\n\nStatus: %s\nDate: %s\nAuthor: %s\nScope: %s\n\n%s", oneCell(title), oneCell(d.Status), oneCell(d.Date), oneCell(d.Author), d.Scope, body)
+	fmt.Fprintf(e.stdout, "%s\n\nStatus: %s\n", oneCell(title), oneCell(d.Status))
+	if d.SupersededBy > 0 {
+		fmt.Fprintf(e.stdout, "Superseded by: %d\n", d.SupersededBy)
+	}
+	if len(d.Supersedes) > 0 {
+		ids := make([]string, len(d.Supersedes))
+		for i, n := range d.Supersedes {
+			ids[i] = strconv.Itoa(n)
+		}
+		fmt.Fprintf(e.stdout, "Supersedes: %s\n", strings.Join(ids, ", "))
+	}
+	fmt.Fprintf(e.stdout, "Date: %s\nAuthor: %s\nScope: %s\n\n%s", oneCell(d.Date), oneCell(d.Author), d.Scope, body)
 	return nil
 }
 

@@ -96,7 +96,19 @@ func describeHooks(st hooks.Status, verb string) string {
 		case "installed":
 			return fmt.Sprintf("hooks: %s manages %s; ctx wrote nothing there: add this to its configuration:\n%s", st.Manager, st.Dir, st.Snippet)
 		}
-		return fmt.Sprintf("hooks: %s manages %s; ctx does not read its configuration: these are the lines to have there for ctx's hooks:\n%s", st.Manager, st.Dir, st.Snippet)
+		out := fmt.Sprintf("hooks: %s manages %s; ctx does not read its configuration: these are the lines to have there for ctx's hooks:\n%s", st.Manager, st.Dir, st.Snippet)
+		// ctx's own blocks in the hooks directory (written before the manager came, or by hand) are
+		// reported too: git runs them whoever manages the rest.
+		var names []string
+		for _, h := range st.Hooks {
+			if h.Installed {
+				names = append(names, string(h.Name))
+			}
+		}
+		if len(names) > 0 {
+			out += fmt.Sprintf("\nctx's blocks are in %s: %s", st.Dir, strings.Join(names, ", "))
+		}
+		return out
 	}
 	var names []string
 	for _, h := range st.Hooks {

@@ -135,7 +135,10 @@ func printCheckoutStatus(w io.Writer, st *store.Status, refused map[string]strin
 	case len(st.HandEdits) == 0:
 		fmt.Fprintf(w, "checkout: %s:\n", st.Checkout)
 	case len(refused) == 0:
-		fmt.Fprintf(w, "checkout: %s, %s (record them with ctx commit):\n", st.Checkout, plural(len(st.HandEdits), "hand edit", "hand edits"))
+		// Not optional for long: ctx pull and ctx sync record them first (sync then publishes them), as
+		// ctx pull --help says (docs/sync.md "Hand edits").
+		fmt.Fprintf(w, "checkout: %s, %s (record them with ctx commit, or throw them away with ctx restore; ctx pull and ctx sync record them first, and sync publishes them):\n",
+			st.Checkout, plural(len(st.HandEdits), "hand edit", "hand edits"))
 	default:
 		fmt.Fprintf(w, "checkout: %s, %s; ctx commit refuses %d of them (fix or remove those files, then record the rest with ctx commit):\n",
 			st.Checkout, plural(len(st.HandEdits), "hand edit", "hand edits"), len(refused))

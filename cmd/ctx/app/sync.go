@@ -64,10 +64,11 @@ func newPullCmd(e *env) *cli.Command {
 		Usage:  "fetch the remote's context branch and fast-forward or merge it",
 		Flags:  []cli.Flag{remoteFlag, timeoutFlag, strategyFlag, jsonFlag},
 		Action: action(e, syncParse(true, false), runSync),
-	}, "Records the hand edits of .context/ first (files deleted by hand are not: the pull stops and asks\n"+
-		"for ctx commit or ctx restore), fetches the remote's context branch and every machine's\n"+
-		"ref (refs/ctx/machines/*; every object checked by git fsck, every tip checked before any ref moves),\n"+
-		"then fast-forwards or merges each tip the branch does not hold yet, field by field.\n"+
+	}, "Records the hand edits of .context/ first, as ctx commit would (one commit; ctx status lists them;\n"+
+		"throw them away with ctx restore before pulling to keep them out). Files deleted by hand are not\n"+
+		"recorded: the pull stops and asks for ctx commit or ctx restore. Then it fetches the remote's\n"+
+		"context branch and every machine's ref (refs/ctx/machines/*; every object checked by git fsck,\n"+
+		"every tip checked before any ref moves), then fast-forwards or merges each tip the branch does not hold yet, field by field.\n"+
 		"A conflict keeps one version in the file and the other in conflicts/<id>.json (see ctx conflicts),\n"+
 		"unless --strategy decides them all. The first pull of a clone adopts the remote's branch.",
 		[]string{"ctx pull", "ctx pull --remote upstream --timeout 2m", "ctx pull --strategy theirs", "ctx pull --json"},
@@ -96,7 +97,8 @@ func newSyncCmd(e *env) *cli.Command {
 		Usage:  "pull, then push",
 		Flags:  []cli.Flag{remoteFlag, timeoutFlag, strategyFlag, jsonFlag},
 		Action: action(e, syncParse(true, true), runSync),
-	}, "Runs ctx pull, then ctx push, with the same remote and timeout. With --json it prints one object,\n"+
+	}, "Runs ctx pull, then ctx push, with the same remote and timeout: the hand edits of .context/ are\n"+
+		"recorded first (as ctx pull does) and so published. With --json it prints one object,\n"+
 		"{\"pull\": ..., \"push\": ...}, each as ctx pull --json and ctx push --json print it.",
 		[]string{"ctx sync", "ctx sync --strategy ours --timeout 1m", "ctx sync --json"},
 		syncExits)
