@@ -36,6 +36,74 @@ func mustPush(t *testing.T, s *store.Store, who string) {
 	}
 }
 
+// TestThreeMachinesOneConflict: clones a, b and c; a and b set one key with different texts, c sets
+// another; each pushes, then b, c, a pull, then a, b, c sync. Every machine that merged the two texts
+// recorded the same conflict; the records meet in later merges and stay one record (before: c's merge
+// made a conflict record of the two records, whose path is a conflict record, and every pull after it
+// was refused). The record credits each text to the commit that wrote it (a's and b's own sets), not to
+// the machine whose merge brought it (before: "c <c@x> on m-c" for a's text), and every pull and push
+// succeeds.
+func TestThreeMachinesOneConflict(t *testing.T) {
+	remote := testenv.BareRemote(t)
+	sa, a := teamClone(t, remote, "a")
+	mustPush(t, sa, "a")
+	sb, b := teamClone(t, remote, "b")
+	sc, c := teamClone(t, remote, "c")
+	mustSet(t, sa, "k", "from a\n")
+	mustSet(t, sb, "k", "from b\n")
+	mustSet(t, sc, "other", "c\n")
+	setBy := map[string]string{
+		"a": testenv.Git(t, a, "rev-parse", "ctx"),
+		"b": testenv.Git(t, b, "rev-parse", "ctx"),
+	}
+	clones := []struct {
+		name string
+		s    *store.Store
+		dir  string
+	}{{"a", sa, a}, {"b", sb, b}, {"c", sc, c}}
+	for _, x := range clones {
+		mustPush(t, x.s, x.name)
+	}
+	for _, i := range []int{1, 2, 0} {
+		mustPull(t, clones[i].s, clones[i].name)
+	}
+	for _, x := range clones {
+		mustPull(t, x.s, x.name)
+		mustPush(t, x.s, x.name)
+	}
+	for _, x := range clones {
+		mustPull(t, x.s, x.name)
+	}
+	for _, x := range clones {
+		var recs []string
+		for p := range storetest.Files(t, x.dir, "ctx") {
+			if strings.HasPrefix(p, "conflicts/") {
+				recs = append(recs, p)
+			}
+		}
+		if len(recs) != 1 {
+			t.Fatalf("%s: want one conflict record, have %v", x.name, recs)
+		}
+		rec, err := merge.ParseRecord([]byte(storetest.Show(t, x.dir, "ctx", recs[0])))
+		if err != nil || rec.Path != "knowledge/k.md" {
+			t.Fatalf("%s: record %s: %+v %v", x.name, recs[0], rec, err)
+		}
+		for _, sd := range []merge.Side{rec.KeptBy, rec.LostBy} {
+			who := strings.TrimPrefix(sd.Machine, "m-")
+			if setBy[who] == "" || sd.Commit != setBy[who] || sd.Agent != "cli" ||
+				sd.Author != testenv.Git(t, x.dir, "log", "-1", "--format=%an <%ae>", sd.Commit) {
+				t.Errorf("%s: a version credited to %+v, want the set of a or b (%v)", x.name, sd, setBy)
+			}
+		}
+		if rec.KeptBy.Machine == rec.LostBy.Machine {
+			t.Errorf("%s: both versions credited to %s", x.name, rec.KeptBy.Machine)
+		}
+		if probs, err := x.s.TreeProblems(bg); err != nil || len(probs) != 0 {
+			t.Errorf("%s: problems %v %v", x.name, probs, err)
+		}
+	}
+}
+
 // TestPushRefusesWhatPullRefuses: a context branch holding a conflict record whose path is another
 // conflict record (what an older ctx's merge wrote) is not pushed: the push says why and how to fix it,
 // and nothing reaches the remote; after ctx doctor --fix the push goes through.
