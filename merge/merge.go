@@ -14,6 +14,8 @@
 //	skills/*/.proposals/*.json,
 //	conflicts/*.json
 //	*.ndjson                               union by id, sorted by timestamp then id (ndjson.go)
+//	decisions added on both sides from     one decision first (decisions.go, sameSource)
+//	one source
 //	decisions added twice with one number  renumbered first (decisions.go)
 //	an entry in layout 1 on one side and   moved to layout 2 on every side first
 //	layout 2 on another                    (layout.go; docs/merge.md "Two layouts, one entry")
@@ -148,10 +150,11 @@ type Note struct {
 func Tree(base, ours, theirs Files) Result {
 	base, ours, theirs = canonicalize(base, ours, theirs)
 	origOurs, origTheirs := ours, theirs
+	ours, theirs, sourced := sameSource(base, ours, theirs)
 	base, ours, theirs = followRenames(base, ours, theirs)
 	base, ours, theirs, renamed := followContentRenames(base, ours, theirs)
 	ours, theirs, notes := renumber(base, ours, theirs)
-	res := Result{Files: Files{}, Notes: append(notes, renamed...)}
+	res := Result{Files: Files{}, Notes: append(append(notes, renamed...), sourced...)}
 	paths := map[string]bool{}
 	for _, f := range []Files{base, ours, theirs} {
 		for p := range f {
