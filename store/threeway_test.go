@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -137,5 +138,57 @@ func TestPushRefusesWhatPullRefuses(t *testing.T) {
 	mustPush(t, sa, "a after doctor --fix")
 	if storetest.Files(t, remote, "refs/heads/ctx")["conflicts/"+outer.ID+".json"] {
 		t.Error("the record about a record reached the remote")
+	}
+}
+
+// TestOfflineInitAdoptsTrackingRef: a clone whose remote-tracking ref refs/remotes/origin/ctx holds the
+// team's branch (fetched earlier) and whose remote cannot be reached now: ctx init adopts that ref, as it
+// adopts the remote's branch online, with the transfer error reported; the team's identity is kept and a
+// later sync merges nothing of a second store (before: a store of its own, and a manifest conflict at the
+// next sync). A tracking ref that a pull would refuse is refused by init too, nothing written.
+func TestOfflineInitAdoptsTrackingRef(t *testing.T) {
+	remote := testenv.BareRemote(t)
+	sa, _ := teamClone(t, remote, "a")
+	mustSet(t, sa, "team", "the team's\n")
+	mustPush(t, sa, "a")
+	b := testenv.Clone(t, remote, "b")
+	tracked := testenv.Git(t, b, "rev-parse", "refs/remotes/origin/ctx")
+	testenv.Git(t, b, "remote", "set-url", "origin", filepath.Join(t.TempDir(), "nowhere", "x.git"))
+	sb, err := store.Open(bg, b, store.Actor{Agent: "cli", Machine: "m-b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ir, err := sb.Init(bg, store.InitOptions{})
+	if err != nil || ir.Unreachable == nil || ir.Created || ir.Adopted != "origin" || ir.FromTracking != "refs/remotes/origin/ctx" || ir.Tip.String() != tracked {
+		t.Fatalf("offline init beside a tracking ref: %+v %v", ir, err)
+	}
+	if got := storetest.Show(t, b, "ctx", "knowledge/team.md"); !strings.Contains(got, "the team's") {
+		t.Errorf("adopted branch lacks the team's entry: %s", got)
+	}
+	mustSet(t, sb, "mine", "b's\n")
+	testenv.Git(t, b, "remote", "set-url", "origin", remote)
+	if r := mustPull(t, sb, "b"); r.Action != store.PullUpToDate || len(r.Conflicts) != 0 {
+		t.Errorf("pull after the offline init: %+v", r)
+	}
+	mustPush(t, sb, "b")
+	if r := mustPull(t, sa, "a"); r.Action != store.PullFastForward {
+		t.Errorf("a's pull: %+v", r)
+	}
+
+	// A tracking ref to a tip holding a symbolic link: refused as a pull refuses it, no branch made.
+	c := testenv.Clone(t, remote, "c")
+	tip := testenv.Git(t, c, "rev-parse", "refs/remotes/origin/ctx")
+	tree := testenv.WithEntry(t, c, testenv.Git(t, c, "rev-parse", tip+"^{tree}"), []string{"knowledge", "link.md"}, "120000", testenv.Blob(t, c, "/etc/passwd"))
+	testenv.Git(t, c, "update-ref", "refs/remotes/origin/ctx", testenv.CommitTree(t, c, tree, tip, "link"))
+	testenv.Git(t, c, "remote", "set-url", "origin", filepath.Join(t.TempDir(), "nowhere", "x.git"))
+	sc, err := store.Open(bg, c, store.Actor{Agent: "cli", Machine: "m-c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sc.Init(bg, store.InitOptions{}); !errors.Is(err, store.ErrRejected) {
+		t.Errorf("offline init from a hostile tracking ref: %v", err)
+	}
+	if out, _ := testenv.GitErr(c, "rev-parse", "-q", "--verify", "refs/heads/ctx"); out != "" {
+		t.Errorf("a refused init made the branch: %s", out)
 	}
 }
