@@ -540,8 +540,11 @@ func sameSource(base, ours, theirs Files) (Files, Files, []Note) {
 		if second.d.num != first.d.num {
 			remap[second.d.side][second.d.num] = first.d.num
 		}
-		notes = append(notes, Note{Path: first.d.path, Kind: "same-source",
-			Message: fmt.Sprintf("decision added on both sides from %s: one decision (%s and %s)", k, first.d.path, second.d.path)})
+		msg := fmt.Sprintf("decision added on both sides from %s: one decision", k)
+		if second.d.path != first.d.path {
+			msg += " (" + second.d.path + " is " + first.d.path + ")"
+		}
+		notes = append(notes, Note{Path: first.d.path, Kind: "same-source", Message: msg})
 	}
 	for s := range out {
 		if len(remap[s]) == 0 {
