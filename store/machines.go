@@ -661,17 +661,6 @@ func machineSkipped(ctx context.Context, remote, id string, err error) string {
 		remote, MachineRefPrefix, id, reason, remote, MachineRefPrefix, id))
 }
 
-// machineRejected gives a refusal of a machine ref the advice that fits it: one machine's ref is repaired
-// by deleting it on the remote (its owner's next push writes it again from their own branch), not by
-// renaming the context branch or rewriting the shared branch. Other errors are returned as they are.
-func machineRejected(remote, id string, err error) error {
-	var rej *RejectedError
-	if errors.As(err, &rej) {
-		rej.MachineRef, rej.Remote = MachineRefPrefix+id, remote
-	}
-	return err
-}
-
 // maxFsckProbes bounds the refs fsckCulprit fetches one by one.
 const maxFsckProbes = 64
 
