@@ -644,21 +644,28 @@ func (s *Store) known(ctx context.Context, hs ...gitstore.Hash) bool {
 // machineSkipped is the warning of a pull that left out machine id's ref on remote because ctx refuses its
 // tip (err, a *RejectedError): what is wrong and how to delete the ref.
 func machineSkipped(ctx context.Context, remote, id string, err error) string {
-	reason := err.Error()
+	reason, big := err.Error(), false
 	var rej *RejectedError
 	if errors.As(err, &rej) {
 		var ps []string
+		big = len(rej.Problems) > 0
 		for _, p := range rej.Problems {
 			ps = append(ps, p.String())
+			big = big && p.Size > 0
 		}
 		if rej.Fsck != "" {
 			ps = append(ps, "git fsck: "+rej.Fsck)
 		}
 		reason = strings.Join(ps, "; ")
 	}
+	fix := ""
+	if big {
+		fix = "; its machine must shrink or remove these files first (ctx knowledge set KEY -f SMALLER, ctx knowledge rm KEY), " +
+			"or its next push brings them back (docs/limits.md \"Files of the store\")"
+	}
 	return warn(ctx, fmt.Sprintf("ignored %s's machine ref %s%s: ctx refuses its tip (%s); the shared branch and the other machines were pulled. "+
-		"To remove it: git push %s --delete %s%s (if it is yours, your next ctx push writes it again from your branch; docs/sync.md \"Pruning\")",
-		remote, MachineRefPrefix, id, reason, remote, MachineRefPrefix, id))
+		"To remove it: git push %s --delete %s%s (if it is yours, your next ctx push writes it again from your branch; docs/sync.md \"Pruning\")%s",
+		remote, MachineRefPrefix, id, reason, remote, MachineRefPrefix, id, fix))
 }
 
 // maxFsckProbes bounds the refs fsckCulprit fetches one by one.
