@@ -456,3 +456,142 @@ func uniqueNumbers(base, ours, theirs, merged Files) []Note {
 	}
 	return notes
 }
+
+// sameSource makes one decision of two that the two sides added from one source (docs/merge.md "One
+// decision imported twice"): `ctx import` of the same ADR folder on two clones writes each ADR on both,
+// with its own uid (and maybe author and date), which the merge would otherwise keep as two decisions,
+// one of them renumbered. Before the other decision rules, for every `source` (front matter) that exactly
+// one new decision of each side names (new: its path and uid are not the base's; the two of different
+// identity), the decisions are ordered as renumber orders them (date, uid, path, content); the second one
+// takes the first one's path, id and uid. When the two differ in nothing else than those and the stamps
+// (date, metaKeys), it becomes the first one whole; otherwise the per-kind rules merge the two at that
+// path (a conflict records what differs). A move changes references to the old number on that side
+// (supersedes, superseded_by), as renumber does. A move to a path the side holds already is not made.
+// Nothing looks at which side is ours.
+func sameSource(base, ours, theirs Files) (Files, Files, []Note) {
+	baseUIDs := map[string]bool{}
+	for p, c := range base {
+		if d, ok := newDecision(0, p, c); ok && d.uid != "" {
+			baseUIDs[d.uid] = true
+		}
+	}
+	type src struct {
+		d   decision
+		doc mdDoc
+	}
+	bySource := [2]map[string][]src{{}, {}}
+	for s, f := range []Files{ours, theirs} {
+		for p, c := range f {
+			if _, inBase := base[p]; inBase {
+				continue
+			}
+			d, ok := newDecision(s, p, c)
+			if !ok || d.uid != "" && baseUIDs[d.uid] {
+				continue
+			}
+			doc, ok := parseMD(c)
+			if !ok {
+				continue
+			}
+			v, ok := chunkValue("source", doc.chunks["source"])
+			if !ok || scalarString(v) == "" {
+				continue
+			}
+			k := scalarString(v)
+			bySource[s][k] = append(bySource[s][k], src{d, doc})
+		}
+	}
+	var sources []string
+	for k, xs := range bySource[0] {
+		if ys := bySource[1][k]; len(xs) == 1 && len(ys) == 1 && xs[0].d.identity() != ys[0].d.identity() {
+			sources = append(sources, k)
+		}
+	}
+	if len(sources) == 0 {
+		return ours, theirs, nil
+	}
+	sort.Strings(sources)
+	out := [2]Files{copyFiles(ours), copyFiles(theirs)}
+	remap := [2]map[int]int{{}, {}}
+	var notes []Note
+	for _, k := range sources {
+		first, second := bySource[0][k][0], bySource[1][k][0]
+		if decisionLess(second.d, first.d) {
+			first, second = second, first
+		}
+		side := out[second.d.side]
+		if _, taken := side[first.d.path]; taken && first.d.path != second.d.path {
+			continue
+		}
+		var c []byte
+		if sameBut(first.doc, second.doc, sourceIgnored) {
+			c = first.d.content
+		} else {
+			doc := second.doc
+			for _, key := range []string{"id", "uid"} {
+				if fc, ok := first.doc.chunks[key]; ok && doc.chunks[key] != "" {
+					doc.chunks[key] = fc
+				}
+			}
+			c = doc.render()
+		}
+		delete(side, second.d.path)
+		side[first.d.path] = c
+		if second.d.num != first.d.num {
+			remap[second.d.side][second.d.num] = first.d.num
+		}
+		msg := fmt.Sprintf("decision added on both sides from %s: one decision", k)
+		if second.d.path != first.d.path {
+			msg += " (" + second.d.path + " is " + first.d.path + ")"
+		}
+		notes = append(notes, Note{Path: first.d.path, Kind: "same-source", Message: msg})
+	}
+	for s := range out {
+		if len(remap[s]) == 0 {
+			continue
+		}
+		for p, c := range out[s] {
+			if _, _, ok := decisionNum(p); !ok {
+				continue
+			}
+			if b, ok := base[p]; ok && string(b) == string(c) {
+				continue
+			}
+			if nc, changed := rewriteRefs(c, remap[s]); changed {
+				out[s][p] = nc
+				notes = append(notes, Note{Path: p, Kind: "renumbered-reference",
+					Message: "supersedes/superseded_by rewritten to the decision kept for one source"})
+			}
+		}
+	}
+	return out[0], out[1], notes
+}
+
+// sourceIgnored are the front-matter keys in which two imports of one source may differ and still be one
+// decision: its number and uid, and when and by whom it was written.
+var sourceIgnored = map[string]bool{"id": true, "uid": true, "date": true}
+
+// sameBut reports whether two markdown documents are the same apart from the keys of ignore and metaKeys.
+func sameBut(x, y mdDoc, ignore map[string]bool) bool {
+	if x.body != y.body || x.hasFM != y.hasFM {
+		return false
+	}
+	keys := map[string]bool{}
+	for _, k := range x.keys {
+		keys[k] = true
+	}
+	for _, k := range y.keys {
+		keys[k] = true
+	}
+	for k := range keys {
+		if ignore[k] || metaKeys[k] {
+			continue
+		}
+		cx, okx := x.chunks[k]
+		cy, oky := y.chunks[k]
+		if okx != oky || !sameChunk(k, cx, cy) {
+			return false
+		}
+	}
+	return true
+}

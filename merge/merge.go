@@ -14,6 +14,8 @@
 //	skills/*/.proposals/*.json,
 //	conflicts/*.json
 //	*.ndjson                               union by id, sorted by timestamp then id (ndjson.go)
+//	decisions added on both sides from     one decision first (decisions.go, sameSource)
+//	one source
 //	decisions added twice with one number  renumbered first (decisions.go)
 //	an entry in layout 1 on one side and   moved to layout 2 on every side first
 //	layout 2 on another                    (layout.go; docs/merge.md "Two layouts, one entry")
@@ -45,6 +47,9 @@
 // Conflict (resolutions.go). manifest.json of two stores of different
 // project.id keeps the identity of the store created first (jsonrec.go,
 // firstIdentity).
+//
+// Two versions of one conflict record are merged as records (records.go):
+// one record is kept, never a conflict whose path is a conflict record.
 //
 // Tree(base, ours, theirs) and Tree(base, theirs, ours) return the same
 // Files, Conflicts and Notes.
@@ -132,7 +137,9 @@ type Note struct {
 	// settlement is in the file, the other recorded as a new Conflict),
 	// "identity" (manifest.json of two stores of different project.id: the
 	// store created first keeps its identity, the other is a Conflict's
-	// lost version).
+	// lost version), "conflict-record" (a conflict record changed on both
+	// sides: one record kept, records.go), "same-source" (a decision added
+	// on both sides from one source: one decision kept, decisions.go).
 	Kind    string
 	Message string
 }
@@ -143,10 +150,11 @@ type Note struct {
 func Tree(base, ours, theirs Files) Result {
 	base, ours, theirs = canonicalize(base, ours, theirs)
 	origOurs, origTheirs := ours, theirs
+	ours, theirs, sourced := sameSource(base, ours, theirs)
 	base, ours, theirs = followRenames(base, ours, theirs)
 	base, ours, theirs, renamed := followContentRenames(base, ours, theirs)
 	ours, theirs, notes := renumber(base, ours, theirs)
-	res := Result{Files: Files{}, Notes: append(notes, renamed...)}
+	res := Result{Files: Files{}, Notes: append(append(notes, renamed...), sourced...)}
 	paths := map[string]bool{}
 	for _, f := range []Files{base, ours, theirs} {
 		for p := range f {
@@ -154,10 +162,22 @@ func Tree(base, ours, theirs Files) Result {
 		}
 	}
 	var conflicts []Conflict
+	extra := Files{}
 	for p := range paths {
 		b, bok := base[p]
 		o, ook := ours[p]
 		t, tok := theirs[p]
+		if ook && tok && isRecordPath(p) && !bytes.Equal(o, t) && !(bok && (bytes.Equal(b, o) || bytes.Equal(b, t))) {
+			// Two versions of one conflict record: merged as records, never into a conflict of their own
+			// (records.go).
+			out, xp, x, ns := mergeRecordFile(p, o, t)
+			res.Files[p] = out
+			res.Notes = append(res.Notes, ns...)
+			if xp != "" {
+				extra[xp] = x
+			}
+			continue
+		}
 		out, present, c, ns := mergePath(p, b, bok, o, ook, t, tok)
 		if present {
 			res.Files[p] = out
@@ -165,6 +185,11 @@ func Tree(base, ours, theirs Files) Result {
 		res.Notes = append(res.Notes, ns...)
 		if c != nil {
 			conflicts = append(conflicts, *c)
+		}
+	}
+	for xp, x := range extra {
+		if _, taken := paths[xp]; !taken {
+			res.Files[xp] = x
 		}
 	}
 	conflicted := map[string]bool{}

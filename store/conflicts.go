@@ -597,44 +597,94 @@ func (s *Store) fileAt(ctx context.Context, c gitstore.Hash, path string) ([]byt
 	return b, true, nil
 }
 
-// maxWriterWalk bounds the first-parent commits lastWriters reads per side.
+// maxWriterWalk bounds the commits lastWriters reads per side.
 const maxWriterWalk = 10_000
 
-// lastWriters names the writer of each path's version at tip: the newest first-parent commit from tip
-// (down to base, excluded) whose tree changed the path against its first parent. One walk serves every
-// path (a tree diff per commit); paths no commit of the walk changed are absent from the result.
+// lastWriters names the writer of each path's version at tip: the commit that made that version, found
+// as git log's history simplification finds it (git-log(1) "History Simplification"): from tip, a commit
+// whose version of the path (its blob, or its absence) is the same as one of its parents' did not write it,
+// and the trace follows that parent (the first such); the first commit whose version differs from every
+// parent's (or that has none) wrote it. So the text a teammate wrote is credited to the teammate's commit,
+// not to the merge that brought it to this side (docs/merge.md "Conflicts"). A trace that reaches base
+// stops there, unnamed. Paths are traced together while they pass the same commits; a path whose trace
+// does not end within maxWriterWalk commits is absent from the result.
 func (s *Store) lastWriters(ctx context.Context, tip, base gitstore.Hash, paths map[string]bool) (map[string]merge.Side, error) {
 	out := map[string]merge.Side{}
-	h := tip
-	for i := 0; i < maxWriterWalk && !h.IsZero() && h != base && len(out) < len(paths); i++ {
-		c, err := s.repo.Commit(ctx, h)
-		if err != nil {
+	if tip.IsZero() || len(paths) == 0 {
+		return out, nil
+	}
+	// at: the commits the traces have reached, each with the paths traced to it and their blob there.
+	type traced map[string]gitstore.Hash
+	at := map[gitstore.Hash]traced{}
+	commits := map[gitstore.Hash]*gitstore.Commit{}
+	first := traced{}
+	tipTree, err := s.repo.TreeOf(ctx, tip)
+	if err != nil {
+		return nil, err
+	}
+	for p := range paths {
+		if first[p], err = s.repo.PathHash(ctx, tipTree, p); err != nil {
 			return nil, err
 		}
-		var parent, parentTree gitstore.Hash
-		if len(c.ParentHashes) > 0 {
-			parent = c.ParentHashes[0]
-			if parentTree, err = s.repo.TreeOf(ctx, parent); err != nil {
+	}
+	at[tip] = first
+	for visits := 0; len(at) > 0 && visits < maxWriterWalk; visits++ {
+		// The newest commit reached first (by committer time, then hash: the same order on every machine), so
+		// that traces that meet again pass their common commits once.
+		var h gitstore.Hash
+		var c *gitstore.Commit
+		for k := range at {
+			ck := commits[k]
+			if ck == nil {
+				if ck, err = s.repo.Commit(ctx, k); err != nil {
+					return nil, err
+				}
+				commits[k] = ck
+			}
+			if c == nil || ck.Committer.When.After(c.Committer.When) ||
+				ck.Committer.When.Equal(c.Committer.When) && k.String() > h.String() {
+				h, c = k, ck
+			}
+		}
+		ps := at[h]
+		delete(at, h)
+		if h == base {
+			continue
+		}
+		for _, parent := range c.ParentHashes {
+			if len(ps) == 0 {
+				break
+			}
+			ptree, err := s.repo.TreeOf(ctx, parent)
+			if err != nil {
 				return nil, err
 			}
-		}
-		changed, err := s.repo.DiffTrees(ctx, parentTree, c.TreeHash)
-		if err != nil {
-			return nil, err
-		}
-		var side *merge.Side
-		for _, p := range changed {
-			if _, done := out[p]; !paths[p] || done {
-				continue
+			for p, blob := range ps {
+				pb, err := s.repo.PathHash(ctx, ptree, p)
+				if err != nil {
+					return nil, err
+				}
+				if pb == blob {
+					if at[parent] == nil {
+						at[parent] = traced{}
+					}
+					at[parent][p] = blob
+					delete(ps, p)
+				}
 			}
-			if side == nil {
-				t := Trailers(c.Message)
-				side = &merge.Side{Author: c.Author.Name + " <" + c.Author.Email + ">", Machine: t["Ctx-Machine"],
-					Agent: t["Ctx-Agent"], Commit: c.Hash.String()}
-			}
-			out[p] = *side
 		}
-		h = parent
+		if len(ps) == 0 {
+			continue
+		}
+		t := Trailers(c.Message)
+		side := merge.Side{Author: c.Author.Name + " <" + c.Author.Email + ">", Machine: t["Ctx-Machine"],
+			Agent: t["Ctx-Agent"], Commit: c.Hash.String()}
+		for p, blob := range ps {
+			if blob.IsZero() && len(c.ParentHashes) == 0 {
+				continue // never there on this side
+			}
+			out[p] = side
+		}
 	}
 	return out, nil
 }

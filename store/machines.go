@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -234,14 +235,28 @@ func (s *Store) fetchAll(ctx context.Context, remote string, origin gitstore.Rem
 	}
 	sort.Strings(ids)
 	fetched := map[string]gitstore.Hash{}
+	skipped := map[string]bool{} // machine ids left out: git's fsck refused their objects
 	if len(specs) > 0 {
 		_, err := s.repo.FetchRefs(tctx, remote, specs, opt)
 		defer s.dropQuarantine(context.WithoutCancel(ctx), q)
 		what := remote + "'s " + s.cfg.Branch + " branch"
-		if errors.Is(err, gitstore.ErrFsck) {
-			if culprit, ferr := s.fsckCulprit(tctx, remote, specs, q, opt); culprit != "" {
-				return nil, machineRejected(remote, culprit, &RejectedError{What: remote + "'s machine ref " + culprit, Fsck: fsckReason(ferr)})
+		// A machine ref whose objects git's fsck refuses fails the whole fetch: it is found, left out with a
+		// warning, and the others fetched again (at most maxFsckProbes such refs).
+		for tries := 0; errors.Is(err, gitstore.ErrFsck) && tries < maxFsckProbes; tries++ {
+			culprit, ferr := s.fsckCulprit(tctx, remote, specs, q, opt)
+			if culprit == "" {
+				break
 			}
+			out.Warnings = append(out.Warnings, machineSkipped(ctx, remote, culprit, &RejectedError{What: remote + "'s machine ref " + culprit, Fsck: fsckReason(ferr)}))
+			skipped[culprit] = true
+			specs = slices.DeleteFunc(specs, func(sp string) bool { return strings.HasSuffix(sp, ":"+q+"machines/"+culprit) })
+			if len(specs) == 0 {
+				err = nil
+				break
+			}
+			_, err = s.repo.FetchRefs(tctx, remote, specs, opt)
+		}
+		if errors.Is(err, gitstore.ErrFsck) {
 			err = s.diagnoseFsck(tctx, remote, what, err, opt)
 			s.recordPullRefused(ctx, remote, sharedAdv, err)
 			return nil, err
@@ -286,6 +301,9 @@ func (s *Store) fetchAll(ctx context.Context, remote string, origin gitstore.Rem
 		known = append(known, theirs)
 	}
 	for _, id := range ids {
+		if skipped[id] {
+			continue
+		}
 		tip := advertised[id]
 		if len(specs) > 0 {
 			if h, ok := fetched[q+"machines/"+id]; ok {
@@ -313,20 +331,31 @@ func (s *Store) fetchAll(ctx context.Context, remote string, origin gitstore.Rem
 	}
 	checked[ours], checked[out.Shared] = true, true
 	var ups []gitstore.RefUpdate
+	kept := out.Machines[:0]
 	for _, m := range out.Machines {
 		id := strings.TrimPrefix(m.Ref, MachineRefPrefix)
 		prev := local[prefix+id]
 		if !checked[m.Tip] && m.Tip != prev {
 			if err := s.CheckIncoming(ctx, remote+"'s machine ref "+id, m.Tip, ours, append(known, prev)); err != nil {
-				return nil, machineRejected(remote, id, err)
+				var rej *RejectedError
+				if !errors.As(err, &rej) {
+					return nil, err
+				}
+				// One machine's ref that ctx refuses is left out, as one to a blob is: the shared branch and
+				// every other machine are pulled (docs/sync.md "A machine ref ctx refuses"). Its local copy
+				// stays where it was.
+				out.Warnings = append(out.Warnings, machineSkipped(ctx, remote, id, err))
+				continue
 			}
 			known = append(known, m.Tip)
 		}
 		checked[m.Tip] = true
+		kept = append(kept, m)
 		if m.Tip != prev {
 			ups = append(ups, gitstore.RefUpdate{Name: prefix + id, Old: prev, New: m.Tip, Msg: "ctx fetch " + remote, NoSync: true})
 		}
 	}
+	out.Machines = kept
 	// The remote no longer has these machine refs (pruned): their local copies go too, as git fetch --prune
 	// does for branches.
 	for name, h := range local {
@@ -612,15 +641,31 @@ func (s *Store) known(ctx context.Context, hs ...gitstore.Hash) bool {
 	return true
 }
 
-// machineRejected gives a refusal of a machine ref the advice that fits it: one machine's ref is repaired
-// by deleting it on the remote (its owner's next push writes it again from their own branch), not by
-// renaming the context branch or rewriting the shared branch. Other errors are returned as they are.
-func machineRejected(remote, id string, err error) error {
+// machineSkipped is the warning of a pull that left out machine id's ref on remote because ctx refuses its
+// tip (err, a *RejectedError): what is wrong and how to delete the ref.
+func machineSkipped(ctx context.Context, remote, id string, err error) string {
+	reason, big := err.Error(), false
 	var rej *RejectedError
 	if errors.As(err, &rej) {
-		rej.MachineRef, rej.Remote = MachineRefPrefix+id, remote
+		var ps []string
+		big = len(rej.Problems) > 0
+		for _, p := range rej.Problems {
+			ps = append(ps, p.String())
+			big = big && p.Size > 0
+		}
+		if rej.Fsck != "" {
+			ps = append(ps, "git fsck: "+rej.Fsck)
+		}
+		reason = strings.Join(ps, "; ")
 	}
-	return err
+	fix := ""
+	if big {
+		fix = "; its machine must shrink or remove these files first (ctx knowledge set KEY -f SMALLER, ctx knowledge rm KEY), " +
+			"or its next push brings them back (docs/limits.md \"Files of the store\")"
+	}
+	return warn(ctx, fmt.Sprintf("ignored %s's machine ref %s%s: ctx refuses its tip (%s); the shared branch and the other machines were pulled. "+
+		"To remove it: git push %s --delete %s%s (if it is yours, your next ctx push writes it again from your branch; docs/sync.md \"Pruning\")%s",
+		remote, MachineRefPrefix, id, reason, remote, MachineRefPrefix, id, fix))
 }
 
 // maxFsckProbes bounds the refs fsckCulprit fetches one by one.

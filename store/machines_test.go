@@ -182,40 +182,70 @@ func TestMachineRefsHostile(t *testing.T) {
 		t.Errorf("an ignored machine ref named a local ref: %s", local)
 	}
 
-	// A tip holding evil.sh at the root (outside the layout).
+	// A tip holding evil.sh at the root (outside the layout), and one holding a symbolic link: each machine
+	// ref is left out with a warning naming it and how to delete it; the shared branch and the other
+	// machines are pulled all the same (before, every teammate's pull failed until the ref was deleted).
 	tree := testenv.WithEntry(t, remote, testenv.Git(t, remote, "rev-parse", tip+"^{tree}"), []string{"evil.sh"}, "100644", testenv.Blob(t, remote, "echo hi\n"))
 	evil := testenv.CommitTree(t, remote, tree, tip, "evil")
 	testenv.Git(t, remote, "update-ref", "refs/ctx/machines/mallory-1", evil)
+	link := testenv.WithEntry(t, remote, testenv.Git(t, remote, "rev-parse", tip+"^{tree}"), []string{"knowledge", "link.md"}, "120000", testenv.Blob(t, remote, "/etc/passwd"))
+	linked := testenv.CommitTree(t, remote, link, tip, "link")
+	testenv.Git(t, remote, "update-ref", "refs/ctx/machines/mallory-3", linked)
+	mustSet(t, sa, "from-a", "a\n")
+	if _, err := sa.Push(bg, store.PushOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	mustSet(t, sb, "mine", "mine\n")
+	r, err = sb.Pull(bg, store.PullOptions{})
+	if err != nil || r.Action != store.PullMerged {
+		t.Fatalf("pull beside hostile machine tips: %+v %v", r, err)
+	}
+	warns := strings.Join(r.Warnings, "\n")
+	for _, w := range []string{"machine ref refs/ctx/machines/mallory-1", "evil.sh", "git push origin --delete refs/ctx/machines/mallory-1",
+		"machine ref refs/ctx/machines/mallory-3", "symbolic link", "git push origin --delete refs/ctx/machines/mallory-3"} {
+		if !strings.Contains(warns, w) {
+			t.Errorf("warnings lack %q: %s", w, warns)
+		}
+	}
+	if keys := knowledgeKeys(t, b, "ctx"); !keys["from-a"] || !keys["mine"] || keys["link"] {
+		t.Errorf("after the pull: %v", keys)
+	}
+	if got := testenv.Git(t, b, "ls-tree", "--name-only", "ctx"); strings.Contains(got, "evil.sh") {
+		t.Errorf("the refused tip was merged: %s", got)
+	}
+	if local := testenv.Git(t, b, "for-each-ref", "refs/ctx/remotes/", "refs/ctx/incoming/"); strings.Contains(local, evil) || strings.Contains(local, linked) {
+		t.Errorf("a local ref names a refused commit: %s", local)
+	}
+	// The shared branch itself stays strict: the same tip there is refused, nothing moves.
 	before := testenv.Git(t, b, "rev-parse", "ctx")
+	sharedWas := testenv.Git(t, remote, "rev-parse", "refs/heads/ctx")
+	testenv.Git(t, remote, "update-ref", "refs/heads/ctx", evil)
 	_, err = sb.Pull(bg, store.PullOptions{})
 	var rej *store.RejectedError
-	if !errors.As(err, &rej) || !strings.Contains(err.Error(), "machine ref mallory-1") || !strings.Contains(err.Error(), "evil.sh") {
-		t.Fatalf("pull of a hostile machine tip: %v", err)
-	}
-	// The advice is to delete that machine's ref, not to repair or rename the shared branch.
-	if msg := err.Error(); !strings.Contains(msg, "git push origin --delete refs/ctx/machines/mallory-1") || strings.Contains(msg, "ctx config branch") {
-		t.Errorf("refusal of a machine ref, advice: %s", msg)
+	if !errors.As(err, &rej) || !strings.Contains(err.Error(), "evil.sh") {
+		t.Fatalf("pull of a hostile shared branch: %v", err)
 	}
 	if after := testenv.Git(t, b, "rev-parse", "ctx"); after != before {
 		t.Errorf("a refused pull moved the branch")
 	}
-	if local := testenv.Git(t, b, "for-each-ref", "refs/ctx/remotes/", "refs/ctx/incoming/"); strings.Contains(local, evil) {
-		t.Errorf("a local ref names the refused commit: %s", local)
-	}
+	testenv.Git(t, remote, "update-ref", "refs/heads/ctx", sharedWas)
 	testenv.Git(t, remote, "update-ref", "-d", "refs/ctx/machines/mallory-1")
+	testenv.Git(t, remote, "update-ref", "-d", "refs/ctx/machines/mallory-3")
 
-	// A machine ref whose objects git's fsck refuses (a tree entry "../escape") is named as the culprit,
-	// not the healthy shared branch.
+	// A machine ref whose objects git's fsck refuses (a tree entry "../escape") is named as the culprit and
+	// left out; the healthy refs are fetched again and pulled.
 	escape := testenv.WithEntry(t, remote, testenv.Git(t, remote, "rev-parse", tip+"^{tree}"), []string{"../escape"}, "100644", testenv.Blob(t, remote, "x\n"))
 	testenv.Git(t, remote, "update-ref", "refs/ctx/machines/mallory-2", testenv.CommitTree(t, remote, escape, tip, "escape"))
-	_, err = sb.Pull(bg, store.PullOptions{})
-	if !errors.As(err, &rej) || !strings.Contains(err.Error(), "machine ref mallory-2") ||
-		!strings.Contains(err.Error(), "git push origin --delete refs/ctx/machines/mallory-2") || strings.Contains(err.Error(), "ctx branch") {
-		t.Errorf("pull of a machine ref git's fsck refuses: %v", err)
+	mustSet(t, sa, "from-a2", "a2\n")
+	if _, err := sa.Push(bg, store.PushOptions{}); err != nil {
+		t.Fatal(err)
 	}
-	if after := testenv.Git(t, b, "rev-parse", "ctx"); after != before {
-		t.Errorf("a refused pull moved the branch")
+	r, err = sb.Pull(bg, store.PullOptions{})
+	if err != nil || !strings.Contains(strings.Join(r.Warnings, "\n"), "git push origin --delete refs/ctx/machines/mallory-2") {
+		t.Fatalf("pull beside a machine ref git's fsck refuses: %+v %v", r, err)
+	}
+	if !knowledgeKeys(t, b, "ctx")["from-a2"] {
+		t.Errorf("the healthy machine's write was not pulled")
 	}
 	testenv.Git(t, remote, "update-ref", "-d", "refs/ctx/machines/mallory-2")
 

@@ -100,9 +100,12 @@ type InitResult struct {
 	AdoptedFiles []HandEdit
 	Tip          gitstore.Hash // the branch's tip
 	// Unreachable is set when the remote could not be reached to look for its context branch: the store
-	// was created offline, and Unreachable holds the transfer error (git's words). A later pull merges the
-	// remote's branch, if it has one.
+	// was created offline (or adopted from FromTracking), and Unreachable holds the transfer error (git's
+	// words). A later pull merges the remote's branch, if it has one.
 	Unreachable error
+	// FromTracking names the remote-tracking ref (refs/remotes/<remote>/<branch>) adopted while the remote
+	// could not be reached: the remote's branch as this repository last fetched it.
+	FromTracking string
 }
 
 // Init creates the context branch with a manifest.json (docs/format.md "Records"; repo_url from the origin
@@ -170,8 +173,16 @@ func (s *Store) Init(ctx context.Context, opt InitOptions) (*InitResult, error) 
 			var te *gitstore.TransferError
 			switch {
 			case errors.As(err, &te) && ctx.Err() == nil:
-				// Unreachable (offline, a typo in the URL, no access): initialise offline, say so.
+				// Unreachable (offline, a typo in the URL, no access): initialise offline, say so. A
+				// remote-tracking ref of the branch that an earlier fetch left (git fetch, a clone's first
+				// pull) is the remote's branch as last seen: adopted as online, once it passes the checks of
+				// a pull, rather than a store of its own that the next sync would merge as a second identity.
 				res.Unreachable, found = err, false
+				if tr, terr := s.trackedOffline(ctx, remote); terr != nil {
+					return nil, terr
+				} else if !tr.IsZero() {
+					rt, found, res.FromTracking = tr, true, s.TrackingRef(remote)
+				}
 			case err != nil:
 				return nil, err
 			}
@@ -216,6 +227,23 @@ func (s *Store) Init(ctx context.Context, opt InitOptions) (*InitResult, error) 
 		}
 	}
 	return res, nil
+}
+
+// trackedOffline returns the tip of the remote-tracking ref of the context branch, checked as a pull checks
+// a fetched tip (CheckIncoming), for Init when remote cannot be reached; ZeroHash when there is none or it
+// names no commit of this repository.
+func (s *Store) trackedOffline(ctx context.Context, remote string) (gitstore.Hash, error) {
+	tr, err := s.repo.Resolve(ctx, s.TrackingRef(remote))
+	if err != nil || tr.IsZero() {
+		return gitstore.ZeroHash, err
+	}
+	if _, err := s.repo.Commit(ctx, tr); err != nil {
+		return gitstore.ZeroHash, nil
+	}
+	if err := s.CheckIncoming(ctx, s.TrackingRef(remote), tr, gitstore.ZeroHash, nil); err != nil {
+		return gitstore.ZeroHash, err
+	}
+	return tr, nil
 }
 
 // validBranch checks a context branch name as git check-ref-format(1) does for refs/heads/<name>.

@@ -815,6 +815,9 @@ func (s *Store) Push(ctx context.Context, o PushOptions) (*PushResult, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := s.checkPublish(ctx, remote, tip); err != nil {
+			return res, err
+		}
 		specs := []string{s.PushRefspec()}
 		if !res.Legacy {
 			specs = append(specs, s.BranchRef()+":"+machine)
@@ -881,4 +884,64 @@ func (s *Store) Push(ctx context.Context, o PushOptions) (*PushResult, error) {
 		res.Pulls = append(res.Pulls, *pr)
 		time.Sleep(pushBackoff(attempt))
 	}
+}
+
+// checkPublish refuses to push tip when a teammate's pull would refuse it: the tree checks of CheckIncoming
+// (entries ctx cannot read, conflict records that do not read or name another record, files over the size
+// limit, a manifest that does not read) over the entries tip adds to the remote's branch as this machine
+// last saw it (its remote-tracking ref; every entry when there is none). Nothing is pushed then: a tree
+// that every teammate's pull refuses would stop the whole team (docs/sync.md "What a push publishes").
+func (s *Store) checkPublish(ctx context.Context, remote string, tip gitstore.Hash) error {
+	against, err := s.repo.Resolve(ctx, s.TrackingRef(remote))
+	if err != nil {
+		return err
+	}
+	tree, err := s.repo.TreeOf(ctx, tip)
+	if err != nil {
+		return err
+	}
+	var atree gitstore.Hash
+	if !against.IsZero() {
+		if atree, err = s.repo.TreeOf(ctx, against); err != nil {
+			atree = gitstore.ZeroHash // not in this repository: every entry is checked
+		}
+	}
+	ps, err := checkTree(ctx, s.repo, tip, "", tree, atree, true)
+	if err != nil {
+		return fmt.Errorf("push: %w", err)
+	}
+	if reason, err := s.manifestProblem(ctx, tree, atree); err != nil {
+		return fmt.Errorf("push: %w", err)
+	} else if reason != "" {
+		ps = append(ps, Problem{Commit: tip.String(), Path: ManifestPath, Entry: "file", Reason: "the manifest cannot be read: " + reason})
+	}
+	if len(ps) == 0 {
+		return nil
+	}
+	return &PublishRefusedError{Remote: remote, Commit: tip, Problems: ps}
+}
+
+// PublishRefusedError is a push that checkPublish refused: the local context branch holds entries a
+// teammate's pull would refuse. Nothing was pushed. It unwraps to ErrRejected (CLI exit 5).
+type PublishRefusedError struct {
+	Remote   string
+	Commit   gitstore.Hash
+	Problems []Problem
+}
+
+func (e *PublishRefusedError) Unwrap() error { return ErrRejected }
+
+func (e *PublishRefusedError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "refusing to push %s to %s: it holds entries every teammate's ctx pull would refuse (nothing was pushed):",
+		e.Commit.String()[:12], e.Remote)
+	for i, p := range e.Problems {
+		if i == maxListedProblems {
+			b.WriteString("\n  (more not listed)")
+			break
+		}
+		fmt.Fprintf(&b, "\n  %s", p)
+	}
+	b.WriteString("\nctx doctor --fix removes them from the context branch in one commit (ctx doctor lists them first); then ctx push again")
+	return b.String()
 }

@@ -2,6 +2,7 @@ package main_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -562,5 +563,63 @@ func TestInitIdentityFromGitConfigGlobal(t *testing.T) {
 		if got := testenv.GitEnv(t, dir, nil, "log", "-1", "--format=%an <%ae>|%cn <%ce>", "ctx"); got != "Grace Hopper <grace@example.com>|Grace Hopper <grace@example.com>" {
 			t.Errorf("stale ~/.gitconfig %v: ctx committed as %q", stale, got)
 		}
+	}
+}
+
+// TestImportOnTwoClones: the repository's ADR folder imported on two clones, then both sync: every ADR
+// is one decision (as git merges two identical adds), with the number and uid of one import, and both
+// clones end on the same tip. Before, the store held every ADR twice, the copies renumbered.
+func TestImportOnTwoClones(t *testing.T) {
+	remote := testenv.BareRemote(t)
+	seed := testenv.Clone(t, remote, "seed")
+	adrs, err := filepath.Glob(filepath.Join(corpus(t), "adr", "madr", "*.md"))
+	if err != nil || len(adrs) < 3 {
+		t.Fatalf("corpus ADRs: %v %v", adrs, err)
+	}
+	files := map[string]string{}
+	for _, p := range adrs {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files["docs/adr/"+filepath.Base(p)] = string(b)
+	}
+	writeFiles(t, seed, files)
+	testenv.Git(t, seed, "add", ".")
+	testenv.Git(t, seed, "commit", "-qm", "adrs")
+	testenv.Git(t, seed, "push", "-q", "origin", "main")
+	a, b := testenv.Clone(t, remote, "a"), testenv.Clone(t, remote, "b")
+	run(t, a, 0, "init", "--no-hooks")
+	run(t, a, 0, "push")
+	run(t, b, 0, "pull")
+	run(t, a, 0, "import", "docs/adr")
+	run(t, b, 0, "import", "docs/adr")
+	want := len(jsonList(t, a, "decision", "list"))
+	if want == 0 || len(jsonList(t, b, "decision", "list")) != want {
+		t.Fatalf("imports: %d decisions on a, %d on b", want, len(jsonList(t, b, "decision", "list")))
+	}
+	run(t, a, 0, "sync")
+	run(t, b, 0, "sync")
+	run(t, a, 0, "sync")
+	for _, dir := range []string{a, b} {
+		got := jsonList(t, dir, "decision", "list")
+		titles := map[string]int{}
+		for _, d := range got {
+			titles[fmt.Sprint(d["title"])]++
+		}
+		if len(got) != want {
+			t.Errorf("%s: %d decisions after both imports merged, want %d: %v", filepath.Base(dir), len(got), want, titles)
+		}
+		for title, n := range titles {
+			if n > 1 {
+				t.Errorf("%s: %q is %d decisions", filepath.Base(dir), title, n)
+			}
+		}
+	}
+	if ta, tb := testenv.Git(t, a, "rev-parse", "ctx"), testenv.Git(t, b, "rev-parse", "ctx"); ta != tb {
+		t.Errorf("tips differ: a %s, b %s", ta, tb)
+	}
+	if out := testenv.Git(t, a, "ls-tree", "--name-only", "ctx", "conflicts/"); out != "" {
+		t.Errorf("conflicts after two identical imports: %s", out)
 	}
 }

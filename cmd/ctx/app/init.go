@@ -49,7 +49,11 @@ func runInit(ctx context.Context, e *env, opt initOptions) error {
 		return err
 	}
 	w := e.stdout
-	if res.Unreachable != nil {
+	switch {
+	case res.Unreachable != nil && res.FromTracking != "":
+		fmt.Fprintf(e.stderr, "ctx: warning: the remote could not be reached (%v): adopted %s, its context branch as last fetched; "+
+			"once it can be reached, ctx pull brings what it gained since\n", res.Unreachable, res.FromTracking)
+	case res.Unreachable != nil:
 		fmt.Fprintf(e.stderr, "ctx: warning: the remote could not be reached (%v): initialised offline; "+
 			"once it can be reached, ctx pull merges its context branch if it has one (ctx push publishes yours)\n", res.Unreachable)
 	}
