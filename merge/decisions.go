@@ -184,6 +184,14 @@ func renumber(base, ours, theirs Files) (Files, Files, []Note) {
 			}
 		}
 	}
+	notes = rewriteAllRefs(base, out, remap, "supersedes/superseded_by rewritten to the renumbered decisions", notes)
+	return out[0], out[1], notes
+}
+
+// rewriteAllRefs rewrites, on each side s, the supersedes/superseded_by numbers of every decision file of
+// out[s] that differs from base by remap[s] (old number → new), adding a "renumbered-reference" note
+// with message msg to notes for each file changed; it returns notes.
+func rewriteAllRefs(base Files, out [2]Files, remap [2]map[int]int, msg string, notes []Note) []Note {
 	for s := range out {
 		if len(remap[s]) == 0 {
 			continue
@@ -197,12 +205,11 @@ func renumber(base, ours, theirs Files) (Files, Files, []Note) {
 			}
 			if nc, changed := rewriteRefs(c, remap[s]); changed {
 				out[s][p] = nc
-				notes = append(notes, Note{Path: p, Kind: "renumbered-reference",
-					Message: "supersedes/superseded_by rewritten to the renumbered decisions"})
+				notes = append(notes, Note{Path: p, Kind: "renumbered-reference", Message: msg})
 			}
 		}
 	}
-	return out[0], out[1], notes
+	return notes
 }
 
 func copyFiles(f Files) Files {
@@ -546,24 +553,7 @@ func sameSource(base, ours, theirs Files) (Files, Files, []Note) {
 		}
 		notes = append(notes, Note{Path: first.d.path, Kind: "same-source", Message: msg})
 	}
-	for s := range out {
-		if len(remap[s]) == 0 {
-			continue
-		}
-		for p, c := range out[s] {
-			if _, _, ok := decisionNum(p); !ok {
-				continue
-			}
-			if b, ok := base[p]; ok && string(b) == string(c) {
-				continue
-			}
-			if nc, changed := rewriteRefs(c, remap[s]); changed {
-				out[s][p] = nc
-				notes = append(notes, Note{Path: p, Kind: "renumbered-reference",
-					Message: "supersedes/superseded_by rewritten to the decision kept for one source"})
-			}
-		}
-	}
+	notes = rewriteAllRefs(base, out, remap, "supersedes/superseded_by rewritten to the decision kept for one source", notes)
 	return out[0], out[1], notes
 }
 
