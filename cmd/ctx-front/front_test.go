@@ -48,18 +48,7 @@ type result struct {
 
 func runBin(t *testing.T, dir, path string, args ...string) result {
 	t.Helper()
-	cmd := exec.Command(path, args...)
-	cmd.Dir = dir
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("run %s: %v", path, err)
-	}
-	return result{out.String(), errb.String(), code}
+	return runEnv(t, dir, path, nil, args...)
 }
 
 // full runs ctx-full in dir and fails the test unless it exits 0.
