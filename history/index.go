@@ -1455,6 +1455,16 @@ func (w *writer) insertEvents(ctx context.Context, sessionID, srcKey string, evs
 			if attempt == 1 {
 				break // the same record twice: keep the first
 			}
+			// Another file of the session (a shared record, a copy of the transcript) already holds this
+			// record: it is the same event, which belongs to the file imported first (docs/history.md
+			// "Identity"); only a record id reused within one file is keyed by its position too.
+			var src sql.NullString
+			if err := w.tx.QueryRowContext(w.sctx, `SELECT src FROM events WHERE id = ?`, e.ID).Scan(&src); err != nil {
+				return n, fmt.Errorf("insert event: %w", err)
+			}
+			if src.String != srcKey {
+				break
+			}
 			// The provider reused a record id within the session: key this one by its position too.
 			e.NativeKey += "@" + strconv.FormatInt(e.Seq, 10)
 			e.ID = EventID(sessionID, e.NativeKey)

@@ -171,7 +171,7 @@ func TestHistoryShareAcrossTheTeam(t *testing.T) {
 	rec := testenv.Git(t, remote, "show", "ctx:transcripts/2026/11/"+sid+".ndjson")
 	for _, want := range []string{"aardvark", "capybara", "zebrafinch"} {
 		if strings.Count(rec, want) != 1 {
-			t.Errorf("merged record holds %q %d times", want, strings.Count(rec, want))
+			t.Errorf("merged record holds %q %d times:\n%s", want, strings.Count(rec, want), rec)
 		}
 	}
 	if n := strings.Count(rec, `"kind":"session"`); n != 1 {
