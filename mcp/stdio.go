@@ -384,8 +384,9 @@ func (s *srv) fastRead(env envelope, pub bool) []byte {
 // params, as JSON-RPC 2.0 says, rather than with mcp-go's -32002 "handler not found for resource URI" or
 // its -32600 "unparsable request", whose message names Go types. Checked: resources/read,
 // resources/subscribe and resources/unsubscribe (params.uri, a non-empty string) and tools/call
-// (params an object; name a non-empty string; arguments and _meta absent, null or objects; every number
-// in arguments within float64's range, as mcp-go decodes them). Only the params are parsed again, not
+// (params an object; name a non-empty string; _meta absent, null or an object; every number in object
+// arguments within float64's range, as mcp-go decodes them; arguments that are no object are the tool's
+// to refuse). Only the params are parsed again, not
 // the whole message; a tool's own argument checks stay the tool's (tool errors, docs/mcp.md).
 func paramProblem(env envelope) string {
 	method := env.Method
@@ -427,13 +428,12 @@ func toolCallParamProblem(raw json.RawMessage) string {
 	if params.Name == nil || json.Unmarshal(params.Name, &name) != nil || name == "" {
 		return "Invalid params: params.name of tools/call must be a non-empty string (the tool's name)"
 	}
-	if !nullOrObject(params.Arguments) {
-		return "Invalid params: params.arguments of tools/call must be an object"
-	}
 	if !nullOrObject(params.Meta) {
 		return "Invalid params: params._meta of tools/call must be an object"
 	}
-	if params.Arguments != nil {
+	if isJSONObject(params.Arguments) {
+		// arguments that are no object are the tool's to refuse (a tool error coded invalid_request,
+		// docs/mcp.md); an object mcp-go cannot decode never reaches the tool
 		var args map[string]any
 		if json.Unmarshal(params.Arguments, &args) != nil {
 			return "Invalid params: params.arguments of tools/call holds a number out of range"
