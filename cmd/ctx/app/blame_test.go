@@ -23,11 +23,7 @@ func TestBlameCLI(t *testing.T) {
 	claude := t.TempDir()
 	t.Setenv("CLAUDE_CONFIG_DIR", claude)
 	t.Setenv("CODEX_HOME", filepath.Join(t.TempDir(), "none"))
-	run := func(args ...string) (string, string, int) {
-		var out, errb bytes.Buffer
-		code := Run(context.Background(), append([]string{"ctx", "-C", dir}, args...), IO{In: strings.NewReader(""), Out: &out, Err: &errb})
-		return out.String(), errb.String(), code
-	}
+	run := runIn(dir)
 	if err := os.WriteFile(filepath.Join(dir, "hello.py"), []byte("def hello():\n    return 'Hello, World!'\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -98,11 +94,7 @@ func TestBlameCLICodexAndPossible(t *testing.T) {
 	claude, codex := t.TempDir(), t.TempDir()
 	t.Setenv("CLAUDE_CONFIG_DIR", claude)
 	t.Setenv("CODEX_HOME", codex)
-	run := func(args ...string) (string, string, int) {
-		var out, errb bytes.Buffer
-		code := Run(context.Background(), append([]string{"ctx", "-C", dir}, args...), IO{In: strings.NewReader(""), Out: &out, Err: &errb})
-		return out.String(), errb.String(), code
-	}
+	run := runIn(dir)
 	writeFile := func(p, text string) {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)

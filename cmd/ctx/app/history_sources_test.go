@@ -27,11 +27,7 @@ func TestHistoryConfiguredSources(t *testing.T) {
 		t.Setenv(v, "")
 	}
 	dir := testenv.NewRepo(t)
-	run := func(args ...string) (string, string, int) {
-		var out, errb bytes.Buffer
-		code := Run(context.Background(), append([]string{"ctx", "-C", dir}, args...), IO{In: strings.NewReader(""), Out: &out, Err: &errb})
-		return out.String(), errb.String(), code
-	}
+	run := runIn(dir)
 	refsBefore, _ := exec.Command("git", "-C", dir, "for-each-ref").Output()
 	cfgPath := filepath.Join(dir, ".git", "ctx", "config.json")
 
@@ -178,11 +174,7 @@ func TestHistoryConfiguredSources(t *testing.T) {
 func TestHistoryListEventsAndAliases(t *testing.T) {
 	corpus := historyCorpus(t)
 	dir := testenv.NewRepo(t)
-	run := func(args ...string) (string, string, int) {
-		var out, errb bytes.Buffer
-		code := Run(context.Background(), append([]string{"ctx", "-C", dir}, args...), IO{In: strings.NewReader(""), Out: &out, Err: &errb})
-		return out.String(), errb.String(), code
-	}
+	run := runIn(dir)
 	out, e, code := run("history", "import", "--provider", "codex", "--path", filepath.Join(corpus, "codex"), "--json")
 	var st history.ImportStats
 	if code != ExitOK || json.Unmarshal([]byte(out), &st) != nil {
@@ -379,11 +371,7 @@ func TestHistoryIndexNeverPushed(t *testing.T) {
 func TestHistoryImportPathSymlink(t *testing.T) {
 	corpus := historyCorpus(t)
 	dir := testenv.NewRepo(t)
-	run := func(args ...string) (string, string, int) {
-		var out, errb bytes.Buffer
-		code := Run(context.Background(), append([]string{"ctx", "-C", dir}, args...), IO{In: strings.NewReader(""), Out: &out, Err: &errb})
-		return out.String(), errb.String(), code
-	}
+	run := runIn(dir)
 	links := t.TempDir()
 	if err := os.Symlink(filepath.Join(corpus, "claude-code"), filepath.Join(links, "cc")); err != nil {
 		t.Fatal(err)

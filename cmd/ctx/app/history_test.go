@@ -35,11 +35,7 @@ func historyCorpus(t *testing.T) string {
 func TestHistoryCLI(t *testing.T) {
 	corpus := historyCorpus(t)
 	dir := testenv.NewRepo(t)
-	run := func(args ...string) (string, string, int) {
-		var out, errb bytes.Buffer
-		code := Run(context.Background(), append([]string{"ctx", "-C", dir}, args...), IO{In: strings.NewReader(""), Out: &out, Err: &errb})
-		return out.String(), errb.String(), code
-	}
+	run := runIn(dir)
 	refsBefore, _ := exec.Command("git", "-C", dir, "for-each-ref").Output()
 
 	// A --path that does not exist is a usage error, not an empty history (found by a new user: "0
@@ -346,11 +342,7 @@ func TestAbsFile(t *testing.T) {
 func TestHistoryDamagedIndex(t *testing.T) {
 	corpus := historyCorpus(t)
 	dir := testenv.NewRepo(t)
-	run := func(args ...string) (string, string, int) {
-		var out, errb bytes.Buffer
-		code := Run(context.Background(), append([]string{"ctx", "-C", dir}, args...), IO{In: strings.NewReader(""), Out: &out, Err: &errb})
-		return out.String(), errb.String(), code
-	}
+	run := runIn(dir)
 	imp := []string{"history", "import", "--provider", "claude-code", "--path", filepath.Join(corpus, "claude-code")}
 	if _, e, code := run(imp...); code != ExitOK {
 		t.Fatalf("import: %d %s", code, e)
@@ -401,11 +393,7 @@ func TestHistoryDamagedIndex(t *testing.T) {
 func TestHistorySearchBadQuery(t *testing.T) {
 	corpus := historyCorpus(t)
 	dir := testenv.NewRepo(t)
-	run := func(args ...string) (string, string, int) {
-		var out, errb bytes.Buffer
-		code := Run(context.Background(), append([]string{"ctx", "-C", dir}, args...), IO{In: strings.NewReader(""), Out: &out, Err: &errb})
-		return out.String(), errb.String(), code
-	}
+	run := runIn(dir)
 	if _, e, code := run("history", "import", "--provider", "claude-code", "--path", filepath.Join(corpus, "claude-code")); code != ExitOK {
 		t.Fatalf("import: %d %s", code, e)
 	}
@@ -434,11 +422,7 @@ func TestHistorySearchBadQuery(t *testing.T) {
 func TestHistorySearchLimitsAndPages(t *testing.T) {
 	corpus := historyCorpus(t)
 	dir := testenv.NewRepo(t)
-	run := func(args ...string) (string, string, int) {
-		var out, errb bytes.Buffer
-		code := Run(context.Background(), append([]string{"ctx", "-C", dir}, args...), IO{In: strings.NewReader(""), Out: &out, Err: &errb})
-		return out.String(), errb.String(), code
-	}
+	run := runIn(dir)
 	for _, p := range []string{"claude-code", "codex"} {
 		if _, e, code := run("history", "import", "--provider", p, "--path", filepath.Join(corpus, p)); code != ExitOK {
 			t.Fatalf("import: %d %s", code, e)
@@ -474,5 +458,14 @@ func TestHistorySearchLimitsAndPages(t *testing.T) {
 	}
 	if out, e, code := run("history", "search", "the", "--json", "--type", "message"); code != ExitOK || !strings.Contains(out, `"event_type": "message"`) {
 		t.Errorf("--type alone: exit %d, %s", code, e)
+	}
+}
+
+// runIn returns a runner of ctx in process with -C dir and empty stdin: its stdout, stderr and exit code.
+func runIn(dir string) func(args ...string) (string, string, int) {
+	return func(args ...string) (string, string, int) {
+		var out, errb bytes.Buffer
+		code := Run(context.Background(), append([]string{"ctx", "-C", dir}, args...), IO{In: strings.NewReader(""), Out: &out, Err: &errb})
+		return out.String(), errb.String(), code
 	}
 }
