@@ -266,6 +266,11 @@ func (s *Store) ResolveConflict(ctx context.Context, idOrPath, choice string, co
 		if err := ValidateFile(rec.Path, data); err != nil {
 			return rec, nil, fmt.Errorf("resolve conflict %s: %w", rec.ID, err)
 		}
+		// A conflict is on the public branch: a resolution whose front matter says another scope would put
+		// a file labelled private there, which every later hand edit of it then trips on (scopeEdited).
+		if why := scopeEdited(rec.Path, Public, data); why != "" {
+			return rec, nil, invalidf("resolve conflict %s: %s", rec.ID, why)
+		}
 	}
 	recPath := ConflictsDir + "/" + rec.ID + ".json"
 	op := Op{Name: "conflict.resolve", Key: rec.Path, Summary: fmt.Sprintf("resolve conflict %s of %s (%s)", rec.ID, rec.Path, choice),

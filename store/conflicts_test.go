@@ -417,7 +417,17 @@ func TestResolveFileKeepsMetadata(t *testing.T) {
 	if out := testenv.Git(t, a, "ls-tree", "--name-only", "ctx", "conflicts/"); out == "" {
 		t.Fatal("a refused resolution closed the record")
 	}
-	if _, _, err := sa.ResolveConflict(bg, "knowledge/arch.md", "file", []byte("both A and B\n")); err != nil {
+	// A resolution labelled private is refused: the conflict's file is public, and a public file saying
+	// scope: private would trip every later hand edit of it (a tester's `ctx resolve --file`).
+	for _, other := range []string{"---\nscope: private\n---\nmerged by hand\n", "---\nscope: ephemeral\n---\nmerged\n"} {
+		if _, _, err := sa.ResolveConflict(bg, "knowledge/arch.md", "file", []byte(other)); !errors.Is(err, store.ErrInvalid) || !strings.Contains(err.Error(), "a hand edit of scope: does not move an entry") {
+			t.Errorf("resolve with %q: %v", other, err)
+		}
+	}
+	if out := testenv.Git(t, a, "ls-tree", "--name-only", "ctx", "conflicts/"); out == "" {
+		t.Fatal("a refused resolution closed the record")
+	}
+	if _, _, err := sa.ResolveConflict(bg, "knowledge/arch.md", "file", []byte("---\nscope: public\n---\nboth A and B\n")); err != nil {
 		t.Fatal(err)
 	}
 	e, err := mustView(t, sa).GetEntry(bg, store.KnowledgeKind, "arch")

@@ -131,8 +131,8 @@ func (s *Store) Init(ctx context.Context, opt InitOptions) (*InitResult, error) 
 			}
 		}
 		if isStore {
-			return nil, invalidf("this repository's context branch is %s already; ctx init --branch %s would start a second store (to rename it: git branch -m %s %s, then ctx config)",
-				s.BranchRef(), opt.Branch, s.cfg.Branch, opt.Branch)
+			return nil, invalidf("this repository's context branch is %s already; ctx init --branch %s would start a second store (to rename it: git branch -m %s %s, then ctx init --branch %s)",
+				s.BranchRef(), opt.Branch, s.cfg.Branch, opt.Branch, opt.Branch)
 		}
 		s.cfg.Branch = opt.Branch
 	}

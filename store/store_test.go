@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -592,6 +593,36 @@ func TestSetConfig(t *testing.T) {
 		if got := storetest.Open(t, dir, store.Actor{}).Config(); !reflect.DeepEqual(got, cfg) || !reflect.DeepEqual(again.Config(), cfg) {
 			t.Errorf("after a refused SetConfig(%+v): saved %+v, in memory %+v", bad, got, again.Config())
 		}
+	}
+}
+
+// TestTransferTimeoutBounded: a sync.timeout past the week (a config.json edited by hand: `ctx config`
+// refuses it) and an override past it count as MaxTimeout, never as a Duration that overflowed to a
+// negative one (a tester's 9300000000 seconds made every pull give up at once).
+func TestTransferTimeoutBounded(t *testing.T) {
+	s, dir := storetest.New(t)
+	for _, secs := range []int{9_300_000_000, int(store.MaxTimeout/time.Second) + 1, math.MaxInt} {
+		cfg := s.Config()
+		cfg.TimeoutSecs = secs
+		if err := s.SetConfig(cfg); err != nil {
+			t.Fatal(err)
+		}
+		if got := storetest.Open(t, dir, store.Actor{}).TransferTimeout(); got != store.MaxTimeout {
+			t.Errorf("sync.timeout %d s: transfer timeout %v, want %v", secs, got, store.MaxTimeout)
+		}
+	}
+	again := storetest.Open(t, dir, store.Actor{})
+	again.SetTransferTimeout(time.Duration(math.MaxInt64))
+	if got := again.TransferTimeout(); got != store.MaxTimeout {
+		t.Errorf("override past the bound: %v", got)
+	}
+	cfg := again.Config()
+	cfg.TimeoutSecs = 45
+	if err := again.SetConfig(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if got := storetest.Open(t, dir, store.Actor{}).TransferTimeout(); got != 45*time.Second {
+		t.Errorf("sync.timeout 45: %v", got)
 	}
 }
 

@@ -22,6 +22,11 @@ import (
 // DefaultTimeout bounds one network transfer (docs/architecture.md "Sync").
 const DefaultTimeout = 60 * time.Second
 
+// MaxTimeout is the longest transfer timeout ctx accepts (`--timeout`, `ctx config sync.timeout`): a week.
+// A longer one is refused where it is given; a config.json edited by hand past it counts as MaxTimeout
+// (a bound keeps the sum of push's retry budget, a multiple of the timeout, inside time.Duration).
+const MaxTimeout = 7 * 24 * time.Hour
+
 // maxPushRetries bounds the count of push's fetch-merge-retry loop when the remote keeps moving, and
 // pushBudget (a multiple of the transfer timeout) its time. Every lost race means another pusher won, so
 // with N machines pushing at once the last one needs N-1 retries: 16 left 3 of 20 concurrent syncs
@@ -91,9 +96,12 @@ func (s *Store) TransferTimeout() time.Duration { return s.timeout() }
 
 func (s *Store) timeout() time.Duration {
 	if s.timeoutOverride > 0 {
-		return s.timeoutOverride
+		return min(s.timeoutOverride, MaxTimeout)
 	}
 	if s.cfg.TimeoutSecs > 0 {
+		if int64(s.cfg.TimeoutSecs) >= int64(MaxTimeout/time.Second) {
+			return MaxTimeout
+		}
 		return time.Duration(s.cfg.TimeoutSecs) * time.Second
 	}
 	return DefaultTimeout

@@ -192,3 +192,36 @@ func TestOfflineInitAdoptsTrackingRef(t *testing.T) {
 		t.Errorf("a refused init made the branch: %s", out)
 	}
 }
+
+// TestNewerKindAdvice: a tip holding files in a top-level folder this ctx does not know (what a newer
+// ctx's new kind looks like, as transcripts/ did to the ctx before it) is refused with the advice to
+// upgrade ctx, not only to remove the teammate's data with git (a tester's older teammate was told to
+// git rm the shared sessions). A file at the root, or a link, keeps the repair advice alone.
+func TestNewerKindAdvice(t *testing.T) {
+	remote := testenv.BareRemote(t)
+	sa, a := teamClone(t, remote, "a")
+	mustPush(t, sa, "a")
+	sb, _ := teamClone(t, remote, "b")
+	mustPull(t, sb, "b")
+	for _, c := range []struct {
+		names   []string
+		upgrade bool
+	}{
+		{[]string{"futurekind", "2026", "12", "x.ndjson"}, true},
+		{[]string{"futurekind", "y.json"}, true},
+		{[]string{"evil.sh"}, false},
+		{[]string{"knowledge", "sub", "x.md"}, false},
+	} {
+		base := testenv.Git(t, a, "rev-parse", "ctx")
+		tree := testenv.WithEntry(t, a, testenv.Git(t, a, "rev-parse", "ctx^{tree}"), c.names, "100644", testenv.Blob(t, a, "{}\n"))
+		testenv.Git(t, a, "push", "-q", "--force", remote, testenv.CommitTree(t, a, tree, base, "a newer ctx's kind")+":refs/heads/ctx")
+		_, err := sb.Pull(bg, store.PullOptions{})
+		if !errors.Is(err, store.ErrRejected) {
+			t.Fatalf("%v: pull: %v", c.names, err)
+		}
+		if got := strings.Contains(err.Error(), "upgrade ctx") && strings.Contains(err.Error(), c.names[0]+"/ (a folder this ctx does not know)"); got != c.upgrade {
+			t.Errorf("%v: upgrade advice %v, want %v: %v", c.names, got, c.upgrade, err)
+		}
+		testenv.Git(t, a, "push", "-q", "--force", remote, base+":refs/heads/ctx")
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -279,7 +280,7 @@ func (e *RejectedError) Error() string {
 	}
 	if e.NotStore {
 		fmt.Fprintf(&b, "\nIt has no %s: it is not a context store but a branch of code that has the context branch's name. "+
-			"Leave it alone; keep the team's context under another name (ctx config branch NAME, or ctx init --branch NAME)", ManifestPath)
+			"Leave it alone; keep the team's context under another name (ctx init --branch NAME)", ManifestPath)
 		return b.String()
 	}
 	if e.Manifest {
@@ -297,9 +298,31 @@ func (e *RejectedError) Error() string {
 			"a pull checks the tip only, so the large blob may stay in the history (docs/limits.md \"Files of the store\")")
 		return b.String()
 	}
+	if dirs := unknownFolders(e.Problems); dirs != "" {
+		fmt.Fprintf(&b, "\nIf a teammate's newer ctx wrote %s (a folder this ctx does not know), upgrade ctx to the team's version "+
+			"(ctx --version) and run this again; only if no ctx wrote it, remove these entries with git (git rm, git commit) "+
+			"and push the fix; see docs/format.md \"Layout for growth\"", dirs)
+		return b.String()
+	}
 	b.WriteString("\nThe branch must be repaired where it was written: remove these entries with git (git rm, git commit) " +
 		"and push the fix; see docs/security.md")
 	return b.String()
+}
+
+// unknownFolders names the top-level folders ("transcripts/, notes/") of problems that are all files
+// inside a folder the layout does not have, safe, of an allowed size: what a newer ctx's new kind looks
+// like to an older one. "" when any problem is something else.
+func unknownFolders(ps []Problem) string {
+	var dirs []string
+	for _, p := range ps {
+		if p.Unsafe || p.Size > 0 || len(p.names) < 2 || p.Reason == "" || !strings.HasSuffix(p.Reason, "(outside the layout of docs/format.md)") {
+			return ""
+		}
+		if d := p.names[0] + "/"; !slices.Contains(dirs, d) {
+			dirs = append(dirs, d)
+		}
+	}
+	return strings.Join(dirs, ", ")
 }
 
 // oversizedCommits returns a Problem for each commit of theirs' history not reachable from known whose

@@ -190,7 +190,7 @@ func (s *Store) checkBranchNotCheckedOut() error {
 	case wt == "":
 		return nil
 	case s.repo.WorkTree() != "" && filepath.Clean(wt) == filepath.Clean(s.repo.WorkTree()):
-		return invalidf("branch %s is checked out in this worktree: ctx does not write to the branch you work on (see ctx config branch)", s.cfg.Branch)
+		return invalidf("branch %s is checked out in this worktree: ctx does not write to the branch you work on: switch this worktree to another branch (git switch -)", s.cfg.Branch)
 	}
 	return invalidf("branch %s is checked out in the worktree %s: ctx does not move a branch a worktree has checked out, as git does not (check another branch out there, or git worktree remove it)", s.cfg.Branch, wt)
 }

@@ -163,8 +163,15 @@ func TestReportedRoughEdges(t *testing.T) {
 		{[]string{"decision", "supersede", "1", "1"}, ExitUsage, "cannot supersede itself"},
 		{[]string{"decision", "supersede", "First", "1"}, ExitUsage, "cannot supersede itself"},
 		{[]string{"log", "-n", "-1"}, ExitUsage, "0: all"},
-		{[]string{"config", "sync.timeout", "0"}, ExitUsage, "at least 1s"},
-		{[]string{"config", "sync.timeout", "soon"}, ExitUsage, "at least 1s"},
+		{[]string{"config", "sync.timeout", "0"}, ExitUsage, "from 1s to 168h"},
+		{[]string{"config", "sync.timeout", "soon"}, ExitUsage, "from 1s to 168h"},
+		// Seconds past time.Duration's range once multiplied (a tester's 9300000000 was stored and became a
+		// negative timeout) and past int64 itself; a duration past the week.
+		{[]string{"config", "sync.timeout", "9300000000"}, ExitUsage, "from 1s to 168h"},
+		{[]string{"config", "sync.timeout", "99999999999999999999"}, ExitUsage, "from 1s to 168h"},
+		{[]string{"config", "sync.timeout", "169h"}, ExitUsage, "from 1s to 168h"},
+		{[]string{"pull", "--timeout", "169h"}, ExitUsage, "at most 168h"},
+		{[]string{"config", "branch", "other"}, ExitUsage, "git branch -m ctx NEW, then ctx init --branch NEW"},
 		{[]string{"skill", "proposals", "--status", "bogus"}, ExitUsage, "invalid proposal status"},
 	} {
 		_, e, code := run("", c.args...)

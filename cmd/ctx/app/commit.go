@@ -22,8 +22,9 @@ func newCommitCmd(e *env) *cli.Command {
 			return commitOptions{Message: c.String("message")}, nil
 		}, runCommit),
 	}, "Records the files added, changed or deleted by hand in the checked-out tree .context/ as one commit\n"+
-		"of the context branch (a file the branch changed meanwhile is merged with your edit). Files that\n"+
-		"do not follow the layout are reported as warnings.",
+		"of the context branch (a file the branch changed meanwhile is merged with your edit). A file that\n"+
+		"does not follow the layout (docs/format.md) is refused and nothing is committed: the error names\n"+
+		"each such file; move it out of .context/ or rename it, then run ctx commit again.",
 		[]string{"ctx commit", "ctx commit -m 'notes from the design review'"},
 		exits(ExitUsage, ExitNoStore))
 }

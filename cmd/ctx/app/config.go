@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -26,7 +27,7 @@ type configOptions struct {
 func newConfigCmd(e *env) *cli.Command {
 	return withHelp(&cli.Command{
 		Name:      "config",
-		Usage:     "show or set ctx's settings for this repository: branch, history.share (full/summaries), remote, sync.push-with-git (true/false), sync.timeout (a duration: 30s, 2m, or seconds)",
+		Usage:     "show or set ctx's settings for this repository: branch (shown only: chosen at ctx init --branch), history.share (full/summaries), remote, sync.push-with-git (true/false), sync.timeout (a duration: 30s, 2m, or seconds)",
 		ArgsUsage: "[KEY [VALUE]]",
 		Flags:     []cli.Flag{jsonFlag},
 		Action: action(e, func(c *cli.Context) (configOptions, error) {
@@ -101,7 +102,7 @@ func runConfig(ctx context.Context, e *env, o configOptions) error {
 	}
 	switch o.Key {
 	case "branch":
-		return usagef("the branch is chosen at ctx init --branch")
+		return usagef("the branch is chosen at ctx init --branch: to rename it, git branch -m %s NEW, then ctx init --branch NEW", cfg.Branch)
 	case "remote":
 		// Saved and then used by every sync: refused now when git must never see it (an option, a command
 		// transport); "" unsets it.
@@ -143,15 +144,15 @@ func runConfig(ctx context.Context, e *env, o configOptions) error {
 // parseSeconds reads sync.timeout: a Go duration ("5s", "1m30s") or a plain number of seconds ("30"), at
 // least one second; a fraction of a second is dropped, as --timeout does.
 func parseSeconds(val string) (int, error) {
-	bad := usagef("sync.timeout takes a duration of at least 1s, e.g. 30s, 2m or 45 (seconds), got %q", val)
-	if n, err := strconv.Atoi(val); err == nil {
-		if n < 1 {
+	bad := usagef("sync.timeout takes a duration from 1s to %v, e.g. 30s, 2m or 45 (seconds), got %q", store.MaxTimeout, val)
+	if n, err := strconv.ParseInt(val, 10, 64); err == nil || errors.Is(err, strconv.ErrRange) {
+		if err != nil || n < 1 || n > int64(store.MaxTimeout/time.Second) {
 			return 0, bad
 		}
-		return n, nil
+		return int(n), nil
 	}
 	d, err := time.ParseDuration(val)
-	if err != nil || d < time.Second {
+	if err != nil || d < time.Second || d > store.MaxTimeout {
 		return 0, bad
 	}
 	return int(d / time.Second), nil

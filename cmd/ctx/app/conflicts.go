@@ -121,7 +121,9 @@ func oursBasis(r store.ConflictRecord) string {
 	case "machine":
 		return "written on this machine"
 	case "merge":
-		return "this machine's side of the merge"
+		// Rule 3 of docs/format.md "Ours and theirs": neither version names this user or machine, so ours
+		// is only the first parent's side of the merge that recorded it, made here or by a teammate.
+		return "neither version is yours: the side of whoever made the merge that recorded it"
 	}
 	return "writer unknown: the kept version"
 }

@@ -49,6 +49,9 @@ func syncParse(pull, push bool) func(c *cli.Context) (syncOptions, error) {
 		}
 		if c.IsSet("timeout") {
 			o.Timeout, o.HasTimeout = c.Duration("timeout"), true
+			if o.Timeout > store.MaxTimeout {
+				return o, usagef("--timeout takes at most %v, got %v", store.MaxTimeout, o.Timeout)
+			}
 		}
 		return o, nil
 	}
