@@ -24,6 +24,7 @@ import (
 //   - drop-num: tokens of digits only left out.
 //
 // $CTX_FTS_HASHSIZE, $CTX_FTS_AUTOMERGE and $CTX_FTS_CRISISMERGE set those FTS5 options of ev_fts, and
+// $CTX_FTS_FINAL=optimize (or merge=N) runs that FTS5 command after the last commit, inside the timing.
 // $CTX_FTS_DUMP=FILE writes the bodies to a plain table b(id, body) of a new SQLite file, for another
 // SQLite build to index the same bodies.
 //
@@ -176,7 +177,17 @@ func BenchmarkFTSVariant(b *testing.B) {
 		if tx != nil {
 			commit()
 		}
+		if m := os.Getenv("CTX_FTS_FINAL"); m != "" { // e.g. optimize, or merge=-16
+			k, v, _ := strings.Cut(m, "=")
+			if _, err := db.ExecContext(ctx, `INSERT INTO ev_fts(ev_fts, rank) VALUES(?, ?)`, k, v); err != nil {
+				b.Fatal(err)
+			}
+		}
 		cpu += processCPU() - before
+		var segs int
+		if err := db.QueryRowContext(ctx, `SELECT count(DISTINCT segid) FROM ev_fts_idx`).Scan(&segs); err == nil {
+			b.ReportMetric(float64(segs), "segments")
+		}
 		db.Close()
 	}
 }
