@@ -25,6 +25,7 @@ import (
 //
 // $CTX_FTS_HASHSIZE, $CTX_FTS_AUTOMERGE and $CTX_FTS_CRISISMERGE set those FTS5 options of ev_fts, and
 // $CTX_FTS_FINAL=optimize (or merge=N) runs that FTS5 command after the last commit, inside the timing.
+// $CTX_FTS_KEEP=FILE keeps the last iteration's index there.
 // $CTX_FTS_DUMP=FILE writes the bodies to a plain table b(id, body) of a new SQLite file, for another
 // SQLite build to index the same bodies.
 //
@@ -189,6 +190,11 @@ func BenchmarkFTSVariant(b *testing.B) {
 			b.ReportMetric(float64(segs), "segments")
 		}
 		db.Close()
+		if keep := os.Getenv("CTX_FTS_KEEP"); keep != "" { // keep the index, e.g. to time queries over it
+			if err := os.Rename(filepath.Join(dir, "fts.db"), keep); err != nil {
+				b.Fatal(err)
+			}
+		}
 	}
 }
 
