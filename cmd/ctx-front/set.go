@@ -17,7 +17,6 @@ import (
 	"github.com/ctx-dev/ctx/gitstore/objwrite"
 	"github.com/ctx-dev/ctx/gitstore/reflock"
 	"github.com/ctx-dev/ctx/internal/clock"
-	"github.com/ctx-dev/ctx/store/frontmeta"
 	"github.com/ctx-dev/ctx/store/secrets"
 )
 
@@ -34,15 +33,17 @@ import (
 //   - the ctx lock free (taken without waiting), and under it: no interrupted transaction, no ref lock
 //     mark, no owner record, no quarantine ref (nothing for ctx-full's sweep), no <ref>.lock, the write
 //     counter not at its gc turn;
-//   - the entry KEY.md already a regular (100644) file of the public tree's folder, in trees in git's
-//     order with canonical modes, the root holding manifest.json; no private or ephemeral ref;
+//   - the entry KEY.md already a regular (100644) file of the public tree's folder, its front matter flat
+//     (flatMeta), in trees in git's order with canonical modes, the root holding manifest.json; no private
+//     or ephemeral ref;
 //   - nothing in the message or the added text that looks like a secret (store/secrets), and the refresh
 //     after it planned without a hand edit to keep (plan).
 //
 // Anything else returns false with nothing written but loose objects no ref names (as a failed write of
-// ctx-full leaves them), and main runs ctx-full with the same arguments. The front matter is encoded by
-// store/frontmeta, the objects written by gitstore/objwrite, the ref moved by gitstore/reflock, the
-// clock read from internal/clock: the code ctx-full runs. TestSetSameAsFull compares both programs'
+// ctx-full leaves them), and main runs ctx-full with the same arguments. The front matter, flat as ctx
+// writes it, is read and written by flatMeta (fm.go: the bytes store/frontmeta writes); the objects are
+// written by gitstore/objwrite, the ref moved by gitstore/reflock, the clock read from internal/clock:
+// the code ctx-full runs. TestSetSameAsFull compares both programs'
 // results byte for byte.
 
 // maxSetText is the largest TEXT written here (ctx-full's limit of a file of the store is far above it).
@@ -212,11 +213,11 @@ func (w *setWrite) run() ([]byte, bool) {
 	if err != nil || t != objread.Blob {
 		return nil, false
 	}
-	// store.entryEdits.
-	m := frontmeta.New()
+	// store.entryEdits, on front matter in ctx's own shape (flatMeta); any other is ctx-full's.
+	m := &flatMeta{}
 	if fm, body, ok := splitEntry(old); ok {
-		if pm, err := frontmeta.Parse(fm); err == nil {
-			m = pm
+		if m, ok = parseFlatMeta(fm); !ok {
+			return nil, false
 		}
 		if strings.TrimSuffix(string(body), "\n") == w.text {
 			return []byte(w.kindName + " " + w.key + ": unchanged, no commit\n"), true
@@ -230,12 +231,13 @@ func (w *setWrite) run() ([]byte, bool) {
 		}
 	}
 	now := clock.Now()
-	m.Set("author", w.ids.Author.Name+" <"+w.ids.Author.Email+">")
-	m.Set("agent", w.agent)
-	m.Set("updated_at", now.UTC().Format(time.RFC3339))
-	m.Set("provenance", prov)
-	m.Set("scope", "public")
-	data := frontmeta.Join(m, []byte(w.text+"\n"))
+	for _, kv := range [][2]string{{"author", w.ids.Author.Name + " <" + w.ids.Author.Email + ">"}, {"agent", w.agent},
+		{"updated_at", now.UTC().Format(time.RFC3339)}, {"provenance", prov}, {"scope", "public"}} {
+		if !m.set(kv[0], kv[1]) {
+			return nil, false
+		}
+	}
+	data := m.join([]byte(w.text + "\n"))
 	msg := w.message()
 	// store.checkSecrets: the message, and the text the file adds to its current version.
 	if len(secrets.New("", msg)) > 0 || len(secrets.New(string(old), string(data))) > 0 {

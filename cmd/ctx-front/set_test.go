@@ -65,7 +65,7 @@ func setBins(t *testing.T) (front, alone, log string) { return hookBins(t) }
 // .context/ files and checkout record, and git fsck clean. Each write the front must answer is checked to
 // have started no ctx-full; each case it must hand over (a flag, a new key, a private entry, a ref locked
 // by git, an interrupted transaction, a hand edit, a secret, a missing identity cache, the branch checked
-// out, unknown front matter kept...) is checked to have started ctx-full and to leave what ctx-full alone
+// out, front matter that is not flat (flatMeta)...) is checked to have started ctx-full and to leave what ctx-full alone
 // leaves.
 func TestSetSameAsFull(t *testing.T) {
 	base := testenv.NewRepo(t)
@@ -77,6 +77,8 @@ func TestSetSameAsFull(t *testing.T) {
 	// Front matter a teammate's tool wrote: unknown keys, comments, odd quoting, kept by both.
 	plant(t, base, "knowledge/fm.md", "100644", "---\ntitle: \"A: title\"\n# a comment\nauthor: someone <s@x>\ntags: [a, b]\nupdated_at: 2020-01-01T00:00:00Z\nprovenance: owner_approved\nextra:\n  nested: 1\n---\nbody\n")
 	plant(t, base, "knowledge/raw.md", "100644", "no front matter at all")
+	// Front matter of ctx's flat shape with keys and quoting ctx does not write: the front serves it.
+	plant(t, base, "knowledge/flat.md", "100644", "---\ntitle: \"A: title\"\nauthor: someone <s@x>\nversion: 2\nupdated_at: 2020-01-01T00:00:00Z\nprovenance: owner_approved\n---\nbody\n")
 	full(t, base, "knowledge", "set", "agent", "refresh after the plants")
 	frontBin, aloneBin, log := setBins(t)
 	a, b := copies(t, base)
@@ -106,7 +108,9 @@ func TestSetSameAsFull(t *testing.T) {
 	step("changed entry", true, nil, "knowledge", "set", "arch", "second version\nwith two lines")
 	step("same content", true, nil, "knowledge", "set", "arch", "second version\nwith two lines")
 	step("convention", true, nil, "convention", "set", "style", "gofmt and vet")
-	step("unknown front matter kept", true, nil, "knowledge", "set", "fm", "new body: with a colon")
+	// Comments, a list, a nested mapping: yaml.v3's (ctx-full's), not the front's flat reader.
+	step("unknown front matter kept", false, nil, "knowledge", "set", "fm", "new body: with a colon")
+	step("flat front matter of another tool", true, nil, "knowledge", "set", "flat", "new body")
 	step("no front matter", true, nil, "knowledge", "set", "raw", "now with front matter")
 	step("agent and session", true, []string{"CTX_AGENT=claude-code", "CTX_SESSION=s-1", "CTX_MACHINE=box"},
 		"knowledge", "set", "agent", "written by an agent")

@@ -3,10 +3,12 @@ package objwrite_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -142,4 +144,83 @@ func noTemp(t *testing.T, gitDir string) {
 		}
 		return nil
 	})
+}
+
+// TestStoredAsGit: objects at the bounds of StoredMax (one byte under, at, one byte over: stored blocks,
+// then level 1) and trees of one, two and three stored blocks (65,535 bytes each) are read back alike
+// by C git (cat-file, fsck --strict) and objread; a content of another size than declared fails on the
+// stored path too, leaving no file; a stored object's file is header, blocks and checksum, no more.
+func TestStoredAsGit(t *testing.T) {
+	dir := newRepo(t)
+	gitDir := filepath.Join(dir, ".git")
+	r := objread.NewReader(64<<20, filepath.Join(gitDir, "objects"))
+	defer r.Close()
+	var entries []byte
+	check := func(typ objread.Type, data []byte) objread.Hash {
+		t.Helper()
+		h, err := objwrite.Write(gitDir, typ, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names := map[objread.Type]string{objread.Blob: "blob", objread.Tree: "tree"}
+		if want := git(t, dir, data, "hash-object", "-t", names[typ], "--stdin"); h.String() != want {
+			t.Fatalf("%d bytes named %s, git says %s", len(data), h, want)
+		}
+		if got := git(t, dir, nil, "cat-file", "-s", h.String()); got != strconv.Itoa(len(data)) {
+			t.Fatalf("cat-file -s: %s, want %d", got, len(data))
+		}
+		if typ, b, err := r.Read(h); err != nil || !bytes.Equal(b, data) {
+			t.Fatalf("objread %s: type %d, err %v", h, typ, err)
+		}
+		return h
+	}
+	for _, n := range []int{0, 1, objwrite.StoredMax - 11, objwrite.StoredMax - 10, objwrite.StoredMax - 9} {
+		// "blob 4075\x00" is 10 bytes: these contents put header and content at StoredMax-1, StoredMax, StoredMax+1.
+		data := bytes.Repeat([]byte("z"), n)
+		h := check(objread.Blob, data)
+		fi, err := os.Stat(filepath.Join(gitDir, "objects", h.String()[:2], h.String()[2:]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		hdr := len("blob " + strconv.Itoa(n) + "\x00")
+		if stored := hdr+n <= objwrite.StoredMax; stored != (fi.Size() == int64(hdr+n+11)) {
+			t.Fatalf("%d bytes: file of %d bytes, stored %v", n, fi.Size(), stored)
+		}
+		if fi.Size() > 4096 {
+			t.Fatalf("%d bytes: file of %d bytes", n, fi.Size())
+		}
+		entries = append(append(entries, fmt.Sprintf("100644 f%06d\x00", n)...), h[:]...)
+	}
+	h0 := check(objread.Blob, []byte("g\n"))
+	for len(entries) < 3*65535-1000 {
+		h := h0
+		entries = append(append(entries, fmt.Sprintf("100644 g%08d\x00", len(entries))...), h[:]...)
+		if len(entries) > 65535-40 && len(entries) < 65535 {
+			check(objread.Tree, entries) // about one block
+		}
+	}
+	th := check(objread.Tree, entries)
+	commit := []byte("tree " + th.String() + "\nauthor A <a@x> 1700000000 +0000\ncommitter A <a@x> 1700000000 +0000\n\nm\n")
+	ch, err := objwrite.Write(gitDir, objread.Commit, commit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	git(t, dir, nil, "update-ref", "refs/heads/main", ch.String())
+	git(t, dir, nil, "fsck", "--strict", "--no-dangling", "--no-progress")
+
+	data := []byte("short")
+	h := objwrite.Name(objread.Blob, data)
+	for _, size := range []int64{int64(len(data)) + 1, int64(len(data)) - 1} {
+		if err := objwrite.Loose(gitDir, h, objread.Blob, size, bytes.NewReader(data), nil); err == nil {
+			t.Fatalf("%d bytes declared as %d were written", len(data), size)
+		}
+	}
+	if err := objwrite.Loose(gitDir, h, objread.Blob, int64(len(data)), bytes.NewReader(data),
+		func(*os.File) io.Writer { return fullDisk{} }); err == nil || !strings.Contains(err.Error(), "no space") {
+		t.Fatalf("full disk: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(gitDir, "objects", h.String()[:2], h.String()[2:])); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("object file: %v", err)
+	}
+	noTemp(t, gitDir)
 }

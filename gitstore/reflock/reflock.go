@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,7 +17,25 @@ import (
 
 // MarkPath is where ctx hard-links a ref lock it creates: <ctxDir>/reflocks/<name, path-escaped>.
 func MarkPath(ctxDir, name string) string {
-	return filepath.Join(ctxDir, "reflocks", url.PathEscape(name))
+	return filepath.Join(ctxDir, "reflocks", pathEscape(name))
+}
+
+// pathEscape is url.PathEscape (net/url, whose package initialisation the lean front need not pay): every
+// byte but ASCII letters, digits and -_.~$&+:=@ as %XX in upper-case hex.
+func pathEscape(s string) string {
+	const hexDigits = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-_.~$&+:=@", c) >= 0 {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteByte('%')
+		b.WriteByte(hexDigits[c>>4])
+		b.WriteByte(hexDigits[c&15])
+	}
+	return b.String()
 }
 
 // CreateMarked creates lockPath as a hard link of a new mark file at mark and returns the file open for

@@ -3,6 +3,7 @@ package reflock
 import (
 	"errors"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"testing"
@@ -55,5 +56,25 @@ func TestReflogLine(t *testing.T) {
 	got := ReflogLine("a", "b", "A U Thor", "a@x", when, "ctx: set\tx\nmore")
 	if want := "a b A U Thor <a@x> 1700000000 -0530\tctx: set x\n"; got != want {
 		t.Fatalf("got %q, want %q", got, want)
+	}
+}
+
+// pathEscape names marks exactly as url.PathEscape did (gitstore's sweep unescapes them with
+// url.PathUnescape, and marks left by an older ctx keep their names): every byte, ref names with
+// slashes, spaces, percent signs and UTF-8, each round-tripping through url.PathUnescape.
+func TestPathEscapeIsURLs(t *testing.T) {
+	names := []string{"refs/heads/ctx", "refs/heads/ctx-private", "refs/ctx/incoming/origin/ctx", "a b%c", "héllo/wörld",
+		"refs/heads/a;b,c?d#e!f'g(h)i*j[k]l{m}n|o^p`q\\r\"s<t>u", "$&+:=@-_.~"}
+	for c := 0; c < 256; c++ {
+		names = append(names, "x"+string([]byte{byte(c)})+"y")
+	}
+	for _, n := range names {
+		got, want := pathEscape(n), url.PathEscape(n)
+		if got != want {
+			t.Errorf("pathEscape(%q) = %q, url.PathEscape %q", n, got, want)
+		}
+		if back, err := url.PathUnescape(got); err != nil || back != n {
+			t.Errorf("url.PathUnescape(%q) = %q, %v", got, back, err)
+		}
 	}
 }

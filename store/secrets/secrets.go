@@ -76,7 +76,7 @@ var Rules = []Rule{
 		re: lazyre.New(`\b(hf_[A-Za-z]{34})\b`), group: 1},
 	{ID: "jwt", keywords: []string{"eyj"}, Description: "a JSON Web Token", Source: "RFC 7519 compact serialisation (base64url header starting eyJ); gitleaks jwt",
 		re: lazyre.New(`\b(eyJ[0-9A-Za-z_-]{15,}\.eyJ[0-9A-Za-z_-]{15,}\.[0-9A-Za-z_-]{20,})`), group: 1},
-	{ID: "password-assignment", keywords: []string{"pass", "pwd", "secret", "key", "token"}, Description: "a password or secret assigned a random-looking value",
+	{ID: "password-assignment", keywords: []string{"pass", "pwd", "secret", "apikey", "api_key", "api-key", "token"}, Description: "a password or secret assigned a random-looking value",
 		Source: "gitleaks generic-api-key (keyword, assignment, value with Shannon entropy >= 3.5)",
 		re:     lazyre.New(`(?i)\b(?:password|passwd|pwd|secret|secret[_-]?key|api[_-]?key|apikey|access[_-]?token|auth[_-]?token|client[_-]?secret|private[_-]?token)["']?\s*(?::=|=|:)\s*["']?([^\s"'` + "`" + `;,]{12,100})`),
 		group:  1, check: random},

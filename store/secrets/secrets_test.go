@@ -190,3 +190,35 @@ func TestFindAllCompilesOnlyWithKeyword(t *testing.T) {
 	}()
 	FindAll(bad, text+"zzKeyword", Lower(text+"zzKeyword"), []string{"zzkeyword"}, false)
 }
+
+// The password rule's keywords are the words its expression starts with, so that its pre-filter lets
+// through every text it can match and no more: each spelling of each word is found (matches equal to a
+// run of the expression over the whole text), and the trailers of a ctx commit ("Ctx-Key: k5"), which
+// the write of every entry scans, hold none of them (its expression, the largest, is not compiled).
+func TestPasswordKeywordsAreTheExpressionsWords(t *testing.T) {
+	var rule *Rule
+	for i := range Rules {
+		if Rules[i].ID == "password-assignment" {
+			rule = &Rules[i]
+		}
+	}
+	words := []string{"password", "passwd", "pwd", "secret", "secret_key", "secret-key", "secretkey", "api_key", "api-key",
+		"apikey", "access_token", "access-token", "accesstoken", "auth_token", "auth-token", "authtoken", "client_secret",
+		"client-secret", "clientsecret", "private_token", "private-token", "privatetoken"}
+	for i, w := range words {
+		for _, spelled := range []string{w, strings.ToUpper(w), strings.ToUpper(w[:1]) + w[1:]} {
+			text := "config:\n  " + spelled + ": \"" + gen(uint64(200+i), 24, alnum) + "\"\nend\n"
+			got := FindAll(rule.re, text, Lower(text), rule.keywords, false)
+			want := rule.re.Get().FindAllStringSubmatchIndex(text, -1)
+			if len(want) != 1 || len(got) != 1 || got[0][0] != want[0][0] || got[0][1] != want[0][1] {
+				t.Errorf("%s: found %v, the expression over the whole text %v", spelled, got, want)
+			}
+		}
+	}
+	msg := Lower("ctx: set knowledge k5\n\nCtx-Op: knowledge.set\nCtx-Key: k5\nCtx-Agent: claude-code\nCtx-Session: s1\nCtx-Machine: laptop\n")
+	for _, k := range rule.keywords {
+		if strings.Contains(msg, k) {
+			t.Errorf("a commit message holds the keyword %q", k)
+		}
+	}
+}
