@@ -23,10 +23,24 @@ const (
 // forgotten first (PruneMissing), then every discovered source is imported.
 func refresh(t *testing.T, ix *Index, p Provider, root string) ImportStats {
 	t.Helper()
+	return refreshOrder(t, ix, p, root, true)
+}
+
+// refreshOrder is refresh, or with pruneFirst false the import then PruneMissing (the order of ctx
+// before round 9).
+func refreshOrder(t *testing.T, ix *Index, p Provider, root string, pruneFirst bool) ImportStats {
+	t.Helper()
 	ctx := context.Background()
-	removed, err := ix.PruneMissing(ctx, []string{root})
-	if err != nil {
-		t.Fatal(err)
+	prune := func() int {
+		removed, err := ix.PruneMissing(ctx, []string{root})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return removed
+	}
+	removed := 0
+	if pruneFirst {
+		removed = prune()
 	}
 	srcs, err := Discover(ctx, p, root, false)
 	if err != nil {
@@ -35,6 +49,9 @@ func refresh(t *testing.T, ix *Index, p Provider, root string) ImportStats {
 	st, err := ix.Import(ctx, srcs)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !pruneFirst {
+		removed = prune()
 	}
 	st.Removed = removed
 	return st
@@ -70,12 +87,15 @@ func sessionEvents(t *testing.T, ix *Index, sid string) []Event {
 // archived_sessions/, or moved to another Claude project folder is the same session with the same event
 // ids: after the import that sees the move the session holds all its events, and later imports keep them.
 // Before, the new file's records were kept under the old file, which the import then forgot: the session
-// lost every event, for good.
+// lost every event, for good. With the deleted file forgotten after the import (prune last), the other
+// file is read again by the next import.
 func TestMovedTranscriptKeepsEvents(t *testing.T) {
 	corpus := corpusDir(t)
 	codex := filepath.Join(corpus, "codex", "codemie", holdersRollout)
-	for _, mode := range []string{"zst", "archive", "claude", "claude-copy"} {
-		t.Run(mode, func(t *testing.T) {
+	for _, c := range []string{"zst", "archive", "claude", "claude-copy", "zst/prune-last", "archive/prune-last", "claude/prune-last", "claude-copy/prune-last"} {
+		mode, order, _ := strings.Cut(c, "/")
+		pruneFirst := order == ""
+		t.Run(c, func(t *testing.T) {
 			ctx := context.Background()
 			root := t.TempDir()
 			p, from, to := Codex, filepath.Join(root, "sessions", "2026", "05", "11", holdersRollout), ""
@@ -116,7 +136,7 @@ func TestMovedTranscriptKeepsEvents(t *testing.T) {
 			case "claude-copy":
 				// A copy imported beside the original, then the original (imported first) deleted.
 				copyEdited(t, from, to, nil)
-				refresh(t, ix, p, root)
+				refreshOrder(t, ix, p, root, pruneFirst)
 				if err := os.Remove(from); err != nil {
 					t.Fatal(err)
 				}
@@ -129,7 +149,10 @@ func TestMovedTranscriptKeepsEvents(t *testing.T) {
 				}
 			}
 			for i := range 3 {
-				st := refresh(t, ix, p, root)
+				st := refreshOrder(t, ix, p, root, pruneFirst)
+				if i == 0 && !pruneFirst {
+					continue // the deleted file is forgotten after the import: the next reads the other again
+				}
 				if got := eventIDs(t, ix, sid); !slices.Equal(got, want) {
 					t.Fatalf("import %d after the %s: %d events %+v, want the %d of before", i+1, mode, len(got), st, len(want))
 				}
