@@ -10,9 +10,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -70,8 +72,10 @@ func (c *cappedReader) Read(p []byte) (int, error) {
 // covering index sources_stamp, added to a version 2 index without a rebuild (schemaAdded). Version 4:
 // the ev_fts rowid also carries the body's length in tokens (ftsrank.Rowid), events.fts_len. Version 5:
 // events.src, the key of the source an event came from (a session may have several: docs/history.md
-// "Identity"), and the line-keyed events' native keys name their file.
-const schemaVersion = 5
+// "Identity"), and the line-keyed events' native keys name their file. Version 6: sources_session (the
+// sources of a session), conflicts (records two files of a session disagree on), and a session of several
+// files numbers its events once across them (docs/history.md "A session of several files").
+const schemaVersion = 6
 
 // schemaAdded is what version 3 adds to version 2: created in place, the rows kept.
 const schemaAdded = `
@@ -105,11 +109,13 @@ CREATE INDEX IF NOT EXISTS event_files_event ON event_files(event);
 CREATE TABLE IF NOT EXISTS event_commits(event INTEGER NOT NULL, oid TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS event_commits_oid ON event_commits(substr(oid, 1, 7));
 CREATE INDEX IF NOT EXISTS event_commits_event ON event_commits(event);
+CREATE INDEX IF NOT EXISTS sources_session ON sources(session_id);
+CREATE TABLE IF NOT EXISTS conflicts(src TEXT NOT NULL, event TEXT NOT NULL, PRIMARY KEY(src, event)) WITHOUT ROWID;
 `
 
 // oldTables are the tables of an index older than schemaVersion that Open drops (their rows are rebuilt
 // from the providers' files by the next import).
-var oldTables = []string{"ev_fts", "events", "event_files", "event_commits", "sessions", "sources", "sources_snap", "sources_dirty"}
+var oldTables = []string{"ev_fts", "events", "event_files", "event_commits", "sessions", "sources", "sources_snap", "sources_dirty", "conflicts"}
 
 // ftsSchema is the full-text table: contentless (the text is in events), deletable by rowid. Its rowid
 // is ftsRowid(event rowid, type, length): the event's class rides in the low bits and the body's length
@@ -354,6 +360,9 @@ type SourceResult struct {
 	Errors    []string       `json:"errors,omitempty"`
 	Truncated bool           `json:"truncated,omitempty"` // the source was read only up to a limit (docs/limits.md)
 	Err       string         `json:"error,omitempty"`     // set when Action is "failed"
+	// Conflicts counts the source's records that another file of the session holds with other content:
+	// the index keeps the content it had (docs/history.md "A session of several files").
+	Conflicts int `json:"conflicts,omitempty"`
 }
 
 // An import writes parsed sources in transactions of at most this many sources or bytes of text: each
@@ -377,6 +386,8 @@ type ImportStats struct {
 	Failed    int            `json:"failed"`
 	Removed   int            `json:"removed"`   // sources whose files are gone, forgotten (PruneMissing)
 	Truncated int            `json:"truncated"` // sources read only up to a limit (docs/limits.md)
+	Reread    int            `json:"reread"`    // sources read again whole: another file of their session lost records they hold
+	Conflicts int            `json:"conflicts"` // records another file of their session holds with other content (kept as indexed)
 	Events    int            `json:"events"`
 	BadLines  int            `json:"bad_lines"`
 	Unknown   map[string]int `json:"unknown"`
@@ -394,6 +405,7 @@ func (ix *Index) Import(ctx context.Context, srcs []Source) (ImportStats, error)
 func (ix *Index) ImportProgress(ctx context.Context, srcs []Source, progress func(done, total int)) (ImportStats, error) {
 	st := ImportStats{Unknown: map[string]int{}}
 	changed := false
+	reread := map[string]bool{} // the keys of sources to read again (writer.reread)
 	results := make([]SourceResult, len(srcs))
 	var known []*sourceRow            // by source, when read in bulk
 	todo := make([]int, 0, len(srcs)) // the sources to read: all but the append-only logs lstat finds unchanged
@@ -475,6 +487,7 @@ func (ix *Index) ImportProgress(ctx context.Context, srcs []Source, progress fun
 			}
 			if tx.bytes >= batchMaxBytes || tx.sources >= batchMaxSources {
 				err := tx.commit(ctx)
+				maps.Copy(reread, tx.w.reread)
 				tx = nil
 				if err != nil {
 					return st, err
@@ -487,8 +500,16 @@ func (ix *Index) ImportProgress(ctx context.Context, srcs []Source, progress fun
 	}
 	if tx != nil {
 		err := tx.commit(ctx)
+		maps.Copy(reread, tx.w.reread)
 		tx = nil
 		if err != nil {
+			return st, err
+		}
+	}
+	// The sources of sessions that lost records another of their files holds (writer.rereadOthers) are
+	// read again whole, after the others (one of them may come later in srcs).
+	if len(reread) > 0 {
+		if err := ix.reread(ctx, srcs, results, reread, &st); err != nil {
 			return st, err
 		}
 	}
@@ -508,6 +529,7 @@ func (ix *Index) ImportProgress(ctx context.Context, srcs []Source, progress fun
 			st.Failed++
 		}
 		st.Events += r.Events
+		st.Conflicts += r.Conflicts
 		st.BadLines += r.BadLines
 		if r.Truncated {
 			st.Truncated++
@@ -532,6 +554,42 @@ func (ix *Index) ImportProgress(ctx context.Context, srcs []Source, progress fun
 		}
 	}
 	return st, nil
+}
+
+// reread imports again the sources of srcs whose keys are in keys (their recorded state was reset by
+// writer.rereadOthers, so each is read whole), in one transaction, and updates their results: the events
+// added by both reads, the second's conflicts. A source of keys not in srcs is read by the next import
+// that has it.
+func (ix *Index) reread(ctx context.Context, srcs []Source, results []SourceResult, keys map[string]bool, st *ImportStats) error {
+	var (
+		batch []*pending
+		res   []*SourceResult
+		again []int // the indices in srcs read again
+		added []int // the events their first read added
+	)
+	for i := range srcs {
+		if !keys[srcs[i].key()] || results[i].Action == "failed" {
+			continue
+		}
+		r, p, err := ix.prepare(ctx, srcs[i])
+		if err != nil {
+			return err
+		}
+		again, added = append(again, i), append(added, results[i].Events)
+		results[i] = r
+		if p != nil {
+			batch = append(batch, p)
+			res = append(res, &results[i])
+		}
+	}
+	if err := ix.writeBatch(ctx, batch, res); err != nil {
+		return err
+	}
+	for k, i := range again {
+		results[i].Events += added[k]
+	}
+	st.Reread += len(again)
+	return nil
 }
 
 // loadKnown is loadSources from the source snapshot when there is a valid one (snapshot.go); repack
@@ -1036,12 +1094,14 @@ func (b *batchTx) write(ctx context.Context, p *pending, res *SourceResult) erro
 		return nil
 	}
 	b.bytes += p.textBytes()
+	conflicts := b.w.conflicts
 	n, err := b.w.writeSource(ctx, p)
 	if err != nil {
 		return err
 	}
 	b.changed = true
 	res.Events = n
+	res.Conflicts = b.w.conflicts - conflicts
 	if testHookWritten != nil {
 		testHookWritten()
 	}
@@ -1093,10 +1153,18 @@ type writer struct {
 	has, ins, fts, ef, ec, count, session, sourceRow *sql.Stmt
 	hasSrc, hasOther                                 *sql.Stmt // events of the session from this source, from others
 	noSession                                        *sql.Stmt // deletes the row of a session without events
+	otherSrc                                         *sql.Stmt // another source of the session is recorded
+	// reread holds the keys of the sources whose recorded state this transaction reset (rereadOthers):
+	// they hold records of a session that lost events another of its files gave it, and are read again
+	// whole by this import when it has them, else by the next (docs/history.md "A session of several files").
+	reread map[string]bool
+	// conflicts counts the records of the sources written that another file of their session holds with
+	// other content (the text already indexed is kept; docs/history.md "A session of several files").
+	conflicts int
 }
 
 func prepareWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
-	w := &writer{tx: tx, sctx: context.WithoutCancel(ctx)}
+	w := &writer{tx: tx, sctx: context.WithoutCancel(ctx), reread: map[string]bool{}}
 	for _, s := range []struct {
 		dst **sql.Stmt
 		sql string
@@ -1105,6 +1173,7 @@ func prepareWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 		{&w.hasSrc, `SELECT 1 FROM events WHERE session_id=? AND src=? LIMIT 1`},
 		{&w.hasOther, `SELECT 1 FROM events WHERE session_id=? AND src<>? LIMIT 1`},
 		{&w.noSession, `DELETE FROM sessions WHERE id=?`},
+		{&w.otherSrc, `SELECT 1 FROM sources WHERE session_id=? AND path<>? LIMIT 1`},
 		{&w.ins, `INSERT INTO events(id, session_id, seq, native_key, at, type, role, text, tool, files, facts, fts_len, src)
 		VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO NOTHING`},
 		{&w.fts, `INSERT INTO ev_fts(rowid, body) VALUES(?,?)`},
@@ -1128,7 +1197,7 @@ func prepareWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 }
 
 func (w *writer) close() {
-	for _, st := range []*sql.Stmt{w.has, w.hasSrc, w.hasOther, w.ins, w.fts, w.ef, w.ec, w.count, w.session, w.sourceRow, w.noSession} {
+	for _, st := range []*sql.Stmt{w.has, w.hasSrc, w.hasOther, w.ins, w.fts, w.ef, w.ec, w.count, w.session, w.sourceRow, w.noSession, w.otherSrc} {
 		if st != nil {
 			st.Close()
 		}
@@ -1139,13 +1208,25 @@ func (w *writer) writeSource(ctx context.Context, p *pending) (int, error) {
 	src := p.src
 	key := src.key()
 	others := false // the session holds events of other sources (docs/history.md "Identity")
+	multi, err := w.otherSources(p.sessionID, key)
+	if err != nil {
+		return 0, err
+	}
+	var lost map[string]bool // the events this source held before, while another file's records are kept
 	if !p.appended {
 		if p.prev != nil && p.prev.sessionID != "" && p.prev.sessionID != p.sessionID {
 			if err := w.dropSource(ctx, p.prev.sessionID, key, true); err != nil {
 				return 0, err
 			}
 		}
-		var err error
+		if multi {
+			if lost, err = w.heldBy(p.sessionID, key); err != nil {
+				return 0, err
+			}
+		}
+		if _, err := w.tx.ExecContext(w.sctx, `DELETE FROM conflicts WHERE src=?`, key); err != nil {
+			return 0, fmt.Errorf("import %s: %w", src.Path, err)
+		}
 		if others, err = w.dropSourceEvents(ctx, p.sessionID, key); err != nil {
 			return 0, err
 		}
@@ -1153,6 +1234,21 @@ func (w *writer) writeSource(ctx context.Context, p *pending) (int, error) {
 	n, err := w.insertEvents(ctx, p.sessionID, key, p.pr.Events, p.encoded)
 	if err != nil {
 		return 0, fmt.Errorf("import %s: %w", src.Path, err)
+	}
+	if multi {
+		// An event this source no longer holds may be held by another file of the session, whose import
+		// kept this source's copy: that file is read again whole (docs/history.md "A session of several files").
+		for i := range p.pr.Events {
+			delete(lost, p.pr.Events[i].ID)
+		}
+		if len(lost) > 0 {
+			if err := w.rereadOthers(p.sessionID, key); err != nil {
+				return 0, err
+			}
+		}
+		if err := w.renumber(p.sessionID); err != nil {
+			return 0, fmt.Errorf("import %s: %w", src.Path, err)
+		}
 	}
 	count := int64(-1) // the session's events, counted when earlier ones or other sources' were kept
 	if !p.appended && !others {
@@ -1360,15 +1456,97 @@ func (w *writer) dropSourceEvents(ctx context.Context, id, key string) (others b
 	return false, nil
 }
 
+// otherSources reports whether a source other than key is recorded for the session id.
+func (w *writer) otherSources(id, key string) (bool, error) {
+	var one int
+	err := w.otherSrc.QueryRowContext(w.sctx, id, key).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("sources of session %s: %w", id, err)
+	}
+	return true, nil
+}
+
+// heldBy returns the ids of the session's events whose record the source key gave.
+func (w *writer) heldBy(id, key string) (map[string]bool, error) {
+	rows, err := w.tx.QueryContext(w.sctx, `SELECT id FROM events WHERE session_id=? AND src=?`, id, key)
+	if err != nil {
+		return nil, fmt.Errorf("events of session %s: %w", id, err)
+	}
+	defer rows.Close()
+	ids := map[string]bool{}
+	for rows.Next() {
+		var e string
+		if err := rows.Scan(&e); err != nil {
+			return nil, fmt.Errorf("events of session %s: %w", id, err)
+		}
+		ids[e] = true
+	}
+	return ids, rows.Err()
+}
+
+// rereadOthers resets the recorded state of the session's sources but key (parser revision 0: the next
+// import of each reads it whole) and records their keys in w.reread. A record two files of a session
+// share is stored once, under the file imported first; when that file loses it (deleted, rewritten), the
+// others are read again so that the record stays while any file holds it.
+func (w *writer) rereadOthers(id, key string) error {
+	rows, err := w.tx.QueryContext(w.sctx, `UPDATE sources SET parser_rev=0 WHERE session_id=? AND path<>? RETURNING path`, id, key)
+	if err != nil {
+		return fmt.Errorf("sources of session %s: %w", id, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			return fmt.Errorf("sources of session %s: %w", id, err)
+		}
+		w.reread[k] = true
+	}
+	return rows.Err()
+}
+
+// renumber gives the events of a session of several files one order, their seq 1, 2, ...: file by file,
+// each file's events in the order they were read (its rows' order), the files by their first recorded
+// time (a file without one last), then by key. A resumed Codex thread's second rollout starts after the
+// first (docs/history.md "A session of several files"). Only rows whose seq moves are written.
+func (w *writer) renumber(id string) error {
+	_, err := w.tx.ExecContext(w.sctx, `WITH f AS (SELECT src, min(CASE WHEN at<>0 THEN at END) AS t0 FROM events WHERE session_id=?1 GROUP BY src),
+	r AS (SELECT e.rowid AS rid, row_number() OVER (ORDER BY f.t0 IS NULL, f.t0, e.src, e.rowid) AS n
+		FROM events e JOIN f ON f.src=e.src WHERE e.session_id=?1)
+	UPDATE events SET seq=r.n FROM r WHERE events.rowid=r.rid AND events.seq<>r.n`, id)
+	if err != nil {
+		return fmt.Errorf("order session %s: %w", id, err)
+	}
+	return nil
+}
+
 // dropSource deletes the events the source key gave the session id: the session keeps those of its
-// other sources (its event count follows), or goes when it has none left. Unless keepRow, the source's
-// row goes too.
+// other sources (its event count follows, its events numbered again), or goes when it has none left.
+// The session's other sources are read again (rereadOthers): they may hold records this one held. Unless
+// keepRow, the source's row goes too.
 func (w *writer) dropSource(ctx context.Context, id, key string, keepRow bool) error {
+	multi, err := w.otherSources(id, key)
+	if err != nil {
+		return err
+	}
+	if _, err := w.tx.ExecContext(w.sctx, `DELETE FROM conflicts WHERE src=?`, key); err != nil {
+		return fmt.Errorf("forget source %s: %w", key, err)
+	}
 	others, err := w.dropSourceEvents(ctx, id, key)
 	if err != nil {
 		return err
 	}
+	if multi {
+		if err := w.rereadOthers(id, key); err != nil {
+			return err
+		}
+	}
 	if others {
+		if err := w.renumber(id); err != nil {
+			return err
+		}
 		if _, err := w.tx.ExecContext(w.sctx, `UPDATE sessions SET event_count=(SELECT count(*) FROM events WHERE session_id=?) WHERE id=?`, id, id); err != nil {
 			return fmt.Errorf("count session %s: %w", id, err)
 		}
@@ -1456,13 +1634,28 @@ func (w *writer) insertEvents(ctx context.Context, sessionID, srcKey string, evs
 				break // the same record twice: keep the first
 			}
 			// Another file of the session (a shared record, a copy of the transcript) already holds this
-			// record: it is the same event, which belongs to the file imported first (docs/history.md
-			// "Identity"); only a record id reused within one file is keyed by its position too.
-			var src sql.NullString
-			if err := w.tx.QueryRowContext(w.sctx, `SELECT src FROM events WHERE id = ?`, e.ID).Scan(&src); err != nil {
+			// record: it is the same event, which keeps the content of the file imported first
+			// (docs/history.md "A session of several files"); only a record id reused within one file is
+			// keyed by its position too.
+			var (
+				src, oTool, oFiles, oFacts sql.NullString
+				oAt                        int64
+				oType, oRole, oText        string
+			)
+			if err := w.tx.QueryRowContext(w.sctx, `SELECT src, at, type, role, text, tool, files, facts FROM events WHERE id = ?`, e.ID).
+				Scan(&src, &oAt, &oType, &oRole, &oText, &oTool, &oFiles, &oFacts); err != nil {
 				return n, fmt.Errorf("insert event: %w", err)
 			}
 			if src.String != srcKey {
+				if oAt != at || oType != string(e.Type) || oRole != e.Role || oText != e.Text ||
+					oTool.String != enc.tool || oFiles.String != enc.files || oFacts.String != enc.facts {
+					// The two files disagree: the record keeps the text already indexed, and the
+					// disagreement is counted (the import's report, ctx status).
+					w.conflicts++
+					if _, err := w.tx.ExecContext(w.sctx, `INSERT OR IGNORE INTO conflicts(src, event) VALUES(?,?)`, srcKey, e.ID); err != nil {
+						return n, fmt.Errorf("record conflict: %w", err)
+					}
+				}
 				break
 			}
 			// The provider reused a record id within the session: key this one by its position too.
@@ -1645,10 +1838,14 @@ func (ix *Index) relink(ctx context.Context) error {
 	return nil
 }
 
-// PruneMissing forgets the sources under the directories roots (absolute, clean) whose files are gone:
-// their events leave their sessions (a session with none left goes), their rows leave sources
-// (docs/history.md "Incremental import"). A source whose file cannot be lstat'ed for another reason is
-// kept. It returns how many sources it forgot; the generation moves when it forgot any.
+// PruneMissing forgets the sources under the directories roots (absolute, clean) whose files are gone,
+// and the sessions of an OpenCode database under them that the database no longer lists: their events
+// leave their sessions (a session with none left goes), their rows leave sources (docs/history.md
+// "Incremental import"). A source whose file cannot be lstat'ed for another reason, or whose database
+// cannot be read, is kept. The other sources of a session that lost a source are marked to be read again
+// whole (writer.rereadOthers): run it before the import that walked the roots, which then restores the
+// records those files hold. It returns how many sources it forgot; the generation moves when it forgot
+// any.
 func (ix *Index) PruneMissing(ctx context.Context, roots []string) (int, error) {
 	if len(roots) == 0 {
 		return 0, nil
@@ -1659,6 +1856,7 @@ func (ix *Index) PruneMissing(ctx context.Context, roots []string) (int, error) 
 	}
 	type gone struct{ key, session string }
 	var drop []gone
+	dbs := map[string][]gone{} // an OpenCode database's recorded sessions, by the database's path
 	for rows.Next() {
 		var key, format, session string
 		if err := rows.Scan(&key, &format, &session); err != nil {
@@ -1676,11 +1874,30 @@ func (ix *Index) PruneMissing(ctx context.Context, roots []string) (int, error) 
 		}
 		if _, err := os.Lstat(file); errors.Is(err, fs.ErrNotExist) {
 			drop = append(drop, gone{key, session})
+		} else if err == nil && file != key {
+			dbs[file] = append(dbs[file], gone{key, session})
 		}
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return 0, fmt.Errorf("read sources: %w", err)
+	}
+	// A session deleted from a database that is still there: the database lists its sessions (one that
+	// cannot be read keeps them all).
+	for _, file := range slices.Sorted(maps.Keys(dbs)) {
+		listed, err := openCodeDBSessions(ctx, file)
+		if err != nil {
+			continue
+		}
+		have := make(map[string]bool, len(listed))
+		for _, s := range listed {
+			have[s.key()] = true
+		}
+		for _, g := range dbs[file] {
+			if !have[g.key] {
+				drop = append(drop, g)
+			}
+		}
 	}
 	if len(drop) == 0 {
 		return 0, nil

@@ -34,18 +34,7 @@ func TestSameSessionTwoFiles(t *testing.T) {
 	ix := openTestIndex(t)
 	imp := func() ImportStats {
 		t.Helper()
-		srcs, err := Discover(ctx, Codex, root, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		st, err := ix.Import(ctx, srcs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if st.Removed, err = ix.PruneMissing(ctx, []string{root}); err != nil {
-			t.Fatal(err)
-		}
-		return st
+		return refresh(t, ix, Codex, root) // PruneMissing, then Import, as ctx history import
 	}
 	hits := func(q string) int {
 		t.Helper()

@@ -254,13 +254,17 @@ type Stats struct {
 	Events     int            `json:"events"`
 	Generation int64          `json:"generation"`
 	ByProvider map[string]int `json:"sessions_by_provider"`
+	// Conflicts counts the records a file holds with other content than the indexed event, which
+	// another file of the session gave first (docs/history.md "A session of several files").
+	Conflicts int `json:"conflicts,omitempty"`
 }
 
-// Stats returns counts of sources, sessions and events.
+// Stats returns counts of sources, sessions, events and conflicting records.
 func (ix *Index) Stats(ctx context.Context) (Stats, error) {
 	st := Stats{ByProvider: map[string]int{}}
 	for q, dst := range map[string]*int{
 		`SELECT count(*) FROM sources`: &st.Sources, `SELECT count(*) FROM sessions`: &st.Sessions, `SELECT count(*) FROM events`: &st.Events,
+		`SELECT count(*) FROM conflicts`: &st.Conflicts,
 	} {
 		if err := ix.db.QueryRowContext(ctx, q).Scan(dst); err != nil {
 			return st, fmt.Errorf("stats: %w", err)

@@ -93,6 +93,9 @@ type historyStatus struct {
 	Sessions   int            `json:"sessions"`
 	Events     int            `json:"events"`
 	ByProvider map[string]int `json:"sessions_by_provider"`
+	// Conflicts counts records that two files of a session hold with different content (the index keeps
+	// the first file's; docs/history.md "A session of several files"); absent when none.
+	Conflicts int `json:"conflicts,omitempty"`
 	// Error is why the index cannot be read (damaged, written by a newer ctx, ...); Hint then says
 	// the remedy (docs/history.md "A damaged index").
 	Error string `json:"error,omitempty"`
@@ -121,8 +124,8 @@ func (s *srv) historyStatus(ctx context.Context) (historyStatus, error) {
 		hs.Error, hs.Hint = err.Error(), indexRemedy(err, hs.Path)
 		return hs, nil
 	}
-	hs.Exists, hs.Generation, hs.Sources, hs.Sessions, hs.Events, hs.ByProvider = true, st.Generation, st.Sources,
-		st.Sessions, st.Events, st.ByProvider
+	hs.Exists, hs.Generation, hs.Sources, hs.Sessions, hs.Events, hs.ByProvider, hs.Conflicts = true, st.Generation, st.Sources,
+		st.Sessions, st.Events, st.ByProvider, st.Conflicts
 	return hs, nil
 }
 

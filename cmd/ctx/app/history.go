@@ -408,14 +408,18 @@ func importHistory(ctx context.Context, e *env, o historyImportOptions) error {
 	if !o.Quiet {
 		progress = progressBar(e.errTerm, len(srcs))
 	}
+	// The sources whose files were deleted leave the index first (their sessions keep their other
+	// files'): the import then reads again the other files of those sessions, which may hold the same
+	// records (docs/history.md "A session of several files").
+	removed, err := ix.PruneMissing(ctx, walked)
+	if err != nil {
+		return err
+	}
 	st, err := ix.ImportProgress(ctx, srcs, progress)
 	if err != nil {
 		return err
 	}
-	// The sources whose files were deleted leave the index (their sessions keep their other files').
-	if st.Removed, err = ix.PruneMissing(ctx, walked); err != nil {
-		return err
-	}
+	st.Removed = removed
 	if err := ix.SaveDirCache(ctx, dirs); err != nil {
 		fmt.Fprintf(e.stderr, "ctx: warning: %v\n", err) // the next import lists the directories again
 	}
@@ -433,7 +437,13 @@ func importHistory(ctx context.Context, e *env, o historyImportOptions) error {
 	fmt.Fprintf(w, "%d sources: %d imported, %d appended, %d unchanged, %d failed; %d events added\n",
 		st.Sources, st.Imported, st.Appended, st.Unchanged, st.Failed, st.Events)
 	if st.Removed > 0 {
-		fmt.Fprintf(w, "%d sources removed (their files are gone)\n", st.Removed)
+		fmt.Fprintf(w, "%d sources removed (their files or sessions are gone)\n", st.Removed)
+	}
+	if st.Reread > 0 {
+		fmt.Fprintf(w, "%d sources read again (another file of their session lost records they hold)\n", st.Reread)
+	}
+	if st.Conflicts > 0 {
+		fmt.Fprintf(w, "%d records conflict: another file of their session holds them with other content (the indexed text is kept; ctx status counts them)\n", st.Conflicts)
 	}
 	if st.BadLines > 0 {
 		fmt.Fprintf(w, "%d bad lines skipped\n", st.BadLines)
