@@ -208,3 +208,24 @@ func TestCommitRefusesMalformedRecord(t *testing.T) {
 		t.Fatal("a refused commit moved ctx")
 	}
 }
+
+// A check-in writes over this agent's malformed activity entry (before: it failed reading the old one);
+// a check-out of it still says what is wrong.
+func TestCheckInOverwritesMalformedActivity(t *testing.T) {
+	s, dir := storetest.New(t)
+	e, _, err := s.CheckIn(bg, store.CheckIn{Task: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := store.ActivityPath(e.Member, e.Agent, e.Machine)
+	breakOnBranch(t, dir, "ctx", p, `{"member":"x","files":"a.go"}`+"\n")
+	if _, _, err := s.CheckOut(bg); err == nil || !strings.Contains(err.Error(), "is malformed") || !strings.Contains(err.Error(), "ctx activity check-in") {
+		t.Fatalf("check-out of a malformed entry: %v", err)
+	}
+	if _, c, err := s.CheckIn(bg, store.CheckIn{Task: "again"}); err != nil || c == nil {
+		t.Fatalf("check-in over a malformed entry: %v, %v", c, err)
+	}
+	if got := storetest.Show(t, dir, "ctx", p); store.RecordProblem(p, []byte(got)) != "" || !strings.Contains(got, `"again"`) {
+		t.Fatalf("the entry after check-in: %s", got)
+	}
+}

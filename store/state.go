@@ -51,7 +51,7 @@ func (st ActiveState) sameContent(o ActiveState) bool {
 }
 
 // readState reads state.json from the first scope holding it; a missing file is the empty state in the
-// public scope (ok false). A state.json that does not decode is a *malformedStateError, returned with the
+// public scope (ok false). A state.json that does not decode is a *malformedRecordError, returned with the
 // empty state of its scope (ok true, raw nil): a write replaces it (writeOverMalformed).
 func readState(ctx context.Context, v *View) (st ActiveState, raw []byte, ok bool, err error) {
 	b, sc, err := v.Read(ctx, StatePath)
@@ -66,30 +66,33 @@ func readState(ctx context.Context, v *View) (st ActiveState, raw []byte, ok boo
 	if err := json.Unmarshal(b, &st); err != nil {
 		st = ActiveState{Scope: sc}
 		st.normalize()
-		return st, nil, true, &malformedStateError{scope: sc, err: err}
+		return st, nil, true, &malformedRecordError{path: StatePath, scope: sc, err: err, repair: "ctx state set or ctx state clear"}
 	}
 	st.Scope = sc
 	st.normalize()
 	return st, b, true, nil
 }
 
-// malformedStateError is a state.json that does not decode (a hand edit with plain git, a teammate's tool).
-type malformedStateError struct {
-	scope Scope
-	err   error
+// malformedRecordError is a JSON record that does not decode (a hand edit with plain git, a teammate's
+// tool): its path, scope, the decoder's error and the commands that write it again.
+type malformedRecordError struct {
+	path   string
+	scope  Scope
+	err    error
+	repair string
 }
 
-func (e *malformedStateError) Error() string {
-	return fmt.Sprintf("%s (%s scope) is malformed: %v; ctx state set or ctx state clear writes it again (docs/format.md \"Records\")",
-		StatePath, e.scope, e.err)
+func (e *malformedRecordError) Error() string {
+	return fmt.Sprintf("%s (%s scope) is malformed: %v; %s writes it again (docs/format.md \"Records\")",
+		e.path, e.scope, e.err, e.repair)
 }
 
-func (e *malformedStateError) Unwrap() error { return e.err }
+func (e *malformedRecordError) Unwrap() error { return e.err }
 
-// writeOverMalformed drops readState's error for a state.json that does not decode: the write replaces
-// the record (in its scope) with nothing kept of it. Other errors are returned.
+// writeOverMalformed drops a reader's *malformedRecordError: the write replaces the record (in its
+// scope) with nothing kept of it. Other errors are returned.
 func writeOverMalformed(err error) error {
-	var me *malformedStateError
+	var me *malformedRecordError
 	if errors.As(err, &me) {
 		return nil
 	}
