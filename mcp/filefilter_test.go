@@ -86,7 +86,7 @@ func smallHistoryServer(t *testing.T) (*session, string) {
 	return serve(t, st, Options{HistoryDir: hist}, ""), dir
 }
 
-// show_event with an id of no ctx id's form ("--------", seed 004's ctx event IDs are UUIDs or their
+// show_event with an id of no ctx id's form ("--------"; ctx event ids are UUIDs or their 8-hex-digit
 // prefixes) is invalid_request, not not_found (before: not_found); a well-formed id the index lacks is
 // not_found; show_session falls back to the provider's ids, so an unknown one is not_found.
 func TestShowEventMalformedID(t *testing.T) {
