@@ -197,6 +197,16 @@ func (b *Blamer) RelPath(dir, p string) (string, error) {
 	return filepath.ToSlash(rel), nil
 }
 
+// hasOnly is git blame's error for a range that starts past the file's end.
+var hasOnly = lazyre.New(`has only (\d+) lines?`)
+
+func plural(n string) string {
+	if n == "1" {
+		return ""
+	}
+	return "s"
+}
+
 // File blames lines start..end (1-based, inclusive; end 0 = to the end of the file) of path (relative to
 // the top level, as RelPath returns) at HEAD.
 func (b *Blamer) File(ctx context.Context, path string, start, end int) (FileResult, error) {
@@ -245,8 +255,10 @@ func (b *Blamer) File(ctx context.Context, path string, start, end int) (FileRes
 	}
 	res.WorktreeDiffers = status != ""
 	if err != nil {
-		if strings.Contains(err.Error(), "has only") {
-			return res, fmt.Errorf("%w: %s: %v", ErrUsage, path, err)
+		if m := hasOnly.Get().FindStringSubmatch(err.Error()); m != nil {
+			// git's "fatal: file f has only 2 lines", with its command line: said as ctx says it.
+			return res, fmt.Errorf("%w: line %d is past the end of %s, which has %s line%s at HEAD (%.10s); give lines 1 to %[4]s",
+				ErrUsage, start, path, m[1], plural(m[1]), head)
 		}
 		return res, fmt.Errorf("blame %s: %w", path, err)
 	}

@@ -323,6 +323,15 @@ func TestBadRequests(t *testing.T) {
 	if _, err := b.RelPath(f.repo, "../outside.py"); err == nil {
 		t.Errorf("path outside the repository accepted")
 	}
+	// A line past the end: ctx's own words, not git's error with its command line.
+	n := len(strings.Split(testenv.Git(t, f.repo, "show", "HEAD:hello.py"), "\n"))
+	for _, r := range [][2]int{{n + 1, 0}, {n + 5, n + 9}} {
+		_, err := b.File(ctx, "hello.py", r[0], r[1])
+		want := fmt.Sprintf("line %d is past the end of hello.py, which has %d lines at HEAD", r[0], n)
+		if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "git blame") || strings.Contains(err.Error(), "fatal") {
+			t.Errorf("lines %v of a %d-line file: %v", r, n, err)
+		}
+	}
 }
 
 func TestSessionFromEnv(t *testing.T) {

@@ -30,8 +30,9 @@ import (
 	_ "modernc.org/sqlite" // the index's SQLite engine (pure Go, FTS5)
 )
 
-// parserRev is bumped when a parser changes what it produces: every source is then re-imported.
-const parserRev = 3
+// parserRev is bumped when a parser changes what it produces: every source is then re-imported. 4: the
+// paths of event_files are kept cleaned (CleanFilePath).
+const parserRev = 4
 
 // Bounds of the zstd decoder for .jsonl.zst rollouts (docs/limits.md).
 const (
@@ -1231,7 +1232,7 @@ func (w *writer) writeSource(ctx context.Context, p *pending) (int, error) {
 			return 0, err
 		}
 	}
-	n, err := w.insertEvents(ctx, p.sessionID, key, p.pr.Events, p.encoded)
+	n, err := w.insertEvents(ctx, p.sessionID, key, p.st.Meta.CWD, p.pr.Events, p.encoded)
 	if err != nil {
 		return 0, fmt.Errorf("import %s: %w", src.Path, err)
 	}
@@ -1589,6 +1590,19 @@ func encodeEvent(e *Event) encodedEvent {
 	return enc
 }
 
+// filePathKey is a touched path as event_files keeps it, for the file filter (docs/history.md "Search"):
+// cleaned as CleanFilePath cleans the filter ("./a/../b" is "b"), and a relative one joined to cwd when cwd is absolute (the
+// filter takes a relative path from the repository or the directory ctx runs in).
+func filePathKey(cwd, p string) string {
+	switch {
+	case p == "":
+		return ""
+	case !filepath.IsAbs(p) && filepath.IsAbs(cwd):
+		return filepath.Join(cwd, p)
+	}
+	return filepath.Clean(p)
+}
+
 func nullable(s string) any {
 	if s == "" {
 		return nil
@@ -1596,8 +1610,10 @@ func nullable(s string) any {
 	return s
 }
 
-// insertEvents inserts a session's events; encoded, when not nil, holds encodeEvent of each.
-func (w *writer) insertEvents(ctx context.Context, sessionID, srcKey string, evs []Event, encoded []encodedEvent) (int, error) {
+// insertEvents inserts a session's events; encoded, when not nil, holds encodeEvent of each. The paths of
+// their file touches are kept as filePathKey makes them, a relative one taken from cwd (the session's
+// working directory) when that is absolute.
+func (w *writer) insertEvents(ctx context.Context, sessionID, srcKey, cwd string, evs []Event, encoded []encodedEvent) (int, error) {
 	ins, ef, ec := w.ins, w.ef, w.ec
 	n := 0
 	for i := range evs {
@@ -1669,7 +1685,7 @@ func (w *writer) insertEvents(ctx context.Context, sessionID, srcKey string, evs
 			return n, fmt.Errorf("index event: %w", err)
 		}
 		for _, f := range e.Files {
-			if _, err := ef.ExecContext(w.sctx, rowid, f.Path, string(f.Op)); err != nil {
+			if _, err := ef.ExecContext(w.sctx, rowid, filePathKey(cwd, f.Path), string(f.Op)); err != nil {
 				return n, fmt.Errorf("index event files: %w", err)
 			}
 		}

@@ -907,8 +907,23 @@ func snippet(text string, terms []string) string {
 	return s
 }
 
+// CleanFilePath is the form of a touched path that the index keeps (event_files) and the file filter
+// compares: filepath.Clean's, without "./", "..", "//" or a trailing "/", except that a trailing "/" given
+// (a folder prefix of the filter) is kept. A relative path stays relative. "" stays "".
+func CleanFilePath(p string) string {
+	if p == "" {
+		return ""
+	}
+	c := filepath.Clean(p)
+	if strings.HasSuffix(p, "/") && !strings.HasSuffix(c, "/") {
+		c += "/"
+	}
+	return c
+}
+
 // repoFileWhere appends to where and args the conditions of the repo filter (a session whose cwd is repo
-// or below it) and the file filter (an event that touched file; a file ending in "/" is a folder prefix),
+// or below it) and the file filter (an event that touched file, cleaned as the index keeps paths:
+// CleanFilePath; a file ending in "/" is a folder prefix),
 // shared by Search and ListEvents. Empty values add nothing.
 func repoFileWhere(where []string, args []any, repo, file string) ([]string, []any) {
 	if repo != "" {
@@ -917,6 +932,7 @@ func repoFileWhere(where []string, args []any, repo, file string) ([]string, []a
 		args = append(args, repo, utf8.RuneCountInString(repo)+1, repo+string(filepath.Separator)) // substr counts characters
 	}
 	if file != "" {
+		file = CleanFilePath(file) // as the index keeps the paths
 		if strings.HasSuffix(file, "/") {
 			where = append(where, "e.rowid IN (SELECT event FROM event_files WHERE substr(path, 1, ?) = ?)")
 			args = append(args, utf8.RuneCountInString(file), file)

@@ -351,7 +351,7 @@ func (ix *Index) ImportShared(ctx context.Context, path, blob, wantID string, da
 	if err != nil {
 		return res, err
 	}
-	n, err := w.insertEvents(ctx, s.ID, key, evs, nil)
+	n, err := w.insertEvents(ctx, s.ID, key, s.CWD, evs, nil)
 	if err != nil {
 		return res, fmt.Errorf("import shared %s: %w", path, err)
 	}

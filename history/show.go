@@ -15,14 +15,44 @@ var ErrNotFound = errors.New("not found")
 // ErrAmbiguous is wrapped when an id prefix matches more than one session or event.
 var ErrAmbiguous = errors.New("ambiguous id prefix")
 
-// resolveID maps a full id or a prefix of at least 8 hex digits to one id of table.
+// ErrInvalidID is wrapped when an id is not a ctx id nor a prefix of one (ValidIDPrefix): it names nothing
+// an index could hold ("--------", "x"). Session ids fall back to the provider's own ids, so only events
+// report it (docs/history.md "Identity").
+var ErrInvalidID = errors.New("malformed id")
+
+// ValidIDPrefix reports whether id (lower case) is a ctx id (a UUID: 8-4-4-4-12 hex digits) or a prefix
+// of one with at least 8 hex digits, the forms resolveID looks up.
+func ValidIDPrefix(id string) bool {
+	if len(id) > 36 {
+		return false
+	}
+	hex := 0
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+				return false
+			}
+			hex++
+		}
+	}
+	return hex >= 8
+}
+
+// resolveID maps a full id or a prefix of at least 8 hex digits to one id of table. An id of another
+// form wraps ErrInvalidID (and ErrNotFound, for the callers that only know that one).
 func (ix *Index) resolveID(ctx context.Context, table, id string) (string, error) {
 	id = strings.ToLower(strings.TrimSpace(id))
+	if !ValidIDPrefix(id) {
+		return "", fmt.Errorf("%w: %q (give the full id, 8-4-4-4-12 hex digits, or a prefix of it with at least 8 hex digits): %w", ErrInvalidID, id, ErrNotFound)
+	}
 	if len(id) == 36 {
 		return id, nil
-	}
-	if len(id) < 8 || strings.Trim(id, "0123456789abcdef-") != "" {
-		return "", fmt.Errorf("%w: %q (give the full id or at least 8 hex digits)", ErrNotFound, id)
 	}
 	rows, err := ix.db.QueryContext(ctx, `SELECT id FROM `+table+` WHERE id >= ? AND id < ? ORDER BY id LIMIT 2`, id, id+"\xff")
 	if err != nil {
@@ -63,6 +93,9 @@ func (ix *Index) Session(ctx context.Context, id string) (Session, error) {
 			return ix.sessionByID(ctx, nid)
 		case !errors.Is(nerr, ErrNotFound):
 			err = nerr
+		case errors.Is(err, ErrInvalidID):
+			// Not a ctx id, nor a provider's id this index holds: a session id may be any provider's.
+			err = fmt.Errorf("session %w: %s", ErrNotFound, given)
 		}
 	}
 	return s, err

@@ -159,6 +159,8 @@ func (s *srv) ctxTip(ctx context.Context) (string, error) {
 // historyErrorCode sorts the history package's errors into typed tool errors.
 func historyCode(err error) string {
 	switch {
+	case errors.Is(err, history.ErrInvalidID): // before ErrNotFound, which it wraps too
+		return codeInvalidRequest
 	case errors.Is(err, history.ErrNotFound):
 		return codeNotFound
 	case errors.Is(err, history.ErrAmbiguous), errors.Is(err, history.ErrBadQuery):

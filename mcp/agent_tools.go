@@ -618,6 +618,26 @@ func providerSet(list []string) ([]history.Provider, bool) {
 	return ps, withCtx
 }
 
+// indexFile is the file filter of search and query_events as the index holds paths (docs/mcp.md "search"):
+// cleaned (history.CleanFilePath), and a relative path taken from the repository's top level (the agents'
+// tools record absolute paths), a trailing "/" (a folder prefix) kept. Without a work tree (a bare
+// repository) a relative path stays relative. "" stays "".
+func (s *srv) indexFile(file string) string {
+	c := history.CleanFilePath(file)
+	if c == "" || filepath.IsAbs(c) {
+		return c
+	}
+	wt := s.st.WorkTree()
+	if wt == "" {
+		return c
+	}
+	abs := filepath.Join(wt, c)
+	if strings.HasSuffix(c, "/") {
+		abs += "/"
+	}
+	return abs
+}
+
 func (s *srv) searchTool(ctx context.Context, args searchArgs) (any, error) {
 	if strings.TrimSpace(args.Query) == "" {
 		return nil, argErrorf("argument 'query': must not be blank")
@@ -684,7 +704,7 @@ func (s *srv) searchTool(ctx context.Context, args searchArgs) (any, error) {
 			sessionID = sess.ID
 		}
 		res, err := ix.Search(ctx, history.Query{Text: args.Query, Providers: provs, Since: since, Until: until,
-			File: args.File, SessionID: sessionID, Repo: args.Repo, Scope: scope,
+			File: s.indexFile(args.File), SessionID: sessionID, Repo: args.Repo, Scope: scope,
 			EventType: history.EventType(args.EventType), PrimaryOnly: args.PrimaryOnly, SourceDirs: sourceDirs, Limit: want})
 		if err != nil {
 			return nil, err
@@ -868,10 +888,12 @@ func (s *srv) ctxSearch(ctx context.Context, args searchArgs, since, until time.
 	}
 	docs = kept
 	if args.File != "" {
+		// The store's paths (knowledge/x.md) are relative to the branch: the filter cleaned as the index's.
+		file := history.CleanFilePath(args.File)
 		kept := docs[:0]
 		for _, d := range docs {
 			for _, p := range d.paths {
-				if p == args.File || (strings.HasSuffix(args.File, "/") && strings.HasPrefix(p, args.File)) {
+				if p == file || (strings.HasSuffix(file, "/") && strings.HasPrefix(p, file)) {
 					kept = append(kept, d)
 					break
 				}
@@ -1354,7 +1376,7 @@ func (s *srv) queryEventsTool(ctx context.Context, args queryEventsArgs) (any, e
 	} else if s.noIndexHint(ctx) != noIndexHint(ctx) {
 		fresh.State = "rebuild_required"
 	}
-	q := history.EventQuery{Role: args.Role, File: args.File, Repo: args.Repo, Since: since, Until: until,
+	q := history.EventQuery{Role: args.Role, File: s.indexFile(args.File), Repo: args.Repo, Since: since, Until: until,
 		Desc: order == "desc", Limit: limit + 1}
 	for _, p := range args.Providers {
 		hp, _ := history.ParseProvider(p)

@@ -305,7 +305,8 @@ func nullable(p *string) *string {
 	return &v
 }
 
-// readActivity reads an activity file from the first scope holding it; raw nil when absent.
+// readActivity reads an activity file from the first scope holding it; raw nil when absent. One that does
+// not decode is a *malformedRecordError, returned with its scope and raw nil.
 func readActivity(ctx context.Context, v *View, p string) (ActivityEntry, Scope, []byte, error) {
 	var e ActivityEntry
 	b, sc, err := v.Read(ctx, p)
@@ -316,7 +317,8 @@ func readActivity(ctx context.Context, v *View, p string) (ActivityEntry, Scope,
 		return e, "", nil, err
 	}
 	if err := json.Unmarshal(b, &e); err != nil {
-		return e, "", nil, fmt.Errorf("%s: %w", p, err)
+		// A check-in writes over it (writeActivity).
+		return ActivityEntry{}, sc, nil, &malformedRecordError{path: p, scope: sc, err: err, repair: "ctx activity check-in (MCP: context_check_in)"}
 	}
 	return e, sc, b, nil
 }
@@ -339,7 +341,7 @@ func (s *Store) writeActivity(ctx context.Context, op Op, member string, create,
 	var out ActivityEntry
 	c, err := s.Write(ctx, op, func(v *View) (Edits, error) {
 		e, sc, raw, err := readActivity(ctx, v, p)
-		if err != nil {
+		if err != nil && (!create || writeOverMalformed(err) != nil) {
 			return nil, err
 		}
 		if raw == nil {

@@ -26,6 +26,11 @@ type Diagnosis struct {
 	// one is refused by every pull; one may be on the branch from before the limit, or written with plain
 	// git): readable, but to shrink or remove. Never nil.
 	Oversized []Problem `json:"oversized"`
+	// Records are the JSON records of the context refs' tips that ctx reads and that are malformed
+	// (RecordProblem: a hand edit with plain git, a teammate's tool): their readers fail until the record
+	// is written again (ctx state set replaces state.json; a fix in .context/ and ctx commit, or git, any
+	// record). ctx doctor --fix does not remove them. Never nil.
+	Records []Problem `json:"malformed_records"`
 	// Checkout says why .context/ cannot be used (a symbolic link or a file at its place, files the user's
 	// repository tracks there: CheckoutDirError; missing after it was checked out here:
 	// CheckoutMissingError), with the fix; "" when it can.
@@ -78,6 +83,9 @@ func (s *Store) Doctor(ctx context.Context) (*Diagnosis, error) {
 		return nil, err
 	}
 	if d.Oversized, err = s.OversizedFiles(ctx); err != nil {
+		return nil, err
+	}
+	if d.Records, err = s.MalformedRecords(ctx); err != nil {
 		return nil, err
 	}
 	unsafe := map[Scope]bool{}
@@ -136,12 +144,41 @@ func (s *Store) OversizedFiles(ctx context.Context) ([]Problem, error) {
 		if err != nil {
 			return nil, err
 		}
-		ps, err := checkTree(ctx, s.repo, tips[sc], sc, tree, gitstore.ZeroHash, true)
+		ps, err := checkTree(ctx, s.repo, tips[sc], sc, tree, gitstore.ZeroHash, checkSizes)
 		if err != nil {
 			return nil, err
 		}
 		for _, p := range ps {
 			if p.Size > 0 {
+				out = append(out, p)
+			}
+		}
+	}
+	return out, nil
+}
+
+// MalformedRecords lists the JSON records of the context refs' tips that ctx reads and that are malformed
+// (RecordProblem), every scope, sorted by scope then path. It reads every record. Never nil.
+func (s *Store) MalformedRecords(ctx context.Context) ([]Problem, error) {
+	tips, err := s.Tips(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := []Problem{}
+	for _, sc := range Scopes {
+		if tips[sc].IsZero() {
+			continue
+		}
+		tree, err := s.repo.TreeOf(ctx, tips[sc])
+		if err != nil {
+			return nil, err
+		}
+		ps, err := checkTree(ctx, s.repo, tips[sc], sc, tree, gitstore.ZeroHash, checkRecords)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range ps {
+			if p.Record {
 				out = append(out, p)
 			}
 		}

@@ -143,3 +143,9 @@ func SetCarryIndex(on bool) func() {
 	carryIndex = on
 	return func() { carryIndex = old }
 }
+
+// CompileRecordSchemaChecked compiles an embedded record schema, validating it against its metaschema.
+func CompileRecordSchemaChecked(name string) error {
+	_, err := compileRecordSchemaDoc(name, true)
+	return err
+}

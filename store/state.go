@@ -51,7 +51,8 @@ func (st ActiveState) sameContent(o ActiveState) bool {
 }
 
 // readState reads state.json from the first scope holding it; a missing file is the empty state in the
-// public scope (ok false).
+// public scope (ok false). A state.json that does not decode is a *malformedRecordError, returned with the
+// empty state of its scope (ok true, raw nil): a write replaces it (writeOverMalformed).
 func readState(ctx context.Context, v *View) (st ActiveState, raw []byte, ok bool, err error) {
 	b, sc, err := v.Read(ctx, StatePath)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -63,11 +64,39 @@ func readState(ctx context.Context, v *View) (st ActiveState, raw []byte, ok boo
 		return st, nil, false, err
 	}
 	if err := json.Unmarshal(b, &st); err != nil {
-		return st, nil, false, fmt.Errorf("%s: %w", StatePath, err)
+		st = ActiveState{Scope: sc}
+		st.normalize()
+		return st, nil, true, &malformedRecordError{path: StatePath, scope: sc, err: err, repair: "ctx state set or ctx state clear"}
 	}
 	st.Scope = sc
 	st.normalize()
 	return st, b, true, nil
+}
+
+// malformedRecordError is a JSON record that does not decode (a hand edit with plain git, a teammate's
+// tool): its path, scope, the decoder's error and the commands that write it again.
+type malformedRecordError struct {
+	path   string
+	scope  Scope
+	err    error
+	repair string
+}
+
+func (e *malformedRecordError) Error() string {
+	return fmt.Sprintf("%s (%s scope) is malformed: %v; %s writes it again (docs/format.md \"Records\")",
+		e.path, e.scope, e.err, e.repair)
+}
+
+func (e *malformedRecordError) Unwrap() error { return e.err }
+
+// writeOverMalformed drops a reader's *malformedRecordError: the write replaces the record (in its
+// scope) with nothing kept of it. Other errors are returned.
+func writeOverMalformed(err error) error {
+	var me *malformedRecordError
+	if errors.As(err, &me) {
+		return nil
+	}
+	return err
 }
 
 // GetState returns the ActiveState (docs/format.md "Records", context://state). A store without state.json
@@ -112,7 +141,8 @@ func (s *Store) UpdateState(ctx context.Context, p StatePatch) (ActiveState, *Co
 	op := Op{Name: "state.update", Summary: "update state"}
 	c, err := s.Write(ctx, op, func(v *View) (Edits, error) {
 		old, raw, _, err := readState(ctx, v)
-		if err != nil {
+		malformed := err != nil
+		if err := writeOverMalformed(err); err != nil {
 			return nil, err
 		}
 		st := old
@@ -129,7 +159,7 @@ func (s *Store) UpdateState(ctx context.Context, p StatePatch) (ActiveState, *Co
 			}
 		}
 		out = old
-		if st.sameContent(old) && (raw == nil || old.LastAgent == s.Actor.Agent && old.LastMachine == s.Actor.Machine) {
+		if !malformed && st.sameContent(old) && (raw == nil || old.LastAgent == s.Actor.Agent && old.LastMachine == s.Actor.Machine) {
 			return nil, nil
 		}
 		st.LastAgent, st.LastMachine, st.UpdatedAt = s.Actor.Agent, s.Actor.Machine, now()
@@ -164,11 +194,13 @@ func (s *Store) ClearState(ctx context.Context) (*Committed, error) {
 			ed.Del(Ephemeral, f)
 		}
 		old, raw, ok, err := readState(ctx, v)
-		if err != nil {
+		malformed := err != nil
+		if err := writeOverMalformed(err); err != nil {
 			return nil, err
 		}
 		if ok && old.Scope == Ephemeral {
 			// state.json goes with the ephemeral ref; the cleared state is written where new state goes.
+			malformed = false
 			old, raw = ActiveState{Scope: Public}, nil
 			if b, err := v.ReadIn(ctx, Private, StatePath); err == nil {
 				old.Scope, raw = Private, b
@@ -181,7 +213,7 @@ func (s *Store) ClearState(ctx context.Context) (*Committed, error) {
 			}
 		}
 		empty := ActiveState{}
-		if ok && !old.sameContent(empty) {
+		if ok && (malformed || !old.sameContent(empty)) {
 			st := ActiveState{LastAgent: s.Actor.Agent, LastMachine: s.Actor.Machine, UpdatedAt: now()}
 			st.normalize()
 			b, err := marshalKeeping(raw, st)

@@ -914,7 +914,7 @@ func (s *Store) checkPublish(ctx context.Context, remote string, tip gitstore.Ha
 			atree = gitstore.ZeroHash // not in this repository: every entry is checked
 		}
 	}
-	ps, err := checkTree(ctx, s.repo, tip, "", tree, atree, true)
+	ps, err := checkTree(ctx, s.repo, tip, "", tree, atree, checkSizes|checkRecords)
 	if err != nil {
 		return fmt.Errorf("push: %w", err)
 	}
@@ -949,6 +949,18 @@ func (e *PublishRefusedError) Error() string {
 			break
 		}
 		fmt.Fprintf(&b, "\n  %s", p)
+	}
+	records := false
+	for _, p := range e.Problems {
+		records = records || p.Record
+	}
+	if records {
+		b.WriteString("\nWrite the malformed records again (" + recordRepair + "); ")
+		if !allRecords(e.Problems) {
+			b.WriteString("ctx doctor --fix removes the other entries from the context branch in one commit; ")
+		}
+		b.WriteString("then ctx push again")
+		return b.String()
 	}
 	b.WriteString("\nctx doctor --fix removes them from the context branch in one commit (ctx doctor lists them first); then ctx push again")
 	return b.String()

@@ -25,6 +25,9 @@ type Problem struct {
 	Entry  string `json:"entry"`  // what the entry is: file, folder, symbolic link, gitlink (submodule)...
 	Reason string `json:"reason"` // why ctx does not read it
 	Unsafe bool   `json:"unsafe"`
+	// Record is set for a JSON record ctx reads that is malformed (RecordProblem): a pull refuses it, ctx
+	// doctor lists it; it is repaired by writing the record again, not removed (docs/format.md "Records").
+	Record bool `json:"record,omitempty"`
 	// Size is the size in bytes of a file over MaxFileBytes (read from its object's header); 0 for the
 	// other problems.
 	Size int64 `json:"size,omitempty"`
@@ -92,12 +95,23 @@ func (s *Store) treeProblems(ctx context.Context, commit gitstore.Hash, sc Scope
 }
 
 func treeProblemsIn(ctx context.Context, repo *gitstore.Repo, commit gitstore.Hash, sc Scope, tree, against gitstore.Hash) ([]Problem, error) {
-	return checkTree(ctx, repo, commit, sc, tree, against, false)
+	return checkTree(ctx, repo, commit, sc, tree, against, 0)
 }
 
-// checkTree is treeProblemsIn; with sizes, the files it adds are also checked against MaxFileBytes
-// (oversized), from their objects' headers.
-func checkTree(ctx context.Context, repo *gitstore.Repo, commit gitstore.Hash, sc Scope, tree, against gitstore.Hash, sizes bool) ([]Problem, error) {
+// treeChecks are the checks of checkTree beyond the entries' names, modes and places.
+type treeChecks uint8
+
+const (
+	// checkSizes checks the files against MaxFileBytes (oversized), from their objects' headers.
+	checkSizes treeChecks = 1 << iota
+	// checkRecords reads the JSON records ctx reads (RecordProblem) and reports the malformed ones
+	// (Problem.Record): a pull and a push refuse them, ctx doctor lists them.
+	checkRecords
+)
+
+// checkTree is treeProblemsIn, with the checks of checks for the files it adds.
+func checkTree(ctx context.Context, repo *gitstore.Repo, commit gitstore.Hash, sc Scope, tree, against gitstore.Hash, checks treeChecks) ([]Problem, error) {
+	sizes := checks&checkSizes != 0
 	added, _, err := repo.DiffItems(ctx, against, tree)
 	if err != nil {
 		return nil, fmt.Errorf("check the tree of %s: %w", commit, err)
@@ -119,8 +133,19 @@ func checkTree(ctx context.Context, repo *gitstore.Repo, commit gitstore.Hash, s
 			} else if sizes {
 				files = append(files, it)
 			}
-		} else if sizes && it.IsFile() {
-			files = append(files, it)
+		} else if it.IsFile() {
+			if checks&checkRecords != 0 && isRecordPath(it.Path()) {
+				p, err := recordItemProblem(ctx, repo, commit, sc, it)
+				if err != nil {
+					return nil, err
+				}
+				if p != nil {
+					out = append(out, *p)
+				}
+			}
+			if sizes {
+				files = append(files, it)
+			}
 		}
 	}
 	if len(files) > 0 {
@@ -132,6 +157,24 @@ func checkTree(ctx context.Context, repo *gitstore.Repo, commit gitstore.Hash, s
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out, nil
+}
+
+// recordItemProblem reads the record it of commit's tree and returns its Problem when it is malformed
+// (RecordProblem); nil when it reads, or is over maxFileBytes (reported by the size check, never read).
+func recordItemProblem(ctx context.Context, repo *gitstore.Repo, commit gitstore.Hash, sc Scope, it gitstore.Item) (*Problem, error) {
+	b, size, err := repo.ReadBlobPrefix(ctx, it.Hash, maxFileBytes)
+	if err != nil {
+		return nil, fmt.Errorf("check %s of %s: %w", it.Path(), commit, err)
+	}
+	if size > maxFileBytes {
+		return nil, nil
+	}
+	reason := RecordProblem(it.Path(), b)
+	if reason == "" {
+		return nil, nil
+	}
+	return &Problem{Commit: commit.String(), Scope: sc, Path: it.Path(), Entry: it.Kind(), Record: true, names: it.Names,
+		Reason: "a malformed record: " + reason + " (docs/format.md \"Records\")"}, nil
 }
 
 // MaxEntryBytes is the most content ctx takes as one entry, skill, decision body or conflict resolution
@@ -247,6 +290,8 @@ func (e *RejectedError) Error() string {
 		what = "objects git's fsck refuses"
 	case big:
 		what = "files over the size limit"
+	case allRecords(e.Problems):
+		what = "malformed records"
 	}
 	if e.Commit.IsZero() {
 		fmt.Fprintf(&b, "refusing %s: it holds %s (nothing was changed: no ref moved, nothing written):", e.What, what)
@@ -304,6 +349,10 @@ func (e *RejectedError) Error() string {
 			"and push the fix; see docs/format.md \"Layout for growth\"", dirs)
 		return b.String()
 	}
+	if allRecords(e.Problems) {
+		b.WriteString("\nThe branch must be repaired where it was written: there, write each record again (" + recordRepair + ") and push the fix")
+		return b.String()
+	}
 	b.WriteString("\nThe branch must be repaired where it was written: remove these entries with git (git rm, git commit) " +
 		"and push the fix; see docs/security.md")
 	return b.String()
@@ -323,6 +372,20 @@ func unknownFolders(ps []Problem) string {
 		}
 	}
 	return strings.Join(dirs, ", ")
+}
+
+// recordRepair says how a malformed record is written again (docs/format.md "Records").
+const recordRepair = "ctx state set replaces state.json; any record can be fixed in .context/ and recorded with ctx commit, " +
+	"or with git on the branch; ctx doctor lists them"
+
+// allRecords reports whether every problem of ps is a malformed record (and there is one).
+func allRecords(ps []Problem) bool {
+	for _, p := range ps {
+		if !p.Record {
+			return false
+		}
+	}
+	return len(ps) > 0
 }
 
 // oversizedCommits returns a Problem for each commit of theirs' history not reachable from known whose
@@ -402,7 +465,7 @@ func (s *Store) CheckIncoming(ctx context.Context, what string, theirs, ours git
 	if err != nil {
 		return err
 	}
-	tps, err := checkTree(ctx, s.repo, theirs, "", tree, ourTree, true)
+	tps, err := checkTree(ctx, s.repo, theirs, "", tree, ourTree, checkSizes|checkRecords)
 	if err != nil {
 		return err
 	}

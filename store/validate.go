@@ -16,7 +16,7 @@ var decisionName = lazyre.New(`^\d{4,}-[^/]+\.md$`)
 
 // ValidateFile checks a file of the checked-out tree before `ctx commit` records it (docs/format.md): the
 // path must be one of the layout's, with valid keys and names (LayoutPath); JSON records must parse as
-// JSON objects; .ndjson logs must hold one JSON object a line; markdown must be UTF-8 text whose front
+// JSON objects, and those ctx reads must pass RecordProblem (their fields' types); .ndjson logs must hold one JSON object a line; markdown must be UTF-8 text whose front
 // matter, when it has a "---" block, parses as a YAML mapping. A file that fails would break every
 // reader on every clone once pushed, so it is refused (the error wraps ErrInvalid and names the file).
 func ValidateFile(p string, b []byte) error {
@@ -32,7 +32,15 @@ func ValidateFile(p string, b []byte) error {
 	}
 	switch kind {
 	case layoutJSON:
-		return validJSONObject(p, b)
+		if err := validJSONObject(p, b); err != nil {
+			return err
+		}
+		// A record of a kind ctx reads must read: a hand edit that breaks state.json would stop every
+		// reader and every write of the state (docs/format.md "Records").
+		if reason := RecordProblem(p, b); reason != "" {
+			return invalidf("%s: a malformed record: %s (docs/format.md \"Records\"; fix the file and run ctx commit again)", p, reason)
+		}
+		return nil
 	case layoutMarkdown:
 		return markdown(p, b)
 	case layoutNDJSON:

@@ -20,8 +20,8 @@ func newDoctorCmd(e *env) *cli.Command {
 	return withHelp(&cli.Command{
 		Name: "doctor",
 		Usage: "check the context refs for entries ctx does not read (unsafe names, links, gitlinks, paths outside the layout); " +
-			"and for entries that clash (look-alike keys, decisions sharing a number or uid, an entry in two scopes), files over the size limit " +
-			"and a manifest.json that does not read; exit 1 when there are some; --fix removes the unreadable ones " +
+			"and for entries that clash (look-alike keys, decisions sharing a number or uid, an entry in two scopes), files over the size limit, " +
+			"malformed JSON records and a manifest.json that does not read; exit 1 when there are some; --fix removes the unreadable ones " +
 			"in one commit per ref and puts back the last manifest that reads",
 		Flags: []cli.Flag{
 			jsonFlag,
@@ -38,7 +38,8 @@ func newDoctorCmd(e *env) *cli.Command {
 		"remove one of each (docs/security.md \"Look-alike keys\"). And files over the limit of one file of the store\n"+
 		"(docs/limits.md \"Files of the store\"), which a teammate's pull would refuse: shrink or remove them.\n"+
 		"A manifest.json that does not read (plain git wrote it) is reported too; --fix puts back the newest one\n"+
-		"of the branch's history that does.",
+		"of the branch's history that does. Malformed JSON records (state.json, sessions, activity, proposals with\n"+
+		"a field of the wrong type) are reported with how to write them again; --fix leaves them.",
 		[]string{"ctx doctor", "ctx doctor --json", "ctx doctor --fix && ctx push"},
 		[]exit{{ExitOK, "every entry is readable (or --fix removed the others)"}, {ExitFailure, "entries ctx does not read were found (or entries that clash, or files over the size limit), or a failure"}, {ExitNoStore, ""}})
 }
@@ -60,13 +61,18 @@ func runDoctor(ctx context.Context, e *env, o doctorOptions) error {
 		if err != nil {
 			return err
 		}
-		// Files over the size limit are readable content: --fix leaves them, and says so (exit 1).
+		// Files over the size limit are readable content: --fix leaves them, and says so (exit 1). So are
+		// malformed records: a write replaces them, removing one would lose what it still holds.
 		over, err := s.OversizedFiles(ctx)
 		if err != nil {
 			return err
 		}
+		recs, err := s.MalformedRecords(ctx)
+		if err != nil {
+			return err
+		}
 		if o.JSON {
-			out := map[string]any{"removed": nonNil(removed), "commits": res.Commits, "oversized": nonNil(over)}
+			out := map[string]any{"removed": nonNil(removed), "commits": res.Commits, "oversized": nonNil(over), "malformed_records": nonNil(recs)}
 			if mp != nil {
 				out["manifest_restored_from"] = mp.LastGood
 				out["manifest_commits"] = mres.Commits
@@ -74,14 +80,21 @@ func runDoctor(ctx context.Context, e *env, o doctorOptions) error {
 			if err := printJSON(w, out); err != nil {
 				return err
 			}
+			if len(recs) > 0 {
+				return errRecords
+			}
 			if len(over) > 0 {
 				return errOversized
 			}
 			return nil
 		}
 		if len(removed) == 0 && mp == nil {
-			if len(over) > 0 {
+			if len(over) > 0 || len(recs) > 0 {
 				printOversized(w, over)
+				printRecords(w, recs)
+				if len(recs) > 0 {
+					return errRecords
+				}
 				return errOversized
 			}
 			fmt.Fprintln(w, "nothing to fix: every entry of the context refs is readable")
@@ -98,8 +111,12 @@ func runDoctor(ctx context.Context, e *env, o doctorOptions) error {
 			commitLine(w, "doctor --fix", mres)
 		}
 		fmt.Fprintln(w, "publish the repair with ctx push (an unsafe entry stays in the history: see docs/security.md)")
+		printOversized(w, over)
+		printRecords(w, recs)
+		if len(recs) > 0 {
+			return errRecords
+		}
 		if len(over) > 0 {
-			printOversized(w, over)
 			return errOversized
 		}
 		return nil
@@ -118,6 +135,9 @@ func runDoctor(ctx context.Context, e *env, o doctorOptions) error {
 		if len(d.Problems) > 0 || d.Manifest != nil {
 			return errUnhealthy
 		}
+		if len(d.Records) > 0 {
+			return errRecords
+		}
 		if len(d.Clashes) > 0 {
 			return errClashes
 		}
@@ -132,7 +152,7 @@ func runDoctor(ctx context.Context, e *env, o doctorOptions) error {
 	if d.Checkout != "" {
 		fmt.Fprintf(w, "checkout: %s\n", d.Checkout)
 	}
-	if len(d.Problems) == 0 && len(d.Clashes) == 0 && len(d.Oversized) == 0 && d.Manifest == nil {
+	if len(d.Problems) == 0 && len(d.Clashes) == 0 && len(d.Oversized) == 0 && len(d.Records) == 0 && d.Manifest == nil {
 		if d.Checkout != "" {
 			return errCheckout
 		}
@@ -145,13 +165,32 @@ func runDoctor(ctx context.Context, e *env, o doctorOptions) error {
 	printManifestProblem(w, d.Manifest)
 	printClashes(w, d.Clashes)
 	printOversized(w, d.Oversized)
+	printRecords(w, d.Records)
 	switch {
 	case len(d.Problems) > 0 || d.Manifest != nil:
 		return errUnhealthy
+	case len(d.Records) > 0:
+		return errRecords
 	case len(d.Clashes) > 0:
 		return errClashes
 	}
 	return errOversized
+}
+
+// errRecords is doctor's exit status 1 when records of the context refs are malformed.
+var errRecords = errors.New("records of the context refs are malformed (see above)")
+
+// printRecords prints the malformed records and how to write them again (store.Diagnosis.Records).
+func printRecords(w io.Writer, ps []store.Problem) {
+	if len(ps) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "malformed records (every reader of them fails; ctx doctor --fix leaves them: writing the record again repairs it):")
+	for _, p := range ps {
+		fmt.Fprintf(w, "  %s: %s\n", p.Scope, p)
+	}
+	fmt.Fprintln(w, "repair: ctx state set ... replaces state.json; any record: fix the file in .context/ and run ctx commit "+
+		"(or fix it with git on the branch); then ctx push")
 }
 
 // errOversized is doctor's exit status 1 when files are over the store's size limit.

@@ -943,10 +943,11 @@ func withHistoryErr[O any](run func(context.Context, *env, O) error) func(contex
 }
 
 // historyErr maps the index's errors to ctx's exit codes: an id that matches nothing is not found (3, as
-// for entries), a prefix that matches several is a usage error (2: give more of it).
+// for entries), a prefix that matches several or an id of no ctx id's form is a usage error (2: give more
+// of it, or an id).
 func historyErr(err error) error {
 	switch {
-	case errors.Is(err, history.ErrAmbiguous):
+	case errors.Is(err, history.ErrAmbiguous), errors.Is(err, history.ErrInvalidID):
 		return usagef("%v", err)
 	case errors.Is(err, history.ErrNotFound):
 		return &store.NotFoundError{Msg: err.Error()}

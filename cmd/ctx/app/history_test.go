@@ -159,9 +159,16 @@ func TestHistoryCLI(t *testing.T) {
 	if out, _, code := run("history", "search", "zzqxjnomatchword", "--json"); code != ExitOK || !strings.Contains(out, `"results": []`) {
 		t.Errorf("search with no hits --json: exit %d\n%s", code, out)
 	}
-	for _, missing := range [][]string{{"history", "show", "session", "zz"}, {"history", "show", "event", "nope"}} {
-		if _, e, code := run(missing...); code != ExitNotFound || !strings.Contains(e, "nope") && !strings.Contains(e, "zz") {
+	for _, missing := range [][]string{{"history", "show", "session", "zz"}, {"history", "show", "event", "00000000-0000-8000-8000-000000000000"},
+		{"history", "show", "session", "--", "--------"}} {
+		if _, e, code := run(missing...); code != ExitNotFound || !strings.Contains(e, "not found") {
 			t.Errorf("%v: exit %d (%q), want %d (not found)", missing, code, e, ExitNotFound)
+		}
+	}
+	// An event id of no ctx id's form names nothing: a usage error, not "not found".
+	for _, id := range []string{"nope", "--------", "0000000-00", "00000000-0000-8000-8000-0000000000000"} {
+		if _, e, code := run("history", "show", "event", "--", id); code != ExitUsage || !strings.Contains(e, "malformed id") {
+			t.Errorf("show event %q: exit %d (%q), want %d (malformed id)", id, code, e, ExitUsage)
 		}
 	}
 
