@@ -70,8 +70,61 @@ func (c *cappedReader) Read(p []byte) (int, error) {
 // covering index sources_stamp, added to a version 2 index without a rebuild (schemaAdded). Version 4:
 // the ev_fts rowid also carries the body's length in tokens (ftsrank.Rowid), events.fts_len. Version 5:
 // events.src, the key of the source an event came from (a session may have several: docs/history.md
-// "Identity"), and the line-keyed events' native keys name their file.
-const schemaVersion = 5
+// "Identity"), and the line-keyed events' native keys name their file. Version 6: the map from event to
+// root group (groupSchema), built in place from a version 5 index's rows (migrateGroups).
+const schemaVersion = 6
+
+// groupKeySQL is the root group of the sessions row named s (or a trigger's new row): its root session's
+// id, or its own when it has no root (docs/history.md "Grouping").
+func groupKeySQL(s string) string {
+	return `CASE WHEN ` + s + `.root_id <> '' THEN ` + s + `.root_id ELSE ` + s + `.id END`
+}
+
+// groupSQL is the ev_group.grp value of the sessions row s: its root group's number (ev_roots) shifted
+// left by one, the low bit set for a subagent session.
+func groupSQL(s string) string {
+	return `(((SELECT n FROM ev_roots WHERE key = ` + groupKeySQL(s) + `) << 1) | (` + s + `.scope = 'subagent'))`
+}
+
+// groupSchema is the compact map a search groups its candidates by (docs/history.md "The index"):
+// ev_group holds one small row per event (its rowid, and its session's root group number and scope in
+// one integer), so the groups of 2,000 candidates are a few pages of the file instead of 2,000 event rows
+// and their sessions scattered through it; ev_roots numbers the root groups' keys (session ids; a number
+// is never reused). Triggers keep the map exact whichever statement writes events or sessions: an event
+// inserted after its session gets its row at once; a session inserted (or replaced) or whose root or
+// scope changes rewrites the rows of its events that differ (an import writes a source's events before
+// its session's row); a deleted event loses its row.
+var groupSchema = `
+CREATE TABLE IF NOT EXISTS ev_roots(n INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE);
+CREATE TABLE IF NOT EXISTS ev_group(ev INTEGER PRIMARY KEY, grp INTEGER NOT NULL);
+CREATE TRIGGER IF NOT EXISTS ev_group_ins AFTER INSERT ON events BEGIN
+	INSERT OR REPLACE INTO ev_group(ev, grp) SELECT new.rowid, ` + groupSQL("s") + ` FROM sessions s WHERE s.id = new.session_id;
+END;
+CREATE TRIGGER IF NOT EXISTS ev_group_del AFTER DELETE ON events BEGIN
+	DELETE FROM ev_group WHERE ev = old.rowid;
+END;
+CREATE TRIGGER IF NOT EXISTS ev_group_session_ins AFTER INSERT ON sessions BEGIN` + sessionGroupsSQL + `END;
+CREATE TRIGGER IF NOT EXISTS ev_group_session_upd AFTER UPDATE OF id, root_id, scope ON sessions BEGIN` + sessionGroupsSQL + `END;
+`
+
+// sessionGroupsSQL is the body of the triggers on sessions: the new row's root group gets a number when
+// it has none, then its events' rows are set to the row's group. No statement relies on a conflict
+// clause of its own (a trigger's statements take the clause of the statement that fired it: the import's
+// INSERT OR REPLACE of a session would replace ev_roots' row, and renumber the group).
+var sessionGroupsSQL = `
+	INSERT INTO ev_roots(key) SELECT ` + groupKeySQL("new") + ` WHERE NOT EXISTS (SELECT 1 FROM ev_roots WHERE key = ` + groupKeySQL("new") + `);
+	UPDATE ev_group SET grp = ` + groupSQL("new") + ` WHERE ev IN (SELECT rowid FROM events WHERE session_id = new.id) AND grp <> ` + groupSQL("new") + `;
+	INSERT INTO ev_group(ev, grp) SELECT e.rowid, ` + groupSQL("new") + ` FROM events e
+		WHERE e.session_id = new.id AND NOT EXISTS (SELECT 1 FROM ev_group m WHERE m.ev = e.rowid);
+`
+
+// migrateGroups builds the map of a version 5 index from its rows (what the triggers would have written).
+const migrateGroups = `
+INSERT OR IGNORE INTO ev_roots(key) SELECT ` + "CASE WHEN root_id <> '' THEN root_id ELSE id END" + ` FROM sessions ORDER BY 1;
+INSERT INTO ev_group(ev, grp) SELECT e.rowid, (r.n << 1) | (s.scope = 'subagent')
+	FROM events e JOIN sessions s ON s.id = e.session_id JOIN ev_roots r ON r.key = ` + "CASE WHEN s.root_id <> '' THEN s.root_id ELSE s.id END" + `
+	ORDER BY e.rowid;
+`
 
 // schemaAdded is what version 3 adds to version 2: created in place, the rows kept.
 const schemaAdded = `
@@ -109,7 +162,7 @@ CREATE INDEX IF NOT EXISTS event_commits_event ON event_commits(event);
 
 // oldTables are the tables of an index older than schemaVersion that Open drops (their rows are rebuilt
 // from the providers' files by the next import).
-var oldTables = []string{"ev_fts", "events", "event_files", "event_commits", "sessions", "sources", "sources_snap", "sources_dirty"}
+var oldTables = []string{"ev_fts", "events", "event_files", "event_commits", "sessions", "sources", "sources_snap", "sources_dirty", "ev_group", "ev_roots"}
 
 // ftsSchema is the full-text table: contentless (the text is in events), deletable by rowid. Its rowid
 // is ftsRowid(event rowid, type, length): the event's class rides in the low bits and the body's length
@@ -293,14 +346,19 @@ func ensureSchema(ctx context.Context, db *sql.DB) error {
 		return nil
 	case v > schemaVersion:
 		return fmt.Errorf("%w (schema %d, this ctx reads %d)", ErrNewerIndex, v, schemaVersion)
-	}
-	{
+	case v == 5:
+		// Version 6 only adds the map from event to root group: built from the rows, which stay (the
+		// generation too: the same events and hits).
+		if _, err := tx.ExecContext(ctx, groupSchema+migrateGroups); err != nil {
+			return fmt.Errorf("build the event groups: %w", err)
+		}
+	default:
 		for _, t := range oldTables {
 			if _, err := tx.ExecContext(ctx, `DROP TABLE IF EXISTS `+t); err != nil {
 				return fmt.Errorf("drop old table %s: %w", t, err)
 			}
 		}
-		if _, err := tx.ExecContext(ctx, schema+schemaAdded+ftsSchema); err != nil {
+		if _, err := tx.ExecContext(ctx, schema+schemaAdded+ftsSchema+groupSchema); err != nil {
 			return fmt.Errorf("create schema: %w", err)
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) SELECT 'generation', '1' WHERE EXISTS (SELECT 1 FROM meta WHERE key='generation')

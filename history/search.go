@@ -159,7 +159,7 @@ func (ix *Index) Search(ctx context.Context, q Query) (Result, error) {
 	if windowed {
 		res.Window = rankWindow
 	}
-	hits, more, err := ix.rank(ctx, cands, limit, q.Dense, true)
+	hits, more, err := ix.rank(ctx, cands, limit, q.Dense)
 	if err != nil {
 		return res, err
 	}
@@ -473,10 +473,18 @@ func bestFirst[T any](s []T, k int, cmp func(a, b T) int) []T {
 }
 
 // rank orders candidates as Search returns them and cuts them to limit (more: some were cut): in score
-// order when dense, else grouped by root (groupByRoot). Lazily, it reads the groups of only as many
-// candidates as the first limit hits need (rankGrouped); otherwise of all of them (the reference the
-// tests compare the lazy ranking with).
-func (ix *Index) rank(ctx context.Context, cands []candidate, limit int, dense, lazy bool) ([]Hit, bool, error) {
+// order when dense, else grouped by root (groupByRoot). With mapped, each candidate's root group and
+// scope are read from the map ev_group (rankMapped, docs/history.md "Search"); otherwise from its event
+// and session rows, lazily when lazy (rankGrouped: only as many candidates as the first limit hits need),
+// else all of them (the references the tests compare the map's ranking with).
+func (ix *Index) rank(ctx context.Context, cands []candidate, limit int, dense bool) ([]Hit, bool, error) {
+	return ix.rankBy(ctx, cands, limit, dense, true, true)
+}
+
+func (ix *Index) rankBy(ctx context.Context, cands []candidate, limit int, dense, lazy, mapped bool) ([]Hit, bool, error) {
+	if mapped {
+		return ix.rankMapped(ctx, cands, limit, dense)
+	}
 	if dense || !lazy {
 		n := len(cands)
 		if dense && lazy {
@@ -493,6 +501,61 @@ func (ix *Index) rank(ctx context.Context, cands []candidate, limit int, dense, 
 		return hits[:min(len(hits), limit)], more, nil
 	}
 	return ix.rankGrouped(ctx, cands, limit)
+}
+
+// rankMapped is rank with the candidates' groups read from ev_group: one statement reads the rows of
+// every candidate (of the first limit when dense), a few pages of small rows, and the grouping is
+// groupByRoot's in memory. A candidate without a row (an FTS5 row without its event) is not shown, as
+// withGroups leaves it out. Each hit carries the event's rowid in Event.Seq and its scope in
+// Session.Scope; Session.RootID is empty (the group is a number of the index's).
+func (ix *Index) rankMapped(ctx context.Context, cands []candidate, limit int, dense bool) ([]Hit, bool, error) {
+	n := len(cands)
+	if dense {
+		n = min(n, limit)
+	}
+	ids := make([]int64, n)
+	for i, c := range cands[:n] {
+		ids[i] = ftsrank.Event(c.rowid)
+	}
+	slices.Sort(ids)
+	grps := make([]int64, n) // grps[i]: the group of ids[i], -1 when it has no row
+	for i := range grps {
+		grps[i] = -1
+	}
+	err := ix.queryRows(ctx, `SELECT ev, grp FROM ev_group WHERE ev IN (SELECT value FROM json_each(?))`, []any{int64List(ids)}, func(r *sql.Rows) error {
+		var ev, grp int64
+		if err := r.Scan(&ev, &grp); err != nil {
+			return err
+		}
+		if i, ok := slices.BinarySearch(ids, ev); ok {
+			grps[i] = grp
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, false, fmt.Errorf("search: %w", err)
+	}
+	hits := make([]Hit, 0, n)
+	keys := make([]int64, 0, n)
+	for _, c := range cands[:n] {
+		id := ftsrank.Event(c.rowid)
+		i, _ := slices.BinarySearch(ids, id)
+		g := grps[i]
+		if g < 0 {
+			continue
+		}
+		scope := "primary"
+		if g&1 != 0 {
+			scope = "subagent"
+		}
+		hits = append(hits, Hit{Score: c.score, Event: Event{Seq: id}, Session: Session{Scope: scope}})
+		keys = append(keys, g>>1)
+	}
+	if !dense {
+		hits = groupByKey(hits, keys)
+	}
+	more := len(hits) > limit || n < len(cands)
+	return hits[:min(len(hits), limit)], more, nil
 }
 
 // rankGrouped is groupByRoot over every candidate cut to limit, without reading every candidate's event.
@@ -556,7 +619,7 @@ func (ix *Index) rankGrouped(ctx context.Context, cands []candidate, limit int) 
 			return nil, false, err
 		}
 		if len(hits) != len(batch) { // an index row without its event: rank what exists, all of it
-			return ix.rank(ctx, cands, limit, false, false)
+			return ix.rankBy(ctx, cands, limit, false, false, false)
 		}
 		var keys []string
 		for _, h := range hits {
@@ -583,7 +646,7 @@ func (ix *Index) rankGrouped(ctx context.Context, cands []candidate, limit int) 
 			if placed[indexOf[ftsrank.Event(batch[i].rowid)]] == nil {
 				// A candidate read here that its group's sessions do not hold (a session changed
 				// meanwhile): rank what exists, all of it.
-				return ix.rank(ctx, cands, limit, false, false)
+				return ix.rankBy(ctx, cands, limit, false, false, false)
 			}
 		}
 		for _, key := range keys {
@@ -723,25 +786,33 @@ func int64List(ids []int64) string {
 // group's best score), then the remaining hits in score order. A group's representative is its best
 // primary-session hit when that scores at least primaryTolerance × the group's best, else its best hit.
 func groupByRoot(hits []Hit) []Hit {
+	keys := make([]string, len(hits))
+	for i, h := range hits {
+		keys[i] = h.Session.RootID
+	}
+	return groupByKey(hits, keys)
+}
+
+// groupByKey is groupByRoot with hits[i]'s root group named keys[i].
+func groupByKey[K comparable](hits []Hit, keys []K) []Hit {
 	type group struct {
 		best, rep int
 		members   []int
 	}
-	groups := map[string]*group{}
-	var order []string
-	for i, h := range hits { // hits arrive in descending score order
-		g := groups[h.Session.RootID]
+	groups := make(map[K]*group, len(hits))
+	var order []*group
+	for i := range hits { // hits arrive in descending score order
+		g := groups[keys[i]]
 		if g == nil {
 			g = &group{best: i, rep: -1}
-			groups[h.Session.RootID] = g
-			order = append(order, h.Session.RootID)
+			groups[keys[i]] = g
+			order = append(order, g)
 		}
 		g.members = append(g.members, i)
 	}
-	var out []Hit
+	out := make([]Hit, 0, len(hits))
 	used := make([]bool, len(hits))
-	for _, key := range order {
-		g := groups[key]
+	for _, g := range order {
 		g.rep = g.best
 		for _, i := range g.members {
 			if hits[i].Session.Scope != "subagent" {
