@@ -352,6 +352,10 @@ func TestLazyGroupingIsExact(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				mappedFull, mappedFullMore, err := ix.rankBy(ctx, cands, limit, false, false, true)
+				if err != nil || !reflect.DeepEqual(mapped, mappedFull) || mappedMore != mappedFullMore {
+					t.Fatalf("limit %d: mapped lazily %v (more %v), all mapped %v (more %v) %v", limit, brief(mapped), mappedMore, brief(mappedFull), mappedFullMore, err)
+				}
 				if !reflect.DeepEqual(brief(mapped), brief(full)) || mappedMore != fullMore {
 					t.Fatalf("%q %s limit %d: mapped %v (more %v), full %v (more %v)", text, scope, limit, brief(mapped), mappedMore, brief(full), fullMore)
 				}
@@ -427,6 +431,10 @@ func TestLazyGroupingIsExactWithSubagents(t *testing.T) {
 		mapped, mappedMore, err := ix.rank(ctx, cands, limit, false)
 		if err != nil {
 			t.Fatal(err)
+		}
+		mappedFull, mappedFullMore, err := ix.rankBy(ctx, cands, limit, false, false, true)
+		if err != nil || !reflect.DeepEqual(mapped, mappedFull) || mappedMore != mappedFullMore {
+			t.Fatalf("limit %d: mapped lazily %v (more %v), all mapped %v (more %v) %v", limit, brief(mapped), mappedMore, brief(mappedFull), mappedFullMore, err)
 		}
 		if !reflect.DeepEqual(brief(mapped), brief(full)) || mappedMore != fullMore {
 			t.Fatalf("limit %d: mapped %v (more %v), full %v (more %v)", limit, brief(mapped), mappedMore, brief(full), fullMore)

@@ -88,8 +88,8 @@ func groupSQL(s string) string {
 
 // groupSchema is the compact map a search groups its candidates by (docs/history.md "The index"):
 // ev_group holds one small row per event (its rowid, and its session's root group number and scope in
-// one integer), so the groups of 2,000 candidates are a few pages of the file instead of 2,000 event rows
-// and their sessions scattered through it; ev_roots numbers the root groups' keys (session ids; a number
+// one integer), so a candidate's group is read from a page of hundreds of such rows instead of its event
+// row and its session scattered through the file, and a group's events from its index ev_group_grp; ev_roots numbers the root groups' keys (session ids; a number
 // is never reused). Triggers keep the map exact whichever statement writes events or sessions: an event
 // inserted after its session gets its row at once; a session inserted (or replaced) or whose root or
 // scope changes rewrites the rows of its events that differ (an import writes a source's events before
@@ -97,6 +97,7 @@ func groupSQL(s string) string {
 var groupSchema = `
 CREATE TABLE IF NOT EXISTS ev_roots(n INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE);
 CREATE TABLE IF NOT EXISTS ev_group(ev INTEGER PRIMARY KEY, grp INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS ev_group_grp ON ev_group(grp);
 CREATE TRIGGER IF NOT EXISTS ev_group_ins AFTER INSERT ON events BEGIN
 	INSERT OR REPLACE INTO ev_group(ev, grp) SELECT new.rowid, ` + groupSQL("s") + ` FROM sessions s WHERE s.id = new.session_id;
 END;

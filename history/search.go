@@ -473,24 +473,23 @@ func bestFirst[T any](s []T, k int, cmp func(a, b T) int) []T {
 }
 
 // rank orders candidates as Search returns them and cuts them to limit (more: some were cut): in score
-// order when dense, else grouped by root (groupByRoot). With mapped, each candidate's root group and
-// scope are read from the map ev_group (rankMapped, docs/history.md "Search"); otherwise from its event
-// and session rows, lazily when lazy (rankGrouped: only as many candidates as the first limit hits need),
-// else all of them (the references the tests compare the map's ranking with).
+// order when dense, else grouped by root (groupByRoot), reading the groups of only as many candidates as
+// the first limit hits need (rankGrouped), from the map ev_group.
 func (ix *Index) rank(ctx context.Context, cands []candidate, limit int, dense bool) ([]Hit, bool, error) {
 	return ix.rankBy(ctx, cands, limit, dense, true, true)
 }
 
+// rankBy is rank, lazily or reading every candidate's group (the reference the tests compare the lazy
+// ranking with), each candidate's group read from the map ev_group when mapped, else from its event's and
+// session's rows (the reference the tests compare the map with). With the map, a hit's Session.RootID is
+// its group's number in the index (ev_roots), not the root session's id.
 func (ix *Index) rankBy(ctx context.Context, cands []candidate, limit int, dense, lazy, mapped bool) ([]Hit, bool, error) {
-	if mapped {
-		return ix.rankMapped(ctx, cands, limit, dense)
-	}
 	if dense || !lazy {
 		n := len(cands)
 		if dense && lazy {
 			n = min(n, limit)
 		}
-		hits, err := ix.withGroups(ctx, cands[:n])
+		hits, err := ix.groupsOf(ctx, cands[:n], mapped)
 		if err != nil {
 			return nil, false, err
 		}
@@ -500,25 +499,26 @@ func (ix *Index) rankBy(ctx context.Context, cands []candidate, limit int, dense
 		more := len(hits) > limit || n < len(cands)
 		return hits[:min(len(hits), limit)], more, nil
 	}
-	return ix.rankGrouped(ctx, cands, limit)
+	return ix.rankGrouped(ctx, cands, limit, mapped)
 }
 
-// rankMapped is rank with the candidates' groups read from ev_group: one statement reads the rows of
-// every candidate (of the first limit when dense), a few pages of small rows, and the grouping is
-// groupByRoot's in memory. A candidate without a row (an FTS5 row without its event) is not shown, as
-// withGroups leaves it out. Each hit carries the event's rowid in Event.Seq and its scope in
-// Session.Scope; Session.RootID is empty (the group is a number of the index's).
-func (ix *Index) rankMapped(ctx context.Context, cands []candidate, limit int, dense bool) ([]Hit, bool, error) {
-	n := len(cands)
-	if dense {
-		n = min(n, limit)
+// groupsOf is withMapped when mapped, else withGroups.
+func (ix *Index) groupsOf(ctx context.Context, cands []candidate, mapped bool) ([]Hit, error) {
+	if mapped {
+		return ix.withMapped(ctx, cands)
 	}
-	ids := make([]int64, n)
-	for i, c := range cands[:n] {
+	return ix.withGroups(ctx, cands)
+}
+
+// withMapped is withGroups with the groups read from ev_group: one small row per candidate, a few pages
+// for all of them (docs/history.md "Search"); Session.RootID is the group's number.
+func (ix *Index) withMapped(ctx context.Context, cands []candidate) ([]Hit, error) {
+	ids := make([]int64, len(cands))
+	for i, c := range cands {
 		ids[i] = ftsrank.Event(c.rowid)
 	}
 	slices.Sort(ids)
-	grps := make([]int64, n) // grps[i]: the group of ids[i], -1 when it has no row
+	grps := make([]int64, len(ids)) // grps[i]: the group of ids[i], -1 when it has no row
 	for i := range grps {
 		grps[i] = -1
 	}
@@ -533,29 +533,72 @@ func (ix *Index) rankMapped(ctx context.Context, cands []candidate, limit int, d
 		return nil
 	})
 	if err != nil {
-		return nil, false, fmt.Errorf("search: %w", err)
+		return nil, fmt.Errorf("search: %w", err)
 	}
-	hits := make([]Hit, 0, n)
-	keys := make([]int64, 0, n)
-	for _, c := range cands[:n] {
+	out := make([]Hit, 0, len(cands))
+	for _, c := range cands {
 		id := ftsrank.Event(c.rowid)
 		i, _ := slices.BinarySearch(ids, id)
 		g := grps[i]
 		if g < 0 {
-			continue
+			continue // an index row without its event: not shown
 		}
-		scope := "primary"
-		if g&1 != 0 {
-			scope = "subagent"
+		out = append(out, Hit{Score: c.score, Event: Event{Seq: id}, Session: Session{RootID: strconv.FormatInt(g>>1, 10), Scope: mappedScope(g)}})
+	}
+	return out, nil
+}
+
+// mappedScope is the session scope an ev_group.grp value carries in its low bit.
+func mappedScope(grp int64) string {
+	if grp&1 != 0 {
+		return "subagent"
+	}
+	return "primary"
+}
+
+// mappedMembers is groupMembers with the groups (keys: their numbers, as withMapped names them) read from
+// ev_group through its index on grp: per group and scope, its events' rowids in one column.
+func (ix *Index) mappedMembers(ctx context.Context, keys []string, indexOf map[int64]int) ([]groupMember, error) {
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	grps := make([]int64, 0, 2*len(keys))
+	for _, k := range keys {
+		n, err := strconv.ParseInt(k, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("search: group %q: %w", k, err)
 		}
-		hits = append(hits, Hit{Score: c.score, Event: Event{Seq: id}, Session: Session{Scope: scope}})
-		keys = append(keys, g>>1)
+		grps = append(grps, n<<1, n<<1|1)
 	}
-	if !dense {
-		hits = groupByKey(hits, keys)
+	var out []groupMember
+	err := ix.queryRows(ctx, `SELECT grp, group_concat(ev) FROM ev_group WHERE grp IN (SELECT value FROM json_each(?)) GROUP BY grp`,
+		[]any{int64List(grps)}, func(r *sql.Rows) error {
+			var grp int64
+			var ids sql.RawBytes
+			if err := r.Scan(&grp, &ids); err != nil {
+				return err
+			}
+			group, scope := strconv.FormatInt(grp>>1, 10), mappedScope(grp)
+			for len(ids) > 0 {
+				i := bytes.IndexByte(ids, ',')
+				if i < 0 {
+					i = len(ids)
+				}
+				id, err := strconv.ParseInt(string(ids[:i]), 10, 64)
+				if err != nil {
+					return fmt.Errorf("event rowids of group %s: %w", group, err)
+				}
+				if c, ok := indexOf[id]; ok {
+					out = append(out, groupMember{index: c, group: group, scope: scope})
+				}
+				ids = ids[min(i+1, len(ids)):]
+			}
+			return nil
+		})
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
 	}
-	more := len(hits) > limit || n < len(cands)
-	return hits[:min(len(hits), limit)], more, nil
+	return out, nil
 }
 
 // rankGrouped is groupByRoot over every candidate cut to limit, without reading every candidate's event.
@@ -567,7 +610,7 @@ func (ix *Index) rankMapped(ctx context.Context, cands []candidate, limit int, d
 // after next, while a known group's comes before (every candidate read is placed). So when limit known
 // groups have representatives scoring at least t, they are the first limit hits, in their order; when
 // every candidate is placed, the result is groupByRoot's.
-func (ix *Index) rankGrouped(ctx context.Context, cands []candidate, limit int) ([]Hit, bool, error) {
+func (ix *Index) rankGrouped(ctx context.Context, cands []candidate, limit int, mapped bool) ([]Hit, bool, error) {
 	type group struct {
 		key     string
 		members []int // indexes in cands, ascending
@@ -614,12 +657,12 @@ func (ix *Index) rankGrouped(ctx context.Context, cands []candidate, limit int) 
 				batch = append(batch, cands[i])
 			}
 		}
-		hits, err := ix.withGroups(ctx, batch)
+		hits, err := ix.groupsOf(ctx, batch, mapped)
 		if err != nil {
 			return nil, false, err
 		}
 		if len(hits) != len(batch) { // an index row without its event: rank what exists, all of it
-			return ix.rankBy(ctx, cands, limit, false, false, false)
+			return ix.rankBy(ctx, cands, limit, false, false, mapped)
 		}
 		var keys []string
 		for _, h := range hits {
@@ -630,7 +673,12 @@ func (ix *Index) rankGrouped(ctx context.Context, cands []candidate, limit int) 
 				keys = append(keys, g.key)
 			}
 		}
-		members, err := ix.groupMembers(ctx, keys, indexOf)
+		var members []groupMember
+		if mapped {
+			members, err = ix.mappedMembers(ctx, keys, indexOf)
+		} else {
+			members, err = ix.groupMembers(ctx, keys, indexOf)
+		}
 		if err != nil {
 			return nil, false, err
 		}
@@ -646,7 +694,7 @@ func (ix *Index) rankGrouped(ctx context.Context, cands []candidate, limit int) 
 			if placed[indexOf[ftsrank.Event(batch[i].rowid)]] == nil {
 				// A candidate read here that its group's sessions do not hold (a session changed
 				// meanwhile): rank what exists, all of it.
-				return ix.rankBy(ctx, cands, limit, false, false, false)
+				return ix.rankBy(ctx, cands, limit, false, false, mapped)
 			}
 		}
 		for _, key := range keys {
