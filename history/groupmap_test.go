@@ -128,6 +128,26 @@ func TestGroupMapMatchesEvents(t *testing.T) {
 	}
 	checkGroupMap(t, ix, "append")
 
+	// A session whose scope changes while it keeps its events: a file first imported as a primary session,
+	// then grown and named a subagent of par-1.
+	lone := writeClaude(t, root, "-g/par-1/subagents", "agent-g2", rec("h1", "user", "/w", `"kumquat alone"`))
+	importOne(t, ix, lone)
+	checkGroupMap(t, ix, "primary session")
+	f, err = os.OpenFile(lone.Path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintln(f, rec("h2", "user", "/w", `"kumquat no longer alone"`))
+	f.Close()
+	lone.ParentNative = "par-1"
+	if res := importOne(t, ix, lone); res.Events != 1 {
+		t.Fatalf("append: %+v", res)
+	}
+	if got, err := ix.Session(ctx, SessionID(ClaudeCode, "agent-g2")); err != nil || got.Scope != "subagent" || got.EventCount != 2 {
+		t.Fatalf("the session did not become a subagent keeping its events: %+v %v", got, err)
+	}
+	checkGroupMap(t, ix, "scope changed")
+
 	// Rewrite: the subagent's file replaced by other records (its events are replaced).
 	writeClaude(t, root, "-g/par-1/subagents", "agent-g1", rec("g9", "user", "/w", `"kumquat rewritten"`))
 	importOne(t, ix, sub)
@@ -167,8 +187,8 @@ func TestGroupMapMatchesEvents(t *testing.T) {
 		want = append(want, string(b))
 	}
 	gen, _ := ix.Generation(ctx)
-	for _, q := range []string{`DROP TABLE ev_group`, `DROP TABLE ev_roots`, `DROP TRIGGER ev_group_ins`, `DROP TRIGGER ev_group_del`,
-		`DROP TRIGGER ev_group_session_ins`, `DROP TRIGGER ev_group_session_upd`, `PRAGMA user_version = 5`} {
+	for _, q := range []string{`DROP TABLE ev_group`, `DROP TABLE ev_roots`, `DROP TRIGGER ev_group_del`, `DROP TRIGGER ev_group_session_upd`,
+		`PRAGMA user_version = 5`} {
 		if _, err := ix.db.ExecContext(ctx, q); err != nil {
 			t.Fatal(err)
 		}

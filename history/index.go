@@ -90,28 +90,26 @@ func groupSQL(s string) string {
 // ev_group holds one small row per event (its rowid, and its session's root group number and scope in
 // one integer), so a candidate's group is read from a page of hundreds of such rows instead of its event
 // row and its session scattered through the file, and a group's events from its index ev_group_grp; ev_roots numbers the root groups' keys (session ids; a number
-// is never reused). Triggers keep the map exact whichever statement writes events or sessions: an event
-// inserted after its session gets its row at once; a session inserted (or replaced) or whose root or
-// scope changes rewrites the rows of its events that differ (an import writes a source's events before
-// its session's row); a deleted event loses its row.
+// is never reused). The import's writer gives each event it inserts its row (writer.groupOf, then
+// insertEvents); triggers keep the rest exact whichever statement does it: a session whose root or scope
+// is updated (relink) rewrites the rows of its events that differ, a deleted event loses its row. No
+// trigger fires on the import's inserts: a statement that fires one opens a statement savepoint, and a
+// savepoint makes FTS5 write its pending postings to disk (at every event: a first import cost 1.5-1.8
+// times the CPU, bench/README.md "Ninth round").
 var groupSchema = `
 CREATE TABLE IF NOT EXISTS ev_roots(n INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE);
 CREATE TABLE IF NOT EXISTS ev_group(ev INTEGER PRIMARY KEY, grp INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS ev_group_grp ON ev_group(grp);
-CREATE TRIGGER IF NOT EXISTS ev_group_ins AFTER INSERT ON events BEGIN
-	INSERT OR REPLACE INTO ev_group(ev, grp) SELECT new.rowid, ` + groupSQL("s") + ` FROM sessions s WHERE s.id = new.session_id;
-END;
 CREATE TRIGGER IF NOT EXISTS ev_group_del AFTER DELETE ON events BEGIN
 	DELETE FROM ev_group WHERE ev = old.rowid;
 END;
-CREATE TRIGGER IF NOT EXISTS ev_group_session_ins AFTER INSERT ON sessions BEGIN` + sessionGroupsSQL + `END;
 CREATE TRIGGER IF NOT EXISTS ev_group_session_upd AFTER UPDATE OF id, root_id, scope ON sessions BEGIN` + sessionGroupsSQL + `END;
 `
 
-// sessionGroupsSQL is the body of the triggers on sessions: the new row's root group gets a number when
-// it has none, then its events' rows are set to the row's group. No statement relies on a conflict
-// clause of its own (a trigger's statements take the clause of the statement that fired it: the import's
-// INSERT OR REPLACE of a session would replace ev_roots' row, and renumber the group).
+// sessionGroupsSQL is the body of the trigger on sessions' updates: the new row's root group gets a
+// number when it has none, then its events' rows are set to the row's group. No statement relies on a
+// conflict clause of its own (a trigger's statements take the clause of the statement that fired it: an
+// OR REPLACE would replace ev_roots' row, and renumber the group).
 var sessionGroupsSQL = `
 	INSERT INTO ev_roots(key) SELECT ` + groupKeySQL("new") + ` WHERE NOT EXISTS (SELECT 1 FROM ev_roots WHERE key = ` + groupKeySQL("new") + `);
 	UPDATE ev_group SET grp = ` + groupSQL("new") + ` WHERE ev IN (SELECT rowid FROM events WHERE session_id = new.id) AND grp <> ` + groupSQL("new") + `;
@@ -1152,6 +1150,7 @@ type writer struct {
 	has, ins, fts, ef, ec, count, session, sourceRow *sql.Stmt
 	hasSrc, hasOther                                 *sql.Stmt // events of the session from this source, from others
 	noSession                                        *sql.Stmt // deletes the row of a session without events
+	grpRow, rootN, rootIns, grpIns                   *sql.Stmt // the map ev_group (groupOf, insertEvents)
 }
 
 func prepareWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
@@ -1170,6 +1169,10 @@ func prepareWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 		{&w.ef, `INSERT INTO event_files(event, path, op) VALUES(?,?,?)`},
 		{&w.ec, `INSERT INTO event_commits(event, oid) VALUES(?,?)`},
 		{&w.count, `SELECT count(*) FROM events WHERE session_id=?`},
+		{&w.grpRow, `SELECT root_id, scope FROM sessions WHERE id=?`},
+		{&w.rootN, `SELECT n FROM ev_roots WHERE key=?`},
+		{&w.rootIns, `INSERT INTO ev_roots(key) VALUES(?)`},
+		{&w.grpIns, `INSERT INTO ev_group(ev, grp) VALUES(?,?)`},
 		{&w.session, `INSERT OR REPLACE INTO sessions(id, provider, native_id, parent_id, root_id, scope, cwd, repo_url,
 		branch, commit_id, model, cli_version, title, started_at, ended_at, source_format, source_path, event_count)
 		VALUES(?,?,?,?,COALESCE((SELECT root_id FROM sessions WHERE id=?),''),?,?,?,?,?,?,?,?,?,?,?,?,?)`},
@@ -1187,7 +1190,8 @@ func prepareWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 }
 
 func (w *writer) close() {
-	for _, st := range []*sql.Stmt{w.has, w.hasSrc, w.hasOther, w.ins, w.fts, w.ef, w.ec, w.count, w.session, w.sourceRow, w.noSession} {
+	for _, st := range []*sql.Stmt{w.has, w.hasSrc, w.hasOther, w.ins, w.fts, w.ef, w.ec, w.count, w.session, w.sourceRow, w.noSession,
+		w.grpRow, w.rootN, w.rootIns, w.grpIns} {
 		if st != nil {
 			st.Close()
 		}
@@ -1209,7 +1213,11 @@ func (w *writer) writeSource(ctx context.Context, p *pending) (int, error) {
 			return 0, err
 		}
 	}
-	n, err := w.insertEvents(ctx, p.sessionID, key, p.pr.Events, p.encoded)
+	grp, err := w.groupOf(p.sessionID, sessionScope(src, &p.st))
+	if err != nil {
+		return 0, fmt.Errorf("import %s: %w", src.Path, err)
+	}
+	n, err := w.insertEvents(ctx, p.sessionID, key, grp, p.pr.Events, p.encoded)
 	if err != nil {
 		return 0, fmt.Errorf("import %s: %w", src.Path, err)
 	}
@@ -1477,8 +1485,47 @@ func nullable(s string) any {
 	return s
 }
 
-// insertEvents inserts a session's events; encoded, when not nil, holds encodeEvent of each.
-func (w *writer) insertEvents(ctx context.Context, sessionID, srcKey string, evs []Event, encoded []encodedEvent) (int, error) {
+// groupOf is the ev_group.grp value of the events the writer is about to insert into session id, whose
+// row it will then write with scope: its root group (the root the row has, kept by upsertSession, or its
+// own id) numbered in ev_roots (a number given here when the group has none), and the scope's bit. When
+// the session's row has another scope, the rows of the events it holds are set to the new value first.
+func (w *writer) groupOf(id, scope string) (int64, error) {
+	var root, was string
+	err := w.grpRow.QueryRowContext(w.sctx, id).Scan(&root, &was)
+	exists := err == nil
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return 0, fmt.Errorf("group of session %s: %w", id, err)
+	}
+	key := root
+	if key == "" {
+		key = id
+	}
+	var n int64
+	err = w.rootN.QueryRowContext(w.sctx, key).Scan(&n)
+	if errors.Is(err, sql.ErrNoRows) {
+		var r sql.Result
+		if r, err = w.rootIns.ExecContext(w.sctx, key); err == nil {
+			n, err = r.LastInsertId()
+		}
+	}
+	if err != nil {
+		return 0, fmt.Errorf("group of session %s: %w", id, err)
+	}
+	grp := n << 1
+	if scope == "subagent" {
+		grp |= 1
+	}
+	if exists && was != scope {
+		if _, err := w.tx.ExecContext(w.sctx, `UPDATE ev_group SET grp=?1 WHERE ev IN (SELECT rowid FROM events WHERE session_id=?2) AND grp<>?1`, grp, id); err != nil {
+			return 0, fmt.Errorf("group of session %s: %w", id, err)
+		}
+	}
+	return grp, nil
+}
+
+// insertEvents inserts a session's events, each with its row of ev_group (grp: groupOf's); encoded, when
+// not nil, holds encodeEvent of each.
+func (w *writer) insertEvents(ctx context.Context, sessionID, srcKey string, grp int64, evs []Event, encoded []encodedEvent) (int, error) {
 	ins, ef, ec := w.ins, w.ef, w.ec
 	n := 0
 	for i := range evs {
@@ -1533,6 +1580,9 @@ func (w *writer) insertEvents(ctx context.Context, sessionID, srcKey string, evs
 		}
 		if _, err := w.fts.ExecContext(w.sctx, ftsRowid(rowid, e.Type, enc.ftsLen), enc.body); err != nil {
 			return n, fmt.Errorf("index event: %w", err)
+		}
+		if _, err := w.grpIns.ExecContext(w.sctx, rowid, grp); err != nil {
+			return n, fmt.Errorf("index event group: %w", err)
 		}
 		for _, f := range e.Files {
 			if _, err := ef.ExecContext(w.sctx, rowid, f.Path, string(f.Op)); err != nil {
@@ -1601,17 +1651,27 @@ func searchBody(e *Event) string {
 // splitBufs hold searchBody's identifier parts while the body is assembled.
 var splitBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
+// sessionParent is the id of the parent session a source's parse state names, or "".
+func sessionParent(src Source, st *parseState) string {
+	if st.ParentNative != "" && st.ParentNative != st.NativeID {
+		return SessionID(src.Provider, st.ParentNative)
+	}
+	return ""
+}
+
+// sessionScope is the scope of the session a source's parse state describes: subagent or primary.
+func sessionScope(src Source, st *parseState) string {
+	if st.Subagent || sessionParent(src, st) != "" {
+		return "subagent"
+	}
+	return "primary"
+}
+
 // upsertSession writes a session's row; count is its number of events, or -1 to count them. merge: the
 // session keeps other events (earlier reads, other sources), whose times its start and end span too.
 func (w *writer) upsertSession(ctx context.Context, src Source, id string, st *parseState, count int64, merge bool) error {
-	var parent string
-	if st.ParentNative != "" && st.ParentNative != st.NativeID {
-		parent = SessionID(src.Provider, st.ParentNative)
-	}
-	scope := "primary"
-	if st.Subagent || parent != "" {
-		scope = "subagent"
-	}
+	parent := sessionParent(src, st)
+	scope := sessionScope(src, st)
 	if count < 0 {
 		if err := w.count.QueryRowContext(w.sctx, id).Scan(&count); err != nil {
 			return err
