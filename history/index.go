@@ -348,7 +348,8 @@ func ensureSchema(ctx context.Context, db *sql.DB) error {
 	case v == 5:
 		// Version 6 only adds the map from event to root group: built from the rows, which stay (the
 		// generation too: the same events and hits).
-		if _, err := tx.ExecContext(ctx, groupSchema+migrateGroups); err != nil {
+		// Built anew: a map already there (a version 6 index marked 5 by hand) is dropped first.
+		if _, err := tx.ExecContext(ctx, `DROP TABLE IF EXISTS ev_group; DROP TABLE IF EXISTS ev_roots;`+groupSchema+migrateGroups); err != nil {
 			return fmt.Errorf("build the event groups: %w", err)
 		}
 	default:
