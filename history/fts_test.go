@@ -320,8 +320,8 @@ func TestSearchCountAcrossImport(t *testing.T) {
 	}
 }
 
-// TestLazyGroupingIsExact: over the corpus, the grouped ranking that reads only the candidates it needs
-// gives the same hits (events, scores, representatives, more_in_group, order) and the same more flag as
+// TestLazyGroupingIsExact: over the corpus, the grouped ranking that reads only the candidates it needs,
+// and the one that reads every candidate's group from the map ev_group, give the same hits (events, scores, representatives, more_in_group, order) and the same more flag as
 // grouping every candidate, for common and rare words, limits from 1 to 40 and both scopes that rank
 // messages (primary and subagent sessions of the corpus both rank).
 func TestLazyGroupingIsExact(t *testing.T) {
@@ -337,16 +337,27 @@ func TestLazyGroupingIsExact(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, limit := range []int{1, 2, 3, 5, 8, 13, 20, 40} {
-				lazy, lazyMore, err := ix.rank(ctx, cands, limit, false, true)
+				lazy, lazyMore, err := ix.rankBy(ctx, cands, limit, false, true, false)
 				if err != nil {
 					t.Fatal(err)
 				}
-				full, fullMore, err := ix.rank(ctx, cands, limit, false, false)
+				full, fullMore, err := ix.rankBy(ctx, cands, limit, false, false, false)
 				if err != nil {
 					t.Fatal(err)
 				}
 				if !reflect.DeepEqual(lazy, full) || lazyMore != fullMore {
 					t.Fatalf("%q %s limit %d: lazy %v (more %v), full %v (more %v)", text, scope, limit, brief(lazy), lazyMore, brief(full), fullMore)
+				}
+				mapped, mappedMore, err := ix.rank(ctx, cands, limit, false)
+				if err != nil {
+					t.Fatal(err)
+				}
+				mappedFull, mappedFullMore, err := ix.rankBy(ctx, cands, limit, false, false, true)
+				if err != nil || !reflect.DeepEqual(mapped, mappedFull) || mappedMore != mappedFullMore {
+					t.Fatalf("limit %d: mapped lazily %v (more %v), all mapped %v (more %v) %v", limit, brief(mapped), mappedMore, brief(mappedFull), mappedFullMore, err)
+				}
+				if !reflect.DeepEqual(brief(mapped), brief(full)) || mappedMore != fullMore {
+					t.Fatalf("%q %s limit %d: mapped %v (more %v), full %v (more %v)", text, scope, limit, brief(mapped), mappedMore, brief(full), fullMore)
 				}
 				if len(cands) > 4*limit+64 {
 					stopped++
@@ -406,16 +417,27 @@ func TestLazyGroupingIsExactWithSubagents(t *testing.T) {
 	}
 	subagentReps := 0
 	for _, limit := range []int{1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 60, 90, 120} {
-		lazy, lazyMore, err := ix.rank(ctx, cands, limit, false, true)
+		lazy, lazyMore, err := ix.rankBy(ctx, cands, limit, false, true, false)
 		if err != nil {
 			t.Fatal(err)
 		}
-		full, fullMore, err := ix.rank(ctx, cands, limit, false, false)
+		full, fullMore, err := ix.rankBy(ctx, cands, limit, false, false, false)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(lazy, full) || lazyMore != fullMore {
 			t.Fatalf("limit %d: lazy %v (more %v), full %v (more %v)", limit, brief(lazy), lazyMore, brief(full), fullMore)
+		}
+		mapped, mappedMore, err := ix.rank(ctx, cands, limit, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mappedFull, mappedFullMore, err := ix.rankBy(ctx, cands, limit, false, false, true)
+		if err != nil || !reflect.DeepEqual(mapped, mappedFull) || mappedMore != mappedFullMore {
+			t.Fatalf("limit %d: mapped lazily %v (more %v), all mapped %v (more %v) %v", limit, brief(mapped), mappedMore, brief(mappedFull), mappedFullMore, err)
+		}
+		if !reflect.DeepEqual(brief(mapped), brief(full)) || mappedMore != fullMore {
+			t.Fatalf("limit %d: mapped %v (more %v), full %v (more %v)", limit, brief(mapped), mappedMore, brief(full), fullMore)
 		}
 		for _, h := range full {
 			if h.Session.Scope == "subagent" {

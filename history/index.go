@@ -74,9 +74,63 @@ func (c *cappedReader) Read(p []byte) (int, error) {
 // the ev_fts rowid also carries the body's length in tokens (ftsrank.Rowid), events.fts_len. Version 5:
 // events.src, the key of the source an event came from (a session may have several: docs/history.md
 // "Identity"), and the line-keyed events' native keys name their file. Version 6: sources_session (the
-// sources of a session), conflicts (records two files of a session disagree on), and a session of several
-// files numbers its events once across them (docs/history.md "A session of several files").
+// sources of a session), conflicts (records two files of a session disagree on), a session of several
+// files numbers its events once across them (docs/history.md "A session of several files"), and the map
+// from event to root group (groupSchema). A version 5 index is brought to 6 in place (ensureSchema): the
+// map is built from its rows (migrateGroups), the new table and index are created, and the sources of every
+// session of several files are marked to be read again by the next import, which numbers them once.
 const schemaVersion = 6
+
+// groupKeySQL is the root group of the sessions row named s (or a trigger's new row): its root session's
+// id, or its own when it has no root (docs/history.md "Grouping").
+func groupKeySQL(s string) string {
+	return `CASE WHEN ` + s + `.root_id <> '' THEN ` + s + `.root_id ELSE ` + s + `.id END`
+}
+
+// groupSQL is the ev_group.grp value of the sessions row s: its root group's number (ev_roots) shifted
+// left by one, the low bit set for a subagent session.
+func groupSQL(s string) string {
+	return `(((SELECT n FROM ev_roots WHERE key = ` + groupKeySQL(s) + `) << 1) | (` + s + `.scope = 'subagent'))`
+}
+
+// groupSchema is the compact map a search groups its candidates by (docs/history.md "The index"):
+// ev_group holds one small row per event (its rowid, and its session's root group number and scope in
+// one integer), so a candidate's group is read from a page of hundreds of such rows instead of its event
+// row and its session scattered through the file, and a group's events from its index ev_group_grp; ev_roots numbers the root groups' keys (session ids; a number
+// is never reused). The import's writer gives each event it inserts its row (writer.groupOf, then
+// insertEvents); triggers keep the rest exact whichever statement does it: a session whose root or scope
+// is updated (relink) rewrites the rows of its events that differ, a deleted event loses its row. No
+// trigger fires on the import's inserts: a statement that fires one opens a statement savepoint, and a
+// savepoint makes FTS5 write its pending postings to disk (at every event: a first import cost 1.5-1.8
+// times the CPU, bench/README.md "Ninth round").
+var groupSchema = `
+CREATE TABLE IF NOT EXISTS ev_roots(n INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE);
+CREATE TABLE IF NOT EXISTS ev_group(ev INTEGER PRIMARY KEY, grp INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS ev_group_grp ON ev_group(grp);
+CREATE TRIGGER IF NOT EXISTS ev_group_del AFTER DELETE ON events BEGIN
+	DELETE FROM ev_group WHERE ev = old.rowid;
+END;
+CREATE TRIGGER IF NOT EXISTS ev_group_session_upd AFTER UPDATE OF id, root_id, scope ON sessions BEGIN` + sessionGroupsSQL + `END;
+`
+
+// sessionGroupsSQL is the body of the trigger on sessions' updates: the new row's root group gets a
+// number when it has none, then its events' rows are set to the row's group. No statement relies on a
+// conflict clause of its own (a trigger's statements take the clause of the statement that fired it: an
+// OR REPLACE would replace ev_roots' row, and renumber the group).
+var sessionGroupsSQL = `
+	INSERT INTO ev_roots(key) SELECT ` + groupKeySQL("new") + ` WHERE NOT EXISTS (SELECT 1 FROM ev_roots WHERE key = ` + groupKeySQL("new") + `);
+	UPDATE ev_group SET grp = ` + groupSQL("new") + ` WHERE ev IN (SELECT rowid FROM events WHERE session_id = new.id) AND grp <> ` + groupSQL("new") + `;
+	INSERT INTO ev_group(ev, grp) SELECT e.rowid, ` + groupSQL("new") + ` FROM events e
+		WHERE e.session_id = new.id AND NOT EXISTS (SELECT 1 FROM ev_group m WHERE m.ev = e.rowid);
+`
+
+// migrateGroups builds the map of a version 5 index from its rows (what the triggers would have written).
+const migrateGroups = `
+INSERT OR IGNORE INTO ev_roots(key) SELECT ` + "CASE WHEN root_id <> '' THEN root_id ELSE id END" + ` FROM sessions ORDER BY 1;
+INSERT INTO ev_group(ev, grp) SELECT e.rowid, (r.n << 1) | (s.scope = 'subagent')
+	FROM events e JOIN sessions s ON s.id = e.session_id JOIN ev_roots r ON r.key = ` + "CASE WHEN s.root_id <> '' THEN s.root_id ELSE s.id END" + `
+	ORDER BY e.rowid;
+`
 
 // schemaAdded is what version 3 adds to version 2: created in place, the rows kept.
 const schemaAdded = `
@@ -116,7 +170,8 @@ CREATE TABLE IF NOT EXISTS conflicts(src TEXT NOT NULL, event TEXT NOT NULL, PRI
 
 // oldTables are the tables of an index older than schemaVersion that Open drops (their rows are rebuilt
 // from the providers' files by the next import).
-var oldTables = []string{"ev_fts", "events", "event_files", "event_commits", "sessions", "sources", "sources_snap", "sources_dirty", "conflicts"}
+var oldTables = []string{"ev_fts", "events", "event_files", "event_commits", "sessions", "sources", "sources_snap", "sources_dirty", "conflicts",
+	"ev_group", "ev_roots"}
 
 // ftsSchema is the full-text table: contentless (the text is in events), deletable by rowid. Its rowid
 // is ftsRowid(event rowid, type, length): the event's class rides in the low bits and the body's length
@@ -300,14 +355,23 @@ func ensureSchema(ctx context.Context, db *sql.DB) error {
 		return nil
 	case v > schemaVersion:
 		return fmt.Errorf("%w (schema %d, this ctx reads %d)", ErrNewerIndex, v, schemaVersion)
-	}
-	{
+	case v == 5:
+		// Version 6 adds the map from event to root group, built from the rows, which stay (the generation
+		// too: the same events and hits), and sources_session and conflicts (schema's CREATE ... IF NOT
+		// EXISTS). A session of several files is numbered once across them by its next write: its sources
+		// are marked to be read again (parser_rev 0, as rereadOthers does) by the next import.
+		// Built anew: a map already there (a version 6 index marked 5 by hand) is dropped first.
+		if _, err := tx.ExecContext(ctx, `DROP TABLE IF EXISTS ev_group; DROP TABLE IF EXISTS ev_roots;`+schema+groupSchema+migrateGroups+
+			`UPDATE sources SET parser_rev = 0 WHERE session_id IN (SELECT session_id FROM sources WHERE session_id <> '' GROUP BY session_id HAVING count(*) > 1);`); err != nil {
+			return fmt.Errorf("build the event groups: %w", err)
+		}
+	default:
 		for _, t := range oldTables {
 			if _, err := tx.ExecContext(ctx, `DROP TABLE IF EXISTS `+t); err != nil {
 				return fmt.Errorf("drop old table %s: %w", t, err)
 			}
 		}
-		if _, err := tx.ExecContext(ctx, schema+schemaAdded+ftsSchema); err != nil {
+		if _, err := tx.ExecContext(ctx, schema+schemaAdded+ftsSchema+groupSchema); err != nil {
 			return fmt.Errorf("create schema: %w", err)
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) SELECT 'generation', '1' WHERE EXISTS (SELECT 1 FROM meta WHERE key='generation')
@@ -1161,7 +1225,8 @@ type writer struct {
 	reread map[string]bool
 	// conflicts counts the records of the sources written that another file of their session holds with
 	// other content (the text already indexed is kept; docs/history.md "A session of several files").
-	conflicts int
+	conflicts                      int
+	grpRow, rootN, rootIns, grpIns *sql.Stmt // the map ev_group (groupOf, insertEvents)
 }
 
 func prepareWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
@@ -1181,6 +1246,10 @@ func prepareWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 		{&w.ef, `INSERT INTO event_files(event, path, op) VALUES(?,?,?)`},
 		{&w.ec, `INSERT INTO event_commits(event, oid) VALUES(?,?)`},
 		{&w.count, `SELECT count(*) FROM events WHERE session_id=?`},
+		{&w.grpRow, `SELECT root_id, scope FROM sessions WHERE id=?`},
+		{&w.rootN, `SELECT n FROM ev_roots WHERE key=?`},
+		{&w.rootIns, `INSERT INTO ev_roots(key) VALUES(?)`},
+		{&w.grpIns, `INSERT INTO ev_group(ev, grp) VALUES(?,?)`},
 		{&w.session, `INSERT OR REPLACE INTO sessions(id, provider, native_id, parent_id, root_id, scope, cwd, repo_url,
 		branch, commit_id, model, cli_version, title, started_at, ended_at, source_format, source_path, event_count)
 		VALUES(?,?,?,?,COALESCE((SELECT root_id FROM sessions WHERE id=?),''),?,?,?,?,?,?,?,?,?,?,?,?,?)`},
@@ -1198,7 +1267,8 @@ func prepareWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 }
 
 func (w *writer) close() {
-	for _, st := range []*sql.Stmt{w.has, w.hasSrc, w.hasOther, w.ins, w.fts, w.ef, w.ec, w.count, w.session, w.sourceRow, w.noSession, w.otherSrc} {
+	for _, st := range []*sql.Stmt{w.has, w.hasSrc, w.hasOther, w.ins, w.fts, w.ef, w.ec, w.count, w.session, w.sourceRow, w.noSession,
+		w.otherSrc, w.grpRow, w.rootN, w.rootIns, w.grpIns} {
 		if st != nil {
 			st.Close()
 		}
@@ -1232,7 +1302,11 @@ func (w *writer) writeSource(ctx context.Context, p *pending) (int, error) {
 			return 0, err
 		}
 	}
-	n, err := w.insertEvents(ctx, p.sessionID, key, p.st.Meta.CWD, p.pr.Events, p.encoded)
+	grp, err := w.groupOf(p.sessionID, sessionScope(src, &p.st))
+	if err != nil {
+		return 0, fmt.Errorf("import %s: %w", src.Path, err)
+	}
+	n, err := w.insertEvents(ctx, p.sessionID, key, p.st.Meta.CWD, grp, p.pr.Events, p.encoded)
 	if err != nil {
 		return 0, fmt.Errorf("import %s: %w", src.Path, err)
 	}
@@ -1610,10 +1684,48 @@ func nullable(s string) any {
 	return s
 }
 
-// insertEvents inserts a session's events; encoded, when not nil, holds encodeEvent of each. The paths of
-// their file touches are kept as filePathKey makes them, a relative one taken from cwd (the session's
-// working directory) when that is absolute.
-func (w *writer) insertEvents(ctx context.Context, sessionID, srcKey, cwd string, evs []Event, encoded []encodedEvent) (int, error) {
+// groupOf is the ev_group.grp value of the events the writer is about to insert into session id, whose
+// row it will then write with scope: its root group (the root the row has, kept by upsertSession, or its
+// own id) numbered in ev_roots (a number given here when the group has none), and the scope's bit. When
+// the session's row has another scope, the rows of the events it holds are set to the new value first.
+func (w *writer) groupOf(id, scope string) (int64, error) {
+	var root, was string
+	err := w.grpRow.QueryRowContext(w.sctx, id).Scan(&root, &was)
+	exists := err == nil
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return 0, fmt.Errorf("group of session %s: %w", id, err)
+	}
+	key := root
+	if key == "" {
+		key = id
+	}
+	var n int64
+	err = w.rootN.QueryRowContext(w.sctx, key).Scan(&n)
+	if errors.Is(err, sql.ErrNoRows) {
+		var r sql.Result
+		if r, err = w.rootIns.ExecContext(w.sctx, key); err == nil {
+			n, err = r.LastInsertId()
+		}
+	}
+	if err != nil {
+		return 0, fmt.Errorf("group of session %s: %w", id, err)
+	}
+	grp := n << 1
+	if scope == "subagent" {
+		grp |= 1
+	}
+	if exists && was != scope {
+		if _, err := w.tx.ExecContext(w.sctx, `UPDATE ev_group SET grp=?1 WHERE ev IN (SELECT rowid FROM events WHERE session_id=?2) AND grp<>?1`, grp, id); err != nil {
+			return 0, fmt.Errorf("group of session %s: %w", id, err)
+		}
+	}
+	return grp, nil
+}
+
+// insertEvents inserts a session's events, each with its row of ev_group (grp: groupOf's); encoded, when
+// not nil, holds encodeEvent of each. The paths of their file touches are kept as filePathKey makes them, a
+// relative one taken from cwd (the session's working directory) when that is absolute.
+func (w *writer) insertEvents(ctx context.Context, sessionID, srcKey, cwd string, grp int64, evs []Event, encoded []encodedEvent) (int, error) {
 	ins, ef, ec := w.ins, w.ef, w.ec
 	n := 0
 	for i := range evs {
@@ -1684,6 +1796,9 @@ func (w *writer) insertEvents(ctx context.Context, sessionID, srcKey, cwd string
 		if _, err := w.fts.ExecContext(w.sctx, ftsRowid(rowid, e.Type, enc.ftsLen), enc.body); err != nil {
 			return n, fmt.Errorf("index event: %w", err)
 		}
+		if _, err := w.grpIns.ExecContext(w.sctx, rowid, grp); err != nil {
+			return n, fmt.Errorf("index event group: %w", err)
+		}
 		for _, f := range e.Files {
 			if _, err := ef.ExecContext(w.sctx, rowid, filePathKey(cwd, f.Path), string(f.Op)); err != nil {
 				return n, fmt.Errorf("index event files: %w", err)
@@ -1751,17 +1866,27 @@ func searchBody(e *Event) string {
 // splitBufs hold searchBody's identifier parts while the body is assembled.
 var splitBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
+// sessionParent is the id of the parent session a source's parse state names, or "".
+func sessionParent(src Source, st *parseState) string {
+	if st.ParentNative != "" && st.ParentNative != st.NativeID {
+		return SessionID(src.Provider, st.ParentNative)
+	}
+	return ""
+}
+
+// sessionScope is the scope of the session a source's parse state describes: subagent or primary.
+func sessionScope(src Source, st *parseState) string {
+	if st.Subagent || sessionParent(src, st) != "" {
+		return "subagent"
+	}
+	return "primary"
+}
+
 // upsertSession writes a session's row; count is its number of events, or -1 to count them. merge: the
 // session keeps other events (earlier reads, other sources), whose times its start and end span too.
 func (w *writer) upsertSession(ctx context.Context, src Source, id string, st *parseState, count int64, merge bool) error {
-	var parent string
-	if st.ParentNative != "" && st.ParentNative != st.NativeID {
-		parent = SessionID(src.Provider, st.ParentNative)
-	}
-	scope := "primary"
-	if st.Subagent || parent != "" {
-		scope = "subagent"
-	}
+	parent := sessionParent(src, st)
+	scope := sessionScope(src, st)
 	if count < 0 {
 		if err := w.count.QueryRowContext(w.sctx, id).Scan(&count); err != nil {
 			return err

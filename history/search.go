@@ -159,7 +159,7 @@ func (ix *Index) Search(ctx context.Context, q Query) (Result, error) {
 	if windowed {
 		res.Window = rankWindow
 	}
-	hits, more, err := ix.rank(ctx, cands, limit, q.Dense, true)
+	hits, more, err := ix.rank(ctx, cands, limit, q.Dense)
 	if err != nil {
 		return res, err
 	}
@@ -473,16 +473,23 @@ func bestFirst[T any](s []T, k int, cmp func(a, b T) int) []T {
 }
 
 // rank orders candidates as Search returns them and cuts them to limit (more: some were cut): in score
-// order when dense, else grouped by root (groupByRoot). Lazily, it reads the groups of only as many
-// candidates as the first limit hits need (rankGrouped); otherwise of all of them (the reference the
-// tests compare the lazy ranking with).
-func (ix *Index) rank(ctx context.Context, cands []candidate, limit int, dense, lazy bool) ([]Hit, bool, error) {
+// order when dense, else grouped by root (groupByRoot), reading the groups of only as many candidates as
+// the first limit hits need (rankGrouped), from the map ev_group.
+func (ix *Index) rank(ctx context.Context, cands []candidate, limit int, dense bool) ([]Hit, bool, error) {
+	return ix.rankBy(ctx, cands, limit, dense, true, true)
+}
+
+// rankBy is rank, lazily or reading every candidate's group (the reference the tests compare the lazy
+// ranking with), each candidate's group read from the map ev_group when mapped, else from its event's and
+// session's rows (the reference the tests compare the map with). With the map, a hit's Session.RootID is
+// its group's number in the index (ev_roots), not the root session's id.
+func (ix *Index) rankBy(ctx context.Context, cands []candidate, limit int, dense, lazy, mapped bool) ([]Hit, bool, error) {
 	if dense || !lazy {
 		n := len(cands)
 		if dense && lazy {
 			n = min(n, limit)
 		}
-		hits, err := ix.withGroups(ctx, cands[:n])
+		hits, err := ix.groupsOf(ctx, cands[:n], mapped)
 		if err != nil {
 			return nil, false, err
 		}
@@ -492,7 +499,106 @@ func (ix *Index) rank(ctx context.Context, cands []candidate, limit int, dense, 
 		more := len(hits) > limit || n < len(cands)
 		return hits[:min(len(hits), limit)], more, nil
 	}
-	return ix.rankGrouped(ctx, cands, limit)
+	return ix.rankGrouped(ctx, cands, limit, mapped)
+}
+
+// groupsOf is withMapped when mapped, else withGroups.
+func (ix *Index) groupsOf(ctx context.Context, cands []candidate, mapped bool) ([]Hit, error) {
+	if mapped {
+		return ix.withMapped(ctx, cands)
+	}
+	return ix.withGroups(ctx, cands)
+}
+
+// withMapped is withGroups with the groups read from ev_group: one small row per candidate, a few pages
+// for all of them (docs/history.md "Search"); Session.RootID is the group's number.
+func (ix *Index) withMapped(ctx context.Context, cands []candidate) ([]Hit, error) {
+	ids := make([]int64, len(cands))
+	for i, c := range cands {
+		ids[i] = ftsrank.Event(c.rowid)
+	}
+	slices.Sort(ids)
+	grps := make([]int64, len(ids)) // grps[i]: the group of ids[i], -1 when it has no row
+	for i := range grps {
+		grps[i] = -1
+	}
+	err := ix.queryRows(ctx, `SELECT ev, grp FROM ev_group WHERE ev IN (SELECT value FROM json_each(?))`, []any{int64List(ids)}, func(r *sql.Rows) error {
+		var ev, grp int64
+		if err := r.Scan(&ev, &grp); err != nil {
+			return err
+		}
+		if i, ok := slices.BinarySearch(ids, ev); ok {
+			grps[i] = grp
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	out := make([]Hit, 0, len(cands))
+	for _, c := range cands {
+		id := ftsrank.Event(c.rowid)
+		i, _ := slices.BinarySearch(ids, id)
+		g := grps[i]
+		if g < 0 {
+			continue // an index row without its event: not shown
+		}
+		out = append(out, Hit{Score: c.score, Event: Event{Seq: id}, Session: Session{RootID: strconv.FormatInt(g>>1, 10), Scope: mappedScope(g)}})
+	}
+	return out, nil
+}
+
+// mappedScope is the session scope an ev_group.grp value carries in its low bit.
+func mappedScope(grp int64) string {
+	if grp&1 != 0 {
+		return "subagent"
+	}
+	return "primary"
+}
+
+// mappedMembers is groupMembers with the groups (keys: their numbers, as withMapped names them) read from
+// ev_group through its index on grp: per group and scope, its events' rowids in one column.
+func (ix *Index) mappedMembers(ctx context.Context, keys []string, indexOf map[int64]int) ([]groupMember, error) {
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	grps := make([]int64, 0, 2*len(keys))
+	for _, k := range keys {
+		n, err := strconv.ParseInt(k, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("search: group %q: %w", k, err)
+		}
+		grps = append(grps, n<<1, n<<1|1)
+	}
+	var out []groupMember
+	err := ix.queryRows(ctx, `SELECT grp, group_concat(ev) FROM ev_group WHERE grp IN (SELECT value FROM json_each(?)) GROUP BY grp`,
+		[]any{int64List(grps)}, func(r *sql.Rows) error {
+			var grp int64
+			var ids sql.RawBytes
+			if err := r.Scan(&grp, &ids); err != nil {
+				return err
+			}
+			group, scope := strconv.FormatInt(grp>>1, 10), mappedScope(grp)
+			for len(ids) > 0 {
+				i := bytes.IndexByte(ids, ',')
+				if i < 0 {
+					i = len(ids)
+				}
+				id, err := strconv.ParseInt(string(ids[:i]), 10, 64)
+				if err != nil {
+					return fmt.Errorf("event rowids of group %s: %w", group, err)
+				}
+				if c, ok := indexOf[id]; ok {
+					out = append(out, groupMember{index: c, group: group, scope: scope})
+				}
+				ids = ids[min(i+1, len(ids)):]
+			}
+			return nil
+		})
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	return out, nil
 }
 
 // rankGrouped is groupByRoot over every candidate cut to limit, without reading every candidate's event.
@@ -504,7 +610,7 @@ func (ix *Index) rank(ctx context.Context, cands []candidate, limit int, dense, 
 // after next, while a known group's comes before (every candidate read is placed). So when limit known
 // groups have representatives scoring at least t, they are the first limit hits, in their order; when
 // every candidate is placed, the result is groupByRoot's.
-func (ix *Index) rankGrouped(ctx context.Context, cands []candidate, limit int) ([]Hit, bool, error) {
+func (ix *Index) rankGrouped(ctx context.Context, cands []candidate, limit int, mapped bool) ([]Hit, bool, error) {
 	type group struct {
 		key     string
 		members []int // indexes in cands, ascending
@@ -551,12 +657,12 @@ func (ix *Index) rankGrouped(ctx context.Context, cands []candidate, limit int) 
 				batch = append(batch, cands[i])
 			}
 		}
-		hits, err := ix.withGroups(ctx, batch)
+		hits, err := ix.groupsOf(ctx, batch, mapped)
 		if err != nil {
 			return nil, false, err
 		}
 		if len(hits) != len(batch) { // an index row without its event: rank what exists, all of it
-			return ix.rank(ctx, cands, limit, false, false)
+			return ix.rankBy(ctx, cands, limit, false, false, mapped)
 		}
 		var keys []string
 		for _, h := range hits {
@@ -567,7 +673,12 @@ func (ix *Index) rankGrouped(ctx context.Context, cands []candidate, limit int) 
 				keys = append(keys, g.key)
 			}
 		}
-		members, err := ix.groupMembers(ctx, keys, indexOf)
+		var members []groupMember
+		if mapped {
+			members, err = ix.mappedMembers(ctx, keys, indexOf)
+		} else {
+			members, err = ix.groupMembers(ctx, keys, indexOf)
+		}
 		if err != nil {
 			return nil, false, err
 		}
@@ -583,7 +694,7 @@ func (ix *Index) rankGrouped(ctx context.Context, cands []candidate, limit int) 
 			if placed[indexOf[ftsrank.Event(batch[i].rowid)]] == nil {
 				// A candidate read here that its group's sessions do not hold (a session changed
 				// meanwhile): rank what exists, all of it.
-				return ix.rank(ctx, cands, limit, false, false)
+				return ix.rankBy(ctx, cands, limit, false, false, mapped)
 			}
 		}
 		for _, key := range keys {
@@ -723,25 +834,33 @@ func int64List(ids []int64) string {
 // group's best score), then the remaining hits in score order. A group's representative is its best
 // primary-session hit when that scores at least primaryTolerance × the group's best, else its best hit.
 func groupByRoot(hits []Hit) []Hit {
+	keys := make([]string, len(hits))
+	for i, h := range hits {
+		keys[i] = h.Session.RootID
+	}
+	return groupByKey(hits, keys)
+}
+
+// groupByKey is groupByRoot with hits[i]'s root group named keys[i].
+func groupByKey[K comparable](hits []Hit, keys []K) []Hit {
 	type group struct {
 		best, rep int
 		members   []int
 	}
-	groups := map[string]*group{}
-	var order []string
-	for i, h := range hits { // hits arrive in descending score order
-		g := groups[h.Session.RootID]
+	groups := make(map[K]*group, len(hits))
+	var order []*group
+	for i := range hits { // hits arrive in descending score order
+		g := groups[keys[i]]
 		if g == nil {
 			g = &group{best: i, rep: -1}
-			groups[h.Session.RootID] = g
-			order = append(order, h.Session.RootID)
+			groups[keys[i]] = g
+			order = append(order, g)
 		}
 		g.members = append(g.members, i)
 	}
-	var out []Hit
+	out := make([]Hit, 0, len(hits))
 	used := make([]bool, len(hits))
-	for _, key := range order {
-		g := groups[key]
+	for _, g := range order {
 		g.rep = g.best
 		for _, i := range g.members {
 			if hits[i].Session.Scope != "subagent" {

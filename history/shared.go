@@ -351,14 +351,18 @@ func (ix *Index) ImportShared(ctx context.Context, path, blob, wantID string, da
 	if err != nil {
 		return res, err
 	}
-	n, err := w.insertEvents(ctx, s.ID, key, s.CWD, evs, nil)
-	if err != nil {
-		return res, fmt.Errorf("import shared %s: %w", path, err)
-	}
 	st := parseState{NativeID: s.NativeID, Subagent: s.Scope == "subagent", Meta: sessionMeta{CWD: s.CWD, RepoURL: s.RepoURL,
 		Branch: s.Branch, Commit: s.Commit, Model: s.Model, CLIVersion: s.CLIVersion, Title: s.Title, StartedAt: s.StartedAt,
 		EndedAt: s.EndedAt}}
 	src := Source{Provider: s.Provider, Format: FormatShared, Path: key}
+	grp, err := w.groupOf(s.ID, sessionScope(src, &st))
+	if err != nil {
+		return res, fmt.Errorf("import shared %s: %w", path, err)
+	}
+	n, err := w.insertEvents(ctx, s.ID, key, s.CWD, grp, evs, nil)
+	if err != nil {
+		return res, fmt.Errorf("import shared %s: %w", path, err)
+	}
 	count := int64(n)
 	if others {
 		count = -1
