@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"unicode/utf8"
 
 	"github.com/ctx-dev/ctx/history"
@@ -34,6 +35,9 @@ func main() {
 		os.Exit(2)
 	}
 	args := os.Args[2:]
+	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetGCPercent(400) // as ctx-full's history commands (cmd/ctx/app lessGC)
+	}
 	if out, ok := search(context.Background(), os.Args[1], args[1:]); ok {
 		if _, err := os.Stdout.Write(out); err != nil {
 			// As ctx-full says it (app.Run): the output could not be written, exit 1.
