@@ -53,18 +53,27 @@ func main() {
 // tool) over the index in dir without a context store: it returns the bytes ctx-full writes on
 // standard output with exit 0, and ok; ok is false when anything differs from that path.
 func search(ctx context.Context, dir string, args []string) ([]byte, bool) {
+	out, errOut, ok := answer(ctx, dir, args)
+	if !ok || len(errOut) > 0 || !printable(out) {
+		return nil, false
+	}
+	return out, true
+}
+
+// answer is search's answer before the checks of what it prints: standard output and standard error.
+func answer(ctx context.Context, dir string, args []string) (stdout, stderr []byte, ok bool) {
 	r, ok := searchargs.Parse(args)
 	if !ok {
-		return nil, false
+		return nil, nil, false
 	}
 	ix, err := history.OpenOneShot(ctx, dir)
 	if err != nil {
-		return nil, false
+		return nil, nil, false
 	}
 	defer ix.Close()
 	gen, err := ix.Generation(ctx)
 	if err != nil {
-		return nil, false
+		return nil, nil, false
 	}
 	// mcp's searchTool: one page from offset 0 of at most want hits, cursors bound to "g<generation>/"
 	// (no context refs), the store not searched (not initialised).
@@ -73,13 +82,13 @@ func search(ctx context.Context, dir string, args []string) ([]byte, bool) {
 	for _, p := range r.Providers {
 		hp, ok := history.ParseProvider(p)
 		if !ok {
-			return nil, false
+			return nil, nil, false
 		}
 		q.Providers = append(q.Providers, hp)
 	}
 	res, err := ix.Search(ctx, q)
 	if err != nil {
-		return nil, false
+		return nil, nil, false
 	}
 	hits := searchpage.IndexResults(res.Hits)
 	if len(hits) > want {
@@ -103,11 +112,11 @@ func search(ctx context.Context, dir string, args []string) ([]byte, bool) {
 	// runUnifiedSearch: the tool's object as JSON values, its results (one page: limit <= 100).
 	b, err := json.Marshal(p.Build(p.N))
 	if err != nil {
-		return nil, false
+		return nil, nil, false
 	}
 	var m map[string]any
 	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, false
+		return nil, nil, false
 	}
 	rs, _ := m["results"].([]any)
 	if rs == nil {
@@ -115,10 +124,10 @@ func search(ctx context.Context, dir string, args []string) ([]byte, bool) {
 	}
 	m["results"] = rs
 	var out, errOut bytes.Buffer
-	if err := searchpage.PrintCLI(&out, &errOut, m, r.JSON); err != nil || errOut.Len() > 0 || !printable(out.Bytes()) {
-		return nil, false
+	if err := searchpage.PrintCLI(&out, &errOut, m, r.JSON); err != nil {
+		return nil, nil, false
 	}
-	return out.Bytes(), true
+	return out.Bytes(), errOut.Bytes(), true
 }
 
 // printable reports whether ctx-full's output sanitizer (cmd/ctx/app sanitizer) would write b unchanged:
