@@ -14,6 +14,7 @@ import (
 	"unicode"
 
 	"github.com/ctx-dev/ctx/history"
+	"github.com/ctx-dev/ctx/mcp/searchpage"
 	"github.com/ctx-dev/ctx/store"
 
 	"github.com/ctx-dev/ctx/internal/lazyre"
@@ -541,34 +542,10 @@ type searchArgs struct {
 var selectorName = lazyre.New(`^[A-Za-z0-9_-]{1,64}$`)
 
 // searchMaxHits bounds the hits one search pages through.
-const searchMaxHits = 500
+const searchMaxHits = searchpage.MaxHits
 
 // searchResult is one search hit, of the index or of the context store (provider ctx).
-type searchResult struct {
-	Provider        string  `json:"provider"`
-	CtxSessionID    string  `json:"ctx_session_id,omitempty"`
-	NativeSessionID string  `json:"native_session_id,omitempty"`
-	CtxEventID      string  `json:"ctx_event_id,omitempty"`
-	EventType       string  `json:"event_type"`
-	Role            string  `json:"role,omitempty"`
-	At              string  `json:"at,omitempty"`
-	Score           float64 `json:"score"`
-	Snippet         string  `json:"snippet"`
-	MoreInGroup     int     `json:"more_in_group"`
-	AgentScope      string  `json:"agent_scope,omitempty"`
-	RootSessionID   string  `json:"root_session_id,omitempty"`
-	Title           string  `json:"title,omitempty"`
-	SourcePath      string  `json:"source_path,omitempty"`
-	Tool            string  `json:"tool,omitempty"`
-	// Of the context store: the entry's kind (knowledge, convention, decision, skill, session, commit),
-	// key and resource URI.
-	Kind string `json:"kind,omitempty"`
-	Key  string `json:"key,omitempty"`
-	URI  string `json:"uri,omitempty"`
-
-	group string
-	rep   bool
-}
+type searchResult = searchpage.Result
 
 // timeArg parses an optional RFC 3339 time argument; v "" is omitted.
 func timeArg(v, key string) (time.Time, bool, error) {
@@ -687,26 +664,7 @@ func (s *srv) searchTool(ctx context.Context, args searchArgs) (any, error) {
 			return nil, err
 		}
 		relaxed, window = res.Relaxed, res.Window
-		seen := map[string]bool{}
-		for _, h := range res.Hits {
-			g := h.Session.RootID
-			if g == "" {
-				g = h.Session.ID
-			}
-			r := searchResult{Provider: string(h.Session.Provider), CtxSessionID: h.Session.ID,
-				NativeSessionID: h.Session.NativeID, CtxEventID: h.Event.ID, EventType: string(h.Event.Type),
-				Role: h.Event.Role, Score: round(h.Score), Snippet: h.Snippet, MoreInGroup: h.More,
-				AgentScope: h.Session.Scope, RootSessionID: h.Session.RootID, Title: h.Session.Title,
-				SourcePath: h.Session.SourcePath, group: g, rep: !seen[g]}
-			if !h.Event.At.IsZero() {
-				r.At = h.Event.At.Format(atFormat)
-			}
-			if h.Event.Tool != nil {
-				r.Tool = h.Event.Tool.Name
-			}
-			seen[g] = true
-			hits = append(hits, r)
-		}
+		hits = searchpage.IndexResults(res.Hits)
 	}
 	if withCtx && tip != "" && scope != history.ScopeCalls && scope != history.ScopeOutputs && args.Repo == "" {
 		ch, err := s.ctxSearch(ctx, args, since, until)
@@ -748,36 +706,18 @@ func (s *srv) searchTool(ctx context.Context, args searchArgs) (any, error) {
 		hint = s.noIndexHint(ctx)
 	}
 	return pageOf(hits, off, limit, cur.next, func(items []searchResult, pg pagination) any {
-		return struct {
-			Query      string         `json:"query"`
-			Filters    map[string]any `json:"filters"`
-			Relaxed    bool           `json:"relaxed"`
-			Window     int            `json:"ranked_window,omitempty"` // set when it applied: the newest N matching events were ranked
-			Generation int64          `json:"generation"`
-			Results    []searchResult `json:"results"`
-			Pagination pagination     `json:"pagination"`
-			Content    string         `json:"content"`
-			Hint       string         `json:"hint,omitempty"`
-		}{args.Query, filters, relaxed, window, gen, items, pg, quotedNote, hint}
+		return searchpage.Page(args.Query, filters, relaxed, window, gen, items, pg, hint)
 	}), nil
 }
 
-// round keeps 4 significant digits of a score: a common word's BM25 scores are small, and rounding to a
-// fixed number of decimals made them all 0, hiding their order.
-func round(f float64) float64 {
-	if f == 0 || math.IsInf(f, 0) || math.IsNaN(f) {
-		return f
-	}
-	p := math.Pow(10, 3-math.Floor(math.Log10(math.Abs(f))))
-	return math.Round(f*p) / p
-}
+func round(f float64) float64 { return searchpage.Round(f) }
 
 // mergeHits merges the context store's hits (each its own group) into the index's: the groups'
 // representatives first, by score, then the other hits in their order.
 func mergeHits(ix, ctxHits []searchResult) []searchResult {
 	var reps, rest []searchResult
 	for _, h := range ix {
-		if h.rep {
+		if h.Rep {
 			reps = append(reps, h)
 		} else {
 			rest = append(rest, h)
@@ -930,7 +870,7 @@ func (s *srv) ctxSearch(ctx context.Context, args searchArgs, since, until time.
 			}
 			r := d.res
 			r.Score = round(sc * d.weight)
-			r.rep = true
+			r.Rep = true
 			body, err := d.loadBody(ctx)
 			if err != nil {
 				return nil, err
@@ -1041,7 +981,7 @@ func (s *srv) showSessionTool(ctx context.Context, args showSessionArgs) (any, e
 	for i, e := range evs {
 		rows[i] = eventOut(e, sess.Provider)
 	}
-	return &paged{n: len(rows), build: func(k int) any {
+	return &paged{N: len(rows), Build: func(k int) any {
 		pg := pagination{Limit: limit, Returned: k, HasMore: k < len(rows) || more}
 		if pg.HasMore {
 			pg.NextCursor = cur.next(int(rows[k-1].Seq))
@@ -1419,7 +1359,7 @@ func (s *srv) queryEventsTool(ctx context.Context, args queryEventsArgs) (any, e
 	if ix == nil {
 		hint = s.noIndexHint(ctx)
 	}
-	return &paged{n: len(rows), build: func(k int) any {
+	return &paged{N: len(rows), Build: func(k int) any {
 		pg := pagination{Limit: limit, Returned: k, HasMore: k < len(rows) || more}
 		if pg.HasMore {
 			pg.NextCursor = cur.nextPos(evs[k-1].Pos)
@@ -1472,4 +1412,4 @@ type frontier struct {
 
 // atFormat is the time of an event in search and text rows: RFC 3339 in UTC with milliseconds (the
 // index's resolution), so that the strings sort as the times do.
-const atFormat = "2006-01-02T15:04:05.000Z07:00"
+const atFormat = searchpage.AtFormat
