@@ -2,19 +2,17 @@ package mcp
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/ctx-dev/ctx/history"
 	"github.com/ctx-dev/ctx/mcp/searchpage"
+	"github.com/ctx-dev/ctx/mcp/storesearch"
 	"github.com/ctx-dev/ctx/store"
 
 	"github.com/ctx-dev/ctx/internal/lazyre"
@@ -671,7 +669,7 @@ func (s *srv) searchTool(ctx context.Context, args searchArgs) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		hits = mergeHits(hits, ch)
+		hits = storesearch.MergeHits(hits, ch)
 	}
 	if len(hits) > want {
 		hits = hits[:want]
@@ -712,67 +710,13 @@ func (s *srv) searchTool(ctx context.Context, args searchArgs) (any, error) {
 
 func round(f float64) float64 { return searchpage.Round(f) }
 
-// mergeHits merges the context store's hits (each its own group) into the index's: the groups'
-// representatives first, by score, then the other hits in their order.
-func mergeHits(ix, ctxHits []searchResult) []searchResult {
-	var reps, rest []searchResult
-	for _, h := range ix {
-		if h.Rep {
-			reps = append(reps, h)
-		} else {
-			rest = append(rest, h)
-		}
-	}
-	reps = append(reps, ctxHits...)
-	sort.SliceStable(reps, func(i, j int) bool { return reps[i].Score > reps[j].Score })
-	return append(reps, rest...)
-}
-
 // ctxSearchCommits bounds the context store's commits a search ranks: the newest 200 across the scopes'
 // refs (docs/mcp.md "search"). Reading every commit of a 10,000-commit context branch cost a search
 // 0.2-0.6 s; 1,000 about 23 ms of CPU; 200 a few ms (bench/README.md "CLI search of the context store").
 const ctxSearchCommits = 200
 
 // ctxDoc is an entry or a commit of the context store as the search sees it.
-type ctxDoc struct {
-	res    searchResult
-	text   string // what is searched
-	body   string // what the snippet is cut from
-	weight float64
-	paths  []string
-	// of a commit: its time and Ctx-Session (the since, until and ctx_session_id filters)
-	commit  bool
-	when    time.Time
-	session string
-	// of a document of the store's search copy (ctx_index.go): its id, number of words, the counts of the
-	// query's words in it (text is empty), and the copy its body is loaded from (body is empty)
-	id string
-	nw int
-	tf map[string]int
-	db *sql.DB
-}
-
-// words splits text into lower-case tokens of letters and digits (with the parts of camelCase words),
-// the way the index tokenises (docs/history.md "Search").
-func words(text string) []string {
-	var out []string
-	f := strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-	for _, w := range f {
-		out = append(out, strings.ToLower(w))
-		start := 0
-		rs := []rune(w)
-		for i := 1; i < len(rs); i++ {
-			if unicode.IsUpper(rs[i]) && unicode.IsLower(rs[i-1]) {
-				out = append(out, strings.ToLower(string(rs[start:i])))
-				start = i
-			}
-		}
-		if start > 0 {
-			out = append(out, strings.ToLower(string(rs[start:])))
-		}
-	}
-	return out
-}
+type ctxDoc = storesearch.Doc
 
 // ctxSearch ranks the context store's entries (as messages) and commits (as summaries) with BM25 (k1
 // 1.2, b 0.75) times the class weight, under the search's filters.
@@ -783,7 +727,7 @@ func (s *srv) ctxSearch(ctx context.Context, args searchArgs, since, until time.
 	if args.SessionID != "" && !strings.HasPrefix(args.SessionID, ctxIDPrefix) {
 		return nil, nil
 	}
-	terms := dedupe(words(args.Query))
+	terms := storesearch.Terms(args.Query)
 	if len(terms) == 0 {
 		return nil, nil
 	}
@@ -793,11 +737,11 @@ func (s *srv) ctxSearch(ctx context.Context, args searchArgs, since, until time.
 	}
 	kept := docs[:0]
 	for _, d := range docs {
-		if d.commit {
-			if (!since.IsZero() && d.when.Before(since)) || (!until.IsZero() && !d.when.Before(until)) {
+		if d.Commit {
+			if (!since.IsZero() && d.When.Before(since)) || (!until.IsZero() && !d.When.Before(until)) {
 				continue
 			}
-			if args.SessionID != "" && ctxIDPrefix+d.session != args.SessionID {
+			if args.SessionID != "" && ctxIDPrefix+d.Session != args.SessionID {
 				continue
 			}
 		}
@@ -807,7 +751,7 @@ func (s *srv) ctxSearch(ctx context.Context, args searchArgs, since, until time.
 	if args.File != "" {
 		kept := docs[:0]
 		for _, d := range docs {
-			for _, p := range d.paths {
+			for _, p := range d.Paths {
 				if p == args.File || (strings.HasSuffix(args.File, "/") && strings.HasPrefix(p, args.File)) {
 					kept = append(kept, d)
 					break
@@ -816,75 +760,7 @@ func (s *srv) ctxSearch(ctx context.Context, args searchArgs, since, until time.
 		}
 		docs = kept
 	}
-	if len(docs) == 0 {
-		return nil, nil
-	}
-	toks := make([]map[string]int, len(docs))
-	lens := make([]int, len(docs))
-	total := 0
-	df := map[string]int{}
-	for i, d := range docs {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		if d.tf != nil { // counted when the copy was made
-			toks[i], lens[i] = d.tf, d.nw
-		} else {
-			toks[i] = map[string]int{}
-			ws := words(boundText(d.text))
-			lens[i] = len(ws)
-			for _, w := range ws {
-				toks[i][w]++
-			}
-		}
-		total += lens[i]
-		for _, t := range terms {
-			if toks[i][t] > 0 {
-				df[t]++
-			}
-		}
-	}
-	avg := float64(total) / float64(len(docs))
-	n := float64(len(docs))
-	score := func(i int, all bool) (float64, bool) {
-		sc := 0.0
-		for _, t := range terms {
-			tf := float64(toks[i][t])
-			if tf == 0 {
-				if all {
-					return 0, false
-				}
-				continue
-			}
-			idf := math.Log(1 + (n-float64(df[t])+0.5)/(float64(df[t])+0.5))
-			sc += idf * tf * 2.2 / (tf + 1.2*(0.25+0.75*float64(lens[i])/avg))
-		}
-		return sc, sc > 0
-	}
-	var out []searchResult
-	for _, all := range []bool{true, false} {
-		for i, d := range docs {
-			sc, ok := score(i, all)
-			if !ok {
-				continue
-			}
-			r := d.res
-			r.Score = round(sc * d.weight)
-			r.Rep = true
-			body, err := d.loadBody(ctx)
-			if err != nil {
-				return nil, err
-			}
-			low := strings.ToLower(body)
-			r.Snippet = snippet(body, low, strings.ToLower(args.Query), terms)
-			out = append(out, r)
-		}
-		if len(out) > 0 || len(terms) == 1 {
-			break
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
-	return out, nil
+	return storesearch.Rank(ctx, docs, args.Query, terms)
 }
 
 // --- show_session ---

@@ -16,6 +16,7 @@ import (
 	"github.com/ctx-dev/ctx/blame"
 	"github.com/ctx-dev/ctx/history"
 	"github.com/ctx-dev/ctx/mcp/searchpage"
+	"github.com/ctx-dev/ctx/mcp/storesearch"
 	"github.com/ctx-dev/ctx/share"
 	"github.com/ctx-dev/ctx/store"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
@@ -698,7 +699,7 @@ func (s *srv) shareSessionTool(ctx context.Context, args shareSessionArgs) (any,
 // --- search ---
 
 // searchKinds is the order of kinds in search results of equal rank.
-var searchKinds = []string{"knowledge", "convention", "decision", "skill", "session"}
+var searchKinds = storesearch.Kinds
 
 type searchDoc struct {
 	kind, key, title, body, uri string
@@ -782,35 +783,4 @@ func titleOf(content, key string) string {
 		}
 	}
 	return key
-}
-
-// snippet is about 200 bytes of the body around the first hit of the phrase (else of a term), on rune
-// boundaries, with whitespace collapsed. lower is the body lower-cased (the same length for ASCII; for
-// other text the offset is only used when it is a rune boundary of the original).
-func snippet(orig, lower, q string, terms []string) string {
-	at := strings.Index(lower, q)
-	for _, t := range terms {
-		if at >= 0 {
-			break
-		}
-		at = strings.Index(lower, t)
-	}
-	if at < 0 || len(lower) != len(orig) {
-		at = 0
-	}
-	start, end := max(0, at-60), min(len(orig), at+140)
-	for start > 0 && !utf8.RuneStart(orig[start]) {
-		start--
-	}
-	for end < len(orig) && !utf8.RuneStart(orig[end]) {
-		end++
-	}
-	out := strings.Join(strings.Fields(orig[start:end]), " ")
-	if start > 0 {
-		out = "…" + out
-	}
-	if end < len(orig) {
-		out += "…"
-	}
-	return out
 }

@@ -5,17 +5,19 @@ import (
 	"path/filepath"
 
 	"github.com/ctx-dev/ctx/internal/searchargs"
+	"github.com/ctx-dev/ctx/store/tipsfp"
 )
 
 // searchName is the file name of the search program (cmd/ctx-search), looked for beside this executable.
 const searchName = "ctx-search"
 
 // runSearch hands a search command line of the shapes searchargs.Parse reads to ctx-search
-// (docs/architecture.md "The search program") when ctx-full would answer it from the history index
-// alone: the store opens as for a read (openStoreIn), the context branch does not exist (so the search
-// has no context store to rank, and its cursors no refs to fingerprint), and the index file is there.
-// It execs ctx-search with the index's folder and this process's whole command line; it returns only
-// when it did not (then ctx-full runs, as before).
+// (docs/architecture.md "The search program"): the store opens as for a read (openStoreIn), its refs
+// can be read, and the index file is there. It execs ctx-search with the index's folder, the
+// fingerprint of the context refs' tips ("-" when the context branch does not exist: no context store
+// to rank, no refs in the cursors) and this process's whole command line; ctx-search checks the store's
+// search copy against that fingerprint. It returns only when it did not exec (then ctx-full runs, as
+// before).
 func runSearch(args []string) {
 	r, ok := searchargs.Parse(args[1:])
 	if !ok {
@@ -42,11 +44,11 @@ func runSearch(args []string) {
 	if !ok {
 		return
 	}
-	pub, ok := s.tip(s.branch)
+	fp, ok := s.tipsFingerprint()
 	common := s.common
 	s.close()
-	if !ok || !pub.IsZero() {
-		return // a context store to search beside the index: ctx-full's (its search copy)
+	if !ok {
+		return
 	}
 	hist := filepath.Join(common, "ctx", "history") // history.DefaultDir
 	if fi, err := os.Lstat(filepath.Join(hist, "index.db")); err != nil || !fi.Mode().IsRegular() {
@@ -56,5 +58,27 @@ func runSearch(args []string) {
 	if err != nil {
 		return
 	}
-	execSearch(path, append([]string{searchName, hist}, args...))
+	execSearch(path, append([]string{searchName, hist, fp}, args...))
+}
+
+// tipsFingerprint is store.HistoryTips's fingerprint of the scopes' tips (tipsfp.Of), "-" when the
+// context branch does not exist (ctx-full's search then has no context store); ok false when a ref
+// cannot be read.
+func (s *store) tipsFingerprint() (string, bool) {
+	pub, ok := s.tip(s.branch)
+	if !ok {
+		return "", false
+	}
+	if pub.IsZero() {
+		return "-", true
+	}
+	priv, ok := s.tip(refPrivate)
+	if !ok {
+		return "", false
+	}
+	eph, ok := s.tip(refEphemeral)
+	if !ok {
+		return "", false
+	}
+	return tipsfp.Of(eph.String(), priv.String(), pub.String()), true
 }
