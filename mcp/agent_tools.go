@@ -708,8 +708,6 @@ func (s *srv) searchTool(ctx context.Context, args searchArgs) (any, error) {
 	}), nil
 }
 
-func round(f float64) float64 { return searchpage.Round(f) }
-
 // ctxSearchCommits bounds the context store's commits a search ranks: the newest 200 across the scopes'
 // refs (docs/mcp.md "search"). Reading every commit of a 10,000-commit context branch cost a search
 // 0.2-0.6 s; 1,000 about 23 ms of CPU; 200 a few ms (bench/README.md "CLI search of the context store").
