@@ -1,20 +1,26 @@
 #!/usr/bin/env bash
 # bench/search-ab.sh — `ctx history search` of two ctx builds over one repository's history index
-# (bench/README.md "Eighth round", branch search8): first that both print the same bytes and exit
-# codes for bench/histsearch's queries under each flag set (text and --json, --limit, --scope,
-# --provider, --primary-only, shapes ctx-search leaves to ctx-full), then whole processes alternated
-# old/new query by query: wall and CPU (task-clock, user + sys) and page faults from `perf stat`,
-# p50 and p99 of each, and their ratio.
+# and, when the repository has a context branch, its store (bench/README.md "Eighth round", branch
+# search8; "Ninth round", branch search9): first that both print the same bytes and exit codes for
+# bench/histsearch's queries under each flag set (text and --json, --limit, --scope, --provider,
+# --primary-only, shapes ctx-search leaves to ctx-full), then whole processes alternated old/new query
+# by query: wall and CPU (task-clock, user + sys) and page faults from `perf stat`, p50 and p99 of each,
+# and their ratio.
 #
 # usage: bench/search-ab.sh OLD_CTX NEW_CTX REPO [ROUNDS]
 #   OLD_CTX, NEW_CTX   the `ctx` of each build (the front, with ctx-full, and for NEW ctx-search, beside it)
 #   REPO               a repository whose index `ctx history import` built (bench/history.sh's setup)
 #   ROUNDS             timing rounds of the 12 queries (default 10); 0 checks the output only
 #   CHECK=0            time only, without the output check
+#   EXTRA="q1|q2"      more queries ('|'-separated), e.g. words of the context store's entries
 set -euo pipefail
 OLD=$1 NEW=$2 REPO=$3 ROUNDS=${4:-10}
 QUERIES=("hello function" "onboarding" "todo" "npm run build" "apply_patch" "git commit" "zzznomatch" "README"
 	"error" "the" "session" "test")
+if [[ -n ${EXTRA:-} ]]; then
+	IFS='|' read -r -a more <<<"$EXTRA"
+	QUERIES+=("${more[@]}")
+fi
 FLAGSETS=("" "--json" "--json --limit 5" "--limit 100" "--json --limit 100 --scope calls" "--scope transcript"
 	"--json --scope outputs" "--json --provider codex" "--provider claude-code --provider codex --json"
 	"--primary-only --json" "--json --events" "--json --limit 200" "--json --since 2025-01-01")
