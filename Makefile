@@ -17,6 +17,9 @@ BIN     := bin/ctx
 # ctx is two programs side by side (docs/architecture.md "The lean front"): bin/ctx answers a few read
 # commands itself and execs bin/ctx-full, the whole CLI, for everything else.
 FULL    := bin/ctx-full
+# ctx-search (cmd/ctx-search) answers `ctx search` over the history index alone for the front, beside
+# it (docs/architecture.md "The search program"); SEARCH defaults to the folder of BIN.
+SEARCH  ?= $(dir $(BIN))ctx-search
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X github.com/ctx-dev/ctx/cmd/ctx/app.Version=$(VERSION)
 # Where make install puts ctx: the first writable of /usr/local/bin and ~/.local/bin unless PREFIX is given.
@@ -53,6 +56,7 @@ BUILD_TAGS := urfave_cli_no_docs
 build:
 	CGO_ENABLED=0 $(GO) build -tags "$(BUILD_TAGS)" -ldflags "$(LDFLAGS)" -o $(FULL) ./cmd/ctx
 	CGO_ENABLED=0 $(GO) build -o $(BIN) ./cmd/ctx-front
+	CGO_ENABLED=0 $(GO) build -o $(SEARCH) ./cmd/ctx-search
 
 demo: build
 	./scripts/demo.sh $(BIN)
@@ -91,8 +95,9 @@ mcp/node/node_modules/.package-lock.json: mcp/node/package.json mcp/node/package
 install: build
 	mkdir -p $(PREFIX)/bin
 	install -m 0755 $(FULL) $(PREFIX)/bin/ctx-full
+	install -m 0755 $(SEARCH) $(PREFIX)/bin/ctx-search
 	install -m 0755 $(BIN) $(PREFIX)/bin/ctx
-	@echo "installed $(PREFIX)/bin/ctx and $(PREFIX)/bin/ctx-full"
+	@echo "installed $(PREFIX)/bin/ctx, $(PREFIX)/bin/ctx-full and $(PREFIX)/bin/ctx-search"
 	@case ":$$PATH:" in *":$(PREFIX)/bin:"*) ;; *) echo "note: add $(PREFIX)/bin to your PATH";; esac
 
 bench: build

@@ -2,18 +2,17 @@ package mcp
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/ctx-dev/ctx/history"
+	"github.com/ctx-dev/ctx/mcp/searchpage"
+	"github.com/ctx-dev/ctx/mcp/storesearch"
 	"github.com/ctx-dev/ctx/store"
 
 	"github.com/ctx-dev/ctx/internal/lazyre"
@@ -544,34 +543,10 @@ type searchArgs struct {
 var selectorName = lazyre.New(`^[A-Za-z0-9_-]{1,64}$`)
 
 // searchMaxHits bounds the hits one search pages through.
-const searchMaxHits = 500
+const searchMaxHits = searchpage.MaxHits
 
 // searchResult is one search hit, of the index or of the context store (provider ctx).
-type searchResult struct {
-	Provider        string  `json:"provider"`
-	CtxSessionID    string  `json:"ctx_session_id,omitempty"`
-	NativeSessionID string  `json:"native_session_id,omitempty"`
-	CtxEventID      string  `json:"ctx_event_id,omitempty"`
-	EventType       string  `json:"event_type"`
-	Role            string  `json:"role,omitempty"`
-	At              string  `json:"at,omitempty"`
-	Score           float64 `json:"score"`
-	Snippet         string  `json:"snippet"`
-	MoreInGroup     int     `json:"more_in_group"`
-	AgentScope      string  `json:"agent_scope,omitempty"`
-	RootSessionID   string  `json:"root_session_id,omitempty"`
-	Title           string  `json:"title,omitempty"`
-	SourcePath      string  `json:"source_path,omitempty"`
-	Tool            string  `json:"tool,omitempty"`
-	// Of the context store: the entry's kind (knowledge, convention, decision, skill, session, commit),
-	// key and resource URI.
-	Kind string `json:"kind,omitempty"`
-	Key  string `json:"key,omitempty"`
-	URI  string `json:"uri,omitempty"`
-
-	group string
-	rep   bool
-}
+type searchResult = searchpage.Result
 
 // timeArg parses an optional RFC 3339 time argument; v "" is omitted.
 func timeArg(v, key string) (time.Time, bool, error) {
@@ -710,33 +685,14 @@ func (s *srv) searchTool(ctx context.Context, args searchArgs) (any, error) {
 			return nil, err
 		}
 		relaxed, window = res.Relaxed, res.Window
-		seen := map[string]bool{}
-		for _, h := range res.Hits {
-			g := h.Session.RootID
-			if g == "" {
-				g = h.Session.ID
-			}
-			r := searchResult{Provider: string(h.Session.Provider), CtxSessionID: h.Session.ID,
-				NativeSessionID: h.Session.NativeID, CtxEventID: h.Event.ID, EventType: string(h.Event.Type),
-				Role: h.Event.Role, Score: round(h.Score), Snippet: h.Snippet, MoreInGroup: h.More,
-				AgentScope: h.Session.Scope, RootSessionID: h.Session.RootID, Title: h.Session.Title,
-				SourcePath: h.Session.SourcePath, group: g, rep: !seen[g]}
-			if !h.Event.At.IsZero() {
-				r.At = h.Event.At.Format(atFormat)
-			}
-			if h.Event.Tool != nil {
-				r.Tool = h.Event.Tool.Name
-			}
-			seen[g] = true
-			hits = append(hits, r)
-		}
+		hits = searchpage.IndexResults(res.Hits)
 	}
 	if withCtx && tip != "" && scope != history.ScopeCalls && scope != history.ScopeOutputs && args.Repo == "" {
 		ch, err := s.ctxSearch(ctx, args, since, until)
 		if err != nil {
 			return nil, err
 		}
-		hits = mergeHits(hits, ch)
+		hits = storesearch.MergeHits(hits, ch)
 	}
 	if len(hits) > want {
 		hits = hits[:want]
@@ -771,44 +727,8 @@ func (s *srv) searchTool(ctx context.Context, args searchArgs) (any, error) {
 		hint = s.noIndexHint(ctx)
 	}
 	return pageOf(hits, off, limit, cur.next, func(items []searchResult, pg pagination) any {
-		return struct {
-			Query      string         `json:"query"`
-			Filters    map[string]any `json:"filters"`
-			Relaxed    bool           `json:"relaxed"`
-			Window     int            `json:"ranked_window,omitempty"` // set when it applied: the newest N matching events were ranked
-			Generation int64          `json:"generation"`
-			Results    []searchResult `json:"results"`
-			Pagination pagination     `json:"pagination"`
-			Content    string         `json:"content"`
-			Hint       string         `json:"hint,omitempty"`
-		}{args.Query, filters, relaxed, window, gen, items, pg, quotedNote, hint}
+		return searchpage.Page(args.Query, filters, relaxed, window, gen, items, pg, hint)
 	}), nil
-}
-
-// round keeps 4 significant digits of a score: a common word's BM25 scores are small, and rounding to a
-// fixed number of decimals made them all 0, hiding their order.
-func round(f float64) float64 {
-	if f == 0 || math.IsInf(f, 0) || math.IsNaN(f) {
-		return f
-	}
-	p := math.Pow(10, 3-math.Floor(math.Log10(math.Abs(f))))
-	return math.Round(f*p) / p
-}
-
-// mergeHits merges the context store's hits (each its own group) into the index's: the groups'
-// representatives first, by score, then the other hits in their order.
-func mergeHits(ix, ctxHits []searchResult) []searchResult {
-	var reps, rest []searchResult
-	for _, h := range ix {
-		if h.rep {
-			reps = append(reps, h)
-		} else {
-			rest = append(rest, h)
-		}
-	}
-	reps = append(reps, ctxHits...)
-	sort.SliceStable(reps, func(i, j int) bool { return reps[i].Score > reps[j].Score })
-	return append(reps, rest...)
 }
 
 // ctxSearchCommits bounds the context store's commits a search ranks: the newest 200 across the scopes'
@@ -817,45 +737,7 @@ func mergeHits(ix, ctxHits []searchResult) []searchResult {
 const ctxSearchCommits = 200
 
 // ctxDoc is an entry or a commit of the context store as the search sees it.
-type ctxDoc struct {
-	res    searchResult
-	text   string // what is searched
-	body   string // what the snippet is cut from
-	weight float64
-	paths  []string
-	// of a commit: its time and Ctx-Session (the since, until and ctx_session_id filters)
-	commit  bool
-	when    time.Time
-	session string
-	// of a document of the store's search copy (ctx_index.go): its id, number of words, the counts of the
-	// query's words in it (text is empty), and the copy its body is loaded from (body is empty)
-	id string
-	nw int
-	tf map[string]int
-	db *sql.DB
-}
-
-// words splits text into lower-case tokens of letters and digits (with the parts of camelCase words),
-// the way the index tokenises (docs/history.md "Search").
-func words(text string) []string {
-	var out []string
-	f := strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-	for _, w := range f {
-		out = append(out, strings.ToLower(w))
-		start := 0
-		rs := []rune(w)
-		for i := 1; i < len(rs); i++ {
-			if unicode.IsUpper(rs[i]) && unicode.IsLower(rs[i-1]) {
-				out = append(out, strings.ToLower(string(rs[start:i])))
-				start = i
-			}
-		}
-		if start > 0 {
-			out = append(out, strings.ToLower(string(rs[start:])))
-		}
-	}
-	return out
-}
+type ctxDoc = storesearch.Doc
 
 // ctxSearch ranks the context store's entries (as messages) and commits (as summaries) with BM25 (k1
 // 1.2, b 0.75) times the class weight, under the search's filters.
@@ -866,7 +748,7 @@ func (s *srv) ctxSearch(ctx context.Context, args searchArgs, since, until time.
 	if args.SessionID != "" && !strings.HasPrefix(args.SessionID, ctxIDPrefix) {
 		return nil, nil
 	}
-	terms := dedupe(words(args.Query))
+	terms := storesearch.Terms(args.Query)
 	if len(terms) == 0 {
 		return nil, nil
 	}
@@ -876,11 +758,11 @@ func (s *srv) ctxSearch(ctx context.Context, args searchArgs, since, until time.
 	}
 	kept := docs[:0]
 	for _, d := range docs {
-		if d.commit {
-			if (!since.IsZero() && d.when.Before(since)) || (!until.IsZero() && !d.when.Before(until)) {
+		if d.Commit {
+			if (!since.IsZero() && d.When.Before(since)) || (!until.IsZero() && !d.When.Before(until)) {
 				continue
 			}
-			if args.SessionID != "" && ctxIDPrefix+d.session != args.SessionID {
+			if args.SessionID != "" && ctxIDPrefix+d.Session != args.SessionID {
 				continue
 			}
 		}
@@ -892,7 +774,7 @@ func (s *srv) ctxSearch(ctx context.Context, args searchArgs, since, until time.
 		file := history.CleanFilePath(args.File)
 		kept := docs[:0]
 		for _, d := range docs {
-			for _, p := range d.paths {
+			for _, p := range d.Paths {
 				if p == file || (strings.HasSuffix(file, "/") && strings.HasPrefix(p, file)) {
 					kept = append(kept, d)
 					break
@@ -901,75 +783,7 @@ func (s *srv) ctxSearch(ctx context.Context, args searchArgs, since, until time.
 		}
 		docs = kept
 	}
-	if len(docs) == 0 {
-		return nil, nil
-	}
-	toks := make([]map[string]int, len(docs))
-	lens := make([]int, len(docs))
-	total := 0
-	df := map[string]int{}
-	for i, d := range docs {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		if d.tf != nil { // counted when the copy was made
-			toks[i], lens[i] = d.tf, d.nw
-		} else {
-			toks[i] = map[string]int{}
-			ws := words(boundText(d.text))
-			lens[i] = len(ws)
-			for _, w := range ws {
-				toks[i][w]++
-			}
-		}
-		total += lens[i]
-		for _, t := range terms {
-			if toks[i][t] > 0 {
-				df[t]++
-			}
-		}
-	}
-	avg := float64(total) / float64(len(docs))
-	n := float64(len(docs))
-	score := func(i int, all bool) (float64, bool) {
-		sc := 0.0
-		for _, t := range terms {
-			tf := float64(toks[i][t])
-			if tf == 0 {
-				if all {
-					return 0, false
-				}
-				continue
-			}
-			idf := math.Log(1 + (n-float64(df[t])+0.5)/(float64(df[t])+0.5))
-			sc += idf * tf * 2.2 / (tf + 1.2*(0.25+0.75*float64(lens[i])/avg))
-		}
-		return sc, sc > 0
-	}
-	var out []searchResult
-	for _, all := range []bool{true, false} {
-		for i, d := range docs {
-			sc, ok := score(i, all)
-			if !ok {
-				continue
-			}
-			r := d.res
-			r.Score = round(sc * d.weight)
-			r.rep = true
-			body, err := d.loadBody(ctx)
-			if err != nil {
-				return nil, err
-			}
-			low := strings.ToLower(body)
-			r.Snippet = snippet(body, low, strings.ToLower(args.Query), terms)
-			out = append(out, r)
-		}
-		if len(out) > 0 || len(terms) == 1 {
-			break
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
-	return out, nil
+	return storesearch.Rank(ctx, docs, args.Query, terms)
 }
 
 // --- show_session ---
@@ -1066,7 +880,7 @@ func (s *srv) showSessionTool(ctx context.Context, args showSessionArgs) (any, e
 	for i, e := range evs {
 		rows[i] = eventOut(e, sess.Provider)
 	}
-	return &paged{n: len(rows), build: func(k int) any {
+	return &paged{N: len(rows), Build: func(k int) any {
 		pg := pagination{Limit: limit, Returned: k, HasMore: k < len(rows) || more}
 		if pg.HasMore {
 			pg.NextCursor = cur.next(int(rows[k-1].Seq))
@@ -1444,7 +1258,7 @@ func (s *srv) queryEventsTool(ctx context.Context, args queryEventsArgs) (any, e
 	if ix == nil {
 		hint = s.noIndexHint(ctx)
 	}
-	return &paged{n: len(rows), build: func(k int) any {
+	return &paged{N: len(rows), Build: func(k int) any {
 		pg := pagination{Limit: limit, Returned: k, HasMore: k < len(rows) || more}
 		if pg.HasMore {
 			pg.NextCursor = cur.nextPos(evs[k-1].Pos)
@@ -1497,4 +1311,4 @@ type frontier struct {
 
 // atFormat is the time of an event in search and text rows: RFC 3339 in UTC with milliseconds (the
 // index's resolution), so that the strings sort as the times do.
-const atFormat = "2006-01-02T15:04:05.000Z07:00"
+const atFormat = searchpage.AtFormat

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ctx-dev/ctx/history"
+	"github.com/ctx-dev/ctx/mcp/storesearch"
 	"github.com/ctx-dev/ctx/store"
 )
 
@@ -30,35 +31,13 @@ import (
 // Any failure of the copy (no writable directory, a file another ctx made newer) falls back to reading
 // the store as before: the copy is a cache, never the truth.
 
-// ctxIndexFile is the copy's file name in the agent history index's directory.
-const ctxIndexFile = "store-search.db"
-
-// ctxIndexVersion is the copy's PRAGMA user_version. A file of another version is rebuilt (an older
-// one) or left alone, the store read directly (a newer one).
-const ctxIndexVersion = 3
-
-const ctxIndexSchema = `
-CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS docs(
-	cls INTEGER NOT NULL, name TEXT NOT NULL, ord INTEGER NOT NULL, id TEXT NOT NULL UNIQUE,
-	kind TEXT NOT NULL, key TEXT NOT NULL, title TEXT NOT NULL, uri TEXT NOT NULL, sess TEXT NOT NULL,
-	event TEXT NOT NULL, at TEXT NOT NULL, path TEXT NOT NULL, nw INTEGER NOT NULL,
-	PRIMARY KEY (cls, name, ord)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS bodies(id TEXT PRIMARY KEY, body TEXT NOT NULL) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS terms(term TEXT NOT NULL, id TEXT NOT NULL, tf INTEGER NOT NULL,
-	PRIMARY KEY (term, id)) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS terms_by_id ON terms(id);
-`
-
-// The docs rows are small (no text: a search reads them all, in the search's order cls, name, ord, in
-// one pass of the table); id (e:<kind>/<key>, c:<commit>) names a row for an update. terms holds each
-// document's words (words(), of at most maxSearchText bytes of its text) with their counts: a search
-// reads the rows of its query's words only, and the bodies (for the snippets) of its hits only — never
-// an entry's whole text (version 2 kept the text in docs, and every search read and tokenised all of it:
-// 15 s of CPU a search on a store of 25 entries of 4 MB).
-
-// ctxClassCommit is the cls of a commit; entries have their kind's position in searchKinds.
-const ctxClassCommit = 5
+// The copy's file, version, schema and class of commits, and its read side: package storesearch's.
+const (
+	ctxIndexFile    = storesearch.File
+	ctxIndexVersion = storesearch.Version
+	ctxIndexSchema  = storesearch.Schema
+	ctxClassCommit  = storesearch.ClassCommit
+)
 
 // ctxIndexDisabled makes every search read the store directly (the tests' reference).
 var ctxIndexDisabled bool
@@ -177,7 +156,7 @@ func (s *srv) ctxDocs(ctx context.Context, terms []string, withEntries, withComm
 			ctxIndexStats.served.Add(1)
 			out := docs[:0]
 			for _, d := range docs {
-				if (d.commit && withCommits && !withPaths) || (!d.commit && withEntries) {
+				if (d.Commit && withCommits && !withPaths) || (!d.Commit && withEntries) {
 					out = append(out, d)
 				}
 			}
@@ -238,8 +217,8 @@ func entryDocs(ctx context.Context, v *store.View, keep func(kind, key string) b
 		if d.kind == "session" {
 			r.CtxSessionID = ctxIDPrefix + d.key // show_session lists its commits
 		}
-		docs = append(docs, ctxDoc{res: r, text: boundText(d.title + "\n" + d.key + "\n" + d.body), body: boundText(d.body),
-			weight: 1.0, paths: []string{p}})
+		docs = append(docs, ctxDoc{Res: r, Text: boundText(d.title + "\n" + d.key + "\n" + d.body), Body: boundText(d.body),
+			Weight: 1.0, Paths: []string{p}})
 	}
 	return docs, nil
 }
@@ -261,7 +240,7 @@ func (s *srv) liveCommitDocs(ctx context.Context, withPaths bool) ([]ctxDoc, err
 		e := &all[i]
 		d := commitDoc(e.Commit, e.Key, e.Summary, e.Op, e.Agent, e.Session, e.When())
 		if withPaths {
-			if d.paths, err = st.EventPaths(ctx, e); err != nil {
+			if d.Paths, err = st.EventPaths(ctx, e); err != nil {
 				return nil, err
 			}
 		}
@@ -272,13 +251,7 @@ func (s *srv) liveCommitDocs(ctx context.Context, withPaths bool) ([]ctxDoc, err
 
 // commitDoc is the search's document of a commit.
 func commitDoc(commit, key, summary, op, agent, session string, when time.Time) ctxDoc {
-	r := searchResult{Provider: ctxProvider, CtxEventID: ctxIDPrefix + commit, EventType: string(history.Summary),
-		Kind: "commit", Key: key, At: when.UTC().Format(time.RFC3339), Title: summary}
-	if session != "" {
-		r.CtxSessionID = ctxIDPrefix + session
-	}
-	return ctxDoc{res: r, text: strings.Join([]string{summary, op, key, agent}, "\n"), body: summary, weight: 0.9,
-		commit: true, when: when, session: session}
+	return storesearch.CommitDoc(commit, key, summary, op, agent, session, when)
 }
 
 // cachedCtxDocs reads the documents from the copy, updating it first when the refs moved: their rows
@@ -299,10 +272,9 @@ func (s *srv) cachedCtxDocs(ctx context.Context, terms []string) ([]ctxDoc, erro
 		return nil, err
 	}
 	if s.ctxIx.docs == nil || s.ctxIx.fp != fp {
-		var have string
-		err = db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key='fp'`).Scan(&have)
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return nil, fmt.Errorf("store search copy: %w", err)
+		have, err := storesearch.ReadFP(ctx, db)
+		if err != nil {
+			return nil, err
 		}
 		if have != fp {
 			want := map[store.Scope]string{}
@@ -334,120 +306,17 @@ func (s *srv) cachedCtxDocs(ctx context.Context, terms []string) ([]ctxDoc, erro
 				return nil, ctx.Err()
 			}
 		}
-		docs, err := readCtxIndex(ctx, db)
+		docs, err := storesearch.ReadDocs(ctx, db)
 		if err != nil {
 			return nil, err
 		}
 		s.ctxIx.fp, s.ctxIx.docs = fp, docs
 	}
-	tfs, err := readCtxTerms(ctx, db, terms)
+	tfs, err := storesearch.ReadTerms(ctx, db, terms)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]ctxDoc, len(s.ctxIx.docs))
-	for i, d := range s.ctxIx.docs {
-		d.tf = tfs[d.id]
-		if d.tf == nil {
-			d.tf = map[string]int{}
-		}
-		d.body = ""
-		d.db = db
-		out[i] = d
-	}
-	return out, nil
-}
-
-// readCtxTerms reads the counts of terms in the copy's documents: id -> term -> count, for the documents
-// holding one of terms (ctxTermsRead counts the rows read: tests).
-func readCtxTerms(ctx context.Context, db *sql.DB, terms []string) (map[string]map[string]int, error) {
-	out := map[string]map[string]int{}
-	for _, t := range terms {
-		rows, err := db.QueryContext(ctx, `SELECT id, tf FROM terms WHERE term = ?`, t)
-		if err != nil {
-			return nil, fmt.Errorf("store search copy: %w", err)
-		}
-		for rows.Next() {
-			var id string
-			var tf int
-			if err := rows.Scan(&id, &tf); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("store search copy: %w", err)
-			}
-			ctxTermsRead.Add(1)
-			if out[id] == nil {
-				out[id] = map[string]int{}
-			}
-			out[id][t] = tf
-		}
-		err = rows.Err()
-		rows.Close()
-		if err != nil {
-			return nil, fmt.Errorf("store search copy: %w", err)
-		}
-	}
-	return out, nil
-}
-
-// ctxTermsRead counts the rows of terms searches read (tests: a search reads its words' rows only).
-var ctxTermsRead atomic.Int64
-
-// ctxBodiesRead counts the bodies searches loaded from the copy (tests: the hits' only).
-var ctxBodiesRead atomic.Int64
-
-// loadBody returns d's body: its own, or the copy's row.
-func (d *ctxDoc) loadBody(ctx context.Context) (string, error) {
-	if d.db == nil {
-		return d.body, nil
-	}
-	var body string
-	if err := d.db.QueryRowContext(ctx, `SELECT body FROM bodies WHERE id = ?`, d.id).Scan(&body); err != nil {
-		if errors.Is(err, sql.ErrNoRows) {
-			return "", nil // updated meanwhile by another process: no snippet
-		}
-		return "", fmt.Errorf("store search copy: %w", err)
-	}
-	ctxBodiesRead.Add(1)
-	return body, nil
-}
-
-// readCtxIndex reads every document's row of the copy in the search's order (no text: small rows).
-func readCtxIndex(ctx context.Context, db *sql.DB) ([]ctxDoc, error) {
-	rows, err := db.QueryContext(ctx, `SELECT cls, id, kind, key, title, uri, sess, event, at, path, nw FROM docs ORDER BY cls, name, ord`)
-	if err != nil {
-		return nil, fmt.Errorf("store search copy: %w", err)
-	}
-	defer rows.Close()
-	var docs []ctxDoc
-	for rows.Next() {
-		var cls, nw int
-		var id, kind, key, title, uri, sess, event, at, path string
-		if err := rows.Scan(&cls, &id, &kind, &key, &title, &uri, &sess, &event, &at, &path, &nw); err != nil {
-			return nil, fmt.Errorf("store search copy: %w", err)
-		}
-		if cls == ctxClassCommit {
-			when, err := time.Parse(time.RFC3339, at)
-			if err != nil {
-				return nil, fmt.Errorf("store search copy: commit %s: %w", event, err)
-			}
-			d := commitDoc(event, key, title, "", "", sess, when)
-			d.text, d.id, d.nw = "", id, nw
-			docs = append(docs, d)
-			continue
-		}
-		r := searchResult{Provider: ctxProvider, EventType: string(history.Message), Kind: kind, Key: key,
-			Title: title, URI: uri}
-		if sess != "" {
-			r.CtxSessionID = ctxIDPrefix + sess
-		}
-		docs = append(docs, ctxDoc{res: r, id: id, nw: nw, weight: 1.0, paths: []string{path}})
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store search copy: %w", err)
-	}
-	if docs == nil {
-		docs = []ctxDoc{} // cached: an empty store is not "not read"
-	}
-	return docs, nil
+	return storesearch.WithTerms(s.ctxIx.docs, tfs, db), nil
 }
 
 // updateCtxIndex brings the copy to the tips want (fingerprint fp) in one transaction: only what changed
@@ -534,7 +403,7 @@ func (s *srv) updateCtxIndex(ctx context.Context, db *sql.DB, fp string, want ma
 			if !others {
 				kept := docs[:0]
 				for _, d := range docs {
-					if d.res.Kind == "knowledge" || d.res.Kind == "convention" {
+					if d.Res.Kind == "knowledge" || d.Res.Kind == "convention" {
 						kept = append(kept, d)
 					}
 				}
@@ -545,12 +414,12 @@ func (s *srv) updateCtxIndex(ctx context.Context, db *sql.DB, fp string, want ma
 	}
 	for i, d := range docs {
 		name, ord := "", i
-		if d.res.Kind == "knowledge" || d.res.Kind == "convention" {
-			name, ord = d.res.Key+".md", 0
+		if d.Res.Kind == "knowledge" || d.Res.Kind == "convention" {
+			name, ord = d.Res.Key+".md", 0
 		}
-		sess := strings.TrimPrefix(d.res.CtxSessionID, ctxIDPrefix)
-		if err := ins.add(ctx, "e:"+d.res.Kind+"/"+d.res.Key, cls[d.res.Kind], name, ord, d.res.Kind, d.res.Key,
-			d.res.Title, d.res.URI, sess, "", "", d.text, d.body, d.paths[0]); err != nil {
+		sess := strings.TrimPrefix(d.Res.CtxSessionID, ctxIDPrefix)
+		if err := ins.add(ctx, "e:"+d.Res.Kind+"/"+d.Res.Key, cls[d.Res.Kind], name, ord, d.Res.Kind, d.Res.Key,
+			d.Res.Title, d.Res.URI, sess, "", "", d.Text, d.Body, d.Paths[0]); err != nil {
 			return err
 		}
 	}
@@ -563,9 +432,9 @@ func (s *srv) updateCtxIndex(ctx context.Context, db *sql.DB, fp string, want ma
 		return err
 	}
 	for i, d := range cs {
-		commit := strings.TrimPrefix(d.res.CtxEventID, ctxIDPrefix)
-		if err := ins.add(ctx, "c:"+commit, ctxClassCommit, "", i, "commit", d.res.Key, d.res.Title, "",
-			d.session, commit, d.res.At, d.text, d.body, ""); err != nil {
+		commit := strings.TrimPrefix(d.Res.CtxEventID, ctxIDPrefix)
+		if err := ins.add(ctx, "c:"+commit, ctxClassCommit, "", i, "commit", d.Res.Key, d.Res.Title, "",
+			d.Session, commit, d.Res.At, d.Text, d.Body, ""); err != nil {
 			return err
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctx-dev/ctx/mcp/storesearch"
 	"github.com/ctx-dev/ctx/store"
 )
 
@@ -37,7 +38,7 @@ func TestCtxIndexLargeEntriesBounded(t *testing.T) {
 	if got := searchJSON(t, st, hist, args); !strings.Contains(got, `"key":"small"`) { // builds the copy
 		t.Fatalf("needle not found: %s", got)
 	}
-	terms, bodies := ctxTermsRead.Load(), ctxBodiesRead.Load()
+	terms, bodies := storesearch.TermsRead.Load(), storesearch.BodiesRead.Load()
 	built := ctxIndexStats.built.Load() + ctxIndexStats.updated.Load()
 	got := searchJSON(t, st, hist, args)
 	if !strings.Contains(got, `"key":"small"`) || strings.Count(got, `"provider":"ctx"`) != 1 {
@@ -46,10 +47,10 @@ func TestCtxIndexLargeEntriesBounded(t *testing.T) {
 	if n := ctxIndexStats.built.Load() + ctxIndexStats.updated.Load(); n != built {
 		t.Errorf("nothing changed, yet the copy was updated %d times", n-built)
 	}
-	if n := ctxTermsRead.Load() - terms; n != 1 {
+	if n := storesearch.TermsRead.Load() - terms; n != 1 {
 		t.Errorf("the search read %d rows of words, want 1 (the one document holding it)", n)
 	}
-	if n := ctxBodiesRead.Load() - bodies; n != 1 {
+	if n := storesearch.BodiesRead.Load() - bodies; n != 1 {
 		t.Errorf("the search loaded %d bodies, want 1 (its hit's)", n)
 	}
 	// The rule: the first maxSearchText bytes of an entry are searched, not the rest.

@@ -4,27 +4,14 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"unicode/utf8"
+
+	"github.com/ctx-dev/ctx/mcp/storesearch"
 )
 
-// maxSearchText bounds what the search reads of one entry of the context store (docs/mcp.md "search",
-// docs/limits.md): the first 64 KiB of its title, key and body are tokenised and ranked, and its snippet
-// is cut from the first 64 KiB of its body. A word further in a larger entry is not found by search
-// (`ctx knowledge get KEY | grep WORD` finds it). Tokenising a 4 MB entry cost about 0.6 s of CPU, and a
-// base64 blob's camelCase fragments matched common words.
-const maxSearchText = 64 << 10
+// maxSearchText bounds what the search reads of one entry (storesearch.MaxText).
+const maxSearchText = storesearch.MaxText
 
-// boundText returns the first maxSearchText bytes of s, cut at a rune's start.
-func boundText(s string) string {
-	if len(s) <= maxSearchText {
-		return s
-	}
-	end := maxSearchText
-	for end > 0 && !utf8.RuneStart(s[end]) {
-		end--
-	}
-	return s[:end]
-}
+func boundText(s string) string { return storesearch.BoundText(s) }
 
 // ctxInserter adds documents to the copy in a transaction: the row, the body and the words.
 type ctxInserter struct {
@@ -61,7 +48,7 @@ func (in *ctxInserter) close() {
 // (bounded).
 func (in *ctxInserter) add(ctx context.Context, id string, cls int, name string, ord int,
 	kind, key, title, uri, sess, event, at, text, body, path string) error {
-	ws := words(boundText(text))
+	ws := storesearch.Words(boundText(text))
 	tf := map[string]int{}
 	for _, w := range ws {
 		tf[w]++

@@ -2,10 +2,8 @@ package mcp
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,6 +15,8 @@ import (
 
 	"github.com/ctx-dev/ctx/blame"
 	"github.com/ctx-dev/ctx/history"
+	"github.com/ctx-dev/ctx/mcp/searchpage"
+	"github.com/ctx-dev/ctx/mcp/storesearch"
 	"github.com/ctx-dev/ctx/share"
 	"github.com/ctx-dev/ctx/store"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
@@ -77,34 +77,14 @@ func codedResult(code, msg string) *mcpgo.CallToolResult {
 	}
 }
 
-// paged is a result a tool can shorten to fit the response limit: build(k) renders it with the first k
-// of its n candidate items (and has_more/next_cursor to match).
-type paged struct {
-	n     int
-	build func(k int) any
-}
+// paged is a result a tool can shorten to fit the response limit (searchpage.Paged).
+type paged = searchpage.Paged
 
-type pagination struct {
-	Limit      int    `json:"limit"`
-	Returned   int    `json:"returned"`
-	HasMore    bool   `json:"has_more"`
-	NextCursor string `json:"next_cursor,omitempty"`
-}
+type pagination = searchpage.Pagination
 
 // pageOf pages all[off:off+limit]; next makes the cursor of the page starting at an offset.
 func pageOf[T any](all []T, off, limit int, next func(off int) string, mk func(items []T, pg pagination) any) *paged {
-	end := min(off+limit, len(all))
-	cand := all[off:end]
-	if cand == nil {
-		cand = []T{} // no hits is [] in JSON, never null (every list of the results is an array)
-	}
-	return &paged{n: len(cand), build: func(k int) any {
-		pg := pagination{Limit: limit, Returned: k, HasMore: off+k < len(all)}
-		if pg.HasMore {
-			pg.NextCursor = next(off + k)
-		}
-		return mk(cand[:k], pg)
-	}}
+	return searchpage.PageOf(all, off, limit, next, mk)
 }
 
 func (s *srv) toolBlame() tool {
@@ -242,7 +222,7 @@ func fitResult(name string, out any) (*mcpgo.CallToolResult, error) {
 		}
 		return res, nil
 	}
-	res, size, err := render(p.build(p.n))
+	res, size, err := render(p.Build(p.N))
 	if err != nil {
 		return nil, fmt.Errorf("%s: encode result: %w", name, err)
 	}
@@ -251,10 +231,10 @@ func fitResult(name string, out any) (*mcpgo.CallToolResult, error) {
 	}
 	// The largest k in [1, n) whose page fits (binary search; a page grows with k).
 	var best *mcpgo.CallToolResult
-	lo, hi := 1, p.n-1
+	lo, hi := 1, p.N-1
 	for lo <= hi {
 		k := (lo + hi) / 2
-		r, sz, err := render(p.build(k))
+		r, sz, err := render(p.Build(k))
 		if err != nil {
 			return nil, fmt.Errorf("%s: encode result: %w", name, err)
 		}
@@ -266,7 +246,7 @@ func fitResult(name string, out any) (*mcpgo.CallToolResult, error) {
 	}
 	if best == nil {
 		// One item that fits once but not with its copy as text (see the non-paged case above).
-		one := p.build(1)
+		one := p.Build(1)
 		if _, full, err := render(one); err == nil {
 			if once, n, err := renderOnce(one, full); err == nil && n <= maxResponseBytes {
 				return once, nil
@@ -279,19 +259,9 @@ func fitResult(name string, out any) (*mcpgo.CallToolResult, error) {
 }
 
 // cursorBody is what a cursor encodes.
-type cursorBody struct {
-	Tool   string `json:"tool"`
-	Args   string `json:"args"`
-	Tip    string `json:"tip"`
-	Offset int    `json:"offset"`
-	// Pos is the position of the last event of a query_events page.
-	Pos *history.EventPos `json:"pos,omitempty"`
-}
+type cursorBody = searchpage.CursorBody
 
-func encodeCursor(c cursorBody) string {
-	j, _ := json.Marshal(c)
-	return base64.RawURLEncoding.EncodeToString(binary.BigEndian.AppendUint32(j, crc32.ChecksumIEEE(j)))
-}
+func encodeCursor(c cursorBody) string { return searchpage.EncodeCursor(c) }
 
 func decodeCursor(s string) (cursorBody, bool) {
 	var c cursorBody
@@ -332,18 +302,8 @@ const maxCursorOffset = 1<<31 - 1
 // SQLite's times before it are not events' times).
 const minPosAt = -377705116800000
 
-// argsHash identifies a call's arguments apart from cursor and limit (which may change between pages):
-// args is a tool's argument struct, whose omitted fields are left out of its JSON.
-func argsHash(args any) string {
-	var m map[string]any
-	b, _ := json.Marshal(args)
-	_ = json.Unmarshal(b, &m)
-	delete(m, "cursor")
-	delete(m, "limit")
-	b, _ = json.Marshal(m) // map keys are sorted
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:8])
-}
+// argsHash identifies a call's arguments apart from cursor and limit (searchpage.ArgsHash).
+func argsHash(args any) string { return searchpage.ArgsHash(args) }
 
 // cursorFor binds the pages of one call: start checks the call's cursor (none: offset 0) against the
 // tool, the arguments and the tip fingerprint; next makes the cursor of a later page.
@@ -452,7 +412,7 @@ func (s *srv) eventRows(ctx context.Context, evs []store.HistoryEvent) ([]eventR
 // pageWindow is pageOf for a page whose candidates (items, at offset off of a list of total) were
 // computed already.
 func pageWindow[T any](items []T, off, limit, total int, next func(int) string, mk func([]T, pagination) any) *paged {
-	return &paged{n: len(items), build: func(k int) any {
+	return &paged{N: len(items), Build: func(k int) any {
 		pg := pagination{Limit: limit, Returned: k, HasMore: off+k < total}
 		if pg.HasMore {
 			pg.NextCursor = next(off + k)
@@ -739,7 +699,7 @@ func (s *srv) shareSessionTool(ctx context.Context, args shareSessionArgs) (any,
 // --- search ---
 
 // searchKinds is the order of kinds in search results of equal rank.
-var searchKinds = []string{"knowledge", "convention", "decision", "skill", "session"}
+var searchKinds = storesearch.Kinds
 
 type searchDoc struct {
 	kind, key, title, body, uri string
@@ -823,35 +783,4 @@ func titleOf(content, key string) string {
 		}
 	}
 	return key
-}
-
-// snippet is about 200 bytes of the body around the first hit of the phrase (else of a term), on rune
-// boundaries, with whitespace collapsed. lower is the body lower-cased (the same length for ASCII; for
-// other text the offset is only used when it is a rune boundary of the original).
-func snippet(orig, lower, q string, terms []string) string {
-	at := strings.Index(lower, q)
-	for _, t := range terms {
-		if at >= 0 {
-			break
-		}
-		at = strings.Index(lower, t)
-	}
-	if at < 0 || len(lower) != len(orig) {
-		at = 0
-	}
-	start, end := max(0, at-60), min(len(orig), at+140)
-	for start > 0 && !utf8.RuneStart(orig[start]) {
-		start--
-	}
-	for end < len(orig) && !utf8.RuneStart(orig[end]) {
-		end++
-	}
-	out := strings.Join(strings.Fields(orig[start:end]), " ")
-	if start > 0 {
-		out = "…" + out
-	}
-	if end < len(orig) {
-		out += "…"
-	}
-	return out
 }

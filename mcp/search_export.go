@@ -56,7 +56,7 @@ func Search(ctx context.Context, st *store.Store, opt Options, args map[string]a
 		if p, ok := out.(*paged); ok && err == nil {
 			// The whole page: a terminal has no response limit (the tool's fitResult may cut a page
 			// over maxResponseBytes short, and its cursor then continues where that page stopped).
-			return p.build(p.n), nil
+			return p.Build(p.N), nil
 		}
 		return out, err
 	}()

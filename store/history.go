@@ -3,8 +3,6 @@ package store
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -14,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctx-dev/ctx/gitstore"
+	"github.com/ctx-dev/ctx/store/tipsfp"
 	"github.com/sergi/go-diff/diffmatchpatch"
 )
 
@@ -52,11 +51,7 @@ func (s *Store) HistoryTips(ctx context.Context) (map[Scope]gitstore.Hash, strin
 		// A public-only caller's history holds the public scope only (WithPublicOnly).
 		tips = map[Scope]gitstore.Hash{Public: tips[Public]}
 	}
-	h := sha256.New()
-	for _, sc := range Scopes {
-		fmt.Fprintf(h, "%s %s\n", sc, tips[sc])
-	}
-	return tips, hex.EncodeToString(h.Sum(nil))[:24], nil
+	return tips, tipsfp.Of(tips[Ephemeral].String(), tips[Private].String(), tips[Public].String()), nil
 }
 
 // History lists the context commits reachable by first parents from the given tips (HistoryTips),

@@ -28,3 +28,6 @@ func runFull(args []string) int {
 	fmt.Fprintf(os.Stderr, "ctx: cannot run the full ctx program: %v (ctx is two programs, ctx and %s side by side: install both with make install; docs/architecture.md \"The lean front\")\n", err, fullName)
 	return 1
 }
+
+// execSearch does nothing on this platform (no execve): ctx-full answers the search.
+func execSearch(string, []string) {}

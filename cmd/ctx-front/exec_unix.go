@@ -19,3 +19,8 @@ func runFull(args []string) int {
 	fmt.Fprintf(os.Stderr, "ctx: cannot run the full ctx program: %v (ctx is two programs, ctx and %s side by side: install both with make install; docs/architecture.md \"The lean front\")\n", err, fullName)
 	return 1
 }
+
+// execSearch replaces this process with the search program (argv: args); it returns when it cannot.
+func execSearch(path string, args []string) {
+	_ = syscall.Exec(path, args, os.Environ())
+}

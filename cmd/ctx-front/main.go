@@ -31,5 +31,6 @@ func main() {
 		}
 		os.Exit(0)
 	}
+	runSearch(os.Args)
 	os.Exit(runFull(os.Args))
 }

@@ -139,6 +139,11 @@ func openStore() (*store, bool) {
 	if err != nil {
 		return nil, false
 	}
+	return openStoreIn(wd)
+}
+
+// openStoreIn is openStore for the repository of the directory wd.
+func openStoreIn(wd string) (*store, bool) {
 	gitDir, workTree, err := objread.Discover(wd)
 	if err != nil {
 		return nil, false

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ctx-dev/ctx/history"
 	"github.com/ctx-dev/ctx/mcp"
+	"github.com/ctx-dev/ctx/mcp/searchpage"
 	"github.com/ctx-dev/ctx/store"
 	"github.com/urfave/cli/v2"
 )
@@ -654,7 +655,7 @@ func runHistorySearch(ctx context.Context, e *env, o historySearchOptions) error
 		if !h.Event.At.IsZero() {
 			when = h.Event.At.Format("2006-01-02 15:04")
 		}
-		fmt.Fprintf(w, "%s  %s  %s %s  %s  %s", scoreText(h.Score), when, h.Session.Provider, h.Session.NativeID, h.Event.Type, h.Event.ID)
+		fmt.Fprintf(w, "%s  %s  %s %s  %s  %s", searchpage.ScoreText(h.Score), when, h.Session.Provider, h.Session.NativeID, h.Event.Type, h.Event.ID)
 		if h.More > 0 {
 			fmt.Fprintf(w, "  (+%d in this session tree)", h.More)
 		}

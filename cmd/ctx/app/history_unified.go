@@ -5,37 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/ctx-dev/ctx/mcp"
+	"github.com/ctx-dev/ctx/mcp/searchpage"
 	"github.com/ctx-dev/ctx/store"
 )
-
-// unifiedPage is the part of the MCP search tool's structuredContent the text output reads.
-type unifiedPage struct {
-	Relaxed bool `json:"relaxed"`
-	Window  int  `json:"ranked_window"`
-	Results []struct {
-		Provider        string  `json:"provider"`
-		CtxEventID      string  `json:"ctx_event_id"`
-		CtxSessionID    string  `json:"ctx_session_id"`
-		NativeSessionID string  `json:"native_session_id"`
-		EventType       string  `json:"event_type"`
-		At              string  `json:"at"`
-		Score           float64 `json:"score"`
-		Snippet         string  `json:"snippet"`
-		MoreInGroup     int     `json:"more_in_group"`
-		Kind            string  `json:"kind"`
-		Key             string  `json:"key"`
-		URI             string  `json:"uri"`
-	} `json:"results"`
-	Pagination struct {
-		NextCursor *string `json:"next_cursor"`
-	} `json:"pagination"`
-	Hint string `json:"hint"`
-}
 
 // unifiedArgs turns ctx history search's options into the MCP search tool's arguments (docs/history.md
 // "Search"): the same names, a session prefix resolved by the caller, times as RFC 3339.
@@ -139,60 +115,5 @@ func runUnifiedSearch(ctx context.Context, e *env, st *store.Store, o historySea
 		all = []any{}
 	}
 	first["results"] = all
-	if o.JSON {
-		return printJSON(e.stdout, first)
-	}
-	b, err := json.Marshal(first)
-	if err != nil {
-		return fmt.Errorf("search: %w", err)
-	}
-	var pg unifiedPage
-	if err := json.Unmarshal(b, &pg); err != nil {
-		return fmt.Errorf("search: %w", err)
-	}
-	w := e.stdout
-	if pg.Relaxed {
-		fmt.Fprintln(w, "(no event has every word: hits match any word)")
-	}
-	if pg.Window > 0 {
-		fmt.Fprintf(w, "(more than %d events match: ranked the %d most recently imported; add words or filters to narrow)\n", pg.Window, pg.Window)
-	}
-	for _, h := range pg.Results {
-		when := ""
-		if t, err := time.Parse(time.RFC3339Nano, h.At); err == nil {
-			when = t.Format("2006-01-02 15:04")
-		}
-		if h.Provider == "ctx" {
-			// an entry (kind, key, URI) or a commit (its ctx:<commit> id, the key it touched)
-			fmt.Fprintf(w, "%s  %s  ctx %s %s", scoreText(h.Score), when, h.Kind, h.Key)
-			if h.URI != "" {
-				fmt.Fprintf(w, "  %s", h.URI)
-			}
-			if h.CtxEventID != "" {
-				fmt.Fprintf(w, "  %s", h.CtxEventID)
-			}
-		} else {
-			fmt.Fprintf(w, "%s  %s  %s %s  %s  %s", scoreText(h.Score), when, h.Provider, h.NativeSessionID, h.EventType, h.CtxEventID)
-			if h.MoreInGroup > 0 {
-				fmt.Fprintf(w, "  (+%d in this session tree)", h.MoreInGroup)
-			}
-		}
-		fmt.Fprintf(w, "\n    %s\n", h.Snippet)
-	}
-	if len(pg.Results) == 0 {
-		fmt.Fprintln(w, "no hits")
-		if pg.Hint != "" {
-			fmt.Fprintf(e.stderr, "ctx: %s\n", pg.Hint)
-		}
-	}
-	return nil
-}
-
-// scoreText prints a hit's score with 3 significant digits (at least 2 decimals): a common word's BM25
-// scores are small, and "0.00" for all of them hid their order.
-func scoreText(f float64) string {
-	if f >= 1 || f <= -1 || f == 0 {
-		return strconv.FormatFloat(f, 'f', 2, 64)
-	}
-	return strconv.FormatFloat(f, 'g', 3, 64)
+	return searchpage.PrintCLI(e.stdout, e.stderr, first, o.JSON)
 }

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+
+	"github.com/ctx-dev/ctx/internal/searchargs"
+	"github.com/ctx-dev/ctx/store/tipsfp"
+)
+
+// searchName is the file name of the search program (cmd/ctx-search), looked for beside this executable.
+const searchName = "ctx-search"
+
+// runSearch hands a search command line of the shapes searchargs.Parse reads to ctx-search
+// (docs/architecture.md "The search program"): the store opens as for a read (openStoreIn), its refs
+// can be read, and the index file is there. It execs ctx-search with the index's folder, the
+// fingerprint of the context refs' tips ("-" when the context branch does not exist: no context store
+// to rank, no refs in the cursors) and this process's whole command line; ctx-search checks the store's
+// search copy against that fingerprint. It returns only when it did not exec (then ctx-full runs, as
+// before).
+func runSearch(args []string) {
+	r, ok := searchargs.Parse(args[1:])
+	if !ok {
+		return
+	}
+	for _, v := range []string{"CTX_AGENT", "CTX_SESSION"} {
+		if s := os.Getenv(v); s != "" && !plainKey(s) {
+			return
+		}
+	}
+	dir := r.Dir
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return
+		}
+		dir = wd
+	} else if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return // ctx-full's usage error
+	} else if dir, err = filepath.Abs(dir); err != nil {
+		return
+	}
+	s, ok := openStoreIn(dir)
+	if !ok {
+		return
+	}
+	fp, ok := s.tipsFingerprint()
+	common := s.common
+	s.close()
+	if !ok {
+		return
+	}
+	hist := filepath.Join(common, "ctx", "history") // history.DefaultDir
+	if fi, err := os.Lstat(filepath.Join(hist, "index.db")); err != nil || !fi.Mode().IsRegular() {
+		return // no index (ctx-full's hint) or not a file (its error)
+	}
+	path, err := besidePath(searchName)
+	if err != nil {
+		return
+	}
+	execSearch(path, append([]string{searchName, hist, fp}, args...))
+}
+
+// tipsFingerprint is store.HistoryTips's fingerprint of the scopes' tips (tipsfp.Of), "-" when the
+// context branch does not exist (ctx-full's search then has no context store); ok false when a ref
+// cannot be read.
+func (s *store) tipsFingerprint() (string, bool) {
+	pub, ok := s.tip(s.branch)
+	if !ok {
+		return "", false
+	}
+	if pub.IsZero() {
+		return "-", true
+	}
+	priv, ok := s.tip(refPrivate)
+	if !ok {
+		return "", false
+	}
+	eph, ok := s.tip(refEphemeral)
+	if !ok {
+		return "", false
+	}
+	return tipsfp.Of(eph.String(), priv.String(), pub.String()), true
+}
