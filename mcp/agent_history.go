@@ -47,6 +47,48 @@ type historyIndex struct {
 	dir  string
 	ix   *history.Index
 	hint string // why there is no index to read although index.db exists (an older schema), else ""
+	// users counts, per index opened, the tool calls that may still read it; retired holds those
+	// replaced on disk (history.Index.Replaced), closed when their last call ends (or with the server).
+	users   map[*history.Index]int
+	retired map[*history.Index]bool
+}
+
+// use counts a call (ctx) as a user of ix until ctx ends; h.mu is held.
+func (h *historyIndex) use(ctx context.Context, ix *history.Index) {
+	if ctx.Done() == nil {
+		return // a context that never ends: ix stays open until the server closes (closeIndex)
+	}
+	if h.users == nil {
+		h.users = map[*history.Index]int{}
+	}
+	h.users[ix]++
+	context.AfterFunc(ctx, func() {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if h.users[ix]--; h.users[ix] > 0 {
+			return
+		}
+		delete(h.users, ix)
+		if h.retired[ix] {
+			delete(h.retired, ix)
+			_ = ix.Close()
+		}
+	})
+}
+
+// retire drops the current index, replaced on disk: it is closed now, or when the last call that may
+// read it ends; h.mu is held.
+func (h *historyIndex) retire() {
+	ix := h.ix
+	h.ix = nil
+	if h.users[ix] == 0 {
+		_ = ix.Close()
+		return
+	}
+	if h.retired == nil {
+		h.retired = map[*history.Index]bool{}
+	}
+	h.retired[ix] = true
 }
 
 // rebuildHint is the hint of a result read while the index has an older schema (its version, this ctx's).
@@ -75,8 +117,10 @@ func (s *srv) historyDir() string {
 	return history.DefaultDir(s.st.CommonDir())
 }
 
-// index returns the agent history index, nil (and no error) while none exists. It is opened once, on the
-// first call that finds index.db.
+// index returns the agent history index, nil (and no error) while none exists. It is opened on the
+// first call that finds index.db, and again when that file was replaced (removed, or rebuilt by `ctx
+// history import`: history.Index.Replaced, one stat per call), so that the server never answers from a
+// deleted index; the index it replaces is closed when the calls that were reading it end.
 func (s *srv) index(ctx context.Context) (*history.Index, error) {
 	if store.PublicOnly(ctx) {
 		// The index holds the transcripts of this machine's user: a token holder over HTTP gets the
@@ -86,7 +130,11 @@ func (s *srv) index(ctx context.Context) (*history.Index, error) {
 	h := &s.hist
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.ix != nil && h.ix.Replaced() {
+		h.retire()
+	}
 	if h.ix != nil {
+		h.use(ctx, h.ix)
 		return h.ix, nil
 	}
 	if h.dir == "" {
@@ -119,6 +167,7 @@ func (s *srv) index(ctx context.Context) (*history.Index, error) {
 		return nil, err
 	}
 	h.ix = ix
+	h.use(ctx, ix)
 	return ix, nil
 }
 
@@ -131,6 +180,10 @@ func (s *srv) closeIndex() {
 		_ = s.hist.ix.Close()
 		s.hist.ix = nil
 	}
+	for ix := range s.hist.retired {
+		_ = ix.Close()
+	}
+	s.hist.retired = nil
 }
 
 // indexGeneration is the index (s.index: nil without one) and its generation (0 without an index), which
