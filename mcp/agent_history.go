@@ -253,6 +253,8 @@ type historyEvent struct {
 	history.Event
 	Provider history.Provider `json:"provider"`
 	Activity *activity        `json:"activity,omitempty"`
+	// Clipped says which long fields were cut to fit the response (clip.go), nil when none was.
+	Clipped *clipNote `json:"clipped,omitempty"`
 }
 
 func eventOut(e history.Event, p history.Provider) historyEvent {

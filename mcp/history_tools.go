@@ -82,6 +82,9 @@ func codedResult(code, msg string) *mcpgo.CallToolResult {
 type paged struct {
 	n     int
 	build func(k int) any
+	// clip, when set, renders the page of the first item alone with its long fields cut to fit (clippable),
+	// for an item that does not fit whole: the page still moves on.
+	clip func(budget int) (any, bool)
 }
 
 type pagination struct {
@@ -237,6 +240,9 @@ func fitResult(name string, out any) (*mcpgo.CallToolResult, error) {
 			if once, n, err := renderOnce(out, size); err == nil && n <= maxResponseBytes {
 				return once, nil
 			}
+			if c, ok := out.(clippable); ok {
+				return fitClipped(name, c.clip)
+			}
 			return codedResult(codeOutputLimit, fmt.Sprintf("the result is %d bytes, over the %d-byte response limit",
 				size, maxResponseBytes)), nil
 		}
@@ -271,6 +277,9 @@ func fitResult(name string, out any) (*mcpgo.CallToolResult, error) {
 			if once, n, err := renderOnce(one, full); err == nil && n <= maxResponseBytes {
 				return once, nil
 			}
+		}
+		if p.clip != nil {
+			return fitClipped(name, p.clip)
 		}
 		return codedResult(codeOutputLimit, fmt.Sprintf("the next item does not fit the %d-byte response limit",
 			maxResponseBytes)), nil
