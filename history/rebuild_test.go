@@ -72,3 +72,23 @@ func TestRebuiltIndexNewGeneration(t *testing.T) {
 		t.Errorf("replaced: the old Index %v, the new one %v", old.Replaced(), rebuilt.Replaced())
 	}
 }
+
+// TestNULSeparatesWords: an escaped NUL in a transcript's text becomes U+FFFD, never nothing: the words on
+// both sides stay two words, each found by search (docs/history.md "Events").
+func TestNULSeparatesWords(t *testing.T) {
+	ctx := context.Background()
+	ix := openTestIndex(t)
+	src := writeClaude(t, t.TempDir(), "-a", "s1", rec("u1", "user", "/w", `"alpha\u0000bravo charlie"`))
+	if _, err := ix.Import(ctx, []Source{src}); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"alpha", "bravo", "charlie"} {
+		res, err := ix.Search(ctx, Query{Text: w})
+		if err != nil || len(res.Hits) != 1 {
+			t.Fatalf("search %s: %d hits, %v", w, len(res.Hits), err)
+		}
+		if got := res.Hits[0].Event.Text; got != "alpha\uFFFDbravo charlie" {
+			t.Errorf("text %q", got)
+		}
+	}
+}
