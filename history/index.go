@@ -262,9 +262,10 @@ func classSQL(e string) string {
 type Index struct {
 	db    *sql.DB
 	dir   string
-	stmts sync.Map  // SQL text → *sql.Stmt (stmt)
-	hits  hitCounts // per FTS5 query, its phrases' document counts at a generation (Search)
-	mmap  int       // the connections' mmap_size (Open, OpenOneShot)
+	stmts sync.Map    // SQL text → *sql.Stmt (stmt)
+	hits  hitCounts   // per FTS5 query, its phrases' document counts at a generation (Search)
+	mmap  int         // the connections' mmap_size (Open, OpenOneShot)
+	file  os.FileInfo // index.db as it was when opened (Replaced)
 }
 
 // mmapSize is the index's PRAGMA mmap_size (bytes) in a long-lived process (an MCP server): searches
@@ -313,14 +314,30 @@ func open(ctx context.Context, dir string, mmap int) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open history index: %w", err)
 	}
+	// The file's identity before SQLite opens it: should the file be replaced in between, Replaced
+	// says so at its first call (one reopen too many, never a replaced file read as current).
+	file, err := f.Stat()
 	f.Close()
+	if err != nil {
+		return nil, fmt.Errorf("open history index: %w", err)
+	}
 	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(0)&_pragma=cache_size(-65536)&_pragma=mmap_size(" + strconv.Itoa(mmap) + ")&_txlock=immediate"
 	db := sql.OpenDB(&ftsrank.Connector{DSN: dsn})
 	if err := ensureSchema(ctx, db); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open history index: %w", err)
 	}
-	return &Index{db: db, dir: dir, mmap: mmap}, nil
+	return &Index{db: db, dir: dir, mmap: mmap, file: file}, nil
+}
+
+// Replaced reports whether dir/index.db is no longer the file this Index opened: removed, or replaced
+// by another file (an index rebuilt by `ctx history import`: removed and imported again, as the import
+// does with a damaged one; docs/history.md "A damaged index"). A long-lived reader (an MCP server) asks
+// before each use and opens the index again when it was: its open file would go on answering from the
+// deleted one. It costs one stat; a file rewritten in place (same inode) is not replaced.
+func (ix *Index) Replaced() bool {
+	fi, err := os.Stat(filepath.Join(ix.dir, "index.db"))
+	return err != nil || !os.SameFile(fi, ix.file)
 }
 
 // ensureSchema creates the schema of an index whose PRAGMA user_version is not schemaVersion (a new
@@ -375,7 +392,7 @@ func ensureSchema(ctx context.Context, db *sql.DB) error {
 			return fmt.Errorf("create schema: %w", err)
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) SELECT 'generation', '1' WHERE EXISTS (SELECT 1 FROM meta WHERE key='generation')
-		ON CONFLICT(key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)`); err != nil {
+		ON CONFLICT(key) DO UPDATE SET value = `+nextGenerationSQL, time.Now().UnixMilli()); err != nil {
 			return fmt.Errorf("bump generation: %w", err)
 		}
 	}
@@ -400,7 +417,13 @@ func (ix *Index) Close() error {
 // Dir is the index directory.
 func (ix *Index) Dir() string { return ix.dir }
 
-// Generation is a counter bumped by every import that changed the index (0 for an empty index).
+// Generation is the index's generation: moved by every import that changed the index (0 for an empty
+// index), to at least the time of that import in Unix milliseconds (bumpGeneration), so it never goes
+// back, not even across an index removed and rebuilt: a cursor of an earlier index is stale.
+//
+// The generations of one index are increasing and those of a rebuilt index are above its
+// predecessor's, as long as the clock does not go back and the predecessor did not change more than
+// once per millisecond on average since the clock passed its first generation.
 func (ix *Index) Generation(ctx context.Context) (int64, error) {
 	var v string
 	err := ix.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key='generation'`).Scan(&v)
@@ -411,6 +434,21 @@ func (ix *Index) Generation(ctx context.Context) (int64, error) {
 		return 0, fmt.Errorf("read generation: %w", err)
 	}
 	return strconv.ParseInt(v, 10, 64)
+}
+
+// nextGenerationSQL is the next generation of the meta row being updated (value), given the time of the
+// change in Unix milliseconds as the statement's first parameter: one more than the last, and at least
+// that time. Generations of a new index thus start at the time of its first change, above those of an
+// index it replaces (Generation).
+const nextGenerationSQL = `CAST(max(CAST(value AS INTEGER) + 1, ?1) AS TEXT)`
+
+// bumpGeneration moves the generation (Generation) in the transaction tx.
+func bumpGeneration(ctx context.Context, tx *sql.Tx) error {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES('generation', CAST(?1 AS TEXT))
+		ON CONFLICT(key) DO UPDATE SET value = `+nextGenerationSQL, time.Now().UnixMilli()); err != nil {
+		return fmt.Errorf("bump generation: %w", err)
+	}
+	return nil
 }
 
 // SourceResult is what importing one source did.
@@ -1186,9 +1224,8 @@ func (b *batchTx) commit(ctx context.Context) error {
 		return fmt.Errorf("import: %w", err)
 	}
 	if b.changed {
-		if _, err := b.tx.ExecContext(b.w.sctx, `INSERT INTO meta(key, value) VALUES('generation', '1')
-		ON CONFLICT(key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)`); err != nil {
-			return fmt.Errorf("import: bump generation: %w", err)
+		if err := bumpGeneration(b.w.sctx, b.tx); err != nil {
+			return fmt.Errorf("import: %w", err)
 		}
 		// changed_at: when the generation last moved (Freshness), in Unix milliseconds
 		if _, err := b.tx.ExecContext(b.w.sctx, `INSERT INTO meta(key, value) VALUES('changed_at', ?)

@@ -382,9 +382,8 @@ func (ix *Index) ImportShared(ctx context.Context, path, blob, wantID string, da
 		s.ID, "{}", bad, time.Now().UnixMilli()); err != nil {
 		return res, fmt.Errorf("import shared %s: record source: %w", path, err)
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES('generation', '1')
-		ON CONFLICT(key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)`); err != nil {
-		return res, fmt.Errorf("import shared: bump generation: %w", err)
+	if err := bumpGeneration(ctx, tx); err != nil {
+		return res, fmt.Errorf("import shared: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
 		return res, fmt.Errorf("import shared %s: commit: %w", path, err)

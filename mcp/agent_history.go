@@ -48,6 +48,48 @@ type historyIndex struct {
 	dir  string
 	ix   *history.Index
 	hint string // why there is no index to read although index.db exists (an older schema), else ""
+	// users counts, per index opened, the tool calls that may still read it; retired holds those
+	// replaced on disk (history.Index.Replaced), closed when their last call ends (or with the server).
+	users   map[*history.Index]int
+	retired map[*history.Index]bool
+}
+
+// use counts a call (ctx) as a user of ix until ctx ends; h.mu is held.
+func (h *historyIndex) use(ctx context.Context, ix *history.Index) {
+	if ctx.Done() == nil {
+		return // a context that never ends: ix stays open until the server closes (closeIndex)
+	}
+	if h.users == nil {
+		h.users = map[*history.Index]int{}
+	}
+	h.users[ix]++
+	context.AfterFunc(ctx, func() {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if h.users[ix]--; h.users[ix] > 0 {
+			return
+		}
+		delete(h.users, ix)
+		if h.retired[ix] {
+			delete(h.retired, ix)
+			_ = ix.Close()
+		}
+	})
+}
+
+// retire drops the current index, replaced on disk: it is closed now, or when the last call that may
+// read it ends; h.mu is held.
+func (h *historyIndex) retire() {
+	ix := h.ix
+	h.ix = nil
+	if h.users[ix] == 0 {
+		_ = ix.Close()
+		return
+	}
+	if h.retired == nil {
+		h.retired = map[*history.Index]bool{}
+	}
+	h.retired[ix] = true
 }
 
 // rebuildHint is the hint of a result read while the index has an older schema (its version, this ctx's).
@@ -76,8 +118,10 @@ func (s *srv) historyDir() string {
 	return history.DefaultDir(s.st.CommonDir())
 }
 
-// index returns the agent history index, nil (and no error) while none exists. It is opened once, on the
-// first call that finds index.db.
+// index returns the agent history index, nil (and no error) while none exists. It is opened on the
+// first call that finds index.db, and again when that file was replaced (removed, or rebuilt by `ctx
+// history import`: history.Index.Replaced, one stat per call), so that the server never answers from a
+// deleted index; the index it replaces is closed when the calls that were reading it end.
 func (s *srv) index(ctx context.Context) (*history.Index, error) {
 	if store.PublicOnly(ctx) {
 		// The index holds the transcripts of this machine's user: a token holder over HTTP gets the
@@ -87,7 +131,11 @@ func (s *srv) index(ctx context.Context) (*history.Index, error) {
 	h := &s.hist
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.ix != nil && h.ix.Replaced() {
+		h.retire()
+	}
 	if h.ix != nil {
+		h.use(ctx, h.ix)
 		return h.ix, nil
 	}
 	if h.dir == "" {
@@ -120,6 +168,7 @@ func (s *srv) index(ctx context.Context) (*history.Index, error) {
 		return nil, err
 	}
 	h.ix = ix
+	h.use(ctx, ix)
 	return ix, nil
 }
 
@@ -132,6 +181,10 @@ func (s *srv) closeIndex() {
 		_ = s.hist.ix.Close()
 		s.hist.ix = nil
 	}
+	for ix := range s.hist.retired {
+		_ = ix.Close()
+	}
+	s.hist.retired = nil
 }
 
 // indexGeneration is the index (s.index: nil without one) and its generation (0 without an index), which
@@ -203,6 +256,8 @@ type historyEvent struct {
 	history.Event
 	Provider history.Provider `json:"provider"`
 	Activity *activity        `json:"activity,omitempty"`
+	// Clipped says which long fields were cut to fit the response (clip.go), nil when none was.
+	Clipped *clipNote `json:"clipped,omitempty"`
 }
 
 func eventOut(e history.Event, p history.Provider) historyEvent {

@@ -137,7 +137,7 @@ func TestAgentHistorySearch(t *testing.T) {
 	h := obj(hits[0])
 	if len(hits) != 5 || h["provider"] != "codex" || h["native_session_id"] != codexNative || h["ctx_session_id"] != codexID ||
 		h["event_type"] != "tool_call" || h["tool"] != "apply_patch" || !strings.HasSuffix(fmt.Sprint(h["source_path"]), codexNative+".jsonl") ||
-		obj(res["filters"])["content_scope"] != "all" || res["generation"] != float64(1) || res["hint"] != nil ||
+		obj(res["filters"])["content_scope"] != "all" || res["generation"] != indexGeneration(t, e.hist) || res["hint"] != nil ||
 		!strings.Contains(fmt.Sprint(h["snippet"]), "apply_patch") || !strings.HasPrefix(fmt.Sprint(res["content"]), "quoted history") {
 		t.Errorf("search apply_patch = %v", res)
 	}
@@ -407,7 +407,7 @@ func TestAgentHistoryQueryEvents(t *testing.T) {
 			args["cursor"] = cursor
 		}
 		res := structured(t, "page", s.call(t, "query_events", args))
-		if res["kind"] != "event_range_page" || res["generation"] != float64(1) || obj(res["selection"])["content"] != "none" {
+		if res["kind"] != "event_range_page" || res["generation"] != indexGeneration(t, e.hist) || obj(res["selection"])["content"] != "none" {
 			t.Fatalf("page = %v", res)
 		}
 		for _, ev := range list(res, "events") {

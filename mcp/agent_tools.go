@@ -880,7 +880,8 @@ func (s *srv) showSessionTool(ctx context.Context, args showSessionArgs) (any, e
 	for i, e := range evs {
 		rows[i] = eventOut(e, sess.Provider)
 	}
-	return &paged{N: len(rows), Build: func(k int) any {
+	page := func(evs []historyEvent) any {
+		k := len(evs)
 		pg := pagination{Limit: limit, Returned: k, HasMore: k < len(rows) || more}
 		if pg.HasMore {
 			pg.NextCursor = cur.next(int(rows[k-1].Seq))
@@ -893,8 +894,14 @@ func (s *srv) showSessionTool(ctx context.Context, args showSessionArgs) (any, e
 			Events     []historyEvent  `json:"events"`
 			Pagination pagination      `json:"pagination"`
 			Content    string          `json:"content"`
-		}{"session_transcript", sess, mode, gen, rows[:k], pg, quotedNote}
-	}}, nil
+		}{"session_transcript", sess, mode, gen, evs, pg, quotedNote}
+	}
+	return &paged{N: len(rows), Build: func(k int) any { return page(rows[:k]) },
+		Clip: func(budget int) (any, bool) {
+			var c clipper
+			one := c.events(rows[:1])
+			return page(one), c.cut(budget)
+		}}, nil
 }
 
 // showCtxSession is show_session of a session of the context store: the commits with its Ctx-Session
@@ -1027,13 +1034,25 @@ func (s *srv) showEventTool(ctx context.Context, args showEventArgs) (any, error
 			as = append(as, eventOut(x, sess.Provider))
 		}
 	}
-	return struct {
-		Event   historyEvent    `json:"event"`
-		Session history.Session `json:"session"`
-		Before  []historyEvent  `json:"before"`
-		After   []historyEvent  `json:"after"`
-		Content string          `json:"content"`
-	}{eventOut(e, sess.Provider), sess, bs, as, quotedNote}, nil
+	return shownEvent{eventOut(e, sess.Provider), sess, bs, as, quotedNote}, nil
+}
+
+// shownEvent is show_event's result for an event of the index.
+type shownEvent struct {
+	Event   historyEvent    `json:"event"`
+	Session history.Session `json:"session"`
+	Before  []historyEvent  `json:"before"`
+	After   []historyEvent  `json:"after"`
+	Content string          `json:"content"`
+}
+
+// clip is the result with the long fields of its events (the event and its window) cut to budget bytes
+// in all (clippable).
+func (r shownEvent) clip(budget int) (any, bool) {
+	var c clipper
+	c.event(&r.Event) // r is a copy
+	r.Before, r.After = c.events(r.Before), c.events(r.After)
+	return r, c.cut(budget)
 }
 
 // showCommit is show_event of a commit of the context store.
@@ -1156,6 +1175,8 @@ type textEvent struct {
 	Role      string `json:"role,omitempty"`
 	Text      string `json:"text,omitempty"`
 	Tool      string `json:"tool,omitempty"`
+	// Clipped says that the text was cut to fit the response (clip.go), nil when it was not.
+	Clipped *clipNote `json:"clipped,omitempty"`
 }
 
 func (s *srv) queryEventsTool(ctx context.Context, args queryEventsArgs) (any, error) {
@@ -1258,8 +1279,9 @@ func (s *srv) queryEventsTool(ctx context.Context, args queryEventsArgs) (any, e
 	if ix == nil {
 		hint = s.noIndexHint(ctx)
 	}
-	return &paged{N: len(rows), Build: func(k int) any {
-		pg := pagination{Limit: limit, Returned: k, HasMore: k < len(rows) || more}
+	page := func(rows []any) any {
+		k := len(rows)
+		pg := pagination{Limit: limit, Returned: k, HasMore: k < len(evs) || more}
 		if pg.HasMore {
 			pg.NextCursor = cur.nextPos(evs[k-1].Pos)
 		}
@@ -1285,8 +1307,14 @@ func (s *srv) queryEventsTool(ctx context.Context, args queryEventsArgs) (any, e
 			Pagination pagination     `json:"pagination"`
 			Content    string         `json:"content"`
 			Hint       string         `json:"hint,omitempty"`
-		}{"event_range_page", gen, selection, rows[:k], fresh, fr, !pg.HasMore, k < len(rows), pg.NextCursor, pg, quotedNote, hint}
-	}}, nil
+		}{"event_range_page", gen, selection, rows, fresh, fr, !pg.HasMore, k < len(evs), pg.NextCursor, pg, quotedNote, hint}
+	}
+	return &paged{N: len(rows), Build: func(k int) any { return page(rows[:k]) },
+		Clip: func(budget int) (any, bool) {
+			var c clipper
+			one := []any{c.row(rows[0])}
+			return page(one), c.cut(budget)
+		}}, nil
 }
 
 // freshness is how current an event_range_page's data is (docs/mcp.md "query_events"): the server never

@@ -217,6 +217,9 @@ func fitResult(name string, out any) (*mcpgo.CallToolResult, error) {
 			if once, n, err := renderOnce(out, size); err == nil && n <= maxResponseBytes {
 				return once, nil
 			}
+			if c, ok := out.(clippable); ok {
+				return fitClipped(name, c.clip)
+			}
 			return codedResult(codeOutputLimit, fmt.Sprintf("the result is %d bytes, over the %d-byte response limit",
 				size, maxResponseBytes)), nil
 		}
@@ -251,6 +254,9 @@ func fitResult(name string, out any) (*mcpgo.CallToolResult, error) {
 			if once, n, err := renderOnce(one, full); err == nil && n <= maxResponseBytes {
 				return once, nil
 			}
+		}
+		if p.Clip != nil {
+			return fitClipped(name, p.Clip)
 		}
 		return codedResult(codeOutputLimit, fmt.Sprintf("the next item does not fit the %d-byte response limit",
 			maxResponseBytes)), nil

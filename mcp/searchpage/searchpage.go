@@ -109,6 +109,10 @@ type Pagination struct {
 type Paged struct {
 	N     int
 	Build func(k int) any
+	// Clip, when set, renders the page of the first item alone with its long fields cut to fit (the
+	// caller's budget in bytes; false when nothing had to be cut), for an item that does not fit whole:
+	// the page still moves on (docs/mcp.md "Where ctx differs from the agent-history contract").
+	Clip func(budget int) (any, bool)
 }
 
 // PageOf pages all[off:off+limit]; next makes the cursor of the page starting at an offset.

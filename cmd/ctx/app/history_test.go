@@ -121,7 +121,8 @@ func TestHistoryCLI(t *testing.T) {
 	}
 	out, _, code = run("history", "show", "session", hit.Session.ID, "--json", "--max-events", "2")
 	if c := completion(out, 2); code != ExitOK || c["complete"] != false || c["truncated"] != true || c["returned"] != float64(2) ||
-		c["max_events"] != float64(2) || c["stream"] != "session_events" || c["ctx_session_id"] != hit.Session.ID || c["generation"] != float64(1) {
+		c["max_events"] != float64(2) || c["stream"] != "session_events" || c["ctx_session_id"] != hit.Session.ID ||
+		c["generation"] != float64(history.Inspect(context.Background(), filepath.Join(dir, ".git", "ctx", "history")).Generation) {
 		t.Fatalf("show session --json --max-events 2: %d %v", code, c)
 	}
 	out, _, code = run("history", "show", "session", hit.Session.ID, "--json")

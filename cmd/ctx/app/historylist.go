@@ -68,6 +68,11 @@ func parseHistoryListEvents(c *cli.Context) (historyListEventsOptions, error) {
 		return o, usagef("usage: ctx history list events [flags] (no arguments)")
 	}
 	q := history.EventQuery{SessionID: c.String("session"), Role: c.String("role"), File: c.String("file"), Repo: c.String("repo")}
+	switch q.Role {
+	case "", "user", "assistant", "system", "developer", "tool": // query_events' enum (mcp/schemas)
+	default:
+		return o, usagef("unknown role %q (user, assistant, system, developer, tool)", q.Role)
+	}
 	for _, p := range c.StringSlice("provider") {
 		pp, ok := history.ParseProvider(p)
 		if !ok {

@@ -11,13 +11,15 @@ import (
 	"github.com/ctx-dev/ctx/internal/lazyre"
 )
 
-// Clean returns s as valid UTF-8 without NUL bytes (invalid sequences become U+FFFD).
+// Clean returns s as valid UTF-8 without NUL bytes: invalid sequences and NULs become U+FFFD, as the
+// other control characters of a shared record do, so that the words on both sides of a NUL stay two
+// words (U+FFFD separates tokens in the full-text index).
 func Clean(s string) string {
 	if !utf8.ValidString(s) {
 		s = strings.ToValidUTF8(s, "\uFFFD")
 	}
 	if strings.IndexByte(s, 0) >= 0 {
-		s = strings.ReplaceAll(s, "\x00", "")
+		s = strings.ReplaceAll(s, "\x00", "\uFFFD")
 	}
 	return s
 }
