@@ -76,17 +76,47 @@ func (ix *Index) resolveID(ctx context.Context, table, id string) (string, error
 	return "", fmt.Errorf("%w: %s", ErrAmbiguous, id)
 }
 
-// Session returns the session with the ctx id (or unique prefix) id. Errors wrap ErrNotFound or
-// ErrAmbiguous.
+// Session returns the session named by id: its full ctx id; else a provider's own session id or a unique
+// prefix (at least 8 hex digits) of a ctx id, which must not name two sessions (a session whose native id
+// is the beginning of another's ctx id: ambiguous, give the full id); else a unique prefix of a provider's
+// id (at least 8 characters). A full ctx id always names its own session, whatever native ids other
+// sessions claim (docs/history.md "Identity"). Errors wrap ErrNotFound or ErrAmbiguous.
 func (ix *Index) Session(ctx context.Context, id string) (Session, error) {
-	given := id
-	id, err := ix.resolveID(ctx, "sessions", id)
+	given := strings.TrimSpace(id)
+	full := strings.ToLower(given)
+	isFull := len(full) == 36 && ValidIDPrefix(full)
+	if isFull {
+		if s, err := ix.sessionByID(ctx, full); !errors.Is(err, ErrNotFound) {
+			return s, err
+		}
+	}
+	var native []string
+	if given != "" {
+		var err error
+		if native, err = ix.sessionIDs(ctx, `SELECT id FROM sessions WHERE native_id = ? ORDER BY id LIMIT 2`, given); err != nil {
+			return Session{}, err
+		}
+		if len(native) > 1 {
+			return Session{}, fmt.Errorf("%w: native session id %s names sessions of several providers: give the ctx id", ErrAmbiguous, given)
+		}
+	}
+	id, err := ix.resolveID(ctx, "sessions", given)
+	if err == nil && isFull {
+		err = fmt.Errorf("session %w: %s", ErrNotFound, full) // looked up above
+	}
+	switch {
+	case err == nil && len(native) == 1 && native[0] != id:
+		return Session{}, fmt.Errorf("%w: %s is the beginning of session %s's ctx id and the native id of session %s: give the full ctx id",
+			ErrAmbiguous, given, id, native[0])
+	case len(native) == 1:
+		return ix.sessionByID(ctx, native[0])
+	}
 	var s Session
 	if err == nil {
 		s, err = ix.sessionByID(ctx, id)
 	}
 	if errors.Is(err, ErrNotFound) {
-		// The provider's own session id (what search prints beside the provider) names it too.
+		// A prefix of the provider's own session id (what search prints beside the provider).
 		nid, nerr := ix.nativeSession(ctx, given)
 		switch {
 		case nerr == nil:
