@@ -196,7 +196,7 @@ func TestOpenRebuildsOldIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	st, err := ix.Stats(ctx)
-	if err != nil || st.Events != 0 || st.Sessions != 0 || st.Sources != 0 || st.Generation != 8 {
+	if err != nil || st.Events != 0 || st.Sessions != 0 || st.Sources != 0 || st.Generation <= 7 { // moved past the old one's 7 (nextGenerationSQL: at least the time)
 		t.Fatalf("after Open of an old index: %+v %v", st, err)
 	}
 	if res, err := ix.Search(ctx, Query{Text: "oldword"}); err != nil || len(res.Hits) != 0 {

@@ -51,7 +51,7 @@ func TestInspectReadsOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ix.Close()
-	if st := Inspect(ctx, dir); !st.Current() || st.Generation != gen+1 || events.Events == 0 {
+	if st := Inspect(ctx, dir); !st.Current() || st.Generation <= gen || events.Events == 0 { // moved past gen (nextGenerationSQL)
 		t.Fatalf("after Open: %+v", st)
 	}
 	// A file that is not a database is damaged.

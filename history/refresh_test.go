@@ -115,7 +115,7 @@ func TestOpenRebuildsVersion3(t *testing.T) {
 	}
 	emptied, _ := ix.Stats(ctx)
 	gen2, _ := ix.Generation(ctx)
-	if emptied.Events != 0 || emptied.Sources != 0 || gen2 != gen+1 {
+	if emptied.Events != 0 || emptied.Sources != 0 || gen2 <= gen { // moved past gen (nextGenerationSQL)
 		t.Fatalf("after Open of a version 3 index: %+v gen %d, was gen %d", emptied, gen2, gen)
 	}
 	importCorpus(t, ix)

@@ -65,7 +65,7 @@ func TestPatchFilesAndExitCode(t *testing.T) {
 	if _, ok := ExitCode("no code here"); ok {
 		t.Error("found a code")
 	}
-	if Clean("a\xffb\x00c") != "a\uFFFDbc" {
+	if Clean("a\xffb\x00c") != "a\uFFFDb\uFFFDc" { // a NUL separates words as U+FFFD (TestNULSeparatesWords)
 		t.Errorf("%q", Clean("a\xffb\x00c"))
 	}
 }
