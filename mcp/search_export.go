@@ -9,7 +9,8 @@ import (
 )
 
 // ErrInvalidArgument is wrapped by [Search]'s error when an argument is invalid (the search tool's
-// input schema, or its own checks: a blank query, since after until, ...): the CLI's usage error.
+// input schema, or its own checks: a blank query, since after until, ...; a cursor that is malformed or of
+// another request): the CLI's usage error.
 var ErrInvalidArgument = errors.New("invalid argument")
 
 // Search runs the MCP search tool over st and the agent history index of opt.HistoryDir (default: the
@@ -63,6 +64,11 @@ func Search(ctx context.Context, st *store.Store, opt Options, args map[string]a
 	var ae *argError
 	if errors.As(err, &ae) {
 		return nil, fmt.Errorf("%w: %s", ErrInvalidArgument, ae.msg)
+	}
+	// A cursor that is malformed or of another request is the caller's mistake, as the tool's invalid_cursor
+	// and cursor_mismatch say (a stale one was right once: it is not).
+	if ce := (*codedError)(nil); errors.As(err, &ce) && (ce.code == codeInvalidCursor || ce.code == codeCursorMismatch) {
+		return nil, fmt.Errorf("%w: %s: %s", ErrInvalidArgument, ce.code, ce.msg)
 	}
 	return out, err
 }

@@ -232,11 +232,11 @@ func TestHistoryCLI(t *testing.T) {
 			}
 		}
 	}
-	if _, e, code := run("search", "function", "--limit", "3", "--json", "--cursor", p1.Pagination.NextCursor); code == ExitOK || !strings.Contains(e, "cursor") {
-		t.Errorf("a cursor of another query: %d %q", code, e)
+	if _, e, code := run("search", "function", "--limit", "3", "--json", "--cursor", p1.Pagination.NextCursor); code != ExitUsage || !strings.Contains(e, "cursor") {
+		t.Errorf("a cursor of another query: %d %q, want exit %d (a malformed request)", code, e, ExitUsage)
 	}
-	if _, e, code := run("search", "the", "--limit", "3", "--json", "--cursor", "forged"); code == ExitOK || !strings.Contains(e, "cursor") {
-		t.Errorf("a forged cursor: %d %q", code, e)
+	if _, e, code := run("search", "the", "--limit", "3", "--json", "--cursor", "forged"); code != ExitUsage || !strings.Contains(e, "cursor") {
+		t.Errorf("a forged cursor: %d %q, want exit %d (a malformed request)", code, e, ExitUsage)
 	}
 	if _, e, code := run("search", "the", "--events", "--cursor", p1.Pagination.NextCursor); code != ExitUsage || !strings.Contains(e, "--events") {
 		t.Errorf("--cursor with --events: %d %q", code, e)
