@@ -191,10 +191,21 @@ func (s *Store) scanCheckout(ctx context.Context, o scanOptions) ([]HandEdit, *s
 		}
 		return nil, nil, fmt.Errorf("scan %s: %w", root, err)
 	}
+	var deleted map[string]indexEntry
 	for i, e := range x.entries {
 		if !sc.seen[i] {
 			sc.out = append(sc.out, HandEdit{Path: e.path, Change: ChangeDeleted, Scope: e.scope})
+			if e.scope != Public {
+				if deleted == nil {
+					deleted = map[string]indexEntry{}
+				}
+				deleted[e.path] = e
+			}
 		}
+	}
+	if deleted != nil {
+		// A private file renamed by hand stays private (renamescope.go).
+		s.keepRenamedScopes(ctx, fsys, sc.out, deleted)
 	}
 	sort.Slice(sc.out, func(i, j int) bool { return sc.out[i].Path < sc.out[j].Path })
 	sort.Slice(sc.dirs, func(i, j int) bool { return sc.dirs[i].path < sc.dirs[j].path })
@@ -427,7 +438,7 @@ func (sc *scan) recordedFile(dir string, r *os.Root, i int, c *fileCheck) error 
 
 // other looks at a name of folder dir that is not a file of the record.
 func (sc *scan) other(dir string, r *os.Root, f *os.File, name string) error {
-	if dir == "." && (name == RecordFile || name == RecordLogFile) || isTemp(name) {
+	if dir == "." && (name == RecordFile || name == RecordLogFile) || isTemp(name) || isLitter(name) {
 		return nil
 	}
 	p := join(dir, name)
