@@ -50,7 +50,8 @@ func skillDirOf(p string) string {
 // merge layer's rename measure, on the body) to a deleted one is its rename. A file whose front matter
 // names its scope keeps that (ctx commit checks it); the other files added in a skill folder that took a
 // private scope this way take it too. deleted holds the scope and blob of each file deleted by hand.
-func (s *Store) keepRenamedScopes(ctx context.Context, fsys *checkoutFS, out []HandEdit, deleted map[string]indexEntry) {
+// added holds the content of each added file that names no scope (the scan read it already).
+func (s *Store) keepRenamedScopes(ctx context.Context, out []HandEdit, deleted map[string]indexEntry, added map[string][]byte) {
 	type old struct {
 		scope Scope
 		blob  gitstore.Hash
@@ -66,16 +67,16 @@ func (s *Store) keepRenamedScopes(ctx context.Context, fsys *checkoutFS, out []H
 	if len(olds) == 0 {
 		return
 	}
-	var added []int
+	var addedAt []int
 	for i, e := range out {
 		if e.Change == ChangeAdded && e.Scope == Public {
-			added = append(added, i)
+			addedAt = append(addedAt, i)
 		}
 	}
-	if len(added) == 0 {
+	if len(addedAt) == 0 {
 		return
 	}
-	similar := len(olds)*len(added) <= renameScopeLimit
+	similar := len(olds)*len(addedAt) <= renameScopeLimit
 	if similar {
 		for i := range olds {
 			b, err := s.repo.ReadBlob(ctx, olds[i].blob)
@@ -87,17 +88,10 @@ func (s *Store) keepRenamedScopes(ctx context.Context, fsys *checkoutFS, out []H
 	}
 	skillScope := map[string]Scope{}
 	var unexplicit []int
-	for _, i := range added {
+	for _, i := range addedAt {
 		p := out[i].Path
-		fi, err := fsys.lstat(p)
-		if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxFileBytes {
-			continue
-		}
-		b, err := fsys.readFile(p)
-		if err != nil {
-			continue
-		}
-		if _, ok := explicitScope(b); ok {
+		b, ok := added[p]
+		if !ok {
 			continue
 		}
 		unexplicit = append(unexplicit, i)

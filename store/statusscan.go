@@ -205,7 +205,7 @@ func (s *Store) scanCheckout(ctx context.Context, o scanOptions) ([]HandEdit, *s
 	}
 	if deleted != nil {
 		// A private file renamed by hand stays private (renamescope.go).
-		s.keepRenamedScopes(ctx, fsys, sc.out, deleted)
+		s.keepRenamedScopes(ctx, sc.out, deleted, sc.added)
 	}
 	sort.Slice(sc.out, func(i, j int) bool { return sc.out[i].Path < sc.out[j].Path })
 	sort.Slice(sc.dirs, func(i, j int) bool { return sc.dirs[i].path < sc.dirs[j].path })
@@ -316,6 +316,8 @@ type scan struct {
 	dirty    bool                 // the index is worth writing again
 	out      []HandEdit
 	checks   []fileCheck // checkFiles' answers for one batch, reused
+	// added holds the content of the files added by hand that name no scope (keepRenamedScopes).
+	added map[string][]byte
 }
 
 // join is the slash path of name in folder dir.
@@ -463,6 +465,12 @@ func (sc *scan) other(dir string, r *os.Root, f *os.File, name string) error {
 			return err
 		}
 		sc.out = append(sc.out, HandEdit{Path: p, Change: ChangeAdded, Scope: scopeFromContent(data)})
+		if _, ok := explicitScope(data); !ok {
+			if sc.added == nil {
+				sc.added = map[string][]byte{}
+			}
+			sc.added[p] = data
+		}
 	default: // a symbolic link (never followed), a device, a pipe
 		sc.out = append(sc.out, HandEdit{Path: p, Change: ChangeAdded, Scope: Public})
 	}
