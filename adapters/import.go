@@ -42,11 +42,46 @@ func ImportPlan(ctx context.Context, opts Options, gitFiles []string, clients ..
 	if len(paths) == 0 {
 		return importer.Plan{}, nil
 	}
-	plan, err := importer.ScanWith(ctx, importer.Options{Root: opts.Root, GitFiles: gitFiles}, paths...)
+	skip, err := SkipOwn(opts)
+	if err != nil {
+		return importer.Plan{}, err
+	}
+	plan, err := importer.ScanWith(ctx, importer.Options{Root: opts.Root, GitFiles: gitFiles, Skip: skip}, paths...)
 	if err != nil {
 		return importer.Plan{}, fmt.Errorf("adapters: import: %w", err)
 	}
 	return Clean(opts, plan)
+}
+
+// SkipOwn is an importer.Options.Skip that skips the files ctx's exports wrote whole (the skills' SKILL.md
+// and Cursor rules the Record lists with a checksum, files marked GeneratedMarker) while the import scans,
+// before they take a key: the user's own skill of the same name keeps its name, and an import after an
+// export changes nothing (docs/adapters.md "Import"). Errors: ReadRecord's.
+func SkipOwn(opts Options) (func(source, path string, content []byte) string, error) {
+	rec, err := ReadRecord(opts)
+	if err != nil {
+		return nil, err
+	}
+	return func(source, p string, content []byte) string {
+		if r, ours := rec.Files[relOf(opts, source, p)]; ours && r.SHA256 != "" || isGenerated(content) {
+			return ownExportWarning
+		}
+		return ""
+	}, nil
+}
+
+// ownExportWarning is the plan warning of a file ctx's exports wrote, after its source.
+const ownExportWarning = "written by `ctx adapters export`; not imported"
+
+// relOf is an item's path relative to opts.Root (slash-separated) from its source, else its Item.Path.
+func relOf(opts Options, source, p string) string {
+	rel := filepath.ToSlash(p)
+	if abs, err := filepath.Abs(source); err == nil {
+		if r, err := filepath.Rel(opts.Root, abs); err == nil && !strings.HasPrefix(r, "..") {
+			rel = filepath.ToSlash(r)
+		}
+	}
+	return rel
 }
 
 // Clean removes from an import plan what ctx's own exports wrote, so that an import after an export
@@ -64,16 +99,11 @@ func Clean(opts Options, plan importer.Plan) (importer.Plan, error) {
 	out := importer.Plan{Warnings: plan.Warnings}
 	for _, it := range plan.Items {
 		// Item.Path is relative to the root for a file inside it, however the path was given.
-		rel := filepath.ToSlash(it.Path)
-		if abs, err := filepath.Abs(it.Source); err == nil {
-			if r, err := filepath.Rel(opts.Root, abs); err == nil && !strings.HasPrefix(r, "..") {
-				rel = filepath.ToSlash(r)
-			}
-		}
+		rel := relOf(opts, it.Source, it.Path)
 		// Files of the record with a checksum are ctx's skills and rules (an instruction file is
 		// recorded without one: only its block is ctx's).
 		if r, ours := rec.Files[rel]; ours && r.SHA256 != "" || isGenerated(it.Content) {
-			out.Warnings = append(out.Warnings, it.Source+": written by `ctx adapters export`; not imported")
+			out.Warnings = append(out.Warnings, it.Source+": "+ownExportWarning)
 			continue
 		}
 		if !instructionFile(it.Path) {

@@ -178,6 +178,8 @@ var (
 	dateName = lazyre.New(`^(\d{4})-?(\d{2})-?(\d{2})(?:[-_ ]|$)`)
 	// numberName is an ADR number at the start of a file name: 0001-slug, adr-009-slug, ADR0001_slug.
 	numberName = lazyre.New(`^(?i:adr[-_ ]?)?(\d{1,7})(?:[-_ ]|$)`)
+	// longNumberName is a file name that starts with more digits than an ADR number has (numberName).
+	longNumberName = lazyre.New(`^(?i:adr[-_ ]?)?\d{8,}(?:[-_ ]|$)`)
 	// adrHeading is a title that starts with its number: "ADR 009: Soft Opt-Out", "ADR-12 - Foo".
 	adrHeading = lazyre.New(`^(?i:adr)[-_ ]?0*(\d{1,7})\s*(?:[:.\-–—]\s*|\s+)(.*)$`)
 	// nygardHeading is adr-tools' "1. Record architecture decisions" (also phodal's "1. 编写...").
@@ -315,6 +317,8 @@ func parseADR(name string, content []byte) adrInfo {
 		info.Number = headingNumber
 	case fileDate != "":
 		warn("the file name starts with the date %s (log4brains style), not an ADR number: %s", fileDate, noNumber)
+	case longNumberName.Get().MatchString(stem):
+		warn("the number at the start of the file name has more than 7 digits, more than an ADR number has: %s", noNumber)
 	default:
 		warn("no ADR number in the file name or title: %s", noNumber)
 	}

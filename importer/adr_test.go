@@ -145,6 +145,12 @@ func TestParseADR(t *testing.T) {
 			warn:    []string{"no title", "no status"},
 		},
 		{
+			name:    "999999999-last.md",
+			content: "# Last\n\n## Status\n\nAccepted\n",
+			want:    adrInfo{Title: "Last", Status: "accepted"},
+			warn:    []string{"more than 7 digits"},
+		},
+		{
 			name:    "0012-bad-utf8.md",
 			content: "# T\xffitle\n",
 			want:    adrInfo{Number: 12, Title: "T\uFFFDitle"},

@@ -93,6 +93,10 @@ type Options struct {
 	// not ignored: `git ls-files --cached --others --exclude-standard`), slash-separated and relative to
 	// Root. Any other file inside Root is skipped, and a folder holding none is not walked.
 	GitFiles []string
+	// Skip, when set, is asked about every file read (its Item.Source, its Item.Path and its content): a
+	// non-empty answer is why the file is not imported; it is skipped with that plan warning before it
+	// takes a key, so that another file keeps its own (ctx's own exports: adapters.SkipOwn).
+	Skip func(source, path string, content []byte) string
 }
 
 // Scan is ScanWith without Options: no repository, paths relative to each scanned folder.
@@ -493,6 +497,12 @@ func (s *scanner) read(r *root, f file) readResult {
 	if isExport(content) {
 		s.warn(f.src, "written by ctx export (it starts with %q); not imported", ExportMarker)
 		return res
+	}
+	if s.opts.Skip != nil {
+		if why := s.opts.Skip(f.src, f.stored, content); why != "" {
+			s.warn(f.src, "%s", why)
+			return res
+		}
 	}
 	// A git symlink checked out without symlink support is a file holding the target's name.
 	if t := bytes.TrimSpace(content); len(t) > 0 && len(t) < 256 && !bytes.ContainsAny(t, " \t\n") {

@@ -497,9 +497,10 @@ func adrNumberOf(source string) int {
 	return n
 }
 
-// nextDecisionID is the number a new decision gets when it brings none or its own is taken: one more than
-// the largest taken or claimed, else (that would pass MaxDecisionID) one more than the largest taken.
-// Past MaxDecisionID it is returned as is, for the caller to refuse.
+// nextDecisionID is the number a new decision gets when it brings none or its own is taken
+// (docs/format.md "Decisions"): one more than the largest taken or claimed, else (that would pass
+// MaxDecisionID) one more than the largest taken, else the lowest number neither taken nor claimed. Past
+// MaxDecisionID (every number taken) it is returned as is, for the caller to refuse.
 func nextDecisionID(taken, claimed map[int]bool) int {
 	top, topTaken := 0, 0
 	for n := range taken {
@@ -511,7 +512,24 @@ func nextDecisionID(taken, claimed map[int]bool) int {
 	if top < MaxDecisionID {
 		return top + 1
 	}
-	return topTaken + 1
+	if topTaken < MaxDecisionID {
+		return topTaken + 1
+	}
+	return lowestFreeID(taken, claimed)
+}
+
+// lowestFreeID is the lowest decision number in none of sets; MaxDecisionID+1 when every one is used.
+func lowestFreeID(sets ...map[int]bool) int {
+	for n := 1; n <= MaxDecisionID; n++ {
+		used := false
+		for _, s := range sets {
+			used = used || s[n]
+		}
+		if !used {
+			return n
+		}
+	}
+	return MaxDecisionID + 1
 }
 
 // minRenameSimilarity is how alike (merge.Similarity) the bodies of an ADR whose file name gives no number

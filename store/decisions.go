@@ -344,7 +344,11 @@ func (s *Store) decisionPlan(ctx context.Context, v *View, in NewDecision, autho
 			}
 		}
 		if id > MaxDecisionID {
-			return Decision{}, nil, invalidf("no decision number left: %d is taken (renumber the decisions)", MaxDecisionID)
+			// The largest number is taken: the lowest free one (docs/format.md "Decisions").
+			id = lowestFreeID(taken)
+		}
+		if id > MaxDecisionID {
+			return Decision{}, nil, invalidf("no decision number left: every number up to %d is taken (renumber the decisions)", MaxDecisionID)
 		}
 	}
 	taken[id] = true

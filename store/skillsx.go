@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -695,7 +696,11 @@ func (s *Store) ResolveProposal(ctx context.Context, name, id, decision string) 
 		ed := Edits{}
 		ed.Put(sc, proposalPath(name, id), b)
 		if status == "accepted" {
-			ed.Put(sc, skillPath(name), []byte(p.ProposedContent))
+			content, err := acceptedContent(ctx, v, sc, name, p)
+			if err != nil {
+				return nil, err
+			}
+			ed.Put(sc, skillPath(name), content)
 		}
 		return ed, nil
 	})
@@ -799,4 +804,87 @@ func splitLines(s string) []string {
 		s = s[i+1:]
 	}
 	return out
+}
+
+// acceptedContent is the SKILL.md an accepted proposal leaves: the proposed content when the skill is as
+// it was when the proposal was made (its base, read back from the proposal's diff_summary), else the
+// three-way merge (merge.Lines) of the base, the skill as it is now and the proposal, so that an edit made
+// since is kept. Changes that overlap are refused (ErrInvalid), naming the proposal: nothing is lost. A
+// proposal whose diff does not read back (made by hand) replaces SKILL.md as before.
+func acceptedContent(ctx context.Context, v *View, sc Scope, name string, p SkillProposal) ([]byte, error) {
+	cur, err := v.ReadIn(ctx, sc, skillPath(name))
+	if err != nil {
+		return nil, err
+	}
+	base, ok := proposalBase(p.ProposedContent, p.DiffSummary)
+	if !ok || base == string(cur) {
+		return []byte(p.ProposedContent), nil
+	}
+	merged, conflict := merge.Lines([]byte(base), cur, []byte(p.ProposedContent))
+	if conflict {
+		return nil, invalidf("skill %s changed since proposal %s was made, and the changes overlap the proposal's: nothing accepted; see the proposal (ctx skill proposals %s) and the skill, then propose again or edit the skill", name, p.ID, name)
+	}
+	return merged, nil
+}
+
+// proposalBase reads back the SKILL.md a proposal was made against from the proposed content and its
+// unified diff (UnifiedDiff's hunks: "@@ -l,n +l,n @@", context, '-' and '+' lines). ok is false when the
+// diff does not fit the proposed content.
+func proposalBase(proposed, diff string) (string, bool) {
+	if diff == "" {
+		return proposed, false
+	}
+	pl, dl := splitLines(proposed), splitLines(diff)
+	var base strings.Builder
+	pi := 0
+	for i := 0; i < len(dl); i++ {
+		l := dl[i]
+		if strings.HasPrefix(l, "@@ ") {
+			f := strings.Fields(l)
+			if len(f) < 3 || !strings.HasPrefix(f[2], "+") {
+				return "", false
+			}
+			startS, countS, hasCount := strings.Cut(f[2][1:], ",")
+			start, err := strconv.Atoi(startS)
+			if err != nil {
+				return "", false
+			}
+			before := start - 1
+			if hasCount && countS == "0" {
+				before = start
+			}
+			if before < pi || before > len(pl) {
+				return "", false
+			}
+			for ; pi < before; pi++ {
+				base.WriteString(pl[pi])
+			}
+			continue
+		}
+		if l == "" || l[0] == '\\' {
+			continue
+		}
+		text := l[1:]
+		if i+1 < len(dl) && strings.HasPrefix(dl[i+1], "\\") {
+			text = strings.TrimSuffix(text, "\n")
+		}
+		switch l[0] {
+		case ' ', '+':
+			if pi >= len(pl) || pl[pi] != text {
+				return "", false
+			}
+			pi++
+			if l[0] == ' ' {
+				base.WriteString(text)
+			}
+		case '-':
+			base.WriteString(text)
+		default:
+			return "", false
+		}
+	}
+	for ; pi < len(pl); pi++ {
+		base.WriteString(pl[pi])
+	}
+	return base.String(), true
 }

@@ -191,10 +191,21 @@ func (s *Store) scanCheckout(ctx context.Context, o scanOptions) ([]HandEdit, *s
 		}
 		return nil, nil, fmt.Errorf("scan %s: %w", root, err)
 	}
+	var deleted map[string]indexEntry
 	for i, e := range x.entries {
 		if !sc.seen[i] {
 			sc.out = append(sc.out, HandEdit{Path: e.path, Change: ChangeDeleted, Scope: e.scope})
+			if e.scope != Public {
+				if deleted == nil {
+					deleted = map[string]indexEntry{}
+				}
+				deleted[e.path] = e
+			}
 		}
+	}
+	if deleted != nil {
+		// A private file renamed by hand stays private (renamescope.go).
+		s.keepRenamedScopes(ctx, sc.out, deleted, sc.added)
 	}
 	sort.Slice(sc.out, func(i, j int) bool { return sc.out[i].Path < sc.out[j].Path })
 	sort.Slice(sc.dirs, func(i, j int) bool { return sc.dirs[i].path < sc.dirs[j].path })
@@ -305,6 +316,8 @@ type scan struct {
 	dirty    bool                 // the index is worth writing again
 	out      []HandEdit
 	checks   []fileCheck // checkFiles' answers for one batch, reused
+	// added holds the content of the files added by hand that name no scope (keepRenamedScopes).
+	added map[string][]byte
 }
 
 // join is the slash path of name in folder dir.
@@ -427,7 +440,7 @@ func (sc *scan) recordedFile(dir string, r *os.Root, i int, c *fileCheck) error 
 
 // other looks at a name of folder dir that is not a file of the record.
 func (sc *scan) other(dir string, r *os.Root, f *os.File, name string) error {
-	if dir == "." && (name == RecordFile || name == RecordLogFile) || isTemp(name) {
+	if dir == "." && (name == RecordFile || name == RecordLogFile) || isTemp(name) || isLitter(name) {
 		return nil
 	}
 	p := join(dir, name)
@@ -452,6 +465,12 @@ func (sc *scan) other(dir string, r *os.Root, f *os.File, name string) error {
 			return err
 		}
 		sc.out = append(sc.out, HandEdit{Path: p, Change: ChangeAdded, Scope: scopeFromContent(data)})
+		if _, ok := explicitScope(data); !ok {
+			if sc.added == nil {
+				sc.added = map[string][]byte{}
+			}
+			sc.added[p] = data
+		}
 	default: // a symbolic link (never followed), a device, a pipe
 		sc.out = append(sc.out, HandEdit{Path: p, Change: ChangeAdded, Scope: Public})
 	}

@@ -623,3 +623,36 @@ func TestImportOnTwoClones(t *testing.T) {
 		t.Errorf("conflicts after two identical imports: %s", out)
 	}
 }
+
+// TestImportAfterAdaptersExportKeepsSkillName: the skill copies `ctx adapters export` writes are skipped
+// by `ctx import .` before they take a key, so the user's own skill of the same name keeps it: rounds of
+// export and import change nothing on the branch (docs/adapters.md "Import"), for every client.
+func TestImportAfterAdaptersExportKeepsSkillName(t *testing.T) {
+	for _, client := range []string{"claude-code", "codex", "cursor", "gemini", "copilot"} {
+		t.Run(client, func(t *testing.T) {
+			dir := testenv.NewRepo(t)
+			writeFiles(t, dir, map[string]string{
+				"tools/skills/foo/SKILL.md": "---\nname: foo\ndescription: Foo skill\n---\nDo foo.\n",
+			})
+			testenv.Git(t, dir, "add", "-A")
+			testenv.Git(t, dir, "commit", "-qm", "skill")
+			run(t, dir, 0, "init", "--no-hooks")
+			run(t, dir, 0, "import", ".")
+			tip := testenv.Git(t, dir, "rev-parse", "refs/heads/ctx")
+			for round := 0; round < 2; round++ {
+				run(t, dir, 0, "adapters", "export", "--client", client)
+				run(t, dir, 0, "import", ".")
+				var names []string
+				for _, s := range jsonList(t, dir, "skill", "list") {
+					names = append(names, fmt.Sprint(s["name"]))
+				}
+				if strings.Join(names, ",") != "foo" {
+					t.Fatalf("round %d: skills %v, want foo only", round, names)
+				}
+				if got := testenv.Git(t, dir, "rev-parse", "refs/heads/ctx"); got != tip {
+					t.Errorf("round %d: the import changed the branch (%s -> %s)", round, tip, got)
+				}
+			}
+		})
+	}
+}

@@ -656,6 +656,15 @@ func adaptersStatusLines(ctx context.Context, e *env, s *store.Store) {
 	}
 }
 
+// skipAdapters is the importer.Options.Skip of a `ctx import` (adapters.SkipOwn); nil in a bare repository.
+func skipAdapters(ctx context.Context, s *store.Store) (func(source, path string, content []byte) string, error) {
+	opts, err := adapters.OptionsFor(ctx, s)
+	if err != nil {
+		return nil, nil // a bare repository: no work tree, so no export of ctx's there
+	}
+	return adapters.SkipOwn(opts)
+}
+
 // cleanAdapters drops from a `ctx import` plan what ctx adapters export wrote (adapters.Clean).
 func cleanAdapters(ctx context.Context, s *store.Store, plan importer.Plan) (importer.Plan, error) {
 	opts, err := adapters.OptionsFor(ctx, s)

@@ -88,6 +88,12 @@ func runImport(ctx context.Context, e *env, o importOptions) error {
 	case !o.DryRun:
 		return err
 	}
+	if s != nil {
+		// ctx's own exported skills and rules are skipped before they take a key (docs/adapters.md "Import").
+		if opts.Skip, err = skipAdapters(ctx, s); err != nil {
+			return err
+		}
+	}
 	// A dry run outside a repository shows the plan with paths relative to each folder given.
 	plan, err := importer.ScanWith(ctx, opts, o.Paths...)
 	if err != nil {
