@@ -131,35 +131,18 @@ func (s *Store) Doctor(ctx context.Context) (*Diagnosis, error) {
 // OversizedFiles lists the files of the context refs' tips over MaxFileBytes, every scope, sorted by scope
 // then path, from the objects' sizes (no file is read). Never nil.
 func (s *Store) OversizedFiles(ctx context.Context) ([]Problem, error) {
-	tips, err := s.Tips(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := []Problem{}
-	for _, sc := range Scopes {
-		if tips[sc].IsZero() {
-			continue
-		}
-		tree, err := s.repo.TreeOf(ctx, tips[sc])
-		if err != nil {
-			return nil, err
-		}
-		ps, err := checkTree(ctx, s.repo, tips[sc], sc, tree, gitstore.ZeroHash, checkSizes)
-		if err != nil {
-			return nil, err
-		}
-		for _, p := range ps {
-			if p.Size > 0 {
-				out = append(out, p)
-			}
-		}
-	}
-	return out, nil
+	return s.tipProblems(ctx, checkSizes, func(p Problem) bool { return p.Size > 0 })
 }
 
 // MalformedRecords lists the JSON records of the context refs' tips that ctx reads and that are malformed
 // (RecordProblem), every scope, sorted by scope then path. It reads every record. Never nil.
 func (s *Store) MalformedRecords(ctx context.Context) ([]Problem, error) {
+	return s.tipProblems(ctx, checkRecords, func(p Problem) bool { return p.Record })
+}
+
+// tipProblems runs checkTree with checks over the whole tree of each context ref's tip, every scope in
+// order, and keeps the problems keep accepts. Never nil.
+func (s *Store) tipProblems(ctx context.Context, checks treeChecks, keep func(Problem) bool) ([]Problem, error) {
 	tips, err := s.Tips(ctx)
 	if err != nil {
 		return nil, err
@@ -173,12 +156,12 @@ func (s *Store) MalformedRecords(ctx context.Context) ([]Problem, error) {
 		if err != nil {
 			return nil, err
 		}
-		ps, err := checkTree(ctx, s.repo, tips[sc], sc, tree, gitstore.ZeroHash, checkRecords)
+		ps, err := checkTree(ctx, s.repo, tips[sc], sc, tree, gitstore.ZeroHash, checks)
 		if err != nil {
 			return nil, err
 		}
 		for _, p := range ps {
-			if p.Record {
+			if keep(p) {
 				out = append(out, p)
 			}
 		}

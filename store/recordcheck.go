@@ -27,24 +27,27 @@ var recordSchemaFS embed.FS
 type recordKind struct {
 	schema string               // file name under schemas/
 	decode func(b []byte) error // the reader's decoding (the record type of the kind)
-	comp   func() (*jsonschema.Schema, error)
+	// The schema, compiled on first use, never at start-up (docs/architecture.md "Start-up"): the kinds
+	// are package-level literals, which allocate nothing at init (cmd/ctx TestInitIsLight).
+	once     sync.Once
+	compiled *jsonschema.Schema
+	err      error
+}
+
+// comp returns the kind's compiled schema (compileRecordSchema, once).
+func (k *recordKind) comp() (*jsonschema.Schema, error) {
+	k.once.Do(func() { k.compiled, k.err = compileRecordSchema(k.schema) })
+	return k.compiled, k.err
 }
 
 func decodeAs[T any](b []byte) error { var v T; return json.Unmarshal(b, &v) }
 
-func newRecordKind(schema string, decode func([]byte) error) *recordKind {
-	k := &recordKind{schema: schema, decode: decode}
-	// Compiled on first use, never at start-up (docs/architecture.md "Start-up").
-	k.comp = sync.OnceValues(func() (*jsonschema.Schema, error) { return compileRecordSchema(schema) })
-	return k
-}
-
 var (
-	stateRecord    = newRecordKind("state.json", decodeAs[ActiveState])
-	sessionRecord  = newRecordKind("session.json", decodeAs[SessionSummary])
-	privateRecord  = newRecordKind("private_names.json", decodeAs[sessionNames])
-	activityRecord = newRecordKind("activity.json", decodeAs[ActivityEntry])
-	proposalRecord = newRecordKind("proposal.json", decodeAs[SkillProposal])
+	stateRecord    = &recordKind{schema: "state.json", decode: decodeAs[ActiveState]}
+	sessionRecord  = &recordKind{schema: "session.json", decode: decodeAs[SessionSummary]}
+	privateRecord  = &recordKind{schema: "private_names.json", decode: decodeAs[sessionNames]}
+	activityRecord = &recordKind{schema: "activity.json", decode: decodeAs[ActivityEntry]}
+	proposalRecord = &recordKind{schema: "proposal.json", decode: decodeAs[SkillProposal]}
 )
 
 // recordKindOf is the kind of record at the layout path p, nil for a file that is no such record (the
@@ -192,7 +195,7 @@ func schemaReason(err error) string {
 			}
 			return
 		}
-		what := e.ErrorKind.LocalizedString(recordPrinter)
+		what := e.ErrorKind.LocalizedString(recordPrinter())
 		msgs = append(msgs, fmt.Sprintf("at '/%s': %s", strings.Join(e.InstanceLocation, "/"), what))
 	}
 	walk(ve)
@@ -206,7 +209,8 @@ func schemaReason(err error) string {
 	return strings.Join(out, "; ")
 }
 
-var recordPrinter = message.NewPrinter(language.English)
+// recordPrinter words a schema's findings; made on first use, not at start-up (cmd/ctx TestInitIsLight).
+var recordPrinter = sync.OnceValue(func() *message.Printer { return message.NewPrinter(language.English) })
 
 // recordSchemasCompiled counts compileRecordSchema's calls (tests check that start-up compiles none).
 var recordSchemasCompiled sync.Map

@@ -15,10 +15,9 @@ import (
 	"bufio"
 	"fmt"
 	"os"
-)
 
-// fullName is the file name of the full program, looked for in the folder of this executable.
-const fullName = "ctx-full"
+	"github.com/ctx-dev/ctx/internal/lean"
+)
 
 func main() {
 	if out, ok := serve(os.Args[1:]); ok {
@@ -32,5 +31,5 @@ func main() {
 		os.Exit(0)
 	}
 	runSearch(os.Args)
-	os.Exit(runFull(os.Args))
+	os.Exit(lean.RunFull(os.Args))
 }

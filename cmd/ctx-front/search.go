@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/ctx-dev/ctx/internal/lean"
 	"github.com/ctx-dev/ctx/internal/searchargs"
 	"github.com/ctx-dev/ctx/store/tipsfp"
 )
@@ -54,11 +55,11 @@ func runSearch(args []string) {
 	if fi, err := os.Lstat(filepath.Join(hist, "index.db")); err != nil || !fi.Mode().IsRegular() {
 		return // no index (ctx-full's hint) or not a file (its error)
 	}
-	path, err := besidePath(searchName)
+	path, err := lean.Beside(searchName)
 	if err != nil {
 		return
 	}
-	execSearch(path, append([]string{searchName, hist, fp}, args...))
+	lean.Exec(path, append([]string{searchName, hist, fp}, args...))
 }
 
 // tipsFingerprint is store.HistoryTips's fingerprint of the scopes' tips (tipsfp.Of), "-" when the

@@ -11,9 +11,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/ctx-dev/ctx/gitstore/objread"
+	"github.com/ctx-dev/ctx/internal/lean"
 )
 
 // The shapes answered here, and nothing else (any other argument, flag or spelling goes to ctx-full):
@@ -239,7 +239,7 @@ func (s *store) entry(dir, name string) ([]byte, bool) {
 		// store.ParseEntry: the body after the front matter, less one final newline; then EntryBody.
 		_, _, _, body, _ := splitFrontMatter(b)
 		out := append(bytes.TrimSuffix(body, []byte("\n")), '\n')
-		return out, printable(out)
+		return out, lean.Printable(out)
 	}
 	return nil, false // in no scope: ctx-full prints the not-found error
 }
@@ -392,7 +392,7 @@ func (s *store) log(n int) ([]byte, bool) {
 			c.hash.String()[:12], c.authored.Format(time.RFC3339), t["Ctx-Op"], t["Ctx-Key"], t["Ctx-Agent"],
 			t["Ctx-Session"], t["Ctx-Machine"], summary, c.author)
 	}
-	return out.Bytes(), printable(out.Bytes())
+	return out.Bytes(), lean.Printable(out.Bytes())
 }
 
 // queue is a max-heap of commits by committer time (ties: by hash), as gitstore's allQueue.
@@ -413,35 +413,6 @@ func (q *queue) Pop() any {
 	c := old[len(old)-1]
 	*q = old[:len(old)-1]
 	return c
-}
-
-// printable reports whether ctx-full's output sanitizer (cmd/ctx/app sanitizer) would write b unchanged:
-// valid UTF-8 with no control character but tab, newline and the CR of a CRLF, no DEL, no C1 character
-// and no bidirectional override or isolate. Output that it would escape goes to ctx-full.
-func printable(b []byte) bool {
-	for i := 0; i < len(b); {
-		c := b[i]
-		if c >= 0x20 && c < 0x7f || c == '\n' || c == '\t' {
-			i++
-			continue
-		}
-		if c == '\r' {
-			if i+1 < len(b) && b[i+1] == '\n' {
-				i++
-				continue
-			}
-			return false
-		}
-		r, n := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && n <= 1 {
-			return false
-		}
-		if r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 {
-			return false
-		}
-		i += n
-	}
-	return true
 }
 
 // splitFrontMatter is merge.SplitFrontMatter: a block opened by a "---" line (after an optional UTF-8

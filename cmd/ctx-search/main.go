@@ -22,16 +22,13 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
-	"unicode/utf8"
 
 	"github.com/ctx-dev/ctx/history"
+	"github.com/ctx-dev/ctx/internal/lean"
 	"github.com/ctx-dev/ctx/internal/searchargs"
 	"github.com/ctx-dev/ctx/mcp/searchpage"
 	"github.com/ctx-dev/ctx/mcp/storesearch"
 )
-
-// fullName is the file name of the full program, looked for in the folder of this executable.
-const fullName = "ctx-full"
 
 func main() {
 	if len(os.Args) < 4 {
@@ -50,7 +47,7 @@ func main() {
 		}
 		os.Exit(0)
 	}
-	os.Exit(runFull(args))
+	os.Exit(lean.RunFull(args))
 }
 
 // search is ctx-full's `ctx history search` (cmd/ctx/app runUnifiedSearch, then mcp.Search's search
@@ -59,7 +56,7 @@ func main() {
 // output with exit 0, and ok; ok is false when anything differs from that path.
 func search(ctx context.Context, dir, fp string, args []string) ([]byte, bool) {
 	out, errOut, ok := answer(ctx, dir, fp, args)
-	if !ok || len(errOut) > 0 || !printable(out) {
+	if !ok || len(errOut) > 0 || !lean.Printable(out) {
 		return nil, false
 	}
 	return out, true
@@ -174,35 +171,6 @@ func validFP(fp string) bool {
 		if (fp[i] < '0' || fp[i] > '9') && (fp[i] < 'a' || fp[i] > 'f') {
 			return false
 		}
-	}
-	return true
-}
-
-// printable reports whether ctx-full's output sanitizer (cmd/ctx/app sanitizer) would write b unchanged:
-// valid UTF-8 with no control character but tab, newline and the CR of a CRLF, no DEL, no C1 character
-// and no bidirectional override or isolate (as cmd/ctx-front's printable).
-func printable(b []byte) bool {
-	for i := 0; i < len(b); {
-		c := b[i]
-		if c >= 0x20 && c < 0x7f || c == '\n' || c == '\t' {
-			i++
-			continue
-		}
-		if c == '\r' {
-			if i+1 < len(b) && b[i+1] == '\n' {
-				i++
-				continue
-			}
-			return false
-		}
-		r, n := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && n <= 1 {
-			return false
-		}
-		if r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 {
-			return false
-		}
-		i += n
 	}
 	return true
 }

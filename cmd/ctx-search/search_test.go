@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctx-dev/ctx/internal/lean"
 	"github.com/ctx-dev/ctx/internal/testenv"
 	"github.com/ctx-dev/ctx/store/tipsfp"
 	_ "modernc.org/sqlite"
@@ -128,7 +129,7 @@ func same(t *testing.T, dir string, served bool, args ...string) result {
 // sanitized reports whether ctx-search's answer to args is one ctx-full's sanitizer escapes.
 func sanitized(hist, fp string, args []string) bool {
 	out, _, ok := answer(context.Background(), hist, fp, args)
-	return ok && !printable(out)
+	return ok && !lean.Printable(out)
 }
 
 // tipsFP is the fingerprint of dir's context refs as ctx-full computes it (store.HistoryTips), read with
