@@ -579,24 +579,32 @@ func (ix *Index) mappedMembers(ctx context.Context, keys []string, indexOf map[i
 				return err
 			}
 			group, scope := strconv.FormatInt(grp>>1, 10), mappedScope(grp)
-			for len(ids) > 0 {
-				i := bytes.IndexByte(ids, ',')
-				if i < 0 {
-					i = len(ids)
-				}
-				id, err := strconv.ParseInt(string(ids[:i]), 10, 64)
-				if err != nil {
-					return fmt.Errorf("event rowids of group %s: %w", group, err)
-				}
-				if c, ok := indexOf[id]; ok {
-					out = append(out, groupMember{index: c, group: group, scope: scope})
-				}
-				ids = ids[min(i+1, len(ids)):]
-			}
-			return nil
+			var err error
+			out, err = appendMembers(out, ids, indexOf, group, scope)
+			return err
 		})
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
+	}
+	return out, nil
+}
+
+// appendMembers appends to out a groupMember of group and scope for each rowid of ids (group_concat's
+// comma-separated event rowids) that indexOf holds (the candidate's index).
+func appendMembers(out []groupMember, ids []byte, indexOf map[int64]int, group, scope string) ([]groupMember, error) {
+	for len(ids) > 0 {
+		i := bytes.IndexByte(ids, ',')
+		if i < 0 {
+			i = len(ids)
+		}
+		id, err := strconv.ParseInt(string(ids[:i]), 10, 64)
+		if err != nil {
+			return out, fmt.Errorf("event rowids of group %s: %w", group, err)
+		}
+		if c, ok := indexOf[id]; ok {
+			out = append(out, groupMember{index: c, group: group, scope: scope})
+		}
+		ids = ids[min(i+1, len(ids)):]
 	}
 	return out, nil
 }
@@ -747,21 +755,9 @@ func (ix *Index) groupMembers(ctx context.Context, keys []string, indexOf map[in
 			if err := r.Scan(&group, &scope, &ids); err != nil {
 				return err
 			}
-			for len(ids) > 0 {
-				i := bytes.IndexByte(ids, ',')
-				if i < 0 {
-					i = len(ids)
-				}
-				id, err := strconv.ParseInt(string(ids[:i]), 10, 64)
-				if err != nil {
-					return fmt.Errorf("event rowids of group %s: %w", group, err)
-				}
-				if c, ok := indexOf[id]; ok {
-					out = append(out, groupMember{index: c, group: group, scope: scope})
-				}
-				ids = ids[min(i+1, len(ids)):]
-			}
-			return nil
+			var err error
+			out, err = appendMembers(out, ids, indexOf, group, scope)
+			return err
 		})
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
