@@ -594,18 +594,17 @@ func parseHistorySearch(c *cli.Context) (historySearchOptions, error) {
 		Names: c.StringSlice("provider"), Cursor: c.String("cursor")}, nil
 }
 
-// parseWhen reads a --since or --until value: RFC 3339 or YYYY-MM-DD (UTC midnight); "" is no bound.
+// parseWhen reads a --since or --until value as history.ParseTimeBound does (RFC 3339 or YYYY-MM-DD, UTC
+// midnight), as MCP's since/until; "" is no bound.
 func parseWhen(s string) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, nil
 	}
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t, nil
+	t, err := history.ParseTimeBound(s)
+	if err != nil {
+		return time.Time{}, usagef("invalid time %q (RFC 3339 or YYYY-MM-DD)", s)
 	}
-	if t, err := time.Parse("2006-01-02", s); err == nil {
-		return t, nil
-	}
-	return time.Time{}, usagef("invalid time %q (RFC 3339 or YYYY-MM-DD)", s)
+	return t, nil
 }
 
 func runHistorySearch(ctx context.Context, e *env, o historySearchOptions) error {
