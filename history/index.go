@@ -455,7 +455,7 @@ func bumpGeneration(ctx context.Context, tx *sql.Tx) error {
 type SourceResult struct {
 	Source    Source         `json:"source"`
 	SessionID string         `json:"ctx_session_id,omitempty"`
-	Action    string         `json:"action"` // "unchanged", "appended", "imported", "failed"
+	Action    string         `json:"action"` // "unchanged", "appended", "imported", "failed", "foreign"
 	Events    int            `json:"events"` // events added
 	Unknown   map[string]int `json:"unknown,omitempty"`
 	Skipped   int            `json:"skipped"`
@@ -482,11 +482,14 @@ var testHookWritten func()
 
 // ImportStats sums an Import.
 type ImportStats struct {
-	Sources   int            `json:"sources"`
-	Unchanged int            `json:"unchanged"`
-	Appended  int            `json:"appended"`
-	Imported  int            `json:"imported"`
-	Failed    int            `json:"failed"`
+	Sources   int `json:"sources"`
+	Unchanged int `json:"unchanged"`
+	Appended  int `json:"appended"`
+	Imported  int `json:"imported"`
+	Failed    int `json:"failed"`
+	// Foreign counts the files of a root the user named that hold no record of the provider's format,
+	// only unknown records or bad lines: not imported (no session is made of them).
+	Foreign   int            `json:"foreign"`
 	Removed   int            `json:"removed"`   // sources whose files are gone, forgotten (PruneMissing)
 	Truncated int            `json:"truncated"` // sources read only up to a limit (docs/limits.md)
 	Reread    int            `json:"reread"`    // sources read again whole: another file of their session lost records they hold
@@ -630,6 +633,8 @@ func (ix *Index) ImportProgress(ctx context.Context, srcs []Source, progress fun
 			changed = true
 		case "failed":
 			st.Failed++
+		case "foreign":
+			st.Foreign++
 		}
 		st.Events += r.Events
 		st.Conflicts += r.Conflicts
@@ -1044,6 +1049,10 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 			return fail(err)
 		}
 	}
+	if foreign(src, prev, appended, size, pr) {
+		res.Action, res.Err = "foreign", fmt.Sprintf("holds no %s records (%s)", src.Provider, pr.summary())
+		return res, nil, nil
+	}
 	if st.NativeID == "" {
 		st.NativeID = nativeFromPath(src)
 	}
@@ -1056,9 +1065,9 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 			st.ParentNative = st.RecordSession // the legacy sibling layout names the parent in sessionId
 		}
 	}
+	res.Unknown, res.Skipped, res.BadLines, res.Errors, res.Truncated = pr.Unknown, pr.Skipped, pr.BadLines, pr.Errors, pr.Truncated
 	sessionID := SessionID(src.Provider, st.NativeID)
 	res.SessionID = sessionID
-	res.Unknown, res.Skipped, res.BadLines, res.Errors, res.Truncated = pr.Unknown, pr.Skipped, pr.BadLines, pr.Errors, pr.Truncated
 	if len(res.Unknown) == 0 {
 		res.Unknown = nil
 	}
@@ -1075,6 +1084,24 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 	return res, &pending{src: src, prev: prev, appended: appended, sessionID: sessionID, st: st, pr: pr,
 		size: size, mtime: mtime, fingerprint: fingerprint, contentHash: contentHash, checkHash: checkHash,
 		stateJSON: string(stateJSON), unknownJSON: string(unknownJSON), encoded: encoded}, nil
+}
+
+// foreign says that src, a file of a root the user named that the index does not hold yet, read whole
+// (size bytes; pr: its parse), is not of its provider's format: nothing in it was a record the parser
+// knows (no event, nothing skipped as a known record). Another provider's files parse so (their records
+// unknown, or JSON without the fields the parser reads). An empty file is not foreign (a session just
+// started); a file of the provider's format with no event yet is read again by the next import.
+func foreign(src Source, prev *sourceRow, appended bool, size int64, pr *parseResult) bool {
+	return src.explicit && prev == nil && !appended && size > 0 && len(pr.Events) == 0 && pr.Skipped == 0
+}
+
+// summary is what a parse found that is not an event: its unknown records and bad lines.
+func (pr *parseResult) summary() string {
+	n := 0
+	for _, v := range pr.Unknown {
+		n += v
+	}
+	return fmt.Sprintf("no event; %d records of unknown types, %d bad lines", n, pr.BadLines)
 }
 
 // pending is a parsed source waiting to be written, or (touch) an unchanged source whose recorded size,
