@@ -48,6 +48,9 @@ type Source struct {
 	ParentNative string `json:"parent_native_id,omitempty"`
 	// stat is the file's lstat as discovery found it (known false: not read; statUnchanged reads it).
 	stat fileStat
+	// explicit: found under a root the user named (--path, a configured root), where a file of another
+	// provider's format is not made a session ("foreign", docs/history.md "Providers and discovery").
+	explicit bool
 }
 
 // fileStat is a source's lstat: size, mtime (Unix nanoseconds), whether it is a regular file, whether
@@ -206,6 +209,9 @@ func DiscoverCached(ctx context.Context, p Provider, root string, explicit bool,
 			kept = append(kept, s)
 		}
 		out = kept
+	}
+	for i := range out {
+		out[i].explicit = explicit
 	}
 	return out, nil
 }

@@ -455,7 +455,7 @@ func bumpGeneration(ctx context.Context, tx *sql.Tx) error {
 type SourceResult struct {
 	Source    Source         `json:"source"`
 	SessionID string         `json:"ctx_session_id,omitempty"`
-	Action    string         `json:"action"` // "unchanged", "appended", "imported", "failed"
+	Action    string         `json:"action"` // "unchanged", "appended", "imported", "failed", "foreign"
 	Events    int            `json:"events"` // events added
 	Unknown   map[string]int `json:"unknown,omitempty"`
 	Skipped   int            `json:"skipped"`
@@ -482,11 +482,14 @@ var testHookWritten func()
 
 // ImportStats sums an Import.
 type ImportStats struct {
-	Sources   int            `json:"sources"`
-	Unchanged int            `json:"unchanged"`
-	Appended  int            `json:"appended"`
-	Imported  int            `json:"imported"`
-	Failed    int            `json:"failed"`
+	Sources   int `json:"sources"`
+	Unchanged int `json:"unchanged"`
+	Appended  int `json:"appended"`
+	Imported  int `json:"imported"`
+	Failed    int `json:"failed"`
+	// Foreign counts the files of a root the user named that hold no record of the provider's format,
+	// only unknown records or bad lines: not imported (no session is made of them).
+	Foreign   int            `json:"foreign"`
 	Removed   int            `json:"removed"`   // sources whose files are gone, forgotten (PruneMissing)
 	Truncated int            `json:"truncated"` // sources read only up to a limit (docs/limits.md)
 	Reread    int            `json:"reread"`    // sources read again whole: another file of their session lost records they hold
@@ -630,6 +633,8 @@ func (ix *Index) ImportProgress(ctx context.Context, srcs []Source, progress fun
 			changed = true
 		case "failed":
 			st.Failed++
+		case "foreign":
+			st.Foreign++
 		}
 		st.Events += r.Events
 		st.Conflicts += r.Conflicts
@@ -1044,6 +1049,10 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 			return fail(err)
 		}
 	}
+	if foreign(src, prev, appended, size, pr) {
+		res.Action, res.Err = "foreign", fmt.Sprintf("holds no %s records (%s)", src.Provider, pr.summary())
+		return res, nil, nil
+	}
 	if st.NativeID == "" {
 		st.NativeID = nativeFromPath(src)
 	}
@@ -1056,9 +1065,9 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 			st.ParentNative = st.RecordSession // the legacy sibling layout names the parent in sessionId
 		}
 	}
+	res.Unknown, res.Skipped, res.BadLines, res.Errors, res.Truncated = pr.Unknown, pr.Skipped, pr.BadLines, pr.Errors, pr.Truncated
 	sessionID := SessionID(src.Provider, st.NativeID)
 	res.SessionID = sessionID
-	res.Unknown, res.Skipped, res.BadLines, res.Errors, res.Truncated = pr.Unknown, pr.Skipped, pr.BadLines, pr.Errors, pr.Truncated
 	if len(res.Unknown) == 0 {
 		res.Unknown = nil
 	}
@@ -1075,6 +1084,24 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 	return res, &pending{src: src, prev: prev, appended: appended, sessionID: sessionID, st: st, pr: pr,
 		size: size, mtime: mtime, fingerprint: fingerprint, contentHash: contentHash, checkHash: checkHash,
 		stateJSON: string(stateJSON), unknownJSON: string(unknownJSON), encoded: encoded}, nil
+}
+
+// foreign says that src, a file of a root the user named that the index does not hold yet, read whole
+// (size bytes; pr: its parse), is not of its provider's format: nothing in it was a record the parser
+// knows (no event, nothing skipped as a known record). Another provider's files parse so (their records
+// unknown, or JSON without the fields the parser reads). An empty file is not foreign (a session just
+// started); a file of the provider's format with no event yet is read again by the next import.
+func foreign(src Source, prev *sourceRow, appended bool, size int64, pr *parseResult) bool {
+	return src.explicit && prev == nil && !appended && size > 0 && len(pr.Events) == 0 && pr.Skipped == 0
+}
+
+// summary is what a parse found that is not an event: its unknown records and bad lines.
+func (pr *parseResult) summary() string {
+	n := 0
+	for _, v := range pr.Unknown {
+		n += v
+	}
+	return fmt.Sprintf("no event; %d records of unknown types, %d bad lines", n, pr.BadLines)
 }
 
 // pending is a parsed source waiting to be written, or (touch) an unchanged source whose recorded size,
@@ -1152,6 +1179,7 @@ func setFTSHashSize(ctx context.Context, tx *sql.Tx) error {
 // batchTx is an import transaction: sources are written into it one by one, then it commits (all or
 // none).
 type batchTx struct {
+	ix      *Index
 	tx      *sql.Tx
 	w       *writer
 	sources int // sources written
@@ -1179,7 +1207,7 @@ func (ix *Index) beginBatch(ctx context.Context, db interface {
 		tx.Rollback() //nolint:errcheck // the error is the prepare's
 		return nil, fmt.Errorf("import: %w", err)
 	}
-	return &batchTx{tx: tx, w: w}, nil
+	return &batchTx{ix: ix, tx: tx, w: w}, nil
 }
 
 // write writes one parsed source and sets its result's event count and action.
@@ -1195,6 +1223,23 @@ func (b *batchTx) write(ctx context.Context, p *pending, res *SourceResult) erro
 			return fmt.Errorf("update source state: %w", err)
 		}
 		return nil
+	}
+	if cur, stale, err := b.staleSource(p); err != nil {
+		return err
+	} else if stale {
+		// Another import wrote this source after it was read (two imports at once): read it again against
+		// what that import recorded, under this transaction's write lock, so that nothing is added twice
+		// and what it added is not counted again (docs/history.md "Incremental import").
+		r, np, err := b.ix.prepareFrom(ctx, p.src, cur)
+		if err != nil {
+			return err
+		}
+		*res = r
+		if np == nil {
+			return nil
+		}
+		b.sources--
+		return b.write(ctx, np, res)
 	}
 	b.bytes += p.textBytes()
 	conflicts := b.w.conflicts
@@ -1214,6 +1259,24 @@ func (b *batchTx) write(ctx context.Context, p *pending, res *SourceResult) erro
 		res.Action = "imported"
 	}
 	return nil
+}
+
+// staleSource reads p's source row in the transaction and reports whether it is no longer the one p was
+// read against (p.prev: recorded, or not, with the same format, parser, size and mtime); cur is the row
+// read, nil when there is none.
+func (b *batchTx) staleSource(p *pending) (cur *sourceRow, stale bool, err error) {
+	var r sourceRow
+	err = b.tx.QueryRowContext(b.w.sctx, `SELECT format, parser_rev, size, mtime, fingerprint, content_hash, offset, check_hash, state,
+		session_id FROM sources WHERE path=?`, p.src.key()).
+		Scan(&r.format, &r.rev, &r.size, &r.mtime, &r.fingerprint, &r.contentHash, &r.offset, &r.checkHash, &r.state, &r.sessionID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, p.prev != nil, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("read source state: %w", err)
+	}
+	q := p.prev
+	return &r, q == nil || q.format != r.format || q.rev != r.rev || q.size != r.size || q.mtime != r.mtime, nil
 }
 
 // commit bumps the generation (when a source's events changed) and commits.
@@ -1312,6 +1375,9 @@ func (w *writer) close() {
 	}
 }
 
+// writeSource writes a parsed source and returns the number of events it added: those inserted that the
+// source did not hold before (a source read again whole is deleted and inserted again: only its new
+// events count, docs/history.md "Incremental import").
 func (w *writer) writeSource(ctx context.Context, p *pending) (int, error) {
 	src := p.src
 	key := src.key()
@@ -1320,7 +1386,8 @@ func (w *writer) writeSource(ctx context.Context, p *pending) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	var lost map[string]bool // the events this source held before, while another file's records are kept
+	var lost map[string]bool    // the events this source held before, while another file's records are kept
+	var dropped map[string]bool // the events this source held before, deleted to be written again
 	if !p.appended {
 		if p.prev != nil && p.prev.sessionID != "" && p.prev.sessionID != p.sessionID {
 			if err := w.dropSource(ctx, p.prev.sessionID, key, true); err != nil {
@@ -1335,7 +1402,7 @@ func (w *writer) writeSource(ctx context.Context, p *pending) (int, error) {
 		if _, err := w.tx.ExecContext(w.sctx, `DELETE FROM conflicts WHERE src=?`, key); err != nil {
 			return 0, fmt.Errorf("import %s: %w", src.Path, err)
 		}
-		if others, err = w.dropSourceEvents(ctx, p.sessionID, key); err != nil {
+		if others, dropped, err = w.dropSourceEventsIDs(ctx, p.sessionID, key, true); err != nil {
 			return 0, err
 		}
 	}
@@ -1343,7 +1410,7 @@ func (w *writer) writeSource(ctx context.Context, p *pending) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("import %s: %w", src.Path, err)
 	}
-	n, err := w.insertEvents(ctx, p.sessionID, key, p.st.Meta.CWD, grp, p.pr.Events, p.encoded)
+	n, added, err := w.insertEventsNew(ctx, p.sessionID, key, p.st.Meta.CWD, grp, p.pr.Events, p.encoded, dropped)
 	if err != nil {
 		return 0, fmt.Errorf("import %s: %w", src.Path, err)
 	}
@@ -1375,7 +1442,7 @@ func (w *writer) writeSource(ctx context.Context, p *pending) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("import %s: record source: %w", src.Path, err)
 	}
-	return n, nil
+	return added, nil
 }
 
 func firstNonEmpty(a, b string) string {
@@ -1528,16 +1595,23 @@ func hashFiles(files []string) (string, error) {
 // dropSourceEvents deletes the events the source key gave the session id and reports whether the
 // session still holds events of other sources; when it holds none, its row is deleted too.
 func (w *writer) dropSourceEvents(ctx context.Context, id, key string) (others bool, err error) {
+	others, _, err = w.dropSourceEventsIDs(ctx, id, key, false)
+	return others, err
+}
+
+// dropSourceEventsIDs is dropSourceEvents returning, when ids is set, the ids of the events it deleted
+// (nil when none): an event the write then inserts again was not added by it.
+func (w *writer) dropSourceEventsIDs(ctx context.Context, id, key string, ids bool) (others bool, dropped map[string]bool, err error) {
 	// Only when there is something to delete: a DELETE on the FTS table flushes its pending writes, which
 	// costs a fresh import its batching.
 	var one int
 	err = w.has.QueryRowContext(w.sctx, id).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		_, err = w.noSession.ExecContext(w.sctx, id) // prepared once: a first import runs it for every source
-		return false, err
+		return false, nil, err
 	}
 	if err != nil {
-		return false, fmt.Errorf("delete session %s: %w", id, err)
+		return false, nil, fmt.Errorf("delete session %s: %w", id, err)
 	}
 	err = w.hasSrc.QueryRowContext(w.sctx, id, key).Scan(&one)
 	switch {
@@ -1546,26 +1620,50 @@ func (w *writer) dropSourceEvents(ctx context.Context, id, key string) (others b
 			`DELETE FROM ev_fts WHERE rowid IN (SELECT ` + ftsRowidSQL("events") + ` FROM events WHERE session_id=? AND src=?)`,
 			`DELETE FROM event_files WHERE event IN (SELECT rowid FROM events WHERE session_id=? AND src=?)`,
 			`DELETE FROM event_commits WHERE event IN (SELECT rowid FROM events WHERE session_id=? AND src=?)`,
-			`DELETE FROM events WHERE session_id=? AND src=?`,
 		} {
 			if _, err := w.tx.ExecContext(w.sctx, q, id, key); err != nil {
-				return false, fmt.Errorf("delete session %s: %w", id, err)
+				return false, nil, fmt.Errorf("delete session %s: %w", id, err)
 			}
 		}
+		if dropped, err = w.deleteEvents(id, key, ids); err != nil {
+			return false, nil, fmt.Errorf("delete session %s: %w", id, err)
+		}
 	case !errors.Is(err, sql.ErrNoRows):
-		return false, fmt.Errorf("delete session %s: %w", id, err)
+		return false, nil, fmt.Errorf("delete session %s: %w", id, err)
 	}
 	err = w.hasOther.QueryRowContext(w.sctx, id, key).Scan(&one)
 	if err == nil {
-		return true, nil
+		return true, dropped, nil
 	}
 	if !errors.Is(err, sql.ErrNoRows) {
-		return false, fmt.Errorf("delete session %s: %w", id, err)
+		return false, nil, fmt.Errorf("delete session %s: %w", id, err)
 	}
 	if _, err := w.noSession.ExecContext(w.sctx, id); err != nil {
-		return false, fmt.Errorf("delete session %s: %w", id, err)
+		return false, nil, fmt.Errorf("delete session %s: %w", id, err)
 	}
-	return false, nil
+	return false, dropped, nil
+}
+
+// deleteEvents deletes the session id's events of the source key, returning their ids when ids is set.
+func (w *writer) deleteEvents(id, key string, ids bool) (map[string]bool, error) {
+	if !ids {
+		_, err := w.tx.ExecContext(w.sctx, `DELETE FROM events WHERE session_id=? AND src=?`, id, key)
+		return nil, err
+	}
+	rows, err := w.tx.QueryContext(w.sctx, `DELETE FROM events WHERE session_id=? AND src=? RETURNING id`, id, key)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var e string
+		if err := rows.Scan(&e); err != nil {
+			return nil, err
+		}
+		out[e] = true
+	}
+	return out, rows.Err()
 }
 
 // otherSources reports whether a source other than key is recorded for the session id.
@@ -1763,12 +1861,19 @@ func (w *writer) groupOf(id, scope string) (int64, error) {
 // not nil, holds encodeEvent of each. The paths of their file touches are kept as filePathKey makes them, a
 // relative one taken from cwd (the session's working directory) when that is absolute.
 func (w *writer) insertEvents(ctx context.Context, sessionID, srcKey, cwd string, grp int64, evs []Event, encoded []encodedEvent) (int, error) {
+	n, _, err := w.insertEventsNew(ctx, sessionID, srcKey, cwd, grp, evs, encoded, nil)
+	return n, err
+}
+
+// insertEventsNew is insertEvents also returning how many of the inserted events are not in before (the
+// ids a write deleted first).
+func (w *writer) insertEventsNew(ctx context.Context, sessionID, srcKey, cwd string, grp int64, evs []Event, encoded []encodedEvent,
+	before map[string]bool) (n, added int, err error) {
 	ins, ef, ec := w.ins, w.ef, w.ec
-	n := 0
 	for i := range evs {
 		if i&255 == 0 {
 			if err := ctx.Err(); err != nil {
-				return n, err
+				return n, added, err
 			}
 		}
 		e := &evs[i]
@@ -1789,7 +1894,7 @@ func (w *writer) insertEvents(ctx context.Context, sessionID, srcKey, cwd string
 		for attempt := 0; ; attempt++ {
 			r, err := ins.ExecContext(w.sctx, e.ID, sessionID, e.Seq, e.NativeKey, at, string(e.Type), e.Role, e.Text, tool, files, facts, enc.ftsLen, srcKey)
 			if err != nil {
-				return n, fmt.Errorf("insert event: %w", err)
+				return n, added, fmt.Errorf("insert event: %w", err)
 			}
 			if c, _ := r.RowsAffected(); c == 1 {
 				rowid, _ = r.LastInsertId()
@@ -1809,7 +1914,7 @@ func (w *writer) insertEvents(ctx context.Context, sessionID, srcKey, cwd string
 			)
 			if err := w.tx.QueryRowContext(w.sctx, `SELECT src, at, type, role, text, tool, files, facts FROM events WHERE id = ?`, e.ID).
 				Scan(&src, &oAt, &oType, &oRole, &oText, &oTool, &oFiles, &oFacts); err != nil {
-				return n, fmt.Errorf("insert event: %w", err)
+				return n, added, fmt.Errorf("insert event: %w", err)
 			}
 			if src.String != srcKey {
 				if oAt != at || oType != string(e.Type) || oRole != e.Role || oText != e.Text ||
@@ -1818,7 +1923,7 @@ func (w *writer) insertEvents(ctx context.Context, sessionID, srcKey, cwd string
 					// disagreement is counted (the import's report, ctx status).
 					w.conflicts++
 					if _, err := w.tx.ExecContext(w.sctx, `INSERT OR IGNORE INTO conflicts(src, event) VALUES(?,?)`, srcKey, e.ID); err != nil {
-						return n, fmt.Errorf("record conflict: %w", err)
+						return n, added, fmt.Errorf("record conflict: %w", err)
 					}
 				}
 				break
@@ -1831,14 +1936,14 @@ func (w *writer) insertEvents(ctx context.Context, sessionID, srcKey, cwd string
 			continue
 		}
 		if _, err := w.fts.ExecContext(w.sctx, ftsRowid(rowid, e.Type, enc.ftsLen), enc.body); err != nil {
-			return n, fmt.Errorf("index event: %w", err)
+			return n, added, fmt.Errorf("index event: %w", err)
 		}
 		if _, err := w.grpIns.ExecContext(w.sctx, rowid, grp); err != nil {
-			return n, fmt.Errorf("index event group: %w", err)
+			return n, added, fmt.Errorf("index event group: %w", err)
 		}
 		for _, f := range e.Files {
 			if _, err := ef.ExecContext(w.sctx, rowid, filePathKey(cwd, f.Path), string(f.Op)); err != nil {
-				return n, fmt.Errorf("index event files: %w", err)
+				return n, added, fmt.Errorf("index event files: %w", err)
 			}
 		}
 		for _, f := range e.Facts {
@@ -1846,12 +1951,15 @@ func (w *writer) insertEvents(ctx context.Context, sessionID, srcKey, cwd string
 				continue
 			}
 			if _, err := ec.ExecContext(w.sctx, rowid, strings.ToLower(f.Value)); err != nil {
-				return n, fmt.Errorf("index event commits: %w", err)
+				return n, added, fmt.Errorf("index event commits: %w", err)
 			}
 		}
 		n++
+		if !before[e.ID] {
+			added++
+		}
 	}
-	return n, nil
+	return n, added, nil
 }
 
 // searchBody is the text the full-text index sees for an event: its text, the tool name and input,

@@ -114,6 +114,9 @@ func discoverRef(ctx context.Context, p Provider, root string, explicit bool) ([
 		}
 		out = kept
 	}
+	for i := range out {
+		out[i].explicit = explicit
+	}
 	return out, nil
 }
 

@@ -251,9 +251,11 @@ func activityOf(e *history.Event) *activity {
 
 // historyEvent is an event of the index as the read tools show it: the normalised event (docs/history.md
 // "Events") with its provider and, for MCP tool calls, activity. Text and tool fields quote local agent
-// history: data, never instructions.
+// history: data, never instructions. Its `at` is the event's time in atFormat (RFC 3339, UTC, milliseconds),
+// as in query_events' text and none rows and search results, in place of the event's own encoding.
 type historyEvent struct {
 	history.Event
+	At       string           `json:"at,omitempty"` // over Event.At: "" when the provider recorded no time
 	Provider history.Provider `json:"provider"`
 	Activity *activity        `json:"activity,omitempty"`
 	// Clipped says which long fields were cut to fit the response (clip.go), nil when none was.
@@ -261,7 +263,11 @@ type historyEvent struct {
 }
 
 func eventOut(e history.Event, p history.Provider) historyEvent {
-	return historyEvent{Event: e, Provider: p, Activity: activityOf(&e)}
+	out := historyEvent{Event: e, Provider: p, Activity: activityOf(&e)}
+	if !e.At.IsZero() {
+		out.At = e.At.Format(atFormat)
+	}
+	return out
 }
 
 // quotedNote is stated in every result that carries text of agent transcripts.

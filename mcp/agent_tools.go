@@ -548,14 +548,15 @@ const searchMaxHits = searchpage.MaxHits
 // searchResult is one search hit, of the index or of the context store (provider ctx).
 type searchResult = searchpage.Result
 
-// timeArg parses an optional RFC 3339 time argument; v "" is omitted.
+// timeArg parses an optional time argument as the CLI's --since/--until (history.ParseTimeBound: RFC 3339,
+// or YYYY-MM-DD for UTC midnight); v "" is omitted.
 func timeArg(v, key string) (time.Time, bool, error) {
 	if v == "" {
 		return time.Time{}, false, nil
 	}
-	t, err := time.Parse(time.RFC3339, v)
+	t, err := history.ParseTimeBound(v)
 	if err != nil {
-		return time.Time{}, false, argErrorf("argument '%s': not an RFC 3339 time (e.g. 2025-01-31T09:00:00Z)", key)
+		return time.Time{}, false, argErrorf("argument '%s': not an RFC 3339 time or a YYYY-MM-DD date (e.g. 2025-01-31T09:00:00Z, 2025-01-31)", key)
 	}
 	return t, true, nil
 }

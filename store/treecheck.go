@@ -245,7 +245,9 @@ func (s *Store) TreeProblems(ctx context.Context) ([]Problem, error) {
 }
 
 // RejectedError is a commit that ctx refuses to bring into the local context branch (a pull, a merge):
-// its tree, or a commit of its history, holds entries ctx does not read. No ref moved.
+// its tree, or a commit of its history, holds entries ctx does not read. No ref moved. A machine ref's
+// tip that ctx refuses is not an error of the pull: the ref is left out with a warning naming it and the
+// command that deletes it (machineSkipped; docs/sync.md "Hostile machine refs").
 type RejectedError struct {
 	What     string // e.g. "origin's ctx branch"
 	Commit   gitstore.Hash
@@ -255,9 +257,6 @@ type RejectedError struct {
 	// NotStore: the commit's tree has no manifest.json either: it is a branch of someone's code that
 	// happens to have the context branch's name, not a context store to repair.
 	NotStore bool
-	// MachineRef and Remote are set when the commit is the tip of one machine's ref on Remote
-	// (refs/ctx/machines/<id>, docs/sync.md): the advice is to delete that ref.
-	MachineRef, Remote string
 	// Manifest: one of Problems is the tip's manifest.json, which does not read (manifestProblem).
 	Manifest bool
 	// Commits: Problems are commits over gitstore.MaxCommitBytes (oversizedCommits), not entries.
@@ -307,20 +306,9 @@ func (e *RejectedError) Error() string {
 	if e.Fsck != "" {
 		fmt.Fprintf(&b, "\n  git fsck: %s", e.Fsck)
 	}
-	if e.MachineRef != "" {
-		fmt.Fprintf(&b, "\nIt is one machine's ref, not the shared branch: delete it on the remote with git push %s --delete %s "+
-			"(if it is your own, your next ctx push writes it again from your branch; see docs/sync.md \"Pruning\")", e.Remote, e.MachineRef)
-		if big {
-			b.WriteString("; its machine must shrink or remove these files first (ctx knowledge set KEY -f SMALLER, ctx knowledge rm KEY), " +
-				"or its next push brings them back (docs/limits.md \"Files of the store\")")
-		}
-		return b.String()
-	}
 	if e.Commits {
-		if e.MachineRef == "" {
-			b.WriteString("\nThe branch must be repaired where it was written: whoever pushed it resets the branch to the commit before " +
-				"the large one and pushes that (git push --force-with-lease); until then no pull takes it (docs/limits.md \"Commit messages and notes\")")
-		}
+		b.WriteString("\nThe branch must be repaired where it was written: whoever pushed it resets the branch to the commit before " +
+			"the large one and pushes that (git push --force-with-lease); until then no pull takes it (docs/limits.md \"Commit messages and notes\")")
 		return b.String()
 	}
 	if e.NotStore {

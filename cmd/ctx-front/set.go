@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -301,10 +302,18 @@ func (w *setWrite) run() ([]byte, bool) {
 	_ = os.WriteFile(filepath.Join(ctxDir, "writes"), []byte(strconv.Itoa(count+1)+"\n"), 0o666)
 	unlock()
 	// A refresh that fails half way leaves its journal, which the next ctx-full process completes (as
-	// after an interrupted refresh); ctx-full's write would warn, this one does not.
-	_ = h.apply()
+	// after an interrupted refresh). The write stands (exit 0), with ctx-full's warning
+	// (store.refreshFailed, without the error, which apply does not return).
+	if !h.apply() {
+		fmt.Fprintf(os.Stderr, "ctx: warning: %s\n", refreshFailedWarning)
+	}
 	return []byte(w.kindName + " " + w.key + ": committed " + newTip.String()[:12] + " (public)\n"), true
 }
+
+// refreshFailedWarning is store.refreshFailed("committed", err)'s text without the error: the write
+// committed, .context/ was not refreshed, and the next ctx command refreshes it (docs/locks.md "What a
+// failed write leaves").
+const refreshFailedWarning = "committed, but refreshing " + checkoutDir + " failed (the next ctx command refreshes it; ctx status shows what it holds)"
 
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")

@@ -236,3 +236,47 @@ func TestSetConcurrent(t *testing.T) {
 		t.Errorf("status after concurrent writes: %s", st)
 	}
 }
+
+// TestSetRefreshFailureWarns: a write the front commits whose refresh of .context/ then fails (here the
+// hooks' stamp, which the refresh removes first, is a folder that holds a file) exits 0 with the
+// commit on standard output and ctx-full's warning on standard error: committed, .context/ not
+// refreshed, the next ctx command refreshes it. Once the cause is gone, the next ctx-full command does.
+func TestSetRefreshFailureWarns(t *testing.T) {
+	dir := testenv.NewRepo(t)
+	full(t, dir, "init")
+	full(t, dir, "knowledge", "set", "arch", "one")
+	frontBin, alone, log := setBins(t)
+	stamp := filepath.Join(dir, ".git", "ctx-hook-stamp")
+	os.Remove(stamp)
+	if err := os.MkdirAll(filepath.Join(stamp, "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tip := testenv.Git(t, dir, "rev-parse", "refs/heads/ctx")
+	r := runEnv(t, dir, filepath.Join(frontBin, "ctx"), nil, "knowledge", "set", "arch", "two")
+	if h := handedOver(t, log); h != "" {
+		t.Fatalf("the front handed over: %s", h)
+	}
+	want := "ctx: warning: committed, but refreshing .context failed (the next ctx command refreshes it; ctx status shows what it holds)"
+	if r.code != 0 || !strings.Contains(r.stdout, "knowledge arch: committed ") || !strings.HasPrefix(r.stderr, want) {
+		t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if testenv.Git(t, dir, "rev-parse", "refs/heads/ctx") == tip {
+		t.Fatal("the branch did not move")
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, ".context", "knowledge", "arch.md")); strings.Contains(string(b), "two") {
+		t.Fatal("the refresh did not fail: the test's fault is not one")
+	}
+	// ctx-full alone says the same, with the error.
+	r = runEnv(t, dir, filepath.Join(alone, "ctx"), nil, "knowledge", "set", "arch", "three")
+	if r.code != 0 || !strings.HasPrefix(r.stderr, strings.TrimSuffix(want, ")")) {
+		t.Fatalf("ctx-full alone: exit %d, stderr %q", r.code, r.stderr)
+	}
+	// The cause gone, the next ctx command refreshes .context/.
+	if err := os.RemoveAll(stamp); err != nil {
+		t.Fatal(err)
+	}
+	full(t, dir, "status")
+	if b, _ := os.ReadFile(filepath.Join(dir, ".context", "knowledge", "arch.md")); !strings.Contains(string(b), "three") {
+		t.Fatalf("after ctx status, .context/knowledge/arch.md is %q", b)
+	}
+}

@@ -421,12 +421,25 @@ func importHistory(ctx context.Context, e *env, o historyImportOptions) error {
 		return err
 	}
 	st.Removed = removed
+	if o.Path != "" && st.Removed == 0 && st.Imported+st.Appended+st.Unchanged+st.Failed == 0 {
+		// The wrong --provider for DIR: nothing of it is a session of the provider (docs/history.md
+		// "Commands"); nothing was imported.
+		what := "no file of its layout"
+		if st.Foreign > 0 {
+			what = fmt.Sprintf("its %d files are of another format", st.Foreign)
+		}
+		return usagef("--path %s holds no %s sessions: %s (nothing imported; is --provider right?)", o.Path, o.Provider, what)
+	}
 	if err := ix.SaveDirCache(ctx, dirs); err != nil {
 		fmt.Fprintf(e.stderr, "ctx: warning: %v\n", err) // the next import lists the directories again
 	}
 	if o.Provider == "" && o.Index == "" {
 		// The sessions teammates shared on the context branch (docs/blame.md "Sharing").
 		indexShared(ctx, e, ix)
+	}
+	if st.Foreign > 0 {
+		fmt.Fprintf(e.stderr, "ctx: warning: %d files hold no records of their provider's format: not imported (the first: %s)\n",
+			st.Foreign, firstForeign(st.Results))
 	}
 	if o.JSON {
 		return printJSON(e.stdout, st)
@@ -465,6 +478,16 @@ func importHistory(ctx context.Context, e *env, o historyImportOptions) error {
 		}
 	}
 	return nil
+}
+
+// firstForeign is the path of the first "foreign" source of rs, "" when none is.
+func firstForeign(rs []history.SourceResult) string {
+	for _, r := range rs {
+		if r.Action == "foreign" {
+			return r.Source.Path
+		}
+	}
+	return ""
 }
 
 // lessGC runs the collector less often for a history command, unless GOGC or GOMEMLIMIT say otherwise:
@@ -594,18 +617,17 @@ func parseHistorySearch(c *cli.Context) (historySearchOptions, error) {
 		Names: c.StringSlice("provider"), Cursor: c.String("cursor")}, nil
 }
 
-// parseWhen reads a --since or --until value: RFC 3339 or YYYY-MM-DD (UTC midnight); "" is no bound.
+// parseWhen reads a --since or --until value as history.ParseTimeBound does (RFC 3339 or YYYY-MM-DD, UTC
+// midnight), as MCP's since/until; "" is no bound.
 func parseWhen(s string) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, nil
 	}
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t, nil
+	t, err := history.ParseTimeBound(s)
+	if err != nil {
+		return time.Time{}, usagef("invalid time %q (RFC 3339 or YYYY-MM-DD)", s)
 	}
-	if t, err := time.Parse("2006-01-02", s); err == nil {
-		return t, nil
-	}
-	return time.Time{}, usagef("invalid time %q (RFC 3339 or YYYY-MM-DD)", s)
+	return t, nil
 }
 
 func runHistorySearch(ctx context.Context, e *env, o historySearchOptions) error {
