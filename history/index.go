@@ -650,6 +650,15 @@ func (ix *Index) ImportProgress(ctx context.Context, srcs []Source, progress fun
 		if err := ix.relink(ctx); err != nil {
 			return st, err
 		}
+		var err error
+		if conn != nil {
+			err = ix.mergeFTS(ctx, conn, st.Events)
+		} else {
+			err = ix.mergeFTS(ctx, ix.db, st.Events)
+		}
+		if err != nil {
+			return st, err
+		}
 	}
 	if known != nil && (repack || conn != nil) {
 		// The snapshot is a cache: when it cannot be packed, the next refresh reads sources.
@@ -662,6 +671,37 @@ func (ix *Index) ImportProgress(ctx context.Context, srcs []Source, progress fun
 		}
 	}
 	return st, nil
+}
+
+// mergeShare: an import that added at least 1/mergeShare of the index's events merges the full-text
+// index's segments into one (mergeFTS).
+const mergeShare = 4
+
+// mergeFTS merges ev_fts's segments into one (FTS5's 'optimize') when the import that added added events
+// made at least 1/mergeShare of the index (a first import always). A search's lookup of a word descends
+// the B-tree of every segment: a first import of 300,000 events leaves some twenty, and a process that
+// searches once faults in the pages of each (bench/README.md "Tenth round", branch search10). Merging
+// rewrites the whole full-text index, so it is done only when the import was a large share of it (its
+// cost is then a fraction of the import's); between merges FTS5's automerge keeps the count low. The
+// rows, their ids and every score stay as they were.
+func (ix *Index) mergeFTS(ctx context.Context, db interface {
+	ExecContext(context.Context, string, ...any) (sql.Result, error)
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}, added int) error {
+	if added <= 0 {
+		return nil
+	}
+	var last int64
+	if err := db.QueryRowContext(ctx, `SELECT coalesce(max(rowid), 0) FROM events`).Scan(&last); err != nil {
+		return fmt.Errorf("merge the full-text index: %w", err)
+	}
+	if int64(added)*mergeShare < last {
+		return nil
+	}
+	if _, err := db.ExecContext(ctx, `INSERT INTO ev_fts(ev_fts) VALUES('optimize')`); err != nil {
+		return fmt.Errorf("merge the full-text index: %w", err)
+	}
+	return nil
 }
 
 // reread imports again the sources of srcs whose keys are in keys (their recorded state was reset by

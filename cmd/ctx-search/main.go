@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"sync"
 
 	"github.com/ctx-dev/ctx/history"
 	"github.com/ctx-dev/ctx/internal/lean"
@@ -78,21 +79,19 @@ func answer(ctx context.Context, dir, fp string, args []string) (stdout, stderr 
 	// mcp's searchTool: the store is searched (provider ctx) with every scope of the transcript and no
 	// provider named (the index's providers only leave it out). Its documents come from the copy, which
 	// must be current: ctx-full would otherwise update it first (a write), or read the store directly.
+	// The copy is read on a goroutine while the index is opened and searched (a second core's work on
+	// an idle machine: the two are independent until the merge); answer waits for it before it returns.
 	var storeHits []searchpage.Result
+	storeOK := false
 	withStore := tip != "" && len(r.Providers) == 0 && r.Scope != "calls" && r.Scope != "outputs"
+	var wg sync.WaitGroup
+	defer wg.Wait()
 	if withStore {
-		db, err := storesearch.OpenRead(ctx, dir)
-		if err != nil {
-			return nil, nil, false
-		}
-		defer db.Close()
-		have, err := storesearch.ReadFP(ctx, db)
-		if err != nil || have != fp {
-			return nil, nil, false
-		}
-		if storeHits, err = storesearch.Search(ctx, db, r.Query()); err != nil {
-			return nil, nil, false
-		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			storeHits, storeOK = searchStore(ctx, dir, fp, r.Query())
+		}()
 	}
 	ix, err := history.OpenOneShot(ctx, dir)
 	if err != nil {
@@ -120,6 +119,9 @@ func answer(ctx context.Context, dir, fp string, args []string) (stdout, stderr 
 	}
 	hits := searchpage.IndexResults(res.Hits)
 	if withStore {
+		if wg.Wait(); !storeOK {
+			return nil, nil, false
+		}
 		// merged even when the store has no hit: the merge orders the index's groups by score
 		hits = storesearch.MergeHits(hits, storeHits)
 	}
@@ -160,6 +162,24 @@ func answer(ctx context.Context, dir, fp string, args []string) (stdout, stderr 
 		return nil, nil, false
 	}
 	return out.Bytes(), errOut.Bytes(), true
+}
+
+// searchStore is the context store's hits for query from its search copy in dir, when the copy is
+// current (its fingerprint is fp); ok is false when it is not, or cannot be read.
+func searchStore(ctx context.Context, dir, fp, query string) (hits []searchpage.Result, ok bool) {
+	db, err := storesearch.OpenRead(ctx, dir)
+	if err != nil {
+		return nil, false
+	}
+	defer db.Close()
+	have, err := storesearch.ReadFP(ctx, db)
+	if err != nil || have != fp {
+		return nil, false
+	}
+	if hits, err = storesearch.Search(ctx, db, query); err != nil {
+		return nil, false
+	}
+	return hits, true
 }
 
 // validFP reports whether fp is a fingerprint of tips as the front passes it: 24 lower-case hex digits.

@@ -154,6 +154,13 @@ func Terms(query string) []string {
 // hit gets its score (searchpage.Round), its snippet (its body loaded from the copy when it is a copy's
 // document) and Rep. Hits come best first, ties in docs' order. The error is the copy's or ctx's.
 func Rank(ctx context.Context, docs []Doc, query string, terms []string) ([]searchpage.Result, error) {
+	return rank(ctx, docs, -1, 0, query, terms)
+}
+
+// rank is Rank over docs, which are all the documents (count < 0) or, when count >= 0, those of count
+// documents whose words total words that hold one of terms (the others cannot be hits, and a BM25 score
+// needs only their number and their length), each with its TF.
+func rank(ctx context.Context, docs []Doc, count, words int, query string, terms []string) ([]searchpage.Result, error) {
 	if len(docs) == 0 || len(terms) == 0 {
 		return nil, nil
 	}
@@ -182,8 +189,12 @@ func Rank(ctx context.Context, docs []Doc, query string, terms []string) ([]sear
 			}
 		}
 	}
-	avg := float64(total) / float64(len(docs))
-	n := float64(len(docs))
+	nd := len(docs)
+	if count >= 0 {
+		nd, total = count, words
+	}
+	avg := float64(total) / float64(nd)
+	n := float64(nd)
 	score := func(i int, all bool) (float64, bool) {
 		sc := 0.0
 		for _, t := range terms {
@@ -319,7 +330,16 @@ func ReadFP(ctx context.Context, db *sql.DB) (string, error) {
 // ReadDocs reads every document's row of the copy in the search's order (no text: small rows); an empty
 // copy is an empty, non-nil list.
 func ReadDocs(ctx context.Context, db *sql.DB) ([]Doc, error) {
-	rows, err := db.QueryContext(ctx, `SELECT cls, id, kind, key, title, uri, sess, event, at, path, nw FROM docs ORDER BY cls, name, ord`)
+	return readDocs(ctx, db, "", nil)
+}
+
+// readDocs is ReadDocs of the rows that pass where (an SQL condition with args; "" for every row).
+func readDocs(ctx context.Context, db *sql.DB, where string, args []any) ([]Doc, error) {
+	q := `SELECT cls, id, kind, key, title, uri, sess, event, at, path, nw FROM docs`
+	if where != "" {
+		q += ` WHERE ` + where
+	}
+	rows, err := db.QueryContext(ctx, q+` ORDER BY cls, name, ord`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store search copy: %w", err)
 	}
@@ -331,6 +351,7 @@ func ReadDocs(ctx context.Context, db *sql.DB) ([]Doc, error) {
 		if err := rows.Scan(&cls, &id, &kind, &key, &title, &uri, &sess, &event, &at, &path, &nw); err != nil {
 			return nil, fmt.Errorf("store search copy: %w", err)
 		}
+		DocsRead.Add(1)
 		if cls == ClassCommit {
 			when, err := time.Parse(time.RFC3339, at)
 			if err != nil {
@@ -358,6 +379,9 @@ func ReadDocs(ctx context.Context, db *sql.DB) ([]Doc, error) {
 
 // TermsRead counts the rows of terms searches read (tests: a search reads its words' rows only).
 var TermsRead atomic.Int64
+
+// DocsRead counts the docs rows searches read (tests: a one-shot search reads its words' holders only).
+var DocsRead atomic.Int64
 
 // BodiesRead counts the bodies searches loaded from the copy (tests: the hits' only).
 var BodiesRead atomic.Int64
@@ -426,19 +450,33 @@ func (d *Doc) LoadBody(ctx context.Context) (string, error) {
 }
 
 // Search ranks the copy db's documents for query (the search's provider ctx with no filter: every entry
-// and the copy's commits), as package mcp's search tool ranks them from the same copy.
+// and the copy's commits), as package mcp's search tool ranks them from the same copy. A one-shot
+// reader, it reads the rows of the query's words first, then only the documents holding one of them
+// (with the number of documents and their total length, which BM25 needs): a query none of whose words
+// is in the copy reads no document.
 func Search(ctx context.Context, db *sql.DB, query string) ([]searchpage.Result, error) {
 	terms := Terms(query)
 	if len(terms) == 0 {
 		return nil, nil
 	}
-	docs, err := ReadDocs(ctx, db)
-	if err != nil {
-		return nil, err
-	}
 	tfs, err := ReadTerms(ctx, db, terms)
 	if err != nil {
 		return nil, err
 	}
-	return Rank(ctx, WithTerms(docs, tfs, db), query, terms)
+	if len(tfs) == 0 {
+		return nil, nil // no document holds a word: no hit (what Rank finds)
+	}
+	var count, words int
+	if err := db.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(nw), 0) FROM docs`).Scan(&count, &words); err != nil {
+		return nil, fmt.Errorf("store search copy: %w", err)
+	}
+	args := make([]any, len(terms))
+	for i, t := range terms {
+		args[i] = t
+	}
+	docs, err := readDocs(ctx, db, `id IN (SELECT id FROM terms WHERE term IN (?`+strings.Repeat(`, ?`, len(terms)-1)+`))`, args)
+	if err != nil {
+		return nil, err
+	}
+	return rank(ctx, WithTerms(docs, tfs, db), count, words, query, terms)
 }

@@ -2,6 +2,9 @@ package storesearch
 
 import (
 	"context"
+	"database/sql"
+	"fmt"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -67,5 +70,94 @@ func TestOpenReadRefuses(t *testing.T) {
 	dir := t.TempDir()
 	if _, err := OpenRead(context.Background(), dir); err == nil {
 		t.Error("no copy: opened")
+	}
+}
+
+// TestSearchReadsOnlyHoldersDocs: Search over a copy ranks as Rank over every document of it (ties in
+// the documents' order, the relaxed any-word pass, commits), reading the docs rows of the documents that
+// hold a word of the query only, and none for words no document holds.
+func TestSearchReadsOnlyHoldersDocs(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, File))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(Schema + fmt.Sprintf(`PRAGMA user_version = %d;`, Version)); err != nil {
+		t.Fatal(err)
+	}
+	type doc struct {
+		cls         int
+		name, title string
+		body        string
+	}
+	docs := []doc{
+		{0, "a", "onboarding", "the onboarding guide for new people"},
+		{0, "b", "readme", "README and onboarding, onboarding again"},
+		{0, "c", "same", "the onboarding guide for new people"}, // a tie with a
+		{1, "d", "conv", "nothing here but a guide"},
+		{2, "e", "dec", "decided: README first"},
+		{ClassCommit, "f", "README: onboarding", "README: onboarding"},
+	}
+	for i, d := range docs {
+		id := fmt.Sprintf("e:%d/%s", d.cls, d.name)
+		at := time.Unix(int64(1000+i), 0).UTC().Format(time.RFC3339)
+		kind, event := Kinds[min(d.cls, len(Kinds)-1)], ""
+		if d.cls == ClassCommit {
+			id, kind, event = "c:"+d.name, "commit", d.name
+		}
+		ws := Words(d.title + " " + d.name + " " + d.body)
+		if _, err := db.Exec(`INSERT INTO docs VALUES(?, ?, 0, ?, ?, ?, ?, ?, '', ?, ?, ?, ?)`, d.cls, d.name, id, kind, d.name, d.title,
+			"context://"+kind+"/"+d.name, event, at, d.name+".md", len(ws)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Exec(`INSERT INTO bodies VALUES(?, ?)`, id, d.body); err != nil {
+			t.Fatal(err)
+		}
+		tf := map[string]int{}
+		for _, w := range ws {
+			tf[w]++
+		}
+		for w, n := range tf {
+			if _, err := db.Exec(`INSERT INTO terms VALUES(?, ?, ?)`, w, id, n); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	all, err := ReadDocs(ctx, db)
+	if err != nil || len(all) != len(docs) {
+		t.Fatalf("ReadDocs: %d docs, %v", len(all), err)
+	}
+	for _, q := range []string{"onboarding", "README onboarding", "guide nothing", "guide", "README", "decided zzz", "zzz", "zzz yyy", "the"} {
+		terms := Terms(q)
+		tfs, err := ReadTerms(ctx, db, terms)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := Rank(ctx, WithTerms(all, tfs, db), q, terms)
+		if err != nil {
+			t.Fatal(err)
+		}
+		holders := 0
+		for _, d := range all {
+			if tfs[d.ID] != nil {
+				holders++
+			}
+		}
+		before := DocsRead.Load()
+		got, err := Search(ctx, db, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if read := DocsRead.Load() - before; read != int64(holders) {
+			t.Errorf("%q: read %d docs rows, want the %d holders", q, read, holders)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%q: Search = %+v\nwant (Rank over every document) %+v", q, got, want)
+		}
+		if strings.Contains(q, "zzz") && q != "decided zzz" && got != nil {
+			t.Errorf("%q: hits %+v", q, got)
+		}
 	}
 }
