@@ -355,3 +355,28 @@ func TestCheckoutAwayFromTrackingBranch(t *testing.T) {
 		t.Errorf("ctx knowledge rm did not delete the entry:\n%s", got)
 	}
 }
+
+// TestDeletedContextBranch: `git branch -D ctx` leaves the only copy of an unpushed entry dangling. ctx
+// status (exit 4) names the tip the checkout record knows and `git branch ctx <tip>`; ctx init starts over
+// but keeps the tip under refs/ctx-orphaned/ and says so on stderr.
+func TestDeletedContextBranch(t *testing.T) {
+	dir := testenv.NewRepo(t)
+	mustCtx(t, dir, nil, 0, "init")
+	mustCtx(t, dir, nil, 0, "knowledge", "set", "precious", "only copy")
+	tip := strings.TrimSpace(testenv.Git(t, dir, "rev-parse", "refs/heads/ctx"))
+	testenv.Git(t, dir, "branch", "-q", "-D", "ctx")
+	if r := mustCtx(t, dir, nil, 4, "status"); !strings.Contains(r.stderr, "git branch ctx "+tip) {
+		t.Errorf("ctx status should name the orphaned tip:\n%s", r.stderr)
+	}
+	r := mustCtx(t, dir, nil, 0, "init")
+	if !strings.Contains(r.stderr, tip[:12]) || !strings.Contains(r.stderr, "refs/ctx-orphaned/") {
+		t.Errorf("ctx init should warn with the tip it kept:\n%s", r.stderr)
+	}
+	kept := testenv.Git(t, dir, "for-each-ref", "--format=%(objectname)", "refs/ctx-orphaned/")
+	if strings.TrimSpace(kept) != tip {
+		t.Fatalf("refs/ctx-orphaned/ holds %q, want %s", kept, tip)
+	}
+	if show := testenv.Git(t, dir, "show", tip+":knowledge/precious.md"); !strings.Contains(show, "only copy") {
+		t.Errorf("the kept tip lost the entry:\n%s", show)
+	}
+}
