@@ -23,6 +23,7 @@ type gitCmd struct {
 	owner    *os.File  // an owner record of the ref locks git may take (startOwner), or nil
 	progress io.Writer // also receives git's stderr (progress of a transfer), or nil
 	group    bool      // on cancel, end git and the helpers it started (a transfer's ssh, git-remote-http)
+	stdin    io.Reader // git's standard input, or nil (none)
 }
 
 // run runs git and returns its stdout and stderr. The error is git's exit error, ctx's error when ctx
@@ -43,6 +44,7 @@ func (c gitCmd) run(ctx context.Context) (stdout, stderr string, err error) {
 		killGroupOnCancel(cmd)
 	}
 	cmd.WaitDelay = 2 * time.Second
+	cmd.Stdin = c.stdin
 	var out, errb bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = &errb

@@ -43,10 +43,24 @@ func (r *Repo) NothingTrackedIn(ctx context.Context, dir string) bool {
 	if err != nil {
 		return false
 	}
-	if head.IsZero() {
-		return true // unborn: HEAD has no tree
+	return r.CommitLacks(ctx, head, dir)
+}
+
+// CommitLacks reports, without starting git, that commit's root tree has no entry named dir (a single name,
+// ".context"): nothing at or below it is tracked there. True for the zero hash (an unborn branch, git's
+// "no previous HEAD"). False means "maybe": an entry of that name, or a commit not read in process (this
+// Repo reads objects through git, or the commit is missing); the caller asks git (TrackedInCommit).
+func (r *Repo) CommitLacks(ctx context.Context, commit Hash, dir string) bool {
+	if commit.IsZero() {
+		return true
 	}
-	root, err := r.TreeOf(ctx, head)
+	if dir == "" || strings.ContainsAny(dir, "/\x00") || dir == "." || dir == ".." {
+		return false
+	}
+	if _, ok := r.cf.(*packReader); !ok {
+		return false // go-git would index the user's packs: git ls-tree is cheaper
+	}
+	root, err := r.TreeOf(ctx, commit)
 	if err != nil {
 		return false
 	}

@@ -78,6 +78,24 @@ func (r *Repo) TrackedInHead(ctx context.Context, dir string) ([]string, error) 
 	return splitZ(stdout), nil
 }
 
+// TrackedInCommit lists the files of commit's tree (git ls-tree -r) below dir, as TrackedInHead does for
+// HEAD: paths relative to the work tree's root. None for the zero hash or a bare repository. ErrNoGit
+// without a git binary; an error when git cannot read the commit.
+func (r *Repo) TrackedInCommit(ctx context.Context, commit Hash, dir string) ([]string, error) {
+	if r.workTree == "" || commit.IsZero() {
+		return []string{}, nil
+	}
+	stdout, stderr, err := gitCmd{dir: r.workTree, args: append(r.repoArgs(),
+		"ls-tree", "-r", "-z", "--name-only", "--full-tree", commit.String(), "--", dir)}.run(ctx)
+	if errors.Is(err, ErrNoGit) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list the files %s tracks in %s: %w: %s", commit.String()[:12], dir, err, strings.TrimSpace(stderr))
+	}
+	return splitZ(stdout), nil
+}
+
 // LastCommitTouching is the abbreviated name of the last commit of HEAD's history that changed a file
 // below dir (`git log -1 --format=%h HEAD -- dir`), "" when there is none. ErrNoGit without a git binary.
 func (r *Repo) LastCommitTouching(ctx context.Context, dir string) (string, error) {
@@ -99,4 +117,112 @@ func (r *Repo) LastCommitTouching(ctx context.Context, dir string) (string, erro
 		}
 	}
 	return out, nil
+}
+
+// RefsTracking finds, for each of paths (slash paths relative to dir, a folder at the work tree's root such
+// as ".context"), a branch of the repository whose tip tracks dir/path: the local branches (refs/heads/)
+// first, then the remote-tracking ones (refs/remotes/), each in name order. It returns the full ref name
+// by path, for the paths some branch tracks. Two git processes (for-each-ref, then cat-file --batch-check
+// for the tips that have dir at all) and a third only when some tip has dir. ErrNoGit without a git
+// binary.
+func (r *Repo) RefsTracking(ctx context.Context, dir string, paths []string) (map[string]string, error) {
+	out := map[string]string{}
+	if r.workTree == "" || len(paths) == 0 || dir == "" || strings.ContainsAny(dir, "\n\x00") {
+		return out, nil
+	}
+	refs, err := r.Git(ctx, "for-each-ref", "--format=%(objectname) %(refname)", "refs/heads/", "refs/remotes/")
+	if err != nil {
+		return nil, err
+	}
+	type tip struct{ oid, ref string }
+	var tips []tip
+	for _, l := range strings.Split(refs, "\n") {
+		oid, ref, ok := strings.Cut(l, " ")
+		if ok && len(oid) >= 40 && ref != "" {
+			tips = append(tips, tip{oid, ref})
+		}
+	}
+	if len(tips) == 0 {
+		return out, nil
+	}
+	check := func(lines []string) ([]bool, error) {
+		stdout, stderr, err := gitCmd{dir: r.workTree, stdin: strings.NewReader(strings.Join(lines, "\n") + "\n"),
+			args: append(r.repoArgs(), "cat-file", "--batch-check=%(objecttype)")}.run(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("git cat-file --batch-check: %w: %s", err, strings.TrimSpace(stderr))
+		}
+		got := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+		if len(got) != len(lines) {
+			return nil, fmt.Errorf("git cat-file --batch-check: %d answers to %d questions", len(got), len(lines))
+		}
+		has := make([]bool, len(got))
+		for i, g := range got {
+			has[i] = g == "tree" || g == "blob"
+		}
+		return has, nil
+	}
+	seen := map[string]bool{}
+	var lines []string
+	var with []tip
+	for _, t := range tips {
+		if !seen[t.oid] {
+			seen[t.oid] = true
+			lines = append(lines, t.oid+":"+dir)
+			with = append(with, t)
+		}
+	}
+	has, err := check(lines)
+	if err != nil {
+		return nil, err
+	}
+	var hits []tip
+	for i, t := range with {
+		if has[i] {
+			hits = append(hits, t)
+		}
+	}
+	if len(hits) == 0 {
+		return out, nil
+	}
+	// The tips that have dir, each once (the first ref naming it), with every ref of that tip.
+	byOID := map[string][]string{}
+	for _, t := range tips {
+		byOID[t.oid] = append(byOID[t.oid], t.ref)
+	}
+	lines, ask := lines[:0], [][2]string{}
+	for _, t := range hits {
+		for _, p := range paths {
+			if p == "" || strings.ContainsAny(p, "\n\x00") {
+				continue
+			}
+			lines = append(lines, t.oid+":"+dir+"/"+p)
+			ask = append(ask, [2]string{t.oid, p})
+		}
+	}
+	if len(lines) == 0 {
+		return out, nil
+	}
+	if has, err = check(lines); err != nil {
+		return nil, err
+	}
+	for i, q := range ask {
+		if !has[i] {
+			continue
+		}
+		for _, ref := range byOID[q[0]] {
+			if cur, ok := out[q[1]]; !ok || refBefore(ref, cur) {
+				out[q[1]] = ref
+			}
+		}
+	}
+	return out, nil
+}
+
+// refBefore orders refs for RefsTracking: local branches before remote-tracking ones, then by name.
+func refBefore(a, b string) bool {
+	la, lb := strings.HasPrefix(a, "refs/heads/"), strings.HasPrefix(b, "refs/heads/")
+	if la != lb {
+		return la
+	}
+	return a < b
 }

@@ -85,7 +85,12 @@ func Block(h Hook, created bool) string {
 	if h == PostCheckout {
 		cond = `[ "${3:-1}" != 0 ] && ` + cond // a file checkout moves no branch (GuardHook)
 	}
-	if refreshHook(h) {
+	switch {
+	case h == PostCheckout:
+		b.WriteString(freshFunc)
+		b.WriteString(keptFunc)
+		cond += ` && ! { ctx_fresh && ctx_kept "$@"; }`
+	case refreshHook(h):
 		b.WriteString(freshFunc)
 		cond += " && ! ctx_fresh"
 	}
@@ -184,6 +189,16 @@ const freshFunc = `ctx_fresh() {
 		ctx_have="$ctx_have$ctx_w "
 	done
 	[ "$ctx_want" = "${ctx_have}*" ] || [ "$ctx_want" = "$ctx_have$ctx_head" ]
+}
+`
+
+// keptFunc is the shell function with which post-checkout's shim, when the stamp holds, still runs ctx
+// after a checkout away from a commit whose tree tracks files under .context/ (git's first argument,
+// the previous HEAD): git removed them, and ctx puts the context branch's version back (docs/hooks.md
+// "Files git removed in a checkout"). One `git cat-file -e`, only when the stamp holds and HEAD moved to
+// another commit; a previous HEAD git names as all zeros (a clone's checkout) is no object, so no ctx.
+const keptFunc = `ctx_kept() {
+	[ "$1" = "$2" ] || ! git cat-file -e "$1:` + checkoutDir + `" 2>/dev/null
 }
 `
 

@@ -126,6 +126,11 @@ func Timeout(h Hook) time.Duration {
 // Actions are what the hooks do; cmd/ctx supplies them from the store, so
 // this package needs no store to run. A nil action is skipped.
 type Actions struct {
+	// CheckoutRemoved, for post-checkout, puts back the files of .context/ that git removed in the checkout
+	// from commit old to commit new (git's first two arguments): files old tracks there (a branch where
+	// someone ran `git add -f .context/...`), new does not, missing now (docs/hooks.md "Files git removed
+	// in a checkout"). It runs before the stamp is looked at, which says nothing about them.
+	CheckoutRemoved func(ctx context.Context, workTree, old, new string) error
 	// Refresh brings .context/ up to date with the context refs.
 	Refresh func(ctx context.Context, workTree string) error
 	// Activity records this machine's current branch ("" when detached).
@@ -187,12 +192,17 @@ func Run(ctx context.Context, workTree string, h Hook, args []string, a Actions)
 	if run, why := guardHook(ctx, workTree, h, args, loc); !run {
 		return false, why, nil
 	}
+	var errs []error
+	if h == PostCheckout && a.CheckoutRemoved != nil && len(args) >= 2 && args[0] != args[1] {
+		if err := a.CheckoutRemoved(ctx, workTree, args[0], args[1]); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", h, err))
+		}
+	}
 	// What the shim checks before it starts ctx, for a caller that does not (a hook manager's snippet, an
 	// older shim, CTX_HOOKS switched back on): nothing moved, nothing to do, nothing written.
-	if refreshHook(h) && loc != nil && fresh(ctx, workTree, loc) {
+	if refreshHook(h) && loc != nil && len(errs) == 0 && fresh(ctx, workTree, loc) {
 		return false, NothingMoved, nil
 	}
-	var errs []error
 	switch h {
 	case PostCheckout, PostMerge, PostRewrite:
 		st := beginStamp(ctx, workTree, a, loc)

@@ -33,6 +33,9 @@ const StampFile = store.HookStampFile
 // the shim runs ctx whenever it is missing (a new or removed .context/).
 const CheckoutRecord = store.CheckoutDir + "/" + store.RecordFile
 
+// checkoutDir is the checked-out tree's folder at the work tree's root (store.CheckoutDir).
+const checkoutDir = store.CheckoutDir
+
 // stampRef is what a ref of the stamp may look like: the shim splits the list on spaces and gives it to
 // git for-each-ref, so no option, space, glob or quote can reach it.
 var stampRef = lazyre.New(`^refs/[A-Za-z0-9._/-]+$`)

@@ -666,6 +666,18 @@ func (s *Store) commitHandEdits(ctx context.Context, msg string, auto bool) (*Co
 	if len(edits) == 0 {
 		return &Committed{}, nil, nil
 	}
+	if by := s.removedByGit(ctx, edits); len(by) > 0 {
+		// Deletions git made on a checkout away from a branch that tracks them: never a team deletion
+		// (gitremoved.go). Remembered, so that they stay refused once that branch is gone.
+		paths, tracked := make([]string, 0, len(by)), make([]string, 0, len(by))
+		for p := range by {
+			paths = append(paths, p)
+			tracked = append(tracked, CheckoutDir+"/"+p)
+		}
+		sort.Strings(paths)
+		_ = s.rememberGitWritten(tracked)
+		return nil, edits, &GitWrittenError{Paths: paths, RemovedBy: by}
+	}
 	if err := s.refuseGitWritten(edits); err != nil {
 		return nil, edits, err
 	}

@@ -32,10 +32,30 @@ var ErrGitWritten = errors.New("files of " + CheckoutDir + "/ written by git fro
 
 // GitWrittenError refuses to record hand edits of files git wrote into (or deleted from) .context/ from a
 // commit of the user's branch: they are not the user's edits. Nothing was committed.
-type GitWrittenError struct{ Paths []string }
+type GitWrittenError struct {
+	Paths []string
+	// RemovedBy names, by path, the branch that tracks a file git deleted when the user checked out another
+	// commit (docs/hooks.md "Files git removed in a checkout"); empty for files remembered by a tracked-files
+	// check.
+	RemovedBy map[string]string
+}
 
 func (e *GitWrittenError) Error() string {
 	const show = 5
+	if len(e.RemovedBy) > 0 {
+		var why []string
+		for _, p := range e.Paths {
+			if ref, ok := e.RemovedBy[p]; ok && len(why) < show {
+				why = append(why, removedByGitWhy(p, ref))
+			}
+		}
+		more := ""
+		if len(e.Paths) > len(why) {
+			more = fmt.Sprintf("\n(and %d more: ctx status lists them)", len(e.Paths)-len(why))
+		}
+		return fmt.Sprintf("nothing committed: %s/ lacks files that git deleted, not you, so ctx does not delete them "+
+			"for everyone (ctx restore puts them all back):\n  %s%s", CheckoutDir, strings.Join(why, "\n  "), more)
+	}
 	list, more := e.Paths, ""
 	if len(list) > show {
 		list, more = list[:show], fmt.Sprintf(" and %d more", len(e.Paths)-show)

@@ -429,6 +429,18 @@ func (s *Store) HandEditProblems(ctx context.Context, edits []HandEdit) (map[str
 		return nil, err
 	}
 	out := map[string]string{}
+	// What git deleted or wrote there from the user's branches, which ctx commit refuses first
+	// (commitHandEdits).
+	for p, ref := range s.removedByGit(ctx, edits) {
+		out[p] = removedByGitWhy(p, ref)
+	}
+	if set := s.gitWritten(); len(set) > 0 {
+		for _, e := range edits {
+			if _, ok := out[e.Path]; !ok && set[e.Path] {
+				out[e.Path] = e.Path + ": " + (&GitWrittenError{Paths: []string{e.Path}}).Error()
+			}
+		}
+	}
 	for _, p := range problems {
 		path, _, _ := strings.Cut(p, ": ")
 		if _, ok := out[path]; !ok {

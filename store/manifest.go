@@ -99,6 +99,10 @@ type InitResult struct {
 	// AdoptedFiles are the files of .context/ that ctx did not write, committed with InitOptions.Adopt.
 	AdoptedFiles []HandEdit
 	Tip          gitstore.Hash // the branch's tip
+	// Orphaned is the ref (under OrphanedPrefix) that keeps OrphanedTip, the last tip of a context branch
+	// deleted with git that .context/ was checked out from; "" when there was none.
+	Orphaned    string
+	OrphanedTip gitstore.Hash
 	// Unreachable is set when the remote could not be reached to look for its context branch: the store
 	// was created offline (or adopted from FromTracking), and Unreachable holds the transfer error (git's
 	// words). A later pull merges the remote's branch, if it has one.
@@ -152,6 +156,11 @@ func (s *Store) Init(ctx context.Context, opt InitOptions) (*InitResult, error) 
 	tip, err := s.repo.Resolve(ctx, s.BranchRef())
 	if err != nil {
 		return nil, err
+	}
+	if tip.IsZero() {
+		if res.Orphaned, res.OrphanedTip, err = s.keepOrphaned(ctx); err != nil {
+			return nil, err
+		}
 	}
 	// refuseForeign refuses, before anything is written, a .context/ holding files ctx did not write.
 	refuseForeign := func(pub gitstore.Hash) error {

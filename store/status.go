@@ -79,6 +79,9 @@ func (s *Store) Status(ctx context.Context) (*Status, error) {
 		return nil, err
 	}
 	if tips[Public].IsZero() {
+		if tip := s.orphanedTip(ctx); !tip.IsZero() {
+			return nil, &OrphanedError{Branch: s.cfg.Branch, Tip: tip}
+		}
 		return nil, ErrNotInitialized
 	}
 	st := &Status{Branch: s.cfg.Branch, Tip: tips[Public].String(), Counts: map[string]int{}, HandEdits: []HandEdit{}, Stale: []string{}}

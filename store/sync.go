@@ -290,7 +290,11 @@ func (s *Store) CheckRemote(remote string, origin RemoteOrigin) error {
 
 // PullResult says what Pull did.
 type PullResult struct {
-	Remote      string
+	Remote string
+	// Orphaned is the ref (under OrphanedPrefix) that keeps OrphanedTip, the last tip of a context branch
+	// deleted with git that .context/ was checked out from; "" when there was none.
+	Orphaned    string
+	OrphanedTip gitstore.Hash
 	Found       bool             // the remote has a context branch
 	Action      PullAction       // what happened to the local context branch
 	Old, New    gitstore.Hash    // local tip before and after
@@ -370,6 +374,10 @@ func (s *Store) Pull(ctx context.Context, o PullOptions) (*PullResult, error) {
 		return nil, err
 	}
 	res := &PullResult{Remote: remote, Action: PullNone, Strategy: o.Strategy}
+	var err error
+	if res.Orphaned, res.OrphanedTip, err = s.keepOrphaned(ctx); err != nil {
+		return nil, err
+	}
 	defer s.made.drop()
 	defer s.scanned.drop()
 	// A link or tracked files at .context are refused before anything is fetched (docs/security.md

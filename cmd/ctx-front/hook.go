@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -85,6 +86,12 @@ func postCheckout(args []string) bool {
 			return false
 		}
 	}
+	// A checkout away from a commit that tracks files under .context/ (a teammate's `git add -f`): git
+	// removed them, and ctx-full puts the context branch's version back (docs/hooks.md "Files git removed
+	// in a checkout"), whether or not the stamp holds.
+	if args[0] != args[1] && !s.tracksNothingIn(args[0], checkoutDir) {
+		return false
+	}
 	if fresh, ok := s.hookFresh(); !ok {
 		return false
 	} else if fresh {
@@ -95,6 +102,30 @@ func postCheckout(args []string) bool {
 		return false
 	}
 	return h.apply()
+}
+
+// tracksNothingIn reports that commit rev (40 hex digits) is readable here and its root tree has no entry
+// named name; false means "maybe", for ctx-full to answer. Only the commit's tree line and the root tree
+// are read (any commit form, a signed one included).
+func (s *store) tracksNothingIn(rev, name string) bool {
+	var h objread.Hash
+	if _, err := hex.Decode(h[:], []byte(rev)); err != nil {
+		return false
+	}
+	t, b, err := s.r.Read(h)
+	if err != nil || t != objread.Commit {
+		return false
+	}
+	v, ok := bytes.CutPrefix(b, []byte("tree "))
+	if !ok || len(v) < 41 || v[40] != '\n' {
+		return false
+	}
+	var tree objread.Hash
+	if _, err := hex.Decode(tree[:], v[:40]); err != nil {
+		return false
+	}
+	_, found, ok := s.lookup(tree, name)
+	return ok && !found
 }
 
 // hex40 reports whether v is 40 lower-case hex digits (an object name as git passes it to the hook).

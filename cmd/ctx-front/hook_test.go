@@ -447,3 +447,38 @@ func onlyIn(a, b string) string {
 	}
 	return clip(strings.Join(out, "\n"))
 }
+
+// TestPostCheckoutAwayFromTrackingBranch: a checkout away from a branch whose commit tracks a file under
+// .context/ (git add -f) makes git delete it. The shim's stamp still holds (no ref of ctx's moved), yet the
+// shim starts ctx and the front hands the hook to ctx-full, which puts the context branch's version back.
+// A checkout between two branches that track nothing there, stamp holding, starts no ctx-full.
+func TestPostCheckoutAwayFromTrackingBranch(t *testing.T) {
+	base := testenv.NewRepo(t)
+	full(t, base, "init")
+	full(t, base, "knowledge", "set", "a", "entry a")
+	full(t, base, "hooks", "install")
+	front, _, log := hookBins(t)
+	gitWith(t, base, front, "checkout", "-q", "-b", "plain")
+	gitWith(t, base, front, "checkout", "-q", "-b", "feature")
+	handedOver(t, log)
+	gitWith(t, base, front, "add", "-f", ".context/knowledge/a.md")
+	gitWith(t, base, front, "commit", "-q", "-m", "track .context")
+	gitWith(t, base, front, "checkout", "-q", "plain")
+	if got := handedOver(t, log); !strings.Contains(got, "hooks run post-checkout") {
+		t.Errorf("the front did not hand the hook to ctx-full: %q", got)
+	}
+	b, err := os.ReadFile(filepath.Join(base, ".context", "knowledge", "a.md"))
+	if err != nil || !strings.Contains(string(b), "entry a") {
+		t.Fatalf("the file git removed is not back: %v %q", err, b)
+	}
+	if st := full(t, base, "status"); !strings.Contains(st, ", clean") {
+		t.Errorf("ctx status:\n%s", st)
+	}
+	// Between branches that track nothing under .context/: no ctx-full.
+	testenv.Git(t, base, "branch", "plain2")
+	gitWith(t, base, front, "checkout", "-q", "plain2")
+	gitWith(t, base, front, "checkout", "-q", "plain")
+	if got := handedOver(t, log); got != "" {
+		t.Errorf("ctx-full ran for checkouts that removed nothing: %q", got)
+	}
+}

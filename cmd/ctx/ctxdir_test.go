@@ -283,3 +283,100 @@ func TestMissingCheckout(t *testing.T) {
 		}
 	}
 }
+
+// gitEnv runs git in dir with env added, and fails the test on an error.
+func gitEnv(t *testing.T, dir string, env []string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}
+
+// TestCheckoutAwayFromTrackingBranch: a branch of Ada's tracks .context/knowledge/arch.md (someone ran git
+// add -f). Checking out main makes git delete it. With the hooks, post-checkout puts the context branch's
+// version back (the stamp holds: nothing of ctx's moved) and ctx sync changes nothing. Without them
+// (CTX_HOOKS=0), ctx status names the deletion as git's and the branch, and ctx commit, pull and sync
+// refuse it (exit 2): the remote keeps the entry. ctx restore puts it back; an explicit ctx knowledge rm
+// still deletes the entry for everyone.
+func TestCheckoutAwayFromTrackingBranch(t *testing.T) {
+	remote, ada := ctxDirTeam(t)
+	tip := remoteCtx(t, remote)
+	gitEnv(t, ada, nil, "checkout", "-q", "-b", "feature")
+	gitEnv(t, ada, nil, "add", "-f", ".context/knowledge")
+	gitEnv(t, ada, nil, "commit", "-q", "-m", "track .context")
+	gitEnv(t, ada, nil, "checkout", "-q", "main")
+	if got, ok := readCtxFile(ada, "knowledge/arch.md"); !ok || !strings.Contains(got, "orig") {
+		t.Fatalf("post-checkout did not put back the file git removed: %q", got)
+	}
+	if st := mustCtx(t, ada, nil, 0, "status").stdout; !strings.Contains(st, ", clean") {
+		t.Errorf("ctx status after the hook:\n%s", st)
+	}
+	mustCtx(t, ada, nil, 0, "sync")
+	if got := remoteCtx(t, remote); got != tip {
+		t.Fatalf("the remote's context branch moved: %s -> %s", tip, got)
+	}
+
+	// Without the hooks.
+	off := []string{"CTX_HOOKS=0"}
+	gitEnv(t, ada, off, "checkout", "-q", "feature")
+	gitEnv(t, ada, off, "checkout", "-q", "main")
+	if _, ok := readCtxFile(ada, "knowledge/arch.md"); ok {
+		t.Fatal("git did not remove the tracked file (the test's premise)")
+	}
+	st := mustCtx(t, ada, nil, 0, "status").stdout
+	if !strings.Contains(st, "deleted by git") || !strings.Contains(st, "branch feature") || !strings.Contains(st, "ctx restore knowledge/arch.md") {
+		t.Errorf("ctx status should name git's deletion and the branch:\n%s", st)
+	}
+	for _, args := range [][]string{{"commit"}, {"pull"}, {"sync"}} {
+		if r := mustCtx(t, ada, nil, 2, args...); !strings.Contains(r.stderr, "deleted by git") || !strings.Contains(r.stderr, "feature") {
+			t.Errorf("ctx %s:\n%s", args[0], r.stderr)
+		}
+	}
+	if got := remoteCtx(t, remote); got != tip {
+		t.Fatalf("the remote's context branch moved: %s -> %s", tip, got)
+	}
+	// Still refused once the branch is gone (remembered).
+	gitEnv(t, ada, nil, "branch", "-q", "-D", "feature")
+	mustCtx(t, ada, nil, 2, "commit")
+	mustCtx(t, ada, nil, 0, "restore", "knowledge/arch.md")
+	if got, _ := readCtxFile(ada, "knowledge/arch.md"); !strings.Contains(got, "orig") {
+		t.Fatalf("ctx restore: %q", got)
+	}
+	if st := mustCtx(t, ada, nil, 0, "status").stdout; !strings.Contains(st, ", clean") {
+		t.Errorf("ctx status after restore:\n%s", st)
+	}
+	// Deleting the entry for everyone is an explicit command.
+	mustCtx(t, ada, nil, 0, "knowledge", "rm", "arch")
+	mustCtx(t, ada, nil, 0, "sync")
+	if got := testenv.Git(t, remote, "ls-tree", "-r", "--name-only", "ctx"); strings.Contains(got, "knowledge/arch.md") {
+		t.Errorf("ctx knowledge rm did not delete the entry:\n%s", got)
+	}
+}
+
+// TestDeletedContextBranch: `git branch -D ctx` leaves the only copy of an unpushed entry dangling. ctx
+// status (exit 4) names the tip the checkout record knows and `git branch ctx <tip>`; ctx init starts over
+// but keeps the tip under refs/ctx-orphaned/ and says so on stderr.
+func TestDeletedContextBranch(t *testing.T) {
+	dir := testenv.NewRepo(t)
+	mustCtx(t, dir, nil, 0, "init")
+	mustCtx(t, dir, nil, 0, "knowledge", "set", "precious", "only copy")
+	tip := strings.TrimSpace(testenv.Git(t, dir, "rev-parse", "refs/heads/ctx"))
+	testenv.Git(t, dir, "branch", "-q", "-D", "ctx")
+	if r := mustCtx(t, dir, nil, 4, "status"); !strings.Contains(r.stderr, "git branch ctx "+tip) {
+		t.Errorf("ctx status should name the orphaned tip:\n%s", r.stderr)
+	}
+	r := mustCtx(t, dir, nil, 0, "init")
+	if !strings.Contains(r.stderr, tip[:12]) || !strings.Contains(r.stderr, "refs/ctx-orphaned/") {
+		t.Errorf("ctx init should warn with the tip it kept:\n%s", r.stderr)
+	}
+	kept := testenv.Git(t, dir, "for-each-ref", "--format=%(objectname)", "refs/ctx-orphaned/")
+	if strings.TrimSpace(kept) != tip {
+		t.Fatalf("refs/ctx-orphaned/ holds %q, want %s", kept, tip)
+	}
+	if show := testenv.Git(t, dir, "show", tip+":knowledge/precious.md"); !strings.Contains(show, "only copy") {
+		t.Errorf("the kept tip lost the entry:\n%s", show)
+	}
+}

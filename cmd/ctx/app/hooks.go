@@ -168,6 +168,20 @@ func hookActions(e *env) (a hooks.Actions, closeStore func()) {
 			}
 			return s, nil
 		},
+		CheckoutRemoved: func(ctx context.Context, wt, old, new string) error {
+			s, err := open(ctx, wt)
+			if err != nil {
+				return err
+			}
+			if ok, _ := s.Initialized(ctx); !ok {
+				return nil
+			}
+			back, err := s.RestoreCheckoutRemoved(ctx, old, new)
+			for _, p := range back {
+				fmt.Fprintf(e.stderr, "ctx: put back %s/%s, which git removed with the branch that tracks it\n", store.CheckoutDir, p)
+			}
+			return err
+		},
 		Refresh: func(ctx context.Context, wt string) error {
 			s, err := open(ctx, wt)
 			if err != nil {

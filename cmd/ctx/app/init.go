@@ -57,6 +57,11 @@ func runInit(ctx context.Context, e *env, opt initOptions) error {
 		fmt.Fprintf(e.stderr, "ctx: warning: the remote could not be reached (%v): initialised offline; "+
 			"once it can be reached, ctx pull merges its context branch if it has one (ctx push publishes yours)\n", res.Unreachable)
 	}
+	if res.Orphaned != "" {
+		fmt.Fprintf(e.stderr, "ctx: warning: the context branch had been deleted; its last tip %s, which .context/ showed, is kept as %s "+
+			"(its entries are no longer in .context/: git log %s shows them; docs/sync.md \"A deleted context branch\")\n",
+			res.OrphanedTip.String()[:12], res.Orphaned, res.Orphaned)
+	}
 	switch {
 	case res.Existing:
 		fmt.Fprintf(w, "context branch %s already exists at %s: nothing to do\n", s.BranchRef(), res.Tip.String()[:12])

@@ -146,6 +146,11 @@ func runSyncSteps(ctx context.Context, e *env, o syncOptions, s *store.Store) er
 		if err != nil {
 			return err
 		}
+		if r.Orphaned != "" {
+			fmt.Fprintf(e.stderr, "ctx: warning: the context branch had been deleted; its last tip %s, which .context/ showed, is kept as %s "+
+				"(the pull does not merge it: git log %s shows its entries; docs/sync.md \"A deleted context branch\")\n",
+				r.OrphanedTip.String()[:12], r.Orphaned, r.Orphaned)
+		}
 		if o.JSON {
 			pr := r.Report()
 			report.Pull = &pr
