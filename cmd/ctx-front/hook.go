@@ -805,6 +805,10 @@ func (h *refresh) apply() bool {
 	return atomicfile.WriteIn(root, hookStampFile, []byte(h.stamp), 0o644, atomicfile.NoSync) == nil
 }
 
+// mapRecordMin is the size from which the record is mapped instead of read (256 KiB, about 1,400 files):
+// below it a read costs less than setting up and faulting in a mapping.
+const mapRecordMin = 256 << 10
+
 // rootFiles is .context/ as checkoutrec reads and writes it (store's checkoutFS): never through a symbolic
 // link, files replaced atomically without fsync.
 type rootFiles struct{ root *os.Root }
@@ -832,7 +836,7 @@ func (f rootFiles) ReadFile(p string) ([]byte, error) {
 			return nil, err
 		}
 		defer file.Close()
-		if fi, err := file.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() >= int64(checkoutrec.LazyRecordMin) && fi.Size() < 1<<30 {
+		if fi, err := file.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() >= mapRecordMin && fi.Size() < 1<<30 {
 			if b, err := mapFile(file, fi.Size()); err == nil {
 				return b, nil
 			}
