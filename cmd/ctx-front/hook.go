@@ -146,7 +146,7 @@ func (s *store) refValues(refs []string) ([]string, bool) {
 // headName is store.Head (git rev-parse --symbolic-full-name HEAD): the branch's full name, or "HEAD" when
 // detached.
 func (s *store) headName() (string, bool) {
-	b, err := os.ReadFile(filepath.Join(s.gitDir, "HEAD"))
+	b, err := objread.ReadFile(filepath.Join(s.gitDir, "HEAD"))
 	if err != nil {
 		return "", false
 	}
@@ -163,7 +163,7 @@ func (s *store) hookFresh() (fresh, ok bool) {
 	if _, err := os.Stat(filepath.Join(s.workTree, checkoutDir, checkoutrec.RecordFile)); err != nil {
 		return false, true
 	}
-	b, err := os.ReadFile(filepath.Join(s.gitDir, hookStampFile))
+	b, err := objread.ReadFile(filepath.Join(s.gitDir, hookStampFile))
 	if err != nil || len(b) > 64<<10 {
 		return false, true
 	}
@@ -473,7 +473,7 @@ func (s *store) untracked(ctxDir string) (key string, ok bool) {
 		return "", false
 	}
 	key = fmt.Sprintf("v1 %+v %s\n", st, head)
-	if b, err := os.ReadFile(filepath.Join(ctxDir, "checkout-untracked")); err == nil && string(b) == key {
+	if b, err := objread.ReadFile(filepath.Join(ctxDir, "checkout-untracked")); err == nil && string(b) == key {
 		return "", true
 	}
 	for _, d := range []string{s.gitDir, s.common} {
