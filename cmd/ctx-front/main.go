@@ -9,6 +9,12 @@
 // (no ctx config, no interrupted transaction, no scope move pending, every object found), and only
 // output the full program would print unchanged; anything else, an error included, is run by ctx-full,
 // so help, errors and every other behaviour stay in one place.
+//
+// updatemaxprocs=0: the runtime's monitor thread otherwise reads the cgroup's CPU limit again on its first
+// wake-up (three files) to follow a limit that changes while the process runs, which a front's run of a
+// few milliseconds never sees.
+//
+//go:debug updatemaxprocs=0
 package main
 
 import (
