@@ -177,7 +177,7 @@ func (s *store) refValues(refs []string) ([]string, bool) {
 // headName is store.Head (git rev-parse --symbolic-full-name HEAD): the branch's full name, or "HEAD" when
 // detached.
 func (s *store) headName() (string, bool) {
-	b, err := os.ReadFile(filepath.Join(s.gitDir, "HEAD"))
+	b, err := objread.ReadFile(filepath.Join(s.gitDir, "HEAD"))
 	if err != nil {
 		return "", false
 	}
@@ -194,7 +194,7 @@ func (s *store) hookFresh() (fresh, ok bool) {
 	if _, err := os.Stat(filepath.Join(s.workTree, checkoutDir, checkoutrec.RecordFile)); err != nil {
 		return false, true
 	}
-	b, err := os.ReadFile(filepath.Join(s.gitDir, hookStampFile))
+	b, err := objread.ReadFile(filepath.Join(s.gitDir, hookStampFile))
 	if err != nil || len(b) > 64<<10 {
 		return false, true
 	}
@@ -504,7 +504,7 @@ func (s *store) untracked(ctxDir string) (key string, ok bool) {
 		return "", false
 	}
 	key = fmt.Sprintf("v1 %+v %s\n", st, head)
-	if b, err := os.ReadFile(filepath.Join(ctxDir, "checkout-untracked")); err == nil && string(b) == key {
+	if b, err := objread.ReadFile(filepath.Join(ctxDir, "checkout-untracked")); err == nil && string(b) == key {
 		return "", true
 	}
 	for _, d := range []string{s.gitDir, s.common} {
@@ -836,6 +836,10 @@ func (h *refresh) apply() bool {
 	return atomicfile.WriteIn(root, hookStampFile, []byte(h.stamp), 0o644, atomicfile.NoSync) == nil
 }
 
+// mapRecordMin is the size from which the record is mapped instead of read (256 KiB, about 1,400 files):
+// below it a read costs less than setting up and faulting in a mapping.
+const mapRecordMin = 256 << 10
+
 // rootFiles is .context/ as checkoutrec reads and writes it (store's checkoutFS): never through a symbolic
 // link, files replaced atomically without fsync.
 type rootFiles struct{ root *os.Root }
@@ -863,7 +867,7 @@ func (f rootFiles) ReadFile(p string) ([]byte, error) {
 			return nil, err
 		}
 		defer file.Close()
-		if fi, err := file.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() >= int64(checkoutrec.LazyRecordMin) && fi.Size() < 1<<30 {
+		if fi, err := file.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() >= mapRecordMin && fi.Size() < 1<<30 {
 			if b, err := mapFile(file, fi.Size()); err == nil {
 				return b, nil
 			}

@@ -460,7 +460,7 @@ var configKeys = map[string]byte{"branch": '"', "remote": '"', "agent": '"', "hi
 // and a branch of lower-case ASCII letters, digits, '-' and '_' in '/'-separated parts (a valid branch
 // name whatever git's other rules).
 func configBranch(path string) (string, bool) {
-	b, err := os.ReadFile(path)
+	b, err := objread.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return "ctx", true
 	}

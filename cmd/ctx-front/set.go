@@ -342,7 +342,7 @@ func emptyOrMissing(d string) bool {
 
 // writeCount reads gitstore's write counter (packAfter): a missing or unreadable file counts 0.
 func writeCount(path string) (int, bool) {
-	b, err := os.ReadFile(path)
+	b, err := objread.ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return 0, false
 	}

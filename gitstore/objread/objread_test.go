@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -204,5 +205,28 @@ func TestDeepDeltaChains(t *testing.T) {
 		fresh := objread.NewReader(1<<20, objs)
 		check(fresh, h, "fresh reader")
 		fresh.Close()
+	}
+}
+
+// TestReadFileAsOS: ReadFile returns os.ReadFile's bytes for an empty, a small and a big file, and fails
+// as it does for a missing file (fs.ErrNotExist) and a folder.
+func TestReadFileAsOS(t *testing.T) {
+	dir := t.TempDir()
+	for name, size := range map[string]int{"empty": 0, "small": 41, "edge": 512, "big": 3<<20 + 7} {
+		p := filepath.Join(dir, name)
+		data := bytes.Repeat([]byte("0123456789abcdef\n"), size/17+1)[:size]
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := objread.ReadFile(p)
+		if err != nil || !bytes.Equal(got, data) {
+			t.Errorf("%s: %d bytes, err %v, want %d bytes", name, len(got), err, size)
+		}
+	}
+	if _, err := objread.ReadFile(filepath.Join(dir, "missing")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing file: %v, want fs.ErrNotExist", err)
+	}
+	if _, err := objread.ReadFile(dir); err == nil {
+		t.Error("a folder read without error")
 	}
 }

@@ -20,7 +20,7 @@ var ErrNotRepository = errors.New("not a git repository (or any of the parent di
 // missing ref is the zero Hash with no error; a loose ref that does not hold 40 hex digits is an error.
 func ReadRef(gitDir, name string) (Hash, error) {
 	for depth := 0; depth < 5; depth++ {
-		b, err := os.ReadFile(filepath.Join(gitDir, filepath.FromSlash(name)))
+		b, err := ReadFile(filepath.Join(gitDir, filepath.FromSlash(name)))
 		if err == nil {
 			s := strings.TrimSpace(string(b))
 			if target, ok := strings.CutPrefix(s, "ref: "); ok {
@@ -50,32 +50,38 @@ func isDirErr(err error) bool {
 }
 
 func readPackedRef(gitDir, name string) (Hash, error) {
-	f, err := os.Open(filepath.Join(gitDir, "packed-refs"))
+	b, err := ReadFile(filepath.Join(gitDir, "packed-refs"))
 	if errors.Is(err, fs.ErrNotExist) {
 		return Hash{}, nil
 	}
 	if err != nil {
 		return Hash{}, err
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64*1024), 1024*1024)
-	for sc.Scan() {
-		line := sc.Text()
-		if line == "" || line[0] == '#' || line[0] == '^' {
+	for len(b) > 0 {
+		line := b
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			line, b = b[:i], b[i+1:]
+		} else {
+			b = nil
+		}
+		if len(line) > 1<<20 {
+			return Hash{}, bufio.ErrTooLong // as the line scanner this replaced (at most 1 MiB a line)
+		}
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		if len(line) == 0 || line[0] == '#' || line[0] == '^' {
 			continue
 		}
-		hash, ref, ok := strings.Cut(line, " ")
-		if ok && ref == name {
+		hash, ref, ok := bytes.Cut(line, []byte(" "))
+		if ok && string(ref) == name {
 			// As lenient as git's get_oid_hex of a packed line (and go-git's NewHash): the hex digits
 			// decoded up to the first bad one.
 			var h Hash
-			b, _ := hex.DecodeString(hash)
-			copy(h[:], b)
+			d, _ := hex.DecodeString(string(hash))
+			copy(h[:], d)
 			return h, nil
 		}
 	}
-	return Hash{}, sc.Err()
+	return Hash{}, nil
 }
 
 // Discover returns the git dir and worktree root for an absolute path, as git's setup_git_directory does
@@ -133,7 +139,7 @@ func Discover(abs string) (gitDir, workTree string, err error) {
 // CommonDir is the shared git dir of gitDir: the one its commondir file names (a linked worktree), else
 // gitDir itself.
 func CommonDir(gitDir string) string {
-	b, err := os.ReadFile(filepath.Join(gitDir, "commondir"))
+	b, err := ReadFile(filepath.Join(gitDir, "commondir"))
 	if err != nil {
 		return gitDir
 	}
@@ -146,7 +152,7 @@ func CommonDir(gitDir string) string {
 
 // readGitFile reads a "gitdir: <path>" file (gitrepository-layout(5)).
 func readGitFile(path string) (string, error) {
-	b, err := os.ReadFile(path)
+	b, err := ReadFile(path)
 	if err != nil {
 		return "", fmt.Errorf("read %s: %w", path, err)
 	}
@@ -180,7 +186,7 @@ func IsGitDir(dir string) bool {
 
 // bare reports whether the config of a git dir says core.bare = true.
 func bare(gitDir string) bool {
-	b, err := os.ReadFile(filepath.Join(gitDir, "config"))
+	b, err := ReadFile(filepath.Join(gitDir, "config"))
 	if err != nil {
 		return false
 	}

@@ -7,9 +7,12 @@ import (
 	"bytes"
 	"crypto/sha1"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/adler32"
 	"io"
+	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -112,11 +115,10 @@ func Loose(gitDir string, h objread.Hash, t objread.Type, size int64, content io
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, "tmp_obj_")
+	f, tmp, err := createTemp(dir)
 	if err != nil {
 		return err
 	}
-	tmp := f.Name()
 	fail := func(err error) error {
 		f.Close()
 		os.Remove(tmp)
@@ -164,8 +166,20 @@ func finish(f *os.File, tmp, final string) error {
 		os.Remove(tmp)
 		return err
 	}
-	_ = os.Chmod(final, 0o444)
 	return nil
+}
+
+// createTemp creates a new file dir/tmp_obj_<random> for writing, read-only (0444 less the umask) as git
+// creates its objects' temporary files (object-file.c create_tmpfile), so that no chmod follows the
+// rename.
+func createTemp(dir string) (*os.File, string, error) {
+	for try := 0; ; try++ {
+		tmp := filepath.Join(dir, "tmp_obj_"+strconv.FormatUint(uint64(rand.Uint32()), 10))
+		f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o444)
+		if err == nil || !errors.Is(err, fs.ErrExist) || try == 100 {
+			return f, tmp, err
+		}
+	}
 }
 
 // writeStored writes to dst the zlib stream of hdr followed by size bytes of content as stored deflate

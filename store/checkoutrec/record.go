@@ -80,13 +80,16 @@ type LogLine struct {
 	Files      map[string]*RecordEntry `json:"files"`
 }
 
-// Record sizes: below LazyRecordMin bytes the record is read and written whole (cheaper than two files);
-// above it, changes are appended to RecordLogFile until the log reaches a quarter of the record or
-// maxRecordLog bytes, when the record is written whole again: each entry is rewritten after at most four
-// times its size of appended changes, and every refresh parses at most maxRecordLog bytes of log (about
-// 200 refreshes of one file; a whole rewrite at 10,000 entries costs about as much as parsing 64 KiB of
-// log 30 times).
-var LazyRecordMin = 256 << 10 // a variable for tests
+// Record sizes: a record of at least LazyRecordMin bytes (every record, by default) is read lazily by a
+// refresh and its changes are appended to RecordLogFile until the log would pass a quarter of the record
+// or MaxRecordLog bytes, when the record is written whole again: each entry is rewritten after at most
+// four times its size of appended changes, and every refresh parses at most MaxRecordLog bytes of log
+// (about 200 refreshes of one file; a whole rewrite at 10,000 entries costs about as much as parsing 64 KiB
+// of log 30 times). A small record gets a small log: at 100 entries (18 KB) a write of one entry appends
+// a line of about 300 bytes fifteen times, then rewrites the record, where parsing and rewriting the whole
+// record on every write was most of the lean front's refresh (docs/architecture.md "Hand edits"). A
+// record below it is parsed whole and written whole (tests set it to exercise both paths).
+var LazyRecordMin = 0 // a variable for tests
 
 const MaxRecordLog = 64 << 10
 
