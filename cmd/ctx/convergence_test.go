@@ -59,8 +59,8 @@ type convergence struct {
 // conventions, decisions (the first write of every clone is a decision, before any sync: they all take
 // number 1), decision status changes, skill add + rate + usage (the feedback and usage ndjson logs), state,
 // sessions (start, update, end), activity check-ins and hand edits of .context/ (committed by the next
-// pull) — and run `ctx sync` between writes in a random order. Everything runs sequentially from one seed (printed; replay with -seed or CTX_SEED), so a failing
-// run replays exactly.
+// pull) — and run `ctx sync` between writes in a random order. Everything runs sequentially from one seed
+// (printed; replay with -seed or CTX_SEED), so a failing run replays exactly.
 //
 // "Every write is present or recorded in a conflict record" is checked with markers: every write carries a
 // unique token; before and after each write the clone's .context/ is scanned, and tokens present before
@@ -73,7 +73,8 @@ type convergence struct {
 // conflicts/ files on every clone.
 //
 // Writes go through the binary (not the store API) so that the CLI's paths (open, refresh, hand-edit
-// commit) are what converges; about 250 process launches (450 under make stress) take 10-30 s on 2 cores.
+// commit) are what converges: about 170 ctx runs (twice as many under make stress), 10-30 s on 2 quiet
+// cores.
 func TestConvergence(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short mode")
