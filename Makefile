@@ -9,7 +9,8 @@
 #   make install  put ctx on the PATH (the pair: ctx, the lean front, and ctx-full beside it)
 #   make bench    benchmarks, the write comparison against C git plumbing, and agent-history import and
 #                 search at HISTORY_EVENTS events (30000; HISTORY_EVENTS=300000 for the full size)
-#   make stress   the long adversarial suite: 100 kill -9 of each kind, concurrent writers, memory (figures: docs/locks.md)
+#   make stress   the long adversarial suite: 100 kill -9 of each kind, concurrent writers, convergence at
+#                 full size, memory (figures: docs/locks.md)
 #   make sync-stress  10, 20 and 40 clones running ctx sync at once through git daemon (figures: docs/sync.md)
 
 GO      ?= go
@@ -112,7 +113,8 @@ bench: build
 	EVENTS=$(HISTORY_EVENTS) CTX=$(BIN) ./bench/history.sh
 
 # The adversarial suite with 100 kill -9 of each kind instead of make test's 5 (writes, scope moves,
-# pushes, imports, pulls that merge, the post-checkout refresh), CLI and MCP writers at once, and the MCP
+# pushes, imports, pulls that merge, the post-checkout refresh), CLI and MCP writers at once, the
+# convergence run at its full size (5 clones x 40 random writes; make test's has 20 each), and the MCP
 # server's peak RSS under oversized and queued reads; -v prints the figures (docs/locks.md).
 # Many teammates: 10, 20 and 40 clones syncing at once through git daemon (docs/sync.md). Loads the
 # machine: run it once.
@@ -120,7 +122,7 @@ sync-stress: build
 	CTX=$(BIN) bench/sync-stress.sh $(SYNC_CLONES)
 
 stress:
-	CTX_STRESS_KILLS=100 $(GO) test -tags stress -run 'TestKillStress|TestRefreshKilledAtRandom|TestConcurrentCLIAndMCPWriters|TestConcurrentProcesses' -count=1 -v -timeout 60m ./cmd/ctx
+	CTX_STRESS_KILLS=100 $(GO) test -tags stress -run 'TestKillStress|TestRefreshKilledAtRandom|TestConcurrentCLIAndMCPWriters|TestConcurrentProcesses|TestConvergence' -count=1 -v -timeout 60m ./cmd/ctx
 	CTX_STRESS_MEMORY=1 $(GO) test -run 'TestLargeEntryBoundedMemory|TestConcurrentReadsBounded|TestWritesBoundedMemory' -count=1 -v -timeout 20m ./mcp
 
 # FuzzTree checks every property on each input (several merges), so minimising a new input takes long:

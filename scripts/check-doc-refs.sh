@@ -10,18 +10,13 @@ pattern='design §|seed 0[0-9]|\b[Ii]ssues? #?[0-9]'
 
 pending=()
 
-files=$(git ls-files '*.go')
-bad=0
-for f in $files; do
-  for p in "${pending[@]}"; do
-    [ "$f" = "$p" ] && continue 2
-  done
-  if out=$(grep -nE "$pattern" "$f"); then
-    while IFS= read -r line; do echo "$f:$line"; done <<<"$out"
-    bad=1
-  fi
-done
-if [ "$bad" = 1 ]; then
+# One grep over every tracked Go file (not one per file: a process per file made this take minutes on a
+# loaded machine). -H names the file even when xargs hands grep a single one.
+out=$(git ls-files -z '*.go' |
+  { if [ ${#pending[@]} -gt 0 ]; then grep -zvxF -f <(printf '%s\n' "${pending[@]}"); else cat; fi; } |
+  xargs -0 -r grep -HnE "$pattern" || true)
+if [ -n "$out" ]; then
+  echo "$out"
   echo "check-doc-refs: the lines above cite documents outside the repository; point them at docs/ instead" >&2
   exit 1
 fi

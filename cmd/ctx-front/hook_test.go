@@ -158,10 +158,25 @@ func plantMany(t *testing.T, dir string, files map[string]string) {
 	t.Helper()
 	env := []string{"GIT_INDEX_FILE=" + filepath.Join(t.TempDir(), "index")}
 	testenv.GitEnv(t, dir, env, "read-tree", "refs/heads/ctx")
-	var info strings.Builder
+	// The blobs in one git run (hash-object --stdin-paths prints their names in the order of the paths).
+	tmp := t.TempDir()
+	paths := make([]string, 0, len(files))
+	var list strings.Builder
 	for p, c := range files {
-		blob := strings.TrimSpace(testenv.GitIn(t, dir, c, "hash-object", "-w", "--stdin"))
-		fmt.Fprintf(&info, "100644 %s\t%s\n", blob, p)
+		f := filepath.Join(tmp, fmt.Sprint(len(paths)))
+		if err := os.WriteFile(f, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+		list.WriteString(f + "\n")
+	}
+	blobs := strings.Fields(testenv.GitIn(t, dir, list.String(), "hash-object", "-w", "--stdin-paths"))
+	if len(blobs) != len(paths) {
+		t.Fatalf("hash-object: %d names for %d files", len(blobs), len(paths))
+	}
+	var info strings.Builder
+	for i, p := range paths {
+		fmt.Fprintf(&info, "100644 %s\t%s\n", blobs[i], p)
 	}
 	cmd := exec.Command("git", "update-index", "--index-info")
 	cmd.Dir, cmd.Env, cmd.Stdin = dir, append(os.Environ(), env...), strings.NewReader(info.String())

@@ -23,12 +23,9 @@ import (
 // convSeed replays a convergence run: go test ./cmd/ctx -run TestConvergence -seed N (or CTX_SEED=N).
 var convSeed = flag.Int64("seed", 0, "random seed of TestConvergence (0: CTX_SEED, else the clock)")
 
-// Convergence parameters (docs/merge.md "Properties"): a bare remote and 5 clones;
-// each clone makes 40 random writes.
-const (
-	convClones = 5
-	convWrites = 40
-)
+// Convergence parameters (docs/merge.md "Properties"): a bare remote and 5 clones; each clone makes
+// convWrites random writes (20 in make test, 40 in make stress: convergence_size_test.go).
+const convClones = 5
 
 // marker is the unique token every write carries (W<number>x), so the final tree can be searched for it.
 var markerRE = regexp.MustCompile(`W[0-9]{4}x`)
@@ -56,14 +53,14 @@ type convergence struct {
 	conflicts  map[string]bool // conflict ids printed by pulls
 }
 
-// TestConvergence is the issue's convergence test with real clones: a bare remote and 5 clones each make 40
-// random writes of every kind through the ctx binary — knowledge set/rm (a small pool of keys, single lines
-// edited so that clones clash on the same keys and lines), conventions, decisions (the first write of every
-// clone is a decision, before any sync: they all take number 1), decision status changes, skill add + rate
-// + usage (the feedback and usage ndjson logs), state, sessions (start, update, end), activity check-ins
-// and hand edits of .context/ (committed by the next pull) — and run `ctx sync` between writes in a random
-// order. Everything runs sequentially from one seed (printed; replay with -seed or CTX_SEED), so a failing
-// run replays exactly.
+// TestConvergence is the issue's convergence test with real clones: a bare remote and 5 clones each make
+// convWrites random writes (20; 40 under make stress) of every kind through the ctx binary — knowledge
+// set/rm (a small pool of keys, single lines edited so that clones clash on the same keys and lines),
+// conventions, decisions (the first write of every clone is a decision, before any sync: they all take
+// number 1), decision status changes, skill add + rate + usage (the feedback and usage ndjson logs), state,
+// sessions (start, update, end), activity check-ins and hand edits of .context/ (committed by the next
+// pull) — and run `ctx sync` between writes in a random order. Everything runs sequentially from one seed
+// (printed; replay with -seed or CTX_SEED), so a failing run replays exactly.
 //
 // "Every write is present or recorded in a conflict record" is checked with markers: every write carries a
 // unique token; before and after each write the clone's .context/ is scanned, and tokens present before
@@ -76,7 +73,8 @@ type convergence struct {
 // conflicts/ files on every clone.
 //
 // Writes go through the binary (not the store API) so that the CLI's paths (open, refresh, hand-edit
-// commit) are what converges; about 450 process launches take 20-60 s on 2 cores.
+// commit) are what converges: about 170 ctx runs (twice as many under make stress), 10-30 s on 2 quiet
+// cores.
 func TestConvergence(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short mode")

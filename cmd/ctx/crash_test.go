@@ -26,12 +26,13 @@ var (
 	faultErr  error
 )
 
-// ctxFaultBin builds ctx with -tags ctxfault once per test run.
+// ctxFaultBin builds ctx with -tags ctxfault once per test run (and ctxBin's tags, whose compiled packages
+// it reuses).
 func ctxFaultBin(t testing.TB) string {
 	t.Helper()
 	faultOnce.Do(func() {
 		faultBin = filepath.Join(filepath.Dir(ctxBin), "ctx-fault")
-		out, err := exec.Command("go", "build", "-tags", "ctxfault", "-o", faultBin, ".").CombinedOutput()
+		out, err := exec.Command("go", "build", "-tags", "ctxfault,urfave_cli_no_docs", "-o", faultBin, ".").CombinedOutput()
 		if err != nil {
 			faultErr = fmt.Errorf("build ctx -tags ctxfault: %v\n%s", err, out)
 		}
