@@ -675,3 +675,76 @@ func TestRemoteRacingPushers(t *testing.T) {
 	want("the shared branch", testenv.Git(t, remote, "ls-tree", "--name-only", "refs/heads/ctx", "knowledge/"))
 	testenv.Git(t, remote, "fsck", "--no-dangling")
 }
+
+// TestRemoteAlternatesClones: a clone that borrows its objects from another repository through
+// objects/info/alternates (git clone --shared, git clone --reference, and an alternates file holding a
+// comment and a relative path) pulls the context branch, whose objects are all in the borrowed
+// directory, reads it, writes and pushes; its own writes go to its own objects directory, never the
+// borrowed one.
+func TestRemoteAlternatesClones(t *testing.T) {
+	_, remote := seededRemote(t, "remote.git")
+	a := cloneURL(t, remote, "a")
+	mustCtx(t, a, nil, 0, "init", "--no-hooks")
+	mustCtx(t, a, nil, 0, "knowledge", "set", "k", "v")
+	mustCtx(t, a, nil, 0, "state", "set", "current_task", "ship")
+	mustCtx(t, a, nil, 0, "push")
+	for _, tc := range []struct {
+		name string
+		opts []string
+		alt  func(dir string) string // the alternates file's content to write instead of git's; nil: git's
+	}{
+		{"shared", []string{"--shared"}, nil},
+		{"reference", []string{"--reference", remote, "--no-local"}, nil},
+		{"relative-with-comment", []string{"--shared"}, func(dir string) string {
+			rel, err := filepath.Rel(filepath.Join(dir, ".git", "objects"), filepath.Join(remote, "objects"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return "# borrowed from the remote\n\n" + rel + "\n"
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := cloneURL(t, remote, "c", tc.opts...)
+			altFile := filepath.Join(c, ".git", "objects", "info", "alternates")
+			if tc.alt != nil {
+				if err := os.WriteFile(altFile, []byte(tc.alt(c)), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := os.Stat(altFile); err != nil {
+				t.Fatalf("git wrote no alternates file: %v", err)
+			}
+			// The context branch's commit is only in the borrowed directory: without the alternates file,
+			// git does not find it.
+			tip := testenv.Git(t, remote, "rev-parse", "refs/heads/ctx")
+			if err := os.Rename(altFile, altFile+".off"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := testenv.GitErr(c, "cat-file", "-e", tip); err == nil {
+				t.Fatalf("the clone holds the tip's object itself: the test proves nothing")
+			}
+			if err := os.Rename(altFile+".off", altFile); err != nil {
+				t.Fatal(err)
+			}
+			before := testenv.Git(t, remote, "count-objects", "-v")
+			mustCtx(t, c, nil, 0, "pull")
+			if got := mustCtx(t, c, nil, 0, "knowledge", "get", "k").stdout; got != "v\n" {
+				t.Errorf("knowledge k = %q", got)
+			}
+			if got := mustCtx(t, c, nil, 0, "state", "show").stdout; !strings.Contains(got, "ship") {
+				t.Errorf("state task = %q", got)
+			}
+			mustCtx(t, c, nil, 0, "knowledge", "set", "from-"+tc.name, "written in the clone")
+			// The clone's writes went to its own objects directory, never the borrowed one.
+			if after := testenv.Git(t, remote, "count-objects", "-v"); after != before {
+				t.Errorf("ctx wrote into the borrowed objects directory:\n%s\nthen\n%s", before, after)
+			}
+			mustCtx(t, c, nil, 0, "push")
+			mustCtx(t, a, nil, 0, "pull")
+			if got := mustCtx(t, a, nil, 0, "knowledge", "get", "from-"+tc.name).stdout; got != "written in the clone\n" {
+				t.Errorf("A reads %q", got)
+			}
+			testenv.Git(t, c, "fsck", "--no-dangling")
+		})
+	}
+}
