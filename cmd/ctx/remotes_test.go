@@ -748,3 +748,84 @@ func TestRemoteAlternatesClones(t *testing.T) {
 		})
 	}
 }
+
+// missingIn counts the objects reachable from rev that the partial clone dir lacks (git rev-list
+// --missing=print, which fetches nothing).
+func missingIn(t testing.TB, dir, rev string) int {
+	t.Helper()
+	n := 0
+	for _, line := range strings.Split(testenv.Git(t, dir, "rev-list", "--objects", "--missing=print", rev), "\n") {
+		if strings.HasPrefix(line, "?") {
+			n++
+		}
+	}
+	return n
+}
+
+// TestRemotePartialClone: a partial clone (git clone --filter=blob:none, over file:// and git daemon)
+// gets the context branch with its refs but without its blobs; ctx pull adopts it, ctx init adopts it in
+// another such clone, a pull after a plain (filtered) git fetch that already moved the remote-tracking
+// branch merges it, and the pushes go through; every tip ctx reads ends complete in the clone.
+func TestRemotePartialClone(t *testing.T) {
+	base, remote := seededRemote(t, "remote.git")
+	testenv.Git(t, remote, "config", "uploadpack.allowFilter", "true")
+	a := cloneURL(t, remote, "a")
+	mustCtx(t, a, nil, 0, "init", "--no-hooks")
+	mustCtx(t, a, nil, 0, "knowledge", "set", "k", "v")
+	mustCtx(t, a, nil, 0, "state", "set", "current_task", "ship")
+	mustCtx(t, a, nil, 0, "push")
+	for _, tc := range []struct {
+		name, url string
+	}{
+		{"file", "file://" + remote},
+		{"git-daemon", startGitDaemon(t, base) + "remote.git"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := cloneURL(t, tc.url, "b", "--filter=blob:none")
+			if n := missingIn(t, b, "refs/remotes/origin/ctx"); n == 0 {
+				t.Fatal("the partial clone has every object of origin/ctx: the test proves nothing")
+			}
+			mustCtx(t, b, nil, 0, "pull")
+			if got := mustCtx(t, b, nil, 0, "knowledge", "get", "k").stdout; got != "v\n" {
+				t.Errorf("B reads k = %q", got)
+			}
+			if got := mustCtx(t, b, nil, 0, "state", "show").stdout; !strings.Contains(got, "ship") {
+				t.Errorf("B's state = %q", got)
+			}
+
+			// ctx init in another partial clone adopts origin/ctx.
+			c := cloneURL(t, tc.url, "c", "--filter=blob:none")
+			mustCtx(t, c, nil, 0, "init", "--no-hooks")
+			if got := mustCtx(t, c, nil, 0, "knowledge", "get", "k").stdout; got != "v\n" {
+				t.Errorf("C reads k = %q", got)
+			}
+
+			// A writes; B's plain git fetch moves origin/ctx without the new blobs; B writes and pulls.
+			key := "a-" + tc.name
+			mustCtx(t, a, nil, 0, "pull")
+			mustCtx(t, a, nil, 0, "knowledge", "set", key, "from A")
+			mustCtx(t, a, nil, 0, "sync")
+			mustCtx(t, b, nil, 0, "knowledge", "set", "b-"+tc.name, "from B")
+			testenv.Git(t, b, "fetch", "-q", "origin")
+			if n := missingIn(t, b, "refs/remotes/origin/ctx"); n == 0 {
+				t.Fatal("git fetch brought the new blobs: the test proves nothing")
+			}
+			if out := mustCtx(t, b, nil, 0, "pull").stdout; !strings.Contains(out, "merged") {
+				t.Errorf("B's pull should merge:\n%s", out)
+			}
+			if got := mustCtx(t, b, nil, 0, "knowledge", "get", key).stdout; got != "from A\n" {
+				t.Errorf("B reads %s = %q", key, got)
+			}
+			mustCtx(t, b, nil, 0, "push")
+			mustCtx(t, a, nil, 0, "pull")
+			if got := mustCtx(t, a, nil, 0, "knowledge", "get", "b-"+tc.name).stdout; got != "from B\n" {
+				t.Errorf("A reads B's write as %q", got)
+			}
+			for _, dir := range []string{b, c} {
+				if n := missingIn(t, dir, "refs/heads/ctx"); n != 0 {
+					t.Errorf("%s lacks %d objects of its context branch", dir, n)
+				}
+			}
+		})
+	}
+}
