@@ -159,10 +159,12 @@ func (r *Repo) ensureLocal() error {
 	return nil
 }
 
-// objects is what reads go through: the repository's object database, then the local-only store's.
+// objects is what reads go through: the repository's object database, then the local-only store's, then
+// the object directories the repository borrows from (objects/info/alternates: Repo.alts).
 type objects struct {
 	storer.EncodedObjectStorer
 	local *filesystem.Storage
+	alts  []*filesystem.Storage
 	cf    rawReader // tried first when set (Repo.ReadWithGit, Repo.ReadInProcess)
 	repo  *Repo
 }
@@ -180,7 +182,13 @@ func (o objects) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing
 	}
 	obj, err := o.EncodedObjectStorer.EncodedObject(t, h)
 	if errors.Is(err, plumbing.ErrObjectNotFound) && o.local != nil {
-		return o.local.EncodedObject(t, h)
+		obj, err = o.local.EncodedObject(t, h)
+	}
+	for _, alt := range o.alts {
+		if !errors.Is(err, plumbing.ErrObjectNotFound) {
+			break
+		}
+		obj, err = alt.EncodedObject(t, h)
 	}
 	return obj, err
 }
@@ -188,7 +196,13 @@ func (o objects) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing
 func (o objects) HasEncodedObject(h plumbing.Hash) error {
 	err := o.EncodedObjectStorer.HasEncodedObject(h)
 	if errors.Is(err, plumbing.ErrObjectNotFound) && o.local != nil {
-		return o.local.HasEncodedObject(h)
+		err = o.local.HasEncodedObject(h)
+	}
+	for _, alt := range o.alts {
+		if !errors.Is(err, plumbing.ErrObjectNotFound) {
+			break
+		}
+		err = alt.HasEncodedObject(h)
 	}
 	return err
 }
@@ -196,7 +210,13 @@ func (o objects) HasEncodedObject(h plumbing.Hash) error {
 func (o objects) EncodedObjectSize(h plumbing.Hash) (int64, error) {
 	n, err := o.EncodedObjectStorer.EncodedObjectSize(h)
 	if errors.Is(err, plumbing.ErrObjectNotFound) && o.local != nil {
-		return o.local.EncodedObjectSize(h)
+		n, err = o.local.EncodedObjectSize(h)
+	}
+	for _, alt := range o.alts {
+		if !errors.Is(err, plumbing.ErrObjectNotFound) {
+			break
+		}
+		n, err = alt.EncodedObjectSize(h)
 	}
 	return n, err
 }
@@ -205,7 +225,7 @@ var _ storer.EncodedObjectStorer = objects{}
 
 // reader is the object database of reads; call it under objMu (read).
 func (r *Repo) reader() objects {
-	return objects{EncodedObjectStorer: r.objs, local: r.lst, cf: r.cf, repo: r}
+	return objects{EncodedObjectStorer: r.objs, local: r.lst, alts: r.alts, cf: r.cf, repo: r}
 }
 
 // moveToLocal moves ref name from the repository's refs into the local store (see KeepLocal). It runs

@@ -23,6 +23,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/go-git/go-billy/v5/memfs"
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
@@ -56,6 +57,10 @@ type Repo struct {
 	// (ReadInProcess); go-git reads what it misses.
 	cf rawReader
 
+	// alts are the object directories the repository borrows from (objects/info/alternates, written by
+	// git clone --shared or --reference; objread.ObjectDirs), read after its own, never written.
+	alts []*filesystem.Storage
+
 	local map[string]bool     // refs kept in the local-only store (KeepLocal)
 	lst   *filesystem.Storage // the local-only store's objects; nil until it exists (guarded by objMu)
 }
@@ -82,10 +87,11 @@ func Open(ctx context.Context, path string) (*Repo, error) {
 		return nil, err
 	}
 	st := newStorage(commonDir)
+	alts := alternateStorages(filepath.Join(commonDir, "objects"))
 	// The pack indexes are loaded on the first read of an object (ensureIndex), not here: a command that
 	// reads no object (ctx mcp serve until its first request, status, hooks that find nothing to do)
 	// does not pay for decoding and checksumming them.
-	return &Repo{gitDir: gitDir, commonDir: commonDir, workTree: workTree, st: st, objs: st}, nil
+	return &Repo{gitDir: gitDir, commonDir: commonDir, workTree: workTree, st: st, objs: st, alts: alts}, nil
 }
 
 // ErrObjectFormat reports a repository whose objects are not named by SHA-1 (git init
@@ -117,9 +123,28 @@ func checkObjectFormat(commonDir string) error {
 // cache bounded (newObjectCache). Objects over largeObjectBytes are read lazily, as streams, and never
 // cached: a reader of a large entry's size or first bytes (ReadBlobPrefix) does not inflate the whole
 // object into memory. Repo.Close closes them.
+//
+// go-git's own reading of objects/info/alternates is turned off (AlternatesFS: an empty file system, where
+// no alternate exists): it takes relative paths from the wrong directory, skips no comment and opens a new
+// storage, re-indexing the alternate's packs, on every miss. ctx opens the alternates once instead
+// (alternateStorages).
 func newStorage(dir string) *filesystem.Storage {
 	return filesystem.NewStorageWithOptions(osfs.New(dir), newObjectCache(),
-		filesystem.Options{KeepDescriptors: true, LargeObjectThreshold: largeObjectBytes})
+		filesystem.Options{KeepDescriptors: true, LargeObjectThreshold: largeObjectBytes, AlternatesFS: memfs.New()})
+}
+
+// alternateStorages opens the object directories objectsDir borrows from (objread.ObjectDirs: the
+// alternates, recursively, as git reads them) with go-git, for reading. go-git's storage reads the
+// "objects" folder of a git dir, so an alternate whose folder is named otherwise is left to ctx's own
+// reader (objread) and to git cat-file, which read any folder.
+func alternateStorages(objectsDir string) []*filesystem.Storage {
+	var alts []*filesystem.Storage
+	for _, dir := range objread.ObjectDirs(objectsDir)[1:] {
+		if filepath.Base(dir) == "objects" {
+			alts = append(alts, newStorage(filepath.Dir(dir)))
+		}
+	}
+	return alts
 }
 
 // largeObjectBytes is the size over which go-git streams an object instead of loading it (1 MiB): an entry
@@ -149,6 +174,10 @@ func (r *Repo) Close() error {
 func (r *Repo) closePacks() {
 	_ = r.st.Close()
 	r.st.Reindex()
+	for _, alt := range r.alts {
+		_ = alt.Close()
+		alt.Reindex()
+	}
 	if r.lst != nil {
 		_ = r.lst.Close()
 		r.lst.Reindex()
@@ -209,6 +238,9 @@ func (r *Repo) Reindex() {
 	// reads after this one open the packs the new index names.
 	r.closePacks()
 	_ = r.st.HasEncodedObject(plumbing.ZeroHash) // builds the index now, not lazily under a read lock
+	for _, alt := range r.alts {
+		_ = alt.HasEncodedObject(plumbing.ZeroHash)
+	}
 	if r.lst == nil && len(r.local) > 0 && isGitDir(r.LocalDir()) {
 		// Made by another process (or another Repo of this one) since this one was opened.
 		r.lst = newLocalStorage(r.LocalDir())

@@ -117,7 +117,10 @@ func (r *Repo) FetchRefs(ctx context.Context, remote string, refspecs []string, 
 		} else {
 			src, err = r.fetchGit(ctx, remote, specs, dsts, opt)
 		}
-		if err == nil || src == "" || !optional[src] {
+		if err == nil {
+			return missing, r.completeFetched(ctx, remote, specs, opt)
+		}
+		if src == "" || !optional[src] {
 			return missing, err
 		}
 		// The remote lacks an optional source: fetch the others without it.
@@ -131,6 +134,36 @@ func (r *Repo) FetchRefs(ctx context.Context, remote string, refspecs []string, 
 		specs = kept
 	}
 	return missing, nil
+}
+
+// completeFetched makes the objects of the refs the refspecs specs fetched into complete, in a partial
+// clone (CompleteObjects): the fetch asked for whole objects, but a tip the repository already had
+// (filtered, from the clone or a plain git fetch) is not sent again.
+func (r *Repo) completeFetched(ctx context.Context, remote string, specs []string, opt TransferOptions) error {
+	if !HasGit() || !r.PartialClone() {
+		return nil
+	}
+	var tips []Hash
+	for _, spec := range specs {
+		_, dst, _ := strings.Cut(strings.TrimPrefix(spec, "+"), ":")
+		if prefix, ok := strings.CutSuffix(dst, "*"); ok {
+			refs, err := r.RefsUnder(prefix, 0)
+			if err != nil {
+				return fmt.Errorf("fetch %s: %w", remote, err)
+			}
+			for _, h := range refs {
+				tips = append(tips, h)
+			}
+			continue
+		}
+		if h, err := readRef(r.refDir(dst), dst); err == nil && !h.IsZero() {
+			tips = append(tips, h)
+		}
+	}
+	if _, err := r.CompleteObjects(ctx, remote, tips, opt); err != nil {
+		return fmt.Errorf("fetch %s: %w", remote, err)
+	}
+	return nil
 }
 
 // fetchGit is one git fetch of FetchRefs. When git says the remote has no ref named by a refspec's
@@ -153,6 +186,10 @@ func (r *Repo) fetchGit(ctx context.Context, remote string, specs, lockRefs []st
 		// branches stay shallow (--unshallow would deepen them all); objects the repository has are not
 		// sent again.
 		args = append(args, "--depth=2147483646")
+	}
+	if r.PartialClone() {
+		// Whole objects: ctx reads them in process, which fetches nothing on demand (partial.go).
+		args = append(args, "--no-filter")
 	}
 	args = append(args, "--", remote)
 	args = append(args, specs...)

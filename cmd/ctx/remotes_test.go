@@ -675,3 +675,157 @@ func TestRemoteRacingPushers(t *testing.T) {
 	want("the shared branch", testenv.Git(t, remote, "ls-tree", "--name-only", "refs/heads/ctx", "knowledge/"))
 	testenv.Git(t, remote, "fsck", "--no-dangling")
 }
+
+// TestRemoteAlternatesClones: a clone that borrows its objects from another repository through
+// objects/info/alternates (git clone --shared, git clone --reference, and an alternates file holding a
+// comment and a relative path) pulls the context branch, whose objects are all in the borrowed
+// directory, reads it, writes and pushes; its own writes go to its own objects directory, never the
+// borrowed one.
+func TestRemoteAlternatesClones(t *testing.T) {
+	_, remote := seededRemote(t, "remote.git")
+	a := cloneURL(t, remote, "a")
+	mustCtx(t, a, nil, 0, "init", "--no-hooks")
+	mustCtx(t, a, nil, 0, "knowledge", "set", "k", "v")
+	mustCtx(t, a, nil, 0, "state", "set", "current_task", "ship")
+	mustCtx(t, a, nil, 0, "push")
+	for _, tc := range []struct {
+		name string
+		opts []string
+		alt  func(dir string) string // the alternates file's content to write instead of git's; nil: git's
+	}{
+		{"shared", []string{"--shared"}, nil},
+		{"reference", []string{"--reference", remote, "--no-local"}, nil},
+		{"relative-with-comment", []string{"--shared"}, func(dir string) string {
+			rel, err := filepath.Rel(filepath.Join(dir, ".git", "objects"), filepath.Join(remote, "objects"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return "# borrowed from the remote\n\n" + rel + "\n"
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := cloneURL(t, remote, "c", tc.opts...)
+			altFile := filepath.Join(c, ".git", "objects", "info", "alternates")
+			if tc.alt != nil {
+				if err := os.WriteFile(altFile, []byte(tc.alt(c)), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := os.Stat(altFile); err != nil {
+				t.Fatalf("git wrote no alternates file: %v", err)
+			}
+			// The context branch's commit is only in the borrowed directory: without the alternates file,
+			// git does not find it.
+			tip := testenv.Git(t, remote, "rev-parse", "refs/heads/ctx")
+			if err := os.Rename(altFile, altFile+".off"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := testenv.GitErr(c, "cat-file", "-e", tip); err == nil {
+				t.Fatalf("the clone holds the tip's object itself: the test proves nothing")
+			}
+			if err := os.Rename(altFile+".off", altFile); err != nil {
+				t.Fatal(err)
+			}
+			before := testenv.Git(t, remote, "count-objects", "-v")
+			mustCtx(t, c, nil, 0, "pull")
+			if got := mustCtx(t, c, nil, 0, "knowledge", "get", "k").stdout; got != "v\n" {
+				t.Errorf("knowledge k = %q", got)
+			}
+			if got := mustCtx(t, c, nil, 0, "state", "show").stdout; !strings.Contains(got, "ship") {
+				t.Errorf("state task = %q", got)
+			}
+			mustCtx(t, c, nil, 0, "knowledge", "set", "from-"+tc.name, "written in the clone")
+			// The clone's writes went to its own objects directory, never the borrowed one.
+			if after := testenv.Git(t, remote, "count-objects", "-v"); after != before {
+				t.Errorf("ctx wrote into the borrowed objects directory:\n%s\nthen\n%s", before, after)
+			}
+			mustCtx(t, c, nil, 0, "push")
+			mustCtx(t, a, nil, 0, "pull")
+			if got := mustCtx(t, a, nil, 0, "knowledge", "get", "from-"+tc.name).stdout; got != "written in the clone\n" {
+				t.Errorf("A reads %q", got)
+			}
+			testenv.Git(t, c, "fsck", "--no-dangling")
+		})
+	}
+}
+
+// missingIn counts the objects reachable from rev that the partial clone dir lacks (git rev-list
+// --missing=print, which fetches nothing).
+func missingIn(t testing.TB, dir, rev string) int {
+	t.Helper()
+	n := 0
+	for _, line := range strings.Split(testenv.Git(t, dir, "rev-list", "--objects", "--missing=print", rev), "\n") {
+		if strings.HasPrefix(line, "?") {
+			n++
+		}
+	}
+	return n
+}
+
+// TestRemotePartialClone: a partial clone (git clone --filter=blob:none, over file:// and git daemon)
+// gets the context branch with its refs but without its blobs; ctx pull adopts it, ctx init adopts it in
+// another such clone, a pull after a plain (filtered) git fetch that already moved the remote-tracking
+// branch merges it, and the pushes go through; every tip ctx reads ends complete in the clone.
+func TestRemotePartialClone(t *testing.T) {
+	base, remote := seededRemote(t, "remote.git")
+	testenv.Git(t, remote, "config", "uploadpack.allowFilter", "true")
+	a := cloneURL(t, remote, "a")
+	mustCtx(t, a, nil, 0, "init", "--no-hooks")
+	mustCtx(t, a, nil, 0, "knowledge", "set", "k", "v")
+	mustCtx(t, a, nil, 0, "state", "set", "current_task", "ship")
+	mustCtx(t, a, nil, 0, "push")
+	for _, tc := range []struct {
+		name, url string
+	}{
+		{"file", "file://" + remote},
+		{"git-daemon", startGitDaemon(t, base) + "remote.git"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := cloneURL(t, tc.url, "b", "--filter=blob:none")
+			if n := missingIn(t, b, "refs/remotes/origin/ctx"); n == 0 {
+				t.Fatal("the partial clone has every object of origin/ctx: the test proves nothing")
+			}
+			mustCtx(t, b, nil, 0, "pull")
+			if got := mustCtx(t, b, nil, 0, "knowledge", "get", "k").stdout; got != "v\n" {
+				t.Errorf("B reads k = %q", got)
+			}
+			if got := mustCtx(t, b, nil, 0, "state", "show").stdout; !strings.Contains(got, "ship") {
+				t.Errorf("B's state = %q", got)
+			}
+
+			// ctx init in another partial clone adopts origin/ctx.
+			c := cloneURL(t, tc.url, "c", "--filter=blob:none")
+			mustCtx(t, c, nil, 0, "init", "--no-hooks")
+			if got := mustCtx(t, c, nil, 0, "knowledge", "get", "k").stdout; got != "v\n" {
+				t.Errorf("C reads k = %q", got)
+			}
+
+			// A writes; B's plain git fetch moves origin/ctx without the new blobs; B writes and pulls.
+			key := "a-" + tc.name
+			mustCtx(t, a, nil, 0, "pull")
+			mustCtx(t, a, nil, 0, "knowledge", "set", key, "from A")
+			mustCtx(t, a, nil, 0, "sync")
+			mustCtx(t, b, nil, 0, "knowledge", "set", "b-"+tc.name, "from B")
+			testenv.Git(t, b, "fetch", "-q", "origin")
+			if n := missingIn(t, b, "refs/remotes/origin/ctx"); n == 0 {
+				t.Fatal("git fetch brought the new blobs: the test proves nothing")
+			}
+			if out := mustCtx(t, b, nil, 0, "pull").stdout; !strings.Contains(out, "merged") {
+				t.Errorf("B's pull should merge:\n%s", out)
+			}
+			if got := mustCtx(t, b, nil, 0, "knowledge", "get", key).stdout; got != "from A\n" {
+				t.Errorf("B reads %s = %q", key, got)
+			}
+			mustCtx(t, b, nil, 0, "push")
+			mustCtx(t, a, nil, 0, "pull")
+			if got := mustCtx(t, a, nil, 0, "knowledge", "get", "b-"+tc.name).stdout; got != "from B\n" {
+				t.Errorf("A reads B's write as %q", got)
+			}
+			for _, dir := range []string{b, c} {
+				if n := missingIn(t, dir, "refs/heads/ctx"); n != 0 {
+					t.Errorf("%s lacks %d objects of its context branch", dir, n)
+				}
+			}
+		})
+	}
+}

@@ -90,7 +90,8 @@ const (
 // goroutine), is called with the size of every object or delta a Reader inflates from a pack.
 var OnInflate func(size int64)
 
-// NewReader reads the object directories dirs (an "objects" folder each, searched in order); a blob of
+// NewReader reads the object directories dirs (an "objects" folder each, searched in order, each followed
+// by the directories it names in objects/info/alternates, ObjectDirs); a blob of
 // more than maxBlob bytes is ErrMissing (a caller that streams large blobs reads them its own way), and so
 // is a commit of more than maxBlob bytes (a teammate's commit message of 60 MB: the caller reads only its
 // beginning, gitstore.MaxCommitBytes).
@@ -261,6 +262,13 @@ func (pr *Reader) Has(dir string, h Hash) bool {
 // load maps the index of every pack of the directories; a pack it cannot read is left to the caller's other reader.
 func (pr *Reader) load() {
 	pr.loaded = true
+	// The directories the given ones borrow from (objects/info/alternates: git clone --shared,
+	// --reference) are read after each, as git reads them.
+	var dirs []string
+	for _, d := range pr.dirs {
+		dirs = append(dirs, ObjectDirs(d)...)
+	}
+	pr.dirs = dirs
 	for _, d := range pr.dirs {
 		idxs, _ := filepath.Glob(filepath.Join(d, "pack", "pack-*.idx"))
 		sort.Strings(idxs)
