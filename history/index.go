@@ -31,8 +31,8 @@ import (
 )
 
 // parserRev is bumped when a parser changes what it produces: every source is then re-imported. 4: the
-// paths of event_files are kept cleaned (CleanFilePath).
-const parserRev = 4
+// paths of event_files are kept cleaned (CleanFilePath). 5: a time at or before the Unix epoch is no time.
+const parserRev = 5
 
 // Bounds of the zstd decoder for .jsonl.zst rollouts (docs/limits.md).
 const (

@@ -275,7 +275,7 @@ func (ix *Index) candidates(ctx context.Context, q Query, scope, match string) (
 		}
 	}
 	if !q.Since.IsZero() {
-		where, args = append(where, "e.at >= ?"), append(args, q.Since.UnixMilli())
+		where, args = append(where, "e.at > 0 AND e.at >= ?"), append(args, q.Since.UnixMilli())
 	}
 	if !q.Until.IsZero() {
 		where, args = append(where, "e.at > 0 AND e.at < ?"), append(args, q.Until.UnixMilli())
