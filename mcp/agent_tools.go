@@ -601,7 +601,7 @@ func providerSet(list []string) ([]history.Provider, bool) {
 // repository) a relative path stays relative. "" stays "".
 func (s *srv) indexFile(file string) string {
 	c := history.CleanFilePath(file)
-	if c == "" || filepath.IsAbs(c) {
+	if c == "" || history.IsAbsPath(c) { // a Windows path is absolute too (docs/history.md "Windows paths")
 		return c
 	}
 	wt := s.st.WorkTree()

@@ -879,7 +879,7 @@ func runHistoryShowEvent(ctx context.Context, e *env, o historyShowEventOptions)
 // runs in (-C, else the current one), as the agents' tools record the files they touch with absolute
 // paths; a trailing "/" (a folder prefix) is kept. "" stays "".
 func (e *env) absFile(p string) (string, error) {
-	if p == "" || filepath.IsAbs(p) {
+	if p == "" || history.IsAbsPath(p) { // a Windows path is absolute too (docs/history.md "Windows paths")
 		return p, nil
 	}
 	wd := e.dir // a path filter names files, not the repository: -C need not exist here
