@@ -653,7 +653,7 @@ func runHistorySearch(ctx context.Context, e *env, o historySearchOptions) error
 	for _, h := range res.Hits {
 		when := ""
 		if !h.Event.At.IsZero() {
-			when = h.Event.At.Format("2006-01-02 15:04")
+			when = h.Event.At.UTC().Format("2006-01-02 15:04Z") // UTC, and says so
 		}
 		fmt.Fprintf(w, "%s  %s  %s %s  %s  %s", searchpage.ScoreText(h.Score), when, h.Session.Provider, h.Session.NativeID, h.Event.Type, h.Event.ID)
 		if h.More > 0 {
