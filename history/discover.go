@@ -159,6 +159,13 @@ func DiscoverCached(ctx context.Context, p Provider, root string, explicit bool,
 	if err != nil {
 		return nil, fmt.Errorf("discover %s: %w", p, err)
 	}
+	// A root that is itself a symbolic link (projects -> /elsewhere/projects) is the user's own layout: it
+	// is resolved once, here, and the walk below it never follows a link (docs/history.md "Discovery").
+	if li, err := os.Lstat(root); err == nil && li.Mode()&fs.ModeSymlink != 0 {
+		if root, err = filepath.EvalSymlinks(root); err != nil {
+			return nil, fmt.Errorf("discover %s: %w", p, err)
+		}
+	}
 	var out []Source
 	count := 0
 	zst := map[string]bool{}

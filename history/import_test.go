@@ -358,3 +358,33 @@ func TestOpenCodePartChangeReimports(t *testing.T) {
 		t.Fatalf("after a new part: %+v %v", st, err)
 	}
 }
+
+// TestDiscoverSymlinkedRoot: a provider root that is itself a symbolic link ($CLAUDE_CONFIG_DIR/projects ->
+// /real/projects, the user's own layout) is resolved once and walked; a link below it is still skipped.
+func TestDiscoverSymlinkedRoot(t *testing.T) {
+	realRoot := filepath.Join(t.TempDir(), "projects")
+	real := filepath.Join(realRoot, "-w", "real.jsonl")
+	if err := os.MkdirAll(filepath.Dir(real), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(real, []byte(claudeUser("u1", "hello")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	outside := t.TempDir()
+	if err := os.Symlink(outside, filepath.Join(realRoot, "linkdir")); err != nil {
+		t.Fatal(err)
+	}
+	cfg := t.TempDir()
+	root := filepath.Join(cfg, "projects")
+	if err := os.Symlink(realRoot, root); err != nil {
+		t.Fatal(err)
+	}
+	srcs, err := Discover(context.Background(), ClaudeCode, root, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := filepath.EvalSymlinks(real)
+	if len(srcs) != 1 || srcs[0].Path != want {
+		t.Fatalf("discovered %+v, want %s", srcs, want)
+	}
+}

@@ -31,8 +31,8 @@ import (
 )
 
 // parserRev is bumped when a parser changes what it produces: every source is then re-imported. 4: the
-// paths of event_files are kept cleaned (CleanFilePath).
-const parserRev = 4
+// paths of event_files are kept cleaned (CleanFilePath). 5: a time at or before the Unix epoch is no time; Windows paths kept as winClean makes them.
+const parserRev = 5
 
 // Bounds of the zstd decoder for .jsonl.zst rollouts (docs/limits.md).
 const (
@@ -1846,6 +1846,10 @@ func filePathKey(cwd, p string) string {
 	switch {
 	case p == "":
 		return ""
+	case WindowsAbs(p):
+		return winClean(p)
+	case !filepath.IsAbs(p) && WindowsAbs(cwd):
+		return winClean(cwd + `\` + p)
 	case !filepath.IsAbs(p) && filepath.IsAbs(cwd):
 		return filepath.Join(cwd, p)
 	}

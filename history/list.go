@@ -61,7 +61,7 @@ func (ix *Index) ListEvents(ctx context.Context, q EventQuery) ([]ListedEvent, e
 		where, args = append(where, "e.role = ?"), append(args, q.Role)
 	}
 	if !q.Since.IsZero() {
-		where, args = append(where, "e.at >= ?"), append(args, q.Since.UnixMilli())
+		where, args = append(where, "e.at > 0 AND e.at >= ?"), append(args, q.Since.UnixMilli())
 	}
 	if !q.Until.IsZero() {
 		where, args = append(where, "e.at > 0 AND e.at < ?"), append(args, q.Until.UnixMilli())

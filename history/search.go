@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -275,7 +276,7 @@ func (ix *Index) candidates(ctx context.Context, q Query, scope, match string) (
 		}
 	}
 	if !q.Since.IsZero() {
-		where, args = append(where, "e.at >= ?"), append(args, q.Since.UnixMilli())
+		where, args = append(where, "e.at > 0 AND e.at >= ?"), append(args, q.Since.UnixMilli())
 	}
 	if !q.Until.IsZero() {
 		where, args = append(where, "e.at > 0 AND e.at < ?"), append(args, q.Until.UnixMilli())
@@ -1029,6 +1030,13 @@ func CleanFilePath(p string) string {
 	if p == "" {
 		return ""
 	}
+	if WindowsAbs(p) {
+		c := winClean(p)
+		if (strings.HasSuffix(p, `\`) || strings.HasSuffix(p, "/")) && !strings.HasSuffix(c, `\`) {
+			c += `\`
+		}
+		return c
+	}
 	c := filepath.Clean(p)
 	if strings.HasSuffix(p, "/") && !strings.HasSuffix(c, "/") {
 		c += "/"
@@ -1036,19 +1044,55 @@ func CleanFilePath(p string) string {
 	return c
 }
 
+// WindowsAbs reports whether p is a Windows absolute path, on any system: a drive letter, a colon and a
+// slash or backslash (C:\x, C:/x), or a UNC path (\\server\share). A transcript written on Windows
+// records such paths; the filters read them as absolute, never joined to a directory (docs/history.md
+// "Windows paths").
+func WindowsAbs(p string) bool {
+	if len(p) >= 3 && p[1] == ':' && (p[2] == '\\' || p[2] == '/') && ('a' <= p[0] && p[0] <= 'z' || 'A' <= p[0] && p[0] <= 'Z') {
+		return true
+	}
+	return strings.HasPrefix(p, `\\`)
+}
+
+// IsAbsPath reports whether p is absolute on this system or a Windows absolute path (WindowsAbs).
+func IsAbsPath(p string) bool { return filepath.IsAbs(p) || WindowsAbs(p) }
+
+// winClean is a Windows path in the form the index keeps: backslashes, "." and ".." resolved, no doubled
+// separator, an upper-case drive letter, so that C:/a/b and c:\a\.\b are one key.
+func winClean(p string) string {
+	s := strings.ReplaceAll(p, `\`, "/")
+	prefix := ""
+	switch {
+	case strings.HasPrefix(s, "//"):
+		prefix, s = `\\`, path.Clean("/" + strings.TrimLeft(s, "/"))[1:]
+	case WindowsAbs(p):
+		prefix, s = strings.ToUpper(s[:2]), path.Clean(s[2:])
+	default:
+		s = path.Clean(s)
+	}
+	return prefix + strings.ReplaceAll(s, "/", `\`)
+}
+
 // repoFileWhere appends to where and args the conditions of the repo filter (a session whose cwd is repo
 // or below it) and the file filter (an event that touched file, cleaned as the index keeps paths:
 // CleanFilePath; a file ending in "/" is a folder prefix),
 // shared by Search and ListEvents. Empty values add nothing.
 func repoFileWhere(where []string, args []any, repo, file string) ([]string, []any) {
-	if repo != "" {
+	switch {
+	case repo != "" && WindowsAbs(repo):
+		// A Windows cwd as recorded, with either slash: compared in backslashes (docs/history.md "Windows paths").
+		repo = strings.TrimSuffix(winClean(repo), `\`)
+		where = append(where, `(replace(s.cwd, '/', '\') = ? OR substr(replace(s.cwd, '/', '\'), 1, ?) = ?)`)
+		args = append(args, repo, utf8.RuneCountInString(repo)+1, repo+`\`)
+	case repo != "":
 		repo = filepath.Clean(repo)
 		where = append(where, "(s.cwd = ? OR substr(s.cwd, 1, ?) = ?)")
 		args = append(args, repo, utf8.RuneCountInString(repo)+1, repo+string(filepath.Separator)) // substr counts characters
 	}
 	if file != "" {
 		file = CleanFilePath(file) // as the index keeps the paths
-		if strings.HasSuffix(file, "/") {
+		if strings.HasSuffix(file, "/") || (WindowsAbs(file) && strings.HasSuffix(file, `\`)) {
 			where = append(where, "e.rowid IN (SELECT event FROM event_files WHERE substr(path, 1, ?) = ?)")
 			args = append(args, utf8.RuneCountInString(file), file)
 		} else {

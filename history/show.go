@@ -13,7 +13,7 @@ import (
 var ErrNotFound = errors.New("not found")
 
 // ErrAmbiguous is wrapped when an id prefix matches more than one session or event.
-var ErrAmbiguous = errors.New("ambiguous id prefix")
+var ErrAmbiguous = errors.New("ambiguous id")
 
 // ErrInvalidID is wrapped when an id is not a ctx id nor a prefix of one (ValidIDPrefix): it names nothing
 // an index could hold ("--------", "x"). Session ids fall back to the provider's own ids, so only events
@@ -49,7 +49,7 @@ func ValidIDPrefix(id string) bool {
 func (ix *Index) resolveID(ctx context.Context, table, id string) (string, error) {
 	id = strings.ToLower(strings.TrimSpace(id))
 	if !ValidIDPrefix(id) {
-		return "", fmt.Errorf("%w: %q (give the full id, 8-4-4-4-12 hex digits, or a prefix of it with at least 8 hex digits): %w", ErrInvalidID, id, ErrNotFound)
+		return "", invalidIDError{id}
 	}
 	if len(id) == 36 {
 		return id, nil
@@ -73,8 +73,18 @@ func (ix *Index) resolveID(ctx context.Context, table, id string) (string, error
 	case 1:
 		return ids[0], nil
 	}
-	return "", fmt.Errorf("%w: %s", ErrAmbiguous, id)
+	return "", fmt.Errorf("%w: the prefix %s names more than one: give more of it, or the full id", ErrAmbiguous, id)
 }
+
+// invalidIDError is the error of an id of no ctx id's form: it wraps ErrInvalidID and ErrNotFound (for the
+// callers that only know that one) and says what is wrong with it, not that it was not found.
+type invalidIDError struct{ id string }
+
+func (e invalidIDError) Error() string {
+	return fmt.Sprintf("%s %q: not a ctx id (give the full id, 8-4-4-4-12 hex digits, or a prefix of it with at least 8 hex digits)", ErrInvalidID, e.id)
+}
+
+func (e invalidIDError) Is(target error) bool { return target == ErrInvalidID || target == ErrNotFound }
 
 // Session returns the session named by id: its full ctx id; else a provider's own session id or a unique
 // prefix (at least 8 hex digits) of a ctx id, which must not name two sessions (a session whose native id
@@ -97,7 +107,7 @@ func (ix *Index) Session(ctx context.Context, id string) (Session, error) {
 			return Session{}, err
 		}
 		if len(native) > 1 {
-			return Session{}, fmt.Errorf("%w: native session id %s names sessions of several providers: give the ctx id", ErrAmbiguous, given)
+			return Session{}, ix.nativeAmbiguous(ctx, given)
 		}
 	}
 	id, err := ix.resolveID(ctx, "sessions", given)
@@ -280,13 +290,24 @@ func (ix *Index) Events(ctx context.Context, sessionID string, afterSeq int64, l
 // Event returns the event with the ctx id (or unique prefix) id and up to window events before and
 // after it in its session (window ≤ 0: none).
 func (ix *Index) Event(ctx context.Context, id string, window int) (Event, []Event, error) {
+	given := id
+	sessionHint := func(err error) error {
+		// A session's id given as an event's: say where it is (as Session says the reverse).
+		if errors.Is(err, ErrNotFound) && !errors.Is(err, ErrInvalidID) {
+			if s, serr := ix.Session(ctx, given); serr == nil {
+				return fmt.Errorf("event %w: %s is session %s's id: show it as a session (ctx show session %s, MCP show_session)",
+					ErrNotFound, strings.TrimSpace(given), s.ID, s.ID)
+			}
+		}
+		return err
+	}
 	id, err := ix.resolveID(ctx, "events", id)
 	if err != nil {
-		return Event{}, nil, err
+		return Event{}, nil, sessionHint(err)
 	}
 	e, err := ix.scanEvent(ix.db.QueryRowContext(ctx, eventCols+` WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return e, nil, fmt.Errorf("event %w: %s", ErrNotFound, id)
+		return e, nil, sessionHint(fmt.Errorf("event %w: %s", ErrNotFound, id))
 	}
 	if err != nil {
 		return e, nil, fmt.Errorf("read event %s: %w", id, err)
@@ -350,4 +371,14 @@ func (ix *Index) Stats(ctx context.Context) (Stats, error) {
 		return st, err
 	}
 	return st, rows.Err()
+}
+
+// nativeAmbiguous is the error of a native session id that two or more providers' sessions share.
+func (ix *Index) nativeAmbiguous(ctx context.Context, native string) error {
+	var n int
+	var provs string
+	if err := ix.db.QueryRowContext(ctx, `SELECT count(*), group_concat(DISTINCT provider) FROM sessions WHERE native_id = ?`, native).Scan(&n, &provs); err != nil {
+		return fmt.Errorf("read sessions of native id %s: %w", native, err)
+	}
+	return fmt.Errorf("%w: %d sessions of providers %s have the native id %s: use the ctx id", ErrAmbiguous, n, strings.ReplaceAll(provs, ",", ", "), native)
 }

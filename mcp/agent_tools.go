@@ -268,8 +268,10 @@ func (s *srv) upgradeStatus(ctx context.Context) (upgradeStatus, error) {
 }
 
 func (s *srv) statusReport(ctx context.Context) (*statusReport, error) {
+	// A repository without a context branch still has the agent history: the report then carries no
+	// store fields and upgrade.context_store.state is not_initialized (docs/mcp.md "status: upgrade").
 	st, err := s.store(ctx).Status(ctx)
-	if err != nil {
+	if err != nil && !errors.Is(err, store.ErrNotInitialized) {
 		return nil, err
 	}
 	hs, err := s.historyStatus(ctx)
@@ -600,7 +602,7 @@ func providerSet(list []string) ([]history.Provider, bool) {
 // repository) a relative path stays relative. "" stays "".
 func (s *srv) indexFile(file string) string {
 	c := history.CleanFilePath(file)
-	if c == "" || filepath.IsAbs(c) {
+	if c == "" || history.IsAbsPath(c) { // a Windows path is absolute too (docs/history.md "Windows paths")
 		return c
 	}
 	wt := s.st.WorkTree()

@@ -238,3 +238,32 @@ func TestHistoryOutputShapes(t *testing.T) {
 	out["error"] = shapeOf(m)
 	golden(t, "history_outputs.golden.json", indentJSON(t, out))
 }
+
+// TestStatusWithoutContextBranch: a repository with an agent-history index but no context branch (git
+// init, ctx history import, no ctx init) answers status with the history report and
+// upgrade.context_store.state not_initialized, and no store fields (docs/mcp.md "status: upgrade").
+func TestStatusWithoutContextBranch(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	for _, v := range []string{"CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "OPENCODE_DB", "XDG_DATA_HOME", "CURSOR_DATA_DIR", "COPILOT_HOME"} {
+		t.Setenv(v, "")
+	}
+	repoIdentity(t)
+	dir := filepath.Join(t.TempDir(), "plain")
+	git(t, filepath.Dir(dir), "init", "-q", "-b", "main", dir)
+	st, err := store.Open(context.Background(), dir, store.Actor{Machine: "testbox"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hist, extra := filepath.Join(t.TempDir(), "history"), t.TempDir()
+	importCorpus(t, hist, extra)
+	s := serve(t, st, Options{HistoryDir: hist}, "")
+	res := s.call(t, "status", nil)
+	if res.IsError {
+		t.Fatalf("status without a context branch: %s", resultText(res))
+	}
+	got := structured(t, "status", res)
+	cs := obj(obj(got["upgrade"])["context_store"])
+	if cs["state"] != "not_initialized" || obj(got["history"])["sessions"] == float64(0) || got["branch"] != nil || got["read_only"] != true {
+		t.Fatalf("status = %v", got)
+	}
+}

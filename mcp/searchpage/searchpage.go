@@ -228,7 +228,7 @@ func PrintCLI(w, errw io.Writer, page map[string]any, asJSON bool) error {
 	for _, h := range pg.Results {
 		when := ""
 		if t, err := time.Parse(time.RFC3339Nano, h.At); err == nil {
-			when = t.Format("2006-01-02 15:04")
+			when = t.UTC().Format("2006-01-02 15:04Z") // UTC, and says so
 		}
 		if h.Provider == "ctx" {
 			// an entry (kind, key, URI) or a commit (its ctx:<commit> id, the key it touched)

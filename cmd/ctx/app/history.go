@@ -675,7 +675,7 @@ func runHistorySearch(ctx context.Context, e *env, o historySearchOptions) error
 	for _, h := range res.Hits {
 		when := ""
 		if !h.Event.At.IsZero() {
-			when = h.Event.At.Format("2006-01-02 15:04")
+			when = h.Event.At.UTC().Format("2006-01-02 15:04Z") // UTC, and says so
 		}
 		fmt.Fprintf(w, "%s  %s  %s %s  %s  %s", searchpage.ScoreText(h.Score), when, h.Session.Provider, h.Session.NativeID, h.Event.Type, h.Event.ID)
 		if h.More > 0 {
@@ -901,7 +901,7 @@ func runHistoryShowEvent(ctx context.Context, e *env, o historyShowEventOptions)
 // runs in (-C, else the current one), as the agents' tools record the files they touch with absolute
 // paths; a trailing "/" (a folder prefix) is kept. "" stays "".
 func (e *env) absFile(p string) (string, error) {
-	if p == "" || filepath.IsAbs(p) {
+	if p == "" || history.IsAbsPath(p) { // a Windows path is absolute too (docs/history.md "Windows paths")
 		return p, nil
 	}
 	wd := e.dir // a path filter names files, not the repository: -C need not exist here

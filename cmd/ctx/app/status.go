@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -31,7 +32,8 @@ func newStatusCmd(e *env) *cli.Command {
 		"index: path, generation, sources, sessions, events) and local_usage (the tool calls this clone's MCP\n"+
 		"servers answered); the MCP status tool returns the same object with read_only: true.",
 		[]string{"ctx status", "ctx status --json", "ctx status --format json"},
-		[]exit{{ExitNoStore, "not a git repository (a repository without a context branch shows status)"}})
+		[]exit{{ExitNoStore, "not a git repository (a repository without a context branch shows status: the\n" +
+			"agent history, and context_store.state not_initialized in --json's upgrade)"}})
 }
 
 func runStatus(ctx context.Context, e *env, o statusOptions) error {
@@ -50,10 +52,16 @@ func runStatus(ctx context.Context, e *env, o statusOptions) error {
 		return printJSON(e.stdout, r)
 	}
 	st, err := s.Status(ctx)
+	w := e.stdout
+	if errors.Is(err, store.ErrNotInitialized) {
+		// A history-only repository is a valid one (docs/mcp.md "status: upgrade").
+		fmt.Fprintln(w, "context:  not initialised here (no context branch): ctx init creates it, ctx pull fetches a remote's")
+		fmt.Fprintln(w, "history:  the agent history works without it: ctx history sources, ctx status --json")
+		return nil
+	}
 	if err != nil {
 		return err
 	}
-	w := e.stdout
 	fmt.Fprintf(w, "branch:   %s at %s\n", s.BranchRef(), st.Tip[:12])
 	switch {
 	case st.Remote == "":
