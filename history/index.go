@@ -266,6 +266,7 @@ type Index struct {
 	hits  hitCounts   // per FTS5 query, its phrases' document counts at a generation (Search)
 	mmap  int         // the connections' mmap_size (Open, OpenOneShot)
 	file  os.FileInfo // index.db as it was when opened (Replaced)
+	imp   importLock  // the import lock's hold (LockImport)
 }
 
 // mmapSize is the index's PRAGMA mmap_size (bytes) in a long-lived process (an MCP server): searches
@@ -476,6 +477,10 @@ var (
 	batchMaxBytes   = 32 << 20
 )
 
+// testHookPrepared, when set (by the tests), is called by ImportProgress after a source is parsed, before
+// it is written.
+var testHookPrepared func()
+
 // testHookWritten, when set (by the tests), is called inside writeBatch's transaction after each source
 // is written.
 var testHookWritten func()
@@ -507,6 +512,11 @@ func (ix *Index) Import(ctx context.Context, srcs []Source) (ImportStats, error)
 // done and the total.
 func (ix *Index) ImportProgress(ctx context.Context, srcs []Source, progress func(done, total int)) (ImportStats, error) {
 	st := ImportStats{Unknown: map[string]int{}}
+	unlock, err := ix.LockImport(ctx)
+	if err != nil {
+		return st, err
+	}
+	defer unlock()
 	changed := false
 	reread := map[string]bool{} // the keys of sources to read again (writer.reread)
 	results := make([]SourceResult, len(srcs))
@@ -571,6 +581,9 @@ func (ix *Index) ImportProgress(ctx context.Context, srcs []Source, progress fun
 			return st, err
 		}
 		results[i] = r
+		if p != nil && testHookPrepared != nil {
+			testHookPrepared()
+		}
 		if p != nil {
 			if conn == nil {
 				if conn, err = ix.db.Conn(ctx); err != nil {
@@ -861,6 +874,11 @@ func (ix *Index) loadSource(ctx context.Context, path string) (*sourceRow, error
 // and mtime is a no-op; an append-only log that only grew is parsed from its last offset; anything else
 // is parsed whole and replaces the session's events. Each source is written in one transaction.
 func (ix *Index) ImportSource(ctx context.Context, src Source) (SourceResult, error) {
+	unlock, err := ix.LockImport(ctx)
+	if err != nil {
+		return SourceResult{Source: src}, err
+	}
+	defer unlock()
 	res, p, err := ix.prepare(ctx, src)
 	if err != nil || p == nil {
 		return res, err
@@ -927,6 +945,7 @@ func (ix *Index) loadSources(ctx context.Context, srcs []Source) ([]*sourceRow, 
 // not modified.
 func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (SourceResult, *pending, error) {
 	res := SourceResult{Source: src}
+	seen := prev // the recorded state as read (prev is copied below before it is changed)
 	fail := func(err error) (SourceResult, *pending, error) {
 		if ctx.Err() != nil {
 			return res, nil, ctx.Err()
@@ -986,7 +1005,7 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 			// Same bytes (only touched) or nothing complete yet: record the new size and mtime only (by the
 			// writer: a parsing goroutine does not write while the import's transaction is open).
 			res.Action, res.SessionID = "unchanged", prev.sessionID
-			return res, &pending{src: src, touch: true, size: size, mtime: mtime, fingerprint: prev.fingerprint}, nil
+			return res, &pending{src: src, seen: seen, touch: true, size: size, mtime: mtime, fingerprint: prev.fingerprint}, nil
 		}
 		if checkHash, err = checkPrefix(f, pr.Offset); err != nil {
 			return fail(err)
@@ -1037,7 +1056,7 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 		}
 		if prev != nil && prev.contentHash == contentHash {
 			res.Action, res.SessionID = "unchanged", prev.sessionID
-			return res, &pending{src: src, touch: true, size: size, mtime: mtime, fingerprint: fingerprint}, nil
+			return res, &pending{src: src, seen: seen, touch: true, size: size, mtime: mtime, fingerprint: fingerprint}, nil
 		}
 		st.ParentNative, st.File = src.ParentNative, sourceName(src)
 		if pr, err = parseWhole(ctx, src, &st); err != nil {
@@ -1072,7 +1091,7 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 		encoded[i] = encodeEvent(&pr.Events[i])
 	}
 
-	return res, &pending{src: src, prev: prev, appended: appended, sessionID: sessionID, st: st, pr: pr,
+	return res, &pending{src: src, prev: prev, seen: seen, appended: appended, sessionID: sessionID, st: st, pr: pr,
 		size: size, mtime: mtime, fingerprint: fingerprint, contentHash: contentHash, checkHash: checkHash,
 		stateJSON: string(stateJSON), unknownJSON: string(unknownJSON), encoded: encoded}, nil
 }
@@ -1083,6 +1102,7 @@ type pending struct {
 	touch                                                       bool
 	src                                                         Source
 	prev                                                        *sourceRow
+	seen                                                        *sourceRow // the recorded state the parse started from (writer.moved)
 	appended                                                    bool
 	sessionID                                                   string
 	st                                                          parseState
@@ -1188,6 +1208,15 @@ func (b *batchTx) write(ctx context.Context, p *pending, res *SourceResult) erro
 		return fmt.Errorf("import: %w", err)
 	}
 	b.sources++
+	if moved, err := b.w.moved(p); err != nil {
+		return err
+	} else if moved {
+		// Another import wrote this source since its state was read: what was parsed from that state
+		// may be in the index already. The source is left as that import recorded it (the next import
+		// reads what it has not), and nothing of this parse is written (docs/history.md "Concurrent imports").
+		res.Action, res.Events = "unchanged", 0
+		return nil
+	}
 	if p.touch {
 		// Same content: only the recorded size, mtime and fingerprint move.
 		if _, err := b.tx.ExecContext(b.w.sctx, `UPDATE sources SET fingerprint=?, size=?, mtime=? WHERE path=?`,
@@ -1256,6 +1285,7 @@ type writer struct {
 	hasSrc, hasOther                                 *sql.Stmt // events of the session from this source, from others
 	noSession                                        *sql.Stmt // deletes the row of a session without events
 	otherSrc                                         *sql.Stmt // another source of the session is recorded
+	state                                            *sql.Stmt // the source's recorded state (moved)
 	// reread holds the keys of the sources whose recorded state this transaction reset (rereadOthers):
 	// they hold records of a session that lost events another of its files gave it, and are read again
 	// whole by this import when it has them, else by the next (docs/history.md "A session of several files").
@@ -1277,6 +1307,7 @@ func prepareWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 		{&w.hasOther, `SELECT 1 FROM events WHERE session_id=? AND src<>? LIMIT 1`},
 		{&w.noSession, `DELETE FROM sessions WHERE id=?`},
 		{&w.otherSrc, `SELECT 1 FROM sources WHERE session_id=? AND path<>? LIMIT 1`},
+		{&w.state, `SELECT format, parser_rev, size, mtime, fingerprint, content_hash, offset, check_hash FROM sources WHERE path=?`},
 		{&w.ins, `INSERT INTO events(id, session_id, seq, native_key, at, type, role, text, tool, files, facts, fts_len, src)
 		VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO NOTHING`},
 		{&w.fts, `INSERT INTO ev_fts(rowid, body) VALUES(?,?)`},
@@ -1305,11 +1336,27 @@ func prepareWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 
 func (w *writer) close() {
 	for _, st := range []*sql.Stmt{w.has, w.hasSrc, w.hasOther, w.ins, w.fts, w.ef, w.ec, w.count, w.session, w.sourceRow, w.noSession,
-		w.otherSrc, w.grpRow, w.rootN, w.rootIns, w.grpIns} {
+		w.otherSrc, w.state, w.grpRow, w.rootN, w.rootIns, w.grpIns} {
 		if st != nil {
 			st.Close()
 		}
 	}
+}
+
+// moved reports whether the source's recorded state, read in this transaction, is no longer the one
+// p was parsed from (p.seen; nil: not recorded).
+func (w *writer) moved(p *pending) (bool, error) {
+	var r sourceRow
+	err := w.state.QueryRowContext(w.sctx, p.src.key()).Scan(&r.format, &r.rev, &r.size, &r.mtime, &r.fingerprint, &r.contentHash, &r.offset, &r.checkHash)
+	if errors.Is(err, sql.ErrNoRows) {
+		return p.seen != nil, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("import %s: read source state: %w", p.src.Path, err)
+	}
+	o := p.seen
+	return o == nil || r.format != o.format || r.rev != o.rev || r.size != o.size || r.mtime != o.mtime || r.fingerprint != o.fingerprint ||
+		r.contentHash != o.contentHash || r.offset != o.offset || r.checkHash != o.checkHash, nil
 }
 
 func (w *writer) writeSource(ctx context.Context, p *pending) (int, error) {
@@ -2028,6 +2075,11 @@ func (ix *Index) PruneMissing(ctx context.Context, roots []string) (int, error) 
 	if len(roots) == 0 {
 		return 0, nil
 	}
+	unlock, err := ix.LockImport(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer unlock()
 	rows, err := ix.db.QueryContext(ctx, `SELECT path, format, session_id FROM sources WHERE format<>?`, FormatShared)
 	if err != nil {
 		return 0, fmt.Errorf("read sources: %w", err)
