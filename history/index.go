@@ -842,7 +842,7 @@ func statUnchanged(ctx context.Context, srcs []Source, known []*sourceRow) []boo
 				}
 				s := srcs[i]
 				prev := known[i]
-				if prev == nil || !appendOnly(s.Format) || prev.rev != parserRev || prev.format != s.Format || prev.offset <= 0 {
+				if prev == nil || !appendOnly(s.Format) || prev.rev != parserRev || prev.format != s.Format {
 					continue
 				}
 				size, mtime, regular, ok := s.stat.size, s.stat.mtime, s.stat.regular, s.stat.ok
@@ -958,7 +958,8 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 		prev = &cp
 	}
 	var err error
-	if prev != nil && (prev.rev != parserRev || prev.format != src.Format) {
+	reset := prev != nil && (prev.rev != parserRev || prev.format != src.Format)
+	if reset {
 		prev.offset, prev.fingerprint, prev.contentHash = 0, "", "" // forces a whole re-import
 	}
 	var (
@@ -977,7 +978,9 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 		}
 		defer f.Close()
 		size, mtime = fi.Size(), fi.ModTime().UnixNano()
-		if prev != nil && prev.size == size && prev.mtime == mtime && prev.offset > 0 {
+		// Unchanged also when nothing of it was consumed (an empty file, or a first line not yet whole):
+		// its size and mtime are recorded as well, and it is not read again until they move.
+		if prev != nil && !reset && prev.size == size && prev.mtime == mtime {
 			res.Action, res.SessionID = "unchanged", prev.sessionID
 			return res, nil, nil
 		}
