@@ -44,6 +44,33 @@ const (
 // source's result says so (SourceResult.Truncated). A variable so that tests can lower it.
 var maxZstdBytes int64 = 256 << 20
 
+// A .jsonl.zst may decompress to at most maxZstdRatio times its compressed size, or zstdRatioFloor bytes
+// when that is more (a small rollout): a source that passes it while it is read is a decompression bomb
+// (a few KiB that expand to hundreds of MiB of one repeated line, each line an event), and fails whole, so
+// its cost is bounded by its size on disk (docs/limits.md). Real rollouts compress 5–20×. (Variables
+// for the tests.)
+var (
+	maxZstdRatio   int64 = 100
+	zstdRatioFloor int64 = 8 << 20
+)
+
+// errZstdRatio is the error of a .jsonl.zst that passes its bound (ratioReader).
+var errZstdRatio = errors.New("decompression bomb")
+
+// ratioReader reads r, failing with errZstdRatio once more than n bytes came out of it.
+type ratioReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *ratioReader) Read(p []byte) (int, error) {
+	k, err := c.r.Read(p)
+	if c.n -= int64(k); c.n < 0 {
+		return 0, errZstdRatio
+	}
+	return k, err
+}
+
 // cappedReader reads r up to n bytes, then reports EOF; cut is set when r had more.
 type cappedReader struct {
 	r   io.Reader
@@ -1466,7 +1493,7 @@ func parseWhole(ctx context.Context, src Source, st *parseState) (*parseResult, 
 		}
 		return b.res, nil
 	case FormatCodexZstd:
-		f, _, err := openRegular(src.Path)
+		f, fi, err := openRegular(src.Path)
 		if err != nil {
 			return nil, err
 		}
@@ -1476,8 +1503,13 @@ func parseWhole(ctx context.Context, src Source, st *parseState) (*parseResult, 
 			return nil, fmt.Errorf("%s: %w", src.Path, err)
 		}
 		defer dec.Close()
-		cr := &cappedReader{r: dec, n: maxZstdBytes}
+		bound := max(zstdRatioFloor, maxZstdRatio*fi.Size())
+		cr := &cappedReader{r: &ratioReader{r: dec, n: bound}, n: maxZstdBytes}
 		pr, err := parseJSONL(ctx, cr, 0, st, parseCodexLine)
+		if errors.Is(err, errZstdRatio) {
+			return nil, fmt.Errorf("%s: not imported: it decompresses to more than %d bytes, the limit for %d compressed bytes (%d× its size, at least %d MiB; docs/limits.md): %w",
+				src.Path, bound, fi.Size(), maxZstdRatio, zstdRatioFloor>>20, err)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", src.Path, err)
 		}
