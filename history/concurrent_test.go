@@ -1,10 +1,10 @@
 package history
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -59,17 +59,37 @@ func importChild(t *testing.T, dir string) {
 	}
 }
 
+// childOut is a file a child process writes its standard output or error to (the test reads it while the
+// child runs: a file, not a buffer that exec fills from another goroutine).
+type childOut string
+
+func (c childOut) String() string {
+	b, _ := os.ReadFile(string(c))
+	return string(b)
+}
+
 // startImportChild starts importChild in a new process of this test binary running test.
-func startImportChild(t *testing.T, test, dir, src string, env ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
+func startImportChild(t *testing.T, test, dir, src string, env ...string) (cmd *exec.Cmd, stdout, stderr childOut) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$", "-test.count=1")
+	cmd = exec.Command(os.Args[0], "-test.run=^"+test+"$", "-test.count=1")
 	cmd.Env = append(append(os.Environ(), "CTX_TEST_IMPORT_CHILD="+dir, "CTX_TEST_IMPORT_SRC="+src), env...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
+	tmp := t.TempDir()
+	stdout, stderr = childOut(filepath.Join(tmp, "out")), childOut(filepath.Join(tmp, "err"))
+	for _, f := range []struct {
+		path childOut
+		dst  *io.Writer
+	}{{stdout, &cmd.Stdout}, {stderr, &cmd.Stderr}} {
+		w, err := os.Create(string(f.path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { w.Close() })
+		*f.dst = w
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	return cmd, &out, &errb
+	return cmd, stdout, stderr
 }
 
 // childStats is the ImportStats a child printed (the last line of its output that decodes).
@@ -141,7 +161,7 @@ func TestConcurrentImportsAppendOnce(t *testing.T) {
 	barrier := t.TempDir()
 	type child struct {
 		cmd      *exec.Cmd
-		out, err *bytes.Buffer
+		out, err childOut
 	}
 	var kids []child
 	for range n {
