@@ -44,6 +44,33 @@ const (
 // source's result says so (SourceResult.Truncated). A variable so that tests can lower it.
 var maxZstdBytes int64 = 256 << 20
 
+// A .jsonl.zst may decompress to at most maxZstdRatio times its compressed size, or zstdRatioFloor bytes
+// when that is more (a small rollout): a source that passes it while it is read is a decompression bomb
+// (a few KiB that expand to hundreds of MiB of one repeated line, each line an event), and fails whole, so
+// its cost is bounded by its size on disk (docs/limits.md). Real rollouts compress 5–20×. (Variables
+// for the tests.)
+var (
+	maxZstdRatio   int64 = 100
+	zstdRatioFloor int64 = 8 << 20
+)
+
+// errZstdRatio is the error of a .jsonl.zst that passes its bound (ratioReader).
+var errZstdRatio = errors.New("decompression bomb")
+
+// ratioReader reads r, failing with errZstdRatio once more than n bytes came out of it.
+type ratioReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *ratioReader) Read(p []byte) (int, error) {
+	k, err := c.r.Read(p)
+	if c.n -= int64(k); c.n < 0 {
+		return 0, errZstdRatio
+	}
+	return k, err
+}
+
 // cappedReader reads r up to n bytes, then reports EOF; cut is set when r had more.
 type cappedReader struct {
 	r   io.Reader
@@ -266,6 +293,7 @@ type Index struct {
 	hits  hitCounts   // per FTS5 query, its phrases' document counts at a generation (Search)
 	mmap  int         // the connections' mmap_size (Open, OpenOneShot)
 	file  os.FileInfo // index.db as it was when opened (Replaced)
+	imp   importLock  // the import lock's hold (LockImport)
 }
 
 // mmapSize is the index's PRAGMA mmap_size (bytes) in a long-lived process (an MCP server): searches
@@ -476,6 +504,10 @@ var (
 	batchMaxBytes   = 32 << 20
 )
 
+// testHookPrepared, when set (by the tests), is called by ImportProgress after a source is parsed, before
+// it is written.
+var testHookPrepared func()
+
 // testHookWritten, when set (by the tests), is called inside writeBatch's transaction after each source
 // is written.
 var testHookWritten func()
@@ -510,6 +542,11 @@ func (ix *Index) Import(ctx context.Context, srcs []Source) (ImportStats, error)
 // done and the total.
 func (ix *Index) ImportProgress(ctx context.Context, srcs []Source, progress func(done, total int)) (ImportStats, error) {
 	st := ImportStats{Unknown: map[string]int{}}
+	unlock, err := ix.LockImport(ctx)
+	if err != nil {
+		return st, err
+	}
+	defer unlock()
 	changed := false
 	reread := map[string]bool{} // the keys of sources to read again (writer.reread)
 	results := make([]SourceResult, len(srcs))
@@ -574,6 +611,9 @@ func (ix *Index) ImportProgress(ctx context.Context, srcs []Source, progress fun
 			return st, err
 		}
 		results[i] = r
+		if p != nil && testHookPrepared != nil {
+			testHookPrepared()
+		}
 		if p != nil {
 			if conn == nil {
 				if conn, err = ix.db.Conn(ctx); err != nil {
@@ -874,7 +914,7 @@ func statUnchanged(ctx context.Context, srcs []Source, known []*sourceRow) []boo
 				}
 				s := srcs[i]
 				prev := known[i]
-				if prev == nil || !appendOnly(s.Format) || prev.rev != parserRev || prev.format != s.Format || prev.offset <= 0 {
+				if prev == nil || !appendOnly(s.Format) || prev.rev != parserRev || prev.format != s.Format {
 					continue
 				}
 				size, mtime, regular, ok := s.stat.size, s.stat.mtime, s.stat.regular, s.stat.ok
@@ -906,6 +946,11 @@ func (ix *Index) loadSource(ctx context.Context, path string) (*sourceRow, error
 // and mtime is a no-op; an append-only log that only grew is parsed from its last offset; anything else
 // is parsed whole and replaces the session's events. Each source is written in one transaction.
 func (ix *Index) ImportSource(ctx context.Context, src Source) (SourceResult, error) {
+	unlock, err := ix.LockImport(ctx)
+	if err != nil {
+		return SourceResult{Source: src}, err
+	}
+	defer unlock()
 	res, p, err := ix.prepare(ctx, src)
 	if err != nil || p == nil {
 		return res, err
@@ -972,6 +1017,7 @@ func (ix *Index) loadSources(ctx context.Context, srcs []Source) ([]*sourceRow, 
 // not modified.
 func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (SourceResult, *pending, error) {
 	res := SourceResult{Source: src}
+	seen := prev // the recorded state as read (prev is copied below before it is changed)
 	fail := func(err error) (SourceResult, *pending, error) {
 		if ctx.Err() != nil {
 			return res, nil, ctx.Err()
@@ -984,7 +1030,8 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 		prev = &cp
 	}
 	var err error
-	if prev != nil && (prev.rev != parserRev || prev.format != src.Format) {
+	reset := prev != nil && (prev.rev != parserRev || prev.format != src.Format)
+	if reset {
 		prev.offset, prev.fingerprint, prev.contentHash = 0, "", "" // forces a whole re-import
 	}
 	var (
@@ -1003,7 +1050,9 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 		}
 		defer f.Close()
 		size, mtime = fi.Size(), fi.ModTime().UnixNano()
-		if prev != nil && prev.size == size && prev.mtime == mtime && prev.offset > 0 {
+		// Unchanged also when nothing of it was consumed (an empty file, or a first line not yet whole):
+		// its size and mtime are recorded as well, and it is not read again until they move.
+		if prev != nil && !reset && prev.size == size && prev.mtime == mtime {
 			res.Action, res.SessionID = "unchanged", prev.sessionID
 			return res, nil, nil
 		}
@@ -1031,7 +1080,7 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 			// Same bytes (only touched) or nothing complete yet: record the new size and mtime only (by the
 			// writer: a parsing goroutine does not write while the import's transaction is open).
 			res.Action, res.SessionID = "unchanged", prev.sessionID
-			return res, &pending{src: src, touch: true, size: size, mtime: mtime, fingerprint: prev.fingerprint}, nil
+			return res, &pending{src: src, seen: seen, touch: true, size: size, mtime: mtime, fingerprint: prev.fingerprint}, nil
 		}
 		if checkHash, err = checkPrefix(f, pr.Offset); err != nil {
 			return fail(err)
@@ -1082,7 +1131,7 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 		}
 		if prev != nil && prev.contentHash == contentHash {
 			res.Action, res.SessionID = "unchanged", prev.sessionID
-			return res, &pending{src: src, touch: true, size: size, mtime: mtime, fingerprint: fingerprint}, nil
+			return res, &pending{src: src, seen: seen, touch: true, size: size, mtime: mtime, fingerprint: fingerprint}, nil
 		}
 		st.ParentNative, st.File = src.ParentNative, sourceName(src)
 		if pr, err = parseWhole(ctx, src, &st); err != nil {
@@ -1121,7 +1170,7 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 		encoded[i] = encodeEvent(&pr.Events[i])
 	}
 
-	return res, &pending{src: src, prev: prev, appended: appended, sessionID: sessionID, st: st, pr: pr,
+	return res, &pending{src: src, prev: prev, seen: seen, appended: appended, sessionID: sessionID, st: st, pr: pr,
 		size: size, mtime: mtime, fingerprint: fingerprint, contentHash: contentHash, checkHash: checkHash,
 		stateJSON: string(stateJSON), unknownJSON: string(unknownJSON), encoded: encoded}, nil
 }
@@ -1150,6 +1199,7 @@ type pending struct {
 	touch                                                       bool
 	src                                                         Source
 	prev                                                        *sourceRow
+	seen                                                        *sourceRow // the recorded state the parse started from (writer.moved)
 	appended                                                    bool
 	sessionID                                                   string
 	st                                                          parseState
@@ -1257,6 +1307,14 @@ func (b *batchTx) write(ctx context.Context, p *pending, res *SourceResult) erro
 	}
 	b.sources++
 	if p.touch {
+		if moved, err := b.w.moved(p); err != nil {
+			return err
+		} else if moved {
+			// Another import wrote this source since its state was read: its row is left as that import
+			// recorded it (docs/history.md "Concurrent imports").
+			res.Action, res.Events = "unchanged", 0
+			return nil
+		}
 		// Same content: only the recorded size, mtime and fingerprint move.
 		if _, err := b.tx.ExecContext(b.w.sctx, `UPDATE sources SET fingerprint=?, size=?, mtime=? WHERE path=?`,
 			p.fingerprint, p.size, p.mtime, p.src.key()); err != nil {
@@ -1359,6 +1417,7 @@ type writer struct {
 	hasSrc, hasOther                                 *sql.Stmt // events of the session from this source, from others
 	noSession                                        *sql.Stmt // deletes the row of a session without events
 	otherSrc                                         *sql.Stmt // another source of the session is recorded
+	state                                            *sql.Stmt // the source's recorded state (moved)
 	// reread holds the keys of the sources whose recorded state this transaction reset (rereadOthers):
 	// they hold records of a session that lost events another of its files gave it, and are read again
 	// whole by this import when it has them, else by the next (docs/history.md "A session of several files").
@@ -1380,6 +1439,7 @@ func prepareWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 		{&w.hasOther, `SELECT 1 FROM events WHERE session_id=? AND src<>? LIMIT 1`},
 		{&w.noSession, `DELETE FROM sessions WHERE id=?`},
 		{&w.otherSrc, `SELECT 1 FROM sources WHERE session_id=? AND path<>? LIMIT 1`},
+		{&w.state, `SELECT format, parser_rev, size, mtime, fingerprint, content_hash, offset, check_hash FROM sources WHERE path=?`},
 		{&w.ins, `INSERT INTO events(id, session_id, seq, native_key, at, type, role, text, tool, files, facts, fts_len, src)
 		VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO NOTHING`},
 		{&w.fts, `INSERT INTO ev_fts(rowid, body) VALUES(?,?)`},
@@ -1408,11 +1468,27 @@ func prepareWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 
 func (w *writer) close() {
 	for _, st := range []*sql.Stmt{w.has, w.hasSrc, w.hasOther, w.ins, w.fts, w.ef, w.ec, w.count, w.session, w.sourceRow, w.noSession,
-		w.otherSrc, w.grpRow, w.rootN, w.rootIns, w.grpIns} {
+		w.otherSrc, w.state, w.grpRow, w.rootN, w.rootIns, w.grpIns} {
 		if st != nil {
 			st.Close()
 		}
 	}
+}
+
+// moved reports whether the source's recorded state, read in this transaction, is no longer the one
+// p was parsed from (p.seen; nil: not recorded).
+func (w *writer) moved(p *pending) (bool, error) {
+	var r sourceRow
+	err := w.state.QueryRowContext(w.sctx, p.src.key()).Scan(&r.format, &r.rev, &r.size, &r.mtime, &r.fingerprint, &r.contentHash, &r.offset, &r.checkHash)
+	if errors.Is(err, sql.ErrNoRows) {
+		return p.seen != nil, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("import %s: read source state: %w", p.src.Path, err)
+	}
+	o := p.seen
+	return o == nil || r.format != o.format || r.rev != o.rev || r.size != o.size || r.mtime != o.mtime || r.fingerprint != o.fingerprint ||
+		r.contentHash != o.contentHash || r.offset != o.offset || r.checkHash != o.checkHash, nil
 }
 
 // writeSource writes a parsed source and returns the number of events it added: those inserted that the
@@ -1523,7 +1599,7 @@ func parseWhole(ctx context.Context, src Source, st *parseState) (*parseResult, 
 		}
 		return b.res, nil
 	case FormatCodexZstd:
-		f, _, err := openRegular(src.Path)
+		f, fi, err := openRegular(src.Path)
 		if err != nil {
 			return nil, err
 		}
@@ -1533,8 +1609,13 @@ func parseWhole(ctx context.Context, src Source, st *parseState) (*parseResult, 
 			return nil, fmt.Errorf("%s: %w", src.Path, err)
 		}
 		defer dec.Close()
-		cr := &cappedReader{r: dec, n: maxZstdBytes}
+		bound := max(zstdRatioFloor, maxZstdRatio*fi.Size())
+		cr := &cappedReader{r: &ratioReader{r: dec, n: bound}, n: maxZstdBytes}
 		pr, err := parseJSONL(ctx, cr, 0, st, parseCodexLine)
+		if errors.Is(err, errZstdRatio) {
+			return nil, fmt.Errorf("%s: not imported: it decompresses to more than %d bytes, the limit for %d compressed bytes (%d× its size, at least %d MiB; docs/limits.md): %w",
+				src.Path, bound, fi.Size(), maxZstdRatio, zstdRatioFloor>>20, err)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", src.Path, err)
 		}
@@ -2180,6 +2261,11 @@ func (ix *Index) PruneMissing(ctx context.Context, roots []string) (int, error) 
 	if len(roots) == 0 {
 		return 0, nil
 	}
+	unlock, err := ix.LockImport(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer unlock()
 	rows, err := ix.db.QueryContext(ctx, `SELECT path, format, session_id FROM sources WHERE format<>?`, FormatShared)
 	if err != nil {
 		return 0, fmt.Errorf("read sources: %w", err)

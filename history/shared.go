@@ -311,6 +311,11 @@ type SharedResult struct {
 // and changes nothing; the error is for the index itself.
 func (ix *Index) ImportShared(ctx context.Context, path, blob, wantID string, data []byte) (SharedResult, error) {
 	res := SharedResult{Path: path, SessionID: wantID}
+	unlock, err := ix.LockImport(ctx) // one import at a time (docs/history.md "Concurrent imports")
+	if err != nil {
+		return res, err
+	}
+	defer unlock()
 	key := "ctx:" + path
 	prev, err := ix.loadSource(ctx, key)
 	if err != nil {

@@ -109,3 +109,68 @@ func TestCodexZstdCapReported(t *testing.T) {
 		t.Errorf("what fits the limit is not imported: %+v", st.Results)
 	}
 }
+
+// TestCodexZstdBombSkipped: a .jsonl.zst that decompresses to more than maxZstdRatio times its size
+// (above zstdRatioFloor, lowered here) fails as it is read, with an error naming it and the limit: none of
+// its events or its session is written, and the other sources of the import (a rollout within the bound,
+// compressed or raw) are imported.
+func TestCodexZstdBombSkipped(t *testing.T) {
+	old := zstdRatioFloor
+	zstdRatioFloor = 64 << 10
+	t.Cleanup(func() { zstdRatioFloor = old })
+	ctx := context.Background()
+	root := t.TempDir()
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBestCompression))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(name string, data []byte) string {
+		p := filepath.Join(root, name)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	meta := func(n string) string {
+		return `{"timestamp":"2026-03-03T00:00:00Z","type":"session_meta","payload":{"id":"019feeee-0000-7000-8000-00000000000` + n + `"}}` + "\n"
+	}
+	var bomb strings.Builder
+	bomb.WriteString(meta("1"))
+	line := codexMsg("2026-03-03T00:00:01Z", "the same line again")
+	for bomb.Len() < 4<<20 {
+		bomb.WriteString(line)
+	}
+	bombPath := write("rollout-2026-03-03T00-00-00-019feeee-0000-7000-8000-000000000001.jsonl.zst", enc.EncodeAll([]byte(bomb.String()), nil))
+	if fi, _ := os.Stat(bombPath); fi.Size()*maxZstdRatio >= zstdRatioFloor {
+		t.Fatalf("the bomb is %d bytes compressed: not a bomb for this test's bound", fi.Size())
+	}
+	srcs := []Source{
+		{Provider: Codex, Format: FormatCodexZstd, Path: bombPath},
+		{Provider: Codex, Format: FormatCodexZstd, Path: write("rollout-2026-03-03T00-00-00-019feeee-0000-7000-8000-000000000002.jsonl.zst",
+			enc.EncodeAll([]byte(meta("2")+codexMsg("2026-03-03T00:00:01Z", "compressed and fine")), nil))},
+		{Provider: Codex, Format: FormatCodex, Path: write("rollout-2026-03-03T00-00-00-019feeee-0000-7000-8000-000000000003.jsonl",
+			[]byte(meta("3")+codexMsg("2026-03-03T00:00:01Z", "raw and fine")))},
+	}
+	ix := openTestIndex(t)
+	st, err := ix.Import(ctx, srcs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := st.Results[0]
+	if r.Action != "failed" || !strings.Contains(r.Err, bombPath) || !strings.Contains(r.Err, "100×") || !strings.Contains(r.Err, "more than") {
+		t.Fatalf("bomb: %+v", r)
+	}
+	if st.Failed != 1 || st.Imported != 2 || st.Results[1].Events != 1 || st.Results[2].Events != 1 {
+		t.Fatalf("the other sources: %+v", st.Results)
+	}
+	var n int
+	if err := ix.db.QueryRow(`SELECT count(*) FROM sessions WHERE native_id='019feeee-0000-7000-8000-000000000001'`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("the bomb's session is in the index (%d, %v)", n, err)
+	}
+	if err := ix.db.QueryRow(`SELECT count(*) FROM events`).Scan(&n); err != nil || n != 2 {
+		t.Fatalf("%d events, want the other sources' 2 (%v)", n, err)
+	}
+	if err := ix.db.QueryRow(`SELECT count(*) FROM sources WHERE path=?`, bombPath).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("the bomb's source is recorded (%d, %v)", n, err)
+	}
+}

@@ -409,6 +409,12 @@ func importHistory(ctx context.Context, e *env, o historyImportOptions) error {
 	if !o.Quiet {
 		progress = progressBar(e.errTerm, len(srcs))
 	}
+	// One import at a time: another one waits here (docs/history.md "Concurrent imports").
+	unlock, err := ix.LockImport(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	// The sources whose files were deleted leave the index first (their sessions keep their other
 	// files'): the import then reads again the other files of those sessions, which may hold the same
 	// records (docs/history.md "A session of several files").
