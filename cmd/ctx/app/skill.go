@@ -321,7 +321,7 @@ func newSkillProposeCmd(e *env) *cli.Command {
 	return withHelp(&cli.Command{
 		Name: "propose", Usage: "propose a new SKILL.md (-f FILE or stdin)", ArgsUsage: "NAME",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "the whole proposed SKILL.md"},
+			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "the whole proposed SKILL.md (without front matter: the new body under the skill's front matter)"},
 			&cli.StringFlag{Name: "rationale", Usage: "why"},
 			jsonFlag,
 		},
