@@ -462,7 +462,7 @@ func (s *Store) integrate(ctx context.Context, theirs gitstore.Hash, res *PullRe
 		if ours.IsZero() {
 			// A fresh clone's pull checks .context/ out for the first time: files ctx did not write there
 			// are refused as ctx init refuses them, before the branch is adopted.
-			if err := s.refuseForeignCheckout(ctx, theirs); err != nil {
+			if err := s.refuseForeignCheckout(ctx, "ctx pull", theirs); err != nil {
 				return err
 			}
 			if err := s.repo.UpdateRef(ctx, s.BranchRef(), ours, theirs, "ctx pull: adopt"); errors.Is(err, gitstore.ErrStaleRef) {
