@@ -4,7 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"strings"
 )
 
@@ -12,7 +15,8 @@ import (
 // session: id, parent_id, directory, title, version, time_created, time_updated), message (id,
 // session_id, time_created, time_updated, data) and part (id, message_id, session_id, time_created,
 // time_updated, data), where data is the JSON of the legacy message and part files without their ids
-// (docs/history.md "OpenCode"). It is opened read-only (mode=ro, query_only) and never written.
+// (docs/history.md "OpenCode"). It is opened read-only (mode=ro, query_only) and never written; when no
+// -wal or -journal file is beside it, also immutable, so that reading it creates no file there.
 
 const maxOpenCodeDBSessions = 100_000
 
@@ -23,7 +27,14 @@ func openProviderDB(ctx context.Context, path string) (*sql.DB, error) {
 		return nil, err
 	}
 	f.Close()
-	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro&_pragma=query_only(1)&_pragma=busy_timeout(5000)")
+	dsn := "file:" + path + "?mode=ro&_pragma=query_only(1)&_pragma=busy_timeout(5000)"
+	if !exists(path+"-wal") && !exists(path+"-journal") {
+		// No writer has it open (a WAL database keeps its -wal while open; a rollback journal exists while
+		// a transaction runs): immutable, else SQLite creates -shm and -wal beside a WAL-mode database even
+		// read-only, in the provider's directory, and leaves them there.
+		dsn += "&immutable=1"
+	}
+	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
@@ -145,4 +156,10 @@ func parseOpenCodeDB(ctx context.Context, db *sql.DB, id string, st *parseState)
 // isOpenCodeDB reports whether a file name is OpenCode's database.
 func isOpenCodeDB(name string) bool {
 	return strings.HasPrefix(name, "opencode") && strings.HasSuffix(name, ".db")
+}
+
+// exists reports whether path names anything (a link included).
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil || !errors.Is(err, fs.ErrNotExist)
 }

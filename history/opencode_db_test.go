@@ -126,3 +126,64 @@ func TestOpenCodeDatabase(t *testing.T) {
 		t.Fatalf("bad db import: %+v %v", st, err)
 	}
 }
+
+// TestOpenCodeWALDatabaseLeftAsItWas: importing a WAL-mode opencode.db that no one has open creates no
+// file beside it (SQLite used to leave opencode.db-shm and -wal in OpenCode's directory, even on an
+// unchanged re-import); while a writer has it open (OpenCode running: -wal and -shm exist), the import
+// reads what the -wal holds.
+func TestOpenCodeWALDatabaseLeftAsItWas(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	dbPath := filepath.Join(root, "opencode.db")
+	w, err := sql.Open("sqlite", "file:"+dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Exec("PRAGMA journal_mode=WAL;" + openCodeTestSchema); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	listing := func() []string {
+		ents, _ := os.ReadDir(root)
+		var n []string
+		for _, e := range ents {
+			n = append(n, e.Name())
+		}
+		return n
+	}
+	if l := listing(); len(l) != 1 {
+		t.Fatalf("setup: %v", l)
+	}
+	before, _ := os.ReadFile(dbPath)
+	ix := openTestIndex(t)
+	for i := 0; i < 2; i++ {
+		srcs, err := Discover(ctx, OpenCode, root, false)
+		if err != nil || len(srcs) != 2 {
+			t.Fatalf("discover: %+v %v", srcs, err)
+		}
+		if _, err := ix.Import(ctx, srcs); err != nil {
+			t.Fatal(err)
+		}
+		if l := listing(); len(l) != 1 {
+			t.Fatalf("import %d left %v in OpenCode's directory", i+1, l)
+		}
+	}
+	if after, _ := os.ReadFile(dbPath); !bytes.Equal(before, after) {
+		t.Fatal("the database changed")
+	}
+	// A writer holds it open, with a commit still in the -wal.
+	w, _ = sql.Open("sqlite", "file:"+dbPath+"?_pragma=wal_autocheckpoint(0)")
+	defer w.Close()
+	w.SetMaxOpenConns(1)
+	if _, err := w.Exec(`INSERT INTO part VALUES ('prt_6','msg_3','ses_child',1755000180000,1755000180000,'{"type":"text","text":"numbat in the wal"}')`); err != nil {
+		t.Fatal(err)
+	}
+	srcs, _ := Discover(ctx, OpenCode, root, false)
+	if st, err := ix.Import(ctx, srcs); err != nil || st.Imported != 1 {
+		t.Fatalf("import while open: %+v %v", st, err)
+	}
+	res, err := ix.Search(ctx, Query{Text: "numbat", Providers: []Provider{OpenCode}})
+	if err != nil || len(res.Hits) != 1 {
+		t.Fatalf("the -wal's commit was not read: %+v %v", res.Hits, err)
+	}
+}

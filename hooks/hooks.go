@@ -186,7 +186,8 @@ func absFrom(base, p string) (string, error) {
 // When git would not look for the hook files inside that directory, Dir fails with ErrHooksPath and
 // nothing may be written: an empty core.hooksPath (`git config core.hooksPath ""`) makes `git rev-parse
 // --git-path hooks` print "./" while git looks for each hook at "/<name>" (git 2.39), so no hook of
-// .git/hooks runs at all.
+// .git/hooks runs at all. A core.hooksPath that names something other than a directory (/dev/null, the
+// usual way to disable hooks) is ErrHooksPath too.
 func Dir(ctx context.Context, workTree string) (string, error) {
 	d, err := gitPath(ctx, workTree, "hooks")
 	if err != nil {
@@ -197,6 +198,13 @@ func Dir(ctx context.Context, workTree string) (string, error) {
 		return "", fmt.Errorf("hooks dir of %s: %w", workTree, err)
 	}
 	if filepath.Dir(probe) == d {
+		if fi, err := os.Stat(d); err == nil && !fi.IsDir() {
+			// core.hooksPath=/dev/null, the usual way to turn hooks off: git runs none, and nothing can be
+			// installed there.
+			return "", fmt.Errorf("%w: core.hooksPath is %s, which is not a directory, so git runs no hook of this repository "+
+				"(hooks are disabled); to have .context/ refreshed by git's hooks, remove the setting (git config --unset core.hooksPath) "+
+				"or set it to a directory, then run ctx hooks install", ErrHooksPath, d)
+		}
 		return d, nil
 	}
 	if v, err := git(ctx, workTree, "config", "--get", "core.hooksPath"); err == nil && strings.TrimSpace(v) == "" {

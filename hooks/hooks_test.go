@@ -1023,3 +1023,18 @@ func TestHuskyFolderWithoutHooksPath(t *testing.T) {
 		}
 	}
 }
+
+// TestHooksPathDevNull: core.hooksPath=/dev/null (hooks turned off) is ErrHooksPath for Report and
+// Install, saying hooks are disabled by it (Report used to offer ctx hooks install, which then failed to
+// create /dev/null as a folder).
+func TestHooksPathDevNull(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	gitIn(t, repo, "", "config", "core.hooksPath", "/dev/null")
+	if _, err := Report(bg, repo); !errors.Is(err, ErrHooksPath) || !strings.Contains(err.Error(), "core.hooksPath is /dev/null") || !strings.Contains(err.Error(), "disabled") {
+		t.Errorf("Report: %v", err)
+	}
+	if _, err := Install(bg, repo, Options{}); !errors.Is(err, ErrHooksPath) {
+		t.Errorf("Install: %v", err)
+	}
+}

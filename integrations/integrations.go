@@ -54,6 +54,10 @@
 //	windsurf     (none)                   ~/.codeium/windsurf/mcp_config.json          mcpServers   JSON
 //	opencode     P/opencode.json[c]       ~/.config/opencode/opencode.json[c]          mcp          JSONC
 //
+// The user-scope file moves as the client moves it: $CLAUDE_CONFIG_DIR/.claude.json,
+// $CODEX_HOME/config.toml, $GEMINI_CLI_HOME/.gemini/settings.json, $XDG_CONFIG_HOME/opencode/opencode.json[c]
+// when the variable is set (Client.EnvVar; the same roots as history discovery).
+//
 // See the docstrings of the client constants ([ClientClaudeCode] and the
 // others) for the entry shape each client expects and where it is
 // documented.
@@ -207,9 +211,13 @@ type Client struct {
 	Format string
 	// Docs is where the client documents the file format.
 	Docs string
+	// EnvVar is the environment variable that moves the client's user-scope file out of the home
+	// directory ("" when none): install, remove and status follow it, as the client does and as history
+	// discovery does (history.DefaultRoots).
+	EnvVar string
 
-	// path returns the config file for a scope.
-	path func(projectDir, homeDir string, scope Scope) string
+	// path returns the config file for a scope; env reads the environment (EnvVar).
+	path func(projectDir, homeDir string, scope Scope, env func(string) string) string
 	// entry renders the client-specific entry for a server.
 	entry func(srv Server) object
 	// command extracts command and args from a decoded entry.
@@ -249,9 +257,12 @@ const DefaultServerName = "ctx"
 var clients = []*Client{
 	{
 		Name: ClientClaudeCode, Scopes: []Scope{ScopeProject, ScopeUser}, Key: "mcpServers", Format: "json",
-		Docs: "https://docs.anthropic.com/en/docs/claude-code/mcp",
-		path: func(p, h string, s Scope) string {
+		Docs: "https://docs.anthropic.com/en/docs/claude-code/mcp", EnvVar: "CLAUDE_CONFIG_DIR",
+		path: func(p, h string, s Scope, env func(string) string) string {
 			if s == ScopeUser {
+				if d := env("CLAUDE_CONFIG_DIR"); d != "" {
+					return filepath.Join(d, ".claude.json") // Claude Code keeps .claude.json there then
+				}
 				return filepath.Join(h, ".claude.json")
 			}
 			return filepath.Join(p, ".mcp.json")
@@ -262,7 +273,7 @@ var clients = []*Client{
 	{
 		Name: ClientCursor, Scopes: []Scope{ScopeProject, ScopeUser}, Key: "mcpServers", Format: "json",
 		Docs: "https://docs.cursor.com/context/model-context-protocol",
-		path: func(p, h string, s Scope) string {
+		path: func(p, h string, s Scope, _ func(string) string) string {
 			return filepath.Join(scopeDir(p, h, s), ".cursor", "mcp.json")
 		},
 		entry:   stdioEntry(false),
@@ -271,7 +282,7 @@ var clients = []*Client{
 	{
 		Name: ClientVSCode, Scopes: []Scope{ScopeProject, ScopeUser}, Key: "servers", Format: "jsonc",
 		Docs: "https://code.visualstudio.com/docs/copilot/customization/mcp-servers",
-		path: func(p, h string, s Scope) string {
+		path: func(p, h string, s Scope, _ func(string) string) string {
 			if s == ScopeUser {
 				return filepath.Join(vscodeUserDir(h), "mcp.json")
 			}
@@ -282,8 +293,11 @@ var clients = []*Client{
 	},
 	{
 		Name: ClientCodex, Scopes: []Scope{ScopeProject, ScopeUser}, Key: "mcp_servers", Format: "toml",
-		Docs: "https://developers.openai.com/codex/mcp",
-		path: func(p, h string, s Scope) string {
+		Docs: "https://developers.openai.com/codex/mcp", EnvVar: "CODEX_HOME",
+		path: func(p, h string, s Scope, env func(string) string) string {
+			if d := env("CODEX_HOME"); d != "" && s == ScopeUser {
+				return filepath.Join(d, "config.toml")
+			}
 			return filepath.Join(scopeDir(p, h, s), ".codex", "config.toml")
 		},
 		entry:   stdioEntry(false),
@@ -291,8 +305,11 @@ var clients = []*Client{
 	},
 	{
 		Name: ClientGemini, Scopes: []Scope{ScopeProject, ScopeUser}, Key: "mcpServers", Format: "jsonc",
-		Docs: "https://github.com/google-gemini/gemini-cli/blob/main/docs/tools/mcp-server.md",
-		path: func(p, h string, s Scope) string {
+		Docs: "https://github.com/google-gemini/gemini-cli/blob/main/docs/tools/mcp-server.md", EnvVar: "GEMINI_CLI_HOME",
+		path: func(p, h string, s Scope, env func(string) string) string {
+			if d := env("GEMINI_CLI_HOME"); d != "" && s == ScopeUser {
+				return filepath.Join(d, ".gemini", "settings.json")
+			}
 			return filepath.Join(scopeDir(p, h, s), ".gemini", "settings.json")
 		},
 		entry:   stdioEntry(false),
@@ -301,7 +318,7 @@ var clients = []*Client{
 	{
 		Name: ClientWindsurf, Scopes: []Scope{ScopeUser}, Key: "mcpServers", Format: "json",
 		Docs: "https://docs.windsurf.com/windsurf/cascade/mcp",
-		path: func(_, h string, _ Scope) string {
+		path: func(_, h string, _ Scope, _ func(string) string) string {
 			return filepath.Join(h, ".codeium", "windsurf", "mcp_config.json")
 		},
 		entry:   stdioEntry(false),
@@ -309,11 +326,14 @@ var clients = []*Client{
 	},
 	{
 		Name: ClientOpenCode, Scopes: []Scope{ScopeProject, ScopeUser}, Key: "mcp", Format: "jsonc",
-		Docs: "https://opencode.ai/docs/mcp-servers",
-		path: func(p, h string, s Scope) string {
+		Docs: "https://opencode.ai/docs/mcp-servers", EnvVar: "XDG_CONFIG_HOME",
+		path: func(p, h string, s Scope, env func(string) string) string {
 			dir := p
 			if s == ScopeUser {
 				dir = filepath.Join(h, ".config", "opencode")
+				if x := env("XDG_CONFIG_HOME"); x != "" {
+					dir = filepath.Join(x, "opencode")
+				}
 			}
 			json, jsonc := filepath.Join(dir, "opencode.json"), filepath.Join(dir, "opencode.jsonc")
 			if !exists(json) && exists(jsonc) {
@@ -347,8 +367,15 @@ func Table() []Client {
 	return out
 }
 
-// ConfigPath returns the config file a client uses for a scope.
+// ConfigPath returns the config file a client uses for a scope by default: with its Client.EnvVar unset
+// (Install, Remove and Status follow that variable when it is set).
 func ConfigPath(client, projectDir, homeDir string, scope Scope) (string, error) {
+	return ConfigPathEnv(client, projectDir, homeDir, scope, noEnv)
+}
+
+// ConfigPathEnv is ConfigPath in the environment env (os.Getenv for the user's): the file the client
+// reads when its Client.EnvVar is set there ($CODEX_HOME/config.toml, ...).
+func ConfigPathEnv(client, projectDir, homeDir string, scope Scope, env func(string) string) (string, error) {
 	c, err := lookup(client)
 	if err != nil {
 		return "", err
@@ -360,7 +387,7 @@ func ConfigPath(client, projectDir, homeDir string, scope Scope) (string, error)
 	if !slices.Contains(c.Scopes, scope) {
 		return "", fmt.Errorf("integrations: %s has no %s-scoped MCP config: %w", c.Name, scope, ErrUnsupportedScope)
 	}
-	return c.path(projectDir, homeDir, scope), nil
+	return c.path(projectDir, homeDir, scope, env), nil
 }
 
 // Snippet returns the content Install writes into a missing config file for
@@ -396,7 +423,7 @@ func Install(ctx context.Context, projectDir, homeDir string, clients []string, 
 		return nil, err
 	}
 	return run(ctx, sel, func(c *Client) (Result, error) {
-		return install(c, c.path(projectDir, homeDir, scope), homeDir, scope, srv.withDefaultsFor(c.Name), force)
+		return install(c, c.path(projectDir, homeDir, scope, getenv), homeDir, scope, srv.withDefaultsFor(c.Name), force)
 	})
 }
 
@@ -412,7 +439,7 @@ func Remove(ctx context.Context, projectDir, homeDir string, clients []string, s
 		name = DefaultServerName
 	}
 	return run(ctx, sel, func(c *Client) (Result, error) {
-		return remove(c, c.path(projectDir, homeDir, scope), homeDir, name, force)
+		return remove(c, c.path(projectDir, homeDir, scope, getenv), homeDir, name, force)
 	})
 }
 
@@ -431,7 +458,7 @@ func Status(ctx context.Context, projectDir, homeDir string, clients []string, s
 		name = DefaultServerName
 	}
 	return run(ctx, sel, func(c *Client) (Result, error) {
-		r, err := status(c, c.path(projectDir, homeDir, scope), name)
+		r, err := status(c, c.path(projectDir, homeDir, scope, getenv), name)
 		if errors.Is(err, ErrInvalid) {
 			err = nil
 		}
@@ -532,6 +559,12 @@ func selectClients(names []string, scope Scope, allIfEmpty bool) ([]*Client, Sco
 	}
 	return sel, scope, nil
 }
+
+// getenv reads the variables that move user-scope files (Client.EnvVar); tests replace it.
+var getenv = os.Getenv
+
+// noEnv is an environment without those variables: ConfigPath gives the default files.
+func noEnv(string) string { return "" }
 
 func scopeDir(projectDir, homeDir string, s Scope) string {
 	if s == ScopeUser {

@@ -739,3 +739,48 @@ func TestRemoveGivesBackTheUsersFile(t *testing.T) {
 		})
 	}
 }
+
+// TestMain runs the tests without the user's CODEX_HOME, XDG_CONFIG_HOME, ...: user-scope files are under
+// the test's home unless a test sets getenv.
+func TestMain(m *testing.M) {
+	getenv = noEnv
+	os.Exit(m.Run())
+}
+
+// TestUserScopeFollowsEnvVars: with CLAUDE_CONFIG_DIR, CODEX_HOME, GEMINI_CLI_HOME or XDG_CONFIG_HOME set,
+// user-scope install, status and remove use the file the client reads then (it used to write under the
+// home directory, where the client does not look); ConfigPath keeps the default.
+func TestUserScopeFollowsEnvVars(t *testing.T) {
+	ctx := context.Background()
+	project, home, alt := t.TempDir(), t.TempDir(), t.TempDir()
+	vars := map[string]string{"CLAUDE_CONFIG_DIR": filepath.Join(alt, "claude"), "CODEX_HOME": filepath.Join(alt, "codex"),
+		"GEMINI_CLI_HOME": filepath.Join(alt, "gemini"), "XDG_CONFIG_HOME": filepath.Join(alt, "xdg")}
+	getenv = func(k string) string { return vars[k] }
+	defer func() { getenv = noEnv }()
+	want := map[string]string{
+		ClientClaudeCode: filepath.Join(alt, "claude", ".claude.json"),
+		ClientCodex:      filepath.Join(alt, "codex", "config.toml"),
+		ClientGemini:     filepath.Join(alt, "gemini", ".gemini", "settings.json"),
+		ClientOpenCode:   filepath.Join(alt, "xdg", "opencode", "opencode.json"),
+	}
+	for client, path := range want {
+		rs, err := Install(ctx, project, home, []string{client}, ScopeUser, Server{}, false)
+		if err != nil || len(rs) != 1 || rs[0].Path != path {
+			t.Fatalf("%s: install: %+v %v, want %s", client, rs, err, path)
+		}
+		if _, err := os.Stat(path); err != nil {
+			t.Errorf("%s: %v", client, err)
+		}
+		if st, err := Status(ctx, project, home, []string{client}, ScopeUser, ""); err != nil || st[0].Path != path {
+			t.Errorf("%s: status %+v %v", client, st, err)
+		}
+		if def, _ := ConfigPath(client, project, home, ScopeUser); strings.HasPrefix(def, alt) {
+			t.Errorf("%s: ConfigPath %s follows the environment", client, def)
+		}
+	}
+	for _, f := range []string{".claude.json", ".codex", ".gemini", ".config"} {
+		if _, err := os.Stat(filepath.Join(home, f)); err == nil {
+			t.Errorf("~/%s was written", f)
+		}
+	}
+}

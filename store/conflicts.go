@@ -157,8 +157,9 @@ func (s *Store) ListConflicts(ctx context.Context, v *View) ([]ConflictRecord, e
 	return recs, nil
 }
 
-// GetConflict finds one open conflict by its id, its record path (conflicts/<id>.json) or the store path
-// it is about (knowledge/x.md). A missing one is a *NotFoundError ("Conflict 'x' not found"); a store path
+// GetConflict finds one open conflict by its id, a unique prefix of it (at least 4 hex digits), its record
+// path (conflicts/<id>.json) or the store path it is about (knowledge/x.md); an ambiguous prefix is an
+// error listing the ids. A missing one is a *NotFoundError ("Conflict 'x' not found"); a store path
 // with several open conflicts is an error listing their ids (pass one of them).
 func (s *Store) GetConflict(ctx context.Context, v *View, idOrPath string) (ConflictRecord, error) {
 	recs, err := s.readConflicts(ctx, v)
@@ -192,7 +193,7 @@ func pickConflict(recs []ConflictRecord, idOrPath string) (ConflictRecord, error
 	}
 	switch len(byPath) {
 	case 0:
-		return ConflictRecord{}, &NotFoundError{Msg: fmt.Sprintf("Conflict '%s' not found", idOrPath)}
+		return conflictByPrefix(recs, idOrPath, id)
 	case 1:
 		return byPath[0], nil
 	}
@@ -202,6 +203,33 @@ func pickConflict(recs []ConflictRecord, idOrPath string) (ConflictRecord, error
 	}
 	return ConflictRecord{}, invalidf("%s has %d open conflicts (%s): pass one id", key, len(byPath), strings.Join(ids, ", "))
 }
+
+// conflictByPrefix finds the one open conflict whose id starts with prefix, as git takes an abbreviated
+// object name: at least minIDPrefix hex digits. Several: an error listing their ids; none (or not such a
+// prefix): a *NotFoundError naming arg.
+func conflictByPrefix(recs []ConflictRecord, arg, prefix string) (ConflictRecord, error) {
+	notFound := &NotFoundError{Msg: fmt.Sprintf("Conflict '%s' not found", arg)}
+	if len(prefix) < minIDPrefix || strings.Trim(strings.ToLower(prefix), "0123456789abcdef") != "" {
+		return ConflictRecord{}, notFound
+	}
+	var ids []string
+	var found ConflictRecord
+	for _, r := range recs {
+		if strings.HasPrefix(r.ID, strings.ToLower(prefix)) {
+			ids, found = append(ids, r.ID), r
+		}
+	}
+	switch len(ids) {
+	case 0:
+		return ConflictRecord{}, notFound
+	case 1:
+		return found, nil
+	}
+	return ConflictRecord{}, invalidf("conflict id %s is ambiguous: %d open conflicts start with it (%s): pass more of the id", prefix, len(ids), strings.Join(ids, ", "))
+}
+
+// minIDPrefix is the shortest abbreviated conflict id ctx takes (git's core.abbrev minimum).
+const minIDPrefix = 4
 
 // ResolveConflict settles one open conflict: it writes the chosen content to the conflict's path (or
 // deletes the path, when the chosen version is a delete) and deletes conflicts/<id>.json in one commit on

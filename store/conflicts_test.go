@@ -105,7 +105,7 @@ func TestConflictsListGetResolve(t *testing.T) {
 	if r.Diff != store.UnifiedDiff(r.Kept, r.Lost, 3) || !strings.Contains(r.Diff, "says") {
 		t.Errorf("diff: %q", r.Diff)
 	}
-	for _, key := range []string{"knowledge/arch.md", r.ID, "conflicts/" + r.ID + ".json"} {
+	for _, key := range []string{"knowledge/arch.md", r.ID, "conflicts/" + r.ID + ".json", r.ID[:4], strings.ToUpper(r.ID[:8])} {
 		if g, err := sa.GetConflict(bg, v, key); err != nil || g.ID != r.ID || g.Ours != r.Ours {
 			t.Errorf("GetConflict(%s): %+v %v", key, g, err)
 		}
@@ -113,6 +113,12 @@ func TestConflictsListGetResolve(t *testing.T) {
 	var nf *store.NotFoundError
 	if _, err := sa.GetConflict(bg, v, "knowledge/none.md"); !errors.As(err, &nf) || err.Error() != "Conflict 'knowledge/none.md' not found" {
 		t.Errorf("missing conflict: %v", err)
+	}
+	// An id prefix shorter than 4, or one no id has, is no conflict.
+	for _, key := range []string{r.ID[:3], "zzzz", flipFirst(r.ID[:6])} {
+		if _, err := sa.GetConflict(bg, v, key); !errors.As(err, &nf) {
+			t.Errorf("GetConflict(%s): %v, want not found", key, err)
+		}
 	}
 	if _, _, err := sa.ResolveConflict(bg, r.ID, "both", nil); err == nil {
 		t.Errorf("invalid choice accepted")
@@ -533,4 +539,13 @@ func TestOppositeResolutionsConflictAgain(t *testing.T) {
 	if len(conflictFiles(t, b)) != 1 {
 		t.Fatalf("the opposite resolutions left no conflict to settle: %v", conflictFiles(t, b))
 	}
+}
+
+// flipFirst changes the first hex digit of id.
+func flipFirst(id string) string {
+	c := "0"
+	if id[0] == '0' {
+		c = "1"
+	}
+	return c + id[1:]
 }

@@ -84,8 +84,9 @@ func (s *Store) foreignCheckoutFiles(ctx context.Context, trees map[Scope]gitsto
 	return out, nil
 }
 
-// foreignCheckoutError is Init's refusal of files (foreignCheckoutFiles, not empty).
-func foreignCheckoutError(files []string) error {
+// foreignCheckoutError is the refusal of files (foreignCheckoutFiles, not empty) by cmd, the command that
+// would take them ("ctx init", or "ctx pull" adopting the remote's branch).
+func foreignCheckoutError(cmd string, files []string) error {
 	named := files
 	if len(named) > maxForeignNamed {
 		named = named[:maxForeignNamed]
@@ -95,17 +96,17 @@ func foreignCheckoutError(files []string) error {
 		more = fmt.Sprintf(" and %d more", len(files)-len(named))
 	}
 	return &invalidError{wrapped: ErrForeignCheckout, msg: fmt.Sprintf(
-		"%s/ already holds %d file(s) ctx did not write (%s%s): ctx init would take them into the context branch, "+
+		"%s/ already holds %d file(s) ctx did not write (%s%s): %s would take them into the context branch, "+
 			"and the next ctx sync would publish them; move them out of %s/ first, or run ctx init --adopt to "+
 			"commit them to the context branch as they are (nothing was written)",
-		CheckoutDir, len(files), strings.Join(named, ", "), more, CheckoutDir)}
+		CheckoutDir, len(files), strings.Join(named, ", "), more, cmd, CheckoutDir)}
 }
 
 // refuseForeignCheckout returns an ErrForeignCheckout error when .context/ holds files ctx did not write
 // (foreignCheckoutFiles) for a checkout whose public scope is commit pub (ZeroHash: a new branch) and
 // whose other scopes are the local refs. Init and a pull that adopts the remote's branch call it before
 // they write anything.
-func (s *Store) refuseForeignCheckout(ctx context.Context, pub gitstore.Hash) error {
+func (s *Store) refuseForeignCheckout(ctx context.Context, cmd string, pub gitstore.Hash) error {
 	trees := map[Scope]gitstore.Hash{}
 	for _, sc := range Scopes {
 		c := pub
@@ -125,5 +126,5 @@ func (s *Store) refuseForeignCheckout(ctx context.Context, pub gitstore.Hash) er
 	if err != nil || len(files) == 0 {
 		return err
 	}
-	return foreignCheckoutError(files)
+	return foreignCheckoutError(cmd, files)
 }

@@ -212,6 +212,12 @@ func (s *Store) fetchAll(ctx context.Context, remote string, origin gitstore.Rem
 	if err != nil {
 		return nil, err
 	}
+	if _, ok := adv[s.BranchRef()]; !ok && prevShared.IsZero() && len(advertised) > 0 {
+		// Never seen the remote's branch: a fresh clone of a team whose branch has another name?
+		if err := s.checkOtherBranch(ctx, remote, adv, opt); err != nil {
+			return nil, err
+		}
+	}
 	prefix := s.MachinesTrackingPrefix(remote)
 	local, err := s.repo.RefsUnder(prefix, 0)
 	if err != nil {
@@ -709,4 +715,42 @@ func commitCount(n int) string {
 		return "1 commit"
 	}
 	return fmt.Sprintf("%d commits", n)
+}
+
+// checkOtherBranch refuses to take (or publish) this clone's context branch on remote when the remote
+// has no such branch but has machine refs whose tip is the tip of another of its branches: that branch is
+// the team's context branch under another name (`ctx init --branch NAME` in the clone that made it), and
+// a fresh clone, which does not know the name, would otherwise adopt the machine refs into its own branch
+// and publish a second shared branch beside it. machines: the remote's machine refs (full name → tip), as
+// listed. One ls-remote of refs/heads/*; nil when no other branch matches (the branch was deleted there).
+// Errors: ErrInvalid naming the branch and the command to run (docs/sync.md "Pushing and pulling").
+func (s *Store) checkOtherBranch(ctx context.Context, remote string, machines map[string]gitstore.Hash, opt gitstore.TransferOptions) error {
+	tips := map[gitstore.Hash]string{}
+	for name, tip := range machines {
+		if strings.HasPrefix(name, MachineRefPrefix) {
+			tips[tip] = name
+		}
+	}
+	if len(tips) == 0 {
+		return nil
+	}
+	tctx, cancel := context.WithTimeout(ctx, s.timeout())
+	defer cancel()
+	heads, err := s.repo.LsRemote(tctx, remote, []string{"refs/heads/*"}, opt)
+	if err != nil {
+		return err
+	}
+	names := make([]string, 0, len(heads))
+	for name, tip := range heads {
+		if _, ok := tips[tip]; ok && name != s.BranchRef() {
+			names = append(names, strings.TrimPrefix(name, "refs/heads/"))
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	sort.Strings(names)
+	return invalidf("%s has no context branch %s, but its branch %s is where its machine refs are (%s): the team's context branch "+
+		"is %s; run `ctx init --branch %s` in this clone, then `ctx pull` (nothing was fetched or published)",
+		remote, s.cfg.Branch, names[0], tips[heads["refs/heads/"+names[0]]], names[0], names[0])
 }

@@ -167,7 +167,7 @@ func (s *Store) Init(ctx context.Context, opt InitOptions) (*InitResult, error) 
 		if opt.Adopt {
 			return nil
 		}
-		return s.refuseForeignCheckout(ctx, pub)
+		return s.refuseForeignCheckout(ctx, "ctx init", pub)
 	}
 	switch {
 	case !tip.IsZero():

@@ -71,3 +71,35 @@ func TestAcceptOldProposalKeepsLaterEdits(t *testing.T) {
 		}
 	}
 }
+
+// TestProposalWithoutFrontMatterKeepsSkillMeta: a proposal that is only a body (no front matter) is a new
+// body under the skill's front matter: accepting it keeps the name and description (it used to erase them).
+func TestProposalWithoutFrontMatterKeepsSkillMeta(t *testing.T) {
+	ctx := context.Background()
+	s, _ := storetest.New(t)
+	if _, _, err := s.AddSkill(ctx, "review", "Review a PR", "Step 1\n", store.Public); err != nil {
+		t.Fatal(err)
+	}
+	p, _, err := s.ProposeSkill(ctx, "review", "no front matter\n", "shorter")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(p.ProposedContent, "---\n") || strings.Contains(p.DiffSummary, "-description") {
+		t.Errorf("proposal without front matter: content %q, diff %q; want the skill's front matter kept", p.ProposedContent, p.DiffSummary)
+	}
+	if _, _, err := s.ResolveProposal(ctx, "review", p.ID, "accept"); err != nil {
+		t.Fatal(err)
+	}
+	v, _ := s.RefView(ctx)
+	got, err := v.GetSkill(ctx, "review")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Name != "review" || got.Description != "Review a PR" || !strings.HasSuffix(got.Content, "\nno front matter\n") {
+		t.Errorf("accepted skill: name %q description %q content %q", got.Name, got.Description, got.Content)
+	}
+	// The same body again is the same SKILL.md: nothing to propose.
+	if _, _, err := s.ProposeSkill(ctx, "review", "no front matter\n", "again"); !errors.Is(err, store.ErrInvalid) {
+		t.Errorf("proposing the current body again: %v, want ErrInvalid", err)
+	}
+}

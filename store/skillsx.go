@@ -566,11 +566,12 @@ func (s *Store) ProposeSkill(ctx context.Context, name, proposedContent, rationa
 		if err != nil {
 			return nil, err
 		}
-		if string(cur) == proposedContent {
+		proposed := withSkillFrontMatter(cur, proposedContent)
+		if string(cur) == proposed {
 			return nil, invalidf("the proposed content is the same as the current SKILL.md")
 		}
 		out = SkillProposal{ID: id, SkillName: name, Agent: s.Actor.Agent, Rationale: rationale,
-			ProposedContent: proposedContent, DiffSummary: UnifiedDiff(string(cur), proposedContent, 3),
+			ProposedContent: proposed, DiffSummary: UnifiedDiff(string(cur), proposed, 3),
 			Status: "pending", CreatedAt: now()}
 		b, err := MarshalRecord(out)
 		if err != nil {
@@ -584,6 +585,23 @@ func (s *Store) ProposeSkill(ctx context.Context, name, proposedContent, rationa
 		return SkillProposal{}, nil, wrapErr("propose skill "+name, err)
 	}
 	return out, c, nil
+}
+
+// withSkillFrontMatter is the whole SKILL.md a proposal stands for: proposed as given when it has front
+// matter; else proposed is a new body under cur's front matter, byte for byte (with the blank line that
+// separated it from cur's body), so that accepting it keeps the skill's name and description
+// (docs/format.md "SkillProposal").
+func withSkillFrontMatter(cur []byte, proposed string) string {
+	if _, _, ok := SplitFrontMatter([]byte(proposed)); ok {
+		return proposed
+	}
+	_, _, _, body, ok := merge.SplitFrontMatter(cur)
+	if !ok {
+		return proposed
+	}
+	head := string(cur[:len(cur)-len(body)])
+	sep := body[:len(body)-len(bytes.TrimLeft(body, "\r\n"))]
+	return head + string(sep) + strings.TrimLeft(proposed, "\r\n")
 }
 
 // ListProposals lists a skill's proposals ordered by created_at then id; status "" lists all, else only

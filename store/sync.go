@@ -470,7 +470,7 @@ func (s *Store) integrate(ctx context.Context, theirs gitstore.Hash, res *PullRe
 		if ours.IsZero() {
 			// A fresh clone's pull checks .context/ out for the first time: files ctx did not write there
 			// are refused as ctx init refuses them, before the branch is adopted.
-			if err := s.refuseForeignCheckout(ctx, theirs); err != nil {
+			if err := s.refuseForeignCheckout(ctx, "ctx pull", theirs); err != nil {
 				return err
 			}
 			if err := s.repo.UpdateRef(ctx, s.BranchRef(), ours, theirs, "ctx pull: adopt"); errors.Is(err, gitstore.ErrStaleRef) {
@@ -792,6 +792,26 @@ const (
 	SharedRefused SharedState = "refused" // the remote refused it (a hook, a protected branch)
 )
 
+// checkFirstPush: a push from a clone that never saw the remote's context branch (no remote-tracking
+// ref) first asks the remote whether its context branch has another name (checkOtherBranch), so that a
+// clone that does not know it does not publish a second shared branch. One ls-remote, first push only.
+func (s *Store) checkFirstPush(ctx context.Context, remote, tracking string, origin RemoteOrigin) error {
+	if prev, err := s.repo.Resolve(ctx, tracking); err != nil || !prev.IsZero() {
+		return err
+	}
+	opt := gitstore.TransferOptions{Progress: progress(ctx), Origin: origin}
+	tctx, cancel := context.WithTimeout(ctx, s.timeout())
+	adv, err := s.repo.LsRemote(tctx, remote, []string{s.BranchRef(), MachineRefPrefix + "*"}, opt)
+	cancel()
+	if err != nil {
+		return err
+	}
+	if _, ok := adv[s.BranchRef()]; ok {
+		return nil
+	}
+	return s.checkOtherBranch(ctx, remote, adv, opt)
+}
+
 // Push publishes the context branch without force (docs/architecture.md "Sync", docs/sync.md). In one
 // transfer it pushes the branch to this machine's own ref, refs/ctx/machines/<MachineID> (a fast-forward of
 // its own history, which no other machine writes), and tries once to fast-forward the shared branch
@@ -825,6 +845,9 @@ func (s *Store) Push(ctx context.Context, o PushOptions) (*PushResult, error) {
 	}
 	res := &PushResult{Remote: remote}
 	tr := s.TrackingRef(remote)
+	if err := s.checkFirstPush(ctx, remote, tr, o.Origin); err != nil {
+		return res, err
+	}
 	deadline := time.Now().Add(pushBudgetTimeout * s.timeout())
 	for attempt := 0; ; attempt++ {
 		tip, err := s.repo.Resolve(ctx, s.BranchRef())

@@ -211,6 +211,10 @@ func TestNewerKindAdvice(t *testing.T) {
 		{[]string{"futurekind", "y.json"}, true},
 		{[]string{"evil.sh"}, false},
 		{[]string{"knowledge", "sub", "x.md"}, false},
+		// A known folder with a name its key rules refuse: which rule, no upgrade hint.
+		{[]string{"knowledge", "Readme.md"}, false},
+		{[]string{"knowledge", "cafe\u0301.md"}, false},
+		{[]string{"skills", "Review", "SKILL.md"}, false},
 	} {
 		base := testenv.Git(t, a, "rev-parse", "ctx")
 		tree := testenv.WithEntry(t, a, testenv.Git(t, a, "rev-parse", "ctx^{tree}"), c.names, "100644", testenv.Blob(t, a, "{}\n"))
@@ -221,6 +225,14 @@ func TestNewerKindAdvice(t *testing.T) {
 		}
 		if got := strings.Contains(err.Error(), "upgrade ctx") && strings.Contains(err.Error(), c.names[0]+"/ (a folder this ctx does not know)"); got != c.upgrade {
 			t.Errorf("%v: upgrade advice %v, want %v: %v", c.names, got, c.upgrade, err)
+		}
+		if !c.upgrade && strings.Contains(err.Error(), "upgrade ctx") {
+			t.Errorf("%v: an upgrade hint: %v", c.names, err)
+		}
+		if c.names[0] == "skills" || len(c.names) == 2 && c.names[0] == "knowledge" {
+			if !strings.Contains(err.Error(), "Keys and names") {
+				t.Errorf("%v: the refusal does not name the key rules: %v", c.names, err)
+			}
 		}
 		testenv.Git(t, a, "push", "-q", "--force", remote, base+":refs/heads/ctx")
 	}

@@ -84,6 +84,10 @@ func placeHint(names []string) string {
 	case len(names) > 2 && (names[0] == "knowledge" || names[0] == "conventions" || names[0] == "decisions" ||
 		names[0] == ConflictsDir):
 		return names[0] + "/ holds files only"
+	case len(names) > 1 && folders[names[0]]:
+		// A folder ctx knows, with a name its rules refuse (knowledge/Readme.md, an NFD key): not a newer
+		// ctx's folder, so no upgrade hint (unknownFolders).
+		return "a name the rules of " + names[0] + "/ refuse: docs/format.md \"Keys and names\""
 	}
 	return "outside the layout of docs/format.md"
 }

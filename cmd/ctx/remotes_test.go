@@ -829,3 +829,35 @@ func TestRemotePartialClone(t *testing.T) {
 		})
 	}
 }
+
+// TestFreshCloneFindsTheTeamsBranchName: a team whose context branch is not ctx (`ctx init --branch
+// team-ctx`): a fresh clone's pull does not adopt the machine refs into a branch ctx (it used to, then
+// published a second shared branch), it names team-ctx and the command to run; a clone that made its own
+// branch ctx does not publish it either; after `ctx init --branch team-ctx` the pull adopts the team's.
+func TestFreshCloneFindsTheTeamsBranchName(t *testing.T) {
+	_, remote := seededRemote(t, "remote.git")
+	a, b, c := cloneURL(t, remote, "a"), cloneURL(t, remote, "b"), cloneURL(t, remote, "c")
+	mustCtx(t, a, nil, 0, "init", "--no-hooks", "--branch", "team-ctx")
+	mustCtx(t, a, nil, 0, "knowledge", "set", "k", "v")
+	mustCtx(t, a, nil, 0, "push")
+	r := mustCtx(t, b, nil, 2, "pull")
+	if !strings.Contains(r.stderr, "ctx init --branch team-ctx") {
+		t.Errorf("pull of a fresh clone: %s", r.stderr)
+	}
+	if out := testenv.Git(t, b, "for-each-ref", "refs/heads/ctx"); out != "" {
+		t.Errorf("the refused pull made %s", out)
+	}
+	mustCtx(t, c, nil, 0, "init", "--no-hooks")
+	mustCtx(t, c, nil, 0, "knowledge", "set", "x", "y")
+	if r := mustCtx(t, c, nil, 2, "push"); !strings.Contains(r.stderr, "ctx init --branch team-ctx") {
+		t.Errorf("push of a second branch: %s", r.stderr)
+	}
+	if heads := testenv.Git(t, a, "ls-remote", "origin", "refs/heads/ctx"); heads != "" {
+		t.Errorf("a second shared branch was published: %s", heads)
+	}
+	mustCtx(t, b, nil, 0, "init", "--no-hooks", "--branch", "team-ctx")
+	mustCtx(t, b, nil, 0, "pull")
+	if got := mustCtx(t, b, nil, 0, "knowledge", "get", "k").stdout; got != "v\n" {
+		t.Errorf("after init --branch team-ctx: k is %q", got)
+	}
+}

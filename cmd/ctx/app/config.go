@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ctx-dev/ctx/share"
@@ -110,6 +112,9 @@ func runConfig(ctx context.Context, e *env, o configOptions) error {
 			if err := s.CheckRemote(o.Value, store.RemoteFromUser); err != nil {
 				return err
 			}
+			if err := checkRemoteExists(ctx, s, o.Value); err != nil {
+				return err
+			}
 		}
 		cfg.Remote = o.Value
 	case "history.share":
@@ -156,4 +161,32 @@ func parseSeconds(val string) (int, error) {
 		return 0, bad
 	}
 	return int(d / time.Second), nil
+}
+
+// checkRemoteExists refuses a saved remote that names nothing: a bare word (no "/", ":" or "\\") that is
+// neither a remote configured in git nor an existing path, which every sync would refuse later
+// (git would take it for a path). A URL or a path is saved as given (docs/security.md).
+func checkRemoteExists(ctx context.Context, s *store.Store, remote string) error {
+	if strings.ContainsAny(remote, "/:\\") {
+		return nil
+	}
+	rs, err := s.Remotes(ctx)
+	if err != nil {
+		return err
+	}
+	names := make([]string, len(rs))
+	for i, r := range rs {
+		if r.Name == remote {
+			return nil
+		}
+		names[i] = r.Name
+	}
+	if _, err := os.Stat(remote); err == nil {
+		return nil
+	}
+	have := "this repository has no remote"
+	if len(names) > 0 {
+		have = "its remotes are " + strings.Join(names, ", ")
+	}
+	return usagef("no remote named %s in this repository (%s; git remote add %s URL adds one); a URL or a path is also taken", remote, have, remote)
 }

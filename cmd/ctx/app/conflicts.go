@@ -171,7 +171,7 @@ func newResolveCmd(e *env) *cli.Command {
 	return withHelp(&cli.Command{
 		Name:      "resolve",
 		Usage:     "settle an open conflict: write ours, theirs (or kept, lost, or a file) to the path and delete its record, in one commit",
-		ArgsUsage: "PATH|ID",
+		ArgsUsage: "PATH|ID (or a unique prefix of the ID, 4 hex digits or more)",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "ours", Usage: "take your version: the one written by you (git's identity) or on this machine, whoever made the merge (see ctx conflicts)"},
 			&cli.BoolFlag{Name: "theirs", Usage: "take the other writer's version"},

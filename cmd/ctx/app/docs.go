@@ -57,13 +57,23 @@ type integrationRow struct {
 	Format  string            `json:"format"`
 	Docs    string            `json:"docs"`
 	Snippet string            `json:"snippet"`
+	// EnvVar moves the user-scope file (UserEnv is the file then), as the client does; "" when none.
+	EnvVar  string `json:"env_var,omitempty"`
+	UserEnv string `json:"user_config_with_env,omitempty"`
 }
 
 // mcpIntegrations builds the page's rows from integrations.Table, with project directory "P" and home "~".
 func mcpIntegrations() ([]integrationRow, error) {
 	var rows []integrationRow
 	for _, c := range integrations.Table() {
-		r := integrationRow{Client: c.Name, Paths: map[string]string{}, Key: c.Key, Format: c.Format, Docs: c.Docs}
+		r := integrationRow{Client: c.Name, Paths: map[string]string{}, Key: c.Key, Format: c.Format, Docs: c.Docs, EnvVar: c.EnvVar}
+		if c.EnvVar != "" {
+			p, err := integrations.ConfigPathEnv(c.Name, "P", "~", integrations.ScopeUser, func(k string) string { return "$" + k })
+			if err != nil {
+				return nil, err
+			}
+			r.UserEnv = p
+		}
 		for _, sc := range c.Scopes {
 			p, err := integrations.ConfigPath(c.Name, "P", "~", sc)
 			if err != nil {
@@ -98,7 +108,11 @@ func runDocsShow(_ context.Context, e *env, o docsShowOptions) error {
 	fmt.Fprintln(w, "| client | project config | user config | key | format | docs |")
 	fmt.Fprintln(w, "| --- | --- | --- | --- | --- | --- |")
 	for _, r := range rows {
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", r.Client, cell(r.Paths["project"]), cell(r.Paths["user"]), r.Key, r.Format, r.Docs)
+		user := cell(r.Paths["user"])
+		if r.UserEnv != "" {
+			user += fmt.Sprintf(" (%s when %s is set)", cell(r.UserEnv), r.EnvVar)
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", r.Client, cell(r.Paths["project"]), user, r.Key, r.Format, r.Docs)
 	}
 	for _, r := range rows {
 		lang := r.Format

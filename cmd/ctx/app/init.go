@@ -3,6 +3,8 @@ package app
 import (
 	"context"
 	"fmt"
+	"path/filepath"
+	"strings"
 
 	"github.com/ctx-dev/ctx/store"
 	"github.com/urfave/cli/v2"
@@ -74,7 +76,11 @@ func runInit(ctx context.Context, e *env, opt initOptions) error {
 		fmt.Fprintf(e.stdout, "adopted %s/%s\n", store.CheckoutDir, ed.Path)
 	}
 	if root := s.CheckoutRoot(); root != "" {
-		fmt.Fprintf(w, "checked-out tree: %s (listed in .git/info/exclude)\n", root)
+		exclude := filepath.Join(s.CommonDir(), "info", "exclude") // where ensureExcluded lists it
+		if rel, err := filepath.Rel(filepath.Dir(root), exclude); err == nil && !strings.HasPrefix(rel, "..") {
+			exclude = rel
+		}
+		fmt.Fprintf(w, "checked-out tree: %s (listed in %s)\n", root, exclude)
 	}
 	if !opt.NoHooks && !s.Bare() {
 		if msg, err := installHooks(ctx, s); err != nil {

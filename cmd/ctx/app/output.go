@@ -1,11 +1,13 @@
 package app
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/ctx-dev/ctx/store"
 	"github.com/urfave/cli/v2"
@@ -45,8 +47,45 @@ func (e *env) printOut(asJSON bool, v any, text func()) error {
 }
 
 // table returns a tabwriter for a list: cells separated by tabs, each column as wide as its longest cell
-// plus two spaces. Call Flush when done.
-func table(w io.Writer) *tabwriter.Writer { return tabwriter.NewWriter(w, 0, 0, 2, ' ', 0) }
+// plus two spaces. Call Flush when done. What is written to it is escaped first as the sanitizer would
+// (tableText), so that columns are measured on what is shown: a raw byte 0xFF (invalid UTF-8, from a
+// teammate's plain-git commit) is tabwriter's Escape character and would turn the padding of every row
+// after it into raw tabs.
+func table(w io.Writer) *tableWriter {
+	return &tableWriter{tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)}
+}
+
+// tableWriter is a tabwriter.Writer whose input is tableText.
+type tableWriter struct{ *tabwriter.Writer }
+
+func (t *tableWriter) Write(p []byte) (int, error) {
+	if _, err := t.Writer.Write(tableText(p)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// tableText is p with invalid UTF-8 bytes written as \xFF and the characters the sanitizer escapes
+// (unsafeRune, tab and newline kept: they are the table's) as \uXXXX, the sanitizer's own forms.
+func tableText(p []byte) []byte {
+	if utf8.Valid(p) && !bytes.ContainsFunc(p, func(r rune) bool { return r != '\t' && r != '\n' && r != '\r' && unsafeRune(r) }) {
+		return p
+	}
+	var out bytes.Buffer
+	for i := 0; i < len(p); {
+		r, n := utf8.DecodeRune(p[i:])
+		switch {
+		case r == utf8.RuneError && n <= 1:
+			fmt.Fprintf(&out, `\x%02X`, p[i])
+		case r != '\t' && r != '\n' && r != '\r' && unsafeRune(r):
+			fmt.Fprintf(&out, `\u%04x`, r)
+		default:
+			out.Write(p[i : i+n])
+		}
+		i += n
+	}
+	return out.Bytes()
+}
 
 // plural is "1 knowledge entry", "2 knowledge entries": n and the singular or the plural form.
 func plural(n int, one, many string) string {

@@ -321,7 +321,7 @@ func newSkillProposeCmd(e *env) *cli.Command {
 	return withHelp(&cli.Command{
 		Name: "propose", Usage: "propose a new SKILL.md (-f FILE or stdin)", ArgsUsage: "NAME",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "the whole proposed SKILL.md"},
+			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "the whole proposed SKILL.md (without front matter: the new body under the skill's front matter)"},
 			&cli.StringFlag{Name: "rationale", Usage: "why"},
 			jsonFlag,
 		},
@@ -420,7 +420,7 @@ func newSkillResolveCmd(e *env, decision string) *cli.Command {
 		}, runSkillResolve),
 	}, "Settles the pending proposal ID of the skill NAME (ctx skill proposals lists them): "+resolveUsage[decision]+".",
 		[]string{"ctx skill " + decision + " review 20260512-1"},
-		[]exit{{ExitUsage, "usage error, or a proposal that is not pending"}, {ExitNotFound, ""}, {ExitNoStore, ""}})
+		[]exit{{ExitUsage, "usage error, a proposal that is not pending, or one whose changes overlap a later edit of the skill"}, {ExitNotFound, ""}, {ExitNoStore, ""}})
 }
 
 func runSkillResolve(ctx context.Context, e *env, o skillResolveOptions) error {
