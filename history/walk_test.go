@@ -19,6 +19,12 @@ import (
 // discoverRef is Discover as it was before the cached walk (filepath.WalkDir): the walk must find the
 // same sources in the same order, with and without a cache.
 func discoverRef(ctx context.Context, p Provider, root string, explicit bool) ([]Source, error) {
+	// A root that is itself a symbolic link is resolved once (docs/history.md "Discovery").
+	if li, err := os.Lstat(root); err == nil && li.Mode()&fs.ModeSymlink != 0 {
+		if root, err = filepath.EvalSymlinks(root); err != nil {
+			return nil, fmt.Errorf("discover %s: %w", p, err)
+		}
+	}
 	fi, err := os.Stat(root)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {

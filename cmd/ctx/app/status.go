@@ -32,8 +32,7 @@ func newStatusCmd(e *env) *cli.Command {
 		"index: path, generation, sources, sessions, events) and local_usage (the tool calls this clone's MCP\n"+
 		"servers answered); the MCP status tool returns the same object with read_only: true.",
 		[]string{"ctx status", "ctx status --json", "ctx status --format json"},
-		[]exit{{ExitNoStore, "not a git repository (a repository without a context branch shows status: the\n" +
-			"agent history, and context_store.state not_initialized in --json's upgrade)"}})
+		[]exit{{ExitNoStore, "not a git repository, or a context branch deleted with git (a repository that never had one shows the agent history)"}})
 }
 
 func runStatus(ctx context.Context, e *env, o statusOptions) error {
@@ -53,6 +52,10 @@ func runStatus(ctx context.Context, e *env, o statusOptions) error {
 	}
 	st, err := s.Status(ctx)
 	w := e.stdout
+	var orphaned *store.OrphanedError
+	if errors.As(err, &orphaned) {
+		return err // the branch was deleted with git: its tip is named, exit 4 (docs/sync.md "A deleted context branch")
+	}
 	if errors.Is(err, store.ErrNotInitialized) {
 		// A history-only repository is a valid one (docs/mcp.md "status: upgrade").
 		fmt.Fprintln(w, "context:  not initialised here (no context branch): ctx init creates it, ctx pull fetches a remote's")
