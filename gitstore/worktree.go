@@ -67,13 +67,19 @@ func (r *Repo) TrackedInHead(ctx context.Context, dir string) ([]string, error) 
 	if h, err := r.ResolveHEAD(ctx); err != nil || h.IsZero() {
 		return []string{}, nil // unborn (or unreadable: the index check still runs)
 	}
+	return r.lsTree(ctx, "HEAD", "HEAD", dir)
+}
+
+// lsTree lists the files of rev's tree below dir (git ls-tree -r -z --name-only --full-tree), paths relative
+// to the work tree's root; what names rev in an error.
+func (r *Repo) lsTree(ctx context.Context, rev, what, dir string) ([]string, error) {
 	stdout, stderr, err := gitCmd{dir: r.workTree, args: append(r.repoArgs(),
-		"ls-tree", "-r", "-z", "--name-only", "--full-tree", "HEAD", "--", dir)}.run(ctx)
+		"ls-tree", "-r", "-z", "--name-only", "--full-tree", rev, "--", dir)}.run(ctx)
 	if errors.Is(err, ErrNoGit) {
 		return nil, err
 	}
 	if err != nil {
-		return nil, fmt.Errorf("list the files HEAD tracks in %s: %w: %s", dir, err, strings.TrimSpace(stderr))
+		return nil, fmt.Errorf("list the files %s tracks in %s: %w: %s", what, dir, err, strings.TrimSpace(stderr))
 	}
 	return splitZ(stdout), nil
 }
@@ -85,15 +91,7 @@ func (r *Repo) TrackedInCommit(ctx context.Context, commit Hash, dir string) ([]
 	if r.workTree == "" || commit.IsZero() {
 		return []string{}, nil
 	}
-	stdout, stderr, err := gitCmd{dir: r.workTree, args: append(r.repoArgs(),
-		"ls-tree", "-r", "-z", "--name-only", "--full-tree", commit.String(), "--", dir)}.run(ctx)
-	if errors.Is(err, ErrNoGit) {
-		return nil, err
-	}
-	if err != nil {
-		return nil, fmt.Errorf("list the files %s tracks in %s: %w: %s", commit.String()[:12], dir, err, strings.TrimSpace(stderr))
-	}
-	return splitZ(stdout), nil
+	return r.lsTree(ctx, commit.String(), commit.String()[:12], dir)
 }
 
 // LastCommitTouching is the abbreviated name of the last commit of HEAD's history that changed a file
