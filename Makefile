@@ -114,15 +114,20 @@ bench: build
 
 # The adversarial suite with 100 kill -9 of each kind instead of make test's 5 (writes, scope moves,
 # pushes, imports, pulls that merge, the post-checkout refresh), CLI and MCP writers at once, the
-# convergence run at its full size (5 clones x 40 random writes; make test's has 20 each), and the MCP
-# server's peak RSS under oversized and queued reads; -v prints the figures (docs/locks.md).
+# convergence run at its full size (5 clones x 40 random writes; make test's has 12 each), 10 clones
+# pushing at once for 3 rounds (make test's: 5 for 2), LogAll against C git on 6 random histories (make
+# test's: 2), the merge properties on 300 and 400 generated merges (make test's: 100 and 200), and the
+# MCP server's peak RSS under oversized and queued reads; -v prints the figures (docs/locks.md;
+# docs/testing.md "What make test and make stress run").
 # Many teammates: 10, 20 and 40 clones syncing at once through git daemon (docs/sync.md). Loads the
 # machine: run it once.
 sync-stress: build
 	CTX=$(BIN) bench/sync-stress.sh $(SYNC_CLONES)
 
 stress:
-	CTX_STRESS_KILLS=100 $(GO) test -tags stress -run 'TestKillStress|TestRefreshKilledAtRandom|TestConcurrentCLIAndMCPWriters|TestConcurrentProcesses|TestConvergence' -count=1 -v -timeout 60m ./cmd/ctx
+	CTX_STRESS_KILLS=100 $(GO) test -tags stress -run 'TestKillStress|TestRefreshKilledAtRandom|TestConcurrentCLIAndMCPWriters|TestConcurrentProcesses|TestConvergence|TestRemoteRacingPushers' -count=1 -v -timeout 60m ./cmd/ctx
+	$(GO) test -tags stress -run 'TestLogAllGitMatchesWalk' -count=1 -v -timeout 20m ./gitstore
+	$(GO) test -tags stress -run 'TestPropertiesGenerated|TestOneSidedAsTree' -count=1 -timeout 20m ./merge
 	CTX_STRESS_MEMORY=1 $(GO) test -run 'TestLargeEntryBoundedMemory|TestConcurrentReadsBounded|TestWritesBoundedMemory' -count=1 -v -timeout 20m ./mcp
 
 # FuzzTree checks every property on each input (several merges), so minimising a new input takes long:

@@ -108,13 +108,13 @@ func randomHistory(t *testing.T, seed int64) (string, *gitstore.Repo) {
 // TestLogAllGitMatchesWalk: LogAll with a path (C git finds the commits that changed it) returns the same
 // commits in the same order as the walk that looks the path up in every commit's tree, on random
 // histories with merges, octopus merges, equal committer times and clock skew, for files, folders, deleted
-// and missing paths, with and without a limit.
+// and missing paths, with and without a limit: logSeeds histories (2 in make test, 6 under make stress).
 func TestLogAllGitMatchesWalk(t *testing.T) {
 	if !gitstore.HasGit() {
 		t.Skip("no git")
 	}
 	mergesDropped := 0
-	for seed := int64(1); seed <= 6; seed++ {
+	for seed := int64(1); seed <= logSeeds; seed++ {
 		dir, r := randomHistory(t, seed)
 		tip, err := r.Resolve(bg, pub)
 		if err != nil {

@@ -2,11 +2,24 @@ package history
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
+
+// TestMain removes the template of importedIndex after the tests.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if corpusTemplate.dir != "" {
+		os.RemoveAll(corpusTemplate.dir)
+	}
+	os.Exit(code)
+}
 
 // corpusDir is the shared corpus of real transcripts (../shared/corpus/agent-history from the project
 // root); tests that need it skip when it is absent.
@@ -33,6 +46,101 @@ func openTestIndex(t testing.TB) *Index {
 	}
 	t.Cleanup(func() { ix.Close() })
 	return ix
+}
+
+// corpusTemplate is a folder holding an index of the whole corpus (in its "history" folder), imported
+// once per test run by importedIndex; TestMain removes it.
+var corpusTemplate struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// importedIndex opens, in the test's own folder, a copy of an index of the whole corpus: what
+// openTestIndex then importCorpus make, imported once per test run (an import of the corpus is seconds
+// of CPU under -race). For the tests that read an imported corpus; a test of the import itself imports.
+func importedIndex(t testing.TB) *Index {
+	t.Helper()
+	corpus := corpusDir(t)
+	corpusTemplate.once.Do(func() { corpusTemplate.dir, corpusTemplate.err = makeCorpusTemplate(corpus) })
+	if corpusTemplate.err != nil {
+		t.Fatal(corpusTemplate.err)
+	}
+	dst := filepath.Join(t.TempDir(), "history")
+	if err := copyTree(filepath.Join(corpusTemplate.dir, "history"), dst); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := Open(context.Background(), dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	return ix
+}
+
+// makeCorpusTemplate imports every provider's folder of corpus into a new index in a new temporary
+// folder (its "history" folder) and closes it.
+func makeCorpusTemplate(corpus string) (string, error) {
+	ctx := context.Background()
+	dir, err := os.MkdirTemp("", "ctx-history-corpus-")
+	if err != nil {
+		return "", err
+	}
+	ix, err := Open(ctx, filepath.Join(dir, "history"))
+	if err != nil {
+		return dir, err
+	}
+	var srcs []Source
+	for _, p := range Providers {
+		s, err := Discover(ctx, p, filepath.Join(corpus, string(p)), true)
+		if err != nil {
+			ix.Close()
+			return dir, err
+		}
+		srcs = append(srcs, s...)
+	}
+	st, err := ix.Import(ctx, srcs)
+	if cerr := ix.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && (st.Imported == 0 || st.Failed != 0) {
+		err = fmt.Errorf("corpus template: %d sources imported, %d failed", st.Imported, st.Failed)
+	}
+	return dir, err
+}
+
+// copyTree copies the regular files and folders below src into dst (which must not exist).
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		to := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(to, 0o700)
+		}
+		if !d.Type().IsRegular() {
+			return fmt.Errorf("copy %s: not a regular file", p)
+		}
+		in, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err != nil {
+			return err
+		}
+		if _, err := io.Copy(out, in); err != nil {
+			out.Close()
+			return err
+		}
+		return out.Close()
+	})
 }
 
 func importCorpus(t testing.TB, ix *Index) ImportStats {

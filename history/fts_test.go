@@ -52,8 +52,7 @@ func TestClassSQLMatchesClassOf(t *testing.T) {
 // it walks them (ftsrank.Collector.Count), then with the document counts that search kept; and with a
 // rank window of the whole corpus and one that leaves matches out.
 func TestSearchRankingPathsAgree(t *testing.T) {
-	ix := openTestIndex(t)
-	importCorpus(t, ix)
+	ix := importedIndex(t)
 	ctx := context.Background()
 	compared, windowedSeen := 0, 0
 	old := rankWindow
@@ -325,8 +324,7 @@ func TestSearchCountAcrossImport(t *testing.T) {
 // grouping every candidate, for common and rare words, limits from 1 to 40 and both scopes that rank
 // messages (primary and subagent sessions of the corpus both rank).
 func TestLazyGroupingIsExact(t *testing.T) {
-	ix := openTestIndex(t)
-	importCorpus(t, ix)
+	ix := importedIndex(t)
 	ctx := context.Background()
 	stopped := 0
 	for _, text := range []string{"the", "error", "test", "file", "git commit", "README", "function", "a"} {
@@ -461,8 +459,7 @@ func brief(hs []Hit) []string {
 // TestFTSLengthIsFTS5s: over the corpus, the length each event's ev_fts rowid carries is the one FTS5
 // recorded (its docsize table), or unknown (and then FTS5's is read when ranking).
 func TestFTSLengthIsFTS5s(t *testing.T) {
-	ix := openTestIndex(t)
-	importCorpus(t, ix)
+	ix := importedIndex(t)
 	rows, err := ix.db.Query(`SELECT e.fts_len, d.id, d.sz FROM events e JOIN ev_fts_docsize d ON d.id = ` + ftsRowidSQL("e"))
 	if err != nil {
 		t.Fatal(err)
@@ -517,8 +514,7 @@ func TestFTSLengthIsFTS5s(t *testing.T) {
 // search); and when they cannot be, searches rank with FTS5's bm25() and give the same candidates with
 // the same scores, bit for bit.
 func TestSearchWithoutRankFunctions(t *testing.T) {
-	ix := openTestIndex(t)
-	importCorpus(t, ix)
+	ix := importedIndex(t)
 	if !ftsrank.Available() {
 		t.Fatal("ctx_bm25 could not be registered on this driver's connections")
 	}

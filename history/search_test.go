@@ -340,8 +340,7 @@ func TestHitCountsFollowGeneration(t *testing.T) {
 // answers (it was SQLite's "unterminated string", an internal error), and a query of NULs alone has no
 // words (ErrBadQuery).
 func TestSearchQueryWithNUL(t *testing.T) {
-	ix := openTestIndex(t)
-	importCorpus(t, ix)
+	ix := importedIndex(t)
 	ctx := context.Background()
 	want, err := ix.Search(ctx, Query{Text: "git commit"})
 	if err != nil || len(want.Hits) == 0 {

@@ -14,8 +14,7 @@ import (
 // reader copies (a tester's `show session 019e1625` was not found). Shorter prefixes and prefixes of
 // several sessions' ids are refused.
 func TestSessionByNativePrefix(t *testing.T) {
-	ix := openTestIndex(t)
-	importCorpus(t, ix)
+	ix := importedIndex(t)
 	ctx := context.Background()
 	const native = "019e1625-789d-76c0-80ab-3724b5ddb799"
 	want := SessionID(Codex, native)

@@ -89,11 +89,11 @@ func oneSidedMergeIf(base, ours, theirs Files, check bool) (r Result, full bool)
 // TestOneSidedAsTree: merging without the one-sided paths OneSided accepts, taking their changed side as
 // it is, gives Tree's result over every path (files, conflicts, notes), over generated stores (edits,
 // deletes, added entries that may be renames, both layouts of sessions and logs, decisions added on both
-// sides) and crafted ones; and the merges NeedsOneSided sends back to the full input do differ without
-// them.
+// sides; oneSidedSeeds of them, 200 in make test and 400 under make stress) and crafted ones; and the
+// merges NeedsOneSided sends back to the full input do differ without them.
 func TestOneSidedAsTree(t *testing.T) {
 	partial, fulls := 0, 0
-	for seed := range int64(400) {
+	for seed := range int64(oneSidedSeeds) {
 		g := gen{rand.New(rand.NewSource(seed))}
 		base := g.store()
 		ours := g.mutate(base, "ours")
@@ -109,7 +109,7 @@ func TestOneSidedAsTree(t *testing.T) {
 			t.Fatalf("seed %d (full %v): one-sided merge differs from Tree:\n%s\n---- Tree:\n%s", seed, full, dump(got), dump(want))
 		}
 	}
-	if partial < 100 || fulls == 0 {
+	if partial < oneSidedSeeds/4 || fulls == 0 {
 		t.Fatalf("%d merges left one-sided paths out, %d needed them: the generator no longer covers both", partial, fulls)
 	}
 

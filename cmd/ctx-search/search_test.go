@@ -5,10 +5,12 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ctx-dev/ctx/internal/lean"
@@ -84,18 +86,84 @@ func runBin(t *testing.T, dir, path string, args ...string) result {
 	return result{out.String(), errb.String(), code}
 }
 
-// importCorpus builds the history index of a new repository from every provider's folder of the corpus.
+// corpusRepo is importCorpus's template: a repository whose history index holds the corpus, made once
+// per test run in bin (which TestMain removes).
+var corpusRepo struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// importCorpus returns a new repository whose history index was built from every provider's folder of
+// the corpus (ctx history import, one per provider): a copy of one such repository made once per test run.
 func importCorpus(t *testing.T) string {
 	t.Helper()
 	corpus := corpusDir(t)
-	dir := testenv.NewRepo(t)
-	for _, p := range []string{"claude-code", "codex", "gemini-cli", "opencode", "cursor", "copilot-cli"} {
-		r := runBin(t, dir, filepath.Join(bin, "ctx-full"), "history", "import", "--provider", p, "--path", filepath.Join(corpus, p))
-		if r.code != 0 {
-			t.Fatalf("import %s: exit %d: %s", p, r.code, r.stderr)
+	corpusRepo.once.Do(func() {
+		// Until the template is whole: a failure (or a t.Fatal in runBin) leaves this error for every caller.
+		corpusRepo.err = fmt.Errorf("the corpus repository was not made")
+		corpusRepo.dir = filepath.Join(bin, "corpus-repo")
+		if corpusRepo.err = exec.Command("git", "init", "-q", "-b", "main", corpusRepo.dir).Run(); corpusRepo.err != nil {
+			return
 		}
+		if corpusRepo.err = os.WriteFile(filepath.Join(corpusRepo.dir, "README.md"), []byte("# project\n"), 0o644); corpusRepo.err != nil {
+			return
+		}
+		for _, args := range [][]string{{"add", "README.md"}, {"commit", "-q", "-m", "initial commit"}} {
+			git := exec.Command("git", args...)
+			git.Dir = corpusRepo.dir
+			if out, err := git.CombinedOutput(); err != nil {
+				corpusRepo.err = fmt.Errorf("git %s: %v: %s", args, err, out)
+				return
+			}
+		}
+		for _, p := range []string{"claude-code", "codex", "gemini-cli", "opencode", "cursor", "copilot-cli"} {
+			r := runBin(t, corpusRepo.dir, filepath.Join(bin, "ctx-full"), "history", "import", "--provider", p, "--path", filepath.Join(corpus, p))
+			if r.code != 0 {
+				corpusRepo.err = fmt.Errorf("import %s: exit %d: %s", p, r.code, r.stderr)
+				return
+			}
+		}
+		corpusRepo.err = nil
+	})
+	if corpusRepo.err != nil {
+		t.Fatal(corpusRepo.err)
+	}
+	dir := filepath.Join(t.TempDir(), "repo")
+	if err := copyTree(corpusRepo.dir, dir); err != nil {
+		t.Fatal(err)
 	}
 	return dir
+}
+
+// copyTree copies the folders and regular files below src into dst (which must not exist), with their
+// permission bits.
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		to := filepath.Join(dst, rel)
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return os.MkdirAll(to, info.Mode().Perm())
+		}
+		if !info.Mode().IsRegular() {
+			return fmt.Errorf("copy %s: not a regular file", p)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(to, data, info.Mode().Perm())
+	})
 }
 
 // same runs args with the front (which hands them to ctx-search or ctx-full) and with ctx-full alone in

@@ -24,7 +24,7 @@ import (
 var convSeed = flag.Int64("seed", 0, "random seed of TestConvergence (0: CTX_SEED, else the clock)")
 
 // Convergence parameters (docs/merge.md "Properties"): a bare remote and 5 clones; each clone makes
-// convWrites random writes (20 in make test, 40 in make stress: convergence_size_test.go).
+// convWrites random writes (12 in make test, 40 in make stress: convergence_size_test.go).
 const convClones = 5
 
 // marker is the unique token every write carries (W<number>x), so the final tree can be searched for it.
@@ -54,7 +54,7 @@ type convergence struct {
 }
 
 // TestConvergence is the convergence test with real clones: a bare remote and 5 clones each make
-// convWrites random writes (20; 40 under make stress) of every kind through the ctx binary — knowledge
+// convWrites random writes (12; 40 under make stress) of every kind through the ctx binary — knowledge
 // set/rm (a small pool of keys, single lines edited so that clones clash on the same keys and lines),
 // conventions, decisions (the first write of every clone is a decision, before any sync: they all take
 // number 1), decision status changes, skill add + rate + usage (the feedback and usage ndjson logs), state,
@@ -73,7 +73,7 @@ type convergence struct {
 // conflicts/ files on every clone.
 //
 // Writes go through the binary (not the store API) so that the CLI's paths (open, refresh, hand-edit
-// commit) are what converges: about 170 ctx runs (twice as many under make stress), 10-30 s on 2 quiet
+// commit) are what converges: about 110 ctx runs (about 330 under make stress), 10-30 s on 2 quiet
 // cores.
 func TestConvergence(t *testing.T) {
 	if testing.Short() {

@@ -603,7 +603,8 @@ func TestRemoteShallowAndSingleBranchClones(t *testing.T) {
 	}
 }
 
-// TestRemoteRacingPushers: 10 clones push to one bare remote at once, 3 rounds; every push succeeds at
+// TestRemoteRacingPushers: racingClones clones (5 in make test, 10 under make stress) push to one bare
+// remote at once, racingRounds rounds (2; 3 under make stress); every push succeeds at
 // once (each to its own machine ref, docs/sync.md: no fetch-merge-retry) and no write is lost: the remote
 // holds every write on its refs, every clone has every write after one more pull, and the shared branch
 // after one more sync.
@@ -615,7 +616,7 @@ func TestRemoteRacingPushers(t *testing.T) {
 	first := cloneURL(t, remote, "first")
 	mustCtx(t, first, nil, 0, "init", "--no-hooks")
 	mustCtx(t, first, nil, 0, "push")
-	const clones, rounds = 10, 3
+	const clones, rounds = racingClones, racingRounds
 	dirs := make([]string, clones)
 	for i := range dirs {
 		dirs[i] = cloneURL(t, remote, fmt.Sprintf("c%d", i))
