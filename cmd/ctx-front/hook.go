@@ -18,6 +18,7 @@ import (
 	"github.com/ctx-dev/ctx/gitstore/objread"
 	"github.com/ctx-dev/ctx/gitstore/objwrite"
 	"github.com/ctx-dev/ctx/internal/atomicfile"
+	"github.com/ctx-dev/ctx/internal/plainfile"
 	"github.com/ctx-dev/ctx/internal/safepath"
 	"github.com/ctx-dev/ctx/store/checkoutrec"
 )
@@ -112,7 +113,7 @@ func (s *store) tracksNothingIn(rev, name string) bool {
 	if _, err := hex.Decode(h[:], []byte(rev)); err != nil {
 		return false
 	}
-	t, b, err := s.r.Read(h)
+	t, b, err := s.read(h)
 	if err != nil || t != objread.Commit {
 		return false
 	}
@@ -527,7 +528,7 @@ func (s *store) untracked(ctxDir string) (key string, ok bool) {
 
 // rawTree reads tree h's bytes.
 func (s *store) rawTree(h objread.Hash) ([]byte, bool) {
-	t, raw, err := s.r.Read(h)
+	t, raw, err := s.read(h)
 	return raw, err == nil && t == objread.Tree
 }
 
@@ -744,7 +745,7 @@ func (h *refresh) takeLock() bool {
 	if err := os.MkdirAll(filepath.Dir(h.lockPath), 0o777); err != nil {
 		return false
 	}
-	f, err := os.OpenFile(h.lockPath, os.O_CREATE|os.O_RDONLY, 0o600)
+	f, err := plainfile.OpenFile(h.lockPath, os.O_CREATE|os.O_RDONLY, 0o600)
 	if err != nil {
 		return false
 	}
@@ -804,7 +805,7 @@ func (h *refresh) apply() bool {
 				}
 				continue
 			}
-			t, data, err := s.r.Read(op.blob)
+			t, data, err := s.read(op.blob)
 			if err != nil || t != objread.Blob {
 				return false
 			}
