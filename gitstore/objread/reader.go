@@ -17,8 +17,10 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 
+	"github.com/ctx-dev/ctx/internal/plainfile"
 	"github.com/klauspost/compress/zlib"
 )
 
@@ -271,15 +273,32 @@ func (pr *Reader) load() {
 	}
 	pr.dirs = dirs
 	for _, d := range pr.dirs {
-		idxs, _ := filepath.Glob(filepath.Join(d, "pack", "pack-*.idx"))
-		sort.Strings(idxs)
-		for _, idx := range idxs {
+		for _, idx := range packIndexes(filepath.Join(d, "pack")) {
 			if p, err := openPackFile(idx); err == nil {
 				p.dir = d
 				pr.packs = append(pr.packs, p)
 			}
 		}
 	}
+}
+
+// packIndexes returns the paths of the files pack-*.idx of folder dir, sorted (filepath.Glob's answer,
+// with the folder opened out of the runtime's poller); none when it cannot be read.
+func packIndexes(dir string) []string {
+	f, err := plainfile.OpenFile(dir, os.O_RDONLY, 0)
+	if err != nil {
+		return nil
+	}
+	names, _ := f.Readdirnames(-1)
+	_ = f.Close()
+	var idxs []string
+	for _, n := range names {
+		if strings.HasPrefix(n, "pack-") && strings.HasSuffix(n, ".idx") {
+			idxs = append(idxs, filepath.Join(dir, n))
+		}
+	}
+	sort.Strings(idxs)
+	return idxs
 }
 
 // openPackFile maps idx and opens its pack, checking both headers and the index's sizes.
@@ -293,7 +312,7 @@ func openPackFile(idx string) (*packFile, error) {
 		p.close()
 		return nil, fmt.Errorf("%s: %w", idx, err)
 	}
-	f, err := os.Open(idx[:len(idx)-len(".idx")] + ".pack")
+	f, err := plainfile.OpenFile(idx[:len(idx)-len(".idx")]+".pack", os.O_RDONLY, 0)
 	if err != nil {
 		p.close()
 		return nil, err
