@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -18,6 +19,7 @@ import (
 	"github.com/ctx-dev/ctx/gitstore/objread"
 	"github.com/ctx-dev/ctx/gitstore/objwrite"
 	"github.com/ctx-dev/ctx/internal/atomicfile"
+	"github.com/ctx-dev/ctx/internal/plainfile"
 	"github.com/ctx-dev/ctx/internal/safepath"
 	"github.com/ctx-dev/ctx/store/checkoutrec"
 )
@@ -112,7 +114,7 @@ func (s *store) tracksNothingIn(rev, name string) bool {
 	if _, err := hex.Decode(h[:], []byte(rev)); err != nil {
 		return false
 	}
-	t, b, err := s.r.Read(h)
+	t, b, err := s.read(h)
 	if err != nil || t != objread.Commit {
 		return false
 	}
@@ -527,7 +529,7 @@ func (s *store) untracked(ctxDir string) (key string, ok bool) {
 
 // rawTree reads tree h's bytes.
 func (s *store) rawTree(h objread.Hash) ([]byte, bool) {
-	t, raw, err := s.r.Read(h)
+	t, raw, err := s.read(h)
 	return raw, err == nil && t == objread.Tree
 }
 
@@ -744,7 +746,7 @@ func (h *refresh) takeLock() bool {
 	if err := os.MkdirAll(filepath.Dir(h.lockPath), 0o777); err != nil {
 		return false
 	}
-	f, err := os.OpenFile(h.lockPath, os.O_CREATE|os.O_RDONLY, 0o600)
+	f, err := plainfile.OpenFile(h.lockPath, os.O_CREATE|os.O_RDONLY, 0o600)
 	if err != nil {
 		return false
 	}
@@ -804,7 +806,7 @@ func (h *refresh) apply() bool {
 				}
 				continue
 			}
-			t, data, err := s.r.Read(op.blob)
+			t, data, err := s.read(op.blob)
 			if err != nil || t != objread.Blob {
 				return false
 			}
@@ -867,9 +869,28 @@ func (f rootFiles) ReadFile(p string) ([]byte, error) {
 			return nil, err
 		}
 		defer file.Close()
-		if fi, err := file.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() >= mapRecordMin && fi.Size() < 1<<30 {
+		fi, err := file.Stat()
+		if err == nil && fi.Mode().IsRegular() && fi.Size() >= mapRecordMin && fi.Size() < 1<<30 {
 			if b, err := mapFile(file, fi.Size()); err == nil {
 				return b, nil
+			}
+		}
+		if err == nil && fi.Mode().IsRegular() && fi.Size() < mapRecordMin {
+			// Read from the file already open (root.ReadFile would open it again): its size and one byte
+			// more, to see the end, then whatever a writer appended since the stat.
+			b := make([]byte, 0, fi.Size()+1)
+			for {
+				n, err := file.Read(b[len(b):cap(b)])
+				b = b[:len(b)+n]
+				if err == io.EOF {
+					return b, nil
+				}
+				if err != nil {
+					return nil, err
+				}
+				if len(b) == cap(b) {
+					b = append(b, 0)[:len(b)]
+				}
 			}
 		}
 	}

@@ -18,7 +18,6 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 
@@ -28,9 +27,9 @@ import (
 func main() {
 	growStack(0)
 	if out, ok := serve(os.Args[1:]); ok {
-		w := bufio.NewWriterSize(os.Stdout, 64<<10)
-		_, _ = w.Write(out)
-		if err := w.Flush(); err != nil {
+		// One write of the whole answer (os.File.Write writes until done or an error), with no buffer to
+		// allocate: 64 KiB of a front write's 1 MB allocated (bench/README.md "Eleventh round").
+		if _, err := os.Stdout.Write(out); err != nil {
 			// As ctx-full says it (app.Run): the output could not be written, exit 1.
 			fmt.Fprintf(os.Stderr, "ctx: %v\n", err)
 			os.Exit(1)

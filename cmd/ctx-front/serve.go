@@ -124,6 +124,37 @@ type store struct {
 	branch   string // the context branch's ref
 	local    string // the local-only store (<common>/ctx/private.git), "" when it does not exist
 	r        *objread.Reader
+	// objs holds the commits and trees read in this process and the objects it wrote (keep), for read: a
+	// write reads its tip's commit and trees, writes the new ones, and its refresh then reads both again.
+	objs map[objread.Hash]heldObject
+}
+
+// heldObject is an object of store.objs: its type and content, never modified.
+type heldObject struct {
+	t    objread.Type
+	data []byte
+}
+
+// read returns the type and content of object h (s.r.Read), from objs when it holds h; a commit or tree
+// read from the repository is kept there. The content is shared: callers do not modify it.
+func (s *store) read(h objread.Hash) (objread.Type, []byte, error) {
+	if o, ok := s.objs[h]; ok {
+		return o.t, o.data, nil
+	}
+	t, b, err := s.r.Read(h)
+	if err == nil && (t == objread.Commit || t == objread.Tree) {
+		s.keep(h, t, b)
+	}
+	return t, b, err
+}
+
+// keep records that object h, of type t, holds data (an object this process read or wrote): later reads
+// of h return data.
+func (s *store) keep(h objread.Hash, t objread.Type, data []byte) {
+	if s.objs == nil {
+		s.objs = make(map[objread.Hash]heldObject, 8)
+	}
+	s.objs[h] = heldObject{t: t, data: data}
 }
 
 // maxEntryBytes is the largest entry blob read here (ctx's own limit on an entry is 32 MiB); a larger
@@ -232,7 +263,7 @@ func (s *store) entry(dir, name string) ([]byte, bool) {
 		if e.Mode != objread.ModeRegular && e.Mode != objread.ModeExecutable {
 			return nil, false
 		}
-		t, b, err := s.r.Read(e.Hash)
+		t, b, err := s.read(e.Hash)
 		if err != nil || t != objread.Blob {
 			return nil, false
 		}
@@ -246,11 +277,13 @@ func (s *store) entry(dir, name string) ([]byte, bool) {
 
 // lookup finds name in tree h; ok is false when the tree cannot be read here.
 func (s *store) lookup(h objread.Hash, name string) (e objread.Entry, found, ok bool) {
-	e, found, handled, err := s.r.TreeEntry(h, name)
-	if handled {
-		return e, found, err == nil
+	if _, held := s.objs[h]; !held {
+		e, found, handled, err := s.r.TreeEntry(h, name)
+		if handled {
+			return e, found, err == nil
+		}
 	}
-	t, raw, err := s.r.Read(h)
+	t, raw, err := s.read(h)
 	if err != nil || t != objread.Tree {
 		return e, false, false
 	}
@@ -273,7 +306,7 @@ type commit struct {
 // committer, a blank line, the message; any other header (encoding, gpgsig, mergetag) or an identity
 // line go-git would read differently goes to ctx-full.
 func (s *store) commit(h objread.Hash) (*commit, bool) {
-	t, b, err := s.r.Read(h)
+	t, b, err := s.read(h)
 	if err != nil || t != objread.Commit {
 		return nil, false
 	}

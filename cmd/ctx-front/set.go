@@ -18,6 +18,7 @@ import (
 	"github.com/ctx-dev/ctx/gitstore/objwrite"
 	"github.com/ctx-dev/ctx/gitstore/reflock"
 	"github.com/ctx-dev/ctx/internal/clock"
+	"github.com/ctx-dev/ctx/internal/plainfile"
 	"github.com/ctx-dev/ctx/store/secrets"
 )
 
@@ -263,14 +264,18 @@ func (w *setWrite) run() ([]byte, bool) {
 		t objread.Type
 		b []byte
 	}{{objread.Blob, data}, {objread.Tree, newDir}, {objread.Tree, newRoot}} {
-		if _, err := objwrite.Write(s.common, o.t, o.b); err != nil {
+		h, err := objwrite.Write(s.common, o.t, o.b)
+		if err != nil {
 			return nil, false
 		}
+		s.keep(h, o.t, o.b)
 	}
 	newTip, err := objwrite.Write(s.common, objread.Commit, commitRaw)
 	if err != nil {
 		return nil, false
 	}
+	// The refresh reads the commit, its trees and the blob again: from memory (store.read).
+	s.keep(newTip, objread.Commit, commitRaw)
 	// The refresh after the commit, decided now: a hand edit to keep, or anything else off the happy
 	// path, hands over before the ref moves (the objects stay unreferenced, for git gc).
 	if !h.plan(newTip) {
@@ -299,7 +304,7 @@ func (w *setWrite) run() ([]byte, bool) {
 	// Committed: from here the answer is the commit, whatever follows (docs/locks.md).
 	reflock.AppendReflog(filepath.Join(s.common, "logs", filepath.FromSlash(s.branch)), s.branch,
 		reflock.ReflogLine(tip.String(), newTip.String(), w.ids.Author.Name, w.ids.Author.Email, now, "ctx: "+firstLine(msg)))
-	_ = os.WriteFile(filepath.Join(ctxDir, "writes"), []byte(strconv.Itoa(count+1)+"\n"), 0o666)
+	_ = plainfile.WriteFile(filepath.Join(ctxDir, "writes"), []byte(strconv.Itoa(count+1)+"\n"), 0o666)
 	unlock()
 	// A refresh that fails half way leaves its journal, which the next ctx-full process completes (as
 	// after an interrupted refresh). The write stands (exit 0), with ctx-full's warning
@@ -328,7 +333,7 @@ func splitEntry(b []byte) (fm, body []byte, ok bool) {
 
 // emptyOrMissing reports whether folder d does not exist or holds nothing.
 func emptyOrMissing(d string) bool {
-	f, err := os.Open(d)
+	f, err := plainfile.OpenFile(d, os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return true
 	}
@@ -357,7 +362,7 @@ func takeCtxLock(ctxDir string) (unlock func(), ok bool) {
 	if err := os.MkdirAll(ctxDir, 0o777); err != nil {
 		return nil, false
 	}
-	f, err := os.OpenFile(filepath.Join(ctxDir, "lock"), os.O_CREATE|os.O_RDONLY, 0o600)
+	f, err := plainfile.OpenFile(filepath.Join(ctxDir, "lock"), os.O_CREATE|os.O_RDONLY, 0o600)
 	if err != nil {
 		return nil, false
 	}
@@ -366,7 +371,7 @@ func takeCtxLock(ctxDir string) (unlock func(), ok bool) {
 		return nil, false
 	}
 	holder := filepath.Join(ctxDir, "lock.holder")
-	_ = os.WriteFile(holder, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o666)
+	_ = plainfile.WriteFile(holder, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o666)
 	done := false
 	return func() {
 		if done {

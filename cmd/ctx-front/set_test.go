@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ctx-dev/ctx/gitstore/objread"
+	"github.com/ctx-dev/ctx/gitstore/objwrite"
 	"github.com/ctx-dev/ctx/internal/testenv"
 )
 
@@ -278,5 +280,59 @@ func TestSetRefreshFailureWarns(t *testing.T) {
 	full(t, dir, "status")
 	if b, _ := os.ReadFile(filepath.Join(dir, ".context", "knowledge", "arch.md")); !strings.Contains(string(b), "three") {
 		t.Fatalf("after ctx status, .context/knowledge/arch.md is %q", b)
+	}
+}
+
+// TestStoreKeepsObjects: store.read answers from what the process kept (the objects a write wrote, which
+// its refresh reads again) and keeps the commits and trees it read, so that a second read of one does not
+// go to the repository (here: its loose file removed in between); blobs read are not kept.
+func TestStoreKeepsObjects(t *testing.T) {
+	dir := testenv.NewRepo(t)
+	if err := os.WriteFile(filepath.Join(dir, "a.md"), []byte("a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Git(t, dir, "add", "a.md")
+	testenv.Git(t, dir, "commit", "-q", "-m", "one")
+	s, ok := openStoreIn(dir)
+	if !ok {
+		// No ctx store here: a store of the repository's objects alone.
+		s = &store{r: objread.NewReader(maxEntryBytes, filepath.Join(dir, ".git", "objects"))}
+	}
+	defer s.close()
+	loose := func(h string) string { return filepath.Join(dir, ".git", "objects", h[:2], h[2:]) }
+	var names []string
+	for _, rev := range [][]string{{"rev-parse", "HEAD"}, {"log", "-1", "--format=%T"}, {"hash-object", "a.md"}} {
+		names = append(names, testenv.Git(t, dir, rev...))
+	}
+	for _, name := range names {
+		rev := name
+		h, _ := parseHash(name)
+		typ, first, err := s.read(h)
+		if err != nil {
+			t.Fatalf("%s: %v", rev, err)
+		}
+		if err := os.Chmod(filepath.Dir(loose(name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Remove(loose(name)); err != nil {
+			t.Fatal(err)
+		}
+		again, second, err := s.read(h)
+		kept := typ != objread.Blob
+		if kept && (err != nil || again != typ || !bytes.Equal(first, second)) {
+			t.Errorf("%s: read again: %v %v %v", rev, again, err, bytes.Equal(first, second))
+		}
+		if !kept && err == nil {
+			t.Errorf("%s: a blob was kept", rev)
+		}
+	}
+	data := []byte("kept, never written\n")
+	h := objwrite.Name(objread.Blob, data)
+	if _, _, err := s.read(h); err == nil {
+		t.Fatal("an object neither written nor kept was read")
+	}
+	s.keep(h, objread.Blob, data)
+	if typ, got, err := s.read(h); err != nil || typ != objread.Blob || !bytes.Equal(got, data) {
+		t.Fatalf("kept object: %v %q %v", typ, got, err)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/ctx-dev/ctx/internal/atomicfile"
+	"github.com/ctx-dev/ctx/internal/plainfile"
 )
 
 // Ident is a name and an e-mail address as a commit header writes them.
@@ -80,7 +81,7 @@ func Stamp(gitDir, commonDir string) string {
 			// A config that includes others depends on files the stamp does not name: marked, so that
 			// Digest does not carry it to another process.
 			if fi.Size() < 1<<20 {
-				if data, err := os.ReadFile(f); err == nil && includes(data) {
+				if data, err := plainfile.ReadFile(f); err == nil && includes(data) {
 					b.WriteString("\x00include")
 				}
 			}
@@ -115,7 +116,7 @@ func Load(path, stamp string) (p Pair, ok bool) {
 	if d == "" {
 		return Pair{}, false
 	}
-	b, err := os.ReadFile(path)
+	b, err := plainfile.ReadFile(path)
 	if err != nil || len(b) > maxFileBytes {
 		return Pair{}, false
 	}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/ctx-dev/ctx/internal/plainfile"
 )
 
 // maxAlternateDepth bounds the nesting of alternates, as git's link_alt_odb_entries does: the repository's
@@ -26,10 +28,13 @@ const maxAlternatesFile = 1 << 20
 // ignored. Nothing but the directories named is opened: an alternate is only ever read from.
 func ObjectDirs(objectsDir string) []string {
 	dirs := []string{objectsDir}
-	seen := map[string]bool{canonicalDir(objectsDir): true}
+	var seen map[string]bool // made at the first alternate: a repository without any resolves no path
 	var walk func(dir string, depth int)
 	walk = func(dir string, depth int) {
 		for _, alt := range readAlternates(dir) {
+			if seen == nil {
+				seen = map[string]bool{canonicalDir(objectsDir): true}
+			}
 			key := canonicalDir(alt)
 			if seen[key] {
 				continue
@@ -51,7 +56,7 @@ func ObjectDirs(objectsDir string) []string {
 // readAlternates returns the paths objects/info/alternates of the objects directory dir names, made
 // absolute (relative ones against dir); none when it is absent or unreadable.
 func readAlternates(dir string) []string {
-	f, err := os.Open(filepath.Join(dir, "info", "alternates"))
+	f, err := plainfile.OpenFile(filepath.Join(dir, "info", "alternates"), os.O_RDONLY, 0)
 	if err != nil {
 		return nil
 	}

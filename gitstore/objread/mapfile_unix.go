@@ -6,6 +6,8 @@ import (
 	"errors"
 	"os"
 	"syscall"
+
+	"github.com/ctx-dev/ctx/internal/plainfile"
 )
 
 // MapPacks says whether packs are mapped whole (Unix), not read with pread; tests set it false to read
@@ -15,7 +17,7 @@ var MapPacks = true
 // mapFile maps the file at path read-only into memory; unmap releases it. Git never rewrites a pack index
 // in place (a new one is written beside and renamed), so the mapping stays valid while it is used.
 func mapFile(path string) (data []byte, unmap func(), err error) {
-	f, err := os.Open(path)
+	f, err := plainfile.OpenFile(path, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -230,3 +230,37 @@ func TestReadFileAsOS(t *testing.T) {
 		t.Error("a folder read without error")
 	}
 }
+
+// TestLooseReadsOneBuffer: one Reader reads loose objects of sizes around and past its read buffer (64
+// KiB) one after the other, each read through the buffer the previous one used, and gets git's bytes
+// for each, before and after a blob too large for its limit.
+func TestLooseReadsOneBuffer(t *testing.T) {
+	dir := testenv.NewRepo(t)
+	r := objread.NewReader(1<<20, filepath.Join(dir, ".git", "objects"))
+	defer r.Close()
+	var names []objread.Hash
+	var want [][]byte
+	for i, size := range []int{5, 70 << 10, 3, 4000, 200 << 10, 2 << 20, 64 << 10, 17} {
+		data := bytes.Repeat([]byte(fmt.Sprintf("object %d of %d bytes\n", i, size)), size/20+1)[:size]
+		p := filepath.Join(dir, fmt.Sprintf("f%d", i))
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, hash(t, testenv.Git(t, dir, "hash-object", "-w", p)))
+		want = append(want, data)
+	}
+	for round := 0; round < 2; round++ {
+		for i, h := range names {
+			typ, got, err := r.Read(h)
+			if len(want[i]) > 1<<20 {
+				if !errors.Is(err, objread.ErrMissing) {
+					t.Errorf("round %d: object %d over the limit: %v, want ErrMissing", round, i, err)
+				}
+				continue
+			}
+			if err != nil || typ != objread.Blob || !bytes.Equal(got, want[i]) {
+				t.Errorf("round %d: object %d (%d bytes): type %v, %d bytes, err %v", round, i, len(want[i]), typ, len(got), err)
+			}
+		}
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"sync"
 
 	"github.com/ctx-dev/ctx/gitstore/objread"
+	"github.com/ctx-dev/ctx/internal/plainfile"
 	"github.com/klauspost/compress/zlib"
 )
 
@@ -112,10 +113,15 @@ func Loose(gitDir string, h objread.Hash, t objread.Type, size int64, content io
 	if _, err := os.Lstat(final); err == nil {
 		return nil
 	}
-	if err := os.MkdirAll(dir, 0o777); err != nil {
-		return err
-	}
+	// The folder is made when the temporary file cannot be created for want of it (as git's
+	// create_tmpfile does), not checked before every object.
 	f, tmp, err := createTemp(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(dir, 0o777); err != nil {
+			return err
+		}
+		f, tmp, err = createTemp(dir)
+	}
 	if err != nil {
 		return err
 	}
@@ -162,7 +168,7 @@ func finish(f *os.File, tmp, final string) error {
 		os.Remove(tmp)
 		return err
 	}
-	if err := os.Rename(tmp, final); err != nil {
+	if err := plainfile.Rename(tmp, final); err != nil {
 		os.Remove(tmp)
 		return err
 	}
@@ -171,11 +177,11 @@ func finish(f *os.File, tmp, final string) error {
 
 // createTemp creates a new file dir/tmp_obj_<random> for writing, read-only (0444 less the umask) as git
 // creates its objects' temporary files (object-file.c create_tmpfile), so that no chmod follows the
-// rename.
+// rename. The file is not offered to the runtime's poller (plainfile).
 func createTemp(dir string) (*os.File, string, error) {
 	for try := 0; ; try++ {
 		tmp := filepath.Join(dir, "tmp_obj_"+strconv.FormatUint(uint64(rand.Uint32()), 10))
-		f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o444)
+		f, err := plainfile.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o444)
 		if err == nil || !errors.Is(err, fs.ErrExist) || try == 100 {
 			return f, tmp, err
 		}

@@ -224,3 +224,31 @@ func TestStoredAsGit(t *testing.T) {
 	}
 	noTemp(t, gitDir)
 }
+
+// TestWriteMakesFolder: an object whose objects/xx folder does not exist yet is written (the folder made
+// when the temporary file cannot be created), and one in an existing folder too; git reads both.
+func TestWriteMakesFolder(t *testing.T) {
+	dir := newRepo(t)
+	gitDir := filepath.Join(dir, ".git")
+	for i := 0; i < 2; i++ {
+		content := []byte("folder test\n")
+		h := objwrite.Name(objread.Blob, content)
+		sub := filepath.Join(gitDir, "objects", h.String()[:2])
+		if i == 0 {
+			if err := os.RemoveAll(sub); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			if err := os.Remove(filepath.Join(sub, h.String()[2:])); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got, err := objwrite.Write(gitDir, objread.Blob, content); err != nil || got != h {
+			t.Fatalf("write %d: %v %v", i, got, err)
+		}
+		if got := git(t, dir, nil, "cat-file", "-p", h.String()); got != "folder test" {
+			t.Fatalf("cat-file: %q", got)
+		}
+	}
+	noTemp(t, gitDir)
+}

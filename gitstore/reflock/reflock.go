@@ -2,7 +2,8 @@
 // (docs/locks.md "Which ref locks are ctx's own", docs/architecture.md "The write path" step 5): a
 // <ref>.lock created as a hard link of its mark <common dir>/ctx/reflocks/<ref, escaped>, the new value
 // written and fsynced, the lock renamed over the ref, and the reflog line C git writes. The waiting,
-// classifying and sweeping of locks stay in gitstore. Standard library only.
+// classifying and sweeping of locks stay in gitstore. Standard library and internal/plainfile only (its
+// files are not offered to the runtime's poller).
 package reflock
 
 import (
@@ -13,6 +14,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/ctx-dev/ctx/internal/plainfile"
 )
 
 // MarkPath is where ctx hard-links a ref lock it creates: <ctxDir>/reflocks/<name, path-escaped>.
@@ -47,13 +50,13 @@ func CreateMarked(mark, lockPath string, afterMark func()) (*os.File, error) {
 		return nil, fs.ErrExist
 	}
 	if err := os.MkdirAll(filepath.Dir(mark), 0o777); err != nil {
-		return os.OpenFile(lockPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+		return plainfile.OpenFile(lockPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
 	}
 	// No lock exists, so a mark of this ref is left over from a process killed before its link: stale.
 	_ = os.Remove(mark)
-	f, err := os.OpenFile(mark, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	f, err := plainfile.OpenFile(mark, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
 	if err != nil {
-		return os.OpenFile(lockPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+		return plainfile.OpenFile(lockPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
 	}
 	if afterMark != nil {
 		afterMark()
@@ -64,7 +67,7 @@ func CreateMarked(mark, lockPath string, afterMark func()) (*os.File, error) {
 		if errors.Is(err, fs.ErrExist) {
 			return nil, err
 		}
-		return os.OpenFile(lockPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+		return plainfile.OpenFile(lockPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
 	}
 	return f, nil
 }
@@ -87,7 +90,7 @@ func WriteLock(f *os.File, hex string) error {
 
 // Rename puts a written lock in place: renames refPath+".lock" over refPath, then removes the mark.
 func Rename(refPath, mark string) error {
-	if err := os.Rename(refPath+".lock", refPath); err != nil {
+	if err := plainfile.Rename(refPath+".lock", refPath); err != nil {
 		return fmt.Errorf("rename lock: %w", err)
 	}
 	_ = os.Remove(mark)
@@ -123,7 +126,7 @@ func AppendReflog(logPath, name, line string) {
 	if err := os.MkdirAll(filepath.Dir(logPath), 0o777); err != nil {
 		return
 	}
-	f, err := os.OpenFile(logPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
+	f, err := plainfile.OpenFile(logPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
 	if err != nil {
 		return
 	}

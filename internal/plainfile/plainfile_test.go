@@ -1,0 +1,81 @@
+package plainfile_test
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"github.com/ctx-dev/ctx/internal/plainfile"
+)
+
+// TestAsOS: OpenFile, WriteFile, ReadFile and Rename do what os.OpenFile, os.WriteFile, os.ReadFile and
+// os.Rename do on regular files: the bytes, the mode less the umask, O_EXCL's fs.ErrExist, a missing
+// file's fs.ErrNotExist, O_APPEND, a rename over an existing file.
+func TestAsOS(t *testing.T) {
+	dir := t.TempDir()
+	old := syscall.Umask(0o022)
+	defer syscall.Umask(old)
+	p := filepath.Join(dir, "a")
+	if err := plainfile.WriteFile(p, []byte("one\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != 0o644 {
+		t.Fatalf("mode: %v %v, want 0644 (0666 less the umask)", fi.Mode(), err)
+	}
+	if _, err := plainfile.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666); !errors.Is(err, fs.ErrExist) {
+		t.Fatalf("O_EXCL over a file: %v, want fs.ErrExist", err)
+	}
+	f, err := plainfile.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write([]byte("two\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := plainfile.ReadFile(p); err != nil || string(got) != "one\ntwo\n" {
+		t.Fatalf("read: %q %v", got, err)
+	}
+	big := bytes.Repeat([]byte("0123456789"), 100000)
+	q := filepath.Join(dir, "b")
+	if err := plainfile.WriteFile(q, big, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := plainfile.Rename(q, p); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := plainfile.ReadFile(p); err != nil || !bytes.Equal(got, big) {
+		t.Fatalf("after the rename: %d bytes, %v", len(got), err)
+	}
+	if _, err := os.Stat(q); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the old name is still there: %v", err)
+	}
+	missing := filepath.Join(dir, "missing")
+	if _, err := plainfile.ReadFile(missing); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("missing file: %v", err)
+	}
+	if _, err := plainfile.OpenFile(missing, os.O_RDONLY, 0); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("missing file: %v", err)
+	}
+	if err := plainfile.Rename(missing, p); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("rename of a missing file: %v", err)
+	}
+	if _, err := plainfile.ReadFile(dir); err == nil {
+		t.Fatal("a folder read without error")
+	}
+	// A folder opened for reading lists its names.
+	d, err := plainfile.OpenFile(dir, os.O_RDONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if names, err := d.Readdirnames(-1); err != nil || len(names) != 1 || names[0] != "a" {
+		t.Fatalf("folder: %v %v", names, err)
+	}
+}
