@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ctx-dev/ctx/internal/lean"
@@ -43,6 +44,9 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
+	if corpusTemplate.dir != "" {
+		os.RemoveAll(filepath.Dir(corpusTemplate.dir))
+	}
 	cleanup()
 	os.Exit(code)
 }
@@ -82,6 +86,40 @@ func runBin(t *testing.T, dir, path string, args ...string) result {
 		t.Fatalf("run %s: %v", path, err)
 	}
 	return result{out.String(), errb.String(), code}
+}
+
+// corpusTemplate is one repository with the corpus's index, imported once for the server's tests, which
+// each work on a copy (corpusCopy).
+var corpusTemplate struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// corpusCopy is a new repository with the corpus's index (a copy of one import: importCorpus runs six
+// ctx-full imports).
+func corpusCopy(t *testing.T) string {
+	t.Helper()
+	corpusTemplate.once.Do(func() {
+		dir, err := os.MkdirTemp("", "ctx-search-corpus-")
+		if err != nil {
+			corpusTemplate.err = err
+			return
+		}
+		src := importCorpus(t) // removed with its test; the copy below stays
+		corpusTemplate.dir = filepath.Join(dir, "repo")
+		if out, err := exec.Command("cp", "-a", src, corpusTemplate.dir).CombinedOutput(); err != nil {
+			corpusTemplate.err = fmt.Errorf("copy %s: %v: %s", src, err, out)
+		}
+	})
+	if corpusTemplate.err != nil {
+		t.Fatal(corpusTemplate.err)
+	}
+	dst := filepath.Join(t.TempDir(), "repo")
+	if out, err := exec.Command("cp", "-a", corpusTemplate.dir, dst).CombinedOutput(); err != nil {
+		t.Fatalf("copy the corpus's repository: %v: %s", err, out)
+	}
+	return dst
 }
 
 // importCorpus builds the history index of a new repository from every provider's folder of the corpus.

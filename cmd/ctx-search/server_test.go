@@ -122,7 +122,7 @@ func TestServerSameAsFull(t *testing.T) {
 // TestServerReimport: an import that adds events under a running server, then an index removed and
 // imported anew (another file): the server's answers follow both, equal to ctx-full's, never the old ones.
 func TestServerReimport(t *testing.T) {
-	dir := importCorpus(t)
+	dir := corpusCopy(t)
 	startServerFor(t, dir)
 	before, err := viaServer(t, dir, "search", "--json", "xylophonequartz")
 	if err != nil {
@@ -182,7 +182,7 @@ func TestServerReimport(t *testing.T) {
 // TestServerConcurrentClients: 8 clients at once, several searches each, against one server: every answer
 // is the one-shot path's.
 func TestServerConcurrentClients(t *testing.T) {
-	dir := importCorpus(t)
+	dir := corpusCopy(t)
 	startServerFor(t, dir)
 	queries := [][]string{{"search", "--json", "README"}, {"search", "the"}, {"history", "search", "--json", "--limit", "50", "error"},
 		{"search", "--json", "--scope", "calls", "git", "commit"}, {"search", "zzznomatch"}, {"search", "--json", "--primary-only", "session"}}
@@ -221,7 +221,7 @@ func TestServerConcurrentClients(t *testing.T) {
 // use, a socket of another owner: the client refuses each, and the front prints ctx-full's bytes through
 // the one-shot path.
 func TestServerUnusableSocket(t *testing.T) {
-	dir := importCorpus(t)
+	dir := corpusCopy(t)
 	hist := histDir(dir)
 	sock := filepath.Join(hist, searchsock.Name)
 	args := []string{"search", "--json", "README"}
@@ -286,7 +286,7 @@ func TestServerUnusableSocket(t *testing.T) {
 // TestServerRefusesBadRequests: requests of another protocol, too long, malformed or of another build get
 // no answer or OtherBuild, and the server goes on answering.
 func TestServerRefusesBadRequests(t *testing.T) {
-	dir := importCorpus(t)
+	dir := corpusCopy(t)
 	startServerFor(t, dir)
 	sock := filepath.Join(histDir(dir), searchsock.Name)
 	raw := func(req []byte) []byte {
@@ -333,7 +333,7 @@ func mustBuild(t *testing.T) string {
 // requests with OtherBuild and the front runs the one-shot path; a server whose program file is
 // replaced (a new install) stops.
 func TestServerOtherBuild(t *testing.T) {
-	dir := importCorpus(t)
+	dir := corpusCopy(t)
 	other := t.TempDir()
 	b, err := os.ReadFile(filepath.Join(bin, "ctx-search"))
 	if err != nil {
@@ -372,7 +372,7 @@ func TestServerOtherBuild(t *testing.T) {
 // TestServerIdleExit: a server started with --idle stops by itself after that long without a search,
 // removing its socket; status and stop say so.
 func TestServerIdleExit(t *testing.T) {
-	dir := importCorpus(t)
+	dir := corpusCopy(t)
 	startServerFor(t, dir, "--idle", "200ms")
 	waitStopped(t, dir)
 	if log, _ := os.ReadFile(filepath.Join(histDir(dir), logName)); !strings.Contains(string(log), "idle for 200ms") {
@@ -391,7 +391,7 @@ func TestServerIdleExit(t *testing.T) {
 // TestServerInProcess runs the server in this process (so the race detector sees it) and stops it by
 // removing its socket: answers equal to the one-shot path's, then a clean stop.
 func TestServerInProcess(t *testing.T) {
-	dir := importCorpus(t)
+	dir := corpusCopy(t)
 	hist := histDir(dir)
 	done := make(chan error, 1)
 	var log bytes.Buffer

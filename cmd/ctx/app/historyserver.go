@@ -23,12 +23,12 @@ type historyServerOptions struct {
 // newHistoryServerCmd is `ctx history server`: the warm search server of the history index
 // (docs/architecture.md "The search server"), which the program ctx-search beside ctx runs.
 func newHistoryServerCmd(e *env) *cli.Command {
-	verb := func(name, usage string, idle bool) *cli.Command {
+	verb := func(name, usage string, idle bool, description string, examples []string) *cli.Command {
 		flags := []cli.Flag{historyIndexFlag()}
 		if idle {
 			flags = append(flags, &cli.DurationFlag{Name: "idle", Value: 30 * time.Minute, Usage: "exit after `DURATION` without a search (0: never)"})
 		}
-		return &cli.Command{
+		return withHelp(&cli.Command{
 			Name:  name,
 			Usage: usage,
 			Flags: flags,
@@ -44,16 +44,26 @@ func newHistoryServerCmd(e *env) *cli.Command {
 				}
 				return o, nil
 			}, runHistoryServer),
-		}
+		}, description, examples, historyServerExits)
 	}
 	return withHelp(&cli.Command{
 		Name:  "server",
 		Usage: "start, stop or show the warm search server that answers ctx search from memory",
 		Subcommands: []*cli.Command{
-			verb("start", "start the search server of this repository's index in the background", true),
-			verb("stop", "stop the search server", false),
-			verb("status", "say whether a search server runs, with its pid, socket and log", false),
-			verb("run", "run the search server in the foreground", true),
+			verb("start", "start the search server of this repository's index in the background", true,
+				"Starts ctx-search --server run for this repository's index in its own session and returns once it\n"+
+					"listens on search.sock in the index folder. Nothing is started when one already runs.",
+				[]string{"ctx history server start", "ctx history server start --idle 2h"}),
+			verb("stop", "stop the search server", false,
+				"Removes the server's socket, which makes it exit, and waits until it has.",
+				[]string{"ctx history server stop"}),
+			verb("status", "say whether a search server runs, with its pid, socket and log", false,
+				"Says whether a search server runs for this repository's index, with its pid, socket and log.",
+				[]string{"ctx history server status"}),
+			verb("run", "run the search server in the foreground", true,
+				"Runs the search server in this process until it is idle for --idle, its socket is removed, ctx is\n"+
+					"reinstalled or it gets SIGINT or SIGTERM; it says on standard error when it started and why it stopped.",
+				[]string{"ctx history server run --idle 0"}),
 		},
 	}, "ctx search starts two programs and opens the index at every call. A search server keeps the index and\n"+
 		"the context store's search copy open and answers ctx search over a Unix socket in the index folder\n"+
@@ -63,6 +73,12 @@ func newHistoryServerCmd(e *env) *cli.Command {
 		"whenever no server of the same build answers. Its log is search.log beside the socket.",
 		[]string{"ctx history server start", "ctx history server start --idle 2h", "ctx history server status", "ctx history server stop"},
 		nil)
+}
+
+// historyServerExits are the exit codes of ctx history server's commands.
+var historyServerExits = []exit{
+	{code: ExitUsage, when: "usage error: an argument, a bad --idle"},
+	{code: ExitNoStore, when: "not a git repository (and no --index)"},
 }
 
 // runHistoryServer runs `ctx-search --server VERB INDEXDIR [--idle D]` (the program beside ctx-full) with
