@@ -22,10 +22,13 @@ import (
 // histDir is dir's history index folder.
 func histDir(dir string) string { return filepath.Join(dir, ".git", "ctx", "history") }
 
-// startServer starts the real program's server for dir's index (ctx history server start) and stops it
-// when the test ends.
+// startServerFor starts the real program's server for dir's index (ctx history server start, --idle 5m
+// unless extra says otherwise) and stops it when the test ends.
 func startServerFor(t *testing.T, dir string, extra ...string) {
 	t.Helper()
+	if len(extra) == 0 {
+		extra = []string{"--idle", "5m"} // a test killed before its cleanup leaves a server that exits soon
+	}
 	r := runBin(t, dir, filepath.Join(bin, "ctx-full"), append([]string{"history", "server", "start"}, extra...)...)
 	if r.code != 0 || !strings.Contains(r.stdout, "search server started") {
 		t.Fatalf("server start: exit %d: %s%s", r.code, r.stdout, r.stderr)
