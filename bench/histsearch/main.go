@@ -4,6 +4,7 @@
 // over the same JSONL files for the same terms.
 //
 //	go run ./bench/histsearch -ctx bin/ctx -repo DIR -history DIR [-runs 5] [-mcp-runs 20] [-per-query] [-ref=false]
+//	go run ./bench/histsearch -ctx NEW/ctx -old OLD/ctx -server -repo DIR -history DIR -ref=false -mcp-runs 0
 //
 // -repo is a git repository whose history index is built (`ctx history import` under the environment
 // bench/histgen prints); -history is the folder histgen wrote. -per-query adds each query's median CPU
@@ -11,6 +12,12 @@
 // times as a process
 // (queries interleaved, one warm-up round first) and -mcp-runs times over MCP. It prints p50 and p99 of
 // wall time, the CPU time (user + sys) of the processes, and the server's CPU time per MCP call (Linux).
+//
+// -old runs a second ctx (the peer: an older build) alternated with -ctx query by query (the order
+// switched every round) and reports both. -server measures -ctx through its warm search server
+// (`ctx history server start`, docs/architecture.md "The search server"): one block of process runs with
+// the server running (the server's CPU time per search added from /proc/PID/task/*/schedstat), then one
+// with it stopped (the one-shot path), each beside -old when given.
 package main
 
 import (
@@ -42,6 +49,8 @@ func main() {
 	mcpRuns := flag.Int("mcp-runs", 20, "MCP calls per query")
 	perQuery := flag.Bool("per-query", false, "also print each query's median CPU time (whole processes)")
 	withRef := flag.Bool("ref", true, "also run the reference (rg or grep) over the JSONL")
+	oldBin := flag.String("old", "", "a second ctx binary (the peer), alternated with -ctx")
+	withServer := flag.Bool("server", false, "measure -ctx through its search server, then without it")
 	flag.Parse()
 	if *repo == "" || *hist == "" {
 		fmt.Fprintln(os.Stderr, "usage: histsearch -ctx BIN -repo DIR -history DIR [-runs N] [-mcp-runs N]")
@@ -50,13 +59,62 @@ func main() {
 	if la, err := os.ReadFile("/proc/loadavg"); err == nil {
 		fmt.Printf("load average at start: %s", la)
 	}
-	ctxWall, ctxCPU := procRuns(*runs, func(q string) *exec.Cmd {
-		c := exec.Command(*ctxBin, append([]string{"-C", *repo, "history", "search", "--json"}, strings.Fields(q)...)...)
-		return c
-	})
-	report("ctx history search (process)", ctxWall, ctxCPU)
-	if *perQuery {
-		perQueryCPU(ctxCPU)
+	searchCmd := func(bin string) func(q string) *exec.Cmd {
+		return func(q string) *exec.Cmd {
+			return exec.Command(bin, append([]string{"-C", *repo, "history", "search", "--json"}, strings.Fields(q)...)...)
+		}
+	}
+	if *withServer || *oldBin != "" {
+		blocks := []bool{false}
+		if *withServer {
+			blocks = []bool{true, false}
+		}
+		for _, server := range blocks {
+			srv := 0
+			name := "ctx history search (process)"
+			if server {
+				out, err := exec.Command(*ctxBin, "-C", *repo, "history", "server", "start", "--idle", "1h").CombinedOutput()
+				if err != nil {
+					fmt.Fprintf(os.Stderr, "histsearch: start the search server: %v\n%s", err, out)
+					os.Exit(1)
+				}
+				srv = serverPID(*ctxBin, *repo)
+				name = "ctx history search, search server"
+			} else if *withServer {
+				name = "ctx history search, one-shot (no server)"
+			}
+			sides := []side{{name: "new " + name, cmd: searchCmd(*ctxBin), server: srv}}
+			if *oldBin != "" {
+				sides = append(sides, side{name: "old ctx history search (process)", cmd: searchCmd(*oldBin)})
+			}
+			alternate(*runs, sides)
+			for _, sd := range sides {
+				report(sd.name, sd.wall, sd.cpu)
+				if sd.server > 0 {
+					report("  server CPU per search", nil, sd.srvCPU)
+					sum := make([]time.Duration, len(sd.cpu))
+					for i := range sum {
+						sum[i] = sd.cpu[i] + sd.srvCPU[i]
+					}
+					report("  client + server CPU per search", nil, sum)
+				}
+				if *perQuery {
+					perQueryCPU(sd.cpu)
+				}
+			}
+			if server {
+				if out, err := exec.Command(*ctxBin, "-C", *repo, "history", "server", "stop").CombinedOutput(); err != nil {
+					fmt.Fprintf(os.Stderr, "histsearch: stop the search server: %v\n%s", err, out)
+					os.Exit(1)
+				}
+			}
+		}
+	} else {
+		ctxWall, ctxCPU := procRuns(*runs, searchCmd(*ctxBin))
+		report("ctx history search (process)", ctxWall, ctxCPU)
+		if *perQuery {
+			perQueryCPU(ctxCPU)
+		}
 	}
 	if *withRef {
 		ref := "rg"
@@ -72,12 +130,14 @@ func main() {
 		})
 		report(ref+" -l -i over the JSONL (first term)", refWall, refCPU)
 	}
-	mcpWall, mcpCPU, err := mcpRunsOf(*ctxBin, *repo, *mcpRuns)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "histsearch: mcp:", err)
-		os.Exit(1)
+	if *mcpRuns > 0 {
+		mcpWall, mcpCPU, err := mcpRunsOf(*ctxBin, *repo, *mcpRuns)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "histsearch: mcp:", err)
+			os.Exit(1)
+		}
+		report("MCP search (warm ctx mcp serve)", mcpWall, mcpCPU)
 	}
-	report("MCP search (warm ctx mcp serve)", mcpWall, mcpCPU)
 	if la, err := os.ReadFile("/proc/loadavg"); err == nil {
 		fmt.Printf("load average at end: %s", la)
 	}
@@ -106,6 +166,63 @@ func procRuns(runs int, cmd func(q string) *exec.Cmd) (wall, cpu []time.Duration
 		}
 	}
 	return wall, cpu
+}
+
+// side is one program of alternate's runs and its samples.
+type side struct {
+	name   string
+	cmd    func(q string) *exec.Cmd
+	server int // the pid of its search server, 0 without
+	wall   []time.Duration
+	cpu    []time.Duration // the process's user + sys (wait4)
+	srvCPU []time.Duration // the server's CPU time during the process (server > 0)
+}
+
+// alternate runs each query runs times with each side (after one warm-up round), the sides alternated
+// query by query and their order switched every round.
+func alternate(runs int, sides []side) {
+	for round := -1; round < runs; round++ {
+		for _, q := range queries {
+			for k := range sides {
+				i := k
+				if round%2 != 0 {
+					i = len(sides) - 1 - k
+				}
+				sd := &sides[i]
+				c := sd.cmd(q)
+				s0 := runTime(sd.server)
+				t0 := time.Now()
+				out, err := c.CombinedOutput()
+				d := time.Since(t0)
+				s1 := runTime(sd.server)
+				if err != nil {
+					fmt.Fprintf(os.Stderr, "histsearch: %v: %v\n%s", c.Args, err, out)
+					os.Exit(1)
+				}
+				if round < 0 {
+					continue
+				}
+				sd.wall = append(sd.wall, d)
+				if ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage); ok {
+					sd.cpu = append(sd.cpu, time.Duration(ru.Utime.Nano()+ru.Stime.Nano()))
+				}
+				if sd.server > 0 {
+					sd.srvCPU = append(sd.srvCPU, s1-s0)
+				}
+			}
+		}
+	}
+}
+
+// serverPID is the pid of the search server of ctxBin's index in repo, from its lock file.
+func serverPID(ctxBin, repo string) int {
+	out, err := exec.Command("git", "-C", repo, "rev-parse", "--path-format=absolute", "--git-common-dir").Output()
+	if err != nil {
+		return 0
+	}
+	b, _ := os.ReadFile(filepath.Join(strings.TrimSpace(string(out)), "ctx", "history", "search.lock"))
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	return pid
 }
 
 // perQueryCPU prints the median CPU time of each query; cpu holds procRuns' samples, queries interleaved.
@@ -206,7 +323,10 @@ func pct(ds []time.Duration, p int) time.Duration {
 
 func report(what string, wall, cpu []time.Duration) {
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-	fmt.Printf("%-40s n=%-4d wall p50 %7.1f ms  p99 %7.1f ms", what, len(wall), ms(pct(wall, 50)), ms(pct(wall, 99)))
+	fmt.Printf("%-44s n=%-4d", what, max(len(wall), len(cpu)))
+	if len(wall) > 0 {
+		fmt.Printf(" wall p50 %7.1f ms  p99 %7.1f ms", ms(pct(wall, 50)), ms(pct(wall, 99)))
+	}
 	if len(cpu) > 0 {
 		fmt.Printf("  cpu p50 %7.1f ms  p99 %7.1f ms", ms(pct(cpu, 50)), ms(pct(cpu, 99)))
 	}

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/ctx-dev/ctx/internal/lean"
 	"github.com/ctx-dev/ctx/internal/searchargs"
+	"github.com/ctx-dev/ctx/internal/searchsock"
 	"github.com/ctx-dev/ctx/store/tipsfp"
 )
 
@@ -59,7 +62,39 @@ func runSearch(args []string) {
 	if err != nil {
 		return
 	}
+	if out, ok := askServer(hist, path, fp, args); ok {
+		if _, err := os.Stdout.Write(out); err != nil {
+			// As ctx-search says it (and ctx-full, app.Run): the output could not be written, exit 1.
+			fmt.Fprintf(os.Stderr, "ctx: %v\n", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	lean.Exec(path, append([]string{searchName, hist, fp}, args...))
+}
+
+// serverTimeout bounds each read and write of the front on the search server's socket: past it the
+// front runs ctx-search itself.
+const serverTimeout = 30 * time.Second
+
+// askServer asks the search server of the index in hist, when one runs (`ctx history server start`,
+// docs/architecture.md "The search server"), for the answer ctx-search at path would print: the server
+// must be of the same build (searchsock.BuildID of path), the socket and the folder this user's alone,
+// and the peer this user's. ok is false on anything else (no server, a dead socket, another build, a
+// hand-over, an error): nothing was printed and the caller runs ctx-search.
+func askServer(hist, path, fp string, args []string) ([]byte, bool) {
+	if !searchsock.Supported {
+		return nil, false
+	}
+	if _, err := os.Lstat(filepath.Join(hist, searchsock.Name)); err != nil {
+		return nil, false // the common case: no server
+	}
+	build, err := searchsock.BuildID(path)
+	if err != nil {
+		return nil, false
+	}
+	out, err := searchsock.Dial(hist, searchsock.Request{Build: build, FP: fp, Args: args}, serverTimeout)
+	return out, err == nil
 }
 
 // tipsFingerprint is store.HistoryTips's fingerprint of the scopes' tips (tipsfp.Of), "-" when the

@@ -36,11 +36,14 @@ func main() {
 		fmt.Fprintln(os.Stderr, "ctx-search: run by ctx (the lean front), not alone")
 		os.Exit(2)
 	}
+	if os.Args[1] == "--server" {
+		os.Exit(serverMain(os.Args[2:]))
+	}
 	args := os.Args[3:]
 	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetGCPercent(400) // as ctx-full's history commands (cmd/ctx/app lessGC)
 	}
-	if out, ok := search(context.Background(), os.Args[1], os.Args[2], args[1:]); ok {
+	if out, ok := search(context.Background(), oneShot{os.Args[1]}, os.Args[2], args[1:]); ok {
 		if _, err := os.Stdout.Write(out); err != nil {
 			// As ctx-full says it (app.Run): the output could not be written, exit 1.
 			fmt.Fprintf(os.Stderr, "ctx: %v\n", err)
@@ -51,12 +54,39 @@ func main() {
 	os.Exit(lean.RunFull(args))
 }
 
+// backend is where a search reads the index and the store's search copy: opened for the one search of a
+// one-shot process (oneShot), or kept open by the search server (warm, docs/architecture.md "The search
+// server"). Both answer with the same code (answer), so they print the same bytes.
+type backend interface {
+	// index is the history index, current when it is returned; release is called when the search is done.
+	index(ctx context.Context) (ix *history.Index, release func(), err error)
+	// storeHits is the context store's hits for query from its search copy, when the copy is current
+	// (its fingerprint is fp); ok is false when it is not, or cannot be read.
+	storeHits(ctx context.Context, fp, query string) (hits []searchpage.Result, ok bool)
+}
+
+// oneShot is the backend of a one-shot process: the index and the copy in dir are opened for its search
+// and closed after it.
+type oneShot struct{ dir string }
+
+func (o oneShot) index(ctx context.Context) (*history.Index, func(), error) {
+	ix, err := history.OpenOneShot(ctx, o.dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ix, func() { ix.Close() }, nil
+}
+
+func (o oneShot) storeHits(ctx context.Context, fp, query string) ([]searchpage.Result, bool) {
+	return searchStore(ctx, o.dir, fp, query)
+}
+
 // search is ctx-full's `ctx history search` (cmd/ctx/app runUnifiedSearch, then mcp.Search's search
-// tool) over the index in dir and, when fp is not "-", the context store whose refs' tips have that
+// tool) over the index of b and, when fp is not "-", the context store whose refs' tips have that
 // fingerprint, from its search copy beside the index: it returns the bytes ctx-full writes on standard
 // output with exit 0, and ok; ok is false when anything differs from that path.
-func search(ctx context.Context, dir, fp string, args []string) ([]byte, bool) {
-	out, errOut, ok := answer(ctx, dir, fp, args)
+func search(ctx context.Context, b backend, fp string, args []string) ([]byte, bool) {
+	out, errOut, ok := answer(ctx, b, fp, args)
 	if !ok || len(errOut) > 0 || !lean.Printable(out) {
 		return nil, false
 	}
@@ -64,7 +94,7 @@ func search(ctx context.Context, dir, fp string, args []string) ([]byte, bool) {
 }
 
 // answer is search's answer before the checks of what it prints: standard output and standard error.
-func answer(ctx context.Context, dir, fp string, args []string) (stdout, stderr []byte, ok bool) {
+func answer(ctx context.Context, b backend, fp string, args []string) (stdout, stderr []byte, ok bool) {
 	r, ok := searchargs.Parse(args)
 	if !ok {
 		return nil, nil, false
@@ -90,14 +120,14 @@ func answer(ctx context.Context, dir, fp string, args []string) (stdout, stderr 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			storeHits, storeOK = searchStore(ctx, dir, fp, r.Query())
+			storeHits, storeOK = b.storeHits(ctx, fp, r.Query())
 		}()
 	}
-	ix, err := history.OpenOneShot(ctx, dir)
+	ix, release, err := b.index(ctx)
 	if err != nil {
 		return nil, nil, false
 	}
-	defer ix.Close()
+	defer release()
 	gen, err := ix.Generation(ctx)
 	if err != nil {
 		return nil, nil, false
@@ -144,12 +174,12 @@ func answer(ctx context.Context, dir, fp string, args []string) (stdout, stderr 
 		return searchpage.Page(r.Query(), filters, res.Relaxed, res.Window, gen, items, pg, "")
 	})
 	// runUnifiedSearch: the tool's object as JSON values, its results (one page: limit <= 100).
-	b, err := json.Marshal(p.Build(p.N))
+	js, err := json.Marshal(p.Build(p.N))
 	if err != nil {
 		return nil, nil, false
 	}
 	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
+	if err := json.Unmarshal(js, &m); err != nil {
 		return nil, nil, false
 	}
 	rs, _ := m["results"].([]any)

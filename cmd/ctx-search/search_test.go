@@ -176,7 +176,7 @@ func same(t *testing.T, dir string, served bool, args ...string) result {
 	// up to the refs).
 	hist := filepath.Join(dir, ".git", "ctx", "history")
 	fp := tipsFP(t, dir)
-	out, ok := search(context.Background(), hist, fp, args)
+	out, ok := search(context.Background(), oneShot{hist}, fp, args)
 	// Served unless ctx-full's output is what its sanitizer escaped (a snippet's control character):
 	// ctx-search hands such output over.
 	if ok != served && (ok || !sanitized(hist, fp, args)) {
@@ -196,7 +196,7 @@ func same(t *testing.T, dir string, served bool, args ...string) result {
 
 // sanitized reports whether ctx-search's answer to args is one ctx-full's sanitizer escapes.
 func sanitized(hist, fp string, args []string) bool {
-	out, _, ok := answer(context.Background(), hist, fp, args)
+	out, _, ok := answer(context.Background(), oneShot{hist}, fp, args)
 	return ok && !lean.Printable(out)
 }
 
@@ -462,7 +462,7 @@ func TestWithStoreUnusableCopy(t *testing.T) {
 	unchanged := func(what string, before []byte) {
 		t.Helper()
 		args := []string{"search", "--json", "README"}
-		if _, ok := search(context.Background(), hist, tipsFP(t, dir), args); ok {
+		if _, ok := search(context.Background(), oneShot{hist}, tipsFP(t, dir), args); ok {
 			t.Errorf("%s: served by ctx-search", what)
 		}
 		after, _ := os.ReadFile(path)
@@ -507,7 +507,7 @@ func TestWithStoreUnusableCopy(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
-	if _, ok := search(context.Background(), hist, tipsFP(t, dir), []string{"search", "README"}); ok {
+	if _, ok := search(context.Background(), oneShot{hist}, tipsFP(t, dir), []string{"search", "README"}); ok {
 		t.Error("a copy without a fingerprint: served by ctx-search")
 	}
 	same(t, dir, false, "search", "README")
@@ -521,7 +521,7 @@ func TestWithStoreUnusableCopy(t *testing.T) {
 	if err := os.Symlink(real, path); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := search(context.Background(), hist, tipsFP(t, dir), []string{"search", "README"}); ok {
+	if _, ok := search(context.Background(), oneShot{hist}, tipsFP(t, dir), []string{"search", "README"}); ok {
 		t.Error("a link: served by ctx-search")
 	}
 	same(t, dir, false, "search", "README")
@@ -532,7 +532,7 @@ func TestWithStoreUnusableCopy(t *testing.T) {
 
 	// a fingerprint that is not one (the front passes 24 hex digits or "-")
 	for _, fp := range []string{"", "XYZ", strings.Repeat("A", 24), strings.Repeat("0", 23)} {
-		if _, ok := search(context.Background(), hist, fp, []string{"search", "README"}); ok {
+		if _, ok := search(context.Background(), oneShot{hist}, fp, []string{"search", "README"}); ok {
 			t.Errorf("fingerprint %q: served", fp)
 		}
 	}

@@ -33,6 +33,7 @@ func newHistoryCmd(e *env) *cli.Command {
 			newHistoryShowCmd(e),
 			newHistoryListCmd(e),
 			newHistoryShareCmd(e),
+			newHistoryServerCmd(e),
 		},
 	}, "Reads the transcripts that coding agents (Claude Code, Codex CLI, Gemini CLI, OpenCode, Cursor, Copilot CLI)\n"+
 		"keep on this machine into a local index under the git common dir, and searches it. Nothing of it is on\n"+

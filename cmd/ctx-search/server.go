@@ -1,0 +1,266 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ctx-dev/ctx/history"
+	"github.com/ctx-dev/ctx/mcp/searchpage"
+	"github.com/ctx-dev/ctx/mcp/storesearch"
+)
+
+// defaultIdle is how long a search server waits without a request before it exits (--idle).
+const defaultIdle = 30 * time.Minute
+
+// tick is how often a server checks, between requests, that it should go on: its socket file still its
+// own, its program file not replaced, the index still there, not idle for longer than --idle.
+const tick = 500 * time.Millisecond
+
+// ioTimeout bounds each read and write on a connection, both ends.
+const ioTimeout = 30 * time.Second
+
+// searchTimeout bounds one search in the server.
+const searchTimeout = 60 * time.Second
+
+// warm is the search server's backend: the index and the store's search copy in dir, kept open between
+// searches and reopened when their file was replaced (an index rebuilt, a copy written anew). What they
+// hold is read again at every search: SQLite's reader sees every import committed before it starts, the
+// generation is read per search, and the copy's fingerprint is compared with the front's at every
+// search (a moved context branch: the copy is stale until ctx-full brings it up to date, and the search
+// is handed over), so a warm search never answers what a one-shot search would not.
+type warm struct {
+	dir string
+
+	mu sync.RWMutex // ix: read-held by searches, write-held to reopen it
+	ix *history.Index
+
+	storeMu   sync.Mutex // the copy's handle (one connection)
+	store     *sql.DB
+	storeFile os.FileInfo // store-search.db as it was when opened
+
+	cacheMu    sync.Mutex
+	cache      map[string]cached // answers by request (fingerprint and command line); nil: no cache
+	cacheBytes int
+}
+
+// The answers' cache (warm.cached): at most cacheEntries answers of at most cacheMax bytes in all; when
+// full it is emptied. CTX_SEARCH_SERVER_CACHE=0 in the server's environment turns it off.
+const (
+	cacheEntries = 256
+	cacheMax     = 32 << 20
+)
+
+// cached is an answer and the state of the index and the copy it was read from.
+type cached struct {
+	state string
+	out   []byte
+}
+
+// state is what a search's answer depends on besides its request: the index file the server holds
+// open (a replaced index is another *history.Index), its generation (moved by every import that changed
+// it), and the store's copy (its file and its fingerprint; "-" without a context branch). ok is false
+// when it cannot be read: the search runs uncached.
+func (w *warm) state(ctx context.Context, fp string) (string, bool) {
+	ix, release, err := w.index(ctx)
+	if err != nil {
+		return "", false
+	}
+	gen, err := ix.Generation(ctx)
+	release()
+	if err != nil {
+		return "", false
+	}
+	copyState := "-"
+	if fp != "-" {
+		w.storeMu.Lock()
+		defer w.storeMu.Unlock()
+		fi, err := os.Lstat(filepath.Join(w.dir, storesearch.File))
+		if err != nil || w.store == nil || !os.SameFile(fi, w.storeFile) {
+			return "", false // the search opens it (or hands over); its answer is not cached
+		}
+		var v int
+		if err := w.store.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v); err != nil {
+			return "", false
+		}
+		have, err := storesearch.ReadFP(ctx, w.store)
+		if err != nil {
+			return "", false
+		}
+		copyState = fmt.Sprintf("%p/%d/%s", w.store, v, have)
+	}
+	return fmt.Sprintf("%p/%d/%s", ix, gen, copyState), true
+}
+
+// answer is search's answer to a request, from the cache when the index and the copy are in the state
+// it was read in (state), else searched and kept. The state is read before the search: a search that
+// saw a later import is kept under the earlier state, which never comes back (generations only grow; a
+// reopened index or copy is another handle), so an answer is never served from a state it was not
+// read in.
+func (w *warm) answer(ctx context.Context, fp string, args []string) ([]byte, bool) {
+	if w.cache == nil {
+		return search(ctx, w, fp, args)
+	}
+	st, stOK := w.state(ctx, fp)
+	key := fp + "\x00" + strings.Join(args, "\x00")
+	if stOK {
+		w.cacheMu.Lock()
+		c, hit := w.cache[key]
+		w.cacheMu.Unlock()
+		if hit && c.state == st {
+			return c.out, true
+		}
+	}
+	out, ok := search(ctx, w, fp, args)
+	if ok && stOK {
+		w.cacheMu.Lock()
+		if len(w.cache) >= cacheEntries || w.cacheBytes+len(out) > cacheMax {
+			clear(w.cache)
+			w.cacheBytes = 0
+		}
+		if len(out) <= cacheMax {
+			if old, had := w.cache[key]; had {
+				w.cacheBytes -= len(old.out)
+			}
+			w.cache[key] = cached{state: st, out: out}
+			w.cacheBytes += len(out)
+		}
+		w.cacheMu.Unlock()
+	}
+	return out, ok
+}
+
+func (w *warm) index(ctx context.Context) (*history.Index, func(), error) {
+	for {
+		w.mu.RLock()
+		if w.ix != nil && !w.ix.Replaced() {
+			return w.ix, w.mu.RUnlock, nil
+		}
+		w.mu.RUnlock()
+		w.mu.Lock()
+		if w.ix == nil || w.ix.Replaced() {
+			if w.ix != nil {
+				w.ix.Close()
+				w.ix = nil
+			}
+			// As the front requires before it runs ctx-search: a regular file (history.Open would create one).
+			if fi, err := os.Lstat(filepath.Join(w.dir, "index.db")); err != nil || !fi.Mode().IsRegular() {
+				w.mu.Unlock()
+				return nil, nil, fmt.Errorf("search server: no index in %s", w.dir)
+			}
+			ix, err := history.Open(ctx, w.dir)
+			if err != nil {
+				w.mu.Unlock()
+				return nil, nil, err
+			}
+			w.ix = ix
+		}
+		w.mu.Unlock()
+	}
+}
+
+func (w *warm) storeHits(ctx context.Context, fp, query string) ([]searchpage.Result, bool) {
+	w.storeMu.Lock()
+	defer w.storeMu.Unlock()
+	fi, err := os.Lstat(filepath.Join(w.dir, storesearch.File))
+	if err != nil || !fi.Mode().IsRegular() || w.store == nil || !os.SameFile(fi, w.storeFile) {
+		w.closeStore()
+		if err != nil || !fi.Mode().IsRegular() {
+			return nil, false
+		}
+		db, err := storesearch.OpenRead(ctx, w.dir)
+		if err != nil {
+			return nil, false
+		}
+		w.store, w.storeFile = db, fi
+	}
+	// OpenRead checked the version when it opened the file; a copy rewritten in place is checked again.
+	var v int
+	if err := w.store.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v); err != nil || v != storesearch.Version {
+		w.closeStore()
+		return nil, false
+	}
+	have, err := storesearch.ReadFP(ctx, w.store)
+	if err != nil || have != fp {
+		return nil, false
+	}
+	hits, err := storesearch.Search(ctx, w.store, query)
+	if err != nil {
+		return nil, false
+	}
+	return hits, true
+}
+
+func (w *warm) closeStore() {
+	if w.store != nil {
+		w.store.Close()
+		w.store, w.storeFile = nil, nil
+	}
+}
+
+func (w *warm) close() {
+	w.mu.Lock()
+	if w.ix != nil {
+		w.ix.Close()
+		w.ix = nil
+	}
+	w.mu.Unlock()
+	w.storeMu.Lock()
+	w.closeStore()
+	w.storeMu.Unlock()
+}
+
+// serverUsage is the server mode's usage line.
+const serverUsage = "usage: ctx-search --server start|run|stop|status INDEXDIR [--idle DURATION]"
+
+// serverMain is `ctx-search --server VERB INDEXDIR [--idle DURATION]`, which `ctx history server` runs
+// (docs/architecture.md "The search server"): start a server in the background and wait until it
+// listens, run one in the foreground, stop the running one, or say whether one runs. It returns the
+// exit status.
+func serverMain(args []string) int {
+	if len(args) < 2 {
+		fmt.Fprintln(os.Stderr, serverUsage)
+		return 2
+	}
+	verb, dir := args[0], args[1]
+	idle := defaultIdle
+	switch rest := args[2:]; {
+	case len(rest) == 0:
+	case len(rest) == 2 && rest[0] == "--idle" && (verb == "start" || verb == "run"):
+		d, err := time.ParseDuration(rest[1])
+		if err != nil || d < 0 {
+			fmt.Fprintf(os.Stderr, "ctx: --idle: not a duration of zero or more: %q\n", rest[1])
+			return 2
+		}
+		idle = d
+	default:
+		fmt.Fprintln(os.Stderr, serverUsage)
+		return 2
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "ctx: %v\n", err)
+		return 1
+	}
+	switch verb {
+	case "start":
+		return startServer(abs, idle)
+	case "run":
+		if err := runServer(context.Background(), abs, idle, os.Stderr); err != nil {
+			fmt.Fprintf(os.Stderr, "ctx: %v\n", err)
+			return 1
+		}
+		return 0
+	case "stop":
+		return stopServer(abs)
+	case "status":
+		return serverStatus(abs)
+	}
+	fmt.Fprintln(os.Stderr, serverUsage)
+	return 2
+}
