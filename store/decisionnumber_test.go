@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/ctx-dev/ctx/store"
@@ -36,5 +37,34 @@ func TestDecisionNumberAfterTheLargest(t *testing.T) {
 	}
 	if d, _, err := s2.AddDecision(ctx, store.NewDecision{Title: "Eight"}); err != nil || d.ID != 8 {
 		t.Fatalf("a decision after 7: %+v, %v; want number 8", d, err)
+	}
+}
+
+// TestDecisionKeyIsItsNumber: a write to a decision named by its title (ctx decision set-status TITLE,
+// ctx decision scope TITLE) records the decision's number as its Ctx-Key, as decision.add does: the title
+// goes stale when the decision is renamed (an ADR retitled and imported again), the number does not
+// (docs/architecture.md "Commits").
+func TestDecisionKeyIsItsNumber(t *testing.T) {
+	ctx := context.Background()
+	s, dir := storetest.New(t)
+	for _, title := range []string{"Use Go", "Use Postgres"} {
+		if _, _, err := s.AddDecision(ctx, store.NewDecision{Title: title}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, _, err := s.SetDecisionStatus(ctx, "Use Postgres", "accepted", 0); err != nil {
+		t.Fatal(err)
+	}
+	msg := storetest.LastMessage(t, dir, "refs/heads/ctx")
+	if !strings.Contains(msg, "Ctx-Op: decision.status\n") || !strings.Contains(msg, "\nCtx-Key: 2\n") {
+		t.Errorf("set-status by title: the commit's message is\n%s\nwant Ctx-Key: 2", msg)
+	}
+	if _, err := s.SetScope(ctx, "decision", "Use Postgres", store.Private); err != nil {
+		t.Fatal(err)
+	}
+	for _, ref := range []string{"refs/heads/ctx", store.RefPrivate} {
+		if msg := storetest.LastMessage(t, dir, ref); !strings.Contains(msg, "\nCtx-Key: 2\n") || strings.Contains(msg, "Ctx-Key: Use") {
+			t.Errorf("scope by title: the commit of %s is\n%s\nwant Ctx-Key: 2", ref, msg)
+		}
 	}
 }
