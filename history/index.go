@@ -40,6 +40,11 @@ const (
 	maxZstdWindow     = 128 << 20
 )
 
+// maxJSONLBytes is how much of a raw transcript file (.jsonl, an append-only log) is read (bytes); the rest
+// is not imported and the source's result says so (docs/limits.md). Real transcripts reach hundreds of
+// MB: the bound is far above them, and bounds what a file of hostile size (a sparse file) costs.
+var maxJSONLBytes int64 = 4 << 30
+
 // maxZstdBytes is how much of a .jsonl.zst is read decompressed (bytes); the rest is not imported and the
 // source's result says so (SourceResult.Truncated). A variable so that tests can lower it.
 var maxZstdBytes int64 = 256 << 20
@@ -294,6 +299,8 @@ type Index struct {
 	mmap  int         // the connections' mmap_size (Open, OpenOneShot)
 	file  os.FileInfo // index.db as it was when opened (Replaced)
 	imp   importLock  // the import lock's hold (LockImport)
+	// refused are the remembered refusals of the import running (refused.go), nil outside an import.
+	refused refusedNow
 }
 
 // mmapSize is the index's PRAGMA mmap_size (bytes) in a long-lived process (an MCP server): searches
@@ -494,6 +501,10 @@ type SourceResult struct {
 	// Conflicts counts the source's records that another file of the session holds with other content:
 	// the index keeps the content it had (docs/history.md "A session of several files").
 	Conflicts int `json:"conflicts,omitempty"`
+
+	// refused is set when the source is refused as a decompression bomb, now or as remembered
+	// (refused.go): the import remembers it.
+	refused *refusal
 }
 
 // An import writes parsed sources in transactions of at most this many sources or bytes of text: each
@@ -547,6 +558,11 @@ func (ix *Index) ImportProgress(ctx context.Context, srcs []Source, progress fun
 		return st, err
 	}
 	defer unlock()
+	refused, err := ix.startRefused(ctx)
+	if err != nil {
+		return st, err
+	}
+	defer ix.refused.Store(nil)
 	changed := false
 	reread := map[string]bool{} // the keys of sources to read again (writer.reread)
 	results := make([]SourceResult, len(srcs))
@@ -658,6 +674,9 @@ func (ix *Index) ImportProgress(ctx context.Context, srcs []Source, progress fun
 		if err := ix.reread(ctx, srcs, results, reread, &st); err != nil {
 			return st, err
 		}
+	}
+	if err := ix.saveRefused(ctx, refused, results); err != nil {
+		return st, err
 	}
 	st.Results = results
 	for _, r := range results {
@@ -951,7 +970,15 @@ func (ix *Index) ImportSource(ctx context.Context, src Source) (SourceResult, er
 		return SourceResult{Source: src}, err
 	}
 	defer unlock()
+	refused, err := ix.startRefused(ctx)
+	if err != nil {
+		return SourceResult{Source: src}, err
+	}
+	defer ix.refused.Store(nil)
 	res, p, err := ix.prepare(ctx, src)
+	if err == nil {
+		err = ix.saveRefused(ctx, refused, []SourceResult{res})
+	}
 	if err != nil || p == nil {
 		return res, err
 	}
@@ -1072,9 +1099,20 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 			return fail(fmt.Errorf("seek %s: %w", src.Path, err))
 		}
 		st.ParentNative = firstNonEmpty(st.ParentNative, src.ParentNative)
-		pr, err = parseJSONL(ctx, f, start, &st, lineParserFor(src.Format))
+		var rd io.Reader = f
+		cut := size > maxJSONLBytes
+		if cut {
+			// Read up to the bound only (docs/limits.md): the rest is not imported.
+			rd = io.LimitReader(f, max(0, maxJSONLBytes-start))
+		}
+		pr, err = parseJSONL(ctx, rd, start, &st, lineParserFor(src.Format))
 		if err != nil {
 			return fail(err)
+		}
+		if cut {
+			pr.Truncated = true
+			pr.Errors = append(pr.Errors, fmt.Sprintf("%d bytes, more than the limit of %d MiB of one transcript file: the rest is not imported (docs/limits.md)",
+				size, maxJSONLBytes>>20))
 		}
 		if appended && pr.Offset == start && len(pr.Events) == 0 {
 			// Same bytes (only touched) or nothing complete yet: record the new size and mtime only (by the
@@ -1126,6 +1164,11 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 			res.Action, res.SessionID = "unchanged", prev.sessionID
 			return res, nil, nil
 		}
+		if r, ok := ix.refusedAs(src.key(), fingerprint); ok {
+			// Refused before and unchanged since: not read again (refused.go).
+			res.refused = &r
+			return fail(fmt.Errorf("%s (unchanged since it was refused on %s: not read again)", r.Err, time.UnixMilli(r.At).UTC().Format(time.RFC3339)))
+		}
 		if contentHash, err = hashFiles(files); err != nil {
 			return fail(err)
 		}
@@ -1135,6 +1178,9 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 		}
 		st.ParentNative, st.File = src.ParentNative, sourceName(src)
 		if pr, err = parseWhole(ctx, src, &st); err != nil {
+			if errors.Is(err, errZstdRatio) {
+				res.refused = &refusal{Fingerprint: fingerprint, Err: err.Error()}
+			}
 			return fail(err)
 		}
 	}
