@@ -1353,7 +1353,7 @@ func (b *batchTx) write(ctx context.Context, p *pending, res *SourceResult) erro
 	}
 	b.sources++
 	if p.touch {
-		if moved, err := b.w.moved(p); err != nil {
+		if _, moved, err := b.w.moved(p); err != nil {
 			return err
 		} else if moved {
 			// Another import wrote this source since its state was read: its row is left as that import
@@ -1368,7 +1368,7 @@ func (b *batchTx) write(ctx context.Context, p *pending, res *SourceResult) erro
 		}
 		return nil
 	}
-	if cur, stale, err := b.staleSource(p); err != nil {
+	if cur, stale, err := b.w.moved(p); err != nil {
 		return err
 	} else if stale {
 		// Another import wrote this source after it was read (two imports at once): read it again against
@@ -1403,24 +1403,6 @@ func (b *batchTx) write(ctx context.Context, p *pending, res *SourceResult) erro
 		res.Action = "imported"
 	}
 	return nil
-}
-
-// staleSource reads p's source row in the transaction and reports whether it is no longer the one p was
-// read against (p.prev: recorded, or not, with the same format, parser, size and mtime); cur is the row
-// read, nil when there is none.
-func (b *batchTx) staleSource(p *pending) (cur *sourceRow, stale bool, err error) {
-	var r sourceRow
-	err = b.tx.QueryRowContext(b.w.sctx, `SELECT format, parser_rev, size, mtime, fingerprint, content_hash, offset, check_hash, state,
-		session_id FROM sources WHERE path=?`, p.src.key()).
-		Scan(&r.format, &r.rev, &r.size, &r.mtime, &r.fingerprint, &r.contentHash, &r.offset, &r.checkHash, &r.state, &r.sessionID)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, p.prev != nil, nil
-	}
-	if err != nil {
-		return nil, false, fmt.Errorf("read source state: %w", err)
-	}
-	q := p.prev
-	return &r, q == nil || q.format != r.format || q.rev != r.rev || q.size != r.size || q.mtime != r.mtime, nil
 }
 
 // commit bumps the generation (when a source's events changed) and commits.
@@ -1485,7 +1467,7 @@ func prepareWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 		{&w.hasOther, `SELECT 1 FROM events WHERE session_id=? AND src<>? LIMIT 1`},
 		{&w.noSession, `DELETE FROM sessions WHERE id=?`},
 		{&w.otherSrc, `SELECT 1 FROM sources WHERE session_id=? AND path<>? LIMIT 1`},
-		{&w.state, `SELECT format, parser_rev, size, mtime, fingerprint, content_hash, offset, check_hash FROM sources WHERE path=?`},
+		{&w.state, `SELECT format, parser_rev, size, mtime, fingerprint, content_hash, offset, check_hash, state, session_id FROM sources WHERE path=?`},
 		{&w.ins, `INSERT INTO events(id, session_id, seq, native_key, at, type, role, text, tool, files, facts, fts_len, src)
 		VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO NOTHING`},
 		{&w.fts, `INSERT INTO ev_fts(rowid, body) VALUES(?,?)`},
@@ -1521,19 +1503,23 @@ func (w *writer) close() {
 	}
 }
 
-// moved reports whether the source's recorded state, read in this transaction, is no longer the one
-// p was parsed from (p.seen; nil: not recorded).
-func (w *writer) moved(p *pending) (bool, error) {
+// moved reads p's source row in this transaction and reports whether it is no longer the one p was
+// parsed from (p.seen; nil: not recorded): another import wrote it since (docs/history.md "Concurrent
+// imports"). cur is the row read, nil when there is none. Every column of the recorded state is compared:
+// a row another import wrote always differs from p.seen in one of them (it records the file as it read
+// it), and one a touch moved differs in its size, mtime or fingerprint.
+func (w *writer) moved(p *pending) (cur *sourceRow, moved bool, err error) {
 	var r sourceRow
-	err := w.state.QueryRowContext(w.sctx, p.src.key()).Scan(&r.format, &r.rev, &r.size, &r.mtime, &r.fingerprint, &r.contentHash, &r.offset, &r.checkHash)
+	err = w.state.QueryRowContext(w.sctx, p.src.key()).Scan(&r.format, &r.rev, &r.size, &r.mtime, &r.fingerprint, &r.contentHash,
+		&r.offset, &r.checkHash, &r.state, &r.sessionID)
 	if errors.Is(err, sql.ErrNoRows) {
-		return p.seen != nil, nil
+		return nil, p.seen != nil, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("import %s: read source state: %w", p.src.Path, err)
+		return nil, false, fmt.Errorf("import %s: read source state: %w", p.src.Path, err)
 	}
 	o := p.seen
-	return o == nil || r.format != o.format || r.rev != o.rev || r.size != o.size || r.mtime != o.mtime || r.fingerprint != o.fingerprint ||
+	return &r, o == nil || r.format != o.format || r.rev != o.rev || r.size != o.size || r.mtime != o.mtime || r.fingerprint != o.fingerprint ||
 		r.contentHash != o.contentHash || r.offset != o.offset || r.checkHash != o.checkHash, nil
 }
 
