@@ -68,3 +68,44 @@ func TestDecisionKeyIsItsNumber(t *testing.T) {
 		}
 	}
 }
+
+// TestRenumberedDecisionsInMergeCommit: a decision renumbered by a merge (both sides added decision 1)
+// keeps its old number in the Ctx-Key of the commit that added it; the merge commit records the mapping
+// in its Ctx-Renumbered trailer, and Log reads it back.
+func TestRenumberedDecisionsInMergeCommit(t *testing.T) {
+	ctx := context.Background()
+	sa, sb, a, _ := pair(t)
+	if _, err := sb.Pull(ctx, store.PullOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := sa.AddDecision(ctx, store.NewDecision{Title: "A's decision"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := sb.AddDecision(ctx, store.NewDecision{Title: "B's decision"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sb.Push(ctx, store.PushOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sa.Pull(ctx, store.PullOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	files := storetest.Files(t, a, "ctx")
+	var nums []string
+	for p := range files {
+		if strings.HasPrefix(p, "decisions/") {
+			nums = append(nums, p)
+		}
+	}
+	if len(nums) != 2 {
+		t.Fatalf("decisions after the merge: %v", nums)
+	}
+	msg := storetest.LastMessage(t, a, "refs/heads/ctx")
+	if !strings.Contains(msg, "Ctx-Op: merge\n") || !strings.Contains(msg+"\n", "\nCtx-Renumbered: 1 -> 2\n") {
+		t.Fatalf("the merge commit's message:\n%s\nwant Ctx-Renumbered: 1 -> 2", msg)
+	}
+	log, err := sa.Log(ctx, 1, "")
+	if err != nil || len(log) != 1 || log[0].Renumbered != "1 -> 2" {
+		t.Errorf("Log: %+v, %v; want the merge with Renumbered 1 -> 2", log, err)
+	}
+}
