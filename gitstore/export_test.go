@@ -75,3 +75,10 @@ func LockTries() int64 { return lockTries.Load() }
 // IsHFSDotGit and IsHFSDotGitUTF8 are CheckName's HFS+ alias check with its ASCII fast path, and the
 // general path it stands for (TestHFSDotGitASCIIFastPath).
 var IsHFSDotGit, IsHFSDotGitUTF8 = isHFSDotGit, isHFSDotGitUTF8
+
+// SetOnRevList installs a hook that receives the arguments of each git rev-list a partial clone's
+// completion runs; it returns the function that removes it.
+func SetOnRevList(f func(args []string)) (restore func()) {
+	onRevList = f
+	return func() { onRevList = nil }
+}

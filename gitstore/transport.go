@@ -110,6 +110,9 @@ func (r *Repo) FetchRefs(ctx context.Context, remote string, refspecs []string, 
 	if err := r.RecoverLocks(ctx, dsts); err != nil {
 		return nil, fmt.Errorf("fetch %s: %w", remote, err)
 	}
+	// What the destinations held before the fetch: a tip a ctx fetch completed before bounds the walk of
+	// the objects a partial clone lacks (completeFetched).
+	before := r.fetchedTips(specs)
 	for len(specs) > 0 {
 		var src string
 		if !HasGit() {
@@ -118,7 +121,7 @@ func (r *Repo) FetchRefs(ctx context.Context, remote string, refspecs []string, 
 			src, err = r.fetchGit(ctx, remote, specs, dsts, opt)
 		}
 		if err == nil {
-			return missing, r.completeFetched(ctx, remote, specs, opt)
+			return missing, r.completeFetched(ctx, remote, specs, before, opt)
 		}
 		if src == "" || !optional[src] {
 			return missing, err
@@ -138,18 +141,30 @@ func (r *Repo) FetchRefs(ctx context.Context, remote string, refspecs []string, 
 
 // completeFetched makes the objects of the refs the refspecs specs fetched into complete, in a partial
 // clone (CompleteObjects): the fetch asked for whole objects, but a tip the repository already had
-// (filtered, from the clone or a plain git fetch) is not sent again.
-func (r *Repo) completeFetched(ctx context.Context, remote string, specs []string, opt TransferOptions) error {
+// (filtered, from the clone or a plain git fetch) is not sent again. before are the tips the destinations
+// held before the fetch (fetchedTips): those a ctx fetch completed (the record of completeTips) bound the
+// walk, so that a fetch lists the objects of what it brought, not of the whole history again.
+func (r *Repo) completeFetched(ctx context.Context, remote string, specs []string, before []Hash, opt TransferOptions) error {
 	if !HasGit() || !r.PartialClone() {
 		return nil
 	}
+	tips := r.fetchedTips(specs)
+	if _, err := r.completeObjects(ctx, remote, tips, before, opt); err != nil {
+		return fmt.Errorf("fetch %s: %w", remote, err)
+	}
+	return nil
+}
+
+// fetchedTips are the commits the destinations of the refspecs specs name (every ref a pattern's prefix
+// holds), zero ones left out.
+func (r *Repo) fetchedTips(specs []string) []Hash {
 	var tips []Hash
 	for _, spec := range specs {
 		_, dst, _ := strings.Cut(strings.TrimPrefix(spec, "+"), ":")
 		if prefix, ok := strings.CutSuffix(dst, "*"); ok {
 			refs, err := r.RefsUnder(prefix, 0)
 			if err != nil {
-				return fmt.Errorf("fetch %s: %w", remote, err)
+				continue // the completion below reads them again, and fails there
 			}
 			for _, h := range refs {
 				tips = append(tips, h)
@@ -160,10 +175,7 @@ func (r *Repo) completeFetched(ctx context.Context, remote string, specs []strin
 			tips = append(tips, h)
 		}
 	}
-	if _, err := r.CompleteObjects(ctx, remote, tips, opt); err != nil {
-		return fmt.Errorf("fetch %s: %w", remote, err)
-	}
-	return nil
+	return tips
 }
 
 // fetchGit is one git fetch of FetchRefs. When git says the remote has no ref named by a refspec's

@@ -40,6 +40,11 @@ const (
 	maxZstdWindow     = 128 << 20
 )
 
+// maxJSONLBytes is how much of a raw transcript file (.jsonl, an append-only log) is read (bytes); the rest
+// is not imported and the source's result says so (docs/limits.md). Real transcripts reach hundreds of
+// MB: the bound is far above them, and bounds what a file of hostile size (a sparse file) costs.
+var maxJSONLBytes int64 = 4 << 30
+
 // maxZstdBytes is how much of a .jsonl.zst is read decompressed (bytes); the rest is not imported and the
 // source's result says so (SourceResult.Truncated). A variable so that tests can lower it.
 var maxZstdBytes int64 = 256 << 20
@@ -294,6 +299,8 @@ type Index struct {
 	mmap  int         // the connections' mmap_size (Open, OpenOneShot)
 	file  os.FileInfo // index.db as it was when opened (Replaced)
 	imp   importLock  // the import lock's hold (LockImport)
+	// refused are the remembered refusals of the import running (refused.go), nil outside an import.
+	refused refusedNow
 }
 
 // mmapSize is the index's PRAGMA mmap_size (bytes) in a long-lived process (an MCP server): searches
@@ -494,6 +501,10 @@ type SourceResult struct {
 	// Conflicts counts the source's records that another file of the session holds with other content:
 	// the index keeps the content it had (docs/history.md "A session of several files").
 	Conflicts int `json:"conflicts,omitempty"`
+
+	// refused is set when the source is refused as a decompression bomb, now or as remembered
+	// (refused.go): the import remembers it.
+	refused *refusal
 }
 
 // An import writes parsed sources in transactions of at most this many sources or bytes of text: each
@@ -547,6 +558,11 @@ func (ix *Index) ImportProgress(ctx context.Context, srcs []Source, progress fun
 		return st, err
 	}
 	defer unlock()
+	refused, err := ix.startRefused(ctx)
+	if err != nil {
+		return st, err
+	}
+	defer ix.refused.Store(nil)
 	changed := false
 	reread := map[string]bool{} // the keys of sources to read again (writer.reread)
 	results := make([]SourceResult, len(srcs))
@@ -658,6 +674,9 @@ func (ix *Index) ImportProgress(ctx context.Context, srcs []Source, progress fun
 		if err := ix.reread(ctx, srcs, results, reread, &st); err != nil {
 			return st, err
 		}
+	}
+	if err := ix.saveRefused(ctx, refused, results); err != nil {
+		return st, err
 	}
 	st.Results = results
 	for _, r := range results {
@@ -951,7 +970,15 @@ func (ix *Index) ImportSource(ctx context.Context, src Source) (SourceResult, er
 		return SourceResult{Source: src}, err
 	}
 	defer unlock()
+	refused, err := ix.startRefused(ctx)
+	if err != nil {
+		return SourceResult{Source: src}, err
+	}
+	defer ix.refused.Store(nil)
 	res, p, err := ix.prepare(ctx, src)
+	if err == nil {
+		err = ix.saveRefused(ctx, refused, []SourceResult{res})
+	}
 	if err != nil || p == nil {
 		return res, err
 	}
@@ -1072,9 +1099,20 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 			return fail(fmt.Errorf("seek %s: %w", src.Path, err))
 		}
 		st.ParentNative = firstNonEmpty(st.ParentNative, src.ParentNative)
-		pr, err = parseJSONL(ctx, f, start, &st, lineParserFor(src.Format))
+		var rd io.Reader = f
+		cut := size > maxJSONLBytes
+		if cut {
+			// Read up to the bound only (docs/limits.md): the rest is not imported.
+			rd = io.LimitReader(f, max(0, maxJSONLBytes-start))
+		}
+		pr, err = parseJSONL(ctx, rd, start, &st, lineParserFor(src.Format))
 		if err != nil {
 			return fail(err)
+		}
+		if cut {
+			pr.Truncated = true
+			pr.Errors = append(pr.Errors, fmt.Sprintf("%d bytes, more than the limit of %d MiB of one transcript file: the rest is not imported (docs/limits.md)",
+				size, maxJSONLBytes>>20))
 		}
 		if appended && pr.Offset == start && len(pr.Events) == 0 {
 			// Same bytes (only touched) or nothing complete yet: record the new size and mtime only (by the
@@ -1126,6 +1164,11 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 			res.Action, res.SessionID = "unchanged", prev.sessionID
 			return res, nil, nil
 		}
+		if r, ok := ix.refusedAs(src.key(), fingerprint); ok {
+			// Refused before and unchanged since: not read again (refused.go).
+			res.refused = &r
+			return fail(fmt.Errorf("%s (unchanged since it was refused on %s: not read again)", r.Err, time.UnixMilli(r.At).UTC().Format(time.RFC3339)))
+		}
 		if contentHash, err = hashFiles(files); err != nil {
 			return fail(err)
 		}
@@ -1135,6 +1178,9 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 		}
 		st.ParentNative, st.File = src.ParentNative, sourceName(src)
 		if pr, err = parseWhole(ctx, src, &st); err != nil {
+			if errors.Is(err, errZstdRatio) {
+				res.refused = &refusal{Fingerprint: fingerprint, Err: err.Error()}
+			}
 			return fail(err)
 		}
 	}
@@ -1307,7 +1353,7 @@ func (b *batchTx) write(ctx context.Context, p *pending, res *SourceResult) erro
 	}
 	b.sources++
 	if p.touch {
-		if moved, err := b.w.moved(p); err != nil {
+		if _, moved, err := b.w.moved(p); err != nil {
 			return err
 		} else if moved {
 			// Another import wrote this source since its state was read: its row is left as that import
@@ -1322,7 +1368,7 @@ func (b *batchTx) write(ctx context.Context, p *pending, res *SourceResult) erro
 		}
 		return nil
 	}
-	if cur, stale, err := b.staleSource(p); err != nil {
+	if cur, stale, err := b.w.moved(p); err != nil {
 		return err
 	} else if stale {
 		// Another import wrote this source after it was read (two imports at once): read it again against
@@ -1357,24 +1403,6 @@ func (b *batchTx) write(ctx context.Context, p *pending, res *SourceResult) erro
 		res.Action = "imported"
 	}
 	return nil
-}
-
-// staleSource reads p's source row in the transaction and reports whether it is no longer the one p was
-// read against (p.prev: recorded, or not, with the same format, parser, size and mtime); cur is the row
-// read, nil when there is none.
-func (b *batchTx) staleSource(p *pending) (cur *sourceRow, stale bool, err error) {
-	var r sourceRow
-	err = b.tx.QueryRowContext(b.w.sctx, `SELECT format, parser_rev, size, mtime, fingerprint, content_hash, offset, check_hash, state,
-		session_id FROM sources WHERE path=?`, p.src.key()).
-		Scan(&r.format, &r.rev, &r.size, &r.mtime, &r.fingerprint, &r.contentHash, &r.offset, &r.checkHash, &r.state, &r.sessionID)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, p.prev != nil, nil
-	}
-	if err != nil {
-		return nil, false, fmt.Errorf("read source state: %w", err)
-	}
-	q := p.prev
-	return &r, q == nil || q.format != r.format || q.rev != r.rev || q.size != r.size || q.mtime != r.mtime, nil
 }
 
 // commit bumps the generation (when a source's events changed) and commits.
@@ -1439,7 +1467,7 @@ func prepareWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 		{&w.hasOther, `SELECT 1 FROM events WHERE session_id=? AND src<>? LIMIT 1`},
 		{&w.noSession, `DELETE FROM sessions WHERE id=?`},
 		{&w.otherSrc, `SELECT 1 FROM sources WHERE session_id=? AND path<>? LIMIT 1`},
-		{&w.state, `SELECT format, parser_rev, size, mtime, fingerprint, content_hash, offset, check_hash FROM sources WHERE path=?`},
+		{&w.state, `SELECT format, parser_rev, size, mtime, fingerprint, content_hash, offset, check_hash, state, session_id FROM sources WHERE path=?`},
 		{&w.ins, `INSERT INTO events(id, session_id, seq, native_key, at, type, role, text, tool, files, facts, fts_len, src)
 		VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO NOTHING`},
 		{&w.fts, `INSERT INTO ev_fts(rowid, body) VALUES(?,?)`},
@@ -1475,19 +1503,23 @@ func (w *writer) close() {
 	}
 }
 
-// moved reports whether the source's recorded state, read in this transaction, is no longer the one
-// p was parsed from (p.seen; nil: not recorded).
-func (w *writer) moved(p *pending) (bool, error) {
+// moved reads p's source row in this transaction and reports whether it is no longer the one p was
+// parsed from (p.seen; nil: not recorded): another import wrote it since (docs/history.md "Concurrent
+// imports"). cur is the row read, nil when there is none. Every column of the recorded state is compared:
+// a row another import wrote always differs from p.seen in one of them (it records the file as it read
+// it), and one a touch moved differs in its size, mtime or fingerprint.
+func (w *writer) moved(p *pending) (cur *sourceRow, moved bool, err error) {
 	var r sourceRow
-	err := w.state.QueryRowContext(w.sctx, p.src.key()).Scan(&r.format, &r.rev, &r.size, &r.mtime, &r.fingerprint, &r.contentHash, &r.offset, &r.checkHash)
+	err = w.state.QueryRowContext(w.sctx, p.src.key()).Scan(&r.format, &r.rev, &r.size, &r.mtime, &r.fingerprint, &r.contentHash,
+		&r.offset, &r.checkHash, &r.state, &r.sessionID)
 	if errors.Is(err, sql.ErrNoRows) {
-		return p.seen != nil, nil
+		return nil, p.seen != nil, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("import %s: read source state: %w", p.src.Path, err)
+		return nil, false, fmt.Errorf("import %s: read source state: %w", p.src.Path, err)
 	}
 	o := p.seen
-	return o == nil || r.format != o.format || r.rev != o.rev || r.size != o.size || r.mtime != o.mtime || r.fingerprint != o.fingerprint ||
+	return &r, o == nil || r.format != o.format || r.rev != o.rev || r.size != o.size || r.mtime != o.mtime || r.fingerprint != o.fingerprint ||
 		r.contentHash != o.contentHash || r.offset != o.offset || r.checkHash != o.checkHash, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -172,5 +173,119 @@ func TestCodexZstdBombSkipped(t *testing.T) {
 	}
 	if err := ix.db.QueryRow(`SELECT count(*) FROM sources WHERE path=?`, bombPath).Scan(&n); err != nil || n != 0 {
 		t.Fatalf("the bomb's source is recorded (%d, %v)", n, err)
+	}
+}
+
+// TestCodexZstdBombRemembered: a .jsonl.zst refused as a decompression bomb is remembered by its stat
+// (name, size, mtime): the next import skips it with the same error without reading it (its bytes,
+// replaced by others of the same size and mtime, are not looked at), through Import and ImportSource
+// alike; once it changes it is read again, and a source that imports is forgotten.
+func TestCodexZstdBombRemembered(t *testing.T) {
+	old := zstdRatioFloor
+	zstdRatioFloor = 64 << 10
+	t.Cleanup(func() { zstdRatioFloor = old })
+	ctx := context.Background()
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBestCompression))
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta := `{"timestamp":"2026-03-03T00:00:00Z","type":"session_meta","payload":{"id":"019feeee-0000-7000-8000-000000000001"}}` + "\n"
+	var bomb strings.Builder
+	bomb.WriteString(meta)
+	for line := codexMsg("2026-03-03T00:00:01Z", "the same line again"); bomb.Len() < 4<<20; {
+		bomb.WriteString(line)
+	}
+	data := enc.EncodeAll([]byte(bomb.String()), nil)
+	p := filepath.Join(t.TempDir(), "rollout-2026-03-03T00-00-00-019feeee-0000-7000-8000-000000000001.jsonl.zst")
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srcs := []Source{{Provider: Codex, Format: FormatCodexZstd, Path: p}}
+	ix := openTestIndex(t)
+	st, err := ix.Import(ctx, srcs)
+	if err != nil || st.Failed != 1 || !strings.Contains(st.Results[0].Err, "more than") {
+		t.Fatalf("first import: %+v, %v", st.Results, err)
+	}
+	first := st.Results[0].Err
+
+	// Other bytes (not zstd at all), same size and mtime: an import that read them would fail otherwise.
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, make([]byte, fi.Size()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(p, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	for _, how := range []string{"Import", "ImportSource"} {
+		var r SourceResult
+		if how == "Import" {
+			st, err := ix.Import(ctx, srcs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r = st.Results[0]
+		} else if r, err = ix.ImportSource(ctx, srcs[0]); err != nil {
+			t.Fatal(err)
+		}
+		if r.Action != "failed" || !strings.HasPrefix(r.Err, first) || !strings.Contains(r.Err, "not read again") {
+			t.Errorf("%s of the unchanged bomb: %+v; want its refusal again, unread (%s)", how, r, first)
+		}
+	}
+
+	// Changed (the bomb again, a new mtime): read again, and refused again from what it holds.
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	later := fi.ModTime().Add(time.Minute)
+	if err := os.Chtimes(p, later, later); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := ix.Import(ctx, srcs); err != nil || st.Failed != 1 || st.Results[0].Err != first {
+		t.Fatalf("the changed bomb: %+v, %v; want it read and refused (%s)", st.Results, err, first)
+	}
+	// A rollout within the bound at that path: imported, and the refusal forgotten.
+	if err := os.WriteFile(p, enc.EncodeAll([]byte(meta+codexMsg("2026-03-03T00:00:01Z", "fine now")), nil), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := ix.Import(ctx, srcs); err != nil || st.Imported != 1 {
+		t.Fatalf("the fixed rollout: %+v, %v", st.Results, err)
+	}
+	if m, err := ix.loadRefused(ctx); err != nil || len(m) != 0 {
+		t.Errorf("refusals after the rollout imported: %v, %v", m, err)
+	}
+}
+
+// TestJSONLSizeBound: a raw transcript (.jsonl) larger than maxJSONLBytes (lowered here; a sparse file of
+// 1 GiB) is read only up to the bound: the complete records before it are imported, and the result says
+// the rest is not (truncated, with the limit in its errors). A second import finds it unchanged.
+func TestJSONLSizeBound(t *testing.T) {
+	old := maxJSONLBytes
+	maxJSONLBytes = 1 << 20
+	t.Cleanup(func() { maxJSONLBytes = old })
+	ctx := context.Background()
+	p := filepath.Join(t.TempDir(), "rollout-2026-03-03T00-00-00-019feeee-0000-7000-8000-000000000009.jsonl")
+	head := `{"timestamp":"2026-03-03T00:00:00Z","type":"session_meta","payload":{"id":"019feeee-0000-7000-8000-000000000009"}}` + "\n" +
+		codexMsg("2026-03-03T00:00:01Z", "before the bound")
+	if err := os.WriteFile(p, []byte(head), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(p, 1<<30); err != nil { // sparse: 1 GiB of holes after the records
+		t.Fatal(err)
+	}
+	ix := openTestIndex(t)
+	srcs := []Source{{Provider: Codex, Format: FormatCodex, Path: p}}
+	st, err := ix.Import(ctx, srcs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := st.Results[0]
+	if r.Action != "imported" || r.Events != 1 || !r.Truncated || len(r.Errors) == 0 || !strings.Contains(r.Errors[len(r.Errors)-1], "limit of 1 MiB") {
+		t.Fatalf("a 1 GiB transcript over a 1 MiB bound: %+v", r)
+	}
+	if st, err := ix.Import(ctx, srcs); err != nil || st.Unchanged != 1 {
+		t.Fatalf("second import: %+v, %v", st.Results, err)
 	}
 }

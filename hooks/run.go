@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -21,6 +22,10 @@ const (
 	EnvInHook = "CTX_IN_HOOK"
 	// EnvTimeout carries the shim's time limit in seconds (see Timeout).
 	EnvTimeout = "CTX_HOOK_TIMEOUT"
+	// EnvTimeoutMin raises the time limit of every hook to at least that many seconds (see Timeout): the
+	// shim sets EnvTimeout itself, so a slow or loaded machine (or a test) raises the limit through this
+	// one, which the shim passes on untouched (docs/hooks.md "The shim").
+	EnvTimeoutMin = "CTX_HOOK_TIMEOUT_MIN"
 )
 
 // Guard tells `ctx hooks run` whether to do anything at all. It returns
@@ -113,14 +118,31 @@ const NothingMoved = "nothing moved since the last refresh hook"
 
 // Timeout returns how long `ctx hooks run h` may take: CTX_HOOK_TIMEOUT
 // (seconds, as the shim sets it; a decimal like 0.5 works) when valid, else
-// 2 s for the refresh hooks and 30 s for pre-push.
+// 2 s for the refresh hooks and 30 s for pre-push; raised to CTX_HOOK_TIMEOUT_MIN
+// seconds when that is valid and more (at most a day).
 func Timeout(h Hook) time.Duration {
-	if v := os.Getenv(EnvTimeout); v != "" {
-		if s, err := strconv.ParseFloat(v, 64); err == nil && s > 0 {
-			return time.Duration(s * float64(time.Second))
-		}
+	d := time.Duration(timeoutSeconds(h)) * time.Second
+	if s, ok := envSeconds(EnvTimeout, math.MaxInt64/float64(time.Second)); ok {
+		d = s
 	}
-	return time.Duration(timeoutSeconds(h)) * time.Second
+	if s, ok := envSeconds(EnvTimeoutMin, 86400); ok && s > d {
+		d = s
+	}
+	return d
+}
+
+// envSeconds reads the environment variable name as a positive number of seconds of at most most (a
+// decimal like 0.5 works); ok is false when it is unset or not such a number.
+func envSeconds(name string, most float64) (time.Duration, bool) {
+	v := os.Getenv(name)
+	if v == "" {
+		return 0, false
+	}
+	s, err := strconv.ParseFloat(v, 64)
+	if err != nil || !(s > 0) || s > most {
+		return 0, false
+	}
+	return time.Duration(s * float64(time.Second)), true
 }
 
 // Actions are what the hooks do; cmd/ctx supplies them from the store, so

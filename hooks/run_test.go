@@ -181,3 +181,28 @@ func TestTimeout(t *testing.T) {
 		t.Error("bogus env")
 	}
 }
+
+// TestTimeoutMin: CTX_HOOK_TIMEOUT_MIN raises the shim's limit (CTX_HOOK_TIMEOUT=2, which the shim sets
+// whatever the environment holds) and the defaults, never lowers them; a value that is no positive
+// number of seconds up to a day is ignored.
+func TestTimeoutMin(t *testing.T) {
+	t.Setenv("CTX_HOOK_TIMEOUT", "2")
+	t.Setenv("CTX_HOOK_TIMEOUT_MIN", "120")
+	if got := Timeout(PostCommit); got != 120*time.Second {
+		t.Errorf("shim 2 s, min 120 s: %v", got)
+	}
+	t.Setenv("CTX_HOOK_TIMEOUT", "")
+	if got := Timeout(PrePush); got != 120*time.Second {
+		t.Errorf("pre-push default 30 s, min 120 s: %v", got)
+	}
+	t.Setenv("CTX_HOOK_TIMEOUT_MIN", "1")
+	if Timeout(PostCheckout) != 2*time.Second || Timeout(PrePush) != 30*time.Second {
+		t.Error("a lower min changed the defaults")
+	}
+	for _, bad := range []string{"bogus", "-5", "0", "NaN", "1e9"} {
+		t.Setenv("CTX_HOOK_TIMEOUT_MIN", bad)
+		if got := Timeout(PostMerge); got != 2*time.Second {
+			t.Errorf("CTX_HOOK_TIMEOUT_MIN=%s: %v", bad, got)
+		}
+	}
+}

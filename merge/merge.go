@@ -142,6 +142,9 @@ type Note struct {
 	// on both sides from one source: one decision kept, decisions.go).
 	Kind    string
 	Message string
+	// From and To are, for "renumbered", the decision's number before and after the merge (0 otherwise):
+	// what the merge commit records in its Ctx-Renumbered trailer (docs/architecture.md "Commits").
+	From, To int
 }
 
 // Tree merges ours and theirs against base, path by path (docs/merge.md). It

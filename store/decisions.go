@@ -424,7 +424,11 @@ func (s *Store) SetDecisionStatus(ctx context.Context, ref, status string, super
 		return Decision{}, nil, invalidf("superseded_by: only with status superseded (status %s)", st)
 	}
 	var out Decision
-	op := Op{Name: "decision.status", Key: ref, Summary: fmt.Sprintf("set decision %s status %s", ref, st)}
+	// Ctx-Key is the decision's number, whatever ref named it: a title goes stale when the decision is
+	// renamed (an ADR retitled and imported again), its number never changes (docs/architecture.md
+	// "Commits").
+	op := Op{Name: "decision.status", Key: ref, Summary: fmt.Sprintf("set decision %s status %s", ref, st),
+		KeyOf: func() string { return decisionKey(out, ref) }}
 	c, err := s.Write(ctx, op, func(v *View) (Edits, error) {
 		d, err := v.FindDecision(ctx, ref)
 		if err != nil {
@@ -518,6 +522,15 @@ func (s *Store) SetDecisionStatus(ctx context.Context, ref, status string, super
 		return out, nil, &NotFoundError{Msg: fmt.Sprintf("Decision '%s' not found", ref)}
 	}
 	return out, c, err
+}
+
+// decisionKey is the Ctx-Key of a write to decision d: its number, or ref as given when the write found no
+// decision (the key of a commit that is not made).
+func decisionKey(d Decision, ref string) string {
+	if d.ID > 0 {
+		return strconv.Itoa(d.ID)
+	}
+	return ref
 }
 
 // editDecisionMeta returns decision d's file with its front matter changed by fn; the body is kept byte

@@ -35,6 +35,9 @@ type Diagnosis struct {
 	// repository tracks there: CheckoutDirError; missing after it was checked out here:
 	// CheckoutMissingError), with the fix; "" when it can.
 	Checkout string `json:"checkout,omitempty"`
+	// Orphaned are the kept tips of deleted context branches (OrphanedRefs): no problem, but entries that
+	// may exist nowhere else, to restore or delete. Never nil.
+	Orphaned []OrphanedRef `json:"orphaned"`
 }
 
 // maxSafeSearch bounds the first-parent commits Doctor looks at for LastSafe.
@@ -86,6 +89,9 @@ func (s *Store) Doctor(ctx context.Context) (*Diagnosis, error) {
 		return nil, err
 	}
 	if d.Records, err = s.MalformedRecords(ctx); err != nil {
+		return nil, err
+	}
+	if d.Orphaned, err = s.OrphanedRefs(ctx); err != nil {
 		return nil, err
 	}
 	unsafe := map[Scope]bool{}

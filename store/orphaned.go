@@ -3,7 +3,9 @@ package store
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ctx-dev/ctx/gitstore"
@@ -67,4 +69,79 @@ func (s *Store) keepOrphaned(ctx context.Context) (string, gitstore.Hash, error)
 		return "", tip, fmt.Errorf("keep the deleted context branch's tip %s: %w", tip, err)
 	}
 	return ref, tip, nil
+}
+
+// maxOrphanedRefs bounds the refs of OrphanedPrefix that OrphanedRefs reads (each is one ctx init or pull
+// after a deletion: a handful in practice).
+const maxOrphanedRefs = 1000
+
+// OrphanedRef is one ref under OrphanedPrefix: the kept tip of a deleted context branch (docs/sync.md "A
+// deleted context branch").
+type OrphanedRef struct {
+	Ref string `json:"ref"` // the full ref name, refs/ctx-orphaned/<branch>-<unix seconds>
+	Tip string `json:"tip"` // the commit it keeps (40 hex digits)
+	// Date is the tip's committer date (RFC 3339, UTC): the last write of that branch; "" when the commit
+	// cannot be read.
+	Date string `json:"date"`
+	// Kept is when ctx kept it, from the ref name's unix seconds (RFC 3339, UTC); "" for a name without them.
+	Kept string `json:"kept,omitempty"`
+	// Merged: the tip is in the context branch's history (its entries were pulled or written back), so
+	// deleting the ref loses nothing; ctx doctor --fix deletes only these.
+	Merged bool `json:"merged"`
+}
+
+// OrphanedRefs lists the refs under OrphanedPrefix, sorted by name, each with its tip's date and whether
+// the context branch holds the tip already. Never nil. More than maxOrphanedRefs such refs is an error
+// (gitstore.ErrTooManyRefs).
+func (s *Store) OrphanedRefs(ctx context.Context) ([]OrphanedRef, error) {
+	refs, err := s.repo.RefsUnder(OrphanedPrefix, maxOrphanedRefs)
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", OrphanedPrefix, err)
+	}
+	branch, err := s.repo.Resolve(ctx, s.BranchRef())
+	if err != nil {
+		return nil, err
+	}
+	out := make([]OrphanedRef, 0, len(refs))
+	for name, tip := range refs {
+		o := OrphanedRef{Ref: name, Tip: tip.String()}
+		if i := strings.LastIndexByte(name, '-'); i >= 0 {
+			if sec, err := strconv.ParseInt(name[i+1:], 10, 64); err == nil && sec > 0 {
+				o.Kept = time.Unix(sec, 0).UTC().Format(time.RFC3339)
+			}
+		}
+		if c, err := s.repo.Commit(ctx, tip); err == nil {
+			o.Date = c.Committer.When.UTC().Format(time.RFC3339)
+			if !branch.IsZero() {
+				if o.Merged, err = s.repo.IsAncestor(ctx, tip, branch); err != nil {
+					return nil, fmt.Errorf("is %s in %s: %w", name, s.BranchRef(), err)
+				}
+			}
+		}
+		out = append(out, o)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Ref < out[j].Ref })
+	return out, nil
+}
+
+// PruneOrphanedRefs deletes the refs under OrphanedPrefix whose tip the context branch holds already
+// (OrphanedRef.Merged: nothing is lost) and returns them; the others are kept (their entries may exist
+// nowhere else). Each is deleted with git update-ref -d against the tip read, so a ref moved meanwhile
+// stays, and a packed one goes too.
+func (s *Store) PruneOrphanedRefs(ctx context.Context) ([]OrphanedRef, error) {
+	all, err := s.OrphanedRefs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []OrphanedRef
+	for _, o := range all {
+		if !o.Merged || !strings.HasPrefix(o.Ref, OrphanedPrefix) || strings.ContainsAny(o.Ref, " \t\n") {
+			continue
+		}
+		if _, err := s.repo.Git(ctx, "update-ref", "-m", "ctx doctor --fix: the context branch holds this tip", "-d", o.Ref, o.Tip); err != nil {
+			return out, fmt.Errorf("delete %s: %w", o.Ref, err)
+		}
+		out = append(out, o)
+	}
+	return out, nil
 }

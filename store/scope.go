@@ -75,11 +75,15 @@ func (s *Store) SetScope(ctx context.Context, kind, key string, scope Scope) (*C
 			return ed, nil
 		}
 	case "decision":
+		// Ctx-Key is the decision's number, not the title it may be named by (decisionKey).
+		var found Decision
+		op.KeyOf = func() string { return decisionKey(found, key) }
 		fn = func(v *View) (Edits, error) {
 			d, err := v.FindDecision(ctx, key)
 			if err != nil {
 				return nil, err
 			}
+			found = d
 			ed, held, err := otherCopies(ctx, v, d.Path, sc)
 			if err != nil || held {
 				return ed, err

@@ -273,6 +273,9 @@ type LogEntry struct {
 	Author  string   `json:"author"`
 	Time    string   `json:"time"`
 	Parents []string `json:"parents"`
+	// Renumbered is a merge commit's Ctx-Renumbered trailer: "OLD -> NEW, ..." for the decisions it
+	// renumbered, whose earlier commits name the old number as their Key.
+	Renumbered string `json:"renumbered,omitempty"`
 }
 
 // Trailers parses the "Key: value" lines of a commit message's last paragraph (git-interpret-trailers(1)).
@@ -297,7 +300,8 @@ func (s *Store) Log(ctx context.Context, n int, path string) ([]LogEntry, error)
 		t := Trailers(c.Message)
 		e := LogEntry{Commit: c.Hash.String(), Summary: strings.SplitN(c.Message, "\n", 2)[0], Op: t["Ctx-Op"],
 			Key: t["Ctx-Key"], Agent: t["Ctx-Agent"], Session: t["Ctx-Session"], Machine: t["Ctx-Machine"],
-			Author: c.Author.Name + " <" + c.Author.Email + ">", Time: c.Author.When.UTC().Format(time.RFC3339)}
+			Author: c.Author.Name + " <" + c.Author.Email + ">", Time: c.Author.When.UTC().Format(time.RFC3339),
+			Renumbered: t["Ctx-Renumbered"]}
 		for _, p := range c.ParentHashes {
 			e.Parents = append(e.Parents, p.String())
 		}

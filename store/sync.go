@@ -677,6 +677,9 @@ func (s *Store) mergeCommit(ctx context.Context, theirs gitstore.Hash, res *Pull
 			op.Extra = append(op.Extra, [2]string{"Ctx-Strategy", string(res.Strategy)},
 				[2]string{"Ctx-Decided", strconv.Itoa(len(res.Decided))})
 		}
+		if r := renumberedTrailer(m.Notes); r != "" {
+			op.Extra = append(op.Extra, [2]string{"Ctx-Renumbered", r})
+		}
 		return map[string]*gitstore.Write{ref: {Tree: &tree, ExtraParents: []gitstore.Hash{theirs}, Message: s.Message(op)}}, nil
 	})
 	if err != nil {
@@ -686,6 +689,44 @@ func (s *Store) mergeCommit(ctx context.Context, theirs gitstore.Hash, res *Pull
 	s.made.add(written)
 	res.Action, res.New = PullMerged, out[0].New
 	return nil
+}
+
+// maxRenumberedInTrailer bounds the pairs of a merge commit's Ctx-Renumbered trailer; the others are
+// counted ("and N more"), and the merge's notes name them all.
+const maxRenumberedInTrailer = 100
+
+// renumberedTrailer is the value of a merge commit's Ctx-Renumbered trailer: "OLD -> NEW" for each decision
+// the merge renumbered (merge.Note "renumbered"), by old then new number, comma-separated; "" when none.
+// The commits that added or changed such a decision name its old number in their Ctx-Key; this trailer
+// maps it to the new one (docs/architecture.md "Commits").
+func renumberedTrailer(notes []merge.Note) string {
+	var pairs [][2]int
+	for _, n := range notes {
+		if n.Kind == "renumbered" && n.From > 0 && n.To > 0 {
+			pairs = append(pairs, [2]int{n.From, n.To})
+		}
+	}
+	if len(pairs) == 0 {
+		return ""
+	}
+	sort.Slice(pairs, func(i, j int) bool {
+		if pairs[i][0] != pairs[j][0] {
+			return pairs[i][0] < pairs[j][0]
+		}
+		return pairs[i][1] < pairs[j][1]
+	})
+	var b strings.Builder
+	for i, p := range pairs {
+		if i == maxRenumberedInTrailer {
+			fmt.Fprintf(&b, ", and %d more", len(pairs)-i)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%d -> %d", p[0], p[1])
+	}
+	return b.String()
 }
 
 // mergeTooLarge refuses a merge that would write a file over MaxFileBytes (of are ours' files before it,

@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -378,5 +379,57 @@ func TestDeletedContextBranch(t *testing.T) {
 	}
 	if show := testenv.Git(t, dir, "show", tip+":knowledge/precious.md"); !strings.Contains(show, "only copy") {
 		t.Errorf("the kept tip lost the entry:\n%s", show)
+	}
+}
+
+// TestOrphanedRefsInDoctor: the tips ctx init and ctx pull keep under refs/ctx-orphaned/ are named by ctx
+// doctor (ref, tip, date) with how to restore or delete each; ctx doctor --fix deletes only those the
+// context branch holds already (a packed one too), never one whose entries exist nowhere else.
+func TestOrphanedRefsInDoctor(t *testing.T) {
+	dir := testenv.NewRepo(t)
+	mustCtx(t, dir, nil, 0, "init")
+	mustCtx(t, dir, nil, 0, "knowledge", "set", "precious", "only copy")
+	tip := strings.TrimSpace(testenv.Git(t, dir, "rev-parse", "refs/heads/ctx"))
+	testenv.Git(t, dir, "branch", "-q", "-D", "ctx")
+	mustCtx(t, dir, nil, 0, "init")
+	kept := strings.TrimSpace(testenv.Git(t, dir, "for-each-ref", "--format=%(refname)", "refs/ctx-orphaned/"))
+	if !strings.HasPrefix(kept, "refs/ctx-orphaned/ctx-") {
+		t.Fatalf("refs/ctx-orphaned/ holds %q", kept)
+	}
+	// A second kept tip that the new branch holds already (its first commit), packed as git gc leaves it.
+	mustCtx(t, dir, nil, 0, "knowledge", "set", "later", "x")
+	inBranch := strings.TrimSpace(testenv.Git(t, dir, "rev-parse", "refs/heads/ctx~1"))
+	merged := "refs/ctx-orphaned/ctx-1700000000"
+	testenv.Git(t, dir, "update-ref", merged, inBranch)
+	testenv.Git(t, dir, "pack-refs", "--all")
+
+	out := mustCtx(t, dir, nil, 0, "doctor").stdout
+	for _, want := range []string{kept, tip[:12], "git log -p " + kept, "git update-ref -d " + kept, "git branch -f ctx " + tip,
+		merged, "kept 2023-11-14T22:13:20Z", "the context branch holds it already"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("ctx doctor does not say %q:\n%s", want, out)
+		}
+	}
+	var d struct {
+		Orphaned []struct {
+			Ref, Tip, Date string
+			Merged         bool
+		}
+	}
+	if err := json.Unmarshal([]byte(mustCtx(t, dir, nil, 0, "doctor", "--json").stdout), &d); err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Orphaned) != 2 || d.Orphaned[0].Ref != merged || !d.Orphaned[0].Merged || // sorted by name
+		d.Orphaned[1].Ref != kept || d.Orphaned[1].Tip != tip || d.Orphaned[1].Merged || d.Orphaned[1].Date == "" {
+		t.Errorf("ctx doctor --json: orphaned = %+v", d.Orphaned)
+	}
+
+	fix := mustCtx(t, dir, nil, 0, "doctor", "--fix").stdout
+	if !strings.Contains(fix, "deleted "+merged) {
+		t.Errorf("ctx doctor --fix:\n%s", fix)
+	}
+	left := strings.TrimSpace(testenv.Git(t, dir, "for-each-ref", "--format=%(refname) %(objectname)", "refs/ctx-orphaned/"))
+	if left != kept+" "+tip {
+		t.Errorf("after ctx doctor --fix, refs/ctx-orphaned/ holds %q; want only %s %s (its entries are nowhere else)", left, kept, tip)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/ctx-dev/ctx/internal/testenv"
 )
@@ -477,5 +478,40 @@ func TestHooksSayWhyTheRefreshFailed(t *testing.T) {
 	code, stderr = gitStderr(t, repo, "checkout", "-q", "evil")
 	if code != 0 || !strings.Contains(stderr, "symbolic link") || !strings.Contains(stderr, "git's own command succeeded") {
 		t.Errorf("git checkout of a branch with a .context link: exit %d, stderr:\n%s", code, stderr)
+	}
+}
+
+// TestHookTimeoutMin: the shim sets CTX_HOOK_TIMEOUT=2 for a refresh hook whatever the environment holds;
+// CTX_HOOK_TIMEOUT_MIN in git's environment raises it (a loaded machine, the tests of the hooks): with the
+// checkout lock held 4 s by another process, past the 2 s limit, the post-checkout refresh waits for it
+// (saying so) and brings .context/ up to date instead of failing at 2 s (TestHooksSayWhyTheRefreshFailed).
+func TestHookTimeoutMin(t *testing.T) {
+	repo := testenv.NewRepo(t)
+	mustCtx(t, repo, nil, 0, "init")
+	mustCtx(t, repo, nil, 0, "knowledge", "set", "k", "v1")
+	testenv.Git(t, repo, "branch", "feature")
+	mustCtx(t, repo, nil, 0, "knowledge", "set", "k", "v2")
+	testenv.Git(t, repo, "update-ref", "refs/heads/ctx", "ctx~1") // .context/ holds v2, the branch v1
+	lock, err := os.OpenFile(filepath.Join(repo, ".git", "ctx", "checkout.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	released := time.AfterFunc(4*time.Second, func() { _ = syscall.Flock(int(lock.Fd()), syscall.LOCK_UN) })
+	defer released.Stop()
+	t.Setenv("CTX_HOOK_TIMEOUT_MIN", "120")
+	start := time.Now()
+	code, stderr := gitStderr(t, repo, "checkout", "-q", "feature")
+	if code != 0 || strings.Contains(stderr, "git's own command succeeded") || strings.Contains(stderr, "time limit") {
+		t.Errorf("git checkout with the lock held 4 s and CTX_HOOK_TIMEOUT_MIN=120: exit %d, stderr %q (want 0, the hook waiting, not failing)", code, stderr)
+	}
+	if took := time.Since(start); took < 4*time.Second {
+		t.Errorf("the checkout took %v: the hook did not wait for the lock", took)
+	}
+	if got, _ := readCtxFile(repo, "knowledge/k.md"); !strings.Contains(got, "v1") {
+		t.Errorf("the hook did not refresh .context/ after the lock was released: %q", got)
 	}
 }

@@ -56,7 +56,7 @@ const GitConfig = `[init]
 var cleared = []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR",
 	"GIT_NAMESPACE", "GIT_CONFIG", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_COUNT", "GIT_CONFIG_PARAMETERS",
 	"GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE", "EMAIL", "CTX_AGENT", "CTX_SESSION", "CTX_HOOKS",
-	"CTX_IN_HOOK", "CTX_HOOK_TIMEOUT", "CTX_TEST_NOW",
+	"CTX_IN_HOOK", "CTX_HOOK_TIMEOUT", "CTX_HOOK_TIMEOUT_MIN", "CTX_TEST_NOW",
 	// the session variables agents export (docs/blame.md): a test run inside an agent records none
 	"CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID"}
 

@@ -39,7 +39,9 @@ func newDoctorCmd(e *env) *cli.Command {
 		"(docs/limits.md \"Files of the store\"), which a teammate's pull would refuse: shrink or remove them.\n"+
 		"A manifest.json that does not read (plain git wrote it) is reported too; --fix puts back the newest one\n"+
 		"of the branch's history that does. Malformed JSON records (state.json, sessions, activity, proposals with\n"+
-		"a field of the wrong type) are reported with how to write them again; --fix leaves them.",
+		"a field of the wrong type) are reported with how to write them again; --fix leaves them. The tips of deleted\n"+
+		"context branches kept under refs/ctx-orphaned/ are listed with how to restore or delete each; --fix deletes\n"+
+		"only those the context branch holds already (docs/sync.md \"A deleted context branch\").",
 		[]string{"ctx doctor", "ctx doctor --json", "ctx doctor --fix && ctx push"},
 		[]exit{{ExitOK, "every entry is readable (or --fix removed the others)"}, {ExitFailure, "entries ctx does not read were found (or entries that clash, or files over the size limit), or a failure"}, {ExitNoStore, ""}})
 }
@@ -61,6 +63,16 @@ func runDoctor(ctx context.Context, e *env, o doctorOptions) error {
 		if err != nil {
 			return err
 		}
+		// Kept tips of deleted context branches go only when the branch holds them already: losing data is
+		// no fix (docs/sync.md "A deleted context branch").
+		pruned, err := s.PruneOrphanedRefs(ctx)
+		if err != nil {
+			return err
+		}
+		orphaned, err := s.OrphanedRefs(ctx)
+		if err != nil {
+			return err
+		}
 		// Files over the size limit are readable content: --fix leaves them, and says so (exit 1). So are
 		// malformed records: a write replaces them, removing one would lose what it still holds.
 		over, err := s.OversizedFiles(ctx)
@@ -72,7 +84,8 @@ func runDoctor(ctx context.Context, e *env, o doctorOptions) error {
 			return err
 		}
 		if o.JSON {
-			out := map[string]any{"removed": nonNil(removed), "commits": res.Commits, "oversized": nonNil(over), "malformed_records": nonNil(recs)}
+			out := map[string]any{"removed": nonNil(removed), "commits": res.Commits, "oversized": nonNil(over), "malformed_records": nonNil(recs),
+				"orphaned_deleted": nonNilOrphaned(pruned), "orphaned": orphaned}
 			if mp != nil {
 				out["manifest_restored_from"] = mp.LastGood
 				out["manifest_commits"] = mres.Commits
@@ -88,6 +101,8 @@ func runDoctor(ctx context.Context, e *env, o doctorOptions) error {
 			}
 			return nil
 		}
+		printPruned(w, pruned)
+		printOrphaned(w, s.Branch(), orphaned)
 		if len(removed) == 0 && mp == nil {
 			if len(over) > 0 || len(recs) > 0 {
 				printOversized(w, over)
@@ -97,7 +112,9 @@ func runDoctor(ctx context.Context, e *env, o doctorOptions) error {
 				}
 				return errOversized
 			}
-			fmt.Fprintln(w, "nothing to fix: every entry of the context refs is readable")
+			if len(pruned) == 0 {
+				fmt.Fprintln(w, "nothing to fix: every entry of the context refs is readable")
+			}
 			return nil
 		}
 		for _, p := range removed {
@@ -152,6 +169,7 @@ func runDoctor(ctx context.Context, e *env, o doctorOptions) error {
 	if d.Checkout != "" {
 		fmt.Fprintf(w, "checkout: %s\n", d.Checkout)
 	}
+	printOrphaned(w, s.Branch(), d.Orphaned)
 	if len(d.Problems) == 0 && len(d.Clashes) == 0 && len(d.Oversized) == 0 && len(d.Records) == 0 && d.Manifest == nil {
 		if d.Checkout != "" {
 			return errCheckout
@@ -275,4 +293,46 @@ func printDiagnosis(w io.Writer, s *store.Store, d *store.Diagnosis) {
 			"    git update-ref %s %s   (commits after it are dropped; then publish with git push --force-with-lease)\n",
 			s.RefOf(sc), s.RefOf(sc), good)
 	}
+}
+
+// printOrphaned names the kept tips of deleted context branches (store.OrphanedRefs) and how to restore or
+// delete each: no problem of the store (the exit status does not change), but entries that may exist
+// nowhere else.
+func printOrphaned(w io.Writer, branch string, os []store.OrphanedRef) {
+	if len(os) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "%s of deleted context branches kept under %s (docs/sync.md \"A deleted context branch\"):\n",
+		plural(len(os), "tip", "tips"), store.OrphanedPrefix)
+	for _, o := range os {
+		date := o.Date
+		if date == "" {
+			date = "its commit cannot be read"
+		}
+		fmt.Fprintf(w, "  %s  %.12s  last written %s", o.Ref, o.Tip, date)
+		if o.Kept != "" {
+			fmt.Fprintf(w, ", kept %s", o.Kept)
+		}
+		if o.Merged {
+			fmt.Fprintln(w, "\n    the context branch holds it already: ctx doctor --fix deletes the ref (or git update-ref -d "+o.Ref+")")
+			continue
+		}
+		fmt.Fprintf(w, "\n    its entries are not on the context branch: see them with git log -p %s; write back what you want\n"+
+			"    (ctx knowledge set ...), or make it the context branch again with git branch -f %s %s (what the branch holds\n"+
+			"    now is then lost); delete it when no longer needed: git update-ref -d %s\n", o.Ref, branch, o.Tip, o.Ref)
+	}
+}
+
+// printPruned lists the kept tips ctx doctor --fix deleted (store.PruneOrphanedRefs).
+func printPruned(w io.Writer, os []store.OrphanedRef) {
+	for _, o := range os {
+		fmt.Fprintf(w, "  deleted %s (%.12s: the context branch holds it)\n", o.Ref, o.Tip)
+	}
+}
+
+func nonNilOrphaned(os []store.OrphanedRef) []store.OrphanedRef {
+	if os == nil {
+		return []store.OrphanedRef{}
+	}
+	return os
 }

@@ -75,6 +75,10 @@ func runLog(ctx context.Context, e *env, o logOptions) error {
 	for _, l := range entries {
 		fmt.Fprintf(e.stdout, "%s %s %-16s %-24s agent=%s session=%s machine=%s\n    %s  (%s)\n",
 			l.Commit[:12], l.Time, l.Op, l.Key, l.Agent, l.Session, l.Machine, l.Summary, l.Author)
+		if l.Renumbered != "" {
+			// Earlier commits name these decisions by their old numbers (Ctx-Key).
+			fmt.Fprintf(e.stdout, "    decisions renumbered: %s\n", l.Renumbered)
+		}
 	}
 	return nil
 }
