@@ -441,16 +441,50 @@ func TestHTTPSessionBoundToToken(t *testing.T) {
 }
 
 // TestHTTPNotifications: a client on the event stream (GET) is told when another client's write moved
-// the context branch.
+// the context branch, and of the change of a resource it subscribed to (notifications/resources/updated,
+// as over stdio), rendered as it reads it: public-only, so a change of the machine user's private entry
+// of a subscribed URI sends it nothing. Found by a tester: mcp-go's HTTP sessions record no
+// subscription, and no updated ever came over HTTP.
 func TestHTTPNotifications(t *testing.T) {
+	ctx := context.Background()
 	_, st := newRepo(t, store.Actor{Agent: "cli"})
+	for _, e := range []struct {
+		key string
+		sc  store.Scope
+	}{{"news", store.Public}, {"quiet", store.Public}, {"privk", store.Private}} {
+		if _, err := st.SetEntry(ctx, store.KnowledgeKind, store.SetEntry{Key: e.key, Content: "v1\n", Scope: e.sc}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	h := startHTTP(t, st, Options{PollInterval: 50 * time.Millisecond}, HTTPOptions{})
 	a := h.connect(t, h.token(t, tokens.Spec{Member: "A"}), "", "a")
 	b := h.connect(t, h.token(t, tokens.Spec{Member: "B"}), "", "b")
-	time.Sleep(200 * time.Millisecond) // a's event stream is open
-	b.call(t, "context_add_knowledge", map[string]any{"key": "news", "content": "x"})
+	for _, u := range []string{"context://knowledge/news", "context://knowledge/quiet", "context://knowledge/privk"} {
+		req := mcpgo.SubscribeRequest{}
+		req.Params.URI = u
+		if err := a.c.Subscribe(ctx, req); err != nil {
+			t.Fatalf("subscribe %s: %v", u, err)
+		}
+	}
+	time.Sleep(300 * time.Millisecond) // a's event stream is open, the watcher has rendered the URIs once
+	if _, err := st.SetEntry(ctx, store.KnowledgeKind, store.SetEntry{Key: "privk", Content: "v2 private\n", Scope: store.Private}); err != nil {
+		t.Fatal(err)
+	}
+	b.call(t, "context_add_knowledge", map[string]any{"key": "news", "content": "v2"})
 	if !a.waitNote(t, "notifications/resources/list_changed", "", 10*time.Second) {
 		t.Errorf("no notifications/resources/list_changed over HTTP; got %v", a.notes)
+	}
+	if !a.waitNote(t, "notifications/resources/updated", "context://knowledge/news", 10*time.Second) {
+		t.Errorf("no notifications/resources/updated of the subscribed URI over HTTP; got %v", a.notes)
+	}
+	time.Sleep(300 * time.Millisecond)
+	for _, u := range []string{"context://knowledge/quiet", "context://knowledge/privk"} {
+		if a.hasNote("notifications/resources/updated", u) {
+			t.Errorf("notifications/resources/updated of %s, which did not change for the caller", u)
+		}
+	}
+	if b.hasNote("notifications/resources/updated", "") {
+		t.Errorf("b, which subscribed to nothing, was sent notifications/resources/updated")
 	}
 }
 
