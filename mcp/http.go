@@ -321,12 +321,14 @@ func (h *httpHandler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	// The private and ephemeral scopes are the machine user's, not the caller's (docs/security.md).
 	ctx = store.WithPublicOnly(ctx)
 	if r.Method == http.MethodGet {
-		// an event stream ends at shutdown; requests (POST) run to their end
+		// an event stream ends at shutdown, and once its token is no longer accepted (revoked, expired:
+		// watchToken); requests (POST) run to their end
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithCancel(ctx)
 		defer cancel()
 		stop := context.AfterFunc(h.streams, cancel)
 		defer stop()
+		go h.watchToken(ctx, tok, c.TokenID, sid, cancel)
 	}
 	r = r.WithContext(ctx)
 	if r.Method == http.MethodPost && r.Body != nil {
@@ -378,6 +380,30 @@ func (h *httpHandler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		}
 	} else if r.Method == http.MethodDelete {
 		h.bindSession(sid, "")
+	}
+}
+
+// tokenRecheck is how often an open event stream checks that its token is still accepted; a variable
+// for tests.
+var tokenRecheck = time.Second
+
+// watchToken verifies the token of an event stream every tokenRecheck (Verify rereads the token file when
+// it changed: a stat) until ctx is done, and ends the stream (end) once the token is refused, so that a
+// revoked or expired token gets no more notifications (docs/http.md "Tokens").
+func (h *httpHandler) watchToken(ctx context.Context, tok, tokenID, sid string, end context.CancelFunc) {
+	t := time.NewTicker(tokenRecheck)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if _, err := h.opt.Tokens.Verify(ctx, tok); err != nil && ctx.Err() == nil {
+			h.log.Info("stream ended", "token_id", tokenID, "session", sid, "refused", "token")
+			end()
+			return
+		}
 	}
 }
 

@@ -754,3 +754,32 @@ func TestHTTPSubscribeUnknownURI(t *testing.T) {
 		}
 	}
 }
+
+// TestHTTPRevokedTokenStreamEnds: the event stream (GET) of a token revoked while it is open ends, and
+// gets no notification after the revoke, while another token's stream still gets them. Found by a
+// tester: a revoked token's open stream kept receiving every list_changed.
+func TestHTTPRevokedTokenStreamEnds(t *testing.T) {
+	old := tokenRecheck
+	tokenRecheck = 50 * time.Millisecond
+	t.Cleanup(func() { tokenRecheck = old })
+	_, st := newRepo(t, store.Actor{Agent: "cli"})
+	h := startHTTP(t, st, Options{PollInterval: 50 * time.Millisecond}, HTTPOptions{})
+	a := h.connect(t, h.token(t, tokens.Spec{Member: "Mal"}), "", "a")
+	b := h.connect(t, h.token(t, tokens.Spec{Member: "B"}), "", "b")
+	time.Sleep(200 * time.Millisecond) // the event streams are open
+	if _, err := h.tokens.Revoke(context.Background(), "Mal"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond) // ten rechecks
+	b.call(t, "context_add_knowledge", map[string]any{"key": "after-revoke", "content": "x"})
+	if !b.waitNote(t, "notifications/resources/list_changed", "", 10*time.Second) {
+		t.Fatalf("the valid token's stream got no list_changed; got %v", b.notes)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if a.hasNote("notifications/resources/list_changed", "") {
+		t.Errorf("the revoked token's stream got a notification after the revoke: %v", a.notes)
+	}
+	if !strings.Contains(h.log.String(), `"msg":"stream ended"`) {
+		t.Errorf("no stream ended in the access log:\n%s", h.log)
+	}
+}
