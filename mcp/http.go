@@ -360,6 +360,15 @@ func (h *httpHandler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 				_ = json.NewEncoder(w).Encode(*e)
 				return
 			}
+			if name := h.writeToolOf(c, env); name != "" {
+				// a write tool of a read-only token: the tool error docs/http.md promises, not mcp-go's
+				// -32602 "tool not found" (filterTools hides it from the token's tools/list)
+				reason = "read-only"
+				w.Header().Set("Content-Type", "application/json")
+				_ = json.NewEncoder(w).Encode(mcpgo.NewJSONRPCResultResponse(mcpgo.NewRequestId(env.ID),
+					mcpgo.NewToolResultError(name+": this token is read-only (ctx team token add --read-only): it cannot call a tool that writes; nothing was written")))
+				return
+			}
 		}
 		if bad != nil && json.Valid(body) {
 			// a batch, other JSON that is no request object, or a request whose id is null (or true,
@@ -405,6 +414,25 @@ func (h *httpHandler) watchToken(ctx context.Context, tok, tokenID, sid string, 
 			return
 		}
 	}
+}
+
+// writeToolOf is the name of the tool that env calls when it is a tools/call of a read-only caller c, in
+// a session, of a tool of this server that is not read-only; "" otherwise.
+func (h *httpHandler) writeToolOf(c *Caller, env envelope) string {
+	if c == nil || !c.ReadOnly || env.Method != string(mcpgo.MethodToolsCall) {
+		return ""
+	}
+	var p struct {
+		Name string `json:"name"`
+	}
+	if json.Unmarshal(env.Params, &p) != nil || p.Name == "" {
+		return ""
+	}
+	t := h.s.mcp.GetTool(p.Name)
+	if t == nil || t.Tool.Annotations.ReadOnlyHint != nil && *t.Tool.Annotations.ReadOnlyHint {
+		return ""
+	}
+	return p.Name
 }
 
 // maxSessions bounds the session -> token map (sessions beyond it are forgotten oldest first, and then

@@ -378,11 +378,15 @@ func TestHTTPReadOnlyToken(t *testing.T) {
 		t.Errorf("read-only token lists %v", names)
 	}
 	before := refsOf(t, dir)
+	// a tool error, as documented (it was mcp-go's -32602 "tool not found", a protocol error)
 	for _, name := range []string{"context_add_knowledge", "context_push", "context_check_in"} {
 		res, err := s.callErr(name, map[string]any{"key": "k", "content": "x", "task": "t"})
-		if err == nil && (res == nil || !res.IsError) {
-			t.Errorf("read-only token called %s: %v", name, resultText(res))
+		if err != nil || res == nil || !res.IsError || !strings.Contains(resultText(res), "read-only") {
+			t.Errorf("read-only token called %s: %v %v", name, err, res)
 		}
+	}
+	if _, err := s.callErr("no_such_tool", map[string]any{}); err == nil {
+		t.Errorf("read-only token called an unknown tool without a protocol error")
 	}
 	if after := refsOf(t, dir); after != before {
 		t.Errorf("a read-only token wrote")
