@@ -202,6 +202,11 @@ func TestBatchInvalidRequest(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":true,"method":"ping"}`, mcpgo.INVALID_REQUEST, "id must be a string or a number"},
 		{`{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`, mcpgo.INVALID_REQUEST, "id must be a string or a number"},
 		{`{"jsonrpc":"2.0","id":[1],"method":"ping"}`, mcpgo.INVALID_REQUEST, "id must be a string or a number"},
+		// neither a request, a notification nor a response (a tester found {"jsonrpc":"2.0"} unanswered)
+		{`null`, mcpgo.INVALID_REQUEST, "needs a method"},
+		{`{}`, mcpgo.INVALID_REQUEST, "needs a method"},
+		{`{"jsonrpc":"2.0"}`, mcpgo.INVALID_REQUEST, "needs a method"},
+		{`{"jsonrpc":"2.0","id":null}`, mcpgo.INVALID_REQUEST, "needs a method"},
 		{`[{"jsonrpc":"2.0","id":2,"method":"ping"}`, mcpgo.PARSE_ERROR, "Parse error"},
 		{`{"jsonrpc":"2.0","id":4,`, mcpgo.PARSE_ERROR, "Parse error"},
 	} {
@@ -212,6 +217,11 @@ func TestBatchInvalidRequest(t *testing.T) {
 			!strings.Contains(e["message"].(string), c.want) {
 			t.Errorf("%s: answered %v, want error %v %q with id null", c.line, m, c.code, c.want)
 		}
+	}
+	// a message with a readable id but no method, result or error: -32600 with that id
+	send(`{"jsonrpc":"2.0","id":"m-1"}`)
+	if m := recv(); m["id"] != "m-1" || m["error"] == nil || !strings.Contains(fmt.Sprint(m["error"]), "needs a method") {
+		t.Errorf(`{"jsonrpc":"2.0","id":"m-1"}: answered %v`, m)
 	}
 	// a notification (no id) is still not answered, a string id still is
 	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
@@ -280,6 +290,10 @@ func TestHTTPBatchInvalidRequest(t *testing.T) {
 		"42":  "not a JSON-RPC request object",
 		`{"jsonrpc":"2.0","id":null,"method":"ping"}`:                                "id must be a string or a number",
 		`{"jsonrpc":"2.0","id":null,"method":"tools/call","params":{"name":"ping"}}`: "id must be a string or a number",
+		// neither a request, a notification nor a response: mcp-go answered 404 Invalid session ID
+		"null":              "needs a method",
+		"{}":                "needs a method",
+		`{"jsonrpc":"2.0"}`: "needs a method",
 	} {
 		code, got := h.post(t, auth, []byte(body))
 		var m map[string]any
@@ -291,6 +305,11 @@ func TestHTTPBatchInvalidRequest(t *testing.T) {
 			e["code"] != float64(mcpgo.INVALID_REQUEST) || !strings.Contains(e["message"].(string), want) {
 			t.Errorf("%.60s: status %d, %v", body, code, m)
 		}
+	}
+	// with a readable id (mcp-go answered 202 Accepted and nothing): 400, -32600 with that id
+	if code, got := h.post(t, auth, []byte(`{"id":1}`)); code != http.StatusBadRequest || !strings.Contains(got, `"code":-32600`) ||
+		!strings.Contains(got, `"id":1`) || !strings.Contains(got, "needs a method") {
+		t.Errorf(`{"id":1} over HTTP: %d %s`, code, got)
 	}
 	if after := refsOf(t, dir); after != before {
 		t.Errorf("a batch wrote")

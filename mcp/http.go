@@ -321,12 +321,14 @@ func (h *httpHandler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	// The private and ephemeral scopes are the machine user's, not the caller's (docs/security.md).
 	ctx = store.WithPublicOnly(ctx)
 	if r.Method == http.MethodGet {
-		// an event stream ends at shutdown; requests (POST) run to their end
+		// an event stream ends at shutdown, and once its token is no longer accepted (revoked, expired:
+		// watchToken); requests (POST) run to their end
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithCancel(ctx)
 		defer cancel()
 		stop := context.AfterFunc(h.streams, cancel)
 		defer stop()
+		go h.watchToken(ctx, tok, c.TokenID, sid, cancel)
 	}
 	r = r.WithContext(ctx)
 	if r.Method == http.MethodPost && r.Body != nil {
@@ -358,6 +360,15 @@ func (h *httpHandler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 				_ = json.NewEncoder(w).Encode(*e)
 				return
 			}
+			if name := h.writeToolOf(c, env); name != "" {
+				// a write tool of a read-only token: the tool error docs/http.md promises, not mcp-go's
+				// -32602 "tool not found" (filterTools hides it from the token's tools/list)
+				reason = "read-only"
+				w.Header().Set("Content-Type", "application/json")
+				_ = json.NewEncoder(w).Encode(mcpgo.NewJSONRPCResultResponse(mcpgo.NewRequestId(env.ID),
+					mcpgo.NewToolResultError(name+": this token is read-only (ctx team token add --read-only): it cannot call a tool that writes; nothing was written")))
+				return
+			}
 		}
 		if bad != nil && json.Valid(body) {
 			// a batch, other JSON that is no request object, or a request whose id is null (or true,
@@ -379,6 +390,49 @@ func (h *httpHandler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	} else if r.Method == http.MethodDelete {
 		h.bindSession(sid, "")
 	}
+}
+
+// tokenRecheck is how often an open event stream checks that its token is still accepted; a variable
+// for tests.
+var tokenRecheck = time.Second
+
+// watchToken verifies the token of an event stream every tokenRecheck (Verify rereads the token file when
+// it changed: a stat) until ctx is done, and ends the stream (end) once the token is refused, so that a
+// revoked or expired token gets no more notifications (docs/http.md "Tokens").
+func (h *httpHandler) watchToken(ctx context.Context, tok, tokenID, sid string, end context.CancelFunc) {
+	t := time.NewTicker(tokenRecheck)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if _, err := h.opt.Tokens.Verify(ctx, tok); err != nil && ctx.Err() == nil {
+			h.log.Info("stream ended", "token_id", tokenID, "session", sid, "refused", "token")
+			end()
+			return
+		}
+	}
+}
+
+// writeToolOf is the name of the tool that env calls when it is a tools/call of a read-only caller c, in
+// a session, of a tool of this server that is not read-only; "" otherwise.
+func (h *httpHandler) writeToolOf(c *Caller, env envelope) string {
+	if c == nil || !c.ReadOnly || env.Method != string(mcpgo.MethodToolsCall) {
+		return ""
+	}
+	var p struct {
+		Name string `json:"name"`
+	}
+	if json.Unmarshal(env.Params, &p) != nil || p.Name == "" {
+		return ""
+	}
+	t := h.s.mcp.GetTool(p.Name)
+	if t == nil || t.Tool.Annotations.ReadOnlyHint != nil && *t.Tool.Annotations.ReadOnlyHint {
+		return ""
+	}
+	return p.Name
 }
 
 // maxSessions bounds the session -> token map (sessions beyond it are forgotten oldest first, and then

@@ -378,11 +378,15 @@ func TestHTTPReadOnlyToken(t *testing.T) {
 		t.Errorf("read-only token lists %v", names)
 	}
 	before := refsOf(t, dir)
+	// a tool error, as documented (it was mcp-go's -32602 "tool not found", a protocol error)
 	for _, name := range []string{"context_add_knowledge", "context_push", "context_check_in"} {
 		res, err := s.callErr(name, map[string]any{"key": "k", "content": "x", "task": "t"})
-		if err == nil && (res == nil || !res.IsError) {
-			t.Errorf("read-only token called %s: %v", name, resultText(res))
+		if err != nil || res == nil || !res.IsError || !strings.Contains(resultText(res), "read-only") {
+			t.Errorf("read-only token called %s: %v %v", name, err, res)
 		}
+	}
+	if _, err := s.callErr("no_such_tool", map[string]any{}); err == nil {
+		t.Errorf("read-only token called an unknown tool without a protocol error")
 	}
 	if after := refsOf(t, dir); after != before {
 		t.Errorf("a read-only token wrote")
@@ -441,16 +445,50 @@ func TestHTTPSessionBoundToToken(t *testing.T) {
 }
 
 // TestHTTPNotifications: a client on the event stream (GET) is told when another client's write moved
-// the context branch.
+// the context branch, and of the change of a resource it subscribed to (notifications/resources/updated,
+// as over stdio), rendered as it reads it: public-only, so a change of the machine user's private entry
+// of a subscribed URI sends it nothing. Found by a tester: mcp-go's HTTP sessions record no
+// subscription, and no updated ever came over HTTP.
 func TestHTTPNotifications(t *testing.T) {
+	ctx := context.Background()
 	_, st := newRepo(t, store.Actor{Agent: "cli"})
+	for _, e := range []struct {
+		key string
+		sc  store.Scope
+	}{{"news", store.Public}, {"quiet", store.Public}, {"privk", store.Private}} {
+		if _, err := st.SetEntry(ctx, store.KnowledgeKind, store.SetEntry{Key: e.key, Content: "v1\n", Scope: e.sc}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	h := startHTTP(t, st, Options{PollInterval: 50 * time.Millisecond}, HTTPOptions{})
 	a := h.connect(t, h.token(t, tokens.Spec{Member: "A"}), "", "a")
 	b := h.connect(t, h.token(t, tokens.Spec{Member: "B"}), "", "b")
-	time.Sleep(200 * time.Millisecond) // a's event stream is open
-	b.call(t, "context_add_knowledge", map[string]any{"key": "news", "content": "x"})
+	for _, u := range []string{"context://knowledge/news", "context://knowledge/quiet", "context://knowledge/privk"} {
+		req := mcpgo.SubscribeRequest{}
+		req.Params.URI = u
+		if err := a.c.Subscribe(ctx, req); err != nil {
+			t.Fatalf("subscribe %s: %v", u, err)
+		}
+	}
+	time.Sleep(300 * time.Millisecond) // a's event stream is open, the watcher has rendered the URIs once
+	if _, err := st.SetEntry(ctx, store.KnowledgeKind, store.SetEntry{Key: "privk", Content: "v2 private\n", Scope: store.Private}); err != nil {
+		t.Fatal(err)
+	}
+	b.call(t, "context_add_knowledge", map[string]any{"key": "news", "content": "v2"})
 	if !a.waitNote(t, "notifications/resources/list_changed", "", 10*time.Second) {
 		t.Errorf("no notifications/resources/list_changed over HTTP; got %v", a.notes)
+	}
+	if !a.waitNote(t, "notifications/resources/updated", "context://knowledge/news", 10*time.Second) {
+		t.Errorf("no notifications/resources/updated of the subscribed URI over HTTP; got %v", a.notes)
+	}
+	time.Sleep(300 * time.Millisecond)
+	for _, u := range []string{"context://knowledge/quiet", "context://knowledge/privk"} {
+		if a.hasNote("notifications/resources/updated", u) {
+			t.Errorf("notifications/resources/updated of %s, which did not change for the caller", u)
+		}
+	}
+	if b.hasNote("notifications/resources/updated", "") {
+		t.Errorf("b, which subscribed to nothing, was sent notifications/resources/updated")
 	}
 }
 
@@ -718,5 +756,34 @@ func TestHTTPSubscribeUnknownURI(t *testing.T) {
 		if code != http.StatusOK || !strings.Contains(got, want) || !strings.Contains(got, `"id":3`) {
 			t.Errorf("subscribe %s over HTTP: %d %s, want %s", uri, code, got, want)
 		}
+	}
+}
+
+// TestHTTPRevokedTokenStreamEnds: the event stream (GET) of a token revoked while it is open ends, and
+// gets no notification after the revoke, while another token's stream still gets them. Found by a
+// tester: a revoked token's open stream kept receiving every list_changed.
+func TestHTTPRevokedTokenStreamEnds(t *testing.T) {
+	old := tokenRecheck
+	tokenRecheck = 50 * time.Millisecond
+	t.Cleanup(func() { tokenRecheck = old })
+	_, st := newRepo(t, store.Actor{Agent: "cli"})
+	h := startHTTP(t, st, Options{PollInterval: 50 * time.Millisecond}, HTTPOptions{})
+	a := h.connect(t, h.token(t, tokens.Spec{Member: "Mal"}), "", "a")
+	b := h.connect(t, h.token(t, tokens.Spec{Member: "B"}), "", "b")
+	time.Sleep(200 * time.Millisecond) // the event streams are open
+	if _, err := h.tokens.Revoke(context.Background(), "Mal"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond) // ten rechecks
+	b.call(t, "context_add_knowledge", map[string]any{"key": "after-revoke", "content": "x"})
+	if !b.waitNote(t, "notifications/resources/list_changed", "", 10*time.Second) {
+		t.Fatalf("the valid token's stream got no list_changed; got %v", b.notes)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if a.hasNote("notifications/resources/list_changed", "") {
+		t.Errorf("the revoked token's stream got a notification after the revoke: %v", a.notes)
+	}
+	if !strings.Contains(h.log.String(), `"msg":"stream ended"`) {
+		t.Errorf("no stream ended in the access log:\n%s", h.log)
 	}
 }

@@ -148,6 +148,12 @@ func newSrv(st *store.Store, opt Options) *srv {
 	hooks := &server.Hooks{}
 	hooks.AddOnRegisterSession(func(ctx context.Context, cs server.ClientSession) { s.hub.add(cs) })
 	hooks.AddOnUnregisterSession(func(ctx context.Context, cs server.ClientSession) { s.hub.remove(cs) })
+	hooks.AddAfterSubscribe(func(ctx context.Context, _ any, m *mcpgo.SubscribeRequest, _ *mcpgo.EmptyResult) {
+		s.hub.subscribed(ctx, m.Params.URI, true)
+	})
+	hooks.AddAfterUnsubscribe(func(ctx context.Context, _ any, m *mcpgo.UnsubscribeRequest, _ *mcpgo.EmptyResult) {
+		s.hub.subscribed(ctx, m.Params.URI, false)
+	})
 	hooks.AddOnRequestInitialization(beforeInitialize)
 	s.mcp = server.NewMCPServer(ServerName, opt.Version,
 		server.WithResourceCapabilities(true, true),

@@ -321,12 +321,26 @@ func readEnvelope(b []byte) (envelope, *mcpgo.JSONRPCError) {
 		Params  json.RawMessage `json:"params"`
 		JSONRPC json.RawMessage `json:"jsonrpc"`
 		Result  json.RawMessage `json:"result"`
+		Error   json.RawMessage `json:"error"`
 	}
 	var env envelope
 	if json.Unmarshal(b, &m) != nil || m.Method != nil && json.Unmarshal(m.Method, &env.Method) != nil {
 		return fail(notRequest(b))
 	}
 	env.Params, env.JSONRPC, env.hasResult = m.Params, m.JSONRPC, m.Result != nil
+	if m.Method == nil && m.Result == nil && m.Error == nil {
+		// null, {}, {"jsonrpc":"2.0"}, {"id":1}: neither a request, a notification nor a response (mcp-go
+		// would answer nothing, or over HTTP take it for a message of an unknown session: 404)
+		e := notRequest(b)
+		if id := bytesTrim(m.ID); len(id) > 0 && (id[0] == '"' || id[0] == '-' || id[0] >= '0' && id[0] <= '9') {
+			var v any
+			if json.Unmarshal(id, &v) == nil {
+				e.ID = mcpgo.NewRequestId(v)
+			}
+		}
+		e.Error.Message = "Invalid Request: a JSON-RPC message needs a method (a request or a notification), or a result or an error (a response)"
+		return fail(e)
+	}
 	if m.ID == nil {
 		return env, nil
 	}

@@ -16,13 +16,20 @@ import (
 )
 
 // hub tracks the server's client sessions (through the register/unregister hooks), so that the watcher
-// can find the URIs each one subscribed to, whatever the transport.
+// can find the URIs each one subscribed to, whatever the transport: a session that records its own
+// subscriptions (stdio's, server.SessionWithResourceSubscriptions) is asked for them; for the others
+// (mcp-go's Streamable HTTP sessions, which record none) the hub records resources/subscribe and
+// resources/unsubscribe itself (the after-subscribe hooks, subscribed).
 type hub struct {
 	mu       sync.Mutex
 	sessions map[string]server.ClientSession
+	subs     map[string]map[string]bool // session id -> the URIs it subscribed to (hook-recorded)
+	pub      map[string]bool            // session id -> its requests are public-only (store.WithPublicOnly)
 }
 
-func newHub() *hub { return &hub{sessions: map[string]server.ClientSession{}} }
+func newHub() *hub {
+	return &hub{sessions: map[string]server.ClientSession{}, subs: map[string]map[string]bool{}, pub: map[string]bool{}}
+}
 
 func (h *hub) add(cs server.ClientSession) {
 	h.mu.Lock()
@@ -34,20 +41,68 @@ func (h *hub) remove(cs server.ClientSession) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	delete(h.sessions, cs.SessionID())
+	delete(h.subs, cs.SessionID())
+	delete(h.pub, cs.SessionID())
 }
 
-// subscriptions returns, for each subscribed URI, the ids of the sessions subscribed to it.
-func (h *hub) subscriptions() map[string][]string {
+// subscribed records a successful resources/subscribe (on) or resources/unsubscribe (!on) of the
+// request's session, unless the session records its own; a public-only request (over HTTP) makes the
+// session's renderings public-only.
+func (h *hub) subscribed(ctx context.Context, uri string, on bool) {
+	cs := server.ClientSessionFromContext(ctx)
+	if cs == nil {
+		return
+	}
+	if _, own := cs.(server.SessionWithResourceSubscriptions); own {
+		return
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	out := map[string][]string{}
+	id := cs.SessionID()
+	if _, live := h.sessions[id]; !live {
+		return
+	}
+	if !on {
+		delete(h.subs[id], uri)
+		return
+	}
+	if h.subs[id] == nil {
+		h.subs[id] = map[string]bool{}
+	}
+	if len(h.subs[id]) < maxSubscriptions {
+		h.subs[id][uri] = true
+	}
+	h.pub[id] = store.PublicOnly(ctx)
+}
+
+// maxSubscriptions bounds the URIs the hub records for one session (each is rendered on every move of
+// the refs).
+const maxSubscriptions = 1024
+
+// subscription is a subscribed URI and whether its subscribers read public-only.
+type subscription struct {
+	uri string
+	pub bool
+}
+
+// subscriptions returns, for each subscribed URI (and view), the ids of the sessions subscribed to it.
+func (h *hub) subscriptions() map[subscription][]string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := map[subscription][]string{}
 	for id, cs := range h.sessions {
-		subs, ok := cs.(server.SessionWithResourceSubscriptions)
-		if !ok || !cs.Initialized() {
+		if !cs.Initialized() {
 			continue
 		}
-		for _, u := range subs.SubscribedResources() {
-			out[u] = append(out[u], id)
+		if subs, ok := cs.(server.SessionWithResourceSubscriptions); ok {
+			for _, u := range subs.SubscribedResources() {
+				out[subscription{u, false}] = append(out[subscription{u, false}], id)
+			}
+			continue
+		}
+		for u := range h.subs[id] {
+			k := subscription{u, h.pub[id]}
+			out[k] = append(out[k], id)
 		}
 	}
 	return out
@@ -62,7 +117,7 @@ func (s *srv) watch(ctx context.Context) error {
 	if err != nil {
 		s.log.Printf("read context refs: %v", err)
 	}
-	seen := map[string]string{} // subscribed URI -> the digest of its last rendering
+	seen := map[subscription]string{} // subscribed URI (and view) -> the digest of its last rendering
 	t := time.NewTicker(s.opt.PollInterval)
 	defer t.Stop()
 	for {
@@ -82,38 +137,44 @@ func (s *srv) watch(ctx context.Context) error {
 		moved := last != nil && !maps.Equal(tips, last)
 		last = tips
 		subs := s.hub.subscriptions()
-		for u := range seen {
-			if _, ok := subs[u]; !ok {
-				delete(seen, u)
+		for k := range seen {
+			if _, ok := subs[k]; !ok {
+				delete(seen, k)
 			}
 		}
 		if moved {
 			s.log.Printf("context refs moved: %s", describeTips(tips))
 			s.mcp.SendNotificationToAllClients(mcpgo.MethodNotificationResourcesListChanged, nil)
 		}
-		uris := make([]string, 0, len(subs))
-		for u := range subs {
-			uris = append(uris, u)
+		keys := make([]subscription, 0, len(subs))
+		for k := range subs {
+			keys = append(keys, k)
 		}
-		sort.Strings(uris)
-		for _, u := range uris {
-			old, had := seen[u]
+		sort.Slice(keys, func(i, j int) bool {
+			return keys[i].uri < keys[j].uri || keys[i].uri == keys[j].uri && !keys[i].pub && keys[j].pub
+		})
+		for _, k := range keys {
+			old, had := seen[k]
 			if had && !moved {
 				continue
 			}
-			c, err := s.render(ctx, u)
+			rctx := ctx
+			if k.pub {
+				rctx = store.WithPublicOnly(ctx) // what its subscribers over HTTP read (docs/http.md)
+			}
+			c, err := s.render(rctx, k.uri)
 			if err != nil {
-				s.log.Printf("render %s: %v", u, err)
+				s.log.Printf("render %s: %v", k.uri, err)
 				continue
 			}
 			sum := contentsDigest(c)
-			seen[u] = sum
+			seen[k] = sum
 			if !moved || (had && old == sum) {
 				continue
 			}
-			for _, id := range subs[u] {
-				if err := s.mcp.SendNotificationToSpecificClient(id, mcpgo.MethodNotificationResourceUpdated, map[string]any{"uri": u}); err != nil {
-					s.log.Printf("notify %s of %s: %v", id, u, err)
+			for _, id := range subs[k] {
+				if err := s.mcp.SendNotificationToSpecificClient(id, mcpgo.MethodNotificationResourceUpdated, map[string]any{"uri": k.uri}); err != nil {
+					s.log.Printf("notify %s of %s: %v", id, k.uri, err)
 				}
 			}
 		}

@@ -934,7 +934,7 @@ func (s *Store) CheckoutView(ctx context.Context) (*View, error) {
 	unfinished := jerr == nil
 	key, keyOK := recordKeyOf(root)
 	if scopes := s.recCache.get(key, keyOK, want); scopes != nil && !unfinished {
-		return scopedView(ctx, NewView(&DirReader{Root: root, Scopes: scopes})), nil
+		return s.checkoutViewOf(ctx, tips, root, scopes)
 	}
 	rec, err := s.ReadRecord()
 	if err != nil {
@@ -957,7 +957,16 @@ func (s *Store) CheckoutView(ctx context.Context) (*View, error) {
 	}
 	key, keyOK = recordKeyOf(root)
 	s.recCache.put(key, keyOK, rec.Commits, scopes)
-	return scopedView(ctx, NewView(&DirReader{Root: root, Scopes: scopes})), nil
+	return s.checkoutViewOf(ctx, tips, root, scopes)
+}
+
+// checkoutViewOf is the view of the checked-out tree root whose record gives scopes, for ctx: the
+// public-only one for a public-only ctx (publicCheckoutView).
+func (s *Store) checkoutViewOf(ctx context.Context, tips map[Scope]gitstore.Hash, root string, scopes map[string]Scope) (*View, error) {
+	if PublicOnly(ctx) {
+		return s.publicCheckoutView(ctx, tips[Public], root, scopes)
+	}
+	return NewView(&DirReader{Root: root, Scopes: scopes}), nil
 }
 
 // sameCommits reports whether a checkout record mirrors the tips want (scope -> commit; absent = no ref).

@@ -341,7 +341,8 @@ func scopeClashes(ctx context.Context, v *View) ([]Clash, error) {
 				scs[i] = string(p.Scope)
 			}
 			out = append(out, Clash{Kind: "scopes", Paths: ps, Fix: fmt.Sprintf(
-				"%s %s is held by the %s scopes (a merge kept another machine's edit of it while this one moved it): "+
+				"%s %s is held by the %s scopes (a merge kept another machine's edit of it while this one moved it, "+
+					"or a token of ctx mcp serve --http, which sees the public scope only, wrote the public copy): "+
 					"ctx reads the %s copy, the others are hidden; keep one with `ctx %s scope %s SCOPE`, "+
 					"which keeps the copy of SCOPE and removes the others (read the public one with `git show %s`)",
 				f.what, key, strings.Join(scs, " and "), ps[0].Scope, f.what, key, "<context branch>:"+ps[len(ps)-1].Path)})

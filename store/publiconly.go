@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"path"
+	"sort"
 
 	"github.com/ctx-dev/ctx/gitstore"
 )
@@ -73,4 +75,90 @@ func (p publicPrefixReader) ReadPrefix(ctx context.Context, sc Scope, path strin
 		return nil, 0, fmt.Errorf("%s: %w", path, fs.ErrNotExist)
 	}
 	return p.r.(PrefixReader).ReadPrefix(ctx, sc, path, n)
+}
+
+// publicCheckoutView is the public-only view of the checked-out tree (root, whose files the checkout
+// record gives the scopes of). .context/ holds one file per path, the copy of the first scope by
+// precedence, so an entry a public-only caller wrote while the machine user holds the key privately (its
+// public copy, docs/http.md "Private scopes stay the machine user's") is not in it: such paths are read
+// from the public ref's tree at the tip public instead, so that the caller reads back what it wrote and
+// nothing tells it a private entry of that key exists.
+func (s *Store) publicCheckoutView(ctx context.Context, public gitstore.Hash, root string, scopes map[string]Scope) (*View, error) {
+	dr := &DirReader{Root: root, Scopes: scopes}
+	hidden := map[string]bool{} // the paths .context/ holds of another scope, and their folders
+	for p, sc := range scopes {
+		if sc == Public {
+			continue
+		}
+		hidden[p] = true
+		for d := path.Dir(p); d != "." && !hidden[d+"/"]; d = path.Dir(d) {
+			hidden[d+"/"] = true
+		}
+	}
+	if len(hidden) == 0 {
+		return dr.view().PublicOnly(), nil
+	}
+	t, err := s.repo.TreeOf(ctx, public)
+	if err != nil {
+		return nil, fmt.Errorf("read the public tree: %w", err)
+	}
+	ref := &RefReader{repo: s.repo, Trees: map[Scope]gitstore.Hash{Public: t}, skels: s.skels}
+	return NewView(publicPrefixReader{publicReader{shadowedReader{dir: dr, ref: ref, hidden: hidden}}}), nil
+}
+
+func (d *DirReader) view() *View { return NewView(d) }
+
+// shadowedReader reads the public scope of the checked-out tree, and from the public ref the paths that
+// .context/ holds of another scope (hidden: those paths, and their folders with a trailing slash).
+type shadowedReader struct {
+	dir    *DirReader
+	ref    *RefReader
+	hidden map[string]bool
+}
+
+func (r shadowedReader) ReadFile(ctx context.Context, sc Scope, p string) ([]byte, error) {
+	if r.hidden[path.Clean(p)] {
+		return r.ref.ReadFile(ctx, sc, p)
+	}
+	return r.dir.ReadFile(ctx, sc, p)
+}
+
+func (r shadowedReader) ReadPrefix(ctx context.Context, sc Scope, p string, n int64) ([]byte, int64, error) {
+	if r.hidden[path.Clean(p)] {
+		return r.ref.ReadPrefix(ctx, sc, p, n)
+	}
+	return r.dir.ReadPrefix(ctx, sc, p, n)
+}
+
+// List is the folder's public names in .context/, and the public ref's names that .context/ holds of
+// another scope (a file) or that hold such files (a folder).
+func (r shadowedReader) List(ctx context.Context, sc Scope, dir string) ([]gitstore.Entry, error) {
+	es, err := r.dir.List(ctx, sc, dir)
+	dir = path.Clean(dir)
+	if err != nil || !r.hidden[dir+"/"] {
+		return es, err
+	}
+	more, err := r.ref.List(ctx, sc, dir)
+	if err != nil {
+		return nil, err
+	}
+	have := make(map[string]bool, len(es))
+	for _, e := range es {
+		have[e.Name] = true
+	}
+	added := false
+	for _, e := range more {
+		p := path.Join(dir, e.Name)
+		if e.Dir {
+			p += "/"
+		}
+		if !have[e.Name] && r.hidden[p] {
+			es = append(es, e)
+			added = true
+		}
+	}
+	if added {
+		sort.Slice(es, func(i, j int) bool { return es[i].Name < es[j].Name })
+	}
+	return es, nil
 }

@@ -530,6 +530,45 @@ type SkillProposal struct {
 	ResolvedBy      string  `json:"resolved_by"`
 }
 
+// proposalID is the id of the skill's proposal that id names: itself when a proposal has that id, else
+// the one proposal whose id starts with it when it is a prefix of at least minIDPrefix hex digits (and
+// dashes), as conflict ids are taken; several: an error listing them. Anything else is returned as it
+// is, for ResolveProposal to report as not found.
+func (s *Store) proposalID(ctx context.Context, name, id string) (string, error) {
+	prefix := strings.ToLower(id)
+	if len(strings.ReplaceAll(prefix, "-", "")) < minIDPrefix || strings.Trim(prefix, "0123456789abcdef-") != "" {
+		return id, nil
+	}
+	v, err := s.RefView(ctx)
+	if err != nil {
+		return "", err
+	}
+	sc, _, err := findSkill(ctx, v, name)
+	if err != nil {
+		return id, nil
+	}
+	if _, err := v.ReadIn(ctx, sc, proposalPath(name, id)); err == nil {
+		return id, nil
+	}
+	es, err := v.r.List(ctx, sc, skillDir(name)+"/"+SkillProposalsDir)
+	if err != nil {
+		return "", err
+	}
+	var ids []string
+	for _, e := range es {
+		if full, ok := strings.CutSuffix(e.Name, ".json"); ok && !e.Dir && strings.HasPrefix(full, prefix) {
+			ids = append(ids, full)
+		}
+	}
+	switch len(ids) {
+	case 0:
+		return id, nil
+	case 1:
+		return ids[0], nil
+	}
+	return "", invalidf("proposal id %s is ambiguous: %d proposals of skill %s start with it (%s): pass more of the id", id, len(ids), name, strings.Join(ids, ", "))
+}
+
 func proposalPath(name, id string) string {
 	return skillDir(name) + "/" + SkillProposalsDir + "/" + id + ".json"
 }
@@ -677,6 +716,10 @@ func (s *Store) ResolveProposal(ctx context.Context, name, id, decision string) 
 	}
 	if err := normKey(&id); err != nil {
 		return SkillProposal{}, nil, fmt.Errorf("proposal id: %w", err)
+	}
+	id, err := s.proposalID(ctx, name, id)
+	if err != nil {
+		return SkillProposal{}, nil, err
 	}
 	who, err := s.repo.Identity(ctx)
 	if err != nil {

@@ -335,3 +335,40 @@ func TestAddSkillFrontMatterDoesNotParse(t *testing.T) {
 		t.Fatalf("body lost:\n%s", got)
 	}
 }
+
+// TestResolveProposalByPrefix: a proposal is named by its id or by a unique prefix of it (4 hex digits or
+// more), as conflict ids are; a prefix several ids start with is refused listing them, and anything
+// shorter, or not hex, is not found. Found by a tester: only the 36-character UUID was taken.
+func TestResolveProposalByPrefix(t *testing.T) {
+	f := newFixture(t)
+	must[store.Skill](t)(f.s.AddSkill(f.ctx, "deploy", "Deploy", "1. Build\n", ""))
+	p := must[store.SkillProposal](t)(f.s.ProposeSkill(f.ctx, "deploy", "---\nname: deploy\ndescription: Deploy\n---\n1. Build\n2. Test\n", "test"))
+	q := must[store.SkillProposal](t)(f.s.ProposeSkill(f.ctx, "deploy", "---\nname: deploy\ndescription: Deploy\n---\n1. Build\n2. Ship\n", "ship"))
+	var nf *store.NotFoundError
+	for _, bad := range []string{p.ID[:3], "zzzz", p.ID[:8] + "x"} {
+		if _, _, err := f.s.ResolveProposal(f.ctx, "deploy", bad, "reject"); !errors.As(err, &nf) {
+			t.Errorf("proposal %q: %v, want not found", bad, err)
+		}
+	}
+	got := must[store.SkillProposal](t)(f.s.ResolveProposal(f.ctx, "deploy", p.ID[:8], "reject"))
+	if got.ID != p.ID || got.Status != "rejected" {
+		t.Fatalf("by prefix: %+v", got)
+	}
+	// a copy of q whose id shares q's first 8 digits makes that prefix ambiguous
+	twin := q.ID[:8] + "-0000-4000-8000-000000000000"
+	raw := storetest.Show(t, f.dir, "ctx", "skills/deploy/.proposals/"+q.ID+".json")
+	if _, err := f.s.Write(f.ctx, store.Op{Name: "test.twin"}, func(v *store.View) (store.Edits, error) {
+		e := store.Edits{}
+		e.Put(store.Public, "skills/deploy/.proposals/"+twin+".json", []byte(strings.Replace(raw, q.ID, twin, 1)+"\n"))
+		return e, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := f.s.ResolveProposal(f.ctx, "deploy", q.ID[:8], "accept"); err == nil || !strings.Contains(err.Error(), "ambiguous") ||
+		!strings.Contains(err.Error(), q.ID) || !strings.Contains(err.Error(), twin) {
+		t.Errorf("ambiguous prefix: %v", err)
+	}
+	if got := must[store.SkillProposal](t)(f.s.ResolveProposal(f.ctx, "deploy", q.ID, "upstream")); got.ID != q.ID {
+		t.Errorf("the full id: %+v", got)
+	}
+}

@@ -177,8 +177,59 @@ func (s *Store) Write(ctx context.Context, op Op, fn func(v *View) (Edits, error
 		if _, err := s.Refresh(ctx); err != nil {
 			out.Warnings = append(out.Warnings, warn(ctx, refreshWarning(err)))
 		}
+		if PublicOnly(ctx) {
+			s.recordHiddenCopies(ctx, out.Paths)
+		}
 	}
 	return out, nil
+}
+
+// recordHiddenCopies checks, after a public-only write (WithPublicOnly) that committed paths, whether the
+// machine user holds one of the entries written in another scope: the caller cannot see that scope, so
+// the write made a public copy of a private or ephemeral entry (docs/http.md "Private scopes stay the
+// machine user's"). Then it checks the clashes as ctx doctor does and records them, so that ctx status
+// shows the machine user the public copy its readers hide (kind "scopes", docs/format.md). Nothing of it
+// reaches the caller: errors are dropped (the record is a cache; ctx doctor checks again).
+func (s *Store) recordHiddenCopies(ctx context.Context, paths []string) {
+	all := context.WithValue(ctx, publicOnlyKey{}, false) // the machine user's view: every scope
+	tips, err := s.Tips(all)
+	if err != nil {
+		return
+	}
+	trees := map[Scope]gitstore.Hash{}
+	for _, sc := range Scopes {
+		if sc != Public && !tips[sc].IsZero() {
+			if trees[sc], err = s.repo.TreeOf(all, tips[sc]); err != nil {
+				return
+			}
+		}
+	}
+	if len(trees) == 0 {
+		return
+	}
+	v := NewView(&RefReader{repo: s.repo, Trees: trees, skels: s.skels})
+	for _, p := range paths {
+		entry := p
+		if rest, ok := strings.CutPrefix(p, "skills/"); ok {
+			name, _, _ := strings.Cut(rest, "/")
+			entry = "skills/" + name
+		}
+		for sc := range trees {
+			held := false
+			if entry != p {
+				es, err := v.r.List(all, sc, entry)
+				held = err == nil && len(es) > 0
+			} else {
+				_, err := v.r.ReadFile(all, sc, entry)
+				held = err == nil
+			}
+			if held {
+				quiet, _ := WithWarnings(all) // the caller's collector gets none of it
+				_, _ = s.Clashes(quiet)
+				return
+			}
+		}
+	}
 }
 
 // checkBranchNotCheckedOut refuses (ErrInvalid) to move the context branch while a worktree has it checked

@@ -70,6 +70,9 @@ func TestMCPServeHTTP(t *testing.T) {
 	for sc.Scan() {
 		if m := regexp.MustCompile(`serving (http://\S+/mcp)`).FindStringSubmatch(sc.Text()); m != nil {
 			url = m[1]
+			if !strings.Contains(sc.Text(), "(1 token;") { // it said "1 tokens"
+				t.Errorf("the server's first line: %s", sc.Text())
+			}
 			break
 		}
 	}

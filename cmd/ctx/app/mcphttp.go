@@ -53,8 +53,12 @@ func serveMCPHTTP(ctx context.Context, e *env, s *store.Store, o mcpServeOptions
 	if o.TLSCert != "" {
 		scheme = "https"
 	}
-	fmt.Fprintf(e.stderr, "ctx mcp: serving %s://%s%s (%d tokens; add one with ctx team token add)\n",
-		scheme, ln.Addr(), ctxmcp.HTTPPath, len(list))
+	tokensNote := fmt.Sprintf("%d tokens", len(list))
+	if len(list) == 1 {
+		tokensNote = "1 token"
+	}
+	fmt.Fprintf(e.stderr, "ctx mcp: serving %s://%s%s (%s; add one with ctx team token add)\n",
+		scheme, ln.Addr(), ctxmcp.HTTPPath, tokensNote)
 	e.flush()
 	x := ctxmcp.NewServer(s, ctxmcp.Options{Agent: e.actor.Agent, Session: e.actor.Session, Version: Version,
 		Stderr: e.stderr})

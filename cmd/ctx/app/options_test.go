@@ -185,7 +185,7 @@ func TestGlobalFlags(t *testing.T) {
 func TestUsageErrors(t *testing.T) {
 	for _, args := range [][]string{
 		{"bogus"}, {"decision", "bogus"}, {"--bogus"}, {"status", "--bogus"}, {"log", "-n", "abc"},
-		{"init", "extra"}, {"push", "upstream"}, {"pull", "origin"}, {"sync", "x"}, {"team", "token", "add"}, {"team", "token", "add", "ada", "--expires", "soon"}, {"team", "token", "add", "ada"}, {"team", "token", "revoke"}, {"mcp", "serve", "--tls-cert", "c.pem"},
+		{"init", "extra"}, {"push", "upstream"}, {"pull", "origin"}, {"sync", "x"}, {"team", "token", "add"}, {"team", "token", "add", "ada", "--expires", "soon"}, {"team", "token", "add", "ada", "--email", "a@x", "--expires", "213504d"}, {"team", "token", "add", "ada"}, {"team", "token", "revoke"}, {"mcp", "serve", "--tls-cert", "c.pem"},
 		{"blame"}, {"blame", "a.go", "b.go"}, {"blame", "a.go:0-3"}, {"blame", "a.go:9-3"},
 		{"knowledge", "set"}, {"knowledge", "set", "k", "t", "-f", "F"}, {"knowledge", "set", "k", "--scope", "bogus"},
 		{"knowledge", "get"}, {"knowledge", "scope", "k"}, {"knowledge", "scope", "k", "nowhere"},

@@ -418,8 +418,8 @@ func newSkillResolveCmd(e *env, decision string) *cli.Command {
 			}
 			return skillResolveOptions{Decision: decision, Name: c.Args().Get(0), ID: c.Args().Get(1)}, nil
 		}, runSkillResolve),
-	}, "Settles the pending proposal ID of the skill NAME (ctx skill proposals lists them): "+resolveUsage[decision]+".",
-		[]string{"ctx skill " + decision + " review 20260512-1"},
+	}, "Settles the pending proposal ID of the skill NAME (ctx skill proposals lists them; ID is the proposal's UUID or a unique prefix of it, 4 hex digits or more): "+resolveUsage[decision]+".",
+		[]string{"ctx skill " + decision + " review f8c02026-d672-4da7-86d2-ee48916e2cc9", "ctx skill " + decision + " review f8c02026"},
 		[]exit{{ExitUsage, "usage error, a proposal that is not pending, or one whose changes overlap a later edit of the skill"}, {ExitNotFound, ""}, {ExitNoStore, ""}})
 }
 

@@ -184,19 +184,35 @@ func expiry(t tokens.Token) string {
 	return t.Expires.Format(time.RFC3339)
 }
 
-// parseLifetime reads a token lifetime: a whole number of days ("30d") or a Go duration ("12h", "90m").
+// maxLifetimeDays bounds a token's lifetime (100 years): a longer one would overflow time.Duration
+// (292 years) or the expiry's date, and a token meant never to expire is made without --expires.
+const maxLifetimeDays = 36500
+
+// parseLifetime reads a token lifetime: a whole number of days ("30d") or a Go duration ("12h", "90m"),
+// positive and at most maxLifetimeDays days.
 func parseLifetime(s string) (time.Duration, error) {
+	tooLong := fmt.Errorf("too long: at most %dd (100 years); leave --expires out for a token that never expires", maxLifetimeDays)
 	var d time.Duration
 	if n, ok := strings.CutSuffix(s, "d"); ok {
-		days, err := strconv.Atoi(n)
+		days, err := strconv.ParseInt(n, 10, 64)
 		if err != nil {
+			var ne *strconv.NumError
+			if errors.As(err, &ne) && errors.Is(ne.Err, strconv.ErrRange) && !strings.HasPrefix(n, "-") {
+				return 0, tooLong
+			}
 			return 0, fmt.Errorf("not a number of days")
+		}
+		if days > maxLifetimeDays {
+			return 0, tooLong
 		}
 		d = time.Duration(days) * 24 * time.Hour
 	} else {
 		var err error
 		if d, err = time.ParseDuration(s); err != nil {
 			return 0, fmt.Errorf("not a lifetime (30d, 12h, 90m)")
+		}
+		if d > maxLifetimeDays*24*time.Hour {
+			return 0, tooLong
 		}
 	}
 	if d <= 0 {
