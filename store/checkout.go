@@ -212,6 +212,11 @@ func (s *Store) refreshWith(ctx context.Context, force map[string]bool, recreate
 		return nil, fmt.Errorf("refresh: %w", err)
 	}
 	defer fsys.Close()
+	// Before any file of the store is written there: git ignores .context/ whatever the repository's
+	// .gitignore says (docs/security.md "Private entries on disk").
+	if err := s.ensureIgnored(fsys); err != nil {
+		return nil, fmt.Errorf("refresh: %w", err)
+	}
 	// After an interrupted refresh (its journal is there) the record is recovered whole; otherwise only
 	// the entries of the paths that changed are read from it (readRecordLazy).
 	var rec *Record
@@ -301,7 +306,7 @@ func (s *Store) refreshWith(ctx context.Context, force map[string]bool, recreate
 	}
 	paths := make([]string, 0, len(changed))
 	for p := range changed {
-		if checkPath(p) == nil { // a record of an older ctx may hold anything
+		if checkPath(p) == nil && !isIgnoreFile(p) { // a record of an older ctx may hold anything
 			paths = append(paths, p)
 		}
 	}

@@ -46,8 +46,12 @@ type Status struct {
 	// link, a file, files the user's repository tracks: CheckoutDirError). "" when none.
 	CheckoutProblem string `json:"checkout_problem,omitempty"`
 	CheckoutMissing bool   `json:"checkout_missing,omitempty"`
-	Private         string `json:"private_tip,omitempty"`
-	Ephemeral       string `json:"ephemeral_tip,omitempty"`
+	// GitSees lists what git sees as untracked in .context/ (GitSeesCheckout: paths relative to it):
+	// files `git add -A` would stage into the user's branch. Empty when ctx's .gitignore is in place there
+	// (the usual case, checked without git).
+	GitSees   []string `json:"git_sees,omitempty"`
+	Private   string   `json:"private_tip,omitempty"`
+	Ephemeral string   `json:"ephemeral_tip,omitempty"`
 	// Locks are the lock files on the context refs and the remote-tracking ref (docs/locks.md): ctx's own
 	// stale ones, which its next write or sync removes, live ones, and foreign ones with the fix.
 	Locks []gitstore.LockInfo `json:"locks"`
@@ -166,6 +170,9 @@ func (s *Store) Status(ctx context.Context) (*Status, error) {
 	}
 	if root != "" {
 		st.Checkout = root
+		if st.GitSees, err = s.GitSeesCheckout(ctx); err != nil {
+			warn(ctx, fmt.Sprintf("asking git whether it ignores %s failed: %v", CheckoutDir, err))
+		}
 		if st.HandEdits == nil {
 			st.HandEdits = []HandEdit{}
 		}

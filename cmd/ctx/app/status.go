@@ -137,11 +137,19 @@ func printCheckoutStatus(w io.Writer, st *store.Status, refused map[string]strin
 		fmt.Fprintf(w, "checkout: %s was behind the context branch (a write from another worktree or process): "+
 			"brought up to date (%s written, %d removed)\n", st.Checkout, plural(r.Written, "file", "files"), r.Removed)
 	}
+	if len(st.GitSees) > 0 {
+		// Never "clean" then: a git add -A of the user's branch would stage these (docs/security.md
+		// "Private entries on disk").
+		fmt.Fprintf(w, "checkout: %s is not ignored by git: it sees %s as untracked (git add -A would stage them): %s; ctx keeps %s/%s there to prevent it, and could not write it (the warning says why)\n",
+			st.Checkout, plural(len(st.GitSees), "file", "files"), namedFew(st.GitSees, 5), store.CheckoutDir, store.IgnoreFile)
+	}
 	switch {
 	case st.CheckoutBehind:
 		fmt.Fprintf(w, "checkout: %s, behind the context branch (its refresh did not finish: ctx status or any write refreshes it)\n", st.Checkout)
-	case len(st.HandEdits) == 0 && len(st.Stale) == 0:
+	case len(st.HandEdits) == 0 && len(st.Stale) == 0 && len(st.GitSees) == 0:
 		fmt.Fprintf(w, "checkout: %s, clean\n", st.Checkout)
+		return
+	case len(st.HandEdits) == 0 && len(st.Stale) == 0:
 		return
 	case len(st.HandEdits) == 0:
 		fmt.Fprintf(w, "checkout: %s:\n", st.Checkout)
@@ -174,4 +182,12 @@ func lockOwner(l store.LockInfo) string {
 		return "held by a running ctx process"
 	}
 	return "not ctx's: if no git command is running in this repository, remove it: " + l.Fix
+}
+
+// namedFew joins the first n of names with ", ", and says how many more there are.
+func namedFew(names []string, n int) string {
+	if len(names) <= n {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
 }

@@ -1,0 +1,115 @@
+package main_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ctx-dev/ctx/internal/testenv"
+	"github.com/ctx-dev/ctx/store"
+)
+
+// gitSeesContext fails the test when git sees a file of .context/ as untracked (git status) or would stage
+// one (git add -A --dry-run): what a plain git add -A would put on the user's branch.
+func gitSeesContext(t *testing.T, dir, when string) {
+	t.Helper()
+	if st := testenv.Git(t, dir, "status", "--porcelain", "--untracked-files=all"); strings.Contains(st, store.CheckoutDir) {
+		t.Fatalf("%s: git status shows .context/:\n%s", when, st)
+	}
+	if add := testenv.Git(t, dir, "add", "-A", "--dry-run"); strings.Contains(add, store.CheckoutDir) {
+		t.Fatalf("%s: git add -A would stage files of .context/:\n%s", when, add)
+	}
+}
+
+// TestCheckoutIgnoredOverGitignore: a repository .gitignore that includes .context/ again (the whitelist
+// style "*, !*/, !*.md", "!.*", or "!.context/**" outright) wins over info/exclude; ctx's own
+// .context/.gitignore, deeper, wins over it, so a private entry is never one git add -A away from the
+// user's branch (docs/security.md "Private entries on disk"). A .context/ without it (an older ctx's) or
+// with it edited gets it back at the next ctx status, never as a hand edit.
+func TestCheckoutIgnoredOverGitignore(t *testing.T) {
+	for name, ignore := range map[string]string{
+		"whitelist": "*\n!*/\n!*.go\n!*.md\n!*.json\n!.gitignore\n",
+		"dotfiles":  "*.log\n!.*\n",
+		"explicit":  "*\n!*/\n!*.md\n!.context/**\n!.context/.gitignore\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := testenv.NewRepo(t)
+			if err := os.WriteFile(filepath.Join(dir, ".gitignore"), []byte(ignore), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			testenv.Git(t, dir, "add", "-f", ".gitignore")
+			testenv.Git(t, dir, "commit", "-q", "-m", "ignore")
+			run(t, dir, 0, "init", "--no-hooks")
+			run(t, dir, 0, "knowledge", "set", "secret", "PRIVATE STUFF", "--scope", "private")
+			run(t, dir, 0, "knowledge", "set", "team", "a team fact")
+			gitSeesContext(t, dir, "after a private write")
+			if v := testenv.Git(t, dir, "check-ignore", "-v", ".context/knowledge/secret.md"); !strings.HasPrefix(v, ".context/.gitignore:") {
+				t.Fatalf("git check-ignore -v: %q, want the rule of .context/.gitignore", v)
+			}
+			if out := run(t, dir, 0, "status"); !strings.Contains(out, "clean") || strings.Contains(out, store.IgnoreFile) {
+				t.Fatalf("ctx status:\n%s", out)
+			}
+			if out := run(t, dir, 0, "commit"); !strings.Contains(out, "nothing to commit") {
+				t.Fatalf("ctx commit: %s", out)
+			}
+
+			// The .context/ of an older ctx (no .gitignore, no exclude line), and one whose .gitignore was
+			// edited: ctx status puts it back.
+			ig := filepath.Join(dir, store.CheckoutDir, store.IgnoreFile)
+			for _, edit := range []func(){
+				func() {
+					os.Remove(ig)
+					os.WriteFile(filepath.Join(dir, ".git", "info", "exclude"), nil, 0o644)
+				},
+				func() { os.WriteFile(ig, []byte("nothing\n"), 0o644) },
+			} {
+				edit()
+				if st := testenv.Git(t, dir, "status", "--porcelain"); !strings.Contains(st, store.CheckoutDir) {
+					t.Fatalf("the setup did not make .context/ visible to git: %q", st)
+				}
+				if out := run(t, dir, 0, "status"); !strings.Contains(out, "clean") {
+					t.Fatalf("ctx status:\n%s", out)
+				}
+				gitSeesContext(t, dir, "after ctx status")
+				if b, err := os.ReadFile(ig); err != nil || string(b) != store.IgnoreContent {
+					t.Fatalf(".context/.gitignore: %q, %v", b, err)
+				}
+			}
+			if b, _ := os.ReadFile(filepath.Join(dir, ".git", "info", "exclude")); !strings.Contains(string(b), "/.context/") {
+				t.Fatalf("info/exclude: %q", b)
+			}
+			// Never on the context branch.
+			if ls := testenv.Git(t, dir, "ls-tree", "-r", "--name-only", "ctx"); strings.Contains(ls, store.IgnoreFile) {
+				t.Fatalf("the context branch holds %s:\n%s", store.IgnoreFile, ls)
+			}
+		})
+	}
+}
+
+// TestStatusSaysGitSeesCheckout: when ctx cannot keep its .gitignore in .context/ (a folder stands at its
+// name) and the repository's .gitignore includes .context/ again, ctx status does not say "clean": it
+// names what git sees there.
+func TestStatusSaysGitSeesCheckout(t *testing.T) {
+	dir := testenv.NewRepo(t)
+	if err := os.WriteFile(filepath.Join(dir, ".gitignore"), []byte("*\n!*/\n!*.md\n!*.json\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Git(t, dir, "add", "-f", ".gitignore")
+	testenv.Git(t, dir, "commit", "-q", "-m", "ignore")
+	run(t, dir, 0, "init", "--no-hooks")
+	run(t, dir, 0, "knowledge", "set", "team", "a team fact")
+	ig := filepath.Join(dir, store.CheckoutDir, store.IgnoreFile)
+	if err := os.Remove(ig); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(ig, "x.md"), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := runCode(dir, "", "status")
+	if code != 0 || strings.Contains(stdout, "clean") || !strings.Contains(stdout, "not ignored by git") ||
+		!strings.Contains(stdout, "knowledge/team.md") {
+		t.Fatalf("ctx status: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+}
+
