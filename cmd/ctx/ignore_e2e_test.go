@@ -113,3 +113,37 @@ func TestStatusSaysGitSeesCheckout(t *testing.T) {
 	}
 }
 
+// TestFirstCheckoutExcluded: a context branch that came from plain git (git fetch origin ctx:ctx, or a
+// git checkout of it and back) and was never pulled by ctx: the first ctx write or ctx status checks
+// .context/ out ignored by git, and lists it in info/exclude too (issue A11).
+func TestFirstCheckoutExcluded(t *testing.T) {
+	remote := testenv.BareRemote(t)
+	a := testenv.Clone(t, remote, "a")
+	testenv.Git(t, a, "commit", "-q", "--allow-empty", "-m", "i")
+	testenv.Git(t, a, "push", "-q", "origin", "HEAD")
+	run(t, a, 0, "init", "--no-hooks")
+	run(t, a, 0, "knowledge", "set", "team", "team fact")
+	run(t, a, 0, "push")
+	for name, first := range map[string][]string{
+		"fetch then write":     {"knowledge", "set", "mine", "PRIVATE NOTE", "--scope", "private"},
+		"checkout then status": {"status"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			b := testenv.Clone(t, remote, "b")
+			if name == "fetch then write" {
+				testenv.Git(t, b, "fetch", "-q", "origin", "ctx:ctx")
+			} else {
+				testenv.Git(t, b, "checkout", "-q", "ctx")
+				testenv.Git(t, b, "checkout", "-q", "-")
+			}
+			run(t, b, 0, first...)
+			if _, err := os.Stat(filepath.Join(b, store.CheckoutDir, "knowledge", "team.md")); err != nil {
+				t.Fatalf("not checked out: %v", err)
+			}
+			gitSeesContext(t, b, "after ctx "+first[0])
+			if ex, _ := os.ReadFile(filepath.Join(b, ".git", "info", "exclude")); !strings.Contains(string(ex), "/.context/") {
+				t.Fatalf("info/exclude: %q", ex)
+			}
+		})
+	}
+}
