@@ -191,6 +191,11 @@ func (s *Store) refreshWith(ctx context.Context, force map[string]bool, recreate
 	if ok, err := s.Initialized(ctx); err != nil || !ok {
 		return out, err
 	}
+	// A branch of the user's under the context branch's name (no manifest.json at its tip) is never
+	// checked out as the store: nothing is written to .context/ (the ErrNotContextBranch error).
+	if err := s.checkContextTip(ctx); err != nil {
+		return nil, err
+	}
 	// The user's branch may have put a link or tracked files at .context (docs/security.md): nothing is
 	// written there. A .context/ deleted as a whole is not checked out again behind the user's back.
 	exists, err := s.checkCheckoutDir(ctx)

@@ -88,6 +88,12 @@ func (s *Store) Status(ctx context.Context) (*Status, error) {
 		}
 		return nil, ErrNotInitialized
 	}
+	// A branch of the user's under the name is no store: not read, not checked out (exit 4, as a write).
+	if tree, err := s.repo.TreeOf(ctx, tips[Public]); err != nil {
+		return nil, err
+	} else if err := s.checkContextTree(ctx, tree); err != nil {
+		return nil, err
+	}
 	st := &Status{Branch: s.cfg.Branch, Tip: tips[Public].String(), Counts: map[string]int{}, HandEdits: []HandEdit{}, Stale: []string{}}
 	countAt := func() (map[string]int, error) { return s.entryCounts(ctx) }
 	root := s.CheckoutRoot()

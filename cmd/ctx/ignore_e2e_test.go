@@ -147,3 +147,50 @@ func TestFirstCheckoutExcluded(t *testing.T) {
 		})
 	}
 }
+
+// TestUserBranchNamedCtxNotRead: a code branch of the user's named ctx (no manifest.json) is no store:
+// ctx status says so as a write does (exit 4, the ctx init --branch hint) and checks nothing out, and the
+// later ctx init --branch NAME starts clean, keeping no ref of the user's code under refs/ctx-orphaned/,
+// even after an older ctx left a checkout record naming that branch's commit (issue A7).
+func TestUserBranchNamedCtxNotRead(t *testing.T) {
+	dir := testenv.NewRepo(t)
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Git(t, dir, "add", "main.go")
+	testenv.Git(t, dir, "commit", "-q", "-m", "code")
+	testenv.Git(t, dir, "branch", "ctx")
+	code := strings.TrimSpace(testenv.Git(t, dir, "rev-parse", "ctx"))
+	run(t, dir, 2, "init", "--no-hooks")
+	stdout, stderr, exit := runCode(dir, "", "status")
+	if exit != 4 || !strings.Contains(stderr, "not a context store") || !strings.Contains(stderr, "ctx init --branch NAME") {
+		t.Fatalf("ctx status: exit %d\nstdout:\n%s\nstderr:\n%s", exit, stdout, stderr)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, store.CheckoutDir)); err == nil {
+		t.Fatal("ctx status made .context/ from the user's branch")
+	}
+	if st := testenv.Git(t, dir, "status", "--porcelain"); st != "" {
+		t.Fatalf("git status: %q", st)
+	}
+	// What an older ctx's status left: a record naming the user's commit as the mirrored public tip.
+	if err := os.MkdirAll(filepath.Join(dir, store.CheckoutDir), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	rec := `{"commits":{"public":"` + code + `"},"files":{}}`
+	if err := os.WriteFile(filepath.Join(dir, store.CheckoutDir, store.RecordFile), []byte(rec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, exit = runCode(dir, "", "init", "--no-hooks", "--branch", "ctxstore")
+	if exit != 0 || strings.Contains(stderr, "deleted") || strings.Contains(stdout+stderr, "ctx-orphaned") {
+		t.Fatalf("ctx init --branch ctxstore: exit %d\nstdout:\n%s\nstderr:\n%s", exit, stdout, stderr)
+	}
+	if refs := testenv.Git(t, dir, "for-each-ref", "refs/ctx-orphaned"); refs != "" {
+		t.Fatalf("refs/ctx-orphaned: %q", refs)
+	}
+	if got := strings.TrimSpace(testenv.Git(t, dir, "rev-parse", "ctx")); got != code {
+		t.Fatalf("the user's branch ctx moved: %s, was %s", got, code)
+	}
+	run(t, dir, 0, "knowledge", "set", "k", "v")
+	gitSeesContext(t, dir, "after init --branch ctxstore")
+}
+

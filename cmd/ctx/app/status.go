@@ -56,6 +56,9 @@ func runStatus(ctx context.Context, e *env, o statusOptions) error {
 	if errors.As(err, &orphaned) {
 		return err // the branch was deleted with git: its tip is named, exit 4 (docs/sync.md "A deleted context branch")
 	}
+	if errors.Is(err, store.ErrNotContextBranch) {
+		return err // a branch of the user's under the name: ctx init --branch NAME (exit 4, as a write)
+	}
 	if errors.Is(err, store.ErrNotInitialized) {
 		// A history-only repository is a valid one (docs/mcp.md "status: upgrade").
 		fmt.Fprintln(w, "context:  not initialised here (no context branch): ctx init creates it, ctx pull fetches a remote's")
