@@ -1,10 +1,15 @@
 package main_test
 
 import (
+	"bytes"
+	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/ctx-dev/ctx/internal/testenv"
 	"github.com/ctx-dev/ctx/store"
@@ -194,3 +199,37 @@ func TestUserBranchNamedCtxNotRead(t *testing.T) {
 	gitSeesContext(t, dir, "after init --branch ctxstore")
 }
 
+// TestFIFOInCheckout: a named pipe in .context/ (a FIFO nothing writes to) is never opened for reading:
+// ctx status lists it as a hand edit that ctx commit refuses, naming what it is, and ctx commit refuses it,
+// both at once instead of waiting for a writer for good (issue A10).
+func TestFIFOInCheckout(t *testing.T) {
+	dir := testenv.NewRepo(t)
+	run(t, dir, 0, "init", "--no-hooks")
+	run(t, dir, 0, "knowledge", "set", "k", "v")
+	if err := syscall.Mkfifo(filepath.Join(dir, store.CheckoutDir, "knowledge", "fifo.md"), 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+	}{{[]string{"status"}, 0}, {[]string{"commit"}, 2}} {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		cmd := exec.CommandContext(ctx, ctxBin, c.args...)
+		cmd.Dir = dir
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		err := cmd.Run()
+		timedOut := ctx.Err() == context.DeadlineExceeded
+		cancel()
+		if timedOut {
+			t.Fatalf("ctx %s waited on the FIFO (killed after 3 minutes)", c.args[0])
+		}
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		}
+		if code != c.code || !strings.Contains(out.String()+errb.String(), "named pipe") {
+			t.Fatalf("ctx %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", c.args[0], code, c.code, out.String(), errb.String())
+		}
+	}
+}
