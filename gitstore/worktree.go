@@ -224,3 +224,22 @@ func refBefore(a, b string) bool {
 	}
 	return a < b
 }
+
+// UntrackedFiles lists what git sees as untracked below dir, a slash-separated folder relative to the work
+// tree root: the files that no .gitignore, info/exclude or core.excludesFile excludes and the index does
+// not hold (`git ls-files --others --exclude-standard`), paths relative to the root. What `git add -A` would stage there. A bare
+// repository has none. ErrNoGit without a git binary.
+func (r *Repo) UntrackedFiles(ctx context.Context, dir string) ([]string, error) {
+	if r.workTree == "" {
+		return []string{}, nil
+	}
+	stdout, stderr, err := gitCmd{dir: r.workTree, args: append(r.repoArgs(),
+		"ls-files", "-z", "--others", "--exclude-standard", "--full-name", "--", dir)}.run(ctx)
+	if errors.Is(err, ErrNoGit) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list the files git does not ignore in %s: %w: %s", dir, err, strings.TrimSpace(stderr))
+	}
+	return splitZ(stdout), nil
+}

@@ -191,6 +191,11 @@ func (s *Store) refreshWith(ctx context.Context, force map[string]bool, recreate
 	if ok, err := s.Initialized(ctx); err != nil || !ok {
 		return out, err
 	}
+	// A branch of the user's under the context branch's name (no manifest.json at its tip) is never
+	// checked out as the store: nothing is written to .context/ (the ErrNotContextBranch error).
+	if err := s.checkContextTip(ctx); err != nil {
+		return nil, err
+	}
 	// The user's branch may have put a link or tracked files at .context (docs/security.md): nothing is
 	// written there. A .context/ deleted as a whole is not checked out again behind the user's back.
 	exists, err := s.checkCheckoutDir(ctx)
@@ -212,6 +217,11 @@ func (s *Store) refreshWith(ctx context.Context, force map[string]bool, recreate
 		return nil, fmt.Errorf("refresh: %w", err)
 	}
 	defer fsys.Close()
+	// Before any file of the store is written there: git ignores .context/ whatever the repository's
+	// .gitignore says (docs/security.md "Private entries on disk").
+	if err := s.ensureIgnored(fsys); err != nil {
+		return nil, fmt.Errorf("refresh: %w", err)
+	}
 	// After an interrupted refresh (its journal is there) the record is recovered whole; otherwise only
 	// the entries of the paths that changed are read from it (readRecordLazy).
 	var rec *Record
@@ -301,7 +311,7 @@ func (s *Store) refreshWith(ctx context.Context, force map[string]bool, recreate
 	}
 	paths := make([]string, 0, len(changed))
 	for p := range changed {
-		if checkPath(p) == nil { // a record of an older ctx may hold anything
+		if checkPath(p) == nil && !isIgnoreFile(p) { // a record of an older ctx may hold anything
 			paths = append(paths, p)
 		}
 	}

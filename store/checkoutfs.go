@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -76,7 +77,50 @@ func (c *checkoutFS) noLinks(p string) error {
 // onCheckoutRead, when set (tests), is called with the path of every file read from the checked-out tree.
 var onCheckoutRead func(p string)
 
-// readFile returns the content of the file at p.
+// errNotRegular is matched (errors.Is) by the error of a read of something in .context/ that is neither a
+// regular file nor a folder: a named pipe, a socket, a device (notRegularError). It is never opened for
+// reading, and a FIFO's open does not wait for a writer (openNonBlock).
+var errNotRegular = errors.New("not a regular file")
+
+// notRegularError names what stands at a path instead of a regular file.
+type notRegularError struct{ mode fs.FileMode }
+
+func (e *notRegularError) Error() string {
+	what := "not a regular file"
+	switch t := e.mode.Type(); {
+	case t&fs.ModeNamedPipe != 0:
+		what = "a named pipe (FIFO)"
+	case t&fs.ModeSocket != 0:
+		what = "a socket"
+	case t&fs.ModeDevice != 0:
+		what = "a device"
+	}
+	return what + ": ctx reads only regular files in " + CheckoutDir + "/ (remove it)"
+}
+
+func (e *notRegularError) Is(target error) bool { return target == errNotRegular }
+
+// openRegular opens the file at p for reading without following a link at its end or blocking (a FIFO),
+// and fails with a *notRegularError (and closes it) when it is neither a regular file nor a folder.
+func (c *checkoutFS) openRegular(p string) (*os.File, fs.FileInfo, error) {
+	f, err := c.root.OpenFile(p, os.O_RDONLY|openNonBlock, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	if !fi.Mode().IsRegular() && !fi.IsDir() { // a folder fails its read (EISDIR), as os.ReadFile's
+		f.Close()
+		return nil, nil, fmt.Errorf("%s: %w", p, &notRegularError{mode: fi.Mode()})
+	}
+	return f, fi, nil
+}
+
+// readFile returns the content of the file at p: a regular file (errNotRegular otherwise, never waiting
+// on a FIFO), reached without a symbolic link (errLink).
 func (c *checkoutFS) readFile(p string) ([]byte, error) {
 	if onCheckoutRead != nil {
 		onCheckoutRead(p)
@@ -84,7 +128,25 @@ func (c *checkoutFS) readFile(p string) ([]byte, error) {
 	if err := c.noLinks(p); err != nil {
 		return nil, err
 	}
-	return c.root.ReadFile(p)
+	f, fi, err := c.openRegular(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b := make([]byte, 0, fi.Size()+1)
+	for {
+		n, err := f.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
 }
 
 // hashFile returns the blob name of the file at p, streamed (for a file too large to read whole: over
@@ -93,7 +155,7 @@ func (c *checkoutFS) hashFile(p string, size int64) (gitstore.Hash, error) {
 	if err := c.noLinks(p); err != nil {
 		return gitstore.ZeroHash, err
 	}
-	f, err := c.root.Open(p)
+	f, _, err := c.openRegular(p)
 	if err != nil {
 		return gitstore.ZeroHash, err
 	}

@@ -389,6 +389,11 @@ func (s *Store) handEditProblems(ctx context.Context, edits []HandEdit) (map[str
 			continue
 		}
 		data, err := fsys.readFile(e.Path)
+		var nr *notRegularError
+		if errors.As(err, &nr) {
+			problems = append(problems, fmt.Sprintf("%s: %v", e.Path, nr))
+			continue
+		}
 		if errors.Is(err, errLink) {
 			problems = append(problems, fmt.Sprintf("%s: %v", e.Path, err))
 			continue

@@ -70,6 +70,9 @@ func (s *Store) foreignCheckoutFiles(ctx context.Context, trees map[Scope]gitsto
 		if err != nil {
 			return err
 		}
+		if rel == IgnoreFile && string(data) == IgnoreContent {
+			return nil // ctx's own, written before the record (a first refresh that did not finish)
+		}
 		for _, sc := range Scopes {
 			if b, err := r.ReadFile(ctx, sc, rel); err == nil && bytes.Equal(b, data) {
 				return nil

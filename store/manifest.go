@@ -334,6 +334,19 @@ func (s *Store) checkContextTree(ctx context.Context, tree gitstore.Hash) error 
 
 func (s *Store) notContextBranch() error { return &notContextError{branch: s.cfg.Branch} }
 
+// checkContextTip is checkContextTree of the context branch's tip (none: nil).
+func (s *Store) checkContextTip(ctx context.Context) error {
+	tip, err := s.repo.Resolve(ctx, s.BranchRef())
+	if err != nil || tip.IsZero() {
+		return err
+	}
+	tree, err := s.repo.TreeOf(ctx, tip)
+	if err != nil {
+		return err
+	}
+	return s.checkContextTree(ctx, tree)
+}
+
 // checkCheckoutDirFree refuses to check the store out into a .context/ folder whose files git tracks in
 // the user's branch: they would mix with the store's files and be committed to the context branch.
 func (s *Store) checkCheckoutDirFree(ctx context.Context) error {

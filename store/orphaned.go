@@ -35,7 +35,7 @@ func (e *OrphanedError) Error() string {
 func (e *OrphanedError) Is(target error) bool { return target == ErrNotInitialized }
 
 // orphanedTip is the public commit the checkout record names when the context branch does not exist and
-// that commit is still in the repository; zero otherwise.
+// that commit is still in the repository and holds a manifest.json (a context store's tip); zero otherwise.
 func (s *Store) orphanedTip(ctx context.Context) gitstore.Hash {
 	if s.CheckoutRoot() == "" {
 		return gitstore.Hash{}
@@ -52,6 +52,11 @@ func (s *Store) orphanedTip(ctx context.Context) gitstore.Hash {
 		return gitstore.Hash{}
 	}
 	if _, err := s.repo.Commit(ctx, h); err != nil {
+		return gitstore.Hash{}
+	}
+	// A record that names a commit with no manifest.json was left by an older ctx that checked a branch of
+	// the user's out as the store: that commit was never a context store's tip, nothing to keep.
+	if ok, err := s.isContextTip(ctx, h); err != nil || !ok {
 		return gitstore.Hash{}
 	}
 	return h

@@ -27,6 +27,10 @@ const (
 	RecordFile = checkoutrec.RecordFile
 	// RecordLogFile holds the changes to RecordFile since it was last written whole (checkoutrec.RecordLogFile).
 	RecordLogFile = checkoutrec.RecordLogFile
+	// IgnoreFile is the .gitignore ctx keeps in the checked-out tree (checkoutrec.IgnoreFile).
+	IgnoreFile = checkoutrec.IgnoreFile
+	// IgnoreContent is IgnoreFile's content (checkoutrec.IgnoreContent).
+	IgnoreContent = checkoutrec.IgnoreContent
 )
 
 // errRecordCorrupt is a checkout record that is not valid JSON of its shape: a refresh then compares every

@@ -46,8 +46,12 @@ type Status struct {
 	// link, a file, files the user's repository tracks: CheckoutDirError). "" when none.
 	CheckoutProblem string `json:"checkout_problem,omitempty"`
 	CheckoutMissing bool   `json:"checkout_missing,omitempty"`
-	Private         string `json:"private_tip,omitempty"`
-	Ephemeral       string `json:"ephemeral_tip,omitempty"`
+	// GitSees lists what git sees as untracked in .context/ (GitSeesCheckout: paths relative to it):
+	// files `git add -A` would stage into the user's branch. Empty when ctx's .gitignore is in place there
+	// (the usual case, checked without git).
+	GitSees   []string `json:"git_sees,omitempty"`
+	Private   string   `json:"private_tip,omitempty"`
+	Ephemeral string   `json:"ephemeral_tip,omitempty"`
 	// Locks are the lock files on the context refs and the remote-tracking ref (docs/locks.md): ctx's own
 	// stale ones, which its next write or sync removes, live ones, and foreign ones with the fix.
 	Locks []gitstore.LockInfo `json:"locks"`
@@ -83,6 +87,12 @@ func (s *Store) Status(ctx context.Context) (*Status, error) {
 			return nil, &OrphanedError{Branch: s.cfg.Branch, Tip: tip}
 		}
 		return nil, ErrNotInitialized
+	}
+	// A branch of the user's under the name is no store: not read, not checked out (exit 4, as a write).
+	if tree, err := s.repo.TreeOf(ctx, tips[Public]); err != nil {
+		return nil, err
+	} else if err := s.checkContextTree(ctx, tree); err != nil {
+		return nil, err
 	}
 	st := &Status{Branch: s.cfg.Branch, Tip: tips[Public].String(), Counts: map[string]int{}, HandEdits: []HandEdit{}, Stale: []string{}}
 	countAt := func() (map[string]int, error) { return s.entryCounts(ctx) }
@@ -166,6 +176,9 @@ func (s *Store) Status(ctx context.Context) (*Status, error) {
 	}
 	if root != "" {
 		st.Checkout = root
+		if st.GitSees, err = s.GitSeesCheckout(ctx); err != nil {
+			warn(ctx, fmt.Sprintf("asking git whether it ignores %s failed: %v", CheckoutDir, err))
+		}
 		if st.HandEdits == nil {
 			st.HandEdits = []HandEdit{}
 		}

@@ -98,6 +98,11 @@ func (s *Store) scanCheckout(ctx context.Context, o scanOptions) ([]HandEdit, *s
 			return nil, nil, err
 		}
 	}
+	// A .context/ without ctx's IgnoreFile (checked out by an older ctx, or the file edited) is refreshed,
+	// which writes it: git must not see the files of the store (docs/security.md "Private entries on disk").
+	if tips != nil && !fsys.ignoredBy() {
+		return nil, nil, errNeedRefresh
+	}
 	recFI, err := fsys.lstat(RecordFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		if tips != nil {
@@ -440,7 +445,7 @@ func (sc *scan) recordedFile(dir string, r *os.Root, i int, c *fileCheck) error 
 
 // other looks at a name of folder dir that is not a file of the record.
 func (sc *scan) other(dir string, r *os.Root, f *os.File, name string) error {
-	if dir == "." && (name == RecordFile || name == RecordLogFile) || isTemp(name) || isLitter(name) {
+	if dir == "." && (name == RecordFile || name == RecordLogFile || name == IgnoreFile) || isTemp(name) || isLitter(name) {
 		return nil
 	}
 	p := join(dir, name)

@@ -344,6 +344,13 @@ func (s *store) prepareRefresh() (*refresh, bool) {
 	if after, err := h.root.Stat("."); err != nil || !os.SameFile(before, after) {
 		return nil, false
 	}
+	// store.ensureIgnored: ctx's .gitignore in place, or ctx-full writes it (and the info/exclude line).
+	if fi, err := h.root.Lstat(checkoutrec.IgnoreFile); err != nil || !fi.Mode().IsRegular() || fi.Size() != int64(len(checkoutrec.IgnoreContent)) {
+		return nil, false
+	}
+	if b, err := h.root.ReadFile(checkoutrec.IgnoreFile); err != nil || string(b) != checkoutrec.IgnoreContent {
+		return nil, false
+	}
 	done = true
 	return h, true
 }

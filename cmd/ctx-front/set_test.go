@@ -136,6 +136,39 @@ func TestSetSameAsFull(t *testing.T) {
 	}
 	step("interrupted transaction", false, nil, "knowledge", "set", "style", "after a journal")
 	step("served again", true, nil, "knowledge", "set", "style", "after a journal, again")
+	// A .context/ of an older ctx (no .gitignore there, no line in info/exclude: a branch from plain git),
+	// then one whose .gitignore was edited: ctx-full puts both back (store.ensureIgnored), the front never
+	// writes without them.
+	for i, edit := range []func(d string) error{
+		func(d string) error {
+			if err := os.Remove(filepath.Join(d, ".context", ".gitignore")); err != nil {
+				return err
+			}
+			return os.WriteFile(filepath.Join(d, ".git", "info", "exclude"), nil, 0o644)
+		},
+		func(d string) error {
+			return os.WriteFile(filepath.Join(d, ".context", ".gitignore"), []byte("!*\n"), 0o644)
+		},
+	} {
+		for _, d := range []string{a, b} {
+			if err := edit(d); err != nil {
+				t.Fatal(err)
+			}
+		}
+		step("no .gitignore of ctx's in .context", false, nil, "knowledge", "set", "style", fmt.Sprintf("ignored again %d", i))
+		for _, d := range []string{a, b} {
+			if ig, err := os.ReadFile(filepath.Join(d, ".context", ".gitignore")); err != nil || !strings.HasSuffix(string(ig), "\n*\n") {
+				t.Fatalf(".context/.gitignore after the write: %q, %v", ig, err)
+			}
+			if ex, _ := os.ReadFile(filepath.Join(d, ".git", "info", "exclude")); i == 0 && !strings.Contains(string(ex), "/.context/") {
+				t.Fatalf("info/exclude after the write: %q", ex)
+			}
+			if st := testenv.Git(t, d, "status", "--porcelain", "--untracked-files=all"); st != "" {
+				t.Fatalf("git status after the write: %q", st)
+			}
+		}
+		step("served with it back", true, nil, "knowledge", "set", "style", fmt.Sprintf("served again %d", i))
+	}
 	for _, d := range []string{a, b} {
 		testenv.Git(t, d, "checkout", "-q", "ctx")
 	}

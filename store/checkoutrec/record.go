@@ -28,6 +28,16 @@ const RecordFile = ".ctx-checkout.json"
 // changes apart from a shared index (gitformat-index(5) "Split index").
 const RecordLogFile = ".ctx-checkout.log"
 
+// IgnoreFile is the .gitignore ctx keeps at the root of the checked-out tree, holding IgnoreContent: its
+// "*" ignores every file of .context/, itself too, and, being deeper, wins over any pattern of the
+// repository's own .gitignore that would include them again (gitignore(5): "patterns in the higher level
+// files are overridden by those in lower level files"). It is rewritten by every refresh that finds it
+// missing or changed, never a hand edit, never committed (docs/architecture.md "Where things live").
+const IgnoreFile = ".gitignore"
+
+// IgnoreContent is the content of IgnoreFile.
+const IgnoreContent = "# Written by ctx: git ignores everything in .context/ (a checkout of the context branch).\n*\n"
+
 // Scope is where an entry lives (store.Scope, docs/format.md): "public", "private" or "ephemeral".
 type Scope string
 

@@ -40,6 +40,13 @@ func Main() int {
 	deferGC()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// The first signal cancels ctx, which every wait, git process and scan of ctx checks; a second one
+	// ends the process at once (the default action restored), should a system call not return (a read of
+	// a network file system that hangs).
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
 	return Run(ctx, os.Args, IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
 }
 

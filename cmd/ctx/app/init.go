@@ -80,7 +80,7 @@ func runInit(ctx context.Context, e *env, opt initOptions) error {
 		if rel, err := filepath.Rel(filepath.Dir(root), exclude); err == nil && !strings.HasPrefix(rel, "..") {
 			exclude = rel
 		}
-		fmt.Fprintf(w, "checked-out tree: %s (listed in %s)\n", root, exclude)
+		fmt.Fprintf(w, "checked-out tree: %s (ignored by git: its own %s, and listed in %s)\n", root, store.IgnoreFile, exclude)
 	}
 	if !opt.NoHooks && !s.Bare() {
 		if msg, err := installHooks(ctx, s); err != nil {

@@ -56,6 +56,9 @@ func runStatus(ctx context.Context, e *env, o statusOptions) error {
 	if errors.As(err, &orphaned) {
 		return err // the branch was deleted with git: its tip is named, exit 4 (docs/sync.md "A deleted context branch")
 	}
+	if errors.Is(err, store.ErrNotContextBranch) {
+		return err // a branch of the user's under the name: ctx init --branch NAME (exit 4, as a write)
+	}
 	if errors.Is(err, store.ErrNotInitialized) {
 		// A history-only repository is a valid one (docs/mcp.md "status: upgrade").
 		fmt.Fprintln(w, "context:  not initialised here (no context branch): ctx init creates it, ctx pull fetches a remote's")
@@ -137,11 +140,19 @@ func printCheckoutStatus(w io.Writer, st *store.Status, refused map[string]strin
 		fmt.Fprintf(w, "checkout: %s was behind the context branch (a write from another worktree or process): "+
 			"brought up to date (%s written, %d removed)\n", st.Checkout, plural(r.Written, "file", "files"), r.Removed)
 	}
+	if len(st.GitSees) > 0 {
+		// Never "clean" then: a git add -A of the user's branch would stage these (docs/security.md
+		// "Private entries on disk").
+		fmt.Fprintf(w, "checkout: %s is not ignored by git: it sees %s as untracked (git add -A would stage them): %s; ctx keeps %s/%s there to prevent it, and could not write it (the warning says why)\n",
+			st.Checkout, plural(len(st.GitSees), "file", "files"), namedFew(st.GitSees, 5), store.CheckoutDir, store.IgnoreFile)
+	}
 	switch {
 	case st.CheckoutBehind:
 		fmt.Fprintf(w, "checkout: %s, behind the context branch (its refresh did not finish: ctx status or any write refreshes it)\n", st.Checkout)
-	case len(st.HandEdits) == 0 && len(st.Stale) == 0:
+	case len(st.HandEdits) == 0 && len(st.Stale) == 0 && len(st.GitSees) == 0:
 		fmt.Fprintf(w, "checkout: %s, clean\n", st.Checkout)
+		return
+	case len(st.HandEdits) == 0 && len(st.Stale) == 0:
 		return
 	case len(st.HandEdits) == 0:
 		fmt.Fprintf(w, "checkout: %s:\n", st.Checkout)
@@ -174,4 +185,12 @@ func lockOwner(l store.LockInfo) string {
 		return "held by a running ctx process"
 	}
 	return "not ctx's: if no git command is running in this repository, remove it: " + l.Fix
+}
+
+// namedFew joins the first n of names with ", ", and says how many more there are.
+func namedFew(names []string, n int) string {
+	if len(names) <= n {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
 }
