@@ -34,6 +34,9 @@
 //     keep their mode.
 //   - When a hook manager (husky, lefthook, pre-commit) owns the hooks, ctx
 //     edits nothing and returns a Snippet for the user to paste.
+//   - When the hooks directory is inside the work tree (core.hooksPath=.githooks,
+//     a folder the team commits), ctx edits nothing there unless the user asks
+//     (Options.InWorkTree) and returns the lines to add instead.
 package hooks
 
 import (
@@ -88,6 +91,12 @@ type Options struct {
 	// session (docs/blame.md "The post-commit hook"). When false, Install leaves the post-commit file as
 	// it is.
 	Blame bool
+	// InWorkTree lets Install write into a hooks directory inside the work tree (core.hooksPath=.githooks,
+	// a folder the team commits): those files are the user's repository's, so Install writes there only
+	// on the user's explicit request (`ctx hooks install --in-work-tree`). When false, Install writes
+	// nothing in such a directory and returns the lines to add in Status.Snippet (docs/hooks.md "Where
+	// the hooks go").
+	InWorkTree bool
 }
 
 // Manager is a git hook manager that owns the hooks directory.
@@ -135,6 +144,10 @@ type Status struct {
 	Manager Manager      `json:"manager"`
 	Hooks   []HookStatus `json:"hooks"`
 	Snippet string       `json:"snippet,omitempty"`
+	// InWorkTree: Dir is inside the work tree (and outside the git dir), where core.hooksPath puts it for a
+	// hooks folder the repository tracks (.githooks): its files are the user's, and Install writes there
+	// only with Options.InWorkTree.
+	InWorkTree bool `json:"in_work_tree"`
 	// Notes are human-readable remarks for `ctx hooks status`.
 	Notes []string `json:"notes,omitempty"`
 }

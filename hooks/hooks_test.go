@@ -491,9 +491,34 @@ func TestHooksPathFolder(t *testing.T) {
 	repo := newRepo(t)
 	gitIn(t, repo, "", "config", "core.hooksPath", ".githooks")
 	writeFile(t, filepath.Join(repo, ".githooks", "pre-commit"), "#!/bin/sh\nexit 0\n", 0o755)
-	st, err := Install(bg, repo, Options{})
+	gitIn(t, repo, "", "add", ".githooks")
+	gitIn(t, repo, "", "commit", "-qm", "team hooks")
+	// The folder is the user's files: without InWorkTree, nothing is written, and the snippet says what to add.
+	st, err := Install(bg, repo, Options{PrePush: true})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !st.InWorkTree || st.Manager != NoManager || !strings.Contains(st.Snippet, "--in-work-tree") ||
+		!strings.Contains(st.Snippet, "# "+filepath.Join(repo, ".githooks", "pre-push")+"\n"+shellLine(PrePush, `"$@"`)+"\n") {
+		t.Errorf("Install into .githooks without InWorkTree: %+v", st)
+	}
+	for _, hs := range st.Hooks {
+		if hs.Changed || hs.Installed || hs.Exists {
+			t.Errorf("Install without InWorkTree: %+v", hs)
+		}
+	}
+	if got := gitIn(t, repo, "", "status", "--porcelain", "--untracked-files=all"); got != "" {
+		t.Fatalf("Install without InWorkTree changed the work tree:\n%s", got)
+	}
+	if st, err := Report(bg, repo); err != nil || !st.InWorkTree || st.Snippet == "" {
+		t.Errorf("Report: %+v %v", st, err)
+	}
+	st, err = Install(bg, repo, Options{InWorkTree: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Snippet != "" || !st.InWorkTree {
+		t.Errorf("Install with InWorkTree: %+v", st)
 	}
 	if want := filepath.Join(repo, ".githooks"); st.Dir != want {
 		t.Fatalf("dir %s, want %s", st.Dir, want)

@@ -19,7 +19,10 @@ import (
 //
 // When DetectManager finds husky, lefthook or pre-commit, Install writes
 // nothing: it returns Status.Manager and Status.Snippet for the user to paste
-// into the manager's config (docs/hooks.md). Files that are symlinks or not shell
+// into the manager's config (docs/hooks.md). When the hooks directory is inside
+// the work tree (Status.InWorkTree: core.hooksPath=.githooks), Install writes
+// nothing there unless opt.InWorkTree: Status.Snippet then holds the lines to
+// add (WorkTreeSnippet). Files that are symlinks or not shell
 // scripts are left alone and reported in HookStatus.Skipped. A file that is
 // not executable is edited but keeps its mode (git ignores it; see
 // HookStatus.Executable and Status.Notes).
@@ -35,6 +38,12 @@ func Install(ctx context.Context, workTree string, opt Options) (Status, error) 
 		st.Snippet = SnippetFor(st.Manager, opt)
 		st.Notes = append(st.Notes, fmt.Sprintf("%s manages this repository's hooks: ctx wrote nothing; add the snippet to its config", st.Manager))
 		return report(st), nil
+	}
+	if st.InWorkTree && !opt.InWorkTree {
+		// The hooks folder is the user's files (docs/hooks.md "Where the hooks go"): what to add, not an edit.
+		st = report(st)
+		st.Snippet = WorkTreeSnippet(st, opt)
+		return st, nil
 	}
 	if err := os.MkdirAll(st.Dir, 0o755); err != nil {
 		return st, fmt.Errorf("install hooks: create %s: %w", st.Dir, err)
@@ -94,7 +103,11 @@ func Report(ctx context.Context, workTree string) (Status, error) {
 	if st.Manager != NoManager {
 		st.Snippet = Snippet(st.Manager)
 	}
-	return report(st), nil
+	st = report(st)
+	if st.Manager == NoManager && st.InWorkTree {
+		st.Snippet = WorkTreeSnippet(st, Options{})
+	}
+	return st, nil
 }
 
 // begin resolves the hooks directory and manager and lists the four hooks.
@@ -107,28 +120,56 @@ func begin(ctx context.Context, workTree string) (Status, error) {
 	for _, h := range AllHooks {
 		st.Hooks = append(st.Hooks, HookStatus{Name: h, Path: filepath.Join(dir, string(h))})
 	}
-	if note := outsideNote(ctx, workTree, dir); note != "" {
-		st.Notes = append(st.Notes, note)
+	top, gitDir, common, ok := repoDirs(ctx, workTree)
+	if !ok {
+		return st, nil
+	}
+	real := resolved(dir)
+	switch {
+	case within(real, gitDir) || within(real, common):
+	case within(real, top):
+		// core.hooksPath names a folder among the user's files (.githooks, which teams commit): ctx's
+		// writes there would be edits of tracked files and new files in `git status`, and a later
+		// checkout of a commit that changes a hook would fail on them (docs/hooks.md "Where the hooks go").
+		st.InWorkTree = true
+	default:
+		st.Notes = append(st.Notes, fmt.Sprintf("hooks directory %s (core.hooksPath) is outside this repository: ctx's blocks there run for every repository that uses it", dir))
 	}
 	return st, nil
 }
 
-// outsideNote warns when core.hooksPath points outside this repository (a
-// hooks directory shared by several repositories).
-func outsideNote(ctx context.Context, workTree, dir string) string {
-	c, err := git(ctx, workTree, "rev-parse", "--git-common-dir")
+// repoDirs returns workTree's top, git dir and common git dir, absolute and with symbolic links
+// resolved (one git process); ok is false when git cannot say (no work tree).
+func repoDirs(ctx context.Context, workTree string) (top, gitDir, common string, ok bool) {
+	out, err := git(ctx, workTree, "rev-parse", "--show-toplevel", "--git-dir", "--git-common-dir")
 	if err != nil {
-		return ""
+		return "", "", "", false
 	}
-	common, err := absFrom(workTree, c)
-	if err != nil {
-		return ""
+	lines := strings.Split(out, "\n")
+	if len(lines) != 3 || lines[0] == "" {
+		return "", "", "", false
 	}
-	top := topLevel(ctx, workTree)
-	if within(dir, common) || within(dir, top) {
-		return ""
+	var abs [3]string
+	for i, l := range lines {
+		p, err := absFrom(workTree, l)
+		if err != nil {
+			return "", "", "", false
+		}
+		abs[i] = resolved(p)
 	}
-	return fmt.Sprintf("hooks directory %s (core.hooksPath) is outside this repository: ctx's blocks there run for every repository that uses it", dir)
+	return abs[0], abs[1], abs[2], true
+}
+
+// resolved is p with its symbolic links resolved, as far as p exists (a hooks directory not made yet is
+// resolved through its parent); p itself when nothing of it can be.
+func resolved(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	if r, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
+		return filepath.Join(r, filepath.Base(p))
+	}
+	return p
 }
 
 func within(p, dir string) bool {

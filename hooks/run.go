@@ -157,9 +157,10 @@ type Actions struct {
 	Refresh func(ctx context.Context, workTree string) error
 	// Activity records this machine's current branch ("" when detached).
 	Activity func(ctx context.Context, workTree, branch string) error
-	// Push publishes the context branch; remote is git's first pre-push
-	// argument (the remote's name, or its URL when pushing to a URL).
-	Push func(ctx context.Context, workTree, remote string) error
+	// Push publishes the context branch; remote and url are git's pre-push arguments (the remote's name,
+	// or its URL when pushing to a URL; the URL git pushes to). Run does not call it for a dry run it can
+	// see (DryRunSkip); which remote to push to is the action's (PushTarget).
+	Push func(ctx context.Context, workTree, remote, url string) error
 	// Note records the active agent session (from the environment) on the commit HEAD names.
 	Note func(ctx context.Context, workTree string) error
 	// Rewrite records, after `git commit --amend` or `git rebase` (command), which commit each rewritten
@@ -197,7 +198,7 @@ type Local interface {
 //	post-checkout  Refresh, then Activity(branch) when Refresh succeeded
 //	post-merge     Refresh
 //	post-rewrite   Refresh, then Rewrite(command)
-//	pre-push       Push(remote)
+//	pre-push       Push(remote, url), unless git's command is `git push --dry-run` (DryRunSkip)
 //	post-commit    Note
 //
 // Errors are returned for `ctx hooks run` to print; the shim in the hook
@@ -268,12 +269,20 @@ func Run(ctx context.Context, workTree string, h Hook, args []string, a Actions)
 			}
 		}
 	case PrePush:
-		remote := ""
+		remote, url := "", ""
 		if len(args) > 0 {
 			remote = args[0]
 		}
+		if len(args) > 1 {
+			url = args[1]
+		}
+		// git runs pre-push for `git push --dry-run` too, and tells the hook nothing of it (docs/hooks.md
+		// "pre-push: which remote, and dry runs").
+		if dry, _ := gitPushDryRun(); dry {
+			return false, DryRunSkip, nil
+		}
 		if a.Push != nil {
-			if err := a.Push(ctx, workTree, remote); err != nil {
+			if err := a.Push(ctx, workTree, remote, url); err != nil {
 				errs = append(errs, fmt.Errorf("pre-push: ctx push: %w", err))
 			}
 		}

@@ -137,7 +137,7 @@ func TestRun(t *testing.T) {
 			calls = append(calls, "activity "+branch)
 			return nil
 		},
-		Push: func(ctx context.Context, wt, remote string) error {
+		Push: func(ctx context.Context, wt, remote, url string) error {
 			calls = append(calls, "push "+remote)
 			return errors.New("rejected")
 		},

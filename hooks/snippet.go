@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 )
 
@@ -146,4 +147,29 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 func yamlQuote(s string) string {
 	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`)
 	return `"` + r.Replace(s) + `"`
+}
+
+// WorkTreeSnippet is what Install returns instead of writing into a hooks directory inside the work tree
+// (st.InWorkTree, core.hooksPath=.githooks): for each hook of opt (snippetHooks) whose file lacks ctx's
+// block, the one-line, fail-open form of the block (shellLine) under the file's path; "" when every one
+// holds it. st is a Status that report filled (HookStatus.Installed).
+func WorkTreeSnippet(st Status, opt Options) string {
+	var missing []Hook
+	for _, h := range snippetHooks(opt) {
+		if hs, ok := st.Hook(h); ok && !hs.Installed {
+			missing = append(missing, h)
+		}
+	}
+	if len(missing) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s is inside the work tree (core.hooksPath): ctx edits none of its files by itself.\n", st.Dir)
+	b.WriteString("# Either run `ctx hooks install --in-work-tree`, which adds ctx's block to them (as in .git/hooks),\n")
+	b.WriteString("# or add each line below to the hook file named above it (a shell script, executable: git runs no\n")
+	b.WriteString("# other). Then commit them for the team, or keep them out of your commits.\n")
+	for _, h := range missing {
+		fmt.Fprintf(&b, "# %s\n%s\n", filepath.Join(st.Dir, string(h)), shellLine(h, `"$@"`))
+	}
+	return b.String()
 }

@@ -515,3 +515,144 @@ func TestHookTimeoutMin(t *testing.T) {
 		t.Errorf("the hook did not refresh .context/ after the lock was released: %q", got)
 	}
 }
+
+// gitCombined runs git in dir and returns its standard output and error together; the test fails on error.
+func gitCombined(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s (in %s): %v\n%s", strings.Join(args, " "), dir, err, out)
+	}
+	return string(out)
+}
+
+// refsOf lists the refs of the bare repository remote, one "OID NAME" a line.
+func refsOf(t testing.TB, remote string) string {
+	t.Helper()
+	return testenv.Git(t, remote, "for-each-ref", "--format=%(objectname) %(refname)")
+}
+
+// TestHooksPrePushOnlyToTheContextRemote: with sync.push-with-git, a `git push --dry-run` pushes nothing of
+// the context (git runs pre-push for it too), a push of the code to a fork (by its name or by its URL)
+// publishes no context there, and a push to the remote ctx syncs with (by its name, or by its URL)
+// publishes it (docs/hooks.md "pre-push: which remote, and dry runs").
+func TestHooksPrePushOnlyToTheContextRemote(t *testing.T) {
+	base, remote := seededRemote(t, "remote.git")
+	fork := filepath.Join(base, "fork.git")
+	testenv.Git(t, "", "init", "-q", "--bare", "-b", "main", fork)
+	a := cloneURL(t, remote, "a")
+	testenv.Git(t, a, "remote", "add", "fork", fork)
+	mustCtx(t, a, nil, 0, "init")
+	mustCtx(t, a, nil, 0, "config", "sync.push-with-git", "true")
+	mustCtx(t, a, nil, 0, "config", "remote", "origin")
+	mustCtx(t, a, nil, 0, "knowledge", "set", "k", "v")
+	commit := func(body string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(a, "code.go"), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		testenv.Git(t, a, "add", "code.go")
+		testenv.Git(t, a, "commit", "-qm", body)
+	}
+	commit("package x\n")
+
+	before := refsOf(t, remote)
+	for _, args := range [][]string{{"push", "--dry-run", "origin", "main"}, {"push", "-nq", "origin", "main"},
+		{"-c", "alias.pn=push -n", "pn", "origin", "main"}} {
+		out := gitCombined(t, a, args...)
+		if got := refsOf(t, remote); got != before {
+			t.Fatalf("git %s wrote to the remote:\nbefore:\n%s\nafter:\n%s", strings.Join(args, " "), before, got)
+		}
+		if !strings.Contains(out, "ctx: git push --dry-run: the context branch is not pushed") {
+			t.Errorf("git %s does not say the context was not pushed:\n%s", strings.Join(args, " "), out)
+		}
+	}
+
+	for _, to := range []string{"fork", fork} {
+		out := gitCombined(t, a, "push", "-q", to, "main")
+		if got := refsOf(t, fork); strings.Contains(got, "refs/heads/ctx") || strings.Contains(got, "refs/ctx/") {
+			t.Fatalf("git push %s published the context to the fork:\n%s", to, got)
+		}
+		if !strings.Contains(out, "ctx: not pushing the context branch to "+to+": ctx syncs with origin") || strings.Count(out, "\n") != 1 {
+			t.Errorf("git push %s: want one line saying why nothing was pushed, got:\n%s", to, out)
+		}
+	}
+	if got, want := testenv.Git(t, fork, "rev-parse", "main"), testenv.Git(t, a, "rev-parse", "main"); got != want {
+		t.Fatalf("the code did not reach the fork: %s, want %s", got, want)
+	}
+
+	// The remote ctx syncs with, by its URL, then by its name.
+	gitCombined(t, a, "push", "-q", remote, "main")
+	if got, want := testenv.Git(t, remote, "rev-parse", "refs/heads/ctx"), testenv.Git(t, a, "rev-parse", "refs/heads/ctx"); got != want {
+		t.Fatalf("git push by the URL of origin: the remote's ctx is %s, want %s", got, want)
+	}
+	mustCtx(t, a, nil, 0, "knowledge", "set", "k2", "v2")
+	commit("package y\n")
+	gitCombined(t, a, "push", "-q", "origin", "main")
+	if got, want := testenv.Git(t, remote, "rev-parse", "refs/heads/ctx"), testenv.Git(t, a, "rev-parse", "refs/heads/ctx"); got != want {
+		t.Fatalf("git push origin: the remote's ctx is %s, want %s", got, want)
+	}
+}
+
+// TestHooksPathInWorkTree: a hooks folder the repository tracks (core.hooksPath=.githooks) is the user's
+// files: ctx init writes nothing there and prints the lines to add, so `git status` stays clean and a
+// checkout of a commit that changes a hook goes through; `ctx hooks install --in-work-tree` edits them on
+// request, and the hooks then run ctx (docs/hooks.md "Where the hooks go").
+func TestHooksPathInWorkTree(t *testing.T) {
+	repo := testenv.NewRepo(t)
+	hook := filepath.Join(repo, ".githooks", "post-checkout")
+	if err := os.MkdirAll(filepath.Dir(hook), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(hook, []byte("#!/bin/sh\necho team hook\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Git(t, repo, "add", ".githooks")
+	testenv.Git(t, repo, "commit", "-qm", "team hooks")
+	testenv.Git(t, repo, "config", "core.hooksPath", ".githooks")
+	testenv.Git(t, repo, "checkout", "-q", "-b", "newer")
+	if err := os.WriteFile(hook, []byte("#!/bin/sh\necho team hook v2\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Git(t, repo, "commit", "-qam", "v2")
+	testenv.Git(t, repo, "checkout", "-q", "main")
+
+	user := userSide(t, repo)
+	out := mustCtx(t, repo, nil, 0, "init").stdout
+	if got := userSide(t, repo); got != user {
+		t.Fatalf("ctx init changed the user's side:\nbefore:\n%s\nafter:\n%s", user, got)
+	}
+	if !strings.Contains(out, "ctx hooks install --in-work-tree") || !strings.Contains(out, "ctx hooks run post-merge \"$@\"") {
+		t.Errorf("ctx init does not say how to add the hooks:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(repo, ".git", "hooks", "post-checkout")); err == nil {
+		t.Error("ctx init wrote .git/hooks/post-checkout, which git does not run with core.hooksPath")
+	}
+	gitCombined(t, repo, "checkout", "-q", "newer")
+	gitCombined(t, repo, "checkout", "-q", "main")
+	mustCtx(t, repo, nil, 0, "config", "sync.push-with-git", "true")
+	if got := userSide(t, repo); got != user {
+		t.Fatalf("ctx config sync.push-with-git changed the user's side:\n%s", got)
+	}
+	if st := mustCtx(t, repo, nil, 0, "hooks", "status", "--json").stdout; !strings.Contains(st, `"in_work_tree": true`) {
+		t.Errorf("ctx hooks status --json:\n%s", st)
+	}
+
+	// On request: the blocks go in, and git runs them.
+	mustCtx(t, repo, nil, 0, "hooks", "install", "--in-work-tree")
+	b, err := os.ReadFile(hook)
+	if err != nil || !strings.HasPrefix(string(b), "#!/bin/sh\necho team hook\n") || !strings.Contains(string(b), " ctx hooks run post-checkout") {
+		t.Fatalf(".githooks/post-checkout after install --in-work-tree: %q %v", b, err)
+	}
+	mustCtx(t, repo, nil, 0, "knowledge", "set", "k", "v")
+	if _, ok := readCtxFile(repo, "knowledge/k.md"); !ok {
+		t.Fatal("ctx knowledge set wrote no .context/knowledge/k.md")
+	}
+	testenv.Git(t, repo, "update-ref", "refs/heads/ctx", "refs/heads/ctx~1")
+	testenv.Git(t, repo, "checkout", "-q", "-b", "other")
+	if _, ok := readCtxFile(repo, "knowledge/k.md"); ok {
+		t.Errorf("the post-checkout hook in .githooks did not refresh .context/ after the branch moved back")
+	}
+}

@@ -46,7 +46,8 @@ func newConfigCmd(e *env) *cli.Command {
 	}, "Prints every setting of this repository (.git/ctx/config.json), one, or sets one. With --json the\n"+
 		"settings print as one JSON object (one setting: its JSON value). sync.timeout prints as a duration\n"+
 		"(\"30s\") and is set as one (\"5s\", \"2m\") or as a number of seconds (\"30\"), like --timeout.\n"+
-		"Turning sync.push-with-git on installs the pre-push hook, so that git push also pushes the context.\n"+
+		"Turning sync.push-with-git on installs the pre-push hook, so that git push to the remote ctx syncs with\n"+
+		"(remote, else origin) also pushes the context; a push elsewhere (a fork) or a dry run pushes none.\n"+
 		"history.share = summaries limits ctx history share to a session's header and summary events.",
 		[]string{"ctx config", "ctx config sync.timeout 2m", "ctx config history.share summaries", "ctx config sync.push-with-git true", "ctx config remote upstream", "ctx config --json"},
 		[]exit{{ExitUsage, "usage error, an unknown setting, or a value it does not take"}, {ExitNoStore, "not a git repository"}})

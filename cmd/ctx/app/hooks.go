@@ -46,6 +46,9 @@ func hooksHint(ctx context.Context, s *store.Store) string {
 	if st.Manager != hooks.NoManager {
 		return fmt.Sprintf("hint: ctx's git hooks are not installed, so .context/ is refreshed only when ctx runs; %s manages the hooks: ctx hooks install prints what to add to its configuration", st.Manager)
 	}
+	if st.InWorkTree {
+		return fmt.Sprintf("hint: ctx's git hooks are not installed, so .context/ is refreshed only when ctx runs; the hooks folder git uses, %s (core.hooksPath), is inside your work tree: ctx hooks install --in-work-tree adds them there (files of your repository), ctx hooks status prints the lines to add yourself", st.Dir)
+	}
 	return "hint: ctx's git hooks are not installed, so .context/ is refreshed only when ctx runs (not on git checkout, merge or rebase): install them with ctx hooks install"
 }
 
@@ -115,6 +118,22 @@ func describeHooks(st hooks.Status, verb string) string {
 		if h.Installed {
 			names = append(names, string(h.Name))
 		}
+	}
+	if st.InWorkTree && st.Snippet != "" {
+		// A hooks folder among the user's files (core.hooksPath=.githooks): ctx wrote nothing there
+		// (docs/hooks.md "Where the hooks go").
+		out := "hooks: ctx wrote nothing: the hooks folder git uses is inside your work tree (its files are your repository's)"
+		if verb != "installed" {
+			out = "hooks: the hooks folder git uses is inside your work tree"
+		}
+		if len(names) > 0 {
+			out += fmt.Sprintf("; ctx's blocks there: %s", strings.Join(names, ", "))
+		}
+		out += "; .context/ is refreshed by git's hooks only once they run ctx:\n" + st.Snippet
+		for _, n := range st.Notes {
+			out += "\n  note: " + n
+		}
+		return out
 	}
 	out := fmt.Sprintf("hooks %s in %s: %s", verb, st.Dir, strings.Join(names, ", "))
 	if len(names) == 0 {
@@ -263,7 +282,7 @@ func hookActions(e *env) (a hooks.Actions, closeStore func()) {
 			_, err := blame.RecordRewrites(ctx, wt, command, time.Now())
 			return err
 		},
-		Push: func(ctx context.Context, wt, remote string) error {
+		Push: func(ctx context.Context, wt, remote, url string) error {
 			s, err := openAt(ctx, wt)
 			if err != nil {
 				return err
@@ -272,7 +291,14 @@ func hookActions(e *env) (a hooks.Actions, closeStore func()) {
 			if ok, _ := s.Initialized(ctx); !ok {
 				return nil
 			}
-			_, err = s.Push(ctx, store.PushOptions{Remote: remote})
+			// Only to the remote ctx syncs with, and only when git pushes there: a push of the code to a
+			// fork or a mirror does not publish the context (docs/hooks.md "pre-push: which remote").
+			target, skip := hooks.PushTarget(ctx, wt, s.RemoteName(ctx), remote, url)
+			if skip != "" {
+				fmt.Fprintln(e.stderr, "ctx: "+skip)
+				return nil
+			}
+			_, err = s.Push(ctx, store.PushOptions{Remote: target})
 			return err
 		},
 	}, closeStore
@@ -287,6 +313,8 @@ func newHooksCmd(e *env) *cli.Command {
 				"Adds ctx's block to post-checkout, post-merge and post-rewrite (and pre-push with sync.push-with-git)\n"+
 					"in the hooks folder git uses (core.hooksPath included), keeping what the hooks already do. Where a\n"+
 					"hook manager (husky, lefthook, pre-commit) owns the hooks, prints what to add to its configuration.\n"+
+					"Where core.hooksPath names a folder inside the work tree (.githooks, which teams commit), writes\n"+
+					"nothing there and prints the lines to add, unless --in-work-tree says to edit those files.\n"+
 					"--blame adds post-commit: a commit made while a coding agent's session is active (CLAUDE_CODE_SESSION_ID,\n"+
 					"CODEX_THREAD_ID or CTX_SESSION in git's environment) gets a note on refs/notes/ctx naming the session,\n"+
 					"which ctx blame reads as proof (docs/blame.md); the commit itself is never changed."),
@@ -307,22 +335,26 @@ func newHooksCmd(e *env) *cli.Command {
 type hooksOptions struct {
 	Verb  string // install, uninstall, status
 	Blame bool   // install: also the post-commit hook that notes the agent session (docs/blame.md)
-	JSON  bool
+	// InWorkTree (install): write into a hooks folder inside the work tree too (hooks.Options.InWorkTree).
+	InWorkTree bool
+	JSON       bool
 }
 
 func newHooksVerbCmd(e *env, verb, usage, description string) *cli.Command {
 	flags := []cli.Flag{jsonFlag}
 	examples := []string{"ctx hooks " + verb, "ctx hooks " + verb + " --json"}
 	if verb == "install" {
-		flags = append(flags, &cli.BoolFlag{Name: "blame", Usage: "also install post-commit: a commit made while a coding agent's session is active gets a note on refs/notes/ctx naming it (docs/blame.md)"})
-		examples = append(examples, "ctx hooks install --blame")
+		flags = append(flags, &cli.BoolFlag{Name: "blame", Usage: "also install post-commit: a commit made while a coding agent's session is active gets a note on refs/notes/ctx naming it (docs/blame.md)"},
+			&cli.BoolFlag{Name: "in-work-tree", Usage: "also write when the hooks folder git uses is inside the work tree (core.hooksPath=.githooks): edits files of your repository"})
+		examples = append(examples, "ctx hooks install --blame", "ctx hooks install --in-work-tree")
 	}
 	return withHelp(&cli.Command{
 		Name:  verb,
 		Usage: usage,
 		Flags: flags,
 		Action: action(e, func(c *cli.Context) (hooksOptions, error) {
-			return hooksOptions{Verb: verb, Blame: verb == "install" && c.Bool("blame"), JSON: c.Bool("json")}, nil
+			install := verb == "install"
+			return hooksOptions{Verb: verb, Blame: install && c.Bool("blame"), InWorkTree: install && c.Bool("in-work-tree"), JSON: c.Bool("json")}, nil
 		}, runHooks),
 	}, description,
 		examples,
@@ -351,7 +383,7 @@ func runHooks(ctx context.Context, e *env, o hooksOptions) (rerr error) {
 	switch o.Verb {
 	case "install":
 		s, _ := e.open(ctx)
-		st, err = hooks.Install(ctx, wt, hooks.Options{PrePush: s.Config().PushWithGit, Blame: o.Blame})
+		st, err = hooks.Install(ctx, wt, hooks.Options{PrePush: s.Config().PushWithGit, Blame: o.Blame, InWorkTree: o.InWorkTree})
 		verb = "installed"
 	case "uninstall":
 		before, berr := hooks.Report(ctx, wt)
@@ -472,7 +504,10 @@ func runHook(ctx context.Context, e *env, o hooksRunOptions) error {
 	}
 	a, closeStore := hookActions(e)
 	defer closeStore()
-	_, _, err = hooks.Run(ctx, wt, o.Hook, o.Args, a)
+	ran, why, err := hooks.Run(ctx, wt, o.Hook, o.Args, a)
+	if !ran && why == hooks.DryRunSkip {
+		fmt.Fprintln(e.stderr, "ctx: "+why) // one line in git's dry run: what a real push would add
+	}
 	return err
 }
 
