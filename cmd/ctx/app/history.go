@@ -734,6 +734,9 @@ func newHistoryShowSessionCmd(e *env) *cli.Command {
 			if c.NArg() != 1 {
 				return historyShowSessionOptions{}, usagef("usage: ctx history show session ID")
 			}
+			if c.Int("max-events") < 0 {
+				return historyShowSessionOptions{}, usagef("--max-events must not be negative")
+			}
 			return historyShowSessionOptions{ID: c.Args().First(), MaxEvents: c.Int("max-events"), Index: c.String("index"), JSON: c.Bool("json")}, nil
 		}, withHistoryErr(runHistoryShowSession)),
 	}, "Prints the session (its provider, native id, source file, parent and root, cwd and event count), then\n"+
