@@ -431,6 +431,9 @@ func importHistory(ctx context.Context, e *env, o historyImportOptions) error {
 		// The wrong --provider for DIR: nothing of it is a session of the provider (docs/history.md
 		// "Commands"); nothing was imported.
 		what := "no file of its layout"
+		if o.Provider == history.Codex {
+			what += " (a file directly in DIR is taken only when named rollout-*.jsonl or rollout-*.jsonl.zst, docs/history.md \"Providers and discovery\")"
+		}
 		if st.Foreign > 0 {
 			what = fmt.Sprintf("its %d files are of another format", st.Foreign)
 		}
