@@ -1626,7 +1626,7 @@ func parseWhole(ctx context.Context, src Source, st *parseState) (*parseResult, 
 			return nil, err
 		}
 		b := newBuilder(st)
-		if err := parseGeminiJSON(b, data); err != nil {
+		if err := parseGeminiJSON(b, trimBOM(data)); err != nil {
 			return nil, fmt.Errorf("%s: %w", src.Path, err)
 		}
 		return b.res, nil

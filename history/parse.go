@@ -285,7 +285,11 @@ func parseJSONL(ctx context.Context, r io.Reader, start int64, st *parseState, p
 			b.bad("longer than %d bytes, skipped", maxLineBytes)
 			continue
 		}
-		data := bytes.TrimSpace(l.Data)
+		data := l.Data
+		if l.Start == 0 {
+			data = trimBOM(data)
+		}
+		data = bytes.TrimSpace(data)
 		if len(data) == 0 {
 			continue
 		}
@@ -298,6 +302,16 @@ func parseJSONL(ctx context.Context, r io.Reader, start int64, st *parseState, p
 		}
 	}
 	return b.res, nil
+}
+
+// utf8BOM is the byte-order mark some editors (Windows Notepad, PowerShell's Out-File) put at the start of
+// a UTF-8 file. It is not content: RFC 8259 §8.1 lets a JSON parser ignore it, and encoding/json does not.
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// trimBOM returns data without a leading UTF-8 byte-order mark: the first line of a JSONL source or a
+// whole JSON document (docs/history.md "Providers and discovery").
+func trimBOM(data []byte) []byte {
+	return bytes.TrimPrefix(data, utf8BOM)
 }
 
 // decodeRec decodes one JSON record of a line as json.Unmarshal does (the same errors for trailing

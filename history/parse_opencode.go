@@ -299,7 +299,7 @@ func readJSONFile(path string, v any) error {
 	if err != nil {
 		return err
 	}
-	if err := json.Unmarshal(data, v); err != nil {
+	if err := json.Unmarshal(trimBOM(data), v); err != nil {
 		return fmt.Errorf("decode %s: %w", filepath.Base(path), err)
 	}
 	return nil

@@ -432,6 +432,9 @@ func importHistory(ctx context.Context, e *env, o historyImportOptions) error {
 		// The wrong --provider for DIR: nothing of it is a session of the provider (docs/history.md
 		// "Commands"); nothing was imported.
 		what := "no file of its layout"
+		if o.Provider == history.Codex {
+			what += " (a file directly in DIR is taken only when named rollout-*.jsonl or rollout-*.jsonl.zst, docs/history.md \"Providers and discovery\")"
+		}
 		if st.Foreign > 0 {
 			what = fmt.Sprintf("its %d files are of another format", st.Foreign)
 		}
@@ -734,6 +737,9 @@ func newHistoryShowSessionCmd(e *env) *cli.Command {
 		Action: action(e, func(c *cli.Context) (historyShowSessionOptions, error) {
 			if c.NArg() != 1 {
 				return historyShowSessionOptions{}, usagef("usage: ctx history show session ID")
+			}
+			if c.Int("max-events") < 0 {
+				return historyShowSessionOptions{}, usagef("--max-events must not be negative")
 			}
 			return historyShowSessionOptions{ID: c.Args().First(), MaxEvents: c.Int("max-events"), Index: c.String("index"), JSON: c.Bool("json")}, nil
 		}, withHistoryErr(runHistoryShowSession)),

@@ -160,6 +160,28 @@ func TestHistoryCLI(t *testing.T) {
 	if out, _, code := run("history", "search", "zzqxjnomatchword", "--json"); code != ExitOK || !strings.Contains(out, `"results": []`) {
 		t.Errorf("search with no hits --json: exit %d\n%s", code, out)
 	}
+	// --events --json has the shape docs/history.md gives (the CLI table's `--events` row).
+	if out, e, code := run("history", "search", "the", "--events", "--limit", "2", "--json"); code != ExitOK {
+		t.Errorf("search --events --json: exit %d %s", code, e)
+	} else {
+		var got struct {
+			Hits []map[string]json.RawMessage `json:"hits"`
+		}
+		var top map[string]json.RawMessage
+		if json.Unmarshal([]byte(out), &top) != nil || json.Unmarshal([]byte(out), &got) != nil || len(got.Hits) == 0 {
+			t.Fatalf("search --events --json: %s", out)
+		}
+		for _, k := range []string{"hits", "content_scope", "more_available"} {
+			if top[k] == nil {
+				t.Errorf("search --events --json: no %q in %s", k, out)
+			}
+		}
+		for _, k := range []string{"event", "session", "score", "snippet", "more_in_group"} {
+			if got.Hits[0][k] == nil {
+				t.Errorf("search --events --json: a hit without %q", k)
+			}
+		}
+	}
 	for _, missing := range [][]string{{"history", "show", "session", "zz"}, {"history", "show", "event", "00000000-0000-8000-8000-000000000000"},
 		{"history", "show", "session", "--", "--------"}} {
 		if _, e, code := run(missing...); code != ExitNotFound || !strings.Contains(e, "not found") {

@@ -94,6 +94,28 @@ func TestImportWrongProvider(t *testing.T) {
 	if s, c := indexStats(t, idx), indexStats(t, codexOnly); s.Sessions != c.Sessions || s.Events != c.Events {
 		t.Errorf("mixed: %d sessions and %d events, codex's files alone %d and %d", s.Sessions, s.Events, c.Sessions, c.Events)
 	}
+	// A renamed rollout directly in --path is not taken (Codex keeps history.jsonl there), and the usage
+	// error says what a file there must be named; one folder down, it imports (B10).
+	saved := t.TempDir()
+	turn, err := os.ReadFile(filepath.Join(corpus, "codex", "codemie-incremental", "turn-1.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(saved, "turn-1.jsonl"), turn, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, e, code := run("history", "import", "--index", t.TempDir(), "--provider", "codex", "--path", saved); code != ExitUsage || !strings.Contains(e, "named rollout-*.jsonl") {
+		t.Errorf("a renamed rollout directly in --path: exit %d %q", code, e)
+	}
+	if err := os.Mkdir(filepath.Join(saved, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(saved, "turn-1.jsonl"), filepath.Join(saved, "sub", "turn-1.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	if _, e, code := run("history", "import", "--index", t.TempDir(), "--provider", "codex", "--path", saved); code != ExitOK {
+		t.Errorf("a renamed rollout one folder down: exit %d %q", code, e)
+	}
 	// The right provider imports every file.
 	for _, p := range []string{"codex", "claude-code", "gemini-cli", "cursor", "copilot-cli", "opencode"} {
 		idx := t.TempDir()

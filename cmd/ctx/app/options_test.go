@@ -212,6 +212,7 @@ func TestUsageErrors(t *testing.T) {
 		{"history", "search"}, {"history", "search", "x", "--limit", "0"}, {"history", "search", "x", "--provider", "nope"}, {"history", "search", "x", "--provider", "ctx", "--events"},
 		{"history", "search", "x", "--since", "yesterday"}, {"history", "search", "x", "--until", "2026-13-01"},
 		{"history", "show", "session"}, {"history", "show", "session", "a", "b"}, {"history", "show", "event"},
+		{"history", "show", "session", "a", "--max-events", "-5"},
 	} {
 		got, _, code := parseArgs(t, args...)
 		if code != ExitUsage || got != nil {
