@@ -530,6 +530,9 @@ type ImportStats struct {
 	BadLines  int            `json:"bad_lines"`
 	Unknown   map[string]int `json:"unknown"`
 	Results   []SourceResult `json:"results"`
+	// DiscoveryErrors are the roots whose walk failed (set by the command that discovered the sources):
+	// their new or grown sources were not imported.
+	DiscoveryErrors []DiscoveryError `json:"discovery_errors,omitempty"`
 }
 
 // Import imports every source. A source that fails (unreadable, not the format it claims) is reported

@@ -313,6 +313,8 @@ type providerSource struct {
 	IndexedSessions int       `json:"indexed_sessions"`
 	Selection       selection `json:"selection"`
 	Refs            []refRow  `json:"refs,omitempty"`
+	// Error: the last import could not walk this root (a bound hit, an unreadable directory).
+	Error string `json:"error,omitempty"`
 }
 
 type refRow struct {
@@ -434,6 +436,18 @@ func (s *srv) sourcesTool(ctx context.Context, _ noArgs) (any, error) {
 				issues = append(issues, sourceIssue{Code: "root_missing", Provider: h.Provider,
 					Message: "configured root " + h.Root + " names a directory that does not exist"})
 			}
+		}
+	}
+	// The roots the last import could not walk (a bound hit): their new sessions are not being imported.
+	if ix, err := s.index(ctx); err == nil && ix != nil && hs.Error == "" && !store.PublicOnly(ctx) {
+		for _, d := range ix.DiscoveryErrors(ctx) {
+			for i := range rows {
+				if rows[i].Provider == string(d.Provider) && rows[i].Root == d.Root {
+					rows[i].Error = d.Error
+				}
+			}
+			issues = append(issues, sourceIssue{Code: "discovery_failed", Provider: string(d.Provider),
+				Message: d.Error + " (the last import could not walk this root: its new sessions were not imported)"})
 		}
 	}
 	refs, err := s.ctxRefs(ctx)

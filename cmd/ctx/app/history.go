@@ -304,7 +304,9 @@ func importHistory(ctx context.Context, e *env, o historyImportOptions) error {
 	var srcs []history.Source
 	var walked []string // the roots walked whole: a source under one whose file is gone is forgotten
 	var ix *history.Index
-	var dirs *history.DirCache // the directory listings of the last import (docs/history.md "Discovery")
+	var dirs *history.DirCache          // the directory listings of the last import (docs/history.md "Discovery")
+	var failed []history.DiscoveryError // the roots whose walk failed (recorded in the index, reported, exit 1)
+	var walkedOK []string               // the roots walked without an error (walked, unless --hook-input)
 	openIndex := func() error {
 		var err error
 		if ix, err = e.openHistory(ctx, o.Index); err != nil {
@@ -363,7 +365,7 @@ func importHistory(ctx context.Context, e *env, o historyImportOptions) error {
 		srcs = make([]history.Source, 0, n)
 		for i := range roots {
 			if errs[i] != nil {
-				fmt.Fprintf(e.stderr, "ctx: warning: %v\n", errs[i])
+				failed = append(failed, history.DiscoveryError{Provider: roots[i].Provider, Root: roots[i].Path, Error: errs[i].Error()})
 				continue
 			}
 			if (o.Provider == "" || roots[i].Provider == o.Provider) && roots[i].Exists {
@@ -383,7 +385,7 @@ func importHistory(ctx context.Context, e *env, o historyImportOptions) error {
 			}
 			s, err := history.DiscoverCached(ctx, p, h.Path, true, dirs)
 			if err != nil {
-				fmt.Fprintf(e.stderr, "ctx: warning: %v\n", err)
+				failed = append(failed, history.DiscoveryError{Provider: p, Root: h.Path, Error: err.Error()})
 				continue
 			}
 			walked = append(walked, h.Path)
@@ -402,6 +404,7 @@ func importHistory(ctx context.Context, e *env, o historyImportOptions) error {
 				return err
 			}
 			srcs = s
+			walkedOK = walked
 			walked = nil // the hook names its sources: the roots were not imported whole
 		}
 	}
@@ -427,6 +430,16 @@ func importHistory(ctx context.Context, e *env, o historyImportOptions) error {
 		return err
 	}
 	st.Removed = removed
+	if o.Path == "" {
+		if walkedOK == nil {
+			walkedOK = walked
+		}
+		// sources --json and MCP sources report them until an import walks the root again.
+		if err := ix.RecordDiscovery(ctx, walkedOK, failed); err != nil {
+			fmt.Fprintf(e.stderr, "ctx: warning: %v\n", err)
+		}
+		st.DiscoveryErrors = failed
+	}
 	if o.Path != "" && st.Removed == 0 && st.Imported+st.Appended+st.Unchanged+st.Failed == 0 {
 		// The wrong --provider for DIR: nothing of it is a session of the provider (docs/history.md
 		// "Commands"); nothing was imported.
@@ -448,7 +461,10 @@ func importHistory(ctx context.Context, e *env, o historyImportOptions) error {
 			st.Foreign, firstForeign(st.Results))
 	}
 	if o.JSON {
-		return printJSON(e.stdout, st)
+		if err := printJSON(e.stdout, st); err != nil {
+			return err
+		}
+		return discoveryFailed(failed)
 	}
 	w := e.stdout
 	if o.Quiet {
@@ -483,7 +499,22 @@ func importHistory(ctx context.Context, e *env, o historyImportOptions) error {
 			fmt.Fprintf(e.stderr, "ctx: warning: %s: imported only in part: %s\n", r.Source.Path, r.Errors[len(r.Errors)-1])
 		}
 	}
-	return nil
+	return discoveryFailed(failed)
+}
+
+// discoveryFailed is the import's error when a root could not be walked (a bound hit, an unreadable
+// directory): the other roots were imported, but new and grown sessions under it were not, so the import
+// exits 1 (docs/history.md "Discovery"); nil when every root was walked.
+func discoveryFailed(failed []history.DiscoveryError) error {
+	if len(failed) == 0 {
+		return nil
+	}
+	msgs := make([]string, len(failed))
+	for i, f := range failed {
+		msgs[i] = f.Error
+	}
+	return fmt.Errorf("%d roots could not be walked, their new sessions were not imported (the other roots were): %s",
+		len(failed), strings.Join(msgs, "; "))
 }
 
 // firstForeign is the path of the first "foreign" source of rs, "" when none is.
