@@ -1095,13 +1095,15 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 			}
 			return fail(fmt.Errorf("%s: an OpenCode database source needs a session", src.Path))
 		}
-		db, err := openProviderDB(ctx, src.Path)
+		bctx, cancel, explain := boundDB(ctx, src.Path)
+		defer cancel()
+		db, err := openProviderDB(bctx, src.Path)
 		if err != nil {
-			return fail(err)
+			return fail(explain(err))
 		}
 		defer db.Close()
-		if fingerprint, err = openCodeDBFingerprint(ctx, db, src.Session); err != nil {
-			return fail(err)
+		if fingerprint, err = openCodeDBFingerprint(bctx, db, src.Session); err != nil {
+			return fail(explain(err))
 		}
 		if fi, err := os.Stat(src.Path); err == nil {
 			size, mtime = fi.Size(), fi.ModTime().UnixNano()
@@ -1111,8 +1113,8 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 			return res, nil, nil
 		}
 		contentHash = fingerprint
-		if pr, err = parseOpenCodeDB(ctx, db, src.Session, &st); err != nil {
-			return fail(err)
+		if pr, err = parseOpenCodeDB(bctx, db, src.Session, &st); err != nil {
+			return fail(explain(err))
 		}
 	} else {
 		files := []string{src.Path}
