@@ -121,7 +121,8 @@ func ftsQuery(text string, any bool) (string, int) {
 // then returns the best hit of each root session group before any group repeats (docs/history.md
 // "Search"). It scores at most the rankWindow most recently imported matching events (Result.Window says
 // when more matched). Errors wrap ErrBadQuery for a malformed request.
-func (ix *Index) Search(ctx context.Context, q Query) (Result, error) {
+func (ix *Index) Search(ctx context.Context, q Query) (_ Result, err error) {
+	defer ix.noteDamaged(&err)
 	scope := q.Scope
 	if scope == "" {
 		scope = ScopeAll

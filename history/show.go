@@ -91,7 +91,8 @@ func (e invalidIDError) Is(target error) bool { return target == ErrInvalidID ||
 // is the beginning of another's ctx id: ambiguous, give the full id); else a unique prefix of a provider's
 // id (at least 8 characters). A full ctx id always names its own session, whatever native ids other
 // sessions claim (docs/history.md "Identity"). Errors wrap ErrNotFound or ErrAmbiguous.
-func (ix *Index) Session(ctx context.Context, id string) (Session, error) {
+func (ix *Index) Session(ctx context.Context, id string) (_ Session, err error) {
+	defer ix.noteDamaged(&err)
 	given := strings.TrimSpace(id)
 	full := strings.ToLower(given)
 	isFull := len(full) == 36 && ValidIDPrefix(full)
@@ -110,7 +111,7 @@ func (ix *Index) Session(ctx context.Context, id string) (Session, error) {
 			return Session{}, ix.nativeAmbiguous(ctx, given)
 		}
 	}
-	id, err := ix.resolveID(ctx, "sessions", given)
+	id, err = ix.resolveID(ctx, "sessions", given)
 	if err == nil && isFull {
 		err = fmt.Errorf("session %w: %s", ErrNotFound, full) // looked up above
 	}
@@ -224,7 +225,8 @@ func (ix *Index) sessionIDs(ctx context.Context, query string, args ...any) ([]s
 }
 
 // Sessions lists sessions, newest first, optionally of one provider; limit ≤ 0 means all.
-func (ix *Index) Sessions(ctx context.Context, p Provider, limit int) ([]Session, error) {
+func (ix *Index) Sessions(ctx context.Context, p Provider, limit int) (_ []Session, err error) {
+	defer ix.noteDamaged(&err)
 	q := `SELECT id FROM sessions`
 	var args []any
 	if p != "" {
@@ -263,7 +265,8 @@ func (ix *Index) Sessions(ctx context.Context, p Provider, limit int) ([]Session
 
 // Events returns the events of a session in sequence order with Seq > afterSeq, at most limit of them
 // (limit ≤ 0: all).
-func (ix *Index) Events(ctx context.Context, sessionID string, afterSeq int64, limit int) ([]Event, error) {
+func (ix *Index) Events(ctx context.Context, sessionID string, afterSeq int64, limit int) (_ []Event, err error) {
+	defer ix.noteDamaged(&err)
 	id, err := ix.resolveID(ctx, "sessions", sessionID)
 	if err != nil {
 		return nil, err
@@ -289,7 +292,8 @@ func (ix *Index) Events(ctx context.Context, sessionID string, afterSeq int64, l
 
 // Event returns the event with the ctx id (or unique prefix) id and up to window events before and
 // after it in its session (window ≤ 0: none).
-func (ix *Index) Event(ctx context.Context, id string, window int) (Event, []Event, error) {
+func (ix *Index) Event(ctx context.Context, id string, window int) (_ Event, _ []Event, err error) {
+	defer ix.noteDamaged(&err)
 	given := id
 	sessionHint := func(err error) error {
 		// A session's id given as an event's: say where it is (as Session says the reverse).
@@ -301,7 +305,7 @@ func (ix *Index) Event(ctx context.Context, id string, window int) (Event, []Eve
 		}
 		return err
 	}
-	id, err := ix.resolveID(ctx, "events", id)
+	id, err = ix.resolveID(ctx, "events", id)
 	if err != nil {
 		return Event{}, nil, sessionHint(err)
 	}
@@ -344,7 +348,8 @@ type Stats struct {
 }
 
 // Stats returns counts of sources, sessions, events and conflicting records.
-func (ix *Index) Stats(ctx context.Context) (Stats, error) {
+func (ix *Index) Stats(ctx context.Context) (_ Stats, err error) {
+	defer ix.noteDamaged(&err)
 	st := Stats{ByProvider: map[string]int{}}
 	for q, dst := range map[string]*int{
 		`SELECT count(*) FROM sources`: &st.Sources, `SELECT count(*) FROM sessions`: &st.Sessions, `SELECT count(*) FROM events`: &st.Events,

@@ -115,6 +115,12 @@ func (s *srv) historyStatus(ctx context.Context) (historyStatus, error) {
 	if err == nil {
 		st, err = ix.Stats(ctx)
 	}
+	if noted := history.DamageNoted(hs.Path); err == nil && noted != "" {
+		// A read met a damaged page that Stats does not reach (docs/history.md "A damaged index").
+		hs.Exists = true
+		hs.Error, hs.Hint = "a read of the index failed: "+noted, indexRemedy(history.ErrDamaged, hs.Path)
+		return hs, nil
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return hs, ctx.Err()

@@ -284,7 +284,15 @@ func hookSources(in io.Reader, p history.Provider, srcs []history.Source) ([]his
 // runHistoryImport imports; an index found damaged (history.IsDamaged) is removed and rebuilt from the
 // transcripts once, with a warning (it only caches them: docs/history.md "A damaged index").
 func runHistoryImport(ctx context.Context, e *env, o historyImportOptions) error {
-	err := importHistory(ctx, e, o)
+	var err error
+	// A read that met a damaged page left a note (history.NoteDamaged): the index is checked
+	// (PRAGMA quick_check) and, damaged, rebuilt below; with no note nothing is read.
+	if dir, derr := e.historyDir(ctx, o.Index); derr == nil {
+		err = history.CheckNoted(ctx, dir)
+	}
+	if err == nil {
+		err = importHistory(ctx, e, o)
+	}
 	if !history.IsDamaged(err) || o.HookInput { // the hook's input is read: no second run
 		return historyErr(err)
 	}
