@@ -2182,8 +2182,9 @@ func (w *writer) upsertSession(ctx context.Context, src Source, id string, st *p
 		ended = max(ended, e0)
 	}
 	_, err := w.session.ExecContext(w.sctx,
-		id, string(src.Provider), st.NativeID, parent, id, scope, m.CWD, m.RepoURL, m.Branch, m.Commit, m.Model, m.CLIVersion,
-		m.Title, started, ended, src.Format, src.Path, count)
+		id, string(src.Provider), st.NativeID, parent, id, scope, ClipSessionField(m.CWD), ClipSessionField(m.RepoURL),
+		ClipSessionField(m.Branch), ClipSessionField(m.Commit), ClipSessionField(m.Model), ClipSessionField(m.CLIVersion),
+		ClipSessionField(m.Title), started, ended, src.Format, src.Path, count)
 	return err
 }
 

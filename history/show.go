@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // ErrNotFound is wrapped when a session or event id (or prefix) matches nothing.
@@ -168,6 +169,10 @@ func scanSession(r rowScanner) (Session, error) {
 		return s, err
 	}
 	s.Provider = Provider(prov)
+	// An index written before the bound (ClipSessionField) may hold longer fields.
+	for _, f := range []*string{&s.CWD, &s.RepoURL, &s.Branch, &s.Commit, &s.Model, &s.CLIVersion, &s.Title} {
+		*f = ClipSessionField(*f)
+	}
 	if started > 0 {
 		s.StartedAt = time.UnixMilli(started).UTC()
 	}
@@ -386,4 +391,24 @@ func (ix *Index) nativeAmbiguous(ctx context.Context, native string) error {
 		return fmt.Errorf("read sessions of native id %s: %w", native, err)
 	}
 	return fmt.Errorf("%w: %d sessions of providers %s have the native id %s: use the ctx id", ErrAmbiguous, n, strings.ReplaceAll(provs, ",", ", "), native)
+}
+
+// MaxSessionField is the most bytes a session's descriptive field (title, cwd, repository URL, branch,
+// commit, model, CLI version) keeps: the import cuts a longer one, and a read of an index written before
+// cuts it again, so that every session fits a response (docs/limits.md "Agent history"). A cut field ends
+// with "… [cut: N bytes]", N the bytes of the whole field.
+const MaxSessionField = 8 << 10
+
+// ClipSessionField cuts s to MaxSessionField bytes (at a rune boundary) with the marker; a shorter s is
+// returned as it is.
+func ClipSessionField(s string) string {
+	if len(s) <= MaxSessionField {
+		return s
+	}
+	marker := fmt.Sprintf("… [cut: %d bytes]", len(s))
+	cut := MaxSessionField - len(marker)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + marker
 }
