@@ -636,7 +636,28 @@ func (s *srv) indexFile(file string) string {
 	return abs
 }
 
+// indexRepo is the repo filter as the index compares it: a relative path (".", "sub", "..") is taken from
+// the repository's top level, as a file filter is (faults11 B11: it matched nothing); without a work tree
+// it is an invalid_request (docs/mcp.md).
+func (s *srv) indexRepo(repo string) (string, error) {
+	if repo == "" || history.IsAbsPath(repo) {
+		return repo, nil
+	}
+	wt := ""
+	if s.st != nil {
+		wt = s.st.WorkTree()
+	}
+	if wt == "" {
+		return "", argErrorf("argument 'repo': a relative path needs a repository work tree; give an absolute path")
+	}
+	return filepath.Join(wt, repo), nil
+}
+
 func (s *srv) searchTool(ctx context.Context, args searchArgs) (any, error) {
+	var err error
+	if args.Repo, err = s.indexRepo(args.Repo); err != nil {
+		return nil, err
+	}
 	if strings.TrimSpace(args.Query) == "" {
 		return nil, argErrorf("argument 'query': must not be blank")
 	}
@@ -1203,6 +1224,10 @@ type textEvent struct {
 }
 
 func (s *srv) queryEventsTool(ctx context.Context, args queryEventsArgs) (any, error) {
+	var err error
+	if args.Repo, err = s.indexRepo(args.Repo); err != nil {
+		return nil, err
+	}
 	since, until, err := timeRange(args.Since, args.Until)
 	if err != nil {
 		return nil, err

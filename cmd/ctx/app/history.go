@@ -693,6 +693,9 @@ func runHistorySearch(ctx context.Context, e *env, o historySearchOptions) error
 	if q.File, err = e.absFile(q.File); err != nil {
 		return err
 	}
+	if q.Repo, err = e.absRepo(q.Repo); err != nil {
+		return err
+	}
 	if q.SessionID != "" {
 		s, err := ix.Session(ctx, q.SessionID)
 		if err != nil {
@@ -964,6 +967,20 @@ func (e *env) absFile(p string) (string, error) {
 		abs += "/"
 	}
 	return abs, nil
+}
+
+// absRepo makes a --repo DIR given relative to the directory ctx runs in (-C, else the current
+// directory) absolute and clean: the index compares the sessions' absolute cwds (faults11 B11: --repo .
+// matched nothing).
+func (e *env) absRepo(p string) (string, error) {
+	if p == "" || history.IsAbsPath(p) {
+		return p, nil
+	}
+	abs, err := e.absFile(strings.TrimRight(p, "/"))
+	if err != nil {
+		return "", err
+	}
+	return filepath.Clean(abs), nil
 }
 
 // openHistory opens the index in dir, else (dir "") the one of the repository ctx runs in (-C, else the
