@@ -13,18 +13,29 @@ import (
 
 // Source formats (docs/history.md "Sources").
 const (
-	FormatClaude       = "claude_jsonl"
-	FormatCodex        = "codex_jsonl"
-	FormatCodexZstd    = "codex_jsonl_zst"
-	FormatGeminiJSON   = "gemini_json"
-	FormatGeminiJSONL  = "gemini_jsonl"
-	FormatOpenCode     = "opencode_storage"
-	FormatOpenCodeDB   = "opencode_sqlite"
-	FormatCursor       = "cursor_jsonl"
-	FormatCopilot      = "copilot_jsonl"
-	maxDiscoveredFiles = 200_000 // per root
-	maxWalkDepth       = 12
+	FormatClaude      = "claude_jsonl"
+	FormatCodex       = "codex_jsonl"
+	FormatCodexZstd   = "codex_jsonl_zst"
+	FormatGeminiJSON  = "gemini_json"
+	FormatGeminiJSONL = "gemini_jsonl"
+	FormatOpenCode    = "opencode_storage"
+	FormatOpenCodeDB  = "opencode_sqlite"
+	FormatCursor      = "cursor_jsonl"
+	FormatCopilot     = "copilot_jsonl"
+	maxWalkDepth      = 12
 )
+
+// maxDiscoveredFiles bounds the files a walk of one root visits (docs/limits.md); a root with more fails
+// discovery (DiscoveryError).
+var maxDiscoveredFiles = 200_000
+
+// SetDiscoveryBound sets the per-root file bound of discovery to n and returns what restores it: for the
+// tests of other packages (a real bound hit needs 200,000 files). Not safe while a discovery runs.
+func SetDiscoveryBound(n int) (restore func()) {
+	old := maxDiscoveredFiles
+	maxDiscoveredFiles = n
+	return func() { maxDiscoveredFiles = old }
+}
 
 // appendOnly reports whether a format is an append-only log that can be read from an offset.
 func appendOnly(format string) bool {
@@ -169,23 +180,35 @@ func DiscoverCached(ctx context.Context, p Provider, root string, explicit bool,
 	var out []Source
 	count := 0
 	zst := map[string]bool{}
-	err = walk(ctx, root, c, func(path, rel string, st walkStat, ok bool) error {
-		count++
-		if count > maxDiscoveredFiles {
-			return fmt.Errorf("more than %d files under %s", maxDiscoveredFiles, root)
-		}
-		if s, isSource := classify(p, rel, explicit); isSource {
-			s.Path = path
-			s.stat = fileStat{size: st.size, mtime: st.mtime, regular: st.regular, ok: ok, known: true}
-			if s.Format == FormatCodexZstd {
-				zst[path] = true
+	for _, sub := range sessionDirs(p, explicit) {
+		top := root
+		if sub != "" {
+			top = filepath.Join(root, sub)
+			if _, err := os.Lstat(top); errors.Is(err, fs.ErrNotExist) {
+				continue
 			}
-			out = append(out, s)
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("discover %s under %s: %w", p, root, err)
+		err = walk(ctx, top, c, func(path, rel string, st walkStat, ok bool) error {
+			count++
+			if count > maxDiscoveredFiles {
+				return fmt.Errorf("more than %d files under %s", maxDiscoveredFiles, top)
+			}
+			if sub != "" {
+				rel = sub + string(filepath.Separator) + rel
+			}
+			if s, isSource := classify(p, rel, explicit); isSource {
+				s.Path = path
+				s.stat = fileStat{size: st.size, mtime: st.mtime, regular: st.regular, ok: ok, known: true}
+				if s.Format == FormatCodexZstd {
+					zst[path] = true
+				}
+				out = append(out, s)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("discover %s under %s: %w", p, root, err)
+		}
 	}
 	if p == OpenCode { // a database holds many sessions: one source each
 		var expanded []Source
@@ -221,6 +244,17 @@ func DiscoverCached(ctx context.Context, p Provider, root string, explicit bool,
 		out[i].explicit = explicit
 	}
 	return out, nil
+}
+
+// sessionDirs are the folders under a provider's root that discovery walks ("": the root whole). Codex's
+// default root ($CODEX_HOME, ~/.codex) also holds the app's git worktrees (worktrees/<id>/<project>, often
+// hundreds of thousands of files), its logs and caches: only sessions/ and archived_sessions/ hold
+// rollouts, and only they are walked (faults11 B8). An explicit root is walked whole.
+func sessionDirs(p Provider, explicit bool) []string {
+	if p == Codex && !explicit {
+		return []string{"sessions", "archived_sessions"}
+	}
+	return []string{""}
 }
 
 // classify decides whether the file at rel (relative to the provider's root) is a session source.

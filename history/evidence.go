@@ -18,7 +18,8 @@ type Receipt struct {
 // ReceiptsFor returns the receipts whose printed id is a prefix of oid (a full, lower-case hex commit id).
 // The caller resolves each printed id in the repository of the session's cwd: an abbreviated id that
 // matches is only a candidate.
-func (ix *Index) ReceiptsFor(ctx context.Context, oid string) ([]Receipt, error) {
+func (ix *Index) ReceiptsFor(ctx context.Context, oid string) (_ []Receipt, err error) {
+	defer ix.noteDamaged(&err)
 	oid = strings.ToLower(oid)
 	if len(oid) < 7 {
 		return nil, fmt.Errorf("receipts: commit id %q is shorter than 7 digits", oid)
@@ -68,7 +69,8 @@ type Edit struct {
 // EditsOf returns the tool calls that created, modified or renamed (to) any of paths, as the providers
 // recorded the paths (absolute, or relative to the session's working directory), oldest first. At most
 // limit events (limit ≤ 0: 10,000).
-func (ix *Index) EditsOf(ctx context.Context, paths []string, limit int) ([]Edit, error) {
+func (ix *Index) EditsOf(ctx context.Context, paths []string, limit int) (_ []Edit, err error) {
+	defer ix.noteDamaged(&err)
 	if len(paths) == 0 {
 		return nil, nil
 	}
@@ -117,7 +119,8 @@ func (ix *Index) EditsOf(ctx context.Context, paths []string, limit int) ([]Edit
 
 // SessionCWDs returns the distinct working directories recorded by sessions (for mapping a repository
 // path to the relative paths providers record).
-func (ix *Index) SessionCWDs(ctx context.Context) ([]string, error) {
+func (ix *Index) SessionCWDs(ctx context.Context) (_ []string, err error) {
+	defer ix.noteDamaged(&err)
 	rows, err := ix.db.QueryContext(ctx, `SELECT DISTINCT cwd FROM sessions WHERE cwd <> ''`)
 	if err != nil {
 		return nil, fmt.Errorf("session cwds: %w", err)
@@ -149,7 +152,8 @@ func (ix *Index) eventAndSession(ctx context.Context, rowid int64) (Event, Sessi
 // ReceiptPrefixes returns the first seven digits of every commit id printed by a receipt: a caller that
 // looks up many commits asks ReceiptsFor only for those whose prefix is in the set (one query, not one per
 // commit).
-func (ix *Index) ReceiptPrefixes(ctx context.Context) (map[string]bool, error) {
+func (ix *Index) ReceiptPrefixes(ctx context.Context) (_ map[string]bool, err error) {
+	defer ix.noteDamaged(&err)
 	rows, err := ix.db.QueryContext(ctx, `SELECT DISTINCT substr(oid, 1, 7) FROM event_commits`)
 	if err != nil {
 		return nil, fmt.Errorf("receipt prefixes: %w", err)
@@ -182,7 +186,8 @@ const maxExchanges = 1000
 // CallsContaining returns the tool calls whose recorded tool (name and input, as stored) contains s, with
 // their linked outputs, oldest first (at most 1,000). The caller checks what the call ran: s only narrows
 // the scan (e.g. "gh pr " for the pull-request evidence of docs/blame.md).
-func (ix *Index) CallsContaining(ctx context.Context, s string) ([]Exchange, error) {
+func (ix *Index) CallsContaining(ctx context.Context, s string) (_ []Exchange, err error) {
+	defer ix.noteDamaged(&err)
 	if s == "" {
 		return nil, nil
 	}

@@ -541,6 +541,9 @@ type ImportStats struct {
 	BadLines  int            `json:"bad_lines"`
 	Unknown   map[string]int `json:"unknown"`
 	Results   []SourceResult `json:"results"`
+	// DiscoveryErrors are the roots whose walk failed (set by the command that discovered the sources):
+	// their new or grown sources were not imported.
+	DiscoveryErrors []DiscoveryError `json:"discovery_errors,omitempty"`
 }
 
 // Import imports every source. A source that fails (unreadable, not the format it claims) is reported
@@ -1130,13 +1133,15 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 			}
 			return fail(fmt.Errorf("%s: an OpenCode database source needs a session", src.Path))
 		}
-		db, err := openProviderDB(ctx, src.Path)
+		bctx, cancel, explain := boundDB(ctx, src.Path)
+		defer cancel()
+		db, err := openProviderDB(bctx, src.Path)
 		if err != nil {
-			return fail(err)
+			return fail(explain(err))
 		}
 		defer db.Close()
-		if fingerprint, err = openCodeDBFingerprint(ctx, db, src.Session); err != nil {
-			return fail(err)
+		if fingerprint, err = openCodeDBFingerprint(bctx, db, src.Session); err != nil {
+			return fail(explain(err))
 		}
 		if fi, err := os.Stat(src.Path); err == nil {
 			size, mtime = fi.Size(), fi.ModTime().UnixNano()
@@ -1146,8 +1151,8 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 			return res, nil, nil
 		}
 		contentHash = fingerprint
-		if pr, err = parseOpenCodeDB(ctx, db, src.Session, &st); err != nil {
-			return fail(err)
+		if pr, err = parseOpenCodeDB(bctx, db, src.Session, &st); err != nil {
+			return fail(explain(err))
 		}
 	} else {
 		files := []string{src.Path}
@@ -1685,34 +1690,29 @@ func nativeFromPath(src Source) string {
 	return stem
 }
 
-// checkPrefix hashes what identifies the first n bytes of f cheaply: its first 64 KiB and the 4 KiB
-// before n. A rewrite of the prefix that keeps both unchanged is not detected (docs/history.md).
+// checkPrefix hashes the first n bytes of f whole: SHA-256 of "<n>\x00" and the bytes. It is computed only
+// when a file's size or mtime moved (an unchanged stat reads nothing), so an edit anywhere before the
+// offset, of any length, is seen and the file re-imported whole (docs/history.md "Incremental import"). For
+// n ≤ 64 KiB it equals the sampled hash earlier versions recorded (their first 64 KiB and the 4 KiB before
+// n), so a short file recorded by them is still appended to; a longer one is parsed whole once.
 func checkPrefix(f *os.File, n int64) (string, error) {
 	h := sha256.New()
 	h.Write(strconv.AppendInt(nil, n, 10))
 	h.Write([]byte{0})
 	buf := checkBufs.Get().(*[]byte)
 	defer checkBufs.Put(buf)
-	head := min(n, checkHead)
-	tailStart := max(head, n-checkTail)
-	for _, part := range [2][2]int64{{0, head}, {tailStart, n}} {
-		b := (*buf)[:part[1]-part[0]]
-		if _, err := f.ReadAt(b, part[0]); err != nil {
-			return "", fmt.Errorf("hash %s: %w", f.Name(), err)
-		}
-		h.Write(b)
+	got, err := io.CopyBuffer(h, io.NewSectionReader(f, 0, n), *buf)
+	if err == nil && got != n {
+		err = io.ErrUnexpectedEOF
+	}
+	if err != nil {
+		return "", fmt.Errorf("hash %s: %w", f.Name(), err)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// The parts of a file that checkPrefix hashes: its head and the bytes before the offset.
-const (
-	checkHead = 64 << 10
-	checkTail = 4 << 10
-)
-
 // checkBufs are checkPrefix's read buffers (one per import goroutine at a time).
-var checkBufs = sync.Pool{New: func() any { b := make([]byte, checkHead); return &b }}
+var checkBufs = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
 
 func fingerprintFiles(files []string) (fp string, size, mtime int64, err error) {
 	h := sha256.New()
@@ -2214,8 +2214,9 @@ func (w *writer) upsertSession(ctx context.Context, src Source, id string, st *p
 		ended = max(ended, e0)
 	}
 	_, err := w.session.ExecContext(w.sctx,
-		id, string(src.Provider), st.NativeID, parent, id, scope, m.CWD, m.RepoURL, m.Branch, m.Commit, m.Model, m.CLIVersion,
-		m.Title, started, ended, src.Format, src.Path, count)
+		id, string(src.Provider), st.NativeID, parent, id, scope, ClipSessionField(m.CWD), ClipSessionField(m.RepoURL),
+		ClipSessionField(m.Branch), ClipSessionField(m.Commit), ClipSessionField(m.Model), ClipSessionField(m.CLIVersion),
+		ClipSessionField(m.Title), started, ended, src.Format, src.Path, count)
 	return err
 }
 

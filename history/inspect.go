@@ -55,6 +55,10 @@ func Inspect(ctx context.Context, dir string) IndexState {
 		return st
 	}
 	st.Exists = true
+	if DamageNoted(dir) != "" { // a read met a damaged page (NoteDamaged): the next import checks and rebuilds
+		st.Damaged = true
+		return st
+	}
 	db, err := sql.Open("sqlite", "file:"+st.Path+"?mode=ro&_pragma=query_only(1)&_pragma=busy_timeout(5000)")
 	if err != nil {
 		st.Err = err

@@ -39,7 +39,8 @@ type ListedEvent struct {
 
 // ListEvents returns the events q selects, ordered by time then row (events without a time first;
 // reversed with Desc), at most q.Limit of them, from after q.After.
-func (ix *Index) ListEvents(ctx context.Context, q EventQuery) ([]ListedEvent, error) {
+func (ix *Index) ListEvents(ctx context.Context, q EventQuery) (_ []ListedEvent, err error) {
+	defer ix.noteDamaged(&err)
 	var where []string
 	var args []any
 	if q.SessionID != "" {

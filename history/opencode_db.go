@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"time"
 )
 
 // OpenCode's current store is one SQLite database, opencode.db, with tables session (one row per
@@ -17,8 +18,30 @@ import (
 // time_updated, data), where data is the JSON of the legacy message and part files without their ids
 // (docs/history.md "OpenCode"). It is opened read-only (mode=ro, query_only) and never written; when no
 // -wal or -journal file is beside it, also immutable, so that reading it creates no file there.
+//
+// The file may come from elsewhere (a copied root, $OPENCODE_DB): it is read only when session, message
+// and part are real tables (a view can run an endless recursive query), with trusted_schema off, and every
+// read of it is bounded in time (openCodeDBTimeout): past it SQLite is interrupted and the source fails
+// with an error, the others import (faults11 B12; docs/history.md "OpenCode").
 
 const maxOpenCodeDBSessions = 100_000
+
+// openCodeDBTimeout bounds listing a database's sessions, and reading one session of it (a var for the
+// tests).
+var openCodeDBTimeout = 30 * time.Second
+
+// boundDB returns ctx limited to openCodeDBTimeout, and what turns a read's error after that limit into
+// one that says so.
+func boundDB(ctx context.Context, path string) (context.Context, context.CancelFunc, func(error) error) {
+	bctx, cancel := context.WithTimeout(ctx, openCodeDBTimeout)
+	explain := func(err error) error {
+		if err != nil && ctx.Err() == nil && bctx.Err() != nil {
+			return fmt.Errorf("%s: reading it took more than %s, stopped (a huge or hostile database?): %w", path, openCodeDBTimeout, err)
+		}
+		return err
+	}
+	return bctx, cancel, explain
+}
 
 // openProviderDB opens a provider's SQLite database read-only. The caller closes it.
 func openProviderDB(ctx context.Context, path string) (*sql.DB, error) {
@@ -27,7 +50,7 @@ func openProviderDB(ctx context.Context, path string) (*sql.DB, error) {
 		return nil, err
 	}
 	f.Close()
-	dsn := "file:" + path + "?mode=ro&_pragma=query_only(1)&_pragma=busy_timeout(5000)"
+	dsn := "file:" + path + "?mode=ro&_pragma=query_only(1)&_pragma=busy_timeout(5000)&_pragma=trusted_schema(0)"
 	if !exists(path+"-wal") && !exists(path+"-journal") {
 		// No writer has it open (a WAL database keeps its -wal while open; a rollback journal exists while
 		// a transaction runs): immutable, else SQLite creates -shm and -wal beside a WAL-mode database even
@@ -43,11 +66,48 @@ func openProviderDB(ctx context.Context, path string) (*sql.DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
+	if err := checkOpenCodeTables(ctx, db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
 	return db, nil
 }
 
+// checkOpenCodeTables makes sure session, message and part are tables: a view of that name could run any
+// query, endless ones included, when ctx reads it.
+func checkOpenCodeTables(ctx context.Context, db *sql.DB) error {
+	rows, err := db.QueryContext(ctx, `SELECT lower(name), type FROM sqlite_master WHERE lower(name) IN ('session', 'message', 'part')`)
+	if err != nil {
+		return fmt.Errorf("read its schema: %w", err)
+	}
+	defer rows.Close()
+	tables := map[string]bool{}
+	for rows.Next() {
+		var name, typ string
+		if err := rows.Scan(&name, &typ); err != nil {
+			return fmt.Errorf("read its schema: %w", err)
+		}
+		if typ != "table" {
+			return fmt.Errorf("not an OpenCode database: %s is a %s, not a table", name, typ)
+		}
+		tables[name] = true
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read its schema: %w", err)
+	}
+	for _, n := range []string{"session", "message", "part"} {
+		if !tables[n] {
+			return fmt.Errorf("not an OpenCode database: no table %s", n)
+		}
+	}
+	return nil
+}
+
 // openCodeDBSessions lists the sessions of an opencode.db as sources, one per session.
-func openCodeDBSessions(ctx context.Context, path string) ([]Source, error) {
+func openCodeDBSessions(ctx context.Context, path string) (_ []Source, err error) {
+	ctx, cancel, explain := boundDB(ctx, path)
+	defer cancel()
+	defer func() { err = explain(err) }()
 	db, err := openProviderDB(ctx, path)
 	if err != nil {
 		return nil, err

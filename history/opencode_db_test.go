@@ -7,7 +7,9 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 )
 
 // The schema of OpenCode's opencode.db as far as ctx reads it (the columns of session, message and part
@@ -185,5 +187,74 @@ func TestOpenCodeWALDatabaseLeftAsItWas(t *testing.T) {
 	res, err := ix.Search(ctx, Query{Text: "numbat", Providers: []Provider{OpenCode}})
 	if err != nil || len(res.Hits) != 1 {
 		t.Fatalf("the -wal's commit was not read: %+v %v", res.Hits, err)
+	}
+}
+
+// TestOpenCodeHostileDatabase (faults11 B12): an opencode.db whose session is a view over an endless
+// recursive query is refused before it is queried (the import, discovery and the pruning of deleted
+// sessions hung at 100 % CPU), the source failing with an error that says why; and a read of a provider
+// database that runs away is interrupted at openCodeDBTimeout.
+func TestOpenCodeHostileDatabase(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	dbPath := filepath.Join(root, "opencode.db")
+	w, err := sql.Open("sqlite", "file:"+dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Exec(`CREATE TABLE message(id, session_id, time_created, time_updated, data);
+CREATE TABLE part(id, message_id, session_id, time_created, time_updated, data);
+CREATE VIEW session AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c)
+  SELECT 'ses_'||x AS id, NULL AS parent_id, '/w' AS directory, 't' AS title, '1' AS version,
+         -x AS time_created, 1 AS time_updated FROM c;`); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+
+	done := make(chan struct{})
+	var srcs []Source
+	var derr error
+	go func() {
+		defer close(done)
+		srcs, derr = Discover(ctx, OpenCode, root, true)
+	}()
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("discovery of a database whose session is a recursive view did not return")
+	}
+	if derr != nil || len(srcs) != 1 || srcs[0].Session != "" {
+		t.Fatalf("discover: %+v %v", srcs, derr)
+	}
+	ix := openTestIndex(t)
+	st, err := ix.Import(ctx, srcs)
+	if err != nil || st.Failed != 1 || !strings.Contains(st.Results[0].Err, "session is a view, not a table") {
+		t.Fatalf("import: %+v %v", st, err)
+	}
+
+	// The time bound: a query that never ends is interrupted.
+	old := openCodeDBTimeout
+	openCodeDBTimeout = 300 * time.Millisecond
+	defer func() { openCodeDBTimeout = old }()
+	good := filepath.Join(t.TempDir(), "opencode.db")
+	w, err = sql.Open("sqlite", "file:"+good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Exec(openCodeTestSchema); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	bctx, cancel, explain := boundDB(ctx, good)
+	defer cancel()
+	db, err := openProviderDB(bctx, good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int64
+	err = explain(db.QueryRowContext(bctx, `WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT count(*) FROM c`).Scan(&n))
+	if err == nil || !strings.Contains(err.Error(), "took more than 300ms") {
+		t.Fatalf("a runaway query: %v", err)
 	}
 }

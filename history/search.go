@@ -94,8 +94,13 @@ const maxCandidates = 2000
 // (docs/history.md "Rank window"). A variable for the tests.
 var rankWindow = 20000
 
+// MaxQueryWords is the most words a search query may have (docs/history.md "Limits"); a longer query is
+// refused with ErrBadQuery.
+const MaxQueryWords = 32
+
 // ftsQuery turns free text into an FTS5 query: each word (separated by white space or NUL) becomes a quoted phrase
-// (so no user text is ever FTS5 syntax), joined by AND, or by OR when any is true.
+// (so no user text is ever FTS5 syntax), joined by AND, or by OR when any is true. It returns the number
+// of words, counting at most MaxQueryWords+1.
 func ftsQuery(text string, any bool) (string, int) {
 	var phrases []string
 	// NUL separates words too: FTS5's query parser reads a phrase as a C string, so a NUL inside one
@@ -106,8 +111,8 @@ func ftsQuery(text string, any bool) (string, int) {
 			continue
 		}
 		phrases = append(phrases, `"`+strings.ReplaceAll(w, `"`, `""`)+`"`)
-		if len(phrases) == 32 {
-			break
+		if len(phrases) > MaxQueryWords {
+			break // Search refuses the query: the count only needs to pass the bound
 		}
 	}
 	sep := " AND "
@@ -121,7 +126,8 @@ func ftsQuery(text string, any bool) (string, int) {
 // then returns the best hit of each root session group before any group repeats (docs/history.md
 // "Search"). It scores at most the rankWindow most recently imported matching events (Result.Window says
 // when more matched). Errors wrap ErrBadQuery for a malformed request.
-func (ix *Index) Search(ctx context.Context, q Query) (Result, error) {
+func (ix *Index) Search(ctx context.Context, q Query) (_ Result, err error) {
+	defer ix.noteDamaged(&err)
 	scope := q.Scope
 	if scope == "" {
 		scope = ScopeAll
@@ -145,6 +151,10 @@ func (ix *Index) Search(ctx context.Context, q Query) (Result, error) {
 	match, n := ftsQuery(q.Text, false)
 	if n == 0 {
 		return res, fmt.Errorf("%w: the query has no words", ErrBadQuery)
+	}
+	if n > MaxQueryWords {
+		// Refused rather than cut: a word past the bound would be dropped silently (faults11 B3).
+		return res, fmt.Errorf("%w: the query has more than %d words: leave some out", ErrBadQuery, MaxQueryWords)
 	}
 	cands, windowed, err := ix.candidates(ctx, q, scope, match)
 	if err != nil {

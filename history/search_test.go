@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -355,5 +356,25 @@ func TestSearchQueryWithNUL(t *testing.T) {
 	}
 	if _, err := ix.Search(ctx, Query{Text: "\x00\x00"}); !errors.Is(err, ErrBadQuery) {
 		t.Errorf("NULs alone: %v, want ErrBadQuery", err)
+	}
+}
+
+// TestQueryWordBound (faults11 B3): a query of more than MaxQueryWords words is refused with ErrBadQuery
+// (its 33rd word was dropped silently: a query whose last word matched gave no hits); 32 are searched.
+func TestQueryWordBound(t *testing.T) {
+	ix := openTestIndex(t)
+	words := func(n int) string {
+		var w []string
+		for i := range n - 1 {
+			w = append(w, fmt.Sprintf("x%d", i))
+		}
+		return strings.Join(append(w, "todo"), " ")
+	}
+	if _, err := ix.Search(context.Background(), Query{Text: words(32)}); err != nil {
+		t.Fatalf("32 words: %v", err)
+	}
+	_, err := ix.Search(context.Background(), Query{Text: words(33)})
+	if !errors.Is(err, ErrBadQuery) || !strings.Contains(err.Error(), "more than 32 words") {
+		t.Fatalf("33 words: %v", err)
 	}
 }

@@ -24,7 +24,8 @@ func sourceDirsWhere(where []string, args []any, dirs []string) ([]string, []any
 }
 
 // SessionsUnder counts the indexed sessions whose source file is inside dir.
-func (ix *Index) SessionsUnder(ctx context.Context, dir string) (int, error) {
+func (ix *Index) SessionsUnder(ctx context.Context, dir string) (_ int, err error) {
+	defer ix.noteDamaged(&err)
 	where, args := sourceDirsWhere(nil, nil, []string{dir})
 	var n int
 	if err := ix.db.QueryRowContext(ctx, `SELECT count(*) FROM sessions s WHERE `+strings.Join(where, " AND "), args...).Scan(&n); err != nil {

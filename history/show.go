@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // ErrNotFound is wrapped when a session or event id (or prefix) matches nothing.
@@ -91,7 +92,8 @@ func (e invalidIDError) Is(target error) bool { return target == ErrInvalidID ||
 // is the beginning of another's ctx id: ambiguous, give the full id); else a unique prefix of a provider's
 // id (at least 8 characters). A full ctx id always names its own session, whatever native ids other
 // sessions claim (docs/history.md "Identity"). Errors wrap ErrNotFound or ErrAmbiguous.
-func (ix *Index) Session(ctx context.Context, id string) (Session, error) {
+func (ix *Index) Session(ctx context.Context, id string) (_ Session, err error) {
+	defer ix.noteDamaged(&err)
 	given := strings.TrimSpace(id)
 	full := strings.ToLower(given)
 	isFull := len(full) == 36 && ValidIDPrefix(full)
@@ -110,7 +112,7 @@ func (ix *Index) Session(ctx context.Context, id string) (Session, error) {
 			return Session{}, ix.nativeAmbiguous(ctx, given)
 		}
 	}
-	id, err := ix.resolveID(ctx, "sessions", given)
+	id, err = ix.resolveID(ctx, "sessions", given)
 	if err == nil && isFull {
 		err = fmt.Errorf("session %w: %s", ErrNotFound, full) // looked up above
 	}
@@ -167,6 +169,10 @@ func scanSession(r rowScanner) (Session, error) {
 		return s, err
 	}
 	s.Provider = Provider(prov)
+	// An index written before the bound (ClipSessionField) may hold longer fields.
+	for _, f := range []*string{&s.CWD, &s.RepoURL, &s.Branch, &s.Commit, &s.Model, &s.CLIVersion, &s.Title} {
+		*f = ClipSessionField(*f)
+	}
 	if started > 0 {
 		s.StartedAt = time.UnixMilli(started).UTC()
 	}
@@ -224,7 +230,8 @@ func (ix *Index) sessionIDs(ctx context.Context, query string, args ...any) ([]s
 }
 
 // Sessions lists sessions, newest first, optionally of one provider; limit ≤ 0 means all.
-func (ix *Index) Sessions(ctx context.Context, p Provider, limit int) ([]Session, error) {
+func (ix *Index) Sessions(ctx context.Context, p Provider, limit int) (_ []Session, err error) {
+	defer ix.noteDamaged(&err)
 	q := `SELECT id FROM sessions`
 	var args []any
 	if p != "" {
@@ -263,7 +270,8 @@ func (ix *Index) Sessions(ctx context.Context, p Provider, limit int) ([]Session
 
 // Events returns the events of a session in sequence order with Seq > afterSeq, at most limit of them
 // (limit ≤ 0: all).
-func (ix *Index) Events(ctx context.Context, sessionID string, afterSeq int64, limit int) ([]Event, error) {
+func (ix *Index) Events(ctx context.Context, sessionID string, afterSeq int64, limit int) (_ []Event, err error) {
+	defer ix.noteDamaged(&err)
 	id, err := ix.resolveID(ctx, "sessions", sessionID)
 	if err != nil {
 		return nil, err
@@ -289,7 +297,8 @@ func (ix *Index) Events(ctx context.Context, sessionID string, afterSeq int64, l
 
 // Event returns the event with the ctx id (or unique prefix) id and up to window events before and
 // after it in its session (window ≤ 0: none).
-func (ix *Index) Event(ctx context.Context, id string, window int) (Event, []Event, error) {
+func (ix *Index) Event(ctx context.Context, id string, window int) (_ Event, _ []Event, err error) {
+	defer ix.noteDamaged(&err)
 	given := id
 	sessionHint := func(err error) error {
 		// A session's id given as an event's: say where it is (as Session says the reverse).
@@ -301,7 +310,7 @@ func (ix *Index) Event(ctx context.Context, id string, window int) (Event, []Eve
 		}
 		return err
 	}
-	id, err := ix.resolveID(ctx, "events", id)
+	id, err = ix.resolveID(ctx, "events", id)
 	if err != nil {
 		return Event{}, nil, sessionHint(err)
 	}
@@ -344,7 +353,8 @@ type Stats struct {
 }
 
 // Stats returns counts of sources, sessions, events and conflicting records.
-func (ix *Index) Stats(ctx context.Context) (Stats, error) {
+func (ix *Index) Stats(ctx context.Context) (_ Stats, err error) {
+	defer ix.noteDamaged(&err)
 	st := Stats{ByProvider: map[string]int{}}
 	for q, dst := range map[string]*int{
 		`SELECT count(*) FROM sources`: &st.Sources, `SELECT count(*) FROM sessions`: &st.Sessions, `SELECT count(*) FROM events`: &st.Events,
@@ -381,4 +391,24 @@ func (ix *Index) nativeAmbiguous(ctx context.Context, native string) error {
 		return fmt.Errorf("read sessions of native id %s: %w", native, err)
 	}
 	return fmt.Errorf("%w: %d sessions of providers %s have the native id %s: use the ctx id", ErrAmbiguous, n, strings.ReplaceAll(provs, ",", ", "), native)
+}
+
+// MaxSessionField is the most bytes a session's descriptive field (title, cwd, repository URL, branch,
+// commit, model, CLI version) keeps: the import cuts a longer one, and a read of an index written before
+// cuts it again, so that every session fits a response (docs/limits.md "Agent history"). A cut field ends
+// with "… [cut: N bytes]", N the bytes of the whole field.
+const MaxSessionField = 8 << 10
+
+// ClipSessionField cuts s to MaxSessionField bytes (at a rune boundary) with the marker; a shorter s is
+// returned as it is.
+func ClipSessionField(s string) string {
+	if len(s) <= MaxSessionField {
+		return s
+	}
+	marker := fmt.Sprintf("… [cut: %d bytes]", len(s))
+	cut := MaxSessionField - len(marker)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + marker
 }

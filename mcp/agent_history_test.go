@@ -624,9 +624,18 @@ func TestAgentHistoryDamagedIndex(t *testing.T) {
 	if err := os.WriteFile(db, bytes.Repeat([]byte("not sqlite "), 4000), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	res, err := e.s.callErr("search", map[string]any{"query": "apply_patch"})
-	if err == nil || !strings.Contains(err.Error(), "ctx history import rebuilds it") {
-		t.Errorf("search of a damaged index: %v %s", err, resultText(res))
+	// A tool error the agent can read and relay (faults11 B2: it was a JSON-RPC -32603).
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{{"search", map[string]any{"query": "apply_patch"}}, {"query_events", map[string]any{}}} {
+		res, err := e.s.callErr(c.tool, c.args)
+		if err != nil {
+			t.Fatalf("%s of a damaged index: a protocol error %v", c.tool, err)
+		}
+		if code := errorCode(t, c.tool, res); code != "index_damaged" || !strings.Contains(resultText(res), "ctx history import rebuilds it") {
+			t.Errorf("%s of a damaged index: %s %s", c.tool, code, resultText(res))
+		}
 	}
 	// status and sources answer: the index's problem and its remedy are in their history and index parts.
 	checkIndexProblem(t, e.s, "not a database", "ctx history import rebuilds it")

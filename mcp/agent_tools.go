@@ -115,6 +115,12 @@ func (s *srv) historyStatus(ctx context.Context) (historyStatus, error) {
 	if err == nil {
 		st, err = ix.Stats(ctx)
 	}
+	if noted := history.DamageNoted(hs.Path); err == nil && noted != "" {
+		// A read met a damaged page that Stats does not reach (docs/history.md "A damaged index").
+		hs.Exists = true
+		hs.Error, hs.Hint = "a read of the index failed: "+noted, indexRemedy(history.ErrDamaged, hs.Path)
+		return hs, nil
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return hs, ctx.Err()
@@ -313,6 +319,8 @@ type providerSource struct {
 	IndexedSessions int       `json:"indexed_sessions"`
 	Selection       selection `json:"selection"`
 	Refs            []refRow  `json:"refs,omitempty"`
+	// Error: the last import could not walk this root (a bound hit, an unreadable directory).
+	Error string `json:"error,omitempty"`
 }
 
 type refRow struct {
@@ -434,6 +442,18 @@ func (s *srv) sourcesTool(ctx context.Context, _ noArgs) (any, error) {
 				issues = append(issues, sourceIssue{Code: "root_missing", Provider: h.Provider,
 					Message: "configured root " + h.Root + " names a directory that does not exist"})
 			}
+		}
+	}
+	// The roots the last import could not walk (a bound hit): their new sessions are not being imported.
+	if ix, err := s.index(ctx); err == nil && ix != nil && hs.Error == "" && !store.PublicOnly(ctx) {
+		for _, d := range ix.DiscoveryErrors(ctx) {
+			for i := range rows {
+				if rows[i].Provider == string(d.Provider) && rows[i].Root == d.Root {
+					rows[i].Error = d.Error
+				}
+			}
+			issues = append(issues, sourceIssue{Code: "discovery_failed", Provider: string(d.Provider),
+				Message: d.Error + " (the last import could not walk this root: its new sessions were not imported)"})
 		}
 	}
 	refs, err := s.ctxRefs(ctx)
@@ -616,7 +636,28 @@ func (s *srv) indexFile(file string) string {
 	return abs
 }
 
+// indexRepo is the repo filter as the index compares it: a relative path (".", "sub", "..") is taken from
+// the repository's top level, as a file filter is (faults11 B11: it matched nothing); without a work tree
+// it is an invalid_request (docs/mcp.md).
+func (s *srv) indexRepo(repo string) (string, error) {
+	if repo == "" || history.IsAbsPath(repo) {
+		return repo, nil
+	}
+	wt := ""
+	if s.st != nil {
+		wt = s.st.WorkTree()
+	}
+	if wt == "" {
+		return "", argErrorf("argument 'repo': a relative path needs a repository work tree; give an absolute path")
+	}
+	return filepath.Join(wt, repo), nil
+}
+
 func (s *srv) searchTool(ctx context.Context, args searchArgs) (any, error) {
+	var err error
+	if args.Repo, err = s.indexRepo(args.Repo); err != nil {
+		return nil, err
+	}
 	if strings.TrimSpace(args.Query) == "" {
 		return nil, argErrorf("argument 'query': must not be blank")
 	}
@@ -1183,6 +1224,10 @@ type textEvent struct {
 }
 
 func (s *srv) queryEventsTool(ctx context.Context, args queryEventsArgs) (any, error) {
+	var err error
+	if args.Repo, err = s.indexRepo(args.Repo); err != nil {
+		return nil, err
+	}
 	since, until, err := timeRange(args.Since, args.Until)
 	if err != nil {
 		return nil, err

@@ -58,6 +58,7 @@ const (
 	codeOutputLimit    = "output_limit_exceeded"
 	codeNotFound       = "not_found"
 	codeNotInitialized = "not_initialized"
+	codeIndexDamaged   = "index_damaged"
 )
 
 // codedError is a typed tool error: isError with structuredContent {"error_code", "message"}.
@@ -135,8 +136,9 @@ func historyError(name string, err error) (*mcpgo.CallToolResult, error) {
 		return codedResult(codeOutputLimit, fmt.Sprintf("%v (the MCP server loads at most %d bytes of one file)", tl, maxFileRead)), nil
 	}
 	if history.IsDamaged(err) {
-		// Not the model's to repair: a JSON-RPC error, with the user's remedy (docs/history.md "A damaged index").
-		return nil, fmt.Errorf("%s: %w: the agent history index is damaged; it only caches the transcripts: ctx history import rebuilds it", name, err)
+		// Not the model's to repair, but a tool error it can read and relay: the user's remedy
+		// (docs/history.md "A damaged index").
+		return codedResult(codeIndexDamaged, fmt.Sprintf("%s: %v: the agent history index is damaged; it only caches the transcripts: ctx history import rebuilds it", name, err)), nil
 	}
 	return nil, fmt.Errorf("%s: %w", name, err)
 }

@@ -285,7 +285,15 @@ func hookSources(in io.Reader, p history.Provider, srcs []history.Source) ([]his
 // runHistoryImport imports; an index found damaged (history.IsDamaged) is removed and rebuilt from the
 // transcripts once, with a warning (it only caches them: docs/history.md "A damaged index").
 func runHistoryImport(ctx context.Context, e *env, o historyImportOptions) error {
-	err := importHistory(ctx, e, o)
+	var err error
+	// A read that met a damaged page left a note (history.NoteDamaged): the index is checked
+	// (PRAGMA quick_check) and, damaged, rebuilt below; with no note nothing is read.
+	if dir, derr := e.historyDir(ctx, o.Index); derr == nil {
+		err = history.CheckNoted(ctx, dir)
+	}
+	if err == nil {
+		err = importHistory(ctx, e, o)
+	}
 	if !history.IsDamaged(err) || o.HookInput { // the hook's input is read: no second run
 		return historyErr(err)
 	}
@@ -305,7 +313,9 @@ func importHistory(ctx context.Context, e *env, o historyImportOptions) error {
 	var srcs []history.Source
 	var walked []string // the roots walked whole: a source under one whose file is gone is forgotten
 	var ix *history.Index
-	var dirs *history.DirCache // the directory listings of the last import (docs/history.md "Discovery")
+	var dirs *history.DirCache          // the directory listings of the last import (docs/history.md "Discovery")
+	var failed []history.DiscoveryError // the roots whose walk failed (recorded in the index, reported, exit 1)
+	var walkedOK []string               // the roots walked without an error (walked, unless --hook-input)
 	openIndex := func() error {
 		var err error
 		if ix, err = e.openHistory(ctx, o.Index); err != nil {
@@ -364,7 +374,7 @@ func importHistory(ctx context.Context, e *env, o historyImportOptions) error {
 		srcs = make([]history.Source, 0, n)
 		for i := range roots {
 			if errs[i] != nil {
-				fmt.Fprintf(e.stderr, "ctx: warning: %v\n", errs[i])
+				failed = append(failed, history.DiscoveryError{Provider: roots[i].Provider, Root: roots[i].Path, Error: errs[i].Error()})
 				continue
 			}
 			if (o.Provider == "" || roots[i].Provider == o.Provider) && roots[i].Exists {
@@ -384,7 +394,7 @@ func importHistory(ctx context.Context, e *env, o historyImportOptions) error {
 			}
 			s, err := history.DiscoverCached(ctx, p, h.Path, true, dirs)
 			if err != nil {
-				fmt.Fprintf(e.stderr, "ctx: warning: %v\n", err)
+				failed = append(failed, history.DiscoveryError{Provider: p, Root: h.Path, Error: err.Error()})
 				continue
 			}
 			walked = append(walked, h.Path)
@@ -403,6 +413,7 @@ func importHistory(ctx context.Context, e *env, o historyImportOptions) error {
 				return err
 			}
 			srcs = s
+			walkedOK = walked
 			walked = nil // the hook names its sources: the roots were not imported whole
 		}
 	}
@@ -428,6 +439,16 @@ func importHistory(ctx context.Context, e *env, o historyImportOptions) error {
 		return err
 	}
 	st.Removed = removed
+	if o.Path == "" {
+		if walkedOK == nil {
+			walkedOK = walked
+		}
+		// sources --json and MCP sources report them until an import walks the root again.
+		if err := ix.RecordDiscovery(ctx, walkedOK, failed); err != nil {
+			fmt.Fprintf(e.stderr, "ctx: warning: %v\n", err)
+		}
+		st.DiscoveryErrors = failed
+	}
 	if o.Path != "" && st.Removed == 0 && st.Imported+st.Appended+st.Unchanged+st.Failed == 0 {
 		// The wrong --provider for DIR: nothing of it is a session of the provider (docs/history.md
 		// "Commands"); nothing was imported.
@@ -452,7 +473,10 @@ func importHistory(ctx context.Context, e *env, o historyImportOptions) error {
 			st.Foreign, firstForeign(st.Results))
 	}
 	if o.JSON {
-		return printJSON(e.stdout, st)
+		if err := printJSON(e.stdout, st); err != nil {
+			return err
+		}
+		return discoveryFailed(failed)
 	}
 	w := e.stdout
 	if o.Quiet {
@@ -487,7 +511,22 @@ func importHistory(ctx context.Context, e *env, o historyImportOptions) error {
 			fmt.Fprintf(e.stderr, "ctx: warning: %s: imported only in part: %s\n", r.Source.Path, r.Errors[len(r.Errors)-1])
 		}
 	}
-	return nil
+	return discoveryFailed(failed)
+}
+
+// discoveryFailed is the import's error when a root could not be walked (a bound hit, an unreadable
+// directory): the other roots were imported, but new and grown sessions under it were not, so the import
+// exits 1 (docs/history.md "Discovery"); nil when every root was walked.
+func discoveryFailed(failed []history.DiscoveryError) error {
+	if len(failed) == 0 {
+		return nil
+	}
+	msgs := make([]string, len(failed))
+	for i, f := range failed {
+		msgs[i] = f.Error
+	}
+	return fmt.Errorf("%d roots could not be walked, their new sessions were not imported (the other roots were): %s",
+		len(failed), strings.Join(msgs, "; "))
 }
 
 // firstForeign is the path of the first "foreign" source of rs, "" when none is.
@@ -656,6 +695,9 @@ func runHistorySearch(ctx context.Context, e *env, o historySearchOptions) error
 	}
 	defer ix.Close()
 	if q.File, err = e.absFile(q.File); err != nil {
+		return err
+	}
+	if q.Repo, err = e.absRepo(q.Repo); err != nil {
 		return err
 	}
 	if q.SessionID != "" {
@@ -932,6 +974,20 @@ func (e *env) absFile(p string) (string, error) {
 		abs += "/"
 	}
 	return abs, nil
+}
+
+// absRepo makes a --repo DIR given relative to the directory ctx runs in (-C, else the current
+// directory) absolute and clean: the index compares the sessions' absolute cwds (faults11 B11: --repo .
+// matched nothing).
+func (e *env) absRepo(p string) (string, error) {
+	if p == "" || history.IsAbsPath(p) {
+		return p, nil
+	}
+	abs, err := e.absFile(strings.TrimRight(p, "/"))
+	if err != nil {
+		return "", err
+	}
+	return filepath.Clean(abs), nil
 }
 
 // openHistory opens the index in dir, else (dir "") the one of the repository ctx runs in (-C, else the

@@ -55,6 +55,9 @@ func runUnifiedSearch(ctx context.Context, e *env, st *store.Store, o historySea
 	if o.Query.File, err = e.absFile(o.Query.File); err != nil {
 		return err
 	}
+	if o.Query.Repo, err = e.absRepo(o.Query.Repo); err != nil {
+		return err
+	}
 	if id := o.Query.SessionID; id != "" && !strings.HasPrefix(id, "ctx:") {
 		ix, err := e.openHistoryRead(ctx, o.Index)
 		if err != nil {

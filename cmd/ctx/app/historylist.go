@@ -125,6 +125,9 @@ func runHistoryListEvents(ctx context.Context, e *env, o historyListEventsOption
 	if q.File, err = e.absFile(q.File); err != nil {
 		return err
 	}
+	if q.Repo, err = e.absRepo(q.Repo); err != nil {
+		return err
+	}
 	if q.SessionID != "" {
 		s, err := ix.Session(ctx, q.SessionID)
 		if err != nil {

@@ -1,0 +1,110 @@
+package app
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ctx-dev/ctx/history"
+	"github.com/ctx-dev/ctx/internal/testenv"
+)
+
+// TestCodexDiscoveryOnlySessions (faults11 B8): the Codex app's worktrees under ~/.codex/worktrees are
+// not walked, so a root holding more files than the discovery bound there still imports a new session;
+// and when a root's walk does fail (the bound hit under sessions/), the import exits 1 after importing
+// the rest, names the root, and sources --json carries the error on the root's row and as an issue until
+// an import walks it again.
+func TestCodexDiscoveryOnlySessions(t *testing.T) {
+	corpus := historyCorpus(t)
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	for _, v := range []string{"CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "OPENCODE_DB", "XDG_DATA_HOME", "CURSOR_DATA_DIR", "COPILOT_HOME"} {
+		t.Setenv(v, "")
+	}
+	defer history.SetDiscoveryBound(20)()
+	dir := testenv.NewRepo(t)
+	run := runIn(dir)
+	codex := filepath.Join(home, ".codex")
+	day := filepath.Join(codex, "sessions", "2026", "05", "11")
+	if err := os.MkdirAll(day, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(corpus, "codex", "codemie", "rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl")
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(day, filepath.Base(src)), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wt := filepath.Join(codex, "worktrees", "a1b2", "proj", "node_modules", "pkg")
+	if err := os.MkdirAll(wt, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 50 {
+		if err := os.WriteFile(filepath.Join(wt, fmt.Sprintf("f%03d.js", i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, e, code := run("history", "import", "--provider", "codex")
+	if code != ExitOK || !strings.Contains(out, "1 imported") || e != "" {
+		t.Fatalf("import with a big worktree: exit %d, %q, %q", code, out, e)
+	}
+
+	// The bound hit where sessions are: exit 1, the error named, recorded for sources.
+	for i := range 30 {
+		if err := os.WriteFile(filepath.Join(day, fmt.Sprintf("note%03d.txt", i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, e, code = run("history", "import", "--json")
+	if code != ExitFailure || !strings.Contains(e, "could not be walked") || !strings.Contains(e, "more than 20 files") {
+		t.Fatalf("import over the bound: exit %d, %q", code, e)
+	}
+	var st history.ImportStats
+	if err := json.Unmarshal([]byte(out), &st); err != nil || len(st.DiscoveryErrors) != 1 || st.DiscoveryErrors[0].Provider != history.Codex {
+		t.Fatalf("import --json: %v %+v", err, st.DiscoveryErrors)
+	}
+	type sources struct {
+		Sources []struct {
+			Provider, Root, Error string
+		}
+		Issues []struct{ Code, Provider, Message string }
+	}
+	read := func() (string, bool) {
+		out, e, code := run("history", "sources", "--json")
+		if code != ExitOK {
+			t.Fatalf("sources --json: %d %s", code, e)
+		}
+		var s sources
+		if err := json.Unmarshal([]byte(out), &s); err != nil {
+			t.Fatal(err)
+		}
+		rowErr := ""
+		for _, r := range s.Sources {
+			if r.Provider == "codex" {
+				rowErr = r.Error
+			}
+		}
+		issue := false
+		for _, i := range s.Issues {
+			issue = issue || (i.Code == "discovery_failed" && i.Provider == "codex")
+		}
+		return rowErr, issue
+	}
+	if rowErr, issue := read(); !strings.Contains(rowErr, "more than 20 files") || !issue {
+		t.Fatalf("sources --json after the failed walk: row error %q, issue %v", rowErr, issue)
+	}
+	for i := range 30 {
+		os.Remove(filepath.Join(day, fmt.Sprintf("note%03d.txt", i)))
+	}
+	if _, e, code := run("history", "import"); code != ExitOK {
+		t.Fatalf("import after the cleanup: %d %s", code, e)
+	}
+	if rowErr, issue := read(); rowErr != "" || issue {
+		t.Fatalf("sources --json after a good walk: row error %q, issue %v", rowErr, issue)
+	}
+}
