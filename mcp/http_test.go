@@ -466,6 +466,7 @@ func TestHTTPNotifications(t *testing.T) {
 	for _, u := range []string{"context://knowledge/news", "context://knowledge/quiet", "context://knowledge/privk"} {
 		req := mcpgo.SubscribeRequest{}
 		req.Params.URI = u
+		//nolint:staticcheck // SA1019: resources/subscribe is what the protocol versions before 2026-07-28 have
 		if err := a.c.Subscribe(ctx, req); err != nil {
 			t.Fatalf("subscribe %s: %v", u, err)
 		}

@@ -64,10 +64,18 @@ func TestCheckoutIgnoredOverGitignore(t *testing.T) {
 			ig := filepath.Join(dir, store.CheckoutDir, store.IgnoreFile)
 			for _, edit := range []func(){
 				func() {
-					os.Remove(ig)
-					os.WriteFile(filepath.Join(dir, ".git", "info", "exclude"), nil, 0o644)
+					if err := os.Remove(ig); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.WriteFile(filepath.Join(dir, ".git", "info", "exclude"), nil, 0o644); err != nil {
+						t.Fatal(err)
+					}
 				},
-				func() { os.WriteFile(ig, []byte("nothing\n"), 0o644) },
+				func() {
+					if err := os.WriteFile(ig, []byte("nothing\n"), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				},
 			} {
 				edit()
 				if st := testenv.Git(t, dir, "status", "--porcelain"); !strings.Contains(st, store.CheckoutDir) {
