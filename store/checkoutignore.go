@@ -12,12 +12,19 @@ import (
 // ignoredBy says whether the checked-out tree holds IgnoreFile with IgnoreContent: a regular file (lstat
 // first: a link, a FIFO or anything else at that name is not opened).
 func (c *checkoutFS) ignoredBy() bool {
-	fi, err := c.root.Lstat(IgnoreFile)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() != int64(len(IgnoreContent)) {
+	if !c.ignoredByStat() {
 		return false
 	}
 	b, err := c.readFile(IgnoreFile)
 	return err == nil && string(b) == IgnoreContent
+}
+
+// ignoredByStat is ignoredBy from the lstat alone (a regular file of IgnoreContent's size): what ctx
+// status checks, which reads no file of an unchanged .context/ (docs/architecture.md "Hand edits"); a
+// refresh (ensureIgnored) compares the bytes too and puts back a file edited to the same size.
+func (c *checkoutFS) ignoredByStat() bool {
+	fi, err := c.root.Lstat(IgnoreFile)
+	return err == nil && fi.Mode().IsRegular() && fi.Size() == int64(len(IgnoreContent))
 }
 
 // ensureIgnored makes the checked-out tree ignored by git whatever the repository's own .gitignore says
@@ -59,7 +66,7 @@ func (s *Store) GitSeesCheckout(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, nil
 	}
-	ok := fsys.ignoredBy()
+	ok := fsys.ignoredByStat()
 	_ = fsys.Close()
 	if ok {
 		return nil, nil

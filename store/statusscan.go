@@ -100,7 +100,7 @@ func (s *Store) scanCheckout(ctx context.Context, o scanOptions) ([]HandEdit, *s
 	}
 	// A .context/ without ctx's IgnoreFile (checked out by an older ctx, or the file edited) is refreshed,
 	// which writes it: git must not see the files of the store (docs/security.md "Private entries on disk").
-	if tips != nil && !fsys.ignoredBy() {
+	if tips != nil && !fsys.ignoredByStat() {
 		return nil, nil, errNeedRefresh
 	}
 	recFI, err := fsys.lstat(RecordFile)

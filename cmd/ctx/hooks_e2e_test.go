@@ -496,12 +496,22 @@ func TestHookTimeoutMin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+	fd := int(lock.Fd())
+	if err := syscall.Flock(fd, syscall.LOCK_EX); err != nil {
 		t.Fatal(err)
 	}
-	released := time.AfterFunc(4*time.Second, func() { _ = syscall.Flock(int(lock.Fd()), syscall.LOCK_UN) })
-	defer released.Stop()
+	// The lock is released 4 s later on another goroutine, which the test waits for before it closes the
+	// file (the descriptor is read once, here: lock.Fd on two goroutines is a race).
+	unlocked := make(chan struct{})
+	go func() {
+		defer close(unlocked)
+		time.Sleep(4 * time.Second)
+		_ = syscall.Flock(fd, syscall.LOCK_UN)
+	}()
+	defer func() {
+		<-unlocked
+		_ = lock.Close()
+	}()
 	t.Setenv("CTX_HOOK_TIMEOUT_MIN", "120")
 	start := time.Now()
 	code, stderr := gitStderr(t, repo, "checkout", "-q", "feature")
