@@ -3,7 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
-	"io"
+	"github.com/ctx-dev/ctx/internal/plainfile"
 	"io/fs"
 	"os"
 	"path"
@@ -133,20 +133,7 @@ func (c *checkoutFS) readFile(p string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	b := make([]byte, 0, fi.Size()+1)
-	for {
-		n, err := f.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			return b, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-	}
+	return plainfile.ReadSized(f, fi.Size())
 }
 
 // hashFile returns the blob name of the file at p, streamed (for a file too large to read whole: over

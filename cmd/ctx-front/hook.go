@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -885,20 +884,7 @@ func (f rootFiles) ReadFile(p string) ([]byte, error) {
 		if err == nil && fi.Mode().IsRegular() && fi.Size() < mapRecordMin {
 			// Read from the file already open (root.ReadFile would open it again): its size and one byte
 			// more, to see the end, then whatever a writer appended since the stat.
-			b := make([]byte, 0, fi.Size()+1)
-			for {
-				n, err := file.Read(b[len(b):cap(b)])
-				b = b[:len(b)+n]
-				if err == io.EOF {
-					return b, nil
-				}
-				if err != nil {
-					return nil, err
-				}
-				if len(b) == cap(b) {
-					b = append(b, 0)[:len(b)]
-				}
-			}
+			return plainfile.ReadSized(file, fi.Size())
 		}
 	}
 	return f.root.ReadFile(p)

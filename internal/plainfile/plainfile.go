@@ -6,3 +6,26 @@
 // ctx opens this way are regular files, folders and lock files, which the poller never waits on: reads
 // and writes block as before. Standard library only.
 package plainfile
+
+import "io"
+
+// ReadSized reads r to its end into one buffer of size+1 bytes, size being the file's length from a stat
+// just made: a file that did not change is read in one allocation, and the extra byte sees its end; one
+// a writer appended to since the stat grows the buffer as append does. Errors are r's (io.EOF ends the
+// read and is not one).
+func ReadSized(r io.Reader, size int64) ([]byte, error) {
+	b := make([]byte, 0, size+1)
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
+}

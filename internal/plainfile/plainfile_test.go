@@ -6,8 +6,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
+	"testing/iotest"
 
 	"github.com/ctx-dev/ctx/internal/plainfile"
 )
@@ -77,5 +79,20 @@ func TestAsOS(t *testing.T) {
 	defer d.Close()
 	if names, err := d.Readdirnames(-1); err != nil || len(names) != 1 || names[0] != "a" {
 		t.Fatalf("folder: %v %v", names, err)
+	}
+}
+
+// TestReadSized: the whole input whatever the size hint says (the same, smaller: appended since the stat,
+// larger: cut since), and a reader's error returned.
+func TestReadSized(t *testing.T) {
+	data := strings.Repeat("0123456789", 1000)
+	for _, size := range []int64{0, 1, 9999, 10000, 10001, 20000} {
+		b, err := plainfile.ReadSized(strings.NewReader(data), size)
+		if err != nil || string(b) != data {
+			t.Errorf("size %d: %d bytes, %v", size, len(b), err)
+		}
+	}
+	if _, err := plainfile.ReadSized(iotest.ErrReader(errors.New("boom")), 10); err == nil || err.Error() != "boom" {
+		t.Errorf("a failing reader: %v", err)
 	}
 }
