@@ -154,13 +154,14 @@ func Terms(query string) []string {
 // hit gets its score (searchpage.Round), its snippet (its body loaded from the copy when it is a copy's
 // document) and Rep. Hits come best first, ties in docs' order. The error is the copy's or ctx's.
 func Rank(ctx context.Context, docs []Doc, query string, terms []string) ([]searchpage.Result, error) {
-	return rank(ctx, docs, -1, 0, query, terms)
+	return rank(ctx, docs, -1, 0, query, terms, -1)
 }
 
 // rank is Rank over docs, which are all the documents (count < 0) or, when count >= 0, those of count
 // documents whose words total words that hold one of terms (the others cannot be hits, and a BM25 score
-// needs only their number and their length), each with its TF.
-func rank(ctx context.Context, docs []Doc, count, words int, query string, terms []string) ([]searchpage.Result, error) {
+// needs only their number and their length), each with its TF. Only the first snippets hits (in the
+// returned order; every hit when snippets < 0) get their snippet, and only their bodies are loaded.
+func rank(ctx context.Context, docs []Doc, count, words int, query string, terms []string, snippets int) ([]searchpage.Result, error) {
 	if len(docs) == 0 || len(terms) == 0 {
 		return nil, nil
 	}
@@ -211,6 +212,7 @@ func rank(ctx context.Context, docs []Doc, count, words int, query string, terms
 		return sc, sc > 0
 	}
 	var out []searchpage.Result
+	var of []*Doc // the document of each hit in out
 	for _, all := range []bool{true, false} {
 		for i := range docs {
 			d := &docs[i]
@@ -221,20 +223,37 @@ func rank(ctx context.Context, docs []Doc, count, words int, query string, terms
 			r := d.Res
 			r.Score = searchpage.Round(sc * d.Weight)
 			r.Rep = true
-			body, err := d.LoadBody(ctx)
-			if err != nil {
-				return nil, err
-			}
-			low := strings.ToLower(body)
-			r.Snippet = Snippet(body, low, strings.ToLower(query), terms)
 			out = append(out, r)
+			of = append(of, d)
 		}
 		if len(out) > 0 || len(terms) == 1 {
 			break
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
-	return out, nil
+	// The snippets after the order (which they do not change): a hit past the page the caller prints
+	// never loads its body (a common word's holders are most of the copy's documents).
+	idx := make([]int, len(out))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(i, j int) bool { return out[idx[i]].Score > out[idx[j]].Score })
+	sorted := make([]searchpage.Result, len(out))
+	for k, i := range idx {
+		sorted[k] = out[i]
+		if snippets >= 0 && k >= snippets {
+			continue
+		}
+		body, err := of[i].LoadBody(ctx)
+		if err != nil {
+			return nil, err
+		}
+		low := strings.ToLower(body)
+		sorted[k].Snippet = Snippet(body, low, strings.ToLower(query), terms)
+	}
+	if out == nil {
+		return nil, nil
+	}
+	return sorted, nil
 }
 
 // MergeHits merges the context store's hits (each its own group) into the index's: the groups'
@@ -453,8 +472,10 @@ func (d *Doc) LoadBody(ctx context.Context) (string, error) {
 // and the copy's commits), as package mcp's search tool ranks them from the same copy. A one-shot
 // reader, it reads the rows of the query's words first, then only the documents holding one of them
 // (with the number of documents and their total length, which BM25 needs): a query none of whose words
-// is in the copy reads no document.
-func Search(ctx context.Context, db *sql.DB, query string) ([]searchpage.Result, error) {
+// is in the copy reads no document. Only the first snippets hits (every hit when snippets < 0) get
+// their snippet and have their bodies read: a caller that prints at most n results of the merge
+// (MergeHits keeps the store's hits in this order) passes n.
+func Search(ctx context.Context, db *sql.DB, query string, snippets int) ([]searchpage.Result, error) {
 	terms := Terms(query)
 	if len(terms) == 0 {
 		return nil, nil
@@ -478,5 +499,5 @@ func Search(ctx context.Context, db *sql.DB, query string) ([]searchpage.Result,
 	if err != nil {
 		return nil, err
 	}
-	return rank(ctx, WithTerms(docs, tfs, db), count, words, query, terms)
+	return rank(ctx, WithTerms(docs, tfs, db), count, words, query, terms, snippets)
 }
