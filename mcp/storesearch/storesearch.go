@@ -237,18 +237,24 @@ func rank(ctx context.Context, docs []Doc, count, words int, query string, terms
 		idx[i] = i
 	}
 	sort.SliceStable(idx, func(i, j int) bool { return out[idx[i]].Score > out[idx[j]].Score })
+	shown := len(idx)
+	if snippets >= 0 {
+		shown = min(shown, snippets)
+	}
+	ds := make([]*Doc, shown)
+	for k := range shown {
+		ds[k] = of[idx[k]]
+	}
+	bodies, err := loadBodies(ctx, ds)
+	if err != nil {
+		return nil, err
+	}
 	sorted := make([]searchpage.Result, len(out))
 	for k, i := range idx {
 		sorted[k] = out[i]
-		if snippets >= 0 && k >= snippets {
-			continue
+		if k < shown {
+			sorted[k].Snippet = Snippet(bodies[k], strings.ToLower(bodies[k]), strings.ToLower(query), terms)
 		}
-		body, err := of[i].LoadBody(ctx)
-		if err != nil {
-			return nil, err
-		}
-		low := strings.ToLower(body)
-		sorted[k].Snippet = Snippet(body, low, strings.ToLower(query), terms)
 	}
 	if out == nil {
 		return nil, nil
@@ -466,6 +472,52 @@ func (d *Doc) LoadBody(ctx context.Context) (string, error) {
 	}
 	BodiesRead.Add(1)
 	return body, nil
+}
+
+// loadBodies is the body of each of ds (LoadBody's), those of the copy's documents read with one
+// statement per copy rather than one each ("" for a row another process removed meanwhile).
+func loadBodies(ctx context.Context, ds []*Doc) ([]string, error) {
+	out := make([]string, len(ds))
+	byDB := map[*sql.DB][]int{}
+	for i, d := range ds {
+		if d.DB == nil {
+			out[i] = d.Body
+			continue
+		}
+		byDB[d.DB] = append(byDB[d.DB], i)
+	}
+	for db, is := range byDB {
+		at := make(map[string][]int, len(is))
+		args := make([]any, 0, len(is))
+		for _, i := range is {
+			if at[ds[i].ID] == nil {
+				args = append(args, ds[i].ID)
+			}
+			at[ds[i].ID] = append(at[ds[i].ID], i)
+		}
+		// At most MaxHits ids (a page), well under SQLite's bound on parameters (32,766).
+		rows, err := db.QueryContext(ctx, `SELECT id, body FROM bodies WHERE id IN (?`+strings.Repeat(`, ?`, len(args)-1)+`)`, args...)
+		if err != nil {
+			return nil, fmt.Errorf("store search copy: %w", err)
+		}
+		for rows.Next() {
+			var id, body string
+			if err := rows.Scan(&id, &body); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("store search copy: %w", err)
+			}
+			BodiesRead.Add(1)
+			for _, i := range at[id] {
+				out[i] = body
+			}
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, fmt.Errorf("store search copy: %w", err)
+		}
+	}
+	return out, nil
 }
 
 // Search ranks the copy db's documents for query (the search's provider ctx with no filter: every entry
