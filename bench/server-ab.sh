@@ -7,9 +7,10 @@
 # phrases' counts kept by the index). Per search: the front's CPU (task-clock from `perf stat`, user +
 # sys) and the server's (its threads' run time from /proc/PID/task/*/schedstat, before and after).
 #
-# usage: bench/server-ab.sh OLD_CTX NEW_CTX REPO [ROUNDS]
+# usage: bench/server-ab.sh OLD_CTX NEW_CTX REPO [ROUNDS]   (QUERIES="w1 w2 ..." to change the queries)
 set -euo pipefail
 OLD=$1 NEW=$2 REPO=$3 ROUNDS=${4:-4}
+# shellcheck disable=SC2206 # QUERIES is a list of words
 QUERIES=(${QUERIES:-README the session error test todo onboarding zzznomatch})
 WARMUP=(hello function)
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/ctx-serverab.XXXXXX")
