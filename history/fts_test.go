@@ -16,6 +16,38 @@ import (
 	"github.com/ctx-dev/ctx/history/internal/ftsrank"
 )
 
+// TestScopeSQLSelectsScopeClasses: the condition scopeSQL gives each scope and event type holds for an
+// ev_fts rowid of exactly the classes scopeClasses names, over every value of the class bits (the
+// condition is arithmetic on the rowid, not an IN list: bench/README.md "Twelfth round").
+func TestScopeSQLSelectsScopeClasses(t *testing.T) {
+	ix := openTestIndex(t)
+	type shape struct {
+		scope string
+		typ   EventType
+	}
+	var shapes []shape
+	for _, sc := range []string{ScopeAll, ScopeTranscript, ScopeCalls, ScopeOutputs} {
+		shapes = append(shapes, shape{scope: sc})
+	}
+	for _, typ := range []EventType{Message, Summary, Reasoning, ToolCall, ToolOutput, Notice, "custom"} {
+		shapes = append(shapes, shape{scope: ScopeAll, typ: typ})
+	}
+	for _, sh := range shapes {
+		cond, _, _ := scopeSQL(sh.scope, sh.typ)
+		classes := scopeClasses(sh.scope, sh.typ)
+		for class := range 1 << ftsClassBits {
+			rowid := ftsrank.Rowid(41, class, 7, true)
+			var got bool
+			if err := ix.db.QueryRow(`SELECT `+cond+` FROM (SELECT ? AS rowid) ev_fts`, rowid).Scan(&got); err != nil {
+				t.Fatalf("%+v: %s: %v", sh, cond, err)
+			}
+			if want := classes&(1<<class) != 0; got != want {
+				t.Errorf("%+v: class %d: %s is %v, want %v", sh, class, cond, got, want)
+			}
+		}
+	}
+}
+
 // TestClassSQLMatchesClassOf: the SQL expression that deletes an event's ev_fts row computes the class
 // that insertEvents put in its rowid, for every known type and an unknown one.
 func TestClassSQLMatchesClassOf(t *testing.T) {

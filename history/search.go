@@ -193,15 +193,13 @@ func (ix *Index) Search(ctx context.Context, q Query) (_ Result, err error) {
 // event type, and weightSQL the class weight of a row (docs/history.md "Search"): under all and
 // transcript each class's weight, under calls and outputs (one class each) 1. typeFilter is set when the
 // event type's class holds other types too: the events row must be checked.
+//
+// The condition tests the class's bit in the scope's set of classes with arithmetic: SQLite evaluates
+// `x IN (a, b, c)` of more than two constants with a probe of an ephemeral index for every row, which
+// was about 5 % of a search of a common word (bench/README.md "Twelfth round", search12).
 func scopeSQL(scope string, typ EventType) (cond, weight string, typeFilter bool) {
-	var parts []string
 	classes := scopeClasses(scope, typ)
-	for n := range 1 << ftsClassBits {
-		if classes&(1<<n) != 0 {
-			parts = append(parts, strconv.Itoa(n))
-		}
-	}
-	cond = "(ev_fts.rowid & " + strconv.Itoa(1<<ftsClassBits-1) + ") IN (" + strings.Join(parts, ",") + ")"
+	cond = "((1 << (ev_fts.rowid & " + strconv.Itoa(1<<ftsClassBits-1) + ")) & " + strconv.Itoa(int(classes)) + ") <> 0"
 	var b strings.Builder
 	b.WriteString("(CASE ev_fts.rowid & " + strconv.Itoa(1<<ftsClassBits-1))
 	for i, c := range ftsClasses {

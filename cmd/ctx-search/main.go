@@ -61,8 +61,9 @@ type backend interface {
 	// index is the history index, current when it is returned; release is called when the search is done.
 	index(ctx context.Context) (ix *history.Index, release func(), err error)
 	// storeHits is the context store's hits for query from its search copy, when the copy is current
-	// (its fingerprint is fp); ok is false when it is not, or cannot be read.
-	storeHits(ctx context.Context, fp, query string) (hits []searchpage.Result, ok bool)
+	// (its fingerprint is fp), the first n of them with their snippets (the most the page can print);
+	// ok is false when it is not current, or cannot be read.
+	storeHits(ctx context.Context, fp, query string, n int) (hits []searchpage.Result, ok bool)
 }
 
 // oneShot is the backend of a one-shot process: the index and the copy in dir are opened for its search
@@ -77,8 +78,8 @@ func (o oneShot) index(ctx context.Context) (*history.Index, func(), error) {
 	return ix, func() { ix.Close() }, nil
 }
 
-func (o oneShot) storeHits(ctx context.Context, fp, query string) ([]searchpage.Result, bool) {
-	return searchStore(ctx, o.dir, fp, query)
+func (o oneShot) storeHits(ctx context.Context, fp, query string, n int) ([]searchpage.Result, bool) {
+	return searchStore(ctx, o.dir, fp, query, n)
 }
 
 // search is ctx-full's `ctx history search` (cmd/ctx/app runUnifiedSearch, then mcp.Search's search
@@ -111,6 +112,9 @@ func answer(ctx context.Context, b backend, fp string, args []string) (stdout, s
 	// must be current: ctx-full would otherwise update it first (a write), or read the store directly.
 	// The copy is read on a goroutine while the index is opened and searched (a second core's work on
 	// an idle machine: the two are independent until the merge); answer waits for it before it returns.
+	// The page prints at most want hits of the merge, which keeps the store's in their order: only the
+	// first want of them need their snippets.
+	want := min(searchpage.MaxHits, r.Limit+1)
 	var storeHits []searchpage.Result
 	storeOK := false
 	withStore := tip != "" && len(r.Providers) == 0 && r.Scope != "calls" && r.Scope != "outputs"
@@ -120,7 +124,7 @@ func answer(ctx context.Context, b backend, fp string, args []string) (stdout, s
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			storeHits, storeOK = b.storeHits(ctx, fp, r.Query())
+			storeHits, storeOK = b.storeHits(ctx, fp, r.Query(), want)
 		}()
 	}
 	ix, release, err := b.index(ctx)
@@ -134,7 +138,6 @@ func answer(ctx context.Context, b backend, fp string, args []string) (stdout, s
 	}
 	// mcp's searchTool: one page from offset 0 of at most want hits, cursors bound to
 	// "g<generation>/<fp>" ("g<generation>/" without a context branch).
-	want := min(searchpage.MaxHits, r.Limit+1)
 	q := history.Query{Text: r.Query(), Scope: r.Scope, PrimaryOnly: r.PrimaryOnly, Limit: want}
 	for _, p := range r.Providers {
 		hp, ok := history.ParseProvider(p)
@@ -195,8 +198,9 @@ func answer(ctx context.Context, b backend, fp string, args []string) (stdout, s
 }
 
 // searchStore is the context store's hits for query from its search copy in dir, when the copy is
-// current (its fingerprint is fp); ok is false when it is not, or cannot be read.
-func searchStore(ctx context.Context, dir, fp, query string) (hits []searchpage.Result, ok bool) {
+// current (its fingerprint is fp), the first n with their snippets; ok is false when it is not, or
+// cannot be read.
+func searchStore(ctx context.Context, dir, fp, query string, n int) (hits []searchpage.Result, ok bool) {
 	db, err := storesearch.OpenRead(ctx, dir)
 	if err != nil {
 		return nil, false
@@ -206,7 +210,7 @@ func searchStore(ctx context.Context, dir, fp, query string) (hits []searchpage.
 	if err != nil || have != fp {
 		return nil, false
 	}
-	if hits, err = storesearch.Search(ctx, db, query); err != nil {
+	if hits, err = storesearch.Search(ctx, db, query, n); err != nil {
 		return nil, false
 	}
 	return hits, true

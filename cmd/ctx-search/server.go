@@ -164,7 +164,7 @@ func (w *warm) index(ctx context.Context) (*history.Index, func(), error) {
 	}
 }
 
-func (w *warm) storeHits(ctx context.Context, fp, query string) ([]searchpage.Result, bool) {
+func (w *warm) storeHits(ctx context.Context, fp, query string, n int) ([]searchpage.Result, bool) {
 	w.storeMu.Lock()
 	defer w.storeMu.Unlock()
 	fi, err := os.Lstat(filepath.Join(w.dir, storesearch.File))
@@ -189,7 +189,7 @@ func (w *warm) storeHits(ctx context.Context, fp, query string) ([]searchpage.Re
 	if err != nil || have != fp {
 		return nil, false
 	}
-	hits, err := storesearch.Search(ctx, w.store, query)
+	hits, err := storesearch.Search(ctx, w.store, query, n)
 	if err != nil {
 		return nil, false
 	}

@@ -154,13 +154,14 @@ func Terms(query string) []string {
 // hit gets its score (searchpage.Round), its snippet (its body loaded from the copy when it is a copy's
 // document) and Rep. Hits come best first, ties in docs' order. The error is the copy's or ctx's.
 func Rank(ctx context.Context, docs []Doc, query string, terms []string) ([]searchpage.Result, error) {
-	return rank(ctx, docs, -1, 0, query, terms)
+	return rank(ctx, docs, -1, 0, query, terms, -1)
 }
 
 // rank is Rank over docs, which are all the documents (count < 0) or, when count >= 0, those of count
 // documents whose words total words that hold one of terms (the others cannot be hits, and a BM25 score
-// needs only their number and their length), each with its TF.
-func rank(ctx context.Context, docs []Doc, count, words int, query string, terms []string) ([]searchpage.Result, error) {
+// needs only their number and their length), each with its TF. Only the first snippets hits (in the
+// returned order; every hit when snippets < 0) get their snippet, and only their bodies are loaded.
+func rank(ctx context.Context, docs []Doc, count, words int, query string, terms []string, snippets int) ([]searchpage.Result, error) {
 	if len(docs) == 0 || len(terms) == 0 {
 		return nil, nil
 	}
@@ -211,6 +212,7 @@ func rank(ctx context.Context, docs []Doc, count, words int, query string, terms
 		return sc, sc > 0
 	}
 	var out []searchpage.Result
+	var of []*Doc // the document of each hit in out
 	for _, all := range []bool{true, false} {
 		for i := range docs {
 			d := &docs[i]
@@ -221,20 +223,43 @@ func rank(ctx context.Context, docs []Doc, count, words int, query string, terms
 			r := d.Res
 			r.Score = searchpage.Round(sc * d.Weight)
 			r.Rep = true
-			body, err := d.LoadBody(ctx)
-			if err != nil {
-				return nil, err
-			}
-			low := strings.ToLower(body)
-			r.Snippet = Snippet(body, low, strings.ToLower(query), terms)
 			out = append(out, r)
+			of = append(of, d)
 		}
 		if len(out) > 0 || len(terms) == 1 {
 			break
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
-	return out, nil
+	// The snippets after the order (which they do not change): a hit past the page the caller prints
+	// never loads its body (a common word's holders are most of the copy's documents).
+	idx := make([]int, len(out))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(i, j int) bool { return out[idx[i]].Score > out[idx[j]].Score })
+	shown := len(idx)
+	if snippets >= 0 {
+		shown = min(shown, snippets)
+	}
+	ds := make([]*Doc, shown)
+	for k := range shown {
+		ds[k] = of[idx[k]]
+	}
+	bodies, err := loadBodies(ctx, ds)
+	if err != nil {
+		return nil, err
+	}
+	sorted := make([]searchpage.Result, len(out))
+	for k, i := range idx {
+		sorted[k] = out[i]
+		if k < shown {
+			sorted[k].Snippet = Snippet(bodies[k], strings.ToLower(bodies[k]), strings.ToLower(query), terms)
+		}
+	}
+	if out == nil {
+		return nil, nil
+	}
+	return sorted, nil
 }
 
 // MergeHits merges the context store's hits (each its own group) into the index's: the groups'
@@ -449,12 +474,60 @@ func (d *Doc) LoadBody(ctx context.Context) (string, error) {
 	return body, nil
 }
 
+// loadBodies is the body of each of ds (LoadBody's), those of the copy's documents read with one
+// statement per copy rather than one each ("" for a row another process removed meanwhile).
+func loadBodies(ctx context.Context, ds []*Doc) ([]string, error) {
+	out := make([]string, len(ds))
+	byDB := map[*sql.DB][]int{}
+	for i, d := range ds {
+		if d.DB == nil {
+			out[i] = d.Body
+			continue
+		}
+		byDB[d.DB] = append(byDB[d.DB], i)
+	}
+	for db, is := range byDB {
+		at := make(map[string][]int, len(is))
+		args := make([]any, 0, len(is))
+		for _, i := range is {
+			if at[ds[i].ID] == nil {
+				args = append(args, ds[i].ID)
+			}
+			at[ds[i].ID] = append(at[ds[i].ID], i)
+		}
+		// At most MaxHits ids (a page), well under SQLite's bound on parameters (32,766).
+		rows, err := db.QueryContext(ctx, `SELECT id, body FROM bodies WHERE id IN (?`+strings.Repeat(`, ?`, len(args)-1)+`)`, args...)
+		if err != nil {
+			return nil, fmt.Errorf("store search copy: %w", err)
+		}
+		for rows.Next() {
+			var id, body string
+			if err := rows.Scan(&id, &body); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("store search copy: %w", err)
+			}
+			BodiesRead.Add(1)
+			for _, i := range at[id] {
+				out[i] = body
+			}
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, fmt.Errorf("store search copy: %w", err)
+		}
+	}
+	return out, nil
+}
+
 // Search ranks the copy db's documents for query (the search's provider ctx with no filter: every entry
 // and the copy's commits), as package mcp's search tool ranks them from the same copy. A one-shot
 // reader, it reads the rows of the query's words first, then only the documents holding one of them
 // (with the number of documents and their total length, which BM25 needs): a query none of whose words
-// is in the copy reads no document.
-func Search(ctx context.Context, db *sql.DB, query string) ([]searchpage.Result, error) {
+// is in the copy reads no document. Only the first snippets hits (every hit when snippets < 0) get
+// their snippet and have their bodies read: a caller that prints at most n results of the merge
+// (MergeHits keeps the store's hits in this order) passes n.
+func Search(ctx context.Context, db *sql.DB, query string, snippets int) ([]searchpage.Result, error) {
 	terms := Terms(query)
 	if len(terms) == 0 {
 		return nil, nil
@@ -478,5 +551,5 @@ func Search(ctx context.Context, db *sql.DB, query string) ([]searchpage.Result,
 	if err != nil {
 		return nil, err
 	}
-	return rank(ctx, WithTerms(docs, tfs, db), count, words, query, terms)
+	return rank(ctx, WithTerms(docs, tfs, db), count, words, query, terms, snippets)
 }

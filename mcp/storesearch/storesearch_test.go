@@ -146,7 +146,7 @@ func TestSearchReadsOnlyHoldersDocs(t *testing.T) {
 			}
 		}
 		before := DocsRead.Load()
-		got, err := Search(ctx, db, q)
+		got, err := Search(ctx, db, q, -1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -158,6 +158,30 @@ func TestSearchReadsOnlyHoldersDocs(t *testing.T) {
 		}
 		if strings.Contains(q, "zzz") && q != "decided zzz" && got != nil {
 			t.Errorf("%q: hits %+v", q, got)
+		}
+		// With a bound on the snippets: the same hits in the same order, the first n with their
+		// snippets, the others without, and only their bodies read.
+		for n := range 3 {
+			bodies := BodiesRead.Load()
+			some, err := Search(ctx, db, q, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if read, wantRead := BodiesRead.Load()-bodies, min(n, len(want)); read != int64(wantRead) {
+				t.Errorf("%q, %d snippets: read %d bodies, want %d", q, n, read, wantRead)
+			}
+			if len(some) != len(want) {
+				t.Fatalf("%q, %d snippets: %d hits, want %d", q, n, len(some), len(want))
+			}
+			for i := range want {
+				w := want[i]
+				if i >= n {
+					w.Snippet = ""
+				}
+				if !reflect.DeepEqual(some[i], w) {
+					t.Errorf("%q, %d snippets: hit %d = %+v\nwant %+v", q, n, i, some[i], w)
+				}
+			}
 		}
 	}
 }
