@@ -680,6 +680,7 @@ func (s *Store) mergeCommit(ctx context.Context, theirs gitstore.Hash, res *Pull
 		if r := renumberedTrailer(m.Notes); r != "" {
 			op.Extra = append(op.Extra, [2]string{"Ctx-Renumbered", r})
 		}
+		op.Body = mergeBody(m.Conflicts, res.Decided, m.Notes)
 		return map[string]*gitstore.Write{ref: {Tree: &tree, ExtraParents: []gitstore.Hash{theirs}, Message: s.Message(op)}}, nil
 	})
 	if err != nil {
@@ -727,6 +728,51 @@ func renumberedTrailer(notes []merge.Note) string {
 		fmt.Fprintf(&b, "%d -> %d", p[0], p[1])
 	}
 	return b.String()
+}
+
+// maxBodyItems bounds the lines of each list of a merge commit's body (mergeBody); the others are counted.
+const maxBodyItems = 100
+
+// mergeBody is the body of a merge commit's message (Op.Body), for whoever reads `git log` of the context
+// branch, as git's own merge commits list "Conflicts:": the open conflicts the merge recorded ("Conflicts:",
+// one tab-indented line each: path, field, conflict id for ctx resolve), those --strategy decided
+// ("Decided:"), and the merge's notes ("Notes:", the note's message: a decision renumbered, a rename
+// followed, a deletion that lost to an edit). At most maxBodyItems lines of each, then "and N more"
+// (ctx conflicts and the pull's report have them all). Nil when the merge has none of them.
+func mergeBody(conflicts, decided []merge.Conflict, notes []merge.Note) []string {
+	var out []string
+	list := func(head string, n int, line func(i int) string) {
+		if n == 0 {
+			return
+		}
+		out = append(out, head)
+		for i := 0; i < n; i++ {
+			if i == maxBodyItems {
+				out = append(out, fmt.Sprintf("\t... and %d more", n-i))
+				break
+			}
+			out = append(out, "\t"+line(i))
+		}
+	}
+	conflict := func(c merge.Conflict) string {
+		field := c.Field
+		if field == "" {
+			field = "whole file"
+		}
+		if c.LostDeleted {
+			field += ", deleted on one side"
+		}
+		return fmt.Sprintf("%s (%s; conflict %s)", c.Path, field, c.ID)
+	}
+	list("Conflicts:", len(conflicts), func(i int) string { return conflict(conflicts[i]) })
+	list("Decided:", len(decided), func(i int) string { return conflict(decided[i]) })
+	list("Notes:", len(notes), func(i int) string {
+		if notes[i].Message == "" {
+			return fmt.Sprintf("%s: %s", notes[i].Path, notes[i].Kind)
+		}
+		return notes[i].Message
+	})
+	return out
 }
 
 // mergeTooLarge refuses a merge that would write a file over MaxFileBytes (of are ours' files before it,
