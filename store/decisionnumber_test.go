@@ -71,7 +71,7 @@ func TestDecisionKeyIsItsNumber(t *testing.T) {
 
 // TestRenumberedDecisionsInMergeCommit: a decision renumbered by a merge (both sides added decision 1)
 // keeps its old number in the Ctx-Key of the commit that added it; the merge commit records the mapping
-// in its Ctx-Renumbered trailer, and Log reads it back. Its
+// in its Ctx-Renumbered trailer and the file's old path in Ctx-Renamed, and Log reads both back. Its
 // message lists the merge's conflicts and notes in a body before the trailers, as git's own merge commits
 // list "Conflicts:", which git itself reads back (git log, git interpret-trailers).
 func TestRenumberedDecisionsInMergeCommit(t *testing.T) {
@@ -125,12 +125,12 @@ func TestRenumberedDecisionsInMergeCommit(t *testing.T) {
 		}
 	}
 	// git reads the trailers after the body: the body is a paragraph of its own.
-	trailers := storetest.GitRef(t, a, "refs/heads/ctx", "log", "-1", "--format=%(trailers:key=Ctx-Conflicts)", "refs/heads/ctx")
-	if want := "Ctx-Conflicts: 1"; strings.TrimSpace(trailers) != want {
+	trailers := storetest.GitRef(t, a, "refs/heads/ctx", "log", "-1", "--format=%(trailers:key=Ctx-Renamed,valueonly)%(trailers:key=Ctx-Conflicts)", "refs/heads/ctx")
+	if want := old + " -> " + moved + "\nCtx-Conflicts: 1"; strings.TrimSpace(trailers) != want {
 		t.Errorf("git's trailers of the merge commit: %q, want %q", trailers, want)
 	}
 	log, err := sa.Log(ctx, 1, "")
-	if err != nil || len(log) != 1 || log[0].Renumbered != "1 -> 2" {
-		t.Errorf("Log: %+v, %v; want the merge with Renumbered 1 -> 2", log, err)
+	if err != nil || len(log) != 1 || log[0].Renumbered != "1 -> 2" || len(log[0].Renamed) != 1 || log[0].Renamed[0] != old+" -> "+moved {
+		t.Errorf("Log: %+v, %v; want the merge with Renumbered 1 -> 2 and Renamed %s -> %s", log, err, old, moved)
 	}
 }

@@ -680,6 +680,7 @@ func (s *Store) mergeCommit(ctx context.Context, theirs gitstore.Hash, res *Pull
 		if r := renumberedTrailer(m.Notes); r != "" {
 			op.Extra = append(op.Extra, [2]string{"Ctx-Renumbered", r})
 		}
+		op.Extra = append(op.Extra, renamedTrailers(renamesOf(m.Notes))...)
 		op.Body = mergeBody(m.Conflicts, res.Decided, m.Notes)
 		return map[string]*gitstore.Write{ref: {Tree: &tree, ExtraParents: []gitstore.Hash{theirs}, Message: s.Message(op)}}, nil
 	})
@@ -772,6 +773,35 @@ func mergeBody(conflicts, decided []merge.Conflict, notes []merge.Note) []string
 		}
 		return notes[i].Message
 	})
+	return out
+}
+
+// renamesOf is the [old, new] paths of the files the merge renamed (merge.Note "renumbered": a decision's
+// file moved to its new number), sorted by old path.
+func renamesOf(notes []merge.Note) [][2]string {
+	var out [][2]string
+	for _, n := range notes {
+		if n.Kind == "renumbered" && n.OldPath != "" && n.OldPath != n.Path {
+			out = append(out, [2]string{n.OldPath, n.Path})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] || out[i][0] == out[j][0] && out[i][1] < out[j][1] })
+	return out
+}
+
+// renamedTrailers are the Ctx-Renamed trailers of a commit that renamed files (a merge's renumbering, a
+// decision renamed by hand and recorded by ctx commit): one "OLD -> NEW" trailer per file (a path may hold
+// a comma, so one trailer each, as git allows a key to repeat), at most maxRenumberedInTrailer, then one
+// "and N more" (docs/architecture.md "Commits"). ctx log shows them.
+func renamedTrailers(renames [][2]string) [][2]string {
+	var out [][2]string
+	for i, r := range renames {
+		if i == maxRenumberedInTrailer {
+			out = append(out, [2]string{"Ctx-Renamed", fmt.Sprintf("and %d more", len(renames)-i)})
+			break
+		}
+		out = append(out, [2]string{"Ctx-Renamed", r[0] + " -> " + r[1]})
+	}
 	return out
 }
 
