@@ -493,6 +493,49 @@ func TestHTTPNotifications(t *testing.T) {
 	}
 }
 
+// TestHTTPListChangedPublicOnly: a move of the private ref alone sends notifications/resources/list_changed
+// to the machine user's local (stdio) session, never to a token holder's HTTP session, which sees only the
+// public scope; a move of the public ref sends it to both. One server serves both transports.
+func TestHTTPListChangedPublicOnly(t *testing.T) {
+	ctx := context.Background()
+	_, st := newRepo(t, store.Actor{Agent: "cli"})
+	stderr := &syncBuffer{}
+	x := NewServer(st, Options{PollInterval: 50 * time.Millisecond, Stderr: stderr})
+	local := serveServer(t, x, stderr, "", "local") // stdio, which runs the watcher
+	h := &httpServer{tokens: tokens.Open(t.TempDir()), log: &syncBuffer{}, stderr: stderr}
+	handler, err := x.HTTPHandler(HTTPOptions{Tokens: h.tokens, AccessLog: h.log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(handler)
+	t.Cleanup(func() {
+		ts.CloseClientConnections()
+		ts.Close()
+	})
+	h.url = ts.URL
+	remote := h.connect(t, h.token(t, tokens.Spec{Member: "R"}), "", "remote")
+	time.Sleep(300 * time.Millisecond) // remote's event stream is open
+	if _, err := st.SetEntry(ctx, store.KnowledgeKind, store.SetEntry{Key: "privk", Content: "private\n", Scope: store.Private}); err != nil {
+		t.Fatal(err)
+	}
+	if !local.waitNote(t, "notifications/resources/list_changed", "", 10*time.Second) {
+		t.Fatalf("the local session got no list_changed for the private write; got %v", local.notes)
+	}
+	time.Sleep(300 * time.Millisecond) // what was sent to the HTTP session at the same tick has arrived
+	if remote.hasNote("notifications/resources/list_changed", "") {
+		t.Errorf("the HTTP session was sent list_changed when only the private ref moved: %v", remote.notes)
+	}
+	local.clearNotes()
+	if _, err := st.SetEntry(ctx, store.KnowledgeKind, store.SetEntry{Key: "pubk", Content: "public\n"}); err != nil {
+		t.Fatal(err)
+	}
+	for name, s := range map[string]*session{"HTTP": remote, "local": local} {
+		if !s.waitNote(t, "notifications/resources/list_changed", "", 10*time.Second) {
+			t.Errorf("the %s session got no list_changed for the public write; got %v", name, s.notes)
+		}
+	}
+}
+
 func TestCheckListenAddr(t *testing.T) {
 	for _, c := range []struct {
 		addr                         string
