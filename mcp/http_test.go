@@ -693,6 +693,10 @@ func TestHTTPPrivateScopeHidden(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// A private decision after seed's two public ones: number 3.
+	if d, _, err := st.AddDecision(ctx, store.NewDecision{Title: "Secret vendor PRIVATE-DECISION", Scope: store.Private}); err != nil || d.ID != 3 {
+		t.Fatalf("private decision: %+v %v", d, err)
+	}
 	h := startHTTP(t, st, Options{}, HTTPOptions{})
 	ro := h.connect(t, h.token(t, tokens.Spec{Member: "Carol", ReadOnly: true}), "", "x")
 	rw := h.connect(t, h.token(t, tokens.Spec{Member: "Dave", Email: "dave@example.com"}), "", "x")
@@ -766,6 +770,30 @@ func TestHTTPPrivateScopeHidden(t *testing.T) {
 	}
 	if e, _ := v.GetEntry(ctx, store.KnowledgeKind, "privk"); e.Scope != store.Private || !strings.Contains(e.Content, "PRIVATE-VALUE-9f1") {
 		t.Errorf("privk is now %s %q", e.Scope, e.Content)
+	}
+	// A decision recorded over HTTP takes no number of the machine user's private decisions (it would be
+	// two decisions numbered 3 on this machine): the server numbers from every scope, the caller sees only
+	// the number it got, and the private decision stays out of its reads.
+	res := structured(t, "record_decision", rw.call(t, "context_record_decision", map[string]any{"title": "Use NATS", "decision": "NATS"}))
+	if res["id"] != float64(4) {
+		t.Errorf("context_record_decision over HTTP: %v, want id 4 (3 is private)", res)
+	}
+	if list := fmt.Sprint(rw.readJSON(t, "context://decisions")); strings.Contains(list, "PRIVATE-DECISION") || !strings.Contains(list, "Use NATS") {
+		t.Errorf("context://decisions over HTTP: %s", list)
+	}
+	if v, err = st.RefView(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ds, err := v.ListDecisions(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nums := map[int]string{}
+	for _, d := range ds {
+		if other, ok := nums[d.ID]; ok {
+			t.Errorf("decision %d is both %q and %q", d.ID, other, d.Title)
+		}
+		nums[d.ID] = d.Title
 	}
 }
 

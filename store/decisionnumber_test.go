@@ -134,3 +134,26 @@ func TestRenumberedDecisionsInMergeCommit(t *testing.T) {
 		t.Errorf("Log: %+v, %v; want the merge with Renumbered 1 -> 2 and Renamed %s -> %s", log, err, old, moved)
 	}
 }
+
+// TestPublicOnlyDecisionNumbers: a public-only caller (an MCP request over HTTP) that records a decision or
+// imports a batch gets numbers none of this machine's private or ephemeral decisions hold, which it cannot
+// see (docs/mcp.md "context_record_decision over HTTP"); it sees only the numbers it got.
+func TestPublicOnlyDecisionNumbers(t *testing.T) {
+	ctx := context.Background()
+	s, _ := storetest.New(t)
+	for _, sc := range []store.Scope{store.Public, store.Private, store.Ephemeral} {
+		if _, _, err := s.AddDecision(ctx, store.NewDecision{Title: "In " + string(sc), Scope: sc}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pub := store.WithPublicOnly(ctx)
+	d, _, err := s.AddDecision(pub, store.NewDecision{Title: "Over HTTP"})
+	if err != nil || d.ID != 4 {
+		t.Fatalf("a public-only decision after public 1, private 2, ephemeral 3: %+v, %v; want number 4", d, err)
+	}
+	_, ds, err := s.Apply(pub, store.Op{Name: "import"}, store.Batch{Decisions: []store.NewDecision{
+		{Title: "Imported", Source: "docs/adr/0002-imported.md", Number: 2}}})
+	if err != nil || len(ds) != 1 || ds[0].ID != 5 {
+		t.Fatalf("a public-only import of ADR 2 (2 is private): %+v, %v; want number 5", ds, err)
+	}
+}
