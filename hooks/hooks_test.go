@@ -118,7 +118,7 @@ func TestPrePushOptIn(t *testing.T) {
 	if _, err := Install(bg, repo, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if st, _ := Report(bg, repo); !mustHook(t, st, PrePush).Installed {
+	if st, _ := Report(bg, repo, Options{}); !mustHook(t, st, PrePush).Installed {
 		t.Fatal("plain install dropped pre-push")
 	}
 
@@ -313,7 +313,7 @@ func TestInstallUpgradesOldShim(t *testing.T) {
 	p := filepath.Join(repo, ".git", "hooks", "post-checkout")
 	writeFile(t, p, old, 0o755)
 	// Report says the block is another version's, and how to update it.
-	rep, err := Report(bg, repo)
+	rep, err := Report(bg, repo, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -330,7 +330,7 @@ func TestInstallUpgradesOldShim(t *testing.T) {
 	if mustHook(t, st, PostCheckout).Outdated {
 		t.Error("the block just installed is reported outdated")
 	}
-	if rep, err = Report(bg, repo); err != nil || mustHook(t, rep, PostCheckout).Outdated || strings.Contains(strings.Join(rep.Notes, "\n"), "another version") {
+	if rep, err = Report(bg, repo, Options{}); err != nil || mustHook(t, rep, PostCheckout).Outdated || strings.Contains(strings.Join(rep.Notes, "\n"), "another version") {
 		t.Errorf("report after install: %+v %v", rep, err)
 	}
 	got := readFile(t, p)
@@ -510,8 +510,12 @@ func TestHooksPathFolder(t *testing.T) {
 	if got := gitIn(t, repo, "", "status", "--porcelain", "--untracked-files=all"); got != "" {
 		t.Fatalf("Install without InWorkTree changed the work tree:\n%s", got)
 	}
-	if st, err := Report(bg, repo); err != nil || !st.InWorkTree || st.Snippet == "" {
+	if st, err := Report(bg, repo, Options{}); err != nil || !st.InWorkTree || st.Snippet == "" || strings.Contains(st.Snippet, "pre-push") {
 		t.Errorf("Report: %+v %v", st, err)
+	}
+	// With pre-push opted in (sync.push-with-git), the report names its line too, as Install does.
+	if rep, err := Report(bg, repo, Options{PrePush: true}); err != nil || rep.Snippet != st.Snippet {
+		t.Errorf("Report with PrePush: %q %v, want Install's %q", rep.Snippet, err, st.Snippet)
 	}
 	st, err = Install(bg, repo, Options{InWorkTree: true})
 	if err != nil {
@@ -650,7 +654,7 @@ func TestManagers(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(repo, ".git", "hooks", "post-checkout")); !os.IsNotExist(err) {
 				t.Error("post-checkout written")
 			}
-			if r, err := Report(bg, repo); err != nil || r.Manager != c.want || r.Snippet != Snippet(c.want) {
+			if r, err := Report(bg, repo, Options{}); err != nil || r.Manager != c.want || r.Snippet != Snippet(c.want) {
 				t.Errorf("report %+v %v", r, err)
 			}
 		})
@@ -721,7 +725,7 @@ func TestUninstallKeepsUserLinesInCreatedFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	if st, _ := Report(bg, repo); !mustHook(t, st, PostMerge).UserContent {
+	if st, _ := Report(bg, repo, Options{}); !mustHook(t, st, PostMerge).UserContent {
 		t.Error("user content not reported")
 	}
 	if _, err := Uninstall(bg, repo); err != nil {
@@ -803,7 +807,7 @@ func TestEmptyHooksPath(t *testing.T) {
 	t.Parallel()
 	repo := newRepo(t)
 	gitIn(t, repo, "", "config", "core.hooksPath", "")
-	if _, err := Report(bg, repo); !errors.Is(err, ErrHooksPath) || !strings.Contains(err.Error(), "git config --unset core.hooksPath") {
+	if _, err := Report(bg, repo, Options{}); !errors.Is(err, ErrHooksPath) || !strings.Contains(err.Error(), "git config --unset core.hooksPath") {
 		t.Errorf("Report: %v", err)
 	}
 	if _, err := Install(bg, repo, Options{}); !errors.Is(err, ErrHooksPath) {
@@ -837,7 +841,7 @@ func TestHuskyV8SnippetAsTold(t *testing.T) {
 	mine := "#!/usr/bin/env sh\n. \"$(dirname -- \"$0\")/_/husky.sh\"\n\ntouch merged-by-user"
 	writeFile(t, filepath.Join(repo, ".husky", "post-merge"), mine, 0o755)
 	gitIn(t, repo, "", "config", "core.hooksPath", ".husky")
-	st, err := Report(bg, repo)
+	st, err := Report(bg, repo, Options{})
 	if err != nil || st.Manager != Husky {
 		t.Fatalf("report: %+v %v", st, err)
 	}
@@ -901,7 +905,7 @@ func TestPostCommitOptIn(t *testing.T) {
 	if _, err := Install(bg, repo, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if st, _ := Report(bg, repo); !mustHook(t, st, PostCommit).Installed {
+	if st, _ := Report(bg, repo, Options{}); !mustHook(t, st, PostCommit).Installed {
 		t.Fatal("plain install dropped post-commit")
 	}
 	pathEnv, logFile := fakeCtx(t, `echo "thread=$CODEX_THREAD_ID" >>"$(dirname "$0")/ctx.log"`)
@@ -1056,7 +1060,7 @@ func TestHooksPathDevNull(t *testing.T) {
 	t.Parallel()
 	repo := newRepo(t)
 	gitIn(t, repo, "", "config", "core.hooksPath", "/dev/null")
-	if _, err := Report(bg, repo); !errors.Is(err, ErrHooksPath) || !strings.Contains(err.Error(), "core.hooksPath is /dev/null") || !strings.Contains(err.Error(), "disabled") {
+	if _, err := Report(bg, repo, Options{}); !errors.Is(err, ErrHooksPath) || !strings.Contains(err.Error(), "core.hooksPath is /dev/null") || !strings.Contains(err.Error(), "disabled") {
 		t.Errorf("Report: %v", err)
 	}
 	if _, err := Install(bg, repo, Options{}); !errors.Is(err, ErrHooksPath) {

@@ -94,18 +94,22 @@ func Uninstall(ctx context.Context, workTree string) (Status, error) {
 }
 
 // Report returns the state of ctx's hooks in workTree without writing
-// anything. When a manager is detected, Snippet holds the text to paste.
-func Report(ctx context.Context, workTree string) (Status, error) {
+// anything. When a manager is detected, or the hooks directory is inside the
+// work tree (Status.InWorkTree), Snippet holds the text to add: for the hooks
+// Install would add with opt (pre-push when opt.PrePush, the user's
+// sync.push-with-git; post-commit when opt.Blame), so that `ctx hooks status`
+// prints every line the user must add (docs/hooks.md "Where the hooks go").
+func Report(ctx context.Context, workTree string, opt Options) (Status, error) {
 	st, err := begin(ctx, workTree)
 	if err != nil {
 		return st, err
 	}
 	if st.Manager != NoManager {
-		st.Snippet = Snippet(st.Manager)
+		st.Snippet = SnippetFor(st.Manager, opt)
 	}
 	st = report(st)
 	if st.Manager == NoManager && st.InWorkTree {
-		st.Snippet = WorkTreeSnippet(st, Options{})
+		st.Snippet = WorkTreeSnippet(st, opt)
 	}
 	return st, nil
 }

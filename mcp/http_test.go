@@ -493,6 +493,49 @@ func TestHTTPNotifications(t *testing.T) {
 	}
 }
 
+// TestHTTPListChangedPublicOnly: a move of the private ref alone sends notifications/resources/list_changed
+// to the machine user's local (stdio) session, never to a token holder's HTTP session, which sees only the
+// public scope; a move of the public ref sends it to both. One server serves both transports.
+func TestHTTPListChangedPublicOnly(t *testing.T) {
+	ctx := context.Background()
+	_, st := newRepo(t, store.Actor{Agent: "cli"})
+	stderr := &syncBuffer{}
+	x := NewServer(st, Options{PollInterval: 50 * time.Millisecond, Stderr: stderr})
+	local := serveServer(t, x, stderr, "", "local") // stdio, which runs the watcher
+	h := &httpServer{tokens: tokens.Open(t.TempDir()), log: &syncBuffer{}, stderr: stderr}
+	handler, err := x.HTTPHandler(HTTPOptions{Tokens: h.tokens, AccessLog: h.log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(handler)
+	t.Cleanup(func() {
+		ts.CloseClientConnections()
+		ts.Close()
+	})
+	h.url = ts.URL
+	remote := h.connect(t, h.token(t, tokens.Spec{Member: "R"}), "", "remote")
+	time.Sleep(300 * time.Millisecond) // remote's event stream is open
+	if _, err := st.SetEntry(ctx, store.KnowledgeKind, store.SetEntry{Key: "privk", Content: "private\n", Scope: store.Private}); err != nil {
+		t.Fatal(err)
+	}
+	if !local.waitNote(t, "notifications/resources/list_changed", "", 10*time.Second) {
+		t.Fatalf("the local session got no list_changed for the private write; got %v", local.notes)
+	}
+	time.Sleep(300 * time.Millisecond) // what was sent to the HTTP session at the same tick has arrived
+	if remote.hasNote("notifications/resources/list_changed", "") {
+		t.Errorf("the HTTP session was sent list_changed when only the private ref moved: %v", remote.notes)
+	}
+	local.clearNotes()
+	if _, err := st.SetEntry(ctx, store.KnowledgeKind, store.SetEntry{Key: "pubk", Content: "public\n"}); err != nil {
+		t.Fatal(err)
+	}
+	for name, s := range map[string]*session{"HTTP": remote, "local": local} {
+		if !s.waitNote(t, "notifications/resources/list_changed", "", 10*time.Second) {
+			t.Errorf("the %s session got no list_changed for the public write; got %v", name, s.notes)
+		}
+	}
+}
+
 func TestCheckListenAddr(t *testing.T) {
 	for _, c := range []struct {
 		addr                         string
@@ -650,6 +693,10 @@ func TestHTTPPrivateScopeHidden(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// A private decision after seed's two public ones: number 3.
+	if d, _, err := st.AddDecision(ctx, store.NewDecision{Title: "Secret vendor PRIVATE-DECISION", Scope: store.Private}); err != nil || d.ID != 3 {
+		t.Fatalf("private decision: %+v %v", d, err)
+	}
 	h := startHTTP(t, st, Options{}, HTTPOptions{})
 	ro := h.connect(t, h.token(t, tokens.Spec{Member: "Carol", ReadOnly: true}), "", "x")
 	rw := h.connect(t, h.token(t, tokens.Spec{Member: "Dave", Email: "dave@example.com"}), "", "x")
@@ -723,6 +770,30 @@ func TestHTTPPrivateScopeHidden(t *testing.T) {
 	}
 	if e, _ := v.GetEntry(ctx, store.KnowledgeKind, "privk"); e.Scope != store.Private || !strings.Contains(e.Content, "PRIVATE-VALUE-9f1") {
 		t.Errorf("privk is now %s %q", e.Scope, e.Content)
+	}
+	// A decision recorded over HTTP takes no number of the machine user's private decisions (it would be
+	// two decisions numbered 3 on this machine): the server numbers from every scope, the caller sees only
+	// the number it got, and the private decision stays out of its reads.
+	res := structured(t, "record_decision", rw.call(t, "context_record_decision", map[string]any{"title": "Use NATS", "decision": "NATS"}))
+	if res["id"] != float64(4) {
+		t.Errorf("context_record_decision over HTTP: %v, want id 4 (3 is private)", res)
+	}
+	if list := fmt.Sprint(rw.readJSON(t, "context://decisions")); strings.Contains(list, "PRIVATE-DECISION") || !strings.Contains(list, "Use NATS") {
+		t.Errorf("context://decisions over HTTP: %s", list)
+	}
+	if v, err = st.RefView(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ds, err := v.ListDecisions(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nums := map[int]string{}
+	for _, d := range ds {
+		if other, ok := nums[d.ID]; ok {
+			t.Errorf("decision %d is both %q and %q", d.ID, other, d.Title)
+		}
+		nums[d.ID] = d.Title
 	}
 }
 

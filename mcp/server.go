@@ -146,7 +146,7 @@ func newSrv(st *store.Store, opt Options) *srv {
 		s.reads.margin = raceMargin
 	}
 	hooks := &server.Hooks{}
-	hooks.AddOnRegisterSession(func(ctx context.Context, cs server.ClientSession) { s.hub.add(cs) })
+	hooks.AddOnRegisterSession(func(ctx context.Context, cs server.ClientSession) { s.hub.add(ctx, cs) })
 	hooks.AddOnUnregisterSession(func(ctx context.Context, cs server.ClientSession) { s.hub.remove(cs) })
 	hooks.AddAfterSubscribe(func(ctx context.Context, _ any, m *mcpgo.SubscribeRequest, _ *mcpgo.EmptyResult) {
 		s.hub.subscribed(ctx, m.Params.URI, true)

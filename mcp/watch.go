@@ -31,10 +31,15 @@ func newHub() *hub {
 	return &hub{sessions: map[string]server.ClientSession{}, subs: map[string]map[string]bool{}, pub: map[string]bool{}}
 }
 
-func (h *hub) add(cs server.ClientSession) {
+// add records a new session; ctx is the request that registered it: a public-only one (over HTTP, a
+// token holder's) makes the session public-only (local, list_changed of the private scopes: never).
+func (h *hub) add(ctx context.Context, cs server.ClientSession) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.sessions[cs.SessionID()] = cs
+	if store.PublicOnly(ctx) {
+		h.pub[cs.SessionID()] = true
+	}
 }
 
 func (h *hub) remove(cs server.ClientSession) {
@@ -72,7 +77,22 @@ func (h *hub) subscribed(ctx context.Context, uri string, on bool) {
 	if len(h.subs[id]) < maxSubscriptions {
 		h.subs[id][uri] = true
 	}
-	h.pub[id] = store.PublicOnly(ctx)
+	h.pub[id] = h.pub[id] || store.PublicOnly(ctx)
+}
+
+// local returns the ids of the initialised sessions that see every scope (not public-only: stdio's, the
+// machine user's), sorted.
+func (h *hub) local() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []string
+	for id, cs := range h.sessions {
+		if cs.Initialized() && !h.pub[id] {
+			out = append(out, id)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // maxSubscriptions bounds the URIs the hub records for one session (each is rendered on every move of
@@ -109,7 +129,10 @@ func (h *hub) subscriptions() map[subscription][]string {
 }
 
 // watch is the loop of Watch: it polls st.Tips every PollInterval. When a tip moved it sends
-// notifications/resources/list_changed to every session, then renders each subscribed URI again and
+// notifications/resources/list_changed: to every session when the public ref moved, else (only a private
+// or ephemeral ref moved) to the sessions that see those scopes (hub.local): a public-only session over
+// HTTP reads none of them, so their moves are none of its business and must not reach it (docs/http.md).
+// Then it renders each subscribed URI again and
 // sends notifications/resources/updated {uri} to its subscribers when its content differs from the
 // last rendering (or was never rendered). Read errors are logged, never fatal: the next tick retries.
 func (s *srv) watch(ctx context.Context) error {
@@ -135,6 +158,7 @@ func (s *srv) watch(ctx context.Context) error {
 			continue
 		}
 		moved := last != nil && !maps.Equal(tips, last)
+		publicMoved := moved && tips[store.Public] != last[store.Public]
 		last = tips
 		subs := s.hub.subscriptions()
 		for k := range seen {
@@ -144,7 +168,15 @@ func (s *srv) watch(ctx context.Context) error {
 		}
 		if moved {
 			s.log.Printf("context refs moved: %s", describeTips(tips))
-			s.mcp.SendNotificationToAllClients(mcpgo.MethodNotificationResourcesListChanged, nil)
+			if publicMoved {
+				s.mcp.SendNotificationToAllClients(mcpgo.MethodNotificationResourcesListChanged, nil)
+			} else {
+				for _, id := range s.hub.local() {
+					if err := s.mcp.SendNotificationToSpecificClient(id, mcpgo.MethodNotificationResourcesListChanged, nil); err != nil {
+						s.log.Printf("notify %s of the list: %v", id, err)
+					}
+				}
+			}
 		}
 		keys := make([]subscription, 0, len(subs))
 		for k := range subs {

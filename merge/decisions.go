@@ -179,7 +179,7 @@ func renumber(base, ours, theirs Files) (Files, Files, []Note) {
 			remap[d.side][n] = m
 			if !noted[d.identity()] {
 				noted[d.identity()] = true
-				notes = append(notes, Note{Path: np, Kind: "renumbered", From: n, To: m,
+				notes = append(notes, Note{Path: np, Kind: "renumbered", From: n, To: m, OldPath: d.path,
 					Message: fmt.Sprintf("decision %d was added on both sides: %s renumbered to %d (%s)", n, d.path, m, np)})
 			}
 		}
@@ -457,7 +457,7 @@ func uniqueNumbers(base, ours, theirs, merged Files) []Note {
 			np := fmt.Sprintf("decisions/%04d%s", maxNum, d.rest)
 			delete(merged, d.path)
 			merged[np] = setDecisionID(d.content, maxNum)
-			notes = append(notes, Note{Path: np, Kind: "renumbered", From: n, To: maxNum,
+			notes = append(notes, Note{Path: np, Kind: "renumbered", From: n, To: maxNum, OldPath: d.path,
 				Message: fmt.Sprintf("decision %d was held by two decisions after the merge: %s renumbered to %d (%s)", n, d.path, maxNum, np)})
 		}
 	}

@@ -145,6 +145,9 @@ type Note struct {
 	// From and To are, for "renumbered", the decision's number before and after the merge (0 otherwise):
 	// what the merge commit records in its Ctx-Renumbered trailer (docs/architecture.md "Commits").
 	From, To int
+	// OldPath is, for "renumbered", the decision's path before the merge (on the side that had it; Path
+	// is the new one): what the merge commit records in a Ctx-Renamed trailer.
+	OldPath string
 }
 
 // Tree merges ours and theirs against base, path by path (docs/merge.md). It

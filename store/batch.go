@@ -241,6 +241,17 @@ func (s *Store) decisionBatch(ctx context.Context, v *View, in []NewDecision, wh
 	bySource := map[string]Decision{}
 	byID := map[int]Decision{}
 	root := s.repo.WorkTree()
+	if ev := v.everyScope(); ev != v {
+		// A public-only caller's new decisions take no number of this machine's private or ephemeral
+		// decisions either (takenIDs); it sees only the numbers it gets.
+		every, err := ev.ListDecisions(ctx)
+		if err != nil {
+			return err
+		}
+		for _, d := range every {
+			taken[d.ID] = true
+		}
+	}
 	for _, d := range existing {
 		taken[d.ID] = true
 		byID[d.ID] = d

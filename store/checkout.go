@@ -735,13 +735,18 @@ func (s *Store) commitHandEdits(ctx context.Context, msg string, auto bool) (*Co
 		byScope[e.Scope] = append(byScope[e.Scope], e.Path)
 		force[e.Path] = true
 	}
+	renames, err := s.handRenames(ctx, rec, edits, disk)
+	if err != nil {
+		return nil, edits, err
+	}
 	op := Op{Name: "commit", Scoped: map[Scope]Op{}}
 	for sc, paths := range byScope {
 		summary := msg
 		if summary == "" {
 			summary = fmt.Sprintf("record %d hand edit(s) of %s", len(paths), CheckoutDir)
 		}
-		op.Scoped[sc] = Op{Name: "commit", Key: strings.Join(paths, ","), Summary: summary}
+		// A decision renamed by hand names its old path in a Ctx-Renamed trailer of its scope's commit.
+		op.Scoped[sc] = Op{Name: "commit", Key: strings.Join(paths, ","), Summary: summary, Extra: renamedTrailers(renames[sc])}
 	}
 	op.Summary = msg
 	if op.Summary == "" {
@@ -807,6 +812,67 @@ func (s *Store) commitHandEdits(ctx context.Context, msg string, auto bool) (*Co
 		c.Warnings = append(c.Warnings, warn(ctx, refreshWarning(err)))
 	}
 	return c, edits, nil
+}
+
+// handRenames are the decisions renamed by hand among edits, per scope, as [old, new] paths sorted by old
+// path: a decision file deleted and one added in the same scope that hold the same decision (the same
+// `uid` in the front matter, else the same bytes: a plain mv). The old file's content is the checked-out
+// blob of rec; the new one's is disk's.
+func (s *Store) handRenames(ctx context.Context, rec *Record, edits []HandEdit, disk map[string][]byte) (map[Scope][][2]string, error) {
+	type file struct {
+		path, uid string
+		data      []byte
+	}
+	uidOf := func(b []byte) string {
+		fm, _, ok := SplitFrontMatter(b)
+		if !ok {
+			return ""
+		}
+		m, err := ParseMeta(fm)
+		if err != nil {
+			return ""
+		}
+		return m.String("uid")
+	}
+	gone, added := map[Scope][]file{}, map[Scope][]file{}
+	for _, e := range edits {
+		if !strings.HasPrefix(e.Path, "decisions/") {
+			continue
+		}
+		switch e.Change {
+		case ChangeDeleted:
+			f, ok := rec.Files[e.Path]
+			if !ok {
+				continue
+			}
+			b, err := s.repo.ReadBlob(ctx, gitstore.NewHash(f.Blob))
+			if err != nil {
+				return nil, fmt.Errorf("read the checked-out version of %s: %w", e.Path, err)
+			}
+			gone[e.Scope] = append(gone[e.Scope], file{e.Path, uidOf(b), b})
+		case ChangeAdded:
+			if b, ok := disk[e.Path]; ok {
+				added[e.Scope] = append(added[e.Scope], file{e.Path, uidOf(b), b})
+			}
+		}
+	}
+	out := map[Scope][][2]string{}
+	for sc, olds := range gone {
+		sort.Slice(olds, func(i, j int) bool { return olds[i].path < olds[j].path })
+		news := added[sc]
+		sort.Slice(news, func(i, j int) bool { return news[i].path < news[j].path })
+		used := make([]bool, len(news))
+		for _, o := range olds {
+			for i, n := range news {
+				if !used[i] && (o.uid != "" && o.uid == n.uid || o.uid == "" && n.uid == "" && bytes.Equal(o.data, n.data)) {
+					used[i] = true
+					out[sc] = append(out[sc], [2]string{o.path, n.path})
+					break
+				}
+			}
+		}
+	}
+	return out, nil
 }
 
 // recordedFiles returns the files of scope sc as they were checked out (the blobs of the checkout record):

@@ -71,10 +71,16 @@ func TestDecisionKeyIsItsNumber(t *testing.T) {
 
 // TestRenumberedDecisionsInMergeCommit: a decision renumbered by a merge (both sides added decision 1)
 // keeps its old number in the Ctx-Key of the commit that added it; the merge commit records the mapping
-// in its Ctx-Renumbered trailer, and Log reads it back.
+// in its Ctx-Renumbered trailer and the file's old path in Ctx-Renamed, and Log reads both back. Its
+// message lists the merge's conflicts and notes in a body before the trailers, as git's own merge commits
+// list "Conflicts:", which git itself reads back (git log, git interpret-trailers).
 func TestRenumberedDecisionsInMergeCommit(t *testing.T) {
 	ctx := context.Background()
 	sa, sb, a, _ := pair(t)
+	mustSet(t, sa, "k", "base")
+	if _, err := sa.Push(ctx, store.PushOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := sb.Pull(ctx, store.PullOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -84,28 +90,70 @@ func TestRenumberedDecisionsInMergeCommit(t *testing.T) {
 	if _, _, err := sb.AddDecision(ctx, store.NewDecision{Title: "B's decision"}); err != nil {
 		t.Fatal(err)
 	}
+	mustSet(t, sa, "k", "A's version")
+	mustSet(t, sb, "k", "B's version")
 	if _, err := sb.Push(ctx, store.PushOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := sa.Pull(ctx, store.PullOptions{}); err != nil {
+	res, err := sa.Pull(ctx, store.PullOptions{})
+	if err != nil {
 		t.Fatal(err)
 	}
+	if len(res.Conflicts) != 1 {
+		t.Fatalf("the merge's conflicts: %+v, want one on knowledge/k.md", res.Conflicts)
+	}
 	files := storetest.Files(t, a, "ctx")
-	var nums []string
+	var moved string // the renumbered decision's new path
 	for p := range files {
-		if strings.HasPrefix(p, "decisions/") {
-			nums = append(nums, p)
+		if strings.HasPrefix(p, "decisions/0002-") {
+			moved = p
 		}
 	}
-	if len(nums) != 2 {
-		t.Fatalf("decisions after the merge: %v", nums)
+	if moved == "" {
+		t.Fatalf("no decision 2 after the merge: %v", files)
 	}
+	old := "decisions/0001-" + strings.TrimPrefix(moved, "decisions/0002-")
 	msg := storetest.LastMessage(t, a, "refs/heads/ctx")
 	if !strings.Contains(msg, "Ctx-Op: merge\n") || !strings.Contains(msg+"\n", "\nCtx-Renumbered: 1 -> 2\n") {
 		t.Fatalf("the merge commit's message:\n%s\nwant Ctx-Renumbered: 1 -> 2", msg)
 	}
+	// The body, as `git log` shows it: the conflict with its id (for ctx resolve), the renumbering.
+	for _, want := range []string{"\n\nConflicts:\n\tknowledge/k.md (body; conflict " + res.Conflicts[0].ID + ")\n",
+		"\nNotes:\n", "decision 1 was added on both sides: " + old + " renumbered to 2 (" + moved + ")"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("git log of the merge commit lacks %q:\n%s", want, msg)
+		}
+	}
+	// git reads the trailers after the body: the body is a paragraph of its own.
+	trailers := storetest.GitRef(t, a, "refs/heads/ctx", "log", "-1", "--format=%(trailers:key=Ctx-Renamed,valueonly)%(trailers:key=Ctx-Conflicts)", "refs/heads/ctx")
+	if want := old + " -> " + moved + "\nCtx-Conflicts: 1"; strings.TrimSpace(trailers) != want {
+		t.Errorf("git's trailers of the merge commit: %q, want %q", trailers, want)
+	}
 	log, err := sa.Log(ctx, 1, "")
-	if err != nil || len(log) != 1 || log[0].Renumbered != "1 -> 2" {
-		t.Errorf("Log: %+v, %v; want the merge with Renumbered 1 -> 2", log, err)
+	if err != nil || len(log) != 1 || log[0].Renumbered != "1 -> 2" || len(log[0].Renamed) != 1 || log[0].Renamed[0] != old+" -> "+moved {
+		t.Errorf("Log: %+v, %v; want the merge with Renumbered 1 -> 2 and Renamed %s -> %s", log, err, old, moved)
+	}
+}
+
+// TestPublicOnlyDecisionNumbers: a public-only caller (an MCP request over HTTP) that records a decision or
+// imports a batch gets numbers none of this machine's private or ephemeral decisions hold, which it cannot
+// see (docs/mcp.md "context_record_decision over HTTP"); it sees only the numbers it got.
+func TestPublicOnlyDecisionNumbers(t *testing.T) {
+	ctx := context.Background()
+	s, _ := storetest.New(t)
+	for _, sc := range []store.Scope{store.Public, store.Private, store.Ephemeral} {
+		if _, _, err := s.AddDecision(ctx, store.NewDecision{Title: "In " + string(sc), Scope: sc}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pub := store.WithPublicOnly(ctx)
+	d, _, err := s.AddDecision(pub, store.NewDecision{Title: "Over HTTP"})
+	if err != nil || d.ID != 4 {
+		t.Fatalf("a public-only decision after public 1, private 2, ephemeral 3: %+v, %v; want number 4", d, err)
+	}
+	_, ds, err := s.Apply(pub, store.Op{Name: "import"}, store.Batch{Decisions: []store.NewDecision{
+		{Title: "Imported", Source: "docs/adr/0002-imported.md", Number: 2}}})
+	if err != nil || len(ds) != 1 || ds[0].ID != 5 {
+		t.Fatalf("a public-only import of ADR 2 (2 is private): %+v, %v; want number 5", ds, err)
 	}
 }

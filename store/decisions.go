@@ -369,7 +369,9 @@ func (s *Store) decisionPlan(ctx context.Context, v *View, in NewDecision, autho
 }
 
 func takenIDs(ctx context.Context, s *Store, v *View) (map[int]bool, error) {
-	all, err := v.ListDecisions(ctx)
+	// Every scope's numbers, also for a public-only caller (over HTTP), who sees only the result: a public
+	// decision never takes the number of a private one of this machine (docs/mcp.md).
+	all, err := v.everyScope().ListDecisions(ctx)
 	if err != nil {
 		return nil, err
 	}

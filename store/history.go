@@ -105,7 +105,8 @@ func eventOf(c *gitstore.Commit, sc Scope) HistoryEvent {
 	e := HistoryEvent{LogEntry: LogEntry{Commit: c.Hash.String(), Summary: strings.SplitN(c.Message, "\n", 2)[0],
 		Op: t["Ctx-Op"], Key: t["Ctx-Key"], Agent: t["Ctx-Agent"], Session: t["Ctx-Session"],
 		Machine: t["Ctx-Machine"], Author: c.Author.Name + " <" + c.Author.Email + ">",
-		Time: c.Author.When.UTC().Format(time.RFC3339), Parents: []string{}, Renumbered: t["Ctx-Renumbered"]},
+		Time: c.Author.When.UTC().Format(time.RFC3339), Parents: []string{}, Renumbered: t["Ctx-Renumbered"],
+		Renamed: TrailerValues(c.Message, "Ctx-Renamed")},
 		Scope: sc, hash: c.Hash, tree: c.TreeHash, when: c.Author.When}
 	for i, p := range c.ParentHashes {
 		if i == 0 {

@@ -44,6 +44,20 @@ func (v *View) PublicOnly() *View {
 	return &View{r: publicReader{v.r}}
 }
 
+// everyScope is the view of every scope under v: v itself, or, for a public-only view (PublicOnly), the
+// view it hides the private and ephemeral scopes of. Only for what a write computes and never shows the
+// caller: a new decision's number, unique across the scopes of this machine (docs/mcp.md
+// "context_record_decision over HTTP").
+func (v *View) everyScope() *View {
+	switch r := v.r.(type) {
+	case publicReader:
+		return NewView(r.r)
+	case publicPrefixReader:
+		return NewView(r.r)
+	}
+	return v
+}
+
 // scopedView is v, or its public scope for a public-only ctx.
 func scopedView(ctx context.Context, v *View) *View {
 	if PublicOnly(ctx) {

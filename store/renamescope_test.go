@@ -86,7 +86,14 @@ func TestHandRenameKeepsPrivateScope(t *testing.T) {
 			t.Errorf("the old path %s is still on the private ref", p)
 		}
 	}
-	if out := storetest.GitRef(t, dir, "ctx", "log", "--format=%B", "ctx"); strings.Contains(out, "secret") || strings.Contains(out, "internal-deploy") {
+	if out := storetest.GitRef(t, dir, "ctx", "log", "--format=%B", "ctx"); strings.Contains(out, "secret") || strings.Contains(out, "internal-deploy") ||
+		strings.Contains(out, "Ctx-Renamed") {
 		t.Errorf("a public commit message names a private entry:\n%s", out)
+	}
+	// The private commit names the decisions' old paths (the second renamed and edited: the same uid),
+	// as git reads its trailers.
+	renamed := storetest.GitRef(t, dir, store.RefPrivate, "log", "-1", "--format=%(trailers:key=Ctx-Renamed,valueonly)", store.RefPrivate)
+	if want := p1 + " -> decisions/0001-secret-vendor-acme.md\n" + p2 + " -> decisions/0002-secret-second-zeta.md"; strings.TrimSpace(renamed) != want {
+		t.Errorf("Ctx-Renamed of the private commit: %q, want %q", renamed, want)
 	}
 }

@@ -289,7 +289,15 @@ type LogEntry struct {
 	// Renumbered is a merge commit's Ctx-Renumbered trailer: "OLD -> NEW, ..." for the decisions it
 	// renumbered, whose earlier commits name the old number as their Key.
 	Renumbered string `json:"renumbered,omitempty"`
+	// Renamed are the commit's Ctx-Renamed trailers, "OLD -> NEW" each: the files it renamed (a merge's
+	// renumbered decisions, a decision renamed by hand and recorded by ctx commit), whose earlier commits
+	// name the old path.
+	Renamed []string `json:"renamed,omitempty"`
 }
+
+// TrailerValues is every value of the trailer key in a commit message's last paragraph (a key may repeat:
+// Ctx-Renamed).
+func TrailerValues(msg, key string) []string { return objread.TrailerValues(msg, key) }
 
 // Trailers parses the "Key: value" lines of a commit message's last paragraph (git-interpret-trailers(1)).
 func Trailers(msg string) map[string]string { return objread.Trailers(msg) }
@@ -314,7 +322,7 @@ func (s *Store) Log(ctx context.Context, n int, path string) ([]LogEntry, error)
 		e := LogEntry{Commit: c.Hash.String(), Summary: strings.SplitN(c.Message, "\n", 2)[0], Op: t["Ctx-Op"],
 			Key: t["Ctx-Key"], Agent: t["Ctx-Agent"], Session: t["Ctx-Session"], Machine: t["Ctx-Machine"],
 			Author: c.Author.Name + " <" + c.Author.Email + ">", Time: c.Author.When.UTC().Format(time.RFC3339),
-			Renumbered: t["Ctx-Renumbered"]}
+			Renumbered: t["Ctx-Renumbered"], Renamed: TrailerValues(c.Message, "Ctx-Renamed")}
 		for _, p := range c.ParentHashes {
 			e.Parents = append(e.Parents, p.String())
 		}

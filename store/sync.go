@@ -680,6 +680,8 @@ func (s *Store) mergeCommit(ctx context.Context, theirs gitstore.Hash, res *Pull
 		if r := renumberedTrailer(m.Notes); r != "" {
 			op.Extra = append(op.Extra, [2]string{"Ctx-Renumbered", r})
 		}
+		op.Extra = append(op.Extra, renamedTrailers(renamesOf(m.Notes))...)
+		op.Body = mergeBody(m.Conflicts, res.Decided, m.Notes)
 		return map[string]*gitstore.Write{ref: {Tree: &tree, ExtraParents: []gitstore.Hash{theirs}, Message: s.Message(op)}}, nil
 	})
 	if err != nil {
@@ -727,6 +729,80 @@ func renumberedTrailer(notes []merge.Note) string {
 		fmt.Fprintf(&b, "%d -> %d", p[0], p[1])
 	}
 	return b.String()
+}
+
+// maxBodyItems bounds the lines of each list of a merge commit's body (mergeBody); the others are counted.
+const maxBodyItems = 100
+
+// mergeBody is the body of a merge commit's message (Op.Body), for whoever reads `git log` of the context
+// branch, as git's own merge commits list "Conflicts:": the open conflicts the merge recorded ("Conflicts:",
+// one tab-indented line each: path, field, conflict id for ctx resolve), those --strategy decided
+// ("Decided:"), and the merge's notes ("Notes:", the note's message: a decision renumbered, a rename
+// followed, a deletion that lost to an edit). At most maxBodyItems lines of each, then "and N more"
+// (ctx conflicts and the pull's report have them all). Nil when the merge has none of them.
+func mergeBody(conflicts, decided []merge.Conflict, notes []merge.Note) []string {
+	var out []string
+	list := func(head string, n int, line func(i int) string) {
+		if n == 0 {
+			return
+		}
+		out = append(out, head)
+		for i := 0; i < n; i++ {
+			if i == maxBodyItems {
+				out = append(out, fmt.Sprintf("\t... and %d more", n-i))
+				break
+			}
+			out = append(out, "\t"+line(i))
+		}
+	}
+	conflict := func(c merge.Conflict) string {
+		field := c.Field
+		if field == "" {
+			field = "whole file"
+		}
+		if c.LostDeleted {
+			field += ", deleted on one side"
+		}
+		return fmt.Sprintf("%s (%s; conflict %s)", c.Path, field, c.ID)
+	}
+	list("Conflicts:", len(conflicts), func(i int) string { return conflict(conflicts[i]) })
+	list("Decided:", len(decided), func(i int) string { return conflict(decided[i]) })
+	list("Notes:", len(notes), func(i int) string {
+		if notes[i].Message == "" {
+			return fmt.Sprintf("%s: %s", notes[i].Path, notes[i].Kind)
+		}
+		return notes[i].Message
+	})
+	return out
+}
+
+// renamesOf is the [old, new] paths of the files the merge renamed (merge.Note "renumbered": a decision's
+// file moved to its new number), sorted by old path.
+func renamesOf(notes []merge.Note) [][2]string {
+	var out [][2]string
+	for _, n := range notes {
+		if n.Kind == "renumbered" && n.OldPath != "" && n.OldPath != n.Path {
+			out = append(out, [2]string{n.OldPath, n.Path})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] || out[i][0] == out[j][0] && out[i][1] < out[j][1] })
+	return out
+}
+
+// renamedTrailers are the Ctx-Renamed trailers of a commit that renamed files (a merge's renumbering, a
+// decision renamed by hand and recorded by ctx commit): one "OLD -> NEW" trailer per file (a path may hold
+// a comma, so one trailer each, as git allows a key to repeat), at most maxRenumberedInTrailer, then one
+// "and N more" (docs/architecture.md "Commits"). ctx log shows them.
+func renamedTrailers(renames [][2]string) [][2]string {
+	var out [][2]string
+	for i, r := range renames {
+		if i == maxRenumberedInTrailer {
+			out = append(out, [2]string{"Ctx-Renamed", fmt.Sprintf("and %d more", len(renames)-i)})
+			break
+		}
+		out = append(out, [2]string{"Ctx-Renamed", r[0] + " -> " + r[1]})
+	}
+	return out
 }
 
 // mergeTooLarge refuses a merge that would write a file over MaxFileBytes (of are ours' files before it,

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ctx-dev/ctx/gitstore"
 	"github.com/ctx-dev/ctx/internal/clock"
@@ -20,7 +21,12 @@ type Op struct {
 	Name    string
 	Key     string
 	Summary string
-	Extra   [][2]string // further trailers, e.g. {"Ctx-Conflicts", "2"}
+	Extra   [][2]string // further trailers, e.g. {"Ctx-Conflicts", "2"}; a key may repeat (Ctx-Renamed)
+
+	// Body is the paragraph between the subject and the trailers, one line each (a merge's conflicts and
+	// notes, as git's own merge commits list "Conflicts:"); none when empty. Each line is one line of the
+	// message (messageLine) cut to maxBodyLine bytes.
+	Body []string
 
 	// KeyOf, when set, gives the Ctx-Key once the write's edits are computed: the key of a write that
 	// learns it only then (a new decision's number). It is called after fn, on each try of Write.
@@ -33,13 +39,26 @@ type Op struct {
 	Scoped map[Scope]Op
 }
 
-// Message renders the commit message: "ctx: <summary>", a blank line, then the trailers Ctx-Op, Ctx-Key,
-// Ctx-Agent, Ctx-Session, Ctx-Machine (empty ones omitted) and any extra ones.
+// Message renders the commit message: "ctx: <summary>", a blank line, the body's lines and a blank line
+// when op.Body has any, then the trailers Ctx-Op, Ctx-Key, Ctx-Agent, Ctx-Session, Ctx-Machine (empty ones
+// omitted) and any extra ones (docs/architecture.md "Commits").
 func (s *Store) Message(op Op) string {
 	var b strings.Builder
 	b.WriteString("ctx: ")
 	b.WriteString(messageLine(op.Summary))
 	b.WriteString("\n\n")
+	body := false
+	for _, l := range op.Body {
+		if l = strings.TrimRight(cutLine(messageLine(l), maxBodyLine), " "); strings.TrimSpace(l) == "" {
+			continue // an empty line would end the paragraph
+		}
+		b.WriteString(l)
+		b.WriteByte('\n')
+		body = true
+	}
+	if body {
+		b.WriteByte('\n')
+	}
 	tr := [][2]string{{"Ctx-Op", op.Name}, {"Ctx-Key", op.Key}, {"Ctx-Agent", s.Actor.Agent},
 		{"Ctx-Session", s.Actor.Session}, {"Ctx-Machine", s.Actor.Machine}}
 	tr = append(tr, op.Extra...)
@@ -50,6 +69,22 @@ func (s *Store) Message(op Op) string {
 		fmt.Fprintf(&b, "%s: %s\n", t[0], messageLine(t[1]))
 	}
 	return b.String()
+}
+
+// maxBodyLine bounds one line of a commit message's body (Op.Body), in bytes: a path of a fetched tree
+// can be long, and a merge's message stays a few KiB (docs/limits.md "Commit messages and notes").
+const maxBodyLine = 512
+
+// cutLine is l cut to at most n bytes at a rune boundary, with "..." when cut.
+func cutLine(l string, n int) string {
+	if len(l) <= n {
+		return l
+	}
+	i := n - 3
+	for i > 0 && !utf8.RuneStart(l[i]) {
+		i--
+	}
+	return l[:i] + "..."
 }
 
 // messageLine is s as one line of a commit message: a line break becomes a space, and every other control

@@ -280,10 +280,19 @@ func TestLogShapes(t *testing.T) {
 	env := []string{"GIT_AUTHOR_DATE=1700000000 +0200", "GIT_COMMITTER_DATE=1700000000 +0200"}
 	side := testenv.GitEnv(t, dir, env, "commit-tree", tree, "-p", base, "-m", "side\n\nCtx-Op: knowledge.set\nCtx-Key: side")
 	same2 := testenv.GitEnv(t, dir, env, "commit-tree", tree, "-p", base, "-m", "same second\n\nCtx-Op: knowledge.set\nCtx-Key: tie")
-	merge := testenv.GitEnv(t, dir, env, "commit-tree", tree, "-p", ours, "-p", side, "-p", same2, "-m", "ctx: merge\n\nCtx-Op: merge")
+	// A merge's message as ctx writes it: a body (its conflicts and notes), then the trailers, with the
+	// renumbering and one Ctx-Renamed per file renamed (a path may hold a comma).
+	merge := testenv.GitEnv(t, dir, env, "commit-tree", tree, "-p", ours, "-p", side, "-p", same2, "-m",
+		"ctx: merge\n\nConflicts:\n\tknowledge/a.md (body; conflict 0123456789abcdef)\nNotes:\n\tdecision 1 was added on both sides\n\n"+
+			"Ctx-Op: merge\nCtx-Conflicts: 1\nCtx-Renumbered: 1 -> 2\nCtx-Renamed: decisions/0001-a.md -> decisions/0002-a.md\n"+
+			"Ctx-Renamed: decisions/0003-b, c.md -> decisions/0004-b, c.md")
 	testenv.Git(t, dir, "update-ref", "refs/heads/ctx", merge)
 	for _, c := range logCases {
 		same(t, dir, c.served, c.args...)
+	}
+	if out := full(t, dir, "log", "-n", "1"); !strings.Contains(out, "\n    decisions renumbered: 1 -> 2\n    renamed: decisions/0001-a.md -> decisions/0002-a.md\n"+
+		"    renamed: decisions/0003-b, c.md -> decisions/0004-b, c.md\n") {
+		t.Errorf("ctx log of a merge that renamed decisions:\n%s", out)
 	}
 	raw := "tree " + tree + "\nparent " + merge + "\nauthor Odd <odd@example.com> 1700000100 +0000\ncommitter Odd <odd@example.com> 1700000100 +0000\nencoding ISO-8859-1\n\nlatin1\n"
 	enc := testenv.GitIn(t, dir, raw, "hash-object", "-t", "commit", "-w", "--stdin")

@@ -424,6 +424,12 @@ func (s *store) log(n int) ([]byte, bool) {
 		fmt.Fprintf(&out, "%s %s %-16s %-24s agent=%s session=%s machine=%s\n    %s  (%s)\n",
 			c.hash.String()[:12], c.authored.Format(time.RFC3339), t["Ctx-Op"], t["Ctx-Key"], t["Ctx-Agent"],
 			t["Ctx-Session"], t["Ctx-Machine"], summary, c.author)
+		if r := t["Ctx-Renumbered"]; r != "" {
+			fmt.Fprintf(&out, "    decisions renumbered: %s\n", r)
+		}
+		for _, r := range objread.TrailerValues(c.message, "Ctx-Renamed") {
+			fmt.Fprintf(&out, "    renamed: %s\n", r)
+		}
 	}
 	return out.Bytes(), lean.Printable(out.Bytes())
 }

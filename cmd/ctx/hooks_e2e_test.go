@@ -649,6 +649,11 @@ func TestHooksPathInWorkTree(t *testing.T) {
 	if st := mustCtx(t, repo, nil, 0, "hooks", "status", "--json").stdout; !strings.Contains(st, `"in_work_tree": true`) {
 		t.Errorf("ctx hooks status --json:\n%s", st)
 	}
+	// Status prints every line to add, pre-push too now that sync.push-with-git is on (as install does).
+	if st := mustCtx(t, repo, nil, 0, "hooks", "status").stdout; !strings.Contains(st, filepath.Join(repo, ".githooks", "pre-push")+"\n") ||
+		!strings.Contains(st, "ctx hooks run pre-push \"$@\"") || !strings.Contains(st, "ctx hooks run post-checkout \"$@\"") {
+		t.Errorf("ctx hooks status does not print the pre-push line to add:\n%s", st)
+	}
 
 	// On request: the blocks go in, and git runs them.
 	mustCtx(t, repo, nil, 0, "hooks", "install", "--in-work-tree")

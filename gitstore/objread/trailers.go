@@ -19,3 +19,19 @@ func Trailers(msg string) map[string]string {
 	}
 	return out
 }
+
+// TrailerValues is every value of the trailer key in a commit message's last paragraph, in order, by
+// Trailers' rule: a key may repeat (ctx's Ctx-Renamed, one per file). Nil when there is none.
+func TrailerValues(msg, key string) []string {
+	paras := strings.Split(strings.TrimRight(msg, "\n"), "\n\n")
+	if len(paras) < 2 {
+		return nil
+	}
+	var out []string
+	for _, line := range strings.Split(paras[len(paras)-1], "\n") {
+		if k, v, ok := strings.Cut(line, ": "); ok && k == key {
+			out = append(out, strings.TrimSpace(v))
+		}
+	}
+	return out
+}

@@ -31,7 +31,7 @@ func hooksHint(ctx context.Context, s *store.Store) string {
 	if s.Bare() {
 		return ""
 	}
-	st, err := hooks.Report(ctx, s.WorkTree())
+	st, err := hooks.Report(ctx, s.WorkTree(), hooks.Options{PrePush: s.Config().PushWithGit})
 	if ctx.Err() != nil {
 		return "" // interrupted: the failure is the interruption's, not the hooks'
 	}
@@ -58,7 +58,7 @@ func outdatedHooksHint(ctx context.Context, s *store.Store) string {
 	if s.Bare() {
 		return ""
 	}
-	st, err := hooks.Report(ctx, s.WorkTree())
+	st, err := hooks.Report(ctx, s.WorkTree(), hooks.Options{PrePush: s.Config().PushWithGit})
 	if err != nil {
 		return ""
 	}
@@ -386,7 +386,7 @@ func runHooks(ctx context.Context, e *env, o hooksOptions) (rerr error) {
 		st, err = hooks.Install(ctx, wt, hooks.Options{PrePush: s.Config().PushWithGit, Blame: o.Blame, InWorkTree: o.InWorkTree})
 		verb = "installed"
 	case "uninstall":
-		before, berr := hooks.Report(ctx, wt)
+		before, berr := hooks.Report(ctx, wt, hooks.Options{})
 		if berr != nil {
 			return berr
 		}
@@ -425,7 +425,9 @@ func runHooks(ctx context.Context, e *env, o hooksOptions) (rerr error) {
 			return nil
 		}
 	default:
-		st, err = hooks.Report(ctx, wt)
+		// Every hook the user must add, pre-push too when sync.push-with-git is on (as install says).
+		s, _ := e.open(ctx)
+		st, err = hooks.Report(ctx, wt, hooks.Options{PrePush: s.Config().PushWithGit})
 	}
 	if err != nil {
 		return err

@@ -79,6 +79,10 @@ func runLog(ctx context.Context, e *env, o logOptions) error {
 			// Earlier commits name these decisions by their old numbers (Ctx-Key).
 			fmt.Fprintf(e.stdout, "    decisions renumbered: %s\n", l.Renumbered)
 		}
+		for _, r := range l.Renamed {
+			// Earlier commits name these files by their old paths.
+			fmt.Fprintf(e.stdout, "    renamed: %s\n", r)
+		}
 	}
 	return nil
 }
