@@ -305,7 +305,7 @@ func TestAgentHistoryShowSession(t *testing.T) {
 	}{
 		{map[string]any{"ctx_session_id": other, "cursor": c}, "cursor_mismatch"},
 		{map[string]any{"ctx_session_id": codexID, "mode": "log", "cursor": c}, "cursor_mismatch"},
-		{map[string]any{"ctx_session_id": codexID, "cursor": c[:len(c)-3] + "AAA"}, "invalid_cursor"},
+		{map[string]any{"ctx_session_id": codexID, "cursor": tamperCursor(c)}, "invalid_cursor"},
 		{map[string]any{"ctx_session_id": codexID, "cursor": "bm90IGEgY3Vyc29y"}, "invalid_cursor"},
 		{map[string]any{"ctx_session_id": codexID, "cursor": strings.Repeat("A", 4097)}, "invalid_request"},
 		{map[string]any{"ctx_session_id": codexID, "cursor": "caf\u00e9"}, "invalid_request"},

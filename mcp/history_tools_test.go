@@ -237,7 +237,7 @@ func TestHistoryPagingAndCursors(t *testing.T) {
 	if code := errorCode(t, "other tool", s.call(t, "search", map[string]any{"query": "fact", "cursor": c1})); code != "cursor_mismatch" {
 		t.Errorf("show_session cursor to search: %s", code)
 	}
-	for _, bad := range []string{"garbage!!", "eyJ0b29sIjoic2hvd19zZXNzaW9uIn0", c1[:len(c1)-2] + "AA"} {
+	for _, bad := range []string{"garbage!!", "eyJ0b29sIjoic2hvd19zZXNzaW9uIn0", tamperCursor(c1)} {
 		if code := errorCode(t, "garbage", s.call(t, "show_session", map[string]any{"ctx_session_id": "ctx:sess-p", "cursor": bad})); code != "invalid_cursor" {
 			t.Errorf("cursor %q: %s", bad, code)
 		}
@@ -340,4 +340,15 @@ func TestTextFallbackEscapesTerminalControls(t *testing.T) {
 	if fmt.Sprint(back) != fmt.Sprint(sc) || !strings.Contains(fmt.Sprint(sc), "\u202e") {
 		t.Errorf("text %v\nstructured %v", back, sc)
 	}
+}
+
+// tamperCursor returns c with its last two characters changed to others of the base64url alphabet, so the
+// result always differs from c (a fixed replacement such as "AA" is c itself when c already ends so).
+func tamperCursor(c string) string {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+	b := []byte(c)
+	for i := len(b) - 2; i < len(b); i++ {
+		b[i] = alphabet[(strings.IndexByte(alphabet, b[i])+1+len(alphabet))%len(alphabet)]
+	}
+	return string(b)
 }
