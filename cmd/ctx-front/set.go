@@ -380,7 +380,7 @@ func takeCtxLock(ctxDir string) (unlock func(), ok bool) {
 			return
 		}
 		done = true
-		_ = os.Remove(holder)
+		_ = os.Truncate(holder, 0) // emptied, not removed, as gitstore.Lock does
 		_ = f.Close()
 	}, true
 }
