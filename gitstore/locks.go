@@ -112,13 +112,15 @@ func (r *Repo) Lock(ctx context.Context) (unlock func(), err error) {
 	if err != nil {
 		return nil, fmt.Errorf("ctx lock %s: %w", fl.Path(), err)
 	}
-	// Who holds the lock, for the processes that wait (waitFlock): removed before the lock is released.
+	// Who holds the lock, for the processes that wait (waitFlock): emptied before the lock is released.
+	// Emptied, not removed: the next write rewrites the same file, where a removal made every write create
+	// and free an inode (ext4 searches its bitmaps for a free one; bench/README.md "Twelfth round").
 	_ = os.WriteFile(holder, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o666)
 	r.recoverTransaction(ctx) // a multi-ref update a killed ctx process left half done
 	r.sweepStale()
 	r.sweepQuarantines(ctx) // the quarantine refs of fetches whose process is gone
 	return func() {
-		_ = os.Remove(holder)
+		_ = os.Truncate(holder, 0) // an empty holder names no process (lockHolder)
 		release()
 	}, nil
 }

@@ -297,9 +297,19 @@ func TestLockWaitBackoffAndNotice(t *testing.T) {
 	if got := r.CtxLockHolder(); got != "" {
 		t.Errorf("CtxLockHolder of a free lock = %q", got)
 	}
-	// The holder's record is gone with the lock, so the next waiter does not name a process that left.
-	if _, err := os.Stat(filepath.Join(ctxDir, "lock.holder")); err == nil {
-		t.Error("lock.holder left after unlock")
+	// The holder's record is emptied with the lock (not removed: no file created and freed per lock), so
+	// the next waiter does not name a process that left.
+	if b, err := os.ReadFile(filepath.Join(ctxDir, "lock.holder")); err != nil || len(b) != 0 {
+		t.Errorf("lock.holder after unlock: %q %v, want an empty file", b, err)
+	}
+	before1, _ := os.Lstat(filepath.Join(ctxDir, "lock.holder"))
+	unlock, err := r.Lock(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlock()
+	if after, _ := os.Lstat(filepath.Join(ctxDir, "lock.holder")); before1 == nil || after == nil || !os.SameFile(before1, after) {
+		t.Error("a second lock replaced lock.holder's file: want it rewritten in place")
 	}
 }
 

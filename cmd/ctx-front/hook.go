@@ -162,14 +162,14 @@ func stampRefOK(r string) bool {
 func (s *store) refValues(refs []string) ([]string, bool) {
 	sorted := append([]string(nil), refs...)
 	sort.Strings(sorted)
+	hs, err := objread.ReadRefs(s.common, sorted...) // one read of packed-refs for all of them
+	if err != nil {
+		return nil, false
+	}
 	var out []string
-	for _, r := range sorted {
-		h, err := objread.ReadRef(s.common, r)
-		if err != nil {
-			return nil, false
-		}
-		if !h.IsZero() {
-			out = append(out, r+"="+h.String())
+	for i, r := range sorted {
+		if !hs[i].IsZero() {
+			out = append(out, r+"="+hs[i].String())
 		}
 	}
 	return out, true

@@ -188,10 +188,9 @@ func openStoreIn(wd string) (*store, bool) {
 	if !ok {
 		return nil, false
 	}
-	for _, ref := range []string{refPrivate, refEphemeral} {
-		if h, err := objread.ReadRef(common, ref); err != nil || !h.IsZero() {
-			return nil, false
-		}
+	legacy, err := objread.ReadRefs(common, refPrivate, refEphemeral) // one read of packed-refs for both
+	if err != nil || !legacy[0].IsZero() || !legacy[1].IsZero() {
+		return nil, false
 	}
 	s := &store{gitDir: gitDir, workTree: workTree, common: common, branch: "refs/heads/" + branch}
 	dirs := []string{filepath.Join(common, "objects")}
@@ -232,9 +231,11 @@ func (s *store) entry(dir, name string) ([]byte, bool) {
 		return nil, false // not initialised: ctx-full says so
 	}
 	for _, ref := range []string{refEphemeral, refPrivate, s.branch} {
-		tip, ok := s.tip(ref)
-		if !ok {
-			return nil, false
+		tip := pub // the public tip read above: the branch's ref is read once
+		if ref != s.branch {
+			if tip, ok = s.tip(ref); !ok {
+				return nil, false
+			}
 		}
 		if tip.IsZero() {
 			continue

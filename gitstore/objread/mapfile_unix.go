@@ -26,13 +26,18 @@ func mapFile(path string) (data []byte, unmap func(), err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	size := fi.Size()
+	return mapOpen(f, fi.Size())
+}
+
+// mapOpen maps the first size bytes of the open file f (size from its stat) read-only; unmap releases
+// them. The mapping does not hold f: f may be closed at once.
+func mapOpen(f *os.File, size int64) (data []byte, unmap func(), err error) {
 	if size <= 0 || size > 1<<40 || int64(int(size)) != size {
-		return nil, nil, errors.New("map " + path + ": bad size")
+		return nil, nil, errors.New("map " + f.Name() + ": bad size")
 	}
 	data, err = syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
 	if err != nil {
-		return nil, nil, &os.PathError{Op: "mmap", Path: path, Err: err}
+		return nil, nil, &os.PathError{Op: "mmap", Path: f.Name(), Err: err}
 	}
 	return data, func() { _ = syscall.Munmap(data) }, nil
 }

@@ -112,6 +112,16 @@ func TestRefsAndDiscovery(t *testing.T) {
 	if _, err := objread.ReadRef(gd, "refs/heads/bad"); err == nil {
 		t.Error("a loose ref holding no object name: no error")
 	}
+	// ReadRefs: ReadRef of each, in order (loose, symbolic, packed, missing), packed-refs read once; an
+	// error of any one is the error of all.
+	testenv.Git(t, dir, "symbolic-ref", "refs/heads/sym", "refs/tags/v1")
+	hs, err := objread.ReadRefs(gd, "refs/heads/none", "HEAD", "refs/tags/v1", "refs/heads/sym", "refs/heads/none2")
+	if err != nil || len(hs) != 5 || !hs[0].IsZero() || hs[1] != head || hs[2] != head || hs[3] != head || !hs[4].IsZero() {
+		t.Errorf("ReadRefs: %v %v", hs, err)
+	}
+	if _, err := objread.ReadRefs(gd, "refs/tags/v1", "refs/heads/bad"); err == nil {
+		t.Error("ReadRefs with a loose ref holding no object name: no error")
+	}
 	sub := filepath.Join(dir, "a", "b")
 	if err := os.MkdirAll(sub, 0o755); err != nil {
 		t.Fatal(err)

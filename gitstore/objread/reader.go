@@ -324,8 +324,18 @@ func openPackFile(idx string) (*packFile, error) {
 		return nil, err
 	}
 	p.size = fi.Size()
+	// The pack mapped from the descriptor just opened (mapFile would open it again), its header read from
+	// the mapping: five system calls fewer in every process that reads a pack (bench/README.md "Twelfth
+	// round").
+	if MapPacks {
+		if data, unmap, err := mapOpen(f, p.size); err == nil {
+			p.pack, p.unmapPack = data, unmap
+		}
+	}
 	var hdr [12]byte
-	if _, err := f.ReadAt(hdr[:], 0); err != nil {
+	if p.pack != nil && len(p.pack) >= len(hdr) {
+		copy(hdr[:], p.pack)
+	} else if _, err := f.ReadAt(hdr[:], 0); err != nil {
 		p.close()
 		return nil, err
 	}
@@ -336,15 +346,6 @@ func openPackFile(idx string) (*packFile, error) {
 	if v := binary.BigEndian.Uint32(hdr[4:]); v != 2 && v != 3 {
 		p.close()
 		return nil, fmt.Errorf("%s: pack version %d", f.Name(), v)
-	}
-	if MapPacks {
-		if data, unmap, err := mapFile(f.Name()); err == nil {
-			if int64(len(data)) == p.size {
-				p.pack, p.unmapPack = data, unmap
-			} else {
-				unmap() // changed since the stat: not a pack git wrote; read with pread
-			}
-		}
 	}
 	return p, nil
 }

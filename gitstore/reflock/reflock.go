@@ -88,6 +88,20 @@ func WriteLock(f *os.File, hex string) error {
 	return nil
 }
 
+// WriteLockNoSync is WriteLock without the fsync, as C git writes a ref by default (its core.fsync leaves
+// out references; `git update-ref` calls no fsync): the rename that follows still makes the move atomic
+// for every reader and for a killed process; only a power loss may leave the old value.
+func WriteLockNoSync(f *os.File, hex string) error {
+	if _, err := f.WriteString(hex + "\n"); err != nil {
+		f.Close()
+		return fmt.Errorf("write lock: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("close lock: %w", err)
+	}
+	return nil
+}
+
 // Rename puts a written lock in place: renames refPath+".lock" over refPath, then removes the mark.
 func Rename(refPath, mark string) error {
 	if err := plainfile.Rename(refPath+".lock", refPath); err != nil {

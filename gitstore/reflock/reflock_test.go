@@ -50,6 +50,37 @@ func TestCreateMarkedIsItsMark(t *testing.T) {
 	}
 }
 
+// TestWriteLockNoSync: the value and its newline in the lock, the file closed (a second write fails), and
+// the same ref after Rename as WriteLock leaves; a closed file is an error, not a silent success.
+func TestWriteLockNoSync(t *testing.T) {
+	dir := t.TempDir()
+	ref := filepath.Join(dir, "refs", "heads", "ctx")
+	if err := os.MkdirAll(filepath.Dir(ref), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	mark := MarkPath(filepath.Join(dir, "ctx"), "refs/heads/ctx")
+	f, err := CreateMarked(mark, ref+".lock", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const hex = "89abcdef0123456789abcdef0123456789abcdef"
+	if err := WriteLockNoSync(f, hex); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("x"); err == nil {
+		t.Error("the lock file is still open after WriteLockNoSync")
+	}
+	if err := WriteLockNoSync(f, hex); err == nil {
+		t.Error("WriteLockNoSync of a closed file: no error")
+	}
+	if err := Rename(ref, mark); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(ref); string(b) != hex+"\n" {
+		t.Fatalf("ref holds %q", b)
+	}
+}
+
 // TestReflogLine: git's shape, the zone of the time given, the message's first line with tabs as spaces.
 func TestReflogLine(t *testing.T) {
 	when := time.Unix(1700000000, 0).In(time.FixedZone("", -(5*3600 + 30*60)))
