@@ -275,7 +275,7 @@ func classify(p Provider, rel string, explicit bool) (Source, bool) {
 		}
 		s.Format = FormatClaude
 		if dir(1) == "subagents" && dir(2) != "" {
-			s.ParentNative = dir(2)
+			s.ParentNative = nameID(dir(2)) // the parent's native id, from its file name (nativeFromPath)
 		}
 		return s, explicit || len(parts) >= 2
 	case Codex:

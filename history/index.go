@@ -32,7 +32,8 @@ import (
 
 // parserRev is bumped when a parser changes what it produces: every source is then re-imported. 4: the
 // paths of event_files are kept cleaned (CleanFilePath). 5: a time at or before the Unix epoch is no time; Windows paths kept as winClean makes them.
-const parserRev = 5
+// 6: a file name that is not valid UTF-8 enters native ids and line keys as nameID writes it.
+const parserRev = 6
 
 // Bounds of the zstd decoder for .jsonl.zst rollouts (docs/limits.md).
 const (
@@ -1672,22 +1673,22 @@ func parseWhole(ctx context.Context, src Source, st *parseState) (*parseResult, 
 // the keys of events keyed by their line (docs/history.md "Identity"), so that two files of one session
 // (a resumed Codex rollout) do not give the same ids, and the ids are the same on every machine.
 func sourceName(src Source) string {
-	return strings.TrimSuffix(filepath.Base(src.Path), ".zst")
+	return nameID(strings.TrimSuffix(filepath.Base(src.Path), ".zst"))
 }
 
 // nativeFromPath is the fallback native id: the file name without its extensions (Claude and Cursor name
 // files after the session; Codex rollouts end in the session UUID; Copilot keeps events.jsonl in a
-// directory named after the session).
+// directory named after the session), as nameID writes a name that is not valid UTF-8.
 func nativeFromPath(src Source) string {
 	base := filepath.Base(src.Path)
 	stem := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(base, ".zst"), ".jsonl"), ".json")
 	if src.Provider == CopilotCLI && base == "events.jsonl" {
-		return filepath.Base(filepath.Dir(src.Path))
+		return nameID(filepath.Base(filepath.Dir(src.Path)))
 	}
 	if src.Provider == Codex && strings.HasPrefix(stem, "rollout-") && len(stem) >= 36 {
-		return stem[len(stem)-36:]
+		return nameID(stem[len(stem)-36:])
 	}
-	return stem
+	return nameID(stem)
 }
 
 // checkPrefix hashes the first n bytes of f whole: SHA-256 of "<n>\x00" and the bytes. It is computed only

@@ -94,7 +94,9 @@ func (e invalidIDError) Is(target error) bool { return target == ErrInvalidID ||
 // sessions claim (docs/history.md "Identity"). Errors wrap ErrNotFound or ErrAmbiguous.
 func (ix *Index) Session(ctx context.Context, id string) (_ Session, err error) {
 	defer ix.noteDamaged(&err)
-	given := strings.TrimSpace(id)
+	// A native id taken from a file name that is not valid UTF-8 is stored as nameID writes it (what
+	// search prints); the name's own bytes find it too.
+	given := nameID(strings.TrimSpace(id))
 	full := strings.ToLower(given)
 	isFull := len(full) == 36 && ValidIDPrefix(full)
 	if isFull {
