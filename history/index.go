@@ -32,8 +32,9 @@ import (
 
 // parserRev is bumped when a parser changes what it produces: every source is then re-imported. 4: the
 // paths of event_files are kept cleaned (CleanFilePath). 5: a time at or before the Unix epoch is no time; Windows paths kept as winClean makes them.
-// 6: a file name that is not valid UTF-8 enters native ids and line keys as nameID writes it.
-const parserRev = 6
+// 6: a file name that is not valid UTF-8 enters native ids and line keys as nameID writes it. 7: a Claude
+// subagent's native id names its parent (claudeNativeID).
+const parserRev = 7
 
 // Bounds of the zstd decoder for .jsonl.zst rollouts (docs/limits.md).
 const (
@@ -1098,20 +1099,32 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 		if !appended {
 			st = parseState{}
 		}
-		st.File = sourceName(src)
-		if _, err := f.Seek(start, io.SeekStart); err != nil {
-			return fail(fmt.Errorf("seek %s: %w", src.Path, err))
-		}
-		st.ParentNative = firstNonEmpty(st.ParentNative, src.ParentNative)
-		var rd io.Reader = f
 		cut := size > maxJSONLBytes
-		if cut {
-			// Read up to the bound only (docs/limits.md): the rest is not imported.
-			rd = io.LimitReader(f, max(0, maxJSONLBytes-start))
+		parse := func() error {
+			st.File = sourceName(src)
+			if _, err := f.Seek(start, io.SeekStart); err != nil {
+				return fmt.Errorf("seek %s: %w", src.Path, err)
+			}
+			st.ParentNative = firstNonEmpty(st.ParentNative, src.ParentNative)
+			var rd io.Reader = f
+			if cut {
+				// Read up to the bound only (docs/limits.md): the rest is not imported.
+				rd = io.LimitReader(f, max(0, maxJSONLBytes-start))
+			}
+			pr, err = parseJSONL(ctx, rd, start, &st, lineParserFor(src.Format))
+			return err
 		}
-		pr, err = parseJSONL(ctx, rd, start, &st, lineParserFor(src.Format))
-		if err != nil {
+		kept := st.NativeID
+		if err := parse(); err != nil {
 			return fail(err)
+		}
+		if appended && src.Provider == ClaudeCode && kept != claudeNativeID(src, &st) {
+			// The appended lines name the parent of a sibling subagent file whose first lines did not: its
+			// session is another, read whole into it.
+			st, start, appended = parseState{}, 0, false
+			if err := parse(); err != nil {
+				return fail(err)
+			}
 		}
 		if cut {
 			pr.Truncated = true
@@ -1194,17 +1207,14 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 		res.Action, res.Err = "foreign", fmt.Sprintf("holds no %s records (%s)", src.Provider, pr.summary())
 		return res, nil, nil
 	}
+	if src.Provider == ClaudeCode {
+		st.NativeID = claudeNativeID(src, &st)
+	}
 	if st.NativeID == "" {
 		st.NativeID = nativeFromPath(src)
 	}
 	if st.NativeID == "" {
 		return fail(fmt.Errorf("%s: no session id in the file or its name", src.Path))
-	}
-	if src.Provider == ClaudeCode && st.ParentNative == "" && strings.HasPrefix(filepath.Base(src.Path), "agent-") {
-		st.Subagent = true
-		if st.RecordSession != "" && st.RecordSession != st.NativeID {
-			st.ParentNative = st.RecordSession // the legacy sibling layout names the parent in sessionId
-		}
 	}
 	res.Unknown, res.Skipped, res.BadLines, res.Errors, res.Truncated = pr.Unknown, pr.Skipped, pr.BadLines, pr.Errors, pr.Truncated
 	sessionID := SessionID(src.Provider, st.NativeID)
@@ -1689,6 +1699,30 @@ func nativeFromPath(src Source) string {
 		return nameID(stem[len(stem)-36:])
 	}
 	return nameID(stem)
+}
+
+// claudeNativeID is the native id of a Claude Code source, and sets st's parent and scope from its layout
+// (docs/history.md "Identity"): the file name without .jsonl (nativeFromPath), but for a subagent's
+// transcript whose parent is known, "<parent's native id>/<file name>". Claude names a subagent's file
+// after the agent only (agent-<id>.jsonl; the older sibling layout's ids are 7 or 8 hex digits), and the
+// same name under two parents is two sessions: the newer layout's folder (<parent>/subagents/) names the
+// parent, the older sibling layout's records do (sessionId, the first one read, when it is at most 256
+// bytes without "/" or a control character; an agent-* file whose records name no other session has no
+// known parent and keeps its file name). "/" is in no file name, so
+// such an id is no primary session's. The parent and the file are the same on every machine and at every
+// read of the file, so is the id.
+func claudeNativeID(src Source, st *parseState) string {
+	stem := nativeFromPath(src)
+	if st.ParentNative == "" && strings.HasPrefix(filepath.Base(src.Path), "agent-") {
+		st.Subagent = true
+		if r := st.RecordSession; r != "" && r != stem && len(r) <= 256 && !strings.ContainsFunc(r, func(c rune) bool { return c == '/' || isControl(c) }) {
+			st.ParentNative = r // the legacy sibling layout names the parent in sessionId
+		}
+	}
+	if st.ParentNative == "" || st.ParentNative == stem {
+		return stem
+	}
+	return st.ParentNative + "/" + stem
 }
 
 // checkPrefix hashes the first n bytes of f whole: SHA-256 of "<n>\x00" and the bytes. It is computed only
