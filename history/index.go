@@ -33,8 +33,9 @@ import (
 // parserRev is bumped when a parser changes what it produces: every source is then re-imported. 4: the
 // paths of event_files are kept cleaned (CleanFilePath). 5: a time at or before the Unix epoch is no time; Windows paths kept as winClean makes them.
 // 6: a file name that is not valid UTF-8 enters native ids and line keys as nameID writes it. 7: a Claude
-// subagent's native id names its parent (claudeNativeID).
-const parserRev = 7
+// subagent's native id names its parent (claudeNativeID). 8: a time at or before the Unix epoch is kept
+// (atMillis).
+const parserRev = 8
 
 // Bounds of the zstd decoder for .jsonl.zst rollouts (docs/limits.md).
 const (
@@ -2134,10 +2135,7 @@ func (w *writer) insertEventsNew(ctx context.Context, sessionID, srcKey, cwd str
 			enc = encodeEvent(e)
 		}
 		tool, files, facts := nullable(enc.tool), nullable(enc.files), nullable(enc.facts)
-		var at int64
-		if !e.At.IsZero() {
-			at = e.At.UnixMilli()
-		}
+		at := atMillis(e.At)
 		var rowid int64
 		for attempt := 0; ; attempt++ {
 			r, err := ins.ExecContext(w.sctx, e.ID, sessionID, e.Seq, e.NativeKey, at, string(e.Type), e.Role, e.Text, tool, files, facts, enc.ftsLen, srcKey)
@@ -2286,13 +2284,7 @@ func (w *writer) upsertSession(ctx context.Context, src Source, id string, st *p
 		}
 	}
 	m := st.Meta
-	ms := func(t time.Time) int64 {
-		if t.IsZero() {
-			return 0
-		}
-		return t.UnixMilli()
-	}
-	started, ended := ms(m.StartedAt), ms(m.EndedAt)
+	started, ended := atMillis(m.StartedAt), atMillis(m.EndedAt)
 	if merge {
 		var s0, e0 int64
 		err := w.tx.QueryRowContext(w.sctx, `SELECT started_at, ended_at FROM sessions WHERE id=?`, id).Scan(&s0, &e0)
@@ -2302,7 +2294,9 @@ func (w *writer) upsertSession(ctx context.Context, src Source, id string, st *p
 		if s0 != 0 && (started == 0 || s0 < started) {
 			started = s0
 		}
-		ended = max(ended, e0)
+		if e0 != 0 && (ended == 0 || e0 > ended) {
+			ended = e0
+		}
 	}
 	_, err := w.session.ExecContext(w.sctx,
 		id, string(src.Provider), st.NativeID, parent, id, scope, ClipSessionField(m.CWD), ClipSessionField(m.RepoURL),

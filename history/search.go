@@ -286,10 +286,10 @@ func (ix *Index) candidates(ctx context.Context, q Query, scope, match string) (
 		}
 	}
 	if !q.Since.IsZero() {
-		where, args = append(where, "e.at > 0 AND e.at >= ?"), append(args, q.Since.UnixMilli())
+		where, args = append(where, "e.at <> 0 AND e.at >= ?"), append(args, atMillis(q.Since))
 	}
 	if !q.Until.IsZero() {
-		where, args = append(where, "e.at > 0 AND e.at < ?"), append(args, q.Until.UnixMilli())
+		where, args = append(where, "e.at <> 0 AND e.at < ?"), append(args, atMillis(q.Until))
 	}
 	if q.SessionID != "" {
 		where, args = append(where, "e.session_id = ?"), append(args, q.SessionID)
@@ -966,9 +966,7 @@ func (ix *Index) scanEvent(r rowScanner) (Event, error) {
 		return e, err
 	}
 	e.Type = EventType(typ)
-	if at > 0 {
-		e.At = time.UnixMilli(at).UTC()
-	}
+	e.At = atTime(at)
 	if tool.Valid {
 		e.Tool = &Tool{}
 		if err := json.Unmarshal([]byte(tool.String), e.Tool); err != nil {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 	"unicode/utf8"
 )
 
@@ -175,12 +174,7 @@ func scanSession(r rowScanner) (Session, error) {
 	for _, f := range []*string{&s.CWD, &s.RepoURL, &s.Branch, &s.Commit, &s.Model, &s.CLIVersion, &s.Title} {
 		*f = ClipSessionField(*f)
 	}
-	if started > 0 {
-		s.StartedAt = time.UnixMilli(started).UTC()
-	}
-	if ended > 0 {
-		s.EndedAt = time.UnixMilli(ended).UTC()
-	}
+	s.StartedAt, s.EndedAt = atTime(started), atTime(ended)
 	return s, nil
 }
 
