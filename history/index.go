@@ -34,8 +34,8 @@ import (
 // paths of event_files are kept cleaned (CleanFilePath). 5: a time at or before the Unix epoch is no time; Windows paths kept as winClean makes them.
 // 6: a file name that is not valid UTF-8 enters native ids and line keys as nameID writes it. 7: a Claude
 // subagent's native id names its parent (claudeNativeID). 8: a time at or before the Unix epoch is kept
-// (atMillis).
-const parserRev = 8
+// (atMillis). 9: the search body's CJK characters are tokens of their own (textproc.SplitCJK).
+const parserRev = 9
 
 // Bounds of the zstd decoder for .jsonl.zst rollouts (docs/limits.md).
 const (
@@ -2039,7 +2039,7 @@ func encodeEvent(e *Event) encodedEvent {
 		b, _ := sjson.Marshal(e.Facts)
 		enc.facts = string(b)
 	}
-	enc.body = searchBody(e)
+	enc.body = textproc.SplitCJK(searchBody(e))
 	enc.ftsLen = ftsLenOf(enc.body)
 	return enc
 }

@@ -20,6 +20,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctx-dev/ctx/history/internal/ftsrank"
+	"github.com/ctx-dev/ctx/history/internal/textproc"
 )
 
 // Content scopes of a search (docs/history.md "Search").
@@ -110,7 +111,9 @@ func ftsQuery(text string, any bool) (string, int) {
 		if !hasWord {
 			continue
 		}
-		phrases = append(phrases, `"`+strings.ReplaceAll(w, `"`, `""`)+`"`)
+		// A run of CJK characters is indexed as one token per character (textproc.SplitCJK): the word is
+		// the phrase of its characters.
+		phrases = append(phrases, `"`+strings.ReplaceAll(textproc.SplitCJK(w), `"`, `""`)+`"`)
 		if len(phrases) > MaxQueryWords {
 			break // Search refuses the query: the count only needs to pass the bound
 		}
