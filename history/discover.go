@@ -64,11 +64,12 @@ type Source struct {
 	explicit bool
 }
 
-// fileStat is a source's lstat: size, mtime (Unix nanoseconds), whether it is a regular file, whether
-// it could be read (ok) and whether it was read at all (known).
+// fileStat is a source's lstat: size, mtime and ctime (Unix nanoseconds), inode (ctime and inode on Linux
+// only, 0 elsewhere), whether it is a regular file, whether it could be read (ok) and whether it was read
+// at all (known).
 type fileStat struct {
-	size, mtime        int64
-	regular, ok, known bool
+	size, mtime, ctime, ino int64
+	regular, ok, known      bool
 }
 
 // key identifies a source in the index: its path, plus the session for a multi-session database.
@@ -198,7 +199,7 @@ func DiscoverCached(ctx context.Context, p Provider, root string, explicit bool,
 			}
 			if s, isSource := classify(p, rel, explicit); isSource {
 				s.Path = path
-				s.stat = fileStat{size: st.size, mtime: st.mtime, regular: st.regular, ok: ok, known: true}
+				s.stat = st.file(ok)
 				if s.Format == FormatCodexZstd {
 					zst[path] = true
 				}
@@ -275,7 +276,7 @@ func classify(p Provider, rel string, explicit bool) (Source, bool) {
 		}
 		s.Format = FormatClaude
 		if dir(1) == "subagents" && dir(2) != "" {
-			s.ParentNative = dir(2)
+			s.ParentNative = nameID(dir(2)) // the parent's native id, from its file name (nativeFromPath)
 		}
 		return s, explicit || len(parts) >= 2
 	case Codex:

@@ -210,7 +210,8 @@ func oldSchemaIndex(t *testing.T, dir string) {
 		INSERT INTO sessions VALUES('s', 'claude-code', 'n', '', '', 'primary', '/w', '', '', '', '', '', '', 0, 0, 'claude_jsonl', '/x.jsonl', 1);
 		INSERT INTO events(rowid, id, session_id, seq, native_key, at, type, role, text) VALUES(1, 'e', 's', 1, 'k', 0, 'message', 'user', 'oldword');
 		INSERT INTO ev_fts(rowid, body) VALUES(1, 'oldword');
-		INSERT INTO sources VALUES('/x.jsonl', 'claude-code', 'claude_jsonl', 3, 1, 1, '', '', 1, '', '{}', 's', '{}', 0, 0);`
+		INSERT INTO sources(path, provider, format, parser_rev, size, mtime, fingerprint, content_hash, offset, check_hash, state, session_id, unknown, bad_lines, imported_at)
+			VALUES('/x.jsonl', 'claude-code', 'claude_jsonl', 3, 1, 1, '', '', 1, '', '{}', 's', '{}', 0, 0);`
 	if _, err := db.Exec(old); err != nil {
 		t.Fatal(err)
 	}

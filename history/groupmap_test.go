@@ -112,7 +112,7 @@ func TestGroupMapMatchesEvents(t *testing.T) {
 	checkGroupMap(t, ix, "parent imported")
 	var roots int
 	if err := ix.db.QueryRowContext(ctx, `SELECT count(DISTINCT grp >> 1) FROM ev_group WHERE ev IN (SELECT rowid FROM events WHERE session_id IN (?, ?))`,
-		SessionID(ClaudeCode, "par-1"), SessionID(ClaudeCode, "agent-g1")).Scan(&roots); err != nil || roots != 1 {
+		SessionID(ClaudeCode, "par-1"), SessionID(ClaudeCode, "par-1/agent-g1")).Scan(&roots); err != nil || roots != 1 {
 		t.Fatalf("parent and subagent in %d groups (%v)", roots, err)
 	}
 
@@ -128,22 +128,18 @@ func TestGroupMapMatchesEvents(t *testing.T) {
 	}
 	checkGroupMap(t, ix, "append")
 
-	// A session whose scope changes while it keeps its events: a file first imported as a primary session,
-	// then grown and named a subagent of par-1.
-	lone := writeClaude(t, root, "-g/par-1/subagents", "agent-g2", rec("h1", "user", "/w", `"kumquat alone"`))
+	// A session whose scope changes while it keeps its events: a file imported as a primary session, then
+	// a copy of it in another project folder (the same session) whose first record is a sidechain's (the
+	// session's fields are its last imported file's).
+	lone := writeClaude(t, root, "-g", "lone-g2", rec("h1", "user", "/w", `"kumquat alone"`))
 	importOne(t, ix, lone)
 	checkGroupMap(t, ix, "primary session")
-	f, err = os.OpenFile(lone.Path, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
+	side := writeClaude(t, root, "-h", "lone-g2",
+		`{"type":"user","uuid":"h2","isSidechain":true,"timestamp":"2026-02-01T10:00:01Z","message":{"role":"user","content":"kumquat no longer alone"}}`)
+	if res := importOne(t, ix, side); res.Events != 1 {
+		t.Fatalf("second file: %+v", res)
 	}
-	fmt.Fprintln(f, rec("h2", "user", "/w", `"kumquat no longer alone"`))
-	f.Close()
-	lone.ParentNative = "par-1"
-	if res := importOne(t, ix, lone); res.Events != 1 {
-		t.Fatalf("append: %+v", res)
-	}
-	if got, err := ix.Session(ctx, SessionID(ClaudeCode, "agent-g2")); err != nil || got.Scope != "subagent" || got.EventCount != 2 {
+	if got, err := ix.Session(ctx, SessionID(ClaudeCode, "lone-g2")); err != nil || got.Scope != "subagent" || got.EventCount != 2 {
 		t.Fatalf("the session did not become a subagent keeping its events: %+v %v", got, err)
 	}
 	checkGroupMap(t, ix, "scope changed")

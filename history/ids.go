@@ -3,7 +3,10 @@ package history
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"path/filepath"
+	"strings"
+	"unicode/utf8"
 )
 
 // Identity (docs/history.md "Identity"): ids are SHA-256 over a domain tag and length-prefixed fields,
@@ -57,4 +60,35 @@ func EventID(sessionID, nativeKey string) string {
 // <commonDir>/ctx/history. It is local to this clone and never on the context branch.
 func DefaultDir(commonDir string) string {
 	return filepath.Join(commonDir, "ctx", "history")
+}
+
+// nameID is a file or directory name as it enters an id: a native session id taken from a file name
+// (Claude, Cursor, Copilot's directory, a Codex rollout's name), the parent a Claude subagent's folder names, the
+// file part of a line key (docs/history.md "Identity"). A name that is valid UTF-8 is its own id, as it
+// always was. A name that is not (a byte of Latin-1, a hostile name) is escaped so that its id is valid UTF-8
+// text that prints as it is stored, that `ctx history show session` takes back, and that names it alone:
+// each backslash is doubled, and each byte of an invalid sequence, of a C0 or C1 control character and DEL
+// is written \xHH (two upper-case hex digits), so different names give different ids and the name is the
+// id with \\ and \xHH read back. A file name never holds "/" or NUL, so neither does its id.
+func nameID(name string) string {
+	if utf8.ValidString(name) {
+		return name
+	}
+	var b strings.Builder
+	b.Grow(len(name) + 8)
+	for i := 0; i < len(name); {
+		r, n := utf8.DecodeRuneInString(name[i:])
+		switch {
+		case r == '\\':
+			b.WriteString(`\\`)
+		case (r == utf8.RuneError && n == 1) || r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f):
+			for _, c := range []byte(name[i : i+n]) {
+				fmt.Fprintf(&b, `\x%02X`, c)
+			}
+		default:
+			b.WriteString(name[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
 }

@@ -32,7 +32,10 @@ import (
 
 // parserRev is bumped when a parser changes what it produces: every source is then re-imported. 4: the
 // paths of event_files are kept cleaned (CleanFilePath). 5: a time at or before the Unix epoch is no time; Windows paths kept as winClean makes them.
-const parserRev = 5
+// 6: a file name that is not valid UTF-8 enters native ids and line keys as nameID writes it. 7: a Claude
+// subagent's native id names its parent (claudeNativeID). 8: a time at or before the Unix epoch is kept
+// (atMillis). 9: the search body's CJK characters are tokens of their own (textproc.SplitCJK).
+const parserRev = 9
 
 // Bounds of the zstd decoder for .jsonl.zst rollouts (docs/limits.md).
 const (
@@ -111,7 +114,10 @@ func (c *cappedReader) Read(p []byte) (int, error) {
 // from event to root group (groupSchema). A version 5 index is brought to 6 in place (ensureSchema): the
 // map is built from its rows (migrateGroups), the new table and index are created, and the sources of every
 // session of several files are marked to be read again by the next import, which numbers them once.
-const schemaVersion = 6
+// Version 7: sources.ctime and sources.ino, the rest of a source's stat that tells it unchanged (as git's
+// index keeps them), in sources_stamp too; added in place to a version 5 or 6 index (migrateStat), whose
+// rows hold 0 until their file is next looked at.
+const schemaVersion = 7
 
 // groupKeySQL is the root group of the sessions row named s (or a trigger's new row): its root session's
 // id, or its own when it has no root (docs/history.md "Grouping").
@@ -167,7 +173,13 @@ INSERT INTO ev_group(ev, grp) SELECT e.rowid, (r.n << 1) | (s.scope = 'subagent'
 // schemaAdded is what version 3 adds to version 2: created in place, the rows kept.
 const schemaAdded = `
 CREATE TABLE IF NOT EXISTS dirs(path TEXT PRIMARY KEY, stamp TEXT NOT NULL, entries TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS sources_stamp ON sources(path, format, parser_rev, size, mtime, offset, session_id);
+CREATE INDEX IF NOT EXISTS sources_stamp ON sources(path, format, parser_rev, size, mtime, ctime, ino, offset, session_id);
+`
+
+// migrateStat adds what version 7 adds to version 6 (migrateStat's caller adds the columns when missing):
+// the covering index of loadSources with them.
+const migrateStat = `DROP INDEX IF EXISTS sources_stamp;
+CREATE INDEX sources_stamp ON sources(path, format, parser_rev, size, mtime, ctime, ino, offset, session_id);
 `
 
 // schema is the index's tables but the full-text one (ftsSchema).
@@ -177,7 +189,8 @@ CREATE TABLE IF NOT EXISTS sources(
 	path TEXT PRIMARY KEY, provider TEXT NOT NULL, format TEXT NOT NULL, parser_rev INTEGER NOT NULL,
 	size INTEGER NOT NULL, mtime INTEGER NOT NULL, fingerprint TEXT NOT NULL, content_hash TEXT NOT NULL,
 	offset INTEGER NOT NULL, check_hash TEXT NOT NULL, state TEXT NOT NULL, session_id TEXT NOT NULL,
-	unknown TEXT NOT NULL, bad_lines INTEGER NOT NULL, imported_at INTEGER NOT NULL);
+	unknown TEXT NOT NULL, bad_lines INTEGER NOT NULL, imported_at INTEGER NOT NULL,
+	ctime INTEGER NOT NULL DEFAULT 0, ino INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS sessions(
 	id TEXT PRIMARY KEY, provider TEXT NOT NULL, native_id TEXT NOT NULL, parent_id TEXT NOT NULL,
 	root_id TEXT NOT NULL, scope TEXT NOT NULL, cwd TEXT NOT NULL, repo_url TEXT NOT NULL, branch TEXT NOT NULL,
@@ -407,6 +420,12 @@ func ensureSchema(ctx context.Context, db *sql.DB) error {
 		return nil
 	case v > schemaVersion:
 		return fmt.Errorf("%w (schema %d, this ctx reads %d)", ErrNewerIndex, v, schemaVersion)
+	case v == 5 || v == 6:
+		if err := addStatColumns(ctx, tx); err != nil {
+			return err
+		}
+	}
+	switch {
 	case v == 5:
 		// Version 6 adds the map from event to root group, built from the rows, which stay (the generation
 		// too: the same events and hits), and sources_session and conflicts (schema's CREATE ... IF NOT
@@ -417,7 +436,7 @@ func ensureSchema(ctx context.Context, db *sql.DB) error {
 			`UPDATE sources SET parser_rev = 0 WHERE session_id IN (SELECT session_id FROM sources WHERE session_id <> '' GROUP BY session_id HAVING count(*) > 1);`); err != nil {
 			return fmt.Errorf("build the event groups: %w", err)
 		}
-	default:
+	case v < 5:
 		for _, t := range oldTables {
 			if _, err := tx.ExecContext(ctx, `DROP TABLE IF EXISTS `+t); err != nil {
 				return fmt.Errorf("drop old table %s: %w", t, err)
@@ -436,6 +455,28 @@ func ensureSchema(ctx context.Context, db *sql.DB) error {
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("create schema: %w", err)
+	}
+	return nil
+}
+
+// addStatColumns brings the sources of a version 5 or 6 index to version 7 in tx: the columns ctime and ino
+// (0: the next look at the file records them) and sources_stamp with them. A table that has them already
+// (an index marked older by hand) keeps them.
+func addStatColumns(ctx context.Context, tx *sql.Tx) error {
+	for _, col := range []string{"ctime", "ino"} {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info('sources') WHERE name = ?`, col).Scan(&n); err != nil {
+			return fmt.Errorf("add sources.%s: %w", col, err)
+		}
+		if n > 0 {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `ALTER TABLE sources ADD COLUMN `+col+` INTEGER NOT NULL DEFAULT 0`); err != nil {
+			return fmt.Errorf("add sources.%s: %w", col, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, migrateStat); err != nil {
+		return fmt.Errorf("index sources' stat: %w", err)
 	}
 	return nil
 }
@@ -910,13 +951,16 @@ const prepareLookahead = 4
 type sourceRow struct {
 	format, fingerprint, contentHash, checkHash, state, sessionID string
 	rev, size, mtime, offset                                      int64
-	// partial: only format, rev, size, mtime, offset and sessionID were read (loadSources); loadSource
-	// reads the rest.
+	// ctime and ino are the file's ctime (Unix nanoseconds) and inode when it was recorded (Linux; 0
+	// elsewhere, and in a row an index of schema 6 recorded).
+	ctime, ino int64
+	// partial: only format, rev, size, mtime, ctime, ino, offset and sessionID were read (loadSources);
+	// loadSource reads the rest.
 	partial bool
 }
 
 // statUnchanged reports, per source, whether it is an append-only log that lstat finds as it was
-// recorded in known[i] (same parser, format, size and mtime): what prepareFrom would call unchanged after
+// recorded in known[i] (same parser, format, size, mtime, ctime and inode): what prepareFrom would call unchanged after
 // opening it, found with one system call and without the parsing goroutines (a refresh of 20,000
 // sources: bench/README.md). Anything else (not recorded, changed, not a regular file, another format)
 // is false and goes through prepareFrom.
@@ -939,11 +983,11 @@ func statUnchanged(ctx context.Context, srcs []Source, known []*sourceRow) []boo
 				if prev == nil || !appendOnly(s.Format) || prev.rev != parserRev || prev.format != s.Format {
 					continue
 				}
-				size, mtime, regular, ok := s.stat.size, s.stat.mtime, s.stat.regular, s.stat.ok
-				if !s.stat.known || s.Session != "" {
-					size, mtime, regular, ok = st.lstat(s.Path)
+				fs := s.stat
+				if !fs.known || s.Session != "" {
+					fs = st.lstat(s.Path)
 				}
-				same[i] = ok && regular && size == prev.size && mtime == prev.mtime
+				same[i] = fs.ok && fs.regular && prev.sameStat(fs)
 			}
 		})
 	}
@@ -951,10 +995,18 @@ func statUnchanged(ctx context.Context, srcs []Source, known []*sourceRow) []boo
 	return same
 }
 
+// sameStat reports whether fs is the stat r recorded: size, mtime, ctime and inode, as git's index tells
+// an unchanged file (docs/history.md "Incremental import"). A write that keeps the size and sets the
+// mtime back (touch -r) still moves the ctime, which no program sets; a file replaced by a rename
+// has another inode.
+func (r *sourceRow) sameStat(fs fileStat) bool {
+	return fs.size == r.size && fs.mtime == r.mtime && fs.ctime == r.ctime && fs.ino == r.ino
+}
+
 func (ix *Index) loadSource(ctx context.Context, path string) (*sourceRow, error) {
 	var r sourceRow
-	err := ix.db.QueryRowContext(ctx, `SELECT format, parser_rev, size, mtime, fingerprint, content_hash, offset, check_hash, state, session_id FROM sources WHERE path=?`, path).
-		Scan(&r.format, &r.rev, &r.size, &r.mtime, &r.fingerprint, &r.contentHash, &r.offset, &r.checkHash, &r.state, &r.sessionID)
+	err := ix.db.QueryRowContext(ctx, `SELECT format, parser_rev, size, mtime, ctime, ino, fingerprint, content_hash, offset, check_hash, state, session_id FROM sources WHERE path=?`, path).
+		Scan(&r.format, &r.rev, &r.size, &r.mtime, &r.ctime, &r.ino, &r.fingerprint, &r.contentHash, &r.offset, &r.checkHash, &r.state, &r.sessionID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -1011,18 +1063,18 @@ func (ix *Index) loadSources(ctx context.Context, srcs []Source) ([]*sourceRow, 
 	out := make([]*sourceRow, len(srcs))
 	// The columns that tell an unchanged source; the parser state and hashes of the others are read
 	// when they are prepared (a refresh reads 20,000 rows and needs none of them).
-	rows, err := ix.db.QueryContext(ctx, `SELECT path, format, parser_rev, size, mtime, offset, session_id FROM sources ORDER BY path`)
+	rows, err := ix.db.QueryContext(ctx, `SELECT path, format, parser_rev, size, mtime, ctime, ino, offset, session_id FROM sources ORDER BY path`)
 	if err != nil {
 		return nil, fmt.Errorf("read source state: %w", err)
 	}
 	defer rows.Close()
 	var (
-		key, format, session     sql.RawBytes // reused: a row is copied only when it is a source's
-		rev, size, mtime, offset int64
+		key, format, session                 sql.RawBytes // reused: a row is copied only when it is a source's
+		rev, size, mtime, ctime, ino, offset int64
 	)
 	j := 0 // the first of order whose key is not below the rows read
 	for j < len(order) && rows.Next() {
-		if err := rows.Scan(&key, &format, &rev, &size, &mtime, &offset, &session); err != nil {
+		if err := rows.Scan(&key, &format, &rev, &size, &mtime, &ctime, &ino, &offset, &session); err != nil {
 			return nil, fmt.Errorf("read source state: %w", err)
 		}
 		for j < len(order) && keys[order[j]] < string(key) {
@@ -1031,7 +1083,7 @@ func (ix *Index) loadSources(ctx context.Context, srcs []Source) ([]*sourceRow, 
 		if j == len(order) || keys[order[j]] != string(key) {
 			continue
 		}
-		r := sourceRow{partial: true, format: string(format), rev: rev, size: size, mtime: mtime, offset: offset, sessionID: string(session)}
+		r := sourceRow{partial: true, format: string(format), rev: rev, size: size, mtime: mtime, ctime: ctime, ino: ino, offset: offset, sessionID: string(session)}
 		for ; j < len(order) && keys[order[j]] == string(key); j++ {
 			cp := r
 			out[order[j]] = &cp
@@ -1069,6 +1121,7 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 		st          parseState
 		appended    bool
 		size, mtime int64
+		fs          fileStat // the source file's stat (an append-only log's)
 		fingerprint string
 		contentHash string
 		checkHash   string
@@ -1079,10 +1132,11 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 			return fail(err)
 		}
 		defer f.Close()
-		size, mtime = fi.Size(), fi.ModTime().UnixNano()
+		fs = statOf(fi)
+		size, mtime = fs.size, fs.mtime
 		// Unchanged also when nothing of it was consumed (an empty file, or a first line not yet whole):
-		// its size and mtime are recorded as well, and it is not read again until they move.
-		if prev != nil && !reset && prev.size == size && prev.mtime == mtime {
+		// its stat is recorded as well, and it is not read again until it moves.
+		if prev != nil && !reset && prev.sameStat(fs) {
 			res.Action, res.SessionID = "unchanged", prev.sessionID
 			return res, nil, nil
 		}
@@ -1097,20 +1151,32 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 		if !appended {
 			st = parseState{}
 		}
-		st.File = sourceName(src)
-		if _, err := f.Seek(start, io.SeekStart); err != nil {
-			return fail(fmt.Errorf("seek %s: %w", src.Path, err))
-		}
-		st.ParentNative = firstNonEmpty(st.ParentNative, src.ParentNative)
-		var rd io.Reader = f
 		cut := size > maxJSONLBytes
-		if cut {
-			// Read up to the bound only (docs/limits.md): the rest is not imported.
-			rd = io.LimitReader(f, max(0, maxJSONLBytes-start))
+		parse := func() error {
+			st.File = sourceName(src)
+			if _, err := f.Seek(start, io.SeekStart); err != nil {
+				return fmt.Errorf("seek %s: %w", src.Path, err)
+			}
+			st.ParentNative = firstNonEmpty(st.ParentNative, src.ParentNative)
+			var rd io.Reader = f
+			if cut {
+				// Read up to the bound only (docs/limits.md): the rest is not imported.
+				rd = io.LimitReader(f, max(0, maxJSONLBytes-start))
+			}
+			pr, err = parseJSONL(ctx, rd, start, &st, lineParserFor(src.Format))
+			return err
 		}
-		pr, err = parseJSONL(ctx, rd, start, &st, lineParserFor(src.Format))
-		if err != nil {
+		kept := st.NativeID
+		if err := parse(); err != nil {
 			return fail(err)
+		}
+		if appended && src.Provider == ClaudeCode && kept != claudeNativeID(src, &st) {
+			// The appended lines name the parent of a sibling subagent file whose first lines did not: its
+			// session is another, read whole into it.
+			st, start, appended = parseState{}, 0, false
+			if err := parse(); err != nil {
+				return fail(err)
+			}
 		}
 		if cut {
 			pr.Truncated = true
@@ -1118,10 +1184,10 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 				size, maxJSONLBytes>>20))
 		}
 		if appended && pr.Offset == start && len(pr.Events) == 0 {
-			// Same bytes (only touched) or nothing complete yet: record the new size and mtime only (by the
-			// writer: a parsing goroutine does not write while the import's transaction is open).
+			// Same bytes (only touched) or nothing complete yet: record the new stat only (by the writer: a
+			// parsing goroutine does not write while the import's transaction is open).
 			res.Action, res.SessionID = "unchanged", prev.sessionID
-			return res, &pending{src: src, seen: seen, touch: true, size: size, mtime: mtime, fingerprint: prev.fingerprint}, nil
+			return res, &pending{src: src, seen: seen, touch: true, size: size, mtime: mtime, ctime: fs.ctime, ino: fs.ino, fingerprint: prev.fingerprint}, nil
 		}
 		if checkHash, err = checkPrefix(f, pr.Offset); err != nil {
 			return fail(err)
@@ -1193,17 +1259,14 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 		res.Action, res.Err = "foreign", fmt.Sprintf("holds no %s records (%s)", src.Provider, pr.summary())
 		return res, nil, nil
 	}
+	if src.Provider == ClaudeCode {
+		st.NativeID = claudeNativeID(src, &st)
+	}
 	if st.NativeID == "" {
 		st.NativeID = nativeFromPath(src)
 	}
 	if st.NativeID == "" {
 		return fail(fmt.Errorf("%s: no session id in the file or its name", src.Path))
-	}
-	if src.Provider == ClaudeCode && st.ParentNative == "" && strings.HasPrefix(filepath.Base(src.Path), "agent-") {
-		st.Subagent = true
-		if st.RecordSession != "" && st.RecordSession != st.NativeID {
-			st.ParentNative = st.RecordSession // the legacy sibling layout names the parent in sessionId
-		}
 	}
 	res.Unknown, res.Skipped, res.BadLines, res.Errors, res.Truncated = pr.Unknown, pr.Skipped, pr.BadLines, pr.Errors, pr.Truncated
 	sessionID := SessionID(src.Provider, st.NativeID)
@@ -1222,7 +1285,7 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 	}
 
 	return res, &pending{src: src, prev: prev, seen: seen, appended: appended, sessionID: sessionID, st: st, pr: pr,
-		size: size, mtime: mtime, fingerprint: fingerprint, contentHash: contentHash, checkHash: checkHash,
+		size: size, mtime: mtime, ctime: fs.ctime, ino: fs.ino, fingerprint: fingerprint, contentHash: contentHash, checkHash: checkHash,
 		stateJSON: string(stateJSON), unknownJSON: string(unknownJSON), encoded: encoded}, nil
 }
 
@@ -1255,7 +1318,7 @@ type pending struct {
 	sessionID                                                   string
 	st                                                          parseState
 	pr                                                          *parseResult
-	size, mtime                                                 int64
+	size, mtime, ctime, ino                                     int64 // ctime and ino: an append-only log's (sourceRow)
 	fingerprint, contentHash, checkHash, stateJSON, unknownJSON string
 	encoded                                                     []encodedEvent // of pr.Events, in order
 }
@@ -1366,9 +1429,9 @@ func (b *batchTx) write(ctx context.Context, p *pending, res *SourceResult) erro
 			res.Action, res.Events = "unchanged", 0
 			return nil
 		}
-		// Same content: only the recorded size, mtime and fingerprint move.
-		if _, err := b.tx.ExecContext(b.w.sctx, `UPDATE sources SET fingerprint=?, size=?, mtime=? WHERE path=?`,
-			p.fingerprint, p.size, p.mtime, p.src.key()); err != nil {
+		// Same content: only the recorded stat and fingerprint move.
+		if _, err := b.tx.ExecContext(b.w.sctx, `UPDATE sources SET fingerprint=?, size=?, mtime=?, ctime=?, ino=? WHERE path=?`,
+			p.fingerprint, p.size, p.mtime, p.ctime, p.ino, p.src.key()); err != nil {
 			return fmt.Errorf("update source state: %w", err)
 		}
 		return nil
@@ -1472,7 +1535,7 @@ func prepareWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 		{&w.hasOther, `SELECT 1 FROM events WHERE session_id=? AND src<>? LIMIT 1`},
 		{&w.noSession, `DELETE FROM sessions WHERE id=?`},
 		{&w.otherSrc, `SELECT 1 FROM sources WHERE session_id=? AND path<>? LIMIT 1`},
-		{&w.state, `SELECT format, parser_rev, size, mtime, fingerprint, content_hash, offset, check_hash, state, session_id FROM sources WHERE path=?`},
+		{&w.state, `SELECT format, parser_rev, size, mtime, ctime, ino, fingerprint, content_hash, offset, check_hash, state, session_id FROM sources WHERE path=?`},
 		{&w.ins, `INSERT INTO events(id, session_id, seq, native_key, at, type, role, text, tool, files, facts, fts_len, src)
 		VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO NOTHING`},
 		{&w.fts, `INSERT INTO ev_fts(rowid, body) VALUES(?,?)`},
@@ -1486,8 +1549,8 @@ func prepareWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 		{&w.session, `INSERT OR REPLACE INTO sessions(id, provider, native_id, parent_id, root_id, scope, cwd, repo_url,
 		branch, commit_id, model, cli_version, title, started_at, ended_at, source_format, source_path, event_count)
 		VALUES(?,?,?,?,COALESCE((SELECT root_id FROM sessions WHERE id=?),''),?,?,?,?,?,?,?,?,?,?,?,?,?)`},
-		{&w.sourceRow, `INSERT OR REPLACE INTO sources(path, provider, format, parser_rev, size, mtime, fingerprint,
-		content_hash, offset, check_hash, state, session_id, unknown, bad_lines, imported_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`},
+		{&w.sourceRow, `INSERT OR REPLACE INTO sources(path, provider, format, parser_rev, size, mtime, ctime, ino, fingerprint,
+		content_hash, offset, check_hash, state, session_id, unknown, bad_lines, imported_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`},
 	} {
 		st, err := tx.PrepareContext(ctx, s.sql)
 		if err != nil {
@@ -1512,10 +1575,10 @@ func (w *writer) close() {
 // parsed from (p.seen; nil: not recorded): another import wrote it since (docs/history.md "Concurrent
 // imports"). cur is the row read, nil when there is none. Every column of the recorded state is compared:
 // a row another import wrote always differs from p.seen in one of them (it records the file as it read
-// it), and one a touch moved differs in its size, mtime or fingerprint.
+// it), and one a touch moved differs in its stat or fingerprint.
 func (w *writer) moved(p *pending) (cur *sourceRow, moved bool, err error) {
 	var r sourceRow
-	err = w.state.QueryRowContext(w.sctx, p.src.key()).Scan(&r.format, &r.rev, &r.size, &r.mtime, &r.fingerprint, &r.contentHash,
+	err = w.state.QueryRowContext(w.sctx, p.src.key()).Scan(&r.format, &r.rev, &r.size, &r.mtime, &r.ctime, &r.ino, &r.fingerprint, &r.contentHash,
 		&r.offset, &r.checkHash, &r.state, &r.sessionID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, p.seen != nil, nil
@@ -1524,7 +1587,7 @@ func (w *writer) moved(p *pending) (cur *sourceRow, moved bool, err error) {
 		return nil, false, fmt.Errorf("import %s: read source state: %w", p.src.Path, err)
 	}
 	o := p.seen
-	return &r, o == nil || r.format != o.format || r.rev != o.rev || r.size != o.size || r.mtime != o.mtime || r.fingerprint != o.fingerprint ||
+	return &r, o == nil || r.format != o.format || r.rev != o.rev || r.size != o.size || r.mtime != o.mtime || r.ctime != o.ctime || r.ino != o.ino || r.fingerprint != o.fingerprint ||
 		r.contentHash != o.contentHash || r.offset != o.offset || r.checkHash != o.checkHash, nil
 }
 
@@ -1590,7 +1653,7 @@ func (w *writer) writeSource(ctx context.Context, p *pending) (int, error) {
 		return 0, fmt.Errorf("import %s: %w", src.Path, err)
 	}
 	_, err = w.sourceRow.ExecContext(w.sctx,
-		key, string(src.Provider), src.Format, parserRev, p.size, p.mtime, p.fingerprint, p.contentHash, p.pr.Offset, p.checkHash,
+		key, string(src.Provider), src.Format, parserRev, p.size, p.mtime, p.ctime, p.ino, p.fingerprint, p.contentHash, p.pr.Offset, p.checkHash,
 		p.stateJSON, p.sessionID, p.unknownJSON, p.pr.BadLines, time.Now().UnixMilli())
 	if err != nil {
 		return 0, fmt.Errorf("import %s: record source: %w", src.Path, err)
@@ -1672,22 +1735,46 @@ func parseWhole(ctx context.Context, src Source, st *parseState) (*parseResult, 
 // the keys of events keyed by their line (docs/history.md "Identity"), so that two files of one session
 // (a resumed Codex rollout) do not give the same ids, and the ids are the same on every machine.
 func sourceName(src Source) string {
-	return strings.TrimSuffix(filepath.Base(src.Path), ".zst")
+	return nameID(strings.TrimSuffix(filepath.Base(src.Path), ".zst"))
 }
 
 // nativeFromPath is the fallback native id: the file name without its extensions (Claude and Cursor name
 // files after the session; Codex rollouts end in the session UUID; Copilot keeps events.jsonl in a
-// directory named after the session).
+// directory named after the session), as nameID writes a name that is not valid UTF-8.
 func nativeFromPath(src Source) string {
 	base := filepath.Base(src.Path)
 	stem := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(base, ".zst"), ".jsonl"), ".json")
 	if src.Provider == CopilotCLI && base == "events.jsonl" {
-		return filepath.Base(filepath.Dir(src.Path))
+		return nameID(filepath.Base(filepath.Dir(src.Path)))
 	}
 	if src.Provider == Codex && strings.HasPrefix(stem, "rollout-") && len(stem) >= 36 {
-		return stem[len(stem)-36:]
+		return nameID(stem[len(stem)-36:])
 	}
-	return stem
+	return nameID(stem)
+}
+
+// claudeNativeID is the native id of a Claude Code source, and sets st's parent and scope from its layout
+// (docs/history.md "Identity"): the file name without .jsonl (nativeFromPath), but for a subagent's
+// transcript whose parent is known, "<parent's native id>/<file name>". Claude names a subagent's file
+// after the agent only (agent-<id>.jsonl; the older sibling layout's ids are 7 or 8 hex digits), and the
+// same name under two parents is two sessions: the newer layout's folder (<parent>/subagents/) names the
+// parent, the older sibling layout's records do (sessionId, the first one read, when it is at most 256
+// bytes without "/" or a control character; an agent-* file whose records name no other session has no
+// known parent and keeps its file name). "/" is in no file name, so
+// such an id is no primary session's. The parent and the file are the same on every machine and at every
+// read of the file, so is the id.
+func claudeNativeID(src Source, st *parseState) string {
+	stem := nativeFromPath(src)
+	if st.ParentNative == "" && strings.HasPrefix(filepath.Base(src.Path), "agent-") {
+		st.Subagent = true
+		if r := st.RecordSession; r != "" && r != stem && len(r) <= 256 && !strings.ContainsFunc(r, func(c rune) bool { return c == '/' || isControl(c) }) {
+			st.ParentNative = r // the legacy sibling layout names the parent in sessionId
+		}
+	}
+	if st.ParentNative == "" || st.ParentNative == stem {
+		return stem
+	}
+	return st.ParentNative + "/" + stem
 }
 
 // checkPrefix hashes the first n bytes of f whole: SHA-256 of "<n>\x00" and the bytes. It is computed only
@@ -1721,7 +1808,12 @@ func fingerprintFiles(files []string) (fp string, size, mtime int64, err error) 
 		if err != nil {
 			return "", 0, 0, fmt.Errorf("stat %s: %w", p, err)
 		}
+		fs := statOf(fi)
 		fmt.Fprintf(h, "%s\x00%d\x00%d\x00", filepath.Base(p), fi.Size(), fi.ModTime().UnixNano())
+		if fs.ctime != 0 || fs.ino != 0 {
+			// ctime and inode too (Linux): an edit that keeps the size and sets the mtime back moves them.
+			fmt.Fprintf(h, "c%d\x00i%d\x00", fs.ctime, fs.ino)
+		}
 		size += fi.Size()
 		mtime = max(mtime, fi.ModTime().UnixNano())
 	}
@@ -1947,7 +2039,7 @@ func encodeEvent(e *Event) encodedEvent {
 		b, _ := sjson.Marshal(e.Facts)
 		enc.facts = string(b)
 	}
-	enc.body = searchBody(e)
+	enc.body = textproc.SplitCJK(searchBody(e))
 	enc.ftsLen = ftsLenOf(enc.body)
 	return enc
 }
@@ -2043,10 +2135,7 @@ func (w *writer) insertEventsNew(ctx context.Context, sessionID, srcKey, cwd str
 			enc = encodeEvent(e)
 		}
 		tool, files, facts := nullable(enc.tool), nullable(enc.files), nullable(enc.facts)
-		var at int64
-		if !e.At.IsZero() {
-			at = e.At.UnixMilli()
-		}
+		at := atMillis(e.At)
 		var rowid int64
 		for attempt := 0; ; attempt++ {
 			r, err := ins.ExecContext(w.sctx, e.ID, sessionID, e.Seq, e.NativeKey, at, string(e.Type), e.Role, e.Text, tool, files, facts, enc.ftsLen, srcKey)
@@ -2195,13 +2284,7 @@ func (w *writer) upsertSession(ctx context.Context, src Source, id string, st *p
 		}
 	}
 	m := st.Meta
-	ms := func(t time.Time) int64 {
-		if t.IsZero() {
-			return 0
-		}
-		return t.UnixMilli()
-	}
-	started, ended := ms(m.StartedAt), ms(m.EndedAt)
+	started, ended := atMillis(m.StartedAt), atMillis(m.EndedAt)
 	if merge {
 		var s0, e0 int64
 		err := w.tx.QueryRowContext(w.sctx, `SELECT started_at, ended_at FROM sessions WHERE id=?`, id).Scan(&s0, &e0)
@@ -2211,7 +2294,9 @@ func (w *writer) upsertSession(ctx context.Context, src Source, id string, st *p
 		if s0 != 0 && (started == 0 || s0 < started) {
 			started = s0
 		}
-		ended = max(ended, e0)
+		if e0 != 0 && (ended == 0 || e0 > ended) {
+			ended = e0
+		}
 	}
 	_, err := w.session.ExecContext(w.sctx,
 		id, string(src.Provider), st.NativeID, parent, id, scope, ClipSessionField(m.CWD), ClipSessionField(m.RepoURL),

@@ -62,10 +62,10 @@ func (ix *Index) ListEvents(ctx context.Context, q EventQuery) (_ []ListedEvent,
 		where, args = append(where, "e.role = ?"), append(args, q.Role)
 	}
 	if !q.Since.IsZero() {
-		where, args = append(where, "e.at > 0 AND e.at >= ?"), append(args, q.Since.UnixMilli())
+		where, args = append(where, "e.at <> 0 AND e.at >= ?"), append(args, atMillis(q.Since))
 	}
 	if !q.Until.IsZero() {
-		where, args = append(where, "e.at > 0 AND e.at < ?"), append(args, q.Until.UnixMilli())
+		where, args = append(where, "e.at <> 0 AND e.at < ?"), append(args, atMillis(q.Until))
 	}
 	where, args = repoFileWhere(where, args, q.Repo, q.File)
 	order, cmp := "ASC", ">"
@@ -101,10 +101,7 @@ func (ix *Index) ListEvents(ctx context.Context, q EventQuery) (_ []ListedEvent,
 			return nil, fmt.Errorf("list events: %w", err)
 		}
 		le.Event, le.Provider = e, Provider(prov)
-		le.Pos.At = e.At.UnixMilli()
-		if e.At.IsZero() {
-			le.Pos.At = 0
-		}
+		le.Pos.At = atMillis(e.At) // the stored e.at
 		out = append(out, le)
 	}
 	return out, rows.Err()

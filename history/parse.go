@@ -158,9 +158,6 @@ func (b *builder) emit(key string, block int, e Event) {
 			}
 		}
 	}
-	if e.At.UnixMilli() <= 0 {
-		e.At = time.Time{} // at or before the Unix epoch: no time (docs/history.md "Times")
-	}
 	if !e.At.IsZero() {
 		m := &b.st.Meta
 		if m.StartedAt.IsZero() || e.At.Before(m.StartedAt) {
@@ -331,8 +328,8 @@ func parseTime(s string) time.Time {
 		return time.Time{}
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil || t.UnixMilli() <= 0 {
-		return time.Time{} // at or before the Unix epoch is no time (0 is the index's "no time")
+	if err != nil {
+		return time.Time{}
 	}
 	return t.UTC()
 }

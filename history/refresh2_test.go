@@ -84,16 +84,16 @@ func TestStatterSameAsLstat(t *testing.T) {
 	var st statter
 	defer st.close()
 	for _, p := range paths {
-		size, mtime, regular, ok := st.lstat(p)
+		got := st.lstat(p)
 		fi, err := os.Lstat(p)
-		if ok != (err == nil) {
-			t.Fatalf("%s: ok %v, lstat error %v", p, ok, err)
+		if got.ok != (err == nil) {
+			t.Fatalf("%s: ok %v, lstat error %v", p, got.ok, err)
 		}
 		if err != nil {
 			continue
 		}
-		if size != fi.Size() || mtime != fi.ModTime().UnixNano() || regular != fi.Mode().IsRegular() {
-			t.Errorf("%s: statter %d %d %v, lstat %d %d %v", p, size, mtime, regular, fi.Size(), fi.ModTime().UnixNano(), fi.Mode().IsRegular())
+		if want := statOf(fi); got != want {
+			t.Errorf("%s: statter %+v, lstat %+v", p, got, want)
 		}
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctx-dev/ctx/history/internal/ftsrank"
+	"github.com/ctx-dev/ctx/history/internal/textproc"
 )
 
 // Content scopes of a search (docs/history.md "Search").
@@ -110,7 +111,9 @@ func ftsQuery(text string, any bool) (string, int) {
 		if !hasWord {
 			continue
 		}
-		phrases = append(phrases, `"`+strings.ReplaceAll(w, `"`, `""`)+`"`)
+		// A run of CJK characters is indexed as one token per character (textproc.SplitCJK): the word is
+		// the phrase of its characters.
+		phrases = append(phrases, `"`+strings.ReplaceAll(textproc.SplitCJK(w), `"`, `""`)+`"`)
 		if len(phrases) > MaxQueryWords {
 			break // Search refuses the query: the count only needs to pass the bound
 		}
@@ -284,10 +287,10 @@ func (ix *Index) candidates(ctx context.Context, q Query, scope, match string) (
 		}
 	}
 	if !q.Since.IsZero() {
-		where, args = append(where, "e.at > 0 AND e.at >= ?"), append(args, q.Since.UnixMilli())
+		where, args = append(where, "e.at <> 0 AND e.at >= ?"), append(args, atMillis(q.Since))
 	}
 	if !q.Until.IsZero() {
-		where, args = append(where, "e.at > 0 AND e.at < ?"), append(args, q.Until.UnixMilli())
+		where, args = append(where, "e.at <> 0 AND e.at < ?"), append(args, atMillis(q.Until))
 	}
 	if q.SessionID != "" {
 		where, args = append(where, "e.session_id = ?"), append(args, q.SessionID)
@@ -964,9 +967,7 @@ func (ix *Index) scanEvent(r rowScanner) (Event, error) {
 		return e, err
 	}
 	e.Type = EventType(typ)
-	if at > 0 {
-		e.At = time.UnixMilli(at).UTC()
-	}
+	e.At = atTime(at)
 	if tool.Valid {
 		e.Tool = &Tool{}
 		if err := json.Unmarshal([]byte(tool.String), e.Tool); err != nil {

@@ -165,7 +165,7 @@ func ParseShared(data []byte, wantID string) (Session, []Event, int, error) {
 			e := Event{ID: x.ID, Seq: x.Seq, NativeKey: neutral(x.NativeKey), Type: EventType(neutral(string(x.Type))),
 				Role: field(x.Role), Text: clip(neutral(x.Text)), Tool: x.Tool}
 			if x.Timestamp != "" {
-				if t, err := time.Parse(time.RFC3339Nano, x.Timestamp); err == nil && t.UnixMilli() > 0 {
+				if t, err := time.Parse(time.RFC3339Nano, x.Timestamp); err == nil {
 					e.At = t.UTC()
 				}
 			}

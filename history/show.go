@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 	"unicode/utf8"
 )
 
@@ -94,7 +93,9 @@ func (e invalidIDError) Is(target error) bool { return target == ErrInvalidID ||
 // sessions claim (docs/history.md "Identity"). Errors wrap ErrNotFound or ErrAmbiguous.
 func (ix *Index) Session(ctx context.Context, id string) (_ Session, err error) {
 	defer ix.noteDamaged(&err)
-	given := strings.TrimSpace(id)
+	// A native id taken from a file name that is not valid UTF-8 is stored as nameID writes it (what
+	// search prints); the name's own bytes find it too.
+	given := nameID(strings.TrimSpace(id))
 	full := strings.ToLower(given)
 	isFull := len(full) == 36 && ValidIDPrefix(full)
 	if isFull {
@@ -173,12 +174,7 @@ func scanSession(r rowScanner) (Session, error) {
 	for _, f := range []*string{&s.CWD, &s.RepoURL, &s.Branch, &s.Commit, &s.Model, &s.CLIVersion, &s.Title} {
 		*f = ClipSessionField(*f)
 	}
-	if started > 0 {
-		s.StartedAt = time.UnixMilli(started).UTC()
-	}
-	if ended > 0 {
-		s.EndedAt = time.UnixMilli(ended).UTC()
-	}
+	s.StartedAt, s.EndedAt = atTime(started), atTime(ended)
 	return s, nil
 }
 

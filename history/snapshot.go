@@ -33,8 +33,9 @@ CREATE TRIGGER IF NOT EXISTS sources_dirty_del AFTER DELETE ON sources BEGIN
 	INSERT OR IGNORE INTO sources_dirty(path) VALUES (old.path); END;
 `
 
-// snapVersion is the first byte of a packed snapshot: a snapshot of another version is not read.
-const snapVersion = 1
+// snapVersion is the first byte of a packed snapshot: a snapshot of another version is not read. 2: each
+// row holds the ctime and inode (schema 7).
+const snapVersion = 2
 
 // snapRepackMin: a refresh packs the snapshot again when it is missing or when more than
 // max(snapRepackMin, rows/16) rows changed since it was packed (the changed rows are read one by one).
@@ -45,10 +46,10 @@ var snapRepackMin = 256
 // version this ctx does not read, or an index without the tables): the caller reads sources instead.
 // dirty maps each changed key to its row (nil: the row was deleted).
 func (ix *Index) readSnapshot(ctx context.Context) (data []byte, dirty map[string]*sourceRow, ok bool) {
-	rows, err := ix.db.QueryContext(ctx, `SELECT 0, data, NULL, NULL, NULL, NULL, NULL, NULL FROM sources_snap
+	rows, err := ix.db.QueryContext(ctx, `SELECT 0, data, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM sources_snap
 		WHERE id = 1 AND (SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name IN ('sources_dirty_ins', 'sources_dirty_upd', 'sources_dirty_del')) = 3
 	UNION ALL
-	SELECT 1, d.path, s.format, s.parser_rev, s.size, s.mtime, s.offset, s.session_id FROM sources_dirty d LEFT JOIN sources s ON s.path = d.path`)
+	SELECT 1, d.path, s.format, s.parser_rev, s.size, s.mtime, s.ctime, s.ino, s.offset, s.session_id FROM sources_dirty d LEFT JOIN sources s ON s.path = d.path`)
 	if err != nil {
 		return nil, nil, false // no such table: an index whose snapshot was never packed
 	}
@@ -56,12 +57,12 @@ func (ix *Index) readSnapshot(ctx context.Context) (data []byte, dirty map[strin
 	dirty = map[string]*sourceRow{}
 	for rows.Next() {
 		var (
-			kind                     int
-			key                      []byte
-			format, session          sql.NullString
-			rev, size, mtime, offset sql.NullInt64
+			kind                                 int
+			key                                  []byte
+			format, session                      sql.NullString
+			rev, size, mtime, ctime, ino, offset sql.NullInt64
 		)
-		if err := rows.Scan(&kind, &key, &format, &rev, &size, &mtime, &offset, &session); err != nil {
+		if err := rows.Scan(&kind, &key, &format, &rev, &size, &mtime, &ctime, &ino, &offset, &session); err != nil {
 			return nil, nil, false
 		}
 		if kind == 0 {
@@ -73,7 +74,7 @@ func (ix *Index) readSnapshot(ctx context.Context) (data []byte, dirty map[strin
 			continue
 		}
 		dirty[string(key)] = &sourceRow{partial: true, format: format.String, rev: rev.Int64, size: size.Int64,
-			mtime: mtime.Int64, offset: offset.Int64, sessionID: session.String}
+			mtime: mtime.Int64, ctime: ctime.Int64, ino: ino.Int64, offset: offset.Int64, sessionID: session.String}
 	}
 	if rows.Err() != nil || len(data) == 0 || data[0] != snapVersion {
 		return nil, nil, false
@@ -83,13 +84,13 @@ func (ix *Index) readSnapshot(ctx context.Context) (data []byte, dirty map[strin
 
 // snapRow is one decoded entry of a packed snapshot.
 type snapRow struct {
-	key                      []byte // into the decoder's buffer: valid until the next entry
-	format, session          []byte // into the snapshot
-	rev, size, mtime, offset int64
+	key                                  []byte // into the decoder's buffer: valid until the next entry
+	format, session                      []byte // into the snapshot
+	rev, size, mtime, ctime, ino, offset int64
 }
 
 // snapDecoder walks the rows of a packed snapshot (after its version and row count): per row, the length of the prefix it shares with the previous
-// key and the rest of its key, the format, the parser revision, size, mtime and offset (varints) and
+// key and the rest of its key, the format, the parser revision, size, mtime, ctime, inode and offset (varints) and
 // the session id; strings as a uvarint length and the bytes.
 type snapDecoder struct {
 	data []byte
@@ -153,7 +154,7 @@ func (d *snapDecoder) next(r *snapRow) bool {
 	d.key = append(d.key[:shared], rest...)
 	r.key = d.key
 	r.format = d.bytes()
-	r.rev, r.size, r.mtime, r.offset = d.varint(), d.varint(), d.varint(), d.varint()
+	r.rev, r.size, r.mtime, r.ctime, r.ino, r.offset = d.varint(), d.varint(), d.varint(), d.varint(), d.varint(), d.varint()
 	r.session = d.bytes()
 	return d.err == nil
 }
@@ -170,7 +171,7 @@ func (e *snapEncoder) str(s string) {
 	e.buf = append(e.buf, s...)
 }
 
-func (e *snapEncoder) add(key, format string, rev, size, mtime, offset int64, session string) {
+func (e *snapEncoder) add(key, format string, rev, size, mtime, ctime, ino, offset int64, session string) {
 	shared := 0
 	for shared < len(key) && shared < len(e.prev) && key[shared] == e.prev[shared] {
 		shared++
@@ -181,6 +182,8 @@ func (e *snapEncoder) add(key, format string, rev, size, mtime, offset int64, se
 	e.buf = binary.AppendVarint(e.buf, rev)
 	e.buf = binary.AppendVarint(e.buf, size)
 	e.buf = binary.AppendVarint(e.buf, mtime)
+	e.buf = binary.AppendVarint(e.buf, ctime)
+	e.buf = binary.AppendVarint(e.buf, ino)
 	e.buf = binary.AppendVarint(e.buf, offset)
 	e.str(session)
 	e.prev = key
@@ -238,7 +241,7 @@ func loadSnapshot(data []byte, dirty map[string]*sourceRow, keys []string, order
 				return nil, false
 			}
 			if have && string(r.key) == key {
-				rows = append(rows, sourceRow{partial: true, format: format(r.format), rev: r.rev, size: r.size, mtime: r.mtime,
+				rows = append(rows, sourceRow{partial: true, format: format(r.format), rev: r.rev, size: r.size, mtime: r.mtime, ctime: r.ctime, ino: r.ino,
 					offset: r.offset, sessionID: string(r.session)})
 				row = &rows[len(rows)-1]
 			}
@@ -282,21 +285,21 @@ func packSnapshot(ctx context.Context, db interface {
 	if _, err := tx.ExecContext(ctx, snapSchema); err != nil {
 		return fmt.Errorf("pack source snapshot: %w", err)
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT path, format, parser_rev, size, mtime, offset, session_id FROM sources ORDER BY path`)
+	rows, err := tx.QueryContext(ctx, `SELECT path, format, parser_rev, size, mtime, ctime, ino, offset, session_id FROM sources ORDER BY path`)
 	if err != nil {
 		return fmt.Errorf("pack source snapshot: %w", err)
 	}
 	var enc snapEncoder
 	for rows.Next() {
 		var (
-			key, format, session     string
-			rev, size, mtime, offset int64
+			key, format, session                 string
+			rev, size, mtime, ctime, ino, offset int64
 		)
-		if err := rows.Scan(&key, &format, &rev, &size, &mtime, &offset, &session); err != nil {
+		if err := rows.Scan(&key, &format, &rev, &size, &mtime, &ctime, &ino, &offset, &session); err != nil {
 			rows.Close()
 			return fmt.Errorf("pack source snapshot: %w", err)
 		}
-		enc.add(key, format, rev, size, mtime, offset, session)
+		enc.add(key, format, rev, size, mtime, ctime, ino, offset, session)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {

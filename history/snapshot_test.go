@@ -143,19 +143,19 @@ func TestSnapshotMatchesSources(t *testing.T) {
 // early with an error or decodes a prefix of the rows, never past the end.
 func TestSnapshotCodecRoundTrip(t *testing.T) {
 	type row struct {
-		key, format, session     string
-		rev, size, mtime, offset int64
+		key, format, session                 string
+		rev, size, mtime, ctime, ino, offset int64
 	}
 	rows := []row{
-		{"", "f", "", 0, 0, 0, 0},
-		{"/a/b/c.jsonl", "codex_jsonl", "s1", 3, 1 << 40, -1, 7},
-		{"/a/b/c.jsonl#x", "opencode_sqlite", "s2", 1, 5, 1764547200123456789, -1 << 62},
-		{"/a/b/d" + string(make([]byte, 300)), "", "long", 2, 9, 9, 9},
-		{"/z", "claude_jsonl", string(make([]byte, 200)), 3, 1, 2, 3},
+		{"", "f", "", 0, 0, 0, 0, 0, 0},
+		{"/a/b/c.jsonl", "codex_jsonl", "s1", 3, 1 << 40, -1, 1764547200123456780, 1 << 63 >> 1, 7},
+		{"/a/b/c.jsonl#x", "opencode_sqlite", "s2", 1, 5, 1764547200123456789, -5, -1 << 63, -1 << 62},
+		{"/a/b/d" + string(make([]byte, 300)), "", "long", 2, 9, 9, 9, 9, 9},
+		{"/z", "claude_jsonl", string(make([]byte, 200)), 3, 1, 2, 4, 5, 3},
 	}
 	var enc snapEncoder
 	for _, r := range rows {
-		enc.add(r.key, r.format, r.rev, r.size, r.mtime, r.offset, r.session)
+		enc.add(r.key, r.format, r.rev, r.size, r.mtime, r.ctime, r.ino, r.offset, r.session)
 	}
 	data := enc.bytes()
 	d := snapDecoder{data: data[1:]}
@@ -167,7 +167,7 @@ func TestSnapshotCodecRoundTrip(t *testing.T) {
 		if !d.next(&r) {
 			t.Fatalf("row %d: %v", i, d.err)
 		}
-		got := row{string(r.key), string(r.format), string(r.session), r.rev, r.size, r.mtime, r.offset}
+		got := row{string(r.key), string(r.format), string(r.session), r.rev, r.size, r.mtime, r.ctime, r.ino, r.offset}
 		if got != want {
 			t.Errorf("row %d: got %+v, want %+v", i, got, want)
 		}

@@ -3,6 +3,7 @@ package history
 import (
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -17,9 +18,8 @@ type statter struct {
 	fd  int
 }
 
-// lstat returns path's size, its mtime in Unix nanoseconds and whether it is a regular file; ok is
-// false when it cannot be read.
-func (s *statter) lstat(path string) (size, mtime int64, regular, ok bool) {
+// lstat returns path's fileStat (ok false when it cannot be read): size, mtime, ctime and inode.
+func (s *statter) lstat(path string) fileStat {
 	dir, name := filepath.Split(path)
 	if dir == "" || name == "" {
 		return lstatPath(path)
@@ -34,9 +34,10 @@ func (s *statter) lstat(path string) (size, mtime int64, regular, ok bool) {
 	}
 	var st unix.Stat_t
 	if err := unix.Fstatat(s.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-		return 0, 0, false, false
+		return fileStat{known: true}
 	}
-	return st.Size, st.Mtim.Nano(), st.Mode&unix.S_IFMT == unix.S_IFREG, true
+	return fileStat{size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano(), ino: int64(st.Ino), //nolint:gosec // an inode number is compared, never computed with
+		regular: st.Mode&unix.S_IFMT == unix.S_IFREG, ok: true, known: true}
 }
 
 // close closes the open directory.
@@ -47,10 +48,19 @@ func (s *statter) close() {
 	}
 }
 
-func lstatPath(path string) (size, mtime int64, regular, ok bool) {
+func lstatPath(path string) fileStat {
 	fi, err := os.Lstat(path)
 	if err != nil {
-		return 0, 0, false, false
+		return fileStat{known: true}
 	}
-	return fi.Size(), fi.ModTime().UnixNano(), fi.Mode().IsRegular(), true
+	return statOf(fi)
+}
+
+// statOf is the fileStat of fi, an lstat or fstat of a source: size, mtime, ctime and inode.
+func statOf(fi os.FileInfo) fileStat {
+	fs := fileStat{size: fi.Size(), mtime: fi.ModTime().UnixNano(), regular: fi.Mode().IsRegular(), ok: true, known: true}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		fs.ctime, fs.ino = st.Ctim.Nano(), int64(st.Ino) //nolint:gosec // an inode number is compared, never computed with
+	}
+	return fs
 }

@@ -7,14 +7,18 @@ import "os"
 // statter lstats files one after another (statat_linux.go resolves each directory once).
 type statter struct{}
 
-// lstat returns path's size, its mtime in Unix nanoseconds and whether it is a regular file; ok is
-// false when it cannot be read.
-func (s *statter) lstat(path string) (size, mtime int64, regular, ok bool) {
+// lstat returns path's fileStat (ok false when it cannot be read): size and mtime, no ctime or inode.
+func (s *statter) lstat(path string) fileStat {
 	fi, err := os.Lstat(path)
 	if err != nil {
-		return 0, 0, false, false
+		return fileStat{known: true}
 	}
-	return fi.Size(), fi.ModTime().UnixNano(), fi.Mode().IsRegular(), true
+	return fileStat{size: fi.Size(), mtime: fi.ModTime().UnixNano(), regular: fi.Mode().IsRegular(), ok: true, known: true}
 }
 
 func (s *statter) close() {}
+
+// statOf is the fileStat of fi, an lstat or fstat of a source: size and mtime, no ctime or inode.
+func statOf(fi os.FileInfo) fileStat {
+	return fileStat{size: fi.Size(), mtime: fi.ModTime().UnixNano(), regular: fi.Mode().IsRegular(), ok: true, known: true}
+}

@@ -78,7 +78,7 @@ func discoverRef(ctx context.Context, p Provider, root string, explicit bool) ([
 			// The walk hands each source its lstat (statUnchanged uses it): os.Lstat's answer.
 			s.stat.known = true
 			if fi, err := os.Lstat(path); err == nil {
-				s.stat = fileStat{size: fi.Size(), mtime: fi.ModTime().UnixNano(), regular: fi.Mode().IsRegular(), ok: true, known: true}
+				s.stat = statOf(fi)
 			}
 			if s.Format == FormatCodexZstd {
 				zst[path] = true

@@ -56,6 +56,11 @@ func (d dirFD) lstat(name, _ string) (walkStat, bool) {
 	}, true
 }
 
+// file is the fileStat of a source the walk found (ok: its lstat succeeded).
+func (s walkStat) file(ok bool) fileStat {
+	return fileStat{size: s.size, mtime: s.mtime, ctime: s.ctime, ino: int64(s.ino), regular: s.regular, ok: ok, known: true} //nolint:gosec // an inode number is compared, never computed with
+}
+
 // stamp is dirStamp's answer for a directory whose lstat is s.
 func (s walkStat) stamp() (string, time.Time) {
 	b := make([]byte, 0, 64)

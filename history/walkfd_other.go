@@ -32,5 +32,10 @@ func (d dirFD) lstat(_, path string) (walkStat, bool) {
 	return walkStat{size: fi.Size(), mtime: fi.ModTime().UnixNano(), regular: fi.Mode().IsRegular(), dir: fi.IsDir(), fi: fi}, true
 }
 
+// file is the fileStat of a source the walk found (ok: its lstat succeeded).
+func (s walkStat) file(ok bool) fileStat {
+	return fileStat{size: s.size, mtime: s.mtime, regular: s.regular, ok: ok, known: true}
+}
+
 // stamp is dirStamp's answer for a directory whose lstat is s.
 func (s walkStat) stamp() (string, time.Time) { return dirStamp(s.fi) }

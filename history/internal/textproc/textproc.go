@@ -3,9 +3,11 @@
 package textproc
 
 import (
+	"encoding/binary"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/ctx-dev/ctx/internal/lazyre"
@@ -237,4 +239,52 @@ func PatchFiles(patch string) []PatchFile {
 		}
 	}
 	return out
+}
+
+// SplitCJK returns s with a space between every two adjacent characters of the scripts written without
+// spaces between words (Han, Hiragana, Katakana, and the marks ー and 々 that continue them), so that the
+// full-text tokenizer (unicode61, which ends a token only at a separator) indexes each such character as
+// a token: a word inside a run ("東京" in "東京都に住む") is then found as the phrase of its characters
+// (docs/history.md "Search"). The search body and each query word go through it alike. Other text, and
+// text without such characters, is returned as it is.
+func SplitCJK(s string) string {
+	// Every such character is encoded from lead byte 0xE2 on (U+2E80 and above): the bytes below it are
+	// skipped without decoding.
+	var b []byte // nil until a space is inserted
+	last := 0    // s[:last] is in b
+	prev := false
+	for i := 0; i < len(s); {
+		if s[i] < 0xE2 {
+			prev = false
+			i++
+			// ASCII eight bytes at a time (most of a body): none has its high bit set.
+			for i+8 <= len(s) && binary.LittleEndian.Uint64([]byte(s[i:i+8]))&0x8080808080808080 == 0 {
+				i += 8
+			}
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		cjk := isCJK(r)
+		if cjk && prev {
+			if b == nil {
+				b = make([]byte, 0, len(s)+len(s)/3)
+			}
+			b = append(append(b, s[last:i]...), ' ')
+			last = i
+		}
+		prev = cjk
+		i += n
+	}
+	if b == nil {
+		return s
+	}
+	return string(append(b, s[last:]...))
+}
+
+// isCJK reports whether r is of a script SplitCJK splits.
+func isCJK(r rune) bool {
+	if r < 0x2E80 {
+		return false
+	}
+	return r == 0x30FC || r == 0x3005 || unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana)
 }

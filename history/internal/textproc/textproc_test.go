@@ -135,3 +135,40 @@ func FuzzExitCodeSame(f *testing.F) {
 		}
 	})
 }
+
+// TestSplitCJK: a space between adjacent Han, Hiragana and Katakana characters (and ー, 々), nothing
+// else changed: other text, a lone CJK character, invalid bytes.
+func TestSplitCJK(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                "",
+		"plain text, ünï": "plain text, ünï",
+		"東":               "東",
+		"東京都":             "東 京 都",
+		"サーバーを再起動":        "サ ー バ ー を 再 起 動",
+		"人々":              "人 々",
+		"go 東京 test東京x":   "go 東 京 test東 京x",
+		"\xff東京\xfe":      "\xff東 京\xfe",
+		"한국어 텍스트":         "한국어 텍스트",
+		"数据库migration迁移":  "数 据 库migration迁 移",
+	} {
+		if got := SplitCJK(in); got != want {
+			t.Errorf("SplitCJK(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// BenchmarkSplitCJK: the cost SplitCJK adds to every search body: English text with typographic quotes
+// and dashes (lead byte 0xE2, decoded), and Japanese text (split).
+func BenchmarkSplitCJK(b *testing.B) {
+	for name, s := range map[string]string{
+		"english": strings.Repeat("The build “failed” — restart the server_name in parseSessionMeta and run it again. ", 50),
+		"cjk":     strings.Repeat("東京都に住んでいます。サーバーを再起動しました。", 50),
+	} {
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(s)))
+			for b.Loop() {
+				_ = SplitCJK(s)
+			}
+		})
+	}
+}
