@@ -70,6 +70,7 @@ func runSearch(args []string) {
 		}
 		os.Exit(0)
 	}
+	autoStart(hist, path)
 	lean.Exec(path, append([]string{searchName, hist, fp}, args...))
 }
 
@@ -95,6 +96,18 @@ func askServer(hist, path, fp string, args []string) ([]byte, bool) {
 	}
 	out, err := searchsock.Dial(hist, searchsock.Request{Build: build, FP: fp, Args: args}, serverTimeout)
 	return out, err == nil
+}
+
+// autoStart starts the search server of the index in hist in the background when no server answered
+// and the automatic start is on (`ctx history server enable`: the marker searchsock.AutoName, a regular
+// file of this user's; docs/architecture.md "The search server"), unless CTX_SEARCH_SERVER_AUTO=0. It
+// does not wait for the server: this search runs one-shot as before, the next ones ask the server. The
+// common case (no marker) costs one lstat; searchsock.AutoStart keeps concurrent fronts to one start.
+func autoStart(hist, path string) {
+	if !searchsock.Supported || !searchsock.AutoOn(hist) || os.Getenv(searchsock.AutoOffEnv) == "0" {
+		return
+	}
+	searchsock.AutoStart(hist, path)
 }
 
 // tipsFingerprint is store.HistoryTips's fingerprint of the scopes' tips (tipsfp.Of), "-" when the

@@ -216,12 +216,12 @@ func (w *warm) close() {
 }
 
 // serverUsage is the server mode's usage line.
-const serverUsage = "usage: ctx-search --server start|run|stop|status INDEXDIR [--idle DURATION]"
+const serverUsage = "usage: ctx-search --server start|run|stop|status|enable|disable INDEXDIR [--idle DURATION]"
 
 // serverMain is `ctx-search --server VERB INDEXDIR [--idle DURATION]`, which `ctx history server` runs
 // (docs/architecture.md "The search server"): start a server in the background and wait until it
-// listens, run one in the foreground, stop the running one, or say whether one runs. It returns the
-// exit status.
+// listens, run one in the foreground, stop the running one, say whether one runs, or turn the automatic
+// start on (and start one) or off (and stop it). It returns the exit status.
 func serverMain(args []string) int {
 	if len(args) < 2 {
 		fmt.Fprintln(os.Stderr, serverUsage)
@@ -260,6 +260,10 @@ func serverMain(args []string) int {
 		return stopServer(abs)
 	case "status":
 		return serverStatus(abs)
+	case "enable":
+		return enableServer(abs)
+	case "disable":
+		return disableServer(abs)
 	}
 	fmt.Fprintln(os.Stderr, serverUsage)
 	return 2

@@ -52,6 +52,10 @@ func runServer(ctx context.Context, dir string, idle time.Duration, log io.Write
 		return err
 	}
 	defer l.Close()
+	// A start in progress is over: the next front that finds no server may start one (searchsock.AutoStart).
+	if err := os.Remove(filepath.Join(dir, searchsock.StartingName)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		fmt.Fprintf(log, "%s search server: %v\n", time.Now().Format(time.RFC3339), err)
+	}
 	var stop atomic.Value // why it stops (string)
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
@@ -149,9 +153,8 @@ func serveConn(ctx context.Context, w *warm, build string, fd int) error {
 	return searchsock.WriteAll(fd, append([]byte{searchsock.Answer}, out...))
 }
 
-// logName is the server's log beside its socket: when it started and why it stopped (rewritten by each
-// start).
-const logName = "search.log"
+// logName is the server's log beside its socket.
+const logName = searchsock.LogName
 
 // startServer starts `ctx-search --server run DIR` in its own session, in the background, with its
 // output to dir's search.log, and waits until it listens.
@@ -222,16 +225,83 @@ func stopServer(dir string) int {
 		time.Sleep(10 * time.Millisecond)
 	}
 	fmt.Printf("search server stopped for %s (pid %d)\n", dir, pid)
+	if searchsock.AutoOn(dir) {
+		fmt.Println("automatic start is on: the next search starts it again (ctx history server disable turns it off)")
+	}
 	return 0
 }
 
-// serverStatus says whether a server runs for dir, and its pid and socket.
+// serverStatus says whether a server runs for dir, and its pid and socket, then whether the automatic
+// start is on.
 func serverStatus(dir string) int {
 	if !searchsock.Running(dir) {
 		fmt.Printf("no search server runs for %s\n", dir)
-		return 0
+	} else {
+		fmt.Printf("search server running for %s (pid %d; socket %s; log %s)\n", dir, searchsock.ReadPID(dir),
+			filepath.Join(dir, searchsock.Name), filepath.Join(dir, logName))
 	}
-	fmt.Printf("search server running for %s (pid %d; socket %s; log %s)\n", dir, searchsock.ReadPID(dir),
-		filepath.Join(dir, searchsock.Name), filepath.Join(dir, logName))
+	if searchsock.AutoOn(dir) {
+		fmt.Println("automatic start: on (a search that finds no server starts one; ctx history server disable turns it off)")
+	} else {
+		fmt.Println("automatic start: off (ctx history server enable turns it on)")
+	}
 	return 0
+}
+
+// enableServer turns the automatic start on for dir's index (docs/architecture.md "The search server"):
+// it writes the marker (searchsock.AutoName) atomically into the folder, which must hold the index and be
+// this user's alone, then starts the server as startServer does.
+func enableServer(dir string) int {
+	if fi, err := os.Lstat(filepath.Join(dir, "index.db")); err != nil || !fi.Mode().IsRegular() {
+		fmt.Fprintf(os.Stderr, "ctx: no history index in %s (ctx history import builds it)\n", dir)
+		return 1
+	}
+	if err := searchsock.CheckDir(dir); err != nil {
+		fmt.Fprintf(os.Stderr, "ctx: search server: %v\n", err)
+		return 1
+	}
+	if err := writeMarker(dir); err != nil {
+		fmt.Fprintf(os.Stderr, "ctx: search server: %v\n", err)
+		return 1
+	}
+	fmt.Printf("automatic start on for %s (a search that finds no server starts one; off: ctx history server disable)\n", dir)
+	return startServer(dir, defaultIdle)
+}
+
+// writeMarker writes dir's marker of the automatic start atomically: a temporary file of mode 0600
+// (os.CreateTemp), synced, renamed over it. (Not internal/atomicfile: ctx-search links the standard
+// library and the index only, .golangci.yml "search-program-is-lean".)
+func writeMarker(dir string) error {
+	f, err := os.CreateTemp(dir, "."+searchsock.AutoName+".tmp*")
+	if err != nil {
+		return fmt.Errorf("automatic start: %w", err)
+	}
+	_, err = f.WriteString("ctx history server enable: a search that finds no search server starts one (off: ctx history server disable)\n")
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), filepath.Join(dir, searchsock.AutoName))
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("automatic start: %w", err)
+	}
+	return nil
+}
+
+// disableServer turns the automatic start off for dir's index: it removes the marker and a start stamp,
+// then stops the server as stopServer does.
+func disableServer(dir string) int {
+	for _, name := range []string{searchsock.AutoName, searchsock.StartingName} {
+		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			fmt.Fprintf(os.Stderr, "ctx: search server: %v\n", err)
+			return 1
+		}
+	}
+	fmt.Printf("automatic start off for %s\n", dir)
+	return stopServer(dir)
 }

@@ -29,3 +29,13 @@ func serverStatus(string) int {
 	fmt.Fprintf(os.Stderr, "ctx: %v\n", errNoServer)
 	return 1
 }
+
+func enableServer(string) int {
+	fmt.Fprintf(os.Stderr, "ctx: %v\n", errNoServer)
+	return 1
+}
+
+func disableServer(string) int {
+	fmt.Fprintf(os.Stderr, "ctx: %v\n", errNoServer)
+	return 1
+}

@@ -16,6 +16,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Name is the socket's file name in the history index's folder (mode 0700; the socket 0600).
@@ -24,6 +25,10 @@ const Name = "search.sock"
 // LockName is the server's lock file beside the socket: the running server holds an exclusive flock on
 // it for its whole life and keeps its pid in it.
 const LockName = "search.lock"
+
+// LogName is the server's log beside the socket: when it started and why it stopped (rewritten by
+// `ctx history server start`, appended to by an automatic start).
+const LogName = "search.log"
 
 // Magic opens every request: the protocol and its version.
 const Magic = "ctx-search/1\n"
@@ -102,3 +107,21 @@ func ReadPID(dir string) int {
 	}
 	return n
 }
+
+// AutoName is the marker of automatic start in the index folder (`ctx history server enable` writes it,
+// `disable` removes it): when a search finds no server listening and this is a regular file of this
+// user's, the front starts the server (AutoStart) and answers that search itself.
+const AutoName = "search.auto"
+
+// StartingName is the stamp of a start in progress beside the socket: the front that creates it (O_EXCL)
+// is the one that starts the server, and the server removes it once it listens. A stamp older than
+// StartingFresh is a start that failed and may be tried again.
+const StartingName = "search.starting"
+
+// StartingFresh is how long a start stamp (StartingName) keeps other fronts from starting a server: the
+// time `ctx history server start` waits for a server to listen.
+const StartingFresh = 30 * time.Second
+
+// AutoOffEnv is the environment variable that, set to "0" in the front's environment, turns the
+// automatic start off whatever the marker says (tests, CI, benchmarks of the one-shot path).
+const AutoOffEnv = "CTX_SEARCH_SERVER_AUTO"

@@ -213,12 +213,16 @@ type Listener struct {
 	file unix.Stat_t // the socket file as bound (Ours)
 }
 
+// bindName is the name Listen binds its socket under before it renames it to Name: as long as Name, so
+// that a path that fits sun_path fits both.
+const bindName = "search.bind"
+
 // ErrRunning is Listen's error when another server holds the folder's lock.
 var ErrRunning = errors.New("a search server already runs for this index")
 
 // Listen takes dir's server lock (ErrRunning when another process holds it), writes this process's pid
 // into it, removes a socket left by a server that died, and binds and listens on a new socket of mode
-// 0600. dir must be a folder of this user's with no access for others. accept waits at most tick for a
+// 0600, which appears under Name only once it listens (bound as bindName, then renamed). dir must be a folder of this user's with no access for others. accept waits at most tick for a
 // connection (Accept then returns unix.EAGAIN), so that the caller can check its state between them.
 func Listen(dir string, tick time.Duration) (*Listener, error) {
 	path := filepath.Join(dir, Name)
@@ -262,22 +266,34 @@ func Listen(dir string, tick time.Duration) (*Listener, error) {
 	case !errors.Is(err, unix.ENOENT):
 		return fail(err)
 	}
+	// Bound under another name and renamed into place once it listens: a client (or `start`, which waits
+	// for the socket file) never finds a socket that refuses connections.
+	tmp := filepath.Join(dir, bindName)
+	if err := os.Remove(tmp); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fail(err)
+	}
 	if l.fd, err = unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0); err != nil {
 		return fail(err)
 	}
 	old := unix.Umask(0o177)
-	err = unix.Bind(l.fd, &unix.SockaddrUnix{Name: path})
+	err = unix.Bind(l.fd, &unix.SockaddrUnix{Name: tmp})
 	unix.Umask(old)
 	if err != nil {
-		return fail(fmt.Errorf("bind %s: %w", path, err))
+		return fail(fmt.Errorf("bind %s: %w", tmp, err))
 	}
-	if err := unix.Chmod(path, 0o600); err != nil {
-		return fail(err)
-	}
-	if err := unix.Lstat(path, &l.file); err != nil {
+	if err := unix.Chmod(tmp, 0o600); err != nil {
+		os.Remove(tmp)
 		return fail(err)
 	}
 	if err := unix.Listen(l.fd, 64); err != nil {
+		os.Remove(tmp)
+		return fail(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fail(err)
+	}
+	if err := unix.Lstat(path, &l.file); err != nil {
 		return fail(err)
 	}
 	tv := unix.NsecToTimeval(tick.Nanoseconds())

@@ -18,3 +18,12 @@ func Dial(string, Request, time.Duration) ([]byte, error) { return nil, ErrNoSer
 
 // Running is false on this platform.
 func Running(string) bool { return false }
+
+// AutoOn is false on this platform.
+func AutoOn(string) bool { return false }
+
+// CheckDir is an error on this platform (no search server).
+func CheckDir(string) error { return errors.New("no search server on this platform") }
+
+// AutoStart starts nothing on this platform.
+func AutoStart(string, string) bool { return false }

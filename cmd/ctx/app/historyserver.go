@@ -13,7 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// historyServerOptions are the arguments of ctx history server start|stop|status|run.
+// historyServerOptions are the arguments of ctx history server start|stop|status|run|enable|disable.
 type historyServerOptions struct {
 	Verb  string
 	Idle  time.Duration
@@ -48,7 +48,7 @@ func newHistoryServerCmd(e *env) *cli.Command {
 	}
 	return withHelp(&cli.Command{
 		Name:  "server",
-		Usage: "start, stop or show the warm search server that answers ctx search from memory",
+		Usage: "start, stop, show or start automatically the warm search server that answers ctx search from memory",
 		Subcommands: []*cli.Command{
 			verb("start", "start the search server of this repository's index in the background", true,
 				"Starts ctx-search --server run for this repository's index in its own session and returns once it\n"+
@@ -57,9 +57,21 @@ func newHistoryServerCmd(e *env) *cli.Command {
 			verb("stop", "stop the search server", false,
 				"Removes the server's socket, which makes it exit, and waits until it has.",
 				[]string{"ctx history server stop"}),
-			verb("status", "say whether a search server runs, with its pid, socket and log", false,
-				"Says whether a search server runs for this repository's index, with its pid, socket and log.",
+			verb("status", "say whether a search server runs, with its pid, socket and log, and whether it starts automatically", false,
+				"Says whether a search server runs for this repository's index, with its pid, socket and log, and\n"+
+					"whether the automatic start is on (ctx history server enable).",
 				[]string{"ctx history server status"}),
+			verb("enable", "start the search server now and on any search that finds none running", false,
+				"Turns the automatic start on for this repository's index, as git's core.fsmonitor starts its daemon:\n"+
+					"writes search.auto in the index folder and starts the server (as start does). From then on a\n"+
+					"search that finds no server running starts one in the background and answers by itself; the\n"+
+					"server still exits after 30 minutes without a search. CTX_SEARCH_SERVER_AUTO=0 in the environment\n"+
+					"of ctx search turns it off for that process.",
+				[]string{"ctx history server enable"}),
+			verb("disable", "stop the search server and its automatic start", false,
+				"Turns the automatic start off for this repository's index (removes search.auto) and stops the\n"+
+					"server (as stop does).",
+				[]string{"ctx history server disable"}),
 			verb("run", "run the search server in the foreground", true,
 				"Runs the search server in this process until it is idle for --idle, its socket is removed, ctx is\n"+
 					"reinstalled or it gets SIGINT or SIGTERM; it says on standard error when it started and why it stopped.",
@@ -68,10 +80,12 @@ func newHistoryServerCmd(e *env) *cli.Command {
 	}, "ctx search starts two programs and opens the index at every call. A search server keeps the index and\n"+
 		"the context store's search copy open and answers ctx search over a Unix socket in the index folder\n"+
 		"(search.sock, this user's only), as git's fsmonitor daemon answers git status. It is opt-in: started\n"+
-		"by ctx history server start, it exits after --idle without a search (30 minutes), when its socket is\n"+
-		"removed, when ctx is reinstalled and on SIGTERM; ctx search falls back to running the search itself\n"+
-		"whenever no server of the same build answers. Its log is search.log beside the socket.",
-		[]string{"ctx history server start", "ctx history server start --idle 2h", "ctx history server status", "ctx history server stop"},
+		"by ctx history server start, or by a search once ctx history server enable turned the automatic start\n"+
+		"on, it exits after --idle without a search (30 minutes), when its socket is removed, when ctx is\n"+
+		"reinstalled and on SIGTERM; ctx search falls back to running the search itself whenever no server of\n"+
+		"the same build answers. Its log is search.log beside the socket.",
+		[]string{"ctx history server start", "ctx history server start --idle 2h", "ctx history server status", "ctx history server stop",
+			"ctx history server enable", "ctx history server disable"},
 		nil)
 }
 

@@ -1,0 +1,290 @@
+//go:build linux
+
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ctx-dev/ctx/internal/searchsock"
+	"golang.org/x/sys/unix"
+)
+
+// autoQuery is the search the automatic start's tests run through the front.
+var autoQuery = []string{"search", "--json", "README"}
+
+// serverCmd runs `ctx history server VERB` (ctx-full) in dir and fails the test unless it exits 0.
+func serverCmd(t *testing.T, dir, verb string) string {
+	t.Helper()
+	r := runBin(t, dir, filepath.Join(bin, "ctx-full"), "history", "server", verb)
+	if r.code != 0 {
+		t.Fatalf("history server %s: exit %d: %s%s", verb, r.code, r.stdout, r.stderr)
+	}
+	return r.stdout
+}
+
+// stopAtEnd turns the automatic start off and stops dir's server when the test ends, so that no test
+// leaves a server running.
+func stopAtEnd(t *testing.T, dir string) {
+	t.Cleanup(func() {
+		runBin(t, dir, filepath.Join(bin, "ctx-full"), "history", "server", "disable")
+		waitStopped(t, dir)
+	})
+}
+
+// frontSearch runs the query through the front (ctx) in dir with env added to its environment and
+// returns its standard output, failing the test on another exit than 0.
+func frontSearch(t *testing.T, dir string, env ...string) string {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(bin, "ctx"), autoQuery...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("ctx %q: %v", autoQuery, err)
+	}
+	return string(out)
+}
+
+// waitRunning polls dir's server status until a server listens (failing after a minute: a server that
+// never starts, not a speed).
+func waitRunning(t *testing.T, dir string) {
+	t.Helper()
+	for i := 0; ; i++ {
+		if strings.Contains(serverCmd(t, dir, "status"), "search server running") {
+			if _, err := os.Lstat(filepath.Join(histDir(dir), searchsock.Name)); err == nil {
+				return
+			}
+		}
+		if i == 600 {
+			t.Fatal("no search server started")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// noStart checks, right after a search through the front returned, that it started no server: a start
+// leaves the start stamp until the server listens, and the server binds its socket before it removes it.
+func noStart(t *testing.T, dir, why string) {
+	t.Helper()
+	hist := histDir(dir)
+	for _, name := range []string{searchsock.StartingName, searchsock.Name} {
+		if _, err := os.Lstat(filepath.Join(hist, name)); err == nil {
+			t.Errorf("%s: the search started a server (%s is there)", why, name)
+		}
+	}
+	if searchsock.Running(hist) {
+		t.Errorf("%s: a search server runs", why)
+	}
+}
+
+// TestAutoStart: enable writes the marker and starts the server; after a stop, a search that finds no
+// server answers the one-shot path's bytes and starts one, which answers the next searches with the same
+// bytes; disable stops it and no search starts one again.
+func TestAutoStart(t *testing.T) {
+	dir := importCorpus(t)
+	stopAtEnd(t, dir)
+	hist := histDir(dir)
+	oneShot := frontSearch(t, dir)
+	noStart(t, dir, "no marker")
+	if !strings.Contains(serverCmd(t, dir, "status"), "automatic start: off") {
+		t.Error("status does not say the automatic start is off")
+	}
+
+	out := serverCmd(t, dir, "enable")
+	if !strings.Contains(out, "automatic start on") || !strings.Contains(out, "search server started") {
+		t.Fatalf("enable: %s", out)
+	}
+	fi, err := os.Lstat(filepath.Join(hist, searchsock.AutoName))
+	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o077 != 0 {
+		t.Fatalf("the marker: %v %v", fi, err)
+	}
+	if st := serverCmd(t, dir, "status"); !strings.Contains(st, "search server running") || !strings.Contains(st, "automatic start: on") {
+		t.Errorf("status after enable: %s", st)
+	}
+	serverCmd(t, dir, "stop")
+	waitStopped(t, dir)
+
+	if got := frontSearch(t, dir); got != oneShot {
+		t.Errorf("the search that starts the server: %s\nwant: %s", clip(got), clip(oneShot))
+	}
+	waitRunning(t, dir)
+	if _, err := os.Lstat(filepath.Join(hist, searchsock.StartingName)); err == nil {
+		t.Error("the server left the start stamp")
+	}
+	if got, err := viaServer(t, dir, autoQuery...); err != nil || string(got) != oneShot {
+		t.Errorf("the started server's answer: %v\n%s\nwant: %s", err, clip(string(got)), clip(oneShot))
+	}
+	if got := frontSearch(t, dir); got != oneShot {
+		t.Errorf("through the started server: %s\nwant: %s", clip(got), clip(oneShot))
+	}
+
+	out = serverCmd(t, dir, "disable")
+	if !strings.Contains(out, "automatic start off") || !strings.Contains(out, "search server stopped") {
+		t.Errorf("disable: %s", out)
+	}
+	waitStopped(t, dir)
+	if _, err := os.Lstat(filepath.Join(hist, searchsock.AutoName)); err == nil {
+		t.Error("disable left the marker")
+	}
+	if got := frontSearch(t, dir); got != oneShot {
+		t.Errorf("after disable: %s\nwant: %s", clip(got), clip(oneShot))
+	}
+	noStart(t, dir, "after disable")
+	if !strings.Contains(serverCmd(t, dir, "status"), "automatic start: off") {
+		t.Error("status does not say the automatic start is off after disable")
+	}
+}
+
+// TestAutoStartIgnored: a marker that is a symlink to a regular file, a FIFO or a folder, a marker
+// writable by others or (as root) another user's, a regular marker with CTX_SEARCH_SERVER_AUTO=0, and a regular marker in an index
+// folder open to the group start no server (and try none); the search answers as without a marker.
+func TestAutoStartIgnored(t *testing.T) {
+	dir := importCorpus(t)
+	stopAtEnd(t, dir)
+	hist := histDir(dir)
+	marker := filepath.Join(hist, searchsock.AutoName)
+	oneShot := frontSearch(t, dir)
+	target := filepath.Join(t.TempDir(), "auto")
+	if err := os.WriteFile(target, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	regular := func() error { return os.WriteFile(marker, nil, 0o600) }
+	cases := []struct {
+		name string
+		make func() error
+		env  []string
+		undo func() error
+	}{
+		{name: "symlink", make: func() error { return os.Symlink(target, marker) }},
+		{name: "FIFO", make: func() error { return unix.Mkfifo(marker, 0o600) }},
+		{name: "folder", make: func() error { return os.Mkdir(marker, 0o700) }},
+		{name: "writable by others", make: func() error {
+			if err := regular(); err != nil {
+				return err
+			}
+			return os.Chmod(marker, 0o666)
+		}},
+		{name: "CTX_SEARCH_SERVER_AUTO=0", make: regular, env: []string{searchsock.AutoOffEnv + "=0"}},
+		{name: "folder open to the group", make: func() error {
+			if err := regular(); err != nil {
+				return err
+			}
+			return os.Chmod(hist, 0o750)
+		}, undo: func() error { return os.Chmod(hist, 0o700) }},
+	}
+	if os.Getuid() == 0 { // root can give the marker to another user
+		cases = append(cases, struct {
+			name string
+			make func() error
+			env  []string
+			undo func() error
+		}{name: "another user's", make: func() error {
+			if err := regular(); err != nil {
+				return err
+			}
+			return os.Lchown(marker, 65534, 65534)
+		}})
+	}
+	for _, c := range cases {
+		if err := c.make(); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if got := frontSearch(t, dir, c.env...); got != oneShot {
+			t.Errorf("%s: %s\nwant: %s", c.name, clip(got), clip(oneShot))
+		}
+		noStart(t, dir, c.name)
+		if st := serverCmd(t, dir, "status"); c.env == nil && c.undo == nil && !strings.Contains(st, "automatic start: off") {
+			t.Errorf("%s: status: %s", c.name, st)
+		}
+		if c.undo != nil {
+			if err := c.undo(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.RemoveAll(marker); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestAutoStartOnce: 20 searches at once with the marker and no server all answer the one-shot bytes
+// and start one server between them: the log (appended to by each automatic start) holds one start and
+// no server that found another running.
+func TestAutoStartOnce(t *testing.T) {
+	dir := importCorpus(t)
+	stopAtEnd(t, dir)
+	hist := histDir(dir)
+	oneShot := frontSearch(t, dir)
+	if err := os.WriteFile(filepath.Join(hist, searchsock.AutoName), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	outs := make([]string, 20)
+	for i := range outs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cmd := exec.Command(filepath.Join(bin, "ctx"), autoQuery...)
+			cmd.Dir = dir
+			out, err := cmd.Output()
+			if err != nil {
+				t.Errorf("search %d: %v", i, err)
+			}
+			outs[i] = string(out)
+		}()
+	}
+	wg.Wait()
+	for i, out := range outs {
+		if out != oneShot {
+			t.Errorf("search %d: %s\nwant: %s", i, clip(out), clip(oneShot))
+		}
+	}
+	waitRunning(t, dir)
+	// A second server started meanwhile would still be opening the index: wait until a search went
+	// through the first, then until no process but the listening server runs for this index.
+	if got := frontSearch(t, dir); got != oneShot {
+		t.Errorf("through the server: %s", clip(got))
+	}
+	waitOnlyServer(t, hist)
+	log, err := os.ReadFile(filepath.Join(hist, logName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(log), "search server: pid"); n != 1 || strings.Contains(string(log), "already runs") {
+		t.Errorf("%d servers started (want 1):\n%s", n, log)
+	}
+}
+
+// waitOnlyServer waits until the only `ctx-search --server run hist` process is the one holding hist's
+// lock (others exit once they find it held), failing after a minute.
+func waitOnlyServer(t *testing.T, hist string) {
+	t.Helper()
+	pid := searchsock.ReadPID(hist)
+	for i := 0; ; i++ {
+		others := 0
+		procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+		for _, p := range procs {
+			b, err := os.ReadFile(p)
+			if err != nil || !strings.Contains(string(b), "--server\x00run\x00"+hist+"\x00") {
+				continue
+			}
+			if p != filepath.Join("/proc", strconv.Itoa(pid), "cmdline") {
+				others++
+			}
+		}
+		if others == 0 {
+			return
+		}
+		if i == 600 {
+			t.Fatalf("%d other servers still run for %s", others, hist)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
