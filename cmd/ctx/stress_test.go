@@ -98,11 +98,16 @@ func children(pid int) []int {
 	return out
 }
 
-// timeIt returns how long ctx args takes in dir (for the range of random kill times).
+// timeIt returns how long the fault binary (without a fault point) takes to run ctx args in dir: the
+// range of random kill times of the process runKilled kills.
 func timeIt(t *testing.T, dir string, args ...string) time.Duration {
 	t.Helper()
+	cmd := exec.Command(ctxFaultBin(t), args...)
+	cmd.Dir = dir
 	start := time.Now()
-	run(t, dir, 0, args...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("ctx %s (in %s): %v\n%s", strings.Join(args, " "), dir, err, out)
+	}
 	return time.Since(start)
 }
 
