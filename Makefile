@@ -129,6 +129,7 @@ stress:
 	$(GO) test -tags stress -run 'TestLogAllGitMatchesWalk' -count=1 -v -timeout 20m ./gitstore
 	$(GO) test -tags stress -run 'TestPropertiesGenerated|TestOneSidedAsTree' -count=1 -timeout 20m ./merge
 	CTX_STRESS_MEMORY=1 $(GO) test -run 'TestLargeEntryBoundedMemory|TestConcurrentReadsBounded|TestWritesBoundedMemory' -count=1 -v -timeout 20m ./mcp
+	$(GO) test -tags stress -run 'TestAgentHistoryOversizedEvent|TestListsWithinResponseLimit' -count=1 -timeout 20m ./mcp
 
 # FuzzTree checks every property on each input (several merges), so minimising a new input takes long:
 # -fuzzminimizetime keeps the fuzzer fuzzing instead of minimising for a minute per new input.

@@ -56,6 +56,13 @@ func ctxFaultBin(t testing.TB) string {
 	return p
 }
 
+// faultEnv is the environment of the fault binary: the test's, extra, and GORACE's atexit_sleep_ms=0 (the
+// race runtime would sleep a second at every exit waiting for race reports; a race still fails the
+// process, exit 66).
+func faultEnv(extra ...string) []string {
+	return append(append(os.Environ(), "GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0")), extra...)
+}
+
 // killAt runs ctx (the fault binary) in dir until it stops at fault point, then kills it with SIGKILL.
 // It fails the test when the process ends before reaching the point.
 func killAt(t testing.TB, dir, fault string, args ...string) {
@@ -63,7 +70,7 @@ func killAt(t testing.TB, dir, fault string, args ...string) {
 	ready := filepath.Join(t.TempDir(), "ready")
 	cmd := exec.Command(ctxFaultBin(t), args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "CTX_FAULT="+fault, "CTX_FAULT_READY="+ready)
+	cmd.Env = faultEnv("CTX_FAULT="+fault, "CTX_FAULT_READY="+ready)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {

@@ -42,7 +42,7 @@ func runKilled(t *testing.T, dir, stdin, fault string, delay time.Duration, args
 	cmd.Dir = dir
 	cmd.Stdin = strings.NewReader(stdin)
 	ready := filepath.Join(t.TempDir(), "ready")
-	cmd.Env = os.Environ()
+	cmd.Env = faultEnv()
 	if fault != "" {
 		cmd.Env = append(cmd.Env, "CTX_FAULT="+fault, "CTX_FAULT_READY="+ready)
 	}
@@ -104,6 +104,7 @@ func timeIt(t *testing.T, dir string, args ...string) time.Duration {
 	t.Helper()
 	cmd := exec.Command(ctxFaultBin(t), args...)
 	cmd.Dir = dir
+	cmd.Env = faultEnv()
 	start := time.Now()
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("ctx %s (in %s): %v\n%s", strings.Join(args, " "), dir, err, out)
