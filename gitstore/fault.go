@@ -1,8 +1,12 @@
-//go:build !ctxfault
-
 package gitstore
 
+import "github.com/ctx-dev/ctx/internal/faultpoint"
+
 // FaultPoint marks a moment of a write where the crash tests stop a ctx process to kill it there
-// (docs/locks.md). In normal builds it does nothing; a binary built with -tags ctxfault stops at the point
-// named by $CTX_FAULT ("name" or "name:detail").
-func FaultPoint(name, detail string) {}
+// (docs/locks.md "Crash tests"): it calls faultpoint.Hook when set, which only cmd/ctx's test binary does;
+// in ctx it does nothing.
+func FaultPoint(name, detail string) {
+	if h := faultpoint.Hook; h != nil {
+		h(name, detail)
+	}
+}

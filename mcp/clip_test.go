@@ -13,18 +13,30 @@ import (
 	"github.com/ctx-dev/ctx/store"
 )
 
-// TestAgentHistoryOversizedEvent: events over the response limit (a 1.06 MiB message, cut to 1 MiB by the
-// import; a Bash call whose 1.06 MiB command is its input and a fact; its 1.06 MiB output) never stop the
-// paging: show_session (any limit) and query_events (content full and text) page through every event,
-// each response within the limit, each oversized event cut with a marker and `clipped` that say so and
-// name the CLI command that prints it whole; show_event shows it cut too, with its window.
+// withResponseLimit sets the response limit to n bytes for the rest of the test: the paths that fit a
+// response to the limit are the same at any limit, and a response over 64 KiB costs a sixteenth of one
+// over 1 MiB to encode, decode and check under the race detector.
+func withResponseLimit(t *testing.T, n int) {
+	old := maxResponseBytes
+	maxResponseBytes = n
+	t.Cleanup(func() { maxResponseBytes = old })
+}
+
+// TestAgentHistoryOversizedEvent: events over the response limit (responseLimitSmall, 64 KiB in make test:
+// a 68 KiB message; a Bash call whose 68 KiB command is its input and a fact; its 68 KiB output; at 1 MiB
+// under make stress, 1.06 MiB events, which the import cuts to 1 MiB) never stop the paging:
+// show_session (any limit) and query_events (content full and text) page through every event, each
+// response within the limit, each oversized event cut with a marker and `clipped` that say so and name
+// the CLI command that prints it whole; show_event shows it cut too, with its window.
 func TestAgentHistoryOversizedEvent(t *testing.T) {
+	withResponseLimit(t, responseLimitSmall)
 	_, st := newRepo(t, store.Actor{Machine: "testbox"})
 	ctx := context.Background()
 	root := t.TempDir()
-	huge := strings.Repeat("x", 1<<20+1<<16)
-	cmd := "echo " + strings.Repeat("y", 1<<20+1<<16)
-	out := strings.Repeat("z", 1<<20+1<<16)
+	over := maxResponseBytes + maxResponseBytes>>4
+	huge := strings.Repeat("x", over)
+	cmd := "echo " + strings.Repeat("y", over)
+	out := strings.Repeat("z", over)
 	recs := []map[string]any{
 		{"type": "user", "uuid": "u0", "timestamp": "2026-02-01T10:00:00Z", "message": map[string]any{"role": "user", "content": "first"}},
 		{"type": "user", "uuid": "u1", "timestamp": "2026-02-01T10:00:01Z", "message": map[string]any{"role": "user", "content": huge}},

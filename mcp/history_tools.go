@@ -42,8 +42,9 @@ import (
 // followed by its CRC-32 (an integrity check, not a secret).
 
 // maxResponseBytes is the aggregate MCP response limit (docs/limits.md): the serialized JSON-RPC response
-// (structuredContent plus its text fallback).
-const maxResponseBytes = 1 << 20
+// (structuredContent plus its text fallback). A variable so that the tests of this package can lower it
+// (withResponseLimit): nothing else sets it.
+var maxResponseBytes = 1 << 20
 
 // responseEnvelope is reserved for the JSON-RPC envelope around a result ({"jsonrpc":"2.0","id":...,
 // "result":...} and the newline).

@@ -77,7 +77,7 @@ func checkEntrySize(ctx context.Context, v *store.View, uri, p, cli string) erro
 		if err != nil {
 			continue // absent in this scope; the read reports a missing entry
 		}
-		if size > maxResponseBytes {
+		if size > int64(maxResponseBytes) {
 			return fmt.Errorf("%w: %s is %d bytes, over the %d-byte MCP response limit: read it with `%s`",
 				errOutputLimit, uri, size, maxResponseBytes, cli)
 		}

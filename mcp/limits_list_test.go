@@ -31,22 +31,25 @@ func manyEntries(t *testing.T, st *store.Store, n, size int) {
 	}
 }
 
-var truncMarker = regexp.MustCompile(`\n\n\[truncated: showing \d+ of 8192 bytes; read context://knowledge/note-\d{4}\]$`)
-
-// context://knowledge keeps within the 1 MiB response limit: 130 entries of 8 KiB (1,076,156 bytes
-// before) and 2,000 (16.5 MB) are cut, each cut entry with a visible marker naming its own resource, and
-// the list keeps the resource's shape. get_project_context stays within the limit and valid against its
-// output schema.
+// context://knowledge keeps within the response limit: at 1 MiB (make stress), 130 entries of 8 KiB
+// (1,076,156 bytes before) and 2,000 (16.5 MB) are cut, each cut entry with a visible marker naming its own
+// resource, and the list keeps the resource's shape. get_project_context stays within the limit and valid
+// against its output schema. make test runs the same at responseLimitSmall (64 KiB), where the cases keep
+// their proportions: 130 entries of a 128th of the limit (512 bytes), and 8 KiB entries as many as leave
+// each the share of the limit they had at 2,000 (125: 524 bytes, room for the marker).
 func TestListsWithinResponseLimit(t *testing.T) {
+	withResponseLimit(t, responseLimitSmall)
 	out, err := compileSchema("get_project_context.output.json")
 	if err != nil {
 		t.Fatal(err)
 	}
 	schemas := resourceSchemas(t)
-	for _, n := range []int{130, 2000} {
+	for _, c := range []struct{ n, size int }{{130, maxResponseBytes / 128}, {2000 * maxResponseBytes / (1 << 20), 8 << 10}} {
+		n := c.n
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			truncMarker := regexp.MustCompile(fmt.Sprintf(`\n\n\[truncated: showing \d+ of %d bytes; read context://knowledge/note-\d{4}\]$`, c.size))
 			_, st := newRepo(t, store.Actor{Agent: "cli"})
-			manyEntries(t, st, n, 8<<10)
+			manyEntries(t, st, n, c.size)
 			s := serve(t, st, Options{}, mcpgo.LATEST_LEGACY_PROTOCOL_VERSION)
 
 			req := mcpgo.ReadResourceRequest{}
@@ -56,7 +59,7 @@ func TestListsWithinResponseLimit(t *testing.T) {
 				t.Fatal(err)
 			}
 			size := responseSize(t, res) + len(`{"jsonrpc":"2.0","id":99,"result":}`+"\n")
-			t.Logf("%d entries of 8 KiB: context://knowledge response %d bytes", n, size)
+			t.Logf("%d entries of %d bytes: context://knowledge response %d bytes", n, c.size, size)
 			if size > maxResponseBytes {
 				t.Errorf("context://knowledge: %d bytes, over %d", size, maxResponseBytes)
 			}

@@ -127,14 +127,16 @@ func TestOnboardingPrompt(t *testing.T) {
 	}
 }
 
-// TestOnboardingBounded: 2,000 knowledge entries do not make the prompt exceed PromptLimit; the cut is
-// visible, and the later sections (decisions, state) are still there.
+// TestOnboardingBounded: 500 knowledge entries (180 KB, almost three times PromptLimit; 2,000 until the
+// twelfth round, written as as many loose objects) do not make the prompt exceed PromptLimit; the cut is
+// visible (entries cut, the last ones left out), and the later sections (decisions, state) are still there.
 func TestOnboardingBounded(t *testing.T) {
 	_, st := newRepo(t, store.Actor{Agent: "cli"})
 	seed(t, st)
 	ctx := context.Background()
+	const facts = 500
 	var b store.Batch
-	for i := range 2000 {
+	for i := range facts {
 		b.Entries = append(b.Entries, store.BatchEntry{Kind: store.KnowledgeKind, SetEntry: store.SetEntry{
 			Key: fmt.Sprintf("fact-%04d", i), Content: strings.Repeat(fmt.Sprintf("fact %d is long. ", i), 20) + "\n"}})
 	}
@@ -149,7 +151,7 @@ func TestOnboardingBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("onboarding over 2,003 entries: %v", time.Since(start))
+	t.Logf("onboarding over %d entries: %v", facts+3, time.Since(start))
 	txt := promptBody(t, res)
 	if len(txt) > PromptLimit {
 		t.Errorf("onboarding is %d bytes, limit %d", len(txt), PromptLimit)
@@ -163,7 +165,7 @@ func TestOnboardingBounded(t *testing.T) {
 			t.Errorf("bounded onboarding lost %q", want)
 		}
 	}
-	if !strings.Contains(txt, "[truncated: ") || strings.Contains(txt, "### fact-1999") {
+	if !strings.Contains(txt, "[truncated: ") || strings.Contains(txt, fmt.Sprintf("### fact-%04d", facts-1)) {
 		t.Errorf("the last fact should be cut")
 	}
 }

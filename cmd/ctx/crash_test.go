@@ -7,40 +7,60 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/ctx-dev/ctx/cmd/ctx/app"
+	"github.com/ctx-dev/ctx/internal/faultpoint"
 	"github.com/ctx-dev/ctx/internal/testenv"
 	"github.com/ctx-dev/ctx/store/storetest"
 )
 
 // The crash tests kill a real ctx process with SIGKILL at a chosen moment of a write or a push and check
-// what the next ctx process makes of what it left (docs/locks.md). The moment is chosen with a binary
-// built with -tags ctxfault, which stops at the gitstore.FaultPoint named by $CTX_FAULT.
+// what the next ctx process makes of what it left (docs/locks.md). The moment is chosen with the test
+// binary run as its "ctx-fault" command (faultMain: ctx with a fault hook), which stops at the
+// gitstore.FaultPoint named by $CTX_FAULT.
 
-var (
-	faultOnce sync.Once
-	faultBin  string
-	faultErr  error
-)
+// faultMain is the test binary run as "ctx-fault": ctx (app.Main) with faultpoint.Hook set, which stops
+// the process for good at the fault point $CTX_FAULT ("name" or "name:detail"), after creating the file
+// $CTX_FAULT_READY (if set) so that the test knows where it stands and can kill it with SIGKILL. Without
+// $CTX_FAULT it is ctx. The test binary, built with the race detector, serves as the fault binary: no
+// build of ctx with a tag (which recompiled gitstore and every package above it in each test run).
+func faultMain() {
+	if want := os.Getenv("CTX_FAULT"); want != "" {
+		ready := os.Getenv("CTX_FAULT_READY")
+		faultpoint.Hook = func(name, detail string) {
+			if want != name && want != name+":"+detail {
+				return
+			}
+			if ready != "" {
+				_ = os.WriteFile(ready, []byte(name+":"+detail+"\n"), 0o644)
+			}
+			for { // stopped here until killed
+				time.Sleep(time.Hour)
+			}
+		}
+	}
+	os.Exit(app.Main())
+}
 
-// ctxFaultBin builds ctx with -tags ctxfault once per test run (and ctxBin's tags, whose compiled packages
-// it reuses).
+// ctxFaultBin is the path of the fault binary: the test binary's "ctx-fault" command, which testscript.Main
+// installs on the PATH of the test run.
 func ctxFaultBin(t testing.TB) string {
 	t.Helper()
-	faultOnce.Do(func() {
-		faultBin = filepath.Join(filepath.Dir(ctxBin), "ctx-fault")
-		out, err := exec.Command("go", "build", "-tags", "ctxfault,urfave_cli_no_docs", "-o", faultBin, ".").CombinedOutput()
-		if err != nil {
-			faultErr = fmt.Errorf("build ctx -tags ctxfault: %v\n%s", err, out)
-		}
-	})
-	if faultErr != nil {
-		t.Fatal(faultErr)
+	p, err := lookIn(scriptPath, "ctx-fault")
+	if err != nil {
+		t.Fatal(err)
 	}
-	return faultBin
+	return p
+}
+
+// faultEnv is the environment of the fault binary: the test's, extra, and GORACE's atexit_sleep_ms=0 (the
+// race runtime would sleep a second at every exit waiting for race reports; a race still fails the
+// process, exit 66).
+func faultEnv(extra ...string) []string {
+	return append(append(os.Environ(), "GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0")), extra...)
 }
 
 // killAt runs ctx (the fault binary) in dir until it stops at fault point, then kills it with SIGKILL.
@@ -50,7 +70,7 @@ func killAt(t testing.TB, dir, fault string, args ...string) {
 	ready := filepath.Join(t.TempDir(), "ready")
 	cmd := exec.Command(ctxFaultBin(t), args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "CTX_FAULT="+fault, "CTX_FAULT_READY="+ready)
+	cmd.Env = faultEnv("CTX_FAULT="+fault, "CTX_FAULT_READY="+ready)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {

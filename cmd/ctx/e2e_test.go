@@ -28,7 +28,7 @@ var scriptPath string
 // TestMain is both the test binary and, called as "ctx" from a test script, ctx itself (testscript.Main
 // runs app.Main in-process then, with the script's arguments and streams).
 func TestMain(m *testing.M) {
-	testscript.Main(withCtxBin{m}, map[string]func(){"ctx": func() { os.Exit(app.Main()) }, "maxrss": maxrssMain})
+	testscript.Main(withCtxBin{m}, map[string]func(){"ctx": func() { os.Exit(app.Main()) }, "maxrss": maxrssMain, "ctx-fault": faultMain})
 }
 
 // withCtxBin runs the tests with the ctx binary built (the end-to-end tests other than the scripts run

@@ -42,7 +42,7 @@ func runKilled(t *testing.T, dir, stdin, fault string, delay time.Duration, args
 	cmd.Dir = dir
 	cmd.Stdin = strings.NewReader(stdin)
 	ready := filepath.Join(t.TempDir(), "ready")
-	cmd.Env = os.Environ()
+	cmd.Env = faultEnv()
 	if fault != "" {
 		cmd.Env = append(cmd.Env, "CTX_FAULT="+fault, "CTX_FAULT_READY="+ready)
 	}
@@ -98,11 +98,17 @@ func children(pid int) []int {
 	return out
 }
 
-// timeIt returns how long ctx args takes in dir (for the range of random kill times).
+// timeIt returns how long the fault binary (without a fault point) takes to run ctx args in dir: the
+// range of random kill times of the process runKilled kills.
 func timeIt(t *testing.T, dir string, args ...string) time.Duration {
 	t.Helper()
+	cmd := exec.Command(ctxFaultBin(t), args...)
+	cmd.Dir = dir
+	cmd.Env = faultEnv()
 	start := time.Now()
-	run(t, dir, 0, args...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("ctx %s (in %s): %v\n%s", strings.Join(args, " "), dir, err, out)
+	}
 	return time.Since(start)
 }
 
