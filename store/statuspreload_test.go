@@ -210,20 +210,23 @@ func TestStatusScanParallelRacilyClean(t *testing.T) {
 // the edges of the batches and of the goroutines' parts are found, in a new process (a new Store) too.
 func TestStatusScanManyEntries(t *testing.T) {
 	if testing.Short() {
-		t.Skip("writes 3,000 entries")
+		t.Skip("writes 300 entries")
 	}
-	const n = 3000
-	t.Cleanup(store.SetStatPreload(500, 2, 1000))
+	// The bounds scaled down tenfold from the defaults' shape (500 files a goroutine, batches of 1000):
+	// the same three batches on two goroutines, at a tenth of the entries (3,000 loose objects cost
+	// make test ~17 s of CPU; bench/README.md "Twelfth round").
+	const n = 300
+	t.Cleanup(store.SetStatPreload(50, 2, 100))
 	s, dir := batchStore(t, n)
 	p, l := watchPreload(t), watchScan(t)
 	if edits, err := s.HandEdits(bg); err != nil || len(edits) != 0 || len(l.read) != 0 {
 		t.Fatalf("unchanged: %q, %v; read %d files", editsString(edits), err, len(l.read))
 	}
-	if p.batches != 3 || p.largest != 1000 || p.most != 2 || p.files != n {
-		t.Errorf("%d batches of %d files (the largest %d) on up to %d goroutines; want 3 of %d (1000) on 2",
+	if p.batches != 3 || p.largest != 100 || p.most != 2 || p.files != n {
+		t.Errorf("%d batches of %d files (the largest %d) on up to %d goroutines; want 3 of %d (100) on 2",
 			p.batches, p.files, p.largest, p.most, n)
 	}
-	edited := []int{0, 499, 500, 999, 1000, 1999, 2000, 2999} // the edges of the goroutines' parts
+	edited := []int{0, 49, 50, 99, 100, 199, 200, 299} // the edges of the goroutines' parts
 	var want []string
 	for _, i := range edited {
 		flipLastDigit(t, filepath.Join(dir, ".context", "knowledge", fmt.Sprintf("k%04d.md", i)))
