@@ -1089,7 +1089,7 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 		start := int64(0)
 		if prev != nil && prev.offset > 0 && size >= prev.offset {
 			if h, err := checkPrefix(f, prev.offset); err == nil && h == prev.checkHash {
-				if json.Unmarshal([]byte(prev.state), &st) == nil {
+				if unmarshal([]byte(prev.state), &st) == nil {
 					start, appended = prev.offset, true
 				}
 			}

@@ -243,7 +243,7 @@ func openCodePart(b *builder, m ocMessage, p ocPart, at time.Time) {
 			var o struct {
 				Content string `json:"content"`
 			}
-			if json.Unmarshal(p.State.Output, &o) == nil && o.Content != "" {
+			if unmarshal(p.State.Output, &o) == nil && o.Content != "" {
 				out = o.Content
 			}
 			if p.State.Error != "" {
@@ -299,7 +299,7 @@ func readJSONFile(path string, v any) error {
 	if err != nil {
 		return err
 	}
-	if err := json.Unmarshal(trimBOM(data), v); err != nil {
+	if err := unmarshal(trimBOM(data), v); err != nil {
 		return fmt.Errorf("decode %s: %w", filepath.Base(path), err)
 	}
 	return nil

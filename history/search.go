@@ -971,7 +971,7 @@ func (ix *Index) scanEvent(r rowScanner) (Event, error) {
 	}
 	if tool.Valid {
 		e.Tool = &Tool{}
-		if err := json.Unmarshal([]byte(tool.String), e.Tool); err != nil {
+		if err := unmarshal([]byte(tool.String), e.Tool); err != nil {
 			return e, fmt.Errorf("decode tool of %s: %w", e.ID, err)
 		}
 		if e.Type == ToolOutput && e.Tool.Output == "" {
@@ -979,12 +979,12 @@ func (ix *Index) scanEvent(r rowScanner) (Event, error) {
 		}
 	}
 	if files.Valid {
-		if err := json.Unmarshal([]byte(files.String), &e.Files); err != nil {
+		if err := unmarshal([]byte(files.String), &e.Files); err != nil {
 			return e, fmt.Errorf("decode files of %s: %w", e.ID, err)
 		}
 	}
 	if facts.Valid {
-		if err := json.Unmarshal([]byte(facts.String), &e.Facts); err != nil {
+		if err := unmarshal([]byte(facts.String), &e.Facts); err != nil {
 			return e, fmt.Errorf("decode facts of %s: %w", e.ID, err)
 		}
 	}
