@@ -76,19 +76,22 @@ func openProviderDB(ctx context.Context, path string) (*sql.DB, error) {
 // checkOpenCodeTables makes sure session, message and part are tables: a view of that name could run any
 // query, endless ones included, when ctx reads it.
 func checkOpenCodeTables(ctx context.Context, db *sql.DB) error {
-	rows, err := db.QueryContext(ctx, `SELECT lower(name), type FROM sqlite_master WHERE lower(name) IN ('session', 'message', 'part')`)
+	rows, err := db.QueryContext(ctx, `SELECT lower(name), type, coalesce(sql, '') FROM sqlite_master WHERE lower(name) IN ('session', 'message', 'part')`)
 	if err != nil {
 		return fmt.Errorf("read its schema: %w", err)
 	}
 	defer rows.Close()
 	tables := map[string]bool{}
 	for rows.Next() {
-		var name, typ string
-		if err := rows.Scan(&name, &typ); err != nil {
+		var name, typ, create string
+		if err := rows.Scan(&name, &typ, &create); err != nil {
 			return fmt.Errorf("read its schema: %w", err)
 		}
 		if typ != "table" {
 			return fmt.Errorf("not an OpenCode database: %s is a %s, not a table", name, typ)
+		}
+		if f := strings.Fields(strings.ToUpper(create)); len(f) > 1 && f[1] == "VIRTUAL" {
+			return fmt.Errorf("not an OpenCode database: %s is a virtual table", name)
 		}
 		tables[name] = true
 	}
@@ -98,6 +101,16 @@ func checkOpenCodeTables(ctx context.Context, db *sql.DB) error {
 	for _, n := range []string{"session", "message", "part"} {
 		if !tables[n] {
 			return fmt.Errorf("not an OpenCode database: no table %s", n)
+		}
+		// A generated column is computed when it is read, by any expression (a printf of 400 MB): only
+		// stored columns, whose values are no larger than the file, are read (faults12 B2).
+		var generated sql.NullString
+		err := db.QueryRowContext(ctx, `SELECT name FROM pragma_table_xinfo(?) WHERE hidden != 0 LIMIT 1`, n).Scan(&generated)
+		if err == nil {
+			return fmt.Errorf("not an OpenCode database: %s.%s is a generated column", n, generated.String)
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("read its schema: %w", err)
 		}
 	}
 	return nil
@@ -158,20 +171,27 @@ func parseOpenCodeDB(ctx context.Context, db *sql.DB, id string, st *parseState)
 		return nil, fmt.Errorf("session %s: %w", id, err)
 	}
 	s.ParentID, s.Title, s.Version = parent.String, title.String, version.String
-	rows, err := db.QueryContext(ctx, `SELECT id, time_created, data FROM message WHERE session_id=? ORDER BY time_created, id LIMIT ?`, id, maxOpenCodeMessages)
+	// A value longer than a JSONL line may be (maxLineBytes) is not read: a bad line, as in a JSONL file.
+	rows, err := db.QueryContext(ctx, `SELECT id, time_created, CASE WHEN octet_length(data) > ? THEN NULL ELSE data END
+		FROM message WHERE session_id=? ORDER BY time_created, id LIMIT ?`, maxLineBytes, id, maxOpenCodeMessages)
 	if err != nil {
 		return nil, fmt.Errorf("session %s messages: %w", id, err)
 	}
 	var msgs []ocMessage
 	for rows.Next() {
-		var mid, data string
+		var mid string
+		var data sql.NullString
 		var created int64
 		if err := rows.Scan(&mid, &created, &data); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("session %s messages: %w", id, err)
 		}
+		if !data.Valid {
+			b.bad("message %s: data longer than %d bytes (or null), skipped", mid, maxLineBytes)
+			continue
+		}
 		var m ocMessage
-		if err := json.Unmarshal([]byte(data), &m); err != nil {
+		if err := json.Unmarshal([]byte(data.String), &m); err != nil {
 			b.bad("message %s: %v", mid, err)
 			continue
 		}
@@ -186,19 +206,25 @@ func parseOpenCodeDB(ctx context.Context, db *sql.DB, id string, st *parseState)
 		return nil, fmt.Errorf("session %s messages: %w", id, err)
 	}
 	parts := func(m ocMessage) ([]ocPart, error) {
-		rows, err := db.QueryContext(ctx, `SELECT id, data FROM part WHERE message_id=? ORDER BY id LIMIT ?`, m.ID, maxOpenCodeParts)
+		rows, err := db.QueryContext(ctx, `SELECT id, CASE WHEN octet_length(data) > ? THEN NULL ELSE data END
+			FROM part WHERE message_id=? ORDER BY id LIMIT ?`, maxLineBytes, m.ID, maxOpenCodeParts)
 		if err != nil {
 			return nil, fmt.Errorf("message %s parts: %w", m.ID, err)
 		}
 		defer rows.Close()
 		var out []ocPart
 		for rows.Next() {
-			var pid, data string
+			var pid string
+			var data sql.NullString
 			if err := rows.Scan(&pid, &data); err != nil {
 				return nil, fmt.Errorf("message %s parts: %w", m.ID, err)
 			}
+			if !data.Valid {
+				b.bad("part %s: data longer than %d bytes (or null), skipped", pid, maxLineBytes)
+				continue
+			}
 			var p ocPart
-			if err := json.Unmarshal([]byte(data), &p); err != nil {
+			if err := json.Unmarshal([]byte(data.String), &p); err != nil {
 				b.bad("part %s: %v", pid, err)
 				continue
 			}
@@ -209,6 +235,9 @@ func parseOpenCodeDB(ctx context.Context, db *sql.DB, id string, st *parseState)
 	}
 	if err := openCodeAssemble(ctx, b, s, msgs, parts); err != nil {
 		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err // past openCodeDBTimeout: the source fails (boundDB says why), nothing half-read is kept
 	}
 	return b.res, nil
 }

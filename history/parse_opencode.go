@@ -202,6 +202,9 @@ func openCodeAssemble(ctx context.Context, b *builder, s ocSession, msgs []ocMes
 		at := msTime(m.Time.Created)
 		parts, err := partsOf(m)
 		if err != nil {
+			if ctx.Err() != nil {
+				return err // the time bound or a cancel: the source fails, not a bad line
+			}
 			b.bad("%v", err)
 			continue
 		}
