@@ -1205,6 +1205,8 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 			st.ParentNative = st.RecordSession // the legacy sibling layout names the parent in sessionId
 		}
 	}
+	// An over-long id is kept as its head and hash (faults12 B3).
+	st.NativeID, st.ParentNative, st.RecordSession = boundNativeID(st.NativeID), boundNativeID(st.ParentNative), boundNativeID(st.RecordSession)
 	res.Unknown, res.Skipped, res.BadLines, res.Errors, res.Truncated = pr.Unknown, pr.Skipped, pr.BadLines, pr.Errors, pr.Truncated
 	sessionID := SessionID(src.Provider, st.NativeID)
 	res.SessionID = sessionID

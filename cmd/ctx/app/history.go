@@ -729,11 +729,11 @@ func runHistorySearch(ctx context.Context, e *env, o historySearchOptions) error
 		if !h.Event.At.IsZero() {
 			when = h.Event.At.UTC().Format("2006-01-02 15:04Z") // UTC, and says so
 		}
-		fmt.Fprintf(w, "%s  %s  %s %s  %s  %s", searchpage.ScoreText(h.Score), when, h.Session.Provider, h.Session.NativeID, h.Event.Type, h.Event.ID)
+		fmt.Fprintf(w, "%s  %s  %s %s  %s  %s", searchpage.ScoreText(h.Score), when, h.Session.Provider, oneCell(h.Session.NativeID), h.Event.Type, h.Event.ID)
 		if h.More > 0 {
 			fmt.Fprintf(w, "  (+%d in this session tree)", h.More)
 		}
-		fmt.Fprintf(w, "\n    %s\n", h.Snippet)
+		fmt.Fprintf(w, "\n    %s\n", oneCell(h.Snippet))
 	}
 	if len(res.Hits) == 0 {
 		fmt.Fprintln(w, "no hits")
@@ -818,12 +818,14 @@ func runHistoryShowSession(ctx context.Context, e *env, o historyShowSessionOpti
 			return err
 		}
 	} else {
-		fmt.Fprintf(w, "session %s\nprovider %s, native id %s\nsource %s\n", s.ID, s.Provider, s.NativeID, s.SourcePath)
+		// Every field from a transcript on one line (oneCell): a newline in a Codex session_meta.id or cwd
+		// forged lines here (faults12 B3).
+		fmt.Fprintf(w, "session %s\nprovider %s, native id %s\nsource %s\n", s.ID, s.Provider, oneCell(s.NativeID), oneCell(s.SourcePath))
 		if s.ParentID != "" {
 			fmt.Fprintf(w, "parent %s, root %s\n", s.ParentID, s.RootID)
 		}
 		if s.CWD != "" {
-			fmt.Fprintf(w, "cwd %s\n", s.CWD)
+			fmt.Fprintf(w, "cwd %s\n", oneCell(s.CWD))
 		}
 		fmt.Fprintf(w, "%d events\n\n", s.EventCount)
 	}
@@ -1066,7 +1068,7 @@ func printEvent(w io.Writer, ev history.Event) {
 	if ev.Tool != nil && ev.Tool.Name != "" {
 		head += " " + ev.Tool.Name
 	}
-	fmt.Fprintf(w, "#%d %s %s %s\n", ev.Seq, when, head, ev.ID)
+	fmt.Fprintf(w, "#%d %s %s %s\n", ev.Seq, when, oneCell(head), ev.ID)
 	text := ev.Text
 	if len(text) > 4000 {
 		text = text[:4000] + "…"
