@@ -26,13 +26,15 @@ import (
 
 	"github.com/ctx-dev/ctx/history/internal/ftsrank"
 	"github.com/ctx-dev/ctx/history/internal/textproc"
+	"github.com/ctx-dev/ctx/internal/termesc"
 
 	_ "modernc.org/sqlite" // the index's SQLite engine (pure Go, FTS5)
 )
 
 // parserRev is bumped when a parser changes what it produces: every source is then re-imported. 4: the
 // paths of event_files are kept cleaned (CleanFilePath). 5: a time at or before the Unix epoch is no time; Windows paths kept as winClean makes them.
-const parserRev = 5
+// 6: terminal escape sequences are left out of the search body (searchBody).
+const parserRev = 6
 
 // Bounds of the zstd decoder for .jsonl.zst rollouts (docs/limits.md).
 const (
@@ -2139,6 +2141,11 @@ func searchBody(e *Event) string {
 		if f.Kind != "command" {
 			parts = append(parts, f.Value)
 		}
+	}
+	// Terminal escape sequences (a tool's coloured output: ESC [ 1;33m panicked) are not text: left in,
+	// "33mpanicked" was the word indexed and "panicked" found nothing (faults12 B4).
+	for i, p := range parts {
+		parts[i] = termesc.Strip(p)
 	}
 	// The identifier parts of each part (a word never spans two: they are joined by a newline).
 	xp := splitBufs.Get().(*[]byte)
