@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 )
@@ -43,13 +45,81 @@ func boundDB(ctx context.Context, path string) (context.Context, context.CancelF
 	return bctx, cancel, explain
 }
 
+// providerDB is a provider's SQLite database open read-only; Close also removes the private copy it
+// may read (openProviderDB).
+type providerDB struct {
+	*sql.DB
+	tmp string // the folder of the private copy, "" when the database is read where it is
+}
+
+// Close closes the database and removes its private copy.
+func (p *providerDB) Close() error {
+	err := p.DB.Close()
+	if p.tmp != "" {
+		if rerr := os.RemoveAll(p.tmp); err == nil {
+			err = rerr
+		}
+	}
+	return err
+}
+
 // openProviderDB opens a provider's SQLite database read-only. The caller closes it.
-func openProviderDB(ctx context.Context, path string) (*sql.DB, error) {
+//
+// A -wal without its -shm (a copied root, an OpenCode that crashed: a writer keeps both while it runs)
+// cannot be read in place without SQLite creating the -shm beside it, and immutable would skip the -wal's
+// commits: the database and its -wal are copied into a private temporary folder and the copy is read
+// (faults12 B5; docs/history.md "OpenCode").
+func openProviderDB(ctx context.Context, path string) (*providerDB, error) {
 	f, _, err := openRegular(path) // refuses links and non-regular files
 	if err != nil {
 		return nil, err
 	}
 	f.Close()
+	p := &providerDB{}
+	if exists(path+"-wal") && !exists(path+"-shm") {
+		if p.tmp, err = os.MkdirTemp("", "ctx-provider-db-*"); err != nil {
+			return nil, fmt.Errorf("read %s: %w", path, err)
+		}
+		copyPath := filepath.Join(p.tmp, "provider.db")
+		for _, suffix := range []string{"", "-wal"} {
+			if err := copyRegular(path+suffix, copyPath+suffix); err != nil {
+				os.RemoveAll(p.tmp)
+				return nil, fmt.Errorf("read %s: %w", path, err)
+			}
+		}
+		path = copyPath
+	}
+	db, err := openDBAt(ctx, path)
+	if err != nil {
+		if p.tmp != "" {
+			os.RemoveAll(p.tmp)
+		}
+		return nil, err
+	}
+	p.DB = db
+	return p, nil
+}
+
+// copyRegular copies the regular file src (not a link) to the new file dst.
+func copyRegular(src, dst string) error {
+	in, _, err := openRegular(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return fmt.Errorf("copy %s: %w", src, err)
+	}
+	return out.Close()
+}
+
+// openDBAt opens the SQLite database at path read-only and checks its tables.
+func openDBAt(ctx context.Context, path string) (*sql.DB, error) {
 	dsn := "file:" + path + "?mode=ro&_pragma=query_only(1)&_pragma=busy_timeout(5000)&_pragma=trusted_schema(0)"
 	if !exists(path+"-wal") && !exists(path+"-journal") {
 		// No writer has it open (a WAL database keeps its -wal while open; a rollback journal exists while
@@ -146,7 +216,7 @@ func openCodeDBSessions(ctx context.Context, path string) (_ []Source, err error
 }
 
 // openCodeDBFingerprint summarises what can change in one session's rows.
-func openCodeDBFingerprint(ctx context.Context, db *sql.DB, id string) (string, error) {
+func openCodeDBFingerprint(ctx context.Context, db *providerDB, id string) (string, error) {
 	var upd sql.NullInt64
 	var nm, np int64
 	var mm, mp sql.NullInt64
@@ -162,7 +232,7 @@ func openCodeDBFingerprint(ctx context.Context, db *sql.DB, id string) (string, 
 	return fmt.Sprintf("db:%d:%d:%d:%d:%d", upd.Int64, nm, mm.Int64, np, mp.Int64), nil
 }
 
-func parseOpenCodeDB(ctx context.Context, db *sql.DB, id string, st *parseState) (*parseResult, error) {
+func parseOpenCodeDB(ctx context.Context, db *providerDB, id string, st *parseState) (*parseResult, error) {
 	b := newBuilder(st)
 	var s ocSession
 	var parent, title, version sql.NullString

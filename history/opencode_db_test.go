@@ -321,7 +321,63 @@ INSERT INTO part (id, message_id, session_id, time_created, time_updated) VALUES
 	defer cancel()
 	cancelRead = cancel
 	var ps parseState
-	if res, err := parseOpenCodeDB(bctx, db, "ses_1", &ps); err == nil {
+	if res, err := parseOpenCodeDB(bctx, &providerDB{DB: db}, "ses_1", &ps); err == nil {
 		t.Fatalf("a read cut off by its context: %v, result %+v", err, res)
+	}
+}
+
+// TestOpenCodeWALWithoutSHM (faults12 B5): an opencode.db with a -wal but no -shm (a copied root, an
+// OpenCode that crashed) is imported with the commits of its -wal, and OpenCode's folder is left as it
+// was: SQLite created opencode.db-shm there. The private copy ctx reads instead is removed.
+func TestOpenCodeWALWithoutSHM(t *testing.T) {
+	ctx := context.Background()
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	src := filepath.Join(t.TempDir(), "opencode.db")
+	w, err := sql.Open("sqlite", "file:"+src+"?_pragma=wal_autocheckpoint(0)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	w.SetMaxOpenConns(1)
+	if _, err := w.Exec("PRAGMA journal_mode=WAL;" + openCodeTestSchema +
+		`INSERT INTO part VALUES ('prt_6','msg_3','ses_child',1755000180000,1755000180000,'{"type":"text","text":"numbat in the wal"}')`); err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	for _, suffix := range []string{"", "-wal"} {
+		b, err := os.ReadFile(src + suffix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, "opencode.db"+suffix), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	listing := func(dir string) []string {
+		ents, _ := os.ReadDir(dir)
+		var n []string
+		for _, e := range ents {
+			n = append(n, e.Name())
+		}
+		return n
+	}
+	srcs, err := Discover(ctx, OpenCode, root, false)
+	if err != nil || len(srcs) != 2 {
+		t.Fatalf("discover: %+v %v", srcs, err)
+	}
+	ix := openTestIndex(t)
+	if st, err := ix.Import(ctx, srcs); err != nil || st.Imported != 2 || st.Failed != 0 {
+		t.Fatalf("import: %+v %v", st, err)
+	}
+	if l := listing(root); len(l) != 2 || l[0] != "opencode.db" || l[1] != "opencode.db-wal" {
+		t.Fatalf("the import left %v in OpenCode's folder", l)
+	}
+	if l := listing(tmp); len(l) != 0 {
+		t.Fatalf("the private copy was left: %v", l)
+	}
+	res, err := ix.Search(ctx, Query{Text: "numbat", Providers: []Provider{OpenCode}})
+	if err != nil || len(res.Hits) != 1 {
+		t.Fatalf("the -wal's commit was not read: %+v %v", res.Hits, err)
 	}
 }
