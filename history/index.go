@@ -61,6 +61,26 @@ var (
 	zstdRatioFloor int64 = 8 << 20
 )
 
+// damageReader reads r, ending at the first error of r as at its end: err keeps the error and n the bytes
+// read before it. A .jsonl.zst cut short or damaged is imported up to its last whole line (parseWhole).
+type damageReader struct {
+	r   io.Reader
+	n   int64
+	err error
+}
+
+func (d *damageReader) Read(p []byte) (int, error) {
+	if d.err != nil {
+		return 0, io.EOF
+	}
+	k, err := d.r.Read(p)
+	d.n += int64(k)
+	if err != nil && err != io.EOF {
+		d.err, err = err, io.EOF
+	}
+	return k, err
+}
+
 // errZstdRatio is the error of a .jsonl.zst that passes its bound (ratioReader).
 var errZstdRatio = errors.New("decompression bomb")
 
@@ -1651,7 +1671,8 @@ func parseWhole(ctx context.Context, src Source, st *parseState) (*parseResult, 
 		}
 		defer dec.Close()
 		bound := max(zstdRatioFloor, maxZstdRatio*fi.Size())
-		cr := &cappedReader{r: &ratioReader{r: dec, n: bound}, n: maxZstdBytes}
+		dr := &damageReader{r: dec}
+		cr := &cappedReader{r: &ratioReader{r: dr, n: bound}, n: maxZstdBytes}
 		pr, err := parseJSONL(ctx, cr, 0, st, parseCodexLine)
 		if errors.Is(err, errZstdRatio) {
 			return nil, fmt.Errorf("%s: not imported: it decompresses to more than %d bytes, the limit for %d compressed bytes (%d× its size, at least %d MiB; docs/limits.md): %w",
@@ -1663,6 +1684,15 @@ func parseWhole(ctx context.Context, src Source, st *parseState) (*parseResult, 
 		if cr.cut {
 			pr.Truncated = true
 			pr.Errors = append(pr.Errors, fmt.Sprintf("decompressed to more than the limit of %d MiB: the rest is not imported (docs/limits.md)", maxZstdBytes>>20))
+		}
+		if dr.err != nil && dr.n == 0 {
+			return nil, fmt.Errorf("%s: not zstd data: %w", src.Path, dr.err) // nothing of it could be read
+		}
+		if dr.err != nil {
+			// A rollout cut short (a copy interrupted, a full disk) or damaged: its readable lines are
+			// imported, as a rollout over the bound is (faults12 B6).
+			pr.Truncated = true
+			pr.Errors = append(pr.Errors, fmt.Sprintf("the compressed data is cut short or damaged after %d decompressed bytes (%v): the rest is not imported", dr.n, dr.err))
 		}
 		return pr, nil
 	case FormatOpenCode:

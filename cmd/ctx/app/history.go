@@ -476,7 +476,7 @@ func importHistory(ctx context.Context, e *env, o historyImportOptions) error {
 		if err := printJSON(e.stdout, st); err != nil {
 			return err
 		}
-		return discoveryFailed(failed)
+		return importFailed(failed, st.Results, "their error is in results[].error")
 	}
 	w := e.stdout
 	if o.Quiet {
@@ -505,13 +505,41 @@ func importHistory(ctx context.Context, e *env, o historyImportOptions) error {
 	}
 	for _, r := range st.Results {
 		if r.Action == "failed" {
-			fmt.Fprintf(e.stderr, "ctx: warning: %s: %s\n", r.Source.Path, r.Err)
+			fmt.Fprintf(e.stderr, "ctx: warning: %s\n", sourceErr(r))
 		}
 		if r.Truncated {
 			fmt.Fprintf(e.stderr, "ctx: warning: %s: imported only in part: %s\n", r.Source.Path, r.Errors[len(r.Errors)-1])
 		}
 	}
-	return discoveryFailed(failed)
+	return importFailed(failed, st.Results, "warned above")
+}
+
+// sourceErr is the error of a failed source, naming its file once (most errors begin with it).
+func sourceErr(r history.SourceResult) string {
+	if strings.HasPrefix(r.Err, r.Source.Path) {
+		return r.Err
+	}
+	return r.Source.Path + ": " + r.Err
+}
+
+// importFailed is the import's error when a root could not be walked (discoveryFailed) or a source
+// failed: the others were imported, and the import exits 1, as git fetch of several remotes does when one
+// fails (docs/history.md "Commands"); nil when everything was read.
+// where says where their errors are (the warnings above, the --json report's results).
+func importFailed(failed []history.DiscoveryError, rs []history.SourceResult, where string) error {
+	if err := discoveryFailed(failed); err != nil {
+		return err
+	}
+	n := 0
+	for _, r := range rs {
+		if r.Action == "failed" {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	return fmt.Errorf("%d of %d sources failed (%s); the others were imported", n, len(rs), where)
 }
 
 // discoveryFailed is the import's error when a root could not be walked (a bound hit, an unreadable
