@@ -338,6 +338,9 @@ func slicesContains(ss []string, v string) bool {
 func openRegular(path string) (*os.File, os.FileInfo, error) {
 	f, err := openNoFollow(path)
 	if err != nil {
+		if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+			return nil, nil, err // "open PATH: reason" already
+		}
 		return nil, nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	fi, err := f.Stat()

@@ -27,7 +27,7 @@ func (ix *Index) DiscoveryErrors(ctx context.Context) []DiscoveryError {
 		return nil
 	}
 	var out []DiscoveryError
-	if json.Unmarshal([]byte(v), &out) != nil {
+	if unmarshal([]byte(v), &out) != nil {
 		return nil
 	}
 	return out

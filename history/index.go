@@ -26,6 +26,7 @@ import (
 
 	"github.com/ctx-dev/ctx/history/internal/ftsrank"
 	"github.com/ctx-dev/ctx/history/internal/textproc"
+	"github.com/ctx-dev/ctx/internal/termesc"
 
 	_ "modernc.org/sqlite" // the index's SQLite engine (pure Go, FTS5)
 )
@@ -35,7 +36,8 @@ import (
 // 6: a file name that is not valid UTF-8 enters native ids and line keys as nameID writes it. 7: a Claude
 // subagent's native id names its parent (claudeNativeID). 8: a time at or before the Unix epoch is kept
 // (atMillis). 9: the search body's CJK characters are tokens of their own (textproc.SplitCJK).
-const parserRev = 9
+// 10: terminal escape sequences are left out of the search body (searchBody).
+const parserRev = 10
 
 // Bounds of the zstd decoder for .jsonl.zst rollouts (docs/limits.md).
 const (
@@ -61,6 +63,26 @@ var (
 	maxZstdRatio   int64 = 100
 	zstdRatioFloor int64 = 8 << 20
 )
+
+// damageReader reads r, ending at the first error of r as at its end: err keeps the error and n the bytes
+// read before it. A .jsonl.zst cut short or damaged is imported up to its last whole line (parseWhole).
+type damageReader struct {
+	r   io.Reader
+	n   int64
+	err error
+}
+
+func (d *damageReader) Read(p []byte) (int, error) {
+	if d.err != nil {
+		return 0, io.EOF
+	}
+	k, err := d.r.Read(p)
+	d.n += int64(k)
+	if err != nil && err != io.EOF {
+		d.err, err = err, io.EOF
+	}
+	return k, err
+}
 
 // errZstdRatio is the error of a .jsonl.zst that passes its bound (ratioReader).
 var errZstdRatio = errors.New("decompression bomb")
@@ -1143,7 +1165,7 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 		start := int64(0)
 		if prev != nil && prev.offset > 0 && size >= prev.offset {
 			if h, err := checkPrefix(f, prev.offset); err == nil && h == prev.checkHash {
-				if json.Unmarshal([]byte(prev.state), &st) == nil {
+				if unmarshal([]byte(prev.state), &st) == nil {
 					start, appended = prev.offset, true
 				}
 			}
@@ -1170,7 +1192,7 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 		if err := parse(); err != nil {
 			return fail(err)
 		}
-		if appended && src.Provider == ClaudeCode && kept != claudeNativeID(src, &st) {
+		if appended && src.Provider == ClaudeCode && kept != boundNativeID(claudeNativeID(src, &st)) {
 			// The appended lines name the parent of a sibling subagent file whose first lines did not: its
 			// session is another, read whole into it.
 			st, start, appended = parseState{}, 0, false
@@ -1268,6 +1290,8 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 	if st.NativeID == "" {
 		return fail(fmt.Errorf("%s: no session id in the file or its name", src.Path))
 	}
+	// An over-long id is kept as its head and hash (faults12 B3).
+	st.NativeID, st.ParentNative, st.RecordSession = boundNativeID(st.NativeID), boundNativeID(st.ParentNative), boundNativeID(st.RecordSession)
 	res.Unknown, res.Skipped, res.BadLines, res.Errors, res.Truncated = pr.Unknown, pr.Skipped, pr.BadLines, pr.Errors, pr.Truncated
 	sessionID := SessionID(src.Provider, st.NativeID)
 	res.SessionID = sessionID
@@ -1710,7 +1734,8 @@ func parseWhole(ctx context.Context, src Source, st *parseState) (*parseResult, 
 		}
 		defer dec.Close()
 		bound := max(zstdRatioFloor, maxZstdRatio*fi.Size())
-		cr := &cappedReader{r: &ratioReader{r: dec, n: bound}, n: maxZstdBytes}
+		dr := &damageReader{r: dec}
+		cr := &cappedReader{r: &ratioReader{r: dr, n: bound}, n: maxZstdBytes}
 		pr, err := parseJSONL(ctx, cr, 0, st, parseCodexLine)
 		if errors.Is(err, errZstdRatio) {
 			return nil, fmt.Errorf("%s: not imported: it decompresses to more than %d bytes, the limit for %d compressed bytes (%d× its size, at least %d MiB; docs/limits.md): %w",
@@ -1722,6 +1747,15 @@ func parseWhole(ctx context.Context, src Source, st *parseState) (*parseResult, 
 		if cr.cut {
 			pr.Truncated = true
 			pr.Errors = append(pr.Errors, fmt.Sprintf("decompressed to more than the limit of %d MiB: the rest is not imported (docs/limits.md)", maxZstdBytes>>20))
+		}
+		if dr.err != nil && dr.n == 0 {
+			return nil, fmt.Errorf("%s: not zstd data: %w", src.Path, dr.err) // nothing of it could be read
+		}
+		if dr.err != nil {
+			// A rollout cut short (a copy interrupted, a full disk) or damaged: its readable lines are
+			// imported, as a rollout over the bound is (faults12 B6).
+			pr.Truncated = true
+			pr.Errors = append(pr.Errors, fmt.Sprintf("the compressed data is cut short or damaged after %d decompressed bytes (%v): the rest is not imported", dr.n, dr.err))
 		}
 		return pr, nil
 	case FormatOpenCode:
@@ -2226,6 +2260,11 @@ func searchBody(e *Event) string {
 		if f.Kind != "command" {
 			parts = append(parts, f.Value)
 		}
+	}
+	// Terminal escape sequences (a tool's coloured output: ESC [ 1;33m panicked) are not text: left in,
+	// "33mpanicked" was the word indexed and "panicked" found nothing (faults12 B4).
+	for i, p := range parts {
+		parts[i] = termesc.Strip(p)
 	}
 	// The identifier parts of each part (a word never spans two: they are joined by a newline).
 	xp := splitBufs.Get().(*[]byte)

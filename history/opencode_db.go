@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 )
@@ -43,13 +45,81 @@ func boundDB(ctx context.Context, path string) (context.Context, context.CancelF
 	return bctx, cancel, explain
 }
 
+// providerDB is a provider's SQLite database open read-only; Close also removes the private copy it
+// may read (openProviderDB).
+type providerDB struct {
+	*sql.DB
+	tmp string // the folder of the private copy, "" when the database is read where it is
+}
+
+// Close closes the database and removes its private copy.
+func (p *providerDB) Close() error {
+	err := p.DB.Close()
+	if p.tmp != "" {
+		if rerr := os.RemoveAll(p.tmp); err == nil {
+			err = rerr
+		}
+	}
+	return err
+}
+
 // openProviderDB opens a provider's SQLite database read-only. The caller closes it.
-func openProviderDB(ctx context.Context, path string) (*sql.DB, error) {
+//
+// A -wal without its -shm (a copied root, an OpenCode that crashed: a writer keeps both while it runs)
+// cannot be read in place without SQLite creating the -shm beside it, and immutable would skip the -wal's
+// commits: the database and its -wal are copied into a private temporary folder and the copy is read
+// (faults12 B5; docs/history.md "OpenCode").
+func openProviderDB(ctx context.Context, path string) (*providerDB, error) {
 	f, _, err := openRegular(path) // refuses links and non-regular files
 	if err != nil {
 		return nil, err
 	}
 	f.Close()
+	p := &providerDB{}
+	if exists(path+"-wal") && !exists(path+"-shm") {
+		if p.tmp, err = os.MkdirTemp("", "ctx-provider-db-*"); err != nil {
+			return nil, fmt.Errorf("read %s: %w", path, err)
+		}
+		copyPath := filepath.Join(p.tmp, "provider.db")
+		for _, suffix := range []string{"", "-wal"} {
+			if err := copyRegular(path+suffix, copyPath+suffix); err != nil {
+				os.RemoveAll(p.tmp)
+				return nil, fmt.Errorf("read %s: %w", path, err)
+			}
+		}
+		path = copyPath
+	}
+	db, err := openDBAt(ctx, path)
+	if err != nil {
+		if p.tmp != "" {
+			os.RemoveAll(p.tmp)
+		}
+		return nil, err
+	}
+	p.DB = db
+	return p, nil
+}
+
+// copyRegular copies the regular file src (not a link) to the new file dst.
+func copyRegular(src, dst string) error {
+	in, _, err := openRegular(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return fmt.Errorf("copy %s: %w", src, err)
+	}
+	return out.Close()
+}
+
+// openDBAt opens the SQLite database at path read-only and checks its tables.
+func openDBAt(ctx context.Context, path string) (*sql.DB, error) {
 	dsn := "file:" + path + "?mode=ro&_pragma=query_only(1)&_pragma=busy_timeout(5000)&_pragma=trusted_schema(0)"
 	if !exists(path+"-wal") && !exists(path+"-journal") {
 		// No writer has it open (a WAL database keeps its -wal while open; a rollback journal exists while
@@ -76,19 +146,22 @@ func openProviderDB(ctx context.Context, path string) (*sql.DB, error) {
 // checkOpenCodeTables makes sure session, message and part are tables: a view of that name could run any
 // query, endless ones included, when ctx reads it.
 func checkOpenCodeTables(ctx context.Context, db *sql.DB) error {
-	rows, err := db.QueryContext(ctx, `SELECT lower(name), type FROM sqlite_master WHERE lower(name) IN ('session', 'message', 'part')`)
+	rows, err := db.QueryContext(ctx, `SELECT lower(name), type, coalesce(sql, '') FROM sqlite_master WHERE lower(name) IN ('session', 'message', 'part')`)
 	if err != nil {
 		return fmt.Errorf("read its schema: %w", err)
 	}
 	defer rows.Close()
 	tables := map[string]bool{}
 	for rows.Next() {
-		var name, typ string
-		if err := rows.Scan(&name, &typ); err != nil {
+		var name, typ, create string
+		if err := rows.Scan(&name, &typ, &create); err != nil {
 			return fmt.Errorf("read its schema: %w", err)
 		}
 		if typ != "table" {
 			return fmt.Errorf("not an OpenCode database: %s is a %s, not a table", name, typ)
+		}
+		if f := strings.Fields(strings.ToUpper(create)); len(f) > 1 && f[1] == "VIRTUAL" {
+			return fmt.Errorf("not an OpenCode database: %s is a virtual table", name)
 		}
 		tables[name] = true
 	}
@@ -98,6 +171,16 @@ func checkOpenCodeTables(ctx context.Context, db *sql.DB) error {
 	for _, n := range []string{"session", "message", "part"} {
 		if !tables[n] {
 			return fmt.Errorf("not an OpenCode database: no table %s", n)
+		}
+		// A generated column is computed when it is read, by any expression (a printf of 400 MB): only
+		// stored columns, whose values are no larger than the file, are read (faults12 B2).
+		var generated sql.NullString
+		err := db.QueryRowContext(ctx, `SELECT name FROM pragma_table_xinfo(?) WHERE hidden != 0 LIMIT 1`, n).Scan(&generated)
+		if err == nil {
+			return fmt.Errorf("not an OpenCode database: %s.%s is a generated column", n, generated.String)
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("read its schema: %w", err)
 		}
 	}
 	return nil
@@ -133,7 +216,7 @@ func openCodeDBSessions(ctx context.Context, path string) (_ []Source, err error
 }
 
 // openCodeDBFingerprint summarises what can change in one session's rows.
-func openCodeDBFingerprint(ctx context.Context, db *sql.DB, id string) (string, error) {
+func openCodeDBFingerprint(ctx context.Context, db *providerDB, id string) (string, error) {
 	var upd sql.NullInt64
 	var nm, np int64
 	var mm, mp sql.NullInt64
@@ -149,7 +232,7 @@ func openCodeDBFingerprint(ctx context.Context, db *sql.DB, id string) (string, 
 	return fmt.Sprintf("db:%d:%d:%d:%d:%d", upd.Int64, nm, mm.Int64, np, mp.Int64), nil
 }
 
-func parseOpenCodeDB(ctx context.Context, db *sql.DB, id string, st *parseState) (*parseResult, error) {
+func parseOpenCodeDB(ctx context.Context, db *providerDB, id string, st *parseState) (*parseResult, error) {
 	b := newBuilder(st)
 	var s ocSession
 	var parent, title, version sql.NullString
@@ -158,20 +241,27 @@ func parseOpenCodeDB(ctx context.Context, db *sql.DB, id string, st *parseState)
 		return nil, fmt.Errorf("session %s: %w", id, err)
 	}
 	s.ParentID, s.Title, s.Version = parent.String, title.String, version.String
-	rows, err := db.QueryContext(ctx, `SELECT id, time_created, data FROM message WHERE session_id=? ORDER BY time_created, id LIMIT ?`, id, maxOpenCodeMessages)
+	// A value longer than a JSONL line may be (maxLineBytes) is not read: a bad line, as in a JSONL file.
+	rows, err := db.QueryContext(ctx, `SELECT id, time_created, CASE WHEN octet_length(data) > ? THEN NULL ELSE data END
+		FROM message WHERE session_id=? ORDER BY time_created, id LIMIT ?`, maxLineBytes, id, maxOpenCodeMessages)
 	if err != nil {
 		return nil, fmt.Errorf("session %s messages: %w", id, err)
 	}
 	var msgs []ocMessage
 	for rows.Next() {
-		var mid, data string
+		var mid string
+		var data sql.NullString
 		var created int64
 		if err := rows.Scan(&mid, &created, &data); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("session %s messages: %w", id, err)
 		}
+		if !data.Valid {
+			b.bad("message %s: data longer than %d bytes (or null), skipped", mid, maxLineBytes)
+			continue
+		}
 		var m ocMessage
-		if err := json.Unmarshal([]byte(data), &m); err != nil {
+		if err := json.Unmarshal([]byte(data.String), &m); err != nil {
 			b.bad("message %s: %v", mid, err)
 			continue
 		}
@@ -186,19 +276,25 @@ func parseOpenCodeDB(ctx context.Context, db *sql.DB, id string, st *parseState)
 		return nil, fmt.Errorf("session %s messages: %w", id, err)
 	}
 	parts := func(m ocMessage) ([]ocPart, error) {
-		rows, err := db.QueryContext(ctx, `SELECT id, data FROM part WHERE message_id=? ORDER BY id LIMIT ?`, m.ID, maxOpenCodeParts)
+		rows, err := db.QueryContext(ctx, `SELECT id, CASE WHEN octet_length(data) > ? THEN NULL ELSE data END
+			FROM part WHERE message_id=? ORDER BY id LIMIT ?`, maxLineBytes, m.ID, maxOpenCodeParts)
 		if err != nil {
 			return nil, fmt.Errorf("message %s parts: %w", m.ID, err)
 		}
 		defer rows.Close()
 		var out []ocPart
 		for rows.Next() {
-			var pid, data string
+			var pid string
+			var data sql.NullString
 			if err := rows.Scan(&pid, &data); err != nil {
 				return nil, fmt.Errorf("message %s parts: %w", m.ID, err)
 			}
+			if !data.Valid {
+				b.bad("part %s: data longer than %d bytes (or null), skipped", pid, maxLineBytes)
+				continue
+			}
 			var p ocPart
-			if err := json.Unmarshal([]byte(data), &p); err != nil {
+			if err := json.Unmarshal([]byte(data.String), &p); err != nil {
 				b.bad("part %s: %v", pid, err)
 				continue
 			}
@@ -209,6 +305,9 @@ func parseOpenCodeDB(ctx context.Context, db *sql.DB, id string, st *parseState)
 	}
 	if err := openCodeAssemble(ctx, b, s, msgs, parts); err != nil {
 		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err // past openCodeDBTimeout: the source fails (boundDB says why), nothing half-read is kept
 	}
 	return b.res, nil
 }

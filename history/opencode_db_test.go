@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"modernc.org/sqlite"
 )
 
 // The schema of OpenCode's opencode.db as far as ctx reads it (the columns of session, message and part
@@ -256,5 +259,125 @@ CREATE VIEW session AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FRO
 	err = explain(db.QueryRowContext(bctx, `WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT count(*) FROM c`).Scan(&n))
 	if err == nil || !strings.Contains(err.Error(), "took more than 300ms") {
 		t.Fatalf("a runaway query: %v", err)
+	}
+}
+
+// TestOpenCodeGeneratedColumnRefused (faults12 B2): an opencode.db whose part.data is a generated column
+// (computed on every read by any expression: a printf of 400 MB took 3.4 GB and 39 s) is refused before
+// it is read, the source failing with an error that says why; and a read of a session's parts cut off by
+// openCodeDBTimeout fails the source, where it was counted as a bad line of an imported session.
+func TestOpenCodeGeneratedColumnRefused(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	dbPath := filepath.Join(root, "opencode.db")
+	const schema = `CREATE TABLE session (id text PRIMARY KEY, parent_id text, directory text, title text, version text, time_created integer, time_updated integer);
+CREATE TABLE message (id text PRIMARY KEY, session_id text, time_created integer, time_updated integer, data text);
+CREATE TABLE part (id text PRIMARY KEY, message_id text, session_id text, time_created integer, time_updated integer,
+	data text GENERATED ALWAYS AS (%s) VIRTUAL);
+INSERT INTO session VALUES ('ses_1', NULL, '/w', 't', '1', 1755000100000, 1755000100000);
+INSERT INTO message VALUES ('msg_1', 'ses_1', 1755000100000, 1755000100000, '{"role":"user"}');
+INSERT INTO part (id, message_id, session_id, time_created, time_updated) VALUES ('prt_1', 'msg_1', 'ses_1', 1755000100000, 1755000100000);`
+	w, err := sql.Open("sqlite", "file:"+dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Exec(strings.ReplaceAll(schema, "%s", `json_object('type', 'text', 'text', printf('%.*c', 1000000, 'x'))`)); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	srcs, err := Discover(ctx, OpenCode, root, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := openTestIndex(t)
+	st, err := ix.Import(ctx, srcs)
+	if err != nil || st.Failed != 1 || st.Imported != 0 || !strings.Contains(st.Results[0].Err, "part.data is a generated column") {
+		t.Fatalf("import: %+v %v", st, err)
+	}
+
+	// The time bound running out while the parts are read (a function of the test's ends it there).
+	cancelRead := func() {} // set once the database is written (writing it calls the function too)
+	if err := sqlite.RegisterDeterministicScalarFunction("ctx_test_cancel_read", 0, func(*sqlite.FunctionContext, []driver.Value) (driver.Value, error) {
+		cancelRead()
+		return `{"type":"text","text":"read after the deadline"}`, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	slow := filepath.Join(t.TempDir(), "opencode.db")
+	w, err = sql.Open("sqlite", "file:"+slow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Exec(strings.ReplaceAll(schema, "%s", `ctx_test_cancel_read()`)); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	db, err := sql.Open("sqlite", "file:"+slow+"?mode=ro") // past checkOpenCodeTables, which refuses it
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	bctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	cancelRead = cancel
+	var ps parseState
+	if res, err := parseOpenCodeDB(bctx, &providerDB{DB: db}, "ses_1", &ps); err == nil {
+		t.Fatalf("a read cut off by its context: %v, result %+v", err, res)
+	}
+}
+
+// TestOpenCodeWALWithoutSHM (faults12 B5): an opencode.db with a -wal but no -shm (a copied root, an
+// OpenCode that crashed) is imported with the commits of its -wal, and OpenCode's folder is left as it
+// was: SQLite created opencode.db-shm there. The private copy ctx reads instead is removed.
+func TestOpenCodeWALWithoutSHM(t *testing.T) {
+	ctx := context.Background()
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	src := filepath.Join(t.TempDir(), "opencode.db")
+	w, err := sql.Open("sqlite", "file:"+src+"?_pragma=wal_autocheckpoint(0)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	w.SetMaxOpenConns(1)
+	if _, err := w.Exec("PRAGMA journal_mode=WAL;" + openCodeTestSchema +
+		`INSERT INTO part VALUES ('prt_6','msg_3','ses_child',1755000180000,1755000180000,'{"type":"text","text":"numbat in the wal"}')`); err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	for _, suffix := range []string{"", "-wal"} {
+		b, err := os.ReadFile(src + suffix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, "opencode.db"+suffix), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	listing := func(dir string) []string {
+		ents, _ := os.ReadDir(dir)
+		var n []string
+		for _, e := range ents {
+			n = append(n, e.Name())
+		}
+		return n
+	}
+	srcs, err := Discover(ctx, OpenCode, root, false)
+	if err != nil || len(srcs) != 2 {
+		t.Fatalf("discover: %+v %v", srcs, err)
+	}
+	ix := openTestIndex(t)
+	if st, err := ix.Import(ctx, srcs); err != nil || st.Imported != 2 || st.Failed != 0 {
+		t.Fatalf("import: %+v %v", st, err)
+	}
+	if l := listing(root); len(l) != 2 || l[0] != "opencode.db" || l[1] != "opencode.db-wal" {
+		t.Fatalf("the import left %v in OpenCode's folder", l)
+	}
+	if l := listing(tmp); len(l) != 0 {
+		t.Fatalf("the private copy was left: %v", l)
+	}
+	res, err := ix.Search(ctx, Query{Text: "numbat", Providers: []Provider{OpenCode}})
+	if err != nil || len(res.Hits) != 1 {
+		t.Fatalf("the -wal's commit was not read: %+v %v", res.Hits, err)
 	}
 }

@@ -220,7 +220,7 @@ func waitedCell(t *Tool) string {
 	var in struct {
 		CellID string `json:"cell_id"`
 	}
-	if json.Unmarshal([]byte(t.Input), &in) != nil {
+	if unmarshal([]byte(t.Input), &in) != nil {
 		return ""
 	}
 	return in.CellID
@@ -272,7 +272,7 @@ func parseJSONL(ctx context.Context, r io.Reader, start int64, st *parseState, p
 		if err != nil {
 			return nil, fmt.Errorf("read line %d: %w", st.Line+1, err)
 		}
-		if !l.Complete && (l.TooLong || !json.Valid(l.Data)) {
+		if !l.Complete && (l.TooLong || !validJSON(l.Data)) {
 			break // a partial last line: read it next time
 		}
 		st.Line++
@@ -292,6 +292,10 @@ func parseJSONL(ctx context.Context, r io.Reader, start int64, st *parseState, p
 		}
 		if data[0] != '{' {
 			b.bad("not a JSON object")
+			continue
+		}
+		if tooDeep(data) {
+			b.bad("%v", errTooDeep)
 			continue
 		}
 		if err := p(b, data); err != nil {
@@ -315,6 +319,9 @@ func trimBOM(data []byte) []byte {
 // bytes), except that json.RawMessage fields point into data instead of holding copies: data (the line
 // reader's buffer) outlives the record's parse, and nothing keeps a RawMessage beyond it.
 func decodeRec(data []byte, v any) error {
+	if tooDeep(data) {
+		return errTooDeep
+	}
 	rest, err := json.Parse(data, v, json.DontCopyRawMessage)
 	if err == nil && len(rest) != 0 {
 		return fmt.Errorf("invalid character %q after top-level value", rest[0])
@@ -354,7 +361,7 @@ func rawText(raw json.RawMessage) string {
 		}
 	}
 	var buf bytes.Buffer
-	if json.Compact(&buf, raw) == nil {
+	if !tooDeep(raw) && json.Compact(&buf, raw) == nil {
 		return buf.String()
 	}
 	return string(raw)
@@ -375,7 +382,7 @@ func contentText(raw json.RawMessage) string {
 			Type string `json:"type"`
 			Text string `json:"text"`
 		}
-		if json.Unmarshal(raw, &blocks) != nil {
+		if unmarshal(raw, &blocks) != nil {
 			return rawText(raw)
 		}
 		var parts []string
@@ -468,11 +475,14 @@ type toolArgKeys struct {
 // (keys matched exactly, as a map's are) that are strings or arrays, each as json.Unmarshal into a
 // map[string]any would give it. Nil when input does not decode.
 func toolArgs(input json.RawMessage) map[string]any {
+	if tooDeep(input) {
+		return nil
+	}
 	var k toolArgKeys
 	rest, err := json.Parse(input, &k, json.DontMatchCaseInsensitiveStructFields|json.DontCopyRawMessage)
 	if err != nil || len(rest) != 0 {
 		var m map[string]any
-		if json.Unmarshal(input, &m) != nil {
+		if unmarshal(input, &m) != nil {
 			return nil
 		}
 		return m
@@ -490,7 +500,7 @@ func toolArgs(input json.RawMessage) map[string]any {
 			continue // absent, or of a type finishToolCall never reads
 		}
 		var v any
-		if json.Unmarshal(f.raw, &v) == nil {
+		if unmarshal(f.raw, &v) == nil {
 			m[f.key] = v
 		}
 	}

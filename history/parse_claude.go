@@ -180,7 +180,7 @@ func claudeResultFiles(raw json.RawMessage) []FileRef {
 		Type     string `json:"type"`
 		FilePath string `json:"filePath"`
 	}
-	if json.Unmarshal(raw, &r) != nil || r.FilePath == "" {
+	if unmarshal(raw, &r) != nil || r.FilePath == "" {
 		return nil
 	}
 	switch r.Type {

@@ -145,7 +145,7 @@ func (r rawPayload) server() (server, tool string, ok bool) {
 			Tool   string `json:"tool"`
 		} `json:"invocation"`
 	}
-	if json.Unmarshal(r, &m) != nil {
+	if unmarshal(r, &m) != nil {
 		return "", "", false
 	}
 	return m.Invocation.Server, m.Invocation.Tool, true
@@ -155,7 +155,7 @@ func (r rawPayload) last() string {
 	var extra struct {
 		Last string `json:"last_agent_message"`
 	}
-	if json.Unmarshal(r, &extra) != nil {
+	if unmarshal(r, &extra) != nil {
 		return ""
 	}
 	return extra.Last
@@ -201,7 +201,7 @@ func parseCodexRecord(b *builder, timestamp, typ string, f codexFields) error {
 				} `json:"thread_spawn"`
 			} `json:"subagent"`
 		}
-		if len(p.Source) > 0 && p.Source[0] == '{' && json.Unmarshal(p.Source, &src) == nil {
+		if len(p.Source) > 0 && p.Source[0] == '{' && unmarshal(p.Source, &src) == nil {
 			if parent := src.Subagent.ThreadSpawn.Parent; parent != "" {
 				b.st.ParentNative, b.st.Subagent = parent, true
 			}
@@ -288,7 +288,7 @@ func codexItemEvent(b *builder, at time.Time, p codexItem) error {
 		var sum []struct {
 			Text string `json:"text"`
 		}
-		_ = json.Unmarshal(p.Summary, &sum)
+		_ = unmarshal(p.Summary, &sum)
 		var parts []string
 		for _, s := range sum {
 			if s.Text != "" {
@@ -304,8 +304,11 @@ func codexItemEvent(b *builder, at time.Time, p codexItem) error {
 		args := p.Arguments
 		if len(args) > 0 && args[0] == '"' { // arguments are a JSON string holding JSON
 			var s string
-			if json.Unmarshal(args, &s) == nil {
-				if json.Valid([]byte(s)) {
+			if unmarshal(args, &s) == nil {
+				if tooDeep([]byte(s)) {
+					return errTooDeep // a bad line (docs/history.md "Bad lines")
+				}
+				if validJSON([]byte(s)) {
 					args = json.RawMessage(s)
 				}
 			}
@@ -343,7 +346,7 @@ func codexOutput(raw json.RawMessage) string {
 		var o struct {
 			Output string `json:"output"`
 		}
-		if json.Unmarshal([]byte(s), &o) == nil && o.Output != "" {
+		if unmarshal([]byte(s), &o) == nil && o.Output != "" {
 			return o.Output
 		}
 	}

@@ -202,6 +202,9 @@ func openCodeAssemble(ctx context.Context, b *builder, s ocSession, msgs []ocMes
 		at := msTime(m.Time.Created)
 		parts, err := partsOf(m)
 		if err != nil {
+			if ctx.Err() != nil {
+				return err // the time bound or a cancel: the source fails, not a bad line
+			}
 			b.bad("%v", err)
 			continue
 		}
@@ -243,7 +246,7 @@ func openCodePart(b *builder, m ocMessage, p ocPart, at time.Time) {
 			var o struct {
 				Content string `json:"content"`
 			}
-			if json.Unmarshal(p.State.Output, &o) == nil && o.Content != "" {
+			if unmarshal(p.State.Output, &o) == nil && o.Content != "" {
 				out = o.Content
 			}
 			if p.State.Error != "" {
@@ -299,7 +302,7 @@ func readJSONFile(path string, v any) error {
 	if err != nil {
 		return err
 	}
-	if err := json.Unmarshal(trimBOM(data), v); err != nil {
+	if err := unmarshal(trimBOM(data), v); err != nil {
 		return fmt.Errorf("decode %s: %w", filepath.Base(path), err)
 	}
 	return nil

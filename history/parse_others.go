@@ -48,7 +48,7 @@ func parseGeminiLine(b *builder, data []byte) error {
 		Type      string          `json:"type"`
 		ID        string          `json:"id"`
 	}
-	if err := json.Unmarshal(data, &probe); err != nil {
+	if err := unmarshal(data, &probe); err != nil {
 		return err
 	}
 	switch {
@@ -57,7 +57,7 @@ func parseGeminiLine(b *builder, data []byte) error {
 		return nil
 	case probe.SessionID != "" && probe.Type == "":
 		var h geminiHeader
-		if err := json.Unmarshal(data, &h); err != nil {
+		if err := unmarshal(data, &h); err != nil {
 			return err
 		}
 		if b.st.NativeID == "" {
@@ -72,7 +72,7 @@ func parseGeminiLine(b *builder, data []byte) error {
 		return nil
 	}
 	var m geminiMsg
-	if err := json.Unmarshal(data, &m); err != nil {
+	if err := unmarshal(data, &m); err != nil {
 		return err
 	}
 	geminiMessage(b, m)
@@ -121,7 +121,7 @@ func geminiMessage(b *builder, m geminiMsg) {
 				Output string `json:"output"`
 				Error  string `json:"error"`
 			}
-			if json.Unmarshal(r.FunctionResponse.Response, &resp) == nil && (resp.Output != "" || resp.Error != "") {
+			if unmarshal(r.FunctionResponse.Response, &resp) == nil && (resp.Output != "" || resp.Error != "") {
 				parts = append(parts, strings.TrimSpace(resp.Output+"\n"+resp.Error))
 			} else if s := rawText(r.FunctionResponse.Response); s != "" {
 				parts = append(parts, s)
@@ -147,7 +147,7 @@ func parseGeminiJSON(b *builder, data []byte) error {
 		geminiHeader
 		Messages []json.RawMessage `json:"messages"`
 	}
-	if err := json.Unmarshal(data, &doc); err != nil {
+	if err := unmarshal(data, &doc); err != nil {
 		return err
 	}
 	b.st.NativeID = doc.SessionID
@@ -155,7 +155,7 @@ func parseGeminiJSON(b *builder, data []byte) error {
 	for i, raw := range doc.Messages {
 		b.line = int64(i + 1)
 		var m geminiMsg
-		if err := json.Unmarshal(raw, &m); err != nil {
+		if err := unmarshal(raw, &m); err != nil {
 			b.bad("message %d: %v", i, err)
 			continue
 		}
@@ -177,7 +177,7 @@ func parseCursorLine(b *builder, data []byte) error {
 			Content json.RawMessage `json:"content"`
 		} `json:"message"`
 	}
-	if err := json.Unmarshal(data, &r); err != nil {
+	if err := unmarshal(data, &r); err != nil {
 		return err
 	}
 	at := parseTime(r.Timestamp)
@@ -199,7 +199,7 @@ func parseCursorLine(b *builder, data []byte) error {
 		return nil
 	}
 	var blocks []claudeBlock
-	if err := json.Unmarshal(raw, &blocks); err != nil {
+	if err := unmarshal(raw, &blocks); err != nil {
 		return err
 	}
 	for i, bl := range blocks {
@@ -239,7 +239,7 @@ func parseCopilotLine(b *builder, data []byte) error {
 		ID        string          `json:"id"`
 		Timestamp string          `json:"timestamp"`
 	}
-	if err := json.Unmarshal(data, &r); err != nil {
+	if err := unmarshal(data, &r); err != nil {
 		return err
 	}
 	at := parseTime(r.Timestamp)
@@ -253,7 +253,7 @@ func parseCopilotLine(b *builder, data []byte) error {
 				CWD, Branch, HeadCommit, Repository string
 			} `json:"context"`
 		}
-		if err := json.Unmarshal(r.Data, &d); err != nil {
+		if err := unmarshal(r.Data, &d); err != nil {
 			return err
 		}
 		if b.st.NativeID == "" {
@@ -269,7 +269,7 @@ func parseCopilotLine(b *builder, data []byte) error {
 		var d struct {
 			Content string `json:"content"`
 		}
-		if err := json.Unmarshal(r.Data, &d); err != nil {
+		if err := unmarshal(r.Data, &d); err != nil {
 			return err
 		}
 		b.emit(r.ID, 0, Event{At: at, Type: Message, Role: "user", Text: d.Content})
@@ -282,7 +282,7 @@ func parseCopilotLine(b *builder, data []byte) error {
 				Arguments  json.RawMessage `json:"arguments"`
 			} `json:"toolRequests"`
 		}
-		if err := json.Unmarshal(r.Data, &d); err != nil {
+		if err := unmarshal(r.Data, &d); err != nil {
 			return err
 		}
 		if strings.TrimSpace(d.Content) != "" {
@@ -298,14 +298,14 @@ func parseCopilotLine(b *builder, data []byte) error {
 			Result     json.RawMessage `json:"result"`
 			Error      json.RawMessage `json:"error"`
 		}
-		if err := json.Unmarshal(r.Data, &d); err != nil {
+		if err := unmarshal(r.Data, &d); err != nil {
 			return err
 		}
 		var res struct {
 			Content string `json:"content"`
 		}
 		out := rawText(d.Result)
-		if json.Unmarshal(d.Result, &res) == nil && res.Content != "" {
+		if unmarshal(d.Result, &res) == nil && res.Content != "" {
 			out = res.Content
 		}
 		if e := rawText(d.Error); e != "" {

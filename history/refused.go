@@ -47,7 +47,7 @@ func (ix *Index) loadRefused(ctx context.Context) (refusals, error) {
 		return nil, fmt.Errorf("read refused sources: %w", err)
 	}
 	var out refusals
-	if json.Unmarshal([]byte(v), &out) != nil {
+	if unmarshal([]byte(v), &out) != nil {
 		return nil, nil
 	}
 	return out, nil

@@ -970,7 +970,7 @@ func (ix *Index) scanEvent(r rowScanner) (Event, error) {
 	e.At = atTime(at)
 	if tool.Valid {
 		e.Tool = &Tool{}
-		if err := json.Unmarshal([]byte(tool.String), e.Tool); err != nil {
+		if err := unmarshal([]byte(tool.String), e.Tool); err != nil {
 			return e, fmt.Errorf("decode tool of %s: %w", e.ID, err)
 		}
 		if e.Type == ToolOutput && e.Tool.Output == "" {
@@ -978,12 +978,12 @@ func (ix *Index) scanEvent(r rowScanner) (Event, error) {
 		}
 	}
 	if files.Valid {
-		if err := json.Unmarshal([]byte(files.String), &e.Files); err != nil {
+		if err := unmarshal([]byte(files.String), &e.Files); err != nil {
 			return e, fmt.Errorf("decode files of %s: %w", e.ID, err)
 		}
 	}
 	if facts.Valid {
-		if err := json.Unmarshal([]byte(facts.String), &e.Facts); err != nil {
+		if err := unmarshal([]byte(facts.String), &e.Facts); err != nil {
 			return e, fmt.Errorf("decode facts of %s: %w", e.ID, err)
 		}
 	}
@@ -1022,6 +1022,18 @@ func snippet(text string, terms []string) string {
 	for end < len(text) && (text[end]&0xC0) == 0x80 {
 		end++
 	}
+	// Cut between words, not inside one (faults12 B10): the start moves forward past a cut word (never
+	// past the match), the end back before one, each within 40 bytes; a longer word is cut where it is.
+	if start > 0 && !isSpaceByte(text[start-1]) && !isSpaceByte(text[start]) {
+		if i := strings.IndexAny(text[start:min(pos, start+40)], " \t\n\r"); i >= 0 {
+			start += i + 1
+		}
+	}
+	if end < len(text) && !isSpaceByte(text[end]) && !isSpaceByte(text[end-1]) {
+		if i := strings.LastIndexAny(text[max(start, pos+1, end-40):end], " \t\n\r"); i >= 0 {
+			end = max(start, pos+1, end-40) + i
+		}
+	}
 	s := strings.Join(strings.Fields(text[start:end]), " ")
 	if start > 0 {
 		s = "…" + s
@@ -1031,6 +1043,9 @@ func snippet(text string, terms []string) string {
 	}
 	return s
 }
+
+// isSpaceByte reports whether c is ASCII white space (a word boundary for snippet).
+func isSpaceByte(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // CleanFilePath is the form of a touched path that the index keeps (event_files) and the file filter
 // compares: filepath.Clean's, without "./", "..", "//" or a trailing "/", except that a trailing "/" given

@@ -7,29 +7,31 @@ import (
 	"testing"
 
 	"github.com/ctx-dev/ctx/history/internal/textproc"
+	"github.com/ctx-dev/ctx/internal/termesc"
 )
 
-// searchBodyRef is searchBody as first written (one string, then its identifier parts): the faster
+// searchBodyRef is searchBody as first written (one string, then its identifier parts; each field without
+// its terminal escape sequences since faults12 B4): the faster
 // searchBody must give every event of the corpus the same body, so an index keeps its search results.
 func searchBodyRef(e *Event) string {
 	var b strings.Builder
-	b.WriteString(e.Text)
+	b.WriteString(termesc.Strip(e.Text))
 	if e.Tool != nil {
 		b.WriteString("\n")
-		b.WriteString(e.Tool.Name)
+		b.WriteString(termesc.Strip(e.Tool.Name))
 		if e.Type == ToolCall && !strings.Contains(e.Text, e.Tool.Input) {
 			b.WriteString("\n")
-			b.WriteString(e.Tool.Input)
+			b.WriteString(termesc.Strip(e.Tool.Input))
 		}
 	}
 	for _, f := range e.Files {
 		b.WriteString("\n")
-		b.WriteString(f.Path)
+		b.WriteString(termesc.Strip(f.Path))
 	}
 	for _, f := range e.Facts {
 		if f.Kind != "command" {
 			b.WriteString("\n")
-			b.WriteString(f.Value)
+			b.WriteString(termesc.Strip(f.Value))
 		}
 	}
 	body := b.String()

@@ -2,6 +2,8 @@ package history
 
 import (
 	"context"
+	"crypto/sha256"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -283,5 +285,37 @@ func TestJSONLSizeBound(t *testing.T) {
 	}
 	if st, err := ix.Import(ctx, srcs); err != nil || st.Unchanged != 1 {
 		t.Fatalf("second import: %+v, %v", st.Results, err)
+	}
+}
+
+// truncatedRollout is a Codex rollout of n message lines, zstd-compressed (small blocks, so that a
+// prefix decodes) and cut to the first part of its bytes: what an interrupted copy leaves.
+func truncatedRollout(t *testing.T, n int, part float64) []byte {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString(`{"timestamp":"2026-07-02T00:00:00Z","type":"session_meta","payload":{"id":"codex-cut","cwd":"/w"}}` + "\n")
+	for i := range n {
+		fmt.Fprintf(&b, `{"timestamp":"2026-07-02T00:00:01Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"line %d %x"}]}}`+"\n", i, sha256.Sum256([]byte{byte(i), byte(i >> 8)}))
+	}
+	enc, err := zstd.NewWriter(nil, zstd.WithWindowSize(1<<10), zstd.WithEncoderConcurrency(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	z := enc.EncodeAll([]byte(b.String()), nil)
+	return z[:int(float64(len(z))*part)]
+}
+
+// TestCodexZstdTruncatedPrefix (faults12 B6): a .jsonl.zst cut short imports its readable lines, marked
+// truncated with a diagnostic, as one over the output bound does; it failed whole (none of them).
+func TestCodexZstdTruncatedPrefix(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "rollout-2026-07-02T00-00-00-cut.jsonl.zst")
+	if err := os.WriteFile(path, truncatedRollout(t, 400, 0.6), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ix := openTestIndex(t)
+	r := importOne(t, ix, Source{Provider: Codex, Format: FormatCodexZstd, Path: path})
+	if r.Action != "imported" || !r.Truncated || r.Events < 100 || r.Events >= 400 || len(r.Errors) == 0 ||
+		!strings.Contains(r.Errors[len(r.Errors)-1], "cut short or damaged") {
+		t.Fatalf("import: %+v", r)
 	}
 }

@@ -65,7 +65,14 @@ func runServer(ctx context.Context, dir string, idle time.Duration, log io.Write
 			stop.CompareAndSwap(nil, "signal "+s.String())
 		}
 	}()
-	fmt.Fprintf(log, "%s search server: pid %d, socket %s, idle exit after %v, answers cached: %v\n", time.Now().Format(time.RFC3339), os.Getpid(), filepath.Join(dir, searchsock.Name), idle, w.cache != nil)
+	// This server holds the lock: the log is its own from here (servers started beside it wrote only that
+	// the lock is held, and its starter appends).
+	truncateLog(dir, log)
+	idleText := fmt.Sprintf("idle exit after %v", idle)
+	if idle <= 0 {
+		idleText = "no idle exit"
+	}
+	fmt.Fprintf(log, "%s search server: pid %d, socket %s, %s, answers cached: %v\n", time.Now().Format(time.RFC3339), os.Getpid(), filepath.Join(dir, searchsock.Name), idleText, w.cache != nil)
 	var (
 		wg       sync.WaitGroup
 		inFlight atomic.Int32
@@ -153,8 +160,27 @@ func serveConn(ctx context.Context, w *warm, build string, fd int) error {
 	return searchsock.WriteAll(fd, append([]byte{searchsock.Answer}, out...))
 }
 
-// logName is the server's log beside its socket.
+// logName is the server's log beside its socket: when it started and why it stopped (emptied by the
+// server that wins the lock, appended to by every start: concurrent starts overwrote each other's lines).
 const logName = searchsock.LogName
+
+// truncateLog empties dir's search.log when log is that file (a server its starter started), so that it
+// holds this server's lines only: the file is opened for appending, so nothing written after is lost.
+func truncateLog(dir string, log io.Writer) {
+	f, ok := log.(*os.File)
+	if !ok {
+		return
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return
+	}
+	li, err := os.Lstat(filepath.Join(dir, logName))
+	if err != nil || !os.SameFile(fi, li) {
+		return
+	}
+	_ = f.Truncate(0) // an old server's lines kept is no harm
+}
 
 // startServer starts `ctx-search --server run DIR` in its own session, in the background, with its
 // output to dir's search.log, and waits until it listens.
@@ -169,7 +195,7 @@ func startServer(dir string, idle time.Duration) int {
 		return 1
 	}
 	logPath := filepath.Join(dir, logName)
-	logf, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|unix.O_NOFOLLOW, 0o600)
+	logf, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND|unix.O_NOFOLLOW, 0o600)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "ctx: search server: %v\n", err)
 		return 1
@@ -188,6 +214,10 @@ func startServer(dir string, idle time.Duration) int {
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
 		select {
 		case <-exited:
+			if searchsock.Running(dir) { // another start won the lock meanwhile
+				fmt.Printf("a search server already runs for %s (pid %d)\n", dir, searchsock.ReadPID(dir))
+				return 0
+			}
 			b, _ := os.ReadFile(logPath)
 			fmt.Fprintf(os.Stderr, "ctx: the search server did not start: %s", b)
 			return 1

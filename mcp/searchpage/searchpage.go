@@ -16,6 +16,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ctx-dev/ctx/history"
@@ -232,20 +233,21 @@ func PrintCLI(w, errw io.Writer, page map[string]any, asJSON bool) error {
 		}
 		if h.Provider == "ctx" {
 			// an entry (kind, key, URI) or a commit (its ctx:<commit> id, the key it touched)
-			fmt.Fprintf(w, "%s  %s  ctx %s %s", ScoreText(h.Score), when, h.Kind, h.Key)
+			fmt.Fprintf(w, "%s  %s  ctx %s %s", ScoreText(h.Score), when, OneLine(h.Kind), OneLine(h.Key))
 			if h.URI != "" {
-				fmt.Fprintf(w, "  %s", h.URI)
+				fmt.Fprintf(w, "  %s", OneLine(h.URI))
 			}
 			if h.CtxEventID != "" {
-				fmt.Fprintf(w, "  %s", h.CtxEventID)
+				fmt.Fprintf(w, "  %s", OneLine(h.CtxEventID))
 			}
 		} else {
-			fmt.Fprintf(w, "%s  %s  %s %s  %s  %s", ScoreText(h.Score), when, h.Provider, h.NativeSessionID, h.EventType, h.CtxEventID)
+			fmt.Fprintf(w, "%s  %s  %s %s  %s  %s", ScoreText(h.Score), when, OneLine(h.Provider), OneLine(h.NativeSessionID),
+				OneLine(h.EventType), OneLine(h.CtxEventID))
 			if h.MoreInGroup > 0 {
 				fmt.Fprintf(w, "  (+%d in this session tree)", h.MoreInGroup)
 			}
 		}
-		fmt.Fprintf(w, "\n    %s\n", h.Snippet)
+		fmt.Fprintf(w, "\n    %s\n", OneLine(h.Snippet))
 	}
 	if len(pg.Results) == 0 {
 		fmt.Fprintln(w, "no hits")
@@ -264,3 +266,16 @@ func ScoreText(f float64) string {
 	}
 	return strconv.FormatFloat(f, 'g', 3, 64)
 }
+
+// OneLine is s as one field of a line of text output: a newline, carriage return or tab is written as the
+// two characters \n, \r or \t, so a value from a transcript (a Codex session_meta.id or cwd holding a
+// newline) can neither forge a line nor shift a column (faults12 B3). The other control characters are
+// escaped by the sanitizer ctx's output goes through (docs/security.md "Input hygiene").
+func OneLine(s string) string {
+	if !strings.ContainsAny(s, "\n\r\t") {
+		return s
+	}
+	return oneLineReplacer.Replace(s)
+}
+
+var oneLineReplacer = strings.NewReplacer("\n", `\n`, "\r", `\r`, "\t", `\t`)

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/ctx-dev/ctx/internal/lazyre"
+	"github.com/ctx-dev/ctx/internal/termesc"
 )
 
 // Finding is one match: the rule that matched, its 1-based line in the scanned text and a redacted
@@ -153,16 +154,10 @@ func Scan(text string) []Finding {
 	return out
 }
 
-// ansiEscape matches terminal escape sequences: CSI (colours, cursor moves: ESC [ ... final byte), OSC
-// (window titles, links: ESC ] ... BEL or ESC \) and the two-byte escapes (ESC followed by one byte).
-var ansiEscape = lazyre.New("\x1b(?:\\[[0-?]*[ -/]*[@-~]|\\][^\x07\x1b]*(?:\x07|\x1b\\\\)?|[@-Z\\\\-_])")
-
 // Normalize is text as a terminal shows it, for detection: terminal escape sequences removed, CRLF and
 // lone CR turned into LF. Text without either is returned as it is.
 func Normalize(text string) string {
-	if strings.IndexByte(text, 0x1b) >= 0 {
-		text = ansiEscape.Get().ReplaceAllString(text, "")
-	}
+	text = termesc.Strip(text) // terminal escape sequences (internal/termesc)
 	if strings.IndexByte(text, '\r') >= 0 {
 		text = strings.ReplaceAll(text, "\r\n", "\n")
 		text = strings.ReplaceAll(text, "\r", "\n")

@@ -476,7 +476,7 @@ func importHistory(ctx context.Context, e *env, o historyImportOptions) error {
 		if err := printJSON(e.stdout, st); err != nil {
 			return err
 		}
-		return discoveryFailed(failed)
+		return importFailed(failed, st.Results, "their error is in results[].error")
 	}
 	w := e.stdout
 	if o.Quiet {
@@ -505,13 +505,41 @@ func importHistory(ctx context.Context, e *env, o historyImportOptions) error {
 	}
 	for _, r := range st.Results {
 		if r.Action == "failed" {
-			fmt.Fprintf(e.stderr, "ctx: warning: %s: %s\n", r.Source.Path, r.Err)
+			fmt.Fprintf(e.stderr, "ctx: warning: %s\n", sourceErr(r))
 		}
 		if r.Truncated {
 			fmt.Fprintf(e.stderr, "ctx: warning: %s: imported only in part: %s\n", r.Source.Path, r.Errors[len(r.Errors)-1])
 		}
 	}
-	return discoveryFailed(failed)
+	return importFailed(failed, st.Results, "warned above")
+}
+
+// sourceErr is the error of a failed source, naming its file once (most errors begin with it).
+func sourceErr(r history.SourceResult) string {
+	if strings.HasPrefix(r.Err, r.Source.Path) {
+		return r.Err
+	}
+	return r.Source.Path + ": " + r.Err
+}
+
+// importFailed is the import's error when a root could not be walked (discoveryFailed) or a source
+// failed: the others were imported, and the import exits 1, as git fetch of several remotes does when one
+// fails (docs/history.md "Commands"); nil when everything was read.
+// where says where their errors are (the warnings above, the --json report's results).
+func importFailed(failed []history.DiscoveryError, rs []history.SourceResult, where string) error {
+	if err := discoveryFailed(failed); err != nil {
+		return err
+	}
+	n := 0
+	for _, r := range rs {
+		if r.Action == "failed" {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	return fmt.Errorf("%d of %d sources failed (%s); the others were imported", n, len(rs), where)
 }
 
 // discoveryFailed is the import's error when a root could not be walked (a bound hit, an unreadable
@@ -729,11 +757,11 @@ func runHistorySearch(ctx context.Context, e *env, o historySearchOptions) error
 		if !h.Event.At.IsZero() {
 			when = h.Event.At.UTC().Format("2006-01-02 15:04Z") // UTC, and says so
 		}
-		fmt.Fprintf(w, "%s  %s  %s %s  %s  %s", searchpage.ScoreText(h.Score), when, h.Session.Provider, h.Session.NativeID, h.Event.Type, h.Event.ID)
+		fmt.Fprintf(w, "%s  %s  %s %s  %s  %s", searchpage.ScoreText(h.Score), when, h.Session.Provider, oneCell(h.Session.NativeID), h.Event.Type, h.Event.ID)
 		if h.More > 0 {
 			fmt.Fprintf(w, "  (+%d in this session tree)", h.More)
 		}
-		fmt.Fprintf(w, "\n    %s\n", h.Snippet)
+		fmt.Fprintf(w, "\n    %s\n", oneCell(h.Snippet))
 	}
 	if len(res.Hits) == 0 {
 		fmt.Fprintln(w, "no hits")
@@ -818,12 +846,14 @@ func runHistoryShowSession(ctx context.Context, e *env, o historyShowSessionOpti
 			return err
 		}
 	} else {
-		fmt.Fprintf(w, "session %s\nprovider %s, native id %s\nsource %s\n", s.ID, s.Provider, s.NativeID, s.SourcePath)
+		// Every field from a transcript on one line (oneCell): a newline in a Codex session_meta.id or cwd
+		// forged lines here (faults12 B3).
+		fmt.Fprintf(w, "session %s\nprovider %s, native id %s\nsource %s\n", s.ID, s.Provider, oneCell(s.NativeID), oneCell(s.SourcePath))
 		if s.ParentID != "" {
 			fmt.Fprintf(w, "parent %s, root %s\n", s.ParentID, s.RootID)
 		}
 		if s.CWD != "" {
-			fmt.Fprintf(w, "cwd %s\n", s.CWD)
+			fmt.Fprintf(w, "cwd %s\n", oneCell(s.CWD))
 		}
 		fmt.Fprintf(w, "%d events\n\n", s.EventCount)
 	}
@@ -1066,7 +1096,7 @@ func printEvent(w io.Writer, ev history.Event) {
 	if ev.Tool != nil && ev.Tool.Name != "" {
 		head += " " + ev.Tool.Name
 	}
-	fmt.Fprintf(w, "#%d %s %s %s\n", ev.Seq, when, head, ev.ID)
+	fmt.Fprintf(w, "#%d %s %s %s\n", ev.Seq, when, oneCell(head), ev.ID)
 	text := ev.Text
 	if len(text) > 4000 {
 		text = text[:4000] + "…"

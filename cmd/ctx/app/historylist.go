@@ -207,5 +207,5 @@ func printListedEvent(w io.Writer, le history.ListedEvent) {
 	if len(text) > 120 {
 		text = strings.ToValidUTF8(text[:120], "") + "…"
 	}
-	fmt.Fprintf(w, "%s %s %s %s %s\n", when, le.Provider, head, ev.ID, text)
+	fmt.Fprintf(w, "%s %s %s %s %s\n", when, le.Provider, oneCell(head), ev.ID, oneCell(text))
 }

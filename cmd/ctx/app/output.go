@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"unicode/utf8"
 
+	"github.com/ctx-dev/ctx/mcp/searchpage"
 	"github.com/ctx-dev/ctx/store"
 	"github.com/urfave/cli/v2"
 )
@@ -112,12 +113,7 @@ func commitLine(w io.Writer, what string, c *store.Committed) {
 // characters \n, \r or \t, so a value from a fetched branch (a decision title, a member name, a task
 // written by a teammate's tool or an older ctx) can neither start a forged row nor shift a column. The
 // other control characters are escaped by the sanitizer every output goes through (sanitize.go).
-func oneCell(s string) string {
-	if !strings.ContainsAny(s, "\n\r\t") {
-		return s
-	}
-	return strings.NewReplacer("\n", `\n`, "\r", `\r`, "\t", `\t`).Replace(s)
-}
+func oneCell(s string) string { return searchpage.OneLine(s) }
 
 // firstLine is the first line of s with text (front matter fences skipped), cut to 80 characters.
 func firstLine(s string) string {
