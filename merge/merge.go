@@ -205,6 +205,10 @@ func Tree(base, ours, theirs Files) Result {
 	twice, twiceNotes := resolvedTwice(base, ours, theirs, res.Files, conflicted)
 	conflicts = append(conflicts, twice...)
 	res.Notes = append(res.Notes, twiceNotes...)
+	for _, c := range twice {
+		conflicted[c.Path] = true
+	}
+	conflicts = append(conflicts, supersedeCycles(base, ours, theirs, res.Files, conflicted)...)
 	res.Notes = append(res.Notes, uniqueNumbers(base, origOurs, origTheirs, res.Files)...)
 	for _, c := range conflicts {
 		res.Files[c.RecordPath()] = c.Record()
