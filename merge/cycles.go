@@ -151,10 +151,7 @@ func graphCycles(next map[int]int) [][]int {
 	for _, start := range nodes {
 		var walk []int
 		n := start
-		for {
-			if state[n] == 2 {
-				break
-			}
+		for state[n] != 2 {
 			if state[n] == 1 {
 				i := slices.Index(walk, n)
 				cycle := slices.Clone(walk[i:])
