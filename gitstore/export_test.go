@@ -82,3 +82,10 @@ func SetOnRevList(f func(args []string)) (restore func()) {
 	onRevList = f
 	return func() { onRevList = nil }
 }
+
+// LockHolder is lockHolder; reread, when not nil, runs between its two reads of the holder file.
+func LockHolder(holder string, reread func()) string {
+	holderReread = reread
+	defer func() { holderReread = nil }()
+	return lockHolder(holder)
+}

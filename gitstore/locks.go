@@ -202,19 +202,39 @@ func pollFlock(ctx context.Context, fl *flock.Flock, holder string) error {
 // lockTries counts the tries of waitFlock (tests: a wait must cost a few tries a second).
 var lockTries atomic.Int64
 
-// lockHolder names the process recorded in holder ("another process (pid 123)") when that process is
-// alive, else "another process" (the file is gone, or names a process killed while it held the lock: the
-// holder now is not ctx, e.g. flock(1) or a git hook).
+// lockHolder names the process recorded in holder ("another ctx process (pid 123)") when that process is
+// alive, else "another process" with what ctx knows: a ctx process writes its pid just after it takes the
+// lock (Lock), so a holder file missing, empty or naming a dead process is read once more after holderGrace, and
+// if it still names no live process the holder is not ctx (flock(1), a git hook), or a ctx process that
+// took the lock an instant ago and has not written its pid yet. holder "" (a lock that records no pid,
+// LockCheckout): "another process".
 func lockHolder(holder string) string {
-	if holder != "" {
+	if holder == "" {
+		return "another process"
+	}
+	for try := 0; try < 2; try++ {
+		if try > 0 {
+			if holderReread != nil {
+				holderReread()
+			} else {
+				time.Sleep(holderGrace)
+			}
+		}
 		if b, err := os.ReadFile(holder); err == nil {
 			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 0 && pid != os.Getpid() && processAlive(pid) {
 				return fmt.Sprintf("another ctx process (pid %d)", pid)
 			}
 		}
 	}
-	return "another process (not a ctx process that recorded its pid)"
+	return "another process (no live process recorded its pid: not ctx, or a ctx process that has not written its pid yet)"
 }
+
+// holderGrace is lockHolder's wait before it reads the holder file again: far longer than the moment
+// between a ctx process's flock and its write of the pid.
+const holderGrace = 50 * time.Millisecond
+
+// holderReread, when set (tests), replaces lockHolder's wait before its second read.
+var holderReread func()
 
 // LockCheckout takes the lock that serialises writes to this worktree's checked-out files,
 // <git dir>/ctx/checkout.lock (an advisory flock of this worktree only: each worktree has its own checked-out

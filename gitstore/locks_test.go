@@ -330,3 +330,21 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// TestLockHolderRace: the holder file is written just after the lock is taken, so a waiting process that
+// reads it in between must not say the holder is not ctx: it reads the file again, and with no pid even
+// then it says that the holder may be a ctx process that has not written it yet.
+func TestLockHolderRace(t *testing.T) {
+	holder := filepath.Join(t.TempDir(), "lock.holder")
+	live := os.Getppid() // alive, and not this process
+	got := gitstore.LockHolder(holder, func() { writeFile(t, holder, strconv.Itoa(live)+"\n") })
+	if want := "another ctx process (pid " + strconv.Itoa(live) + ")"; got != want {
+		t.Errorf("holder written between the reads: %q, want %q", got, want)
+	}
+	if err := os.Remove(holder); err != nil {
+		t.Fatal(err)
+	}
+	if got := gitstore.LockHolder(holder, func() {}); strings.Contains(got, "not a ctx process") || !strings.Contains(got, "ctx process that has not written its pid yet") {
+		t.Errorf("no holder file: %q", got)
+	}
+}

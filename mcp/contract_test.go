@@ -240,3 +240,24 @@ func jsonEqual(a, b []byte) bool {
 	ya, _ := json.Marshal(y)
 	return bytes.Equal(xa, ya)
 }
+
+// TestProjectContextSchemaDocs: docs/mcp.md describes get_project_context's output schema as it is (seed
+// 002's, exact): it promises no error branch (oneOf) that the schema does not have.
+func TestProjectContextSchemaDocs(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "mcp.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, ok := strings.Cut(string(doc), "\n### `get_project_context`\n")
+	if !ok {
+		t.Fatal("docs/mcp.md has no get_project_context section")
+	}
+	sec, _, _ = strings.Cut(sec, "\n### ")
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(rawSchema("get_project_context.output.json"), &top); err != nil {
+		t.Fatal(err)
+	}
+	if _, branches := top["oneOf"]; strings.Contains(sec, "oneOf") != branches {
+		t.Errorf("docs/mcp.md's get_project_context section and the output schema disagree on a top-level oneOf (schema has one: %v)", branches)
+	}
+}

@@ -130,7 +130,9 @@ type Note struct {
 	// side and changed on the other: the change survived; for a file or a
 	// field also recorded as a Conflict whose lost version is the delete),
 	// "renamed" (a file renamed on one side and changed on the other: the
-	// change followed the rename), "renumbered" (a
+	// change followed the rename), "rename-rename" (a file renamed to two
+	// different paths, one on each side: both kept, a note at each;
+	// renameclash.go), "renumbered" (a
 	// decision got a new number), "renumbered-reference" (supersedes or
 	// superseded_by rewritten after a renumbering), "settled-twice" (a
 	// conflict of the base settled differently on the two sides: one
@@ -155,19 +157,20 @@ type Note struct {
 // text or whole-file merge.
 func Tree(base, ours, theirs Files) Result {
 	base, ours, theirs = canonicalize(base, ours, theirs)
+	clashes, clashNotes := renameClashes(base, ours, theirs)
 	origOurs, origTheirs := ours, theirs
 	ours, theirs, sourced := sameSource(base, ours, theirs)
 	base, ours, theirs = followRenames(base, ours, theirs)
 	base, ours, theirs, renamed := followContentRenames(base, ours, theirs)
 	ours, theirs, notes := renumber(base, ours, theirs)
-	res := Result{Files: Files{}, Notes: append(append(notes, renamed...), sourced...)}
+	res := Result{Files: Files{}, Notes: append(append(append(notes, renamed...), sourced...), clashNotes...)}
 	paths := map[string]bool{}
 	for _, f := range []Files{base, ours, theirs} {
 		for p := range f {
 			paths[p] = true
 		}
 	}
-	var conflicts []Conflict
+	conflicts := clashes
 	extra := Files{}
 	for p := range paths {
 		b, bok := base[p]
@@ -205,6 +208,10 @@ func Tree(base, ours, theirs Files) Result {
 	twice, twiceNotes := resolvedTwice(base, ours, theirs, res.Files, conflicted)
 	conflicts = append(conflicts, twice...)
 	res.Notes = append(res.Notes, twiceNotes...)
+	for _, c := range twice {
+		conflicted[c.Path] = true
+	}
+	conflicts = append(conflicts, supersedeCycles(base, ours, theirs, res.Files, conflicted)...)
 	res.Notes = append(res.Notes, uniqueNumbers(base, origOurs, origTheirs, res.Files)...)
 	for _, c := range conflicts {
 		res.Files[c.RecordPath()] = c.Record()

@@ -42,7 +42,8 @@ func OneSided(p string) bool {
 // NeedsOneSided reports whether the paths changed on one side only could change the merge of base, ours
 // and theirs, Tree's input without them (the paths both sides changed, those OneSided refuses, and the
 // folders merged together: decisions/ and conflicts/ whole): true when a path of base is deleted on one
-// side and changed on the other (a rename could be followed to a file the deleting side added), or when a
+// side and changed on the other (a rename could be followed to a file the deleting side added), or deleted
+// on both sides (a rename on one side clashes with the other's delete or rename, renameClashes), or when a
 // conflict record of base is deleted on both sides (its path's settlements are compared). The caller then
 // gives Tree every changed path.
 func NeedsOneSided(base, ours, theirs Files) bool {
@@ -51,6 +52,9 @@ func NeedsOneSided(base, ours, theirs Files) bool {
 		t, tok := theirs[p]
 		if strings.HasPrefix(p, "conflicts/") && !ook && !tok {
 			return true
+		}
+		if !ook && !tok && renameable(p) {
+			return true // deleted on both sides: renamed on one, it may clash (renameClashes)
 		}
 		if ook != tok && renameable(p) {
 			if ook && !bytes.Equal(o, b) || tok && !bytes.Equal(t, b) {

@@ -376,7 +376,10 @@ func (s *Store) writeActivity(ctx context.Context, op Op, member string, create,
 		return ed, nil
 	})
 	if err != nil {
-		return ActivityEntry{}, nil, wrapErr(op.Summary, err)
+		// The operation's name only: the summary may end with the whole task (a check-in's), which
+		// would bury the field at fault.
+		what, _, _ := strings.Cut(op.Summary, ":")
+		return ActivityEntry{}, nil, wrapErr(what, err)
 	}
 	return out, c, nil
 }

@@ -72,6 +72,8 @@ func TestActivityValidation(t *testing.T) {
 		{"branch", store.CheckIn{Branch: ptr(long(201))}},
 		{"files", store.CheckIn{Files: many(51, "a")}},
 		{"files[0]", store.CheckIn{Files: []string{long(301)}}},
+		// The error names the field, not the whole task before it.
+		{"files[0]", store.CheckIn{Task: "TASK" + long(3000), Files: []string{long(604)}}},
 		{"last_decision", store.CheckIn{LastDecision: ptr(long(501))}},
 		{"run_failure.class", store.CheckIn{RunFailure: &store.RunFailure{Class: "oops", Step: "cli_crashed"}}},
 		{"run_failure.step", store.CheckIn{RunFailure: &store.RunFailure{Class: "runtime", Step: "oops"}}},
@@ -86,8 +88,8 @@ func TestActivityValidation(t *testing.T) {
 	f.commits("ctx", 0, func() {
 		for _, c := range cases {
 			_, _, err := f.s.CheckIn(f.ctx, c.in)
-			if err == nil || !strings.Contains(err.Error(), c.field+" ") {
-				t.Errorf("%s: %v", c.field, err)
+			if err == nil || !strings.Contains(err.Error(), c.field+" ") || strings.Contains(err.Error(), "TASK") {
+				t.Errorf("%s: %.300v", c.field, err)
 			}
 		}
 		if _, _, err := f.s.SetIntent(f.ctx, store.Intent{Kind: "add", ExpiresAt: "2024-13-01T00:00:00Z"}); err == nil {

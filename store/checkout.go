@@ -347,6 +347,8 @@ func (s *Store) refreshWith(ctx context.Context, force map[string]bool, recreate
 	w := fsys.dirWriter()
 	defer w.Close()
 	var ops []refreshOp
+	// The entries a folder in the way kept from being written (CheckoutBlockedError).
+	var blocked *CheckoutBlockedError
 	for _, p := range paths {
 		newScope, newBlob, err := s.readableAt(ctx, trees, p, known)
 		if err != nil {
@@ -365,6 +367,15 @@ func (s *Store) refreshWith(ctx context.Context, force map[string]bool, recreate
 		} else {
 			data, derr := fsys.readFile(p)
 			if derr != nil && !errors.Is(derr, fs.ErrNotExist) {
+				// A folder on the way that is a link or a file: the entry cannot be written, and the record
+				// must not say it was (below).
+				if dir, link := fsys.blockedFolder(p); dir != "" && !newBlob.IsZero() {
+					if blocked == nil {
+						blocked = &CheckoutBlockedError{Dir: filepath.Join(root, filepath.FromSlash(dir)), Link: link}
+					}
+					blocked.Paths = append(blocked.Paths, p)
+					continue
+				}
 				// A symbolic link, a folder where a file should be: not ctx's to overwrite.
 				out.Kept = append(out.Kept, p)
 				continue
@@ -406,7 +417,9 @@ func (s *Store) refreshWith(ctx context.Context, force map[string]bool, recreate
 			rec.Commits[sc] = tips[sc].String()
 		}
 	}
-	rec.Incomplete = false
+	// Entries not written leave the record incomplete: .context/ reads as behind the refs (ctx status,
+	// CheckoutView) and the next refresh compares every path, so it writes them once the folder is fixed.
+	rec.Incomplete = blocked != nil
 	// The tips' problems are those of what changed when the recorded tips had none (or every path was
 	// compared); otherwise they are looked for once in the whole trees, and the record remembers the answer.
 	switch {
@@ -462,6 +475,9 @@ func (s *Store) refreshWith(ctx context.Context, force map[string]bool, recreate
 		if err := os.Remove(s.journalPath()); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("refresh: remove journal: %w", err)
 		}
+	}
+	if blocked != nil {
+		return out, fmt.Errorf("refresh: %w", blocked)
 	}
 	return out, nil
 }
@@ -1018,7 +1034,12 @@ func (s *Store) CheckoutView(ctx context.Context) (*View, error) {
 	}
 	if rec == nil || unfinished || rec.Incomplete || !sameCommits(rec.Commits, want) {
 		if _, err := s.Refresh(ctx); err != nil {
-			return nil, err
+			if !errors.Is(err, ErrCheckoutBlocked) {
+				return nil, err
+			}
+			// Entries are missing from .context/: the refs serve them all.
+			warn(ctx, fmt.Sprintf("read from the context branch, not %s: %v", CheckoutDir, err))
+			return s.RefView(ctx)
 		}
 		if rec, err = s.ReadRecord(); err != nil {
 			return nil, err

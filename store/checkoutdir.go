@@ -270,3 +270,43 @@ func (s *Store) checkoutMissing(exists bool) error {
 	}
 	return &CheckoutMissingError{Dir: s.CheckoutRoot()}
 }
+
+// ErrCheckoutBlocked is what a *CheckoutBlockedError is (errors.Is).
+var ErrCheckoutBlocked = errors.New("entries of the context branch are not checked out")
+
+// CheckoutBlockedError is a refresh that could not write entries of the context refs because a folder of
+// .context/ on their way is a symbolic link (never followed) or a file. The refresh wrote everything else
+// and marked its record incomplete, so .context/ reads as behind the context branch (ctx status), the MCP
+// server reads from the refs, and the next refresh after the folder is removed checks those entries out
+// (docs/security.md "Trust boundaries: the user's branches").
+type CheckoutBlockedError struct {
+	Dir   string   // the absolute path of the folder in the way
+	Link  bool     // it is a symbolic link; otherwise it is not a folder
+	Paths []string // the entries not written (slash paths relative to .context/)
+}
+
+func (e *CheckoutBlockedError) Error() string {
+	what := "is not a folder"
+	if e.Link {
+		what = "is a symbolic link, which ctx never writes through"
+	}
+	return fmt.Sprintf("%s %s: %d %s of the context branch not checked out (%s); remove it (rm %s) and run ctx restore",
+		e.Dir, what, len(e.Paths), pluralWord(len(e.Paths), "entry", "entries"), strings.Join(firstFew(e.Paths, 3), ", "), e.Dir)
+}
+
+func (e *CheckoutBlockedError) Is(target error) bool { return target == ErrCheckoutBlocked }
+
+func pluralWord(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// firstFew is list cut to n names, with "and N more" after them.
+func firstFew(list []string, n int) []string {
+	if len(list) <= n {
+		return list
+	}
+	return append(append([]string{}, list[:n]...), fmt.Sprintf("and %d more", len(list)-n))
+}

@@ -168,3 +168,72 @@ func TestWriteWarnsRestoreWhenCheckoutMissing(t *testing.T) {
 		t.Fatalf("refresh after the write: %v, want ErrCheckoutMissing", err)
 	}
 }
+
+// TestRefreshBlockedFolder: a folder of .context/ replaced by a symbolic link, then by a file, keeps the
+// entries under it from being written. The refresh writes nothing through it, says why (a warning on the
+// write, ErrCheckoutBlocked), never records as checked out what it did not write: ctx status says
+// behind, the MCP view reads the refs, and once the folder is removed ctx restore checks out every entry
+// of the tip.
+func TestRefreshBlockedFolder(t *testing.T) {
+	s, dir := storetest.New(t)
+	if _, err := s.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "a", Content: "A\n"}); err != nil {
+		t.Fatal(err)
+	}
+	kdir := filepath.Join(dir, store.CheckoutDir, "knowledge")
+	target := t.TempDir()
+	if err := os.RemoveAll(kdir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, kdir); err != nil {
+		t.Fatal(err)
+	}
+	ctx, warnings := store.WithWarnings(bg)
+	if _, err := s.SetEntry(ctx, store.KnowledgeKind, store.SetEntry{Key: "ghost", Content: "GHOST\n"}); err != nil {
+		t.Fatalf("the write commits even so: %v", err)
+	}
+	if w := warnings.List(); len(w) == 0 || !strings.Contains(strings.Join(w, "\n"), "knowledge/ghost.md") {
+		t.Fatalf("no warning naming the entry not checked out: %v", w)
+	}
+	if names := fileState(t, target); len(names) != 0 {
+		t.Fatalf("written through the link: %v", names)
+	}
+	st, err := s.Status(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.CheckoutBehind {
+		t.Fatal("ctx status does not say .context/ is behind the context branch")
+	}
+	v, err := storetest.Open(t, dir, store.Actor{}).CheckoutView(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e, err := v.GetEntry(bg, store.KnowledgeKind, "ghost"); err != nil || !strings.Contains(e.Content, "GHOST") {
+		t.Fatalf("the view's ghost: %+v, %v", e, err)
+	}
+	// A file where the folder should be blocks as well.
+	if err := os.Remove(kdir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(kdir, []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var be *store.CheckoutBlockedError
+	if _, err := s.Refresh(bg); !errors.As(err, &be) || be.Link || len(be.Paths) != 2 {
+		t.Fatalf("refresh over a file: %v, want a CheckoutBlockedError naming both entries", err)
+	}
+	if err := os.Remove(kdir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Restore(bg, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"a", "ghost"} {
+		if _, err := os.Stat(filepath.Join(kdir, k+".md")); err != nil {
+			t.Fatalf("ctx restore did not check out %s: %v", k, err)
+		}
+	}
+	if st, err := s.Status(bg); err != nil || st.CheckoutBehind || len(st.HandEdits) != 0 {
+		t.Fatalf("after ctx restore: %+v, %v", st, err)
+	}
+}

@@ -344,3 +344,25 @@ func (c *checkoutFS) cleanTemps(p string) {
 
 // isTemp reports whether a file name is one of writeFile's temporary files.
 func isTemp(name string) bool { return atomicfile.IsTemp(name) }
+
+// blockedFolder returns the first folder on the way to the file at p (slash path) that is a symbolic link
+// or not a folder, "" when there is none (a folder that is missing blocks nothing: a write makes it). A
+// write of p would have to go through it, which ctx never does (docs/security.md).
+func (c *checkoutFS) blockedFolder(p string) (dir string, link bool) {
+	for i := 0; i < len(p); i++ {
+		if p[i] != '/' {
+			continue
+		}
+		fi, err := c.root.Lstat(p[:i])
+		if err != nil {
+			return "", false
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return p[:i], true
+		}
+		if !fi.IsDir() {
+			return p[:i], false
+		}
+	}
+	return "", false
+}

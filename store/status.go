@@ -187,7 +187,7 @@ func (s *Store) Status(ctx context.Context) (*Status, error) {
 			return nil, err
 		}
 		want := tipStrings(now)
-		if x == nil || !sameCommits(x.commits, want) {
+		if x == nil || x.incomplete || !sameCommits(x.commits, want) {
 			st.CheckoutBehind = true
 		}
 		// A hand-edited file is behind when the branch's version is no longer the one it was edited from.

@@ -194,7 +194,8 @@ func TestRefreshNeverWritesOutside(t *testing.T) {
 }
 
 // TestRefreshRefusesLinks: a folder of .context/ replaced by a symbolic link that leads out (by a user or
-// a tool) is never written through: the refresh keeps the path as a hand edit and writes nothing outside.
+// a tool) is never written through: the refresh writes nothing outside and fails with ErrCheckoutBlocked,
+// and the link is a hand edit ctx commit refuses.
 func TestRefreshRefusesLinks(t *testing.T) {
 	s, dir := storetest.New(t)
 	if _, err := s.SetEntry(bg, store.KnowledgeKind, store.SetEntry{Key: "a", Content: "one\n"}); err != nil {
@@ -217,11 +218,10 @@ func TestRefreshRefusesLinks(t *testing.T) {
 	if ents, _ := os.ReadDir(outside); len(ents) > 0 {
 		t.Fatalf("the refresh wrote through the link into %s: %v", outside, ents)
 	}
-	r, err := s.Refresh(bg)
-	if err != nil {
-		t.Fatal(err)
+	// The entries under the link are not checked out, and the refresh says so (TestRefreshBlockedFolder).
+	if _, err := s.Refresh(bg); !errors.Is(err, store.ErrCheckoutBlocked) {
+		t.Fatalf("refresh with a linked folder: %v, want ErrCheckoutBlocked", err)
 	}
-	_ = r
 	edits, err := s.HandEdits(bg)
 	if err != nil {
 		t.Fatal(err)

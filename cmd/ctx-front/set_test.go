@@ -369,3 +369,41 @@ func TestStoreKeepsObjects(t *testing.T) {
 		t.Fatalf("kept object: %v %q %v", typ, got, err)
 	}
 }
+
+// TestSetLinkedFolderHandsOver: with .context/conventions replaced by a symbolic link, the front writes
+// nothing through it and hands the write to ctx-full, which commits, warns and leaves its record
+// incomplete; with the link removed, the next write is ctx-full's again (the record is incomplete), which
+// checks the entry out, and the one after is the front's.
+func TestSetLinkedFolderHandsOver(t *testing.T) {
+	dir := testenv.NewRepo(t)
+	full(t, dir, "init")
+	full(t, dir, "convention", "set", "style", "gofmt")
+	frontBin, _, log := setBins(t)
+	full(t, dir, "convention", "set", "style", "gofmt, the identity cache saved")
+	conv, target := filepath.Join(dir, ".context", "conventions"), t.TempDir()
+	if err := os.RemoveAll(conv); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, conv); err != nil {
+		t.Fatal(err)
+	}
+	r := runEnv(t, dir, filepath.Join(frontBin, "ctx"), nil, "convention", "set", "style", "through a link?")
+	if r.code != 0 || handedOver(t, log) == "" || !strings.Contains(r.stderr, "conventions/style.md") {
+		t.Fatalf("write with a linked folder: exit %d, stderr %q; want ctx-full's warning", r.code, r.stderr)
+	}
+	if ents, _ := os.ReadDir(target); len(ents) != 0 {
+		t.Fatalf("written through the link: %v", ents)
+	}
+	if err := os.Remove(conv); err != nil {
+		t.Fatal(err)
+	}
+	if r := runEnv(t, dir, filepath.Join(frontBin, "ctx"), nil, "convention", "set", "style", "after the link"); r.code != 0 || handedOver(t, log) == "" {
+		t.Fatalf("write after the link: exit %d %q, want ctx-full's (incomplete record)", r.code, r.stderr)
+	}
+	if b, err := os.ReadFile(filepath.Join(conv, "style.md")); err != nil || !strings.Contains(string(b), "after the link") {
+		t.Fatalf("style.md not checked out: %q %v", b, err)
+	}
+	if r := runEnv(t, dir, filepath.Join(frontBin, "ctx"), nil, "convention", "set", "style", "served"); r.code != 0 || handedOver(t, log) != "" {
+		t.Fatalf("the next write: exit %d %q, want the front's", r.code, r.stderr)
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/ctx-dev/ctx/hooks"
 )
 
 // remoteOptions are the flags of ctx remote.
@@ -41,7 +43,7 @@ func runRemote(ctx context.Context, e *env, o remoteOptions) error {
 	if remotes, err := s.Remotes(ctx); err == nil {
 		for _, r := range remotes {
 			if r.Name == name {
-				url = r.URL
+				url = hooks.RedactURL(r.URL) // no password or token on the screen or in a log
 			}
 		}
 	}

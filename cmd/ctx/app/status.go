@@ -158,9 +158,23 @@ func printCheckoutStatus(w io.Writer, st *store.Status, refused map[string]strin
 		fmt.Fprintf(w, "checkout: %s:\n", st.Checkout)
 	case len(refused) == 0:
 		// Not optional for long: ctx pull and ctx sync record them first (sync then publishes them), as
-		// ctx pull --help says (docs/sync.md "Hand edits").
-		fmt.Fprintf(w, "checkout: %s, %s (record them with ctx commit, or throw them away with ctx restore; ctx pull and ctx sync record them first, and sync publishes them):\n",
-			st.Checkout, plural(len(st.HandEdits), "hand edit", "hand edits"))
+		// ctx pull --help says (docs/sync.md "Hand edits"); not deletions, which they refuse until ctx
+		// commit records them.
+		deleted := 0
+		for _, e := range st.HandEdits {
+			if e.Change == store.ChangeDeleted {
+				deleted++
+			}
+		}
+		pull := "ctx pull and ctx sync record them first, and sync publishes them"
+		switch {
+		case deleted == len(st.HandEdits):
+			pull = "ctx pull and ctx sync refuse deletions until ctx commit records them"
+		case deleted > 0:
+			pull = "ctx pull and ctx sync record them first, and sync publishes them, except deletions: they refuse those until ctx commit records them"
+		}
+		fmt.Fprintf(w, "checkout: %s, %s (record them with ctx commit, or throw them away with ctx restore; %s):\n",
+			st.Checkout, plural(len(st.HandEdits), "hand edit", "hand edits"), pull)
 	default:
 		fmt.Fprintf(w, "checkout: %s, %s; ctx commit refuses %d of them (fix or remove those files, then record the rest with ctx commit):\n",
 			st.Checkout, plural(len(st.HandEdits), "hand edit", "hand edits"), len(refused))
