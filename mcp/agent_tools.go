@@ -16,6 +16,7 @@ import (
 	"github.com/ctx-dev/ctx/store"
 
 	"github.com/ctx-dev/ctx/internal/lazyre"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 
 // The read tools status, sources, search, show_session, show_event and query_events over the agent
@@ -941,10 +942,12 @@ func (s *srv) showSessionTool(ctx context.Context, args showSessionArgs) (any, e
 		}{"session_transcript", sess, mode, gen, evs, pg, quotedNote}
 	}
 	return &paged{N: len(rows), Build: func(k int) any { return page(rows[:k]) },
-		Clip: func(budget int) (any, bool) {
-			var c clipper
-			one := c.events(rows[:1])
-			return page(one), c.cut(budget)
+		First: func() (string, string) {
+			next := ""
+			if len(rows) > 1 || more {
+				next = cur.next(int(rows[0].Seq))
+			}
+			return rows[0].ID, next
 		}}, nil
 }
 
@@ -1090,13 +1093,14 @@ type shownEvent struct {
 	Content string          `json:"content"`
 }
 
-// clip is the result with the long fields of its events (the event and its window) cut to budget bytes
-// in all (clippable).
-func (r shownEvent) clip(budget int) (any, bool) {
-	var c clipper
-	c.event(&r.Event) // r is a copy
-	r.Before, r.After = c.events(r.Before), c.events(r.After)
-	return r, c.cut(budget)
+// oversized is output_limit_exceeded for the event when the result cannot fit (oversizable): the
+// contract bounds the window by before and after, with no "fewer", so a window is never shortened.
+func (r shownEvent) oversized(size int) *mcpgo.CallToolResult {
+	why := fmt.Sprintf("(%d bytes)", size)
+	if n := len(r.Before) + len(r.After); n > 0 {
+		why = fmt.Sprintf("with its window of %d events (%d bytes): ask for a smaller window (before, after), or", n, size)
+	}
+	return oversizedEvent(r.Event.ID, "", why)
 }
 
 // showCommit is show_event of a commit of the context store.
@@ -1219,8 +1223,6 @@ type textEvent struct {
 	Role      string `json:"role,omitempty"`
 	Text      string `json:"text,omitempty"`
 	Tool      string `json:"tool,omitempty"`
-	// Clipped says that the text was cut to fit the response (clip.go), nil when it was not.
-	Clipped *clipNote `json:"clipped,omitempty"`
 }
 
 func (s *srv) queryEventsTool(ctx context.Context, args queryEventsArgs) (any, error) {
@@ -1358,10 +1360,12 @@ func (s *srv) queryEventsTool(ctx context.Context, args queryEventsArgs) (any, e
 		}{"event_range_page", gen, selection, rows, fresh, fr, !pg.HasMore, k < len(evs), pg.NextCursor, pg, quotedNote, hint}
 	}
 	return &paged{N: len(rows), Build: func(k int) any { return page(rows[:k]) },
-		Clip: func(budget int) (any, bool) {
-			var c clipper
-			one := []any{c.row(rows[0])}
-			return page(one), c.cut(budget)
+		First: func() (string, string) {
+			next := ""
+			if len(evs) > 1 || more {
+				next = cur.nextPos(evs[0].Pos)
+			}
+			return evs[0].Event.ID, next
 		}}, nil
 }
 
