@@ -1263,6 +1263,11 @@ func (s *srv) queryEventsTool(ctx context.Context, args queryEventsArgs) (any, e
 	}
 	q := history.EventQuery{Role: args.Role, File: s.indexFile(args.File), Repo: args.Repo, Since: since, Until: until,
 		Desc: order == "desc", Limit: limit + 1}
+	if content != "none" {
+		// Before loading: an event whose stored projection alone is over the limit cannot fit (its JSON is
+		// never shorter), and is refused without being read (docs/mcp.md "Oversized events").
+		q.MaxBytes, q.Projection = int64(maxResponseBytes-responseEnvelope), content
+	}
 	for _, p := range args.Providers {
 		hp, _ := history.ParseProvider(p)
 		q.Providers = append(q.Providers, hp)
@@ -1304,6 +1309,23 @@ func (s *srv) queryEventsTool(ctx context.Context, args queryEventsArgs) (any, e
 	more := len(evs) > limit
 	if more {
 		evs = evs[:limit]
+	}
+	shortened := false
+	for i, le := range evs {
+		if !le.Oversized {
+			continue
+		}
+		if i == 0 {
+			next := ""
+			if len(evs) > 1 || more {
+				next = cur.nextPos(le.Pos)
+			}
+			return nil, &oversizedError{id: le.Event.ID, next: next,
+				why: fmt.Sprintf("(its stored %s projection is %d bytes)", content, le.Bytes)}
+		}
+		// The page ends before it: the next page begins with it, and fails.
+		evs, more, shortened = evs[:i], true, true
+		break
 	}
 	rows := make([]any, len(evs))
 	for i, le := range evs {
@@ -1357,7 +1379,7 @@ func (s *srv) queryEventsTool(ctx context.Context, args queryEventsArgs) (any, e
 			Pagination pagination     `json:"pagination"`
 			Content    string         `json:"content"`
 			Hint       string         `json:"hint,omitempty"`
-		}{"event_range_page", gen, selection, rows, fresh, fr, !pg.HasMore, k < len(evs), pg.NextCursor, pg, quotedNote, hint}
+		}{"event_range_page", gen, selection, rows, fresh, fr, !pg.HasMore, k < len(evs) || shortened, pg.NextCursor, pg, quotedNote, hint}
 	}
 	return &paged{N: len(rows), Build: func(k int) any { return page(rows[:k]) },
 		First: func() (string, string) {

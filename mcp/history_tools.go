@@ -109,6 +109,11 @@ func oversizedEvent(id, next, why string) *mcpgo.CallToolResult {
 	return res
 }
 
+// oversizedError is the error of a tool whose next event cannot fit one response (oversizedEvent).
+type oversizedError struct{ id, next, why string }
+
+func (e *oversizedError) Error() string { return codeOutputLimit + ": event " + e.id + " " + e.why }
+
 // paged is a result a tool can shorten to fit the response limit (searchpage.Paged).
 type paged = searchpage.Paged
 
@@ -148,7 +153,10 @@ func historyError(name string, err error) (*mcpgo.CallToolResult, error) {
 	var ce *codedError
 	var ae *argError
 	var nf *store.NotFoundError
+	var oe *oversizedError
 	switch {
+	case errors.As(err, &oe):
+		return oversizedEvent(oe.id, oe.next, oe.why), nil
 	case errors.As(err, &ce):
 		return codedResult(ce.code, ce.msg), nil
 	case errors.As(err, &ae):

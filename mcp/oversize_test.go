@@ -33,8 +33,9 @@ func withResponseLimit(t *testing.T, n int) {
 // one (fewer than limit, has_more), the next page, whose first event it is, fails with
 // output_limit_exceeded naming the event, the CLI command that prints it and a next_cursor after it, and
 // paging on with that cursor reads every other event whole. Two 20 KiB events that fit one response
-// each but not together come on two pages. query_events fails the same way for content full, for text
-// only where the text alone cannot fit, never for none; show_event fails for an event that cannot fit
+// each but not together come on two pages. query_events fails the same way, before loading the event (by
+// its stored size), for content full, for text only where the text alone cannot fit, never for none;
+// show_event fails for an event that cannot fit
 // with its window. Every response is within the limit.
 func TestAgentHistoryOversizedEvent(t *testing.T) {
 	withResponseLimit(t, responseLimitSmall)
@@ -169,6 +170,9 @@ func TestAgentHistoryOversizedEvent(t *testing.T) {
 				want := order[min(len(seen), len(order)-1)]
 				if cursor = oversized(what, r, want); cursor == nil {
 					t.Fatalf("%s: no next_cursor after event %s", what, want)
+				}
+				if msg := fmt.Sprint(obj(r.StructuredContent)["message"]); tool == "query_events" && !strings.Contains(msg, "stored "+fmt.Sprint(args["content"])) {
+					t.Errorf("%s: not refused before loading (by its stored size): %s", what, msg)
 				}
 				failed = append(failed, want)
 				seen = append(seen, want)
