@@ -3,6 +3,7 @@ package history
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 )
@@ -21,6 +22,13 @@ type EventQuery struct {
 	// After continues a listing: only events strictly after this position in the listing's order.
 	After *EventPos
 	Limit int // at most this many events; ≤ 0 means 100
+	// MaxBytes, when > 0, bounds the stored size of a listed event (RecordBytes, of the projection
+	// Projection names): an event over it is listed without being loaded (ListedEvent.Oversized), so that
+	// a reader with a response limit refuses it before reading it (docs/mcp.md "Oversized events").
+	MaxBytes int64
+	// Projection is what MaxBytes counts: "full" (text, tool, files and facts; an output's text twice,
+	// as it is shown as text and as the tool's output) or "text" (the text alone).
+	Projection string
 }
 
 // EventPos is an event's position in a ListEvents order: its time (Unix milliseconds, 0 when the provider
@@ -35,6 +43,10 @@ type ListedEvent struct {
 	Event    Event
 	Provider Provider
 	Pos      EventPos
+	// Oversized is set when the event's stored size is over EventQuery.MaxBytes (Bytes): Event then holds
+	// its identity (id, session, seq, native key, time, type, role) only.
+	Oversized bool
+	Bytes     int64
 }
 
 // ListEvents returns the events q selects, ordered by time then row (events without a time first;
@@ -80,13 +92,29 @@ func (ix *Index) ListEvents(ctx context.Context, q EventQuery) (_ []ListedEvent,
 	if limit <= 0 {
 		limit = 100
 	}
-	text := `SELECT e.id, e.session_id, e.seq, e.native_key, e.at, e.type, e.role, e.text, e.tool, e.files, e.facts,
-		s.provider, e.rowid FROM events e JOIN sessions s ON s.id = e.session_id`
+	// size is the stored size of the projection MaxBytes counts, in bytes (0 without a bound): columns
+	// over the bound are read as NULL, so that an oversized event is never loaded.
+	size := "0"
+	switch {
+	case q.MaxBytes > 0 && q.Projection == "text":
+		size = "length(CAST(e.text AS BLOB))"
+	case q.MaxBytes > 0:
+		size = "length(CAST(e.text AS BLOB)) * (1 + (e.type = 'tool_output')) + ifnull(length(CAST(e.tool AS BLOB)), 0) + " +
+			"ifnull(length(CAST(e.files AS BLOB)), 0) + ifnull(length(CAST(e.facts AS BLOB)), 0)"
+	}
+	bound := q.MaxBytes
+	if bound <= 0 {
+		bound = math.MaxInt64
+	}
+	text := `SELECT id, session_id, seq, native_key, at, type, role, iif(sz > ?1, '', text), iif(sz > ?1, NULL, tool),
+		iif(sz > ?1, NULL, files), iif(sz > ?1, NULL, facts), provider, rid, sz FROM (SELECT e.id, e.session_id, e.seq,
+		e.native_key, e.at, e.type, e.role, e.text, e.tool, e.files, e.facts, s.provider, e.rowid AS rid, ` + size + ` AS sz
+		FROM events e JOIN sessions s ON s.id = e.session_id`
 	if len(where) > 0 {
 		text += " WHERE " + strings.Join(where, " AND ")
 	}
-	text += " ORDER BY e.at " + order + ", e.rowid " + order + " LIMIT ?"
-	args = append(args, limit)
+	text += " ORDER BY e.at " + order + ", e.rowid " + order + " LIMIT ?) ORDER BY at " + order + ", rid " + order
+	args = append([]any{bound}, append(args, limit)...)
 	rows, err := ix.db.QueryContext(ctx, text, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list events: %w", err)
@@ -96,10 +124,11 @@ func (ix *Index) ListEvents(ctx context.Context, q EventQuery) (_ []ListedEvent,
 	for rows.Next() {
 		var le ListedEvent
 		var prov string
-		e, err := ix.scanEvent(scanTail{rows, []any{&prov, &le.Pos.Row}})
+		e, err := ix.scanEvent(scanTail{rows, []any{&prov, &le.Pos.Row, &le.Bytes}})
 		if err != nil {
 			return nil, fmt.Errorf("list events: %w", err)
 		}
+		le.Oversized = q.MaxBytes > 0 && le.Bytes > q.MaxBytes
 		le.Event, le.Provider = e, Provider(prov)
 		le.Pos.At = atMillis(e.At) // the stored e.at
 		out = append(out, le)

@@ -258,8 +258,6 @@ type historyEvent struct {
 	At       string           `json:"at,omitempty"` // over Event.At: "" when the provider recorded no time
 	Provider history.Provider `json:"provider"`
 	Activity *activity        `json:"activity,omitempty"`
-	// Clipped says which long fields were cut to fit the response (clip.go), nil when none was.
-	Clipped *clipNote `json:"clipped,omitempty"`
 }
 
 func eventOut(e history.Event, p history.Provider) historyEvent {

@@ -16,6 +16,7 @@ import (
 	"github.com/ctx-dev/ctx/store"
 
 	"github.com/ctx-dev/ctx/internal/lazyre"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 
 // The read tools status, sources, search, show_session, show_event and query_events over the agent
@@ -941,10 +942,12 @@ func (s *srv) showSessionTool(ctx context.Context, args showSessionArgs) (any, e
 		}{"session_transcript", sess, mode, gen, evs, pg, quotedNote}
 	}
 	return &paged{N: len(rows), Build: func(k int) any { return page(rows[:k]) },
-		Clip: func(budget int) (any, bool) {
-			var c clipper
-			one := c.events(rows[:1])
-			return page(one), c.cut(budget)
+		First: func() (string, string) {
+			next := ""
+			if len(rows) > 1 || more {
+				next = cur.next(int(rows[0].Seq))
+			}
+			return rows[0].ID, next
 		}}, nil
 }
 
@@ -1090,13 +1093,14 @@ type shownEvent struct {
 	Content string          `json:"content"`
 }
 
-// clip is the result with the long fields of its events (the event and its window) cut to budget bytes
-// in all (clippable).
-func (r shownEvent) clip(budget int) (any, bool) {
-	var c clipper
-	c.event(&r.Event) // r is a copy
-	r.Before, r.After = c.events(r.Before), c.events(r.After)
-	return r, c.cut(budget)
+// oversized is output_limit_exceeded for the event when the result cannot fit (oversizable): the
+// contract bounds the window by before and after, with no "fewer", so a window is never shortened.
+func (r shownEvent) oversized(size int) *mcpgo.CallToolResult {
+	why := fmt.Sprintf("(%d bytes)", size)
+	if n := len(r.Before) + len(r.After); n > 0 {
+		why = fmt.Sprintf("with its window of %d events (%d bytes): ask for a smaller window (before, after), or", n, size)
+	}
+	return oversizedEvent(r.Event.ID, "", why)
 }
 
 // showCommit is show_event of a commit of the context store.
@@ -1219,8 +1223,6 @@ type textEvent struct {
 	Role      string `json:"role,omitempty"`
 	Text      string `json:"text,omitempty"`
 	Tool      string `json:"tool,omitempty"`
-	// Clipped says that the text was cut to fit the response (clip.go), nil when it was not.
-	Clipped *clipNote `json:"clipped,omitempty"`
 }
 
 func (s *srv) queryEventsTool(ctx context.Context, args queryEventsArgs) (any, error) {
@@ -1261,6 +1263,11 @@ func (s *srv) queryEventsTool(ctx context.Context, args queryEventsArgs) (any, e
 	}
 	q := history.EventQuery{Role: args.Role, File: s.indexFile(args.File), Repo: args.Repo, Since: since, Until: until,
 		Desc: order == "desc", Limit: limit + 1}
+	if content != "none" {
+		// Before loading: an event whose stored projection alone is over the limit cannot fit (its JSON is
+		// never shorter), and is refused without being read (docs/mcp.md "Oversized events").
+		q.MaxBytes, q.Projection = int64(maxResponseBytes-responseEnvelope), content
+	}
 	for _, p := range args.Providers {
 		hp, _ := history.ParseProvider(p)
 		q.Providers = append(q.Providers, hp)
@@ -1302,6 +1309,23 @@ func (s *srv) queryEventsTool(ctx context.Context, args queryEventsArgs) (any, e
 	more := len(evs) > limit
 	if more {
 		evs = evs[:limit]
+	}
+	shortened := false
+	for i, le := range evs {
+		if !le.Oversized {
+			continue
+		}
+		if i == 0 {
+			next := ""
+			if len(evs) > 1 || more {
+				next = cur.nextPos(le.Pos)
+			}
+			return nil, &oversizedError{id: le.Event.ID, next: next,
+				why: fmt.Sprintf("(its stored %s projection is %d bytes)", content, le.Bytes)}
+		}
+		// The page ends before it: the next page begins with it, and fails.
+		evs, more, shortened = evs[:i], true, true
+		break
 	}
 	rows := make([]any, len(evs))
 	for i, le := range evs {
@@ -1355,13 +1379,15 @@ func (s *srv) queryEventsTool(ctx context.Context, args queryEventsArgs) (any, e
 			Pagination pagination     `json:"pagination"`
 			Content    string         `json:"content"`
 			Hint       string         `json:"hint,omitempty"`
-		}{"event_range_page", gen, selection, rows, fresh, fr, !pg.HasMore, k < len(evs), pg.NextCursor, pg, quotedNote, hint}
+		}{"event_range_page", gen, selection, rows, fresh, fr, !pg.HasMore, k < len(evs) || shortened, pg.NextCursor, pg, quotedNote, hint}
 	}
 	return &paged{N: len(rows), Build: func(k int) any { return page(rows[:k]) },
-		Clip: func(budget int) (any, bool) {
-			var c clipper
-			one := []any{c.row(rows[0])}
-			return page(one), c.cut(budget)
+		First: func() (string, string) {
+			next := ""
+			if len(evs) > 1 || more {
+				next = cur.nextPos(evs[0].Pos)
+			}
+			return evs[0].Event.ID, next
 		}}, nil
 }
 

@@ -79,6 +79,41 @@ func codedResult(code, msg string) *mcpgo.CallToolResult {
 	}
 }
 
+// oversizable is a non-paged result that names the event it shows, for its output_limit_exceeded
+// (oversizedEvent) when it cannot fit: size is the response it would have been, in bytes.
+type oversizable interface {
+	oversized(size int) *mcpgo.CallToolResult
+}
+
+// fullEventCommand is the CLI command that prints event id whole.
+func fullEventCommand(id string) string { return "ctx show event " + id + " --json" }
+
+// oversizedEvent is output_limit_exceeded for event id, which cannot fit one response (why says with
+// what: "even alone", "with its window ..."): structuredContent {error_code, message, ctx_event_id,
+// next_cursor}, next_cursor (when next is not "") the cursor of the page after the event, so that the
+// caller can page past it; the text block says the same (docs/mcp.md "Oversized events"). The message
+// names the CLI command that prints the event whole.
+func oversizedEvent(id, next, why string) *mcpgo.CallToolResult {
+	msg := fmt.Sprintf("event %s does not fit the %d-byte MCP response limit %s: `%s` prints it whole",
+		id, maxResponseBytes, why, fullEventCommand(id))
+	if next != "" {
+		msg += "; pass next_cursor to continue after it"
+	}
+	res := codedResult(codeOutputLimit, msg)
+	sc := res.StructuredContent.(map[string]any)
+	sc["ctx_event_id"] = id
+	if next != "" {
+		sc["next_cursor"] = next
+		res.Content = []mcpgo.Content{mcpgo.NewTextContent(codeOutputLimit + ": " + msg + " (next_cursor: " + next + ")")}
+	}
+	return res
+}
+
+// oversizedError is the error of a tool whose next event cannot fit one response (oversizedEvent).
+type oversizedError struct{ id, next, why string }
+
+func (e *oversizedError) Error() string { return codeOutputLimit + ": event " + e.id + " " + e.why }
+
 // paged is a result a tool can shorten to fit the response limit (searchpage.Paged).
 type paged = searchpage.Paged
 
@@ -118,7 +153,10 @@ func historyError(name string, err error) (*mcpgo.CallToolResult, error) {
 	var ce *codedError
 	var ae *argError
 	var nf *store.NotFoundError
+	var oe *oversizedError
 	switch {
+	case errors.As(err, &oe):
+		return oversizedEvent(oe.id, oe.next, oe.why), nil
 	case errors.As(err, &ce):
 		return codedResult(ce.code, ce.msg), nil
 	case errors.As(err, &ae):
@@ -220,8 +258,8 @@ func fitResult(name string, out any) (*mcpgo.CallToolResult, error) {
 			if once, n, err := renderOnce(out, size); err == nil && n <= maxResponseBytes {
 				return once, nil
 			}
-			if c, ok := out.(clippable); ok {
-				return fitClipped(name, c.clip)
+			if o, ok := out.(oversizable); ok {
+				return o.oversized(size), nil
 			}
 			return codedResult(codeOutputLimit, fmt.Sprintf("the result is %d bytes, over the %d-byte response limit",
 				size, maxResponseBytes)), nil
@@ -258,8 +296,9 @@ func fitResult(name string, out any) (*mcpgo.CallToolResult, error) {
 				return once, nil
 			}
 		}
-		if p.Clip != nil {
-			return fitClipped(name, p.Clip)
+		if p.First != nil {
+			id, next := p.First()
+			return oversizedEvent(id, next, "even alone"), nil
 		}
 		return codedResult(codeOutputLimit, fmt.Sprintf("the next item does not fit the %d-byte response limit",
 			maxResponseBytes)), nil

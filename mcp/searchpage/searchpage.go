@@ -110,10 +110,10 @@ type Pagination struct {
 type Paged struct {
 	N     int
 	Build func(k int) any
-	// Clip, when set, renders the page of the first item alone with its long fields cut to fit (the
-	// caller's budget in bytes; false when nothing had to be cut), for an item that does not fit whole:
-	// the page still moves on (docs/mcp.md "Where ctx differs from the agent-history contract").
-	Clip func(budget int) (any, bool)
+	// First, when set, names the first item for the error of a page it cannot fit even alone: its event
+	// id and the cursor of the page after it ("" when no item follows), so that the caller can page past
+	// it (docs/mcp.md "Oversized events").
+	First func() (id, next string)
 }
 
 // PageOf pages all[off:off+limit]; next makes the cursor of the page starting at an offset.
