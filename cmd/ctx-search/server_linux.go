@@ -23,8 +23,11 @@ const maxConns = 8
 
 // runServer serves searches of the index in dir on dir's socket until it is idle for idle (0: never),
 // its socket file is removed or replaced, its program file is replaced (another build), the index is
-// removed, or it gets SIGINT, SIGTERM or SIGHUP. It says why it stopped on log.
-func runServer(ctx context.Context, dir string, idle time.Duration, log io.Writer) error {
+// removed, or it gets SIGINT, SIGTERM or SIGHUP. It says why it stopped on log. auto is a server an
+// automatic start started (searchsock.AutoStart): once it holds the lock it checks that the automatic
+// start is still on and stops at once when it is not, so that no server outlives `ctx history server
+// disable` (which removes the marker before it looks for a server to stop).
+func runServer(ctx context.Context, dir string, idle time.Duration, auto bool, log io.Writer) error {
 	exe, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("search server: %w", err)
@@ -55,6 +58,12 @@ func runServer(ctx context.Context, dir string, idle time.Duration, log io.Write
 	// A start in progress is over: the next front that finds no server may start one (searchsock.AutoStart).
 	if err := os.Remove(filepath.Join(dir, searchsock.StartingName)); err != nil && !errors.Is(err, os.ErrNotExist) {
 		fmt.Fprintf(log, "%s search server: %v\n", time.Now().Format(time.RFC3339), err)
+	}
+	if auto && !searchsock.AutoOn(dir) {
+		// The front decided to start this server before disable removed the marker; disable found no
+		// server holding the lock, so this one must not stay.
+		fmt.Fprintf(log, "%s search server: pid %d stopped: the automatic start was turned off (ctx history server disable) while it started\n", time.Now().Format(time.RFC3339), os.Getpid())
+		return nil
 	}
 	var stop atomic.Value // why it stops (string)
 	sig := make(chan os.Signal, 1)
