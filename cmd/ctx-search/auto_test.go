@@ -368,3 +368,32 @@ func TestAutoStartAfterDisable(t *testing.T) {
 		}
 	}
 }
+
+// TestEnableFailsLeavesOff: enable in an index folder whose socket path is over 107 bytes fails (exit 1,
+// the server cannot bind) and leaves the automatic start off: no marker, status says off.
+func TestEnableFailsLeavesOff(t *testing.T) {
+	dir := importCorpus(t)
+	long := filepath.Join(t.TempDir(), strings.Repeat("x", 120))
+	if err := os.Mkdir(long, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(histDir(dir), "index.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(long, "index.db"), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	full := filepath.Join(bin, "ctx-full")
+	t.Cleanup(func() { runBin(t, dir, full, "history", "server", "disable", "--index", long) })
+	r := runBin(t, dir, full, "history", "server", "enable", "--index", long)
+	if r.code != 1 || !strings.Contains(r.stderr, "too long") {
+		t.Errorf("enable with a socket path over 107 bytes: exit %d: %s%s", r.code, r.stdout, r.stderr)
+	}
+	if _, err := os.Lstat(filepath.Join(long, searchsock.AutoName)); err == nil {
+		t.Error("the failed enable left the marker")
+	}
+	if st := runBin(t, dir, full, "history", "server", "status", "--index", long); !strings.Contains(st.stdout, "automatic start: off") {
+		t.Errorf("status after the failed enable: %s", st.stdout)
+	}
+}

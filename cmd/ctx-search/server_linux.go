@@ -289,7 +289,9 @@ func serverStatus(dir string) int {
 
 // enableServer turns the automatic start on for dir's index (docs/architecture.md "The search server"):
 // it writes the marker (searchsock.AutoName) atomically into the folder, which must hold the index and be
-// this user's alone, then starts the server as startServer does.
+// this user's alone, then starts the server as startServer does. When the server does not start (a
+// damaged index, a socket path over 107 bytes) it removes the marker again: the automatic start stays off
+// rather than every search starting a server that cannot start.
 func enableServer(dir string) int {
 	if fi, err := os.Lstat(filepath.Join(dir, "index.db")); err != nil || !fi.Mode().IsRegular() {
 		fmt.Fprintf(os.Stderr, "ctx: no history index in %s (ctx history import builds it)\n", dir)
@@ -303,8 +305,16 @@ func enableServer(dir string) int {
 		fmt.Fprintf(os.Stderr, "ctx: search server: %v\n", err)
 		return 1
 	}
+	if code := startServer(dir, defaultIdle); code != 0 {
+		if err := os.Remove(filepath.Join(dir, searchsock.AutoName)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			fmt.Fprintf(os.Stderr, "ctx: search server: %v\n", err)
+		} else {
+			fmt.Fprintln(os.Stderr, "ctx: automatic start left off")
+		}
+		return code
+	}
 	fmt.Printf("automatic start on for %s (a search that finds no server starts one; off: ctx history server disable)\n", dir)
-	return startServer(dir, defaultIdle)
+	return 0
 }
 
 // writeMarker writes dir's marker of the automatic start atomically: a temporary file of mode 0600
