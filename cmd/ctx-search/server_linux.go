@@ -122,6 +122,8 @@ func runServer(ctx context.Context, dir string, idle time.Duration, auto bool, l
 		}
 		checked = time.Now()
 		switch {
+		case !l.Ours() && l.Stopped():
+			stop.CompareAndSwap(nil, "ctx history server stop (or disable) stopped it")
 		case !l.Ours():
 			stop.CompareAndSwap(nil, "its socket was removed or replaced")
 		case idle > 0 && inFlight.Load() == 0 && time.Since(time.Unix(0, lastUse.Load())) > idle:
@@ -241,15 +243,16 @@ func startServer(dir string, idle time.Duration) int {
 	return 1
 }
 
-// stopServer stops dir's server: it removes the socket (the server notices within a tick and exits) and
-// waits until the server released its lock, then SIGTERM after 10 s.
+// stopServer stops dir's server: it renames the socket aside (searchsock.Stop: the server notices within a
+// tick, logs who stopped it and exits) and waits until the server released its lock, then SIGTERM after
+// 10 s.
 func stopServer(dir string) int {
 	if !searchsock.Running(dir) {
 		fmt.Printf("no search server runs for %s\n", dir)
 		return 0
 	}
 	pid := searchsock.ReadPID(dir)
-	if err := os.Remove(filepath.Join(dir, searchsock.Name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := searchsock.Stop(dir); err != nil {
 		fmt.Fprintf(os.Stderr, "ctx: search server: %v\n", err)
 		return 1
 	}
@@ -263,6 +266,7 @@ func stopServer(dir string) int {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+	_ = os.Remove(filepath.Join(dir, searchsock.StopName)) // left by a server killed before it removed it
 	fmt.Printf("search server stopped for %s (pid %d)\n", dir, pid)
 	if searchsock.AutoOn(dir) {
 		fmt.Println("automatic start is on: the next search starts it again (ctx history server disable turns it off)")
