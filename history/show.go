@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -90,9 +91,20 @@ func (e invalidIDError) Is(target error) bool { return target == ErrInvalidID ||
 // prefix (at least 8 hex digits) of a ctx id, which must not name two sessions (a session whose native id
 // is the beginning of another's ctx id: ambiguous, give the full id); else a unique prefix of a provider's
 // id (at least 8 characters). A full ctx id always names its own session, whatever native ids other
-// sessions claim (docs/history.md "Identity"). Errors wrap ErrNotFound or ErrAmbiguous.
+// sessions claim (docs/history.md "Identity"). An id not found that holds the escapes ctx's output writes
+// (\n, \uXXXX, \xHH, ...) is looked up read back too (printedSession). Errors wrap ErrNotFound or
+// ErrAmbiguous.
 func (ix *Index) Session(ctx context.Context, id string) (_ Session, err error) {
 	defer ix.noteDamaged(&err)
+	s, err := ix.session(ctx, id)
+	if err != nil {
+		return ix.printedSession(ctx, id, err)
+	}
+	return s, nil
+}
+
+// session is Session for id as given.
+func (ix *Index) session(ctx context.Context, id string) (_ Session, err error) {
 	// A native id taken from a file name that is not valid UTF-8 is stored as nameID writes it (what
 	// search prints); the name's own bytes find it too.
 	given := nameID(strings.TrimSpace(id))
@@ -142,6 +154,64 @@ func (ix *Index) Session(ctx context.Context, id string) (_ Session, err error) 
 		}
 	}
 	return s, err
+}
+
+// printedSession is Session for an id as ctx prints it: when id is not found as given and holds a
+// backslash, the escapes ctx's output writes are read back (\n, \r and \t of a field, searchpage.OneLine;
+// \uXXXX of a control character and \xHH of an invalid byte, the sanitizer, docs/security.md "Input
+// hygiene"; \\) and the session is looked up by that too. So a native id holding a newline or an escape
+// sequence is found as search prints it (docs/history.md "ctx history show session").
+func (ix *Index) printedSession(ctx context.Context, id string, err error) (Session, error) {
+	if !errors.Is(err, ErrNotFound) || errors.Is(err, ErrAmbiguous) || !strings.Contains(id, `\`) {
+		return Session{}, err
+	}
+	raw := unprint(strings.TrimSpace(id))
+	if raw == strings.TrimSpace(id) {
+		return Session{}, err
+	}
+	s, rerr := ix.session(ctx, raw)
+	if rerr != nil {
+		if errors.Is(rerr, ErrNotFound) && !errors.Is(rerr, ErrAmbiguous) {
+			return Session{}, err // the id as given: what the reader typed
+		}
+		return Session{}, rerr
+	}
+	return s, nil
+}
+
+// unprint reads back the escapes ctx's text output writes: \n, \r, \t, \\, \uXXXX (four hex digits, a
+// character) and \xHH (two hex digits, a byte). Any other backslash stays as it is (searchpage.OneLine
+// does not double a backslash of the value).
+func unprint(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' || i+1 == len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		switch c := s[i+1]; {
+		case strings.IndexByte(`nrt\`, c) >= 0:
+			b.WriteByte("\n\r\t\\"[strings.IndexByte(`nrt\`, c)])
+			i++
+		case c == 'u' && i+6 <= len(s) && hexDigits(s[i+2:i+6]):
+			v, _ := strconv.ParseUint(s[i+2:i+6], 16, 16)
+			b.WriteRune(rune(v))
+			i += 5
+		case c == 'x' && i+4 <= len(s) && hexDigits(s[i+2:i+4]):
+			v, _ := strconv.ParseUint(s[i+2:i+4], 16, 8)
+			b.WriteByte(byte(v))
+			i += 3
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
+}
+
+// hexDigits reports whether s is hex digits only.
+func hexDigits(s string) bool {
+	return strings.Trim(s, "0123456789abcdefABCDEF") == ""
 }
 
 // sessionByID reads the session with the full ctx id id; an error wraps ErrNotFound when there is none.

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -1094,13 +1095,35 @@ type shownEvent struct {
 }
 
 // oversized is output_limit_exceeded for the event when the result cannot fit (oversizable): the
-// contract bounds the window by before and after, with no "fewer", so a window is never shortened.
+// contract bounds the window by before and after, with no "fewer", so a window is never shortened. It
+// names the event asked for when its row alone is over the limit or the largest of the result (by its
+// JSON row's size); else the window's largest event, which makes the result too large, with the command
+// that prints that one and a smaller window.
 func (r shownEvent) oversized(size int) *mcpgo.CallToolResult {
-	why := fmt.Sprintf("(%d bytes)", size)
-	if n := len(r.Before) + len(r.After); n > 0 {
-		why = fmt.Sprintf("with its window of %d events (%d bytes): ask for a smaller window (before, after), or", n, size)
+	n := len(r.Before) + len(r.After)
+	if n == 0 {
+		return oversizedEvent(r.Event.ID, "", fmt.Sprintf("(%d bytes)", size))
 	}
-	return oversizedEvent(r.Event.ID, "", why)
+	big, bigSize := r.Event.ID, rowSize(r.Event)
+	for _, e := range append(append([]historyEvent{}, r.Before...), r.After...) {
+		if m := rowSize(e); m > bigSize {
+			big, bigSize = e.ID, m
+		}
+	}
+	if big == r.Event.ID || rowSize(r.Event) > maxResponseBytes { // the event asked for cannot fit alone
+		return oversizedEvent(r.Event.ID, "", fmt.Sprintf("with its window of %d events (%d bytes): ask for a smaller window (before, after), or", n, size))
+	}
+	return oversizedEvent(big, "", fmt.Sprintf("(%d bytes) in the window of %d events around event %s (%d bytes): ask for a window without it (before, after), or",
+		bigSize, n, r.Event.ID, size))
+}
+
+// rowSize is the size in bytes of e's JSON row (0 when it cannot be encoded).
+func rowSize(e historyEvent) int {
+	b, err := json.Marshal(e)
+	if err != nil {
+		return 0
+	}
+	return len(b)
 }
 
 // showCommit is show_event of a commit of the context store.

@@ -221,7 +221,8 @@ func TestAgentHistoryOversizedEvent(t *testing.T) {
 	walk("query_events", map[string]any{"ctx_session_id": id, "content": "none"}, nil, topCursor)
 
 	// show_event: a big event fails alone and with a window; a small one whose window holds a big one
-	// fails with its window and shows without it.
+	// fails with its window, naming the big one of the window (faults12 C8: not the small event asked
+	// for) with the command that prints it and a smaller window, and shows without it.
 	for _, e := range whole[1:4] {
 		for _, w := range []int{0, 1} {
 			what := fmt.Sprintf("show_event %d window %d", e.Seq, w)
@@ -233,13 +234,27 @@ func TestAgentHistoryOversizedEvent(t *testing.T) {
 		}
 	}
 	small := whole[4]
-	r := s.call(t, "show_event", map[string]any{"ctx_event_id": small.ID, "window": 1})
-	size("show_event window 1", r)
-	oversized("show_event window 1", r, small.ID)
-	if msg := fmt.Sprint(obj(r.StructuredContent)["message"]); !strings.Contains(msg, "smaller window") {
-		t.Errorf("show_event window 1: %s", msg)
+	for _, args := range []map[string]any{{"window": 1}, {"before": 1}, {"before": 3, "after": 3}} {
+		args["ctx_event_id"] = small.ID
+		what := fmt.Sprintf("show_event %v", args)
+		r := s.call(t, "show_event", args)
+		size(what, r)
+		// The window's big events: whole[3] (before 1), or whole[1..3] (before 3), the largest named.
+		want := whole[3].ID
+		if args["before"] == 3 {
+			want = order[1]
+			for _, e := range whole[1:4] {
+				if rowSize(eventOut(e, history.ClaudeCode)) > rowSize(eventOut(byID[want], history.ClaudeCode)) {
+					want = e.ID
+				}
+			}
+		}
+		oversized(what, r, want)
+		if msg := fmt.Sprint(obj(r.StructuredContent)["message"]); !strings.Contains(msg, "window") || !strings.Contains(msg, small.ID) {
+			t.Errorf("%s: %s", what, msg)
+		}
 	}
-	r = s.call(t, "show_event", map[string]any{"ctx_event_id": small.ID, "after": 1})
+	r := s.call(t, "show_event", map[string]any{"ctx_event_id": small.ID, "after": 1})
 	size("show_event after 1", r)
 	res := structured(t, "show_event after 1", r)
 	checkRow("show_event", obj(res["event"]), true)

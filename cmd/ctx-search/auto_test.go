@@ -288,3 +288,112 @@ func waitOnlyServer(t *testing.T, hist string) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// serverProcs counts the `ctx-search --server run hist` processes.
+func serverProcs(hist string) int {
+	n := 0
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), "--server\x00run\x00"+hist+"\x00") {
+			n++
+		}
+	}
+	return n
+}
+
+// waitNoServerProcess waits until no `ctx-search --server run hist` process runs, failing after a minute
+// (a server that outlived disable, not a speed).
+func waitNoServerProcess(t *testing.T, hist, why string) {
+	t.Helper()
+	for i := 0; serverProcs(hist) > 0; i++ {
+		if i == 600 {
+			t.Fatalf("%s: a search server still runs (pid %d): %s", why, searchsock.ReadPID(hist), serverCmd(t, filepath.Dir(filepath.Dir(filepath.Dir(hist))), "status"))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestAutoStartAfterDisable: a front that saw the marker and took the start stamp just before disable
+// removed them starts a server that stops at once (the log says why) instead of running with the
+// automatic start off; and searches racing a disable leave no server running once it returned.
+func TestAutoStartAfterDisable(t *testing.T) {
+	dir := importCorpus(t)
+	stopAtEnd(t, dir)
+	hist := histDir(dir)
+	serverCmd(t, dir, "enable")
+	serverCmd(t, dir, "stop")
+	waitStopped(t, dir)
+	// The front's steps after its marker check (autoStart), replayed after disable: deterministic.
+	serverCmd(t, dir, "disable")
+	if !searchsock.AutoStart(hist, filepath.Join(bin, "ctx-search")) {
+		t.Fatal("AutoStart started nothing")
+	}
+	for i := 0; ; i++ {
+		log, _ := os.ReadFile(filepath.Join(hist, logName))
+		if strings.Contains(string(log), "stopped: the automatic start was turned off") {
+			break
+		}
+		if _, err := os.Lstat(filepath.Join(hist, searchsock.Name)); err == nil && i > 20 && searchsock.Running(hist) {
+			t.Fatalf("a server started with the automatic start off:\n%s", log)
+		}
+		if i == 600 {
+			t.Fatalf("the server did not say it stopped:\n%s", log)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	waitNoServerProcess(t, hist, "after the start that lost to disable")
+
+	// The same race through real fronts: searches with no server running, and disable at once.
+	for round := 0; round < 3; round++ {
+		serverCmd(t, dir, "enable")
+		serverCmd(t, dir, "stop")
+		waitStopped(t, dir)
+		var wg sync.WaitGroup
+		for i := 0; i < 4; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				cmd := exec.Command(filepath.Join(bin, "ctx"), autoQuery...)
+				cmd.Dir = dir
+				if err := cmd.Run(); err != nil {
+					t.Errorf("search: %v", err)
+				}
+			}()
+		}
+		serverCmd(t, dir, "disable")
+		wg.Wait()
+		waitNoServerProcess(t, hist, "after disable")
+		if st := serverCmd(t, dir, "status"); !strings.Contains(st, "no search server runs") {
+			t.Fatalf("round %d: %s", round, st)
+		}
+	}
+}
+
+// TestEnableFailsLeavesOff: enable in an index folder whose socket path is over 107 bytes fails (exit 1,
+// the server cannot bind) and leaves the automatic start off: no marker, status says off.
+func TestEnableFailsLeavesOff(t *testing.T) {
+	dir := importCorpus(t)
+	long := filepath.Join(t.TempDir(), strings.Repeat("x", 120))
+	if err := os.Mkdir(long, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(histDir(dir), "index.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(long, "index.db"), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	full := filepath.Join(bin, "ctx-full")
+	t.Cleanup(func() { runBin(t, dir, full, "history", "server", "disable", "--index", long) })
+	r := runBin(t, dir, full, "history", "server", "enable", "--index", long)
+	if r.code != 1 || !strings.Contains(r.stderr, "too long") {
+		t.Errorf("enable with a socket path over 107 bytes: exit %d: %s%s", r.code, r.stdout, r.stderr)
+	}
+	if _, err := os.Lstat(filepath.Join(long, searchsock.AutoName)); err == nil {
+		t.Error("the failed enable left the marker")
+	}
+	if st := runBin(t, dir, full, "history", "server", "status", "--index", long); !strings.Contains(st.stdout, "automatic start: off") {
+		t.Errorf("status after the failed enable: %s", st.stdout)
+	}
+}

@@ -216,7 +216,8 @@ func (w *warm) close() {
 }
 
 // serverUsage is the server mode's usage line.
-const serverUsage = "usage: ctx-search --server start|run|stop|status|enable|disable INDEXDIR [--idle DURATION]"
+const serverUsage = "usage: ctx-search --server start|run|stop|status|enable|disable INDEXDIR [--idle DURATION]\n" +
+	"       ctx-search --server run INDEXDIR --auto (an automatic start's server: searchsock.AutoStart)"
 
 // serverMain is `ctx-search --server VERB INDEXDIR [--idle DURATION]`, which `ctx history server` runs
 // (docs/architecture.md "The search server"): start a server in the background and wait until it
@@ -229,8 +230,11 @@ func serverMain(args []string) int {
 	}
 	verb, dir := args[0], args[1]
 	idle := defaultIdle
+	auto := false
 	switch rest := args[2:]; {
 	case len(rest) == 0:
+	case len(rest) == 1 && rest[0] == "--auto" && verb == "run":
+		auto = true
 	case len(rest) == 2 && rest[0] == "--idle" && (verb == "start" || verb == "run"):
 		d, err := time.ParseDuration(rest[1])
 		if err != nil || d < 0 {
@@ -251,7 +255,7 @@ func serverMain(args []string) int {
 	case "start":
 		return startServer(abs, idle)
 	case "run":
-		if err := runServer(context.Background(), abs, idle, os.Stderr); err != nil {
+		if err := runServer(context.Background(), abs, idle, auto, os.Stderr); err != nil {
 			fmt.Fprintf(os.Stderr, "ctx: %v\n", err)
 			return 1
 		}

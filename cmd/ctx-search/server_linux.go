@@ -23,8 +23,11 @@ const maxConns = 8
 
 // runServer serves searches of the index in dir on dir's socket until it is idle for idle (0: never),
 // its socket file is removed or replaced, its program file is replaced (another build), the index is
-// removed, or it gets SIGINT, SIGTERM or SIGHUP. It says why it stopped on log.
-func runServer(ctx context.Context, dir string, idle time.Duration, log io.Writer) error {
+// removed, or it gets SIGINT, SIGTERM or SIGHUP. It says why it stopped on log. auto is a server an
+// automatic start started (searchsock.AutoStart): once it holds the lock it checks that the automatic
+// start is still on and stops at once when it is not, so that no server outlives `ctx history server
+// disable` (which removes the marker before it looks for a server to stop).
+func runServer(ctx context.Context, dir string, idle time.Duration, auto bool, log io.Writer) error {
 	exe, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("search server: %w", err)
@@ -55,6 +58,12 @@ func runServer(ctx context.Context, dir string, idle time.Duration, log io.Write
 	// A start in progress is over: the next front that finds no server may start one (searchsock.AutoStart).
 	if err := os.Remove(filepath.Join(dir, searchsock.StartingName)); err != nil && !errors.Is(err, os.ErrNotExist) {
 		fmt.Fprintf(log, "%s search server: %v\n", time.Now().Format(time.RFC3339), err)
+	}
+	if auto && !searchsock.AutoOn(dir) {
+		// The front decided to start this server before disable removed the marker; disable found no
+		// server holding the lock, so this one must not stay.
+		fmt.Fprintf(log, "%s search server: pid %d stopped: the automatic start was turned off (ctx history server disable) while it started\n", time.Now().Format(time.RFC3339), os.Getpid())
+		return nil
 	}
 	var stop atomic.Value // why it stops (string)
 	sig := make(chan os.Signal, 1)
@@ -113,6 +122,8 @@ func runServer(ctx context.Context, dir string, idle time.Duration, log io.Write
 		}
 		checked = time.Now()
 		switch {
+		case !l.Ours() && l.Stopped():
+			stop.CompareAndSwap(nil, "ctx history server stop (or disable) stopped it")
 		case !l.Ours():
 			stop.CompareAndSwap(nil, "its socket was removed or replaced")
 		case idle > 0 && inFlight.Load() == 0 && time.Since(time.Unix(0, lastUse.Load())) > idle:
@@ -232,15 +243,16 @@ func startServer(dir string, idle time.Duration) int {
 	return 1
 }
 
-// stopServer stops dir's server: it removes the socket (the server notices within a tick and exits) and
-// waits until the server released its lock, then SIGTERM after 10 s.
+// stopServer stops dir's server: it renames the socket aside (searchsock.Stop: the server notices within a
+// tick, logs who stopped it and exits) and waits until the server released its lock, then SIGTERM after
+// 10 s.
 func stopServer(dir string) int {
 	if !searchsock.Running(dir) {
 		fmt.Printf("no search server runs for %s\n", dir)
 		return 0
 	}
 	pid := searchsock.ReadPID(dir)
-	if err := os.Remove(filepath.Join(dir, searchsock.Name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := searchsock.Stop(dir); err != nil {
 		fmt.Fprintf(os.Stderr, "ctx: search server: %v\n", err)
 		return 1
 	}
@@ -254,6 +266,7 @@ func stopServer(dir string) int {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+	_ = os.Remove(filepath.Join(dir, searchsock.StopName)) // left by a server killed before it removed it
 	fmt.Printf("search server stopped for %s (pid %d)\n", dir, pid)
 	if searchsock.AutoOn(dir) {
 		fmt.Println("automatic start is on: the next search starts it again (ctx history server disable turns it off)")
@@ -280,7 +293,9 @@ func serverStatus(dir string) int {
 
 // enableServer turns the automatic start on for dir's index (docs/architecture.md "The search server"):
 // it writes the marker (searchsock.AutoName) atomically into the folder, which must hold the index and be
-// this user's alone, then starts the server as startServer does.
+// this user's alone, then starts the server as startServer does. When the server does not start (a
+// damaged index, a socket path over 107 bytes) it removes the marker again: the automatic start stays off
+// rather than every search starting a server that cannot start.
 func enableServer(dir string) int {
 	if fi, err := os.Lstat(filepath.Join(dir, "index.db")); err != nil || !fi.Mode().IsRegular() {
 		fmt.Fprintf(os.Stderr, "ctx: no history index in %s (ctx history import builds it)\n", dir)
@@ -294,8 +309,16 @@ func enableServer(dir string) int {
 		fmt.Fprintf(os.Stderr, "ctx: search server: %v\n", err)
 		return 1
 	}
+	if code := startServer(dir, defaultIdle); code != 0 {
+		if err := os.Remove(filepath.Join(dir, searchsock.AutoName)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			fmt.Fprintf(os.Stderr, "ctx: search server: %v\n", err)
+		} else {
+			fmt.Fprintln(os.Stderr, "ctx: automatic start left off")
+		}
+		return code
+	}
 	fmt.Printf("automatic start on for %s (a search that finds no server starts one; off: ctx history server disable)\n", dir)
-	return startServer(dir, defaultIdle)
+	return 0
 }
 
 // writeMarker writes dir's marker of the automatic start atomically: a temporary file of mode 0600

@@ -13,7 +13,7 @@ import (
 
 var errNoServer = errors.New("the search server runs on Linux only (it checks its clients with SO_PEERCRED)")
 
-func runServer(context.Context, string, time.Duration, io.Writer) error { return errNoServer }
+func runServer(context.Context, string, time.Duration, bool, io.Writer) error { return errNoServer }
 
 func startServer(string, time.Duration) int {
 	fmt.Fprintf(os.Stderr, "ctx: %v\n", errNoServer)

@@ -408,7 +408,7 @@ func TestServerInProcess(t *testing.T) {
 	hist := histDir(dir)
 	done := make(chan error, 1)
 	var log bytes.Buffer
-	go func() { done <- runServer(context.Background(), hist, time.Hour, &log) }()
+	go func() { done <- runServer(context.Background(), hist, time.Hour, false, &log) }()
 	sock := filepath.Join(hist, searchsock.Name)
 	for i := 0; ; i++ {
 		if _, err := os.Lstat(sock); err == nil && searchsock.Running(hist) {

@@ -49,3 +49,25 @@ func TestServerConcurrentStartsLog(t *testing.T) {
 		t.Fatalf("search.log does not hold the running server's line (%s):\n%s\nstatus: %s", pid, log, status.stdout)
 	}
 }
+
+// TestServerStopLogsWhy: a server stopped by `ctx history server stop` says so in search.log, not that its
+// socket was removed or replaced, and leaves no socket behind.
+func TestServerStopLogsWhy(t *testing.T) {
+	dir := importCorpus(t)
+	startServerFor(t, dir)
+	serverCmd(t, dir, "stop")
+	waitStopped(t, dir)
+	hist := histDir(dir)
+	log, err := os.ReadFile(filepath.Join(hist, logName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(log), "stopped: ctx history server stop") {
+		t.Errorf("search.log does not say stop stopped it:\n%s", log)
+	}
+	for _, name := range []string{searchsock.Name, searchsock.StopName} {
+		if _, err := os.Lstat(filepath.Join(hist, name)); err == nil {
+			t.Errorf("%s left behind", name)
+		}
+	}
+}

@@ -23,7 +23,8 @@ func CheckDir(dir string) error {
 	return checkOwned(dir, unix.S_IFDIR, uint32(os.Getuid()), 0o077) //nolint:gosec // a uid
 }
 
-// AutoStart starts the server of the index in dir, `exe --server run dir` (its default idle exit), as
+// AutoStart starts the server of the index in dir, `exe --server run dir --auto` (its default idle exit;
+// --auto: the server stops at once when, holding the lock, it finds the marker gone), as
 // `ctx history server start` does but without waiting for it to listen: in its own session, in /, its
 // standard input /dev/null and its output appended to its log (LogName in dir, emptied past 1 MiB).
 // Only one caller at a time starts one: the caller that creates the start stamp (StartingName, O_EXCL;
@@ -57,7 +58,7 @@ func AutoStart(dir, exe string) bool {
 	if fi, err := logf.Stat(); err == nil && fi.Size() > 1<<20 {
 		_ = logf.Truncate(0)
 	}
-	p, err := os.StartProcess(exe, []string{filepath.Base(exe), "--server", "run", dir}, &os.ProcAttr{
+	p, err := os.StartProcess(exe, []string{filepath.Base(exe), "--server", "run", dir, "--auto"}, &os.ProcAttr{
 		Dir:   "/",
 		Files: []*os.File{null, logf, logf},
 		Sys:   &syscall.SysProcAttr{Setsid: true},

@@ -324,12 +324,35 @@ func (l *Listener) Ours() bool {
 	return unix.Lstat(l.path, &st) == nil && st.Dev == l.file.Dev && st.Ino == l.file.Ino
 }
 
-// Close removes the socket file when it is still this listener's, closes the socket and releases the
-// lock.
+// StopName is the name `ctx history server stop` (Stop) renames the server's socket to: the server finds
+// its socket gone from Name, as when it is removed, and can tell from this name who stopped it (Stopped).
+const StopName = "search.stopped"
+
+// Stop asks the server of the index in dir to stop: it renames the socket file (Name) to StopName, which
+// makes no client find it and the server exit within a tick. A socket that is not there is no error.
+func Stop(dir string) error {
+	if err := os.Rename(filepath.Join(dir, Name), filepath.Join(dir, StopName)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// Stopped reports whether this listener's socket file was renamed to StopName (Stop), not removed or
+// replaced by anything else.
+func (l *Listener) Stopped() bool {
+	var st unix.Stat_t
+	return unix.Lstat(filepath.Join(filepath.Dir(l.path), StopName), &st) == nil && st.Dev == l.file.Dev && st.Ino == l.file.Ino
+}
+
+// Close removes the socket file when it is still this listener's (under Name, or under StopName), closes
+// the socket and releases the lock.
 func (l *Listener) Close() {
 	if l.fd >= 0 {
 		if l.Ours() {
 			os.Remove(l.path)
+		}
+		if l.Stopped() {
+			os.Remove(filepath.Join(filepath.Dir(l.path), StopName))
 		}
 		unix.Close(l.fd)
 		l.fd = -1

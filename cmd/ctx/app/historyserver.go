@@ -55,7 +55,8 @@ func newHistoryServerCmd(e *env) *cli.Command {
 					"listens on search.sock in the index folder. Nothing is started when one already runs.",
 				[]string{"ctx history server start", "ctx history server start --idle 2h"}),
 			verb("stop", "stop the search server", false,
-				"Removes the server's socket, which makes it exit, and waits until it has.",
+				"Renames the server's socket aside (search.stopped), which makes it exit (its log says who stopped it),\n"+
+					"and waits until it has.",
 				[]string{"ctx history server stop"}),
 			verb("status", "say whether a search server runs, with its pid, socket and log, and whether it starts automatically", false,
 				"Says whether a search server runs for this repository's index, with its pid, socket and log, and\n"+
