@@ -106,6 +106,11 @@ type Conflict struct {
 	// knows from the history (Tree leaves them empty: it sees no commits).
 	// They go into the record when set.
 	KeptBy, LostBy Side
+	// RenamedFrom is, for the conflict of a file renamed on one side and deleted on the other
+	// (renameclash.go), the path it was renamed from: the deleting side deleted that path and never held
+	// Path, so the writer of the lost version (the delete) is found at RenamedFrom. "" otherwise; not
+	// written into the record.
+	RenamedFrom string
 }
 
 // Side names the writer of one version of a conflict: the last commit that

@@ -558,11 +558,16 @@ func (s *Store) oursTheirs(ctx context.Context, r *ConflictRecord) error {
 		}
 	}
 	set(true, "unknown")
-	ours, ok, err := s.oursBeforeMerge(ctx, r.ID, r.Path)
-	if err != nil || !ok {
+	ours, ok, found, err := s.oursBeforeMerge(ctx, r.ID, r.Path)
+	if err != nil || !found {
 		return err
 	}
-	set(keptIsOurs(r.Kept, r.Lost, r.LostDeleted, ours, true), "merge")
+	// The first parent without the file: a lost delete is ours (we deleted it, or deleted the path a
+	// teammate renamed it from); otherwise it says nothing of which version is ours.
+	if !ok && !r.LostDeleted {
+		return nil
+	}
+	set(keptIsOurs(r.Kept, r.Lost, r.LostDeleted, ours, ok), "merge")
 	return nil
 }
 
@@ -591,26 +596,26 @@ func keptIsOurs(kept, lost string, lostDeleted bool, ours []byte, oursHas bool) 
 	return closerToOurs(ours, []byte(kept), []byte(lost))
 }
 
-// oursBeforeMerge returns the first parent's version of path at the merge that added record id; ok is
-// false when there is no such merge or the first parent has no file there.
-func (s *Store) oursBeforeMerge(ctx context.Context, id, path string) ([]byte, bool, error) {
+// oursBeforeMerge returns the first parent's version of path at the merge that added record id; found is
+// false when there is no such merge, ok false when the first parent has no file there.
+func (s *Store) oursBeforeMerge(ctx context.Context, id, path string) (b []byte, ok, found bool, err error) {
 	tip, err := s.repo.Resolve(ctx, s.BranchRef())
 	if err != nil || tip.IsZero() {
-		return nil, false, err
+		return nil, false, false, err
 	}
 	commits, err := s.repo.Log(ctx, tip, 0, ConflictsDir+"/"+id+".json")
 	if err != nil {
-		return nil, false, fmt.Errorf("find the merge of conflict %s: %w", id, err)
+		return nil, false, false, fmt.Errorf("find the merge of conflict %s: %w", id, err)
 	}
 	if len(commits) == 0 {
-		return nil, false, nil
+		return nil, false, false, nil
 	}
 	mc := commits[len(commits)-1]
 	if len(mc.ParentHashes) < 2 {
-		return nil, false, nil
+		return nil, false, false, nil
 	}
-	b, ok, err := s.fileAt(ctx, mc.ParentHashes[0], path)
-	return b, ok, err
+	b, ok, err = s.fileAt(ctx, mc.ParentHashes[0], path)
+	return b, ok, err == nil, err
 }
 
 // fileAt reads path at commit c; ok is false when the path does not exist there.
@@ -731,6 +736,9 @@ func (s *Store) nameSides(ctx context.Context, m *merge.Result, ours, theirs, ba
 	paths := map[string]bool{}
 	for _, c := range m.Conflicts {
 		paths[c.Path] = true
+		if c.RenamedFrom != "" {
+			paths[c.RenamedFrom] = true
+		}
 	}
 	ow, err := s.lastWriters(ctx, ours, base, paths)
 	if err != nil {
@@ -742,10 +750,16 @@ func (s *Store) nameSides(ctx context.Context, m *merge.Result, ours, theirs, ba
 	}
 	for i := range m.Conflicts {
 		c := &m.Conflicts[i]
+		// The lost version of a rename against a delete is the delete of the path the file was renamed
+		// from: the deleting side never held c.Path.
+		lost := c.Path
+		if c.RenamedFrom != "" {
+			lost = c.RenamedFrom
+		}
 		if conflictKeptIsOurs(*c, of, tf) {
-			c.KeptBy, c.LostBy = ow[c.Path], tw[c.Path]
+			c.KeptBy, c.LostBy = ow[c.Path], tw[lost]
 		} else {
-			c.KeptBy, c.LostBy = tw[c.Path], ow[c.Path]
+			c.KeptBy, c.LostBy = tw[c.Path], ow[lost]
 		}
 		m.Files[c.RecordPath()] = c.Record()
 	}

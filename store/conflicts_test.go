@@ -549,3 +549,73 @@ func flipFirst(id string) string {
 	}
 	return c + id[1:]
 }
+
+// TestRenameAgainstDeleteSides: A renames an entry (by hand: the file moves, its text stays) while B
+// deletes it; B's pull keeps the renamed file and records the delete as the lost version. Ours is the
+// local side for each user (docs/format.md "Conflicts"): for B the delete (lost_by names B's delete
+// commit), for A the rename; and with neither writer this machine's, B's merge commit still says the
+// delete is ours (its first parent has no file at the new path). B's resolve --ours deletes the file.
+func TestRenameAgainstDeleteSides(t *testing.T) {
+	sa, sb, a, b := pair(t)
+	text := "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\n"
+	mustSet(t, sa, "shared", text)
+	if _, err := sa.Push(bg, store.PushOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sb.Pull(bg, store.PullOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	old := []byte(storetest.Show(t, a, "ctx", "knowledge/shared.md") + "\n")
+	if _, err := sa.Write(bg, store.Op{Name: "commit", Summary: "rename shared"}, func(v *store.View) (store.Edits, error) {
+		ed := store.Edits{}
+		ed.Del(store.Public, "knowledge/shared.md")
+		ed.Put(store.Public, "knowledge/shared2.md", old)
+		return ed, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sa.Push(bg, store.PushOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sb.RemoveEntry(bg, store.KnowledgeKind, "shared"); err != nil {
+		t.Fatal(err)
+	}
+	if pr, err := sb.Pull(bg, store.PullOptions{}); err != nil || len(pr.Conflicts) != 1 {
+		t.Fatalf("B pull: %+v %v", pr, err)
+	}
+	if _, err := sb.Push(bg, store.PushOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sa.Pull(bg, store.PullOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, side := range []struct {
+		s       *store.Store
+		machine string
+		deleted bool // ours is the delete
+	}{{sb, "machine-b", true}, {sa, "machine-a", false}} {
+		r, err := side.s.GetConflict(bg, mustView(t, side.s), "knowledge/shared2.md")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.OursDeleted != side.deleted || r.TheirsDeleted == side.deleted || r.OursFrom != "machine" ||
+			r.OursBy == nil || r.OursBy.Machine != side.machine || r.TheirsBy == nil {
+			t.Errorf("%s: ours deleted %v, theirs deleted %v (from %s), by %+v / %+v", side.machine, r.OursDeleted, r.TheirsDeleted, r.OursFrom, r.OursBy, r.TheirsBy)
+		}
+	}
+	if rec := storetest.Show(t, b, "ctx", "conflicts/"+conflictID(t, b)+".json"); !strings.Contains(rec, `"lost_by"`) {
+		t.Errorf("the record does not name the deleter:\n%s", rec)
+	}
+	sb.Actor.Machine = "machine-c" // neither writer's machine: B's merge commit decides
+	r, err := sb.GetConflict(bg, mustView(t, sb), "knowledge/shared2.md")
+	if err != nil || !r.OursDeleted || r.OursFrom != "merge" {
+		t.Fatalf("from the merge: %+v %v", r, err)
+	}
+	sb.Actor.Machine = "machine-b"
+	if _, _, err := sb.ResolveConflict(bg, r.ID, "ours", nil); err != nil {
+		t.Fatal(err)
+	}
+	if out := testenv.Git(t, b, "ls-tree", "--name-only", "-r", "ctx", "knowledge/", "conflicts/"); out != "" {
+		t.Errorf("after B's resolve --ours (the delete): %q", out)
+	}
+}
