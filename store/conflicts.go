@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -326,6 +327,11 @@ func (s *Store) ResolveConflict(ctx context.Context, idOrPath, choice string, co
 			ed.Del(Public, recPath)
 			return ed, nil
 		}
+		if !del && strings.HasPrefix(rec.Path, "decisions/") {
+			if err := resolutionCycle(ctx, v, rec, choice, data); err != nil {
+				return nil, err
+			}
+		}
 		if del {
 			if exists {
 				ed.Del(Public, rec.Path)
@@ -340,6 +346,29 @@ func (s *Store) ResolveConflict(ctx context.Context, idOrPath, choice string, co
 		return rec, nil, fmt.Errorf("resolve conflict %s: %w", rec.ID, err)
 	}
 	return rec, c, nil
+}
+
+// resolutionCycle refuses a resolution that writes data to the decision rec.Path when it closes a cycle of
+// superseded_by with the decisions of v (docs/merge.md "Supersede cycles": ctx decision supersede refuses
+// the same), naming the decisions and the ways out.
+func resolutionCycle(ctx context.Context, v *View, rec ConflictRecord, choice string, data []byte) error {
+	all, err := v.ListDecisions(ctx)
+	if err != nil {
+		return err
+	}
+	var held []Decision
+	for _, d := range all {
+		if d.Path != rec.Path {
+			held = append(held, d)
+		}
+	}
+	problems := supersedeCycles(held, []Decision{ParseDecision(strings.TrimPrefix(rec.Path, "decisions/"), Public, data)})
+	if len(problems) == 0 {
+		return nil
+	}
+	return invalidf("resolve conflict %s: the %s version would write a supersede cycle, which ctx decision supersede refuses: %s. "+
+		"Keep the version without it (the other side), or write your own with --file F (status accepted, no superseded_by)",
+		rec.ID, choice, strings.Join(problems, "; "))
 }
 
 // resolvedContent is the file `ctx resolve --file` writes for content. The entry keeps its metadata:
@@ -846,11 +875,21 @@ func ParseStrategy(s string) (Strategy, error) {
 // applyStrategy decides the conflicts of m by st: for each one, the chosen side's version (for "ours" the
 // merging side's: Kept or Lost, see conflictKeptIsOurs; the other for "theirs") goes in the file (a lost
 // delete deletes it) and no record is written. It returns the decided conflicts; m.Conflicts is emptied.
-func applyStrategy(m *merge.Result, st Strategy, ours, theirs map[string][]byte) []merge.Conflict {
+func applyStrategy(m *merge.Result, st Strategy, ours, theirs map[string][]byte) ([]merge.Conflict, error) {
 	if st == StrategyRecord || len(m.Conflicts) == 0 {
-		return nil
+		return nil, nil
 	}
 	decided := m.Conflicts
+	onDecisions := map[string]bool{}
+	for _, c := range decided {
+		if strings.HasPrefix(c.Path, "decisions/") {
+			onDecisions[c.Path] = true
+		}
+	}
+	var before []string
+	if len(onDecisions) > 0 {
+		before = decisionFileCycles(m.Files, onDecisions)
+	}
 	for _, c := range decided {
 		if _, had := ours[c.RecordPath()]; !had {
 			delete(m.Files, c.RecordPath())
@@ -864,8 +903,23 @@ func applyStrategy(m *merge.Result, st Strategy, ours, theirs map[string][]byte)
 			m.Files[c.Path] = c.Lost
 		}
 	}
+	// A supersede cycle the merge broke (docs/merge.md "Supersede cycles") is not written back by deciding
+	// its conflict for the side that closed it: ctx decision supersede refuses that state.
+	if len(onDecisions) > 0 {
+		var closed []string
+		for _, p := range decisionFileCycles(m.Files, onDecisions) {
+			if !slices.Contains(before, p) {
+				closed = append(closed, p)
+			}
+		}
+		if len(closed) > 0 {
+			return nil, invalidf("pull --strategy %s would write a supersede cycle, which ctx decision supersede refuses: %s. "+
+				"Pull without --strategy (the merge keeps the later decision's supersede and records the other as a conflict), then settle it with ctx resolve",
+				st, strings.Join(closed, "; "))
+		}
+	}
 	m.Conflicts = nil
-	return decided
+	return decided, nil
 }
 
 // conflictRecordProblem says why the file conflicts/<name> (content b) is not a conflict record ctx can

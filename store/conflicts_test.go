@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -617,5 +618,86 @@ func TestRenameAgainstDeleteSides(t *testing.T) {
 	}
 	if out := testenv.Git(t, b, "ls-tree", "--name-only", "-r", "ctx", "knowledge/", "conflicts/"); out != "" {
 		t.Errorf("after B's resolve --ours (the delete): %q", out)
+	}
+}
+
+// TestResolveRefusesSupersedeCycle: A supersedes 1 by 2 while B supersedes 2 by 1; A's pull breaks the
+// cycle into a conflict (docs/merge.md "Supersede cycles"). Resolving it with the version that closes the
+// cycle is refused, naming the decisions (ctx decision supersede refuses that state too); the other
+// version settles it. ctx doctor reports a cycle that reached the branch otherwise (plain git).
+func TestResolveRefusesSupersedeCycle(t *testing.T) {
+	sa, sb, _, _ := pair(t)
+	var paths []string
+	for _, title := range []string{"One", "Two"} {
+		d, _, err := sa.AddDecision(bg, store.NewDecision{Title: title, Status: "accepted"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, d.Path)
+	}
+	if _, err := sa.Push(bg, store.PushOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sb.Pull(bg, store.PullOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := sa.SetDecisionStatus(bg, "1", "superseded", 2); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := sb.SetDecisionStatus(bg, "2", "superseded", 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sb.Push(bg, store.PushOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	pr, err := sa.Pull(bg, store.PullOptions{})
+	if err != nil || len(pr.Conflicts) != 1 {
+		t.Fatalf("pull: %+v %v", pr, err)
+	}
+	id := pr.Conflicts[0].ID
+	_, _, err = sa.ResolveConflict(bg, id, "lost", nil)
+	if !errors.Is(err, store.ErrInvalid) || !strings.Contains(err.Error(), "supersede cycle") || !strings.Contains(err.Error(), "--file") {
+		t.Fatalf("resolve with the cycle: %v", err)
+	}
+	if _, _, err := sa.ResolveConflict(bg, id, "kept", nil); err != nil {
+		t.Fatal(err)
+	}
+	d, err := sa.Doctor(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range d.Clashes {
+		if c.Kind == "supersede-cycle" {
+			t.Errorf("a clash after the conflict was settled: %+v", c)
+		}
+	}
+	// Plain git (here a raw write) closes the cycle: doctor names both decisions.
+	var edits []string
+	if _, err := sa.Write(bg, store.Op{Name: "commit", Summary: "hand edit"}, func(v *store.View) (store.Edits, error) {
+		ed := store.Edits{}
+		for i, p := range paths {
+			b, err := v.ReadIn(bg, store.Public, p)
+			if err != nil {
+				return nil, err
+			}
+			s := strings.Replace(string(b), "status: accepted", "status: superseded\nsuperseded_by: "+strconv.Itoa(2-i), 1)
+			edits = append(edits, s)
+			ed.Put(store.Public, p, []byte(s))
+		}
+		return ed, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if d, err = sa.Doctor(bg); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, c := range d.Clashes {
+		if c.Kind == "supersede-cycle" && len(c.Paths) == 2 && c.Paths[0].Path == paths[0] && c.Paths[1].Path == paths[1] && strings.Contains(c.Fix, "1 -> 2 -> 1") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("doctor: %+v\nfiles:\n%s", d.Clashes, strings.Join(edits, "\n"))
 	}
 }

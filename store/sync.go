@@ -633,7 +633,9 @@ func (s *Store) mergeCommit(ctx context.Context, theirs gitstore.Hash, res *Pull
 			}
 		}
 		m := merge.Tree(merge.Files(bf), merge.Files(of), merge.Files(tf))
-		res.Decided = applyStrategy(&m, res.Strategy, of, tf)
+		if res.Decided, err = applyStrategy(&m, res.Strategy, of, tf); err != nil {
+			return nil, err
+		}
 		if err := s.nameSides(ctx, &m, ours.Commit, theirs, base, of, tf); err != nil {
 			return nil, fmt.Errorf("merge: name the writers of the conflicts: %w", err)
 		}
