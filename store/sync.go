@@ -783,7 +783,7 @@ func mergeBody(conflicts, decided []merge.Conflict, notes []merge.Note) []string
 func renamesOf(notes []merge.Note) [][2]string {
 	var out [][2]string
 	for _, n := range notes {
-		if n.Kind == "renumbered" && n.OldPath != "" && n.OldPath != n.Path {
+		if (n.Kind == "renumbered" || n.Kind == "rename-rename") && n.OldPath != "" && n.OldPath != n.Path {
 			out = append(out, [2]string{n.OldPath, n.Path})
 		}
 	}
