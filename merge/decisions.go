@@ -310,8 +310,13 @@ func rewriteRefs(content []byte, remap map[int]int) ([]byte, bool) {
 //     path with the larger number wins (renumbering only ever moves a decision up, so the larger number is
 //     the later decision); the other side's file moves there with its id rewritten.
 //
+// A decision both sides renamed away from the base's path, to two different paths (by hand, or two
+// renumberings), keeps one file, the one the rule above picks (a decision is one file: two files of one uid
+// and number would clash), with a "rename-rename" note at it naming the other path (OldPath), so that the
+// other side's rename is reported, not lost silently (docs/merge.md "Renames").
+//
 // The rules never look at which side is ours, so the result is the same whichever side merges.
-func followRenames(base, ours, theirs Files) (Files, Files, Files) {
+func followRenames(base, ours, theirs Files) (Files, Files, Files, []Note) {
 	index := func(f Files) map[string][]string {
 		out := map[string][]string{}
 		for p, c := range f {
@@ -339,10 +344,22 @@ func followRenames(base, ours, theirs Files) (Files, Files, Files) {
 	for u := range ti {
 		uids[u] = true
 	}
+	var notes []Note
 	for u := range uids {
 		op, tp, bp := one(oi, u), one(ti, u), one(bi, u)
 		if op == "" || tp == "" || op == tp {
 			continue
+		}
+		if bp != "" && op != bp && tp != bp {
+			on, _, _ := decisionNum(op)
+			tn, _, _ := decisionNum(tp)
+			win, lose := op, tp
+			if tn > on || tn == on && tp > op {
+				win, lose = tp, op
+			}
+			notes = append(notes, Note{Path: win, OldPath: lose, Kind: "rename-rename",
+				Message: "decision renamed from " + bp + " to " + win + " on one side and to " + lose + " on the other: one decision is one file, kept at " +
+					win + " (the larger number, then the later name); rename it by hand to keep " + lose})
 		}
 		target := op
 		switch {
@@ -377,7 +394,7 @@ func followRenames(base, ours, theirs Files) (Files, Files, Files) {
 		}
 	}
 	if len(moves) == 0 {
-		return base, ours, theirs
+		return base, ours, theirs, notes
 	}
 	out := [3]Files{copyFiles(ours), copyFiles(theirs), copyFiles(base)}
 	for _, m := range moves {
@@ -388,7 +405,7 @@ func followRenames(base, ours, theirs Files) (Files, Files, Files) {
 		}
 		out[m.side][m.to] = c
 	}
-	return out[2], out[0], out[1]
+	return out[2], out[0], out[1], notes
 }
 
 // uniqueNumbers is the last guard of docs/merge.md's "two decisions both numbered 2 after a merge" (known

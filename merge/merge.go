@@ -106,6 +106,11 @@ type Conflict struct {
 	// knows from the history (Tree leaves them empty: it sees no commits).
 	// They go into the record when set.
 	KeptBy, LostBy Side
+	// RenamedFrom is, for the conflict of a file renamed on one side and deleted on the other
+	// (renameclash.go), the path it was renamed from: the deleting side deleted that path and never held
+	// Path, so the writer of the lost version (the delete) is found at RenamedFrom. "" otherwise; not
+	// written into the record.
+	RenamedFrom string
 }
 
 // Side names the writer of one version of a conflict: the last commit that
@@ -148,7 +153,8 @@ type Note struct {
 	// what the merge commit records in its Ctx-Renumbered trailer (docs/architecture.md "Commits").
 	From, To int
 	// OldPath is, for "renumbered", the decision's path before the merge (on the side that had it; Path
-	// is the new one): what the merge commit records in a Ctx-Renamed trailer.
+	// is the new one), and for a decision's "rename-rename" the path of the side whose rename gave way:
+	// what the merge commit records in a Ctx-Renamed trailer.
 	OldPath string
 }
 
@@ -160,10 +166,10 @@ func Tree(base, ours, theirs Files) Result {
 	clashes, clashNotes := renameClashes(base, ours, theirs)
 	origOurs, origTheirs := ours, theirs
 	ours, theirs, sourced := sameSource(base, ours, theirs)
-	base, ours, theirs = followRenames(base, ours, theirs)
+	base, ours, theirs, renamedTwice := followRenames(base, ours, theirs)
 	base, ours, theirs, renamed := followContentRenames(base, ours, theirs)
 	ours, theirs, notes := renumber(base, ours, theirs)
-	res := Result{Files: Files{}, Notes: append(append(append(notes, renamed...), sourced...), clashNotes...)}
+	res := Result{Files: Files{}, Notes: append(append(append(append(notes, renamed...), sourced...), clashNotes...), renamedTwice...)}
 	paths := map[string]bool{}
 	for _, f := range []Files{base, ours, theirs} {
 		for p := range f {

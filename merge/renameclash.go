@@ -82,6 +82,7 @@ func renameClashes(base, ours, theirs Files) ([]Conflict, []Note) {
 				Message: "deleted on one side and renamed from " + p + " on the other: the renamed file is kept"})
 			cf := newConflict(q, []string{""}, base[p], true, kept, nil, "the rename wins over the delete")
 			cf.LostDeleted = true
+			cf.RenamedFrom = p
 			cf.ID = conflictID(q, cf.Field, base[p], true, kept, nil, true)
 			conflicts = append(conflicts, cf)
 		}

@@ -124,3 +124,24 @@ func TestLostVersionKeepsItsAuthor(t *testing.T) {
 		}
 	}
 }
+
+// TestDecisionRenamedTwice: a decision renamed by hand to two different names, one on each side
+// (0004-use-why.md -> 0004-alpha.md and -> 0004-beta.md), stays one file (one uid, one number: two files
+// would be the renumbering path) at the later name, and the other side's rename is reported, not lost: a
+// "rename-rename" note at the kept file naming the other path (OldPath: the merge's Ctx-Renamed).
+func TestDecisionRenamedTwice(t *testing.T) {
+	const bp, ap, cp = "decisions/0004-use-why.md", "decisions/0004-alpha.md", "decisions/0004-beta.md"
+	d := string(renADR(4, "u-why", "accepted"))
+	r := treeBoth(t, files(bp, d), files(ap, d), files(cp, d))
+	if len(r.Files) != 1 || r.Files[cp] == nil || len(r.Conflicts) != 0 {
+		t.Fatalf("files %v, conflicts %+v", dump(r), r.Conflicts)
+	}
+	if len(r.Notes) != 1 || r.Notes[0].Kind != "rename-rename" || r.Notes[0].Path != cp || r.Notes[0].OldPath != ap ||
+		!strings.Contains(r.Notes[0].Message, bp) || !strings.Contains(r.Notes[0].Message, ap) {
+		t.Fatalf("notes %+v", r.Notes)
+	}
+	// One side's rename alone is no clash: no note.
+	if r := treeBoth(t, files(bp, d), files(ap, d), files(bp, d)); len(r.Notes) != 0 || r.Files[ap] == nil {
+		t.Errorf("one rename: %+v", r.Notes)
+	}
+}

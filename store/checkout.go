@@ -640,6 +640,24 @@ type HandEdit struct {
 	Scope  Scope      `json:"scope"`
 }
 
+// blockedDeletions returns the folder of .context/ (a symbolic link, or a file: link says which) that every
+// path of deleted goes through, "" when there is none or the paths are not all under one.
+func (s *Store) blockedDeletions(deleted []string) (dir string, link bool) {
+	fsys, err := openCheckout(s.CheckoutRoot())
+	if err != nil {
+		return "", false
+	}
+	defer func() { _ = fsys.Close() }()
+	for i, p := range deleted {
+		d, l := fsys.blockedFolder(p)
+		if d == "" || (i > 0 && d != dir) {
+			return "", false
+		}
+		dir, link = d, l
+	}
+	return dir, link
+}
+
 // HandEdits lists the files of the checked-out tree edited by hand since the last refresh, sorted by path.
 // None when the tree was never checked out. It compares with what ctx actually wrote: a refresh that was
 // interrupted is recorded first (recoverRefresh), so its half-written files are never hand edits. A
@@ -721,7 +739,9 @@ func (s *Store) commitHandEdits(ctx context.Context, msg string, auto bool) (*Co
 			}
 		}
 		if len(deleted) > 0 {
-			return nil, edits, &HandDeletionsError{Paths: deleted}
+			he := &HandDeletionsError{Paths: deleted}
+			he.Blocked, he.Link = s.blockedDeletions(deleted)
+			return nil, edits, he
 		}
 	}
 	rec, err := s.ReadRecord()

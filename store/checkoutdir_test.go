@@ -237,3 +237,36 @@ func TestRefreshBlockedFolder(t *testing.T) {
 		t.Fatalf("after ctx restore: %+v, %v", st, err)
 	}
 }
+
+// TestPullHandDeletionsBehindLink: .context/knowledge replaced by a symbolic link hides the entries under
+// it, which read as deleted by hand. The pull's refusal says so and points to removing the link and ctx
+// restore (ctx commit refuses the link, so "record them with ctx commit" would lead nowhere); the pull
+// after that goes through.
+func TestPullHandDeletionsBehindLink(t *testing.T) {
+	sa, _, a, _ := pair(t)
+	for _, k := range []string{"a", "b"} {
+		mustSet(t, sa, k, k+"\n")
+	}
+	kdir := filepath.Join(a, store.CheckoutDir, "knowledge")
+	if err := os.RemoveAll(kdir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(t.TempDir(), kdir); err != nil {
+		t.Fatal(err)
+	}
+	_, err := sa.Pull(bg, store.PullOptions{})
+	var he *store.HandDeletionsError
+	if !errors.As(err, &he) || he.Blocked != "knowledge" || !he.Link || !strings.Contains(err.Error(), "rm .context/knowledge") ||
+		!strings.Contains(err.Error(), "ctx restore") || strings.Contains(err.Error(), "ctx commit`") {
+		t.Fatalf("pull: %v", err)
+	}
+	if err := os.Remove(kdir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sa.Restore(bg, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sa.Pull(bg, store.PullOptions{}); err != nil {
+		t.Fatalf("pull after rm and restore: %v", err)
+	}
+}

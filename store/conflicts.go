@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -326,6 +327,11 @@ func (s *Store) ResolveConflict(ctx context.Context, idOrPath, choice string, co
 			ed.Del(Public, recPath)
 			return ed, nil
 		}
+		if !del && strings.HasPrefix(rec.Path, "decisions/") {
+			if err := resolutionCycle(ctx, v, rec, choice, data); err != nil {
+				return nil, err
+			}
+		}
 		if del {
 			if exists {
 				ed.Del(Public, rec.Path)
@@ -340,6 +346,29 @@ func (s *Store) ResolveConflict(ctx context.Context, idOrPath, choice string, co
 		return rec, nil, fmt.Errorf("resolve conflict %s: %w", rec.ID, err)
 	}
 	return rec, c, nil
+}
+
+// resolutionCycle refuses a resolution that writes data to the decision rec.Path when it closes a cycle of
+// superseded_by with the decisions of v (docs/merge.md "Supersede cycles": ctx decision supersede refuses
+// the same), naming the decisions and the ways out.
+func resolutionCycle(ctx context.Context, v *View, rec ConflictRecord, choice string, data []byte) error {
+	all, err := v.ListDecisions(ctx)
+	if err != nil {
+		return err
+	}
+	var held []Decision
+	for _, d := range all {
+		if d.Path != rec.Path {
+			held = append(held, d)
+		}
+	}
+	problems := supersedeCycles(held, []Decision{ParseDecision(strings.TrimPrefix(rec.Path, "decisions/"), Public, data)})
+	if len(problems) == 0 {
+		return nil
+	}
+	return invalidf("resolve conflict %s: the %s version would write a supersede cycle, which ctx decision supersede refuses: %s. "+
+		"Keep the version without it (the other side), or write your own with --file F (status accepted, no superseded_by)",
+		rec.ID, choice, strings.Join(problems, "; "))
 }
 
 // resolvedContent is the file `ctx resolve --file` writes for content. The entry keeps its metadata:
@@ -558,11 +587,16 @@ func (s *Store) oursTheirs(ctx context.Context, r *ConflictRecord) error {
 		}
 	}
 	set(true, "unknown")
-	ours, ok, err := s.oursBeforeMerge(ctx, r.ID, r.Path)
-	if err != nil || !ok {
+	ours, ok, found, err := s.oursBeforeMerge(ctx, r.ID, r.Path)
+	if err != nil || !found {
 		return err
 	}
-	set(keptIsOurs(r.Kept, r.Lost, r.LostDeleted, ours, true), "merge")
+	// The first parent without the file: a lost delete is ours (we deleted it, or deleted the path a
+	// teammate renamed it from); otherwise it says nothing of which version is ours.
+	if !ok && !r.LostDeleted {
+		return nil
+	}
+	set(keptIsOurs(r.Kept, r.Lost, r.LostDeleted, ours, ok), "merge")
 	return nil
 }
 
@@ -591,26 +625,26 @@ func keptIsOurs(kept, lost string, lostDeleted bool, ours []byte, oursHas bool) 
 	return closerToOurs(ours, []byte(kept), []byte(lost))
 }
 
-// oursBeforeMerge returns the first parent's version of path at the merge that added record id; ok is
-// false when there is no such merge or the first parent has no file there.
-func (s *Store) oursBeforeMerge(ctx context.Context, id, path string) ([]byte, bool, error) {
+// oursBeforeMerge returns the first parent's version of path at the merge that added record id; found is
+// false when there is no such merge, ok false when the first parent has no file there.
+func (s *Store) oursBeforeMerge(ctx context.Context, id, path string) (b []byte, ok, found bool, err error) {
 	tip, err := s.repo.Resolve(ctx, s.BranchRef())
 	if err != nil || tip.IsZero() {
-		return nil, false, err
+		return nil, false, false, err
 	}
 	commits, err := s.repo.Log(ctx, tip, 0, ConflictsDir+"/"+id+".json")
 	if err != nil {
-		return nil, false, fmt.Errorf("find the merge of conflict %s: %w", id, err)
+		return nil, false, false, fmt.Errorf("find the merge of conflict %s: %w", id, err)
 	}
 	if len(commits) == 0 {
-		return nil, false, nil
+		return nil, false, false, nil
 	}
 	mc := commits[len(commits)-1]
 	if len(mc.ParentHashes) < 2 {
-		return nil, false, nil
+		return nil, false, false, nil
 	}
-	b, ok, err := s.fileAt(ctx, mc.ParentHashes[0], path)
-	return b, ok, err
+	b, ok, err = s.fileAt(ctx, mc.ParentHashes[0], path)
+	return b, ok, err == nil, err
 }
 
 // fileAt reads path at commit c; ok is false when the path does not exist there.
@@ -731,6 +765,9 @@ func (s *Store) nameSides(ctx context.Context, m *merge.Result, ours, theirs, ba
 	paths := map[string]bool{}
 	for _, c := range m.Conflicts {
 		paths[c.Path] = true
+		if c.RenamedFrom != "" {
+			paths[c.RenamedFrom] = true
+		}
 	}
 	ow, err := s.lastWriters(ctx, ours, base, paths)
 	if err != nil {
@@ -742,10 +779,16 @@ func (s *Store) nameSides(ctx context.Context, m *merge.Result, ours, theirs, ba
 	}
 	for i := range m.Conflicts {
 		c := &m.Conflicts[i]
+		// The lost version of a rename against a delete is the delete of the path the file was renamed
+		// from: the deleting side never held c.Path.
+		lost := c.Path
+		if c.RenamedFrom != "" {
+			lost = c.RenamedFrom
+		}
 		if conflictKeptIsOurs(*c, of, tf) {
-			c.KeptBy, c.LostBy = ow[c.Path], tw[c.Path]
+			c.KeptBy, c.LostBy = ow[c.Path], tw[lost]
 		} else {
-			c.KeptBy, c.LostBy = tw[c.Path], ow[c.Path]
+			c.KeptBy, c.LostBy = tw[c.Path], ow[lost]
 		}
 		m.Files[c.RecordPath()] = c.Record()
 	}
@@ -832,11 +875,21 @@ func ParseStrategy(s string) (Strategy, error) {
 // applyStrategy decides the conflicts of m by st: for each one, the chosen side's version (for "ours" the
 // merging side's: Kept or Lost, see conflictKeptIsOurs; the other for "theirs") goes in the file (a lost
 // delete deletes it) and no record is written. It returns the decided conflicts; m.Conflicts is emptied.
-func applyStrategy(m *merge.Result, st Strategy, ours, theirs map[string][]byte) []merge.Conflict {
+func applyStrategy(m *merge.Result, st Strategy, ours, theirs map[string][]byte) ([]merge.Conflict, error) {
 	if st == StrategyRecord || len(m.Conflicts) == 0 {
-		return nil
+		return nil, nil
 	}
 	decided := m.Conflicts
+	onDecisions := map[string]bool{}
+	for _, c := range decided {
+		if strings.HasPrefix(c.Path, "decisions/") {
+			onDecisions[c.Path] = true
+		}
+	}
+	var before []string
+	if len(onDecisions) > 0 {
+		before = decisionFileCycles(m.Files, onDecisions)
+	}
 	for _, c := range decided {
 		if _, had := ours[c.RecordPath()]; !had {
 			delete(m.Files, c.RecordPath())
@@ -850,8 +903,23 @@ func applyStrategy(m *merge.Result, st Strategy, ours, theirs map[string][]byte)
 			m.Files[c.Path] = c.Lost
 		}
 	}
+	// A supersede cycle the merge broke (docs/merge.md "Supersede cycles") is not written back by deciding
+	// its conflict for the side that closed it: ctx decision supersede refuses that state.
+	if len(onDecisions) > 0 {
+		var closed []string
+		for _, p := range decisionFileCycles(m.Files, onDecisions) {
+			if !slices.Contains(before, p) {
+				closed = append(closed, p)
+			}
+		}
+		if len(closed) > 0 {
+			return nil, invalidf("pull --strategy %s would write a supersede cycle, which ctx decision supersede refuses: %s. "+
+				"Pull without --strategy (the merge keeps the later decision's supersede and records the other as a conflict), then settle it with ctx resolve",
+				st, strings.Join(closed, "; "))
+		}
+	}
 	m.Conflicts = nil
-	return decided
+	return decided, nil
 }
 
 // conflictRecordProblem says why the file conflicts/<name> (content b) is not a conflict record ctx can

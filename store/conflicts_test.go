@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -548,4 +549,155 @@ func flipFirst(id string) string {
 		c = "1"
 	}
 	return c + id[1:]
+}
+
+// TestRenameAgainstDeleteSides: A renames an entry (by hand: the file moves, its text stays) while B
+// deletes it; B's pull keeps the renamed file and records the delete as the lost version. Ours is the
+// local side for each user (docs/format.md "Conflicts"): for B the delete (lost_by names B's delete
+// commit), for A the rename; and with neither writer this machine's, B's merge commit still says the
+// delete is ours (its first parent has no file at the new path). B's resolve --ours deletes the file.
+func TestRenameAgainstDeleteSides(t *testing.T) {
+	sa, sb, a, b := pair(t)
+	text := "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\n"
+	mustSet(t, sa, "shared", text)
+	if _, err := sa.Push(bg, store.PushOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sb.Pull(bg, store.PullOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	old := []byte(storetest.Show(t, a, "ctx", "knowledge/shared.md") + "\n")
+	if _, err := sa.Write(bg, store.Op{Name: "commit", Summary: "rename shared"}, func(v *store.View) (store.Edits, error) {
+		ed := store.Edits{}
+		ed.Del(store.Public, "knowledge/shared.md")
+		ed.Put(store.Public, "knowledge/shared2.md", old)
+		return ed, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sa.Push(bg, store.PushOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sb.RemoveEntry(bg, store.KnowledgeKind, "shared"); err != nil {
+		t.Fatal(err)
+	}
+	if pr, err := sb.Pull(bg, store.PullOptions{}); err != nil || len(pr.Conflicts) != 1 {
+		t.Fatalf("B pull: %+v %v", pr, err)
+	}
+	if _, err := sb.Push(bg, store.PushOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sa.Pull(bg, store.PullOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, side := range []struct {
+		s       *store.Store
+		machine string
+		deleted bool // ours is the delete
+	}{{sb, "machine-b", true}, {sa, "machine-a", false}} {
+		r, err := side.s.GetConflict(bg, mustView(t, side.s), "knowledge/shared2.md")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.OursDeleted != side.deleted || r.TheirsDeleted == side.deleted || r.OursFrom != "machine" ||
+			r.OursBy == nil || r.OursBy.Machine != side.machine || r.TheirsBy == nil {
+			t.Errorf("%s: ours deleted %v, theirs deleted %v (from %s), by %+v / %+v", side.machine, r.OursDeleted, r.TheirsDeleted, r.OursFrom, r.OursBy, r.TheirsBy)
+		}
+	}
+	if rec := storetest.Show(t, b, "ctx", "conflicts/"+conflictID(t, b)+".json"); !strings.Contains(rec, `"lost_by"`) {
+		t.Errorf("the record does not name the deleter:\n%s", rec)
+	}
+	sb.Actor.Machine = "machine-c" // neither writer's machine: B's merge commit decides
+	r, err := sb.GetConflict(bg, mustView(t, sb), "knowledge/shared2.md")
+	if err != nil || !r.OursDeleted || r.OursFrom != "merge" {
+		t.Fatalf("from the merge: %+v %v", r, err)
+	}
+	sb.Actor.Machine = "machine-b"
+	if _, _, err := sb.ResolveConflict(bg, r.ID, "ours", nil); err != nil {
+		t.Fatal(err)
+	}
+	if out := testenv.Git(t, b, "ls-tree", "--name-only", "-r", "ctx", "knowledge/", "conflicts/"); out != "" {
+		t.Errorf("after B's resolve --ours (the delete): %q", out)
+	}
+}
+
+// TestResolveRefusesSupersedeCycle: A supersedes 1 by 2 while B supersedes 2 by 1; A's pull breaks the
+// cycle into a conflict (docs/merge.md "Supersede cycles"). Resolving it with the version that closes the
+// cycle is refused, naming the decisions (ctx decision supersede refuses that state too); the other
+// version settles it. ctx doctor reports a cycle that reached the branch otherwise (plain git).
+func TestResolveRefusesSupersedeCycle(t *testing.T) {
+	sa, sb, _, _ := pair(t)
+	var paths []string
+	for _, title := range []string{"One", "Two"} {
+		d, _, err := sa.AddDecision(bg, store.NewDecision{Title: title, Status: "accepted"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, d.Path)
+	}
+	if _, err := sa.Push(bg, store.PushOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sb.Pull(bg, store.PullOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := sa.SetDecisionStatus(bg, "1", "superseded", 2); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := sb.SetDecisionStatus(bg, "2", "superseded", 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sb.Push(bg, store.PushOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	pr, err := sa.Pull(bg, store.PullOptions{})
+	if err != nil || len(pr.Conflicts) != 1 {
+		t.Fatalf("pull: %+v %v", pr, err)
+	}
+	id := pr.Conflicts[0].ID
+	_, _, err = sa.ResolveConflict(bg, id, "lost", nil)
+	if !errors.Is(err, store.ErrInvalid) || !strings.Contains(err.Error(), "supersede cycle") || !strings.Contains(err.Error(), "--file") {
+		t.Fatalf("resolve with the cycle: %v", err)
+	}
+	if _, _, err := sa.ResolveConflict(bg, id, "kept", nil); err != nil {
+		t.Fatal(err)
+	}
+	d, err := sa.Doctor(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range d.Clashes {
+		if c.Kind == "supersede-cycle" {
+			t.Errorf("a clash after the conflict was settled: %+v", c)
+		}
+	}
+	// Plain git (here a raw write) closes the cycle: doctor names both decisions.
+	var edits []string
+	if _, err := sa.Write(bg, store.Op{Name: "commit", Summary: "hand edit"}, func(v *store.View) (store.Edits, error) {
+		ed := store.Edits{}
+		for i, p := range paths {
+			b, err := v.ReadIn(bg, store.Public, p)
+			if err != nil {
+				return nil, err
+			}
+			s := strings.Replace(string(b), "status: accepted", "status: superseded\nsuperseded_by: "+strconv.Itoa(2-i), 1)
+			edits = append(edits, s)
+			ed.Put(store.Public, p, []byte(s))
+		}
+		return ed, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if d, err = sa.Doctor(bg); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, c := range d.Clashes {
+		if c.Kind == "supersede-cycle" && len(c.Paths) == 2 && c.Paths[0].Path == paths[0] && c.Paths[1].Path == paths[1] && strings.Contains(c.Fix, "1 -> 2 -> 1") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("doctor: %+v\nfiles:\n%s", d.Clashes, strings.Join(edits, "\n"))
+	}
 }

@@ -190,7 +190,8 @@ func supersedeCycles(held, edited []Decision) []string {
 // (refuseLookalike), or decisions that share a number or a uid. Every entry stays readable; the clash is
 // repaired by renaming or removing one of them.
 type Clash struct {
-	// Kind is "lookalike", "decision-number", "decision-uid" or "scopes" (one entry held by two or more
+	// Kind is "lookalike", "decision-number", "decision-uid", "supersede-cycle" (decisions superseded by
+	// each other in a cycle: a resolution or plain git wrote it) or "scopes" (one entry held by two or more
 	// scopes' refs: Paths holds the same path once per scope).
 	Kind string `json:"kind"`
 	// Paths are the entries' paths (a skill's folder ends in "/"), sorted, with their scope.
@@ -277,6 +278,19 @@ func clashes(ctx context.Context, v *View) ([]Clash, error) {
 	for _, u := range byUID.shared() {
 		out = append(out, Clash{Kind: "decision-uid", Paths: byUID[u],
 			Fix: "decisions share the uid " + u + ": remove the uid: line of the copies (or remove the copies), then ctx commit"})
+	}
+	for _, g := range supersedeCycleGroups(all) {
+		c := Clash{Kind: "supersede-cycle"}
+		chain := make([]string, 0, len(g)+1)
+		for _, d := range g {
+			c.Paths = append(c.Paths, ScopedPath{Scope: d.Scope, Path: d.Path})
+			chain = append(chain, strconv.Itoa(d.ID))
+		}
+		chain = append(chain, chain[0])
+		c.Fix = fmt.Sprintf("these decisions replace each other in a cycle of superseded_by (%s), which ctx decision supersede refuses: set one back (ctx decision set-status %d accepted), or keep the right version of an open conflict on them (ctx conflicts)",
+			strings.Join(chain, " -> "), g[0].ID)
+		sort.Slice(c.Paths, func(i, j int) bool { return c.Paths[i].Path < c.Paths[j].Path })
+		out = append(out, c)
 	}
 	sc, err := scopeClashes(ctx, v)
 	return append(out, sc...), err
@@ -454,4 +468,63 @@ func (s *Store) HandEditProblems(ctx context.Context, edits []HandEdit) (map[str
 		}
 	}
 	return out, nil
+}
+
+// decisionFileCycles is supersedeCycles over the decisions of files (decisions/*.md of the public
+// branch, as a merge holds them), edited being the paths whose cycles count.
+func decisionFileCycles(files map[string][]byte, edited map[string]bool) []string {
+	var held, ed []Decision
+	for p, b := range files {
+		name, ok := strings.CutPrefix(p, "decisions/")
+		if !ok || strings.Contains(name, "/") || !strings.HasSuffix(name, ".md") {
+			continue
+		}
+		d := ParseDecision(name, Public, b)
+		if edited[p] {
+			ed = append(ed, d)
+		} else {
+			held = append(held, d)
+		}
+	}
+	sort.Slice(ed, func(i, j int) bool { return ed[i].Path < ed[j].Path })
+	return supersedeCycles(held, ed)
+}
+
+// supersedeCycleGroups returns the decisions of all that replace each other in a cycle of superseded_by
+// (status superseded), one group per cycle in the order of the links from its smallest number, the groups
+// by that number. Decisions sharing a number are left out (a decision-number clash of their own).
+func supersedeCycleGroups(all []Decision) [][]Decision {
+	byID, count := map[int]Decision{}, map[int]int{}
+	for _, d := range all {
+		if d.ID > 0 {
+			byID[d.ID] = d
+			count[d.ID]++
+		}
+	}
+	next := map[int]int{}
+	for id, d := range byID {
+		if count[id] == 1 && d.Status == "superseded" && d.SupersededBy > 0 && count[d.SupersededBy] == 1 {
+			next[id] = d.SupersededBy
+		}
+	}
+	var ids []int
+	for id := range next {
+		ids = append(ids, id)
+	}
+	sort.Ints(ids)
+	var out [][]Decision
+	for _, start := range ids {
+		group := []Decision{byID[start]}
+		for id, ok := next[start]; ok && id > start && len(group) <= len(next); id, ok = next[id] {
+			group = append(group, byID[id])
+			if next[id] == start {
+				out = append(out, group)
+				break
+			}
+		}
+		if next[start] == start {
+			out = append(out, group)
+		}
+	}
+	return out
 }

@@ -14,10 +14,29 @@ import (
 // CheckoutMissingError, which ctx restore checks out again). Paths are the deleted files (slash paths under .context/), sorted.
 // Nothing was fetched or committed. `ctx commit` records the deletions; Restore brings the files back
 // (docs/architecture.md "Hand edits").
-type HandDeletionsError struct{ Paths []string }
+//
+// Blocked is set when every deleted file is under a folder of .context/ that is a symbolic link or a file
+// (its path relative to .context/; Link: a link): the files are not deleted but out of reach, ctx commit
+// refuses the link, and the way back is to remove it and ctx restore (as the refresh's
+// CheckoutBlockedError says).
+type HandDeletionsError struct {
+	Paths   []string
+	Blocked string
+	Link    bool
+}
 
 func (e *HandDeletionsError) Error() string {
 	const show = 5
+	if e.Blocked != "" {
+		what := "is not a folder"
+		if e.Link {
+			what = "is a symbolic link, which ctx never reads through"
+		}
+		dir := CheckoutDir + "/" + e.Blocked
+		return fmt.Sprintf("%s %s: %d %s of the context branch under it read as deleted (%s); a pull does not record "+
+			"deletions on its own, and ctx commit refuses the link: remove it (rm %s) and run ctx restore",
+			dir, what, len(e.Paths), pluralWord(len(e.Paths), "file", "files"), strings.Join(firstFew(e.Paths, show), ", "), dir)
+	}
 	list := e.Paths
 	more := ""
 	if len(list) > show {

@@ -633,7 +633,9 @@ func (s *Store) mergeCommit(ctx context.Context, theirs gitstore.Hash, res *Pull
 			}
 		}
 		m := merge.Tree(merge.Files(bf), merge.Files(of), merge.Files(tf))
-		res.Decided = applyStrategy(&m, res.Strategy, of, tf)
+		if res.Decided, err = applyStrategy(&m, res.Strategy, of, tf); err != nil {
+			return nil, err
+		}
 		if err := s.nameSides(ctx, &m, ours.Commit, theirs, base, of, tf); err != nil {
 			return nil, fmt.Errorf("merge: name the writers of the conflicts: %w", err)
 		}
@@ -781,7 +783,7 @@ func mergeBody(conflicts, decided []merge.Conflict, notes []merge.Note) []string
 func renamesOf(notes []merge.Note) [][2]string {
 	var out [][2]string
 	for _, n := range notes {
-		if n.Kind == "renumbered" && n.OldPath != "" && n.OldPath != n.Path {
+		if (n.Kind == "renumbered" || n.Kind == "rename-rename") && n.OldPath != "" && n.OldPath != n.Path {
 			out = append(out, [2]string{n.OldPath, n.Path})
 		}
 	}

@@ -20,7 +20,7 @@ func newDoctorCmd(e *env) *cli.Command {
 	return withHelp(&cli.Command{
 		Name: "doctor",
 		Usage: "check the context refs for entries ctx does not read (unsafe names, links, gitlinks, paths outside the layout); " +
-			"and for entries that clash (look-alike keys, decisions sharing a number or uid, an entry in two scopes), files over the size limit, " +
+			"and for entries that clash (look-alike keys, decisions sharing a number or uid or superseding each other in a cycle, an entry in two scopes), files over the size limit, " +
 			"malformed JSON records and a manifest.json that does not read; exit 1 when there are some; --fix removes the unreadable ones " +
 			"in one commit per ref and puts back the last manifest that reads",
 		Flags: []cli.Flag{

@@ -102,7 +102,7 @@ func runStatus(ctx context.Context, e *env, o statusOptions) error {
 		}
 	}
 	if len(st.Clashes) > 0 {
-		fmt.Fprintf(w, "clashes:  %s found at %s (look-alike keys, decisions sharing a number or uid, an entry in two scopes; repair: ctx doctor):\n",
+		fmt.Fprintf(w, "clashes:  %s found at %s (look-alike keys, decisions sharing a number or uid or superseding each other in a cycle, an entry in two scopes; repair: ctx doctor):\n",
 			plural(len(st.Clashes), "clash", "clashes"), st.ClashesCheckedAt[:12])
 		for _, c := range st.Clashes {
 			ps := make([]string, 0, len(c.Paths))

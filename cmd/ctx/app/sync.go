@@ -227,7 +227,7 @@ func warnClashes(ctx context.Context, e *env, s *store.Store) {
 	if len(cs) == 0 {
 		return
 	}
-	fmt.Fprintf(e.stderr, "ctx: warning: the context branch holds %s (look-alike keys, decisions sharing a number or uid, an entry in two scopes; repair: ctx doctor):\n", plural(len(cs), "clash", "clashes"))
+	fmt.Fprintf(e.stderr, "ctx: warning: the context branch holds %s (look-alike keys, decisions sharing a number or uid or superseding each other in a cycle, an entry in two scopes; repair: ctx doctor):\n", plural(len(cs), "clash", "clashes"))
 	for _, c := range cs {
 		ps := make([]string, 0, len(c.Paths))
 		for _, p := range c.Paths {
