@@ -2415,6 +2415,15 @@ func (ix *Index) relink(ctx context.Context) error {
 // records those files hold. It returns how many sources it forgot; the generation moves when it forgot
 // any.
 func (ix *Index) PruneMissing(ctx context.Context, roots []string) (int, error) {
+	return ix.PruneMissingFound(ctx, roots, nil)
+}
+
+// PruneMissingFound is PruneMissing given the sources the walk of roots just found (Discover): a source
+// whose file discovery lstat'ed successfully is there and is not lstat'ed again by its full path (one
+// stat per file for a refresh with nothing new, instead of two: bench/README.md "Twelfth round"). Only
+// the recorded sources the walk did not find are lstat'ed. A file deleted between the walk and this call
+// is forgotten by the next import (this one reports it failed).
+func (ix *Index) PruneMissingFound(ctx context.Context, roots []string, found []Source) (int, error) {
 	if len(roots) == 0 {
 		return 0, nil
 	}
@@ -2423,6 +2432,12 @@ func (ix *Index) PruneMissing(ctx context.Context, roots []string) (int, error) 
 		return 0, err
 	}
 	defer unlock()
+	present := make(map[string]bool, len(found))
+	for _, s := range found {
+		if s.stat.known && s.stat.ok {
+			present[s.Path] = true
+		}
+	}
 	rows, err := ix.db.QueryContext(ctx, `SELECT path, format, session_id FROM sources WHERE format<>?`, FormatShared)
 	if err != nil {
 		return 0, fmt.Errorf("read sources: %w", err)
@@ -2443,6 +2458,12 @@ func (ix *Index) PruneMissing(ctx context.Context, roots []string) (int, error) 
 			}
 		}
 		if !underAny(file, roots) {
+			continue
+		}
+		if present[file] {
+			if file != key {
+				dbs[file] = append(dbs[file], gone{key, session})
+			}
 			continue
 		}
 		if _, err := os.Lstat(file); errors.Is(err, fs.ErrNotExist) {
