@@ -55,3 +55,48 @@ func TestPruneMissingFoundSkipsFoundSources(t *testing.T) {
 		t.Fatalf("prune without found sources: %d %v", n, err)
 	}
 }
+
+// PruneMissing reads the recorded sources from the source snapshot and the rows changed since it was
+// packed: a deleted file recorded in the snapshot, and one imported after it was packed, are forgotten;
+// a row the snapshot holds but sources no longer does (deleted since) is not visited.
+func TestPruneMissingFromSnapshot(t *testing.T) {
+	withBulkState(t)
+	ctx := context.Background()
+	root := t.TempDir()
+	ix := openTestIndex(t)
+	a := writeClaude(t, root, "-a", "sess-a", rec("a1", "user", "/w", `"apricot"`))
+	b := writeClaude(t, root, "-b", "sess-b", rec("b1", "user", "/w", `"blueberry"`))
+	c := writeClaude(t, root, "-c", "sess-c", rec("c1", "user", "/w", `"cherry"`))
+	if _, err := ix.Import(ctx, []Source{a, b}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, ok := ix.readSnapshot(ctx); !ok {
+		t.Fatal("no snapshot packed")
+	}
+	if _, err := ix.ImportSource(ctx, c); err != nil { // c: a changed row, not in the snapshot
+		t.Fatal(err)
+	}
+	var n int
+	if err := ix.db.QueryRowContext(ctx, `SELECT count(*) FROM sources_dirty`).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("changed rows: %d %v", n, err)
+	}
+	for _, s := range []Source{a, c} {
+		if err := os.Remove(s.Path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := ix.PruneMissing(ctx, []string{root}); err != nil || n != 2 {
+		t.Fatalf("prune: %d forgotten (want a and c), %v", n, err)
+	}
+	if r, err := ix.loadSource(ctx, b.Path); err != nil || r == nil {
+		t.Fatalf("b forgotten: %+v %v", r, err)
+	}
+	// a and c are now changed rows deleted from sources: a second prune visits neither.
+	if n, err := ix.PruneMissing(ctx, []string{root}); err != nil || n != 0 {
+		t.Fatalf("second prune: %d %v", n, err)
+	}
+	var keys []string
+	if err := ix.eachRecorded(ctx, func(key, _, _ string) { keys = append(keys, key) }); err != nil || len(keys) != 1 || keys[0] != b.Path {
+		t.Fatalf("recorded: %v %v", keys, err)
+	}
+}
