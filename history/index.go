@@ -2415,6 +2415,42 @@ func (ix *Index) relink(ctx context.Context) error {
 // records those files hold. It returns how many sources it forgot; the generation moves when it forgot
 // any.
 func (ix *Index) PruneMissing(ctx context.Context, roots []string) (int, error) {
+	return ix.PruneMissingFound(ctx, roots, nil)
+}
+
+// eachRecorded calls fn with the key, format and session id of every row of sources: from the source
+// snapshot and the rows changed since it was packed when there is a valid one (snapshot.go; one blob
+// instead of a scan of 20,000 rows), else from sources.
+func (ix *Index) eachRecorded(ctx context.Context, fn func(key, format, session string)) error {
+	if data, dirty, ok := ix.readSnapshot(ctx); ok {
+		if eachSnapshot(data, dirty, fn) {
+			return nil
+		}
+	}
+	rows, err := ix.db.QueryContext(ctx, `SELECT path, format, session_id FROM sources`)
+	if err != nil {
+		return fmt.Errorf("read sources: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var key, format, session string
+		if err := rows.Scan(&key, &format, &session); err != nil {
+			return fmt.Errorf("read sources: %w", err)
+		}
+		fn(key, format, session)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read sources: %w", err)
+	}
+	return nil
+}
+
+// PruneMissingFound is PruneMissing given the sources the walk of roots just found (Discover): a source
+// whose file discovery lstat'ed successfully is there and is not lstat'ed again by its full path (one
+// stat per file for a refresh with nothing new, instead of two: bench/README.md "Twelfth round"). Only
+// the recorded sources the walk did not find are lstat'ed. A file deleted between the walk and this call
+// is forgotten by the next import (this one reports it failed).
+func (ix *Index) PruneMissingFound(ctx context.Context, roots []string, found []Source) (int, error) {
 	if len(roots) == 0 {
 		return 0, nil
 	}
@@ -2423,18 +2459,18 @@ func (ix *Index) PruneMissing(ctx context.Context, roots []string) (int, error) 
 		return 0, err
 	}
 	defer unlock()
-	rows, err := ix.db.QueryContext(ctx, `SELECT path, format, session_id FROM sources WHERE format<>?`, FormatShared)
-	if err != nil {
-		return 0, fmt.Errorf("read sources: %w", err)
+	present := make(map[string]bool, len(found))
+	for _, s := range found {
+		if s.stat.known && s.stat.ok {
+			present[s.Path] = true
+		}
 	}
 	type gone struct{ key, session string }
 	var drop []gone
 	dbs := map[string][]gone{} // an OpenCode database's recorded sessions, by the database's path
-	for rows.Next() {
-		var key, format, session string
-		if err := rows.Scan(&key, &format, &session); err != nil {
-			rows.Close()
-			return 0, fmt.Errorf("read sources: %w", err)
+	err = ix.eachRecorded(ctx, func(key, format, session string) {
+		if format == FormatShared {
+			return
 		}
 		file := key
 		if format == FormatOpenCodeDB {
@@ -2443,17 +2479,22 @@ func (ix *Index) PruneMissing(ctx context.Context, roots []string) (int, error) 
 			}
 		}
 		if !underAny(file, roots) {
-			continue
+			return
+		}
+		if present[file] {
+			if file != key {
+				dbs[file] = append(dbs[file], gone{key, session})
+			}
+			return
 		}
 		if _, err := os.Lstat(file); errors.Is(err, fs.ErrNotExist) {
 			drop = append(drop, gone{key, session})
 		} else if err == nil && file != key {
 			dbs[file] = append(dbs[file], gone{key, session})
 		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return 0, fmt.Errorf("read sources: %w", err)
+	})
+	if err != nil {
+		return 0, err
 	}
 	// A session deleted from a database that is still there: the database lists its sessions (one that
 	// cannot be read keeps them all).

@@ -271,6 +271,40 @@ func loadSnapshot(data []byte, dirty map[string]*sourceRow, keys []string, order
 	return out, true
 }
 
+// eachSnapshot calls fn with the key, format and session id of every row the snapshot and the rows
+// changed since it was packed (dirty; readSnapshot) hold, the rows of sources. It returns false, having
+// called fn for no row, when the snapshot is malformed (the caller reads sources).
+func eachSnapshot(data []byte, dirty map[string]*sourceRow, fn func(key, format, session string)) bool {
+	d := snapDecoder{data: data[1:]}
+	count := d.uvarint()
+	if d.err != nil {
+		return false
+	}
+	type rec struct{ key, format, session string }
+	var out []rec
+	var r snapRow
+	seen := uint64(0)
+	for d.next(&r) {
+		seen++
+		if _, isDirty := dirty[string(r.key)]; isDirty {
+			continue
+		}
+		out = append(out, rec{string(r.key), string(r.format), string(r.session)})
+	}
+	if d.err != nil || seen != count {
+		return false
+	}
+	for _, o := range out {
+		fn(o.key, o.format, o.session)
+	}
+	for key, row := range dirty {
+		if row != nil {
+			fn(key, row.format, row.sessionID)
+		}
+	}
+	return true
+}
+
 // packSnapshot packs every row of sources into the snapshot, in one write transaction on db (the
 // import's connection, whose memory map is off, or the index's pool) that also creates the tables and
 // triggers when missing and empties sources_dirty.

@@ -430,7 +430,7 @@ func importHistory(ctx context.Context, e *env, o historyImportOptions) error {
 	// The sources whose files were deleted leave the index first (their sessions keep their other
 	// files'): the import then reads again the other files of those sessions, which may hold the same
 	// records (docs/history.md "A session of several files").
-	removed, err := ix.PruneMissing(ctx, walked)
+	removed, err := ix.PruneMissingFound(ctx, walked, srcs)
 	if err != nil {
 		return err
 	}
