@@ -8,6 +8,8 @@
 package history
 
 import (
+	"bytes"
+	"encoding/json"
 	"time"
 )
 
@@ -70,6 +72,44 @@ type Session struct {
 	SourceFormat string    `json:"source_format"`       // e.g. "claude_jsonl" (docs/history.md "Sources")
 	SourcePath   string    `json:"source_path"`         // the file it was imported from on this machine
 	EventCount   int       `json:"event_count"`
+}
+
+// MarshalJSON encodes s with the fields and key order of its tags, its started_at and ended_at as the
+// read tools give an event's at: RFC 3339 in UTC with milliseconds ("2006-01-02T15:04:05.000Z"), absent
+// when zero (docs/history.md "Sessions").
+func (s Session) MarshalJSON() ([]byte, error) {
+	at := func(t time.Time) string {
+		if t.IsZero() {
+			return ""
+		}
+		return t.UTC().Format(sharedTime)
+	}
+	// HTML characters are left as they are: the caller's encoder escapes them or not (its SetEscapeHTML).
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(struct {
+		ID           string   `json:"ctx_session_id"`
+		Provider     Provider `json:"provider"`
+		NativeID     string   `json:"native_session_id"`
+		ParentID     string   `json:"parent_session_id,omitempty"`
+		RootID       string   `json:"root_session_id,omitempty"`
+		Scope        string   `json:"agent_scope,omitempty"`
+		CWD          string   `json:"cwd,omitempty"`
+		RepoURL      string   `json:"repo_url,omitempty"`
+		Branch       string   `json:"branch,omitempty"`
+		Commit       string   `json:"commit,omitempty"`
+		Model        string   `json:"model,omitempty"`
+		CLIVersion   string   `json:"cli_version,omitempty"`
+		Title        string   `json:"title,omitempty"`
+		StartedAt    string   `json:"started_at,omitempty"`
+		EndedAt      string   `json:"ended_at,omitempty"`
+		SourceFormat string   `json:"source_format"`
+		SourcePath   string   `json:"source_path"`
+		EventCount   int      `json:"event_count"`
+	}{s.ID, s.Provider, s.NativeID, s.ParentID, s.RootID, s.Scope, s.CWD, s.RepoURL, s.Branch, s.Commit, s.Model,
+		s.CLIVersion, s.Title, at(s.StartedAt), at(s.EndedAt), s.SourceFormat, s.SourcePath, s.EventCount})
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), err
 }
 
 // Event is one normalised record of a session.
