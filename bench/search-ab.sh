@@ -15,38 +15,22 @@
 #   EXTRA="q1|q2"      more queries ('|'-separated), e.g. words of the context store's entries
 set -euo pipefail
 OLD=$1 NEW=$2 REPO=$3 ROUNDS=${4:-10}
-QUERIES=("hello function" "onboarding" "todo" "npm run build" "apply_patch" "git commit" "zzznomatch" "README"
-	"error" "the" "session" "test")
+# shellcheck source=bench/search-matrix.sh
+source "$(dirname "$0")/search-matrix.sh"
 if [[ -n ${EXTRA:-} ]]; then
 	IFS='|' read -r -a more <<<"$EXTRA"
 	QUERIES+=("${more[@]}")
 fi
-FLAGSETS=("" "--json" "--json --limit 5" "--limit 100" "--json --limit 100 --scope calls" "--scope transcript"
-	"--json --scope outputs" "--json --provider codex" "--provider claude-code --provider codex --json"
-	"--primary-only --json" "--json --events" "--json --limit 200" "--json --since 2025-01-01")
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/ctx-searchab.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 
-same=0 differ=0
-[[ ${CHECK:-1} == 0 ]] && QUERIES_CHECK=() || QUERIES_CHECK=("${QUERIES[@]}")
-for q in "${QUERIES_CHECK[@]}"; do
-	for f in "${FLAGSETS[@]}"; do
-		for cmd in search "history search"; do
-			# shellcheck disable=SC2086 # the flags and the query's words are split on purpose
-			"$OLD" -C "$REPO" $cmd $f $q >"$TMP/old" 2>"$TMP/olderr" && rc1=0 || rc1=$?
-			# shellcheck disable=SC2086
-			"$NEW" -C "$REPO" $cmd $f $q >"$TMP/new" 2>"$TMP/newerr" && rc2=0 || rc2=$?
-			if [[ $rc1 == "$rc2" ]] && cmp -s "$TMP/old" "$TMP/new" && cmp -s "$TMP/olderr" "$TMP/newerr"; then
-				same=$((same + 1))
-			else
-				differ=$((differ + 1))
-				echo "DIFFERS: ctx $cmd $f $q (exit $rc1 / $rc2)"
-			fi
-		done
-	done
-done
-echo "output: $same command lines print the same bytes, $differ differ"
-[[ $differ == 0 ]] || exit 1
+if [[ ${CHECK:-1} != 0 ]]; then
+	check_same "${QUERIES[@]}" >"$TMP/check" && ok=1 || ok=0
+	sed '$d' "$TMP/check"
+	read -r same differ < <(tail -n 1 "$TMP/check")
+	echo "output: $same command lines print the same bytes, $differ differ"
+	[[ $ok == 1 ]] || exit 1
+fi
 [[ $ROUNDS -gt 0 ]] || exit 0
 
 echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"

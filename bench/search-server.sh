@@ -15,11 +15,8 @@
 #   CHECK=0            time only, without the output check
 set -euo pipefail
 OLD=$1 NEW=$2 REPO=$3 ROUNDS=${4:-10}
-QUERIES=("hello function" "onboarding" "todo" "npm run build" "apply_patch" "git commit" "zzznomatch" "README"
-	"error" "the" "session" "test")
-FLAGSETS=("" "--json" "--json --limit 5" "--limit 100" "--json --limit 100 --scope calls" "--scope transcript"
-	"--json --scope outputs" "--json --provider codex" "--provider claude-code --provider codex --json"
-	"--primary-only --json" "--json --events" "--json --limit 200" "--json --since 2025-01-01")
+# shellcheck source=bench/search-matrix.sh
+source "$(dirname "$0")/search-matrix.sh"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/ctx-searchserver.XXXXXX")
 HIST=$(git -C "$REPO" rev-parse --path-format=absolute --git-common-dir)/ctx/history
 stop() { "$NEW" -C "$REPO" history server stop >/dev/null 2>&1 || true; }
@@ -30,25 +27,11 @@ PID=$(cat "$HIST/search.lock")
 "$NEW" -C "$REPO" search --json zzznomatch >/dev/null # the server's first search
 
 if [[ ${CHECK:-1} != 0 ]]; then
-	same=0 differ=0
-	for q in "${QUERIES[@]}"; do
-		for f in "${FLAGSETS[@]}"; do
-			for cmd in search "history search"; do
-				# shellcheck disable=SC2086 # the flags and the query's words are split on purpose
-				"$OLD" -C "$REPO" $cmd $f $q >"$TMP/old" 2>"$TMP/olderr" && rc1=0 || rc1=$?
-				# shellcheck disable=SC2086
-				"$NEW" -C "$REPO" $cmd $f $q >"$TMP/new" 2>"$TMP/newerr" && rc2=0 || rc2=$?
-				if [[ $rc1 == "$rc2" ]] && cmp -s "$TMP/old" "$TMP/new" && cmp -s "$TMP/olderr" "$TMP/newerr"; then
-					same=$((same + 1))
-				else
-					differ=$((differ + 1))
-					echo "DIFFERS: ctx $cmd $f $q (exit $rc1 / $rc2)"
-				fi
-			done
-		done
-	done
+	check_same "${QUERIES[@]}" >"$TMP/check" && ok=1 || ok=0
+	sed '$d' "$TMP/check"
+	read -r same differ < <(tail -n 1 "$TMP/check")
 	echo "output through the server: $same command lines print the same bytes as OLD, $differ differ"
-	[[ $differ == 0 ]] || exit 1
+	[[ $ok == 1 ]] || exit 1
 fi
 [[ $ROUNDS -gt 0 ]] || exit 0
 
