@@ -21,6 +21,9 @@ var errTooDeep = errors.New("JSON nested deeper than 10000 levels")
 // (brackets inside strings do not count). It does not validate: a malformed value that is not too deep
 // is left to the decoder's error.
 func tooDeep(data []byte) bool {
+	if len(data) <= maxJSONDepth {
+		return false // too short to open that many brackets: no line of a normal transcript is scanned
+	}
 	if bytes.Count(data, []byte{'['})+bytes.Count(data, []byte{'{'}) <= maxJSONDepth {
 		return false // the common case: too few brackets in all to nest that deep
 	}

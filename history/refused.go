@@ -78,6 +78,9 @@ func (ix *Index) refusedAs(key, fp string) (refusal, bool) {
 // forgotten (it was read, or it changed and failed otherwise). Nothing is written when nothing changed.
 func (ix *Index) saveRefused(ctx context.Context, old refusals, results []SourceResult) error {
 	ix.refused.Store(nil)
+	if len(old) == 0 && !anyRefused(results) {
+		return nil // nothing was or is refused: no key to compute for every source of a refresh
+	}
 	next := refusals{}
 	for k, r := range old {
 		next[k] = r
@@ -127,4 +130,14 @@ func (ix *Index) saveRefused(ctx context.Context, old refusals, results []Source
 		return fmt.Errorf("record refused sources: %w", err)
 	}
 	return nil
+}
+
+// anyRefused reports whether a source of results was refused by this import.
+func anyRefused(results []SourceResult) bool {
+	for i := range results {
+		if results[i].refused != nil {
+			return true
+		}
+	}
+	return false
 }

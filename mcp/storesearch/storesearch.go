@@ -458,23 +458,7 @@ func WithTerms(docs []Doc, tfs map[string]map[string]int, db *sql.DB) []Doc {
 	return out
 }
 
-// LoadBody returns d's body: its own, or the copy's row ("" when another process removed it meanwhile).
-func (d *Doc) LoadBody(ctx context.Context) (string, error) {
-	if d.DB == nil {
-		return d.Body, nil
-	}
-	var body string
-	if err := d.DB.QueryRowContext(ctx, `SELECT body FROM bodies WHERE id = ?`, d.ID).Scan(&body); err != nil {
-		if errors.Is(err, sql.ErrNoRows) {
-			return "", nil // updated meanwhile by another process: no snippet
-		}
-		return "", fmt.Errorf("store search copy: %w", err)
-	}
-	BodiesRead.Add(1)
-	return body, nil
-}
-
-// loadBodies is the body of each of ds (LoadBody's), those of the copy's documents read with one
+// loadBodies is the body of each of ds (its own, or the copy's bodies row), those of the copy's documents read with one
 // statement per copy rather than one each ("" for a row another process removed meanwhile).
 func loadBodies(ctx context.Context, ds []*Doc) ([]string, error) {
 	out := make([]string, len(ds))

@@ -476,7 +476,7 @@ func importHistory(ctx context.Context, e *env, o historyImportOptions) error {
 		if err := printJSON(e.stdout, st); err != nil {
 			return err
 		}
-		return importFailed(failed, st.Results, "their error is in results[].error")
+		return importFailed(failed, st, "their error is in results[].error")
 	}
 	w := e.stdout
 	if o.Quiet {
@@ -511,7 +511,7 @@ func importHistory(ctx context.Context, e *env, o historyImportOptions) error {
 			fmt.Fprintf(e.stderr, "ctx: warning: %s: imported only in part: %s\n", r.Source.Path, r.Errors[len(r.Errors)-1])
 		}
 	}
-	return importFailed(failed, st.Results, "warned above")
+	return importFailed(failed, st, "warned above")
 }
 
 // sourceErr is the error of a failed source, naming its file once (most errors begin with it).
@@ -526,20 +526,14 @@ func sourceErr(r history.SourceResult) string {
 // failed: the others were imported, and the import exits 1, as git fetch of several remotes does when one
 // fails (docs/history.md "Commands"); nil when everything was read.
 // where says where their errors are (the warnings above, the --json report's results).
-func importFailed(failed []history.DiscoveryError, rs []history.SourceResult, where string) error {
+func importFailed(failed []history.DiscoveryError, st history.ImportStats, where string) error {
 	if err := discoveryFailed(failed); err != nil {
 		return err
 	}
-	n := 0
-	for _, r := range rs {
-		if r.Action == "failed" {
-			n++
-		}
-	}
-	if n == 0 {
+	if st.Failed == 0 {
 		return nil
 	}
-	return fmt.Errorf("%d of %d sources failed (%s); the others were imported", n, len(rs), where)
+	return fmt.Errorf("%d of %d sources failed (%s); the others were imported", st.Failed, st.Sources, where)
 }
 
 // discoveryFailed is the import's error when a root could not be walked (a bound hit, an unreadable

@@ -53,10 +53,7 @@ func serveMCPHTTP(ctx context.Context, e *env, s *store.Store, o mcpServeOptions
 	if o.TLSCert != "" {
 		scheme = "https"
 	}
-	tokensNote := fmt.Sprintf("%d tokens", len(list))
-	if len(list) == 1 {
-		tokensNote = "1 token"
-	}
+	tokensNote := plural(len(list), "token", "tokens")
 	fmt.Fprintf(e.stderr, "ctx mcp: serving %s://%s%s (%s; add one with ctx team token add)\n",
 		scheme, ln.Addr(), ctxmcp.HTTPPath, tokensNote)
 	e.flush()
