@@ -270,8 +270,9 @@ func (w *setWrite) run() ([]byte, bool) {
 	// The objects are written on a second goroutine while this one plans the refresh, makes its new files
 	// under temporary names and takes the ref lock: each new file costs the file system an inode, which on
 	// this kind of machine is most of a write's time (bench/README.md "Thirteenth round", front13), and two
-	// cores make two at once. Nothing waits for another: the objects are only named by the ref once all are
-	// written, the refresh's files are only put in place after the ref moved.
+	// cores make two at once. Neither needs the other's work: the ref names the objects only once all are
+	// written (this goroutine waits for them below), and the refresh's files are put in place only after
+	// the ref moved.
 	written := make(chan bool, 1)
 	go func() { written <- writeObjects(s.common, objs) }()
 	f, ok := w.prepareCommit(h, newTip, refPath, ctxDir)
