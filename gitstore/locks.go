@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/ctx-dev/ctx/gitstore/reflock"
+	"github.com/ctx-dev/ctx/internal/plainfile"
 	"github.com/gofrs/flock"
 )
 
@@ -115,12 +116,21 @@ func (r *Repo) Lock(ctx context.Context) (unlock func(), err error) {
 	// Who holds the lock, for the processes that wait (waitFlock): emptied before the lock is released.
 	// Emptied, not removed: the next write rewrites the same file, where a removal made every write create
 	// and free an inode (ext4 searches its bitmaps for a free one; bench/README.md "Twelfth round").
-	_ = os.WriteFile(holder, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o666)
+	// Written in place and emptied through the same descriptor, never truncated to nothing by its path:
+	// ext4 writes a file so truncated and written again back to disk at its close (plainfile.Overwrite).
+	hf, err := plainfile.OpenFile(holder, os.O_WRONLY|os.O_CREATE, 0o666)
+	if err == nil && plainfile.OverwriteFile(hf, []byte(strconv.Itoa(os.Getpid())+"\n")) != nil {
+		_ = hf.Close()
+		hf = nil
+	}
 	r.recoverTransaction(ctx) // a multi-ref update a killed ctx process left half done
 	r.sweepStale()
 	r.sweepQuarantines(ctx) // the quarantine refs of fetches whose process is gone
 	return func() {
-		_ = os.Truncate(holder, 0) // an empty holder names no process (lockHolder)
+		if hf != nil {
+			_ = hf.Truncate(0) // an empty holder names no process (lockHolder)
+			_ = hf.Close()
+		}
 		release()
 	}, nil
 }

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/ctx-dev/ctx/internal/plainfile"
 )
 
 // Tip is the state of one ref at the start of a transaction: its commit (ZeroHash when the ref does
@@ -227,11 +229,13 @@ func (r *Repo) packAfter(ctx context.Context, dir, counter string, n int, res []
 	b, _ := os.ReadFile(counter)
 	count, _ := strconv.Atoi(strings.TrimSpace(string(b)))
 	count += n
+	// In place (plainfile.Overwrite): a counter truncated to nothing and written again is written back to
+	// disk at its close by ext4.
 	if count < packEvery {
-		_ = os.WriteFile(counter, []byte(strconv.Itoa(count)+"\n"), 0o666)
+		_ = plainfile.Overwrite(counter, []byte(strconv.Itoa(count)+"\n"), 0o666)
 		return
 	}
-	_ = os.WriteFile(counter, []byte("0\n"), 0o666)
+	_ = plainfile.Overwrite(counter, []byte("0\n"), 0o666)
 	if !HasGit() {
 		return
 	}

@@ -244,6 +244,15 @@ type refresh struct {
 	// hookStamp: apply writes the hooks' stamp at the end (the post-checkout hook); a write's refresh
 	// only removes it, as store.Refresh does.
 	hookStamp bool
+	// dirs are the folders of .context/ plan opened, by name, kept open until release for prepare and
+	// apply.
+	dirs map[string]*dirHandle
+	// What prepare made ahead of apply (prepared true): the tracked-files cache's and the journal's
+	// temporary files, and each op's file (by index in ops; nil for a removal or a folder still to make).
+	prepared   bool
+	untrTmp    *atomicfile.Pending
+	journalTmp *atomicfile.Pending
+	fileTmps   []*atomicfile.Pending
 }
 
 // refreshOp is one file written (blob) or removed (remove) in .context/.
@@ -395,12 +404,10 @@ func (h *refresh) plan(pub objread.Hash) bool {
 	if fi, err := h.root.Lstat(checkoutrec.RecordFile); err == nil {
 		recTime = fi.ModTime().UnixNano()
 	}
-	dirs := map[string]*dirHandle{}
-	defer func() {
-		for _, d := range dirs {
-			d.close()
-		}
-	}()
+	if h.dirs == nil {
+		h.dirs = map[string]*dirHandle{}
+	}
+	dirs := h.dirs // closed by release
 	for _, p := range paths {
 		newBlob := changed[p]
 		dir, base := path.Split(p)
@@ -764,8 +771,18 @@ func (h *refresh) takeLock() bool {
 	return true
 }
 
-// release releases the lock and closes the checked-out tree; a second call does nothing.
+// release removes what prepare made and apply did not put in place, releases the lock and closes the
+// checked-out tree and its folders; a second call does nothing.
 func (h *refresh) release() {
+	h.untrTmp.Discard()
+	h.journalTmp.Discard()
+	for _, p := range h.fileTmps {
+		p.Discard()
+	}
+	for name, d := range h.dirs {
+		d.close()
+		delete(h.dirs, name)
+	}
 	if h.root != nil {
 		_ = h.root.Close()
 		h.root = nil
@@ -776,49 +793,105 @@ func (h *refresh) release() {
 	}
 }
 
+// prepare makes apply's new files ahead, each under its temporary name, none in place (atomicfile.Pending):
+// the tracked-files cache, the journal, and each file to write whose folder exists, so that a write can
+// make them while its objects are written (setWrite.run) and apply only renames. Nothing a reader or
+// ctx-full sees changes; a process killed after it leaves temporary files, as a write killed half way
+// does (store skips and removes them). false when a file could not be made (release removes the others).
+// A second call does nothing.
+func (h *refresh) prepare() bool {
+	if h.prepared {
+		return true
+	}
+	h.prepared = true
+	s := h.s
+	ctxDir := filepath.Join(s.gitDir, "ctx")
+	if h.untrKey != "" {
+		// A cache: written without fsync, as store writes it; not written at all if this fails.
+		h.untrTmp, _ = atomicfile.PrepareNoSync(filepath.Join(ctxDir, "checkout-untracked"), []byte(h.untrKey), 0o644)
+	}
+	if len(h.ops) == 0 {
+		return true
+	}
+	j := journal{Write: map[string]checkoutrec.RecordEntry{}}
+	for _, op := range h.ops {
+		if op.remove {
+			j.Remove = append(j.Remove, op.path)
+		} else {
+			j.Write[op.path] = checkoutrec.RecordEntry{Scope: "public", Blob: op.blob.String()}
+		}
+	}
+	b, err := json.Marshal(j)
+	if err != nil {
+		return false
+	}
+	if h.journalTmp, err = atomicfile.PrepareNoSync(filepath.Join(ctxDir, "checkout-journal.json"), b, 0o644); err != nil {
+		return false
+	}
+	h.fileTmps = make([]*atomicfile.Pending, len(h.ops))
+	for i, op := range h.ops {
+		dir, base := path.Split(op.path)
+		d := h.dirs[strings.TrimSuffix(dir, "/")]
+		if op.remove || d == nil || d.root == nil {
+			continue
+		}
+		t, data, err := s.read(op.blob)
+		if err != nil || t != objread.Blob {
+			return false
+		}
+		if h.fileTmps[i], err = atomicfile.PrepareInDir(d.root, d.f, base, data, 0o644); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
 // apply writes what planRefresh decided, in store.Refresh's order: the stamp removed, the tracked-files
-// cache, the journal, the files, the record, the journal removed, then the hooks' stamp. false when
-// something failed (ctx-full runs the hook again and finds the journal).
+// cache, the journal, the files, the record, the journal removed, then the hooks' stamp (the new files
+// made by prepare, which apply runs first when the caller did not). false when something failed (ctx-full
+// runs the hook again and finds the journal).
 func (h *refresh) apply() bool {
 	defer h.release()
 	s := h.s
-	ctxDir := filepath.Join(s.gitDir, "ctx")
+	if !h.prepare() {
+		return false
+	}
 	if err := os.Remove(filepath.Join(s.gitDir, hookStampFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return false
 	}
-	if h.untrKey != "" {
-		// A cache: written without fsync, as store writes it.
-		_ = atomicfile.WriteNoSync(filepath.Join(ctxDir, "checkout-untracked"), []byte(h.untrKey), 0o644)
-	}
-	journalPath := filepath.Join(ctxDir, "checkout-journal.json")
+	_ = h.untrTmp.Commit()
 	if len(h.ops) > 0 {
-		j := journal{Write: map[string]checkoutrec.RecordEntry{}}
-		for _, op := range h.ops {
-			if op.remove {
-				j.Remove = append(j.Remove, op.path)
-			} else {
-				j.Write[op.path] = checkoutrec.RecordEntry{Scope: "public", Blob: op.blob.String()}
-			}
-		}
-		b, err := json.Marshal(j)
-		if err != nil || atomicfile.WriteNoSync(journalPath, b, 0o644) != nil {
+		if h.journalTmp.Commit() != nil {
 			return false
 		}
 		files := rootFiles{h.root}
-		for _, op := range h.ops {
+		for i, op := range h.ops {
 			if op.remove {
 				if files.Remove(op.path) != nil {
 					return false
 				}
 				continue
 			}
-			t, data, err := s.read(op.blob)
-			if err != nil || t != objread.Blob {
-				return false
-			}
-			st, err := files.writeStat(op.path, data)
-			if err != nil {
-				return false
+			var st *checkoutrec.FileStat
+			if p := h.fileTmps[i]; p != nil {
+				dir, base := path.Split(op.path)
+				d := h.dirs[strings.TrimSuffix(dir, "/")]
+				if p.Commit() != nil {
+					return false
+				}
+				_, fst, err := checkoutrec.LstatIn(d.root, d.f, base)
+				if err != nil {
+					return false
+				}
+				st = &fst
+			} else {
+				t, data, err := s.read(op.blob)
+				if err != nil || t != objread.Blob {
+					return false
+				}
+				if st, err = files.writeStat(op.path, data); err != nil {
+					return false
+				}
 			}
 			e, _ := h.rec.Entry(op.path)
 			e.Stat = st
@@ -829,7 +902,7 @@ func (h *refresh) apply() bool {
 		return false
 	}
 	if len(h.ops) > 0 {
-		if err := os.Remove(journalPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := os.Remove(filepath.Join(s.gitDir, "ctx", "checkout-journal.json")); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return false
 		}
 	}

@@ -260,36 +260,35 @@ func (w *setWrite) run() ([]byte, bool) {
 	committer := objwrite.Signature{Name: w.ids.Committer.Name, Email: w.ids.Committer.Email, When: now}
 	rootHash := objwrite.Name(objread.Tree, newRoot)
 	commitRaw := objwrite.EncodeCommit(rootHash, []objread.Hash{tip}, author, committer, msg)
-	for _, o := range []struct {
-		t objread.Type
-		b []byte
-	}{{objread.Blob, data}, {objread.Tree, newDir}, {objread.Tree, newRoot}} {
-		h, err := objwrite.Write(s.common, o.t, o.b)
-		if err != nil {
-			return nil, false
+	newTip := objwrite.Name(objread.Commit, commitRaw)
+	objs := []newObject{{blob, objread.Blob, data}, {newDirHash, objread.Tree, newDir},
+		{rootHash, objread.Tree, newRoot}, {newTip, objread.Commit, commitRaw}}
+	// The refresh reads the commit, its trees and the blob: from memory (store.read).
+	for _, o := range objs {
+		s.keep(o.h, o.t, o.b)
+	}
+	// The objects are written on a second goroutine while this one plans the refresh, makes its new files
+	// under temporary names and takes the ref lock: each new file costs the file system an inode, which on
+	// this kind of machine is most of a write's time (bench/README.md "Thirteenth round", front13), and two
+	// cores make two at once. Neither needs the other's work: the ref names the objects only once all are
+	// written (this goroutine waits for them below), and the refresh's files are put in place only after
+	// the ref moved.
+	written := make(chan bool, 1)
+	go func() { written <- writeObjects(s.common, objs) }()
+	f, ok := w.prepareCommit(h, newTip, refPath, ctxDir)
+	if !<-written || !ok {
+		if f != nil {
+			f.Close()
+			reflock.Drop(refPath, reflock.MarkPath(ctxDir, s.branch))
 		}
-		s.keep(h, o.t, o.b)
-	}
-	newTip, err := objwrite.Write(s.common, objread.Commit, commitRaw)
-	if err != nil {
 		return nil, false
 	}
-	// The refresh reads the commit, its trees and the blob again: from memory (store.read).
-	s.keep(newTip, objread.Commit, commitRaw)
-	// The refresh after the commit, decided now: a hand edit to keep, or anything else off the happy
-	// path, hands over before the ref moves (the objects stay unreferenced, for git gc).
-	if !h.plan(newTip) {
-		return nil, false
-	}
-	// gitstore.updateRefs of one ref: the lock as its mark's hard link, the old value compared, the new
-	// one written and renamed over the ref; the reflog line. Not fsynced, as C git's plumbing writes a ref
-	// (and as objwrite writes the objects it names): the fsync was 4 to 7 ms of a 16 ms write's wall time
-	// on this machine's disk (bench/README.md "Twelfth round"); the rename keeps the move atomic.
+	// gitstore.updateRefs of one ref: the lock as its mark's hard link (prepareCommit), the old value
+	// compared, the new one written and renamed over the ref; the reflog line. Not fsynced, as C git's
+	// plumbing writes a ref (and as objwrite writes the objects it names): the fsync was 4 to 7 ms of a
+	// 16 ms write's wall time on this machine's disk (bench/README.md "Twelfth round"); the rename keeps
+	// the move atomic.
 	mark := reflock.MarkPath(ctxDir, s.branch)
-	f, err := reflock.CreateMarked(mark, refPath+".lock", nil)
-	if err != nil {
-		return nil, false
-	}
 	if cur, err := objread.ReadRef(s.common, s.branch); err != nil || cur != tip {
 		f.Close()
 		reflock.Drop(refPath, mark)
@@ -306,7 +305,9 @@ func (w *setWrite) run() ([]byte, bool) {
 	// Committed: from here the answer is the commit, whatever follows (docs/locks.md).
 	reflock.AppendReflog(filepath.Join(s.common, "logs", filepath.FromSlash(s.branch)), s.branch,
 		reflock.ReflogLine(tip.String(), newTip.String(), w.ids.Author.Name, w.ids.Author.Email, now, "ctx: "+firstLine(msg)))
-	_ = plainfile.WriteFile(filepath.Join(ctxDir, "writes"), []byte(strconv.Itoa(count+1)+"\n"), 0o666)
+	// In place, not truncated first: the count only grows, and a file truncated to nothing and written again
+	// is written back to disk at its close by ext4 (plainfile.Overwrite).
+	_ = plainfile.Overwrite(filepath.Join(ctxDir, "writes"), []byte(strconv.Itoa(count+1)+"\n"), 0o666)
 	unlock()
 	// A refresh that fails half way leaves its journal, which the next ctx-full process completes (as
 	// after an interrupted refresh). The write stands (exit 0), with ctx-full's warning
@@ -315,6 +316,36 @@ func (w *setWrite) run() ([]byte, bool) {
 		fmt.Fprintf(os.Stderr, "ctx: warning: %s\n", refreshFailedWarning)
 	}
 	return []byte(w.kindName + " " + w.key + ": committed " + newTip.String()[:12] + " (public)\n"), true
+}
+
+// newObject is an object of a write: its name, type and content.
+type newObject struct {
+	h objread.Hash
+	t objread.Type
+	b []byte
+}
+
+// writeObjects writes objs as loose objects of the repository at common (gitstore.commitWrites): true when
+// all are there.
+func writeObjects(common string, objs []newObject) bool {
+	for _, o := range objs {
+		if objwrite.Loose(common, o.h, o.t, int64(len(o.b)), bytes.NewReader(o.b), nil) != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// prepareCommit is what a write does while its objects are written: the refresh after the commit decided
+// (a hand edit to keep, or anything else off the happy path, hands over before the ref moves), its new
+// files made (refresh.prepare), and the lock of the ref taken, as its mark's hard link (reflock). f is the
+// lock, open, when it was taken; ok false when the write hands over (the caller drops the lock).
+func (w *setWrite) prepareCommit(h *refresh, newTip objread.Hash, refPath, ctxDir string) (f *os.File, ok bool) {
+	if !h.plan(newTip) || !h.prepare() {
+		return nil, false
+	}
+	f, err := reflock.CreateMarked(reflock.MarkPath(ctxDir, w.s.branch), refPath+".lock", nil)
+	return f, err == nil
 }
 
 // refreshFailedWarning is store.refreshFailed("committed", err)'s text without the error: the write
@@ -372,15 +403,23 @@ func takeCtxLock(ctxDir string) (unlock func(), ok bool) {
 		_ = f.Close()
 		return nil, false
 	}
-	holder := filepath.Join(ctxDir, "lock.holder")
-	_ = plainfile.WriteFile(holder, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o666)
+	// The holder record: written in place and emptied through the same descriptor (plainfile.Overwrite: a
+	// truncation to nothing by its path made the next process's close write the file back to disk).
+	holder, err := plainfile.OpenFile(filepath.Join(ctxDir, "lock.holder"), os.O_WRONLY|os.O_CREATE, 0o666)
+	if err == nil && plainfile.OverwriteFile(holder, []byte(strconv.Itoa(os.Getpid())+"\n")) != nil {
+		_ = holder.Close()
+		holder = nil
+	}
 	done := false
 	return func() {
 		if done {
 			return
 		}
 		done = true
-		_ = os.Truncate(holder, 0) // emptied, not removed, as gitstore.Lock does
+		if holder != nil {
+			_ = holder.Truncate(0) // emptied, not removed, as gitstore.Lock does
+			_ = holder.Close()
+		}
 		_ = f.Close()
 	}, true
 }

@@ -407,3 +407,64 @@ func TestSetLinkedFolderHandsOver(t *testing.T) {
 		t.Fatalf("the next write: exit %d %q, want the front's", r.code, r.stderr)
 	}
 }
+
+// TestSetObjectsFailLeaveNothing: a write whose objects cannot be written (every missing fan-out folder of
+// .git/objects is a file here) hands over after the front made its refresh's files under temporary names
+// and took the ref lock, while its objects were being written (setWrite.run): the branch does not move,
+// and no temporary file, journal, ref lock or mark of the front is left. Once the objects can be written,
+// the front serves the write.
+func TestSetObjectsFailLeaveNothing(t *testing.T) {
+	dir := testenv.NewRepo(t)
+	full(t, dir, "init")
+	full(t, dir, "knowledge", "set", "arch", "one")
+	frontBin, _, log := setBins(t)
+	env := []string{"CTX_TEST_NOW=1800000000"}
+	if r := runEnv(t, dir, filepath.Join(frontBin, "ctx"), env, "knowledge", "set", "arch", "two"); r.code != 0 || handedOver(t, log) != "" {
+		t.Fatalf("first write: exit %d, stderr %q, or handed over", r.code, r.stderr)
+	}
+	objects := filepath.Join(dir, ".git", "objects")
+	var blockers []string
+	for i := 0; i < 256; i++ {
+		p := filepath.Join(objects, fmt.Sprintf("%02x", i))
+		if _, err := os.Lstat(p); err == nil {
+			continue
+		}
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		blockers = append(blockers, p)
+	}
+	tip := testenv.Git(t, dir, "rev-parse", "refs/heads/ctx")
+	r := runEnv(t, dir, filepath.Join(frontBin, "ctx"), env, "knowledge", "set", "arch", "three")
+	if handedOver(t, log) == "" || r.code == 0 {
+		t.Fatalf("objects not writable: exit %d, stdout %q: want the front to hand over and ctx-full to fail", r.code, r.stdout)
+	}
+	if now := testenv.Git(t, dir, "rev-parse", "refs/heads/ctx"); now != tip {
+		t.Fatal("the branch moved")
+	}
+	for _, d := range []string{filepath.Join(dir, ".context", "knowledge"), filepath.Join(dir, ".git", "ctx"),
+		filepath.Join(dir, ".git", "ctx", "reflocks"), filepath.Join(dir, ".git", "refs", "heads")} {
+		es, _ := os.ReadDir(d)
+		for _, e := range es {
+			if strings.Contains(e.Name(), ".tmp") || e.Name() == "checkout-journal.json" || strings.HasSuffix(d, "reflocks") ||
+				strings.HasSuffix(d, "heads") && strings.HasSuffix(e.Name(), ".lock") {
+				t.Errorf("left in %s: %s", d, e.Name())
+			}
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, ".context", "knowledge", "arch.md")); !strings.Contains(string(b), "two") {
+		t.Errorf(".context/knowledge/arch.md changed: %q", b)
+	}
+	for _, p := range blockers {
+		if err := os.Remove(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r = runEnv(t, dir, filepath.Join(frontBin, "ctx"), env, "knowledge", "set", "arch", "three")
+	if r.code != 0 || !strings.Contains(r.stdout, "knowledge arch: committed ") || handedOver(t, log) != "" {
+		t.Fatalf("after the objects could be written: exit %d, stdout %q, stderr %q, or handed over", r.code, r.stdout, r.stderr)
+	}
+	if st := full(t, dir, "status"); !strings.Contains(st, "clean") {
+		t.Errorf("status: %s", st)
+	}
+}

@@ -118,40 +118,14 @@ func write(fsys files, dir, base string, data []byte, perm fs.FileMode, chmod bo
 
 // writeWith is write, with rename putting the temporary file (written and closed) in the target's place.
 func writeWith(fsys files, dir, base string, data []byte, perm fs.FileMode, chmod bool, d Durability,
-	rename func(tmp, target string) error) (err error) {
+	rename func(tmp, target string) error) error {
 	target := dir + base
-	var rnd [6]byte
-	if _, err := rand.Read(rnd[:]); err != nil {
-		return fmt.Errorf("write %s: %w", target, err)
-	}
-	tmp := dir + TempPrefix(base) + hex.EncodeToString(rnd[:])
-	f, err := fsys.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	tmp, err := writeTemp(fsys, dir, base, data, perm, chmod, d)
 	if err != nil {
-		return fmt.Errorf("write %s: %w", target, err)
+		return err
 	}
-	defer func() {
-		if err != nil {
-			_ = f.Close()
-			_ = fsys.Remove(tmp)
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", target, err)
-	}
-	if chmod {
-		if err = f.Chmod(perm); err != nil {
-			return fmt.Errorf("write %s: %w", target, err)
-		}
-	}
-	if d == Durable {
-		if err = f.Sync(); err != nil {
-			return fmt.Errorf("write %s: sync: %w", target, err)
-		}
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", target, err)
-	}
-	if err = rename(tmp, target); err != nil {
+	if err := rename(tmp, target); err != nil {
+		_ = fsys.Remove(tmp)
 		return fmt.Errorf("write %s: %w", target, err)
 	}
 	if d != Durable {
@@ -163,6 +137,113 @@ func writeWith(fsys files, dir, base string, data []byte, perm fs.FileMode, chmo
 		return fmt.Errorf("write %s: sync folder: %w", target, err)
 	}
 	return nil
+}
+
+// writeTemp writes data to a new temporary file of the write of dir+base (TempPrefix) through fsys, closed
+// (and synced if d is Durable; its permission bits set to perm exactly if chmod), and returns its path. On
+// error no temporary file is left.
+func writeTemp(fsys files, dir, base string, data []byte, perm fs.FileMode, chmod bool, d Durability) (tmp string, err error) {
+	target := dir + base
+	var rnd [6]byte
+	if _, err := rand.Read(rnd[:]); err != nil {
+		return "", fmt.Errorf("write %s: %w", target, err)
+	}
+	tmp = dir + TempPrefix(base) + hex.EncodeToString(rnd[:])
+	f, err := fsys.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return "", fmt.Errorf("write %s: %w", target, err)
+	}
+	defer func() {
+		if err != nil {
+			_ = f.Close()
+			_ = fsys.Remove(tmp)
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		return "", fmt.Errorf("write %s: %w", target, err)
+	}
+	if chmod {
+		if err = f.Chmod(perm); err != nil {
+			return "", fmt.Errorf("write %s: %w", target, err)
+		}
+	}
+	if d == Durable {
+		if err = f.Sync(); err != nil {
+			return "", fmt.Errorf("write %s: sync: %w", target, err)
+		}
+	}
+	if err = f.Close(); err != nil {
+		return "", fmt.Errorf("write %s: %w", target, err)
+	}
+	return tmp, nil
+}
+
+// Pending is a NoSync write made in two steps (PrepareNoSync, PrepareInDir): its temporary file written
+// and closed, then put in its target's place by Commit, or removed by Discard. Until Commit, readers see the
+// old file (or none); a process killed in between leaves the temporary file (TempPrefix), as a write
+// killed half way does. Preparing lets a caller make and fill the file (its inode allocated, its data
+// written) while it waits for something else, and put it in place later with one rename or exchange (the
+// lean front's write prepares its refresh while its objects are written: docs/architecture.md "The lean
+// front"). A Pending is for one goroutine; Commit or Discard, once, ends it.
+type Pending struct {
+	target string
+	commit func() error // puts the temporary file in place; on error it is still there
+	remove func()       // removes the temporary file
+	done   bool
+}
+
+// Commit puts the prepared file in its target's place, as the write it was prepared for would (a rename;
+// an exchange with the old file, then removed, for PrepareInDir). On error the target is as it was and the
+// temporary file is removed. A second call, or one after Discard, does nothing and returns nil.
+func (p *Pending) Commit() error {
+	if p == nil || p.done {
+		return nil
+	}
+	p.done = true
+	if err := p.commit(); err != nil {
+		p.remove()
+		return fmt.Errorf("write %s: %w", p.target, err)
+	}
+	return nil
+}
+
+// Discard removes the prepared temporary file, unless Commit or Discard ran already.
+func (p *Pending) Discard() {
+	if p == nil || p.done {
+		return
+	}
+	p.done = true
+	p.remove()
+}
+
+// PrepareNoSync is the first step of WriteNoSync(path, data, perm): the temporary file written, with
+// permission bits exactly perm; Commit renames it over path. Errors are WriteNoSync's; on error nothing is
+// left.
+func PrepareNoSync(path string, data []byte, perm fs.FileMode) (*Pending, error) {
+	fsys := osFiles{}
+	dir, base := filepath.Split(path)
+	tmp, err := writeTemp(fsys, dir, base, data, perm, true, NoSync)
+	if err != nil {
+		return nil, err
+	}
+	return &Pending{target: path, commit: func() error { return fsys.Rename(tmp, path) },
+		remove: func() { _ = fsys.Remove(tmp) }}, nil
+}
+
+// PrepareInDir is the first step of WriteInDir(root, dir, name, data, perm, NoSync): the temporary file
+// written in dir (root's folder, opened, which must stay open until Commit or Discard); Commit exchanges it
+// with the old file and removes that, or renames it where there is none. Errors are WriteInDir's; on error
+// nothing is left.
+func PrepareInDir(root *os.Root, dir *os.File, name string, data []byte, perm fs.FileMode) (*Pending, error) {
+	if strings.Contains(name, "/") || name == "" || name == "." || name == ".." || dir == nil {
+		return nil, fmt.Errorf("write %s: not a name in the folder", name)
+	}
+	tmp, err := tempInDir(root, dir, name, data, perm)
+	if err != nil {
+		return nil, err
+	}
+	return &Pending{target: name, commit: func() error { return replaceByExchange(root, dir, tmp, name) },
+		remove: func() { removeInDir(root, dir, tmp) }}, nil
 }
 
 // syncDir fsyncs the folder dir ("" is the current one) so that a rename in it is on disk.

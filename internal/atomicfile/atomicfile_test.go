@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -269,5 +270,110 @@ func TestWriteNoSync(t *testing.T) {
 	}
 	if err := WriteNoSync(filepath.Join(dir, "missing", "x"), []byte("x"), 0o644); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("write into a missing folder: %v", err)
+	}
+}
+
+// A prepared write (PrepareNoSync, PrepareInDir) changes nothing a reader sees until Commit: the old file
+// (or none) stays, only a temporary file is added; Commit puts the new contents in place with the mode
+// asked for and leaves no temporary file; Discard leaves the old file and no temporary file; a second
+// Commit or Discard does nothing.
+func TestPrepared(t *testing.T) {
+	dir := t.TempDir()
+	r, d := openDir(t, dir)
+	prepare := map[string]func(name string, data []byte) (*Pending, error){
+		"PrepareNoSync": func(name string, data []byte) (*Pending, error) {
+			return PrepareNoSync(filepath.Join(dir, name), data, 0o640)
+		},
+		"PrepareInDir": func(name string, data []byte) (*Pending, error) {
+			return PrepareInDir(r, d, name, data, 0o640)
+		},
+	}
+	for how, prep := range prepare {
+		for _, name := range []string{how + "-old", how + "-new"} {
+			p := filepath.Join(dir, name)
+			hadOld := strings.HasSuffix(name, "-old")
+			if hadOld {
+				if err := os.WriteFile(p, []byte("old"), 0o640); err != nil {
+					t.Fatal(err)
+				}
+			}
+			same := func(want string) {
+				t.Helper()
+				got, err := os.ReadFile(p)
+				if want == "" && !errors.Is(err, fs.ErrNotExist) || want != "" && (err != nil || string(got) != want) {
+					t.Fatalf("%s %s: %q, %v; want %q", how, name, got, err, want)
+				}
+			}
+			old := ""
+			if hadOld {
+				old = "old"
+			}
+			// Discarded: as before, nothing left.
+			pd, err := prep(name, []byte("discarded"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if l := leftovers(t, dir); len(l) != 1 || !strings.HasPrefix(l[0], TempPrefix(name)) {
+				t.Fatalf("%s %s: temporary files %v, want one of %s", how, name, l, name)
+			}
+			same(old)
+			pd.Discard()
+			pd.Discard()
+			if err := pd.Commit(); err != nil {
+				t.Fatalf("Commit after Discard: %v", err)
+			}
+			same(old)
+			if l := leftovers(t, dir); len(l) != 0 {
+				t.Fatalf("%s %s: temporary files left after Discard: %v", how, name, l)
+			}
+			// Committed: the new contents, the mode, nothing left.
+			pc, err := prep(name, []byte("new contents"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			same(old)
+			if err := pc.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			pc.Discard()
+			same("new contents")
+			if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != 0o640 && how == "PrepareNoSync" {
+				t.Fatalf("%s %s: mode %v, %v; want 0640", how, name, fi.Mode().Perm(), err)
+			}
+			if l := leftovers(t, dir); len(l) != 0 {
+				t.Fatalf("%s %s: temporary files left after Commit: %v", how, name, l)
+			}
+		}
+	}
+	// A folder where the file should be: Commit fails, the folder stays, no temporary file is left.
+	if err := os.MkdirAll(filepath.Join(dir, "folder", "inside"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for how, prep := range prepare {
+		p, err := prep("folder", []byte("file"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Commit(); err == nil {
+			t.Fatalf("%s: a file replaced a folder", how)
+		}
+		if fi, err := os.Lstat(filepath.Join(dir, "folder", "inside")); err != nil || !fi.IsDir() {
+			t.Fatalf("%s: the folder changed: %v", how, err)
+		}
+		if l := leftovers(t, dir); len(l) != 0 {
+			t.Fatalf("%s: temporary files left after a failed Commit: %v", how, l)
+		}
+	}
+	// Bad names and a missing folder: an error and nothing made.
+	for _, bad := range []string{"", ".", "..", "sub/a.md"} {
+		if _, err := PrepareInDir(r, d, bad, []byte("x"), 0o644); err == nil {
+			t.Errorf("PrepareInDir(%q) prepared", bad)
+		}
+	}
+	if _, err := PrepareNoSync(filepath.Join(dir, "missing", "x"), []byte("x"), 0o644); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("prepare into a missing folder: %v", err)
+	}
+	if l := leftovers(t, dir); len(l) != 0 {
+		t.Errorf("temporary files left: %v", l)
 	}
 }

@@ -60,6 +60,20 @@ func ignoringEINTR(fn func() error) error {
 // WriteIn's: the name and an *fs.PathError (a full disk's wraps syscall.ENOSPC); on error name is as it
 // was and the temporary file is removed.
 func writeInDir(root *os.Root, dir *os.File, name string, data []byte, perm fs.FileMode) error {
+	tmp, err := tempInDir(root, dir, name, data, perm)
+	if err != nil {
+		return err
+	}
+	if err := replaceByExchange(root, dir, tmp, name); err != nil {
+		removeInDir(root, dir, tmp)
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	return nil
+}
+
+// tempInDir makes, writes and closes writeInDir's temporary file in dir and returns its name; on error
+// nothing is left.
+func tempInDir(_ *os.Root, dir *os.File, name string, data []byte, perm fs.FileMode) (string, error) {
 	dfd := int(dir.Fd())
 	var tmp string
 	fd := -1
@@ -80,12 +94,12 @@ func writeInDir(root *os.Root, dir *os.File, name string, data []byte, perm fs.F
 			if errors.Is(err, unix.EEXIST) && tries < 8 {
 				continue
 			}
-			return fmt.Errorf("write %s: %w", name, &fs.PathError{Op: "open", Path: tmp, Err: err})
+			return "", fmt.Errorf("write %s: %w", name, &fs.PathError{Op: "open", Path: tmp, Err: err})
 		}
 	}
-	fail := func(err error) error {
+	fail := func(err error) (string, error) {
 		_ = unix.Unlinkat(dfd, tmp, 0)
-		return fmt.Errorf("write %s: %w", name, err)
+		return "", fmt.Errorf("write %s: %w", name, err)
 	}
 	for rest := data; len(rest) > 0; {
 		var n int
@@ -103,8 +117,10 @@ func writeInDir(root *os.Root, dir *os.File, name string, data []byte, perm fs.F
 	if err := unix.Close(fd); err != nil {
 		return fail(&fs.PathError{Op: "close", Path: tmp, Err: err})
 	}
-	if err := replaceByExchange(root, dir, tmp, name); err != nil {
-		return fail(err)
-	}
-	return nil
+	return tmp, nil
+}
+
+// removeInDir removes the temporary file tmp of dir.
+func removeInDir(_ *os.Root, dir *os.File, tmp string) {
+	_ = unix.Unlinkat(int(dir.Fd()), tmp, 0)
 }

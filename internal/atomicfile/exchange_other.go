@@ -18,3 +18,14 @@ func writeInDir(root *os.Root, dir *os.File, name string, data []byte, perm fs.F
 		return replaceByExchange(root, dir, tmp, target)
 	})
 }
+
+// tempInDir makes, writes and closes writeInDir's temporary file through root and returns its name; on
+// error nothing is left.
+func tempInDir(root *os.Root, _ *os.File, name string, data []byte, perm fs.FileMode) (string, error) {
+	return writeTemp(root, "", name, data, perm, false, NoSync)
+}
+
+// removeInDir removes the temporary file tmp of root's folder.
+func removeInDir(root *os.Root, _ *os.File, tmp string) {
+	_ = root.Remove(tmp)
+}

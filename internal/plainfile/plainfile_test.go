@@ -96,3 +96,51 @@ func TestReadSized(t *testing.T) {
 		t.Errorf("a failing reader: %v", err)
 	}
 }
+
+// TestOverwrite: Overwrite leaves exactly the bytes given whether the file was missing (created, the mode
+// less the umask), shorter or longer, and keeps the file (its inode) instead of replacing it; OverwriteFile
+// does the same through a descriptor it leaves open.
+func TestOverwrite(t *testing.T) {
+	dir := t.TempDir()
+	old := syscall.Umask(0o022)
+	defer syscall.Umask(old)
+	p := filepath.Join(dir, "writes")
+	var first os.FileInfo
+	for _, data := range []string{"9\n", "10\n", "0\n", "", "12345\n"} {
+		if err := plainfile.Overwrite(p, []byte(data), 0o666); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(p)
+		if err != nil || string(got) != data {
+			t.Fatalf("after Overwrite(%q): %q, %v", data, got, err)
+		}
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first == nil {
+			first = fi
+			if fi.Mode().Perm() != 0o644 {
+				t.Fatalf("mode %v, want 0644 (0666 less the umask)", fi.Mode())
+			}
+		} else if !os.SameFile(first, fi) {
+			t.Fatalf("Overwrite(%q) replaced the file", data)
+		}
+	}
+	f, err := plainfile.OpenFile(p, os.O_WRONLY|os.O_CREATE, 0o666)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, data := range []string{"77\n", "7\n"} {
+		if err := plainfile.OverwriteFile(f, []byte(data)); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := os.ReadFile(p); err != nil || string(got) != data {
+			t.Fatalf("after OverwriteFile(%q): %q, %v", data, got, err)
+		}
+	}
+	if err := plainfile.Overwrite(filepath.Join(dir, "missing", "x"), []byte("x"), 0o666); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("Overwrite into a missing folder: %v", err)
+	}
+}
