@@ -188,12 +188,14 @@ func (s *Store) refreshWith(ctx context.Context, force map[string]bool, recreate
 	if root == "" {
 		return out, nil
 	}
-	if ok, err := s.Initialized(ctx); err != nil || !ok {
+	// Not initialized: nothing to check out. A branch of the user's under the context branch's name (no
+	// manifest.json at its tip) is never checked out as the store: nothing is written to .context/ (the
+	// ErrNotContextBranch error).
+	publicTip, publicTree, err := s.checkContextTip(ctx)
+	if publicTip.IsZero() {
 		return out, err
 	}
-	// A branch of the user's under the context branch's name (no manifest.json at its tip) is never
-	// checked out as the store: nothing is written to .context/ (the ErrNotContextBranch error).
-	if err := s.checkContextTip(ctx); err != nil {
+	if err != nil {
 		return nil, err
 	}
 	// The user's branch may have put a link or tracked files at .context (docs/security.md): nothing is
@@ -255,7 +257,9 @@ func (s *Store) refreshWith(ctx context.Context, force map[string]bool, recreate
 	// Without a record, or after an interrupted refresh, every path is compared.
 	full := !found || rec.Incomplete
 	for _, sc := range Scopes {
-		if trees[sc], err = s.repo.TreeOf(ctx, tips[sc]); err != nil {
+		if sc == Public && tips[sc] == publicTip {
+			trees[sc] = publicTree // read by checkContextTip
+		} else if trees[sc], err = s.repo.TreeOf(ctx, tips[sc]); err != nil {
 			return nil, err
 		}
 		if c := rec.Commits[sc]; c != "" && !full {

@@ -334,17 +334,16 @@ func (s *Store) checkContextTree(ctx context.Context, tree gitstore.Hash) error 
 
 func (s *Store) notContextBranch() error { return &notContextError{branch: s.cfg.Branch} }
 
-// checkContextTip is checkContextTree of the context branch's tip (none: nil).
-func (s *Store) checkContextTip(ctx context.Context) error {
-	tip, err := s.repo.Resolve(ctx, s.BranchRef())
-	if err != nil || tip.IsZero() {
-		return err
+// checkContextTip is checkContextTree of the context branch's tip; it returns the tip and its tree (both
+// zero when there is no branch, with a nil error), for the caller to read the tree of that tip once.
+func (s *Store) checkContextTip(ctx context.Context) (tip, tree gitstore.Hash, err error) {
+	if tip, err = s.repo.Resolve(ctx, s.BranchRef()); err != nil || tip.IsZero() {
+		return tip, tree, err
 	}
-	tree, err := s.repo.TreeOf(ctx, tip)
-	if err != nil {
-		return err
+	if tree, err = s.repo.TreeOf(ctx, tip); err != nil {
+		return tip, tree, err
 	}
-	return s.checkContextTree(ctx, tree)
+	return tip, tree, s.checkContextTree(ctx, tree)
 }
 
 // checkCheckoutDirFree refuses to check the store out into a .context/ folder whose files git tracks in
