@@ -619,16 +619,11 @@ func (ix *Index) Import(ctx context.Context, srcs []Source) (ImportStats, error)
 // done and the total.
 func (ix *Index) ImportProgress(ctx context.Context, srcs []Source, progress func(done, total int)) (ImportStats, error) {
 	st := ImportStats{Unknown: map[string]int{}}
-	unlock, err := ix.LockImport(ctx)
+	refused, done, err := ix.startImport(ctx)
 	if err != nil {
 		return st, err
 	}
-	defer unlock()
-	refused, err := ix.startRefused(ctx)
-	if err != nil {
-		return st, err
-	}
-	defer ix.refused.Store(nil)
+	defer done()
 	changed := false
 	reread := map[string]bool{} // the keys of sources to read again (writer.reread)
 	results := make([]SourceResult, len(srcs))
@@ -1042,16 +1037,11 @@ func (ix *Index) loadSource(ctx context.Context, path string) (*sourceRow, error
 // and mtime is a no-op; an append-only log that only grew is parsed from its last offset; anything else
 // is parsed whole and replaces the session's events. Each source is written in one transaction.
 func (ix *Index) ImportSource(ctx context.Context, src Source) (SourceResult, error) {
-	unlock, err := ix.LockImport(ctx)
+	refused, done, err := ix.startImport(ctx)
 	if err != nil {
 		return SourceResult{Source: src}, err
 	}
-	defer unlock()
-	refused, err := ix.startRefused(ctx)
-	if err != nil {
-		return SourceResult{Source: src}, err
-	}
-	defer ix.refused.Store(nil)
+	defer done()
 	res, p, err := ix.prepare(ctx, src)
 	if err == nil {
 		err = ix.saveRefused(ctx, refused, []SourceResult{res})

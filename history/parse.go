@@ -317,11 +317,10 @@ func trimBOM(data []byte) []byte {
 
 // decodeRec decodes one JSON record of a line as json.Unmarshal does (the same errors for trailing
 // bytes), except that json.RawMessage fields point into data instead of holding copies: data (the line
-// reader's buffer) outlives the record's parse, and nothing keeps a RawMessage beyond it.
+// reader's buffer) outlives the record's parse, and nothing keeps a RawMessage beyond it. data is a line
+// that parseJSONL handed to a lineParser, or a value within one: parseJSONL checked the line's depth
+// (tooDeep), and a value within it nests no deeper, so it is not checked again.
 func decodeRec(data []byte, v any) error {
-	if tooDeep(data) {
-		return errTooDeep
-	}
 	rest, err := json.Parse(data, v, json.DontCopyRawMessage)
 	if err == nil && len(rest) != 0 {
 		return fmt.Errorf("invalid character %q after top-level value", rest[0])

@@ -53,14 +53,22 @@ func (ix *Index) loadRefused(ctx context.Context) (refusals, error) {
 	return out, nil
 }
 
-// startRefused loads the refusals for an import (under its lock) and makes them the ones prepareFrom reads.
-func (ix *Index) startRefused(ctx context.Context) (refusals, error) {
-	old, err := ix.loadRefused(ctx)
+// startImport starts an import (Import, ImportSource): it takes the import lock, then loads the refusals
+// and makes them the ones prepareFrom reads. done forgets them and releases the lock.
+func (ix *Index) startImport(ctx context.Context) (old refusals, done func(), err error) {
+	unlock, err := ix.LockImport(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	if old, err = ix.loadRefused(ctx); err != nil {
+		unlock()
+		return nil, nil, err
 	}
 	ix.refused.Store(&old)
-	return old, nil
+	return old, func() {
+		ix.refused.Store(nil)
+		unlock()
+	}, nil
 }
 
 // refusedAs returns the remembered refusal of the source key when its fingerprint is still fp.

@@ -269,6 +269,10 @@ func (ix *Index) nativeSession(ctx context.Context, native string) (string, erro
 			return "", fmt.Errorf("%w: %s is the beginning of several sessions' native ids: give more of it", ErrAmbiguous, native)
 		}
 	}
+	if len(ids) == 0 && !strings.Contains(native, "/") {
+		// A subagent's own name (Claude's agent-<id>), without the parent its native id begins with.
+		return ix.subagentSession(ctx, native)
+	}
 	switch len(ids) {
 	case 0:
 		return "", fmt.Errorf("session %w: %s", ErrNotFound, native)
@@ -276,6 +280,43 @@ func (ix *Index) nativeSession(ctx context.Context, native string) (string, erro
 		return ids[0], nil
 	}
 	return "", fmt.Errorf("%w: native session id %s names sessions of several providers: give the ctx id", ErrAmbiguous, native)
+}
+
+// maxSubagentNames is how many sessions subagentSession's ambiguity error names.
+const maxSubagentNames = 5
+
+// subagentSession is the ctx id of the one session whose native id is "<parent's native id>/<name>": a
+// subagent's, whose transcript is named after the agent only (claudeNativeID; docs/history.md
+// "Identity"). ErrNotFound when no session's is; ErrAmbiguous naming them (their native ids, the first
+// maxSubagentNames) when several parents have a subagent of that name.
+func (ix *Index) subagentSession(ctx context.Context, name string) (string, error) {
+	var ids, natives []string
+	total := 0
+	err := ix.scanRows(ctx, `SELECT id, native_id, count(*) OVER () FROM sessions
+		WHERE length(native_id) > length(?1) AND substr(native_id, length(native_id) - length(?1)) = '/' || ?1
+		ORDER BY native_id, id LIMIT ?2`, []any{name, maxSubagentNames}, func(r *sql.Rows) error {
+		var id, native string
+		if err := r.Scan(&id, &native, &total); err != nil {
+			return err
+		}
+		ids, natives = append(ids, id), append(natives, native)
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("resolve subagent %s: %w", name, err)
+	}
+	switch total {
+	case 0:
+		return "", fmt.Errorf("session %w: %s", ErrNotFound, name)
+	case 1:
+		return ids[0], nil
+	}
+	named := strings.Join(natives, ", ")
+	if total > len(natives) {
+		named += fmt.Sprintf(" and %d more", total-len(natives))
+	}
+	return "", fmt.Errorf("%w: %s is a subagent of several sessions: %s: give the whole native id (parent/%s) or the ctx id",
+		ErrAmbiguous, name, named, name)
 }
 
 // sessionIDs runs query (selecting sessions' ids) with args and returns the ids.

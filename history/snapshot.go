@@ -93,9 +93,27 @@ type snapRow struct {
 // key and the rest of its key, the format, the parser revision, size, mtime, ctime, inode and offset (varints) and
 // the session id; strings as a uvarint length and the bytes.
 type snapDecoder struct {
-	data []byte
-	key  []byte
-	err  error
+	data        []byte
+	key         []byte
+	err         error
+	count, seen uint64 // the rows the snapshot says it holds, the rows next decoded
+}
+
+// newSnapDecoder is the decoder of the rows of the packed snapshot data (its version byte first), having
+// read their count; ok is false when that cannot be read.
+func newSnapDecoder(data []byte) (d *snapDecoder, ok bool) {
+	d = &snapDecoder{data: data[1:]}
+	d.count = d.uvarint()
+	return d, d.err == nil
+}
+
+// end decodes the rows left and reports whether the snapshot was read whole: no malformed row, and the
+// number of rows it says. A snapshot is read only whole.
+func (d *snapDecoder) end() bool {
+	var r snapRow
+	for d.next(&r) {
+	}
+	return d.err == nil && d.seen == d.count
 }
 
 func (d *snapDecoder) uvarint() uint64 {
@@ -156,7 +174,11 @@ func (d *snapDecoder) next(r *snapRow) bool {
 	r.format = d.bytes()
 	r.rev, r.size, r.mtime, r.ctime, r.ino, r.offset = d.varint(), d.varint(), d.varint(), d.varint(), d.varint(), d.varint()
 	r.session = d.bytes()
-	return d.err == nil
+	if d.err != nil {
+		return false
+	}
+	d.seen++
+	return true
 }
 
 // snapEncoder packs rows given in increasing key order.
@@ -201,9 +223,8 @@ func (e *snapEncoder) bytes() []byte {
 // malformed (the caller reads sources).
 func loadSnapshot(data []byte, dirty map[string]*sourceRow, keys []string, order []int) (out []*sourceRow, ok bool) {
 	out = make([]*sourceRow, len(keys))
-	d := snapDecoder{data: data[1:]}
-	count := d.uvarint()
-	if d.err != nil {
+	d, ok := newSnapDecoder(data)
+	if !ok {
 		return nil, false
 	}
 	var r snapRow
@@ -221,10 +242,6 @@ func loadSnapshot(data []byte, dirty map[string]*sourceRow, keys []string, order
 		formats = append(formats, string(b))
 		return formats[len(formats)-1]
 	}
-	seen := uint64(0)
-	if have {
-		seen++
-	}
 	for j := 0; j < len(order); {
 		key := keys[order[j]]
 		var row *sourceRow
@@ -233,9 +250,7 @@ func loadSnapshot(data []byte, dirty map[string]*sourceRow, keys []string, order
 			row = dr
 		} else {
 			for have && string(r.key) < key {
-				if have = d.next(&r); have {
-					seen++
-				}
+				have = d.next(&r)
 			}
 			if d.err != nil {
 				return nil, false
@@ -259,13 +274,7 @@ func loadSnapshot(data []byte, dirty map[string]*sourceRow, keys []string, order
 			first = false
 		}
 	}
-	// The rest is decoded too: a snapshot is read only whole, with the number of rows it says.
-	for have {
-		if have = d.next(&r); have {
-			seen++
-		}
-	}
-	if d.err != nil || seen != count {
+	if !d.end() {
 		return nil, false
 	}
 	return out, true
@@ -275,23 +284,20 @@ func loadSnapshot(data []byte, dirty map[string]*sourceRow, keys []string, order
 // changed since it was packed (dirty; readSnapshot) hold, the rows of sources. It returns false, having
 // called fn for no row, when the snapshot is malformed (the caller reads sources).
 func eachSnapshot(data []byte, dirty map[string]*sourceRow, fn func(key, format, session string)) bool {
-	d := snapDecoder{data: data[1:]}
-	count := d.uvarint()
-	if d.err != nil {
+	d, ok := newSnapDecoder(data)
+	if !ok {
 		return false
 	}
 	type rec struct{ key, format, session string }
 	var out []rec
 	var r snapRow
-	seen := uint64(0)
 	for d.next(&r) {
-		seen++
 		if _, isDirty := dirty[string(r.key)]; isDirty {
 			continue
 		}
 		out = append(out, rec{string(r.key), string(r.format), string(r.session)})
 	}
-	if d.err != nil || seen != count {
+	if !d.end() {
 		return false
 	}
 	for _, o := range out {

@@ -158,9 +158,9 @@ func TestSnapshotCodecRoundTrip(t *testing.T) {
 		enc.add(r.key, r.format, r.rev, r.size, r.mtime, r.ctime, r.ino, r.offset, r.session)
 	}
 	data := enc.bytes()
-	d := snapDecoder{data: data[1:]}
-	if n := d.uvarint(); n != uint64(len(rows)) {
-		t.Fatalf("row count %d, want %d", n, len(rows))
+	d, ok := newSnapDecoder(data)
+	if !ok || d.count != uint64(len(rows)) {
+		t.Fatalf("row count %d, want %d", d.count, len(rows))
 	}
 	var r snapRow
 	for i, want := range rows {
@@ -184,6 +184,17 @@ func TestSnapshotCodecRoundTrip(t *testing.T) {
 	}
 	if got, ok := loadSnapshot(data, nil, keys, order); !ok || got[0] == nil || got[0].sessionID != "s1" || got[1] == nil || got[1].mtime != 2 {
 		t.Errorf("whole snapshot: %v %+v", ok, got)
+	}
+	// eachSnapshot likewise, calling fn for no row of a snapshot it refuses.
+	calls := 0
+	count := func(key, format, session string) { calls++ }
+	for n := 1; n < len(data); n++ {
+		if eachSnapshot(data[:n], nil, count) || calls != 0 {
+			t.Fatalf("a snapshot cut to %d of %d bytes was read (%d rows)", n, len(data), calls)
+		}
+	}
+	if !eachSnapshot(data, nil, count) || calls != len(rows) {
+		t.Errorf("whole snapshot: %d rows, want %d", calls, len(rows))
 	}
 }
 

@@ -2,8 +2,10 @@ package history
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -116,5 +118,49 @@ func TestSubagentIdentityNamesParent(t *testing.T) {
 	}
 	if _, err := ix.Session(ctx, SessionID(ClaudeCode, "agent-z3")); err == nil {
 		t.Errorf("the session of the file's first read is still there")
+	}
+}
+
+// TestSubagentBareName: a Claude subagent's own name (agent-<id>, its file name), without the parent its
+// native id begins with, finds its session when one parent has a subagent of that name; when several do,
+// the error names them all, and a name no subagent has is not found.
+func TestSubagentBareName(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	for _, f := range []struct{ rel, session string }{
+		{"-w/par-a.jsonl", "par-a"}, {"-w/par-b.jsonl", "par-b"},
+		{"-w/par-a/subagents/agent-x1.jsonl", "par-a"}, {"-w/par-b/subagents/agent-x1.jsonl", "par-b"},
+		{"-w/par-a/subagents/agent-q9.jsonl", "par-a"},
+	} {
+		p := filepath.Join(root, f.rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		data := `{"type":"user","uuid":"u-` + filepath.Base(f.rel) + `","timestamp":"2026-02-01T10:00:00Z","cwd":"/w","sessionId":"` + f.session + `","message":{"role":"user","content":"hello"}}` + "\n"
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ix := openTestIndex(t)
+	srcs, err := Discover(ctx, ClaudeCode, root, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.Import(ctx, srcs); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := ix.Session(ctx, "agent-q9"); err != nil || s.NativeID != "par-a/agent-q9" {
+		t.Errorf("agent-q9: %+v, %v; want the session par-a/agent-q9", s, err)
+	}
+	_, err = ix.Session(ctx, "agent-x1")
+	if !errors.Is(err, ErrAmbiguous) || !strings.Contains(err.Error(), "par-a/agent-x1, par-b/agent-x1") {
+		t.Errorf("agent-x1: %v; want ErrAmbiguous naming par-a/agent-x1 and par-b/agent-x1", err)
+	}
+	if _, err := ix.Session(ctx, "agent-none"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("agent-none: %v; want ErrNotFound", err)
+	}
+	// A name is a whole segment: the end of another name is not it.
+	if _, err := ix.Session(ctx, "t-q9"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("t-q9: %v; want ErrNotFound", err)
 	}
 }

@@ -3,11 +3,12 @@ package hooks
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/ctx-dev/ctx/store"
 )
 
 // What the pre-push hook decides before it pushes the context branch (docs/hooks.md "pre-push: which
@@ -163,7 +164,7 @@ func pushDryRun(args []string) bool {
 // mirror must not publish the team's context there.
 func PushTarget(ctx context.Context, workTree, configured, remote, url string) (target, skip string) {
 	if configured == "" {
-		return "", fmt.Sprintf("not pushing the context branch to %s: ctx has no remote to sync with (name one: ctx config remote NAME)", RedactURL(remote))
+		return "", fmt.Sprintf("not pushing the context branch to %s: ctx has no remote to sync with (name one: ctx config remote NAME)", store.RedactURL(remote))
 	}
 	if remote == configured {
 		return configured, ""
@@ -180,7 +181,7 @@ func PushTarget(ctx context.Context, workTree, configured, remote, url string) (
 		}
 	}
 	return "", fmt.Sprintf("not pushing the context branch to %s: ctx syncs with %s (ctx config remote); ctx push --remote %s publishes it there",
-		RedactURL(remote), configured, shellWord(RedactURL(remote)))
+		store.RedactURL(remote), configured, shellWord(store.RedactURL(remote)))
 }
 
 // sameDir reports whether URLs a and b are local paths (no scheme, no host:) of the same directory; a
@@ -203,26 +204,6 @@ func sameDir(workTree, a, b string) bool {
 	}
 	fb, ok := dir(b)
 	return ok && os.SameFile(fa, fb)
-}
-
-// RedactURL drops the user and password from a URL (https://user:token@host/...) before ctx prints it
-// (the pre-push hook's messages, ctx remote); an ssh URL keeps its login (ssh://git@host/x: part of the
-// address, no secret) and loses only a password. Anything that is not such a URL comes back as it is.
-func RedactURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil || u.User == nil || u.Host == "" {
-		return s
-	}
-	switch strings.ToLower(u.Scheme) {
-	case "ssh", "git+ssh", "ssh+git":
-		if _, secret := u.User.Password(); !secret {
-			return s
-		}
-		u.User = url.User(u.User.Username())
-	default:
-		u.User = nil
-	}
-	return u.String()
 }
 
 // shellWord quotes s for a shell command line when it holds anything but plain characters.

@@ -944,11 +944,7 @@ func (s *srv) showSessionTool(ctx context.Context, args showSessionArgs) (any, e
 	}
 	return &paged{N: len(rows), Build: func(k int) any { return page(rows[:k]) },
 		First: func() (string, string) {
-			next := ""
-			if len(rows) > 1 || more {
-				next = cur.next(int(rows[0].Seq))
-			}
-			return rows[0].ID, next
+			return rows[0].ID, cursorAfterFirst(len(rows), more, func() string { return cur.next(int(rows[0].Seq)) })
 		}}, nil
 }
 
@@ -1339,10 +1335,7 @@ func (s *srv) queryEventsTool(ctx context.Context, args queryEventsArgs) (any, e
 			continue
 		}
 		if i == 0 {
-			next := ""
-			if len(evs) > 1 || more {
-				next = cur.nextPos(le.Pos)
-			}
+			next := cursorAfterFirst(len(evs), more, func() string { return cur.nextPos(le.Pos) })
 			return nil, &oversizedError{id: le.Event.ID, next: next,
 				why: fmt.Sprintf("(its stored %s projection is %d bytes)", content, le.Bytes)}
 		}
@@ -1406,12 +1399,18 @@ func (s *srv) queryEventsTool(ctx context.Context, args queryEventsArgs) (any, e
 	}
 	return &paged{N: len(rows), Build: func(k int) any { return page(rows[:k]) },
 		First: func() (string, string) {
-			next := ""
-			if len(evs) > 1 || more {
-				next = cur.nextPos(evs[0].Pos)
-			}
-			return evs[0].Event.ID, next
+			return evs[0].Event.ID, cursorAfterFirst(len(evs), more, func() string { return cur.nextPos(evs[0].Pos) })
 		}}, nil
+}
+
+// cursorAfterFirst is the cursor of the page that follows a page's first item (next, made at that item's
+// position) for a page of n items with more after them, "" when that item is the last of all: what an
+// item too large for the response limit even alone is reported with (docs/mcp.md "Oversized events").
+func cursorAfterFirst(n int, more bool, next func() string) string {
+	if n > 1 || more {
+		return next()
+	}
+	return ""
 }
 
 // freshness is how current an event_range_page's data is (docs/mcp.md "query_events"): the server never

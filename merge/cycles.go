@@ -25,7 +25,7 @@ func supersedeCycles(base, ours, theirs, merged Files, conflicted map[string]boo
 	oursNext, _ := supersedeGraph(ours)
 	theirsNext, _ := supersedeGraph(theirs)
 	var out []Conflict
-	for _, cycle := range graphCycles(next) {
+	for _, cycle := range Cycles(next) {
 		if hasCycle(oursNext, cycle) || hasCycle(theirsNext, cycle) {
 			continue // one side's own: not the merge's to break
 		}
@@ -138,9 +138,11 @@ func supersededBy(d mdDoc) int {
 	return n
 }
 
-// graphCycles returns the cycles of next (each node has at most one successor), each as its numbers in
-// ascending order, in ascending order of their smallest number.
-func graphCycles(next map[int]int) [][]int {
+// Cycles returns the cycles of next (number -> the number it links to, each at most one: superseded_by),
+// each as its numbers in ascending order, in ascending order of their smallest number; a number linked to
+// itself is a cycle of one. Links to numbers next does not hold end a walk. The one walk of supersede
+// cycles, for the merge and for store's checks (docs/merge.md "Supersede cycles").
+func Cycles(next map[int]int) [][]int {
 	nodes := make([]int, 0, len(next))
 	for n := range next {
 		nodes = append(nodes, n)

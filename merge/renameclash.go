@@ -29,15 +29,7 @@ func renameClashes(base, ours, theirs Files) ([]Conflict, []Note) {
 	// The paths each side added that the other does not hold: the candidates for a rename.
 	var added [2][]string
 	for x := 0; x < 2; x++ {
-		for q := range sides[x] {
-			if _, ok := base[q]; ok || !renameable(q) {
-				continue
-			}
-			if _, ok := sides[1-x][q]; !ok {
-				added[x] = append(added[x], q)
-			}
-		}
-		sort.Strings(added[x])
+		added[x] = addedPaths(base, sides[x], sides[1-x])
 	}
 	if len(added[0])+len(added[1]) == 0 || len(gone)*(len(added[0])+len(added[1])) > renameLimit {
 		return nil, nil
@@ -51,14 +43,10 @@ func renameClashes(base, ours, theirs Files) ([]Conflict, []Note) {
 		for x := 0; x < 2; x++ {
 			best := 0.0
 			for _, q := range added[x] {
-				if used[x][q] || topDir(p) != topDir(q) || kindOf(p) != kindOf(q) {
+				if used[x][q] {
 					continue
 				}
-				qt := renameText(q, sides[x][q])
-				if lo, hi := min(len(bt), len(qt)), max(len(bt), len(qt)); hi > 0 && 2*float64(lo)/float64(lo+hi) < renameMinSimilarity {
-					continue
-				}
-				if s := similarity(bt, qt); s >= renameMinSimilarity && s > best {
+				if s, ok := renameSimilarity(p, bt, q, sides[x][q]); ok && s > best {
 					best, to[x] = s, q
 				}
 			}

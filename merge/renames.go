@@ -75,6 +75,38 @@ func similarity(a, b string) float64 {
 	return 2 * float64(common) / float64(len(a)+len(b))
 }
 
+// addedPaths are the paths side added that neither base nor other holds and that may be followed
+// through a rename (renameable): the candidates for a file's new name on that side, sorted.
+func addedPaths(base, side, other Files) []string {
+	var out []string
+	for q := range side {
+		if _, ok := base[q]; ok || !renameable(q) {
+			continue
+		}
+		if _, ok := other[q]; !ok {
+			out = append(out, q)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// renameSimilarity is the similarity of the base version of p (bt, its renameText) and qb, the content
+// of q on a side, and ok when q can be p's new name: the same top folder and kind, and a similarity of
+// at least renameMinSimilarity.
+func renameSimilarity(p, bt, q string, qb []byte) (float64, bool) {
+	if topDir(p) != topDir(q) || kindOf(p) != kindOf(q) {
+		return 0, false
+	}
+	qt := renameText(q, qb)
+	// The share of common bytes cannot exceed 2·min/(sum): skip pairs too different in size.
+	if lo, hi := min(len(bt), len(qt)), max(len(bt), len(qt)); hi > 0 && 2*float64(lo)/float64(lo+hi) < renameMinSimilarity {
+		return 0, false
+	}
+	s := similarity(bt, qt)
+	return s, s >= renameMinSimilarity
+}
+
 type rename struct {
 	side     int // 0: ours renamed, 1: theirs renamed
 	from, to string
@@ -92,7 +124,7 @@ func followContentRenames(base, ours, theirs Files) (Files, Files, Files, []Note
 	var found []rename
 	for x := 0; x < 2; x++ {
 		xs, ys := sides[x], sides[1-x]
-		var deleted, added []string
+		var deleted []string
 		for p, b := range base {
 			if _, ok := xs[p]; ok || !renameable(p) {
 				continue
@@ -104,32 +136,16 @@ func followContentRenames(base, ours, theirs Files) (Files, Files, Files, []Note
 		if len(deleted) == 0 {
 			continue
 		}
-		for q := range xs {
-			if _, ok := base[q]; ok || !renameable(q) {
-				continue
-			}
-			if _, ok := ys[q]; !ok {
-				added = append(added, q)
-			}
-		}
+		added := addedPaths(base, xs, ys)
 		if len(added) == 0 || len(deleted)*len(added) > renameLimit {
 			continue
 		}
 		sort.Strings(deleted)
-		sort.Strings(added)
 		var cands []rename
 		for _, p := range deleted {
 			bt := renameText(p, base[p])
 			for _, q := range added {
-				if topDir(p) != topDir(q) || kindOf(p) != kindOf(q) {
-					continue
-				}
-				qt := renameText(q, xs[q])
-				// The share of common bytes cannot exceed 2·min/(sum): skip pairs too different in size.
-				if lo, hi := min(len(bt), len(qt)), max(len(bt), len(qt)); hi > 0 && 2*float64(lo)/float64(lo+hi) < renameMinSimilarity {
-					continue
-				}
-				if s := similarity(bt, qt); s >= renameMinSimilarity {
+				if s, ok := renameSimilarity(p, bt, q, xs[q]); ok {
 					cands = append(cands, rename{side: x, from: p, to: q, sim: s})
 				}
 			}

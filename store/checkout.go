@@ -188,12 +188,14 @@ func (s *Store) refreshWith(ctx context.Context, force map[string]bool, recreate
 	if root == "" {
 		return out, nil
 	}
-	if ok, err := s.Initialized(ctx); err != nil || !ok {
+	// Not initialized: nothing to check out. A branch of the user's under the context branch's name (no
+	// manifest.json at its tip) is never checked out as the store: nothing is written to .context/ (the
+	// ErrNotContextBranch error).
+	publicTip, publicTree, err := s.checkContextTip(ctx)
+	if publicTip.IsZero() {
 		return out, err
 	}
-	// A branch of the user's under the context branch's name (no manifest.json at its tip) is never
-	// checked out as the store: nothing is written to .context/ (the ErrNotContextBranch error).
-	if err := s.checkContextTip(ctx); err != nil {
+	if err != nil {
 		return nil, err
 	}
 	// The user's branch may have put a link or tracked files at .context (docs/security.md): nothing is
@@ -255,7 +257,9 @@ func (s *Store) refreshWith(ctx context.Context, force map[string]bool, recreate
 	// Without a record, or after an interrupted refresh, every path is compared.
 	full := !found || rec.Incomplete
 	for _, sc := range Scopes {
-		if trees[sc], err = s.repo.TreeOf(ctx, tips[sc]); err != nil {
+		if sc == Public && tips[sc] == publicTip {
+			trees[sc] = publicTree // read by checkContextTip
+		} else if trees[sc], err = s.repo.TreeOf(ctx, tips[sc]); err != nil {
 			return nil, err
 		}
 		if c := rec.Commits[sc]; c != "" && !full {
@@ -1045,8 +1049,8 @@ func (s *Store) CheckoutView(ctx context.Context) (*View, error) {
 	_, jerr := os.Stat(s.journalPath())
 	unfinished := jerr == nil
 	key, keyOK := recordKeyOf(root)
-	if scopes := s.recCache.get(key, keyOK, want); scopes != nil && !unfinished {
-		return s.checkoutViewOf(ctx, tips, root, scopes)
+	if rs := s.recCache.get(key, keyOK, want); rs != nil && !unfinished {
+		return s.checkoutViewOf(ctx, tips, root, rs)
 	}
 	rec, err := s.ReadRecord()
 	if err != nil {
@@ -1073,17 +1077,18 @@ func (s *Store) CheckoutView(ctx context.Context) (*View, error) {
 		scopes[p] = f.Scope
 	}
 	key, keyOK = recordKeyOf(root)
-	s.recCache.put(key, keyOK, rec.Commits, scopes)
-	return s.checkoutViewOf(ctx, tips, root, scopes)
+	rs := &recordScopes{scopes: scopes}
+	s.recCache.put(key, keyOK, rec.Commits, rs)
+	return s.checkoutViewOf(ctx, tips, root, rs)
 }
 
-// checkoutViewOf is the view of the checked-out tree root whose record gives scopes, for ctx: the
+// checkoutViewOf is the view of the checked-out tree root whose record gives rs's scopes, for ctx: the
 // public-only one for a public-only ctx (publicCheckoutView).
-func (s *Store) checkoutViewOf(ctx context.Context, tips map[Scope]gitstore.Hash, root string, scopes map[string]Scope) (*View, error) {
+func (s *Store) checkoutViewOf(ctx context.Context, tips map[Scope]gitstore.Hash, root string, rs *recordScopes) (*View, error) {
 	if PublicOnly(ctx) {
-		return s.publicCheckoutView(ctx, tips[Public], root, scopes)
+		return s.publicCheckoutView(ctx, tips[Public], root, rs)
 	}
-	return NewView(&DirReader{Root: root, Scopes: scopes}), nil
+	return NewView(&DirReader{Root: root, Scopes: rs.scopes}), nil
 }
 
 // sameCommits reports whether a checkout record mirrors the tips want (scope -> commit; absent = no ref).
@@ -1122,12 +1127,27 @@ type recordCache struct {
 	mu      sync.Mutex
 	key     recordKey
 	commits map[Scope]string
-	scopes  map[string]Scope
+	scopes  *recordScopes
+}
+
+// recordScopes is what CheckoutView keeps of a checkout record: the scope of each path, and, made by the
+// first public-only read of that record and kept for the next ones, the paths a public-only view reads
+// from the public ref (hiddenPaths).
+type recordScopes struct {
+	scopes     map[string]Scope
+	hiddenOnce sync.Once
+	hidden     map[string]bool
+}
+
+// hiddenPaths is hiddenPaths of rs's scopes, made once.
+func (rs *recordScopes) hiddenPaths() map[string]bool {
+	rs.hiddenOnce.Do(func() { rs.hidden = hiddenPaths(rs.scopes) })
+	return rs.hidden
 }
 
 // get returns the cached scopes when the record's files are the ones read last and mirror want; nil
 // otherwise.
-func (c *recordCache) get(key recordKey, ok bool, want map[Scope]string) map[string]Scope {
+func (c *recordCache) get(key recordKey, ok bool, want map[Scope]string) *recordScopes {
 	if !ok {
 		return nil
 	}
@@ -1139,7 +1159,7 @@ func (c *recordCache) get(key recordKey, ok bool, want map[Scope]string) map[str
 	return c.scopes
 }
 
-func (c *recordCache) put(key recordKey, ok bool, commits map[Scope]string, scopes map[string]Scope) {
+func (c *recordCache) put(key recordKey, ok bool, commits map[Scope]string, scopes *recordScopes) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !ok {

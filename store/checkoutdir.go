@@ -291,7 +291,7 @@ func (e *CheckoutBlockedError) Error() string {
 		what = "is a symbolic link, which ctx never writes through"
 	}
 	return fmt.Sprintf("%s %s: %d %s of the context branch not checked out (%s); remove it (rm %s) and run ctx restore",
-		e.Dir, what, len(e.Paths), pluralWord(len(e.Paths), "entry", "entries"), strings.Join(firstFew(e.Paths, 3), ", "), e.Dir)
+		e.Dir, what, len(e.Paths), pluralWord(len(e.Paths), "entry", "entries"), NamedFew(e.Paths, 3), e.Dir)
 }
 
 func (e *CheckoutBlockedError) Is(target error) bool { return target == ErrCheckoutBlocked }
@@ -303,10 +303,11 @@ func pluralWord(n int, one, many string) string {
 	return many
 }
 
-// firstFew is list cut to n names, with "and N more" after them.
-func firstFew(list []string, n int) []string {
-	if len(list) <= n {
-		return list
+// NamedFew joins the first n of names with ", " and says how many more there are ("a, b and 3 more"):
+// how ctx's messages name a long list.
+func NamedFew(names []string, n int) string {
+	if len(names) <= n {
+		return strings.Join(names, ", ")
 	}
-	return append(append([]string{}, list[:n]...), fmt.Sprintf("and %d more", len(list)-n))
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
 }

@@ -149,3 +149,14 @@ func CompileRecordSchemaChecked(name string) error {
 	_, err := compileRecordSchemaDoc(name, true)
 	return err
 }
+
+// HiddenPaths is the map of paths a public-only view of the checked-out tree reads from the public ref
+// (publicCheckoutView), nil for any other view.
+func (v *View) HiddenPaths() map[string]bool {
+	if r, ok := v.r.(publicPrefixReader); ok {
+		if sr, ok := r.r.(shadowedReader); ok {
+			return sr.hidden
+		}
+	}
+	return nil
+}

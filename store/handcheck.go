@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/ctx-dev/ctx/merge"
 )
 
 // keyedFolders are the folders whose keys must not look alike (refuseLookalike): the kinds' folders of
@@ -158,29 +160,24 @@ func supersedeCycles(held, edited []Decision) []string {
 			}
 		}
 	}
+	inCycle := map[int]bool{}
+	for _, c := range merge.Cycles(next) {
+		for _, n := range c {
+			inCycle[n] = true
+		}
+	}
 	var problems []string
 	for _, d := range edited {
-		if d.ID <= 0 {
-			continue
+		if d.ID <= 0 || !inCycle[d.ID] {
+			continue // a cycle that does not pass through d: reported for its own members if edited
 		}
-		chain := []int{d.ID}
-		seen := map[int]bool{d.ID: true}
-		for id, ok := next[d.ID]; ok; id, ok = next[id] {
-			chain = append(chain, id)
-			if id == d.ID {
-				parts := make([]string, len(chain))
-				for i, n := range chain {
-					parts[i] = strconv.Itoa(n)
-				}
-				problems = append(problems, fmt.Sprintf("%s: superseded_by makes a cycle (%s): a decision cannot be replaced, directly or through others, by one it replaces (set one of them back with status accepted)",
-					d.Path, strings.Join(parts, " -> ")))
-				break
-			}
-			if seen[id] {
-				break // a cycle that does not pass through d: reported for its own members if edited
-			}
-			seen[id] = true
+		chain := cycleFrom(next, d.ID)
+		parts := make([]string, 0, len(chain)+1)
+		for _, n := range append(chain, d.ID) {
+			parts = append(parts, strconv.Itoa(n))
 		}
+		problems = append(problems, fmt.Sprintf("%s: superseded_by makes a cycle (%s): a decision cannot be replaced, directly or through others, by one it replaces (set one of them back with status accepted)",
+			d.Path, strings.Join(parts, " -> ")))
 	}
 	return problems
 }
@@ -507,24 +504,23 @@ func supersedeCycleGroups(all []Decision) [][]Decision {
 			next[id] = d.SupersededBy
 		}
 	}
-	var ids []int
-	for id := range next {
-		ids = append(ids, id)
-	}
-	sort.Ints(ids)
 	var out [][]Decision
-	for _, start := range ids {
-		group := []Decision{byID[start]}
-		for id, ok := next[start]; ok && id > start && len(group) <= len(next); id, ok = next[id] {
+	for _, c := range merge.Cycles(next) {
+		var group []Decision
+		for _, id := range cycleFrom(next, c[0]) {
 			group = append(group, byID[id])
-			if next[id] == start {
-				out = append(out, group)
-				break
-			}
 		}
-		if next[start] == start {
-			out = append(out, group)
-		}
+		out = append(out, group)
+	}
+	return out
+}
+
+// cycleFrom is the cycle of next (a cycle merge.Cycles found) that start is on, in the order of its links
+// from start: start, the number it links to, and so on to the last before start.
+func cycleFrom(next map[int]int, start int) []int {
+	out := []int{start}
+	for n := next[start]; n != start; n = next[n] {
+		out = append(out, n)
 	}
 	return out
 }

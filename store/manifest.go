@@ -334,17 +334,16 @@ func (s *Store) checkContextTree(ctx context.Context, tree gitstore.Hash) error 
 
 func (s *Store) notContextBranch() error { return &notContextError{branch: s.cfg.Branch} }
 
-// checkContextTip is checkContextTree of the context branch's tip (none: nil).
-func (s *Store) checkContextTip(ctx context.Context) error {
-	tip, err := s.repo.Resolve(ctx, s.BranchRef())
-	if err != nil || tip.IsZero() {
-		return err
+// checkContextTip is checkContextTree of the context branch's tip; it returns the tip and its tree (both
+// zero when there is no branch, with a nil error), for the caller to read the tree of that tip once.
+func (s *Store) checkContextTip(ctx context.Context) (tip, tree gitstore.Hash, err error) {
+	if tip, err = s.repo.Resolve(ctx, s.BranchRef()); err != nil || tip.IsZero() {
+		return tip, tree, err
 	}
-	tree, err := s.repo.TreeOf(ctx, tip)
-	if err != nil {
-		return err
+	if tree, err = s.repo.TreeOf(ctx, tip); err != nil {
+		return tip, tree, err
 	}
-	return s.checkContextTree(ctx, tree)
+	return tip, tree, s.checkContextTree(ctx, tree)
 }
 
 // checkCheckoutDirFree refuses to check the store out into a .context/ folder whose files git tracks in
@@ -431,6 +430,42 @@ func (s *Store) ensureExcluded() error {
 	return nil
 }
 
+// RedactURL drops the user and password from a URL (https://user:token@host/...) before ctx prints it
+// (the pre-push hook's messages, ctx remote); an ssh URL keeps its login (ssh://git@host/x: part of the
+// address, no secret) and loses only a password (dropSecret). Anything that is not such a URL comes back
+// as it is.
+func RedactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.User == nil || u.Host == "" {
+		return s
+	}
+	if _, secret := u.User.Password(); !secret && sshScheme(u.Scheme) {
+		return s
+	}
+	dropSecret(u)
+	return u.String()
+}
+
+// dropSecret takes the secret out of u's user information, the one rule of what ctx prints (RedactURL)
+// and records (portableURL) of a remote's URL: an ssh URL keeps its login, part of the address, and loses
+// a password; any other URL loses both (a token is often the user name: https://TOKEN@host/x).
+func dropSecret(u *url.URL) {
+	if sshScheme(u.Scheme) {
+		u.User = url.User(u.User.Username())
+	} else {
+		u.User = nil
+	}
+}
+
+// sshScheme reports whether a URL's scheme is ssh's (ssh, git+ssh, ssh+git; any case).
+func sshScheme(scheme string) bool {
+	switch strings.ToLower(scheme) {
+	case "ssh", "git+ssh", "ssh+git":
+		return true
+	}
+	return false
+}
+
 // portableURL is the remote URL as manifest.json may record it, on a branch that is pushed: nothing
 // machine-local and no credentials. A local path or file:// URL (a folder of this machine) gives "", and
 // the user information of a URL ("https://user:token@host/x") is dropped; "git@host:team/repo.git" and
@@ -440,15 +475,11 @@ func portableURL(raw string) string {
 		return ""
 	}
 	if u, err := url.Parse(raw); err == nil && u.Scheme != "" && len(u.Scheme) > 1 {
-		switch strings.ToLower(u.Scheme) {
-		case "file":
+		if strings.EqualFold(u.Scheme, "file") {
 			return ""
-		case "ssh", "git+ssh", "ssh+git":
-			if u.User != nil {
-				u.User = url.User(u.User.Username()) // the login is part of the address; a password is not
-			}
-		default:
-			u.User = nil
+		}
+		if u.User != nil {
+			dropSecret(u)
 		}
 		return u.String()
 	}

@@ -130,23 +130,24 @@ func (s *Store) OrphanedRefs(ctx context.Context) ([]OrphanedRef, error) {
 }
 
 // PruneOrphanedRefs deletes the refs under OrphanedPrefix whose tip the context branch holds already
-// (OrphanedRef.Merged: nothing is lost) and returns them; the others are kept (their entries may exist
-// nowhere else). Each is deleted with git update-ref -d against the tip read, so a ref moved meanwhile
-// stays, and a packed one goes too.
-func (s *Store) PruneOrphanedRefs(ctx context.Context) ([]OrphanedRef, error) {
+// (OrphanedRef.Merged: nothing is lost) and returns them, and the refs it keeps as OrphanedRefs lists them
+// (their entries may exist nowhere else; never nil). Each is deleted with git update-ref -d against the
+// tip read, so a ref moved meanwhile stays, and a packed one goes too.
+func (s *Store) PruneOrphanedRefs(ctx context.Context) (deleted, kept []OrphanedRef, err error) {
 	all, err := s.OrphanedRefs(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var out []OrphanedRef
-	for _, o := range all {
+	kept = make([]OrphanedRef, 0, len(all))
+	for i, o := range all {
 		if !o.Merged || !strings.HasPrefix(o.Ref, OrphanedPrefix) || strings.ContainsAny(o.Ref, " \t\n") {
+			kept = append(kept, o)
 			continue
 		}
 		if _, err := s.repo.Git(ctx, "update-ref", "-m", "ctx doctor --fix: the context branch holds this tip", "-d", o.Ref, o.Tip); err != nil {
-			return out, fmt.Errorf("delete %s: %w", o.Ref, err)
+			return deleted, append(kept, all[i:]...), fmt.Errorf("delete %s: %w", o.Ref, err)
 		}
-		out = append(out, o)
+		deleted = append(deleted, o)
 	}
-	return out, nil
+	return deleted, kept, nil
 }

@@ -97,18 +97,9 @@ func (p publicPrefixReader) ReadPrefix(ctx context.Context, sc Scope, path strin
 // public copy, docs/http.md "Private scopes stay the machine user's") is not in it: such paths are read
 // from the public ref's tree at the tip public instead, so that the caller reads back what it wrote and
 // nothing tells it a private entry of that key exists.
-func (s *Store) publicCheckoutView(ctx context.Context, public gitstore.Hash, root string, scopes map[string]Scope) (*View, error) {
-	dr := &DirReader{Root: root, Scopes: scopes}
-	hidden := map[string]bool{} // the paths .context/ holds of another scope, and their folders
-	for p, sc := range scopes {
-		if sc == Public {
-			continue
-		}
-		hidden[p] = true
-		for d := path.Dir(p); d != "." && !hidden[d+"/"]; d = path.Dir(d) {
-			hidden[d+"/"] = true
-		}
-	}
+func (s *Store) publicCheckoutView(ctx context.Context, public gitstore.Hash, root string, rs *recordScopes) (*View, error) {
+	dr := &DirReader{Root: root, Scopes: rs.scopes}
+	hidden := rs.hiddenPaths()
 	if len(hidden) == 0 {
 		return dr.view().PublicOnly(), nil
 	}
@@ -118,6 +109,22 @@ func (s *Store) publicCheckoutView(ctx context.Context, public gitstore.Hash, ro
 	}
 	ref := &RefReader{repo: s.repo, Trees: map[Scope]gitstore.Hash{Public: t}, skels: s.skels}
 	return NewView(publicPrefixReader{publicReader{shadowedReader{dir: dr, ref: ref, hidden: hidden}}}), nil
+}
+
+// hiddenPaths are the paths scopes (a checkout record's) holds of another scope than the public one, and
+// their folders with a trailing slash: what a public-only view of .context/ reads from the public ref.
+func hiddenPaths(scopes map[string]Scope) map[string]bool {
+	hidden := map[string]bool{}
+	for p, sc := range scopes {
+		if sc == Public {
+			continue
+		}
+		hidden[p] = true
+		for d := path.Dir(p); d != "." && !hidden[d+"/"]; d = path.Dir(d) {
+			hidden[d+"/"] = true
+		}
+	}
+	return hidden
 }
 
 func (d *DirReader) view() *View { return NewView(d) }

@@ -35,7 +35,7 @@ func (e *HandDeletionsError) Error() string {
 		dir := CheckoutDir + "/" + e.Blocked
 		return fmt.Sprintf("%s %s: %d %s of the context branch under it read as deleted (%s); a pull does not record "+
 			"deletions on its own, and ctx commit refuses the link: remove it (rm %s) and run ctx restore",
-			dir, what, len(e.Paths), pluralWord(len(e.Paths), "file", "files"), strings.Join(firstFew(e.Paths, show), ", "), dir)
+			dir, what, len(e.Paths), pluralWord(len(e.Paths), "file", "files"), NamedFew(e.Paths, show), dir)
 	}
 	list := e.Paths
 	more := ""

@@ -18,6 +18,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -210,7 +211,13 @@ func searchStore(ctx context.Context, dir, fp, query string, n int) (hits []sear
 	if err != nil || have != fp {
 		return nil, false
 	}
-	if hits, err = storesearch.Search(ctx, db, query, n); err != nil {
+	return storeSearch(ctx, db, query, n)
+}
+
+// storeSearch is storesearch.Search of a current copy db, ok false on its error.
+func storeSearch(ctx context.Context, db *sql.DB, query string, n int) ([]searchpage.Result, bool) {
+	hits, err := storesearch.Search(ctx, db, query, n)
+	if err != nil {
 		return nil, false
 	}
 	return hits, true

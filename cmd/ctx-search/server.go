@@ -65,36 +65,74 @@ type cached struct {
 // state is what a search's answer depends on besides its request: the index file the server holds
 // open (a replaced index is another *history.Index), its generation (moved by every import that changed
 // it), and the store's copy (its file and its fingerprint; "-" without a context branch). ok is false
-// when it cannot be read: the search runs uncached.
-func (w *warm) state(ctx context.Context, fp string) (string, bool) {
+// when it cannot be read: the search runs uncached. The search that follows reads through checked, which
+// does not check again what state checked (checked).
+func (w *warm) state(ctx context.Context, fp string) (string, checked, bool) {
+	chk := checked{w: w}
 	ix, release, err := w.index(ctx)
 	if err != nil {
-		return "", false
+		return "", chk, false
 	}
+	chk.ix = ix
 	gen, err := ix.Generation(ctx)
 	release()
 	if err != nil {
-		return "", false
+		return "", chk, false
 	}
 	copyState := "-"
 	if fp != "-" {
+		if onWarmCheck != nil {
+			onWarmCheck("store")
+		}
 		w.storeMu.Lock()
 		defer w.storeMu.Unlock()
 		fi, err := os.Lstat(filepath.Join(w.dir, storesearch.File))
 		if err != nil || w.store == nil || !os.SameFile(fi, w.storeFile) {
-			return "", false // the search opens it (or hands over); its answer is not cached
+			return "", chk, false // the search opens it (or hands over); its answer is not cached
 		}
 		var v int
 		if err := w.store.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v); err != nil {
-			return "", false
+			return "", chk, false
 		}
 		have, err := storesearch.ReadFP(ctx, w.store)
 		if err != nil {
-			return "", false
+			return "", chk, false
+		}
+		if v == storesearch.Version && have == fp {
+			chk.store = w.store
 		}
 		copyState = fmt.Sprintf("%p/%d/%s", w.store, v, have)
 	}
-	return fmt.Sprintf("%p/%d/%s", ix, gen, copyState), true
+	return fmt.Sprintf("%p/%d/%s", ix, gen, copyState), chk, true
+}
+
+// checked is the backend of a search that follows state: the index and the copy state checked (ix; store,
+// nil unless the copy was current: its version storesearch.Version and its fingerprint the request's)
+// serve while the server still holds them, without their file's stat, the copy's version and fingerprint
+// being read again; anything else is read as warm reads it.
+type checked struct {
+	w     *warm
+	ix    *history.Index
+	store *sql.DB
+}
+
+func (c checked) index(ctx context.Context) (*history.Index, func(), error) {
+	c.w.mu.RLock()
+	if c.ix != nil && c.w.ix == c.ix {
+		return c.ix, c.w.mu.RUnlock, nil
+	}
+	c.w.mu.RUnlock()
+	return c.w.index(ctx)
+}
+
+func (c checked) storeHits(ctx context.Context, fp, query string, n int) ([]searchpage.Result, bool) {
+	c.w.storeMu.Lock()
+	if c.store != nil && c.w.store == c.store {
+		defer c.w.storeMu.Unlock()
+		return storeSearch(ctx, c.store, query, n)
+	}
+	c.w.storeMu.Unlock()
+	return c.w.storeHits(ctx, fp, query, n)
 }
 
 // answer is search's answer to a request, from the cache when the index and the copy are in the state
@@ -106,7 +144,7 @@ func (w *warm) answer(ctx context.Context, fp string, args []string) ([]byte, bo
 	if w.cache == nil {
 		return search(ctx, w, fp, args)
 	}
-	st, stOK := w.state(ctx, fp)
+	st, chk, stOK := w.state(ctx, fp)
 	key := fp + "\x00" + strings.Join(args, "\x00")
 	if stOK {
 		w.cacheMu.Lock()
@@ -116,7 +154,7 @@ func (w *warm) answer(ctx context.Context, fp string, args []string) ([]byte, bo
 			return c.out, true
 		}
 	}
-	out, ok := search(ctx, w, fp, args)
+	out, ok := search(ctx, chk, fp, args)
 	if ok && stOK {
 		w.cacheMu.Lock()
 		if len(w.cache) >= cacheEntries || w.cacheBytes+len(out) > cacheMax {
@@ -136,6 +174,9 @@ func (w *warm) answer(ctx context.Context, fp string, args []string) ([]byte, bo
 }
 
 func (w *warm) index(ctx context.Context) (*history.Index, func(), error) {
+	if onWarmCheck != nil {
+		onWarmCheck("index")
+	}
 	for {
 		w.mu.RLock()
 		if w.ix != nil && !w.ix.Replaced() {
@@ -164,7 +205,14 @@ func (w *warm) index(ctx context.Context) (*history.Index, func(), error) {
 	}
 }
 
+// onWarmCheck, when set (by tests), is called at each check of the index (warm.index) and of the copy
+// (warm.state, warm.storeHits) with "index" or "store".
+var onWarmCheck func(what string)
+
 func (w *warm) storeHits(ctx context.Context, fp, query string, n int) ([]searchpage.Result, bool) {
+	if onWarmCheck != nil {
+		onWarmCheck("store")
+	}
 	w.storeMu.Lock()
 	defer w.storeMu.Unlock()
 	fi, err := os.Lstat(filepath.Join(w.dir, storesearch.File))
@@ -189,11 +237,7 @@ func (w *warm) storeHits(ctx context.Context, fp, query string, n int) ([]search
 	if err != nil || have != fp {
 		return nil, false
 	}
-	hits, err := storesearch.Search(ctx, w.store, query, n)
-	if err != nil {
-		return nil, false
-	}
-	return hits, true
+	return storeSearch(ctx, w.store, query, n)
 }
 
 func (w *warm) closeStore() {

@@ -452,3 +452,39 @@ func TestServerInProcess(t *testing.T) {
 		t.Errorf("log: %s", log.String())
 	}
 }
+
+// TestServerChecksOnce: a search the server's cache does not hold checks the index (its file) and the
+// store's copy (its file, version and fingerprint) once, in warm.state, and answers through what it
+// checked, with the one-shot path's bytes; a repeated search is the cache's.
+func TestServerChecksOnce(t *testing.T) {
+	dir := storeRepo(t)
+	same(t, dir, false, "search", "--json", "README") // ctx-full makes the store's search copy
+	hist, fp := histDir(dir), tipsFP(t, dir)
+	w := &warm{dir: hist, cache: map[string]cached{}}
+	defer w.close()
+	var mu sync.Mutex
+	checks := map[string]int{}
+	onWarmCheck = func(what string) {
+		mu.Lock()
+		defer mu.Unlock()
+		checks[what]++
+	}
+	defer func() { onWarmCheck = nil }()
+	bg := context.Background()
+	for i, q := range [][]string{{"search", "README"}, {"search", "--json", "onboarding"}, {"search", "--json", "onboarding"}} {
+		want, ok := search(bg, oneShot{hist}, fp, q)
+		if !ok {
+			t.Fatalf("%q: not served one-shot", q)
+		}
+		clear(checks)
+		got, ok := w.answer(bg, fp, q)
+		if !ok || !bytes.Equal(got, want) {
+			t.Errorf("%q: served %v, same as one-shot %v", q, ok, bytes.Equal(got, want))
+		}
+		// The first search opens the copy (state finds it closed: the search checks it); the next
+		// ones check each once.
+		if i > 0 && (checks["index"] != 1 || checks["store"] != 1) {
+			t.Errorf("%q: checks %v, want the index and the copy once each", q, checks)
+		}
+	}
+}

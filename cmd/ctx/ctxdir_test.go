@@ -425,7 +425,8 @@ func TestOrphanedRefsInDoctor(t *testing.T) {
 	}
 
 	fix := mustCtx(t, dir, nil, 0, "doctor", "--fix").stdout
-	if !strings.Contains(fix, "deleted "+merged) {
+	// The deleted ref is named once (deleted), the kept one is listed with how to restore it.
+	if !strings.Contains(fix, "deleted "+merged) || strings.Count(fix, merged) != 1 || !strings.Contains(fix, "git branch -f ctx "+tip) {
 		t.Errorf("ctx doctor --fix:\n%s", fix)
 	}
 	left := strings.TrimSpace(testenv.Git(t, dir, "for-each-ref", "--format=%(refname) %(objectname)", "refs/ctx-orphaned/"))

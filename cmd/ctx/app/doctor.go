@@ -65,11 +65,7 @@ func runDoctor(ctx context.Context, e *env, o doctorOptions) error {
 		}
 		// Kept tips of deleted context branches go only when the branch holds them already: losing data is
 		// no fix (docs/sync.md "A deleted context branch").
-		pruned, err := s.PruneOrphanedRefs(ctx)
-		if err != nil {
-			return err
-		}
-		orphaned, err := s.OrphanedRefs(ctx)
+		pruned, orphaned, err := s.PruneOrphanedRefs(ctx)
 		if err != nil {
 			return err
 		}

@@ -867,7 +867,7 @@ func runHistoryShowSession(ctx context.Context, e *env, o historyShowSessionOpti
 		}
 		for _, ev := range evs {
 			if o.JSON {
-				if err := printJSONLine(w, ev); err != nil {
+				if err := printJSONLine(w, eventOf(ev)); err != nil {
 					return err
 				}
 			} else {
@@ -962,7 +962,11 @@ func runHistoryShowEvent(ctx context.Context, e *env, o historyShowEventOptions)
 		return historyErr(err)
 	}
 	if o.JSON {
-		return printJSON(e.stdout, map[string]any{"event": ev, "window": around})
+		window := make([]eventJSON, len(around))
+		for i, x := range around {
+			window[i] = eventOf(x)
+		}
+		return printJSON(e.stdout, map[string]any{"event": eventOf(ev), "window": window})
 	}
 	if len(around) == 0 {
 		around = []history.Event{ev}
@@ -1098,6 +1102,22 @@ func printEvent(w io.Writer, ev history.Event) {
 	for line := range strings.SplitSeq(strings.TrimRight(text, "\n"), "\n") {
 		fmt.Fprintf(w, "    %s\n", line)
 	}
+}
+
+// eventJSON is an event as the CLI's JSON gives it (show session, show event, list events): its `at` in
+// RFC 3339, UTC, with milliseconds, as MCP's tools give it and as the session's started_at and ended_at
+// are (docs/history.md "Events"); absent when the event has no time.
+type eventJSON struct {
+	history.Event
+	At string `json:"at,omitempty"` // over Event.At
+}
+
+func eventOf(e history.Event) eventJSON {
+	out := eventJSON{Event: e}
+	if !e.At.IsZero() {
+		out.At = e.At.UTC().Format(searchpage.AtFormat)
+	}
+	return out
 }
 
 func printJSONLine(w io.Writer, v any) error {

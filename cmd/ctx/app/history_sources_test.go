@@ -183,18 +183,7 @@ func TestHistoryListEventsAndAliases(t *testing.T) {
 	completions := map[string]map[string]any{}
 	events := func(args ...string) []map[string]any {
 		t.Helper()
-		out, e, code := run(args...)
-		if code != ExitOK {
-			t.Fatalf("%v: %d %s", args, code, e)
-		}
-		var evs []map[string]any
-		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
-			var m map[string]any
-			if err := json.Unmarshal([]byte(l), &m); err != nil {
-				t.Fatalf("%v: line %q: %v", args, l, err)
-			}
-			evs = append(evs, m)
-		}
+		evs := jsonLines(t, run, args...)
 		// The stream ends with its completion record, and holds no other.
 		last := evs[len(evs)-1]
 		if last["kind"] != "completion" || last["stream"] != "events" || last["returned"] != float64(len(evs)-1) {

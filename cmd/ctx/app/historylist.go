@@ -111,7 +111,7 @@ func parseHistoryListEvents(c *cli.Context) (historyListEventsOptions, error) {
 
 // listedEvent is a line of ctx history list events --json.
 type listedEvent struct {
-	history.Event
+	eventJSON
 	Provider history.Provider `json:"provider"`
 }
 
@@ -151,7 +151,7 @@ func runHistoryListEvents(ctx context.Context, e *env, o historyListEventsOption
 		}
 		for _, le := range evs {
 			if o.JSON {
-				if err := printJSONLine(e.stdout, listedEvent{le.Event, le.Provider}); err != nil {
+				if err := printJSONLine(e.stdout, listedEvent{eventOf(le.Event), le.Provider}); err != nil {
 					return err
 				}
 			} else {

@@ -6,7 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/ctx-dev/ctx/hooks"
+	"github.com/ctx-dev/ctx/store"
 )
 
 // remoteOptions are the flags of ctx remote.
@@ -43,7 +43,7 @@ func runRemote(ctx context.Context, e *env, o remoteOptions) error {
 	if remotes, err := s.Remotes(ctx); err == nil {
 		for _, r := range remotes {
 			if r.Name == name {
-				url = hooks.RedactURL(r.URL) // no password or token on the screen or in a log
+				url = store.RedactURL(r.URL) // no password or token on the screen or in a log
 			}
 		}
 	}

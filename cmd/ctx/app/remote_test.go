@@ -10,7 +10,7 @@ import (
 )
 
 // ctx remote never prints the password or token of a remote's URL (text and --json), as the pre-push
-// hook's messages do not (hooks.RedactURL); an ssh login, part of the address, is kept.
+// hook's messages do not (store.RedactURL); an ssh login, part of the address, is kept.
 func TestRemoteRedactsCredentials(t *testing.T) {
 	dir := testenv.NewRepo(t)
 	testenv.Git(t, dir, "remote", "add", "origin", "https://alice:S3cret@git.example.com/team/x.git")

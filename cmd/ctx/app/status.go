@@ -144,7 +144,7 @@ func printCheckoutStatus(w io.Writer, st *store.Status, refused map[string]strin
 		// Never "clean" then: a git add -A of the user's branch would stage these (docs/security.md
 		// "Private entries on disk").
 		fmt.Fprintf(w, "checkout: %s is not ignored by git: it sees %s as untracked (git add -A would stage them): %s; ctx keeps %s/%s there to prevent it, and could not write it (the warning says why)\n",
-			st.Checkout, plural(len(st.GitSees), "file", "files"), namedFew(st.GitSees, 5), store.CheckoutDir, store.IgnoreFile)
+			st.Checkout, plural(len(st.GitSees), "file", "files"), store.NamedFew(st.GitSees, 5), store.CheckoutDir, store.IgnoreFile)
 	}
 	switch {
 	case st.CheckoutBehind:
@@ -199,12 +199,4 @@ func lockOwner(l store.LockInfo) string {
 		return "held by a running ctx process"
 	}
 	return "not ctx's: if no git command is running in this repository, remove it: " + l.Fix
-}
-
-// namedFew joins the first n of names with ", ", and says how many more there are.
-func namedFew(names []string, n int) string {
-	if len(names) <= n {
-		return strings.Join(names, ", ")
-	}
-	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
 }
