@@ -351,6 +351,13 @@ const mmapSize = 256 << 20
 // too), not a pread into a page-cache buffer of fresh memory (bench/README.md "Seventh round").
 const oneShotMmapSize = 1<<31 - 1<<16
 
+// indexPageSize is the page size (bytes, PRAGMA page_size) of an index file this ctx creates; an index
+// created with another keeps it (SQLite reads it from the file). Larger pages than SQLite's default of
+// 4096 make a first import write fewer WAL frames (two system calls each), checkpoint fewer pages and
+// split fewer B-tree pages and overflow chains of long event texts (bench/README.md "Thirteenth round",
+// branch import13).
+const indexPageSize = 16384
+
 // importMmap is the mmap_size of an import's connection (a variable for the benchmarks): 0, its pages
 // are read into SQLite's page cache (cache_size, 64 MiB) and not kept mapped.
 var importMmap = 0
@@ -391,7 +398,9 @@ func open(ctx context.Context, dir string, mmap int) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open history index: %w", err)
 	}
-	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(0)&_pragma=cache_size(-65536)&_pragma=mmap_size(" + strconv.Itoa(mmap) + ")&_txlock=immediate"
+	// page_size applies to a file SQLite creates (it must come before journal_mode, which the driver
+	// runs after the _pragma list when given as _journal_mode); an existing index keeps its own.
+	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=page_size(" + strconv.Itoa(indexPageSize) + ")&_journal_mode=WAL&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(0)&_pragma=cache_size(-65536)&_pragma=mmap_size(" + strconv.Itoa(mmap) + ")&_txlock=immediate"
 	db := sql.OpenDB(&ftsrank.Connector{DSN: dsn})
 	if err := ensureSchema(ctx, db); err != nil {
 		db.Close()
