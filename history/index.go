@@ -398,15 +398,38 @@ func open(ctx context.Context, dir string, mmap int) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open history index: %w", err)
 	}
-	// page_size applies to a file SQLite creates (it must come before journal_mode, which the driver
-	// runs after the _pragma list when given as _journal_mode); an existing index keeps its own.
-	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=page_size(" + strconv.Itoa(indexPageSize) + ")&_journal_mode=WAL&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(0)&_pragma=cache_size(-65536)&_pragma=mmap_size(" + strconv.Itoa(mmap) + ")&_txlock=immediate"
+	if file.Size() == 0 {
+		if err := createIndexFile(ctx, path); err != nil {
+			return nil, fmt.Errorf("open history index: %w", err)
+		}
+	}
+	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(0)&_pragma=cache_size(-65536)&_pragma=mmap_size(" + strconv.Itoa(mmap) + ")&_txlock=immediate"
 	db := sql.OpenDB(&ftsrank.Connector{DSN: dsn})
 	if err := ensureSchema(ctx, db); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open history index: %w", err)
 	}
 	return &Index{db: db, dir: dir, mmap: mmap, file: file}, nil
+}
+
+// createIndexFile writes the first page of the empty database file at path: indexPageSize pages, WAL
+// mode. Its own connection, closed before the index's pool opens the file: a connection whose page size
+// changes after its cache_size was set keeps a cache of as many pages as the old size gave (SQLite's
+// sqlite3PcacheSetPageSize), four times the bytes at 16 KiB; the pool's connections read the page size
+// from the file before their cache_size. Should another process create the file meanwhile, its page size
+// stays (SQLite changes it only in an empty database).
+func createIndexFile(ctx context.Context, path string) error {
+	// The driver runs _journal_mode after the _pragma list: page_size comes first, as it must.
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=page_size("+strconv.Itoa(indexPageSize)+")&_journal_mode=WAL")
+	if err != nil {
+		return fmt.Errorf("create the index file: %w", err)
+	}
+	defer db.Close()
+	// The connection's pragmas (the journal mode's write of the first page) run when it opens.
+	if err := db.PingContext(ctx); err != nil {
+		return fmt.Errorf("create the index file: %w", err)
+	}
+	return nil
 }
 
 // Replaced reports whether dir/index.db is no longer the file this Index opened: removed, or replaced
