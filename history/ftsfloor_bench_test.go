@@ -75,7 +75,7 @@ func BenchmarkFTSFloor(b *testing.B) {
 				if tx, err = db.BeginTx(ctx, nil); err != nil {
 					b.Fatal(err)
 				}
-				if err := setFTSHashSize(ctx, tx); err != nil {
+				if err := setFTSConfig(ctx, tx, false); err != nil {
 					b.Fatal(err)
 				}
 				if st, err = tx.PrepareContext(ctx, `INSERT INTO ev_fts(rowid, body) VALUES(?,?)`); err != nil {

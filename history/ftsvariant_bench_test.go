@@ -138,7 +138,7 @@ func BenchmarkFTSVariant(b *testing.B) {
 				if tx, err = db.BeginTx(ctx, nil); err != nil {
 					b.Fatal(err)
 				}
-				if err := setFTSHashSize(ctx, tx); err != nil {
+				if err := setFTSConfig(ctx, tx, false); err != nil {
 					b.Fatal(err)
 				}
 				for k, env := range map[string]string{"hashsize": "CTX_FTS_HASHSIZE", "automerge": "CTX_FTS_AUTOMERGE", "crisismerge": "CTX_FTS_CRISISMERGE"} {

@@ -351,6 +351,13 @@ const mmapSize = 256 << 20
 // too), not a pread into a page-cache buffer of fresh memory (bench/README.md "Seventh round").
 const oneShotMmapSize = 1<<31 - 1<<16
 
+// indexPageSize is the page size (bytes, PRAGMA page_size) of an index file this ctx creates; an index
+// created with another keeps it (SQLite reads it from the file). Larger pages than SQLite's default of
+// 4096 make a first import write fewer WAL frames (two system calls each), checkpoint fewer pages and
+// split fewer B-tree pages and overflow chains of long event texts (bench/README.md "Thirteenth round",
+// branch import13).
+const indexPageSize = 16384
+
 // importMmap is the mmap_size of an import's connection (a variable for the benchmarks): 0, its pages
 // are read into SQLite's page cache (cache_size, 64 MiB) and not kept mapped.
 var importMmap = 0
@@ -391,6 +398,11 @@ func open(ctx context.Context, dir string, mmap int) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open history index: %w", err)
 	}
+	if file.Size() == 0 {
+		if err := createIndexFile(ctx, path); err != nil {
+			return nil, fmt.Errorf("open history index: %w", err)
+		}
+	}
 	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(0)&_pragma=cache_size(-65536)&_pragma=mmap_size(" + strconv.Itoa(mmap) + ")&_txlock=immediate"
 	db := sql.OpenDB(&ftsrank.Connector{DSN: dsn})
 	if err := ensureSchema(ctx, db); err != nil {
@@ -398,6 +410,26 @@ func open(ctx context.Context, dir string, mmap int) (*Index, error) {
 		return nil, fmt.Errorf("open history index: %w", err)
 	}
 	return &Index{db: db, dir: dir, mmap: mmap, file: file}, nil
+}
+
+// createIndexFile writes the first page of the empty database file at path: indexPageSize pages, WAL
+// mode. Its own connection, closed before the index's pool opens the file: a connection whose page size
+// changes after its cache_size was set keeps a cache of as many pages as the old size gave (SQLite's
+// sqlite3PcacheSetPageSize), four times the bytes at 16 KiB; the pool's connections read the page size
+// from the file before their cache_size. Should another process create the file meanwhile, its page size
+// stays (SQLite changes it only in an empty database).
+func createIndexFile(ctx context.Context, path string) error {
+	// The driver runs _journal_mode after the _pragma list: page_size comes first, as it must.
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=page_size("+strconv.Itoa(indexPageSize)+")&_journal_mode=WAL")
+	if err != nil {
+		return fmt.Errorf("create the index file: %w", err)
+	}
+	defer db.Close()
+	// The connection's pragmas (the journal mode's write of the first page) run when it opens.
+	if err := db.PingContext(ctx); err != nil {
+		return fmt.Errorf("create the index file: %w", err)
+	}
+	return nil
 }
 
 // Replaced reports whether dir/index.db is no longer the file this Index opened: removed, or replaced
@@ -662,6 +694,14 @@ func (ix *Index) ImportProgress(ctx context.Context, srcs []Source, progress fun
 			subKnown[j] = known[i]
 		}
 	}
+	// first: the index holds no event, so this import ends with a merge of its whole full-text index
+	// (mergeFTS) and its transactions write with a first import's FTS5 merge policy (setFTSConfig).
+	first := false
+	if len(todo) > 0 && firstImportPolicy {
+		if err := ix.db.QueryRowContext(ctx, `SELECT NOT EXISTS (SELECT 1 FROM events)`).Scan(&first); err != nil {
+			return st, fmt.Errorf("import: %w", err)
+		}
+	}
 	next, stop := ix.prepareAhead(ctx, sub, subKnown)
 	defer stop()
 	// The import's transactions run on one connection that reads the index without the memory map
@@ -701,7 +741,7 @@ func (ix *Index) ImportProgress(ctx context.Context, srcs []Source, progress fun
 				}
 			}
 			if tx == nil {
-				if tx, err = ix.beginBatch(ctx, conn); err != nil {
+				if tx, err = ix.beginBatch(ctx, conn, first); err != nil {
 					return st, err
 				}
 			}
@@ -734,6 +774,15 @@ func (ix *Index) ImportProgress(ctx context.Context, srcs []Source, progress fun
 	if len(reread) > 0 {
 		if err := ix.reread(ctx, srcs, results, reread, &st); err != nil {
 			return st, err
+		}
+	}
+	if first && conn != nil {
+		have, err := ftsConfig(ctx, conn)
+		if err == nil {
+			err = restoreFTSMerge(ctx, conn, have)
+		}
+		if err != nil {
+			return st, fmt.Errorf("import: %w", err)
 		}
 	}
 	if err := ix.saveRefused(ctx, refused, results); err != nil {
@@ -1357,7 +1406,7 @@ func (ix *Index) writeBatch(ctx context.Context, batch []*pending, results []*So
 	if len(batch) == 0 {
 		return nil
 	}
-	tx, err := ix.beginBatch(ctx, ix.db)
+	tx, err := ix.beginBatch(ctx, ix.db, false)
 	if err != nil {
 		return err
 	}
@@ -1377,19 +1426,98 @@ func (ix *Index) writeBatch(ctx context.Context, batch []*pending, results []*So
 // flushes at each commit, so a transaction's text (batchMaxBytes) bounds what is held as well.
 const ftsHashSize = 8 << 20
 
-// setFTSHashSize records ftsHashSize in ev_fts's configuration when it is not there yet (an index built
-// before the setting existed gets it at its next import).
-func setFTSHashSize(ctx context.Context, tx *sql.Tx) error {
-	var v int64
-	err := tx.QueryRowContext(ctx, `SELECT v FROM ev_fts_config WHERE k='hashsize'`).Scan(&v)
-	if err == nil && v == ftsHashSize {
+// FTS5's merge policy (https://sqlite.org/fts5.html "The 'automerge' Configuration Option", "The
+// 'crisismerge' Configuration Option"). Outside a first import ev_fts keeps FTS5's defaults
+// (ftsAutomerge, ftsCrisismerge): each flush of a transaction's postings writes a segment, and FTS5
+// merges them as they pile up. A first import (an empty index) merges its whole full-text index into one
+// segment at its end anyway (mergeFTS), so merging its segments while it writes them is work the final
+// merge does again: it writes with automerge off and FTS5's crisis merge at ftsFirstCrisismerge
+// segments of a level (which bounds what a search during the import walks), and the default policy is
+// restored before the final merge, by the next transaction of any later write (an import killed before
+// its end), or by mergeFTS. The rows, their ids and every score stay as they were (bench/README.md
+// "Thirteenth round", branch import13).
+// firstImportPolicy: a first import writes with its own FTS5 merge policy (a variable for the tests,
+// which compare the index it gives with FTS5's default policy's).
+var firstImportPolicy = true
+
+const (
+	ftsAutomerge        = 4  // FTS5's default
+	ftsCrisismerge      = 16 // FTS5's default
+	ftsFirstCrisismerge = 64
+)
+
+// setFTSConfig records ftsHashSize in ev_fts's configuration when it is not there yet (an index built
+// before the setting existed gets it at its next import), and FTS5's merge policy: a first import's
+// (first) or the default one (ftsAutomerge, ftsCrisismerge). A policy is written only when the recorded
+// one differs, so an index that never had a first import's policy keeps FTS5's implicit defaults.
+func setFTSConfig(ctx context.Context, tx *sql.Tx, first bool) error {
+	have, err := ftsConfig(ctx, tx)
+	if err != nil {
+		return err
+	}
+	set := func(k string, v int64) error {
+		if got, ok := have[k]; ok && got == v {
+			return nil
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO ev_fts(ev_fts, rank) VALUES(?, ?)`, k, v); err != nil {
+			return fmt.Errorf("set FTS5 %s: %w", k, err)
+		}
 		return nil
 	}
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("read FTS5 hashsize: %w", err)
+	if err := set("hashsize", ftsHashSize); err != nil {
+		return err
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO ev_fts(ev_fts, rank) VALUES('hashsize', ?)`, ftsHashSize); err != nil {
-		return fmt.Errorf("set FTS5 hashsize: %w", err)
+	if first {
+		if err := set("automerge", 0); err != nil {
+			return err
+		}
+		return set("crisismerge", ftsFirstCrisismerge)
+	}
+	return restoreFTSMerge(ctx, tx, have)
+}
+
+// ftsConfig reads ev_fts's recorded hashsize, automerge and crisismerge (a key FTS5 never recorded is
+// missing: its default applies).
+func ftsConfig(ctx context.Context, q interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}) (map[string]int64, error) {
+	rows, err := q.QueryContext(ctx, `SELECT k, v FROM ev_fts_config WHERE k IN ('hashsize', 'automerge', 'crisismerge')`)
+	if err != nil {
+		return nil, fmt.Errorf("read FTS5 configuration: %w", err)
+	}
+	defer rows.Close()
+	have := map[string]int64{}
+	for rows.Next() {
+		var (
+			k string
+			v int64
+		)
+		if err := rows.Scan(&k, &v); err != nil {
+			return nil, fmt.Errorf("read FTS5 configuration: %w", err)
+		}
+		have[k] = v
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read FTS5 configuration: %w", err)
+	}
+	return have, nil
+}
+
+// restoreFTSMerge sets FTS5's default merge policy on ev_fts when have (the recorded automerge and
+// crisismerge, read by the caller) holds another.
+func restoreFTSMerge(ctx context.Context, db interface {
+	ExecContext(context.Context, string, ...any) (sql.Result, error)
+}, have map[string]int64) error {
+	for _, kv := range []struct {
+		k string
+		v int64
+	}{{"automerge", ftsAutomerge}, {"crisismerge", ftsCrisismerge}} {
+		if got, ok := have[kv.k]; !ok || got == kv.v {
+			continue
+		}
+		if _, err := db.ExecContext(ctx, `INSERT INTO ev_fts(ev_fts, rank) VALUES(?, ?)`, kv.k, kv.v); err != nil {
+			return fmt.Errorf("set FTS5 %s: %w", kv.k, err)
+		}
 	}
 	return nil
 }
@@ -1408,7 +1536,7 @@ type batchTx struct {
 // beginBatch starts an import transaction on db (the index's pool, or one connection of it).
 func (ix *Index) beginBatch(ctx context.Context, db interface {
 	BeginTx(context.Context, *sql.TxOptions) (*sql.Tx, error)
-}) (*batchTx, error) {
+}, first bool) (*batchTx, error) {
 	// The transaction and its statements run under ctx without its cancellation (writer.sctx); the
 	// writer checks ctx itself between sources and every 256 events.
 	sctx := context.WithoutCancel(ctx)
@@ -1416,7 +1544,7 @@ func (ix *Index) beginBatch(ctx context.Context, db interface {
 	if err != nil {
 		return nil, fmt.Errorf("import: %w", err)
 	}
-	if err := setFTSHashSize(sctx, tx); err != nil {
+	if err := setFTSConfig(sctx, tx, first); err != nil {
 		tx.Rollback() //nolint:errcheck // the error is the setting's
 		return nil, fmt.Errorf("import: %w", err)
 	}
@@ -1527,6 +1655,7 @@ type writer struct {
 	hasSrc, hasOther                                 *sql.Stmt // events of the session from this source, from others
 	noSession                                        *sql.Stmt // deletes the row of a session without events
 	otherSrc                                         *sql.Stmt // another source of the session is recorded
+	delConflicts                                     *sql.Stmt // forgets a source's recorded conflicts (prepared once: every source of an import runs it)
 	state                                            *sql.Stmt // the source's recorded state (moved)
 	// reread holds the keys of the sources whose recorded state this transaction reset (rereadOthers):
 	// they hold records of a session that lost events another of its files gave it, and are read again
@@ -1549,6 +1678,7 @@ func prepareWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 		{&w.hasOther, `SELECT 1 FROM events WHERE session_id=? AND src<>? LIMIT 1`},
 		{&w.noSession, `DELETE FROM sessions WHERE id=?`},
 		{&w.otherSrc, `SELECT 1 FROM sources WHERE session_id=? AND path<>? LIMIT 1`},
+		{&w.delConflicts, `DELETE FROM conflicts WHERE src=?`},
 		{&w.state, `SELECT format, parser_rev, size, mtime, ctime, ino, fingerprint, content_hash, offset, check_hash, state, session_id FROM sources WHERE path=?`},
 		{&w.ins, `INSERT INTO events(id, session_id, seq, native_key, at, type, role, text, tool, files, facts, fts_len, src)
 		VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO NOTHING`},
@@ -1578,7 +1708,7 @@ func prepareWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 
 func (w *writer) close() {
 	for _, st := range []*sql.Stmt{w.has, w.hasSrc, w.hasOther, w.ins, w.fts, w.ef, w.ec, w.count, w.session, w.sourceRow, w.noSession,
-		w.otherSrc, w.state, w.grpRow, w.rootN, w.rootIns, w.grpIns} {
+		w.otherSrc, w.delConflicts, w.state, w.grpRow, w.rootN, w.rootIns, w.grpIns} {
 		if st != nil {
 			st.Close()
 		}
@@ -1629,7 +1759,7 @@ func (w *writer) writeSource(ctx context.Context, p *pending) (int, error) {
 				return 0, err
 			}
 		}
-		if _, err := w.tx.ExecContext(w.sctx, `DELETE FROM conflicts WHERE src=?`, key); err != nil {
+		if _, err := w.delConflicts.ExecContext(w.sctx, key); err != nil {
 			return 0, fmt.Errorf("import %s: %w", src.Path, err)
 		}
 		if others, dropped, err = w.dropSourceEventsIDs(ctx, p.sessionID, key, true); err != nil {
@@ -2506,7 +2636,7 @@ func (ix *Index) PruneMissingFound(ctx context.Context, roots []string, found []
 	if len(drop) == 0 {
 		return 0, nil
 	}
-	tx, err := ix.beginBatch(ctx, ix.db)
+	tx, err := ix.beginBatch(ctx, ix.db, false)
 	if err != nil {
 		return 0, err
 	}
