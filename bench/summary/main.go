@@ -1,6 +1,6 @@
-// Command summary reads the log of one `make bench` run and prints one table of every row of issue 15's
-// table and issue 10's speed goals: ctx's figure, the reference's, their ratio, the goal and whether this
-// run met it (bench/README.md "make bench").
+// Command summary reads the log of one `make bench` run and prints one table of every speed goal of the
+// context store and of the agent history (the rows bench/README.md "make bench" lists): ctx's figure, the
+// reference's, their ratio, the goal and whether this run met it.
 //
 // It reads only result lines in the Go benchmark format ("BenchmarkNAME N VALUE UNIT ..."): go test's
 // benchmarks print them, and the drivers under bench/ print theirs under -benchfmt (bench/compare,
@@ -57,7 +57,7 @@ func fail(err error) {
 // render writes the run's header (variables, wall time, load) and the rows as a Markdown table.
 func render(rows []row, info runInfo) string {
 	var b strings.Builder
-	b.WriteString("## make bench summary (issue 15's table, issue 10's speed goals)\n\n")
+	b.WriteString("## make bench summary\n\n")
 	if info.vars != "" {
 		fmt.Fprintf(&b, "Run: %s", info.vars)
 		if info.start > 0 && info.end >= info.start {

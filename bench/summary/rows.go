@@ -24,11 +24,12 @@ const (
 	noGoal = "—"
 )
 
-// summary builds every row of issue 15's table and issue 10's speed goals from the results of one run.
+// summary builds every row of the speed goals (bench/README.md "make bench") from the results of one run:
+// the context store's (issue column 15), then the agent history's (10).
 func summary(res map[string]result) []row {
 	var rows []row
-	rows = append(rows, issue15(res)...)
-	rows = append(rows, issue10(res)...)
+	rows = append(rows, storeRows(res)...)
+	rows = append(rows, historyRows(res)...)
 	return rows
 }
 
@@ -161,7 +162,8 @@ func ratioRows(res map[string]result, issue, work, compareRow, ref string, goals
 	return rows
 }
 
-func issue15(res map[string]result) []row {
+// storeRows are the context store's rows: writes, reads, MCP, status, log, pull, checkout and sync.
+func storeRows(res map[string]result) []row {
 	const is = "15"
 	var rows []row
 	rows = append(rows, ratioRows(res, is, "`ctx knowledge set`", "set", "C git plumbing commit", goalAt{100: 0.3, 10000: 0.5}, 100, 10000)...)
@@ -387,6 +389,7 @@ type historyRun struct {
 	refName       string
 }
 
+// historyRuns gathers the agent-history results by number of events, fewest first.
 func historyRuns(res map[string]result) []*historyRun {
 	by := map[int]*historyRun{}
 	get := func(name string) *historyRun {
@@ -423,7 +426,8 @@ func historyRuns(res map[string]result) []*historyRun {
 	return out
 }
 
-func issue10(res map[string]result) []row {
+// historyRows are the agent history's rows at each number of events, then their growth.
+func historyRows(res map[string]result) []row {
 	const is = "10"
 	runs := historyRuns(res)
 	var rows []row
@@ -468,14 +472,14 @@ func issue10(res map[string]result) []row {
 		}
 	}
 	if len(runs) == 0 {
-		rows = append(rows, row{issue: is, work: "agent history: import, refresh, search", goal: "issue 10's speed goals", verdict: notMeasured})
+		rows = append(rows, row{issue: is, work: "agent history: import, refresh, search", goal: "the agent history's speed goals", verdict: notMeasured})
 	}
 	rows = append(rows, growthRows(runs)...)
 	return rows
 }
 
-// growthRows: how each figure of issue 10 grows from the smallest number of events of the run to the
-// largest (the issue asks for 30k → 300k).
+// growthRows: how each figure of the agent history grows from the smallest number of events of the run to the
+// largest (the goal asks for 30k → 300k).
 func growthRows(runs []*historyRun) []row {
 	const work = "growth 30,000 → 300,000 events"
 	if len(runs) < 2 {
