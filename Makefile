@@ -12,8 +12,8 @@
 #                 go test benchmarks, bench/write.sh, bench/compare at BENCH_SIZES entries and BENCH_COMMITS
 #                 commits, bench/mcpread, bench/mcpwrite, agent-history import and search at each of
 #                 HISTORY_EVENTS events and bench/sync-stress.sh at SYNC_CLONES clones; the log and the table
-#                 are kept in BENCH_OUT (bench.log, summary.md). The defaults take ~XX minutes here; the issues'
-#                 full sizes (~YY minutes):
+#                 are kept in BENCH_OUT (bench.log, summary.md). The defaults take ~23 minutes on this VM; the full sizes
+#                 of the issues 1.5 hours or more (bench/README.md "make bench"):
 #                   make bench BENCH_SIZES=100,10000,50000 BENCH_COMMITS=20000 HISTORY_EVENTS=30000,300000 SYNC_CLONES="10 20 40"
 #   make stress   the long adversarial suite: 100 kill -9 of each kind, concurrent writers, convergence at
 #                 full size, memory (figures: docs/locks.md)
