@@ -9,6 +9,9 @@
 #   CORPUS=../shared/corpus/agent-history
 #   CTX=/path/to/ctx                    the binary (default bin/ctx)
 #   RUNS=5 MCP_RUNS=20                  search repetitions per query
+#   BENCHFMT=1                          also print the figures as lines of the Go benchmark format
+#                                       (BenchmarkHistoryImport/events=N/run=first|refresh, and histsearch's
+#                                       BenchmarkHistSearch/events=N/...), which bench/summary reads
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -34,11 +37,19 @@ GIT_AUTHOR_NAME=b GIT_AUTHOR_EMAIL=b@example.com GIT_COMMITTER_NAME=b GIT_COMMIT
 	git -C "$TMP/repo" commit -q --allow-empty -m init
 BYTES=$(du -sb "$H" | cut -f1)
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+BENCHLINES=()
 for what in "first import" "refresh, nothing new"; do
 	(cd "$TMP/repo" && env "${ENVS[@]}" /usr/bin/time -f "%e %U %S %M" -o "$TMP/time" "$CTX" history import --quiet >/dev/null)
 	read -r wall user sys rss <"$TMP/time"
 	awk -v w="$what" -v wall="$wall" -v u="$user" -v s="$sys" -v rss="$rss" -v b="$BYTES" 'BEGIN {
 		cpu = u + s; printf "%-22s wall %6.2f s  cpu (user+sys) %6.2f s  %5.1f MB/s of cpu  peak RSS %d MB\n", w, wall, cpu, (cpu > 0 ? b / 1e6 / cpu : 0), rss / 1024 }'
+	run=first
+	[[ $what == "first import" ]] || run=refresh
+	BENCHLINES+=("$(awk -v run="$run" -v e="$EVENTS" -v wall="$wall" -v u="$user" -v s="$sys" -v rss="$rss" -v b="$BYTES" 'BEGIN {
+		cpu = u + s; printf "BenchmarkHistoryImport/events=%d/run=%s 1 %g wall-s %g cpu-s %g MB/cpu-s %g peak-rss-MB %d jsonl-B\n", e, run, wall, cpu, (cpu > 0 ? b / 1e6 / cpu : 0), rss / 1024, b }')")
 done
 echo "index: $(du -sh "$TMP/repo/.git/ctx/history" | cut -f1)"
-go run ./bench/histsearch -ctx "$CTX" -repo "$TMP/repo" -history "$H" -runs "$RUNS" -mcp-runs "$MCP_RUNS"
+BENCHFLAG=()
+[[ ${BENCHFMT:-0} == 0 ]] || BENCHFLAG=(-benchfmt "events=$EVENTS")
+go run ./bench/histsearch -ctx "$CTX" -repo "$TMP/repo" -history "$H" -runs "$RUNS" -mcp-runs "$MCP_RUNS" "${BENCHFLAG[@]}"
+[[ ${BENCHFMT:-0} == 0 ]] || printf '%s\n' "${BENCHLINES[@]}"

@@ -14,6 +14,9 @@
 # usage: bench/sync-stress.sh [N...]        clone counts (default: 10 20 40)
 #        W=10 CTX=bin/ctx bench/sync-stress.sh 40
 #        SERIAL=0 bench/sync-stress.sh 40      skip the serial run (it does not depend on the retry policy)
+#        BENCHFMT=1 bench/sync-stress.sh       also print each line of the table in the Go benchmark format
+#          (BenchmarkSyncStress/clones=N/writes=W/mode=M 1 failed wall-s cpu-s retries entries missing shared),
+#          at the end, for bench/summary
 set -euo pipefail
 COUNTS=("$@")
 [ ${#COUNTS[@]} -gt 0 ] || COUNTS=(10 20 40)
@@ -50,6 +53,7 @@ for _ in $(seq 50); do
 	sleep 0.1
 done
 
+BENCHLINES=() # BENCHFMT's lines, printed at the end
 cpu() { awk '{print $14+$15+$16+$17}' /proc/$$/stat; } # utime+stime+cutime+cstime of this shell, in ticks
 HZ=$(getconf CLK_TCK)
 
@@ -93,6 +97,7 @@ report() {
 	all=$(entries "$remote" refs/heads/ctx $(git --git-dir="$remote" for-each-ref --format='%(refname)' refs/ctx/machines/))
 	shared=$(entries "$remote" refs/heads/ctx)
 	printf '%-7s %-9s %8s %9s %9s %8s %7s %8s %7s\n' "$n" "$mode" "$failed" "$5" "$6" "$retries" "$all" $((n * W - all)) "$shared"
+	BENCHLINES+=("BenchmarkSyncStress/clones=$n/writes=$W/mode=$mode 1 $failed failed $5 wall-s $6 cpu-s $retries retries $all entries $((n * W - all)) missing $shared shared")
 }
 
 # syncs N DIR MODE: runs `ctx sync` in each clone of DIR, one after another (serial) or all at once.
@@ -137,3 +142,4 @@ for n in "${COUNTS[@]}"; do
 	rm -rf "$T/run$n" "$T/ser$n" "$T/srv/r$n.git" "$T/srv/s$n.git"
 done
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+[ "${BENCHFMT:-0}" = 0 ] || [ ${#BENCHLINES[@]} = 0 ] || printf '%s\n' "${BENCHLINES[@]}"

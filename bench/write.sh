@@ -6,6 +6,8 @@
 #   SIZES="100 10000"                  store sizes (entries under knowledge/) to measure
 #   CGIT_MODE=index|mktree             how the C git side builds the tree (default: index, the faster)
 #   CTX=/path/to/ctx                   use this binary instead of building one
+#   BENCHFMT=1                         also print each size's figures as a line of the Go benchmark format
+#                                      (BenchmarkWriteSh/entries=S/mode=M N ctx-ms/write git-ms/write), for bench/summary
 set -euo pipefail
 
 N=${1:-${N:-200}}
@@ -134,6 +136,7 @@ check() {
 
 echo "ctx write benchmark: $N writes per store; C git tree mode: $CGIT_MODE"
 echo "machine: $(nproc) CPUs; $(go version | cut -d' ' -f3-4); $(git --version)"
+BENCHLINES=()
 printf '%-9s %14s %14s %10s\n' entries "ctx ms/write" "git ms/write" "ctx/git"
 for size in $SIZES; do
 	base="$TMP/store-$size"
@@ -146,5 +149,8 @@ for size in $SIZES; do
 	check "$base-git" "$size"
 	awk -v s="$size" -v c="$ctx_ns" -v g="$git_ns" -v n="$N" \
 		'BEGIN { printf "%-9s %14.2f %14.2f %10.2f\n", s, c / n / 1e6, g / n / 1e6, c / g }'
+	[[ ${BENCHFMT:-0} == 0 ]] || BENCHLINES+=("$(awk -v s="$size" -v c="$ctx_ns" -v g="$git_ns" -v n="$N" \
+		'BEGIN { printf "BenchmarkWriteSh/entries=%d/mode=%s %d %g ctx-ms/write %g git-ms/write\n", s, "'"$CGIT_MODE"'", n, c / n / 1e6, g / n / 1e6 }')")
 	rm -rf "$base" "$base-ctx" "$base-git"
 done
+[[ ${BENCHFMT:-0} == 0 ]] || printf '%s\n' "${BENCHLINES[@]}"

@@ -10,7 +10,11 @@
 // (base, ctx, git, base, ctx, git, ...), so that a before/after comparison shares the machine's load;
 // its medians and its CPU ratio to git are printed too.
 //
-// usage: go run ./bench/compare -ctx bin/ctx [-base OLD] [-sizes 100,10000] [-runs 15] [-commits 5000]
+// -benchfmt adds, after the table, each row's medians as a line of the Go benchmark format
+// (BenchmarkCompare/entries=N/commits=C/row=ROW RUNS ctx-ms ctx-cpu-ms git-ms git-cpu-ms [base-ms
+// base-cpu-ms]), which bench/summary reads.
+//
+// usage: go run ./bench/compare -ctx bin/ctx [-base OLD] [-sizes 100,10000] [-runs 15] [-commits 5000] [-benchfmt]
 package main
 
 import (
@@ -39,6 +43,7 @@ func main() {
 	only := flag.String("only", "", "measure only the rows whose name contains one of these (comma-separated)")
 	baseBin := flag.String("base", "", "a second ctx binary measured in the same alternation (before a change)")
 	keep := flag.Bool("keep", false, "keep the generated stores (for profiling) and print where they are")
+	benchfmt := flag.Bool("benchfmt", false, "also print each row as a line of the Go benchmark format (for bench/summary)")
 	flag.Parse()
 
 	bin, err := filepath.Abs(*ctxBin)
@@ -84,6 +89,7 @@ func main() {
 		fmt.Printf("%-8s %-10s %10s %10s %10s %10s %8s %8s\n", "entries", "row", "ctx ms", "ctx cpu", "git ms", "git cpu", "ctx/git", "cpu x")
 	}
 
+	var results []func() // -benchfmt's lines, printed after the table
 	for _, s := range strings.Split(*sizes, ",") {
 		size, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || size < 1 {
@@ -96,6 +102,15 @@ func main() {
 				continue
 			}
 			a, g, o := b.measure(r)
+			if *benchfmt {
+				m := []benchproc.Metric{{Value: a.wall, Unit: "ctx-ms"}, {Value: a.cpu, Unit: "ctx-cpu-ms"},
+					{Value: g.wall, Unit: "git-ms"}, {Value: g.cpu, Unit: "git-cpu-ms"}}
+				if base != "" {
+					m = append(m, benchproc.Metric{Value: o.wall, Unit: "base-ms"}, benchproc.Metric{Value: o.cpu, Unit: "base-cpu-ms"})
+				}
+				name := fmt.Sprintf("Compare/entries=%d/commits=%d/row=%s", size, *commits, r.name)
+				results = append(results, func() { benchproc.Result(name, *runs, m...) })
+			}
 			if base != "" {
 				fmt.Printf("%-8d %-10s %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %8.2f %8.2f %8.2f\n", size, r.name,
 					o.wall, o.cpu, a.wall, a.cpu, g.wall, g.cpu, a.wall/g.wall, a.cpu/g.cpu, o.cpu/g.cpu)
@@ -111,6 +126,9 @@ func main() {
 		}
 	}
 	fmt.Printf("\nload average at end: %s\n", loadavg())
+	for _, r := range results {
+		r()
+	}
 }
 
 type bench struct {

@@ -13,6 +13,10 @@
 // (queries interleaved, one warm-up round first) and -mcp-runs times over MCP. It prints p50 and p99 of
 // wall time, the CPU time (user + sys) of the processes, and the server's CPU time per MCP call (Linux).
 //
+// -benchfmt LABEL adds, at the end, each figure as a line of the Go benchmark format named with LABEL
+// (BenchmarkHistSearch/LABEL/what=process|server|oneshot|old-...|ref-rg|ref-grep|mcp N wall-p50-ms
+// wall-p99-ms cpu-p50-ms cpu-p99-ms; bench/history.sh passes events=N), which bench/summary reads.
+//
 // -old runs a second ctx (the peer: an older build) alternated with -ctx query by query (the order
 // switched every round) and reports both. -server measures -ctx through its warm search server
 // (`ctx history server start`, docs/architecture.md "The search server"): one block of process runs with
@@ -51,6 +55,7 @@ func main() {
 	withRef := flag.Bool("ref", true, "also run the reference (rg or grep) over the JSONL")
 	oldBin := flag.String("old", "", "a second ctx binary (the peer), alternated with -ctx")
 	withServer := flag.Bool("server", false, "measure -ctx through its search server, then without it")
+	flag.StringVar(&benchLabel, "benchfmt", "", "also print each figure as a line of the Go benchmark format, named with this label (e.g. events=30000; for bench/summary)")
 	flag.Parse()
 	if *repo == "" || *hist == "" {
 		fmt.Fprintln(os.Stderr, "usage: histsearch -ctx BIN -repo DIR -history DIR [-runs N] [-mcp-runs N]")
@@ -71,7 +76,7 @@ func main() {
 		}
 		for _, server := range blocks {
 			srv := 0
-			name := "ctx history search (process)"
+			name, slug := "ctx history search (process)", "process"
 			if server {
 				out, err := exec.Command(*ctxBin, "-C", *repo, "history", "server", "start", "--idle", "1h").CombinedOutput()
 				if err != nil {
@@ -79,24 +84,24 @@ func main() {
 					os.Exit(1)
 				}
 				srv = serverPID(*ctxBin, *repo)
-				name = "ctx history search, search server"
+				name, slug = "ctx history search, search server", "server"
 			} else if *withServer {
-				name = "ctx history search, one-shot (no server)"
+				name, slug = "ctx history search, one-shot (no server)", "oneshot"
 			}
-			sides := []side{{name: "new " + name, cmd: searchCmd(*ctxBin), server: srv}}
+			sides := []side{{name: "new " + name, slug: slug, cmd: searchCmd(*ctxBin), server: srv}}
 			if *oldBin != "" {
-				sides = append(sides, side{name: "old ctx history search (process)", cmd: searchCmd(*oldBin)})
+				sides = append(sides, side{name: "old ctx history search (process)", slug: "old-" + slug, cmd: searchCmd(*oldBin)})
 			}
 			alternate(*runs, sides)
 			for _, sd := range sides {
-				report(sd.name, sd.wall, sd.cpu)
+				report(sd.slug, sd.name, sd.wall, sd.cpu)
 				if sd.server > 0 {
-					report("  server CPU per search", nil, sd.srvCPU)
+					report(sd.slug+"-server-cpu", "  server CPU per search", nil, sd.srvCPU)
 					sum := make([]time.Duration, len(sd.cpu))
 					for i := range sum {
 						sum[i] = sd.cpu[i] + sd.srvCPU[i]
 					}
-					report("  client + server CPU per search", nil, sum)
+					report(sd.slug+"-total-cpu", "  client + server CPU per search", nil, sum)
 				}
 				if *perQuery {
 					perQueryCPU(sd.cpu)
@@ -111,7 +116,7 @@ func main() {
 		}
 	} else {
 		ctxWall, ctxCPU := procRuns(*runs, searchCmd(*ctxBin))
-		report("ctx history search (process)", ctxWall, ctxCPU)
+		report("process", "ctx history search (process)", ctxWall, ctxCPU)
 		if *perQuery {
 			perQueryCPU(ctxCPU)
 		}
@@ -128,7 +133,7 @@ func main() {
 			}
 			return exec.Command("grep", "-r", "-l", "-i", "-F", "--", term, *hist)
 		})
-		report(ref+" -l -i over the JSONL (first term)", refWall, refCPU)
+		report("ref-"+ref, ref+" -l -i over the JSONL (first term)", refWall, refCPU)
 	}
 	if *mcpRuns > 0 {
 		mcpWall, mcpCPU, err := mcpRunsOf(*ctxBin, *repo, *mcpRuns)
@@ -136,10 +141,13 @@ func main() {
 			fmt.Fprintln(os.Stderr, "histsearch: mcp:", err)
 			os.Exit(1)
 		}
-		report("MCP search (warm ctx mcp serve)", mcpWall, mcpCPU)
+		report("mcp", "MCP search (warm ctx mcp serve)", mcpWall, mcpCPU)
 	}
 	if la, err := os.ReadFile("/proc/loadavg"); err == nil {
 		fmt.Printf("load average at end: %s", la)
+	}
+	for _, l := range benchLines {
+		fmt.Println(l)
 	}
 }
 
@@ -171,6 +179,7 @@ func procRuns(runs int, cmd func(q string) *exec.Cmd) (wall, cpu []time.Duration
 // side is one program of alternate's runs and its samples.
 type side struct {
 	name   string
+	slug   string // its name in -benchfmt's lines
 	cmd    func(q string) *exec.Cmd
 	server int // the pid of its search server, 0 without
 	wall   []time.Duration
@@ -321,8 +330,27 @@ func pct(ds []time.Duration, p int) time.Duration {
 	return s[min(len(s)-1, len(s)*p/100)]
 }
 
-func report(what string, wall, cpu []time.Duration) {
+// benchLabel is -benchfmt's label: when set, report also keeps each figure as a line of the Go benchmark
+// format, printed at the end (BenchmarkHistSearch/LABEL/what=SLUG N wall-p50-ms wall-p99-ms cpu-p50-ms
+// cpu-p99-ms), which bench/summary reads.
+var (
+	benchLabel string
+	benchLines []string
+)
+
+// report prints one figure (slug names it in -benchfmt's line): p50 and p99 of wall and CPU time.
+func report(slug, what string, wall, cpu []time.Duration) {
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	if benchLabel != "" {
+		line := fmt.Sprintf("BenchmarkHistSearch/%s/what=%s %d", benchLabel, slug, max(len(wall), len(cpu)))
+		if len(wall) > 0 {
+			line += fmt.Sprintf(" %g wall-p50-ms %g wall-p99-ms", ms(pct(wall, 50)), ms(pct(wall, 99)))
+		}
+		if len(cpu) > 0 {
+			line += fmt.Sprintf(" %g cpu-p50-ms %g cpu-p99-ms", ms(pct(cpu, 50)), ms(pct(cpu, 99)))
+		}
+		benchLines = append(benchLines, line)
+	}
 	fmt.Printf("%-44s n=%-4d", what, max(len(wall), len(cpu)))
 	if len(wall) > 0 {
 		fmt.Printf(" wall p50 %7.1f ms  p99 %7.1f ms", ms(pct(wall, 50)), ms(pct(wall, 99)))

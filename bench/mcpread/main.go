@@ -12,7 +12,10 @@
 // -base OLD a second ctx binary runs the same sessions on its own copy of the store, alternating with
 // -ctx round by round (bench/README.md "Fifth round").
 //
-// usage: go run ./bench/mcpread -ctx NEW [-base OLD] [-entries 10000] [-reads 5000] [-inflight 1,2,4,8,16] [-rounds 3]
+// -benchfmt adds the table's lines in the Go benchmark format (BenchmarkMCPRead/entries=N/server=S/inflight=K
+// READS reads/s p50-ms p99-ms server-cpu-us/read; S is ctx, base or mcp-go-floor), which bench/summary reads.
+//
+// usage: go run ./bench/mcpread -ctx NEW [-base OLD] [-entries 10000] [-reads 5000] [-inflight 1,2,4,8,16] [-rounds 3] [-benchfmt]
 package main
 
 import (
@@ -46,6 +49,7 @@ func main() {
 	reads := flag.Int("reads", 5000, "reads measured per in-flight level and session")
 	inflight := flag.String("inflight", "1,2,4,8,16", "requests in flight, one level after the other")
 	rounds := flag.Int("rounds", 3, "sessions per binary (alternating)")
+	benchfmt := flag.Bool("benchfmt", false, "also print each line of the table in the Go benchmark format (for bench/summary)")
 	serveFloor := flag.Bool("serve-floor", false, "serve the floor on stdin and stdout (internal)")
 	flag.Parse()
 	if *serveFloor {
@@ -126,6 +130,17 @@ func main() {
 			k := key{t.name, n}
 			fmt.Printf("| %s | %d | %.0f | %.3f | %.3f | %.1f |\n", t.name, n, benchproc.Median(rate[k]), pct(lat[k], 50), pct(lat[k], 99),
 				benchproc.Median(cpu[k]))
+		}
+	}
+	if *benchfmt {
+		for _, n := range levels {
+			for _, t := range targets {
+				k := key{t.name, n}
+				benchproc.Result(fmt.Sprintf("MCPRead/entries=%d/server=%s/inflight=%d", *entries, strings.ReplaceAll(t.name, " ", "-"), n),
+					len(lat[k]), benchproc.Metric{Value: benchproc.Median(rate[k]), Unit: "reads/s"},
+					benchproc.Metric{Value: pct(lat[k], 50), Unit: "p50-ms"}, benchproc.Metric{Value: pct(lat[k], 99), Unit: "p99-ms"},
+					benchproc.Metric{Value: benchproc.Median(cpu[k]), Unit: "server-cpu-us/read"})
+			}
 		}
 	}
 }

@@ -6,7 +6,10 @@
 // session on its own copy of the store, alternating with -ctx session by session, so that the machine's
 // load hits both alike (bench/README.md "Third round").
 //
-// usage: go run ./bench/mcpwrite -ctx NEW [-base OLD] [-entries 10000] [-writes 200] [-sessions 5]
+// -benchfmt adds the table's lines in the Go benchmark format (BenchmarkMCPWrite/entries=N/writes=W/binary=B
+// CALLS server-cpu-ms/call p50-ms p99-ms first-ms rss-MB peak-rss-MB), which bench/summary reads.
+//
+// usage: go run ./bench/mcpwrite -ctx NEW [-base OLD] [-entries 10000] [-writes 200] [-sessions 5] [-benchfmt]
 package main
 
 import (
@@ -34,6 +37,7 @@ func main() {
 	entries := flag.Int("entries", 10000, "knowledge entries in the store")
 	writes := flag.Int("writes", 200, "tool calls per server session")
 	sessions := flag.Int("sessions", 5, "server sessions per binary (alternating)")
+	benchfmt := flag.Bool("benchfmt", false, "also print each line of the table in the Go benchmark format (for bench/summary)")
 	stderr := flag.String("stderr", "", "append the servers' standard error to this file (e.g. with GODEBUG=gctrace=1)")
 	flag.Parse()
 	if *stderr != "" {
@@ -90,6 +94,16 @@ func main() {
 		r := res[i]
 		fmt.Printf("| %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f |\n", names[i], benchproc.Median(r.cpu), pct(r.lat, 50), pct(r.lat, 99),
 			benchproc.Median(r.firstLatency), benchproc.Median(r.rss), benchproc.Median(r.hwm))
+	}
+	if *benchfmt {
+		for i := range bins {
+			r := res[i]
+			benchproc.Result(fmt.Sprintf("MCPWrite/entries=%d/writes=%d/binary=%s", *entries, *writes, names[i]), len(r.lat),
+				benchproc.Metric{Value: benchproc.Median(r.cpu), Unit: "server-cpu-ms/call"},
+				benchproc.Metric{Value: pct(r.lat, 50), Unit: "p50-ms"}, benchproc.Metric{Value: pct(r.lat, 99), Unit: "p99-ms"},
+				benchproc.Metric{Value: benchproc.Median(r.firstLatency), Unit: "first-ms"},
+				benchproc.Metric{Value: benchproc.Median(r.rss), Unit: "rss-MB"}, benchproc.Metric{Value: benchproc.Median(r.hwm), Unit: "peak-rss-MB"})
+		}
 	}
 }
 

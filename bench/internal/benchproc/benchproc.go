@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -97,4 +98,22 @@ func Median(xs []float64) float64 {
 		return s[n/2]
 	}
 	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// Metric is one value of a result line and its unit ("ms", "reads/s", "p99-ms"; no spaces).
+type Metric struct {
+	Value float64
+	Unit  string
+}
+
+// Result prints one result line in the Go benchmark format, the one `go test -bench` prints and benchstat
+// reads ("Benchmark" + name, the iterations n, then value-unit pairs; golang.org/x/perf's benchfmt):
+// the machine-readable output of the drivers under -benchfmt, which bench/summary collects.
+func Result(name string, n int, metrics ...Metric) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Benchmark%s %d", name, n)
+	for _, m := range metrics {
+		fmt.Fprintf(&b, " %s %s", strconv.FormatFloat(m.Value, 'g', 6, 64), m.Unit)
+	}
+	fmt.Println(b.String())
 }

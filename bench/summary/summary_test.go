@@ -1,0 +1,149 @@
+package main
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden summaries under testdata/")
+
+// The logs under testdata/ are real outputs: small.log of the drivers run at small sizes with their
+// -benchfmt / BENCHFMT=1 output, bench.log of a whole default `make bench` (bench/README.md,
+// "bench13").
+// Each must give its golden summary (go test ./bench/summary -update rewrites them after a deliberate
+// change of the table).
+func TestGolden(t *testing.T) {
+	for _, name := range []string{"small", "bench"} {
+		t.Run(name, func(t *testing.T) {
+			log := filepath.Join("testdata", name+".log")
+			f, err := os.Open(log)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			res, info, err := parse(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := render(summary(res), info)
+			golden := filepath.Join("testdata", name+".summary.md")
+			if *update {
+				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != string(want) {
+				t.Errorf("summary of %s differs from %s:\n%s", log, golden, got)
+			}
+		})
+	}
+}
+
+// A go test block's names lose their -GOMAXPROCS suffix, the drivers' names keep theirs; lines that
+// start with "Benchmark" but are not results are skipped; the markers give the run's times and load.
+func TestParse(t *testing.T) {
+	log := `make-bench: vars BENCH_SIZES=100 on 2 CPUs
+make-bench: start 1000 1.50 1.20 1.00 3/100 42
+goos: linux
+pkg: github.com/ctx-dev/ctx/store
+BenchmarkPullVsGit/ctx-2         	       3	 123456789 ns/op	       200.5 cpu-ms/op
+BenchmarkPullVsGit/git-2         	       3	 100000000 ns/op	       150 cpu-ms/op
+BenchmarkPullVsGit
+PULL-RATIO ctx=123ms git=100ms ratio=1.23
+PASS
+ok  	github.com/ctx-dev/ctx/store	12.3s
+BenchmarkSyncStress/clones=10/writes=10/mode=serial-2 1 0 failed 12.5 wall-s
+BenchmarkMCPRead/entries=10000/server=mcp-go-floor/inflight=1 5000 3000 reads/s
+make-bench: end 1130 2.00 1.50 1.10 1/99 43
+`
+	res, info, err := parse(strings.NewReader(log))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, ok := res["PullVsGit/ctx"]; !ok || r.n != 3 || r.metrics["ns/op"] != 123456789 || r.metrics["cpu-ms/op"] != 200.5 {
+		t.Errorf("PullVsGit/ctx: %+v (%v)", r, ok)
+	}
+	if _, ok := res["PullVsGit"]; ok {
+		t.Error("a name alone parsed as a result")
+	}
+	if _, ok := res["SyncStress/clones=10/writes=10/mode=serial-2"]; !ok {
+		t.Errorf("a driver's name outside go test lost its suffix: %v", keys(res))
+	}
+	if r := res["MCPRead/entries=10000/server=mcp-go-floor/inflight=1"]; r.metrics["reads/s"] != 3000 {
+		t.Errorf("MCPRead: %+v", r)
+	}
+	if info.start != 1000 || info.end != 1130 || info.loadStart != "1.50 1.20 1.00" || info.loadEnd != "2.00 1.50 1.10" ||
+		info.vars != "BENCH_SIZES=100 on 2 CPUs" {
+		t.Errorf("markers: %+v", info)
+	}
+	if got := render(nil, info); !strings.Contains(got, "2m10s wall") || !strings.Contains(got, "load average 1.50 1.20 1.00 at the start") {
+		t.Errorf("header: %q", got)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for _, log := range []string{
+		"BenchmarkCompare/entries=100/row=get 15 abc ctx-ms\n",
+		"make-bench: start soon 1.0 1.0 1.0\n",
+	} {
+		if _, _, err := parse(strings.NewReader(log)); err == nil {
+			t.Errorf("%q: no error", log)
+		}
+	}
+}
+
+// The verdicts at and beside each kind of goal: a ratio checked in wall and CPU time, an absolute bound,
+// the checkout's added milliseconds, the sync's failures and ratio to serial, and the rows the issue
+// names that the run did not measure.
+func TestVerdicts(t *testing.T) {
+	log := `BenchmarkCompare/entries=10000/commits=20000/row=set 15 50 ctx-ms 40 ctx-cpu-ms 100 git-ms 100 git-cpu-ms
+BenchmarkCompare/entries=100/commits=20000/row=set 15 31 ctx-ms 20 ctx-cpu-ms 100 git-ms 100 git-cpu-ms
+BenchmarkCompare/entries=10000/commits=20000/row=status 15 15 ctx-ms 16 ctx-cpu-ms 10 git-ms 10 git-cpu-ms
+BenchmarkCompare/entries=10000/commits=20000/row=mcp-init 15 25 ctx-ms 20 ctx-cpu-ms 1 git-ms 1 git-cpu-ms
+BenchmarkCompare/entries=10000/commits=20000/row=checkout 15 30 ctx-ms 10 ctx-cpu-ms 10 git-ms 5 git-cpu-ms
+BenchmarkSyncStress/clones=40/writes=10/mode=serial 1 0 failed 100 wall-s
+BenchmarkSyncStress/clones=40/writes=10/mode=parallel 1 0 failed 201 wall-s 0 missing
+BenchmarkSyncStress/clones=20/writes=10/mode=serial 1 0 failed 100 wall-s
+BenchmarkSyncStress/clones=20/writes=10/mode=parallel 1 1 failed 50 wall-s 0 missing
+`
+	res, _, err := parse(strings.NewReader(log))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{ // work + " " + size → verdict
+		"`ctx knowledge set` 10,000 entries":                                       met,                       // 0.5× (cpu 0.4×), ≤ 0.5×
+		"`ctx knowledge set` 100 entries":                                          "met in CPU, not in wall", // 0.31× (cpu 0.2×), ≤ 0.3×
+		"`ctx status` 10,000 entries":                                              "met in wall, not in CPU", // 1.5× (cpu 1.6×)
+		"`ctx status` 50,000 entries":                                              notMeasured,
+		"`ctx mcp serve` spawn → initialize answer 10,000 entries":                 notMet,              // 25 ms, < 25 ms
+		"`git checkout` with ctx's hooks vs without, nothing moved 10,000 entries": met,                 // +20 ms (cpu +5)
+		"40 clones × 10 writes, all `ctx sync` at once 40 clones":                  notMet,              // 2.01× serial
+		"20 clones × 10 writes, all `ctx sync` at once 20 clones":                  notMet + " (at 20)", // one failed
+		"`ctx pull` merging 1k×1k changes (go test) 10,000 entries":                notMeasured,
+		"growth 30,000 → 300,000 events ":                                          notMeasured,
+	}
+	got := map[string]string{}
+	for _, r := range summary(res) {
+		got[r.work+" "+r.size] = r.verdict
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: verdict %q, want %q", k, got[k], v)
+		}
+	}
+}
+
+func keys(m map[string]result) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	return ks
+}
