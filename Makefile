@@ -137,7 +137,7 @@ bench: build
 	set -o pipefail; $(GO) test -run '^$$' -bench BenchmarkPullVsGit -benchtime 3x ./store $(LOG)
 	set -o pipefail; $(GO) test -run '^$$' -bench ResourceRead -benchtime 5000x ./mcp $(LOG)
 	set -o pipefail; $(GO) test -run '^$$' -bench WriteTool -benchtime 200x ./mcp $(LOG)
-	set -o pipefail; BENCHFMT=1 ./bench/write.sh $(LOG)
+	set -o pipefail; BENCHFMT=1 CTX=$(BIN) ./bench/write.sh $(LOG)
 	set -o pipefail; $(GO) run ./bench/compare -ctx $(BIN) -sizes $(BENCH_SIZES) -commits $(BENCH_COMMITS) -benchfmt $(LOG)
 	set -o pipefail; $(GO) run ./bench/mcpread -ctx $(BIN) -entries 10000 -inflight 1,2,4 -benchfmt $(LOG)
 	set -o pipefail; $(GO) run ./bench/mcpwrite -ctx $(BIN) -entries 10000 -writes 200 -sessions 3 -benchfmt $(LOG)
