@@ -89,13 +89,15 @@ test:
 	$(GO) test -race -gcflags='$(RACE_GCFLAGS)' -count=1 -timeout $(TEST_TIMEOUT) ./...
 
 # Every check is bounded (GNU timeout) and fails with its name.
+# --allow-serial-runners: a second golangci-lint on the same machine (another clone's make lint) waits
+# for the first one's lock instead of failing the run.
 lint: $(GOLANGCI_LINT)
 	@echo "== gofmt -l"
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt: not formatted:"; echo "$$out"; exit 1; fi
 	@echo "== go mod tidy -diff"
 	@timeout 300 $(GO) mod tidy -diff || { echo "go.mod/go.sum are not tidy: run go mod tidy"; exit 1; }
 	@echo "== golangci-lint $(GOLANGCI_LINT_VERSION)"
-	timeout $(LINT_TIMEOUT) $(GOLANGCI_LINT) run ./...
+	timeout $(LINT_TIMEOUT) $(GOLANGCI_LINT) run --allow-serial-runners ./...
 	@echo "== comments point at docs/"
 	./scripts/check-doc-refs.sh
 
