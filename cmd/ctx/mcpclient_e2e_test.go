@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/client"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
@@ -36,6 +37,10 @@ func serveStdio(t *testing.T, dir string) *stdioClient {
 		default:
 		}
 	})
+	// NewStdioMCPClient starts the transport only; Start (idempotent) installs the notification handler.
+	if err := c.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	req := mcpgo.InitializeRequest{}
 	req.Params.ProtocolVersion = mcpgo.LATEST_LEGACY_PROTOCOL_VERSION
 	req.Params.ClientInfo = mcpgo.Implementation{Name: "e2e", Version: "1"}
@@ -62,4 +67,32 @@ func (s *stdioClient) read(t *testing.T, uri string) string {
 		t.Fatalf("read %s: contents %T", uri, res.Contents[0])
 	}
 	return tc.Text
+}
+
+// count is the number of notifications of method (for params.uri uri when it is not "") received so far.
+func (s *stdioClient) count(method, uri string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, x := range s.notes {
+		if x.Method == method && (uri == "" || x.Params.AdditionalFields["uri"] == uri) {
+			n++
+		}
+	}
+	return n
+}
+
+// waitCount waits until count(method, uri) reaches want, at most within; it returns the count then.
+func (s *stdioClient) waitCount(method, uri string, want int, within time.Duration) int {
+	deadline := time.After(within)
+	for {
+		if n := s.count(method, uri); n >= want {
+			return n
+		}
+		select {
+		case <-s.note:
+		case <-deadline:
+			return s.count(method, uri)
+		}
+	}
 }
