@@ -21,6 +21,10 @@ type Client struct {
 	Skills string `json:"skills,omitempty"`
 }
 
+// ManifestName is the client's key in manifest.json's adapters (docs/format.md "Records"): its name with
+// '_' for '-', claude_code for claude-code, as seed 000 shows it.
+func (c Client) ManifestName() string { return strings.ReplaceAll(c.Name, "-", "_") }
+
 // Clients are the supported clients, in the order status and list show them. Several clients may share
 // a place (Codex, OpenCode and the generic one all read AGENTS.md): the place is written once, with the
 // same content, and a client counts as enabled for it when any of them is.

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctx-dev/ctx/internal/testenv"
 	"github.com/ctx-dev/ctx/store"
 	"github.com/ctx-dev/ctx/store/tokens"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
@@ -400,5 +401,65 @@ func TestLifecycleAndSubscribeURI(t *testing.T) {
 		if m["id"] != float64(id) || code(m) != c.code || c.code == 0 && m["result"] == nil {
 			t.Errorf("%s %s: %v, want code %v", c.method, c.uri, m, c.code)
 		}
+	}
+}
+
+// TestAmbiguousDecisionCoded: a decision id or title that names several decisions (a title used twice; a
+// number two files hold, committed by plain git as a teammate's hand-made file could be) is an argument
+// error of context_update_decision_status and context_set_scope: isError with structuredContent {"error_code":
+// "invalid_request", "message"} (docs/mcp.md "Errors of the other tools"), and nothing is written.
+func TestAmbiguousDecisionCoded(t *testing.T) {
+	repoIdentity(t)
+	dir, st := newRepo(t, store.Actor{Agent: "cli"})
+	ctx := context.Background()
+	for range 2 {
+		if _, _, err := st.AddDecision(ctx, store.NewDecision{Title: "Dup", Context: "c", Decision: "d", Consequences: "q"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, _, err := st.AddDecision(ctx, store.NewDecision{Title: "Numbered", Context: "c", Decision: "d", Consequences: "q"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A second file holding d's number, committed by git itself.
+	ref := st.BranchRef()
+	tip := testenv.Git(t, dir, "rev-parse", ref)
+	var file string
+	for _, e := range testenv.LsTree(t, dir, tip+":decisions") {
+		if strings.HasPrefix(e.Name, fmt.Sprintf("%04d-", d.ID)) {
+			file = e.Name
+		}
+	}
+	if file == "" {
+		t.Fatalf("no file of decision %d in %v", d.ID, testenv.LsTree(t, dir, tip+":decisions"))
+	}
+	body := strings.Replace(testenv.Git(t, dir, "cat-file", "blob", tip+":decisions/"+file), "Numbered", "Numbered twice", 1) + "\n"
+	tree := testenv.WithEntry(t, dir, tip+"^{tree}", []string{"decisions", fmt.Sprintf("%04d-numbered-twice.md", d.ID)},
+		"100644", testenv.Blob(t, dir, body))
+	testenv.Git(t, dir, "update-ref", ref, testenv.CommitTree(t, dir, tree, tip, "a second file with that number"))
+
+	s := serve(t, st, Options{}, "")
+	refs := git(t, dir, "for-each-ref")
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"context_update_decision_status", map[string]any{"id": "Dup", "status": "rejected"}, "is ambiguous"},
+		{"context_update_decision_status", map[string]any{"id": d.ID, "status": "rejected"}, "two files hold that number"},
+		{"context_set_scope", map[string]any{"kind": "decision", "key": "Dup", "scope": "private"}, "is ambiguous"},
+		{"context_set_scope", map[string]any{"kind": "decision", "key": fmt.Sprint(d.ID), "scope": "private"}, "two files hold that number"},
+	} {
+		what := c.tool + " " + toJSON(t, c.args)
+		res, err := s.callErr(c.tool, c.args)
+		if err != nil {
+			t.Fatalf("%s: JSON-RPC error %v", what, err)
+		}
+		if msg := codedArgError(t, what, res); !strings.Contains(msg, c.want) {
+			t.Errorf("%s: message %q, want %q", what, msg, c.want)
+		}
+	}
+	if got := git(t, dir, "for-each-ref"); got != refs {
+		t.Errorf("ambiguous ids moved refs:\n%s\nwas\n%s", got, refs)
 	}
 }

@@ -99,19 +99,21 @@ func toolResult(name string, out any, note string, warnings []string) (*mcpgo.Ca
 // error (*argError: the input schema, an argument that is not an object, the tool's own checks) is
 // isError with its diagnostic as text and structuredContent {"error_code": "invalid_request", "message"}
 // (docs/mcp.md "Errors of the other tools"), and so is a value the store refuses (store.ErrInvalid,
-// store.ErrInvalidKey: a reserved skill name, a bad scope); the other tool errors are text only.
+// store.ErrInvalidKey: a reserved skill name, a bad scope) and a decision id or title that names several
+// decisions (*store.AmbiguousError: a title used twice, a number two files hold); the other tool errors
+// are text only.
 func toolError(name string, err error) (*mcpgo.CallToolResult, error) {
 	if errors.Is(err, store.ErrSecret) {
 		return mcpgo.NewToolResultError(err.Error() + " by calling " + name + " again with the argument allow_secret: true"), nil
 	}
 	var ae *argError
-	if errors.As(err, &ae) || errors.Is(err, store.ErrInvalidKey) || errors.Is(err, store.ErrInvalid) {
+	var amb *store.AmbiguousError
+	if errors.As(err, &ae) || errors.As(err, &amb) || errors.Is(err, store.ErrInvalidKey) || errors.Is(err, store.ErrInvalid) {
 		r := codedResult(codeInvalidRequest, err.Error())
 		r.Content = []mcpgo.Content{mcpgo.NewTextContent(err.Error())} // the diagnostic as it always was
 		return r, nil
 	}
 	var nf *store.NotFoundError
-	var amb *store.AmbiguousError
 	var tf *transferFailure
 	var hd *store.HandDeletionsError
 	var ce *codedError
@@ -122,7 +124,7 @@ func toolError(name string, err error) (*mcpgo.CallToolResult, error) {
 	if errors.As(err, &tl) {
 		return codedResult(codeOutputLimit, fmt.Sprintf("%v (the MCP server loads at most %d bytes of one file)", tl, maxFileRead)), nil
 	}
-	if errors.As(err, &nf) || errors.As(err, &amb) || errors.As(err, &tf) || errors.As(err, &hd) ||
+	if errors.As(err, &nf) || errors.As(err, &tf) || errors.As(err, &hd) ||
 		errors.Is(err, store.ErrNotInitialized) {
 		return mcpgo.NewToolResultError(err.Error()), nil
 	}

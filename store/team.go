@@ -2,8 +2,13 @@ package store
 
 import (
 	"context"
-
 	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/ctx-dev/ctx/gitstore"
 )
 
 // AddMember adds {name, machine, added} to manifest.json's team.members (docs/format.md "Records") and bumps
@@ -143,4 +148,93 @@ func (v *View) Summary(ctx context.Context) (ProjectSummary, error) {
 		out.Blockers = []string{}
 	}
 	return out, nil
+}
+
+// adapterName is the form of a key of manifest.json's adapters: a client name with '_' for '-'
+// (claude_code for the client claude-code, as seed 000 and docs/format.md "Records" show it).
+var adapterName = regexp.MustCompile(`^[a-z0-9]+(?:_[a-z0-9]+)*$`)
+
+// SetAdapters sets adapters.<name>.enabled in manifest.json to the value given for each name (docs/format.md
+// "Records": {"adapters": {"claude_code": {"enabled": true}}}) and bumps updated_at, one commit; nothing is
+// committed when every one already holds its value. The names are adapterName's form (an error otherwise,
+// nothing written); an adapter's other fields and the rest of manifest.json, unknown fields included, are
+// kept as they are. `ctx adapters enable|disable` calls it: the manifest says which clients the project
+// was last set to use, while what refreshes a work tree's files is that work tree's record
+// (docs/adapters.md "Refresh").
+func (s *Store) SetAdapters(ctx context.Context, enabled map[string]bool) (*Committed, error) {
+	names := slices.Sorted(maps.Keys(enabled))
+	if len(names) == 0 {
+		return &Committed{Commits: map[Scope]gitstore.Hash{}}, nil
+	}
+	var parts []string
+	for _, n := range names {
+		if !adapterName.MatchString(n) {
+			return nil, invalidf("adapter name %q: use lowercase letters, digits and single underscores (claude_code)", n)
+		}
+		verb := "disable"
+		if enabled[n] {
+			verb = "enable"
+		}
+		parts = append(parts, verb+" "+n)
+	}
+	op := Op{Name: "adapters.set", Key: strings.Join(names, ","), Summary: "adapters: " + strings.Join(parts, ", ")}
+	c, err := s.Write(ctx, op, func(v *View) (Edits, error) {
+		m, err := v.ReadManifest(ctx)
+		if err != nil {
+			return nil, err
+		}
+		same := true
+		for _, n := range names {
+			a, ok := m.Adapters[n]
+			same = same && ok && a.Enabled == enabled[n]
+		}
+		if same {
+			return nil, nil
+		}
+		raw, err := v.ReadIn(ctx, Public, ManifestPath)
+		if err != nil {
+			return nil, err
+		}
+		obj, err := parseObject(raw)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", ManifestPath, err)
+		}
+		ads := jsonObject{}
+		if ar, ok := obj.get("adapters"); ok {
+			if ads, err = parseObject(ar); err != nil {
+				ads = jsonObject{}
+			}
+		}
+		for _, n := range names {
+			ad := jsonObject{}
+			if r, ok := ads.get(n); ok {
+				if ad, err = parseObject(r); err != nil {
+					ad = jsonObject{}
+				}
+			}
+			if err := ad.set("enabled", enabled[n]); err != nil {
+				return nil, err
+			}
+			if err := ads.set(n, ad); err != nil {
+				return nil, err
+			}
+		}
+		if err := obj.set("adapters", ads); err != nil {
+			return nil, err
+		}
+		if err := obj.set("updated_at", now()); err != nil {
+			return nil, err
+		}
+		b, err := MarshalRecord(obj)
+		if err != nil {
+			return nil, err
+		}
+		ed := Edits{}
+		ed.Put(Public, ManifestPath, b)
+		return ed, nil
+	})
+	if err != nil {
+		return nil, wrapErr("set adapters", err)
+	}
+	return c, nil
 }

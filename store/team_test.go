@@ -85,3 +85,50 @@ func TestSummary(t *testing.T) {
 		t.Fatalf("summary: %+v, want %+v (%v)", sum, want, err)
 	}
 }
+
+// TestSetAdapters: SetAdapters writes adapters.<name>.enabled in manifest.json (docs/format.md "Records"),
+// one commit when a value changes and none otherwise, keeps an adapter's other fields and the manifest's
+// unknown fields, and refuses a name that is not a manifest adapter key (nothing committed).
+func TestSetAdapters(t *testing.T) {
+	f := newFixture(t)
+	m, _ := f.view().ReadManifest(f.ctx)
+	raw := `{"schema_version":"0.4.0","project":{"name":"p","id":"` + m.Project.ID + `","repo_url":""},` +
+		`"adapters":{"cursor":{"enabled":false,"rules":"x"}},"team":{"members":[]},` +
+		`"created_at":"2025-05-01T10:00:00Z","updated_at":"2025-05-01T10:00:00Z","x-extra":true}`
+	if _, err := f.s.Write(f.ctx, store.Op{Name: "test", Summary: "seed"}, func(v *store.View) (store.Edits, error) {
+		ed := store.Edits{}
+		ed.Put(store.Public, "manifest.json", []byte(raw))
+		return ed, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	f.commits("ctx", 1, func() {
+		if _, err := f.s.SetAdapters(f.ctx, map[string]bool{"claude_code": true, "cursor": true}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	f.trailers("ctx", "adapters.set", "claude_code,cursor")
+	f.commits("ctx", 0, func() {
+		if c, err := f.s.SetAdapters(f.ctx, map[string]bool{"claude_code": true}); err != nil || c.Changed() {
+			t.Fatalf("enabling again: %+v %v", c, err)
+		}
+		for _, bad := range []string{"claude-code", "", "a__b", "../x", "Claude"} {
+			if _, err := f.s.SetAdapters(f.ctx, map[string]bool{bad: true}); err == nil {
+				t.Errorf("adapter name %q accepted", bad)
+			}
+		}
+	})
+	m, err := f.view().ReadManifest(f.ctx)
+	if err != nil || !m.Adapters["claude_code"].Enabled || !m.Adapters["cursor"].Enabled || len(m.Adapters) != 2 {
+		t.Fatalf("adapters %+v %v", m.Adapters, err)
+	}
+	got := storetest.Show(t, f.dir, "ctx", "manifest.json")
+	for _, w := range []string{`"rules": "x"`, `"x-extra": true`} {
+		if !strings.Contains(got, w) {
+			t.Errorf("manifest lacks %s:\n%s", w, got)
+		}
+	}
+	if strings.Contains(got, `"updated_at": "2025-05-01T10:00:00Z"`) {
+		t.Error("updated_at not bumped")
+	}
+}

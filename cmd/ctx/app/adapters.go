@@ -370,14 +370,16 @@ func newAdaptersEnableCmd(e *env, on bool) *cli.Command {
 		"refresh these clients' files after ctx pull and in git's checkout and merge hooks (this work tree only)",
 		"Enables CLIENT... for refresh in this work tree: after ctx pull and in git's checkout and merge hooks,\n"+
 			"their files are exported again. A file git tracks is left as it is (and ctx status says so) unless\n"+
-			"--tracked ok."
+			"--tracked ok. The project's setting in the manifest on the context branch, adapters.<client>.enabled\n"+
+			"(context://manifest), is set to true as well: one commit when it changes."
 	var flags []cli.Flag
 	if on {
 		flags = []cli.Flag{&cli.StringFlag{Name: "tracked", Usage: "`ok`: a refresh may change files git tracks; no: it leaves them (default)"}}
 	} else {
 		name, usage, description = "disable",
 			"stop refreshing these clients' files (the files stay; ctx adapters status still reports them)",
-			"Stops refreshing CLIENT...'s files; the files stay (ctx adapters remove takes them out)."
+			"Stops refreshing CLIENT...'s files; the files stay (ctx adapters remove takes them out). The project's\n"+
+				"setting in the manifest, adapters.<client>.enabled, is set to false: one commit when it changes."
 	}
 	return withHelp(&cli.Command{
 		Name:      name,
@@ -418,6 +420,24 @@ func runAdaptersEnable(ctx context.Context, e *env, o adaptersEnableOptions) err
 		}
 	}
 	fmt.Fprintf(e.stdout, "enabled: %s\n", dash(strings.Join(rec.Enabled, ", ")))
+	// The project's setting in manifest.json (adapters.<client>.enabled, docs/format.md "Records"; what
+	// context://manifest serves), one commit when it changes; this work tree's record above is what
+	// refreshes its files.
+	clients, err := adapters.Lookup(o.Clients...)
+	if err != nil {
+		return err
+	}
+	set := map[string]bool{}
+	var names []string
+	for _, c := range clients {
+		set[c.ManifestName()] = o.Enable
+		names = append(names, c.ManifestName())
+	}
+	res, err := s.SetAdapters(ctx, set)
+	if err != nil {
+		return err
+	}
+	commitLine(e.stdout, "manifest adapters "+strings.Join(names, ", "), res)
 	return nil
 }
 
