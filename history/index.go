@@ -1242,6 +1242,9 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 		if pr, err = parseOpenCodeDB(bctx, db, src.Session, &st); err != nil {
 			return fail(explain(err))
 		}
+		if err := db.unchanged(); err != nil {
+			return fail(err)
+		}
 	} else {
 		files := []string{src.Path}
 		if src.Format == FormatOpenCode {
