@@ -1321,8 +1321,11 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 // knows (no event, nothing skipped as a known record). Another provider's files parse so (their records
 // unknown, or JSON without the fields the parser reads). An empty file is not foreign (a session just
 // started); a file of the provider's format with no event yet is read again by the next import.
+//
+// A file the index holds as another provider's source (a --path given the wrong --provider) is as one it
+// does not hold: its recorded session is left as it is, not replaced by an empty one (faults13 B11).
 func foreign(src Source, prev *sourceRow, appended bool, size int64, pr *parseResult) bool {
-	return src.explicit && prev == nil && !appended && size > 0 && len(pr.Events) == 0 && pr.Skipped == 0
+	return src.explicit && (prev == nil || formatProvider(prev.format) != src.Provider) && !appended && size > 0 && len(pr.Events) == 0 && pr.Skipped == 0
 }
 
 // summary is what a parse found that is not an event: its unknown records and bad lines.
