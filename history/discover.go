@@ -37,6 +37,25 @@ func SetDiscoveryBound(n int) (restore func()) {
 	return func() { maxDiscoveredFiles = old }
 }
 
+// formatProvider is the provider whose sources are of format, "" for none (a shared session's).
+func formatProvider(format string) Provider {
+	switch format {
+	case FormatClaude:
+		return ClaudeCode
+	case FormatCodex, FormatCodexZstd:
+		return Codex
+	case FormatGeminiJSON, FormatGeminiJSONL:
+		return GeminiCLI
+	case FormatOpenCode, FormatOpenCodeDB:
+		return OpenCode
+	case FormatCursor:
+		return Cursor
+	case FormatCopilot:
+		return CopilotCLI
+	}
+	return ""
+}
+
 // appendOnly reports whether a format is an append-only log that can be read from an offset.
 func appendOnly(format string) bool {
 	switch format {

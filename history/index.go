@@ -1281,6 +1281,9 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 		if pr, err = parseOpenCodeDB(bctx, db, src.Session, &st); err != nil {
 			return fail(explain(err))
 		}
+		if err := db.unchanged(); err != nil {
+			return fail(err)
+		}
 	} else {
 		files := []string{src.Path}
 		if src.Format == FormatOpenCode {
@@ -1357,8 +1360,11 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 // knows (no event, nothing skipped as a known record). Another provider's files parse so (their records
 // unknown, or JSON without the fields the parser reads). An empty file is not foreign (a session just
 // started); a file of the provider's format with no event yet is read again by the next import.
+//
+// A file the index holds as another provider's source (a --path given the wrong --provider) is as one it
+// does not hold: its recorded session is left as it is, not replaced by an empty one (faults13 B11).
 func foreign(src Source, prev *sourceRow, appended bool, size int64, pr *parseResult) bool {
-	return src.explicit && prev == nil && !appended && size > 0 && len(pr.Events) == 0 && pr.Skipped == 0
+	return src.explicit && (prev == nil || formatProvider(prev.format) != src.Provider) && !appended && size > 0 && len(pr.Events) == 0 && pr.Skipped == 0
 }
 
 // summary is what a parse found that is not an event: its unknown records and bad lines.
@@ -2465,7 +2471,7 @@ func (w *writer) upsertSession(ctx context.Context, src Source, id string, st *p
 }
 
 // relink recomputes every session's root: the top of its parent chain among the imported sessions (a
-// parent not imported yet is the root as far as this index knows).
+// parent not imported yet is the root as far as this index knows; a chain that loops: chainTops).
 func (ix *Index) relink(ctx context.Context) error {
 	rows, err := ix.db.QueryContext(ctx, `SELECT id, parent_id, root_id FROM sessions`)
 	if err != nil {
@@ -2485,12 +2491,12 @@ func (ix *Index) relink(ctx context.Context) error {
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("link sessions: %w", err)
 	}
+	tops := chainTops(parent)
 	changes := map[string]string{}
-	for id, p := range parent {
-		want := ""
-		for cur, hops := p, 0; cur != "" && hops < 64; hops++ {
-			want = cur
-			cur = parent[cur]
+	for id := range parent {
+		want := tops[id]
+		if want == id {
+			want = "" // a root
 		}
 		if root[id] != want {
 			changes[id] = want
@@ -2524,6 +2530,48 @@ func (ix *Index) relink(ctx context.Context) error {
 		return fmt.Errorf("link sessions: %w", err)
 	}
 	return nil
+}
+
+// chainTops returns the top of every session's parent chain (parent: each imported session's parent, ""
+// for none): the last id of the chain, a parent that is not imported included. A chain that loops (A's
+// parent B, B's parent A: possible in damaged or hostile transcripts) has as its top the smallest id of
+// the loop, for every member of the loop and every session below one, in any import order (faults13 B4:
+// a walk of at most 64 hops gave A itself, B itself, and A's child C the root B). docs/history.md
+// "Sessions".
+func chainTops(parent map[string]string) map[string]string {
+	tops := make(map[string]string, len(parent))
+	var path []string
+	at := map[string]int{} // the index in path of each id on it
+	for id := range parent {
+		if _, done := tops[id]; done {
+			continue
+		}
+		path = path[:0]
+		top := ""
+		clear(at)
+		for cur := id; ; {
+			if t, done := tops[cur]; done {
+				top = t
+				break
+			}
+			if i, seen := at[cur]; seen { // a loop: path[i:]
+				top = slices.Min(path[i:])
+				break
+			}
+			at[cur] = len(path)
+			path = append(path, cur)
+			next := parent[cur]
+			if next == "" {
+				top = cur
+				break
+			}
+			cur = next
+		}
+		for _, p := range path {
+			tops[p] = top
+		}
+	}
+	return tops
 }
 
 // PruneMissing forgets the sources under the directories roots (absolute, clean) whose files are gone,

@@ -79,14 +79,14 @@ func TestFiltersOnNonASCIIPaths(t *testing.T) {
 	for _, q := range []Query{
 		{Text: "zanzibar", Repo: "/w/café"},
 		{Text: "zanzibar", File: "/w/café/naïve/"},
-		{Text: "zanzibar", SourceDirs: []string{root}},
+		{Text: "zanzibar", SourceDirs: []SourceDir{{ClaudeCode, root}}},
 	} {
 		res, err := ix.Search(context.Background(), q)
 		if err != nil || len(res.Hits) != 1 {
 			t.Errorf("%+v: %d hits, %v", q, len(res.Hits), err)
 		}
 	}
-	if n, err := ix.SessionsUnder(context.Background(), root); n != 1 || err != nil {
+	if n, err := ix.SessionsUnder(context.Background(), ClaudeCode, root); n != 1 || err != nil {
 		t.Errorf("SessionsUnder: %d %v", n, err)
 	}
 	evs, err := ix.ListEvents(context.Background(), EventQuery{Repo: "/w/café", File: "/w/café/naïve/"})

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -18,8 +19,8 @@ import (
 // session: id, parent_id, directory, title, version, time_created, time_updated), message (id,
 // session_id, time_created, time_updated, data) and part (id, message_id, session_id, time_created,
 // time_updated, data), where data is the JSON of the legacy message and part files without their ids
-// (docs/history.md "OpenCode"). It is opened read-only (mode=ro, query_only) and never written; when no
-// -wal or -journal file is beside it, also immutable, so that reading it creates no file there.
+// (docs/history.md "OpenCode"). It is opened read-only (mode=ro, query_only) where it is, and nothing is
+// written beside it (openProviderDB).
 //
 // The file may come from elsewhere (a copied root, $OPENCODE_DB): it is read only when session, message
 // and part are real tables (a view can run an endless recursive query), with trusted_schema off, and every
@@ -45,89 +46,159 @@ func boundDB(ctx context.Context, path string) (context.Context, context.CancelF
 	return bctx, cancel, explain
 }
 
-// providerDB is a provider's SQLite database open read-only; Close also removes the private copy it
-// may read (openProviderDB).
+// providerDB is a provider's SQLite database open read-only where it is (openProviderDB).
 type providerDB struct {
 	*sql.DB
-	tmp string // the folder of the private copy, "" when the database is read where it is
+	path  string
+	stamp dbStamp // the database's files when it was opened; zero when SQLite's own locks keep the read consistent
 }
 
-// Close closes the database and removes its private copy.
-func (p *providerDB) Close() error {
-	err := p.DB.Close()
-	if p.tmp != "" {
-		if rerr := os.RemoveAll(p.tmp); err == nil {
-			err = rerr
-		}
+// dbStamp is the stat data of a provider database and its -wal: size, mtime and inode (and the database's
+// ctime). A -wal's ctime is left out: SQLite, run as root, fchowns the -wal it opens to its owner, which
+// moves the ctime only.
+type dbStamp struct {
+	db, wal fileStat
+	set     bool
+}
+
+// stampOf stats path and its -wal.
+func stampOf(path string) (dbStamp, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return dbStamp{}, err
 	}
-	return err
+	s := dbStamp{db: statOf(fi), set: true}
+	if wi, err := os.Lstat(path + "-wal"); err == nil {
+		s.wal = statOf(wi)
+		s.wal.ctime = 0
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return dbStamp{}, err
+	}
+	return s, nil
 }
 
-// openProviderDB opens a provider's SQLite database read-only. The caller closes it.
+// unchanged returns an error when the database or its -wal changed since it was opened: read without
+// SQLite's locks (immutable, or a -wal without -shm read into memory), what was read may mix two states.
+func (p *providerDB) unchanged() error {
+	if !p.stamp.set {
+		return nil
+	}
+	now, err := stampOf(p.path)
+	if err != nil || now != p.stamp {
+		return fmt.Errorf("%s changed while it was read (an OpenCode started meanwhile?): read again by the next import", p.path)
+	}
+	return nil
+}
+
+// maxProviderWALBytes bounds the -wal of a provider's database that ctx reads: SQLite reads a -wal no
+// writer holds open whole to index it (docs/limits.md).
+const maxProviderWALBytes = 1 << 30
+
+// openProviderDB opens a provider's SQLite database read-only, where it is, writing nothing beside it
+// (docs/history.md "OpenCode"). The caller closes it.
 //
-// A -wal without its -shm (a copied root, an OpenCode that crashed: a writer keeps both while it runs)
-// cannot be read in place without SQLite creating the -shm beside it, and immutable would skip the -wal's
-// commits: the database and its -wal are copied into a private temporary folder and the copy is read
-// (faults12 B5; docs/history.md "OpenCode").
+//   - No -wal, or an empty one without -shm (no OpenCode has it open): immutable, so that SQLite creates no
+//     -wal and -shm beside a WAL-mode database; a database in rollback mode with a -journal (a writer's
+//     transaction, or a hot journal) is read with SQLite's locks instead, which create nothing.
+//   - A -wal and a -shm (OpenCode runs, or crashed): readonly_shm, so SQLite maps the -shm read-only: with
+//     a writer it reads under the writer's wal-index and its read locks, without one it reads the -wal
+//     into memory and ignores the -shm (a stale one, a hard link to any file, is never truncated or
+//     initialised: faults13 B1).
+//   - A -wal without -shm (a copied root): read into memory by a VFS without locks in exclusive locking
+//     mode, which never opens a -shm (the -wal's commits are read; faults12 B5 copied both files into
+//     $TMPDIR instead, unbounded: faults13 B2).
+//
+// A -wal is at most maxProviderWALBytes. Read without locks, the database is stat'ed when opened and
+// after its reads (providerDB.unchanged).
 func openProviderDB(ctx context.Context, path string) (*providerDB, error) {
-	f, _, err := openRegular(path) // refuses links and non-regular files
+	f, fi, err := openRegular(path) // refuses links and non-regular files
 	if err != nil {
 		return nil, err
 	}
+	var header [100]byte
+	n, _ := io.ReadFull(f, header[:])
 	f.Close()
-	p := &providerDB{}
-	if exists(path+"-wal") && !exists(path+"-shm") {
-		if p.tmp, err = os.MkdirTemp("", "ctx-provider-db-*"); err != nil {
-			return nil, fmt.Errorf("read %s: %w", path, err)
-		}
-		copyPath := filepath.Join(p.tmp, "provider.db")
-		for _, suffix := range []string{"", "-wal"} {
-			if err := copyRegular(path+suffix, copyPath+suffix); err != nil {
-				os.RemoveAll(p.tmp)
-				return nil, fmt.Errorf("read %s: %w", path, err)
-			}
-		}
-		path = copyPath
+	removeStaleProviderCopies()
+	p := &providerDB{path: path}
+	if p.stamp, err = stampOf(path); err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	db, err := openDBAt(ctx, path)
+	wal, walErr := os.Lstat(path + "-wal")
+	shm, shmErr := os.Lstat(path + "-shm")
+	hasWAL, hasSHM := walErr == nil, shmErr == nil && shm.Mode().IsRegular()
+	params := "mode=ro&_pragma=query_only(1)&_pragma=busy_timeout(5000)&_pragma=trusted_schema(0)"
+	switch {
+	case hasWAL && !wal.Mode().IsRegular():
+		return nil, fmt.Errorf("open %s: its -wal is not a regular file", path)
+	case hasWAL && wal.Size() > maxProviderWALBytes:
+		return nil, fmt.Errorf("open %s: its -wal is %d bytes, more than the %d MiB ctx reads (docs/limits.md)", path, wal.Size(), maxProviderWALBytes>>20)
+	case hasWAL && fi.Size() == 0:
+		// SQLite deletes the -wal of an empty database, even read-only.
+		return nil, fmt.Errorf("open %s: not an OpenCode database: an empty file beside a -wal", path)
+	case hasWAL && hasSHM:
+		params += "&readonly_shm=1"
+		p.stamp = dbStamp{} // SQLite's locks: the writer's wal-index, or the -wal read whole under a read lock
+	case hasWAL && wal.Size() > 0:
+		params = "vfs=" + noLockVFS + "&_pragma=locking_mode(exclusive)&" + params
+	case exists(path+"-journal") && n == len(header) && header[18] == 1 && header[19] == 1:
+		p.stamp = dbStamp{} // rollback mode: SQLite's shared lock; a hot journal is an error read-only
+	default:
+		params += "&immutable=1"
+	}
+	db, err := openDBAt(ctx, path, params)
 	if err != nil {
-		if p.tmp != "" {
-			os.RemoveAll(p.tmp)
-		}
 		return nil, err
 	}
 	p.DB = db
 	return p, nil
 }
 
-// copyRegular copies the regular file src (not a link) to the new file dst.
-func copyRegular(src, dst string) error {
-	in, _, err := openRegular(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return fmt.Errorf("copy %s: %w", src, err)
-	}
-	return out.Close()
+// removeStaleProviderCopies removes, once per process, the private copies of provider databases that
+// ctx before the thirteenth round made in $TMPDIR (ctx-provider-db-*: a database and its -wal, copied
+// whole and unbounded) and left when killed: the folders of this user untouched for an hour, which hold
+// nothing but such a copy (faults13 B2).
+func removeStaleProviderCopies() {
+	staleCopiesOnce.Do(func() {
+		dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "ctx-provider-db-*"))
+		for _, dir := range dirs {
+			if staleProviderCopy(dir, time.Now().Add(-time.Hour)) {
+				_ = os.RemoveAll(dir)
+			}
+		}
+	})
 }
 
-// openDBAt opens the SQLite database at path read-only and checks its tables.
-func openDBAt(ctx context.Context, path string) (*sql.DB, error) {
-	dsn := "file:" + path + "?mode=ro&_pragma=query_only(1)&_pragma=busy_timeout(5000)&_pragma=trusted_schema(0)"
-	if !exists(path+"-wal") && !exists(path+"-journal") {
-		// No writer has it open (a WAL database keeps its -wal while open; a rollback journal exists while
-		// a transaction runs): immutable, else SQLite creates -shm and -wal beside a WAL-mode database even
-		// read-only, in the provider's directory, and leaves them there.
-		dsn += "&immutable=1"
+var staleCopiesOnce sync.Once
+
+// staleProviderCopy says whether dir is a folder of this user, not changed since before, that holds only
+// provider.db and its -wal, -shm or -journal.
+func staleProviderCopy(dir string, before time.Time) bool {
+	fi, err := os.Lstat(dir)
+	if err != nil || !fi.IsDir() || fi.ModTime().After(before) || !ownedBySelf(fi) {
+		return false
 	}
-	db, err := sql.Open("sqlite", dsn)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range ents {
+		switch e.Name() {
+		case "provider.db", "provider.db-wal", "provider.db-shm", "provider.db-journal":
+		default:
+			return false
+		}
+		info, err := e.Info()
+		if err != nil || !info.Mode().IsRegular() || info.ModTime().After(before) {
+			return false
+		}
+	}
+	return true
+}
+
+// openDBAt opens the SQLite database at path with the URI parameters params (read-only ones) and checks
+// its tables.
+func openDBAt(ctx context.Context, path, params string) (*sql.DB, error) {
+	db, err := sql.Open("sqlite", "file:"+path+"?"+params)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
@@ -212,7 +283,10 @@ func openCodeDBSessions(ctx context.Context, path string) (_ []Source, err error
 		}
 		out = append(out, Source{Provider: OpenCode, Format: FormatOpenCodeDB, Path: path, Session: id})
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return out, db.unchanged()
 }
 
 // openCodeDBFingerprint summarises what can change in one session's rows.

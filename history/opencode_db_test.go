@@ -328,7 +328,8 @@ INSERT INTO part (id, message_id, session_id, time_created, time_updated) VALUES
 
 // TestOpenCodeWALWithoutSHM (faults12 B5): an opencode.db with a -wal but no -shm (a copied root, an
 // OpenCode that crashed) is imported with the commits of its -wal, and OpenCode's folder is left as it
-// was: SQLite created opencode.db-shm there. The private copy ctx reads instead is removed.
+// was: SQLite created opencode.db-shm there. Nothing is written into $TMPDIR either (faults13 B2: the
+// database and its -wal were copied there, unbounded).
 func TestOpenCodeWALWithoutSHM(t *testing.T) {
 	ctx := context.Background()
 	tmp := t.TempDir()

@@ -40,9 +40,10 @@ type Query struct {
 	File      string    // a touched path: exact, or a prefix when it ends in "/"
 	SessionID string    // one session (ctx id)
 	Repo      string    // sessions whose cwd is this directory or inside it
-	// SourceDirs keeps sessions whose source file is inside one of these directories (the configured
-	// roots a search selects, docs/history.md "Configured roots"); empty: every source.
-	SourceDirs []string
+	// SourceDirs keeps the sessions of one of these roots: of its provider, the source file inside its
+	// directory (the configured roots a search selects, docs/history.md "Configured roots"); empty: every
+	// source.
+	SourceDirs []SourceDir
 	Scope      string    // all (default), transcript, calls, outputs
 	EventType  EventType // one event type; conflicts with a Scope other than all
 	// PrimaryOnly drops subagent sessions.

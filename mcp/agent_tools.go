@@ -402,17 +402,17 @@ func (s *srv) sourcesTool(ctx context.Context, _ noArgs) (any, error) {
 	issues := []sourceIssue{}
 	// indexed counts the sessions whose source is under a root (0 when the index cannot be read: hs says
 	// why).
-	indexed := func(dir string) (int, error) {
+	indexed := func(provider, dir string) (int, error) {
 		if hs.Error != "" {
 			return 0, nil
 		}
-		return s.sessionsUnder(ctx, dir)
+		return s.sessionsUnder(ctx, history.Provider(provider), dir)
 	}
 	for _, r := range history.Roots(history.Env{}) {
 		if store.PublicOnly(ctx) {
 			break // the providers' roots are folders of this machine's user (docs/http.md)
 		}
-		n, err := indexed(r.Path)
+		n, err := indexed(string(r.Provider), r.Path)
 		if err != nil {
 			return nil, err
 		}
@@ -435,7 +435,7 @@ func (s *srv) sourcesTool(ctx context.Context, _ noArgs) (any, error) {
 			}
 			fi, err := os.Stat(h.Path)
 			exists := err == nil && fi.IsDir()
-			n, err := indexed(h.Path)
+			n, err := indexed(h.Provider, h.Path)
 			if err != nil {
 				return nil, err
 			}
@@ -497,20 +497,20 @@ func (s *srv) sourcesOutside() sourcesResult {
 	return sourcesResult{true, rows, historyStatus{ByProvider: map[string]int{}, Hint: importHint}, issues, false}
 }
 
-// sessionsUnder counts the indexed sessions whose source is inside dir (0 without an index).
-func (s *srv) sessionsUnder(ctx context.Context, dir string) (int, error) {
+// sessionsUnder counts the indexed sessions of provider whose source is inside dir (0 without an index).
+func (s *srv) sessionsUnder(ctx context.Context, provider history.Provider, dir string) (int, error) {
 	ix, err := s.index(ctx)
 	if err != nil || ix == nil {
 		return 0, err
 	}
-	return ix.SessionsUnder(ctx, dir)
+	return ix.SessionsUnder(ctx, provider, dir)
 }
 
 // selectSources resolves the search selectors source_roots and source_groups (already checked for shape)
-// against the configured roots (ctx history sources add): nil when both are empty, else the directories
-// of every root named or in a group named (one OR set, docs/mcp.md). A name that matches no configured
+// against the configured roots (ctx history sources add): nil when both are empty, else every root named
+// or in a group named, {provider, directory} (one OR set, docs/mcp.md). A name that matches no configured
 // root or group is an invalid_request whose message does not repeat it.
-func (s *srv) selectSources(ctx context.Context, roots, groups []string) ([]string, error) {
+func (s *srv) selectSources(ctx context.Context, roots, groups []string) ([]history.SourceDir, error) {
 	if len(roots) == 0 && len(groups) == 0 {
 		return nil, nil
 	}
@@ -522,7 +522,7 @@ func (s *srv) selectSources(ctx context.Context, roots, groups []string) ([]stri
 		}
 		conf = c
 	}
-	dirs := []string{}
+	dirs := []history.SourceDir{}
 	for _, list := range []struct {
 		names []string
 		of    func(store.HistorySource) string
@@ -532,7 +532,7 @@ func (s *srv) selectSources(ctx context.Context, roots, groups []string) ([]stri
 			for _, h := range conf {
 				if list.of(h) == n {
 					found = true
-					dirs = append(dirs, h.Path)
+					dirs = append(dirs, history.SourceDir{Provider: history.Provider(h.Provider), Dir: h.Path})
 				}
 			}
 			if !found {

@@ -13,8 +13,8 @@ import (
 
 // TestAgentHistoryConfiguredSources: roots configured for the repository (ctx history sources add) are
 // listed by sources as configured with their root and group, and search's source_roots and
-// source_groups select their sessions (one OR set, the context store left out); an unknown name is an
-// invalid_request that does not echo it.
+// source_groups select their sessions (one OR set, the context store left out), each root its
+// provider's only; an unknown name is an invalid_request that does not echo it.
 func TestAgentHistoryConfiguredSources(t *testing.T) {
 	e := corpusServer(t)
 	corpus := corpusDir(t)
@@ -24,6 +24,9 @@ func TestAgentHistoryConfiguredSources(t *testing.T) {
 		{Root: "cur", Provider: "cursor", Path: filepath.Join(corpus, "cursor"), Group: "team"},
 		{Root: "claude", Provider: "claude-code", Path: filepath.Join(corpus, "claude-code")},
 		{Root: "gone", Provider: "gemini-cli", Path: filepath.Join(t.TempDir(), "missing")},
+		// A root is {provider, path}: the Claude Code sessions in its folder are not this codex root's
+		// (faults13 B10: it counted and selected them).
+		{Root: "codex-on-claude", Provider: "codex", Path: filepath.Join(corpus, "claude-code")},
 	}
 	// ctx history sources add runs in another process: another Store of the repository writes the config
 	// (the server's own Store is in use by its goroutines), and the server reads it from disk.
@@ -50,7 +53,8 @@ func TestAgentHistoryConfiguredSources(t *testing.T) {
 		}
 		got[fmt.Sprint(sel["root"])] = fmt.Sprintf("%v %v %v %v", obj(r)["provider"], sel["group"], obj(r)["indexed_sessions"], obj(r)["exists"])
 	}
-	want := map[string]string{"codex-main": "codex team 6 true", "cur": "cursor team 3 true", "claude": "claude-code <nil> 9 true", "gone": "gemini-cli <nil> 0 false"}
+	want := map[string]string{"codex-main": "codex team 6 true", "cur": "cursor team 3 true", "claude": "claude-code <nil> 9 true", "gone": "gemini-cli <nil> 0 false",
+		"codex-on-claude": "codex <nil> 0 true"}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("configured rows %v, want %v", got, want)
 	}
@@ -80,6 +84,8 @@ func TestAgentHistoryConfiguredSources(t *testing.T) {
 		{map[string]any{"source_groups": []any{"team"}}, []string{"codex", "cursor"}},
 		{map[string]any{"source_roots": []any{"claude"}, "source_groups": []any{"team"}}, []string{"claude-code", "codex", "cursor"}},
 		{map[string]any{"source_roots": []any{"claude"}, "providers": []any{"codex"}}, nil},
+		{map[string]any{"source_roots": []any{"codex-on-claude"}}, nil},
+		{map[string]any{"source_roots": []any{"codex-on-claude", "cur"}}, []string{"cursor"}},
 	} {
 		n := providers(c.args)
 		var names []string

@@ -444,7 +444,7 @@ func importHistory(ctx context.Context, e *env, o historyImportOptions) error {
 			walkedOK = walked
 		}
 		// sources --json and MCP sources report them until an import walks the root again.
-		if err := ix.RecordDiscovery(ctx, walkedOK, failed); err != nil {
+		if err := ix.RecordDiscovery(ctx, walkedOK, failed, o.Provider == "" && o.Index == ""); err != nil {
 			fmt.Fprintf(e.stderr, "ctx: warning: %v\n", err)
 		}
 		st.DiscoveryErrors = failed

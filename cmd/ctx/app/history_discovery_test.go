@@ -108,3 +108,64 @@ func TestCodexDiscoveryOnlySessions(t *testing.T) {
 		t.Fatalf("sources --json after a good walk: row error %q, issue %v", rowErr, issue)
 	}
 }
+
+// TestDiscoveryErrorForgottenWithItsRoot (faults13 B13): the discovery error of a configured root that
+// could not be walked stays while the root does (an import of one provider keeps it), and leaves
+// `sources` when the root is removed and an import walks every root: it stayed for ever.
+func TestDiscoveryErrorForgottenWithItsRoot(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	for _, v := range []string{"CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "OPENCODE_DB", "XDG_DATA_HOME", "CURSOR_DATA_DIR", "COPILOT_HOME"} {
+		t.Setenv(v, "")
+	}
+	defer history.SetDiscoveryBound(20)()
+	dir := testenv.NewRepo(t)
+	run := runIn(dir)
+	many := filepath.Join(t.TempDir(), "many")
+	if err := os.MkdirAll(filepath.Join(many, "proj"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 30 {
+		if err := os.WriteFile(filepath.Join(many, "proj", fmt.Sprintf("s%03d.jsonl", i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, e, code := run("history", "sources", "add", "--provider", "claude-code", "--path", many, "--root", "m"); code != ExitOK {
+		t.Fatalf("add: %d %s", code, e)
+	}
+	if _, e, code := run("history", "import"); code != ExitFailure || !strings.Contains(e, "more than 20 files") {
+		t.Fatalf("import over the bound: exit %d %q", code, e)
+	}
+	failed := func() bool {
+		out, e, code := run("history", "sources", "--json")
+		if code != ExitOK {
+			t.Fatalf("sources --json: %d %s", code, e)
+		}
+		var s struct {
+			Issues []struct{ Code, Message string }
+		}
+		if err := json.Unmarshal([]byte(out), &s); err != nil {
+			t.Fatal(err)
+		}
+		for _, i := range s.Issues {
+			if i.Code == "discovery_failed" && strings.Contains(i.Message, many) {
+				return true
+			}
+		}
+		return false
+	}
+	if !failed() {
+		t.Fatal("no discovery_failed issue after the failed walk")
+	}
+	if _, e, code := run("history", "import", "--provider", "codex"); code != ExitOK || !failed() {
+		t.Fatalf("an import of another provider: exit %d %q, issue kept %v", code, e, failed())
+	}
+	if _, e, code := run("history", "sources", "remove", "m"); code != ExitOK {
+		t.Fatalf("remove: %d %s", code, e)
+	}
+	if _, e, code := run("history", "import"); code != ExitOK {
+		t.Fatalf("import after the removal: %d %s", code, e)
+	}
+	if failed() {
+		t.Fatal("the removed root's discovery_failed issue stayed")
+	}
+}

@@ -381,3 +381,59 @@ func TestHistoryImportPathSymlink(t *testing.T) {
 		t.Errorf("something was imported: %s", out)
 	}
 }
+
+// TestHistoryInvalidConfiguredSources (faults13 B12): a hand-edited history.sources that holds an invalid
+// root (a name with a slash, more than 256 roots) is the error that names it for every command that reads
+// the config: `ctx history import` and `ctx history sources` exited 0 with every configured root skipped,
+// where `sources --json`, `status` and `mcp serve` exited 2.
+func TestHistoryInvalidConfiguredSources(t *testing.T) {
+	corpus := historyCorpus(t)
+	t.Setenv("HOME", t.TempDir()) // no provider root of the machine running the test
+	for _, v := range []string{"CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "OPENCODE_DB", "XDG_DATA_HOME", "CURSOR_DATA_DIR", "COPILOT_HOME"} {
+		t.Setenv(v, "")
+	}
+	dir := testenv.NewRepo(t)
+	run := runIn(dir)
+	if _, e, code := run("history", "sources", "add", "--provider", "codex", "--path", filepath.Join(corpus, "codex"), "--root", "ok1"); code != ExitOK {
+		t.Fatalf("add: %d %s", code, e)
+	}
+	cfgPath := filepath.Join(dir, ".git", "ctx", "config.json")
+	b, err := os.ReadFile(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg map[string]any
+	if err := json.Unmarshal(b, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	good := cfg["history.sources"].([]any)[0]
+	many := []any{good}
+	for i := range 256 {
+		many = append(many, map[string]any{"root": fmt.Sprintf("r%d", i), "provider": "codex", "path": fmt.Sprintf("/nonexistent/r%d", i)})
+	}
+	for _, c := range []struct {
+		name    string
+		sources []any
+		want    string
+	}{
+		{"a root named bad/name", []any{good, map[string]any{"root": "bad/name", "provider": "codex", "path": "/tmp"}}, "history source 2: the root name"},
+		{"257 roots", many, "more than 256 configured history sources"},
+	} {
+		cfg["history.sources"] = c.sources
+		b, err := json.Marshal(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(cfgPath, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		for _, args := range [][]string{
+			{"history", "import", "--index", t.TempDir()}, {"history", "sources"}, {"sources"}, {"history", "sources", "--json"},
+			{"status"}, {"mcp", "serve"},
+		} {
+			if out, e, code := run(args...); code != ExitUsage || !strings.Contains(e, c.want) || !strings.Contains(e, cfgPath) {
+				t.Errorf("%s: ctx %s: exit %d, stdout %.200q, stderr %.300q", c.name, strings.Join(args, " "), code, out, e)
+			}
+		}
+	}
+}

@@ -126,3 +126,39 @@ func TestImportWrongProvider(t *testing.T) {
 		}
 	}
 }
+
+// TestImportWrongProviderKeepsImported (faults13 B11): `--provider P --path DIR` on a folder whose
+// transcripts the index holds as another provider's is the usage error of a fresh index (exit 2, "holds
+// no P sessions"), and those sessions keep their events: they were replaced by empty P sessions.
+func TestImportWrongProviderKeepsImported(t *testing.T) {
+	corpus := historyCorpus(t)
+	run := runIn(testenv.NewRepo(t))
+	claude, err := os.ReadFile(filepath.Join(corpus, "claude-code", "claude-code-transcripts", "sample_session.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	if err := os.Mkdir(filepath.Join(root, "proj"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "proj", "sample_session.jsonl"), claude, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	idx := t.TempDir()
+	if _, e, code := run("history", "import", "--index", idx, "--provider", "claude-code", "--path", root); code != ExitOK {
+		t.Fatalf("claude-code: exit %d %s", code, e)
+	}
+	want := indexStats(t, idx)
+	if want.Sessions != 1 || want.Events == 0 {
+		t.Fatalf("claude-code imported %+v", want)
+	}
+	for _, p := range []string{"codex", "copilot-cli"} {
+		out, e, code := run("history", "import", "--index", idx, "--provider", p, "--path", root)
+		if code != ExitUsage || out != "" || !strings.Contains(e, "holds no "+p+" sessions") {
+			t.Errorf("%s on the imported Claude folder: exit %d, stdout %.200q, stderr %q", p, code, out, e)
+		}
+		if got := indexStats(t, idx); got.Sessions != want.Sessions || got.Events != want.Events || got.Sources != want.Sources || got.ByProvider["claude-code"] != 1 {
+			t.Errorf("%s on the imported Claude folder: the index holds %+v, before %+v", p, got, want)
+		}
+	}
+}
