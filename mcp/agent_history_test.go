@@ -679,6 +679,23 @@ func TestAgentHistoryNewerIndex(t *testing.T) {
 	db.Close()
 	s := serve(t, st, Options{HistoryDir: hist}, "")
 	checkIndexProblem(t, s, "newer ctx", "use that ctx, or remove")
+	// The read tools answer a tool error with the code of an index this ctx cannot read (testB13 B14:
+	// a JSON-RPC -32603), naming the cause and the remedy.
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{{"search", map[string]any{"query": "hello"}}, {"show_session", map[string]any{"ctx_session_id": "sample_session"}},
+		{"query_events", map[string]any{}}, {"show_event", map[string]any{"ctx_event_id": "0123456789abcdef"}}} {
+		res, err := s.callErr(c.tool, c.args)
+		if err != nil {
+			t.Errorf("%s over a newer index: a protocol error %v", c.tool, err)
+			continue
+		}
+		if code := errorCode(t, c.tool, res); code != "index_damaged" || !strings.Contains(resultText(res), "newer ctx") ||
+			!strings.Contains(resultText(res), "use that ctx, or remove") {
+			t.Errorf("%s over a newer index: %s %s", c.tool, code, resultText(res))
+		}
+	}
 }
 
 // rawCursor is a cursor of body j as the server encodes one (JSON and its CRC-32): what anyone can forge.

@@ -179,6 +179,11 @@ func historyError(name string, err error) (*mcpgo.CallToolResult, error) {
 		// (docs/history.md "A damaged index").
 		return codedResult(codeIndexDamaged, fmt.Sprintf("%s: %v: the agent history index is damaged; it only caches the transcripts: ctx history import rebuilds it", name, err)), nil
 	}
+	if errors.Is(err, history.ErrNewerIndex) {
+		// An index of a schema this ctx does not read is, to this ctx, an index it cannot read: the same
+		// code (docs/mcp.md "Errors"), with that remedy (use the newer ctx, or rebuild the index).
+		return codedResult(codeIndexDamaged, fmt.Sprintf("%s: %v: the agent history index was written by a newer ctx: use that ctx, or remove it and run ctx history import to rebuild it with this one", name, err)), nil
+	}
 	return nil, fmt.Errorf("%s: %w", name, err)
 }
 
