@@ -724,6 +724,34 @@ func TestForgedCursors(t *testing.T) {
 			t.Errorf("show_session offset %d (session of %d log events): %s", off, n, code)
 		}
 	}
+	// Every member present with its type (testB13 B7: a cursor without "tip" was cursor_stale, a null
+	// offset the first page): a forged cursor is invalid_cursor before any staleness check.
+	j, _ := json.Marshal(c)
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(j, &members); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"tool", "args", "tip", "offset"} {
+		for _, v := range []string{"", "null", "true", "{}", "[]", `"2"`, "2"} {
+			forged := map[string]json.RawMessage{}
+			for mk, mv := range members {
+				if mk != k {
+					forged[mk] = mv
+				}
+			}
+			if v != "" {
+				forged[k] = json.RawMessage(v)
+			}
+			if k == "offset" && v == "2" || k != "offset" && v == `"2"` {
+				continue // a value of the member's type
+			}
+			fj, _ := json.Marshal(forged)
+			args["cursor"] = rawCursor(fj)
+			if code := errorCode(t, "forged member", s.call(t, "show_session", args)); code != "invalid_cursor" {
+				t.Errorf("show_session cursor %s: %s", fj, code)
+			}
+		}
+	}
 	f := c
 	f.Offset = 4
 	args["cursor"] = encodeCursor(f)
@@ -738,9 +766,9 @@ func TestForgedCursors(t *testing.T) {
 		t.Fatalf("query_events cursor %v", res["next_cursor"])
 	}
 	qc.Pos = nil
-	j, _ := json.Marshal(qc)
+	j, _ = json.Marshal(qc)
 	base := strings.TrimSuffix(string(j), "}")
-	for _, pos := range []string{`{}`, `{"at":0}`, `{"row":3}`, `{"at":null,"row":null}`, `{"at":0,"row":-5}`, `{"at":-9223372036854775807,"row":1}`, `{"at":"x","row":1}`} {
+	for _, pos := range []string{`null`, `[]`, `{}`, `{"at":0}`, `{"row":3}`, `{"at":null,"row":null}`, `{"at":0,"row":-5}`, `{"at":-9223372036854775807,"row":1}`, `{"at":"x","row":1}`} {
 		qargs["cursor"] = rawCursor([]byte(base + `,"pos":` + pos + `}`))
 		if code := errorCode(t, "forged pos", s.call(t, "query_events", qargs)); code != "invalid_cursor" {
 			t.Errorf("query_events pos %s: %s", pos, code)

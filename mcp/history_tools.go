@@ -326,6 +326,26 @@ func decodeCursor(s string) (cursorBody, bool) {
 	if crc32.ChecksumIEEE(j) != sum {
 		return c, false
 	}
+	// Every member the server writes present with its JSON type (encoding/json would read a missing
+	// member or a null as its zero value: a forged cursor without "tip" was cursor_stale, "offset":null
+	// the first page), before the tool, the arguments and the tip are compared.
+	var m map[string]json.RawMessage
+	if json.Unmarshal(j, &m) != nil {
+		return c, false
+	}
+	for _, k := range []string{"tool", "args", "tip", "offset"} {
+		v := m[k]
+		if len(v) == 0 {
+			return c, false
+		}
+		number, str := v[0] == '-' || v[0] >= '0' && v[0] <= '9', v[0] == '"'
+		if k == "offset" && !number || k != "offset" && !str {
+			return c, false
+		}
+	}
+	if v, ok := m["pos"]; ok && (len(v) == 0 || v[0] != '{') {
+		return c, false
+	}
 	dec := json.NewDecoder(strings.NewReader(string(j)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&c); err != nil || c.Tool == "" || c.Offset < 0 || c.Offset > maxCursorOffset {
