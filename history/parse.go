@@ -235,16 +235,21 @@ func hasFact(fs []Fact, kind string, pred func(string) bool) bool {
 	return false
 }
 
-// clip bounds s to MaxTextBytes at a rune boundary.
+// clipNote is the note that ends a cut text: the number of bytes omitted.
+const clipNote = "\n[… %d bytes omitted]"
+
+// clip bounds s to MaxTextBytes, the note included (docs/history.md "Limits": at most 1 MiB): the text
+// is cut at a rune boundary where the note still fits. The note's room is reckoned with len(s), which has
+// at least as many digits as the count of omitted bytes.
 func clip(s string) string {
 	if len(s) <= MaxTextBytes {
 		return s
 	}
-	cut := MaxTextBytes
+	cut := MaxTextBytes - len(fmt.Sprintf(clipNote, len(s)))
 	for cut > 0 && (s[cut]&0xC0) == 0x80 {
 		cut--
 	}
-	return s[:cut] + fmt.Sprintf("\n[… %d bytes omitted]", len(s)-cut)
+	return s[:cut] + fmt.Sprintf(clipNote, len(s)-cut)
 }
 
 // lineParser handles one JSONL record. It returns an error only for records it cannot decode; the caller

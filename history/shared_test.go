@@ -90,7 +90,7 @@ func TestParseSharedRefusesHostileRecords(t *testing.T) {
 	}
 	// A huge text is cut; a record over the bound is refused before parsing.
 	huge := sharedEvent(s.ID, "k3", strings.Repeat("x", MaxTextBytes+100))
-	if _, evs, _, err := ParseShared(sharedRecord(t, h, huge), s.ID); err != nil || len(evs[0].Text) > MaxTextBytes+64 {
+	if _, evs, _, err := ParseShared(sharedRecord(t, h, huge), s.ID); err != nil || len(evs[0].Text) > MaxTextBytes {
 		t.Errorf("huge text: %v", err)
 	}
 	if _, _, _, err := ParseShared(make([]byte, MaxSharedBytes+1), s.ID); err == nil {

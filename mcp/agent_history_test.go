@@ -679,6 +679,23 @@ func TestAgentHistoryNewerIndex(t *testing.T) {
 	db.Close()
 	s := serve(t, st, Options{HistoryDir: hist}, "")
 	checkIndexProblem(t, s, "newer ctx", "use that ctx, or remove")
+	// The read tools answer a tool error with the code of an index this ctx cannot read (testB13 B14:
+	// a JSON-RPC -32603), naming the cause and the remedy.
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{{"search", map[string]any{"query": "hello"}}, {"show_session", map[string]any{"ctx_session_id": "sample_session"}},
+		{"query_events", map[string]any{}}, {"show_event", map[string]any{"ctx_event_id": "0123456789abcdef"}}} {
+		res, err := s.callErr(c.tool, c.args)
+		if err != nil {
+			t.Errorf("%s over a newer index: a protocol error %v", c.tool, err)
+			continue
+		}
+		if code := errorCode(t, c.tool, res); code != "index_damaged" || !strings.Contains(resultText(res), "newer ctx") ||
+			!strings.Contains(resultText(res), "use that ctx, or remove") {
+			t.Errorf("%s over a newer index: %s %s", c.tool, code, resultText(res))
+		}
+	}
 }
 
 // rawCursor is a cursor of body j as the server encodes one (JSON and its CRC-32): what anyone can forge.
@@ -707,6 +724,34 @@ func TestForgedCursors(t *testing.T) {
 			t.Errorf("show_session offset %d (session of %d log events): %s", off, n, code)
 		}
 	}
+	// Every member present with its type (testB13 B7: a cursor without "tip" was cursor_stale, a null
+	// offset the first page): a forged cursor is invalid_cursor before any staleness check.
+	j, _ := json.Marshal(c)
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(j, &members); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"tool", "args", "tip", "offset"} {
+		for _, v := range []string{"", "null", "true", "{}", "[]", `"2"`, "2"} {
+			forged := map[string]json.RawMessage{}
+			for mk, mv := range members {
+				if mk != k {
+					forged[mk] = mv
+				}
+			}
+			if v != "" {
+				forged[k] = json.RawMessage(v)
+			}
+			if k == "offset" && v == "2" || k != "offset" && v == `"2"` {
+				continue // a value of the member's type
+			}
+			fj, _ := json.Marshal(forged)
+			args["cursor"] = rawCursor(fj)
+			if code := errorCode(t, "forged member", s.call(t, "show_session", args)); code != "invalid_cursor" {
+				t.Errorf("show_session cursor %s: %s", fj, code)
+			}
+		}
+	}
 	f := c
 	f.Offset = 4
 	args["cursor"] = encodeCursor(f)
@@ -721,9 +766,9 @@ func TestForgedCursors(t *testing.T) {
 		t.Fatalf("query_events cursor %v", res["next_cursor"])
 	}
 	qc.Pos = nil
-	j, _ := json.Marshal(qc)
+	j, _ = json.Marshal(qc)
 	base := strings.TrimSuffix(string(j), "}")
-	for _, pos := range []string{`{}`, `{"at":0}`, `{"row":3}`, `{"at":null,"row":null}`, `{"at":0,"row":-5}`, `{"at":-9223372036854775807,"row":1}`, `{"at":"x","row":1}`} {
+	for _, pos := range []string{`null`, `[]`, `{}`, `{"at":0}`, `{"row":3}`, `{"at":null,"row":null}`, `{"at":0,"row":-5}`, `{"at":-9223372036854775807,"row":1}`, `{"at":"x","row":1}`} {
 		qargs["cursor"] = rawCursor([]byte(base + `,"pos":` + pos + `}`))
 		if code := errorCode(t, "forged pos", s.call(t, "query_events", qargs)); code != "invalid_cursor" {
 			t.Errorf("query_events pos %s: %s", pos, code)

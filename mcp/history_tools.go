@@ -179,6 +179,11 @@ func historyError(name string, err error) (*mcpgo.CallToolResult, error) {
 		// (docs/history.md "A damaged index").
 		return codedResult(codeIndexDamaged, fmt.Sprintf("%s: %v: the agent history index is damaged; it only caches the transcripts: ctx history import rebuilds it", name, err)), nil
 	}
+	if errors.Is(err, history.ErrNewerIndex) {
+		// An index of a schema this ctx does not read is, to this ctx, an index it cannot read: the same
+		// code (docs/mcp.md "Errors"), with that remedy (use the newer ctx, or rebuild the index).
+		return codedResult(codeIndexDamaged, fmt.Sprintf("%s: %v: the agent history index was written by a newer ctx: use that ctx, or remove it and run ctx history import to rebuild it with this one", name, err)), nil
+	}
 	return nil, fmt.Errorf("%s: %w", name, err)
 }
 
@@ -319,6 +324,26 @@ func decodeCursor(s string) (cursorBody, bool) {
 	}
 	j, sum := b[:len(b)-4], binary.BigEndian.Uint32(b[len(b)-4:])
 	if crc32.ChecksumIEEE(j) != sum {
+		return c, false
+	}
+	// Every member the server writes present with its JSON type (encoding/json would read a missing
+	// member or a null as its zero value: a forged cursor without "tip" was cursor_stale, "offset":null
+	// the first page), before the tool, the arguments and the tip are compared.
+	var m map[string]json.RawMessage
+	if json.Unmarshal(j, &m) != nil {
+		return c, false
+	}
+	for _, k := range []string{"tool", "args", "tip", "offset"} {
+		v := m[k]
+		if len(v) == 0 {
+			return c, false
+		}
+		number, str := v[0] == '-' || v[0] >= '0' && v[0] <= '9', v[0] == '"'
+		if k == "offset" && !number || k != "offset" && !str {
+			return c, false
+		}
+	}
+	if v, ok := m["pos"]; ok && (len(v) == 0 || v[0] != '{') {
 		return c, false
 	}
 	dec := json.NewDecoder(strings.NewReader(string(j)))

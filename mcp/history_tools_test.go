@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ctx-dev/ctx/store"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
@@ -100,6 +101,14 @@ func TestHistoryToolsHappyPath(t *testing.T) {
 	for _, h := range hits {
 		if obj(h)["kind"] == "session" && obj(h)["ctx_session_id"] != "ctx:sess-1" {
 			t.Errorf("session hit = %v", h)
+		}
+		// Every at of the history tools has milliseconds, a commit's too (testB13 B8: "...:43Z").
+		if at, ok := obj(h)["at"].(string); ok {
+			if p, err := time.Parse(atFormat, at); err != nil || p.Format(atFormat) != at || !strings.HasSuffix(at, "Z") {
+				t.Errorf("%v hit: at %q is not RFC 3339 UTC with milliseconds", obj(h)["kind"], at)
+			}
+		} else if obj(h)["kind"] == "commit" {
+			t.Errorf("commit hit without at: %v", h)
 		}
 	}
 	if kinds["decision"] != 1 || kinds["convention"] != 1 || kinds["session"] != 1 || kinds["commit"] < 1 ||

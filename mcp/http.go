@@ -380,6 +380,12 @@ func (h *httpHandler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 			_ = json.NewEncoder(w).Encode(*bad)
 			return
 		}
+		if bad == nil && env.Method == string(mcpgo.MethodToolsCall) {
+			if b := fitArgumentNumbers(body); b != nil {
+				body = b
+				r.ContentLength = int64(len(b))
+			}
+		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 	}
 	h.mcp.ServeHTTP(w, r)

@@ -8,7 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"sort"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -193,6 +196,11 @@ loop:
 				continue
 			}
 			msg := json.RawMessage(line.b)
+			if base.Method == string(mcpgo.MethodToolsCall) {
+				if b := fitArgumentNumbers(line.b); b != nil {
+					msg = b
+				}
+			}
 			hctx := reqCtx
 			stream := base.Method == string(mcpgo.MethodSubscriptionsListen)
 			if stream {
@@ -398,9 +406,8 @@ func (s *srv) fastRead(env envelope, pub bool) []byte {
 // params, as JSON-RPC 2.0 says, rather than with mcp-go's -32002 "handler not found for resource URI" or
 // its -32600 "unparsable request", whose message names Go types. Checked: resources/read,
 // resources/subscribe and resources/unsubscribe (params.uri, a non-empty string) and tools/call
-// (params an object; name a non-empty string; _meta absent, null or an object; every number in object
-// arguments within float64's range, as mcp-go decodes them; arguments that are no object are the tool's
-// to refuse). Only the params are parsed again, not
+// (params an object; name a non-empty string; _meta absent, null or an object; arguments are the
+// tool's to refuse, fitArgumentNumbers). Only the params are parsed again, not
 // the whole message; a tool's own argument checks stay the tool's (tool errors, docs/mcp.md).
 func paramProblem(env envelope) string {
 	method := env.Method
@@ -445,15 +452,75 @@ func toolCallParamProblem(raw json.RawMessage) string {
 	if !nullOrObject(params.Meta) {
 		return "Invalid params: params._meta of tools/call must be an object"
 	}
-	if isJSONObject(params.Arguments) {
-		// arguments that are no object are the tool's to refuse (a tool error coded invalid_request,
-		// docs/mcp.md); an object mcp-go cannot decode never reaches the tool
-		var args map[string]any
-		if json.Unmarshal(params.Arguments, &args) != nil {
-			return "Invalid params: params.arguments of tools/call holds a number out of range"
+	// Arguments that are no object are the tool's to refuse, and so is a number of an object beyond
+	// float64's range, which fitArgumentNumbers brings within it (tool errors coded invalid_request,
+	// docs/mcp.md).
+	return ""
+}
+
+// fitArgumentNumbers returns the tools/call request msg with every number of its params.arguments that
+// lies beyond float64's range (1e400, which mcp-go cannot decode: the request would fail as a whole)
+// replaced by the largest float64 of its sign, so that the call reaches its tool, whose argument checks
+// refuse it as every out-of-range number (each numeric argument has a maximum or is an integer: an
+// invalid_request tool error, docs/mcp.md "Errors"; seed 004 keeps protocol errors for the framing). It
+// returns nil when msg needs no change (the common case costs one decode of the arguments) or is not
+// such a request.
+func fitArgumentNumbers(msg []byte) []byte {
+	var env map[string]json.RawMessage
+	if json.Unmarshal(msg, &env) != nil {
+		return nil
+	}
+	var params map[string]json.RawMessage
+	if json.Unmarshal(env["params"], &params) != nil || !isJSONObject(params["arguments"]) {
+		return nil
+	}
+	var plain map[string]any
+	if json.Unmarshal(params["arguments"], &plain) == nil {
+		return nil
+	}
+	d := json.NewDecoder(bytes.NewReader(params["arguments"]))
+	d.UseNumber()
+	var args any
+	if d.Decode(&args) != nil {
+		return nil
+	}
+	args = fitNumbers(args)
+	b, err := json.Marshal(args)
+	if err != nil {
+		return nil
+	}
+	params["arguments"] = b
+	if env["params"], err = json.Marshal(params); err != nil {
+		return nil
+	}
+	out, err := json.Marshal(env)
+	if err != nil {
+		return nil
+	}
+	return out
+}
+
+// fitNumbers replaces, in v (decoded with UseNumber), each number beyond float64's range by the largest
+// float64 of its sign (fitArgumentNumbers).
+func fitNumbers(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if _, err := strconv.ParseFloat(string(x), 64); err != nil {
+			if strings.HasPrefix(string(x), "-") {
+				return json.Number(strconv.FormatFloat(-math.MaxFloat64, 'g', -1, 64))
+			}
+			return json.Number(strconv.FormatFloat(math.MaxFloat64, 'g', -1, 64))
+		}
+	case map[string]any:
+		for k, e := range x {
+			x[k] = fitNumbers(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = fitNumbers(e)
 		}
 	}
-	return ""
+	return v
 }
 
 // isJSONObject reports whether raw (valid JSON) is an object.

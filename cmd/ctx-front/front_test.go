@@ -331,6 +331,20 @@ func TestLeavesToFull(t *testing.T) {
 			{`{"branch":"ctx"}`, false},                             // no such branch: not initialised
 			{`{"branch":"team/context","sync.timeout":"x"}`, false}, // ctx-full refuses the config
 			{`{"branch":"team/context","history.sources":[{"path":"relative"}]}`, false},
+			// Configured roots ctx-full reads (ctx sources add) are served; anything it refuses, or reads
+			// only through encoding/json's leniency, goes to it.
+			{`{"branch":"team/context","history.sources":[{"root":"r","provider":"claude-code","path":"/tmp/x"},{"root":"s","provider":"codex","path":"/tmp/x","group":"g"}]}`, true},
+			{`{"branch":"team/context","history.sources":[]}`, true},
+			{`{"branch":"team/context","history.sources":null}`, true},
+			{`{"branch":"team/context","history.sources":[{"Root":"r","provider":"claude-code","path":"/tmp/x"}]}`, false},
+			{`{"branch":"team/context","history.sources":[{"root":"r","provider":"claude-code","path":"/tmp/x","x":1}]}`, false},
+			{`{"branch":"team/context","history.sources":[{"root":"r","provider":"claude-code","path":"/tmp/x","group":null}]}`, false},
+			{`{"branch":"team/context","history.sources":[{"root":"bad/name","provider":"claude-code","path":"/tmp/x"}]}`, false},
+			{`{"branch":"team/context","history.sources":[{"root":"r","provider":"claude-code","path":"/tmp/x"},{"root":"r","provider":"codex","path":"/tmp/y"}]}`, false},
+			{`{"branch":"team/context","history.sources":[{"root":"r","provider":"claude-code","path":"/tmp/x\ny"}]}`, false},
+			{`{"branch":"team/context","history.sources":[null]}`, false},
+			{`{"branch":"team/context","history.sources":{}}`, false},
+			{`{"branch":"team/context","history.sources":` + manySources(257) + `}`, false},
 			{`{"branch":"team/context","unknown":1}`, false},
 			{`{"branch":"bad..name"}`, false},
 			{`not json`, false},
@@ -373,6 +387,15 @@ func TestLeavesToFull(t *testing.T) {
 		}
 		same(t, dir, false, "knowledge", "get", "a")
 	})
+}
+
+// manySources is a JSON list of n valid configured roots.
+func manySources(n int) string {
+	parts := make([]string, n)
+	for i := range parts {
+		parts[i] = fmt.Sprintf(`{"root":"r%d","provider":"codex","path":"/tmp/r%d"}`, i, i)
+	}
+	return "[" + strings.Join(parts, ",") + "]"
 }
 
 // Every other command, flag or spelling is run by ctx-full with the same arguments: a stand-in ctx-full

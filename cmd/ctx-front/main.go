@@ -6,7 +6,7 @@
 // It links no go-git, SQLite, MCP or CLI library (a guard test and depguard check it), so it starts in
 // about the time of a Go hello world, where the full program initialises some 190 packages. It answers
 // only the exact argument shapes it knows (see serve), only when the store is in the state it reads
-// (no ctx config, no interrupted transaction, no scope move pending, every object found), and only
+// (a ctx config it reads as ctx-full does, no interrupted transaction, no scope move pending, every object found), and only
 // output the full program would print unchanged; anything else, an error included, is run by ctx-full,
 // so help, errors and every other behaviour stay in one place.
 //

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ctx-dev/ctx/gitstore/objread"
+	"github.com/ctx-dev/ctx/internal/histsources"
 	"github.com/ctx-dev/ctx/internal/lean"
 )
 
@@ -490,9 +491,49 @@ func splitFrontMatter(b []byte) (open, block, close, body []byte, ok bool) {
 }
 
 // configKeys are the settings of <git common dir>/ctx/config.json (store.Config) that do not change what
-// a read shows, with their JSON types. history.sources, which ctx-full validates on open, is not one.
+// a read or a search shows, with their JSON types ('h': the configured history roots, which ctx-full
+// validates on open, read by historySources).
 var configKeys = map[string]byte{"branch": '"', "remote": '"', "agent": '"', "history.share": '"',
-	"sync.push-with-git": 'b', "sync.timeout": 'n'}
+	"sync.push-with-git": 'b', "sync.timeout": 'n', "history.sources": 'h'}
+
+// sourceKeys are the fields of a configured history root (histsources.Source), all strings.
+var sourceKeys = map[string]bool{"root": true, "provider": true, "path": true, "group": true}
+
+// historySources reports whether v, the config's "history.sources", is a list of configured roots
+// ctx-full reads without error (histsources.Check, as store.readConfig checks them): null or an array
+// of objects of sourceKeys spelled exactly, each a string (encoding/json would also match "Root", ignore
+// an unknown key and read null as ""; such a config goes to ctx-full).
+func historySources(v json.RawMessage) bool {
+	var list []map[string]json.RawMessage
+	if err := json.Unmarshal(v, &list); err != nil {
+		return false
+	}
+	hs := make([]histsources.Source, 0, len(list))
+	for _, m := range list {
+		var h histsources.Source
+		for k, raw := range m {
+			if !sourceKeys[k] || len(raw) == 0 || raw[0] != '"' {
+				return false
+			}
+			var s string
+			if err := json.Unmarshal(raw, &s); err != nil {
+				return false
+			}
+			switch k {
+			case "root":
+				h.Root = s
+			case "provider":
+				h.Provider = s
+			case "path":
+				h.Path = s
+			case "group":
+				h.Group = s
+			}
+		}
+		hs = append(hs, h)
+	}
+	return histsources.Check(hs) == nil
+}
 
 // configBranch reads the context branch from the ctx config at path as store.readConfig does ("ctx"
 // when the file does not exist), only when the file is one ctx-full reads without error or question: a
@@ -531,6 +572,10 @@ func configBranch(path string) (string, bool) {
 		case 'n':
 			var x int
 			err = json.Unmarshal(v, &x)
+		case 'h':
+			if !historySources(v) {
+				return "", false
+			}
 		}
 		if err != nil {
 			return "", false

@@ -397,3 +397,28 @@ func TestEnableFailsLeavesOff(t *testing.T) {
 		t.Errorf("status after the failed enable: %s", st.stdout)
 	}
 }
+
+// TestConfiguredRootStillServed: a configured history root (ctx sources add, the config's history.sources)
+// leaves the search to ctx-search and the server as without one (testB13 B3: the front read the key as
+// unknown and handed every search to ctx-full, so the server was never asked nor started, while status
+// said a search starts one). The automatic start runs only on the front's ctx-search path.
+func TestConfiguredRootStillServed(t *testing.T) {
+	dir := importCorpus(t)
+	stopAtEnd(t, dir)
+	if r := runBin(t, dir, filepath.Join(bin, "ctx-full"), "sources", "add", "--provider", "claude-code",
+		"--path", filepath.Join(corpusDir(t), "claude-code"), "--root", "r"); r.code != 0 {
+		t.Fatalf("sources add: exit %d: %s", r.code, r.stderr)
+	}
+	same(t, dir, true, autoQuery...)
+	serverCmd(t, dir, "enable")
+	serverCmd(t, dir, "stop")
+	waitStopped(t, dir)
+	oneShot := frontSearch(t, dir)
+	waitRunning(t, dir)
+	if got, err := viaServer(t, dir, autoQuery...); err != nil || string(got) != oneShot {
+		t.Errorf("the started server's answer: %v\n%s\nwant: %s", err, clip(string(got)), clip(oneShot))
+	}
+	if got := frontSearch(t, dir); got != oneShot {
+		t.Errorf("through the started server: %s\nwant: %s", clip(got), clip(oneShot))
+	}
+}

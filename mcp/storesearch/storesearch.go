@@ -107,7 +107,7 @@ type Doc struct {
 // CommitDoc is the search's document of a commit.
 func CommitDoc(commit, key, summary, op, agent, session string, when time.Time) Doc {
 	r := searchpage.Result{Provider: Provider, CtxEventID: IDPrefix + commit, EventType: "summary",
-		Kind: "commit", Key: key, At: when.UTC().Format(time.RFC3339), Title: summary}
+		Kind: "commit", Key: key, At: when.UTC().Format(searchpage.AtFormat), Title: summary}
 	if session != "" {
 		r.CtxSessionID = IDPrefix + session
 	}

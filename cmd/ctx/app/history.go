@@ -148,7 +148,7 @@ func runHistorySources(ctx context.Context, e *env, o historySourcesOptions) err
 	tw := table(e.stdout)
 	fmt.Fprintln(tw, "PROVIDER\tSOURCES\tSELECTION\tROOT")
 	for _, r := range rows {
-		root := r.Path
+		root := oneCell(r.Path) // a root of the environment may hold a newline (CLAUDE_CONFIG_DIR)
 		if !r.Exists {
 			root += " (missing)"
 		}
@@ -156,7 +156,7 @@ func runHistorySources(ctx context.Context, e *env, o historySourcesOptions) err
 			root += " ($" + r.EnvVar + ")"
 		}
 		if r.Error != "" {
-			root += " error: " + r.Error
+			root += " error: " + oneCell(r.Error)
 		}
 		sel := r.Selection.Kind
 		if r.Selection.Root != nil {
@@ -470,7 +470,7 @@ func importHistory(ctx context.Context, e *env, o historyImportOptions) error {
 	}
 	if st.Foreign > 0 {
 		fmt.Fprintf(e.stderr, "ctx: warning: %d files hold no records of their provider's format: not imported (the first: %s)\n",
-			st.Foreign, firstForeign(st.Results))
+			st.Foreign, oneCell(firstForeign(st.Results)))
 	}
 	if o.JSON {
 		if err := printJSON(e.stdout, st); err != nil {
@@ -505,10 +505,10 @@ func importHistory(ctx context.Context, e *env, o historyImportOptions) error {
 	}
 	for _, r := range st.Results {
 		if r.Action == "failed" {
-			fmt.Fprintf(e.stderr, "ctx: warning: %s\n", sourceErr(r))
+			fmt.Fprintf(e.stderr, "ctx: warning: %s\n", oneCell(sourceErr(r))) // a file name may hold a newline
 		}
 		if r.Truncated {
-			fmt.Fprintf(e.stderr, "ctx: warning: %s: imported only in part: %s\n", r.Source.Path, r.Errors[len(r.Errors)-1])
+			fmt.Fprintf(e.stderr, "ctx: warning: %s: imported only in part: %s\n", oneCell(r.Source.Path), oneCell(r.Errors[len(r.Errors)-1]))
 		}
 	}
 	return importFailed(failed, st, "warned above")
@@ -545,7 +545,7 @@ func discoveryFailed(failed []history.DiscoveryError) error {
 	}
 	msgs := make([]string, len(failed))
 	for i, f := range failed {
-		msgs[i] = f.Error
+		msgs[i] = oneCell(f.Error) // it names the root, which may hold a newline
 	}
 	return fmt.Errorf("%d roots could not be walked, their new sessions were not imported (the other roots were): %s",
 		len(failed), strings.Join(msgs, "; "))
