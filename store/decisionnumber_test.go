@@ -91,6 +91,14 @@ func TestRenumberedDecisionsInMergeCommit(t *testing.T) {
 	if _, _, err := sb.AddDecision(ctx, store.NewDecision{Title: "B's decision"}); err != nil {
 		t.Fatal(err)
 	}
+	// Each side's session names its decision by the number it had on that side; the merge rewrites the
+	// renumbered one's (docs/merge.md "Decisions numbered twice").
+	for who, s := range map[string]*store.Store{"A": sa, "B": sb} {
+		if _, _, err := s.StartSession(ctx, store.SessionUpdate{ID: "sess-" + strings.ToLower(who), Agent: "a", Summary: who,
+			DecisionsAdded: []string{"1"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	mustSet(t, sa, "k", "A's version")
 	mustSet(t, sb, "k", "B's version")
 	if _, err := sb.Push(ctx, store.PushOptions{}); err != nil {
@@ -129,6 +137,20 @@ func TestRenumberedDecisionsInMergeCommit(t *testing.T) {
 	trailers := storetest.GitRef(t, a, "refs/heads/ctx", "log", "-1", "--format=%(trailers:key=Ctx-Renamed,valueonly)%(trailers:key=Ctx-Conflicts)", "refs/heads/ctx")
 	if want := old + " -> " + moved + "\nCtx-Conflicts: 1"; strings.TrimSpace(trailers) != want {
 		t.Errorf("git's trailers of the merge commit: %q, want %q", trailers, want)
+	}
+	v, err := sa.RefView(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, who := range []string{"A", "B"} {
+		ss, err := v.GetSession(ctx, "sess-"+strings.ToLower(who))
+		if err != nil || len(ss.DecisionsAdded) != 1 {
+			t.Fatalf("session of %s: %+v, %v", who, ss, err)
+		}
+		d, err := v.FindDecision(ctx, ss.DecisionsAdded[0])
+		if err != nil || d.Title != who+"'s decision" {
+			t.Errorf("session of %s names decision %s: %+v, %v; want %s's decision", who, ss.DecisionsAdded[0], d, err, who)
+		}
 	}
 	log, err := sa.Log(ctx, 1, "")
 	if err != nil || len(log) != 1 || log[0].Renumbered != "1 -> 2" || len(log[0].Renamed) != 1 || log[0].Renamed[0] != old+" -> "+moved {
