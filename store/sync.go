@@ -1046,7 +1046,7 @@ func (s *Store) Push(ctx context.Context, o PushOptions) (*PushResult, error) {
 
 // checkPublish refuses to push tip when a teammate's pull would refuse it: the tree checks of CheckIncoming
 // (entries ctx cannot read, conflict records that do not read or name another record, files over the size
-// limit, a manifest that does not read) over the entries tip adds to the remote's branch as this machine
+// limit, a manifest that does not read, a tree over the bounds of a fetched tip) over the entries tip adds to the remote's branch as this machine
 // last saw it (its remote-tracking ref; every entry when there is none). Nothing is pushed then: a tree
 // that every teammate's pull refuses would stop the whole team (docs/sync.md "What a push publishes").
 func (s *Store) checkPublish(ctx context.Context, remote string, tip gitstore.Hash) error {
@@ -1067,6 +1067,11 @@ func (s *Store) checkPublish(ctx context.Context, remote string, tip gitstore.Ha
 	ps, err := checkTree(ctx, s.repo, tip, "", tree, atree, checkSizes|checkRecords)
 	if err != nil {
 		return fmt.Errorf("push: %w", err)
+	}
+	if p, err := tipBounds(ctx, s.repo, tip, tree, atree); err != nil {
+		return fmt.Errorf("push: %w", err)
+	} else if p != nil {
+		ps = append(ps, *p)
 	}
 	if reason, err := s.manifestProblem(ctx, tree, atree); err != nil {
 		return fmt.Errorf("push: %w", err)
@@ -1100,9 +1105,15 @@ func (e *PublishRefusedError) Error() string {
 		}
 		fmt.Fprintf(&b, "\n  %s", p)
 	}
-	records := false
+	records, bounds := false, false
 	for _, p := range e.Problems {
 		records = records || p.Record
+		bounds = bounds || (p.Path == "" && p.Entry == "tree")
+	}
+	if bounds {
+		b.WriteString("\nRemove files from the context branch (ctx knowledge rm KEY, ctx skill rm NAME, or git rm -r and ctx commit) " +
+			"until it is within the bounds of docs/limits.md \"Files of a fetched tip\"; then ctx push again")
+		return b.String()
 	}
 	if records {
 		b.WriteString("\nWrite the malformed records again (" + recordRepair + "); ")

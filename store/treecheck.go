@@ -40,7 +40,7 @@ func (p Problem) String() string {
 	if len(c) > 12 {
 		c = c[:12]
 	}
-	if p.Entry == "commit" && p.Path == "" {
+	if p.Path == "" {
 		return fmt.Sprintf("commit %s: %s", c, p.Reason)
 	}
 	return fmt.Sprintf("commit %s: %q (%s): %s", c, p.Path, p.Entry, p.Reason)
@@ -265,6 +265,8 @@ type RejectedError struct {
 	Manifest bool
 	// Commits: Problems are commits over gitstore.MaxCommitBytes (oversizedCommits), not entries.
 	Commits bool
+	// Bounds: the problem is the tip's tree as a whole, over MaxTipFiles or MaxTipAddedBytes (tipBounds).
+	Bounds bool
 }
 
 // ErrRejected is wrapped by RejectedError.
@@ -286,6 +288,9 @@ func (e *RejectedError) Error() string {
 	switch {
 	case e.Commits:
 		what = "commits over the size limit"
+		big = false
+	case e.Bounds:
+		what = "more than a tip may check out"
 		big = false
 	case unsafe:
 		what = "unsafe entries"
@@ -313,6 +318,12 @@ func (e *RejectedError) Error() string {
 	if e.Commits {
 		b.WriteString("\nThe branch must be repaired where it was written: whoever pushed it resets the branch to the commit before " +
 			"the large one and pushes that (git push --force-with-lease); until then no pull takes it (docs/limits.md \"Commit messages and notes\")")
+		return b.String()
+	}
+	if e.Bounds {
+		b.WriteString("\nThe branch must be repaired where it was written: whoever pushed it removes the files that do not belong " +
+			"in the context store (git rm -r and git commit on the branch) and pushes the fix; until then no pull takes it " +
+			"(docs/limits.md \"Files of a fetched tip\")")
 		return b.String()
 	}
 	if e.NotStore {
@@ -457,6 +468,13 @@ func (s *Store) CheckIncoming(ctx context.Context, what string, theirs, ours git
 	if err != nil {
 		return err
 	}
+	// The tree as a whole first: bounded before its entries are listed one by one.
+	if p, err := tipBounds(ctx, s.repo, theirs, tree, ourTree); err != nil {
+		return fmt.Errorf("check %s: %w", what, err)
+	} else if p != nil {
+		rej.Problems, rej.Bounds = []Problem{*p}, true
+		return rej
+	}
 	tps, err := checkTree(ctx, s.repo, theirs, "", tree, ourTree, checkSizes|checkRecords)
 	if err != nil {
 		return err
@@ -481,4 +499,66 @@ func (s *Store) CheckIncoming(ctx context.Context, what string, theirs, ours git
 		rej.NotStore = true
 	}
 	return rej
+}
+
+// MaxTipFiles is the most files a fetched tip's tree may hold, every folder together: a pull checks out
+// each one into .context/, and a tip of 100,000 six-byte files made of one blob (a pack of a few MB) wrote
+// 414 MB there on every clone (docs/limits.md "Files of a fetched tip"). Twice the 50,000 entries of the
+// benchmarks' large store.
+const MaxTipFiles = 100_000
+
+// MaxTipAddedBytes is the most bytes the files of a fetched tip that the local tip does not hold
+// identically may hold together (each path counted, so one blob under many names counts each time), from
+// the objects' headers: what one pull writes into .context/ (docs/limits.md "Files of a fetched tip").
+const MaxTipAddedBytes = 2 << 30
+
+// maxTipFiles and maxTipAddedBytes are the limits the checks use, lowered by tests (SetTipBounds).
+var (
+	maxTipFiles            = MaxTipFiles
+	maxTipAddedBytes int64 = MaxTipAddedBytes
+)
+
+// tipBounds returns the Problem of a fetched tip (commit, its tree tree) that holds more than maxTipFiles
+// files, or whose files that ourTree does not hold identically hold more than maxTipAddedBytes together;
+// nil when it holds neither. The count stops at the bound; the sizes come from the objects' headers.
+func tipBounds(ctx context.Context, repo *gitstore.Repo, commit, tree, ourTree gitstore.Hash) (*Problem, error) {
+	errOver := errors.New("over")
+	n := 0
+	err := repo.Walk(ctx, tree, func(string, gitstore.Hash) error {
+		if n++; n > maxTipFiles {
+			return errOver
+		}
+		return nil
+	})
+	if errors.Is(err, errOver) {
+		return &Problem{Commit: commit.String(), Entry: "tree", Reason: fmt.Sprintf(
+			"its tree holds more than %d files, the most a tip of the context branch may hold (store.MaxTipFiles)", maxTipFiles)}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	added, _, err := repo.DiffItems(ctx, ourTree, tree)
+	if err != nil {
+		return nil, err
+	}
+	var hs []gitstore.Hash
+	for _, it := range added {
+		if it.IsFile() {
+			hs = append(hs, it.Hash)
+		}
+	}
+	sizes, err := repo.ObjectSizes(ctx, hs)
+	if err != nil {
+		return nil, err
+	}
+	var total int64
+	for _, h := range hs {
+		total += sizes[h]
+	}
+	if total > maxTipAddedBytes {
+		return &Problem{Commit: commit.String(), Entry: "tree", Reason: fmt.Sprintf(
+			"the files it adds or changes hold %s together, over the most one pull checks out (%s, store.MaxTipAddedBytes)",
+			sizeOf(total), sizeOf(maxTipAddedBytes))}, nil
+	}
+	return nil, nil
 }
