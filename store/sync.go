@@ -1005,6 +1005,9 @@ func (s *Store) Push(ctx context.Context, o PushOptions) (*PushResult, error) {
 				case shared == nil:
 				case errors.Is(shared, gitstore.ErrNonFastForward):
 					res.Shared = SharedBehind
+					if err := s.checkSharedIsStore(ctx, remote, machine, tip, o.Origin); err != nil {
+						return res, err
+					}
 				default:
 					res.Shared = SharedRefused
 					res.Warnings = append(res.Warnings, warn(ctx, fmt.Sprintf("pushed %s, but the remote refused the shared branch: %v", machine, s.nameRefused(shared))))
@@ -1042,6 +1045,54 @@ func (s *Store) Push(ctx context.Context, o PushOptions) (*PushResult, error) {
 		res.Pulls = append(res.Pulls, *pr)
 		time.Sleep(pushBackoff(attempt))
 	}
+}
+
+// NotStoreError is a push whose shared branch the remote holds as something that is no context store: a
+// commit without manifest.json that shares no history with this machine's context branch (a branch of
+// code with the context branch's name). The machine ref was pushed; no sync can merge the two. It
+// unwraps to ErrRejected (CLI exit 5), as a pull's refusal of that tip does (docs/sync.md "A remote branch
+// that is not a context store").
+type NotStoreError struct {
+	Remote, Branch, Machine string
+	Commit                  gitstore.Hash
+}
+
+func (e *NotStoreError) Unwrap() error { return ErrRejected }
+
+func (e *NotStoreError) Error() string {
+	return fmt.Sprintf("push %s: pushed %s, but %s's %s branch (at %s) is not a context store: it has no %s and no history "+
+		"in common with this machine's context branch (a branch of code with the context branch's name), so no ctx sync can "+
+		"merge the two. Leave it alone and keep the team's context under another name (ctx init --branch NAME), "+
+		"or, if that branch is yours to replace, delete it on the remote (git push %s --delete %s) and ctx push again",
+		e.Remote, e.Machine, e.Remote, e.Branch, e.Commit.String()[:12], ManifestPath, e.Remote, e.Branch)
+}
+
+// checkSharedIsStore, after the remote refused to fast-forward its shared branch to tip, asks the remote
+// for that branch's tip (one ls-remote) and returns a *NotStoreError when this repository holds that
+// commit and it is no context store beside tip (unrelatedNonStore). A tip this repository lacks is
+// judged by the next pull, which fetches it.
+func (s *Store) checkSharedIsStore(ctx context.Context, remote, machine string, tip gitstore.Hash, origin RemoteOrigin) error {
+	tctx, cancel := context.WithTimeout(ctx, s.timeout())
+	adv, err := s.repo.LsRemote(tctx, remote, []string{s.BranchRef()}, gitstore.TransferOptions{Progress: progress(ctx), Origin: origin})
+	cancel()
+	if err != nil {
+		return nil // the push landed; the next pull says more
+	}
+	theirs := adv[s.BranchRef()]
+	if theirs.IsZero() {
+		return nil
+	}
+	if _, err := s.repo.Commit(ctx, theirs); err != nil {
+		return nil // not here (or not a commit): the next pull fetches and checks it
+	}
+	tree, err := s.repo.TreeOf(ctx, theirs)
+	if err != nil {
+		return nil
+	}
+	if unrelated, err := s.unrelatedNonStore(ctx, theirs, tree, tip); err != nil || !unrelated {
+		return err
+	}
+	return &NotStoreError{Remote: remote, Branch: s.cfg.Branch, Machine: machine, Commit: theirs}
 }
 
 // checkPublish refuses to push tip when a teammate's pull would refuse it: the tree checks of CheckIncoming

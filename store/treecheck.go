@@ -294,6 +294,8 @@ func (e *RejectedError) Error() string {
 		big = false
 	case unsafe:
 		what = "unsafe entries"
+	case e.NotStore:
+		what = "no " + ManifestPath + " (it is not a context store)"
 	case len(e.Problems) == 0:
 		what = "objects git's fsck refuses"
 	case big:
@@ -482,7 +484,14 @@ func (s *Store) CheckIncoming(ctx context.Context, what string, theirs, ours git
 	for _, p := range tps {
 		add(p)
 	}
-	if reason, err := s.manifestProblem(ctx, tree, ourTree); err != nil {
+	// A tip without a manifest that shares no history with the local store is a branch of code under the
+	// context branch's name, not a store whose manifest was deleted: ctx doctor --fix there cannot help.
+	if unrelated, err := s.unrelatedNonStore(ctx, theirs, tree, ours); err != nil {
+		return fmt.Errorf("check %s: %w", what, err)
+	} else if unrelated {
+		add(Problem{Commit: theirs.String(), Path: ManifestPath, Entry: "file",
+			Reason: "absent, and the commit shares no history with this machine's context branch: not a context store"})
+	} else if reason, err := s.manifestProblem(ctx, tree, ourTree); err != nil {
 		return fmt.Errorf("check %s: %w", what, err)
 	} else if reason != "" {
 		add(Problem{Commit: theirs.String(), Path: ManifestPath, Entry: "file", Reason: "the manifest cannot be read: " + reason})
@@ -561,4 +570,19 @@ func tipBounds(ctx context.Context, repo *gitstore.Repo, commit, tree, ourTree g
 			sizeOf(total), sizeOf(maxTipAddedBytes))}, nil
 	}
 	return nil, nil
+}
+
+// unrelatedNonStore reports whether commit theirs (its tree tree) is no context store beside the local
+// branch's tip ours: its tree has no manifest.json and the two share no history (a branch of code that has
+// the context branch's name; docs/sync.md "A remote branch that is not a context store"). False when ours
+// is ZeroHash.
+func (s *Store) unrelatedNonStore(ctx context.Context, theirs, tree, ours gitstore.Hash) (bool, error) {
+	if ours.IsZero() {
+		return false, nil
+	}
+	if h, err := s.repo.PathHash(ctx, tree, ManifestPath); err != nil || !h.IsZero() {
+		return false, err
+	}
+	base, err := s.repo.MergeBase(ctx, theirs, ours)
+	return base.IsZero(), err
 }
