@@ -111,6 +111,9 @@ const (
 	// checkRecords reads the JSON records ctx reads (RecordProblem) and reports the malformed ones
 	// (Problem.Record): a pull and a push refuse them, ctx doctor lists them.
 	checkRecords
+	// checkPulse also checks the team pulse fields of the activity records (activityPulseProblem) with
+	// checkRecords: ctx doctor lists the violations; a pull takes them (a newer ctx may know more values).
+	checkPulse
 )
 
 // checkTree is treeProblemsIn, with the checks of checks for the files it adds.
@@ -139,7 +142,7 @@ func checkTree(ctx context.Context, repo *gitstore.Repo, commit gitstore.Hash, s
 			}
 		} else if it.IsFile() {
 			if checks&checkRecords != 0 && isRecordPath(it.Path()) {
-				p, err := recordItemProblem(ctx, repo, commit, sc, it)
+				p, err := recordItemProblem(ctx, repo, commit, sc, it, checks&checkPulse != 0)
 				if err != nil {
 					return nil, err
 				}
@@ -164,8 +167,10 @@ func checkTree(ctx context.Context, repo *gitstore.Repo, commit gitstore.Hash, s
 }
 
 // recordItemProblem reads the record it of commit's tree and returns its Problem when it is malformed
-// (RecordProblem); nil when it reads, or is over maxFileBytes (reported by the size check, never read).
-func recordItemProblem(ctx context.Context, repo *gitstore.Repo, commit gitstore.Hash, sc Scope, it gitstore.Item) (*Problem, error) {
+// (RecordProblem; with pulse, also an activity record whose team pulse fields break their rules:
+// activityPulseProblem); nil when it reads, or is over maxFileBytes (reported by the size check, never
+// read).
+func recordItemProblem(ctx context.Context, repo *gitstore.Repo, commit gitstore.Hash, sc Scope, it gitstore.Item, pulse bool) (*Problem, error) {
 	b, size, err := repo.ReadBlobPrefix(ctx, it.Hash, maxFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("check %s of %s: %w", it.Path(), commit, err)
@@ -174,6 +179,9 @@ func recordItemProblem(ctx context.Context, repo *gitstore.Repo, commit gitstore
 		return nil, nil
 	}
 	reason := RecordProblem(it.Path(), b)
+	if reason == "" && pulse && recordKindOf(it.Path()) == activityRecord {
+		reason = activityPulseProblem(b)
+	}
 	if reason == "" {
 		return nil, nil
 	}
