@@ -1,6 +1,7 @@
 package merge
 
 import (
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"sort"
@@ -21,7 +22,8 @@ import (
 // in its file name (the slug is kept) and in its front-matter `id`. The side
 // that added it has its references rewritten: in each decision file that
 // side added or changed, `supersedes` and `superseded_by` values equal to an
-// old number of that side become the new number. The ordering never looks at
+// old number of that side become the new number, and so do the decisions_added
+// of each session record that side added or changed. The ordering never looks at
 // which side is ours, so every machine picks the same numbers. Numbers
 // written in a decision's body text are not rewritten.
 
@@ -190,17 +192,29 @@ func renumber(base, ours, theirs Files) (Files, Files, []Note) {
 
 // rewriteAllRefs rewrites, on each side s, the supersedes/superseded_by numbers of every decision file of
 // out[s] that differs from base by remap[s] (old number → new), adding a "renumbered-reference" note
-// with message msg to notes for each file changed; it returns notes.
+// with message msg to notes for each file changed, and the decisions_added of every session record of
+// out[s] that differs from base, with a note of its own (docs/merge.md "Decisions numbered twice"); it
+// returns notes.
 func rewriteAllRefs(base Files, out [2]Files, remap [2]map[int]int, msg string, notes []Note) []Note {
 	for s := range out {
 		if len(remap[s]) == 0 {
 			continue
 		}
 		for p, c := range out[s] {
-			if _, _, ok := decisionNum(p); !ok {
+			_, _, isDecision := decisionNum(p)
+			_, isSession := SessionID(p)
+			if !isDecision && !isSession {
 				continue
 			}
 			if b, ok := base[p]; ok && string(b) == string(c) {
+				continue
+			}
+			if isSession {
+				if nc, changed := rewriteSessionRefs(c, remap[s]); changed {
+					out[s][p] = nc
+					notes = append(notes, Note{Path: p, Kind: "renumbered-reference",
+						Message: "decisions_added rewritten to the decisions' new numbers"})
+				}
 				continue
 			}
 			if nc, changed := rewriteRefs(c, remap[s]); changed {
@@ -210,6 +224,55 @@ func rewriteAllRefs(base Files, out [2]Files, remap [2]map[int]int, msg string, 
 		}
 	}
 	return notes
+}
+
+// rewriteSessionRefs maps the numbers in a session record's decisions_added (strings, as ctx writes them,
+// or numbers written by another tool: each keeps its type). A record that does not parse, or holds no
+// such number, is returned as it is.
+func rewriteSessionRefs(content []byte, remap map[int]int) ([]byte, bool) {
+	o, ok := parseObj(content)
+	if !ok {
+		return content, false
+	}
+	raw, ok := o.vals["decisions_added"]
+	if !ok {
+		return content, false
+	}
+	var list []json.RawMessage
+	if json.Unmarshal(raw, &list) != nil {
+		return content, false
+	}
+	changed := false
+	for i, e := range list {
+		var str string
+		isString := json.Unmarshal(e, &str) == nil
+		if !isString {
+			str = string(e)
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(str))
+		if err != nil {
+			continue
+		}
+		m, ok := remap[n]
+		if !ok {
+			continue
+		}
+		if isString {
+			list[i] = jsonString(strconv.Itoa(m))
+		} else {
+			list[i] = json.RawMessage(strconv.Itoa(m))
+		}
+		changed = true
+	}
+	if !changed {
+		return content, false
+	}
+	parts := make([]string, len(list))
+	for i, e := range list {
+		parts[i] = string(e)
+	}
+	o.vals["decisions_added"] = []byte("[" + strings.Join(parts, ",") + "]")
+	return o.record(), true
 }
 
 func copyFiles(f Files) Files {

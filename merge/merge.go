@@ -207,6 +207,9 @@ func Tree(base, ours, theirs Files) Result {
 			res.Files[xp] = x
 		}
 	}
+	skills, skillNotes := removedSkills(base, ours, theirs, res.Files)
+	conflicts = append(conflicts, skills...)
+	res.Notes = append(res.Notes, skillNotes...)
 	conflicted := map[string]bool{}
 	for _, c := range conflicts {
 		conflicted[c.Path] = true

@@ -11,6 +11,8 @@ import (
 //   - decisions (renumbered, matched by uid) and conflict records (settled twice) are merged with their
 //     folders;
 //   - session records and skill logs may be moved to their other layout (canonicalize);
+//   - a skill's SKILL.md that one side deleted is kept when the other side changed the skill's folder
+//     (removedSkills);
 //   - a file renamed on one side and changed at its old path on the other is followed to the new path,
 //     which the renaming side added (followContentRenames);
 //   - a conflict record of the base that both sides deleted names a path whose two settlements are
@@ -22,7 +24,7 @@ import (
 
 // OneSided reports whether path p, changed on one side only, may be left out of Tree's input and taken
 // from that side as it is, as far as its own kind goes (NeedsOneSided decides for the whole merge): not a
-// decision or a conflict record, not a session record or a skill log.
+// decision or a conflict record, not a session record, a skill log or a skill's SKILL.md.
 func OneSided(p string) bool {
 	if strings.HasPrefix(p, "decisions/") || strings.HasPrefix(p, "conflicts/") {
 		return false
@@ -35,6 +37,9 @@ func OneSided(p string) bool {
 	}
 	if _, _, ok := logSharded(p); ok {
 		return false
+	}
+	if _, ok := skillMD(p); ok {
+		return false // kept when the other side changed the folder of the skill it removes (skillfolder.go)
 	}
 	return true
 }

@@ -14,7 +14,8 @@ import (
 // targets FuzzLines and FuzzTree:
 //   - merge(b, x, x) = x and merge(b, b, y) = y;
 //   - merge(b, x, y) and merge(b, y, x) give the same result;
-//   - every non-conflicting change of either side is in the result;
+//   - every non-conflicting change of either side is in the result (a skill's SKILL.md that one side
+//     removed is kept, as a conflict, when the other side changed its folder);
 //   - nothing is dropped silently: a file either side added or changed is in
 //     the result (or was renumbered, with a Note);
 //   - no input panics; no conflict markers are ever written.
@@ -27,6 +28,11 @@ func checkInvariants(t testing.TB, base, ours, theirs Files, r Result) {
 	for _, n := range r.Notes {
 		if strings.HasPrefix(n.Kind, "renumbered") {
 			renumbered = true
+		}
+		if _, ok := skillMD(n.Path); ok && n.Kind == "delete-vs-edit" {
+			// A skill kept against its removal because the other side changed its folder: the delete is a
+			// conflict's lost version (skillfolder.go).
+			renamed[n.Path] = true
 		}
 		if n.Kind == "renamed" {
 			renamed[n.Path] = true

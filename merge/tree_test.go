@@ -373,3 +373,40 @@ func TestDecisionRenumbering(t *testing.T) {
 		t.Errorf("same decision: %s", dump(r))
 	}
 }
+
+// TestRenumberingRewritesSessions: the session records a side added or changed name its renumbered
+// decision by the new number in decisions_added, as its decisions' supersedes do (docs/merge.md "Decisions
+// numbered twice"); before, the session kept the old number, now the other side's decision. Records of
+// the other side, of the base unchanged, and numbers the side did not renumber are left as they are.
+func TestRenumberingRewritesSessions(t *testing.T) {
+	base := files(
+		"decisions/0001-use-go.md", adr(1, "u-1", "2026-01-01T00:00:00Z", "Use Go", "[]", "0", "## Context\n"),
+		"history/2026/01/old.json", "{\n  \"id\": \"old\",\n  \"decisions_added\": [\n    \"1\",\n    \"2\"\n  ]\n}\n",
+	)
+	ours := copyFiles(base)
+	ours["decisions/0002-a-new-db.md"] = []byte(adr(2, "u-a", "2026-01-02T00:00:00Z", "A new DB", "[]", "0", ""))
+	ours["history/2026/01/sess-a.json"] = []byte("{\n  \"id\": \"sess-a\",\n  \"decisions_added\": [\n    \"2\"\n  ]\n}\n")
+	theirs := copyFiles(base)
+	theirs["decisions/0002-b-new-cache.md"] = []byte(adr(2, "u-b", "2026-01-03T00:00:00Z", "B new cache", "[]", "0", ""))
+	// A layout 1 record, a number written as a JSON number by another tool, a string that needs escaping.
+	theirs["history/sess-b.json"] = []byte("{\n  \"id\": \"sess-b\",\n  \"summary\": \"<b>\",\n  \"decisions_added\": [\n    \"1\",\n    \"2\",\n    2\n  ],\n  \"ended\": null\n}\n")
+	r := treeBoth(t, base, ours, theirs)
+	want := map[string]string{
+		"decisions/0003-b-new-cache.md": adr(3, "u-b", "2026-01-03T00:00:00Z", "B new cache", "[]", "0", ""),
+		"history/2026/01/sess-a.json":   string(ours["history/2026/01/sess-a.json"]),
+		"history/2026/01/old.json":      string(base["history/2026/01/old.json"]),
+		"history/sess-b.json":           "{\n  \"id\": \"sess-b\",\n  \"summary\": \"<b>\",\n  \"decisions_added\": [\n    \"1\",\n    \"3\",\n    3\n  ],\n  \"ended\": null\n}\n",
+	}
+	for p, w := range want {
+		if string(r.Files[p]) != w {
+			t.Errorf("%s =\n%s\nwant\n%s", p, r.Files[p], w)
+		}
+	}
+	found := false
+	for _, n := range r.Notes {
+		found = found || (n.Path == "history/sess-b.json" && n.Kind == "renumbered-reference")
+	}
+	if !found {
+		t.Errorf("no renumbered-reference note for the session: %s", dump(r))
+	}
+}

@@ -246,6 +246,27 @@ func ValidateActivity(e ActivityEntry) error {
 	return nil
 }
 
+// activityPulseProblem says why the activity record b (which RecordProblem accepts) breaks the rules of
+// its status and team pulse fields (ValidateActivity: "invalid activity: availability \"sleeping\": use one
+// of ..."), or "" when it keeps them. A status or availability that is absent or empty (a record of a ctx
+// before the team pulse) is not checked.
+func activityPulseProblem(b []byte) string {
+	var e ActivityEntry
+	if err := json.Unmarshal(b, &e); err != nil {
+		return err.Error()
+	}
+	if e.Status == "" {
+		e.Status = StatusActive
+	}
+	if e.Availability == "" {
+		e.Availability = Availabilities[0]
+	}
+	if err := ValidateActivity(e); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
 // ValidateIntent checks an intent against the rules of docs/format.md "Activity".
 func ValidateIntent(in Intent) error {
 	chars := utf8.RuneCountInString

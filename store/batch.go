@@ -299,6 +299,9 @@ func (s *Store) decisionBatch(ctx context.Context, v *View, in []NewDecision, wh
 	planned := make([]*plannedDecision, len(in))
 	for _, i := range order {
 		nd := in[i]
+		if err := fieldsReadBack(nd); err != nil {
+			return err
+		}
 		p := &plannedDecision{in: nd}
 		planned[i] = p
 		old, ok := bySource[nd.Source]

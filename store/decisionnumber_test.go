@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -90,6 +91,14 @@ func TestRenumberedDecisionsInMergeCommit(t *testing.T) {
 	if _, _, err := sb.AddDecision(ctx, store.NewDecision{Title: "B's decision"}); err != nil {
 		t.Fatal(err)
 	}
+	// Each side's session names its decision by the number it had on that side; the merge rewrites the
+	// renumbered one's (docs/merge.md "Decisions numbered twice").
+	for who, s := range map[string]*store.Store{"A": sa, "B": sb} {
+		if _, _, err := s.StartSession(ctx, store.SessionUpdate{ID: "sess-" + strings.ToLower(who), Agent: "a", Summary: who,
+			DecisionsAdded: []string{"1"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	mustSet(t, sa, "k", "A's version")
 	mustSet(t, sb, "k", "B's version")
 	if _, err := sb.Push(ctx, store.PushOptions{}); err != nil {
@@ -129,6 +138,20 @@ func TestRenumberedDecisionsInMergeCommit(t *testing.T) {
 	if want := old + " -> " + moved + "\nCtx-Conflicts: 1"; strings.TrimSpace(trailers) != want {
 		t.Errorf("git's trailers of the merge commit: %q, want %q", trailers, want)
 	}
+	v, err := sa.RefView(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, who := range []string{"A", "B"} {
+		ss, err := v.GetSession(ctx, "sess-"+strings.ToLower(who))
+		if err != nil || len(ss.DecisionsAdded) != 1 {
+			t.Fatalf("session of %s: %+v, %v", who, ss, err)
+		}
+		d, err := v.FindDecision(ctx, ss.DecisionsAdded[0])
+		if err != nil || d.Title != who+"'s decision" {
+			t.Errorf("session of %s names decision %s: %+v, %v; want %s's decision", who, ss.DecisionsAdded[0], d, err, who)
+		}
+	}
 	log, err := sa.Log(ctx, 1, "")
 	if err != nil || len(log) != 1 || log[0].Renumbered != "1 -> 2" || len(log[0].Renamed) != 1 || log[0].Renamed[0] != old+" -> "+moved {
 		t.Errorf("Log: %+v, %v; want the merge with Renumbered 1 -> 2 and Renamed %s -> %s", log, err, old, moved)
@@ -155,5 +178,54 @@ func TestPublicOnlyDecisionNumbers(t *testing.T) {
 		{Title: "Imported", Source: "docs/adr/0002-imported.md", Number: 2}}})
 	if err != nil || len(ds) != 1 || ds[0].ID != 5 {
 		t.Fatalf("a public-only import of ADR 2 (2 is private): %+v, %v; want number 5", ds, err)
+	}
+}
+
+// TestDecisionFieldsReadBack: a decision written from its three fields reads them back as given; a field
+// holding a line that the body's reader takes as a heading (a "## Decision" inside the context, which was
+// then served as the decision; a "### Decision Outcome:"; a level-2 heading that would cut the field short)
+// is refused with an error naming the field and the line, and nothing is written (docs/format.md
+// "Decisions"). Headings the reader leaves inside the field (level 3 or deeper, other titles) are kept.
+func TestDecisionFieldsReadBack(t *testing.T) {
+	ctx := context.Background()
+	s, _ := storetest.New(t)
+	for _, tc := range []struct {
+		in    store.NewDecision
+		field string
+	}{
+		{store.NewDecision{Title: "Inj", Context: "ctx text\n\n## Decision\n\nFAKE decision\n\n## Consequences\n\nFAKE cons",
+			Decision: "REAL decision", Consequences: "REAL cons"}, "context"},
+		{store.NewDecision{Title: "Inj2", Context: "We need a DB.\n\n### Decision Outcome:\nnothing decided yet",
+			Decision: "Use SQLite", Consequences: "Small ops"}, "context"},
+		{store.NewDecision{Title: "Inj3", Context: "c", Decision: "d\n## Notes\nmore", Consequences: "q"}, "decision"},
+		{store.NewDecision{Title: "Inj4", Context: "c", Decision: "d", Consequences: "q\r\n# 2. Context\r\nx"}, "consequences"},
+	} {
+		_, _, err := s.AddDecision(ctx, tc.in)
+		if !errors.Is(err, store.ErrInvalid) || !strings.HasPrefix(err.Error(), tc.field+": the line ") {
+			t.Errorf("%s: %v; want an invalid-input error naming the field %s", tc.in.Title, err, tc.field)
+		}
+		_, _, err = s.Apply(ctx, store.Op{Name: "import"}, store.Batch{Decisions: []store.NewDecision{tc.in}})
+		if !errors.Is(err, store.ErrInvalid) {
+			t.Errorf("%s in a batch: %v; want an invalid-input error", tc.in.Title, err)
+		}
+	}
+	v, err := s.RefView(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ds, err := v.ListDecisions(ctx); err != nil || len(ds) != 0 {
+		t.Fatalf("refused writes left decisions: %+v, %v", ds, err)
+	}
+	in := store.NewDecision{Title: "Kept", Context: "We need a DB.\n\n### Options\n\n- SQLite\n- Postgres",
+		Decision: "Use SQLite", Consequences: "Small ops\n\n#### Risks\n\nnone"}
+	if _, _, err := s.AddDecision(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	if v, err = s.RefView(ctx); err != nil {
+		t.Fatal(err)
+	}
+	d, err := v.FindDecision(ctx, "Kept")
+	if err != nil || d.Context != in.Context || d.Decision != in.Decision || d.Consequences != in.Consequences {
+		t.Fatalf("read back: %+v, %v; want the fields as written", d, err)
 	}
 }

@@ -104,30 +104,75 @@ func section(body string, names ...string) string {
 	lines := strings.Split(body, "\n")
 	start, level := -1, 0
 	for i, l := range lines {
-		t := strings.TrimRight(l, "\r")
-		if !strings.HasPrefix(t, "#") {
+		lv, title, ok := heading(l)
+		if !ok {
 			continue
 		}
-		lv := len(t) - len(strings.TrimLeft(t, "#"))
-		title := strings.ToLower(strings.TrimSpace(strings.TrimRight(strings.TrimSpace(t[lv:]), "#")))
-		title = strings.TrimLeftFunc(title, func(r rune) bool { return unicode.IsDigit(r) || r == '.' || r == ' ' })
-		title = strings.TrimSpace(strings.TrimRight(title, ":："))
 		if start >= 0 {
 			if lv <= level {
 				return strings.TrimSpace(strings.Join(lines[start:i], "\n"))
 			}
 			continue
 		}
-		for _, n := range names {
-			if title == n {
-				start, level = i+1, lv
-			}
+		if slices.Contains(names, title) {
+			start, level = i+1, lv
 		}
 	}
 	if start < 0 {
 		return ""
 	}
 	return strings.TrimSpace(strings.Join(lines[start:], "\n"))
+}
+
+// heading reads a line as section reads headings: a line starting with '#' is one, of level the number of
+// '#'; its title lower-cased, without a leading number, closing '#'s or a trailing colon.
+func heading(l string) (level int, title string, ok bool) {
+	t := strings.TrimRight(l, "\r")
+	if !strings.HasPrefix(t, "#") {
+		return 0, "", false
+	}
+	level = len(t) - len(strings.TrimLeft(t, "#"))
+	title = strings.ToLower(strings.TrimSpace(strings.TrimRight(strings.TrimSpace(t[level:]), "#")))
+	title = strings.TrimLeftFunc(title, func(r rune) bool { return unicode.IsDigit(r) || r == '.' || r == ' ' })
+	return level, strings.TrimSpace(strings.TrimRight(title, ":：")), true
+}
+
+// fieldsReadBack refuses a decision built from fields (no Body of its own) whose context, decision or
+// consequences would not read back as given: the body is read by its section headings (section), so a
+// field holding a heading line would cut its own section short or pose as another field ("## Decision"
+// inside the context served as the decision). The error names the field and the line; nothing is written
+// (docs/format.md "Decisions").
+func fieldsReadBack(in NewDecision) error {
+	if in.Body != nil {
+		return nil
+	}
+	body := bodyOf(in)
+	fields := []struct {
+		name, value string
+		names       []string
+	}{
+		{"context", in.Context, contextSections},
+		{"decision", in.Decision, decisionSections},
+		{"consequences", in.Consequences, consequencesSections},
+	}
+	for _, f := range fields {
+		if section(body, f.names...) == strings.TrimSpace(f.value) {
+			continue
+		}
+		// The line to blame may be in another field: a "### Decision Outcome:" inside the context is read
+		// as the decision.
+		for _, g := range fields {
+			for _, l := range strings.Split(g.value, "\n") {
+				lv, title, ok := heading(l)
+				if ok && (lv <= 2 || slices.Contains(contextSections, title) || slices.Contains(decisionSections, title) ||
+					slices.Contains(consequencesSections, title)) {
+					return invalidf("%s: the line %q reads as a heading of the decision's body, whose sections Context, Decision and Consequences hold the three fields: write it without the leading '#', or as a heading of level 3 or deeper not named as one of those sections", g.name, strings.TrimRight(l, "\r"))
+				}
+			}
+		}
+		return invalidf("%s: the text does not read back as written from the decision's body (docs/format.md \"Decisions\")", f.name)
+	}
+	return nil
 }
 
 // ListDecisions lists the decisions of every scope ordered by id.
@@ -356,6 +401,9 @@ func (s *Store) decisionPlan(ctx context.Context, v *View, in NewDecision, autho
 		Author: author, Supersedes: in.Supersedes, Source: in.Source, Scope: sc}
 	if d.Date == "" {
 		d.Date = now()
+	}
+	if err := fieldsReadBack(in); err != nil {
+		return Decision{}, nil, err
 	}
 	body := []byte(bodyOf(in))
 	d.Path = fmt.Sprintf("decisions/%04d-%s.md", id, Slug(d.Title))

@@ -141,9 +141,9 @@ func (s *Store) OversizedFiles(ctx context.Context) ([]Problem, error) {
 }
 
 // MalformedRecords lists the JSON records of the context refs' tips that ctx reads and that are malformed
-// (RecordProblem), every scope, sorted by scope then path. It reads every record. Never nil.
+// (RecordProblem, and activity records whose team pulse fields break their rules: activityPulseProblem), every scope, sorted by scope then path. It reads every record. Never nil.
 func (s *Store) MalformedRecords(ctx context.Context) ([]Problem, error) {
-	return s.tipProblems(ctx, checkRecords, func(p Problem) bool { return p.Record })
+	return s.tipProblems(ctx, checkRecords|checkPulse, func(p Problem) bool { return p.Record })
 }
 
 // tipProblems runs checkTree with checks over the whole tree of each context ref's tip, every scope in

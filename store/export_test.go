@@ -89,6 +89,14 @@ func SetMaxFileBytes(n int64) func() {
 	return func() { maxFileBytes = old }
 }
 
+// SetTipBounds sets the bounds of a fetched tip (MaxTipFiles, MaxTipAddedBytes) to files and bytes and
+// returns the function that restores them.
+func SetTipBounds(files int, bytes int64) func() {
+	oldFiles, oldBytes := maxTipFiles, maxTipAddedBytes
+	maxTipFiles, maxTipAddedBytes = files, bytes
+	return func() { maxTipFiles, maxTipAddedBytes = oldFiles, oldBytes }
+}
+
 // SetOnIndexRebuild installs f as the hook called whenever a hand-edit scan builds the status index from
 // the whole checkout record, and returns the function that removes it.
 func SetOnIndexRebuild(f func()) func() {

@@ -188,8 +188,9 @@ func supersedeCycles(held, edited []Decision) []string {
 // repaired by renaming or removing one of them.
 type Clash struct {
 	// Kind is "lookalike", "decision-number", "decision-uid", "supersede-cycle" (decisions superseded by
-	// each other in a cycle: a resolution or plain git wrote it) or "scopes" (one entry held by two or more
-	// scopes' refs: Paths holds the same path once per scope).
+	// each other in a cycle: a resolution or plain git wrote it), "scopes" (one entry held by two or more
+	// scopes' refs: Paths holds the same path once per scope) or "skill-orphaned" (a skill folder holding
+	// logs but no SKILL.md in any scope: orphanedSkills).
 	Kind string `json:"kind"`
 	// Paths are the entries' paths (a skill's folder ends in "/"), sorted, with their scope.
 	Paths []ScopedPath `json:"paths"`
@@ -290,7 +291,11 @@ func clashes(ctx context.Context, v *View) ([]Clash, error) {
 		out = append(out, c)
 	}
 	sc, err := scopeClashes(ctx, v)
-	return append(out, sc...), err
+	if err != nil {
+		return nil, err
+	}
+	orphans, err := orphanedSkills(ctx, v)
+	return append(append(out, sc...), orphans...), err
 }
 
 // scopeFolders are the folders of entries, with the command that moves one (ctx <what> scope KEY SCOPE)

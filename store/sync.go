@@ -1005,6 +1005,9 @@ func (s *Store) Push(ctx context.Context, o PushOptions) (*PushResult, error) {
 				case shared == nil:
 				case errors.Is(shared, gitstore.ErrNonFastForward):
 					res.Shared = SharedBehind
+					if err := s.checkSharedIsStore(ctx, remote, machine, tip, o.Origin); err != nil {
+						return res, err
+					}
 				default:
 					res.Shared = SharedRefused
 					res.Warnings = append(res.Warnings, warn(ctx, fmt.Sprintf("pushed %s, but the remote refused the shared branch: %v", machine, s.nameRefused(shared))))
@@ -1044,9 +1047,57 @@ func (s *Store) Push(ctx context.Context, o PushOptions) (*PushResult, error) {
 	}
 }
 
+// NotStoreError is a push whose shared branch the remote holds as something that is no context store: a
+// commit without manifest.json that shares no history with this machine's context branch (a branch of
+// code with the context branch's name). The machine ref was pushed; no sync can merge the two. It
+// unwraps to ErrRejected (CLI exit 5), as a pull's refusal of that tip does (docs/sync.md "A remote branch
+// that is not a context store").
+type NotStoreError struct {
+	Remote, Branch, Machine string
+	Commit                  gitstore.Hash
+}
+
+func (e *NotStoreError) Unwrap() error { return ErrRejected }
+
+func (e *NotStoreError) Error() string {
+	return fmt.Sprintf("push %s: pushed %s, but %s's %s branch (at %s) is not a context store: it has no %s and no history "+
+		"in common with this machine's context branch (a branch of code with the context branch's name), so no ctx sync can "+
+		"merge the two. Leave it alone and keep the team's context under another name (ctx init --branch NAME), "+
+		"or, if that branch is yours to replace, delete it on the remote (git push %s --delete %s) and ctx push again",
+		e.Remote, e.Machine, e.Remote, e.Branch, e.Commit.String()[:12], ManifestPath, e.Remote, e.Branch)
+}
+
+// checkSharedIsStore, after the remote refused to fast-forward its shared branch to tip, asks the remote
+// for that branch's tip (one ls-remote) and returns a *NotStoreError when this repository holds that
+// commit and it is no context store beside tip (unrelatedNonStore). A tip this repository lacks is
+// judged by the next pull, which fetches it.
+func (s *Store) checkSharedIsStore(ctx context.Context, remote, machine string, tip gitstore.Hash, origin RemoteOrigin) error {
+	tctx, cancel := context.WithTimeout(ctx, s.timeout())
+	adv, err := s.repo.LsRemote(tctx, remote, []string{s.BranchRef()}, gitstore.TransferOptions{Progress: progress(ctx), Origin: origin})
+	cancel()
+	if err != nil {
+		return nil // the push landed; the next pull says more
+	}
+	theirs := adv[s.BranchRef()]
+	if theirs.IsZero() {
+		return nil
+	}
+	if _, err := s.repo.Commit(ctx, theirs); err != nil {
+		return nil // not here (or not a commit): the next pull fetches and checks it
+	}
+	tree, err := s.repo.TreeOf(ctx, theirs)
+	if err != nil {
+		return nil
+	}
+	if unrelated, err := s.unrelatedNonStore(ctx, theirs, tree, tip); err != nil || !unrelated {
+		return err
+	}
+	return &NotStoreError{Remote: remote, Branch: s.cfg.Branch, Machine: machine, Commit: theirs}
+}
+
 // checkPublish refuses to push tip when a teammate's pull would refuse it: the tree checks of CheckIncoming
 // (entries ctx cannot read, conflict records that do not read or name another record, files over the size
-// limit, a manifest that does not read) over the entries tip adds to the remote's branch as this machine
+// limit, a manifest that does not read, a tree over the bounds of a fetched tip) over the entries tip adds to the remote's branch as this machine
 // last saw it (its remote-tracking ref; every entry when there is none). Nothing is pushed then: a tree
 // that every teammate's pull refuses would stop the whole team (docs/sync.md "What a push publishes").
 func (s *Store) checkPublish(ctx context.Context, remote string, tip gitstore.Hash) error {
@@ -1067,6 +1118,11 @@ func (s *Store) checkPublish(ctx context.Context, remote string, tip gitstore.Ha
 	ps, err := checkTree(ctx, s.repo, tip, "", tree, atree, checkSizes|checkRecords)
 	if err != nil {
 		return fmt.Errorf("push: %w", err)
+	}
+	if p, err := tipBounds(ctx, s.repo, tip, tree, atree); err != nil {
+		return fmt.Errorf("push: %w", err)
+	} else if p != nil {
+		ps = append(ps, *p)
 	}
 	if reason, err := s.manifestProblem(ctx, tree, atree); err != nil {
 		return fmt.Errorf("push: %w", err)
@@ -1100,9 +1156,15 @@ func (e *PublishRefusedError) Error() string {
 		}
 		fmt.Fprintf(&b, "\n  %s", p)
 	}
-	records := false
+	records, bounds := false, false
 	for _, p := range e.Problems {
 		records = records || p.Record
+		bounds = bounds || (p.Path == "" && p.Entry == "tree")
+	}
+	if bounds {
+		b.WriteString("\nRemove files from the context branch (ctx knowledge rm KEY, ctx skill rm NAME, or git rm -r and ctx commit) " +
+			"until it is within the bounds of docs/limits.md \"Files of a fetched tip\"; then ctx push again")
+		return b.String()
 	}
 	if records {
 		b.WriteString("\nWrite the malformed records again (" + recordRepair + "); ")

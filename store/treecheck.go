@@ -40,7 +40,7 @@ func (p Problem) String() string {
 	if len(c) > 12 {
 		c = c[:12]
 	}
-	if p.Entry == "commit" && p.Path == "" {
+	if p.Path == "" {
 		return fmt.Sprintf("commit %s: %s", c, p.Reason)
 	}
 	return fmt.Sprintf("commit %s: %q (%s): %s", c, p.Path, p.Entry, p.Reason)
@@ -111,6 +111,9 @@ const (
 	// checkRecords reads the JSON records ctx reads (RecordProblem) and reports the malformed ones
 	// (Problem.Record): a pull and a push refuse them, ctx doctor lists them.
 	checkRecords
+	// checkPulse also checks the team pulse fields of the activity records (activityPulseProblem) with
+	// checkRecords: ctx doctor lists the violations; a pull takes them (a newer ctx may know more values).
+	checkPulse
 )
 
 // checkTree is treeProblemsIn, with the checks of checks for the files it adds.
@@ -139,7 +142,7 @@ func checkTree(ctx context.Context, repo *gitstore.Repo, commit gitstore.Hash, s
 			}
 		} else if it.IsFile() {
 			if checks&checkRecords != 0 && isRecordPath(it.Path()) {
-				p, err := recordItemProblem(ctx, repo, commit, sc, it)
+				p, err := recordItemProblem(ctx, repo, commit, sc, it, checks&checkPulse != 0)
 				if err != nil {
 					return nil, err
 				}
@@ -164,8 +167,10 @@ func checkTree(ctx context.Context, repo *gitstore.Repo, commit gitstore.Hash, s
 }
 
 // recordItemProblem reads the record it of commit's tree and returns its Problem when it is malformed
-// (RecordProblem); nil when it reads, or is over maxFileBytes (reported by the size check, never read).
-func recordItemProblem(ctx context.Context, repo *gitstore.Repo, commit gitstore.Hash, sc Scope, it gitstore.Item) (*Problem, error) {
+// (RecordProblem; with pulse, also an activity record whose team pulse fields break their rules:
+// activityPulseProblem); nil when it reads, or is over maxFileBytes (reported by the size check, never
+// read).
+func recordItemProblem(ctx context.Context, repo *gitstore.Repo, commit gitstore.Hash, sc Scope, it gitstore.Item, pulse bool) (*Problem, error) {
 	b, size, err := repo.ReadBlobPrefix(ctx, it.Hash, maxFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("check %s of %s: %w", it.Path(), commit, err)
@@ -174,6 +179,9 @@ func recordItemProblem(ctx context.Context, repo *gitstore.Repo, commit gitstore
 		return nil, nil
 	}
 	reason := RecordProblem(it.Path(), b)
+	if reason == "" && pulse && recordKindOf(it.Path()) == activityRecord {
+		reason = activityPulseProblem(b)
+	}
 	if reason == "" {
 		return nil, nil
 	}
@@ -265,6 +273,8 @@ type RejectedError struct {
 	Manifest bool
 	// Commits: Problems are commits over gitstore.MaxCommitBytes (oversizedCommits), not entries.
 	Commits bool
+	// Bounds: the problem is the tip's tree as a whole, over MaxTipFiles or MaxTipAddedBytes (tipBounds).
+	Bounds bool
 }
 
 // ErrRejected is wrapped by RejectedError.
@@ -287,8 +297,13 @@ func (e *RejectedError) Error() string {
 	case e.Commits:
 		what = "commits over the size limit"
 		big = false
+	case e.Bounds:
+		what = "more than a tip may check out"
+		big = false
 	case unsafe:
 		what = "unsafe entries"
+	case e.NotStore:
+		what = "no " + ManifestPath + " (it is not a context store)"
 	case len(e.Problems) == 0:
 		what = "objects git's fsck refuses"
 	case big:
@@ -313,6 +328,12 @@ func (e *RejectedError) Error() string {
 	if e.Commits {
 		b.WriteString("\nThe branch must be repaired where it was written: whoever pushed it resets the branch to the commit before " +
 			"the large one and pushes that (git push --force-with-lease); until then no pull takes it (docs/limits.md \"Commit messages and notes\")")
+		return b.String()
+	}
+	if e.Bounds {
+		b.WriteString("\nThe branch must be repaired where it was written: whoever pushed it removes the files that do not belong " +
+			"in the context store (git rm -r and git commit on the branch) and pushes the fix; until then no pull takes it " +
+			"(docs/limits.md \"Files of a fetched tip\")")
 		return b.String()
 	}
 	if e.NotStore {
@@ -457,6 +478,13 @@ func (s *Store) CheckIncoming(ctx context.Context, what string, theirs, ours git
 	if err != nil {
 		return err
 	}
+	// The tree as a whole first: bounded before its entries are listed one by one.
+	if p, err := tipBounds(ctx, s.repo, theirs, tree, ourTree); err != nil {
+		return fmt.Errorf("check %s: %w", what, err)
+	} else if p != nil {
+		rej.Problems, rej.Bounds = []Problem{*p}, true
+		return rej
+	}
 	tps, err := checkTree(ctx, s.repo, theirs, "", tree, ourTree, checkSizes|checkRecords)
 	if err != nil {
 		return err
@@ -464,7 +492,14 @@ func (s *Store) CheckIncoming(ctx context.Context, what string, theirs, ours git
 	for _, p := range tps {
 		add(p)
 	}
-	if reason, err := s.manifestProblem(ctx, tree, ourTree); err != nil {
+	// A tip without a manifest that shares no history with the local store is a branch of code under the
+	// context branch's name, not a store whose manifest was deleted: ctx doctor --fix there cannot help.
+	if unrelated, err := s.unrelatedNonStore(ctx, theirs, tree, ours); err != nil {
+		return fmt.Errorf("check %s: %w", what, err)
+	} else if unrelated {
+		add(Problem{Commit: theirs.String(), Path: ManifestPath, Entry: "file",
+			Reason: "absent, and the commit shares no history with this machine's context branch: not a context store"})
+	} else if reason, err := s.manifestProblem(ctx, tree, ourTree); err != nil {
 		return fmt.Errorf("check %s: %w", what, err)
 	} else if reason != "" {
 		add(Problem{Commit: theirs.String(), Path: ManifestPath, Entry: "file", Reason: "the manifest cannot be read: " + reason})
@@ -481,4 +516,81 @@ func (s *Store) CheckIncoming(ctx context.Context, what string, theirs, ours git
 		rej.NotStore = true
 	}
 	return rej
+}
+
+// MaxTipFiles is the most files a fetched tip's tree may hold, every folder together: a pull checks out
+// each one into .context/, and a tip of 100,000 six-byte files made of one blob (a pack of a few MB) wrote
+// 414 MB there on every clone (docs/limits.md "Files of a fetched tip"). Twice the 50,000 entries of the
+// benchmarks' large store.
+const MaxTipFiles = 100_000
+
+// MaxTipAddedBytes is the most bytes the files of a fetched tip that the local tip does not hold
+// identically may hold together (each path counted, so one blob under many names counts each time), from
+// the objects' headers: what one pull writes into .context/ (docs/limits.md "Files of a fetched tip").
+const MaxTipAddedBytes = 2 << 30
+
+// maxTipFiles and maxTipAddedBytes are the limits the checks use, lowered by tests (SetTipBounds).
+var (
+	maxTipFiles            = MaxTipFiles
+	maxTipAddedBytes int64 = MaxTipAddedBytes
+)
+
+// tipBounds returns the Problem of a fetched tip (commit, its tree tree) that holds more than maxTipFiles
+// files, or whose files that ourTree does not hold identically hold more than maxTipAddedBytes together;
+// nil when it holds neither. The count stops at the bound; the sizes come from the objects' headers.
+func tipBounds(ctx context.Context, repo *gitstore.Repo, commit, tree, ourTree gitstore.Hash) (*Problem, error) {
+	errOver := errors.New("over")
+	n := 0
+	err := repo.Walk(ctx, tree, func(string, gitstore.Hash) error {
+		if n++; n > maxTipFiles {
+			return errOver
+		}
+		return nil
+	})
+	if errors.Is(err, errOver) {
+		return &Problem{Commit: commit.String(), Entry: "tree", Reason: fmt.Sprintf(
+			"its tree holds more than %d files, the most a tip of the context branch may hold (store.MaxTipFiles)", maxTipFiles)}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	added, _, err := repo.DiffItems(ctx, ourTree, tree)
+	if err != nil {
+		return nil, err
+	}
+	var hs []gitstore.Hash
+	for _, it := range added {
+		if it.IsFile() {
+			hs = append(hs, it.Hash)
+		}
+	}
+	sizes, err := repo.ObjectSizes(ctx, hs)
+	if err != nil {
+		return nil, err
+	}
+	var total int64
+	for _, h := range hs {
+		total += sizes[h]
+	}
+	if total > maxTipAddedBytes {
+		return &Problem{Commit: commit.String(), Entry: "tree", Reason: fmt.Sprintf(
+			"the files it adds or changes hold %s together, over the most one pull checks out (%s, store.MaxTipAddedBytes)",
+			sizeOf(total), sizeOf(maxTipAddedBytes))}, nil
+	}
+	return nil, nil
+}
+
+// unrelatedNonStore reports whether commit theirs (its tree tree) is no context store beside the local
+// branch's tip ours: its tree has no manifest.json and the two share no history (a branch of code that has
+// the context branch's name; docs/sync.md "A remote branch that is not a context store"). False when ours
+// is ZeroHash.
+func (s *Store) unrelatedNonStore(ctx context.Context, theirs, tree, ours gitstore.Hash) (bool, error) {
+	if ours.IsZero() {
+		return false, nil
+	}
+	if h, err := s.repo.PathHash(ctx, tree, ManifestPath); err != nil || !h.IsZero() {
+		return false, err
+	}
+	base, err := s.repo.MergeBase(ctx, theirs, ours)
+	return base.IsZero(), err
 }

@@ -40,6 +40,12 @@ func ValidateFile(p string, b []byte) error {
 		if reason := RecordProblem(p, b); reason != "" {
 			return invalidf("%s: a malformed record: %s (docs/format.md \"Records\"; fix the file and run ctx commit again)", p, reason)
 		}
+		// The team pulse fields are validated on every write (docs/format.md "Activity"), a hand edit's too.
+		if recordKindOf(p) == activityRecord {
+			if reason := activityPulseProblem(b); reason != "" {
+				return invalidf("%s: %s (docs/format.md \"Activity\"; fix the file and run ctx commit again)", p, reason)
+			}
+		}
 		return nil
 	case layoutMarkdown:
 		return markdown(p, b)

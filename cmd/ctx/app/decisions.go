@@ -78,7 +78,7 @@ func newDecisionAddCmd(e *env) *cli.Command {
 			"ctx decision add 'Adopt gRPC' -f adr.md",
 			"ctx decision add 'Try Redis' --json",
 		},
-		[]exit{{ExitUsage, "usage error, or an invalid title, status or scope"}, {ExitNoStore, ""}})
+		[]exit{{ExitUsage, "usage error, or an invalid title, status or scope, or a field holding a line read as a heading of the body"}, {ExitNoStore, ""}})
 }
 
 func runDecisionAdd(ctx context.Context, e *env, o decisionAddOptions) error {

@@ -1,0 +1,71 @@
+package store_test
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/ctx-dev/ctx/gitstore"
+	"github.com/ctx-dev/ctx/internal/testenv"
+	"github.com/ctx-dev/ctx/store"
+	"github.com/ctx-dev/ctx/store/storetest"
+)
+
+// TestTipBounds: a fetched tip whose tree holds more files than a tip may (store.MaxTipFiles: a skill
+// folder of 100,000 copies of one small blob wrote 414 MB into .context/), or whose new files hold more
+// bytes together than one pull checks out (store.MaxTipAddedBytes: one blob under many names counts each
+// time), is refused before any merge, no ref moved, with the repair (docs/limits.md "Files of a fetched
+// tip"). The bounds are lowered for the test (SetTipBounds); a tip within them merges.
+func TestTipBounds(t *testing.T) {
+	s, dir := storetest.New(t)
+	defer store.SetTipBounds(40, 4000)()
+	base := testenv.Git(t, dir, "rev-parse", "ctx")
+	baseTree := testenv.Git(t, dir, "rev-parse", "ctx^{tree}")
+	many := func(n int, content string) string {
+		blob := testenv.Blob(t, dir, content)
+		var b strings.Builder
+		for i := 0; i < n; i++ {
+			fmt.Fprintf(&b, "100644 blob %s\tf%06d.md\n", blob, i)
+		}
+		sub := testenv.GitIn(t, dir, b.String(), "mktree")
+		skill := testenv.Blob(t, dir, "---\nname: many\ndescription: many\n---\nx\n")
+		folder := testenv.GitIn(t, dir, fmt.Sprintf("100644 blob %s\tSKILL.md\n040000 tree %s\tsub\n", skill, sub), "mktree")
+		tree := testenv.WithEntry(t, dir, baseTree, []string{"skills", "many"}, "040000", folder)
+		return testenv.CommitTree(t, dir, tree, base, "many")
+	}
+	for _, tc := range []struct {
+		name, tip, want string
+	}{
+		{"files", many(50, "pwned\n"), "more than 40 files, the most a tip of the context branch may hold"},
+		{"bytes", many(20, strings.Repeat("x", 300)+"\n"), "over the most one pull checks out (4000 bytes"},
+	} {
+		_, err := s.MergeCommit(bg, gitstore.NewHash(tc.tip), store.PullOptions{})
+		var rej *store.RejectedError
+		if !errors.As(err, &rej) || !rej.Bounds || !strings.Contains(err.Error(), tc.want) ||
+			!strings.Contains(err.Error(), "docs/limits.md \"Files of a fetched tip\"") {
+			t.Errorf("%s: %v; want a refusal naming the bound", tc.name, err)
+		}
+		if got := testenv.Git(t, dir, "rev-parse", "ctx"); got != base {
+			t.Fatalf("%s: a refused tip moved ctx", tc.name)
+		}
+	}
+	if _, err := s.MergeCommit(bg, gitstore.NewHash(many(20, "fine\n")), store.PullOptions{}); err != nil {
+		t.Fatalf("a tip within the bounds: %v", err)
+	}
+}
+
+// TestPushTipBounds: ctx push refuses to publish a tip that every teammate's pull would refuse for its
+// size as a whole (docs/sync.md "What a push publishes"), nothing pushed.
+func TestPushTipBounds(t *testing.T) {
+	sa, _, _, _ := pair(t)
+	defer store.SetTipBounds(12, 1<<20)()
+	for i := 0; i < 12; i++ {
+		mustSet(t, sa, fmt.Sprintf("k%d", i), "x")
+	}
+	_, err := sa.Push(bg, store.PushOptions{})
+	var pub *store.PublishRefusedError
+	if !errors.As(err, &pub) || !strings.Contains(err.Error(), "the most a tip of the context branch may hold") {
+		t.Fatalf("push of a tip over the bound: %v", err)
+	}
+}
