@@ -22,7 +22,7 @@ type Client struct {
 }
 
 // ManifestName is the client's key in manifest.json's adapters (docs/format.md "Records"): its name with
-// '_' for '-', claude_code for claude-code, as seed 000 shows it.
+// '_' for '-', claude_code for claude-code, as docs/format.md "Records" shows it.
 func (c Client) ManifestName() string { return strings.ReplaceAll(c.Name, "-", "_") }
 
 // Clients are the supported clients, in the order status and list show them. Several clients may share

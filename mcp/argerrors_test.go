@@ -272,8 +272,8 @@ func TestBatchInvalidRequest(t *testing.T) {
 		}
 	}
 	// A number of the arguments beyond float64's range (which mcp-go cannot decode) is the tool's
-	// argument error, invalid_request, as 1e20 is (testB13 B6: a -32602 protocol error): seed 004 keeps
-	// protocol errors for the framing.
+	// argument error, invalid_request, as 1e20 is (it was a -32602 protocol error): docs/mcp.md "Errors"
+	// keeps protocol errors for the framing.
 	for i, args := range []string{`{"query":"x","limit":1e400}`, `{"query":"x","limit":-1e400}`, `{"query":1e999}`,
 		`{"query":"x","limit":1e20}`, `{"query":"x","source_roots":[1e400]}`} {
 		id := 300 + i

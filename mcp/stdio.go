@@ -462,7 +462,7 @@ func toolCallParamProblem(raw json.RawMessage) string {
 // lies beyond float64's range (1e400, which mcp-go cannot decode: the request would fail as a whole)
 // replaced by the largest float64 of its sign, so that the call reaches its tool, whose argument checks
 // refuse it as every out-of-range number (each numeric argument has a maximum or is an integer: an
-// invalid_request tool error, docs/mcp.md "Errors"; seed 004 keeps protocol errors for the framing). It
+// invalid_request tool error, docs/mcp.md "Errors", which keeps protocol errors for the framing). It
 // returns nil when msg needs no change (the common case costs one decode of the arguments) or is not
 // such a request.
 func fitArgumentNumbers(msg []byte) []byte {

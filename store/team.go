@@ -151,7 +151,7 @@ func (v *View) Summary(ctx context.Context) (ProjectSummary, error) {
 }
 
 // adapterName is the form of a key of manifest.json's adapters: a client name with '_' for '-'
-// (claude_code for the client claude-code, as seed 000 and docs/format.md "Records" show it).
+// (claude_code for the client claude-code, as docs/format.md "Records" shows it).
 var adapterName = regexp.MustCompile(`^[a-z0-9]+(?:_[a-z0-9]+)*$`)
 
 // SetAdapters sets adapters.<name>.enabled in manifest.json to the value given for each name (docs/format.md

@@ -11,7 +11,7 @@ import (
 
 // TestAdaptersEnableManifest: `ctx adapters enable|disable` records the project's setting in manifest.json
 // on the context branch (adapters.<client>.enabled, the client's name with '_' for '-'), one commit when it
-// changes and none when it does not, and context://manifest serves it as seed 000 shows it:
+// changes and none when it does not, and context://manifest serves it as docs/format.md "Records" shows it:
 // {"adapters": {"claude_code": {"enabled": true}}}. The server was started before the writes (another
 // process moves the branch under it).
 func TestAdaptersEnableManifest(t *testing.T) {
