@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/ctx-dev/ctx/gitstore"
+	"github.com/ctx-dev/ctx/internal/lazyre"
 )
 
 // AddMember adds {name, machine, added} to manifest.json's team.members (docs/format.md "Records") and bumps
@@ -152,7 +152,7 @@ func (v *View) Summary(ctx context.Context) (ProjectSummary, error) {
 
 // adapterName is the form of a key of manifest.json's adapters: a client name with '_' for '-'
 // (claude_code for the client claude-code, as docs/format.md "Records" shows it).
-var adapterName = regexp.MustCompile(`^[a-z0-9]+(?:_[a-z0-9]+)*$`)
+var adapterName = lazyre.New(`^[a-z0-9]+(?:_[a-z0-9]+)*$`)
 
 // SetAdapters sets adapters.<name>.enabled in manifest.json to the value given for each name (docs/format.md
 // "Records": {"adapters": {"claude_code": {"enabled": true}}}) and bumps updated_at, one commit; nothing is
@@ -168,7 +168,7 @@ func (s *Store) SetAdapters(ctx context.Context, enabled map[string]bool) (*Comm
 	}
 	var parts []string
 	for _, n := range names {
-		if !adapterName.MatchString(n) {
+		if !adapterName.Get().MatchString(n) {
 			return nil, invalidf("adapter name %q: use lowercase letters, digits and single underscores (claude_code)", n)
 		}
 		verb := "disable"
