@@ -873,6 +873,36 @@ func (ix *Index) mergeFTS(ctx context.Context, db interface {
 	return nil
 }
 
+// finishFirstImport ends a first import killed or canceled after it wrote events but before its end
+// (under the import lock): ev_fts still records the first import's merge policy (automerge 0, see
+// setFTSConfig), which only a first import sets and its end restores. The default policy is restored and
+// the full-text index merged into one segment, as the first import's end would have, even when the
+// import that starts has nothing to write (docs/history.md "Incremental import"). An empty index is left alone:
+// its next import is a first one.
+func (ix *Index) finishFirstImport(ctx context.Context) error {
+	have, err := ftsConfig(ctx, ix.db)
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	if a, ok := have["automerge"]; !ok || a != 0 {
+		return nil
+	}
+	var empty bool
+	if err := ix.db.QueryRowContext(ctx, `SELECT NOT EXISTS (SELECT 1 FROM events)`).Scan(&empty); err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	if empty {
+		return nil
+	}
+	if err := restoreFTSMerge(ctx, ix.db, have); err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	if _, err := ix.db.ExecContext(ctx, `INSERT INTO ev_fts(ev_fts) VALUES('optimize')`); err != nil {
+		return fmt.Errorf("import: merge the full-text index: %w", err)
+	}
+	return nil
+}
+
 // reread imports again the sources of srcs whose keys are in keys (their recorded state was reset by
 // writer.rereadOthers, so each is read whole), in one transaction, and updates their results: the events
 // added by both reads, the second's conflicts. A source of keys not in srcs is read by the next import
@@ -1439,8 +1469,8 @@ const ftsHashSize = 8 << 20
 // segment at its end anyway (mergeFTS), so merging its segments while it writes them is work the final
 // merge does again: it writes with automerge off and FTS5's crisis merge at ftsFirstCrisismerge
 // segments of a level (which bounds what a search during the import walks), and the default policy is
-// restored before the final merge, by the next transaction of any later write (an import killed before
-// its end), or by mergeFTS. The rows, their ids and every score stay as they were (bench/README.md
+// restored before the final merge, or, when an import was killed before its end, by the start of the
+// next import (finishFirstImport) and the first transaction of any later write. The rows, their ids and every score stay as they were (bench/README.md
 // "Thirteenth round", branch import13).
 // firstImportPolicy: a first import writes with its own FTS5 merge policy (a variable for the tests,
 // which compare the index it gives with FTS5's default policy's).
