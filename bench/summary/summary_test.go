@@ -53,8 +53,8 @@ func TestParse(t *testing.T) {
 make-bench: start 1000 1.50 1.20 1.00 3/100 42
 goos: linux
 pkg: github.com/ctx-dev/ctx/store
-BenchmarkPullVsGit/ctx-2         	       3	 123456789 ns/op	       200.5 cpu-ms/op
-BenchmarkPullVsGit/git-2         	       3	 100000000 ns/op	       150 cpu-ms/op
+BenchmarkPullVsGit/ctx         	       3	 123456789 ns/op	       200.5 cpu-ms/op
+BenchmarkPullVsGit/git         	       3	 100000000 ns/op	       150 cpu-ms/op
 BenchmarkPullVsGit
 PULL-RATIO ctx=123ms git=100ms ratio=1.23
 PASS
@@ -137,6 +137,52 @@ BenchmarkSyncStress/clones=20/writes=10/mode=parallel 1 1 failed 50 wall-s 0 mis
 		if got[k] != v {
 			t.Errorf("%s: verdict %q, want %q", k, got[k], v)
 		}
+	}
+}
+
+// A figure missing from a line is not 0: every row whose verdict needs it says "not measured in this run"
+// and prints "—" for it. Each line below drops one figure its verdict needs (two for the lines that give
+// two rows); the others would meet their goals.
+func TestMissingFigures(t *testing.T) {
+	log := `BenchmarkCompare/entries=10000/commits=20000/row=set 15 10 ctx-cpu-ms 100 git-ms 100 git-cpu-ms
+BenchmarkCompare/entries=100/commits=20000/row=get 15 1 ctx-ms 100 git-ms 100 git-cpu-ms
+BenchmarkCompare/entries=10000/commits=20000/row=status 15 10 ctx-cpu-ms 100 git-ms 100 git-cpu-ms
+BenchmarkCompare/entries=10000/commits=20000/row=log-n20 15 1 ctx-ms 1 ctx-cpu-ms 100 git-ms
+BenchmarkCompare/entries=10000/commits=20000/row=mcp-init 15 1 ctx-cpu-ms 1 git-ms 1 git-cpu-ms
+BenchmarkCompare/entries=10000/commits=20000/row=checkout 15 1 ctx-cpu-ms 10 git-ms 5 git-cpu-ms
+BenchmarkWriteSh/entries=100/mode=index 200 48 git-ms/write
+BenchmarkMCPRead/entries=10000/server=ctx/inflight=1 15000 20000 reads/s 0.05 p50-ms
+BenchmarkResourceRead/stdio-one 5000 415296 ns/op 0.1 p50-ms 20000 reads/s
+BenchmarkMCPWrite/entries=10000/writes=200/binary=ctx 597 10 server-cpu-ms/call 30 p99-ms 44 peak-rss-MB
+BenchmarkWriteTool/10000 200 14701469 ns/op 59.54 p99-ms
+BenchmarkPullVsGit/ctx 3 100 ns/op
+BenchmarkPullVsGit/git 3 200 ns/op 10 cpu-ms/op
+BenchmarkSyncStress/clones=40/writes=10/mode=serial 1 0 failed 100 wall-s
+BenchmarkSyncStress/clones=40/writes=10/mode=parallel 1 100 wall-s 0 missing
+BenchmarkHistoryImport/events=30000/run=first 1 2.84 cpu-s 193.301 peak-rss-MB 86104023 jsonl-B
+BenchmarkHistoryImport/events=30000/run=refresh 1 0.01 cpu-s
+BenchmarkHistSearch/events=30000/what=process 60 1 wall-p50-ms 1 cpu-p50-ms
+BenchmarkHistSearch/events=30000/what=mcp 60 1 wall-p50-ms
+`
+	res, _, err := parse(strings.NewReader(log))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, r := range summary(res) {
+		if r.goal == noGoal || r.goal == "report" {
+			continue
+		}
+		n++
+		if r.verdict != notMeasured {
+			t.Errorf("%s %s: verdict %q with a figure missing, want %q (ctx %q, ratio %q)", r.work, r.size, r.verdict, notMeasured, r.ctx, r.ratio)
+		}
+		if r.ctx != "" && !strings.Contains(r.ctx+r.ref, missing) {
+			t.Errorf("%s %s: no %q for the missing figure: ctx %q, ref %q", r.work, r.size, missing, r.ctx, r.ref)
+		}
+	}
+	if n < 20 {
+		t.Errorf("%d rows with a goal, want every kind", n)
 	}
 }
 
