@@ -112,22 +112,34 @@ BenchmarkSyncStress/clones=40/writes=10/mode=serial 1 0 failed 100 wall-s
 BenchmarkSyncStress/clones=40/writes=10/mode=parallel 1 0 failed 201 wall-s 0 missing
 BenchmarkSyncStress/clones=20/writes=10/mode=serial 1 0 failed 100 wall-s
 BenchmarkSyncStress/clones=20/writes=10/mode=parallel 1 1 failed 50 wall-s 0 missing
+BenchmarkHistoryImport/events=30000/run=first 1 5.38 wall-s 2.84 cpu-s 60 MB/cpu-s 193.301 peak-rss-MB 86104023 jsonl-B
 `
 	res, _, err := parse(strings.NewReader(log))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]string{ // work + " " + size → verdict
-		"`ctx knowledge set` 10,000 entries":                                       met,                       // 0.5× (cpu 0.4×), ≤ 0.5×
-		"`ctx knowledge set` 100 entries":                                          "met in CPU, not in wall", // 0.31× (cpu 0.2×), ≤ 0.3×
-		"`ctx status` 10,000 entries":                                              "met in wall, not in CPU", // 1.5× (cpu 1.6×)
-		"`ctx status` 50,000 entries":                                              notMeasured,
-		"`ctx mcp serve` spawn → initialize answer 10,000 entries":                 notMet,              // 25 ms, < 25 ms
-		"`git checkout` with ctx's hooks vs without, nothing moved 10,000 entries": met,                 // +20 ms (cpu +5)
-		"40 clones × 10 writes, all `ctx sync` at once 40 clones":                  notMet,              // 2.01× serial
-		"20 clones × 10 writes, all `ctx sync` at once 20 clones":                  notMet + " (at 20)", // one failed
-		"`ctx pull` merging 1k×1k changes (go test) 10,000 entries":                notMeasured,
-		"growth 30,000 → 300,000 events ":                                          notMeasured,
+		"`ctx knowledge get` 100 entries":                                                      notMeasured,
+		"`ctx knowledge get` 50,000 entries":                                                   notMeasured,
+		"`ctx knowledge set`, writes in a row (bench/write.sh) 100 entries":                    notMeasured,
+		"MCP resources/read, one session (bench/mcpread) 10,000 entries":                       notMeasured,
+		"MCP resources/read, one session, stdio-one (go test, in process) 10,000 entries":      notMeasured,
+		"MCP resources/read, one session, stdio-one-warm (go test, in process) 10,000 entries": notMeasured,
+		"MCP write tool p50 (go test, in process) 10,000 entries":                              notMeasured,
+		"first import, MB of JSONL per CPU second 30,000 events":                               met,
+		"import with nothing new 30,000 events":                                                notMeasured,
+		"`ctx history search`, whole process 30,000 events":                                    notMeasured,
+		"MCP search, warm server 30,000 events":                                                notMeasured,
+		"`ctx knowledge set` 10,000 entries":                                                   met,                       // 0.5× (cpu 0.4×), ≤ 0.5×
+		"`ctx knowledge set` 100 entries":                                                      "met in CPU, not in wall", // 0.31× (cpu 0.2×), ≤ 0.3×
+		"`ctx status` 10,000 entries":                                                          "met in wall, not in CPU", // 1.5× (cpu 1.6×)
+		"`ctx status` 50,000 entries":                                                          notMeasured,
+		"`ctx mcp serve` spawn → initialize answer 10,000 entries":                             notMet,              // 25 ms, < 25 ms
+		"`git checkout` with ctx's hooks vs without, nothing moved 10,000 entries":             met,                 // +20 ms (cpu +5)
+		"40 clones × 10 writes, all `ctx sync` at once 40 clones":                              notMet,              // 2.01× serial
+		"20 clones × 10 writes, all `ctx sync` at once 20 clones":                              notMet + " (at 20)", // one failed
+		"`ctx pull` merging 1k×1k changes (go test) 10,000 entries":                            notMeasured,
+		"growth 30,000 → 300,000 events ":                                                      notMeasured,
 	}
 	got := map[string]string{}
 	for _, r := range summary(res) {
