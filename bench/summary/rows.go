@@ -531,7 +531,8 @@ func historyRows(res map[string]result) []row {
 			rows = append(rows, row{issue: is, work: "first import, MB of JSONL per CPU second", size: size,
 				ctx: fmt.Sprintf("%s MB/s (%s MB in %s s of cpu)", cell(h.first, "MB/cpu-s"), mb, cell(h.first, "cpu-s")),
 				ref: noGoal, ratio: noGoal, goal: "≥ 50 MB/s", verdict: measured(verdict(m["MB/cpu-s"] >= 50), has(h.first, "MB/cpu-s"))})
-			wallVerdict := measured(verdict(m["wall-s"] < 60), has(h.first, "wall-s"))
+			// The goal's "memory bounded" has no figure to check against: the verdict is the wall time's.
+			wallVerdict := measured(verdict(m["wall-s"] < 60)+" (wall only)", has(h.first, "wall-s"))
 			if h.events != 300000 && wallVerdict != notMeasured {
 				wallVerdict += fmt.Sprintf(" (at %s)", thousands(h.events))
 			}

@@ -127,6 +127,7 @@ BenchmarkHistoryImport/events=30000/run=first 1 5.38 wall-s 2.84 cpu-s 60 MB/cpu
 		"MCP resources/read, one session, stdio-one-warm (go test, in process) 10,000 entries": notMeasured,
 		"MCP write tool p50 (go test, in process) 10,000 entries":                              notMeasured,
 		"first import, MB of JSONL per CPU second 30,000 events":                               met,
+		"first import, wall and peak RSS 30,000 events":                                        met + " (wall only) (at 30,000)",
 		"import with nothing new 30,000 events":                                                notMeasured,
 		"`ctx history search`, whole process 30,000 events":                                    notMeasured,
 		"MCP search, warm server 30,000 events":                                                notMeasured,
