@@ -157,15 +157,7 @@ func TestOpenCodeProviderFolderUntouched(t *testing.T) {
 		// Read with SQLite's locks, not immutable, a WAL-mode database with no -wal but a -journal made
 		// SQLite create opencode.db-wal and -shm beside it.
 		root := t.TempDir()
-		db := filepath.Join(root, "opencode.db")
-		w, err := sql.Open("sqlite", "file:"+db)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := w.Exec("PRAGMA journal_mode=WAL;" + openCodeTestSchema); err != nil {
-			t.Fatal(err)
-		}
-		w.Close()
+		db := walModeDatabase(t, root)
 		if err := os.WriteFile(db+"-journal", nil, 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -184,15 +176,7 @@ func TestOpenCodeProviderFolderUntouched(t *testing.T) {
 	t.Run("live writer", func(t *testing.T) {
 		// OpenCode running: another process holds the database open, with a commit in its -wal.
 		root := t.TempDir()
-		db := filepath.Join(root, "opencode.db")
-		w, err := sql.Open("sqlite", "file:"+db)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := w.Exec("PRAGMA journal_mode=WAL;" + openCodeTestSchema); err != nil {
-			t.Fatal(err)
-		}
-		w.Close()
+		db := walModeDatabase(t, root)
 		ready := filepath.Join(t.TempDir(), "ready")
 		cmd := exec.Command(os.Args[0], "-test.run=^TestOpenCodeWriterChild$", "-test.count=1")
 		cmd.Env = append(os.Environ(), "CTX_TEST_OC_WRITER="+db, "CTX_TEST_OC_READY="+ready)
@@ -345,4 +329,20 @@ func TestStaleProviderCopiesRemoved(t *testing.T) {
 			t.Errorf("%s kept %v, want %v", dir, err == nil, want)
 		}
 	}
+}
+
+// walModeDatabase creates OpenCode's database in root in WAL mode, with the test schema and no rows, and
+// closes it (SQLite removes its -wal and -shm): its path.
+func walModeDatabase(t *testing.T, root string) string {
+	t.Helper()
+	db := filepath.Join(root, "opencode.db")
+	w, err := sql.Open("sqlite", "file:"+db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if _, err := w.Exec("PRAGMA journal_mode=WAL;" + openCodeTestSchema); err != nil {
+		t.Fatal(err)
+	}
+	return db
 }

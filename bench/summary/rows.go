@@ -35,13 +35,19 @@ func summary(res map[string]result) []row {
 
 // compareRows are bench/compare's results of row name, by store size (entries), sorted by size.
 func compareRows(res map[string]result, name string) []result {
+	return resultsOf(res, "Compare/", "row", name, "entries")
+}
+
+// resultsOf are the results whose name starts with prefix and whose key is val (every one when key is
+// ""), sorted by the integer value of sortKey (sortBy).
+func resultsOf(res map[string]result, prefix, key, val, sortKey string) []result {
 	var out []result
 	for k, r := range res {
-		if strings.HasPrefix(k, "Compare/") && field(k, "row") == name {
+		if strings.HasPrefix(k, prefix) && (key == "" || field(k, key) == val) {
 			out = append(out, r)
 		}
 	}
-	sortBy(out, "entries")
+	sortBy(out, sortKey)
 	return out
 }
 
@@ -228,13 +234,7 @@ func storeRows(res map[string]result) []row {
 	var rows []row
 	rows = append(rows, ratioRows(res, is, "`ctx knowledge set`", "set", "C git plumbing commit", goalAt{100: 0.3, 10000: 0.5}, 100, 10000)...)
 	// bench/write.sh: 200 writes in a row on one store, ctx's and C git's plumbing.
-	var ws []result
-	for k, r := range res {
-		if strings.HasPrefix(k, "WriteSh/") {
-			ws = append(ws, r)
-		}
-	}
-	sortBy(ws, "entries")
+	ws := resultsOf(res, "WriteSh/", "", "", "entries")
 	wsGoals := goalAt{100: 0.3, 10000: 0.5}
 	wsSeen := map[int]bool{}
 	for _, r := range ws {
@@ -288,13 +288,7 @@ func storeRows(res map[string]result) []row {
 func mcpReadRows(res map[string]result) []row {
 	const work, goal = "MCP resources/read, one session", "≥ 10,000/s, p99 < 1 ms"
 	var rows []row
-	var ctxs []result
-	for k, r := range res {
-		if strings.HasPrefix(k, "MCPRead/") && field(k, "server") == "ctx" {
-			ctxs = append(ctxs, r)
-		}
-	}
-	sortBy(ctxs, "inflight")
+	ctxs := resultsOf(res, "MCPRead/", "server", "ctx", "inflight")
 	for _, r := range ctxs {
 		rate, p99 := r.metrics["reads/s"], r.metrics["p99-ms"]
 		rw := row{issue: "15", work: fmt.Sprintf("%s, %s in flight (bench/mcpread)", work, field(r.name, "inflight")),
@@ -336,13 +330,7 @@ func mcpReadRows(res map[string]result) []row {
 // in-process go test figure.
 func mcpWriteRows(res map[string]result) []row {
 	var rows []row
-	var ws []result
-	for k, r := range res {
-		if strings.HasPrefix(k, "MCPWrite/") && field(k, "binary") == "ctx" {
-			ws = append(ws, r)
-		}
-	}
-	sortBy(ws, "entries")
+	ws := resultsOf(res, "MCPWrite/", "binary", "ctx", "entries")
 	for _, r := range ws {
 		entries := field(r.name, "entries")
 		p50 := r.metrics["p50-ms"]
@@ -429,13 +417,7 @@ func checkoutRows(res map[string]result, compareRow, work string) []row {
 // syncRows: bench/sync-stress.sh, N clones syncing at once against the same syncs one after another.
 func syncRows(res map[string]result) []row {
 	const goal = "0 failed syncs, 0 missing, converge ≤ 2× serial, at 40 clones"
-	var par []result
-	for k, r := range res {
-		if strings.HasPrefix(k, "SyncStress/") && field(k, "mode") == "parallel" {
-			par = append(par, r)
-		}
-	}
-	sortBy(par, "clones")
+	par := resultsOf(res, "SyncStress/", "mode", "parallel", "clones")
 	var rows []row
 	has40 := false
 	for _, r := range par {
