@@ -1362,7 +1362,7 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 	if st.NativeID == "" {
 		return fail(fmt.Errorf("%s: no session id in the file or its name", src.Path))
 	}
-	// An over-long id is kept as its head and hash (faults12 B3).
+	// An over-long id is kept as its head and hash.
 	st.NativeID, st.ParentNative, st.RecordSession = boundNativeID(st.NativeID), boundNativeID(st.ParentNative), boundNativeID(st.RecordSession)
 	res.Unknown, res.Skipped, res.BadLines, res.Errors, res.Truncated = pr.Unknown, pr.Skipped, pr.BadLines, pr.Errors, pr.Truncated
 	sessionID := SessionID(src.Provider, st.NativeID)
@@ -1392,7 +1392,7 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 // started); a file of the provider's format with no event yet is read again by the next import.
 //
 // A file the index holds as another provider's source (a --path given the wrong --provider) is as one it
-// does not hold: its recorded session is left as it is, not replaced by an empty one (faults13 B11).
+// does not hold: its recorded session is left as it is, not replaced by an empty one.
 func foreign(src Source, prev *sourceRow, appended bool, size int64, pr *parseResult) bool {
 	return src.explicit && (prev == nil || formatProvider(prev.format) != src.Provider) && !appended && size > 0 && len(pr.Events) == 0 && pr.Skipped == 0
 }
@@ -1909,7 +1909,7 @@ func parseWhole(ctx context.Context, src Source, st *parseState) (*parseResult, 
 		}
 		if dr.err != nil {
 			// A rollout cut short (a copy interrupted, a full disk) or damaged: its readable lines are
-			// imported, as a rollout over the bound is (faults12 B6).
+			// imported, as a rollout over the bound is.
 			pr.Truncated = true
 			pr.Errors = append(pr.Errors, fmt.Sprintf("the compressed data is cut short or damaged after %d decompressed bytes (%v): the rest is not imported", dr.n, dr.err))
 		}
@@ -2418,7 +2418,7 @@ func searchBody(e *Event) string {
 		}
 	}
 	// Terminal escape sequences (a tool's coloured output: ESC [ 1;33m panicked) are not text: left in,
-	// "33mpanicked" was the word indexed and "panicked" found nothing (faults12 B4).
+	// "33mpanicked" was the word indexed and "panicked" found nothing.
 	for i, p := range parts {
 		parts[i] = termesc.Strip(p)
 	}
@@ -2565,8 +2565,8 @@ func (ix *Index) relink(ctx context.Context) error {
 // chainTops returns the top of every session's parent chain (parent: each imported session's parent, ""
 // for none): the last id of the chain, a parent that is not imported included. A chain that loops (A's
 // parent B, B's parent A: possible in damaged or hostile transcripts) has as its top the smallest id of
-// the loop, for every member of the loop and every session below one, in any import order (faults13 B4:
-// a walk of at most 64 hops gave A itself, B itself, and A's child C the root B). docs/history.md
+// the loop, for every member of the loop and every session below one, in any import order (a
+// walk of at most 64 hops gave A itself, B itself, and A's child C the root B). docs/history.md
 // "Sessions".
 func chainTops(parent map[string]string) map[string]string {
 	tops := make(map[string]string, len(parent))

@@ -25,7 +25,7 @@ import (
 // The file may come from elsewhere (a copied root, $OPENCODE_DB): it is read only when session, message
 // and part are real tables (a view can run an endless recursive query), with trusted_schema off, and every
 // read of it is bounded in time (openCodeDBTimeout): past it SQLite is interrupted and the source fails
-// with an error, the others import (faults11 B12; docs/history.md "OpenCode").
+// with an error, the others import (docs/history.md "OpenCode").
 
 const maxOpenCodeDBSessions = 100_000
 
@@ -103,10 +103,10 @@ const maxProviderWALBytes = 1 << 30
 //   - A -wal and a -shm (OpenCode runs, or crashed): readonly_shm, so SQLite maps the -shm read-only: with
 //     a writer it reads under the writer's wal-index and its read locks, without one it reads the -wal
 //     into memory and ignores the -shm (a stale one, a hard link to any file, is never truncated or
-//     initialised: faults13 B1).
+//     initialised).
 //   - A -wal without -shm (a copied root): read into memory by a VFS without locks in exclusive locking
-//     mode, which never opens a -shm (the -wal's commits are read; faults12 B5 copied both files into
-//     $TMPDIR instead, unbounded: faults13 B2).
+//     mode, which never opens a -shm (the -wal's commits are read; an earlier ctx copied both files
+//     into $TMPDIR instead, unbounded).
 //
 // A -wal deleted by OpenCode's exit between the Lstat and SQLite's open is seen after the open
 // (walChanged): the empty -wal SQLite made for it is removed and the mode chosen again, once.
@@ -206,7 +206,7 @@ func removeOwnEmptyWAL(path string, before, now os.FileInfo) {
 // removeStaleProviderCopies removes, once per process, the private copies of provider databases that
 // ctx before the thirteenth round made in $TMPDIR (ctx-provider-db-*: a database and its -wal, copied
 // whole and unbounded) and left when killed: the folders of this user untouched for an hour, which hold
-// nothing but such a copy (faults13 B2).
+// nothing but such a copy.
 func removeStaleProviderCopies() {
 	staleCopiesOnce.Do(func() {
 		dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "ctx-provider-db-*"))
@@ -294,7 +294,7 @@ func checkOpenCodeTables(ctx context.Context, db *sql.DB) error {
 			return fmt.Errorf("not an OpenCode database: no table %s", n)
 		}
 		// A generated column is computed when it is read, by any expression (a printf of 400 MB): only
-		// stored columns, whose values are no larger than the file, are read (faults12 B2).
+		// stored columns, whose values are no larger than the file, are read.
 		var generated sql.NullString
 		err := db.QueryRowContext(ctx, `SELECT name FROM pragma_table_xinfo(?) WHERE hidden != 0 LIMIT 1`, n).Scan(&generated)
 		if err == nil {

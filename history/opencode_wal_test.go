@@ -110,7 +110,7 @@ func importNumbat(t *testing.T, root string) {
 	}
 }
 
-// TestOpenCodeProviderFolderUntouched (faults13 B1): importing a WAL-mode opencode.db reads its -wal's
+// TestOpenCodeProviderFolderUntouched: importing a WAL-mode opencode.db reads its -wal's
 // commits and writes nothing in OpenCode's folder: every file there (and the file a hard-linked -shm
 // shares its bytes with) has the same bytes, size, mtime, inode and link count after two imports. SQLite,
 // as the first connection to a -shm, truncated and initialised it: a -shm hard-linked to a user's file
@@ -229,7 +229,7 @@ func TestOpenCodeWriterChild(t *testing.T) {
 	w.Close()
 }
 
-// TestOpenCodeWALBounds (faults13 B2): a -wal larger than maxProviderWALBytes (a sparse file of a copied
+// TestOpenCodeWALBounds: a -wal larger than maxProviderWALBytes (a sparse file of a copied
 // root) fails its source at once with an error that says so, without reading or copying it; an empty
 // database beside a -wal (whose -wal SQLite would delete) fails too, the -wal kept; and a database read
 // without SQLite's locks that changes while it is read fails its source, read again by the next import.
@@ -291,7 +291,7 @@ func TestOpenCodeWALBounds(t *testing.T) {
 	}
 }
 
-// TestStaleProviderCopiesRemoved (faults13 B2): the private copies an earlier ctx left in $TMPDIR when it
+// TestStaleProviderCopiesRemoved: the private copies an earlier ctx left in $TMPDIR when it
 // was killed are removed once they are an hour old; a recent one (an earlier ctx may still read it) and a
 // folder holding anything else are kept.
 func TestStaleProviderCopiesRemoved(t *testing.T) {
