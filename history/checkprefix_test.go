@@ -45,7 +45,7 @@ func TestCheckPrefixStable(t *testing.T) {
 	}
 }
 
-// TestSameLengthEditReimported (faults11 B1): a transcript whose middle is rewritten without changing its
+// TestSameLengthEditReimported: a transcript whose middle is rewritten without changing its
 // length (a secret replaced by as many '*'), past the first 64 KiB and more than 4 KiB before the end, is
 // re-imported whole, and so is one rewritten the same way and then appended to: the old text is no longer
 // searchable. The sampled check hash (head and the 4 KiB before the offset) took the first as unchanged

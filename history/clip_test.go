@@ -11,7 +11,7 @@ import (
 )
 
 // TestClipWithinBound: a cut text, its "[… N bytes omitted]" note included, is at most MaxTextBytes
-// (docs/history.md "Limits": at most 1 MiB; testB13 B9: 1 MiB plus the note, which no MCP view could then
+// (docs/history.md "Limits": at most 1 MiB; 1 MiB plus the note, which no MCP view could then
 // show), cut at a rune boundary, and the note counts the bytes left out.
 func TestClipWithinBound(t *testing.T) {
 	for _, n := range []int{MaxTextBytes, MaxTextBytes + 1, MaxTextBytes + 100, 2_250_000, 10 * MaxTextBytes} {

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// TestDeepJSONBadLine (faults12 B1): a transcript line nested 200,000 arrays deep (in a Claude message's
+// TestDeepJSONBadLine: a transcript line nested 200,000 arrays deep (in a Claude message's
 // content, or in a Codex function_call's arguments, a JSON string holding JSON) is a bad line, and the
 // lines around it import. The decoder recursed once per level and overflowed the goroutine stack (a
 // fatal error that ended the process; the stack is lowered here so that the old code dies at this

@@ -269,7 +269,7 @@ func DiscoverCached(ctx context.Context, p Provider, root string, explicit bool,
 // sessionDirs are the folders under a provider's root that discovery walks ("": the root whole). Codex's
 // default root ($CODEX_HOME, ~/.codex) also holds the app's git worktrees (worktrees/<id>/<project>, often
 // hundreds of thousands of files), its logs and caches: only sessions/ and archived_sessions/ hold
-// rollouts, and only they are walked (faults11 B8). An explicit root is walked whole.
+// rollouts, and only they are walked. An explicit root is walked whole.
 func sessionDirs(p Provider, explicit bool) []string {
 	if p == Codex && !explicit {
 		return []string{"sessions", "archived_sessions"}

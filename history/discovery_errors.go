@@ -37,7 +37,7 @@ func (ix *Index) DiscoveryErrors(ctx context.Context) []DiscoveryError {
 // that succeeded, and failed) with failed; the others' stay, unless every is set: the import walked every
 // root the index is kept for (no --provider, this repository's index), and the errors of roots it did not
 // walk (a configured root since removed, a root gone) are forgotten with them, as the directory cache's
-// listings are (DirCache.ForgetOtherRoots; faults13 B13: a removed root's discovery_failed stayed in
+// listings are (DirCache.ForgetOtherRoots; a removed root's discovery_failed stayed in
 // sources for ever). It writes only when the list changes, so a refresh with nothing new writes nothing.
 func (ix *Index) RecordDiscovery(ctx context.Context, walked []string, failed []DiscoveryError, every bool) error {
 	old := ix.DiscoveryErrors(ctx)

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// TestTimeBoundsBeforeEpoch (faults12 B4): times at or before the Unix epoch (1969, the epoch itself)
+// TestTimeBoundsBeforeEpoch: times at or before the Unix epoch (1969, the epoch itself)
 // are kept, as times, beside an event without a time: read back as written, found by since and until
 // bounds on either side of the epoch (a bound never matches an event without a time), paged through
 // once in their order, and a session of such times starts and ends at them (docs/history.md "Events").

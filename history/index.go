@@ -873,6 +873,36 @@ func (ix *Index) mergeFTS(ctx context.Context, db interface {
 	return nil
 }
 
+// finishFirstImport ends a first import killed or canceled after it wrote events but before its end
+// (under the import lock): ev_fts still records the first import's merge policy (automerge 0, see
+// setFTSConfig), which only a first import sets and its end restores. The default policy is restored and
+// the full-text index merged into one segment, as the first import's end would have, even when the
+// import that starts has nothing to write (docs/history.md "Incremental import"). An empty index is left alone:
+// its next import is a first one.
+func (ix *Index) finishFirstImport(ctx context.Context) error {
+	have, err := ftsConfig(ctx, ix.db)
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	if a, ok := have["automerge"]; !ok || a != 0 {
+		return nil
+	}
+	var empty bool
+	if err := ix.db.QueryRowContext(ctx, `SELECT NOT EXISTS (SELECT 1 FROM events)`).Scan(&empty); err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	if empty {
+		return nil
+	}
+	if err := restoreFTSMerge(ctx, ix.db, have); err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	if _, err := ix.db.ExecContext(ctx, `INSERT INTO ev_fts(ev_fts) VALUES('optimize')`); err != nil {
+		return fmt.Errorf("import: merge the full-text index: %w", err)
+	}
+	return nil
+}
+
 // reread imports again the sources of srcs whose keys are in keys (their recorded state was reset by
 // writer.rereadOthers, so each is read whole), in one transaction, and updates their results: the events
 // added by both reads, the second's conflicts. A source of keys not in srcs is read by the next import
@@ -1332,7 +1362,7 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 	if st.NativeID == "" {
 		return fail(fmt.Errorf("%s: no session id in the file or its name", src.Path))
 	}
-	// An over-long id is kept as its head and hash (faults12 B3).
+	// An over-long id is kept as its head and hash.
 	st.NativeID, st.ParentNative, st.RecordSession = boundNativeID(st.NativeID), boundNativeID(st.ParentNative), boundNativeID(st.RecordSession)
 	res.Unknown, res.Skipped, res.BadLines, res.Errors, res.Truncated = pr.Unknown, pr.Skipped, pr.BadLines, pr.Errors, pr.Truncated
 	sessionID := SessionID(src.Provider, st.NativeID)
@@ -1362,7 +1392,7 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 // started); a file of the provider's format with no event yet is read again by the next import.
 //
 // A file the index holds as another provider's source (a --path given the wrong --provider) is as one it
-// does not hold: its recorded session is left as it is, not replaced by an empty one (faults13 B11).
+// does not hold: its recorded session is left as it is, not replaced by an empty one.
 func foreign(src Source, prev *sourceRow, appended bool, size int64, pr *parseResult) bool {
 	return src.explicit && (prev == nil || formatProvider(prev.format) != src.Provider) && !appended && size > 0 && len(pr.Events) == 0 && pr.Skipped == 0
 }
@@ -1439,8 +1469,8 @@ const ftsHashSize = 8 << 20
 // segment at its end anyway (mergeFTS), so merging its segments while it writes them is work the final
 // merge does again: it writes with automerge off and FTS5's crisis merge at ftsFirstCrisismerge
 // segments of a level (which bounds what a search during the import walks), and the default policy is
-// restored before the final merge, by the next transaction of any later write (an import killed before
-// its end), or by mergeFTS. The rows, their ids and every score stay as they were (bench/README.md
+// restored before the final merge, or, when an import was killed before its end, by the start of the
+// next import (finishFirstImport) and the first transaction of any later write. The rows, their ids and every score stay as they were (bench/README.md
 // "Thirteenth round", branch import13).
 // firstImportPolicy: a first import writes with its own FTS5 merge policy (a variable for the tests,
 // which compare the index it gives with FTS5's default policy's).
@@ -1879,7 +1909,7 @@ func parseWhole(ctx context.Context, src Source, st *parseState) (*parseResult, 
 		}
 		if dr.err != nil {
 			// A rollout cut short (a copy interrupted, a full disk) or damaged: its readable lines are
-			// imported, as a rollout over the bound is (faults12 B6).
+			// imported, as a rollout over the bound is.
 			pr.Truncated = true
 			pr.Errors = append(pr.Errors, fmt.Sprintf("the compressed data is cut short or damaged after %d decompressed bytes (%v): the rest is not imported", dr.n, dr.err))
 		}
@@ -2388,7 +2418,7 @@ func searchBody(e *Event) string {
 		}
 	}
 	// Terminal escape sequences (a tool's coloured output: ESC [ 1;33m panicked) are not text: left in,
-	// "33mpanicked" was the word indexed and "panicked" found nothing (faults12 B4).
+	// "33mpanicked" was the word indexed and "panicked" found nothing.
 	for i, p := range parts {
 		parts[i] = termesc.Strip(p)
 	}
@@ -2535,8 +2565,8 @@ func (ix *Index) relink(ctx context.Context) error {
 // chainTops returns the top of every session's parent chain (parent: each imported session's parent, ""
 // for none): the last id of the chain, a parent that is not imported included. A chain that loops (A's
 // parent B, B's parent A: possible in damaged or hostile transcripts) has as its top the smallest id of
-// the loop, for every member of the loop and every session below one, in any import order (faults13 B4:
-// a walk of at most 64 hops gave A itself, B itself, and A's child C the root B). docs/history.md
+// the loop, for every member of the loop and every session below one, in any import order (a
+// walk of at most 64 hops gave A itself, B itself, and A's child C the root B). docs/history.md
 // "Sessions".
 func chainTops(parent map[string]string) map[string]string {
 	tops := make(map[string]string, len(parent))

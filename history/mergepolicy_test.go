@@ -120,3 +120,42 @@ func TestFirstImportMergePolicySameHits(t *testing.T) {
 		}
 	}
 }
+
+// A first import killed after its last commit (before its end restored the policy and merged) leaves
+// the first import's policy; the next import, with nothing new to write, restores the default policy
+// and merges the full-text index into one segment.
+func TestFirstImportKilledAfterLastCommit(t *testing.T) {
+	ctx := context.Background()
+	ix := openTestIndex(t)
+	var srcs []Source
+	for _, r := range importCorpus(t, ix).Results {
+		srcs = append(srcs, r.Source)
+	}
+	// The state a first import killed after its last commit leaves: its policy, several segments.
+	for _, q := range []string{
+		`INSERT INTO ev_fts(ev_fts, rank) VALUES('automerge', 0)`,
+		`INSERT INTO ev_fts(ev_fts, rank) VALUES('crisismerge', 64)`,
+		`INSERT INTO ev_fts(rowid, body) VALUES(1000000, 'one more segment')`,
+		`DELETE FROM ev_fts WHERE rowid=1000000`,
+	} {
+		if _, err := ix.db.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s := ftsSegments(t, ix); s < 2 {
+		t.Fatalf("set-up: %d segments, want several", s)
+	}
+	st, err := ix.Import(ctx, srcs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Imported+st.Appended != 0 {
+		t.Fatalf("second import wrote: %+v", st)
+	}
+	if a, c := ftsPolicy(t, ix); a != ftsAutomerge || c != ftsCrisismerge {
+		t.Fatalf("after an import with nothing new: automerge %d, crisismerge %d; want %d and %d", a, c, ftsAutomerge, ftsCrisismerge)
+	}
+	if s := ftsSegments(t, ix); s != 1 {
+		t.Fatalf("after an import with nothing new: %d segments, want 1", s)
+	}
+}

@@ -38,7 +38,7 @@ func unNameID(t *testing.T, id string) string {
 	return string(b)
 }
 
-// TestInvalidUTF8FileNames (faults12 B5): transcripts whose file names are not valid UTF-8 (a Latin-1 byte,
+// TestInvalidUTF8FileNames: transcripts whose file names are not valid UTF-8 (a Latin-1 byte,
 // a hostile name with an escape sequence) get native ids and line keys that are valid UTF-8 without
 // control characters, different for different names, that give the name back, and by which `show
 // session` finds the session as search prints it (JSON, where an invalid byte would be U+FFFD); a name

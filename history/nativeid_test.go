@@ -11,7 +11,7 @@ import (
 	"unicode/utf8"
 )
 
-// TestLongNativeIDBounded (faults12 B3): a Codex session_meta.id of 200 KB is kept as its first 128 bytes,
+// TestLongNativeIDBounded: a Codex session_meta.id of 200 KB is kept as its first 128 bytes,
 // "…" and its SHA-256 (the same on every machine, so the ctx session id is too); a second import of the
 // unchanged file finds it unchanged, and a session id under the bound is kept as it is.
 func TestLongNativeIDBounded(t *testing.T) {

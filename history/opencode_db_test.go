@@ -193,7 +193,7 @@ func TestOpenCodeWALDatabaseLeftAsItWas(t *testing.T) {
 	}
 }
 
-// TestOpenCodeHostileDatabase (faults11 B12): an opencode.db whose session is a view over an endless
+// TestOpenCodeHostileDatabase: an opencode.db whose session is a view over an endless
 // recursive query is refused before it is queried (the import, discovery and the pruning of deleted
 // sessions hung at 100 % CPU), the source failing with an error that says why; and a read of a provider
 // database that runs away is interrupted at openCodeDBTimeout.
@@ -262,7 +262,7 @@ CREATE VIEW session AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FRO
 	}
 }
 
-// TestOpenCodeGeneratedColumnRefused (faults12 B2): an opencode.db whose part.data is a generated column
+// TestOpenCodeGeneratedColumnRefused: an opencode.db whose part.data is a generated column
 // (computed on every read by any expression: a printf of 400 MB took 3.4 GB and 39 s) is refused before
 // it is read, the source failing with an error that says why; and a read of a session's parts cut off by
 // openCodeDBTimeout fails the source, where it was counted as a bad line of an imported session.
@@ -326,9 +326,9 @@ INSERT INTO part (id, message_id, session_id, time_created, time_updated) VALUES
 	}
 }
 
-// TestOpenCodeWALWithoutSHM (faults12 B5): an opencode.db with a -wal but no -shm (a copied root, an
+// TestOpenCodeWALWithoutSHM: an opencode.db with a -wal but no -shm (a copied root, an
 // OpenCode that crashed) is imported with the commits of its -wal, and OpenCode's folder is left as it
-// was: SQLite created opencode.db-shm there. Nothing is written into $TMPDIR either (faults13 B2: the
+// was: SQLite created opencode.db-shm there. Nothing is written into $TMPDIR either (the
 // database and its -wal were copied there, unbounded).
 func TestOpenCodeWALWithoutSHM(t *testing.T) {
 	ctx := context.Background()

@@ -6,7 +6,9 @@ import (
 	"context"
 	"crypto/sha256"
 	"database/sql"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -108,7 +110,7 @@ func importNumbat(t *testing.T, root string) {
 	}
 }
 
-// TestOpenCodeProviderFolderUntouched (faults13 B1): importing a WAL-mode opencode.db reads its -wal's
+// TestOpenCodeProviderFolderUntouched: importing a WAL-mode opencode.db reads its -wal's
 // commits and writes nothing in OpenCode's folder: every file there (and the file a hard-linked -shm
 // shares its bytes with) has the same bytes, size, mtime, inode and link count after two imports. SQLite,
 // as the first connection to a -shm, truncated and initialised it: a -shm hard-linked to a user's file
@@ -157,15 +159,7 @@ func TestOpenCodeProviderFolderUntouched(t *testing.T) {
 		// Read with SQLite's locks, not immutable, a WAL-mode database with no -wal but a -journal made
 		// SQLite create opencode.db-wal and -shm beside it.
 		root := t.TempDir()
-		db := filepath.Join(root, "opencode.db")
-		w, err := sql.Open("sqlite", "file:"+db)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := w.Exec("PRAGMA journal_mode=WAL;" + openCodeTestSchema); err != nil {
-			t.Fatal(err)
-		}
-		w.Close()
+		db := walModeDatabase(t, root)
 		if err := os.WriteFile(db+"-journal", nil, 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -184,15 +178,7 @@ func TestOpenCodeProviderFolderUntouched(t *testing.T) {
 	t.Run("live writer", func(t *testing.T) {
 		// OpenCode running: another process holds the database open, with a commit in its -wal.
 		root := t.TempDir()
-		db := filepath.Join(root, "opencode.db")
-		w, err := sql.Open("sqlite", "file:"+db)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := w.Exec("PRAGMA journal_mode=WAL;" + openCodeTestSchema); err != nil {
-			t.Fatal(err)
-		}
-		w.Close()
+		db := walModeDatabase(t, root)
 		ready := filepath.Join(t.TempDir(), "ready")
 		cmd := exec.Command(os.Args[0], "-test.run=^TestOpenCodeWriterChild$", "-test.count=1")
 		cmd.Env = append(os.Environ(), "CTX_TEST_OC_WRITER="+db, "CTX_TEST_OC_READY="+ready)
@@ -243,7 +229,7 @@ func TestOpenCodeWriterChild(t *testing.T) {
 	w.Close()
 }
 
-// TestOpenCodeWALBounds (faults13 B2): a -wal larger than maxProviderWALBytes (a sparse file of a copied
+// TestOpenCodeWALBounds: a -wal larger than maxProviderWALBytes (a sparse file of a copied
 // root) fails its source at once with an error that says so, without reading or copying it; an empty
 // database beside a -wal (whose -wal SQLite would delete) fails too, the -wal kept; and a database read
 // without SQLite's locks that changes while it is read fails its source, read again by the next import.
@@ -305,7 +291,7 @@ func TestOpenCodeWALBounds(t *testing.T) {
 	}
 }
 
-// TestStaleProviderCopiesRemoved (faults13 B2): the private copies an earlier ctx left in $TMPDIR when it
+// TestStaleProviderCopiesRemoved: the private copies an earlier ctx left in $TMPDIR when it
 // was killed are removed once they are an hour old; a recent one (an earlier ctx may still read it) and a
 // folder holding anything else are kept.
 func TestStaleProviderCopiesRemoved(t *testing.T) {
@@ -344,5 +330,61 @@ func TestStaleProviderCopiesRemoved(t *testing.T) {
 		if _, err := os.Stat(dir); (err == nil) != want {
 			t.Errorf("%s kept %v, want %v", dir, err == nil, want)
 		}
+	}
+}
+
+// walModeDatabase creates OpenCode's database in root in WAL mode, with the test schema and no rows, and
+// closes it (SQLite removes its -wal and -shm): its path.
+func walModeDatabase(t *testing.T, root string) string {
+	t.Helper()
+	db := filepath.Join(root, "opencode.db")
+	w, err := sql.Open("sqlite", "file:"+db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if _, err := w.Exec("PRAGMA journal_mode=WAL;" + openCodeTestSchema); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+// OpenCode exits between ctx's Lstat of its -wal and -shm and SQLite's open, and deletes its -wal (the
+// -shm stays): SQLite's read-only open fails and makes an empty -wal in OpenCode's folder. ctx removes
+// that file and opens the database in the mode of what the folder holds now.
+func TestOpenCodeWALDeletedBeforeOpen(t *testing.T) {
+	root := t.TempDir()
+	db := walModeDatabase(t, root)
+	// What a running OpenCode leaves beside its database (its commits checkpointed): a -wal last written
+	// a while ago and a -shm.
+	for _, suffix := range []string{"-wal", "-shm"} {
+		if err := os.WriteFile(db+suffix, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := time.Now().Add(-time.Minute)
+	if err := os.Chtimes(db+"-wal", old, old); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { testHookProviderStat = nil }()
+	opens := 0
+	testHookProviderStat = func(path string) {
+		if opens++; path == db && opens == 1 {
+			if err := os.Remove(db + "-wal"); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	p, err := openProviderDB(context.Background(), db)
+	if err != nil {
+		t.Fatalf("open after the -wal was deleted: %v", err)
+	}
+	var n int
+	if err := p.QueryRow(`SELECT count(*) FROM part`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+	if _, err := os.Lstat(db + "-wal"); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("a -wal left in OpenCode's folder: %v", err)
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// TestParentCycleRoots (faults13 B4): Codex rollouts whose parents loop (A's parent B, B's parent A, C's
+// TestParentCycleRoots: Codex rollouts whose parents loop (A's parent B, B's parent A, C's
 // parent A, D's parent C, S its own parent) get one root, the smallest ctx id of the loop: its root is
 // empty and every other member's, and every session below one, is it, whatever the import order. A walk
 // of at most 64 hops gave A the root A (a subagent whose root is itself), B the root B and C the root B.

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// TestSessionByPrintedID (faults12 C5): a native id holding a newline and an escape sequence (a Codex
+// TestSessionByPrintedID: a native id holding a newline and an escape sequence (a Codex
 // session_meta.id) is found by `show session` as ctx prints it (searchpage.OneLine writes the newline as
 // \n, the sanitizer the ESC as \u001b), as by its raw bytes; an escaped form of nothing stays not found.
 func TestSessionByPrintedID(t *testing.T) {

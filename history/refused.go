@@ -53,11 +53,16 @@ func (ix *Index) loadRefused(ctx context.Context) (refusals, error) {
 	return out, nil
 }
 
-// startImport starts an import (Import, ImportSource): it takes the import lock, then loads the refusals
+// startImport starts an import (Import, ImportSource): it takes the import lock, ends a first import
+// killed after its last commit (finishFirstImport), then loads the refusals
 // and makes them the ones prepareFrom reads. done forgets them and releases the lock.
 func (ix *Index) startImport(ctx context.Context) (old refusals, done func(), err error) {
 	unlock, err := ix.LockImport(ctx)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err = ix.finishFirstImport(ctx); err != nil {
+		unlock()
 		return nil, nil, err
 	}
 	if old, err = ix.loadRefused(ctx); err != nil {

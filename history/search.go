@@ -157,7 +157,7 @@ func (ix *Index) Search(ctx context.Context, q Query) (_ Result, err error) {
 		return res, fmt.Errorf("%w: the query has no words", ErrBadQuery)
 	}
 	if n > MaxQueryWords {
-		// Refused rather than cut: a word past the bound would be dropped silently (faults11 B3).
+		// Refused rather than cut: a word past the bound would be dropped silently.
 		return res, fmt.Errorf("%w: the query has more than %d words: leave some out", ErrBadQuery, MaxQueryWords)
 	}
 	cands, windowed, err := ix.candidates(ctx, q, scope, match)
@@ -1023,7 +1023,7 @@ func snippet(text string, terms []string) string {
 	for end < len(text) && (text[end]&0xC0) == 0x80 {
 		end++
 	}
-	// Cut between words, not inside one (faults12 B10): the start moves forward past a cut word (never
+	// Cut between words, not inside one: the start moves forward past a cut word (never
 	// past the match), the end back before one, each within 40 bytes; a longer word is cut where it is.
 	if start > 0 && !isSpaceByte(text[start-1]) && !isSpaceByte(text[start]) {
 		if i := strings.IndexAny(text[start:min(pos, start+40)], " \t\n\r"); i >= 0 {

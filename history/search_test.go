@@ -359,7 +359,7 @@ func TestSearchQueryWithNUL(t *testing.T) {
 	}
 }
 
-// TestQueryWordBound (faults11 B3): a query of more than MaxQueryWords words is refused with ErrBadQuery
+// TestQueryWordBound: a query of more than MaxQueryWords words is refused with ErrBadQuery
 // (its 33rd word was dropped silently: a query whose last word matched gave no hits); 32 are searched.
 func TestQueryWordBound(t *testing.T) {
 	ix := openTestIndex(t)

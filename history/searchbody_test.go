@@ -11,7 +11,7 @@ import (
 )
 
 // searchBodyRef is searchBody as first written (one string, then its identifier parts; each field without
-// its terminal escape sequences since faults12 B4): the faster
+// its terminal escape sequences): the faster
 // searchBody must give every event of the corpus the same body, so an index keeps its search results.
 func searchBodyRef(e *Event) string {
 	var b strings.Builder

@@ -10,7 +10,7 @@ import (
 
 // SourceDir is a root a search selects (a configured root, docs/history.md "Configured roots"): the
 // sessions of Provider whose source file is inside the directory Dir. A root is {provider, path}: another
-// provider's sessions in its folder are not its (faults13 B10: a codex root configured on a Claude Code
+// provider's sessions in its folder are not its (a codex root configured on a Claude Code
 // folder counted and selected the Claude sessions).
 type SourceDir struct {
 	Provider Provider

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// TestHugeTitleClipped (faults11 B4): a Claude custom-title of 3 MB is cut at import to MaxSessionField
+// TestHugeTitleClipped: a Claude custom-title of 3 MB is cut at import to MaxSessionField
 // bytes with the marker naming its length, so the session (and every search hit, show_session and
 // show_event over MCP) fits a response; the session's events stay whole.
 func TestHugeTitleClipped(t *testing.T) {

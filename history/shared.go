@@ -347,6 +347,10 @@ func (ix *Index) ImportShared(ctx context.Context, path, blob, wantID string, da
 		return res, fmt.Errorf("import shared %s: %w", path, err)
 	}
 	defer tx.Rollback() //nolint:errcheck // after Commit this is a no-op
+	// Like every other writer's first transaction: FTS5's default merge policy (setFTSConfig).
+	if err := setFTSConfig(ctx, tx, false); err != nil {
+		return res, fmt.Errorf("import shared %s: %w", path, err)
+	}
 	w, err := prepareWriter(ctx, tx)
 	if err != nil {
 		return res, fmt.Errorf("import shared %s: %w", path, err)

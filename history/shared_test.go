@@ -138,3 +138,30 @@ func TestImportSharedKeepsLocalSessions(t *testing.T) {
 		t.Errorf("local session: %+v", res)
 	}
 }
+
+// ImportShared writes ev_fts like every other writer: its transaction restores FTS5's default merge
+// policy left by a killed first import and records the hash size.
+func TestImportSharedRestoresMergePolicy(t *testing.T) {
+	ctx := context.Background()
+	ix := openTestIndex(t)
+	for _, q := range []string{
+		`INSERT INTO ev_fts(ev_fts, rank) VALUES('automerge', 0)`,
+		`INSERT INTO ev_fts(ev_fts, rank) VALUES('crisismerge', 64)`,
+	} {
+		if _, err := ix.db.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, h := sharedSession("native-policy")
+	rec := sharedRecord(t, h, sharedEvent(s.ID, "k1", "shared words"))
+	if res, err := ix.ImportShared(ctx, "transcripts/0000/00/"+s.ID+".ndjson", "blob1", s.ID, rec); err != nil || res.Action != "imported" {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if a, c := ftsPolicy(t, ix); a != ftsAutomerge || c != ftsCrisismerge {
+		t.Fatalf("after ImportShared: automerge %d, crisismerge %d; want %d and %d", a, c, ftsAutomerge, ftsCrisismerge)
+	}
+	have, err := ftsConfig(ctx, ix.db)
+	if err != nil || have["hashsize"] != ftsHashSize {
+		t.Fatalf("hashsize %v (%v), want %d", have["hashsize"], err, ftsHashSize)
+	}
+}

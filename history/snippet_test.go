@@ -6,7 +6,7 @@ import (
 	"unicode/utf8"
 )
 
-// TestSnippetWordBoundaries (faults12 B10): a snippet cut from a long text starts and ends between words
+// TestSnippetWordBoundaries: a snippet cut from a long text starts and ends between words
 // (it cut "alphabet" into "habet"), keeps its match, and stays valid UTF-8; a text without spaces is cut
 // where the bound falls, at a rune boundary.
 func TestSnippetWordBoundaries(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// TestSubagentIdentityNamesParent (faults12 B9): Claude Code names a subagent's transcript after the agent
+// TestSubagentIdentityNamesParent: Claude Code names a subagent's transcript after the agent
 // only, so two parents' subagents can have the same file name: in the newer layout
 // (<parent>/subagents/agent-<id>.jsonl) and in the older sibling one (agent-<id>.jsonl beside the parent,
 // whose records' sessionId names it). Each is its own session, its native id naming its parent; the ids

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// TestTerminalEscapesNotIndexed (faults12 B4): a tool's coloured output (ESC [ 1;33m panicked, an OSC 8
+// TestTerminalEscapesNotIndexed: a tool's coloured output (ESC [ 1;33m panicked, an OSC 8
 // link around a word) is found by its words: the escape sequences are left out of the search body, where
 // "33mpanicked" was the word indexed and a search for panicked found nothing. The event's text keeps them.
 func TestTerminalEscapesNotIndexed(t *testing.T) {

@@ -305,7 +305,7 @@ func truncatedRollout(t *testing.T, n int, part float64) []byte {
 	return z[:int(float64(len(z))*part)]
 }
 
-// TestCodexZstdTruncatedPrefix (faults12 B6): a .jsonl.zst cut short imports its readable lines, marked
+// TestCodexZstdTruncatedPrefix: a .jsonl.zst cut short imports its readable lines, marked
 // truncated with a diagnostic, as one over the output bound does; it failed whole (none of them).
 func TestCodexZstdTruncatedPrefix(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "rollout-2026-07-02T00-00-00-cut.jsonl.zst")

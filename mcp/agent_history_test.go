@@ -624,7 +624,7 @@ func TestAgentHistoryDamagedIndex(t *testing.T) {
 	if err := os.WriteFile(db, bytes.Repeat([]byte("not sqlite "), 4000), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	// A tool error the agent can read and relay (faults11 B2: it was a JSON-RPC -32603).
+	// A tool error the agent can read and relay (it was a JSON-RPC -32603).
 	for _, c := range []struct {
 		tool string
 		args map[string]any
@@ -679,7 +679,7 @@ func TestAgentHistoryNewerIndex(t *testing.T) {
 	db.Close()
 	s := serve(t, st, Options{HistoryDir: hist}, "")
 	checkIndexProblem(t, s, "newer ctx", "use that ctx, or remove")
-	// The read tools answer a tool error with the code of an index this ctx cannot read (testB13 B14:
+	// The read tools answer a tool error with the code of an index this ctx cannot read (it was
 	// a JSON-RPC -32603), naming the cause and the remedy.
 	for _, c := range []struct {
 		tool string
@@ -724,7 +724,7 @@ func TestForgedCursors(t *testing.T) {
 			t.Errorf("show_session offset %d (session of %d log events): %s", off, n, code)
 		}
 	}
-	// Every member present with its type (testB13 B7: a cursor without "tip" was cursor_stale, a null
+	// Every member present with its type (a cursor without "tip" was cursor_stale, a null
 	// offset the first page): a forged cursor is invalid_cursor before any staleness check.
 	j, _ := json.Marshal(c)
 	var members map[string]json.RawMessage

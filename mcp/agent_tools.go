@@ -639,7 +639,7 @@ func (s *srv) indexFile(file string) string {
 }
 
 // indexRepo is the repo filter as the index compares it: a relative path (".", "sub", "..") is taken from
-// the repository's top level, as a file filter is (faults11 B11: it matched nothing); without a work tree
+// the repository's top level, as a file filter is (it matched nothing); without a work tree
 // it is an invalid_request (docs/mcp.md).
 func (s *srv) indexRepo(repo string) (string, error) {
 	if repo == "" || history.IsAbsPath(repo) {

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -337,5 +338,34 @@ func TestCtxIndexConcurrentUpdate(t *testing.T) {
 	}
 	if u := ctxIndexStats.updated.Load() - updated; u != 1 {
 		t.Errorf("the copy was updated %d times by %d searches of the same refs, want 1", u, n)
+	}
+}
+
+// A copy written before commits' at had milliseconds ("2026-12-02T16:17:10Z", same version 3) needs no
+// rebuild: a commit document's at is parsed and formatted again when read (readDocs, CommitDoc), and a
+// commit's time has whole seconds, so the hits are the ones a new copy gives, every at with milliseconds.
+func TestCtxIndexCommitAtWithoutMilliseconds(t *testing.T) {
+	_, st := newRepo(t, store.Actor{Agent: "cli"})
+	setEntry(t, st, store.KnowledgeKind, "deploy", "# Deploy\nHow to deploy: make release.\n")
+	hist := filepath.Join(t.TempDir(), "history")
+	args := map[string]any{"query": "knowledge deploy", "providers": []any{"ctx"}, "limit": 50}
+	want := searchJSON(t, st, hist, args)
+	if !strings.Contains(want, `"kind":"commit"`) || !strings.Contains(want, `.000Z"`) {
+		t.Fatalf("no commit hit with milliseconds: %s", want)
+	}
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(hist, ctxIndexFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := db.Exec(`UPDATE docs SET at = substr(at, 1, 19) || 'Z' WHERE at != ''`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		t.Fatal("no commit document in the copy")
+	}
+	db.Close()
+	if got := searchJSON(t, st, hist, args); got != want {
+		t.Errorf("with the at of an older copy: %s, want %s", got, want)
 	}
 }

@@ -102,7 +102,7 @@ func TestHistoryToolsHappyPath(t *testing.T) {
 		if obj(h)["kind"] == "session" && obj(h)["ctx_session_id"] != "ctx:sess-1" {
 			t.Errorf("session hit = %v", h)
 		}
-		// Every at of the history tools has milliseconds, a commit's too (testB13 B8: "...:43Z").
+		// Every at of the history tools has milliseconds, a commit's too ("...:43Z").
 		if at, ok := obj(h)["at"].(string); ok {
 			if p, err := time.Parse(atFormat, at); err != nil || p.Format(atFormat) != at || !strings.HasSuffix(at, "Z") {
 				t.Errorf("%v hit: at %q is not RFC 3339 UTC with milliseconds", obj(h)["kind"], at)

@@ -221,7 +221,7 @@ func TestAgentHistoryOversizedEvent(t *testing.T) {
 	walk("query_events", map[string]any{"ctx_session_id": id, "content": "none"}, nil, topCursor)
 
 	// show_event: a big event fails alone and with a window; a small one whose window holds a big one
-	// fails with its window, naming the big one of the window (faults12 C8: not the small event asked
+	// fails with its window, naming the big one of the window (not the small event asked
 	// for) with the command that prints it and a smaller window, and shows without it.
 	for _, e := range whole[1:4] {
 		for _, w := range []int{0, 1} {

@@ -7,7 +7,7 @@ import (
 	"github.com/ctx-dev/ctx/store"
 )
 
-// TestRelativeRepoFilter (faults11 B11): a relative repo argument of search and query_events is taken
+// TestRelativeRepoFilter: a relative repo argument of search and query_events is taken
 // from the repository's top level (it matched nothing); an absolute one is kept; without a store (no work
 // tree) a relative one is an invalid_request.
 func TestRelativeRepoFilter(t *testing.T) {

@@ -25,7 +25,7 @@ func TestAgentHistoryConfiguredSources(t *testing.T) {
 		{Root: "claude", Provider: "claude-code", Path: filepath.Join(corpus, "claude-code")},
 		{Root: "gone", Provider: "gemini-cli", Path: filepath.Join(t.TempDir(), "missing")},
 		// A root is {provider, path}: the Claude Code sessions in its folder are not this codex root's
-		// (faults13 B10: it counted and selected them).
+		// (it counted and selected them).
 		{Root: "codex-on-claude", Provider: "codex", Path: filepath.Join(corpus, "claude-code")},
 	}
 	// ctx history sources add runs in another process: another Store of the repository writes the config

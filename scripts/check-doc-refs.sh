@@ -2,11 +2,11 @@
 # Fails when a Go file cites a document that lives outside this repository: the project's design notes
 # ("design §N"), its reference documents ("seed 00N") or issue numbers ("issue #N", "issue N"). Comments
 # point at the pages under docs/ instead, which say the same in the repository (docs/architecture.md
-# lists them).
+# lists them). Neither do they cite a tester's or a fault hunt's ids ("faults13 B2", "testB13 B5").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-pattern='design §|seed 0[0-9]|\b[Ii]ssues? #?[0-9]'
+pattern='design §|seed 0[0-9]|\b[Ii]ssues? #?[0-9]|faults[0-9]+|test[A-C][0-9]+'
 
 pending=()
 

@@ -53,8 +53,8 @@ func TestParse(t *testing.T) {
 make-bench: start 1000 1.50 1.20 1.00 3/100 42
 goos: linux
 pkg: github.com/ctx-dev/ctx/store
-BenchmarkPullVsGit/ctx-2         	       3	 123456789 ns/op	       200.5 cpu-ms/op
-BenchmarkPullVsGit/git-2         	       3	 100000000 ns/op	       150 cpu-ms/op
+BenchmarkPullVsGit/ctx         	       3	 123456789 ns/op	       200.5 cpu-ms/op
+BenchmarkPullVsGit/git         	       3	 100000000 ns/op	       150 cpu-ms/op
 BenchmarkPullVsGit
 PULL-RATIO ctx=123ms git=100ms ratio=1.23
 PASS
@@ -112,22 +112,35 @@ BenchmarkSyncStress/clones=40/writes=10/mode=serial 1 0 failed 100 wall-s
 BenchmarkSyncStress/clones=40/writes=10/mode=parallel 1 0 failed 201 wall-s 0 missing
 BenchmarkSyncStress/clones=20/writes=10/mode=serial 1 0 failed 100 wall-s
 BenchmarkSyncStress/clones=20/writes=10/mode=parallel 1 1 failed 50 wall-s 0 missing
+BenchmarkHistoryImport/events=30000/run=first 1 5.38 wall-s 2.84 cpu-s 60 MB/cpu-s 193.301 peak-rss-MB 86104023 jsonl-B
 `
 	res, _, err := parse(strings.NewReader(log))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]string{ // work + " " + size → verdict
-		"`ctx knowledge set` 10,000 entries":                                       met,                       // 0.5× (cpu 0.4×), ≤ 0.5×
-		"`ctx knowledge set` 100 entries":                                          "met in CPU, not in wall", // 0.31× (cpu 0.2×), ≤ 0.3×
-		"`ctx status` 10,000 entries":                                              "met in wall, not in CPU", // 1.5× (cpu 1.6×)
-		"`ctx status` 50,000 entries":                                              notMeasured,
-		"`ctx mcp serve` spawn → initialize answer 10,000 entries":                 notMet,              // 25 ms, < 25 ms
-		"`git checkout` with ctx's hooks vs without, nothing moved 10,000 entries": met,                 // +20 ms (cpu +5)
-		"40 clones × 10 writes, all `ctx sync` at once 40 clones":                  notMet,              // 2.01× serial
-		"20 clones × 10 writes, all `ctx sync` at once 20 clones":                  notMet + " (at 20)", // one failed
-		"`ctx pull` merging 1k×1k changes (go test) 10,000 entries":                notMeasured,
-		"growth 30,000 → 300,000 events ":                                          notMeasured,
+		"`ctx knowledge get` 100 entries":                                                      notMeasured,
+		"`ctx knowledge get` 50,000 entries":                                                   notMeasured,
+		"`ctx knowledge set`, writes in a row (bench/write.sh) 100 entries":                    notMeasured,
+		"MCP resources/read, one session (bench/mcpread) 10,000 entries":                       notMeasured,
+		"MCP resources/read, one session, stdio-one (go test, in process) 10,000 entries":      notMeasured,
+		"MCP resources/read, one session, stdio-one-warm (go test, in process) 10,000 entries": notMeasured,
+		"MCP write tool p50 (go test, in process) 10,000 entries":                              notMeasured,
+		"first import, MB of JSONL per CPU second 30,000 events":                               met,
+		"first import, wall and peak RSS 30,000 events":                                        met + " (wall only) (at 30,000)",
+		"import with nothing new 30,000 events":                                                notMeasured,
+		"`ctx history search`, whole process 30,000 events":                                    notMeasured,
+		"MCP search, warm server 30,000 events":                                                notMeasured,
+		"`ctx knowledge set` 10,000 entries":                                                   met,                       // 0.5× (cpu 0.4×), ≤ 0.5×
+		"`ctx knowledge set` 100 entries":                                                      "met in CPU, not in wall", // 0.31× (cpu 0.2×), ≤ 0.3×
+		"`ctx status` 10,000 entries":                                                          "met in wall, not in CPU", // 1.5× (cpu 1.6×)
+		"`ctx status` 50,000 entries":                                                          notMeasured,
+		"`ctx mcp serve` spawn → initialize answer 10,000 entries":                             notMet,              // 25 ms, < 25 ms
+		"`git checkout` with ctx's hooks vs without, nothing moved 10,000 entries":             met,                 // +20 ms (cpu +5)
+		"40 clones × 10 writes, all `ctx sync` at once 40 clones":                              notMet,              // 2.01× serial
+		"20 clones × 10 writes, all `ctx sync` at once 20 clones":                              notMet + " (at 20)", // one failed
+		"`ctx pull` merging 1k×1k changes (go test) 10,000 entries":                            notMeasured,
+		"growth 30,000 → 300,000 events ":                                                      notMeasured,
 	}
 	got := map[string]string{}
 	for _, r := range summary(res) {
@@ -137,6 +150,52 @@ BenchmarkSyncStress/clones=20/writes=10/mode=parallel 1 1 failed 50 wall-s 0 mis
 		if got[k] != v {
 			t.Errorf("%s: verdict %q, want %q", k, got[k], v)
 		}
+	}
+}
+
+// A figure missing from a line is not 0: every row whose verdict needs it says "not measured in this run"
+// and prints "—" for it. Each line below drops one figure its verdict needs (two for the lines that give
+// two rows); the others would meet their goals.
+func TestMissingFigures(t *testing.T) {
+	log := `BenchmarkCompare/entries=10000/commits=20000/row=set 15 10 ctx-cpu-ms 100 git-ms 100 git-cpu-ms
+BenchmarkCompare/entries=100/commits=20000/row=get 15 1 ctx-ms 100 git-ms 100 git-cpu-ms
+BenchmarkCompare/entries=10000/commits=20000/row=status 15 10 ctx-cpu-ms 100 git-ms 100 git-cpu-ms
+BenchmarkCompare/entries=10000/commits=20000/row=log-n20 15 1 ctx-ms 1 ctx-cpu-ms 100 git-ms
+BenchmarkCompare/entries=10000/commits=20000/row=mcp-init 15 1 ctx-cpu-ms 1 git-ms 1 git-cpu-ms
+BenchmarkCompare/entries=10000/commits=20000/row=checkout 15 1 ctx-cpu-ms 10 git-ms 5 git-cpu-ms
+BenchmarkWriteSh/entries=100/mode=index 200 48 git-ms/write
+BenchmarkMCPRead/entries=10000/server=ctx/inflight=1 15000 20000 reads/s 0.05 p50-ms
+BenchmarkResourceRead/stdio-one 5000 415296 ns/op 0.1 p50-ms 20000 reads/s
+BenchmarkMCPWrite/entries=10000/writes=200/binary=ctx 597 10 server-cpu-ms/call 30 p99-ms 44 peak-rss-MB
+BenchmarkWriteTool/10000 200 14701469 ns/op 59.54 p99-ms
+BenchmarkPullVsGit/ctx 3 100 ns/op
+BenchmarkPullVsGit/git 3 200 ns/op 10 cpu-ms/op
+BenchmarkSyncStress/clones=40/writes=10/mode=serial 1 0 failed 100 wall-s
+BenchmarkSyncStress/clones=40/writes=10/mode=parallel 1 100 wall-s 0 missing
+BenchmarkHistoryImport/events=30000/run=first 1 2.84 cpu-s 193.301 peak-rss-MB 86104023 jsonl-B
+BenchmarkHistoryImport/events=30000/run=refresh 1 0.01 cpu-s
+BenchmarkHistSearch/events=30000/what=process 60 1 wall-p50-ms 1 cpu-p50-ms
+BenchmarkHistSearch/events=30000/what=mcp 60 1 wall-p50-ms
+`
+	res, _, err := parse(strings.NewReader(log))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, r := range summary(res) {
+		if r.goal == noGoal || r.goal == "report" {
+			continue
+		}
+		n++
+		if r.verdict != notMeasured {
+			t.Errorf("%s %s: verdict %q with a figure missing, want %q (ctx %q, ratio %q)", r.work, r.size, r.verdict, notMeasured, r.ctx, r.ratio)
+		}
+		if r.ctx != "" && !strings.Contains(r.ctx+r.ref, missing) {
+			t.Errorf("%s %s: no %q for the missing figure: ctx %q, ref %q", r.work, r.size, missing, r.ctx, r.ref)
+		}
+	}
+	if n < 20 {
+		t.Errorf("%d rows with a goal, want every kind", n)
 	}
 }
 

@@ -399,7 +399,7 @@ func TestEnableFailsLeavesOff(t *testing.T) {
 }
 
 // TestConfiguredRootStillServed: a configured history root (ctx sources add, the config's history.sources)
-// leaves the search to ctx-search and the server as without one (testB13 B3: the front read the key as
+// leaves the search to ctx-search and the server as without one (the front read the key as
 // unknown and handed every search to ctx-full, so the server was never asked nor started, while status
 // said a search starts one). The automatic start runs only on the front's ctx-search path.
 func TestConfiguredRootStillServed(t *testing.T) {

@@ -116,7 +116,12 @@ type checked struct {
 	store *sql.DB
 }
 
-func (c checked) index(ctx context.Context) (*history.Index, func(), error) {
+// index returns the index state checked, when the server still holds it, without its file's stat;
+// otherwise warm.index's (which opens the index again when it was replaced). Either way the index is
+// returned under a read lock of w.mu, which the caller must release by calling release once, after its
+// last use of the index and before any other call that takes w.mu (warm.index, warm.state): the server
+// cannot close or replace the index meanwhile. On an error nothing is held and release is nil.
+func (c checked) index(ctx context.Context) (ix *history.Index, release func(), err error) {
 	c.w.mu.RLock()
 	if c.ix != nil && c.w.ix == c.ix {
 		return c.ix, c.w.mu.RUnlock, nil
@@ -125,7 +130,13 @@ func (c checked) index(ctx context.Context) (*history.Index, func(), error) {
 	return c.w.index(ctx)
 }
 
-func (c checked) storeHits(ctx context.Context, fp, query string, n int) ([]searchpage.Result, bool) {
+// storeHits searches the store's copy state checked (n hits at most, ranked) when the copy was current
+// and the server still holds it, without its file's stat or its version and fingerprint being read again;
+// otherwise it is warm.storeHits, which checks them all. It holds w.storeMu for the whole search and
+// releases it before it returns (nothing is left for the caller to release): the copy cannot be closed
+// or replaced during the search. ok is false when the copy cannot answer for fp (missing, not current,
+// unreadable): the caller leaves the search to ctx-full.
+func (c checked) storeHits(ctx context.Context, fp, query string, n int) (hits []searchpage.Result, ok bool) {
 	c.w.storeMu.Lock()
 	if c.store != nil && c.w.store == c.store {
 		defer c.w.storeMu.Unlock()

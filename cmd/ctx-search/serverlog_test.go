@@ -14,7 +14,7 @@ import (
 	"github.com/ctx-dev/ctx/internal/searchsock"
 )
 
-// TestServerConcurrentStartsLog (faults12 B7): six `ctx history server start` at once all succeed (one
+// TestServerConcurrentStartsLog: six `ctx history server start` at once all succeed (one
 // server runs, the others say so), and search.log holds the running server's start line with its pid: the
 // starts opened it truncating, at offset 0 each, and the losers' lines overwrote the winner's. A server
 // started with --idle 0 (never) says so, not "idle exit after 0s".

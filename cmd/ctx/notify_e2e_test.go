@@ -18,7 +18,7 @@ import (
 // after each one serves the value written (docs/mcp.md "Notifications", "Resource errors"). The bound is
 // generous (the refs are polled every second): it is no timing assertion.
 //
-// Tester A13 saw updates one write late or never; the cause was the tester's client, which waited with
+// A tester saw updates one write late or never; the cause was the tester's client, which waited with
 // select(2) on the pipe but read it through Python's buffered readline: list_changed and updated arrive
 // together, and the second line stayed in the reader's buffer until the next write's bytes woke select.
 func TestMCPUpdatedEachWrite(t *testing.T) {

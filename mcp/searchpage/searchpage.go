@@ -269,7 +269,7 @@ func ScoreText(f float64) string {
 
 // OneLine is s as one field of a line of text output: a newline, carriage return or tab is written as the
 // two characters \n, \r or \t, so a value from a transcript (a Codex session_meta.id or cwd holding a
-// newline) can neither forge a line nor shift a column (faults12 B3). The other control characters are
+// newline) can neither forge a line nor shift a column. The other control characters are
 // escaped by the sanitizer ctx's output goes through (docs/security.md "Input hygiene").
 func OneLine(s string) string {
 	if !strings.ContainsAny(s, "\n\r\t") {

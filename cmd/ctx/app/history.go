@@ -841,7 +841,7 @@ func runHistoryShowSession(ctx context.Context, e *env, o historyShowSessionOpti
 		}
 	} else {
 		// Every field from a transcript on one line (oneCell): a newline in a Codex session_meta.id or cwd
-		// forged lines here (faults12 B3).
+		// forged lines here.
 		fmt.Fprintf(w, "session %s\nprovider %s, native id %s\nsource %s\n", s.ID, s.Provider, oneCell(s.NativeID), oneCell(s.SourcePath))
 		if s.ParentID != "" {
 			fmt.Fprintf(w, "parent %s, root %s\n", s.ParentID, s.RootID)
@@ -1005,7 +1005,7 @@ func (e *env) absFile(p string) (string, error) {
 }
 
 // absRepo makes a --repo DIR given relative to the directory ctx runs in (-C, else the current
-// directory) absolute and clean: the index compares the sessions' absolute cwds (faults11 B11: --repo .
+// directory) absolute and clean: the index compares the sessions' absolute cwds (--repo .
 // matched nothing).
 func (e *env) absRepo(p string) (string, error) {
 	if p == "" || history.IsAbsPath(p) {

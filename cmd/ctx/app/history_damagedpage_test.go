@@ -38,7 +38,7 @@ func zeroEventsPage(t *testing.T, db string) {
 	}
 }
 
-// TestHistoryDamagedPage (faults11 B2): a damaged data page of the index, which only the reads that reach
+// TestHistoryDamagedPage: a damaged data page of the index, which only the reads that reach
 // it see: list events fails naming the remedy, the failure is noted, status then reports the index
 // damaged, and ctx history import (which reads nothing of that page) checks the index, rebuilds it, and
 // list events works again.

@@ -12,7 +12,7 @@ import (
 	"github.com/ctx-dev/ctx/internal/testenv"
 )
 
-// TestCodexDiscoveryOnlySessions (faults11 B8): the Codex app's worktrees under ~/.codex/worktrees are
+// TestCodexDiscoveryOnlySessions: the Codex app's worktrees under ~/.codex/worktrees are
 // not walked, so a root holding more files than the discovery bound there still imports a new session;
 // and when a root's walk does fail (the bound hit under sessions/), the import exits 1 after importing
 // the rest, names the root, and sources --json carries the error on the root's row and as an issue until
@@ -109,7 +109,7 @@ func TestCodexDiscoveryOnlySessions(t *testing.T) {
 	}
 }
 
-// TestDiscoveryErrorForgottenWithItsRoot (faults13 B13): the discovery error of a configured root that
+// TestDiscoveryErrorForgottenWithItsRoot: the discovery error of a configured root that
 // could not be walked stays while the root does (an import of one provider keeps it), and leaves
 // `sources` when the root is removed and an import walks every root: it stayed for ever.
 func TestDiscoveryErrorForgottenWithItsRoot(t *testing.T) {

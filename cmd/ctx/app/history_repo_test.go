@@ -10,7 +10,7 @@ import (
 	"github.com/ctx-dev/ctx/internal/testenv"
 )
 
-// TestHistoryRelativeRepo (faults11 B11): --repo . (and .., ./) is taken from the directory ctx runs in,
+// TestHistoryRelativeRepo: --repo . (and .., ./) is taken from the directory ctx runs in,
 // as --file is; it matched nothing before.
 func TestHistoryRelativeRepo(t *testing.T) {
 	home := t.TempDir()

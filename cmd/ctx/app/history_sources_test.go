@@ -382,7 +382,7 @@ func TestHistoryImportPathSymlink(t *testing.T) {
 	}
 }
 
-// TestHistoryInvalidConfiguredSources (faults13 B12): a hand-edited history.sources that holds an invalid
+// TestHistoryInvalidConfiguredSources: a hand-edited history.sources that holds an invalid
 // root (a name with a slash, more than 256 roots) is the error that names it for every command that reads
 // the config: `ctx history import` and `ctx history sources` exited 0 with every configured root skipped,
 // where `sources --json`, `status` and `mcp serve` exited 2.

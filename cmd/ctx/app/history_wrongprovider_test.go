@@ -127,7 +127,7 @@ func TestImportWrongProvider(t *testing.T) {
 	}
 }
 
-// TestImportWrongProviderKeepsImported (faults13 B11): `--provider P --path DIR` on a folder whose
+// TestImportWrongProviderKeepsImported: `--provider P --path DIR` on a folder whose
 // transcripts the index holds as another provider's is the usage error of a fresh index (exit 2, "holds
 // no P sessions"), and those sessions keep their events: they were replaced by empty P sessions.
 func TestImportWrongProviderKeepsImported(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"github.com/ctx-dev/ctx/internal/testenv"
 )
 
-// TestHistoryImportFailedSourceExits1 (faults12 B6): an import in which a source fails imports the others,
+// TestHistoryImportFailedSourceExits1: an import in which a source fails imports the others,
 // prints its report, warns once per failed source naming its file once (it was "PATH: PATH: ..."), and
 // exits 1, as git fetch of several remotes does when one fails (it exited 0); --json too.
 func TestHistoryImportFailedSourceExits1(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"github.com/ctx-dev/ctx/internal/testenv"
 )
 
-// TestHistoryFieldsOneLine (faults12 B3): a Codex session whose session_meta.id and cwd hold newlines
+// TestHistoryFieldsOneLine: a Codex session whose session_meta.id and cwd hold newlines
 // (and an id of 2,000 bytes) prints each on its own line in ctx search and ctx history show session: a
 // newline is written as \n, so no line of the output is the transcript's; the id is kept as its head and
 // the SHA-256 of the whole (history.MaxNativeID).
@@ -42,7 +42,7 @@ func TestHistoryFieldsOneLine(t *testing.T) {
 	}
 }
 
-// TestPathsOneLine (testB13 B5): a provider root of the environment whose path holds a newline (and a
+// TestPathsOneLine: a provider root of the environment whose path holds a newline (and a
 // carriage return, a tab) is one row of ctx sources, and an import warning naming a file whose name holds
 // one is one line: each is written \n, \r, \t, as the transcripts' one-line fields are.
 func TestPathsOneLine(t *testing.T) {

@@ -185,7 +185,7 @@ func runHistorySourcesRemove(ctx context.Context, e *env, o historySourcesRemove
 // configuredSources returns the configured history roots of the repository ctx runs in, or none outside
 // a repository. A config that holds an invalid root (a name of another shape, more than 256 roots) is
 // the error that names it, as every command that opens the store gives it: the import and the table of
-// `ctx history sources` skipped every configured root without a word (faults13 B12).
+// `ctx history sources` skipped every configured root without a word.
 func configuredSources(ctx context.Context, e *env) ([]store.HistorySource, error) {
 	s, err := e.open(ctx)
 	if errors.Is(err, store.ErrNotRepository) {
