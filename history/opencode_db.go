@@ -108,17 +108,9 @@ const maxProviderWALBytes = 1 << 30
 //     mode, which never opens a -shm (the -wal's commits are read; an earlier ctx copied both files
 //     into $TMPDIR instead, unbounded).
 //
-// A -wal deleted by OpenCode's exit between the Lstat and SQLite's open is seen after the open
-// (walChanged): the empty -wal SQLite made for it is removed and the mode chosen again, once.
-//
 // A -wal is at most maxProviderWALBytes. Read without locks, the database is stat'ed when opened and
 // after its reads (providerDB.unchanged).
 func openProviderDB(ctx context.Context, path string) (*providerDB, error) {
-	return openProviderDBMode(ctx, path, false)
-}
-
-// openProviderDBMode is openProviderDB; again when it chooses the mode a second time (walReplaced).
-func openProviderDBMode(ctx context.Context, path string, again bool) (*providerDB, error) {
 	f, fi, err := openRegular(path) // refuses links and non-regular files
 	if err != nil {
 		return nil, err
@@ -153,54 +145,12 @@ func openProviderDBMode(ctx context.Context, path string, again bool) (*provider
 	default:
 		params += "&immutable=1"
 	}
-	if testHookProviderStat != nil {
-		testHookProviderStat(path)
-	}
 	db, err := openDBAt(ctx, path, params)
-	if hasWAL && hasSHM && !again {
-		if now, changed := walChanged(path, wal); changed {
-			// OpenCode exited between the Lstat and SQLite's open and deleted its -wal: SQLite, asked
-			// for a -wal it did not find, made an empty one in OpenCode's folder (and failed or read
-			// the database). That file is removed and the mode chosen again for what the folder holds.
-			if err == nil {
-				db.Close()
-			}
-			removeOwnEmptyWAL(path, wal, now)
-			return openProviderDBMode(ctx, path, true)
-		}
-	}
 	if err != nil {
 		return nil, err
 	}
 	p.DB = db
 	return p, nil
-}
-
-// testHookProviderStat, when set (by the tests), is called by openProviderDB between its Lstat of the
-// -wal and -shm and SQLite's open.
-var testHookProviderStat func(path string)
-
-// walChanged says whether path's -wal is no longer the file before (an Lstat of it): gone, another file,
-// or written since; now is its Lstat (nil when gone). A file made in place of a deleted one may reuse its
-// inode, hence the size and time.
-func walChanged(path string, before os.FileInfo) (now os.FileInfo, changed bool) {
-	now, err := os.Lstat(path + "-wal")
-	if err != nil {
-		return nil, errors.Is(err, fs.ErrNotExist)
-	}
-	return now, !os.SameFile(before, now) || now.Size() != before.Size() || !now.ModTime().Equal(before.ModTime())
-}
-
-// removeOwnEmptyWAL removes path's -wal when now (its Lstat after SQLite's open) is an empty regular
-// file of this user written after before (the -wal OpenCode deleted): the one SQLite makes when it opens
-// a WAL-mode database whose -wal is gone.
-func removeOwnEmptyWAL(path string, before, now os.FileInfo) {
-	if now == nil || !now.Mode().IsRegular() || now.Size() != 0 || !ownedBySelf(now) || !now.ModTime().After(before.ModTime()) {
-		return
-	}
-	if again, err := os.Lstat(path + "-wal"); err == nil && os.SameFile(now, again) && again.Size() == 0 {
-		_ = os.Remove(path + "-wal")
-	}
 }
 
 // removeStaleProviderCopies removes, once per process, the private copies of provider databases that

@@ -6,9 +6,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"database/sql"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -347,44 +345,4 @@ func walModeDatabase(t *testing.T, root string) string {
 		t.Fatal(err)
 	}
 	return db
-}
-
-// OpenCode exits between ctx's Lstat of its -wal and -shm and SQLite's open, and deletes its -wal (the
-// -shm stays): SQLite's read-only open fails and makes an empty -wal in OpenCode's folder. ctx removes
-// that file and opens the database in the mode of what the folder holds now.
-func TestOpenCodeWALDeletedBeforeOpen(t *testing.T) {
-	root := t.TempDir()
-	db := walModeDatabase(t, root)
-	// What a running OpenCode leaves beside its database (its commits checkpointed): a -wal last written
-	// a while ago and a -shm.
-	for _, suffix := range []string{"-wal", "-shm"} {
-		if err := os.WriteFile(db+suffix, nil, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	old := time.Now().Add(-time.Minute)
-	if err := os.Chtimes(db+"-wal", old, old); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { testHookProviderStat = nil }()
-	opens := 0
-	testHookProviderStat = func(path string) {
-		if opens++; path == db && opens == 1 {
-			if err := os.Remove(db + "-wal"); err != nil {
-				t.Error(err)
-			}
-		}
-	}
-	p, err := openProviderDB(context.Background(), db)
-	if err != nil {
-		t.Fatalf("open after the -wal was deleted: %v", err)
-	}
-	var n int
-	if err := p.QueryRow(`SELECT count(*) FROM part`).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	p.Close()
-	if _, err := os.Lstat(db + "-wal"); !errors.Is(err, fs.ErrNotExist) {
-		t.Fatalf("a -wal left in OpenCode's folder: %v", err)
-	}
 }
