@@ -121,8 +121,13 @@ func (o *jobj) stamps() map[string]string {
 // mergeObj merges objects a and b against base (nil: absent). a is the
 // overall winner: its value is taken for metadata keys, and for conflicting
 // fields when aWins (the kept pass; the lost pass has aWins false). Field
-// names in log are dotted paths below prefix.
-func mergeObj(base, a, b *jobj, aWins bool, prefix string, log *fieldLog) *jobj {
+// names in log are dotted paths below prefix. created says that the whole
+// record has no base (a file, or an NDJSON line, created on both sides at
+// once): only then is a field one side wrote with its type's zero value not
+// an edit (docs/merge.md "Created on both sides"). A field both sides added
+// to a record that has a base, with different values, is a conflict: there
+// `false` is what `ctx adapters disable` wrote, not a default.
+func mergeObj(base, a, b *jobj, aWins, created bool, prefix string, log *fieldLog) *jobj {
 	if base == nil {
 		base = &jobj{vals: map[string][]byte{}}
 	}
@@ -147,11 +152,11 @@ func mergeObj(base, a, b *jobj, aWins bool, prefix string, log *fieldLog) *jobj 
 			v, present = cv, cok
 		case cok == bok && (!cok || bytes.Equal(cv, bv)):
 			v, present = av, aok
-		case !bok && isZeroJSON(cv):
+		case created && !bok && isZeroJSON(cv):
 			// Added on both sides, one of them with its type's zero value: that side only wrote the
 			// default of a field it did not set (a record created on both sides at once).
 			v = av
-		case !bok && isZeroJSON(av):
+		case created && !bok && isZeroJSON(av):
 			v = cv
 		case !aok || !cok:
 			// The change is kept in the kept version; the lost version has the delete.
@@ -170,7 +175,7 @@ func mergeObj(base, a, b *jobj, aWins bool, prefix string, log *fieldLog) *jobj 
 				bo, _ = parseObj(bv)
 			}
 			if ok1 && ok2 {
-				v = mergeObj(bo, ao, co, aWins, field+".", log).compact()
+				v = mergeObj(bo, ao, co, aWins, created, field+".", log).compact()
 				break
 			}
 			fallthrough
@@ -285,8 +290,9 @@ func mergeRecord(path string, base []byte, baseOK bool, x, y []byte) (kept, lost
 		bo, _ = parseObj(base)
 	}
 	log := &fieldLog{path: path}
-	k := mergeObj(bo, a, b, true, "", log)
-	l := mergeObj(bo, a, b, false, "", nil)
+	// An unreadable base counts as empty: the record is then created on both sides, as without one.
+	k := mergeObj(bo, a, b, true, bo == nil, "", log)
+	l := mergeObj(bo, a, b, false, bo == nil, "", nil)
 	notes = log.notes
 	if twoIDs && slices.Contains(log.fields, "project.id") {
 		notes = append(notes, identityNote(xo, yo, xFirst))

@@ -29,7 +29,8 @@
 // (history, activity, proposals, conflicts) are therefore a union. A file
 // renamed on one side and changed at its old path on the other is followed
 // by content similarity (renames.go). A record created on both sides at once
-// takes neither side's zero-valued fields as edits; lists of distinct
+// takes neither side's zero-valued fields as edits (a field both sides added
+// to a record that has a base does: two values of it conflict); lists of distinct
 // scalars changed on both sides merge as sets (docs/format.md "Merging").
 //
 // When both sides changed the same field (or overlapping lines) differently,

@@ -147,8 +147,8 @@ func mergeND(path string, base []byte, x, y []byte) (kept, lost []byte, fields [
 					bo = bl.obj
 				}
 				prefix := a.id + "."
-				ko := mergeObj(bo, a.obj, b.obj, true, prefix, log)
-				lo := mergeObj(bo, a.obj, b.obj, false, prefix, nil)
+				ko := mergeObj(bo, a.obj, b.obj, true, bo == nil, prefix, log)
+				lo := mergeObj(bo, a.obj, b.obj, false, bo == nil, prefix, nil)
 				kl = append(kl, ndLine{raw: string(ko.compact()), id: a.id, obj: ko})
 				ll = append(ll, ndLine{raw: string(lo.compact()), id: a.id, obj: lo})
 				break

@@ -160,3 +160,54 @@ func TestRecordSides(t *testing.T) {
 		t.Errorf("empty sides written:\n%s", c.Record())
 	}
 }
+
+// manifestJSON is a manifest.json as ctx writes it, with the given adapters object and updated_at.
+func manifestJSON(adapters, updated string) string {
+	return "{\n  \"schema_version\": \"0.4.0\",\n  \"project\": {\"name\": \"p\", \"id\": \"id-1\", \"repo_url\": \"\"},\n" +
+		"  \"adapters\": " + adapters + ",\n  \"team\": {\"members\": []},\n  \"created_at\": \"2026-11-30T09:00:00Z\",\n" +
+		"  \"updated_at\": \"" + updated + "\"\n}\n"
+}
+
+// A field both sides added to a record that has a base is an edit on each side, even at its type's zero
+// value: `ctx adapters enable copilot` on one clone and `ctx adapters disable copilot` on the other
+// (adapters.copilot absent in the base) is a conflict on adapters.copilot.enabled that the later write
+// wins, never the enable kept silently because the disable wrote false (before: merged clean, the
+// disable lost). Different clients added on the two sides still merge clean, and a manifest created on
+// both sides (no base) keeps the rule that a zero value is not an edit.
+func TestAddAddFieldInBasedRecordIsAnEdit(t *testing.T) {
+	base := files("manifest.json", manifestJSON("{}", "2026-11-30T09:00:00Z"))
+	for _, later := range []string{"enable", "disable"} {
+		te, td := "2026-11-30T10:00:00Z", "2026-11-30T11:00:00Z"
+		want := `"copilot": {
+      "enabled": false
+    }`
+		if later == "enable" {
+			te, td = td, te
+			want = strings.ReplaceAll(want, "false", "true")
+		}
+		r := treeBoth(t, base, files("manifest.json", manifestJSON(`{"copilot": {"enabled": true}}`, te)),
+			files("manifest.json", manifestJSON(`{"copilot": {"enabled": false}}`, td)))
+		if len(r.Conflicts) != 1 || r.Conflicts[0].Path != "manifest.json" || r.Conflicts[0].Field != "adapters.copilot.enabled" {
+			t.Fatalf("later=%s: want one conflict on adapters.copilot.enabled, got %+v", later, r.Conflicts)
+		}
+		if got := string(r.Files["manifest.json"]); !strings.Contains(got, want) {
+			t.Errorf("later=%s: the later write did not win:\n%s", later, got)
+		}
+		lost := strings.ReplaceAll(strings.ReplaceAll(want, "false", "X"), "true", "false")
+		lost = strings.ReplaceAll(lost, "X", "true")
+		if !strings.Contains(string(r.Conflicts[0].Lost), lost) {
+			t.Errorf("later=%s: the lost version does not hold the other write:\n%s", later, r.Conflicts[0].Lost)
+		}
+	}
+	r := treeBoth(t, base, files("manifest.json", manifestJSON(`{"copilot": {"enabled": true}}`, "2026-11-30T10:00:00Z")),
+		files("manifest.json", manifestJSON(`{"cursor": {"enabled": false}}`, "2026-11-30T11:00:00Z")))
+	got := string(r.Files["manifest.json"])
+	if len(r.Conflicts) != 0 || !strings.Contains(got, `"copilot": {`) || !strings.Contains(got, `"cursor": {`) {
+		t.Errorf("two clients: conflicts %+v\n%s", r.Conflicts, got)
+	}
+	r = treeBoth(t, Files{}, files("manifest.json", manifestJSON(`{"copilot": {"enabled": true}}`, "2026-11-30T10:00:00Z")),
+		files("manifest.json", manifestJSON(`{"copilot": {"enabled": false}}`, "2026-11-30T11:00:00Z")))
+	if len(r.Conflicts) != 0 || !strings.Contains(string(r.Files["manifest.json"]), `"enabled": true`) {
+		t.Errorf("created on both sides: conflicts %+v\n%s", r.Conflicts, r.Files["manifest.json"])
+	}
+}

@@ -6,12 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/ctx-dev/ctx/gitstore"
 )
 
 // The manifest of a tip ctx did not write: checked before a pull brings it in (CheckIncoming), reported
-// by ctx doctor and put back by ctx doctor --fix (docs/security.md "What a fetched branch may hold").
+// by ctx doctor and put back by ctx doctor --fix (docs/security.md "Entry kinds and places: the store layout").
 // Every read of the store's project, team and adapters goes through manifest.json, so one that does not
 // parse breaks ctx export, ctx team, the MCP resources context://manifest and context://summary,
 // get_project_context and the onboarding prompt for the whole team; and a merge cannot merge it field by
@@ -22,7 +24,8 @@ import (
 const maxManifestBytes = 1 << 20
 
 // parseManifest parses the bytes of manifest.json as ReadManifest reads them: a JSON object whose known
-// fields have their types (docs/format.md "Records"). The error says what is wrong, without the path.
+// fields have their types, and whose adapters keys are client names in adapterName's form (docs/format.md
+// "Records"). The error says what is wrong, without the path.
 func parseManifest(b []byte) (Manifest, error) {
 	var m Manifest
 	// One parse: into the struct, which refuses anything but an object except null (let through as no
@@ -41,6 +44,17 @@ func parseManifest(b []byte) (Manifest, error) {
 	}
 	if m.Adapters == nil {
 		m.Adapters = map[string]Adapter{}
+	}
+	// The keys of adapters are client names in adapterName's form, the rule SetAdapters writes by: a
+	// fetched manifest's "../../x\u0000y" or "<script>" would otherwise be served by context://manifest
+	// as a client of the project.
+	for _, k := range slices.Sorted(maps.Keys(m.Adapters)) {
+		if !adapterName.MatchString(k) {
+			if len(k) > 64 {
+				k = k[:64] + "..." // quoted below: no control character reaches a message
+			}
+			return m, fmt.Errorf("adapters key %q is not a client name (lowercase letters, digits and single underscores, as claude_code)", k)
+		}
 	}
 	if m.Team.Members == nil {
 		m.Team.Members = []Member{}

@@ -132,3 +132,42 @@ func TestSetAdapters(t *testing.T) {
 		t.Error("updated_at not bumped")
 	}
 }
+
+// TestManifestAdaptersKeys: ReadManifest (what context://manifest, ctx doctor and the check of a fetched
+// tip read) refuses a manifest.json whose adapters has a key that is not a client name in the form
+// SetAdapters writes (docs/format.md "Records"), naming the key quoted; SetAdapters then commits nothing.
+func TestManifestAdaptersKeys(t *testing.T) {
+	f := newFixture(t)
+	m, _ := f.view().ReadManifest(f.ctx)
+	put := func(key string) {
+		t.Helper()
+		raw := `{"schema_version":"0.4.0","project":{"name":"p","id":"` + m.Project.ID + `","repo_url":""},` +
+			`"adapters":{"codex":{"enabled":true},` + key + `:{"enabled":true}},"team":{"members":[]},` +
+			`"created_at":"2025-05-01T10:00:00Z","updated_at":"2025-05-01T10:00:00Z"}`
+		if _, err := f.s.Write(f.ctx, store.Op{Name: "test", Summary: "seed"}, func(v *store.View) (store.Edits, error) {
+			ed := store.Edits{}
+			ed.Put(store.Public, "manifest.json", []byte(raw))
+			return ed, nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for key, quoted := range map[string]string{
+		`"../../x\u0000y"`: `"../../x\x00y"`, `"<script>"`: `"<script>"`, `"claude-code"`: `"claude-code"`,
+		`"Claude"`: `"Claude"`, `"a__b"`: `"a__b"`, `""`: `""`,
+	} {
+		put(key)
+		if _, err := f.view().ReadManifest(f.ctx); err == nil || !strings.Contains(err.Error(), "adapters key "+quoted+" is not a client name") {
+			t.Errorf("adapters key %s: ReadManifest %v", key, err)
+		}
+		f.commits("ctx", 0, func() {
+			if _, err := f.s.SetAdapters(f.ctx, map[string]bool{"cursor": true}); err == nil {
+				t.Errorf("adapters key %s: SetAdapters wrote", key)
+			}
+		})
+	}
+	put(`"claude_code"`)
+	if got, err := f.view().ReadManifest(f.ctx); err != nil || len(got.Adapters) != 2 {
+		t.Errorf("valid keys: %+v %v", got.Adapters, err)
+	}
+}

@@ -402,9 +402,18 @@ func newAdaptersEnableCmd(e *env, on bool) *cli.Command {
 }
 
 func runAdaptersEnable(ctx context.Context, e *env, o adaptersEnableOptions) error {
-	s, err := e.openInit(ctx)
+	s, v, err := e.view(ctx)
 	if err != nil {
 		return err
+	}
+	clients, err := adapters.Lookup(o.Clients...)
+	if err != nil {
+		return err
+	}
+	// The manifest is read before anything changes: one whose adapters does not decode (pushed by
+	// another clone) stops the command with this work tree's record as it was, not half done.
+	if _, err := v.ReadManifest(ctx); err != nil {
+		return fmt.Errorf("nothing changed: %w", err)
 	}
 	opts, err := adapters.OptionsFor(ctx, s)
 	if err != nil {
@@ -423,10 +432,6 @@ func runAdaptersEnable(ctx context.Context, e *env, o adaptersEnableOptions) err
 	// The project's setting in manifest.json (adapters.<client>.enabled, docs/format.md "Records"; what
 	// context://manifest serves), one commit when it changes; this work tree's record above is what
 	// refreshes its files.
-	clients, err := adapters.Lookup(o.Clients...)
-	if err != nil {
-		return err
-	}
 	set := map[string]bool{}
 	var names []string
 	for _, c := range clients {
@@ -435,7 +440,9 @@ func runAdaptersEnable(ctx context.Context, e *env, o adaptersEnableOptions) err
 	}
 	res, err := s.SetAdapters(ctx, set)
 	if err != nil {
-		return err
+		// Something changed the branch since the check above: say what was done and what was not.
+		return fmt.Errorf("this work tree's record was changed (enabled: %s), the project's setting in %s was not: %w",
+			dash(strings.Join(rec.Enabled, ", ")), store.ManifestPath, err)
 	}
 	commitLine(e.stdout, "manifest adapters "+strings.Join(names, ", "), res)
 	return nil
