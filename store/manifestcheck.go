@@ -49,7 +49,7 @@ func parseManifest(b []byte) (Manifest, error) {
 	// fetched manifest's "../../x\u0000y" or "<script>" would otherwise be served by context://manifest
 	// as a client of the project.
 	for _, k := range slices.Sorted(maps.Keys(m.Adapters)) {
-		if !adapterName.MatchString(k) {
+		if !adapterName.Get().MatchString(k) {
 			if len(k) > 64 {
 				k = k[:64] + "..." // quoted below: no control character reaches a message
 			}
