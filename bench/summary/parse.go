@@ -2,8 +2,10 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -38,10 +40,19 @@ func parse(r io.Reader) (map[string]result, runInfo, error) {
 	res := map[string]result{}
 	var info runInfo
 	inGoTest := false
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
-	for lineNo := 1; sc.Scan(); lineNo++ {
-		line := strings.TrimRight(sc.Text(), "\r")
+	br := bufio.NewReaderSize(r, 64*1024)
+	for lineNo := 1; ; lineNo++ {
+		line, long, err := readLine(br)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, info, fmt.Errorf("read the log: %w", err)
+		}
+		if long {
+			continue // a tool's log line over maxLine bytes: never a result or a marker
+		}
+		line = strings.TrimRight(line, "\r")
 		f := strings.Fields(line)
 		switch {
 		case len(f) == 0:
@@ -55,6 +66,9 @@ func parse(r io.Reader) (map[string]result, runInfo, error) {
 			}
 		case strings.HasPrefix(f[0], "Benchmark") && len(f) >= 2:
 			n, err := strconv.Atoi(f[1])
+			if errors.Is(err, strconv.ErrRange) || err == nil && n <= 0 {
+				return nil, info, fmt.Errorf("line %d: %s: iterations %q out of range", lineNo, f[0], f[1])
+			}
 			if err != nil || len(f)%2 != 0 {
 				continue // not a result line (a benchmark's log or a name alone)
 			}
@@ -68,15 +82,48 @@ func parse(r io.Reader) (map[string]result, runInfo, error) {
 				if err != nil {
 					return nil, info, fmt.Errorf("line %d: %s: value %q of %s: %w", lineNo, f[0], f[i], f[i+1], err)
 				}
+				if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+					// Every figure of make bench is a count, a time, a size or a rate: finite and not negative.
+					return nil, info, fmt.Errorf("line %d: %s: value %q of %s is not a finite figure >= 0", lineNo, f[0], f[i], f[i+1])
+				}
 				m[f[i+1]] = v
 			}
 			res[name] = result{name: name, n: n, metrics: m}
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return nil, info, fmt.Errorf("read the log: %w", err)
-	}
 	return res, info, nil
+}
+
+// maxLine is the longest log line parse reads (bytes): result and marker lines are far shorter, and a
+// tool may log lines of any length (a benchmark's output).
+const maxLine = 64 * 1024
+
+// readLine returns the next line of br without its "\n"; long is true (and line "") when the line is over
+// maxLine bytes, whose rest is read and dropped. err is io.EOF after the last line.
+func readLine(br *bufio.Reader) (line string, long bool, err error) {
+	var b []byte
+	for {
+		chunk, isPrefix, err := br.ReadLine()
+		if err != nil {
+			if err == io.EOF && (b != nil || long) {
+				return string(b), long, nil
+			}
+			return "", false, err
+		}
+		if !long {
+			if len(b)+len(chunk) > maxLine {
+				long, b = true, nil
+			} else {
+				b = append(b, chunk...)
+			}
+		}
+		if !isPrefix {
+			if long {
+				return "", true, nil
+			}
+			return string(b), false, nil
+		}
+	}
 }
 
 // marker records one "make-bench:" line (its fields after the prefix).

@@ -92,10 +92,28 @@ func TestParseErrors(t *testing.T) {
 	for _, log := range []string{
 		"BenchmarkCompare/entries=100/row=get 15 abc ctx-ms\n",
 		"make-bench: start soon 1.0 1.0 1.0\n",
+		"BenchmarkCompare/entries=100/row=get 15 NaN ctx-ms\n",
+		"BenchmarkCompare/entries=100/row=get 15 +Inf ctx-ms\n",
+		"BenchmarkCompare/entries=100/row=get 15 1e400 ctx-ms\n",
+		"BenchmarkCompare/entries=100/row=get 15 -5 ctx-ms\n",
+		"BenchmarkCompare/entries=100/row=get 99999999999999999999 2.5 ctx-ms\n",
 	} {
 		if _, _, err := parse(strings.NewReader(log)); err == nil {
 			t.Errorf("%q: no error", log)
 		}
+	}
+}
+
+// A tool's log line of any length (over bufio.Scanner's limit) is skipped, and the lines around it are read.
+func TestParseLongLine(t *testing.T) {
+	log := "BenchmarkCompare/entries=100/row=get 15 2.5 ctx-ms\n" + strings.Repeat("x", 3<<20) + "\n" +
+		"BenchmarkCompare/entries=100/row=set 15 9.5 ctx-ms\r\n" + strings.Repeat("y", 70<<10)
+	res, _, err := parse(strings.NewReader(log))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 2 || res["Compare/entries=100/row=get"].metrics["ctx-ms"] != 2.5 || res["Compare/entries=100/row=set"].metrics["ctx-ms"] != 9.5 {
+		t.Fatalf("results %v", res)
 	}
 }
 
