@@ -142,37 +142,38 @@ func writeWith(fsys files, dir, base string, data []byte, perm fs.FileMode, chmo
 // writeTemp writes data to a new temporary file of the write of dir+base (TempPrefix) through fsys, closed
 // (and synced if d is Durable; its permission bits set to perm exactly if chmod), and returns its path. On
 // error no temporary file is left.
-func writeTemp(fsys files, dir, base string, data []byte, perm fs.FileMode, chmod bool, d Durability) (tmp string, err error) {
+func writeTemp(fsys files, dir, base string, data []byte, perm fs.FileMode, chmod bool, d Durability) (string, error) {
 	target := dir + base
 	var rnd [6]byte
 	if _, err := rand.Read(rnd[:]); err != nil {
 		return "", fmt.Errorf("write %s: %w", target, err)
 	}
-	tmp = dir + TempPrefix(base) + hex.EncodeToString(rnd[:])
+	tmp := dir + TempPrefix(base) + hex.EncodeToString(rnd[:])
 	f, err := fsys.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
 		return "", fmt.Errorf("write %s: %w", target, err)
 	}
-	defer func() {
-		if err != nil {
-			_ = f.Close()
-			_ = fsys.Remove(tmp)
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return "", fmt.Errorf("write %s: %w", target, err)
+	// Every failure from here removes the file by its name (tmp, which no return statement changes).
+	fail := func(err error) (string, error) {
+		_ = f.Close()
+		_ = fsys.Remove(tmp)
+		return "", err
+	}
+	if _, err := f.Write(data); err != nil {
+		return fail(fmt.Errorf("write %s: %w", target, err))
 	}
 	if chmod {
-		if err = f.Chmod(perm); err != nil {
-			return "", fmt.Errorf("write %s: %w", target, err)
+		if err := f.Chmod(perm); err != nil {
+			return fail(fmt.Errorf("write %s: %w", target, err))
 		}
 	}
 	if d == Durable {
-		if err = f.Sync(); err != nil {
-			return "", fmt.Errorf("write %s: sync: %w", target, err)
+		if err := f.Sync(); err != nil {
+			return fail(fmt.Errorf("write %s: sync: %w", target, err))
 		}
 	}
-	if err = f.Close(); err != nil {
+	if err := f.Close(); err != nil {
+		_ = fsys.Remove(tmp)
 		return "", fmt.Errorf("write %s: %w", target, err)
 	}
 	return tmp, nil
