@@ -28,6 +28,29 @@ func TempPrefix(base string) string { return "." + base + ".tmp" }
 // IsTemp reports whether a file name (without folder) looks like a temporary file of a write.
 func IsTemp(name string) bool { return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp") }
 
+// tempDigits is the number of random hex digits that end a temporary file's name (6 random bytes).
+const tempDigits = 12
+
+// TempTarget returns the base name of the file whose write made the temporary file name (a name without
+// folder), and whether name is exactly one: TempPrefix(base) followed by 12 lower-case hex digits, base not
+// empty. Unlike IsTemp it matches nothing else, so that cleaners remove only what a write made.
+func TempTarget(name string) (base string, ok bool) {
+	const suffix = len(".tmp") + tempDigits
+	if len(name) < 1+1+suffix || name[0] != '.' {
+		return "", false
+	}
+	cut := len(name) - suffix
+	if name[cut:cut+len(".tmp")] != ".tmp" {
+		return "", false
+	}
+	for _, c := range name[len(name)-tempDigits:] {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return "", false
+		}
+	}
+	return name[1:cut], true
+}
+
 // files is the part of the file system a write uses: the operating system's, or an os.Root's.
 type files interface {
 	OpenFile(name string, flag int, perm fs.FileMode) (*os.File, error)
