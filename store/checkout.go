@@ -233,7 +233,11 @@ func (s *Store) refreshWith(ctx context.Context, force map[string]bool, recreate
 	// status index of that record (statusindexcarry.go).
 	var recSt0, logSt0 FileStat
 	statOK := false
-	if _, jerr := os.Lstat(s.journalPath()); jerr == nil {
+	_, jerr := os.Lstat(s.journalPath())
+	// Temporary files left by killed writes: those of the git dir's ctx folder, and after an interrupted
+	// refresh every one of .context/ (sweepLeftovers).
+	s.sweepLeftovers(fsys, jerr == nil)
+	if jerr == nil {
 		rec, found, err = s.recoverRefresh(fsys)
 	} else {
 		recSt0, logSt0, statOK = recordStats(fsys)

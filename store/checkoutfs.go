@@ -336,7 +336,8 @@ func (c *checkoutFS) cleanTemps(p string) {
 		return
 	}
 	for _, e := range es {
-		if strings.HasPrefix(e.Name(), atomicfile.TempPrefix(base)) {
+		// Exactly the names a write makes (a user's ".notes.md.tmp" stays), regular files only.
+		if b, ok := atomicfile.TempTarget(e.Name()); ok && b == base && e.Type().IsRegular() {
 			_ = c.root.Remove(dir + e.Name()) // best effort: a leftover is removed on the next write
 		}
 	}

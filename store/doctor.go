@@ -38,6 +38,10 @@ type Diagnosis struct {
 	// Orphaned are the kept tips of deleted context branches (OrphanedRefs): no problem, but entries that
 	// may exist nowhere else, to restore or delete. Never nil.
 	Orphaned []OrphanedRef `json:"orphaned"`
+	// Leftovers are the temporary files that killed writes left in the git dir's ctx folders and in
+	// .context/ (LeftoverTemps, absolute paths): no problem (every refresh and status removes those it
+	// knows are leftovers), removed by ctx doctor --fix. Never nil.
+	Leftovers []string `json:"leftover_temp_files"`
 }
 
 // maxSafeSearch bounds the first-parent commits Doctor looks at for LastSafe.
@@ -93,6 +97,12 @@ func (s *Store) Doctor(ctx context.Context) (*Diagnosis, error) {
 	}
 	if d.Orphaned, err = s.OrphanedRefs(ctx); err != nil {
 		return nil, err
+	}
+	if d.Leftovers, err = s.LeftoverTemps(ctx, false); err != nil {
+		return nil, err
+	}
+	if d.Leftovers == nil {
+		d.Leftovers = []string{}
 	}
 	unsafe := map[Scope]bool{}
 	for _, p := range ps {

@@ -15,6 +15,7 @@ import (
 	"sort"
 
 	"github.com/ctx-dev/ctx/gitstore"
+	"github.com/ctx-dev/ctx/internal/atomicfile"
 )
 
 // onCheckoutList, when set (tests), is called with every folder of the checked-out tree a hand-edit scan
@@ -86,7 +87,11 @@ func (s *Store) scanCheckout(ctx context.Context, o scanOptions) ([]HandEdit, *s
 	}
 	defer fsys.Close()
 	var rec *Record
-	if _, jerr := os.Lstat(s.journalPath()); jerr == nil {
+	_, jerr := os.Lstat(s.journalPath())
+	// Temporary files left by killed writes (sweepLeftovers; those of .context/ the walk below passes are
+	// removed after it): ctx's own, invisible to the scan, which changes nothing it reports.
+	s.sweepLeftovers(fsys, jerr == nil)
+	if jerr == nil {
 		if tips != nil {
 			return nil, nil, errNeedRefresh
 		}
@@ -195,6 +200,9 @@ func (s *Store) scanCheckout(ctx context.Context, o scanOptions) ([]HandEdit, *s
 			w.discard()
 		}
 		return nil, nil, fmt.Errorf("scan %s: %w", root, err)
+	}
+	for _, p := range sc.temps {
+		_ = fsys.removeTemp(p) // best effort: the next scan tries again
 	}
 	var deleted map[string]indexEntry
 	for i, e := range x.entries {
@@ -323,6 +331,8 @@ type scan struct {
 	checks   []fileCheck // checkFiles' answers for one batch, reused
 	// added holds the content of the files added by hand that name no scope (keepRenamedScopes).
 	added map[string][]byte
+	// temps are the temporary files of writes seen (slash paths): leftovers, removed after the scan.
+	temps []string
 }
 
 // join is the slash path of name in folder dir.
@@ -446,6 +456,10 @@ func (sc *scan) recordedFile(dir string, r *os.Root, i int, c *fileCheck) error 
 // other looks at a name of folder dir that is not a file of the record.
 func (sc *scan) other(dir string, r *os.Root, f *os.File, name string) error {
 	if dir == "." && (name == RecordFile || name == RecordLogFile || name == IgnoreFile) || isTemp(name) || isLitter(name) {
+		if _, ok := atomicfile.TempTarget(name); ok {
+			// A write's temporary file: with the checkout lock held, a leftover of a killed one (findLeftovers).
+			sc.temps = append(sc.temps, join(dir, name))
+		}
 		return nil
 	}
 	p := join(dir, name)

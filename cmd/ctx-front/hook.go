@@ -102,7 +102,7 @@ func postCheckout(args []string) bool {
 	if !ok {
 		return false
 	}
-	return h.apply()
+	return h.apply(nil)
 }
 
 // tracksNothingIn reports that commit rev (40 hex digits) is readable here and its root tree has no entry
@@ -849,9 +849,16 @@ func (h *refresh) prepare() bool {
 // apply writes what planRefresh decided, in store.Refresh's order: the stamp removed, the tracked-files
 // cache, the journal, the files, the record, the journal removed, then the hooks' stamp (the new files
 // made by prepare, which apply runs first when the caller did not). false when something failed (ctx-full
-// runs the hook again and finds the journal).
-func (h *refresh) apply() bool {
+// runs the hook again and finds the journal). journaled, when not nil, is called once the journal is in
+// place (or at once when there is none to write): a write releases the ctx lock there, so that a kill
+// before it leaves the lock's holder record naming a process (takeCtxLock) and one after it the journal,
+// either of which makes the next command ctx-full's, which removes the temporary files left
+// (store.sweepLeftovers).
+func (h *refresh) apply(journaled func()) bool {
 	defer h.release()
+	if journaled == nil {
+		journaled = func() {}
+	}
 	s := h.s
 	if !h.prepare() {
 		return false
@@ -860,10 +867,15 @@ func (h *refresh) apply() bool {
 		return false
 	}
 	_ = h.untrTmp.Commit()
+	if len(h.ops) == 0 {
+		journaled()
+	}
 	if len(h.ops) > 0 {
 		if h.journalTmp.Commit() != nil {
 			return false
 		}
+		journaled()
+		frontKill("journaled")
 		files := rootFiles{h.root}
 		for i, op := range h.ops {
 			if op.remove {

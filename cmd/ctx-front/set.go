@@ -283,6 +283,7 @@ func (w *setWrite) run() ([]byte, bool) {
 		}
 		return nil, false
 	}
+	frontKill("prepared")
 	// gitstore.updateRefs of one ref: the lock as its mark's hard link (prepareCommit), the old value
 	// compared, the new one written and renamed over the ref; the reflog line. Not fsynced, as C git's
 	// plumbing writes a ref (and as objwrite writes the objects it names): the fsync was 4 to 7 ms of a
@@ -308,14 +309,34 @@ func (w *setWrite) run() ([]byte, bool) {
 	// In place, not truncated first: the count only grows, and a file truncated to nothing and written again
 	// is written back to disk at its close by ext4 (plainfile.Overwrite).
 	_ = plainfile.Overwrite(filepath.Join(ctxDir, "writes"), []byte(strconv.Itoa(count+1)+"\n"), 0o666)
-	unlock()
+	frontKill("committed")
+	// The ctx lock is released once the refresh's journal is in place (apply): a kill before that leaves
+	// the holder record, which hands the next write to ctx-full.
 	// A refresh that fails half way leaves its journal, which the next ctx-full process completes (as
 	// after an interrupted refresh). The write stands (exit 0), with ctx-full's warning
 	// (store.refreshFailed, without the error, which apply does not return).
-	if !h.apply() {
+	if !h.apply(unlock) {
 		fmt.Fprintf(os.Stderr, "ctx: warning: %s\n", refreshFailedWarning)
 	}
 	return []byte(w.kindName + " " + w.key + ": committed " + newTip.String()[:12] + " (public)\n"), true
+}
+
+// envFrontKill, set in the environment (end-to-end tests only), makes a write kill itself with SIGKILL at
+// the point it names (frontKill): "prepared" (its objects and temporary files made, both locks held, the
+// ref not moved), "committed" (the ref moved, the ctx lock held), "journaled" (the refresh's journal in
+// place, the ctx lock released, no file in place): a `kill -9` at a known moment (store.EnvKillRefreshAfter
+// is ctx-full's).
+const envFrontKill = "CTX_TEST_FRONT_KILL"
+
+// frontKill kills the process with SIGKILL when $CTX_TEST_FRONT_KILL names point.
+func frontKill(point string) {
+	if os.Getenv(envFrontKill) != point {
+		return
+	}
+	if p, err := os.FindProcess(os.Getpid()); err == nil {
+		_ = p.Kill()
+	}
+	select {} // SIGKILL is on its way
 }
 
 // newObject is an object of a write: its name, type and content.
@@ -406,6 +427,15 @@ func takeCtxLock(ctxDir string) (unlock func(), ok bool) {
 	// The holder record: written in place and emptied through the same descriptor (plainfile.Overwrite: a
 	// truncation to nothing by its path made the next process's close write the file back to disk).
 	holder, err := plainfile.OpenFile(filepath.Join(ctxDir, "lock.holder"), os.O_WRONLY|os.O_CREATE, 0o666)
+	// Every holder empties the record at release: one that still names a process was killed holding the
+	// lock, maybe half way through a write whose temporary files ctx-full removes (store.sweepLeftovers).
+	if err == nil {
+		if fi, err := holder.Stat(); err != nil || fi.Size() > 0 {
+			_ = holder.Close()
+			_ = f.Close()
+			return nil, false
+		}
+	}
 	if err == nil && plainfile.OverwriteFile(holder, []byte(strconv.Itoa(os.Getpid())+"\n")) != nil {
 		_ = holder.Close()
 		holder = nil

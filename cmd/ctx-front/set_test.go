@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/ctx-dev/ctx/gitstore/objread"
 	"github.com/ctx-dev/ctx/gitstore/objwrite"
+	"github.com/ctx-dev/ctx/internal/atomicfile"
 	"github.com/ctx-dev/ctx/internal/testenv"
 )
 
@@ -463,6 +466,91 @@ func TestSetObjectsFailLeaveNothing(t *testing.T) {
 	r = runEnv(t, dir, filepath.Join(frontBin, "ctx"), env, "knowledge", "set", "arch", "three")
 	if r.code != 0 || !strings.Contains(r.stdout, "knowledge arch: committed ") || handedOver(t, log) != "" {
 		t.Fatalf("after the objects could be written: exit %d, stdout %q, stderr %q, or handed over", r.code, r.stdout, r.stderr)
+	}
+	if st := full(t, dir, "status"); !strings.Contains(st, "clean") {
+		t.Errorf("status: %s", st)
+	}
+}
+
+// temps lists the temporary files of atomic writes (atomicfile.TempTarget's names) in the git dir's ctx
+// folder and anywhere in .context/ of repository dir.
+func temps(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	for _, root := range []string{filepath.Join(dir, ".git", "ctx"), filepath.Join(dir, ".context")} {
+		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if _, ok := atomicfile.TempTarget(d.Name()); ok {
+				out = append(out, p)
+			}
+			return nil
+		})
+	}
+	return out
+}
+
+// TestSetKilledLeavesNoTemps: a front write killed with SIGKILL (CTX_TEST_FRONT_KILL) after it made its
+// refresh's files under temporary names — before the ref moved, after it moved with the ctx lock held, after
+// the journal was put in place — leaves temporary files (tester C13 C10: nothing removed them). The next
+// write is handed to ctx-full (the lock's holder record, or the journal, says a write was interrupted),
+// which removes every one of them and only them, and writes; the write after that is the front's again.
+// The branch holds what the killed write committed, and .context/ mirrors it.
+func TestSetKilledLeavesNoTemps(t *testing.T) {
+	dir := testenv.NewRepo(t)
+	full(t, dir, "init")
+	full(t, dir, "knowledge", "set", "arch", "zero")
+	full(t, dir, "knowledge", "set", "other", "zero")
+	frontBin, _, log := setBins(t)
+	ctxBin := filepath.Join(frontBin, "ctx")
+	if r := runEnv(t, dir, ctxBin, nil, "knowledge", "set", "arch", "one"); r.code != 0 || handedOver(t, log) != "" {
+		t.Fatalf("first write: exit %d, stderr %q, or handed over", r.code, r.stderr)
+	}
+	// A user's files with names close to the temporary files' are never removed.
+	mine := []string{filepath.Join(dir, ".context", "knowledge", ".arch.md.tmp"), filepath.Join(dir, ".context", "knowledge", ".arch.md.tmp0123456789AB")}
+	for _, p := range mine {
+		if err := os.WriteFile(p, []byte("mine"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := "one"
+	for _, point := range []string{"prepared", "committed", "journaled"} {
+		tip := testenv.Git(t, dir, "rev-parse", "refs/heads/ctx")
+		r := runEnv(t, dir, ctxBin, []string{"CTX_TEST_FRONT_KILL=" + point}, "knowledge", "set", "arch", "killed "+point)
+		if r.code == 0 || handedOver(t, log) != "" {
+			t.Fatalf("%s: exit %d, stdout %q: want the front killed", point, r.code, r.stdout)
+		}
+		if moved := testenv.Git(t, dir, "rev-parse", "refs/heads/ctx") != tip; moved != (point != "prepared") {
+			t.Fatalf("%s: the branch moved: %v", point, moved)
+		}
+		if point != "prepared" {
+			want = "killed " + point
+		}
+		if left := temps(t, dir); len(left) == 0 {
+			t.Fatalf("%s: the killed write left no temporary file (the kill came too late)", point)
+		}
+		r = runEnv(t, dir, ctxBin, nil, "knowledge", "set", "other", "after "+point)
+		if r.code != 0 || handedOver(t, log) == "" {
+			t.Fatalf("%s: next write: exit %d, stderr %q; want ctx-full's", point, r.code, r.stderr)
+		}
+		if left := temps(t, dir); len(left) != 0 {
+			t.Errorf("%s: temporary files left after the next write: %v", point, left)
+		}
+		if _, err := os.Lstat(filepath.Join(dir, ".git", "ctx", "checkout-journal.json")); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s: journal left: %v", point, err)
+		}
+		if b, err := os.ReadFile(filepath.Join(dir, ".context", "knowledge", "arch.md")); err != nil || !strings.Contains(string(b), want+"\n") {
+			t.Errorf("%s: arch.md %q, %v; want %q", point, b, err, want)
+		}
+		if r := runEnv(t, dir, ctxBin, nil, "knowledge", "set", "other", "front "+point); r.code != 0 || handedOver(t, log) != "" {
+			t.Fatalf("%s: the write after: exit %d, stderr %q, or handed over", point, r.code, r.stderr)
+		}
+	}
+	for _, p := range mine {
+		if b, err := os.ReadFile(p); err != nil || string(b) != "mine" {
+			t.Errorf("a user's file %s: %q, %v", p, b, err)
+		}
 	}
 	if st := full(t, dir, "status"); !strings.Contains(st, "clean") {
 		t.Errorf("status: %s", st)

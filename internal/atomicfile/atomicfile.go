@@ -28,6 +28,29 @@ func TempPrefix(base string) string { return "." + base + ".tmp" }
 // IsTemp reports whether a file name (without folder) looks like a temporary file of a write.
 func IsTemp(name string) bool { return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp") }
 
+// tempDigits is the number of random hex digits that end a temporary file's name (6 random bytes).
+const tempDigits = 12
+
+// TempTarget returns the base name of the file whose write made the temporary file name (a name without
+// folder), and whether name is exactly one: TempPrefix(base) followed by 12 lower-case hex digits, base not
+// empty. Unlike IsTemp it matches nothing else, so that cleaners remove only what a write made.
+func TempTarget(name string) (base string, ok bool) {
+	const suffix = len(".tmp") + tempDigits
+	if len(name) < 1+1+suffix || name[0] != '.' {
+		return "", false
+	}
+	cut := len(name) - suffix
+	if name[cut:cut+len(".tmp")] != ".tmp" {
+		return "", false
+	}
+	for _, c := range name[len(name)-tempDigits:] {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return "", false
+		}
+	}
+	return name[1:cut], true
+}
+
 // files is the part of the file system a write uses: the operating system's, or an os.Root's.
 type files interface {
 	OpenFile(name string, flag int, perm fs.FileMode) (*os.File, error)
@@ -142,37 +165,38 @@ func writeWith(fsys files, dir, base string, data []byte, perm fs.FileMode, chmo
 // writeTemp writes data to a new temporary file of the write of dir+base (TempPrefix) through fsys, closed
 // (and synced if d is Durable; its permission bits set to perm exactly if chmod), and returns its path. On
 // error no temporary file is left.
-func writeTemp(fsys files, dir, base string, data []byte, perm fs.FileMode, chmod bool, d Durability) (tmp string, err error) {
+func writeTemp(fsys files, dir, base string, data []byte, perm fs.FileMode, chmod bool, d Durability) (string, error) {
 	target := dir + base
 	var rnd [6]byte
 	if _, err := rand.Read(rnd[:]); err != nil {
 		return "", fmt.Errorf("write %s: %w", target, err)
 	}
-	tmp = dir + TempPrefix(base) + hex.EncodeToString(rnd[:])
+	tmp := dir + TempPrefix(base) + hex.EncodeToString(rnd[:])
 	f, err := fsys.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
 		return "", fmt.Errorf("write %s: %w", target, err)
 	}
-	defer func() {
-		if err != nil {
-			_ = f.Close()
-			_ = fsys.Remove(tmp)
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return "", fmt.Errorf("write %s: %w", target, err)
+	// Every failure from here removes the file by its name (tmp, which no return statement changes).
+	fail := func(err error) (string, error) {
+		_ = f.Close()
+		_ = fsys.Remove(tmp)
+		return "", err
+	}
+	if _, err := f.Write(data); err != nil {
+		return fail(fmt.Errorf("write %s: %w", target, err))
 	}
 	if chmod {
-		if err = f.Chmod(perm); err != nil {
-			return "", fmt.Errorf("write %s: %w", target, err)
+		if err := f.Chmod(perm); err != nil {
+			return fail(fmt.Errorf("write %s: %w", target, err))
 		}
 	}
 	if d == Durable {
-		if err = f.Sync(); err != nil {
-			return "", fmt.Errorf("write %s: sync: %w", target, err)
+		if err := f.Sync(); err != nil {
+			return fail(fmt.Errorf("write %s: sync: %w", target, err))
 		}
 	}
-	if err = f.Close(); err != nil {
+	if err := f.Close(); err != nil {
+		_ = fsys.Remove(tmp)
 		return "", fmt.Errorf("write %s: %w", target, err)
 	}
 	return tmp, nil

@@ -377,3 +377,38 @@ func TestPrepared(t *testing.T) {
 		t.Errorf("temporary files left: %v", l)
 	}
 }
+
+// TempTarget matches exactly the names of the temporary files writes make, and no name a user might give
+// a file.
+func TestTempTarget(t *testing.T) {
+	dir := t.TempDir()
+	r, d := openDir(t, dir)
+	for _, base := range []string{"a", "k1.md", ".ctx-checkout.json", "checkout-journal.json"} {
+		p, err := PrepareNoSync(filepath.Join(dir, base), []byte("x"), 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, err := PrepareInDir(r, d, base, []byte("x"), 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := leftovers(t, dir)
+		if len(l) != 2 {
+			t.Fatalf("temporary files %v, want 2", l)
+		}
+		for _, name := range l {
+			if got, ok := TempTarget(name); !ok || got != base {
+				t.Errorf("TempTarget(%q) = %q, %v; want %q", name, got, ok, base)
+			}
+		}
+		p.Discard()
+		q.Discard()
+	}
+	for _, name := range []string{"", ".", ".tmp0123456789ab", "..tmp0123456789ab"[1:], "a.tmp0123456789ab",
+		".a.tmp0123456789a", ".a.tmp0123456789AB", ".a.tmp0123456789ag", ".a.tmp0123456789abc", ".a.tmpx0123456789a",
+		".notes.tmp", ".a.tmp.md", ".a.TMP0123456789ab"} {
+		if base, ok := TempTarget(name); ok {
+			t.Errorf("TempTarget(%q) = %q: not a temporary file of a write", name, base)
+		}
+	}
+}

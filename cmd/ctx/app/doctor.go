@@ -41,7 +41,9 @@ func newDoctorCmd(e *env) *cli.Command {
 		"of the branch's history that does. Malformed JSON records (state.json, sessions, activity, proposals with\n"+
 		"a field of the wrong type) are reported with how to write them again; --fix leaves them. The tips of deleted\n"+
 		"context branches kept under refs/ctx-orphaned/ are listed with how to restore or delete each; --fix deletes\n"+
-		"only those the context branch holds already (docs/sync.md \"A deleted context branch\").",
+		"only those the context branch holds already (docs/sync.md \"A deleted context branch\"). Temporary files that\n"+
+		"interrupted writes left in .context/ and the git dir's ctx folder are listed (no problem) and removed by --fix\n"+
+		"(docs/architecture.md \"Atomic files\").",
 		[]string{"ctx doctor", "ctx doctor --json", "ctx doctor --fix && ctx push"},
 		[]exit{{ExitOK, "every entry is readable (or --fix removed the others)"}, {ExitFailure, "entries ctx does not read were found (or entries that clash, or files over the size limit), or a failure"}, {ExitNoStore, ""}})
 }
@@ -53,6 +55,11 @@ func runDoctor(ctx context.Context, e *env, o doctorOptions) error {
 	}
 	w := e.stdout
 	if o.Fix {
+		// Temporary files of killed writes: ctx's own, removed before anything else writes.
+		temps, err := s.LeftoverTemps(ctx, true)
+		if err != nil {
+			return err
+		}
 		// The manifest first, put back, not removed: the store needs one (store.RepairManifest), and the
 		// other repairs write to the branch only once it is a store again.
 		mres, mp, err := s.RepairManifest(ctx)
@@ -81,7 +88,7 @@ func runDoctor(ctx context.Context, e *env, o doctorOptions) error {
 		}
 		if o.JSON {
 			out := map[string]any{"removed": nonNil(removed), "commits": res.Commits, "oversized": nonNil(over), "malformed_records": nonNil(recs),
-				"orphaned_deleted": nonNilOrphaned(pruned), "orphaned": orphaned}
+				"orphaned_deleted": nonNilOrphaned(pruned), "orphaned": orphaned, "leftover_temp_files_removed": append([]string{}, temps...)}
 			if mp != nil {
 				out["manifest_restored_from"] = mp.LastGood
 				out["manifest_commits"] = mres.Commits
@@ -99,6 +106,9 @@ func runDoctor(ctx context.Context, e *env, o doctorOptions) error {
 		}
 		printPruned(w, pruned)
 		printOrphaned(w, s.Branch(), orphaned)
+		for _, p := range temps {
+			fmt.Fprintf(w, "  removed %s (a temporary file left by an interrupted write)\n", p)
+		}
 		if len(removed) == 0 && mp == nil {
 			if len(over) > 0 || len(recs) > 0 {
 				printOversized(w, over)
@@ -108,7 +118,7 @@ func runDoctor(ctx context.Context, e *env, o doctorOptions) error {
 				}
 				return errOversized
 			}
-			if len(pruned) == 0 {
+			if len(pruned) == 0 && len(temps) == 0 {
 				fmt.Fprintln(w, "nothing to fix: every entry of the context refs is readable")
 			}
 			return nil
@@ -166,6 +176,7 @@ func runDoctor(ctx context.Context, e *env, o doctorOptions) error {
 		fmt.Fprintf(w, "checkout: %s\n", d.Checkout)
 	}
 	printOrphaned(w, s.Branch(), d.Orphaned)
+	printLeftovers(w, d.Leftovers)
 	if len(d.Problems) == 0 && len(d.Clashes) == 0 && len(d.Oversized) == 0 && len(d.Records) == 0 && d.Manifest == nil {
 		if d.Checkout != "" {
 			return errCheckout
@@ -189,6 +200,18 @@ func runDoctor(ctx context.Context, e *env, o doctorOptions) error {
 		return errClashes
 	}
 	return errOversized
+}
+
+// printLeftovers lists the temporary files that interrupted writes left (store.Diagnosis.Leftovers): no
+// problem (exit 0 for them), removed by ctx doctor --fix.
+func printLeftovers(w io.Writer, ps []string) {
+	if len(ps) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "%s left by interrupted writes (harmless; ctx doctor --fix removes them):\n", plural(len(ps), "temporary file", "temporary files"))
+	for _, p := range ps {
+		fmt.Fprintf(w, "  %s\n", p)
+	}
 }
 
 // errRecords is doctor's exit status 1 when records of the context refs are malformed.
