@@ -2,6 +2,7 @@ package gitstore_test
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -192,5 +193,28 @@ func TestHFSDotGitASCIIFastPath(t *testing.T) {
 		if gitstore.IsHFSDotGit(n) != gitstore.IsHFSDotGitUTF8(n) {
 			t.Fatalf("%q: paths disagree", n)
 		}
+	}
+}
+
+// TestCountEntries: CountEntries counts every path of a tree, files and folders, as `git ls-tree -r -t`
+// lists them (a subtree under two names counts twice), and stops just past its limit: a few trees that name
+// one subtree twice at each level are counted in limit steps, not 2^depth (docs/limits.md "Files of a
+// fetched tip").
+func TestCountEntries(t *testing.T) {
+	dir := testenv.NewRepo(t)
+	r := open(t, dir)
+	blob := testenv.Blob(t, dir, "x\n")
+	deep := testenv.GitIn(t, dir, fmt.Sprintf("100644 blob %s\tf\n", blob), "mktree")
+	for i := 0; i < 5; i++ {
+		deep = testenv.GitIn(t, dir, fmt.Sprintf("040000 tree %s\ta\n040000 tree %s\tb\n100644 blob %s\tg\n", deep, deep, blob), "mktree")
+	}
+	want := len(strings.Split(testenv.Git(t, dir, "ls-tree", "-r", "-t", deep), "\n"))
+	for _, tc := range []struct{ limit, want int }{{1000, want}, {want, want}, {want - 1, want}, {10, 11}, {0, 1}} {
+		if n, err := r.CountEntries(bg, gitstore.NewHash(deep), tc.limit); err != nil || n != tc.want {
+			t.Errorf("limit %d: %d, %v; want %d", tc.limit, n, err, tc.want)
+		}
+	}
+	if n, err := r.CountEntries(bg, gitstore.ZeroHash, 10); err != nil || n != 0 {
+		t.Errorf("the empty tree: %d, %v", n, err)
 	}
 }

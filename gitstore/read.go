@@ -199,6 +199,41 @@ func (r *Repo) List(ctx context.Context, root Hash, dir string) ([]Entry, error)
 	return out, nil
 }
 
+// CountEntries returns how many entries tree root and every folder below it hold, files and folders
+// alike, each path counted (a subtree under two names counts twice). It stops once the count passes limit
+// and returns limit+1 then, without reading further trees: a tree of a few objects whose folders name one
+// subtree twice, level after level, names 2^depth paths, and costs limit entries here, not 2^depth.
+// Errors: a tree that cannot be read, ctx's error.
+func (r *Repo) CountEntries(ctx context.Context, root Hash, limit int) (int, error) {
+	n := 0
+	var count func(h Hash) error
+	count = func(h Hash) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		t, err := r.tree(h)
+		if err != nil {
+			return err
+		}
+		for _, e := range t.Entries {
+			if n++; n > limit {
+				return nil
+			}
+			if e.Mode == filemode.Dir {
+				if err := count(Hash(e.Hash)); err != nil || n > limit {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	if root.IsZero() {
+		return 0, nil
+	}
+	err := count(root)
+	return n, err
+}
+
 // Walk calls fn for every file below tree root (depth first, in git's tree order) with its slash path
 // and blob name.
 func (r *Repo) Walk(ctx context.Context, root Hash, fn func(p string, blob Hash) error) error {

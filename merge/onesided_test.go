@@ -138,6 +138,12 @@ func TestOneSidedAsTree(t *testing.T) {
 			Files{"knowledge/k.md": []byte(kn("2026-01-02T00:00:00Z", "lost\n"))},
 			Files{"knowledge/k.md": []byte(kn("2026-01-01T00:00:00Z", "kept\n"))},
 			true},
+		{"a skill removed on one side, a proposal added to it on the other",
+			Files{"skills/sky/SKILL.md": []byte("---\nname: sky\n---\ndo y\n"), "skills/sky/scripts/run.sh": []byte("echo y\n")},
+			Files{},
+			Files{"skills/sky/SKILL.md": []byte("---\nname: sky\n---\ndo y\n"), "skills/sky/scripts/run.sh": []byte("echo y\n"),
+				"skills/sky/.proposals/p1.json": []byte(`{"id":"p1"}` + "\n")},
+			true},
 	}
 	for _, c := range cases {
 		want := Tree(c.base, c.ours, c.theirs)

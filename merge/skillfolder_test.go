@@ -6,14 +6,17 @@ import (
 
 // TestRemovedSkillRatedOnTheOtherSide: a skill removed on one side (its folder deleted) and rated or used
 // on the other is kept, SKILL.md as the rating side holds it, with a delete-vs-edit note and a conflict
-// whose lost version is the delete; before, SKILL.md was deleted and the new log stayed in a folder no
-// reader lists (docs/merge.md "Rules by kind of file"). A folder the other side did not change, or changed
-// without holding SKILL.md, is left to the path-by-path merge.
+// whose lost version is the delete, and the files of its folder the remover deleted come back (before,
+// only SKILL.md did, and a script the skill runs stayed deleted); before that, SKILL.md was deleted and
+// the new log stayed in a folder no reader lists (docs/merge.md "Rules by kind of file"). A folder the
+// other side did not change, or changed without holding SKILL.md, is left to the path-by-path merge.
 func TestRemovedSkillRatedOnTheOtherSide(t *testing.T) {
 	const md = "---\nname: sky\ndescription: skill y\n---\ndo y\n"
 	const usage = `{"id":"u1","session_id":"s","agent":"a","timestamp":"2026-11-01T00:00:00Z"}` + "\n"
 	const rating = `{"id":"f1","agent":"b","rating":2,"comment":"meh","timestamp":"2026-12-02T10:00:00Z"}` + "\n"
-	base := files("skills/sky/SKILL.md", md, "skills/sky/.usage/2026-11.ndjson", usage, "knowledge/k.md", "k\n")
+	const script = "#!/bin/sh\necho y\n"
+	base := files("skills/sky/SKILL.md", md, "skills/sky/.usage/2026-11.ndjson", usage, "skills/sky/scripts/run.sh", script,
+		"knowledge/k.md", "k\n", "knowledge/gone.md", "gone\n")
 	removed := files("knowledge/k.md", "k\n")
 	rated := copyFiles(base)
 	rated["skills/sky/.feedback/2026-12.ndjson"] = []byte(rating)
@@ -21,8 +24,11 @@ func TestRemovedSkillRatedOnTheOtherSide(t *testing.T) {
 	if string(r.Files["skills/sky/SKILL.md"]) != md || string(r.Files["skills/sky/.feedback/2026-12.ndjson"]) != rating {
 		t.Fatalf("the rated skill is not kept whole:\n%s", dump(r))
 	}
-	if _, ok := r.Files["skills/sky/.usage/2026-11.ndjson"]; ok {
-		t.Errorf("the usage log the remover deleted and the other side left alone is back:\n%s", dump(r))
+	if string(r.Files["skills/sky/.usage/2026-11.ndjson"]) != usage || string(r.Files["skills/sky/scripts/run.sh"]) != script {
+		t.Errorf("the files of the kept skill the remover deleted and the other side left alone are not back:\n%s", dump(r))
+	}
+	if _, ok := r.Files["knowledge/gone.md"]; ok {
+		t.Errorf("a file out of the skill's folder the remover deleted is back:\n%s", dump(r))
 	}
 	if len(r.Conflicts) != 1 || r.Conflicts[0].Path != "skills/sky/SKILL.md" || !r.Conflicts[0].LostDeleted ||
 		string(r.Conflicts[0].Kept) != md || r.Files[r.Conflicts[0].RecordPath()] == nil {

@@ -185,7 +185,9 @@ func TestPublicOnlyDecisionNumbers(t *testing.T) {
 // holding a line that the body's reader takes as a heading (a "## Decision" inside the context, which was
 // then served as the decision; a "### Decision Outcome:"; a level-2 heading that would cut the field short)
 // is refused with an error naming the field and the line, and nothing is written (docs/format.md
-// "Decisions"). Headings the reader leaves inside the field (level 3 or deeper, other titles) are kept.
+// "Decisions"). Headings the reader leaves inside the field (level 3 or deeper, other titles) are kept, and
+// so are lines in a fenced code block ("# install the tools first" in a ```sh block was refused before);
+// a fence left open is refused.
 func TestDecisionFieldsReadBack(t *testing.T) {
 	ctx := context.Background()
 	s, _ := storetest.New(t)
@@ -199,9 +201,13 @@ func TestDecisionFieldsReadBack(t *testing.T) {
 			Decision: "Use SQLite", Consequences: "Small ops"}, "context"},
 		{store.NewDecision{Title: "Inj3", Context: "c", Decision: "d\n## Notes\nmore", Consequences: "q"}, "decision"},
 		{store.NewDecision{Title: "Inj4", Context: "c", Decision: "d", Consequences: "q\r\n# 2. Context\r\nx"}, "consequences"},
+		// A heading after a fence of the field closed by a shorter or other fence is outside any block.
+		{store.NewDecision{Title: "Inj5", Context: "c\n````sh\nls\n```\n````\n## Decision\nFAKE", Decision: "d", Consequences: "q"}, "context"},
+		// A fence left open hides the sections after it.
+		{store.NewDecision{Title: "Inj6", Context: "c\n~~~\n# a comment", Decision: "d", Consequences: "q"}, "context"},
 	} {
 		_, _, err := s.AddDecision(ctx, tc.in)
-		if !errors.Is(err, store.ErrInvalid) || !strings.HasPrefix(err.Error(), tc.field+": the line ") {
+		if !errors.Is(err, store.ErrInvalid) || !strings.HasPrefix(err.Error(), tc.field+": ") {
 			t.Errorf("%s: %v; want an invalid-input error naming the field %s", tc.in.Title, err, tc.field)
 		}
 		_, _, err = s.Apply(ctx, store.Op{Name: "import"}, store.Batch{Decisions: []store.NewDecision{tc.in}})
@@ -216,16 +222,23 @@ func TestDecisionFieldsReadBack(t *testing.T) {
 	if ds, err := v.ListDecisions(ctx); err != nil || len(ds) != 0 {
 		t.Fatalf("refused writes left decisions: %+v, %v", ds, err)
 	}
-	in := store.NewDecision{Title: "Kept", Context: "We need a DB.\n\n### Options\n\n- SQLite\n- Postgres",
-		Decision: "Use SQLite", Consequences: "Small ops\n\n#### Risks\n\nnone"}
-	if _, _, err := s.AddDecision(ctx, in); err != nil {
-		t.Fatal(err)
-	}
-	if v, err = s.RefView(ctx); err != nil {
-		t.Fatal(err)
-	}
-	d, err := v.FindDecision(ctx, "Kept")
-	if err != nil || d.Context != in.Context || d.Decision != in.Decision || d.Consequences != in.Consequences {
-		t.Fatalf("read back: %+v, %v; want the fields as written", d, err)
+	for _, in := range []store.NewDecision{
+		{Title: "Kept", Context: "We need a DB.\n\n### Options\n\n- SQLite\n- Postgres",
+			Decision: "Use SQLite", Consequences: "Small ops\n\n#### Risks\n\nnone"},
+		// Lines in a fenced code block are not headings: a shell comment, a markdown example of a body.
+		{Title: "Fenced", Context: "Set up first:\n\n```sh\n# install the tools first\nmake tools\n```",
+			Decision:     "Use a template:\n\n  ~~~~markdown\n## Decision\n\nWhat we chose.\n~~~\n## Consequences\n  ~~~~",
+			Consequences: "q"},
+	} {
+		if _, _, err := s.AddDecision(ctx, in); err != nil {
+			t.Fatalf("%s: %v", in.Title, err)
+		}
+		if v, err = s.RefView(ctx); err != nil {
+			t.Fatal(err)
+		}
+		d, err := v.FindDecision(ctx, in.Title)
+		if err != nil || d.Context != in.Context || d.Decision != in.Decision || d.Consequences != in.Consequences {
+			t.Fatalf("read back: %+v, %v; want the fields as written", d, err)
+		}
 	}
 }

@@ -74,3 +74,57 @@ func TestSkillRemovedAndRated(t *testing.T) {
 	}
 	_ = a
 }
+
+// TestSkillRemovedAndProposed: A removes a skill while B proposes a change to it (a file of its folder that
+// a pull merges as one-sided). Both sides' pulls keep the skill with its proposal and a conflict whose lost
+// version is A's delete; before, the one-sided shortcut took the proposal as it was and the delete of
+// SKILL.md, leaving a skill-orphaned folder (docs/merge.md "A skill removed on one side, changed on the
+// other").
+func TestSkillRemovedAndProposed(t *testing.T) {
+	ctx := context.Background()
+	sa, sb, a, b := pair(t)
+	if _, _, err := sa.AddSkill(ctx, "sky", "skill y", "do y\n", store.Public); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sa.Push(ctx, store.PushOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sb.Pull(ctx, store.PullOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sa.RemoveSkill(ctx, "sky"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sa.Push(ctx, store.PushOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	p, _, err := sb.ProposeSkill(ctx, "sky", "---\nname: sky\ndescription: skill y\n---\ndo y better\n", "clearer")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := sb.Pull(ctx, store.PullOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Conflicts) != 1 || res.Conflicts[0].Path != "skills/sky/SKILL.md" || !res.Conflicts[0].LostDeleted {
+		t.Fatalf("the pull's conflicts: %+v; want one on skills/sky/SKILL.md whose lost version is the delete", res.Conflicts)
+	}
+	if _, err := sb.Push(ctx, store.PushOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sa.Pull(ctx, store.PullOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, side := range []struct {
+		s    *store.Store
+		repo string
+	}{{sa, a}, {sb, b}} {
+		files := storetest.Files(t, side.repo, "ctx")
+		if !files["skills/sky/SKILL.md"] || !files["skills/sky/"+store.SkillProposalsDir+"/"+p.ID+".json"] {
+			t.Fatalf("the proposed skill was not kept with its proposal: %v", files)
+		}
+		if cs, err := side.s.Clashes(ctx); err != nil || len(cs) != 0 {
+			t.Errorf("clashes after the merge: %+v, %v", cs, err)
+		}
+	}
+}

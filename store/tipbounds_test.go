@@ -12,11 +12,13 @@ import (
 	"github.com/ctx-dev/ctx/store/storetest"
 )
 
-// TestTipBounds: a fetched tip whose tree holds more files than a tip may (store.MaxTipFiles: a skill
-// folder of 100,000 copies of one small blob wrote 414 MB into .context/), or whose new files hold more
-// bytes together than one pull checks out (store.MaxTipAddedBytes: one blob under many names counts each
-// time), is refused before any merge, no ref moved, with the repair (docs/limits.md "Files of a fetched
-// tip"). The bounds are lowered for the test (SetTipBounds); a tip within them merges.
+// TestTipBounds: a fetched tip whose tree holds more files and folders than a tip may (store.MaxTipFiles: a
+// skill folder of 100,000 copies of one small blob wrote 414 MB into .context/; a few trees naming one
+// empty subtree twice at each level, 0 files, was let through after seconds to minutes of walking), or
+// whose new files hold more bytes together than one pull checks out (store.MaxTipAddedBytes: one blob
+// under many names counts each time), is refused before any merge, no ref moved, with the repair
+// (docs/limits.md "Files of a fetched tip"). The bounds are lowered for the test (SetTipBounds); a tip
+// within them merges.
 func TestTipBounds(t *testing.T) {
 	s, dir := storetest.New(t)
 	defer store.SetTipBounds(40, 4000)()
@@ -34,10 +36,19 @@ func TestTipBounds(t *testing.T) {
 		tree := testenv.WithEntry(t, dir, baseTree, []string{"skills", "many"}, "040000", folder)
 		return testenv.CommitTree(t, dir, tree, base, "many")
 	}
+	// 21 trees, each naming the one below it twice (a, b) down to the empty tree: 0 files but 2^21 paths.
+	// Before folders counted, the count walked every path (2^20 empty folders) and the history's check
+	// listed every one of them before the bound was asked: seconds per level here, doubling with each.
+	deep := testenv.GitIn(t, dir, "", "mktree")
+	for i := 0; i < 20; i++ {
+		deep = testenv.GitIn(t, dir, fmt.Sprintf("040000 tree %s\ta\n040000 tree %s\tb\n", deep, deep), "mktree")
+	}
+	folders := testenv.CommitTree(t, dir, testenv.WithEntry(t, dir, baseTree, []string{"deep"}, "040000", deep), base, "deep")
 	for _, tc := range []struct {
 		name, tip, want string
 	}{
-		{"files", many(50, "pwned\n"), "more than 40 files, the most a tip of the context branch may hold"},
+		{"files", many(50, "pwned\n"), "more than 40 files and folders, the most a tip of the context branch may hold"},
+		{"folders", folders, "more than 40 files and folders, the most a tip of the context branch may hold"},
 		{"bytes", many(20, strings.Repeat("x", 300)+"\n"), "over the most one pull checks out (4000 bytes"},
 	} {
 		_, err := s.MergeCommit(bg, gitstore.NewHash(tc.tip), store.PullOptions{})

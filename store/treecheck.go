@@ -465,11 +465,6 @@ func (s *Store) CheckIncoming(ctx context.Context, what string, theirs, ours git
 		rej.Commits = true
 		return rej
 	}
-	hist, err := s.repo.CheckHistory(ctx, theirs, known, maxListedProblems+1)
-	if err != nil {
-		return fmt.Errorf("check %s: %w", what, err)
-	}
-	// The tip's own problems first, then those of older commits.
 	tree, err := s.repo.TreeOf(ctx, theirs)
 	if err != nil {
 		return err
@@ -478,13 +473,19 @@ func (s *Store) CheckIncoming(ctx context.Context, what string, theirs, ours git
 	if err != nil {
 		return err
 	}
-	// The tree as a whole first: bounded before its entries are listed one by one.
+	// The tree as a whole first: bounded before its entries are listed one by one, by the history's check
+	// (CheckHistory) as by the tip's.
 	if p, err := tipBounds(ctx, s.repo, theirs, tree, ourTree); err != nil {
 		return fmt.Errorf("check %s: %w", what, err)
 	} else if p != nil {
 		rej.Problems, rej.Bounds = []Problem{*p}, true
 		return rej
 	}
+	hist, err := s.repo.CheckHistory(ctx, theirs, known, maxListedProblems+1)
+	if err != nil {
+		return fmt.Errorf("check %s: %w", what, err)
+	}
+	// The tip's own problems first, then those of older commits.
 	tps, err := checkTree(ctx, s.repo, theirs, "", tree, ourTree, checkSizes|checkRecords)
 	if err != nil {
 		return err
@@ -518,10 +519,11 @@ func (s *Store) CheckIncoming(ctx context.Context, what string, theirs, ours git
 	return rej
 }
 
-// MaxTipFiles is the most files a fetched tip's tree may hold, every folder together: a pull checks out
-// each one into .context/, and a tip of 100,000 six-byte files made of one blob (a pack of a few MB) wrote
-// 414 MB there on every clone (docs/limits.md "Files of a fetched tip"). Twice the 50,000 entries of the
-// benchmarks' large store.
+// MaxTipFiles is the most files and folders a fetched tip's tree may hold, every folder's entries counted
+// together: a pull checks out each file into .context/, and a tip of 100,000 six-byte files made of one
+// blob (a pack of a few MB) wrote 414 MB there on every clone; folders count so that a few trees naming
+// one subtree under many paths cannot make every walk of the tip take minutes (docs/limits.md "Files of a
+// fetched tip"). Twice the 50,000 entries of the benchmarks' large store.
 const MaxTipFiles = 100_000
 
 // MaxTipAddedBytes is the most bytes the files of a fetched tip that the local tip does not hold
@@ -536,23 +538,19 @@ var (
 )
 
 // tipBounds returns the Problem of a fetched tip (commit, its tree tree) that holds more than maxTipFiles
-// files, or whose files that ourTree does not hold identically hold more than maxTipAddedBytes together;
-// nil when it holds neither. The count stops at the bound; the sizes come from the objects' headers.
+// files and folders together, or whose files that ourTree does not hold identically hold more than
+// maxTipAddedBytes together; nil when it holds neither. The count takes folders too, so that a tree of a
+// few objects naming one subtree twice at each of 22 levels (0 files, 4 million paths) is refused as
+// quickly as 100,000 files; it stops at the bound (gitstore.Repo.CountEntries). The sizes come from the
+// objects' headers.
 func tipBounds(ctx context.Context, repo *gitstore.Repo, commit, tree, ourTree gitstore.Hash) (*Problem, error) {
-	errOver := errors.New("over")
-	n := 0
-	err := repo.Walk(ctx, tree, func(string, gitstore.Hash) error {
-		if n++; n > maxTipFiles {
-			return errOver
-		}
-		return nil
-	})
-	if errors.Is(err, errOver) {
-		return &Problem{Commit: commit.String(), Entry: "tree", Reason: fmt.Sprintf(
-			"its tree holds more than %d files, the most a tip of the context branch may hold (store.MaxTipFiles)", maxTipFiles)}, nil
-	}
+	n, err := repo.CountEntries(ctx, tree, maxTipFiles)
 	if err != nil {
 		return nil, err
+	}
+	if n > maxTipFiles {
+		return &Problem{Commit: commit.String(), Entry: "tree", Reason: fmt.Sprintf(
+			"its tree holds more than %d files and folders, the most a tip of the context branch may hold (store.MaxTipFiles)", maxTipFiles)}, nil
 	}
 	added, _, err := repo.DiffItems(ctx, ourTree, tree)
 	if err != nil {

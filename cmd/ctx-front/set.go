@@ -411,7 +411,8 @@ func writeCount(path string) (int, bool) {
 
 // takeCtxLock takes the ctx lock (gitstore.Repo.Lock: a flock of <common dir>/ctx/lock) without waiting,
 // and records this process in lock.holder as gitstore does; held by another process, ctx-full waits for
-// it. unlock removes the holder file and releases the lock; it may be called more than once.
+// it. unlock empties the holder file through its descriptor (as gitstore does: emptied, not removed) and
+// releases the lock; it may be called more than once.
 func takeCtxLock(ctxDir string) (unlock func(), ok bool) {
 	if err := os.MkdirAll(ctxDir, 0o777); err != nil {
 		return nil, false

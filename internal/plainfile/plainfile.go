@@ -37,8 +37,11 @@ func ReadSized(r io.Reader, size int64) ([]byte, error) {
 // Overwrite makes the file at name hold data, as WriteFile does, without truncating it to nothing first:
 // data is written over the old contents from the start and the file is cut to len(data) only when it was
 // longer. The file is created (perm less the umask) when missing. Not atomic: for small files whose only
-// writers and readers hold one lock (the ctx lock's holder record, gitstore's write counter), where a
-// process killed half way leaves the old or the new bytes of one write(2).
+// writers hold one lock and whose readers take a damaged content for none (the ctx lock's holder record,
+// gitstore's write counter). A process killed between the write and the cut leaves the new bytes followed
+// by the old ones' tail ("99\n" over "12345\n" leaves "99\n45\n"), which no longer reads as one number:
+// the holder record then names no process (gitstore's lockHolder), and the write counter, whose text only
+// gets shorter when it is reset to "0\n", reads 0 either way.
 //
 // Why: ext4 (its auto_da_alloc default) writes a file's data back when the file is closed after being
 // truncated to size 0 and written again, as O_TRUNC does: a write(2) of a few bytes then cost 0.25 to 2 ms
