@@ -1292,6 +1292,9 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 		}
 	} else if src.Format == FormatOpenCodeDB {
 		if src.Session == "" {
+			if src.listErr != "" { // discovery could not list its sessions: say why
+				return fail(errors.New(src.listErr))
+			}
 			if _, err := openCodeDBSessions(ctx, src.Path); err != nil {
 				return fail(err)
 			}
@@ -1305,7 +1308,7 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 		}
 		defer db.Close()
 		if fingerprint, err = openCodeDBFingerprint(bctx, db, src.Session); err != nil {
-			return fail(explain(err))
+			return fail(explain(db.changedOr(err)))
 		}
 		if fi, err := os.Stat(src.Path); err == nil {
 			size, mtime = fi.Size(), fi.ModTime().UnixNano()
@@ -1316,7 +1319,7 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 		}
 		contentHash = fingerprint
 		if pr, err = parseOpenCodeDB(bctx, db, src.Session, &st); err != nil {
-			return fail(explain(err))
+			return fail(explain(db.changedOr(err)))
 		}
 		if err := db.unchanged(); err != nil {
 			return fail(err)

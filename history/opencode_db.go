@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"modernc.org/sqlite"
 	sqlitevfs "modernc.org/sqlite/vfs"
 )
 
@@ -102,6 +103,31 @@ func (p *providerDB) unchanged() error {
 	return nil
 }
 
+// changedOr returns, when err is not nil, the error that the database changed while it was read if it did
+// (a read without SQLite's locks of a database being written meets pages of two states, which SQLite calls
+// "database disk image is malformed": the database is fine, the next import reads it again), else err.
+func (p *providerDB) changedOr(err error) error {
+	if err == nil {
+		return nil
+	}
+	if cerr := p.unchanged(); cerr != nil {
+		return cerr
+	}
+	return err
+}
+
+// explainOpen returns the error of opening path with SQLite, err, in words where SQLite's are obscure:
+// SQLITE_PROTOCOL (15, "locking protocol") read with readonly_shm is a -shm that does not describe the
+// -wal beside it (a -shm an OpenCode left when it stopped, beside a -wal without a commit), which SQLite
+// cannot recover without writing the -shm.
+func explainOpen(path string, err error) error {
+	var se *sqlite.Error
+	if errors.As(err, &se) && se.Code()&0xff == 15 {
+		return fmt.Errorf("open %s: its -shm does not match its -wal (left by an OpenCode that stopped?), and ctx writes nothing beside it: not read; running OpenCode once repairs them: %w", path, err)
+	}
+	return err
+}
+
 // maxProviderWALBytes bounds the -wal of a provider's database that ctx reads: SQLite reads a -wal no
 // writer holds open whole to index it (docs/limits.md).
 const maxProviderWALBytes = 1 << 30
@@ -171,7 +197,7 @@ func openProviderDB(ctx context.Context, path string) (*providerDB, error) {
 	}
 	db, err := openDBAt(ctx, path, path, params)
 	if err != nil {
-		return nil, err
+		return nil, explainOpen(path, err)
 	}
 	p.DB = db
 	return p, nil
@@ -323,14 +349,14 @@ func openCodeDBSessions(ctx context.Context, path string) (_ []Source, err error
 	defer db.Close()
 	rows, err := db.QueryContext(ctx, `SELECT id FROM session ORDER BY time_created, id LIMIT ?`, maxOpenCodeDBSessions+1)
 	if err != nil {
-		return nil, fmt.Errorf("list sessions of %s: %w", path, err)
+		return nil, db.changedOr(fmt.Errorf("list sessions of %s: %w", path, err))
 	}
 	defer rows.Close()
 	var out []Source
 	for rows.Next() {
 		var id string
 		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("list sessions of %s: %w", path, err)
+			return nil, db.changedOr(fmt.Errorf("list sessions of %s: %w", path, err))
 		}
 		if len(out) == maxOpenCodeDBSessions {
 			return nil, fmt.Errorf("list sessions of %s: more than %d", path, maxOpenCodeDBSessions)
@@ -338,7 +364,7 @@ func openCodeDBSessions(ctx context.Context, path string) (_ []Source, err error
 		out = append(out, Source{Provider: OpenCode, Format: FormatOpenCodeDB, Path: path, Session: id})
 	}
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return nil, db.changedOr(err)
 	}
 	return out, db.unchanged()
 }
