@@ -81,6 +81,9 @@ type Source struct {
 	// explicit: found under a root the user named (--path, a configured root), where a file of another
 	// provider's format is not made a session ("foreign", docs/history.md "Providers and discovery").
 	explicit bool
+	// listErr: why discovery could not list the sessions of this OpenCode database, the import's error for
+	// it (a listing again at import may succeed, and cannot say it).
+	listErr string
 }
 
 // fileStat is a source's lstat: size, mtime and ctime (Unix nanoseconds), inode (ctime and inode on Linux
@@ -239,6 +242,7 @@ func DiscoverCached(ctx context.Context, p Provider, root string, explicit bool,
 			}
 			ss, err := openCodeDBSessions(ctx, s.Path)
 			if err != nil {
+				s.listErr = err.Error()
 				expanded = append(expanded, s) // imported as a failed source that says why
 				continue
 			}

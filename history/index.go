@@ -1202,6 +1202,13 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 		cp := *prev
 		prev = &cp
 	}
+	// A file the index holds as another provider's source (a --path given the wrong --provider) is not
+	// read as src.Provider's: its recorded session keeps its events, whatever the other parser would make
+	// of it (Claude Code's JSONL read as gemini-cli or cursor gives events).
+	if held := heldAsOther(src, prev); held != "" {
+		res.Action, res.Err = "foreign", fmt.Sprintf("held as %s's session %s, not read as %s's", held, prev.sessionID, src.Provider)
+		return res, nil, nil
+	}
 	var err error
 	reset := prev != nil && (prev.rev != parserRev || prev.format != src.Format)
 	if reset {
@@ -1285,6 +1292,9 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 		}
 	} else if src.Format == FormatOpenCodeDB {
 		if src.Session == "" {
+			if src.listErr != "" { // discovery could not list its sessions: say why
+				return fail(errors.New(src.listErr))
+			}
 			if _, err := openCodeDBSessions(ctx, src.Path); err != nil {
 				return fail(err)
 			}
@@ -1298,7 +1308,7 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 		}
 		defer db.Close()
 		if fingerprint, err = openCodeDBFingerprint(bctx, db, src.Session); err != nil {
-			return fail(explain(err))
+			return fail(explain(db.changedOr(err)))
 		}
 		if fi, err := os.Stat(src.Path); err == nil {
 			size, mtime = fi.Size(), fi.ModTime().UnixNano()
@@ -1309,7 +1319,7 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 		}
 		contentHash = fingerprint
 		if pr, err = parseOpenCodeDB(bctx, db, src.Session, &st); err != nil {
-			return fail(explain(err))
+			return fail(explain(db.changedOr(err)))
 		}
 		if err := db.unchanged(); err != nil {
 			return fail(err)
@@ -1390,11 +1400,21 @@ func (ix *Index) prepareFrom(ctx context.Context, src Source, prev *sourceRow) (
 // knows (no event, nothing skipped as a known record). Another provider's files parse so (their records
 // unknown, or JSON without the fields the parser reads). An empty file is not foreign (a session just
 // started); a file of the provider's format with no event yet is read again by the next import.
-//
-// A file the index holds as another provider's source (a --path given the wrong --provider) is as one it
-// does not hold: its recorded session is left as it is, not replaced by an empty one.
+// (A file the index holds as another provider's source is foreign before it is read: heldAsOther.)
 func foreign(src Source, prev *sourceRow, appended bool, size int64, pr *parseResult) bool {
-	return src.explicit && (prev == nil || formatProvider(prev.format) != src.Provider) && !appended && size > 0 && len(pr.Events) == 0 && pr.Skipped == 0
+	return src.explicit && prev == nil && !appended && size > 0 && len(pr.Events) == 0 && pr.Skipped == 0
+}
+
+// heldAsOther is the provider whose source the index holds src's file as (prev: its row), when src, under
+// a root the user named, is another provider's; "" otherwise.
+func heldAsOther(src Source, prev *sourceRow) Provider {
+	if !src.explicit || prev == nil {
+		return ""
+	}
+	if held := formatProvider(prev.format); held != "" && held != src.Provider {
+		return held
+	}
+	return ""
 }
 
 // summary is what a parse found that is not an event: its unknown records and bad lines.

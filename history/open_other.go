@@ -10,8 +10,5 @@ func openNoFollow(path string) (*os.File, error) {
 	return os.Open(path)
 }
 
-// noLockVFS is SQLite's VFS without file locks (openProviderDB).
-const noLockVFS = "win32-none"
-
 // ownedBySelf says whether fi belongs to this process's user: where files have no owner ctx reads, no.
 func ownedBySelf(os.FileInfo) bool { return false }

@@ -12,9 +12,6 @@ func openNoFollow(path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 }
 
-// noLockVFS is SQLite's VFS without file locks (openProviderDB).
-const noLockVFS = "unix-none"
-
 // ownedBySelf says whether fi (an lstat) belongs to this process's user.
 func ownedBySelf(fi os.FileInfo) bool {
 	st, ok := fi.Sys().(*syscall.Stat_t)

@@ -13,6 +13,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"modernc.org/sqlite"
+	sqlitevfs "modernc.org/sqlite/vfs"
 )
 
 // OpenCode's current store is one SQLite database, opencode.db, with tables session (one row per
@@ -50,7 +53,17 @@ func boundDB(ctx context.Context, path string) (context.Context, context.CancelF
 type providerDB struct {
 	*sql.DB
 	path  string
-	stamp dbStamp // the database's files when it was opened; zero when SQLite's own locks keep the read consistent
+	stamp dbStamp       // the database's files when it was opened; zero when SQLite's own locks keep the read consistent
+	vfs   *sqlitevfs.FS // the read-only VFS of a -wal without -shm, unregistered by Close; nil otherwise
+}
+
+// Close closes the database and unregisters its read-only VFS.
+func (p *providerDB) Close() error {
+	err := p.DB.Close()
+	if p.vfs != nil {
+		err = errors.Join(err, p.vfs.Close())
+	}
+	return err
 }
 
 // dbStamp is the stat data of a provider database and its -wal: size, mtime and inode (and the database's
@@ -90,6 +103,31 @@ func (p *providerDB) unchanged() error {
 	return nil
 }
 
+// changedOr returns, when err is not nil, the error that the database changed while it was read if it did
+// (a read without SQLite's locks of a database being written meets pages of two states, which SQLite calls
+// "database disk image is malformed": the database is fine, the next import reads it again), else err.
+func (p *providerDB) changedOr(err error) error {
+	if err == nil {
+		return nil
+	}
+	if cerr := p.unchanged(); cerr != nil {
+		return cerr
+	}
+	return err
+}
+
+// explainOpen returns the error of opening path with SQLite, err, in words where SQLite's are obscure:
+// SQLITE_PROTOCOL (15, "locking protocol") read with readonly_shm is a -shm that does not describe the
+// -wal beside it (a -shm an OpenCode left when it stopped, beside a -wal without a commit), which SQLite
+// cannot recover without writing the -shm.
+func explainOpen(path string, err error) error {
+	var se *sqlite.Error
+	if errors.As(err, &se) && se.Code()&0xff == 15 {
+		return fmt.Errorf("open %s: its -shm does not match its -wal (left by an OpenCode that stopped?), and ctx writes nothing beside it: not read; running OpenCode once repairs them: %w", path, err)
+	}
+	return err
+}
+
 // maxProviderWALBytes bounds the -wal of a provider's database that ctx reads: SQLite reads a -wal no
 // writer holds open whole to index it (docs/limits.md).
 const maxProviderWALBytes = 1 << 30
@@ -104,9 +142,11 @@ const maxProviderWALBytes = 1 << 30
 //     a writer it reads under the writer's wal-index and its read locks, without one it reads the -wal
 //     into memory and ignores the -shm (a stale one, a hard link to any file, is never truncated or
 //     initialised).
-//   - A -wal without -shm (a copied root): read into memory by a VFS without locks in exclusive locking
-//     mode, which never opens a -shm (the -wal's commits are read; an earlier ctx copied both files
-//     into $TMPDIR instead, unbounded).
+//   - A -wal without -shm (a copied root): read into memory in exclusive locking mode, which never opens a
+//     -shm, through a read-only VFS (walFS) that opens the database and its -wal O_RDONLY, never creates,
+//     truncates or deletes a file: the -wal's commits are read (an earlier ctx copied both files into
+//     $TMPDIR instead, unbounded). SQLite's own VFS opens the -wal O_RDWR|O_CREAT and, when it holds no
+//     valid frame (garbage, a header only), unlinked it on close.
 //
 // A -wal is at most maxProviderWALBytes. Read without locks, the database is stat'ed when opened and
 // after its reads (providerDB.unchanged).
@@ -139,18 +179,58 @@ func openProviderDB(ctx context.Context, path string) (*providerDB, error) {
 		params += "&readonly_shm=1"
 		p.stamp = dbStamp{} // SQLite's locks: the writer's wal-index, or the -wal read whole under a read lock
 	case hasWAL && wal.Size() > 0:
-		params = "vfs=" + noLockVFS + "&_pragma=locking_mode(exclusive)&" + params
+		name, vfs, err := sqlitevfs.New(walFS{path: path})
+		if err != nil {
+			return nil, fmt.Errorf("open %s: %w", path, err)
+		}
+		db, err := openDBAt(ctx, path, walFSName, "vfs="+name+"&_pragma=locking_mode(exclusive)&"+params)
+		if err != nil {
+			_ = vfs.Close()
+			return nil, err
+		}
+		p.DB, p.vfs = db, vfs
+		return p, nil
 	case exists(path+"-journal") && n == len(header) && header[18] == 1 && header[19] == 1:
 		p.stamp = dbStamp{} // rollback mode: SQLite's shared lock; a hot journal is an error read-only
 	default:
 		params += "&immutable=1"
 	}
-	db, err := openDBAt(ctx, path, params)
+	db, err := openDBAt(ctx, path, path, params)
 	if err != nil {
-		return nil, err
+		return nil, explainOpen(path, err)
 	}
 	p.DB = db
 	return p, nil
+}
+
+// walFSName is the name under which walFS serves a database, and walFSName+"-wal" its -wal.
+const walFSName = "provider.db"
+
+// walFS is the file system of sqlitevfs.New that serves one provider database (walFSName) and its -wal,
+// opened read-only without following a final link or blocking on a FIFO, and nothing else (a -journal is
+// not there: a database with a -wal was last in WAL mode). Opened through it, SQLite can read only.
+type walFS struct{ path string }
+
+// Open opens walFSName or its -wal; any other name does not exist.
+func (w walFS) Open(name string) (fs.File, error) {
+	var path string
+	switch name {
+	case walFSName:
+		path = w.path
+	case walFSName + "-wal":
+		path = w.path + "-wal"
+	default:
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	f, err := openNoFollow(path)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, &fs.PathError{Op: "open", Path: path, Err: fs.ErrInvalid}
+	}
+	return f, nil
 }
 
 // removeStaleProviderCopies removes, once per process, the private copies of provider databases that
@@ -195,10 +275,10 @@ func staleProviderCopy(dir string, before time.Time) bool {
 	return true
 }
 
-// openDBAt opens the SQLite database at path with the URI parameters params (read-only ones) and checks
-// its tables.
-func openDBAt(ctx context.Context, path, params string) (*sql.DB, error) {
-	db, err := sql.Open("sqlite", "file:"+path+"?"+params)
+// openDBAt opens the SQLite database at path, named name for SQLite (path itself, or walFSName in a
+// walFS), with the URI parameters params (read-only ones) and checks its tables.
+func openDBAt(ctx context.Context, path, name, params string) (*sql.DB, error) {
+	db, err := sql.Open("sqlite", "file:"+name+"?"+params)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
@@ -269,14 +349,14 @@ func openCodeDBSessions(ctx context.Context, path string) (_ []Source, err error
 	defer db.Close()
 	rows, err := db.QueryContext(ctx, `SELECT id FROM session ORDER BY time_created, id LIMIT ?`, maxOpenCodeDBSessions+1)
 	if err != nil {
-		return nil, fmt.Errorf("list sessions of %s: %w", path, err)
+		return nil, db.changedOr(fmt.Errorf("list sessions of %s: %w", path, err))
 	}
 	defer rows.Close()
 	var out []Source
 	for rows.Next() {
 		var id string
 		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("list sessions of %s: %w", path, err)
+			return nil, db.changedOr(fmt.Errorf("list sessions of %s: %w", path, err))
 		}
 		if len(out) == maxOpenCodeDBSessions {
 			return nil, fmt.Errorf("list sessions of %s: more than %d", path, maxOpenCodeDBSessions)
@@ -284,7 +364,7 @@ func openCodeDBSessions(ctx context.Context, path string) (_ []Source, err error
 		out = append(out, Source{Provider: OpenCode, Format: FormatOpenCodeDB, Path: path, Session: id})
 	}
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return nil, db.changedOr(err)
 	}
 	return out, db.unchanged()
 }

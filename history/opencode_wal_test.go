@@ -346,3 +346,55 @@ func walModeDatabase(t *testing.T, root string) string {
 	}
 	return db
 }
+
+// TestOpenCodeInvalidWALKept: a WAL-mode opencode.db beside a -wal that holds no valid
+// frame (garbage, or a 32-byte header only) and no -shm is read from the database alone, and nothing in
+// OpenCode's folder changes: listing its sessions (ctx history sources) and importing it. SQLite, reading it
+// without locks in exclusive mode, found the -wal held nothing, checkpointed nothing and unlinked it.
+func TestOpenCodeInvalidWALKept(t *testing.T) {
+	ctx := context.Background()
+	valid := filepath.Join(t.TempDir(), "valid.db")
+	walDatabase(t, filepath.Dir(valid), false)
+	header, err := os.ReadFile(filepath.Join(filepath.Dir(valid), "opencode.db-wal"))
+	if err != nil || len(header) < 32 {
+		t.Fatalf("the -wal: %d bytes, %v", len(header), err)
+	}
+	garbage := make([]byte, 5000)
+	for i := range garbage {
+		garbage[i] = byte(i*7 + i/13)
+	}
+	for name, wal := range map[string][]byte{"garbage": garbage, "header only": header[:32]} {
+		t.Run(name, func(t *testing.T) {
+			root := t.TempDir()
+			db := filepath.Join(root, "opencode.db")
+			w, err := sql.Open("sqlite", "file:"+db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := w.Exec("PRAGMA journal_mode=WAL;" + openCodeTestSchema); err != nil {
+				t.Fatal(err)
+			}
+			w.Close() // checkpointed: the database holds everything, its -wal is gone
+			if err := os.WriteFile(db+"-wal", wal, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			before := providerFolder(t, root)
+			if srcs, err := openCodeDBSessions(ctx, db); err != nil || len(srcs) != 2 {
+				t.Fatalf("sessions: %+v %v", srcs, err)
+			}
+			if after := providerFolder(t, root); fmt.Sprint(after) != fmt.Sprint(before) {
+				t.Fatalf("listing the sessions changed OpenCode's folder:\n%v\n%v", before, after)
+			}
+			srcs, err := Discover(ctx, OpenCode, root, false)
+			if err != nil || len(srcs) != 2 {
+				t.Fatalf("discover: %+v %v", srcs, err)
+			}
+			if st, err := openTestIndex(t).Import(ctx, srcs); err != nil || st.Imported != 2 {
+				t.Fatalf("import: %+v %v", st, err)
+			}
+			if after := providerFolder(t, root); fmt.Sprint(after) != fmt.Sprint(before) {
+				t.Fatalf("the import changed OpenCode's folder:\n%v\n%v", before, after)
+			}
+		})
+	}
+}

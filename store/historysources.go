@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 
 	"github.com/ctx-dev/ctx/internal/histsources"
 )
@@ -45,10 +46,21 @@ func (s *Store) HistorySources() ([]HistorySource, error) {
 	}
 	var c Config
 	if err := json.Unmarshal(b, &c); err != nil {
-		return nil, fmt.Errorf("ctx config %s: %w", s.configPath(), err)
+		return nil, fmt.Errorf("ctx config %s: %w", s.configPath(), historySourcesType(err))
 	}
 	if err := CheckHistorySources(c.HistorySources); err != nil {
 		return nil, fmt.Errorf("ctx config %s: %w", s.configPath(), err)
 	}
 	return c.HistorySources, nil
+}
+
+// historySourcesType returns err, the decoding error of a ctx config, as an invalid-input error (ErrInvalid)
+// when "history.sources" or one of its fields has the wrong JSON type (an object, a number): the invalid
+// configured roots of docs/history.md "Configured roots", which every reader refuses with exit 2.
+func historySourcesType(err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && (te.Field == "history.sources" || strings.HasPrefix(te.Field, "history.sources.")) {
+		return invalidf("history.sources is not a list of {root, provider, path, group} strings: %v", err)
+	}
+	return err
 }

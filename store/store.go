@@ -182,7 +182,7 @@ func (s *Store) readConfig() (Config, error) {
 	}
 	hint := "fix it or delete it: it holds only ctx's settings for this repository (ctx config), and the default branch is " + DefaultBranch
 	if err := json.Unmarshal(b, &c); err != nil {
-		return c, fmt.Errorf("ctx config %s: %w (%s)", s.configPath(), err, hint)
+		return c, fmt.Errorf("ctx config %s: %w (%s)", s.configPath(), historySourcesType(err), hint)
 	}
 	if c.Branch == "" {
 		c.Branch = DefaultBranch

@@ -576,6 +576,7 @@ func TestSetConfig(t *testing.T) {
 		{{Root: strings.Repeat("a", 65), Provider: "codex", Path: "/x"}},
 		{{Root: "ok", Provider: "codex", Path: "/x", Group: "a b"}},
 		{{Root: "ok", Provider: "", Path: "/x"}},
+		{{Root: "ok", Provider: "nosuch", Path: "/x"}},
 		{{Root: "ok", Provider: "codex", Path: "relative/dir"}},
 		{{Root: "ok", Provider: "codex", Path: "/a/../etc"}},
 		{{Root: "ok", Provider: "codex", Path: "/"}},

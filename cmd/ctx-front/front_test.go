@@ -344,6 +344,7 @@ func TestLeavesToFull(t *testing.T) {
 			{`{"branch":"team/context","history.sources":[{"root":"r","provider":"claude-code","path":"/tmp/x\ny"}]}`, false},
 			{`{"branch":"team/context","history.sources":[null]}`, false},
 			{`{"branch":"team/context","history.sources":{}}`, false},
+			{`{"branch":"team/context","history.sources":[{"root":"lap","provider":"nosuch","path":"/tmp/x"}]}`, false}, // an unknown provider
 			{`{"branch":"team/context","history.sources":` + manySources(257) + `}`, false},
 			{`{"branch":"team/context","unknown":1}`, false},
 			{`{"branch":"bad..name"}`, false},

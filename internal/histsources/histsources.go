@@ -8,6 +8,7 @@ package histsources
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -26,6 +27,10 @@ type Source struct {
 // Max bounds the configured roots of one repository.
 const Max = 256
 
+// Providers are the names of the providers a root may be configured for, as package history names them
+// (history.Providers, in its order; docs/history.md "Providers and discovery").
+var Providers = []string{"claude-code", "codex", "gemini-cli", "opencode", "cursor", "copilot-cli"}
+
 // ValidName reports whether name has the shape of a root, group or provider name: 1 to 64 ASCII
 // letters, digits, '-' or '_' (the selector names of the MCP search tool, docs/mcp.md).
 func ValidName(name string) bool {
@@ -41,8 +46,8 @@ func ValidName(name string) bool {
 	return true
 }
 
-// Check validates configured roots: at most Max, names of the shape of ValidName and unique, a provider
-// named, an absolute clean path of at most 4096 bytes without control characters that is not the file
+// Check validates configured roots: at most Max, names of the shape of ValidName and unique, one of
+// Providers, an absolute clean path of at most 4096 bytes without control characters that is not the file
 // system root, and no path configured twice for the same provider. Its errors never repeat a rejected
 // name or path (they may be hostile; the caller knows what it gave).
 func Check(hs []Source) error {
@@ -62,8 +67,8 @@ func Check(hs []Source) error {
 			return fmt.Errorf("history source root %s is configured twice", h.Root)
 		}
 		roots[h.Root] = true
-		if !ValidName(h.Provider) {
-			return fmt.Errorf("history source %s: no valid provider", h.Root)
+		if !slices.Contains(Providers, h.Provider) {
+			return fmt.Errorf("history source %s: the provider is not one of %s", h.Root, strings.Join(Providers, ", "))
 		}
 		if msg := checkPath(h.Path); msg != "" {
 			return fmt.Errorf("history source %s: %s", h.Root, msg)

@@ -413,11 +413,16 @@ func TestHistoryInvalidConfiguredSources(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name    string
-		sources []any
+		sources any
 		want    string
 	}{
 		{"a root named bad/name", []any{good, map[string]any{"root": "bad/name", "provider": "codex", "path": "/tmp"}}, "history source 2: the root name"},
 		{"257 roots", many, "more than 256 configured history sources"},
+		// An unknown provider was a configured root that found nothing (exit 0), and
+		// history.sources of the wrong JSON type exited 1.
+		{"provider nosuch", []any{good, map[string]any{"root": "lap", "provider": "nosuch", "path": "/tmp/x"}}, "history source lap: the provider is not one of claude-code, codex"},
+		{"history.sources an object", map[string]any{"root": "lap"}, "history.sources is not a list"},
+		{"a root of a number", []any{map[string]any{"root": 5, "provider": "codex", "path": "/tmp/x"}}, "history.sources is not a list"},
 	} {
 		cfg["history.sources"] = c.sources
 		b, err := json.Marshal(cfg)

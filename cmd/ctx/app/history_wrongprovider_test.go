@@ -129,7 +129,8 @@ func TestImportWrongProvider(t *testing.T) {
 
 // TestImportWrongProviderKeepsImported: `--provider P --path DIR` on a folder whose
 // transcripts the index holds as another provider's is the usage error of a fresh index (exit 2, "holds
-// no P sessions"), and those sessions keep their events: they were replaced by empty P sessions.
+// no P sessions"), and those sessions keep their events, for every other provider: they were replaced by
+// empty P sessions, and by gemini-cli's and cursor's reading of Claude's JSONL (fewer events, exit 0).
 func TestImportWrongProviderKeepsImported(t *testing.T) {
 	corpus := historyCorpus(t)
 	run := runIn(testenv.NewRepo(t))
@@ -152,7 +153,7 @@ func TestImportWrongProviderKeepsImported(t *testing.T) {
 	if want.Sessions != 1 || want.Events == 0 {
 		t.Fatalf("claude-code imported %+v", want)
 	}
-	for _, p := range []string{"codex", "copilot-cli"} {
+	for _, p := range []string{"codex", "copilot-cli", "gemini-cli", "cursor", "opencode"} {
 		out, e, code := run("history", "import", "--index", idx, "--provider", p, "--path", root)
 		if code != ExitUsage || out != "" || !strings.Contains(e, "holds no "+p+" sessions") {
 			t.Errorf("%s on the imported Claude folder: exit %d, stdout %.200q, stderr %q", p, code, out, e)
