@@ -48,39 +48,16 @@ func (s *Store) AddMember(ctx context.Context, name, machine string) (Member, *C
 					name, mb.Name, describeDiff(name, mb.Name), mb.Name)
 			}
 		}
-		raw, err := v.ReadIn(ctx, Public, ManifestPath)
-		if err != nil {
-			return nil, err
-		}
 		t := now()
 		out = Member{Name: name, Machine: machine, Added: t}
 		members := append(append([]Member{}, m.Team.Members...), out)
-		obj, err := parseObject(raw)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", ManifestPath, err)
-		}
-		team := jsonObject{}
-		if tr, ok := obj.get("team"); ok {
-			if team, err = parseObject(tr); err != nil {
-				team = jsonObject{}
+		return editManifest(ctx, v, t, func(obj jsonObject) error {
+			team := childObject(obj, "team")
+			if err := team.set("members", members); err != nil {
+				return err
 			}
-		}
-		if err := team.set("members", members); err != nil {
-			return nil, err
-		}
-		if err := obj.set("team", team); err != nil {
-			return nil, err
-		}
-		if err := obj.set("updated_at", t); err != nil {
-			return nil, err
-		}
-		b, err := MarshalRecord(obj)
-		if err != nil {
-			return nil, err
-		}
-		ed := Edits{}
-		ed.Put(Public, ManifestPath, b)
-		return ed, nil
+			return obj.set("team", team)
+		})
 	})
 	if err != nil {
 		return Member{}, nil, wrapErr("add member "+name, err)
@@ -191,50 +168,59 @@ func (s *Store) SetAdapters(ctx context.Context, enabled map[string]bool) (*Comm
 		if same {
 			return nil, nil
 		}
-		raw, err := v.ReadIn(ctx, Public, ManifestPath)
-		if err != nil {
-			return nil, err
-		}
-		obj, err := parseObject(raw)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", ManifestPath, err)
-		}
-		ads := jsonObject{}
-		if ar, ok := obj.get("adapters"); ok {
-			if ads, err = parseObject(ar); err != nil {
-				ads = jsonObject{}
-			}
-		}
-		for _, n := range names {
-			ad := jsonObject{}
-			if r, ok := ads.get(n); ok {
-				if ad, err = parseObject(r); err != nil {
-					ad = jsonObject{}
+		return editManifest(ctx, v, now(), func(obj jsonObject) error {
+			ads := childObject(obj, "adapters")
+			for _, n := range names {
+				ad := childObject(ads, n)
+				if err := ad.set("enabled", enabled[n]); err != nil {
+					return err
+				}
+				if err := ads.set(n, ad); err != nil {
+					return err
 				}
 			}
-			if err := ad.set("enabled", enabled[n]); err != nil {
-				return nil, err
-			}
-			if err := ads.set(n, ad); err != nil {
-				return nil, err
-			}
-		}
-		if err := obj.set("adapters", ads); err != nil {
-			return nil, err
-		}
-		if err := obj.set("updated_at", now()); err != nil {
-			return nil, err
-		}
-		b, err := MarshalRecord(obj)
-		if err != nil {
-			return nil, err
-		}
-		ed := Edits{}
-		ed.Put(Public, ManifestPath, b)
-		return ed, nil
+			return obj.set("adapters", ads)
+		})
 	})
 	if err != nil {
 		return nil, wrapErr("set adapters", err)
 	}
 	return c, nil
+}
+
+// editManifest is the edit of manifest.json that change makes to its top-level object (read as stored on
+// the public scope, unknown fields kept), with updated_at set to t (RFC 3339, as now gives it): one Put of
+// the public manifest.
+func editManifest(ctx context.Context, v *View, t string, change func(obj jsonObject) error) (Edits, error) {
+	raw, err := v.ReadIn(ctx, Public, ManifestPath)
+	if err != nil {
+		return nil, err
+	}
+	obj, err := parseObject(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", ManifestPath, err)
+	}
+	if err := change(obj); err != nil {
+		return nil, err
+	}
+	if err := obj.set("updated_at", t); err != nil {
+		return nil, err
+	}
+	b, err := MarshalRecord(obj)
+	if err != nil {
+		return nil, err
+	}
+	ed := Edits{}
+	ed.Put(Public, ManifestPath, b)
+	return ed, nil
+}
+
+// childObject is obj's member key as an object to edit: a new empty one when it is absent or not an object.
+func childObject(obj jsonObject, key string) jsonObject {
+	if r, ok := obj.get(key); ok {
+		if c, err := parseObject(r); err == nil {
+			return c
+		}
+	}
+	return jsonObject{}
 }
