@@ -187,8 +187,57 @@ func CheckItem(it Item) error {
 // same object name on both sides are skipped without being read, so the cost is what changed. Empty
 // folders of b are returned as leaves too (mode 040000), so that every name of b meets the caller.
 func (r *Repo) DiffItems(ctx context.Context, a, b Hash) (added, removed []Item, err error) {
-	err = r.diffItems(ctx, a, b, nil, &added, &removed)
+	return r.DiffItemsWithin(ctx, a, b, 0)
+}
+
+// DiffItemsWithin is DiffItems bounded: it visits at most maxEntries entries (files and folders, each
+// path counted) of tree b and at most maxEntries of tree a, else stops with an error wrapping
+// ErrTooManyEntries (maxEntries <= 0: no bound). A diff visits each path of either tree at most once, so
+// trees of at most maxEntries paths each (gitstore.Repo.CountEntries) always pass; a few trees that name one subtree twice at each of
+// 21 levels (2^21 paths) are refused after max entries instead of being walked for minutes
+// (docs/limits.md "Files of a fetched tip").
+func (r *Repo) DiffItemsWithin(ctx context.Context, a, b Hash, maxEntries int) (added, removed []Item, err error) {
+	var bud *diffBudget
+	if maxEntries > 0 {
+		bud = &diffBudget{max: maxEntries}
+	}
+	err = r.diffItems(ctx, a, b, nil, &added, &removed, bud)
 	return added, removed, err
+}
+
+// ErrTooManyEntries is wrapped by DiffItemsWithin and CheckHistory when a diff visits more entries than
+// their bound (TooManyEntriesError).
+var ErrTooManyEntries = errors.New("too many files and folders")
+
+// TooManyEntriesError is CheckHistory's error for a commit whose diff against its first parent visits
+// more than Max entries of either tree; it wraps ErrTooManyEntries.
+type TooManyEntriesError struct {
+	Commit Hash
+	Max    int
+}
+
+func (e *TooManyEntriesError) Error() string {
+	return fmt.Sprintf("commit %s: its diff against its first parent visits more than %d files and folders of one tree", e.Commit, e.Max)
+}
+
+func (e *TooManyEntriesError) Unwrap() error { return ErrTooManyEntries }
+
+// diffBudget counts the entries a bounded diff (DiffItemsWithin) visited on each side; nil: no bound.
+type diffBudget struct {
+	max, a, b int
+}
+
+// take counts na more entries of tree a and nb of tree b.
+func (d *diffBudget) take(na, nb int) error {
+	if d == nil {
+		return nil
+	}
+	d.a += na
+	d.b += nb
+	if d.a > d.max || d.b > d.max {
+		return fmt.Errorf("diff: more than %d entries of one tree: %w", d.max, ErrTooManyEntries)
+	}
+	return nil
 }
 
 // mapDiffOnly, set by tests, makes diffItems take its general path for every tree.
@@ -219,7 +268,7 @@ func (r *Repo) sides(h Hash) (map[string]treeSide, []string, error) {
 	return m, order, nil
 }
 
-func (r *Repo) diffItems(ctx context.Context, a, b Hash, names []string, added, removed *[]Item) error {
+func (r *Repo) diffItems(ctx context.Context, a, b Hash, names []string, added, removed *[]Item, bud *diffBudget) error {
 	if a == b {
 		return nil
 	}
@@ -229,7 +278,7 @@ func (r *Repo) diffItems(ctx context.Context, a, b Hash, names []string, added, 
 	// Trees in git's order with no name twice (every tree git writes) are merged as sorted lists.
 	if ea, okA, err := r.rawEntries(a); err == nil && okA && !mapDiffOnly {
 		if eb, okB, err := r.rawEntries(b); err == nil && okB {
-			return r.diffSorted(ctx, ea, eb, names, added, removed)
+			return r.diffSorted(ctx, ea, eb, names, added, removed, bud)
 		}
 	}
 	ma, orderA, err := r.sides(a)
@@ -252,13 +301,20 @@ func (r *Repo) diffItems(ctx context.Context, a, b Hash, names []string, added, 
 		if inA && ea == eb {
 			continue
 		}
+		na := 0
+		if inA {
+			na = 1
+		}
+		if err := bud.take(na, 1); err != nil {
+			return err
+		}
 		if eb.mode == ModeDir {
 			var base Hash
 			if inA && ea.mode == ModeDir {
 				base = ea.hash
 			}
 			before := len(*added)
-			if err := r.diffItems(ctx, base, eb.hash, path(n), added, removed); err != nil {
+			if err := r.diffItems(ctx, base, eb.hash, path(n), added, removed, bud); err != nil {
 				return err
 			}
 			if eb.dup || len(*added) == before && (!inA || ea.mode != ModeDir) {
@@ -272,7 +328,7 @@ func (r *Repo) diffItems(ctx context.Context, a, b Hash, names []string, added, 
 		}
 		*added = append(*added, Item{Names: path(n), Mode: eb.mode, Hash: eb.hash, Duplicate: eb.dup})
 		if inA && ea.mode == ModeDir {
-			if err := r.diffItems(ctx, ea.hash, ZeroHash, path(n), &[]Item{}, removed); err != nil {
+			if err := r.diffItems(ctx, ea.hash, ZeroHash, path(n), &[]Item{}, removed, bud); err != nil {
 				return err
 			}
 		}
@@ -281,9 +337,12 @@ func (r *Repo) diffItems(ctx context.Context, a, b Hash, names []string, added, 
 		if _, inB := mb[n]; inB {
 			continue
 		}
+		if err := bud.take(1, 0); err != nil {
+			return err
+		}
 		ea := ma[n]
 		if ea.mode == ModeDir {
-			if err := r.diffItems(ctx, ea.hash, ZeroHash, path(n), &[]Item{}, removed); err != nil {
+			if err := r.diffItems(ctx, ea.hash, ZeroHash, path(n), &[]Item{}, removed, bud); err != nil {
 				return err
 			}
 			continue
@@ -341,8 +400,11 @@ type NameProblem struct {
 // CheckHistory applies CheckItem to every entry added by every commit reachable from tip but not from any
 // of known (the commits a fetch brought), each commit's tree compared with its first parent's: what git
 // fsck does to received trees (transfer.fsckObjects), done by ctx itself so that it also holds when go-git
-// fetched, or a git without fsck did. At most limit problems are returned (0 = no limit).
-func (r *Repo) CheckHistory(ctx context.Context, tip Hash, known []Hash, limit int) ([]NameProblem, error) {
+// fetched, or a git without fsck did. At most limit problems are returned (0 = no limit). Each commit's
+// diff visits at most maxEntries entries of its tree and of its first parent's (DiffItemsWithin; 0 = no
+// bound): past that, CheckHistory stops with a *TooManyEntriesError naming the commit, so that a commit
+// under a small tip cannot make the check walk millions of paths.
+func (r *Repo) CheckHistory(ctx context.Context, tip Hash, known []Hash, limit, maxEntries int) ([]NameProblem, error) {
 	commits, err := r.NewCommits(ctx, tip, known)
 	if err != nil {
 		return nil, err
@@ -359,7 +421,10 @@ func (r *Repo) CheckHistory(ctx context.Context, tip Hash, known []Hash, limit i
 				return nil, err
 			}
 		}
-		added, _, err := r.DiffItems(ctx, parentTree, c.TreeHash)
+		added, _, err := r.DiffItemsWithin(ctx, parentTree, c.TreeHash, maxEntries)
+		if errors.Is(err, ErrTooManyEntries) {
+			return nil, &TooManyEntriesError{Commit: h, Max: maxEntries}
+		}
 		if err != nil {
 			return nil, fmt.Errorf("check commit %s: %w", h, err)
 		}

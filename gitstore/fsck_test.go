@@ -73,7 +73,7 @@ func TestDiffItemsAndCheckHistory(t *testing.T) {
 		t.Errorf("added = %s, want %s", got, want)
 	}
 
-	probs, err := r.CheckHistory(bg, gitstore.NewHash(c2), nil, 0)
+	probs, err := r.CheckHistory(bg, gitstore.NewHash(c2), nil, 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,12 +86,12 @@ func TestDiffItemsAndCheckHistory(t *testing.T) {
 		}
 	}
 	// The hostile commit is known (already had): nothing new to check.
-	if probs, err := r.CheckHistory(bg, gitstore.NewHash(c2), []gitstore.Hash{gitstore.NewHash(c2)}, 0); err != nil || len(probs) != 0 {
+	if probs, err := r.CheckHistory(bg, gitstore.NewHash(c2), []gitstore.Hash{gitstore.NewHash(c2)}, 0, 0); err != nil || len(probs) != 0 {
 		t.Errorf("CheckHistory with the tip known: %v %v", probs, err)
 	}
 	// A good commit on top of the hostile one still brings the hostile one.
 	c3 := testenv.CommitTree(t, dir, good, c2, "repair on top")
-	probs, err = r.CheckHistory(bg, gitstore.NewHash(c3), []gitstore.Hash{gitstore.NewHash(c1)}, 0)
+	probs, err = r.CheckHistory(bg, gitstore.NewHash(c3), []gitstore.Hash{gitstore.NewHash(c1)}, 0, 0)
 	if err != nil || len(probs) != 3 || probs[0].Commit.String() != c2 {
 		t.Errorf("CheckHistory(c3 not c1) = %v %v, want the 3 problems of %s", probs, err, c2)
 	}
@@ -216,5 +216,61 @@ func TestCountEntries(t *testing.T) {
 	}
 	if n, err := r.CountEntries(bg, gitstore.ZeroHash, 10); err != nil || n != 0 {
 		t.Errorf("the empty tree: %d, %v", n, err)
+	}
+}
+
+// TestDiffItemsWithin: a bounded diff returns what DiffItems returns while each tree's visited entries
+// stay within the bound, and stops with ErrTooManyEntries past it, on either side and on both of
+// diffItems' paths; CheckHistory names the commit whose diff ran over (a TooManyEntriesError), even under
+// a clean tip (docs/limits.md "Files of a fetched tip").
+func TestDiffItemsWithin(t *testing.T) {
+	dir := testenv.NewRepo(t)
+	r := open(t, dir)
+	blob := testenv.Blob(t, dir, "x\n")
+	deep := testenv.GitIn(t, dir, fmt.Sprintf("100644 blob %s\tf\n", blob), "mktree")
+	for i := 0; i < 5; i++ {
+		deep = testenv.GitIn(t, dir, fmt.Sprintf("040000 tree %s\ta\n040000 tree %s\tb\n100644 blob %s\tg\n", deep, deep, blob), "mktree")
+	}
+	n := len(strings.Split(testenv.Git(t, dir, "ls-tree", "-r", "-t", deep), "\n"))
+	other := testenv.WithEntry(t, dir, deep, []string{"a", "a", "h"}, "100644", blob)
+	for _, mapOnly := range []bool{false, true} {
+		restore := gitstore.SetMapDiffOnly(mapOnly)
+		for _, d := range [][2]string{{"", deep}, {deep, ""}, {deep, other}} {
+			a, b := gitstore.NewHash(d[0]), gitstore.NewHash(d[1])
+			if d[0] == "" {
+				a = gitstore.ZeroHash
+			}
+			if d[1] == "" {
+				b = gitstore.ZeroHash
+			}
+			wantAdded, wantRemoved, err := r.DiffItems(bg, a, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			added, removed, err := r.DiffItemsWithin(bg, a, b, n+1)
+			if err != nil || fmt.Sprint(added) != fmt.Sprint(wantAdded) || fmt.Sprint(removed) != fmt.Sprint(wantRemoved) {
+				t.Errorf("map %v, %s..%s within %d: %v; want DiffItems' %d added, %d removed", mapOnly, d[0], d[1], n+1, err, len(wantAdded), len(wantRemoved))
+			}
+			if d[1] == other {
+				continue // the diff of two trees sharing most of their subtrees visits few entries
+			}
+			if _, _, err := r.DiffItemsWithin(bg, a, b, n-1); !errors.Is(err, gitstore.ErrTooManyEntries) {
+				t.Errorf("map %v, %s..%s within %d: %v; want ErrTooManyEntries", mapOnly, d[0], d[1], n-1, err)
+			}
+		}
+		restore()
+	}
+	// A commit of that tree under a clean tip: its diff against its parent runs over a bound of 10.
+	c1 := testenv.CommitTree(t, dir, testenv.WithEntry(t, dir, "", []string{"k.md"}, "100644", blob), "", "clean")
+	c2 := testenv.CommitTree(t, dir, deep, c1, "deep")
+	c3 := testenv.CommitTree(t, dir, testenv.WithEntry(t, dir, "", []string{"k.md"}, "100644", blob), c2, "clean again")
+	_, err := r.CheckHistory(bg, gitstore.NewHash(c3), []gitstore.Hash{gitstore.NewHash(c1)}, 0, 10)
+	var many *gitstore.TooManyEntriesError
+	if !errors.As(err, &many) || !errors.Is(err, gitstore.ErrTooManyEntries) || many.Max != 10 ||
+		(many.Commit.String() != c2 && many.Commit.String() != c3) {
+		t.Errorf("CheckHistory over a bound of 10: %v; want a TooManyEntriesError naming %s or %s", err, c2, c3)
+	}
+	if probs, err := r.CheckHistory(bg, gitstore.NewHash(c3), []gitstore.Hash{gitstore.NewHash(c1)}, 0, n+1); err != nil || len(probs) != 0 {
+		t.Errorf("CheckHistory within the bound: %v, %v", probs, err)
 	}
 }

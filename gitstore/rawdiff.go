@@ -162,7 +162,7 @@ func (c *rawCache) put(h Hash, raw []byte, es []rawEntry, ok bool) {
 
 // diffSorted is diffItems for two trees whose entries are in git's order with no name twice: a merge of
 // the two lists, which touches no entry twice and allocates only for what changed.
-func (r *Repo) diffSorted(ctx context.Context, ea, eb []rawEntry, names []string, added, removed *[]Item) error {
+func (r *Repo) diffSorted(ctx context.Context, ea, eb []rawEntry, names []string, added, removed *[]Item, bud *diffBudget) error {
 	path := func(n []byte) []string {
 		p := make([]string, len(names)+1)
 		copy(p, names)
@@ -206,13 +206,16 @@ func (r *Repo) diffSorted(ctx context.Context, ea, eb []rawEntry, names []string
 		}
 		newOnly = append(newOnly, e)
 	}
+	if err := bud.take(len(onlyA)-(len(onlyB)-len(newOnly))+len(changed), len(changed)+len(newOnly)); err != nil {
+		return err
+	}
 	for _, p := range changed {
-		if err := r.diffName(ctx, &p.a, p.b, path(p.b.name), added, removed); err != nil {
+		if err := r.diffName(ctx, &p.a, p.b, path(p.b.name), added, removed, bud); err != nil {
 			return err
 		}
 	}
 	for _, e := range newOnly {
-		if err := r.diffName(ctx, nil, e, path(e.name), added, removed); err != nil {
+		if err := r.diffName(ctx, nil, e, path(e.name), added, removed, bud); err != nil {
 			return err
 		}
 	}
@@ -221,7 +224,7 @@ func (r *Repo) diffSorted(ctx context.Context, ea, eb []rawEntry, names []string
 			continue
 		}
 		if e.dir() {
-			if err := r.diffItems(ctx, e.hash, ZeroHash, path(e.name), &[]Item{}, removed); err != nil {
+			if err := r.diffItems(ctx, e.hash, ZeroHash, path(e.name), &[]Item{}, removed, bud); err != nil {
 				return err
 			}
 			continue
@@ -232,7 +235,7 @@ func (r *Repo) diffSorted(ctx context.Context, ea, eb []rawEntry, names []string
 }
 
 // diffName is diffItems' rule for one name p of tree b, present in a as ea (nil: absent), not identical.
-func (r *Repo) diffName(ctx context.Context, ea *rawEntry, eb rawEntry, p []string, added, removed *[]Item) error {
+func (r *Repo) diffName(ctx context.Context, ea *rawEntry, eb rawEntry, p []string, added, removed *[]Item, bud *diffBudget) error {
 	inA := ea != nil
 	if eb.dir() {
 		var base Hash
@@ -240,7 +243,7 @@ func (r *Repo) diffName(ctx context.Context, ea *rawEntry, eb rawEntry, p []stri
 			base = ea.hash
 		}
 		before := len(*added)
-		if err := r.diffItems(ctx, base, eb.hash, p, added, removed); err != nil {
+		if err := r.diffItems(ctx, base, eb.hash, p, added, removed, bud); err != nil {
 			return err
 		}
 		if len(*added) == before && (!inA || !ea.dir()) {
@@ -254,7 +257,7 @@ func (r *Repo) diffName(ctx context.Context, ea *rawEntry, eb rawEntry, p []stri
 	}
 	*added = append(*added, Item{Names: p, Mode: eb.mode, Hash: eb.hash})
 	if inA && ea.dir() {
-		return r.diffItems(ctx, ea.hash, ZeroHash, p, &[]Item{}, removed)
+		return r.diffItems(ctx, ea.hash, ZeroHash, p, &[]Item{}, removed, bud)
 	}
 	return nil
 }

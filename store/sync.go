@@ -249,7 +249,7 @@ func (s *Store) diagnoseFsck(ctx context.Context, remote, what string, fsckErr e
 			}
 		}
 	}
-	if hist, err := q.CheckHistory(ctx, tip, nil, maxListedProblems+1); err == nil {
+	if hist, err := q.CheckHistory(ctx, tip, nil, maxListedProblems+1, maxTipFiles); err == nil {
 		for _, np := range hist {
 			reason, _ := itemProblem(np.Item)
 			add(Problem{Commit: np.Commit.String(), Path: np.Item.Path(), Entry: np.Item.Kind(), Reason: reason, Unsafe: true})

@@ -17,8 +17,9 @@ import (
 // empty subtree twice at each level, 0 files, was let through after seconds to minutes of walking), or
 // whose new files hold more bytes together than one pull checks out (store.MaxTipAddedBytes: one blob
 // under many names counts each time), is refused before any merge, no ref moved, with the repair
-// (docs/limits.md "Files of a fetched tip"). The bounds are lowered for the test (SetTipBounds); a tip
-// within them merges.
+// (docs/limits.md "Files of a fetched tip"). Each older commit the pull brings is bounded alike: its diff
+// against its first parent visits at most MaxTipFiles entries of either tree. The bounds are lowered for
+// the test (SetTipBounds); a tip within them merges.
 func TestTipBounds(t *testing.T) {
 	s, dir := storetest.New(t)
 	defer store.SetTipBounds(40, 4000)()
@@ -44,11 +45,15 @@ func TestTipBounds(t *testing.T) {
 		deep = testenv.GitIn(t, dir, fmt.Sprintf("040000 tree %s\ta\n040000 tree %s\tb\n", deep, deep), "mktree")
 	}
 	folders := testenv.CommitTree(t, dir, testenv.WithEntry(t, dir, baseTree, []string{"deep"}, "040000", deep), base, "deep")
+	// The same tree in an older commit under a clean tip: the history's check diffed it against its parent
+	// (and the tip against it) path by path, minutes here; its diffs are bounded as the tip is.
+	under := testenv.CommitTree(t, dir, baseTree, folders, "clean again")
 	for _, tc := range []struct {
 		name, tip, want string
 	}{
 		{"files", many(50, "pwned\n"), "more than 40 files and folders, the most a tip of the context branch may hold"},
 		{"folders", folders, "more than 40 files and folders, the most a tip of the context branch may hold"},
+		{"history", under, "its tree, or its first parent's, differs from the other by more than 40 files and folders, the most a tip"},
 		{"bytes", many(20, strings.Repeat("x", 300)+"\n"), "over the most one pull checks out (4000 bytes"},
 	} {
 		_, err := s.MergeCommit(bg, gitstore.NewHash(tc.tip), store.PullOptions{})

@@ -481,7 +481,16 @@ func (s *Store) CheckIncoming(ctx context.Context, what string, theirs, ours git
 		rej.Problems, rej.Bounds = []Problem{*p}, true
 		return rej
 	}
-	hist, err := s.repo.CheckHistory(ctx, theirs, known, maxListedProblems+1)
+	// Each commit's diff is bounded as the tip is (maxTipFiles): an older commit of a few trees naming one
+	// subtree twice at each level, under a clean tip, is refused without its millions of paths walked.
+	hist, err := s.repo.CheckHistory(ctx, theirs, known, maxListedProblems+1, maxTipFiles)
+	var many *gitstore.TooManyEntriesError
+	if errors.As(err, &many) {
+		rej.Problems, rej.Bounds = []Problem{{Commit: many.Commit.String(), Entry: "tree", Reason: fmt.Sprintf(
+			"its tree, or its first parent's, differs from the other by more than %d files and folders, the most a tip of the context branch may hold (store.MaxTipFiles)",
+			many.Max)}}, true
+		return rej
+	}
 	if err != nil {
 		return fmt.Errorf("check %s: %w", what, err)
 	}
