@@ -179,9 +179,12 @@ func (s *Store) checkNotes(ctx context.Context, remote string, theirs gitstore.H
 					return fmt.Errorf("pull notes: check %s: %w", what, err)
 				}
 			}
-			added, _, err := s.repo.DiffItems(ctx, parentTree, c.TreeHash)
+			// Bounded as the context branch's history is (maxTipFiles entries of either tree, docs/limits.md
+			// "Files of a fetched tip"): a few trees naming one another twice would otherwise be walked for
+			// minutes.
+			added, _, err := s.repo.DiffItemsWithin(ctx, parentTree, c.TreeHash, maxTipFiles)
 			if err != nil {
-				return fmt.Errorf("pull notes: check %s: %w", what, err)
+				return fmt.Errorf("pull notes: check %s: commit %s: %w", what, h, err)
 			}
 			for _, it := range added {
 				if it.IsFile() {

@@ -85,3 +85,28 @@ func TestPushTipBounds(t *testing.T) {
 		t.Fatalf("push of a tip over the bound: %v", err)
 	}
 }
+
+// TestNotesHistoryBounded: the notes a pull fetches (refs/notes/ctx) are checked commit by commit like the
+// context branch's history, each diff bounded as a tip is (docs/limits.md "Files of a fetched tip"): a
+// notes commit of a few trees naming one another twice (2^21 paths, 0 files) is refused, not walked for
+// minutes, and the local notes ref is not made.
+func TestNotesHistoryBounded(t *testing.T) {
+	s, dir := storetest.New(t)
+	defer store.SetTipBounds(40, 4000)()
+	remote := t.TempDir() + "/remote.git"
+	testenv.Git(t, "", "clone", "-q", "--bare", dir, remote)
+	testenv.Git(t, dir, "remote", "add", "origin", remote)
+	deep := testenv.GitIn(t, remote, "", "mktree")
+	for i := 0; i < 20; i++ {
+		deep = testenv.GitIn(t, remote, fmt.Sprintf("040000 tree %s\ta\n040000 tree %s\tb\n", deep, deep), "mktree")
+	}
+	notes := testenv.Git(t, remote, "commit-tree", "-m", "notes", deep)
+	testenv.Git(t, remote, "update-ref", "refs/notes/ctx", notes)
+	_, err := s.PullNotes(bg, "origin", store.RemoteFromUser)
+	if !errors.Is(err, gitstore.ErrTooManyEntries) {
+		t.Fatalf("notes of a doubling tree: %v; want a refusal wrapping gitstore.ErrTooManyEntries", err)
+	}
+	if out := testenv.Git(t, dir, "for-each-ref", "refs/notes/ctx"); out != "" {
+		t.Fatalf("a refused notes fetch made the notes ref: %s", out)
+	}
+}
