@@ -62,6 +62,10 @@ func TestTipBounds(t *testing.T) {
 			!strings.Contains(err.Error(), "docs/limits.md \"Files of a fetched tip\"") {
 			t.Errorf("%s: %v; want a refusal naming the bound", tc.name, err)
 		}
+		// An older commit over the bound stays in the history a fix on top leaves: the repair is a reset.
+		if reset := strings.Contains(err.Error(), "resets the branch to the commit before"); reset != (tc.name == "history") {
+			t.Errorf("%s: the repair advice: %v", tc.name, err)
+		}
 		if got := testenv.Git(t, dir, "rev-parse", "ctx"); got != base {
 			t.Fatalf("%s: a refused tip moved ctx", tc.name)
 		}

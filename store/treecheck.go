@@ -275,6 +275,9 @@ type RejectedError struct {
 	Commits bool
 	// Bounds: the problem is the tip's tree as a whole, over MaxTipFiles or MaxTipAddedBytes (tipBounds).
 	Bounds bool
+	// InHistory (with Bounds): the tree over MaxTipFiles is an older commit's, which a fix on top of the
+	// branch leaves in its history: the repair is a reset to the commit before it.
+	InHistory bool
 }
 
 // ErrRejected is wrapped by RejectedError.
@@ -328,6 +331,12 @@ func (e *RejectedError) Error() string {
 	if e.Commits {
 		b.WriteString("\nThe branch must be repaired where it was written: whoever pushed it resets the branch to the commit before " +
 			"the large one and pushes that (git push --force-with-lease); until then no pull takes it (docs/limits.md \"Commit messages and notes\")")
+		return b.String()
+	}
+	if e.Bounds && e.InHistory {
+		b.WriteString("\nThe branch must be repaired where it was written: whoever pushed it resets the branch to the commit before " +
+			"the one named and pushes that (git push --force-with-lease), since a fix on top leaves that commit in the history; " +
+			"until then no pull takes it (docs/limits.md \"Files of a fetched tip\")")
 		return b.String()
 	}
 	if e.Bounds {
@@ -489,6 +498,7 @@ func (s *Store) CheckIncoming(ctx context.Context, what string, theirs, ours git
 		rej.Problems, rej.Bounds = []Problem{{Commit: many.Commit.String(), Entry: "tree", Reason: fmt.Sprintf(
 			"its tree, or its first parent's, differs from the other by more than %d files and folders, the most a tip of the context branch may hold (store.MaxTipFiles)",
 			many.Max)}}, true
+		rej.InHistory = true
 		return rej
 	}
 	if err != nil {
