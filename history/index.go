@@ -867,6 +867,13 @@ func (ix *Index) mergeFTS(ctx context.Context, db interface {
 	if int64(added)*mergeShare < last {
 		return nil
 	}
+	return optimizeFTS(ctx, db)
+}
+
+// optimizeFTS merges ev_fts's segments into one (FTS5's 'optimize'): mergeFTS, and finishFirstImport.
+func optimizeFTS(ctx context.Context, db interface {
+	ExecContext(context.Context, string, ...any) (sql.Result, error)
+}) error {
 	if _, err := db.ExecContext(ctx, `INSERT INTO ev_fts(ev_fts) VALUES('optimize')`); err != nil {
 		return fmt.Errorf("merge the full-text index: %w", err)
 	}
@@ -897,8 +904,8 @@ func (ix *Index) finishFirstImport(ctx context.Context) error {
 	if err := restoreFTSMerge(ctx, ix.db, have); err != nil {
 		return fmt.Errorf("import: %w", err)
 	}
-	if _, err := ix.db.ExecContext(ctx, `INSERT INTO ev_fts(ev_fts) VALUES('optimize')`); err != nil {
-		return fmt.Errorf("import: merge the full-text index: %w", err)
+	if err := optimizeFTS(ctx, ix.db); err != nil {
+		return fmt.Errorf("import: %w", err)
 	}
 	return nil
 }
