@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctx-dev/ctx/internal/lazyre"
+	"github.com/ctx-dev/ctx/internal/mdfence"
 )
 
 // Status words of a decision, as docs/format.md "Decisions" lists them.
@@ -205,28 +206,12 @@ type mdLine struct {
 func scanMarkdown(body string) []mdLine {
 	raw := strings.Split(body, "\n")
 	lines := make([]mdLine, 0, len(raw))
-	var fenceChar byte
-	fenceLen := 0
+	var fence mdfence.Fence
 	for _, t := range raw {
 		t = strings.TrimSuffix(t, "\r")
-		l := mdLine{text: t}
+		l := mdLine{text: t, fenced: fence.In(t)}
 		trimmed := strings.TrimLeft(t, " ")
 		indent := len(t) - len(trimmed)
-		if indent <= 3 && (strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~")) {
-			c := trimmed[0]
-			n := len(trimmed) - len(strings.TrimLeft(trimmed, string(c)))
-			switch {
-			case fenceLen == 0:
-				fenceChar, fenceLen = c, n
-				l.fenced = true
-			case c == fenceChar && n >= fenceLen && strings.TrimSpace(trimmed[n:]) == "":
-				fenceLen = 0
-				l.fenced = true
-			}
-		}
-		if fenceLen > 0 {
-			l.fenced = true
-		}
 		if !l.fenced {
 			if m := atxHeading.Get().FindStringSubmatch(t); m != nil {
 				l.level = len(m[1])

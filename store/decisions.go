@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ctx-dev/ctx/internal/lazyre"
+	"github.com/ctx-dev/ctx/internal/mdfence"
 )
 
 // DecisionStatuses are the decision status values (docs/format.md "Decisions"): the four of the MCP
@@ -100,13 +101,13 @@ func ParseDecision(name string, sc Scope, b []byte) Decision {
 
 // section returns the text under the first markdown heading (any level) whose title, lower-cased and
 // without a leading number, is one of names; up to the next heading of the same or a higher level. A line
-// in a fenced code block is never a heading (fence).
+// in a fenced code block is never a heading (mdfence).
 func section(body string, names ...string) string {
 	lines := strings.Split(body, "\n")
 	start, level := -1, 0
-	var f fence
+	var f mdfence.Fence
 	for i, l := range lines {
-		if f.in(l) {
+		if f.In(l) {
 			continue
 		}
 		lv, title, ok := heading(l)
@@ -142,32 +143,6 @@ func heading(l string) (level int, title string, ok bool) {
 	return level, strings.TrimSpace(strings.TrimRight(title, ":：")), true
 }
 
-// fence follows the fenced code blocks of a markdown text line by line (CommonMark "Fenced code blocks"):
-// a line of three or more '`' or '~', indented by up to three spaces, opens one; a line of the same
-// character, at least as long, with nothing after it, closes it. The zero value is outside any block.
-type fence struct {
-	char byte // the fence's character, while a block is open
-	n    int  // the opening fence's length; 0 outside a block
-}
-
-// in reports whether line l opens, closes or lies inside a fenced code block, and moves past it.
-func (f *fence) in(l string) bool {
-	t := strings.TrimLeft(strings.TrimRight(l, "\r"), " ")
-	if len(l)-len(strings.TrimLeft(l, " ")) <= 3 && (strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~")) {
-		c := t[0]
-		n := len(t) - len(strings.TrimLeft(t, string(c)))
-		switch {
-		case f.n == 0:
-			f.char, f.n = c, n
-			return true
-		case c == f.char && n >= f.n && strings.TrimSpace(t[n:]) == "":
-			f.n = 0
-			return true
-		}
-	}
-	return f.n > 0
-}
-
 // fieldsReadBack refuses a decision built from fields (no Body of its own) whose context, decision or
 // consequences would not read back as given: the body is read by its section headings (section), so a
 // field holding a heading line would cut its own section short or pose as another field ("## Decision"
@@ -194,9 +169,9 @@ func fieldsReadBack(in NewDecision) error {
 		// The line to blame may be in another field: a "### Decision Outcome:" inside the context is read
 		// as the decision.
 		for _, g := range fields {
-			var fc fence
+			var fc mdfence.Fence
 			for _, l := range strings.Split(g.value, "\n") {
-				if fc.in(l) {
+				if fc.In(l) {
 					continue
 				}
 				lv, title, ok := heading(l)
@@ -205,8 +180,8 @@ func fieldsReadBack(in NewDecision) error {
 					return invalidf("%s: the line %q reads as a heading of the decision's body, whose sections Context, Decision and Consequences hold the three fields: write it without the leading '#', or as a heading of level 3 or deeper not named as one of those sections", g.name, strings.TrimRight(l, "\r"))
 				}
 			}
-			if fc.n > 0 {
-				return invalidf("%s: a code fence (%s) is opened and never closed, so the sections after it read as code: close it with a line of %s", g.name, strings.Repeat(string(fc.char), fc.n), strings.Repeat(string(fc.char), fc.n))
+			if fc.Open() {
+				return invalidf("%s: a code fence (%s) is opened and never closed, so the sections after it read as code: close it with a line of %s", g.name, strings.Repeat(string(fc.Char), fc.N), strings.Repeat(string(fc.Char), fc.N))
 			}
 		}
 		return invalidf("%s: the text does not read back as written from the decision's body (docs/format.md \"Decisions\")", f.name)
