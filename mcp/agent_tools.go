@@ -16,7 +16,6 @@ import (
 	"github.com/ctx-dev/ctx/mcp/storesearch"
 	"github.com/ctx-dev/ctx/store"
 
-	"github.com/ctx-dev/ctx/internal/lazyre"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -563,9 +562,6 @@ type searchArgs struct {
 	Repo                  string   `json:"repo,omitempty"`
 }
 
-// selectorName is a source_roots or source_groups entry.
-var selectorName = lazyre.New(`^[A-Za-z0-9_-]{1,64}$`)
-
 // searchMaxHits bounds the hits one search pages through.
 const searchMaxHits = searchpage.MaxHits
 
@@ -668,7 +664,7 @@ func (s *srv) searchTool(ctx context.Context, args searchArgs) (any, error) {
 	}
 	for _, sel := range [][]string{args.SourceRoots, args.SourceGroups} {
 		for _, n := range sel {
-			if !selectorName.Get().MatchString(n) {
+			if !store.ValidSourceName(n) { // the shape of configured roots' and groups' names (docs/mcp.md)
 				return nil, argErrorf("argument 'source_roots'/'source_groups': an entry is not 1 to 64 ASCII letters, digits, '-' or '_'")
 			}
 		}
